@@ -1,0 +1,89 @@
+// Database and Statement: the public embedding API of the engine.
+//
+// Usage:
+//   auto registry = std::make_shared<quereus::Registry>();   // plus plugins, see host/plugin
+//   std::unique_ptr<quereus::Database> db;
+//   quereus::Status s = quereus::Database::Open(registry, {}, &db);
+//   s = db->exec("create table t (a integer primary key, b text); insert into t values (1, 'x')");
+//   std::vector<std::unique_ptr<quereus::Statement>> stmts;
+//   s = db->prepare("select a, b from t where a = ?", &stmts);
+//   stmts[0]->bind(1, quereus::Value::Integer(1));
+//   bool row = false;
+//   while ((s = stmts[0]->step(&row)).ok() && row) { const quereus::Row& r = stmts[0]->row(); … }
+//
+// Errors come back as Status (code, message, optional line/column); no exception
+// escapes this API. A Database is not thread-safe: use it from one thread at a time.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "core/registry.h"
+#include "types/value.h"
+
+namespace quereus {
+
+struct DatabaseOptions {
+  // Module used by CREATE TABLE without USING.
+  std::string default_module = "memory";
+  // Options passed to a module's tables when CREATE TABLE gives none, by module name.
+  std::map<std::string, std::vector<std::pair<std::string, Value>>> module_options;
+};
+
+class Statement {
+ public:
+  virtual ~Statement() = default;
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  // The output column names (FORMAT.md §6.3). Empty for statements without rows.
+  // May plan the statement (and so fail); returns an empty list on failure, which
+  // step() then reports.
+  virtual const std::vector<std::string>& column_names() = 0;
+  // Binds a positional parameter (1-based) or a named one (":x", "$x", "@x" or "x").
+  virtual Status bind(int index, const Value& value) = 0;
+  virtual Status bind(std::string_view name, const Value& value) = 0;
+  // Runs to the next row. *has_row is false when the statement is done.
+  virtual Status step(bool* has_row) = 0;
+  // REQUIRES: the last step() set *has_row.
+  virtual const Row& row() const = 0;
+  // Ends the current execution (closing its implicit transaction); bindings stay.
+  virtual Status reset() = 0;
+  // The statement's SQL text.
+  virtual std::string_view sql() const = 0;
+
+ protected:
+  Statement() = default;
+};
+
+class Database {
+ public:
+  // Opens a database over `registry` (modules, collations, functions). The registry
+  // must hold the default module.
+  static Status Open(std::shared_ptr<Registry> registry, const DatabaseOptions& options,
+                     std::unique_ptr<Database>* out);
+
+  virtual ~Database() = default;
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  // Parses and runs every statement of `sql` in order, draining rows. Each statement
+  // is its own transaction unless BEGIN is open. Stops at the first error.
+  virtual Status exec(std::string_view sql) = 0;
+  // Parses every statement of `sql`; nothing runs until step(). Statements are
+  // planned at their first step, so later ones may use tables that earlier ones create.
+  virtual Status prepare(std::string_view sql, std::vector<std::unique_ptr<Statement>>* out) = 0;
+  // Sets an engine option (the PRAGMA names), e.g. "default_vtab_module".
+  virtual Status set_option(std::string_view name, const Value& value) = 0;
+  // True while an explicit transaction (BEGIN) is open.
+  virtual bool in_transaction() const = 0;
+
+ protected:
+  Database() = default;
+};
+
+}  // namespace quereus

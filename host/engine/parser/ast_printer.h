@@ -1,0 +1,17 @@
+// Canonical printer: AST → SQL text. Print → parse → print is a fixed point.
+// expr_to_string produces the result column names of FORMAT.md §6.3.
+#pragma once
+
+#include <string>
+
+#include "parser/ast.h"
+
+namespace quereus {
+
+std::string expr_to_string(const ast::Expr& expr);
+std::string select_to_string(const ast::Select& select);
+std::string statement_to_string(const ast::Statement& stmt);
+// Quotes an identifier with "…" when it is a keyword or not [A-Za-z_][A-Za-z0-9_]*.
+std::string quote_identifier(std::string_view name);
+
+}  // namespace quereus

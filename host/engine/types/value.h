@@ -1,0 +1,65 @@
+// Value: one SQL value as the engine holds it (physical type + payload).
+//
+// Logical types (DATE, TIME, …) are carried by their canonical physical form; JSON is
+// held as canonical JSON text (structural equality is canonical-text equality).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace quereus {
+
+enum class ValueType : uint8_t { kNull, kInteger, kReal, kText, kBlob, kBoolean, kJson };
+
+const char* value_type_name(ValueType t);  // "null", "integer", "real", "text", …
+
+class Value {
+ public:
+  Value() = default;
+  static Value Integer(int64_t v) { Value x; x.type_ = ValueType::kInteger; x.i_ = v; return x; }
+  static Value Real(double v) { Value x; x.type_ = ValueType::kReal; x.r_ = v; return x; }
+  static Value Boolean(bool v) { Value x; x.type_ = ValueType::kBoolean; x.i_ = v ? 1 : 0; return x; }
+  static Value Text(std::string v) { Value x; x.type_ = ValueType::kText; x.s_ = std::move(v); return x; }
+  static Value Blob(std::string bytes) { Value x; x.type_ = ValueType::kBlob; x.s_ = std::move(bytes); return x; }
+  // `canonical` must already be canonical JSON text.
+  static Value Json(std::string canonical) { Value x; x.type_ = ValueType::kJson; x.s_ = std::move(canonical); return x; }
+
+  ValueType type() const { return type_; }
+  bool is_null() const { return type_ == ValueType::kNull; }
+  bool is_numeric() const { return type_ == ValueType::kInteger || type_ == ValueType::kReal; }
+
+  // REQUIRES: the matching type.
+  int64_t as_int() const { return i_; }
+  double as_real() const { return r_; }
+  bool as_bool() const { return i_ != 0; }
+  // Text, blob bytes or JSON text.
+  const std::string& str() const { return s_; }
+
+  // Numeric view: integer, real and boolean as double.
+  double to_double() const;
+  // SQL truthiness: NULL → nullopt-like (returns false with *is_null = true).
+  bool truthy(bool* is_null) const;
+
+  // Text rendering used by CAST(… AS TEXT), the table printer and string functions.
+  std::string to_text() const;
+
+  bool operator==(const Value& o) const;  // identical type and payload (BINARY)
+
+ private:
+  ValueType type_ = ValueType::kNull;
+  union {
+    int64_t i_ = 0;
+    double r_;
+  };
+  std::string s_;
+};
+
+using Row = std::vector<Value>;
+
+// Formats a double as the reference engine prints numbers (shortest round-trip,
+// integral values without a fraction: 1.0 → "1", 0.1 → "0.1", 1e21 → "1e+21").
+std::string format_real(double d);
+
+}  // namespace quereus

@@ -1,0 +1,121 @@
+// Engine-side module interfaces. The planner and runtime talk to storage only
+// through these; host/plugin/ implements them over the SDK's C ABI.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "quereus/abi.h"
+#include "schema/table_schema.h"
+#include "types/value.h"
+
+namespace quereus {
+
+struct FilterSpec {
+  int column = 0;
+  qrs_filter_op op = QRS_OP_EQ;
+  bool usable = true;
+  bool has_value = false;
+  Value value;                // EQ/GT/GE/LT/LE
+  std::vector<Value> in_values;  // IN
+  uint32_t in_count = 0;
+};
+
+struct OrderSpec {
+  int column = 0;
+  bool desc = false;
+};
+
+struct PlanRequest {
+  std::vector<FilterSpec> filters;
+  std::vector<OrderSpec> ordering;
+  int64_t limit = -1;
+  int64_t offset = 0;
+  double estimated_rows = -1;
+};
+
+struct PlanResult {
+  std::vector<bool> handled;  // one per filter
+  double cost = 0;
+  double rows = 0;
+  bool provides_ordering = false;
+  int64_t plan_id = 0;
+  std::string explain;
+};
+
+struct ScanArgs {
+  int64_t plan_id = 0;
+  std::vector<FilterSpec> filters;  // bound values
+  std::vector<bool> handled;
+  bool provides_ordering = false;
+  std::vector<OrderSpec> ordering;
+  int64_t limit = -1;
+};
+
+// A pull cursor that hands rows over in batches.
+class VtabCursor {
+ public:
+  virtual ~VtabCursor() = default;
+  // Fills `rows` (cleared first) with the next batch; returns false when exhausted.
+  virtual bool next_batch(std::vector<Row>& rows) = 0;
+};
+
+enum class RowOp { kInsert = QRS_ROW_INSERT, kUpdate = QRS_ROW_UPDATE, kDelete = QRS_ROW_DELETE };
+enum class ConflictAction {
+  kAbort = QRS_CONFLICT_ABORT,
+  kRollback = QRS_CONFLICT_ROLLBACK,
+  kFail = QRS_CONFLICT_FAIL,
+  kIgnore = QRS_CONFLICT_IGNORE,
+  kReplace = QRS_CONFLICT_REPLACE
+};
+
+struct UpdateResult {
+  enum class Outcome { kOk, kNoop, kConstraint } outcome = Outcome::kOk;
+  qrs_constraint_kind constraint_kind = QRS_CONSTRAINT_UNIQUE;
+  std::optional<Row> row;
+  std::optional<Row> replaced_row;
+  std::optional<Row> existing_row;
+};
+
+// A transaction participant (one per table instance that joined a transaction).
+class VtabConnection {
+ public:
+  virtual ~VtabConnection() = default;
+  virtual void begin() = 0;
+  virtual void commit() = 0;
+  virtual void rollback() = 0;
+  virtual void savepoint(uint32_t depth) = 0;
+  virtual void release_savepoint(uint32_t depth) = 0;
+  virtual void rollback_to_savepoint(uint32_t depth) = 0;
+};
+
+// One connected table. All methods throw quereus::Error on failure.
+class VtabTable {
+ public:
+  virtual ~VtabTable() = default;
+  virtual PlanResult best_access_plan(const PlanRequest& req) = 0;
+  virtual std::unique_ptr<VtabCursor> open_cursor(const ScanArgs& args) = 0;
+  virtual UpdateResult update(RowOp op, std::span<const Value> values,
+                              std::span<const Value> old_key, ConflictAction on_conflict) = 0;
+  virtual std::unique_ptr<VtabConnection> open_connection() = 0;
+};
+
+struct ModuleCapabilities {
+  bool persistent = false;
+  bool scan_snapshot_isolation = false;
+};
+
+class VtabModule {
+ public:
+  virtual ~VtabModule() = default;
+  virtual std::unique_ptr<VtabTable> create(const TableSchema& schema) = 0;
+  virtual std::unique_ptr<VtabTable> connect(const TableSchema& schema) = 0;
+  virtual void destroy(const std::string& schema_name, const std::string& table_name) = 0;
+  virtual ModuleCapabilities capabilities() const = 0;
+};
+
+}  // namespace quereus

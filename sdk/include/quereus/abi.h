@@ -1,0 +1,578 @@
+/*
+ * quereus/abi.h — the Quereus plugin C ABI, major version 1.
+ *
+ * This header is the binary contract between the Quereus host and every plugin
+ * (storage modules, collations, functions). It is plain C so that a plugin built
+ * with a different compiler or standard library still loads.
+ *
+ * Rules of the boundary (see docs/sdk.md):
+ *   - One extern "C" entry point per ABI major: qrs_plugin_entry_v1. A plugin with
+ *     another major exports another symbol and is refused by this host.
+ *   - Every struct that may grow starts with `uint32_t struct_size`. Fields are only
+ *     ever appended. A reader checks struct_size before touching a field past the
+ *     size it was compiled with (QRS_HAS_FIELD). A null function slot means "not
+ *     implemented"; the host falls back.
+ *   - No C++ type, exception or RTTI crosses the boundary. Strings and blobs are
+ *     (pointer, length) pairs of UTF-8 / bytes and are NOT NUL-terminated.
+ *   - Errors: every fallible call returns a qrs_status and may describe the failure
+ *     through the qrs_error it receives (qrs_error_set). The message is copied by
+ *     the host; the plugin keeps ownership of its buffer.
+ *   - Memory: whoever allocates frees. Data handed to a callee is borrowed for the
+ *     duration of the call. Data a callee hands back (rows in a batch, rows in an
+ *     update result) is owned by the callee and stays valid until the next call on
+ *     the same object, or until the object is released.
+ *
+ * Thread safety: unless a slot says otherwise, the host serializes calls on one
+ * object (a module, a table, a cursor, a connection). Different tables of one
+ * module may be called from different threads, so module-wide state must be
+ * synchronized by the plugin.
+ */
+#ifndef QUEREUS_ABI_H_
+#define QUEREUS_ABI_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define QRS_ABI_MAJOR 1
+#define QRS_ABI_MINOR 0
+
+#if defined(_WIN32)
+#define QRS_EXPORT __declspec(dllexport)
+#else
+#define QRS_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* True when a struct received from the other side is large enough to hold `field`. */
+#define QRS_HAS_FIELD(ptr, type, field) \
+  ((ptr) != NULL && (ptr)->struct_size >= offsetof(type, field) + sizeof(((type*)0)->field))
+
+/* ------------------------------------------------------------------------- */
+/* Status codes                                                              */
+/* ------------------------------------------------------------------------- */
+
+/* The codes mirror the reference engine's StatusCode. Codes carry semantics:
+ * QRS_UNSUPPORTED makes the host fall back (or refuse cleanly), QRS_BUSY is
+ * retryable, QRS_CONSTRAINT is a constraint violation the host reports to SQL. */
+typedef enum qrs_status {
+  QRS_OK = 0,
+  QRS_ERROR = 1,       /* generic failure, message says why */
+  QRS_INTERNAL = 2,    /* a bug in the plugin or host */
+  QRS_PERM = 3,
+  QRS_ABORT = 4,
+  QRS_BUSY = 5,        /* retryable: the resource is in use */
+  QRS_LOCKED = 6,
+  QRS_NOMEM = 7,
+  QRS_READONLY = 8,
+  QRS_INTERRUPT = 9,
+  QRS_IOERR = 10,
+  QRS_CORRUPT = 11,
+  QRS_NOTFOUND = 12,
+  QRS_FULL = 13,
+  QRS_CANTOPEN = 14,
+  QRS_PROTOCOL = 15,
+  QRS_EMPTY = 16,
+  QRS_SCHEMA = 17,
+  QRS_TOOBIG = 18,
+  QRS_CONSTRAINT = 19, /* a constraint was violated */
+  QRS_MISMATCH = 20,   /* a value has the wrong type */
+  QRS_MISUSE = 21,     /* an API was called in a way its contract forbids */
+  QRS_NOLFS = 22,
+  QRS_AUTH = 23,
+  QRS_FORMAT = 24,
+  QRS_RANGE = 25,
+  QRS_NOTADB = 26,
+  QRS_UNSUPPORTED = 27, /* the plugin does not implement this; host falls back */
+  QRS_ROW = 100,        /* a cursor produced a batch with rows */
+  QRS_DONE = 101        /* a cursor is exhausted */
+} qrs_status;
+
+/* ------------------------------------------------------------------------- */
+/* Strings, values, rows                                                     */
+/* ------------------------------------------------------------------------- */
+
+/* A borrowed UTF-8 string or byte string. Not NUL-terminated. */
+typedef struct qrs_string {
+  const char* data;
+  size_t len;
+} qrs_string;
+
+/* The physical type of a value. Logical types (DATE, TIME, …) travel as their
+ * canonical physical representation (TEXT for temporals, JSON as canonical text). */
+typedef enum qrs_value_type {
+  QRS_TYPE_NULL = 0,
+  QRS_TYPE_INTEGER = 1, /* exact int64 */
+  QRS_TYPE_REAL = 2,    /* IEEE double */
+  QRS_TYPE_TEXT = 3,    /* well-formed UTF-8 */
+  QRS_TYPE_BLOB = 4,    /* bytes, may contain 0x00 */
+  QRS_TYPE_BOOLEAN = 5, /* 0 or 1 in u.boolean */
+  QRS_TYPE_JSON = 6     /* canonical JSON text in u.str */
+} qrs_value_type;
+
+/* A tagged value. For TEXT, BLOB and JSON, u.str points at memory owned by the
+ * side that produced the value (see the memory rules at the top). */
+typedef struct qrs_value {
+  uint32_t type; /* qrs_value_type */
+  uint32_t reserved_;
+  union {
+    int64_t integer;
+    double real;
+    int32_t boolean;
+    qrs_string str;
+  } u;
+} qrs_value;
+
+/* A borrowed row: `count` cells in column order. */
+typedef struct qrs_row {
+  const qrs_value* cells;
+  uint32_t count;
+} qrs_row;
+
+/* ------------------------------------------------------------------------- */
+/* Errors                                                                    */
+/* ------------------------------------------------------------------------- */
+
+/* Filled by the callee to explain a non-OK status. Created by the caller. */
+typedef struct qrs_error {
+  uint32_t struct_size;
+  void* ctx; /* caller's context, opaque to the callee */
+  /* Records a message (copied). May be called more than once; the last wins. */
+  void (*set_message)(struct qrs_error* self, const char* message, size_t len);
+} qrs_error;
+
+/* ------------------------------------------------------------------------- */
+/* Collations                                                                */
+/* ------------------------------------------------------------------------- */
+
+/* A resolved collation the host hands to modules (inside key descriptions) and
+ * that plugins register. compare returns <0, 0, >0 like memcmp. It must be a
+ * total order, pure and thread-safe. */
+typedef int (*qrs_collation_compare_fn)(void* user, const char* a, size_t a_len, const char* b,
+                                        size_t b_len);
+
+typedef struct qrs_collation_ref {
+  uint32_t struct_size;
+  qrs_string name;                  /* upper-case canonical name, e.g. "BINARY" */
+  void* user;                       /* pass to compare */
+  qrs_collation_compare_fn compare; /* NULL means BINARY (memcmp then length) */
+} qrs_collation_ref;
+
+/* ------------------------------------------------------------------------- */
+/* Table schema handed to modules                                            */
+/* ------------------------------------------------------------------------- */
+
+/* Logical type ids (the declared type of a column after affinity resolution). */
+typedef enum qrs_logical_type {
+  QRS_LT_ANY = 0,
+  QRS_LT_INTEGER = 1,
+  QRS_LT_REAL = 2,
+  QRS_LT_TEXT = 3,
+  QRS_LT_BLOB = 4,
+  QRS_LT_BOOLEAN = 5,
+  QRS_LT_JSON = 6,
+  QRS_LT_NUMERIC = 7,
+  QRS_LT_DATE = 8,
+  QRS_LT_TIME = 9,
+  QRS_LT_DATETIME = 10,
+  QRS_LT_TIMESPAN = 11
+} qrs_logical_type;
+
+typedef struct qrs_column_def {
+  uint32_t struct_size;
+  qrs_string name;         /* display casing */
+  qrs_string type_name;    /* declared type text, may be empty */
+  uint32_t logical_type;   /* qrs_logical_type */
+  uint8_t not_null;        /* 1 when NULL is refused */
+  uint8_t primary_key;     /* 1 when the column is a member of the primary key */
+  uint8_t reserved_[2];
+  qrs_collation_ref collation; /* the column's collation */
+} qrs_column_def;
+
+/* One member of a key (the primary key, or later an index). */
+typedef struct qrs_key_column {
+  uint32_t struct_size;
+  uint32_t column_index;       /* index into qrs_table_schema.columns */
+  uint8_t desc;                /* 1 for a DESC member */
+  uint8_t reserved_[3];
+  qrs_collation_ref collation; /* comparison for TEXT values of this member */
+} qrs_key_column;
+
+/* A module argument from `USING module(key = value, …)` or the YAML module options. */
+typedef struct qrs_option {
+  qrs_string key;
+  qrs_value value;
+} qrs_option;
+
+/* The schema of one table. Borrowed for the duration of the call that receives it;
+ * a module that keeps it must copy what it needs. The primary key is never absent:
+ * a table declared without one is keyed on all its columns (in column order), and
+ * `primary key ()` gives key_count == 0 (a singleton table of at most one row). */
+typedef struct qrs_table_schema {
+  uint32_t struct_size;
+  qrs_string schema_name; /* canonical lower-case, e.g. "main" */
+  qrs_string table_name;  /* display casing, bare (no schema prefix) */
+  const qrs_column_def* columns;
+  uint32_t column_count;
+  const qrs_key_column* primary_key;
+  uint32_t key_count;
+  const qrs_option* options;
+  uint32_t option_count;
+} qrs_table_schema;
+
+/* ------------------------------------------------------------------------- */
+/* Access-plan negotiation                                                   */
+/* ------------------------------------------------------------------------- */
+
+typedef enum qrs_filter_op {
+  QRS_OP_EQ = 1,
+  QRS_OP_GT = 2,
+  QRS_OP_GE = 3,
+  QRS_OP_LT = 4,
+  QRS_OP_LE = 5,
+  QRS_OP_IN = 6,
+  QRS_OP_IS_NULL = 7,
+  QRS_OP_IS_NOT_NULL = 8
+} qrs_filter_op;
+
+/* One predicate `column op value` the engine offers to the module. */
+typedef struct qrs_filter {
+  uint32_t struct_size;
+  uint32_t column_index;
+  uint32_t op;          /* qrs_filter_op */
+  uint8_t usable;       /* 0: the module must not rely on this filter */
+  uint8_t has_value;    /* 1 when value / in_values are known (always at scan time) */
+  uint8_t reserved_[2];
+  qrs_value value;      /* the comparand for EQ/GT/GE/LT/LE */
+  const qrs_value* in_values; /* the IN list (op == QRS_OP_IN) */
+  uint32_t in_count;          /* IN list length, known even when has_value == 0 */
+} qrs_filter;
+
+typedef struct qrs_order_spec {
+  uint32_t column_index;
+  uint8_t desc;
+  uint8_t reserved_[3];
+} qrs_order_spec;
+
+/* What the engine asks: which of these filters can you answer, at what cost, in
+ * which order? Called at plan time; must be cheap, pure and deterministic. */
+typedef struct qrs_plan_request {
+  uint32_t struct_size;
+  const qrs_filter* filters;
+  uint32_t filter_count;
+  const qrs_order_spec* ordering; /* required output ordering, may be empty */
+  uint32_t ordering_count;
+  int64_t limit;          /* -1 when absent */
+  int64_t offset;         /* 0 when absent */
+  double estimated_rows;  /* < 0 when unknown */
+} qrs_plan_request;
+
+/* The module's answer. The host allocates handled_filters with filter_count
+ * entries, zeroed; the module sets handled_filters[i] = 1 for each filter it
+ * guarantees (the engine may still re-check). */
+typedef struct qrs_plan_result {
+  uint32_t struct_size;
+  uint8_t* handled_filters;
+  double cost;            /* ~1.0 per sequentially scanned row */
+  double rows;            /* rows matched; 0 only when provably empty */
+  uint8_t provides_ordering; /* 1 when rows come out in the requested ordering */
+  uint8_t reserved_[3];
+  int64_t plan_id;        /* module-private plan number, returned in qrs_scan_args */
+  char explain[128];      /* NUL-terminated human description, e.g. "pk eq seek" */
+} qrs_plan_result;
+
+/* Arguments of a scan: the plan chosen at plan time, with the filters now bound. */
+typedef struct qrs_scan_args {
+  uint32_t struct_size;
+  int64_t plan_id;              /* from qrs_plan_result */
+  const qrs_filter* filters;    /* the same filters as in the request, has_value = 1 */
+  uint32_t filter_count;
+  const uint8_t* handled;       /* what the module claimed for each filter */
+  uint8_t provides_ordering;    /* what the module claimed */
+  uint8_t reserved_[7];
+  const qrs_order_spec* ordering;
+  uint32_t ordering_count;
+  int64_t limit;                /* soft cap (-1 none); already includes the offset */
+} qrs_scan_args;
+
+/* ------------------------------------------------------------------------- */
+/* Cursors                                                                   */
+/* ------------------------------------------------------------------------- */
+
+/* A batch of rows, row-major: cells[r * column_count + c]. Owned by the cursor,
+ * valid until the next call on it. */
+typedef struct qrs_row_batch {
+  uint32_t struct_size;
+  const qrs_value* cells;
+  uint32_t row_count;
+  uint32_t column_count;
+} qrs_row_batch;
+
+typedef struct qrs_cursor_vtable {
+  uint32_t struct_size;
+  /* Fills `out` with the next batch. Returns QRS_ROW (row_count >= 1), QRS_DONE
+   * (exhausted, row_count == 0) or an error. REQUIRES: not closed. */
+  qrs_status (*next_batch)(void* self, qrs_row_batch* out, qrs_error* err);
+  /* Releases the cursor. May be called before exhaustion. Never fails. */
+  void (*close)(void* self);
+} qrs_cursor_vtable;
+
+typedef struct qrs_cursor {
+  void* self;
+  const qrs_cursor_vtable* vt;
+} qrs_cursor;
+
+/* ------------------------------------------------------------------------- */
+/* Writes                                                                    */
+/* ------------------------------------------------------------------------- */
+
+typedef enum qrs_row_op { QRS_ROW_INSERT = 1, QRS_ROW_UPDATE = 2, QRS_ROW_DELETE = 3 } qrs_row_op;
+
+typedef enum qrs_conflict {
+  QRS_CONFLICT_ABORT = 0,
+  QRS_CONFLICT_ROLLBACK = 1,
+  QRS_CONFLICT_FAIL = 2,
+  QRS_CONFLICT_IGNORE = 3,
+  QRS_CONFLICT_REPLACE = 4
+} qrs_conflict;
+
+typedef struct qrs_update_args {
+  uint32_t struct_size;
+  uint32_t op;          /* qrs_row_op */
+  uint32_t on_conflict; /* qrs_conflict */
+  qrs_row values;       /* insert/update: the full new row in column order */
+  qrs_row old_key;      /* update/delete: the key of the existing row, one cell per PK member */
+} qrs_update_args;
+
+typedef enum qrs_update_outcome {
+  QRS_UPDATE_OK = 0,         /* a row was written; `row` is the stored row */
+  QRS_UPDATE_NOOP = 1,       /* nothing changed (missing key, or IGNORE) */
+  QRS_UPDATE_CONSTRAINT = 2  /* a constraint refused the write; nothing changed */
+} qrs_update_outcome;
+
+typedef enum qrs_constraint_kind {
+  QRS_CONSTRAINT_UNIQUE = 1, /* primary key or unique collision */
+  QRS_CONSTRAINT_CHECK = 2,
+  QRS_CONSTRAINT_NOT_NULL = 3,
+  QRS_CONSTRAINT_FOREIGN_KEY = 4
+} qrs_constraint_kind;
+
+/* Rows here are owned by the table and valid until the next call on it. */
+typedef struct qrs_update_result {
+  uint32_t struct_size;
+  uint32_t outcome;          /* qrs_update_outcome */
+  uint32_t constraint_kind;  /* qrs_constraint_kind when outcome == CONSTRAINT */
+  qrs_row row;               /* OK: the stored row (insert/update) or the deleted row */
+  qrs_row replaced_row;      /* OK with REPLACE: the row displaced at the same key */
+  qrs_row existing_row;      /* CONSTRAINT: the conflicting row, when known */
+} qrs_update_result;
+
+/* ------------------------------------------------------------------------- */
+/* Connections (transactions)                                                */
+/* ------------------------------------------------------------------------- */
+
+/* A transaction participant. The host calls begin before the first write of a
+ * transaction (and before reads that must see it), then commit or rollback.
+ * Savepoints are numbered by depth (1 = outermost savepoint inside begin):
+ * rollback_to keeps the savepoint open, release merges it into its parent. */
+typedef struct qrs_connection_vtable {
+  uint32_t struct_size;
+  qrs_status (*begin)(void* self, qrs_error* err);
+  qrs_status (*commit)(void* self, qrs_error* err);
+  qrs_status (*rollback)(void* self, qrs_error* err);
+  qrs_status (*savepoint)(void* self, uint32_t depth, qrs_error* err);
+  qrs_status (*release_savepoint)(void* self, uint32_t depth, qrs_error* err);
+  qrs_status (*rollback_to_savepoint)(void* self, uint32_t depth, qrs_error* err);
+  /* Releases the connection; an open transaction is rolled back. Never fails. */
+  void (*close)(void* self);
+} qrs_connection_vtable;
+
+typedef struct qrs_connection {
+  void* self;
+  const qrs_connection_vtable* vt;
+} qrs_connection;
+
+/* ------------------------------------------------------------------------- */
+/* Tables and modules                                                        */
+/* ------------------------------------------------------------------------- */
+
+typedef struct qrs_table_vtable {
+  uint32_t struct_size;
+  /* Access-plan negotiation (see qrs_plan_request). NULL: the host full-scans. */
+  qrs_status (*best_access_plan)(void* self, const qrs_plan_request* req, qrs_plan_result* out,
+                                 qrs_error* err);
+  /* Opens a scan. Rows come out in batches through the cursor. Reads see the
+   * writes of the table's open transaction. */
+  qrs_status (*open_cursor)(void* self, const qrs_scan_args* args, qrs_cursor* out, qrs_error* err);
+  /* Insert / update / delete by primary key. Expected constraint outcomes are
+   * reported in `out` with QRS_OK, not as an error status. */
+  qrs_status (*update)(void* self, const qrs_update_args* args, qrs_update_result* out,
+                       qrs_error* err);
+  /* Opens the table's transaction participant. The host registers it with its
+   * transaction coordinator. */
+  qrs_status (*open_connection)(void* self, qrs_connection* out, qrs_error* err);
+  /* Disconnects this table instance (storage stays). Never fails. */
+  void (*release)(void* self);
+} qrs_table_vtable;
+
+typedef struct qrs_table {
+  void* self;
+  const qrs_table_vtable* vt;
+} qrs_table;
+
+/* Capabilities a module declares; read once. Defaults are the zero values. */
+typedef struct qrs_module_capabilities {
+  uint32_t struct_size;
+  uint8_t persistent;               /* data survives the process */
+  uint8_t scan_snapshot_isolation;  /* scans do not see writes made while they run */
+  uint8_t reserved_[6];
+} qrs_module_capabilities;
+
+typedef struct qrs_module_vtable {
+  uint32_t struct_size;
+  /* CREATE TABLE … USING this module: create storage and return a connected table. */
+  qrs_status (*create)(void* self, const qrs_table_schema* schema, qrs_table* out, qrs_error* err);
+  /* Connect to existing storage (e.g. a reopened database). */
+  qrs_status (*connect)(void* self, const qrs_table_schema* schema, qrs_table* out,
+                        qrs_error* err);
+  /* DROP TABLE: destroy the storage of schema.table. Connected instances were released. */
+  qrs_status (*destroy)(void* self, qrs_string schema_name, qrs_string table_name,
+                        qrs_error* err);
+  /* Fills out (host-initialized with struct_size). NULL: all defaults. */
+  void (*capabilities)(void* self, qrs_module_capabilities* out);
+  /* Releases the module. Called once, after every table and cursor is released. */
+  void (*release)(void* self);
+} qrs_module_vtable;
+
+typedef struct qrs_module {
+  void* self;
+  const qrs_module_vtable* vt;
+} qrs_module;
+
+/* ------------------------------------------------------------------------- */
+/* Functions                                                                 */
+/* ------------------------------------------------------------------------- */
+
+/* Where a function writes its result. The host copies the value. */
+typedef struct qrs_result_sink {
+  uint32_t struct_size;
+  void* ctx;
+  void (*set)(struct qrs_result_sink* self, const qrs_value* value);
+} qrs_result_sink;
+
+enum {
+  QRS_FUNC_DETERMINISTIC = 1u << 0, /* same arguments, same result, within one host */
+  QRS_FUNC_REPLICABLE = 1u << 1     /* bit-identical results across peers and platforms */
+};
+
+typedef qrs_status (*qrs_scalar_fn)(void* user, const qrs_value* args, uint32_t argc,
+                                    qrs_result_sink* out, qrs_error* err);
+
+typedef struct qrs_scalar_function_def {
+  uint32_t struct_size;
+  qrs_string name;
+  int32_t num_args;      /* -1 for variadic */
+  uint32_t flags;        /* QRS_FUNC_* */
+  uint32_t return_type;  /* qrs_logical_type, QRS_LT_ANY when it varies */
+  void* user;
+  qrs_scalar_fn call;
+  void (*release_user)(void* user); /* may be NULL; called when the host drops the function */
+} qrs_scalar_function_def;
+
+/* Aggregates: init makes a state per group; step folds a row; final writes the
+ * result and must not free the state; free_state releases it (always called). */
+typedef struct qrs_aggregate_function_def {
+  uint32_t struct_size;
+  qrs_string name;
+  int32_t num_args;
+  uint32_t flags;
+  uint32_t return_type;
+  void* user;
+  qrs_status (*init)(void* user, void** state, qrs_error* err);
+  qrs_status (*step)(void* user, void* state, const qrs_value* args, uint32_t argc, qrs_error* err);
+  qrs_status (*final)(void* user, void* state, qrs_result_sink* out, qrs_error* err);
+  void (*free_state)(void* user, void* state);
+  void (*release_user)(void* user);
+} qrs_aggregate_function_def;
+
+enum {
+  QRS_COLLATION_REPLICABLE = 1u << 0,      /* same order on every platform and version */
+  QRS_COLLATION_ORDER_PRESERVING = 1u << 1 /* usable for range windows over stored keys */
+};
+
+typedef struct qrs_collation_def {
+  uint32_t struct_size;
+  qrs_string name;
+  uint32_t flags; /* QRS_COLLATION_* */
+  void* user;
+  qrs_collation_compare_fn compare;
+  void (*release_user)(void* user);
+} qrs_collation_def;
+
+/* ------------------------------------------------------------------------- */
+/* Plugin entry                                                              */
+/* ------------------------------------------------------------------------- */
+
+typedef enum qrs_log_level {
+  QRS_LOG_TRACE = 0,
+  QRS_LOG_DEBUG = 1,
+  QRS_LOG_INFO = 2,
+  QRS_LOG_WARN = 3,
+  QRS_LOG_ERROR = 4
+} qrs_log_level;
+
+/* Services the host offers to plugins. Valid for the life of the process. */
+typedef struct qrs_host_api {
+  uint32_t struct_size;
+  uint32_t abi_major;
+  uint32_t abi_minor;
+  qrs_string host_version;
+  void* ctx;
+  /* Writes to the host's log. Thread-safe. */
+  void (*log)(void* ctx, uint32_t level, const char* message, size_t len);
+} qrs_host_api;
+
+/* What a plugin registers, through the registrar the host passes to the entry.
+ * Registration calls copy the definition structs; `user` pointers and the
+ * module's `self` become owned by the host, which calls their release slot. */
+typedef struct qrs_registrar {
+  uint32_t struct_size;
+  void* ctx;
+  /* The plugin's settings from the YAML `config:` map, as key/value options. */
+  const qrs_option* settings;
+  uint32_t setting_count;
+  qrs_status (*register_module)(void* ctx, qrs_string name, qrs_module module, qrs_error* err);
+  qrs_status (*register_scalar)(void* ctx, const qrs_scalar_function_def* def, qrs_error* err);
+  qrs_status (*register_aggregate)(void* ctx, const qrs_aggregate_function_def* def,
+                                   qrs_error* err);
+  qrs_status (*register_collation)(void* ctx, const qrs_collation_def* def, qrs_error* err);
+} qrs_registrar;
+
+/* The entry point every ABI-1 plugin exports:
+ *
+ *   QRS_EXPORT qrs_status qrs_plugin_entry_v1(const qrs_host_api* host,
+ *                                             qrs_registrar* reg, qrs_error* err);
+ *
+ * Called once, after the host verified the manifest. Registers everything the
+ * plugin provides. A non-OK status refuses the plugin (nothing it registered is
+ * kept). */
+typedef qrs_status (*qrs_plugin_entry_v1_fn)(const qrs_host_api* host, qrs_registrar* reg,
+                                             qrs_error* err);
+
+/* Every plugin also exports its manifest, the same JSON as its sidecar file
+ * (<name>.plugin.json), so the host can check they agree:
+ *
+ *   QRS_EXPORT const char* qrs_plugin_manifest_v1(void);   // NUL-terminated, static
+ */
+typedef const char* (*qrs_plugin_manifest_v1_fn)(void);
+
+#define QRS_PLUGIN_ENTRY_V1 "qrs_plugin_entry_v1"
+#define QRS_PLUGIN_MANIFEST_V1 "qrs_plugin_manifest_v1"
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* QUEREUS_ABI_H_ */
