@@ -5,6 +5,7 @@
 // The canonical printer (parser/ast_printer.h) turns any node back into SQL.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -192,6 +193,10 @@ struct TableSource {
   std::vector<ExprPtr> function_args;
   // kTable / kSubquery / kFunction
   std::string alias;
+  // kSubquery / kFunction: `AS t(a, b)` column names, empty when none.
+  std::vector<std::string> alias_columns;
+  // The right side of a join written `JOIN LATERAL <source>`.
+  bool lateral = false;
   // kJoin
   JoinKind join = JoinKind::kInner;
   TableSourcePtr left, right;
@@ -205,6 +210,31 @@ struct OrderingTerm {
   enum class Nulls { kDefault, kFirst, kLast } nulls = Nulls::kDefault;
 };
 
+// One bound of a window frame: UNBOUNDED PRECEDING, <expr> PRECEDING, CURRENT ROW,
+// <expr> FOLLOWING, UNBOUNDED FOLLOWING.
+struct FrameBound {
+  enum class Kind { kUnboundedPreceding, kPreceding, kCurrentRow, kFollowing,
+                    kUnboundedFollowing } kind = Kind::kCurrentRow;
+  ExprPtr offset;  // kPreceding / kFollowing
+};
+
+// ROWS|RANGE|GROUPS <start> or ROWS|RANGE|GROUPS BETWEEN <start> AND <end> [EXCLUDE …].
+struct WindowFrame {
+  enum class Unit { kRows, kRange, kGroups } unit = Unit::kRows;
+  FrameBound start;
+  bool has_end = false;  // false: the short form (the end is CURRENT ROW)
+  FrameBound end;
+  enum class Exclude { kNone, kNoOthers, kCurrentRow, kGroup, kTies } exclude = Exclude::kNone;
+};
+
+// The OVER (…) of a window call. Named windows (OVER w, WINDOW w AS …) are rejected
+// by the parser, as in the reference.
+struct WindowSpec {
+  std::vector<ExprPtr> partition_by;
+  std::vector<OrderingTerm> order_by;
+  std::unique_ptr<WindowFrame> frame;  // null when no frame clause was written
+};
+
 // One SELECT core (no compound, ORDER BY or LIMIT).
 struct SelectCore {
   bool distinct = false;
@@ -215,6 +245,11 @@ struct SelectCore {
   ExprPtr having;
   // VALUES (…), (…) when non-empty (then the fields above are unused)
   std::vector<std::vector<ExprPtr>> values;
+  // A parenthesized query expression used as this leg, e.g. `(a union b) union c` or a
+  // leg with its own ORDER BY / LIMIT. When non-null every field above is unused.
+  // (A redundant `(select …)` with no compound, ORDER BY, LIMIT or WITH is collapsed
+  // into a plain core by the parser.)
+  std::unique_ptr<Select> nested;
 };
 
 enum class CompoundOp { kUnion, kUnionAll, kIntersect, kExcept, kDiff };
@@ -224,13 +259,21 @@ struct CommonTableExpr {
   std::vector<std::string> columns;
   std::unique_ptr<Select> select;
   SourceSite site;
+  // AS MATERIALIZED / AS NOT MATERIALIZED hint.
+  enum class Materialization { kDefault, kMaterialized, kNotMaterialized }
+      materialization = Materialization::kDefault;
 };
 
 struct WithClause {
   bool recursive = false;
   std::vector<CommonTableExpr> ctes;
+  std::optional<int64_t> max_recursion;  // OPTION (MAXRECURSION n)
 };
 
+// A query expression. `core` followed by `compounds` is a flat chain
+// `core op1 leg1 op2 leg2 …`; as in the reference, an unparenthesized chain groups to
+// the RIGHT: `a except b union c` is `a except (b union c)`. Parenthesized legs are
+// SelectCore::nested. ORDER BY / LIMIT / OFFSET apply to the whole chain.
 struct Select {
   SourceSite site;
   std::unique_ptr<WithClause> with;
@@ -239,6 +282,10 @@ struct Select {
   std::vector<OrderingTerm> order_by;
   ExprPtr limit;
   ExprPtr offset;
+  // INSERT / UPDATE / DELETE … RETURNING used as a relation (FROM subquery, scalar /
+  // IN / EXISTS subquery, CTE body, compound leg). When non-null every other field is
+  // unused; the statement carries its own WITH clause.
+  std::unique_ptr<Statement> dml;
 };
 
 // ---------------------------------------------------------------- statements
@@ -248,6 +295,8 @@ enum class StmtKind {
   kCreateTable, kDropTable,
   kBegin, kCommit, kRollback, kSavepoint, kRelease,
   kPragma,
+  // Added by the parser milestone (additive):
+  kCreateIndex, kDropIndex, kCreateView, kDropView, kAnalyze,
 };
 
 struct Statement {
@@ -307,6 +356,20 @@ struct DeleteStmt : Statement {
   std::vector<ResultColumn> returning;
 };
 
+// REFERENCES … ON DELETE / ON UPDATE actions (kNone when the clause was not written).
+enum class FkAction { kNone, kSetNull, kSetDefault, kCascade, kRestrict, kNoAction };
+
+// REFERENCES … [NOT] DEFERRABLE [INITIALLY DEFERRED|IMMEDIATE].
+struct FkDeferral {
+  enum class Deferrable { kUnspecified, kDeferrable, kNotDeferrable } deferrable =
+      Deferrable::kUnspecified;
+  enum class Initially { kUnspecified, kDeferred, kImmediate } initially =
+      Initially::kUnspecified;
+};
+
+// CHECK ON INSERT, UPDATE, DELETE (the row operations a CHECK applies to).
+enum class RowOp { kInsert, kUpdate, kDelete };
+
 // Column and table constraints.
 struct ColumnConstraint {
   enum class Kind { kPrimaryKey, kNotNull, kNull, kUnique, kCheck, kDefault, kCollate,
@@ -320,6 +383,10 @@ struct ColumnConstraint {
   std::vector<std::string> fk_columns;
   bool generated_stored = false;
   SourceSite site;
+  FkAction fk_on_delete = FkAction::kNone;  // REFERENCES … ON DELETE
+  FkAction fk_on_update = FkAction::kNone;  // REFERENCES … ON UPDATE
+  FkDeferral fk_deferral;
+  std::vector<RowOp> check_on;              // CHECK ON …; empty = the default
 };
 
 struct ColumnDef {
@@ -344,6 +411,10 @@ struct TableConstraint {
   QualifiedName fk_table;
   std::vector<std::string> fk_columns;
   SourceSite site;
+  FkAction fk_on_delete = FkAction::kNone;
+  FkAction fk_on_update = FkAction::kNone;
+  FkDeferral fk_deferral;
+  std::vector<RowOp> check_on;
 };
 
 struct ModuleArg {
@@ -390,6 +461,51 @@ struct PragmaStmt : Statement {
   PragmaStmt() : Statement(StmtKind::kPragma) {}
   QualifiedName name;
   ExprPtr value;  // PRAGMA x = v or PRAGMA x(v); null for a read
+};
+
+// ---------------------------------------------------------------- added statements
+// (parser milestone; additive, same conventions as above)
+
+// CREATE [UNIQUE] INDEX [IF NOT EXISTS] name ON table (col [COLLATE c] [ASC|DESC], …)
+// [WHERE e]. Expression columns are rejected by the parser ("Indices on expressions are
+// not supported").
+struct CreateIndexStmt : Statement {
+  CreateIndexStmt() : Statement(StmtKind::kCreateIndex) {}
+  bool unique = false;
+  bool if_not_exists = false;
+  QualifiedName index;
+  QualifiedName table;
+  std::vector<IndexedColumn> columns;
+  ExprPtr where;  // partial index predicate, null when none
+};
+
+struct DropIndexStmt : Statement {
+  DropIndexStmt() : Statement(StmtKind::kDropIndex) {}
+  bool if_exists = false;
+  QualifiedName index;
+};
+
+// CREATE VIEW [IF NOT EXISTS] name [(cols)] AS <query expression>
+struct CreateViewStmt : Statement {
+  CreateViewStmt() : Statement(StmtKind::kCreateView) {}
+  bool if_not_exists = false;
+  QualifiedName view;
+  std::vector<std::string> columns;
+  std::unique_ptr<Select> select;
+};
+
+struct DropViewStmt : Statement {
+  DropViewStmt() : Statement(StmtKind::kDropView) {}
+  bool if_exists = false;
+  QualifiedName view;
+};
+
+// ANALYZE | ANALYZE [schema.]table | ANALYZE schema.*
+struct AnalyzeStmt : Statement {
+  AnalyzeStmt() : Statement(StmtKind::kAnalyze) {}
+  std::string schema;       // "" when not written
+  std::string table;        // "" for ANALYZE or ANALYZE schema.*
+  bool all_in_schema = false;  // ANALYZE schema.*
 };
 
 }  // namespace quereus::ast

@@ -1,0 +1,104 @@
+// quereus: the command-line host. Loads a deployment (YAML), the plugins it lists, opens
+// database `main` and runs SQL from -c, a script, stdin, or an interactive shell.
+//
+// Exit status: 0 success; 1 an SQL error; 2 a usage, configuration or plugin error.
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/shell.h"
+#include "config/config_loader.h"
+#include "config/host_setup.h"
+#include "config/logging.h"
+#include "plugin/plugin_loader.h"
+
+#ifndef QUEREUS_VERSION
+#define QUEREUS_VERSION "dev"
+#endif
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: quereus [--config FILE] [--format table|json] [-c SQL]... [script.sql]\n"
+    "  --config FILE   deployment YAML (default: built-in, the same as config/quickstart.yaml)\n"
+    "  --format F      table (default): aligned, for people; json: one object per row and line\n"
+    "  -c SQL          run SQL (may repeat; runs before the script)\n"
+    "  script.sql      run a file of SQL; stops at the first error\n"
+    "  --help, --version\n"
+    "With neither -c nor a script, SQL is read from stdin: an interactive shell when stdin is\n"
+    "a terminal, otherwise the whole input is run as a script.\n";
+
+int fail(int code, const std::string& message) {
+  std::cerr << "Error: " << message << "\n";
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace quereus;
+  std::string config_path, script;
+  std::vector<std::string> commands;
+  OutputFormat format = OutputFormat::kTable;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      return 0;
+    } else if (arg == "--version") {
+      std::cout << "quereus " << QUEREUS_VERSION << "\n";
+      return 0;
+    } else if (arg == "--config" || arg == "-c" || arg == "--format") {
+      const char* v = value();
+      if (!v) return fail(2, arg + " needs a value\n" + kUsage);
+      if (arg == "--config") config_path = v;
+      else if (arg == "-c") commands.push_back(v);
+      else if (std::string(v) == "table" || std::string(v) == "json")
+        format = std::string(v) == "json" ? OutputFormat::kJson : OutputFormat::kTable;
+      else return fail(2, "--format must be table or json, not '" + std::string(v) + "'");
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      return fail(2, "unknown option " + arg + "\n" + kUsage);
+    } else if (!script.empty()) {
+      return fail(2, "only one script may be given\n" + std::string(kUsage));
+    } else {
+      script = arg;
+    }
+  }
+
+  HostOptions options;
+  if (!config_path.empty()) {
+    if (Status s = load_config(config_path, &options); !s.ok()) return fail(2, s.to_string());
+  }
+  if (Status s = apply_logging(options.logging); !s.ok()) return fail(2, s.to_string());
+
+  std::shared_ptr<Registry> registry;
+  std::unique_ptr<PluginLoader> loader;
+  if (Status s = load_host_plugins(options, &registry, &loader); !s.ok()) return fail(2, s.to_string());
+  std::unique_ptr<Database> db;
+  if (Status s = Database::Open(registry, database_options(options.databases["main"]), &db); !s.ok())
+    return fail(2, s.to_string());
+
+  Shell shell(*db, format, std::cout, std::cerr);
+  if (commands.empty() && script.empty() && isatty(STDIN_FILENO)) {
+    std::cout << "quereus " << QUEREUS_VERSION << ": SQL ends with ';', .help for help\n";
+    shell.interactive(std::cin);
+    return 0;
+  }
+  for (const std::string& sql : commands)
+    if (!shell.run(sql).ok()) return 1;
+  if (!commands.empty() && script.empty()) return 0;
+  std::ostringstream text;
+  if (script.empty()) {
+    text << std::cin.rdbuf();
+  } else {
+    std::ifstream in(script, std::ios::binary);
+    if (!in) return fail(2, "CANTOPEN: cannot open script '" + script + "'");
+    text << in.rdbuf();
+  }
+  return shell.run(text.str()).ok() ? 0 : 1;
+}

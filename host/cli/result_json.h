@@ -1,0 +1,33 @@
+// Result values and rows as JSON (FORMAT.md §6.2). Shared by the CLI (--format json) and
+// the logic-test runner (tests/runner), which compiles this file into its library.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "types/value.h"
+
+namespace quereus {
+
+struct JsonRenderOptions {
+  // true: non-finite reals become the strings "Infinity", "-Infinity", "NaN" so the output
+  // stays valid JSON. false: they stay numbers, which is how the reference runner compares.
+  bool nonfinite_as_text = true;
+};
+
+// NULL → null; INTEGER → number (exact int64); REAL → number; TEXT → string;
+// BOOLEAN → true/false; JSON → the parsed structure (key order kept); BLOB → an object
+// keyed by byte index, {"0": 1, "1": 2}, as the reference engine renders Uint8Array.
+nlohmann::ordered_json value_to_json(const Value& v, const JsonRenderOptions& options = {});
+
+// {names[i]: row[i]} in column order. A repeated name keeps its first position and takes
+// the last value (the engine already renames duplicates, FORMAT.md §6.3).
+nlohmann::ordered_json row_to_json(const std::vector<std::string>& names, const Row& row,
+                                   const JsonRenderOptions& options = {});
+
+// Compact one-line JSON text; invalid UTF-8 in strings is replaced, never thrown.
+std::string json_text(const nlohmann::ordered_json& j);
+
+}  // namespace quereus

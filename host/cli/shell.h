@@ -1,0 +1,40 @@
+// Shell: runs SQL text against a Database and prints results, either from a script
+// (stop at the first error) or interactively (prompt, continuation lines, dot-commands).
+#pragma once
+
+#include <istream>
+#include <ostream>
+#include <string_view>
+
+#include "cli/output.h"
+#include "common/status.h"
+#include "core/database.h"
+
+namespace quereus {
+
+class Shell {
+ public:
+  // Borrows db and the streams for the shell's lifetime.
+  Shell(Database& db, OutputFormat format, std::ostream& out, std::ostream& err)
+      : db_(db), format_(format), out_(out), err_(err) {}
+
+  // Runs every statement of `sql` in order, printing the rows of row-producing
+  // statements. Stops at the first error, prints it to err as "Error: CODE: message"
+  // and returns it.
+  Status run(std::string_view sql);
+
+  // Reads statements from `in` until EOF, .quit or .exit. A statement ends with a line
+  // whose last non-blank character is ';'. Errors are printed and do not end the session.
+  void interactive(std::istream& in);
+
+ private:
+  // Handles a dot-command line; returns false for .quit / .exit.
+  bool dot_command(std::string_view line);
+
+  Database& db_;
+  OutputFormat format_;
+  std::ostream& out_;
+  std::ostream& err_;
+};
+
+}  // namespace quereus

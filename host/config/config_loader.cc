@@ -1,0 +1,337 @@
+// Configuration: YAML deployment files → HostOptions. Errors are thrown as ConfigError
+// inside this file and come out of the two public functions as Status(kConfig).
+#include "config/config_loader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace quereus {
+namespace {
+
+struct ConfigError {
+  std::string message;
+};
+
+constexpr const char* kLevelNames[] = {"trace", "debug", "info", "warn", "error", "off"};
+constexpr const char* kSinkNames[] = {"stderr", "stdout", "file"};
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+bool is_var_name(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// Parses one deployment file. `file_` prefixes every message and origin.
+class Parser {
+ public:
+  explicit Parser(std::string file) : file_(std::move(file)) {}
+
+  void parse(const YAML::Node& root, HostOptions* out) {
+    if (root.IsNull()) return;
+    if (!root.IsMap()) fail(root.Mark(), "the top level must be a mapping");
+    for_each(root, "top level", {"plugin_dir", "plugins", "databases", "logging"},
+             [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
+               if (key == "plugin_dir") out->plugin_dir = string(k, v);
+               else if (key == "plugins") plugins(k, v, &out->plugins);
+               else if (key == "databases") databases(k, v, &out->databases);
+               else logging(k, v, &out->logging);
+             });
+  }
+
+ private:
+  using EntryFn = std::function<void(const std::string&, const YAML::Node&, const YAML::Node&)>;
+
+  std::string where(const YAML::Mark& m) const {
+    return m.line >= 0 ? file_ + ":" + std::to_string(m.line + 1) : file_;
+  }
+  [[noreturn]] void fail(const YAML::Mark& m, const std::string& message) const {
+    throw ConfigError{where(m) + ": " + message};
+  }
+
+  // Calls fn for every entry of `map` after checking its key is known and not repeated.
+  void for_each(const YAML::Node& map, const std::string& context,
+                std::initializer_list<const char*> known, const EntryFn& fn) {
+    std::set<std::string> seen;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const std::string key = key_of(it->first, context);
+      if (std::find_if(known.begin(), known.end(), [&](const char* k) { return key == k; }) ==
+          known.end()) {
+        std::string msg = "unknown key '" + key + "' in " + context;
+        auto best = std::min_element(known.begin(), known.end(), [&](const char* a, const char* b) {
+          return edit_distance(key, a) < edit_distance(key, b);
+        });
+        if (best != known.end() && edit_distance(key, *best) <= 2)
+          msg += " (did you mean '" + std::string(*best) + "'?)";
+        fail(it->first.Mark(), msg);
+      }
+      if (!seen.insert(key).second) fail(it->first.Mark(), "duplicate key '" + key + "' in " + context);
+      fn(key, it->first, it->second);
+    }
+  }
+
+  // Like for_each for maps whose keys are names chosen by the user.
+  void for_each_named(const YAML::Node& map, const std::string& context, const EntryFn& fn) {
+    std::set<std::string> seen;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const std::string key = key_of(it->first, context);
+      if (!seen.insert(key).second) fail(it->first.Mark(), "duplicate key '" + key + "' in " + context);
+      fn(key, it->first, it->second);
+    }
+  }
+
+  std::string key_of(const YAML::Node& k, const std::string& context) const {
+    if (!k.IsScalar()) fail(k.Mark(), "keys in " + context + " must be strings");
+    return k.Scalar();
+  }
+
+  void require_map(const YAML::Node& k, const YAML::Node& v) const {
+    if (!v.IsMap() && !v.IsNull()) fail(k.Mark(), "key '" + k.Scalar() + "' must be a mapping");
+  }
+
+  // ${VAR} / ${VAR:-default} / $${ in a scalar value.
+  std::string interpolate(const std::string& s, const YAML::Node& k) const {
+    std::string out;
+    for (size_t i = 0; i < s.size();) {
+      if (s.compare(i, 3, "$${") == 0) {
+        out += "${";
+        i += 3;
+        continue;
+      }
+      if (s.compare(i, 2, "${") != 0) {
+        out += s[i++];
+        continue;
+      }
+      const size_t close = s.find('}', i + 2);
+      if (close == std::string::npos) fail(k.Mark(), "unterminated '${' in key '" + k.Scalar() + "'");
+      const std::string body = s.substr(i + 2, close - i - 2);
+      const size_t sep = body.find(":-");
+      const std::string name = body.substr(0, sep);
+      if (!is_var_name(name))
+        fail(k.Mark(), "bad environment variable name '" + name + "' in key '" + k.Scalar() + "'");
+      const char* env = std::getenv(name.c_str());
+      if (sep != std::string::npos) {
+        out += (env && *env) ? std::string(env) : body.substr(sep + 2);
+      } else if (!env) {
+        fail(k.Mark(), "environment variable '" + name + "' is not set (in key '" + k.Scalar() + "')");
+      } else {
+        out += env;
+      }
+      i = close + 1;
+    }
+    return out;
+  }
+
+  std::string string(const YAML::Node& k, const YAML::Node& v) const {
+    if (v.IsNull()) return "";
+    if (!v.IsScalar()) fail(k.Mark(), "key '" + k.Scalar() + "' must be a string");
+    return interpolate(v.Scalar(), k);
+  }
+
+  // A setting value: see SettingList in options.h for the typing rules.
+  Value value(const YAML::Node& k, const YAML::Node& v) const {
+    if (v.IsNull()) return Value();
+    if (!v.IsScalar())
+      fail(k.Mark(), "key '" + k.Scalar() + "' must be a scalar (integer, real, boolean or text)");
+    std::string s = interpolate(v.Scalar(), k);
+    if (v.Tag() == "!") return Value::Text(std::move(s));  // quoted
+    if (s == "~" || s == "null" || s == "Null" || s == "NULL") return Value();
+    if (s == "true" || s == "True" || s == "TRUE") return Value::Boolean(true);
+    if (s == "false" || s == "False" || s == "FALSE") return Value::Boolean(false);
+    static const std::regex kInt("[-+]?[0-9]+"), kHex("0x[0-9a-fA-F]+"),
+        kReal("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?"),
+        kInf("[-+]?\\.(inf|Inf|INF)"), kNan("\\.(nan|NaN|NAN)");
+    int64_t i = 0;
+    if (std::regex_match(s, kInt)) {
+      const char* b = s.data() + (s[0] == '+');
+      if (std::from_chars(b, s.data() + s.size(), i).ec == std::errc()) return Value::Integer(i);
+    }
+    if (std::regex_match(s, kHex) &&
+        std::from_chars(s.data() + 2, s.data() + s.size(), i, 16).ec == std::errc())
+      return Value::Integer(i);
+    if (std::regex_match(s, kReal)) return Value::Real(std::strtod(s.c_str(), nullptr));
+    if (std::regex_match(s, kInf)) return Value::Real(s[0] == '-' ? -HUGE_VAL : HUGE_VAL);
+    if (std::regex_match(s, kNan)) return Value::Real(std::nan(""));
+    return Value::Text(std::move(s));
+  }
+
+  SettingList settings(const YAML::Node& k, const YAML::Node& v, const std::string& context) {
+    require_map(k, v);
+    SettingList out;
+    if (v.IsNull()) return out;
+    for_each_named(v, context, [&](const std::string& key, const YAML::Node& sk, const YAML::Node& sv) {
+      out.emplace_back(key, value(sk, sv));
+    });
+    return out;
+  }
+
+  void plugins(const YAML::Node& k, const YAML::Node& v, std::vector<PluginEntry>* out) {
+    if (v.IsNull()) return;
+    if (!v.IsSequence()) fail(k.Mark(), "key 'plugins' must be a list");
+    for (size_t i = 0; i < v.size(); ++i) {
+      const YAML::Node item = v[i];
+      const std::string context = "plugins[" + std::to_string(i) + "]";
+      if (!item.IsMap()) fail(item.Mark(), context + " must be a mapping with a key 'path'");
+      PluginEntry e;
+      e.origin = where(item.Mark());
+      for_each(item, context, {"path", "sha256", "settings"},
+               [&](const std::string& key, const YAML::Node& ek, const YAML::Node& ev) {
+                 if (key == "path") {
+                   e.path = string(ek, ev);
+                 } else if (key == "sha256") {
+                   std::string h = string(ek, ev);
+                   static const std::regex kHash("[0-9a-fA-F]{64}");
+                   if (!std::regex_match(h, kHash))
+                     fail(ek.Mark(), "key 'sha256' must be 64 hexadecimal digits");
+                   std::transform(h.begin(), h.end(), h.begin(), ::tolower);
+                   e.sha256 = h;
+                 } else {
+                   e.settings = settings(ek, ev, context + ".settings");
+                 }
+               });
+      if (e.path.empty()) fail(item.Mark(), "missing key 'path' in " + context);
+      out->push_back(std::move(e));
+    }
+  }
+
+  void databases(const YAML::Node& k, const YAML::Node& v, std::map<std::string, DatabaseConfig>* out) {
+    require_map(k, v);
+    if (v.IsNull()) return;
+    for_each_named(v, "databases", [&](const std::string& name, const YAML::Node& dk, const YAML::Node& dv) {
+      require_map(dk, dv);
+      DatabaseConfig db;
+      const std::string context = "databases." + name;
+      if (dv.IsMap()) {
+        for_each(dv, context, {"default_module", "module_options"},
+                 [&](const std::string& key, const YAML::Node& ok, const YAML::Node& ov) {
+                   if (key == "default_module") {
+                     db.default_module = string(ok, ov);
+                     if (db.default_module.empty()) fail(ok.Mark(), "key 'default_module' must not be empty");
+                     return;
+                   }
+                   require_map(ok, ov);
+                   if (ov.IsNull()) return;
+                   for_each_named(ov, context + ".module_options",
+                                  [&](const std::string& module, const YAML::Node& mk, const YAML::Node& mv) {
+                                    db.module_options[module] =
+                                        settings(mk, mv, context + ".module_options." + module);
+                                  });
+                 });
+      }
+      (*out)[name] = std::move(db);
+    });
+  }
+
+  void logging(const YAML::Node& k, const YAML::Node& v, LoggingOptions* out) {
+    require_map(k, v);
+    if (v.IsNull()) return;
+    for_each(v, "logging", {"level", "sinks"},
+             [&](const std::string& key, const YAML::Node& lk, const YAML::Node& lv) {
+               if (key == "level") out->level = static_cast<LogLevel>(choice(lk, lv, kLevelNames));
+               else sinks(lk, lv, &out->sinks);
+             });
+  }
+
+  void sinks(const YAML::Node& k, const YAML::Node& v, std::vector<LogSink>* out) {
+    out->clear();
+    if (v.IsNull()) return;
+    if (!v.IsSequence()) fail(k.Mark(), "key 'sinks' must be a list");
+    for (size_t i = 0; i < v.size(); ++i) {
+      const YAML::Node item = v[i];
+      const std::string context = "logging.sinks[" + std::to_string(i) + "]";
+      if (!item.IsMap()) fail(item.Mark(), context + " must be a mapping with a key 'type'");
+      LogSink sink;
+      bool has_type = false;
+      std::optional<YAML::Mark> path_mark;
+      for_each(item, context, {"type", "path"},
+               [&](const std::string& key, const YAML::Node& sk, const YAML::Node& sv) {
+                 if (key == "type") {
+                   sink.type = static_cast<LogSinkType>(choice(sk, sv, kSinkNames));
+                   has_type = true;
+                 } else {
+                   sink.path = string(sk, sv);
+                   path_mark = sk.Mark();
+                 }
+               });
+      if (!has_type) fail(item.Mark(), "missing key 'type' in " + context);
+      if (sink.type == LogSinkType::kFile && sink.path.empty())
+        fail(item.Mark(), "missing key 'path' in " + context + " (required for type file)");
+      if (sink.type != LogSinkType::kFile && path_mark)
+        fail(*path_mark, "key 'path' is only allowed for type file in " + context);
+      out->push_back(std::move(sink));
+    }
+  }
+
+  // The index of v's text in `names`, or an error listing them.
+  template <size_t N>
+  int choice(const YAML::Node& k, const YAML::Node& v, const char* const (&names)[N]) const {
+    const std::string s = string(k, v);
+    for (size_t i = 0; i < N; ++i)
+      if (s == names[i]) return static_cast<int>(i);
+    std::string list;
+    for (size_t i = 0; i < N; ++i) list += (i ? ", " : "") + std::string(names[i]);
+    fail(k.Mark(), "key '" + k.Scalar() + "' must be one of " + list + " (got '" + s + "')");
+  }
+
+  std::string file_;
+};
+
+}  // namespace
+
+const char* log_level_name(LogLevel level) { return kLevelNames[static_cast<int>(level)]; }
+const char* log_sink_type_name(LogSinkType type) { return kSinkNames[static_cast<int>(type)]; }
+
+Status parse_config(std::string_view yaml_text, const std::string& display_name, HostOptions* out) {
+  *out = HostOptions{};
+  try {
+    Parser(display_name).parse(YAML::Load(std::string(yaml_text)), out);
+  } catch (const ConfigError& e) {
+    return Status(StatusCode::kConfig, e.message);
+  } catch (const YAML::Exception& e) {
+    std::string where = display_name;
+    if (e.mark.line >= 0) where += ":" + std::to_string(e.mark.line + 1);
+    return Status(StatusCode::kConfig, where + ": YAML syntax error: " + e.msg);
+  }
+  out->databases.try_emplace("main");
+  return Status::Ok();
+}
+
+Status load_config(const std::string& path, HostOptions* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status(StatusCode::kConfig, path + ": cannot open file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  Status s = parse_config(text.str(), path, out);
+  if (!s.ok()) return s;
+  namespace fs = std::filesystem;
+  if (!out->plugin_dir.empty() && fs::path(out->plugin_dir).is_relative())
+    out->plugin_dir = (fs::path(path).parent_path() / out->plugin_dir).lexically_normal().string();
+  return s;
+}
+
+}  // namespace quereus

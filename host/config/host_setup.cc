@@ -1,0 +1,53 @@
+// Host setup: HostOptions → loaded plugins and DatabaseOptions.
+#include "config/host_setup.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "plugin/plugin_loader.h"
+
+namespace quereus {
+
+namespace fs = std::filesystem;
+
+std::string default_plugin_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return "lib/quereus";
+  return (exe.parent_path() / ".." / "lib" / "quereus").lexically_normal().string();
+}
+
+std::string effective_plugin_dir(const HostOptions& options) {
+  return options.plugin_dir.empty() ? default_plugin_dir() : options.plugin_dir;
+}
+
+std::vector<PluginEntry> plugins_to_load(const HostOptions& options) {
+  std::vector<PluginEntry> out;
+  const bool lists_mem = std::any_of(options.plugins.begin(), options.plugins.end(),
+                                     [](const PluginEntry& e) { return fs::path(e.path).stem() == "mem"; });
+  if (!lists_mem) out.push_back(PluginEntry{"mem", std::nullopt, {}, "built-in default"});
+  out.insert(out.end(), options.plugins.begin(), options.plugins.end());
+  return out;
+}
+
+Status load_host_plugins(const HostOptions& options, std::shared_ptr<Registry>* registry,
+                         std::unique_ptr<PluginLoader>* loader) {
+  *registry = std::make_shared<Registry>();
+  *loader = std::make_unique<PluginLoader>(*registry, std::vector<std::string>{effective_plugin_dir(options)});
+  for (const PluginEntry& e : plugins_to_load(options)) {
+    Status s = (*loader)->load(PluginSpec{e.path, e.sha256, e.settings, e.origin});
+    if (s.ok()) continue;
+    if (s.message().find(e.origin) != std::string::npos) return Status(StatusCode::kPlugin, s.message());
+    return Status(StatusCode::kPlugin, e.origin + ": plugin '" + e.path + "': " + s.message());
+  }
+  return Status::Ok();
+}
+
+DatabaseOptions database_options(const DatabaseConfig& config) {
+  DatabaseOptions out;
+  out.default_module = config.default_module;
+  out.module_options = config.module_options;
+  return out;
+}
+
+}  // namespace quereus

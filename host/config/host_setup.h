@@ -1,0 +1,38 @@
+// Host setup: what HostOptions describe, made real — the plugin list with the built-in
+// default `mem`, a Registry with the plugins loaded, and each database's DatabaseOptions.
+// Shared by the `quereus` executable and the logic-test runner.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "config/options.h"
+#include "core/database.h"
+#include "core/registry.h"
+
+namespace quereus {
+
+class PluginLoader;
+
+// <directory of the running executable>/../lib/quereus (normalized).
+std::string default_plugin_dir();
+
+// options.plugin_dir, or default_plugin_dir() when it is empty.
+std::string effective_plugin_dir(const HostOptions& options);
+
+// The plugins to load, in order: `mem` (origin "built-in default") unless options.plugins
+// names it (an entry whose file stem is "mem"), then options.plugins.
+std::vector<PluginEntry> plugins_to_load(const HostOptions& options);
+
+// A registry with plugins_to_load(options) loaded from effective_plugin_dir(options).
+// *loader receives the loader, which the caller keeps alive as long as the registry.
+// Fails with the first refusal (kPlugin), its message prefixed by the entry's origin.
+Status load_host_plugins(const HostOptions& options, std::shared_ptr<Registry>* registry,
+                         std::unique_ptr<PluginLoader>* loader);
+
+// The DatabaseOptions for a database's configuration.
+DatabaseOptions database_options(const DatabaseConfig& config);
+
+}  // namespace quereus

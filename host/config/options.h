@@ -1,0 +1,76 @@
+// HostOptions: a deployment file (YAML) as typed options, one plain struct per component.
+//
+// The YAML keys are the field names below (docs/configuration.md is the reference).
+// A default-constructed HostOptions is the built-in default deployment, identical to
+// config/quickstart.yaml: no extra plugins, one database `main` on the `memory` module,
+// warnings and errors logged to stderr.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "types/value.h"
+
+namespace quereus {
+
+// Settings handed to a plugin or module, in YAML order. YAML scalars become values:
+// quoted → text; plain true/false → boolean; integers → integer; decimals, .inf, .nan →
+// real; ~ / null → NULL; anything else → text.
+using SettingList = std::vector<std::pair<std::string, Value>>;
+
+// One entry of `plugins:`.
+struct PluginEntry {
+  // Required. A bare name (`sample`) is looked up in plugin_dir by the plugin loader;
+  // a path (`/opt/x/foo.so`) is used as given.
+  std::string path;
+  // Default: none. When set (64 hex digits), the library must hash to it or it is refused.
+  std::optional<std::string> sha256;
+  // Default: empty. Passed to the plugin when it is loaded.
+  SettingList settings;
+  // Not a YAML key: where the entry was written ("config/x.yaml:12"), for error messages.
+  std::string origin;
+};
+
+// One entry of `databases:`.
+struct DatabaseConfig {
+  // Default: "memory". The module used by CREATE TABLE without USING.
+  std::string default_module = "memory";
+  // Default: empty. Per module name, the options its tables get when CREATE TABLE gives none.
+  std::map<std::string, SettingList> module_options;
+};
+
+enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError, kOff };
+enum class LogSinkType { kStderr, kStdout, kFile };
+
+// One entry of `logging.sinks:`.
+struct LogSink {
+  // Required: stderr | stdout | file.
+  LogSinkType type = LogSinkType::kStderr;
+  // Required for (and only allowed with) type file: the file appended to.
+  std::string path;
+};
+
+struct LoggingOptions {
+  // Default: warn. One of trace | debug | info | warn | error | off.
+  LogLevel level = LogLevel::kWarn;
+  // Default: one stderr sink. An empty list logs nowhere.
+  std::vector<LogSink> sinks = {LogSink{}};
+};
+
+struct HostOptions {
+  // Default: empty, meaning <directory of the executable>/../lib/quereus. A relative path
+  // in a file is resolved against the directory holding that file.
+  std::string plugin_dir;
+  // Default: empty. Loaded in order after `mem`, which the host always loads first from
+  // plugin_dir unless this list names it (see plugins_to_load in host_setup.h).
+  std::vector<PluginEntry> plugins;
+  // Default: {main: {}}. `main` always exists (added with defaults when not listed).
+  std::map<std::string, DatabaseConfig> databases = {{"main", DatabaseConfig{}}};
+  // Default: see LoggingOptions.
+  LoggingOptions logging;
+};
+
+}  // namespace quereus

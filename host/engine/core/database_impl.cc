@@ -1,0 +1,364 @@
+// Core: the Database and Statement implementations and the transaction coordinator.
+#include "core/database_impl.h"
+
+#include <spdlog/spdlog.h>
+
+#include "core/executable.h"
+#include "functions/builtins.h"
+#include "parser/parser.h"
+
+namespace quereus {
+
+namespace {
+
+Status status_of(const std::exception& e) {
+  if (auto* err = dynamic_cast<const Error*>(&e)) return err->status();
+  return Status(StatusCode::kInternal, e.what());
+}
+
+class StatementImpl : public Statement {
+ public:
+  StatementImpl(DatabaseImpl& db, std::shared_ptr<const std::string> sql, std::shared_ptr<ast::Statement> ast)
+      : db_(db), sql_(std::move(sql)), ast_(std::move(ast)) {}
+  ~StatementImpl() override { finish(true); }
+
+  const std::vector<std::string>& column_names() override {
+    static const std::vector<std::string> kEmpty;
+    try {
+      ensure_planned();
+      return exec_->names();
+    } catch (const std::exception&) {
+      return kEmpty;
+    }
+  }
+
+  Status bind(int index, const Value& value) override {
+    if (index < 1) return Status(StatusCode::kRange, "parameter index out of range: " + std::to_string(index));
+    if (params_.size() < static_cast<size_t>(index)) params_.resize(index);
+    params_[index - 1] = value;
+    return Status::Ok();
+  }
+  Status bind(std::string_view name, const Value& value) override {
+    std::string n(name);
+    if (!n.empty() && (n[0] == ':' || n[0] == '$' || n[0] == '@')) n.erase(0, 1);
+    named_[n] = value;
+    // Numeric names also serve positional parameters (`?1`, `:1`).
+    if (!n.empty() && std::all_of(n.begin(), n.end(), ::isdigit)) return bind(std::stoi(n), value);
+    return Status::Ok();
+  }
+
+  Status step(bool* has_row) override {
+    *has_row = false;
+    try {
+      if (!running_) {
+        ensure_planned();
+        ctx_.db = &db_;
+        ctx_.params = &params_;
+        ctx_.named_params = &named_;
+        ctx_.generation = db_.next_generation();
+        owns_txn_ = !exec_->controls_transaction();
+        if (owns_txn_) db_.statement_begin();
+        running_ = true;
+        exec_->start(ctx_);
+      }
+      if (exec_->next(row_)) {
+        *has_row = true;
+        return Status::Ok();
+      }
+      finish(false);
+      return Status::Ok();
+    } catch (const std::exception& e) {
+      Status st = status_of(e);
+      abort();
+      return st;
+    }
+  }
+
+  const Row& row() const override { return row_; }
+
+  Status reset() override {
+    try {
+      finish(false);
+    } catch (const std::exception& e) {
+      return status_of(e);
+    }
+    return Status::Ok();
+  }
+
+  std::string_view sql() const override {
+    return std::string_view(*sql_).substr(ast_->text_begin, ast_->text_end - ast_->text_begin);
+  }
+
+ private:
+  void ensure_planned() {
+    if (!exec_ || planned_version_ != db_.schema_version()) {
+      exec_ = plan_statement(db_, *ast_);
+      planned_version_ = db_.schema_version();
+    }
+  }
+  void finish(bool quiet) {
+    if (!running_) return;
+    running_ = false;
+    if (!owns_txn_) return;
+    if (quiet) {
+      try { db_.statement_commit(); } catch (...) {}
+    } else {
+      db_.statement_commit();
+    }
+  }
+  void abort() {
+    if (!running_) {
+      return;
+    }
+    running_ = false;
+    if (owns_txn_) {
+      try {
+        db_.statement_rollback();
+      } catch (const std::exception& e) {
+        spdlog::error("statement rollback failed: {}", e.what());
+      }
+    }
+  }
+
+  DatabaseImpl& db_;
+  std::shared_ptr<const std::string> sql_;
+  std::shared_ptr<ast::Statement> ast_;
+  std::unique_ptr<Executable> exec_;
+  uint64_t planned_version_ = 0;
+  std::vector<Value> params_;
+  std::map<std::string, Value> named_;
+  ExecContext ctx_;
+  Row row_;
+  bool running_ = false;
+  bool owns_txn_ = false;
+};
+
+}  // namespace
+
+Status Database::Open(std::shared_ptr<Registry> registry, const DatabaseOptions& options, std::unique_ptr<Database>* out) {
+  if (!registry) return Status(StatusCode::kMisuse, "Database::Open needs a registry");
+  try {
+    register_builtin_functions(*registry);
+  } catch (const std::exception& e) {
+    return status_of(e);
+  }
+  if (!registry->find_module(options.default_module))
+    return Status(StatusCode::kError, "default module '" + options.default_module + "' is not registered");
+  *out = std::make_unique<DatabaseImpl>(std::move(registry), options);
+  return Status::Ok();
+}
+
+DatabaseImpl::DatabaseImpl(std::shared_ptr<Registry> registry, const DatabaseOptions& options)
+    : registry_(std::move(registry)), db_options_(options) {
+  options_.default_vtab_module = options.default_module;
+}
+
+DatabaseImpl::~DatabaseImpl() {
+  try {
+    if (explicit_ || implicit_) end_transaction(false);
+  } catch (...) {
+  }
+  // Release tables before their modules (and plugins) go away.
+  for (auto& t : catalog_.tables()) {
+    t->connection.reset();
+    t->table.reset();
+  }
+}
+
+Status DatabaseImpl::prepare(std::string_view sql, std::vector<std::unique_ptr<Statement>>* out) {
+  out->clear();
+  try {
+    auto text = std::make_shared<const std::string>(sql);
+    auto stmts = Parser::parse(*text);
+    for (auto& s : stmts)
+      out->push_back(std::make_unique<StatementImpl>(*this, text, std::shared_ptr<ast::Statement>(std::move(s))));
+    return Status::Ok();
+  } catch (const std::exception& e) {
+    out->clear();
+    return status_of(e);
+  }
+}
+
+Status DatabaseImpl::exec(std::string_view sql) {
+  std::vector<std::unique_ptr<Statement>> stmts;
+  Status st = prepare(sql, &stmts);
+  if (!st.ok()) return st;
+  for (auto& s : stmts) {
+    bool row = true;
+    while (row) {
+      st = s->step(&row);
+      if (!st.ok()) return st;
+    }
+  }
+  return Status::Ok();
+}
+
+Status DatabaseImpl::set_option(std::string_view name_in, const Value& value) {
+  std::string name = to_lower(name_in);
+  std::string text = to_lower(value.to_text());
+  if (name == "default_vtab_module") {
+    if (!registry_->find_module(value.to_text()))
+      return Status(StatusCode::kError, "No virtual table module named '" + value.to_text() + "'");
+    options_.default_vtab_module = value.to_text();
+  } else if (name == "default_column_nullability") {
+    if (text != "nullable" && text != "not_null")
+      return Status(StatusCode::kError, "default_column_nullability must be 'nullable' or 'not_null'");
+    options_.default_nullable = text == "nullable";
+  } else if (name == "foreign_keys") {
+    options_.foreign_keys = text == "1" || text == "true" || text == "on" || text == "yes";
+  } else if (name == "default_collation") {
+    if (!registry_->find_collation(value.to_text())) return Status(StatusCode::kError, "Unknown collation: " + value.to_text());
+    options_.default_collation = to_upper(value.to_text());
+  } else {
+    return Status(StatusCode::kError, "Unknown pragma: " + std::string(name_in));
+  }
+  return Status::Ok();
+}
+
+std::shared_ptr<TableEntry> DatabaseImpl::require_table(const std::string& schema, const std::string& name) {
+  if (!schema.empty()) {
+    if (!catalog_.has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + schema);
+    auto t = catalog_.find(schema, name);
+    if (!t) throw Error(StatusCode::kError, "Table '" + name + "' not found in schema '" + to_lower(schema) + "'");
+    return t;
+  }
+  for (const char* s : {"main", "temp"})
+    if (auto t = catalog_.find(s, name)) return t;
+  throw Error(StatusCode::kError, "Table '" + name + "' not found in schema 'main'");
+}
+
+// ---------------------------------------------------------------- transactions
+
+uint32_t DatabaseImpl::current_depth() const {
+  return static_cast<uint32_t>(savepoints_.size()) + (statement_savepoint_ ? 1 : 0);
+}
+
+void DatabaseImpl::join(TableEntry& entry) {
+  if (entry.joined) return;
+  if (!entry.connection_opened) {
+    entry.connection = entry.table->open_connection();
+    entry.connection_opened = true;
+  }
+  if (!entry.connection) return;
+  entry.connection->begin();
+  for (uint32_t d = 1; d <= current_depth(); ++d) entry.connection->savepoint(d);
+  entry.joined = true;
+  joined_.push_back(&entry);
+}
+
+void DatabaseImpl::forget(TableEntry& entry) {
+  if (!entry.joined) return;
+  try {
+    entry.connection->rollback();
+  } catch (...) {
+  }
+  entry.joined = false;
+  joined_.erase(std::remove(joined_.begin(), joined_.end(), &entry), joined_.end());
+}
+
+void DatabaseImpl::end_transaction(bool commit) {
+  std::vector<TableEntry*> parts;
+  parts.swap(joined_);
+  Status first_error;
+  for (auto* t : parts) {
+    t->joined = false;
+    try {
+      if (commit) t->connection->commit(); else t->connection->rollback();
+    } catch (const Error& e) {
+      if (first_error.ok()) first_error = e.status();
+    }
+  }
+  explicit_ = implicit_ = statement_savepoint_ = savepoint_began_txn_ = false;
+  savepoints_.clear();
+  if (!first_error.ok()) throw Error(first_error.code(), first_error.raw_message());
+}
+
+void DatabaseImpl::statement_begin() {
+  if (!explicit_) {
+    implicit_ = true;
+    return;
+  }
+  statement_savepoint_ = true;
+  uint32_t d = current_depth();
+  for (auto* t : joined_) t->connection->savepoint(d);
+}
+
+void DatabaseImpl::statement_commit() {
+  if (implicit_ && !explicit_) {
+    end_transaction(true);
+    return;
+  }
+  if (statement_savepoint_) {
+    uint32_t d = current_depth();
+    for (auto* t : joined_) t->connection->release_savepoint(d);
+    statement_savepoint_ = false;
+  }
+}
+
+void DatabaseImpl::statement_rollback() {
+  if (implicit_ && !explicit_) {
+    end_transaction(false);
+    return;
+  }
+  if (statement_savepoint_) {
+    uint32_t d = current_depth();
+    for (auto* t : joined_) {
+      t->connection->rollback_to_savepoint(d);
+      t->connection->release_savepoint(d);
+    }
+    statement_savepoint_ = false;
+  }
+}
+
+void DatabaseImpl::begin_explicit() {
+  if (explicit_) throw Error(StatusCode::kError, "cannot start a transaction within a transaction");
+  explicit_ = true;
+}
+
+void DatabaseImpl::commit_explicit() {
+  if (!explicit_) return;  // COMMIT without a transaction is accepted (reference behaviour)
+  end_transaction(true);
+}
+
+void DatabaseImpl::rollback_explicit() {
+  if (!explicit_) return;
+  end_transaction(false);
+}
+
+void DatabaseImpl::savepoint(const std::string& name) {
+  if (!explicit_) {
+    explicit_ = true;
+    savepoint_began_txn_ = true;
+  }
+  savepoints_.push_back(name);
+  uint32_t d = current_depth();
+  for (auto* t : joined_) t->connection->savepoint(d);
+}
+
+static int find_savepoint(const std::vector<std::string>& sps, const std::string& name) {
+  for (int i = static_cast<int>(sps.size()) - 1; i >= 0; --i)
+    if (iequals(sps[i], name)) return i;
+  return -1;
+}
+
+void DatabaseImpl::release(const std::string& name) {
+  int i = find_savepoint(savepoints_, name);
+  if (i < 0) throw Error(StatusCode::kError, "no such savepoint: " + name);
+  uint32_t target = static_cast<uint32_t>(i) + 1;
+  for (uint32_t d = static_cast<uint32_t>(savepoints_.size()); d >= target; --d)
+    for (auto* t : joined_) t->connection->release_savepoint(d);
+  savepoints_.resize(i);
+  if (savepoints_.empty() && savepoint_began_txn_) end_transaction(true);
+}
+
+void DatabaseImpl::rollback_to(const std::string& name) {
+  int i = find_savepoint(savepoints_, name);
+  if (i < 0) throw Error(StatusCode::kError, "no such savepoint: " + name);
+  uint32_t target = static_cast<uint32_t>(i) + 1;
+  for (uint32_t d = static_cast<uint32_t>(savepoints_.size()); d > target; --d)
+    for (auto* t : joined_) t->connection->release_savepoint(d);
+  for (auto* t : joined_) t->connection->rollback_to_savepoint(target);
+  savepoints_.resize(i + 1);
+}
+
+}  // namespace quereus

@@ -1,0 +1,82 @@
+// DatabaseImpl: the engine behind the public Database API — catalog, options,
+// the transaction coordinator and statement execution.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/database.h"
+#include "schema/catalog.h"
+
+namespace quereus {
+
+struct EngineOptions {
+  std::string default_vtab_module = "memory";
+  bool default_nullable = false;  // pragma default_column_nullability = 'nullable'
+  bool foreign_keys = true;
+  std::string default_collation = "BINARY";
+};
+
+class DatabaseImpl : public Database {
+ public:
+  DatabaseImpl(std::shared_ptr<Registry> registry, const DatabaseOptions& options);
+  ~DatabaseImpl() override;
+
+  Status exec(std::string_view sql) override;
+  Status prepare(std::string_view sql, std::vector<std::unique_ptr<Statement>>* out) override;
+  Status set_option(std::string_view name, const Value& value) override;
+  bool in_transaction() const override { return explicit_; }
+
+  Registry& registry() { return *registry_; }
+  Catalog& catalog() { return catalog_; }
+  EngineOptions& options() { return options_; }
+  const DatabaseOptions& db_options() const { return db_options_; }
+
+  // Resolves a table by optional schema; throws "not found" when absent.
+  std::shared_ptr<TableEntry> require_table(const std::string& schema, const std::string& name);
+
+  // ---- transaction coordinator (used by statements)
+  // Brackets one statement: opens an implicit transaction in autocommit mode, or a
+  // statement savepoint inside an explicit one.
+  void statement_begin();
+  void statement_commit();
+  void statement_rollback();
+  // Makes `entry` a participant of the current transaction (begin + savepoint replay).
+  void join(TableEntry& entry);
+  // Transaction control statements.
+  void begin_explicit();
+  void commit_explicit();
+  void rollback_explicit();
+  void savepoint(const std::string& name);
+  void release(const std::string& name);
+  void rollback_to(const std::string& name);
+  // Removes a dropped table from the participants.
+  void forget(TableEntry& entry);
+
+  uint64_t next_generation() { return ++generation_; }
+  // Bumped by every schema change; statements re-plan when it moved.
+  uint64_t schema_version() const { return schema_version_; }
+  void bump_schema_version() { ++schema_version_; }
+
+ private:
+  uint32_t current_depth() const;
+  void end_transaction(bool commit);
+
+  std::shared_ptr<Registry> registry_;
+  DatabaseOptions db_options_;
+  EngineOptions options_;
+  Catalog catalog_;
+
+  bool explicit_ = false;
+  bool savepoint_began_txn_ = false;
+  std::vector<std::string> savepoints_;
+  bool statement_savepoint_ = false;
+  bool implicit_ = false;
+  std::vector<TableEntry*> joined_;
+  uint64_t generation_ = 0;
+  uint64_t schema_version_ = 1;
+};
+
+}  // namespace quereus

@@ -1,0 +1,477 @@
+// Statement planning: turns each statement kind into an Executable — queries through
+// planner/ and optimizer/, DML onto the single write path (runtime/dml_writer.h),
+// DDL onto the catalog and modules, transaction control onto the coordinator.
+#include <set>
+
+#include "common/status.h"
+#include "core/database_impl.h"
+#include "core/executable.h"
+#include "optimizer/optimizer.h"
+#include "parser/ast_printer.h"
+#include "parser/parser.h"
+#include "planner/planner.h"
+#include "runtime/dml_writer.h"
+
+namespace quereus {
+
+namespace {
+
+ConflictAction conflict_of(ast::ConflictClause c, ConflictAction def = ConflictAction::kAbort) {
+  switch (c) {
+    case ast::ConflictClause::kRollback: return ConflictAction::kRollback;
+    case ast::ConflictClause::kAbort: return ConflictAction::kAbort;
+    case ast::ConflictClause::kFail: return ConflictAction::kFail;
+    case ast::ConflictClause::kIgnore: return ConflictAction::kIgnore;
+    case ast::ConflictClause::kReplace: return ConflictAction::kReplace;
+    default: return def;
+  }
+}
+
+RelPtr optimize(DatabaseImpl& db, RelPtr root) {
+  static const OptimizerOptions defaults;
+  (void)db;
+  return Optimizer(defaults).optimize(std::move(root));
+}
+
+// Plans subqueries' access paths as well: walk the scalar trees of every node.
+class QueryExec : public Executable {
+ public:
+  QueryExec(RelPtr root, std::vector<std::string> names) : root_(std::move(root)) { names_ = std::move(names); }
+  void start(ExecContext& ctx) override {
+    env_ = EvalEnv{nullptr, nullptr, &ctx};
+    op_ = root_->instantiate();
+    op_->open(env_);
+  }
+  bool next(Row& out) override { return op_->next(out); }
+
+ private:
+  RelPtr root_;
+  std::unique_ptr<Operator> op_;
+  EvalEnv env_;
+};
+
+// Rows produced by a write statement's RETURNING clause, materialized at start.
+class BufferedExec : public Executable {
+ public:
+  bool next(Row& out) override {
+    if (i_ >= rows_.size()) return false;
+    out = std::move(rows_[i_++]);
+    return true;
+  }
+
+ protected:
+  void reset_rows() { rows_.clear(); i_ = 0; }
+  std::vector<Row> rows_;
+  size_t i_ = 0;
+};
+
+struct Returning {
+  std::vector<ScalarPtr> exprs;
+  void emit(const Row& row, ExecContext& ctx, std::vector<Row>& out) const {
+    if (exprs.empty()) return;
+    EvalEnv env{&row, nullptr, &ctx};
+    Row r;
+    for (auto& e : exprs) r.push_back(e->eval(env));
+    out.push_back(std::move(r));
+  }
+};
+
+Returning bind_returning(Planner& planner, const std::vector<ast::ResultColumn>& cols, const Scope& scope,
+                         std::vector<std::string>& names) {
+  Returning r;
+  for (auto& rc : cols) {
+    if (rc.kind != ast::ResultColumn::Kind::kExpr) {
+      for (auto& c : scope.columns) {
+        if (rc.kind == ast::ResultColumn::Kind::kTableStar && !iequals(c.table, rc.table)) continue;
+        auto e = std::make_shared<ColumnScalar>(0, c.slot, c.attr.id);
+        e->type = c.attr.type;
+        r.exprs.push_back(e);
+        names.push_back(c.name);
+      }
+      continue;
+    }
+    r.exprs.push_back(planner.bind_expr(*rc.expr, scope));
+    names.push_back(Planner::column_name(rc));
+  }
+  dedupe_names(names);
+  return r;
+}
+
+class InsertExec : public BufferedExec {
+ public:
+  InsertExec(DatabaseImpl& db, const ast::InsertStmt& s) : db_(db) {
+    Planner planner(db);
+    table_ = db.require_table(s.table.schema, s.table.name);
+    const TableSchema& ts = table_->schema;
+    action_ = s.replace ? ConflictAction::kReplace : conflict_of(s.or_action);
+    if (!s.columns.empty()) {
+      std::set<int> seen;
+      for (auto& c : s.columns) {
+        int idx = ts.find_column(c);
+        if (idx < 0) throw Error(StatusCode::kError, "Column not found: " + c + " in table " + ts.name);
+        if (!seen.insert(idx).second) throw Error(StatusCode::kError, "column " + c + " specified more than once");
+        targets_.push_back(idx);
+      }
+    } else {
+      for (size_t i = 0; i < ts.columns.size(); ++i) targets_.push_back(static_cast<int>(i));
+    }
+    Scope empty;
+    for (auto& col : ts.columns) defaults_.push_back(col.default_expr ? planner.bind_expr(*col.default_expr, empty) : nullptr);
+    if (s.source) {
+      QueryPlan qp = planner.plan_select(*s.source, nullptr);
+      size_t width = qp.root->columns.size();
+      if (width != targets_.size()) {
+        if (s.columns.empty())
+          throw Error(StatusCode::kError, "table " + ts.name + " has " + std::to_string(ts.columns.size()) +
+                                              " columns but " + std::to_string(width) + " values were supplied");
+        throw Error(StatusCode::kError, std::to_string(width) + " values for " + std::to_string(targets_.size()) + " columns");
+      }
+      source_ = optimize(db, qp.root);
+    }
+    Scope scope = planner.table_scope(*table_, s.alias);
+    returning_ = bind_returning(planner, s.returning, scope, names_);
+  }
+  void start(ExecContext& ctx) override {
+    reset_rows();
+    DmlWriter writer(db_, table_);
+    const TableSchema& ts = table_->schema;
+    EvalEnv env{nullptr, nullptr, &ctx};
+    auto write = [&](const Row& src) {
+      Row row(ts.columns.size());
+      std::vector<bool> given(ts.columns.size(), false);
+      for (size_t i = 0; i < targets_.size(); ++i) { row[targets_[i]] = src[i]; given[targets_[i]] = true; }
+      for (size_t i = 0; i < row.size(); ++i)
+        if (!given[i] && defaults_[i]) row[i] = defaults_[i]->eval(env);
+      if (auto stored = writer.insert(std::move(row), action_)) returning_.emit(*stored, ctx, rows_);
+    };
+    if (!source_) {
+      write(Row{});
+      return;
+    }
+    // Materialize the source first so a statement never reads its own writes.
+    auto op = source_->instantiate();
+    op->open(env);
+    std::vector<Row> src_rows;
+    Row r;
+    while (op->next(r)) src_rows.push_back(r);
+    for (auto& row : src_rows) write(row);
+  }
+
+ private:
+  DatabaseImpl& db_;
+  std::shared_ptr<TableEntry> table_;
+  ConflictAction action_;
+  std::vector<int> targets_;
+  std::vector<ScalarPtr> defaults_;
+  RelPtr source_;
+  Returning returning_;
+};
+
+// Scan of a table with an optional WHERE, for UPDATE and DELETE.
+RelPtr plan_target_scan(Planner& planner, DatabaseImpl& db, const std::shared_ptr<TableEntry>& table,
+                        const Scope& scope, const ast::Expr* where) {
+  auto scan = std::make_shared<TableScanNode>();
+  scan->table = table;
+  for (auto& c : scope.columns) scan->columns.push_back(c.attr);
+  RelPtr node = scan;
+  if (where) {
+    auto f = std::make_shared<FilterNode>();
+    f->input = node;
+    f->predicate = planner.bind_expr(*where, scope);
+    f->columns = node->columns;
+    node = f;
+  }
+  return optimize(db, node);
+}
+
+std::vector<Row> collect(const RelPtr& plan, ExecContext& ctx) {
+  EvalEnv env{nullptr, nullptr, &ctx};
+  auto op = plan->instantiate();
+  op->open(env);
+  std::vector<Row> rows;
+  Row r;
+  while (op->next(r)) rows.push_back(r);
+  return rows;
+}
+
+class UpdateExec : public BufferedExec {
+ public:
+  UpdateExec(DatabaseImpl& db, const ast::UpdateStmt& s) : db_(db) {
+    Planner planner(db);
+    table_ = db.require_table(s.table.schema, s.table.name);
+    action_ = conflict_of(s.or_action);
+    Scope scope = planner.table_scope(*table_, s.alias);
+    std::set<int> seen;
+    for (auto& a : s.assignments) {
+      if (a.columns.size() != 1) throw Error(StatusCode::kUnsupported, "row-value assignments are not supported yet");
+      int idx = table_->schema.find_column(a.columns[0]);
+      if (idx < 0) throw Error(StatusCode::kError, "Column not found: " + a.columns[0] + " in table " + table_->schema.name);
+      if (!seen.insert(idx).second) throw Error(StatusCode::kError, "duplicate assignment to column " + a.columns[0]);
+      assignments_.emplace_back(idx, planner.bind_expr(*a.value, scope));
+    }
+    scan_ = plan_target_scan(planner, db, table_, scope, s.where.get());
+    returning_ = bind_returning(planner, s.returning, scope, names_);
+  }
+  void start(ExecContext& ctx) override {
+    reset_rows();
+    DmlWriter writer(db_, table_);
+    // Halloween protection: find every target row before changing any.
+    std::vector<Row> targets = collect(scan_, ctx);
+    for (auto& old_row : targets) {
+      EvalEnv env{&old_row, nullptr, &ctx};
+      Row new_row = old_row;
+      for (auto& [idx, e] : assignments_) new_row[idx] = e->eval(env);
+      if (auto stored = writer.update(old_row, std::move(new_row), action_)) returning_.emit(*stored, ctx, rows_);
+    }
+  }
+
+ private:
+  DatabaseImpl& db_;
+  std::shared_ptr<TableEntry> table_;
+  ConflictAction action_;
+  std::vector<std::pair<int, ScalarPtr>> assignments_;
+  RelPtr scan_;
+  Returning returning_;
+};
+
+class DeleteExec : public BufferedExec {
+ public:
+  DeleteExec(DatabaseImpl& db, const ast::DeleteStmt& s) : db_(db) {
+    Planner planner(db);
+    table_ = db.require_table(s.table.schema, s.table.name);
+    Scope scope = planner.table_scope(*table_, s.alias);
+    scan_ = plan_target_scan(planner, db, table_, scope, s.where.get());
+    returning_ = bind_returning(planner, s.returning, scope, names_);
+  }
+  void start(ExecContext& ctx) override {
+    reset_rows();
+    DmlWriter writer(db_, table_);
+    std::vector<Row> targets = collect(scan_, ctx);
+    for (auto& old_row : targets)
+      if (auto removed = writer.remove(old_row)) returning_.emit(*removed, ctx, rows_);
+  }
+
+ private:
+  DatabaseImpl& db_;
+  std::shared_ptr<TableEntry> table_;
+  RelPtr scan_;
+  Returning returning_;
+};
+
+// An Executable that runs a function at start and yields no rows.
+class ActionExec : public Executable {
+ public:
+  ActionExec(std::function<void(ExecContext&)> fn, bool txn_control) : fn_(std::move(fn)), txn_control_(txn_control) {}
+  bool controls_transaction() const override { return txn_control_; }
+  void start(ExecContext& ctx) override { fn_(ctx); }
+  bool next(Row&) override { return false; }
+
+ private:
+  std::function<void(ExecContext&)> fn_;
+  bool txn_control_;
+};
+
+class PragmaExec : public Executable {
+ public:
+  PragmaExec(DatabaseImpl& db, const ast::PragmaStmt& s) : db_(db), name_(to_lower(s.name.name)) {
+    if (s.value) {
+      if (s.value->kind == ast::ExprKind::kLiteral) {
+        auto& l = static_cast<const ast::Literal&>(*s.value);
+        value_ = l.literal_kind == ast::LiteralKind::kInteger ? Value::Integer(std::stoll(l.text))
+               : l.literal_kind == ast::LiteralKind::kTrue ? Value::Boolean(true)
+               : l.literal_kind == ast::LiteralKind::kFalse ? Value::Boolean(false)
+               : Value::Text(l.text);
+      } else if (s.value->kind == ast::ExprKind::kColumn) {
+        value_ = Value::Text(static_cast<const ast::ColumnRef&>(*s.value).column);
+      } else {
+        throw Error(StatusCode::kError, "PRAGMA value must be a literal");
+      }
+      has_value_ = true;
+    } else {
+      names_.push_back(name_);
+    }
+  }
+  void start(ExecContext&) override {
+    done_ = false;
+    if (has_value_) {
+      Status st = db_.set_option(name_, value_);
+      if (!st.ok()) throw Error(st.code(), st.raw_message());
+      done_ = true;
+    }
+  }
+  bool next(Row& out) override {
+    if (done_) return false;
+    done_ = true;
+    out.clear();
+    auto& o = db_.options();
+    if (name_ == "default_vtab_module") out.push_back(Value::Text(o.default_vtab_module));
+    else if (name_ == "default_column_nullability") out.push_back(Value::Text(o.default_nullable ? "nullable" : "not_null"));
+    else if (name_ == "foreign_keys") out.push_back(Value::Boolean(o.foreign_keys));
+    else if (name_ == "default_collation") out.push_back(Value::Text(o.default_collation));
+    else throw Error(StatusCode::kError, "Unknown pragma: " + name_);
+    return true;
+  }
+
+ private:
+  DatabaseImpl& db_;
+  std::string name_;
+  Value value_;
+  bool has_value_ = false;
+  bool done_ = true;
+};
+
+// ---------------------------------------------------------------- DDL
+
+std::shared_ptr<const ast::Expr> own_expr(const ast::Expr& e) {
+  return std::shared_ptr<const ast::Expr>(Parser::parse_expression(expr_to_string(e)).release());
+}
+
+void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s) {
+  std::string schema = s.table.schema.empty() ? (s.temporary ? "temp" : "main") : to_lower(s.table.schema);
+  if (!db.catalog().has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + schema);
+  if (db.catalog().find(schema, s.table.name)) {
+    if (s.if_not_exists) return;
+    throw Error(StatusCode::kError, "Table '" + s.table.name + "' already exists in schema '" + schema + "'");
+  }
+  TableSchema ts;
+  ts.schema_name = schema;
+  ts.name = s.table.name;
+  ts.module_name = s.module_name.empty() ? db.options().default_vtab_module : s.module_name;
+  auto module = db.registry().find_module(ts.module_name);
+  if (!module) throw Error(StatusCode::kError, "No virtual table module named '" + ts.module_name + "'");
+  auto default_coll = db.registry().find_collation(db.options().default_collation);
+  std::vector<KeyColumn> pk;
+  bool pk_seen = false;
+  for (auto& cd : s.columns) {
+    if (ts.find_column(cd.name) >= 0) throw Error(StatusCode::kError, "duplicate column name: " + cd.name);
+    ColumnSchema col;
+    col.name = cd.name;
+    col.type_name = cd.type_name;
+    col.logical_type = logical_type_from_name(cd.type_name);
+    col.not_null = !db.options().default_nullable;
+    col.collation = default_coll;
+    for (auto& c : cd.constraints) {
+      using K = ast::ColumnConstraint::Kind;
+      switch (c.kind) {
+        case K::kNotNull: col.not_null = true; break;
+        case K::kNull: col.not_null = false; break;
+        case K::kPrimaryKey:
+          if (pk_seen) throw Error(StatusCode::kError, "table \"" + ts.name + "\" has more than one primary key");
+          pk_seen = true;
+          pk.push_back({static_cast<int>(ts.columns.size()), c.desc});
+          break;
+        case K::kDefault: col.default_expr = own_expr(*c.expr); break;
+        case K::kCollate: {
+          auto coll = db.registry().find_collation(c.collation);
+          if (!coll) throw Error(StatusCode::kError, "Unknown collation: " + c.collation);
+          col.collation = coll;
+          break;
+        }
+        default: break;  // UNIQUE / CHECK / FK / GENERATED: issue 5
+      }
+    }
+    ts.columns.push_back(std::move(col));
+  }
+  for (auto& tc : s.constraints) {
+    if (tc.kind != ast::TableConstraint::Kind::kPrimaryKey) continue;
+    if (pk_seen) throw Error(StatusCode::kError, "table \"" + ts.name + "\" has more than one primary key");
+    pk_seen = true;
+    for (auto& ic : tc.columns) {
+      int idx = ts.find_column(ic.name);
+      if (idx < 0) throw Error(StatusCode::kError, "Column not found: " + ic.name + " in PRIMARY KEY of " + ts.name);
+      pk.push_back({idx, ic.desc});
+    }
+  }
+  if (!pk_seen)
+    for (size_t i = 0; i < ts.columns.size(); ++i) pk.push_back({static_cast<int>(i), false});
+  for (auto& k : pk) ts.columns[k.column].primary_key = true;
+  ts.primary_key = pk;
+  ts.primary_key_declared = pk_seen;
+  // Module options: USING m(k = v) or the configuration's defaults for the module.
+  if (!s.module_args.empty()) {
+    for (size_t i = 0; i < s.module_args.size(); ++i) {
+      auto& a = s.module_args[i];
+      Value v;
+      if (a.value && a.value->kind == ast::ExprKind::kLiteral) {
+        auto& l = static_cast<const ast::Literal&>(*a.value);
+        v = l.literal_kind == ast::LiteralKind::kString ? Value::Text(l.text) : parse_number(l.text, false);
+        if (l.literal_kind == ast::LiteralKind::kTrue) v = Value::Boolean(true);
+        if (l.literal_kind == ast::LiteralKind::kFalse) v = Value::Boolean(false);
+      } else if (a.value) {
+        v = Value::Text(expr_to_string(*a.value));
+      }
+      ts.module_options.emplace_back(a.key.empty() ? std::to_string(i) : a.key, v);
+    }
+  } else {
+    auto it = db.db_options().module_options.find(ts.module_name);
+    if (it != db.db_options().module_options.end()) ts.module_options = it->second;
+  }
+  auto entry = std::make_shared<TableEntry>();
+  entry->table = module->create(ts);
+  entry->module = module;
+  entry->schema = std::move(ts);
+  db.catalog().add(entry);
+  db.bump_schema_version();
+}
+
+void drop_table(DatabaseImpl& db, const ast::DropTableStmt& s) {
+  std::string schema = s.table.schema.empty() ? "main" : to_lower(s.table.schema);
+  auto entry = db.catalog().find(schema, s.table.name);
+  if (!entry && s.table.schema.empty()) entry = db.catalog().find("temp", s.table.name);
+  if (!entry) {
+    if (s.if_exists) return;
+    throw Error(StatusCode::kError, "Table '" + s.table.name + "' not found in schema '" + schema + "'");
+  }
+  db.forget(*entry);
+  std::string sname = entry->schema.schema_name, tname = entry->schema.name;
+  entry->connection.reset();
+  entry->table.reset();
+  entry->module->destroy(sname, tname);
+  db.catalog().remove(sname, tname);
+  db.bump_schema_version();
+}
+
+}  // namespace
+
+std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statement& stmt) {
+  using K = ast::StmtKind;
+  switch (stmt.kind) {
+    case K::kSelect: {
+      Planner planner(db);
+      QueryPlan qp = planner.plan_select(*static_cast<const ast::SelectStmt&>(stmt).select, nullptr);
+      return std::make_unique<QueryExec>(optimize(db, qp.root), qp.names);
+    }
+    case K::kInsert: return std::make_unique<InsertExec>(db, static_cast<const ast::InsertStmt&>(stmt));
+    case K::kUpdate: return std::make_unique<UpdateExec>(db, static_cast<const ast::UpdateStmt&>(stmt));
+    case K::kDelete: return std::make_unique<DeleteExec>(db, static_cast<const ast::DeleteStmt&>(stmt));
+    case K::kCreateTable: {
+      auto& s = static_cast<const ast::CreateTableStmt&>(stmt);
+      return std::make_unique<ActionExec>([&db, &s](ExecContext&) { create_table(db, s); }, false);
+    }
+    case K::kDropTable: {
+      auto& s = static_cast<const ast::DropTableStmt&>(stmt);
+      return std::make_unique<ActionExec>([&db, &s](ExecContext&) { drop_table(db, s); }, false);
+    }
+    case K::kBegin: return std::make_unique<ActionExec>([&db](ExecContext&) { db.begin_explicit(); }, true);
+    case K::kCommit: return std::make_unique<ActionExec>([&db](ExecContext&) { db.commit_explicit(); }, true);
+    case K::kRollback: {
+      std::string sp = static_cast<const ast::RollbackStmt&>(stmt).savepoint;
+      return std::make_unique<ActionExec>([&db, sp](ExecContext&) {
+        if (sp.empty()) db.rollback_explicit(); else db.rollback_to(sp);
+      }, true);
+    }
+    case K::kSavepoint: {
+      std::string name = static_cast<const ast::SavepointStmt&>(stmt).name;
+      return std::make_unique<ActionExec>([&db, name](ExecContext&) { db.savepoint(name); }, true);
+    }
+    case K::kRelease: {
+      std::string name = static_cast<const ast::ReleaseStmt&>(stmt).name;
+      return std::make_unique<ActionExec>([&db, name](ExecContext&) { db.release(name); }, true);
+    }
+    case K::kPragma: return std::make_unique<PragmaExec>(db, static_cast<const ast::PragmaStmt&>(stmt));
+    default: break;
+  }
+  throw Error(StatusCode::kUnsupported, "statement not supported yet");
+}
+
+}  // namespace quereus

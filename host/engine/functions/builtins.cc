@@ -1,0 +1,324 @@
+// Built-in functions: scalar (string, math, null handling, types) and aggregates.
+// Recipe for adding one: docs/recipes.md.
+#include "functions/builtins.h"
+
+#include <cmath>
+#include <random>
+
+#include "common/status.h"
+#include "core/registry.h"
+#include "planner/scalar_expr.h"
+#include "types/compare.h"
+
+namespace quereus {
+
+namespace {
+
+using Args = std::span<const Value>;
+
+void scalar(Registry& r, const char* name, int argc, std::function<Value(Args)> fn, uint32_t flags = kDeterministic | kReplicable) {
+  ScalarFunction f;
+  f.name = name;
+  f.num_args = argc;
+  f.flags = flags;
+  f.call = std::move(fn);
+  r.add_scalar(std::move(f), "builtin");
+}
+
+size_t utf8_length(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) if ((c & 0xC0) != 0x80) ++n;
+  return n;
+}
+
+// Byte offset of the `chars`-th UTF-8 character.
+size_t utf8_offset(const std::string& s, int64_t chars) {
+  size_t i = 0;
+  while (i < s.size() && chars > 0) {
+    ++i;
+    while (i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) ++i;
+    --chars;
+  }
+  return i;
+}
+
+Value substr(Args a) {
+  if (a[0].is_null() || a[1].is_null() || (a.size() > 2 && a[2].is_null())) return Value();
+  bool blob = a[0].type() == ValueType::kBlob;
+  std::string s = a[0].to_text();
+  int64_t len = blob ? static_cast<int64_t>(s.size()) : static_cast<int64_t>(utf8_length(s));
+  int64_t start = cast_value(a[1], QRS_LT_INTEGER).as_int();
+  int64_t count = a.size() > 2 ? cast_value(a[2], QRS_LT_INTEGER).as_int() : len + 1;
+  // SQLite semantics: 1-based, negative start counts from the end, negative count takes before.
+  int64_t begin;
+  if (start > 0) begin = start - 1;
+  else if (start < 0) begin = len + start;
+  else { begin = 0; if (count > 0) --count; }
+  if (count < 0) {
+    begin += count;
+    count = -count;
+    if (begin < 0) { count += begin; begin = 0; }
+  }
+  if (begin < 0) { count += begin; begin = 0; }
+  if (begin > len) begin = len;
+  if (count < 0) count = 0;
+  int64_t end = std::min(len, begin + count);
+  if (blob) return Value::Blob(s.substr(begin, end - begin));
+  size_t b = utf8_offset(s, begin), e = utf8_offset(s, end);
+  return Value::Text(s.substr(b, e - b));
+}
+
+Value trim_impl(Args a, bool left, bool right) {
+  if (a[0].is_null()) return Value();
+  std::string s = a[0].to_text();
+  std::string chars = a.size() > 1 ? (a[1].is_null() ? "" : a[1].to_text()) : " ";
+  if (a.size() > 1 && a[1].is_null()) return Value();
+  size_t b = 0, e = s.size();
+  if (left) while (b < e && chars.find(s[b]) != std::string::npos) ++b;
+  if (right) while (e > b && chars.find(s[e - 1]) != std::string::npos) --e;
+  return Value::Text(s.substr(b, e - b));
+}
+
+std::string hex_of(const std::string& s) {
+  static const char* d = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) { out += d[c >> 4]; out += d[c & 15]; }
+  return out;
+}
+
+// ---------------------------------------------------------------- aggregates
+
+class CountState : public AggregateState {
+ public:
+  explicit CountState(bool star) : star_(star) {}
+  void step(Args a) override { if (star_ || a.empty() || !a[0].is_null()) ++n_; }
+  Value final() override { return Value::Integer(n_); }
+
+ private:
+  bool star_;
+  int64_t n_ = 0;
+};
+
+class SumState : public AggregateState {
+ public:
+  enum class Mode { kSum, kTotal, kAvg };
+  explicit SumState(Mode m) : mode_(m) {}
+  void step(Args a) override {
+    if (a[0].is_null()) return;
+    ++count_;
+    Value v = a[0];
+    if (v.type() == ValueType::kText) {
+      v = parse_number(v.str(), true);
+      if (v.is_null()) v = Value::Integer(0);
+    }
+    if (v.type() == ValueType::kInteger || v.type() == ValueType::kBoolean) {
+      int64_t r;
+      if (!is_real_ && !__builtin_add_overflow(isum_, v.as_int(), &r)) { isum_ = r; return; }
+      if (!is_real_) { is_real_ = true; rsum_ = static_cast<double>(isum_); }
+      rsum_ += static_cast<double>(v.as_int());
+      return;
+    }
+    if (!is_real_) { is_real_ = true; rsum_ = static_cast<double>(isum_); }
+    rsum_ += v.to_double();
+  }
+  Value final() override {
+    switch (mode_) {
+      case Mode::kSum:
+        if (count_ == 0) return Value();
+        return is_real_ ? Value::Real(rsum_) : Value::Integer(isum_);
+      case Mode::kTotal: return Value::Real(is_real_ ? rsum_ : static_cast<double>(isum_));
+      case Mode::kAvg:
+        if (count_ == 0) return Value();
+        return Value::Real((is_real_ ? rsum_ : static_cast<double>(isum_)) / static_cast<double>(count_));
+    }
+    return Value();
+  }
+
+ private:
+  Mode mode_;
+  int64_t count_ = 0, isum_ = 0;
+  double rsum_ = 0;
+  bool is_real_ = false;
+};
+
+class MinMaxState : public AggregateState {
+ public:
+  explicit MinMaxState(bool is_max) : max_(is_max) {}
+  void step(Args a) override {
+    if (a[0].is_null()) return;
+    if (!set_) { v_ = a[0]; set_ = true; return; }
+    int c = compare_values(a[0], v_);
+    if (max_ ? c > 0 : c < 0) v_ = a[0];
+  }
+  Value final() override { return v_; }
+
+ private:
+  bool max_;
+  bool set_ = false;
+  Value v_;
+};
+
+class GroupConcatState : public AggregateState {
+ public:
+  void step(Args a) override {
+    if (a[0].is_null()) return;
+    std::string sep = a.size() > 1 ? (a[1].is_null() ? "" : a[1].to_text()) : ",";
+    if (any_) out_ += sep;
+    out_ += a[0].to_text();
+    any_ = true;
+  }
+  Value final() override { return any_ ? Value::Text(out_) : Value(); }
+
+ private:
+  std::string out_;
+  bool any_ = false;
+};
+
+void aggregate(Registry& r, const char* name, int argc, std::function<std::unique_ptr<AggregateState>()> make) {
+  AggregateFunction f;
+  f.name = name;
+  f.num_args = argc;
+  f.flags = kDeterministic | kReplicable;
+  f.make_state = std::move(make);
+  r.add_aggregate(std::move(f), "builtin");
+}
+
+}  // namespace
+
+void register_builtin_functions(Registry& r) {
+  if (r.find_scalar("lower", 1)) return;
+  scalar(r, "lower", 1, [](Args a) {
+    if (a[0].is_null()) return Value();
+    std::string s = a[0].to_text();
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return Value::Text(s);
+  });
+  scalar(r, "upper", 1, [](Args a) {
+    if (a[0].is_null()) return Value();
+    std::string s = a[0].to_text();
+    for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return Value::Text(s);
+  });
+  scalar(r, "length", 1, [](Args a) {
+    switch (a[0].type()) {
+      case ValueType::kNull: return Value();
+      case ValueType::kBlob: return Value::Integer(static_cast<int64_t>(a[0].str().size()));
+      default: return Value::Integer(static_cast<int64_t>(utf8_length(a[0].to_text())));
+    }
+  });
+  scalar(r, "abs", 1, [](Args a) {
+    const Value& v = a[0];
+    if (v.is_null()) return Value();
+    if (v.type() == ValueType::kInteger) {
+      if (v.as_int() == INT64_MIN) throw Error(StatusCode::kError, "integer overflow");
+      return Value::Integer(v.as_int() < 0 ? -v.as_int() : v.as_int());
+    }
+    if (v.type() == ValueType::kReal) return Value::Real(std::fabs(v.as_real()));
+    if (v.type() == ValueType::kText) {
+      Value n = parse_number(v.str(), true);
+      return n.is_null() ? Value::Real(0) : Value::Real(std::fabs(n.to_double()));
+    }
+    throw Error(StatusCode::kError, "Invalid argument types for function abs");
+  });
+  auto coalesce = [](Args a) {
+    for (auto& v : a) if (!v.is_null()) return v;
+    return Value();
+  };
+  scalar(r, "coalesce", -1, coalesce);
+  scalar(r, "ifnull", 2, coalesce);
+  scalar(r, "nullif", 2, [](Args a) {
+    if (!a[0].is_null() && !a[1].is_null() && compare_values(a[0], a[1]) == 0) return Value();
+    return a[0];
+  });
+  scalar(r, "iif", 3, [](Args a) {
+    bool n;
+    return a[0].truthy(&n) ? a[1] : a[2];
+  });
+  scalar(r, "typeof", 1, [](Args a) { return Value::Text(value_type_name(a[0].type())); });
+  scalar(r, "substr", 2, substr);
+  scalar(r, "substr", 3, substr);
+  scalar(r, "substring", 2, substr);
+  scalar(r, "substring", 3, substr);
+  for (int n : {1, 2}) {
+    scalar(r, "trim", n, [](Args a) { return trim_impl(a, true, true); });
+    scalar(r, "ltrim", n, [](Args a) { return trim_impl(a, true, false); });
+    scalar(r, "rtrim", n, [](Args a) { return trim_impl(a, false, true); });
+  }
+  scalar(r, "replace", 3, [](Args a) {
+    if (a[0].is_null() || a[1].is_null() || a[2].is_null()) return Value();
+    std::string s = a[0].to_text(), from = a[1].to_text(), to = a[2].to_text();
+    if (from.empty()) return Value::Text(s);
+    std::string out;
+    size_t i = 0, j;
+    while ((j = s.find(from, i)) != std::string::npos) { out += s.substr(i, j - i) + to; i = j + from.size(); }
+    return Value::Text(out + s.substr(i));
+  });
+  scalar(r, "instr", 2, [](Args a) {
+    if (a[0].is_null() || a[1].is_null()) return Value();
+    std::string s = a[0].to_text(), t = a[1].to_text();
+    size_t p = s.find(t);
+    if (p == std::string::npos) return Value::Integer(0);
+    return Value::Integer(static_cast<int64_t>(utf8_length(s.substr(0, p)) + 1));
+  });
+  auto round_fn = [](Args a) {
+    if (a[0].is_null() || (a.size() > 1 && a[1].is_null())) return Value();
+    double d = cast_value(a[0], QRS_LT_REAL).as_real();
+    int64_t digits = a.size() > 1 ? cast_value(a[1], QRS_LT_INTEGER).as_int() : 0;
+    if (digits < 0) digits = 0;
+    double m = std::pow(10.0, static_cast<double>(digits));
+    double rd = std::round(d * m) / m;
+    return Value::Real(rd);
+  };
+  scalar(r, "round", 1, round_fn);
+  scalar(r, "round", 2, round_fn);
+  scalar(r, "hex", 1, [](Args a) {
+    if (a[0].is_null()) return Value::Text("");
+    return Value::Text(hex_of(a[0].to_text()));
+  });
+  auto minmax = [](bool is_max) {
+    return [is_max](Args a) {
+      Value best;
+      for (size_t i = 0; i < a.size(); ++i) {
+        if (a[i].is_null()) return Value();
+        if (i == 0 || (is_max ? compare_values(a[i], best) > 0 : compare_values(a[i], best) < 0)) best = a[i];
+      }
+      return best;
+    };
+  };
+  scalar(r, "min", -1, minmax(false));
+  scalar(r, "max", -1, minmax(true));
+  scalar(r, "random", 0, [](Args) {
+    static thread_local std::mt19937_64 gen{std::random_device{}()};
+    return Value::Integer(static_cast<int64_t>(gen()));
+  }, 0);
+  scalar(r, "sign", 1, [](Args a) {
+    if (a[0].is_null()) return Value();
+    double d = cast_value(a[0], QRS_LT_REAL).as_real();
+    return Value::Integer(d > 0 ? 1 : (d < 0 ? -1 : 0));
+  });
+  scalar(r, "quote", 1, [](Args a) {
+    const Value& v = a[0];
+    switch (v.type()) {
+      case ValueType::kNull: return Value::Text("NULL");
+      case ValueType::kText: {
+        std::string out = "'";
+        for (char c : v.str()) { out += c; if (c == '\'') out += '\''; }
+        return Value::Text(out + "'");
+      }
+      case ValueType::kBlob: return Value::Text("X'" + hex_of(v.str()) + "'");
+      default: return Value::Text(v.to_text());
+    }
+  });
+
+  aggregate(r, "count", 0, [] { return std::make_unique<CountState>(true); });
+  aggregate(r, "count", 1, [] { return std::make_unique<CountState>(false); });
+  aggregate(r, "sum", 1, [] { return std::make_unique<SumState>(SumState::Mode::kSum); });
+  aggregate(r, "total", 1, [] { return std::make_unique<SumState>(SumState::Mode::kTotal); });
+  aggregate(r, "avg", 1, [] { return std::make_unique<SumState>(SumState::Mode::kAvg); });
+  aggregate(r, "min", 1, [] { return std::make_unique<MinMaxState>(false); });
+  aggregate(r, "max", 1, [] { return std::make_unique<MinMaxState>(true); });
+  aggregate(r, "group_concat", 1, [] { return std::make_unique<GroupConcatState>(); });
+  aggregate(r, "group_concat", 2, [] { return std::make_unique<GroupConcatState>(); });
+}
+
+}  // namespace quereus

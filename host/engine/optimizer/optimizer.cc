@@ -1,0 +1,242 @@
+// Optimizer: rule passes over the bound plan (see optimizer.h).
+#include "optimizer/optimizer.h"
+
+#include "common/status.h"
+#include "schema/catalog.h"
+
+namespace quereus {
+
+namespace {
+
+// True when `e` reads no column of the current row (level 0): it can be evaluated
+// before the scan starts.
+bool independent_of_row(const ScalarExpr& e);
+
+bool children_independent(const ScalarExpr& e) {
+  switch (e.kind) {
+    case ScalarKind::kColumn: return static_cast<const ColumnScalar&>(e).level > 0;
+    case ScalarKind::kLiteral:
+    case ScalarKind::kParam: return true;
+    case ScalarKind::kUnary: return independent_of_row(*static_cast<const UnaryScalar&>(e).operand);
+    case ScalarKind::kBinary: {
+      auto& b = static_cast<const BinaryScalar&>(e);
+      return independent_of_row(*b.left) && independent_of_row(*b.right);
+    }
+    case ScalarKind::kFunction: {
+      auto& f = static_cast<const FunctionScalar&>(e);
+      if (!(f.fn->flags & kDeterministic)) return false;
+      for (auto& a : f.args) if (!independent_of_row(*a)) return false;
+      return true;
+    }
+    case ScalarKind::kCast: return e.is_constant();
+    default: return false;
+  }
+}
+
+bool independent_of_row(const ScalarExpr& e) { return children_independent(e); }
+
+const ColumnScalar* as_local_column(const ScalarExpr& e) {
+  if (e.kind != ScalarKind::kColumn) return nullptr;
+  auto& c = static_cast<const ColumnScalar&>(e);
+  return c.level == 0 ? &c : nullptr;
+}
+
+qrs_filter_op flip(qrs_filter_op op) {
+  switch (op) {
+    case QRS_OP_GT: return QRS_OP_LT;
+    case QRS_OP_GE: return QRS_OP_LE;
+    case QRS_OP_LT: return QRS_OP_GT;
+    case QRS_OP_LE: return QRS_OP_GE;
+    default: return op;
+  }
+}
+
+// Recognizes `col op value` / `value op col` / `col IN (…)` over the scan's columns.
+bool as_pushable(const ScalarPtr& e, const TableScanNode& scan, PushedFilter* out) {
+  if (e->kind == ScalarKind::kBinary) {
+    auto& b = static_cast<const BinaryScalar&>(*e);
+    qrs_filter_op op;
+    switch (b.op) {
+      case ast::BinaryOp::kEq: case ast::BinaryOp::kEqEq: op = QRS_OP_EQ; break;
+      case ast::BinaryOp::kLt: op = QRS_OP_LT; break;
+      case ast::BinaryOp::kLe: op = QRS_OP_LE; break;
+      case ast::BinaryOp::kGt: op = QRS_OP_GT; break;
+      case ast::BinaryOp::kGe: op = QRS_OP_GE; break;
+      default: return false;
+    }
+    const ColumnScalar* col = as_local_column(*b.left);
+    ScalarPtr value = b.right;
+    if (!col || !independent_of_row(*b.right)) {
+      col = as_local_column(*b.right);
+      value = b.left;
+      op = flip(op);
+      if (!col || !independent_of_row(*b.left)) return false;
+    }
+    // The comparison must use the column's own collation to be answerable by its key.
+    const Collation* col_coll = scan.columns[col->slot].collation;
+    if (b.compare_collation && b.compare_collation != col_coll &&
+        !(b.compare_collation == &Collation::binary() && !col_coll))
+      return false;
+    // Only same-class comparisons are pushed (numbers to numeric columns, text to text).
+    qrs_logical_type ct = scan.columns[col->slot].type;
+    if (value->type != QRS_LT_ANY && ct != QRS_LT_ANY && value->type != ct &&
+        !((ct == QRS_LT_INTEGER || ct == QRS_LT_REAL) && (value->type == QRS_LT_INTEGER || value->type == QRS_LT_REAL)))
+      return false;
+    out->column = col->slot;
+    out->op = op;
+    out->value = value;
+    return true;
+  }
+  if (e->kind == ScalarKind::kIn) {
+    auto& in = static_cast<const InListScalar&>(*e);
+    const ColumnScalar* col = as_local_column(*in.operand);
+    if (in.negated || !col) return false;
+    for (auto& x : in.list)
+      if (!independent_of_row(*x)) return false;
+    if (in.collation != scan.columns[col->slot].collation) return false;
+    out->column = col->slot;
+    out->op = QRS_OP_IN;
+    out->in_list = in.list;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void split_conjuncts(const ScalarPtr& e, std::vector<ScalarPtr>& out) {
+  if (e->kind == ScalarKind::kBinary) {
+    auto& b = static_cast<const BinaryScalar&>(*e);
+    if (b.op == ast::BinaryOp::kAnd) {
+      split_conjuncts(b.left, out);
+      split_conjuncts(b.right, out);
+      return;
+    }
+  }
+  out.push_back(e);
+}
+
+const std::vector<std::string>& Optimizer::pass_names() {
+  static const std::vector<std::string> names = {"constant_folding", "predicate_pushdown", "ordering_by_index"};
+  return names;
+}
+
+void Optimizer::plan_access(TableScanNode& scan) {
+  PlanRequest req;
+  for (auto& f : scan.filters) {
+    FilterSpec s;
+    s.column = f.column;
+    s.op = f.op;
+    s.usable = true;
+    if (f.value && f.value->kind == ScalarKind::kLiteral) {
+      s.has_value = true;
+      s.value = static_cast<const LiteralScalar&>(*f.value).value;
+    }
+    s.in_count = static_cast<uint32_t>(f.in_list.size());
+    req.filters.push_back(std::move(s));
+  }
+  req.ordering = scan.ordering;
+  scan.plan = scan.table->table->best_access_plan(req);
+  if (scan.plan.handled.size() != scan.filters.size()) scan.plan.handled.resize(scan.filters.size(), false);
+  scan.planned = true;
+}
+
+RelPtr Optimizer::rewrite(RelPtr node) {
+  switch (node->kind) {
+    case RelKind::kFilter: {
+      auto& f = static_cast<FilterNode&>(*node);
+      if (f.input->kind == RelKind::kTableScan && enabled("predicate_pushdown")) {
+        auto& scan = static_cast<TableScanNode&>(*f.input);
+        std::vector<ScalarPtr> conjuncts, rest;
+        split_conjuncts(f.predicate, conjuncts);
+        std::vector<ScalarPtr> pushed_src;
+        for (auto& c : conjuncts) {
+          PushedFilter pf;
+          if (as_pushable(c, scan, &pf)) {
+            scan.filters.push_back(std::move(pf));
+            pushed_src.push_back(c);
+          } else {
+            rest.push_back(c);
+          }
+        }
+        plan_access(scan);
+        for (size_t i = 0; i < pushed_src.size(); ++i)
+          if (!scan.plan.handled[i]) rest.push_back(pushed_src[i]);
+        if (rest.empty()) return f.input;
+        ScalarPtr pred = rest[0];
+        for (size_t i = 1; i < rest.size(); ++i) {
+          auto b = std::make_shared<BinaryScalar>(ast::BinaryOp::kAnd, pred, rest[i]);
+          b->type = QRS_LT_BOOLEAN;
+          pred = b;
+        }
+        f.predicate = pred;
+        return node;
+      }
+      f.input = rewrite(f.input);
+      return node;
+    }
+    case RelKind::kTableScan: {
+      auto& scan = static_cast<TableScanNode&>(*node);
+      if (!scan.planned) plan_access(scan);
+      return node;
+    }
+    case RelKind::kSort: {
+      auto& s = static_cast<SortNode&>(*node);
+      s.input = rewrite(s.input);
+      if (!enabled("ordering_by_index")) return node;
+      // SORT over PROJECT (plain columns) over [FILTER over] SCAN: ask the scan for the order.
+      RelNode* below = s.input.get();
+      const ProjectNode* proj = nullptr;
+      if (below->kind == RelKind::kProject) {
+        proj = static_cast<const ProjectNode*>(below);
+        below = proj->input.get();
+      }
+      if (below->kind == RelKind::kFilter) below = static_cast<FilterNode*>(below)->input.get();
+      if (below->kind != RelKind::kTableScan) return node;
+      auto& scan = static_cast<TableScanNode&>(*below);
+      std::vector<OrderSpec> wanted;
+      for (auto& k : s.sort_keys) {
+        auto* col = as_local_column(*k.expr);
+        if (!col) return node;
+        int slot = col->slot;
+        if (proj) {
+          if (slot >= static_cast<int>(proj->exprs.size())) return node;
+          auto* inner = as_local_column(*proj->exprs[slot]);
+          if (!inner) return node;
+          slot = inner->slot;
+        }
+        if (k.expr->collation != scan.columns[slot].collation &&
+            !(k.expr->collation == nullptr || scan.columns[slot].collation == nullptr))
+          return node;
+        // NULLs sort first in both directions; a DESC order over a nullable column
+        // would put them last, so only claim it for NOT NULL columns.
+        if (k.desc != !k.nulls_first && scan.columns[slot].nullable) return node;
+        wanted.push_back({slot, k.desc});
+      }
+      auto saved = scan.plan;
+      auto saved_order = scan.ordering;
+      scan.ordering = wanted;
+      plan_access(scan);
+      if (scan.plan.provides_ordering) return s.input;
+      scan.ordering = saved_order;
+      scan.plan = saved;
+      return node;
+    }
+    default: break;
+  }
+  // Generic: rewrite children.
+  switch (node->kind) {
+    case RelKind::kProject: { auto& n = static_cast<ProjectNode&>(*node); n.input = rewrite(n.input); break; }
+    case RelKind::kJoin: { auto& n = static_cast<JoinNode&>(*node); n.left = rewrite(n.left); n.right = rewrite(n.right); break; }
+    case RelKind::kAggregate: { auto& n = static_cast<AggregateNode&>(*node); n.input = rewrite(n.input); break; }
+    case RelKind::kLimit: { auto& n = static_cast<LimitNode&>(*node); n.input = rewrite(n.input); break; }
+    case RelKind::kDistinct: { auto& n = static_cast<DistinctNode&>(*node); n.input = rewrite(n.input); break; }
+    case RelKind::kSetOp: { auto& n = static_cast<SetOpNode&>(*node); n.left = rewrite(n.left); n.right = rewrite(n.right); break; }
+    default: break;
+  }
+  return node;
+}
+
+RelPtr Optimizer::optimize(RelPtr root) { return rewrite(std::move(root)); }
+
+}  // namespace quereus

@@ -1,0 +1,83 @@
+// Planner: the second stage of the pipeline. AST → bound plan (names resolved to
+// attributes, types and collations decided, subqueries planned).
+//
+//   parser/ → Planner → optimizer/ → runtime/
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "parser/ast.h"
+#include "planner/rel_node.h"
+#include "planner/scalar_expr.h"
+
+namespace quereus {
+
+class DatabaseImpl;
+struct AggBinding;
+
+// A named relation visible to FROM: a CTE.
+struct CteBinding {
+  const ast::CommonTableExpr* cte = nullptr;
+};
+
+// What names mean at one query level.
+struct Scope {
+  struct Column {
+    std::string table;   // alias or table name (for qualified refs)
+    std::string schema;
+    std::string name;
+    int slot = 0;
+    Attribute attr;
+  };
+  std::vector<Column> columns;
+  const Scope* outer = nullptr;
+  std::map<std::string, CteBinding> ctes;  // lower-case name
+  AggBinding* agg = nullptr;               // set while binding post-aggregate expressions
+  mutable bool correlated = false;         // a reference escaped to an outer scope
+};
+
+struct QueryPlan {
+  RelPtr root;
+  std::vector<std::string> names;  // output column names (FORMAT.md §6.3)
+};
+
+class Planner {
+ public:
+  explicit Planner(DatabaseImpl& db) : db_(db) {}
+
+  QueryPlan plan_select(const ast::Select& select, const Scope* outer);
+  ScalarPtr bind_expr(const ast::Expr& expr, const Scope& scope);
+  // Scope over the columns of a table (used by DML).
+  Scope table_scope(const TableEntry& table, const std::string& alias) const;
+  // The result column name of a select item.
+  static std::string column_name(const ast::ResultColumn& rc);
+  // A fresh attribute id.
+  int mint_attr() { return next_attr_++; }
+
+ private:
+  struct Source {
+    RelPtr node;
+    Scope scope;  // columns with slots relative to node's output
+  };
+  Source plan_from(const ast::TableSource& src, const Scope* outer, const Scope& cte_scope);
+  QueryPlan plan_core(const ast::SelectCore& core, const Scope* outer, const Scope& cte_scope,
+                      const std::vector<ast::OrderingTerm>* order_by, RelPtr* sorted_root);
+  ScalarPtr bind_function(const ast::FunctionCall& call, const Scope& scope);
+  ScalarPtr bind_subquery(const ast::Select& sel, const Scope& scope, ScalarKind kind,
+                          ScalarPtr operand, bool negated);
+  const Collation* resolve_collation(std::string_view name) const;
+  static const Collation* comparison_collation(const ScalarExpr& l, const ScalarExpr& r);
+  bool contains_aggregate(const ast::Expr& e) const;
+
+  DatabaseImpl& db_;
+  int next_attr_ = 1;
+  std::vector<std::map<std::string, CteBinding>> cte_stack_;  // WITH clauses in scope
+};
+
+// Assigns `name:1`, `name:2`, … to duplicate output names (FORMAT.md §6.3 rule 6).
+void dedupe_names(std::vector<std::string>& names);
+
+}  // namespace quereus

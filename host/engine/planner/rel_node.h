@@ -1,0 +1,183 @@
+// Relational plan nodes. The planner builds them from the AST, the optimizer
+// rewrites them (optimizer/), and each one instantiates its runtime Operator
+// (runtime/operators.cc). Nodes are immutable once optimized; per-execution state
+// lives in the Operator.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "planner/scalar_expr.h"
+#include "runtime/exec_context.h"
+#include "vtab/module.h"
+
+namespace quereus {
+
+struct TableEntry;
+
+// One output column of a node. `id` is minted once by the planner and forwarded by
+// nodes that pass the column through.
+struct Attribute {
+  int id = 0;
+  std::string name;
+  qrs_logical_type type = QRS_LT_ANY;
+  const Collation* collation = nullptr;
+  bool nullable = true;
+};
+
+enum class RelKind {
+  kTableScan, kValues, kSingleRow, kFilter, kProject, kJoin, kAggregate, kSort, kLimit,
+  kDistinct, kSetOp,
+};
+
+// A stateful iterator over one execution of a plan node.
+class Operator {
+ public:
+  virtual ~Operator() = default;
+  // (Re)starts the iteration. `outer` is the environment of the enclosing query
+  // (null at top level); correlated expressions read it.
+  virtual void open(const EvalEnv& outer) = 0;
+  // Produces the next row into `out`; false when exhausted.
+  virtual bool next(Row& out) = 0;
+};
+
+class RelNode {
+ public:
+  explicit RelNode(RelKind k) : kind(k) {}
+  virtual ~RelNode() = default;
+  virtual std::unique_ptr<Operator> instantiate() const = 0;
+  // One line describing this node for query plans ("SCAN main.t (pk eq seek)").
+  virtual std::string describe() const = 0;
+  virtual std::vector<const RelNode*> children() const { return {}; }
+
+  RelKind kind;
+  std::vector<Attribute> columns;
+  // Unique keys: each a set of output column positions whose values identify a row.
+  // An empty key ([]) means at most one row. Sound but not complete.
+  std::vector<std::vector<int>> keys;
+};
+using RelPtr = std::shared_ptr<RelNode>;
+
+// A filter pushed into a table access: column op value(s).
+struct PushedFilter {
+  int column = 0;
+  qrs_filter_op op = QRS_OP_EQ;
+  ScalarPtr value;               // EQ/GT/GE/LT/LE
+  std::vector<ScalarPtr> in_list;  // IN
+};
+
+struct TableScanNode : RelNode {
+  TableScanNode() : RelNode(RelKind::kTableScan) {}
+  std::unique_ptr<Operator> instantiate() const override;
+  std::string describe() const override;
+  std::shared_ptr<TableEntry> table;
+  std::vector<PushedFilter> filters;  // offered to the module
+  std::vector<OrderSpec> ordering;    // requested
+  PlanResult plan;                    // the module's answer
+  bool planned = false;
+};
+
+struct ValuesNode : RelNode {
+  ValuesNode() : RelNode(RelKind::kValues) {}
+  std::unique_ptr<Operator> instantiate() const override;
+  std::string describe() const override { return "VALUES (" + std::to_string(rows.size()) + " rows)"; }
+  std::vector<std::vector<ScalarPtr>> rows;
+};
+
+struct SingleRowNode : RelNode {
+  SingleRowNode() : RelNode(RelKind::kSingleRow) { keys.push_back({}); }
+  std::unique_ptr<Operator> instantiate() const override;
+  std::string describe() const override { return "SINGLE ROW"; }
+};
+
+struct FilterNode : RelNode {
+  FilterNode() : RelNode(RelKind::kFilter) {}
+  std::unique_ptr<Operator> instantiate() const override;
+  std::string describe() const override { return "FILTER"; }
+  std::vector<const RelNode*> children() const override { return {input.get()}; }
+  RelPtr input;
+  ScalarPtr predicate;
+};
+
+struct ProjectNode : RelNode {
+  ProjectNode() : RelNode(RelKind::kProject) {}
+  std::unique_ptr<Operator> instantiate() const override;
+  std::string describe() const override { return "PROJECT"; }
+  std::vector<const RelNode*> children() const override { return {input.get()}; }
+  RelPtr input;
+  std::vector<ScalarPtr> exprs;
+};
+
+struct JoinNode : RelNode {
+  JoinNode() : RelNode(RelKind::kJoin) {}
+  std::unique_ptr<Operator> instantiate() const override;
+  std::string describe() const override;
+  std::vector<const RelNode*> children() const override { return {left.get(), right.get()}; }
+  ast::JoinKind join = ast::JoinKind::kInner;
+  RelPtr left, right;
+  ScalarPtr on;  // over the concatenated row; may be null
+};
+
+struct AggregateCall {
+  const AggregateFunction* fn = nullptr;  // null: "any value" of args[0] (bare column)
+  std::vector<ScalarPtr> args;
+  bool distinct = false;
+  bool star = false;
+};
+
+struct AggregateNode : RelNode {
+  AggregateNode() : RelNode(RelKind::kAggregate) {}
+  std::unique_ptr<Operator> instantiate() const override;
+  std::string describe() const override { return "AGGREGATE"; }
+  std::vector<const RelNode*> children() const override { return {input.get()}; }
+  RelPtr input;
+  std::vector<ScalarPtr> group_by;    // output slots [0, n)
+  std::vector<AggregateCall> aggs;    // output slots [n, n + m)
+};
+
+struct SortKey {
+  ScalarPtr expr;
+  bool desc = false;
+  bool nulls_first = true;  // the engine's default: NULLs first in both directions
+};
+
+struct SortNode : RelNode {
+  SortNode() : RelNode(RelKind::kSort) {}
+  std::unique_ptr<Operator> instantiate() const override;
+  std::string describe() const override { return "SORT"; }
+  std::vector<const RelNode*> children() const override { return {input.get()}; }
+  RelPtr input;
+  std::vector<SortKey> sort_keys;
+};
+
+struct LimitNode : RelNode {
+  LimitNode() : RelNode(RelKind::kLimit) {}
+  std::unique_ptr<Operator> instantiate() const override;
+  std::string describe() const override { return "LIMIT"; }
+  std::vector<const RelNode*> children() const override { return {input.get()}; }
+  RelPtr input;
+  ScalarPtr limit, offset;  // either may be null
+};
+
+struct DistinctNode : RelNode {
+  DistinctNode() : RelNode(RelKind::kDistinct) {}
+  std::unique_ptr<Operator> instantiate() const override;
+  std::string describe() const override { return "DISTINCT"; }
+  std::vector<const RelNode*> children() const override { return {input.get()}; }
+  RelPtr input;
+};
+
+struct SetOpNode : RelNode {
+  SetOpNode() : RelNode(RelKind::kSetOp) {}
+  std::unique_ptr<Operator> instantiate() const override;
+  std::string describe() const override;
+  std::vector<const RelNode*> children() const override { return {left.get(), right.get()}; }
+  ast::CompoundOp op = ast::CompoundOp::kUnion;
+  RelPtr left, right;
+};
+
+// Renders the plan tree, one node per line, indented by depth.
+std::string explain_plan(const RelNode& root);
+
+}  // namespace quereus

@@ -1,0 +1,154 @@
+// Bound scalar expressions: what the planner makes of AST expressions once names,
+// types and collations are resolved. Immutable; evaluated by runtime/scalar_eval.cc.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "functions/function.h"
+#include "parser/ast.h"
+#include "quereus/abi.h"
+#include "runtime/exec_context.h"
+#include "types/collation.h"
+#include "types/value.h"
+
+namespace quereus {
+
+class RelNode;
+class Operator;
+
+enum class ScalarKind {
+  kLiteral, kColumn, kParam, kUnary, kBinary, kAnd, kOr, kXor, kNot, kFunction, kCast,
+  kCase, kIn, kInSubquery, kExists, kSubquery, kBetween, kIsNull, kIs, kLike, kGlob,
+};
+
+class ScalarExpr {
+ public:
+  explicit ScalarExpr(ScalarKind k) : kind(k) {}
+  virtual ~ScalarExpr() = default;
+  virtual Value eval(const EvalEnv& env) const = 0;
+  // True when the value cannot change within one execution (no columns, no params
+  // that change, no non-deterministic functions, no correlated subqueries).
+  virtual bool is_constant() const { return false; }
+
+  ScalarKind kind;
+  qrs_logical_type type = QRS_LT_ANY;      // plan-time type
+  const Collation* collation = nullptr;    // null: BINARY
+  bool explicit_collation = false;         // from a COLLATE clause
+};
+using ScalarPtr = std::shared_ptr<const ScalarExpr>;
+
+struct LiteralScalar : ScalarExpr {
+  explicit LiteralScalar(Value v) : ScalarExpr(ScalarKind::kLiteral), value(std::move(v)) {}
+  Value eval(const EvalEnv&) const override { return value; }
+  bool is_constant() const override { return true; }
+  Value value;
+};
+
+// A column of the current row (level 0) or of an enclosing query's row (level ≥ 1).
+struct ColumnScalar : ScalarExpr {
+  ColumnScalar(int level, int slot, int attr_id)
+      : ScalarExpr(ScalarKind::kColumn), level(level), slot(slot), attr_id(attr_id) {}
+  Value eval(const EvalEnv& env) const override;
+  int level, slot, attr_id;
+};
+
+struct ParamScalar : ScalarExpr {
+  explicit ParamScalar(int index) : ScalarExpr(ScalarKind::kParam), index(index) {}
+  Value eval(const EvalEnv& env) const override;
+  bool is_constant() const override { return true; }
+  int index;         // 1-based; 0 for a named parameter
+  std::string name;  // named parameter without its sigil
+};
+
+struct UnaryScalar : ScalarExpr {
+  UnaryScalar(ast::UnaryOp op, ScalarPtr e) : ScalarExpr(ScalarKind::kUnary), op(op), operand(std::move(e)) {}
+  Value eval(const EvalEnv& env) const override;
+  bool is_constant() const override { return operand->is_constant(); }
+  ast::UnaryOp op;
+  ScalarPtr operand;
+};
+
+struct BinaryScalar : ScalarExpr {
+  BinaryScalar(ast::BinaryOp op, ScalarPtr l, ScalarPtr r)
+      : ScalarExpr(ScalarKind::kBinary), op(op), left(std::move(l)), right(std::move(r)) {}
+  Value eval(const EvalEnv& env) const override;
+  bool is_constant() const override { return left->is_constant() && right->is_constant(); }
+  ast::BinaryOp op;
+  ScalarPtr left, right, escape;
+  const Collation* compare_collation = nullptr;  // resolved for comparisons
+};
+
+struct FunctionScalar : ScalarExpr {
+  FunctionScalar() : ScalarExpr(ScalarKind::kFunction) {}
+  Value eval(const EvalEnv& env) const override;
+  bool is_constant() const override;
+  const ScalarFunction* fn = nullptr;
+  std::vector<ScalarPtr> args;
+};
+
+struct CastScalar : ScalarExpr {
+  CastScalar() : ScalarExpr(ScalarKind::kCast) {}
+  Value eval(const EvalEnv& env) const override;
+  bool is_constant() const override { return operand->is_constant(); }
+  ScalarPtr operand;
+  qrs_logical_type target = QRS_LT_ANY;
+};
+
+struct CaseScalar : ScalarExpr {
+  CaseScalar() : ScalarExpr(ScalarKind::kCase) {}
+  Value eval(const EvalEnv& env) const override;
+  ScalarPtr base;
+  std::vector<std::pair<ScalarPtr, ScalarPtr>> whens;
+  ScalarPtr else_expr;
+};
+
+struct InListScalar : ScalarExpr {
+  InListScalar() : ScalarExpr(ScalarKind::kIn) {}
+  Value eval(const EvalEnv& env) const override;
+  bool negated = false;
+  ScalarPtr operand;
+  std::vector<ScalarPtr> list;
+};
+
+// A subquery used as a value: scalar (first column of first row), EXISTS, or IN.
+struct SubqueryScalar : ScalarExpr {
+  explicit SubqueryScalar(ScalarKind k) : ScalarExpr(k) {}
+  Value eval(const EvalEnv& env) const override;
+  std::shared_ptr<const RelNode> plan;
+  bool correlated = false;
+  bool negated = false;   // NOT EXISTS / NOT IN
+  ScalarPtr operand;      // IN
+  // Uncorrelated results are computed once per execution.
+  mutable uint64_t cache_generation = 0;
+  mutable std::vector<Row> cache;
+};
+
+struct BetweenScalar : ScalarExpr {
+  BetweenScalar() : ScalarExpr(ScalarKind::kBetween) {}
+  Value eval(const EvalEnv& env) const override;
+  bool negated = false;
+  ScalarPtr operand, low, high;
+  const Collation* compare_collation = nullptr;
+};
+
+struct IsNullScalar : ScalarExpr {
+  IsNullScalar(ScalarPtr e, bool negated) : ScalarExpr(ScalarKind::kIsNull), negated(negated), operand(std::move(e)) {}
+  Value eval(const EvalEnv& env) const override;
+  bool is_constant() const override { return operand->is_constant(); }
+  bool negated;
+  ScalarPtr operand;
+};
+
+// Value conversions shared by CAST, column coercion and functions.
+Value cast_value(const Value& v, qrs_logical_type target);
+// Maps a declared type name ("varchar(10)", "INT", …) to a logical type.
+qrs_logical_type logical_type_from_name(std::string_view type_name);
+// Parses text as a number (integer when exact), or returns NULL when it is not numeric.
+Value parse_number(std::string_view text, bool lenient_prefix);
+// SQL LIKE (ASCII case-insensitive) and GLOB.
+bool like_match(std::string_view pattern, std::string_view text, int escape);
+bool glob_match(std::string_view pattern, std::string_view text);
+
+}  // namespace quereus

@@ -1,0 +1,30 @@
+// Per-execution state shared by the operators and expressions of one statement run.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "types/value.h"
+
+namespace quereus {
+
+class DatabaseImpl;
+
+struct ExecContext {
+  DatabaseImpl* db = nullptr;
+  const std::vector<Value>* params = nullptr;  // 1-based positions at index-1
+  const std::map<std::string, Value>* named_params = nullptr;  // by name, no sigil
+  uint64_t generation = 0;                     // bumps per execution (subquery caches)
+};
+
+// The row an expression is evaluated against, chained to the enclosing queries' rows
+// (for correlated references: level 1 = the immediately enclosing query).
+struct EvalEnv {
+  const Row* row = nullptr;
+  const EvalEnv* outer = nullptr;
+  ExecContext* ctx = nullptr;
+};
+
+}  // namespace quereus

@@ -1,0 +1,550 @@
+// Runtime: the operators that execute plan nodes (planner/rel_node.h). Volcano-style
+// pull iterators; each node's instantiate() builds a fresh operator per execution.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "common/status.h"
+#include "planner/rel_node.h"
+#include "schema/catalog.h"
+#include "types/compare.h"
+
+namespace quereus {
+
+namespace {
+
+struct RowLess {
+  const std::vector<const Collation*>* collations = nullptr;
+  bool operator()(const Row& a, const Row& b) const {
+    for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+      const Collation* c = collations && i < collations->size() ? (*collations)[i] : nullptr;
+      int r = compare_values(a[i], b[i], c);
+      if (r) return r < 0;
+    }
+    return a.size() < b.size();
+  }
+};
+
+std::vector<const Collation*> collations_of(const std::vector<Attribute>& cols) {
+  std::vector<const Collation*> out;
+  for (auto& c : cols) out.push_back(c.collation);
+  return out;
+}
+
+int64_t eval_count(const ScalarPtr& e, const EvalEnv& env, const char* what) {
+  if (!e) return -1;
+  Value v = e->eval(env);
+  if (v.is_null()) return -1;
+  Value n = cast_value(v, QRS_LT_INTEGER);
+  (void)what;
+  return n.as_int();
+}
+
+// ---------------------------------------------------------------- table scan
+
+class TableScanOp : public Operator {
+ public:
+  explicit TableScanOp(const TableScanNode& n) : node_(n) {}
+  void open(const EvalEnv& outer) override {
+    ScanArgs args;
+    args.plan_id = node_.plan.plan_id;
+    args.handled = node_.plan.handled;
+    args.provides_ordering = node_.plan.provides_ordering;
+    args.ordering = node_.ordering;
+    EvalEnv env{nullptr, &outer, outer.ctx};
+    for (auto& f : node_.filters) {
+      FilterSpec s;
+      s.column = f.column;
+      s.op = f.op;
+      s.has_value = true;
+      if (f.value) s.value = f.value->eval(env);
+      for (auto& e : f.in_list) s.in_values.push_back(e->eval(env));
+      s.in_count = static_cast<uint32_t>(s.in_values.size());
+      args.filters.push_back(std::move(s));
+    }
+    cursor_ = node_.table->table->open_cursor(args);
+    batch_.clear();
+    pos_ = 0;
+    done_ = false;
+  }
+  bool next(Row& out) override {
+    while (pos_ >= batch_.size()) {
+      if (done_) return false;
+      batch_.clear();
+      pos_ = 0;
+      if (!cursor_->next_batch(batch_)) {
+        done_ = true;
+        cursor_.reset();
+        if (batch_.empty()) return false;
+      }
+    }
+    out = std::move(batch_[pos_++]);
+    return true;
+  }
+
+ private:
+  const TableScanNode& node_;
+  std::unique_ptr<VtabCursor> cursor_;
+  std::vector<Row> batch_;
+  size_t pos_ = 0;
+  bool done_ = false;
+};
+
+// ---------------------------------------------------------------- simple sources
+
+class ValuesOp : public Operator {
+ public:
+  explicit ValuesOp(const ValuesNode& n) : node_(n) {}
+  void open(const EvalEnv& outer) override { outer_ = outer; i_ = 0; }
+  bool next(Row& out) override {
+    if (i_ >= node_.rows.size()) return false;
+    EvalEnv env{nullptr, &outer_, outer_.ctx};
+    out.clear();
+    for (auto& e : node_.rows[i_]) out.push_back(e->eval(env));
+    ++i_;
+    return true;
+  }
+
+ private:
+  const ValuesNode& node_;
+  EvalEnv outer_;
+  size_t i_ = 0;
+};
+
+class SingleRowOp : public Operator {
+ public:
+  void open(const EvalEnv&) override { done_ = false; }
+  bool next(Row& out) override {
+    if (done_) return false;
+    done_ = true;
+    out.clear();
+    return true;
+  }
+
+ private:
+  bool done_ = false;
+};
+
+// ---------------------------------------------------------------- filter / project
+
+class FilterOp : public Operator {
+ public:
+  explicit FilterOp(const FilterNode& n) : node_(n), input_(n.input->instantiate()) {}
+  void open(const EvalEnv& outer) override { outer_ = outer; input_->open(outer); }
+  bool next(Row& out) override {
+    while (input_->next(out)) {
+      EvalEnv env{&out, &outer_, outer_.ctx};
+      Value v = node_.predicate->eval(env);
+      bool is_null;
+      if (v.truthy(&is_null)) return true;
+    }
+    return false;
+  }
+
+ private:
+  const FilterNode& node_;
+  std::unique_ptr<Operator> input_;
+  EvalEnv outer_;
+};
+
+class ProjectOp : public Operator {
+ public:
+  explicit ProjectOp(const ProjectNode& n) : node_(n), input_(n.input->instantiate()) {}
+  void open(const EvalEnv& outer) override { outer_ = outer; input_->open(outer); }
+  bool next(Row& out) override {
+    if (!input_->next(in_)) return false;
+    EvalEnv env{&in_, &outer_, outer_.ctx};
+    out.clear();
+    out.reserve(node_.exprs.size());
+    for (auto& e : node_.exprs) out.push_back(e->eval(env));
+    return true;
+  }
+
+ private:
+  const ProjectNode& node_;
+  std::unique_ptr<Operator> input_;
+  EvalEnv outer_;
+  Row in_;
+};
+
+// ---------------------------------------------------------------- join
+
+class NestedLoopJoinOp : public Operator {
+ public:
+  explicit NestedLoopJoinOp(const JoinNode& n)
+      : node_(n), left_(n.left->instantiate()), right_(n.right->instantiate()) {}
+  void open(const EvalEnv& outer) override {
+    outer_ = outer;
+    left_->open(outer);
+    right_rows_.clear();
+    right_->open(outer);
+    Row r;
+    while (right_->next(r)) right_rows_.push_back(r);
+    right_matched_.assign(right_rows_.size(), false);
+    have_left_ = false;
+    emitting_unmatched_right_ = false;
+    ri_ = 0;
+  }
+  bool next(Row& out) override {
+    using K = ast::JoinKind;
+    size_t lw = node_.left->columns.size(), rw = node_.right->columns.size();
+    for (;;) {
+      if (emitting_unmatched_right_) {
+        while (ri_ < right_rows_.size()) {
+          size_t i = ri_++;
+          if (right_matched_[i]) continue;
+          out.assign(lw, Value());
+          out.insert(out.end(), right_rows_[i].begin(), right_rows_[i].end());
+          return true;
+        }
+        return false;
+      }
+      if (!have_left_) {
+        if (!left_->next(left_row_)) {
+          if (node_.join == K::kRight || node_.join == K::kFull) {
+            emitting_unmatched_right_ = true;
+            ri_ = 0;
+            continue;
+          }
+          return false;
+        }
+        have_left_ = true;
+        left_matched_ = false;
+        ri_ = 0;
+      }
+      while (ri_ < right_rows_.size()) {
+        size_t i = ri_++;
+        out = left_row_;
+        out.insert(out.end(), right_rows_[i].begin(), right_rows_[i].end());
+        if (node_.on) {
+          EvalEnv env{&out, &outer_, outer_.ctx};
+          bool is_null;
+          if (!node_.on->eval(env).truthy(&is_null)) continue;
+        }
+        left_matched_ = true;
+        right_matched_[i] = true;
+        return true;
+      }
+      have_left_ = false;
+      if (!left_matched_ && (node_.join == K::kLeft || node_.join == K::kFull)) {
+        out = left_row_;
+        out.resize(lw + rw);
+        return true;
+      }
+    }
+  }
+
+ private:
+  const JoinNode& node_;
+  std::unique_ptr<Operator> left_, right_;
+  EvalEnv outer_;
+  std::vector<Row> right_rows_;
+  std::vector<bool> right_matched_;
+  Row left_row_;
+  bool have_left_ = false, left_matched_ = false, emitting_unmatched_right_ = false;
+  size_t ri_ = 0;
+};
+
+// ---------------------------------------------------------------- aggregate
+
+class AnyValueState : public AggregateState {
+ public:
+  void step(std::span<const Value> args) override {
+    if (!set_ && !args.empty()) { v_ = args[0]; set_ = true; }
+  }
+  Value final() override { return v_; }
+
+ private:
+  Value v_;
+  bool set_ = false;
+};
+
+class AggregateOp : public Operator {
+ public:
+  explicit AggregateOp(const AggregateNode& n) : node_(n), input_(n.input->instantiate()) {
+    for (auto& g : n.group_by) key_collations_.push_back(g->collation);
+  }
+  void open(const EvalEnv& outer) override {
+    outer_ = outer;
+    input_->open(outer);
+    groups_.clear();
+    order_.clear();
+    built_ = false;
+    out_i_ = 0;
+  }
+  bool next(Row& out) override {
+    if (!built_) build();
+    if (out_i_ >= order_.size()) return false;
+    Group& g = *order_[out_i_++];
+    out = g.key;
+    for (auto& s : g.states) out.push_back(s->final());
+    return true;
+  }
+
+ private:
+  struct Group {
+    Row key;
+    std::vector<std::unique_ptr<AggregateState>> states;
+    std::vector<std::set<Row, RowLess>> distinct_seen;
+  };
+  std::unique_ptr<Group> make_group(Row key) {
+    auto g = std::make_unique<Group>();
+    g->key = std::move(key);
+    for (auto& a : node_.aggs) {
+      if (a.fn) g->states.push_back(a.fn->make_state());
+      else g->states.push_back(std::make_unique<AnyValueState>());
+      g->distinct_seen.emplace_back(RowLess{});
+    }
+    return g;
+  }
+  void build() {
+    built_ = true;
+    Row in;
+    Row key;
+    std::vector<Value> args;
+    while (input_->next(in)) {
+      EvalEnv env{&in, &outer_, outer_.ctx};
+      key.clear();
+      for (auto& g : node_.group_by) key.push_back(g->eval(env));
+      auto it = groups_.find(key);
+      if (it == groups_.end()) it = groups_.emplace(key, make_group(key)).first;
+      Group& grp = *it->second;
+      for (size_t i = 0; i < node_.aggs.size(); ++i) {
+        auto& a = node_.aggs[i];
+        args.clear();
+        for (auto& e : a.args) args.push_back(e->eval(env));
+        if (a.distinct) {
+          if (!args.empty() && args[0].is_null()) continue;
+          if (!grp.distinct_seen[i].insert(args).second) continue;
+        }
+        grp.states[i]->step(args);
+      }
+    }
+    if (groups_.empty() && node_.group_by.empty()) {
+      groups_.emplace(Row{}, make_group(Row{}));
+    }
+    for (auto& [k, g] : groups_) order_.push_back(g.get());
+  }
+
+  const AggregateNode& node_;
+  std::unique_ptr<Operator> input_;
+  EvalEnv outer_;
+  std::vector<const Collation*> key_collations_;
+  std::map<Row, std::unique_ptr<Group>, RowLess> groups_{RowLess{&key_collations_}};
+  std::vector<Group*> order_;
+  bool built_ = false;
+  size_t out_i_ = 0;
+};
+
+// ---------------------------------------------------------------- sort / limit / distinct
+
+class SortOp : public Operator {
+ public:
+  explicit SortOp(const SortNode& n) : node_(n), input_(n.input->instantiate()) {}
+  void open(const EvalEnv& outer) override {
+    input_->open(outer);
+    rows_.clear();
+    Row r;
+    std::vector<std::pair<Row, Row>> keyed;
+    while (input_->next(r)) {
+      EvalEnv env{&r, &outer, outer.ctx};
+      Row k;
+      for (auto& s : node_.sort_keys) k.push_back(s.expr->eval(env));
+      keyed.emplace_back(std::move(k), std::move(r));
+    }
+    std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
+      for (size_t i = 0; i < node_.sort_keys.size(); ++i) {
+        const SortKey& sk = node_.sort_keys[i];
+        const Value& x = a.first[i];
+        const Value& y = b.first[i];
+        if (x.is_null() || y.is_null()) {
+          if (x.is_null() && y.is_null()) continue;
+          return x.is_null() == sk.nulls_first;
+        }
+        int c = compare_values(x, y, sk.expr->collation);
+        if (c) return sk.desc ? c > 0 : c < 0;
+      }
+      return false;
+    });
+    for (auto& [k, row] : keyed) rows_.push_back(std::move(row));
+    i_ = 0;
+  }
+  bool next(Row& out) override {
+    if (i_ >= rows_.size()) return false;
+    out = std::move(rows_[i_++]);
+    return true;
+  }
+
+ private:
+  const SortNode& node_;
+  std::unique_ptr<Operator> input_;
+  std::vector<Row> rows_;
+  size_t i_ = 0;
+};
+
+class LimitOp : public Operator {
+ public:
+  explicit LimitOp(const LimitNode& n) : node_(n), input_(n.input->instantiate()) {}
+  void open(const EvalEnv& outer) override {
+    input_->open(outer);
+    EvalEnv env{nullptr, &outer, outer.ctx};
+    limit_ = eval_count(node_.limit, env, "LIMIT");
+    int64_t off = eval_count(node_.offset, env, "OFFSET");
+    skip_ = off > 0 ? off : 0;
+    emitted_ = 0;
+  }
+  bool next(Row& out) override {
+    if (limit_ >= 0 && emitted_ >= limit_) return false;
+    while (skip_ > 0) {
+      if (!input_->next(out)) return false;
+      --skip_;
+    }
+    if (!input_->next(out)) return false;
+    ++emitted_;
+    return true;
+  }
+
+ private:
+  const LimitNode& node_;
+  std::unique_ptr<Operator> input_;
+  int64_t limit_ = -1, skip_ = 0, emitted_ = 0;
+};
+
+class DistinctOp : public Operator {
+ public:
+  explicit DistinctOp(const DistinctNode& n)
+      : input_(n.input->instantiate()), collations_(collations_of(n.columns)), seen_(RowLess{&collations_}) {}
+  void open(const EvalEnv& outer) override { input_->open(outer); seen_.clear(); }
+  bool next(Row& out) override {
+    while (input_->next(out))
+      if (seen_.insert(out).second) return true;
+    return false;
+  }
+
+ private:
+  std::unique_ptr<Operator> input_;
+  std::vector<const Collation*> collations_;
+  std::set<Row, RowLess> seen_;
+};
+
+class SetOpOp : public Operator {
+ public:
+  explicit SetOpOp(const SetOpNode& n)
+      : node_(n), left_(n.left->instantiate()), right_(n.right->instantiate()),
+        collations_(collations_of(n.columns)) {}
+  void open(const EvalEnv& outer) override {
+    using Op = ast::CompoundOp;
+    rows_.clear();
+    i_ = 0;
+    left_->open(outer);
+    Row r;
+    if (node_.op == Op::kUnionAll) {
+      streaming_ = true;
+      right_open_ = false;
+      outer_ = outer;
+      return;
+    }
+    streaming_ = false;
+    RowLess less{&collations_};
+    std::set<Row, RowLess> l(less), rset(less);
+    while (left_->next(r)) l.insert(r);
+    right_->open(outer);
+    while (right_->next(r)) rset.insert(r);
+    switch (node_.op) {
+      case Op::kUnion:
+        for (auto& x : rset) l.insert(x);
+        rows_.assign(l.begin(), l.end());
+        break;
+      case Op::kIntersect:
+        for (auto& x : l) if (rset.count(x)) rows_.push_back(x);
+        break;
+      case Op::kExcept:
+        for (auto& x : l) if (!rset.count(x)) rows_.push_back(x);
+        break;
+      case Op::kDiff: {
+        std::set<Row, RowLess> d(less);
+        for (auto& x : l) if (!rset.count(x)) d.insert(x);
+        for (auto& x : rset) if (!l.count(x)) d.insert(x);
+        rows_.assign(d.begin(), d.end());
+        break;
+      }
+      default: break;
+    }
+  }
+  bool next(Row& out) override {
+    if (streaming_) {
+      if (!right_open_) {
+        if (left_->next(out)) return true;
+        right_->open(outer_);
+        right_open_ = true;
+      }
+      return right_->next(out);
+    }
+    if (i_ >= rows_.size()) return false;
+    out = rows_[i_++];
+    return true;
+  }
+
+ private:
+  const SetOpNode& node_;
+  std::unique_ptr<Operator> left_, right_;
+  std::vector<const Collation*> collations_;
+  std::vector<Row> rows_;
+  size_t i_ = 0;
+  bool streaming_ = false, right_open_ = false;
+  EvalEnv outer_;
+};
+
+}  // namespace
+
+std::unique_ptr<Operator> TableScanNode::instantiate() const { return std::make_unique<TableScanOp>(*this); }
+std::unique_ptr<Operator> ValuesNode::instantiate() const { return std::make_unique<ValuesOp>(*this); }
+std::unique_ptr<Operator> SingleRowNode::instantiate() const { return std::make_unique<SingleRowOp>(); }
+std::unique_ptr<Operator> FilterNode::instantiate() const { return std::make_unique<FilterOp>(*this); }
+std::unique_ptr<Operator> ProjectNode::instantiate() const { return std::make_unique<ProjectOp>(*this); }
+std::unique_ptr<Operator> JoinNode::instantiate() const { return std::make_unique<NestedLoopJoinOp>(*this); }
+std::unique_ptr<Operator> AggregateNode::instantiate() const { return std::make_unique<AggregateOp>(*this); }
+std::unique_ptr<Operator> SortNode::instantiate() const { return std::make_unique<SortOp>(*this); }
+std::unique_ptr<Operator> LimitNode::instantiate() const { return std::make_unique<LimitOp>(*this); }
+std::unique_ptr<Operator> DistinctNode::instantiate() const { return std::make_unique<DistinctOp>(*this); }
+std::unique_ptr<Operator> SetOpNode::instantiate() const { return std::make_unique<SetOpOp>(*this); }
+
+std::string TableScanNode::describe() const {
+  std::string s = "SCAN " + table->qualified_name();
+  if (!plan.explain.empty()) s += " (" + plan.explain + ")";
+  return s;
+}
+
+std::string JoinNode::describe() const {
+  switch (join) {
+    case ast::JoinKind::kLeft: return "LEFT JOIN (nested loop)";
+    case ast::JoinKind::kRight: return "RIGHT JOIN (nested loop)";
+    case ast::JoinKind::kFull: return "FULL JOIN (nested loop)";
+    case ast::JoinKind::kCross: return "CROSS JOIN (nested loop)";
+    default: return "INNER JOIN (nested loop)";
+  }
+}
+
+std::string SetOpNode::describe() const {
+  switch (op) {
+    case ast::CompoundOp::kUnion: return "UNION";
+    case ast::CompoundOp::kUnionAll: return "UNION ALL";
+    case ast::CompoundOp::kIntersect: return "INTERSECT";
+    case ast::CompoundOp::kExcept: return "EXCEPT";
+    case ast::CompoundOp::kDiff: return "DIFF";
+  }
+  return "SET OP";
+}
+
+static void explain_rec(const RelNode& n, int depth, std::string& out) {
+  out += std::string(depth * 2, ' ') + n.describe() + "\n";
+  for (auto* c : n.children()) explain_rec(*c, depth + 1, out);
+}
+
+std::string explain_plan(const RelNode& root) {
+  std::string out;
+  explain_rec(root, 0, out);
+  return out;
+}
+
+}  // namespace quereus

@@ -1,0 +1,545 @@
+// Runtime: evaluation of bound scalar expressions (planner/scalar_expr.h).
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "common/status.h"
+#include "planner/rel_node.h"
+#include "planner/scalar_expr.h"
+#include "schema/catalog.h"
+#include "types/compare.h"
+
+namespace quereus {
+
+namespace {
+
+Value bool_value(bool b) { return Value::Boolean(b); }
+
+// Numeric view of a value for arithmetic (text is read leniently, like SQLite).
+Value as_numeric(const Value& v) {
+  switch (v.type()) {
+    case ValueType::kInteger:
+    case ValueType::kReal: return v;
+    case ValueType::kBoolean: return Value::Integer(v.as_int());
+    case ValueType::kText: {
+      Value n = parse_number(v.str(), true);
+      return n.is_null() ? Value::Integer(0) : n;
+    }
+    default: return Value::Integer(0);
+  }
+}
+
+Value arith(ast::BinaryOp op, const Value& a0, const Value& b0) {
+  if (a0.is_null() || b0.is_null()) return Value();
+  Value a = as_numeric(a0), b = as_numeric(b0);
+  if (a.type() == ValueType::kInteger && b.type() == ValueType::kInteger) {
+    int64_t x = a.as_int(), y = b.as_int(), r = 0;
+    switch (op) {
+      case ast::BinaryOp::kAdd:
+        if (!__builtin_add_overflow(x, y, &r)) return Value::Integer(r);
+        return Value::Real(static_cast<double>(x) + static_cast<double>(y));
+      case ast::BinaryOp::kSub:
+        if (!__builtin_sub_overflow(x, y, &r)) return Value::Integer(r);
+        return Value::Real(static_cast<double>(x) - static_cast<double>(y));
+      case ast::BinaryOp::kMul:
+        if (!__builtin_mul_overflow(x, y, &r)) return Value::Integer(r);
+        return Value::Real(static_cast<double>(x) * static_cast<double>(y));
+      case ast::BinaryOp::kDiv:
+        if (y == 0) return Value();
+        if (x == std::numeric_limits<int64_t>::min() && y == -1) return Value::Real(-static_cast<double>(x));
+        return Value::Integer(x / y);
+      case ast::BinaryOp::kMod:
+        if (y == 0) return Value();
+        if (y == -1) return Value::Integer(0);
+        return Value::Integer(x % y);
+      default: break;
+    }
+  }
+  double x = a.to_double(), y = b.to_double();
+  switch (op) {
+    case ast::BinaryOp::kAdd: return Value::Real(x + y);
+    case ast::BinaryOp::kSub: return Value::Real(x - y);
+    case ast::BinaryOp::kMul: return Value::Real(x * y);
+    case ast::BinaryOp::kDiv: return y == 0 ? Value() : Value::Real(x / y);
+    case ast::BinaryOp::kMod: return y == 0 ? Value() : Value::Real(std::fmod(x, y));
+    default: return Value();
+  }
+}
+
+Value bitop(ast::BinaryOp op, const Value& a0, const Value& b0) {
+  if (a0.is_null() || b0.is_null()) return Value();
+  Value a = cast_value(a0, QRS_LT_INTEGER), b = cast_value(b0, QRS_LT_INTEGER);
+  int64_t x = a.is_null() ? 0 : a.as_int(), y = b.is_null() ? 0 : b.as_int();
+  switch (op) {
+    case ast::BinaryOp::kBitAnd: return Value::Integer(x & y);
+    case ast::BinaryOp::kBitOr: return Value::Integer(x | y);
+    case ast::BinaryOp::kShl:
+      if (y < 0) return Value::Integer(y <= -64 ? (x < 0 ? -1 : 0) : x >> -y);
+      return Value::Integer(y >= 64 ? 0 : static_cast<int64_t>(static_cast<uint64_t>(x) << y));
+    case ast::BinaryOp::kShr:
+      if (y < 0) return Value::Integer(y <= -64 ? 0 : static_cast<int64_t>(static_cast<uint64_t>(x) << -y));
+      return Value::Integer(y >= 64 ? (x < 0 ? -1 : 0) : x >> y);
+    default: return Value();
+  }
+}
+
+// Three-valued truth: 1 true, 0 false, -1 unknown.
+int truth(const Value& v) {
+  bool is_null = false;
+  bool t = v.truthy(&is_null);
+  return is_null ? -1 : (t ? 1 : 0);
+}
+
+}  // namespace
+
+Value ColumnScalar::eval(const EvalEnv& env) const {
+  const EvalEnv* e = &env;
+  for (int i = 0; i < level; ++i) e = e->outer;
+  return (*e->row)[slot];
+}
+
+Value ParamScalar::eval(const EvalEnv& env) const {
+  if (!name.empty()) {
+    const auto* named = env.ctx->named_params;
+    if (!named) return Value();
+    auto it = named->find(name);
+    return it == named->end() ? Value() : it->second;
+  }
+  const auto* params = env.ctx->params;
+  if (!params || index < 1 || index > static_cast<int>(params->size())) return Value();
+  return (*params)[index - 1];
+}
+
+Value UnaryScalar::eval(const EvalEnv& env) const {
+  Value v = operand->eval(env);
+  switch (op) {
+    case ast::UnaryOp::kNot: {
+      int t = truth(v);
+      return t < 0 ? Value() : bool_value(t == 0);
+    }
+    case ast::UnaryOp::kPlus: return v;
+    case ast::UnaryOp::kNegate: {
+      if (v.is_null()) return v;
+      Value n = as_numeric(v);
+      if (n.type() == ValueType::kInteger) {
+        if (n.as_int() == std::numeric_limits<int64_t>::min()) return Value::Real(9223372036854775808.0);
+        return Value::Integer(-n.as_int());
+      }
+      return Value::Real(-n.to_double());
+    }
+    case ast::UnaryOp::kBitNot: {
+      if (v.is_null()) return v;
+      Value n = cast_value(v, QRS_LT_INTEGER);
+      return Value::Integer(~(n.is_null() ? 0 : n.as_int()));
+    }
+  }
+  return Value();
+}
+
+Value BinaryScalar::eval(const EvalEnv& env) const {
+  using Op = ast::BinaryOp;
+  switch (op) {
+    case Op::kAnd: {
+      int l = truth(left->eval(env));
+      if (l == 0) return bool_value(false);
+      int r = truth(right->eval(env));
+      if (r == 0) return bool_value(false);
+      if (l < 0 || r < 0) return Value();
+      return bool_value(true);
+    }
+    case Op::kOr: {
+      int l = truth(left->eval(env));
+      if (l == 1) return bool_value(true);
+      int r = truth(right->eval(env));
+      if (r == 1) return bool_value(true);
+      if (l < 0 || r < 0) return Value();
+      return bool_value(false);
+    }
+    case Op::kXor: {
+      int l = truth(left->eval(env)), r = truth(right->eval(env));
+      if (l < 0 || r < 0) return Value();
+      return bool_value(l != r);
+    }
+    default: break;
+  }
+  Value a = left->eval(env);
+  Value b = right->eval(env);
+  switch (op) {
+    case Op::kEq: case Op::kEqEq: case Op::kNe: case Op::kLt: case Op::kLe: case Op::kGt: case Op::kGe: {
+      auto c = sql_compare(a, b, compare_collation);
+      if (!c) return Value();
+      switch (op) {
+        case Op::kEq: case Op::kEqEq: return bool_value(*c == 0);
+        case Op::kNe: return bool_value(*c != 0);
+        case Op::kLt: return bool_value(*c < 0);
+        case Op::kLe: return bool_value(*c <= 0);
+        case Op::kGt: return bool_value(*c > 0);
+        default: return bool_value(*c >= 0);
+      }
+    }
+    case Op::kIs: case Op::kIsNot: {
+      bool eq;
+      if (a.is_null() || b.is_null()) eq = a.is_null() && b.is_null();
+      else if (b.type() == ValueType::kBoolean && a.type() != ValueType::kBoolean) {
+        int t = truth(a);
+        eq = t == (b.as_bool() ? 1 : 0);
+      } else eq = compare_values(a, b, compare_collation) == 0;
+      return bool_value(op == Op::kIs ? eq : !eq);
+    }
+    case Op::kAdd: case Op::kSub: case Op::kMul: case Op::kDiv: case Op::kMod:
+      return arith(op, a, b);
+    case Op::kConcat:
+      if (a.is_null() || b.is_null()) return Value();
+      return Value::Text(a.to_text() + b.to_text());
+    case Op::kBitAnd: case Op::kBitOr: case Op::kShl: case Op::kShr:
+      return bitop(op, a, b);
+    case Op::kLike: case Op::kNotLike: {
+      if (a.is_null() || b.is_null()) return Value();
+      int esc = -1;
+      if (escape) {
+        Value e = escape->eval(env);
+        if (e.is_null()) return Value();
+        std::string es = e.to_text();
+        if (es.size() != 1) throw Error(StatusCode::kError, "ESCAPE expression must be a single character");
+        esc = static_cast<unsigned char>(es[0]);
+      }
+      // a LIKE b: a is the text, b the pattern.
+      bool m = like_match(b.to_text(), a.to_text(), esc);
+      return bool_value(op == Op::kLike ? m : !m);
+    }
+    case Op::kGlob: case Op::kNotGlob: {
+      if (a.is_null() || b.is_null()) return Value();
+      bool m = glob_match(b.to_text(), a.to_text());
+      return bool_value(op == Op::kGlob ? m : !m);
+    }
+    default:
+      throw Error(StatusCode::kUnsupported, "operator not supported");
+  }
+}
+
+bool FunctionScalar::is_constant() const {
+  if (!(fn->flags & kDeterministic)) return false;
+  for (auto& a : args)
+    if (!a->is_constant()) return false;
+  return true;
+}
+
+Value FunctionScalar::eval(const EvalEnv& env) const {
+  Value buf[8];
+  if (args.size() <= 8) {
+    for (size_t i = 0; i < args.size(); ++i) buf[i] = args[i]->eval(env);
+    return fn->call(std::span<const Value>(buf, args.size()));
+  }
+  std::vector<Value> vals;
+  vals.reserve(args.size());
+  for (auto& a : args) vals.push_back(a->eval(env));
+  return fn->call(vals);
+}
+
+Value CastScalar::eval(const EvalEnv& env) const { return cast_value(operand->eval(env), target); }
+
+Value CaseScalar::eval(const EvalEnv& env) const {
+  if (base) {
+    Value b = base->eval(env);
+    for (auto& [w, t] : whens) {
+      auto c = sql_compare(b, w->eval(env), collation);
+      if (c && *c == 0) return t->eval(env);
+    }
+  } else {
+    for (auto& [w, t] : whens)
+      if (truth(w->eval(env)) == 1) return t->eval(env);
+  }
+  return else_expr ? else_expr->eval(env) : Value();
+}
+
+Value InListScalar::eval(const EvalEnv& env) const {
+  Value v = operand->eval(env);
+  if (v.is_null()) return list.empty() ? bool_value(negated) : Value();
+  bool saw_null = false;
+  for (auto& e : list) {
+    Value x = e->eval(env);
+    if (x.is_null()) { saw_null = true; continue; }
+    if (compare_values(v, x, collation) == 0) return bool_value(!negated);
+  }
+  if (saw_null) return Value();
+  return bool_value(negated);
+}
+
+Value SubqueryScalar::eval(const EvalEnv& env) const {
+  const std::vector<Row>* rows = nullptr;
+  std::vector<Row> local;
+  auto run = [&](std::vector<Row>& out, size_t max_rows) {
+    auto op = plan->instantiate();
+    op->open(env);
+    Row r;
+    while ((max_rows == 0 || out.size() < max_rows) && op->next(r)) out.push_back(r);
+  };
+  size_t max_rows = kind == ScalarKind::kInSubquery ? 0 : (kind == ScalarKind::kExists ? 1 : 2);
+  if (correlated) {
+    run(local, max_rows);
+    rows = &local;
+  } else {
+    if (cache_generation != env.ctx->generation) {
+      cache.clear();
+      run(cache, max_rows);
+      cache_generation = env.ctx->generation;
+    }
+    rows = &cache;
+  }
+  switch (kind) {
+    case ScalarKind::kExists: return bool_value(negated ? rows->empty() : !rows->empty());
+    case ScalarKind::kSubquery:
+      if (rows->empty()) return Value();
+      return (*rows)[0][0];
+    case ScalarKind::kInSubquery: {
+      Value v = operand->eval(env);
+      if (rows->empty()) return bool_value(negated);
+      if (v.is_null()) return Value();
+      bool saw_null = false;
+      for (auto& r : *rows) {
+        if (r[0].is_null()) { saw_null = true; continue; }
+        if (compare_values(v, r[0], collation) == 0) return bool_value(!negated);
+      }
+      if (saw_null) return Value();
+      return bool_value(negated);
+    }
+    default: return Value();
+  }
+}
+
+Value BetweenScalar::eval(const EvalEnv& env) const {
+  Value v = operand->eval(env), lo = low->eval(env), hi = high->eval(env);
+  auto c1 = sql_compare(v, lo, compare_collation);
+  auto c2 = sql_compare(v, hi, compare_collation);
+  // v >= lo AND v <= hi with three-valued logic
+  int t1 = c1 ? (*c1 >= 0 ? 1 : 0) : -1;
+  int t2 = c2 ? (*c2 <= 0 ? 1 : 0) : -1;
+  int r;
+  if (t1 == 0 || t2 == 0) r = 0;
+  else if (t1 < 0 || t2 < 0) r = -1;
+  else r = 1;
+  if (r < 0) return Value();
+  return bool_value(negated ? r == 0 : r == 1);
+}
+
+Value IsNullScalar::eval(const EvalEnv& env) const {
+  bool n = operand->eval(env).is_null();
+  return bool_value(negated ? !n : n);
+}
+
+// ---------------------------------------------------------------- conversions
+
+qrs_logical_type logical_type_from_name(std::string_view type_name) {
+  std::string t = to_upper(type_name);
+  auto paren = t.find('(');
+  if (paren != std::string::npos) t = t.substr(0, paren);
+  while (!t.empty() && t.back() == ' ') t.pop_back();
+  if (t.empty() || t == "ANY") return QRS_LT_ANY;
+  if (t == "BOOLEAN" || t == "BOOL") return QRS_LT_BOOLEAN;
+  if (t == "JSON") return QRS_LT_JSON;
+  if (t == "DATE") return QRS_LT_DATE;
+  if (t == "TIME") return QRS_LT_TIME;
+  if (t == "DATETIME" || t == "TIMESTAMP") return QRS_LT_DATETIME;
+  if (t == "TIMESPAN") return QRS_LT_TIMESPAN;
+  if (t.find("INT") != std::string::npos) return QRS_LT_INTEGER;
+  if (t.find("CHAR") != std::string::npos || t.find("CLOB") != std::string::npos ||
+      t.find("TEXT") != std::string::npos || t == "STRING")
+    return QRS_LT_TEXT;
+  if (t.find("BLOB") != std::string::npos) return QRS_LT_BLOB;
+  if (t.find("REAL") != std::string::npos || t.find("FLOA") != std::string::npos ||
+      t.find("DOUB") != std::string::npos)
+    return QRS_LT_REAL;
+  if (t == "NUMERIC" || t == "DECIMAL" || t == "NUMBER") return QRS_LT_NUMERIC;
+  return QRS_LT_ANY;
+}
+
+Value parse_number(std::string_view text, bool lenient_prefix) {
+  size_t i = 0, n = text.size();
+  auto digit = [&](size_t k) { return k < n && std::isdigit(static_cast<unsigned char>(text[k])); };
+  while (i < n && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  size_t start = i;
+  if (i < n && (text[i] == '+' || text[i] == '-')) ++i;
+  size_t nd = 0;
+  while (digit(i)) { ++i; ++nd; }
+  bool is_int = true;
+  if (i < n && text[i] == '.') {
+    size_t save = i++;
+    size_t frac = 0;
+    while (digit(i)) { ++i; ++frac; }
+    if (nd + frac == 0) i = save; else is_int = false;
+    nd += frac;
+  }
+  if (nd == 0) return Value();
+  if (i < n && (text[i] == 'e' || text[i] == 'E')) {
+    size_t save = i++;
+    if (i < n && (text[i] == '+' || text[i] == '-')) ++i;
+    if (digit(i)) {
+      is_int = false;
+      while (digit(i)) ++i;
+    } else {
+      i = save;
+    }
+  }
+  size_t end = i;
+  while (i < n && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  if (i != n && !lenient_prefix) return Value();
+  std::string num(text.substr(start, end - start));
+  if (is_int) {
+    errno = 0;
+    long long v = std::strtoll(num.c_str(), nullptr, 10);
+    if (errno == 0) return Value::Integer(v);
+  }
+  return Value::Real(std::strtod(num.c_str(), nullptr));
+}
+
+Value cast_value(const Value& v, qrs_logical_type target) {
+  if (v.is_null()) return v;
+  switch (target) {
+    case QRS_LT_ANY: return v;
+    case QRS_LT_INTEGER:
+      switch (v.type()) {
+        case ValueType::kInteger: return v;
+        case ValueType::kBoolean: return Value::Integer(v.as_int());
+        case ValueType::kReal: {
+          double d = v.as_real();
+          if (std::isnan(d)) return Value::Integer(0);
+          if (d >= 9.223372036854775807e18) return Value::Integer(std::numeric_limits<int64_t>::max());
+          if (d <= -9.223372036854775808e18) return Value::Integer(std::numeric_limits<int64_t>::min());
+          return Value::Integer(static_cast<int64_t>(d));
+        }
+        case ValueType::kText: {
+          Value n = parse_number(v.str(), true);
+          if (n.is_null()) return Value::Integer(0);
+          return cast_value(n, QRS_LT_INTEGER);
+        }
+        default: return Value::Integer(0);
+      }
+    case QRS_LT_REAL:
+      switch (v.type()) {
+        case ValueType::kReal: return v;
+        case ValueType::kInteger:
+        case ValueType::kBoolean: return Value::Real(static_cast<double>(v.as_int()));
+        case ValueType::kText: {
+          Value n = parse_number(v.str(), true);
+          return Value::Real(n.is_null() ? 0.0 : n.to_double());
+        }
+        default: return Value::Real(0);
+      }
+    case QRS_LT_NUMERIC:
+      switch (v.type()) {
+        case ValueType::kInteger:
+        case ValueType::kReal: return v;
+        case ValueType::kBoolean: return Value::Integer(v.as_int());
+        case ValueType::kText: {
+          Value n = parse_number(v.str(), true);
+          return n.is_null() ? Value::Integer(0) : n;
+        }
+        default: return Value::Integer(0);
+      }
+    case QRS_LT_TEXT:
+      if (v.type() == ValueType::kText) return v;
+      return Value::Text(v.to_text());
+    case QRS_LT_BLOB:
+      if (v.type() == ValueType::kBlob) return v;
+      return Value::Blob(v.to_text());
+    case QRS_LT_BOOLEAN:
+      switch (v.type()) {
+        case ValueType::kBoolean: return v;
+        case ValueType::kInteger: return Value::Boolean(v.as_int() != 0);
+        case ValueType::kReal: return Value::Boolean(v.as_real() != 0);
+        case ValueType::kText: {
+          std::string t = to_lower(v.str());
+          if (t == "true" || t == "1") return Value::Boolean(true);
+          if (t == "false" || t == "0") return Value::Boolean(false);
+          throw Error(StatusCode::kMismatch, "Cannot convert to BOOLEAN: '" + v.str() + "'");
+        }
+        default: throw Error(StatusCode::kMismatch, "Cannot convert to BOOLEAN");
+      }
+    default:
+      // Temporal and JSON types are carried as canonical text for now.
+      if (v.type() == ValueType::kText || v.type() == ValueType::kJson) return v;
+      return Value::Text(v.to_text());
+  }
+}
+
+static bool like_rec(const char* p, const char* pe, const char* s, const char* se, int esc) {
+  while (p < pe) {
+    unsigned char c = static_cast<unsigned char>(*p);
+    if (esc >= 0 && c == esc && p + 1 < pe) {
+      ++p;
+      if (s >= se || std::tolower(static_cast<unsigned char>(*s)) != std::tolower(static_cast<unsigned char>(*p))) return false;
+      ++p; ++s;
+      continue;
+    }
+    if (c == '%') {
+      while (p < pe && *p == '%') ++p;
+      if (p == pe) return true;
+      for (const char* t = s; t <= se; ++t)
+        if (like_rec(p, pe, t, se, esc)) return true;
+      return false;
+    }
+    if (s >= se) return false;
+    if (c == '_') {
+      // one UTF-8 character
+      ++s;
+      while (s < se && (static_cast<unsigned char>(*s) & 0xC0) == 0x80) ++s;
+      ++p;
+      continue;
+    }
+    if (std::tolower(c) != std::tolower(static_cast<unsigned char>(*s))) return false;
+    ++p; ++s;
+  }
+  return s == se;
+}
+
+bool like_match(std::string_view pattern, std::string_view text, int escape) {
+  return like_rec(pattern.data(), pattern.data() + pattern.size(), text.data(), text.data() + text.size(), escape);
+}
+
+static bool glob_rec(const char* p, const char* pe, const char* s, const char* se) {
+  while (p < pe) {
+    char c = *p;
+    if (c == '*') {
+      while (p < pe && *p == '*') ++p;
+      if (p == pe) return true;
+      for (const char* t = s; t <= se; ++t)
+        if (glob_rec(p, pe, t, se)) return true;
+      return false;
+    }
+    if (s >= se) return false;
+    if (c == '?') { ++p; ++s; continue; }
+    if (c == '[') {
+      const char* q = p + 1;
+      bool negate = false;
+      if (q < pe && *q == '^') { negate = true; ++q; }
+      bool matched = false;
+      bool first = true;
+      while (q < pe && (first || *q != ']')) {
+        first = false;
+        if (q + 2 < pe && q[1] == '-' && q[2] != ']') {
+          if (*s >= q[0] && *s <= q[2]) matched = true;
+          q += 3;
+        } else {
+          if (*s == *q) matched = true;
+          ++q;
+        }
+      }
+      if (q >= pe) return false;
+      if (matched == negate) return false;
+      p = q + 1;
+      ++s;
+      continue;
+    }
+    if (c != *s) return false;
+    ++p; ++s;
+  }
+  return s == se;
+}
+
+bool glob_match(std::string_view pattern, std::string_view text) {
+  return glob_rec(pattern.data(), pattern.data() + pattern.size(), text.data(), text.data() + text.size());
+}
+
+}  // namespace quereus

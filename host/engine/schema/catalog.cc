@@ -1,0 +1,59 @@
+#include "schema/catalog.h"
+
+#include <cctype>
+
+namespace quereus {
+
+std::string to_lower(std::string_view s) {
+  std::string r(s);
+  for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return r;
+}
+
+std::string to_upper(std::string_view s) {
+  std::string r(s);
+  for (char& c : r) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return r;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
+}
+
+int TableSchema::find_column(std::string_view name) const {
+  for (size_t i = 0; i < columns.size(); ++i)
+    if (iequals(columns[i].name, name)) return static_cast<int>(i);
+  return -1;
+}
+
+std::string Catalog::key(std::string_view schema, std::string_view name) {
+  return to_lower(schema) + "." + to_lower(name);
+}
+
+std::shared_ptr<TableEntry> Catalog::find(std::string_view schema, std::string_view name) const {
+  auto it = tables_.find(key(schema, name));
+  return it == tables_.end() ? nullptr : it->second;
+}
+
+void Catalog::add(std::shared_ptr<TableEntry> entry) {
+  tables_[key(entry->schema.schema_name, entry->schema.name)] = std::move(entry);
+}
+
+void Catalog::remove(std::string_view schema, std::string_view name) { tables_.erase(key(schema, name)); }
+
+std::vector<std::shared_ptr<TableEntry>> Catalog::tables() const {
+  std::vector<std::shared_ptr<TableEntry>> out;
+  for (auto& [k, v] : tables_) out.push_back(v);
+  return out;
+}
+
+bool Catalog::has_schema(std::string_view schema) const {
+  std::string s = to_lower(schema);
+  return s == "main" || s == "temp";
+}
+
+}  // namespace quereus

@@ -1,0 +1,71 @@
+// Collations: the three built-ins and the comparison entry point shared with plugins.
+#include "types/collation.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace quereus {
+namespace {
+
+int binary_compare(std::string_view a, std::string_view b) {
+  size_t n = std::min(a.size(), b.size());
+  int c = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);
+  if (c != 0) return c < 0 ? -1 : 1;
+  return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
+}
+
+// SQLite's NOCASE: only ASCII A-Z fold (to lower case); other bytes compare as-is.
+int nocase_compare(void*, const char* a, size_t an, const char* b, size_t bn) {
+  auto fold = [](char ch) {
+    auto u = static_cast<unsigned char>(ch);
+    return u >= 'A' && u <= 'Z' ? u + ('a' - 'A') : u;
+  };
+  size_t n = std::min(an, bn);
+  for (size_t i = 0; i < n; ++i) {
+    int x = fold(a[i]), y = fold(b[i]);
+    if (x != y) return x < y ? -1 : 1;
+  }
+  return an < bn ? -1 : an > bn ? 1 : 0;
+}
+
+// SQLite's RTRIM: trailing spaces are ignored, the rest compares as BINARY.
+int rtrim_compare(void*, const char* a, size_t an, const char* b, size_t bn) {
+  while (an > 0 && a[an - 1] == ' ') --an;
+  while (bn > 0 && b[bn - 1] == ' ') --bn;
+  return binary_compare({a, an}, {b, bn});
+}
+
+constexpr uint32_t kBuiltinFlags = QRS_COLLATION_REPLICABLE | QRS_COLLATION_ORDER_PRESERVING;
+
+}  // namespace
+
+int Collation::compare(std::string_view a, std::string_view b) const {
+  if (compare_ == nullptr) return binary_compare(a, b);
+  return compare_(user_, a.data(), a.size(), b.data(), b.size());
+}
+
+qrs_collation_ref Collation::ref() const {
+  qrs_collation_ref r{};
+  r.struct_size = sizeof(r);
+  r.name = {name_.data(), name_.size()};
+  r.user = user_;
+  r.compare = compare_;
+  return r;
+}
+
+const Collation& Collation::binary() {
+  static const Collation c("BINARY", nullptr, nullptr, kBuiltinFlags);
+  return c;
+}
+
+const Collation& Collation::nocase() {
+  static const Collation c("NOCASE", &nocase_compare, nullptr, kBuiltinFlags);
+  return c;
+}
+
+const Collation& Collation::rtrim() {
+  static const Collation c("RTRIM", &rtrim_compare, nullptr, kBuiltinFlags);
+  return c;
+}
+
+}  // namespace quereus

@@ -1,0 +1,448 @@
+// Host-side adapters over the C ABI: engine calls become plugin calls with borrowed
+// views of engine data; what the plugin hands back is copied into engine values.
+#include "plugin/module_adapter.h"
+
+#include <cctype>
+#include <cstring>
+
+namespace quereus {
+
+struct PluginTableHandle {
+  std::shared_ptr<PluginModule> module;  // first member: outlives the release call
+  void* self = nullptr;
+  qrs_table_vtable vt{};
+  ~PluginTableHandle() {
+    if (vt.release) vt.release(self);
+  }
+};
+
+namespace {
+
+std::string fold(std::string_view s, int (*f)(int)) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(f(static_cast<unsigned char>(c)));
+  return out;
+}
+
+[[noreturn]] void plugin_bug(const std::string& what) {
+  throw Error(StatusCode::kInternal, what);
+}
+
+// TableSchema as a qrs_table_schema; borrows from `schema`, which must outlive the view.
+class SchemaView {
+ public:
+  explicit SchemaView(const TableSchema& schema) {
+    for (const ColumnSchema& c : schema.columns) {
+      qrs_column_def d{};
+      d.struct_size = sizeof(d);
+      d.name = to_qrs(c.name);
+      d.type_name = to_qrs(c.type_name);
+      d.logical_type = c.logical_type;
+      d.not_null = c.not_null;
+      d.primary_key = c.primary_key;
+      d.collation = collation(c);
+      columns_.push_back(d);
+    }
+    for (const KeyColumn& k : schema.primary_key) {
+      qrs_key_column d{};
+      d.struct_size = sizeof(d);
+      d.column_index = static_cast<uint32_t>(k.column);
+      d.desc = k.desc;
+      d.collation = collation(schema.columns.at(k.column));
+      keys_.push_back(d);
+    }
+    for (const auto& [key, value] : schema.module_options) options_.push_back({to_qrs(key), to_qrs(value)});
+    view_ = {};
+    view_.struct_size = sizeof(view_);
+    view_.schema_name = to_qrs(schema.schema_name);
+    view_.table_name = to_qrs(schema.name);
+    view_.columns = columns_.data();
+    view_.column_count = static_cast<uint32_t>(columns_.size());
+    view_.primary_key = keys_.data();
+    view_.key_count = static_cast<uint32_t>(keys_.size());
+    view_.options = options_.data();
+    view_.option_count = static_cast<uint32_t>(options_.size());
+  }
+  SchemaView(const SchemaView&) = delete;
+  SchemaView& operator=(const SchemaView&) = delete;
+  const qrs_table_schema* get() const { return &view_; }
+
+ private:
+  static qrs_collation_ref collation(const ColumnSchema& c) {
+    return c.collation ? c.collation->ref() : Collation::binary().ref();
+  }
+  std::vector<qrs_column_def> columns_;
+  std::vector<qrs_key_column> keys_;
+  std::vector<qrs_option> options_;
+  qrs_table_schema view_;
+};
+
+// Filters and orderings as C structs, borrowing the values of the engine specs.
+class FilterViews {
+ public:
+  FilterViews(const std::vector<FilterSpec>& filters, const std::vector<OrderSpec>& ordering,
+              bool bound) {
+    in_lists_.reserve(filters.size());
+    for (const FilterSpec& f : filters) {
+      in_lists_.push_back(to_qrs(f.in_values));
+      qrs_filter q{};
+      q.struct_size = sizeof(q);
+      q.column_index = static_cast<uint32_t>(f.column);
+      q.op = f.op;
+      q.usable = f.usable;
+      q.has_value = bound || f.has_value;
+      q.value = to_qrs(f.value);
+      q.in_values = in_lists_.back().data();
+      q.in_count = f.in_values.empty() ? f.in_count : static_cast<uint32_t>(f.in_values.size());
+      filters_.push_back(q);
+    }
+    for (const OrderSpec& o : ordering) {
+      qrs_order_spec q{};
+      q.column_index = static_cast<uint32_t>(o.column);
+      q.desc = o.desc;
+      ordering_.push_back(q);
+    }
+  }
+  FilterViews(const FilterViews&) = delete;
+  FilterViews& operator=(const FilterViews&) = delete;
+
+  const qrs_filter* filters() const { return filters_.data(); }
+  uint32_t filter_count() const { return static_cast<uint32_t>(filters_.size()); }
+  const qrs_order_spec* ordering() const { return ordering_.data(); }
+  uint32_t ordering_count() const { return static_cast<uint32_t>(ordering_.size()); }
+
+ private:
+  std::vector<std::vector<qrs_value>> in_lists_;
+  std::vector<qrs_filter> filters_;
+  std::vector<qrs_order_spec> ordering_;
+};
+
+std::optional<Row> optional_row(const qrs_row& r) {
+  if (r.count == 0) return std::nullopt;
+  if (r.cells == nullptr) plugin_bug("update returned a row without cells");
+  return copy_row(r.cells, r.count);
+}
+
+// A plugin's `user` pointer, released (before the library can go) by the last owner.
+struct PluginUser {
+  PluginUser(PluginLibrary lib, void* u, void (*rel)(void*))
+      : library(std::move(lib)), user(u), release(rel) {}
+  ~PluginUser() {
+    if (release) release(user);
+  }
+  PluginUser(const PluginUser&) = delete;
+  PluginUser& operator=(const PluginUser&) = delete;
+
+  PluginLibrary library;
+  void* user;
+  void (*release)(void*);
+};
+
+// Calls an optional slot `fn(self, args..., err)`; a missing slot is a no-op.
+template <class Fn, class... Args>
+void call_slot(Fn fn, void* self, const char* what, Args... args) {
+  if (!fn) return;
+  ErrorBox err;
+  check(fn(self, args..., err.get()), err, what);
+}
+
+void require(bool ok, const char* kind, const std::string& name, const char* what) {
+  if (!ok) throw Error(StatusCode::kPlugin, std::string(kind) + " '" + name + "': " + what);
+}
+
+class PluginAggregateState final : public AggregateState {
+ public:
+  PluginAggregateState(std::shared_ptr<PluginUser> user,
+                       const qrs_aggregate_function_def& def, std::string name)
+      : user_(std::move(user)), def_(def), name_(std::move(name)) {
+    ErrorBox err;
+    check(def_.init(user_->user, &state_, err.get()), err, "aggregate " + name_ + " init");
+  }
+  ~PluginAggregateState() override {
+    if (def_.free_state) def_.free_state(user_->user, state_);
+  }
+  void step(std::span<const Value> args) override {
+    auto qargs = to_qrs(args);
+    ErrorBox err;
+    check(def_.step(user_->user, state_, qargs.data(), static_cast<uint32_t>(qargs.size()),
+                    err.get()),
+          err, "aggregate " + name_);
+  }
+  Value final() override {
+    ResultBox out;
+    ErrorBox err;
+    check(def_.final(user_->user, state_, out.get(), err.get()), err, "aggregate " + name_);
+    return out.take();
+  }
+
+ private:
+  std::shared_ptr<PluginUser> user_;
+  qrs_aggregate_function_def def_;
+  std::string name_;
+  void* state_ = nullptr;
+};
+
+}  // namespace
+
+// ---- module ----
+
+std::shared_ptr<PluginModule> PluginModule::make(std::string name, qrs_module module,
+                                                 PluginLibrary library) {
+  return std::shared_ptr<PluginModule>(
+      new PluginModule(std::move(name), module, std::move(library)));
+}
+
+PluginModule::PluginModule(std::string name, qrs_module module, PluginLibrary library)
+    : library_(std::move(library)), name_(std::move(name)), self_(module.self),
+      vt_(copy_struct(module.vt)) {
+  if (vt_.capabilities) {
+    qrs_module_capabilities c{};
+    c.struct_size = sizeof(c);
+    vt_.capabilities(self_, &c);
+    caps_.persistent = c.persistent != 0;
+    caps_.scan_snapshot_isolation = c.scan_snapshot_isolation != 0;
+  }
+}
+
+PluginModule::~PluginModule() {
+  if (vt_.release) vt_.release(self_);
+}
+
+std::unique_ptr<VtabTable> PluginModule::open(bool create, const TableSchema& schema) {
+  auto slot = create ? vt_.create : vt_.connect;
+  const char* what = create ? "create" : "connect";
+  if (!slot)
+    throw Error(StatusCode::kUnsupported, "module '" + name_ + "' does not support " + what);
+  SchemaView view(schema);
+  qrs_table out{};
+  ErrorBox err;
+  check(slot(self_, view.get(), &out, err.get()), err,
+        "module '" + name_ + "' " + what + " of table " + schema.name);
+  auto handle = std::make_shared<PluginTableHandle>();
+  handle->module = shared_from_this();
+  handle->self = out.self;
+  handle->vt = copy_struct(out.vt);  // out.vt == nullptr leaves every slot empty
+  if (!handle->vt.open_cursor || !handle->vt.update)
+    plugin_bug("module '" + name_ + "' returned a table without open_cursor/update");
+  return std::make_unique<PluginTable>(std::move(handle));
+}
+
+std::unique_ptr<VtabTable> PluginModule::create(const TableSchema& schema) {
+  return open(true, schema);
+}
+
+std::unique_ptr<VtabTable> PluginModule::connect(const TableSchema& schema) {
+  return open(false, schema);
+}
+
+void PluginModule::destroy(const std::string& schema_name, const std::string& table_name) {
+  if (!vt_.destroy) return;  // nothing to destroy beyond the connected instances
+  ErrorBox err;
+  check(vt_.destroy(self_, to_qrs(schema_name), to_qrs(table_name), err.get()), err,
+        "module '" + name_ + "' destroy of table " + table_name);
+}
+
+// ---- table ----
+
+PlanResult PluginTable::best_access_plan(const PlanRequest& req) {
+  PlanResult result;
+  result.handled.assign(req.filters.size(), false);
+  auto full_scan = [&] {
+    result.cost = 1e6;
+    result.rows = req.estimated_rows >= 0 ? req.estimated_rows : 1e6;
+    result.explain = "full scan";
+    return result;
+  };
+  if (!h_->vt.best_access_plan) return full_scan();
+
+  FilterViews fv(req.filters, req.ordering, false);
+  qrs_plan_request q{};
+  q.struct_size = sizeof(q);
+  q.filters = fv.filters();
+  q.filter_count = fv.filter_count();
+  q.ordering = fv.ordering();
+  q.ordering_count = fv.ordering_count();
+  q.limit = req.limit;
+  q.offset = req.offset;
+  q.estimated_rows = req.estimated_rows;
+  std::vector<uint8_t> handled(req.filters.size() + 1, 0);  // +1: never a null pointer
+  qrs_plan_result out{};
+  out.struct_size = sizeof(out);
+  out.handled_filters = handled.data();
+  ErrorBox err;
+  qrs_status st = h_->vt.best_access_plan(h_->self, &q, &out, err.get());
+  if (st == QRS_UNSUPPORTED) return full_scan();
+  check(st, err, "best_access_plan");
+
+  for (size_t i = 0; i < req.filters.size(); ++i) result.handled[i] = handled[i] != 0;
+  result.cost = out.cost;
+  result.rows = out.rows;
+  result.provides_ordering = out.provides_ordering != 0;
+  result.plan_id = out.plan_id;
+  result.explain.assign(out.explain, strnlen(out.explain, sizeof(out.explain)));
+  return result;
+}
+
+std::unique_ptr<VtabCursor> PluginTable::open_cursor(const ScanArgs& args) {
+  FilterViews fv(args.filters, args.ordering, true);
+  std::vector<uint8_t> handled(args.filters.size() + 1, 0);
+  for (size_t i = 0; i < args.filters.size() && i < args.handled.size(); ++i)
+    handled[i] = args.handled[i];
+  qrs_scan_args q{};
+  q.struct_size = sizeof(q);
+  q.plan_id = args.plan_id;
+  q.filters = fv.filters();
+  q.filter_count = fv.filter_count();
+  q.handled = handled.data();
+  q.provides_ordering = args.provides_ordering;
+  q.ordering = fv.ordering();
+  q.ordering_count = fv.ordering_count();
+  q.limit = args.limit;
+  qrs_cursor out{};
+  ErrorBox err;
+  check(h_->vt.open_cursor(h_->self, &q, &out, err.get()), err, "open_cursor");
+  return std::make_unique<PluginCursor>(h_, out);
+}
+
+UpdateResult PluginTable::update(RowOp op, std::span<const Value> values,
+                                 std::span<const Value> old_key, ConflictAction on_conflict) {
+  auto qvalues = to_qrs(values);
+  auto qkey = to_qrs(old_key);
+  qrs_update_args a{};
+  a.struct_size = sizeof(a);
+  a.op = static_cast<uint32_t>(op);
+  a.on_conflict = static_cast<uint32_t>(on_conflict);
+  a.values = {qvalues.data(), static_cast<uint32_t>(qvalues.size())};
+  a.old_key = {qkey.data(), static_cast<uint32_t>(qkey.size())};
+  qrs_update_result out{};
+  out.struct_size = sizeof(out);
+  ErrorBox err;
+  check(h_->vt.update(h_->self, &a, &out, err.get()), err, "update");
+
+  UpdateResult r;
+  switch (out.outcome) {
+    case QRS_UPDATE_OK: r.outcome = UpdateResult::Outcome::kOk; break;
+    case QRS_UPDATE_NOOP: r.outcome = UpdateResult::Outcome::kNoop; break;
+    case QRS_UPDATE_CONSTRAINT: r.outcome = UpdateResult::Outcome::kConstraint; break;
+    default: plugin_bug("update returned unknown outcome " + std::to_string(out.outcome));
+  }
+  if (r.outcome == UpdateResult::Outcome::kConstraint)
+    r.constraint_kind = static_cast<qrs_constraint_kind>(out.constraint_kind);
+  r.row = optional_row(out.row);
+  r.replaced_row = optional_row(out.replaced_row);
+  r.existing_row = optional_row(out.existing_row);
+  return r;
+}
+
+std::unique_ptr<VtabConnection> PluginTable::open_connection() {
+  if (!h_->vt.open_connection) return nullptr;
+  qrs_connection out{};
+  ErrorBox err;
+  qrs_status st = h_->vt.open_connection(h_->self, &out, err.get());
+  if (st == QRS_UNSUPPORTED) return nullptr;
+  check(st, err, "open_connection");
+  return std::make_unique<PluginConnection>(h_, out);
+}
+
+// ---- cursor ----
+
+PluginCursor::PluginCursor(std::shared_ptr<PluginTableHandle> table, qrs_cursor cursor)
+    : table_(std::move(table)), self_(cursor.self), vt_(copy_struct(cursor.vt)) {
+  if (!vt_.next_batch) {
+    if (vt_.close) vt_.close(self_);
+    plugin_bug("open_cursor returned a cursor without next_batch");
+  }
+}
+
+PluginCursor::~PluginCursor() {
+  if (vt_.close) vt_.close(self_);
+}
+
+bool PluginCursor::next_batch(std::vector<Row>& rows) {
+  rows.clear();
+  if (done_) return false;
+  qrs_row_batch b{};
+  b.struct_size = sizeof(b);
+  ErrorBox err;
+  qrs_status st = vt_.next_batch(self_, &b, err.get());
+  if (st != QRS_ROW && st != QRS_DONE && st != QRS_OK) err.raise(st, "next_batch");
+  if (b.row_count > 0 && b.cells == nullptr) plugin_bug("next_batch returned rows without cells");
+  rows.reserve(b.row_count);
+  for (uint32_t r = 0; r < b.row_count; ++r)
+    rows.push_back(copy_row(b.cells + size_t(r) * b.column_count, b.column_count));
+  done_ = st == QRS_DONE || b.row_count == 0;  // rows that came with DONE are still returned
+  return !rows.empty();
+}
+
+// ---- connection ----
+
+PluginConnection::PluginConnection(std::shared_ptr<PluginTableHandle> table, qrs_connection conn)
+    : table_(std::move(table)), self_(conn.self), vt_(copy_struct(conn.vt)) {}
+
+PluginConnection::~PluginConnection() {
+  if (vt_.close) vt_.close(self_);
+}
+
+void PluginConnection::begin() { call_slot(vt_.begin, self_, "begin"); }
+void PluginConnection::commit() { call_slot(vt_.commit, self_, "commit"); }
+void PluginConnection::rollback() { call_slot(vt_.rollback, self_, "rollback"); }
+void PluginConnection::savepoint(uint32_t depth) {
+  call_slot(vt_.savepoint, self_, "savepoint", depth);
+}
+void PluginConnection::release_savepoint(uint32_t depth) {
+  call_slot(vt_.release_savepoint, self_, "release_savepoint", depth);
+}
+void PluginConnection::rollback_to_savepoint(uint32_t depth) {
+  call_slot(vt_.rollback_to_savepoint, self_, "rollback_to_savepoint", depth);
+}
+
+// ---- functions and collations ----
+
+ScalarFunction make_plugin_scalar(const qrs_scalar_function_def& def, PluginLibrary library) {
+  auto user = std::make_shared<PluginUser>(std::move(library), def.user, def.release_user);
+  std::string name = fold(to_view(def.name), ::tolower);
+  require(!name.empty(), "function", name, "empty name");
+  require(def.call != nullptr, "function", name, "no call callback");
+  ScalarFunction fn;
+  fn.name = name;
+  fn.num_args = def.num_args;
+  fn.flags = def.flags;
+  fn.call = [user, call = def.call, name](std::span<const Value> args) {
+    auto qargs = to_qrs(args);
+    ResultBox out;
+    ErrorBox err;
+    check(call(user->user, qargs.data(), static_cast<uint32_t>(qargs.size()), out.get(), err.get()),
+          err, "function " + name);
+    return out.take();
+  };
+  fn.keepalive = user;
+  return fn;
+}
+
+AggregateFunction make_plugin_aggregate(const qrs_aggregate_function_def& def,
+                                        PluginLibrary library) {
+  auto user = std::make_shared<PluginUser>(std::move(library), def.user, def.release_user);
+  std::string name = fold(to_view(def.name), ::tolower);
+  require(!name.empty(), "aggregate", name, "empty name");
+  require(def.init && def.step && def.final, "aggregate", name, "missing init/step/final callback");
+  AggregateFunction fn;
+  fn.name = name;
+  fn.num_args = def.num_args;
+  fn.flags = def.flags;
+  fn.make_state = [user, def, name]() -> std::unique_ptr<AggregateState> {
+    return std::make_unique<PluginAggregateState>(user, def, name);
+  };
+  fn.keepalive = user;
+  return fn;
+}
+
+std::shared_ptr<const Collation> make_plugin_collation(const qrs_collation_def& def,
+                                                       PluginLibrary library) {
+  auto user = std::make_shared<PluginUser>(std::move(library), def.user, def.release_user);
+  std::string name = fold(to_view(def.name), ::toupper);
+  require(!name.empty(), "collation", name, "empty name");
+  require(def.compare != nullptr, "collation", name, "no compare callback");
+  return std::make_shared<const Collation>(name, def.compare, def.user, def.flags, user);
+}
+
+}  // namespace quereus

@@ -1,0 +1,120 @@
+// Host-side adapters: a plugin's C-ABI objects presented as engine interfaces
+// (VtabModule/VtabTable/VtabCursor/VtabConnection, ScalarFunction, AggregateFunction,
+// Collation).
+//
+// Lifetime: every adapter keeps the plugin's library loaded. Tables, cursors and
+// connections also keep their module alive, so a plugin's release slots run in order
+// (cursor close / connection close → table release → module release) and the library is
+// unloaded only after the last of them. Errors from the plugin are thrown as
+// quereus::Error with the plugin's status mapped to a StatusCode and its message.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "functions/function.h"
+#include "plugin/host_api.h"
+#include "types/collation.h"
+#include "vtab/module.h"
+
+namespace quereus {
+
+struct PluginTableHandle;  // a connected qrs_table, shared by a table and its cursors
+
+class PluginModule final : public VtabModule, public std::enable_shared_from_this<PluginModule> {
+ public:
+  // Takes ownership of `module` (its release slot runs when the last reference goes).
+  // Reads the module's capabilities once.
+  static std::shared_ptr<PluginModule> make(std::string name, qrs_module module,
+                                            PluginLibrary library);
+  ~PluginModule() override;
+  PluginModule(const PluginModule&) = delete;
+  PluginModule& operator=(const PluginModule&) = delete;
+
+  const std::string& name() const { return name_; }
+
+  std::unique_ptr<VtabTable> create(const TableSchema& schema) override;
+  std::unique_ptr<VtabTable> connect(const TableSchema& schema) override;
+  void destroy(const std::string& schema_name, const std::string& table_name) override;
+  ModuleCapabilities capabilities() const override { return caps_; }
+
+ private:
+  PluginModule(std::string name, qrs_module module, PluginLibrary library);
+  std::unique_ptr<VtabTable> open(bool create, const TableSchema& schema);
+
+  PluginLibrary library_;  // first member: destroyed last, after release ran
+  std::string name_;
+  void* self_;
+  qrs_module_vtable vt_;
+  ModuleCapabilities caps_;
+};
+
+class PluginTable final : public VtabTable {
+ public:
+  explicit PluginTable(std::shared_ptr<PluginTableHandle> handle) : h_(std::move(handle)) {}
+  // Releases the plugin table once its cursors and connections are gone too.
+  ~PluginTable() override = default;
+
+  // Without a best_access_plan slot (or on QRS_UNSUPPORTED): a full scan, cost 1e6.
+  PlanResult best_access_plan(const PlanRequest& req) override;
+  std::unique_ptr<VtabCursor> open_cursor(const ScanArgs& args) override;
+  UpdateResult update(RowOp op, std::span<const Value> values, std::span<const Value> old_key,
+                      ConflictAction on_conflict) override;
+  // nullptr when the module does not take part in transactions.
+  std::unique_ptr<VtabConnection> open_connection() override;
+
+ private:
+  std::shared_ptr<PluginTableHandle> h_;
+};
+
+class PluginCursor final : public VtabCursor {
+ public:
+  // Takes ownership of `cursor`; closes it (and throws) when it has no next_batch slot.
+  PluginCursor(std::shared_ptr<PluginTableHandle> table, qrs_cursor cursor);
+  ~PluginCursor() override;  // calls close
+  PluginCursor(const PluginCursor&) = delete;
+  PluginCursor& operator=(const PluginCursor&) = delete;
+
+  bool next_batch(std::vector<Row>& rows) override;
+
+ private:
+  std::shared_ptr<PluginTableHandle> table_;
+  void* self_;
+  qrs_cursor_vtable vt_;
+  bool done_ = false;
+};
+
+class PluginConnection final : public VtabConnection {
+ public:
+  // Takes ownership of `conn`. A missing slot is a no-op.
+  PluginConnection(std::shared_ptr<PluginTableHandle> table, qrs_connection conn);
+  ~PluginConnection() override;  // calls close
+  PluginConnection(const PluginConnection&) = delete;
+  PluginConnection& operator=(const PluginConnection&) = delete;
+
+  void begin() override;
+  void commit() override;
+  void rollback() override;
+  void savepoint(uint32_t depth) override;
+  void release_savepoint(uint32_t depth) override;
+  void rollback_to_savepoint(uint32_t depth) override;
+
+ private:
+  std::shared_ptr<PluginTableHandle> table_;
+  void* self_;
+  qrs_connection_vtable vt_;
+};
+
+// Function and collation adapters. Each takes ownership of the definition's `user`
+// (release_user runs when the last copy of the result goes, even when these throw) and
+// throws Error(kPlugin) on a malformed definition (empty name, missing callback).
+// REQUIRES: the def is a host-sized copy (copy_struct). Names: functions lower-case,
+// collations upper-case.
+ScalarFunction make_plugin_scalar(const qrs_scalar_function_def& def, PluginLibrary library);
+AggregateFunction make_plugin_aggregate(const qrs_aggregate_function_def& def,
+                                        PluginLibrary library);
+std::shared_ptr<const Collation> make_plugin_collation(const qrs_collation_def& def,
+                                                       PluginLibrary library);
+
+}  // namespace quereus

@@ -1,0 +1,356 @@
+// Plugin loading: manifest and hash verification before any plugin code runs, then
+// dlopen, entry call and an all-or-nothing commit of the plugin's registrations.
+#include "plugin/plugin_loader.h"
+
+#include <dlfcn.h>
+#include <openssl/evp.h>
+#include <spdlog/spdlog.h>
+
+#include <boost/dll/shared_library.hpp>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "plugin/module_adapter.h"
+
+namespace quereus {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string fold(std::string_view s, int (*f)(int)) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(f(static_cast<unsigned char>(c)));
+  return out;
+}
+std::string lower(std::string_view s) { return fold(s, ::tolower); }
+
+std::optional<std::string> read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Value json_to_value(const json& j) {
+  if (j.is_null()) return Value();
+  if (j.is_boolean()) return Value::Boolean(j.get<bool>());
+  if (j.is_number_integer()) return Value::Integer(j.get<int64_t>());
+  if (j.is_number()) return Value::Real(j.get<double>());
+  if (j.is_string()) return Value::Text(j.get<std::string>());
+  return Value::Json(j.dump());
+}
+
+// Validates the manifest's shape; returns the first problem, or "".
+std::string parse_manifest(const json& j, PluginManifest& m) {
+  if (!j.is_object()) return "not a JSON object";
+  for (const char* key : {"name", "version"})
+    if (!j.contains(key) || !j[key].is_string()) return std::string("missing string '") + key + "'";
+  m.name = j["name"].get<std::string>();
+  m.version = j["version"].get<std::string>();
+  const json* abi = j.contains("abi") ? &j["abi"] : nullptr;
+  for (const char* key : {"major", "minor"})
+    if (!abi || !abi->is_object() || !abi->contains(key) || !(*abi)[key].is_number_integer())
+      return std::string("missing integer 'abi.") + key + "'";
+  m.abi_major = (*abi)["major"].get<int>();
+  m.abi_minor = (*abi)["minor"].get<int>();
+  if (!j.contains("provides") || !j["provides"].is_object()) return "missing object 'provides'";
+  const json& provides = j["provides"];
+  for (auto [key, list] : {std::pair{"modules", &m.modules}, {"collations", &m.collations},
+                           {"functions", &m.functions}}) {
+    const json* a = provides.contains(key) ? &provides[key] : nullptr;
+    if (!a || !a->is_array()) return std::string("missing array 'provides.") + key + "'";
+    for (const json& name : *a) {
+      if (!name.is_string()) return std::string("'provides.") + key + "' must hold strings";
+      list->push_back(name.get<std::string>());
+    }
+  }
+  if (!j.contains("settings")) return "";
+  const json& settings = j["settings"];
+  m.settings.emplace();
+  if (settings.is_object()) {  // { "key": { "default": … }, … }
+    for (const auto& [key, decl] : settings.items())
+      m.settings->push_back({key, decl.is_object() && decl.contains("default")
+                                      ? std::optional(json_to_value(decl["default"]))
+                                      : std::nullopt});
+  } else if (settings.is_array()) {  // [ { "key": …, "default": … }, … ]
+    for (const json& decl : settings) {
+      if (!decl.is_object() || !decl.contains("key") || !decl["key"].is_string())
+        return "each of 'settings' must be an object with a string 'key'";
+      m.settings->push_back({decl["key"].get<std::string>(),
+                             decl.contains("default") ? std::optional(json_to_value(decl["default"]))
+                                                      : std::nullopt});
+    }
+  } else {
+    return "'settings' must be an array or an object";
+  }
+  return "";
+}
+
+bool declared(const std::vector<std::string>& list, std::string_view name) {
+  std::string key = lower(name);
+  for (const std::string& n : list)
+    if (lower(n) == key) return true;
+  return false;
+}
+
+// Registrations of one plugin, staged until its entry returned. Each is tried on a copy
+// of the registry at once, so a collision is reported to the plugin and to the user with
+// the registry's own message; nothing reaches the real registry before commit().
+struct Staging {
+  Staging(const Registry& registry, const PluginManifest& m, PluginLibrary lib, std::string o)
+      : trial(registry), manifest(m), library(std::move(lib)), origin(std::move(o)) {}
+
+  Registry trial;
+  const PluginManifest& manifest;
+  PluginLibrary library;
+  std::string origin;
+  std::vector<std::pair<std::string, std::shared_ptr<PluginModule>>> modules;
+  std::vector<std::shared_ptr<const Collation>> collations;
+  std::vector<ScalarFunction> scalars;
+  std::vector<AggregateFunction> aggregates;
+  std::string failure;  // the first refused registration
+
+  void require_declared(const char* kind, const std::string& name,
+                        const std::vector<std::string>& list, const char* field) {
+    if (!declared(list, name))
+      throw Error(StatusCode::kPlugin, std::string(kind) + " '" + name +
+                                           "' is not declared in the manifest's provides." + field);
+  }
+
+  // Runs one registration; never throws (it is called from plugin code).
+  template <class F>
+  static qrs_status guard(void* ctx, qrs_error* err, F&& f) {
+    auto& s = *static_cast<Staging*>(ctx);
+    std::string why;
+    try {
+      f(s);
+      return QRS_OK;
+    } catch (const std::exception& e) {
+      why = e.what();
+    } catch (...) {
+      why = "unknown error";
+    }
+    if (s.failure.empty()) s.failure = why;
+    if (err && err->set_message) err->set_message(err, why.data(), why.size());
+    return QRS_CONSTRAINT;
+  }
+
+  static qrs_status add_module(void* ctx, qrs_string name, qrs_module module, qrs_error* err) {
+    return guard(ctx, err, [&](Staging& s) {
+      std::string n(to_view(name));
+      auto m = PluginModule::make(n, module, s.library);  // owns `module` from here on
+      s.modules.emplace_back(lower(n), m);
+      if (module.vt == nullptr) throw Error(StatusCode::kPlugin, "module '" + n + "' has no vtable");
+      s.require_declared("module", n, s.manifest.modules, "modules");
+      s.trial.add_module(n, m, s.origin);
+    });
+  }
+  static qrs_status add_scalar(void* ctx, const qrs_scalar_function_def* def, qrs_error* err) {
+    return guard(ctx, err, [&](Staging& s) {
+      s.scalars.push_back(make_plugin_scalar(copy_struct(def), s.library));
+      s.require_declared("function", s.scalars.back().name, s.manifest.functions, "functions");
+      s.trial.add_scalar(s.scalars.back(), s.origin);
+    });
+  }
+  static qrs_status add_aggregate(void* ctx, const qrs_aggregate_function_def* def,
+                                  qrs_error* err) {
+    return guard(ctx, err, [&](Staging& s) {
+      s.aggregates.push_back(make_plugin_aggregate(copy_struct(def), s.library));
+      s.require_declared("function", s.aggregates.back().name, s.manifest.functions, "functions");
+      s.trial.add_aggregate(s.aggregates.back(), s.origin);
+    });
+  }
+  static qrs_status add_collation(void* ctx, const qrs_collation_def* def, qrs_error* err) {
+    return guard(ctx, err, [&](Staging& s) {
+      s.collations.push_back(make_plugin_collation(copy_struct(def), s.library));
+      s.require_declared("collation", s.collations.back()->name(), s.manifest.collations,
+                         "collations");
+      s.trial.add_collation(s.collations.back(), s.origin);
+    });
+  }
+};
+
+}  // namespace
+
+Status read_plugin_manifest(const std::string& library_path, PluginManifest& out) {
+  fs::path lib(library_path);
+  fs::path file = lib.parent_path() / (lib.stem().string() + ".plugin.json");
+  auto text = read_text(file);
+  if (!text) return Status(StatusCode::kPlugin, "not a plugin: no manifest " + file.string());
+  json j = json::parse(*text, nullptr, false);
+  if (j.is_discarded())
+    return Status(StatusCode::kPlugin, "not a plugin: malformed manifest " + file.string());
+  PluginManifest m;
+  std::string problem = parse_manifest(j, m);
+  if (!problem.empty())
+    return Status(StatusCode::kPlugin, "not a plugin: manifest " + file.string() + ": " + problem);
+  m.json = std::move(*text);
+  out = std::move(m);
+  return Status::Ok();
+}
+
+std::optional<std::string> sha256_file_hex(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) return std::nullopt;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof(buf)) || in.gcount() > 0)
+    if (EVP_DigestUpdate(ctx.get(), buf, static_cast<size_t>(in.gcount())) != 1) return std::nullopt;
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_DigestFinal_ex(ctx.get(), md, &len) != 1) return std::nullopt;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned int i = 0; i < len; ++i) {
+    hex += kHex[md[i] >> 4];
+    hex += kHex[md[i] & 15];
+  }
+  return hex;
+}
+
+PluginLoader::PluginLoader(std::shared_ptr<Registry> registry, std::vector<std::string> search_dirs)
+    : registry_(std::move(registry)), search_dirs_(std::move(search_dirs)) {}
+
+std::optional<std::string> PluginLoader::resolve(const std::string& path) const {
+  auto found = [](const fs::path& p) -> std::optional<std::string> {
+    std::error_code ec;
+    if (!fs::is_regular_file(p, ec)) return std::nullopt;
+    return fs::absolute(p, ec).lexically_normal().string();
+  };
+  if (path.find('/') != std::string::npos) return found(path);
+  std::string file = fs::path(path).extension() == ".so" ? path : path + ".so";
+  for (const std::string& dir : search_dirs_)
+    if (auto p = found(fs::path(dir) / file)) return p;
+  return std::nullopt;
+}
+
+Status PluginLoader::load(const PluginSpec& spec) {
+  std::string shown = spec.path;
+  auto refuse = [&](const std::string& reason) {
+    std::string m = "plugin '" + shown + "': " + reason;
+    if (!spec.origin.empty()) m += " (at " + spec.origin + ")";
+    return Status(StatusCode::kPlugin, m);
+  };
+
+  // 1. The file.
+  auto resolved = resolve(spec.path);
+  if (!resolved) {
+    std::string where;
+    if (spec.path.find('/') == std::string::npos) {
+      for (const std::string& d : search_dirs_) where += (where.empty() ? "" : ", ") + d;
+      where = " (searched: " + (where.empty() ? std::string("no search directories") : where) + ")";
+    }
+    return refuse("file not found" + where);
+  }
+  shown = *resolved;
+
+  // 2-4. Manifest, ABI, hash: no plugin code has run yet.
+  PluginManifest manifest;
+  if (Status st = read_plugin_manifest(*resolved, manifest); !st.ok())
+    return refuse(st.raw_message());
+  if (manifest.abi_major != QRS_ABI_MAJOR)
+    return refuse("ABI major mismatch: plugin built for ABI " + std::to_string(manifest.abi_major) +
+                  ", host speaks ABI " + std::to_string(QRS_ABI_MAJOR));
+  if (spec.sha256) {
+    auto actual = sha256_file_hex(*resolved);
+    if (!actual) return refuse("cannot read the library file to hash it");
+    if (lower(*spec.sha256) != *actual)
+      return refuse("SHA-256 mismatch: expected " + lower(*spec.sha256) + ", actual " + *actual);
+  }
+  std::vector<std::pair<std::string, Value>> settings = spec.settings;
+  if (manifest.settings) {
+    for (const auto& [key, value] : settings) {
+      bool known = false;
+      for (const auto& decl : *manifest.settings) known = known || decl.key == key;
+      if (!known) return refuse("unknown setting '" + key + "' (not declared in the manifest)");
+    }
+    for (const auto& decl : *manifest.settings) {
+      bool given = false;
+      for (const auto& s : settings) given = given || s.first == decl.key;
+      if (!given && decl.default_value) settings.emplace_back(decl.key, *decl.default_value);
+    }
+  }
+
+  // 5. Load and check the embedded manifest.
+  auto lib = std::make_shared<boost::dll::shared_library>();
+  boost::dll::fs::error_code ec;
+  lib->load(boost::dll::fs::path(*resolved), ec,
+            boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+  if (ec) {
+    const char* why = dlerror();
+    return refuse("not a plugin: cannot load the library: " + std::string(why ? why : ec.message()));
+  }
+  if (!lib->has(QRS_PLUGIN_ENTRY_V1))
+    return refuse("not a plugin: no " QRS_PLUGIN_ENTRY_V1 " symbol");
+  if (!lib->has(QRS_PLUGIN_MANIFEST_V1))
+    return refuse("not a plugin: no " QRS_PLUGIN_MANIFEST_V1 " symbol");
+  const char* embedded = lib->get<const char*()>(QRS_PLUGIN_MANIFEST_V1)();
+  json sidecar = json::parse(manifest.json);
+  json inner = embedded ? json::parse(embedded, nullptr, false) : json();
+  if (inner.is_discarded() || inner != sidecar)
+    return refuse("the embedded manifest differs from the sidecar " +
+                  fs::path(*resolved).replace_extension(".plugin.json").string());
+  auto entry = lib->get<std::remove_pointer_t<qrs_plugin_entry_v1_fn>>(QRS_PLUGIN_ENTRY_V1);
+
+  // 6. Run the entry against a staging registrar.
+  PluginLibrary library = lib;
+  std::string origin = "plugin '" + shown + "'";
+  if (!spec.origin.empty()) origin += " (" + spec.origin + ")";
+  Staging staging(*registry_, manifest, library, origin);
+  std::vector<qrs_option> options;
+  for (const auto& [key, value] : settings) options.push_back({to_qrs(key), to_qrs(value)});
+  qrs_registrar reg{};
+  reg.struct_size = sizeof(reg);
+  reg.ctx = &staging;
+  reg.settings = options.data();
+  reg.setting_count = static_cast<uint32_t>(options.size());
+  reg.register_module = &Staging::add_module;
+  reg.register_scalar = &Staging::add_scalar;
+  reg.register_aggregate = &Staging::add_aggregate;
+  reg.register_collation = &Staging::add_collation;
+  ErrorBox err;
+  qrs_status st = entry(host_api(), &reg, err.get());
+  if (!staging.failure.empty()) return refuse(staging.failure);  // staged objects released here
+  if (st != QRS_OK)
+    return refuse(std::string(QRS_PLUGIN_ENTRY_V1 " failed (") + qrs_status_name(st) + ")" +
+                  (err.message().empty() ? "" : ": " + err.message()));
+
+  // 7. Commit. Every registration already succeeded on a copy of the registry.
+  LoadedPlugin record{shown, spec.origin, manifest, {}, {}, {}, library};
+  for (auto& [name, module] : staging.modules) {
+    registry_->add_module(name, module, origin);
+    record.modules.push_back(name);
+  }
+  for (auto& c : staging.collations) {
+    registry_->add_collation(c, origin);
+    record.collations.push_back(c->name());
+  }
+  for (auto& f : staging.scalars) {
+    record.functions.push_back(f.name);
+    registry_->add_scalar(std::move(f), origin);
+  }
+  for (auto& f : staging.aggregates) {
+    record.functions.push_back(f.name);
+    registry_->add_aggregate(std::move(f), origin);
+  }
+  auto warn_missing = [&](const std::vector<std::string>& declared_names,
+                          const std::vector<std::string>& registered, const char* kind) {
+    for (const std::string& n : declared_names)
+      if (!declared(registered, n))
+        spdlog::warn("{}: declares {} '{}' but did not register it", origin, kind, n);
+  };
+  warn_missing(manifest.modules, record.modules, "module");
+  warn_missing(manifest.collations, record.collations, "collation");
+  warn_missing(manifest.functions, record.functions, "function");
+  spdlog::info("loaded {} {} from {}", manifest.name, manifest.version, shown);
+  loaded_.push_back(std::move(record));
+  return Status::Ok();
+}
+
+}  // namespace quereus

@@ -1,0 +1,112 @@
+// PluginLoader: finds, verifies and loads plugin shared libraries and registers what
+// they provide in the Registry.
+//
+// Loading one plugin, in order:
+//   1. resolve the file (a path, or a bare name looked up as <dir>/<name>.so);
+//   2. read and validate the sidecar manifest <dir>/<stem>.plugin.json;
+//   3. refuse an ABI major other than the host's;
+//   4. verify the pinned SHA-256 of the library file, if any;
+//   only then is plugin code run:
+//   5. dlopen (Boost.DLL), resolve qrs_plugin_entry_v1 and qrs_plugin_manifest_v1, and
+//      require the embedded manifest to equal the sidecar (as JSON);
+//   6. call the entry; registrations are staged and checked (declared in the manifest's
+//      `provides`, no name taken in the Registry or twice by the plugin);
+//   7. commit everything to the Registry, or nothing.
+//
+// Manifest (JSON):
+//   { "name": "sample", "version": "1.0.0",
+//     "abi": { "major": 1, "minor": 0 },
+//     "provides": { "modules": [..], "collations": [..], "functions": [..] },
+//     "settings": [ { "key": "k", "type": "string", "default": .. }, .. ]   // optional
+//   }
+// When `settings` is present, a setting the deployment gives that it does not declare is
+// refused, and declared defaults are passed for settings the deployment omits.
+//
+// Registration ownership: a registration call always transfers ownership of the module's
+// `self` / the definition's `user` to the host, even when it is refused (the host then
+// releases it after the entry returns).
+//
+// A loaded plugin is never unloaded while anything it created lives: every adapter holds
+// the library (PluginLibrary), and so does the loader.
+//
+// Thread safety: not thread-safe; load plugins before the Registry is used concurrently.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+#include "core/registry.h"
+#include "plugin/host_api.h"
+#include "types/value.h"
+
+namespace quereus {
+
+// One `plugins:` entry of a deployment.
+struct PluginSpec {
+  std::string path;                    // a file path, or a bare name looked up in the search dirs
+  std::optional<std::string> sha256;   // pinned hex digest of the library file (any case)
+  std::vector<std::pair<std::string, Value>> settings;  // handed to the plugin's entry
+  std::string origin;                  // "file:line" of the YAML entry, for messages ("" if none)
+};
+
+// One setting a manifest declares.
+struct PluginSettingDecl {
+  std::string key;
+  std::optional<Value> default_value;
+};
+
+// A plugin's manifest, as read from its sidecar file.
+struct PluginManifest {
+  std::string name;
+  std::string version;
+  int abi_major = 0;
+  int abi_minor = 0;
+  std::vector<std::string> modules;     // provides.modules
+  std::vector<std::string> collations;  // provides.collations
+  std::vector<std::string> functions;   // provides.functions (scalar and aggregate)
+  std::optional<std::vector<PluginSettingDecl>> settings;  // nullopt: none declared
+  std::string json;                     // the sidecar's text
+};
+
+// One plugin the loader accepted.
+struct LoadedPlugin {
+  std::string path;  // the resolved library file
+  std::string origin;
+  PluginManifest manifest;
+  // What it registered (registry names: modules and functions lower-case, collations upper-case).
+  std::vector<std::string> modules, collations, functions;
+  PluginLibrary library;
+};
+
+class PluginLoader {
+ public:
+  PluginLoader(std::shared_ptr<Registry> registry, std::vector<std::string> search_dirs);
+
+  // Loads one plugin and registers everything it provides, or nothing. On refusal returns
+  // Status(kPlugin, "plugin '<path>': <reason>"), with " (at <origin>)" appended when the
+  // spec has an origin.
+  Status load(const PluginSpec& spec);
+
+  const std::vector<LoadedPlugin>& loaded() const { return loaded_; }
+
+  // The absolute path `path` names (see PluginSpec::path), or nullopt when absent.
+  std::optional<std::string> resolve(const std::string& path) const;
+
+ private:
+  std::shared_ptr<Registry> registry_;
+  std::vector<std::string> search_dirs_;
+  std::vector<LoadedPlugin> loaded_;
+};
+
+// Reads and validates the sidecar manifest of `library_path` without loading the library.
+// Errors are the bare reason ("not a plugin: …").
+Status read_plugin_manifest(const std::string& library_path, PluginManifest& out);
+
+// The lower-case hex SHA-256 of a file's contents, or nullopt when it cannot be read.
+std::optional<std::string> sha256_file_hex(const std::string& path);
+
+}  // namespace quereus

@@ -1,0 +1,56 @@
+// modules/mem/mem_module.cc — the table registry and the plugin entry of mem.so.
+#include "mem_module.h"
+
+#include <utility>
+
+#include "mem_table.h"
+
+extern const char kMemManifest[];  // mem.plugin.json, embedded by CMake
+
+namespace quereus::mem {
+namespace {
+
+std::string registry_key(std::string_view schema, std::string_view table) {
+  std::string k;
+  k.reserve(schema.size() + table.size() + 1);
+  for (char c : schema) k += static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+  k += '\0';  // separator: identifiers do not contain NUL
+  for (char c : table) k += static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+  return k;
+}
+
+void register_mem(sdk::Registrar& registrar) {
+  auto module = std::make_shared<MemModule>();
+  registrar.add_module("memory", module);
+  registrar.add_module("mem", module);
+}
+
+}  // namespace
+
+std::unique_ptr<sdk::Table> MemModule::create(const sdk::TableSchema& schema) {
+  auto store = std::make_shared<TableStore>(schema);
+  std::lock_guard lock(mu_);
+  auto [it, inserted] = tables_.emplace(registry_key(schema.schema_name, schema.table_name), store);
+  if (!inserted)
+    throw sdk::Error::generic("table " + schema.schema_name + "." + schema.table_name + " already exists");
+  return std::make_unique<MemTable>(std::move(store));
+}
+
+std::unique_ptr<sdk::Table> MemModule::connect(const sdk::TableSchema& schema) {
+  std::string key = registry_key(schema.schema_name, schema.table_name);
+  std::lock_guard lock(mu_);
+  auto it = tables_.find(key);
+  if (it == tables_.end()) it = tables_.emplace(key, std::make_shared<TableStore>(schema)).first;
+  if (it->second->schema().columns.size() != schema.columns.size())
+    throw sdk::Error::schema("table " + schema.table_name + " is stored with a different column count");
+  return std::make_unique<MemTable>(it->second);
+}
+
+void MemModule::destroy(std::string_view schema_name, std::string_view table_name) {
+  std::lock_guard lock(mu_);
+  tables_.erase(registry_key(schema_name, table_name));
+}
+
+}  // namespace quereus::mem
+
+QUEREUS_PLUGIN(kMemManifest, quereus::mem::register_mem)

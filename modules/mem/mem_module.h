@@ -1,0 +1,40 @@
+// modules/mem/mem_module.h — the in-memory storage module ("memory", alias "mem").
+//
+// The reference module: tables ordered by primary key in memory, with transactions and
+// savepoints per table instance and primary-key access planning. Storage is keyed by
+// (schema, lower-case table name) and shared by every instance connected to it; it lives
+// until destroy (DROP TABLE) or the end of the process.
+#ifndef QUEREUS_MODULES_MEM_MEM_MODULE_H_
+#define QUEREUS_MODULES_MEM_MEM_MODULE_H_
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "quereus/sdk.hpp"
+#include "table_store.h"
+
+namespace quereus::mem {
+
+class MemModule : public sdk::Module {
+ public:
+  // Fails with QRS_ERROR when schema.table exists.
+  std::unique_ptr<sdk::Table> create(const sdk::TableSchema& schema) override;
+  // Connects to schema.table; storage that does not exist yet is created empty (an
+  // in-memory table has nothing to reopen).
+  std::unique_ptr<sdk::Table> connect(const sdk::TableSchema& schema) override;
+  // Drops the storage; unknown tables are ignored.
+  void destroy(std::string_view schema_name, std::string_view table_name) override;
+  // Not persistent; scans see writes made while they run (no snapshot isolation).
+  sdk::Capabilities capabilities() const override { return {}; }
+
+ private:
+  std::mutex mu_;  // guards tables_
+  std::map<std::string, std::shared_ptr<TableStore>> tables_;
+};
+
+}  // namespace quereus::mem
+
+#endif  // QUEREUS_MODULES_MEM_MEM_MODULE_H_

@@ -1,0 +1,257 @@
+// modules/mem/mem_table.cc — MemTable, its cursor and its connection.
+#include "mem_table.h"
+
+#include <iterator>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "access_plan.h"
+
+namespace quereus::mem {
+namespace {
+
+using sdk::Filter;
+using sdk::FilterOp;
+
+// A handled filter, re-checked on every row the seek yields (NULLs inside a range,
+// claims that the seek does not narrow by itself).
+struct Check {
+  Filter filter;
+  sdk::Collation collation;
+
+  bool matches(const Row& row) const {
+    const Value& cell = row[filter.column];
+    if (filter.op == FilterOp::kIsNull) return cell.is_null();
+    if (filter.op == FilterOp::kIsNotNull) return !cell.is_null();
+    if (cell.is_null()) return false;
+    if (filter.op == FilterOp::kIn) {
+      for (const Value& v : filter.in_values)
+        if (!v.is_null() && sdk::compare_values(cell, v, collation) == 0) return true;
+      return false;
+    }
+    if (filter.value.is_null()) return false;
+    int c = sdk::compare_values(cell, filter.value, collation);
+    switch (filter.op) {
+      case FilterOp::kEq: return c == 0;
+      case FilterOp::kGt: return c > 0;
+      case FilterOp::kGe: return c >= 0;
+      case FilterOp::kLt: return c < 0;
+      case FilterOp::kLe: return c <= 0;
+      default: return true;  // an op we never claim
+    }
+  }
+};
+
+class MemCursor : public sdk::Cursor {
+ public:
+  MemCursor(std::shared_ptr<TableTxn> txn, std::vector<KeyRange> ranges, bool reverse, std::vector<Check> checks,
+            int64_t limit)
+      : txn_(std::move(txn)), ranges_(std::move(ranges)), reverse_(reverse), checks_(std::move(checks)),
+        limit_(limit) {}
+
+  void next_batch(sdk::RowBatch& out) override {
+    const TableStore& store = txn_->store();
+    const KeyOrder& order = store.order();
+    std::shared_lock lock(store.mutex());
+    const RowSet& rows = store.rows();
+    const PendingMap& pending = txn_->pending();
+    while (!out.full() && next_range_ < ranges_.size() && limit_ != 0) {
+      const KeyRange& r = ranges_[reverse_ ? ranges_.size() - 1 - next_range_ : next_range_];
+      bool range_done;
+      if (!reverse_) {
+        Probe from = last_ ? order.at(*last_, Probe::kAfter) : r.lo.probe();
+        range_done = walk(rows.lower_bound(from), rows.end(), pending.lower_bound(from), pending.end(), 1,
+                          r.hi.probe(), out);
+      } else {
+        Probe from = last_ ? order.at(*last_, Probe::kBefore) : r.hi.probe();
+        range_done = walk(std::make_reverse_iterator(rows.lower_bound(from)), rows.rend(),
+                          std::make_reverse_iterator(pending.lower_bound(from)), pending.rend(), -1, r.lo.probe(),
+                          out);
+      }
+      if (range_done) {
+        ++next_range_;
+        last_.reset();
+      }
+    }
+  }
+
+ private:
+  // Merges committed rows (c) with pending changes (p) in direction `dir` until `stop`;
+  // pending wins on equal keys. Returns true when the range is exhausted, false when the
+  // batch filled up (the walk resumes after last_).
+  template <class CIt, class PIt>
+  bool walk(CIt c, CIt c_end, PIt p, PIt p_end, int dir, const Probe& stop, sdk::RowBatch& out) {
+    const KeyOrder& order = txn_->store().order();
+    for (;;) {
+      bool has_c = c != c_end, has_p = p != p_end;
+      if (!has_c && !has_p) return true;
+      int cmp = !has_p ? -1 : !has_c ? 1 : dir * order.compare(**c, *p->first);
+      const RowPtr& key = cmp < 0 ? *c : p->first;
+      if (dir * order.compare(*key, stop) > 0) return true;
+      RowPtr row = cmp < 0 ? *c : p->second;
+      last_ = key;
+      if (cmp <= 0) ++c;
+      if (cmp >= 0) ++p;
+      if (!row || !matches(*row)) continue;  // deleted in this transaction, or filtered out
+      out.add(std::move(row));
+      if (limit_ > 0 && --limit_ == 0) return true;
+      if (out.full()) return false;
+    }
+  }
+
+  bool matches(const Row& row) const {
+    for (const Check& c : checks_)
+      if (!c.matches(row)) return false;
+    return true;
+  }
+
+  std::shared_ptr<TableTxn> txn_;
+  std::vector<KeyRange> ranges_;
+  bool reverse_;
+  std::vector<Check> checks_;
+  int64_t limit_;  // rows still allowed, -1 for no cap
+  size_t next_range_ = 0;
+  RowPtr last_;  // key of the last row visited in the current range
+};
+
+class MemConnection : public sdk::Connection {
+ public:
+  explicit MemConnection(std::shared_ptr<TableTxn> txn) : txn_(std::move(txn)) {}
+  ~MemConnection() override {
+    try {
+      std::unique_lock lock(txn_->store().mutex());
+      if (txn_->active()) txn_->rollback();
+    } catch (...) {
+    }
+  }
+
+  void begin() override { locked([&] { txn_->begin(); }); }
+  void commit() override { locked([&] { txn_->commit(); }); }
+  void rollback() override { locked([&] { txn_->rollback(); }); }
+  void savepoint(uint32_t depth) override { locked([&] { txn_->savepoint(depth); }); }
+  void release_savepoint(uint32_t depth) override { locked([&] { txn_->release_savepoint(depth); }); }
+  void rollback_to_savepoint(uint32_t depth) override { locked([&] { txn_->rollback_to_savepoint(depth); }); }
+
+ private:
+  template <class F>
+  void locked(F&& f) {
+    std::unique_lock lock(txn_->store().mutex());
+    f();
+  }
+
+  std::shared_ptr<TableTxn> txn_;
+};
+
+}  // namespace
+
+sdk::PlanResult MemTable::best_access_plan(const sdk::PlanRequest& request) {
+  const KeyOrder& order = store_->order();
+  std::vector<bool> usable(request.filters.size());
+  for (size_t i = 0; i < usable.size(); ++i) usable[i] = request.filters[i].usable;
+  Seek seek = choose_seek(order, request.filters, usable);
+  OrderingClaim claim = claim_ordering(store_->schema(), order, seek, request.ordering);
+  double row_count;
+  {
+    std::shared_lock lock(store_->mutex());
+    row_count = static_cast<double>(store_->rows().size());
+  }
+  sdk::PlanResult r;
+  r.handled = seek.handled(request.filters.size());
+  estimate(order, seek, request.filters, row_count, &r.cost, &r.rows);
+  r.provides_ordering = claim.provides;
+  r.plan_id = encode_plan_id(seek.kind, claim.reverse);
+  r.explain = describe(seek, claim);
+  return r;
+}
+
+std::unique_ptr<sdk::Cursor> MemTable::open_cursor(const sdk::ScanArgs& args) {
+  const sdk::TableSchema& schema = store_->schema();
+  const KeyOrder& order = store_->order();
+  Seek seek = choose_seek(order, args.filters, args.handled);
+  std::vector<Check> checks;
+  bool all_handled = true;
+  for (size_t i = 0; i < args.filters.size(); ++i) {
+    const Filter& f = args.filters[i];
+    if (!args.handled[i]) {
+      all_handled = false;
+      continue;
+    }
+    if (f.column >= schema.columns.size()) throw sdk::Error::misuse("filter on column " + std::to_string(f.column));
+    sdk::Collation coll = schema.columns[f.column].collation;
+    for (size_t m = 0; m < order.size(); ++m)
+      if (order.member(m).column == f.column) coll = order.member(m).collation;
+    checks.push_back(Check{f, std::move(coll)});
+  }
+  // A pushed limit is only safe when no residual filter runs above the scan.
+  int64_t limit = all_handled && args.limit >= 0 ? args.limit : -1;
+  return std::make_unique<MemCursor>(txn_, build_ranges(order, seek, args.filters), plan_reverse(args.plan_id),
+                                     std::move(checks), limit);
+}
+
+sdk::UpdateResult MemTable::update(sdk::UpdateArgs args) {
+  const sdk::TableSchema& schema = store_->schema();
+  const KeyOrder& order = store_->order();
+  auto check_row = [&] {
+    if (args.values.size() != schema.columns.size())
+      throw sdk::Error::misuse("row has " + std::to_string(args.values.size()) + " cells, table " +
+                               schema.table_name + " has " + std::to_string(schema.columns.size()) + " columns");
+  };
+  auto check_key = [&] {
+    if (args.old_key.size() != order.size())
+      throw sdk::Error::misuse("key has " + std::to_string(args.old_key.size()) + " cells, primary key has " +
+                               std::to_string(order.size()));
+  };
+  using sdk::Conflict;
+  using sdk::UpdateResult;
+  std::unique_lock lock(store_->mutex());
+  switch (args.op) {
+    case sdk::RowOp::kInsert: {
+      check_row();
+      RowPtr row = sdk::make_row(std::move(args.values));
+      if (RowPtr existing = txn_->find(order.at(*row))) {
+        if (args.on_conflict == Conflict::kIgnore) return UpdateResult::noop();
+        if (args.on_conflict != Conflict::kReplace)
+          return UpdateResult::constraint(sdk::ConstraintKind::kUnique, std::move(existing));
+        txn_->write(existing, row);
+        return UpdateResult::ok(std::move(row), std::move(existing));
+      }
+      txn_->write(row, row);
+      return UpdateResult::ok(std::move(row));
+    }
+    case sdk::RowOp::kUpdate: {
+      check_row();
+      check_key();
+      RowPtr old = txn_->find(order.at_key(args.old_key));
+      if (!old) return UpdateResult::noop();
+      RowPtr row = sdk::make_row(std::move(args.values));
+      if (order.compare(*old, *row) == 0) {  // same key: overwrite in place
+        txn_->write(old, row);
+        return UpdateResult::ok(std::move(row));
+      }
+      RowPtr target = txn_->find(order.at(*row));  // the key moves: collide like an insert
+      if (target) {
+        if (args.on_conflict == Conflict::kIgnore) return UpdateResult::noop();
+        if (args.on_conflict != Conflict::kReplace)
+          return UpdateResult::constraint(sdk::ConstraintKind::kUnique, std::move(target));
+      }
+      txn_->write(old, nullptr);
+      txn_->write(row, row);
+      return UpdateResult::ok(std::move(row), std::move(target));
+    }
+    case sdk::RowOp::kDelete: {
+      check_key();
+      RowPtr old = txn_->find(order.at_key(args.old_key));
+      if (!old) return UpdateResult::noop();
+      txn_->write(old, nullptr);
+      return UpdateResult::ok(std::move(old));
+    }
+  }
+  throw sdk::Error::misuse("unknown row op");
+}
+
+std::unique_ptr<sdk::Connection> MemTable::open_connection() { return std::make_unique<MemConnection>(txn_); }
+
+}  // namespace quereus::mem

@@ -1,0 +1,36 @@
+// modules/mem/mem_table.h — one connected memory table: planning, scans, writes, transactions.
+//
+// A MemTable is one instance over a shared TableStore. It owns one TableTxn: the
+// transaction state of this instance. open_connection hands out handles to that state
+// (several handles share it; closing any handle rolls back an open transaction).
+// Cursors read the committed rows merged with the instance's pending writes; they re-seek
+// after the last row visited on every batch, so writes between batches (autocommit or
+// pending) never invalidate them.
+#ifndef QUEREUS_MODULES_MEM_MEM_TABLE_H_
+#define QUEREUS_MODULES_MEM_MEM_TABLE_H_
+
+#include <memory>
+
+#include "quereus/sdk.hpp"
+#include "table_store.h"
+
+namespace quereus::mem {
+
+class MemTable : public sdk::Table {
+ public:
+  explicit MemTable(std::shared_ptr<TableStore> store)
+      : store_(std::move(store)), txn_(std::make_shared<TableTxn>(store_)) {}
+
+  sdk::PlanResult best_access_plan(const sdk::PlanRequest& request) override;
+  std::unique_ptr<sdk::Cursor> open_cursor(const sdk::ScanArgs& args) override;
+  sdk::UpdateResult update(sdk::UpdateArgs args) override;
+  std::unique_ptr<sdk::Connection> open_connection() override;
+
+ private:
+  std::shared_ptr<TableStore> store_;
+  std::shared_ptr<TableTxn> txn_;
+};
+
+}  // namespace quereus::mem
+
+#endif  // QUEREUS_MODULES_MEM_MEM_TABLE_H_

@@ -1,0 +1,113 @@
+// modules/mem/table_store.cc — committed rows and the per-instance transaction layer.
+#include "table_store.h"
+
+#include <string>
+
+namespace quereus::mem {
+namespace {
+
+std::vector<KeyMember> key_members(const sdk::TableSchema& schema) {
+  std::vector<KeyMember> out;
+  for (const sdk::KeyColumn& k : schema.primary_key) {
+    if (k.column >= schema.columns.size()) throw sdk::Error::schema("primary key names a missing column");
+    out.push_back(KeyMember{k.column, k.desc, k.collation});
+  }
+  return out;
+}
+
+}  // namespace
+
+TableStore::TableStore(sdk::TableSchema schema)
+    : schema_(std::move(schema)), order_(key_members(schema_)), rows_(RowLess{&order_}) {}
+
+RowPtr TableTxn::find(const Probe& probe) const {
+  if (auto p = pending_.find(probe); p != pending_.end()) return p->second;
+  const RowSet& rows = store_->rows();
+  auto c = rows.find(probe);
+  return c == rows.end() ? nullptr : *c;
+}
+
+void TableTxn::write(const RowPtr& key_row, RowPtr row) {
+  if (!active_) {  // autocommit
+    RowSet& rows = store_->rows();
+    auto it = rows.lower_bound(key_row);
+    if (it != rows.end() && store_->order().compare(**it, *key_row) == 0) it = rows.erase(it);
+    if (row) rows.insert(it, std::move(row));
+    return;
+  }
+  auto it = pending_.find(key_row);
+  if (it == pending_.end()) {
+    if (!marks_.empty()) undo_.push_back(Undo{key_row, false, nullptr});
+    pending_.emplace_hint(it, key_row, std::move(row));
+  } else {
+    if (!marks_.empty()) undo_.push_back(Undo{it->first, true, it->second});
+    it->second = std::move(row);
+  }
+}
+
+void TableTxn::begin() {
+  if (active_) throw sdk::Error::misuse("a transaction is already open on " + store_->schema().table_name);
+  active_ = true;
+}
+
+void TableTxn::commit() {
+  RowSet& rows = store_->rows();
+  const KeyOrder& order = store_->order();
+  for (auto& [key, row] : pending_) {
+    // Fast path for appends in key order (bulk loads): no search.
+    if (row && (rows.empty() || order.compare(**rows.rbegin(), *key) < 0)) {
+      rows.emplace_hint(rows.end(), std::move(row));
+      continue;
+    }
+    auto it = rows.find(key);
+    if (it != rows.end()) it = rows.erase(it);
+    if (row) rows.emplace_hint(it, std::move(row));
+  }
+  rollback();  // clears the transaction state
+}
+
+void TableTxn::rollback() {
+  pending_.clear();
+  undo_.clear();
+  marks_.clear();
+  active_ = false;
+}
+
+void TableTxn::check_depth(uint32_t depth) const {
+  if (depth == 0 || depth > marks_.size())
+    throw sdk::Error::misuse("no savepoint at depth " + std::to_string(depth) + " (" +
+                             std::to_string(marks_.size()) + " open)");
+}
+
+void TableTxn::savepoint(uint32_t depth) {
+  if (depth == 0) throw sdk::Error::misuse("savepoint depth starts at 1");
+  active_ = true;  // a savepoint outside begin opens the transaction
+  marks_.resize(depth - 1 < marks_.size() ? depth - 1 : marks_.size());
+  marks_.resize(depth, undo_.size());  // intermediate depths (a late registration) mark here too
+}
+
+void TableTxn::release_savepoint(uint32_t depth) {
+  check_depth(depth);
+  marks_.resize(depth - 1);
+  if (marks_.empty()) undo_.clear();  // nothing can roll back into the log any more
+}
+
+void TableTxn::rollback_to_savepoint(uint32_t depth) {
+  check_depth(depth);
+  undo_to(marks_[depth - 1]);
+  marks_.resize(depth);  // savepoint `depth` stays open
+}
+
+void TableTxn::undo_to(size_t mark) {
+  while (undo_.size() > mark) {
+    Undo& u = undo_.back();
+    if (u.existed) {
+      pending_[u.key] = std::move(u.prev);
+    } else {
+      pending_.erase(u.key);
+    }
+    undo_.pop_back();
+  }
+}
+
+}  // namespace quereus::mem

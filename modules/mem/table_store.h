@@ -1,0 +1,91 @@
+// modules/mem/table_store.h — the rows of one memory table and the transaction layer.
+//
+// TableStore holds the committed rows of one schema.table, shared by every connected
+// instance. TableTxn is one instance's write state: outside a transaction writes go
+// straight to the committed rows (autocommit); inside begin..commit they are buffered in
+// an ordered `pending` map (key -> new row, or nullptr for a delete) that reads merge over
+// the committed rows. Commit applies pending in key order: O(changes), not O(table).
+// Savepoints record an undo log of pending-map changes, kept only while one is open.
+//
+// Isolation is read-committed plus read-your-own-writes: another instance sees this
+// transaction's rows only after commit; two transactions writing one key resolve
+// last-committer-wins (no write-write conflict detection).
+#ifndef QUEREUS_MODULES_MEM_TABLE_STORE_H_
+#define QUEREUS_MODULES_MEM_TABLE_STORE_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <shared_mutex>
+#include <vector>
+
+#include "key_order.h"
+#include "quereus/sdk.hpp"
+
+namespace quereus::mem {
+
+using RowSet = std::set<RowPtr, RowLess>;
+using PendingMap = std::map<RowPtr, RowPtr, RowLess>;  // key row -> new row (nullptr: deleted)
+
+class TableStore {
+ public:
+  explicit TableStore(sdk::TableSchema schema);
+  TableStore(const TableStore&) = delete;
+  TableStore& operator=(const TableStore&) = delete;
+
+  const sdk::TableSchema& schema() const { return schema_; }
+  const KeyOrder& order() const { return order_; }
+  // Guards rows() and the pending state of every TableTxn over this store.
+  std::shared_mutex& mutex() const { return mu_; }
+  RowSet& rows() { return rows_; }  // REQUIRES: mutex() held
+  const RowSet& rows() const { return rows_; }
+
+ private:
+  sdk::TableSchema schema_;
+  KeyOrder order_;
+  mutable std::shared_mutex mu_;
+  RowSet rows_;
+};
+
+// REQUIRES for every method: store().mutex() held (exclusively for the mutating ones).
+class TableTxn {
+ public:
+  explicit TableTxn(std::shared_ptr<TableStore> store)
+      : store_(std::move(store)), pending_(RowLess{&store_->order()}) {}
+
+  TableStore& store() const { return *store_; }
+  bool active() const { return active_; }
+  const PendingMap& pending() const { return pending_; }
+
+  // The row at `probe` (an exact probe) as this instance sees it, or nullptr.
+  RowPtr find(const Probe& probe) const;
+  // Sets the row at key(key_row) to `row` (nullptr deletes).
+  void write(const RowPtr& key_row, RowPtr row);
+
+  void begin();
+  void commit();
+  void rollback();
+  void savepoint(uint32_t depth);
+  void release_savepoint(uint32_t depth);
+  void rollback_to_savepoint(uint32_t depth);
+
+ private:
+  struct Undo {
+    RowPtr key;
+    bool existed;  // was there a pending entry before the write
+    RowPtr prev;   // its value
+  };
+  void check_depth(uint32_t depth) const;
+  void undo_to(size_t mark);
+
+  std::shared_ptr<TableStore> store_;
+  bool active_ = false;
+  PendingMap pending_;
+  std::vector<Undo> undo_;      // recorded only while a savepoint is open
+  std::vector<size_t> marks_;   // marks_[d - 1]: undo_ size when savepoint d was taken
+};
+
+}  // namespace quereus::mem
+
+#endif  // QUEREUS_MODULES_MEM_TABLE_STORE_H_

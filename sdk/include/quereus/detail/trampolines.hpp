@@ -1,0 +1,495 @@
+// quereus/detail/trampolines.hpp — the C vtables of abi.h implemented over the C++ SDK.
+//
+// Not part of the documented SDK surface: plugin authors never call these. Every slot
+// converts the borrowed C arguments to owned C++ ones, calls the virtual, converts back,
+// and catches every exception (see guard()). Each plugin gets its own hidden copy.
+#ifndef QUEREUS_DETAIL_TRAMPOLINES_HPP_
+#define QUEREUS_DETAIL_TRAMPOLINES_HPP_
+
+#include <cstddef>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "quereus/abi.h"
+#include "quereus/error.hpp"
+#include "quereus/function.hpp"
+#include "quereus/module.hpp"
+#include "quereus/value.hpp"
+
+namespace quereus::sdk::detail {
+
+// ---- errors -----------------------------------------------------------------------------
+
+inline void set_error(qrs_error* err, std::string_view message) noexcept {
+  if (err && QRS_HAS_FIELD(err, qrs_error, set_message) && err->set_message)
+    err->set_message(err, message.data(), message.size());
+}
+
+// Runs f (returning qrs_status) and turns every exception into a status + message.
+template <class F>
+qrs_status guard(qrs_error* err, F&& f) noexcept {
+  try {
+    return f();
+  } catch (const Error& e) {
+    qrs_status code = e.code();
+    if (code == QRS_OK || code == QRS_ROW || code == QRS_DONE) code = QRS_INTERNAL;
+    set_error(err, e.message());
+    return code;
+  } catch (const std::bad_alloc&) {
+    set_error(err, "out of memory");
+    return QRS_NOMEM;
+  } catch (const std::exception& e) {
+    set_error(err, e.what());
+    return QRS_INTERNAL;
+  } catch (...) {
+    set_error(err, "unknown exception");
+    return QRS_INTERNAL;
+  }
+}
+
+// For slots that cannot report (close, release): swallow everything.
+template <class F>
+void guard_void(F&& f) noexcept {
+  try {
+    f();
+  } catch (...) {
+  }
+}
+
+// ---- C -> C++ conversions -----------------------------------------------------------------
+
+// The offset just past `field`: a struct must be at least this large to hold it.
+#define QRS_SDK_FIELD_END(type, field) (offsetof(type, field) + sizeof(static_cast<type*>(nullptr)->field))
+
+inline std::string str(qrs_string s) { return s.data ? std::string(s.data, s.len) : std::string(); }
+inline std::string_view view(qrs_string s) noexcept {
+  return s.data ? std::string_view(s.data, s.len) : std::string_view();
+}
+
+template <class T>
+void require(const T* p, size_t need, const char* what) {
+  if (!p) throw Error::misuse(std::string("null ") + what);
+  if (p->struct_size < need) throw Error::misuse(std::string(what) + ".struct_size is too small");
+}
+
+// Arrays of size-prefixed structs are strided by their elements' struct_size, so a host
+// built against a newer (larger) struct still indexes correctly.
+template <class T>
+size_t stride_of(const T* base, uint32_t count, size_t need, const char* what) {
+  if (count == 0) return sizeof(T);
+  require(base, need, what);
+  return base->struct_size;
+}
+template <class T>
+const T& nth(const T* base, size_t i, size_t stride) noexcept {
+  return *reinterpret_cast<const T*>(reinterpret_cast<const char*>(base) + i * stride);
+}
+
+inline Collation collation_from_c(const qrs_collation_ref& c) {
+  return c.struct_size >= QRS_SDK_FIELD_END(qrs_collation_ref, compare) ? Collation(c) : Collation();
+}
+
+inline Row row_from_c_checked(const qrs_row& r, const char* what) {
+  if (r.count && !r.cells) throw Error::misuse(std::string(what) + ": null cells");
+  return row_from_c(r);
+}
+
+inline TableSchema schema_from_c(const qrs_table_schema* s) {
+  require(s, QRS_SDK_FIELD_END(qrs_table_schema, option_count), "qrs_table_schema");
+  TableSchema out;
+  out.schema_name = str(s->schema_name);
+  out.table_name = str(s->table_name);
+  size_t cs = stride_of(s->columns, s->column_count, QRS_SDK_FIELD_END(qrs_column_def, collation), "qrs_column_def");
+  for (uint32_t i = 0; i < s->column_count; ++i) {
+    const qrs_column_def& c = nth(s->columns, i, cs);
+    out.columns.push_back(ColumnDef{str(c.name), str(c.type_name), static_cast<qrs_logical_type>(c.logical_type),
+                                    c.not_null != 0, c.primary_key != 0, collation_from_c(c.collation)});
+  }
+  size_t ks = stride_of(s->primary_key, s->key_count, QRS_SDK_FIELD_END(qrs_key_column, collation), "qrs_key_column");
+  for (uint32_t i = 0; i < s->key_count; ++i) {
+    const qrs_key_column& k = nth(s->primary_key, i, ks);
+    if (k.column_index >= s->column_count)
+      throw Error::schema("primary key member " + std::to_string(i) + " names column " +
+                          std::to_string(k.column_index) + " of " + std::to_string(s->column_count));
+    out.primary_key.push_back(KeyColumn{k.column_index, k.desc != 0, collation_from_c(k.collation)});
+  }
+  if (s->option_count && !s->options) throw Error::misuse("null qrs_table_schema.options");
+  for (uint32_t i = 0; i < s->option_count; ++i)
+    out.options.push_back(Option{str(s->options[i].key), Value::from_c(s->options[i].value)});
+  return out;
+}
+
+inline std::vector<Filter> filters_from_c(const qrs_filter* f, uint32_t count) {
+  size_t st = stride_of(f, count, QRS_SDK_FIELD_END(qrs_filter, in_count), "qrs_filter");
+  std::vector<Filter> out(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    const qrs_filter& x = nth(f, i, st);
+    Filter& y = out[i];
+    y.column = x.column_index;
+    y.op = static_cast<FilterOp>(x.op);
+    y.usable = x.usable != 0;
+    y.has_value = x.has_value != 0;
+    y.in_count = x.in_count;
+    if (!y.has_value) continue;
+    if (x.op == QRS_OP_IN) {
+      if (x.in_count && !x.in_values) throw Error::misuse("qrs_filter: null in_values");
+      y.in_values.reserve(x.in_count);
+      for (uint32_t j = 0; j < x.in_count; ++j) y.in_values.push_back(Value::from_c(x.in_values[j]));
+    } else {
+      y.value = Value::from_c(x.value);
+    }
+  }
+  return out;
+}
+
+inline std::vector<OrderSpec> ordering_from_c(const qrs_order_spec* o, uint32_t count) {
+  if (count && !o) throw Error::misuse("null ordering");
+  std::vector<OrderSpec> out;
+  out.reserve(count);
+  for (uint32_t i = 0; i < count; ++i) out.push_back(OrderSpec{o[i].column_index, o[i].desc != 0});
+  return out;
+}
+
+inline PlanRequest plan_request_from_c(const qrs_plan_request* r) {
+  require(r, QRS_SDK_FIELD_END(qrs_plan_request, estimated_rows), "qrs_plan_request");
+  PlanRequest out;
+  out.filters = filters_from_c(r->filters, r->filter_count);
+  out.ordering = ordering_from_c(r->ordering, r->ordering_count);
+  out.limit = r->limit;
+  out.offset = r->offset;
+  out.estimated_rows = r->estimated_rows;
+  return out;
+}
+
+inline void plan_result_to_c(const PlanResult& r, uint32_t filter_count, qrs_plan_result* out) {
+  require(out, QRS_SDK_FIELD_END(qrs_plan_result, plan_id), "qrs_plan_result");
+  if (!r.handled.empty() && r.handled.size() != filter_count)
+    throw Error::internal("PlanResult.handled has " + std::to_string(r.handled.size()) + " entries for " +
+                          std::to_string(filter_count) + " filters");
+  if (!(r.cost >= 0) || !(r.rows >= 0)) throw Error::internal("PlanResult cost and rows must be >= 0");
+  if (filter_count && !out->handled_filters) throw Error::misuse("null qrs_plan_result.handled_filters");
+  for (uint32_t i = 0; i < filter_count; ++i) out->handled_filters[i] = i < r.handled.size() && r.handled[i];
+  out->cost = r.cost;
+  out->rows = r.rows;
+  out->provides_ordering = r.provides_ordering ? 1 : 0;
+  out->plan_id = r.plan_id;
+  if (out->struct_size >= QRS_SDK_FIELD_END(qrs_plan_result, explain)) {
+    size_t n = r.explain.size() < sizeof(out->explain) - 1 ? r.explain.size() : sizeof(out->explain) - 1;
+    std::memcpy(out->explain, r.explain.data(), n);
+    out->explain[n] = '\0';
+  }
+}
+
+inline ScanArgs scan_args_from_c(const qrs_scan_args* a) {
+  require(a, QRS_SDK_FIELD_END(qrs_scan_args, limit), "qrs_scan_args");
+  ScanArgs out;
+  out.plan_id = a->plan_id;
+  out.filters = filters_from_c(a->filters, a->filter_count);
+  out.handled.resize(a->filter_count, false);
+  if (a->handled)
+    for (uint32_t i = 0; i < a->filter_count; ++i) out.handled[i] = a->handled[i] != 0;
+  out.provides_ordering = a->provides_ordering != 0;
+  out.ordering = ordering_from_c(a->ordering, a->ordering_count);
+  out.limit = a->limit;
+  return out;
+}
+
+inline UpdateArgs update_args_from_c(const qrs_update_args* a) {
+  require(a, QRS_SDK_FIELD_END(qrs_update_args, old_key), "qrs_update_args");
+  if (a->op < QRS_ROW_INSERT || a->op > QRS_ROW_DELETE) throw Error::misuse("unknown qrs_row_op " + std::to_string(a->op));
+  UpdateArgs out;
+  out.op = static_cast<RowOp>(a->op);
+  out.on_conflict = static_cast<Conflict>(a->on_conflict);
+  if (out.op != RowOp::kDelete) out.values = row_from_c_checked(a->values, "qrs_update_args.values");
+  if (out.op != RowOp::kInsert) out.old_key = row_from_c_checked(a->old_key, "qrs_update_args.old_key");
+  return out;
+}
+
+// Fills `buf` with C views of `row` and returns the qrs_row over it ({NULL, 0} when absent).
+inline qrs_row row_to_c(const RowPtr& row, std::vector<qrs_value>& buf) {
+  buf.clear();
+  if (!row) return qrs_row{nullptr, 0};
+  for (const Value& v : *row) buf.push_back(v.to_c());
+  return qrs_row{buf.data(), static_cast<uint32_t>(buf.size())};
+}
+
+inline void emit_result(qrs_result_sink* out, const Value& v) {
+  require(out, QRS_SDK_FIELD_END(qrs_result_sink, set), "qrs_result_sink");
+  if (!out->set) throw Error::misuse("null qrs_result_sink.set");
+  qrs_value c = v.to_c();
+  out->set(out, &c);
+}
+
+inline std::vector<Value> args_from_c(const qrs_value* args, uint32_t argc) {
+  if (argc && !args) throw Error::misuse("null function arguments");
+  std::vector<Value> out;
+  out.reserve(argc);
+  for (uint32_t i = 0; i < argc; ++i) out.push_back(Value::from_c(args[i]));
+  return out;
+}
+
+// ---- holders: what `self` points at ------------------------------------------------------
+
+struct ModuleHolder {
+  std::shared_ptr<Module> module;
+};
+
+struct TableHolder {
+  std::unique_ptr<Table> table;
+  UpdateResult last;              // keeps the rows of the last update result alive
+  std::vector<qrs_value> cells[3];  // C views of last.row / replaced_row / existing_row
+};
+
+struct CursorHolder {
+  explicit CursorHolder(std::unique_ptr<Cursor> c) : cursor(std::move(c)) {}
+  std::unique_ptr<Cursor> cursor;
+  RowBatch batch;  // the rows handed out by the last next_batch
+  bool done = false;
+};
+
+// ---- cursor -------------------------------------------------------------------------------
+
+inline qrs_status cursor_next_batch(void* self, qrs_row_batch* out, qrs_error* err) {
+  auto* h = static_cast<CursorHolder*>(self);
+  return guard(err, [&] {
+    require(out, QRS_SDK_FIELD_END(qrs_row_batch, column_count), "qrs_row_batch");
+    h->batch.clear();
+    out->cells = nullptr;
+    out->row_count = 0;
+    out->column_count = 0;
+    if (h->done) return QRS_DONE;
+    h->cursor->next_batch(h->batch);
+    if (h->batch.empty()) {
+      h->done = true;
+      return QRS_DONE;
+    }
+    out->cells = h->batch.cells().data();
+    out->row_count = static_cast<uint32_t>(h->batch.size());
+    out->column_count = h->batch.column_count();
+    return QRS_ROW;
+  });
+}
+
+inline void cursor_close(void* self) {
+  guard_void([&] { delete static_cast<CursorHolder*>(self); });
+}
+
+inline constexpr qrs_cursor_vtable kCursorVtable{sizeof(qrs_cursor_vtable), &cursor_next_batch, &cursor_close};
+
+// ---- connection ---------------------------------------------------------------------------
+
+template <void (Connection::*kMethod)()>
+qrs_status connection_call(void* self, qrs_error* err) {
+  return guard(err, [&] {
+    (static_cast<Connection*>(self)->*kMethod)();
+    return QRS_OK;
+  });
+}
+
+template <void (Connection::*kMethod)(uint32_t)>
+qrs_status connection_depth_call(void* self, uint32_t depth, qrs_error* err) {
+  return guard(err, [&] {
+    (static_cast<Connection*>(self)->*kMethod)(depth);
+    return QRS_OK;
+  });
+}
+
+inline void connection_close(void* self) {
+  guard_void([&] { delete static_cast<Connection*>(self); });
+}
+
+inline constexpr qrs_connection_vtable kConnectionVtable{
+    sizeof(qrs_connection_vtable),
+    &connection_call<&Connection::begin>,
+    &connection_call<&Connection::commit>,
+    &connection_call<&Connection::rollback>,
+    &connection_depth_call<&Connection::savepoint>,
+    &connection_depth_call<&Connection::release_savepoint>,
+    &connection_depth_call<&Connection::rollback_to_savepoint>,
+    &connection_close};
+
+// ---- table --------------------------------------------------------------------------------
+
+inline qrs_status table_best_access_plan(void* self, const qrs_plan_request* req, qrs_plan_result* out,
+                                         qrs_error* err) {
+  return guard(err, [&] {
+    PlanRequest request = plan_request_from_c(req);
+    PlanResult result = static_cast<TableHolder*>(self)->table->best_access_plan(request);
+    plan_result_to_c(result, req->filter_count, out);
+    return QRS_OK;
+  });
+}
+
+inline qrs_status table_open_cursor(void* self, const qrs_scan_args* args, qrs_cursor* out, qrs_error* err) {
+  return guard(err, [&] {
+    if (!out) throw Error::misuse("null qrs_cursor");
+    std::unique_ptr<Cursor> cursor = static_cast<TableHolder*>(self)->table->open_cursor(scan_args_from_c(args));
+    if (!cursor) throw Error::internal("open_cursor returned no cursor");
+    out->self = new CursorHolder(std::move(cursor));
+    out->vt = &kCursorVtable;
+    return QRS_OK;
+  });
+}
+
+inline qrs_status table_update(void* self, const qrs_update_args* args, qrs_update_result* out, qrs_error* err) {
+  auto* h = static_cast<TableHolder*>(self);
+  return guard(err, [&] {
+    require(out, QRS_SDK_FIELD_END(qrs_update_result, row), "qrs_update_result");
+    h->last = UpdateResult();  // the previous result's rows are released here
+    h->last = h->table->update(update_args_from_c(args));
+    out->outcome = static_cast<uint32_t>(h->last.outcome);
+    out->constraint_kind =
+        h->last.outcome == UpdateOutcome::kConstraint ? static_cast<uint32_t>(h->last.constraint_kind) : 0;
+    out->row = row_to_c(h->last.row, h->cells[0]);
+    if (out->struct_size >= QRS_SDK_FIELD_END(qrs_update_result, replaced_row))
+      out->replaced_row = row_to_c(h->last.replaced_row, h->cells[1]);
+    if (out->struct_size >= QRS_SDK_FIELD_END(qrs_update_result, existing_row))
+      out->existing_row = row_to_c(h->last.existing_row, h->cells[2]);
+    return QRS_OK;
+  });
+}
+
+inline qrs_status table_open_connection(void* self, qrs_connection* out, qrs_error* err) {
+  return guard(err, [&] {
+    if (!out) throw Error::misuse("null qrs_connection");
+    std::unique_ptr<Connection> conn = static_cast<TableHolder*>(self)->table->open_connection();
+    if (!conn) throw Error::internal("open_connection returned no connection");
+    out->self = conn.release();
+    out->vt = &kConnectionVtable;
+    return QRS_OK;
+  });
+}
+
+inline void table_release(void* self) {
+  guard_void([&] { delete static_cast<TableHolder*>(self); });
+}
+
+inline constexpr qrs_table_vtable kTableVtable{sizeof(qrs_table_vtable), &table_best_access_plan,
+                                               &table_open_cursor,       &table_update,
+                                               &table_open_connection,   &table_release};
+
+inline void wrap_table(std::unique_ptr<Table> table, qrs_table* out) {
+  if (!table) throw Error::internal("module returned no table");
+  auto* h = new TableHolder();
+  h->table = std::move(table);
+  out->self = h;
+  out->vt = &kTableVtable;
+}
+
+// ---- module -------------------------------------------------------------------------------
+
+inline qrs_status module_create(void* self, const qrs_table_schema* schema, qrs_table* out, qrs_error* err) {
+  return guard(err, [&] {
+    if (!out) throw Error::misuse("null qrs_table");
+    wrap_table(static_cast<ModuleHolder*>(self)->module->create(schema_from_c(schema)), out);
+    return QRS_OK;
+  });
+}
+
+inline qrs_status module_connect(void* self, const qrs_table_schema* schema, qrs_table* out, qrs_error* err) {
+  return guard(err, [&] {
+    if (!out) throw Error::misuse("null qrs_table");
+    wrap_table(static_cast<ModuleHolder*>(self)->module->connect(schema_from_c(schema)), out);
+    return QRS_OK;
+  });
+}
+
+inline qrs_status module_destroy(void* self, qrs_string schema_name, qrs_string table_name, qrs_error* err) {
+  return guard(err, [&] {
+    static_cast<ModuleHolder*>(self)->module->destroy(view(schema_name), view(table_name));
+    return QRS_OK;
+  });
+}
+
+inline void module_capabilities(void* self, qrs_module_capabilities* out) {
+  guard_void([&] {
+    if (!out || out->struct_size < QRS_SDK_FIELD_END(qrs_module_capabilities, scan_snapshot_isolation)) return;
+    Capabilities c = static_cast<ModuleHolder*>(self)->module->capabilities();
+    out->persistent = c.persistent ? 1 : 0;
+    out->scan_snapshot_isolation = c.scan_snapshot_isolation ? 1 : 0;
+  });
+}
+
+inline void module_release(void* self) {
+  guard_void([&] { delete static_cast<ModuleHolder*>(self); });
+}
+
+inline constexpr qrs_module_vtable kModuleVtable{sizeof(qrs_module_vtable), &module_create,     &module_connect,
+                                                 &module_destroy,           &module_capabilities, &module_release};
+
+// ---- functions and collations ---------------------------------------------------------------
+
+struct ScalarHolder {
+  ScalarFunction fn;
+};
+
+inline qrs_status scalar_call(void* user, const qrs_value* args, uint32_t argc, qrs_result_sink* out,
+                              qrs_error* err) {
+  return guard(err, [&] {
+    std::vector<Value> a = args_from_c(args, argc);
+    emit_result(out, static_cast<ScalarHolder*>(user)->fn(std::span<const Value>(a)));
+    return QRS_OK;
+  });
+}
+
+struct AggregateHolder {
+  AggregateFactory factory;
+};
+
+inline qrs_status aggregate_init(void* user, void** state, qrs_error* err) {
+  return guard(err, [&] {
+    if (!state) throw Error::misuse("null aggregate state slot");
+    std::unique_ptr<Aggregate> a = static_cast<AggregateHolder*>(user)->factory();
+    if (!a) throw Error::internal("aggregate factory returned no state");
+    *state = a.release();
+    return QRS_OK;
+  });
+}
+
+inline qrs_status aggregate_step(void*, void* state, const qrs_value* args, uint32_t argc, qrs_error* err) {
+  return guard(err, [&] {
+    std::vector<Value> a = args_from_c(args, argc);
+    static_cast<Aggregate*>(state)->step(std::span<const Value>(a));
+    return QRS_OK;
+  });
+}
+
+inline qrs_status aggregate_final(void*, void* state, qrs_result_sink* out, qrs_error* err) {
+  return guard(err, [&] {
+    emit_result(out, static_cast<Aggregate*>(state)->finish());
+    return QRS_OK;
+  });
+}
+
+inline void aggregate_free_state(void*, void* state) {
+  guard_void([&] { delete static_cast<Aggregate*>(state); });
+}
+
+struct CollationHolder {
+  CollationFunction fn;
+};
+
+inline int collation_call(void* user, const char* a, size_t a_len, const char* b, size_t b_len) {
+  std::string_view x = a ? std::string_view(a, a_len) : std::string_view();
+  std::string_view y = b ? std::string_view(b, b_len) : std::string_view();
+  try {
+    return static_cast<CollationHolder*>(user)->fn(x, y);
+  } catch (...) {
+    return Collation::binary_compare(x, y);
+  }
+}
+
+template <class T>
+void release_user(void* user) {
+  guard_void([&] { delete static_cast<T*>(user); });
+}
+
+}  // namespace quereus::sdk::detail
+
+#endif  // QUEREUS_DETAIL_TRAMPOLINES_HPP_

@@ -1,0 +1,48 @@
+// quereus/function.hpp — the C++ shapes of plugin functions and collations.
+//
+// Register them with Registrar::add_scalar / add_aggregate / add_collation. Flags are the
+// QRS_FUNC_* and QRS_COLLATION_* bits of abi.h; a function flagged QRS_FUNC_REPLICABLE
+// must give bit-identical results on every platform and version (no locale, no clock, no
+// platform-dependent float formatting), because synced peers compare its results.
+#ifndef QUEREUS_FUNCTION_HPP_
+#define QUEREUS_FUNCTION_HPP_
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "quereus/value.hpp"
+
+namespace quereus::sdk {
+
+// A scalar function: arguments in, one value out. Throw Error to fail the statement
+// (e.g. Error::mismatch for a bad argument type). Called concurrently from several
+// threads: the callable must be thread-safe (a pure function is).
+using ScalarFunction = std::function<Value(std::span<const Value> args)>;
+
+// The state of one aggregate group. step folds one row's arguments, finish returns the
+// result (it may be called once, after the last step; the state is destroyed afterwards).
+// Thread safety: one state is used by one thread at a time.
+class Aggregate {
+ public:
+  Aggregate() = default;
+  Aggregate(const Aggregate&) = delete;
+  Aggregate& operator=(const Aggregate&) = delete;
+  virtual ~Aggregate() = default;
+
+  virtual void step(std::span<const Value> args) = 0;
+  virtual Value finish() = 0;
+};
+
+// Makes a fresh state per group. Must be thread-safe and never return nullptr.
+using AggregateFactory = std::function<std::unique_ptr<Aggregate>()>;
+
+// A collation: <0, 0, >0 like memcmp over UTF-8 text. It must be a total order, pure,
+// thread-safe and must not throw (if it throws, the SDK answers with BINARY order for that
+// call, which breaks the total order: treat a throw as a bug).
+using CollationFunction = std::function<int(std::string_view a, std::string_view b)>;
+
+}  // namespace quereus::sdk
+
+#endif  // QUEREUS_FUNCTION_HPP_

@@ -1,0 +1,385 @@
+// quereus/module.hpp — the C++ interfaces a storage module implements.
+//
+// A plugin registers a Module (Registrar::add_module). The host then calls
+//
+//   Module::create / connect   -> a Table per connected schema.table instance
+//   Table::best_access_plan    -> at plan time: which filters, cost, ordering
+//   Table::open_cursor         -> at run time: a Cursor that yields rows in RowBatches
+//   Table::update              -> insert / update / delete by primary key
+//   Table::open_connection     -> a Connection: begin / commit / rollback / savepoints
+//
+// Every interface here is pure virtual where the host needs an answer and has a default
+// that throws Error::unsupported (QRS_UNSUPPORTED, the host falls back) where the
+// capability is optional. The trampolines (detail/trampolines.hpp) adapt these classes to
+// the C vtables of abi.h and catch every exception at the boundary.
+//
+// Threading (from abi.h): the host serializes calls on one object (one Module, one Table,
+// one Cursor, one Connection), but different Tables of one Module, and a Table and its
+// Cursors, may be used from different threads. State shared between objects (a module's
+// table registry, a table's rows shared by several instances) must be synchronized by the
+// module.
+#ifndef QUEREUS_MODULE_HPP_
+#define QUEREUS_MODULE_HPP_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "quereus/abi.h"
+#include "quereus/error.hpp"
+#include "quereus/value.hpp"
+
+namespace quereus::sdk {
+
+// ---------------------------------------------------------------------------------------
+// Schema
+// ---------------------------------------------------------------------------------------
+
+// One column of a table (a copy of qrs_column_def).
+struct ColumnDef {
+  std::string name;       // display casing
+  std::string type_name;  // declared type text, may be empty
+  qrs_logical_type logical_type = QRS_LT_ANY;
+  bool not_null = false;
+  bool primary_key = false;  // member of the primary key
+  Collation collation;       // the column's collation
+};
+
+// One member of the primary key (a copy of qrs_key_column).
+struct KeyColumn {
+  uint32_t column = 0;  // index into TableSchema::columns
+  bool desc = false;
+  Collation collation;  // comparison for TEXT values of this member
+};
+
+// A module argument: `USING module(key = value)` or a YAML module option.
+struct Option {
+  std::string key;
+  Value value;
+};
+
+// The schema of one table, owned (copied from qrs_table_schema by the trampolines).
+//
+// The primary key is never absent: a table declared without one arrives keyed on all its
+// columns in column order, and `primary key ()` arrives with an empty primary_key (a
+// singleton table holding at most one row).
+struct TableSchema {
+  std::string schema_name;  // canonical lower-case, e.g. "main"
+  std::string table_name;   // display casing, bare
+  std::vector<ColumnDef> columns;
+  std::vector<KeyColumn> primary_key;
+  std::vector<Option> options;
+
+  // The option named `key` (ASCII case-insensitive), or nullptr.
+  const Option* find_option(std::string_view key) const {
+    for (const Option& o : options) {
+      if (o.key.size() != key.size()) continue;
+      bool same = true;
+      for (size_t i = 0; i < key.size() && same; ++i) same = ascii_lower(o.key[i]) == ascii_lower(key[i]);
+      if (same) return &o;
+    }
+    return nullptr;
+  }
+
+ private:
+  static char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
+};
+
+// ---------------------------------------------------------------------------------------
+// Access-plan negotiation (see abi.h qrs_plan_request)
+// ---------------------------------------------------------------------------------------
+
+enum class FilterOp : uint32_t {
+  kEq = QRS_OP_EQ,
+  kGt = QRS_OP_GT,
+  kGe = QRS_OP_GE,
+  kLt = QRS_OP_LT,
+  kLe = QRS_OP_LE,
+  kIn = QRS_OP_IN,
+  kIsNull = QRS_OP_IS_NULL,
+  kIsNotNull = QRS_OP_IS_NOT_NULL
+};
+
+// One predicate `column op value` the engine offers.
+struct Filter {
+  uint32_t column = 0;
+  FilterOp op = FilterOp::kEq;
+  bool usable = true;      // false: the module must not rely on it
+  bool has_value = false;  // value / in_values are known (always true at scan time)
+  Value value;             // comparand of EQ/GT/GE/LT/LE when has_value
+  std::vector<Value> in_values;  // the IN list when has_value
+  uint32_t in_count = 0;         // IN list length, known even when !has_value
+};
+
+struct OrderSpec {
+  uint32_t column = 0;
+  bool desc = false;
+};
+
+// The question: which filters can you answer, at what cost, in which order?
+struct PlanRequest {
+  std::vector<Filter> filters;
+  std::vector<OrderSpec> ordering;  // required output ordering, may be empty
+  int64_t limit = -1;               // -1 when absent
+  int64_t offset = 0;
+  double estimated_rows = -1;       // < 0 when unknown
+};
+
+// The answer. `handled` is empty (= nothing handled) or has one entry per request filter.
+struct PlanResult {
+  std::vector<bool> handled;       // filters the module guarantees (the engine may re-check)
+  double cost = 0;                 // ~1.0 per sequentially scanned row
+  double rows = 1;                 // rows matched; 0 only when provably empty
+  bool provides_ordering = false;  // rows come out in the requested ordering
+  int64_t plan_id = 0;             // private plan number, comes back in ScanArgs
+  std::string explain;             // short description; truncated to 127 bytes
+};
+
+// A scan: the chosen plan with the filters now bound (has_value is true).
+struct ScanArgs {
+  int64_t plan_id = 0;
+  std::vector<Filter> filters;  // the request's filters, same positions
+  std::vector<bool> handled;    // what the module claimed, one per filter
+  bool provides_ordering = false;
+  std::vector<OrderSpec> ordering;
+  int64_t limit = -1;  // soft cap including the offset, -1 for none
+};
+
+// ---------------------------------------------------------------------------------------
+// Writes (see abi.h qrs_update_args)
+// ---------------------------------------------------------------------------------------
+
+enum class RowOp : uint32_t { kInsert = QRS_ROW_INSERT, kUpdate = QRS_ROW_UPDATE, kDelete = QRS_ROW_DELETE };
+
+enum class Conflict : uint32_t {
+  kAbort = QRS_CONFLICT_ABORT,
+  kRollback = QRS_CONFLICT_ROLLBACK,
+  kFail = QRS_CONFLICT_FAIL,
+  kIgnore = QRS_CONFLICT_IGNORE,
+  kReplace = QRS_CONFLICT_REPLACE
+};
+
+struct UpdateArgs {
+  RowOp op = RowOp::kInsert;
+  Conflict on_conflict = Conflict::kAbort;
+  Row values;   // insert/update: the full new row in column order (owned: move it into storage)
+  Row old_key;  // update/delete: the existing row's key, one cell per primary-key member
+};
+
+enum class UpdateOutcome : uint32_t {
+  kOk = QRS_UPDATE_OK,                 // a row was written
+  kNoop = QRS_UPDATE_NOOP,             // nothing changed (missing key, IGNORE)
+  kConstraint = QRS_UPDATE_CONSTRAINT  // refused by a constraint; nothing changed
+};
+
+enum class ConstraintKind : uint32_t {
+  kUnique = QRS_CONSTRAINT_UNIQUE,
+  kCheck = QRS_CONSTRAINT_CHECK,
+  kNotNull = QRS_CONSTRAINT_NOT_NULL,
+  kForeignKey = QRS_CONSTRAINT_FOREIGN_KEY
+};
+
+// The outcome of Table::update. Rows are shared: the trampoline keeps them alive until the
+// next call on the table, so a module may return the very RowPtr it stores.
+struct UpdateResult {
+  UpdateOutcome outcome = UpdateOutcome::kNoop;
+  ConstraintKind constraint_kind = ConstraintKind::kUnique;
+  RowPtr row;           // kOk: the stored row (insert/update) or the deleted row
+  RowPtr replaced_row;  // kOk under REPLACE: the row displaced at the same key
+  RowPtr existing_row;  // kConstraint: the conflicting row, when known
+
+  static UpdateResult ok(RowPtr row, RowPtr replaced = nullptr) {
+    UpdateResult r;
+    r.outcome = UpdateOutcome::kOk;
+    r.row = std::move(row);
+    r.replaced_row = std::move(replaced);
+    return r;
+  }
+  static UpdateResult noop() { return UpdateResult(); }
+  static UpdateResult constraint(ConstraintKind kind, RowPtr existing = nullptr) {
+    UpdateResult r;
+    r.outcome = UpdateOutcome::kConstraint;
+    r.constraint_kind = kind;
+    r.existing_row = std::move(existing);
+    return r;
+  }
+};
+
+// ---------------------------------------------------------------------------------------
+// Cursors
+// ---------------------------------------------------------------------------------------
+
+// The rows one Cursor::next_batch call hands to the host. Owned by the cursor trampoline,
+// cleared before each call; what it holds stays valid until the next call on the cursor
+// (or its close), as abi.h requires.
+//
+// Thread safety: used by one thread at a time (the cursor's).
+class RowBatch {
+ public:
+  static constexpr size_t kDefaultCapacity = 256;
+
+  explicit RowBatch(size_t capacity = kDefaultCapacity) : capacity_(capacity ? capacity : 1) {}
+  RowBatch(const RowBatch&) = delete;
+  RowBatch& operator=(const RowBatch&) = delete;
+
+  size_t capacity() const noexcept { return capacity_; }
+  size_t size() const noexcept { return rows_; }
+  size_t remaining() const noexcept { return capacity_ - rows_; }
+  bool full() const noexcept { return rows_ >= capacity_; }
+  bool empty() const noexcept { return rows_ == 0; }
+  uint32_t column_count() const noexcept { return columns_; }
+
+  // Appends a shared row without copying it; the batch holds a reference until cleared.
+  // REQUIRES: !full(); every row of a batch has the same cell count (Error QRS_INTERNAL).
+  void add(RowPtr row) {
+    if (!row) throw Error::internal("RowBatch::add: null row");
+    if (full()) throw Error::internal("RowBatch::add: batch is full");
+    append_cells(*row);
+    keep_.push_back(std::move(row));
+  }
+  // Appends a copy of `row`. Same requirements as add.
+  void add_copy(std::span<const Value> row) { add(make_row(Row(row.begin(), row.end()))); }
+
+  // Drops every row. Called by the trampoline before each next_batch.
+  void clear() noexcept {
+    cells_.clear();
+    keep_.clear();
+    rows_ = 0;
+    columns_ = 0;
+  }
+
+  // Row-major C views: cells()[r * column_count() + c].
+  std::span<const qrs_value> cells() const noexcept { return cells_; }
+
+ private:
+  void append_cells(const Row& row) {
+    if (rows_ == 0) {
+      columns_ = static_cast<uint32_t>(row.size());
+      cells_.reserve(capacity_ * row.size());
+    } else if (row.size() != columns_) {
+      throw Error::internal("RowBatch: row has " + std::to_string(row.size()) + " cells, batch has " +
+                            std::to_string(columns_));
+    }
+    for (const Value& v : row) cells_.push_back(v.to_c());
+    ++rows_;
+  }
+
+  size_t capacity_;
+  size_t rows_ = 0;
+  uint32_t columns_ = 0;
+  std::vector<qrs_value> cells_;
+  std::vector<RowPtr> keep_;  // keeps the viewed rows alive until clear()
+};
+
+// A scan in progress, created by Table::open_cursor. Destroying it closes the scan (the
+// host may close before exhaustion).
+class Cursor {
+ public:
+  Cursor() = default;
+  Cursor(const Cursor&) = delete;
+  Cursor& operator=(const Cursor&) = delete;
+  virtual ~Cursor() = default;
+
+  // Appends the next rows to `out` (at most out.remaining(); `out` arrives empty).
+  // Appending nothing means the cursor is exhausted; the host then stops calling.
+  // Rows added with RowBatch::add are shared, not copied.
+  // Throws Error on failure (e.g. QRS_INTERRUPT, QRS_IOERR).
+  virtual void next_batch(RowBatch& out) = 0;
+};
+
+// ---------------------------------------------------------------------------------------
+// Connections (transactions)
+// ---------------------------------------------------------------------------------------
+
+// A transaction participant, created by Table::open_connection and registered by the host
+// with its transaction coordinator. The host calls begin before the first write of a
+// transaction, then commit or rollback. Savepoints are numbered by depth (1 = outermost
+// savepoint inside begin): rollback_to_savepoint(d) undoes everything after savepoint d
+// and keeps d open; release_savepoint(d) merges d (and every deeper one) into its parent.
+//
+// Destroying a Connection rolls back an open transaction; it must not throw.
+class Connection {
+ public:
+  Connection() = default;
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+  virtual ~Connection() = default;
+
+  virtual void begin() = 0;
+  virtual void commit() = 0;
+  virtual void rollback() = 0;
+  // Optional; the defaults throw QRS_UNSUPPORTED.
+  virtual void savepoint(uint32_t /*depth*/) { throw Error::unsupported("savepoint"); }
+  virtual void release_savepoint(uint32_t /*depth*/) { throw Error::unsupported("release savepoint"); }
+  virtual void rollback_to_savepoint(uint32_t /*depth*/) { throw Error::unsupported("rollback to savepoint"); }
+};
+
+// ---------------------------------------------------------------------------------------
+// Tables and modules
+// ---------------------------------------------------------------------------------------
+
+// One connected schema.table instance. Destroying it disconnects (storage stays).
+// Objects it created (cursors, connections) may outlive it.
+class Table {
+ public:
+  Table() = default;
+  Table(const Table&) = delete;
+  Table& operator=(const Table&) = delete;
+  virtual ~Table() = default;
+
+  // Plan-time negotiation: must be cheap, pure and deterministic. Set handled[i] only for
+  // filters the cursor will really enforce; the plan id and the claims come back in
+  // ScanArgs. Default: QRS_UNSUPPORTED (the host full-scans and filters itself).
+  virtual PlanResult best_access_plan(const PlanRequest& /*request*/) {
+    throw Error::unsupported("best_access_plan");
+  }
+
+  // Opens a scan honouring exactly what best_access_plan claimed for args.plan_id.
+  // Reads see the writes of the table's open transaction. Never returns nullptr.
+  virtual std::unique_ptr<Cursor> open_cursor(const ScanArgs& args) = 0;
+
+  // Insert / update / delete by primary key. Expected constraint outcomes (duplicate key)
+  // are results, not exceptions. Throw Error for real failures (QRS_READONLY, QRS_MISUSE
+  // for a malformed row, …).
+  virtual UpdateResult update(UpdateArgs args) = 0;
+
+  // The table's transaction participant. Default: QRS_UNSUPPORTED (writes autocommit).
+  virtual std::unique_ptr<Connection> open_connection() { throw Error::unsupported("transactions"); }
+};
+
+// Capabilities a module declares; read once by the host (see qrs_module_capabilities).
+struct Capabilities {
+  bool persistent = false;               // data survives the process
+  bool scan_snapshot_isolation = false;  // scans do not see writes made while they run
+};
+
+// A storage module: the factory of tables, registered under one or more names.
+//
+// Thread safety: the host may call a Module from several threads at once (one module can
+// serve several databases); synchronize module-wide state.
+class Module {
+ public:
+  Module() = default;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+  virtual ~Module() = default;
+
+  // CREATE TABLE … USING this module: creates storage and returns a connected table.
+  // Throw Error (QRS_ERROR) when schema.table already exists.
+  virtual std::unique_ptr<Table> create(const TableSchema& schema) = 0;
+  // Connects to existing storage (e.g. a reopened database).
+  virtual std::unique_ptr<Table> connect(const TableSchema& schema) = 0;
+  // DROP TABLE: destroys the storage. Connected instances were released before.
+  virtual void destroy(std::string_view schema_name, std::string_view table_name) = 0;
+  // Read once; the default declares nothing.
+  virtual Capabilities capabilities() const { return {}; }
+};
+
+}  // namespace quereus::sdk
+
+#endif  // QUEREUS_MODULE_HPP_
