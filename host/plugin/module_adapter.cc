@@ -399,10 +399,10 @@ void PluginConnection::rollback_to_savepoint(uint32_t depth) {
 // ---- functions and collations ----
 
 ScalarFunction make_plugin_scalar(const qrs_scalar_function_def& def, PluginLibrary library) {
-  auto user = std::make_shared<PluginUser>(std::move(library), def.user, def.release_user);
   std::string name = fold(to_view(def.name), ::tolower);
   require(!name.empty(), "function", name, "empty name");
   require(def.call != nullptr, "function", name, "no call callback");
+  auto user = std::make_shared<PluginUser>(std::move(library), def.user, def.release_user);
   ScalarFunction fn;
   fn.name = name;
   fn.num_args = def.num_args;
@@ -421,10 +421,10 @@ ScalarFunction make_plugin_scalar(const qrs_scalar_function_def& def, PluginLibr
 
 AggregateFunction make_plugin_aggregate(const qrs_aggregate_function_def& def,
                                         PluginLibrary library) {
-  auto user = std::make_shared<PluginUser>(std::move(library), def.user, def.release_user);
   std::string name = fold(to_view(def.name), ::tolower);
   require(!name.empty(), "aggregate", name, "empty name");
   require(def.init && def.step && def.final, "aggregate", name, "missing init/step/final callback");
+  auto user = std::make_shared<PluginUser>(std::move(library), def.user, def.release_user);
   AggregateFunction fn;
   fn.name = name;
   fn.num_args = def.num_args;
@@ -438,10 +438,10 @@ AggregateFunction make_plugin_aggregate(const qrs_aggregate_function_def& def,
 
 std::shared_ptr<const Collation> make_plugin_collation(const qrs_collation_def& def,
                                                        PluginLibrary library) {
-  auto user = std::make_shared<PluginUser>(std::move(library), def.user, def.release_user);
   std::string name = fold(to_view(def.name), ::toupper);
   require(!name.empty(), "collation", name, "empty name");
   require(def.compare != nullptr, "collation", name, "no compare callback");
+  auto user = std::make_shared<PluginUser>(std::move(library), def.user, def.release_user);
   return std::make_shared<const Collation>(name, def.compare, def.user, def.flags, user);
 }
 

@@ -106,9 +106,9 @@ class PluginConnection final : public VtabConnection {
   qrs_connection_vtable vt_;
 };
 
-// Function and collation adapters. Each takes ownership of the definition's `user`
-// (release_user runs when the last copy of the result goes, even when these throw) and
-// throws Error(kPlugin) on a malformed definition (empty name, missing callback).
+// Function and collation adapters. On success each owns the definition's `user`
+// (release_user runs when the last copy of the result goes); on a malformed definition
+// (empty name, missing callback) they throw Error(kPlugin) and take nothing.
 // REQUIRES: the def is a host-sized copy (copy_struct). Names: functions lower-case,
 // collations upper-case.
 ScalarFunction make_plugin_scalar(const qrs_scalar_function_def& def, PluginLibrary library);

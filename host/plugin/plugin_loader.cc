@@ -137,41 +137,56 @@ struct Staging {
     }
     if (s.failure.empty()) s.failure = why;
     if (err && err->set_message) err->set_message(err, why.data(), why.size());
-    return QRS_CONSTRAINT;
+    return QRS_ERROR;
   }
 
+  // Each registration is checked (shape, manifest, collisions) before the host takes
+  // ownership: a refused registration stays the plugin's, as the SDK expects.
   static qrs_status add_module(void* ctx, qrs_string name, qrs_module module, qrs_error* err) {
     return guard(ctx, err, [&](Staging& s) {
       std::string n(to_view(name));
-      auto m = PluginModule::make(n, module, s.library);  // owns `module` from here on
-      s.modules.emplace_back(lower(n), m);
-      if (module.vt == nullptr) throw Error(StatusCode::kPlugin, "module '" + n + "' has no vtable");
+      if (n.empty() || module.vt == nullptr)
+        throw Error(StatusCode::kPlugin, "module '" + n + "': empty name or no vtable");
       s.require_declared("module", n, s.manifest.modules, "modules");
-      s.trial.add_module(n, m, s.origin);
+      s.trial.add_module(n, nullptr, s.origin);
+      s.modules.emplace_back(lower(n), PluginModule::make(n, module, s.library));
     });
   }
   static qrs_status add_scalar(void* ctx, const qrs_scalar_function_def* def, qrs_error* err) {
     return guard(ctx, err, [&](Staging& s) {
-      s.scalars.push_back(make_plugin_scalar(copy_struct(def), s.library));
-      s.require_declared("function", s.scalars.back().name, s.manifest.functions, "functions");
-      s.trial.add_scalar(s.scalars.back(), s.origin);
+      auto d = copy_struct(def);
+      s.check_function(d.name, d.num_args, [&](ScalarFunction f) { s.trial.add_scalar(f, s.origin); });
+      s.scalars.push_back(make_plugin_scalar(d, s.library));
     });
   }
   static qrs_status add_aggregate(void* ctx, const qrs_aggregate_function_def* def,
                                   qrs_error* err) {
     return guard(ctx, err, [&](Staging& s) {
-      s.aggregates.push_back(make_plugin_aggregate(copy_struct(def), s.library));
-      s.require_declared("function", s.aggregates.back().name, s.manifest.functions, "functions");
-      s.trial.add_aggregate(s.aggregates.back(), s.origin);
+      auto d = copy_struct(def);
+      s.check_function(d.name, d.num_args, [&](const ScalarFunction& f) {
+        s.trial.add_aggregate(AggregateFunction{f.name, f.num_args, f.flags, {}, {}}, s.origin);
+      });
+      s.aggregates.push_back(make_plugin_aggregate(d, s.library));
     });
   }
   static qrs_status add_collation(void* ctx, const qrs_collation_def* def, qrs_error* err) {
     return guard(ctx, err, [&](Staging& s) {
-      s.collations.push_back(make_plugin_collation(copy_struct(def), s.library));
-      s.require_declared("collation", s.collations.back()->name(), s.manifest.collations,
-                         "collations");
-      s.trial.add_collation(s.collations.back(), s.origin);
+      auto d = copy_struct(def);
+      std::string n(to_view(d.name));
+      s.require_declared("collation", n, s.manifest.collations, "collations");
+      s.trial.add_collation(std::make_shared<const Collation>(n, nullptr, nullptr, 0), s.origin);
+      s.collations.push_back(make_plugin_collation(d, s.library));
     });
+  }
+
+  // Checks a function registration against the manifest, then `add` tries it on `trial`.
+  template <class Add>
+  void check_function(qrs_string name, int32_t num_args, Add&& add) {
+    ScalarFunction probe;
+    probe.name = lower(to_view(name));
+    probe.num_args = num_args;
+    require_declared("function", probe.name, manifest.functions, "functions");
+    add(std::move(probe));
   }
 };
 

@@ -22,9 +22,10 @@
 // When `settings` is present, a setting the deployment gives that it does not declare is
 // refused, and declared defaults are passed for settings the deployment omits.
 //
-// Registration ownership: a registration call always transfers ownership of the module's
-// `self` / the definition's `user` to the host, even when it is refused (the host then
-// releases it after the entry returns).
+// Registration ownership: a registration that returns QRS_OK transfers the module's
+// `self` / the definition's `user` to the host (released through their release slots, also
+// when the plugin is refused later); a refused one (QRS_ERROR + message) leaves it with the
+// plugin, which is how the SDK's Registrar behaves.
 //
 // A loaded plugin is never unloaded while anything it created lives: every adapter holds
 // the library (PluginLibrary), and so does the loader.

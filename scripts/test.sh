@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Quick start, command 2: install what is missing, build, and run the whole test suite
+# (unit tests, our logic tests, the conformance corpus against the committed pass list).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+echo "==> running tests" >&2
+ctest --test-dir build --output-on-failure -j "${QUEREUS_JOBS:-2}"
