@@ -36,9 +36,7 @@ Status load_host_plugins(const HostOptions& options, std::shared_ptr<Registry>* 
   *loader = std::make_unique<PluginLoader>(*registry, std::vector<std::string>{effective_plugin_dir(options)});
   for (const PluginEntry& e : plugins_to_load(options)) {
     Status s = (*loader)->load(PluginSpec{e.path, e.sha256, e.settings, e.origin});
-    if (s.ok()) continue;
-    if (s.message().find(e.origin) != std::string::npos) return Status(StatusCode::kPlugin, s.message());
-    return Status(StatusCode::kPlugin, e.origin + ": plugin '" + e.path + "': " + s.message());
+    if (!s.ok()) return s;  // kPlugin, "plugin '<path>': <reason> (at <origin>)"
   }
   return Status::Ok();
 }

@@ -28,7 +28,7 @@ std::vector<PluginEntry> plugins_to_load(const HostOptions& options);
 
 // A registry with plugins_to_load(options) loaded from effective_plugin_dir(options).
 // *loader receives the loader, which the caller keeps alive as long as the registry.
-// Fails with the first refusal (kPlugin), its message prefixed by the entry's origin.
+// Fails with the loader's status for the first refusal (kPlugin, naming path and origin).
 Status load_host_plugins(const HostOptions& options, std::shared_ptr<Registry>* registry,
                          std::unique_ptr<PluginLoader>* loader);
 

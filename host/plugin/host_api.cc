@@ -11,9 +11,9 @@ namespace quereus {
 namespace {
 
 void host_log(void*, uint32_t level, const char* message, size_t len) {
-  static constexpr spdlog::level::level_enum kLevels[] = {
-      spdlog::level::trace, spdlog::level::debug, spdlog::level::info, spdlog::level::warn,
-      spdlog::level::err};
+  static constexpr spdlog::level::level_enum kLevels[] = {spdlog::level::trace,
+                                                          spdlog::level::debug, spdlog::level::info,
+                                                          spdlog::level::warn, spdlog::level::err};
   auto lvl = level <= QRS_LOG_ERROR ? kLevels[level] : spdlog::level::err;
   spdlog::log(lvl, "[plugin] {}", std::string_view(message ? message : "", message ? len : 0));
 }
@@ -97,12 +97,30 @@ qrs_value to_qrs(const Value& v) {
   qrs_value q{};
   switch (v.type()) {
     case ValueType::kNull: q.type = QRS_TYPE_NULL; break;
-    case ValueType::kInteger: q.type = QRS_TYPE_INTEGER; q.u.integer = v.as_int(); break;
-    case ValueType::kReal: q.type = QRS_TYPE_REAL; q.u.real = v.as_real(); break;
-    case ValueType::kBoolean: q.type = QRS_TYPE_BOOLEAN; q.u.boolean = v.as_bool() ? 1 : 0; break;
-    case ValueType::kText: q.type = QRS_TYPE_TEXT; q.u.str = to_qrs(v.str()); break;
-    case ValueType::kBlob: q.type = QRS_TYPE_BLOB; q.u.str = to_qrs(v.str()); break;
-    case ValueType::kJson: q.type = QRS_TYPE_JSON; q.u.str = to_qrs(v.str()); break;
+    case ValueType::kInteger:
+      q.type = QRS_TYPE_INTEGER;
+      q.u.integer = v.as_int();
+      break;
+    case ValueType::kReal:
+      q.type = QRS_TYPE_REAL;
+      q.u.real = v.as_real();
+      break;
+    case ValueType::kBoolean:
+      q.type = QRS_TYPE_BOOLEAN;
+      q.u.boolean = v.as_bool() ? 1 : 0;
+      break;
+    case ValueType::kText:
+      q.type = QRS_TYPE_TEXT;
+      q.u.str = to_qrs(v.str());
+      break;
+    case ValueType::kBlob:
+      q.type = QRS_TYPE_BLOB;
+      q.u.str = to_qrs(v.str());
+      break;
+    case ValueType::kJson:
+      q.type = QRS_TYPE_JSON;
+      q.u.str = to_qrs(v.str());
+      break;
   }
   return q;
 }

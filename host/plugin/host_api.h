@@ -14,7 +14,9 @@
 #include "quereus/abi.h"
 #include "types/value.h"
 
-namespace boost::dll { class shared_library; }
+namespace boost::dll {
+class shared_library;
+}
 
 namespace quereus {
 

@@ -24,9 +24,7 @@ std::string fold(std::string_view s, int (*f)(int)) {
   return out;
 }
 
-[[noreturn]] void plugin_bug(const std::string& what) {
-  throw Error(StatusCode::kInternal, what);
-}
+[[noreturn]] void plugin_bug(const std::string& what) { throw Error(StatusCode::kInternal, what); }
 
 // TableSchema as a qrs_table_schema; borrows from `schema`, which must outlive the view.
 class SchemaView {
@@ -51,7 +49,8 @@ class SchemaView {
       d.collation = collation(schema.columns.at(k.column));
       keys_.push_back(d);
     }
-    for (const auto& [key, value] : schema.module_options) options_.push_back({to_qrs(key), to_qrs(value)});
+    for (const auto& [key, value] : schema.module_options)
+      options_.push_back({to_qrs(key), to_qrs(value)});
     view_ = {};
     view_.struct_size = sizeof(view_);
     view_.schema_name = to_qrs(schema.schema_name);
@@ -152,8 +151,8 @@ void require(bool ok, const char* kind, const std::string& name, const char* wha
 
 class PluginAggregateState final : public AggregateState {
  public:
-  PluginAggregateState(std::shared_ptr<PluginUser> user,
-                       const qrs_aggregate_function_def& def, std::string name)
+  PluginAggregateState(std::shared_ptr<PluginUser> user, const qrs_aggregate_function_def& def,
+                       std::string name)
       : user_(std::move(user)), def_(def), name_(std::move(name)) {
     ErrorBox err;
     check(def_.init(user_->user, &state_, err.get()), err, "aggregate " + name_ + " init");
@@ -193,7 +192,9 @@ std::shared_ptr<PluginModule> PluginModule::make(std::string name, qrs_module mo
 }
 
 PluginModule::PluginModule(std::string name, qrs_module module, PluginLibrary library)
-    : library_(std::move(library)), name_(std::move(name)), self_(module.self),
+    : library_(std::move(library)),
+      name_(std::move(name)),
+      self_(module.self),
       vt_(copy_struct(module.vt)) {
   if (vt_.capabilities) {
     qrs_module_capabilities c{};

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "plugin/module_adapter.h"
@@ -60,7 +61,8 @@ std::string parse_manifest(const json& j, PluginManifest& m) {
   m.abi_minor = (*abi)["minor"].get<int>();
   if (!j.contains("provides") || !j["provides"].is_object()) return "missing object 'provides'";
   const json& provides = j["provides"];
-  for (auto [key, list] : {std::pair{"modules", &m.modules}, {"collations", &m.collations},
+  for (auto [key, list] : {std::pair{"modules", &m.modules},
+                           {"collations", &m.collations},
                            {"functions", &m.functions}}) {
     const json* a = provides.contains(key) ? &provides[key] : nullptr;
     if (!a || !a->is_array()) return std::string("missing array 'provides.") + key + "'";
@@ -72,18 +74,19 @@ std::string parse_manifest(const json& j, PluginManifest& m) {
   if (!j.contains("settings")) return "";
   const json& settings = j["settings"];
   m.settings.emplace();
+  auto add = [&](std::string key, const json& decl) {
+    bool has_default = decl.is_object() && decl.contains("default");
+    m.settings->push_back({std::move(key), has_default
+                                               ? std::optional(json_to_value(decl["default"]))
+                                               : std::nullopt});
+  };
   if (settings.is_object()) {  // { "key": { "default": … }, … }
-    for (const auto& [key, decl] : settings.items())
-      m.settings->push_back({key, decl.is_object() && decl.contains("default")
-                                      ? std::optional(json_to_value(decl["default"]))
-                                      : std::nullopt});
+    for (const auto& [key, decl] : settings.items()) add(key, decl);
   } else if (settings.is_array()) {  // [ { "key": …, "default": … }, … ]
     for (const json& decl : settings) {
       if (!decl.is_object() || !decl.contains("key") || !decl["key"].is_string())
         return "each of 'settings' must be an object with a string 'key'";
-      m.settings->push_back({decl["key"].get<std::string>(),
-                             decl.contains("default") ? std::optional(json_to_value(decl["default"]))
-                                                      : std::nullopt});
+      add(decl["key"].get<std::string>(), decl);
     }
   } else {
     return "'settings' must be an array or an object";
@@ -98,9 +101,9 @@ bool declared(const std::vector<std::string>& list, std::string_view name) {
   return false;
 }
 
-// Registrations of one plugin, staged until its entry returned. Each is tried on a copy
-// of the registry at once, so a collision is reported to the plugin and to the user with
-// the registry's own message; nothing reaches the real registry before commit().
+// Registrations of one plugin, staged until its entry returned. Each is tried at once on
+// a copy of the registry, so a collision is reported (to the plugin and the user) with the
+// registry's own message; nothing reaches the real registry before load() commits.
 struct Staging {
   Staging(const Registry& registry, const PluginManifest& m, PluginLibrary lib, std::string o)
       : trial(registry), manifest(m), library(std::move(lib)), origin(std::move(o)) {}
@@ -113,7 +116,14 @@ struct Staging {
   std::vector<std::shared_ptr<const Collation>> collations;
   std::vector<ScalarFunction> scalars;
   std::vector<AggregateFunction> aggregates;
-  std::string failure;  // the first refused registration
+  std::set<std::string> own;  // "kind:name" of every registration so far
+  std::string failure;        // the first refused registration
+
+  void once(const std::string& kind, const std::string& name, const std::string& key) {
+    if (!own.insert(kind + ":" + key).second)
+      throw Error(StatusCode::kPlugin,
+                  "duplicate " + kind + " name '" + name + "': registered twice by the plugin");
+  }
 
   void require_declared(const char* kind, const std::string& name,
                         const std::vector<std::string>& list, const char* field) {
@@ -148,6 +158,7 @@ struct Staging {
       if (n.empty() || module.vt == nullptr)
         throw Error(StatusCode::kPlugin, "module '" + n + "': empty name or no vtable");
       s.require_declared("module", n, s.manifest.modules, "modules");
+      s.once("module", n, lower(n));
       s.trial.add_module(n, nullptr, s.origin);
       s.modules.emplace_back(lower(n), PluginModule::make(n, module, s.library));
     });
@@ -155,7 +166,8 @@ struct Staging {
   static qrs_status add_scalar(void* ctx, const qrs_scalar_function_def* def, qrs_error* err) {
     return guard(ctx, err, [&](Staging& s) {
       auto d = copy_struct(def);
-      s.check_function(d.name, d.num_args, [&](ScalarFunction f) { s.trial.add_scalar(f, s.origin); });
+      s.check_function(d.name, d.num_args,
+                       [&](ScalarFunction f) { s.trial.add_scalar(f, s.origin); });
       s.scalars.push_back(make_plugin_scalar(d, s.library));
     });
   }
@@ -174,6 +186,7 @@ struct Staging {
       auto d = copy_struct(def);
       std::string n(to_view(d.name));
       s.require_declared("collation", n, s.manifest.collations, "collations");
+      s.once("collation", n, fold(n, ::toupper));
       s.trial.add_collation(std::make_shared<const Collation>(n, nullptr, nullptr, 0), s.origin);
       s.collations.push_back(make_plugin_collation(d, s.library));
     });
@@ -186,6 +199,7 @@ struct Staging {
     probe.name = lower(to_view(name));
     probe.num_args = num_args;
     require_declared("function", probe.name, manifest.functions, "functions");
+    once("function", probe.name, probe.name + "/" + std::to_string(num_args));
     add(std::move(probe));
   }
 };
@@ -216,7 +230,8 @@ std::optional<std::string> sha256_file_hex(const std::string& path) {
   if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) return std::nullopt;
   char buf[1 << 16];
   while (in.read(buf, sizeof(buf)) || in.gcount() > 0)
-    if (EVP_DigestUpdate(ctx.get(), buf, static_cast<size_t>(in.gcount())) != 1) return std::nullopt;
+    if (EVP_DigestUpdate(ctx.get(), buf, static_cast<size_t>(in.gcount())) != 1)
+      return std::nullopt;
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   if (EVP_DigestFinal_ex(ctx.get(), md, &len) != 1) return std::nullopt;
@@ -299,7 +314,8 @@ Status PluginLoader::load(const PluginSpec& spec) {
             boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
   if (ec) {
     const char* why = dlerror();
-    return refuse("not a plugin: cannot load the library: " + std::string(why ? why : ec.message()));
+    return refuse("not a plugin: cannot load the library: " +
+                  std::string(why ? why : ec.message()));
   }
   if (!lib->has(QRS_PLUGIN_ENTRY_V1))
     return refuse("not a plugin: no " QRS_PLUGIN_ENTRY_V1 " symbol");

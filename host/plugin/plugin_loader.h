@@ -48,10 +48,10 @@ namespace quereus {
 
 // One `plugins:` entry of a deployment.
 struct PluginSpec {
-  std::string path;                    // a file path, or a bare name looked up in the search dirs
-  std::optional<std::string> sha256;   // pinned hex digest of the library file (any case)
+  std::string path;                   // a file path, or a bare name looked up in the search dirs
+  std::optional<std::string> sha256;  // pinned hex digest of the library file (any case)
   std::vector<std::pair<std::string, Value>> settings;  // handed to the plugin's entry
-  std::string origin;                  // "file:line" of the YAML entry, for messages ("" if none)
+  std::string origin;  // "file:line" of the YAML entry, for messages ("" if none)
 };
 
 // One setting a manifest declares.
@@ -70,7 +70,7 @@ struct PluginManifest {
   std::vector<std::string> collations;  // provides.collations
   std::vector<std::string> functions;   // provides.functions (scalar and aggregate)
   std::optional<std::vector<PluginSettingDecl>> settings;  // nullopt: none declared
-  std::string json;                     // the sidecar's text
+  std::string json;                                        // the sidecar's text
 };
 
 // One plugin the loader accepted.
@@ -85,6 +85,7 @@ struct LoadedPlugin {
 
 class PluginLoader {
  public:
+  // REQUIRES: registry != nullptr. search_dirs are tried in order for bare names.
   PluginLoader(std::shared_ptr<Registry> registry, std::vector<std::string> search_dirs);
 
   // Loads one plugin and registers everything it provides, or nothing. On refusal returns
@@ -92,6 +93,7 @@ class PluginLoader {
   // spec has an origin.
   Status load(const PluginSpec& spec);
 
+  // The plugins accepted so far, in load order.
   const std::vector<LoadedPlugin>& loaded() const { return loaded_; }
 
   // The absolute path `path` names (see PluginSpec::path), or nullopt when absent.

@@ -46,7 +46,13 @@ class KeyOrder {
   int compare_member(size_t i, const Value& a, const Value& b) const {
     bool an = a.is_null(), bn = b.is_null();
     if (an || bn) return an == bn ? 0 : (an ? -1 : 1);
-    int c = sdk::compare_values(a, b, members_[i].collation);
+    int c;
+    if (a.type() == sdk::ValueType::kInteger && b.type() == sdk::ValueType::kInteger) {  // the common key
+      int64_t x = a.as_integer(), y = b.as_integer();
+      c = (x > y) - (x < y);
+    } else {
+      c = sdk::compare_values(a, b, members_[i].collation);
+    }
     return members_[i].desc ? -c : c;
   }
 

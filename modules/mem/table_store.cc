@@ -21,8 +21,13 @@ TableStore::TableStore(sdk::TableSchema schema)
     : schema_(std::move(schema)), order_(key_members(schema_)), rows_(RowLess{&order_}) {}
 
 RowPtr TableTxn::find(const Probe& probe) const {
-  if (auto p = pending_.find(probe); p != pending_.end()) return p->second;
+  const KeyOrder& order = store_->order();
+  // Probes past the last key (appends in key order, i.e. bulk loads) need no search.
+  if (!pending_.empty() && order.compare(*pending_.rbegin()->first, probe) >= 0) {
+    if (auto p = pending_.find(probe); p != pending_.end()) return p->second;
+  }
   const RowSet& rows = store_->rows();
+  if (rows.empty() || order.compare(**rows.rbegin(), probe) < 0) return nullptr;
   auto c = rows.find(probe);
   return c == rows.end() ? nullptr : *c;
 }
@@ -35,8 +40,10 @@ void TableTxn::write(const RowPtr& key_row, RowPtr row) {
     if (row) rows.insert(it, std::move(row));
     return;
   }
-  auto it = pending_.find(key_row);
-  if (it == pending_.end()) {
+  const KeyOrder& order = store_->order();
+  auto it = pending_.empty() || order.compare(*pending_.rbegin()->first, *key_row) < 0 ? pending_.end()
+                                                                                         : pending_.lower_bound(key_row);
+  if (it == pending_.end() || order.compare(*it->first, *key_row) != 0) {
     if (!marks_.empty()) undo_.push_back(Undo{key_row, false, nullptr});
     pending_.emplace_hint(it, key_row, std::move(row));
   } else {

@@ -75,7 +75,8 @@ class PluginLoaderTest : public ::testing::Test {
   }
 
   // Loads and expects a refusal whose message names `path` and contains `reason`.
-  Status expect_refused(const PluginSpec& spec, const std::string& path, const std::string& reason) {
+  Status expect_refused(const PluginSpec& spec, const std::string& path,
+                        const std::string& reason) {
     Status st = loader_->load(spec);
     EXPECT_FALSE(st.ok());
     EXPECT_EQ(st.code(), StatusCode::kPlugin);
@@ -192,7 +193,8 @@ TEST_F(PluginLoaderTest, RefusesDuplicateNames) {
   std::string again = (kPluginDir / "sample.so").lexically_normal().string();
   expect_refused({"sample", {}, {}, ""}, again, "duplicate");
   std::string copy = copy_plugin("sample", "sample_copy");
-  Status st = expect_refused({copy, {}, {}, ""}, copy, "already registered by plugin '" + again + "'");
+  Status st =
+      expect_refused({copy, {}, {}, ""}, copy, "already registered by plugin '" + again + "'");
   EXPECT_EQ(loader_->loaded().size(), 1u);
 }
 
@@ -239,8 +241,8 @@ TableSchema people_schema() {
     c.logical_type = t;
     c.not_null = pk;
     c.primary_key = pk;
-    c.collation = std::shared_ptr<const Collation>(std::shared_ptr<const Collation>(),
-                                                   &Collation::binary());
+    c.collation =
+        std::shared_ptr<const Collation>(std::shared_ptr<const Collation>(), &Collation::binary());
     return c;
   };
   TableSchema s;
@@ -320,7 +322,8 @@ TEST_F(PluginLoaderTest, MemTableRoundTripThroughAdapters) {
   // Update and delete by key.
   Value key2 = Value::Integer(2), key1 = Value::Integer(1), key9 = Value::Integer(9);
   Row bobby{Value::Integer(2), Value::Text("bobby")};
-  r = table->update(RowOp::kUpdate, bobby, std::span<const Value>(&key2, 1), ConflictAction::kAbort);
+  r = table->update(RowOp::kUpdate, bobby, std::span<const Value>(&key2, 1),
+                    ConflictAction::kAbort);
   EXPECT_EQ(r.outcome, UpdateResult::Outcome::kOk);
   r = table->update(RowOp::kDelete, {}, std::span<const Value>(&key1, 1), ConflictAction::kAbort);
   EXPECT_EQ(r.outcome, UpdateResult::Outcome::kOk);
@@ -361,7 +364,8 @@ TEST_F(PluginLoaderTest, AdaptersKeepThePluginLoaded) {
 
 TEST(RegistryTest, BuiltinCollationsAndDuplicates) {
   Registry reg;
-  for (const char* name : {"BINARY", "nocase", "Rtrim"}) EXPECT_NE(reg.find_collation(name), nullptr);
+  for (const char* name : {"BINARY", "nocase", "Rtrim"})
+    EXPECT_NE(reg.find_collation(name), nullptr);
   try {
     reg.add_collation(std::make_shared<const Collation>("NOCASE", nullptr, nullptr, 0), "me");
     FAIL() << "duplicate accepted";

@@ -18,8 +18,8 @@ std::string lower(std::string_view s) { return fold(s, ::tolower); }
 std::string upper(std::string_view s) { return fold(s, ::toupper); }
 
 [[noreturn]] void duplicate(const char* kind, const std::string& name, const std::string& by) {
-  throw Error(StatusCode::kPlugin,
-              std::string("duplicate ") + kind + " name '" + name + "': already registered by " + by);
+  throw Error(StatusCode::kPlugin, std::string("duplicate ") + kind + " name '" + name +
+                                       "': already registered by " + by);
 }
 
 // The origin of a function with this name and arity, in either map, or nullptr.
@@ -39,7 +39,8 @@ void check_function(const A& scalars, const B& aggregates, const std::string& ke
 }
 
 template <class Map>
-auto find_function(const Map& m, std::string_view name, int argc) -> decltype(&m.begin()->second.first) {
+auto find_function(const Map& m, std::string_view name, int argc)
+    -> decltype(&m.begin()->second.first) {
   auto [lo, hi] = m.equal_range(lower(name));
   decltype(&lo->second.first) variadic = nullptr;
   for (auto it = lo; it != hi; ++it) {
@@ -65,11 +66,13 @@ Registry::Registry() {
 void Registry::add_module(const std::string& name, std::shared_ptr<VtabModule> module,
                           const std::string& origin) {
   std::string key = lower(name);
-  if (auto it = modules_.find(key); it != modules_.end()) duplicate("module", name, it->second.second);
+  if (auto it = modules_.find(key); it != modules_.end())
+    duplicate("module", name, it->second.second);
   modules_.emplace(key, std::make_pair(std::move(module), origin));
 }
 
-void Registry::add_collation(std::shared_ptr<const Collation> collation, const std::string& origin) {
+void Registry::add_collation(std::shared_ptr<const Collation> collation,
+                             const std::string& origin) {
   std::string key = upper(collation->name());
   if (auto it = collations_.find(key); it != collations_.end())
     duplicate("collation", key, it->second.second);

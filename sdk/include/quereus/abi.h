@@ -11,7 +11,9 @@
  *   - Every struct that may grow starts with `uint32_t struct_size`. Fields are only
  *     ever appended. A reader checks struct_size before touching a field past the
  *     size it was compiled with (QRS_HAS_FIELD). A null function slot means "not
- *     implemented"; the host falls back.
+ *     implemented"; the host falls back. An array of such structs (columns,
+ *     primary_key, filters) is strided by its elements' struct_size, which is the
+ *     same for every element of one array.
  *   - No C++ type, exception or RTTI crosses the boundary. Strings and blobs are
  *     (pointer, length) pairs of UTF-8 / bytes and are NOT NUL-terminated.
  *   - Errors: every fallible call returns a qrs_status and may describe the failure
@@ -153,6 +155,9 @@ typedef struct qrs_error {
 typedef int (*qrs_collation_compare_fn)(void* user, const char* a, size_t a_len, const char* b,
                                         size_t b_len);
 
+/* In a table schema, `user` and `compare` stay valid until that table is destroyed
+ * (a collation is never dropped while a table uses it), so a module may keep them
+ * in storage that outlives one connected instance. */
 typedef struct qrs_collation_ref {
   uint32_t struct_size;
   qrs_string name;                  /* upper-case canonical name, e.g. "BINARY" */
@@ -536,7 +541,9 @@ typedef struct qrs_host_api {
 
 /* What a plugin registers, through the registrar the host passes to the entry.
  * Registration calls copy the definition structs; `user` pointers and the
- * module's `self` become owned by the host, which calls their release slot. */
+ * module's `self` become owned by the host, which calls their release slot.
+ * A registration that returns non-OK takes nothing: the plugin keeps (and frees)
+ * what it passed. */
 typedef struct qrs_registrar {
   uint32_t struct_size;
   void* ctx;

@@ -293,7 +293,10 @@ inline std::string Value::debug_string() const {
     case ValueType::kJson: return "json'" + bytes_ + "'";
     case ValueType::kBlob: {
       std::string s = "x'";
-      for (unsigned char c : bytes_) (s += kHex[c >> 4]) += kHex[c & 15];
+      for (char ch : bytes_) {
+        auto c = static_cast<unsigned char>(ch);
+        (s += kHex[c >> 4]) += kHex[c & 15];
+      }
       return s + "'";
     }
   }

@@ -22,12 +22,15 @@
 #include "quereus/module.hpp"
 #include "quereus/value.hpp"
 
+// The offset just past `field`: a struct must be at least this large to hold it.
+#define QRS_SDK_FIELD_END(type, field) (offsetof(type, field) + sizeof(static_cast<type*>(nullptr)->field))
+
 namespace quereus::sdk::detail {
 
 // ---- errors -----------------------------------------------------------------------------
 
 inline void set_error(qrs_error* err, std::string_view message) noexcept {
-  if (err && QRS_HAS_FIELD(err, qrs_error, set_message) && err->set_message)
+  if (err && err->struct_size >= QRS_SDK_FIELD_END(qrs_error, set_message) && err->set_message)
     err->set_message(err, message.data(), message.size());
 }
 
@@ -64,8 +67,6 @@ void guard_void(F&& f) noexcept {
 
 // ---- C -> C++ conversions -----------------------------------------------------------------
 
-// The offset just past `field`: a struct must be at least this large to hold it.
-#define QRS_SDK_FIELD_END(type, field) (offsetof(type, field) + sizeof(static_cast<type*>(nullptr)->field))
 
 inline std::string str(qrs_string s) { return s.data ? std::string(s.data, s.len) : std::string(); }
 inline std::string_view view(qrs_string s) noexcept {

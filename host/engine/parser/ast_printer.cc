@@ -1,0 +1,1197 @@
+// Canonical printer: AST → SQL text (FORMAT.md §6.3). Part of the parser stage.
+//
+// Lowercase keywords and function names, ", " between arguments, one space around
+// binary operators, and parentheses only where the parse would otherwise differ. The
+// parenthesis rules are the reference's (a binary child of lower precedence, or of
+// equal precedence on the right of a non-associative operator; any binary operand of
+// a unary or postfix operator), plus the few extra cases the reference gets wrong
+// (e.g. `(-a) || b`, `(a = b) between …`), so print → parse → print is a fixed point.
+#include "parser/ast_printer.h"
+
+#include <string_view>
+
+#include "parser/lexer.h"
+
+namespace quereus {
+
+namespace {
+
+using namespace ast;
+
+// Parse levels, lowest binding first (see parser.cc).
+enum Level : int {
+  kLvlOr = 1,
+  kLvlAnd = 2,
+  kLvlNot = 3,
+  kLvlIs = 4,
+  kLvlEq = 5,
+  kLvlCmp = 6,
+  kLvlBit = 7,
+  kLvlAdd = 8,
+  kLvlMul = 9,
+  kLvlUnary = 10,
+  kLvlConcat = 11,
+  kLvlCollate = 12,
+  kLvlPrimary = 13,
+};
+
+int binary_level(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kOr:
+    case BinaryOp::kXor: return kLvlOr;
+    case BinaryOp::kAnd: return kLvlAnd;
+    case BinaryOp::kIs:
+    case BinaryOp::kIsNot: return kLvlIs;
+    case BinaryOp::kEq:
+    case BinaryOp::kEqEq:
+    case BinaryOp::kNe: return kLvlEq;
+    case BinaryOp::kLt:
+    case BinaryOp::kLe:
+    case BinaryOp::kGt:
+    case BinaryOp::kGe:
+    case BinaryOp::kLike:
+    case BinaryOp::kGlob:
+    case BinaryOp::kMatch:
+    case BinaryOp::kRegexp: return kLvlCmp;
+    case BinaryOp::kNotLike:
+    case BinaryOp::kNotGlob: return kLvlNot;  // printed "not (a like b)"
+    case BinaryOp::kBitAnd:
+    case BinaryOp::kBitOr:
+    case BinaryOp::kShl:
+    case BinaryOp::kShr: return kLvlBit;
+    case BinaryOp::kAdd:
+    case BinaryOp::kSub: return kLvlAdd;
+    case BinaryOp::kMul:
+    case BinaryOp::kDiv:
+    case BinaryOp::kMod: return kLvlMul;
+    case BinaryOp::kConcat: return kLvlConcat;
+  }
+  return kLvlPrimary;
+}
+
+bool is_associative(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kAnd:
+    case BinaryOp::kOr:
+    case BinaryOp::kXor:
+    case BinaryOp::kAdd:
+    case BinaryOp::kMul:
+    case BinaryOp::kConcat:
+    case BinaryOp::kBitAnd:
+    case BinaryOp::kBitOr: return true;
+    default: return false;
+  }
+}
+
+const char* binary_text(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kOr: return "or";
+    case BinaryOp::kAnd: return "and";
+    case BinaryOp::kXor: return "xor";
+    case BinaryOp::kEq: return "=";
+    case BinaryOp::kEqEq: return "==";
+    case BinaryOp::kNe: return "!=";
+    case BinaryOp::kLt: return "<";
+    case BinaryOp::kLe: return "<=";
+    case BinaryOp::kGt: return ">";
+    case BinaryOp::kGe: return ">=";
+    case BinaryOp::kIs: return "is";
+    case BinaryOp::kIsNot: return "is not";
+    case BinaryOp::kLike:
+    case BinaryOp::kNotLike: return "like";
+    case BinaryOp::kGlob:
+    case BinaryOp::kNotGlob: return "glob";
+    case BinaryOp::kMatch: return "match";
+    case BinaryOp::kRegexp: return "regexp";
+    case BinaryOp::kAdd: return "+";
+    case BinaryOp::kSub: return "-";
+    case BinaryOp::kMul: return "*";
+    case BinaryOp::kDiv: return "/";
+    case BinaryOp::kMod: return "%";
+    case BinaryOp::kConcat: return "||";
+    case BinaryOp::kBitAnd: return "&";
+    case BinaryOp::kBitOr: return "|";
+    case BinaryOp::kShl: return "<<";
+    case BinaryOp::kShr: return ">>";
+  }
+  return "?";
+}
+
+// `x is [not] true|false`: printed like the postfix IS NULL.
+bool is_truth_test(const BinaryExpr& b) {
+  if (b.op != BinaryOp::kIs && b.op != BinaryOp::kIsNot) return false;
+  if (!b.right || b.right->kind != ExprKind::kLiteral) return false;
+  auto k = static_cast<const Literal&>(*b.right).literal_kind;
+  return k == LiteralKind::kTrue || k == LiteralKind::kFalse;
+}
+
+// The reference emitter's precedence table (FORMAT.md §6.3); 0 for operators it does
+// not know.
+int ref_prec(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kOr:
+    case BinaryOp::kXor: return 1;
+    case BinaryOp::kAnd: return 2;
+    case BinaryOp::kEq:
+    case BinaryOp::kEqEq:
+    case BinaryOp::kNe: return 3;
+    case BinaryOp::kLt:
+    case BinaryOp::kLe:
+    case BinaryOp::kGt:
+    case BinaryOp::kGe:
+    case BinaryOp::kLike:
+    case BinaryOp::kGlob:
+    case BinaryOp::kMatch:
+    case BinaryOp::kRegexp: return 4;
+    case BinaryOp::kAdd:
+    case BinaryOp::kSub: return 5;
+    case BinaryOp::kMul:
+    case BinaryOp::kDiv:
+    case BinaryOp::kMod: return 6;
+    case BinaryOp::kConcat: return 7;
+    default: return 0;
+  }
+}
+
+bool ref_associative(BinaryOp op) {
+  return op == BinaryOp::kAnd || op == BinaryOp::kOr || op == BinaryOp::kXor ||
+         op == BinaryOp::kAdd || op == BinaryOp::kMul || op == BinaryOp::kConcat;
+}
+
+// What the reference sees as a binary node: NOT LIKE and IS TRUE are unary there.
+bool ref_binary(const Expr& e) {
+  if (e.kind != ExprKind::kBinary) return false;
+  const auto& b = static_cast<const BinaryExpr&>(e);
+  return !is_truth_test(b) && b.op != BinaryOp::kNotLike && b.op != BinaryOp::kNotGlob;
+}
+
+int expr_level(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::kBinary: return binary_level(static_cast<const BinaryExpr&>(e).op);
+    case ExprKind::kUnary:
+      return static_cast<const UnaryExpr&>(e).op == UnaryOp::kNot ? kLvlNot : kLvlUnary;
+    case ExprKind::kIsNull: return kLvlIs;
+    case ExprKind::kBetween: return kLvlCmp;
+    case ExprKind::kIn: return static_cast<const InExpr&>(e).negated ? kLvlNot : kLvlCmp;
+    case ExprKind::kExists: return static_cast<const ExistsExpr&>(e).negated ? kLvlNot : kLvlPrimary;
+    case ExprKind::kCollate: return kLvlCollate;
+    default: return kLvlPrimary;
+  }
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+  }
+  return out;
+}
+
+bool bare_callable(std::string_view lower_name) {
+  // Reserved words the parser accepts bare as function names.
+  static constexpr std::string_view kNames[] = {"key",        "action",  "set",     "default",
+                                                "check",      "unique",  "references", "on",
+                                                "cascade",    "restrict", "like",   "replace"};
+  for (auto n : kNames) {
+    if (n == lower_name) return true;
+  }
+  return false;
+}
+
+const char* conflict_text(ConflictClause c) {
+  switch (c) {
+    case ConflictClause::kRollback: return "rollback";
+    case ConflictClause::kAbort: return "abort";
+    case ConflictClause::kFail: return "fail";
+    case ConflictClause::kIgnore: return "ignore";
+    case ConflictClause::kReplace: return "replace";
+    case ConflictClause::kNone: break;
+  }
+  return "";
+}
+
+const char* fk_action_text(FkAction a) {
+  switch (a) {
+    case FkAction::kSetNull: return "set null";
+    case FkAction::kSetDefault: return "set default";
+    case FkAction::kCascade: return "cascade";
+    case FkAction::kRestrict: return "restrict";
+    case FkAction::kNoAction: return "no action";
+    case FkAction::kNone: break;
+  }
+  return "";
+}
+
+// Two modes. SQL mode (statement_to_string, select_to_string) parenthesizes so that
+// the text re-parses to the same tree. Names mode (expr_to_string, the result column
+// names of FORMAT.md §6.3) follows the reference emitter exactly, including the few
+// places where its output would not re-parse the same way (`--1`, `a * b / c` for
+// `a * (b / c)`), because the corpus expects its names.
+class Printer {
+ public:
+  explicit Printer(bool names) : names_(names) {}
+  std::string out;
+
+  void expr(const Expr& e) {
+    switch (e.kind) {
+      case ExprKind::kLiteral: literal(static_cast<const Literal&>(e)); break;
+      case ExprKind::kColumn: {
+        const auto& c = static_cast<const ColumnRef&>(e);
+        if (!c.schema.empty()) {
+          out += quote_identifier(c.schema);
+          out += '.';
+        }
+        if (!c.table.empty()) {
+          out += quote_identifier(c.table);
+          out += '.';
+        }
+        out += quote_identifier(c.column);
+        break;
+      }
+      case ExprKind::kParameter: {
+        const auto& p = static_cast<const Parameter&>(e);
+        if (!p.spelling.empty()) {
+          out += p.spelling;
+        } else if (!p.name.empty()) {
+          out += ':';
+          out += p.name;
+        } else {
+          out += '?';
+        }
+        break;
+      }
+      case ExprKind::kUnary: unary(static_cast<const UnaryExpr&>(e)); break;
+      case ExprKind::kBinary: binary(static_cast<const BinaryExpr&>(e)); break;
+      case ExprKind::kFunction: function(static_cast<const FunctionCall&>(e)); break;
+      case ExprKind::kCast: {
+        const auto& c = static_cast<const CastExpr&>(e);
+        out += "cast(";
+        expr(*c.operand);
+        out += " as ";
+        out += lower(c.type_name);
+        out += ')';
+        break;
+      }
+      case ExprKind::kCollate: {
+        const auto& c = static_cast<const CollateExpr&>(e);
+        child(*c.operand, kLvlCollate);
+        out += " collate ";
+        out += quote_identifier(lower(c.collation));
+        break;
+      }
+      case ExprKind::kCase: {
+        const auto& c = static_cast<const CaseExpr&>(e);
+        out += "case";
+        if (c.base) {
+          out += ' ';
+          expr(*c.base);
+        }
+        for (const auto& [when, then] : c.whens) {
+          out += " when ";
+          expr(*when);
+          out += " then ";
+          expr(*then);
+        }
+        if (c.else_expr) {
+          out += " else ";
+          expr(*c.else_expr);
+        }
+        out += " end";
+        break;
+      }
+      case ExprKind::kBetween: {
+        const auto& b = static_cast<const BetweenExpr&>(e);
+        child(*b.operand, kLvlCmp);
+        out += b.negated ? " not between " : " between ";
+        child(*b.low, kLvlBit);
+        out += " and ";
+        child(*b.high, kLvlBit);
+        break;
+      }
+      case ExprKind::kIn: {
+        // NOT IN prints as the reference names it: `not x in (…)`.
+        const auto& in = static_cast<const InExpr&>(e);
+        if (in.negated) out += "not ";
+        child(*in.operand, kLvlCmp);
+        out += " in (";
+        if (in.subquery) {
+          select(*in.subquery);
+        } else {
+          for (size_t i = 0; i < in.list.size(); ++i) {
+            if (i) out += ", ";
+            expr(*in.list[i]);
+          }
+        }
+        out += ')';
+        break;
+      }
+      case ExprKind::kExists: {
+        const auto& ex = static_cast<const ExistsExpr&>(e);
+        out += ex.negated ? "not exists (" : "exists (";
+        select(*ex.subquery);
+        out += ')';
+        break;
+      }
+      case ExprKind::kSubquery:
+        out += '(';
+        select(*static_cast<const SubqueryExpr&>(e).subquery);
+        out += ')';
+        break;
+      case ExprKind::kIsNull: {
+        const auto& n = static_cast<const IsNullExpr&>(e);
+        postfix_operand(*n.operand);
+        out += n.negated ? " is not null" : " is null";
+        break;
+      }
+    }
+  }
+
+  void wrap(const Expr& e, bool parens) {
+    if (parens) {
+      out += '(';
+      expr(e);
+      out += ')';
+    } else {
+      expr(e);
+    }
+  }
+
+  // Prints `e` where the parser reads an operand of level `min_level` or higher.
+  // (The reference never parenthesizes these operands.)
+  void child(const Expr& e, int min_level) {
+    if (!names_ && expr_level(e) < min_level) {
+      out += '(';
+      expr(e);
+      out += ')';
+    } else {
+      expr(e);
+    }
+  }
+
+  // The operand of a prefix/postfix operator: any binary operand is parenthesized (the
+  // reference's rule), and so is anything that binds more loosely.
+  void unary_operand(const Expr& e, int min_level) {
+    if (names_) {
+      wrap(e, ref_binary(e));
+    } else {
+      wrap(e, e.kind == ExprKind::kBinary || expr_level(e) < min_level);
+    }
+  }
+
+  // An operand of binary operator `parent` (whose parse level is `level`).
+  void binary_operand(const Expr& e, BinaryOp parent, int level, bool right) {
+    const int pp = ref_prec(parent);
+    if (names_ && pp > 0) {
+      bool parens = false;
+      if (ref_binary(e)) {
+        const int cp = ref_prec(static_cast<const BinaryExpr&>(e).op);
+        parens = cp < pp || (cp == pp && right && !ref_associative(parent));
+      }
+      wrap(e, parens);
+      return;
+    }
+    int min_level = level;
+    if (right) {
+      bool same_assoc = e.kind == ExprKind::kBinary &&
+                        static_cast<const BinaryExpr&>(e).op == parent && is_associative(parent);
+      if (!same_assoc) min_level = level + 1;
+    }
+    wrap(e, expr_level(e) < min_level);
+  }
+  void postfix_operand(const Expr& e) { unary_operand(e, kLvlIs); }
+
+  void literal(const Literal& l) {
+    switch (l.literal_kind) {
+      case LiteralKind::kNull: out += "null"; break;
+      case LiteralKind::kTrue: out += "true"; break;
+      case LiteralKind::kFalse: out += "false"; break;
+      case LiteralKind::kInteger:
+      case LiteralKind::kReal: out += l.text; break;
+      case LiteralKind::kString:
+        out += '\'';
+        for (char c : l.text) {
+          if (c == '\'') out += '\'';
+          out += c;
+        }
+        out += '\'';
+        break;
+      case LiteralKind::kBlob: {
+        static const char kHex[] = "0123456789abcdef";
+        out += "x'";
+        for (unsigned char c : l.text) {
+          out += kHex[c >> 4];
+          out += kHex[c & 15];
+        }
+        out += '\'';
+        break;
+      }
+    }
+  }
+
+  void unary(const UnaryExpr& u) {
+    switch (u.op) {
+      case UnaryOp::kNot:
+        out += "not ";
+        unary_operand(*u.operand, kLvlNot);
+        return;
+      case UnaryOp::kNegate: out += '-'; break;
+      case UnaryOp::kPlus: out += '+'; break;
+      case UnaryOp::kBitNot: out += '~'; break;
+    }
+    size_t mark = out.size();
+    unary_operand(*u.operand, kLvlUnary);
+    // "--1" would start a comment: write "-(-1)" (names keep the reference's "--1").
+    if (!names_ && u.op == UnaryOp::kNegate && out.size() > mark && out[mark] == '-') {
+      out.insert(mark, 1, '(');
+      out += ')';
+    }
+  }
+
+  void binary(const BinaryExpr& b) {
+    if (is_truth_test(b)) {
+      postfix_operand(*b.left);
+      out += b.op == BinaryOp::kIs ? " is " : " is not ";
+      expr(*b.right);
+      return;
+    }
+    BinaryOp op = b.op;
+    if (op == BinaryOp::kNotLike || op == BinaryOp::kNotGlob) {
+      // The reference parses NOT LIKE as NOT (a LIKE b) and names it so.
+      out += "not (";
+      op = op == BinaryOp::kNotLike ? BinaryOp::kLike : BinaryOp::kGlob;
+    }
+    const int level = binary_level(op);
+    binary_operand(*b.left, op, level, /*right=*/false);
+    out += ' ';
+    out += binary_text(op);
+    out += ' ';
+    binary_operand(*b.right, op, level, /*right=*/true);
+    if (b.escape) {
+      out += " escape ";
+      child(*b.escape, kLvlBit);
+    }
+    if (op != b.op) out += ')';
+  }
+
+  void function(const FunctionCall& f) {
+    std::string name = lower(f.name);
+    if (name == "count" && f.args.empty() && !f.distinct) {
+      out += "count(*)";
+    } else {
+      out += bare_callable(name) ? name : quote_identifier(name);
+      out += '(';
+      if (f.distinct) out += "distinct ";
+      if (f.star) {
+        out += '*';
+      } else {
+        for (size_t i = 0; i < f.args.size(); ++i) {
+          if (i) out += ", ";
+          expr(*f.args[i]);
+        }
+      }
+      out += ')';
+    }
+    if (f.over) {
+      out += " over (";
+      window(*f.over);
+      out += ')';
+    }
+  }
+
+  void ordering(const std::vector<OrderingTerm>& terms) {
+    for (size_t i = 0; i < terms.size(); ++i) {
+      if (i) out += ", ";
+      expr(*terms[i].expr);
+      if (terms[i].desc) out += " desc";
+      if (terms[i].nulls == OrderingTerm::Nulls::kFirst) out += " nulls first";
+      if (terms[i].nulls == OrderingTerm::Nulls::kLast) out += " nulls last";
+    }
+  }
+
+  void frame_bound(const FrameBound& b) {
+    switch (b.kind) {
+      case FrameBound::Kind::kUnboundedPreceding: out += "unbounded preceding"; break;
+      case FrameBound::Kind::kUnboundedFollowing: out += "unbounded following"; break;
+      case FrameBound::Kind::kCurrentRow: out += "current row"; break;
+      case FrameBound::Kind::kPreceding:
+        expr(*b.offset);
+        out += " preceding";
+        break;
+      case FrameBound::Kind::kFollowing:
+        expr(*b.offset);
+        out += " following";
+        break;
+    }
+  }
+
+  void window(const WindowSpec& w) {
+    bool space = false;
+    if (!w.partition_by.empty()) {
+      out += "partition by ";
+      for (size_t i = 0; i < w.partition_by.size(); ++i) {
+        if (i) out += ", ";
+        expr(*w.partition_by[i]);
+      }
+      space = true;
+    }
+    if (!w.order_by.empty()) {
+      if (space) out += ' ';
+      out += "order by ";
+      ordering(w.order_by);
+      space = true;
+    }
+    if (w.frame) {
+      if (space) out += ' ';
+      const WindowFrame& f = *w.frame;
+      out += f.unit == WindowFrame::Unit::kRows    ? "rows "
+             : f.unit == WindowFrame::Unit::kRange ? "range "
+                                                   : "groups ";
+      if (f.has_end) {
+        out += "between ";
+        frame_bound(f.start);
+        out += " and ";
+        frame_bound(f.end);
+      } else {
+        frame_bound(f.start);
+      }
+      switch (f.exclude) {
+        case WindowFrame::Exclude::kNone: break;
+        case WindowFrame::Exclude::kNoOthers: out += " exclude no others"; break;
+        case WindowFrame::Exclude::kCurrentRow: out += " exclude current row"; break;
+        case WindowFrame::Exclude::kGroup: out += " exclude group"; break;
+        case WindowFrame::Exclude::kTies: out += " exclude ties"; break;
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ queries
+
+  void with_clause(const WithClause& w) {
+    out += w.recursive ? "with recursive " : "with ";
+    for (size_t i = 0; i < w.ctes.size(); ++i) {
+      const CommonTableExpr& c = w.ctes[i];
+      if (i) out += ", ";
+      out += quote_identifier(c.name);
+      if (!c.columns.empty()) {
+        out += " (";
+        names(c.columns);
+        out += ')';
+      }
+      out += " as ";
+      if (c.materialization == CommonTableExpr::Materialization::kMaterialized) {
+        out += "materialized ";
+      } else if (c.materialization == CommonTableExpr::Materialization::kNotMaterialized) {
+        out += "not materialized ";
+      }
+      out += '(';
+      select(*c.select);
+      out += ')';
+    }
+    if (w.max_recursion) {
+      out += " option (maxrecursion " + std::to_string(*w.max_recursion) + ")";
+    }
+    out += ' ';
+  }
+
+  void names(const std::vector<std::string>& list) {
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (i) out += ", ";
+      out += quote_identifier(list[i]);
+    }
+  }
+
+  void result_columns(const std::vector<ResultColumn>& cols) {
+    for (size_t i = 0; i < cols.size(); ++i) {
+      if (i) out += ", ";
+      const ResultColumn& rc = cols[i];
+      switch (rc.kind) {
+        case ResultColumn::Kind::kStar: out += '*'; break;
+        case ResultColumn::Kind::kTableStar:
+          out += quote_identifier(rc.table);
+          out += ".*";
+          break;
+        case ResultColumn::Kind::kExpr:
+          expr(*rc.expr);
+          if (!rc.alias.empty()) {
+            out += " as ";
+            out += quote_identifier(rc.alias);
+          }
+          break;
+      }
+    }
+  }
+
+  void qualified(const QualifiedName& q) {
+    if (!q.schema.empty()) {
+      out += quote_identifier(q.schema);
+      out += '.';
+    }
+    out += quote_identifier(q.name);
+  }
+
+  void source(const TableSource& s) {
+    if (s.lateral) out += "lateral ";
+    switch (s.kind) {
+      case TableSource::Kind::kTable: qualified(s.table); break;
+      case TableSource::Kind::kSubquery:
+        out += '(';
+        select(*s.subquery);
+        out += ')';
+        break;
+      case TableSource::Kind::kFunction:
+        out += quote_identifier(lower(s.function_name));
+        out += '(';
+        for (size_t i = 0; i < s.function_args.size(); ++i) {
+          if (i) out += ", ";
+          expr(*s.function_args[i]);
+        }
+        out += ')';
+        break;
+      case TableSource::Kind::kJoin: {
+        source(*s.left);
+        switch (s.join) {
+          case JoinKind::kInner: out += " inner join "; break;
+          case JoinKind::kLeft: out += " left join "; break;
+          case JoinKind::kRight: out += " right join "; break;
+          case JoinKind::kFull: out += " full join "; break;
+          case JoinKind::kCross: out += " cross join "; break;
+        }
+        source(*s.right);
+        if (s.on) {
+          out += " on ";
+          expr(*s.on);
+        } else if (!s.using_columns.empty()) {
+          out += " using (";
+          names(s.using_columns);
+          out += ')';
+        }
+        return;
+      }
+    }
+    if (!s.alias.empty()) {
+      out += " as ";
+      out += quote_identifier(s.alias);
+      if (!s.alias_columns.empty()) {
+        out += " (";
+        names(s.alias_columns);
+        out += ')';
+      }
+    }
+  }
+
+  void core(const SelectCore& c) {
+    if (c.nested) {
+      out += '(';
+      select(*c.nested);
+      out += ')';
+      return;
+    }
+    if (!c.values.empty()) {
+      out += "values ";
+      for (size_t r = 0; r < c.values.size(); ++r) {
+        if (r) out += ", ";
+        out += '(';
+        for (size_t i = 0; i < c.values[r].size(); ++i) {
+          if (i) out += ", ";
+          expr(*c.values[r][i]);
+        }
+        out += ')';
+      }
+      return;
+    }
+    out += c.distinct ? "select distinct " : "select ";
+    result_columns(c.columns);
+    if (c.from) {
+      out += " from ";
+      source(*c.from);
+    }
+    if (c.where) {
+      out += " where ";
+      expr(*c.where);
+    }
+    if (!c.group_by.empty()) {
+      out += " group by ";
+      for (size_t i = 0; i < c.group_by.size(); ++i) {
+        if (i) out += ", ";
+        expr(*c.group_by[i]);
+      }
+    }
+    if (c.having) {
+      out += " having ";
+      expr(*c.having);
+    }
+  }
+
+  void select(const Select& s) {
+    if (s.dml) {
+      statement(*s.dml);
+      return;
+    }
+    if (s.with) with_clause(*s.with);
+    core(s.core);
+    for (const auto& [op, leg] : s.compounds) {
+      switch (op) {
+        case CompoundOp::kUnion: out += " union "; break;
+        case CompoundOp::kUnionAll: out += " union all "; break;
+        case CompoundOp::kIntersect: out += " intersect "; break;
+        case CompoundOp::kExcept: out += " except "; break;
+        case CompoundOp::kDiff: out += " diff "; break;
+      }
+      core(leg);
+    }
+    if (!s.order_by.empty()) {
+      out += " order by ";
+      ordering(s.order_by);
+    }
+    if (s.limit) {
+      out += " limit ";
+      expr(*s.limit);
+    }
+    if (s.offset) {
+      out += " offset ";
+      expr(*s.offset);
+    }
+  }
+
+  // ------------------------------------------------------------ statements
+
+  void returning(const std::vector<ResultColumn>& cols) {
+    if (cols.empty()) return;
+    out += " returning ";
+    result_columns(cols);
+  }
+
+  void default_value(const Expr& e) {
+    // Literals (and signed numbers) print bare; anything else is parenthesized so the
+    // following constraints cannot be read into it (DEFAULT takes a whole expression).
+    bool bare = e.kind == ExprKind::kLiteral;
+    if (e.kind == ExprKind::kUnary) {
+      const auto& u = static_cast<const UnaryExpr&>(e);
+      bare = (u.op == UnaryOp::kNegate || u.op == UnaryOp::kPlus) &&
+             u.operand->kind == ExprKind::kLiteral;
+    }
+    if (bare) {
+      expr(e);
+    } else {
+      out += '(';
+      expr(e);
+      out += ')';
+    }
+  }
+
+  void check_on(const std::vector<RowOp>& ops) {
+    if (ops.empty()) return;
+    out += " on ";
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (i) out += ", ";
+      out += ops[i] == RowOp::kInsert ? "insert" : ops[i] == RowOp::kUpdate ? "update" : "delete";
+    }
+  }
+
+  void on_conflict(ConflictClause c) {
+    if (c == ConflictClause::kNone) return;
+    out += " on conflict ";
+    out += conflict_text(c);
+  }
+
+  void fk_tail(const QualifiedName& table, const std::vector<std::string>& cols, FkAction del,
+               FkAction upd, const FkDeferral& d) {
+    out += "references ";
+    qualified(table);
+    if (!cols.empty()) {
+      out += '(';
+      names(cols);
+      out += ')';
+    }
+    if (del != FkAction::kNone) {
+      out += " on delete ";
+      out += fk_action_text(del);
+    }
+    if (upd != FkAction::kNone) {
+      out += " on update ";
+      out += fk_action_text(upd);
+    }
+    if (d.deferrable == FkDeferral::Deferrable::kDeferrable) out += " deferrable";
+    if (d.deferrable == FkDeferral::Deferrable::kNotDeferrable) out += " not deferrable";
+    if (d.initially == FkDeferral::Initially::kDeferred) out += " initially deferred";
+    if (d.initially == FkDeferral::Initially::kImmediate) out += " initially immediate";
+  }
+
+  void column_constraint(const ColumnConstraint& c) {
+    if (!c.name.empty()) {
+      out += "constraint ";
+      out += quote_identifier(c.name);
+      out += ' ';
+    }
+    switch (c.kind) {
+      case ColumnConstraint::Kind::kPrimaryKey:
+        out += "primary key";
+        if (c.desc) out += " desc";
+        on_conflict(c.on_conflict);
+        break;
+      case ColumnConstraint::Kind::kNotNull:
+        out += "not null";
+        on_conflict(c.on_conflict);
+        break;
+      case ColumnConstraint::Kind::kNull:
+        out += "null";
+        on_conflict(c.on_conflict);
+        break;
+      case ColumnConstraint::Kind::kUnique:
+        out += "unique";
+        on_conflict(c.on_conflict);
+        break;
+      case ColumnConstraint::Kind::kCheck:
+        out += "check";
+        check_on(c.check_on);
+        out += " (";
+        expr(*c.expr);
+        out += ')';
+        on_conflict(c.on_conflict);
+        break;
+      case ColumnConstraint::Kind::kDefault:
+        out += "default ";
+        default_value(*c.expr);
+        break;
+      case ColumnConstraint::Kind::kCollate:
+        out += "collate ";
+        out += quote_identifier(lower(c.collation));
+        break;
+      case ColumnConstraint::Kind::kForeignKey:
+        fk_tail(c.fk_table, c.fk_columns, c.fk_on_delete, c.fk_on_update, c.fk_deferral);
+        break;
+      case ColumnConstraint::Kind::kGenerated:
+        out += "generated always as (";
+        expr(*c.expr);
+        out += ')';
+        if (c.generated_stored) out += " stored";
+        break;
+    }
+  }
+
+  void indexed_columns(const std::vector<IndexedColumn>& cols) {
+    for (size_t i = 0; i < cols.size(); ++i) {
+      if (i) out += ", ";
+      out += quote_identifier(cols[i].name);
+      if (!cols[i].collation.empty()) {
+        out += " collate ";
+        out += quote_identifier(lower(cols[i].collation));
+      }
+      if (cols[i].desc) out += " desc";
+    }
+  }
+
+  void table_constraint(const TableConstraint& c) {
+    if (!c.name.empty()) {
+      out += "constraint ";
+      out += quote_identifier(c.name);
+      out += ' ';
+    }
+    switch (c.kind) {
+      case TableConstraint::Kind::kPrimaryKey:
+        out += "primary key (";
+        indexed_columns(c.columns);
+        out += ')';
+        on_conflict(c.on_conflict);
+        break;
+      case TableConstraint::Kind::kUnique:
+        out += "unique (";
+        indexed_columns(c.columns);
+        out += ')';
+        on_conflict(c.on_conflict);
+        break;
+      case TableConstraint::Kind::kCheck:
+        out += "check";
+        check_on(c.check_on);
+        out += " (";
+        expr(*c.expr);
+        out += ')';
+        on_conflict(c.on_conflict);
+        break;
+      case TableConstraint::Kind::kForeignKey:
+        out += "foreign key (";
+        indexed_columns(c.columns);
+        out += ") ";
+        fk_tail(c.fk_table, c.fk_columns, c.fk_on_delete, c.fk_on_update, c.fk_deferral);
+        break;
+    }
+  }
+
+  void statement(const Statement& st) {
+    switch (st.kind) {
+      case StmtKind::kSelect: select(*static_cast<const SelectStmt&>(st).select); break;
+      case StmtKind::kInsert: {
+        const auto& s = static_cast<const InsertStmt&>(st);
+        if (s.with) with_clause(*s.with);
+        if (s.replace) {
+          out += "replace into ";
+        } else {
+          out += "insert ";
+          if (s.or_action != ConflictClause::kNone) {
+            out += "or ";
+            out += conflict_text(s.or_action);
+            out += ' ';
+          }
+          out += "into ";
+        }
+        qualified(s.table);
+        if (!s.alias.empty()) {
+          out += " as ";
+          out += quote_identifier(s.alias);
+        }
+        if (!s.columns.empty()) {
+          out += " (";
+          names(s.columns);
+          out += ')';
+        }
+        if (s.default_values) {
+          out += " default values";
+        } else if (s.source) {
+          out += ' ';
+          select(*s.source);
+        }
+        returning(s.returning);
+        break;
+      }
+      case StmtKind::kUpdate: {
+        const auto& s = static_cast<const UpdateStmt&>(st);
+        if (s.with) with_clause(*s.with);
+        out += "update ";
+        if (s.or_action != ConflictClause::kNone) {
+          out += "or ";
+          out += conflict_text(s.or_action);
+          out += ' ';
+        }
+        qualified(s.table);
+        if (!s.alias.empty()) {
+          out += " as ";
+          out += quote_identifier(s.alias);
+        }
+        out += " set ";
+        for (size_t i = 0; i < s.assignments.size(); ++i) {
+          if (i) out += ", ";
+          const Assignment& a = s.assignments[i];
+          if (a.columns.size() == 1) {
+            out += quote_identifier(a.columns[0]);
+          } else {
+            out += '(';
+            names(a.columns);
+            out += ')';
+          }
+          out += " = ";
+          expr(*a.value);
+        }
+        if (s.where) {
+          out += " where ";
+          expr(*s.where);
+        }
+        returning(s.returning);
+        break;
+      }
+      case StmtKind::kDelete: {
+        const auto& s = static_cast<const DeleteStmt&>(st);
+        if (s.with) with_clause(*s.with);
+        out += "delete from ";
+        qualified(s.table);
+        if (!s.alias.empty()) {
+          out += " as ";
+          out += quote_identifier(s.alias);
+        }
+        if (s.where) {
+          out += " where ";
+          expr(*s.where);
+        }
+        returning(s.returning);
+        break;
+      }
+      case StmtKind::kCreateTable: {
+        const auto& s = static_cast<const CreateTableStmt&>(st);
+        out += s.temporary ? "create temp table " : "create table ";
+        if (s.if_not_exists) out += "if not exists ";
+        qualified(s.table);
+        out += " (";
+        bool first = true;
+        for (const ColumnDef& col : s.columns) {
+          if (!first) out += ", ";
+          first = false;
+          out += quote_identifier(col.name);
+          if (!col.type_name.empty()) {
+            out += ' ';
+            out += col.type_name;
+          }
+          for (const ColumnConstraint& c : col.constraints) {
+            out += ' ';
+            column_constraint(c);
+          }
+        }
+        for (const TableConstraint& c : s.constraints) {
+          if (!first) out += ", ";
+          first = false;
+          table_constraint(c);
+        }
+        out += ')';
+        if (!s.module_name.empty()) {
+          out += " using ";
+          out += quote_identifier(s.module_name);
+          if (!s.module_args.empty()) {
+            out += '(';
+            for (size_t i = 0; i < s.module_args.size(); ++i) {
+              if (i) out += ", ";
+              if (!s.module_args[i].key.empty()) {
+                out += quote_identifier(s.module_args[i].key);
+                out += " = ";
+              }
+              expr(*s.module_args[i].value);
+            }
+            out += ')';
+          }
+        }
+        break;
+      }
+      case StmtKind::kDropTable: {
+        const auto& s = static_cast<const DropTableStmt&>(st);
+        out += s.if_exists ? "drop table if exists " : "drop table ";
+        qualified(s.table);
+        break;
+      }
+      case StmtKind::kBegin: {
+        const auto& s = static_cast<const BeginStmt&>(st);
+        out += "begin";
+        if (!s.mode.empty()) {
+          out += ' ';
+          out += lower(s.mode);
+        }
+        break;
+      }
+      case StmtKind::kCommit: out += "commit"; break;
+      case StmtKind::kRollback: {
+        const auto& s = static_cast<const RollbackStmt&>(st);
+        out += "rollback";
+        if (!s.savepoint.empty()) {
+          out += " to ";
+          out += quote_identifier(s.savepoint);
+        }
+        break;
+      }
+      case StmtKind::kSavepoint:
+        out += "savepoint ";
+        out += quote_identifier(static_cast<const SavepointStmt&>(st).name);
+        break;
+      case StmtKind::kRelease:
+        out += "release ";
+        out += quote_identifier(static_cast<const ReleaseStmt&>(st).name);
+        break;
+      case StmtKind::kPragma: {
+        const auto& s = static_cast<const PragmaStmt&>(st);
+        out += "pragma ";
+        qualified(s.name);
+        if (s.value) {
+          out += " = ";
+          expr(*s.value);
+        }
+        break;
+      }
+      case StmtKind::kCreateIndex: {
+        const auto& s = static_cast<const CreateIndexStmt&>(st);
+        out += s.unique ? "create unique index " : "create index ";
+        if (s.if_not_exists) out += "if not exists ";
+        qualified(s.index);
+        out += " on ";
+        qualified(s.table);
+        out += " (";
+        indexed_columns(s.columns);
+        out += ')';
+        if (s.where) {
+          out += " where ";
+          expr(*s.where);
+        }
+        break;
+      }
+      case StmtKind::kDropIndex: {
+        const auto& s = static_cast<const DropIndexStmt&>(st);
+        out += s.if_exists ? "drop index if exists " : "drop index ";
+        qualified(s.index);
+        break;
+      }
+      case StmtKind::kCreateView: {
+        const auto& s = static_cast<const CreateViewStmt&>(st);
+        out += "create view ";
+        if (s.if_not_exists) out += "if not exists ";
+        qualified(s.view);
+        if (!s.columns.empty()) {
+          out += " (";
+          names(s.columns);
+          out += ')';
+        }
+        out += " as ";
+        select(*s.select);
+        break;
+      }
+      case StmtKind::kDropView: {
+        const auto& s = static_cast<const DropViewStmt&>(st);
+        out += s.if_exists ? "drop view if exists " : "drop view ";
+        qualified(s.view);
+        break;
+      }
+      case StmtKind::kAnalyze: {
+        const auto& s = static_cast<const AnalyzeStmt&>(st);
+        out += "analyze";
+        if (!s.schema.empty()) {
+          out += ' ';
+          out += quote_identifier(s.schema);
+          out += s.all_in_schema ? ".*" : ".";
+          if (!s.all_in_schema) out += quote_identifier(s.table);
+        } else if (!s.table.empty()) {
+          out += ' ';
+          out += quote_identifier(s.table);
+        }
+        break;
+      }
+    }
+  }
+
+ private:
+  bool names_;
+};
+
+}  // namespace
+
+std::string quote_identifier(std::string_view name) {
+  bool simple = !name.empty() && !(name[0] >= '0' && name[0] <= '9');
+  for (char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) {
+      simple = false;
+      break;
+    }
+  }
+  if (simple && lookup_keyword(name) == Keyword::kNone) return std::string(name);
+  std::string out;
+  out.reserve(name.size() + 2);
+  out += '"';
+  for (char c : name) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+std::string expr_to_string(const ast::Expr& expr) {
+  Printer p(/*names=*/true);
+  p.expr(expr);
+  return std::move(p.out);
+}
+
+std::string select_to_string(const ast::Select& select) {
+  Printer p(/*names=*/false);
+  p.select(select);
+  return std::move(p.out);
+}
+
+std::string statement_to_string(const ast::Statement& stmt) {
+  Printer p(/*names=*/false);
+  p.statement(stmt);
+  return std::move(p.out);
+}
+
+}  // namespace quereus
