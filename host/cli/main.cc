@@ -56,11 +56,14 @@ int main(int argc, char** argv) {
     } else if (arg == "--config" || arg == "-c" || arg == "--format") {
       const char* v = value();
       if (!v) return fail(2, arg + " needs a value\n" + kUsage);
-      if (arg == "--config") config_path = v;
-      else if (arg == "-c") commands.push_back(v);
+      if (arg == "--config")
+        config_path = v;
+      else if (arg == "-c")
+        commands.push_back(v);
       else if (std::string(v) == "table" || std::string(v) == "json")
         format = std::string(v) == "json" ? OutputFormat::kJson : OutputFormat::kTable;
-      else return fail(2, "--format must be table or json, not '" + std::string(v) + "'");
+      else
+        return fail(2, "--format must be table or json, not '" + std::string(v) + "'");
     } else if (arg.size() > 1 && arg[0] == '-') {
       return fail(2, "unknown option " + arg + "\n" + kUsage);
     } else if (!script.empty()) {

@@ -11,7 +11,8 @@ namespace {
 
 // Display width: UTF-8 code points.
 size_t width(const std::string& s) {
-  return std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
+  return std::count_if(s.begin(), s.end(),
+                       [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
 }
 
 void pad(std::ostream& out, const std::string& s, size_t w, bool right) {

@@ -32,8 +32,10 @@ Status Shell::run(std::string_view sql) {
     Statement& stmt = *stmts[i];
     std::vector<Row> rows;
     for (bool has_row = true; (s = stmt.step(&has_row)).ok() && has_row;) {
-      if (format_ == OutputFormat::kJson) print_json_row(out_, stmt.column_names(), stmt.row());
-      else rows.push_back(stmt.row());
+      if (format_ == OutputFormat::kJson)
+        print_json_row(out_, stmt.column_names(), stmt.row());
+      else
+        rows.push_back(stmt.row());
     }
     if (s.ok() && format_ == OutputFormat::kTable && !stmt.column_names().empty())
       print_table(out_, stmt.column_names(), rows);
@@ -55,7 +57,8 @@ void Shell::interactive(std::istream& in) {
     buffer += line;
     buffer += '\n';
     const std::string_view t = trim(buffer);
-    if (t.empty()) buffer.clear();
+    if (t.empty())
+      buffer.clear();
     else if (t.back() == ';') {
       (void)run(buffer);  // errors are printed; the session goes on
       buffer.clear();

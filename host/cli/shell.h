@@ -24,7 +24,9 @@ class Shell {
   Status run(std::string_view sql);
 
   // Reads statements from `in` until EOF, .quit or .exit. A statement ends with a line
-  // whose last non-blank character is ';'. Errors are printed and do not end the session.
+  // whose last non-blank character is ';' (so a trigger body must end its lines otherwise).
+  // Errors are printed and do not end the session. Lines come from std::getline: no line
+  // editing or history (GNU readline would need the build to link it).
   void interactive(std::istream& in);
 
  private:

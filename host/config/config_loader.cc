@@ -57,10 +57,14 @@ class Parser {
     if (!root.IsMap()) fail(root.Mark(), "the top level must be a mapping");
     for_each(root, "top level", {"plugin_dir", "plugins", "databases", "logging"},
              [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
-               if (key == "plugin_dir") out->plugin_dir = string(k, v);
-               else if (key == "plugins") plugins(k, v, &out->plugins);
-               else if (key == "databases") databases(k, v, &out->databases);
-               else logging(k, v, &out->logging);
+               if (key == "plugin_dir")
+                 out->plugin_dir = string(k, v);
+               else if (key == "plugins")
+                 plugins(k, v, &out->plugins);
+               else if (key == "databases")
+                 databases(k, v, &out->databases);
+               else
+                 logging(k, v, &out->logging);
              });
   }
 
@@ -75,13 +79,12 @@ class Parser {
   }
 
   // Calls fn for every entry of `map` after checking its key is known and not repeated.
-  void for_each(const YAML::Node& map, const std::string& context,
-                std::initializer_list<const char*> known, const EntryFn& fn) {
+  void for_each(const YAML::Node& map, const std::string& context, std::initializer_list<const char*> known,
+                const EntryFn& fn) {
     std::set<std::string> seen;
     for (auto it = map.begin(); it != map.end(); ++it) {
       const std::string key = key_of(it->first, context);
-      if (std::find_if(known.begin(), known.end(), [&](const char* k) { return key == k; }) ==
-          known.end()) {
+      if (std::find_if(known.begin(), known.end(), [&](const char* k) { return key == k; }) == known.end()) {
         std::string msg = "unknown key '" + key + "' in " + context;
         auto best = std::min_element(known.begin(), known.end(), [&](const char* a, const char* b) {
           return edit_distance(key, a) < edit_distance(key, b);
@@ -164,8 +167,8 @@ class Parser {
     if (s == "true" || s == "True" || s == "TRUE") return Value::Boolean(true);
     if (s == "false" || s == "False" || s == "FALSE") return Value::Boolean(false);
     static const std::regex kInt("[-+]?[0-9]+"), kHex("0x[0-9a-fA-F]+"),
-        kReal("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?"),
-        kInf("[-+]?\\.(inf|Inf|INF)"), kNan("\\.(nan|NaN|NAN)");
+        kReal("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?"), kInf("[-+]?\\.(inf|Inf|INF)"),
+        kNan("\\.(nan|NaN|NAN)");
     int64_t i = 0;
     if (std::regex_match(s, kInt)) {
       const char* b = s.data() + (s[0] == '+');
@@ -252,8 +255,10 @@ class Parser {
     if (v.IsNull()) return;
     for_each(v, "logging", {"level", "sinks"},
              [&](const std::string& key, const YAML::Node& lk, const YAML::Node& lv) {
-               if (key == "level") out->level = static_cast<LogLevel>(choice(lk, lv, kLevelNames));
-               else sinks(lk, lv, &out->sinks);
+               if (key == "level")
+                 out->level = static_cast<LogLevel>(choice(lk, lv, kLevelNames));
+               else
+                 sinks(lk, lv, &out->sinks);
              });
   }
 

@@ -25,8 +25,7 @@ Status load_config(const std::string& path, HostOptions* out);
 
 // Parses YAML text; `display_name` is the file name used in error messages and origins.
 // Fields the text does not mention keep the defaults of HostOptions.
-Status parse_config(std::string_view yaml_text, const std::string& display_name,
-                    HostOptions* out);
+Status parse_config(std::string_view yaml_text, const std::string& display_name, HostOptions* out);
 
 // Names used in YAML for the enums (e.g. "warn", "file").
 const char* log_level_name(LogLevel level);

@@ -33,7 +33,8 @@ std::vector<PluginEntry> plugins_to_load(const HostOptions& options) {
 Status load_host_plugins(const HostOptions& options, std::shared_ptr<Registry>* registry,
                          std::unique_ptr<PluginLoader>* loader) {
   *registry = std::make_shared<Registry>();
-  *loader = std::make_unique<PluginLoader>(*registry, std::vector<std::string>{effective_plugin_dir(options)});
+  *loader =
+      std::make_unique<PluginLoader>(*registry, std::vector<std::string>{effective_plugin_dir(options)});
   for (const PluginEntry& e : plugins_to_load(options)) {
     Status s = (*loader)->load(PluginSpec{e.path, e.sha256, e.settings, e.origin});
     if (!s.ok()) return s;  // kPlugin, "plugin '<path>': <reason> (at <origin>)"

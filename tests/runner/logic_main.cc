@@ -46,10 +46,12 @@ int main(int argc, char** argv) {
   using namespace quereus;
   logic::RunnerOptions options;
   std::string module, config, plugin_dir, pass_list, write_list, time_limit;
-  const std::map<std::string, std::string*> valued = {
-      {"--module", &module},       {"--config", &config},
-      {"--plugin-dir", &plugin_dir}, {"--pass-list", &pass_list},
-      {"--write-pass-list", &write_list}, {"--time-limit", &time_limit}};
+  const std::map<std::string, std::string*> valued = {{"--module", &module},
+                                                      {"--config", &config},
+                                                      {"--plugin-dir", &plugin_dir},
+                                                      {"--pass-list", &pass_list},
+                                                      {"--write-pass-list", &write_list},
+                                                      {"--time-limit", &time_limit}};
   std::vector<std::string> paths;
   bool verbose = false;
   for (int i = 1; i < argc; ++i) {
@@ -86,12 +88,10 @@ int main(int argc, char** argv) {
 
   std::set<std::string> listed;
   if (!pass_list.empty()) {
-    if (Status s = logic::read_pass_list(pass_list, &listed); !s.ok())
-      return fatal(s);
+    if (Status s = logic::read_pass_list(pass_list, &listed); !s.ok()) return fatal(s);
   }
   std::vector<std::pair<std::string, std::string>> files;
-  if (Status s = logic::collect_logic_files(paths, &files); !s.ok())
-    return fatal(s);
+  if (Status s = logic::collect_logic_files(paths, &files); !s.ok()) return fatal(s);
 
   int passed = 0, failed = 0, skipped = 0;
   std::set<std::string> passing, seen;
@@ -133,8 +133,7 @@ int main(int argc, char** argv) {
   std::cout << std::endl;
 
   if (!write_list.empty()) {
-    if (Status s = logic::write_pass_list(write_list, passing); !s.ok())
-      return fatal(s);
+    if (Status s = logic::write_pass_list(write_list, passing); !s.ok()) return fatal(s);
   }
   if (!pass_list.empty()) return regressions.empty() ? 0 : 1;
   return failed == 0 ? 0 : 1;

@@ -187,7 +187,9 @@ std::vector<std::string> split_statements(std::string_view block) {
 bool is_bare_column(std::string_view name) {
   const std::string n = lower(name);
   auto has = [&](const char* s) { return n.find(s) != std::string::npos; };
-  auto ends = [&](std::string_view s) { return n.size() >= s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0; };
+  auto ends = [&](std::string_view s) {
+    return n.size() >= s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0;
+  };
   const bool logical = has(" xor ") || has(" and ") || has(" or ");
   if ((ends(" is not null") || ends(" is null")) && !logical) return true;
   if (has(" - ") && !logical) return true;
@@ -233,7 +235,8 @@ Value param_value(const Json& j) {
   if (j.is_number()) {  // a JavaScript number: integral values behave as INTEGER
     const double d = j.get<double>();
     if (j.is_number_integer() && std::fabs(d) < 9007199254740992.0) return Value::Integer(j.get<int64_t>());
-    if (std::nearbyint(d) == d && std::fabs(d) < 9223372036854775808.0) return Value::Integer(static_cast<int64_t>(d));
+    if (std::nearbyint(d) == d && std::fabs(d) < 9223372036854775808.0)
+      return Value::Integer(static_cast<int64_t>(d));
     return Value::Real(d);
   }
   return Value::Json(nlohmann::json(j).dump());  // sorted keys: canonical
@@ -280,7 +283,8 @@ class FileRun {
  private:
   void fail(int line, const std::string& message) {
     if (options_.verbose) *options_.verbose << "  line " << line << ": FAIL " << message << "\n";
-    if (result_->first_failure.empty()) result_->first_failure = one_line("line " + std::to_string(line) + ": " + message);
+    if (result_->first_failure.empty())
+      result_->first_failure = one_line("line " + std::to_string(line) + ": " + message);
   }
 
   // `failure` is empty when the check passed.
@@ -296,8 +300,10 @@ class FileRun {
 
   void setup(const Block& b) {
     Status s = db_->exec(b.sql);
-    if (!s.ok()) fail(b.line, "setup failed: " + s.to_string());
-    else if (options_.verbose) *options_.verbose << "  line " << b.line << ": setup ok\n";
+    if (!s.ok())
+      fail(b.line, "setup failed: " + s.to_string());
+    else if (options_.verbose)
+      *options_.verbose << "  line " << b.line << ": setup ok\n";
   }
 
   // Prepares `sql` (one statement), binds `params` and drains it into *rows.
@@ -311,7 +317,8 @@ class FileRun {
     Statement& stmt = *stmts[0];
     if (params) {
       if (params->is_array()) {
-        for (size_t i = 0; i < params->size() && s.ok(); ++i) s = stmt.bind(static_cast<int>(i + 1), param_value((*params)[i]));
+        for (size_t i = 0; i < params->size() && s.ok(); ++i)
+          s = stmt.bind(static_cast<int>(i + 1), param_value((*params)[i]));
       } else if (params->is_object()) {
         for (const auto& [key, value] : params->items())
           if (s.ok()) s = stmt.bind(std::string_view(key), param_value(value));
@@ -350,7 +357,8 @@ class FileRun {
              ": expected " + json_text(expected) + " got " + json_text(actual);
     for (size_t i = 0; i < actual.size(); ++i)
       if (!json_equal(actual[i], expected[i]))
-        return "row " + std::to_string(i) + ": expected " + json_text(expected[i]) + " got " + json_text(actual[i]);
+        return "row " + std::to_string(i) + ": expected " + json_text(expected[i]) + " got " +
+               json_text(actual[i]);
     return "";
   }
 

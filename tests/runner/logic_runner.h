@@ -8,7 +8,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <ostream>
 #include <set>
@@ -46,9 +45,9 @@ enum class BlockKind {
 
 struct Block {
   BlockKind kind = BlockKind::kSetup;
-  int line = 0;          // 1-based line of the directive that closed the block (last line at EOF)
-  std::string sql;       // the trimmed block text (empty for kBadParams)
-  std::string expected;  // kResult: the JSON text; kError: the substring; kBadParams: the error
+  int line = 0;                // 1-based line of the directive that closed the block (last line at EOF)
+  std::string sql;             // the trimmed block text (empty for kBadParams)
+  std::string expected;        // kResult: the JSON text; kError: the substring; kBadParams: the error
   std::optional<Json> params;  // kResult: the `-- params:` value in force, if any
 };
 

@@ -59,7 +59,8 @@ logging:
   sinks:
     - type: stdout
     - {type: file, path: /tmp/q.log}
-)", &o);
+)",
+                   &o);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(o.plugin_dir, "/opt/quereus/lib");
   ASSERT_EQ(o.plugins.size(), 2u);
@@ -95,10 +96,12 @@ logging:
 TEST(ConfigTest, UnknownKeyNamesFileLineAndKey) {
   EXPECT_EQ(error_of("plugin_dir: x\n\nplugns: []\n"),
             "x.yaml:3: unknown key 'plugns' in top level (did you mean 'plugins'?)");
-  EXPECT_EQ(error_of("logging:\n  level: info\n  colour: red\n"), "x.yaml:3: unknown key 'colour' in logging");
-  EXPECT_TRUE(starts_with(error_of("plugins:\n  - path: a\n    sha: 1\n"), "x.yaml:3: unknown key 'sha' in plugins[0]"));
+  EXPECT_EQ(error_of("logging:\n  level: info\n  colour: red\n"),
+            "x.yaml:3: unknown key 'colour' in logging");
+  EXPECT_TRUE(starts_with(error_of("plugins:\n  - path: a\n    sha: 1\n"),
+                          "x.yaml:3: unknown key 'sha' in plugins[0]"));
   EXPECT_TRUE(starts_with(error_of("databases:\n  main:\n    module: x\n"),
-              "x.yaml:3: unknown key 'module' in databases.main"));
+                          "x.yaml:3: unknown key 'module' in databases.main"));
 }
 
 TEST(ConfigTest, WrongTypes) {
@@ -106,8 +109,10 @@ TEST(ConfigTest, WrongTypes) {
   EXPECT_EQ(error_of("logging: [a]\n"), "x.yaml:1: key 'logging' must be a mapping");
   EXPECT_EQ(error_of("plugin_dir: [a, b]\n"), "x.yaml:1: key 'plugin_dir' must be a string");
   EXPECT_EQ(error_of("plugins:\n  - sample\n"), "x.yaml:2: plugins[0] must be a mapping with a key 'path'");
-  EXPECT_TRUE(contains(error_of("plugins:\n  - path: a\n    settings: {x: [1]}\n"), "key 'x' must be a scalar"));
-  EXPECT_EQ(error_of("plugins:\n  - path: a\n    sha256: abc\n"), "x.yaml:3: key 'sha256' must be 64 hexadecimal digits");
+  EXPECT_TRUE(
+      contains(error_of("plugins:\n  - path: a\n    settings: {x: [1]}\n"), "key 'x' must be a scalar"));
+  EXPECT_EQ(error_of("plugins:\n  - path: a\n    sha256: abc\n"),
+            "x.yaml:3: key 'sha256' must be 64 hexadecimal digits");
   EXPECT_EQ(error_of("- a\n"), "x.yaml:1: the top level must be a mapping");
 }
 
@@ -128,11 +133,13 @@ TEST(ConfigTest, LoggingLevelValidation) {
   }
   EXPECT_EQ(error_of("logging:\n  level: loud\n"),
             "x.yaml:2: key 'level' must be one of trace, debug, info, warn, error, off (got 'loud')");
-  EXPECT_TRUE(contains(error_of("logging:\n  sinks: [{type: syslog}]\n"), "key 'type' must be one of stderr, stdout, file"));
+  EXPECT_TRUE(contains(error_of("logging:\n  sinks: [{type: syslog}]\n"),
+                       "key 'type' must be one of stderr, stdout, file"));
 }
 
 TEST(ConfigTest, SyntaxErrorHasLine) {
-  EXPECT_EQ(error_of("logging:\n  level: warn\n bad: x\n"), "x.yaml:3: YAML syntax error: end of map not found");
+  EXPECT_EQ(error_of("logging:\n  level: warn\n bad: x\n"),
+            "x.yaml:3: YAML syntax error: end of map not found");
 }
 
 TEST(ConfigTest, EnvironmentInterpolation) {
@@ -150,7 +157,8 @@ plugins:
       e: ${QRS_TEST_EMPTY:-fallback}
       q: "${QRS_TEST_N}"
       lit: $${QRS_TEST_N}
-)", &o);
+)",
+                   &o);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(o.plugin_dir, "/srv/q/lib");
   EXPECT_EQ(o.plugins[0].path, "sample");

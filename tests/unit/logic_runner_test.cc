@@ -1,10 +1,10 @@
 // Unit tests for the .sqllogic runner's pure pieces (FORMAT.md §2, §4, §6, §7); no engine.
+#include "logic_runner.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
-
-#include "logic_runner.h"
 
 namespace quereus::logic {
 namespace {
@@ -17,7 +17,7 @@ Status caps(const std::string& text, std::set<std::string>* out = nullptr) {
 TEST(LogicRunnerTest, JsTrimHandlesUnicodeSpace) {
   EXPECT_EQ(js_trim("  \t x \r\n"), "x");
   EXPECT_EQ(js_trim("\xEF\xBB\xBF-- a\xC2\xA0"), "-- a");      // BOM, NBSP
-  EXPECT_EQ(js_trim("\xE2\x80\x83x\xE3\x80\x80"), "x");         // em space, ideographic space
+  EXPECT_EQ(js_trim("\xE2\x80\x83x\xE3\x80\x80"), "x");        // em space, ideographic space
   EXPECT_EQ(js_trim("\xE2\x86\x92 [1]"), "\xE2\x86\x92 [1]");  // → is not space
   EXPECT_EQ(js_trim(" \xC2\xA0 "), "");
 }
@@ -82,7 +82,8 @@ TEST(LogicRunnerTest, ParamsResetAfterEachBlockAndBadParamsFail) {
 }
 
 TEST(LogicRunnerTest, CutsSqlAtTheFirstDoubleDash) {
-  const std::vector<Block> b = parse_blocks("select '--x' as a;\nselect 1 -- note\n\xE2\x86\x92 []\n-- run\n");
+  const std::vector<Block> b =
+      parse_blocks("select '--x' as a;\nselect 1 -- note\n\xE2\x86\x92 []\n-- run\n");
   ASSERT_EQ(b.size(), 1u);
   EXPECT_EQ(b[0].sql, "select '\nselect 1");  // the reference's quirk, copied
 }
@@ -96,7 +97,9 @@ TEST(LogicRunnerTest, SplitsStatementsOnEverySemicolon) {
 TEST(LogicRunnerTest, CapabilityDirective) {
   std::set<std::string> got;
   ASSERT_TRUE(caps("-- header\n\n-- Requires-Capability: Standalone-Index-DDL\n"
-                   "--requires-capability:standalone-index-ddl,\nselect 1;\n", &got).ok());
+                   "--requires-capability:standalone-index-ddl,\nselect 1;\n",
+                   &got)
+                  .ok());
   EXPECT_EQ(got, (std::set<std::string>{"standalone-index-ddl"}));
   got.clear();
   ASSERT_TRUE(caps("\xEF\xBB\xBF-- requires-capability: standalone-index-ddl\n", &got).ok());
@@ -147,7 +150,8 @@ TEST(LogicRunnerTest, RendersRows) {
   EXPECT_EQ(render_row({"c"}, {Value::Integer(1)}), Json::parse(R"({"c": 1})"));
   EXPECT_EQ(render_row({"a", "b"}, {Value::Text("t"), Value()}), Json::parse(R"({"a": "t", "b": null})"));
   EXPECT_EQ(render_row({"j"}, {Value::Json(R"({"k":[1,2]})")}), Json::parse(R"({"j": {"k": [1, 2]}})"));
-  EXPECT_EQ(render_row({"b"}, {Value::Blob(std::string("\x01\x02", 2))}), Json::parse(R"({"b": {"0": 1, "1": 2}})"));
+  EXPECT_EQ(render_row({"b"}, {Value::Blob(std::string("\x01\x02", 2))}),
+            Json::parse(R"({"b": {"0": 1, "1": 2}})"));
   const Json inf = render_row({"r"}, {Value::Real(std::numeric_limits<double>::infinity())})["r"];
   EXPECT_TRUE(inf.is_number_float());  // compared as a number, as the reference does
 }
@@ -166,7 +170,8 @@ TEST(LogicRunnerTest, JsonComparison) {
   EXPECT_FALSE(eq("[null]", "[0]"));
   EXPECT_FALSE(eq("[1, 2]", "[2, 1]"));  // rows in order
   EXPECT_FALSE(eq("[1]", "[1, 1]"));
-  EXPECT_TRUE(eq(R"([{"j": {"x": [1, {"y": 2, "z": null}]}}])", R"([{"j": {"x": [1.0, {"z": null, "y": 2}]}}])"));
+  EXPECT_TRUE(
+      eq(R"([{"j": {"x": [1, {"y": 2, "z": null}]}}])", R"([{"j": {"x": [1.0, {"z": null, "y": 2}]}}])"));
   EXPECT_FALSE(eq(R"([{"j": [1, 2]}])", R"([{"j": [1, 2, 3]}])"));
   EXPECT_TRUE(json_equal(Json(std::nan("")), Json(std::nan(""))));
 }

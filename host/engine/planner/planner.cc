@@ -262,7 +262,10 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
           r->type = found->attr.type;
           r->collation = found->attr.collation;
           if (level > 0)
-            for (const Scope* t = &scope; t && t != s; t = t->outer) t->correlated = true;
+            for (const Scope* t = &scope; t; t = t->outer) {
+              t->correlated = true;
+              if (t == s) break;
+            }
           return r;
         }
       }

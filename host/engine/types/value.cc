@@ -61,7 +61,7 @@ std::string format_real(double d) {
   // plain notation for 1e-7 < |d| < 1e21.
   int exp = std::atoi(s.c_str() + e + 1);
   std::string mant = s.substr(0, e);
-  if (exp >= -7 && exp < 21) {
+  if (exp >= -6 && exp < 21) {
     // Expand to plain notation.
     bool neg = mant[0] == '-';
     if (neg) mant.erase(0, 1);

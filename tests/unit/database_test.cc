@@ -1,0 +1,111 @@
+// The embedding API end to end over the mem plugin: Database, Statement, bind, step.
+#include <gtest/gtest.h>
+
+#include "core/database.h"
+#include "plugin/plugin_loader.h"
+
+namespace quereus {
+namespace {
+
+class DatabaseTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    registry_ = std::make_shared<Registry>();
+    PluginLoader loader(registry_, {QUEREUS_PLUGIN_DIR});
+    PluginSpec spec;
+    spec.path = "mem";
+    ASSERT_TRUE(loader.load(spec).ok());
+    ASSERT_TRUE(Database::Open(registry_, {}, &db_).ok());
+  }
+  std::vector<Row> query(const std::string& sql) {
+    std::vector<std::unique_ptr<Statement>> stmts;
+    Status st = db_->prepare(sql, &stmts);
+    EXPECT_TRUE(st.ok()) << st.to_string();
+    std::vector<Row> rows;
+    for (auto& s : stmts) {
+      rows.clear();
+      bool has = true;
+      while (has) {
+        st = s->step(&has);
+        EXPECT_TRUE(st.ok()) << st.to_string();
+        if (!st.ok()) return rows;
+        if (has) rows.push_back(s->row());
+      }
+    }
+    return rows;
+  }
+  std::shared_ptr<Registry> registry_;
+  std::unique_ptr<Database> db_;
+};
+
+TEST_F(DatabaseTest, ExecAndQuery) {
+  ASSERT_TRUE(db_->exec("create table t (a integer primary key, b text); insert into t values (1, 'x'), (2, 'y')").ok());
+  auto rows = query("select b from t where a = 2");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0].str(), "y");
+}
+
+TEST_F(DatabaseTest, ColumnNamesFollowTheCanonicalPrinter) {
+  std::vector<std::unique_ptr<Statement>> stmts;
+  ASSERT_TRUE(db_->prepare("select (1 + 2) * 3, 'a' as x, count(*) from (select 1)", &stmts).ok());
+  auto& names = stmts[0]->column_names();
+  ASSERT_EQ(names.size(), 3u);
+  EXPECT_EQ(names[0], "(1 + 2) * 3");
+  EXPECT_EQ(names[1], "x");
+  EXPECT_EQ(names[2], "count(*)");
+}
+
+TEST_F(DatabaseTest, PositionalAndNamedParameters) {
+  ASSERT_TRUE(db_->exec("create table p (id integer primary key, v text)").ok());
+  std::vector<std::unique_ptr<Statement>> stmts;
+  ASSERT_TRUE(db_->prepare("insert into p values (?, :v)", &stmts).ok());
+  for (int i = 1; i <= 3; ++i) {
+    ASSERT_TRUE(stmts[0]->bind(1, Value::Integer(i)).ok());
+    ASSERT_TRUE(stmts[0]->bind(":v", Value::Text("v" + std::to_string(i))).ok());
+    bool row;
+    ASSERT_TRUE(stmts[0]->step(&row).ok());
+    EXPECT_FALSE(row);
+    ASSERT_TRUE(stmts[0]->reset().ok());
+  }
+  auto rows = query("select v from p order by id desc");
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0][0].str(), "v3");
+}
+
+TEST_F(DatabaseTest, ErrorsCarryCodeAndLocation) {
+  Status st = db_->exec("select 1;\nselect from");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.code(), StatusCode::kSyntax);
+  ASSERT_TRUE(st.site().has_value());
+  EXPECT_EQ(st.site()->line, 2);
+  EXPECT_NE(st.message().find("(at line 2, column"), std::string::npos) << st.message();
+}
+
+TEST_F(DatabaseTest, ConstraintErrorsLeaveNothingBehind) {
+  ASSERT_TRUE(db_->exec("create table u (id integer primary key)").ok());
+  Status st = db_->exec("insert into u values (1), (2), (1)");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.code(), StatusCode::kConstraint);
+  EXPECT_TRUE(query("select * from u").empty());
+}
+
+TEST_F(DatabaseTest, ExplicitTransactionRollback) {
+  ASSERT_TRUE(db_->exec("create table r (id integer primary key)").ok());
+  ASSERT_TRUE(db_->exec("begin; insert into r values (1)").ok());
+  EXPECT_TRUE(db_->in_transaction());
+  EXPECT_EQ(query("select * from r").size(), 1u);
+  ASSERT_TRUE(db_->exec("rollback").ok());
+  EXPECT_FALSE(db_->in_transaction());
+  EXPECT_TRUE(query("select * from r").empty());
+}
+
+TEST_F(DatabaseTest, DefaultModuleMustExist) {
+  std::unique_ptr<Database> other;
+  DatabaseOptions opts;
+  opts.default_module = "nope";
+  Status st = Database::Open(registry_, opts, &other);
+  EXPECT_FALSE(st.ok());
+}
+
+}  // namespace
+}  // namespace quereus
