@@ -15,7 +15,8 @@ function(quereus_add_plugin name)
     C_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON)
   target_link_libraries(${name} PRIVATE quereus::sdk)
-  # Enforce the SDK boundary: the only include directory is sdk/include.
+  # Enforce the SDK boundary: the only include directory is sdk/include (also checked
+  # over compile_commands.json by the test build.plugin_include_boundary).
   get_target_property(_incs ${name} INCLUDE_DIRECTORIES)
   if(_incs)
     message(FATAL_ERROR "plugin ${name} must not add include directories (${_incs}); use sdk/include only")
