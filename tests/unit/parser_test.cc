@@ -459,6 +459,9 @@ TEST(ParserExpr, PrimaryForms) {
   EXPECT_EQ(col.column, "c");
   e = Parser::parse_expression("(select 1)");
   EXPECT_EQ(e->kind, ExprKind::kSubquery);
+  e = Parser::parse_expression("x collate natural");  // any word names a collation
+  EXPECT_EQ(static_cast<CollateExpr&>(*e).collation, "natural");
+  EXPECT_EQ(expr_to_string(*e), "x collate \"natural\"");
   e = Parser::parse_expression("key + 1");  // contextual keyword as a column
   EXPECT_EQ(static_cast<ColumnRef&>(*static_cast<BinaryExpr&>(*e).left).column, "key");
 }

@@ -118,7 +118,9 @@ class InsertExec : public BufferedExec {
     Scope empty;
     for (auto& col : ts.columns) defaults_.push_back(col.default_expr ? planner.bind_expr(*col.default_expr, empty) : nullptr);
     if (s.source) {
+      if (s.with) planner.push_with(*s.with);
       QueryPlan qp = planner.plan_select(*s.source, nullptr);
+      if (s.with) planner.pop_with();
       size_t width = qp.root->columns.size();
       if (width != targets_.size()) {
         if (s.columns.empty())
@@ -198,6 +200,7 @@ class UpdateExec : public BufferedExec {
  public:
   UpdateExec(DatabaseImpl& db, const ast::UpdateStmt& s) : db_(db) {
     Planner planner(db);
+    if (s.with) planner.push_with(*s.with);
     table_ = db.require_table(s.table.schema, s.table.name);
     action_ = conflict_of(s.or_action);
     Scope scope = planner.table_scope(*table_, s.alias);
@@ -238,6 +241,7 @@ class DeleteExec : public BufferedExec {
  public:
   DeleteExec(DatabaseImpl& db, const ast::DeleteStmt& s) : db_(db) {
     Planner planner(db);
+    if (s.with) planner.push_with(*s.with);
     table_ = db.require_table(s.table.schema, s.table.name);
     Scope scope = planner.table_scope(*table_, s.alias);
     scan_ = plan_target_scan(planner, db, table_, scope, s.where.get());

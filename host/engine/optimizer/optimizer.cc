@@ -232,6 +232,12 @@ RelPtr Optimizer::rewrite(RelPtr node) {
     case RelKind::kLimit: { auto& n = static_cast<LimitNode&>(*node); n.input = rewrite(n.input); break; }
     case RelKind::kDistinct: { auto& n = static_cast<DistinctNode&>(*node); n.input = rewrite(n.input); break; }
     case RelKind::kSetOp: { auto& n = static_cast<SetOpNode&>(*node); n.left = rewrite(n.left); n.right = rewrite(n.right); break; }
+    case RelKind::kRecursiveCte: {
+      auto& n = static_cast<RecursiveCteNode&>(*node);
+      n.initial = rewrite(n.initial);
+      n.recursive = rewrite(n.recursive);
+      break;
+    }
     default: break;
   }
   return node;

@@ -168,7 +168,9 @@ class ParserImpl {
   // How a token is quoted in messages: its source text, or "end of input".
   std::string describe(const Token& t) const {
     if (t.kind == TokenKind::kEof) return "end of input";
-    return "'" + std::string(sql_.substr(t.offset, t.length)) + "'";
+    std::string_view text = sql_.substr(t.offset, t.length);
+    if (t.kind == TokenKind::kString) return std::string(text);  // already quoted
+    return "'" + std::string(text) + "'";
   }
 
   const Token& peek(size_t k = 0) const {
@@ -254,6 +256,17 @@ class ParserImpl {
   std::string expect_name(NameCtx ctx, const char* expectation) {
     if (!check_name(ctx)) fail_expected(expectation);
     return advance().text;
+  }
+
+  // A collation name: any word, so an unknown name such as `natural` reaches the
+  // planner's "Unknown collation" check instead of failing here.
+  std::string expect_collation_name() {
+    const Token& t = peek();
+    if (t.kind == TokenKind::kIdentifier || t.kind == TokenKind::kQuotedIdentifier ||
+        t.kind == TokenKind::kKeyword) {
+      return advance().text;
+    }
+    fail_expected("Expected collation name after COLLATE");
   }
 
   // [schema.]name
@@ -1065,7 +1078,7 @@ class ParserImpl {
       c.expr = parse_expr();
     } else if (match(Keyword::kCollate)) {
       c.kind = ColumnConstraint::Kind::kCollate;
-      c.collation = expect_name(NameCtx::kStrict, "Expected collation name after COLLATE");
+      c.collation = expect_collation_name();
     } else if (match(Keyword::kReferences)) {
       c.kind = ColumnConstraint::Kind::kForeignKey;
       parse_fk_tail(c.fk_table, c.fk_columns, c.fk_on_delete, c.fk_on_update, c.fk_deferral);
@@ -1151,7 +1164,7 @@ class ParserImpl {
     IndexedColumn ic;
     ic.name = expect_name(NameCtx::kGeneral, "Expected identifier in list");
     if (match(Keyword::kCollate)) {
-      ic.collation = expect_name(NameCtx::kStrict, "Expected collation name after COLLATE");
+      ic.collation = expect_collation_name();
     }
     if (match(Keyword::kDesc)) {
       ic.desc = true;
@@ -1667,7 +1680,7 @@ class ParserImpl {
       advance();
       auto c = std::make_unique<CollateExpr>();
       c->site = e->site;
-      c->collation = expect_name(NameCtx::kStrict, "Expected collation name after COLLATE");
+      c->collation = expect_collation_name();
       c->operand = std::move(e);
       e = std::move(c);
     }

@@ -475,22 +475,29 @@ Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* out
           auto it = cte_stack_[level].find(to_lower(src.table.name));
           if (it == cte_stack_[level].end()) continue;
           const ast::CommonTableExpr& cte = *it->second.cte;
-          // The body sees only the CTEs declared before it (no self reference).
-          std::vector<std::map<std::string, CteBinding>> saved(cte_stack_.begin() + level, cte_stack_.end());
-          cte_stack_.resize(level);
-          std::map<std::string, CteBinding> visible;
-          for (auto& [n, b] : saved[0]) if (b.cte->site.line < cte.site.line || (b.cte->site.line == cte.site.line && b.cte->site.column < cte.site.column)) visible[n] = b;
-          cte_stack_.push_back(visible);
           QueryPlan qp;
-          try {
-            qp = plan_select(*cte.select, outer);
-          } catch (...) {
+          if (it->second.working) {
+            // A recursive CTE's self reference: the previous iteration's rows.
+            qp.root = it->second.working;
+            for (auto& c : it->second.working->columns) qp.names.push_back(c.name);
+          } else {
+            // The body sees the CTEs declared before it (and itself, when recursive).
+            std::vector<std::map<std::string, CteBinding>> saved(cte_stack_.begin() + level, cte_stack_.end());
+            cte_stack_.resize(level);
+            std::map<std::string, CteBinding> visible;
+            for (auto& [n, b] : saved[0])
+              if (b.order < it->second.order || (b.recursive && b.cte == &cte)) visible[n] = b;
+            cte_stack_.push_back(visible);
+            try {
+              qp = plan_cte(cte, cte_stack_.back()[to_lower(cte.name)], outer);
+            } catch (...) {
+              cte_stack_.resize(level);
+              cte_stack_.insert(cte_stack_.end(), saved.begin(), saved.end());
+              throw;
+            }
             cte_stack_.resize(level);
             cte_stack_.insert(cte_stack_.end(), saved.begin(), saved.end());
-            throw;
           }
-          cte_stack_.resize(level);
-          cte_stack_.insert(cte_stack_.end(), saved.begin(), saved.end());
           std::string alias = src.alias.empty() ? cte.name : src.alias;
           if (!cte.columns.empty() && cte.columns.size() != qp.root->columns.size())
             fail(StatusCode::kError, "CTE '" + cte.name + "' has " + std::to_string(qp.root->columns.size()) +
@@ -886,6 +893,96 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer, co
   return qp;
 }
 
+void Planner::push_with(const ast::WithClause& with) {
+  std::map<std::string, CteBinding> m;
+  int order = 0;
+  for (auto& cte : with.ctes) {
+    CteBinding b;
+    b.cte = &cte;
+    b.recursive = with.recursive;
+    b.order = order++;
+    m[to_lower(cte.name)] = b;
+  }
+  cte_stack_.push_back(std::move(m));
+}
+
+void Planner::pop_with() { cte_stack_.pop_back(); }
+
+// Plans a CTE body. A recursive CTE (a compound whose last arm references the CTE) becomes
+// a RecursiveCteNode over a working table; anything else plans as an ordinary query.
+QueryPlan Planner::plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding, const Scope* outer) {
+  const ast::Select& sel = *cte.select;
+  bool union_arm = !sel.compounds.empty() && (sel.compounds.back().first == ast::CompoundOp::kUnion ||
+                                              sel.compounds.back().first == ast::CompoundOp::kUnionAll);
+  if (!binding.recursive || !union_arm) {
+    CteBinding hidden = binding;
+    binding.recursive = false;  // a non-recursive body does not see itself
+    QueryPlan qp = plan_select(sel, outer);
+    binding = hidden;
+    return qp;
+  }
+  if (!sel.order_by.empty())
+    throw Error(StatusCode::kUnsupported, "ORDER BY on a recursive CTE body is not supported yet");
+  // Initial term: the core and every compound arm but the last.
+  // Plan the anchor by temporarily viewing the select without its recursive arm.
+  const ast::SelectCore& rec_core = sel.compounds.back().second;
+  CteBinding saved = binding;
+  binding.recursive = false;
+  QueryPlan init = plan_core(sel.core, outer, Scope(), nullptr, nullptr);
+  for (size_t i = 0; i + 1 < sel.compounds.size(); ++i) {
+    QueryPlan rhs = plan_core(sel.compounds[i].second, outer, Scope(), nullptr, nullptr);
+    auto so = std::make_shared<SetOpNode>();
+    so->op = sel.compounds[i].first;
+    so->left = init.root;
+    so->right = rhs.root;
+    so->columns = init.root->columns;
+    init.root = so;
+  }
+  binding = saved;
+  auto working = std::make_shared<WorkingTableNode>();
+  working->name = cte.name;
+  working->rows = std::make_shared<std::vector<Row>>();
+  for (size_t i = 0; i < init.root->columns.size(); ++i) {
+    Attribute a = init.root->columns[i];
+    a.id = mint_attr();
+    a.name = cte.columns.empty() ? init.names[i] : (i < cte.columns.size() ? cte.columns[i] : init.names[i]);
+    a.nullable = true;
+    working->columns.push_back(a);
+  }
+  binding.working = working;
+  QueryPlan rec;
+  try {
+    rec = plan_core(rec_core, outer, Scope(), nullptr, nullptr);
+  } catch (...) {
+    binding.working.reset();
+    throw;
+  }
+  binding.working.reset();
+  if (rec.root->columns.size() != working->columns.size())
+    throw Error(StatusCode::kError, "SELECTs to the left and right of UNION do not have the same number of result columns");
+  auto node = std::make_shared<RecursiveCteNode>();
+  node->name = cte.name;
+  node->union_all = sel.compounds.back().first == ast::CompoundOp::kUnionAll;
+  node->initial = init.root;
+  node->recursive = rec.root;
+  node->working = working->rows;
+  node->columns = working->columns;
+  QueryPlan qp;
+  qp.root = node;
+  if (sel.limit || sel.offset) {
+    auto l = std::make_shared<LimitNode>();
+    l->input = node;
+    Scope empty;
+    empty.outer = outer;
+    if (sel.limit) l->limit = bind_expr(*sel.limit, empty);
+    if (sel.offset) l->offset = bind_expr(*sel.offset, empty);
+    l->columns = node->columns;
+    qp.root = l;
+  }
+  qp.names = init.names;
+  return qp;
+}
+
 QueryPlan Planner::plan_select(const ast::Select& sel, const Scope* outer) {
   Scope cte_scope;
   cte_scope.outer = outer;
@@ -896,11 +993,7 @@ QueryPlan Planner::plan_select(const ast::Select& sel, const Scope* outer) {
     ~CtePop() { if (pushed) stack.pop_back(); }
   } cte_pop{cte_stack_, false};
   if (sel.with) {
-    if (sel.with->recursive)
-      throw Error(StatusCode::kUnsupported, "recursive CTEs are not supported yet");
-    std::map<std::string, CteBinding> m;
-    for (auto& cte : sel.with->ctes) m[to_lower(cte.name)] = CteBinding{&cte};
-    cte_stack_.push_back(std::move(m));
+    push_with(*sel.with);
     cte_pop.pushed = true;
   }
 

@@ -21,6 +21,10 @@ struct AggBinding;
 // A named relation visible to FROM: a CTE.
 struct CteBinding {
   const ast::CommonTableExpr* cte = nullptr;
+  bool recursive = false;  // declared under WITH RECURSIVE
+  // While the recursive term is planned, references to the CTE read this working table.
+  std::shared_ptr<WorkingTableNode> working;
+  int order = 0;  // position in its WITH list
 };
 
 // What names mean at one query level.
@@ -52,6 +56,9 @@ class Planner {
   ScalarPtr bind_expr(const ast::Expr& expr, const Scope& scope);
   // Scope over the columns of a table (used by DML).
   Scope table_scope(const TableEntry& table, const std::string& alias) const;
+  // Makes a statement's own WITH clause visible to what is planned next (DML sources).
+  void push_with(const ast::WithClause& with);
+  void pop_with();
   // The result column name of a select item.
   static std::string column_name(const ast::ResultColumn& rc);
   // A fresh attribute id.
@@ -62,6 +69,7 @@ class Planner {
     RelPtr node;
     Scope scope;  // columns with slots relative to node's output
   };
+  QueryPlan plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding, const Scope* outer);
   Source plan_from(const ast::TableSource& src, const Scope* outer, const Scope& cte_scope);
   QueryPlan plan_core(const ast::SelectCore& core, const Scope* outer, const Scope& cte_scope,
                       const std::vector<ast::OrderingTerm>* order_by, RelPtr* sorted_root);

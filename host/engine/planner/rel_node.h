@@ -28,7 +28,7 @@ struct Attribute {
 
 enum class RelKind {
   kTableScan, kValues, kSingleRow, kFilter, kProject, kJoin, kAggregate, kSort, kLimit,
-  kDistinct, kSetOp,
+  kDistinct, kSetOp, kWorkingTable, kRecursiveCte,
 };
 
 // A stateful iterator over one execution of a plan node.
@@ -175,6 +175,28 @@ struct SetOpNode : RelNode {
   std::vector<const RelNode*> children() const override { return {left.get(), right.get()}; }
   ast::CompoundOp op = ast::CompoundOp::kUnion;
   RelPtr left, right;
+};
+
+// The rows of the previous iteration of a recursive CTE, read by its recursive term.
+struct WorkingTableNode : RelNode {
+  WorkingTableNode() : RelNode(RelKind::kWorkingTable) {}
+  std::unique_ptr<Operator> instantiate() const override;
+  std::string describe() const override { return "WORKING TABLE " + name; }
+  std::string name;
+  std::shared_ptr<std::vector<Row>> rows;  // filled by the RecursiveCteNode per iteration
+};
+
+// WITH RECURSIVE: runs `initial`, then `recursive` over the previous iteration's rows
+// until an iteration adds nothing. UNION (not ALL) drops rows already produced.
+struct RecursiveCteNode : RelNode {
+  RecursiveCteNode() : RelNode(RelKind::kRecursiveCte) {}
+  std::unique_ptr<Operator> instantiate() const override;
+  std::string describe() const override { return "RECURSIVE CTE " + name; }
+  std::vector<const RelNode*> children() const override { return {initial.get(), recursive.get()}; }
+  std::string name;
+  bool union_all = true;
+  RelPtr initial, recursive;
+  std::shared_ptr<std::vector<Row>> working;  // shared with the WorkingTableNode
 };
 
 // Renders the plan tree, one node per line, indented by depth.

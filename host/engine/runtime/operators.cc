@@ -495,8 +495,77 @@ class SetOpOp : public Operator {
   EvalEnv outer_;
 };
 
+class WorkingTableOp : public Operator {
+ public:
+  explicit WorkingTableOp(const WorkingTableNode& n) : node_(n) {}
+  void open(const EvalEnv&) override { rows_ = *node_.rows; i_ = 0; }
+  bool next(Row& out) override {
+    if (i_ >= rows_.size()) return false;
+    out = rows_[i_++];
+    return true;
+  }
+
+ private:
+  const WorkingTableNode& node_;
+  std::vector<Row> rows_;
+  size_t i_ = 0;
+};
+
+class RecursiveCteOp : public Operator {
+ public:
+  explicit RecursiveCteOp(const RecursiveCteNode& n)
+      : node_(n), collations_(collations_of(n.columns)), seen_(RowLess{&collations_}) {}
+  void open(const EvalEnv& outer) override {
+    outer_ = outer;
+    seen_.clear();
+    pending_.clear();
+    pi_ = 0;
+    iterations_ = 0;
+    auto init = node_.initial->instantiate();
+    init->open(outer);
+    Row r;
+    while (init->next(r)) add(r);
+  }
+  bool next(Row& out) override {
+    for (;;) {
+      if (pi_ < pending_.size()) {
+        out = pending_[pi_++];
+        return true;
+      }
+      if (pending_.empty()) return false;
+      // Next iteration over the rows the previous one produced.
+      if (++iterations_ > kMaxIterations)
+        throw Error(StatusCode::kError, "recursive CTE '" + node_.name + "' exceeded " +
+                                            std::to_string(kMaxIterations) + " iterations");
+      *node_.working = std::move(pending_);
+      pending_.clear();
+      pi_ = 0;
+      auto rec = node_.recursive->instantiate();
+      rec->open(outer_);
+      Row r;
+      while (rec->next(r)) add(r);
+    }
+  }
+
+ private:
+  static constexpr int kMaxIterations = 1000000;
+  void add(const Row& r) {
+    if (!node_.union_all && !seen_.insert(r).second) return;
+    pending_.push_back(r);
+  }
+  const RecursiveCteNode& node_;
+  std::vector<const Collation*> collations_;
+  std::set<Row, RowLess> seen_;
+  std::vector<Row> pending_;
+  size_t pi_ = 0;
+  int iterations_ = 0;
+  EvalEnv outer_;
+};
+
 }  // namespace
 
+std::unique_ptr<Operator> WorkingTableNode::instantiate() const { return std::make_unique<WorkingTableOp>(*this); }
+std::unique_ptr<Operator> RecursiveCteNode::instantiate() const { return std::make_unique<RecursiveCteOp>(*this); }
 std::unique_ptr<Operator> TableScanNode::instantiate() const { return std::make_unique<TableScanOp>(*this); }
 std::unique_ptr<Operator> ValuesNode::instantiate() const { return std::make_unique<ValuesOp>(*this); }
 std::unique_ptr<Operator> SingleRowNode::instantiate() const { return std::make_unique<SingleRowOp>(); }
