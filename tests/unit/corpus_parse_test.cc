@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -123,7 +124,9 @@ struct Report {
   int files = 0;
   int blocks = 0;
   int statements = 0;
-  std::vector<std::string> unexpected;  // parse failures where none is expected
+  int failed_blocks = 0;                // blocks with an unexpected parse failure
+  std::vector<std::string> unexpected;  // statements failing where no error is expected
+  std::map<std::string, int> causes;    // unexpected failures by message
   int error_blocks = 0;
   int error_blocks_failing_at_parse = 0;
   // Error blocks that fail at parse time with a message lacking the expected text.
@@ -229,6 +232,7 @@ Report run_corpus(const fs::path& dir) {
     }
     if (b.kind == Block::Kind::kError) ++r.error_blocks;
     bool failed = false;
+    bool fell_back = false;
     for (size_t i = 0; i < pieces.size(); ++i) {
       try {
         auto t0 = std::chrono::steady_clock::now();
@@ -240,10 +244,28 @@ Report run_corpus(const fs::path& dir) {
           check_names(*stmts[0], b, r);
         }
       } catch (const Error& e) {
-        failed = true;
+        if (b.kind == Block::Kind::kSetup && !fell_back) {
+          // A setup block runs whole; after a failure, look at its statements one by
+          // one so one unsupported statement does not hide the others.
+          fell_back = true;
+          pieces = split_statements(b.sql);
+          i = static_cast<size_t>(-1);
+          ++r.failed_blocks;
+          failed = true;
+          continue;
+        }
         if (b.kind != Block::Kind::kError) {
+          if (!failed) ++r.failed_blocks;
+          failed = true;
           r.unexpected.push_back(where(b) + ": " + e.what() + "\n      in: " + one_line(pieces[i]));
-        } else if (lower(e.what()).find(lower(b.expected)) == std::string::npos) {
+          std::string cause = e.raw_message();
+          size_t found = cause.find(" but found ");
+          if (found != std::string::npos) cause = cause.substr(0, found);
+          r.causes[cause]++;
+          continue;  // the remaining statements are still worth checking
+        }
+        failed = true;
+        if (lower(e.what()).find(lower(b.expected)) == std::string::npos) {
           r.error_mismatches.push_back(where(b) + ": expected '" + b.expected + "' but parse says: " +
                                        e.what() + "\n      in: " + one_line(pieces[i]));
         }
@@ -262,8 +284,18 @@ void print_report(const std::string& title, const Report& r) {
   const size_t limit = list_limit();
   std::cout << "[" << title << "] " << r.files << " files: parsed " << r.blocks << " blocks ("
             << r.statements << " statements) in " << r.seconds * 1000 << " ms, "
-            << r.unexpected.size() << " unexpected parse errors\n";
+            << r.unexpected.size() << " unexpected parse errors (in " << r.failed_blocks
+            << " blocks)\n";
   for (size_t i = 0; i < r.unexpected.size() && i < limit; ++i) std::cout << "  " << r.unexpected[i] << "\n";
+  if (!r.causes.empty()) {
+    std::vector<std::pair<int, std::string>> causes;
+    for (const auto& [msg, n] : r.causes) causes.emplace_back(n, msg);
+    std::sort(causes.rbegin(), causes.rend());
+    std::cout << "[" << title << "] unexpected parse errors by cause:\n";
+    for (size_t i = 0; i < causes.size() && i < 20; ++i) {
+      std::cout << "  " << causes[i].first << "  " << causes[i].second << "\n";
+    }
+  }
   std::cout << "[" << title << "] error blocks: " << r.error_blocks << ", of which "
             << r.error_blocks_failing_at_parse << " fail at parse time, "
             << r.error_mismatches.size() << " of those with a message lacking the expected text\n";

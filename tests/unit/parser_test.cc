@@ -412,6 +412,9 @@ TEST(ParserExpr, Predicates) {
   EXPECT_EQ(static_cast<BinaryExpr&>(*e).op, BinaryOp::kNotGlob);
   e = Parser::parse_expression("x regexp 'a' or y match 'b'");
   EXPECT_EQ(static_cast<BinaryExpr&>(*static_cast<BinaryExpr&>(*e).left).op, BinaryOp::kRegexp);
+  e = Parser::parse_expression("x not regexp 'a'");
+  ASSERT_EQ(e->kind, ExprKind::kUnary);
+  EXPECT_EQ(expr_to_string(*e), "not (x regexp 'a')");
   e = Parser::parse_expression("x is not null");
   EXPECT_TRUE(static_cast<IsNullExpr&>(*e).negated);
   e = Parser::parse_expression("x isnull");

@@ -1551,11 +1551,9 @@ class ParserImpl {
         continue;
       }
       if (at_pattern_op(off, op, not_op)) {
-        if (negated && op == not_op) {
-          fail_at(peek(1), "NOT " + lowercase(peek(1).text) + " is not supported");
-        }
+        const Token& not_tok = peek();
         if (negated) advance();
-        const Token& opt = advance();
+        advance();
         auto b = std::make_unique<BinaryExpr>();
         b->site = left->site;
         b->op = negated ? not_op : op;
@@ -1564,8 +1562,15 @@ class ParserImpl {
         if ((op == BinaryOp::kLike || op == BinaryOp::kGlob) && match_word("escape")) {
           b->escape = parse_bits();
         }
-        (void)opt;
         left = std::move(b);
+        if (negated && op == not_op) {
+          // NOT MATCH / NOT REGEXP have no operator of their own: NOT (a MATCH b).
+          auto u = make_at<UnaryExpr>(not_tok);
+          u->site = left->site;
+          u->op = UnaryOp::kNot;
+          u->operand = std::move(left);
+          left = std::move(u);
+        }
         continue;
       }
       break;

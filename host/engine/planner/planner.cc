@@ -474,22 +474,23 @@ Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* out
         for (size_t level = cte_stack_.size(); level-- > 0;) {
           auto it = cte_stack_[level].find(to_lower(src.table.name));
           if (it == cte_stack_[level].end()) continue;
-          const ast::CommonTableExpr& cte = *it->second.cte;
+          const ast::CommonTableExpr& cte = *it->second->cte;
           QueryPlan qp;
-          if (it->second.working) {
+          if (it->second->working) {
             // A recursive CTE's self reference: the previous iteration's rows.
-            qp.root = it->second.working;
-            for (auto& c : it->second.working->columns) qp.names.push_back(c.name);
+            qp.root = it->second->working;
+            for (auto& c : it->second->working->columns) qp.names.push_back(c.name);
           } else {
             // The body sees the CTEs declared before it (and itself, when recursive).
-            std::vector<std::map<std::string, CteBinding>> saved(cte_stack_.begin() + level, cte_stack_.end());
+            std::vector<std::map<std::string, std::shared_ptr<CteBinding>>> saved(cte_stack_.begin() + level, cte_stack_.end());
             cte_stack_.resize(level);
-            std::map<std::string, CteBinding> visible;
+            std::shared_ptr<CteBinding> self = it->second;
+            std::map<std::string, std::shared_ptr<CteBinding>> visible;
             for (auto& [n, b] : saved[0])
-              if (b.order < it->second.order || (b.recursive && b.cte == &cte)) visible[n] = b;
+              if (b->order < self->order || (b->recursive && b.get() == self.get())) visible[n] = b;
             cte_stack_.push_back(visible);
             try {
-              qp = plan_cte(cte, cte_stack_.back()[to_lower(cte.name)], outer);
+              qp = plan_cte(cte, *self, outer);
             } catch (...) {
               cte_stack_.resize(level);
               cte_stack_.insert(cte_stack_.end(), saved.begin(), saved.end());
@@ -567,7 +568,6 @@ Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* out
         out.scope.columns.push_back(c);
       }
       out.scope.outer = outer;
-      out.scope.ctes = cte_scope.ctes;
       if (src.on) {
         join->on = bind_expr(*src.on, out.scope);
       } else if (!src.using_columns.empty()) {
@@ -638,7 +638,6 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer, co
     src.node = std::make_shared<SingleRowNode>();
   }
   src.scope.outer = outer;
-  src.scope.ctes = cte_scope.ctes;
   RelPtr node = src.node;
 
   if (core.where) {
@@ -707,7 +706,6 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer, co
     }
     agg->group_by = ab.group_exprs;
     post.outer = outer;
-    post.ctes = src.scope.ctes;
     post.agg = &ab;
     node = agg;
   } else {
@@ -894,13 +892,13 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer, co
 }
 
 void Planner::push_with(const ast::WithClause& with) {
-  std::map<std::string, CteBinding> m;
+  std::map<std::string, std::shared_ptr<CteBinding>> m;
   int order = 0;
   for (auto& cte : with.ctes) {
-    CteBinding b;
-    b.cte = &cte;
-    b.recursive = with.recursive;
-    b.order = order++;
+    auto b = std::make_shared<CteBinding>();
+    b->cte = &cte;
+    b->recursive = with.recursive;
+    b->order = order++;
     m[to_lower(cte.name)] = b;
   }
   cte_stack_.push_back(std::move(m));
@@ -988,7 +986,7 @@ QueryPlan Planner::plan_select(const ast::Select& sel, const Scope* outer) {
   cte_scope.outer = outer;
   const Scope* effective_outer = outer;
   struct CtePop {
-    std::vector<std::map<std::string, CteBinding>>& stack;
+    std::vector<std::map<std::string, std::shared_ptr<CteBinding>>>& stack;
     bool pushed;
     ~CtePop() { if (pushed) stack.pop_back(); }
   } cte_pop{cte_stack_, false};

@@ -38,7 +38,6 @@ struct Scope {
   };
   std::vector<Column> columns;
   const Scope* outer = nullptr;
-  std::map<std::string, CteBinding> ctes;  // lower-case name
   AggBinding* agg = nullptr;               // set while binding post-aggregate expressions
   mutable bool correlated = false;         // a reference escaped to an outer scope
 };
@@ -82,7 +81,7 @@ class Planner {
 
   DatabaseImpl& db_;
   int next_attr_ = 1;
-  std::vector<std::map<std::string, CteBinding>> cte_stack_;  // WITH clauses in scope
+  std::vector<std::map<std::string, std::shared_ptr<CteBinding>>> cte_stack_;  // WITH clauses in scope
 };
 
 // Assigns `name:1`, `name:2`, … to duplicate output names (FORMAT.md §6.3 rule 6).

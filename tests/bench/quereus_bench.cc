@@ -1,0 +1,346 @@
+// quereus-bench: runs named workloads against our engine and against SQLite (in-memory)
+// in the same run and prints one tab-separated line per workload (docs/benchmarks.md).
+//
+//   quereus-bench [--module NAME] [--workload NAME]... [--scale F] [--plugin-dir DIR]
+//                 [--timeout SECONDS] [--list]
+//
+// Every (workload, engine) pair runs in its own forked child, so that each peak-memory
+// figure (VmHWM at the end minus VmHWM right after fork) belongs to that engine alone.
+// The parent prints the lines.
+//
+// Exit status: 0 when every workload ran on both engines and their results matched
+// (whatever the ratios); 1 when one errored, crashed, timed out or mismatched; 2 for
+// usage or plugin errors.
+#include <poll.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench_engine.h"
+#include "config/host_setup.h"
+#include "config/logging.h"
+#include "plugin/plugin_loader.h"
+#include "workloads.h"
+
+namespace {
+
+using namespace quereus;
+using namespace quereus::bench;
+
+constexpr const char* kUsage =
+    "usage: quereus-bench [options]\n"
+    "  --workload NAME    run this workload (may repeat; default: all, see --list)\n"
+    "  --module NAME      our storage module for the tables (default: memory)\n"
+    "  --scale F          multiply every row and iteration count by F (default: 1 —\n"
+    "                     1,000,000 rows; 0.01 is a smoke test)\n"
+    "  --plugin-dir DIR   where mem.so is found (default: <exe dir>/../lib/quereus)\n"
+    "  --timeout SECONDS  per workload and engine; 0 for none (default: 300)\n"
+    "  --list             print the workload names and what they do, then exit\n"
+    "Prints: workload  module  ours_ms  sqlite_ms  ratio  ours_peak_mb  sqlite_peak_mb\n"
+    "(tab-separated; ratio = ours_ms / sqlite_ms; notes and errors go to stderr).\n";
+
+constexpr double kBar = 3.0;  // the bar: no workload slower than 3x SQLite
+
+int usage_error(const std::string& message) {
+  std::cerr << "quereus-bench: " << message << "\n" << kUsage;
+  return 2;
+}
+
+// ---------------------------------------------------------------- one child run
+
+enum class EngineKind { kOurs, kSqlite };
+
+struct Outcome {
+  enum class State { kOk, kError, kTimeout } state = State::kError;
+  double ms = 0;
+  double peak_mb = 0;
+  std::string checksum;
+  std::string message;  // kError
+};
+
+// VmHWM (peak resident set) of this process, in kB; -1 when unreadable.
+long read_hwm_kb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
+  return -1;
+}
+
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  return s;
+}
+
+void write_all(int fd, const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
+
+// In the child: runs the workload and reports "ok\tms\tpeak_kb\tchecksum" or
+// "error\tmessage" on `fd`. Never returns.
+[[noreturn]] void child_main(int fd, const Workload& workload, EngineKind kind,
+                             const std::shared_ptr<Registry>& registry, const std::string& module,
+                             const Sizes& sizes) {
+  const long baseline_kb = read_hwm_kb();
+  std::string report;
+  try {
+    std::unique_ptr<BenchEngine> engine = kind == EngineKind::kOurs ? open_quereus(registry, module) : open_sqlite();
+    const WorkloadResult result = workload.run(*engine, sizes);
+    const long peak_kb = read_hwm_kb() - baseline_kb;
+    char ms[64];
+    std::snprintf(ms, sizeof ms, "%.6f", result.ms);
+    report = std::string("ok\t") + ms + "\t" + std::to_string(peak_kb) + "\t" + one_line(result.checksum) + "\n";
+    // The engine is not destroyed: tearing down a large table is not part of any figure.
+    engine.release();
+  } catch (const std::exception& e) {
+    report = "error\t" + one_line(e.what()) + "\n";
+  } catch (...) {
+    report = "error\tunknown exception\n";
+  }
+  write_all(fd, report);
+  close(fd);
+  _exit(0);
+}
+
+Outcome run_in_child(const Workload& workload, EngineKind kind, const std::shared_ptr<Registry>& registry,
+                     const std::string& module, const Sizes& sizes, double timeout_s) {
+  Outcome out;
+  int fds[2];
+  if (pipe(fds) != 0) {
+    out.message = "pipe failed";
+    return out;
+  }
+  std::cout.flush();
+  std::cerr.flush();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    out.message = "fork failed";
+    return out;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    child_main(fds[1], workload, kind, registry, module, sizes);
+  }
+  close(fds[1]);
+
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  std::string text;
+  bool timed_out = false;
+  char buf[4096];
+  for (;;) {
+    int wait_ms = -1;
+    if (timeout_s > 0) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      if (left <= 0) {
+        timed_out = true;
+        break;
+      }
+      wait_ms = static_cast<int>(std::min<long long>(left, 1000 * 60));
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    const int r = poll(&p, 1, wait_ms);
+    if (r < 0 && errno == EINTR) continue;
+    if (r == 0) continue;  // re-check the deadline
+    const ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // EOF: the child is done (or died)
+    text.append(buf, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  if (timed_out) kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+
+  if (timed_out) {
+    out.state = Outcome::State::kTimeout;
+    out.ms = timeout_s * 1000;
+    return out;
+  }
+  if (WIFSIGNALED(status)) {
+    out.message = std::string("crashed: ") + strsignal(WTERMSIG(status));
+    return out;
+  }
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  std::vector<std::string> fields;
+  std::stringstream in(text);
+  for (std::string f; std::getline(in, f, '\t');) fields.push_back(f);
+  if (fields.size() == 4 && fields[0] == "ok") {
+    out.state = Outcome::State::kOk;
+    out.ms = std::strtod(fields[1].c_str(), nullptr);
+    out.peak_mb = std::strtod(fields[2].c_str(), nullptr) / 1024.0;
+    out.checksum = fields[3];
+  } else if (fields.size() >= 2 && fields[0] == "error") {
+    out.message = fields[1];
+  } else {
+    out.message = "the child exited with status " + std::to_string(WEXITSTATUS(status)) + " and no report";
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- printing
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string ms_cell(const Outcome& o) {
+  switch (o.state) {
+    case Outcome::State::kOk:
+      return fixed(o.ms, 1);
+    case Outcome::State::kTimeout:
+      return "TIMEOUT";
+    default:
+      return "ERROR";
+  }
+}
+
+std::string peak_cell(const Outcome& o) { return o.state == Outcome::State::kOk ? fixed(o.peak_mb, 1) : "-"; }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string module = "memory", plugin_dir;
+  std::vector<std::string> names;
+  double scale = 1.0, timeout_s = 300;
+  bool list = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      return 0;
+    } else if (arg == "--list") {
+      list = true;
+    } else if (arg == "--module" || arg == "--workload" || arg == "--scale" || arg == "--plugin-dir" ||
+               arg == "--timeout") {
+      const char* v = value();
+      if (!v) return usage_error(arg + " needs a value");
+      if (arg == "--module") {
+        module = v;
+      } else if (arg == "--workload") {
+        names.push_back(v);
+      } else if (arg == "--plugin-dir") {
+        plugin_dir = v;
+      } else {
+        char* end = nullptr;
+        const double d = std::strtod(v, &end);
+        if (*end || !(arg == "--scale" ? d > 0 : d >= 0)) return usage_error("bad " + arg + " '" + v + "'");
+        (arg == "--scale" ? scale : timeout_s) = d;
+      }
+    } else {
+      return usage_error("unknown argument " + arg);
+    }
+  }
+
+  if (list) {
+    for (const Workload& w : workloads()) std::cout << w.name << "\t" << w.description << "\n";
+    return 0;
+  }
+  std::vector<const Workload*> selected;
+  if (names.empty()) {
+    for (const Workload& w : workloads()) selected.push_back(&w);
+  } else {
+    for (const std::string& n : names) {
+      const Workload* found = nullptr;
+      for (const Workload& w : workloads())
+        if (n == w.name) found = &w;
+      if (!found) return usage_error("no workload named '" + n + "' (see --list)");
+      if (std::find(selected.begin(), selected.end(), found) == selected.end()) selected.push_back(found);
+    }
+  }
+
+  // Load the plugins once, before forking, as the CLI does (host/cli/main.cc).
+  HostOptions options;
+  options.plugin_dir = plugin_dir;
+  if (Status s = apply_logging(options.logging); !s.ok()) {
+    std::cerr << "Error: " << s.to_string() << "\n";
+    return 2;
+  }
+  std::shared_ptr<Registry> registry;
+  std::unique_ptr<PluginLoader> loader;
+  if (Status s = load_host_plugins(options, &registry, &loader); !s.ok()) {
+    std::cerr << "Error: " << s.to_string() << "\n";
+    return 2;
+  }
+  try {
+    open_quereus(registry, module);  // refuses an unknown module before any child runs
+  } catch (const std::exception& e) {
+    std::cerr << "Error: " << e.what() << "\n";
+    return 2;
+  }
+
+  const Sizes sizes = Sizes::at(scale);
+  std::cerr << "# quereus-bench: scale " << scale << " (t " << sizes.rows << " rows, d " << sizes.dim_rows
+            << " rows, " << sizes.lookups << " lookups, " << sizes.ranges << " ranges of " << sizes.range_width
+            << ", " << sizes.groups << " groups), module " << module << ", SQLite " << sqlite3_libversion()
+            << ", timeout " << timeout_s << " s\n";
+  std::cout << "workload\tmodule\tours_ms\tsqlite_ms\tratio\tours_peak_mb\tsqlite_peak_mb\n" << std::flush;
+
+  bool all_ok = true;
+  std::vector<std::string> over_bar;
+  for (const Workload* w : selected) {
+    const Outcome ours = run_in_child(*w, EngineKind::kOurs, registry, module, sizes, timeout_s);
+    const Outcome lite = run_in_child(*w, EngineKind::kSqlite, registry, module, sizes, timeout_s);
+    std::string ratio = "-";
+    const bool both_ok = ours.state == Outcome::State::kOk && lite.state == Outcome::State::kOk;
+    if (ours.state == Outcome::State::kError)
+      std::cerr << "ERROR: " << w->name << ": ours: " << ours.message << "\n";
+    if (ours.state == Outcome::State::kTimeout)
+      std::cerr << "TIMEOUT: " << w->name << ": ours: no result after " << timeout_s << " s\n";
+    if (lite.state == Outcome::State::kError)
+      std::cerr << "ERROR: " << w->name << ": sqlite: " << lite.message << "\n";
+    if (lite.state == Outcome::State::kTimeout)
+      std::cerr << "TIMEOUT: " << w->name << ": sqlite: no result after " << timeout_s << " s\n";
+    if (both_ok && ours.checksum != lite.checksum) {
+      std::cerr << "MISMATCH: " << w->name << ": ours " << ours.checksum << "; sqlite " << lite.checksum << "\n";
+      ratio = "MISMATCH";
+      all_ok = false;
+    } else if (both_ok) {
+      const double r = lite.ms > 0 ? ours.ms / lite.ms : 0;
+      ratio = fixed(r, 2);
+      if (r > kBar) over_bar.push_back(std::string(w->name) + " " + ratio + "x");
+    } else {
+      all_ok = false;
+      if (ours.state == Outcome::State::kTimeout && lite.state == Outcome::State::kOk && lite.ms > 0) {
+        ratio = ">" + fixed(ours.ms / lite.ms, 2);  // a lower bound
+        over_bar.push_back(std::string(w->name) + " " + ratio + "x");
+      }
+    }
+    std::cout << w->name << "\t" << module << "\t" << ms_cell(ours) << "\t" << ms_cell(lite) << "\t" << ratio << "\t"
+              << peak_cell(ours) << "\t" << peak_cell(lite) << "\n"
+              << std::flush;
+  }
+  if (over_bar.empty()) {
+    std::cerr << "# every workload measured is within " << kBar << "x of SQLite\n";
+  } else {
+    std::cerr << "# slower than " << kBar << "x SQLite:";
+    for (const std::string& s : over_bar) std::cerr << " " << s << ";";
+    std::cerr << "\n";
+  }
+  return all_ok ? 0 : 1;
+}
