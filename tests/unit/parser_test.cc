@@ -895,6 +895,9 @@ TEST(PrinterTest, RoundTripIsAFixedPoint) {
       "select * from (insert into t values (1) returning *) as r",
       "select \"from\", \"a b\" from \"select\" where \"order\" = 1",
       "select case when a then b end, case x when 1 then 2 else 3 end",
+      "select not (a not like b), not (x is true), -(x is null), (a not like b) is null, "
+      "not (a not in (1)), (not a) in (1), (a between 1 and 2) between 3 and 4, a not regexp b",
+      "select x from t where not a = b and not (c or d) or e is not null",
       "select rank() over (), f(x) over (order by y range between unbounded preceding and "
       "unbounded following exclude ties)",
   };

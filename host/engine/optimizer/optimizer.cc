@@ -230,6 +230,7 @@ RelPtr Optimizer::rewrite(RelPtr node) {
     case RelKind::kJoin: { auto& n = static_cast<JoinNode&>(*node); n.left = rewrite(n.left); n.right = rewrite(n.right); break; }
     case RelKind::kAggregate: { auto& n = static_cast<AggregateNode&>(*node); n.input = rewrite(n.input); break; }
     case RelKind::kLimit: { auto& n = static_cast<LimitNode&>(*node); n.input = rewrite(n.input); break; }
+    case RelKind::kWindow: { auto& n = static_cast<WindowNode&>(*node); n.input = rewrite(n.input); break; }
     case RelKind::kDistinct: { auto& n = static_cast<DistinctNode&>(*node); n.input = rewrite(n.input); break; }
     case RelKind::kSetOp: { auto& n = static_cast<SetOpNode&>(*node); n.left = rewrite(n.left); n.right = rewrite(n.right); break; }
     case RelKind::kRecursiveCte: {

@@ -69,20 +69,6 @@ int binary_level(BinaryOp op) {
   return kLvlPrimary;
 }
 
-bool is_associative(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::kAnd:
-    case BinaryOp::kOr:
-    case BinaryOp::kXor:
-    case BinaryOp::kAdd:
-    case BinaryOp::kMul:
-    case BinaryOp::kConcat:
-    case BinaryOp::kBitAnd:
-    case BinaryOp::kBitOr: return true;
-    default: return false;
-  }
-}
-
 const char* binary_text(BinaryOp op) {
   switch (op) {
     case BinaryOp::kOr: return "or";
@@ -374,7 +360,7 @@ class Printer {
     if (names_) {
       wrap(e, ref_binary(e));
     } else {
-      wrap(e, e.kind == ExprKind::kBinary || expr_level(e) < min_level);
+      wrap(e, ref_binary(e) || expr_level(e) < min_level);
     }
   }
 
@@ -390,13 +376,9 @@ class Printer {
       wrap(e, parens);
       return;
     }
-    int min_level = level;
-    if (right) {
-      bool same_assoc = e.kind == ExprKind::kBinary &&
-                        static_cast<const BinaryExpr&>(e).op == parent && is_associative(parent);
-      if (!same_assoc) min_level = level + 1;
-    }
-    wrap(e, expr_level(e) < min_level);
+    // Chains parse left-deep, so a right operand at the same level is parenthesized
+    // even for an associative operator: `a or (b xor c)` must not print as a chain.
+    wrap(e, expr_level(e) < (right ? level + 1 : level));
   }
   void postfix_operand(const Expr& e) { unary_operand(e, kLvlIs); }
 

@@ -20,7 +20,21 @@ struct AggBinding {
   std::map<std::string, int> agg_slots;    // canonical call text → output slot
 };
 
+// Window calls collected while binding a select list; they become one WindowNode.
+struct WindowBinding {
+  static constexpr int kPlaceholderBase = 1 << 20;
+  std::shared_ptr<WindowNode> node;
+  int base = kPlaceholderBase;  // slots are remapped once the input width is final
+  std::vector<std::shared_ptr<ColumnScalar>> refs;
+};
+
 namespace {
+
+const std::set<std::string>& window_only_functions() {
+  static const std::set<std::string> names = {"row_number", "rank", "dense_rank", "percent_rank", "cume_dist",
+                                              "ntile", "lag", "lead", "first_value", "last_value", "nth_value"};
+  return names;
+}
 
 [[noreturn]] void fail(StatusCode code, const std::string& msg, const SourceSite& site) {
   if (site.line > 0) throw Error(code, msg, site);
@@ -435,7 +449,9 @@ ScalarPtr Planner::bind_subquery(const ast::Select& sel, const Scope& scope, Sca
 ScalarPtr Planner::bind_function(const ast::FunctionCall& f, const Scope& scope) {
   std::string name = to_lower(f.name);
   int argc = static_cast<int>(f.args.size());
-  if (f.over) fail(StatusCode::kUnsupported, "window functions are not supported yet", f.site);
+  if (f.over) return bind_window(f, scope);
+  if (window_only_functions().count(name))
+    fail(StatusCode::kError, name + "() may only be used as a window function (with OVER)", f.site);
   const ScalarFunction* fn = db_.registry().find_scalar(name, argc);
   if (!fn) {
     if (db_.registry().find_aggregate(name, argc))
@@ -460,6 +476,61 @@ ScalarPtr Planner::bind_function(const ast::FunctionCall& f, const Scope& scope)
       if (a->collation) { s->collation = a->collation; break; }
   }
   return s;
+}
+
+ScalarPtr Planner::bind_window(const ast::FunctionCall& f, const Scope& scope) {
+  if (!scope.win) fail(StatusCode::kError, "window functions are not allowed here", f.site);
+  WindowBinding& wb = *scope.win;
+  Scope inner = scope;
+  inner.win = nullptr;  // no window calls inside window calls
+  WindowCall call;
+  call.name = to_lower(f.name);
+  call.distinct = f.distinct;
+  int argc = static_cast<int>(f.args.size());
+  if (!window_only_functions().count(call.name)) {
+    call.aggregate = db_.registry().find_aggregate(call.name, argc);
+    if (!call.aggregate) fail(StatusCode::kError, "Function not found: " + call.name + "/" + std::to_string(argc) + " (window)", f.site);
+  }
+  for (auto& a : f.args) call.args.push_back(bind_expr(*a, inner));
+  const ast::WindowSpec& w = *f.over;
+  for (auto& p : w.partition_by) call.partition_by.push_back(bind_expr(*p, inner));
+  for (auto& o : w.order_by) {
+    SortKey k;
+    k.expr = bind_expr(*o.expr, inner);
+    k.desc = o.desc;
+    k.nulls_first = o.nulls != ast::OrderingTerm::Nulls::kLast;
+    call.order_by.push_back(k);
+  }
+  if (w.frame) {
+    call.has_frame = true;
+    call.unit = static_cast<int>(w.frame->unit);
+    call.start_kind = static_cast<int>(w.frame->start.kind);
+    if (w.frame->start.offset) call.start_offset = bind_expr(*w.frame->start.offset, inner);
+    if (w.frame->has_end) {
+      call.end_kind = static_cast<int>(w.frame->end.kind);
+      if (w.frame->end.offset) call.end_offset = bind_expr(*w.frame->end.offset, inner);
+    } else {
+      call.end_kind = static_cast<int>(ast::FrameBound::Kind::kCurrentRow);
+    }
+    call.exclude = static_cast<int>(w.frame->exclude);
+    if (w.frame->unit == ast::WindowFrame::Unit::kRange && (call.start_offset || call.end_offset) &&
+        call.order_by.size() != 1)
+      fail(StatusCode::kError, "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column", f.site);
+  }
+  qrs_logical_type type = QRS_LT_ANY;
+  if (call.name == "row_number" || call.name == "rank" || call.name == "dense_rank" || call.name == "ntile" ||
+      call.name == "count")
+    type = QRS_LT_INTEGER;
+  else if (call.name == "percent_rank" || call.name == "cume_dist" || call.name == "avg" || call.name == "total")
+    type = QRS_LT_REAL;
+  else if (!call.args.empty() && call.name != "sum")
+    type = call.args[0]->type;
+  int slot = wb.base + static_cast<int>(wb.node->calls.size());
+  wb.node->calls.push_back(std::move(call));
+  auto c = std::make_shared<ColumnScalar>(0, slot, 0);
+  c->type = type;
+  wb.refs.push_back(c);
+  return c;
 }
 
 // ---------------------------------------------------------------- FROM
@@ -606,6 +677,14 @@ Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* out
 QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer, const Scope& cte_scope,
                              const std::vector<ast::OrderingTerm>* order_by, RelPtr* sorted_root) {
   QueryPlan qp;
+  if (core.nested) {
+    qp = plan_select(*core.nested, outer);
+    if (order_by && !order_by->empty()) {
+      qp.root = sort_output(qp.root, qp.names, *order_by, outer);
+      if (sorted_root) *sorted_root = qp.root;
+    }
+    return qp;
+  }
   if (!core.values.empty()) {
     auto values = std::make_shared<ValuesNode>();
     size_t width = core.values[0].size();
@@ -712,6 +791,12 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer, co
     post = src.scope;
   }
 
+  // Window calls in the select list / ORDER BY are computed by a WindowNode that sits
+  // between the (aggregated) rows and the projection, appending one column per call.
+  WindowBinding wb;
+  wb.node = std::make_shared<WindowNode>();
+  post.win = &wb;
+
   std::vector<ScalarPtr> exprs;
   std::vector<Attribute> attrs;
   for (auto& it : items) {
@@ -746,8 +831,10 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer, co
     qp.names.push_back(it.name);
   }
 
+  post.win = nullptr;
   ScalarPtr having;
   if (core.having) having = bind_expr(*core.having, post);
+  post.win = &wb;
 
   // Aggregate output columns (only their count matters for slots).
   if (agg) {
@@ -826,6 +913,21 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer, co
     f->columns = node->columns;
     f->keys = node->keys;
     node = f;
+  }
+
+  if (!wb.node->calls.empty()) {
+    int base = static_cast<int>(node->columns.size());
+    for (auto& r : wb.refs) r->slot = base + (r->slot - WindowBinding::kPlaceholderBase);
+    wb.node->input = node;
+    wb.node->columns = node->columns;
+    for (size_t i = 0; i < wb.node->calls.size(); ++i) {
+      Attribute a;
+      a.id = mint_attr();
+      a.name = "_win" + std::to_string(i);
+      a.type = wb.refs[i]->type;
+      wb.node->columns.push_back(a);
+    }
+    node = wb.node;
   }
 
   auto proj = std::make_shared<ProjectNode>();
@@ -981,6 +1083,41 @@ QueryPlan Planner::plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding
   return qp;
 }
 
+RelPtr Planner::sort_output(RelPtr node, const std::vector<std::string>& names,
+                            const std::vector<ast::OrderingTerm>& order_by, const Scope* outer) {
+  Scope out_scope;
+  out_scope.outer = outer;
+  for (size_t i = 0; i < node->columns.size(); ++i) {
+    Scope::Column c;
+    c.name = names[i];
+    c.slot = static_cast<int>(i);
+    c.attr = node->columns[i];
+    out_scope.columns.push_back(c);
+  }
+  auto s = std::make_shared<SortNode>();
+  s->input = node;
+  s->columns = node->columns;
+  s->keys = node->keys;
+  for (auto& t : order_by) {
+    SortKey sk;
+    sk.desc = t.desc;
+    sk.nulls_first = t.nulls != ast::OrderingTerm::Nulls::kLast;
+    const ast::Expr* te = t.expr.get();
+    if (te->kind == ast::ExprKind::kLiteral && static_cast<const ast::Literal*>(te)->literal_kind == ast::LiteralKind::kInteger) {
+      int n = std::atoi(static_cast<const ast::Literal*>(te)->text.c_str());
+      if (n < 1 || n > static_cast<int>(names.size()))
+        fail(StatusCode::kError, "ORDER BY term out of range - should be between 1 and " + std::to_string(names.size()), te->site);
+      auto c = std::make_shared<ColumnScalar>(0, n - 1, 0);
+      c->collation = node->columns[n - 1].collation;
+      sk.expr = c;
+    } else {
+      sk.expr = bind_expr(*te, out_scope);
+    }
+    s->sort_keys.push_back(sk);
+  }
+  return s;
+}
+
 QueryPlan Planner::plan_select(const ast::Select& sel, const Scope* outer) {
   Scope cte_scope;
   cte_scope.outer = outer;
@@ -1023,38 +1160,7 @@ QueryPlan Planner::plan_select(const ast::Select& sel, const Scope* outer) {
       }
       node = s;
     }
-    if (!sel.order_by.empty()) {
-      Scope out_scope;
-      out_scope.outer = outer;
-      for (size_t i = 0; i < node->columns.size(); ++i) {
-        Scope::Column c;
-        c.name = names[i];
-        c.slot = static_cast<int>(i);
-        c.attr = node->columns[i];
-        out_scope.columns.push_back(c);
-      }
-      auto s = std::make_shared<SortNode>();
-      s->input = node;
-      s->columns = node->columns;
-      for (auto& t : sel.order_by) {
-        SortKey sk;
-        sk.desc = t.desc;
-        sk.nulls_first = t.nulls != ast::OrderingTerm::Nulls::kLast;
-        const ast::Expr* te = t.expr.get();
-        if (te->kind == ast::ExprKind::kLiteral && static_cast<const ast::Literal*>(te)->literal_kind == ast::LiteralKind::kInteger) {
-          int n = std::atoi(static_cast<const ast::Literal*>(te)->text.c_str());
-          if (n < 1 || n > static_cast<int>(names.size()))
-            fail(StatusCode::kError, "ORDER BY term out of range - should be between 1 and " + std::to_string(names.size()), te->site);
-          auto c = std::make_shared<ColumnScalar>(0, n - 1, 0);
-          c->collation = node->columns[n - 1].collation;
-          sk.expr = c;
-        } else {
-          sk.expr = bind_expr(*te, out_scope);
-        }
-        s->sort_keys.push_back(sk);
-      }
-      node = s;
-    }
+    if (!sel.order_by.empty()) node = sort_output(node, names, sel.order_by, outer);
   }
 
   if (sel.limit || sel.offset) {

@@ -17,6 +17,7 @@ namespace quereus {
 
 class DatabaseImpl;
 struct AggBinding;
+struct WindowBinding;
 
 // A named relation visible to FROM: a CTE.
 struct CteBinding {
@@ -39,6 +40,7 @@ struct Scope {
   std::vector<Column> columns;
   const Scope* outer = nullptr;
   AggBinding* agg = nullptr;               // set while binding post-aggregate expressions
+  WindowBinding* win = nullptr;            // set where window functions may appear
   mutable bool correlated = false;         // a reference escaped to an outer scope
 };
 
@@ -73,6 +75,9 @@ class Planner {
   QueryPlan plan_core(const ast::SelectCore& core, const Scope* outer, const Scope& cte_scope,
                       const std::vector<ast::OrderingTerm>* order_by, RelPtr* sorted_root);
   ScalarPtr bind_function(const ast::FunctionCall& call, const Scope& scope);
+  RelPtr sort_output(RelPtr node, const std::vector<std::string>& names,
+                     const std::vector<ast::OrderingTerm>& order_by, const Scope* outer);
+  ScalarPtr bind_window(const ast::FunctionCall& call, const Scope& scope);
   ScalarPtr bind_subquery(const ast::Select& sel, const Scope& scope, ScalarKind kind,
                           ScalarPtr operand, bool negated);
   const Collation* resolve_collation(std::string_view name) const;

@@ -28,7 +28,7 @@ struct Attribute {
 
 enum class RelKind {
   kTableScan, kValues, kSingleRow, kFilter, kProject, kJoin, kAggregate, kSort, kLimit,
-  kDistinct, kSetOp, kWorkingTable, kRecursiveCte,
+  kDistinct, kSetOp, kWorkingTable, kRecursiveCte, kWindow,
 };
 
 // A stateful iterator over one execution of a plan node.
@@ -197,6 +197,32 @@ struct RecursiveCteNode : RelNode {
   bool union_all = true;
   RelPtr initial, recursive;
   std::shared_ptr<std::vector<Row>> working;  // shared with the WorkingTableNode
+};
+
+// One window function call: fn(args) OVER (PARTITION BY … ORDER BY … frame).
+struct WindowCall {
+  std::string name;                          // lower-case
+  const AggregateFunction* aggregate = nullptr;  // aggregate used as a window function
+  std::vector<ScalarPtr> args;
+  bool distinct = false;
+  std::vector<ScalarPtr> partition_by;
+  std::vector<SortKey> order_by;
+  bool has_frame = false;
+  int unit = 0;  // ast::WindowFrame::Unit
+  int start_kind = 0, end_kind = 2;  // ast::FrameBound::Kind
+  ScalarPtr start_offset, end_offset;
+  int exclude = 0;  // ast::WindowFrame::Exclude
+};
+
+// Appends one column per window call to its input rows. Rows come out in the order
+// of the first call's (partition, order) sort.
+struct WindowNode : RelNode {
+  WindowNode() : RelNode(RelKind::kWindow) {}
+  std::unique_ptr<Operator> instantiate() const override;
+  std::string describe() const override { return "WINDOW (" + std::to_string(calls.size()) + " functions)"; }
+  std::vector<const RelNode*> children() const override { return {input.get()}; }
+  RelPtr input;
+  std::vector<WindowCall> calls;
 };
 
 // Renders the plan tree, one node per line, indented by depth.

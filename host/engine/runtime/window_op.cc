@@ -1,0 +1,299 @@
+// Runtime: window functions (planner/rel_node.h WindowNode). Materializes its input,
+// sorts by each call's (partition, order) keys and computes the calls per partition.
+#include <algorithm>
+#include <cmath>
+
+#include "common/status.h"
+#include "parser/ast.h"
+#include "planner/rel_node.h"
+#include "types/compare.h"
+
+namespace quereus {
+
+namespace {
+
+using FB = ast::FrameBound::Kind;
+using Unit = ast::WindowFrame::Unit;
+using Excl = ast::WindowFrame::Exclude;
+
+int compare_keys(const std::vector<Value>& a, const std::vector<Value>& b, const std::vector<SortKey>& keys,
+                 size_t offset) {
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const Value& x = a[offset + i];
+    const Value& y = b[offset + i];
+    if (x.is_null() || y.is_null()) {
+      if (x.is_null() && y.is_null()) continue;
+      bool first = keys[i].nulls_first;
+      return x.is_null() == first ? -1 : 1;
+    }
+    int c = compare_values(x, y, keys[i].expr->collation);
+    if (c) return keys[i].desc ? -c : c;
+  }
+  return 0;
+}
+
+class WindowOp : public Operator {
+ public:
+  explicit WindowOp(const WindowNode& n) : node_(n), input_(n.input->instantiate()) {}
+
+  void open(const EvalEnv& outer) override {
+    outer_ = outer;
+    input_->open(outer);
+    rows_.clear();
+    Row r;
+    while (input_->next(r)) rows_.push_back(r);
+    results_.assign(node_.calls.size(), std::vector<Value>(rows_.size()));
+    order_.clear();
+    for (size_t c = 0; c < node_.calls.size(); ++c) compute(c);
+    if (order_.empty())
+      for (size_t i = 0; i < rows_.size(); ++i) order_.push_back(i);
+    pos_ = 0;
+  }
+
+  bool next(Row& out) override {
+    if (pos_ >= order_.size()) return false;
+    size_t i = order_[pos_++];
+    out = rows_[i];
+    for (auto& res : results_) out.push_back(res[i]);
+    return true;
+  }
+
+ private:
+  Value eval(const ScalarPtr& e, size_t row) const {
+    EvalEnv env{&rows_[row], &outer_, outer_.ctx};
+    return e->eval(env);
+  }
+
+  int64_t offset_value(const ScalarPtr& e, size_t row) const {
+    Value v = eval(e, row);
+    if (v.is_null() || !v.is_numeric() || v.to_double() < 0)
+      throw Error(StatusCode::kError, "Invalid window frame offset");
+    return v.type() == ValueType::kInteger ? v.as_int() : static_cast<int64_t>(v.to_double());
+  }
+
+  void compute(size_t ci) {
+    const WindowCall& call = node_.calls[ci];
+    size_t n = rows_.size();
+    size_t np = call.partition_by.size(), no = call.order_by.size();
+    // Sort keys per row: partition values then order values.
+    std::vector<std::vector<Value>> keys(n);
+    for (size_t i = 0; i < n; ++i) {
+      for (auto& p : call.partition_by) keys[i].push_back(eval(p, i));
+      for (auto& o : call.order_by) keys[i].push_back(eval(o.expr, i));
+    }
+    std::vector<SortKey> part_keys;
+    for (auto& p : call.partition_by) part_keys.push_back(SortKey{p, false, true});
+    std::vector<size_t> idx(n);
+    for (size_t i = 0; i < n; ++i) idx[i] = i;
+    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+      int c = compare_keys(keys[a], keys[b], part_keys, 0);
+      if (c) return c < 0;
+      return compare_keys(keys[a], keys[b], call.order_by, np) < 0;
+    });
+    if (ci == 0) order_ = idx;
+    size_t start = 0;
+    while (start < n) {
+      size_t end = start + 1;
+      while (end < n && compare_keys(keys[idx[start]], keys[idx[end]], part_keys, 0) == 0) ++end;
+      std::vector<size_t> part(idx.begin() + start, idx.begin() + end);
+      // Peer groups under the ORDER BY.
+      std::vector<size_t> group_of(part.size());
+      std::vector<std::pair<size_t, size_t>> groups;
+      for (size_t j = 0; j < part.size(); ++j) {
+        if (j == 0 || no == 0 || compare_keys(keys[part[j - 1]], keys[part[j]], call.order_by, np) != 0)
+          groups.push_back({j, j});
+        groups.back().second = j + 1;
+        group_of[j] = groups.size() - 1;
+      }
+      if (no == 0) {
+        groups.assign(1, {0, part.size()});
+        std::fill(group_of.begin(), group_of.end(), 0);
+      }
+      compute_partition(ci, call, part, group_of, groups, keys, np);
+      start = end;
+    }
+  }
+
+  // The frame of row j of a partition as [lo, hi) plus excluded positions.
+  void frame_of(const WindowCall& call, const std::vector<size_t>& part, size_t j,
+                const std::vector<size_t>& group_of, const std::vector<std::pair<size_t, size_t>>& groups,
+                const std::vector<std::vector<Value>>& keys, size_t np, size_t* lo, size_t* hi) const {
+    size_t m = part.size();
+    if (!call.has_frame) {
+      *lo = 0;
+      *hi = call.order_by.empty() ? m : groups[group_of[j]].second;
+      return;
+    }
+    auto bound = [&](int kind, const ScalarPtr& off, bool is_start) -> int64_t {
+      auto g = groups[group_of[j]];
+      switch (static_cast<FB>(kind)) {
+        case FB::kUnboundedPreceding: return 0;
+        case FB::kUnboundedFollowing: return static_cast<int64_t>(m);
+        case FB::kCurrentRow:
+          if (call.unit == static_cast<int>(Unit::kRows)) return static_cast<int64_t>(is_start ? j : j + 1);
+          return static_cast<int64_t>(is_start ? g.first : g.second);
+        case FB::kPreceding:
+        case FB::kFollowing: {
+          int64_t k = offset_value(off, part[j]);
+          bool back = static_cast<FB>(kind) == FB::kPreceding;
+          if (call.unit == static_cast<int>(Unit::kRows)) {
+            int64_t p = back ? static_cast<int64_t>(j) - k : static_cast<int64_t>(j) + k;
+            return is_start ? p : p + 1;
+          }
+          if (call.unit == static_cast<int>(Unit::kGroups)) {
+            int64_t gi = static_cast<int64_t>(group_of[j]) + (back ? -k : k);
+            if (gi < 0) return is_start ? 0 : 0;
+            if (gi >= static_cast<int64_t>(groups.size())) return static_cast<int64_t>(m);
+            return static_cast<int64_t>(is_start ? groups[gi].first : groups[gi].second);
+          }
+          // RANGE with an offset: a numeric ORDER BY key within k of the current one.
+          if (call.order_by.size() != 1) throw Error(StatusCode::kError, "RANGE with an offset requires exactly one ORDER BY term");
+          const Value& cur = keys[part[j]][np];
+          if (cur.is_null()) return static_cast<int64_t>(is_start ? g.first : g.second);
+          bool desc = call.order_by[0].desc;
+          double target = cur.to_double() + ((back != desc) ? -static_cast<double>(k) : static_cast<double>(k));
+          size_t p = 0;
+          if (is_start) {
+            while (p < m) {
+              const Value& v = keys[part[p]][np];
+              if (!v.is_null() && (desc ? v.to_double() <= target : v.to_double() >= target)) break;
+              ++p;
+            }
+            return static_cast<int64_t>(p);
+          }
+          p = m;
+          while (p > 0) {
+            const Value& v = keys[part[p - 1]][np];
+            if (!v.is_null() && (desc ? v.to_double() >= target : v.to_double() <= target)) break;
+            --p;
+          }
+          return static_cast<int64_t>(p);
+        }
+      }
+      return 0;
+    };
+    int64_t a = bound(call.start_kind, call.start_offset, true);
+    int64_t b = bound(call.end_kind, call.end_offset, false);
+    a = std::clamp<int64_t>(a, 0, static_cast<int64_t>(m));
+    b = std::clamp<int64_t>(b, 0, static_cast<int64_t>(m));
+    *lo = static_cast<size_t>(a);
+    *hi = static_cast<size_t>(std::max(a, b));
+  }
+
+  bool excluded(const WindowCall& call, size_t j, size_t p, const std::vector<size_t>& group_of) const {
+    switch (static_cast<Excl>(call.exclude)) {
+      case Excl::kCurrentRow: return p == j;
+      case Excl::kGroup: return group_of[p] == group_of[j];
+      case Excl::kTies: return p != j && group_of[p] == group_of[j];
+      default: return false;
+    }
+  }
+
+  void compute_partition(size_t ci, const WindowCall& call, const std::vector<size_t>& part,
+                         const std::vector<size_t>& group_of, const std::vector<std::pair<size_t, size_t>>& groups,
+                         const std::vector<std::vector<Value>>& keys, size_t np) {
+    auto& out = results_[ci];
+    size_t m = part.size();
+    const std::string& f = call.name;
+    if (f == "row_number") {
+      for (size_t j = 0; j < m; ++j) out[part[j]] = Value::Integer(static_cast<int64_t>(j + 1));
+      return;
+    }
+    if (f == "rank" || f == "dense_rank" || f == "percent_rank" || f == "cume_dist") {
+      for (size_t j = 0; j < m; ++j) {
+        auto g = groups[group_of[j]];
+        if (f == "rank") out[part[j]] = Value::Integer(static_cast<int64_t>(g.first + 1));
+        else if (f == "dense_rank") out[part[j]] = Value::Integer(static_cast<int64_t>(group_of[j] + 1));
+        else if (f == "percent_rank") out[part[j]] = Value::Real(m > 1 ? static_cast<double>(g.first) / static_cast<double>(m - 1) : 0.0);
+        else out[part[j]] = Value::Real(static_cast<double>(g.second) / static_cast<double>(m));
+      }
+      return;
+    }
+    if (f == "ntile") {
+      for (size_t j = 0; j < m; ++j) {
+        int64_t buckets = offset_value(call.args[0], part[j]);
+        if (buckets <= 0) throw Error(StatusCode::kError, "argument of ntile must be a positive integer");
+        int64_t mm = static_cast<int64_t>(m), jj = static_cast<int64_t>(j);
+        int64_t size = mm / buckets, extra = mm % buckets;
+        int64_t big = extra * (size + 1);
+        int64_t tile = jj < big ? jj / (size + 1) : extra + (size ? (jj - big) / size : 0);
+        out[part[j]] = Value::Integer(tile + 1);
+      }
+      return;
+    }
+    if (f == "lag" || f == "lead") {
+      for (size_t j = 0; j < m; ++j) {
+        int64_t k = call.args.size() > 1 ? offset_value(call.args[1], part[j]) : 1;
+        int64_t t = f == "lag" ? static_cast<int64_t>(j) - k : static_cast<int64_t>(j) + k;
+        if (t >= 0 && t < static_cast<int64_t>(m)) out[part[j]] = eval(call.args[0], part[t]);
+        else out[part[j]] = call.args.size() > 2 ? eval(call.args[2], part[j]) : Value();
+      }
+      return;
+    }
+    // Frame-based: first_value, last_value, nth_value and aggregates.
+    bool incremental = call.aggregate && !call.distinct && static_cast<Excl>(call.exclude) == Excl::kNone;
+    std::unique_ptr<AggregateState> running;
+    size_t running_hi = 0;
+    for (size_t j = 0; j < m; ++j) {
+      size_t lo, hi;
+      frame_of(call, part, j, group_of, groups, keys, np, &lo, &hi);
+      if (f == "first_value" || f == "last_value" || f == "nth_value") {
+        std::vector<size_t> members;
+        for (size_t p = lo; p < hi; ++p)
+          if (!excluded(call, j, p, group_of)) members.push_back(p);
+        size_t want;
+        if (f == "first_value") want = 0;
+        else if (f == "last_value") want = members.empty() ? 0 : members.size() - 1;
+        else {
+          int64_t nth = offset_value(call.args[1], part[j]);
+          if (nth <= 0) throw Error(StatusCode::kError, "second argument to nth_value must be a positive integer");
+          want = static_cast<size_t>(nth - 1);
+        }
+        out[part[j]] = want < members.size() ? eval(call.args[0], part[members[want]]) : Value();
+        continue;
+      }
+      if (!call.aggregate) throw Error(StatusCode::kError, "unknown window function " + f);
+      std::vector<Value> args;
+      auto step = [&](AggregateState& st, size_t p) {
+        args.clear();
+        for (auto& a : call.args) args.push_back(eval(a, part[p]));
+        st.step(args);
+      };
+      if (incremental && lo == 0) {
+        if (!running || hi < running_hi) { running = call.aggregate->make_state(); running_hi = 0; }
+        while (running_hi < hi) step(*running, running_hi++);
+        out[part[j]] = running->final();
+        continue;
+      }
+      auto st = call.aggregate->make_state();
+      std::vector<std::vector<Value>> seen;
+      for (size_t p = lo; p < hi; ++p) {
+        if (excluded(call, j, p, group_of)) continue;
+        if (call.distinct) {
+          Value v = eval(call.args[0], part[p]);
+          if (v.is_null()) continue;
+          bool dup = false;
+          for (auto& s : seen) if (compare_values(s[0], v) == 0) { dup = true; break; }
+          if (dup) continue;
+          seen.push_back({v});
+        }
+        step(*st, p);
+      }
+      out[part[j]] = st->final();
+    }
+  }
+
+  const WindowNode& node_;
+  std::unique_ptr<Operator> input_;
+  EvalEnv outer_;
+  std::vector<Row> rows_;
+  std::vector<std::vector<Value>> results_;
+  std::vector<size_t> order_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Operator> WindowNode::instantiate() const { return std::make_unique<WindowOp>(*this); }
+
+}  // namespace quereus
