@@ -319,6 +319,10 @@ void register_builtin_functions(Registry& r) {
   aggregate(r, "max", 1, [] { return std::make_unique<MinMaxState>(true); });
   aggregate(r, "group_concat", 1, [] { return std::make_unique<GroupConcatState>(); });
   aggregate(r, "group_concat", 2, [] { return std::make_unique<GroupConcatState>(); });
+
+  register_json_functions(r);
+  register_datetime_functions(r);
+  register_extra_functions(r);
 }
 
 }  // namespace quereus

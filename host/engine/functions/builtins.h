@@ -5,4 +5,9 @@ namespace quereus {
 class Registry;
 // Registers every built-in function into `registry` (idempotent).
 void register_builtin_functions(Registry& registry);
+
+// The families, each in its own file (called by register_builtin_functions).
+void register_json_functions(Registry& registry);      // functions/json_functions.cc
+void register_datetime_functions(Registry& registry);  // functions/datetime_functions.cc
+void register_extra_functions(Registry& registry);     // functions/extra_functions.cc: math, string, conversion
 }  // namespace quereus
