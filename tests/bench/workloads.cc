@@ -71,12 +71,16 @@ void load_d(BenchEngine& engine, int64_t dim_rows) {
 
 class Timer {
  public:
+  explicit Timer(const TimedStart& started) {
+    if (started) started();
+    start_ = std::chrono::steady_clock::now();
+  }
   double ms() const {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
   }
 
  private:
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point start_;
 };
 
 // Builds "name=value,name=value"; integer sums wrap (unsigned) so any order gives the same.
@@ -113,19 +117,19 @@ std::string single_row(BenchStatement& stmt, int columns) {
 
 // ---------------------------------------------------------------- workloads
 
-WorkloadResult bulk_insert(BenchEngine& engine, const Sizes& sizes) {
-  Timer timer;
+WorkloadResult bulk_insert(BenchEngine& engine, const Sizes& sizes, const TimedStart& started) {
+  Timer timer(started);
   load_t(engine, sizes.rows);
   const double ms = timer.ms();
   auto check = engine.prepare("select count(*), sum(a) from t");
   return {ms, Checksum().add("count/sum", single_row(*check, 2)).str()};
 }
 
-WorkloadResult point_select(BenchEngine& engine, const Sizes& sizes) {
+WorkloadResult point_select(BenchEngine& engine, const Sizes& sizes, const TimedStart& started) {
   load_t(engine, sizes.rows);
   auto select = engine.prepare("select a, b from t where id = ?");
   uint64_t found = 0, sum_a = 0, sum_b = 0;
-  Timer timer;
+  Timer timer(started);
   for (int64_t k = 0; k < sizes.lookups; ++k) {
     select->bind_int(1, 1 + static_cast<int64_t>(mix(k + 0x2000) % u(sizes.rows)));
     while (select->step()) {
@@ -139,12 +143,12 @@ WorkloadResult point_select(BenchEngine& engine, const Sizes& sizes) {
   return {ms, Checksum().add("found", found).add("sum_a", sum_a).add("sum_b0", sum_b).str()};
 }
 
-WorkloadResult range_scan(BenchEngine& engine, const Sizes& sizes) {
+WorkloadResult range_scan(BenchEngine& engine, const Sizes& sizes, const TimedStart& started) {
   load_t(engine, sizes.rows);
   auto select = engine.prepare("select id, a, b from t where id between ? and ?");
   const int64_t starts = sizes.rows - sizes.range_width + 1;
   uint64_t rows = 0, sum_id = 0, sum_a = 0;
-  Timer timer;
+  Timer timer(started);
   for (int64_t k = 0; k < sizes.ranges; ++k) {
     const int64_t lo = 1 + static_cast<int64_t>(mix(k + 0x3000) % u(starts));
     select->bind_int(1, lo);
@@ -160,10 +164,10 @@ WorkloadResult range_scan(BenchEngine& engine, const Sizes& sizes) {
   return {ms, Checksum().add("rows", rows).add("sum_id", sum_id).add("sum_a", sum_a).str()};
 }
 
-WorkloadResult scan_filter_agg(BenchEngine& engine, const Sizes& sizes) {
+WorkloadResult scan_filter_agg(BenchEngine& engine, const Sizes& sizes, const TimedStart& started) {
   load_t(engine, sizes.rows);
   auto select = engine.prepare("select count(*), sum(a), min(b), max(b) from t where a % 10 = 3");
-  Timer timer;
+  Timer timer(started);
   if (!select->step()) throw BenchError("expected a row");
   std::string result = std::to_string(select->int_at(0)) + "/" + std::to_string(select->int_at(1)) + "/" +
                        std::string(select->text_at(2)) + "/" + std::string(select->text_at(3));
@@ -174,12 +178,12 @@ WorkloadResult scan_filter_agg(BenchEngine& engine, const Sizes& sizes) {
   return {ms, Checksum().add("count/sum/min/max", result).str()};
 }
 
-WorkloadResult group_by(BenchEngine& engine, const Sizes& sizes) {
+WorkloadResult group_by(BenchEngine& engine, const Sizes& sizes, const TimedStart& started) {
   load_t(engine, sizes.rows);
   auto select =
       engine.prepare("select a % " + std::to_string(sizes.groups) + ", count(*), sum(id) from t group by 1");
   uint64_t groups = 0, sum_key = 0, sum_count = 0, sum_sum = 0, key_x_count = 0;
-  Timer timer;
+  Timer timer(started);
   while (select->step()) {
     const int64_t key = select->int_at(0), count = select->int_at(1);
     ++groups;
@@ -199,22 +203,22 @@ WorkloadResult group_by(BenchEngine& engine, const Sizes& sizes) {
                   .str()};
 }
 
-WorkloadResult join(BenchEngine& engine, const Sizes& sizes) {
+WorkloadResult join(BenchEngine& engine, const Sizes& sizes, const TimedStart& started) {
   load_t(engine, sizes.rows);
   load_d(engine, sizes.dim_rows);
   auto select = engine.prepare("select count(*), sum(t.a) from t join d on t.a = d.id");
-  Timer timer;
+  Timer timer(started);
   const std::string result = single_row(*select, 2);
   const double ms = timer.ms();
   return {ms, Checksum().add("count/sum", result).str()};
 }
 
-WorkloadResult order_by(BenchEngine& engine, const Sizes& sizes) {
+WorkloadResult order_by(BenchEngine& engine, const Sizes& sizes, const TimedStart& started) {
   load_t(engine, sizes.rows);
   auto select = engine.prepare("select id, a, b from t order by a");
   uint64_t rows = 0, unsorted = 0, sum_id = 0, a_x_pos = 0, sum_b_len = 0;
   int64_t last_a = INT64_MIN;
-  Timer timer;
+  Timer timer(started);
   while (select->step()) {
     const int64_t a = select->int_at(1);
     if (a < last_a) ++unsorted;
@@ -235,12 +239,12 @@ WorkloadResult order_by(BenchEngine& engine, const Sizes& sizes) {
                   .str()};
 }
 
-WorkloadResult correlated_subquery(BenchEngine& engine, const Sizes& sizes) {
+WorkloadResult correlated_subquery(BenchEngine& engine, const Sizes& sizes, const TimedStart& started) {
   load_t(engine, sizes.rows);
   load_d(engine, sizes.dim_rows);
   auto select = engine.prepare("select d.id, (select max(t.a) from t where t.id = d.id * 7) from d");
   uint64_t rows = 0, nulls = 0, sum_id = 0, sum_max = 0;
-  Timer timer;
+  Timer timer(started);
   while (select->step()) {
     ++rows;
     sum_id += u(select->int_at(0));

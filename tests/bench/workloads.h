@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,10 +35,13 @@ struct WorkloadResult {
   std::string checksum;  // what the SQL produced, equal across engines when correct
 };
 
+// Called when the timed section begins (after the untimed setup); may be empty.
+using TimedStart = std::function<void()>;
+
 struct Workload {
   const char* name;
   const char* description;
-  WorkloadResult (*run)(BenchEngine& engine, const Sizes& sizes);
+  WorkloadResult (*run)(BenchEngine& engine, const Sizes& sizes, const TimedStart& started);
 };
 
 // All workloads, in the order they are run by default.

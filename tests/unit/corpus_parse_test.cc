@@ -37,7 +37,9 @@ struct Block {
 
 std::string trim(std::string_view s) {
   size_t b = 0, e = s.size();
-  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; };
+  auto space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+  };
   while (b < e && space(s[b])) ++b;
   while (e > b && space(s[e - 1])) --e;
   // A UTF-8 BOM counts as whitespace for JS trim.
@@ -65,7 +67,8 @@ std::vector<Block> split_blocks(const fs::path& path) {
   size_t pos = 0;
   auto flush = [&](Block::Kind kind, std::string expected, int line) {
     std::string t = trim(sql);
-    if (!t.empty()) blocks.push_back(Block{kind, t, std::move(expected), path.filename().string(), line});
+    if (!t.empty())
+      blocks.push_back(Block{kind, t, std::move(expected), path.filename().string(), line});
     sql.clear();
   };
   while (pos <= text.size()) {
@@ -103,7 +106,8 @@ std::vector<std::string> split_statements(const std::string& block) {
   size_t start = 0;
   for (;;) {
     size_t semi = block.find(';', start);
-    std::string piece = trim(block.substr(start, semi == std::string::npos ? std::string::npos : semi - start));
+    std::string piece =
+        trim(block.substr(start, semi == std::string::npos ? std::string::npos : semi - start));
     if (!piece.empty()) out.push_back(piece);
     if (semi == std::string::npos) break;
     start = semi + 1;
@@ -153,13 +157,14 @@ void check_round_trip(const ast::Statement& stmt, const Block& b, Report& r) {
     auto again = Parser::parse(first);
     if (again.size() != 1) {
       r.round_trip_failures.push_back(where(b) + ": printed text parses to " +
-                                      std::to_string(again.size()) + " statements: " + one_line(first));
+                                      std::to_string(again.size()) +
+                                      " statements: " + one_line(first));
       return;
     }
     std::string second = statement_to_string(*again[0]);
     if (second != first) {
-      r.round_trip_failures.push_back(where(b) + ": not a fixed point:\n      " + one_line(first, 400) +
-                                      "\n   -> " + one_line(second, 400));
+      r.round_trip_failures.push_back(where(b) + ": not a fixed point:\n      " +
+                                      one_line(first, 400) + "\n   -> " + one_line(second, 400));
     }
   } catch (const Error& e) {
     r.round_trip_failures.push_back(where(b) + ": printed text does not parse (" + e.what() +
@@ -183,16 +188,18 @@ void check_names(const ast::Statement& stmt, const Block& b, Report& r) {
     if (rc.kind != ast::ResultColumn::Kind::kExpr) return;
     std::string n = lower(rc.alias.empty() ? expr_to_string(*rc.expr) : rc.alias);
     auto ends = [&](std::string_view suffix) {
-      return n.size() >= suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0;
+      return n.size() >= suffix.size() &&
+             n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0;
     };
     auto has = [&](std::string_view part) { return n.find(part) != std::string::npos; };
     bool logical = has(" and ") || has(" or ") || has(" xor ");
     if ((ends(" is not null") || ends(" is null")) && !logical) return;
     if (has(" - ") && !logical) return;
-    static const char* kBare[] = {"json_extract", "json_array_length", "json_array", "json_object",
-                                  "json_insert", "json_replace", "json_set", "json_remove",
-                                  "strftime", "julianday", "date", "time", "datetime",
-                                  "epoch_s", "epoch_ms", "epoch_s_frac"};
+    static const char* kBare[] = {
+        "json_extract", "json_array_length", "json_array", "json_object",
+        "json_insert",  "json_replace",      "json_set",   "json_remove",
+        "strftime",     "julianday",         "date",       "time",
+        "datetime",     "epoch_s",           "epoch_ms",   "epoch_s_frac"};
     for (const char* f : kBare) {
       std::string prefix = std::string(f) + "(";
       if (n.rfind(prefix, 0) == 0 && n.size() > prefix.size() + 1 && n.back() == ')') return;
@@ -204,7 +211,8 @@ void check_names(const ast::Statement& stmt, const Block& b, Report& r) {
     std::string name = expr_to_string(*rc.expr);
     ++r.names_checked;
     if (exp.find("\"" + json_escape(name) + "\"") == std::string::npos) {
-      r.name_mismatches.push_back(where(b) + ": " + name + "   expected keys in " + one_line(exp, 200));
+      r.name_mismatches.push_back(where(b) + ": " + name + "   expected keys in " +
+                                  one_line(exp, 200));
     }
   }
 }
@@ -213,14 +221,16 @@ Report run_corpus(const fs::path& dir) {
   Report r;
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.is_regular_file() && entry.path().extension() == ".sqllogic") files.push_back(entry.path());
+    if (entry.is_regular_file() && entry.path().extension() == ".sqllogic")
+      files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
   r.files = static_cast<int>(files.size());
   std::vector<Block> all;
   for (const auto& f : files) {
     auto blocks = split_blocks(f);
-    all.insert(all.end(), std::make_move_iterator(blocks.begin()), std::make_move_iterator(blocks.end()));
+    all.insert(all.end(), std::make_move_iterator(blocks.begin()),
+               std::make_move_iterator(blocks.end()));
   }
   for (const Block& b : all) {
     ++r.blocks;
@@ -266,8 +276,9 @@ Report run_corpus(const fs::path& dir) {
         }
         failed = true;
         if (lower(e.what()).find(lower(b.expected)) == std::string::npos) {
-          r.error_mismatches.push_back(where(b) + ": expected '" + b.expected + "' but parse says: " +
-                                       e.what() + "\n      in: " + one_line(pieces[i]));
+          r.error_mismatches.push_back(where(b) + ": expected '" + b.expected +
+                                       "' but parse says: " + e.what() +
+                                       "\n      in: " + one_line(pieces[i]));
         }
         break;
       }
@@ -286,7 +297,8 @@ void print_report(const std::string& title, const Report& r) {
             << r.statements << " statements) in " << r.seconds * 1000 << " ms, "
             << r.unexpected.size() << " unexpected parse errors (in " << r.failed_blocks
             << " blocks)\n";
-  for (size_t i = 0; i < r.unexpected.size() && i < limit; ++i) std::cout << "  " << r.unexpected[i] << "\n";
+  for (size_t i = 0; i < r.unexpected.size() && i < limit; ++i)
+    std::cout << "  " << r.unexpected[i] << "\n";
   if (!r.causes.empty()) {
     std::vector<std::pair<int, std::string>> causes;
     for (const auto& [msg, n] : r.causes) causes.emplace_back(n, msg);
@@ -307,8 +319,9 @@ void print_report(const std::string& title, const Report& r) {
   for (size_t i = 0; i < r.round_trip_failures.size() && i < limit; ++i) {
     std::cout << "  " << r.round_trip_failures[i] << "\n";
   }
-  std::cout << "[" << title << "] column names: " << r.names_checked << " expression columns checked, "
-            << r.name_mismatches.size() << " not found among the expected keys\n";
+  std::cout << "[" << title << "] column names: " << r.names_checked
+            << " expression columns checked, " << r.name_mismatches.size()
+            << " not found among the expected keys\n";
   for (size_t i = 0; i < r.name_mismatches.size() && i < limit; ++i) {
     std::cout << "  " << r.name_mismatches[i] << "\n";
   }

@@ -1,5 +1,7 @@
 // Unit tests for the SQL front end: lexer, parser (per statement family), error
 // messages and sites, and the canonical printer (FORMAT.md §6.3) with round trips.
+#include "parser/parser.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -7,7 +9,6 @@
 
 #include "parser/ast_printer.h"
 #include "parser/lexer.h"
-#include "parser/parser.h"
 
 namespace quereus {
 namespace {
@@ -59,10 +60,10 @@ bool contains_ci(std::string hay, std::string needle) {
   return hay.find(needle) != std::string::npos;
 }
 
-#define EXPECT_PARSE_ERROR(sql, substring)                                              \
-  do {                                                                                  \
-    Error e_ = parse_error(sql);                                                        \
-    EXPECT_TRUE(contains_ci(e_.what(), substring)) << "message: " << e_.what();         \
+#define EXPECT_PARSE_ERROR(sql, substring)                                      \
+  do {                                                                          \
+    Error e_ = parse_error(sql);                                                \
+    EXPECT_TRUE(contains_ci(e_.what(), substring)) << "message: " << e_.what(); \
   } while (0)
 
 // ------------------------------------------------------------------ lexer
@@ -141,13 +142,13 @@ TEST(LexerTest, Parameters) {
 TEST(LexerTest, Operators) {
   auto t = lex("|| -> ->> == != <> <= >= << >> & | ~ = < > + - * / % ( ) , . ; { }");
   std::vector<TokenKind> want = {
-      TokenKind::kConcat, TokenKind::kArrow,  TokenKind::kArrow2, TokenKind::kEqEq,
-      TokenKind::kNe,     TokenKind::kNe,     TokenKind::kLe,     TokenKind::kGe,
-      TokenKind::kShl,    TokenKind::kShr,    TokenKind::kAmp,    TokenKind::kPipe,
-      TokenKind::kTilde,  TokenKind::kEq,     TokenKind::kLt,     TokenKind::kGt,
-      TokenKind::kPlus,   TokenKind::kMinus,  TokenKind::kStar,   TokenKind::kSlash,
-      TokenKind::kPercent, TokenKind::kLParen, TokenKind::kRParen, TokenKind::kComma,
-      TokenKind::kDot,    TokenKind::kSemicolon, TokenKind::kLBrace, TokenKind::kRBrace,
+      TokenKind::kConcat,  TokenKind::kArrow,     TokenKind::kArrow2, TokenKind::kEqEq,
+      TokenKind::kNe,      TokenKind::kNe,        TokenKind::kLe,     TokenKind::kGe,
+      TokenKind::kShl,     TokenKind::kShr,       TokenKind::kAmp,    TokenKind::kPipe,
+      TokenKind::kTilde,   TokenKind::kEq,        TokenKind::kLt,     TokenKind::kGt,
+      TokenKind::kPlus,    TokenKind::kMinus,     TokenKind::kStar,   TokenKind::kSlash,
+      TokenKind::kPercent, TokenKind::kLParen,    TokenKind::kRParen, TokenKind::kComma,
+      TokenKind::kDot,     TokenKind::kSemicolon, TokenKind::kLBrace, TokenKind::kRBrace,
       TokenKind::kEof};
   ASSERT_EQ(t.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(t[i].kind, want[i]) << i;
@@ -209,7 +210,8 @@ TEST(LexerTest, Errors) {
 // ------------------------------------------------------------------ SELECT
 
 TEST(ParserSelect, ResultColumnsAndAliases) {
-  auto s = parse_one("select distinct *, t.*, a, b as bb, c cc, 1 + 2 as 'str', \"q\".\"x\" from t");
+  auto s =
+      parse_one("select distinct *, t.*, a, b as bb, c cc, 1 + 2 as 'str', \"q\".\"x\" from t");
   const Select& sel = select_of(s);
   EXPECT_TRUE(sel.core.distinct);
   ASSERT_EQ(sel.core.columns.size(), 7u);
@@ -285,8 +287,9 @@ TEST(ParserSelect, ClausesAndLimits) {
 }
 
 TEST(ParserSelect, CompoundsAndValues) {
-  auto s = parse_one("select 1 union select 2 union all select 3 intersect select 4 except "
-                     "values (5) diff select 6 order by 1");
+  auto s = parse_one(
+      "select 1 union select 2 union all select 3 intersect select 4 except "
+      "values (5) diff select 6 order by 1");
   const Select& sel = select_of(s);
   ASSERT_EQ(sel.compounds.size(), 5u);
   EXPECT_EQ(sel.compounds[0].first, CompoundOp::kUnion);
@@ -330,8 +333,7 @@ TEST(ParserSelect, WithClause) {
   EXPECT_EQ(sel.with->ctes[0].columns, (std::vector<std::string>{"n", "m"}));
   EXPECT_EQ(sel.with->ctes[0].select->compounds.size(), 1u);
   EXPECT_EQ(sel.with->ctes[1].materialization, CommonTableExpr::Materialization::kMaterialized);
-  EXPECT_EQ(sel.with->ctes[2].materialization,
-            CommonTableExpr::Materialization::kNotMaterialized);
+  EXPECT_EQ(sel.with->ctes[2].materialization, CommonTableExpr::Materialization::kNotMaterialized);
   auto opt = parse_one("with c as (select 1) option (maxrecursion 10) select * from c");
   EXPECT_EQ(select_of(opt).with->max_recursion.value_or(-1), 10);
 }
@@ -349,7 +351,6 @@ TEST(ParserSelect, DmlAsRelation) {
 }
 
 // ------------------------------------------------------------------ expressions
-
 
 TEST(ParserExpr, Precedence) {
   // a or b and c  →  a or (b and c)
@@ -423,7 +424,8 @@ TEST(ParserExpr, Predicates) {
   EXPECT_TRUE(static_cast<IsNullExpr&>(*e).negated);
   e = Parser::parse_expression("x is true");
   EXPECT_EQ(static_cast<BinaryExpr&>(*e).op, BinaryOp::kIs);
-  EXPECT_EQ(static_cast<Literal&>(*static_cast<BinaryExpr&>(*e).right).literal_kind, LiteralKind::kTrue);
+  EXPECT_EQ(static_cast<Literal&>(*static_cast<BinaryExpr&>(*e).right).literal_kind,
+            LiteralKind::kTrue);
   e = Parser::parse_expression("x is not false");
   EXPECT_EQ(static_cast<BinaryExpr&>(*e).op, BinaryOp::kIsNot);
   e = Parser::parse_expression("x is y");
@@ -453,6 +455,8 @@ TEST(ParserExpr, PrimaryForms) {
   EXPECT_TRUE(static_cast<FunctionCall&>(*e).distinct);
   e = Parser::parse_expression("replace('a', 'b', 'c')");
   EXPECT_EQ(static_cast<FunctionCall&>(*e).name, "replace");
+  e = Parser::parse_expression("(replace('a', 'b', 'c'))");
+  EXPECT_EQ(e->kind, ExprKind::kFunction);
   e = Parser::parse_expression("like('a%', x)");
   EXPECT_EQ(static_cast<FunctionCall&>(*e).name, "like");
   e = Parser::parse_expression("s.t.c");
@@ -507,7 +511,9 @@ TEST(ParserExpr, Parameters) {
   EXPECT_EQ(idx(1).spelling, ":a");
   EXPECT_EQ(idx(2).index, 2);
   EXPECT_EQ(idx(3).name, "b");
-  EXPECT_EQ(static_cast<const Parameter&>(*static_cast<const BinaryExpr&>(*sel.core.where).right).index, 4);
+  EXPECT_EQ(
+      static_cast<const Parameter&>(*static_cast<const BinaryExpr&>(*sel.core.where).right).index,
+      4);
   // Numbering restarts with each statement.
   auto two = Parser::parse("select ?; select ?");
   auto& p2 = static_cast<const Parameter&>(*select_of(two[1]).core.columns[0].expr);
@@ -537,7 +543,8 @@ TEST(ParserExpr, Windows) {
 // ------------------------------------------------------------------ DML
 
 TEST(ParserDml, Insert) {
-  auto i = parse_as<InsertStmt>("insert or ignore into main.t (a, b) values (1, 2), (3, 4) returning a, b as bb");
+  auto i = parse_as<InsertStmt>(
+      "insert or ignore into main.t (a, b) values (1, 2), (3, 4) returning a, b as bb");
   EXPECT_EQ(i->or_action, ConflictClause::kIgnore);
   EXPECT_EQ(i->table.schema, "main");
   EXPECT_EQ(i->columns, (std::vector<std::string>{"a", "b"}));
@@ -652,7 +659,8 @@ TEST(ParserDdl, IndexViewDrop) {
   EXPECT_EQ(i->columns[0].collation, "nocase");
   EXPECT_TRUE(i->columns[0].desc);
   EXPECT_TRUE(i->where);
-  EXPECT_PARSE_ERROR("create index ix on t (lower(name))", "Indices on expressions are not supported");
+  EXPECT_PARSE_ERROR("create index ix on t (lower(name))",
+                     "Indices on expressions are not supported");
 
   auto v = parse_as<CreateViewStmt>("create view if not exists v (x, y) as select 1, 2");
   EXPECT_TRUE(v->if_not_exists);
@@ -684,7 +692,8 @@ TEST(ParserDdl, TransactionsPragmaAnalyze) {
   EXPECT_EQ(p->name.name, "foreign_keys");
   EXPECT_EQ(static_cast<Literal&>(*p->value).text, "on");
   EXPECT_FALSE(parse_as<PragmaStmt>("pragma x")->value);
-  EXPECT_EQ(static_cast<UnaryExpr&>(*parse_as<PragmaStmt>("pragma x(-5)")->value).op, UnaryOp::kNegate);
+  EXPECT_EQ(static_cast<UnaryExpr&>(*parse_as<PragmaStmt>("pragma x(-5)")->value).op,
+            UnaryOp::kNegate);
   auto a = parse_as<AnalyzeStmt>("analyze main.*");
   EXPECT_TRUE(a->all_in_schema);
   EXPECT_EQ(a->schema, "main");
@@ -695,10 +704,12 @@ TEST(ParserDdl, TransactionsPragmaAnalyze) {
 // ------------------------------------------------------------------ batches, spans, sites
 
 TEST(ParserBatch, SpansSitesAndEmptyStatements) {
-  std::string sql = " ;; select 1 ;\n\n  insert into t values (1);;\nwith c as (select 1) select * from c";
+  std::string sql =
+      " ;; select 1 ;\n\n  insert into t values (1);;\nwith c as (select 1) select * from c";
   auto stmts = Parser::parse(sql);
   ASSERT_EQ(stmts.size(), 3u);
-  EXPECT_EQ(sql.substr(stmts[0]->text_begin, stmts[0]->text_end - stmts[0]->text_begin), "select 1");
+  EXPECT_EQ(sql.substr(stmts[0]->text_begin, stmts[0]->text_end - stmts[0]->text_begin),
+            "select 1");
   EXPECT_EQ(sql.substr(stmts[1]->text_begin, stmts[1]->text_end - stmts[1]->text_begin),
             "insert into t values (1)");
   EXPECT_EQ(sql.substr(stmts[2]->text_begin), "with c as (select 1) select * from c");
@@ -720,7 +731,8 @@ TEST(ParserErrors, CorpusMessages) {
   EXPECT_PARSE_ERROR("SELECT abs(1", "Unterminated '('");
   EXPECT_PARSE_ERROR("WITH AS (SELECT 1) SELECT 1", "Expected CTE name");
   EXPECT_PARSE_ERROR("WITH c SELECT * FROM c", "Expected 'AS' after CTE name");
-  EXPECT_PARSE_ERROR("WITH c (1) AS (SELECT 1) SELECT * FROM c", "Expected column name in CTE definition");
+  EXPECT_PARSE_ERROR("WITH c (1) AS (SELECT 1) SELECT * FROM c",
+                     "Expected column name in CTE definition");
   EXPECT_PARSE_ERROR("WITH c AS SELECT 1", "Expected '(' before CTE query");
   EXPECT_PARSE_ERROR("SELECT 'unterminated", "Unterminated string");
   EXPECT_PARSE_ERROR("SELECT CASE WHEN 1 THEN 2", "Expected 'END'");
@@ -729,7 +741,8 @@ TEST(ParserErrors, CorpusMessages) {
   parse_error("SELECT 1 WHERE 1 = ?1");
   EXPECT_PARSE_ERROR("SELECT :", "Expected identifier or number after parameter prefix");
   // Other corpus expectations
-  EXPECT_PARSE_ERROR("select * from (p1 join p2 on p1.id = p2.p1_id) join p3 on 1", "Expected table name");
+  EXPECT_PARSE_ERROR("select * from (p1 join p2 on p1.id = p2.p1_id) join p3 on 1",
+                     "Expected table name");
   EXPECT_PARSE_ERROR("select id from t where (a, b) in ((1, 10))", "Expected ')'");
   EXPECT_PARSE_ERROR("select count(*) as cnt from cj_a, cj_b", "multiple FROM sources");
   EXPECT_PARSE_ERROR("select * from uj_l natural join uj_r", "NATURAL");
@@ -743,7 +756,8 @@ TEST(ParserErrors, MessagesNameExpectedAndFoundWithSite) {
   Error e = parse_error("select (1 + 2\n from t");
   EXPECT_EQ(e.code(), StatusCode::kSyntax);
   EXPECT_EQ(e.raw_message(),
-            "Expected ')' after expression but found 'from' (unterminated '(' opened at line 1, column 8)");
+            "Expected ')' after expression but found 'from' (unterminated '(' opened at line 1, "
+            "column 8)");
   ASSERT_TRUE(e.site());
   EXPECT_EQ(e.site()->line, 2);
   EXPECT_EQ(e.site()->column, 2);
@@ -829,10 +843,11 @@ TEST(PrinterTest, Parentheses) {
 }
 
 TEST(PrinterTest, Statements) {
-  EXPECT_EQ(print("SELECT DISTINCT a AS \"x y\", b c FROM t AS tt LEFT OUTER JOIN u USING (k) "
-                  "WHERE a > 1 GROUP BY a HAVING COUNT(*) > 1 ORDER BY a DESC NULLS LAST LIMIT 1, 2"),
-            "select distinct a as \"x y\", b as c from t as tt left join u using (k) where a > 1 "
-            "group by a having count(*) > 1 order by a desc nulls last limit 2 offset 1");
+  EXPECT_EQ(
+      print("SELECT DISTINCT a AS \"x y\", b c FROM t AS tt LEFT OUTER JOIN u USING (k) "
+            "WHERE a > 1 GROUP BY a HAVING COUNT(*) > 1 ORDER BY a DESC NULLS LAST LIMIT 1, 2"),
+      "select distinct a as \"x y\", b as c from t as tt left join u using (k) where a > 1 "
+      "group by a having count(*) > 1 order by a desc nulls last limit 2 offset 1");
   EXPECT_EQ(print("INSERT INTO t(a,b) VALUES (1,'x') RETURNING *"),
             "insert into t (a, b) values (1, 'x') returning *");
   EXPECT_EQ(print("UPDATE t SET a=1 WHERE b=2"), "update t set a = 1 where b = 2");

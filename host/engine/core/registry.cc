@@ -94,6 +94,18 @@ void Registry::add_aggregate(AggregateFunction fn, const std::string& origin) {
   aggregates_.emplace(key, std::make_pair(std::move(fn), origin));
 }
 
+void Registry::add_table_function(TableFunction fn, const std::string& origin) {
+  fn.name = lower(fn.name);
+  if (auto it = tables_.find(fn.name); it != tables_.end()) duplicate("table function", fn.name, it->second.second);
+  std::string key = fn.name;
+  tables_.emplace(key, std::make_pair(std::move(fn), origin));
+}
+
+const TableFunction* Registry::find_table_function(std::string_view name) const {
+  auto it = tables_.find(lower(name));
+  return it == tables_.end() ? nullptr : &it->second.first;
+}
+
 std::shared_ptr<VtabModule> Registry::find_module(std::string_view name) const {
   auto it = modules_.find(lower(name));
   return it == modules_.end() ? nullptr : it->second.first;

@@ -24,6 +24,7 @@ class Registry {
   void add_collation(std::shared_ptr<const Collation> collation, const std::string& origin);
   void add_scalar(ScalarFunction fn, const std::string& origin);
   void add_aggregate(AggregateFunction fn, const std::string& origin);
+  void add_table_function(TableFunction fn, const std::string& origin);
 
   // Lookups are case-insensitive; return nullptr when absent.
   std::shared_ptr<VtabModule> find_module(std::string_view name) const;
@@ -32,6 +33,14 @@ class Registry {
   const ScalarFunction* find_scalar(std::string_view name, int argc) const;
   const AggregateFunction* find_aggregate(std::string_view name, int argc) const;
   bool has_function_named(std::string_view name) const;
+  const TableFunction* find_table_function(std::string_view name) const;
+
+  // For function_info(): every scalar, aggregate and table function.
+  template <typename F> void for_each_function(F&& f) const {
+    for (auto& [k, v] : scalars_) f(v.first.name, v.first.num_args, "scalar", v.first.flags);
+    for (auto& [k, v] : aggregates_) f(v.first.name, v.first.num_args, "aggregate", v.first.flags);
+    for (auto& [k, v] : tables_) f(v.first.name, v.first.num_args, "table", v.first.flags);
+  }
 
   std::vector<std::string> module_names() const;
 
@@ -41,6 +50,7 @@ class Registry {
   std::map<std::string, std::pair<std::shared_ptr<const Collation>, std::string>> collations_;
   std::multimap<std::string, std::pair<ScalarFunction, std::string>> scalars_;
   std::multimap<std::string, std::pair<AggregateFunction, std::string>> aggregates_;
+  std::map<std::string, std::pair<TableFunction, std::string>> tables_;
 };
 
 }  // namespace quereus

@@ -323,6 +323,7 @@ void register_builtin_functions(Registry& r) {
   register_json_functions(r);
   register_datetime_functions(r);
   register_extra_functions(r);
+  register_introspection_functions(r);
 }
 
 }  // namespace quereus

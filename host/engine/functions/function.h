@@ -40,4 +40,23 @@ struct AggregateFunction {
   std::shared_ptr<void> keepalive;
 };
 
+class DatabaseImpl;
+
+// A table-valued function: fixed output columns, rows produced from its arguments.
+struct TableFunctionColumn {
+  std::string name;
+  uint32_t type = 0;  // qrs_logical_type
+  bool nullable = true;
+};
+
+struct TableFunction {
+  std::string name;  // lower-case
+  int num_args = 0;  // -1: variadic; otherwise the maximum (min_args..num_args accepted)
+  int min_args = 0;
+  uint32_t flags = kDeterministic;
+  std::vector<TableFunctionColumn> columns;
+  // Produces the rows; throws quereus::Error. `db` is the calling database.
+  std::function<std::vector<Row>(DatabaseImpl& db, std::span<const Value> args)> rows;
+};
+
 }  // namespace quereus

@@ -85,7 +85,9 @@ enum class BinaryOp {
   kEqEq,    // "==" (kept distinct for printing)
   kNe,      // "!=" and "<>" (printed "!=")
   kLt, kLe, kGt, kGe,
-  kIs, kIsNot,           // IS / IS NOT (null-safe equality)
+  kIs, kIsNot,           // IS / IS NOT (null-safe equality); `x IS [NOT] TRUE|FALSE` is
+                         // kIs/kIsNot with a kTrue/kFalse Literal on the right, which
+                         // Quereus evaluates as a truthiness test (printed `x is true`)
   kLike, kNotLike, kGlob, kNotGlob, kMatch, kRegexp,
   kAdd, kSub, kMul, kDiv, kMod,
   kConcat,               // ||

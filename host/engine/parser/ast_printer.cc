@@ -38,13 +38,17 @@ enum Level : int {
 int binary_level(BinaryOp op) {
   switch (op) {
     case BinaryOp::kOr:
-    case BinaryOp::kXor: return kLvlOr;
-    case BinaryOp::kAnd: return kLvlAnd;
+    case BinaryOp::kXor:
+      return kLvlOr;
+    case BinaryOp::kAnd:
+      return kLvlAnd;
     case BinaryOp::kIs:
-    case BinaryOp::kIsNot: return kLvlIs;
+    case BinaryOp::kIsNot:
+      return kLvlIs;
     case BinaryOp::kEq:
     case BinaryOp::kEqEq:
-    case BinaryOp::kNe: return kLvlEq;
+    case BinaryOp::kNe:
+      return kLvlEq;
     case BinaryOp::kLt:
     case BinaryOp::kLe:
     case BinaryOp::kGt:
@@ -52,53 +56,85 @@ int binary_level(BinaryOp op) {
     case BinaryOp::kLike:
     case BinaryOp::kGlob:
     case BinaryOp::kMatch:
-    case BinaryOp::kRegexp: return kLvlCmp;
+    case BinaryOp::kRegexp:
+      return kLvlCmp;
     case BinaryOp::kNotLike:
-    case BinaryOp::kNotGlob: return kLvlNot;  // printed "not (a like b)"
+    case BinaryOp::kNotGlob:
+      return kLvlNot;  // printed "not (a like b)"
     case BinaryOp::kBitAnd:
     case BinaryOp::kBitOr:
     case BinaryOp::kShl:
-    case BinaryOp::kShr: return kLvlBit;
+    case BinaryOp::kShr:
+      return kLvlBit;
     case BinaryOp::kAdd:
-    case BinaryOp::kSub: return kLvlAdd;
+    case BinaryOp::kSub:
+      return kLvlAdd;
     case BinaryOp::kMul:
     case BinaryOp::kDiv:
-    case BinaryOp::kMod: return kLvlMul;
-    case BinaryOp::kConcat: return kLvlConcat;
+    case BinaryOp::kMod:
+      return kLvlMul;
+    case BinaryOp::kConcat:
+      return kLvlConcat;
   }
   return kLvlPrimary;
 }
 
 const char* binary_text(BinaryOp op) {
   switch (op) {
-    case BinaryOp::kOr: return "or";
-    case BinaryOp::kAnd: return "and";
-    case BinaryOp::kXor: return "xor";
-    case BinaryOp::kEq: return "=";
-    case BinaryOp::kEqEq: return "==";
-    case BinaryOp::kNe: return "!=";
-    case BinaryOp::kLt: return "<";
-    case BinaryOp::kLe: return "<=";
-    case BinaryOp::kGt: return ">";
-    case BinaryOp::kGe: return ">=";
-    case BinaryOp::kIs: return "is";
-    case BinaryOp::kIsNot: return "is not";
+    case BinaryOp::kOr:
+      return "or";
+    case BinaryOp::kAnd:
+      return "and";
+    case BinaryOp::kXor:
+      return "xor";
+    case BinaryOp::kEq:
+      return "=";
+    case BinaryOp::kEqEq:
+      return "==";
+    case BinaryOp::kNe:
+      return "!=";
+    case BinaryOp::kLt:
+      return "<";
+    case BinaryOp::kLe:
+      return "<=";
+    case BinaryOp::kGt:
+      return ">";
+    case BinaryOp::kGe:
+      return ">=";
+    case BinaryOp::kIs:
+      return "is";
+    case BinaryOp::kIsNot:
+      return "is not";
     case BinaryOp::kLike:
-    case BinaryOp::kNotLike: return "like";
+    case BinaryOp::kNotLike:
+      return "like";
     case BinaryOp::kGlob:
-    case BinaryOp::kNotGlob: return "glob";
-    case BinaryOp::kMatch: return "match";
-    case BinaryOp::kRegexp: return "regexp";
-    case BinaryOp::kAdd: return "+";
-    case BinaryOp::kSub: return "-";
-    case BinaryOp::kMul: return "*";
-    case BinaryOp::kDiv: return "/";
-    case BinaryOp::kMod: return "%";
-    case BinaryOp::kConcat: return "||";
-    case BinaryOp::kBitAnd: return "&";
-    case BinaryOp::kBitOr: return "|";
-    case BinaryOp::kShl: return "<<";
-    case BinaryOp::kShr: return ">>";
+    case BinaryOp::kNotGlob:
+      return "glob";
+    case BinaryOp::kMatch:
+      return "match";
+    case BinaryOp::kRegexp:
+      return "regexp";
+    case BinaryOp::kAdd:
+      return "+";
+    case BinaryOp::kSub:
+      return "-";
+    case BinaryOp::kMul:
+      return "*";
+    case BinaryOp::kDiv:
+      return "/";
+    case BinaryOp::kMod:
+      return "%";
+    case BinaryOp::kConcat:
+      return "||";
+    case BinaryOp::kBitAnd:
+      return "&";
+    case BinaryOp::kBitOr:
+      return "|";
+    case BinaryOp::kShl:
+      return "<<";
+    case BinaryOp::kShr:
+      return ">>";
   }
   return "?";
 }
@@ -116,11 +152,14 @@ bool is_truth_test(const BinaryExpr& b) {
 int ref_prec(BinaryOp op) {
   switch (op) {
     case BinaryOp::kOr:
-    case BinaryOp::kXor: return 1;
-    case BinaryOp::kAnd: return 2;
+    case BinaryOp::kXor:
+      return 1;
+    case BinaryOp::kAnd:
+      return 2;
     case BinaryOp::kEq:
     case BinaryOp::kEqEq:
-    case BinaryOp::kNe: return 3;
+    case BinaryOp::kNe:
+      return 3;
     case BinaryOp::kLt:
     case BinaryOp::kLe:
     case BinaryOp::kGt:
@@ -128,14 +167,19 @@ int ref_prec(BinaryOp op) {
     case BinaryOp::kLike:
     case BinaryOp::kGlob:
     case BinaryOp::kMatch:
-    case BinaryOp::kRegexp: return 4;
+    case BinaryOp::kRegexp:
+      return 4;
     case BinaryOp::kAdd:
-    case BinaryOp::kSub: return 5;
+    case BinaryOp::kSub:
+      return 5;
     case BinaryOp::kMul:
     case BinaryOp::kDiv:
-    case BinaryOp::kMod: return 6;
-    case BinaryOp::kConcat: return 7;
-    default: return 0;
+    case BinaryOp::kMod:
+      return 6;
+    case BinaryOp::kConcat:
+      return 7;
+    default:
+      return 0;
   }
 }
 
@@ -153,15 +197,22 @@ bool ref_binary(const Expr& e) {
 
 int expr_level(const Expr& e) {
   switch (e.kind) {
-    case ExprKind::kBinary: return binary_level(static_cast<const BinaryExpr&>(e).op);
+    case ExprKind::kBinary:
+      return binary_level(static_cast<const BinaryExpr&>(e).op);
     case ExprKind::kUnary:
       return static_cast<const UnaryExpr&>(e).op == UnaryOp::kNot ? kLvlNot : kLvlUnary;
-    case ExprKind::kIsNull: return kLvlIs;
-    case ExprKind::kBetween: return kLvlCmp;
-    case ExprKind::kIn: return static_cast<const InExpr&>(e).negated ? kLvlNot : kLvlCmp;
-    case ExprKind::kExists: return static_cast<const ExistsExpr&>(e).negated ? kLvlNot : kLvlPrimary;
-    case ExprKind::kCollate: return kLvlCollate;
-    default: return kLvlPrimary;
+    case ExprKind::kIsNull:
+      return kLvlIs;
+    case ExprKind::kBetween:
+      return kLvlCmp;
+    case ExprKind::kIn:
+      return static_cast<const InExpr&>(e).negated ? kLvlNot : kLvlCmp;
+    case ExprKind::kExists:
+      return static_cast<const ExistsExpr&>(e).negated ? kLvlNot : kLvlPrimary;
+    case ExprKind::kCollate:
+      return kLvlCollate;
+    default:
+      return kLvlPrimary;
   }
 }
 
@@ -175,9 +226,9 @@ std::string lower(std::string_view s) {
 
 bool bare_callable(std::string_view lower_name) {
   // Reserved words the parser accepts bare as function names.
-  static constexpr std::string_view kNames[] = {"key",        "action",  "set",     "default",
-                                                "check",      "unique",  "references", "on",
-                                                "cascade",    "restrict", "like",   "replace"};
+  static constexpr std::string_view kNames[] = {"key",     "action",   "set",        "default",
+                                                "check",   "unique",   "references", "on",
+                                                "cascade", "restrict", "like",       "replace"};
   for (auto n : kNames) {
     if (n == lower_name) return true;
   }
@@ -186,24 +237,36 @@ bool bare_callable(std::string_view lower_name) {
 
 const char* conflict_text(ConflictClause c) {
   switch (c) {
-    case ConflictClause::kRollback: return "rollback";
-    case ConflictClause::kAbort: return "abort";
-    case ConflictClause::kFail: return "fail";
-    case ConflictClause::kIgnore: return "ignore";
-    case ConflictClause::kReplace: return "replace";
-    case ConflictClause::kNone: break;
+    case ConflictClause::kRollback:
+      return "rollback";
+    case ConflictClause::kAbort:
+      return "abort";
+    case ConflictClause::kFail:
+      return "fail";
+    case ConflictClause::kIgnore:
+      return "ignore";
+    case ConflictClause::kReplace:
+      return "replace";
+    case ConflictClause::kNone:
+      break;
   }
   return "";
 }
 
 const char* fk_action_text(FkAction a) {
   switch (a) {
-    case FkAction::kSetNull: return "set null";
-    case FkAction::kSetDefault: return "set default";
-    case FkAction::kCascade: return "cascade";
-    case FkAction::kRestrict: return "restrict";
-    case FkAction::kNoAction: return "no action";
-    case FkAction::kNone: break;
+    case FkAction::kSetNull:
+      return "set null";
+    case FkAction::kSetDefault:
+      return "set default";
+    case FkAction::kCascade:
+      return "cascade";
+    case FkAction::kRestrict:
+      return "restrict";
+    case FkAction::kNoAction:
+      return "no action";
+    case FkAction::kNone:
+      break;
   }
   return "";
 }
@@ -220,7 +283,9 @@ class Printer {
 
   void expr(const Expr& e) {
     switch (e.kind) {
-      case ExprKind::kLiteral: literal(static_cast<const Literal&>(e)); break;
+      case ExprKind::kLiteral:
+        literal(static_cast<const Literal&>(e));
+        break;
       case ExprKind::kColumn: {
         const auto& c = static_cast<const ColumnRef&>(e);
         if (!c.schema.empty()) {
@@ -246,9 +311,15 @@ class Printer {
         }
         break;
       }
-      case ExprKind::kUnary: unary(static_cast<const UnaryExpr&>(e)); break;
-      case ExprKind::kBinary: binary(static_cast<const BinaryExpr&>(e)); break;
-      case ExprKind::kFunction: function(static_cast<const FunctionCall&>(e)); break;
+      case ExprKind::kUnary:
+        unary(static_cast<const UnaryExpr&>(e));
+        break;
+      case ExprKind::kBinary:
+        binary(static_cast<const BinaryExpr&>(e));
+        break;
+      case ExprKind::kFunction:
+        function(static_cast<const FunctionCall&>(e));
+        break;
       case ExprKind::kCast: {
         const auto& c = static_cast<const CastExpr&>(e);
         out += "cast(";
@@ -384,11 +455,19 @@ class Printer {
 
   void literal(const Literal& l) {
     switch (l.literal_kind) {
-      case LiteralKind::kNull: out += "null"; break;
-      case LiteralKind::kTrue: out += "true"; break;
-      case LiteralKind::kFalse: out += "false"; break;
+      case LiteralKind::kNull:
+        out += "null";
+        break;
+      case LiteralKind::kTrue:
+        out += "true";
+        break;
+      case LiteralKind::kFalse:
+        out += "false";
+        break;
       case LiteralKind::kInteger:
-      case LiteralKind::kReal: out += l.text; break;
+      case LiteralKind::kReal:
+        out += l.text;
+        break;
       case LiteralKind::kString:
         out += '\'';
         for (char c : l.text) {
@@ -416,9 +495,15 @@ class Printer {
         out += "not ";
         unary_operand(*u.operand, kLvlNot);
         return;
-      case UnaryOp::kNegate: out += '-'; break;
-      case UnaryOp::kPlus: out += '+'; break;
-      case UnaryOp::kBitNot: out += '~'; break;
+      case UnaryOp::kNegate:
+        out += '-';
+        break;
+      case UnaryOp::kPlus:
+        out += '+';
+        break;
+      case UnaryOp::kBitNot:
+        out += '~';
+        break;
     }
     size_t mark = out.size();
     unary_operand(*u.operand, kLvlUnary);
@@ -492,9 +577,15 @@ class Printer {
 
   void frame_bound(const FrameBound& b) {
     switch (b.kind) {
-      case FrameBound::Kind::kUnboundedPreceding: out += "unbounded preceding"; break;
-      case FrameBound::Kind::kUnboundedFollowing: out += "unbounded following"; break;
-      case FrameBound::Kind::kCurrentRow: out += "current row"; break;
+      case FrameBound::Kind::kUnboundedPreceding:
+        out += "unbounded preceding";
+        break;
+      case FrameBound::Kind::kUnboundedFollowing:
+        out += "unbounded following";
+        break;
+      case FrameBound::Kind::kCurrentRow:
+        out += "current row";
+        break;
       case FrameBound::Kind::kPreceding:
         expr(*b.offset);
         out += " preceding";
@@ -537,11 +628,20 @@ class Printer {
         frame_bound(f.start);
       }
       switch (f.exclude) {
-        case WindowFrame::Exclude::kNone: break;
-        case WindowFrame::Exclude::kNoOthers: out += " exclude no others"; break;
-        case WindowFrame::Exclude::kCurrentRow: out += " exclude current row"; break;
-        case WindowFrame::Exclude::kGroup: out += " exclude group"; break;
-        case WindowFrame::Exclude::kTies: out += " exclude ties"; break;
+        case WindowFrame::Exclude::kNone:
+          break;
+        case WindowFrame::Exclude::kNoOthers:
+          out += " exclude no others";
+          break;
+        case WindowFrame::Exclude::kCurrentRow:
+          out += " exclude current row";
+          break;
+        case WindowFrame::Exclude::kGroup:
+          out += " exclude group";
+          break;
+        case WindowFrame::Exclude::kTies:
+          out += " exclude ties";
+          break;
       }
     }
   }
@@ -587,7 +687,9 @@ class Printer {
       if (i) out += ", ";
       const ResultColumn& rc = cols[i];
       switch (rc.kind) {
-        case ResultColumn::Kind::kStar: out += '*'; break;
+        case ResultColumn::Kind::kStar:
+          out += '*';
+          break;
         case ResultColumn::Kind::kTableStar:
           out += quote_identifier(rc.table);
           out += ".*";
@@ -614,7 +716,9 @@ class Printer {
   void source(const TableSource& s) {
     if (s.lateral) out += "lateral ";
     switch (s.kind) {
-      case TableSource::Kind::kTable: qualified(s.table); break;
+      case TableSource::Kind::kTable:
+        qualified(s.table);
+        break;
       case TableSource::Kind::kSubquery:
         out += '(';
         select(*s.subquery);
@@ -632,11 +736,21 @@ class Printer {
       case TableSource::Kind::kJoin: {
         source(*s.left);
         switch (s.join) {
-          case JoinKind::kInner: out += " inner join "; break;
-          case JoinKind::kLeft: out += " left join "; break;
-          case JoinKind::kRight: out += " right join "; break;
-          case JoinKind::kFull: out += " full join "; break;
-          case JoinKind::kCross: out += " cross join "; break;
+          case JoinKind::kInner:
+            out += " inner join ";
+            break;
+          case JoinKind::kLeft:
+            out += " left join ";
+            break;
+          case JoinKind::kRight:
+            out += " right join ";
+            break;
+          case JoinKind::kFull:
+            out += " full join ";
+            break;
+          case JoinKind::kCross:
+            out += " cross join ";
+            break;
         }
         source(*s.right);
         if (s.on) {
@@ -713,11 +827,21 @@ class Printer {
     core(s.core);
     for (const auto& [op, leg] : s.compounds) {
       switch (op) {
-        case CompoundOp::kUnion: out += " union "; break;
-        case CompoundOp::kUnionAll: out += " union all "; break;
-        case CompoundOp::kIntersect: out += " intersect "; break;
-        case CompoundOp::kExcept: out += " except "; break;
-        case CompoundOp::kDiff: out += " diff "; break;
+        case CompoundOp::kUnion:
+          out += " union ";
+          break;
+        case CompoundOp::kUnionAll:
+          out += " union all ";
+          break;
+        case CompoundOp::kIntersect:
+          out += " intersect ";
+          break;
+        case CompoundOp::kExcept:
+          out += " except ";
+          break;
+        case CompoundOp::kDiff:
+          out += " diff ";
+          break;
       }
       core(leg);
     }
@@ -901,7 +1025,9 @@ class Printer {
 
   void statement(const Statement& st) {
     switch (st.kind) {
-      case StmtKind::kSelect: select(*static_cast<const SelectStmt&>(st).select); break;
+      case StmtKind::kSelect:
+        select(*static_cast<const SelectStmt&>(st).select);
+        break;
       case StmtKind::kInsert: {
         const auto& s = static_cast<const InsertStmt&>(st);
         if (s.with) with_clause(*s.with);
@@ -1045,7 +1171,9 @@ class Printer {
         }
         break;
       }
-      case StmtKind::kCommit: out += "commit"; break;
+      case StmtKind::kCommit:
+        out += "commit";
+        break;
       case StmtKind::kRollback: {
         const auto& s = static_cast<const RollbackStmt&>(st);
         out += "rollback";

@@ -191,7 +191,7 @@ void Lexer::fail(const std::string& message, int line, int column) const {
 std::vector<Token> Lexer::tokenize(std::string_view sql, LexerOptions options) {
   Lexer lexer(sql, options);
   std::vector<Token> tokens;
-  tokens.reserve(sql.size() / 4 + 2);
+  tokens.reserve(sql.size() / 5 + 2);
   for (;;) {
     tokens.push_back(lexer.next());
     if (tokens.back().kind == TokenKind::kEof) break;
@@ -275,61 +275,112 @@ Token Lexer::next() {
     advance(len);
   };
   switch (c) {
-    case '(': punct(TokenKind::kLParen, 1); break;
-    case ')': punct(TokenKind::kRParen, 1); break;
-    case ',': punct(TokenKind::kComma, 1); break;
-    case ';': punct(TokenKind::kSemicolon, 1); break;
-    case '{': punct(TokenKind::kLBrace, 1); break;
-    case '}': punct(TokenKind::kRBrace, 1); break;
-    case '+': punct(TokenKind::kPlus, 1); break;
-    case '*': punct(TokenKind::kStar, 1); break;
-    case '/': punct(TokenKind::kSlash, 1); break;
-    case '%': punct(TokenKind::kPercent, 1); break;
-    case '~': punct(TokenKind::kTilde, 1); break;
-    case '&': punct(TokenKind::kAmp, 1); break;
+    case '(':
+      punct(TokenKind::kLParen, 1);
+      break;
+    case ')':
+      punct(TokenKind::kRParen, 1);
+      break;
+    case ',':
+      punct(TokenKind::kComma, 1);
+      break;
+    case ';':
+      punct(TokenKind::kSemicolon, 1);
+      break;
+    case '{':
+      punct(TokenKind::kLBrace, 1);
+      break;
+    case '}':
+      punct(TokenKind::kRBrace, 1);
+      break;
+    case '+':
+      punct(TokenKind::kPlus, 1);
+      break;
+    case '*':
+      punct(TokenKind::kStar, 1);
+      break;
+    case '/':
+      punct(TokenKind::kSlash, 1);
+      break;
+    case '%':
+      punct(TokenKind::kPercent, 1);
+      break;
+    case '~':
+      punct(TokenKind::kTilde, 1);
+      break;
+    case '&':
+      punct(TokenKind::kAmp, 1);
+      break;
     case '-':
       if (c1 == '>') {
-        if (c2 == '>') punct(TokenKind::kArrow2, 3);
-        else punct(TokenKind::kArrow, 2);
+        if (c2 == '>')
+          punct(TokenKind::kArrow2, 3);
+        else
+          punct(TokenKind::kArrow, 2);
       } else {
         punct(TokenKind::kMinus, 1);
       }
       break;
     case '|':
-      if (c1 == '|') punct(TokenKind::kConcat, 2);
-      else punct(TokenKind::kPipe, 1);
+      if (c1 == '|')
+        punct(TokenKind::kConcat, 2);
+      else
+        punct(TokenKind::kPipe, 1);
       break;
     case '=':
-      if (c1 == '=') punct(TokenKind::kEqEq, 2);
-      else punct(TokenKind::kEq, 1);
+      if (c1 == '=')
+        punct(TokenKind::kEqEq, 2);
+      else
+        punct(TokenKind::kEq, 1);
       break;
     case '!':
-      if (c1 == '=') punct(TokenKind::kNe, 2);
-      else fail("Unexpected character: !", tok.line, tok.column);
+      if (c1 == '=')
+        punct(TokenKind::kNe, 2);
+      else
+        fail("Unexpected character: !", tok.line, tok.column);
       break;
     case '<':
-      if (c1 == '=') punct(TokenKind::kLe, 2);
-      else if (c1 == '>') punct(TokenKind::kNe, 2);
-      else if (c1 == '<') punct(TokenKind::kShl, 2);
-      else punct(TokenKind::kLt, 1);
+      if (c1 == '=')
+        punct(TokenKind::kLe, 2);
+      else if (c1 == '>')
+        punct(TokenKind::kNe, 2);
+      else if (c1 == '<')
+        punct(TokenKind::kShl, 2);
+      else
+        punct(TokenKind::kLt, 1);
       break;
     case '>':
-      if (c1 == '=') punct(TokenKind::kGe, 2);
-      else if (c1 == '>') punct(TokenKind::kShr, 2);
-      else punct(TokenKind::kGt, 1);
+      if (c1 == '=')
+        punct(TokenKind::kGe, 2);
+      else if (c1 == '>')
+        punct(TokenKind::kShr, 2);
+      else
+        punct(TokenKind::kGt, 1);
       break;
     case '.':
-      if (is_digit(c1)) lex_number(tok);
-      else punct(TokenKind::kDot, 1);
+      if (is_digit(c1))
+        lex_number(tok);
+      else
+        punct(TokenKind::kDot, 1);
       break;
-    case '\'': lex_string(tok); break;
-    case '"': lex_quoted_identifier(tok, '"'); break;
-    case '`': lex_quoted_identifier(tok, '`'); break;
-    case '[': lex_quoted_identifier(tok, ']'); break;
+    case '\'':
+      lex_string(tok);
+      break;
+    case '"':
+      lex_quoted_identifier(tok, '"');
+      break;
+    case '`':
+      lex_quoted_identifier(tok, '`');
+      break;
+    case '[':
+      lex_quoted_identifier(tok, ']');
+      break;
     case '?':
     case ':':
     case '$':
-    case '@': lex_parameter(tok); break;
+    case '@':
+      lex_parameter(tok);
+      break;
     default:
       if ((c == 'x' || c == 'X') && c1 == '\'') {
         lex_blob(tok);
@@ -341,12 +392,14 @@ Token Lexer::next() {
         // Report the whole UTF-8 character (e.g. "→"), never a broken byte.
         size_t len = 1;
         unsigned char u = static_cast<unsigned char>(c);
-        if (u >= 0xF0) len = 4;
-        else if (u >= 0xE0) len = 3;
-        else if (u >= 0xC0) len = 2;
+        if (u >= 0xF0)
+          len = 4;
+        else if (u >= 0xE0)
+          len = 3;
+        else if (u >= 0xC0)
+          len = 2;
         len = std::min(len, n - pos_);
-        fail("Unexpected character: " + std::string(src_.substr(pos_, len)), tok.line,
-             tok.column);
+        fail("Unexpected character: " + std::string(src_.substr(pos_, len)), tok.line, tok.column);
       }
   }
   tok.length = static_cast<uint32_t>(pos_ - tok.offset);

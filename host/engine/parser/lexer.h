@@ -28,6 +28,7 @@ enum class TokenKind : uint8_t {
   kInteger,           // digits or 0x hex; text = the spelling
   kFloat,             // 1.5, 1e3, .5; text = the spelling
   kParameter,         // ?, ?NNN, :name, $name, @name; text = the spelling
+  // clang-format off
   // punctuation
   kLParen, kRParen, kComma, kDot, kSemicolon, kLBrace, kRBrace,
   // operators
@@ -43,26 +44,27 @@ enum class TokenKind : uint8_t {
   kShr,     // >>
   kArrow,   // ->
   kArrow2,  // ->>
+  // clang-format on
 };
 
 // The reserved words (the reference lexer's keyword table). A word in this list is
 // never a bare identifier, except where the parser accepts it contextually, and the
 // canonical printer quotes identifiers spelled like one.
 enum class Keyword : uint8_t {
-  kNone,
-  kAbort, kAction, kAdd, kAll, kAlter, kAlways, kAnalyze, kAnd, kApply, kAs, kAsc,
+  // clang-format off
+  kNone, kAbort, kAction, kAdd, kAll, kAlter, kAlways, kAnalyze, kAnd, kApply, kAs, kAsc,
   kAssertion, kAutoincrement, kBegin, kBetween, kBy, kCascade, kCase, kCast, kCheck,
-  kCollate, kCommit, kConflict, kConstraint, kCreate, kCross, kCurrent,
-  kDeclare, kDefault, kDeferrable, kDeferred, kDelete, kDesc, kDiff, kDistinct, kDrop,
-  kElse, kEnd, kExcept, kExists, kExplain, kFail, kFalse, kFollowing, kForeign, kFrom,
-  kFull, kGenerated, kGroup, kHaving, kIf, kIgnore, kImmediate, kIn, kIndex,
-  kInitially, kInner, kInsert, kIntersect, kInto, kIs, kJoin, kKey, kLateral, kLeft,
-  kLike, kLimit, kNatural, kNo, kNot, kNull, kOffset, kOn, kOr, kOrder, kOuter, kOver,
-  kPartition, kPragma, kPreceding, kPrimary, kRange, kRecursive, kReferences, kRelease,
-  kRename, kReplace, kRestrict, kReturning, kRight, kRollback, kRow, kRows, kSavepoint,
-  kSelect, kSet, kStored, kTable, kTemp, kTemporary, kThen, kTo, kTransaction, kTrue,
-  kUnbounded, kUnion, kUnique, kUpdate, kUsing, kValues, kView, kVirtual, kWhen, kWhere,
-  kWith, kXor,
+  kCollate, kCommit, kConflict, kConstraint, kCreate, kCross, kCurrent, kDeclare, kDefault,
+  kDeferrable, kDeferred, kDelete, kDesc, kDiff, kDistinct, kDrop, kElse, kEnd, kExcept,
+  kExists, kExplain, kFail, kFalse, kFollowing, kForeign, kFrom, kFull, kGenerated, kGroup,
+  kHaving, kIf, kIgnore, kImmediate, kIn, kIndex, kInitially, kInner, kInsert, kIntersect,
+  kInto, kIs, kJoin, kKey, kLateral, kLeft, kLike, kLimit, kNatural, kNo, kNot, kNull,
+  kOffset, kOn, kOr, kOrder, kOuter, kOver, kPartition, kPragma, kPreceding, kPrimary,
+  kRange, kRecursive, kReferences, kRelease, kRename, kReplace, kRestrict, kReturning,
+  kRight, kRollback, kRow, kRows, kSavepoint, kSelect, kSet, kStored, kTable, kTemp,
+  kTemporary, kThen, kTo, kTransaction, kTrue, kUnbounded, kUnion, kUnique, kUpdate,
+  kUsing, kValues, kView, kVirtual, kWhen, kWhere, kWith, kXor,
+  // clang-format on
 };
 
 // Returns the keyword spelled by `word` (any case), or Keyword::kNone.
@@ -108,7 +110,7 @@ class Lexer {
  private:
   [[noreturn]] void fail(const std::string& message, int line, int column) const;
   void skip_space_and_comments();
-  void advance(size_t n);  // moves pos_ over n bytes of a single line
+  void advance(size_t n);     // moves pos_ over n bytes of a single line
   int column_at(size_t pos);  // 1-based column of `pos` on the current line
   void lex_word(Token& tok);
   void lex_number(Token& tok);

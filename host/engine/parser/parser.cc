@@ -77,7 +77,6 @@ bool contextual_keyword(Keyword kw, NameCtx ctx) {
   }
 }
 
-
 template <typename T>
 std::unique_ptr<T> make_at(const Token& t) {
   auto node = std::make_unique<T>();
@@ -126,8 +125,8 @@ class ParserImpl {
     depth_ += units;
     if (depth_ > kMaxDepth) {
       depth_ = 0;
-      fail_at(peek(), "Expression tree is too large (maximum depth " + std::to_string(kMaxDepth) +
-                          ")");
+      fail_at(peek(),
+              "Expression tree is too large (maximum depth " + std::to_string(kMaxDepth) + ")");
     }
   }
   class DepthGuard {
@@ -288,7 +287,11 @@ class ParserImpl {
     const Token& t = peek(off);
     return t.is(Keyword::kSelect) || t.is(Keyword::kValues) || t.is(Keyword::kWith) ||
            t.is(Keyword::kInsert) || t.is(Keyword::kUpdate) || t.is(Keyword::kDelete) ||
-           t.is(Keyword::kReplace);
+           starts_replace_into(off);
+  }
+  // REPLACE INTO … (and not the replace() function).
+  bool starts_replace_into(size_t off) const {
+    return check(Keyword::kReplace, off) && check(Keyword::kInto, off + 1);
   }
 
   // ------------------------------------------------------------ statements
@@ -305,23 +308,28 @@ class ParserImpl {
       stmt->select->site = start.site();
       return stmt;
     }
-    if (t.is(Keyword::kInsert) || t.is(Keyword::kReplace)) return parse_insert(std::move(with), start);
+    if (t.is(Keyword::kInsert) || starts_replace_into(0))
+      return parse_insert(std::move(with), start);
     if (t.is(Keyword::kUpdate)) return parse_update(std::move(with), start);
     if (t.is(Keyword::kDelete)) return parse_delete(std::move(with), start);
     if (with) fail_expected("Expected SELECT, VALUES, INSERT, UPDATE, or DELETE after WITH clause");
 
     if (t.kind == TokenKind::kKeyword) {
       switch (t.keyword) {
-        case Keyword::kCreate: return parse_create();
-        case Keyword::kDrop: return parse_drop();
-        case Keyword::kBegin: return parse_begin();
+        case Keyword::kCreate:
+          return parse_create();
+        case Keyword::kDrop:
+          return parse_drop();
+        case Keyword::kBegin:
+          return parse_begin();
         case Keyword::kCommit:
         case Keyword::kEnd: {
           auto stmt = make_at<CommitStmt>(advance());
           match(Keyword::kTransaction);
           return stmt;
         }
-        case Keyword::kRollback: return parse_rollback();
+        case Keyword::kRollback:
+          return parse_rollback();
         case Keyword::kSavepoint: {
           auto stmt = make_at<SavepointStmt>(advance());
           stmt->name = expect_name(NameCtx::kGeneral, "Expected savepoint name after SAVEPOINT");
@@ -334,8 +342,10 @@ class ParserImpl {
               expect_name(NameCtx::kGeneral, "Expected savepoint name after RELEASE [SAVEPOINT]");
           return stmt;
         }
-        case Keyword::kPragma: return parse_pragma();
-        case Keyword::kAnalyze: return parse_analyze();
+        case Keyword::kPragma:
+          return parse_pragma();
+        case Keyword::kAnalyze:
+          return parse_analyze();
         case Keyword::kAlter:
           fail_unsupported(t, "ALTER statements are not supported yet");
         case Keyword::kDeclare:
@@ -351,8 +361,7 @@ class ParserImpl {
     if (t.kind == TokenKind::kIdentifier && (iequals(t.text, "refresh"))) {
       fail_unsupported(t, "REFRESH MATERIALIZED VIEW is not supported yet");
     }
-    fail_expected(
-        "Expected statement type (SELECT, INSERT, UPDATE, DELETE, VALUES, CREATE, etc.)");
+    fail_expected("Expected statement type (SELECT, INSERT, UPDATE, DELETE, VALUES, CREATE, etc.)");
   }
 
   std::unique_ptr<WithClause> parse_with() {
@@ -389,8 +398,12 @@ class ParserImpl {
       advance();
       advance();
       expect_word("maxrecursion", "Expected MAXRECURSION in OPTION clause");
-      if (!check(TokenKind::kInteger)) fail_expected("Expected integer value after MAXRECURSION");
-      with->max_recursion = std::stoll(advance().text, nullptr, 0);
+      const std::string& n = peek().text;
+      if (!check(TokenKind::kInteger) || n.size() > 18 ||
+          n.find_first_of("xX") != std::string::npos) {
+        fail_expected("Expected integer value after MAXRECURSION");
+      }
+      with->max_recursion = std::stoll(advance().text);
       expect(TokenKind::kRParen, "Expected ')' after OPTION clause");
     }
     return with;
@@ -404,7 +417,7 @@ class ParserImpl {
     std::unique_ptr<WithClause> with;
     if (check(Keyword::kWith)) with = parse_with();
     const Token& t = peek();
-    if (t.is(Keyword::kInsert) || t.is(Keyword::kReplace) || t.is(Keyword::kUpdate) ||
+    if (t.is(Keyword::kInsert) || starts_replace_into(0) || t.is(Keyword::kUpdate) ||
         t.is(Keyword::kDelete)) {
       auto sel = std::make_unique<Select>();
       sel->site = start.site();
@@ -443,8 +456,7 @@ class ParserImpl {
   }
 
   static bool is_plain(const Select& s) {
-    return !s.with && s.compounds.empty() && s.order_by.empty() && !s.limit && !s.offset &&
-           !s.dml;
+    return !s.with && s.compounds.empty() && s.order_by.empty() && !s.limit && !s.offset && !s.dml;
   }
 
   // leg { compound-op leg } [ORDER BY …] [LIMIT …]; `with` (already parsed) is attached.
@@ -500,8 +512,9 @@ class ParserImpl {
     } else if (!first && starts_query(0, false)) {
       core.nested = parse_query(/*require_returning=*/true);
     } else {
-      fail_expected(first ? "Expected SELECT or VALUES"
-                          : "Expected SELECT, VALUES, or DML statement after set operation keyword");
+      fail_expected(first
+                        ? "Expected SELECT or VALUES"
+                        : "Expected SELECT, VALUES, or DML statement after set operation keyword");
     }
   }
 
@@ -758,12 +771,13 @@ class ParserImpl {
     if (check(Keyword::kWith) &&
         (check_word("context", 1) || check_word("tags", 1) || check_word("schema", 1) ||
          check_word("defaults", 1) || check_word("inverse", 1))) {
-      fail_unsupported(peek(), "WITH " + lowercase(peek(1).text) + " clauses are not supported yet");
+      fail_unsupported(peek(),
+                       "WITH " + lowercase(peek(1).text) + " clauses are not supported yet");
     }
   }
   void reject_existence_clause() {
-    if (check(Keyword::kExists) && (check(Keyword::kAs, 1) || check(Keyword::kLeft, 1) ||
-                                    check(Keyword::kRight, 1))) {
+    if (check(Keyword::kExists) &&
+        (check(Keyword::kAs, 1) || check(Keyword::kLeft, 1) || check(Keyword::kRight, 1))) {
       fail_unsupported(peek(), "EXISTS … AS existence columns are not supported yet");
     }
   }
@@ -813,7 +827,8 @@ class ParserImpl {
     // UPDATE OR <action> is deliberately unsupported (the reference reads OR as a
     // missing table name and says so).
     stmt->table = expect_qualified_name(NameCtx::kTable, "Expected table name");
-    if (match(Keyword::kAs)) stmt->alias = expect_name(NameCtx::kGeneral, "Expected alias after 'AS'");
+    if (match(Keyword::kAs))
+      stmt->alias = expect_name(NameCtx::kGeneral, "Expected alias after 'AS'");
     reject_trailing_with_clause();
     expect(Keyword::kSet, "Expected 'SET' after table name in UPDATE");
     do {
@@ -836,7 +851,8 @@ class ParserImpl {
     expect(Keyword::kDelete, "Expected DELETE");
     match(Keyword::kFrom);
     stmt->table = expect_qualified_name(NameCtx::kTable, "Expected table name");
-    if (match(Keyword::kAs)) stmt->alias = expect_name(NameCtx::kGeneral, "Expected alias after 'AS'");
+    if (match(Keyword::kAs))
+      stmt->alias = expect_name(NameCtx::kGeneral, "Expected alias after 'AS'");
     reject_trailing_with_clause();
     if (match(Keyword::kWhere)) stmt->where = parse_expr();
     reject_trailing_with_clause();
@@ -871,8 +887,10 @@ class ParserImpl {
     if (check_word("materialized")) {
       fail_unsupported(peek(), "CREATE MATERIALIZED VIEW is not supported yet");
     }
-    if (check(Keyword::kAssertion)) fail_unsupported(peek(), "CREATE ASSERTION is not supported yet");
-    if (check(Keyword::kVirtual)) fail_unsupported(peek(), "CREATE VIRTUAL TABLE is not supported yet");
+    if (check(Keyword::kAssertion))
+      fail_unsupported(peek(), "CREATE ASSERTION is not supported yet");
+    if (check(Keyword::kVirtual))
+      fail_unsupported(peek(), "CREATE VIRTUAL TABLE is not supported yet");
     fail_expected(
         "Expected TABLE, [UNIQUE] INDEX, VIEW, MATERIALIZED VIEW, ASSERTION, or VIRTUAL after "
         "CREATE");
@@ -916,7 +934,8 @@ class ParserImpl {
       }
     }
     reject_trailing_with_clause();
-    if (check_word("maintained")) fail_unsupported(peek(), "Maintained tables are not supported yet");
+    if (check_word("maintained"))
+      fail_unsupported(peek(), "Maintained tables are not supported yet");
     return stmt;
   }
 
@@ -957,7 +976,8 @@ class ParserImpl {
       advance();  // =
       arg.value = parse_simple_value("Expected module argument value");
     } else {
-      arg.value = parse_simple_value("Expected module argument (string, number, or name=value pair)");
+      arg.value =
+          parse_simple_value("Expected module argument (string, number, or name=value pair)");
     }
     return arg;
   }
@@ -1023,10 +1043,14 @@ class ParserImpl {
     std::vector<RowOp> ops;
     if (!match(Keyword::kOn)) return ops;
     do {
-      if (match(Keyword::kInsert)) ops.push_back(RowOp::kInsert);
-      else if (match(Keyword::kUpdate)) ops.push_back(RowOp::kUpdate);
-      else if (match(Keyword::kDelete)) ops.push_back(RowOp::kDelete);
-      else fail_expected("Expected INSERT, UPDATE, or DELETE after ON");
+      if (match(Keyword::kInsert))
+        ops.push_back(RowOp::kInsert);
+      else if (match(Keyword::kUpdate))
+        ops.push_back(RowOp::kUpdate);
+      else if (match(Keyword::kDelete))
+        ops.push_back(RowOp::kDelete);
+      else
+        fail_expected("Expected INSERT, UPDATE, or DELETE after ON");
     } while (match(TokenKind::kComma));
     return ops;
   }
@@ -1054,9 +1078,10 @@ class ParserImpl {
       }
       c.on_conflict = parse_on_conflict();
       if (check(Keyword::kAutoincrement)) {
-        fail_unsupported(peek(),
-                         "AUTOINCREMENT is not supported. Quereus uses key-based addressing without "
-                         "implicit side-effects.");
+        fail_unsupported(
+            peek(),
+            "AUTOINCREMENT is not supported. Quereus uses key-based addressing without "
+            "implicit side-effects.");
       }
     } else if (match(Keyword::kNot)) {
       expect(Keyword::kNull, "Expected NULL after NOT");
@@ -1114,14 +1139,18 @@ class ParserImpl {
       expect(Keyword::kAction, "Expected ACTION after NO");
       return FkAction::kNoAction;
     }
-    fail_expected("Expected foreign key action (SET NULL, SET DEFAULT, CASCADE, RESTRICT, NO ACTION)");
+    fail_expected(
+        "Expected foreign key action (SET NULL, SET DEFAULT, CASCADE, RESTRICT, NO ACTION)");
   }
 
   void parse_initially(FkDeferral& d) {
     if (!match(Keyword::kInitially)) return;
-    if (match(Keyword::kDeferred)) d.initially = FkDeferral::Initially::kDeferred;
-    else if (match(Keyword::kImmediate)) d.initially = FkDeferral::Initially::kImmediate;
-    else fail_expected("Expected DEFERRED or IMMEDIATE after INITIALLY");
+    if (match(Keyword::kDeferred))
+      d.initially = FkDeferral::Initially::kDeferred;
+    else if (match(Keyword::kImmediate))
+      d.initially = FkDeferral::Initially::kImmediate;
+    else
+      fail_expected("Expected DEFERRED or IMMEDIATE after INITIALLY");
   }
 
   // After REFERENCES: table [(cols)] { ON DELETE|UPDATE action | [NOT] DEFERRABLE … | MATCH x }
@@ -1333,9 +1362,11 @@ class ParserImpl {
     auto stmt = make_at<PragmaStmt>(advance());
     stmt->name = expect_qualified_name(NameCtx::kGeneral, "Expected pragma name");
     if (match(TokenKind::kEq)) {
-      stmt->value = parse_simple_value("Expected pragma value (identifier, string, number, or NULL)");
+      stmt->value =
+          parse_simple_value("Expected pragma value (identifier, string, number, or NULL)");
     } else if (match(TokenKind::kLParen)) {
-      stmt->value = parse_simple_value("Expected pragma value (identifier, string, number, or NULL)");
+      stmt->value =
+          parse_simple_value("Expected pragma value (identifier, string, number, or NULL)");
       expect(TokenKind::kRParen, "Expected ')' after pragma value");
     }
     return stmt;
@@ -1380,9 +1411,12 @@ class ParserImpl {
     for (;;) {
       chain.next();
       BinaryOp op;
-      if (check(Keyword::kOr)) op = BinaryOp::kOr;
-      else if (check(Keyword::kXor)) op = BinaryOp::kXor;
-      else break;
+      if (check(Keyword::kOr))
+        op = BinaryOp::kOr;
+      else if (check(Keyword::kXor))
+        op = BinaryOp::kXor;
+      else
+        break;
       const Token& t = advance();
       left = make_binary(t, op, std::move(left), parse_and());
     }
@@ -1467,10 +1501,14 @@ class ParserImpl {
     for (;;) {
       chain.next();
       BinaryOp op;
-      if (check(TokenKind::kEq)) op = BinaryOp::kEq;
-      else if (check(TokenKind::kEqEq)) op = BinaryOp::kEqEq;
-      else if (check(TokenKind::kNe)) op = BinaryOp::kNe;
-      else break;
+      if (check(TokenKind::kEq))
+        op = BinaryOp::kEq;
+      else if (check(TokenKind::kEqEq))
+        op = BinaryOp::kEqEq;
+      else if (check(TokenKind::kNe))
+        op = BinaryOp::kNe;
+      else
+        break;
       const Token& t = advance();
       left = make_binary(t, op, std::move(left), parse_comparison());
     }
@@ -1604,11 +1642,16 @@ class ParserImpl {
     for (;;) {
       chain.next();
       BinaryOp op;
-      if (check(TokenKind::kAmp)) op = BinaryOp::kBitAnd;
-      else if (check(TokenKind::kPipe)) op = BinaryOp::kBitOr;
-      else if (check(TokenKind::kShl)) op = BinaryOp::kShl;
-      else if (check(TokenKind::kShr)) op = BinaryOp::kShr;
-      else break;
+      if (check(TokenKind::kAmp))
+        op = BinaryOp::kBitAnd;
+      else if (check(TokenKind::kPipe))
+        op = BinaryOp::kBitOr;
+      else if (check(TokenKind::kShl))
+        op = BinaryOp::kShl;
+      else if (check(TokenKind::kShr))
+        op = BinaryOp::kShr;
+      else
+        break;
       const Token& t = advance();
       left = make_binary(t, op, std::move(left), parse_term());
     }
@@ -1621,9 +1664,12 @@ class ParserImpl {
     for (;;) {
       chain.next();
       BinaryOp op;
-      if (check(TokenKind::kPlus)) op = BinaryOp::kAdd;
-      else if (check(TokenKind::kMinus)) op = BinaryOp::kSub;
-      else break;
+      if (check(TokenKind::kPlus))
+        op = BinaryOp::kAdd;
+      else if (check(TokenKind::kMinus))
+        op = BinaryOp::kSub;
+      else
+        break;
       const Token& t = advance();
       left = make_binary(t, op, std::move(left), parse_factor());
     }
@@ -1636,10 +1682,14 @@ class ParserImpl {
     for (;;) {
       chain.next();
       BinaryOp op;
-      if (check(TokenKind::kStar)) op = BinaryOp::kMul;
-      else if (check(TokenKind::kSlash)) op = BinaryOp::kDiv;
-      else if (check(TokenKind::kPercent)) op = BinaryOp::kMod;
-      else break;
+      if (check(TokenKind::kStar))
+        op = BinaryOp::kMul;
+      else if (check(TokenKind::kSlash))
+        op = BinaryOp::kDiv;
+      else if (check(TokenKind::kPercent))
+        op = BinaryOp::kMod;
+      else
+        break;
       const Token& t = advance();
       left = make_binary(t, op, std::move(left), parse_unary());
     }
@@ -1669,9 +1719,10 @@ class ParserImpl {
       const Token& t = advance();
       // `a || -b`: the reference has no rule for a signed right operand; accept it
       // (the printer writes it back as `a || (-b)`).
-      ExprPtr right = (check(TokenKind::kMinus) || check(TokenKind::kPlus) || check(TokenKind::kTilde))
-                          ? parse_unary()
-                          : parse_collate();
+      ExprPtr right =
+          (check(TokenKind::kMinus) || check(TokenKind::kPlus) || check(TokenKind::kTilde))
+              ? parse_unary()
+              : parse_collate();
       left = make_binary(t, BinaryOp::kConcat, std::move(left), std::move(right));
     }
     return left;
@@ -1763,6 +1814,7 @@ class ParserImpl {
         p->spelling = t.text;
         if (t.text[0] == '?') {
           if (t.text.size() > 1) {
+            if (t.text.size() > 7) fail_at(t, "Parameter number out of range: " + t.text);
             p->index = std::stoi(t.text.substr(1));
             if (p->index > param_counter_) param_counter_ = p->index;
           } else {
@@ -1796,7 +1848,8 @@ class ParserImpl {
                                                               : LiteralKind::kFalse;
             return lit;
           }
-          case Keyword::kCase: return parse_case();
+          case Keyword::kCase:
+            return parse_case();
           case Keyword::kCast:
             if (check(TokenKind::kLParen, 1)) return parse_cast();
             break;
@@ -1964,9 +2017,12 @@ class ParserImpl {
   FrameBound parse_frame_bound() {
     FrameBound b;
     if (match(Keyword::kUnbounded)) {
-      if (match(Keyword::kPreceding)) b.kind = FrameBound::Kind::kUnboundedPreceding;
-      else if (match(Keyword::kFollowing)) b.kind = FrameBound::Kind::kUnboundedFollowing;
-      else fail_expected("Expected PRECEDING or FOLLOWING after UNBOUNDED");
+      if (match(Keyword::kPreceding))
+        b.kind = FrameBound::Kind::kUnboundedPreceding;
+      else if (match(Keyword::kFollowing))
+        b.kind = FrameBound::Kind::kUnboundedFollowing;
+      else
+        fail_expected("Expected PRECEDING or FOLLOWING after UNBOUNDED");
       return b;
     }
     if (match(Keyword::kCurrent)) {
@@ -1975,9 +2031,12 @@ class ParserImpl {
       return b;
     }
     b.offset = parse_expr();
-    if (match(Keyword::kPreceding)) b.kind = FrameBound::Kind::kPreceding;
-    else if (match(Keyword::kFollowing)) b.kind = FrameBound::Kind::kFollowing;
-    else fail_expected("Expected PRECEDING or FOLLOWING after frame value");
+    if (match(Keyword::kPreceding))
+      b.kind = FrameBound::Kind::kPreceding;
+    else if (match(Keyword::kFollowing))
+      b.kind = FrameBound::Kind::kFollowing;
+    else
+      fail_expected("Expected PRECEDING or FOLLOWING after frame value");
     return b;
   }
 

@@ -615,8 +615,33 @@ Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* out
       }
       return out;
     }
-    case K::kFunction:
-      fail(StatusCode::kUnsupported, "table-valued function not found: " + src.function_name, src.site);
+    case K::kFunction: {
+      const TableFunction* fn = db_.registry().find_table_function(src.function_name);
+      if (!fn) fail(StatusCode::kError, "Table-valued function not found: " + src.function_name, src.site);
+      int argc = static_cast<int>(src.function_args.size());
+      if (argc < fn->min_args || (fn->num_args >= 0 && argc > fn->num_args))
+        fail(StatusCode::kError, "wrong number of arguments to table function " + fn->name, src.site);
+      auto node = std::make_shared<TableFunctionNode>();
+      node->fn = fn;
+      Scope arg_scope;
+      arg_scope.outer = outer;
+      for (auto& a : src.function_args) node->args.push_back(bind_expr(*a, arg_scope));
+      std::string alias = src.alias.empty() ? fn->name : src.alias;
+      for (size_t i = 0; i < fn->columns.size(); ++i) {
+        Scope::Column c;
+        c.table = alias;
+        c.name = fn->columns[i].name;
+        c.slot = static_cast<int>(i);
+        c.attr.id = mint_attr();
+        c.attr.name = c.name;
+        c.attr.type = static_cast<qrs_logical_type>(fn->columns[i].type);
+        c.attr.nullable = fn->columns[i].nullable;
+        node->columns.push_back(c.attr);
+        out.scope.columns.push_back(c);
+      }
+      out.node = node;
+      return out;
+    }
     case K::kJoin: {
       Source l = plan_from(*src.left, outer, cte_scope);
       Source r = plan_from(*src.right, outer, cte_scope);

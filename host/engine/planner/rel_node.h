@@ -28,7 +28,7 @@ struct Attribute {
 
 enum class RelKind {
   kTableScan, kValues, kSingleRow, kFilter, kProject, kJoin, kAggregate, kSort, kLimit,
-  kDistinct, kSetOp, kWorkingTable, kRecursiveCte, kWindow,
+  kDistinct, kSetOp, kWorkingTable, kRecursiveCte, kWindow, kTableFunction,
 };
 
 // A stateful iterator over one execution of a plan node.
@@ -223,6 +223,15 @@ struct WindowNode : RelNode {
   std::vector<const RelNode*> children() const override { return {input.get()}; }
   RelPtr input;
   std::vector<WindowCall> calls;
+};
+
+// A table-valued function call in FROM.
+struct TableFunctionNode : RelNode {
+  TableFunctionNode() : RelNode(RelKind::kTableFunction) {}
+  std::unique_ptr<Operator> instantiate() const override;
+  std::string describe() const override { return "TABLE FUNCTION " + fn->name; }
+  const TableFunction* fn = nullptr;
+  std::vector<ScalarPtr> args;
 };
 
 // Renders the plan tree, one node per line, indented by depth.

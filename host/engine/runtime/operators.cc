@@ -562,8 +562,31 @@ class RecursiveCteOp : public Operator {
   EvalEnv outer_;
 };
 
+class TableFunctionOp : public Operator {
+ public:
+  explicit TableFunctionOp(const TableFunctionNode& n) : node_(n) {}
+  void open(const EvalEnv& outer) override {
+    EvalEnv env{nullptr, &outer, outer.ctx};
+    std::vector<Value> args;
+    for (auto& a : node_.args) args.push_back(a->eval(env));
+    rows_ = node_.fn->rows(*outer.ctx->db, args);
+    i_ = 0;
+  }
+  bool next(Row& out) override {
+    if (i_ >= rows_.size()) return false;
+    out = std::move(rows_[i_++]);
+    return true;
+  }
+
+ private:
+  const TableFunctionNode& node_;
+  std::vector<Row> rows_;
+  size_t i_ = 0;
+};
+
 }  // namespace
 
+std::unique_ptr<Operator> TableFunctionNode::instantiate() const { return std::make_unique<TableFunctionOp>(*this); }
 std::unique_ptr<Operator> WorkingTableNode::instantiate() const { return std::make_unique<WorkingTableOp>(*this); }
 std::unique_ptr<Operator> RecursiveCteNode::instantiate() const { return std::make_unique<RecursiveCteOp>(*this); }
 std::unique_ptr<Operator> TableScanNode::instantiate() const { return std::make_unique<TableScanOp>(*this); }

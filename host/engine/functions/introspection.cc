@@ -1,0 +1,168 @@
+// Built-in table-valued functions: catalog introspection (schema(), table_info(),
+// function_info()) and plan inspection (query_plan()).
+#include "common/status.h"
+#include "core/database_impl.h"
+#include "core/registry.h"
+#include "functions/builtins.h"
+#include "optimizer/optimizer.h"
+#include "parser/ast_printer.h"
+#include "parser/parser.h"
+#include "planner/planner.h"
+
+namespace quereus {
+
+namespace {
+
+std::string type_label(uint32_t t) {
+  switch (t) {
+    case QRS_LT_INTEGER: return "INTEGER";
+    case QRS_LT_REAL: return "REAL";
+    case QRS_LT_TEXT: return "TEXT";
+    case QRS_LT_BLOB: return "BLOB";
+    case QRS_LT_BOOLEAN: return "BOOLEAN";
+    case QRS_LT_JSON: return "JSON";
+    case QRS_LT_NUMERIC: return "NUMERIC";
+    case QRS_LT_DATE: return "DATE";
+    case QRS_LT_TIME: return "TIME";
+    case QRS_LT_DATETIME: return "DATETIME";
+    case QRS_LT_TIMESPAN: return "TIMESPAN";
+    default: return "ANY";
+  }
+}
+
+// Canonical CREATE TABLE text of a table (what schema().sql shows).
+std::string create_sql(const TableSchema& ts) {
+  std::string s = "create table " + quote_identifier(ts.schema_name) + "." + quote_identifier(ts.name) + " (";
+  for (size_t i = 0; i < ts.columns.size(); ++i) {
+    const ColumnSchema& c = ts.columns[i];
+    if (i) s += ", ";
+    s += quote_identifier(c.name);
+    if (!c.type_name.empty()) s += " " + c.type_name;
+    s += c.not_null ? " not null" : " null";
+    if (c.collation && c.collation->name() != "BINARY") s += " collate " + to_lower(c.collation->name());
+    if (c.default_expr) s += " default " + expr_to_string(*c.default_expr);
+  }
+  if (ts.primary_key_declared) {
+    s += ", primary key (";
+    for (size_t i = 0; i < ts.primary_key.size(); ++i) {
+      if (i) s += ", ";
+      s += quote_identifier(ts.columns[ts.primary_key[i].column].name);
+      if (ts.primary_key[i].desc) s += " desc";
+    }
+    s += ")";
+  }
+  s += ") using " + ts.module_name;
+  return s;
+}
+
+void plan_rows(const RelNode& n, int64_t id, int64_t parent, int64_t& next_id, std::vector<Row>& out) {
+  static const char* kNames[] = {"TableScan", "Values", "SingleRow", "Filter", "Project", "Join", "Aggregate",
+                                 "Sort", "Limit", "Distinct", "SetOperation", "WorkingTable", "RecursiveCTE",
+                                 "Window", "TableFunction"};
+  Row r;
+  r.push_back(Value::Integer(id));
+  r.push_back(parent < 0 ? Value() : Value::Integer(parent));
+  r.push_back(Value::Text(kNames[static_cast<int>(n.kind)]));
+  std::string d = n.describe();
+  auto sp = d.find(' ');
+  r.push_back(Value::Text(sp == std::string::npos ? d : d.substr(0, sp)));
+  r.push_back(Value::Text(d));
+  out.push_back(std::move(r));
+  for (auto* c : n.children()) {
+    int64_t cid = next_id++;
+    plan_rows(*c, cid, id, next_id, out);
+  }
+}
+
+}  // namespace
+
+void register_introspection_functions(Registry& r) {
+  TableFunction schema_fn;
+  schema_fn.name = "schema";
+  schema_fn.columns = {{"schema", QRS_LT_TEXT, false}, {"type", QRS_LT_TEXT, false}, {"name", QRS_LT_TEXT, false},
+                       {"tbl_name", QRS_LT_TEXT, false}, {"sql", QRS_LT_TEXT, true}, {"tags", QRS_LT_TEXT, true}};
+  schema_fn.rows = [](DatabaseImpl& db, std::span<const Value>) {
+    std::vector<Row> rows;
+    for (auto& t : db.catalog().tables()) {
+      const TableSchema& ts = t->schema;
+      rows.push_back({Value::Text(ts.schema_name), Value::Text("table"), Value::Text(ts.name), Value::Text(ts.name),
+                      Value::Text(create_sql(ts)), Value()});
+    }
+    return rows;
+  };
+  r.add_table_function(std::move(schema_fn), "builtin");
+
+  TableFunction info;
+  info.name = "table_info";
+  info.num_args = 1;
+  info.min_args = 1;
+  info.columns = {{"cid", QRS_LT_INTEGER, false}, {"name", QRS_LT_TEXT, false}, {"type", QRS_LT_TEXT, false},
+                  {"notnull", QRS_LT_INTEGER, false}, {"dflt_value", QRS_LT_TEXT, true}, {"pk", QRS_LT_INTEGER, false},
+                  {"tags", QRS_LT_TEXT, true}, {"collation", QRS_LT_TEXT, false}, {"generated", QRS_LT_INTEGER, false}};
+  info.rows = [](DatabaseImpl& db, std::span<const Value> args) {
+    std::string name = args[0].to_text(), schema;
+    if (auto dot = name.find('.'); dot != std::string::npos) {
+      schema = name.substr(0, dot);
+      name = name.substr(dot + 1);
+    }
+    auto t = db.require_table(schema, name);
+    std::vector<Row> rows;
+    const TableSchema& ts = t->schema;
+    for (size_t i = 0; i < ts.columns.size(); ++i) {
+      const ColumnSchema& c = ts.columns[i];
+      int pk = 0;
+      for (size_t k = 0; k < ts.primary_key.size(); ++k)
+        if (ts.primary_key[k].column == static_cast<int>(i) && ts.primary_key_declared) pk = static_cast<int>(k) + 1;
+      rows.push_back({Value::Integer(static_cast<int64_t>(i)), Value::Text(c.name),
+                      Value::Text(c.type_name.empty() ? type_label(c.logical_type) : to_upper(c.type_name)),
+                      Value::Integer(c.not_null ? 1 : 0),
+                      c.default_expr ? Value::Text(expr_to_string(*c.default_expr)) : Value(), Value::Integer(pk ? 1 : 0),
+                      Value(), Value::Text(c.collation ? c.collation->name() : "BINARY"), Value::Integer(0)});
+    }
+    return rows;
+  };
+  r.add_table_function(std::move(info), "builtin");
+
+  TableFunction finfo;
+  finfo.name = "function_info";
+  finfo.num_args = 1;
+  finfo.min_args = 0;
+  finfo.columns = {{"name", QRS_LT_TEXT, false}, {"num_args", QRS_LT_INTEGER, false}, {"type", QRS_LT_TEXT, false},
+                   {"deterministic", QRS_LT_INTEGER, false}, {"flags", QRS_LT_INTEGER, false},
+                   {"signature", QRS_LT_TEXT, false}};
+  finfo.rows = [](DatabaseImpl& db, std::span<const Value> args) {
+    std::string filter = args.empty() || args[0].is_null() ? "" : to_lower(args[0].to_text());
+    std::vector<Row> rows;
+    db.registry().for_each_function([&](const std::string& name, int argc, const char* type, uint32_t flags) {
+      if (!filter.empty() && name != filter) return;
+      std::string sig = name + "(" + (argc < 0 ? "..." : std::to_string(argc)) + ")";
+      rows.push_back({Value::Text(name), Value::Integer(argc), Value::Text(type),
+                      Value::Integer(flags & kDeterministic ? 1 : 0), Value::Integer(flags), Value::Text(sig)});
+    });
+    return rows;
+  };
+  r.add_table_function(std::move(finfo), "builtin");
+
+  TableFunction qp;
+  qp.name = "query_plan";
+  qp.num_args = 1;
+  qp.min_args = 1;
+  qp.columns = {{"id", QRS_LT_INTEGER, false}, {"parent_id", QRS_LT_INTEGER, true}, {"node_type", QRS_LT_TEXT, false},
+                {"op", QRS_LT_TEXT, false}, {"detail", QRS_LT_TEXT, false}};
+  qp.rows = [](DatabaseImpl& db, std::span<const Value> args) {
+    auto stmts = Parser::parse(args[0].to_text());
+    if (stmts.size() != 1 || stmts[0]->kind != ast::StmtKind::kSelect)
+      throw Error(StatusCode::kError, "query_plan() takes exactly one SELECT statement");
+    Planner planner(db);
+    QueryPlan plan = planner.plan_select(*static_cast<const ast::SelectStmt&>(*stmts[0]).select, nullptr);
+    static const OptimizerOptions kDefaults;
+    RelPtr root = Optimizer(kDefaults).optimize(plan.root);
+    std::vector<Row> rows;
+    int64_t next_id = 1;
+    plan_rows(*root, 0, -1, next_id, rows);
+    return rows;
+  };
+  r.add_table_function(std::move(qp), "builtin");
+}
+
+}  // namespace quereus

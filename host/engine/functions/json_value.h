@@ -1,0 +1,71 @@
+// JSON helpers shared by the json_* functions and available to the rest of the engine:
+// the canonical text form of Value::Json, SQL value ↔ JSON conversions with the
+// reference's rules, JSON paths, and the structural comparison of JSON values.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include <nlohmann/json.hpp>
+
+#include "types/value.h"
+
+namespace quereus::jsonv {
+
+using Json = nlohmann::json;  // objects keep their keys sorted (std::map)
+
+// Parses JSON source text (RFC 8259, what JSON.parse accepts) and normalizes numbers the
+// way a JavaScript engine sees them: an integral float within ±2^53 becomes an integer,
+// so `1.0` and `1` are the same value. nullopt when the text is not JSON.
+std::optional<Json> parse(std::string_view text);
+
+// The canonical text of a JSON value: no whitespace, object keys sorted, numbers printed
+// as JavaScript prints them (1, 0.1, 1e+21), non-finite numbers as null. Two values are
+// structurally equal exactly when their canonical texts are equal.
+std::string canonical(const Json& j);
+
+// A JSON result as an SQL value: JSON null → NULL, anything else → Value::Json(canonical).
+Value to_value(const Json& j);
+
+// The JSON document an SQL argument denotes for the json_* functions (coerceToJsonValue):
+// NULL → JSON null; TEXT → parsed source (nullopt when not JSON); JSON → itself;
+// numbers and booleans → themselves; BLOB → nullopt.
+std::optional<Json> from_sql_document(const Value& v);
+
+// An SQL value stored into a JSON container (prepareJsonValue): TEXT that parses as JSON
+// becomes that JSON, other TEXT a string; BLOB, NaN and ±Infinity become null.
+Json from_sql_element(const Value& v);
+
+// An extracted JSON value handed back to SQL: null → NULL, boolean → BOOLEAN, numbers
+// → INTEGER/REAL, strings → TEXT, arrays/objects → Value::Json.
+Value to_sql_scalar(const Json& j);
+
+// SQLite's json_type names: null, true, false, integer, real, text, array, object.
+const char* type_name(const Json& j);
+
+// Deep comparison, the reference's JSON ordering: null < boolean < number < string <
+// array < object; arrays element-wise then by length; objects by sorted key list, then
+// by values. Returns -1, 0 or 1.
+int compare(const Json& a, const Json& b);
+// compare() over canonical texts (for Value::Json operands); texts that do not parse
+// compare bytewise.
+int compare_text(std::string_view a, std::string_view b);
+
+// ---------------------------------------------------------------- paths
+
+// Where a path points inside a document (resolveJsonPathForModify).
+struct PathTarget {
+  Json* parent = nullptr;               // null for the root
+  std::variant<std::string, size_t> key;  // object key or array index; "" for the root
+  Json* value = nullptr;                // null when the target does not exist
+  bool is_root = false;
+};
+
+// Resolves `$`, `$.a.b`, `$."a.b"`, `$[0]`, `$.a[1].b` (a leading `$` is optional;
+// `[#]` and `[#-N]` count from the end of an array). nullopt for a malformed path or
+// one that runs through a missing / null container.
+std::optional<PathTarget> resolve(Json& doc, std::string_view path);
+
+}  // namespace quereus::jsonv
