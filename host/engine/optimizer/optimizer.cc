@@ -113,6 +113,21 @@ void split_conjuncts(const ScalarPtr& e, std::vector<ScalarPtr>& out) {
       return;
     }
   }
+  if (e->kind == ScalarKind::kBetween) {
+    // x BETWEEN a AND b is exactly x >= a AND x <= b, which the access plan can seek.
+    auto& b = static_cast<const BetweenScalar&>(*e);
+    if (!b.negated) {
+      auto ge = std::make_shared<BinaryScalar>(ast::BinaryOp::kGe, b.operand, b.low);
+      auto le = std::make_shared<BinaryScalar>(ast::BinaryOp::kLe, b.operand, b.high);
+      for (auto* c : {ge.get(), le.get()}) {
+        c->type = QRS_LT_BOOLEAN;
+        c->compare_collation = b.compare_collation;
+      }
+      out.push_back(ge);
+      out.push_back(le);
+      return;
+    }
+  }
   out.push_back(e);
 }
 
