@@ -132,7 +132,7 @@ void split_conjuncts(const ScalarPtr& e, std::vector<ScalarPtr>& out) {
 }
 
 const std::vector<std::string>& Optimizer::pass_names() {
-  static const std::vector<std::string> names = {"constant_folding", "predicate_pushdown", "ordering_by_index"};
+  static const std::vector<std::string> names = {"constant_folding", "predicate_pushdown", "ordering_by_index", "hash_join"};
   return names;
 }
 
@@ -242,7 +242,29 @@ RelPtr Optimizer::rewrite(RelPtr node) {
   // Generic: rewrite children.
   switch (node->kind) {
     case RelKind::kProject: { auto& n = static_cast<ProjectNode&>(*node); n.input = rewrite(n.input); break; }
-    case RelKind::kJoin: { auto& n = static_cast<JoinNode&>(*node); n.left = rewrite(n.left); n.right = rewrite(n.right); break; }
+    case RelKind::kJoin: {
+      auto& n = static_cast<JoinNode&>(*node);
+      n.left = rewrite(n.left);
+      n.right = rewrite(n.right);
+      if (enabled("hash_join") && n.on) {
+        int lw = static_cast<int>(n.left->columns.size());
+        std::vector<ScalarPtr> conj;
+        split_conjuncts(n.on, conj);
+        n.equi_keys.clear();
+        for (auto& c : conj) {
+          if (c->kind != ScalarKind::kBinary) continue;
+          auto& b = static_cast<const BinaryScalar&>(*c);
+          if (b.op != ast::BinaryOp::kEq && b.op != ast::BinaryOp::kEqEq) continue;
+          if (b.compare_collation && b.compare_collation != &Collation::binary()) continue;
+          auto* l = as_local_column(*b.left);
+          auto* r = as_local_column(*b.right);
+          if (!l || !r) continue;
+          if (l->slot < lw && r->slot >= lw) n.equi_keys.push_back({l->slot, r->slot - lw});
+          else if (r->slot < lw && l->slot >= lw) n.equi_keys.push_back({r->slot, l->slot - lw});
+        }
+      }
+      break;
+    }
     case RelKind::kAggregate: { auto& n = static_cast<AggregateNode&>(*node); n.input = rewrite(n.input); break; }
     case RelKind::kLimit: { auto& n = static_cast<LimitNode&>(*node); n.input = rewrite(n.input); break; }
     case RelKind::kWindow: { auto& n = static_cast<WindowNode&>(*node); n.input = rewrite(n.input); break; }

@@ -6,6 +6,7 @@
 //                        plan; conjuncts the module handles leave the residual filter
 //   ordering_by_index — drops a SORT when the module's access path already provides
 //                        the order
+//   hash_join         — marks BINARY column equalities in a join's ON as hash keys
 //
 //   planner/ → Optimizer → runtime/
 #pragma once

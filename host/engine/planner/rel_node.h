@@ -117,6 +117,10 @@ struct JoinNode : RelNode {
   ast::JoinKind join = ast::JoinKind::kInner;
   RelPtr left, right;
   ScalarPtr on;  // over the concatenated row; may be null
+  // Set by the optimizer's hash_join pass: (left slot, right slot) pairs of BINARY
+  // equalities in ON. The operator then probes a hash table instead of looping; ON is
+  // still evaluated on each candidate pair.
+  std::vector<std::pair<int, int>> equi_keys;
 };
 
 struct AggregateCall {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "common/status.h"
 #include "planner/rel_node.h"
@@ -181,6 +182,16 @@ class NestedLoopJoinOp : public Operator {
     Row r;
     while (right_->next(r)) right_rows_.push_back(r);
     right_matched_.assign(right_rows_.size(), false);
+    hash_.clear();
+    if (!node_.equi_keys.empty()) {
+      hash_.reserve(right_rows_.size());
+      for (size_t i = 0; i < right_rows_.size(); ++i) {
+        bool null_key = false;
+        size_t h = key_hash(right_rows_[i], false, &null_key);
+        if (!null_key) hash_.emplace(h, i);  // NULL never equals anything
+      }
+    }
+    candidates_.clear();
     have_left_ = false;
     emitting_unmatched_right_ = false;
     ri_ = 0;
@@ -201,6 +212,7 @@ class NestedLoopJoinOp : public Operator {
       }
       if (!have_left_) {
         if (!left_->next(left_row_)) {
+          candidates_.clear();
           if (node_.join == K::kRight || node_.join == K::kFull) {
             emitting_unmatched_right_ = true;
             ri_ = 0;
@@ -211,9 +223,20 @@ class NestedLoopJoinOp : public Operator {
         have_left_ = true;
         left_matched_ = false;
         ri_ = 0;
+        if (!node_.equi_keys.empty()) {
+          candidates_.clear();
+          bool null_key = false;
+          size_t h = key_hash(left_row_, true, &null_key);
+          if (!null_key) {
+            auto [b, e] = hash_.equal_range(h);
+            for (auto it = b; it != e; ++it) candidates_.push_back(it->second);
+            std::sort(candidates_.begin(), candidates_.end());  // keep the right side's order
+          }
+        }
       }
-      while (ri_ < right_rows_.size()) {
-        size_t i = ri_++;
+      bool hashed = !node_.equi_keys.empty();
+      while (hashed ? ri_ < candidates_.size() : ri_ < right_rows_.size()) {
+        size_t i = hashed ? candidates_[ri_++] : ri_++;
         out = left_row_;
         out.insert(out.end(), right_rows_[i].begin(), right_rows_[i].end());
         if (node_.on) {
@@ -238,8 +261,19 @@ class NestedLoopJoinOp : public Operator {
   const JoinNode& node_;
   std::unique_ptr<Operator> left_, right_;
   EvalEnv outer_;
+  size_t key_hash(const Row& row, bool left, bool* null_key) const {
+    size_t h = 0;
+    for (auto& [l, r] : node_.equi_keys) {
+      const Value& v = row[left ? l : r];
+      if (v.is_null()) *null_key = true;
+      h = h * 1000003u ^ hash_value(v);
+    }
+    return h;
+  }
   std::vector<Row> right_rows_;
   std::vector<bool> right_matched_;
+  std::unordered_multimap<size_t, size_t> hash_;
+  std::vector<size_t> candidates_;
   Row left_row_;
   bool have_left_ = false, left_matched_ = false, emitting_unmatched_right_ = false;
   size_t ri_ = 0;
