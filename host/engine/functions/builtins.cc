@@ -47,20 +47,13 @@ Value substr(Args a) {
   bool blob = a[0].type() == ValueType::kBlob;
   std::string s = a[0].to_text();
   int64_t len = blob ? static_cast<int64_t>(s.size()) : static_cast<int64_t>(utf8_length(s));
+  // The reference's rule: 1-based start, negative counts from the end, 0 is the start;
+  // a negative length gives the empty string.
   int64_t start = cast_value(a[1], QRS_LT_INTEGER).as_int();
-  int64_t count = a.size() > 2 ? cast_value(a[2], QRS_LT_INTEGER).as_int() : len + 1;
-  // SQLite semantics: 1-based, negative start counts from the end, negative count takes before.
-  int64_t begin;
-  if (start > 0) begin = start - 1;
-  else if (start < 0) begin = len + start;
-  else { begin = 0; if (count > 0) --count; }
-  if (count < 0) {
-    begin += count;
-    count = -count;
-    if (begin < 0) { count += begin; begin = 0; }
-  }
-  if (begin < 0) { count += begin; begin = 0; }
+  int64_t begin = start > 0 ? start - 1 : (start < 0 ? len + start : 0);
+  if (begin < 0) begin = 0;
   if (begin > len) begin = len;
+  int64_t count = a.size() > 2 ? cast_value(a[2], QRS_LT_INTEGER).as_int() : len - begin;
   if (count < 0) count = 0;
   int64_t end = std::min(len, begin + count);
   if (blob) return Value::Blob(s.substr(begin, end - begin));
@@ -162,7 +155,7 @@ class GroupConcatState : public AggregateState {
  public:
   void step(Args a) override {
     if (a[0].is_null()) return;
-    std::string sep = a.size() > 1 ? (a[1].is_null() ? "" : a[1].to_text()) : ",";
+    std::string sep = a.size() > 1 && !a[1].is_null() ? a[1].to_text() : ",";
     if (any_) out_ += sep;
     out_ += a[0].to_text();
     any_ = true;
@@ -215,8 +208,10 @@ void register_builtin_functions(Registry& r) {
     }
     if (v.type() == ValueType::kReal) return Value::Real(std::fabs(v.as_real()));
     if (v.type() == ValueType::kText) {
-      Value n = parse_number(v.str(), true);
-      return n.is_null() ? Value::Real(0) : Value::Real(std::fabs(n.to_double()));
+      Value n = parse_number(v.str(), false);
+      if (n.is_null()) return Value();
+      if (n.type() == ValueType::kInteger) return Value::Integer(n.as_int() < 0 ? -n.as_int() : n.as_int());
+      return Value::Real(std::fabs(n.to_double()));
     }
     throw Error(StatusCode::kError, "Invalid argument types for function abs");
   });
@@ -256,6 +251,7 @@ void register_builtin_functions(Registry& r) {
   scalar(r, "instr", 2, [](Args a) {
     if (a[0].is_null() || a[1].is_null()) return Value();
     std::string s = a[0].to_text(), t = a[1].to_text();
+    if (s.empty() || t.empty()) return Value::Integer(0);
     size_t p = s.find(t);
     if (p == std::string::npos) return Value::Integer(0);
     return Value::Integer(static_cast<int64_t>(utf8_length(s.substr(0, p)) + 1));
@@ -285,8 +281,7 @@ void register_builtin_functions(Registry& r) {
       return best;
     };
   };
-  scalar(r, "min", -1, minmax(false));
-  scalar(r, "max", -1, minmax(true));
+  (void)minmax;  // multi-argument min/max: the reference offers greatest()/least() instead
   scalar(r, "random", 0, [](Args) {
     static thread_local std::mt19937_64 gen{std::random_device{}()};
     return Value::Integer(static_cast<int64_t>(gen()));

@@ -53,7 +53,7 @@ std::string format_real(double d) {
   if (d == 0) return "0";
   // Shortest representation that round-trips, in the style of JS Number#toString.
   char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, d);
+  auto res = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
   std::string s(buf, res.ptr);
   auto e = s.find('e');
   if (e == std::string::npos) return s;
