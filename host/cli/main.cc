@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/check_syntax.h"
 #include "cli/shell.h"
 #include "config/config_loader.h"
 #include "config/host_setup.h"
@@ -28,6 +29,8 @@ constexpr const char* kUsage =
     "  --format F      table (default): aligned, for people; json: one object per row and line\n"
     "  -c SQL          run SQL (may repeat; runs before the script)\n"
     "  script.sql      run a file of SQL; stops at the first error\n"
+    "  --check-syntax FILE...  parse SQL files without running them; prints file:line:column:\n"
+    "                  message per statement that does not parse, then N passed, N failed\n"
     "  --help, --version\n"
     "With neither -c nor a script, SQL is read from stdin: an interactive shell when stdin is\n"
     "a terminal, otherwise the whole input is run as a script.\n";
@@ -50,6 +53,11 @@ int main(int argc, char** argv) {
     if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
       return 0;
+    } else if (arg == "--check-syntax") {
+      std::vector<std::string> files(argv + i + 1, argv + argc);
+      if (files.empty()) return fail(2, "--check-syntax needs at least one file");
+      int failures = check_syntax(files, std::cout, std::cerr);
+      return failures < 0 ? 2 : (failures > 0 ? 1 : 0);
     } else if (arg == "--version") {
       std::cout << "quereus " << QUEREUS_VERSION << "\n";
       return 0;
