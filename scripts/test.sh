@@ -6,3 +6,8 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 echo "==> running tests" >&2
 ctest --test-dir build --output-on-failure -j "${QUEREUS_JOBS:-2}"
+
+# The parser fuzzer in short form (scripts/fuzz.sh 600 for the long run).
+if [ "${QUEREUS_FUZZ_SECONDS:-30}" -gt 0 ]; then
+  scripts/fuzz.sh "${QUEREUS_FUZZ_SECONDS:-30}"
+fi
