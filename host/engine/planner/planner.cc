@@ -535,7 +535,7 @@ ScalarPtr Planner::bind_window(const ast::FunctionCall& f, const Scope& scope) {
 
 // ---------------------------------------------------------------- FROM
 
-Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* outer, const Scope& cte_scope) {
+Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* outer) {
   using K = ast::TableSource::Kind;
   Source out;
   switch (src.kind) {
@@ -643,8 +643,8 @@ Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* out
       return out;
     }
     case K::kJoin: {
-      Source l = plan_from(*src.left, outer, cte_scope);
-      Source r = plan_from(*src.right, outer, cte_scope);
+      Source l = plan_from(*src.left, outer);
+      Source r = plan_from(*src.right, outer);
       auto join = std::make_shared<JoinNode>();
       join->join = src.join;
       join->left = l.node;
@@ -699,7 +699,7 @@ Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* out
 
 // ---------------------------------------------------------------- SELECT
 
-QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer, const Scope& cte_scope,
+QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
                              const std::vector<ast::OrderingTerm>* order_by, RelPtr* sorted_root) {
   QueryPlan qp;
   if (core.nested) {
@@ -737,7 +737,7 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer, co
 
   Source src;
   if (core.from) {
-    src = plan_from(*core.from, outer, cte_scope);
+    src = plan_from(*core.from, outer);
   } else {
     src.node = std::make_shared<SingleRowNode>();
   }
@@ -1053,9 +1053,9 @@ QueryPlan Planner::plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding
   const ast::SelectCore& rec_core = sel.compounds.back().second;
   CteBinding saved = binding;
   binding.recursive = false;
-  QueryPlan init = plan_core(sel.core, outer, Scope(), nullptr, nullptr);
+  QueryPlan init = plan_core(sel.core, outer, nullptr, nullptr);
   for (size_t i = 0; i + 1 < sel.compounds.size(); ++i) {
-    QueryPlan rhs = plan_core(sel.compounds[i].second, outer, Scope(), nullptr, nullptr);
+    QueryPlan rhs = plan_core(sel.compounds[i].second, outer, nullptr, nullptr);
     auto so = std::make_shared<SetOpNode>();
     so->op = sel.compounds[i].first;
     so->left = init.root;
@@ -1077,7 +1077,7 @@ QueryPlan Planner::plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding
   binding.working = working;
   QueryPlan rec;
   try {
-    rec = plan_core(rec_core, outer, Scope(), nullptr, nullptr);
+    rec = plan_core(rec_core, outer, nullptr, nullptr);
   } catch (...) {
     binding.working.reset();
     throw;
@@ -1144,8 +1144,6 @@ RelPtr Planner::sort_output(RelPtr node, const std::vector<std::string>& names,
 }
 
 QueryPlan Planner::plan_select(const ast::Select& sel, const Scope* outer) {
-  Scope cte_scope;
-  cte_scope.outer = outer;
   const Scope* effective_outer = outer;
   struct CtePop {
     std::vector<std::map<std::string, std::shared_ptr<CteBinding>>>& stack;
@@ -1159,12 +1157,12 @@ QueryPlan Planner::plan_select(const ast::Select& sel, const Scope* outer) {
 
   bool compound = !sel.compounds.empty();
   RelPtr sorted;
-  QueryPlan first = plan_core(sel.core, effective_outer, cte_scope, compound ? nullptr : &sel.order_by, &sorted);
+  QueryPlan first = plan_core(sel.core, effective_outer, compound ? nullptr : &sel.order_by, &sorted);
   RelPtr node = first.root;
   std::vector<std::string> names = first.names;
   if (compound) {
     for (auto& [op, core] : sel.compounds) {
-      QueryPlan rhs = plan_core(core, effective_outer, cte_scope, nullptr, nullptr);
+      QueryPlan rhs = plan_core(core, effective_outer, nullptr, nullptr);
       if (rhs.root->columns.size() != node->columns.size())
         throw Error(StatusCode::kError, "SELECTs to the left and right of " +
                                             std::string(op == ast::CompoundOp::kUnion ? "UNION" :

@@ -71,8 +71,8 @@ class Planner {
     Scope scope;  // columns with slots relative to node's output
   };
   QueryPlan plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding, const Scope* outer);
-  Source plan_from(const ast::TableSource& src, const Scope* outer, const Scope& cte_scope);
-  QueryPlan plan_core(const ast::SelectCore& core, const Scope* outer, const Scope& cte_scope,
+  Source plan_from(const ast::TableSource& src, const Scope* outer);
+  QueryPlan plan_core(const ast::SelectCore& core, const Scope* outer,
                       const std::vector<ast::OrderingTerm>* order_by, RelPtr* sorted_root);
   ScalarPtr bind_function(const ast::FunctionCall& call, const Scope& scope);
   RelPtr sort_output(RelPtr node, const std::vector<std::string>& names,
