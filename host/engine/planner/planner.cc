@@ -116,14 +116,17 @@ Scope Planner::table_scope(const TableEntry& table, const std::string& alias) co
   return s;
 }
 
+// An aggregate call: a registered aggregate of that arity, not used as a window function.
+bool Planner::is_aggregate_call(const ast::FunctionCall& f) const {
+  return !f.over && db_.registry().find_aggregate(to_lower(f.name), static_cast<int>(f.args.size()));
+}
+
 bool Planner::contains_aggregate(const ast::Expr& e) const {
   using K = ast::ExprKind;
   switch (e.kind) {
     case K::kFunction: {
       auto& f = static_cast<const ast::FunctionCall&>(e);
-      if (!f.over && db_.registry().find_aggregate(to_lower(f.name), static_cast<int>(f.args.size())) &&
-          !(f.args.size() >= 2 && (to_lower(f.name) == "min" || to_lower(f.name) == "max")))
-        return true;
+      if (is_aggregate_call(f)) return true;
       for (auto& a : f.args) if (contains_aggregate(*a)) return true;
       return false;
     }
@@ -172,8 +175,7 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
     bool is_agg_call = false;
     if (e.kind == K::kFunction) {
       auto& f = static_cast<const ast::FunctionCall&>(e);
-      is_agg_call = !f.over && db_.registry().find_aggregate(to_lower(f.name), static_cast<int>(f.args.size())) &&
-                    !(f.args.size() >= 2 && (to_lower(f.name) == "min" || to_lower(f.name) == "max"));
+      is_agg_call = is_aggregate_call(f);
       if (is_agg_call) {
         auto it = ab.agg_slots.find(text);
         int slot;

@@ -82,6 +82,7 @@ class Planner {
                           ScalarPtr operand, bool negated);
   const Collation* resolve_collation(std::string_view name) const;
   static const Collation* comparison_collation(const ScalarExpr& l, const ScalarExpr& r);
+  bool is_aggregate_call(const ast::FunctionCall& f) const;
   bool contains_aggregate(const ast::Expr& e) const;
 
   DatabaseImpl& db_;
