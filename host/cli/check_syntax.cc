@@ -56,7 +56,12 @@ std::vector<StatementSpan> split_sql_statements(std::string_view sql) {
       continue;
     }
     if (c == '{') ++braces;
-    if (c == '}' && braces > 0) --braces;
+    if (c == '}' && braces > 0 && --braces == 0) {
+      // A declaration block ends its statement; the ';' after it is optional.
+      advance(1);
+      flush(i);
+      continue;
+    }
     if (c == ';' && braces == 0) {
       flush(i);
     }

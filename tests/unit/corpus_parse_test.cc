@@ -3,8 +3,8 @@
 // whose canonical print does not re-parse to the same print (round trip), and result
 // columns whose canonical name (FORMAT.md §6.3) is not a key of the expected rows.
 //
-// The reference corpus (shared/conformance/quereus-logic) is reported only: much of its
-// grammar belongs to later milestones. Our own tests/logic must parse cleanly.
+// Both the reference corpus (shared/conformance/quereus-logic) and our own tests/logic
+// must parse cleanly.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -333,6 +333,15 @@ TEST(CorpusParse, ReferenceCorpusReport) {
   Report r = run_corpus(dir);
   print_report("quereus-logic", r);
   EXPECT_GT(r.blocks, 0);
+  // The whole dialect parses: no statement fails unless its expected outcome is an
+  // error, every error the parser raises carries the expected text, and print → parse
+  // → print is a fixed point.
+  EXPECT_EQ(r.unexpected.size(), 0u);
+  EXPECT_EQ(r.error_mismatches.size(), 0u);
+  EXPECT_EQ(r.round_trip_failures.size(), 0u);
+  EXPECT_EQ(r.name_mismatches.size(), 0u);
+  // Speed: the whole corpus parses in well under a second.
+  EXPECT_LT(r.seconds, 1.0);
 }
 
 TEST(CorpusParse, OwnLogicTestsParseCleanly) {

@@ -292,12 +292,12 @@ TEST(ParserSelect, CompoundsAndValues) {
       "values (5) diff select 6 order by 1");
   const Select& sel = select_of(s);
   ASSERT_EQ(sel.compounds.size(), 5u);
-  EXPECT_EQ(sel.compounds[0].first, CompoundOp::kUnion);
-  EXPECT_EQ(sel.compounds[1].first, CompoundOp::kUnionAll);
-  EXPECT_EQ(sel.compounds[2].first, CompoundOp::kIntersect);
-  EXPECT_EQ(sel.compounds[3].first, CompoundOp::kExcept);
-  EXPECT_EQ(sel.compounds[3].second.values.size(), 1u);
-  EXPECT_EQ(sel.compounds[4].first, CompoundOp::kDiff);
+  EXPECT_EQ(sel.compounds[0].op, CompoundOp::kUnion);
+  EXPECT_EQ(sel.compounds[1].op, CompoundOp::kUnionAll);
+  EXPECT_EQ(sel.compounds[2].op, CompoundOp::kIntersect);
+  EXPECT_EQ(sel.compounds[3].op, CompoundOp::kExcept);
+  EXPECT_EQ(sel.compounds[3].core.values.size(), 1u);
+  EXPECT_EQ(sel.compounds[4].op, CompoundOp::kDiff);
   EXPECT_EQ(sel.order_by.size(), 1u);
 
   auto v = parse_one("values (1, 'a'), (2, 'b') order by 1 limit 1");
@@ -311,14 +311,14 @@ TEST(ParserSelect, CompoundsAndValues) {
   ASSERT_TRUE(ps.core.nested);
   EXPECT_EQ(ps.core.nested->compounds.size(), 1u);
   ASSERT_EQ(ps.compounds.size(), 1u);
-  EXPECT_FALSE(ps.compounds[0].second.nested);
-  EXPECT_EQ(ps.compounds[0].second.columns.size(), 1u);
+  EXPECT_FALSE(ps.compounds[0].core.nested);
+  EXPECT_EQ(ps.compounds[0].core.columns.size(), 1u);
   auto solo = parse_one("((select 1 as x))");
   EXPECT_FALSE(select_of(solo).core.nested);
   EXPECT_EQ(select_of(solo).core.columns[0].alias, "x");
   auto leg = parse_one("select 1 union (select 2 order by 1 limit 1)");
-  ASSERT_TRUE(select_of(leg).compounds[0].second.nested);
-  EXPECT_TRUE(select_of(leg).compounds[0].second.nested->limit);
+  ASSERT_TRUE(select_of(leg).compounds[0].core.nested);
+  EXPECT_TRUE(select_of(leg).compounds[0].core.nested->limit);
 }
 
 TEST(ParserSelect, WithClause) {
@@ -667,10 +667,13 @@ TEST(ParserDdl, IndexViewDrop) {
   EXPECT_EQ(v->columns.size(), 2u);
   EXPECT_EQ(v->select->core.columns.size(), 2u);
 
-  EXPECT_EQ(parse_one("drop table if exists s.t")->kind, StmtKind::kDropTable);
-  EXPECT_TRUE(parse_as<DropTableStmt>("drop table if exists s.t")->if_exists);
-  EXPECT_EQ(parse_as<DropIndexStmt>("drop index ix")->index.name, "ix");
-  EXPECT_TRUE(parse_as<DropViewStmt>("drop view if exists v")->if_exists);
+  EXPECT_EQ(parse_one("drop table if exists s.t")->kind, StmtKind::kDrop);
+  EXPECT_TRUE(parse_as<DropStmt>("drop table if exists s.t")->if_exists);
+  EXPECT_EQ(parse_as<DropStmt>("drop index ix")->name.name, "ix");
+  EXPECT_EQ(parse_as<DropStmt>("drop index ix")->object, ObjectKind::kIndex);
+  EXPECT_TRUE(parse_as<DropStmt>("drop view if exists v")->if_exists);
+  EXPECT_EQ(parse_as<DropStmt>("drop materialized view mv")->object, ObjectKind::kMaterializedView);
+  EXPECT_EQ(parse_as<DropStmt>("drop assertion if exists a1")->object, ObjectKind::kAssertion);
   EXPECT_PARSE_ERROR("DROP TRIGGER some_trigger",
                      "Expected TABLE, VIEW, MATERIALIZED VIEW, INDEX, or ASSERTION after DROP");
 }

@@ -164,6 +164,16 @@ struct IsNullExpr : Expr {
 
 // ---------------------------------------------------------------- queries
 
+// `name = expr`: WITH CONTEXT / WITH DEFAULTS / WITH INVERSE entries, OPTIONS (…),
+// USING (…) of a schema declaration, and tags (WITH TAGS (key = value, …); a tag value
+// is a literal; DROP TAGS (key, …) lists keys with a null `value`).
+struct NamedExpr {
+  std::string name;
+  ExprPtr value;
+  SourceSite site;
+};
+using TagList = std::vector<NamedExpr>;
+
 struct QualifiedName {
   std::string schema;  // "" when unqualified
   std::string name;
@@ -175,6 +185,16 @@ struct ResultColumn {
   ExprPtr expr;          // kExpr
   std::string alias;     // kExpr, "" when none
   std::string table;     // kTableStar qualifier
+  SourceSite site;
+  // `expr [as alias] WITH INVERSE (base_col = expr-over-new, …)` (authored write-back).
+  std::vector<NamedExpr> inverse;
+};
+
+// `EXISTS [LEFT|RIGHT] AS name`: an existence flag after an outer join's ON/USING, or a
+// membership flag between a set operator and its right leg.
+struct ExistenceColumn {
+  enum class Side { kDefault, kLeft, kRight } side = Side::kDefault;
+  std::string name;
   SourceSite site;
 };
 
@@ -204,6 +224,7 @@ struct TableSource {
   TableSourcePtr left, right;
   ExprPtr on;
   std::vector<std::string> using_columns;
+  std::vector<ExistenceColumn> exists_columns;  // after ON / USING
 };
 
 struct OrderingTerm {
@@ -272,6 +293,13 @@ struct WithClause {
   std::optional<int64_t> max_recursion;  // OPTION (MAXRECURSION n)
 };
 
+// One `op [membership columns] leg` of a compound chain.
+struct CompoundLeg {
+  CompoundOp op = CompoundOp::kUnion;
+  std::vector<ExistenceColumn> membership;  // `union exists left as a, exists right as b`
+  SelectCore core;
+};
+
 // A query expression. `core` followed by `compounds` is a flat chain
 // `core op1 leg1 op2 leg2 …`; as in the reference, an unparenthesized chain groups to
 // the RIGHT: `a except b union c` is `a except (b union c)`. Parenthesized legs are
@@ -280,10 +308,14 @@ struct Select {
   SourceSite site;
   std::unique_ptr<WithClause> with;
   SelectCore core;
-  std::vector<std::pair<CompoundOp, SelectCore>> compounds;
+  std::vector<CompoundLeg> compounds;
   std::vector<OrderingTerm> order_by;
   ExprPtr limit;
   ExprPtr offset;
+  // Trailing `WITH SCHEMA a, b` (search path for unqualified names) and
+  // `WITH DEFAULTS (col = expr, …)` (omitted-insert defaults for write-through).
+  std::vector<std::string> schema_path;
+  std::vector<NamedExpr> defaults;
   // INSERT / UPDATE / DELETE … RETURNING used as a relation (FROM subquery, scalar /
   // IN / EXISTS subquery, CTE body, compound leg). When non-null every other field is
   // unused; the statement carries its own WITH clause.
@@ -294,12 +326,15 @@ struct Select {
 
 enum class StmtKind {
   kSelect, kInsert, kUpdate, kDelete,
-  kCreateTable, kDropTable,
+  kCreateTable, kCreateIndex, kCreateView, kCreateMaterializedView, kCreateAssertion,
+  kDrop, kAlterTable, kAlterTags, kRefreshMaterializedView,
   kBegin, kCommit, kRollback, kSavepoint, kRelease,
-  kPragma,
-  // Added by the parser milestone (additive):
-  kCreateIndex, kDropIndex, kCreateView, kDropView, kAnalyze,
+  kPragma, kAnalyze,
+  kDeclareSchema, kDeclareLens, kSeed, kApplySchema, kDiffSchema, kExplainSchema,
 };
+
+// Catalog object kinds named by DROP and ALTER … TAGS.
+enum class ObjectKind { kTable, kIndex, kView, kMaterializedView, kAssertion };
 
 struct Statement {
   explicit Statement(StmtKind k) : kind(k) {}
@@ -318,9 +353,35 @@ struct SelectStmt : Statement {
 
 enum class ConflictClause { kNone, kRollback, kAbort, kFail, kIgnore, kReplace };
 
-struct UpsertClause;  // extended by the full parser (issue 5)
+struct Assignment {
+  std::vector<std::string> columns;  // one, or several for (a, b) = (…)
+  ExprPtr value;
+};
 
-struct InsertStmt : Statement {
+struct IndexedColumn {
+  std::string name;  // column name (expressions are not indexable yet)
+  std::string collation;
+  bool desc = false;
+};
+
+// ON CONFLICT [(target cols) [WHERE e]] DO NOTHING | DO UPDATE SET … [WHERE e]
+struct UpsertClause {
+  std::vector<IndexedColumn> target;  // empty: any uniqueness conflict
+  ExprPtr target_where;
+  bool do_nothing = true;
+  std::vector<Assignment> set;
+  ExprPtr where;
+  SourceSite site;
+};
+
+// The clauses every DML statement may carry after its body.
+struct DmlClauses {
+  std::vector<NamedExpr> context;       // WITH CONTEXT name = e, …
+  TagList tags;                         // WITH TAGS (…)
+  std::vector<std::string> schema_path; // WITH SCHEMA a, b
+};
+
+struct InsertStmt : Statement, DmlClauses {
   InsertStmt() : Statement(StmtKind::kInsert) {}
   std::unique_ptr<WithClause> with;
   ConflictClause or_action = ConflictClause::kNone;  // INSERT OR …
@@ -330,15 +391,12 @@ struct InsertStmt : Statement {
   std::vector<std::string> columns;
   std::unique_ptr<Select> source;  // VALUES are a Select whose core has `values`
   bool default_values = false;
+  std::vector<UpsertClause> upserts;
   std::vector<ResultColumn> returning;
 };
 
-struct Assignment {
-  std::vector<std::string> columns;  // one, or several for (a, b) = (…)
-  ExprPtr value;
-};
 
-struct UpdateStmt : Statement {
+struct UpdateStmt : Statement, DmlClauses {
   UpdateStmt() : Statement(StmtKind::kUpdate) {}
   std::unique_ptr<WithClause> with;
   ConflictClause or_action = ConflictClause::kNone;
@@ -349,7 +407,7 @@ struct UpdateStmt : Statement {
   std::vector<ResultColumn> returning;
 };
 
-struct DeleteStmt : Statement {
+struct DeleteStmt : Statement, DmlClauses {
   DeleteStmt() : Statement(StmtKind::kDelete) {}
   std::unique_ptr<WithClause> with;
   QualifiedName table;
@@ -395,14 +453,10 @@ struct ColumnDef {
   std::string name;
   std::string type_name;  // as written, "" when none
   std::vector<ColumnConstraint> constraints;
+  TagList tags;  // trailing WITH TAGS (…) (also after an unnamed inline constraint)
   SourceSite site;
 };
 
-struct IndexedColumn {
-  std::string name;  // column name (expressions are not indexable yet)
-  std::string collation;
-  bool desc = false;
-};
 
 struct TableConstraint {
   enum class Kind { kPrimaryKey, kUnique, kCheck, kForeignKey } kind = Kind::kPrimaryKey;
@@ -417,6 +471,7 @@ struct TableConstraint {
   FkAction fk_on_update = FkAction::kNone;
   FkDeferral fk_deferral;
   std::vector<RowOp> check_on;
+  TagList tags;
 };
 
 struct ModuleArg {
@@ -433,12 +488,94 @@ struct CreateTableStmt : Statement {
   std::vector<TableConstraint> constraints;
   std::string module_name;             // USING module, "" for the default
   std::vector<ModuleArg> module_args;  // USING module(args)
+  // WITH CONTEXT (name type [NULL|NOT NULL], …): mutation-context variables.
+  std::vector<ColumnDef> context;
+  // MAINTAINED [(cols)] AS <query>: a maintained table (the declared-shape form of a
+  // materialized view). `maintained_columns` is the optional rename list.
+  std::unique_ptr<Select> maintained;
+  std::vector<std::string> maintained_columns;
+  TagList tags;
 };
 
-struct DropTableStmt : Statement {
-  DropTableStmt() : Statement(StmtKind::kDropTable) {}
+// CREATE MATERIALIZED VIEW [IF NOT EXISTS] name [(cols)] [USING module(args)] AS <query>
+// [WITH TAGS (…)]
+struct CreateMaterializedViewStmt : Statement {
+  CreateMaterializedViewStmt() : Statement(StmtKind::kCreateMaterializedView) {}
+  bool if_not_exists = false;
+  QualifiedName view;
+  std::vector<std::string> columns;
+  std::string module_name;
+  std::vector<ModuleArg> module_args;
+  std::unique_ptr<Select> select;
+  TagList tags;
+};
+
+// CREATE ASSERTION name CHECK (expr)
+struct CreateAssertionStmt : Statement {
+  CreateAssertionStmt() : Statement(StmtKind::kCreateAssertion) {}
+  QualifiedName name;
+  ExprPtr check;
+};
+
+// DROP TABLE | INDEX | VIEW | MATERIALIZED VIEW | ASSERTION [IF EXISTS] name
+struct DropStmt : Statement {
+  DropStmt() : Statement(StmtKind::kDrop) {}
+  ObjectKind object = ObjectKind::kTable;
   bool if_exists = false;
+  QualifiedName name;
+};
+
+// REFRESH MATERIALIZED VIEW name
+struct RefreshMaterializedViewStmt : Statement {
+  RefreshMaterializedViewStmt() : Statement(StmtKind::kRefreshMaterializedView) {}
+  QualifiedName view;
+};
+
+enum class TagVerb { kSet, kAdd, kDrop };
+
+// ALTER TABLE name <action>: one arm of sql-alter.md §2.7.
+struct AlterTableStmt : Statement {
+  AlterTableStmt() : Statement(StmtKind::kAlterTable) {}
+  enum class Action {
+    kRenameTable,       // RENAME TO new_name
+    kRenameColumn,      // RENAME [COLUMN] name TO new_name
+    kAddColumn,         // ADD [COLUMN] column
+    kDropColumn,        // DROP [COLUMN] name
+    kAddConstraint,     // ADD [CONSTRAINT name] <table constraint>
+    kDropConstraint,    // DROP CONSTRAINT name
+    kRenameConstraint,  // RENAME CONSTRAINT name TO new_name
+    kAlterPrimaryKey,   // ALTER PRIMARY KEY (cols)
+    kAlterColumn,       // ALTER [COLUMN] name <column_action>
+    kTags,              // {SET|ADD|DROP} TAGS on the table, a column or a named constraint
+    kSetMaintained,     // SET MAINTAINED [(cols)] AS <query>
+    kDropMaintained,    // DROP MAINTAINED
+  } action = Action::kRenameTable;
+  enum class ColumnAction {
+    kSetNotNull, kDropNotNull, kSetDataType, kSetDefault, kDropDefault, kSetCollate,
+  } column_action = ColumnAction::kSetNotNull;
+  enum class TagTarget { kTable, kColumn, kConstraint } tag_target = TagTarget::kTable;
   QualifiedName table;
+  std::string name;      // the column / constraint acted on
+  std::string new_name;  // RENAME … TO
+  std::unique_ptr<ColumnDef> column;          // kAddColumn
+  std::unique_ptr<TableConstraint> constraint;  // kAddConstraint
+  std::vector<IndexedColumn> key;             // kAlterPrimaryKey
+  std::string type_name;                      // SET DATA TYPE
+  std::string collation;                      // SET COLLATE
+  ExprPtr default_value;                      // SET DEFAULT
+  TagVerb tag_verb = TagVerb::kSet;
+  TagList tags;                               // kTags (DROP TAGS: keys only)
+  std::unique_ptr<Select> maintained;         // kSetMaintained
+  std::vector<std::string> maintained_columns;
+};
+
+// ALTER VIEW | MATERIALIZED VIEW | INDEX name {SET|ADD|DROP} TAGS (…)
+struct AlterTagsStmt : Statement {
+  AlterTagsStmt() : Statement(StmtKind::kAlterTags) {}
+  ObjectKind object = ObjectKind::kView;
+  QualifiedName name;
+  TagVerb verb = TagVerb::kSet;
+  TagList tags;
 };
 
 struct BeginStmt : Statement {
@@ -479,12 +616,7 @@ struct CreateIndexStmt : Statement {
   QualifiedName table;
   std::vector<IndexedColumn> columns;
   ExprPtr where;  // partial index predicate, null when none
-};
-
-struct DropIndexStmt : Statement {
-  DropIndexStmt() : Statement(StmtKind::kDropIndex) {}
-  bool if_exists = false;
-  QualifiedName index;
+  TagList tags;
 };
 
 // CREATE VIEW [IF NOT EXISTS] name [(cols)] AS <query expression>
@@ -494,12 +626,7 @@ struct CreateViewStmt : Statement {
   QualifiedName view;
   std::vector<std::string> columns;
   std::unique_ptr<Select> select;
-};
-
-struct DropViewStmt : Statement {
-  DropViewStmt() : Statement(StmtKind::kDropView) {}
-  bool if_exists = false;
-  QualifiedName view;
+  TagList tags;
 };
 
 // ANALYZE | ANALYZE [schema.]table | ANALYZE schema.*
@@ -508,6 +635,64 @@ struct AnalyzeStmt : Statement {
   std::string schema;       // "" when not written
   std::string table;        // "" for ANALYZE or ANALYZE schema.*
   bool all_in_schema = false;  // ANALYZE schema.*
+};
+
+// ---------------------------------------------------------------- declarative schema
+
+// `seed table [(cols)] ( (row), … )` or `seed table [(cols)] values (row), …` inside a
+// schema declaration.
+struct SeedStmt : Statement {
+  SeedStmt() : Statement(StmtKind::kSeed) {}
+  std::string table;
+  std::vector<std::string> columns;
+  std::vector<std::vector<ExprPtr>> rows;
+};
+
+// DECLARE [LOGICAL] SCHEMA name [VERSION 'x.y.z'] [USING (key = value, …)] { items }
+// Items are CREATE TABLE / INDEX / VIEW / MATERIALIZED VIEW / ASSERTION statements
+// (written without CREATE) and SeedStmt. Item kinds the reference does not model yet
+// (domain, collation, import) are skipped and counted in `skipped_items`.
+struct DeclareSchemaStmt : Statement {
+  DeclareSchemaStmt() : Statement(StmtKind::kDeclareSchema) {}
+  bool logical = false;
+  std::string name;
+  std::string version;  // "" when not written
+  std::vector<ModuleArg> options;  // USING (…)
+  std::vector<StatementPtr> items;
+  int skipped_items = 0;
+};
+
+// DECLARE LENS FOR logical OVER basis { VIEW T AS <query>; … }
+struct DeclareLensStmt : Statement {
+  DeclareLensStmt() : Statement(StmtKind::kDeclareLens) {}
+  std::string logical_schema;
+  std::string basis_schema;
+  struct View {
+    std::string name;
+    std::unique_ptr<Select> select;
+    SourceSite site;
+  };
+  std::vector<View> views;
+};
+
+// APPLY SCHEMA name [TO VERSION 'v'] [WITH SEED] [OPTIONS (allow_destructive = bool,
+// rename_policy = 'allow'|'require-hint'|'deny')]
+struct ApplySchemaStmt : Statement {
+  ApplySchemaStmt() : Statement(StmtKind::kApplySchema) {}
+  std::string name;
+  std::string to_version;
+  bool with_seed = false;
+  std::vector<NamedExpr> options;
+};
+
+struct DiffSchemaStmt : Statement {
+  DiffSchemaStmt() : Statement(StmtKind::kDiffSchema) {}
+  std::string name;
+};
+
+struct ExplainSchemaStmt : Statement {
+  ExplainSchemaStmt() : Statement(StmtKind::kExplainSchema) {}
+  std::string name;
 };
 
 }  // namespace quereus::ast

@@ -700,8 +700,104 @@ class Printer {
             out += " as ";
             out += quote_identifier(rc.alias);
           }
+          if (!rc.inverse.empty()) {
+            out += " with inverse ";
+            named_exprs(rc.inverse, /*parens=*/true);
+          }
           break;
       }
+    }
+  }
+
+  void named_exprs(const std::vector<NamedExpr>& list, bool parens) {
+    if (parens) out += '(';
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (i) out += ", ";
+      out += quote_identifier(list[i].name);
+      out += " = ";
+      expr(*list[i].value);
+    }
+    if (parens) out += ')';
+  }
+
+  // ` with tags (k = v, …)` (or `(k, …)` for DROP TAGS lists, whose values are null).
+  void tag_list(const TagList& tags) {
+    out += '(';
+    for (size_t i = 0; i < tags.size(); ++i) {
+      if (i) out += ", ";
+      out += quote_identifier(tags[i].name);
+      if (tags[i].value) {
+        out += " = ";
+        expr(*tags[i].value);
+      }
+    }
+    out += ')';
+  }
+  void tags_clause(const TagList& tags) {
+    if (tags.empty()) return;
+    out += " with tags ";
+    tag_list(tags);
+  }
+
+  void existence_columns(const std::vector<ExistenceColumn>& cols) {
+    for (size_t i = 0; i < cols.size(); ++i) {
+      out += i ? ", exists " : " exists ";
+      if (cols[i].side == ExistenceColumn::Side::kLeft) out += "left ";
+      if (cols[i].side == ExistenceColumn::Side::kRight) out += "right ";
+      out += "as ";
+      out += quote_identifier(cols[i].name);
+    }
+  }
+
+  void schema_path(const std::vector<std::string>& path) {
+    if (path.empty()) return;
+    out += " with schema ";
+    names(path);
+  }
+
+  void dml_clauses(const DmlClauses& d) {
+    if (!d.context.empty()) {
+      out += " with context ";
+      named_exprs(d.context, /*parens=*/false);
+    }
+    tags_clause(d.tags);
+    schema_path(d.schema_path);
+  }
+
+  void assignments(const std::vector<Assignment>& list) {
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (i) out += ", ";
+      const Assignment& a = list[i];
+      if (a.columns.size() == 1) {
+        out += quote_identifier(a.columns[0]);
+      } else {
+        out += '(';
+        names(a.columns);
+        out += ')';
+      }
+      out += " = ";
+      expr(*a.value);
+    }
+  }
+
+  void module_clause(const std::string& module, const std::vector<ModuleArg>& args) {
+    if (module.empty()) return;
+    out += " using ";
+    out += quote_identifier(module);
+    if (!args.empty()) {
+      out += '(';
+      module_args(args);
+      out += ')';
+    }
+  }
+  void module_args(const std::vector<ModuleArg>& args) {
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (i) out += ", ";
+      if (!args[i].key.empty()) {
+        out += quote_identifier(args[i].key);
+        out += " = ";
+      }
+      expr(*args[i].value);
     }
   }
 
@@ -761,6 +857,7 @@ class Printer {
           names(s.using_columns);
           out += ')';
         }
+        existence_columns(s.exists_columns);
         return;
       }
     }
@@ -825,25 +922,12 @@ class Printer {
     }
     if (s.with) with_clause(*s.with);
     core(s.core);
-    for (const auto& [op, leg] : s.compounds) {
-      switch (op) {
-        case CompoundOp::kUnion:
-          out += " union ";
-          break;
-        case CompoundOp::kUnionAll:
-          out += " union all ";
-          break;
-        case CompoundOp::kIntersect:
-          out += " intersect ";
-          break;
-        case CompoundOp::kExcept:
-          out += " except ";
-          break;
-        case CompoundOp::kDiff:
-          out += " diff ";
-          break;
-      }
-      core(leg);
+    for (const CompoundLeg& leg : s.compounds) {
+      static const char* const kOps[] = {" union", " union all", " intersect", " except", " diff"};
+      out += kOps[static_cast<int>(leg.op)];
+      existence_columns(leg.membership);
+      out += ' ';
+      core(leg.core);
     }
     if (!s.order_by.empty()) {
       out += " order by ";
@@ -856,6 +940,11 @@ class Printer {
     if (s.offset) {
       out += " offset ";
       expr(*s.offset);
+    }
+    schema_path(s.schema_path);
+    if (!s.defaults.empty()) {
+      out += " with defaults ";
+      named_exprs(s.defaults, /*parens=*/true);
     }
   }
 
@@ -975,6 +1064,137 @@ class Printer {
     }
   }
 
+  void column_def(const ColumnDef& col) {
+    out += quote_identifier(col.name);
+    if (!col.type_name.empty()) {
+      out += ' ';
+      out += col.type_name;
+    }
+    for (const ColumnConstraint& c : col.constraints) {
+      out += ' ';
+      column_constraint(c);
+    }
+    tags_clause(col.tags);
+  }
+
+  // Items of a schema declaration are written without CREATE.
+  const char* create_keyword() const { return in_declare_ ? "" : "create "; }
+
+  static const char* object_keyword(ObjectKind k) {
+    switch (k) {
+      case ObjectKind::kTable: return "table";
+      case ObjectKind::kIndex: return "index";
+      case ObjectKind::kView: return "view";
+      case ObjectKind::kMaterializedView: return "materialized view";
+      case ObjectKind::kAssertion: return "assertion";
+    }
+    return "";
+  }
+
+  void tag_verb(TagVerb verb, const TagList& tags) {
+    out += verb == TagVerb::kSet ? " set tags " : verb == TagVerb::kAdd ? " add tags " : " drop tags ";
+    tag_list(tags);
+  }
+
+  void string_literal(const std::string& text) {
+    out += '\'';
+    for (char c : text) {
+      if (c == '\'') out += '\'';
+      out += c;
+    }
+    out += '\'';
+  }
+
+  void alter_table(const AlterTableStmt& s) {
+    using A = AlterTableStmt::Action;
+    using C = AlterTableStmt::ColumnAction;
+    out += "alter table ";
+    qualified(s.table);
+    switch (s.action) {
+      case A::kRenameTable:
+        out += " rename to ";
+        out += quote_identifier(s.new_name);
+        break;
+      case A::kRenameColumn:
+        out += " rename column ";
+        out += quote_identifier(s.name);
+        out += " to ";
+        out += quote_identifier(s.new_name);
+        break;
+      case A::kAddColumn:
+        out += " add column ";
+        column_def(*s.column);
+        break;
+      case A::kDropColumn:
+        out += " drop column ";
+        out += quote_identifier(s.name);
+        break;
+      case A::kAddConstraint:
+        out += " add ";
+        table_constraint(*s.constraint);
+        break;
+      case A::kDropConstraint:
+        out += " drop constraint ";
+        out += quote_identifier(s.name);
+        break;
+      case A::kRenameConstraint:
+        out += " rename constraint ";
+        out += quote_identifier(s.name);
+        out += " to ";
+        out += quote_identifier(s.new_name);
+        break;
+      case A::kAlterPrimaryKey:
+        out += " alter primary key (";
+        indexed_columns(s.key);
+        out += ')';
+        break;
+      case A::kAlterColumn:
+        out += " alter column ";
+        out += quote_identifier(s.name);
+        switch (s.column_action) {
+          case C::kSetNotNull: out += " set not null"; break;
+          case C::kDropNotNull: out += " drop not null"; break;
+          case C::kSetDataType:
+            out += " set data type ";
+            out += s.type_name;
+            break;
+          case C::kSetDefault:
+            out += " set default ";
+            default_value(*s.default_value);
+            break;
+          case C::kDropDefault: out += " drop default"; break;
+          case C::kSetCollate:
+            out += " set collate ";
+            out += quote_identifier(lower(s.collation));
+            break;
+        }
+        break;
+      case A::kTags:
+        if (s.tag_target == AlterTableStmt::TagTarget::kColumn) {
+          out += " alter column ";
+          out += quote_identifier(s.name);
+        } else if (s.tag_target == AlterTableStmt::TagTarget::kConstraint) {
+          out += " alter constraint ";
+          out += quote_identifier(s.name);
+        }
+        tag_verb(s.tag_verb, s.tags);
+        break;
+      case A::kSetMaintained:
+        out += " set maintained";
+        if (!s.maintained_columns.empty()) {
+          out += " (";
+          names(s.maintained_columns);
+          out += ')';
+        }
+        out += " as ";
+        select(*s.maintained);
+        break;
+      case A::kDropMaintained:
+        out += " drop maintained";
+        break;
+    }
+  }
+
   void indexed_columns(const std::vector<IndexedColumn>& cols) {
     for (size_t i = 0; i < cols.size(); ++i) {
       if (i) out += ", ";
@@ -1021,6 +1241,7 @@ class Printer {
         fk_tail(c.fk_table, c.fk_columns, c.fk_on_delete, c.fk_on_update, c.fk_deferral);
         break;
     }
+    tags_clause(c.tags);
   }
 
   void statement(const Statement& st) {
@@ -1058,6 +1279,29 @@ class Printer {
           out += ' ';
           select(*s.source);
         }
+        for (const UpsertClause& u : s.upserts) {
+          out += " on conflict";
+          if (!u.target.empty()) {
+            out += " (";
+            indexed_columns(u.target);
+            out += ')';
+            if (u.target_where) {
+              out += " where ";
+              expr(*u.target_where);
+            }
+          }
+          if (u.do_nothing) {
+            out += " do nothing";
+          } else {
+            out += " do update set ";
+            assignments(u.set);
+            if (u.where) {
+              out += " where ";
+              expr(*u.where);
+            }
+          }
+        }
+        dml_clauses(s);
         returning(s.returning);
         break;
       }
@@ -1076,23 +1320,12 @@ class Printer {
           out += quote_identifier(s.alias);
         }
         out += " set ";
-        for (size_t i = 0; i < s.assignments.size(); ++i) {
-          if (i) out += ", ";
-          const Assignment& a = s.assignments[i];
-          if (a.columns.size() == 1) {
-            out += quote_identifier(a.columns[0]);
-          } else {
-            out += '(';
-            names(a.columns);
-            out += ')';
-          }
-          out += " = ";
-          expr(*a.value);
-        }
+        assignments(s.assignments);
         if (s.where) {
           out += " where ";
           expr(*s.where);
         }
+        dml_clauses(s);
         returning(s.returning);
         break;
       }
@@ -1109,12 +1342,14 @@ class Printer {
           out += " where ";
           expr(*s.where);
         }
+        dml_clauses(s);
         returning(s.returning);
         break;
       }
       case StmtKind::kCreateTable: {
         const auto& s = static_cast<const CreateTableStmt&>(st);
-        out += s.temporary ? "create temp table " : "create table ";
+        out += create_keyword();
+        out += s.temporary ? "temp table " : "table ";
         if (s.if_not_exists) out += "if not exists ";
         qualified(s.table);
         out += " (";
@@ -1122,15 +1357,7 @@ class Printer {
         for (const ColumnDef& col : s.columns) {
           if (!first) out += ", ";
           first = false;
-          out += quote_identifier(col.name);
-          if (!col.type_name.empty()) {
-            out += ' ';
-            out += col.type_name;
-          }
-          for (const ColumnConstraint& c : col.constraints) {
-            out += ' ';
-            column_constraint(c);
-          }
+          column_def(col);
         }
         for (const TableConstraint& c : s.constraints) {
           if (!first) out += ", ";
@@ -1138,30 +1365,165 @@ class Printer {
           table_constraint(c);
         }
         out += ')';
-        if (!s.module_name.empty()) {
-          out += " using ";
-          out += quote_identifier(s.module_name);
-          if (!s.module_args.empty()) {
-            out += '(';
-            for (size_t i = 0; i < s.module_args.size(); ++i) {
-              if (i) out += ", ";
-              if (!s.module_args[i].key.empty()) {
-                out += quote_identifier(s.module_args[i].key);
-                out += " = ";
-              }
-              expr(*s.module_args[i].value);
-            }
+        module_clause(s.module_name, s.module_args);
+        if (!s.context.empty()) {
+          out += " with context (";
+          for (size_t i = 0; i < s.context.size(); ++i) {
+            if (i) out += ", ";
+            column_def(s.context[i]);
+          }
+          out += ')';
+        }
+        if (s.maintained) {
+          out += " maintained";
+          if (!s.maintained_columns.empty()) {
+            out += " (";
+            names(s.maintained_columns);
             out += ')';
           }
+          out += " as ";
+          select(*s.maintained);
+        }
+        tags_clause(s.tags);
+        break;
+      }
+      case StmtKind::kCreateMaterializedView: {
+        const auto& s = static_cast<const CreateMaterializedViewStmt&>(st);
+        out += create_keyword();
+        out += "materialized view ";
+        if (s.if_not_exists) out += "if not exists ";
+        qualified(s.view);
+        if (!s.columns.empty()) {
+          out += " (";
+          names(s.columns);
+          out += ')';
+        }
+        module_clause(s.module_name, s.module_args);
+        out += " as ";
+        select(*s.select);
+        tags_clause(s.tags);
+        break;
+      }
+      case StmtKind::kCreateAssertion: {
+        const auto& s = static_cast<const CreateAssertionStmt&>(st);
+        out += create_keyword();
+        out += "assertion ";
+        qualified(s.name);
+        out += " check (";
+        expr(*s.check);
+        out += ')';
+        break;
+      }
+      case StmtKind::kDrop: {
+        const auto& s = static_cast<const DropStmt&>(st);
+        out += "drop ";
+        out += object_keyword(s.object);
+        if (s.if_exists) out += " if exists";
+        out += ' ';
+        qualified(s.name);
+        break;
+      }
+      case StmtKind::kRefreshMaterializedView:
+        out += "refresh materialized view ";
+        qualified(static_cast<const RefreshMaterializedViewStmt&>(st).view);
+        break;
+      case StmtKind::kAlterTable:
+        alter_table(static_cast<const AlterTableStmt&>(st));
+        break;
+      case StmtKind::kAlterTags: {
+        const auto& s = static_cast<const AlterTagsStmt&>(st);
+        out += "alter ";
+        out += object_keyword(s.object);
+        out += ' ';
+        qualified(s.name);
+        tag_verb(s.verb, s.tags);
+        break;
+      }
+      case StmtKind::kDeclareSchema: {
+        const auto& s = static_cast<const DeclareSchemaStmt&>(st);
+        out += s.logical ? "declare logical schema " : "declare schema ";
+        out += quote_identifier(s.name);
+        if (!s.version.empty()) {
+          out += " version ";
+          string_literal(s.version);
+        }
+        if (!s.options.empty()) {
+          out += " using (";
+          module_args(s.options);
+          out += ')';
+        }
+        out += " {";
+        bool saved = in_declare_;
+        in_declare_ = true;
+        for (size_t i = 0; i < s.items.size(); ++i) {
+          out += i ? "; " : " ";
+          statement(*s.items[i]);
+        }
+        in_declare_ = saved;
+        out += s.items.empty() ? "}" : " }";
+        break;
+      }
+      case StmtKind::kSeed: {
+        const auto& s = static_cast<const SeedStmt&>(st);
+        out += "seed ";
+        out += quote_identifier(s.table);
+        if (!s.columns.empty()) {
+          out += " (";
+          names(s.columns);
+          out += ')';
+        }
+        out += " values ";
+        for (size_t r = 0; r < s.rows.size(); ++r) {
+          if (r) out += ", ";
+          out += '(';
+          for (size_t i = 0; i < s.rows[r].size(); ++i) {
+            if (i) out += ", ";
+            expr(*s.rows[r][i]);
+          }
+          out += ')';
+        }
+        if (s.rows.empty()) out += "()";
+        break;
+      }
+      case StmtKind::kDeclareLens: {
+        const auto& s = static_cast<const DeclareLensStmt&>(st);
+        out += "declare lens for ";
+        out += quote_identifier(s.logical_schema);
+        out += " over ";
+        out += quote_identifier(s.basis_schema);
+        out += " {";
+        for (size_t i = 0; i < s.views.size(); ++i) {
+          out += i ? "; view " : " view ";
+          out += quote_identifier(s.views[i].name);
+          out += " as ";
+          select(*s.views[i].select);
+        }
+        out += s.views.empty() ? "}" : " }";
+        break;
+      }
+      case StmtKind::kApplySchema: {
+        const auto& s = static_cast<const ApplySchemaStmt&>(st);
+        out += "apply schema ";
+        out += quote_identifier(s.name);
+        if (!s.to_version.empty()) {
+          out += " to version ";
+          string_literal(s.to_version);
+        }
+        if (s.with_seed) out += " with seed";
+        if (!s.options.empty()) {
+          out += " options ";
+          named_exprs(s.options, /*parens=*/true);
         }
         break;
       }
-      case StmtKind::kDropTable: {
-        const auto& s = static_cast<const DropTableStmt&>(st);
-        out += s.if_exists ? "drop table if exists " : "drop table ";
-        qualified(s.table);
+      case StmtKind::kDiffSchema:
+        out += "diff schema ";
+        out += quote_identifier(static_cast<const DiffSchemaStmt&>(st).name);
         break;
-      }
+      case StmtKind::kExplainSchema:
+        out += "explain schema ";
+        out += quote_identifier(static_cast<const ExplainSchemaStmt&>(st).name);
+        break;
       case StmtKind::kBegin: {
         const auto& s = static_cast<const BeginStmt&>(st);
         out += "begin";
@@ -1203,7 +1565,8 @@ class Printer {
       }
       case StmtKind::kCreateIndex: {
         const auto& s = static_cast<const CreateIndexStmt&>(st);
-        out += s.unique ? "create unique index " : "create index ";
+        out += create_keyword();
+        out += s.unique ? "unique index " : "index ";
         if (s.if_not_exists) out += "if not exists ";
         qualified(s.index);
         out += " on ";
@@ -1215,17 +1578,13 @@ class Printer {
           out += " where ";
           expr(*s.where);
         }
-        break;
-      }
-      case StmtKind::kDropIndex: {
-        const auto& s = static_cast<const DropIndexStmt&>(st);
-        out += s.if_exists ? "drop index if exists " : "drop index ";
-        qualified(s.index);
+        tags_clause(s.tags);
         break;
       }
       case StmtKind::kCreateView: {
         const auto& s = static_cast<const CreateViewStmt&>(st);
-        out += "create view ";
+        out += create_keyword();
+        out += "view ";
         if (s.if_not_exists) out += "if not exists ";
         qualified(s.view);
         if (!s.columns.empty()) {
@@ -1235,12 +1594,7 @@ class Printer {
         }
         out += " as ";
         select(*s.select);
-        break;
-      }
-      case StmtKind::kDropView: {
-        const auto& s = static_cast<const DropViewStmt&>(st);
-        out += s.if_exists ? "drop view if exists " : "drop view ";
-        qualified(s.view);
+        tags_clause(s.tags);
         break;
       }
       case StmtKind::kAnalyze: {
@@ -1262,6 +1616,7 @@ class Printer {
 
  private:
   bool names_;
+  bool in_declare_ = false;
 };
 
 }  // namespace

@@ -100,7 +100,8 @@ class ParserImpl {
       stmt->text_end = prev().end();
       if (stmt->site.line == 0) stmt->site = first.site();
       out.push_back(std::move(stmt));
-      if (!check(TokenKind::kSemicolon) && !at_end()) {
+      // A declaration block closes with '}', after which the ';' is optional.
+      if (!check(TokenKind::kSemicolon) && !at_end() && prev().kind != TokenKind::kRBrace) {
         fail_expected("Expected ';' between statements");
       }
     }
@@ -119,6 +120,9 @@ class ParserImpl {
   // error instead of exhausting the stack (here, in the printer, or when the tree is
   // destroyed). A nesting level (parentheses, subquery, prefix operator) costs
   // kNestCost units, one more operand in a chain like `a + b + c` costs 1.
+  // parens_.size() at the top level of the schema-declaration item being parsed; -1
+  // outside a declaration block.
+  int declare_depth_ = -1;
   static constexpr int kMaxDepth = 1000;
   static constexpr int kNestCost = 4;
   void add_depth(int units) {
@@ -347,19 +351,38 @@ class ParserImpl {
         case Keyword::kAnalyze:
           return parse_analyze();
         case Keyword::kAlter:
-          fail_unsupported(t, "ALTER statements are not supported yet");
+          return parse_alter();
         case Keyword::kDeclare:
+          return parse_declare();
         case Keyword::kApply:
-        case Keyword::kExplain:
-        case Keyword::kDiff:
-          fail_unsupported(t, "Declarative schema statements (" + lowercase(t.text) +
-                                  " …) are not supported yet");
+          return parse_apply();
+        case Keyword::kDiff: {
+          auto stmt = make_at<DiffSchemaStmt>(advance());
+          expect_word("schema", "Expected SCHEMA after DIFF");
+          stmt->name = expect_name(NameCtx::kTable, "Expected schema name");
+          return stmt;
+        }
+        case Keyword::kExplain: {
+          const Token& at = advance();
+          if (!check_word("schema")) {
+            fail_unsupported(at, "EXPLAIN is supported only as EXPLAIN SCHEMA name; use "
+                                  "query_plan('<sql>') to see a query's plan");
+          }
+          advance();
+          auto stmt = make_at<ExplainSchemaStmt>(at);
+          stmt->name = expect_name(NameCtx::kTable, "Expected schema name");
+          return stmt;
+        }
         default:
           break;
       }
     }
-    if (t.kind == TokenKind::kIdentifier && (iequals(t.text, "refresh"))) {
-      fail_unsupported(t, "REFRESH MATERIALIZED VIEW is not supported yet");
+    if (check_word("refresh")) {
+      auto stmt = make_at<RefreshMaterializedViewStmt>(advance());
+      expect_word("materialized", "Expected MATERIALIZED after REFRESH");
+      expect(Keyword::kView, "Expected VIEW after REFRESH MATERIALIZED");
+      stmt->view = expect_qualified_name(NameCtx::kTable, "Expected materialized view name");
+      return stmt;
     }
     fail_expected("Expected statement type (SELECT, INSERT, UPDATE, DELETE, VALUES, CREATE, etc.)");
   }
@@ -477,15 +500,24 @@ class ParserImpl {
       } else {
         break;
       }
-      reject_existence_clause();
-      SelectCore leg;
-      parse_leg(leg, /*first=*/false);
-      sel->compounds.emplace_back(op, std::move(leg));
+      CompoundLeg leg;
+      leg.op = op;
+      if (check(Keyword::kExists) && (check(Keyword::kLeft, 1) || check(Keyword::kRight, 1))) {
+        if (op == CompoundOp::kDiff) {
+          fail_at(peek(), "Membership columns (EXISTS LEFT/RIGHT AS) are not allowed on DIFF");
+        }
+        leg.membership = parse_existence_columns(/*require_side=*/true);
+      }
+      parse_leg(leg.core, /*first=*/false);
+      sel->compounds.push_back(std::move(leg));
     }
+    parse_select_trailers(*sel);  // the reference also accepts them before ORDER BY
     parse_order_limit(*sel);
-    reject_trailing_with_clause();
-    // `(select …)` alone (no compound, ORDER BY or LIMIT around it) is the inner query.
+    parse_select_trailers(*sel);
+    // `(select …)` alone (no compound, ORDER BY, LIMIT or trailing clause around it) is
+    // the inner query.
     if (sel->compounds.empty() && sel->order_by.empty() && !sel->limit && sel->core.nested &&
+        sel->schema_path.empty() && sel->defaults.empty() &&
         !(with && sel->core.nested->with)) {
       auto inner = std::move(sel->core.nested);
       if (with) inner->with = std::move(with);
@@ -556,7 +588,6 @@ class ParserImpl {
       } while (match(TokenKind::kComma));
     }
     if (match(Keyword::kHaving)) core.having = parse_expr();
-    reject_trailing_with_clause();
     if (check_word("window") && is_name(peek(1), NameCtx::kGeneral)) {
       fail_unsupported(peek(),
                        "Window name references are not yet supported. Use explicit window specs.");
@@ -588,7 +619,11 @@ class ParserImpl {
         } else if (implicit_alias_here()) {
           rc.alias = advance().text;
         }
-        reject_trailing_with_clause();
+        if (check(Keyword::kWith) && check_word("inverse", 1)) {
+          advance();
+          advance();
+          rc.inverse = parse_named_exprs("WITH INVERSE", /*parens=*/true);
+        }
       }
       cols.push_back(std::move(rc));
     } while (match(TokenKind::kComma));
@@ -605,7 +640,20 @@ class ParserImpl {
         is_name(peek(1), NameCtx::kGeneral)) {
       return false;
     }
+    // Inside a schema declaration an item keyword at the item's top level starts the
+    // next item (sql-ddl.md "Item keywords and bare aliases").
+    if (t.kind == TokenKind::kIdentifier && declare_depth_ >= 0 &&
+        static_cast<int>(parens_.size()) == declare_depth_ && is_declare_item_word(t.text)) {
+      return false;
+    }
     return true;
+  }
+
+  static bool is_declare_item_word(std::string_view w) {
+    for (const char* k : {"materialized", "seed", "domain", "collation", "import"}) {
+      if (iequals(w, k)) return true;
+    }
+    return false;
   }
 
   void parse_order_limit(Select& sel) {
@@ -700,7 +748,10 @@ class ParserImpl {
       } else if (kind != JoinKind::kCross) {
         fail_expected("Expected 'ON' or 'USING' after JOIN");
       }
-      reject_existence_clause();
+      if (check(Keyword::kExists) &&
+          (check(Keyword::kAs, 1) || check(Keyword::kLeft, 1) || check(Keyword::kRight, 1))) {
+        join->exists_columns = parse_existence_columns(/*require_side=*/false);
+      }
       left = std::move(join);
     }
     return left;
@@ -766,20 +817,185 @@ class ParserImpl {
     fail_expected(expectation);
   }
 
-  // Quereus extensions of later milestones, recognised so the error says what they are.
-  void reject_trailing_with_clause() {
-    if (check(Keyword::kWith) &&
-        (check_word("context", 1) || check_word("tags", 1) || check_word("schema", 1) ||
-         check_word("defaults", 1) || check_word("inverse", 1))) {
-      fail_unsupported(peek(),
-                       "WITH " + lowercase(peek(1).text) + " clauses are not supported yet");
+  // ------------------------------------------------------------ Quereus clauses
+
+  // EXISTS [LEFT|RIGHT] AS name { , EXISTS … }
+  std::vector<ExistenceColumn> parse_existence_columns(bool require_side) {
+    std::vector<ExistenceColumn> cols;
+    do {
+      ExistenceColumn c;
+      c.site = peek().site();
+      expect(Keyword::kExists, "Expected EXISTS");
+      if (match(Keyword::kLeft)) {
+        c.side = ExistenceColumn::Side::kLeft;
+      } else if (match(Keyword::kRight)) {
+        c.side = ExistenceColumn::Side::kRight;
+      } else if (require_side) {
+        fail_expected("Expected LEFT or RIGHT after EXISTS");
+      }
+      expect(Keyword::kAs, "Expected AS in existence column");
+      c.name = expect_name(NameCtx::kGeneral, "Expected existence column name after AS");
+      cols.push_back(std::move(c));
+    } while (check(TokenKind::kComma) && check(Keyword::kExists, 1) && advance().kind != TokenKind::kEof);
+    return cols;
+  }
+
+  // name = expr { , name = expr }, in parentheses when `parens` (else parentheses are
+  // optional). `what` names the clause in messages; duplicate names are rejected.
+  std::vector<NamedExpr> parse_named_exprs(const std::string& what, bool parens) {
+    std::vector<NamedExpr> out;
+    bool open = parens || (check(TokenKind::kLParen) && check_name(NameCtx::kGeneral, 1) &&
+                           check(TokenKind::kEq, 2));
+    if (open) expect(TokenKind::kLParen, ("Expected '(' after " + what).c_str());
+    if (!(open && check(TokenKind::kRParen))) {
+      do {
+        NamedExpr e;
+        e.site = peek().site();
+        e.name = expect_name(NameCtx::kGeneral, ("Expected column name in " + what).c_str());
+        for (const NamedExpr& prev_entry : out) {
+          if (iequals(prev_entry.name, e.name)) {
+            fail_at(prev(), what == "WITH CONTEXT"
+                                ? "mutation context variable '" + e.name + "' supplied more than once"
+                                : "Duplicate column '" + e.name + "' in " + what);
+          }
+        }
+        expect(TokenKind::kEq, ("Expected '=' after name in " + what).c_str());
+        e.value = parse_expr();
+        out.push_back(std::move(e));
+      } while (match(TokenKind::kComma));
+    }
+    if (open) expect(TokenKind::kRParen, ("Expected ')' after " + what).c_str());
+    return out;
+  }
+
+  // WITH TAGS has been consumed: ( [key = literal { , … }] ), or for DROP TAGS (key, …).
+  TagList parse_tag_list(bool keys_only) {
+    TagList tags;
+    expect(TokenKind::kLParen, "Expected '(' after TAGS");
+    if (!check(TokenKind::kRParen)) {
+      do {
+        NamedExpr t;
+        t.site = peek().site();
+        if (!(check(TokenKind::kIdentifier) || check(TokenKind::kQuotedIdentifier) ||
+              check(TokenKind::kKeyword))) {
+          fail_expected("Expected tag key");
+        }
+        t.name = advance().text;
+        if (!keys_only) {
+          expect(TokenKind::kEq, "Expected '=' after tag key");
+          const Token& v = peek();
+          bool literal = v.kind == TokenKind::kString || v.kind == TokenKind::kInteger ||
+                         v.kind == TokenKind::kFloat || v.is(Keyword::kNull) ||
+                         v.is(Keyword::kTrue) || v.is(Keyword::kFalse) ||
+                         ((v.kind == TokenKind::kMinus || v.kind == TokenKind::kPlus) &&
+                          (peek(1).kind == TokenKind::kInteger || peek(1).kind == TokenKind::kFloat));
+          if (!literal) fail_expected("Expected tag value (string, number, TRUE, FALSE, or NULL)");
+          t.value = parse_simple_value("Expected tag value");
+        }
+        tags.push_back(std::move(t));
+      } while (match(TokenKind::kComma));
+    }
+    expect(TokenKind::kRParen, "Expected ')' after tags");
+    return tags;
+  }
+
+  bool at_with_word(std::string_view word) const {
+    return check(Keyword::kWith) && check_word(word, 1);
+  }
+
+  // WITH TAGS ( … ) when present.
+  bool parse_optional_tags(TagList& tags) {
+    if (!at_with_word("tags")) return false;
+    if (!tags.empty()) fail_at(peek(), "Duplicate WITH TAGS clause");
+    advance();
+    advance();
+    tags = parse_tag_list(/*keys_only=*/false);
+    return true;
+  }
+
+  // WITH SCHEMA a, b: the search path for unqualified names.
+  std::vector<std::string> parse_schema_path() {
+    advance();  // WITH
+    advance();  // SCHEMA
+    std::vector<std::string> path;
+    do {
+      path.push_back(expect_name(NameCtx::kTable, "Expected schema name after WITH SCHEMA"));
+    } while (match(TokenKind::kComma));
+    return path;
+  }
+
+  // The trailing clauses of a query expression: WITH SCHEMA … and WITH DEFAULTS (…).
+  void parse_select_trailers(Select& sel) {
+    for (;;) {
+      if (at_with_word("schema") && sel.schema_path.empty()) {
+        sel.schema_path = parse_schema_path();
+      } else if (at_with_word("defaults") && sel.defaults.empty()) {
+        advance();
+        advance();
+        sel.defaults = parse_named_exprs("WITH DEFAULTS", /*parens=*/true);
+      } else {
+        return;
+      }
     }
   }
-  void reject_existence_clause() {
-    if (check(Keyword::kExists) &&
-        (check(Keyword::kAs, 1) || check(Keyword::kLeft, 1) || check(Keyword::kRight, 1))) {
-      fail_unsupported(peek(), "EXISTS … AS existence columns are not supported yet");
+
+  // WITH CONTEXT / WITH TAGS / WITH SCHEMA on a DML statement, in any order.
+  void parse_dml_clauses(DmlClauses& d) {
+    for (;;) {
+      if (at_with_word("context")) {
+        if (!d.context.empty()) fail_at(peek(), "Duplicate WITH CONTEXT clause");
+        advance();
+        advance();
+        d.context = parse_named_exprs("WITH CONTEXT", /*parens=*/false);
+      } else if (at_with_word("tags")) {
+        parse_optional_tags(d.tags);
+      } else if (at_with_word("schema")) {
+        if (!d.schema_path.empty()) fail_at(peek(), "Duplicate WITH SCHEMA clause");
+        d.schema_path = parse_schema_path();
+      } else {
+        return;
+      }
     }
+  }
+
+  // SET a = e, … (row-value targets `(a, b) = …` are rejected, as in the reference)
+  std::vector<Assignment> parse_assignments() {
+    std::vector<Assignment> out;
+    do {
+      Assignment a;
+      a.columns.push_back(expect_name(NameCtx::kGeneral, "Expected column name in SET clause"));
+      expect(TokenKind::kEq, "Expected '=' after column name in SET clause");
+      a.value = parse_expr();
+      out.push_back(std::move(a));
+    } while (match(TokenKind::kComma));
+    return out;
+  }
+
+  // ON CONFLICT [(cols) [WHERE e]] DO NOTHING | DO UPDATE SET … [WHERE e]
+  UpsertClause parse_upsert() {
+    UpsertClause u;
+    u.site = peek().site();
+    advance();  // ON
+    advance();  // CONFLICT
+    if (match(TokenKind::kLParen)) {
+      do {
+        u.target.push_back(parse_pk_column());
+      } while (match(TokenKind::kComma));
+      expect(TokenKind::kRParen, "Expected ')' after conflict target columns");
+      if (match(Keyword::kWhere)) u.target_where = parse_expr();
+    }
+    expect_word("do", "Expected DO after ON CONFLICT");
+    if (match_word("nothing")) {
+      u.do_nothing = true;
+    } else if (match(Keyword::kUpdate)) {
+      u.do_nothing = false;
+      expect(Keyword::kSet, "Expected SET after DO UPDATE");
+      u.set = parse_assignments();
+      if (match(Keyword::kWhere)) u.where = parse_expr();
+    } else {
+      fail_expected("Expected NOTHING or UPDATE after DO");
+    }
+    return u;
   }
 
   std::unique_ptr<InsertStmt> parse_insert(std::unique_ptr<WithClause> with, const Token& start) {
@@ -803,7 +1019,7 @@ class ParserImpl {
       } while (match(TokenKind::kComma));
       expect(TokenKind::kRParen, "Expected ')' after column list");
     }
-    reject_trailing_with_clause();
+    parse_dml_clauses(*stmt);
     if (check(Keyword::kValues) || check(Keyword::kSelect) || check(Keyword::kWith) ||
         (check(TokenKind::kLParen) && starts_query(1, true))) {
       stmt->source = parse_query(/*require_returning=*/false);
@@ -812,13 +1028,18 @@ class ParserImpl {
     } else {
       fail_expected("Expected VALUES, SELECT, or DML (with RETURNING) after INSERT");
     }
-    if (check(Keyword::kOn) && check(Keyword::kConflict, 1)) {
-      fail_unsupported(peek(), "ON CONFLICT (upsert) clauses are not supported yet");
+    while (check(Keyword::kOn) && check(Keyword::kConflict, 1)) {
+      if (stmt->or_action != ConflictClause::kNone) {
+        fail_at(peek(), "Cannot use both 'INSERT OR ...' and 'ON CONFLICT' in the same statement");
+      }
+      stmt->upserts.push_back(parse_upsert());
     }
-    reject_trailing_with_clause();
+    parse_dml_clauses(*stmt);
     if (match(Keyword::kReturning)) stmt->returning = parse_result_columns();
     return stmt;
   }
+
+
 
   std::unique_ptr<UpdateStmt> parse_update(std::unique_ptr<WithClause> with, const Token& start) {
     auto stmt = make_at<UpdateStmt>(start);
@@ -829,18 +1050,12 @@ class ParserImpl {
     stmt->table = expect_qualified_name(NameCtx::kTable, "Expected table name");
     if (match(Keyword::kAs))
       stmt->alias = expect_name(NameCtx::kGeneral, "Expected alias after 'AS'");
-    reject_trailing_with_clause();
+    parse_dml_clauses(*stmt);
     expect(Keyword::kSet, "Expected 'SET' after table name in UPDATE");
-    do {
-      Assignment a;
-      a.columns.push_back(expect_name(NameCtx::kGeneral, "Expected column name in SET clause"));
-      expect(TokenKind::kEq, "Expected '=' after column name in SET clause");
-      a.value = parse_expr();
-      stmt->assignments.push_back(std::move(a));
-    } while (match(TokenKind::kComma));
+    stmt->assignments = parse_assignments();
     if (check(Keyword::kFrom)) fail_unsupported(peek(), "UPDATE … FROM is not supported");
     if (match(Keyword::kWhere)) stmt->where = parse_expr();
-    reject_trailing_with_clause();
+    parse_dml_clauses(*stmt);
     if (match(Keyword::kReturning)) stmt->returning = parse_result_columns();
     return stmt;
   }
@@ -853,9 +1068,9 @@ class ParserImpl {
     stmt->table = expect_qualified_name(NameCtx::kTable, "Expected table name");
     if (match(Keyword::kAs))
       stmt->alias = expect_name(NameCtx::kGeneral, "Expected alias after 'AS'");
-    reject_trailing_with_clause();
+    parse_dml_clauses(*stmt);
     if (match(Keyword::kWhere)) stmt->where = parse_expr();
-    reject_trailing_with_clause();
+    parse_dml_clauses(*stmt);
     if (match(Keyword::kReturning)) stmt->returning = parse_result_columns();
     return stmt;
   }
@@ -884,11 +1099,8 @@ class ParserImpl {
     if (temporary) fail_expected("Expected TABLE after CREATE TEMP");
     if (check(Keyword::kView)) return parse_create_view(start);
     if (check(Keyword::kIndex) || check(Keyword::kUnique)) return parse_create_index(start);
-    if (check_word("materialized")) {
-      fail_unsupported(peek(), "CREATE MATERIALIZED VIEW is not supported yet");
-    }
-    if (check(Keyword::kAssertion))
-      fail_unsupported(peek(), "CREATE ASSERTION is not supported yet");
+    if (check_word("materialized")) return parse_create_materialized_view(start);
+    if (check(Keyword::kAssertion)) return parse_create_assertion(start);
     if (check(Keyword::kVirtual))
       fail_unsupported(peek(), "CREATE VIRTUAL TABLE is not supported yet");
     fail_expected(
@@ -905,9 +1117,24 @@ class ParserImpl {
     if (check(Keyword::kAs)) {
       fail_unsupported(peek(), "CREATE TABLE AS SELECT is not supported.");
     }
-    expect(TokenKind::kLParen, "Expected '(' or 'AS' after table name");
+    // Inside a schema declaration USING may precede the column list, which may be
+    // written in braces.
+    while (declare_depth_ >= 0) {
+      if (stmt->module_name.empty() && match(Keyword::kUsing)) {
+        parse_using_module(stmt->module_name, stmt->module_args);
+      } else if (!parse_optional_tags(stmt->tags)) {
+        break;
+      }
+    }
+    const bool braces = declare_depth_ >= 0 && check(TokenKind::kLBrace);
+    const TokenKind close = braces ? TokenKind::kRBrace : TokenKind::kRParen;
+    if (braces) {
+      advance();
+    } else {
+      expect(TokenKind::kLParen, "Expected '(' or 'AS' after table name");
+    }
     do {
-      if (check(TokenKind::kRParen) && !stmt->columns.empty()) break;  // trailing comma
+      if (check(close) && !stmt->columns.empty()) break;  // trailing comma
       if (check(Keyword::kConstraint) || check(Keyword::kPrimary) || check(Keyword::kUnique) ||
           check(Keyword::kCheck) || check(Keyword::kForeign)) {
         stmt->constraints.push_back(parse_table_constraint());
@@ -915,27 +1142,115 @@ class ParserImpl {
         stmt->columns.push_back(parse_column_def());
       }
     } while (match(TokenKind::kComma));
-    if (!check(TokenKind::kRParen) &&
+    if (!check(close) &&
         (check(Keyword::kConstraint) || check(Keyword::kPrimary) || check(Keyword::kUnique) ||
          check(Keyword::kCheck) || check(Keyword::kForeign) || check_name(NameCtx::kGeneral))) {
       fail_at(peek(), "Expected ',' between table elements. Did you forget a comma before " +
                           describe(peek()) + "?");
     }
-    expect(TokenKind::kRParen, "Expected ')' after table definition");
-    if (match(Keyword::kUsing)) {
-      stmt->module_name = expect_name(NameCtx::kGeneral, "Expected module name after 'USING'");
-      if (match(TokenKind::kLParen)) {
-        if (!check(TokenKind::kRParen)) {
-          do {
-            stmt->module_args.push_back(parse_module_arg());
-          } while (match(TokenKind::kComma));
-        }
-        expect(TokenKind::kRParen, "Expected ')' after module arguments");
-      }
+    if (braces) {
+      expect(TokenKind::kRBrace, "Expected '}' after table definition");
+    } else {
+      expect(TokenKind::kRParen, "Expected ')' after table definition");
     }
-    reject_trailing_with_clause();
-    if (check_word("maintained"))
-      fail_unsupported(peek(), "Maintained tables are not supported yet");
+    if (stmt->module_name.empty() && match(Keyword::kUsing)) {
+      parse_using_module(stmt->module_name, stmt->module_args);
+    }
+    parse_table_trailers(*stmt);
+    if (match_word("maintained")) {
+      if (match(TokenKind::kLParen)) {
+        stmt->maintained_columns = parse_name_list("Expected column name in MAINTAINED column list");
+        expect(TokenKind::kRParen, "Expected ')' after MAINTAINED column list");
+      }
+      expect(Keyword::kAs, "Expected AS after MAINTAINED");
+      stmt->maintained = parse_query(/*require_returning=*/true);
+      parse_table_trailers(*stmt);
+    }
+    return stmt;
+  }
+
+  // WITH CONTEXT (var type [NULL|NOT NULL], …) and WITH TAGS (…) after a table
+  // definition, in any order.
+  void parse_table_trailers(CreateTableStmt& stmt) {
+    for (;;) {
+      if (parse_optional_tags(stmt.tags)) continue;
+      if (at_with_word("context")) {
+        if (!stmt.context.empty()) fail_at(peek(), "Duplicate WITH CONTEXT clause");
+        advance();
+        advance();
+        expect(TokenKind::kLParen, "Expected '(' after WITH CONTEXT");
+        do {
+          ColumnDef var;
+          var.site = peek().site();
+          var.name = expect_name(NameCtx::kGeneral, "Expected context variable name");
+          if (check(TokenKind::kIdentifier)) var.type_name = parse_type_name("Expected type name");
+          if (match(Keyword::kNull)) {
+            ColumnConstraint c;
+            c.kind = ColumnConstraint::Kind::kNull;
+            var.constraints.push_back(std::move(c));
+          } else if (check(Keyword::kNot) && check(Keyword::kNull, 1)) {
+            advance();
+            advance();
+            ColumnConstraint c;
+            c.kind = ColumnConstraint::Kind::kNotNull;
+            var.constraints.push_back(std::move(c));
+          }
+          stmt.context.push_back(std::move(var));
+        } while (match(TokenKind::kComma));
+        expect(TokenKind::kRParen, "Expected ')' after context variables");
+        continue;
+      }
+      return;
+    }
+  }
+
+  // USING has been consumed: module [(args)].
+  void parse_using_module(std::string& name, std::vector<ModuleArg>& args) {
+    name = expect_name(NameCtx::kGeneral, "Expected module name after 'USING'");
+    if (match(TokenKind::kLParen)) {
+      if (!check(TokenKind::kRParen)) {
+        do {
+          args.push_back(parse_module_arg());
+        } while (match(TokenKind::kComma));
+      }
+      expect(TokenKind::kRParen, "Expected ')' after module arguments");
+    }
+  }
+
+  std::vector<std::string> parse_name_list(const char* expectation) {
+    std::vector<std::string> names;
+    do {
+      names.push_back(expect_name(NameCtx::kGeneral, expectation));
+    } while (match(TokenKind::kComma));
+    return names;
+  }
+
+  // CREATE MATERIALIZED VIEW [IF NOT EXISTS] name [(cols)] [USING m(args)] AS q [WITH TAGS]
+  StatementPtr parse_create_materialized_view(const Token& start) {
+    advance();  // MATERIALIZED
+    expect(Keyword::kView, "Expected VIEW after MATERIALIZED");
+    auto stmt = make_at<CreateMaterializedViewStmt>(start);
+    stmt->if_not_exists = parse_if_not_exists();
+    stmt->view = expect_qualified_name(NameCtx::kTable, "Expected materialized view name");
+    if (match(TokenKind::kLParen)) {
+      stmt->columns = parse_name_list("Expected column name in view column list");
+      expect(TokenKind::kRParen, "Expected ')' after view column list");
+    }
+    if (match(Keyword::kUsing)) parse_using_module(stmt->module_name, stmt->module_args);
+    expect(Keyword::kAs, "Expected 'AS' before materialized view body");
+    stmt->select = parse_query(/*require_returning=*/true);
+    parse_optional_tags(stmt->tags);
+    return stmt;
+  }
+
+  // CREATE ASSERTION name CHECK (expr)
+  StatementPtr parse_create_assertion(const Token& start) {
+    advance();  // ASSERTION
+    auto stmt = make_at<CreateAssertionStmt>(start);
+    stmt->name = expect_qualified_name(NameCtx::kTable, "Expected assertion name");
+    expect(Keyword::kCheck, "Expected CHECK after assertion name");
+    stmt->check =
+        parse_paren_expr("Expected '(' after CHECK", "Expected ')' after CHECK expression");
     return stmt;
   }
 
@@ -1026,8 +1341,13 @@ class ParserImpl {
     col.site = peek().site();
     col.name = expect_name(NameCtx::kGeneral, "Expected column name");
     if (check(TokenKind::kIdentifier)) col.type_name = parse_type_name("Expected type name");
-    while (at_column_constraint()) col.constraints.push_back(parse_column_constraint());
-    reject_trailing_with_clause();
+    for (;;) {
+      if (at_column_constraint()) {
+        col.constraints.push_back(parse_column_constraint());
+      } else if (!parse_optional_tags(col.tags)) {
+        break;
+      }
+    }
     return col;
   }
 
@@ -1248,7 +1568,7 @@ class ParserImpl {
     } else {
       fail_expected("Expected table constraint type (PRIMARY KEY, UNIQUE, CHECK, FOREIGN KEY)");
     }
-    reject_trailing_with_clause();
+    parse_optional_tags(c.tags);
     return c;
   }
 
@@ -1284,7 +1604,7 @@ class ParserImpl {
     } while (match(TokenKind::kComma));
     expect(TokenKind::kRParen, "Expected ')' after indexed columns");
     if (match(Keyword::kWhere)) stmt->where = parse_expr();
-    reject_trailing_with_clause();
+    parse_optional_tags(stmt->tags);
     return stmt;
   }
 
@@ -1304,35 +1624,417 @@ class ParserImpl {
     }
     expect(Keyword::kAs, "Expected 'AS' before view body in CREATE VIEW");
     stmt->select = parse_query(/*require_returning=*/true);
-    reject_trailing_with_clause();
+    parse_optional_tags(stmt->tags);
     return stmt;
   }
 
   StatementPtr parse_drop() {
     const Token& start = advance();  // DROP
+    auto stmt = make_at<DropStmt>(start);
     if (match(Keyword::kTable)) {
-      auto stmt = make_at<DropTableStmt>(start);
-      stmt->if_exists = parse_if_exists();
-      stmt->table = expect_qualified_name(NameCtx::kTable, "Expected table name");
+      stmt->object = ObjectKind::kTable;
+    } else if (match(Keyword::kView)) {
+      stmt->object = ObjectKind::kView;
+    } else if (match(Keyword::kIndex)) {
+      stmt->object = ObjectKind::kIndex;
+    } else if (match_word("materialized")) {
+      expect(Keyword::kView, "Expected VIEW after MATERIALIZED");
+      stmt->object = ObjectKind::kMaterializedView;
+    } else if (match(Keyword::kAssertion)) {
+      stmt->object = ObjectKind::kAssertion;
+    } else {
+      fail_expected("Expected TABLE, VIEW, MATERIALIZED VIEW, INDEX, or ASSERTION after DROP");
+    }
+    stmt->if_exists = parse_if_exists();
+    static const char* const kWhat[] = {"Expected table name", "Expected index name",
+                                        "Expected view name", "Expected materialized view name",
+                                        "Expected assertion name"};
+    stmt->name = expect_qualified_name(NameCtx::kTable, kWhat[static_cast<int>(stmt->object)]);
+    return stmt;
+  }
+
+  // ------------------------------------------------------------ ALTER
+
+  // {SET|ADD|DROP} TAGS (…); the verb has not been consumed.
+  bool parse_tag_verb(TagVerb& verb, TagList& tags) {
+    // `drop tags` / `add tags integer` without a list name a column called "tags".
+    if (!check_word("tags", 1) || !check(TokenKind::kLParen, 2)) return false;
+    if (check(Keyword::kSet)) {
+      verb = TagVerb::kSet;
+    } else if (check(Keyword::kAdd)) {
+      verb = TagVerb::kAdd;
+    } else if (check(Keyword::kDrop)) {
+      verb = TagVerb::kDrop;
+    } else {
+      return false;
+    }
+    advance();
+    advance();
+    tags = parse_tag_list(/*keys_only=*/verb == TagVerb::kDrop);
+    return true;
+  }
+
+  StatementPtr parse_alter() {
+    const Token& start = advance();  // ALTER
+    if (check(Keyword::kView) || check(Keyword::kIndex) || check_word("materialized")) {
+      auto stmt = make_at<AlterTagsStmt>(start);
+      if (match(Keyword::kView)) {
+        stmt->object = ObjectKind::kView;
+      } else if (match(Keyword::kIndex)) {
+        stmt->object = ObjectKind::kIndex;
+      } else {
+        advance();
+        expect(Keyword::kView, "Expected VIEW after MATERIALIZED");
+        stmt->object = ObjectKind::kMaterializedView;
+      }
+      stmt->name = expect_qualified_name(NameCtx::kTable, "Expected name after ALTER");
+      if (!parse_tag_verb(stmt->verb, stmt->tags)) {
+        fail_expected("Expected SET TAGS, ADD TAGS, or DROP TAGS");
+      }
       return stmt;
     }
-    if (match(Keyword::kView)) {
-      auto stmt = make_at<DropViewStmt>(start);
-      stmt->if_exists = parse_if_exists();
-      stmt->view = expect_qualified_name(NameCtx::kTable, "Expected view name");
+    expect(Keyword::kTable, "Expected TABLE, VIEW, MATERIALIZED VIEW, or INDEX after ALTER");
+    auto stmt = make_at<AlterTableStmt>(start);
+    stmt->table = expect_qualified_name(NameCtx::kTable, "Expected table name");
+    using A = AlterTableStmt::Action;
+    if (parse_tag_verb(stmt->tag_verb, stmt->tags)) {
+      stmt->action = A::kTags;
+      stmt->tag_target = AlterTableStmt::TagTarget::kTable;
       return stmt;
     }
-    if (match(Keyword::kIndex)) {
-      auto stmt = make_at<DropIndexStmt>(start);
-      stmt->if_exists = parse_if_exists();
-      stmt->index = expect_qualified_name(NameCtx::kTable, "Expected index name");
+    if (match(Keyword::kRename)) {
+      if (match(Keyword::kTo)) {
+        stmt->action = A::kRenameTable;
+        stmt->new_name = expect_name(NameCtx::kTable, "Expected new table name after RENAME TO");
+        return stmt;
+      }
+      if (match(Keyword::kConstraint)) {
+        stmt->action = A::kRenameConstraint;
+        stmt->name = expect_name(NameCtx::kGeneral, "Expected constraint name");
+      } else {
+        match_word("column");
+        stmt->action = A::kRenameColumn;
+        stmt->name = expect_name(NameCtx::kGeneral, "Expected column name after RENAME COLUMN");
+      }
+      expect(Keyword::kTo, "Expected TO after the old name");
+      stmt->new_name = expect_name(NameCtx::kGeneral, "Expected new name after TO");
       return stmt;
     }
-    if (check_word("materialized")) {
-      fail_unsupported(peek(), "DROP MATERIALIZED VIEW is not supported yet");
+    if (match(Keyword::kAdd)) {
+      if (check(Keyword::kConstraint) || check(Keyword::kPrimary) || check(Keyword::kUnique) ||
+          check(Keyword::kCheck) || check(Keyword::kForeign)) {
+        stmt->action = A::kAddConstraint;
+        stmt->constraint = std::make_unique<TableConstraint>(parse_table_constraint());
+        return stmt;
+      }
+      match_word("column");
+      stmt->action = A::kAddColumn;
+      stmt->column = std::make_unique<ColumnDef>(parse_column_def());
+      return stmt;
     }
-    if (check(Keyword::kAssertion)) fail_unsupported(peek(), "DROP ASSERTION is not supported yet");
-    fail_expected("Expected TABLE, VIEW, MATERIALIZED VIEW, INDEX, or ASSERTION after DROP");
+    if (match(Keyword::kDrop)) {
+      if (match(Keyword::kConstraint)) {
+        stmt->action = A::kDropConstraint;
+        stmt->name = expect_name(NameCtx::kGeneral, "Expected constraint name after DROP CONSTRAINT");
+        return stmt;
+      }
+      if (match_word("maintained")) {
+        stmt->action = A::kDropMaintained;
+        return stmt;
+      }
+      match_word("column");
+      stmt->action = A::kDropColumn;
+      stmt->name = expect_name(NameCtx::kGeneral, "Expected column name after DROP COLUMN");
+      return stmt;
+    }
+    if (check(Keyword::kSet) && check_word("maintained", 1)) {
+      advance();
+      advance();
+      stmt->action = A::kSetMaintained;
+      if (match(TokenKind::kLParen)) {
+        stmt->maintained_columns = parse_name_list("Expected column name in MAINTAINED column list");
+        expect(TokenKind::kRParen, "Expected ')' after MAINTAINED column list");
+      }
+      expect(Keyword::kAs, "Expected AS after SET MAINTAINED");
+      stmt->maintained = parse_query(/*require_returning=*/true);
+      return stmt;
+    }
+    if (match(Keyword::kAlter)) {
+      if (match(Keyword::kPrimary)) {
+        expect(Keyword::kKey, "Expected KEY after ALTER PRIMARY");
+        stmt->action = A::kAlterPrimaryKey;
+        expect(TokenKind::kLParen, "Expected '(' before PRIMARY KEY columns");
+        if (!check(TokenKind::kRParen)) {
+          do {
+            stmt->key.push_back(parse_pk_column());
+          } while (match(TokenKind::kComma));
+        }
+        expect(TokenKind::kRParen, "Expected ')' after PRIMARY KEY columns");
+        return stmt;
+      }
+      if (match(Keyword::kConstraint)) {
+        stmt->name = expect_name(NameCtx::kGeneral, "Expected constraint name");
+        if (!parse_tag_verb(stmt->tag_verb, stmt->tags)) {
+          fail_expected("Expected SET TAGS, ADD TAGS, or DROP TAGS after constraint name");
+        }
+        stmt->action = A::kTags;
+        stmt->tag_target = AlterTableStmt::TagTarget::kConstraint;
+        return stmt;
+      }
+      match_word("column");
+      stmt->name = expect_name(NameCtx::kGeneral, "Expected column name after ALTER COLUMN");
+      if (parse_tag_verb(stmt->tag_verb, stmt->tags)) {
+        stmt->action = A::kTags;
+        stmt->tag_target = AlterTableStmt::TagTarget::kColumn;
+        return stmt;
+      }
+      stmt->action = A::kAlterColumn;
+      using C = AlterTableStmt::ColumnAction;
+      if (match(Keyword::kSet)) {
+        if (match(Keyword::kNot)) {
+          expect(Keyword::kNull, "Expected NULL after SET NOT");
+          stmt->column_action = C::kSetNotNull;
+        } else if (match_word("data")) {
+          expect_word("type", "Expected TYPE after SET DATA");
+          stmt->column_action = C::kSetDataType;
+          stmt->type_name = parse_type_name("Expected type name after SET DATA TYPE");
+        } else if (match(Keyword::kDefault)) {
+          stmt->column_action = C::kSetDefault;
+          stmt->default_value = parse_expr();
+        } else if (match(Keyword::kCollate)) {
+          stmt->column_action = C::kSetCollate;
+          stmt->collation = expect_collation_name();
+        } else {
+          fail_expected("Expected NOT NULL, DATA TYPE, DEFAULT, COLLATE, or TAGS after SET");
+        }
+      } else if (match(Keyword::kDrop)) {
+        if (match(Keyword::kNot)) {
+          expect(Keyword::kNull, "Expected NULL after DROP NOT");
+          stmt->column_action = C::kDropNotNull;
+        } else if (match(Keyword::kDefault)) {
+          stmt->column_action = C::kDropDefault;
+        } else {
+          fail_expected("Expected NOT NULL, DEFAULT, or TAGS after DROP");
+        }
+      } else if (match_word("type")) {
+        // ALTER COLUMN c TYPE t (PostgreSQL spelling of SET DATA TYPE)
+        stmt->column_action = C::kSetDataType;
+        stmt->type_name = parse_type_name("Expected type name after TYPE");
+      } else {
+        fail_expected("Expected SET or DROP after ALTER COLUMN name");
+      }
+      return stmt;
+    }
+    fail_expected(
+        "Expected RENAME, ADD, DROP, ALTER, SET MAINTAINED, or a TAGS verb after ALTER TABLE name");
+  }
+
+  // ------------------------------------------------------------ declarative schema
+
+  StatementPtr parse_declare() {
+    const Token& start = advance();  // DECLARE
+    if (match_word("lens")) return parse_declare_lens(start);
+    auto stmt = make_at<DeclareSchemaStmt>(start);
+    stmt->logical = match_word("logical");
+    expect_word("schema", stmt->logical ? "Expected SCHEMA after DECLARE LOGICAL"
+                                        : "Expected SCHEMA, LOGICAL SCHEMA, or LENS after DECLARE");
+    stmt->name = expect_name(NameCtx::kTable, "Expected schema name");
+    for (;;) {
+      if (match_word("version")) {
+        if (!check(TokenKind::kString)) fail_expected("Expected version string after VERSION");
+        stmt->version = advance().text;
+      } else if (match(Keyword::kUsing)) {
+        expect(TokenKind::kLParen, "Expected '(' after USING");
+        if (!check(TokenKind::kRParen)) {
+          do {
+            stmt->options.push_back(parse_module_arg());
+          } while (match(TokenKind::kComma));
+        }
+        expect(TokenKind::kRParen, "Expected ')' after USING options");
+      } else {
+        break;
+      }
+    }
+    expect(TokenKind::kLBrace, "Expected '{' to begin the schema declaration");
+    const int saved = declare_depth_;
+    declare_depth_ = static_cast<int>(parens_.size());
+    while (!check(TokenKind::kRBrace)) {
+      if (match(TokenKind::kSemicolon)) continue;
+      if (at_end()) fail_expected("Expected '}' to close the schema declaration");
+      const Token& item_start = peek();
+      StatementPtr item = parse_declare_item();
+      if (!item) {
+        ++stmt->skipped_items;
+        continue;
+      }
+      item->text_begin = item_start.offset;
+      item->text_end = prev().end();
+      stmt->items.push_back(std::move(item));
+    }
+    declare_depth_ = saved;
+    advance();  // }
+    return stmt;
+  }
+
+  // One item of a schema declaration; null for a skipped (unmodelled) item kind.
+  StatementPtr parse_declare_item() {
+    const Token& start = peek();
+    match(Keyword::kCreate);  // `create` is optional before an item
+    if (check(Keyword::kTable)) return parse_create_table(start, /*temporary=*/false);
+    if (check(Keyword::kIndex) || check(Keyword::kUnique)) return parse_create_index(start);
+    if (check(Keyword::kView)) return parse_create_view(start);
+    if (check_word("materialized")) return parse_create_materialized_view(start);
+    if (check(Keyword::kAssertion)) return parse_create_assertion(start);
+    if (check_word("seed")) return parse_seed(start);
+    if (check_word("domain") || check_word("collation") || check_word("import")) {
+      // Not modelled yet (as in the reference): skip to `;`, `}` or the next item keyword.
+      advance();
+      int depth = 0;
+      while (!at_end()) {
+        if (depth == 0 && (check(TokenKind::kSemicolon) || check(TokenKind::kRBrace))) break;
+        if (depth == 0 && (check(Keyword::kTable) || check(Keyword::kIndex) ||
+                           check(Keyword::kUnique) || check(Keyword::kView) ||
+                           check(Keyword::kAssertion) ||
+                           (check(TokenKind::kIdentifier) && is_declare_item_word(peek().text)))) {
+          break;
+        }
+        if (check(TokenKind::kLParen) || check(TokenKind::kLBrace)) ++depth;
+        if ((check(TokenKind::kRParen) || check(TokenKind::kRBrace)) && depth > 0) --depth;
+        advance();
+      }
+      return nullptr;
+    }
+    fail_expected(
+        "Expected TABLE, INDEX, VIEW, MATERIALIZED VIEW, SEED, or ASSERTION in schema declaration");
+  }
+
+  // SEED table [(cols)] ( (row), … ) | SEED table [(cols)] VALUES (row), …
+  StatementPtr parse_seed(const Token& start) {
+    advance();  // SEED
+    auto stmt = make_at<SeedStmt>(start);
+    stmt->table = expect_name(NameCtx::kTable, "Expected table name after SEED");
+    auto parse_row = [&] {
+      expect(TokenKind::kLParen, "Expected '(' before seed row");
+      std::vector<ExprPtr> row;
+      if (!check(TokenKind::kRParen)) {
+        do {
+          row.push_back(parse_expr());
+        } while (match(TokenKind::kComma));
+      }
+      expect(TokenKind::kRParen, "Expected ')' after seed row");
+      stmt->rows.push_back(std::move(row));
+    };
+    if (check(Keyword::kValues) && check(TokenKind::kLParen, 1) && check_name(NameCtx::kGeneral, 2) &&
+        (check(TokenKind::kComma, 3) || check(TokenKind::kRParen, 3))) {
+      // `seed t values (cols) values …` (the reference's long form)
+      advance();
+      advance();
+      stmt->columns = parse_name_list("Expected column name in seed column list");
+      expect(TokenKind::kRParen, "Expected ')' after seed column list");
+    } else if (check(TokenKind::kLParen) && check_name(NameCtx::kGeneral, 1)) {
+      advance();
+      stmt->columns = parse_name_list("Expected column name in seed column list");
+      expect(TokenKind::kRParen, "Expected ')' after seed column list");
+    }
+    if (match(Keyword::kValues)) {
+      do {
+        parse_row();
+      } while (match(TokenKind::kComma));
+      return stmt;
+    }
+    expect(TokenKind::kLParen, "Expected '(' or VALUES after seed table name");
+    if (!check(TokenKind::kRParen)) {
+      do {
+        parse_row();
+      } while (match(TokenKind::kComma));
+    }
+    expect(TokenKind::kRParen, "Expected ')' after seed rows");
+    return stmt;
+  }
+
+  // DECLARE LENS FOR logical OVER basis { VIEW T AS <query> [;] … }
+  StatementPtr parse_declare_lens(const Token& start) {
+    auto stmt = make_at<DeclareLensStmt>(start);
+    expect_word("for", "Expected FOR after DECLARE LENS");
+    stmt->logical_schema = expect_name(NameCtx::kTable, "Expected logical schema name after FOR");
+    expect(Keyword::kOver, "Expected OVER after the logical schema name");
+    stmt->basis_schema = expect_name(NameCtx::kTable, "Expected basis schema name after OVER");
+    expect(TokenKind::kLBrace, "Expected '{' to begin the lens declaration");
+    const int saved = declare_depth_;
+    declare_depth_ = static_cast<int>(parens_.size());
+    while (!check(TokenKind::kRBrace)) {
+      if (match(TokenKind::kSemicolon)) continue;
+      if (at_end()) fail_expected("Expected '}' to close the lens declaration");
+      DeclareLensStmt::View v;
+      v.site = peek().site();
+      expect(Keyword::kView, "Expected VIEW in lens declaration");
+      v.name = expect_name(NameCtx::kTable, "Expected logical table name after VIEW");
+      for (const auto& other : stmt->views) {
+        if (iequals(other.name, v.name)) {
+          fail_at(prev(), "Lens view '" + v.name + "' is declared more than once");
+        }
+      }
+      expect(Keyword::kAs, "Expected AS after lens view name");
+      v.select = parse_query(/*require_returning=*/true);
+      if (!v.select->compounds.empty() || !v.select->core.values.empty()) {
+        fail_at(start, "A lens body for '" + v.name +
+                           "' must be a single SELECT (compound and VALUES bodies are not "
+                           "supported)");
+      }
+      stmt->views.push_back(std::move(v));
+    }
+    declare_depth_ = saved;
+    advance();  // }
+    return stmt;
+  }
+
+  // APPLY SCHEMA name [TO VERSION 'v'] [WITH SEED] [OPTIONS (…)]
+  StatementPtr parse_apply() {
+    auto stmt = make_at<ApplySchemaStmt>(advance());
+    expect_word("schema", "Expected SCHEMA after APPLY");
+    stmt->name = expect_name(NameCtx::kTable, "Expected schema name");
+    if (match(Keyword::kTo)) {
+      expect_word("version", "Expected VERSION after TO");
+      if (!check(TokenKind::kString)) fail_expected("Expected version string after TO VERSION");
+      stmt->to_version = advance().text;
+    }
+    if (check(Keyword::kWith) && check_word("seed", 1)) {
+      advance();
+      advance();
+      stmt->with_seed = true;
+    }
+    if (match_word("options")) {
+      expect(TokenKind::kLParen, "Expected '(' after OPTIONS");
+      do {
+        NamedExpr opt;
+        opt.site = peek().site();
+        opt.name = expect_name(NameCtx::kGeneral, "Expected option name");
+        std::string key = lowercase(opt.name);
+        if (key != "allow_destructive" && key != "rename_policy") {
+          fail_at(prev(), "Unsupported apply schema option '" + opt.name +
+                              "' (supported: allow_destructive, rename_policy; use DIFF SCHEMA "
+                              "for a read-only preview)");
+        }
+        expect(TokenKind::kEq, "Expected '=' after option name");
+        if (key == "allow_destructive") {
+          if (!(check(Keyword::kTrue) || check(Keyword::kFalse))) {
+            fail_expected("Expected 'true' or 'false' for allow_destructive");
+          }
+          opt.value = parse_primary();
+        } else {
+          if (!check(TokenKind::kString)) fail_expected("Expected a string for rename_policy");
+          const std::string& v = peek().text;
+          if (v != "allow" && v != "require-hint" && v != "deny") {
+            fail_at(peek(), "Invalid rename_policy '" + v +
+                                "' (expected 'allow', 'require-hint', or 'deny')");
+          }
+          opt.value = parse_primary();
+        }
+        stmt->options.push_back(std::move(opt));
+      } while (match(TokenKind::kComma));
+      expect(TokenKind::kRParen, "Expected ')' after OPTIONS");
+    }
+    return stmt;
   }
 
   StatementPtr parse_begin() {

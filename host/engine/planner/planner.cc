@@ -645,6 +645,10 @@ Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* out
       return out;
     }
     case K::kJoin: {
+      if (!src.exists_columns.empty()) {
+        throw Error(StatusCode::kUnsupported, "Join existence columns (EXISTS … AS) are not supported yet",
+                    src.exists_columns.front().site);
+      }
       Source l = plan_from(*src.left, outer);
       Source r = plan_from(*src.right, outer);
       auto join = std::make_shared<JoinNode>();
@@ -767,6 +771,9 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
   struct Item { const ast::Expr* expr = nullptr; const Scope::Column* star_col = nullptr; std::string name; };
   std::vector<Item> items;
   for (auto& rc : core.columns) {
+    if (rc.kind == ast::ResultColumn::Kind::kExpr && !rc.inverse.empty()) {
+      throw Error(StatusCode::kUnsupported, "WITH INVERSE result-column inverses are not supported yet", rc.site);
+    }
     if (rc.kind == ast::ResultColumn::Kind::kExpr) {
       items.push_back({rc.expr.get(), nullptr, column_name(rc)});
       continue;
@@ -1039,8 +1046,8 @@ void Planner::pop_with() { cte_stack_.pop_back(); }
 // a RecursiveCteNode over a working table; anything else plans as an ordinary query.
 QueryPlan Planner::plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding, const Scope* outer) {
   const ast::Select& sel = *cte.select;
-  bool union_arm = !sel.compounds.empty() && (sel.compounds.back().first == ast::CompoundOp::kUnion ||
-                                              sel.compounds.back().first == ast::CompoundOp::kUnionAll);
+  bool union_arm = !sel.compounds.empty() && (sel.compounds.back().op == ast::CompoundOp::kUnion ||
+                                              sel.compounds.back().op == ast::CompoundOp::kUnionAll);
   if (!binding.recursive || !union_arm) {
     CteBinding hidden = binding;
     binding.recursive = false;  // a non-recursive body does not see itself
@@ -1052,14 +1059,14 @@ QueryPlan Planner::plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding
     throw Error(StatusCode::kUnsupported, "ORDER BY on a recursive CTE body is not supported yet");
   // Initial term: the core and every compound arm but the last.
   // Plan the anchor by temporarily viewing the select without its recursive arm.
-  const ast::SelectCore& rec_core = sel.compounds.back().second;
+  const ast::SelectCore& rec_core = sel.compounds.back().core;
   CteBinding saved = binding;
   binding.recursive = false;
   QueryPlan init = plan_core(sel.core, outer, nullptr, nullptr);
   for (size_t i = 0; i + 1 < sel.compounds.size(); ++i) {
-    QueryPlan rhs = plan_core(sel.compounds[i].second, outer, nullptr, nullptr);
+    QueryPlan rhs = plan_core(sel.compounds[i].core, outer, nullptr, nullptr);
     auto so = std::make_shared<SetOpNode>();
-    so->op = sel.compounds[i].first;
+    so->op = sel.compounds[i].op;
     so->left = init.root;
     so->right = rhs.root;
     so->columns = init.root->columns;
@@ -1089,7 +1096,7 @@ QueryPlan Planner::plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding
     throw Error(StatusCode::kError, "SELECTs to the left and right of UNION do not have the same number of result columns");
   auto node = std::make_shared<RecursiveCteNode>();
   node->name = cte.name;
-  node->union_all = sel.compounds.back().first == ast::CompoundOp::kUnionAll;
+  node->union_all = sel.compounds.back().op == ast::CompoundOp::kUnionAll;
   node->initial = init.root;
   node->recursive = rec.root;
   node->working = working->rows;
@@ -1146,6 +1153,17 @@ RelPtr Planner::sort_output(RelPtr node, const std::vector<std::string>& names,
 }
 
 QueryPlan Planner::plan_select(const ast::Select& sel, const Scope* outer) {
+  // WITH DEFAULTS is inert outside a write-through target (sql-select.md); WITH SCHEMA
+  // changes name resolution and is not implemented yet, so it is refused, not ignored.
+  if (!sel.schema_path.empty()) {
+    throw Error(StatusCode::kUnsupported, "WITH SCHEMA search paths are not supported yet", sel.site);
+  }
+  for (const auto& leg : sel.compounds) {
+    if (!leg.membership.empty()) {
+      throw Error(StatusCode::kUnsupported, "Set-operation membership columns (EXISTS LEFT/RIGHT AS) are not supported yet",
+                  leg.membership.front().site);
+    }
+  }
   const Scope* effective_outer = outer;
   struct CtePop {
     std::vector<std::map<std::string, std::shared_ptr<CteBinding>>>& stack;
@@ -1163,7 +1181,9 @@ QueryPlan Planner::plan_select(const ast::Select& sel, const Scope* outer) {
   RelPtr node = first.root;
   std::vector<std::string> names = first.names;
   if (compound) {
-    for (auto& [op, core] : sel.compounds) {
+    for (const auto& leg : sel.compounds) {
+      const ast::CompoundOp op = leg.op;
+      const ast::SelectCore& core = leg.core;
       QueryPlan rhs = plan_core(core, effective_outer, nullptr, nullptr);
       if (rhs.root->columns.size() != node->columns.size())
         throw Error(StatusCode::kError, "SELECTs to the left and right of " +
