@@ -25,6 +25,7 @@ echo "==> fuzzing the parser for ${secs}s (seeds from $n files)" >&2
 log=build-fuzz/fuzz.log
 status=0
 build-fuzz/parser_fuzz -max_total_time="$secs" -timeout=10 -max_len=4096 -print_final_stats=1 \
+  -dict=tests/fuzz/sql.dict \
   -artifact_prefix=build-fuzz/ "$seeds" >"$log" 2>&1 || status=$?
 grep -E "stat::number_of_executed_units|Done [0-9]+ runs|ERROR|SUMMARY" "$log" || true
 if [ "$status" -ne 0 ]; then
