@@ -39,7 +39,9 @@ class QueryExec : public Executable {
   QueryExec(RelPtr root, std::vector<std::string> names) : root_(std::move(root)) { names_ = std::move(names); }
   void start(ExecContext& ctx) override {
     env_ = EvalEnv{nullptr, nullptr, &ctx};
-    op_ = root_->instantiate();
+    // The operator tree is built once per plan and re-opened per execution (every
+    // operator's open() resets its state).
+    if (!op_) op_ = root_->instantiate();
     op_->open(env_);
   }
   bool next(Row& out) override { return op_->next(out); }

@@ -150,13 +150,30 @@ class FilterOp : public Operator {
 
 class ProjectOp : public Operator {
  public:
-  explicit ProjectOp(const ProjectNode& n) : node_(n), input_(n.input->instantiate()) {}
+  explicit ProjectOp(const ProjectNode& n) : node_(n), input_(n.input->instantiate()) {
+    // A projection of distinct input columns moves the values instead of copying them.
+    std::vector<bool> seen;
+    for (const auto& e : node_.exprs) {
+      const auto* c = e->kind == ScalarKind::kColumn ? static_cast<const ColumnScalar*>(e.get()) : nullptr;
+      if (!c || c->level != 0 || (c->slot < static_cast<int>(seen.size()) && seen[c->slot])) {
+        moves_.clear();
+        return;
+      }
+      if (seen.size() <= static_cast<size_t>(c->slot)) seen.resize(c->slot + 1, false);
+      seen[c->slot] = true;
+      moves_.push_back(c->slot);
+    }
+  }
   void open(const EvalEnv& outer) override { outer_ = outer; input_->open(outer); }
   bool next(Row& out) override {
     if (!input_->next(in_)) return false;
-    EvalEnv env{&in_, &outer_, outer_.ctx};
     out.clear();
     out.reserve(node_.exprs.size());
+    if (!moves_.empty()) {
+      for (int slot : moves_) out.push_back(std::move(in_[slot]));
+      return true;
+    }
+    EvalEnv env{&in_, &outer_, outer_.ctx};
     for (auto& e : node_.exprs) out.push_back(e->eval(env));
     return true;
   }
@@ -166,6 +183,7 @@ class ProjectOp : public Operator {
   std::unique_ptr<Operator> input_;
   EvalEnv outer_;
   Row in_;
+  std::vector<int> moves_;  // input slot per output column; empty: evaluate
 };
 
 // ---------------------------------------------------------------- join
@@ -374,34 +392,48 @@ class AggregateOp : public Operator {
 
 class SortOp : public Operator {
  public:
-  explicit SortOp(const SortNode& n) : node_(n), input_(n.input->instantiate()) {}
+  explicit SortOp(const SortNode& n) : node_(n), input_(n.input->instantiate()) {
+    // A key that is a column of the input row is compared in place; any other key is
+    // evaluated once per row into `computed_`.
+    for (const SortKey& k : node_.sort_keys) {
+      int slot = -1;
+      if (k.expr->kind == ScalarKind::kColumn) {
+        const auto& c = static_cast<const ColumnScalar&>(*k.expr);
+        if (c.level == 0) slot = c.slot;
+      }
+      slots_.push_back(slot);
+      computed_index_.push_back(slot < 0 ? n_computed_++ : 0);
+    }
+  }
   void open(const EvalEnv& outer) override {
     input_->open(outer);
     rows_.clear();
-    Row r;
-    std::vector<std::pair<Row, Row>> keyed;
-    while (input_->next(r)) {
-      EvalEnv env{&r, &outer, outer.ctx};
-      Row k;
-      for (auto& s : node_.sort_keys) k.push_back(s.expr->eval(env));
-      keyed.emplace_back(std::move(k), std::move(r));
-    }
-    std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
-      for (size_t i = 0; i < node_.sort_keys.size(); ++i) {
-        const SortKey& sk = node_.sort_keys[i];
-        const Value& x = a.first[i];
-        const Value& y = b.first[i];
-        if (x.is_null() || y.is_null()) {
-          if (x.is_null() && y.is_null()) continue;
-          return x.is_null() == sk.nulls_first;
-        }
-        int c = compare_values(x, y, sk.expr->collation);
-        if (c) return sk.desc ? c > 0 : c < 0;
-      }
-      return false;
-    });
-    for (auto& [k, row] : keyed) rows_.push_back(std::move(row));
+    computed_.clear();
     i_ = 0;
+    Row r;
+    while (input_->next(r)) {
+      if (n_computed_) {
+        EvalEnv env{&r, &outer, outer.ctx};
+        for (size_t k = 0; k < slots_.size(); ++k) {
+          if (slots_[k] < 0) computed_.push_back(node_.sort_keys[k].expr->eval(env));
+        }
+      }
+      rows_.push_back(std::move(r));
+    }
+    // Sort row numbers (ties keep input order: the sort is stable), then permute once.
+    std::vector<uint32_t> order(rows_.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      for (size_t k = 0; k < slots_.size(); ++k) {
+        if (int c = compare_key(k, key(a, k), key(b, k))) return c < 0;
+      }
+      return a < b;
+    });
+    std::vector<Row> sorted;
+    sorted.reserve(rows_.size());
+    for (uint32_t i : order) sorted.push_back(std::move(rows_[i]));
+    rows_ = std::move(sorted);
+    computed_.clear();
   }
   bool next(Row& out) override {
     if (i_ >= rows_.size()) return false;
@@ -410,9 +442,32 @@ class SortOp : public Operator {
   }
 
  private:
+  const Value& key(uint32_t row, size_t k) const {
+    return slots_[k] >= 0 ? rows_[row][slots_[k]] : computed_[row * n_computed_ + computed_index_[k]];
+  }
+  // <0, 0, >0 as x sorts before, with, after y under sort key k.
+  int compare_key(size_t k, const Value& x, const Value& y) const {
+    const SortKey& sk = node_.sort_keys[k];
+    if (x.is_null() || y.is_null()) {
+      if (x.is_null() && y.is_null()) return 0;
+      return x.is_null() == sk.nulls_first ? -1 : 1;
+    }
+    int c;
+    if (x.type() == ValueType::kInteger && y.type() == ValueType::kInteger) {
+      c = (x.as_int() > y.as_int()) - (x.as_int() < y.as_int());
+    } else {
+      c = compare_values(x, y, sk.expr->collation);
+    }
+    return sk.desc ? -c : c;
+  }
+
   const SortNode& node_;
   std::unique_ptr<Operator> input_;
+  std::vector<int> slots_;            // per key: input column, or -1 when computed
+  std::vector<size_t> computed_index_;
+  size_t n_computed_ = 0;
   std::vector<Row> rows_;
+  std::vector<Value> computed_;       // n_computed_ values per row
   size_t i_ = 0;
 };
 
