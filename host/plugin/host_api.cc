@@ -153,6 +153,25 @@ Row copy_row(const qrs_value* cells, uint32_t count) {
   return row;
 }
 
+void assign_row(Row& row, const qrs_value* cells, uint32_t count) {
+  row.resize(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    const qrs_value& v = cells[i];
+    Value& out = row[i];
+    switch (v.type) {
+      case QRS_TYPE_NULL: out.assign_null(); break;
+      case QRS_TYPE_INTEGER: out.assign_integer(v.u.integer); break;
+      case QRS_TYPE_REAL: out.assign_real(v.u.real); break;
+      case QRS_TYPE_BOOLEAN: out.assign_boolean(v.u.boolean != 0); break;
+      case QRS_TYPE_TEXT: out.assign_bytes(ValueType::kText, to_view(v.u.str)); break;
+      case QRS_TYPE_BLOB: out.assign_bytes(ValueType::kBlob, to_view(v.u.str)); break;
+      case QRS_TYPE_JSON: out.assign_bytes(ValueType::kJson, to_view(v.u.str)); break;
+      default:
+        throw Error(StatusCode::kMismatch, "plugin returned a value of unknown type " + std::to_string(v.type));
+    }
+  }
+}
+
 ErrorBox::ErrorBox() : err_{} {
   err_.struct_size = sizeof(err_);
   err_.ctx = &message_;

@@ -51,6 +51,8 @@ qrs_value to_qrs(const Value& v);
 Value from_qrs(const qrs_value& v);
 // Copies a borrowed row (`count` cells) into engine values.
 Row copy_row(const qrs_value* cells, uint32_t count);
+// Copies a C row into `row`, reusing its cells' buffers (no allocation in the steady state).
+void assign_row(Row& row, const qrs_value* cells, uint32_t count);
 // Borrowed views of `values`, for one call.
 std::vector<qrs_value> to_qrs(std::span<const Value> values);
 

@@ -359,20 +359,19 @@ PluginCursor::~PluginCursor() {
   if (vt_.close) vt_.close(self_);
 }
 
-bool PluginCursor::next_batch(std::vector<Row>& rows) {
-  rows.clear();
-  if (done_) return false;
+size_t PluginCursor::next_batch(std::vector<Row>& rows) {
+  if (done_) return 0;
   qrs_row_batch b{};
   b.struct_size = sizeof(b);
   ErrorBox err;
   qrs_status st = vt_.next_batch(self_, &b, err.get());
   if (st != QRS_ROW && st != QRS_DONE && st != QRS_OK) err.raise(st, "next_batch");
   if (b.row_count > 0 && b.cells == nullptr) plugin_bug("next_batch returned rows without cells");
-  rows.reserve(b.row_count);
+  if (rows.size() < b.row_count) rows.resize(b.row_count);
   for (uint32_t r = 0; r < b.row_count; ++r)
-    rows.push_back(copy_row(b.cells + size_t(r) * b.column_count, b.column_count));
+    assign_row(rows[r], b.cells + size_t(r) * b.column_count, b.column_count);
   done_ = st == QRS_DONE || b.row_count == 0;  // rows that came with DONE are still returned
-  return !rows.empty();
+  return b.row_count;
 }
 
 // ---- connection ----
@@ -408,6 +407,7 @@ ScalarFunction make_plugin_scalar(const qrs_scalar_function_def& def, PluginLibr
   fn.name = name;
   fn.num_args = def.num_args;
   fn.flags = def.flags;
+  if (def.return_type <= QRS_LT_TIMESPAN) fn.return_type = static_cast<qrs_logical_type>(def.return_type);
   fn.call = [user, call = def.call, name](std::span<const Value> args) {
     auto qargs = to_qrs(args);
     ResultBox out;

@@ -76,7 +76,7 @@ class PluginCursor final : public VtabCursor {
   PluginCursor(const PluginCursor&) = delete;
   PluginCursor& operator=(const PluginCursor&) = delete;
 
-  bool next_batch(std::vector<Row>& rows) override;
+  size_t next_batch(std::vector<Row>& rows) override;
 
  private:
   std::shared_ptr<PluginTableHandle> table_;

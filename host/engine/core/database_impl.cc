@@ -217,14 +217,13 @@ Status DatabaseImpl::set_option(std::string_view name_in, const Value& value) {
 
 std::shared_ptr<TableEntry> DatabaseImpl::require_table(const std::string& schema, const std::string& name) {
   if (!schema.empty()) {
-    if (!catalog_.has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + schema);
-    auto t = catalog_.find(schema, name);
-    if (!t) throw Error(StatusCode::kError, "Table '" + name + "' not found in schema '" + to_lower(schema) + "'");
+    auto t = catalog_.has_schema(schema) ? catalog_.find(schema, name) : nullptr;
+    if (!t) throw Error(StatusCode::kError, "Table not found: " + schema + "." + name);
     return t;
   }
   for (const char* s : {"main", "temp"})
     if (auto t = catalog_.find(s, name)) return t;
-  throw Error(StatusCode::kError, "Table '" + name + "' not found in schema 'main'");
+  throw Error(StatusCode::kError, "Table '" + name + "' not found in schema path: main");
 }
 
 // ---------------------------------------------------------------- transactions
@@ -311,7 +310,7 @@ void DatabaseImpl::statement_rollback() {
 }
 
 void DatabaseImpl::begin_explicit() {
-  if (explicit_) throw Error(StatusCode::kError, "cannot start a transaction within a transaction");
+  if (explicit_) throw Error(StatusCode::kError, "cannot BEGIN: already in a transaction");
   explicit_ = true;
 }
 

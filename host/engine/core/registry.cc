@@ -80,11 +80,11 @@ void Registry::add_collation(std::shared_ptr<const Collation> collation,
 }
 
 // Functions overload by arity; a scalar and an aggregate may not share a name and arity.
-void Registry::add_scalar(ScalarFunction fn, const std::string& origin) {
+ScalarFunction& Registry::add_scalar(ScalarFunction fn, const std::string& origin) {
   fn.name = lower(fn.name);
   check_function(scalars_, aggregates_, fn.name, fn.num_args);
   std::string key = fn.name;
-  scalars_.emplace(key, std::make_pair(std::move(fn), origin));
+  return scalars_.emplace(key, std::make_pair(std::move(fn), origin))->second.first;
 }
 
 void Registry::add_aggregate(AggregateFunction fn, const std::string& origin) {

@@ -22,7 +22,8 @@ class Registry {
   void add_module(const std::string& name, std::shared_ptr<VtabModule> module,
                   const std::string& origin);
   void add_collation(std::shared_ptr<const Collation> collation, const std::string& origin);
-  void add_scalar(ScalarFunction fn, const std::string& origin);
+  // Returns the stored function, so a built-in can declare its plan-time typing.
+  ScalarFunction& add_scalar(ScalarFunction fn, const std::string& origin);
   void add_aggregate(AggregateFunction fn, const std::string& origin);
   void add_table_function(TableFunction fn, const std::string& origin);
 

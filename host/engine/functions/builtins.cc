@@ -7,6 +7,7 @@
 
 #include "common/status.h"
 #include "core/registry.h"
+#include "functions/function_util.h"
 #include "planner/scalar_expr.h"
 #include "types/compare.h"
 
@@ -16,13 +17,9 @@ namespace {
 
 using Args = std::span<const Value>;
 
-void scalar(Registry& r, const char* name, int argc, std::function<Value(Args)> fn, uint32_t flags = kDeterministic | kReplicable) {
-  ScalarFunction f;
-  f.name = name;
-  f.num_args = argc;
-  f.flags = flags;
-  f.call = std::move(fn);
-  r.add_scalar(std::move(f), "builtin");
+ScalarFunction& scalar(Registry& r, const char* name, int argc, std::function<Value(Args)> fn,
+                       uint32_t flags = kDeterministic | kReplicable) {
+  return fnutil::add_scalar(r, name, argc, std::move(fn), flags);
 }
 
 size_t utf8_length(const std::string& s) {
@@ -98,12 +95,13 @@ class SumState : public AggregateState {
   explicit SumState(Mode m) : mode_(m) {}
   void step(Args a) override {
     if (a[0].is_null()) return;
-    ++count_;
     Value v = a[0];
     if (v.type() == ValueType::kText) {
-      v = parse_number(v.str(), true);
-      if (v.is_null()) v = Value::Integer(0);
+      // Numeric-looking text counts as its number; other text is skipped.
+      v = parse_number(v.str(), false);
+      if (v.is_null()) return;
     }
+    ++count_;
     if (v.type() == ValueType::kInteger || v.type() == ValueType::kBoolean) {
       int64_t r;
       if (!is_real_ && !__builtin_add_overflow(isum_, v.as_int(), &r)) { isum_ = r; return; }
@@ -139,9 +137,15 @@ class MinMaxState : public AggregateState {
   explicit MinMaxState(bool is_max) : max_(is_max) {}
   void step(Args a) override {
     if (a[0].is_null()) return;
-    if (!set_) { v_ = a[0]; set_ = true; return; }
-    int c = compare_values(a[0], v_);
-    if (max_ ? c > 0 : c < 0) v_ = a[0];
+    // Numeric-looking text takes part as its number (the reference's aggregate coercion).
+    Value v = a[0];
+    if (v.type() == ValueType::kText) {
+      Value n = parse_number(v.str(), false);
+      if (!n.is_null()) v = std::move(n);
+    }
+    if (!set_) { v_ = std::move(v); set_ = true; return; }
+    int c = compare_values(v, v_);
+    if (max_ ? c > 0 : c < 0) v_ = std::move(v);
   }
   Value final() override { return v_; }
 
@@ -185,20 +189,20 @@ void register_builtin_functions(Registry& r) {
     std::string s = a[0].to_text();
     for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return Value::Text(s);
-  });
+  }).returns(QRS_LT_TEXT);
   scalar(r, "upper", 1, [](Args a) {
     if (a[0].is_null()) return Value();
     std::string s = a[0].to_text();
     for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     return Value::Text(s);
-  });
+  }).returns(QRS_LT_TEXT);
   scalar(r, "length", 1, [](Args a) {
     switch (a[0].type()) {
       case ValueType::kNull: return Value();
       case ValueType::kBlob: return Value::Integer(static_cast<int64_t>(a[0].str().size()));
       default: return Value::Integer(static_cast<int64_t>(utf8_length(a[0].to_text())));
     }
-  });
+  }).returns(QRS_LT_INTEGER);
   scalar(r, "abs", 1, [](Args a) {
     const Value& v = a[0];
     if (v.is_null()) return Value();
@@ -214,30 +218,41 @@ void register_builtin_functions(Registry& r) {
       return Value::Real(std::fabs(n.to_double()));
     }
     throw Error(StatusCode::kError, "Invalid argument types for function abs");
-  });
+  }).infers(fnutil::first_arg_type).accepting(fnutil::numeric_args);
   auto coalesce = [](Args a) {
     for (auto& v : a) if (!v.is_null()) return v;
     return Value();
   };
-  scalar(r, "coalesce", -1, coalesce);
-  scalar(r, "ifnull", 2, coalesce);
-  scalar(r, "nullif", 2, [](Args a) {
-    if (!a[0].is_null() && !a[1].is_null() && compare_values(a[0], a[1]) == 0) return Value();
+  scalar(r, "coalesce", -1, coalesce).infers(fnutil::merged_arg_types);
+  scalar(r, "ifnull", 2, coalesce).infers(fnutil::merged_arg_types);
+  auto nullif = [](Args a, Args keys, const Collation* collation) {
+    if (!keys[0].is_null() && !keys[1].is_null() && compare_values(keys[0], keys[1], collation) == 0) return Value();
     return a[0];
-  });
+  };
+  scalar(r, "nullif", 2, [nullif](Args a) { return nullif(a, a, nullptr); })
+      .infers(fnutil::first_arg_type)
+      .comparing(nullif);
   scalar(r, "iif", 3, [](Args a) {
     bool n;
     return a[0].truthy(&n) ? a[1] : a[2];
   });
-  scalar(r, "typeof", 1, [](Args a) { return Value::Text(value_type_name(a[0].type())); });
-  scalar(r, "substr", 2, substr);
-  scalar(r, "substr", 3, substr);
-  scalar(r, "substring", 2, substr);
-  scalar(r, "substring", 3, substr);
+  // The reference reports the storage class of its JS value: booleans and integral
+  // finite reals are "integer" (one JS number type), JSON documents "json".
+  scalar(r, "typeof", 1, [](Args a) {
+    const Value& v = a[0];
+    if (v.type() == ValueType::kBoolean) return Value::Text("integer");
+    if (v.type() == ValueType::kReal && std::isfinite(v.as_real()) && std::floor(v.as_real()) == v.as_real())
+      return Value::Text("integer");
+    return Value::Text(value_type_name(v.type()));
+  }).returns(QRS_LT_TEXT);
+  scalar(r, "substr", 2, substr).returns(QRS_LT_TEXT);
+  scalar(r, "substr", 3, substr).returns(QRS_LT_TEXT);
+  scalar(r, "substring", 2, substr).returns(QRS_LT_TEXT);
+  scalar(r, "substring", 3, substr).returns(QRS_LT_TEXT);
   for (int n : {1, 2}) {
-    scalar(r, "trim", n, [](Args a) { return trim_impl(a, true, true); });
-    scalar(r, "ltrim", n, [](Args a) { return trim_impl(a, true, false); });
-    scalar(r, "rtrim", n, [](Args a) { return trim_impl(a, false, true); });
+    scalar(r, "trim", n, [](Args a) { return trim_impl(a, true, true); }).returns(QRS_LT_TEXT);
+    scalar(r, "ltrim", n, [](Args a) { return trim_impl(a, true, false); }).returns(QRS_LT_TEXT);
+    scalar(r, "rtrim", n, [](Args a) { return trim_impl(a, false, true); }).returns(QRS_LT_TEXT);
   }
   scalar(r, "replace", 3, [](Args a) {
     if (a[0].is_null() || a[1].is_null() || a[2].is_null()) return Value();
@@ -247,7 +262,7 @@ void register_builtin_functions(Registry& r) {
     size_t i = 0, j;
     while ((j = s.find(from, i)) != std::string::npos) { out += s.substr(i, j - i) + to; i = j + from.size(); }
     return Value::Text(out + s.substr(i));
-  });
+  }).returns(QRS_LT_TEXT);
   scalar(r, "instr", 2, [](Args a) {
     if (a[0].is_null() || a[1].is_null()) return Value();
     std::string s = a[0].to_text(), t = a[1].to_text();
@@ -255,7 +270,7 @@ void register_builtin_functions(Registry& r) {
     size_t p = s.find(t);
     if (p == std::string::npos) return Value::Integer(0);
     return Value::Integer(static_cast<int64_t>(utf8_length(s.substr(0, p)) + 1));
-  });
+  }).returns(QRS_LT_INTEGER);
   auto round_fn = [](Args a) {
     if (a[0].is_null() || (a.size() > 1 && a[1].is_null())) return Value();
     double d = cast_value(a[0], QRS_LT_REAL).as_real();
@@ -265,12 +280,12 @@ void register_builtin_functions(Registry& r) {
     double rd = std::round(d * m) / m;
     return Value::Real(rd);
   };
-  scalar(r, "round", 1, round_fn);
-  scalar(r, "round", 2, round_fn);
+  scalar(r, "round", 1, round_fn).returns(QRS_LT_REAL).accepting(fnutil::numeric_args);
+  scalar(r, "round", 2, round_fn).returns(QRS_LT_REAL).accepting(fnutil::numeric_args);
   scalar(r, "hex", 1, [](Args a) {
     if (a[0].is_null()) return Value::Text("");
     return Value::Text(hex_of(a[0].to_text()));
-  });
+  }).returns(QRS_LT_TEXT);
   auto minmax = [](bool is_max) {
     return [is_max](Args a) {
       Value best;
@@ -285,12 +300,12 @@ void register_builtin_functions(Registry& r) {
   scalar(r, "random", 0, [](Args) {
     static thread_local std::mt19937_64 gen{std::random_device{}()};
     return Value::Integer(static_cast<int64_t>(gen()));
-  }, 0);
+  }, 0).returns(QRS_LT_INTEGER);
   scalar(r, "sign", 1, [](Args a) {
     if (a[0].is_null()) return Value();
     double d = cast_value(a[0], QRS_LT_REAL).as_real();
     return Value::Integer(d > 0 ? 1 : (d < 0 ? -1 : 0));
-  });
+  }).returns(QRS_LT_INTEGER);
   scalar(r, "quote", 1, [](Args a) {
     const Value& v = a[0];
     switch (v.type()) {
@@ -303,7 +318,7 @@ void register_builtin_functions(Registry& r) {
       case ValueType::kBlob: return Value::Text("X'" + hex_of(v.str()) + "'");
       default: return Value::Text(v.to_text());
     }
-  });
+  }).returns(QRS_LT_TEXT);
 
   aggregate(r, "count", 0, [] { return std::make_unique<CountState>(true); });
   aggregate(r, "count", 1, [] { return std::make_unique<CountState>(false); });

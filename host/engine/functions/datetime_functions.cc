@@ -492,52 +492,53 @@ void register_datetime_functions(Registry& r) {
   constexpr uint32_t kNow = 0;  // accepts 'now': neither deterministic nor replicable
 
   // Conversion functions (one argument).
-  add_scalar(r, "date", 1, date_conversion, kNow);
-  add_scalar(r, "time", 1, time_conversion, kNow);
-  add_scalar(r, "datetime", 1, datetime_conversion, kNow);
-  add_scalar(r, "timespan", 1, [](Args a) { return convert(a[0], to_timespan_text, "TIMESPAN"); });
+  add_scalar(r, "date", 1, date_conversion, kNow).returns(QRS_LT_DATE);
+  add_scalar(r, "time", 1, time_conversion, kNow).returns(QRS_LT_TIME);
+  add_scalar(r, "datetime", 1, datetime_conversion, kNow).returns(QRS_LT_DATETIME);
+  add_scalar(r, "timespan", 1, [](Args a) { return convert(a[0], to_timespan_text, "TIMESPAN"); })
+      .returns(QRS_LT_TIMESPAN);
 
   // SQLite-style display functions with modifiers.
   add_scalar(r, "date", -1, [](Args a) {
     auto p = process_args(a);
     return p.dt ? Value::Text(format_date(p.dt->wall().date)) : Value();
-  }, kNow);
+  }, kNow).returns(QRS_LT_TEXT);
   add_scalar(r, "time", -1, [](Args a) {
     auto p = process_args(a);
     return p.dt ? Value::Text(format_time_of(p.dt->wall(), p.subsec)) : Value();
-  }, kNow);
+  }, kNow).returns(QRS_LT_TEXT);
   add_scalar(r, "datetime", -1, [](Args a) {
     auto p = process_args(a);
     if (!p.dt) return Value();
     PlainDateTime w = p.dt->wall();
     return Value::Text(format_date(w.date) + " " + format_time_of(w, p.subsec));
-  }, kNow);
+  }, kNow).returns(QRS_LT_TEXT);
   add_scalar(r, "julianday", -1, [](Args a) {
     auto p = process_args(a);
     return p.dt ? Value::Real(julian_day(*p.dt)) : Value();
-  }, kNow);
+  }, kNow).returns(QRS_LT_REAL);
   add_scalar(r, "strftime", -1, [](Args a) {
     if (a.empty() || a[0].type() != ValueType::kText) return Value();
     auto p = process_args(a.subspan(1));
     return p.dt ? Value::Text(strftime_format(a[0].str(), *p.dt)) : Value();
-  }, kNow);
+  }, kNow).returns(QRS_LT_TEXT);
 
   // Unix epoch functions (strict parsing).
   add_scalar(r, "epoch_s", -1, [](Args a) {
     auto dt = process_strict(a);
     return dt ? Value::Integer(epoch_seconds(*dt)) : Value();
-  }, kNow);
+  }, kNow).returns(QRS_LT_INTEGER);
   add_scalar(r, "epoch_ms", -1, [](Args a) {
     auto dt = process_strict(a);
     return dt ? Value::Integer(dt->epoch_millis()) : Value();
-  }, kNow);
+  }, kNow).returns(QRS_LT_INTEGER);
   add_scalar(r, "epoch_s_frac", -1, [](Args a) {
     auto dt = process_strict(a);
     return dt ? Value::Real(static_cast<double>(dt->epoch_millis()) / 1000.0) : Value();
-  }, kNow);
+  }, kNow).returns(QRS_LT_REAL);
 
-  add_scalar(r, "isisodate", 1, is_iso_date);
-  add_scalar(r, "isisodatetime", 1, is_iso_datetime);
+  add_scalar(r, "isisodate", 1, is_iso_date).returns(QRS_LT_BOOLEAN);
+  add_scalar(r, "isisodatetime", 1, is_iso_datetime).returns(QRS_LT_BOOLEAN);
 
   add_extractor(r, "timespan_years", &Duration::years);
   add_extractor(r, "timespan_months", &Duration::months);

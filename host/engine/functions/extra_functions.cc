@@ -226,30 +226,16 @@ Value clamp_fn(Args a) {
 
 }  // namespace
 
-Value greatest_least(std::span<const Value> a, bool greatest, const Collation* collation) {
-  bool any_number = false, any_text = false;
-  for (const Value& v : a) {
-    if (v.is_numeric() || v.type() == ValueType::kBoolean) any_number = true;
-    if (v.type() == ValueType::kText) any_text = true;
+Value greatest_least(std::span<const Value> args, std::span<const Value> keys, bool greatest,
+                     const Collation* collation) {
+  size_t best = args.size();
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].is_null() || keys[i].is_null()) continue;
+    if (best == args.size()) { best = i; continue; }
+    int c = compare_values(keys[i], keys[best], collation);
+    if (greatest ? c > 0 : c < 0) best = i;
   }
-  bool numeric_keys = any_number && any_text;
-  auto key = [&](const Value& v) -> Value {
-    if (numeric_keys && v.type() == ValueType::kText) {
-      Value n = parse_number(v.str(), true);
-      return n.is_null() ? Value::Integer(0) : n;
-    }
-    return v;
-  };
-  const Value* best = nullptr;
-  Value best_key;
-  for (const Value& v : a) {
-    if (v.is_null()) continue;
-    Value k = key(v);
-    if (!best) { best = &v; best_key = k; continue; }
-    int c = compare_values(k, best_key, collation);
-    if (greatest ? c > 0 : c < 0) { best = &v; best_key = k; }
-  }
-  return best ? *best : Value();
+  return best < args.size() ? args[best] : Value();
 }
 
 namespace {
@@ -559,85 +545,100 @@ class StringConcatState : public AggregateState {
 
 void register_extra_functions(Registry& r) {
   // Conversion functions.
-  add_scalar(r, "integer", 1, integer_conversion);
-  add_scalar(r, "real", 1, real_conversion);
-  add_scalar(r, "text", 1, text_conversion);
-  add_scalar(r, "boolean", 1, boolean_conversion);
+  add_scalar(r, "integer", 1, integer_conversion).returns(QRS_LT_INTEGER);
+  add_scalar(r, "real", 1, real_conversion).returns(QRS_LT_REAL);
+  add_scalar(r, "text", 1, text_conversion).returns(QRS_LT_TEXT);
+  add_scalar(r, "boolean", 1, boolean_conversion).returns(QRS_LT_BOOLEAN);
 
   // Math.
-  add_scalar(r, "sqrt", 1, unary_math([](double x) { return std::sqrt(x); }, [](double x) { return x >= 0; }));
-  add_scalar(r, "pow", 2, pow_fn, kLibm);
-  add_scalar(r, "power", 2, pow_fn, kLibm);
-  add_scalar(r, "floor", 1, rounding([](double x) { return std::floor(x); }));
-  add_scalar(r, "ceil", 1, rounding([](double x) { return std::ceil(x); }));
-  add_scalar(r, "ceiling", 1, rounding([](double x) { return std::ceil(x); }));
-  add_scalar(r, "trunc", 1, rounding([](double x) { return std::trunc(x); }));
-  add_scalar(r, "clamp", 3, clamp_fn);
-  add_scalar(r, "greatest", -1, [](Args a) { return greatest_least(a, true, nullptr); });
-  add_scalar(r, "least", -1, [](Args a) { return greatest_least(a, false, nullptr); });
-  add_scalar(r, "choose", -1, choose_fn);
+  add_scalar(r, "sqrt", 1, unary_math([](double x) { return std::sqrt(x); }, [](double x) { return x >= 0; }))
+      .returns(QRS_LT_REAL)
+      .accepting(fnutil::numeric_args);
+  add_scalar(r, "pow", 2, pow_fn, kLibm).returns(QRS_LT_REAL);
+  add_scalar(r, "power", 2, pow_fn, kLibm).returns(QRS_LT_REAL);
+  // Rounding keeps its argument's numeric type; a non-numeric argument fails planning.
+  auto add_rounding = [&r](const char* name, double (*f)(double)) {
+    add_scalar(r, name, 1, rounding(f)).infers(fnutil::first_arg_type).accepting(fnutil::numeric_args);
+  };
+  add_rounding("floor", [](double x) { return std::floor(x); });
+  add_rounding("ceil", [](double x) { return std::ceil(x); });
+  add_rounding("ceiling", [](double x) { return std::ceil(x); });
+  add_rounding("trunc", [](double x) { return std::trunc(x); });
+  add_scalar(r, "clamp", 3, clamp_fn).infers(fnutil::first_arg_type).accepting(fnutil::numeric_args);
+  for (bool greatest : {true, false}) {
+    add_scalar(r, greatest ? "greatest" : "least", -1,
+               [greatest](Args a) { return greatest_least(a, a, greatest, nullptr); })
+        .infers(fnutil::merged_arg_types)
+        .comparing([greatest](Args a, Args keys, const Collation* collation) {
+          return greatest_least(a, keys, greatest, collation);
+        });
+  }
+  add_scalar(r, "choose", -1, choose_fn).infers(fnutil::merged_arg_types);
   add_scalar(r, "mod", 2, mod_fn);
-  add_scalar(r, "pi", 0, [](Args) { return Value::Real(M_PI); });
-  add_scalar(r, "exp", 1, unary_math([](double x) { return std::exp(x); }), kLibm);
-  add_scalar(r, "ln", 1, unary_math([](double x) { return std::log(x); }, [](double x) { return x > 0; }), kLibm);
-  add_scalar(r, "log", 1, log_fn, kLibm);
-  add_scalar(r, "log", 2, log_fn, kLibm);
-  add_scalar(r, "log10", 1, unary_math([](double x) { return std::log10(x); }, [](double x) { return x > 0; }), kLibm);
-  add_scalar(r, "log2", 1, unary_math([](double x) { return std::log2(x); }, [](double x) { return x > 0; }), kLibm);
-  add_scalar(r, "sin", 1, unary_math([](double x) { return std::sin(x); }), kLibm);
-  add_scalar(r, "cos", 1, unary_math([](double x) { return std::cos(x); }), kLibm);
-  add_scalar(r, "tan", 1, unary_math([](double x) { return std::tan(x); }), kLibm);
-  add_scalar(r, "asin", 1, unary_math([](double x) { return std::asin(x); }), kLibm);
-  add_scalar(r, "acos", 1, unary_math([](double x) { return std::acos(x); }), kLibm);
-  add_scalar(r, "atan", 1, unary_math([](double x) { return std::atan(x); }), kLibm);
+  add_scalar(r, "pi", 0, [](Args) { return Value::Real(M_PI); }).returns(QRS_LT_REAL);
+  add_scalar(r, "exp", 1, unary_math([](double x) { return std::exp(x); }), kLibm).returns(QRS_LT_REAL);
+  add_scalar(r, "ln", 1, unary_math([](double x) { return std::log(x); }, [](double x) { return x > 0; }), kLibm)
+      .returns(QRS_LT_REAL);
+  add_scalar(r, "log", 1, log_fn, kLibm).returns(QRS_LT_REAL);
+  add_scalar(r, "log", 2, log_fn, kLibm).returns(QRS_LT_REAL);
+  add_scalar(r, "log10", 1, unary_math([](double x) { return std::log10(x); }, [](double x) { return x > 0; }), kLibm)
+      .returns(QRS_LT_REAL);
+  add_scalar(r, "log2", 1, unary_math([](double x) { return std::log2(x); }, [](double x) { return x > 0; }), kLibm)
+      .returns(QRS_LT_REAL);
+  add_scalar(r, "sin", 1, unary_math([](double x) { return std::sin(x); }), kLibm).returns(QRS_LT_REAL);
+  add_scalar(r, "cos", 1, unary_math([](double x) { return std::cos(x); }), kLibm).returns(QRS_LT_REAL);
+  add_scalar(r, "tan", 1, unary_math([](double x) { return std::tan(x); }), kLibm).returns(QRS_LT_REAL);
+  add_scalar(r, "asin", 1, unary_math([](double x) { return std::asin(x); }), kLibm).returns(QRS_LT_REAL);
+  add_scalar(r, "acos", 1, unary_math([](double x) { return std::acos(x); }), kLibm).returns(QRS_LT_REAL);
+  add_scalar(r, "atan", 1, unary_math([](double x) { return std::atan(x); }), kLibm).returns(QRS_LT_REAL);
   add_scalar(r, "atan2", 2, [](Args a) {
     auto y = num_arg(a[0]), x = num_arg(a[1]);
     if (!y || !x) return Value();
     return Value::Real(std::atan2(*y, *x));
-  }, kLibm);
-  add_scalar(r, "degrees", 1, unary_math([](double x) { return x * 180.0 / M_PI; }), kLibm);
-  add_scalar(r, "radians", 1, unary_math([](double x) { return x * M_PI / 180.0; }), kLibm);
+  }, kLibm).returns(QRS_LT_REAL);
+  add_scalar(r, "degrees", 1, unary_math([](double x) { return x * 180.0 / M_PI; }), kLibm).returns(QRS_LT_REAL);
+  add_scalar(r, "radians", 1, unary_math([](double x) { return x * M_PI / 180.0; }), kLibm).returns(QRS_LT_REAL);
 
   // Strings and blobs.
-  add_scalar(r, "reverse", 1, reverse_fn);
-  add_scalar(r, "lpad", 2, [](Args a) { return pad_fn(a, true); });
-  add_scalar(r, "lpad", 3, [](Args a) { return pad_fn(a, true); });
-  add_scalar(r, "rpad", 2, [](Args a) { return pad_fn(a, false); });
-  add_scalar(r, "rpad", 3, [](Args a) { return pad_fn(a, false); });
+  add_scalar(r, "reverse", 1, reverse_fn).returns(QRS_LT_TEXT);
+  add_scalar(r, "lpad", 2, [](Args a) { return pad_fn(a, true); }).returns(QRS_LT_TEXT);
+  add_scalar(r, "lpad", 3, [](Args a) { return pad_fn(a, true); }).returns(QRS_LT_TEXT);
+  add_scalar(r, "rpad", 2, [](Args a) { return pad_fn(a, false); }).returns(QRS_LT_TEXT);
+  add_scalar(r, "rpad", 3, [](Args a) { return pad_fn(a, false); }).returns(QRS_LT_TEXT);
   add_scalar(r, "like", 2, [](Args a) {
     if (a[0].is_null() || a[1].is_null()) return Value();
     return Value::Boolean(like_match(fnutil::js_string(a[0]), fnutil::js_string(a[1]), -1));
-  });
+  }).returns(QRS_LT_BOOLEAN);
   add_scalar(r, "like", 3, [](Args a) {
     if (a[0].is_null() || a[1].is_null() || a[2].is_null()) return Value();
     std::string esc = a[2].to_text();
     if (esc.size() != 1) throw Error(StatusCode::kError, "ESCAPE expression must be a single character");
     return Value::Boolean(like_match(fnutil::js_string(a[0]), fnutil::js_string(a[1]),
                                      static_cast<unsigned char>(esc[0])));
-  });
+  }).returns(QRS_LT_BOOLEAN);
   add_scalar(r, "glob", 2, [](Args a) {
     if (a[0].is_null() || a[1].is_null()) return Value();
     return Value::Boolean(glob_match(fnutil::js_string(a[0]), fnutil::js_string(a[1])));
-  });
-  add_scalar(r, "char", -1, char_fn);
-  add_scalar(r, "unicode", 1, unicode_fn);
-  add_scalar(r, "concat", -1, concat_fn);
-  add_scalar(r, "concat_ws", -1, concat_ws_fn);
-  add_scalar(r, "printf", -1, printf_fn);
-  add_scalar(r, "format", -1, printf_fn);
-  add_scalar(r, "unhex", 1, unhex_fn);
-  add_scalar(r, "unhex", 2, unhex_fn);
+  }).returns(QRS_LT_BOOLEAN);
+  add_scalar(r, "char", -1, char_fn).returns(QRS_LT_TEXT);
+  add_scalar(r, "unicode", 1, unicode_fn).returns(QRS_LT_INTEGER);
+  add_scalar(r, "concat", -1, concat_fn).returns(QRS_LT_TEXT);
+  add_scalar(r, "concat_ws", -1, concat_ws_fn).returns(QRS_LT_TEXT);
+  add_scalar(r, "printf", -1, printf_fn).returns(QRS_LT_TEXT);
+  add_scalar(r, "format", -1, printf_fn).returns(QRS_LT_TEXT);
+  add_scalar(r, "unhex", 1, unhex_fn).returns(QRS_LT_BLOB);
+  add_scalar(r, "unhex", 2, unhex_fn).returns(QRS_LT_BLOB);
   add_scalar(r, "zeroblob", 1, [](Args a) {
     if (a[0].is_null()) return Value();
     int64_t n = cast_value(a[0], QRS_LT_INTEGER).as_int();
     if (n > 100'000'000) throw Error(StatusCode::kRange, "string or blob too big");
     return Value::Blob(std::string(static_cast<size_t>(std::max<int64_t>(0, n)), '\0'));
-  });
+  }).returns(QRS_LT_BLOB);
   add_scalar(r, "octet_length", 1, [](Args a) {
     if (a[0].is_null()) return Value();
     return Value::Integer(static_cast<int64_t>(a[0].to_text().size()));
-  });
-  add_scalar(r, "randomblob", 1, randomblob_fn, 0);
+  }).returns(QRS_LT_INTEGER);
+  add_scalar(r, "randomblob", 1, randomblob_fn, 0).returns(QRS_LT_BLOB);
 
   // Statistical and string aggregates.
   using K = StatState::Kind;

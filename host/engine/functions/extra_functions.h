@@ -8,11 +8,11 @@
 
 namespace quereus {
 
-// greatest() / least(): NULL arguments are skipped (all NULL → NULL); a group that mixes
-// numbers and text ranks the text by its numeric reading ('abc' reads as 0) but returns
-// the argument itself; text ranks under `collation` (BINARY when null). The registered
-// functions pass null — the planner can call this with the collation it resolves across
-// the arguments (types.md, "Comparison collation resolution").
-Value greatest_least(std::span<const Value> args, bool greatest, const Collation* collation);
+// greatest() / least(): NULL arguments are skipped (all NULL → NULL); the arguments rank
+// by their comparison `keys` (the planner's conversions, types.md "Type Coercion in
+// Comparisons") under `collation` (BINARY when null), and the winning argument itself is
+// returned.
+Value greatest_least(std::span<const Value> args, std::span<const Value> keys, bool greatest,
+                     const Collation* collation);
 
 }  // namespace quereus

@@ -6,14 +6,19 @@
 #include <span>
 #include <string>
 
+#include "quereus/abi.h"
 #include "types/value.h"
 
 namespace quereus {
+
+class Collation;
 
 enum FunctionFlags : uint32_t {
   kDeterministic = 1u << 0,  // same as QRS_FUNC_DETERMINISTIC
   kReplicable = 1u << 1,     // same as QRS_FUNC_REPLICABLE
 };
+
+using ArgTypes = std::span<const qrs_logical_type>;
 
 struct ScalarFunction {
   std::string name;  // lower-case
@@ -22,6 +27,25 @@ struct ScalarFunction {
   // Throws quereus::Error on failure.
   std::function<Value(std::span<const Value>)> call;
   std::shared_ptr<void> keepalive;  // plugin library / user data
+
+  // Plan-time typing (docs: types-inference): the result type the planner announces is
+  // `infer_type(argument types)` when set, else `return_type` (ANY: unknown).
+  qrs_logical_type return_type = QRS_LT_ANY;
+  std::function<qrs_logical_type(ArgTypes)> infer_type;
+  // Plan-time argument gate: false fails planning with "Invalid argument types for
+  // function <name>". Unset: every argument type is accepted.
+  std::function<bool(ArgTypes)> accepts;
+  // Comparison builtins (nullif, greatest, least) compare their arguments as one group,
+  // the way `=` would: the planner converts a copy of each argument into a comparison
+  // key and resolves one collation. Called instead of `call` with the raw arguments,
+  // their keys, and that collation (null: BINARY); returns one of the raw arguments.
+  std::function<Value(std::span<const Value> args, std::span<const Value> keys, const Collation* collation)>
+      compare_call;
+
+  ScalarFunction& returns(qrs_logical_type t) { return_type = t; return *this; }
+  ScalarFunction& infers(std::function<qrs_logical_type(ArgTypes)> f) { infer_type = std::move(f); return *this; }
+  ScalarFunction& accepting(std::function<bool(ArgTypes)> f) { accepts = std::move(f); return *this; }
+  ScalarFunction& comparing(decltype(compare_call) f) { compare_call = std::move(f); return *this; }
 };
 
 // Per-group state of an aggregate.

@@ -6,16 +6,17 @@
 #include <cstdlib>
 
 #include "functions/json_value.h"
+#include "types/logical_type.h"
 
 namespace quereus::fnutil {
 
-void add_scalar(Registry& r, const char* name, int argc, std::function<Value(Args)> fn, uint32_t flags) {
+ScalarFunction& add_scalar(Registry& r, const char* name, int argc, std::function<Value(Args)> fn, uint32_t flags) {
   ScalarFunction f;
   f.name = name;
   f.num_args = argc;
   f.flags = flags;
   f.call = std::move(fn);
-  r.add_scalar(std::move(f), "builtin");
+  return r.add_scalar(std::move(f), "builtin");
 }
 
 void add_aggregate(Registry& r, const char* name, int argc, std::function<std::unique_ptr<AggregateState>()> make,
@@ -26,6 +27,21 @@ void add_aggregate(Registry& r, const char* name, int argc, std::function<std::u
   f.flags = flags;
   f.make_state = std::move(make);
   r.add_aggregate(std::move(f), "builtin");
+}
+
+bool numeric_args(ArgTypes types) {
+  for (qrs_logical_type t : types)
+    if (!is_numeric_or_unknown_type(t)) return false;
+  return true;
+}
+
+qrs_logical_type first_arg_type(ArgTypes types) { return types.empty() ? QRS_LT_ANY : types[0]; }
+
+qrs_logical_type merged_arg_types(ArgTypes types) {
+  if (types.empty()) return QRS_LT_ANY;
+  qrs_logical_type t = types[0];
+  for (qrs_logical_type u : types.subspan(1)) t = merge_branch_types(t, u);
+  return t;
 }
 
 namespace {

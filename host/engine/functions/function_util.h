@@ -20,9 +20,16 @@ using Args = std::span<const Value>;
 // Pure functions: same result for the same arguments, on every platform.
 constexpr uint32_t kPure = kDeterministic | kReplicable;
 
-void add_scalar(Registry& r, const char* name, int argc, std::function<Value(Args)> fn, uint32_t flags = kPure);
+// Returns the registered function, for its plan-time typing: `.returns(QRS_LT_TEXT)`.
+ScalarFunction& add_scalar(Registry& r, const char* name, int argc, std::function<Value(Args)> fn,
+                           uint32_t flags = kPure);
 void add_aggregate(Registry& r, const char* name, int argc, std::function<std::unique_ptr<AggregateState>()> make,
                    uint32_t flags = kPure);
+
+// Plan-time typing shorthands for registrations (docs: types-inference).
+bool numeric_args(ArgTypes types);                 // every argument numeric or unknown
+qrs_logical_type first_arg_type(ArgTypes types);   // the result follows argument 0
+qrs_logical_type merged_arg_types(ArgTypes types);  // returns one of its arguments verbatim
 
 // JavaScript Number(v): integers, reals and booleans as numbers; text parsed as a whole
 // decimal literal after trimming ("" → 0, "Infinity" accepted); NaN otherwise.

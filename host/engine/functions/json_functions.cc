@@ -514,20 +514,20 @@ void add_json_table(Registry& r, const char* name, std::vector<Row> (*rows)(std:
 }  // namespace
 
 void register_json_functions(Registry& r) {
-  add_scalar(r, "json", 1, json_conversion);
-  add_scalar(r, "json_valid", 1, json_valid);
+  add_scalar(r, "json", 1, json_conversion).returns(QRS_LT_JSON);
+  add_scalar(r, "json_valid", 1, json_valid).returns(QRS_LT_BOOLEAN);
   add_scalar(r, "json_schema", 2, json_schema);
-  add_scalar(r, "json_type", -1, json_type);
+  add_scalar(r, "json_type", -1, json_type).returns(QRS_LT_TEXT);
   add_scalar(r, "json_extract", -1, json_extract);
-  add_scalar(r, "json_quote", 1, json_quote);
-  add_scalar(r, "json_array", -1, json_array);
-  add_scalar(r, "json_object", -1, json_object);
-  add_scalar(r, "json_array_length", -1, json_array_length);
-  add_scalar(r, "json_insert", -1, [](Args a) { return json_modify(a, Modify::kInsert); });
-  add_scalar(r, "json_replace", -1, [](Args a) { return json_modify(a, Modify::kReplace); });
-  add_scalar(r, "json_set", -1, [](Args a) { return json_modify(a, Modify::kSet); });
-  add_scalar(r, "json_remove", -1, json_remove);
-  add_scalar(r, "json_patch", 2, json_patch, 0);  // non-deterministic in the reference
+  add_scalar(r, "json_quote", 1, json_quote).returns(QRS_LT_TEXT);
+  add_scalar(r, "json_array", -1, json_array).returns(QRS_LT_JSON);
+  add_scalar(r, "json_object", -1, json_object).returns(QRS_LT_JSON);
+  add_scalar(r, "json_array_length", -1, json_array_length).returns(QRS_LT_INTEGER);
+  add_scalar(r, "json_insert", -1, [](Args a) { return json_modify(a, Modify::kInsert); }).returns(QRS_LT_JSON);
+  add_scalar(r, "json_replace", -1, [](Args a) { return json_modify(a, Modify::kReplace); }).returns(QRS_LT_JSON);
+  add_scalar(r, "json_set", -1, [](Args a) { return json_modify(a, Modify::kSet); }).returns(QRS_LT_JSON);
+  add_scalar(r, "json_remove", -1, json_remove).returns(QRS_LT_JSON);
+  add_scalar(r, "json_patch", 2, json_patch, 0).returns(QRS_LT_JSON);  // non-deterministic in the reference
   add_aggregate(r, "json_group_array", 1, [] { return std::make_unique<JsonGroupArrayState>(); });
   add_aggregate(r, "json_group_object", 2, [] { return std::make_unique<JsonGroupObjectState>(); });
   add_json_table(r, "json_each", json_each_rows);

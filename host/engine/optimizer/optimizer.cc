@@ -55,6 +55,7 @@ qrs_filter_op flip(qrs_filter_op op) {
 bool as_pushable(const ScalarPtr& e, const TableScanNode& scan, PushedFilter* out) {
   if (e->kind == ScalarKind::kBinary) {
     auto& b = static_cast<const BinaryScalar&>(*e);
+    if (b.duration_order) return false;  // a module orders the duration text, not the elapsed time
     qrs_filter_op op;
     switch (b.op) {
       case ast::BinaryOp::kEq: case ast::BinaryOp::kEqEq: op = QRS_OP_EQ; break;
@@ -119,9 +120,11 @@ void split_conjuncts(const ScalarPtr& e, std::vector<ScalarPtr>& out) {
     if (!b.negated) {
       auto ge = std::make_shared<BinaryScalar>(ast::BinaryOp::kGe, b.operand, b.low);
       auto le = std::make_shared<BinaryScalar>(ast::BinaryOp::kLe, b.operand, b.high);
+      ge->compare_collation = b.low_collation;
+      le->compare_collation = b.high_collation;
       for (auto* c : {ge.get(), le.get()}) {
         c->type = QRS_LT_BOOLEAN;
-        c->compare_collation = b.compare_collation;
+        c->duration_order = b.duration_order;
       }
       out.push_back(ge);
       out.push_back(le);
@@ -256,6 +259,7 @@ RelPtr Optimizer::rewrite(RelPtr node) {
           auto& b = static_cast<const BinaryScalar&>(*c);
           if (b.op != ast::BinaryOp::kEq && b.op != ast::BinaryOp::kEqEq) continue;
           if (b.compare_collation && b.compare_collation != &Collation::binary()) continue;
+          if (b.duration_order) continue;  // durations equal by elapsed time, not by key bytes
           auto* l = as_local_column(*b.left);
           auto* r = as_local_column(*b.right);
           if (!l || !r) continue;

@@ -1,13 +1,17 @@
 // Planner: AST → bound relational plan (see planner.h for its place in the pipeline).
 #include "planner/planner.h"
 
+#include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "common/status.h"
 #include "core/database_impl.h"
 #include "optimizer/optimizer.h"
 #include "parser/ast_printer.h"
+#include "planner/type_coercion.h"
 #include "schema/catalog.h"
+#include "types/logical_type.h"
 
 namespace quereus {
 
@@ -41,11 +45,34 @@ const std::set<std::string>& window_only_functions() {
   throw Error(code, msg);
 }
 
-qrs_logical_type arith_type(const ScalarExpr& l, const ScalarExpr& r) {
-  if (l.type == QRS_LT_INTEGER && r.type == QRS_LT_INTEGER) return QRS_LT_INTEGER;
-  if ((l.type == QRS_LT_REAL || l.type == QRS_LT_INTEGER) && (r.type == QRS_LT_REAL || r.type == QRS_LT_INTEGER))
-    return QRS_LT_REAL;
-  return QRS_LT_ANY;
+// The announced type of arithmetic (docs: types-inference, "Binary operator result
+// types"): the temporal operation table first, then numeric promotion, else ANY.
+qrs_logical_type arith_type(ast::BinaryOp op, const ScalarExpr& l, const ScalarExpr& r) {
+  using Op = ast::BinaryOp;
+  qrs_logical_type a = l.type, b = r.type;
+  bool instant_a = a == QRS_LT_DATE || a == QRS_LT_DATETIME, instant_b = b == QRS_LT_DATE || b == QRS_LT_DATETIME;
+  if (op == Op::kSub && ((instant_a && instant_b) || (a == QRS_LT_TIME && b == QRS_LT_TIME))) return QRS_LT_TIMESPAN;
+  if ((op == Op::kAdd || op == Op::kSub) && is_temporal_type(a) && b == QRS_LT_TIMESPAN) return a;
+  if (op == Op::kAdd && a == QRS_LT_TIMESPAN && is_temporal_type(b)) return b;
+  if ((op == Op::kMul || op == Op::kDiv) && a == QRS_LT_TIMESPAN && is_numeric_type(b)) return QRS_LT_TIMESPAN;
+  if (op == Op::kMul && is_numeric_type(a) && b == QRS_LT_TIMESPAN) return QRS_LT_TIMESPAN;
+  if (op == Op::kDiv && a == QRS_LT_TIMESPAN && b == QRS_LT_TIMESPAN) return QRS_LT_REAL;
+  if (!is_numeric_type(a) || !is_numeric_type(b)) return QRS_LT_ANY;
+  if (a == QRS_LT_INTEGER && b == QRS_LT_INTEGER) return op == Op::kDiv ? QRS_LT_NUMERIC : QRS_LT_INTEGER;
+  if (a == QRS_LT_REAL && b == QRS_LT_REAL) return QRS_LT_REAL;
+  return QRS_LT_NUMERIC;
+}
+
+// A comparison of two values (not a pattern match): its operands are coerced to
+// comparable types at plan time.
+bool compares_values(ast::BinaryOp op) {
+  using Op = ast::BinaryOp;
+  switch (op) {
+    case Op::kEq: case Op::kEqEq: case Op::kNe: case Op::kLt: case Op::kLe: case Op::kGt:
+    case Op::kGe: case Op::kIs: case Op::kIsNot:
+      return true;
+    default: return false;
+  }
 }
 
 bool is_comparison(ast::BinaryOp op) {
@@ -57,6 +84,50 @@ bool is_comparison(ast::BinaryOp op) {
       return true;
     default: return false;
   }
+}
+
+// `AS t(a, b)` must name every column of the source it renames.
+void check_alias_columns(const ast::TableSource& src, size_t width) {
+  if (src.alias_columns.empty() || src.alias_columns.size() == width) return;
+  fail(StatusCode::kError, "'" + src.alias + "' has " + std::to_string(width) + " columns but " +
+                               std::to_string(src.alias_columns.size()) + " column names were given",
+       src.site);
+}
+
+[[noreturn]] void fail_ungrouped(const Scope& scope, const std::string& column, const SourceSite& site) {
+  std::string msg = "Column '" + column + "' must appear in the GROUP BY clause or be used in an aggregate function";
+  if (scope.implicit_group) msg += " (a query without GROUP BY cannot mix aggregate and non-aggregate columns)";
+  fail(StatusCode::kError, msg, site);
+}
+
+// Identifies an expression when matching GROUP BY keys and repeated aggregates:
+// identifiers compare case-insensitively, quoted literals exactly.
+std::string expr_fingerprint(const ast::Expr& e) {
+  std::string s = expr_to_string(e);
+  bool in_literal = false;
+  for (char& ch : s) {
+    if (ch == '\'') in_literal = !in_literal;
+    else if (!in_literal) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  }
+  return s;
+}
+
+bool same_value(const ScalarPtr& a, const ScalarPtr& b) {
+  if (a == b) return true;
+  auto* ca = dynamic_cast<const ColumnScalar*>(a.get());
+  auto* cb = dynamic_cast<const ColumnScalar*>(b.get());
+  return ca && cb && ca->level == cb->level && ca->slot == cb->slot;
+}
+
+// The select-list alias `name` at this level, or null. Aliases of different values collide.
+ScalarPtr find_alias(const Scope& scope, const std::string& name, const SourceSite& site) {
+  ScalarPtr found;
+  for (auto& a : scope.aliases) {
+    if (!iequals(a.name, name)) continue;
+    if (found && !same_value(found, a.expr)) fail(StatusCode::kError, "ambiguous column name: " + name, site);
+    found = a.expr;
+  }
+  return found;
 }
 
 }  // namespace
@@ -160,11 +231,41 @@ bool Planner::contains_aggregate(const ast::Expr& e) const {
 
 // ---------------------------------------------------------------- expressions
 
+// An aggregate call computed by the aggregation `ab`, read `level` query levels up.
+ScalarPtr Planner::bind_aggregate(const ast::FunctionCall& f, AggBinding& ab, int level) {
+  std::string text = expr_fingerprint(f);
+  auto it = ab.agg_slots.find(text);
+  int slot;
+  if (it != ab.agg_slots.end()) {
+    slot = it->second;
+  } else {
+    AggregateCall call;
+    call.fn = db_.registry().find_aggregate(to_lower(f.name), static_cast<int>(f.args.size()));
+    call.distinct = f.distinct;
+    call.star = f.star;
+    for (auto& a : f.args) {
+      if (contains_aggregate(*a)) fail(StatusCode::kError, "misuse of aggregate function " + to_lower(f.name) + "()", a->site);
+      call.args.push_back(bind_expr(*a, *ab.input));
+    }
+    slot = static_cast<int>(ab.group_exprs.size() + ab.node->aggs.size());
+    ab.node->aggs.push_back(std::move(call));
+    ab.agg_slots[text] = slot;
+  }
+  auto c = std::make_shared<ColumnScalar>(level, slot, 0);
+  std::string lname = to_lower(f.name);
+  if (lname == "count") c->type = QRS_LT_INTEGER;
+  else if (lname == "min" || lname == "max") {
+    auto& first = ab.node->aggs[slot - ab.group_exprs.size()];
+    if (!first.args.empty()) { c->type = first.args[0]->type; c->collation = first.args[0]->collation; }
+  }
+  return c;
+}
+
 ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
   using K = ast::ExprKind;
   if (scope.agg) {
     AggBinding& ab = *scope.agg;
-    std::string text = expr_to_string(e);
+    std::string text = expr_fingerprint(e);
     for (size_t i = 0; i < ab.group_texts.size(); ++i)
       if (ab.group_texts[i] == text) {
         auto c = std::make_shared<ColumnScalar>(0, static_cast<int>(i), 0);
@@ -172,64 +273,9 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
         c->collation = ab.group_exprs[i]->collation;
         return c;
       }
-    bool is_agg_call = false;
     if (e.kind == K::kFunction) {
       auto& f = static_cast<const ast::FunctionCall&>(e);
-      is_agg_call = is_aggregate_call(f);
-      if (is_agg_call) {
-        auto it = ab.agg_slots.find(text);
-        int slot;
-        if (it != ab.agg_slots.end()) {
-          slot = it->second;
-        } else {
-          AggregateCall call;
-          call.fn = db_.registry().find_aggregate(to_lower(f.name), static_cast<int>(f.args.size()));
-          call.distinct = f.distinct;
-          call.star = f.star;
-          for (auto& a : f.args) {
-            if (contains_aggregate(*a)) fail(StatusCode::kError, "misuse of aggregate function " + to_lower(f.name) + "()", a->site);
-            call.args.push_back(bind_expr(*a, *ab.input));
-          }
-          slot = static_cast<int>(ab.group_exprs.size() + ab.node->aggs.size());
-          ab.node->aggs.push_back(std::move(call));
-          ab.agg_slots[text] = slot;
-        }
-        auto c = std::make_shared<ColumnScalar>(0, slot, 0);
-        std::string lname = to_lower(f.name);
-        if (lname == "count") c->type = QRS_LT_INTEGER;
-        else if (lname == "min" || lname == "max") {
-          auto& first = ab.node->aggs[slot - ab.group_exprs.size()];
-          if (!first.args.empty()) { c->type = first.args[0]->type; c->collation = first.args[0]->collation; }
-        }
-        return c;
-      }
-    }
-    if (e.kind == K::kColumn) {
-      // A bare column under aggregation: any value of the group (SQLite semantics).
-      Scope probe = *ab.input;
-      probe.agg = nullptr;
-      ScalarPtr inner = bind_expr(e, probe);
-      auto* col = static_cast<const ColumnScalar*>(inner.get());
-      if (col->level > 0) {
-        auto c = std::make_shared<ColumnScalar>(col->level, col->slot, col->attr_id);
-        c->type = col->type;
-        c->collation = col->collation;
-        return c;
-      }
-      auto it = ab.agg_slots.find("\x01" + text);
-      int slot;
-      if (it != ab.agg_slots.end()) slot = it->second;
-      else {
-        AggregateCall call;
-        call.args.push_back(inner);
-        slot = static_cast<int>(ab.group_exprs.size() + ab.node->aggs.size());
-        ab.node->aggs.push_back(std::move(call));
-        ab.agg_slots["\x01" + text] = slot;
-      }
-      auto c = std::make_shared<ColumnScalar>(0, slot, col->attr_id);
-      c->type = inner->type;
-      c->collation = inner->collation;
-      return c;
+      if (is_aggregate_call(f)) return bind_aggregate(f, ab, 0);
     }
   }
 
@@ -266,24 +312,46 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
       int level = 0;
       for (const Scope* s = &scope; s; s = s->outer, ++level) {
         const Scope::Column* found = nullptr;
+        const Scope::Column* ungrouped = nullptr;
         for (auto& col : s->columns) {
-          if (!iequals(col.name, c.column)) continue;
+          // A quoted "t.c" is the qualified name of t.c (sql-select.md §3.4).
+          bool dotted = c.table.empty() && !col.table.empty() && iequals(col.table + "." + col.name, c.column);
+          if (!dotted && !iequals(col.name, c.column)) continue;
           if (!c.table.empty() && !iequals(col.table, c.table)) continue;
           if (!c.schema.empty() && !iequals(col.schema, c.schema)) continue;
+          if (col.ungrouped) {
+            ungrouped = &col;
+            continue;
+          }
           if (found) fail(StatusCode::kError, "ambiguous column name: " + c.column, e.site);
           found = &col;
         }
-        if (found) {
-          auto r = std::make_shared<ColumnScalar>(level, found->slot, found->attr.id);
-          r->type = found->attr.type;
-          r->collation = found->attr.collation;
-          if (level > 0)
-            for (const Scope* t = &scope; t; t = t->outer) {
-              t->correlated = true;
-              if (t == s) break;
-            }
-          return r;
+        ScalarPtr alias;
+        if (!found && c.table.empty() && c.schema.empty()) alias = find_alias(*s, c.column, e.site);
+        if (alias && level > 0) {
+          // From a subquery an alias is reachable only when it reads a column of its row.
+          auto* col = dynamic_cast<const ColumnScalar*>(alias.get());
+          if (col && col->level == 0) {
+            auto r = std::make_shared<ColumnScalar>(level, col->slot, col->attr_id);
+            r->type = col->type;
+            r->collation = col->collation;
+            alias = r;
+          } else {
+            alias = nullptr;
+          }
         }
+        if (!found && !alias && ungrouped) fail_ungrouped(*s, c.column, e.site);
+        if (!found && !alias) continue;
+        if (level > 0)
+          for (const Scope* t = &scope; t; t = t->outer) {
+            t->correlated = true;
+            if (t == s) break;
+          }
+        if (alias) return alias;
+        auto r = std::make_shared<ColumnScalar>(level, found->slot, found->attr.id);
+        r->type = found->attr.type;
+        r->collation = found->attr.collation;
+        return r;
       }
       std::string full = c.table.empty() ? c.column : c.table + "." + c.column;
       fail(StatusCode::kError, "Column not found: " + full, e.site);
@@ -315,6 +383,10 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
           if (l->explicit_collation && r->explicit_collation && l->collation != r->collation)
             fail(StatusCode::kError, "conflicting COLLATE clauses in comparison", e.site);
           s->compare_collation = comparison_collation(*l, *r);
+          if (compares_values(b.op)) {
+            coerce_comparison(s->left, s->right);
+            s->duration_order = l->type == QRS_LT_TIMESPAN || r->type == QRS_LT_TIMESPAN;
+          }
         }
       } else if (b.op == Op::kConcat) {
         s->type = QRS_LT_TEXT;
@@ -323,7 +395,7 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
       } else if (b.op == Op::kBitAnd || b.op == Op::kBitOr || b.op == Op::kShl || b.op == Op::kShr) {
         s->type = QRS_LT_INTEGER;
       } else {
-        s->type = arith_type(*l, *r);
+        s->type = arith_type(b.op, *l, *r);
       }
       return s;
     }
@@ -361,7 +433,12 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
       if (c.base) s->base = bind_expr(*c.base, scope);
       for (auto& [w, t] : c.whens) s->whens.emplace_back(bind_expr(*w, scope), bind_expr(*t, scope));
       if (c.else_expr) s->else_expr = bind_expr(*c.else_expr, scope);
-      if (s->base) s->collation = s->base->collation;
+      if (s->base) {
+        s->collation = s->base->collation;
+        std::vector<ScalarPtr*> values;
+        for (auto& when : s->whens) values.push_back(&when.first);
+        coerce_comparison_set(s->base, values);
+      }
       qrs_logical_type t = QRS_LT_ANY;
       bool first = true;
       for (auto& [w, then] : s->whens) {
@@ -378,7 +455,11 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
       s->operand = bind_expr(*b.operand, scope);
       s->low = bind_expr(*b.low, scope);
       s->high = bind_expr(*b.high, scope);
-      s->compare_collation = comparison_collation(*s->operand, *s->low);
+      s->low_collation = comparison_collation(*s->operand, *s->low);
+      s->high_collation = comparison_collation(*s->operand, *s->high);
+      s->duration_order = s->operand->type == QRS_LT_TIMESPAN || s->low->type == QRS_LT_TIMESPAN ||
+                          s->high->type == QRS_LT_TIMESPAN;
+      coerce_comparison_set(s->operand, {&s->low, &s->high});
       s->type = QRS_LT_BOOLEAN;
       return s;
     }
@@ -394,6 +475,9 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
       s->operand = operand;
       for (auto& x : in.list) s->list.push_back(bind_expr(*x, scope));
       s->collation = operand->collation;
+      std::vector<ScalarPtr*> values;
+      for (auto& x : s->list) values.push_back(&x);
+      coerce_comparison_set(s->operand, values);
       s->type = QRS_LT_BOOLEAN;
       return s;
     }
@@ -417,8 +501,9 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
 
 ScalarPtr Planner::bind_subquery(const ast::Select& sel, const Scope& scope, ScalarKind kind,
                                  ScalarPtr operand, bool negated) {
+  // `agg` stays set: only a level's own expressions check it, and the subquery may read
+  // this level's aggregates (bind_function).
   Scope inner_outer = scope;
-  inner_outer.agg = nullptr;
   inner_outer.correlated = false;
   // A subquery sees the current scope's columns as level 1.
   QueryPlan qp = plan_select(sel, &inner_outer);
@@ -431,18 +516,16 @@ ScalarPtr Planner::bind_subquery(const ast::Select& sel, const Scope& scope, Sca
   s->negated = negated;
   s->operand = operand;
   if (kind == ScalarKind::kSubquery) {
-    if (qp.root->columns.size() != 1)
-      throw Error(StatusCode::kError, "sub-select returns " + std::to_string(qp.root->columns.size()) +
-                                          " columns - expected 1");
+    if (qp.root->columns.size() != 1) throw Error(StatusCode::kError, "Scalar subquery must return exactly one column");
     s->type = qp.root->columns[0].type;
     s->collation = qp.root->columns[0].collation;
   } else {
     s->type = QRS_LT_BOOLEAN;
     if (kind == ScalarKind::kInSubquery) {
-      if (qp.root->columns.size() != 1)
-        throw Error(StatusCode::kError, "sub-select returns " + std::to_string(qp.root->columns.size()) +
-                                            " columns - expected 1");
+      if (qp.root->columns.size() != 1) throw Error(StatusCode::kError, "IN subquery must return exactly one column");
       s->collation = operand && operand->collation ? operand->collation : qp.root->columns[0].collation;
+      s->probe_cast = comparison_cast(operand->type, qp.root->columns[0].type);
+      s->value_cast = comparison_cast(qp.root->columns[0].type, operand->type);
     }
   }
   return s;
@@ -456,26 +539,40 @@ ScalarPtr Planner::bind_function(const ast::FunctionCall& f, const Scope& scope)
     fail(StatusCode::kError, name + "() may only be used as a window function (with OVER)", f.site);
   const ScalarFunction* fn = db_.registry().find_scalar(name, argc);
   if (!fn) {
-    if (db_.registry().find_aggregate(name, argc))
-      fail(StatusCode::kError, "misuse of aggregate function " + name + "()", f.site);
-    if (db_.registry().has_function_named(name))
-      fail(StatusCode::kError, "wrong number of arguments to function " + name + "()", f.site);
+    if (db_.registry().find_aggregate(name, argc)) {
+      // Where this level cannot aggregate, the call may belong to an enclosing grouped
+      // query (a correlated subquery in its HAVING or select list reading its aggregate).
+      int level = 0;
+      for (const Scope* s = &scope; s; s = s->outer, ++level) {
+        if (!s->agg || level == 0) continue;
+        for (const Scope* t = &scope; t != s->outer; t = t->outer) t->correlated = true;
+        return bind_aggregate(f, *s->agg, level);
+      }
+      fail(StatusCode::kError, "Aggregate function " + name + " not allowed in this context", f.site);
+    }
     fail(StatusCode::kError, "Function not found: " + name + "/" + std::to_string(argc), f.site);
   }
   auto s = std::make_shared<FunctionScalar>();
   s->fn = fn;
   for (auto& a : f.args) s->args.push_back(bind_expr(*a, scope));
-  if (name == "lower" || name == "upper" || name == "trim" || name == "ltrim" || name == "rtrim" ||
-      name == "substr" || name == "substring" || name == "replace") {
-    s->type = QRS_LT_TEXT;
-    if (!s->args.empty()) s->collation = s->args[0]->collation;
-  } else if (name == "length" || name == "instr" || name == "count") {
-    s->type = QRS_LT_INTEGER;
-  } else if ((name == "coalesce" || name == "ifnull" || name == "min" || name == "max" || name == "nullif") &&
-             !s->args.empty()) {
-    s->type = s->args[0]->type;
+  std::vector<qrs_logical_type> arg_types;
+  for (auto& a : s->args) arg_types.push_back(a->type);
+  if (fn->accepts && !fn->accepts(arg_types))
+    fail(StatusCode::kError, "Invalid argument types for function " + name, f.site);
+  s->type = fn->infer_type ? fn->infer_type(arg_types) : fn->return_type;
+  // Text made from text keeps its first argument's collation; a function returning one
+  // of its arguments verbatim keeps the first collation among them.
+  if (s->type == QRS_LT_TEXT && !s->args.empty() && s->args[0]->type == QRS_LT_TEXT)
+    s->collation = s->args[0]->collation;
+  if (fn->infer_type)
     for (auto& a : s->args)
       if (a->collation) { s->collation = a->collation; break; }
+  if (fn->compare_call) {
+    s->key_casts = comparison_group_casts(s->args);
+    for (auto& a : s->args) {
+      if (a->explicit_collation) { s->compare_collation = a->collation; break; }
+      if (!s->compare_collation) s->compare_collation = a->collation;
+    }
   }
   return s;
 }
@@ -574,8 +671,9 @@ Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* out
           }
           std::string alias = src.alias.empty() ? cte.name : src.alias;
           if (!cte.columns.empty() && cte.columns.size() != qp.root->columns.size())
-            fail(StatusCode::kError, "CTE '" + cte.name + "' has " + std::to_string(qp.root->columns.size()) +
-                                         " columns but " + std::to_string(cte.columns.size()) + " column names",
+            fail(StatusCode::kError, "CTE '" + cte.name + "' has " + std::to_string(cte.columns.size()) +
+                                         " declared columns but its query returns " +
+                                         std::to_string(qp.root->columns.size()),
                  cte.site);
           out.node = qp.root;
           for (size_t i = 0; i < qp.root->columns.size(); ++i) {
@@ -606,13 +704,15 @@ Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* out
     }
     case K::kSubquery: {
       QueryPlan qp = plan_select(*src.subquery, outer);
+      check_alias_columns(src, qp.root->columns.size());
       out.node = qp.root;
       for (size_t i = 0; i < qp.root->columns.size(); ++i) {
         Scope::Column c;
         c.table = src.alias;
-        c.name = qp.names[i];
+        c.name = src.alias_columns.empty() ? qp.names[i] : src.alias_columns[i];
         c.slot = static_cast<int>(i);
         c.attr = qp.root->columns[i];
+        c.attr.name = c.name;
         out.scope.columns.push_back(c);
       }
       return out;
@@ -629,10 +729,11 @@ Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* out
       arg_scope.outer = outer;
       for (auto& a : src.function_args) node->args.push_back(bind_expr(*a, arg_scope));
       std::string alias = src.alias.empty() ? fn->name : src.alias;
+      check_alias_columns(src, fn->columns.size());
       for (size_t i = 0; i < fn->columns.size(); ++i) {
         Scope::Column c;
         c.table = alias;
-        c.name = fn->columns[i].name;
+        c.name = src.alias_columns.empty() ? fn->columns[i].name : src.alias_columns[i];
         c.slot = static_cast<int>(i);
         c.attr.id = mint_attr();
         c.attr.name = c.name;
@@ -673,23 +774,37 @@ Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* out
       if (src.on) {
         join->on = bind_expr(*src.on, out.scope);
       } else if (!src.using_columns.empty()) {
+        // USING (c) means l.c = r.c: each pair is bound as that comparison, over a scope
+        // naming just the pair, so coercion and collation resolve exactly as in ON.
         ScalarPtr cond;
         for (auto& name : src.using_columns) {
           const Scope::Column* lc = nullptr;
           const Scope::Column* rc = nullptr;
-          for (auto& c : l.scope.columns) if (iequals(c.name, name)) lc = &c;
-          for (auto& c : r.scope.columns) if (iequals(c.name, name)) rc = &c;
-          if (!lc || !rc) fail(StatusCode::kError, "cannot join using column " + name + " - column not present in both tables", src.site);
-          auto a = std::make_shared<ColumnScalar>(0, lc->slot, lc->attr.id);
-          a->collation = lc->attr.collation;
-          auto b = std::make_shared<ColumnScalar>(0, rc->slot + lw, rc->attr.id);
-          b->collation = rc->attr.collation;
-          auto eq = std::make_shared<BinaryScalar>(ast::BinaryOp::kEq, a, b);
-          eq->type = QRS_LT_BOOLEAN;
-          eq->compare_collation = comparison_collation(*a, *b);
-          if (!cond) cond = eq;
-          else {
-            auto both = std::make_shared<BinaryScalar>(ast::BinaryOp::kAnd, cond, eq);
+          // Each side pairs its first column of that name (a nested join may carry several).
+          for (auto& c : l.scope.columns) if (!lc && iequals(c.name, name)) lc = &c;
+          for (auto& c : r.scope.columns) if (!rc && iequals(c.name, name)) rc = &c;
+          if (!lc) fail(StatusCode::kError, "USING column not found on left side of join: " + name, src.site);
+          if (!rc) fail(StatusCode::kError, "USING column not found on right side of join: " + name, src.site);
+          Scope pair;
+          pair.columns = {*lc, *rc};
+          pair.columns[0].table = "l";
+          pair.columns[1].table = "r";
+          pair.columns[1].slot += lw;
+          auto ref = [&name](const char* table) {
+            auto r = std::make_unique<ast::ColumnRef>();
+            r->table = table;
+            r->column = name;
+            return r;
+          };
+          ast::BinaryExpr eq;
+          eq.site = src.site;
+          eq.left = ref("l");
+          eq.right = ref("r");
+          ScalarPtr bound = bind_expr(eq, pair);
+          if (!cond) {
+            cond = bound;
+          } else {
+            auto both = std::make_shared<BinaryScalar>(ast::BinaryOp::kAnd, cond, bound);
             both->type = QRS_LT_BOOLEAN;
             cond = both;
           }
@@ -751,7 +866,6 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
   RelPtr node = src.node;
 
   if (core.where) {
-    if (contains_aggregate(*core.where)) fail(StatusCode::kError, "misuse of aggregate function in WHERE", core.where->site);
     auto f = std::make_shared<FilterNode>();
     f->input = node;
     f->predicate = bind_expr(*core.where, src.scope);
@@ -763,25 +877,28 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
   bool aggregate = !core.group_by.empty() || core.having;
   for (auto& rc : core.columns)
     if (rc.kind == ast::ResultColumn::Kind::kExpr && contains_aggregate(*rc.expr)) aggregate = true;
-  if (order_by)
-    for (auto& t : *order_by)
-      if (contains_aggregate(*t.expr)) aggregate = true;
 
   // Expand the select list (stars) into expressions over the current scope.
-  struct Item { const ast::Expr* expr = nullptr; const Scope::Column* star_col = nullptr; std::string name; };
+  struct Item {
+    const ast::Expr* expr = nullptr;
+    const Scope::Column* star_col = nullptr;
+    std::string name;
+    SourceSite site;
+    std::string alias;  // "" when none
+  };
   std::vector<Item> items;
   for (auto& rc : core.columns) {
     if (rc.kind == ast::ResultColumn::Kind::kExpr && !rc.inverse.empty()) {
       throw Error(StatusCode::kUnsupported, "WITH INVERSE result-column inverses are not supported yet", rc.site);
     }
     if (rc.kind == ast::ResultColumn::Kind::kExpr) {
-      items.push_back({rc.expr.get(), nullptr, column_name(rc)});
+      items.push_back({rc.expr.get(), nullptr, column_name(rc), rc.site, rc.alias});
       continue;
     }
     bool any = false;
     for (auto& c : src.scope.columns) {
       if (rc.kind == ast::ResultColumn::Kind::kTableStar && !iequals(c.table, rc.table)) continue;
-      items.push_back({nullptr, &c, c.name});
+      items.push_back({nullptr, &c, c.name, rc.site, ""});
       any = true;
     }
     if (!any && rc.kind == ast::ResultColumn::Kind::kTableStar)
@@ -792,6 +909,34 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
   Scope post;  // the scope the select list is bound in
   AggBinding ab;
   std::shared_ptr<AggregateNode> agg;
+  // Quereus extension: without GROUP BY, an ORDER BY term that names neither a select-list
+  // alias nor an aggregate (nor an ordinal) orders the rows fed to the aggregates.
+  std::vector<bool> input_term;
+  if (aggregate && core.group_by.empty() && order_by) {
+    auto input_sort = std::make_shared<SortNode>();
+    for (auto& t : *order_by) {
+      const ast::Expr* te = t.expr.get();
+      bool output = contains_aggregate(*te) ||
+                    (te->kind == ast::ExprKind::kLiteral &&
+                     static_cast<const ast::Literal*>(te)->literal_kind == ast::LiteralKind::kInteger);
+      if (te->kind == ast::ExprKind::kColumn && static_cast<const ast::ColumnRef*>(te)->table.empty())
+        for (auto& it : items) output = output || iequals(it.alias, static_cast<const ast::ColumnRef*>(te)->column);
+      input_term.push_back(!output);
+      if (output) continue;
+      SortKey sk;
+      sk.expr = bind_expr(*te, src.scope);
+      sk.desc = t.desc;
+      sk.nulls_first = t.nulls != ast::OrderingTerm::Nulls::kLast;
+      input_sort->sort_keys.push_back(sk);
+    }
+    if (!input_sort->sort_keys.empty()) {
+      input_sort->input = node;
+      input_sort->columns = node->columns;
+      input_sort->keys = node->keys;
+      node = input_sort;
+    }
+  }
+
   if (aggregate) {
     agg = std::make_shared<AggregateNode>();
     agg->input = node;
@@ -803,7 +948,16 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
       if (ge->kind == ast::ExprKind::kLiteral &&
           static_cast<const ast::Literal*>(ge)->literal_kind == ast::LiteralKind::kInteger) {
         int n = std::atoi(static_cast<const ast::Literal*>(ge)->text.c_str());
-        if (n >= 1 && n <= static_cast<int>(items.size()) && items[n - 1].expr) ge = items[n - 1].expr;
+        if (n >= 1 && n <= static_cast<int>(items.size()) && items[n - 1].star_col) {
+          const Scope::Column& sc = *items[n - 1].star_col;
+          auto key = std::make_shared<ColumnScalar>(0, sc.slot, sc.attr.id);
+          key->type = sc.attr.type;
+          key->collation = sc.attr.collation;
+          ab.group_texts.emplace_back();  // matched as a column, never as text
+          ab.group_exprs.push_back(key);
+          continue;
+        }
+        if (n >= 1 && n <= static_cast<int>(items.size())) ge = items[n - 1].expr;
       } else if (ge->kind == ast::ExprKind::kColumn) {
         auto& cr = static_cast<const ast::ColumnRef&>(*ge);
         bool is_source_col = false;
@@ -814,12 +968,36 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
               ge = core.columns[i].expr.get();
       }
       if (contains_aggregate(*ge)) fail(StatusCode::kError, "aggregate functions are not allowed in the GROUP BY clause", ge->site);
-      ab.group_texts.push_back(expr_to_string(*ge));
+      ab.group_texts.push_back(expr_fingerprint(*ge));
       ab.group_exprs.push_back(bind_expr(*ge, src.scope));
     }
     agg->group_by = ab.group_exprs;
+    for (auto& g : ab.group_exprs) {
+      Attribute a;
+      a.id = mint_attr();
+      a.name = "_agg" + std::to_string(agg->columns.size());
+      a.type = g->type;
+      a.collation = g->collation;
+      agg->columns.push_back(a);
+    }
+    // Above the aggregation a source column is visible only as a grouping key (named by
+    // any spelling that denotes it); every other source column is an ungrouped reference.
     post.outer = outer;
     post.agg = &ab;
+    post.implicit_group = core.group_by.empty();
+    for (const Scope::Column& c : src.scope.columns) {
+      Scope::Column pc = c;
+      pc.ungrouped = true;
+      for (size_t i = 0; i < ab.group_exprs.size(); ++i) {
+        auto* key = dynamic_cast<const ColumnScalar*>(ab.group_exprs[i].get());
+        if (!key || key->level != 0 || key->slot != c.slot) continue;
+        pc.ungrouped = false;
+        pc.slot = static_cast<int>(i);
+        pc.attr.id = agg->columns[i].id;
+        break;
+      }
+      post.columns.push_back(pc);
+    }
     node = agg;
   } else {
     post = src.scope;
@@ -837,17 +1015,15 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
     ScalarPtr e;
     Attribute a;
     if (it.star_col) {
+      const Scope::Column* col = it.star_col;
       if (aggregate) {
-        ast::ColumnRef ref;
-        ref.table = it.star_col->table;
-        ref.column = it.star_col->name;
-        e = bind_expr(ref, post);
-      } else {
-        auto c = std::make_shared<ColumnScalar>(0, it.star_col->slot, it.star_col->attr.id);
-        c->type = it.star_col->attr.type;
-        c->collation = it.star_col->attr.collation;
-        e = c;
+        col = &post.columns[it.star_col - src.scope.columns.data()];
+        if (col->ungrouped) fail_ungrouped(post, col->name, it.site);
       }
+      auto c = std::make_shared<ColumnScalar>(0, col->slot, col->attr.id);
+      c->type = col->attr.type;
+      c->collation = col->attr.collation;
+      e = c;
       a = it.star_col->attr;
     } else {
       e = bind_expr(*it.expr, post);
@@ -865,28 +1041,22 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
     qp.names.push_back(it.name);
   }
 
+  // HAVING and ORDER BY of a grouped query may name the select list's aliases.
+  if (aggregate)
+    for (size_t i = 0; i < items.size(); ++i)
+      if (!items[i].alias.empty()) post.aliases.push_back({items[i].alias, exprs[i]});
   post.win = nullptr;
   ScalarPtr having;
   if (core.having) having = bind_expr(*core.having, post);
   post.win = &wb;
 
-  // Aggregate output columns (only their count matters for slots).
-  if (agg) {
-    for (size_t i = 0; i < agg->group_by.size() + agg->aggs.size(); ++i) {
-      Attribute a;
-      a.id = mint_attr();
-      a.name = "_agg" + std::to_string(i);
-      if (i < agg->group_by.size()) { a.type = agg->group_by[i]->type; a.collation = agg->group_by[i]->collation; }
-      agg->columns.push_back(a);
-    }
-    if (agg->group_by.empty()) agg->keys.push_back({});
-  }
-
   // ORDER BY terms are bound now (they may add aggregates), then sorted after projection.
   std::vector<SortKey> sort_keys;
   std::vector<ScalarPtr> extra;  // hidden sort columns appended to the projection
   if (order_by && !order_by->empty()) {
-    for (auto& t : *order_by) {
+    for (size_t term = 0; term < order_by->size(); ++term) {
+      if (term < input_term.size() && input_term[term]) continue;
+      const ast::OrderingTerm& t = (*order_by)[term];
       SortKey sk;
       sk.desc = t.desc;
       sk.nulls_first = t.nulls == ast::OrderingTerm::Nulls::kDefault ? !t.desc : t.nulls == ast::OrderingTerm::Nulls::kFirst;
@@ -896,12 +1066,12 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
       if (te->kind == ast::ExprKind::kLiteral && static_cast<const ast::Literal*>(te)->literal_kind == ast::LiteralKind::kInteger) {
         int n = std::atoi(static_cast<const ast::Literal*>(te)->text.c_str());
         if (n < 1 || n > static_cast<int>(exprs.size()))
-          fail(StatusCode::kError, "ORDER BY term out of range - should be between 1 and " + std::to_string(exprs.size()), te->site);
+          fail(StatusCode::kError, "ORDER BY position " + std::to_string(n) + " is not in the SELECT list", te->site);
         out_index = n - 1;
       } else if (te->kind == ast::ExprKind::kColumn && static_cast<const ast::ColumnRef*>(te)->table.empty()) {
         auto& cr = static_cast<const ast::ColumnRef&>(*te);
-        for (size_t i = 0; i < core.columns.size() && i < items.size(); ++i)
-          if (core.columns[i].kind == ast::ResultColumn::Kind::kExpr && iequals(core.columns[i].alias, cr.column)) {
+        for (size_t i = 0; i < items.size(); ++i)
+          if (iequals(items[i].alias, cr.column)) {
             out_index = static_cast<int>(i);
             break;
           }
@@ -913,14 +1083,19 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
         for (size_t i = 0; i < items.size(); ++i)
           if (items[i].expr && expr_to_string(*items[i].expr) == text) { out_index = static_cast<int>(i); break; }
       }
+      ScalarPtr bound;
+      if (out_index < 0) {
+        // A term that names a projected column under another spelling (`t.a`, `*`) reads it.
+        bound = bind_expr(*te, post);
+        for (size_t i = 0; i < exprs.size() && out_index < 0; ++i)
+          if (dynamic_cast<const ColumnScalar*>(bound.get()) && same_value(bound, exprs[i])) out_index = static_cast<int>(i);
+      }
       if (out_index >= 0) {
         auto c = std::make_shared<ColumnScalar>(0, out_index, attrs[out_index].id);
         c->type = exprs[out_index]->type;
         c->collation = exprs[out_index]->collation;
         key = c;
       } else {
-        if (core.distinct) fail(StatusCode::kError, "ORDER BY term does not match any column in the result set", te->site);
-        ScalarPtr bound = bind_expr(*te, post);
         int slot = static_cast<int>(exprs.size() + extra.size());
         extra.push_back(bound);
         auto c = std::make_shared<ColumnScalar>(0, slot, 0);
@@ -938,6 +1113,20 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
       sk.expr = key;
       sort_keys.push_back(sk);
     }
+  }
+
+  // Aggregate output columns (the grouping keys' were minted with the scope above).
+  if (agg) {
+    for (size_t i = agg->columns.size(); i < agg->group_by.size() + agg->aggs.size(); ++i) {
+      Attribute a;
+      a.id = mint_attr();
+      a.name = "_agg" + std::to_string(i);
+      agg->columns.push_back(a);
+    }
+    // One row per distinct grouping key; one row in all without GROUP BY.
+    std::vector<int> key;
+    for (size_t i = 0; i < agg->group_by.size(); ++i) key.push_back(static_cast<int>(i));
+    agg->keys.push_back(key);
   }
 
   if (having) {
@@ -990,7 +1179,7 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
   }
   node = proj;
 
-  if (core.distinct) {
+  auto distinct = [&node] {
     auto d = std::make_shared<DistinctNode>();
     d->input = node;
     d->columns = node->columns;
@@ -999,7 +1188,8 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
     for (size_t i = 0; i < node->columns.size(); ++i) all.push_back(static_cast<int>(i));
     d->keys.push_back(all);
     node = d;
-  }
+  };
+  if (core.distinct && extra.empty()) distinct();
 
   if (!sort_keys.empty()) {
     auto s = std::make_shared<SortNode>();
@@ -1018,8 +1208,13 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
         trim->exprs.push_back(c);
       }
       trim->columns = attrs;
-      trim->keys = node->keys;
+      for (auto& key : node->keys)
+        if (std::all_of(key.begin(), key.end(), [&](int k) { return k < static_cast<int>(exprs.size()); }))
+          trim->keys.push_back(key);
       node = trim;
+      // Hidden sort columns must not split duplicates: DISTINCT runs over the sorted,
+      // trimmed rows and keeps each row's first occurrence in place.
+      if (core.distinct) distinct();
     }
     if (sorted_root) *sorted_root = node;
   }
@@ -1035,7 +1230,8 @@ void Planner::push_with(const ast::WithClause& with) {
     b->cte = &cte;
     b->recursive = with.recursive;
     b->order = order++;
-    m[to_lower(cte.name)] = b;
+    if (!m.emplace(to_lower(cte.name), b).second)
+      fail(StatusCode::kError, "Duplicate CTE name '" + cte.name + "' in WITH clause", cte.site);
   }
   cte_stack_.push_back(std::move(m));
 }
@@ -1057,6 +1253,13 @@ QueryPlan Planner::plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding
   }
   if (!sel.order_by.empty())
     throw Error(StatusCode::kUnsupported, "ORDER BY on a recursive CTE body is not supported yet");
+  // The body's own WITH is visible to both of its terms.
+  if (sel.with) push_with(*sel.with);
+  struct WithPop {
+    Planner& planner;
+    bool pushed;
+    ~WithPop() { if (pushed) planner.pop_with(); }
+  } with_pop{*this, sel.with != nullptr};
   // Initial term: the core and every compound arm but the last.
   // Plan the anchor by temporarily viewing the select without its recursive arm.
   const ast::SelectCore& rec_core = sel.compounds.back().core;
@@ -1093,7 +1296,7 @@ QueryPlan Planner::plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding
   }
   binding.working.reset();
   if (rec.root->columns.size() != working->columns.size())
-    throw Error(StatusCode::kError, "SELECTs to the left and right of UNION do not have the same number of result columns");
+    throw Error(StatusCode::kError, "column count mismatch: SELECTs to the left and right of UNION do not have the same number of result columns");
   auto node = std::make_shared<RecursiveCteNode>();
   node->name = cte.name;
   node->union_all = sel.compounds.back().op == ast::CompoundOp::kUnionAll;
@@ -1115,6 +1318,25 @@ QueryPlan Planner::plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding
   }
   qp.names = init.names;
   return qp;
+}
+
+RelPtr Planner::cast_columns(RelPtr node, const std::vector<qrs_logical_type>& casts) {
+  if (std::all_of(casts.begin(), casts.end(), [](qrs_logical_type t) { return t == QRS_LT_ANY; })) return node;
+  auto proj = std::make_shared<ProjectNode>();
+  proj->input = node;
+  proj->columns = node->columns;
+  for (size_t i = 0; i < node->columns.size(); ++i) {
+    const Attribute& a = node->columns[i];
+    auto c = std::make_shared<ColumnScalar>(0, static_cast<int>(i), a.id);
+    c->type = a.type;
+    c->collation = a.collation;
+    proj->exprs.push_back(with_cast(c, casts[i]));
+    if (casts[i] == QRS_LT_ANY) continue;
+    proj->columns[i].id = mint_attr();
+    proj->columns[i].type = casts[i];
+    proj->columns[i].collation = nullptr;
+  }
+  return proj;
 }
 
 RelPtr Planner::sort_output(RelPtr node, const std::vector<std::string>& names,
@@ -1140,7 +1362,7 @@ RelPtr Planner::sort_output(RelPtr node, const std::vector<std::string>& names,
     if (te->kind == ast::ExprKind::kLiteral && static_cast<const ast::Literal*>(te)->literal_kind == ast::LiteralKind::kInteger) {
       int n = std::atoi(static_cast<const ast::Literal*>(te)->text.c_str());
       if (n < 1 || n > static_cast<int>(names.size()))
-        fail(StatusCode::kError, "ORDER BY term out of range - should be between 1 and " + std::to_string(names.size()), te->site);
+        fail(StatusCode::kError, "ORDER BY position " + std::to_string(n) + " is not in the SELECT list", te->site);
       auto c = std::make_shared<ColumnScalar>(0, n - 1, 0);
       c->collation = node->columns[n - 1].collation;
       sk.expr = c;
@@ -1181,27 +1403,41 @@ QueryPlan Planner::plan_select(const ast::Select& sel, const Scope* outer) {
   RelPtr node = first.root;
   std::vector<std::string> names = first.names;
   if (compound) {
-    for (const auto& leg : sel.compounds) {
-      const ast::CompoundOp op = leg.op;
-      const ast::SelectCore& core = leg.core;
-      QueryPlan rhs = plan_core(core, effective_outer, nullptr, nullptr);
-      if (rhs.root->columns.size() != node->columns.size())
-        throw Error(StatusCode::kError, "SELECTs to the left and right of " +
+    // Compound operators associate to the right: A UNION B EXCEPT C is A UNION (B EXCEPT C).
+    std::vector<RelPtr> arms{node};
+    for (const auto& leg : sel.compounds) arms.push_back(plan_core(leg.core, effective_outer, nullptr, nullptr).root);
+    node = arms.back();
+    for (size_t k = sel.compounds.size(); k-- > 0;) {
+      const ast::CompoundOp op = sel.compounds[k].op;
+      RelPtr lhs = arms[k];
+      RelPtr rhs = node;
+      if (rhs->columns.size() != lhs->columns.size())
+        throw Error(StatusCode::kError, "column count mismatch: SELECTs to the left and right of " +
                                             std::string(op == ast::CompoundOp::kUnion ? "UNION" :
                                                         op == ast::CompoundOp::kUnionAll ? "UNION ALL" :
                                                         op == ast::CompoundOp::kIntersect ? "INTERSECT" :
                                                         op == ast::CompoundOp::kExcept ? "EXCEPT" : "DIFF") +
                                             " do not have the same number of result columns");
+      // Each output column's type is the symmetric merge of the arms' types; a JSON column
+      // against any other converts the other arm's values to JSON, so both arms compare
+      // (and store) as JSON (docs: types, set operations as conversion sites).
+      std::vector<qrs_logical_type> lhs_casts(lhs->columns.size(), QRS_LT_ANY), rhs_casts(lhs_casts);
+      for (size_t i = 0; i < lhs->columns.size(); ++i) {
+        qrs_logical_type lt = lhs->columns[i].type, rt = rhs->columns[i].type;
+        if ((lt == QRS_LT_JSON) != (rt == QRS_LT_JSON)) (lt == QRS_LT_JSON ? rhs_casts : lhs_casts)[i] = QRS_LT_JSON;
+      }
+      lhs = cast_columns(lhs, lhs_casts);
+      rhs = cast_columns(rhs, rhs_casts);
       auto s = std::make_shared<SetOpNode>();
       s->op = op;
-      s->left = node;
-      s->right = rhs.root;
-      s->columns = node->columns;
+      s->left = lhs;
+      s->right = rhs;
+      s->columns = lhs->columns;
       for (size_t i = 0; i < s->columns.size(); ++i) {
         s->columns[i].id = mint_attr();
         s->columns[i].name = names[i];
-        if (s->columns[i].type != rhs.root->columns[i].type) s->columns[i].type = QRS_LT_ANY;
-        s->columns[i].nullable = s->columns[i].nullable || rhs.root->columns[i].nullable;
+        s->columns[i].type = merge_branch_types(s->columns[i].type, rhs->columns[i].type);
+        s->columns[i].nullable = s->columns[i].nullable || rhs->columns[i].nullable;
       }
       node = s;
     }

@@ -36,8 +36,19 @@ struct Scope {
     std::string name;
     int slot = 0;
     Attribute attr;
+    // Above an aggregation: a source column that is not a grouping key. Naming it is an
+    // error, even from a correlated subquery.
+    bool ungrouped = false;
+  };
+  // A select-list alias, visible to HAVING and ORDER BY of a grouped query as the
+  // lowest-precedence name of its level.
+  struct Alias {
+    std::string name;
+    ScalarPtr expr;
   };
   std::vector<Column> columns;
+  std::vector<Alias> aliases;
+  bool implicit_group = false;             // aggregated without GROUP BY: one group
   const Scope* outer = nullptr;
   AggBinding* agg = nullptr;               // set while binding post-aggregate expressions
   WindowBinding* win = nullptr;            // set where window functions may appear
@@ -75,8 +86,11 @@ class Planner {
   QueryPlan plan_core(const ast::SelectCore& core, const Scope* outer,
                       const std::vector<ast::OrderingTerm>* order_by, RelPtr* sorted_root);
   ScalarPtr bind_function(const ast::FunctionCall& call, const Scope& scope);
+  ScalarPtr bind_aggregate(const ast::FunctionCall& call, AggBinding& agg, int level);
   RelPtr sort_output(RelPtr node, const std::vector<std::string>& names,
                      const std::vector<ast::OrderingTerm>& order_by, const Scope* outer);
+  // `node` with column i converted to casts[i] (ANY: unchanged); `node` itself when none is.
+  RelPtr cast_columns(RelPtr node, const std::vector<qrs_logical_type>& casts);
   ScalarPtr bind_window(const ast::FunctionCall& call, const Scope& scope);
   ScalarPtr bind_subquery(const ast::Select& sel, const Scope& scope, ScalarKind kind,
                           ScalarPtr operand, bool negated);

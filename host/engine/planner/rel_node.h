@@ -124,7 +124,7 @@ struct JoinNode : RelNode {
 };
 
 struct AggregateCall {
-  const AggregateFunction* fn = nullptr;  // null: "any value" of args[0] (bare column)
+  const AggregateFunction* fn = nullptr;
   std::vector<ScalarPtr> args;
   bool distinct = false;
   bool star = false;

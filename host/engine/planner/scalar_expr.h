@@ -78,6 +78,7 @@ struct BinaryScalar : ScalarExpr {
   ast::BinaryOp op;
   ScalarPtr left, right, escape;
   const Collation* compare_collation = nullptr;  // resolved for comparisons
+  bool duration_order = false;  // a TIMESPAN operand: durations compare by elapsed time
 };
 
 struct FunctionScalar : ScalarExpr {
@@ -86,6 +87,10 @@ struct FunctionScalar : ScalarExpr {
   bool is_constant() const override;
   const ScalarFunction* fn = nullptr;
   std::vector<ScalarPtr> args;
+  // Comparison builtins (ScalarFunction::compare_call): each argument's key conversion
+  // and the group's collation.
+  std::vector<qrs_logical_type> key_casts;
+  const Collation* compare_collation = nullptr;
 };
 
 struct CastScalar : ScalarExpr {
@@ -120,6 +125,8 @@ struct SubqueryScalar : ScalarExpr {
   bool correlated = false;
   bool negated = false;   // NOT EXISTS / NOT IN
   ScalarPtr operand;      // IN
+  // IN: the plan-time comparison coercion, applied per row (type_coercion.h).
+  qrs_logical_type probe_cast = QRS_LT_ANY, value_cast = QRS_LT_ANY;
   // Uncorrelated results are computed once per execution.
   mutable uint64_t cache_generation = 0;
   mutable std::vector<Row> cache;
@@ -130,7 +137,10 @@ struct BetweenScalar : ScalarExpr {
   Value eval(const EvalEnv& env) const override;
   bool negated = false;
   ScalarPtr operand, low, high;
-  const Collation* compare_collation = nullptr;
+  // Each bound compares under its own resolved collation (BETWEEN is `>= low AND <= high`).
+  const Collation* low_collation = nullptr;
+  const Collation* high_collation = nullptr;
+  bool duration_order = false;  // a TIMESPAN operand: durations compare by elapsed time
 };
 
 struct IsNullScalar : ScalarExpr {

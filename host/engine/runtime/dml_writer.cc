@@ -3,8 +3,7 @@
 
 #include <cmath>
 
-#include <nlohmann/json.hpp>
-
+#include "functions/json_value.h"
 #include "planner/scalar_expr.h"
 
 namespace quereus {
@@ -16,9 +15,10 @@ DmlWriter::DmlWriter(DatabaseImpl& db, std::shared_ptr<TableEntry> table) : db_(
 Value DmlWriter::coerce(const Value& v, const ColumnSchema& col, const TableSchema& table) {
   if (v.is_null()) return v;
   auto mismatch = [&]() -> Error {
-    return Error(StatusCode::kMismatch, "Type conversion failed: cannot store " + std::string(value_type_name(v.type())) +
-                                            " value '" + v.to_text() + "' in " + (col.type_name.empty() ? "ANY" : col.type_name) +
-                                            " column " + table.name + "." + col.name);
+    return Error(StatusCode::kMismatch,
+                 "Type conversion failed for column '" + col.name + "': cannot store " + value_type_name(v.type()) +
+                     " value '" + v.to_text() + "' in " + (col.type_name.empty() ? "ANY" : col.type_name) +
+                     " column " + table.name + "." + col.name);
   };
   switch (col.logical_type) {
     case QRS_LT_ANY: return v;
@@ -69,30 +69,35 @@ Value DmlWriter::coerce(const Value& v, const ColumnSchema& col, const TableSche
     case QRS_LT_BLOB:
       if (v.type() == ValueType::kBlob) return v;
       throw mismatch();
-    case QRS_LT_BOOLEAN:
-      try {
-        return cast_value(v, QRS_LT_BOOLEAN);
-      } catch (const Error&) {
-        throw mismatch();
-      }
-    case QRS_LT_JSON: {
-      if (v.type() == ValueType::kJson) return v;
-      if (v.type() == ValueType::kText) {
-        auto j = nlohmann::json::parse(v.str(), nullptr, false);
-        if (j.is_discarded()) {
-          // A bare string is a JSON string scalar.
-          return Value::Json(nlohmann::json(v.str()).dump());
-        }
-        return Value::Json(j.dump());
-      }
-      if (v.type() == ValueType::kInteger) return Value::Json(std::to_string(v.as_int()));
-      if (v.type() == ValueType::kReal) return Value::Json(format_real(v.as_real()));
-      if (v.type() == ValueType::kBoolean) return Value::Json(v.as_bool() ? "true" : "false");
-      throw mismatch();
+    case QRS_LT_BOOLEAN: {
+      Value b = cast_value(v, QRS_LT_BOOLEAN);
+      if (b.is_null()) throw mismatch();
+      return b;
     }
-    default:
-      if (v.type() == ValueType::kText) return v;
-      return Value::Text(v.to_text());
+    case QRS_LT_JSON: {
+      // A value that is already JSON (read out of a JSON column, or made by a JSON
+      // function) is stored as it is; text must be JSON source. JSON null is SQL NULL.
+      switch (v.type()) {
+        case ValueType::kJson: return v;
+        case ValueType::kText: {
+          std::optional<jsonv::Json> j = jsonv::parse(v.str());
+          if (!j) throw mismatch();
+          return jsonv::to_value(*j);
+        }
+        case ValueType::kBlob: throw mismatch();
+        default: return cast_value(v, QRS_LT_JSON);
+      }
+    }
+    case QRS_LT_DATE:
+    case QRS_LT_TIME:
+    case QRS_LT_DATETIME:
+    case QRS_LT_TIMESPAN: {
+      // Stored in the type's canonical spelling ('90 minutes' → 'PT90M').
+      Value t = cast_value(v, col.logical_type);
+      if (t.is_null()) throw mismatch();
+      return t;
+    }
+    default: return v;
   }
 }
 

@@ -38,7 +38,7 @@ int64_t eval_count(const ScalarPtr& e, const EvalEnv& env, const char* what) {
   if (v.is_null()) return -1;
   Value n = cast_value(v, QRS_LT_INTEGER);
   (void)what;
-  return n.as_int();
+  return std::max<int64_t>(n.as_int(), 0);  // a negative count means none
 }
 
 // ---------------------------------------------------------------- table scan
@@ -64,29 +64,31 @@ class TableScanOp : public Operator {
       args.filters.push_back(std::move(s));
     }
     cursor_ = node_.table->table->open_cursor(args);
-    batch_.clear();
-    pos_ = 0;
+    count_ = pos_ = 0;
     done_ = false;
   }
   bool next(Row& out) override {
-    while (pos_ >= batch_.size()) {
+    while (pos_ >= count_) {
       if (done_) return false;
-      batch_.clear();
       pos_ = 0;
-      if (!cursor_->next_batch(batch_)) {
+      count_ = cursor_->next_batch(batch_);
+      if (count_ == 0) {
         done_ = true;
         cursor_.reset();
-        if (batch_.empty()) return false;
+        return false;
       }
     }
-    out = std::move(batch_[pos_++]);
+    // Swapping (not moving) hands the caller's previous row back to the batch, so the
+    // next batch is copied into buffers that already exist.
+    out.swap(batch_[pos_++]);
     return true;
   }
 
  private:
   const TableScanNode& node_;
   std::unique_ptr<VtabCursor> cursor_;
-  std::vector<Row> batch_;
+  std::vector<Row> batch_;  // reused across batches; rows [0, count_) are current
+  size_t count_ = 0;
   size_t pos_ = 0;
   bool done_ = false;
 };
@@ -167,12 +169,15 @@ class ProjectOp : public Operator {
   void open(const EvalEnv& outer) override { outer_ = outer; input_->open(outer); }
   bool next(Row& out) override {
     if (!input_->next(in_)) return false;
-    out.clear();
-    out.reserve(node_.exprs.size());
     if (!moves_.empty()) {
-      for (int slot : moves_) out.push_back(std::move(in_[slot]));
+      // Swap rather than move: the caller's previous values (and their buffers) go back
+      // to the input row and from there to the scan's batch for reuse.
+      out.resize(moves_.size());
+      for (size_t i = 0; i < moves_.size(); ++i) std::swap(out[i], in_[moves_[i]]);
       return true;
     }
+    out.clear();
+    out.reserve(node_.exprs.size());
     EvalEnv env{&in_, &outer_, outer_.ctx};
     for (auto& e : node_.exprs) out.push_back(e->eval(env));
     return true;
@@ -299,22 +304,14 @@ class NestedLoopJoinOp : public Operator {
 
 // ---------------------------------------------------------------- aggregate
 
-class AnyValueState : public AggregateState {
- public:
-  void step(std::span<const Value> args) override {
-    if (!set_ && !args.empty()) { v_ = args[0]; set_ = true; }
-  }
-  Value final() override { return v_; }
-
- private:
-  Value v_;
-  bool set_ = false;
-};
-
 class AggregateOp : public Operator {
  public:
   explicit AggregateOp(const AggregateNode& n) : node_(n), input_(n.input->instantiate()) {
     for (auto& g : n.group_by) key_collations_.push_back(g->collation);
+    for (auto& a : n.aggs) {
+      arg_collations_.emplace_back();
+      for (auto& e : a.args) arg_collations_.back().push_back(e->collation);
+    }
   }
   void open(const EvalEnv& outer) override {
     outer_ = outer;
@@ -342,10 +339,9 @@ class AggregateOp : public Operator {
   std::unique_ptr<Group> make_group(Row key) {
     auto g = std::make_unique<Group>();
     g->key = std::move(key);
-    for (auto& a : node_.aggs) {
-      if (a.fn) g->states.push_back(a.fn->make_state());
-      else g->states.push_back(std::make_unique<AnyValueState>());
-      g->distinct_seen.emplace_back(RowLess{});
+    for (size_t i = 0; i < node_.aggs.size(); ++i) {
+      g->states.push_back(node_.aggs[i].fn->make_state());
+      g->distinct_seen.emplace_back(RowLess{&arg_collations_[i]});  // DISTINCT honours the argument's collation
     }
     return g;
   }
@@ -382,6 +378,7 @@ class AggregateOp : public Operator {
   std::unique_ptr<Operator> input_;
   EvalEnv outer_;
   std::vector<const Collation*> key_collations_;
+  std::vector<std::vector<const Collation*>> arg_collations_;  // per aggregate call
   std::map<Row, std::unique_ptr<Group>, RowLess> groups_{RowLess{&key_collations_}};
   std::vector<Group*> order_;
   bool built_ = false;
@@ -407,9 +404,11 @@ class SortOp : public Operator {
   }
   void open(const EvalEnv& outer) override {
     input_->open(outer);
-    rows_.clear();
+    chunks_.clear();
     computed_.clear();
-    i_ = 0;
+    order_.clear();
+    n_rows_ = i_ = 0;
+    width_ = node_.columns.size();
     Row r;
     while (input_->next(r)) {
       if (n_computed_) {
@@ -418,32 +417,61 @@ class SortOp : public Operator {
           if (slots_[k] < 0) computed_.push_back(node_.sort_keys[k].expr->eval(env));
         }
       }
-      rows_.push_back(std::move(r));
+      // Rows are stored in fixed-size chunks of flat cells: no allocation per row beyond
+      // the cells' own payloads, nothing is relocated as the input grows, and `r` keeps
+      // its capacity for the producer to reuse.
+      if (n_rows_ % kChunkRows == 0) chunks_.push_back(std::make_unique<Value[]>(kChunkRows * width_));
+      Value* dst = cell(static_cast<uint32_t>(n_rows_), 0);
+      for (size_t c = 0; c < width_; ++c) dst[c] = std::move(r[c]);
+      ++n_rows_;
     }
-    // Sort row numbers (ties keep input order: the sort is stable), then permute once.
-    std::vector<uint32_t> order(rows_.size());
-    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-      for (size_t k = 0; k < slots_.size(); ++k) {
-        if (int c = compare_key(k, key(a, k), key(b, k))) return c < 0;
+    // Sort compact entries (ties keep input order: the sort is stable); rows are read in
+    // that order by next(), never moved. An integer first key is copied into the entry
+    // so the common case compares without touching the rows (random row accesses over
+    // a million rows are cache misses).
+    order_.resize(n_rows_);
+    for (uint32_t i = 0; i < n_rows_; ++i) {
+      const Value* k0 = slots_.empty() ? nullptr : &key(i, 0);
+      bool integer = k0 && k0->type() == ValueType::kInteger;
+      order_[i] = Entry{integer ? k0->as_int() : 0, i, integer};
+    }
+    if (slots_.empty()) return;
+    const bool desc0 = node_.sort_keys[0].desc;
+    std::sort(order_.begin(), order_.end(), [&](const Entry& a, const Entry& b) {
+      if (a.integer && b.integer) {
+        if (a.first != b.first) return desc0 ? a.first > b.first : a.first < b.first;
+      } else if (int c = compare_key(0, key(a.row, 0), key(b.row, 0))) {
+        return c < 0;
       }
-      return a < b;
+      for (size_t k = 1; k < slots_.size(); ++k) {
+        if (int c = compare_key(k, key(a.row, k), key(b.row, k))) return c < 0;
+      }
+      return a.row < b.row;
     });
-    std::vector<Row> sorted;
-    sorted.reserve(rows_.size());
-    for (uint32_t i : order) sorted.push_back(std::move(rows_[i]));
-    rows_ = std::move(sorted);
     computed_.clear();
   }
   bool next(Row& out) override {
-    if (i_ >= rows_.size()) return false;
-    out = std::move(rows_[i_++]);
+    if (i_ >= n_rows_) return false;
+    // Swap so the caller's previous values are released with the chunks, not per row.
+    Value* src = cell(order_[i_++].row, 0);
+    out.resize(width_);
+    for (size_t c = 0; c < width_; ++c) std::swap(out[c], src[c]);
     return true;
   }
 
  private:
+  static constexpr size_t kChunkRows = 1024;
+  struct Entry {
+    int64_t first;  // the first key when `integer`
+    uint32_t row;
+    bool integer;
+  };
+
+  Value* cell(uint32_t row, size_t c) const {
+    return &chunks_[row / kChunkRows][(row % kChunkRows) * width_ + c];
+  }
   const Value& key(uint32_t row, size_t k) const {
-    return slots_[k] >= 0 ? rows_[row][slots_[k]] : computed_[row * n_computed_ + computed_index_[k]];
+    return slots_[k] >= 0 ? *cell(row, slots_[k]) : computed_[row * n_computed_ + computed_index_[k]];
   }
   // <0, 0, >0 as x sorts before, with, after y under sort key k.
   int compare_key(size_t k, const Value& x, const Value& y) const {
@@ -466,8 +494,11 @@ class SortOp : public Operator {
   std::vector<int> slots_;            // per key: input column, or -1 when computed
   std::vector<size_t> computed_index_;
   size_t n_computed_ = 0;
-  std::vector<Row> rows_;
+  size_t width_ = 0;                  // cells per row
+  size_t n_rows_ = 0;
+  std::vector<std::unique_ptr<Value[]>> chunks_;  // kChunkRows rows of width_ cells each
   std::vector<Value> computed_;       // n_computed_ values per row
+  std::vector<Entry> order_;          // output order
   size_t i_ = 0;
 };
 

@@ -6,6 +6,8 @@
 #include <limits>
 
 #include "common/status.h"
+#include "functions/json_value.h"
+#include "functions/temporal.h"
 #include "planner/rel_node.h"
 #include "planner/scalar_expr.h"
 #include "schema/catalog.h"
@@ -31,9 +33,41 @@ Value as_numeric(const Value& v) {
   }
 }
 
+char temporal_op(ast::BinaryOp op) {
+  switch (op) {
+    case ast::BinaryOp::kAdd: return '+';
+    case ast::BinaryOp::kSub: return '-';
+    case ast::BinaryOp::kMul: return '*';
+    case ast::BinaryOp::kDiv: return '/';
+    default: return '%';
+  }
+}
+
+// An integer past ±(2^53 - 1) meeting an integral real stays exact (the reference keeps
+// its bigint operand in the bigint domain): the real joins as an integer.
+void keep_big_integer_exact(Value& a, Value& b) {
+  constexpr int64_t kMaxSafe = (int64_t{1} << 53) - 1;
+  auto big = [](const Value& v) {
+    return v.type() == ValueType::kInteger && (v.as_int() > kMaxSafe || v.as_int() < -kMaxSafe);
+  };
+  auto integral = [](const Value& v) {
+    if (v.type() != ValueType::kReal) return false;
+    double d = v.as_real();
+    return std::floor(d) == d && std::fabs(d) < 9.2e18;
+  };
+  if (big(a) && integral(b)) b = Value::Integer(static_cast<int64_t>(b.as_real()));
+  else if (big(b) && integral(a)) a = Value::Integer(static_cast<int64_t>(a.as_real()));
+}
+
 Value arith(ast::BinaryOp op, const Value& a0, const Value& b0) {
+  // Temporal operands (by value shape) take the temporal operation table.
+  if (!(a0.is_numeric() && b0.is_numeric())) {
+    Value out;
+    if (temporal::temporal_arithmetic(temporal_op(op), a0, b0, &out)) return out;
+  }
   if (a0.is_null() || b0.is_null()) return Value();
   Value a = as_numeric(a0), b = as_numeric(b0);
+  keep_big_integer_exact(a, b);
   if (a.type() == ValueType::kInteger && b.type() == ValueType::kInteger) {
     int64_t x = a.as_int(), y = b.as_int(), r = 0;
     switch (op) {
@@ -85,6 +119,32 @@ Value bitop(ast::BinaryOp op, const Value& a0, const Value& b0) {
   }
 }
 
+// The number a unary arithmetic operator works on: numbers and booleans as they are,
+// text only when it spells a whole number; nullopt for anything else (the operator then
+// yields NULL, or works on a duration string).
+std::optional<Value> unary_operand(const Value& v) {
+  switch (v.type()) {
+    case ValueType::kInteger:
+    case ValueType::kReal: return v;
+    case ValueType::kBoolean: return Value::Integer(v.as_int());
+    case ValueType::kText: {
+      Value n = parse_number(v.str(), false);
+      if (n.is_null()) return std::nullopt;
+      return n;
+    }
+    default: return std::nullopt;
+  }
+}
+
+// The order a comparison site applies: durations by elapsed time when an operand is
+// declared TIMESPAN, otherwise the engine's value order under the site's collation.
+// nullopt when either side is NULL.
+std::optional<int> site_compare(const Value& a, const Value& b, const Collation* coll, bool duration_order) {
+  if (duration_order && a.type() == ValueType::kText && b.type() == ValueType::kText)
+    return temporal::compare_timespan_texts(a.str(), b.str());
+  return sql_compare(a, b, coll);
+}
+
 // Three-valued truth: 1 true, 0 false, -1 unknown.
 int truth(const Value& v) {
   bool is_null = false;
@@ -119,20 +179,29 @@ Value UnaryScalar::eval(const EvalEnv& env) const {
       int t = truth(v);
       return t < 0 ? Value() : bool_value(t == 0);
     }
-    case ast::UnaryOp::kPlus: return v;
+    case ast::UnaryOp::kPlus: {
+      if (v.is_numeric() || v.is_null()) return v;
+      if (std::optional<Value> n = unary_operand(v)) return *n;
+      if (v.type() == ValueType::kText && temporal::parse_duration(v.str())) return v;
+      return Value();
+    }
     case ast::UnaryOp::kNegate: {
-      if (v.is_null()) return v;
-      Value n = as_numeric(v);
-      if (n.type() == ValueType::kInteger) {
-        if (n.as_int() == std::numeric_limits<int64_t>::min()) return Value::Real(9223372036854775808.0);
-        return Value::Integer(-n.as_int());
+      std::optional<Value> n = unary_operand(v);
+      if (!n) {
+        if (v.type() != ValueType::kText) return Value();
+        std::optional<std::string> negated = temporal::negate_timespan(v.str());
+        return negated ? Value::Text(std::move(*negated)) : Value();
       }
-      return Value::Real(-n.to_double());
+      if (n->type() == ValueType::kInteger) {
+        if (n->as_int() == std::numeric_limits<int64_t>::min()) return Value::Real(9223372036854775808.0);
+        return Value::Integer(-n->as_int());
+      }
+      return Value::Real(-n->to_double());
     }
     case ast::UnaryOp::kBitNot: {
-      if (v.is_null()) return v;
-      Value n = cast_value(v, QRS_LT_INTEGER);
-      return Value::Integer(~(n.is_null() ? 0 : n.as_int()));
+      std::optional<Value> n = unary_operand(v);
+      if (!n) return Value();
+      return Value::Integer(~cast_value(*n, QRS_LT_INTEGER).as_int());
     }
   }
   return Value();
@@ -168,7 +237,7 @@ Value BinaryScalar::eval(const EvalEnv& env) const {
   Value b = right->eval(env);
   switch (op) {
     case Op::kEq: case Op::kEqEq: case Op::kNe: case Op::kLt: case Op::kLe: case Op::kGt: case Op::kGe: {
-      auto c = sql_compare(a, b, compare_collation);
+      auto c = site_compare(a, b, compare_collation, duration_order);
       if (!c) return Value();
       switch (op) {
         case Op::kEq: case Op::kEqEq: return bool_value(*c == 0);
@@ -185,7 +254,7 @@ Value BinaryScalar::eval(const EvalEnv& env) const {
       else if (b.type() == ValueType::kBoolean && a.type() != ValueType::kBoolean) {
         int t = truth(a);
         eq = t == (b.as_bool() ? 1 : 0);
-      } else eq = compare_values(a, b, compare_collation) == 0;
+      } else eq = site_compare(a, b, compare_collation, duration_order) == 0;
       return bool_value(op == Op::kIs ? eq : !eq);
     }
     case Op::kAdd: case Op::kSub: case Op::kMul: case Op::kDiv: case Op::kMod:
@@ -227,6 +296,16 @@ bool FunctionScalar::is_constant() const {
 }
 
 Value FunctionScalar::eval(const EvalEnv& env) const {
+  if (fn->compare_call) {
+    std::vector<Value> vals, keys;
+    vals.reserve(args.size());
+    keys.reserve(args.size());
+    for (size_t i = 0; i < args.size(); ++i) {
+      vals.push_back(args[i]->eval(env));
+      keys.push_back(i < key_casts.size() ? cast_value(vals.back(), key_casts[i]) : vals.back());
+    }
+    return fn->compare_call(vals, keys, compare_collation);
+  }
   Value buf[8];
   if (args.size() <= 8) {
     for (size_t i = 0; i < args.size(); ++i) buf[i] = args[i]->eval(env);
@@ -292,15 +371,17 @@ Value SubqueryScalar::eval(const EvalEnv& env) const {
     case ScalarKind::kExists: return bool_value(negated ? rows->empty() : !rows->empty());
     case ScalarKind::kSubquery:
       if (rows->empty()) return Value();
+      if (rows->size() > 1) throw Error(StatusCode::kError, "Scalar subquery returned more than one row");
       return (*rows)[0][0];
     case ScalarKind::kInSubquery: {
-      Value v = operand->eval(env);
+      Value v = cast_value(operand->eval(env), probe_cast);
       if (rows->empty()) return bool_value(negated);
       if (v.is_null()) return Value();
       bool saw_null = false;
       for (auto& r : *rows) {
-        if (r[0].is_null()) { saw_null = true; continue; }
-        if (compare_values(v, r[0], collation) == 0) return bool_value(!negated);
+        Value x = cast_value(r[0], value_cast);
+        if (x.is_null()) { saw_null = true; continue; }
+        if (compare_values(v, x, collation) == 0) return bool_value(!negated);
       }
       if (saw_null) return Value();
       return bool_value(negated);
@@ -311,8 +392,8 @@ Value SubqueryScalar::eval(const EvalEnv& env) const {
 
 Value BetweenScalar::eval(const EvalEnv& env) const {
   Value v = operand->eval(env), lo = low->eval(env), hi = high->eval(env);
-  auto c1 = sql_compare(v, lo, compare_collation);
-  auto c2 = sql_compare(v, hi, compare_collation);
+  auto c1 = site_compare(v, lo, low_collation, duration_order);
+  auto c2 = site_compare(v, hi, high_collation, duration_order);
   // v >= lo AND v <= hi with three-valued logic
   int t1 = c1 ? (*c1 >= 0 ? 1 : 0) : -1;
   int t2 = c2 ? (*c2 <= 0 ? 1 : 0) : -1;
@@ -394,6 +475,22 @@ Value parse_number(std::string_view text, bool lenient_prefix) {
   return Value::Real(std::strtod(num.c_str(), nullptr));
 }
 
+// Text to INTEGER reads the leading integer run ('12abc' → 12, '9e18' → 9, 'abc' → 0),
+// clamped to the int64 range; blank text has no integer (NULL).
+static Value leading_integer(std::string_view text) {
+  size_t i = 0, n = text.size();
+  while (i < n && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  if (i == n) return Value();
+  bool negative = text[i] == '-';
+  if (text[i] == '+' || text[i] == '-') ++i;
+  __int128 magnitude = 0;
+  constexpr __int128 kLimit = static_cast<__int128>(std::numeric_limits<int64_t>::max()) + 1;
+  for (; i < n && std::isdigit(static_cast<unsigned char>(text[i])); ++i)
+    magnitude = std::min(kLimit, magnitude * 10 + (text[i] - '0'));
+  __int128 value = negative ? -magnitude : std::min(magnitude, kLimit - 1);
+  return Value::Integer(static_cast<int64_t>(value));
+}
+
 Value cast_value(const Value& v, qrs_logical_type target) {
   if (v.is_null()) return v;
   switch (target) {
@@ -409,11 +506,7 @@ Value cast_value(const Value& v, qrs_logical_type target) {
           if (d <= -9.223372036854775808e18) return Value::Integer(std::numeric_limits<int64_t>::min());
           return Value::Integer(static_cast<int64_t>(d));
         }
-        case ValueType::kText: {
-          Value n = parse_number(v.str(), true);
-          if (n.is_null()) return Value::Integer(0);
-          return cast_value(n, QRS_LT_INTEGER);
-        }
+        case ValueType::kText: return leading_integer(v.str());
         default: return Value::Integer(0);
       }
     case QRS_LT_REAL:
@@ -440,6 +533,7 @@ Value cast_value(const Value& v, qrs_logical_type target) {
       }
     case QRS_LT_TEXT:
       if (v.type() == ValueType::kText) return v;
+      if (v.type() == ValueType::kBlob) return Value::Text(utf8_lossy(v.str()));
       return Value::Text(v.to_text());
     case QRS_LT_BLOB:
       if (v.type() == ValueType::kBlob) return v;
@@ -449,18 +543,40 @@ Value cast_value(const Value& v, qrs_logical_type target) {
         case ValueType::kBoolean: return v;
         case ValueType::kInteger: return Value::Boolean(v.as_int() != 0);
         case ValueType::kReal: return Value::Boolean(v.as_real() != 0);
-        case ValueType::kText: {
+        case ValueType::kText:
+        case ValueType::kJson: {
           std::string t = to_lower(v.str());
           if (t == "true" || t == "1") return Value::Boolean(true);
           if (t == "false" || t == "0") return Value::Boolean(false);
-          throw Error(StatusCode::kMismatch, "Cannot convert to BOOLEAN: '" + v.str() + "'");
+          return Value();
         }
-        default: throw Error(StatusCode::kMismatch, "Cannot convert to BOOLEAN");
+        default: return Value();
       }
-    default:
-      // Temporal and JSON types are carried as canonical text for now.
-      if (v.type() == ValueType::kText || v.type() == ValueType::kJson) return v;
-      return Value::Text(v.to_text());
+    case QRS_LT_JSON: {
+      switch (v.type()) {
+        case ValueType::kJson: return v;
+        case ValueType::kBlob: return Value();
+        case ValueType::kText: {
+          // JSON source when it parses; otherwise a bare string is a JSON string scalar.
+          std::optional<jsonv::Json> j = jsonv::parse(v.str());
+          return jsonv::to_value(j ? *j : jsonv::Json(v.str()));
+        }
+        default: return jsonv::to_value(jsonv::from_sql_element(v));
+      }
+    }
+    case QRS_LT_DATE:
+    case QRS_LT_TIME:
+    case QRS_LT_DATETIME:
+    case QRS_LT_TIMESPAN: {
+      if (v.type() == ValueType::kBlob || v.type() == ValueType::kJson) return Value();
+      std::string error;
+      std::optional<std::string> text = target == QRS_LT_DATE       ? temporal::to_date_text(v, &error)
+                                        : target == QRS_LT_TIME     ? temporal::to_time_text(v, &error)
+                                        : target == QRS_LT_DATETIME ? temporal::to_datetime_text(v, &error)
+                                                                    : temporal::to_timespan_text(v, &error);
+      return text ? Value::Text(std::move(*text)) : Value();
+    }
+    default: return v;
   }
 }
 

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <functional>
 
+#include "functions/json_value.h"
+
 namespace quereus {
 
 int type_rank(ValueType t) {
@@ -49,6 +51,7 @@ int compare_values(const Value& a, const Value& b, const Collation* coll) {
       int c = a.str().compare(b.str());
       return c < 0 ? -1 : (c > 0 ? 1 : 0);
     }
+    case 4: return jsonv::compare_text(a.str(), b.str());  // structural, not textual
     default: {
       int c = a.str().compare(b.str());
       return c < 0 ? -1 : (c > 0 ? 1 : 0);

@@ -87,6 +87,38 @@ std::string format_real(double d) {
   return mant + "e" + (exp >= 0 ? "+" : "-") + std::to_string(std::abs(exp));
 }
 
+std::string utf8_lossy(std::string_view bytes) {
+  static const char kReplacement[] = "\xEF\xBF\xBD";
+  std::string out;
+  out.reserve(bytes.size());
+  size_t i = 0, n = bytes.size();
+  auto byte = [&](size_t k) { return static_cast<unsigned char>(bytes[k]); };
+  while (i < n) {
+    unsigned char c = byte(i);
+    // Continuation bytes the lead byte announces; -1 for a byte that cannot lead.
+    int need = c < 0x80                  ? 0
+               : c >= 0xC2 && c <= 0xDF ? 1
+               : c >= 0xE0 && c <= 0xEF ? 2
+               : c >= 0xF0 && c <= 0xF4 ? 3
+                                        : -1;
+    if (need < 0) { out += kReplacement; ++i; continue; }
+    // The second byte's range depends on the lead byte (no overlongs, no surrogates).
+    unsigned char lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+    unsigned char hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+    size_t k = 1;
+    for (; k <= static_cast<size_t>(need); ++k) {
+      if (i + k >= n) break;
+      unsigned char b = byte(i + k);
+      if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) break;
+    }
+    // Valid: copy the sequence. Invalid: one U+FFFD for the k bytes of its maximal prefix.
+    if (k > static_cast<size_t>(need)) out.append(bytes.substr(i, k));
+    else out += kReplacement;
+    i += k;
+  }
+  return out;
+}
+
 std::string Value::to_text() const {
   switch (type_) {
     case ValueType::kNull: return "";

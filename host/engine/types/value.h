@@ -47,6 +47,15 @@ class Value {
 
   bool operator==(const Value& o) const;  // identical type and payload (BINARY)
 
+  // In-place assignment that keeps this value's payload buffer (no allocation when it is
+  // large enough): the hot path that copies rows out of a module's batches.
+  void assign_integer(int64_t v) { type_ = ValueType::kInteger; i_ = v; }
+  void assign_real(double v) { type_ = ValueType::kReal; r_ = v; }
+  void assign_boolean(bool v) { type_ = ValueType::kBoolean; i_ = v ? 1 : 0; }
+  void assign_null() { type_ = ValueType::kNull; }
+  // REQUIRES: t is kText, kBlob or kJson (JSON text must already be canonical).
+  void assign_bytes(ValueType t, std::string_view bytes) { type_ = t; s_.assign(bytes.data(), bytes.size()); }
+
  private:
   ValueType type_ = ValueType::kNull;
   union {
@@ -61,5 +70,9 @@ using Row = std::vector<Value>;
 // Formats a double as the reference engine prints numbers (shortest round-trip,
 // integral values without a fraction: 1.0 → "1", 0.1 → "0.1", 1e21 → "1e+21").
 std::string format_real(double d);
+
+// Blob bytes read as UTF-8 text the way a WHATWG decoder does: each maximal invalid
+// sequence becomes U+FFFD (so the conversion is total, and lossy).
+std::string utf8_lossy(std::string_view bytes);
 
 }  // namespace quereus

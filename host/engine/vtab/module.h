@@ -60,8 +60,10 @@ struct ScanArgs {
 class VtabCursor {
  public:
   virtual ~VtabCursor() = default;
-  // Fills `rows` (cleared first) with the next batch; returns false when exhausted.
-  virtual bool next_batch(std::vector<Row>& rows) = 0;
+  // Writes the next batch into rows[0, n) and returns n (0 when exhausted). The rows and
+  // cells already in `rows` are overwritten in place so their buffers are reused; entries
+  // past n are stale and must be ignored.
+  virtual size_t next_batch(std::vector<Row>& rows) = 0;
 };
 
 enum class RowOp { kInsert = QRS_ROW_INSERT, kUpdate = QRS_ROW_UPDATE, kDelete = QRS_ROW_DELETE };

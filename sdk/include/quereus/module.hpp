@@ -223,7 +223,21 @@ class RowBatch {
  public:
   static constexpr size_t kDefaultCapacity = 256;
 
-  explicit RowBatch(size_t capacity = kDefaultCapacity) : capacity_(capacity ? capacity : 1) {}
+  explicit RowBatch(size_t capacity = kDefaultCapacity) : capacity_(capacity ? capacity : 1) {
+    // Storage is recycled between the batches of short-lived cursors (a point lookup opens
+    // one per execution), so a scan does not pay for growing its buffers every time.
+    auto& pool = storage_pool();
+    if (!pool.empty()) {
+      cells_ = std::move(pool.back().first);
+      keep_ = std::move(pool.back().second);
+      pool.pop_back();
+    }
+  }
+  ~RowBatch() {
+    clear();
+    auto& pool = storage_pool();
+    if (pool.size() < kPoolSize) pool.emplace_back(std::move(cells_), std::move(keep_));
+  }
   RowBatch(const RowBatch&) = delete;
   RowBatch& operator=(const RowBatch&) = delete;
 
@@ -267,6 +281,13 @@ class RowBatch {
     }
     for (const Value& v : row) cells_.push_back(v.to_c());
     ++rows_;
+  }
+
+  static constexpr size_t kPoolSize = 8;
+  using Storage = std::pair<std::vector<qrs_value>, std::vector<RowPtr>>;
+  static std::vector<Storage>& storage_pool() {
+    thread_local std::vector<Storage> pool;
+    return pool;
   }
 
   size_t capacity_;

@@ -1,0 +1,72 @@
+// Planner: plan-time comparison coercion (see type_coercion.h).
+#include "planner/type_coercion.h"
+
+#include "types/logical_type.h"
+
+namespace quereus {
+
+namespace {
+
+bool is_null_literal(const ScalarExpr& e) {
+  return e.kind == ScalarKind::kLiteral && static_cast<const LiteralScalar&>(e).value.is_null();
+}
+
+}  // namespace
+
+qrs_logical_type comparison_cast(qrs_logical_type operand, qrs_logical_type other) {
+  if (operand == other) return QRS_LT_ANY;
+  if (other == QRS_LT_JSON) return QRS_LT_JSON;
+  if (operand == QRS_LT_TEXT && is_numeric_type(other)) return QRS_LT_NUMERIC;
+  return QRS_LT_ANY;
+}
+
+ScalarPtr with_cast(ScalarPtr e, qrs_logical_type target) {
+  if (target == QRS_LT_ANY || is_null_literal(*e)) return e;
+  auto c = std::make_shared<CastScalar>();
+  c->operand = std::move(e);
+  c->target = target;
+  c->type = target;
+  return c;
+}
+
+void coerce_comparison(ScalarPtr& left, ScalarPtr& right) {
+  qrs_logical_type lt = left->type, rt = right->type;
+  left = with_cast(std::move(left), comparison_cast(lt, rt));
+  right = with_cast(std::move(right), comparison_cast(rt, lt));
+}
+
+void coerce_comparison_set(ScalarPtr& probe, const std::vector<ScalarPtr*>& values) {
+  qrs_logical_type pt = probe->type;
+  qrs_logical_type probe_cast = QRS_LT_ANY;
+  bool agreed = true, any = false;
+  for (ScalarPtr* v : values) {
+    if (is_null_literal(**v)) continue;
+    qrs_logical_type c = comparison_cast(pt, (*v)->type);
+    if (c == QRS_LT_JSON) {
+      probe_cast = QRS_LT_JSON;
+      break;
+    }
+    if (!any) probe_cast = c;
+    else if (c != probe_cast) agreed = false;
+    any = true;
+  }
+  if (!agreed && probe_cast != QRS_LT_JSON) probe_cast = QRS_LT_ANY;
+  for (ScalarPtr* v : values) *v = with_cast(std::move(*v), comparison_cast((*v)->type, pt));
+  probe = with_cast(std::move(probe), probe_cast);
+}
+
+std::vector<qrs_logical_type> comparison_group_casts(const std::vector<ScalarPtr>& members) {
+  std::vector<qrs_logical_type> casts(members.size(), QRS_LT_ANY);
+  for (size_t i = 0; i < members.size(); ++i) {
+    for (size_t j = 0; j < members.size(); ++j) {
+      if (i == j || is_null_literal(*members[j])) continue;
+      qrs_logical_type c = comparison_cast(members[i]->type, members[j]->type);
+      if (c == QRS_LT_ANY) continue;
+      casts[i] = c;
+      if (c == QRS_LT_JSON) break;
+    }
+  }
+  return casts;
+}
+
+}  // namespace quereus

@@ -1,0 +1,32 @@
+// Planner: the conversions that make the operands of a comparison comparable (docs:
+// types, "Type Coercion in Comparisons"). A numeric operand against a TEXT one converts
+// the text to NUMERIC (`int_col = '1'` reads as `int_col = 1`); a JSON operand against
+// anything else converts the other side to JSON, leniently, like CAST. The casts are
+// inserted at plan time so the runtime compares like with like.
+#pragma once
+
+#include <vector>
+
+#include "planner/scalar_expr.h"
+
+namespace quereus {
+
+// The conversion `operand` needs to compare with a value of type `other`, ANY for none.
+qrs_logical_type comparison_cast(qrs_logical_type operand, qrs_logical_type other);
+
+// `e` wrapped in a lenient CAST to `target`; `e` itself when `target` is ANY.
+ScalarPtr with_cast(ScalarPtr e, qrs_logical_type target);
+
+// A pairwise comparison (=, <, IS, …): converts whichever side needs it.
+void coerce_comparison(ScalarPtr& left, ScalarPtr& right);
+
+// One probe compared with several values (IN list, simple CASE, BETWEEN bounds): each
+// value converts on its own; the probe converts only when every non-NULL value asks for
+// the same conversion (a JSON value always wins: its cast is lenient).
+void coerce_comparison_set(ScalarPtr& probe, const std::vector<ScalarPtr*>& values);
+
+// A comparison group whose members are all compared with each other (nullif, greatest,
+// least): the conversion of each member's comparison key.
+std::vector<qrs_logical_type> comparison_group_casts(const std::vector<ScalarPtr>& members);
+
+}  // namespace quereus
