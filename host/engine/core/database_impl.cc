@@ -3,6 +3,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <set>
+
 #include "core/executable.h"
 #include "functions/builtins.h"
 #include "parser/parser.h"
@@ -209,6 +212,30 @@ Status DatabaseImpl::set_option(std::string_view name_in, const Value& value) {
   } else if (name == "default_collation") {
     if (!registry_->find_collation(value.to_text())) return Status(StatusCode::kError, "Unknown collation: " + value.to_text());
     options_.default_collation = to_upper(value.to_text());
+  } else if (name == "optimizer_disabled_passes") {
+    // A comma-separated list of pass names; '' enables every pass again.
+    std::set<std::string> disabled;
+    std::string list = value.is_null() ? std::string() : text;
+    size_t start = 0;
+    while (start <= list.size()) {
+      size_t comma = list.find(',', start);
+      std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      item.erase(0, item.find_first_not_of(" \t"));
+      item.erase(item.find_last_not_of(" \t") + 1);
+      if (!item.empty()) {
+        const auto& known = Optimizer::pass_names();
+        if (std::find(known.begin(), known.end(), item) == known.end()) {
+          std::string names;
+          for (const auto& k : known) names += (names.empty() ? "" : ", ") + k;
+          return Status(StatusCode::kError, "Unknown optimizer pass '" + item + "' (passes: " + names + ")");
+        }
+        disabled.insert(item);
+      }
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    options_.optimizer.disabled = std::move(disabled);
+    bump_schema_version();  // prepared statements re-plan under the new passes
   } else {
     return Status(StatusCode::kError, "Unknown pragma: " + std::string(name_in));
   }

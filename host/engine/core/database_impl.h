@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/database.h"
+#include "optimizer/optimizer.h"
 #include "schema/catalog.h"
 
 namespace quereus {
@@ -17,6 +18,8 @@ struct EngineOptions {
   bool default_nullable = false;  // pragma default_column_nullability = 'nullable'
   bool foreign_keys = true;
   std::string default_collation = "BINARY";
+  // pragma optimizer_disabled_passes = 'name, …' (Optimizer::pass_names()).
+  OptimizerOptions optimizer;
 };
 
 class DatabaseImpl : public Database {

@@ -28,9 +28,7 @@ ConflictAction conflict_of(ast::ConflictClause c, ConflictAction def = ConflictA
 }
 
 RelPtr optimize(DatabaseImpl& db, RelPtr root) {
-  static const OptimizerOptions defaults;
-  (void)db;
-  return Optimizer(defaults).optimize(std::move(root));
+  return Optimizer(db.options().optimizer).optimize(std::move(root));
 }
 
 // Plans subqueries' access paths as well: walk the scalar trees of every node.
@@ -314,6 +312,11 @@ class PragmaExec : public Executable {
     else if (name_ == "default_column_nullability") out.push_back(Value::Text(o.default_nullable ? "nullable" : "not_null"));
     else if (name_ == "foreign_keys") out.push_back(Value::Boolean(o.foreign_keys));
     else if (name_ == "default_collation") out.push_back(Value::Text(o.default_collation));
+    else if (name_ == "optimizer_disabled_passes") {
+      std::string list;
+      for (const auto& p : o.optimizer.disabled) list += (list.empty() ? "" : ", ") + p;
+      out.push_back(Value::Text(list));
+    }
     else throw Error(StatusCode::kError, "Unknown pragma: " + name_);
     return true;
   }

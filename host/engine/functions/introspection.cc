@@ -155,8 +155,7 @@ void register_introspection_functions(Registry& r) {
       throw Error(StatusCode::kError, "query_plan() takes exactly one SELECT statement");
     Planner planner(db);
     QueryPlan plan = planner.plan_select(*static_cast<const ast::SelectStmt&>(*stmts[0]).select, nullptr);
-    static const OptimizerOptions kDefaults;
-    RelPtr root = Optimizer(kDefaults).optimize(plan.root);
+    RelPtr root = Optimizer(db.options().optimizer).optimize(plan.root);
     std::vector<Row> rows;
     int64_t next_id = 1;
     plan_rows(*root, 0, -1, next_id, rows);

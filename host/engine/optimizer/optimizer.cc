@@ -2,6 +2,7 @@
 #include "optimizer/optimizer.h"
 
 #include "common/status.h"
+#include "runtime/exec_context.h"
 #include "schema/catalog.h"
 
 namespace quereus {
@@ -134,6 +135,105 @@ void split_conjuncts(const ScalarPtr& e, std::vector<ScalarPtr>& out) {
   out.push_back(e);
 }
 
+namespace {
+
+// ---------------------------------------------------------------- constant folding
+
+// True when `e` depends on nothing but literals and deterministic functions: its value is
+// the same for every row of every execution (parameters are excluded — a prepared plan
+// is reused across bindings).
+bool foldable(const ScalarExpr& e) {
+  if (e.kind == ScalarKind::kLiteral) return true;
+  if (auto* u = dynamic_cast<const UnaryScalar*>(&e)) return foldable(*u->operand);
+  if (auto* b = dynamic_cast<const BinaryScalar*>(&e)) {
+    return foldable(*b->left) && foldable(*b->right) && (!b->escape || foldable(*b->escape));
+  }
+  if (auto* f = dynamic_cast<const FunctionScalar*>(&e)) {
+    if (!(f->fn->flags & kDeterministic)) return false;
+    for (auto& a : f->args) if (!foldable(*a)) return false;
+    return true;
+  }
+  if (auto* c = dynamic_cast<const CastScalar*>(&e)) return foldable(*c->operand);
+  if (auto* n = dynamic_cast<const IsNullScalar*>(&e)) return foldable(*n->operand);
+  if (auto* c = dynamic_cast<const CaseScalar*>(&e)) {
+    if (c->base && !foldable(*c->base)) return false;
+    for (auto& [w, t] : c->whens) if (!foldable(*w) || !foldable(*t)) return false;
+    return !c->else_expr || foldable(*c->else_expr);
+  }
+  if (auto* in = dynamic_cast<const InListScalar*>(&e)) {
+    if (!foldable(*in->operand)) return false;
+    for (auto& x : in->list) if (!foldable(*x)) return false;
+    return true;
+  }
+  if (auto* bt = dynamic_cast<const BetweenScalar*>(&e)) {
+    return foldable(*bt->operand) && foldable(*bt->low) && foldable(*bt->high);
+  }
+  return false;  // columns, parameters, subqueries
+}
+
+// Replaces every maximal foldable subtree of `slot` by its value. An expression whose
+// evaluation fails is left alone, so the error surfaces at run time as it would unfolded.
+// The plan is owned by one statement, so children are rewritten in place.
+void fold_constants(ScalarPtr& slot) {
+  if (!slot || slot->kind == ScalarKind::kLiteral) return;
+  if (foldable(*slot)) {
+    ExecContext ctx;
+    EvalEnv env{nullptr, nullptr, &ctx};
+    try {
+      auto lit = std::make_shared<LiteralScalar>(slot->eval(env));
+      lit->type = slot->type;
+      lit->collation = slot->collation;
+      lit->explicit_collation = slot->explicit_collation;
+      slot = lit;
+    } catch (const std::exception&) {
+    }
+    return;
+  }
+  auto* e = const_cast<ScalarExpr*>(slot.get());
+  if (auto* u = dynamic_cast<UnaryScalar*>(e)) {
+    fold_constants(u->operand);
+  } else if (auto* b = dynamic_cast<BinaryScalar*>(e)) {
+    fold_constants(b->left);
+    fold_constants(b->right);
+  } else if (auto* f = dynamic_cast<FunctionScalar*>(e)) {
+    for (auto& a : f->args) fold_constants(a);
+  } else if (auto* c = dynamic_cast<CastScalar*>(e)) {
+    fold_constants(c->operand);
+  } else if (auto* n = dynamic_cast<IsNullScalar*>(e)) {
+    fold_constants(n->operand);
+  } else if (auto* cs = dynamic_cast<CaseScalar*>(e)) {
+    fold_constants(cs->base);
+    for (auto& [w, t] : cs->whens) {
+      fold_constants(w);
+      fold_constants(t);
+    }
+    fold_constants(cs->else_expr);
+  } else if (auto* in = dynamic_cast<InListScalar*>(e)) {
+    fold_constants(in->operand);
+    for (auto& x : in->list) fold_constants(x);
+  } else if (auto* bt = dynamic_cast<BetweenScalar*>(e)) {
+    fold_constants(bt->operand);
+    fold_constants(bt->low);
+    fold_constants(bt->high);
+  }
+}
+
+}  // namespace
+
+void Optimizer::fold_node_constants(RelNode& node) {
+  switch (node.kind) {
+    case RelKind::kFilter: fold_constants(static_cast<FilterNode&>(node).predicate); break;
+    case RelKind::kProject:
+      for (auto& e : static_cast<ProjectNode&>(node).exprs) fold_constants(e);
+      break;
+    case RelKind::kJoin: fold_constants(static_cast<JoinNode&>(node).on); break;
+    case RelKind::kSort:
+      for (auto& k : static_cast<SortNode&>(node).sort_keys) fold_constants(k.expr);
+      break;
+    default: break;
+  }
+}
+
 const std::vector<std::string>& Optimizer::pass_names() {
   static const std::vector<std::string> names = {"constant_folding", "predicate_pushdown", "ordering_by_index", "hash_join"};
   return names;
@@ -160,6 +260,7 @@ void Optimizer::plan_access(TableScanNode& scan) {
 }
 
 RelPtr Optimizer::rewrite(RelPtr node) {
+  if (enabled("constant_folding")) fold_node_constants(*node);
   switch (node->kind) {
     case RelKind::kFilter: {
       auto& f = static_cast<FilterNode&>(*node);

@@ -33,6 +33,8 @@ class Optimizer {
  private:
   bool enabled(const char* pass) const { return !options_.disabled.count(pass); }
   RelPtr rewrite(RelPtr node);
+  // constant_folding: replaces constant subexpressions of the node's own expressions.
+  void fold_node_constants(RelNode& node);
   void plan_access(TableScanNode& scan);
   const OptimizerOptions& options_;
 };

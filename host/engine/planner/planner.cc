@@ -508,8 +508,7 @@ ScalarPtr Planner::bind_subquery(const ast::Select& sel, const Scope& scope, Sca
   // A subquery sees the current scope's columns as level 1.
   QueryPlan qp = plan_select(sel, &inner_outer);
   auto s = std::make_shared<SubqueryScalar>(kind);
-  static const OptimizerOptions kDefaults;
-  s->plan = Optimizer(kDefaults).optimize(qp.root);
+  s->plan = Optimizer(db_.options().optimizer).optimize(qp.root);
   s->correlated = inner_outer.correlated;
   if (s->correlated)
     for (const Scope* t = &scope; t; t = t->outer) t->correlated = true;

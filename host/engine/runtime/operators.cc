@@ -1,6 +1,7 @@
 // Runtime: the operators that execute plan nodes (planner/rel_node.h). Volcano-style
 // pull iterators; each node's instantiate() builds a fresh operator per execution.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -306,8 +307,16 @@ class NestedLoopJoinOp : public Operator {
 
 class AggregateOp : public Operator {
  public:
-  explicit AggregateOp(const AggregateNode& n) : node_(n), input_(n.input->instantiate()) {
-    for (auto& g : n.group_by) key_collations_.push_back(g->collation);
+  explicit AggregateOp(const AggregateNode& n)
+      : node_(n), input_(n.input->instantiate()), hashed_(0, KeyHash{this}, KeyEq{this}) {
+    for (auto& g : n.group_by) {
+      key_collations_.push_back(g->collation);
+      // Groups are found by hashing when every key's equality can be hashed: BINARY,
+      // NOCASE and RTRIM text, and no JSON (structural equality). Otherwise an ordered map.
+      const Collation* c = g->collation;
+      bool known = !c || c == &Collation::binary() || c == &Collation::nocase() || c == &Collation::rtrim();
+      if (!known || g->type == QRS_LT_JSON) hashable_ = false;
+    }
     for (auto& a : n.aggs) {
       arg_collations_.emplace_back();
       for (auto& e : a.args) arg_collations_.back().push_back(e->collation);
@@ -317,6 +326,8 @@ class AggregateOp : public Operator {
     outer_ = outer;
     input_->open(outer);
     groups_.clear();
+    hashed_.clear();
+    owned_.clear();
     order_.clear();
     built_ = false;
     out_i_ = 0;
@@ -345,6 +356,19 @@ class AggregateOp : public Operator {
     }
     return g;
   }
+  Group& find_group(Row& key) {
+    if (hashable_) {
+      auto it = hashed_.find(key);
+      if (it != hashed_.end()) return *it->second;
+      owned_.push_back(make_group(key));
+      Group* g = owned_.back().get();
+      hashed_.emplace(std::move(key), g);
+      return *g;
+    }
+    auto it = groups_.find(key);
+    if (it == groups_.end()) it = groups_.emplace(key, make_group(key)).first;
+    return *it->second;
+  }
   void build() {
     built_ = true;
     Row in;
@@ -354,9 +378,7 @@ class AggregateOp : public Operator {
       EvalEnv env{&in, &outer_, outer_.ctx};
       key.clear();
       for (auto& g : node_.group_by) key.push_back(g->eval(env));
-      auto it = groups_.find(key);
-      if (it == groups_.end()) it = groups_.emplace(key, make_group(key)).first;
-      Group& grp = *it->second;
+      Group& grp = find_group(key);
       for (size_t i = 0; i < node_.aggs.size(); ++i) {
         auto& a = node_.aggs[i];
         args.clear();
@@ -368,18 +390,68 @@ class AggregateOp : public Operator {
         grp.states[i]->step(args);
       }
     }
-    if (groups_.empty() && node_.group_by.empty()) {
+    if (groups_.empty() && owned_.empty() && node_.group_by.empty()) {
       groups_.emplace(Row{}, make_group(Row{}));
     }
     for (auto& [k, g] : groups_) order_.push_back(g.get());
+    if (!owned_.empty()) {
+      // Hashed groups are emitted in key order, as the ordered map would.
+      for (auto& g : owned_) order_.push_back(g.get());
+      RowLess less{&key_collations_};
+      std::sort(order_.begin(), order_.end(), [&](const Group* a, const Group* b) { return less(a->key, b->key); });
+    }
   }
+
+  // Hash and equality of group keys under the keys' collations (see hashable_).
+  static size_t hash_key_value(const Value& v, const Collation* c) {
+    if (!c || c == &Collation::binary() ||
+        (v.type() != ValueType::kText)) {
+      return hash_value(v);
+    }
+    std::string_view s = v.str();
+    if (c == &Collation::rtrim()) {
+      while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+      return std::hash<std::string_view>()(s) ^ static_cast<size_t>(v.type());
+    }
+    size_t h = 1469598103934665603ull;  // NOCASE: FNV-1a over ASCII-lowercased bytes
+    for (char ch : s) {
+      unsigned char u = static_cast<unsigned char>(ch);
+      if (u >= 'A' && u <= 'Z') u = static_cast<unsigned char>(u + 32);
+      h = (h ^ u) * 1099511628211ull;
+    }
+    return h ^ static_cast<size_t>(v.type());
+  }
+  struct KeyHash {
+    const AggregateOp* op;
+    size_t operator()(const Row& key) const {
+      size_t h = 0;
+      for (size_t i = 0; i < key.size(); ++i) h = h * 1000003u ^ hash_key_value(key[i], op->key_collations_[i]);
+      return h;
+    }
+  };
+  struct KeyEq {
+    const AggregateOp* op;
+    bool operator()(const Row& a, const Row& b) const {
+      for (size_t i = 0; i < a.size(); ++i) {
+        if (a[i].type() == ValueType::kInteger && b[i].type() == ValueType::kInteger) {
+          if (a[i].as_int() != b[i].as_int()) return false;
+        } else if (compare_values(a[i], b[i], op->key_collations_[i]) != 0) {
+          return false;
+        }
+      }
+      return true;
+    }
+  };
 
   const AggregateNode& node_;
   std::unique_ptr<Operator> input_;
   EvalEnv outer_;
   std::vector<const Collation*> key_collations_;
   std::vector<std::vector<const Collation*>> arg_collations_;  // per aggregate call
+  bool hashable_ = true;
   std::map<Row, std::unique_ptr<Group>, RowLess> groups_{RowLess{&key_collations_}};
+  std::unordered_map<Row, Group*, KeyHash, KeyEq> hashed_;  // when hashable_
+  std::vector<std::unique_ptr<Group>> owned_;                // the groups of hashed_
   std::vector<Group*> order_;
   bool built_ = false;
   size_t out_i_ = 0;

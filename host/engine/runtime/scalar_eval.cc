@@ -350,10 +350,24 @@ Value SubqueryScalar::eval(const EvalEnv& env) const {
   const std::vector<Row>* rows = nullptr;
   std::vector<Row> local;
   auto run = [&](std::vector<Row>& out, size_t max_rows) {
-    auto op = plan->instantiate();
-    op->open(env);
+    std::shared_ptr<Operator> fresh;
+    Operator* tree;
+    if (op_busy) {  // re-entered while running: use a private tree
+      fresh = plan->instantiate();
+      tree = fresh.get();
+    } else {
+      if (!op) op = plan->instantiate();
+      tree = op.get();
+    }
+    struct Busy {
+      bool& flag;
+      bool was;
+      ~Busy() { flag = was; }
+    } busy{op_busy, op_busy};
+    op_busy = true;
+    tree->open(env);
     Row r;
-    while ((max_rows == 0 || out.size() < max_rows) && op->next(r)) out.push_back(r);
+    while ((max_rows == 0 || out.size() < max_rows) && tree->next(r)) out.push_back(r);
   };
   size_t max_rows = kind == ScalarKind::kInSubquery ? 0 : (kind == ScalarKind::kExists ? 1 : 2);
   if (correlated) {
