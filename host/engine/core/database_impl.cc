@@ -253,6 +253,28 @@ std::shared_ptr<TableEntry> DatabaseImpl::require_table(const std::string& schem
   throw Error(StatusCode::kError, "Table '" + name + "' not found in schema path: main");
 }
 
+DatabaseImpl::Relation DatabaseImpl::resolve_relation(const std::string& schema, const std::string& name,
+                                                     const std::string& home) {
+  auto in_schema = [&](const std::string& s) -> Relation {
+    if (auto t = catalog_.find(s, name)) return {t, nullptr};
+    return {nullptr, catalog_.find_view(s, name)};
+  };
+  if (!schema.empty()) {
+    Relation r = catalog_.has_schema(schema) ? in_schema(to_lower(schema)) : Relation{};
+    if (!r.table && !r.view) throw Error(StatusCode::kError, "Table not found: " + schema + "." + name);
+    return r;
+  }
+  std::vector<std::string> path;
+  if (!home.empty()) path.push_back(home);
+  for (const char* s : {"main", "temp"})
+    if (home != s) path.push_back(s);
+  for (auto& s : path) {
+    Relation r = in_schema(s);
+    if (r.table || r.view) return r;
+  }
+  throw Error(StatusCode::kError, "Table '" + name + "' not found in schema path: main");
+}
+
 // ---------------------------------------------------------------- transactions
 
 uint32_t DatabaseImpl::current_depth() const {

@@ -40,6 +40,15 @@ class DatabaseImpl : public Database {
   // Resolves a table by optional schema; throws "not found" when absent.
   std::shared_ptr<TableEntry> require_table(const std::string& schema, const std::string& name);
 
+  // What a relation name resolves to: a table or a view (exactly one is set).
+  struct Relation {
+    std::shared_ptr<TableEntry> table;
+    std::shared_ptr<const ViewEntry> view;
+  };
+  // Resolves a table or view name: in `schema` when given, otherwise in `home` (a view
+  // body's own schema, when non-empty) and then main, temp. Throws "not found" when absent.
+  Relation resolve_relation(const std::string& schema, const std::string& name, const std::string& home = "");
+
   // ---- transaction coordinator (used by statements)
   // Brackets one statement: opens an implicit transaction in autocommit mode, or a
   // statement savepoint inside an explicit one.

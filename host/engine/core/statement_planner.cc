@@ -6,6 +6,7 @@
 #include "common/status.h"
 #include "core/database_impl.h"
 #include "core/executable.h"
+#include "functions/json_value.h"
 #include "optimizer/optimizer.h"
 #include "parser/ast_printer.h"
 #include "parser/parser.h"
@@ -97,11 +98,21 @@ Returning bind_returning(Planner& planner, const std::vector<ast::ResultColumn>&
   return r;
 }
 
+// The table a write statement targets. Writing through a view is not supported yet.
+std::shared_ptr<TableEntry> write_target(DatabaseImpl& db, const ast::QualifiedName& name, const char* verb) {
+  auto rel = db.resolve_relation(name.schema, name.name);
+  if (rel.view)
+    throw Error(StatusCode::kUnsupported,
+                std::string(verb) + " through view '" + rel.view->qualified_name() + "' is not supported yet",
+                name.site);
+  return rel.table;
+}
+
 class InsertExec : public BufferedExec {
  public:
   InsertExec(DatabaseImpl& db, const ast::InsertStmt& s) : db_(db) {
     Planner planner(db);
-    table_ = db.require_table(s.table.schema, s.table.name);
+    table_ = write_target(db, s.table, "INSERT");
     const TableSchema& ts = table_->schema;
     action_ = s.replace ? ConflictAction::kReplace : conflict_of(s.or_action);
     if (!s.columns.empty()) {
@@ -201,7 +212,7 @@ class UpdateExec : public BufferedExec {
   UpdateExec(DatabaseImpl& db, const ast::UpdateStmt& s) : db_(db) {
     Planner planner(db);
     if (s.with) planner.push_with(*s.with);
-    table_ = db.require_table(s.table.schema, s.table.name);
+    table_ = write_target(db, s.table, "UPDATE");
     action_ = conflict_of(s.or_action);
     Scope scope = planner.table_scope(*table_, s.alias);
     std::set<int> seen;
@@ -242,7 +253,7 @@ class DeleteExec : public BufferedExec {
   DeleteExec(DatabaseImpl& db, const ast::DeleteStmt& s) : db_(db) {
     Planner planner(db);
     if (s.with) planner.push_with(*s.with);
-    table_ = db.require_table(s.table.schema, s.table.name);
+    table_ = write_target(db, s.table, "DELETE");
     Scope scope = planner.table_scope(*table_, s.alias);
     scan_ = plan_target_scan(planner, db, table_, scope, s.where.get());
     returning_ = bind_returning(planner, s.returning, scope, names_);
@@ -335,6 +346,38 @@ std::shared_ptr<const ast::Expr> own_expr(const ast::Expr& e) {
   return std::shared_ptr<const ast::Expr>(Parser::parse_expression(expr_to_string(e)).release());
 }
 
+const char* fk_action_name(ast::FkAction a) {
+  switch (a) {
+    case ast::FkAction::kSetNull: return "setNull";
+    case ast::FkAction::kSetDefault: return "setDefault";
+    case ast::FkAction::kCascade: return "cascade";
+    case ast::FkAction::kNoAction: return "noAction";
+    default: return "restrict";
+  }
+}
+
+// A FOREIGN KEY clause (column or table level) as the catalog records it. The parent is
+// not resolved here: it may be declared later.
+template <typename Clause>
+ForeignKeySchema foreign_key_of(const Clause& c, std::vector<int> columns, const std::string& minted_name,
+                                const std::string& child_schema, const std::string& child_table) {
+  ForeignKeySchema fk;
+  fk.name = c.name.empty() ? minted_name : c.name;
+  if (!c.fk_columns.empty() && c.fk_columns.size() != columns.size())
+    throw Error(StatusCode::kError, "FK constraint '" + fk.name + "' on table '" + child_table +
+                                        "': child column count (" + std::to_string(columns.size()) +
+                                        ") does not match parent column count (" +
+                                        std::to_string(c.fk_columns.size()) + ")");
+  fk.columns = std::move(columns);
+  fk.referenced_schema = c.fk_table.schema.empty() ? child_schema : to_lower(c.fk_table.schema);
+  fk.referenced_table = c.fk_table.name;
+  fk.referenced_columns = c.fk_columns;
+  fk.on_update = fk_action_name(c.fk_on_update);
+  fk.on_delete = fk_action_name(c.fk_on_delete);
+  fk.deferred = c.fk_deferral.initially == ast::FkDeferral::Initially::kDeferred;
+  return fk;
+}
+
 void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s) {
   std::string schema = s.table.schema.empty() ? (s.temporary ? "temp" : "main") : to_lower(s.table.schema);
   if (!db.catalog().has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + schema);
@@ -342,6 +385,9 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s) {
     if (s.if_not_exists) return;
     throw Error(StatusCode::kError, "Table '" + s.table.name + "' already exists in schema '" + schema + "'");
   }
+  if (db.catalog().find_view(schema, s.table.name))
+    throw Error(StatusCode::kError, "Schema '" + schema + "': Cannot add table '" + s.table.name +
+                                        "', a view with the same name already exists.");
   TableSchema ts;
   ts.schema_name = schema;
   ts.name = s.table.name;
@@ -374,14 +420,31 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s) {
           auto coll = db.registry().find_collation(c.collation);
           if (!coll) throw Error(StatusCode::kError, "Unknown collation: " + c.collation);
           col.collation = coll;
+          col.collation_declared = true;
           break;
         }
-        default: break;  // UNIQUE / CHECK / FK / GENERATED: issue 5
+        case K::kForeignKey:
+          ts.foreign_keys.push_back(foreign_key_of(c, {static_cast<int>(ts.columns.size())},
+                                                   "_fk_" + ts.name + "_" + cd.name, schema, ts.name));
+          break;
+        default: break;  // UNIQUE / CHECK / GENERATED: issue 5
       }
     }
     ts.columns.push_back(std::move(col));
   }
   for (auto& tc : s.constraints) {
+    if (tc.kind == ast::TableConstraint::Kind::kForeignKey) {
+      std::vector<int> cols;
+      std::string minted = "_fk_" + ts.name;
+      for (auto& ic : tc.columns) {
+        int idx = ts.find_column(ic.name);
+        if (idx < 0) throw Error(StatusCode::kError, "FK column '" + ic.name + "' not found in table '" + ts.name + "'");
+        cols.push_back(idx);
+        minted += "_" + ic.name;
+      }
+      ts.foreign_keys.push_back(foreign_key_of(tc, std::move(cols), minted, schema, ts.name));
+      continue;
+    }
     if (tc.kind != ast::TableConstraint::Kind::kPrimaryKey) continue;
     if (pk_seen) throw Error(StatusCode::kError, "table \"" + ts.name + "\" has more than one primary key");
     pk_seen = true;
@@ -439,6 +502,121 @@ void drop_table(DatabaseImpl& db, const ast::DropStmt& s) {
   db.catalog().remove(sname, tname);
   db.bump_schema_version();
 }
+
+// A WITH TAGS value as JSON (tag values are constants).
+jsonv::Json tag_json(const Value& v) {
+  switch (v.type()) {
+    case ValueType::kNull: return nullptr;
+    case ValueType::kInteger: return v.as_int();
+    case ValueType::kReal: return v.as_real();
+    case ValueType::kBoolean: return v.as_bool();
+    case ValueType::kJson:
+      if (auto j = jsonv::parse(v.str())) return *j;
+      return v.str();
+    default: return v.to_text();
+  }
+}
+
+std::string tags_to_json(Planner& planner, const ast::TagList& tags, ExecContext& ctx) {
+  if (tags.empty()) return "";
+  jsonv::Json obj = jsonv::Json::object();
+  EvalEnv env{nullptr, nullptr, &ctx};
+  for (auto& t : tags) obj[t.name] = tag_json(planner.bind_expr(*t.value, Scope{})->eval(env));
+  return jsonv::canonical(obj);
+}
+
+void create_view(DatabaseImpl& db, const ast::CreateViewStmt& s, ExecContext& ctx) {
+  std::string schema = s.view.schema.empty() ? "main" : to_lower(s.view.schema);
+  if (!db.catalog().has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + schema);
+  // The body is planned now, so a missing table or column fails the CREATE.
+  Planner planner(db);
+  QueryPlan body = planner.plan_view_body(*s.select, schema);
+  size_t width = body.root->columns.size();
+  if (!s.columns.empty() && s.columns.size() != width)
+    throw Error(StatusCode::kError, "View '" + s.view.name + "' has " + std::to_string(s.columns.size()) +
+                                        " declared columns but body produces " + std::to_string(width));
+  if (db.catalog().find_view(schema, s.view.name)) {
+    if (s.if_not_exists) return;
+    throw Error(StatusCode::kError, "View '" + schema + "." + s.view.name + "' already exists");
+  }
+  if (db.catalog().find(schema, s.view.name))
+    throw Error(StatusCode::kError, "Schema '" + schema + "': Cannot add view '" + s.view.name +
+                                        "', a table with the same name already exists.");
+  // The catalog owns its own copy of the definition: the canonical text, parsed again.
+  auto parsed = Parser::parse(statement_to_string(s));
+  if (parsed.size() != 1 || parsed[0]->kind != ast::StmtKind::kCreateView)
+    throw Error(StatusCode::kInternal, "CREATE VIEW did not survive its canonical round trip");
+  std::shared_ptr<ast::CreateViewStmt> def(static_cast<ast::CreateViewStmt*>(parsed[0].release()));
+  def->if_not_exists = false;
+  auto view = std::make_shared<ViewEntry>();
+  view->schema_name = schema;
+  view->name = s.view.name;
+  view->columns = s.columns;
+  view->sql = statement_to_string(*def);
+  view->tags_json = tags_to_json(planner, s.tags, ctx);
+  view->definition = std::move(def);
+  db.catalog().add_view(std::move(view));
+  db.bump_schema_version();
+}
+
+void drop_view(DatabaseImpl& db, const ast::DropStmt& s) {
+  std::string schema = s.name.schema.empty() ? "main" : to_lower(s.name.schema);
+  auto view = db.catalog().find_view(schema, s.name.name);
+  if (!view && s.name.schema.empty()) view = db.catalog().find_view("temp", s.name.name);
+  if (!view) {
+    if (s.if_exists) return;
+    throw Error(StatusCode::kError, "View '" + schema + "." + s.name.name + "' does not exist");
+  }
+  db.catalog().remove_view(view->schema_name, view->name);
+  db.bump_schema_version();
+}
+
+// ANALYZE [schema.]table | ANALYZE schema.* | ANALYZE: counts each table's rows through
+// its module and records them in the catalog, one (table, rows) result row per table.
+class AnalyzeExec : public BufferedExec {
+ public:
+  AnalyzeExec(DatabaseImpl& db, const ast::AnalyzeStmt& s) : db_(db) {
+    names_ = {"table", "rows"};
+    if (!s.table.empty()) {
+      auto rel = db.resolve_relation(s.schema, s.table);
+      if (rel.view)
+        throw Error(StatusCode::kError, "Cannot ANALYZE view '" + rel.view->qualified_name() +
+                                            "': a view has no stored rows to collect statistics from.");
+      targets_.push_back(rel.table);
+      return;
+    }
+    std::string schema = s.schema.empty() ? "main" : to_lower(s.schema);
+    if (!db.catalog().has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + s.schema);
+    for (auto& t : db.catalog().tables())
+      if (t->schema.schema_name == schema) targets_.push_back(t);
+  }
+  void start(ExecContext&) override {
+    reset_rows();
+    for (auto& t : targets_) {
+      int64_t n = count_rows(*t);
+      t->row_count = n;
+      rows_.push_back({Value::Text(t->schema.name), Value::Integer(n)});
+    }
+    // Plans made before now could not see the counts.
+    if (!targets_.empty()) db_.bump_schema_version();
+  }
+
+ private:
+  static int64_t count_rows(TableEntry& t) {
+    PlanResult plan = t.table->best_access_plan(PlanRequest{});
+    ScanArgs args;
+    args.plan_id = plan.plan_id;
+    args.provides_ordering = plan.provides_ordering;
+    auto cursor = t.table->open_cursor(args);
+    std::vector<Row> batch;
+    int64_t n = 0;
+    while (size_t k = cursor->next_batch(batch)) n += static_cast<int64_t>(k);
+    return n;
+  }
+
+  DatabaseImpl& db_;
+  std::vector<std::shared_ptr<TableEntry>> targets_;
+};
 
 [[noreturn]] void not_yet(const std::string& what, const SourceSite& site) {
   throw Error(StatusCode::kUnsupported, what + " is not supported yet", site);
@@ -522,9 +700,16 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
     }
     case K::kDrop: {
       auto& s = static_cast<const ast::DropStmt&>(stmt);
+      if (s.object == ast::ObjectKind::kView)
+        return std::make_unique<ActionExec>([&db, &s](ExecContext&) { drop_view(db, s); }, false);
       if (s.object != ast::ObjectKind::kTable) break;
       return std::make_unique<ActionExec>([&db, &s](ExecContext&) { drop_table(db, s); }, false);
     }
+    case K::kCreateView: {
+      auto& s = static_cast<const ast::CreateViewStmt&>(stmt);
+      return std::make_unique<ActionExec>([&db, &s](ExecContext& ctx) { create_view(db, s, ctx); }, false);
+    }
+    case K::kAnalyze: return std::make_unique<AnalyzeExec>(db, static_cast<const ast::AnalyzeStmt&>(stmt));
     case K::kBegin: return std::make_unique<ActionExec>([&db](ExecContext&) { db.begin_explicit(); }, true);
     case K::kCommit: return std::make_unique<ActionExec>([&db](ExecContext&) { db.commit_explicit(); }, true);
     case K::kRollback: {

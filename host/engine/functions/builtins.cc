@@ -330,6 +330,33 @@ void register_builtin_functions(Registry& r) {
   aggregate(r, "group_concat", 1, [] { return std::make_unique<GroupConcatState>(); });
   aggregate(r, "group_concat", 2, [] { return std::make_unique<GroupConcatState>(); });
 
+  // generate_series(start, stop[, step]): the integers from start to stop inclusive,
+  // counting down when step is negative; no rows when an argument is NULL or not numeric.
+  TableFunction series;
+  series.name = "generate_series";
+  series.num_args = 3;
+  series.min_args = 2;
+  series.flags = fnutil::kPure;
+  series.columns = {{"value", QRS_LT_INTEGER, false}};
+  series.rows = [](DatabaseImpl&, std::span<const Value> a) {
+    std::vector<Row> rows;
+    int64_t bound[3] = {0, 0, 1};
+    for (size_t i = 0; i < a.size(); ++i) {
+      Value v = a[i].type() == ValueType::kText ? parse_number(a[i].str(), false) : a[i];
+      if (v.type() == ValueType::kInteger || v.type() == ValueType::kBoolean) bound[i] = v.as_int();
+      else if (v.type() == ValueType::kReal && std::isfinite(v.as_real())) bound[i] = static_cast<int64_t>(v.as_real());
+      else return rows;
+    }
+    const int64_t start = bound[0], stop = bound[1], step = bound[2];
+    if (step == 0) throw Error(StatusCode::kError, "generate_series() step must not be zero");
+    for (int64_t v = start; step > 0 ? v <= stop : v >= stop;) {
+      rows.push_back({Value::Integer(v)});
+      if (__builtin_add_overflow(v, step, &v)) break;
+    }
+    return rows;
+  };
+  r.add_table_function(std::move(series), "builtin");
+
   register_json_functions(r);
   register_datetime_functions(r);
   register_extra_functions(r);

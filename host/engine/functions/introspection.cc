@@ -8,6 +8,7 @@
 #include "parser/ast_printer.h"
 #include "parser/parser.h"
 #include "planner/planner.h"
+#include "planner/properties.h"
 
 namespace quereus {
 
@@ -67,6 +68,7 @@ void plan_rows(const RelNode& n, int64_t id, int64_t parent, int64_t& next_id, s
   auto sp = d.find(' ');
   r.push_back(Value::Text(sp == std::string::npos ? d : d.substr(0, sp)));
   r.push_back(Value::Text(d));
+  r.push_back(Value::Text(derive_properties(n).to_json()));
   out.push_back(std::move(r));
   for (auto* c : n.children()) {
     int64_t cid = next_id++;
@@ -88,6 +90,9 @@ void register_introspection_functions(Registry& r) {
       rows.push_back({Value::Text(ts.schema_name), Value::Text("table"), Value::Text(ts.name), Value::Text(ts.name),
                       Value::Text(create_sql(ts)), Value()});
     }
+    for (auto& v : db.catalog().views())
+      rows.push_back({Value::Text(v->schema_name), Value::Text("view"), Value::Text(v->name), Value::Text(v->name),
+                      Value::Text(v->sql), v->tags_json.empty() ? Value() : Value::Text(v->tags_json)});
     return rows;
   };
   r.add_table_function(std::move(schema_fn), "builtin");
@@ -123,6 +128,59 @@ void register_introspection_functions(Registry& r) {
   };
   r.add_table_function(std::move(info), "builtin");
 
+  TableFunction fk_info;
+  fk_info.name = "foreign_key_info";
+  fk_info.num_args = 1;
+  fk_info.min_args = 1;
+  fk_info.flags = 0;  // the catalog changes
+  fk_info.columns = {{"id", QRS_LT_INTEGER, false},         {"name", QRS_LT_TEXT, true},
+                     {"table", QRS_LT_TEXT, false},         {"from", QRS_LT_TEXT, false},
+                     {"referenced_table", QRS_LT_TEXT, false}, {"referenced_schema", QRS_LT_TEXT, true},
+                     {"to", QRS_LT_TEXT, true},             {"on_update", QRS_LT_TEXT, false},
+                     {"on_delete", QRS_LT_TEXT, false},     {"deferred", QRS_LT_INTEGER, false},
+                     {"seq", QRS_LT_INTEGER, false},        {"tags", QRS_LT_TEXT, true}};
+  fk_info.rows = [](DatabaseImpl& db, std::span<const Value> args) {
+    if (args[0].type() != ValueType::kText)
+      throw Error(StatusCode::kError, "foreign_key_info() requires a table name string argument");
+    auto find = [&db](const std::string& schema, const std::string& name) -> std::shared_ptr<TableEntry> {
+      if (!schema.empty()) return db.catalog().find(schema, name);
+      for (const char* s : {"main", "temp"})
+        if (auto t = db.catalog().find(s, name)) return t;
+      return nullptr;
+    };
+    std::string name = args[0].str(), schema;
+    if (auto dot = name.find('.'); dot != std::string::npos) {
+      schema = name.substr(0, dot);
+      name = name.substr(dot + 1);
+    }
+    auto t = find(schema, name);
+    if (!t) throw Error(StatusCode::kError, "Table '" + args[0].str() + "' not found");
+    const TableSchema& ts = t->schema;
+    std::vector<Row> rows;
+    for (size_t id = 0; id < ts.foreign_keys.size(); ++id) {
+      const ForeignKeySchema& fk = ts.foreign_keys[id];
+      // Without a parent column list the key targets the parent's primary key; a parent
+      // that does not resolve, or a key narrower than the child's list, reports NULL.
+      std::shared_ptr<TableEntry> parent;
+      if (fk.referenced_columns.empty()) parent = find(fk.referenced_schema, fk.referenced_table);
+      for (size_t seq = 0; seq < fk.columns.size(); ++seq) {
+        Value to;
+        if (!fk.referenced_columns.empty()) {
+          if (seq < fk.referenced_columns.size()) to = Value::Text(fk.referenced_columns[seq]);
+        } else if (parent && seq < parent->schema.primary_key.size()) {
+          to = Value::Text(parent->schema.columns[parent->schema.primary_key[seq].column].name);
+        }
+        rows.push_back({Value::Integer(static_cast<int64_t>(id)), Value::Text(fk.name), Value::Text(ts.name),
+                        Value::Text(ts.columns[fk.columns[seq]].name), Value::Text(fk.referenced_table),
+                        Value::Text(fk.referenced_schema), std::move(to), Value::Text(fk.on_update),
+                        Value::Text(fk.on_delete), Value::Integer(fk.deferred ? 1 : 0),
+                        Value::Integer(static_cast<int64_t>(seq)), Value()});
+      }
+    }
+    return rows;
+  };
+  r.add_table_function(std::move(fk_info), "builtin");
+
   TableFunction finfo;
   finfo.name = "function_info";
   finfo.num_args = 1;
@@ -148,7 +206,8 @@ void register_introspection_functions(Registry& r) {
   qp.num_args = 1;
   qp.min_args = 1;
   qp.columns = {{"id", QRS_LT_INTEGER, false}, {"parent_id", QRS_LT_INTEGER, true}, {"node_type", QRS_LT_TEXT, false},
-                {"op", QRS_LT_TEXT, false}, {"detail", QRS_LT_TEXT, false}};
+                {"op", QRS_LT_TEXT, false}, {"detail", QRS_LT_TEXT, false},
+                {"properties", QRS_LT_TEXT, false}};
   qp.rows = [](DatabaseImpl& db, std::span<const Value> args) {
     auto stmts = Parser::parse(args[0].to_text());
     if (stmts.size() != 1 || stmts[0]->kind != ast::StmtKind::kSelect)

@@ -254,6 +254,8 @@ void Optimizer::plan_access(TableScanNode& scan) {
     req.filters.push_back(std::move(s));
   }
   req.ordering = scan.ordering;
+  // The row count ANALYZE collected, offered to the module's costing (-1: unknown).
+  if (scan.table->row_count) req.estimated_rows = static_cast<double>(*scan.table->row_count);
   scan.plan = scan.table->table->best_access_plan(req);
   if (scan.plan.handled.size() != scan.filters.size()) scan.plan.handled.resize(scan.filters.size(), false);
   scan.planned = true;

@@ -94,6 +94,43 @@ void check_alias_columns(const ast::TableSource& src, size_t width) {
        src.site);
 }
 
+// The side of each `EXISTS [LEFT|RIGHT] AS name` flag of a join (sql-select.md, "Existence
+// columns on outer joins"): only a null-extended side can be flagged, so INNER / CROSS
+// joins and the preserved side of LEFT / RIGHT are rejected, and FULL needs the side.
+std::vector<JoinNode::Side> existence_sides(const ast::TableSource& join) {
+  using Side = ast::ExistenceColumn::Side;
+  using K = ast::JoinKind;
+  std::vector<JoinNode::Side> sides;
+  for (const ast::ExistenceColumn& ec : join.exists_columns) {
+    const std::string flag = "Existence column '" + ec.name + "'";
+    switch (join.join) {
+      case K::kInner: case K::kCross:
+        fail(StatusCode::kError, flag + " requires an outer join: an " +
+                                     std::string(join.join == K::kInner ? "INNER" : "CROSS") +
+                                     " join null-extends neither side, so the flag would always be true",
+             ec.site);
+      case K::kFull:
+        if (ec.side == Side::kDefault)
+          fail(StatusCode::kError, flag + " on a FULL join must name its side (EXISTS LEFT AS or EXISTS RIGHT AS)",
+               ec.site);
+        break;
+      case K::kLeft:
+        if (ec.side == Side::kLeft)
+          fail(StatusCode::kError, flag + " names the preserved (left) side of a LEFT join; only the right side is null-extended",
+               ec.site);
+        break;
+      case K::kRight:
+        if (ec.side == Side::kRight)
+          fail(StatusCode::kError, flag + " names the preserved (right) side of a RIGHT join; only the left side is null-extended",
+               ec.site);
+        break;
+    }
+    bool left = ec.side == Side::kLeft || (ec.side == Side::kDefault && join.join == K::kRight);
+    sides.push_back(left ? JoinNode::Side::kLeft : JoinNode::Side::kRight);
+  }
+  return sides;
+}
+
 [[noreturn]] void fail_ungrouped(const Scope& scope, const std::string& column, const SourceSite& site) {
   std::string msg = "Column '" + column + "' must appear in the GROUP BY clause or be used in an aggregate function";
   if (scope.implicit_group) msg += " (a query without GROUP BY cannot mix aggregate and non-aggregate columns)";
@@ -162,13 +199,6 @@ const Collation* Planner::resolve_collation(std::string_view name) const {
   return c.get();
 }
 
-const Collation* Planner::comparison_collation(const ScalarExpr& l, const ScalarExpr& r) {
-  if (l.explicit_collation) return l.collation;
-  if (r.explicit_collation) return r.collation;
-  if (l.collation) return l.collation;
-  return r.collation;
-}
-
 Scope Planner::table_scope(const TableEntry& table, const std::string& alias) const {
   Scope s;
   const TableSchema& ts = table.schema;
@@ -181,6 +211,7 @@ Scope Planner::table_scope(const TableEntry& table, const std::string& alias) co
     c.attr.name = ts.columns[i].name;
     c.attr.type = ts.columns[i].logical_type;
     c.attr.collation = ts.columns[i].collation.get();
+    c.attr.collation_source = ts.columns[i].collation_declared ? CollationSource::kDeclared : CollationSource::kDefault;
     c.attr.nullable = !ts.columns[i].not_null;
     s.columns.push_back(c);
   }
@@ -256,7 +287,10 @@ ScalarPtr Planner::bind_aggregate(const ast::FunctionCall& f, AggBinding& ab, in
   if (lname == "count") c->type = QRS_LT_INTEGER;
   else if (lname == "min" || lname == "max") {
     auto& first = ab.node->aggs[slot - ab.group_exprs.size()];
-    if (!first.args.empty()) { c->type = first.args[0]->type; c->collation = first.args[0]->collation; }
+    if (!first.args.empty()) {
+      c->type = first.args[0]->type;
+      c->set_collation(first.args[0]->collation, first.args[0]->collation_source());
+    }
   }
   return c;
 }
@@ -270,7 +304,7 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
       if (ab.group_texts[i] == text) {
         auto c = std::make_shared<ColumnScalar>(0, static_cast<int>(i), 0);
         c->type = ab.group_exprs[i]->type;
-        c->collation = ab.group_exprs[i]->collation;
+        c->set_collation(ab.group_exprs[i]->collation, ab.group_exprs[i]->collation_source());
         return c;
       }
     if (e.kind == K::kFunction) {
@@ -334,7 +368,7 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
           if (col && col->level == 0) {
             auto r = std::make_shared<ColumnScalar>(level, col->slot, col->attr_id);
             r->type = col->type;
-            r->collation = col->collation;
+            r->set_collation(col->collation, col->collation_source());
             alias = r;
           } else {
             alias = nullptr;
@@ -350,7 +384,7 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
         if (alias) return alias;
         auto r = std::make_shared<ColumnScalar>(level, found->slot, found->attr.id);
         r->type = found->attr.type;
-        r->collation = found->attr.collation;
+        r->set_collation(found->attr.collation, found->attr.collation_source);
         return r;
       }
       std::string full = c.table.empty() ? c.column : c.table + "." + c.column;
@@ -380,9 +414,7 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
       if (is_comparison(b.op) || b.op == Op::kAnd || b.op == Op::kOr || b.op == Op::kXor) {
         s->type = QRS_LT_BOOLEAN;
         if (is_comparison(b.op)) {
-          if (l->explicit_collation && r->explicit_collation && l->collation != r->collation)
-            fail(StatusCode::kError, "conflicting COLLATE clauses in comparison", e.site);
-          s->compare_collation = comparison_collation(*l, *r);
+          s->compare_collation = comparison_collation(*l, *r, e.site);
           if (compares_values(b.op)) {
             coerce_comparison(s->left, s->right);
             s->duration_order = l->type == QRS_LT_TIMESPAN || r->type == QRS_LT_TIMESPAN;
@@ -390,8 +422,8 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
         }
       } else if (b.op == Op::kConcat) {
         s->type = QRS_LT_TEXT;
-        s->collation = l->collation ? l->collation : r->collation;
-        s->explicit_collation = l->explicit_collation || r->explicit_collation;
+        CollationBid bid = combine_collation_bids(collation_bid(*l), collation_bid(*r));
+        s->set_collation(bid.collation, bid.source);
       } else if (b.op == Op::kBitAnd || b.op == Op::kBitOr || b.op == Op::kShl || b.op == Op::kShr) {
         s->type = QRS_LT_INTEGER;
       } else {
@@ -406,7 +438,7 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
       s->operand = bind_expr(*c.operand, scope);
       s->target = logical_type_from_name(c.type_name);
       s->type = s->target;
-      if (s->target == QRS_LT_TEXT) s->collation = s->operand->collation;
+      if (s->target == QRS_LT_TEXT) s->set_collation(s->operand->collation, s->operand->collation_source());
       return s;
     }
     case K::kCollate: {
@@ -455,8 +487,8 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
       s->operand = bind_expr(*b.operand, scope);
       s->low = bind_expr(*b.low, scope);
       s->high = bind_expr(*b.high, scope);
-      s->low_collation = comparison_collation(*s->operand, *s->low);
-      s->high_collation = comparison_collation(*s->operand, *s->high);
+      s->low_collation = comparison_collation(*s->operand, *s->low, e.site);
+      s->high_collation = comparison_collation(*s->operand, *s->high, e.site);
       s->duration_order = s->operand->type == QRS_LT_TIMESPAN || s->low->type == QRS_LT_TIMESPAN ||
                           s->high->type == QRS_LT_TIMESPAN;
       coerce_comparison_set(s->operand, {&s->low, &s->high});
@@ -473,8 +505,13 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
       auto s = std::make_shared<InListScalar>();
       s->negated = in.negated;
       s->operand = operand;
-      for (auto& x : in.list) s->list.push_back(bind_expr(*x, scope));
-      s->collation = operand->collation;
+      // The list's bids merge first; the whole membership test runs under one collation.
+      CollationBid list_bid;
+      for (auto& x : in.list) {
+        s->list.push_back(bind_expr(*x, scope));
+        list_bid = merge_collation_bids(list_bid, collation_bid(*s->list.back()), e.site);
+      }
+      s->collation = bid_collation(merge_collation_bids(collation_bid(*operand), list_bid, e.site));
       std::vector<ScalarPtr*> values;
       for (auto& x : s->list) values.push_back(&x);
       coerce_comparison_set(s->operand, values);
@@ -517,12 +554,15 @@ ScalarPtr Planner::bind_subquery(const ast::Select& sel, const Scope& scope, Sca
   if (kind == ScalarKind::kSubquery) {
     if (qp.root->columns.size() != 1) throw Error(StatusCode::kError, "Scalar subquery must return exactly one column");
     s->type = qp.root->columns[0].type;
-    s->collation = qp.root->columns[0].collation;
+    s->set_collation(qp.root->columns[0].collation, qp.root->columns[0].collation_source);
   } else {
     s->type = QRS_LT_BOOLEAN;
     if (kind == ScalarKind::kInSubquery) {
       if (qp.root->columns.size() != 1) throw Error(StatusCode::kError, "IN subquery must return exactly one column");
-      s->collation = operand && operand->collation ? operand->collation : qp.root->columns[0].collation;
+      // The subquery bids with its output column's collation.
+      const Attribute& col = qp.root->columns[0];
+      s->collation = bid_collation(merge_collation_bids(collation_bid(*operand),
+                                                        collation_bid(col.collation, col.collation_source), sel.site));
       s->probe_cast = comparison_cast(operand->type, qp.root->columns[0].type);
       s->value_cast = comparison_cast(qp.root->columns[0].type, operand->type);
     }
@@ -562,16 +602,15 @@ ScalarPtr Planner::bind_function(const ast::FunctionCall& f, const Scope& scope)
   // Text made from text keeps its first argument's collation; a function returning one
   // of its arguments verbatim keeps the first collation among them.
   if (s->type == QRS_LT_TEXT && !s->args.empty() && s->args[0]->type == QRS_LT_TEXT)
-    s->collation = s->args[0]->collation;
+    s->set_collation(s->args[0]->collation, s->args[0]->collation_source());
   if (fn->infer_type)
     for (auto& a : s->args)
-      if (a->collation) { s->collation = a->collation; break; }
+      if (a->collation) { s->set_collation(a->collation, a->collation_source()); break; }
   if (fn->compare_call) {
     s->key_casts = comparison_group_casts(s->args);
-    for (auto& a : s->args) {
-      if (a->explicit_collation) { s->compare_collation = a->collation; break; }
-      if (!s->compare_collation) s->compare_collation = a->collation;
-    }
+    CollationBid bid;
+    for (auto& a : s->args) bid = merge_collation_bids(bid, collation_bid(*a), f.site);
+    s->compare_collation = bid_collation(bid);
   }
   return s;
 }
@@ -687,7 +726,9 @@ Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* out
           return out;
         }
       }
-      auto entry = db_.require_table(src.table.schema, src.table.name);
+      auto rel = db_.resolve_relation(src.table.schema, src.table.name, home_schema_);
+      if (rel.view) return plan_view(*rel.view, src);
+      auto entry = rel.table;
       auto scan = std::make_shared<TableScanNode>();
       scan->table = entry;
       out.scope = table_scope(*entry, src.alias);
@@ -745,10 +786,7 @@ Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* out
       return out;
     }
     case K::kJoin: {
-      if (!src.exists_columns.empty()) {
-        throw Error(StatusCode::kUnsupported, "Join existence columns (EXISTS … AS) are not supported yet",
-                    src.exists_columns.front().site);
-      }
+      std::vector<JoinNode::Side> existence = existence_sides(src);
       Source l = plan_from(*src.left, outer);
       Source r = plan_from(*src.right, outer);
       auto join = std::make_shared<JoinNode>();
@@ -809,6 +847,19 @@ Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* out
           }
         }
         join->on = cond;
+      }
+      // Existence flags follow both sides; ON / USING cannot see them.
+      join->existence = existence;
+      for (size_t i = 0; i < existence.size(); ++i) {
+        Scope::Column c;
+        c.name = src.exists_columns[i].name;
+        c.slot = static_cast<int>(join->columns.size());
+        c.attr.id = mint_attr();
+        c.attr.name = c.name;
+        c.attr.type = QRS_LT_BOOLEAN;
+        c.attr.nullable = false;
+        join->columns.push_back(c.attr);
+        out.scope.columns.push_back(c);
       }
       out.node = join;
       return out;
@@ -951,7 +1002,7 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
           const Scope::Column& sc = *items[n - 1].star_col;
           auto key = std::make_shared<ColumnScalar>(0, sc.slot, sc.attr.id);
           key->type = sc.attr.type;
-          key->collation = sc.attr.collation;
+          key->set_collation(sc.attr.collation, sc.attr.collation_source);
           ab.group_texts.emplace_back();  // matched as a column, never as text
           ab.group_exprs.push_back(key);
           continue;
@@ -977,6 +1028,7 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
       a.name = "_agg" + std::to_string(agg->columns.size());
       a.type = g->type;
       a.collation = g->collation;
+      a.collation_source = g->collation_source();
       agg->columns.push_back(a);
     }
     // Above the aggregation a source column is visible only as a grouping key (named by
@@ -1021,13 +1073,14 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
       }
       auto c = std::make_shared<ColumnScalar>(0, col->slot, col->attr.id);
       c->type = col->attr.type;
-      c->collation = col->attr.collation;
+      c->set_collation(col->attr.collation, col->attr.collation_source);
       e = c;
       a = it.star_col->attr;
     } else {
       e = bind_expr(*it.expr, post);
       a.type = e->type;
       a.collation = e->collation;
+      a.collation_source = e->collation_source();
       if (auto* col = dynamic_cast<const ColumnScalar*>(e.get()); col && col->level == 0 && !aggregate) {
         a = node->columns.size() > static_cast<size_t>(col->slot) ? node->columns[col->slot] : a;
       } else {
@@ -1236,6 +1289,60 @@ void Planner::push_with(const ast::WithClause& with) {
 }
 
 void Planner::pop_with() { cte_stack_.pop_back(); }
+
+QueryPlan Planner::plan_view_body(const ast::Select& body, const std::string& home_schema) {
+  // Swapped out (and back, also on error) so the body sees only its own WITH clause.
+  auto saved_ctes = std::move(cte_stack_);
+  cte_stack_.clear();
+  std::string saved_home = std::exchange(home_schema_, home_schema);
+  auto restore = [&] {
+    cte_stack_ = std::move(saved_ctes);
+    home_schema_ = std::move(saved_home);
+  };
+  try {
+    QueryPlan qp = plan_select(body, nullptr);
+    restore();
+    return qp;
+  } catch (...) {
+    restore();
+    throw;
+  }
+}
+
+// A view referenced in FROM: its body planned afresh (a view is not cached), under the
+// reference's alias, with the view's column list naming the body's outputs.
+Planner::Source Planner::plan_view(const ViewEntry& view, const ast::TableSource& src) {
+  if (std::find(expanding_views_.begin(), expanding_views_.end(), &view) != expanding_views_.end())
+    fail(StatusCode::kError, "View '" + view.qualified_name() + "' refers to itself", src.site);
+  expanding_views_.push_back(&view);
+  QueryPlan qp;
+  try {
+    qp = plan_view_body(*view.definition->select, view.schema_name);
+  } catch (...) {
+    expanding_views_.pop_back();
+    throw;
+  }
+  expanding_views_.pop_back();
+  size_t width = qp.root->columns.size();
+  if (!view.columns.empty() && view.columns.size() != width)
+    fail(StatusCode::kError, "View '" + view.name + "' has " + std::to_string(view.columns.size()) +
+                                 " declared columns but body produces " + std::to_string(width),
+         src.site);
+  Source out;
+  out.node = qp.root;
+  std::string alias = src.alias.empty() ? view.name : src.alias;
+  for (size_t i = 0; i < width; ++i) {
+    Scope::Column c;
+    c.table = alias;
+    c.schema = view.schema_name;
+    c.name = view.columns.empty() ? qp.names[i] : view.columns[i];
+    c.slot = static_cast<int>(i);
+    c.attr = qp.root->columns[i];
+    c.attr.name = c.name;
+    out.scope.columns.push_back(c);
+  }
+  return out;
+}
 
 // Plans a CTE body. A recursive CTE (a compound whose last arm references the CTE) becomes
 // a RecursiveCteNode over a working table; anything else plans as an ordinary query.

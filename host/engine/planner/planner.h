@@ -16,6 +16,7 @@
 namespace quereus {
 
 class DatabaseImpl;
+struct ViewEntry;
 struct AggBinding;
 struct WindowBinding;
 
@@ -71,6 +72,10 @@ class Planner {
   // Makes a statement's own WITH clause visible to what is planned next (DML sources).
   void push_with(const ast::WithClause& with);
   void pop_with();
+  // Plans a view body as the view sees it: no outer scope, none of the caller's CTEs,
+  // and unqualified names resolved in `home_schema` first (sql-views.md, home-schema
+  // resolution).
+  QueryPlan plan_view_body(const ast::Select& body, const std::string& home_schema);
   // The result column name of a select item.
   static std::string column_name(const ast::ResultColumn& rc);
   // A fresh attribute id.
@@ -82,6 +87,7 @@ class Planner {
     Scope scope;  // columns with slots relative to node's output
   };
   QueryPlan plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding, const Scope* outer);
+  Source plan_view(const ViewEntry& view, const ast::TableSource& src);
   Source plan_from(const ast::TableSource& src, const Scope* outer);
   QueryPlan plan_core(const ast::SelectCore& core, const Scope* outer,
                       const std::vector<ast::OrderingTerm>* order_by, RelPtr* sorted_root);
@@ -95,13 +101,14 @@ class Planner {
   ScalarPtr bind_subquery(const ast::Select& sel, const Scope& scope, ScalarKind kind,
                           ScalarPtr operand, bool negated);
   const Collation* resolve_collation(std::string_view name) const;
-  static const Collation* comparison_collation(const ScalarExpr& l, const ScalarExpr& r);
   bool is_aggregate_call(const ast::FunctionCall& f) const;
   bool contains_aggregate(const ast::Expr& e) const;
 
   DatabaseImpl& db_;
   int next_attr_ = 1;
   std::vector<std::map<std::string, std::shared_ptr<CteBinding>>> cte_stack_;  // WITH clauses in scope
+  std::string home_schema_;                       // while a view body is planned: its schema
+  std::vector<const ViewEntry*> expanding_views_;  // views being expanded (cycle guard)
 };
 
 // Assigns `name:1`, `name:2`, … to duplicate output names (FORMAT.md §6.3 rule 6).

@@ -23,6 +23,7 @@ struct Attribute {
   std::string name;
   qrs_logical_type type = QRS_LT_ANY;
   const Collation* collation = nullptr;
+  CollationSource collation_source = CollationSource::kDefault;
   bool nullable = true;
 };
 
@@ -121,6 +122,12 @@ struct JoinNode : RelNode {
   // equalities in ON. The operator then probes a hash table instead of looping; ON is
   // still evaluated on each candidate pair.
   std::vector<std::pair<int, int>> equi_keys;
+  // Existence flags (`… on … exists right as hasB`): one NOT NULL boolean column per
+  // entry, appended after both sides' columns in this order. A flag is true when its
+  // side took part in the row and false on a row null-extended on that side. Derived
+  // from the match itself, never from re-evaluating ON; never part of a key.
+  enum class Side { kLeft, kRight };
+  std::vector<Side> existence;
 };
 
 struct AggregateCall {

@@ -23,6 +23,12 @@ enum class ScalarKind {
   kCase, kIn, kInSubquery, kExists, kSubquery, kBetween, kIsNull, kIs, kLike, kGlob,
 };
 
+// Where a value's collation comes from, in rising rank when a comparison resolves its
+// collation (types.md, "Comparison collation resolution"): a defaulted column collation
+// (a defaulted BINARY contributes nothing), a column declared with COLLATE, a COLLATE
+// clause.
+enum class CollationSource { kDefault, kDeclared, kExplicit };
+
 class ScalarExpr {
  public:
   explicit ScalarExpr(ScalarKind k) : kind(k) {}
@@ -36,6 +42,17 @@ class ScalarExpr {
   qrs_logical_type type = QRS_LT_ANY;      // plan-time type
   const Collation* collation = nullptr;    // null: BINARY
   bool explicit_collation = false;         // from a COLLATE clause
+  bool declared_collation = false;         // a column's declared COLLATE (not a default)
+
+  CollationSource collation_source() const {
+    return explicit_collation ? CollationSource::kExplicit
+                              : declared_collation ? CollationSource::kDeclared : CollationSource::kDefault;
+  }
+  void set_collation(const Collation* c, CollationSource source) {
+    collation = c;
+    explicit_collation = source == CollationSource::kExplicit;
+    declared_collation = source == CollationSource::kDeclared;
+  }
 };
 using ScalarPtr = std::shared_ptr<const ScalarExpr>;
 

@@ -1,6 +1,7 @@
 // Planner: plan-time comparison coercion (see type_coercion.h).
 #include "planner/type_coercion.h"
 
+#include "common/status.h"
 #include "types/logical_type.h"
 
 namespace quereus {
@@ -53,6 +54,39 @@ void coerce_comparison_set(ScalarPtr& probe, const std::vector<ScalarPtr*>& valu
   if (!agreed && probe_cast != QRS_LT_JSON) probe_cast = QRS_LT_ANY;
   for (ScalarPtr* v : values) *v = with_cast(std::move(*v), comparison_cast((*v)->type, pt));
   probe = with_cast(std::move(probe), probe_cast);
+}
+
+CollationBid collation_bid(const Collation* collation, CollationSource source) {
+  if (!collation) return {};
+  if (source == CollationSource::kDefault && collation->name() == "BINARY") return {};
+  return {collation, source};
+}
+
+CollationBid merge_collation_bids(const CollationBid& a, const CollationBid& b, const SourceSite& site) {
+  if (!a.collation) return b;
+  if (!b.collation) return a;
+  if (a.source != b.source) return a.source > b.source ? a : b;
+  if (a.collation == b.collation || a.collation->name() == b.collation->name()) return a;
+  // Defaults are preferences, not declarations: two of them merge to no bid (BINARY).
+  if (a.source == CollationSource::kDefault) return {};
+  const std::string names = a.collation->name() + " vs " + b.collation->name();
+  const std::string msg =
+      a.source == CollationSource::kExplicit
+          ? "conflicting COLLATE clauses in comparison: " + names
+          : "ambiguous collation for comparison: column collations " + names + " differ; apply an explicit COLLATE";
+  if (site.line > 0) throw Error(StatusCode::kError, msg, site);
+  throw Error(StatusCode::kError, msg);
+}
+
+const Collation* comparison_collation(const ScalarExpr& l, const ScalarExpr& r, const SourceSite& site) {
+  return bid_collation(merge_collation_bids(collation_bid(l), collation_bid(r), site));
+}
+
+CollationBid combine_collation_bids(const CollationBid& a, const CollationBid& b) {
+  if (!a.collation) return b;
+  if (!b.collation) return a;
+  if (a.source != b.source) return a.source > b.source ? a : b;
+  return a.collation->name() == b.collation->name() ? a : CollationBid{};
 }
 
 std::vector<qrs_logical_type> comparison_group_casts(const std::vector<ScalarPtr>& members) {

@@ -29,4 +29,34 @@ void coerce_comparison_set(ScalarPtr& probe, const std::vector<ScalarPtr*>& valu
 // least): the conversion of each member's comparison key.
 std::vector<qrs_logical_type> comparison_group_casts(const std::vector<ScalarPtr>& members);
 
+// One operand's bid for the collation a comparison runs under (docs: types, "Comparison
+// collation resolution"): a COLLATE clause outranks a column's declared COLLATE, which
+// outranks a defaulted collation; a defaulted BINARY and a value without collation
+// (literals, most expressions) bid nothing.
+struct CollationBid {
+  const Collation* collation = nullptr;  // null: no bid
+  CollationSource source = CollationSource::kDefault;
+};
+CollationBid collation_bid(const Collation* collation, CollationSource source);
+inline CollationBid collation_bid(const ScalarExpr& e) { return collation_bid(e.collation, e.collation_source()); }
+
+// Merges two bids symmetrically: the higher rank wins. Two different collations at the
+// same rank are an error for COLLATE clauses ("conflicting COLLATE clauses …") and for
+// declared columns ("ambiguous collation for comparison …"), thrown at `site`; two
+// different defaults merge to no bid.
+CollationBid merge_collation_bids(const CollationBid& a, const CollationBid& b, const SourceSite& site);
+
+// The collation a merged bid compares under (BINARY when there is no bid).
+inline const Collation* bid_collation(const CollationBid& bid) {
+  return bid.collation ? bid.collation : &Collation::binary();
+}
+
+// The collation `l <op> r` compares under.
+const Collation* comparison_collation(const ScalarExpr& l, const ScalarExpr& r, const SourceSite& site);
+
+// The collation a non-comparing combiner (`||`, CASE branches) passes on: the higher rank
+// wins; two different collations at the same rank pass on none (no error: nothing is
+// compared here).
+CollationBid combine_collation_bids(const CollationBid& a, const CollationBid& b);
+
 }  // namespace quereus

@@ -230,6 +230,7 @@ class NestedLoopJoinOp : public Operator {
           if (right_matched_[i]) continue;
           out.assign(lw, Value());
           out.insert(out.end(), right_rows_[i].begin(), right_rows_[i].end());
+          append_flags(out, false, true);
           return true;
         }
         return false;
@@ -270,12 +271,14 @@ class NestedLoopJoinOp : public Operator {
         }
         left_matched_ = true;
         right_matched_[i] = true;
+        append_flags(out, true, true);
         return true;
       }
       have_left_ = false;
       if (!left_matched_ && (node_.join == K::kLeft || node_.join == K::kFull)) {
         out = left_row_;
         out.resize(lw + rw);
+        append_flags(out, true, false);
         return true;
       }
     }
@@ -285,6 +288,11 @@ class NestedLoopJoinOp : public Operator {
   const JoinNode& node_;
   std::unique_ptr<Operator> left_, right_;
   EvalEnv outer_;
+  // The existence flags of one output row: which sides took part in it.
+  void append_flags(Row& out, bool left_present, bool right_present) const {
+    for (JoinNode::Side s : node_.existence)
+      out.push_back(Value::Boolean(s == JoinNode::Side::kLeft ? left_present : right_present));
+  }
   size_t key_hash(const Row& row, bool left, bool* null_key) const {
     size_t h = 0;
     for (auto& [l, r] : node_.equi_keys) {

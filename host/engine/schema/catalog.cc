@@ -51,6 +51,23 @@ std::vector<std::shared_ptr<TableEntry>> Catalog::tables() const {
   return out;
 }
 
+std::shared_ptr<const ViewEntry> Catalog::find_view(std::string_view schema, std::string_view name) const {
+  auto it = views_.find(key(schema, name));
+  return it == views_.end() ? nullptr : it->second;
+}
+
+void Catalog::add_view(std::shared_ptr<const ViewEntry> view) {
+  views_[key(view->schema_name, view->name)] = std::move(view);
+}
+
+void Catalog::remove_view(std::string_view schema, std::string_view name) { views_.erase(key(schema, name)); }
+
+std::vector<std::shared_ptr<const ViewEntry>> Catalog::views() const {
+  std::vector<std::shared_ptr<const ViewEntry>> out;
+  for (auto& [k, v] : views_) out.push_back(v);
+  return out;
+}
+
 bool Catalog::has_schema(std::string_view schema) const {
   std::string s = to_lower(schema);
   return s == "main" || s == "temp";

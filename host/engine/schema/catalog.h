@@ -1,8 +1,10 @@
-// Catalog: the tables of one database, by schema and name.
+// Catalog: the tables and views of one database, by schema and name. Tables and views
+// share one namespace per schema.
 #pragma once
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +12,8 @@
 #include "vtab/module.h"
 
 namespace quereus {
+
+namespace ast { struct CreateViewStmt; }
 
 // A connected table: its schema, the module instance and its transaction participant.
 struct TableEntry {
@@ -19,7 +23,21 @@ struct TableEntry {
   std::unique_ptr<VtabConnection> connection;  // opened when it first joins a transaction
   bool connection_opened = false;
   bool joined = false;  // participates in the current transaction
+  std::optional<int64_t> row_count;  // collected by ANALYZE; absent until then
   std::string qualified_name() const { return schema.schema_name + "." + schema.name; }
+};
+
+// A plain view: a named query, planned afresh wherever its name is referenced.
+struct ViewEntry {
+  std::string schema_name;  // lower-case
+  std::string name;         // display casing
+  std::vector<std::string> columns;  // explicit column list; empty when none was written
+  // The definition, owned by the catalog (re-parsed from `sql`, so it outlives the
+  // statement that created it). Never null.
+  std::shared_ptr<const ast::CreateViewStmt> definition;
+  std::string sql;        // canonical CREATE VIEW text (schema().sql)
+  std::string tags_json;  // WITH TAGS as a JSON object; "" when untagged
+  std::string qualified_name() const { return schema_name + "." + name; }
 };
 
 class Catalog {
@@ -30,9 +48,15 @@ class Catalog {
   std::vector<std::shared_ptr<TableEntry>> tables() const;
   bool has_schema(std::string_view schema) const;
 
+  std::shared_ptr<const ViewEntry> find_view(std::string_view schema, std::string_view name) const;
+  void add_view(std::shared_ptr<const ViewEntry> view);
+  void remove_view(std::string_view schema, std::string_view name);
+  std::vector<std::shared_ptr<const ViewEntry>> views() const;
+
  private:
   static std::string key(std::string_view schema, std::string_view name);
   std::map<std::string, std::shared_ptr<TableEntry>> tables_;
+  std::map<std::string, std::shared_ptr<const ViewEntry>> views_;
 };
 
 std::string to_lower(std::string_view s);

@@ -22,12 +22,28 @@ struct ColumnSchema {
   bool not_null = true;
   bool primary_key = false;
   std::shared_ptr<const Collation> collation;  // never null
+  // Declared with a COLLATE clause (not defaulted): ranks above a defaulted collation
+  // when a comparison resolves its collation (types.md).
+  bool collation_declared = false;
   std::shared_ptr<const ast::Expr> default_expr;  // may be null
 };
 
 struct KeyColumn {
   int column = 0;
   bool desc = false;
+};
+
+// A FOREIGN KEY declaration (recorded for introspection; the parent is resolved when
+// it is used, so it may be declared later or not at all).
+struct ForeignKeySchema {
+  std::string name;                   // CONSTRAINT name, or the minted `_fk_<table>_<cols>`
+  std::vector<int> columns;           // child column indexes
+  std::string referenced_schema;      // lower-case
+  std::string referenced_table;       // as written
+  std::vector<std::string> referenced_columns;  // as written; empty: the parent's primary key
+  std::string on_update = "restrict";  // restrict, cascade, setNull, setDefault, noAction
+  std::string on_delete = "restrict";
+  bool deferred = false;              // INITIALLY DEFERRED
 };
 
 struct TableSchema {
@@ -38,6 +54,7 @@ struct TableSchema {
   std::vector<KeyColumn> primary_key;  // all columns when none declared
   bool primary_key_declared = false;
   std::vector<std::pair<std::string, Value>> module_options;
+  std::vector<ForeignKeySchema> foreign_keys;
 
   // Returns the column index of `name` (case-insensitive) or -1.
   int find_column(std::string_view name) const;
