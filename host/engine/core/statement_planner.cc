@@ -66,21 +66,114 @@ class BufferedExec : public Executable {
   size_t i_ = 0;
 };
 
+enum class WriteKind { kInsert, kUpdate, kDelete };
+
+// A RETURNING clause. Unqualified names read the row the statement produced (NEW for
+// INSERT / UPDATE, OLD for DELETE); `new.c` / `old.c` name an image explicitly. The
+// images are bound one scope out, so they never collide with the unqualified names:
+// they are read through the outer environment, whose row is NEW (INSERT / UPDATE) or
+// OLD (DELETE), with OLD appended after NEW for UPDATE.
 struct Returning {
   std::vector<ScalarPtr> exprs;
-  void emit(const Row& row, ExecContext& ctx, std::vector<Row>& out) const {
+  void emit(const Row& row, const Row* old_row, ExecContext& ctx, std::vector<Row>& out) const {
     if (exprs.empty()) return;
-    EvalEnv env{&row, nullptr, &ctx};
+    Row both;
+    if (old_row) {
+      both = row;
+      both.insert(both.end(), old_row->begin(), old_row->end());
+    }
+    EvalEnv images{old_row ? &both : &row, nullptr, &ctx};
+    EvalEnv env{&row, &images, &ctx};
     Row r;
     for (auto& e : exprs) r.push_back(e->eval(env));
     out.push_back(std::move(r));
   }
 };
 
-Returning bind_returning(Planner& planner, const std::vector<ast::ResultColumn>& cols, const Scope& scope,
-                         std::vector<std::string>& names) {
+// True when `e` (outside subqueries) names a column qualified by `table`.
+bool names_qualifier(const ast::Expr& e, std::string_view table) {
+  using K = ast::ExprKind;
+  auto any = [table](const auto&... xs) { return (... || (xs && names_qualifier(*xs, table))); };
+  switch (e.kind) {
+    case K::kColumn: {
+      auto& c = static_cast<const ast::ColumnRef&>(e);
+      return c.schema.empty() && iequals(c.table, table);
+    }
+    case K::kUnary: return any(static_cast<const ast::UnaryExpr&>(e).operand);
+    case K::kBinary: {
+      auto& b = static_cast<const ast::BinaryExpr&>(e);
+      return any(b.left, b.right, b.escape);
+    }
+    case K::kFunction:
+      for (auto& a : static_cast<const ast::FunctionCall&>(e).args) if (any(a)) return true;
+      return false;
+    case K::kCast: return any(static_cast<const ast::CastExpr&>(e).operand);
+    case K::kCollate: return any(static_cast<const ast::CollateExpr&>(e).operand);
+    case K::kCase: {
+      auto& c = static_cast<const ast::CaseExpr&>(e);
+      for (auto& [w, t] : c.whens) if (any(w, t)) return true;
+      return any(c.base, c.else_expr);
+    }
+    case K::kBetween: {
+      auto& b = static_cast<const ast::BetweenExpr&>(e);
+      return any(b.operand, b.low, b.high);
+    }
+    case K::kIn: {
+      auto& in = static_cast<const ast::InExpr&>(e);
+      for (auto& x : in.list) if (any(x)) return true;
+      return any(in.operand);
+    }
+    case K::kIsNull: return any(static_cast<const ast::IsNullExpr&>(e).operand);
+    default: return false;
+  }
+}
+
+// Binds a table's CHECK constraints over its columns (see BoundCheck for the row layout).
+std::vector<BoundCheck> bind_checks(Planner& planner, const TableEntry& table) {
+  std::vector<BoundCheck> out;
+  if (table.schema.checks.empty()) return out;
+  Scope scope = planner.table_scope(table, "");
+  Scope images;
+  int n = static_cast<int>(scope.columns.size());
+  for (const char* qualifier : {"new", "old"})
+    for (Scope::Column c : scope.columns) {
+      c.table = qualifier;
+      c.schema.clear();
+      if (qualifier[0] == 'o') c.slot += n;
+      c.attr.nullable = true;  // an image the operation lacks reads as NULL
+      images.columns.push_back(c);
+    }
+  scope.outer = &images;
+  for (const CheckSchema& ck : table.schema.checks)
+    out.push_back({ck.name, expr_to_string(*ck.expr), planner.bind_expr(*ck.expr, scope), ck.on_insert, ck.on_update,
+                   ck.on_delete});
+  return out;
+}
+
+Returning bind_returning(Planner& planner, const std::vector<ast::ResultColumn>& cols, const Scope& table_scope,
+                         std::vector<std::string>& names, WriteKind kind) {
   Returning r;
+  Scope images;
+  auto add_image = [&](const char* qualifier, int base) {
+    for (Scope::Column c : table_scope.columns) {
+      c.table = qualifier;
+      c.schema.clear();
+      c.slot += base;
+      images.columns.push_back(c);
+    }
+  };
+  if (kind != WriteKind::kDelete) add_image("new", 0);
+  if (kind != WriteKind::kInsert)
+    add_image("old", kind == WriteKind::kUpdate ? static_cast<int>(table_scope.columns.size()) : 0);
+  Scope scope = table_scope;
+  scope.outer = &images;
   for (auto& rc : cols) {
+    if (rc.kind == ast::ResultColumn::Kind::kExpr) {
+      if (kind == WriteKind::kInsert && names_qualifier(*rc.expr, "old"))
+        throw Error(StatusCode::kError, "OLD qualifier cannot be used in INSERT RETURNING clause", rc.expr->site);
+      if (kind == WriteKind::kDelete && names_qualifier(*rc.expr, "new"))
+        throw Error(StatusCode::kError, "NEW qualifier cannot be used in DELETE RETURNING clause", rc.expr->site);
+    }
     if (rc.kind != ast::ResultColumn::Kind::kExpr) {
       for (auto& c : scope.columns) {
         if (rc.kind == ast::ResultColumn::Kind::kTableStar && !iequals(c.table, rc.table)) continue;
@@ -92,7 +185,13 @@ Returning bind_returning(Planner& planner, const std::vector<ast::ResultColumn>&
       continue;
     }
     r.exprs.push_back(planner.bind_expr(*rc.expr, scope));
-    names.push_back(Planner::column_name(rc));
+    // An image reference keeps its qualifier in the name (`old.v`), as in the reference.
+    auto* ref = rc.alias.empty() && rc.expr->kind == ast::ExprKind::kColumn
+                    ? static_cast<const ast::ColumnRef*>(rc.expr.get()) : nullptr;
+    if (ref && ref->schema.empty() && (iequals(ref->table, "old") || iequals(ref->table, "new")))
+      names.push_back(ref->table + "." + ref->column);
+    else
+      names.push_back(Planner::column_name(rc));
   }
   dedupe_names(names);
   return r;
@@ -142,11 +241,12 @@ class InsertExec : public BufferedExec {
       source_ = optimize(db, qp.root);
     }
     Scope scope = planner.table_scope(*table_, s.alias);
-    returning_ = bind_returning(planner, s.returning, scope, names_);
+    returning_ = bind_returning(planner, s.returning, scope, names_, WriteKind::kInsert);
+    checks_ = bind_checks(planner, *table_);
   }
   void start(ExecContext& ctx) override {
     reset_rows();
-    DmlWriter writer(db_, table_);
+    DmlWriter writer(db_, table_, checks_, ctx);
     const TableSchema& ts = table_->schema;
     EvalEnv env{nullptr, nullptr, &ctx};
     auto write = [&](const Row& src) {
@@ -155,7 +255,7 @@ class InsertExec : public BufferedExec {
       for (size_t i = 0; i < targets_.size(); ++i) { row[targets_[i]] = src[i]; given[targets_[i]] = true; }
       for (size_t i = 0; i < row.size(); ++i)
         if (!given[i] && defaults_[i]) row[i] = defaults_[i]->eval(env);
-      if (auto stored = writer.insert(std::move(row), action_)) returning_.emit(*stored, ctx, rows_);
+      if (auto stored = writer.insert(std::move(row), action_)) returning_.emit(*stored, nullptr, ctx, rows_);
     };
     if (!source_) {
       write(Row{});
@@ -178,6 +278,7 @@ class InsertExec : public BufferedExec {
   std::vector<ScalarPtr> defaults_;
   RelPtr source_;
   Returning returning_;
+  std::vector<BoundCheck> checks_;
 };
 
 // Scan of a table with an optional WHERE, for UPDATE and DELETE.
@@ -224,18 +325,19 @@ class UpdateExec : public BufferedExec {
       assignments_.emplace_back(idx, planner.bind_expr(*a.value, scope));
     }
     scan_ = plan_target_scan(planner, db, table_, scope, s.where.get());
-    returning_ = bind_returning(planner, s.returning, scope, names_);
+    returning_ = bind_returning(planner, s.returning, scope, names_, WriteKind::kUpdate);
+    checks_ = bind_checks(planner, *table_);
   }
   void start(ExecContext& ctx) override {
     reset_rows();
-    DmlWriter writer(db_, table_);
+    DmlWriter writer(db_, table_, checks_, ctx);
     // Halloween protection: find every target row before changing any.
     std::vector<Row> targets = collect(scan_, ctx);
     for (auto& old_row : targets) {
       EvalEnv env{&old_row, nullptr, &ctx};
       Row new_row = old_row;
       for (auto& [idx, e] : assignments_) new_row[idx] = e->eval(env);
-      if (auto stored = writer.update(old_row, std::move(new_row), action_)) returning_.emit(*stored, ctx, rows_);
+      if (auto stored = writer.update(old_row, std::move(new_row), action_)) returning_.emit(*stored, &old_row, ctx, rows_);
     }
   }
 
@@ -246,6 +348,7 @@ class UpdateExec : public BufferedExec {
   std::vector<std::pair<int, ScalarPtr>> assignments_;
   RelPtr scan_;
   Returning returning_;
+  std::vector<BoundCheck> checks_;
 };
 
 class DeleteExec : public BufferedExec {
@@ -256,14 +359,15 @@ class DeleteExec : public BufferedExec {
     table_ = write_target(db, s.table, "DELETE");
     Scope scope = planner.table_scope(*table_, s.alias);
     scan_ = plan_target_scan(planner, db, table_, scope, s.where.get());
-    returning_ = bind_returning(planner, s.returning, scope, names_);
+    returning_ = bind_returning(planner, s.returning, scope, names_, WriteKind::kDelete);
+    checks_ = bind_checks(planner, *table_);
   }
   void start(ExecContext& ctx) override {
     reset_rows();
-    DmlWriter writer(db_, table_);
+    DmlWriter writer(db_, table_, checks_, ctx);
     std::vector<Row> targets = collect(scan_, ctx);
     for (auto& old_row : targets)
-      if (auto removed = writer.remove(old_row)) returning_.emit(*removed, ctx, rows_);
+      if (auto removed = writer.remove(old_row)) returning_.emit(*removed, nullptr, ctx, rows_);
   }
 
  private:
@@ -271,6 +375,7 @@ class DeleteExec : public BufferedExec {
   std::shared_ptr<TableEntry> table_;
   RelPtr scan_;
   Returning returning_;
+  std::vector<BoundCheck> checks_;
 };
 
 // An Executable that runs a function at start and yields no rows.
@@ -346,6 +451,43 @@ std::shared_ptr<const ast::Expr> own_expr(const ast::Expr& e) {
   return std::shared_ptr<const ast::Expr>(Parser::parse_expression(expr_to_string(e)).release());
 }
 
+// True when `e` holds a scalar, IN or EXISTS subquery.
+bool contains_subquery(const ast::Expr& e) {
+  using K = ast::ExprKind;
+  auto any = [](const auto&... xs) { return (... || (xs && contains_subquery(*xs))); };
+  switch (e.kind) {
+    case K::kSubquery:
+    case K::kExists: return true;
+    case K::kUnary: return any(static_cast<const ast::UnaryExpr&>(e).operand);
+    case K::kBinary: {
+      auto& b = static_cast<const ast::BinaryExpr&>(e);
+      return any(b.left, b.right, b.escape);
+    }
+    case K::kFunction:
+      for (auto& a : static_cast<const ast::FunctionCall&>(e).args) if (any(a)) return true;
+      return false;
+    case K::kCast: return any(static_cast<const ast::CastExpr&>(e).operand);
+    case K::kCollate: return any(static_cast<const ast::CollateExpr&>(e).operand);
+    case K::kCase: {
+      auto& c = static_cast<const ast::CaseExpr&>(e);
+      for (auto& [w, t] : c.whens) if (any(w, t)) return true;
+      return any(c.base, c.else_expr);
+    }
+    case K::kBetween: {
+      auto& b = static_cast<const ast::BetweenExpr&>(e);
+      return any(b.operand, b.low, b.high);
+    }
+    case K::kIn: {
+      auto& in = static_cast<const ast::InExpr&>(e);
+      if (in.subquery) return true;
+      for (auto& x : in.list) if (any(x)) return true;
+      return any(in.operand);
+    }
+    case K::kIsNull: return any(static_cast<const ast::IsNullExpr&>(e).operand);
+    default: return false;
+  }
+}
+
 const char* fk_action_name(ast::FkAction a) {
   switch (a) {
     case ast::FkAction::kSetNull: return "setNull";
@@ -397,6 +539,36 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s) {
   auto default_coll = db.registry().find_collation(db.options().default_collation);
   std::vector<KeyColumn> pk;
   bool pk_seen = false;
+  // Unnamed CHECKs are minted `_check_<column>` (column-level, `_<N>` on a collision) or
+  // `_check_<index among the table's checks>` (table-level).
+  std::set<std::string> check_names;
+  for (auto& cd : s.columns)
+    for (auto& c : cd.constraints)
+      if (c.kind == ast::ColumnConstraint::Kind::kCheck && !c.name.empty()) check_names.insert(to_lower(c.name));
+  for (auto& tc : s.constraints)
+    if (tc.kind == ast::TableConstraint::Kind::kCheck && !tc.name.empty()) check_names.insert(to_lower(tc.name));
+  auto add_check = [&](const std::string& name, const std::string& minted, const ast::Expr& e,
+                       const std::vector<ast::RowOp>& ops) {
+    if (contains_subquery(e))
+      throw Error(StatusCode::kUnsupported, "CHECK constraints containing subqueries are not supported yet", e.site);
+    CheckSchema ck;
+    ck.name = name;
+    if (ck.name.empty()) {
+      ck.name = minted;
+      for (int n = 2; check_names.count(to_lower(ck.name)); ++n) ck.name = minted + "_" + std::to_string(n);
+      check_names.insert(to_lower(ck.name));
+    }
+    ck.expr = own_expr(e);
+    if (!ops.empty()) {
+      ck.on_insert = ck.on_update = ck.on_delete = false;
+      for (ast::RowOp op : ops) {
+        if (op == ast::RowOp::kInsert) ck.on_insert = true;
+        if (op == ast::RowOp::kUpdate) ck.on_update = true;
+        if (op == ast::RowOp::kDelete) ck.on_delete = true;
+      }
+    }
+    ts.checks.push_back(std::move(ck));
+  };
   for (auto& cd : s.columns) {
     if (ts.find_column(cd.name) >= 0) throw Error(StatusCode::kError, "duplicate column name: " + cd.name);
     ColumnSchema col;
@@ -427,12 +599,17 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s) {
           ts.foreign_keys.push_back(foreign_key_of(c, {static_cast<int>(ts.columns.size())},
                                                    "_fk_" + ts.name + "_" + cd.name, schema, ts.name));
           break;
-        default: break;  // UNIQUE / CHECK / GENERATED: issue 5
+        case K::kCheck: add_check(c.name, "_check_" + cd.name, *c.expr, c.check_on); break;
+        default: break;  // UNIQUE / GENERATED: issue 5
       }
     }
     ts.columns.push_back(std::move(col));
   }
   for (auto& tc : s.constraints) {
+    if (tc.kind == ast::TableConstraint::Kind::kCheck) {
+      add_check(tc.name, "_check_" + std::to_string(ts.checks.size()), *tc.expr, tc.check_on);
+      continue;
+    }
     if (tc.kind == ast::TableConstraint::Kind::kForeignKey) {
       std::vector<int> cols;
       std::string minted = "_fk_" + ts.name;
@@ -528,6 +705,13 @@ std::string tags_to_json(Planner& planner, const ast::TagList& tags, ExecContext
 void create_view(DatabaseImpl& db, const ast::CreateViewStmt& s, ExecContext& ctx) {
   std::string schema = s.view.schema.empty() ? "main" : to_lower(s.view.schema);
   if (!db.catalog().has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + schema);
+  if (const auto& dml = s.select->dml) {
+    const char* verb = dml->kind == ast::StmtKind::kInsert ? "INSERT" : dml->kind == ast::StmtKind::kUpdate ? "UPDATE" : "DELETE";
+    throw Error(StatusCode::kError,
+                std::string(verb) + " cannot be used as a view body — a view re-evaluates on every reference, which "
+                                    "would re-drive the write. Move the mutation into the statement that references the view.",
+                dml->site);
+  }
   // The body is planned now, so a missing table or column fails the CREATE.
   Planner planner(db);
   QueryPlan body = planner.plan_view_body(*s.select, schema);

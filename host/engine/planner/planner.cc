@@ -466,11 +466,18 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
       for (auto& [w, t] : c.whens) s->whens.emplace_back(bind_expr(*w, scope), bind_expr(*t, scope));
       if (c.else_expr) s->else_expr = bind_expr(*c.else_expr, scope);
       if (s->base) {
-        s->collation = s->base->collation;
+        // Each WHEN matches exactly as `base = when` would: its own collation.
+        for (auto& when : s->whens)
+          s->when_collations.push_back(comparison_collation(*s->base, *when.first, e.site));
         std::vector<ScalarPtr*> values;
         for (auto& when : s->whens) values.push_back(&when.first);
         coerce_comparison_set(s->base, values);
       }
+      // The result passes on its branches' merged collation.
+      CollationBid result;
+      for (auto& when : s->whens) result = combine_collation_bids(result, collation_bid(*when.second));
+      if (s->else_expr) result = combine_collation_bids(result, collation_bid(*s->else_expr));
+      s->set_collation(result.collation, result.source);
       qrs_logical_type t = QRS_LT_ANY;
       bool first = true;
       for (auto& [w, then] : s->whens) {
@@ -512,6 +519,8 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
         list_bid = merge_collation_bids(list_bid, collation_bid(*s->list.back()), e.site);
       }
       s->collation = bid_collation(merge_collation_bids(collation_bid(*operand), list_bid, e.site));
+      s->duration_order = operand->type == QRS_LT_TIMESPAN;
+      for (auto& x : s->list) s->duration_order = s->duration_order || x->type == QRS_LT_TIMESPAN;
       std::vector<ScalarPtr*> values;
       for (auto& x : s->list) values.push_back(&x);
       coerce_comparison_set(s->operand, values);
@@ -563,6 +572,7 @@ ScalarPtr Planner::bind_subquery(const ast::Select& sel, const Scope& scope, Sca
       const Attribute& col = qp.root->columns[0];
       s->collation = bid_collation(merge_collation_bids(collation_bid(*operand),
                                                         collation_bid(col.collation, col.collation_source), sel.site));
+      s->duration_order = operand->type == QRS_LT_TIMESPAN || col.type == QRS_LT_TIMESPAN;
       s->probe_cast = comparison_cast(operand->type, qp.root->columns[0].type);
       s->value_cast = comparison_cast(qp.root->columns[0].type, operand->type);
     }
@@ -638,6 +648,11 @@ ScalarPtr Planner::bind_window(const ast::FunctionCall& f, const Scope& scope) {
     k.nulls_first = o.nulls != ast::OrderingTerm::Nulls::kLast;
     call.order_by.push_back(k);
   }
+  // Ranking and navigation functions are defined over the window's order only.
+  static const std::set<std::string> kNeedOrder = {"row_number", "rank", "dense_rank", "ntile",
+                                                   "percent_rank", "cume_dist", "lag", "lead"};
+  if (call.order_by.empty() && kNeedOrder.count(call.name))
+    fail(StatusCode::kError, "Window function " + call.name + "() requires ORDER BY clause", f.site);
   if (w.frame) {
     call.has_frame = true;
     call.unit = static_cast<int>(w.frame->unit);
@@ -1486,9 +1501,13 @@ QueryPlan Planner::plan_select(const ast::Select& sel, const Scope* outer) {
   if (!sel.schema_path.empty()) {
     throw Error(StatusCode::kUnsupported, "WITH SCHEMA search paths are not supported yet", sel.site);
   }
-  for (const auto& leg : sel.compounds) {
+  // Membership flags widen their operator's output, so only the outermost operator (the
+  // first leg: compounds associate to the right) may carry them for now.
+  for (size_t k = 1; k < sel.compounds.size(); ++k) {
+    const auto& leg = sel.compounds[k];
     if (!leg.membership.empty()) {
-      throw Error(StatusCode::kUnsupported, "Set-operation membership columns (EXISTS LEFT/RIGHT AS) are not supported yet",
+      throw Error(StatusCode::kUnsupported,
+                  "Set-operation membership columns (EXISTS LEFT/RIGHT AS) on a nested set operation are not supported yet",
                   leg.membership.front().site);
     }
   }
@@ -1544,6 +1563,26 @@ QueryPlan Planner::plan_select(const ast::Select& sel, const Scope* outer) {
         s->columns[i].name = names[i];
         s->columns[i].type = merge_branch_types(s->columns[i].type, rhs->columns[i].type);
         s->columns[i].nullable = s->columns[i].nullable || rhs->columns[i].nullable;
+        // Each column compares (de-duplicates) under one collation resolved from both
+        // arms, as a comparison would; UNION ALL compares nothing, so a conflict there
+        // passes on no collation instead of failing.
+        CollationBid lb = collation_bid(lhs->columns[i].collation, lhs->columns[i].collation_source);
+        CollationBid rb = collation_bid(rhs->columns[i].collation, rhs->columns[i].collation_source);
+        CollationBid bid = op == ast::CompoundOp::kUnionAll ? combine_collation_bids(lb, rb)
+                                                             : merge_collation_bids(lb, rb, sel.site);
+        s->columns[i].collation = bid.collation;
+        s->columns[i].collation_source = bid.source;
+      }
+      for (const ast::ExistenceColumn& m : sel.compounds[k].membership) {
+        s->membership.push_back(m.side == ast::ExistenceColumn::Side::kLeft ? JoinNode::Side::kLeft
+                                                                            : JoinNode::Side::kRight);
+        Attribute a;
+        a.id = mint_attr();
+        a.name = m.name;
+        a.type = QRS_LT_BOOLEAN;
+        a.nullable = false;
+        s->columns.push_back(a);
+        names.push_back(m.name);
       }
       node = s;
     }

@@ -186,6 +186,10 @@ struct SetOpNode : RelNode {
   std::vector<const RelNode*> children() const override { return {left.get(), right.get()}; }
   ast::CompoundOp op = ast::CompoundOp::kUnion;
   RelPtr left, right;
+  // Membership flags (`union exists left as inA …`): one NOT NULL boolean column per
+  // entry, appended after the data columns; true when the row is a member of that
+  // operand. Never part of the de-duplication.
+  std::vector<JoinNode::Side> membership;
 };
 
 // The rows of the previous iteration of a recursive CTE, read by its recursive term.

@@ -124,6 +124,7 @@ struct CaseScalar : ScalarExpr {
   ScalarPtr base;
   std::vector<std::pair<ScalarPtr, ScalarPtr>> whens;
   ScalarPtr else_expr;
+  std::vector<const Collation*> when_collations;  // with a base: each WHEN's comparison collation
 };
 
 struct InListScalar : ScalarExpr {
@@ -132,6 +133,7 @@ struct InListScalar : ScalarExpr {
   bool negated = false;
   ScalarPtr operand;
   std::vector<ScalarPtr> list;
+  bool duration_order = false;  // a TIMESPAN operand: durations compare by elapsed time
 };
 
 // A subquery used as a value: scalar (first column of first row), EXISTS, or IN.
@@ -144,6 +146,7 @@ struct SubqueryScalar : ScalarExpr {
   ScalarPtr operand;      // IN
   // IN: the plan-time comparison coercion, applied per row (type_coercion.h).
   qrs_logical_type probe_cast = QRS_LT_ANY, value_cast = QRS_LT_ANY;
+  bool duration_order = false;  // IN over a TIMESPAN side: durations compare by elapsed time
   // Uncorrelated results are computed once per execution.
   mutable uint64_t cache_generation = 0;
   mutable std::vector<Row> cache;

@@ -12,6 +12,13 @@ DmlWriter::DmlWriter(DatabaseImpl& db, std::shared_ptr<TableEntry> table) : db_(
   db_.join(*table_);
 }
 
+DmlWriter::DmlWriter(DatabaseImpl& db, std::shared_ptr<TableEntry> table, const std::vector<BoundCheck>& checks,
+                     ExecContext& ctx)
+    : DmlWriter(db, std::move(table)) {
+  checks_ = &checks;
+  ctx_ = &ctx;
+}
+
 Value DmlWriter::coerce(const Value& v, const ColumnSchema& col, const TableSchema& table) {
   if (v.is_null()) return v;
   auto mismatch = [&]() -> Error {
@@ -67,8 +74,9 @@ Value DmlWriter::coerce(const Value& v, const ColumnSchema& col, const TableSche
       if (v.type() == ValueType::kBlob) throw mismatch();
       return Value::Text(v.to_text());
     case QRS_LT_BLOB:
-      if (v.type() == ValueType::kBlob) return v;
-      throw mismatch();
+      // The BLOB conversion is total (docs: types, BLOB): any other value is stored as
+      // the UTF-8 bytes of its text, literally (no hex sniffing), like CAST(v AS BLOB).
+      return cast_value(v, QRS_LT_BLOB);
     case QRS_LT_BOOLEAN: {
       Value b = cast_value(v, QRS_LT_BOOLEAN);
       if (b.is_null()) throw mismatch();
@@ -112,6 +120,28 @@ void DmlWriter::prepare_row(Row& row) {
   }
 }
 
+void DmlWriter::check_row(RowOp op, const Row* new_row, const Row* old_row) {
+  if (!checks_) return;
+  Row images;
+  for (const BoundCheck& c : *checks_) {
+    bool applies = op == RowOp::kInsert ? c.on_insert : op == RowOp::kUpdate ? c.on_update : c.on_delete;
+    if (!applies) continue;
+    if (images.empty()) {
+      size_t n = table_->schema.columns.size();
+      images.resize(2 * n);
+      for (size_t i = 0; i < n; ++i) {
+        if (new_row) images[i] = (*new_row)[i];
+        if (old_row) images[n + i] = (*old_row)[i];
+      }
+    }
+    EvalEnv outer{&images, nullptr, ctx_};
+    EvalEnv env{new_row ? new_row : old_row, &outer, ctx_};
+    bool is_null = false;
+    if (c.expr->eval(env).truthy(&is_null) || is_null) continue;
+    throw Error(StatusCode::kConstraint, "CHECK constraint failed: " + c.name + " (" + c.text + ")");
+  }
+}
+
 Row DmlWriter::key_of(const Row& row) const {
   Row key;
   for (auto& k : table_->schema.primary_key) key.push_back(row[k.column]);
@@ -128,9 +158,9 @@ std::string DmlWriter::unique_message() const {
   return "UNIQUE constraint failed: " + (cols.empty() ? ts.name : cols);
 }
 
-std::optional<Row> DmlWriter::handle(const UpdateResult& r, ConflictAction action) {
+std::optional<Row> DmlWriter::handle(UpdateResult& r, ConflictAction action) {
   switch (r.outcome) {
-    case UpdateResult::Outcome::kOk: return r.row ? r.row : std::optional<Row>(Row{});
+    case UpdateResult::Outcome::kOk: return r.row ? std::move(r.row) : std::optional<Row>(Row{});
     case UpdateResult::Outcome::kNoop: return std::nullopt;
     case UpdateResult::Outcome::kConstraint:
       if (action == ConflictAction::kIgnore) return std::nullopt;
@@ -146,6 +176,7 @@ std::optional<Row> DmlWriter::handle(const UpdateResult& r, ConflictAction actio
 
 std::optional<Row> DmlWriter::insert(Row row, ConflictAction action) {
   prepare_row(row);
+  check_row(RowOp::kInsert, &row, nullptr);
   UpdateResult r = table_->table->update(RowOp::kInsert, row, {}, action);
   auto out = handle(r, action);
   if (out && out->empty()) return row;
@@ -154,6 +185,7 @@ std::optional<Row> DmlWriter::insert(Row row, ConflictAction action) {
 
 std::optional<Row> DmlWriter::update(const Row& old_row, Row new_row, ConflictAction action) {
   prepare_row(new_row);
+  check_row(RowOp::kUpdate, &new_row, &old_row);
   Row key = key_of(old_row);
   UpdateResult r = table_->table->update(RowOp::kUpdate, new_row, key, action);
   auto out = handle(r, action);
@@ -162,6 +194,7 @@ std::optional<Row> DmlWriter::update(const Row& old_row, Row new_row, ConflictAc
 }
 
 std::optional<Row> DmlWriter::remove(const Row& old_row) {
+  check_row(RowOp::kDelete, nullptr, &old_row);
   Row key = key_of(old_row);
   UpdateResult r = table_->table->update(RowOp::kDelete, {}, key, ConflictAction::kAbort);
   auto out = handle(r, ConflictAction::kAbort);

@@ -10,9 +10,28 @@
 
 namespace quereus {
 
+class ScalarExpr;
+struct ExecContext;
+
+// A CHECK constraint bound once per DML plan. `expr` reads the checked row (NEW for
+// insert / update, OLD for delete) and, through its outer environment, the images
+// row [NEW…, OLD…] for `new.c` / `old.c` (NULL where the operation has no image).
+struct BoundCheck {
+  std::string name;
+  std::string text;  // the expression as written, quoted in the violation message
+  std::shared_ptr<const ScalarExpr> expr;
+  bool on_insert = true;
+  bool on_update = true;
+  bool on_delete = false;
+};
+
 class DmlWriter {
  public:
   DmlWriter(DatabaseImpl& db, std::shared_ptr<TableEntry> table);
+  // With CHECK constraints, evaluated in `ctx` per written row. `checks` and `ctx` must
+  // outlive the writer.
+  DmlWriter(DatabaseImpl& db, std::shared_ptr<TableEntry> table, const std::vector<BoundCheck>& checks,
+            ExecContext& ctx);
 
   // Each returns the stored row (the deleted row for remove), or nullopt when nothing
   // changed (IGNORE, or a key that does not exist). Throws Error on a violation.
@@ -25,12 +44,16 @@ class DmlWriter {
 
  private:
   void prepare_row(Row& row);
+  // Throws a CONSTRAINT error for the first CHECK applying to `op` that evaluates false.
+  void check_row(RowOp op, const Row* new_row, const Row* old_row);
   Row key_of(const Row& row) const;
-  std::optional<Row> handle(const UpdateResult& r, ConflictAction action);
+  std::optional<Row> handle(UpdateResult& r, ConflictAction action);
   std::string unique_message() const;
 
   DatabaseImpl& db_;
   std::shared_ptr<TableEntry> table_;
+  const std::vector<BoundCheck>* checks_ = nullptr;
+  ExecContext* ctx_ = nullptr;
 };
 
 }  // namespace quereus

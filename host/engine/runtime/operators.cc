@@ -103,8 +103,9 @@ class ValuesOp : public Operator {
   bool next(Row& out) override {
     if (i_ >= node_.rows.size()) return false;
     EvalEnv env{nullptr, &outer_, outer_.ctx};
-    out.clear();
-    for (auto& e : node_.rows[i_]) out.push_back(e->eval(env));
+    const auto& exprs = node_.rows[i_];
+    out.resize(exprs.size());
+    for (size_t c = 0; c < exprs.size(); ++c) out[c] = exprs[c]->eval(env);
     ++i_;
     return true;
   }
@@ -638,37 +639,51 @@ class SetOpOp : public Operator {
     i_ = 0;
     left_->open(outer);
     Row r;
-    if (node_.op == Op::kUnionAll) {
+    if (node_.op == Op::kUnionAll && node_.membership.empty()) {
       streaming_ = true;
       right_open_ = false;
       outer_ = outer;
       return;
     }
     streaming_ = false;
+    // Rows come out in arrival order (the left arm's first, then the right's); each
+    // distinct row keeps its first occurrence.
     RowLess less{&collations_};
-    std::set<Row, RowLess> l(less), rset(less);
-    while (left_->next(r)) l.insert(r);
+    std::set<Row, RowLess> lset(less), rset(less);
+    std::vector<Row> lrows, rrows;  // each arm's rows in arrival order (distinct unless UNION ALL)
+    const bool all = node_.op == Op::kUnionAll;
+    while (left_->next(r))
+      if (lset.insert(r).second || all) lrows.push_back(r);
     right_->open(outer);
-    while (right_->next(r)) rset.insert(r);
+    while (right_->next(r))
+      if (rset.insert(r).second || all) rrows.push_back(r);
     switch (node_.op) {
+      case Op::kUnionAll:
+        rows_ = std::move(lrows);
+        for (auto& x : rrows) rows_.push_back(std::move(x));
+        break;
       case Op::kUnion:
-        for (auto& x : rset) l.insert(x);
-        rows_.assign(l.begin(), l.end());
+        rows_ = std::move(lrows);
+        for (auto& x : rrows) if (!lset.count(x)) rows_.push_back(std::move(x));
         break;
       case Op::kIntersect:
-        for (auto& x : l) if (rset.count(x)) rows_.push_back(x);
+        for (auto& x : lrows) if (rset.count(x)) rows_.push_back(std::move(x));
         break;
       case Op::kExcept:
-        for (auto& x : l) if (!rset.count(x)) rows_.push_back(x);
+        for (auto& x : lrows) if (!rset.count(x)) rows_.push_back(std::move(x));
         break;
-      case Op::kDiff: {
-        std::set<Row, RowLess> d(less);
-        for (auto& x : l) if (!rset.count(x)) d.insert(x);
-        for (auto& x : rset) if (!l.count(x)) d.insert(x);
-        rows_.assign(d.begin(), d.end());
+      case Op::kDiff:
+        for (auto& x : lrows) if (!rset.count(x)) rows_.push_back(std::move(x));
+        for (auto& x : rrows) if (!lset.count(x)) rows_.push_back(std::move(x));
         break;
+    }
+    // Membership flags: a probe of each operand's rows, after the data columns.
+    if (!node_.membership.empty()) {
+      for (Row& row : rows_) {
+        bool in_left = lset.count(row) > 0, in_right = rset.count(row) > 0;
+        for (JoinNode::Side s : node_.membership)
+          row.push_back(Value::Boolean(s == JoinNode::Side::kLeft ? in_left : in_right));
       }
-      default: break;
     }
   }
   bool next(Row& out) override {

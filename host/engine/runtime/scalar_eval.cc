@@ -322,9 +322,9 @@ Value CastScalar::eval(const EvalEnv& env) const { return cast_value(operand->ev
 Value CaseScalar::eval(const EvalEnv& env) const {
   if (base) {
     Value b = base->eval(env);
-    for (auto& [w, t] : whens) {
-      auto c = sql_compare(b, w->eval(env), collation);
-      if (c && *c == 0) return t->eval(env);
+    for (size_t i = 0; i < whens.size(); ++i) {
+      auto c = sql_compare(b, whens[i].first->eval(env), when_collations[i]);
+      if (c && *c == 0) return whens[i].second->eval(env);
     }
   } else {
     for (auto& [w, t] : whens)
@@ -340,7 +340,7 @@ Value InListScalar::eval(const EvalEnv& env) const {
   for (auto& e : list) {
     Value x = e->eval(env);
     if (x.is_null()) { saw_null = true; continue; }
-    if (compare_values(v, x, collation) == 0) return bool_value(!negated);
+    if (site_compare(v, x, collation, duration_order) == 0) return bool_value(!negated);
   }
   if (saw_null) return Value();
   return bool_value(negated);
@@ -395,7 +395,7 @@ Value SubqueryScalar::eval(const EvalEnv& env) const {
       for (auto& r : *rows) {
         Value x = cast_value(r[0], value_cast);
         if (x.is_null()) { saw_null = true; continue; }
-        if (compare_values(v, x, collation) == 0) return bool_value(!negated);
+        if (site_compare(v, x, collation, duration_order) == 0) return bool_value(!negated);
       }
       if (saw_null) return Value();
       return bool_value(negated);

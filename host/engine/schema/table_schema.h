@@ -46,6 +46,17 @@ struct ForeignKeySchema {
   bool deferred = false;              // INITIALLY DEFERRED
 };
 
+// A row-local CHECK constraint: a written row passes when `expr` is true or NULL. Bare
+// names read the checked row (NEW for insert / update, OLD for delete); `new.c` / `old.c`
+// read a row image, NULL where the operation has none.
+struct CheckSchema {
+  std::string name;  // CONSTRAINT name, or the minted `_check_<column>` / `_check_<n>`
+  std::shared_ptr<const ast::Expr> expr;
+  bool on_insert = true;  // CHECK ON …; the default is insert and update
+  bool on_update = true;
+  bool on_delete = false;
+};
+
 struct TableSchema {
   std::string schema_name;  // lower-case
   std::string name;         // display casing
@@ -55,6 +66,7 @@ struct TableSchema {
   bool primary_key_declared = false;
   std::vector<std::pair<std::string, Value>> module_options;
   std::vector<ForeignKeySchema> foreign_keys;
+  std::vector<CheckSchema> checks;  // column-level first, in declaration order
 
   // Returns the column index of `name` (case-insensitive) or -1.
   int find_column(std::string_view name) const;
