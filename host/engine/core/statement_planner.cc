@@ -451,13 +451,13 @@ std::shared_ptr<const ast::Expr> own_expr(const ast::Expr& e) {
   return std::shared_ptr<const ast::Expr>(Parser::parse_expression(expr_to_string(e)).release());
 }
 
-// True when `e` holds a scalar, IN or EXISTS subquery.
-bool contains_subquery(const ast::Expr& e) {
+// True when `pred` holds for `e` or a node below it (not looking inside subqueries).
+template <typename Pred>
+bool any_node(const ast::Expr& e, const Pred& pred) {
   using K = ast::ExprKind;
-  auto any = [](const auto&... xs) { return (... || (xs && contains_subquery(*xs))); };
+  if (pred(e)) return true;
+  auto any = [&pred](const auto&... xs) { return (... || (xs && any_node(*xs, pred))); };
   switch (e.kind) {
-    case K::kSubquery:
-    case K::kExists: return true;
     case K::kUnary: return any(static_cast<const ast::UnaryExpr&>(e).operand);
     case K::kBinary: {
       auto& b = static_cast<const ast::BinaryExpr&>(e);
@@ -479,13 +479,19 @@ bool contains_subquery(const ast::Expr& e) {
     }
     case K::kIn: {
       auto& in = static_cast<const ast::InExpr&>(e);
-      if (in.subquery) return true;
       for (auto& x : in.list) if (any(x)) return true;
       return any(in.operand);
     }
     case K::kIsNull: return any(static_cast<const ast::IsNullExpr&>(e).operand);
     default: return false;
   }
+}
+
+bool contains_subquery(const ast::Expr& e) {
+  return any_node(e, [](const ast::Expr& x) {
+    return x.kind == ast::ExprKind::kSubquery || x.kind == ast::ExprKind::kExists ||
+           (x.kind == ast::ExprKind::kIn && static_cast<const ast::InExpr&>(x).subquery);
+  });
 }
 
 const char* fk_action_name(ast::FkAction a) {
@@ -549,8 +555,6 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s) {
     if (tc.kind == ast::TableConstraint::Kind::kCheck && !tc.name.empty()) check_names.insert(to_lower(tc.name));
   auto add_check = [&](const std::string& name, const std::string& minted, const ast::Expr& e,
                        const std::vector<ast::RowOp>& ops) {
-    if (contains_subquery(e))
-      throw Error(StatusCode::kUnsupported, "CHECK constraints containing subqueries are not supported yet", e.site);
     CheckSchema ck;
     ck.name = name;
     if (ck.name.empty()) {
@@ -558,6 +562,12 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s) {
       for (int n = 2; check_names.count(to_lower(ck.name)); ++n) ck.name = minted + "_" + std::to_string(n);
       check_names.insert(to_lower(ck.name));
     }
+    if (any_node(e, [](const ast::Expr& x) { return x.kind == ast::ExprKind::kParameter; }))
+      throw Error(StatusCode::kError,
+                  "CHECK constraint '" + ck.name + "' on table '" + ts.name + "' may not reference bind parameters.",
+                  e.site);
+    if (contains_subquery(e))
+      throw Error(StatusCode::kUnsupported, "CHECK constraints containing subqueries are not supported yet", e.site);
     ck.expr = own_expr(e);
     if (!ops.empty()) {
       ck.on_insert = ck.on_update = ck.on_delete = false;
