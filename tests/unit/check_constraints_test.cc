@@ -92,5 +92,10 @@ TEST_F(CheckConstraintsTest, SubqueryInCheckIsRefusedAtCreateTable) {
   fails("create table t (a integer, check (a in (select 1)))", StatusCode::kUnsupported, "subqueries");
 }
 
+TEST_F(CheckConstraintsTest, BindParameterInCheckIsRefusedAtCreateTable) {
+  fails("create table t (a integer, check (a = ?))", StatusCode::kError, "may not reference bind parameters");
+  fails("create table t (a integer check (a = :foo))", StatusCode::kError, "'_check_a' on table 't'");
+}
+
 }  // namespace
 }  // namespace quereus

@@ -56,6 +56,111 @@ std::string create_sql(const TableSchema& ts) {
   return s;
 }
 
+// The scalar expressions a plan node evaluates (pushed-down seek values included), and
+// an expression's operands — the scalar rows of query_plan().
+std::vector<const ScalarExpr*> node_expressions(const RelNode& n) {
+  std::vector<const ScalarExpr*> out;
+  auto add = [&](const ScalarPtr& e) {
+    if (e) out.push_back(e.get());
+  };
+  switch (n.kind) {
+    case RelKind::kTableScan:
+      for (const auto& f : static_cast<const TableScanNode&>(n).filters) {
+        add(f.value);
+        for (const auto& v : f.in_list) add(v);
+      }
+      break;
+    case RelKind::kFilter: add(static_cast<const FilterNode&>(n).predicate); break;
+    case RelKind::kProject:
+      for (const auto& e : static_cast<const ProjectNode&>(n).exprs) add(e);
+      break;
+    case RelKind::kJoin: add(static_cast<const JoinNode&>(n).on); break;
+    case RelKind::kAggregate: {
+      const auto& a = static_cast<const AggregateNode&>(n);
+      for (const auto& e : a.group_by) add(e);
+      for (const auto& c : a.aggs)
+        for (const auto& e : c.args) add(e);
+      break;
+    }
+    case RelKind::kSort:
+      for (const auto& k : static_cast<const SortNode&>(n).sort_keys) add(k.expr);
+      break;
+    case RelKind::kLimit:
+      add(static_cast<const LimitNode&>(n).limit);
+      add(static_cast<const LimitNode&>(n).offset);
+      break;
+    default: break;
+  }
+  return out;
+}
+
+std::vector<const ScalarExpr*> operands(const ScalarExpr& e) {
+  std::vector<const ScalarExpr*> out;
+  auto add = [&](const ScalarPtr& x) {
+    if (x) out.push_back(x.get());
+  };
+  if (auto* u = dynamic_cast<const UnaryScalar*>(&e)) add(u->operand);
+  else if (auto* b = dynamic_cast<const BinaryScalar*>(&e)) { add(b->left); add(b->right); add(b->escape); }
+  else if (auto* f = dynamic_cast<const FunctionScalar*>(&e)) { for (auto& a : f->args) add(a); }
+  else if (auto* c = dynamic_cast<const CastScalar*>(&e)) add(c->operand);
+  else if (auto* n = dynamic_cast<const IsNullScalar*>(&e)) add(n->operand);
+  else if (auto* cs = dynamic_cast<const CaseScalar*>(&e)) {
+    add(cs->base);
+    for (auto& [w, t] : cs->whens) { add(w); add(t); }
+    add(cs->else_expr);
+  } else if (auto* in = dynamic_cast<const InListScalar*>(&e)) {
+    add(in->operand);
+    for (auto& x : in->list) add(x);
+  } else if (auto* bt = dynamic_cast<const BetweenScalar*>(&e)) {
+    add(bt->operand); add(bt->low); add(bt->high);
+  } else if (auto* sq = dynamic_cast<const SubqueryScalar*>(&e)) {
+    add(sq->operand);
+  }
+  return out;
+}
+
+void expression_rows(const ScalarExpr& e, int64_t parent, int64_t& next_id, std::vector<Row>& out) {
+  const char* type = "Expression";
+  std::string detail;
+  switch (e.kind) {
+    case ScalarKind::kLiteral:
+      type = "Literal";
+      detail = static_cast<const LiteralScalar&>(e).value.to_text();
+      break;
+    case ScalarKind::kColumn: {
+      auto& c = static_cast<const ColumnScalar&>(e);
+      type = "ColumnReference";
+      detail = "#" + std::to_string(c.attr_id) + (c.level ? " (outer " + std::to_string(c.level) + ")" : "");
+      break;
+    }
+    case ScalarKind::kParam: {
+      auto& p = static_cast<const ParamScalar&>(e);
+      type = "ParameterReference";
+      detail = p.name.empty() ? "?" + std::to_string(p.index) : ":" + p.name;
+      break;
+    }
+    case ScalarKind::kUnary: case ScalarKind::kNot: type = "UnaryOp"; break;
+    case ScalarKind::kFunction:
+      type = "ScalarFunctionCall";
+      detail = static_cast<const FunctionScalar&>(e).fn->name;
+      break;
+    case ScalarKind::kCast: type = "Cast"; break;
+    case ScalarKind::kCase: type = "Case"; break;
+    case ScalarKind::kIn: type = "In"; break;
+    case ScalarKind::kInSubquery: type = "InSubquery"; break;
+    case ScalarKind::kExists: type = "Exists"; break;
+    case ScalarKind::kSubquery: type = "ScalarSubquery"; break;
+    case ScalarKind::kBetween: type = "Between"; break;
+    case ScalarKind::kIsNull: type = "IsNull"; break;
+    default: type = "BinaryOp"; break;
+  }
+  const int64_t id = next_id++;
+  out.push_back({Value::Integer(id), Value::Integer(parent), Value::Text(type), Value::Text("EXPR"),
+                 Value::Text(detail.empty() ? std::string(type) : std::string(type) + " " + detail),
+                 Value::Text("{}")});
+  for (const ScalarExpr* c : operands(e)) expression_rows(*c, id, next_id, out);
+}
+
 void plan_rows(const RelNode& n, int64_t id, int64_t parent, int64_t& next_id, std::vector<Row>& out) {
   static const char* kNames[] = {"TableScan", "Values", "SingleRow", "Filter", "Project", "Join", "Aggregate",
                                  "Sort", "Limit", "Distinct", "SetOperation", "WorkingTable", "RecursiveCTE",
@@ -70,6 +175,7 @@ void plan_rows(const RelNode& n, int64_t id, int64_t parent, int64_t& next_id, s
   r.push_back(Value::Text(d));
   r.push_back(Value::Text(derive_properties(n).to_json()));
   out.push_back(std::move(r));
+  for (const ScalarExpr* e : node_expressions(n)) expression_rows(*e, id, next_id, out);
   for (auto* c : n.children()) {
     int64_t cid = next_id++;
     plan_rows(*c, cid, id, next_id, out);
