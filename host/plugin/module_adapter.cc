@@ -202,6 +202,7 @@ PluginModule::PluginModule(std::string name, qrs_module module, PluginLibrary li
     vt_.capabilities(self_, &c);
     caps_.persistent = c.persistent != 0;
     caps_.scan_snapshot_isolation = c.scan_snapshot_isolation != 0;
+    caps_.committed_reads = c.committed_reads != 0;
   }
 }
 
@@ -299,6 +300,7 @@ std::unique_ptr<VtabCursor> PluginTable::open_cursor(const ScanArgs& args) {
   q.ordering = fv.ordering();
   q.ordering_count = fv.ordering_count();
   q.limit = args.limit;
+  q.read_committed = args.read_committed ? 1 : 0;
   qrs_cursor out{};
   ErrorBox err;
   check(h_->vt.open_cursor(h_->self, &q, &out, err.get()), err, "open_cursor");

@@ -28,7 +28,11 @@ class MemModule : public sdk::Module {
   // Drops the storage; unknown tables are ignored.
   void destroy(std::string_view schema_name, std::string_view table_name) override;
   // Not persistent; scans see writes made while they run (no snapshot isolation).
-  sdk::Capabilities capabilities() const override { return {}; }
+  sdk::Capabilities capabilities() const override {
+    sdk::Capabilities c;
+    c.committed_reads = true;  // a committed read skips the connection's pending writes
+    return c;
+  }
 
  private:
   std::mutex mu_;  // guards tables_

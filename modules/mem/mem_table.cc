@@ -48,16 +48,17 @@ struct Check {
 class MemCursor : public sdk::Cursor {
  public:
   MemCursor(std::shared_ptr<TableTxn> txn, std::vector<KeyRange> ranges, bool reverse, std::vector<Check> checks,
-            int64_t limit)
+            int64_t limit, bool committed_only)
       : txn_(std::move(txn)), ranges_(std::move(ranges)), reverse_(reverse), checks_(std::move(checks)),
-        limit_(limit) {}
+        limit_(limit), committed_only_(committed_only), no_pending_(RowLess{&txn_->store().order()}) {}
 
   void next_batch(sdk::RowBatch& out) override {
     const TableStore& store = txn_->store();
     const KeyOrder& order = store.order();
     std::shared_lock lock(store.mutex());
     const RowSet& rows = store.rows();
-    const PendingMap& pending = txn_->pending();
+    // A committed read (`committed.<table>`) sees the committed rows only.
+    const PendingMap& pending = committed_only_ ? no_pending_ : txn_->pending();
     while (!out.full() && next_range_ < ranges_.size() && limit_ != 0) {
       const KeyRange& r = ranges_[reverse_ ? ranges_.size() - 1 - next_range_ : next_range_];
       bool range_done;
@@ -113,6 +114,8 @@ class MemCursor : public sdk::Cursor {
   bool reverse_;
   std::vector<Check> checks_;
   int64_t limit_;  // rows still allowed, -1 for no cap
+  bool committed_only_;
+  PendingMap no_pending_;  // the empty overlay of a committed read
   size_t next_range_ = 0;
   RowPtr last_;  // key of the last row visited in the current range
 };
@@ -188,7 +191,7 @@ std::unique_ptr<sdk::Cursor> MemTable::open_cursor(const sdk::ScanArgs& args) {
   // A pushed limit is only safe when no residual filter runs above the scan.
   int64_t limit = all_handled && args.limit >= 0 ? args.limit : -1;
   return std::make_unique<MemCursor>(txn_, build_ranges(order, seek, args.filters), plan_reverse(args.plan_id),
-                                     std::move(checks), limit);
+                                     std::move(checks), limit, args.read_committed);
 }
 
 sdk::UpdateResult MemTable::update(sdk::UpdateArgs args) {

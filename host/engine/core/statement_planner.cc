@@ -819,6 +819,11 @@ class AnalyzeExec : public BufferedExec {
 // Clauses the parser accepts (the whole dialect parses) but the engine does not execute
 // yet are refused here, so nothing is silently ignored.
 void refuse_unimplemented_clauses(const ast::Statement& stmt) {
+  auto target = [](const ast::QualifiedName& t) {
+    if (iequals(t.schema, "committed")) {
+      throw Error(StatusCode::kError, "Cannot modify committed-state table 'committed." + t.name + "'", t.site);
+    }
+  };
   auto dml = [](const ast::DmlClauses& d, const SourceSite& site) {
     if (!d.context.empty()) not_yet("WITH CONTEXT", d.context.front().site);
     if (!d.tags.empty()) not_yet("WITH TAGS on a DML statement", d.tags.front().site);
@@ -828,12 +833,19 @@ void refuse_unimplemented_clauses(const ast::Statement& stmt) {
   switch (stmt.kind) {
     case K::kInsert: {
       auto& s = static_cast<const ast::InsertStmt&>(stmt);
+      target(s.table);
       dml(s, s.site);
       if (!s.upserts.empty()) not_yet("INSERT … ON CONFLICT (upsert)", s.upserts.front().site);
       break;
     }
-    case K::kUpdate: dml(static_cast<const ast::UpdateStmt&>(stmt), stmt.site); break;
-    case K::kDelete: dml(static_cast<const ast::DeleteStmt&>(stmt), stmt.site); break;
+    case K::kUpdate:
+      target(static_cast<const ast::UpdateStmt&>(stmt).table);
+      dml(static_cast<const ast::UpdateStmt&>(stmt), stmt.site);
+      break;
+    case K::kDelete:
+      target(static_cast<const ast::DeleteStmt&>(stmt).table);
+      dml(static_cast<const ast::DeleteStmt&>(stmt), stmt.site);
+      break;
     case K::kCreateTable: {
       auto& s = static_cast<const ast::CreateTableStmt&>(stmt);
       if (!s.context.empty()) not_yet("WITH CONTEXT (mutation context variables)", s.context.front().site);

@@ -741,11 +741,26 @@ Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* out
           return out;
         }
       }
-      auto rel = db_.resolve_relation(src.table.schema, src.table.name, home_schema_);
-      if (rel.view) return plan_view(*rel.view, src);
+      // `committed.<table>` (when no schema is named "committed") reads the table's last
+      // committed state, without this transaction's writes.
+      std::string schema = src.table.schema;
+      const bool committed = iequals(schema, "committed") && !db_.catalog().has_schema("committed");
+      if (committed) schema.clear();
+      auto rel = db_.resolve_relation(schema, src.table.name, home_schema_);
+      if (rel.view) {
+        if (committed) fail(StatusCode::kUnsupported, "committed.<view> is not supported: '" + src.table.name + "' is a view", src.site);
+        return plan_view(*rel.view, src);
+      }
       auto entry = rel.table;
       auto scan = std::make_shared<TableScanNode>();
       scan->table = entry;
+      if (committed) {
+        if (!entry->module->capabilities().committed_reads) {
+          fail(StatusCode::kUnsupported,
+               "module '" + entry->schema.module_name + "' does not support committed.<table> reads", src.site);
+        }
+        scan->read_committed = true;
+      }
       out.scope = table_scope(*entry, src.alias);
       for (auto& c : out.scope.columns) {
         c.attr.id = mint_attr();

@@ -77,6 +77,7 @@ struct TableScanNode : RelNode {
   std::vector<OrderSpec> ordering;    // requested
   PlanResult plan;                    // the module's answer
   bool planned = false;
+  bool read_committed = false;        // committed.<table>: the last committed state
 };
 
 struct ValuesNode : RelNode {

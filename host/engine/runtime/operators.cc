@@ -53,6 +53,7 @@ class TableScanOp : public Operator {
     args.handled = node_.plan.handled;
     args.provides_ordering = node_.plan.provides_ordering;
     args.ordering = node_.ordering;
+    args.read_committed = node_.read_committed;
     EvalEnv env{nullptr, &outer, outer.ctx};
     for (auto& f : node_.filters) {
       FilterSpec s;

@@ -54,6 +54,7 @@ struct ScanArgs {
   bool provides_ordering = false;
   std::vector<OrderSpec> ordering;
   int64_t limit = -1;
+  bool read_committed = false;  // committed.<table>: without this connection's uncommitted writes
 };
 
 // A pull cursor that hands rows over in batches.
@@ -109,6 +110,7 @@ class VtabTable {
 struct ModuleCapabilities {
   bool persistent = false;
   bool scan_snapshot_isolation = false;
+  bool committed_reads = false;  // honours ScanArgs::read_committed
 };
 
 class VtabModule {

@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define QRS_ABI_MAJOR 1
-#define QRS_ABI_MINOR 0
+#define QRS_ABI_MINOR 1
 
 #if defined(_WIN32)
 #define QRS_EXPORT __declspec(dllexport)
@@ -296,7 +296,10 @@ typedef struct qrs_scan_args {
   uint32_t filter_count;
   const uint8_t* handled;       /* what the module claimed for each filter */
   uint8_t provides_ordering;    /* what the module claimed */
-  uint8_t reserved_[7];
+  /* 1.1: a `committed.<table>` read — return the last committed state, without this
+     connection's uncommitted writes. Only sent to modules declaring committed_reads. */
+  uint8_t read_committed;
+  uint8_t reserved_[6];
   const qrs_order_spec* ordering;
   uint32_t ordering_count;
   int64_t limit;                /* soft cap (-1 none); already includes the offset */
@@ -432,7 +435,8 @@ typedef struct qrs_module_capabilities {
   uint32_t struct_size;
   uint8_t persistent;               /* data survives the process */
   uint8_t scan_snapshot_isolation;  /* scans do not see writes made while they run */
-  uint8_t reserved_[6];
+  uint8_t committed_reads;          /* 1.1: honours qrs_scan_args.read_committed */
+  uint8_t reserved_[5];
 } qrs_module_capabilities;
 
 typedef struct qrs_module_vtable {

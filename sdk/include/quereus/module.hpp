@@ -148,6 +148,9 @@ struct ScanArgs {
   bool provides_ordering = false;
   std::vector<OrderSpec> ordering;
   int64_t limit = -1;  // soft cap including the offset, -1 for none
+  // A `committed.<table>` read (ABI 1.1): the last committed state, without this
+  // connection's uncommitted writes. Sent only to modules declaring committed_reads.
+  bool read_committed = false;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -377,6 +380,7 @@ class Table {
 struct Capabilities {
   bool persistent = false;               // data survives the process
   bool scan_snapshot_isolation = false;  // scans do not see writes made while they run
+  bool committed_reads = false;          // honours ScanArgs::read_committed (ABI 1.1)
 };
 
 // A storage module: the factory of tables, registered under one or more names.

@@ -196,6 +196,7 @@ inline ScanArgs scan_args_from_c(const qrs_scan_args* a) {
   if (a->handled)
     for (uint32_t i = 0; i < a->filter_count; ++i) out.handled[i] = a->handled[i] != 0;
   out.provides_ordering = a->provides_ordering != 0;
+  if (a->struct_size >= QRS_SDK_FIELD_END(qrs_scan_args, read_committed)) out.read_committed = a->read_committed != 0;
   out.ordering = ordering_from_c(a->ordering, a->ordering_count);
   out.limit = a->limit;
   return out;
@@ -414,6 +415,8 @@ inline void module_capabilities(void* self, qrs_module_capabilities* out) {
     Capabilities c = static_cast<ModuleHolder*>(self)->module->capabilities();
     out->persistent = c.persistent ? 1 : 0;
     out->scan_snapshot_isolation = c.scan_snapshot_isolation ? 1 : 0;
+    if (out->struct_size >= QRS_SDK_FIELD_END(qrs_module_capabilities, committed_reads))
+      out->committed_reads = c.committed_reads ? 1 : 0;
   });
 }
 
