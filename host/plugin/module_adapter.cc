@@ -116,6 +116,24 @@ class FilterViews {
   std::vector<qrs_order_spec> ordering_;
 };
 
+bool same_row(const qrs_value* cells, std::span<const Value> values) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    const qrs_value& c = cells[i];
+    const Value& v = values[i];
+    switch (c.type) {
+      case QRS_TYPE_NULL: if (!v.is_null()) return false; break;
+      case QRS_TYPE_INTEGER: if (v.type() != ValueType::kInteger || v.as_int() != c.u.integer) return false; break;
+      case QRS_TYPE_REAL: if (v.type() != ValueType::kReal || !(v.as_real() == c.u.real)) return false; break;
+      case QRS_TYPE_BOOLEAN: if (v.type() != ValueType::kBoolean || v.as_bool() != (c.u.boolean != 0)) return false; break;
+      case QRS_TYPE_TEXT: if (v.type() != ValueType::kText || v.str() != to_view(c.u.str)) return false; break;
+      case QRS_TYPE_BLOB: if (v.type() != ValueType::kBlob || v.str() != to_view(c.u.str)) return false; break;
+      case QRS_TYPE_JSON: if (v.type() != ValueType::kJson || v.str() != to_view(c.u.str)) return false; break;
+      default: return false;
+    }
+  }
+  return true;
+}
+
 std::optional<Row> optional_row(const qrs_row& r) {
   if (r.count == 0) return std::nullopt;
   if (r.cells == nullptr) plugin_bug("update returned a row without cells");
@@ -331,7 +349,15 @@ UpdateResult PluginTable::update(RowOp op, std::span<const Value> values,
   }
   if (r.outcome == UpdateResult::Outcome::kConstraint)
     r.constraint_kind = static_cast<qrs_constraint_kind>(out.constraint_kind);
-  r.row = optional_row(out.row);
+  // The stored row usually equals the row written (already coerced by the engine): then
+  // it is not copied back, and an absent row in an OK result means "as written".
+  if (op != RowOp::kDelete && out.row.count == values.size() && out.row.cells &&
+      same_row(out.row.cells, values)) {
+    r.row.reset();
+    r.row_as_written = true;
+  } else {
+    r.row = optional_row(out.row);
+  }
   r.replaced_row = optional_row(out.replaced_row);
   r.existing_row = optional_row(out.existing_row);
   return r;

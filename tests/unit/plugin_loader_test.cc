@@ -292,8 +292,11 @@ TEST_F(PluginLoaderTest, MemTableRoundTripThroughAdapters) {
     Row row{Value::Integer(id), Value::Text(name)};
     UpdateResult r = table->update(RowOp::kInsert, row, {}, ConflictAction::kAbort);
     EXPECT_EQ(r.outcome, UpdateResult::Outcome::kOk);
-    ASSERT_TRUE(r.row.has_value());
-    EXPECT_EQ(*r.row, row);
+    // The module stores the row unchanged: the adapter reports that instead of copying.
+    EXPECT_TRUE(r.row_as_written);
+    if (r.row) {
+      EXPECT_EQ(*r.row, row);
+    }
   }
   Row dup{Value::Integer(2), Value::Text("bobby")};
   UpdateResult r = table->update(RowOp::kInsert, dup, {}, ConflictAction::kAbort);

@@ -79,7 +79,10 @@ enum class ConflictAction {
 struct UpdateResult {
   enum class Outcome { kOk, kNoop, kConstraint } outcome = Outcome::kOk;
   qrs_constraint_kind constraint_kind = QRS_CONSTRAINT_UNIQUE;
+  // The stored row. For an OK insert/update the adapter leaves it empty and sets
+  // row_as_written when the module stored exactly the row it was given (no copy back).
   std::optional<Row> row;
+  bool row_as_written = false;
   std::optional<Row> replaced_row;
   std::optional<Row> existing_row;
 };
