@@ -1,22 +1,15 @@
 // CHECK constraints on the single write path (DmlWriter), over the mem plugin.
 #include <gtest/gtest.h>
 
+#include "mem_db_test.h"
+
 #include "core/database.h"
-#include "plugin/plugin_loader.h"
 
 namespace quereus {
 namespace {
 
-class CheckConstraintsTest : public ::testing::Test {
+class CheckConstraintsTest : public MemDbTest {
  protected:
-  void SetUp() override {
-    registry_ = std::make_shared<Registry>();
-    PluginLoader loader(registry_, {QUEREUS_PLUGIN_DIR});
-    PluginSpec spec;
-    spec.path = "mem";
-    ASSERT_TRUE(loader.load(spec).ok());
-    ASSERT_TRUE(Database::Open(registry_, {}, &db_).ok());
-  }
   void ok(const std::string& sql) {
     Status st = db_->exec(sql);
     EXPECT_TRUE(st.ok()) << sql << ": " << st.to_string();
@@ -35,8 +28,6 @@ class CheckConstraintsTest : public ::testing::Test {
     EXPECT_TRUE(stmts[0]->step(&has).ok());
     return has ? stmts[0]->row()[0].as_int() : -1;
   }
-  std::shared_ptr<Registry> registry_;
-  std::unique_ptr<Database> db_;
 };
 
 TEST_F(CheckConstraintsTest, ColumnCheckNamesTheColumnAndQuotesTheExpression) {

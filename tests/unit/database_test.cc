@@ -1,22 +1,15 @@
 // The embedding API end to end over the mem plugin: Database, Statement, bind, step.
 #include <gtest/gtest.h>
 
+#include "mem_db_test.h"
+
 #include "core/database.h"
-#include "plugin/plugin_loader.h"
 
 namespace quereus {
 namespace {
 
-class DatabaseTest : public ::testing::Test {
+class DatabaseTest : public MemDbTest {
  protected:
-  void SetUp() override {
-    registry_ = std::make_shared<Registry>();
-    PluginLoader loader(registry_, {QUEREUS_PLUGIN_DIR});
-    PluginSpec spec;
-    spec.path = "mem";
-    ASSERT_TRUE(loader.load(spec).ok());
-    ASSERT_TRUE(Database::Open(registry_, {}, &db_).ok());
-  }
   std::vector<Row> query(const std::string& sql) {
     std::vector<std::unique_ptr<Statement>> stmts;
     Status st = db_->prepare(sql, &stmts);
@@ -34,8 +27,6 @@ class DatabaseTest : public ::testing::Test {
     }
     return rows;
   }
-  std::shared_ptr<Registry> registry_;
-  std::unique_ptr<Database> db_;
 };
 
 TEST_F(DatabaseTest, ExecAndQuery) {

@@ -2,24 +2,20 @@
 // literals (and can be switched off), and pragma optimizer_disabled_passes validates names.
 #include <gtest/gtest.h>
 
+#include "mem_db_test.h"
+
 #include "core/database_impl.h"
 #include "optimizer/optimizer.h"
 #include "parser/parser.h"
 #include "planner/planner.h"
-#include "plugin/plugin_loader.h"
 
 namespace quereus {
 namespace {
 
-class OptimizerTest : public ::testing::Test {
+class OptimizerTest : public MemDbTest {
  protected:
   void SetUp() override {
-    registry_ = std::make_shared<Registry>();
-    PluginLoader loader(registry_, {QUEREUS_PLUGIN_DIR});
-    PluginSpec spec;
-    spec.path = "mem";
-    ASSERT_TRUE(loader.load(spec).ok());
-    ASSERT_TRUE(Database::Open(registry_, {}, &db_).ok());
+    MemDbTest::SetUp();
     ASSERT_TRUE(db_->exec("create table t (id integer primary key, v text)").ok());
   }
   DatabaseImpl& impl() { return static_cast<DatabaseImpl&>(*db_); }
@@ -30,8 +26,6 @@ class OptimizerTest : public ::testing::Test {
     QueryPlan qp = planner.plan_select(*static_cast<const ast::SelectStmt&>(*stmts[0]).select, nullptr);
     return Optimizer(impl().options().optimizer).optimize(qp.root);
   }
-  std::shared_ptr<Registry> registry_;
-  std::unique_ptr<Database> db_;
 };
 
 const ProjectNode& top_project(const RelPtr& root) {

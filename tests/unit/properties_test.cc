@@ -2,25 +2,21 @@
 // constant bindings derived per plan node, and their soundness gates.
 #include <gtest/gtest.h>
 
+#include "mem_db_test.h"
+
 #include "core/database_impl.h"
 #include "optimizer/optimizer.h"
 #include "parser/parser.h"
 #include "planner/planner.h"
 #include "planner/properties.h"
-#include "plugin/plugin_loader.h"
 
 namespace quereus {
 namespace {
 
-class PropertiesTest : public ::testing::Test {
+class PropertiesTest : public MemDbTest {
  protected:
   void SetUp() override {
-    registry_ = std::make_shared<Registry>();
-    PluginLoader loader(registry_, {QUEREUS_PLUGIN_DIR});
-    PluginSpec spec;
-    spec.path = "mem";
-    ASSERT_TRUE(loader.load(spec).ok());
-    ASSERT_TRUE(Database::Open(registry_, {}, &db_).ok());
+    MemDbTest::SetUp();
     ASSERT_TRUE(db_->exec("create table t (id integer primary key, a integer, b text, n text collate nocase)").ok());
     ASSERT_TRUE(db_->exec("create table u (k integer primary key, t_id integer, w integer)").ok());
   }
@@ -30,8 +26,6 @@ class PropertiesTest : public ::testing::Test {
     QueryPlan qp = planner.plan_select(*static_cast<const ast::SelectStmt&>(*stmts[0]).select, nullptr);
     return Optimizer(static_cast<DatabaseImpl&>(*db_).options().optimizer).optimize(qp.root);
   }
-  std::shared_ptr<Registry> registry_;
-  std::unique_ptr<Database> db_;
 };
 
 bool same_class(const RelProperties& p, int a, int b) {

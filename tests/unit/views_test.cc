@@ -4,22 +4,15 @@
 // ANALYZE, generate_series() and foreign_key_info().
 #include <gtest/gtest.h>
 
+#include "mem_db_test.h"
+
 #include "core/database.h"
-#include "plugin/plugin_loader.h"
 
 namespace quereus {
 namespace {
 
-class ViewsTest : public ::testing::Test {
+class ViewsTest : public MemDbTest {
  protected:
-  void SetUp() override {
-    registry_ = std::make_shared<Registry>();
-    PluginLoader loader(registry_, {QUEREUS_PLUGIN_DIR});
-    PluginSpec spec;
-    spec.path = "mem";
-    ASSERT_TRUE(loader.load(spec).ok());
-    ASSERT_TRUE(Database::Open(registry_, {}, &db_).ok());
-  }
   void exec(const std::string& sql) {
     Status st = db_->exec(sql);
     ASSERT_TRUE(st.ok()) << st.to_string();
@@ -49,8 +42,6 @@ class ViewsTest : public ::testing::Test {
     EXPECT_FALSE(st.ok()) << sql;
     return st;
   }
-  std::shared_ptr<Registry> registry_;
-  std::unique_ptr<Database> db_;
 };
 
 TEST_F(ViewsTest, ViewReEvaluatesItsBodyOnEveryReference) {

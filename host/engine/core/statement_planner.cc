@@ -90,15 +90,13 @@ struct Returning {
   }
 };
 
-// True when `e` (outside subqueries) names a column qualified by `table`.
-bool names_qualifier(const ast::Expr& e, std::string_view table) {
+// True when `pred` holds for `e` or a node below it (not looking inside subqueries).
+template <typename Pred>
+bool any_node(const ast::Expr& e, const Pred& pred) {
   using K = ast::ExprKind;
-  auto any = [table](const auto&... xs) { return (... || (xs && names_qualifier(*xs, table))); };
+  if (pred(e)) return true;
+  auto any = [&pred](const auto&... xs) { return (... || (xs && any_node(*xs, pred))); };
   switch (e.kind) {
-    case K::kColumn: {
-      auto& c = static_cast<const ast::ColumnRef&>(e);
-      return c.schema.empty() && iequals(c.table, table);
-    }
     case K::kUnary: return any(static_cast<const ast::UnaryExpr&>(e).operand);
     case K::kBinary: {
       auto& b = static_cast<const ast::BinaryExpr&>(e);
@@ -126,6 +124,15 @@ bool names_qualifier(const ast::Expr& e, std::string_view table) {
     case K::kIsNull: return any(static_cast<const ast::IsNullExpr&>(e).operand);
     default: return false;
   }
+}
+
+// True when `e` (outside subqueries) names a column qualified by `table`.
+bool names_qualifier(const ast::Expr& e, std::string_view table) {
+  return any_node(e, [table](const ast::Expr& x) {
+    if (x.kind != ast::ExprKind::kColumn) return false;
+    auto& c = static_cast<const ast::ColumnRef&>(x);
+    return c.schema.empty() && iequals(c.table, table);
+  });
 }
 
 // Binds a table's CHECK constraints over its columns (see BoundCheck for the row layout).
@@ -449,42 +456,6 @@ class PragmaExec : public Executable {
 
 std::shared_ptr<const ast::Expr> own_expr(const ast::Expr& e) {
   return std::shared_ptr<const ast::Expr>(Parser::parse_expression(expr_to_string(e)).release());
-}
-
-// True when `pred` holds for `e` or a node below it (not looking inside subqueries).
-template <typename Pred>
-bool any_node(const ast::Expr& e, const Pred& pred) {
-  using K = ast::ExprKind;
-  if (pred(e)) return true;
-  auto any = [&pred](const auto&... xs) { return (... || (xs && any_node(*xs, pred))); };
-  switch (e.kind) {
-    case K::kUnary: return any(static_cast<const ast::UnaryExpr&>(e).operand);
-    case K::kBinary: {
-      auto& b = static_cast<const ast::BinaryExpr&>(e);
-      return any(b.left, b.right, b.escape);
-    }
-    case K::kFunction:
-      for (auto& a : static_cast<const ast::FunctionCall&>(e).args) if (any(a)) return true;
-      return false;
-    case K::kCast: return any(static_cast<const ast::CastExpr&>(e).operand);
-    case K::kCollate: return any(static_cast<const ast::CollateExpr&>(e).operand);
-    case K::kCase: {
-      auto& c = static_cast<const ast::CaseExpr&>(e);
-      for (auto& [w, t] : c.whens) if (any(w, t)) return true;
-      return any(c.base, c.else_expr);
-    }
-    case K::kBetween: {
-      auto& b = static_cast<const ast::BetweenExpr&>(e);
-      return any(b.operand, b.low, b.high);
-    }
-    case K::kIn: {
-      auto& in = static_cast<const ast::InExpr&>(e);
-      for (auto& x : in.list) if (any(x)) return true;
-      return any(in.operand);
-    }
-    case K::kIsNull: return any(static_cast<const ast::IsNullExpr&>(e).operand);
-    default: return false;
-  }
 }
 
 bool contains_subquery(const ast::Expr& e) {

@@ -56,8 +56,8 @@ std::string create_sql(const TableSchema& ts) {
   return s;
 }
 
-// The scalar expressions a plan node evaluates (pushed-down seek values included), and
-// an expression's operands — the scalar rows of query_plan().
+// The scalar expressions a plan node evaluates (pushed-down seek values included): the
+// roots of the scalar rows of query_plan().
 std::vector<const ScalarExpr*> node_expressions(const RelNode& n) {
   std::vector<const ScalarExpr*> out;
   auto add = [&](const ScalarPtr& e) {
@@ -90,31 +90,6 @@ std::vector<const ScalarExpr*> node_expressions(const RelNode& n) {
       add(static_cast<const LimitNode&>(n).offset);
       break;
     default: break;
-  }
-  return out;
-}
-
-std::vector<const ScalarExpr*> operands(const ScalarExpr& e) {
-  std::vector<const ScalarExpr*> out;
-  auto add = [&](const ScalarPtr& x) {
-    if (x) out.push_back(x.get());
-  };
-  if (auto* u = dynamic_cast<const UnaryScalar*>(&e)) add(u->operand);
-  else if (auto* b = dynamic_cast<const BinaryScalar*>(&e)) { add(b->left); add(b->right); add(b->escape); }
-  else if (auto* f = dynamic_cast<const FunctionScalar*>(&e)) { for (auto& a : f->args) add(a); }
-  else if (auto* c = dynamic_cast<const CastScalar*>(&e)) add(c->operand);
-  else if (auto* n = dynamic_cast<const IsNullScalar*>(&e)) add(n->operand);
-  else if (auto* cs = dynamic_cast<const CaseScalar*>(&e)) {
-    add(cs->base);
-    for (auto& [w, t] : cs->whens) { add(w); add(t); }
-    add(cs->else_expr);
-  } else if (auto* in = dynamic_cast<const InListScalar*>(&e)) {
-    add(in->operand);
-    for (auto& x : in->list) add(x);
-  } else if (auto* bt = dynamic_cast<const BetweenScalar*>(&e)) {
-    add(bt->operand); add(bt->low); add(bt->high);
-  } else if (auto* sq = dynamic_cast<const SubqueryScalar*>(&e)) {
-    add(sq->operand);
   }
   return out;
 }
@@ -158,7 +133,7 @@ void expression_rows(const ScalarExpr& e, int64_t parent, int64_t& next_id, std:
   out.push_back({Value::Integer(id), Value::Integer(parent), Value::Text(type), Value::Text("EXPR"),
                  Value::Text(detail.empty() ? std::string(type) : std::string(type) + " " + detail),
                  Value::Text("{}")});
-  for (const ScalarExpr* c : operands(e)) expression_rows(*c, id, next_id, out);
+  for (const ScalarPtr* c : e.operands()) expression_rows(**c, id, next_id, out);
 }
 
 void plan_rows(const RelNode& n, int64_t id, int64_t parent, int64_t& next_id, std::vector<Row>& out) {

@@ -143,37 +143,27 @@ namespace {
 // the same for every row of every execution (parameters are excluded — a prepared plan
 // is reused across bindings).
 bool foldable(const ScalarExpr& e) {
-  if (e.kind == ScalarKind::kLiteral) return true;
-  if (auto* u = dynamic_cast<const UnaryScalar*>(&e)) return foldable(*u->operand);
-  if (auto* b = dynamic_cast<const BinaryScalar*>(&e)) {
-    return foldable(*b->left) && foldable(*b->right) && (!b->escape || foldable(*b->escape));
+  switch (e.kind) {
+    case ScalarKind::kLiteral: return true;
+    case ScalarKind::kColumn:
+    case ScalarKind::kParam:
+    case ScalarKind::kInSubquery:
+    case ScalarKind::kExists:
+    case ScalarKind::kSubquery: return false;  // columns, parameters, subqueries
+    case ScalarKind::kFunction:
+      if (!(static_cast<const FunctionScalar&>(e).fn->flags & kDeterministic)) return false;
+      break;
+    default: break;
   }
-  if (auto* f = dynamic_cast<const FunctionScalar*>(&e)) {
-    if (!(f->fn->flags & kDeterministic)) return false;
-    for (auto& a : f->args) if (!foldable(*a)) return false;
-    return true;
+  for (const ScalarPtr* o : e.operands()) {
+    if (!foldable(**o)) return false;
   }
-  if (auto* c = dynamic_cast<const CastScalar*>(&e)) return foldable(*c->operand);
-  if (auto* n = dynamic_cast<const IsNullScalar*>(&e)) return foldable(*n->operand);
-  if (auto* c = dynamic_cast<const CaseScalar*>(&e)) {
-    if (c->base && !foldable(*c->base)) return false;
-    for (auto& [w, t] : c->whens) if (!foldable(*w) || !foldable(*t)) return false;
-    return !c->else_expr || foldable(*c->else_expr);
-  }
-  if (auto* in = dynamic_cast<const InListScalar*>(&e)) {
-    if (!foldable(*in->operand)) return false;
-    for (auto& x : in->list) if (!foldable(*x)) return false;
-    return true;
-  }
-  if (auto* bt = dynamic_cast<const BetweenScalar*>(&e)) {
-    return foldable(*bt->operand) && foldable(*bt->low) && foldable(*bt->high);
-  }
-  return false;  // columns, parameters, subqueries
+  return true;
 }
 
 // Replaces every maximal foldable subtree of `slot` by its value. An expression whose
 // evaluation fails is left alone, so the error surfaces at run time as it would unfolded.
-// The plan is owned by one statement, so children are rewritten in place.
+// The plan is owned by one statement, so operand slots are rewritten in place.
 void fold_constants(ScalarPtr& slot) {
   if (!slot || slot->kind == ScalarKind::kLiteral) return;
   if (foldable(*slot)) {
@@ -184,38 +174,13 @@ void fold_constants(ScalarPtr& slot) {
       lit->type = slot->type;
       lit->collation = slot->collation;
       lit->explicit_collation = slot->explicit_collation;
+      lit->declared_collation = slot->declared_collation;
       slot = lit;
     } catch (const std::exception&) {
     }
     return;
   }
-  auto* e = const_cast<ScalarExpr*>(slot.get());
-  if (auto* u = dynamic_cast<UnaryScalar*>(e)) {
-    fold_constants(u->operand);
-  } else if (auto* b = dynamic_cast<BinaryScalar*>(e)) {
-    fold_constants(b->left);
-    fold_constants(b->right);
-  } else if (auto* f = dynamic_cast<FunctionScalar*>(e)) {
-    for (auto& a : f->args) fold_constants(a);
-  } else if (auto* c = dynamic_cast<CastScalar*>(e)) {
-    fold_constants(c->operand);
-  } else if (auto* n = dynamic_cast<IsNullScalar*>(e)) {
-    fold_constants(n->operand);
-  } else if (auto* cs = dynamic_cast<CaseScalar*>(e)) {
-    fold_constants(cs->base);
-    for (auto& [w, t] : cs->whens) {
-      fold_constants(w);
-      fold_constants(t);
-    }
-    fold_constants(cs->else_expr);
-  } else if (auto* in = dynamic_cast<InListScalar*>(e)) {
-    fold_constants(in->operand);
-    for (auto& x : in->list) fold_constants(x);
-  } else if (auto* bt = dynamic_cast<BetweenScalar*>(e)) {
-    fold_constants(bt->operand);
-    fold_constants(bt->low);
-    fold_constants(bt->high);
-  }
+  for (const ScalarPtr* o : slot->operands()) fold_constants(*const_cast<ScalarPtr*>(o));
 }
 
 }  // namespace

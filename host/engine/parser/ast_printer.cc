@@ -1105,6 +1105,13 @@ class Printer {
     out += '\'';
   }
 
+  // `old to new`, both quoted as needed.
+  void renamed(const std::string& from, const std::string& to) {
+    out += quote_identifier(from);
+    out += " to ";
+    out += quote_identifier(to);
+  }
+
   void alter_table(const AlterTableStmt& s) {
     using A = AlterTableStmt::Action;
     using C = AlterTableStmt::ColumnAction;
@@ -1117,9 +1124,7 @@ class Printer {
         break;
       case A::kRenameColumn:
         out += " rename column ";
-        out += quote_identifier(s.name);
-        out += " to ";
-        out += quote_identifier(s.new_name);
+        renamed(s.name, s.new_name);
         break;
       case A::kAddColumn:
         out += " add column ";
@@ -1139,9 +1144,7 @@ class Printer {
         break;
       case A::kRenameConstraint:
         out += " rename constraint ";
-        out += quote_identifier(s.name);
-        out += " to ";
-        out += quote_identifier(s.new_name);
+        renamed(s.name, s.new_name);
         break;
       case A::kAlterPrimaryKey:
         out += " alter primary key (";

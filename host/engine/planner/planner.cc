@@ -450,6 +450,7 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
         CollateScalar() : ScalarExpr(ScalarKind::kCast) {}
         Value eval(const EvalEnv& env) const override { return inner->eval(env); }
         bool is_constant() const override { return inner->is_constant(); }
+        std::vector<const ScalarPtr*> operands() const override { return {&inner}; }
         ScalarPtr inner;
       };
       auto s = std::make_shared<CollateScalar>();

@@ -29,6 +29,9 @@ enum class ScalarKind {
 // clause.
 enum class CollationSource { kDefault, kDeclared, kExplicit };
 
+class ScalarExpr;
+using ScalarPtr = std::shared_ptr<const ScalarExpr>;
+
 class ScalarExpr {
  public:
   explicit ScalarExpr(ScalarKind k) : kind(k) {}
@@ -37,6 +40,9 @@ class ScalarExpr {
   // True when the value cannot change within one execution (no columns, no params
   // that change, no non-deterministic functions, no correlated subqueries).
   virtual bool is_constant() const { return false; }
+  // The operand slots of this expression, in evaluation order, for generic walkers
+  // (constant folding, query_plan rows). A subquery's body is not an operand.
+  virtual std::vector<const ScalarPtr*> operands() const { return {}; }
 
   ScalarKind kind;
   qrs_logical_type type = QRS_LT_ANY;      // plan-time type
@@ -54,8 +60,6 @@ class ScalarExpr {
     declared_collation = source == CollationSource::kDeclared;
   }
 };
-using ScalarPtr = std::shared_ptr<const ScalarExpr>;
-
 struct LiteralScalar : ScalarExpr {
   explicit LiteralScalar(Value v) : ScalarExpr(ScalarKind::kLiteral), value(std::move(v)) {}
   Value eval(const EvalEnv&) const override { return value; }
@@ -85,6 +89,7 @@ struct UnaryScalar : ScalarExpr {
   bool is_constant() const override { return operand->is_constant(); }
   ast::UnaryOp op;
   ScalarPtr operand;
+  std::vector<const ScalarPtr*> operands() const override { return {&operand}; }
 };
 
 struct BinaryScalar : ScalarExpr {
@@ -94,6 +99,9 @@ struct BinaryScalar : ScalarExpr {
   bool is_constant() const override { return left->is_constant() && right->is_constant(); }
   ast::BinaryOp op;
   ScalarPtr left, right, escape;
+  std::vector<const ScalarPtr*> operands() const override {
+    return escape ? std::vector<const ScalarPtr*>{&left, &right, &escape} : std::vector<const ScalarPtr*>{&left, &right};
+  }
   const Collation* compare_collation = nullptr;  // resolved for comparisons
   bool duration_order = false;  // a TIMESPAN operand: durations compare by elapsed time
 };
@@ -104,6 +112,11 @@ struct FunctionScalar : ScalarExpr {
   bool is_constant() const override;
   const ScalarFunction* fn = nullptr;
   std::vector<ScalarPtr> args;
+  std::vector<const ScalarPtr*> operands() const override {
+    std::vector<const ScalarPtr*> out;
+    for (const auto& a : args) out.push_back(&a);
+    return out;
+  }
   // Comparison builtins (ScalarFunction::compare_call): each argument's key conversion
   // and the group's collation.
   std::vector<qrs_logical_type> key_casts;
@@ -116,6 +129,7 @@ struct CastScalar : ScalarExpr {
   bool is_constant() const override { return operand->is_constant(); }
   ScalarPtr operand;
   qrs_logical_type target = QRS_LT_ANY;
+  std::vector<const ScalarPtr*> operands() const override { return {&operand}; }
 };
 
 struct CaseScalar : ScalarExpr {
@@ -125,6 +139,16 @@ struct CaseScalar : ScalarExpr {
   std::vector<std::pair<ScalarPtr, ScalarPtr>> whens;
   ScalarPtr else_expr;
   std::vector<const Collation*> when_collations;  // with a base: each WHEN's comparison collation
+  std::vector<const ScalarPtr*> operands() const override {
+    std::vector<const ScalarPtr*> out;
+    if (base) out.push_back(&base);
+    for (const auto& [w, t] : whens) {
+      out.push_back(&w);
+      out.push_back(&t);
+    }
+    if (else_expr) out.push_back(&else_expr);
+    return out;
+  }
 };
 
 struct InListScalar : ScalarExpr {
@@ -133,6 +157,11 @@ struct InListScalar : ScalarExpr {
   bool negated = false;
   ScalarPtr operand;
   std::vector<ScalarPtr> list;
+  std::vector<const ScalarPtr*> operands() const override {
+    std::vector<const ScalarPtr*> out{&operand};
+    for (const auto& x : list) out.push_back(&x);
+    return out;
+  }
   bool duration_order = false;  // a TIMESPAN operand: durations compare by elapsed time
 };
 
@@ -144,6 +173,9 @@ struct SubqueryScalar : ScalarExpr {
   bool correlated = false;
   bool negated = false;   // NOT EXISTS / NOT IN
   ScalarPtr operand;      // IN
+  std::vector<const ScalarPtr*> operands() const override {
+    return operand ? std::vector<const ScalarPtr*>{&operand} : std::vector<const ScalarPtr*>{};
+  }
   // IN: the plan-time comparison coercion, applied per row (type_coercion.h).
   qrs_logical_type probe_cast = QRS_LT_ANY, value_cast = QRS_LT_ANY;
   bool duration_order = false;  // IN over a TIMESPAN side: durations compare by elapsed time
@@ -161,6 +193,7 @@ struct BetweenScalar : ScalarExpr {
   Value eval(const EvalEnv& env) const override;
   bool negated = false;
   ScalarPtr operand, low, high;
+  std::vector<const ScalarPtr*> operands() const override { return {&operand, &low, &high}; }
   // Each bound compares under its own resolved collation (BETWEEN is `>= low AND <= high`).
   const Collation* low_collation = nullptr;
   const Collation* high_collation = nullptr;
@@ -173,6 +206,7 @@ struct IsNullScalar : ScalarExpr {
   bool is_constant() const override { return operand->is_constant(); }
   bool negated;
   ScalarPtr operand;
+  std::vector<const ScalarPtr*> operands() const override { return {&operand}; }
 };
 
 // Value conversions shared by CAST, column coercion and functions.
