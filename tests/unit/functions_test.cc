@@ -3,11 +3,11 @@
 // functions end to end through SQL.
 #include <gtest/gtest.h>
 
+#include "mem_db_test.h"
 #include "core/database.h"
 #include "functions/json_schema.h"
 #include "functions/json_value.h"
 #include "functions/temporal.h"
-#include "plugin/plugin_loader.h"
 
 namespace quereus {
 namespace {
@@ -186,16 +186,8 @@ TEST(JsonSchema, ValidatesTypeScriptLikeShapes) {
 
 // ---------------------------------------------------------------- SQL
 
-class FunctionsSqlTest : public ::testing::Test {
+class FunctionsSqlTest : public MemDbTest {
  protected:
-  void SetUp() override {
-    registry_ = std::make_shared<Registry>();
-    PluginLoader loader(registry_, {QUEREUS_PLUGIN_DIR});
-    PluginSpec spec;
-    spec.path = "mem";
-    ASSERT_TRUE(loader.load(spec).ok());
-    ASSERT_TRUE(Database::Open(registry_, {}, &db_).ok());
-  }
   // The first column of the first row, or an "error: …" string.
   Value eval(const std::string& sql, std::string* error = nullptr) {
     std::vector<std::unique_ptr<Statement>> stmts;
@@ -224,8 +216,6 @@ class FunctionsSqlTest : public ::testing::Test {
     if (!error.empty()) return "error: " + error;
     return v.is_null() ? "NULL" : v.to_text();
   }
-  std::shared_ptr<Registry> registry_;
-  std::unique_ptr<Database> db_;
 };
 
 TEST_F(FunctionsSqlTest, JsonFunctions) {
