@@ -6,8 +6,11 @@
 #ifndef QUEREUS_MODULES_MEM_KEY_ORDER_H_
 #define QUEREUS_MODULES_MEM_KEY_ORDER_H_
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -78,17 +81,92 @@ class KeyOrder {
     return {key.data(), nullptr, key.size(), side};
   }
 
+  // An order-preserving 64-bit abbreviation of a row's first key value ("abbreviated
+  // key"): x < y in the key order implies abbrev(x) <= abbrev(y), so two different
+  // abbreviations decide a comparison without touching the rows, and equal ones fall
+  // back to the full comparison. The top 3 bits are the value's ordering class (NULL,
+  // number, text, blob, JSON — compare_values' ranks); the rest are the leading bits of
+  // the number (floored, offset-binary) or of the bytes (BINARY text, blobs, JSON; other
+  // collations keep only the class). DESC inverts every non-NULL abbreviation.
+  uint64_t abbrev_value(const Value& v) const {
+    if (members_.empty() || v.is_null()) return 0;
+    uint64_t rank, payload = 0;
+    switch (v.type()) {
+      case sdk::ValueType::kInteger: rank = 1; payload = biased(v.as_integer()); break;
+      case sdk::ValueType::kBoolean: rank = 1; payload = biased(v.as_boolean() ? 1 : 0); break;
+      case sdk::ValueType::kReal: {
+        rank = 1;
+        double d = v.as_real();
+        if (std::isnan(d) || d < -9223372036854775808.0) payload = 0;  // NaN orders below every number
+        else if (d >= 9223372036854775808.0) payload = ~uint64_t{0};
+        else payload = biased(static_cast<int64_t>(std::floor(d)));
+        break;
+      }
+      case sdk::ValueType::kText:
+        rank = 2;
+        if (members_[0].collation.is_binary()) payload = leading_bytes(v.bytes());
+        break;
+      case sdk::ValueType::kBlob: rank = 3; payload = leading_bytes(v.bytes()); break;
+      default: rank = 4; payload = leading_bytes(v.bytes()); break;
+    }
+    uint64_t a = (rank << 61) | (payload >> 3);
+    return members_[0].desc ? ~a : a;
+  }
+  uint64_t abbrev(const Row& row) const { return members_.empty() ? 0 : abbrev_value(row[members_[0].column]); }
+
  private:
+  static uint64_t biased(int64_t i) { return static_cast<uint64_t>(i) ^ (uint64_t{1} << 63); }
+  static uint64_t leading_bytes(std::string_view b) {
+    unsigned char buf[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    std::memcpy(buf, b.data(), b.size() < 8 ? b.size() : 8);
+    uint64_t x = 0;
+    for (unsigned char c : buf) x = (x << 8) | c;
+    return x;
+  }
+
   std::vector<KeyMember> members_;
 };
 
-// Transparent `less` over shared rows and probes, for std::set / std::map.
-struct RowLess {
+// One stored row with its abbreviated key (see KeyOrder::abbrev_value), the element of
+// the row B-trees: searches compare the inline abbreviations and touch a row only when
+// two abbreviations are equal.
+struct Slot {
+  uint64_t abbr = 0;
+  RowPtr row;
+};
+
+// A search position: a probe plus its abbreviation when it has a first key value.
+struct SeekKey {
+  const Probe* probe;
+  uint64_t abbr;
+  bool has_abbr;
+};
+
+inline Slot make_slot(const KeyOrder& order, RowPtr row) {
+  uint64_t a = order.abbrev(*row);
+  return Slot{a, std::move(row)};
+}
+inline SeekKey make_seek(const KeyOrder& order, const Probe& p) {
+  if (p.len == 0 || order.size() == 0) return SeekKey{&p, 0, false};
+  return SeekKey{&p, order.abbrev_value(p.row ? (*p.row)[order.member(0).column] : p.key[0]), true};
+}
+
+// Sign of (slot - key), deciding by the abbreviations when they differ.
+inline int compare_slot(const KeyOrder& order, const Slot& s, const SeekKey& k) {
+  if (k.has_abbr && s.abbr != k.abbr) return s.abbr < k.abbr ? -1 : 1;
+  return order.compare(*s.row, *k.probe);
+}
+
+// Transparent `less` over slots and seek keys, for the B-trees.
+struct SlotLess {
   using is_transparent = void;
-  const KeyOrder* order;
-  bool operator()(const RowPtr& a, const RowPtr& b) const { return order->compare(*a, *b) < 0; }
-  bool operator()(const RowPtr& a, const Probe& p) const { return order->compare(*a, p) < 0; }
-  bool operator()(const Probe& p, const RowPtr& a) const { return order->compare(*a, p) > 0; }
+  const KeyOrder* order = nullptr;
+  bool operator()(const Slot& a, const Slot& b) const {
+    if (a.abbr != b.abbr) return a.abbr < b.abbr;
+    return order->compare(*a.row, *b.row) < 0;
+  }
+  bool operator()(const Slot& a, const SeekKey& k) const { return compare_slot(*order, a, k) < 0; }
+  bool operator()(const SeekKey& k, const Slot& a) const { return compare_slot(*order, a, k) > 0; }
 };
 
 }  // namespace quereus::mem

@@ -50,7 +50,7 @@ class MemCursor : public sdk::Cursor {
   MemCursor(std::shared_ptr<TableTxn> txn, std::vector<KeyRange> ranges, bool reverse, std::vector<Check> checks,
             int64_t limit, bool committed_only)
       : txn_(std::move(txn)), ranges_(std::move(ranges)), reverse_(reverse), checks_(std::move(checks)),
-        limit_(limit), committed_only_(committed_only), no_pending_(RowLess{&txn_->store().order()}) {}
+        limit_(limit), committed_only_(committed_only), no_pending_(SlotLess{&txn_->store().order()}) {}
 
   void next_batch(sdk::RowBatch& out) override {
     const TableStore& store = txn_->store();
@@ -64,13 +64,17 @@ class MemCursor : public sdk::Cursor {
       bool range_done;
       if (!reverse_) {
         Probe from = last_ ? order.at(*last_, Probe::kAfter) : r.lo.probe();
-        range_done = walk(rows.lower_bound(from), rows.end(), pending.lower_bound(from), pending.end(), 1,
-                          r.hi.probe(), out);
+        Probe stop = r.hi.probe();
+        SeekKey k = make_seek(order, from);
+        range_done = walk(rows.lower_bound(k), rows.end(), pending.lower_bound(k), pending.end(), 1,
+                          make_seek(order, stop), out);
       } else {
         Probe from = last_ ? order.at(*last_, Probe::kBefore) : r.hi.probe();
-        range_done = walk(std::make_reverse_iterator(rows.lower_bound(from)), rows.rend(),
-                          std::make_reverse_iterator(pending.lower_bound(from)), pending.rend(), -1, r.lo.probe(),
-                          out);
+        Probe stop = r.lo.probe();
+        SeekKey k = make_seek(order, from);
+        range_done = walk(std::make_reverse_iterator(rows.lower_bound(k)), rows.rend(),
+                          std::make_reverse_iterator(pending.lower_bound(k)), pending.rend(), -1,
+                          make_seek(order, stop), out);
       }
       if (range_done) {
         ++next_range_;
@@ -84,16 +88,17 @@ class MemCursor : public sdk::Cursor {
   // pending wins on equal keys. Returns true when the range is exhausted, false when the
   // batch filled up (the walk resumes after last_).
   template <class CIt, class PIt>
-  bool walk(CIt c, CIt c_end, PIt p, PIt p_end, int dir, const Probe& stop, sdk::RowBatch& out) {
+  bool walk(CIt c, CIt c_end, PIt p, PIt p_end, int dir, const SeekKey& stop, sdk::RowBatch& out) {
     const KeyOrder& order = txn_->store().order();
+    SlotLess less{&order};
     for (;;) {
       bool has_c = c != c_end, has_p = p != p_end;
       if (!has_c && !has_p) return true;
-      int cmp = !has_p ? -1 : !has_c ? 1 : dir * order.compare(**c, *p->first);
-      const RowPtr& key = cmp < 0 ? *c : p->first;
-      if (dir * order.compare(*key, stop) > 0) return true;
-      RowPtr row = cmp < 0 ? *c : p->second;
-      last_ = key;
+      int cmp = !has_p ? -1 : !has_c ? 1 : dir * (less(*c, p->first) ? -1 : less(p->first, *c) ? 1 : 0);
+      const Slot& key = cmp < 0 ? *c : p->first;
+      if (dir * compare_slot(order, key, stop) > 0) return true;
+      RowPtr row = cmp < 0 ? c->row : p->second;
+      last_ = key.row;
       if (cmp <= 0) ++c;
       if (cmp >= 0) ++p;
       if (!row || !matches(*row)) continue;  // deleted in this transaction, or filtered out

@@ -18,34 +18,36 @@ std::vector<KeyMember> key_members(const sdk::TableSchema& schema) {
 }  // namespace
 
 TableStore::TableStore(sdk::TableSchema schema)
-    : schema_(std::move(schema)), order_(key_members(schema_)), rows_(RowLess{&order_}) {}
+    : schema_(std::move(schema)), order_(key_members(schema_)), rows_(SlotLess{&order_}) {}
 
 RowPtr TableTxn::find(const Probe& probe) const {
   const KeyOrder& order = store_->order();
+  SeekKey key = make_seek(order, probe);
   // Probes past the last key (appends in key order, i.e. bulk loads) need no search.
-  if (!pending_.empty() && order.compare(*pending_.rbegin()->first, probe) >= 0) {
-    if (auto p = pending_.find(probe); p != pending_.end()) return p->second;
+  if (!pending_.empty() && compare_slot(order, pending_.rbegin()->first, key) >= 0) {
+    if (auto p = pending_.find(key); p != pending_.end()) return p->second;
   }
   const RowSet& rows = store_->rows();
-  if (rows.empty() || order.compare(**rows.rbegin(), probe) < 0) return nullptr;
-  auto c = rows.find(probe);
-  return c == rows.end() ? nullptr : *c;
+  if (rows.empty() || compare_slot(order, *rows.rbegin(), key) < 0) return nullptr;
+  auto c = rows.find(key);
+  return c == rows.end() ? nullptr : c->row;
 }
 
 void TableTxn::write(const RowPtr& key_row, RowPtr row) {
+  const KeyOrder& order = store_->order();
+  Slot key = make_slot(order, key_row);
+  SlotLess less{&order};
   if (!active_) {  // autocommit
     RowSet& rows = store_->rows();
-    auto it = rows.lower_bound(key_row);
-    if (it != rows.end() && store_->order().compare(**it, *key_row) == 0) it = rows.erase(it);
-    if (row) rows.insert(it, std::move(row));
+    auto it = rows.lower_bound(key);
+    if (it != rows.end() && !less(key, *it)) it = rows.erase(it);
+    if (row) rows.insert(it, Slot{key.abbr, std::move(row)});
     return;
   }
-  const KeyOrder& order = store_->order();
-  auto it = pending_.empty() || order.compare(*pending_.rbegin()->first, *key_row) < 0 ? pending_.end()
-                                                                                         : pending_.lower_bound(key_row);
-  if (it == pending_.end() || order.compare(*it->first, *key_row) != 0) {
-    if (!marks_.empty()) undo_.push_back(Undo{key_row, false, nullptr});
-    pending_.emplace_hint(it, key_row, std::move(row));
+  auto it = pending_.empty() || less(pending_.rbegin()->first, key) ? pending_.end() : pending_.lower_bound(key);
+  if (it == pending_.end() || less(key, it->first)) {
+    if (!marks_.empty()) undo_.push_back(Undo{key, false, nullptr});
+    pending_.emplace_hint(it, std::move(key), std::move(row));
   } else {
     if (!marks_.empty()) undo_.push_back(Undo{it->first, true, it->second});
     it->second = std::move(row);
@@ -59,16 +61,16 @@ void TableTxn::begin() {
 
 void TableTxn::commit() {
   RowSet& rows = store_->rows();
-  const KeyOrder& order = store_->order();
+  SlotLess less{&store_->order()};
   for (auto& [key, row] : pending_) {
     // Fast path for appends in key order (bulk loads): no search.
-    if (row && (rows.empty() || order.compare(**rows.rbegin(), *key) < 0)) {
-      rows.emplace_hint(rows.end(), std::move(row));
+    if (row && (rows.empty() || less(*rows.rbegin(), key))) {
+      rows.emplace_hint(rows.end(), Slot{key.abbr, std::move(row)});
       continue;
     }
     auto it = rows.find(key);
     if (it != rows.end()) it = rows.erase(it);
-    if (row) rows.emplace_hint(it, std::move(row));
+    if (row) rows.emplace_hint(it, Slot{key.abbr, std::move(row)});
   }
   rollback();  // clears the transaction state
 }

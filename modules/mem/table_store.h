@@ -14,19 +14,22 @@
 #define QUEREUS_MODULES_MEM_TABLE_STORE_H_
 
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <set>
 #include <shared_mutex>
 #include <vector>
 
+#include "absl/container/btree_map.h"
+#include "absl/container/btree_set.h"
 #include "key_order.h"
 #include "quereus/sdk.hpp"
 
 namespace quereus::mem {
 
-using RowSet = std::set<RowPtr, RowLess>;
-using PendingMap = std::map<RowPtr, RowPtr, RowLess>;  // key row -> new row (nullptr: deleted)
+// B-trees (abseil) of slots: rows sit inline in wide nodes with their abbreviated keys,
+// so a search touches a few cache lines per level instead of a red-black tree's pointer
+// chain through every row it compares.
+using RowSet = absl::btree_set<Slot, SlotLess>;
+using PendingMap = absl::btree_map<Slot, RowPtr, SlotLess>;  // key row -> new row (nullptr: deleted)
 
 class TableStore {
  public:
@@ -52,7 +55,7 @@ class TableStore {
 class TableTxn {
  public:
   explicit TableTxn(std::shared_ptr<TableStore> store)
-      : store_(std::move(store)), pending_(RowLess{&store_->order()}) {}
+      : store_(std::move(store)), pending_(SlotLess{&store_->order()}) {}
 
   TableStore& store() const { return *store_; }
   bool active() const { return active_; }
@@ -72,7 +75,7 @@ class TableTxn {
 
  private:
   struct Undo {
-    RowPtr key;
+    Slot key;
     bool existed;  // was there a pending entry before the write
     RowPtr prev;   // its value
   };
