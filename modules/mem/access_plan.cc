@@ -19,7 +19,7 @@ std::vector<bool> Seek::handled(size_t filter_count) const {
 
 Seek choose_seek(const KeyOrder& order, std::span<const Filter> filters, const std::vector<bool>& allowed) {
   size_t n = order.size();
-  std::vector<int> eq(n, -1), in(n, -1), lo(n, -1), hi(n, -1);
+  absl::InlinedVector<int, 4> eq(n, -1), in(n, -1), lo(n, -1), hi(n, -1);
   for (size_t i = 0; i < filters.size(); ++i) {
     if (i >= allowed.size() || !allowed[i]) continue;
     const Filter& f = filters[i];
@@ -99,14 +99,14 @@ namespace {
 
 bool inclusive(const Filter& f) { return f.op == FilterOp::kGe || f.op == FilterOp::kLe; }
 
-Bound extend(const std::vector<Value>& prefix, const Value& v, Probe::Side side) {
+Bound extend(const Values& prefix, const Value& v, Probe::Side side) {
   Bound b{prefix, side};
   b.prefix.push_back(v);
   return b;
 }
 
 KeyRange make_range(const KeyOrder& order, const Seek& seek, std::span<const Filter> filters,
-                    const std::vector<Value>& prefix) {
+                    const Values& prefix) {
   size_t m = prefix.size();
   if (m == order.size() || (seek.lower < 0 && seek.upper < 0))
     return KeyRange{Bound{prefix, Probe::kBefore}, Bound{prefix, Probe::kAfter}};
@@ -126,14 +126,14 @@ KeyRange make_range(const KeyOrder& order, const Seek& seek, std::span<const Fil
 
 }  // namespace
 
-std::vector<KeyRange> build_ranges(const KeyOrder& order, const Seek& seek, std::span<const Filter> filters) {
-  std::vector<KeyRange> out;
+KeyRanges build_ranges(const KeyOrder& order, const Seek& seek, std::span<const Filter> filters) {
+  KeyRanges out;
   if (seek.kind == SeekKind::kScan) {
     out.push_back(KeyRange{Bound{{}, Probe::kBefore}, Bound{{}, Probe::kAfter}});
     return out;
   }
   bool multi = seek.kind == SeekKind::kMulti;
-  std::vector<Value> tail;  // the EQ values after the (IN) head
+  Values tail;  // the EQ values after the (IN) head
   for (size_t i = multi ? 1 : 0; i < seek.pinned.size(); ++i) {
     const Value& v = filters[seek.pinned[i]].value;
     if (v.is_null()) return out;  // `k = NULL` matches nothing
@@ -154,7 +154,7 @@ std::vector<KeyRange> build_ranges(const KeyOrder& order, const Seek& seek, std:
                           [&](const Value& a, const Value& b) { return order.compare_member(0, a, b) == 0; }),
               heads.end());
   for (Value& h : heads) {
-    std::vector<Value> prefix{std::move(h)};
+    Values prefix{std::move(h)};
     prefix.insert(prefix.end(), tail.begin(), tail.end());
     out.push_back(make_range(order, seek, filters, prefix));
   }

@@ -19,16 +19,21 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "key_order.h"
 #include "quereus/sdk.hpp"
 
 namespace quereus::mem {
 
+// Small inline buffers: a point lookup opens a cursor per execution, and these sizes
+// cover the usual short keys without touching the heap.
+using Values = absl::InlinedVector<Value, 2>;
+
 enum class SeekKind : int64_t { kScan = 0, kPoint = 1, kRange = 2, kMulti = 3 };
 
 struct Seek {
   SeekKind kind = SeekKind::kScan;
-  std::vector<size_t> pinned;  // filter pinning each leading key member (EQ; IN for member 0 of kMulti)
+  absl::InlinedVector<size_t, 4> pinned;  // filter pinning each leading key member (EQ; IN for member 0 of kMulti)
   int lower = -1;              // GT/GE filter on member pinned.size(), or -1
   int upper = -1;              // LT/LE filter on member pinned.size(), or -1
 
@@ -56,7 +61,7 @@ inline bool plan_reverse(int64_t plan_id) { return (plan_id & kReverseBit) != 0;
 
 // A position in key order: before / after every row starting with `prefix`.
 struct Bound {
-  std::vector<Value> prefix;
+  Values prefix;
   Probe::Side side = Probe::kBefore;
   Probe probe() const { return Probe{prefix.data(), nullptr, prefix.size(), side}; }
 };
@@ -69,7 +74,8 @@ struct KeyRange {
 
 // The key ranges of `seek` with the filters' bound values, in key order. Empty when a
 // comparand is NULL (nothing matches).
-std::vector<KeyRange> build_ranges(const KeyOrder& order, const Seek& seek, std::span<const sdk::Filter> filters);
+using KeyRanges = absl::InlinedVector<KeyRange, 1>;
+KeyRanges build_ranges(const KeyOrder& order, const Seek& seek, std::span<const sdk::Filter> filters);
 
 // Cost (~1 per row touched) and matched-row estimate of `seek` over `row_count` rows.
 void estimate(const KeyOrder& order, const Seek& seek, std::span<const sdk::Filter> filters, double row_count,

@@ -26,6 +26,9 @@ struct KeyMember {
   uint32_t column = 0;
   bool desc = false;
   sdk::Collation collation;
+  // The column is declared INTEGER or REAL: its abbreviation spends all 64 bits on the
+  // number (see KeyOrder::abbrev_value).
+  bool numeric = false;
 };
 
 // A position in the key order: the first `len` key values, read either from a compact
@@ -88,20 +91,27 @@ class KeyOrder {
   // number, text, blob, JSON — compare_values' ranks); the rest are the leading bits of
   // the number (floored, offset-binary) or of the bytes (BINARY text, blobs, JSON; other
   // collations keep only the class). DESC inverts every non-NULL abbreviation.
+  //
+  // A numeric key column (the common INTEGER key) abbreviates its numbers exactly, with
+  // no class bits: NULL 0, a number its floored offset-binary value, anything else (which
+  // sorts after every number) the maximum.
   uint64_t abbrev_value(const Value& v) const {
     if (members_.empty() || v.is_null()) return 0;
+    if (members_[0].numeric) {
+      uint64_t a;
+      switch (v.type()) {
+        case sdk::ValueType::kInteger: a = biased(v.as_integer()); break;
+        case sdk::ValueType::kBoolean: a = biased(v.as_boolean() ? 1 : 0); break;
+        case sdk::ValueType::kReal: a = real_payload(v.as_real()); break;
+        default: a = ~uint64_t{0}; break;
+      }
+      return members_[0].desc ? ~a : a;
+    }
     uint64_t rank, payload = 0;
     switch (v.type()) {
       case sdk::ValueType::kInteger: rank = 1; payload = biased(v.as_integer()); break;
       case sdk::ValueType::kBoolean: rank = 1; payload = biased(v.as_boolean() ? 1 : 0); break;
-      case sdk::ValueType::kReal: {
-        rank = 1;
-        double d = v.as_real();
-        if (std::isnan(d) || d < -9223372036854775808.0) payload = 0;  // NaN orders below every number
-        else if (d >= 9223372036854775808.0) payload = ~uint64_t{0};
-        else payload = biased(static_cast<int64_t>(std::floor(d)));
-        break;
-      }
+      case sdk::ValueType::kReal: rank = 1; payload = real_payload(v.as_real()); break;
       case sdk::ValueType::kText:
         rank = 2;
         if (members_[0].collation.is_binary()) payload = leading_bytes(v.bytes());
@@ -116,6 +126,11 @@ class KeyOrder {
 
  private:
   static uint64_t biased(int64_t i) { return static_cast<uint64_t>(i) ^ (uint64_t{1} << 63); }
+  static uint64_t real_payload(double d) {
+    if (std::isnan(d) || d < -9223372036854775808.0) return 0;  // NaN orders below every number
+    if (d >= 9223372036854775808.0) return ~uint64_t{0};
+    return biased(static_cast<int64_t>(std::floor(d)));
+  }
   static uint64_t leading_bytes(std::string_view b) {
     unsigned char buf[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     std::memcpy(buf, b.data(), b.size() < 8 ? b.size() : 8);

@@ -1,6 +1,7 @@
 // modules/mem/mem_table.cc — MemTable, its cursor and its connection.
 #include "mem_table.h"
 
+#include <algorithm>
 #include <iterator>
 #include <mutex>
 #include <shared_mutex>
@@ -45,9 +46,11 @@ struct Check {
   }
 };
 
+using Checks = absl::InlinedVector<Check, 2>;
+
 class MemCursor : public sdk::Cursor {
  public:
-  MemCursor(std::shared_ptr<TableTxn> txn, std::vector<KeyRange> ranges, bool reverse, std::vector<Check> checks,
+  MemCursor(std::shared_ptr<TableTxn> txn, KeyRanges ranges, bool reverse, Checks checks,
             int64_t limit, bool committed_only)
       : txn_(std::move(txn)), ranges_(std::move(ranges)), reverse_(reverse), checks_(std::move(checks)),
         limit_(limit), committed_only_(committed_only), no_pending_(SlotLess{&txn_->store().order()}) {}
@@ -115,9 +118,9 @@ class MemCursor : public sdk::Cursor {
   }
 
   std::shared_ptr<TableTxn> txn_;
-  std::vector<KeyRange> ranges_;
+  KeyRanges ranges_;
   bool reverse_;
-  std::vector<Check> checks_;
+  Checks checks_;
   int64_t limit_;  // rows still allowed, -1 for no cap
   bool committed_only_;
   PendingMap no_pending_;  // the empty overlay of a committed read
@@ -179,7 +182,7 @@ std::unique_ptr<sdk::Cursor> MemTable::open_cursor(const sdk::ScanArgs& args) {
   const sdk::TableSchema& schema = store_->schema();
   const KeyOrder& order = store_->order();
   Seek seek = choose_seek(order, args.filters, args.handled);
-  std::vector<Check> checks;
+  Checks checks;
   bool all_handled = true;
   for (size_t i = 0; i < args.filters.size(); ++i) {
     const Filter& f = args.filters[i];
@@ -188,6 +191,9 @@ std::unique_ptr<sdk::Cursor> MemTable::open_cursor(const sdk::ScanArgs& args) {
       continue;
     }
     if (f.column >= schema.columns.size()) throw sdk::Error::misuse("filter on column " + std::to_string(f.column));
+    // A filter pinning a key member (EQ, or the IN of a multi-seek) is answered exactly by
+    // the ranges: its rows need no re-check.
+    if (std::find(seek.pinned.begin(), seek.pinned.end(), i) != seek.pinned.end()) continue;
     sdk::Collation coll = schema.columns[f.column].collation;
     for (size_t m = 0; m < order.size(); ++m)
       if (order.member(m).column == f.column) coll = order.member(m).collation;

@@ -10,7 +10,8 @@ std::vector<KeyMember> key_members(const sdk::TableSchema& schema) {
   std::vector<KeyMember> out;
   for (const sdk::KeyColumn& k : schema.primary_key) {
     if (k.column >= schema.columns.size()) throw sdk::Error::schema("primary key names a missing column");
-    out.push_back(KeyMember{k.column, k.desc, k.collation});
+    qrs_logical_type t = schema.columns[k.column].logical_type;
+    out.push_back(KeyMember{k.column, k.desc, k.collation, t == QRS_LT_INTEGER || t == QRS_LT_REAL});
   }
   return out;
 }

@@ -46,26 +46,34 @@ int64_t eval_count(const ScalarPtr& e, const EvalEnv& env, const char* what) {
 
 class TableScanOp : public Operator {
  public:
-  explicit TableScanOp(const TableScanNode& n) : node_(n) {}
-  void open(const EvalEnv& outer) override {
-    ScanArgs args;
-    args.plan_id = node_.plan.plan_id;
-    args.handled = node_.plan.handled;
-    args.provides_ordering = node_.plan.provides_ordering;
-    args.ordering = node_.ordering;
-    args.read_committed = node_.read_committed;
-    EvalEnv env{nullptr, &outer, outer.ctx};
+  // The scan arguments that do not change between executions are set up once; open()
+  // only binds the filter values (a correlated scan re-opens once per outer row).
+  explicit TableScanOp(const TableScanNode& n) : node_(n) {
+    args_.plan_id = node_.plan.plan_id;
+    args_.handled = node_.plan.handled;
+    args_.provides_ordering = node_.plan.provides_ordering;
+    args_.ordering = node_.ordering;
+    args_.read_committed = node_.read_committed;
     for (auto& f : node_.filters) {
       FilterSpec s;
       s.column = f.column;
       s.op = f.op;
       s.has_value = true;
+      args_.filters.push_back(std::move(s));
+    }
+  }
+  void open(const EvalEnv& outer) override {
+    EvalEnv env{nullptr, &outer, outer.ctx};
+    for (size_t i = 0; i < node_.filters.size(); ++i) {
+      const PushedFilter& f = node_.filters[i];
+      FilterSpec& s = args_.filters[i];
       if (f.value) s.value = f.value->eval(env);
+      s.in_values.clear();
       for (auto& e : f.in_list) s.in_values.push_back(e->eval(env));
       s.in_count = static_cast<uint32_t>(s.in_values.size());
-      args.filters.push_back(std::move(s));
     }
-    cursor_ = node_.table->table->open_cursor(args);
+    cursor_.reset();  // the previous execution's cursor closes before the next opens
+    cursor_ = node_.table->table->open_cursor(args_);
     count_ = pos_ = 0;
     done_ = false;
   }
@@ -88,6 +96,7 @@ class TableScanOp : public Operator {
 
  private:
   const TableScanNode& node_;
+  ScanArgs args_;
   std::unique_ptr<VtabCursor> cursor_;
   std::vector<Row> batch_;  // reused across batches; rows [0, count_) are current
   size_t count_ = 0;
