@@ -351,7 +351,10 @@ UpdateResult PluginTable::update(RowOp op, std::span<const Value> values,
     r.constraint_kind = static_cast<qrs_constraint_kind>(out.constraint_kind);
   // The stored row usually equals the row written (already coerced by the engine): then
   // it is not copied back, and an absent row in an OK result means "as written".
-  if (op != RowOp::kDelete && out.row.count == values.size() && out.row.cells &&
+  // A module may also leave `row` empty for "as written" (abi.h).
+  if (op != RowOp::kDelete && r.outcome == UpdateResult::Outcome::kOk && out.row.count == 0 && !out.row.cells) {
+    r.row_as_written = true;
+  } else if (op != RowOp::kDelete && out.row.count == values.size() && out.row.cells &&
       same_row(out.row.cells, values)) {
     r.row.reset();
     r.row_as_written = true;

@@ -63,7 +63,12 @@ inline bool plan_reverse(int64_t plan_id) { return (plan_id & kReverseBit) != 0;
 struct Bound {
   Values prefix;
   Probe::Side side = Probe::kBefore;
-  Probe probe() const { return Probe{prefix.data(), nullptr, prefix.size(), side}; }
+  // The probe over C views of the prefix, written into `buf` (valid while both live).
+  Probe probe(absl::InlinedVector<qrs_value, 4>& buf) const {
+    buf.clear();
+    for (const Value& v : prefix) buf.push_back(v.to_c());
+    return Probe{buf.data(), nullptr, buf.size(), side};
+  }
 };
 
 // The rows strictly between lo and hi.

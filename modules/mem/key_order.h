@@ -10,16 +10,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <string_view>
+#include <span>
 #include <utility>
 #include <vector>
 
+#include "packed_row.h"
 #include "quereus/sdk.hpp"
 
 namespace quereus::mem {
 
-using sdk::Row;
-using sdk::RowPtr;
 using sdk::Value;
 
 struct KeyMember {
@@ -36,8 +35,8 @@ struct KeyMember {
 // where the position sits among the rows sharing those values.
 struct Probe {
   enum Side : int { kBefore = -1, kExact = 0, kAfter = 1 };
-  const Value* key = nullptr;
-  const Row* row = nullptr;
+  const qrs_value* key = nullptr;
+  const qrs_value* row = nullptr;
   size_t len = 0;
   Side side = kExact;
 };
@@ -49,20 +48,22 @@ class KeyOrder {
   size_t size() const { return members_.size(); }
   const KeyMember& member(size_t i) const { return members_[i]; }
 
-  int compare_member(size_t i, const Value& a, const Value& b) const {
-    bool an = a.is_null(), bn = b.is_null();
+  int compare_member(size_t i, const qrs_value& a, const qrs_value& b) const {
+    bool an = a.type == QRS_TYPE_NULL, bn = b.type == QRS_TYPE_NULL;
     if (an || bn) return an == bn ? 0 : (an ? -1 : 1);
     int c;
-    if (a.type() == sdk::ValueType::kInteger && b.type() == sdk::ValueType::kInteger) {  // the common key
-      int64_t x = a.as_integer(), y = b.as_integer();
+    if (a.type == QRS_TYPE_INTEGER && b.type == QRS_TYPE_INTEGER) {  // the common key
+      int64_t x = a.u.integer, y = b.u.integer;
       c = (x > y) - (x < y);
     } else {
       c = sdk::compare_values(a, b, members_[i].collation);
     }
     return members_[i].desc ? -c : c;
   }
+  int compare_member(size_t i, const Value& a, const Value& b) const { return compare_member(i, a.to_c(), b.to_c()); }
 
-  int compare(const Row& a, const Row& b) const {
+  // Rows are cells in column order.
+  int compare(const qrs_value* a, const qrs_value* b) const {
     for (size_t i = 0; i < members_.size(); ++i) {
       uint32_t col = members_[i].column;
       if (int c = compare_member(i, a[col], b[col])) return c;
@@ -71,16 +72,18 @@ class KeyOrder {
   }
 
   // Sign of (row - probe).
-  int compare(const Row& row, const Probe& p) const {
+  int compare(const qrs_value* row, const Probe& p) const {
     for (size_t i = 0; i < p.len; ++i) {
       uint32_t col = members_[i].column;
-      if (int c = compare_member(i, row[col], p.row ? (*p.row)[col] : p.key[i])) return c;
+      if (int c = compare_member(i, row[col], p.row ? p.row[col] : p.key[i])) return c;
     }
     return -static_cast<int>(p.side);
   }
 
-  Probe at(const Row& row, Probe::Side side = Probe::kExact) const { return {nullptr, &row, members_.size(), side}; }
-  Probe at_key(const Row& key, Probe::Side side = Probe::kExact) const {
+  Probe at(const qrs_value* row, Probe::Side side = Probe::kExact) const {
+    return {nullptr, row, members_.size(), side};
+  }
+  Probe at_key(std::span<const qrs_value> key, Probe::Side side = Probe::kExact) const {
     return {key.data(), nullptr, key.size(), side};
   }
 
@@ -95,34 +98,34 @@ class KeyOrder {
   // A numeric key column (the common INTEGER key) abbreviates its numbers exactly, with
   // no class bits: NULL 0, a number its floored offset-binary value, anything else (which
   // sorts after every number) the maximum.
-  uint64_t abbrev_value(const Value& v) const {
-    if (members_.empty() || v.is_null()) return 0;
+  uint64_t abbrev_value(const qrs_value& v) const {
+    if (members_.empty() || v.type == QRS_TYPE_NULL) return 0;
     if (members_[0].numeric) {
       uint64_t a;
-      switch (v.type()) {
-        case sdk::ValueType::kInteger: a = biased(v.as_integer()); break;
-        case sdk::ValueType::kBoolean: a = biased(v.as_boolean() ? 1 : 0); break;
-        case sdk::ValueType::kReal: a = real_payload(v.as_real()); break;
+      switch (v.type) {
+        case QRS_TYPE_INTEGER: a = biased(v.u.integer); break;
+        case QRS_TYPE_BOOLEAN: a = biased(v.u.boolean != 0 ? 1 : 0); break;
+        case QRS_TYPE_REAL: a = real_payload(v.u.real); break;
         default: a = ~uint64_t{0}; break;
       }
       return members_[0].desc ? ~a : a;
     }
     uint64_t rank, payload = 0;
-    switch (v.type()) {
-      case sdk::ValueType::kInteger: rank = 1; payload = biased(v.as_integer()); break;
-      case sdk::ValueType::kBoolean: rank = 1; payload = biased(v.as_boolean() ? 1 : 0); break;
-      case sdk::ValueType::kReal: rank = 1; payload = real_payload(v.as_real()); break;
-      case sdk::ValueType::kText:
+    switch (v.type) {
+      case QRS_TYPE_INTEGER: rank = 1; payload = biased(v.u.integer); break;
+      case QRS_TYPE_BOOLEAN: rank = 1; payload = biased(v.u.boolean != 0 ? 1 : 0); break;
+      case QRS_TYPE_REAL: rank = 1; payload = real_payload(v.u.real); break;
+      case QRS_TYPE_TEXT:
         rank = 2;
-        if (members_[0].collation.is_binary()) payload = leading_bytes(v.bytes());
+        if (members_[0].collation.is_binary()) payload = leading_bytes(v.u.str);
         break;
-      case sdk::ValueType::kBlob: rank = 3; payload = leading_bytes(v.bytes()); break;
-      default: rank = 4; payload = leading_bytes(v.bytes()); break;
+      case QRS_TYPE_BLOB: rank = 3; payload = leading_bytes(v.u.str); break;
+      default: rank = 4; payload = leading_bytes(v.u.str); break;
     }
     uint64_t a = (rank << 61) | (payload >> 3);
     return members_[0].desc ? ~a : a;
   }
-  uint64_t abbrev(const Row& row) const { return members_.empty() ? 0 : abbrev_value(row[members_[0].column]); }
+  uint64_t abbrev(const qrs_value* row) const { return members_.empty() ? 0 : abbrev_value(row[members_[0].column]); }
 
  private:
   static uint64_t biased(int64_t i) { return static_cast<uint64_t>(i) ^ (uint64_t{1} << 63); }
@@ -131,9 +134,9 @@ class KeyOrder {
     if (d >= 9223372036854775808.0) return ~uint64_t{0};
     return biased(static_cast<int64_t>(std::floor(d)));
   }
-  static uint64_t leading_bytes(std::string_view b) {
+  static uint64_t leading_bytes(const qrs_string& b) {
     unsigned char buf[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    std::memcpy(buf, b.data(), b.size() < 8 ? b.size() : 8);
+    if (b.data) std::memcpy(buf, b.data, b.len < 8 ? b.len : 8);
     uint64_t x = 0;
     for (unsigned char c : buf) x = (x << 8) | c;
     return x;
@@ -147,7 +150,8 @@ class KeyOrder {
 // two abbreviations are equal.
 struct Slot {
   uint64_t abbr = 0;
-  RowPtr row;
+  Packed row;
+  const qrs_value* cells() const { return reinterpret_cast<const qrs_value*>(row.get() + 1); }
 };
 
 // A search position: a probe plus its abbreviation when it has a first key value.
@@ -157,19 +161,19 @@ struct SeekKey {
   bool has_abbr;
 };
 
-inline Slot make_slot(const KeyOrder& order, RowPtr row) {
-  uint64_t a = order.abbrev(*row);
+inline Slot make_slot(const KeyOrder& order, Packed row) {
+  uint64_t a = order.abbrev(cells_of(row).data());
   return Slot{a, std::move(row)};
 }
 inline SeekKey make_seek(const KeyOrder& order, const Probe& p) {
   if (p.len == 0 || order.size() == 0) return SeekKey{&p, 0, false};
-  return SeekKey{&p, order.abbrev_value(p.row ? (*p.row)[order.member(0).column] : p.key[0]), true};
+  return SeekKey{&p, order.abbrev_value(p.row ? p.row[order.member(0).column] : p.key[0]), true};
 }
 
 // Sign of (slot - key), deciding by the abbreviations when they differ.
 inline int compare_slot(const KeyOrder& order, const Slot& s, const SeekKey& k) {
   if (k.has_abbr && s.abbr != k.abbr) return s.abbr < k.abbr ? -1 : 1;
-  return order.compare(*s.row, *k.probe);
+  return order.compare(s.cells(), *k.probe);
 }
 
 // Transparent `less` over slots and seek keys, for the B-trees.
@@ -178,7 +182,7 @@ struct SlotLess {
   const KeyOrder* order = nullptr;
   bool operator()(const Slot& a, const Slot& b) const {
     if (a.abbr != b.abbr) return a.abbr < b.abbr;
-    return order->compare(*a.row, *b.row) < 0;
+    return order->compare(a.cells(), b.cells()) < 0;
   }
   bool operator()(const Slot& a, const SeekKey& k) const { return compare_slot(*order, a, k) < 0; }
   bool operator()(const SeekKey& k, const Slot& a) const { return compare_slot(*order, a, k) > 0; }

@@ -23,18 +23,19 @@ struct Check {
   Filter filter;
   sdk::Collation collation;
 
-  bool matches(const Row& row) const {
-    const Value& cell = row[filter.column];
-    if (filter.op == FilterOp::kIsNull) return cell.is_null();
-    if (filter.op == FilterOp::kIsNotNull) return !cell.is_null();
-    if (cell.is_null()) return false;
+  bool matches(const qrs_value* row) const {
+    const qrs_value& cell = row[filter.column];
+    bool null = cell.type == QRS_TYPE_NULL;
+    if (filter.op == FilterOp::kIsNull) return null;
+    if (filter.op == FilterOp::kIsNotNull) return !null;
+    if (null) return false;
     if (filter.op == FilterOp::kIn) {
       for (const Value& v : filter.in_values)
-        if (!v.is_null() && sdk::compare_values(cell, v, collation) == 0) return true;
+        if (!v.is_null() && sdk::compare_values(cell, v.to_c(), collation) == 0) return true;
       return false;
     }
     if (filter.value.is_null()) return false;
-    int c = sdk::compare_values(cell, filter.value, collation);
+    int c = sdk::compare_values(cell, filter.value.to_c(), collation);
     switch (filter.op) {
       case FilterOp::kEq: return c == 0;
       case FilterOp::kGt: return c > 0;
@@ -47,6 +48,14 @@ struct Check {
 };
 
 using Checks = absl::InlinedVector<Check, 2>;
+using KeyCells = absl::InlinedVector<qrs_value, 4>;
+
+// C views of a key given as values (valid while `key` lives).
+KeyCells key_cells(const sdk::Row& key) {
+  KeyCells out;
+  for (const Value& v : key) out.push_back(v.to_c());
+  return out;
+}
 
 class MemCursor : public sdk::Cursor {
  public:
@@ -66,14 +75,14 @@ class MemCursor : public sdk::Cursor {
       const KeyRange& r = ranges_[reverse_ ? ranges_.size() - 1 - next_range_ : next_range_];
       bool range_done;
       if (!reverse_) {
-        Probe from = last_ ? order.at(*last_, Probe::kAfter) : r.lo.probe();
-        Probe stop = r.hi.probe();
+        Probe from = last_ ? order.at(cells_of(last_).data(), Probe::kAfter) : r.lo.probe(from_buf_);
+        Probe stop = r.hi.probe(stop_buf_);
         SeekKey k = make_seek(order, from);
         range_done = walk(rows.lower_bound(k), rows.end(), pending.lower_bound(k), pending.end(), 1,
                           make_seek(order, stop), out);
       } else {
-        Probe from = last_ ? order.at(*last_, Probe::kBefore) : r.hi.probe();
-        Probe stop = r.lo.probe();
+        Probe from = last_ ? order.at(cells_of(last_).data(), Probe::kBefore) : r.hi.probe(from_buf_);
+        Probe stop = r.lo.probe(stop_buf_);
         SeekKey k = make_seek(order, from);
         range_done = walk(std::make_reverse_iterator(rows.lower_bound(k)), rows.rend(),
                           std::make_reverse_iterator(pending.lower_bound(k)), pending.rend(), -1,
@@ -94,24 +103,30 @@ class MemCursor : public sdk::Cursor {
   bool walk(CIt c, CIt c_end, PIt p, PIt p_end, int dir, const SeekKey& stop, sdk::RowBatch& out) {
     const KeyOrder& order = txn_->store().order();
     SlotLess less{&order};
+    const Packed* last = nullptr;  // owned by the trees while the lock is held
     for (;;) {
       bool has_c = c != c_end, has_p = p != p_end;
       if (!has_c && !has_p) return true;
       int cmp = !has_p ? -1 : !has_c ? 1 : dir * (less(*c, p->first) ? -1 : less(p->first, *c) ? 1 : 0);
       const Slot& key = cmp < 0 ? *c : p->first;
       if (dir * compare_slot(order, key, stop) > 0) return true;
-      RowPtr row = cmp < 0 ? c->row : p->second;
-      last_ = key.row;
+      const Packed& row = cmp < 0 ? c->row : p->second;
+      last = &key.row;
       if (cmp <= 0) ++c;
       if (cmp >= 0) ++p;
-      if (!row || !matches(*row)) continue;  // deleted in this transaction, or filtered out
-      out.add(std::move(row));
+      if (!row) continue;  // deleted in this transaction
+      std::span<const qrs_value> cells = cells_of(row);
+      if (!matches(cells.data())) continue;
+      out.add_cells(cells, row);
       if (limit_ > 0 && --limit_ == 0) return true;
-      if (out.full()) return false;
+      if (out.full()) {
+        last_ = *last;
+        return false;
+      }
     }
   }
 
-  bool matches(const Row& row) const {
+  bool matches(const qrs_value* row) const {
     for (const Check& c : checks_)
       if (!c.matches(row)) return false;
     return true;
@@ -125,7 +140,8 @@ class MemCursor : public sdk::Cursor {
   bool committed_only_;
   PendingMap no_pending_;  // the empty overlay of a committed read
   size_t next_range_ = 0;
-  RowPtr last_;  // key of the last row visited in the current range
+  Packed last_;  // key of the last row visited in the current range
+  absl::InlinedVector<qrs_value, 4> from_buf_, stop_buf_;  // C views of the current bounds
 };
 
 class MemConnection : public sdk::Connection {
@@ -206,6 +222,11 @@ std::unique_ptr<sdk::Cursor> MemTable::open_cursor(const sdk::ScanArgs& args) {
 }
 
 sdk::UpdateResult MemTable::update(sdk::UpdateArgs args) {
+  KeyCells values = key_cells(args.values), key = key_cells(args.old_key);
+  return update_cells(sdk::UpdateCells{args.op, args.on_conflict, values, key});
+}
+
+sdk::UpdateResult MemTable::update_cells(const sdk::UpdateCells& args) {
   const sdk::TableSchema& schema = store_->schema();
   const KeyOrder& order = store_->order();
   auto check_row = [&] {
@@ -222,45 +243,47 @@ sdk::UpdateResult MemTable::update(sdk::UpdateArgs args) {
   using sdk::UpdateResult;
   std::unique_lock lock(store_->mutex());
   switch (args.op) {
+    // Results carry no row when the stored row is the row given ("as written"); the
+    // rows a conflict found or a write displaced are unpacked for the host.
     case sdk::RowOp::kInsert: {
       check_row();
-      RowPtr row = sdk::make_row(std::move(args.values));
-      if (RowPtr existing = txn_->find(order.at(*row))) {
+      Packed row = pack_row(args.values);
+      if (Packed existing = txn_->find(order.at(cells_of(row).data()))) {
         if (args.on_conflict == Conflict::kIgnore) return UpdateResult::noop();
         if (args.on_conflict != Conflict::kReplace)
-          return UpdateResult::constraint(sdk::ConstraintKind::kUnique, std::move(existing));
-        txn_->write(existing, row);
-        return UpdateResult::ok(std::move(row), std::move(existing));
+          return UpdateResult::constraint(sdk::ConstraintKind::kUnique, unpack_row(existing));
+        txn_->write(existing, std::move(row));
+        return UpdateResult::ok(nullptr, unpack_row(existing));
       }
       txn_->write(row, row);
-      return UpdateResult::ok(std::move(row));
+      return UpdateResult::ok(nullptr);
     }
     case sdk::RowOp::kUpdate: {
       check_row();
       check_key();
-      RowPtr old = txn_->find(order.at_key(args.old_key));
+      Packed old = txn_->find(order.at_key(args.old_key));
       if (!old) return UpdateResult::noop();
-      RowPtr row = sdk::make_row(std::move(args.values));
-      if (order.compare(*old, *row) == 0) {  // same key: overwrite in place
-        txn_->write(old, row);
-        return UpdateResult::ok(std::move(row));
+      Packed row = pack_row(args.values);
+      if (order.compare(cells_of(old).data(), cells_of(row).data()) == 0) {  // same key: overwrite in place
+        txn_->write(old, std::move(row));
+        return UpdateResult::ok(nullptr);
       }
-      RowPtr target = txn_->find(order.at(*row));  // the key moves: collide like an insert
+      Packed target = txn_->find(order.at(cells_of(row).data()));  // the key moves: collide like an insert
       if (target) {
         if (args.on_conflict == Conflict::kIgnore) return UpdateResult::noop();
         if (args.on_conflict != Conflict::kReplace)
-          return UpdateResult::constraint(sdk::ConstraintKind::kUnique, std::move(target));
+          return UpdateResult::constraint(sdk::ConstraintKind::kUnique, unpack_row(target));
       }
       txn_->write(old, nullptr);
       txn_->write(row, row);
-      return UpdateResult::ok(std::move(row), std::move(target));
+      return UpdateResult::ok(nullptr, unpack_row(target));
     }
     case sdk::RowOp::kDelete: {
       check_key();
-      RowPtr old = txn_->find(order.at_key(args.old_key));
+      Packed old = txn_->find(order.at_key(args.old_key));
       if (!old) return UpdateResult::noop();
       txn_->write(old, nullptr);
-      return UpdateResult::ok(std::move(old));
+      return UpdateResult::ok(unpack_row(old));
     }
   }
   throw sdk::Error::misuse("unknown row op");

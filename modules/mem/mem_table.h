@@ -23,7 +23,9 @@ class MemTable : public sdk::Table {
 
   sdk::PlanResult best_access_plan(const sdk::PlanRequest& request) override;
   std::unique_ptr<sdk::Cursor> open_cursor(const sdk::ScanArgs& args) override;
-  sdk::UpdateResult update(sdk::UpdateArgs args) override;
+  sdk::UpdateResult update(sdk::UpdateArgs args) override;  // converts, then update_cells
+  // The write path: packs the host's cells straight into a stored row.
+  sdk::UpdateResult update_cells(const sdk::UpdateCells& args) override;
   std::unique_ptr<sdk::Connection> open_connection() override;
 
  private:

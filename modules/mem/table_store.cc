@@ -21,7 +21,7 @@ std::vector<KeyMember> key_members(const sdk::TableSchema& schema) {
 TableStore::TableStore(sdk::TableSchema schema)
     : schema_(std::move(schema)), order_(key_members(schema_)), rows_(SlotLess{&order_}) {}
 
-RowPtr TableTxn::find(const Probe& probe) const {
+Packed TableTxn::find(const Probe& probe) const {
   const KeyOrder& order = store_->order();
   SeekKey key = make_seek(order, probe);
   // Probes past the last key (appends in key order, i.e. bulk loads) need no search.
@@ -34,7 +34,7 @@ RowPtr TableTxn::find(const Probe& probe) const {
   return c == rows.end() ? nullptr : c->row;
 }
 
-void TableTxn::write(const RowPtr& key_row, RowPtr row) {
+void TableTxn::write(const Packed& key_row, Packed row) {
   const KeyOrder& order = store_->order();
   Slot key = make_slot(order, key_row);
   SlotLess less{&order};

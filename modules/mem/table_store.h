@@ -29,7 +29,7 @@ namespace quereus::mem {
 // so a search touches a few cache lines per level instead of a red-black tree's pointer
 // chain through every row it compares.
 using RowSet = absl::btree_set<Slot, SlotLess>;
-using PendingMap = absl::btree_map<Slot, RowPtr, SlotLess>;  // key row -> new row (nullptr: deleted)
+using PendingMap = absl::btree_map<Slot, Packed, SlotLess>;  // key row -> new row (nullptr: deleted)
 
 class TableStore {
  public:
@@ -62,9 +62,9 @@ class TableTxn {
   const PendingMap& pending() const { return pending_; }
 
   // The row at `probe` (an exact probe) as this instance sees it, or nullptr.
-  RowPtr find(const Probe& probe) const;
+  Packed find(const Probe& probe) const;
   // Sets the row at key(key_row) to `row` (nullptr deletes).
-  void write(const RowPtr& key_row, RowPtr row);
+  void write(const Packed& key_row, Packed row);
 
   void begin();
   void commit();
@@ -77,7 +77,7 @@ class TableTxn {
   struct Undo {
     Slot key;
     bool existed;  // was there a pending entry before the write
-    RowPtr prev;   // its value
+    Packed prev;   // its value
   };
   void check_depth(uint32_t depth) const;
   void undo_to(size_t mark);

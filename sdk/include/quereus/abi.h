@@ -355,7 +355,8 @@ typedef struct qrs_update_args {
 } qrs_update_args;
 
 typedef enum qrs_update_outcome {
-  QRS_UPDATE_OK = 0,         /* a row was written; `row` is the stored row */
+  QRS_UPDATE_OK = 0,         /* a row was written; `row` is the stored row, or empty (NULL, 0)
+                              * for an insert/update that stored exactly the row given */
   QRS_UPDATE_NOOP = 1,       /* nothing changed (missing key, or IGNORE) */
   QRS_UPDATE_CONSTRAINT = 2  /* a constraint refused the write; nothing changed */
 } qrs_update_outcome;

@@ -174,6 +174,15 @@ struct UpdateArgs {
   Row old_key;  // update/delete: the existing row's key, one cell per primary-key member
 };
 
+// The same write as the host sent it: C views valid for the call only (Table::update_cells).
+// Cell type tags are checked; text is the host's (well-formed UTF-8).
+struct UpdateCells {
+  RowOp op = RowOp::kInsert;
+  Conflict on_conflict = Conflict::kAbort;
+  std::span<const qrs_value> values;   // insert/update: the full new row in column order
+  std::span<const qrs_value> old_key;  // update/delete: one cell per primary-key member
+};
+
 enum class UpdateOutcome : uint32_t {
   kOk = QRS_UPDATE_OK,                 // a row was written
   kNoop = QRS_UPDATE_NOOP,             // nothing changed (missing key, IGNORE)
@@ -192,7 +201,7 @@ enum class ConstraintKind : uint32_t {
 struct UpdateResult {
   UpdateOutcome outcome = UpdateOutcome::kNoop;
   ConstraintKind constraint_kind = ConstraintKind::kUnique;
-  RowPtr row;           // kOk: the stored row (insert/update) or the deleted row
+  RowPtr row;           // kOk: the stored row (insert/update; null = exactly the row given) or the deleted row
   RowPtr replaced_row;  // kOk under REPLACE: the row displaced at the same key
   RowPtr existing_row;  // kConstraint: the conflicting row, when known
 
@@ -259,6 +268,16 @@ class RowBatch {
     append_cells(*row);
     keep_.push_back(std::move(row));
   }
+  // Appends C views of cells the module stores itself (text / blob / JSON bytes must live
+  // in memory `owner` keeps alive): no Value is built and no byte is copied. The batch
+  // holds `owner` until cleared. Same requirements as add.
+  void add_cells(std::span<const qrs_value> cells, std::shared_ptr<const void> owner) {
+    if (full()) throw Error::internal("RowBatch::add_cells: batch is full");
+    start_row(cells.size());
+    cells_.insert(cells_.end(), cells.begin(), cells.end());
+    keep_.push_back(std::move(owner));
+    ++rows_;
+  }
   // Appends a copy of `row`. Same requirements as add.
   void add_copy(std::span<const Value> row) { add(make_row(Row(row.begin(), row.end()))); }
 
@@ -274,20 +293,23 @@ class RowBatch {
   std::span<const qrs_value> cells() const noexcept { return cells_; }
 
  private:
-  void append_cells(const Row& row) {
+  void start_row(size_t n) {
     if (rows_ == 0) {
-      columns_ = static_cast<uint32_t>(row.size());
-      cells_.reserve(capacity_ * row.size());
-    } else if (row.size() != columns_) {
-      throw Error::internal("RowBatch: row has " + std::to_string(row.size()) + " cells, batch has " +
+      columns_ = static_cast<uint32_t>(n);
+      cells_.reserve(capacity_ * n);
+    } else if (n != columns_) {
+      throw Error::internal("RowBatch: row has " + std::to_string(n) + " cells, batch has " +
                             std::to_string(columns_));
     }
+  }
+  void append_cells(const Row& row) {
+    start_row(row.size());
     for (const Value& v : row) cells_.push_back(v.to_c());
     ++rows_;
   }
 
   static constexpr size_t kPoolSize = 8;
-  using Storage = std::pair<std::vector<qrs_value>, std::vector<RowPtr>>;
+  using Storage = std::pair<std::vector<qrs_value>, std::vector<std::shared_ptr<const void>>>;
   static std::vector<Storage>& storage_pool() {
     thread_local std::vector<Storage> pool;
     return pool;
@@ -297,7 +319,7 @@ class RowBatch {
   size_t rows_ = 0;
   uint32_t columns_ = 0;
   std::vector<qrs_value> cells_;
-  std::vector<RowPtr> keep_;  // keeps the viewed rows alive until clear()
+  std::vector<std::shared_ptr<const void>> keep_;  // keeps the viewed rows alive until clear()
 };
 
 // A scan in progress, created by Table::open_cursor. Destroying it closes the scan (the
@@ -371,6 +393,20 @@ class Table {
   // are results, not exceptions. Throw Error for real failures (QRS_READONLY, QRS_MISUSE
   // for a malformed row, …).
   virtual UpdateResult update(UpdateArgs args) = 0;
+
+  // The entry point the host calls: the write with its rows as C views, valid for this
+  // call only. The default copies them into Values and calls update(); a table that
+  // stores cells in its own format overrides this and copies the bytes once.
+  virtual UpdateResult update_cells(const UpdateCells& args) {
+    UpdateArgs a;
+    a.op = args.op;
+    a.on_conflict = args.on_conflict;
+    a.values.reserve(args.values.size());
+    for (const qrs_value& c : args.values) a.values.push_back(Value::from_c(c));
+    a.old_key.reserve(args.old_key.size());
+    for (const qrs_value& c : args.old_key) a.old_key.push_back(Value::from_c(c));
+    return update(std::move(a));
+  }
 
   // The table's transaction participant. Default: QRS_UNSUPPORTED (writes autocommit).
   virtual std::unique_ptr<Connection> open_connection() { throw Error::unsupported("transactions"); }

@@ -202,14 +202,22 @@ inline ScanArgs scan_args_from_c(const qrs_scan_args* a) {
   return out;
 }
 
-inline UpdateArgs update_args_from_c(const qrs_update_args* a) {
+inline std::span<const qrs_value> cells_from_c(const qrs_row& r, const char* what) {
+  if (r.count && !r.cells) throw Error::misuse(std::string(what) + ": null cells");
+  for (uint32_t i = 0; i < r.count; ++i)
+    if (r.cells[i].type > QRS_TYPE_JSON)
+      throw Error::mismatch(std::string(what) + ": unknown qrs_value type tag " + std::to_string(r.cells[i].type));
+  return {r.cells, r.count};
+}
+
+inline UpdateCells update_cells_from_c(const qrs_update_args* a) {
   require(a, QRS_SDK_FIELD_END(qrs_update_args, old_key), "qrs_update_args");
   if (a->op < QRS_ROW_INSERT || a->op > QRS_ROW_DELETE) throw Error::misuse("unknown qrs_row_op " + std::to_string(a->op));
-  UpdateArgs out;
+  UpdateCells out;
   out.op = static_cast<RowOp>(a->op);
   out.on_conflict = static_cast<Conflict>(a->on_conflict);
-  if (out.op != RowOp::kDelete) out.values = row_from_c_checked(a->values, "qrs_update_args.values");
-  if (out.op != RowOp::kInsert) out.old_key = row_from_c_checked(a->old_key, "qrs_update_args.old_key");
+  if (out.op != RowOp::kDelete) out.values = cells_from_c(a->values, "qrs_update_args.values");
+  if (out.op != RowOp::kInsert) out.old_key = cells_from_c(a->old_key, "qrs_update_args.old_key");
   return out;
 }
 
@@ -344,7 +352,7 @@ inline qrs_status table_update(void* self, const qrs_update_args* args, qrs_upda
   return guard(err, [&] {
     require(out, QRS_SDK_FIELD_END(qrs_update_result, row), "qrs_update_result");
     h->last = UpdateResult();  // the previous result's rows are released here
-    h->last = h->table->update(update_args_from_c(args));
+    h->last = h->table->update_cells(update_cells_from_c(args));
     out->outcome = static_cast<uint32_t>(h->last.outcome);
     out->constraint_kind =
         h->last.outcome == UpdateOutcome::kConstraint ? static_cast<uint32_t>(h->last.constraint_kind) : 0;
