@@ -6,6 +6,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "absl/container/flat_hash_map.h"
+
 #include "common/status.h"
 #include "planner/rel_node.h"
 #include "schema/catalog.h"
@@ -336,7 +338,9 @@ class AggregateOp : public Operator {
       bool known = !c || c == &Collation::binary() || c == &Collation::nocase() || c == &Collation::rtrim();
       if (!known || g->type == QRS_LT_JSON) hashable_ = false;
     }
+    int_keyed_ = hashable_ && n.group_by.size() == 1;
     for (auto& a : n.aggs) {
+      any_distinct_ = any_distinct_ || a.distinct;
       arg_collations_.emplace_back();
       for (auto& e : a.args) arg_collations_.back().push_back(e->collation);
     }
@@ -346,6 +350,7 @@ class AggregateOp : public Operator {
     input_->open(outer);
     groups_.clear();
     hashed_.clear();
+    int_groups_.clear();
     owned_.clear();
     order_.clear();
     built_ = false;
@@ -371,11 +376,25 @@ class AggregateOp : public Operator {
     g->key = std::move(key);
     for (size_t i = 0; i < node_.aggs.size(); ++i) {
       g->states.push_back(node_.aggs[i].fn->make_state());
-      g->distinct_seen.emplace_back(RowLess{&arg_collations_[i]});  // DISTINCT honours the argument's collation
+      if (any_distinct_)
+        g->distinct_seen.emplace_back(RowLess{&arg_collations_[i]});  // DISTINCT honours the argument's collation
     }
     return g;
   }
   Group& find_group(Row& key) {
+    if (int_keyed_) {
+      // One numeric key (the usual GROUP BY): an open-addressing map on the integer, for
+      // every value that equals an integer (booleans, integral reals). Others fall through.
+      int64_t k;
+      if (as_integer_key(key[0], &k)) {
+        auto [it, inserted] = int_groups_.try_emplace(k, nullptr);
+        if (inserted) {
+          owned_.push_back(make_group(key));
+          it->second = owned_.back().get();
+        }
+        return *it->second;
+      }
+    }
     if (hashable_) {
       auto it = hashed_.find(key);
       if (it != hashed_.end()) return *it->second;
@@ -418,6 +437,20 @@ class AggregateOp : public Operator {
       for (auto& g : owned_) order_.push_back(g.get());
       RowLess less{&key_collations_};
       std::sort(order_.begin(), order_.end(), [&](const Group* a, const Group* b) { return less(a->key, b->key); });
+    }
+  }
+
+  static bool as_integer_key(const Value& v, int64_t* out) {
+    switch (v.type()) {
+      case ValueType::kInteger:
+      case ValueType::kBoolean: *out = v.as_int(); return true;
+      case ValueType::kReal: {
+        double d = v.as_real();
+        if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0) || d != std::floor(d)) return false;
+        *out = static_cast<int64_t>(d);
+        return true;
+      }
+      default: return false;
     }
   }
 
@@ -470,7 +503,10 @@ class AggregateOp : public Operator {
   bool hashable_ = true;
   std::map<Row, std::unique_ptr<Group>, RowLess> groups_{RowLess{&key_collations_}};
   std::unordered_map<Row, Group*, KeyHash, KeyEq> hashed_;  // when hashable_
-  std::vector<std::unique_ptr<Group>> owned_;                // the groups of hashed_
+  std::vector<std::unique_ptr<Group>> owned_;                // the groups of hashed_ and int_groups_
+  bool int_keyed_ = false;     // one hashable key: numbers go to int_groups_
+  bool any_distinct_ = false;  // some aggregate is DISTINCT (distinct_seen is kept)
+  absl::flat_hash_map<int64_t, Group*> int_groups_;
   std::vector<Group*> order_;
   bool built_ = false;
   size_t out_i_ = 0;
