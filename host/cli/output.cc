@@ -26,6 +26,7 @@ std::string display_text(const Value& v) {
   switch (v.type()) {
     case ValueType::kNull: return "NULL";
     case ValueType::kInteger: return std::to_string(v.as_int());
+    case ValueType::kBigInt: return v.str();
     case ValueType::kReal: return format_real(v.as_real());
     case ValueType::kBoolean: return v.as_bool() ? "true" : "false";
     case ValueType::kJson: return v.str();
@@ -74,7 +75,7 @@ void print_table(std::ostream& out, const std::vector<std::string>& names, const
 }
 
 void print_json_row(std::ostream& out, const std::vector<std::string>& names, const Row& row) {
-  out << json_text(row_to_json(names, row)) << "\n";
+  out << row_json_text(names, row) << "\n";
 }
 
 }  // namespace quereus

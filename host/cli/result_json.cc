@@ -1,7 +1,10 @@
 // Result values → JSON, the shape FORMAT.md §6.2 specifies.
 #include "cli/result_json.h"
 
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <unordered_map>
 
 namespace quereus {
 
@@ -10,6 +13,16 @@ nlohmann::ordered_json value_to_json(const Value& v, const JsonRenderOptions& op
   switch (v.type()) {
     case ValueType::kNull: return nullptr;
     case ValueType::kInteger: return v.as_int();
+    case ValueType::kBigInt: {
+      // A JSON number: exact up to 2^64 - 1, the nearest double beyond (json_value_text
+      // and row_json_text write every digit).
+      if (v.str()[0] != '-' && v.str().size() <= 20) {
+        errno = 0;
+        unsigned long long u = std::strtoull(v.str().c_str(), nullptr, 10);
+        if (errno == 0) return static_cast<uint64_t>(u);
+      }
+      return v.to_double();
+    }
     case ValueType::kBoolean: return v.as_bool();
     case ValueType::kText: return v.str();
     case ValueType::kReal: {
@@ -40,6 +53,34 @@ nlohmann::ordered_json row_to_json(const std::vector<std::string>& names, const 
 
 std::string json_text(const nlohmann::ordered_json& j) {
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+std::string json_value_text(const Value& v, const JsonRenderOptions& options) {
+  if (v.type() == ValueType::kBigInt) return v.str();
+  return json_text(value_to_json(v, options));
+}
+
+std::string row_json_text(const std::vector<std::string>& names, const Row& row, const JsonRenderOptions& options) {
+  size_t n = std::min(names.size(), row.size());
+  bool big = false;
+  for (size_t i = 0; i < n; ++i) big = big || row[i].type() == ValueType::kBigInt;
+  if (!big) return json_text(row_to_json(names, row, options));
+  // As row_to_json: a repeated name keeps its first position and takes the last value.
+  std::vector<size_t> order;
+  std::unordered_map<std::string, size_t> last;
+  for (size_t i = 0; i < n; ++i) {
+    auto [it, fresh] = last.try_emplace(names[i], i);
+    if (fresh) order.push_back(i);
+    else it->second = i;
+  }
+  std::string out = "{";
+  for (size_t i : order) {
+    if (out.size() > 1) out += ',';
+    out += json_text(nlohmann::ordered_json(names[i]));
+    out += ':';
+    out += json_value_text(row[last[names[i]]], options);
+  }
+  return out + "}";
 }
 
 }  // namespace quereus

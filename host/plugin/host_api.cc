@@ -121,6 +121,11 @@ qrs_value to_qrs(const Value& v) {
       q.type = QRS_TYPE_JSON;
       q.u.str = to_qrs(v.str());
       break;
+    case ValueType::kBigInt:
+      // INTEGER crosses the ABI as int64 (sdk.md, Values). The write path refuses such a
+      // value with the table and column named before it gets here.
+      throw Error(StatusCode::kRange,
+                  "integer value " + v.str() + " is out of range for a plugin (exact 64-bit integers only)");
   }
   return q;
 }

@@ -45,7 +45,8 @@ inline std::string_view to_view(qrs_string s) {
 StatusCode map_status(qrs_status st);
 const char* qrs_status_name(qrs_status st);
 
-// A borrowed view of `v`: its text/blob/json bytes stay owned by `v`.
+// A borrowed view of `v`: its text/blob/json bytes stay owned by `v`. Throws Error(kRange)
+// for an integer outside int64, which the ABI cannot carry.
 qrs_value to_qrs(const Value& v);
 // A copy of a value produced by a plugin. Throws Error(kMismatch) on an unknown type tag.
 Value from_qrs(const qrs_value& v);

@@ -3,7 +3,10 @@
 #include "plugin/module_adapter.h"
 
 #include <cctype>
+#include <cmath>
 #include <cstring>
+
+#include "types/big_int.h"
 
 namespace quereus {
 
@@ -114,6 +117,61 @@ class FilterViews {
   std::vector<std::vector<qrs_value>> in_lists_;
   std::vector<qrs_filter> filters_;
   std::vector<qrs_order_spec> ordering_;
+};
+
+// Integers cross the ABI as int64 only, so a filter comparing a column with an integer
+// outside int64 is restated over a double a module can hold, with the same answer for
+// every value a module can store: `c op B` becomes `c op d` when the double d equals B,
+// and otherwise `c <= lo` / `c >= hi` around B (lo < B < hi the neighbouring doubles).
+// IN lists drop the members no stored value can equal. Returns false when the filter
+// can match nothing (`c = B` with B no double); with `for_costing` such a filter is kept
+// as `c = nearest double` instead (the plan request only estimates).
+bool to_module_filter(FilterSpec& f, bool for_costing) {
+  auto restate = [for_costing](Value& v, qrs_filter_op& op) {
+    double d;
+    if (bigint::exact_double(v, &d)) {
+      v = Value::Real(d);
+      return true;
+    }
+    d = v.to_double();  // the nearest double (±Infinity past the double range)
+    if (op == QRS_OP_EQ) {
+      if (for_costing) v = Value::Real(d);
+      return for_costing;
+    }
+    bool below = bigint::compare_real(v, d) > 0;  // d < B
+    double lo = below ? d : std::nextafter(d, -INFINITY), hi = below ? std::nextafter(d, INFINITY) : d;
+    bool less = op == QRS_OP_LT || op == QRS_OP_LE;
+    op = less ? QRS_OP_LE : QRS_OP_GE;
+    v = Value::Real(less ? lo : hi);
+    return true;
+  };
+  if (f.op == QRS_OP_IN) {
+    size_t kept = 0;
+    for (Value& v : f.in_values) {
+      qrs_filter_op eq = QRS_OP_EQ;
+      if (v.type() != ValueType::kBigInt || restate(v, eq)) f.in_values[kept++] = std::move(v);
+    }
+    if (kept == f.in_values.size()) return true;
+    f.in_values.resize(kept);
+    f.in_count = static_cast<uint32_t>(kept);
+    return kept > 0;
+  }
+  if (f.value.type() != ValueType::kBigInt) return true;
+  return restate(f.value, f.op);
+}
+
+bool has_big_value(const std::vector<FilterSpec>& filters) {
+  for (const FilterSpec& f : filters) {
+    if (f.value.type() == ValueType::kBigInt) return true;
+    for (const Value& v : f.in_values)
+      if (v.type() == ValueType::kBigInt) return true;
+  }
+  return false;
+}
+
+class EmptyCursor final : public VtabCursor {
+ public:
+  size_t next_batch(std::vector<Row>&) override { return 0; }
 };
 
 bool same_row(const qrs_value* cells, std::span<const Value> values) {
@@ -275,7 +333,12 @@ PlanResult PluginTable::best_access_plan(const PlanRequest& req) {
   };
   if (!h_->vt.best_access_plan) return full_scan();
 
-  FilterViews fv(req.filters, req.ordering, false);
+  std::vector<FilterSpec> restated;
+  if (has_big_value(req.filters)) {
+    restated = req.filters;
+    for (FilterSpec& f : restated) to_module_filter(f, /*for_costing=*/true);
+  }
+  FilterViews fv(restated.empty() ? req.filters : restated, req.ordering, false);
   qrs_plan_request q{};
   q.struct_size = sizeof(q);
   q.filters = fv.filters();
@@ -304,7 +367,13 @@ PlanResult PluginTable::best_access_plan(const PlanRequest& req) {
 }
 
 std::unique_ptr<VtabCursor> PluginTable::open_cursor(const ScanArgs& args) {
-  FilterViews fv(args.filters, args.ordering, true);
+  std::vector<FilterSpec> restated;
+  if (has_big_value(args.filters)) {
+    restated = args.filters;
+    for (FilterSpec& f : restated)
+      if (!to_module_filter(f, /*for_costing=*/false)) return std::make_unique<EmptyCursor>();
+  }
+  FilterViews fv(restated.empty() ? args.filters : restated, args.ordering, true);
   std::vector<uint8_t> handled(args.filters.size() + 1, 0);
   for (size_t i = 0; i < args.filters.size() && i < args.handled.size(); ++i)
     handled[i] = args.handled[i];

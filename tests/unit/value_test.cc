@@ -94,7 +94,10 @@ TEST(ConversionTest, ParseNumber) {
   EXPECT_EQ(parse_number("12abc", true).as_int(), 12);
   EXPECT_TRUE(parse_number(".", false).is_null());
   EXPECT_EQ(parse_number(".5", false).as_real(), 0.5);
-  EXPECT_EQ(parse_number("99999999999999999999", false).type(), ValueType::kReal);
+  // An integer spelling past int64 stays exact (a big integer), never a rounded real.
+  EXPECT_EQ(parse_number("99999999999999999999", false).type(), ValueType::kBigInt);
+  EXPECT_EQ(parse_number("+99999999999999999999", false).to_text(), "99999999999999999999");
+  EXPECT_EQ(parse_number("-0009223372036854775808", false).type(), ValueType::kInteger);
 }
 
 TEST(PatternTest, LikeAndGlob) {

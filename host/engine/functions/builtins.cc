@@ -9,6 +9,7 @@
 #include "core/registry.h"
 #include "functions/function_util.h"
 #include "planner/scalar_expr.h"
+#include "types/big_int.h"
 #include "types/compare.h"
 
 namespace quereus {
@@ -89,47 +90,53 @@ class CountState : public AggregateState {
   int64_t n_ = 0;
 };
 
+// sum / total / avg keep two parts, as the reference does: integers add exactly (past
+// int64 as a big integer), reals add in double, and the two combine only in final(), so
+// the answer does not depend on the order rows arrive in.
 class SumState : public AggregateState {
  public:
   enum class Mode { kSum, kTotal, kAvg };
   explicit SumState(Mode m) : mode_(m) {}
   void step(Args a) override {
     if (a[0].is_null()) return;
-    Value v = a[0];
-    if (v.type() == ValueType::kText) {
+    const Value* v = &a[0];
+    Value parsed;
+    if (v->type() == ValueType::kText) {
       // Numeric-looking text counts as its number; other text is skipped.
-      v = parse_number(v.str(), false);
-      if (v.is_null()) return;
+      parsed = parse_number(v->str(), false);
+      if (parsed.is_null()) return;
+      v = &parsed;
     }
     ++count_;
-    if (v.type() == ValueType::kInteger || v.type() == ValueType::kBoolean) {
-      int64_t r;
-      if (!is_real_ && !__builtin_add_overflow(isum_, v.as_int(), &r)) { isum_ = r; return; }
-      if (!is_real_) { is_real_ = true; rsum_ = static_cast<double>(isum_); }
-      rsum_ += static_cast<double>(v.as_int());
-      return;
+    ValueType t = v->type();
+    if (t == ValueType::kInteger || t == ValueType::kBoolean) {
+      exact_.add(v->as_int());
+    } else if (t == ValueType::kBigInt) {
+      exact_.add(*v);
+    } else {
+      has_real_ = true;
+      rsum_ += v->to_double();
     }
-    if (!is_real_) { is_real_ = true; rsum_ = static_cast<double>(isum_); }
-    rsum_ += v.to_double();
   }
   Value final() override {
     switch (mode_) {
       case Mode::kSum:
         if (count_ == 0) return Value();
-        return is_real_ ? Value::Real(rsum_) : Value::Integer(isum_);
-      case Mode::kTotal: return Value::Real(is_real_ ? rsum_ : static_cast<double>(isum_));
+        return has_real_ ? Value::Real(exact_.to_double() + rsum_) : exact_.total();
+      case Mode::kTotal: return Value::Real(exact_.to_double() + rsum_);
       case Mode::kAvg:
         if (count_ == 0) return Value();
-        return Value::Real((is_real_ ? rsum_ : static_cast<double>(isum_)) / static_cast<double>(count_));
+        return Value::Real((exact_.to_double() + rsum_) / static_cast<double>(count_));
     }
     return Value();
   }
 
  private:
   Mode mode_;
-  int64_t count_ = 0, isum_ = 0;
+  int64_t count_ = 0;
+  bigint::Accumulator exact_;
   double rsum_ = 0;
-  bool is_real_ = false;
+  bool has_real_ = false;
 };
 
 class MinMaxState : public AggregateState {
@@ -207,14 +214,15 @@ void register_builtin_functions(Registry& r) {
     const Value& v = a[0];
     if (v.is_null()) return Value();
     if (v.type() == ValueType::kInteger) {
-      if (v.as_int() == INT64_MIN) throw Error(StatusCode::kError, "integer overflow");
+      if (v.as_int() == INT64_MIN) return bigint::abs(v);  // 2^63, past int64
       return Value::Integer(v.as_int() < 0 ? -v.as_int() : v.as_int());
     }
+    if (v.type() == ValueType::kBigInt) return bigint::abs(v);
     if (v.type() == ValueType::kReal) return Value::Real(std::fabs(v.as_real()));
     if (v.type() == ValueType::kText) {
       Value n = parse_number(v.str(), false);
       if (n.is_null()) return Value();
-      if (n.type() == ValueType::kInteger) return Value::Integer(n.as_int() < 0 ? -n.as_int() : n.as_int());
+      if (n.is_integer()) return bigint::abs(n);
       return Value::Real(std::fabs(n.to_double()));
     }
     throw Error(StatusCode::kError, "Invalid argument types for function abs");
@@ -343,7 +351,9 @@ void register_builtin_functions(Registry& r) {
     int64_t bound[3] = {0, 0, 1};
     for (size_t i = 0; i < a.size(); ++i) {
       Value v = a[i].type() == ValueType::kText ? parse_number(a[i].str(), false) : a[i];
-      if (v.type() == ValueType::kInteger || v.type() == ValueType::kBoolean) bound[i] = v.as_int();
+      // A big integer bound is clamped to int64 (as_int() saturates): the series is int64.
+      if (v.type() == ValueType::kInteger || v.type() == ValueType::kBoolean || v.type() == ValueType::kBigInt)
+        bound[i] = v.as_int();
       else if (v.type() == ValueType::kReal && std::isfinite(v.as_real())) bound[i] = static_cast<int64_t>(v.as_real());
       else return rows;
     }

@@ -27,6 +27,7 @@
 #include "functions/function_util.h"
 #include "functions/json_value.h"
 #include "planner/scalar_expr.h"
+#include "types/big_int.h"
 #include "types/compare.h"
 
 namespace quereus {
@@ -62,7 +63,8 @@ Value unwrap_json(const Value& v) {
 
 // ---------------------------------------------------------------- conversions
 
-// JavaScript parseInt(s, 10) over trimmed text: sign and leading digits.
+// JavaScript parseInt(s, 10) over trimmed text: sign and leading digits, at full
+// precision (past int64 as a big integer).
 std::optional<Value> parse_int_prefix(const std::string& s) {
   size_t i = 0;
   bool neg = false;
@@ -70,11 +72,7 @@ std::optional<Value> parse_int_prefix(const std::string& s) {
   size_t start = i;
   while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
   if (i == start) return std::nullopt;
-  std::string digits = s.substr(start, i - start);
-  errno = 0;
-  long long v = std::strtoll(digits.c_str(), nullptr, 10);
-  if (errno == ERANGE) return Value::Integer(neg ? INT64_MIN : INT64_MAX);
-  return Value::Integer(neg ? -v : v);
+  return bigint::from_digits(neg, std::string_view(s).substr(start, i - start));
 }
 
 // JavaScript parseFloat: the longest decimal-literal prefix (or Infinity).
@@ -106,7 +104,8 @@ Value integer_conversion(Args a) {
   Value v = unwrap_json(a[0]);
   switch (v.type()) {
     case ValueType::kNull: return Value();
-    case ValueType::kInteger: return v;
+    case ValueType::kInteger:
+    case ValueType::kBigInt: return v;
     case ValueType::kBoolean: return Value::Integer(v.as_int());
     case ValueType::kReal: {
       double d = v.as_real();
@@ -131,6 +130,7 @@ Value real_conversion(Args a) {
     case ValueType::kReal: return v;
     case ValueType::kInteger:
     case ValueType::kBoolean: return Value::Real(static_cast<double>(v.as_int()));
+    case ValueType::kBigInt: return Value::Real(v.to_double());
     case ValueType::kText: {
       std::string s = trim_ws(v.str());
       if (s.empty()) return Value();
@@ -164,6 +164,7 @@ Value boolean_conversion(Args a) {
     case ValueType::kNull: return Value();
     case ValueType::kBoolean: return v;
     case ValueType::kInteger: return Value::Boolean(v.as_int() != 0);
+    case ValueType::kBigInt: return Value::Boolean(true);
     case ValueType::kReal: return Value::Boolean(v.as_real() != 0);
     case ValueType::kText: {
       std::string s = trim_ws(v.str());
@@ -199,7 +200,7 @@ std::function<Value(Args)> unary_math(double (*f)(double), bool (*domain)(double
 // floor / ceil / trunc keep an INTEGER argument as it is.
 std::function<Value(Args)> rounding(double (*f)(double)) {
   return [f](Args a) {
-    if (a[0].type() == ValueType::kInteger) return a[0];
+    if (a[0].is_integer()) return a[0];
     auto x = num_arg(a[0]);
     if (!x) return Value();
     return Value::Real(f(*x));
@@ -265,6 +266,7 @@ Value mod_fn(Args a) {
     if (a[1].as_int() == -1) return Value::Integer(0);
     return Value::Integer(a[0].as_int() % a[1].as_int());
   }
+  if (a[0].is_integer() && a[1].is_integer()) return bigint::arith('%', a[0], a[1]);
   auto x = num_arg(a[0]), y = num_arg(a[1]);
   if (!x || !y || *y == 0) return Value();
   return Value::Real(std::fmod(*x, *y));

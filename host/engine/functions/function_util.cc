@@ -97,6 +97,7 @@ double js_number(const Value& v) {
     case ValueType::kInteger:
     case ValueType::kBoolean: return static_cast<double>(v.as_int());
     case ValueType::kReal: return v.as_real();
+    case ValueType::kBigInt: return v.to_double();
     case ValueType::kText: return text_number(v.str());
     case ValueType::kBlob: return NAN;
     case ValueType::kJson: {

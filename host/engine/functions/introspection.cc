@@ -75,6 +75,12 @@ std::vector<const ScalarExpr*> node_expressions(const RelNode& n) {
       for (const auto& e : static_cast<const ProjectNode&>(n).exprs) add(e);
       break;
     case RelKind::kJoin: add(static_cast<const JoinNode&>(n).on); break;
+    case RelKind::kSemiJoin: {
+      const auto& j = static_cast<const SemiJoinNode&>(n);
+      for (const auto& e : j.probes) add(e);
+      add(j.on);
+      break;
+    }
     case RelKind::kAggregate: {
       const auto& a = static_cast<const AggregateNode&>(n);
       for (const auto& e : a.group_by) add(e);
@@ -139,7 +145,7 @@ void expression_rows(const ScalarExpr& e, int64_t parent, int64_t& next_id, std:
 void plan_rows(const RelNode& n, int64_t id, int64_t parent, int64_t& next_id, std::vector<Row>& out) {
   static const char* kNames[] = {"TableScan", "Values", "SingleRow", "Filter", "Project", "Join", "Aggregate",
                                  "Sort", "Limit", "Distinct", "SetOperation", "WorkingTable", "RecursiveCTE",
-                                 "Window", "TableFunction"};
+                                 "Window", "TableFunction", "SemiJoin"};
   Row r;
   r.push_back(Value::Integer(id));
   r.push_back(parent < 0 ? Value() : Value::Integer(parent));

@@ -36,7 +36,8 @@ Value json_conversion(Args a) {
     case ValueType::kJson: return v;
     case ValueType::kInteger:
     case ValueType::kReal:
-    case ValueType::kBoolean: return jsonv::to_value(jsonv::from_sql_element(v));
+    case ValueType::kBoolean:
+    case ValueType::kBigInt: return jsonv::to_value(jsonv::from_sql_element(v));
     case ValueType::kText: {
       auto j = jsonv::parse(v.str());
       if (!j)

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "types/big_int.h"
+
 namespace quereus::jsonv {
 
 namespace {
@@ -173,6 +175,7 @@ std::optional<Json> from_sql_document(const Value& v) {
     case ValueType::kText:
     case ValueType::kJson: return parse(v.str());
     case ValueType::kInteger: return Json(v.as_int());
+    case ValueType::kBigInt: return Json(v.str());  // past int64: its digits as a string
     case ValueType::kReal: return number(v.as_real());
     case ValueType::kBoolean: return Json(v.as_bool());
     case ValueType::kBlob: return std::nullopt;
@@ -185,6 +188,7 @@ Json from_sql_element(const Value& v) {
     case ValueType::kNull:
     case ValueType::kBlob: return Json(nullptr);
     case ValueType::kInteger: return Json(v.as_int());
+    case ValueType::kBigInt: return Json(v.str());  // past int64: its digits as a string
     case ValueType::kReal: return number(v.as_real());
     case ValueType::kBoolean: return Json(v.as_bool());
     case ValueType::kText: {
@@ -207,7 +211,7 @@ Value to_sql_scalar(const Json& j) {
     case Json::value_t::number_unsigned: {
       uint64_t u = j.get<uint64_t>();
       if (u <= static_cast<uint64_t>(INT64_MAX)) return Value::Integer(static_cast<int64_t>(u));
-      return Value::Real(static_cast<double>(u));
+      return bigint::from_digits(false, std::to_string(u));
     }
     case Json::value_t::number_float: return Value::Real(j.get<double>());
     case Json::value_t::string: return Value::Text(j.get<std::string>());

@@ -31,11 +31,13 @@ Value to_value(const Json& j);
 
 // The JSON document an SQL argument denotes for the json_* functions (coerceToJsonValue):
 // NULL → JSON null; TEXT → parsed source (nullopt when not JSON); JSON → itself;
-// numbers and booleans → themselves; BLOB → nullopt.
+// numbers and booleans → themselves (an integer past int64 → the string of its digits, as
+// the reference keeps a bigint); BLOB → nullopt.
 std::optional<Json> from_sql_document(const Value& v);
 
 // An SQL value stored into a JSON container (prepareJsonValue): TEXT that parses as JSON
-// becomes that JSON, other TEXT a string; BLOB, NaN and ±Infinity become null.
+// becomes that JSON, other TEXT a string; BLOB, NaN and ±Infinity become null; an integer
+// past int64 becomes the string of its digits.
 Json from_sql_element(const Value& v);
 
 // An extracted JSON value handed back to SQL: null → NULL, boolean → BOOLEAN, numbers

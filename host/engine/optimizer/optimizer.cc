@@ -2,6 +2,7 @@
 #include "optimizer/optimizer.h"
 
 #include "common/status.h"
+#include "optimizer/decorrelate.h"
 #include "runtime/exec_context.h"
 #include "schema/catalog.h"
 
@@ -200,11 +201,12 @@ void Optimizer::fold_node_constants(RelNode& node) {
 }
 
 const std::vector<std::string>& Optimizer::pass_names() {
-  static const std::vector<std::string> names = {"constant_folding", "predicate_pushdown", "ordering_by_index", "hash_join"};
+  static const std::vector<std::string> names = {"constant_folding", "predicate_pushdown", "ordering_by_index", "hash_join",
+                                                   "subquery_decorrelation", "join_ordering", "index_nested_loop"};
   return names;
 }
 
-void Optimizer::plan_access(TableScanNode& scan) {
+PlanRequest access_request(const TableScanNode& scan) {
   PlanRequest req;
   for (auto& f : scan.filters) {
     FilterSpec s;
@@ -221,42 +223,47 @@ void Optimizer::plan_access(TableScanNode& scan) {
   req.ordering = scan.ordering;
   // The row count ANALYZE collected, offered to the module's costing (-1: unknown).
   if (scan.table->row_count) req.estimated_rows = static_cast<double>(*scan.table->row_count);
-  scan.plan = scan.table->table->best_access_plan(req);
+  return req;
+}
+
+void Optimizer::plan_access(TableScanNode& scan) {
+  scan.plan = scan.table->table->best_access_plan(access_request(scan));
   if (scan.plan.handled.size() != scan.filters.size()) scan.plan.handled.resize(scan.filters.size(), false);
   scan.planned = true;
+}
+
+RelPtr Optimizer::push_into_scan(RelPtr node, std::vector<ScalarPtr> conjuncts) {
+  auto& scan = static_cast<TableScanNode&>(*node);
+  if (scan.planned && !conjuncts.empty()) return filter_over(node, std::move(conjuncts));  // planned once only
+  std::vector<ScalarPtr> rest, pushed_src;
+  for (auto& c : conjuncts) {
+    PushedFilter pf;
+    if (as_pushable(c, scan, &pf)) {
+      scan.filters.push_back(std::move(pf));
+      pushed_src.push_back(c);
+    } else {
+      rest.push_back(c);
+    }
+  }
+  if (!scan.planned) plan_access(scan);
+  for (size_t i = 0; i < pushed_src.size(); ++i)
+    if (!scan.plan.handled[scan.filters.size() - pushed_src.size() + i]) rest.push_back(pushed_src[i]);
+  return filter_over(node, std::move(rest));
 }
 
 RelPtr Optimizer::rewrite(RelPtr node) {
   if (enabled("constant_folding")) fold_node_constants(*node);
   switch (node->kind) {
     case RelKind::kFilter: {
+      if (enabled("subquery_decorrelation")) {
+        DecorrelationOptions d{[this](RelPtr n) { return rewrite(std::move(n)); }, enabled("hash_join")};
+        if (RelPtr joined = decorrelate_subqueries(node, d)) return joined;
+      }
       auto& f = static_cast<FilterNode&>(*node);
-      if (f.input->kind == RelKind::kTableScan && enabled("predicate_pushdown")) {
-        auto& scan = static_cast<TableScanNode&>(*f.input);
-        std::vector<ScalarPtr> conjuncts, rest;
+      if (enabled("predicate_pushdown")) {
+        std::vector<ScalarPtr> conjuncts;
         split_conjuncts(f.predicate, conjuncts);
-        std::vector<ScalarPtr> pushed_src;
-        for (auto& c : conjuncts) {
-          PushedFilter pf;
-          if (as_pushable(c, scan, &pf)) {
-            scan.filters.push_back(std::move(pf));
-            pushed_src.push_back(c);
-          } else {
-            rest.push_back(c);
-          }
-        }
-        plan_access(scan);
-        for (size_t i = 0; i < pushed_src.size(); ++i)
-          if (!scan.plan.handled[i]) rest.push_back(pushed_src[i]);
-        if (rest.empty()) return f.input;
-        ScalarPtr pred = rest[0];
-        for (size_t i = 1; i < rest.size(); ++i) {
-          auto b = std::make_shared<BinaryScalar>(ast::BinaryOp::kAnd, pred, rest[i]);
-          b->type = QRS_LT_BOOLEAN;
-          pred = b;
-        }
-        f.predicate = pred;
-        return node;
+        return push_down(f.input, std::move(conjuncts));
       }
       f.input = rewrite(f.input);
       return node;
@@ -313,30 +320,7 @@ RelPtr Optimizer::rewrite(RelPtr node) {
   // Generic: rewrite children.
   switch (node->kind) {
     case RelKind::kProject: { auto& n = static_cast<ProjectNode&>(*node); n.input = rewrite(n.input); break; }
-    case RelKind::kJoin: {
-      auto& n = static_cast<JoinNode&>(*node);
-      n.left = rewrite(n.left);
-      n.right = rewrite(n.right);
-      if (enabled("hash_join") && n.on) {
-        int lw = static_cast<int>(n.left->columns.size());
-        std::vector<ScalarPtr> conj;
-        split_conjuncts(n.on, conj);
-        n.equi_keys.clear();
-        for (auto& c : conj) {
-          if (c->kind != ScalarKind::kBinary) continue;
-          auto& b = static_cast<const BinaryScalar&>(*c);
-          if (b.op != ast::BinaryOp::kEq && b.op != ast::BinaryOp::kEqEq) continue;
-          if (b.compare_collation && b.compare_collation != &Collation::binary()) continue;
-          if (b.duration_order) continue;  // durations equal by elapsed time, not by key bytes
-          auto* l = as_local_column(*b.left);
-          auto* r = as_local_column(*b.right);
-          if (!l || !r) continue;
-          if (l->slot < lw && r->slot >= lw) n.equi_keys.push_back({l->slot, r->slot - lw});
-          else if (r->slot < lw && l->slot >= lw) n.equi_keys.push_back({r->slot, l->slot - lw});
-        }
-      }
-      break;
-    }
+    case RelKind::kJoin: return push_down(node, {});
     case RelKind::kAggregate: { auto& n = static_cast<AggregateNode&>(*node); n.input = rewrite(n.input); break; }
     case RelKind::kLimit: { auto& n = static_cast<LimitNode&>(*node); n.input = rewrite(n.input); break; }
     case RelKind::kWindow: { auto& n = static_cast<WindowNode&>(*node); n.input = rewrite(n.input); break; }

@@ -2,11 +2,20 @@
 // list of named passes, each of which can be switched off (pragma-style names):
 //
 //   constant_folding  — folds constant scalar subtrees into literals
-//   predicate_pushdown — offers WHERE conjuncts over a table to its module's access
-//                        plan; conjuncts the module handles leave the residual filter
+//   predicate_pushdown — moves WHERE / ON conjuncts down through joins (into the side
+//                        they read, as NULL-extension allows) and plain-column
+//                        projections, then offers them to a table's access plan;
+//                        conjuncts the module handles leave the residual filter
 //   ordering_by_index — drops a SORT when the module's access path already provides
 //                        the order
-//   hash_join         — marks BINARY column equalities in a join's ON as hash keys
+//   hash_join         — marks BINARY column equalities in a join's ON as hash keys;
+//                        the hash table is built on the smaller side
+//   join_ordering     — orders the relations of a region of inner joins by estimated
+//                        cardinality, connected relations first (join_planning.cc)
+//   index_nested_loop — re-opens a table scan per outer row with the join equality
+//                        pushed into its access plan, when that costs less
+//   subquery_decorrelation — turns EXISTS / IN conjuncts of a filter into semi and
+//                        anti joins (decorrelate.h)
 //
 //   planner/ → Optimizer → runtime/
 #pragma once
@@ -36,10 +45,24 @@ class Optimizer {
   // constant_folding: replaces constant subexpressions of the node's own expressions.
   void fold_node_constants(RelNode& node);
   void plan_access(TableScanNode& scan);
+  // predicate_pushdown (with join_ordering and the join algorithms, join_planning.cc):
+  // returns a plan equal to `node` filtered by `conjuncts` (predicates over its output),
+  // with `node` rewritten and each conjunct placed as far down as is sound.
+  RelPtr push_down(RelPtr node, std::vector<ScalarPtr> conjuncts);
+  RelPtr push_into_scan(RelPtr scan, std::vector<ScalarPtr> conjuncts);
+  RelPtr plan_inner_joins(RelPtr top, std::vector<ScalarPtr> conjuncts);
+  RelPtr plan_outer_join(RelPtr join, std::vector<ScalarPtr> conjuncts);
+  // hash_join / index_nested_loop: how `join` finds the partners of a row.
+  void choose_join_algorithm(JoinNode& join);
+  bool use_index_lookup(JoinNode& join);
   const OptimizerOptions& options_;
 };
 
 // Splits a predicate into its AND-ed conjuncts.
 void split_conjuncts(const ScalarPtr& e, std::vector<ScalarPtr>& out);
+// `input` filtered by the AND of `conjuncts`; `input` itself when there are none.
+RelPtr filter_over(RelPtr input, std::vector<ScalarPtr> conjuncts);
+// The access-plan request for a scan's pushed filters and requested ordering.
+PlanRequest access_request(const TableScanNode& scan);
 
 }  // namespace quereus

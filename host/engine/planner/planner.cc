@@ -328,10 +328,14 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
           t = n.type() == ValueType::kInteger ? QRS_LT_INTEGER : QRS_LT_REAL;
           break;
         }
-        case ast::LiteralKind::kReal:
-          v = Value::Real(std::strtod(l.text.c_str(), nullptr));
-          t = QRS_LT_REAL;
+        case ast::LiteralKind::kReal: {
+          // The parser leaves a decimal integer too big for int64 as kReal; it is an
+          // exact (big) INTEGER all the same.
+          bool digits = !l.text.empty() && l.text.find_first_not_of("0123456789") == std::string::npos;
+          v = digits ? parse_number(l.text, false) : Value::Real(std::strtod(l.text.c_str(), nullptr));
+          t = v.is_integer() ? QRS_LT_INTEGER : QRS_LT_REAL;
           break;
+        }
         case ast::LiteralKind::kString: v = Value::Text(l.text); t = QRS_LT_TEXT; break;
         case ast::LiteralKind::kBlob: v = Value::Blob(l.text); t = QRS_LT_BLOB; break;
         case ast::LiteralKind::kTrue: v = Value::Boolean(true); t = QRS_LT_BOOLEAN; break;

@@ -342,6 +342,9 @@ RelProperties derive(const RelNode& node) {
       for (const auto& key : node.keys) add_key(p, key, n);
       return p;
     }
+    case RelKind::kSemiJoin:
+      // A subset of the left rows, each at most once: every fact of the left side holds.
+      return derive_properties(*static_cast<const SemiJoinNode&>(node).left);
     case RelKind::kAggregate: {
       auto& a = static_cast<const AggregateNode&>(node);
       RelProperties in = derive_properties(*a.input);

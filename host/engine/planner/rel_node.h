@@ -29,7 +29,7 @@ struct Attribute {
 
 enum class RelKind {
   kTableScan, kValues, kSingleRow, kFilter, kProject, kJoin, kAggregate, kSort, kLimit,
-  kDistinct, kSetOp, kWorkingTable, kRecursiveCte, kWindow, kTableFunction,
+  kDistinct, kSetOp, kWorkingTable, kRecursiveCte, kWindow, kTableFunction, kSemiJoin,
 };
 
 // A stateful iterator over one execution of a plan node.
@@ -123,12 +123,55 @@ struct JoinNode : RelNode {
   // equalities in ON. The operator then probes a hash table instead of looping; ON is
   // still evaluated on each candidate pair.
   std::vector<std::pair<int, int>> equi_keys;
+  // hash_join on an inner join: hash the left rows and stream the right ones (the left
+  // side is estimated much smaller). Output rows then come in right-side order.
+  bool build_left = false;
+  // index_nested_loop (inner and left joins): `right` (a table scan, possibly under its
+  // residual filter and a projection) is re-opened per left row with the left row at
+  // level 1, as a correlated subquery is; its scan seeks on a level-1 column. ON is still
+  // evaluated on each pair.
+  bool index_lookup = false;
   // Existence flags (`… on … exists right as hasB`): one NOT NULL boolean column per
   // entry, appended after both sides' columns in this order. A flag is true when its
   // side took part in the row and false on a row null-extended on that side. Derived
   // from the match itself, never from re-evaluating ON; never part of a key.
   enum class Side { kLeft, kRight };
   std::vector<Side> existence;
+};
+
+// A semi join (each left row that has a match on the right, once) or an anti join (each
+// left row that has none). Made by the optimizer's subquery_decorrelation pass from
+// EXISTS / IN conjuncts of a WHERE; outputs the left row only, so it never duplicates a
+// row. Not a JoinNode: its output is not the concatenation of its sides.
+//
+// `on` and the key expressions are evaluated in the subquery's own frame: level 0 is the
+// right row, level 1 the left row (followed by `probes`), level 2 on the join's outer
+// rows. `right` is opened once per open of the join with an empty row standing at level 1,
+// so it may read the outer rows (level 2 on) but never the left row.
+struct SemiJoinNode : RelNode {
+  SemiJoinNode() : RelNode(RelKind::kSemiJoin) {}
+  std::unique_ptr<Operator> instantiate() const override;
+  std::string describe() const override;
+  std::vector<const RelNode*> children() const override { return {left.get(), right.get()}; }
+  bool anti = false;
+  RelPtr left, right;
+  // Evaluated over each left row (level 0 = the left row); `on` reads them at left slots
+  // n, n + 1, … where n is the left width (an IN's probe operand).
+  std::vector<ScalarPtr> probes;
+  ScalarPtr on;  // may be null: any right row matches
+  // Hash keys: pairs of expressions equal under BINARY whenever `on` holds — `left` reads
+  // only the left row and outer rows, `right` only the right row and outer rows. The
+  // right rows are hashed once; `on` is still evaluated on each candidate.
+  struct Key {
+    ScalarPtr left, right;
+  };
+  std::vector<Key> equi;
+  // NOT IN: the index in `equi` of the membership key. A NULL on either side of it may
+  // still satisfy `on` (`x IS NULL OR y IS NULL OR x = y`), so such rows are candidates
+  // for every probe. -1 for other joins.
+  int null_aware_key = -1;
+  // `right` reads no outer row: its rows are computed once per statement execution.
+  bool right_constant = false;
 };
 
 struct AggregateCall {

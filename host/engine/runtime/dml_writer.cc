@@ -27,11 +27,20 @@ Value DmlWriter::coerce(const Value& v, const ColumnSchema& col, const TableSche
                      " value '" + v.to_text() + "' in " + (col.type_name.empty() ? "ANY" : col.type_name) +
                      " column " + table.name + "." + col.name);
   };
+  // Modules store INTEGER as int64 (the SDK's value contract): an integer outside int64 is
+  // refused here, before the module sees the row, so the statement rolls back whole.
+  auto out_of_range = [&]() -> Error {
+    return Error(StatusCode::kRange, "integer value " + v.str() + " is out of range for column " + table.name + "." +
+                                         col.name + " (exact 64-bit integers only)");
+  };
   switch (col.logical_type) {
-    case QRS_LT_ANY: return v;
+    case QRS_LT_ANY:
+      if (v.type() == ValueType::kBigInt) throw out_of_range();
+      return v;
     case QRS_LT_INTEGER:
       switch (v.type()) {
         case ValueType::kInteger: return v;
+        case ValueType::kBigInt: throw out_of_range();
         case ValueType::kBoolean: return Value::Integer(v.as_int());
         case ValueType::kReal: {
           double d = v.as_real();
@@ -50,6 +59,7 @@ Value DmlWriter::coerce(const Value& v, const ColumnSchema& col, const TableSche
         case ValueType::kReal: return v;
         case ValueType::kInteger:
         case ValueType::kBoolean: return Value::Real(static_cast<double>(v.as_int()));
+        case ValueType::kBigInt: return Value::Real(v.to_double());
         case ValueType::kText: {
           Value n = parse_number(v.str(), false);
           if (n.is_null()) throw mismatch();
@@ -61,6 +71,7 @@ Value DmlWriter::coerce(const Value& v, const ColumnSchema& col, const TableSche
       switch (v.type()) {
         case ValueType::kReal:
         case ValueType::kInteger: return v;
+        case ValueType::kBigInt: throw out_of_range();
         case ValueType::kBoolean: return Value::Integer(v.as_int());
         case ValueType::kText: {
           Value n = parse_number(v.str(), false);
@@ -105,7 +116,9 @@ Value DmlWriter::coerce(const Value& v, const ColumnSchema& col, const TableSche
       if (t.is_null()) throw mismatch();
       return t;
     }
-    default: return v;
+    default:
+      if (v.type() == ValueType::kBigInt) throw out_of_range();
+      return v;
   }
 }
 

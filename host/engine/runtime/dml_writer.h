@@ -39,7 +39,9 @@ class DmlWriter {
   std::optional<Row> update(const Row& old_row, Row new_row, ConflictAction action);
   std::optional<Row> remove(const Row& old_row);
 
-  // Converts a value to a column's declared type (the write-side coercion).
+  // Converts a value to a column's declared type (the write-side coercion). Throws
+  // Error(kMismatch) for a value the type cannot hold, and Error(kRange) for an integer
+  // outside int64 that would reach the module as one (INTEGER, NUMERIC, ANY columns).
   static Value coerce(const Value& v, const ColumnSchema& col, const TableSchema& table);
 
  private:

@@ -2,6 +2,7 @@
 // pull iterators; each node's instantiate() builds a fresh operator per execution.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -207,6 +208,54 @@ class ProjectOp : public Operator {
 
 // ---------------------------------------------------------------- join
 
+// The hash table of a hash join over one side's materialized rows: row indices chained
+// per bucket in ascending order, so a probe yields its partners in that side's order.
+class JoinHashTable {
+ public:
+  // Indexes rows [0, n); key_hash(i, &null_key) is row i's key hash. A row with a NULL
+  // key is left out: NULL never equals anything.
+  template <class KeyHash>
+  void build(size_t n, KeyHash&& key_hash) {
+    size_t buckets = 16;
+    while (buckets < 2 * n) buckets <<= 1;
+    mask_ = buckets - 1;
+    heads_.assign(buckets, 0);
+    next_.assign(n, 0);
+    hashes_.assign(n, 0);
+    for (size_t i = n; i-- > 0;) {  // last row first: each chain then runs in row order
+      bool null_key = false;
+      size_t h = key_hash(i, &null_key);
+      if (null_key) continue;
+      hashes_[i] = h;
+      size_t& head = heads_[mix(h) & mask_];
+      next_[i] = head;
+      head = i + 1;
+    }
+  }
+  void clear() {
+    heads_.clear();
+    next_.clear();
+    hashes_.clear();
+  }
+  // Appends the rows whose key hash is `h`, in ascending order.
+  void probe(size_t h, std::vector<size_t>& out) const {
+    if (heads_.empty()) return;
+    for (size_t c = heads_[mix(h) & mask_]; c; c = next_[c - 1])
+      if (hashes_[c - 1] == h) out.push_back(c - 1);
+  }
+
+ private:
+  static size_t mix(size_t h) {
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    return h ^ (h >> 33);
+  }
+  std::vector<size_t> heads_;   // per bucket: its first row + 1 (0: empty)
+  std::vector<size_t> next_;    // per row: the next row + 1 of its bucket
+  std::vector<size_t> hashes_;  // per row: its key hash
+  size_t mask_ = 0;
+};
+
 class NestedLoopJoinOp : public Operator {
  public:
   explicit NestedLoopJoinOp(const JoinNode& n)
@@ -220,14 +269,8 @@ class NestedLoopJoinOp : public Operator {
     while (right_->next(r)) right_rows_.push_back(r);
     right_matched_.assign(right_rows_.size(), false);
     hash_.clear();
-    if (!node_.equi_keys.empty()) {
-      hash_.reserve(right_rows_.size());
-      for (size_t i = 0; i < right_rows_.size(); ++i) {
-        bool null_key = false;
-        size_t h = key_hash(right_rows_[i], false, &null_key);
-        if (!null_key) hash_.emplace(h, i);  // NULL never equals anything
-      }
-    }
+    if (!node_.equi_keys.empty())
+      hash_.build(right_rows_.size(), [&](size_t i, bool* null_key) { return key_hash(right_rows_[i], false, null_key); });
     candidates_.clear();
     have_left_ = false;
     emitting_unmatched_right_ = false;
@@ -265,11 +308,7 @@ class NestedLoopJoinOp : public Operator {
           candidates_.clear();
           bool null_key = false;
           size_t h = key_hash(left_row_, true, &null_key);
-          if (!null_key) {
-            auto [b, e] = hash_.equal_range(h);
-            for (auto it = b; it != e; ++it) candidates_.push_back(it->second);
-            std::sort(candidates_.begin(), candidates_.end());  // keep the right side's order
-          }
+          if (!null_key) hash_.probe(h, candidates_);  // in the right side's order
         }
       }
       bool hashed = !node_.equi_keys.empty();
@@ -317,11 +356,265 @@ class NestedLoopJoinOp : public Operator {
   }
   std::vector<Row> right_rows_;
   std::vector<bool> right_matched_;
-  std::unordered_multimap<size_t, size_t> hash_;
+  JoinHashTable hash_;
   std::vector<size_t> candidates_;
   Row left_row_;
   bool have_left_ = false, left_matched_ = false, emitting_unmatched_right_ = false;
   size_t ri_ = 0;
+};
+
+// Semi / anti join (SemiJoinNode): the right side is materialized (and hashed on the
+// node's keys) the first time a left row needs it; each left row is emitted at most once.
+class SemiJoinOp : public Operator {
+ public:
+  explicit SemiJoinOp(const SemiJoinNode& n)
+      : node_(n), left_(n.left->instantiate()), right_(n.right->instantiate()), width_(n.left->columns.size()) {}
+  void open(const EvalEnv& outer) override {
+    outer_ = outer;
+    left_->open(outer);
+    // A constant right side built earlier in this execution is kept.
+    if (!(node_.right_constant && loaded_ && generation_ == (outer.ctx ? outer.ctx->generation : 0))) loaded_ = false;
+  }
+  bool next(Row& out) override {
+    while (left_->next(out)) {
+      if (!loaded_) load();
+      bool matched;
+      if (node_.probes.empty()) {
+        matched = matches(out);
+      } else if (out.size() == width_) {
+        // The probes ride at the end of the left row while it is tested.
+        append_probes(out, out);
+        matched = matches(out);
+        out.resize(width_);
+      } else {
+        probed_.assign(out.begin(), out.begin() + std::min(out.size(), width_));
+        probed_.resize(width_);
+        append_probes(out, probed_);
+        matched = matches(probed_);
+      }
+      if (matched != node_.anti) return true;
+    }
+    return false;
+  }
+
+ private:
+  void load() {
+    right_rows_.clear();
+    hash_.clear();
+    null_rows_.clear();
+    // The right side reads no left row: an empty row stands at level 1.
+    right_env_ = EvalEnv{nullptr, &outer_, outer_.ctx};
+    right_->open(right_env_);
+    // Without a condition one row decides every match.
+    size_t limit = node_.on || !node_.equi.empty() ? std::numeric_limits<size_t>::max() : 1;
+    Row r;
+    while (right_rows_.size() < limit && right_->next(r)) right_rows_.push_back(std::move(r));
+    if (!node_.equi.empty()) {
+      hash_.reserve(right_rows_.size());
+      std::vector<Value> key;
+      for (size_t i = 0; i < right_rows_.size(); ++i) {
+        EvalEnv env{&right_rows_[i], &right_env_, outer_.ctx};
+        key.clear();
+        for (const auto& k : node_.equi) key.push_back(k.right->eval(env));
+        int null_at = first_null(key);
+        if (null_at < 0) hash_.emplace(hash_key(key), i);
+        else if (null_at == node_.null_aware_key && only_null_at(key, null_at)) null_rows_.push_back(i);
+        // Otherwise a NULL correlation key: the row matches nothing.
+      }
+    }
+    loaded_ = true;
+    generation_ = outer_.ctx ? outer_.ctx->generation : 0;
+  }
+
+  void append_probes(const Row& left_row, Row& to) {
+    EvalEnv env{&left_row, &outer_, outer_.ctx};
+    for (const auto& p : node_.probes) {
+      Value v = p->eval(env);
+      to.push_back(std::move(v));
+    }
+  }
+
+  // Whether some right row meets `left_row` (the left row followed by the probes).
+  bool matches(const Row& left_row) {
+    EvalEnv left_env{&left_row, &outer_, outer_.ctx};
+    EvalEnv env{nullptr, &left_env, outer_.ctx};  // row: the right row under test
+    auto accept = [&](size_t i) {
+      if (!node_.on) return true;
+      env.row = &right_rows_[i];
+      bool is_null;
+      return node_.on->eval(env).truthy(&is_null);
+    };
+    if (node_.equi.empty()) {
+      for (size_t i = 0; i < right_rows_.size(); ++i)
+        if (accept(i)) return true;
+      return false;
+    }
+    key_.clear();
+    for (const auto& k : node_.equi) key_.push_back(k.left->eval(env));
+    int null_at = first_null(key_);
+    if (null_at >= 0) {
+      // A NULL membership probe may still meet any right row (NOT IN); a NULL correlation
+      // key meets none.
+      if (null_at != node_.null_aware_key || !only_null_at(key_, null_at)) return false;
+      for (size_t i = 0; i < right_rows_.size(); ++i)
+        if (accept(i)) return true;
+      return false;
+    }
+    auto [b, e] = hash_.equal_range(hash_key(key_));
+    for (auto it = b; it != e; ++it)
+      if (accept(it->second)) return true;
+    for (size_t i : null_rows_)
+      if (accept(i)) return true;
+    return false;
+  }
+
+  static int first_null(const std::vector<Value>& key) {
+    for (size_t i = 0; i < key.size(); ++i)
+      if (key[i].is_null()) return static_cast<int>(i);
+    return -1;
+  }
+  static bool only_null_at(const std::vector<Value>& key, int at) {
+    for (size_t i = 0; i < key.size(); ++i)
+      if (static_cast<int>(i) != at && key[i].is_null()) return false;
+    return true;
+  }
+  static size_t hash_key(const std::vector<Value>& key) {
+    size_t h = 0;
+    for (const auto& v : key) h = h * 1000003u ^ hash_value(v);
+    return h;
+  }
+
+  const SemiJoinNode& node_;
+  std::unique_ptr<Operator> left_, right_;
+  EvalEnv outer_, right_env_;
+  std::vector<Row> right_rows_;
+  std::unordered_multimap<size_t, size_t> hash_;
+  std::vector<size_t> null_rows_;  // NOT IN: right rows whose membership key is NULL
+  std::vector<Value> key_;
+  const size_t width_;  // the left side's columns; the probes follow them
+  Row probed_;          // a left row of another width, with the probes
+  bool loaded_ = false;
+  uint64_t generation_ = 0;
+};
+
+// The existence flags of one output row of `join`: which sides took part in it.
+void append_existence(const JoinNode& join, Row& out, bool left_present, bool right_present) {
+  for (JoinNode::Side s : join.existence)
+    out.push_back(Value::Boolean(s == JoinNode::Side::kLeft ? left_present : right_present));
+}
+
+// The hash of one side's equi-key values; `null_key` when one is NULL (it matches nothing).
+size_t join_key_hash(const JoinNode& join, const Row& row, bool left, bool* null_key) {
+  size_t h = 0;
+  for (auto& [l, r] : join.equi_keys) {
+    const Value& v = row[left ? l : r];
+    if (v.is_null()) *null_key = true;
+    h = h * 1000003u ^ hash_value(v);
+  }
+  return h;
+}
+
+// index_nested_loop (inner, cross and left joins): the right side, a table scan seeking on
+// level-1 references, is re-opened for each left row with that row as its outer row.
+class IndexNestedLoopJoinOp : public Operator {
+ public:
+  explicit IndexNestedLoopJoinOp(const JoinNode& n)
+      : node_(n), left_(n.left->instantiate()), right_(n.right->instantiate()) {}
+  void open(const EvalEnv& outer) override {
+    outer_ = outer;
+    left_->open(outer);
+    have_left_ = false;
+  }
+  bool next(Row& out) override {
+    const size_t lw = node_.left->columns.size(), rw = node_.right->columns.size();
+    for (;;) {
+      if (!have_left_) {
+        if (!left_->next(left_row_)) return false;
+        have_left_ = true;
+        matched_ = false;
+        right_env_ = EvalEnv{&left_row_, &outer_, outer_.ctx};
+        right_->open(right_env_);
+      }
+      while (right_->next(right_row_)) {
+        out = left_row_;
+        out.insert(out.end(), right_row_.begin(), right_row_.end());
+        if (node_.on) {
+          EvalEnv env{&out, &outer_, outer_.ctx};
+          bool is_null;
+          if (!node_.on->eval(env).truthy(&is_null)) continue;
+        }
+        matched_ = true;
+        append_existence(node_, out, true, true);
+        return true;
+      }
+      have_left_ = false;
+      if (!matched_ && node_.join == ast::JoinKind::kLeft) {
+        out = left_row_;
+        out.resize(lw + rw);
+        append_existence(node_, out, true, false);
+        return true;
+      }
+    }
+  }
+
+ private:
+  const JoinNode& node_;
+  std::unique_ptr<Operator> left_, right_;
+  EvalEnv outer_, right_env_;  // right_env_: the left row, chained to the outer rows
+  Row left_row_, right_row_;
+  bool have_left_ = false, matched_ = false;
+};
+
+// A hash join (inner or cross, with equi keys) that hashes the left rows and streams the
+// right ones: the left side is the smaller. Rows come out in right-side order, each
+// right row's partners in left-side order.
+class HashBuildLeftJoinOp : public Operator {
+ public:
+  explicit HashBuildLeftJoinOp(const JoinNode& n)
+      : node_(n), left_(n.left->instantiate()), right_(n.right->instantiate()) {}
+  void open(const EvalEnv& outer) override {
+    outer_ = outer;
+    left_->open(outer);
+    left_rows_.clear();
+    Row r;
+    while (left_->next(r)) left_rows_.push_back(r);
+    hash_.build(left_rows_.size(),
+                [&](size_t i, bool* null_key) { return join_key_hash(node_, left_rows_[i], true, null_key); });
+    right_->open(outer);
+    candidates_.clear();
+    ci_ = 0;
+  }
+  bool next(Row& out) override {
+    for (;;) {
+      while (ci_ < candidates_.size()) {
+        const Row& l = left_rows_[candidates_[ci_++]];
+        out = l;
+        out.insert(out.end(), right_row_.begin(), right_row_.end());
+        if (node_.on) {
+          EvalEnv env{&out, &outer_, outer_.ctx};
+          bool is_null;
+          if (!node_.on->eval(env).truthy(&is_null)) continue;
+        }
+        return true;
+      }
+      if (!right_->next(right_row_)) return false;
+      candidates_.clear();
+      ci_ = 0;
+      bool null_key = false;
+      size_t h = join_key_hash(node_, right_row_, false, &null_key);
+      if (!null_key) hash_.probe(h, candidates_);  // in the left side's order
+    }
+  }
+
+ private:
+  const JoinNode& node_;
+  std::unique_ptr<Operator> left_, right_;
+  EvalEnv outer_;
+  std::vector<Row> left_rows_;
+  JoinHashTable hash_;
+  std::vector<size_t> candidates_;
+  size_t ci_ = 0;
+  Row right_row_;
 };
 
 // ---------------------------------------------------------------- aggregate
@@ -855,7 +1148,12 @@ std::unique_ptr<Operator> ValuesNode::instantiate() const { return std::make_uni
 std::unique_ptr<Operator> SingleRowNode::instantiate() const { return std::make_unique<SingleRowOp>(); }
 std::unique_ptr<Operator> FilterNode::instantiate() const { return std::make_unique<FilterOp>(*this); }
 std::unique_ptr<Operator> ProjectNode::instantiate() const { return std::make_unique<ProjectOp>(*this); }
-std::unique_ptr<Operator> JoinNode::instantiate() const { return std::make_unique<NestedLoopJoinOp>(*this); }
+std::unique_ptr<Operator> JoinNode::instantiate() const {
+  if (index_lookup) return std::make_unique<IndexNestedLoopJoinOp>(*this);
+  if (build_left && !equi_keys.empty()) return std::make_unique<HashBuildLeftJoinOp>(*this);
+  return std::make_unique<NestedLoopJoinOp>(*this);
+}
+std::unique_ptr<Operator> SemiJoinNode::instantiate() const { return std::make_unique<SemiJoinOp>(*this); }
 std::unique_ptr<Operator> AggregateNode::instantiate() const { return std::make_unique<AggregateOp>(*this); }
 std::unique_ptr<Operator> SortNode::instantiate() const { return std::make_unique<SortOp>(*this); }
 std::unique_ptr<Operator> LimitNode::instantiate() const { return std::make_unique<LimitOp>(*this); }
@@ -869,13 +1167,25 @@ std::string TableScanNode::describe() const {
 }
 
 std::string JoinNode::describe() const {
+  // The algorithm the optimizer chose (query_plan's detail column shows it).
+  const std::string algorithm = index_lookup          ? " (index nested loop)"
+                                : equi_keys.empty()   ? " (nested loop)"
+                                : build_left          ? " (hash, build left)"
+                                                      : " (hash, build right)";
   switch (join) {
-    case ast::JoinKind::kLeft: return "LEFT JOIN (nested loop)";
-    case ast::JoinKind::kRight: return "RIGHT JOIN (nested loop)";
-    case ast::JoinKind::kFull: return "FULL JOIN (nested loop)";
-    case ast::JoinKind::kCross: return "CROSS JOIN (nested loop)";
-    default: return "INNER JOIN (nested loop)";
+    case ast::JoinKind::kLeft: return "LEFT JOIN" + algorithm;
+    case ast::JoinKind::kRight: return "RIGHT JOIN" + algorithm;
+    case ast::JoinKind::kFull: return "FULL JOIN" + algorithm;
+    case ast::JoinKind::kCross: return "CROSS JOIN" + algorithm;
+    default: return "INNER JOIN" + algorithm;
   }
+}
+
+std::string SemiJoinNode::describe() const {
+  std::string s = anti ? "ANTI JOIN (" : "SEMI JOIN (";
+  s += equi.empty() ? "nested loop" : "hash";
+  if (null_aware_key >= 0) s += ", null-aware";
+  return s + ")";
 }
 
 std::string SetOpNode::describe() const {

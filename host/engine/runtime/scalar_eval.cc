@@ -11,6 +11,7 @@
 #include "planner/rel_node.h"
 #include "planner/scalar_expr.h"
 #include "schema/catalog.h"
+#include "types/big_int.h"
 #include "types/compare.h"
 
 namespace quereus {
@@ -23,7 +24,8 @@ Value bool_value(bool b) { return Value::Boolean(b); }
 Value as_numeric(const Value& v) {
   switch (v.type()) {
     case ValueType::kInteger:
-    case ValueType::kReal: return v;
+    case ValueType::kReal:
+    case ValueType::kBigInt: return v;
     case ValueType::kBoolean: return Value::Integer(v.as_int());
     case ValueType::kText: {
       Value n = parse_number(v.str(), true);
@@ -33,7 +35,8 @@ Value as_numeric(const Value& v) {
   }
 }
 
-char temporal_op(ast::BinaryOp op) {
+// The operator as the temporal table and bigint::arith spell it.
+char op_char(ast::BinaryOp op) {
   switch (op) {
     case ast::BinaryOp::kAdd: return '+';
     case ast::BinaryOp::kSub: return '-';
@@ -43,54 +46,24 @@ char temporal_op(ast::BinaryOp op) {
   }
 }
 
+// Arithmetic that is not int64 op int64: a big integer or a real takes part.
 // An integer past ±(2^53 - 1) meeting an integral real stays exact (the reference keeps
-// its bigint operand in the bigint domain): the real joins as an integer.
-void keep_big_integer_exact(Value& a, Value& b) {
+// its bigint operand in the bigint domain): the real joins as an exact integer.
+// Integer-only operands are computed exactly; anything else in double.
+Value mixed_arith(ast::BinaryOp op, Value a, Value b) {
   constexpr int64_t kMaxSafe = (int64_t{1} << 53) - 1;
   auto big = [](const Value& v) {
-    return v.type() == ValueType::kInteger && (v.as_int() > kMaxSafe || v.as_int() < -kMaxSafe);
+    return v.type() == ValueType::kBigInt ||
+           (v.type() == ValueType::kInteger && (v.as_int() > kMaxSafe || v.as_int() < -kMaxSafe));
   };
   auto integral = [](const Value& v) {
     if (v.type() != ValueType::kReal) return false;
     double d = v.as_real();
-    return std::floor(d) == d && std::fabs(d) < 9.2e18;
+    return std::isfinite(d) && std::floor(d) == d;
   };
-  if (big(a) && integral(b)) b = Value::Integer(static_cast<int64_t>(b.as_real()));
-  else if (big(b) && integral(a)) a = Value::Integer(static_cast<int64_t>(a.as_real()));
-}
-
-Value arith(ast::BinaryOp op, const Value& a0, const Value& b0) {
-  // Temporal operands (by value shape) take the temporal operation table.
-  if (!(a0.is_numeric() && b0.is_numeric())) {
-    Value out;
-    if (temporal::temporal_arithmetic(temporal_op(op), a0, b0, &out)) return out;
-  }
-  if (a0.is_null() || b0.is_null()) return Value();
-  Value a = as_numeric(a0), b = as_numeric(b0);
-  keep_big_integer_exact(a, b);
-  if (a.type() == ValueType::kInteger && b.type() == ValueType::kInteger) {
-    int64_t x = a.as_int(), y = b.as_int(), r = 0;
-    switch (op) {
-      case ast::BinaryOp::kAdd:
-        if (!__builtin_add_overflow(x, y, &r)) return Value::Integer(r);
-        return Value::Real(static_cast<double>(x) + static_cast<double>(y));
-      case ast::BinaryOp::kSub:
-        if (!__builtin_sub_overflow(x, y, &r)) return Value::Integer(r);
-        return Value::Real(static_cast<double>(x) - static_cast<double>(y));
-      case ast::BinaryOp::kMul:
-        if (!__builtin_mul_overflow(x, y, &r)) return Value::Integer(r);
-        return Value::Real(static_cast<double>(x) * static_cast<double>(y));
-      case ast::BinaryOp::kDiv:
-        if (y == 0) return Value();
-        if (x == std::numeric_limits<int64_t>::min() && y == -1) return Value::Real(-static_cast<double>(x));
-        return Value::Integer(x / y);
-      case ast::BinaryOp::kMod:
-        if (y == 0) return Value();
-        if (y == -1) return Value::Integer(0);
-        return Value::Integer(x % y);
-      default: break;
-    }
-  }
+  if (big(a) && integral(b)) b = bigint::from_double(b.as_real());
+  else if (big(b) && integral(a)) a = bigint::from_double(a.as_real());
+  if (a.is_integer() && b.is_integer()) return bigint::arith(op_char(op), a, b);
   double x = a.to_double(), y = b.to_double();
   switch (op) {
     case ast::BinaryOp::kAdd: return Value::Real(x + y);
@@ -102,10 +75,54 @@ Value arith(ast::BinaryOp op, const Value& a0, const Value& b0) {
   }
 }
 
+Value arith(ast::BinaryOp op, const Value& a0, const Value& b0) {
+  // Temporal operands (by value shape) take the temporal operation table.
+  if (!(a0.is_numeric() && b0.is_numeric())) {
+    Value out;
+    if (temporal::temporal_arithmetic(op_char(op), a0, b0, &out)) return out;
+  }
+  if (a0.is_null() || b0.is_null()) return Value();
+  Value a = as_numeric(a0), b = as_numeric(b0);
+  if (a.type() == ValueType::kInteger && b.type() == ValueType::kInteger) {
+    // int64 op int64; a result outside int64 continues as a big integer.
+    int64_t x = a.as_int(), y = b.as_int(), r = 0;
+    switch (op) {
+      case ast::BinaryOp::kAdd:
+        if (!__builtin_add_overflow(x, y, &r)) return Value::Integer(r);
+        return bigint::arith('+', a, b);
+      case ast::BinaryOp::kSub:
+        if (!__builtin_sub_overflow(x, y, &r)) return Value::Integer(r);
+        return bigint::arith('-', a, b);
+      case ast::BinaryOp::kMul:
+        if (!__builtin_mul_overflow(x, y, &r)) return Value::Integer(r);
+        return bigint::arith('*', a, b);
+      case ast::BinaryOp::kDiv:
+        if (y == 0) return Value();
+        if (x == std::numeric_limits<int64_t>::min() && y == -1) return bigint::negate(a);
+        return Value::Integer(x / y);
+      case ast::BinaryOp::kMod:
+        if (y == 0) return Value();
+        if (y == -1) return Value::Integer(0);
+        return Value::Integer(x % y);
+      default: return Value();
+    }
+  }
+  return mixed_arith(op, std::move(a), std::move(b));
+}
+
+// A bitwise operand: bitwise operators work on int64 (two's complement), so an integer
+// outside int64 is refused rather than silently clamped.
+int64_t bit_operand(const Value& v) {
+  if (v.is_null()) return 0;
+  if (v.type() == ValueType::kBigInt)
+    throw Error(StatusCode::kRange, "integer value " + v.str() +
+                                        " is out of range for a bitwise operator (64-bit integers only)");
+  return v.as_int();
+}
+
 Value bitop(ast::BinaryOp op, const Value& a0, const Value& b0) {
   if (a0.is_null() || b0.is_null()) return Value();
-  Value a = cast_value(a0, QRS_LT_INTEGER), b = cast_value(b0, QRS_LT_INTEGER);
-  int64_t x = a.is_null() ? 0 : a.as_int(), y = b.is_null() ? 0 : b.as_int();
+  int64_t x = bit_operand(cast_value(a0, QRS_LT_INTEGER)), y = bit_operand(cast_value(b0, QRS_LT_INTEGER));
   switch (op) {
     case ast::BinaryOp::kBitAnd: return Value::Integer(x & y);
     case ast::BinaryOp::kBitOr: return Value::Integer(x | y);
@@ -125,7 +142,8 @@ Value bitop(ast::BinaryOp op, const Value& a0, const Value& b0) {
 std::optional<Value> unary_operand(const Value& v) {
   switch (v.type()) {
     case ValueType::kInteger:
-    case ValueType::kReal: return v;
+    case ValueType::kReal:
+    case ValueType::kBigInt: return v;
     case ValueType::kBoolean: return Value::Integer(v.as_int());
     case ValueType::kText: {
       Value n = parse_number(v.str(), false);
@@ -193,15 +211,19 @@ Value UnaryScalar::eval(const EvalEnv& env) const {
         return negated ? Value::Text(std::move(*negated)) : Value();
       }
       if (n->type() == ValueType::kInteger) {
-        if (n->as_int() == std::numeric_limits<int64_t>::min()) return Value::Real(9223372036854775808.0);
+        if (n->as_int() == std::numeric_limits<int64_t>::min()) return bigint::negate(*n);
         return Value::Integer(-n->as_int());
       }
+      if (n->type() == ValueType::kBigInt) return bigint::negate(*n);
       return Value::Real(-n->to_double());
     }
     case ast::UnaryOp::kBitNot: {
       std::optional<Value> n = unary_operand(v);
       if (!n) return Value();
-      return Value::Integer(~cast_value(*n, QRS_LT_INTEGER).as_int());
+      Value i = cast_value(*n, QRS_LT_INTEGER);
+      // ~x is -x - 1 over the whole integer domain (exact past int64 too).
+      if (i.type() == ValueType::kBigInt) return bigint::arith('-', bigint::negate(i), Value::Integer(1));
+      return Value::Integer(~i.as_int());
     }
   }
   return Value();
@@ -480,29 +502,28 @@ Value parse_number(std::string_view text, bool lenient_prefix) {
   size_t end = i;
   while (i < n && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
   if (i != n && !lenient_prefix) return Value();
-  std::string num(text.substr(start, end - start));
+  std::string_view num = text.substr(start, end - start);
   if (is_int) {
-    errno = 0;
-    long long v = std::strtoll(num.c_str(), nullptr, 10);
-    if (errno == 0) return Value::Integer(v);
+    // An integer spelling keeps full precision (past int64 as a big integer).
+    bool negative = num[0] == '-';
+    if (num[0] == '+' || num[0] == '-') num.remove_prefix(1);
+    return bigint::from_digits(negative, num);
   }
-  return Value::Real(std::strtod(num.c_str(), nullptr));
+  return Value::Real(std::strtod(std::string(num).c_str(), nullptr));
 }
 
-// Text to INTEGER reads the leading integer run ('12abc' → 12, '9e18' → 9, 'abc' → 0),
-// clamped to the int64 range; blank text has no integer (NULL).
+// Text to INTEGER reads the leading integer run ('12abc' → 12, '9e18' → 9, 'abc' → 0)
+// at full precision (past int64 as a big integer); blank text has no integer (NULL).
 static Value leading_integer(std::string_view text) {
   size_t i = 0, n = text.size();
   while (i < n && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
   if (i == n) return Value();
   bool negative = text[i] == '-';
   if (text[i] == '+' || text[i] == '-') ++i;
-  __int128 magnitude = 0;
-  constexpr __int128 kLimit = static_cast<__int128>(std::numeric_limits<int64_t>::max()) + 1;
-  for (; i < n && std::isdigit(static_cast<unsigned char>(text[i])); ++i)
-    magnitude = std::min(kLimit, magnitude * 10 + (text[i] - '0'));
-  __int128 value = negative ? -magnitude : std::min(magnitude, kLimit - 1);
-  return Value::Integer(static_cast<int64_t>(value));
+  size_t start = i;
+  while (i < n && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+  if (i == start) return Value::Integer(0);
+  return bigint::from_digits(negative, text.substr(start, i - start));
 }
 
 Value cast_value(const Value& v, qrs_logical_type target) {
@@ -511,14 +532,16 @@ Value cast_value(const Value& v, qrs_logical_type target) {
     case QRS_LT_ANY: return v;
     case QRS_LT_INTEGER:
       switch (v.type()) {
-        case ValueType::kInteger: return v;
+        case ValueType::kInteger:
+        case ValueType::kBigInt: return v;
         case ValueType::kBoolean: return Value::Integer(v.as_int());
         case ValueType::kReal: {
+          // Truncated toward zero and exact: a whole real past int64 becomes a big integer.
           double d = v.as_real();
           if (std::isnan(d)) return Value::Integer(0);
-          if (d >= 9.223372036854775807e18) return Value::Integer(std::numeric_limits<int64_t>::max());
-          if (d <= -9.223372036854775808e18) return Value::Integer(std::numeric_limits<int64_t>::min());
-          return Value::Integer(static_cast<int64_t>(d));
+          if (std::isinf(d)) return Value::Integer(d > 0 ? std::numeric_limits<int64_t>::max()
+                                                         : std::numeric_limits<int64_t>::min());
+          return bigint::from_double(d);
         }
         case ValueType::kText: return leading_integer(v.str());
         default: return Value::Integer(0);
@@ -528,6 +551,7 @@ Value cast_value(const Value& v, qrs_logical_type target) {
         case ValueType::kReal: return v;
         case ValueType::kInteger:
         case ValueType::kBoolean: return Value::Real(static_cast<double>(v.as_int()));
+        case ValueType::kBigInt: return Value::Real(v.to_double());
         case ValueType::kText: {
           Value n = parse_number(v.str(), true);
           return Value::Real(n.is_null() ? 0.0 : n.to_double());
@@ -537,7 +561,8 @@ Value cast_value(const Value& v, qrs_logical_type target) {
     case QRS_LT_NUMERIC:
       switch (v.type()) {
         case ValueType::kInteger:
-        case ValueType::kReal: return v;
+        case ValueType::kReal:
+        case ValueType::kBigInt: return v;
         case ValueType::kBoolean: return Value::Integer(v.as_int());
         case ValueType::kText: {
           Value n = parse_number(v.str(), true);
@@ -556,6 +581,7 @@ Value cast_value(const Value& v, qrs_logical_type target) {
       switch (v.type()) {
         case ValueType::kBoolean: return v;
         case ValueType::kInteger: return Value::Boolean(v.as_int() != 0);
+        case ValueType::kBigInt: return Value::Boolean(true);
         case ValueType::kReal: return Value::Boolean(v.as_real() != 0);
         case ValueType::kText:
         case ValueType::kJson: {

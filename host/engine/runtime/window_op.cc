@@ -68,7 +68,9 @@ class WindowOp : public Operator {
     Value v = eval(e, row);
     if (v.is_null() || !v.is_numeric() || v.to_double() < 0)
       throw Error(StatusCode::kError, "Invalid window frame offset");
-    return v.type() == ValueType::kInteger ? v.as_int() : static_cast<int64_t>(v.to_double());
+    if (v.is_integer()) return v.as_int();  // a big integer saturates: past every partition
+    double d = v.to_double();
+    return d >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(d);
   }
 
   void compute(size_t ci) {

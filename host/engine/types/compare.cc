@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "functions/json_value.h"
+#include "types/big_int.h"
 
 namespace quereus {
 
@@ -13,23 +14,13 @@ int type_rank(ValueType t) {
     case ValueType::kNull: return 0;
     case ValueType::kInteger:
     case ValueType::kReal:
-    case ValueType::kBoolean: return 1;
+    case ValueType::kBoolean:
+    case ValueType::kBigInt: return 1;
     case ValueType::kText: return 2;
     case ValueType::kBlob: return 3;
     case ValueType::kJson: return 4;
   }
   return 5;
-}
-
-static int compare_int_real(int64_t i, double d) {
-  if (std::isnan(d)) return 1;  // NaN sorts smallest
-  if (d >= 9223372036854775808.0) return -1;
-  if (d < -9223372036854775808.0) return 1;
-  double fl = std::floor(d);
-  int64_t di = static_cast<int64_t>(fl);
-  if (i < di) return -1;
-  if (i > di) return 1;
-  return fl < d ? -1 : 0;
 }
 
 int compare_values(const Value& a, const Value& b, const Collation* coll) {
@@ -39,9 +30,16 @@ int compare_values(const Value& a, const Value& b, const Collation* coll) {
     case 0: return 0;
     case 1: {
       bool ai = a.type() != ValueType::kReal, bi = b.type() != ValueType::kReal;
-      if (ai && bi) return a.as_int() < b.as_int() ? -1 : (a.as_int() > b.as_int() ? 1 : 0);
-      if (ai) return compare_int_real(a.as_int(), b.as_real());
-      if (bi) return -compare_int_real(b.as_int(), a.as_real());
+      if (ai && bi) {
+        // A big integer's as_int() is saturated, which orders it correctly against every
+        // int64 it differs from; only a tie needs the exact comparison.
+        int64_t x = a.as_int(), y = b.as_int();
+        if (x != y) return x < y ? -1 : 1;
+        if (a.type() != ValueType::kBigInt && b.type() != ValueType::kBigInt) return 0;
+        return bigint::compare(a, b);
+      }
+      if (ai) return bigint::compare_real(a, b.as_real());
+      if (bi) return -bigint::compare_real(b, a.as_real());
       double x = a.as_real(), y = b.as_real();
       if (std::isnan(x) || std::isnan(y)) return std::isnan(x) ? (std::isnan(y) ? 0 : -1) : 1;
       return x < y ? -1 : (x > y ? 1 : 0);
@@ -60,13 +58,22 @@ int compare_values(const Value& a, const Value& b, const Collation* coll) {
 }
 
 size_t hash_value(const Value& v) {
-  switch (type_rank(v.type())) {
-    case 0: return 0x9e3779b9;
-    case 1: {
-      double d = v.to_double();
-      if (v.type() != ValueType::kReal) return std::hash<int64_t>()(v.as_int());
-      if (d == std::floor(d) && std::fabs(d) < 9.2e18) return std::hash<int64_t>()(static_cast<int64_t>(d));
+  switch (v.type()) {
+    case ValueType::kNull: return 0x9e3779b9;
+    case ValueType::kInteger:
+    case ValueType::kBoolean: return std::hash<int64_t>()(v.as_int());
+    case ValueType::kReal: {
+      // An integral real hashes as the integer it equals (int64 or big).
+      double d = v.as_real();
+      if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == std::floor(d))
+        return std::hash<int64_t>()(static_cast<int64_t>(d));
       return std::hash<double>()(d);
+    }
+    case ValueType::kBigInt: {
+      // Equal to a double only when the double holds it exactly: hash as that double.
+      double d;
+      if (bigint::exact_double(v, &d)) return std::hash<double>()(d);
+      return std::hash<std::string>()(v.str());
     }
     default: return std::hash<std::string>()(v.str()) ^ static_cast<size_t>(v.type());
   }

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace quereus {
@@ -16,6 +17,7 @@ const char* value_type_name(ValueType t) {
     case ValueType::kBlob: return "blob";
     case ValueType::kBoolean: return "boolean";
     case ValueType::kJson: return "json";
+    case ValueType::kBigInt: return "integer";
   }
   return "null";
 }
@@ -25,6 +27,7 @@ double Value::to_double() const {
     case ValueType::kInteger:
     case ValueType::kBoolean: return static_cast<double>(i_);
     case ValueType::kReal: return r_;
+    case ValueType::kBigInt: return std::strtod(s_.c_str(), nullptr);  // correctly rounded
     default: return 0;
   }
 }
@@ -36,6 +39,7 @@ bool Value::truthy(bool* is_null) const {
     case ValueType::kInteger:
     case ValueType::kBoolean: return i_ != 0;
     case ValueType::kReal: return r_ != 0;
+    case ValueType::kBigInt: return true;  // never zero
     case ValueType::kText: {
       // Text is truthy when its leading number is non-zero (SQLite rule).
       double d = std::strtod(s_.c_str(), nullptr);
@@ -127,7 +131,8 @@ std::string Value::to_text() const {
     case ValueType::kBoolean: return i_ ? "true" : "false";
     case ValueType::kText:
     case ValueType::kBlob:
-    case ValueType::kJson: return s_;
+    case ValueType::kJson:
+    case ValueType::kBigInt: return s_;
   }
   return "";
 }

@@ -2,6 +2,11 @@
 //
 // Logical types (DATE, TIME, …) are carried by their canonical physical form; JSON is
 // held as canonical JSON text (structural equality is canonical-text equality).
+//
+// INTEGER has two physical forms: kInteger (int64) for every value that fits, and kBigInt
+// (exact decimal text) only for values outside int64 — the canonical form, kept by every
+// operation (types/big_int.h). Both are logically INTEGER: typeof() is 'integer' and they
+// order, hash and compare with each other and with reals by numeric value.
 #pragma once
 
 #include <cstdint>
@@ -11,9 +16,9 @@
 
 namespace quereus {
 
-enum class ValueType : uint8_t { kNull, kInteger, kReal, kText, kBlob, kBoolean, kJson };
+enum class ValueType : uint8_t { kNull, kInteger, kReal, kText, kBlob, kBoolean, kJson, kBigInt };
 
-const char* value_type_name(ValueType t);  // "null", "integer", "real", "text", …
+const char* value_type_name(ValueType t);  // "null", "integer", "real", "text", … (kBigInt: "integer")
 
 class Value {
  public:
@@ -25,19 +30,33 @@ class Value {
   static Value Blob(std::string bytes) { Value x; x.type_ = ValueType::kBlob; x.s_ = std::move(bytes); return x; }
   // `canonical` must already be canonical JSON text.
   static Value Json(std::string canonical) { Value x; x.type_ = ValueType::kJson; x.s_ = std::move(canonical); return x; }
+  // REQUIRES: `digits` is the canonical decimal text of an integer outside int64 ('-' then
+  // digits without leading zeros). Build big integers through types/big_int.h, which
+  // normalizes; this is its raw constructor.
+  static Value BigInteger(std::string digits) {
+    Value x;
+    x.type_ = ValueType::kBigInt;
+    x.i_ = digits[0] == '-' ? INT64_MIN : INT64_MAX;
+    x.s_ = std::move(digits);
+    return x;
+  }
 
   ValueType type() const { return type_; }
   bool is_null() const { return type_ == ValueType::kNull; }
-  bool is_numeric() const { return type_ == ValueType::kInteger || type_ == ValueType::kReal; }
+  bool is_numeric() const {
+    return type_ == ValueType::kInteger || type_ == ValueType::kReal || type_ == ValueType::kBigInt;
+  }
+  bool is_integer() const { return type_ == ValueType::kInteger || type_ == ValueType::kBigInt; }
 
-  // REQUIRES: the matching type.
+  // REQUIRES: the matching type. For a kBigInt, as_int() is the value saturated to int64
+  // (INT64_MAX or INT64_MIN), which is what callers wanting a clamped count get.
   int64_t as_int() const { return i_; }
   double as_real() const { return r_; }
   bool as_bool() const { return i_ != 0; }
-  // Text, blob bytes or JSON text.
+  // Text, blob bytes, JSON text, or a big integer's decimal text.
   const std::string& str() const { return s_; }
 
-  // Numeric view: integer, real and boolean as double.
+  // Numeric view: integer, real and boolean as double (a big integer correctly rounded).
   double to_double() const;
   // SQL truthiness: NULL → nullopt-like (returns false with *is_null = true).
   bool truthy(bool* is_null) const;

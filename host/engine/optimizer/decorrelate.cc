@@ -1,0 +1,458 @@
+// Optimizer: subquery_decorrelation (see decorrelate.h).
+//
+// A conjunct `[NOT] EXISTS (S)` or `x [NOT] IN (S)` of a filter over input I becomes
+// SemiJoin / AntiJoin(I, R) where R is S's rows computed once:
+//
+//   - S reads no column of I's row: R is S itself, unchanged.
+//   - Otherwise S must be [Distinct | Sort | Project]* over [Filter over] a source that
+//     reads nothing of I. The filter's conjuncts (and the seeks a table scan absorbed)
+//     split into those that read I — each must be an equality between an expression of
+//     I's row and one of the source row, which goes to the join's condition — and the
+//     rest, which stay on the source. Anything else leaves the subquery as it is.
+//
+// The join condition is evaluated in S's own frame (level 0: the source row, level 1:
+// I's row, further levels: the outer rows), so the moved conjuncts need no rewriting.
+// NOT IN keeps SQL's NULL semantics: a left row is dropped when some row of S for it has
+// `x IS NULL OR value IS NULL OR x = value`, so an empty S keeps every row (even x NULL)
+// and a NULL value in S drops every row.
+#include "optimizer/decorrelate.h"
+
+#include <set>
+
+#include "optimizer/optimizer.h"
+#include "planner/type_coercion.h"
+
+namespace quereus {
+
+namespace {
+
+bool is_subquery(ScalarKind k) {
+  return k == ScalarKind::kInSubquery || k == ScalarKind::kExists || k == ScalarKind::kSubquery;
+}
+
+// The frames an expression or plan reads, relative to a starting frame: 0 is the row the
+// expression is evaluated on, 1 the enclosing query's row, and so on. `unknown` is set on
+// a plan node this pass does not know (it then declines).
+struct FrameRefs {
+  std::set<int> frames;
+  bool unknown = false;
+  bool nondeterministic = false;  // calls a function that is not deterministic
+  bool reads(int frame) const { return frames.count(frame) > 0; }
+};
+
+void collect(const RelNode& n, int shift, FrameRefs& out);
+
+// `shift` is how many frames deeper `e` is evaluated than the starting frame.
+void collect(const ScalarPtr& e, int shift, FrameRefs& out) {
+  if (!e) return;
+  if (e->kind == ScalarKind::kColumn) {
+    int level = static_cast<const ColumnScalar&>(*e).level;
+    if (level >= shift) out.frames.insert(level - shift);
+    return;
+  }
+  if (is_subquery(e->kind)) {
+    const auto& s = static_cast<const SubqueryScalar&>(*e);
+    if (s.plan) collect(*s.plan, shift + 1, out);
+  }
+  if (e->kind == ScalarKind::kFunction && !(static_cast<const FunctionScalar&>(*e).fn->flags & kDeterministic))
+    out.nondeterministic = true;
+  for (const ScalarPtr* o : e->operands()) collect(*o, shift, out);
+}
+
+// A node's own expressions see its input row at level 0 and the rows its operator was
+// opened with from level 1 on; every operator but the semi join opens its children with
+// its own outer rows.
+void collect(const RelNode& n, int shift, FrameRefs& out) {
+  switch (n.kind) {
+    case RelKind::kTableScan:
+      for (const auto& f : static_cast<const TableScanNode&>(n).filters) {
+        collect(f.value, shift, out);
+        for (const auto& v : f.in_list) collect(v, shift, out);
+      }
+      break;
+    case RelKind::kValues:
+      for (const auto& row : static_cast<const ValuesNode&>(n).rows)
+        for (const auto& v : row) collect(v, shift, out);
+      break;
+    case RelKind::kFilter: collect(static_cast<const FilterNode&>(n).predicate, shift, out); break;
+    case RelKind::kProject:
+      for (const auto& e : static_cast<const ProjectNode&>(n).exprs) collect(e, shift, out);
+      break;
+    case RelKind::kJoin: {
+      const auto& j = static_cast<const JoinNode&>(n);
+      collect(j.on, shift, out);
+      if (!j.index_lookup) break;
+      // index_nested_loop re-opens the right side per left row, with that row at level 1.
+      collect(*j.left, shift, out);
+      collect(*j.right, shift + 1, out);
+      return;
+    }
+    case RelKind::kAggregate: {
+      const auto& a = static_cast<const AggregateNode&>(n);
+      for (const auto& g : a.group_by) collect(g, shift, out);
+      for (const auto& call : a.aggs)
+        for (const auto& arg : call.args) collect(arg, shift, out);
+      break;
+    }
+    case RelKind::kSort:
+      for (const auto& k : static_cast<const SortNode&>(n).sort_keys) collect(k.expr, shift, out);
+      break;
+    case RelKind::kLimit:
+      collect(static_cast<const LimitNode&>(n).limit, shift, out);
+      collect(static_cast<const LimitNode&>(n).offset, shift, out);
+      break;
+    case RelKind::kWindow:
+      for (const auto& c : static_cast<const WindowNode&>(n).calls) {
+        for (const auto& a : c.args) collect(a, shift, out);
+        for (const auto& p : c.partition_by) collect(p, shift, out);
+        for (const auto& o : c.order_by) collect(o.expr, shift, out);
+        collect(c.start_offset, shift, out);
+        collect(c.end_offset, shift, out);
+      }
+      break;
+    case RelKind::kTableFunction:
+      for (const auto& a : static_cast<const TableFunctionNode&>(n).args) collect(a, shift, out);
+      break;
+    case RelKind::kSemiJoin: {
+      // Its condition and right side run one frame deeper (the right row / an empty row).
+      const auto& j = static_cast<const SemiJoinNode&>(n);
+      for (const auto& p : j.probes) collect(p, shift, out);
+      collect(j.on, shift + 1, out);
+      for (const auto& k : j.equi) {
+        collect(k.left, shift + 1, out);
+        collect(k.right, shift + 1, out);
+      }
+      collect(*j.left, shift, out);
+      collect(*j.right, shift + 1, out);
+      return;
+    }
+    case RelKind::kSingleRow:
+    case RelKind::kDistinct:
+    case RelKind::kSetOp:
+    case RelKind::kWorkingTable:
+    case RelKind::kRecursiveCte: break;
+    default: out.unknown = true; return;
+  }
+  for (const RelNode* c : n.children()) collect(*c, shift, out);
+}
+
+FrameRefs frames_of(const ScalarPtr& e) {
+  FrameRefs r;
+  collect(e, 0, r);
+  return r;
+}
+
+// Evaluates the same for the same row: no subquery, only deterministic functions.
+bool plain(const ScalarExpr& e) {
+  if (is_subquery(e.kind)) return false;
+  if (e.kind == ScalarKind::kFunction && !(static_cast<const FunctionScalar&>(e).fn->flags & kDeterministic)) return false;
+  for (const ScalarPtr* o : e.operands())
+    if (!plain(**o)) return false;
+  return true;
+}
+
+// An equality the hash path may key on: BINARY, not by elapsed time, no JSON.
+bool hashable(const Collation* coll, bool duration_order, const ScalarExpr& a, const ScalarExpr& b) {
+  if (coll && coll != &Collation::binary()) return false;
+  return !duration_order && a.type != QRS_LT_JSON && b.type != QRS_LT_JSON;
+}
+
+ScalarPtr conjoin(const std::vector<ScalarPtr>& parts) {
+  ScalarPtr out = parts[0];
+  for (size_t i = 1; i < parts.size(); ++i) {
+    auto b = std::make_shared<BinaryScalar>(ast::BinaryOp::kAnd, out, parts[i]);
+    b->type = QRS_LT_BOOLEAN;
+    out = b;
+  }
+  return out;
+}
+
+RelPtr with_filter(RelPtr input, const std::vector<ScalarPtr>& conjuncts) {
+  auto f = std::make_shared<FilterNode>();
+  f->predicate = conjoin(conjuncts);
+  f->columns = input->columns;
+  f->keys = input->keys;
+  f->input = std::move(input);
+  return f;
+}
+
+// The predicate a seek the module absorbed stands for (optimizer.cc as_pushable, undone):
+// `column op value` under the column's collation, or `column IN (list)`.
+ScalarPtr pushed_predicate(const TableScanNode& scan, const PushedFilter& pf) {
+  if (pf.column < 0 || pf.column >= static_cast<int>(scan.columns.size())) return nullptr;
+  const Attribute& a = scan.columns[pf.column];
+  auto col = std::make_shared<ColumnScalar>(0, pf.column, a.id);
+  col->type = a.type;
+  col->set_collation(a.collation, a.collation_source);
+  if (pf.op == QRS_OP_IN) {
+    auto in = std::make_shared<InListScalar>();
+    in->operand = col;
+    in->list = pf.in_list;
+    in->collation = a.collation;
+    in->duration_order = a.type == QRS_LT_TIMESPAN;
+    for (const auto& x : pf.in_list) in->duration_order = in->duration_order || x->type == QRS_LT_TIMESPAN;
+    in->type = QRS_LT_BOOLEAN;
+    return in;
+  }
+  ast::BinaryOp op;
+  switch (pf.op) {
+    case QRS_OP_EQ: op = ast::BinaryOp::kEq; break;
+    case QRS_OP_LT: op = ast::BinaryOp::kLt; break;
+    case QRS_OP_LE: op = ast::BinaryOp::kLe; break;
+    case QRS_OP_GT: op = ast::BinaryOp::kGt; break;
+    case QRS_OP_GE: op = ast::BinaryOp::kGe; break;
+    default: return nullptr;
+  }
+  if (!pf.value) return nullptr;
+  auto b = std::make_shared<BinaryScalar>(op, col, pf.value);
+  b->type = QRS_LT_BOOLEAN;
+  b->compare_collation = a.collation ? a.collation : &Collation::binary();
+  return b;
+}
+
+// One conjunct recognized: the join it becomes (left side and columns still to be set).
+struct SemiJoinSpec {
+  bool anti = false;
+  RelPtr right;
+  ScalarPtr probe;  // IN: the operand, evaluated over the left row
+  std::vector<ScalarPtr> on;
+  std::vector<SemiJoinNode::Key> equi;
+  int null_aware_key = -1;
+};
+
+class Decorrelator {
+ public:
+  Decorrelator(const DecorrelationOptions& options, int left_width) : options_(options), lw_(left_width) {}
+
+  // Recognizes `[NOT]* [NOT] EXISTS (S)` / `[NOT]* x [NOT] IN (S)`.
+  bool recognize(const ScalarPtr& conjunct, SemiJoinSpec* spec) {
+    const ScalarExpr* e = conjunct.get();
+    bool negate = false;
+    while (e->kind == ScalarKind::kUnary && static_cast<const UnaryScalar*>(e)->op == ast::UnaryOp::kNot) {
+      negate = !negate;
+      e = static_cast<const UnaryScalar*>(e)->operand.get();
+    }
+    if (e->kind != ScalarKind::kExists && e->kind != ScalarKind::kInSubquery) return false;
+    const auto& sq = static_cast<const SubqueryScalar&>(*e);
+    if (!sq.plan || (sq.kind == ScalarKind::kInSubquery && (!sq.operand || sq.plan->columns.empty()))) return false;
+    // NOT (x IN S) is x NOT IN S: both are NULL exactly when the other is, and a filter
+    // keeps neither.
+    spec->anti = sq.negated != negate;
+    FrameRefs refs;
+    collect(*sq.plan, 0, refs);
+    if (refs.unknown) return false;
+    // A subquery that reads an outer row runs once per row; one with a non-deterministic
+    // function must keep doing so (an uncorrelated one already runs once per execution).
+    if (refs.nondeterministic && refs.frames.upper_bound(0) != refs.frames.end()) return false;
+    return refs.reads(1) ? correlated(sq, spec) : uncorrelated(sq, spec);
+  }
+
+ private:
+  // S reads nothing of the filter's row: it is the right side as it stands.
+  bool uncorrelated(const SubqueryScalar& sq, SemiJoinSpec* spec) {
+    // Plans are owned by their statement and not modified here; the join only reads it.
+    spec->right = std::const_pointer_cast<RelNode>(sq.plan);
+    if (sq.kind == ScalarKind::kInSubquery) {
+      const Attribute& a = sq.plan->columns[0];
+      auto value = std::make_shared<ColumnScalar>(0, 0, a.id);
+      value->type = a.type;
+      value->set_collation(a.collation, a.collation_source);
+      membership(sq, value, spec);
+    }
+    return true;
+  }
+
+  bool correlated(const SubqueryScalar& sq, SemiJoinSpec* spec) {
+    const bool in = sq.kind == ScalarKind::kInSubquery;
+    // Peel what does not change which rows exist or which values are members.
+    RelPtr cur = std::const_pointer_cast<RelNode>(sq.plan);
+    ScalarPtr value;  // IN: the member value over `cur`'s row (null: its first column)
+    for (;;) {
+      if (cur->kind == RelKind::kDistinct) {
+        cur = static_cast<const DistinctNode&>(*cur).input;
+      } else if (cur->kind == RelKind::kSort) {
+        cur = static_cast<const SortNode&>(*cur).input;
+      } else if (cur->kind == RelKind::kProject) {
+        const auto& p = static_cast<const ProjectNode&>(*cur);
+        if (in) {
+          int slot = 0;
+          if (value) {
+            if (value->kind != ScalarKind::kColumn) return false;
+            const auto& c = static_cast<const ColumnScalar&>(*value);
+            if (c.level != 0) return false;
+            slot = c.slot;
+          }
+          if (slot < 0 || slot >= static_cast<int>(p.exprs.size())) return false;
+          value = p.exprs[slot];
+        }
+        cur = p.input;
+      } else {
+        break;
+      }
+    }
+    RelPtr source = cur;
+    std::vector<ScalarPtr> conjuncts;
+    if (cur->kind == RelKind::kFilter) {
+      const auto& f = static_cast<const FilterNode&>(*cur);
+      split_conjuncts(f.predicate, conjuncts);
+      source = f.input;
+    }
+    // A table scan is planned afresh without the seeks it absorbed (they may be the
+    // correlation); other sources must read nothing of the filter's row.
+    std::shared_ptr<TableScanNode> fresh;
+    if (source->kind == RelKind::kTableScan) {
+      const auto& scan = static_cast<const TableScanNode&>(*source);
+      for (size_t i = 0; i < scan.filters.size(); ++i) {
+        // Filters the module left to the residual are in the filter's predicate already.
+        if (!scan.planned || i >= scan.plan.handled.size() || !scan.plan.handled[i]) continue;
+        ScalarPtr c = pushed_predicate(scan, scan.filters[i]);
+        if (!c) return false;
+        conjuncts.push_back(c);
+      }
+      fresh = std::make_shared<TableScanNode>(scan);
+      fresh->filters.clear();
+      fresh->ordering.clear();
+      fresh->plan = PlanResult{};
+      fresh->planned = false;
+    } else {
+      FrameRefs r;
+      collect(*source, 0, r);
+      if (r.unknown || r.reads(1)) return false;
+    }
+    if (in && !value) {
+      const Attribute& a = cur->columns[0];
+      auto c = std::make_shared<ColumnScalar>(0, 0, a.id);
+      c->type = a.type;
+      c->set_collation(a.collation, a.collation_source);
+      value = c;
+    }
+    // Split: correlation equalities go to the join, the rest stays on the source.
+    std::vector<ScalarPtr> inner;
+    for (const auto& c : conjuncts) {
+      FrameRefs r = frames_of(c);
+      if (!r.reads(1)) {
+        inner.push_back(c);
+        continue;
+      }
+      if (c->kind != ScalarKind::kBinary) return false;
+      const auto& b = static_cast<const BinaryScalar&>(*c);
+      if (b.op != ast::BinaryOp::kEq && b.op != ast::BinaryOp::kEqEq) return false;
+      auto outer_side = [](const ScalarPtr& s) { return !frames_of(s).reads(0) && plain(*s); };
+      auto inner_side = [](const ScalarPtr& s) { return !frames_of(s).reads(1) && plain(*s); };
+      const ScalarPtr* outer = nullptr;
+      const ScalarPtr* own = nullptr;
+      if (outer_side(b.left) && inner_side(b.right)) {
+        outer = &b.left;
+        own = &b.right;
+      } else if (outer_side(b.right) && inner_side(b.left)) {
+        outer = &b.right;
+        own = &b.left;
+      } else {
+        return false;
+      }
+      spec->on.push_back(c);
+      if (options_.hash_keys && hashable(b.compare_collation, b.duration_order, **outer, **own))
+        spec->equi.push_back({*outer, *own});
+    }
+    if (in) membership(sq, value, spec);
+    // Everything is known to be safe: build the right side.
+    if (fresh) {
+      spec->right = options_.rewrite(inner.empty() ? RelPtr(fresh) : with_filter(fresh, inner));
+      // The moved conjuncts read the source's row layout, which the rewrite must keep.
+      if (spec->right->columns.size() != fresh->columns.size()) return false;
+    } else {
+      spec->right = inner.empty() ? source : with_filter(source, inner);
+    }
+    return true;
+  }
+
+  // The membership test of `x IN (S)` whose member is `value` (over the right row): the
+  // IN's comparison, with its plan-time conversions, collation and duration order.
+  void membership(const SubqueryScalar& sq, const ScalarPtr& value, SemiJoinSpec* spec) {
+    spec->probe = sq.operand;
+    // Left slot lw_ holds the probe; it shows as its operand's column when it is one.
+    const auto* col = sq.operand->kind == ScalarKind::kColumn ? static_cast<const ColumnScalar*>(sq.operand.get()) : nullptr;
+    int attr = col && col->level == 0 ? col->attr_id : 0;
+    auto probe = std::make_shared<ColumnScalar>(1, lw_, attr);
+    probe->type = sq.operand->type;
+    probe->set_collation(sq.operand->collation, sq.operand->collation_source());
+    ScalarPtr x = with_cast(probe, sq.probe_cast);
+    ScalarPtr y = with_cast(value, sq.value_cast);
+    const Collation* coll = sq.collation ? sq.collation : &Collation::binary();
+    auto eq = std::make_shared<BinaryScalar>(ast::BinaryOp::kEq, x, y);
+    eq->type = QRS_LT_BOOLEAN;
+    eq->compare_collation = coll;
+    eq->duration_order = sq.duration_order;
+    ScalarPtr test = eq;
+    if (spec->anti) {
+      // NOT IN drops the row when the comparison is true or unknown.
+      auto x_null = std::make_shared<IsNullScalar>(x, false);
+      auto y_null = std::make_shared<IsNullScalar>(y, false);
+      x_null->type = y_null->type = QRS_LT_BOOLEAN;
+      auto either = std::make_shared<BinaryScalar>(ast::BinaryOp::kOr, x_null, y_null);
+      either->type = QRS_LT_BOOLEAN;
+      auto any = std::make_shared<BinaryScalar>(ast::BinaryOp::kOr, either, eq);
+      any->type = QRS_LT_BOOLEAN;
+      test = any;
+    }
+    spec->on.push_back(test);
+    FrameRefs vr = frames_of(value);
+    if (options_.hash_keys && !vr.reads(1) && plain(*value) && hashable(coll, sq.duration_order, *x, *y)) {
+      if (spec->anti) spec->null_aware_key = static_cast<int>(spec->equi.size());
+      spec->equi.push_back({x, y});
+    }
+  }
+
+  const DecorrelationOptions& options_;
+  int lw_;
+};
+
+bool has_subquery(const ScalarExpr& e) {
+  if (is_subquery(e.kind)) return true;
+  for (const ScalarPtr* o : e.operands())
+    if (has_subquery(**o)) return true;
+  return false;
+}
+
+}  // namespace
+
+RelPtr decorrelate_subqueries(const RelPtr& filter, const DecorrelationOptions& options) {
+  const auto& f = static_cast<const FilterNode&>(*filter);
+  std::vector<ScalarPtr> conjuncts;
+  split_conjuncts(f.predicate, conjuncts);
+  Decorrelator d(options, static_cast<int>(f.input->columns.size()));
+  std::vector<SemiJoinSpec> joins;
+  std::vector<ScalarPtr> below, above;
+  for (const auto& c : conjuncts) {
+    SemiJoinSpec spec;
+    if (d.recognize(c, &spec)) {
+      joins.push_back(std::move(spec));
+    } else {
+      // Cheap conjuncts filter before the joins; other subqueries run on what is left.
+      (has_subquery(*c) ? above : below).push_back(c);
+    }
+  }
+  if (joins.empty()) return nullptr;
+  RelPtr node = options.rewrite(below.empty() ? f.input : with_filter(f.input, below));
+  for (auto& spec : joins) {
+    auto j = std::make_shared<SemiJoinNode>();
+    j->anti = spec.anti;
+    j->columns = node->columns;
+    j->keys = node->keys;
+    j->left = node;
+    j->right = spec.right;
+    if (spec.probe) j->probes.push_back(spec.probe);
+    if (!spec.on.empty()) j->on = conjoin(spec.on);
+    j->equi = std::move(spec.equi);
+    j->null_aware_key = spec.null_aware_key;
+    // Its right side reads no outer row at all: build it once per execution.
+    FrameRefs r;
+    collect(*j->right, 1, r);
+    j->right_constant = !r.unknown && r.frames.empty();
+    node = j;
+  }
+  if (!above.empty()) node = with_filter(node, above);
+  return node;
+}
+
+}  // namespace quereus
