@@ -17,11 +17,13 @@
 
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/status.h"
+#include "quereus/abi.h"
 #include "core/registry.h"
 #include "types/value.h"
 
@@ -34,6 +36,28 @@ struct DatabaseOptions {
   std::map<std::string, std::vector<std::pair<std::string, Value>>> module_options;
 };
 
+// The type a prepared statement's parameter is planned with and that every execution
+// checks the bound value against (docs/sql-dialect.md, "Parameter types"). ANY, the type of
+// a parameter nobody declared, accepts every value.
+struct ParamType {
+  qrs_logical_type type = QRS_LT_ANY;
+  bool nullable = true;
+};
+
+struct ParamTypes {
+  std::map<int, ParamType> positional;      // by 1-based index
+  std::map<std::string, ParamType> named;   // by name without its sigil (":x" -> "x")
+
+  // The types of example values: INTEGER (also beyond int64), REAL, TEXT, BLOB, BOOLEAN,
+  // JSON; a NULL example gives a nullable ANY.
+  static ParamTypes from_values(std::span<const Value> positional, const std::map<std::string, Value>& named = {});
+};
+
+// Whether `v` may be bound to a parameter of type `t`: its physical type must fit (INTEGER
+// takes integers; REAL and NUMERIC any number; TEXT and the temporal types text; BLOB,
+// BOOLEAN and JSON their own), and NULL only when nullable. Sets *why when it may not.
+bool value_fits_param(const Value& v, const ParamType& t, std::string* why);
+
 class Statement {
  public:
   virtual ~Statement() = default;
@@ -44,6 +68,11 @@ class Statement {
   // May plan the statement (and so fail); returns an empty list on failure, which
   // step() then reports.
   virtual const std::vector<std::string>& column_names() = 0;
+  // Establishes the parameters' types (see ParamType): the statement is planned with them
+  // (a typed parameter takes part in comparison coercion like a column of that type), and
+  // the first step() of every execution fails with MISMATCH when a bound value does not fit.
+  // Parameters left out stay ANY. Replaces any earlier declaration.
+  virtual Status set_parameter_types(const ParamTypes& types) = 0;
   // Binds a positional parameter (1-based) or a named one (":x", "$x", "@x" or "x").
   virtual Status bind(int index, const Value& value) = 0;
   virtual Status bind(std::string_view name, const Value& value) = 0;

@@ -9,6 +9,7 @@
 #include "core/executable.h"
 #include "functions/builtins.h"
 #include "parser/parser.h"
+#include "types/logical_type.h"
 
 namespace quereus {
 
@@ -35,6 +36,16 @@ class StatementImpl : public Statement {
     }
   }
 
+  Status set_parameter_types(const ParamTypes& types) override {
+    if (running_) return Status(StatusCode::kMisuse, "cannot change parameter types while the statement runs");
+    for (auto& [i, t] : types.positional)
+      if (i < 1) return Status(StatusCode::kRange, "parameter index out of range: " + std::to_string(i));
+    param_types_ = types;
+    typed_ = !types.positional.empty() || !types.named.empty();
+    exec_.reset();  // re-plan with the new types
+    return Status::Ok();
+  }
+
   Status bind(int index, const Value& value) override {
     if (index < 1) return Status(StatusCode::kRange, "parameter index out of range: " + std::to_string(index));
     if (params_.size() < static_cast<size_t>(index)) params_.resize(index);
@@ -55,6 +66,7 @@ class StatementImpl : public Statement {
     try {
       if (!running_) {
         ensure_planned();
+        if (typed_) check_parameters();
         ctx_.db = &db_;
         ctx_.params = &params_;
         ctx_.named_params = &named_;
@@ -95,10 +107,27 @@ class StatementImpl : public Statement {
  private:
   void ensure_planned() {
     if (!exec_ || planned_version_ != db_.schema_version()) {
+      DatabaseImpl::PlanningParams scope(db_, typed_ ? &param_types_ : nullptr);
       exec_ = plan_statement(db_, *ast_);
       planned_version_ = db_.schema_version();
     }
   }
+  // Every declared parameter's bound value (NULL when unbound) must fit its type.
+  void check_parameters() const {
+    std::string why;
+    for (auto& [i, t] : param_types_.positional) {
+      const Value& v = static_cast<size_t>(i) <= params_.size() ? params_[i - 1] : kNull;
+      if (!value_fits_param(v, t, &why))
+        throw Error(StatusCode::kMismatch, "Parameter type mismatch for parameter " + std::to_string(i) + ": " + why);
+    }
+    for (auto& [n, t] : param_types_.named) {
+      auto it = named_.find(n);
+      if (!value_fits_param(it == named_.end() ? kNull : it->second, t, &why))
+        throw Error(StatusCode::kMismatch, "Parameter type mismatch for parameter :" + n + ": " + why);
+    }
+  }
+  inline static const Value kNull{};
+
   void finish(bool quiet) {
     if (!running_) return;
     running_ = false;
@@ -130,6 +159,8 @@ class StatementImpl : public Statement {
   uint64_t planned_version_ = 0;
   std::vector<Value> params_;
   std::map<std::string, Value> named_;
+  ParamTypes param_types_;
+  bool typed_ = false;  // some parameter has a declared type
   ExecContext ctx_;
   Row row_;
   bool running_ = false;
@@ -137,6 +168,57 @@ class StatementImpl : public Statement {
 };
 
 }  // namespace
+
+ParamTypes ParamTypes::from_values(std::span<const Value> positional, const std::map<std::string, Value>& named) {
+  auto type_of = [](const Value& v) {
+    switch (v.type()) {
+      case ValueType::kInteger:
+      case ValueType::kBigInt: return ParamType{QRS_LT_INTEGER, true};
+      case ValueType::kReal: return ParamType{QRS_LT_REAL, true};
+      case ValueType::kText: return ParamType{QRS_LT_TEXT, true};
+      case ValueType::kBlob: return ParamType{QRS_LT_BLOB, true};
+      case ValueType::kBoolean: return ParamType{QRS_LT_BOOLEAN, true};
+      case ValueType::kJson: return ParamType{QRS_LT_JSON, true};
+      default: return ParamType{QRS_LT_ANY, true};
+    }
+  };
+  ParamTypes out;
+  for (size_t i = 0; i < positional.size(); ++i) out.positional[static_cast<int>(i + 1)] = type_of(positional[i]);
+  for (auto& [n, v] : named) {
+    std::string name = n;
+    if (!name.empty() && (name[0] == ':' || name[0] == '$' || name[0] == '@')) name.erase(0, 1);
+    out.named[name] = type_of(v);
+  }
+  return out;
+}
+
+bool value_fits_param(const Value& v, const ParamType& t, std::string* why) {
+  if (v.is_null()) {
+    if (t.nullable) return true;
+    *why = std::string("expected ") + logical_type_name(t.type) + " NOT NULL, got NULL";
+    return false;
+  }
+  bool ok;
+  switch (t.type) {
+    case QRS_LT_ANY: ok = true; break;
+    case QRS_LT_INTEGER: ok = v.type() == ValueType::kInteger || v.type() == ValueType::kBigInt; break;
+    case QRS_LT_REAL:
+    case QRS_LT_NUMERIC:
+      ok = v.type() == ValueType::kInteger || v.type() == ValueType::kBigInt || v.type() == ValueType::kReal;
+      break;
+    case QRS_LT_TEXT:
+    case QRS_LT_DATE:
+    case QRS_LT_TIME:
+    case QRS_LT_DATETIME:
+    case QRS_LT_TIMESPAN: ok = v.type() == ValueType::kText; break;
+    case QRS_LT_BLOB: ok = v.type() == ValueType::kBlob; break;
+    case QRS_LT_BOOLEAN: ok = v.type() == ValueType::kBoolean; break;
+    case QRS_LT_JSON: ok = v.type() == ValueType::kJson; break;
+    default: ok = true; break;
+  }
+  if (!ok) *why = std::string("expected ") + logical_type_name(t.type) + ", got " + value_type_name(v.type());
+  return ok;
+}
 
 Status Database::Open(std::shared_ptr<Registry> registry, const DatabaseOptions& options, std::unique_ptr<Database>* out) {
   if (!registry) return Status(StatusCode::kMisuse, "Database::Open needs a registry");

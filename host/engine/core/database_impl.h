@@ -69,6 +69,24 @@ class DatabaseImpl : public Database {
 
   uint64_t next_generation() { return ++generation_; }
   // Bumped by every schema change; statements re-plan when it moved.
+  // The declared parameter types of the statement being planned (null: none declared),
+  // read by the planner's typing of parameters. Set for the planning's duration by
+  // PlanningParams.
+  const ParamTypes* planning_param_types() const { return planning_params_; }
+  class PlanningParams {
+   public:
+    PlanningParams(DatabaseImpl& db, const ParamTypes* types) : db_(db), saved_(db.planning_params_) {
+      db.planning_params_ = types;
+    }
+    ~PlanningParams() { db_.planning_params_ = saved_; }
+    PlanningParams(const PlanningParams&) = delete;
+    PlanningParams& operator=(const PlanningParams&) = delete;
+
+   private:
+    DatabaseImpl& db_;
+    const ParamTypes* saved_;
+  };
+
   uint64_t schema_version() const { return schema_version_; }
   void bump_schema_version() { ++schema_version_; }
 
@@ -89,6 +107,7 @@ class DatabaseImpl : public Database {
   std::vector<TableEntry*> joined_;
   uint64_t generation_ = 0;
   uint64_t schema_version_ = 1;
+  const ParamTypes* planning_params_ = nullptr;
 };
 
 }  // namespace quereus

@@ -9,27 +9,13 @@
 #include "parser/parser.h"
 #include "planner/planner.h"
 #include "planner/properties.h"
+#include "types/logical_type.h"
 
 namespace quereus {
 
 namespace {
 
-std::string type_label(uint32_t t) {
-  switch (t) {
-    case QRS_LT_INTEGER: return "INTEGER";
-    case QRS_LT_REAL: return "REAL";
-    case QRS_LT_TEXT: return "TEXT";
-    case QRS_LT_BLOB: return "BLOB";
-    case QRS_LT_BOOLEAN: return "BOOLEAN";
-    case QRS_LT_JSON: return "JSON";
-    case QRS_LT_NUMERIC: return "NUMERIC";
-    case QRS_LT_DATE: return "DATE";
-    case QRS_LT_TIME: return "TIME";
-    case QRS_LT_DATETIME: return "DATETIME";
-    case QRS_LT_TIMESPAN: return "TIMESPAN";
-    default: return "ANY";
-  }
-}
+std::string type_label(uint32_t t) { return logical_type_name(t); }
 
 // Canonical CREATE TABLE text of a table (what schema().sql shows).
 std::string create_sql(const TableSchema& ts) {

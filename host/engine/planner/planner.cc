@@ -398,6 +398,17 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
       auto& p = static_cast<const ast::Parameter&>(e);
       auto s = std::make_shared<ParamScalar>(p.index);
       if (p.index == 0) s->name = p.name;
+      // A declared parameter type types the expression (types-parameters.md); the value
+      // is checked against it when the statement runs.
+      if (const ParamTypes* types = db_.planning_param_types()) {
+        std::string key = p.name;
+        if (!key.empty() && (key[0] == ':' || key[0] == '$' || key[0] == '@')) key.erase(0, 1);
+        if (p.index > 0) {
+          if (auto it = types->positional.find(p.index); it != types->positional.end()) s->type = it->second.type;
+        } else if (auto it = types->named.find(key); it != types->named.end()) {
+          s->type = it->second.type;
+        }
+      }
       return s;
     }
     case K::kUnary: {

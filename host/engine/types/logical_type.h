@@ -6,6 +6,24 @@
 
 namespace quereus {
 
+// The type's SQL name: "INTEGER", "REAL", …; "ANY" for ANY and unknown tags.
+inline const char* logical_type_name(uint32_t t) {
+  switch (t) {
+    case QRS_LT_INTEGER: return "INTEGER";
+    case QRS_LT_REAL: return "REAL";
+    case QRS_LT_TEXT: return "TEXT";
+    case QRS_LT_BLOB: return "BLOB";
+    case QRS_LT_BOOLEAN: return "BOOLEAN";
+    case QRS_LT_JSON: return "JSON";
+    case QRS_LT_NUMERIC: return "NUMERIC";
+    case QRS_LT_DATE: return "DATE";
+    case QRS_LT_TIME: return "TIME";
+    case QRS_LT_DATETIME: return "DATETIME";
+    case QRS_LT_TIMESPAN: return "TIMESPAN";
+    default: return "ANY";
+  }
+}
+
 inline bool is_numeric_type(qrs_logical_type t) {
   return t == QRS_LT_INTEGER || t == QRS_LT_REAL || t == QRS_LT_NUMERIC;
 }
