@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "absl/container/inlined_vector.h"
 #include "types/big_int.h"
 
 namespace quereus {
@@ -84,9 +85,10 @@ class FilterViews {
  public:
   FilterViews(const std::vector<FilterSpec>& filters, const std::vector<OrderSpec>& ordering,
               bool bound) {
-    in_lists_.reserve(filters.size());
+    in_lists_.reserve(filters.size());  // in place: pointers into it are taken below
     for (const FilterSpec& f : filters) {
-      in_lists_.push_back(to_qrs(f.in_values));
+      in_lists_.emplace_back();
+      for (const Value& v : f.in_values) in_lists_.back().push_back(to_qrs(v));
       qrs_filter q{};
       q.struct_size = sizeof(q);
       q.column_index = static_cast<uint32_t>(f.column);
@@ -114,9 +116,10 @@ class FilterViews {
   uint32_t ordering_count() const { return static_cast<uint32_t>(ordering_.size()); }
 
  private:
-  std::vector<std::vector<qrs_value>> in_lists_;
-  std::vector<qrs_filter> filters_;
-  std::vector<qrs_order_spec> ordering_;
+  // Inline buffers: a point lookup builds these once per execution.
+  absl::InlinedVector<absl::InlinedVector<qrs_value, 2>, 4> in_lists_;
+  absl::InlinedVector<qrs_filter, 4> filters_;
+  absl::InlinedVector<qrs_order_spec, 2> ordering_;
 };
 
 // Integers cross the ABI as int64 only, so a filter comparing a column with an integer
@@ -374,7 +377,7 @@ std::unique_ptr<VtabCursor> PluginTable::open_cursor(const ScanArgs& args) {
       if (!to_module_filter(f, /*for_costing=*/false)) return std::make_unique<EmptyCursor>();
   }
   FilterViews fv(restated.empty() ? args.filters : restated, args.ordering, true);
-  std::vector<uint8_t> handled(args.filters.size() + 1, 0);
+  absl::InlinedVector<uint8_t, 16> handled(args.filters.size() + 1, 0);
   for (size_t i = 0; i < args.filters.size() && i < args.handled.size(); ++i)
     handled[i] = args.handled[i];
   qrs_scan_args q{};

@@ -645,6 +645,7 @@ class AggregateOp : public Operator {
     hashed_.clear();
     int_groups_.clear();
     owned_.clear();
+    reset_scalar_group();
     order_.clear();
     built_ = false;
     out_i_ = 0;
@@ -675,6 +676,7 @@ class AggregateOp : public Operator {
     return g;
   }
   Group& find_group(Row& key) {
+    if (node_.group_by.empty()) return scalar_group();
     if (int_keyed_) {
       // One numeric key (the usual GROUP BY): an open-addressing map on the integer, for
       // every value that equals an integer (booleans, integral reals). Others fall through.
@@ -721,8 +723,9 @@ class AggregateOp : public Operator {
         grp.states[i]->step(args);
       }
     }
-    if (groups_.empty() && owned_.empty() && node_.group_by.empty()) {
-      groups_.emplace(Row{}, make_group(Row{}));
+    if (node_.group_by.empty()) {
+      order_.push_back(&scalar_group());  // one row, also over no input
+      return;
     }
     for (auto& [k, g] : groups_) order_.push_back(g.get());
     if (!owned_.empty()) {
@@ -731,6 +734,18 @@ class AggregateOp : public Operator {
       RowLess less{&key_collations_};
       std::sort(order_.begin(), order_.end(), [&](const Group* a, const Group* b) { return less(a->key, b->key); });
     }
+  }
+
+  // The one group of an aggregate without GROUP BY, kept across executions (a correlated
+  // subquery runs once per outer row): open() gives it fresh states.
+  Group& scalar_group() {
+    if (!scalar_) scalar_ = make_group(Row{});
+    return *scalar_;
+  }
+  void reset_scalar_group() {
+    if (!scalar_) return;
+    for (size_t i = 0; i < node_.aggs.size(); ++i) scalar_->states[i] = node_.aggs[i].fn->make_state();
+    for (auto& seen : scalar_->distinct_seen) seen.clear();
   }
 
   static bool as_integer_key(const Value& v, int64_t* out) {
@@ -800,6 +815,7 @@ class AggregateOp : public Operator {
   bool int_keyed_ = false;     // one hashable key: numbers go to int_groups_
   bool any_distinct_ = false;  // some aggregate is DISTINCT (distinct_seen is kept)
   absl::flat_hash_map<int64_t, Group*> int_groups_;
+  std::unique_ptr<Group> scalar_;  // see scalar_group()
   std::vector<Group*> order_;
   bool built_ = false;
   size_t out_i_ = 0;
