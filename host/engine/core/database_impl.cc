@@ -71,6 +71,7 @@ class StatementImpl : public Statement {
         ctx_.params = &params_;
         ctx_.named_params = &named_;
         ctx_.generation = db_.next_generation();
+        ctx_.failed_action = QRS_CONFLICT_ABORT;
         owns_txn_ = !exec_->controls_transaction();
         if (owns_txn_) db_.statement_begin();
         running_ = true;
@@ -84,7 +85,18 @@ class StatementImpl : public Statement {
       return Status::Ok();
     } catch (const std::exception& e) {
       Status st = status_of(e);
-      abort();
+      if (ctx_.failed_action == QRS_CONFLICT_FAIL) {
+        finish(true);  // OR FAIL: the rows written before the violation stay
+      } else {
+        abort();
+        if (ctx_.failed_action == QRS_CONFLICT_ROLLBACK) {
+          try {
+            db_.rollback_explicit();
+          } catch (const std::exception& re) {
+            spdlog::error("transaction rollback failed: {}", re.what());
+          }
+        }
+      }
       return st;
     }
   }

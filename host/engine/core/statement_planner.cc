@@ -28,6 +28,17 @@ ConflictAction conflict_of(ast::ConflictClause c, ConflictAction def = ConflictA
   }
 }
 
+[[noreturn]] void not_yet(const std::string& what, const SourceSite& site);
+
+// A statement's own OR action; nullopt when it has none (constraint defaults apply).
+std::optional<ConflictAction> statement_action(ast::ConflictClause c) {
+  if (c == ast::ConflictClause::kNone) return std::nullopt;
+  return conflict_of(c);
+}
+
+// A constraint's declared ON CONFLICT action, as the schema stores it.
+qrs_conflict declared_conflict(ast::ConflictClause c) { return static_cast<qrs_conflict>(conflict_of(c)); }
+
 RelPtr optimize(DatabaseImpl& db, RelPtr root) {
   return Optimizer(db.options().optimizer).optimize(std::move(root));
 }
@@ -153,7 +164,7 @@ std::vector<BoundCheck> bind_checks(Planner& planner, const TableEntry& table) {
   scope.outer = &images;
   for (const CheckSchema& ck : table.schema.checks)
     out.push_back({ck.name, expr_to_string(*ck.expr), planner.bind_expr(*ck.expr, scope), ck.on_insert, ck.on_update,
-                   ck.on_delete});
+                   ck.on_delete, ck.on_conflict});
   return out;
 }
 
@@ -220,7 +231,10 @@ class InsertExec : public BufferedExec {
     Planner planner(db);
     table_ = write_target(db, s.table, "INSERT");
     const TableSchema& ts = table_->schema;
-    action_ = s.replace ? ConflictAction::kReplace : conflict_of(s.or_action);
+    action_ = s.replace ? std::optional<ConflictAction>(ConflictAction::kReplace) : statement_action(s.or_action);
+    if (!s.upserts.empty() && action_)
+      throw Error(StatusCode::kError, "Cannot use both 'INSERT OR ...' and 'ON CONFLICT' in the same statement",
+                  s.upserts.front().site);
     if (!s.columns.empty()) {
       std::set<int> seen;
       for (auto& c : s.columns) {
@@ -250,6 +264,7 @@ class InsertExec : public BufferedExec {
     Scope scope = planner.table_scope(*table_, s.alias);
     returning_ = bind_returning(planner, s.returning, scope, names_, WriteKind::kInsert);
     checks_ = bind_checks(planner, *table_);
+    bind_upserts(planner, s, scope);
   }
   void start(ExecContext& ctx) override {
     reset_rows();
@@ -262,7 +277,17 @@ class InsertExec : public BufferedExec {
       for (size_t i = 0; i < targets_.size(); ++i) { row[targets_[i]] = src[i]; given[targets_[i]] = true; }
       for (size_t i = 0; i < row.size(); ++i)
         if (!given[i] && defaults_[i]) row[i] = defaults_[i]->eval(env);
-      if (auto stored = writer.insert(std::move(row), action_)) returning_.emit(*stored, nullptr, ctx, rows_);
+      if (upserts_.empty()) {
+        if (auto stored = writer.insert(std::move(row), action_)) returning_.emit(*stored, nullptr, ctx, rows_);
+        return;
+      }
+      std::optional<Row> existing;
+      auto stored = writer.insert_or_conflict(row, action_, existing);
+      if (!existing) {
+        if (stored) returning_.emit(*stored, nullptr, ctx, rows_);
+        return;
+      }
+      if (auto updated = resolve_upsert(writer, *existing, row, ctx)) returning_.emit(*updated, nullptr, ctx, rows_);
     };
     if (!source_) {
       write(Row{});
@@ -278,9 +303,77 @@ class InsertExec : public BufferedExec {
   }
 
  private:
+  // ON CONFLICT … DO NOTHING | DO UPDATE, bound over the stored (conflicting) row, with
+  // the proposed row one scope out as `excluded.c` / `new.c`.
+  struct Upsert {
+    bool do_nothing = true;
+    std::vector<std::pair<int, ScalarPtr>> set;
+    ScalarPtr where;
+  };
+
+  void bind_upserts(Planner& planner, const ast::InsertStmt& s, const Scope& scope) {
+    const TableSchema& ts = table_->schema;
+    Scope proposed;
+    for (const char* qualifier : {"excluded", "new"})
+      for (Scope::Column c : scope.columns) {
+        c.table = qualifier;
+        c.schema.clear();
+        proposed.columns.push_back(c);
+      }
+    Scope inner = scope;
+    inner.outer = &proposed;
+    for (const ast::UpsertClause& u : s.upserts) {
+      if (u.target_where) not_yet("ON CONFLICT (…) WHERE", u.site);
+      if (!u.target.empty()) {
+        // Only the primary key enforces uniqueness yet: the target must name exactly it.
+        std::set<int> named;
+        for (const ast::IndexedColumn& ic : u.target) {
+          int idx = ts.find_column(ic.name);
+          if (idx < 0) throw Error(StatusCode::kError, "Column not found: " + ic.name + " in table " + ts.name, u.site);
+          named.insert(idx);
+        }
+        std::set<int> pk;
+        for (const KeyColumn& k : ts.primary_key) pk.insert(k.column);
+        if (named != pk || named.size() != u.target.size())
+          throw Error(StatusCode::kError, "ON CONFLICT clause does not match any PRIMARY KEY or UNIQUE constraint",
+                      u.site);
+      }
+      Upsert b;
+      b.do_nothing = u.do_nothing;
+      std::set<int> seen;
+      for (const ast::Assignment& a : u.set) {
+        if (a.columns.size() != 1) not_yet("row-value assignments in DO UPDATE", u.site);
+        int idx = ts.find_column(a.columns[0]);
+        if (idx < 0) throw Error(StatusCode::kError, "Column not found: " + a.columns[0] + " in table " + ts.name, u.site);
+        if (!seen.insert(idx).second)
+          throw Error(StatusCode::kError, "duplicate assignment to column " + a.columns[0], u.site);
+        b.set.emplace_back(idx, planner.bind_expr(*a.value, inner));
+      }
+      if (u.where) b.where = planner.bind_expr(*u.where, inner);
+      upserts_.push_back(std::move(b));
+    }
+  }
+
+  // The first clause handles a key conflict (every clause targets the primary key).
+  // Returns the row written, or nullopt when nothing was.
+  std::optional<Row> resolve_upsert(DmlWriter& writer, const Row& existing, const Row& proposed, ExecContext& ctx) {
+    const Upsert& u = upserts_.front();
+    if (u.do_nothing) return std::nullopt;
+    EvalEnv outer{&proposed, nullptr, &ctx};
+    EvalEnv env{&existing, &outer, &ctx};
+    if (u.where) {
+      bool is_null = false;
+      if (!u.where->eval(env).truthy(&is_null) || is_null) return std::nullopt;
+    }
+    Row new_row = existing;
+    for (auto& [idx, e] : u.set) new_row[idx] = e->eval(env);
+    return writer.update(existing, std::move(new_row), std::nullopt);
+  }
+
   DatabaseImpl& db_;
   std::shared_ptr<TableEntry> table_;
-  ConflictAction action_;
+  std::optional<ConflictAction> action_;
+  std::vector<Upsert> upserts_;
   std::vector<int> targets_;
   std::vector<ScalarPtr> defaults_;
   RelPtr source_;
@@ -321,7 +414,7 @@ class UpdateExec : public BufferedExec {
     Planner planner(db);
     if (s.with) planner.push_with(*s.with);
     table_ = write_target(db, s.table, "UPDATE");
-    action_ = conflict_of(s.or_action);
+    action_ = statement_action(s.or_action);
     Scope scope = planner.table_scope(*table_, s.alias);
     std::set<int> seen;
     for (auto& a : s.assignments) {
@@ -351,7 +444,7 @@ class UpdateExec : public BufferedExec {
  private:
   DatabaseImpl& db_;
   std::shared_ptr<TableEntry> table_;
-  ConflictAction action_;
+  std::optional<ConflictAction> action_;
   std::vector<std::pair<int, ScalarPtr>> assignments_;
   RelPtr scan_;
   Returning returning_;
@@ -525,9 +618,10 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s) {
   for (auto& tc : s.constraints)
     if (tc.kind == ast::TableConstraint::Kind::kCheck && !tc.name.empty()) check_names.insert(to_lower(tc.name));
   auto add_check = [&](const std::string& name, const std::string& minted, const ast::Expr& e,
-                       const std::vector<ast::RowOp>& ops) {
+                       const std::vector<ast::RowOp>& ops, ast::ConflictClause on_conflict) {
     CheckSchema ck;
     ck.name = name;
+    if (on_conflict != ast::ConflictClause::kNone) ck.on_conflict = declared_conflict(on_conflict);
     if (ck.name.empty()) {
       ck.name = minted;
       for (int n = 2; check_names.count(to_lower(ck.name)); ++n) ck.name = minted + "_" + std::to_string(n);
@@ -561,11 +655,15 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s) {
     for (auto& c : cd.constraints) {
       using K = ast::ColumnConstraint::Kind;
       switch (c.kind) {
-        case K::kNotNull: col.not_null = true; break;
+        case K::kNotNull:
+          col.not_null = true;
+          if (c.on_conflict != ast::ConflictClause::kNone) col.not_null_conflict = declared_conflict(c.on_conflict);
+          break;
         case K::kNull: col.not_null = false; break;
         case K::kPrimaryKey:
           if (pk_seen) throw Error(StatusCode::kError, "table \"" + ts.name + "\" has more than one primary key");
           pk_seen = true;
+          if (c.on_conflict != ast::ConflictClause::kNone) ts.pk_conflict = declared_conflict(c.on_conflict);
           pk.push_back({static_cast<int>(ts.columns.size()), c.desc});
           break;
         case K::kDefault: col.default_expr = own_expr(*c.expr); break;
@@ -580,7 +678,7 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s) {
           ts.foreign_keys.push_back(foreign_key_of(c, {static_cast<int>(ts.columns.size())},
                                                    "_fk_" + ts.name + "_" + cd.name, schema, ts.name));
           break;
-        case K::kCheck: add_check(c.name, "_check_" + cd.name, *c.expr, c.check_on); break;
+        case K::kCheck: add_check(c.name, "_check_" + cd.name, *c.expr, c.check_on, c.on_conflict); break;
         default: break;  // UNIQUE / GENERATED: issue 5
       }
     }
@@ -588,7 +686,7 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s) {
   }
   for (auto& tc : s.constraints) {
     if (tc.kind == ast::TableConstraint::Kind::kCheck) {
-      add_check(tc.name, "_check_" + std::to_string(ts.checks.size()), *tc.expr, tc.check_on);
+      add_check(tc.name, "_check_" + std::to_string(ts.checks.size()), *tc.expr, tc.check_on, tc.on_conflict);
       continue;
     }
     if (tc.kind == ast::TableConstraint::Kind::kForeignKey) {
@@ -606,6 +704,7 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s) {
     if (tc.kind != ast::TableConstraint::Kind::kPrimaryKey) continue;
     if (pk_seen) throw Error(StatusCode::kError, "table \"" + ts.name + "\" has more than one primary key");
     pk_seen = true;
+    if (tc.on_conflict != ast::ConflictClause::kNone) ts.pk_conflict = declared_conflict(tc.on_conflict);
     for (auto& ic : tc.columns) {
       int idx = ts.find_column(ic.name);
       if (idx < 0) throw Error(StatusCode::kError, "Column not found: " + ic.name + " in PRIMARY KEY of " + ts.name);
@@ -806,7 +905,6 @@ void refuse_unimplemented_clauses(const ast::Statement& stmt) {
       auto& s = static_cast<const ast::InsertStmt&>(stmt);
       target(s.table);
       dml(s, s.site);
-      if (!s.upserts.empty()) not_yet("INSERT … ON CONFLICT (upsert)", s.upserts.front().site);
       break;
     }
     case K::kUpdate:

@@ -1,5 +1,9 @@
 // Built-in table-valued functions: catalog introspection (schema(), table_info(),
-// function_info()) and plan inspection (query_plan()).
+// column_info(), the constraint / index / view / assertion / function listings) and plan
+// inspection (query_plan()).
+#include <algorithm>
+#include <tuple>
+
 #include "common/status.h"
 #include "core/database_impl.h"
 #include "core/registry.h"
@@ -149,6 +153,140 @@ void plan_rows(const RelNode& n, int64_t id, int64_t parent, int64_t& next_id, s
   }
 }
 
+
+// ---- view lineage (view_info(), column_info())
+
+// Where one output column of a plan node comes from: a base table column, or nothing
+// (computed, aggregated, or outside the traced fragment).
+struct BaseSite {
+  std::shared_ptr<TableEntry> table;
+  int column = -1;
+};
+
+// Traces each output column of `n` back to a base column through scans, projections,
+// filters and sorts; anything else reads as computed. `pinned` collects the base columns
+// a filter on the spine fixes to a constant (`col = constant` conjuncts).
+std::vector<BaseSite> trace_lineage(const RelNode& n, std::vector<BaseSite>& pinned) {
+  std::vector<BaseSite> out(n.columns.size());
+  switch (n.kind) {
+    case RelKind::kTableScan: {
+      const auto& scan = static_cast<const TableScanNode&>(n);
+      for (size_t i = 0; i < n.columns.size(); ++i) {
+        int c = scan.table->schema.find_column(n.columns[i].name);
+        if (c >= 0) out[i] = {scan.table, c};
+      }
+      break;
+    }
+    case RelKind::kProject: {
+      const auto& p = static_cast<const ProjectNode&>(n);
+      auto in = trace_lineage(*p.input, pinned);
+      for (size_t i = 0; i < p.exprs.size() && i < out.size(); ++i) {
+        if (p.exprs[i]->kind != ScalarKind::kColumn) continue;
+        const auto& c = static_cast<const ColumnScalar&>(*p.exprs[i]);
+        if (c.level == 0 && c.slot >= 0 && static_cast<size_t>(c.slot) < in.size()) out[i] = in[c.slot];
+      }
+      break;
+    }
+    case RelKind::kFilter: {
+      const auto& f = static_cast<const FilterNode&>(n);
+      out = trace_lineage(*f.input, pinned);
+      std::vector<const ScalarExpr*> stack{f.predicate.get()};
+      while (!stack.empty()) {
+        const ScalarExpr* e = stack.back();
+        stack.pop_back();
+        if (!e || e->kind != ScalarKind::kBinary) continue;
+        const auto& b = static_cast<const BinaryScalar&>(*e);
+        if (b.op == ast::BinaryOp::kAnd) {
+          stack.push_back(b.left.get());
+          stack.push_back(b.right.get());
+          continue;
+        }
+        if (b.op != ast::BinaryOp::kEq && b.op != ast::BinaryOp::kEqEq) continue;
+        for (auto [col, val] : {std::pair{b.left.get(), b.right.get()}, std::pair{b.right.get(), b.left.get()}}) {
+          if (col->kind != ScalarKind::kColumn || !val->is_constant()) continue;
+          const auto& c = static_cast<const ColumnScalar&>(*col);
+          if (c.level == 0 && c.slot >= 0 && static_cast<size_t>(c.slot) < out.size() && out[c.slot].table)
+            pinned.push_back(out[c.slot]);
+        }
+      }
+      break;
+    }
+    case RelKind::kSort: out = trace_lineage(*n.children()[0], pinned); break;
+    default: break;
+  }
+  return out;
+}
+
+// A view's output columns with their lineage. `ok` is false when the body fails to plan.
+struct ViewLineage {
+  std::vector<std::string> names;
+  std::vector<BaseSite> sites;
+  std::vector<BaseSite> pinned;
+  bool ok = false;
+};
+
+ViewLineage view_lineage(DatabaseImpl& db, const ViewEntry& v) {
+  ViewLineage out;
+  try {
+    Planner planner(db);
+    QueryPlan plan = planner.plan_select(*v.definition->select, nullptr);
+    out.names = v.columns.empty() ? plan.names : v.columns;
+    out.sites = trace_lineage(*plan.root, out.pinned);
+    out.sites.resize(out.names.size());
+    out.ok = true;
+  } catch (const Error&) {
+    out.names = v.columns;
+    out.sites.assign(out.names.size(), BaseSite{});
+  }
+  return out;
+}
+
+std::string json_string(const std::string& s) {
+  std::string o = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') o += '\\';
+    o += ch;
+  }
+  return o + "\"";
+}
+
+// The view_info() row of one view: insertable / updatable / deletable and its targets.
+Row view_info_row(DatabaseImpl& db, const ViewEntry& v) {
+  ViewLineage lin = view_lineage(db, v);
+  std::vector<std::shared_ptr<TableEntry>> targets;
+  for (const BaseSite& s : lin.sites)
+    if (s.table && std::find(targets.begin(), targets.end(), s.table) == targets.end()) targets.push_back(s.table);
+  auto has = [](const std::vector<BaseSite>& sites, const TableEntry* t, int c) {
+    for (const BaseSite& s : sites)
+      if (s.table.get() == t && s.column == c) return true;
+    return false;
+  };
+  bool insertable = !targets.empty(), deletable = !targets.empty();
+  std::string json = "[";
+  for (const auto& t : targets) {
+    if (json.size() > 1) json += ",";
+    json += json_string(t->schema.name);
+    for (const KeyColumn& k : t->schema.primary_key)
+      if (!has(lin.sites, t.get(), k.column)) deletable = false;
+    for (size_t c = 0; c < t->schema.columns.size(); ++c) {
+      const ColumnSchema& col = t->schema.columns[c];
+      int ci = static_cast<int>(c);
+      if (col.not_null && !col.default_expr && !has(lin.sites, t.get(), ci) && !has(lin.pinned, t.get(), ci))
+        insertable = false;
+    }
+  }
+  json += "]";
+  auto yn = [](bool b) { return Value::Text(b ? "YES" : "NO"); };
+  return {Value::Text(v.schema_name), Value::Text(v.name), yn(insertable), yn(!targets.empty()), yn(deletable),
+          Value::Text(json)};
+}
+
+// Splits an optional `schema.` qualifier off a name argument.
+std::pair<std::string, std::string> split_qualified(const std::string& arg) {
+  if (auto dot = arg.find('.'); dot != std::string::npos) return {arg.substr(0, dot), arg.substr(dot + 1)};
+  return {"", arg};
+}
+
 }  // namespace
 
 void register_introspection_functions(Registry& r) {
@@ -273,6 +411,131 @@ void register_introspection_functions(Registry& r) {
     return rows;
   };
   r.add_table_function(std::move(finfo), "builtin");
+
+  TableFunction col_info;
+  col_info.name = "column_info";
+  col_info.num_args = 1;
+  col_info.min_args = 1;
+  col_info.flags = 0;  // the catalog changes
+  col_info.columns = {{"schema", QRS_LT_TEXT, false},       {"name", QRS_LT_TEXT, false},
+                      {"cid", QRS_LT_INTEGER, false},       {"column_name", QRS_LT_TEXT, false},
+                      {"is_updatable", QRS_LT_TEXT, false}, {"base_table", QRS_LT_TEXT, true},
+                      {"base_column", QRS_LT_TEXT, true}};
+  col_info.rows = [](DatabaseImpl& db, std::span<const Value> args) {
+    auto [schema, name] = split_qualified(args[0].to_text());
+    DatabaseImpl::Relation rel = db.resolve_relation(schema, name);
+    std::vector<Row> rows;
+    auto add = [&rows](const std::string& s, const std::string& n, size_t cid, const std::string& col,
+                       const BaseSite& site) {
+      const bool base = site.table != nullptr;
+      rows.push_back({Value::Text(s), Value::Text(n), Value::Integer(static_cast<int64_t>(cid)), Value::Text(col),
+                      Value::Text(base ? "YES" : "NO"), base ? Value::Text(site.table->schema.name) : Value(),
+                      base ? Value::Text(site.table->schema.columns[site.column].name) : Value()});
+    };
+    if (rel.table) {
+      const TableSchema& ts = rel.table->schema;
+      for (size_t i = 0; i < ts.columns.size(); ++i)
+        add(ts.schema_name, ts.name, i, ts.columns[i].name, BaseSite{rel.table, static_cast<int>(i)});
+    } else {
+      ViewLineage lin = view_lineage(db, *rel.view);
+      for (size_t i = 0; i < lin.names.size(); ++i)
+        add(rel.view->schema_name, rel.view->name, i, lin.names[i], lin.sites[i]);
+    }
+    return rows;
+  };
+  r.add_table_function(std::move(col_info), "builtin");
+
+  TableFunction check_info;
+  check_info.name = "check_constraint_info";
+  check_info.num_args = 1;
+  check_info.min_args = 1;
+  check_info.flags = 0;
+  check_info.columns = {{"id", QRS_LT_INTEGER, false},         {"name", QRS_LT_TEXT, true},
+                        {"expr", QRS_LT_TEXT, false},          {"operations", QRS_LT_TEXT, false},
+                        {"deferrable", QRS_LT_INTEGER, false}, {"initially_deferred", QRS_LT_INTEGER, false},
+                        {"tags", QRS_LT_TEXT, true}};
+  check_info.rows = [](DatabaseImpl& db, std::span<const Value> args) {
+    auto [schema, name] = split_qualified(args[0].to_text());
+    auto t = db.require_table(schema, name);
+    std::vector<Row> rows;
+    for (size_t id = 0; id < t->schema.checks.size(); ++id) {
+      const CheckSchema& c = t->schema.checks[id];
+      std::string ops;
+      for (auto [on, op] : {std::pair{c.on_insert, "insert"}, std::pair{c.on_update, "update"}, std::pair{c.on_delete, "delete"}})
+        if (on) ops += (ops.empty() ? "" : ",") + std::string(op);
+      rows.push_back({Value::Integer(static_cast<int64_t>(id)), c.name.empty() ? Value() : Value::Text(c.name),
+                      Value::Text(c.expr ? expr_to_string(*c.expr) : ""), Value::Text(ops), Value::Integer(0),
+                      Value::Integer(0), Value()});
+    }
+    return rows;
+  };
+  r.add_table_function(std::move(check_info), "builtin");
+
+  // No UNIQUE constraints (the primary key is excluded) nor secondary indexes exist
+  // yet: these list nothing, but still reject an unknown table.
+  TableFunction uc_info;
+  uc_info.name = "unique_constraint_info";
+  uc_info.num_args = 1;
+  uc_info.min_args = 1;
+  uc_info.flags = 0;
+  uc_info.columns = {{"id", QRS_LT_INTEGER, false},  {"name", QRS_LT_TEXT, true},
+                     {"seq", QRS_LT_INTEGER, false}, {"column_name", QRS_LT_TEXT, false},
+                     {"partial", QRS_LT_INTEGER, false}, {"tags", QRS_LT_TEXT, true}};
+  uc_info.rows = [](DatabaseImpl& db, std::span<const Value> args) {
+    auto [schema, name] = split_qualified(args[0].to_text());
+    (void)db.require_table(schema, name);
+    return std::vector<Row>{};
+  };
+  r.add_table_function(std::move(uc_info), "builtin");
+
+  TableFunction idx_info;
+  idx_info.name = "index_info";
+  idx_info.num_args = 1;
+  idx_info.min_args = 1;
+  idx_info.flags = 0;
+  idx_info.columns = {{"index_name", QRS_LT_TEXT, false}, {"seq", QRS_LT_INTEGER, false},
+                      {"column_name", QRS_LT_TEXT, false}, {"desc", QRS_LT_INTEGER, false},
+                      {"collation", QRS_LT_TEXT, true},    {"unique", QRS_LT_INTEGER, false},
+                      {"partial", QRS_LT_INTEGER, false},  {"tags", QRS_LT_TEXT, true}};
+  idx_info.rows = [](DatabaseImpl& db, std::span<const Value> args) {
+    auto [schema, name] = split_qualified(args[0].to_text());
+    (void)db.require_table(schema, name);
+    return std::vector<Row>{};
+  };
+  r.add_table_function(std::move(idx_info), "builtin");
+
+  TableFunction v_info;
+  v_info.name = "view_info";
+  v_info.num_args = 1;
+  v_info.min_args = 0;
+  v_info.flags = 0;
+  v_info.columns = {{"schema", QRS_LT_TEXT, false},       {"name", QRS_LT_TEXT, false},
+                    {"is_insertable_into", QRS_LT_TEXT, false}, {"is_updatable", QRS_LT_TEXT, false},
+                    {"is_deletable", QRS_LT_TEXT, false}, {"effective_targets", QRS_LT_TEXT, false}};
+  v_info.rows = [](DatabaseImpl& db, std::span<const Value> args) {
+    std::string schema, name;
+    if (!args.empty() && !args[0].is_null()) std::tie(schema, name) = split_qualified(args[0].to_text());
+    std::vector<Row> rows;
+    for (const auto& v : db.catalog().views()) {
+      if (!name.empty() && !iequals(v->name, name)) continue;
+      if (!schema.empty() && !iequals(v->schema_name, schema)) continue;
+      rows.push_back(view_info_row(db, *v));
+    }
+    return rows;
+  };
+  r.add_table_function(std::move(v_info), "builtin");
+
+  // CREATE ASSERTION is not supported yet: no rows.
+  TableFunction a_info;
+  a_info.name = "assertion_info";
+  a_info.num_args = 0;
+  a_info.min_args = 0;
+  a_info.flags = 0;
+  a_info.columns = {{"schema_name", QRS_LT_TEXT, false},       {"name", QRS_LT_TEXT, false},
+                    {"violation_sql", QRS_LT_TEXT, false},     {"deferrable", QRS_LT_INTEGER, false},
+                    {"initially_deferred", QRS_LT_INTEGER, false}, {"dependent_tables", QRS_LT_TEXT, false}};
+  a_info.rows = [](DatabaseImpl&, std::span<const Value>) { return std::vector<Row>{}; };
+  r.add_table_function(std::move(a_info), "builtin");
 
   TableFunction qp;
   qp.name = "query_plan";

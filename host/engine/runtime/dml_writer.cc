@@ -122,19 +122,41 @@ Value DmlWriter::coerce(const Value& v, const ColumnSchema& col, const TableSche
   }
 }
 
-void DmlWriter::prepare_row(Row& row) {
+namespace {
+
+// Statement-level OR action > the constraint's declared ON CONFLICT > ABORT.
+ConflictAction resolve(std::optional<ConflictAction> stmt, std::optional<qrs_conflict> declared) {
+  if (stmt) return *stmt;
+  if (declared) return static_cast<ConflictAction>(*declared);
+  return ConflictAction::kAbort;
+}
+
+}  // namespace
+
+void DmlWriter::fail(ConflictAction action, const std::string& message) {
+  if (ctx_ && (action == ConflictAction::kFail || action == ConflictAction::kRollback))
+    ctx_->failed_action = static_cast<qrs_conflict>(action);
+  throw Error(StatusCode::kConstraint, message);
+}
+
+bool DmlWriter::prepare_row(Row& row, std::optional<ConflictAction> action) {
   const TableSchema& ts = table_->schema;
   if (row.size() != ts.columns.size()) throw Error(StatusCode::kInternal, "row width mismatch");
   for (size_t i = 0; i < row.size(); ++i) {
     const ColumnSchema& col = ts.columns[i];
     row[i] = coerce(row[i], col, ts);
-    if (row[i].is_null() && col.not_null)
-      throw Error(StatusCode::kConstraint, "NOT NULL constraint failed: " + ts.name + "." + col.name);
+    if (row[i].is_null() && col.not_null) {
+      // REPLACE would substitute the column's DEFAULT; not yet, so it aborts.
+      ConflictAction a = resolve(action, col.not_null_conflict);
+      if (a == ConflictAction::kIgnore) return false;
+      fail(a, "NOT NULL constraint failed: " + ts.name + "." + col.name);
+    }
   }
+  return true;
 }
 
-void DmlWriter::check_row(RowOp op, const Row* new_row, const Row* old_row) {
-  if (!checks_) return;
+bool DmlWriter::check_row(RowOp op, const Row* new_row, const Row* old_row, std::optional<ConflictAction> action) {
+  if (!checks_) return true;
   Row images;
   for (const BoundCheck& c : *checks_) {
     bool applies = op == RowOp::kInsert ? c.on_insert : op == RowOp::kUpdate ? c.on_update : c.on_delete;
@@ -151,8 +173,13 @@ void DmlWriter::check_row(RowOp op, const Row* new_row, const Row* old_row) {
     EvalEnv env{new_row ? new_row : old_row, &outer, ctx_};
     bool is_null = false;
     if (c.expr->eval(env).truthy(&is_null) || is_null) continue;
-    throw Error(StatusCode::kConstraint, "CHECK constraint failed: " + c.name + " (" + c.text + ")");
+    // REPLACE does not relax a CHECK: it aborts.
+    ConflictAction a = resolve(action, c.on_conflict);
+    if (a == ConflictAction::kIgnore) return false;
+    if (a == ConflictAction::kReplace) a = ConflictAction::kAbort;
+    fail(a, "CHECK constraint failed: " + c.name + " (" + c.text + ")");
   }
+  return true;
 }
 
 Row DmlWriter::key_of(const Row& row) const {
@@ -178,36 +205,54 @@ std::optional<Row> DmlWriter::handle(UpdateResult& r, ConflictAction action) {
     case UpdateResult::Outcome::kConstraint:
       if (action == ConflictAction::kIgnore) return std::nullopt;
       switch (r.constraint_kind) {
-        case QRS_CONSTRAINT_UNIQUE: throw Error(StatusCode::kConstraint, unique_message());
-        case QRS_CONSTRAINT_NOT_NULL: throw Error(StatusCode::kConstraint, "NOT NULL constraint failed: " + table_->schema.name);
-        case QRS_CONSTRAINT_CHECK: throw Error(StatusCode::kConstraint, "CHECK constraint failed: " + table_->schema.name);
-        default: throw Error(StatusCode::kConstraint, "FOREIGN KEY constraint failed: " + table_->schema.name);
+        case QRS_CONSTRAINT_UNIQUE: fail(action, unique_message());
+        case QRS_CONSTRAINT_NOT_NULL: fail(action, "NOT NULL constraint failed: " + table_->schema.name);
+        case QRS_CONSTRAINT_CHECK: fail(action, "CHECK constraint failed: " + table_->schema.name);
+        default: fail(action, "FOREIGN KEY constraint failed: " + table_->schema.name);
       }
   }
   return std::nullopt;
 }
 
-std::optional<Row> DmlWriter::insert(Row row, ConflictAction action) {
-  prepare_row(row);
-  check_row(RowOp::kInsert, &row, nullptr);
-  UpdateResult r = table_->table->update(RowOp::kInsert, row, {}, action);
-  auto out = handle(r, action);
+std::optional<Row> DmlWriter::write_insert(Row& row, std::optional<ConflictAction> action,
+                                           std::optional<Row>* existing) {
+  if (!prepare_row(row, action)) return std::nullopt;
+  if (!check_row(RowOp::kInsert, &row, nullptr, action)) return std::nullopt;
+  ConflictAction pk = existing ? ConflictAction::kAbort : resolve(action, table_->schema.pk_conflict);
+  UpdateResult r = table_->table->update(RowOp::kInsert, row, {}, pk);
+  if (existing && r.outcome == UpdateResult::Outcome::kConstraint && r.constraint_kind == QRS_CONSTRAINT_UNIQUE &&
+      r.existing_row) {
+    *existing = std::move(r.existing_row);
+    return std::nullopt;
+  }
+  auto out = handle(r, pk);
   if (out && out->empty()) return row;
   return out;
 }
 
-std::optional<Row> DmlWriter::update(const Row& old_row, Row new_row, ConflictAction action) {
-  prepare_row(new_row);
-  check_row(RowOp::kUpdate, &new_row, &old_row);
+std::optional<Row> DmlWriter::insert(Row row, std::optional<ConflictAction> action) {
+  return write_insert(row, action, nullptr);
+}
+
+std::optional<Row> DmlWriter::insert_or_conflict(Row& row, std::optional<ConflictAction> action,
+                                                 std::optional<Row>& existing) {
+  existing.reset();
+  return write_insert(row, action, &existing);
+}
+
+std::optional<Row> DmlWriter::update(const Row& old_row, Row new_row, std::optional<ConflictAction> action) {
+  if (!prepare_row(new_row, action)) return std::nullopt;
+  if (!check_row(RowOp::kUpdate, &new_row, &old_row, action)) return std::nullopt;
   Row key = key_of(old_row);
-  UpdateResult r = table_->table->update(RowOp::kUpdate, new_row, key, action);
-  auto out = handle(r, action);
+  ConflictAction pk = resolve(action, table_->schema.pk_conflict);
+  UpdateResult r = table_->table->update(RowOp::kUpdate, new_row, key, pk);
+  auto out = handle(r, pk);
   if (out && out->empty()) return new_row;
   return out;
 }
 
 std::optional<Row> DmlWriter::remove(const Row& old_row) {
-  check_row(RowOp::kDelete, nullptr, &old_row);
+  if (!check_row(RowOp::kDelete, nullptr, &old_row, std::nullopt)) return std::nullopt;
   Row key = key_of(old_row);
   UpdateResult r = table_->table->update(RowOp::kDelete, {}, key, ConflictAction::kAbort);
   auto out = handle(r, ConflictAction::kAbort);

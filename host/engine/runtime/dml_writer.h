@@ -23,6 +23,7 @@ struct BoundCheck {
   bool on_insert = true;
   bool on_update = true;
   bool on_delete = false;
+  std::optional<qrs_conflict> on_conflict;  // the declared ON CONFLICT action
 };
 
 class DmlWriter {
@@ -35,9 +36,18 @@ class DmlWriter {
 
   // Each returns the stored row (the deleted row for remove), or nullopt when nothing
   // changed (IGNORE, or a key that does not exist). Throws Error on a violation.
-  std::optional<Row> insert(Row row, ConflictAction action);
-  std::optional<Row> update(const Row& old_row, Row new_row, ConflictAction action);
+  // `action` is the statement's own OR action; nullopt lets each constraint's declared
+  // ON CONFLICT action apply (ABORT when none was declared). A FAIL or ROLLBACK
+  // violation is recorded in the context's `failed_action` before the Error is thrown.
+  std::optional<Row> insert(Row row, std::optional<ConflictAction> action);
+  std::optional<Row> update(const Row& old_row, Row new_row, std::optional<ConflictAction> action);
   std::optional<Row> remove(const Row& old_row);
+  // For UPSERT: like insert, but a primary-key conflict writes nothing and sets
+  // `existing` to the stored row. `row` is left as prepared (coerced) for writing.
+  std::optional<Row> insert_or_conflict(Row& row, std::optional<ConflictAction> action,
+                                        std::optional<Row>& existing);
+  // The UNIQUE violation message for this table's primary key.
+  std::string unique_message() const;
 
   // Converts a value to a column's declared type (the write-side coercion). Throws
   // Error(kMismatch) for a value the type cannot hold, and Error(kRange) for an integer
@@ -45,12 +55,16 @@ class DmlWriter {
   static Value coerce(const Value& v, const ColumnSchema& col, const TableSchema& table);
 
  private:
-  void prepare_row(Row& row);
-  // Throws a CONSTRAINT error for the first CHECK applying to `op` that evaluates false.
-  void check_row(RowOp op, const Row* new_row, const Row* old_row);
+  // Coerces `row` and enforces NOT NULL; false when the row is to be skipped (IGNORE).
+  bool prepare_row(Row& row, std::optional<ConflictAction> action);
+  // Enforces the first CHECK applying to `op` that evaluates false; false when the row
+  // is to be skipped (IGNORE).
+  bool check_row(RowOp op, const Row* new_row, const Row* old_row, std::optional<ConflictAction> action);
   Row key_of(const Row& row) const;
   std::optional<Row> handle(UpdateResult& r, ConflictAction action);
-  std::string unique_message() const;
+  std::optional<Row> write_insert(Row& row, std::optional<ConflictAction> action, std::optional<Row>* existing);
+  // Throws the CONSTRAINT error `message`, recording a FAIL / ROLLBACK action first.
+  [[noreturn]] void fail(ConflictAction action, const std::string& message);
 
   DatabaseImpl& db_;
   std::shared_ptr<TableEntry> table_;

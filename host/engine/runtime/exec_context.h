@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "quereus/abi.h"
 #include "types/value.h"
 
 namespace quereus {
@@ -17,6 +18,9 @@ struct ExecContext {
   const std::vector<Value>* params = nullptr;  // 1-based positions at index-1
   const std::map<std::string, Value>* named_params = nullptr;  // by name, no sigil
   uint64_t generation = 0;                     // bumps per execution (subquery caches)
+  // The conflict action of the violation that is ending the statement: FAIL keeps the
+  // statement's earlier writes, ROLLBACK also rolls back the enclosing transaction.
+  qrs_conflict failed_action = QRS_CONFLICT_ABORT;
 };
 
 // The row an expression is evaluated against, chained to the enclosing queries' rows

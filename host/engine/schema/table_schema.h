@@ -26,6 +26,8 @@ struct ColumnSchema {
   // when a comparison resolves its collation (types.md).
   bool collation_declared = false;
   std::shared_ptr<const ast::Expr> default_expr;  // may be null
+  // NOT NULL … ON CONFLICT: the action a statement without its own OR clause takes.
+  std::optional<qrs_conflict> not_null_conflict;
 };
 
 struct KeyColumn {
@@ -55,6 +57,7 @@ struct CheckSchema {
   bool on_insert = true;  // CHECK ON …; the default is insert and update
   bool on_update = true;
   bool on_delete = false;
+  std::optional<qrs_conflict> on_conflict;  // CHECK … ON CONFLICT, when declared
 };
 
 struct TableSchema {
@@ -64,6 +67,8 @@ struct TableSchema {
   std::vector<ColumnSchema> columns;
   std::vector<KeyColumn> primary_key;  // all columns when none declared
   bool primary_key_declared = false;
+  // PRIMARY KEY … ON CONFLICT: the action a statement without its own OR clause takes.
+  std::optional<qrs_conflict> pk_conflict;
   std::vector<std::pair<std::string, Value>> module_options;
   std::vector<ForeignKeySchema> foreign_keys;
   std::vector<CheckSchema> checks;  // column-level first, in declaration order
