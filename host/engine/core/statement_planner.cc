@@ -508,7 +508,7 @@ class PragmaExec : public Executable {
       }
       has_value_ = true;
     } else {
-      names_.push_back(name_);
+      names_ = {"name", "value"};  // a read is one (name, value) row, as in the reference
     }
   }
   void start(ExecContext&) override {
@@ -523,6 +523,7 @@ class PragmaExec : public Executable {
     if (done_) return false;
     done_ = true;
     out.clear();
+    out.push_back(Value::Text(name_));
     auto& o = db_.options();
     if (name_ == "default_vtab_module") out.push_back(Value::Text(o.default_vtab_module));
     else if (name_ == "default_column_nullability") out.push_back(Value::Text(o.default_nullable ? "nullable" : "not_null"));

@@ -195,7 +195,8 @@ std::string DmlWriter::unique_message() const {
     if (!cols.empty()) cols += ", ";
     cols += ts.name + "." + ts.columns[k.column].name;
   }
-  return "UNIQUE constraint failed: " + (cols.empty() ? ts.name : cols);
+  // A singleton table (`primary key ()`) has no key columns to name: "<table> PK".
+  return "UNIQUE constraint failed: " + (cols.empty() ? ts.name + " PK" : cols);
 }
 
 std::optional<Row> DmlWriter::handle(UpdateResult& r, ConflictAction action) {
