@@ -141,3 +141,25 @@ TEST_F(ConflictTest, UpsertTargetMustBeTheKey) {
 
 }  // namespace
 }  // namespace quereus
+
+namespace quereus {
+namespace {
+
+class NotNullReplaceTest : public ConflictTest {};
+
+TEST_F(NotNullReplaceTest, ReplaceSubstitutesTheDefaultOnInsertAndUpdate) {
+  ok("create table t (id integer primary key, v text not null on conflict replace default 'dflt', w text null)");
+  ok("insert into t values (1, null, 'a')");
+  ok("insert or replace into t (id, v, w) values (2, null, 'b')");
+  ok("update t set v = null where id = 1");
+  EXPECT_EQ(rows("select id, v from t order by id"), (Rows{"1,dflt", "2,dflt"}));
+}
+
+TEST_F(NotNullReplaceTest, ReplaceWithoutADefaultAborts) {
+  ok("create table t (id integer primary key, v text not null)");
+  fails("insert or replace into t values (1, null)", StatusCode::kConstraint, "NOT NULL constraint failed: t.v");
+  EXPECT_TRUE(rows("select id from t").empty());
+}
+
+}  // namespace
+}  // namespace quereus

@@ -269,6 +269,7 @@ class InsertExec : public BufferedExec {
   void start(ExecContext& ctx) override {
     reset_rows();
     DmlWriter writer(db_, table_, checks_, ctx);
+    writer.set_defaults(defaults_);
     const TableSchema& ts = table_->schema;
     EvalEnv env{nullptr, nullptr, &ctx};
     auto write = [&](const Row& src) {
@@ -427,10 +428,14 @@ class UpdateExec : public BufferedExec {
     scan_ = plan_target_scan(planner, db, table_, scope, s.where.get());
     returning_ = bind_returning(planner, s.returning, scope, names_, WriteKind::kUpdate);
     checks_ = bind_checks(planner, *table_);
+    Scope empty;
+    for (auto& col : table_->schema.columns)
+      defaults_.push_back(col.default_expr ? planner.bind_expr(*col.default_expr, empty) : nullptr);
   }
   void start(ExecContext& ctx) override {
     reset_rows();
     DmlWriter writer(db_, table_, checks_, ctx);
+    writer.set_defaults(defaults_);
     // Halloween protection: find every target row before changing any.
     std::vector<Row> targets = collect(scan_, ctx);
     for (auto& old_row : targets) {
@@ -449,6 +454,7 @@ class UpdateExec : public BufferedExec {
   RelPtr scan_;
   Returning returning_;
   std::vector<BoundCheck> checks_;
+  std::vector<ScalarPtr> defaults_;  // for NOT NULL … REPLACE
 };
 
 class DeleteExec : public BufferedExec {

@@ -146,9 +146,18 @@ bool DmlWriter::prepare_row(Row& row, std::optional<ConflictAction> action) {
     const ColumnSchema& col = ts.columns[i];
     row[i] = coerce(row[i], col, ts);
     if (row[i].is_null() && col.not_null) {
-      // REPLACE would substitute the column's DEFAULT; not yet, so it aborts.
       ConflictAction a = resolve(action, col.not_null_conflict);
       if (a == ConflictAction::kIgnore) return false;
+      if (a == ConflictAction::kReplace) {
+        // REPLACE substitutes the column's DEFAULT (sql-dml.md); without one, or with a
+        // NULL default, it aborts.
+        a = ConflictAction::kAbort;
+        if (defaults_ && i < defaults_->size() && (*defaults_)[i] && ctx_) {
+          EvalEnv env{nullptr, nullptr, ctx_};
+          row[i] = coerce((*defaults_)[i]->eval(env), col, ts);
+          if (!row[i].is_null()) continue;
+        }
+      }
       fail(a, "NOT NULL constraint failed: " + ts.name + "." + col.name);
     }
   }

@@ -46,6 +46,9 @@ class DmlWriter {
   // `existing` to the stored row. `row` is left as prepared (coerced) for writing.
   std::optional<Row> insert_or_conflict(Row& row, std::optional<ConflictAction> action,
                                         std::optional<Row>& existing);
+  // The bound DEFAULT of each column (null where none), for NOT NULL … REPLACE, which
+  // substitutes the default for a NULL. Must outlive the writer.
+  void set_defaults(const std::vector<std::shared_ptr<const ScalarExpr>>& defaults) { defaults_ = &defaults; }
   // The UNIQUE violation message for this table's primary key.
   std::string unique_message() const;
 
@@ -70,6 +73,7 @@ class DmlWriter {
   std::shared_ptr<TableEntry> table_;
   const std::vector<BoundCheck>* checks_ = nullptr;
   ExecContext* ctx_ = nullptr;
+  const std::vector<std::shared_ptr<const ScalarExpr>>* defaults_ = nullptr;
 };
 
 }  // namespace quereus
