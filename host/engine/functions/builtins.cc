@@ -151,13 +151,16 @@ class MinMaxState : public AggregateState {
       if (!n.is_null()) v = std::move(n);
     }
     if (!set_) { v_ = std::move(v); set_ = true; return; }
-    int c = compare_values(v, v_);
+    int c = compare_values(v, v_, collation_);
     if (max_ ? c > 0 : c < 0) v_ = std::move(v);
   }
   Value final() override { return v_; }
+  // min/max order text under the argument's collation, as ORDER BY does.
+  void set_collation(const Collation* collation) override { collation_ = collation; }
 
  private:
   bool max_;
+  const Collation* collation_ = nullptr;
   bool set_ = false;
   Value v_;
 };

@@ -54,6 +54,9 @@ class AggregateState {
   virtual ~AggregateState() = default;
   virtual void step(std::span<const Value> args) = 0;
   virtual Value final() = 0;
+  // The collation of the first argument (null: BINARY), set before the first step by
+  // aggregates that compare text (min, max).
+  virtual void set_collation(const Collation* /*collation*/) {}
 };
 
 struct AggregateFunction {

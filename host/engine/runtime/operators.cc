@@ -669,7 +669,7 @@ class AggregateOp : public Operator {
     auto g = std::make_unique<Group>();
     g->key = std::move(key);
     for (size_t i = 0; i < node_.aggs.size(); ++i) {
-      g->states.push_back(node_.aggs[i].fn->make_state());
+      g->states.push_back(new_state(i));
       if (any_distinct_)
         g->distinct_seen.emplace_back(RowLess{&arg_collations_[i]});  // DISTINCT honours the argument's collation
     }
@@ -736,6 +736,12 @@ class AggregateOp : public Operator {
     }
   }
 
+  std::unique_ptr<AggregateState> new_state(size_t i) const {
+    auto st = node_.aggs[i].fn->make_state();
+    if (!arg_collations_[i].empty()) st->set_collation(arg_collations_[i][0]);
+    return st;
+  }
+
   // The one group of an aggregate without GROUP BY, kept across executions (a correlated
   // subquery runs once per outer row): open() gives it fresh states.
   Group& scalar_group() {
@@ -744,7 +750,7 @@ class AggregateOp : public Operator {
   }
   void reset_scalar_group() {
     if (!scalar_) return;
-    for (size_t i = 0; i < node_.aggs.size(); ++i) scalar_->states[i] = node_.aggs[i].fn->make_state();
+    for (size_t i = 0; i < node_.aggs.size(); ++i) scalar_->states[i] = new_state(i);
     for (auto& seen : scalar_->distinct_seen) seen.clear();
   }
 

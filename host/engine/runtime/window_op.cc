@@ -262,12 +262,17 @@ class WindowOp : public Operator {
         st.step(args);
       };
       if (incremental && lo == 0) {
-        if (!running || hi < running_hi) { running = call.aggregate->make_state(); running_hi = 0; }
+        if (!running || hi < running_hi) {
+          running = call.aggregate->make_state();
+          if (!call.args.empty()) running->set_collation(call.args[0]->collation);
+          running_hi = 0;
+        }
         while (running_hi < hi) step(*running, running_hi++);
         out[part[j]] = running->final();
         continue;
       }
       auto st = call.aggregate->make_state();
+      if (!call.args.empty()) st->set_collation(call.args[0]->collation);
       std::vector<std::vector<Value>> seen;
       for (size_t p = lo; p < hi; ++p) {
         if (excluded(call, j, p, group_of)) continue;
