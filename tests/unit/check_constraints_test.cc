@@ -10,17 +10,6 @@ namespace {
 
 class CheckConstraintsTest : public MemDbTest {
  protected:
-  void ok(const std::string& sql) {
-    Status st = db_->exec(sql);
-    EXPECT_TRUE(st.ok()) << sql << ": " << st.to_string();
-  }
-  // Expects `sql` to fail with `code` and a message containing `text`.
-  void fails(const std::string& sql, StatusCode code, const std::string& text) {
-    Status st = db_->exec(sql);
-    ASSERT_FALSE(st.ok()) << sql;
-    EXPECT_EQ(st.code(), code) << st.to_string();
-    EXPECT_NE(st.message().find(text), std::string::npos) << st.to_string();
-  }
   int64_t count(const std::string& table) {
     std::vector<std::unique_ptr<Statement>> stmts;
     EXPECT_TRUE(db_->prepare("select count(*) from " + table, &stmts).ok());

@@ -11,17 +11,6 @@ namespace {
 
 class ConflictTest : public MemDbTest {
  protected:
-  void ok(const std::string& sql) {
-    Status st = db_->exec(sql);
-    EXPECT_TRUE(st.ok()) << sql << ": " << st.to_string();
-  }
-  // Expects `sql` to fail with `code` and a message containing `text`.
-  void fails(const std::string& sql, StatusCode code, const std::string& text) {
-    Status st = db_->exec(sql);
-    ASSERT_FALSE(st.ok()) << sql;
-    EXPECT_EQ(st.code(), code) << st.to_string();
-    EXPECT_NE(st.message().find(text), std::string::npos) << st.to_string();
-  }
   // The rows of a one-statement query, each row's cells as text joined by ','.
   std::vector<std::string> rows(const std::string& sql) {
     std::vector<std::unique_ptr<Statement>> stmts;

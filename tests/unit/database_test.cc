@@ -8,26 +8,7 @@
 namespace quereus {
 namespace {
 
-class DatabaseTest : public MemDbTest {
- protected:
-  std::vector<Row> query(const std::string& sql) {
-    std::vector<std::unique_ptr<Statement>> stmts;
-    Status st = db_->prepare(sql, &stmts);
-    EXPECT_TRUE(st.ok()) << st.to_string();
-    std::vector<Row> rows;
-    for (auto& s : stmts) {
-      rows.clear();
-      bool has = true;
-      while (has) {
-        st = s->step(&has);
-        EXPECT_TRUE(st.ok()) << st.to_string();
-        if (!st.ok()) return rows;
-        if (has) rows.push_back(s->row());
-      }
-    }
-    return rows;
-  }
-};
+class DatabaseTest : public MemDbTest {};
 
 TEST_F(DatabaseTest, ExecAndQuery) {
   ASSERT_TRUE(db_->exec("create table t (a integer primary key, b text); insert into t values (1, 'x'), (2, 'y')").ok());

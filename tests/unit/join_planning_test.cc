@@ -42,7 +42,6 @@ class JoinPlanningTest : public MemDbTest {
     exec("insert into tiny values (1, 5, 1, 2), (2, 17, 3, 3), (3, null, 4, null), (4, 30000, 5, 6), (5, 5, 7, 7)");
   }
 
-  void exec(const std::string& sql) { ASSERT_TRUE(db_->exec(sql).ok()) << sql; }
   void disable(const std::string& passes) { exec("pragma optimizer_disabled_passes = '" + passes + "'"); }
 
   DatabaseImpl& impl() { return static_cast<DatabaseImpl&>(*db_); }

@@ -13,29 +13,6 @@ namespace {
 
 class ViewsTest : public MemDbTest {
  protected:
-  void exec(const std::string& sql) {
-    Status st = db_->exec(sql);
-    ASSERT_TRUE(st.ok()) << st.to_string();
-  }
-  // The rows of the last statement of `sql`; the first failure's status in *error.
-  std::vector<Row> query(const std::string& sql, Status* error = nullptr) {
-    std::vector<std::unique_ptr<Statement>> stmts;
-    Status st = db_->prepare(sql, &stmts);
-    std::vector<Row> rows;
-    for (auto& s : stmts) {
-      rows.clear();
-      bool has = st.ok();
-      while (has) {
-        st = s->step(&has);
-        if (!st.ok()) break;
-        if (has) rows.push_back(s->row());
-      }
-      if (!st.ok()) break;
-    }
-    if (error) *error = st;
-    else EXPECT_TRUE(st.ok()) << st.to_string();
-    return rows;
-  }
   Status failure(const std::string& sql) {
     Status st;
     query(sql, &st);

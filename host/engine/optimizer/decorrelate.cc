@@ -157,25 +157,6 @@ bool hashable(const Collation* coll, bool duration_order, const ScalarExpr& a, c
   return !duration_order && a.type != QRS_LT_JSON && b.type != QRS_LT_JSON;
 }
 
-ScalarPtr conjoin(const std::vector<ScalarPtr>& parts) {
-  ScalarPtr out = parts[0];
-  for (size_t i = 1; i < parts.size(); ++i) {
-    auto b = std::make_shared<BinaryScalar>(ast::BinaryOp::kAnd, out, parts[i]);
-    b->type = QRS_LT_BOOLEAN;
-    out = b;
-  }
-  return out;
-}
-
-RelPtr with_filter(RelPtr input, const std::vector<ScalarPtr>& conjuncts) {
-  auto f = std::make_shared<FilterNode>();
-  f->predicate = conjoin(conjuncts);
-  f->columns = input->columns;
-  f->keys = input->keys;
-  f->input = std::move(input);
-  return f;
-}
-
 // The predicate a seek the module absorbed stands for (optimizer.cc as_pushable, undone):
 // `column op value` under the column's collation, or `column IN (list)`.
 ScalarPtr pushed_predicate(const TableScanNode& scan, const PushedFilter& pf) {
@@ -357,11 +338,11 @@ class Decorrelator {
     if (in) membership(sq, value, spec);
     // Everything is known to be safe: build the right side.
     if (fresh) {
-      spec->right = options_.rewrite(inner.empty() ? RelPtr(fresh) : with_filter(fresh, inner));
+      spec->right = options_.rewrite(filter_over(fresh, inner));
       // The moved conjuncts read the source's row layout, which the rewrite must keep.
       if (spec->right->columns.size() != fresh->columns.size()) return false;
     } else {
-      spec->right = inner.empty() ? source : with_filter(source, inner);
+      spec->right = filter_over(source, inner);
     }
     return true;
   }
@@ -433,7 +414,7 @@ RelPtr decorrelate_subqueries(const RelPtr& filter, const DecorrelationOptions& 
     }
   }
   if (joins.empty()) return nullptr;
-  RelPtr node = options.rewrite(below.empty() ? f.input : with_filter(f.input, below));
+  RelPtr node = options.rewrite(filter_over(f.input, below));
   for (auto& spec : joins) {
     auto j = std::make_shared<SemiJoinNode>();
     j->anti = spec.anti;
@@ -451,7 +432,7 @@ RelPtr decorrelate_subqueries(const RelPtr& filter, const DecorrelationOptions& 
     j->right_constant = !r.unknown && r.frames.empty();
     node = j;
   }
-  if (!above.empty()) node = with_filter(node, above);
+  node = filter_over(node, above);
   return node;
 }
 

@@ -131,17 +131,6 @@ std::vector<int> shifted(int width, int from, int count, int delta) {
   return map;
 }
 
-ScalarPtr conjoin(const std::vector<ScalarPtr>& conjuncts) {
-  if (conjuncts.empty()) return nullptr;
-  ScalarPtr pred = conjuncts[0];
-  for (size_t i = 1; i < conjuncts.size(); ++i) {
-    auto b = std::make_shared<BinaryScalar>(ast::BinaryOp::kAnd, pred, conjuncts[i]);
-    b->type = QRS_LT_BOOLEAN;
-    pred = b;
-  }
-  return pred;
-}
-
 const ColumnScalar* local_column(const ScalarExpr& e) {
   if (e.kind != ScalarKind::kColumn) return nullptr;
   auto& c = static_cast<const ColumnScalar&>(e);
@@ -420,6 +409,17 @@ class OrderCost {
 };
 
 }  // namespace
+
+ScalarPtr conjoin(const std::vector<ScalarPtr>& conjuncts) {
+  if (conjuncts.empty()) return nullptr;
+  ScalarPtr pred = conjuncts[0];
+  for (size_t i = 1; i < conjuncts.size(); ++i) {
+    auto b = std::make_shared<BinaryScalar>(ast::BinaryOp::kAnd, pred, conjuncts[i]);
+    b->type = QRS_LT_BOOLEAN;
+    pred = b;
+  }
+  return pred;
+}
 
 RelPtr filter_over(RelPtr input, std::vector<ScalarPtr> conjuncts) {
   if (conjuncts.empty()) return input;
