@@ -287,6 +287,19 @@ std::pair<std::string, std::string> split_qualified(const std::string& arg) {
   return {"", arg};
 }
 
+// Registers a catalog function: never deterministic (it reads the live catalog).
+void add_catalog_function(Registry& r, std::string name, int min_args, int num_args,
+                          std::vector<TableFunctionColumn> columns, decltype(TableFunction::rows) rows) {
+  TableFunction f;
+  f.name = std::move(name);
+  f.min_args = min_args;
+  f.num_args = num_args;
+  f.flags = 0;
+  f.columns = std::move(columns);
+  f.rows = std::move(rows);
+  r.add_table_function(std::move(f), "builtin");
+}
+
 }  // namespace
 
 void register_introspection_functions(Registry& r) {
@@ -445,16 +458,12 @@ void register_introspection_functions(Registry& r) {
   };
   r.add_table_function(std::move(col_info), "builtin");
 
-  TableFunction check_info;
-  check_info.name = "check_constraint_info";
-  check_info.num_args = 1;
-  check_info.min_args = 1;
-  check_info.flags = 0;
-  check_info.columns = {{"id", QRS_LT_INTEGER, false},         {"name", QRS_LT_TEXT, true},
+  add_catalog_function(r, "check_constraint_info", 1, 1,
+                       {{"id", QRS_LT_INTEGER, false},         {"name", QRS_LT_TEXT, true},
                         {"expr", QRS_LT_TEXT, false},          {"operations", QRS_LT_TEXT, false},
                         {"deferrable", QRS_LT_INTEGER, false}, {"initially_deferred", QRS_LT_INTEGER, false},
-                        {"tags", QRS_LT_TEXT, true}};
-  check_info.rows = [](DatabaseImpl& db, std::span<const Value> args) {
+                        {"tags", QRS_LT_TEXT, true}},
+                       [](DatabaseImpl& db, std::span<const Value> args) {
     auto [schema, name] = split_qualified(args[0].to_text());
     auto t = db.require_table(schema, name);
     std::vector<Row> rows;
@@ -468,51 +477,36 @@ void register_introspection_functions(Registry& r) {
                       Value::Integer(0), Value()});
     }
     return rows;
-  };
-  r.add_table_function(std::move(check_info), "builtin");
+  });
 
   // No UNIQUE constraints (the primary key is excluded) nor secondary indexes exist
   // yet: these list nothing, but still reject an unknown table.
-  TableFunction uc_info;
-  uc_info.name = "unique_constraint_info";
-  uc_info.num_args = 1;
-  uc_info.min_args = 1;
-  uc_info.flags = 0;
-  uc_info.columns = {{"id", QRS_LT_INTEGER, false},  {"name", QRS_LT_TEXT, true},
-                     {"seq", QRS_LT_INTEGER, false}, {"column_name", QRS_LT_TEXT, false},
-                     {"partial", QRS_LT_INTEGER, false}, {"tags", QRS_LT_TEXT, true}};
-  uc_info.rows = [](DatabaseImpl& db, std::span<const Value> args) {
+  add_catalog_function(r, "unique_constraint_info", 1, 1,
+                       {{"id", QRS_LT_INTEGER, false},  {"name", QRS_LT_TEXT, true},
+                        {"seq", QRS_LT_INTEGER, false}, {"column_name", QRS_LT_TEXT, false},
+                        {"partial", QRS_LT_INTEGER, false}, {"tags", QRS_LT_TEXT, true}},
+                       [](DatabaseImpl& db, std::span<const Value> args) {
     auto [schema, name] = split_qualified(args[0].to_text());
     (void)db.require_table(schema, name);
     return std::vector<Row>{};
-  };
-  r.add_table_function(std::move(uc_info), "builtin");
+  });
 
-  TableFunction idx_info;
-  idx_info.name = "index_info";
-  idx_info.num_args = 1;
-  idx_info.min_args = 1;
-  idx_info.flags = 0;
-  idx_info.columns = {{"index_name", QRS_LT_TEXT, false}, {"seq", QRS_LT_INTEGER, false},
-                      {"column_name", QRS_LT_TEXT, false}, {"desc", QRS_LT_INTEGER, false},
-                      {"collation", QRS_LT_TEXT, true},    {"unique", QRS_LT_INTEGER, false},
-                      {"partial", QRS_LT_INTEGER, false},  {"tags", QRS_LT_TEXT, true}};
-  idx_info.rows = [](DatabaseImpl& db, std::span<const Value> args) {
+  add_catalog_function(r, "index_info", 1, 1,
+                       {{"index_name", QRS_LT_TEXT, false}, {"seq", QRS_LT_INTEGER, false},
+                        {"column_name", QRS_LT_TEXT, false}, {"desc", QRS_LT_INTEGER, false},
+                        {"collation", QRS_LT_TEXT, true},    {"unique", QRS_LT_INTEGER, false},
+                        {"partial", QRS_LT_INTEGER, false},  {"tags", QRS_LT_TEXT, true}},
+                       [](DatabaseImpl& db, std::span<const Value> args) {
     auto [schema, name] = split_qualified(args[0].to_text());
     (void)db.require_table(schema, name);
     return std::vector<Row>{};
-  };
-  r.add_table_function(std::move(idx_info), "builtin");
+  });
 
-  TableFunction v_info;
-  v_info.name = "view_info";
-  v_info.num_args = 1;
-  v_info.min_args = 0;
-  v_info.flags = 0;
-  v_info.columns = {{"schema", QRS_LT_TEXT, false},       {"name", QRS_LT_TEXT, false},
-                    {"is_insertable_into", QRS_LT_TEXT, false}, {"is_updatable", QRS_LT_TEXT, false},
-                    {"is_deletable", QRS_LT_TEXT, false}, {"effective_targets", QRS_LT_TEXT, false}};
-  v_info.rows = [](DatabaseImpl& db, std::span<const Value> args) {
+  add_catalog_function(r, "view_info", 0, 1,
+                       {{"schema", QRS_LT_TEXT, false},       {"name", QRS_LT_TEXT, false},
+                        {"is_insertable_into", QRS_LT_TEXT, false}, {"is_updatable", QRS_LT_TEXT, false},
+                        {"is_deletable", QRS_LT_TEXT, false}, {"effective_targets", QRS_LT_TEXT, false}},
+                       [](DatabaseImpl& db, std::span<const Value> args) {
     std::string schema, name;
     if (!args.empty() && !args[0].is_null()) std::tie(schema, name) = split_qualified(args[0].to_text());
     std::vector<Row> rows;
@@ -522,8 +516,7 @@ void register_introspection_functions(Registry& r) {
       rows.push_back(view_info_row(db, *v));
     }
     return rows;
-  };
-  r.add_table_function(std::move(v_info), "builtin");
+  });
 
   // CREATE ASSERTION is not supported yet: no rows.
   TableFunction a_info;
