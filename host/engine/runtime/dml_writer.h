@@ -3,6 +3,7 @@
 // the declared types, NOT NULL, the module's update call, conflict outcomes.
 #pragma once
 
+#include <memory>
 #include <optional>
 
 #include "core/database_impl.h"
@@ -26,6 +27,8 @@ struct BoundCheck {
   std::optional<qrs_conflict> on_conflict;  // the declared ON CONFLICT action
 };
 
+class IndexWriter;
+
 class DmlWriter {
  public:
   DmlWriter(DatabaseImpl& db, std::shared_ptr<TableEntry> table);
@@ -33,6 +36,7 @@ class DmlWriter {
   // outlive the writer.
   DmlWriter(DatabaseImpl& db, std::shared_ptr<TableEntry> table, const std::vector<BoundCheck>& checks,
             ExecContext& ctx);
+  ~DmlWriter();
 
   // Each returns the stored row (the deleted row for remove), or nullopt when nothing
   // changed (IGNORE, or a key that does not exist). Throws Error on a violation.
@@ -42,10 +46,14 @@ class DmlWriter {
   std::optional<Row> insert(Row row, std::optional<ConflictAction> action);
   std::optional<Row> update(const Row& old_row, Row new_row, std::optional<ConflictAction> action);
   std::optional<Row> remove(const Row& old_row);
-  // For UPSERT: like insert, but a primary-key conflict writes nothing and sets
-  // `existing` to the stored row. `row` is left as prepared (coerced) for writing.
+  // For UPSERT: like insert, but a uniqueness conflict writes nothing, sets `existing` to
+  // the stored row and `conflict` to the violated constraint: -1 for the primary key,
+  // else the ordinal of the unique index in schema.indexes. `row` is left as prepared
+  // (coerced) for writing.
   std::optional<Row> insert_or_conflict(Row& row, std::optional<ConflictAction> action,
-                                        std::optional<Row>& existing);
+                                        std::optional<Row>& existing, int& conflict);
+  // The violation message of a uniqueness conflict as insert_or_conflict reports it.
+  std::string conflict_message(int conflict) const;
   // The bound DEFAULT of each column (null where none), for NOT NULL … REPLACE, which
   // substitutes the default for a NULL. Must outlive the writer.
   void set_defaults(const std::vector<std::shared_ptr<const ScalarExpr>>& defaults) { defaults_ = &defaults; }
@@ -65,7 +73,16 @@ class DmlWriter {
   bool check_row(RowOp op, const Row* new_row, const Row* old_row, std::optional<ConflictAction> action);
   Row key_of(const Row& row) const;
   std::optional<Row> handle(UpdateResult& r, ConflictAction action);
-  std::optional<Row> write_insert(Row& row, std::optional<ConflictAction> action, std::optional<Row>* existing);
+  std::optional<Row> write_insert(Row& row, std::optional<ConflictAction> action, std::optional<Row>* existing,
+                                  int* conflict);
+  // Resolves the UNIQUE-index conflicts `row` would cause (`self`: its own primary key,
+  // whose entries are not conflicts): IGNORE skips the row (false), REPLACE deletes the
+  // conflicting rows, UPSERT (existing != null) reports the first one (false), others fail.
+  bool resolve_unique(const Row& row, const Row& self, std::optional<ConflictAction> action,
+                      std::optional<Row>* existing, int* conflict);
+  // REPLACE on the primary key: deletes the row stored at `row`'s key (if any and not
+  // `self`) through remove(), so its index entries and dependents follow.
+  void evict_key_holder(const Row& row, const Row* self);
   // Throws the CONSTRAINT error `message`, recording a FAIL / ROLLBACK action first.
   [[noreturn]] void fail(ConflictAction action, const std::string& message);
 
@@ -74,6 +91,7 @@ class DmlWriter {
   const std::vector<BoundCheck>* checks_ = nullptr;
   ExecContext* ctx_ = nullptr;
   const std::vector<std::shared_ptr<const ScalarExpr>>* defaults_ = nullptr;
+  std::unique_ptr<IndexWriter> indexes_;  // null when the table has no index
 };
 
 }  // namespace quereus
