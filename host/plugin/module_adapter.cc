@@ -7,6 +7,8 @@
 #include <cstring>
 
 #include "absl/container/inlined_vector.h"
+#include "functions/json_value.h"
+#include "functions/temporal.h"
 #include "types/big_int.h"
 
 namespace quereus {
@@ -71,8 +73,28 @@ class SchemaView {
   const qrs_table_schema* get() const { return &view_; }
 
  private:
+  // A column's key order as modules see it: its collation, or, for a type whose order is
+  // not its text's (TIMESPAN, JSON) under BINARY, that type's order.
   static qrs_collation_ref collation(const ColumnSchema& c) {
+    bool binary = !c.collation || c.collation->name() == "BINARY";
+    if (binary && c.logical_type == QRS_LT_TIMESPAN) return timespan_order().ref();
+    if (binary && c.logical_type == QRS_LT_JSON) return json_order().ref();
     return c.collation ? c.collation->ref() : Collation::binary().ref();
+  }
+  static int timespan_compare(void*, const char* a, size_t al, const char* b, size_t bl) {
+    return temporal::compare_timespan_texts(std::string_view(a, al), std::string_view(b, bl));
+  }
+  static int json_compare(void*, const char* a, size_t al, const char* b, size_t bl) {
+    int c = jsonv::compare_text(std::string_view(a, al), std::string_view(b, bl));
+    return (c > 0) - (c < 0);
+  }
+  static const Collation& timespan_order() {
+    static const Collation order("TIMESPAN", &timespan_compare, nullptr, 0);
+    return order;
+  }
+  static const Collation& json_order() {
+    static const Collation order("JSON", &json_compare, nullptr, 0);
+    return order;
   }
   std::vector<qrs_column_def> columns_;
   std::vector<qrs_key_column> keys_;

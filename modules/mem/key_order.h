@@ -120,7 +120,10 @@ class KeyOrder {
         if (members_[0].collation.is_binary()) payload = leading_bytes(v.u.str);
         break;
       case QRS_TYPE_BLOB: rank = 3; payload = leading_bytes(v.u.str); break;
-      default: rank = 4; payload = leading_bytes(v.u.str); break;
+      default:
+        rank = 4;
+        if (members_[0].collation.is_binary()) payload = leading_bytes(v.u.str);
+        break;
     }
     uint64_t a = (rank << 61) | (payload >> 3);
     return members_[0].desc ? ~a : a;

@@ -301,6 +301,10 @@ Status DatabaseImpl::set_option(std::string_view name_in, const Value& value) {
     if (text != "nullable" && text != "not_null")
       return Status(StatusCode::kError, "default_column_nullability must be 'nullable' or 'not_null'");
     options_.default_nullable = text == "nullable";
+  } else if (name == "ddl_transaction_policy") {
+    if (text != "permissive" && text != "strict")
+      return Status(StatusCode::kError, "ddl_transaction_policy must be 'permissive' or 'strict'");
+    options_.ddl_strict = text == "strict";
   } else if (name == "foreign_keys") {
     options_.foreign_keys = text == "1" || text == "true" || text == "on" || text == "yes";
   } else if (name == "default_collation") {
@@ -334,6 +338,13 @@ Status DatabaseImpl::set_option(std::string_view name_in, const Value& value) {
     return Status(StatusCode::kError, "Unknown pragma: " + std::string(name_in));
   }
   return Status::Ok();
+}
+
+void DatabaseImpl::check_ddl_allowed(const std::string& statement) const {
+  if (explicit_ && options_.ddl_strict)
+    throw Error(StatusCode::kError, statement + " inside a transaction is refused: ddl_transaction_policy = strict "
+                                                "(no module here declares transactional DDL). Commit first, or set "
+                                                "pragma ddl_transaction_policy = 'permissive'.");
 }
 
 std::shared_ptr<TableEntry> DatabaseImpl::require_table(const std::string& schema, const std::string& name) {

@@ -17,6 +17,9 @@ struct EngineOptions {
   std::string default_vtab_module = "memory";
   bool default_nullable = false;  // pragma default_column_nullability = 'nullable'
   bool foreign_keys = true;
+  // pragma ddl_transaction_policy: 'permissive' (default) runs module DDL inside an
+  // explicit transaction, applied at once; 'strict' refuses it there.
+  bool ddl_strict = false;
   std::string default_collation = "BINARY";
   // pragma optimizer_disabled_passes = 'name, …' (Optimizer::pass_names()).
   OptimizerOptions optimizer;
@@ -36,6 +39,10 @@ class DatabaseImpl : public Database {
   Catalog& catalog() { return catalog_; }
   EngineOptions& options() { return options_; }
   const DatabaseOptions& db_options() const { return db_options_; }
+
+  // Throws when module DDL (`statement`, e.g. "CREATE INDEX") may not run now: inside an
+  // explicit transaction under ddl_transaction_policy = strict.
+  void check_ddl_allowed(const std::string& statement) const;
 
   // Resolves a table by optional schema; throws "not found" when absent.
   std::shared_ptr<TableEntry> require_table(const std::string& schema, const std::string& name);

@@ -110,11 +110,11 @@ void create_index_storage(DatabaseImpl& db, TableEntry& table, ExecContext&) {
 }
 
 std::shared_ptr<TableEntry> find_index(DatabaseImpl& db, const std::string& schema, const std::string& name,
-                                       size_t* ordinal) {
+                                       size_t* ordinal, bool user_only) {
   for (auto& t : db.catalog().tables()) {
     if (!iequals(t->schema.schema_name, schema)) continue;
     for (size_t i = 0; i < t->schema.indexes.size(); ++i)
-      if (iequals(t->schema.indexes[i].name, name)) {
+      if (iequals(t->schema.indexes[i].name, name) && !(user_only && t->schema.indexes[i].constraint)) {
         if (ordinal) *ordinal = i;
         return t;
       }
@@ -124,19 +124,27 @@ std::shared_ptr<TableEntry> find_index(DatabaseImpl& db, const std::string& sche
 
 void create_index(DatabaseImpl& db, const ast::CreateIndexStmt& s, const std::string& tags_json, ExecContext& ctx) {
   std::string schema_given = !s.index.schema.empty() ? s.index.schema : s.table.schema;
-  auto rel = db.resolve_relation(schema_given, s.table.name);
+  DatabaseImpl::Relation rel;
+  try {
+    rel = db.resolve_relation(schema_given, s.table.name);
+  } catch (const Error& e) {
+    throw Error(StatusCode::kError, "no such table: " + s.table.name + " (" + e.raw_message() + ")", s.site);
+  }
   if (rel.view)
     throw Error(StatusCode::kError, "Cannot create index on view '" + rel.view->qualified_name() + "'", s.site);
   TableEntry& table = *rel.table;
   const std::string& schema = table.schema.schema_name;
-  if (auto owner = find_index(db, schema, s.index.name, nullptr)) {
-    // IF NOT EXISTS skips a same-table duplicate only: an index of that name on another
-    // table is a different object.
-    if (s.if_not_exists && owner.get() == &table) return;
+  // Index names are unique per schema, except that another table's UNIQUE-constraint
+  // structure is not a user object in that name space.
+  for (const IndexSchema& ix : table.schema.indexes)
+    if (iequals(ix.name, s.index.name)) {
+      if (s.if_not_exists) return;
+      throw Error(StatusCode::kError, "Index '" + s.index.name + "' already exists on table " + table.schema.name, s.site);
+    }
+  if (auto owner = find_index(db, schema, s.index.name, nullptr, /*user_only=*/true))
     throw Error(StatusCode::kError, "Index '" + s.index.name + "' already exists in schema '" + schema + "' on table '" +
                                         owner->schema.name + "'",
                 s.site);
-  }
   IndexSchema ix;
   ix.name = s.index.name;
   ix.unique = s.unique;
@@ -163,10 +171,9 @@ void create_index(DatabaseImpl& db, const ast::CreateIndexStmt& s, const std::st
 void drop_index(DatabaseImpl& db, const ast::DropStmt& s) {
   std::string schema = s.name.schema.empty() ? "main" : to_lower(s.name.schema);
   size_t ordinal = 0;
-  auto table = find_index(db, schema, s.name.name, &ordinal);
-  if (!table && s.name.schema.empty()) table = find_index(db, "temp", s.name.name, &ordinal);
   // A UNIQUE constraint's index belongs to the constraint: it is not droppable by name.
-  if (table && table->schema.indexes[ordinal].constraint) table = nullptr;
+  auto table = find_index(db, schema, s.name.name, &ordinal, true);
+  if (!table && s.name.schema.empty()) table = find_index(db, "temp", s.name.name, &ordinal, true);
   if (!table) {
     if (s.if_exists) return;
     throw Error(StatusCode::kError, "no such index: " + s.name.name, s.site);

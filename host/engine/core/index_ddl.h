@@ -30,8 +30,9 @@ void drop_index(DatabaseImpl& db, const ast::DropStmt& s);
 void drop_table_indexes(DatabaseImpl& db, TableEntry& table);
 
 // The table in `schema` owning the index `name` (case-insensitive), and its ordinal in
-// schema.indexes; null when no table has one. Includes UNIQUE constraints' indexes.
+// schema.indexes; null when no table has one. `user_only` skips UNIQUE constraints'
+// indexes (which are not user objects).
 std::shared_ptr<TableEntry> find_index(DatabaseImpl& db, const std::string& schema, const std::string& name,
-                                       size_t* ordinal);
+                                       size_t* ordinal, bool user_only = false);
 
 }  // namespace quereus

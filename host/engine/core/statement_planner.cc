@@ -1,6 +1,7 @@
 // Statement planning: turns each statement kind into an Executable — queries through
 // planner/ and optimizer/, DML onto the single write path (runtime/dml_writer.h),
 // DDL onto the catalog and modules, transaction control onto the coordinator.
+#include <algorithm>
 #include <set>
 
 #include "common/status.h"
@@ -370,6 +371,19 @@ class InsertExec : public BufferedExec {
       for (const IndexColumn& c : ix.columns) cols.insert(c.column);
       if (cols == named) return static_cast<int>(i);
     }
+    // Like the reference, a partial target matches a UNIQUE constraint (or the primary
+    // key) that involves every listed column.
+    auto covers = [&named](const std::set<int>& cols) {
+      return std::includes(cols.begin(), cols.end(), named.begin(), named.end());
+    };
+    if (!u.target_where && covers(pk)) return -1;
+    for (size_t i = 0; i < ts.indexes.size(); ++i) {
+      const IndexSchema& ix = ts.indexes[i];
+      if (!ix.unique || ix.where || u.target_where) continue;
+      std::set<int> cols;
+      for (const IndexColumn& c : ix.columns) cols.insert(c.column);
+      if (covers(cols)) return static_cast<int>(i);
+    }
     throw no_match();
   }
 
@@ -561,6 +575,7 @@ class PragmaExec : public Executable {
     if (name_ == "default_vtab_module") out.push_back(Value::Text(o.default_vtab_module));
     else if (name_ == "default_column_nullability") out.push_back(Value::Text(o.default_nullable ? "nullable" : "not_null"));
     else if (name_ == "foreign_keys") out.push_back(Value::Boolean(o.foreign_keys));
+    else if (name_ == "ddl_transaction_policy") out.push_back(Value::Text(o.ddl_strict ? "strict" : "permissive"));
     else if (name_ == "default_collation") out.push_back(Value::Text(o.default_collation));
     else if (name_ == "optimizer_disabled_passes") {
       std::string list;
@@ -1015,20 +1030,30 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
     case K::kDelete: return std::make_unique<DeleteExec>(db, static_cast<const ast::DeleteStmt&>(stmt));
     case K::kCreateTable: {
       auto& s = static_cast<const ast::CreateTableStmt&>(stmt);
-      return std::make_unique<ActionExec>([&db, &s](ExecContext& ctx) { create_table(db, s, ctx); }, false);
+      return std::make_unique<ActionExec>([&db, &s](ExecContext& ctx) {
+        db.check_ddl_allowed("CREATE TABLE");
+        create_table(db, s, ctx);
+      }, false);
     }
     case K::kDrop: {
       auto& s = static_cast<const ast::DropStmt&>(stmt);
       if (s.object == ast::ObjectKind::kView)
         return std::make_unique<ActionExec>([&db, &s](ExecContext&) { drop_view(db, s); }, false);
       if (s.object == ast::ObjectKind::kIndex)
-        return std::make_unique<ActionExec>([&db, &s](ExecContext&) { drop_index(db, s); }, false);
+        return std::make_unique<ActionExec>([&db, &s](ExecContext&) {
+          db.check_ddl_allowed("DROP INDEX");
+          drop_index(db, s);
+        }, false);
       if (s.object != ast::ObjectKind::kTable) break;
-      return std::make_unique<ActionExec>([&db, &s](ExecContext&) { drop_table(db, s); }, false);
+      return std::make_unique<ActionExec>([&db, &s](ExecContext&) {
+        db.check_ddl_allowed("DROP TABLE");
+        drop_table(db, s);
+      }, false);
     }
     case K::kCreateIndex: {
       auto& s = static_cast<const ast::CreateIndexStmt&>(stmt);
       return std::make_unique<ActionExec>([&db, &s](ExecContext& ctx) {
+        db.check_ddl_allowed("CREATE INDEX");
         Planner planner(db);
         create_index(db, s, tags_to_json(planner, s.tags, ctx), ctx);
       }, false);

@@ -291,7 +291,9 @@ void build_index(DatabaseImpl& db, TableEntry& table, size_t i, ExecContext& ctx
     for (const Row& row : committed) {
       if (!w.member(i, row)) continue;
       Row entry = index_entry(table.schema, ix, row);
-      if (ix.unique && w.find_conflict(row, Row(entry.begin() + static_cast<std::ptrdiff_t>(ix.columns.size()), entry.end()), i))
+      // In a transaction uniqueness is judged on the transaction's view (below): a
+      // pending delete may remove a committed duplicate.
+      if (ix.unique && !in_txn && w.find_conflict(row, Row(entry.begin() + static_cast<std::ptrdiff_t>(ix.columns.size()), entry.end()), i))
         throw Error(StatusCode::kConstraint, w.unique_message(i));
       UpdateResult r = comp->table->update(RowOp::kInsert, entry, {}, ConflictAction::kReplace);
       (void)r;

@@ -202,7 +202,10 @@ typedef struct qrs_key_column {
   uint32_t column_index;       /* index into qrs_table_schema.columns */
   uint8_t desc;                /* 1 for a DESC member */
   uint8_t reserved_[3];
-  qrs_collation_ref collation; /* comparison for TEXT values of this member */
+  /* Comparison for TEXT and JSON values of this member. The host also uses it for a
+     logical type whose order is not its text's: TIMESPAN columns get a duration order,
+     JSON columns a structural one (numbers by value, objects by sorted keys). */
+  qrs_collation_ref collation;
 } qrs_key_column;
 
 /* A module argument from `USING module(key = value, …)` or the YAML module options. */

@@ -252,7 +252,9 @@ inline int compare_values(const qrs_value& a, const qrs_value& b, const Collatio
     case 0: return 0;
     case 1: return detail::compare_numbers(a, b);
     case 2: return collation.compare(detail::str_of(a), detail::str_of(b));
-    default: return Collation::binary_compare(detail::str_of(a), detail::str_of(b));
+    case 3: return Collation::binary_compare(detail::str_of(a), detail::str_of(b));
+    // JSON: the host expresses JSON's structural order as the member's collation.
+    default: return collation.compare(detail::str_of(a), detail::str_of(b));
   }
 }
 
