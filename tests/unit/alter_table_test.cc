@@ -1,22 +1,23 @@
-// ALTER TABLE end to end: the memory module's alter_table hook (ABI 1.2), and the engine's
-// fallback for a module without it (schema-only arms run, data-affecting ones are refused).
+// ALTER TABLE end to end: the memory module's alter_table hook (ABI 1.2), and
+// the engine's fallback for a module without it (schema-only arms run,
+// data-affecting ones are refused).
 #include <memory>
 #include <string>
 
-#include "mem_db_test.h"
 #include "core/registry.h"
+#include "mem_db_test.h"
 #include "vtab/module.h"
 
 namespace quereus {
 namespace {
 
-// A module over the memory module whose tables do not implement alter_table (as a plugin
-// built against ABI 1.1, whose table vtable has no such slot).
+// A module over the memory module whose tables do not implement alter_table (as
+// a plugin built against ABI 1.1, whose table vtable has no such slot).
 class NoHookTable : public VtabTable {
  public:
   explicit NoHookTable(std::unique_ptr<VtabTable> inner) : inner_(std::move(inner)) {}
-  PlanResult best_access_plan(const PlanRequest& req) override { return inner_->best_access_plan(req); }
-  std::unique_ptr<VtabCursor> open_cursor(const ScanArgs& args) override { return inner_->open_cursor(args); }
+  PlanResult best_access_plan(const PlanRequest &req) override { return inner_->best_access_plan(req); }
+  std::unique_ptr<VtabCursor> open_cursor(const ScanArgs &args) override { return inner_->open_cursor(args); }
   UpdateResult update(RowOp op, std::span<const Value> values, std::span<const Value> old_key,
                       ConflictAction on_conflict) override {
     return inner_->update(op, values, old_key, on_conflict);
@@ -30,13 +31,13 @@ class NoHookTable : public VtabTable {
 class NoHookModule : public VtabModule {
  public:
   explicit NoHookModule(std::shared_ptr<VtabModule> inner) : inner_(std::move(inner)) {}
-  std::unique_ptr<VtabTable> create(const TableSchema& s) override {
+  std::unique_ptr<VtabTable> create(const TableSchema &s) override {
     return std::make_unique<NoHookTable>(inner_->create(s));
   }
-  std::unique_ptr<VtabTable> connect(const TableSchema& s) override {
+  std::unique_ptr<VtabTable> connect(const TableSchema &s) override {
     return std::make_unique<NoHookTable>(inner_->connect(s));
   }
-  void destroy(const std::string& schema, const std::string& table) override { inner_->destroy(schema, table); }
+  void destroy(const std::string &schema, const std::string &table) override { inner_->destroy(schema, table); }
   ModuleCapabilities capabilities() const override { return inner_->capabilities(); }
 
  private:
@@ -52,8 +53,10 @@ class AlterTableTest : public MemDbTest {
 };
 
 TEST_F(AlterTableTest, ModuleWithoutHookRunsSchemaOnlyArmsAndRefusesTheRest) {
-  exec("create table t (id integer primary key, v text null, constraint c1 check (id > 0)) using nohook");
-  exec("insert into t values (1, 'a')");
+  exec(
+      "create table t (id integer primary key, v text null, n integer null, "
+      "constraint c1 check (id > 0)) using nohook");
+  exec("insert into t values (1, 'a', 1)");
   // Schema-only arms work.
   exec("alter table t rename column v to w");
   exec("alter table t alter column w set default 'z'");
@@ -61,19 +64,19 @@ TEST_F(AlterTableTest, ModuleWithoutHookRunsSchemaOnlyArmsAndRefusesTheRest) {
   exec("alter table t rename constraint c1 to c2");
   exec("alter table t add constraint c3 check (id < 100)");
   exec("alter table t drop constraint c3");
-  exec("insert into t (id) values (2)");
+  exec("insert into t (id, n) values (2, 3)");
   auto rows = query("select id, w from t order by id");
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[1][1].str(), "z");
   // Data-affecting arms are refused, and nothing changes.
-  fails("alter table t add column n integer null", StatusCode::kUnsupported, "ADD COLUMN");
+  fails("alter table t add column m integer null", StatusCode::kUnsupported, "ADD COLUMN");
   fails("alter table t drop column w", StatusCode::kUnsupported, "DROP COLUMN");
-  fails("alter table t alter column w set data type integer", StatusCode::kUnsupported, "SET DATA TYPE");
+  fails("alter table t alter column n set data type text", StatusCode::kUnsupported, "SET DATA TYPE");
   fails("alter table t alter column w set not null", StatusCode::kUnsupported, "SET NOT NULL");
   fails("alter table t alter primary key (w)", StatusCode::kUnsupported, "ALTER PRIMARY KEY");
   rows = query("select count(*) from table_info('t')");
   ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0][0].as_int(), 2);
+  EXPECT_EQ(rows[0][0].as_int(), 3);
   // A retype between aliases of one logical type is schema-only.
   exec("alter table t alter column w set data type varchar(10)");
 }
@@ -129,10 +132,12 @@ TEST_F(AlterTableTest, CollationRekeyJudgesTheTransactionsEffectiveRows) {
 
 TEST_F(AlterTableTest, RenameTableMovesStorageAndFollowsForeignKeys) {
   exec("create table p (id integer primary key)");
-  exec("create table c (id integer primary key, pid integer null references p(id))");
+  exec(
+      "create table c (id integer primary key, pid integer null references "
+      "p(id))");
   exec("insert into p values (1)");
   exec("alter table p rename to p2");
-  auto rows = query("select \"table\" from foreign_key_info('c')");
+  auto rows = query("select referenced_table from foreign_key_info('c')");
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0][0].str(), "p2");
   rows = query("select id from p2");
