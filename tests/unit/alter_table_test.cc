@@ -16,8 +16,8 @@ namespace {
 class NoHookTable : public VtabTable {
  public:
   explicit NoHookTable(std::unique_ptr<VtabTable> inner) : inner_(std::move(inner)) {}
-  PlanResult best_access_plan(const PlanRequest &req) override { return inner_->best_access_plan(req); }
-  std::unique_ptr<VtabCursor> open_cursor(const ScanArgs &args) override { return inner_->open_cursor(args); }
+  PlanResult best_access_plan(const PlanRequest& req) override { return inner_->best_access_plan(req); }
+  std::unique_ptr<VtabCursor> open_cursor(const ScanArgs& args) override { return inner_->open_cursor(args); }
   UpdateResult update(RowOp op, std::span<const Value> values, std::span<const Value> old_key,
                       ConflictAction on_conflict) override {
     return inner_->update(op, values, old_key, on_conflict);
@@ -31,13 +31,13 @@ class NoHookTable : public VtabTable {
 class NoHookModule : public VtabModule {
  public:
   explicit NoHookModule(std::shared_ptr<VtabModule> inner) : inner_(std::move(inner)) {}
-  std::unique_ptr<VtabTable> create(const TableSchema &s) override {
+  std::unique_ptr<VtabTable> create(const TableSchema& s) override {
     return std::make_unique<NoHookTable>(inner_->create(s));
   }
-  std::unique_ptr<VtabTable> connect(const TableSchema &s) override {
+  std::unique_ptr<VtabTable> connect(const TableSchema& s) override {
     return std::make_unique<NoHookTable>(inner_->connect(s));
   }
-  void destroy(const std::string &schema, const std::string &table) override { inner_->destroy(schema, table); }
+  void destroy(const std::string& schema, const std::string& table) override { inner_->destroy(schema, table); }
   ModuleCapabilities capabilities() const override { return inner_->capabilities(); }
 
  private:
