@@ -111,19 +111,6 @@ struct SchemaChange {
   std::function<Value(std::span<const Value> old_row)> fill;
   // SET_DATA_TYPE: the value as the new type stores it; throws kMismatch. Empty: identity.
   std::function<Value(const Value&)> convert;
-
-  // Whether the arm never needs a stored row rewritten (applied by the engine alone when
-  // the module does not implement it).
-  bool schema_only() const {
-    switch (kind) {
-      case QRS_CHANGE_RENAME_COLUMN: case QRS_CHANGE_DROP_NOT_NULL: case QRS_CHANGE_SET_DEFAULT:
-      case QRS_CHANGE_ADD_CONSTRAINT: case QRS_CHANGE_DROP_CONSTRAINT: case QRS_CHANGE_RENAME_CONSTRAINT:
-      case QRS_CHANGE_RENAME_TABLE:
-        return true;
-      default:
-        return false;
-    }
-  }
 };
 
 // One connected table. All methods throw quereus::Error on failure.
