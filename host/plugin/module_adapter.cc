@@ -470,6 +470,73 @@ std::unique_ptr<VtabConnection> PluginTable::open_connection() {
   return std::make_unique<PluginConnection>(h_, out);
 }
 
+namespace {
+
+// The host side of a qrs_schema_change: the engine's callbacks behind the C slots. A value
+// handed to the plugin stays in `last` until the next callback.
+struct ChangeCallbacks {
+  const SchemaChange* change;
+  Value last;
+
+  template <class F>
+  static qrs_status run(qrs_error* err, F&& f) noexcept {
+    auto fail = [err](qrs_status st, const std::string& m) {
+      if (err && err->set_message) err->set_message(err, m.data(), m.size());
+      return st;
+    };
+    try {
+      return f();
+    } catch (const Error& e) {
+      auto st = static_cast<qrs_status>(e.code());
+      return fail(st == QRS_OK ? QRS_ERROR : st, e.raw_message());
+    } catch (const std::exception& e) {
+      return fail(QRS_INTERNAL, e.what());
+    } catch (...) {
+      return fail(QRS_INTERNAL, "unknown exception");
+    }
+  }
+  static qrs_status fill(void* ctx, const qrs_row* old_row, qrs_value* out, qrs_error* err) {
+    auto* self = static_cast<ChangeCallbacks*>(ctx);
+    return run(err, [&] {
+      Row row = copy_row(old_row->cells, old_row->count);
+      self->last = self->change->fill ? self->change->fill(row) : Value();
+      *out = to_qrs(self->last);
+      return QRS_OK;
+    });
+  }
+  static qrs_status convert(void* ctx, const qrs_value* in, qrs_value* out, qrs_error* err) {
+    auto* self = static_cast<ChangeCallbacks*>(ctx);
+    return run(err, [&] {
+      Value v = from_qrs(*in);
+      self->last = self->change->convert ? self->change->convert(v) : std::move(v);
+      *out = to_qrs(self->last);
+      return QRS_OK;
+    });
+  }
+};
+
+}  // namespace
+
+bool PluginTable::alter_table(const SchemaChange& change, const TableSchema& new_schema) {
+  if (!h_->vt.alter_table) return false;
+  ChangeCallbacks cb{&change, Value()};
+  qrs_schema_change c{};
+  c.struct_size = sizeof(c);
+  c.kind = change.kind;
+  c.column_index = change.column < 0 ? 0 : static_cast<uint32_t>(change.column);
+  c.name = to_qrs(change.name);
+  c.new_name = to_qrs(change.new_name);
+  c.ctx = &cb;
+  c.fill = &ChangeCallbacks::fill;
+  c.convert = &ChangeCallbacks::convert;
+  SchemaView schema(new_schema);
+  ErrorBox err;
+  qrs_status st = h_->vt.alter_table(h_->self, &c, schema.get(), err.get());
+  if (st == QRS_UNSUPPORTED) return false;
+  check(st, err, "alter_table");
+  return true;
+}
+
 // ---- cursor ----
 
 PluginCursor::PluginCursor(std::shared_ptr<PluginTableHandle> table, qrs_cursor cursor)

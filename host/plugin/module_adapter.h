@@ -63,6 +63,8 @@ class PluginTable final : public VtabTable {
                       ConflictAction on_conflict) override;
   // nullptr when the module does not take part in transactions.
   std::unique_ptr<VtabConnection> open_connection() override;
+  // Without an alter_table slot (or on QRS_UNSUPPORTED): false.
+  bool alter_table(const SchemaChange& change, const TableSchema& new_schema) override;
 
  private:
   std::shared_ptr<PluginTableHandle> h_;

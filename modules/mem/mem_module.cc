@@ -1,6 +1,7 @@
 // modules/mem/mem_module.cc — the table registry and the plugin entry of mem.so.
 #include "mem_module.h"
 
+#include <shared_mutex>
 #include <utility>
 
 #include "mem_table.h"
@@ -33,7 +34,7 @@ std::unique_ptr<sdk::Table> MemModule::create(const sdk::TableSchema& schema) {
   auto [it, inserted] = tables_.emplace(registry_key(schema.schema_name, schema.table_name), store);
   if (!inserted)
     throw sdk::Error::generic("table " + schema.schema_name + "." + schema.table_name + " already exists");
-  return std::make_unique<MemTable>(std::move(store));
+  return std::make_unique<MemTable>(this, std::move(store));
 }
 
 std::unique_ptr<sdk::Table> MemModule::connect(const sdk::TableSchema& schema) {
@@ -43,12 +44,33 @@ std::unique_ptr<sdk::Table> MemModule::connect(const sdk::TableSchema& schema) {
   if (it == tables_.end()) it = tables_.emplace(key, std::make_shared<TableStore>(schema)).first;
   if (it->second->schema().columns.size() != schema.columns.size())
     throw sdk::Error::schema("table " + schema.table_name + " is stored with a different column count");
-  return std::make_unique<MemTable>(it->second);
+  return std::make_unique<MemTable>(this, it->second);
 }
 
 void MemModule::destroy(std::string_view schema_name, std::string_view table_name) {
   std::lock_guard lock(mu_);
   tables_.erase(registry_key(schema_name, table_name));
+}
+
+void MemModule::rename(const std::shared_ptr<TableStore>& store, std::string_view old_name,
+                       std::string_view new_name) {
+  std::string schema_name;
+  {
+    std::shared_lock slock(store->mutex());
+    schema_name = store->schema().schema_name;
+  }
+  std::string from = registry_key(schema_name, old_name), to = registry_key(schema_name, new_name);
+  std::lock_guard lock(mu_);
+  if (from != to) {
+    if (tables_.count(to)) throw sdk::Error::generic("table " + schema_name + "." + std::string(new_name) + " already exists");
+    auto it = tables_.find(from);
+    if (it == tables_.end() || it->second != store)
+      throw sdk::Error::not_found("table " + schema_name + "." + std::string(old_name) + " is not stored here");
+    tables_.emplace(to, store);
+    tables_.erase(it);
+  }
+  std::unique_lock slock(store->mutex());
+  store->rename(std::string(new_name));
 }
 
 }  // namespace quereus::mem

@@ -27,6 +27,9 @@ class MemModule : public sdk::Module {
   std::unique_ptr<sdk::Table> connect(const sdk::TableSchema& schema) override;
   // Drops the storage; unknown tables are ignored.
   void destroy(std::string_view schema_name, std::string_view table_name) override;
+  // ALTER TABLE … RENAME TO: re-registers `store` (stored as schema.old_name) under new_name.
+  // Throws QRS_ERROR when new_name is taken.
+  void rename(const std::shared_ptr<TableStore>& store, std::string_view old_name, std::string_view new_name);
   // Not persistent; scans see writes made while they run (no snapshot isolation).
   sdk::Capabilities capabilities() const override {
     sdk::Capabilities c;

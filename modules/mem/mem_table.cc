@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "access_plan.h"
+#include "mem_module.h"
 
 namespace quereus::mem {
 namespace {
@@ -290,5 +291,14 @@ sdk::UpdateResult MemTable::update_cells(const sdk::UpdateCells& args) {
 }
 
 std::unique_ptr<sdk::Connection> MemTable::open_connection() { return std::make_unique<MemConnection>(txn_); }
+
+void MemTable::alter_table(const sdk::SchemaChange& change, const sdk::TableSchema& new_schema) {
+  if (change.kind == sdk::SchemaChangeKind::kRenameTable) {
+    module_->rename(store_, change.name, new_schema.table_name);
+    return;
+  }
+  std::unique_lock lock(store_->mutex());
+  store_->alter(change, new_schema, *txn_);
+}
 
 }  // namespace quereus::mem

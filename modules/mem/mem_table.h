@@ -16,10 +16,13 @@
 
 namespace quereus::mem {
 
+class MemModule;
+
 class MemTable : public sdk::Table {
  public:
-  explicit MemTable(std::shared_ptr<TableStore> store)
-      : store_(std::move(store)), txn_(std::make_shared<TableTxn>(store_)) {}
+  // `module` outlives its tables (the host releases tables before the module).
+  MemTable(MemModule* module, std::shared_ptr<TableStore> store)
+      : module_(module), store_(std::move(store)), txn_(std::make_shared<TableTxn>(store_)) {}
 
   sdk::PlanResult best_access_plan(const sdk::PlanRequest& request) override;
   std::unique_ptr<sdk::Cursor> open_cursor(const sdk::ScanArgs& args) override;
@@ -27,8 +30,12 @@ class MemTable : public sdk::Table {
   // The write path: packs the host's cells straight into a stored row.
   sdk::UpdateResult update_cells(const sdk::UpdateCells& args) override;
   std::unique_ptr<sdk::Connection> open_connection() override;
+  // Every ALTER TABLE arm (alter.cc): rows re-packed / converted / re-keyed, including
+  // the pending rows of open transactions; RENAME TO moves the storage's registry entry.
+  void alter_table(const sdk::SchemaChange& change, const sdk::TableSchema& new_schema) override;
 
  private:
+  MemModule* module_;
   std::shared_ptr<TableStore> store_;
   std::shared_ptr<TableTxn> txn_;
 };

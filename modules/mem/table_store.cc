@@ -1,10 +1,10 @@
 // modules/mem/table_store.cc — committed rows and the per-instance transaction layer.
 #include "table_store.h"
 
+#include <mutex>
 #include <string>
 
 namespace quereus::mem {
-namespace {
 
 std::vector<KeyMember> key_members(const sdk::TableSchema& schema) {
   std::vector<KeyMember> out;
@@ -16,10 +16,18 @@ std::vector<KeyMember> key_members(const sdk::TableSchema& schema) {
   return out;
 }
 
-}  // namespace
-
 TableStore::TableStore(sdk::TableSchema schema)
     : schema_(std::move(schema)), order_(key_members(schema_)), rows_(SlotLess{&order_}) {}
+
+TableTxn::TableTxn(std::shared_ptr<TableStore> store) : store_(std::move(store)), pending_(SlotLess{&store_->order()}) {
+  std::unique_lock lock(store_->mutex());
+  store_->txns_.push_back(this);
+}
+
+TableTxn::~TableTxn() {
+  std::unique_lock lock(store_->mutex());
+  std::erase(store_->txns_, this);
+}
 
 Packed TableTxn::find(const Probe& probe) const {
   const KeyOrder& order = store_->order();

@@ -14,6 +14,7 @@
 #define QUEREUS_MODULES_MEM_TABLE_STORE_H_
 
 #include <cstdint>
+#include <string>
 #include <memory>
 #include <shared_mutex>
 #include <vector>
@@ -31,6 +32,11 @@ namespace quereus::mem {
 using RowSet = absl::btree_set<Slot, SlotLess>;
 using PendingMap = absl::btree_map<Slot, Packed, SlotLess>;  // key row -> new row (nullptr: deleted)
 
+class TableTxn;
+
+// The key order a schema's primary key defines.
+std::vector<KeyMember> key_members(const sdk::TableSchema& schema);
+
 class TableStore {
  public:
   explicit TableStore(sdk::TableSchema schema);
@@ -44,18 +50,32 @@ class TableStore {
   RowSet& rows() { return rows_; }  // REQUIRES: mutex() held
   const RowSet& rows() const { return rows_; }
 
+  // ALTER TABLE (alter.cc): rewrites the committed rows and the pending state of every
+  // instance over this store to `new_schema` by `change`; `self` is the altering
+  // instance, whose view (committed rows overlaid by its pending writes) decides which
+  // rows are visible. All or nothing: throws sdk::Error leaving everything untouched.
+  // REQUIRES: mutex() held exclusively.
+  void alter(const sdk::SchemaChange& change, const sdk::TableSchema& new_schema, const TableTxn& self);
+  // A rename: only the schema's table name changes. REQUIRES: mutex() held exclusively.
+  void rename(std::string new_name) { schema_.table_name = std::move(new_name); }
+
  private:
+  friend class TableTxn;
   sdk::TableSchema schema_;
   KeyOrder order_;
   mutable std::shared_mutex mu_;
   RowSet rows_;
+  std::vector<TableTxn*> txns_;  // every instance's transaction state (guarded by mu_)
 };
 
 // REQUIRES for every method: store().mutex() held (exclusively for the mutating ones).
 class TableTxn {
  public:
-  explicit TableTxn(std::shared_ptr<TableStore> store)
-      : store_(std::move(store)), pending_(SlotLess{&store_->order()}) {}
+  // Registers with the store, so ALTER TABLE rewrites this state too.
+  explicit TableTxn(std::shared_ptr<TableStore> store);
+  ~TableTxn();
+  TableTxn(const TableTxn&) = delete;
+  TableTxn& operator=(const TableTxn&) = delete;
 
   TableStore& store() const { return *store_; }
   bool active() const { return active_; }
@@ -79,6 +99,7 @@ class TableTxn {
     bool existed;  // was there a pending entry before the write
     Packed prev;   // its value
   };
+  friend class TableStore;  // ALTER TABLE rewrites pending_ and undo_
   void check_depth(uint32_t depth) const;
   void undo_to(size_t mark);
 

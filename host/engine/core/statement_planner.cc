@@ -5,6 +5,7 @@
 #include <set>
 
 #include "common/status.h"
+#include "core/alter_table.h"
 #include "core/database_impl.h"
 #include "core/executable.h"
 #include "core/index_ddl.h"
@@ -1061,6 +1062,10 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
     case K::kCreateView: {
       auto& s = static_cast<const ast::CreateViewStmt&>(stmt);
       return std::make_unique<ActionExec>([&db, &s](ExecContext& ctx) { create_view(db, s, ctx); }, false);
+    }
+    case K::kAlterTable: {
+      auto& s = static_cast<const ast::AlterTableStmt&>(stmt);
+      return std::make_unique<ActionExec>([&db, &s](ExecContext& ctx) { alter_table(db, s, ctx); }, false);
     }
     case K::kAnalyze: return std::make_unique<AnalyzeExec>(db, static_cast<const ast::AnalyzeStmt&>(stmt));
     case K::kBegin: return std::make_unique<ActionExec>([&db](ExecContext&) { db.begin_explicit(); }, true);

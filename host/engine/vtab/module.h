@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -99,6 +100,19 @@ class VtabConnection {
   virtual void rollback_to_savepoint(uint32_t depth) = 0;
 };
 
+// One ALTER TABLE arm as the engine hands it to a table (see abi.h qrs_schema_change).
+struct SchemaChange {
+  qrs_schema_change_kind kind = QRS_CHANGE_RENAME_COLUMN;
+  int column = -1;        // the column acted on, in the old schema (ADD_COLUMN: the new one)
+  std::string name;       // column / constraint acted on (renames: the old name)
+  std::string new_name;   // renames
+  // ADD_COLUMN: the new cell of an existing row; SET_NOT_NULL: the backfill for a NULL
+  // cell (NULL: none). Empty: NULL.
+  std::function<Value(std::span<const Value> old_row)> fill;
+  // SET_DATA_TYPE: the value as the new type stores it; throws kMismatch. Empty: identity.
+  std::function<Value(const Value&)> convert;
+};
+
 // One connected table. All methods throw quereus::Error on failure.
 class VtabTable {
  public:
@@ -108,6 +122,10 @@ class VtabTable {
   virtual UpdateResult update(RowOp op, std::span<const Value> values,
                               std::span<const Value> old_key, ConflictAction on_conflict) = 0;
   virtual std::unique_ptr<VtabConnection> open_connection() = 0;
+  // ALTER TABLE: brings the storage to `new_schema` by `change`, all or nothing (throws
+  // leaving it untouched). Returns false when the module does not implement the hook or
+  // this arm (UNSUPPORTED); the caller decides whether that refuses the ALTER.
+  virtual bool alter_table(const SchemaChange& /*change*/, const TableSchema& /*new_schema*/) { return false; }
 };
 
 struct ModuleCapabilities {

@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define QRS_ABI_MAJOR 1
-#define QRS_ABI_MINOR 1
+#define QRS_ABI_MINOR 2
 
 #if defined(_WIN32)
 #define QRS_EXPORT __declspec(dllexport)
@@ -410,6 +410,52 @@ typedef struct qrs_connection {
 /* Tables and modules                                                        */
 /* ------------------------------------------------------------------------- */
 
+/* ------------------------------------------------------------------------- */
+/* Schema changes (1.2: ALTER TABLE)                                         */
+/* ------------------------------------------------------------------------- */
+
+/* One ALTER TABLE arm. The arms marked "schema-only" never need a stored row rewritten;
+ * the host applies them even to a table without the alter_table slot (or that answers
+ * QRS_UNSUPPORTED). The others change stored rows: without the slot they are refused. */
+typedef enum qrs_schema_change_kind {
+  QRS_CHANGE_ADD_COLUMN = 1,        /* rows grow a cell at column_index (fill per row)    */
+  QRS_CHANGE_DROP_COLUMN = 2,       /* rows lose the cell at column_index                  */
+  QRS_CHANGE_RENAME_COLUMN = 3,     /* schema-only                                         */
+  QRS_CHANGE_SET_DATA_TYPE = 4,     /* every cell of column_index through convert          */
+  QRS_CHANGE_SET_NOT_NULL = 5,      /* NULL cells of column_index backfilled (fill) or refused */
+  QRS_CHANGE_DROP_NOT_NULL = 6,     /* schema-only                                         */
+  QRS_CHANGE_SET_DEFAULT = 7,       /* schema-only (SET DEFAULT and DROP DEFAULT)          */
+  QRS_CHANGE_SET_COLLATION = 8,     /* re-key when column_index is a key member            */
+  QRS_CHANGE_ALTER_PRIMARY_KEY = 9, /* re-key under new_schema.primary_key                 */
+  QRS_CHANGE_ADD_CONSTRAINT = 10,   /* schema-only for the module: the engine validates   */
+  QRS_CHANGE_DROP_CONSTRAINT = 11,  /* schema-only                                         */
+  QRS_CHANGE_RENAME_CONSTRAINT = 12,/* schema-only                                         */
+  QRS_CHANGE_RENAME_TABLE = 13      /* storage follows new_schema.table_name; schema-only for
+                                     * a module without the slot (its connected instance
+                                     * keeps working under the old storage name)            */
+} qrs_schema_change_kind;
+
+/* The change handed to qrs_table_vtable.alter_table. Callbacks are the host's: they
+ * compute what only the engine can (default expressions, type coercion). A value a
+ * callback writes to `out` is owned by the host and valid until the next callback call. */
+typedef struct qrs_schema_change {
+  uint32_t struct_size;
+  uint32_t kind;          /* qrs_schema_change_kind */
+  uint32_t column_index;  /* the column acted on, in the OLD schema; ADD_COLUMN: its index in
+                           * the new schema (always the last today) */
+  uint32_t reserved_;
+  qrs_string name;        /* the column / constraint acted on (renames: the old name) */
+  qrs_string new_name;    /* renames: the new name */
+  void* ctx;              /* pass to fill / convert */
+  /* ADD_COLUMN: the new cell for an existing row (old_row in the old layout).
+   * SET_NOT_NULL: the backfill for a NULL cell of old_row; a NULL result means "no
+   * backfill" and the module refuses with QRS_CONSTRAINT. NULL slot: NULL. */
+  qrs_status (*fill)(void* ctx, const qrs_row* old_row, qrs_value* out, qrs_error* err);
+  /* SET_DATA_TYPE: `in` converted to the new type exactly as an INSERT would coerce it;
+   * QRS_MISMATCH (message names the value) when it cannot convert. NULL slot: identity. */
+  qrs_status (*convert)(void* ctx, const qrs_value* in, qrs_value* out, qrs_error* err);
+} qrs_schema_change;
+
 typedef struct qrs_table_vtable {
   uint32_t struct_size;
   /* Access-plan negotiation (see qrs_plan_request). NULL: the host full-scans. */
@@ -427,6 +473,17 @@ typedef struct qrs_table_vtable {
   qrs_status (*open_connection)(void* self, qrs_connection* out, qrs_error* err);
   /* Disconnects this table instance (storage stays). Never fails. */
   void (*release)(void* self);
+  /* 1.2: ALTER TABLE. Brings the storage to `new_schema` (the whole table after the change)
+   * by the arm `change` describes: rewrites every stored row the arm affects — committed
+   * rows and this instance's uncommitted (pending) ones — and adopts the new schema.
+   * On the table (not the module) because the instance owns its transaction's pending rows.
+   * All or nothing: any status but QRS_OK leaves storage exactly as it was.
+   * QRS_UNSUPPORTED: the module does not implement this arm (the host then applies a
+   * schema-only arm itself and refuses a data-affecting one); QRS_CONSTRAINT: a NOT NULL /
+   * key collision; QRS_MISMATCH: a value that does not convert; QRS_BUSY: retryable (a
+   * state only a rollback could restore blocks it). NULL slot: every arm UNSUPPORTED. */
+  qrs_status (*alter_table)(void* self, const qrs_schema_change* change,
+                            const qrs_table_schema* new_schema, qrs_error* err);
 } qrs_table_vtable;
 
 typedef struct qrs_table {

@@ -371,6 +371,75 @@ class Connection {
 
 // One connected schema.table instance. Destroying it disconnects (storage stays).
 // Objects it created (cursors, connections) may outlive it.
+// ---------------------------------------------------------------------------------------
+// Schema changes (ABI 1.2; see abi.h qrs_schema_change)
+// ---------------------------------------------------------------------------------------
+
+enum class SchemaChangeKind : uint32_t {
+  kAddColumn = QRS_CHANGE_ADD_COLUMN,
+  kDropColumn = QRS_CHANGE_DROP_COLUMN,
+  kRenameColumn = QRS_CHANGE_RENAME_COLUMN,
+  kSetDataType = QRS_CHANGE_SET_DATA_TYPE,
+  kSetNotNull = QRS_CHANGE_SET_NOT_NULL,
+  kDropNotNull = QRS_CHANGE_DROP_NOT_NULL,
+  kSetDefault = QRS_CHANGE_SET_DEFAULT,
+  kSetCollation = QRS_CHANGE_SET_COLLATION,
+  kAlterPrimaryKey = QRS_CHANGE_ALTER_PRIMARY_KEY,
+  kAddConstraint = QRS_CHANGE_ADD_CONSTRAINT,
+  kDropConstraint = QRS_CHANGE_DROP_CONSTRAINT,
+  kRenameConstraint = QRS_CHANGE_RENAME_CONSTRAINT,
+  kRenameTable = QRS_CHANGE_RENAME_TABLE
+};
+
+// One ALTER TABLE arm, valid for the alter_table call that receives it. fill() and
+// convert() call back into the host; the C view they return is owned by the host and
+// valid until the next fill / convert call, so pack it before asking for the next one.
+class SchemaChange {
+ public:
+  explicit SchemaChange(const qrs_schema_change& c)
+      : kind(static_cast<SchemaChangeKind>(c.kind)), column(c.column_index),
+        name(c.name.data ? std::string(c.name.data, c.name.len) : std::string()),
+        new_name(c.new_name.data ? std::string(c.new_name.data, c.new_name.len) : std::string()), c_(c) {}
+
+  SchemaChangeKind kind;
+  uint32_t column;       // the column acted on (old schema; ADD_COLUMN: new schema)
+  std::string name;      // column / constraint acted on (renames: old name)
+  std::string new_name;  // renames: the new name
+
+  // ADD_COLUMN: the new cell of the existing row `old_row`; SET_NOT_NULL: the backfill for
+  // its NULL cell (NULL: none). Throws Error with the host's status and message.
+  qrs_value fill(std::span<const qrs_value> old_row) const {
+    qrs_value out{};
+    if (!c_.fill) return out;
+    qrs_row row{old_row.data(), static_cast<uint32_t>(old_row.size())};
+    Message m;
+    qrs_status st = c_.fill(c_.ctx, &row, &out, &m.err);
+    if (st != QRS_OK) throw Error(st, m.text);
+    return out;
+  }
+  // SET_DATA_TYPE: `in` as the new type stores it. Throws Error (QRS_MISMATCH naming the
+  // value) when it does not convert.
+  qrs_value convert(const qrs_value& in) const {
+    if (!c_.convert) return in;
+    qrs_value out{};
+    Message m;
+    qrs_status st = c_.convert(c_.ctx, &in, &out, &m.err);
+    if (st != QRS_OK) throw Error(st, m.text);
+    return out;
+  }
+
+ private:
+  struct Message {
+    std::string text;
+    qrs_error err{sizeof(qrs_error), this, [](qrs_error* e, const char* msg, size_t len) {
+                    static_cast<Message*>(e->ctx)->text.assign(msg, len);
+                  }};
+    Message() = default;
+    Message(const Message&) = delete;
+  };
+  const qrs_schema_change& c_;
+};
+
 class Table {
  public:
   Table() = default;
@@ -410,6 +479,15 @@ class Table {
 
   // The table's transaction participant. Default: QRS_UNSUPPORTED (writes autocommit).
   virtual std::unique_ptr<Connection> open_connection() { throw Error::unsupported("transactions"); }
+
+  // ABI 1.2, ALTER TABLE: bring the storage to `new_schema` by the arm `change` describes,
+  // rewriting the stored rows it affects (committed and this instance's pending ones).
+  // All or nothing: throw (Error::constraint / mismatch / busy) leaving storage untouched.
+  // Default: QRS_UNSUPPORTED — the host applies schema-only arms itself and refuses the
+  // data-affecting ones.
+  virtual void alter_table(const SchemaChange& /*change*/, const TableSchema& /*new_schema*/) {
+    throw Error::unsupported("alter_table");
+  }
 };
 
 // Capabilities a module declares; read once by the host (see qrs_module_capabilities).

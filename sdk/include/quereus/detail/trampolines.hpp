@@ -380,9 +380,19 @@ inline void table_release(void* self) {
   guard_void([&] { delete static_cast<TableHolder*>(self); });
 }
 
+inline qrs_status table_alter_table(void* self, const qrs_schema_change* change, const qrs_table_schema* new_schema,
+                                    qrs_error* err) {
+  return guard(err, [&] {
+    require(change, QRS_SDK_FIELD_END(qrs_schema_change, convert), "qrs_schema_change");
+    static_cast<TableHolder*>(self)->table->alter_table(SchemaChange(*change), schema_from_c(new_schema));
+    return QRS_OK;
+  });
+}
+
 inline constexpr qrs_table_vtable kTableVtable{sizeof(qrs_table_vtable), &table_best_access_plan,
                                                &table_open_cursor,       &table_update,
-                                               &table_open_connection,   &table_release};
+                                               &table_open_connection,   &table_release,
+                                               &table_alter_table};
 
 inline void wrap_table(std::unique_ptr<Table> table, qrs_table* out) {
   if (!table) throw Error::internal("module returned no table");

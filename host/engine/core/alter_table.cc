@@ -1,0 +1,1130 @@
+// ALTER TABLE, every arm (sql-alter.md §2.7), carried to the module through the
+// alter_table hook (abi.h qrs_schema_change, ABI 1.2).
+//
+// Shape: each arm is one function `plan_<arm>` returning an AlterPlan — the
+// table's new schema, the change the module sees, whether the arm rewrites
+// stored rows, and the rewrite of dependents to run after the swap. `commit`
+// then calls the module and, only when it succeeded, swaps the catalog entry,
+// rewrites dependents and bumps the schema version. Engine-side validations
+// (existing rows against a new CHECK, a default that does not convert) run
+// inside `plan_<arm>`, before anything changes.
+//
+// Secondary structures (indexes, UNIQUE companions) that follow an arm belong
+// in `commit`, right after the module call (see the marked spot).
+#include "core/alter_table.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/database_impl.h"
+#include "parser/ast.h"
+#include "parser/ast_printer.h"
+#include "parser/parser.h"
+#include "planner/planner.h"
+#include "planner/scalar_expr.h"
+#include "runtime/dml_writer.h"
+#include "runtime/exec_context.h"
+#include "schema/catalog.h"
+#include "types/compare.h"
+
+namespace quereus {
+namespace {
+
+using Action = ast::AlterTableStmt::Action;
+using ColumnAction = ast::AlterTableStmt::ColumnAction;
+
+struct AlterPlan {
+  TableSchema schema;           // the whole table after the change
+  SchemaChange change;          // what the module is told
+  bool rewrites_rows = false;   // the module must implement the arm (else UNSUPPORTED)
+  std::function<void()> after;  // dependents rewritten after the swap; may be empty
+};
+
+struct AlterCtx {
+  DatabaseImpl& db;
+  std::shared_ptr<TableEntry> entry;
+  ExecContext& ctx;
+  const ast::AlterTableStmt& s;
+  const TableSchema& old() const { return entry->schema; }
+  const std::string& table() const { return entry->schema.name; }
+};
+
+[[noreturn]] void fail(StatusCode code, const std::string& message) { throw Error(code, message); }
+
+// ---------------------------------------------------------------- AST helpers
+
+std::shared_ptr<const ast::Expr> own_expr(const ast::Expr& e) {
+  return std::shared_ptr<const ast::Expr>(Parser::parse_expression(expr_to_string(e)).release());
+}
+
+// Visits every expression node of `e`, including those inside subqueries'
+// selects (through `on_select`).
+void walk_expr(ast::Expr& e, const std::function<void(ast::Expr&)>& on_expr,
+               const std::function<void(ast::Select&)>& on_select) {
+  using K = ast::ExprKind;
+  on_expr(e);
+  auto sub = [&](ast::ExprPtr& x) {
+    if (x) walk_expr(*x, on_expr, on_select);
+  };
+  switch (e.kind) {
+    case K::kUnary:
+      sub(static_cast<ast::UnaryExpr&>(e).operand);
+      break;
+    case K::kBinary: {
+      auto& b = static_cast<ast::BinaryExpr&>(e);
+      sub(b.left), sub(b.right), sub(b.escape);
+      break;
+    }
+    case K::kFunction:
+      for (auto& a : static_cast<ast::FunctionCall&>(e).args) sub(a);
+      break;
+    case K::kCast:
+      sub(static_cast<ast::CastExpr&>(e).operand);
+      break;
+    case K::kCollate:
+      sub(static_cast<ast::CollateExpr&>(e).operand);
+      break;
+    case K::kCase: {
+      auto& c = static_cast<ast::CaseExpr&>(e);
+      sub(c.base);
+      for (auto& [w, t] : c.whens) sub(w), sub(t);
+      sub(c.else_expr);
+      break;
+    }
+    case K::kBetween: {
+      auto& b = static_cast<ast::BetweenExpr&>(e);
+      sub(b.operand), sub(b.low), sub(b.high);
+      break;
+    }
+    case K::kIn: {
+      auto& in = static_cast<ast::InExpr&>(e);
+      sub(in.operand);
+      for (auto& x : in.list) sub(x);
+      if (in.subquery) on_select(*in.subquery);
+      break;
+    }
+    case K::kExists:
+      if (auto& q = static_cast<ast::ExistsExpr&>(e).subquery) on_select(*q);
+      break;
+    case K::kSubquery:
+      if (auto& q = static_cast<ast::SubqueryExpr&>(e).subquery) on_select(*q);
+      break;
+    case K::kIsNull:
+      sub(static_cast<ast::IsNullExpr&>(e).operand);
+      break;
+    default:
+      break;
+  }
+}
+
+bool has_subquery(const ast::Expr& e) {
+  bool found = false;
+  walk_expr(
+      const_cast<ast::Expr&>(e),
+      [&](ast::Expr& x) {
+        if (x.kind == ast::ExprKind::kSubquery || x.kind == ast::ExprKind::kExists) found = true;
+      },
+      [&](ast::Select&) { found = true; });
+  return found;
+}
+
+// Rewrites references after a RENAME TO or RENAME COLUMN, following FROM
+// scopes: a table source naming the renamed table (unqualified, or qualified
+// with its schema) is renamed; a column reference is renamed when it binds the
+// renamed table's column — bare, while a source over that table is in scope, or
+// qualified by that source's alias / name.
+class Renamer {
+ public:
+  // RENAME TO.
+  static Renamer table(std::string schema, std::string from, std::string to) {
+    Renamer r;
+    r.schema_ = std::move(schema), r.old_table_ = std::move(from), r.new_table_ = std::move(to);
+    return r;
+  }
+  // RENAME COLUMN of schema.table.
+  static Renamer column(std::string schema, std::string table, std::string from, std::string to) {
+    Renamer r;
+    r.schema_ = std::move(schema), r.col_table_ = std::move(table);
+    r.old_col_ = std::move(from), r.new_col_ = std::move(to);
+    return r;
+  }
+
+  struct Scope {
+    std::vector<std::string> qualifiers;  // qualifiers binding the column-renamed table
+    bool bare = false;                    // bare names bind the column-renamed table
+    bool table_unaliased = false;         // the renamed table is a source without alias
+    const Scope* outer = nullptr;
+  };
+
+  // A CHECK / DEFAULT owned by `owner` (its columns bare, or through new. /
+  // old.).
+  bool owned_expr(ast::Expr& e, const std::string& owner_schema, const std::string& owner) {
+    Scope root;
+    bool own = iequals(owner_schema, schema_);
+    if (own && !col_table_.empty() && iequals(owner, col_table_)) {
+      root.bare = true;
+      root.qualifiers = {owner, "new", "old"};
+    }
+    if (own && !old_table_.empty() && iequals(owner, old_table_)) root.table_unaliased = true;
+    changed_ = false;
+    expr(e, &root);
+    return changed_;
+  }
+  bool view_body(ast::Select& s) {
+    changed_ = false;
+    select(s, nullptr);
+    return changed_;
+  }
+
+ private:
+  bool is_target(const ast::QualifiedName& n, const std::string& name) const {
+    return iequals(n.name, name) && (n.schema.empty() || iequals(n.schema, schema_));
+  }
+  bool bare_binds(const Scope* s) const {
+    for (; s; s = s->outer)
+      if (s->bare) return true;
+    return false;
+  }
+  bool qualifier_binds(const Scope* s, const std::string& q) const {
+    for (; s; s = s->outer)
+      for (auto& x : s->qualifiers)
+        if (iequals(x, q)) return true;
+    return false;
+  }
+  bool table_visible(const Scope* s) const {
+    for (; s; s = s->outer)
+      if (s->table_unaliased) return true;
+    return false;
+  }
+
+  void expr(ast::Expr& e, const Scope* sc) {
+    walk_expr(
+        e,
+        [&](ast::Expr& x) {
+          if (x.kind != ast::ExprKind::kColumn) return;
+          auto& c = static_cast<ast::ColumnRef&>(x);
+          if (!old_table_.empty() && !c.table.empty() && iequals(c.table, old_table_) && table_visible(sc)) {
+            c.table = new_table_;
+            changed_ = true;
+          }
+          if (!old_col_.empty() && iequals(c.column, old_col_) &&
+              (c.table.empty() ? bare_binds(sc) : qualifier_binds(sc, c.table))) {
+            c.column = new_col_;
+            changed_ = true;
+          }
+        },
+        [&](ast::Select& q) { select(q, sc); });
+  }
+
+  void source(ast::TableSource& t, Scope& sc) {
+    using K = ast::TableSource::Kind;
+    switch (t.kind) {
+      case K::kTable:
+        if (!old_table_.empty() && is_target(t.table, old_table_)) {
+          t.table.name = new_table_;
+          changed_ = true;
+          if (t.alias.empty()) sc.table_unaliased = true;
+        }
+        if (!col_table_.empty() && is_target(t.table, col_table_)) {
+          sc.bare = true;
+          sc.qualifiers.push_back(t.alias.empty() ? t.table.name : t.alias);
+        }
+        break;
+      case K::kSubquery:
+        if (t.subquery) select(*t.subquery, sc.outer);
+        break;
+      case K::kJoin:
+        if (t.left) source(*t.left, sc);
+        if (t.right) source(*t.right, sc);
+        if (t.on) expr(*t.on, &sc);
+        break;
+      case K::kFunction:
+        for (auto& a : t.function_args)
+          if (a) expr(*a, sc.outer);
+        break;
+    }
+  }
+
+  void core(ast::SelectCore& c, const Scope* outer, std::vector<ast::OrderingTerm>* order_by) {
+    if (c.nested) {
+      select(*c.nested, outer);
+      return;
+    }
+    for (auto& row : c.values)
+      for (auto& v : row)
+        if (v) expr(*v, outer);
+    Scope sc;
+    sc.outer = outer;
+    if (c.from) source(*c.from, sc);
+    for (auto& rc : c.columns)
+      if (rc.expr) expr(*rc.expr, &sc);
+    for (auto* x : {&c.where, &c.having})
+      if (*x) expr(**x, &sc);
+    for (auto& g : c.group_by)
+      if (g) expr(*g, &sc);
+    if (order_by)
+      for (auto& o : *order_by)
+        if (o.expr) expr(*o.expr, &sc);
+  }
+
+  void select(ast::Select& s, const Scope* outer) {
+    if (s.with)
+      for (auto& cte : s.with->ctes)
+        if (cte.select) select(*cte.select, outer);
+    core(s.core, outer, s.compounds.empty() ? &s.order_by : nullptr);
+    for (auto& leg : s.compounds) core(leg.core, outer, nullptr);
+    if (!s.compounds.empty())
+      for (auto& o : s.order_by)
+        if (o.expr) expr(*o.expr, outer);
+  }
+
+  std::string schema_;
+  std::string old_table_, new_table_;
+  std::string col_table_, old_col_, new_col_;
+  bool changed_ = false;
+};
+
+// Rewrites every dependent of a rename across the catalog: CHECK expressions
+// and column DEFAULTs of every table, and view bodies. (Foreign keys are
+// handled by the caller: they name tables and columns, not expressions.)
+void propagate_rename(DatabaseImpl& db, Renamer renamer) {
+  for (auto& t : db.catalog().tables()) {
+    for (CheckSchema& ck : t->schema.checks) {
+      auto e = Parser::parse_expression(expr_to_string(*ck.expr));
+      if (renamer.owned_expr(*e, t->schema.schema_name, t->schema.name)) ck.expr = std::move(e);
+    }
+    for (ColumnSchema& col : t->schema.columns) {
+      if (!col.default_expr) continue;
+      auto e = Parser::parse_expression(expr_to_string(*col.default_expr));
+      if (renamer.owned_expr(*e, t->schema.schema_name, t->schema.name)) col.default_expr = std::move(e);
+    }
+  }
+  for (auto& v : db.catalog().views()) {
+    auto parsed = Parser::parse(v->sql);
+    if (parsed.size() != 1 || parsed[0]->kind != ast::StmtKind::kCreateView) continue;
+    std::shared_ptr<ast::CreateViewStmt> def(static_cast<ast::CreateViewStmt*>(parsed[0].release()));
+    if (!def->select || !renamer.view_body(*def->select)) continue;
+    auto nv = std::make_shared<ViewEntry>(*v);
+    nv->sql = statement_to_string(*def);
+    nv->definition = std::move(def);
+    db.catalog().remove_view(v->schema_name, v->name);
+    db.catalog().add_view(std::move(nv));
+  }
+}
+
+// ---------------------------------------------------------------- rows and
+// expressions
+
+// Every row of the table as this connection sees it (its open transaction
+// included).
+std::vector<Row> read_rows(TableEntry& t) {
+  PlanResult plan = t.table->best_access_plan(PlanRequest{});
+  ScanArgs args;
+  args.plan_id = plan.plan_id;
+  args.provides_ordering = plan.provides_ordering;
+  args.handled.assign(0, false);
+  auto cursor = t.table->open_cursor(args);
+  std::vector<Row> out, batch;
+  while (size_t k = cursor->next_batch(batch))
+    for (size_t i = 0; i < k; ++i) out.push_back(batch[i]);
+  return out;
+}
+
+// A scope over a schema that is not (yet) in the catalog: its columns bare and,
+// through the outer scope, as `new.` / `old.` images of the same row.
+struct RowScope {
+  TableEntry shadow;
+  Scope scope, images;
+  RowScope(Planner& planner, const TableSchema& schema) {
+    shadow.schema = schema;
+    scope = planner.table_scope(shadow, "");
+    for (const char* q : {"new", "old"})
+      for (Scope::Column c : scope.columns) {
+        c.table = q;
+        c.schema.clear();
+        c.attr.nullable = true;
+        images.columns.push_back(c);
+      }
+    scope.outer = &images;
+  }
+  RowScope(const RowScope&) = delete;
+  RowScope& operator=(const RowScope&) = delete;
+};
+
+Value eval_on_row(const ScalarExpr& e, const Row& row, ExecContext& ctx) {
+  EvalEnv images{&row, nullptr, &ctx};
+  EvalEnv env{&row, &images, &ctx};
+  return e.eval(env);
+}
+
+// A column's DEFAULT as the fill of existing rows: folded once when it reads
+// nothing of the row and no table (then a value that does not convert is
+// refused even on an empty table), else evaluated per row over the old row.
+// Both convert to the column's type.
+struct DefaultFill {
+  std::shared_ptr<const ScalarExpr> expr;  // per-row, or null
+  Value folded;
+
+  static DefaultFill make(AlterCtx& c, const ast::Expr* def, const ColumnSchema& col, const TableSchema& ns) {
+    DefaultFill f;
+    if (!def) return f;
+    Planner planner(c.db);
+    RowScope rs(planner, c.old());
+    bool reads_row = false;
+    walk_expr(
+        const_cast<ast::Expr&>(*def),
+        [&](ast::Expr& x) {
+          if (x.kind == ast::ExprKind::kColumn) reads_row = true;
+        },
+        [&](ast::Select&) { reads_row = true; });
+    f.expr = planner.bind_expr(*def, rs.scope);
+    if (!reads_row) {
+      f.folded = DmlWriter::coerce(eval_on_row(*f.expr, Row{}, c.ctx), col, ns);
+      f.expr.reset();
+    }
+    return f;
+  }
+  Value value(std::span<const Value> old_row, const ColumnSchema& col, const TableSchema& ns, ExecContext& ctx) const {
+    if (!expr) return folded;
+    Row row(old_row.begin(), old_row.end());
+    return DmlWriter::coerce(eval_on_row(*expr, row, ctx), col, ns);
+  }
+};
+
+// Refuses the ALTER when an existing row (in the new layout) fails one of
+// `checks`.
+void validate_checks(AlterCtx& c, const TableSchema& ns, const std::vector<const CheckSchema*>& checks,
+                     const std::function<Row(const Row&)>& to_new_layout) {
+  if (checks.empty()) return;
+  std::vector<Row> rows = read_rows(*c.entry);
+  if (rows.empty()) return;
+  Planner planner(c.db);
+  RowScope rs(planner, ns);
+  int n = static_cast<int>(ns.columns.size());
+  for (auto& col : rs.images.columns)
+    if (col.table == "old") col.slot += n;
+  for (const CheckSchema* ck : checks) {
+    auto bound = planner.bind_expr(*ck->expr, rs.scope);
+    for (const Row& old_row : rows) {
+      Row row = to_new_layout ? to_new_layout(old_row) : old_row;
+      Row both = row;
+      both.resize(2 * n);
+      EvalEnv images{&both, nullptr, &c.ctx};
+      EvalEnv env{&row, &images, &c.ctx};
+      bool is_null = false;
+      if (bound->eval(env).truthy(&is_null) || is_null) continue;
+      fail(StatusCode::kConstraint, "CHECK constraint failed: " + ck->name + " (" + expr_to_string(*ck->expr) +
+                                        ") — an existing row of '" + c.table() + "' violates it");
+    }
+  }
+}
+
+// Refuses the ALTER when an existing row (in the new layout) has a foreign key
+// value of `fks` that no parent row holds (MATCH SIMPLE: a row with a NULL in
+// the key passes). Only with `pragma foreign_keys` on; a parent not declared
+// yet is not checked.
+void validate_foreign_keys(AlterCtx& c, const TableSchema& ns, const std::vector<const ForeignKeySchema*>& fks,
+                           const std::function<Row(const Row&)>& to_new_layout) {
+  // A child and a parent column that both DECLARE a collation must agree (a
+  // defaulted one yields to a declared one). Unconditional: it is a property of
+  // the declaration.
+  for (const ForeignKeySchema* fk : fks) {
+    bool self = fk->referenced_schema == ns.schema_name && iequals(fk->referenced_table, c.table());
+    auto parent = self ? nullptr : c.db.catalog().find(fk->referenced_schema, fk->referenced_table);
+    const TableSchema* ps = self ? &ns : parent ? &parent->schema : nullptr;
+    if (!ps) continue;
+    for (size_t i = 0; i < fk->columns.size() && i < fk->referenced_columns.size(); ++i) {
+      int pc = ps->find_column(fk->referenced_columns[i]);
+      if (pc < 0) continue;
+      const ColumnSchema& child = ns.columns[fk->columns[i]];
+      const ColumnSchema& par = ps->columns[pc];
+      if (child.collation_declared && par.collation_declared && child.collation && par.collation &&
+          !iequals(child.collation->name(), par.collation->name()))
+        fail(StatusCode::kError, "FK constraint '" + fk->name + "' on table '" + ns.name +
+                                     "': conflicting collations for column '" + child.name + "' (" +
+                                     child.collation->name() + ") and parent column '" + ps->name + "." + par.name +
+                                     "' (" + par.collation->name() + ")");
+    }
+  }
+  if (fks.empty() || !c.db.options().foreign_keys) return;
+  std::vector<Row> rows;
+  bool read = false;
+  for (const ForeignKeySchema* fk : fks) {
+    bool self = fk->referenced_schema == ns.schema_name && iequals(fk->referenced_table, c.table());
+    auto parent = self ? c.entry : c.db.catalog().find(fk->referenced_schema, fk->referenced_table);
+    if (!read) {
+      for (Row& r : read_rows(*c.entry)) rows.push_back(to_new_layout ? to_new_layout(r) : std::move(r));
+      read = true;
+    }
+    if (!parent) {  // no parent table: every row with a whole key is an orphan
+      for (const Row& row : rows)
+        if (std::none_of(fk->columns.begin(), fk->columns.end(), [&](int col) { return row[col].is_null(); }))
+          fail(StatusCode::kConstraint, "FOREIGN KEY constraint failed: " + fk->name + " — an existing row of '" +
+                                            c.table() + "' references table '" + fk->referenced_table +
+                                            "', which does not exist");
+      continue;
+    }
+    const TableSchema& ps = self ? ns : parent->schema;
+    std::vector<int> pcols;
+    if (fk->referenced_columns.empty()) {
+      for (auto& k : ps.primary_key) pcols.push_back(k.column);
+    } else {
+      for (auto& name : fk->referenced_columns) {
+        int idx = ps.find_column(name);
+        if (idx < 0)
+          fail(StatusCode::kError,
+               "FK constraint '" + fk->name + "': column '" + name + "' not found in table '" + ps.name + "'");
+        pcols.push_back(idx);
+      }
+    }
+    if (pcols.size() != fk->columns.size()) continue;
+    if (rows.empty()) return;
+    std::vector<Row> parents = self ? rows : read_rows(*parent);
+    for (const Row& row : rows) {
+      bool has_null = false;
+      for (int col : fk->columns) has_null = has_null || row[col].is_null();
+      if (has_null) continue;
+      bool found = std::any_of(parents.begin(), parents.end(), [&](const Row& pr) {
+        for (size_t i = 0; i < pcols.size(); ++i)
+          if (compare_values(row[fk->columns[i]], pr[pcols[i]], ps.columns[pcols[i]].collation.get()) != 0)
+            return false;
+        return true;
+      });
+      if (!found)
+        fail(StatusCode::kConstraint, "FOREIGN KEY constraint failed: " + fk->name + " — an existing row of '" +
+                                          c.table() + "' references a missing row of '" + ps.name + "'");
+    }
+  }
+}
+
+// ---------------------------------------------------------------- constraints
+
+bool constraint_exists(const TableSchema& ts, std::string_view name) {
+  for (auto& ck : ts.checks)
+    if (iequals(ck.name, name)) return true;
+  for (auto& fk : ts.foreign_keys)
+    if (iequals(fk.name, name)) return true;
+  return false;
+}
+
+// `base`, or `base_<N>` (N = 2, 3, …) for the first name not on the table.
+std::string mint(const TableSchema& ts, const std::string& base) {
+  std::string name = base;
+  for (int n = 2; constraint_exists(ts, name); ++n) name = base + "_" + std::to_string(n);
+  return name;
+}
+
+const char* fk_action_name(ast::FkAction a) {
+  switch (a) {
+    case ast::FkAction::kSetNull:
+      return "setNull";
+    case ast::FkAction::kSetDefault:
+      return "setDefault";
+    case ast::FkAction::kCascade:
+      return "cascade";
+    case ast::FkAction::kNoAction:
+      return "noAction";
+    default:
+      return "restrict";
+  }
+}
+
+template <typename Clause>
+ForeignKeySchema make_fk(const Clause& cl, std::vector<int> columns, const std::string& name, const TableSchema& ts) {
+  if (!cl.fk_columns.empty() && cl.fk_columns.size() != columns.size())
+    fail(StatusCode::kError, "FK constraint '" + name + "' on table '" + ts.name + "': child column count (" +
+                                 std::to_string(columns.size()) + ") does not match parent column count (" +
+                                 std::to_string(cl.fk_columns.size()) + ")");
+  ForeignKeySchema fk;
+  fk.name = name;
+  fk.columns = std::move(columns);
+  fk.referenced_schema = cl.fk_table.schema.empty() ? ts.schema_name : to_lower(cl.fk_table.schema);
+  fk.referenced_table = cl.fk_table.name;
+  fk.referenced_columns = cl.fk_columns;
+  fk.on_update = fk_action_name(cl.fk_on_update);
+  fk.on_delete = fk_action_name(cl.fk_on_delete);
+  fk.deferred = cl.fk_deferral.initially == ast::FkDeferral::Initially::kDeferred;
+  return fk;
+}
+
+CheckSchema make_check(const std::string& name, const ast::Expr& e, const std::vector<ast::RowOp>& ops,
+                       ast::ConflictClause on_conflict, const std::string& table) {
+  if (has_subquery(e)) fail(StatusCode::kUnsupported, "CHECK constraints containing subqueries are not supported yet");
+  bool param = false;
+  walk_expr(
+      const_cast<ast::Expr&>(e),
+      [&](ast::Expr& x) {
+        if (x.kind == ast::ExprKind::kParameter) param = true;
+      },
+      [](ast::Select&) {});
+  if (param)
+    fail(StatusCode::kError,
+         "CHECK constraint '" + name + "' on table '" + table + "' may not reference bind parameters.");
+  CheckSchema ck;
+  ck.name = name;
+  ck.expr = own_expr(e);
+  switch (on_conflict) {
+    case ast::ConflictClause::kRollback:
+      ck.on_conflict = QRS_CONFLICT_ROLLBACK;
+      break;
+    case ast::ConflictClause::kAbort:
+      ck.on_conflict = QRS_CONFLICT_ABORT;
+      break;
+    case ast::ConflictClause::kFail:
+      ck.on_conflict = QRS_CONFLICT_FAIL;
+      break;
+    case ast::ConflictClause::kIgnore:
+      ck.on_conflict = QRS_CONFLICT_IGNORE;
+      break;
+    case ast::ConflictClause::kReplace:
+      ck.on_conflict = QRS_CONFLICT_REPLACE;
+      break;
+    default:
+      break;
+  }
+  if (!ops.empty()) {
+    ck.on_insert = ck.on_update = ck.on_delete = false;
+    for (ast::RowOp op : ops) {
+      if (op == ast::RowOp::kInsert) ck.on_insert = true;
+      if (op == ast::RowOp::kUpdate) ck.on_update = true;
+      if (op == ast::RowOp::kDelete) ck.on_delete = true;
+    }
+  }
+  return ck;
+}
+
+int require_column(const TableSchema& ts, const std::string& name) {
+  int idx = ts.find_column(name);
+  if (idx < 0) fail(StatusCode::kError, "Column '" + name + "' not found in table '" + ts.name + "'");
+  return idx;
+}
+
+// DATE / TIME / DATETIME / TIMESPAN / JSON compare by their own semantics and accept only
+// BINARY, as CREATE TABLE does.
+void require_collation_supported(const ColumnSchema& col) {
+  switch (col.logical_type) {
+    case QRS_LT_DATE:
+    case QRS_LT_TIME:
+    case QRS_LT_DATETIME:
+    case QRS_LT_TIMESPAN:
+    case QRS_LT_JSON:
+      if (col.collation && !iequals(col.collation->name(), "BINARY"))
+        fail(StatusCode::kError, "Unknown collation '" + col.collation->name() + "' for type '" +
+                                     to_upper(col.type_name) + "' (it supports BINARY only)");
+      break;
+    default:
+      break;
+  }
+}
+
+bool is_key_member(const TableSchema& ts, int column) {
+  for (auto& k : ts.primary_key)
+    if (k.column == column) return true;
+  return false;
+}
+
+// True when `e`, owned by table `owner`, reads `column` of it (bare or through
+// new./old.).
+bool reads_column(const ast::Expr& e, const std::string& owner, const std::string& column) {
+  bool found = false;
+  walk_expr(
+      const_cast<ast::Expr&>(e),
+      [&](ast::Expr& x) {
+        if (x.kind != ast::ExprKind::kColumn) return;
+        auto& c = static_cast<ast::ColumnRef&>(x);
+        if (iequals(c.column, column) &&
+            (c.table.empty() || iequals(c.table, owner) || iequals(c.table, "new") || iequals(c.table, "old")))
+          found = true;
+      },
+      [](ast::Select&) {});
+  return found;
+}
+
+// ---------------------------------------------------------------- the arms
+
+AlterPlan plan_rename_table(AlterCtx& c) {
+  const std::string& to = c.s.new_name;
+  std::string schema = c.old().schema_name, from = c.table();
+  if (!iequals(to, from) && (c.db.catalog().find(schema, to) || c.db.catalog().find_view(schema, to)))
+    fail(StatusCode::kError, "Table '" + to + "' already exists in schema '" + schema + "'");
+  AlterPlan p{c.old(), {}, false, {}};
+  p.schema.name = to;
+  p.change.kind = QRS_CHANGE_RENAME_TABLE;
+  p.change.name = from;
+  p.change.new_name = to;
+  DatabaseImpl& db = c.db;
+  p.after = [&db, schema, from, to] {
+    for (auto& t : db.catalog().tables())
+      for (ForeignKeySchema& fk : t->schema.foreign_keys)
+        if (fk.referenced_schema == schema && iequals(fk.referenced_table, from)) fk.referenced_table = to;
+    propagate_rename(db, Renamer::table(schema, from, to));
+  };
+  return p;
+}
+
+AlterPlan plan_rename_column(AlterCtx& c) {
+  int idx = require_column(c.old(), c.s.name);
+  const std::string& to = c.s.new_name;
+  int other = c.old().find_column(to);
+  if (other >= 0 && other != idx)
+    fail(StatusCode::kError, "Column '" + to + "' already exists in table '" + c.table() + "'");
+  AlterPlan p{c.old(), {}, false, {}};
+  std::string from = p.schema.columns[idx].name;
+  p.schema.columns[idx].name = to;
+  p.change.kind = QRS_CHANGE_RENAME_COLUMN;
+  p.change.column = idx;
+  p.change.name = from;
+  p.change.new_name = to;
+  DatabaseImpl& db = c.db;
+  std::string schema = c.old().schema_name, table = c.table();
+  p.after = [&db, schema, table, from, to] {
+    for (auto& t : db.catalog().tables())
+      for (ForeignKeySchema& fk : t->schema.foreign_keys)
+        if (fk.referenced_schema == schema && iequals(fk.referenced_table, table))
+          for (std::string& rc : fk.referenced_columns)
+            if (iequals(rc, from)) rc = to;
+    propagate_rename(db, Renamer::column(schema, table, from, to));
+  };
+  return p;
+}
+
+AlterPlan plan_add_column(AlterCtx& c) {
+  const ast::ColumnDef& cd = *c.s.column;
+  if (c.old().find_column(cd.name) >= 0)
+    fail(StatusCode::kError, "Column '" + cd.name + "' already exists in table '" + c.table() + "'");
+  if (!cd.tags.empty()) fail(StatusCode::kUnsupported, "WITH TAGS is not supported yet");
+  AlterPlan p{c.old(), {}, true, {}};
+  TableSchema& ns = p.schema;
+  ColumnSchema col;
+  col.name = cd.name;
+  col.type_name = cd.type_name;
+  col.logical_type = logical_type_from_name(cd.type_name);
+  col.not_null = !c.db.options().default_nullable;
+  col.collation = c.db.registry().find_collation(c.db.options().default_collation);
+  const ast::Expr* def = nullptr;
+  std::vector<CheckSchema> checks;
+  std::vector<ForeignKeySchema> fks;
+  int idx = static_cast<int>(ns.columns.size());
+  for (auto& k : cd.constraints) {
+    using K = ast::ColumnConstraint::Kind;
+    switch (k.kind) {
+      case K::kNotNull:
+        col.not_null = true;
+        break;
+      case K::kNull:
+        col.not_null = false;
+        break;
+      case K::kPrimaryKey:
+        fail(StatusCode::kError,
+             "Cannot add a PRIMARY KEY column with ALTER "
+             "TABLE ADD COLUMN (use ALTER PRIMARY KEY)");
+      case K::kUnique:
+        fail(StatusCode::kUnsupported, "UNIQUE on ALTER TABLE ADD COLUMN is not supported yet");
+      case K::kGenerated:
+        fail(StatusCode::kUnsupported, "Generated columns are not supported yet");
+      case K::kDefault:
+        def = k.expr.get();
+        break;
+      case K::kCollate: {
+        auto coll = c.db.registry().find_collation(k.collation);
+        if (!coll) fail(StatusCode::kError, "Unknown collation: " + k.collation);
+        col.collation = coll;
+        col.collation_declared = true;
+        break;
+      }
+      case K::kCheck: {
+        std::string name = k.name;
+        if (name.empty()) {
+          TableSchema probe = ns;
+          probe.checks.insert(probe.checks.end(), checks.begin(), checks.end());
+          name = mint(probe, "_check_" + cd.name);
+        }
+        checks.push_back(make_check(name, *k.expr, k.check_on, k.on_conflict, c.table()));
+        break;
+      }
+      case K::kForeignKey: {
+        TableSchema probe = ns;
+        probe.foreign_keys.insert(probe.foreign_keys.end(), fks.begin(), fks.end());
+        std::string name = k.name.empty() ? mint(probe, "_fk_" + ns.name + "_" + cd.name) : k.name;
+        fks.push_back(make_fk(k, {idx}, name, ns));
+        break;
+      }
+    }
+  }
+  for (auto& ck : checks)
+    if (constraint_exists(ns, ck.name))
+      fail(StatusCode::kError, "duplicate constraint name '" + ck.name +
+                                   "': a constraint of that name already exists on table '" + c.table() + "'");
+  if (def) col.default_expr = own_expr(*def);
+  ns.columns.push_back(col);
+  size_t first_check = ns.checks.size();
+  ns.checks.insert(ns.checks.end(), checks.begin(), checks.end());
+  ns.foreign_keys.insert(ns.foreign_keys.end(), fks.begin(), fks.end());
+
+  auto fill = std::make_shared<DefaultFill>(DefaultFill::make(c, def, ns.columns[idx], ns));
+  ExecContext* ctx = &c.ctx;
+  auto schema = std::make_shared<TableSchema>(ns);
+  p.change.kind = QRS_CHANGE_ADD_COLUMN;
+  p.change.column = idx;
+  p.change.name = cd.name;
+  p.change.fill = [fill, schema, idx, ctx](std::span<const Value> old_row) {
+    return fill->value(old_row, schema->columns[idx], *schema, *ctx);
+  };
+  std::vector<const CheckSchema*> added;
+  for (size_t i = first_check; i < ns.checks.size(); ++i) added.push_back(&ns.checks[i]);
+  auto extend = [&](const Row& r) {
+    Row out = r;
+    out.push_back(p.change.fill(r));
+    return out;
+  };
+  validate_checks(c, ns, added, extend);
+  std::vector<const ForeignKeySchema*> added_fks;
+  for (size_t i = ns.foreign_keys.size() - fks.size(); i < ns.foreign_keys.size(); ++i)
+    added_fks.push_back(&ns.foreign_keys[i]);
+  validate_foreign_keys(c, ns, added_fks, extend);
+  return p;
+}
+
+AlterPlan plan_drop_column(AlterCtx& c) {
+  int idx = c.old().find_column(c.s.name);
+  if (idx < 0) fail(StatusCode::kError, "Column '" + c.s.name + "' not found in table '" + c.table() + "'");
+  const std::string col = c.old().columns[idx].name;
+  auto refuse = [&](const std::string& why) {
+    fail(StatusCode::kError, "Cannot drop column '" + col + "' from '" + c.table() + "': " + why);
+  };
+  if (is_key_member(c.old(), idx)) refuse("Cannot drop PRIMARY KEY column '" + col + "'");
+  if (c.old().columns.size() == 1) refuse("a table must keep at least one column");
+  for (auto& ck : c.old().checks) {
+    if (!reads_column(*ck.expr, c.table(), col)) continue;
+    // An unnamed table-level CHECK (minted `_check_<n>`) has no name the user
+    // knows: quote its expression instead.
+    bool minted = ck.name.rfind("_check_", 0) == 0 &&
+                  std::all_of(ck.name.begin() + 7, ck.name.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    refuse(minted ? "it is referenced by the CHECK constraint (" + expr_to_string(*ck.expr) + ")"
+                  : "CHECK constraint '" + ck.name + "' on table '" + c.table() + "' references it");
+  }
+  for (auto& other : c.old().columns)
+    if (other.default_expr && !iequals(other.name, col) && reads_column(*other.default_expr, c.table(), col))
+      refuse("it is referenced by the DEFAULT of column '" + other.name + "'");
+  // A foreign key (of any table) naming the column as a parent column would dangle; the
+  // table's own key whose child column this is goes away with it instead.
+  for (auto& t : c.db.catalog().tables())
+    for (const ForeignKeySchema& fk : t->schema.foreign_keys) {
+      if (fk.referenced_schema != c.old().schema_name || !iequals(fk.referenced_table, c.table())) continue;
+      bool names = std::any_of(fk.referenced_columns.begin(), fk.referenced_columns.end(),
+                               [&](const std::string& rc) { return iequals(rc, col); });
+      bool own_child = t == c.entry && std::find(fk.columns.begin(), fk.columns.end(), idx) != fk.columns.end();
+      if (names && !own_child)
+        refuse("it is referenced by FOREIGN KEY '" + fk.name + "' on table '" + t->schema.name + "'");
+    }
+  AlterPlan p{c.old(), {}, true, {}};
+  TableSchema& ns = p.schema;
+  ns.columns.erase(ns.columns.begin() + idx);
+  for (auto& k : ns.primary_key)
+    if (k.column > idx) --k.column;
+  // A foreign key naming the column goes with it; the others are renumbered.
+  std::vector<ForeignKeySchema> kept;
+  for (auto& fk : ns.foreign_keys) {
+    if (std::find(fk.columns.begin(), fk.columns.end(), idx) != fk.columns.end()) continue;
+    for (int& x : fk.columns)
+      if (x > idx) --x;
+    kept.push_back(fk);
+  }
+  ns.foreign_keys = std::move(kept);
+  p.change.kind = QRS_CHANGE_DROP_COLUMN;
+  p.change.column = idx;
+  p.change.name = col;
+  return p;
+}
+
+AlterPlan plan_alter_primary_key(AlterCtx& c) {
+  AlterPlan p{c.old(), {}, true, {}};
+  TableSchema& ns = p.schema;
+  std::vector<KeyColumn> key;
+  std::set<int> seen;
+  for (auto& ic : c.s.key) {
+    int idx = require_column(ns, ic.name);
+    if (!seen.insert(idx).second)
+      fail(StatusCode::kError, "Column '" + ic.name + "' appears twice in the PRIMARY KEY of '" + ns.name + "'");
+    key.push_back({idx, ic.desc});
+  }
+  for (auto& col : ns.columns) col.primary_key = false;
+  for (auto& k : key) ns.columns[k.column].primary_key = true;
+  ns.primary_key = std::move(key);
+  ns.primary_key_declared = true;
+  p.change.kind = QRS_CHANGE_ALTER_PRIMARY_KEY;
+  return p;
+}
+
+AlterPlan plan_alter_column(AlterCtx& c) {
+  int idx = require_column(c.old(), c.s.name);
+  AlterPlan p{c.old(), {}, false, {}};
+  TableSchema& ns = p.schema;
+  ColumnSchema& col = ns.columns[idx];
+  p.change.column = idx;
+  p.change.name = col.name;
+  ExecContext* ctx = &c.ctx;
+  switch (c.s.column_action) {
+    case ColumnAction::kDropNotNull:
+      col.not_null = false;
+      p.change.kind = QRS_CHANGE_DROP_NOT_NULL;
+      break;
+    case ColumnAction::kSetNotNull: {
+      col.not_null = true;
+      p.change.kind = QRS_CHANGE_SET_NOT_NULL;
+      p.rewrites_rows = true;
+      auto fill = std::make_shared<DefaultFill>(DefaultFill::make(c, col.default_expr.get(), col, ns));
+      auto schema = std::make_shared<TableSchema>(ns);
+      p.change.fill = [fill, schema, idx, ctx](std::span<const Value> old_row) {
+        return fill->value(old_row, schema->columns[idx], *schema, *ctx);
+      };
+      break;
+    }
+    case ColumnAction::kSetDefault:
+    case ColumnAction::kDropDefault:
+      p.change.kind = QRS_CHANGE_SET_DEFAULT;
+      if (c.s.column_action == ColumnAction::kDropDefault) {
+        col.default_expr.reset();
+        break;
+      }
+      if (!c.s.default_value) fail(StatusCode::kInternal, "SET DEFAULT without an expression");
+      DefaultFill::make(c, c.s.default_value.get(), col,
+                        ns);  // a default that cannot convert is refused
+      col.default_expr = own_expr(*c.s.default_value);
+      break;
+    case ColumnAction::kSetDataType: {
+      if (is_key_member(ns, idx))
+        fail(StatusCode::kError, "Cannot SET DATA TYPE on PRIMARY KEY column '" + col.name + "' of '" + ns.name + "'");
+      qrs_logical_type before = col.logical_type;
+      col.type_name = c.s.type_name;
+      col.logical_type = logical_type_from_name(c.s.type_name);
+      // The column keeps its collation; the temporal and JSON types accept BINARY only.
+      require_collation_supported(col);
+      p.change.kind = QRS_CHANGE_SET_DATA_TYPE;
+      // The existing default must hold under the new type, as CREATE TABLE would
+      // demand.
+      if (col.default_expr) DefaultFill::make(c, col.default_expr.get(), col, ns);
+      p.rewrites_rows = col.logical_type != before;  // an alias (text → varchar) is schema-only
+      auto schema = std::make_shared<TableSchema>(ns);
+      p.change.convert = [schema, idx](const Value& v) {
+        const ColumnSchema& target = schema->columns[idx];
+        try {
+          return DmlWriter::coerce(v, target, *schema);
+        } catch (const Error& e) {
+          throw Error(StatusCode::kMismatch, "Cannot convert value '" + v.to_text() + "' of column " + schema->name +
+                                                 "." + target.name + " to " + target.type_name + ": " +
+                                                 e.raw_message());
+        }
+      };
+      break;
+    }
+    case ColumnAction::kSetCollate: {
+      auto coll = c.db.registry().find_collation(c.s.collation);
+      if (!coll)
+        fail(StatusCode::kError, "Unknown collation '" + c.s.collation + "' for type '" +
+                                     (col.type_name.empty() ? std::string("ANY") : to_upper(col.type_name)) + "'");
+      col.collation = coll;
+      col.collation_declared = true;
+      require_collation_supported(col);
+      p.change.kind = QRS_CHANGE_SET_COLLATION;
+      p.rewrites_rows = is_key_member(ns, idx);  // the key order changes
+      break;
+    }
+  }
+  return p;
+}
+
+AlterPlan plan_add_constraint(AlterCtx& c) {
+  const ast::TableConstraint& tc = *c.s.constraint;
+  if (!tc.tags.empty()) fail(StatusCode::kUnsupported, "WITH TAGS is not supported yet");
+  AlterPlan p{c.old(), {}, false, {}};
+  TableSchema& ns = p.schema;
+  if (!tc.name.empty() && constraint_exists(ns, tc.name))
+    fail(StatusCode::kError, "duplicate constraint name '" + tc.name +
+                                 "': a constraint of that name already exists on table '" + ns.name + "'");
+  p.change.kind = QRS_CHANGE_ADD_CONSTRAINT;
+  using K = ast::TableConstraint::Kind;
+  switch (tc.kind) {
+    case K::kCheck: {
+      std::string name = tc.name;
+      for (size_t n = ns.checks.size(); name.empty(); ++n) {
+        std::string candidate = "check_" + std::to_string(n);
+        if (!constraint_exists(ns, candidate)) name = candidate;
+      }
+      ns.checks.push_back(make_check(name, *tc.expr, tc.check_on, tc.on_conflict, ns.name));
+      p.change.name = name;
+      validate_checks(c, ns, {&ns.checks.back()}, {});
+      break;
+    }
+    case K::kForeignKey: {
+      std::vector<int> cols;
+      std::string base = "_fk_" + ns.name;
+      for (auto& ic : tc.columns) {
+        int idx = ns.find_column(ic.name);
+        if (idx < 0) fail(StatusCode::kError, "FK column '" + ic.name + "' not found in table '" + ns.name + "'");
+        cols.push_back(idx);
+        base += "_" + ic.name;
+      }
+      std::string name = tc.name.empty() ? mint(ns, base) : tc.name;
+      ns.foreign_keys.push_back(make_fk(tc, std::move(cols), name, ns));
+      p.change.name = name;
+      validate_foreign_keys(c, ns, {&ns.foreign_keys.back()}, {});
+      break;
+    }
+    case K::kUnique:
+      fail(StatusCode::kUnsupported,
+           "ALTER TABLE ADD CONSTRAINT UNIQUE is not supported yet (secondary "
+           "UNIQUE constraints are not built)");
+    case K::kPrimaryKey:
+      fail(StatusCode::kError, "Table '" + ns.name + "' already has a primary key; use ALTER PRIMARY KEY to change it");
+  }
+  return p;
+}
+
+AlterPlan plan_drop_constraint(AlterCtx& c) {
+  AlterPlan p{c.old(), {}, false, {}};
+  TableSchema& ns = p.schema;
+  auto check = std::find_if(ns.checks.begin(), ns.checks.end(), [&](auto& x) { return iequals(x.name, c.s.name); });
+  auto fk =
+      std::find_if(ns.foreign_keys.begin(), ns.foreign_keys.end(), [&](auto& x) { return iequals(x.name, c.s.name); });
+  if (check != ns.checks.end()) {
+    p.change.name = check->name;
+    ns.checks.erase(check);
+  } else if (fk != ns.foreign_keys.end()) {
+    p.change.name = fk->name;
+    ns.foreign_keys.erase(fk);
+  } else {
+    fail(StatusCode::kNotFound, "Constraint '" + c.s.name + "' not found on table '" + ns.name + "'");
+  }
+  p.change.kind = QRS_CHANGE_DROP_CONSTRAINT;
+  return p;
+}
+
+AlterPlan plan_rename_constraint(AlterCtx& c) {
+  AlterPlan p{c.old(), {}, false, {}};
+  TableSchema& ns = p.schema;
+  std::string* slot = nullptr;
+  for (auto& ck : ns.checks)
+    if (iequals(ck.name, c.s.name)) slot = &ck.name;
+  for (auto& fk : ns.foreign_keys)
+    if (!slot && iequals(fk.name, c.s.name)) slot = &fk.name;
+  if (!slot) fail(StatusCode::kNotFound, "Constraint '" + c.s.name + "' not found on table '" + ns.name + "'");
+  if (!iequals(*slot, c.s.new_name) && constraint_exists(ns, c.s.new_name))
+    fail(StatusCode::kError, "duplicate constraint name '" + c.s.new_name +
+                                 "': a constraint of that name already exists on table '" + ns.name + "'");
+  p.change.name = *slot;
+  p.change.new_name = c.s.new_name;
+  *slot = c.s.new_name;
+  p.change.kind = QRS_CHANGE_RENAME_CONSTRAINT;
+  return p;
+}
+
+const char* arm_name(qrs_schema_change_kind k) {
+  switch (k) {
+    case QRS_CHANGE_ADD_COLUMN:
+      return "ADD COLUMN";
+    case QRS_CHANGE_DROP_COLUMN:
+      return "DROP COLUMN";
+    case QRS_CHANGE_RENAME_COLUMN:
+      return "RENAME COLUMN";
+    case QRS_CHANGE_SET_DATA_TYPE:
+      return "ALTER COLUMN … SET DATA TYPE";
+    case QRS_CHANGE_SET_NOT_NULL:
+      return "ALTER COLUMN … SET NOT NULL";
+    case QRS_CHANGE_DROP_NOT_NULL:
+      return "ALTER COLUMN … DROP NOT NULL";
+    case QRS_CHANGE_SET_DEFAULT:
+      return "ALTER COLUMN … SET/DROP DEFAULT";
+    case QRS_CHANGE_SET_COLLATION:
+      return "ALTER COLUMN … SET COLLATE";
+    case QRS_CHANGE_ALTER_PRIMARY_KEY:
+      return "ALTER PRIMARY KEY";
+    case QRS_CHANGE_ADD_CONSTRAINT:
+      return "ADD CONSTRAINT";
+    case QRS_CHANGE_DROP_CONSTRAINT:
+      return "DROP CONSTRAINT";
+    case QRS_CHANGE_RENAME_CONSTRAINT:
+      return "RENAME CONSTRAINT";
+    case QRS_CHANGE_RENAME_TABLE:
+      return "RENAME TO";
+  }
+  return "ALTER TABLE";
+}
+
+// The module first; the catalog only once it succeeded.
+void commit(AlterCtx& c, AlterPlan& p) {
+  TableEntry& entry = *c.entry;
+  bool done = entry.table->alter_table(p.change, p.schema);
+  if (!done && p.rewrites_rows)
+    fail(StatusCode::kUnsupported, "Module '" + entry.schema.module_name + "' does not support ALTER TABLE " +
+                                       arm_name(p.change.kind) + " (it changes the stored rows of '" +
+                                       entry.schema.name + "')");
+  // Secondary structures keyed by the table's columns (indexes, UNIQUE
+  // companions) are brought to p.schema here, per p.change.kind, before the
+  // catalog swap.
+  if (p.change.kind == QRS_CHANGE_RENAME_TABLE) {
+    c.db.catalog().remove(entry.schema.schema_name, entry.schema.name);
+    entry.schema = std::move(p.schema);
+    c.db.catalog().add(c.entry);
+  } else {
+    entry.schema = std::move(p.schema);
+  }
+  if (p.after) p.after();
+  c.db.bump_schema_version();
+}
+
+}  // namespace
+
+void alter_table(DatabaseImpl& db, const ast::AlterTableStmt& s, ExecContext& ctx) {
+  std::string schema = s.table.schema.empty() ? "main" : to_lower(s.table.schema);
+  auto entry = db.catalog().find(schema, s.table.name);
+  if (!entry && s.table.schema.empty()) entry = db.catalog().find("temp", s.table.name);
+  if (!entry) {
+    if (db.catalog().find_view(schema, s.table.name))
+      fail(StatusCode::kError, "Cannot ALTER TABLE '" + s.table.name + "': it is a view");
+    fail(StatusCode::kError, "Table '" + s.table.name + "' not found in schema '" + schema + "'");
+  }
+  AlterCtx c{db, entry, ctx, s};
+  AlterPlan p;
+  switch (s.action) {
+    case Action::kRenameTable:
+      p = plan_rename_table(c);
+      break;
+    case Action::kRenameColumn:
+      p = plan_rename_column(c);
+      break;
+    case Action::kAddColumn:
+      p = plan_add_column(c);
+      break;
+    case Action::kDropColumn:
+      p = plan_drop_column(c);
+      break;
+    case Action::kAddConstraint:
+      p = plan_add_constraint(c);
+      break;
+    case Action::kDropConstraint:
+      p = plan_drop_constraint(c);
+      break;
+    case Action::kRenameConstraint:
+      p = plan_rename_constraint(c);
+      break;
+    case Action::kAlterPrimaryKey:
+      p = plan_alter_primary_key(c);
+      break;
+    case Action::kAlterColumn:
+      p = plan_alter_column(c);
+      break;
+    case Action::kTags:
+      fail(StatusCode::kUnsupported, "ALTER TABLE … TAGS is not supported yet");
+    case Action::kSetMaintained:
+    case Action::kDropMaintained:
+      fail(StatusCode::kUnsupported, "ALTER TABLE … MAINTAINED is not supported yet");
+  }
+  commit(c, p);
+}
+
+}  // namespace quereus

@@ -1,0 +1,16 @@
+// ALTER TABLE: one function per arm (alter_table.cc). Each arm computes the table's new
+// schema and the module's qrs_schema_change, runs the engine-side validations, calls the
+// module's alter_table hook, and only when that succeeded swaps the catalog entry and
+// rewrites dependents (CHECKs, foreign keys, defaults, views). A refusal anywhere before
+// the swap leaves storage and catalog untouched.
+#pragma once
+
+namespace quereus {
+
+class DatabaseImpl;
+struct ExecContext;
+namespace ast { struct AlterTableStmt; }
+
+void alter_table(DatabaseImpl& db, const ast::AlterTableStmt& s, ExecContext& ctx);
+
+}  // namespace quereus
