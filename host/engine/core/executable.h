@@ -29,5 +29,8 @@ namespace ast { struct Statement; }
 
 // Plans one statement for execution.
 std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statement& stmt);
+// Plans an INSERT / UPDATE / DELETE used as a relation (planner/dml_relation.h). Its own
+// WITH clause is not a statement's leading clause, so it may not hold DML members.
+std::unique_ptr<Executable> plan_nested_dml(DatabaseImpl& db, const ast::Statement& stmt);
 
 }  // namespace quereus
