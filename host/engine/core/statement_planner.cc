@@ -14,6 +14,7 @@
 #include "planner/dml_relation.h"
 #include "planner/planner.h"
 #include "runtime/dml_writer.h"
+#include "schema/fk_collation.h"
 
 namespace quereus {
 
@@ -781,6 +782,7 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s) {
     auto it = db.db_options().module_options.find(ts.module_name);
     if (it != db.db_options().module_options.end()) ts.module_options = it->second;
   }
+  check_foreign_key_collations(db.catalog(), ts);
   auto entry = std::make_shared<TableEntry>();
   entry->table = module->create(ts);
   entry->module = module;
@@ -1002,8 +1004,29 @@ const char* statement_name(ast::StmtKind kind) {
 
 }  // namespace
 
+// Stored bodies of statements not executed yet (materialized view, maintained table,
+// assertion) are planned before the refusal so a data-modifying WITH member in them gets
+// its own diagnostic; any other planning failure is left to the refusal.
+void reject_dml_in_unsupported_bodies(DatabaseImpl& db, const ast::Statement& stmt) {
+  using K = ast::StmtKind;
+  const ast::Select* body = nullptr;
+  const ast::Expr* check = nullptr;
+  if (stmt.kind == K::kCreateMaterializedView) body = static_cast<const ast::CreateMaterializedViewStmt&>(stmt).select.get();
+  if (stmt.kind == K::kCreateTable) body = static_cast<const ast::CreateTableStmt&>(stmt).maintained.get();
+  if (stmt.kind == K::kCreateAssertion) check = static_cast<const ast::CreateAssertionStmt&>(stmt).check.get();
+  if (!body && !check) return;
+  try {
+    Planner planner(db);
+    if (body) planner.plan_view_body(*body, "main");
+    if (check) planner.bind_expr(*check, Scope{});
+  } catch (const Error& e) {
+    if (std::string(e.what()).find("only allowed in a statement's own leading WITH clause") != std::string::npos) throw;
+  }
+}
+
 std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statement& stmt) {
   using K = ast::StmtKind;
+  reject_dml_in_unsupported_bodies(db, stmt);
   refuse_unimplemented_clauses(stmt);
   switch (stmt.kind) {
     case K::kSelect: {
