@@ -61,6 +61,9 @@ ItemName item_name(ast::Statement& s) {
     case K::kCreateTable: return {"Table", &static_cast<ast::CreateTableStmt&>(s).table, true};
     case K::kCreateView: return {"View", &static_cast<ast::CreateViewStmt&>(s).view, true};
     case K::kCreateIndex: return {"Index", &static_cast<ast::CreateIndexStmt&>(s).index, false};
+    case K::kCreateMaterializedView:
+      return {"Materialized view", &static_cast<ast::CreateMaterializedViewStmt&>(s).view, true};
+    case K::kCreateAssertion: return {"Assertion", &static_cast<ast::CreateAssertionStmt&>(s).name, false};
     default: return {};
   }
 }
@@ -110,22 +113,43 @@ void declare_schema(DatabaseImpl& db, const ast::DeclareSchemaStmt& s) {
   db.declared_schemas().declared[to_lower(s.name)] = std::move(decl);
 }
 
-// The apply: validate and plan everything first, so a refusal changes nothing; then
-// create in dependency order (tables, indexes, views, the rest) and seed. A failure while
-// creating drops what this apply created.
-void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& ctx) {
-  const std::string schema = to_lower(s.name);
+struct Planned {
+  ast::StatementPtr stmt;
+  std::string key;   // "schema.name" for applied-record bookkeeping ("" when none)
+  std::string text;  // canonical declaration text
+  bool create = true;
+};
+
+// What applying a declaration does: the objects of the schema it no longer names
+// (dropped), and its items in creation order (tables, indexes, views, the rest), each
+// either to create or already matching. Refusals (a duplicate name, an object that
+// differs from its declaration) are thrown here, before anything changes.
+struct SchemaPlan {
+  std::string schema;
+  std::shared_ptr<const ast::DeclareSchemaStmt> decl;
+  std::vector<std::pair<ast::ObjectKind, std::string>> drops;
+  std::vector<Planned> tables, indexes, views, others;
+};
+
+SchemaPlan plan_schema(DatabaseImpl& db, const std::string& name, const std::string& to_version,
+                       const SourceSite& site) {
+  SchemaPlan plan;
+  const std::string schema = to_lower(name);
+  plan.schema = schema;
   auto& store = db.declared_schemas();
   auto it = store.declared.find(schema);
   if (it == store.declared.end())
-    throw Error(StatusCode::kError, "Schema '" + s.name + "' has not been declared (DECLARE SCHEMA " + s.name +
-                                        " { … } first)",
-                s.site);
+    throw Error(StatusCode::kError, "No declared schema found for '" + name + "'", site);
+  plan.decl = it->second;
   const ast::DeclareSchemaStmt& decl = *it->second;
-  if (!s.to_version.empty() && s.to_version != decl.version)
-    throw Error(StatusCode::kError, "Schema '" + s.name + "' is declared at version '" + decl.version +
-                                        "', not '" + s.to_version + "'",
-                s.site);
+  if (!to_version.empty() && to_version != decl.version)
+    throw Error(StatusCode::kError, "Schema '" + name + "' is declared at version '" + decl.version +
+                                        "', not '" + to_version + "'",
+                site);
+  struct Named {  // an ApplySchemaStmt-like view for the messages below
+    const std::string& name;
+    const SourceSite& site;
+  } s{name, site};
   std::string module;
   for (const auto& opt : decl.options)
     if (iequals(opt.key, "default_vtab_module") && opt.value) {
@@ -133,14 +157,11 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
       if (module.size() >= 2 && module.front() == '\'') module = module.substr(1, module.size() - 2);
     }
 
-  struct Planned {
-    ast::StatementPtr stmt;
-    std::string key;   // "schema.name" for applied-record bookkeeping ("" when none)
-    std::string text;  // canonical declaration text
-    bool create = true;
-  };
-  std::vector<Planned> tables, indexes, views, others;
-  std::map<std::string, const char*> relation_names, index_names;
+  auto& tables = plan.tables;
+  auto& indexes = plan.indexes;
+  auto& views = plan.views;
+  auto& others = plan.others;
+  std::map<std::string, const char*> relation_names, index_names, assertion_names;
   const ast::SeedStmt* seeds_for_unknown = nullptr;
   std::set<std::string> declared_tables;
   Catalog& cat = db.catalog();
@@ -150,7 +171,6 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
     p.stmt = own_statement(*item);
     ItemName n = item_name(*p.stmt);
     if (!n.kind) {
-      // Materialized views, assertions: their own CREATE (refused while unsupported).
       others.push_back(std::move(p));
       continue;
     }
@@ -169,7 +189,8 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
       if (ct.module_name.empty() && !module.empty()) ct.module_name = module;
     }
     const std::string lname = to_lower(n.name->name);
-    auto& names = n.relation ? relation_names : index_names;
+    auto& names = n.relation ? relation_names
+                  : p.stmt->kind == ast::StmtKind::kCreateAssertion ? assertion_names : index_names;
     if (auto prev = names.find(lname); prev != names.end()) {
       if (std::string(prev->second) == n.kind)
         throw Error(StatusCode::kError, std::string(n.kind) + " '" + n.name->name +
@@ -217,8 +238,11 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
                     item->site);
       }
       views.push_back(std::move(p));
-    } else {
+    } else if (p.stmt->kind == ast::StmtKind::kCreateIndex) {
       indexes.push_back(std::move(p));
+    } else {
+      // Materialized views, assertions: their own CREATE (refused while unsupported).
+      others.push_back(std::move(p));
     }
   }
   for (const auto& item : decl.items) {
@@ -226,25 +250,84 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
     const auto& seed = static_cast<const ast::SeedStmt&>(*item);
     if (!declared_tables.count(to_lower(seed.table)) && !seeds_for_unknown) seeds_for_unknown = &seed;
   }
-  if (seeds_for_unknown && s.with_seed)
+  if (seeds_for_unknown)
     throw Error(StatusCode::kError, "Seed data for table '" + seeds_for_unknown->table +
                                         "' names no table declared in schema '" + s.name + "'",
                 seeds_for_unknown->site);
-  // Objects of the schema the declaration no longer names would be dropped by the
-  // differ; dropping is not built yet, so it is refused rather than silently skipped.
-  if (schema != "main" && schema != "temp") {
-    for (const auto& t : cat.tables())
-      if (t->schema.schema_name == schema && !relation_names.count(to_lower(t->schema.name)))
-        throw Error(StatusCode::kUnsupported,
-                    "Applying schema '" + s.name + "' would drop table '" + t->qualified_name() +
-                        "', which its declaration no longer names; dropping undeclared objects is not supported yet",
-                    s.site);
+  // The schema's tables and views the declaration no longer names are dropped.
+  for (const auto& t : cat.tables())
+    if (t->schema.schema_name == schema && !relation_names.count(to_lower(t->schema.name)))
+      plan.drops.emplace_back(ast::ObjectKind::kTable, t->schema.name);
+  for (const auto& v : cat.views())
+    if (v->schema_name == schema && !relation_names.count(to_lower(v->name)))
+      plan.drops.emplace_back(ast::ObjectKind::kView, v->name);
+  return plan;
+}
+
+// The DDL text of a planned item or drop, as DIFF SCHEMA shows it: unqualified in main.
+std::string ddl_text(const SchemaPlan& plan, ast::Statement& stmt) {
+  ItemName n = item_name(stmt);
+  if (!n.kind || plan.schema != "main") return statement_to_string(stmt);
+  std::string saved = std::exchange(n.name->schema, "");
+  std::string saved_table;
+  auto* ix = stmt.kind == ast::StmtKind::kCreateIndex ? &static_cast<ast::CreateIndexStmt&>(stmt) : nullptr;
+  if (ix) saved_table = std::exchange(ix->table.schema, "");
+  std::string text = statement_to_string(stmt);
+  n.name->schema = saved;
+  if (ix) ix->table.schema = saved_table;
+  return text;
+}
+
+std::string drop_text(const SchemaPlan& plan, ast::ObjectKind kind, const std::string& name) {
+  std::string target = plan.schema == "main" ? quote_identifier(name) : qualified(plan.schema, name);
+  return std::string(kind == ast::ObjectKind::kView ? "DROP VIEW IF EXISTS " : "DROP TABLE IF EXISTS ") + target;
+}
+
+// DIFF SCHEMA: the DDL applying the declaration would run, one statement per row.
+class DiffSchemaExec : public Executable {
+ public:
+  DiffSchemaExec(DatabaseImpl& db, const ast::DiffSchemaStmt& s) : db_(db), stmt_(s) { names_ = {"ddl"}; }
+  void start(ExecContext&) override {
+    rows_.clear();
+    i_ = 0;
+    SchemaPlan plan = plan_schema(db_, stmt_.name, "", stmt_.site);
+    for (const auto& [kind, name] : plan.drops) rows_.push_back(drop_text(plan, kind, name));
+    for (auto* list : {&plan.tables, &plan.indexes, &plan.views, &plan.others})
+      for (auto& p : *list)
+        if (p.create) rows_.push_back(ddl_text(plan, *p.stmt));
   }
+  bool next(Row& out) override {
+    if (i_ >= rows_.size()) return false;
+    out = {Value::Text(rows_[i_++])};
+    return true;
+  }
+
+ private:
+  DatabaseImpl& db_;
+  const ast::DiffSchemaStmt& stmt_;
+  std::vector<std::string> rows_;
+  size_t i_ = 0;
+};
+
+// The apply: plan (refusals change nothing); then create in dependency order (tables,
+// indexes, views, the rest), drop what the declaration no longer names, and seed. A
+// failure while creating drops what this apply created.
+void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& ctx) {
+  SchemaPlan plan = plan_schema(db, s.name, s.to_version, s.site);
+  const std::string& schema = plan.schema;
+  const ast::DeclareSchemaStmt& decl = *plan.decl;
+  auto& store = db.declared_schemas();
+  Catalog& cat = db.catalog();
+  auto& tables = plan.tables;
+  auto& indexes = plan.indexes;
+  auto& views = plan.views;
+  auto& others = plan.others;
 
   // Plan the creates whose planning does not depend on earlier creates (an index or other
   // item refused as unsupported fails here, before anything changed).
   std::vector<std::unique_ptr<Executable>> other_execs;
-  for (auto& p : others) other_execs.push_back(plan_statement(db, *p.stmt));
+  for (auto& p : others)
+    if (p.create) other_execs.push_back(plan_statement(db, *p.stmt));
   std::vector<std::unique_ptr<Executable>> index_execs;
   for (auto& p : indexes) index_execs.push_back(plan_statement(db, *p.stmt));
 
@@ -287,6 +370,10 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
       Row r;
       while (e->next(r)) {
       }
+    }
+    for (const auto& [kind, name] : plan.drops) {
+      run_sql(db, drop_text(plan, kind, name), ctx);
+      store.applied.erase(schema + "." + to_lower(name));
     }
     if (s.with_seed) {
       // Seeds insert each declared row unless its key already exists, so a re-apply keeps
@@ -333,6 +420,10 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
 
 std::unique_ptr<Executable> plan_declare_schema(DatabaseImpl& db, const ast::DeclareSchemaStmt& stmt) {
   return std::make_unique<SchemaActionExec>([&db, &stmt](ExecContext&) { declare_schema(db, stmt); });
+}
+
+std::unique_ptr<Executable> plan_diff_schema(DatabaseImpl& db, const ast::DiffSchemaStmt& stmt) {
+  return std::make_unique<DiffSchemaExec>(db, stmt);
 }
 
 std::unique_ptr<Executable> plan_apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& stmt) {

@@ -1,8 +1,8 @@
 // DECLARE SCHEMA / APPLY SCHEMA (sql-ddl.md §2.0): a stored end-state declaration and its
 // application. This is the minimal form: APPLY creates the schema and the declared
 // objects that do not exist yet, leaves objects already matching their declaration alone,
-// and refuses — before changing anything — what would need the declarative differ
-// (altering or dropping existing objects).
+// drops the schema's tables and views the declaration no longer names, and refuses —
+// before changing anything — what would need the full differ (altering existing objects).
 #pragma once
 
 #include <map>
@@ -16,6 +16,7 @@ namespace quereus {
 namespace ast {
 struct DeclareSchemaStmt;
 struct ApplySchemaStmt;
+struct DiffSchemaStmt;
 }  // namespace ast
 
 struct DeclaredSchemas {
@@ -28,5 +29,7 @@ struct DeclaredSchemas {
 
 std::unique_ptr<Executable> plan_declare_schema(DatabaseImpl& db, const ast::DeclareSchemaStmt& stmt);
 std::unique_ptr<Executable> plan_apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& stmt);
+// DIFF SCHEMA: the DDL APPLY SCHEMA would run, one `ddl` row per statement.
+std::unique_ptr<Executable> plan_diff_schema(DatabaseImpl& db, const ast::DiffSchemaStmt& stmt);
 
 }  // namespace quereus

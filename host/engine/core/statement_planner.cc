@@ -1074,6 +1074,7 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
     case K::kPragma: return std::make_unique<PragmaExec>(db, static_cast<const ast::PragmaStmt&>(stmt));
     case K::kDeclareSchema: return plan_declare_schema(db, static_cast<const ast::DeclareSchemaStmt&>(stmt));
     case K::kApplySchema: return plan_apply_schema(db, static_cast<const ast::ApplySchemaStmt&>(stmt));
+    case K::kDiffSchema: return plan_diff_schema(db, static_cast<const ast::DiffSchemaStmt&>(stmt));
     default: break;
   }
   if (stmt.kind == K::kDrop) {
