@@ -245,11 +245,14 @@ std::shared_ptr<TableEntry> write_target(Planner& planner, const ast::QualifiedN
 
 class InsertExec : public BufferedExec {
  public:
-  InsertExec(DatabaseImpl& db, const ast::InsertStmt& s, bool nested = false) : db_(db) {
+  // `nested`: the search path of the statement this one is a relation of (null: top level).
+  InsertExec(DatabaseImpl& db, const ast::InsertStmt& s, const std::vector<std::string>* nested = nullptr)
+      : db_(db) {
     Planner planner(db);
     // `insert … values (…) with schema x`: the trailing clause parses onto the source
     // query, but names the whole statement's path.
     planner.set_statement_path(!s.schema_path.empty() || !s.source ? s.schema_path : s.source->schema_path);
+    if (nested) planner.inherit_statement_path(*nested);
     if (!nested) planner.set_leading_with(s.with.get());
     table_ = write_target(planner, s.table, "INSERT");
     Planner authored = schema_authored_planner(db, *table_);
@@ -436,9 +439,11 @@ std::vector<Row> collect(const RelPtr& plan, ExecContext& ctx) {
 
 class UpdateExec : public BufferedExec {
  public:
-  UpdateExec(DatabaseImpl& db, const ast::UpdateStmt& s, bool nested = false) : db_(db) {
+  UpdateExec(DatabaseImpl& db, const ast::UpdateStmt& s, const std::vector<std::string>* nested = nullptr)
+      : db_(db) {
     Planner planner(db);
     planner.set_statement_path(s.schema_path);
+    if (nested) planner.inherit_statement_path(*nested);
     if (!nested) planner.set_leading_with(s.with.get());
     if (s.with) planner.push_with(*s.with);
     table_ = write_target(planner, s.table, "UPDATE");
@@ -489,9 +494,11 @@ class UpdateExec : public BufferedExec {
 
 class DeleteExec : public BufferedExec {
  public:
-  DeleteExec(DatabaseImpl& db, const ast::DeleteStmt& s, bool nested = false) : db_(db) {
+  DeleteExec(DatabaseImpl& db, const ast::DeleteStmt& s, const std::vector<std::string>* nested = nullptr)
+      : db_(db) {
     Planner planner(db);
     planner.set_statement_path(s.schema_path);
+    if (nested) planner.inherit_statement_path(*nested);
     if (!nested) planner.set_leading_with(s.with.get());
     if (s.with) planner.push_with(*s.with);
     table_ = write_target(planner, s.table, "DELETE");
@@ -1085,13 +1092,14 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
   not_yet(statement_name(stmt.kind), stmt.site);
 }
 
-std::unique_ptr<Executable> plan_nested_dml(DatabaseImpl& db, const ast::Statement& stmt) {
+std::unique_ptr<Executable> plan_nested_dml(DatabaseImpl& db, const ast::Statement& stmt,
+                                            const std::vector<std::string>& path) {
   using K = ast::StmtKind;
   refuse_unimplemented_clauses(stmt);
   switch (stmt.kind) {
-    case K::kInsert: return std::make_unique<InsertExec>(db, static_cast<const ast::InsertStmt&>(stmt), true);
-    case K::kUpdate: return std::make_unique<UpdateExec>(db, static_cast<const ast::UpdateStmt&>(stmt), true);
-    case K::kDelete: return std::make_unique<DeleteExec>(db, static_cast<const ast::DeleteStmt&>(stmt), true);
+    case K::kInsert: return std::make_unique<InsertExec>(db, static_cast<const ast::InsertStmt&>(stmt), &path);
+    case K::kUpdate: return std::make_unique<UpdateExec>(db, static_cast<const ast::UpdateStmt&>(stmt), &path);
+    case K::kDelete: return std::make_unique<DeleteExec>(db, static_cast<const ast::DeleteStmt&>(stmt), &path);
     default: throw Error(StatusCode::kInternal, "not a data-modifying statement", stmt.site);
   }
 }

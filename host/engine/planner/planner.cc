@@ -1369,7 +1369,9 @@ void Planner::push_with(const ast::WithClause& with) {
 std::shared_ptr<DmlRun> Planner::make_dml_run(const ast::Statement& stmt) {
   auto run = std::make_shared<DmlRun>();
   run->verb = stmt.kind == ast::StmtKind::kUpdate ? "UPDATE" : stmt.kind == ast::StmtKind::kDelete ? "DELETE" : "INSERT";
-  run->exec = plan_nested_dml(db_, stmt);
+  // A stored body's nested statement would not see the reader's path; elsewhere the
+  // statement's WITH SCHEMA reaches it.
+  run->exec = plan_nested_dml(db_, stmt, home_schema_.empty() ? statement_path_ : std::vector<std::string>{});
   return run;
 }
 

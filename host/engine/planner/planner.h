@@ -89,6 +89,10 @@ class Planner {
   // A statement's `WITH SCHEMA a, b`: unqualified names resolve along this path instead
   // of the session schema_path (stored bodies planned meanwhile keep their own path).
   void set_statement_path(const std::vector<std::string>& path);
+  // The enclosing statement's path, for a nested DML statement without its own.
+  void inherit_statement_path(const std::vector<std::string>& path) {
+    if (statement_path_.empty()) set_statement_path(path);
+  }
   // Schema-authored expressions (DEFAULT, CHECK, generated columns) of a table in
   // `schema`: unqualified names resolve in that schema only, and no caller CTE is visible.
   void set_schema_authored(const std::string& schema);
