@@ -86,7 +86,9 @@ TEST_F(ViewsTest, BodyResolvesUnqualifiedNamesInItsOwnSchema) {
   exec("create table t (x integer primary key); insert into t values (1);"
        "create table temp.t (x integer primary key); insert into temp.t values (2);"
        "create view temp.tv as select x from t");
-  EXPECT_EQ(query("select x from tv")[0][0].as_int(), 2);
+  // The view lives in temp, off the default search path (main), so it is named
+  // qualified; its body still reads temp.t, its own schema.
+  EXPECT_EQ(query("select x from temp.tv")[0][0].as_int(), 2);
   EXPECT_EQ(query("select x from t")[0][0].as_int(), 1);
 }
 

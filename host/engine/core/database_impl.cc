@@ -334,6 +334,22 @@ Status DatabaseImpl::set_option(std::string_view name_in, const Value& value) {
     }
     options_.optimizer.disabled = std::move(disabled);
     bump_schema_version();  // prepared statements re-plan under the new passes
+  } else if (name == "schema_path" || name == "search_path") {
+    std::vector<std::string> path;
+    size_t start = 0;
+    for (;;) {
+      size_t comma = text.find(',', start);
+      std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      item.erase(0, item.find_first_not_of(" \t"));
+      item.erase(item.find_last_not_of(" \t") + 1);
+      if (item.size() >= 2 && item.front() == '"' && item.back() == '"') item = item.substr(1, item.size() - 2);
+      if (!item.empty() && std::find(path.begin(), path.end(), item) == path.end()) path.push_back(item);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    if (path.empty()) path.push_back("main");
+    options_.schema_path = std::move(path);
+    bump_schema_version();  // prepared statements re-resolve their names
   } else {
     return Status(StatusCode::kError, "Unknown pragma: " + std::string(name_in));
   }
@@ -359,7 +375,7 @@ std::shared_ptr<TableEntry> DatabaseImpl::require_table(const std::string& schem
 }
 
 DatabaseImpl::Relation DatabaseImpl::resolve_relation(const std::string& schema, const std::string& name,
-                                                     const std::string& home) {
+                                                     const std::vector<std::string>* path) {
   auto in_schema = [&](const std::string& s) -> Relation {
     if (auto t = catalog_.find(s, name)) return {t, nullptr};
     return {nullptr, catalog_.find_view(s, name)};
@@ -369,15 +385,23 @@ DatabaseImpl::Relation DatabaseImpl::resolve_relation(const std::string& schema,
     if (!r.table && !r.view) throw Error(StatusCode::kError, "Table not found: " + schema + "." + name);
     return r;
   }
-  std::vector<std::string> path;
-  if (!home.empty()) path.push_back(home);
-  for (const char* s : {"main", "temp"})
-    if (home != s) path.push_back(s);
-  for (auto& s : path) {
+  const std::vector<std::string>& walk = path ? *path : options_.schema_path;
+  for (const auto& s : walk) {
     Relation r = in_schema(s);
     if (r.table || r.view) return r;
   }
-  throw Error(StatusCode::kError, "Table '" + name + "' not found in schema path: main");
+  std::string listed;
+  for (const auto& s : walk) listed += (listed.empty() ? "" : ", ") + s;
+  std::string msg = "Table '" + name + "' not found in schema path: " + listed;
+  for (const auto& s : catalog_.schemas()) {
+    if (std::find(walk.begin(), walk.end(), s) != walk.end()) continue;
+    Relation r = in_schema(s);
+    if (r.table || r.view) {
+      msg += "\n  Did you mean: " + s + "." + name + "?";
+      break;
+    }
+  }
+  throw Error(StatusCode::kError, msg);
 }
 
 // ---------------------------------------------------------------- transactions

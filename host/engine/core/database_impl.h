@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/database.h"
+#include "core/declared_schema.h"
 #include "optimizer/optimizer.h"
 #include "schema/catalog.h"
 
@@ -23,6 +24,9 @@ struct EngineOptions {
   std::string default_collation = "BINARY";
   // pragma optimizer_disabled_passes = 'name, …' (Optimizer::pass_names()).
   OptimizerOptions optimizer;
+  // pragma schema_path = 'a,b': the session search path for unqualified relation names
+  // (lower-case; never empty).
+  std::vector<std::string> schema_path{"main"};
 };
 
 class DatabaseImpl : public Database {
@@ -37,6 +41,7 @@ class DatabaseImpl : public Database {
 
   Registry& registry() { return *registry_; }
   Catalog& catalog() { return catalog_; }
+  DeclaredSchemas& declared_schemas() { return declared_schemas_; }
   EngineOptions& options() { return options_; }
   const DatabaseOptions& db_options() const { return db_options_; }
 
@@ -47,14 +52,13 @@ class DatabaseImpl : public Database {
   // Resolves a table by optional schema; throws "not found" when absent.
   std::shared_ptr<TableEntry> require_table(const std::string& schema, const std::string& name);
 
-  // What a relation name resolves to: a table or a view (exactly one is set).
-  struct Relation {
-    std::shared_ptr<TableEntry> table;
-    std::shared_ptr<const ViewEntry> view;
-  };
-  // Resolves a table or view name: in `schema` when given, otherwise in `home` (a view
-  // body's own schema, when non-empty) and then main, temp. Throws "not found" when absent.
-  Relation resolve_relation(const std::string& schema, const std::string& name, const std::string& home = "");
+  using Relation = quereus::ResolvedRelation;
+  // Resolves a table or view name: in `schema` when given, otherwise along `path` (the
+  // session schema_path when null), one schema at a time, each schema's tables and views
+  // together. Throws "not found" (with a "Did you mean" hint naming another schema that
+  // holds the name) when absent.
+  Relation resolve_relation(const std::string& schema, const std::string& name,
+                            const std::vector<std::string>* path = nullptr);
 
   // ---- transaction coordinator (used by statements)
   // Brackets one statement: opens an implicit transaction in autocommit mode, or a
@@ -105,6 +109,7 @@ class DatabaseImpl : public Database {
   DatabaseOptions db_options_;
   EngineOptions options_;
   Catalog catalog_;
+  DeclaredSchemas declared_schemas_;
 
   bool explicit_ = false;
   bool savepoint_began_txn_ = false;

@@ -29,5 +29,11 @@ namespace ast { struct Statement; }
 
 // Plans one statement for execution.
 std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statement& stmt);
+// Plans an INSERT / UPDATE / DELETE used as a relation (planner/dml_relation.h). Its own
+// WITH clause is not a statement's leading clause, so it may not hold DML members.
+// `path` is the enclosing statement's WITH SCHEMA path (empty: none), used when the
+// nested statement names none of its own.
+std::unique_ptr<Executable> plan_nested_dml(DatabaseImpl& db, const ast::Statement& stmt,
+                                            const std::vector<std::string>& path);
 
 }  // namespace quereus

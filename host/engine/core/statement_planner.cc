@@ -7,14 +7,17 @@
 #include "common/status.h"
 #include "core/alter_table.h"
 #include "core/database_impl.h"
+#include "core/declared_schema.h"
 #include "core/executable.h"
 #include "core/index_ddl.h"
 #include "functions/json_value.h"
 #include "optimizer/optimizer.h"
 #include "parser/ast_printer.h"
 #include "parser/parser.h"
+#include "planner/dml_relation.h"
 #include "planner/planner.h"
 #include "runtime/dml_writer.h"
+#include "schema/fk_collation.h"
 
 namespace quereus {
 
@@ -49,8 +52,12 @@ RelPtr optimize(DatabaseImpl& db, RelPtr root) {
 // Plans subqueries' access paths as well: walk the scalar trees of every node.
 class QueryExec : public Executable {
  public:
-  QueryExec(RelPtr root, std::vector<std::string> names) : root_(std::move(root)) { names_ = std::move(names); }
+  QueryExec(RelPtr root, std::vector<std::string> names, std::vector<std::shared_ptr<DmlRun>> prelude = {})
+      : root_(std::move(root)), prelude_(std::move(prelude)) {
+    names_ = std::move(names);
+  }
   void start(ExecContext& ctx) override {
+    run_dml_prelude(prelude_, ctx);
     env_ = EvalEnv{nullptr, nullptr, &ctx};
     // The operator tree is built once per plan and re-opened per execution (every
     // operator's open() resets its state).
@@ -61,6 +68,7 @@ class QueryExec : public Executable {
 
  private:
   RelPtr root_;
+  std::vector<std::shared_ptr<DmlRun>> prelude_;  // the leading WITH clause's DML members
   std::unique_ptr<Operator> op_;
   EvalEnv env_;
 };
@@ -78,6 +86,7 @@ class BufferedExec : public Executable {
   void reset_rows() { rows_.clear(); i_ = 0; }
   std::vector<Row> rows_;
   size_t i_ = 0;
+  std::vector<std::shared_ptr<DmlRun>> prelude_;  // the leading WITH clause's DML members
 };
 
 enum class WriteKind { kInsert, kUpdate, kDelete };
@@ -218,9 +227,18 @@ Returning bind_returning(Planner& planner, const std::vector<ast::ResultColumn>&
   return r;
 }
 
+// A planner for a table's schema-authored expressions (DEFAULT, CHECK): they resolve
+// names in the table's own schema only and never see the writing statement's CTEs or
+// search path (schema.md, schema-authored expressions).
+Planner schema_authored_planner(DatabaseImpl& db, const TableEntry& table) {
+  Planner p(db);
+  p.set_schema_authored(table.schema.schema_name);
+  return p;
+}
+
 // The table a write statement targets. Writing through a view is not supported yet.
-std::shared_ptr<TableEntry> write_target(DatabaseImpl& db, const ast::QualifiedName& name, const char* verb) {
-  auto rel = db.resolve_relation(name.schema, name.name);
+std::shared_ptr<TableEntry> write_target(Planner& planner, const ast::QualifiedName& name, const char* verb) {
+  auto rel = planner.resolve_relation(name);
   if (rel.view)
     throw Error(StatusCode::kUnsupported,
                 std::string(verb) + " through view '" + rel.view->qualified_name() + "' is not supported yet",
@@ -230,9 +248,17 @@ std::shared_ptr<TableEntry> write_target(DatabaseImpl& db, const ast::QualifiedN
 
 class InsertExec : public BufferedExec {
  public:
-  InsertExec(DatabaseImpl& db, const ast::InsertStmt& s) : db_(db) {
+  // `nested`: the search path of the statement this one is a relation of (null: top level).
+  InsertExec(DatabaseImpl& db, const ast::InsertStmt& s, const std::vector<std::string>* nested = nullptr)
+      : db_(db) {
     Planner planner(db);
-    table_ = write_target(db, s.table, "INSERT");
+    // `insert … values (…) with schema x`: the trailing clause parses onto the source
+    // query, but names the whole statement's path.
+    planner.set_statement_path(!s.schema_path.empty() || !s.source ? s.schema_path : s.source->schema_path);
+    if (nested) planner.inherit_statement_path(*nested);
+    if (!nested) planner.set_leading_with(s.with.get());
+    table_ = write_target(planner, s.table, "INSERT");
+    Planner authored = schema_authored_planner(db, *table_);
     const TableSchema& ts = table_->schema;
     action_ = s.replace ? std::optional<ConflictAction>(ConflictAction::kReplace) : statement_action(s.or_action);
     if (!s.upserts.empty() && action_)
@@ -250,7 +276,7 @@ class InsertExec : public BufferedExec {
       for (size_t i = 0; i < ts.columns.size(); ++i) targets_.push_back(static_cast<int>(i));
     }
     Scope empty;
-    for (auto& col : ts.columns) defaults_.push_back(col.default_expr ? planner.bind_expr(*col.default_expr, empty) : nullptr);
+    for (auto& col : ts.columns) defaults_.push_back(col.default_expr ? authored.bind_expr(*col.default_expr, empty) : nullptr);
     if (s.source) {
       if (s.with) planner.push_with(*s.with);
       QueryPlan qp = planner.plan_select(*s.source, nullptr);
@@ -266,11 +292,13 @@ class InsertExec : public BufferedExec {
     }
     Scope scope = planner.table_scope(*table_, s.alias);
     returning_ = bind_returning(planner, s.returning, scope, names_, WriteKind::kInsert);
-    checks_ = bind_checks(planner, *table_);
+    checks_ = bind_checks(authored, *table_);
     bind_upserts(planner, s, scope);
+    prelude_ = planner.take_dml_prelude();
   }
   void start(ExecContext& ctx) override {
     reset_rows();
+    run_dml_prelude(prelude_, ctx);
     DmlWriter writer(db_, table_, checks_, ctx);
     writer.set_defaults(defaults_);
     const TableSchema& ts = table_->schema;
@@ -453,10 +481,15 @@ std::vector<Row> collect(const RelPtr& plan, ExecContext& ctx) {
 
 class UpdateExec : public BufferedExec {
  public:
-  UpdateExec(DatabaseImpl& db, const ast::UpdateStmt& s) : db_(db) {
+  UpdateExec(DatabaseImpl& db, const ast::UpdateStmt& s, const std::vector<std::string>* nested = nullptr)
+      : db_(db) {
     Planner planner(db);
+    planner.set_statement_path(s.schema_path);
+    if (nested) planner.inherit_statement_path(*nested);
+    if (!nested) planner.set_leading_with(s.with.get());
     if (s.with) planner.push_with(*s.with);
-    table_ = write_target(db, s.table, "UPDATE");
+    table_ = write_target(planner, s.table, "UPDATE");
+    Planner authored = schema_authored_planner(db, *table_);
     action_ = statement_action(s.or_action);
     Scope scope = planner.table_scope(*table_, s.alias);
     std::set<int> seen;
@@ -469,13 +502,15 @@ class UpdateExec : public BufferedExec {
     }
     scan_ = plan_target_scan(planner, db, table_, scope, s.where.get());
     returning_ = bind_returning(planner, s.returning, scope, names_, WriteKind::kUpdate);
-    checks_ = bind_checks(planner, *table_);
+    checks_ = bind_checks(authored, *table_);
     Scope empty;
     for (auto& col : table_->schema.columns)
-      defaults_.push_back(col.default_expr ? planner.bind_expr(*col.default_expr, empty) : nullptr);
+      defaults_.push_back(col.default_expr ? authored.bind_expr(*col.default_expr, empty) : nullptr);
+    prelude_ = planner.take_dml_prelude();
   }
   void start(ExecContext& ctx) override {
     reset_rows();
+    run_dml_prelude(prelude_, ctx);
     DmlWriter writer(db_, table_, checks_, ctx);
     writer.set_defaults(defaults_);
     // Halloween protection: find every target row before changing any.
@@ -501,17 +536,24 @@ class UpdateExec : public BufferedExec {
 
 class DeleteExec : public BufferedExec {
  public:
-  DeleteExec(DatabaseImpl& db, const ast::DeleteStmt& s) : db_(db) {
+  DeleteExec(DatabaseImpl& db, const ast::DeleteStmt& s, const std::vector<std::string>* nested = nullptr)
+      : db_(db) {
     Planner planner(db);
+    planner.set_statement_path(s.schema_path);
+    if (nested) planner.inherit_statement_path(*nested);
+    if (!nested) planner.set_leading_with(s.with.get());
     if (s.with) planner.push_with(*s.with);
-    table_ = write_target(db, s.table, "DELETE");
+    table_ = write_target(planner, s.table, "DELETE");
     Scope scope = planner.table_scope(*table_, s.alias);
     scan_ = plan_target_scan(planner, db, table_, scope, s.where.get());
     returning_ = bind_returning(planner, s.returning, scope, names_, WriteKind::kDelete);
-    checks_ = bind_checks(planner, *table_);
+    Planner authored = schema_authored_planner(db, *table_);
+    checks_ = bind_checks(authored, *table_);
+    prelude_ = planner.take_dml_prelude();
   }
   void start(ExecContext& ctx) override {
     reset_rows();
+    run_dml_prelude(prelude_, ctx);
     DmlWriter writer(db_, table_, checks_, ctx);
     std::vector<Row> targets = collect(scan_, ctx);
     for (auto& old_row : targets)
@@ -578,6 +620,11 @@ class PragmaExec : public Executable {
     else if (name_ == "foreign_keys") out.push_back(Value::Boolean(o.foreign_keys));
     else if (name_ == "ddl_transaction_policy") out.push_back(Value::Text(o.ddl_strict ? "strict" : "permissive"));
     else if (name_ == "default_collation") out.push_back(Value::Text(o.default_collation));
+    else if (name_ == "schema_path" || name_ == "search_path") {
+      std::string list;
+      for (const auto& p : o.schema_path) list += (list.empty() ? "" : ",") + p;
+      out.push_back(Value::Text(list));
+    }
     else if (name_ == "optimizer_disabled_passes") {
       std::string list;
       for (const auto& p : o.optimizer.disabled) list += (list.empty() ? "" : ", ") + p;
@@ -786,6 +833,7 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
     auto it = db.db_options().module_options.find(ts.module_name);
     if (it != db.db_options().module_options.end()) ts.module_options = it->second;
   }
+  check_foreign_key_collations(db.catalog(), ts);
   auto entry = std::make_shared<TableEntry>();
   entry->table = module->create(ts);
   entry->module = module;
@@ -954,10 +1002,9 @@ void refuse_unimplemented_clauses(const ast::Statement& stmt) {
       throw Error(StatusCode::kError, "Cannot modify committed-state table 'committed." + t.name + "'", t.site);
     }
   };
-  auto dml = [](const ast::DmlClauses& d, const SourceSite& site) {
+  auto dml = [](const ast::DmlClauses& d, const SourceSite&) {
     if (!d.context.empty()) not_yet("WITH CONTEXT", d.context.front().site);
     if (!d.tags.empty()) not_yet("WITH TAGS on a DML statement", d.tags.front().site);
-    if (!d.schema_path.empty()) not_yet("WITH SCHEMA", site);
   };
   using K = ast::StmtKind;
   switch (stmt.kind) {
@@ -1017,14 +1064,37 @@ const char* statement_name(ast::StmtKind kind) {
 
 }  // namespace
 
+// Stored bodies of statements not executed yet (materialized view, maintained table,
+// assertion) are planned before the refusal so a data-modifying WITH member in them gets
+// its own diagnostic; any other planning failure is left to the refusal.
+void reject_dml_in_unsupported_bodies(DatabaseImpl& db, const ast::Statement& stmt) {
+  using K = ast::StmtKind;
+  const ast::Select* body = nullptr;
+  const ast::Expr* check = nullptr;
+  if (stmt.kind == K::kCreateMaterializedView) body = static_cast<const ast::CreateMaterializedViewStmt&>(stmt).select.get();
+  if (stmt.kind == K::kCreateTable) body = static_cast<const ast::CreateTableStmt&>(stmt).maintained.get();
+  if (stmt.kind == K::kCreateAssertion) check = static_cast<const ast::CreateAssertionStmt&>(stmt).check.get();
+  if (!body && !check) return;
+  try {
+    Planner planner(db);
+    if (body) planner.plan_view_body(*body, "main");
+    if (check) planner.bind_expr(*check, Scope{});
+  } catch (const Error& e) {
+    if (std::string(e.what()).find("only allowed in a statement's own leading WITH clause") != std::string::npos) throw;
+  }
+}
+
 std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statement& stmt) {
   using K = ast::StmtKind;
+  reject_dml_in_unsupported_bodies(db, stmt);
   refuse_unimplemented_clauses(stmt);
   switch (stmt.kind) {
     case K::kSelect: {
       Planner planner(db);
-      QueryPlan qp = planner.plan_select(*static_cast<const ast::SelectStmt&>(stmt).select, nullptr);
-      return std::make_unique<QueryExec>(optimize(db, qp.root), qp.names);
+      const ast::Select& sel = *static_cast<const ast::SelectStmt&>(stmt).select;
+      planner.set_leading_with(sel.with.get());
+      QueryPlan qp = planner.plan_select(sel, nullptr);
+      return std::make_unique<QueryExec>(optimize(db, qp.root), qp.names, planner.take_dml_prelude());
     }
     case K::kInsert: return std::make_unique<InsertExec>(db, static_cast<const ast::InsertStmt&>(stmt));
     case K::kUpdate: return std::make_unique<UpdateExec>(db, static_cast<const ast::UpdateStmt&>(stmt));
@@ -1085,6 +1155,9 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
       return std::make_unique<ActionExec>([&db, name](ExecContext&) { db.release(name); }, true);
     }
     case K::kPragma: return std::make_unique<PragmaExec>(db, static_cast<const ast::PragmaStmt&>(stmt));
+    case K::kDeclareSchema: return plan_declare_schema(db, static_cast<const ast::DeclareSchemaStmt&>(stmt));
+    case K::kApplySchema: return plan_apply_schema(db, static_cast<const ast::ApplySchemaStmt&>(stmt));
+    case K::kDiffSchema: return plan_diff_schema(db, static_cast<const ast::DiffSchemaStmt&>(stmt));
     default: break;
   }
   if (stmt.kind == K::kDrop) {
@@ -1093,6 +1166,18 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
     not_yet(kDrops[static_cast<int>(static_cast<const ast::DropStmt&>(stmt).object)], stmt.site);
   }
   not_yet(statement_name(stmt.kind), stmt.site);
+}
+
+std::unique_ptr<Executable> plan_nested_dml(DatabaseImpl& db, const ast::Statement& stmt,
+                                            const std::vector<std::string>& path) {
+  using K = ast::StmtKind;
+  refuse_unimplemented_clauses(stmt);
+  switch (stmt.kind) {
+    case K::kInsert: return std::make_unique<InsertExec>(db, static_cast<const ast::InsertStmt&>(stmt), &path);
+    case K::kUpdate: return std::make_unique<UpdateExec>(db, static_cast<const ast::UpdateStmt&>(stmt), &path);
+    case K::kDelete: return std::make_unique<DeleteExec>(db, static_cast<const ast::DeleteStmt&>(stmt), &path);
+    default: throw Error(StatusCode::kInternal, "not a data-modifying statement", stmt.site);
+  }
 }
 
 }  // namespace quereus

@@ -9,6 +9,7 @@
 #include "core/database_impl.h"
 #include "optimizer/optimizer.h"
 #include "parser/ast_printer.h"
+#include "planner/dml_relation.h"
 #include "planner/type_coercion.h"
 #include "schema/catalog.h"
 #include "types/logical_type.h"
@@ -569,6 +570,14 @@ ScalarPtr Planner::bind_subquery(const ast::Select& sel, const Scope& scope, Sca
   inner_outer.correlated = false;
   // A subquery sees the current scope's columns as level 1.
   QueryPlan qp = plan_select(sel, &inner_outer);
+  if (sel.dml && kind == ScalarKind::kSubquery) {
+    // A DML scalar subquery writes every row and yields the first RETURNING row.
+    auto first = std::make_shared<LimitNode>();
+    first->input = qp.root;
+    first->limit = std::make_shared<LiteralScalar>(Value::Integer(1));
+    first->columns = qp.root->columns;
+    qp.root = first;
+  }
   auto s = std::make_shared<SubqueryScalar>(kind);
   s->plan = Optimizer(db_.options().optimizer).optimize(qp.root);
   s->correlated = inner_outer.correlated;
@@ -719,6 +728,8 @@ Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* out
             // A recursive CTE's self reference: the previous iteration's rows.
             qp.root = it->second->working;
             for (auto& c : it->second->working->columns) qp.names.push_back(c.name);
+          } else if (it->second->dml_run) {
+            qp = plan_dml(it->second->dml_run);  // replays the member's one run
           } else {
             // The body sees the CTEs declared before it (and itself, when recursive).
             std::vector<std::map<std::string, std::shared_ptr<CteBinding>>> saved(cte_stack_.begin() + level, cte_stack_.end());
@@ -762,7 +773,8 @@ Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* out
       std::string schema = src.table.schema;
       const bool committed = iequals(schema, "committed") && !db_.catalog().has_schema("committed");
       if (committed) schema.clear();
-      auto rel = db_.resolve_relation(schema, src.table.name, home_schema_);
+      std::vector<std::string> path = search_path();
+      auto rel = db_.resolve_relation(schema, src.table.name, &path);
       if (rel.view) {
         if (committed) fail(StatusCode::kUnsupported, "committed.<view> is not supported: '" + src.table.name + "' is a view", src.site);
         return plan_view(*rel.view, src);
@@ -1331,19 +1343,99 @@ void Planner::push_with(const ast::WithClause& with) {
     if (!m.emplace(to_lower(cte.name), b).second)
       fail(StatusCode::kError, "Duplicate CTE name '" + cte.name + "' in WITH clause", cte.site);
   }
+  // A data-modifying member needs an owner that runs it exactly once per execution: only
+  // the statement's own leading clause has one (sql-dml.md). Elsewhere (a subquery, a CTE
+  // body, a view body) the write would be dropped or re-driven, so it is refused.
+  for (auto& cte : with.ctes) {
+    if (!cte.select->dml) continue;
+    if (&with != leading_with_)
+      fail(StatusCode::kError,
+           "Data-modifying statement in WITH clause member '" + cte.name +
+               "' is only allowed in a statement's own leading WITH clause",
+           cte.site);
+  }
+  if (&with == leading_with_) {
+    leading_with_ = nullptr;  // planned once
+    for (auto& cte : with.ctes) {
+      if (!cte.select->dml) continue;
+      auto& b = m[to_lower(cte.name)];
+      b->dml_run = make_dml_run(*cte.select->dml);
+      dml_prelude_.push_back(b->dml_run);
+    }
+  }
   cte_stack_.push_back(std::move(m));
 }
 
+std::shared_ptr<DmlRun> Planner::make_dml_run(const ast::Statement& stmt) {
+  auto run = std::make_shared<DmlRun>();
+  run->verb = stmt.kind == ast::StmtKind::kUpdate ? "UPDATE" : stmt.kind == ast::StmtKind::kDelete ? "DELETE" : "INSERT";
+  // A stored body's nested statement would not see the reader's path; elsewhere the
+  // statement's WITH SCHEMA reaches it.
+  run->exec = plan_nested_dml(db_, stmt, home_schema_.empty() ? statement_path_ : std::vector<std::string>{});
+  return run;
+}
+
+QueryPlan Planner::plan_dml(const std::shared_ptr<DmlRun>& run) {
+  auto node = std::make_shared<DmlRelNode>();
+  node->run = run;
+  QueryPlan qp;
+  for (const auto& name : run->exec->names()) {
+    Attribute a;
+    a.id = mint_attr();
+    a.name = name;
+    node->columns.push_back(a);
+    qp.names.push_back(name);
+  }
+  qp.root = node;
+  return qp;
+}
+
 void Planner::pop_with() { cte_stack_.pop_back(); }
+
+void Planner::set_statement_path(const std::vector<std::string>& path) {
+  statement_path_.clear();
+  for (const auto& p : path) {
+    std::string s = to_lower(p);
+    if (std::find(statement_path_.begin(), statement_path_.end(), s) == statement_path_.end())
+      statement_path_.push_back(s);
+  }
+}
+
+void Planner::set_schema_authored(const std::string& schema) {
+  home_schema_ = to_lower(schema);
+  authored_ = true;
+  statement_path_.clear();
+  cte_stack_.clear();
+}
+
+std::vector<std::string> Planner::search_path() const {
+  if (authored_) return {home_schema_};
+  std::vector<std::string> path;
+  if (!home_schema_.empty()) path.push_back(home_schema_);
+  const auto& rest = !home_schema_.empty() || statement_path_.empty() ? db_.options().schema_path : statement_path_;
+  for (const auto& s : rest)
+    if (std::find(path.begin(), path.end(), s) == path.end()) path.push_back(s);
+  return path;
+}
+
+ResolvedRelation Planner::resolve_relation(const ast::QualifiedName& name) {
+  std::vector<std::string> path = search_path();
+  return db_.resolve_relation(name.schema, name.name, &path);
+}
 
 QueryPlan Planner::plan_view_body(const ast::Select& body, const std::string& home_schema) {
   // Swapped out (and back, also on error) so the body sees only its own WITH clause.
   auto saved_ctes = std::move(cte_stack_);
   cte_stack_.clear();
   std::string saved_home = std::exchange(home_schema_, home_schema);
+  auto saved_path = std::move(statement_path_);
+  statement_path_.clear();
+  bool saved_authored = std::exchange(authored_, false);
   auto restore = [&] {
     cte_stack_ = std::move(saved_ctes);
     home_schema_ = std::move(saved_home);
+    statement_path_ = std::move(saved_path);
+    authored_ = saved_authored;
   };
   try {
     QueryPlan qp = plan_select(body, nullptr);
@@ -1527,11 +1619,16 @@ RelPtr Planner::sort_output(RelPtr node, const std::vector<std::string>& names,
 }
 
 QueryPlan Planner::plan_select(const ast::Select& sel, const Scope* outer) {
-  // WITH DEFAULTS is inert outside a write-through target (sql-select.md); WITH SCHEMA
-  // changes name resolution and is not implemented yet, so it is refused, not ignored.
-  if (!sel.schema_path.empty()) {
-    throw Error(StatusCode::kUnsupported, "WITH SCHEMA search paths are not supported yet", sel.site);
-  }
+  if (sel.dml) return plan_dml(make_dml_run(*sel.dml));
+  // WITH DEFAULTS is inert outside a write-through target (sql-select.md). WITH SCHEMA sets
+  // the search path for everything this query expression plans (its CTEs, subqueries).
+  struct PathRestore {
+    std::vector<std::string>& path;
+    std::vector<std::string> saved;
+    bool active;
+    ~PathRestore() { if (active) path = std::move(saved); }
+  } path_restore{statement_path_, statement_path_, !sel.schema_path.empty()};
+  if (!sel.schema_path.empty()) set_statement_path(sel.schema_path);
   // Membership flags widen their operator's output, so only the outermost operator (the
   // first leg: compounds associate to the right) may carry them for now.
   for (size_t k = 1; k < sel.compounds.size(); ++k) {

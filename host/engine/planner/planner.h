@@ -12,12 +12,14 @@
 #include "parser/ast.h"
 #include "planner/rel_node.h"
 #include "planner/scalar_expr.h"
+#include "schema/catalog.h"
 
 namespace quereus {
 
 class DatabaseImpl;
 struct ViewEntry;
 struct AggBinding;
+struct DmlRun;
 struct WindowBinding;
 
 // A named relation visible to FROM: a CTE.
@@ -27,6 +29,9 @@ struct CteBinding {
   // While the recursive term is planned, references to the CTE read this working table.
   std::shared_ptr<WorkingTableNode> working;
   int order = 0;  // position in its WITH list
+  // A data-modifying member (insert/update/delete … returning) of a statement's leading
+  // WITH clause: its one run, shared by every reference.
+  std::shared_ptr<DmlRun> dml_run;
 };
 
 // What names mean at one query level.
@@ -72,10 +77,29 @@ class Planner {
   // Makes a statement's own WITH clause visible to what is planned next (DML sources).
   void push_with(const ast::WithClause& with);
   void pop_with();
+  // Marks `with` as the statement's own leading WITH clause: the only one whose members
+  // may be data-modifying. Those members run before the statement body, once each
+  // (take_dml_prelude hands them to the executable).
+  void set_leading_with(const ast::WithClause* with) { leading_with_ = with; }
+  std::vector<std::shared_ptr<DmlRun>> take_dml_prelude() { return std::move(dml_prelude_); }
   // Plans a view body as the view sees it: no outer scope, none of the caller's CTEs,
   // and unqualified names resolved in `home_schema` first (sql-views.md, home-schema
   // resolution).
   QueryPlan plan_view_body(const ast::Select& body, const std::string& home_schema);
+  // A statement's `WITH SCHEMA a, b`: unqualified names resolve along this path instead
+  // of the session schema_path (stored bodies planned meanwhile keep their own path).
+  void set_statement_path(const std::vector<std::string>& path);
+  // The enclosing statement's path, for a nested DML statement without its own.
+  void inherit_statement_path(const std::vector<std::string>& path) {
+    if (statement_path_.empty()) set_statement_path(path);
+  }
+  // Schema-authored expressions (DEFAULT, CHECK, generated columns) of a table in
+  // `schema`: unqualified names resolve in that schema only, and no caller CTE is visible.
+  void set_schema_authored(const std::string& schema);
+  // Resolves a relation name the way a FROM reference at the current position would.
+  ResolvedRelation resolve_relation(const ast::QualifiedName& name);
+  // The search path unqualified names currently walk.
+  std::vector<std::string> search_path() const;
   // The result column name of a select item.
   static std::string column_name(const ast::ResultColumn& rc);
   // A fresh attribute id.
@@ -87,6 +111,8 @@ class Planner {
     Scope scope;  // columns with slots relative to node's output
   };
   QueryPlan plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding, const Scope* outer);
+  std::shared_ptr<DmlRun> make_dml_run(const ast::Statement& stmt);
+  QueryPlan plan_dml(const std::shared_ptr<DmlRun>& run);
   Source plan_view(const ViewEntry& view, const ast::TableSource& src);
   Source plan_from(const ast::TableSource& src, const Scope* outer);
   QueryPlan plan_core(const ast::SelectCore& core, const Scope* outer,
@@ -108,6 +134,10 @@ class Planner {
   int next_attr_ = 1;
   std::vector<std::map<std::string, std::shared_ptr<CteBinding>>> cte_stack_;  // WITH clauses in scope
   std::string home_schema_;                       // while a view body is planned: its schema
+  std::vector<std::string> statement_path_;       // WITH SCHEMA of the statement being planned
+  bool authored_ = false;                         // schema-authored: home_schema_ only
+  const ast::WithClause* leading_with_ = nullptr;  // the statement's own WITH clause
+  std::vector<std::shared_ptr<DmlRun>> dml_prelude_;
   std::vector<const ViewEntry*> expanding_views_;  // views being expanded (cycle guard)
 };
 

@@ -30,6 +30,7 @@ struct Attribute {
 enum class RelKind {
   kTableScan, kValues, kSingleRow, kFilter, kProject, kJoin, kAggregate, kSort, kLimit,
   kDistinct, kSetOp, kWorkingTable, kRecursiveCte, kWindow, kTableFunction, kSemiJoin,
+  kDml,  // planner/dml_relation.h
 };
 
 // A stateful iterator over one execution of a plan node.

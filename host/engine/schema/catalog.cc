@@ -1,5 +1,6 @@
 #include "schema/catalog.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace quereus {
@@ -70,7 +71,22 @@ std::vector<std::shared_ptr<const ViewEntry>> Catalog::views() const {
 
 bool Catalog::has_schema(std::string_view schema) const {
   std::string s = to_lower(schema);
-  return s == "main" || s == "temp";
+  return s == "main" || s == "temp" || std::find(schemas_.begin(), schemas_.end(), s) != schemas_.end();
+}
+
+void Catalog::add_schema(std::string_view schema) {
+  if (!has_schema(schema)) schemas_.push_back(to_lower(schema));
+}
+
+void Catalog::remove_schema(std::string_view schema) {
+  std::string s = to_lower(schema);
+  schemas_.erase(std::remove(schemas_.begin(), schemas_.end(), s), schemas_.end());
+}
+
+std::vector<std::string> Catalog::schemas() const {
+  std::vector<std::string> out{"main", "temp"};
+  out.insert(out.end(), schemas_.begin(), schemas_.end());
+  return out;
 }
 
 }  // namespace quereus

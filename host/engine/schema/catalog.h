@@ -48,13 +48,23 @@ struct ViewEntry {
   std::string qualified_name() const { return schema_name + "." + name; }
 };
 
+// What a relation name resolves to: a table or a view (exactly one is set).
+struct ResolvedRelation {
+  std::shared_ptr<TableEntry> table;
+  std::shared_ptr<const ViewEntry> view;
+};
+
 class Catalog {
  public:
   std::shared_ptr<TableEntry> find(std::string_view schema, std::string_view name) const;
   void add(std::shared_ptr<TableEntry> entry);
   void remove(std::string_view schema, std::string_view name);
   std::vector<std::shared_ptr<TableEntry>> tables() const;
+  // `main` and `temp` always exist; other schemas exist once created (APPLY SCHEMA).
   bool has_schema(std::string_view schema) const;
+  void add_schema(std::string_view schema);
+  void remove_schema(std::string_view schema);  // a created schema; main and temp stay
+  std::vector<std::string> schemas() const;  // main, temp, then the created ones
 
   std::shared_ptr<const ViewEntry> find_view(std::string_view schema, std::string_view name) const;
   void add_view(std::shared_ptr<const ViewEntry> view);
@@ -65,6 +75,7 @@ class Catalog {
   static std::string key(std::string_view schema, std::string_view name);
   std::map<std::string, std::shared_ptr<TableEntry>> tables_;
   std::map<std::string, std::shared_ptr<const ViewEntry>> views_;
+  std::vector<std::string> schemas_;  // created schemas (lower-case), in creation order
 };
 
 std::string to_lower(std::string_view s);

@@ -1,0 +1,433 @@
+#include "core/declared_schema.h"
+
+#include <functional>
+#include <set>
+
+#include "common/status.h"
+#include "core/database_impl.h"
+#include "parser/ast.h"
+#include "parser/ast_printer.h"
+#include "parser/parser.h"
+
+namespace quereus {
+namespace {
+
+// Runs a function at start and yields no rows.
+class SchemaActionExec : public Executable {
+ public:
+  explicit SchemaActionExec(std::function<void(ExecContext&)> fn) : fn_(std::move(fn)) {}
+  void start(ExecContext& ctx) override { fn_(ctx); }
+  bool next(Row&) override { return false; }
+
+ private:
+  std::function<void(ExecContext&)> fn_;
+};
+
+// A statement the catalog owns: re-parsed from its canonical text, so it outlives the
+// prepared statement it was written in (and may be adjusted, e.g. qualified).
+ast::StatementPtr own_statement(const ast::Statement& s) {
+  auto parsed = Parser::parse(statement_to_string(s));
+  if (parsed.size() != 1)
+    throw Error(StatusCode::kInternal, "a declared item did not re-parse as one statement", s.site);
+  return std::move(parsed.front());
+}
+
+void run(DatabaseImpl& db, const ast::Statement& stmt, ExecContext& ctx) {
+  auto exec = plan_statement(db, stmt);
+  exec->start(ctx);
+  Row r;
+  while (exec->next(r)) {
+  }
+}
+
+void run_sql(DatabaseImpl& db, const std::string& sql, ExecContext& ctx) {
+  for (auto& stmt : Parser::parse(sql)) run(db, *stmt, ctx);
+}
+
+std::string qualified(const std::string& schema, const std::string& name) {
+  return quote_identifier(schema) + "." + quote_identifier(name);
+}
+
+// The declared name of an item that occupies a namespace, and that namespace.
+struct ItemName {
+  const char* kind = nullptr;  // "Table", "View", "Index", "Materialized view", "Assertion"
+  ast::QualifiedName* name = nullptr;
+  bool relation = false;  // tables, views and materialized views share one namespace
+};
+
+ItemName item_name(ast::Statement& s) {
+  using K = ast::StmtKind;
+  switch (s.kind) {
+    case K::kCreateTable: return {"Table", &static_cast<ast::CreateTableStmt&>(s).table, true};
+    case K::kCreateView: return {"View", &static_cast<ast::CreateViewStmt&>(s).view, true};
+    case K::kCreateIndex: return {"Index", &static_cast<ast::CreateIndexStmt&>(s).index, false};
+    case K::kCreateMaterializedView:
+      return {"Materialized view", &static_cast<ast::CreateMaterializedViewStmt&>(s).view, true};
+    case K::kCreateAssertion: return {"Assertion", &static_cast<ast::CreateAssertionStmt&>(s).name, false};
+    default: return {};
+  }
+}
+
+// A live table matches its declaration when the columns agree in name, declared type,
+// nullability, key membership and default, and the constraint counts agree. Anything
+// else needs the declarative differ (ALTER), which is not built yet.
+bool table_matches(const TableSchema& live, const ast::CreateTableStmt& decl) {
+  if (live.columns.size() != decl.columns.size()) return false;
+  for (size_t i = 0; i < decl.columns.size(); ++i) {
+    const auto& lc = live.columns[i];
+    const auto& dc = decl.columns[i];
+    if (!iequals(lc.name, dc.name) || !iequals(lc.type_name, dc.type_name)) return false;
+    const ast::Expr* def = nullptr;
+    bool pk = false;
+    for (const auto& c : dc.constraints) {
+      if (c.kind == ast::ColumnConstraint::Kind::kDefault) def = c.expr.get();
+      if (c.kind == ast::ColumnConstraint::Kind::kPrimaryKey) pk = true;
+    }
+    if (pk && !lc.primary_key) return false;
+    if ((def == nullptr) != (lc.default_expr == nullptr)) return false;
+    if (def && expr_to_string(*def) != expr_to_string(*lc.default_expr)) return false;
+  }
+  return true;
+}
+
+void declare_schema(DatabaseImpl& db, const ast::DeclareSchemaStmt& s) {
+  if (s.logical)
+    throw Error(StatusCode::kUnsupported, "DECLARE LOGICAL SCHEMA (lenses) is not supported yet", s.site);
+  for (const auto& opt : s.options) {
+    if (!iequals(opt.key, "default_vtab_module"))
+      throw Error(StatusCode::kUnsupported,
+                  "DECLARE SCHEMA option '" + opt.key + "' is not supported yet (supported: default_vtab_module)",
+                  s.site);
+  }
+  std::set<std::string> seeded;
+  for (const auto& item : s.items) {
+    if (item->kind != ast::StmtKind::kSeed) continue;
+    const auto& seed = static_cast<const ast::SeedStmt&>(*item);
+    if (!seeded.insert(to_lower(seed.table)).second)
+      throw Error(StatusCode::kError,
+                  "Seed data for table '" + seed.table + "' is declared more than once in schema '" + s.name + "'",
+                  item->site);
+  }
+  auto owned = own_statement(s);
+  std::shared_ptr<const ast::DeclareSchemaStmt> decl(static_cast<ast::DeclareSchemaStmt*>(owned.release()));
+  db.declared_schemas().declared[to_lower(s.name)] = std::move(decl);
+}
+
+struct Planned {
+  ast::StatementPtr stmt;
+  std::string key;   // "schema.name" for applied-record bookkeeping ("" when none)
+  std::string text;  // canonical declaration text
+  bool create = true;
+};
+
+// What applying a declaration does: the objects of the schema it no longer names
+// (dropped), and its items in creation order (tables, indexes, views, the rest), each
+// either to create or already matching. Refusals (a duplicate name, an object that
+// differs from its declaration) are thrown here, before anything changes.
+struct SchemaPlan {
+  std::string schema;
+  std::shared_ptr<const ast::DeclareSchemaStmt> decl;
+  std::vector<std::pair<ast::ObjectKind, std::string>> drops;
+  std::vector<Planned> tables, indexes, views, others;
+};
+
+SchemaPlan plan_schema(DatabaseImpl& db, const std::string& name, const std::string& to_version,
+                       const SourceSite& site) {
+  SchemaPlan plan;
+  const std::string schema = to_lower(name);
+  plan.schema = schema;
+  auto& store = db.declared_schemas();
+  auto it = store.declared.find(schema);
+  if (it == store.declared.end())
+    throw Error(StatusCode::kError, "No declared schema found for '" + name + "'", site);
+  plan.decl = it->second;
+  const ast::DeclareSchemaStmt& decl = *it->second;
+  if (!to_version.empty() && to_version != decl.version)
+    throw Error(StatusCode::kError, "Schema '" + name + "' is declared at version '" + decl.version +
+                                        "', not '" + to_version + "'",
+                site);
+  struct Named {  // an ApplySchemaStmt-like view for the messages below
+    const std::string& name;
+    const SourceSite& site;
+  } s{name, site};
+  std::string module;
+  for (const auto& opt : decl.options)
+    if (iequals(opt.key, "default_vtab_module") && opt.value) {
+      module = expr_to_string(*opt.value);
+      if (module.size() >= 2 && module.front() == '\'') module = module.substr(1, module.size() - 2);
+    }
+
+  auto& tables = plan.tables;
+  auto& indexes = plan.indexes;
+  auto& views = plan.views;
+  auto& others = plan.others;
+  std::map<std::string, const char*> relation_names, index_names, assertion_names;
+  const ast::SeedStmt* seeds_for_unknown = nullptr;
+  std::set<std::string> declared_tables;
+  Catalog& cat = db.catalog();
+  for (const auto& item : decl.items) {
+    if (item->kind == ast::StmtKind::kSeed) continue;
+    Planned p;
+    p.stmt = own_statement(*item);
+    ItemName n = item_name(*p.stmt);
+    if (!n.kind) {
+      others.push_back(std::move(p));
+      continue;
+    }
+    if (!n.name->schema.empty() && !iequals(n.name->schema, schema))
+      throw Error(StatusCode::kError, std::string(n.kind) + " '" + n.name->schema + "." + n.name->name +
+                                          "' names another schema inside the declaration of schema '" + s.name + "'",
+                  item->site);
+    n.name->schema = schema;
+    if (p.stmt->kind == ast::StmtKind::kCreateIndex) {
+      auto& ix = static_cast<ast::CreateIndexStmt&>(*p.stmt);
+      if (ix.table.schema.empty()) ix.table.schema = schema;
+      ix.if_not_exists = true;  // a re-apply leaves an existing index alone
+    }
+    if (p.stmt->kind == ast::StmtKind::kCreateTable) {
+      auto& ct = static_cast<ast::CreateTableStmt&>(*p.stmt);
+      if (ct.module_name.empty() && !module.empty()) ct.module_name = module;
+    }
+    const std::string lname = to_lower(n.name->name);
+    auto& names = n.relation ? relation_names
+                  : p.stmt->kind == ast::StmtKind::kCreateAssertion ? assertion_names : index_names;
+    if (auto prev = names.find(lname); prev != names.end()) {
+      if (std::string(prev->second) == n.kind)
+        throw Error(StatusCode::kError, std::string(n.kind) + " '" + n.name->name +
+                                            "' is declared more than once in schema '" + s.name + "'",
+                    item->site);
+      throw Error(StatusCode::kError, "'" + n.name->name + "' is declared as both a " + to_lower(prev->second) +
+                                          " and a " + to_lower(n.kind) + " in schema '" + s.name + "'",
+                  item->site);
+    }
+    names[lname] = n.kind;
+    p.key = schema + "." + lname;
+    p.text = statement_to_string(*p.stmt);
+    if (p.stmt->kind == ast::StmtKind::kCreateTable) {
+      declared_tables.insert(lname);
+      if (auto live = cat.find(schema, n.name->name)) {
+        auto rec = store.applied.find(p.key);
+        if ((rec == store.applied.end() || rec->second != p.text) &&
+            !table_matches(live->schema, static_cast<const ast::CreateTableStmt&>(*p.stmt)))
+          throw Error(StatusCode::kUnsupported,
+                      "Table '" + live->qualified_name() +
+                          "' differs from its declaration; migrating an existing table (the declarative schema "
+                          "differ: ALTER TABLE) is not supported yet",
+                      item->site);
+        p.create = false;
+      } else if (cat.find_view(schema, n.name->name)) {
+        throw Error(StatusCode::kUnsupported,
+                    "'" + schema + "." + n.name->name +
+                        "' is a view but is declared as a table; replacing it is not supported yet",
+                    item->site);
+      }
+      tables.push_back(std::move(p));
+    } else if (p.stmt->kind == ast::StmtKind::kCreateView) {
+      if (auto live = cat.find_view(schema, n.name->name)) {
+        auto rec = store.applied.find(p.key);
+        if ((rec == store.applied.end() || rec->second != p.text) && live->sql != p.text)
+          throw Error(StatusCode::kUnsupported,
+                      "View '" + live->qualified_name() +
+                          "' differs from its declaration; replacing an existing view is not supported yet",
+                      item->site);
+        p.create = false;
+      } else if (cat.find(schema, n.name->name)) {
+        throw Error(StatusCode::kUnsupported,
+                    "'" + schema + "." + n.name->name +
+                        "' is a table but is declared as a view; replacing it is not supported yet",
+                    item->site);
+      }
+      views.push_back(std::move(p));
+    } else if (p.stmt->kind == ast::StmtKind::kCreateIndex) {
+      indexes.push_back(std::move(p));
+    } else {
+      // Materialized views, assertions: their own CREATE (refused while unsupported).
+      others.push_back(std::move(p));
+    }
+  }
+  for (const auto& item : decl.items) {
+    if (item->kind != ast::StmtKind::kSeed) continue;
+    const auto& seed = static_cast<const ast::SeedStmt&>(*item);
+    if (!declared_tables.count(to_lower(seed.table)) && !seeds_for_unknown) seeds_for_unknown = &seed;
+  }
+  if (seeds_for_unknown)
+    throw Error(StatusCode::kError, "Seed data for table '" + seeds_for_unknown->table +
+                                        "' names no table declared in schema '" + s.name + "'",
+                seeds_for_unknown->site);
+  // The schema's tables and views the declaration no longer names are dropped.
+  for (const auto& t : cat.tables())
+    if (t->schema.schema_name == schema && !relation_names.count(to_lower(t->schema.name)))
+      plan.drops.emplace_back(ast::ObjectKind::kTable, t->schema.name);
+  for (const auto& v : cat.views())
+    if (v->schema_name == schema && !relation_names.count(to_lower(v->name)))
+      plan.drops.emplace_back(ast::ObjectKind::kView, v->name);
+  return plan;
+}
+
+// The DDL text of a planned item or drop, as DIFF SCHEMA shows it: unqualified in main.
+std::string ddl_text(const SchemaPlan& plan, ast::Statement& stmt) {
+  ItemName n = item_name(stmt);
+  if (!n.kind || plan.schema != "main") return statement_to_string(stmt);
+  std::string saved = std::exchange(n.name->schema, "");
+  std::string saved_table;
+  auto* ix = stmt.kind == ast::StmtKind::kCreateIndex ? &static_cast<ast::CreateIndexStmt&>(stmt) : nullptr;
+  if (ix) saved_table = std::exchange(ix->table.schema, "");
+  std::string text = statement_to_string(stmt);
+  n.name->schema = saved;
+  if (ix) ix->table.schema = saved_table;
+  return text;
+}
+
+std::string drop_text(const SchemaPlan& plan, ast::ObjectKind kind, const std::string& name) {
+  std::string target = plan.schema == "main" ? quote_identifier(name) : qualified(plan.schema, name);
+  return std::string(kind == ast::ObjectKind::kView ? "DROP VIEW IF EXISTS " : "DROP TABLE IF EXISTS ") + target;
+}
+
+// DIFF SCHEMA: the DDL applying the declaration would run, one statement per row.
+class DiffSchemaExec : public Executable {
+ public:
+  DiffSchemaExec(DatabaseImpl& db, const ast::DiffSchemaStmt& s) : db_(db), stmt_(s) { names_ = {"ddl"}; }
+  void start(ExecContext&) override {
+    rows_.clear();
+    i_ = 0;
+    SchemaPlan plan = plan_schema(db_, stmt_.name, "", stmt_.site);
+    for (const auto& [kind, name] : plan.drops) rows_.push_back(drop_text(plan, kind, name));
+    for (auto* list : {&plan.tables, &plan.indexes, &plan.views, &plan.others})
+      for (auto& p : *list)
+        if (p.create) rows_.push_back(ddl_text(plan, *p.stmt));
+  }
+  bool next(Row& out) override {
+    if (i_ >= rows_.size()) return false;
+    out = {Value::Text(rows_[i_++])};
+    return true;
+  }
+
+ private:
+  DatabaseImpl& db_;
+  const ast::DiffSchemaStmt& stmt_;
+  std::vector<std::string> rows_;
+  size_t i_ = 0;
+};
+
+// The apply: plan (refusals change nothing); then create in dependency order (tables,
+// indexes, views, the rest), drop what the declaration no longer names, and seed. A
+// failure while creating drops what this apply created.
+void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& ctx) {
+  SchemaPlan plan = plan_schema(db, s.name, s.to_version, s.site);
+  const std::string& schema = plan.schema;
+  const ast::DeclareSchemaStmt& decl = *plan.decl;
+  auto& store = db.declared_schemas();
+  Catalog& cat = db.catalog();
+  auto& tables = plan.tables;
+  auto& indexes = plan.indexes;
+  auto& views = plan.views;
+  auto& others = plan.others;
+
+  // Plan the creates whose planning does not depend on earlier creates (an index or other
+  // item refused as unsupported fails here, before anything changed).
+  std::vector<std::unique_ptr<Executable>> other_execs;
+  for (auto& p : others)
+    if (p.create) other_execs.push_back(plan_statement(db, *p.stmt));
+  std::vector<std::unique_ptr<Executable>> index_execs;
+  for (auto& p : indexes) index_execs.push_back(plan_statement(db, *p.stmt));
+
+  std::vector<std::pair<ast::ObjectKind, std::string>> created;  // for the undo
+  const bool new_schema = !cat.has_schema(schema);
+  try {
+    cat.add_schema(schema);
+    for (auto& p : tables) {
+      if (!p.create) continue;
+      run(db, *p.stmt, ctx);
+      created.emplace_back(ast::ObjectKind::kTable, item_name(*p.stmt).name->name);
+    }
+    for (auto& e : index_execs) {
+      e->start(ctx);
+      Row r;
+      while (e->next(r)) {
+      }
+    }
+    // Views may read each other in any declared order: retry until no progress.
+    std::vector<Planned*> pending;
+    for (auto& p : views)
+      if (p.create) pending.push_back(&p);
+    while (!pending.empty()) {
+      std::vector<Planned*> failed;
+      std::exception_ptr last;
+      for (Planned* p : pending) {
+        try {
+          run(db, *p->stmt, ctx);
+          created.emplace_back(ast::ObjectKind::kView, item_name(*p->stmt).name->name);
+        } catch (const Error&) {
+          failed.push_back(p);
+          last = std::current_exception();
+        }
+      }
+      if (failed.size() == pending.size()) std::rethrow_exception(last);
+      pending = std::move(failed);
+    }
+    for (auto& e : other_execs) {
+      e->start(ctx);
+      Row r;
+      while (e->next(r)) {
+      }
+    }
+    for (const auto& [kind, name] : plan.drops) {
+      run_sql(db, drop_text(plan, kind, name), ctx);
+      store.applied.erase(schema + "." + to_lower(name));
+    }
+    if (s.with_seed) {
+      // Seeds insert each declared row unless its key already exists, so a re-apply keeps
+      // rows the application added or edited.
+      for (const auto& item : decl.items) {
+        if (item->kind != ast::StmtKind::kSeed) continue;
+        const auto& seed = static_cast<const ast::SeedStmt&>(*item);
+        if (seed.rows.empty()) continue;
+        std::string sql = "insert into " + qualified(schema, seed.table);
+        if (!seed.columns.empty()) {
+          sql += " (";
+          for (size_t i = 0; i < seed.columns.size(); ++i) sql += (i ? ", " : "") + quote_identifier(seed.columns[i]);
+          sql += ")";
+        }
+        sql += " values ";
+        for (size_t r = 0; r < seed.rows.size(); ++r) {
+          sql += r ? ", (" : "(";
+          for (size_t i = 0; i < seed.rows[r].size(); ++i) sql += (i ? ", " : "") + expr_to_string(*seed.rows[r][i]);
+          sql += ")";
+        }
+        sql += " on conflict do nothing";
+        run_sql(db, sql, ctx);
+      }
+    }
+  } catch (...) {
+    for (auto c = created.rbegin(); c != created.rend(); ++c) {
+      try {
+        run_sql(db, std::string(c->first == ast::ObjectKind::kView ? "drop view " : "drop table ") +
+                        qualified(schema, c->second),
+                ctx);
+      } catch (const std::exception&) {
+        // best effort: the original error is the one reported
+      }
+    }
+    if (new_schema) cat.remove_schema(schema);
+    throw;
+  }
+  for (auto& list : {&tables, &views, &indexes})
+    for (auto& p : *list) store.applied[p.key] = p.text;
+  db.bump_schema_version();
+}
+
+}  // namespace
+
+std::unique_ptr<Executable> plan_declare_schema(DatabaseImpl& db, const ast::DeclareSchemaStmt& stmt) {
+  return std::make_unique<SchemaActionExec>([&db, &stmt](ExecContext&) { declare_schema(db, stmt); });
+}
+
+std::unique_ptr<Executable> plan_diff_schema(DatabaseImpl& db, const ast::DiffSchemaStmt& stmt) {
+  return std::make_unique<DiffSchemaExec>(db, stmt);
+}
+
+std::unique_ptr<Executable> plan_apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& stmt) {
+  return std::make_unique<SchemaActionExec>([&db, &stmt](ExecContext& ctx) { apply_schema(db, stmt, ctx); });
+}
+
+}  // namespace quereus
