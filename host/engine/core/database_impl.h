@@ -17,7 +17,10 @@ struct EngineOptions {
   std::string default_vtab_module = "memory";
   bool default_nullable = false;  // pragma default_column_nullability = 'nullable'
   bool foreign_keys = true;
-  std::string default_collation = "BINARY";
+  std::string default_collation = "BINARY";  // as last set (pragma reads echo it)
+  // pragma nondeterministic_schema (alias allow_nondeterministic_schema_expressions):
+  // allows non-deterministic DEFAULT / CHECK / GENERATED expressions.
+  bool nondeterministic_schema = false;
   // pragma optimizer_disabled_passes = 'name, …' (Optimizer::pass_names()).
   OptimizerOptions optimizer;
 };

@@ -13,9 +13,10 @@ namespace quereus {
 class ScalarExpr;
 struct ExecContext;
 
-// A CHECK constraint bound once per DML plan. `expr` reads the checked row (NEW for
-// insert / update, OLD for delete) and, through its outer environment, the images
-// row [NEW…, OLD…] for `new.c` / `old.c` (NULL where the operation has no image).
+// A CHECK constraint bound once per DML plan. `expr` reads the context row (the
+// statement's WITH CONTEXT values); one level out the checked row (NEW for insert /
+// update, OLD for delete); and two levels out the images row [NEW…, OLD…] for `new.c` /
+// `old.c` (NULL where the operation has no image). See core/schema_expressions.h.
 struct BoundCheck {
   std::string name;
   std::string text;  // the expression as written, quoted in the violation message
@@ -24,6 +25,13 @@ struct BoundCheck {
   bool on_update = true;
   bool on_delete = false;
   std::optional<qrs_conflict> on_conflict;  // the declared ON CONFLICT action
+};
+
+// A generated column bound once per DML plan: `expr` reads the row being written (and
+// the same row one level out, for `new.c`).
+struct BoundGenerated {
+  int column = 0;
+  std::shared_ptr<const ScalarExpr> expr;
 };
 
 class DmlWriter {
@@ -47,8 +55,16 @@ class DmlWriter {
   std::optional<Row> insert_or_conflict(Row& row, std::optional<ConflictAction> action,
                                         std::optional<Row>& existing);
   // The bound DEFAULT of each column (null where none), for NOT NULL … REPLACE, which
-  // substitutes the default for a NULL. Must outlive the writer.
+  // substitutes the default for a NULL. A default reads the context row and, one level
+  // out, the row being written. Must outlive the writer.
   void set_defaults(const std::vector<std::shared_ptr<const ScalarExpr>>& defaults) { defaults_ = &defaults; }
+  // The generated columns in dependency order, computed on every insert and update
+  // after the written columns are coerced. Must outlive the writer.
+  void set_generated(const std::vector<BoundGenerated>& generated) { generated_ = &generated; }
+  // The statement's WITH CONTEXT values, one per declared variable.
+  void set_context_row(Row row) { context_row_ = std::move(row); }
+  // Evaluates the DEFAULT of `column` for `row` (the row being written).
+  Value eval_default(int column, const Row& row) const;
   // The UNIQUE violation message for this table's primary key.
   std::string unique_message() const;
 
@@ -74,6 +90,8 @@ class DmlWriter {
   const std::vector<BoundCheck>* checks_ = nullptr;
   ExecContext* ctx_ = nullptr;
   const std::vector<std::shared_ptr<const ScalarExpr>>* defaults_ = nullptr;
+  const std::vector<BoundGenerated>* generated_ = nullptr;
+  Row context_row_;
 };
 
 }  // namespace quereus
