@@ -1,6 +1,7 @@
 // Statement planning: turns each statement kind into an Executable — queries through
 // planner/ and optimizer/, DML onto the single write path (runtime/dml_writer.h),
 // DDL onto the catalog and modules, transaction control onto the coordinator.
+#include <algorithm>
 #include <set>
 
 #include "common/status.h"
@@ -171,6 +172,10 @@ Returning bind_returning(Planner& planner, const std::vector<ast::ResultColumn>&
       if (kind == WriteKind::kDelete && names_qualifier(*rc.expr, "new"))
         throw Error(StatusCode::kError, "NEW qualifier cannot be used in DELETE RETURNING clause", rc.expr->site);
     }
+    if (rc.kind == ast::ResultColumn::Kind::kTableStar &&
+        std::none_of(scope.columns.begin(), scope.columns.end(),
+                     [&rc](const Scope::Column& c) { return iequals(c.table, rc.table); }))
+      throw Error(StatusCode::kError, "Table '" + rc.table + "' not found in RETURNING " + rc.table + ".*", rc.site);
     if (rc.kind != ast::ResultColumn::Kind::kExpr) {
       for (auto& c : scope.columns) {
         if (rc.kind == ast::ResultColumn::Kind::kTableStar && !iequals(c.table, rc.table)) continue;

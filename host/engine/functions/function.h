@@ -12,6 +12,8 @@
 namespace quereus {
 
 class Collation;
+class DatabaseImpl;
+struct ExecContext;
 
 enum FunctionFlags : uint32_t {
   kDeterministic = 1u << 0,  // same as QRS_FUNC_DETERMINISTIC
@@ -84,6 +86,9 @@ struct TableFunction {
   std::vector<TableFunctionColumn> columns;
   // Produces the rows; throws quereus::Error. `db` is the calling database.
   std::function<std::vector<Row>(DatabaseImpl& db, std::span<const Value> args)> rows;
+  // When set, used instead of `rows`: the producer sees the whole execution context
+  // (parameters, the statement's conflict outcome) — a DML statement used as a relation.
+  std::function<std::vector<Row>(ExecContext& ctx, std::span<const Value> args)> rows_in_context;
 };
 
 }  // namespace quereus

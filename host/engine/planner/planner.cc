@@ -1528,6 +1528,7 @@ RelPtr Planner::sort_output(RelPtr node, const std::vector<std::string>& names,
 }
 
 QueryPlan Planner::plan_select(const ast::Select& sel, const Scope* outer) {
+  if (sel.dml) return plan_dml_relation(*sel.dml);
   // WITH DEFAULTS is inert outside a write-through target (sql-select.md); WITH SCHEMA
   // changes name resolution and is not implemented yet, so it is refused, not ignored.
   if (!sel.schema_path.empty()) {

@@ -91,6 +91,8 @@ class Planner {
     Scope scope;  // columns with slots relative to node's output
   };
   QueryPlan plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding, const Scope* outer);
+  // INSERT / UPDATE / DELETE … RETURNING used as a relation (planner/dml_relation.cc).
+  QueryPlan plan_dml_relation(const ast::Statement& dml);
   Source plan_view(const ViewEntry& view, const ast::TableSource& src);
   Source plan_from(const ast::TableSource& src, const Scope* outer);
   QueryPlan plan_core(const ast::SelectCore& core, const Scope* outer,

@@ -290,6 +290,7 @@ struct TableFunctionNode : RelNode {
   std::unique_ptr<Operator> instantiate() const override;
   std::string describe() const override { return "TABLE FUNCTION " + fn->name; }
   const TableFunction* fn = nullptr;
+  std::shared_ptr<const TableFunction> owned_fn;  // `fn` when the plan made it (DML as a relation)
   std::vector<ScalarPtr> args;
 };
 

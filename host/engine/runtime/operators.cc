@@ -1145,7 +1145,7 @@ class TableFunctionOp : public Operator {
     EvalEnv env{nullptr, &outer, outer.ctx};
     std::vector<Value> args;
     for (auto& a : node_.args) args.push_back(a->eval(env));
-    rows_ = node_.fn->rows(*outer.ctx->db, args);
+    rows_ = node_.fn->rows_in_context ? node_.fn->rows_in_context(*outer.ctx, args) : node_.fn->rows(*outer.ctx->db, args);
     i_ = 0;
   }
   bool next(Row& out) override {
