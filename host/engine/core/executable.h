@@ -14,6 +14,8 @@ class Executable {
  public:
   virtual ~Executable() = default;
   const std::vector<std::string>& names() const { return names_; }
+  // The plan-time type of each output column when known (empty: every column is ANY).
+  const std::vector<qrs_logical_type>& types() const { return types_; }
   // Transaction-control statements manage the transaction themselves.
   virtual bool controls_transaction() const { return false; }
   // Runs the statement's effects (DML writes, DDL) and prepares rows.
@@ -22,6 +24,7 @@ class Executable {
 
  protected:
   std::vector<std::string> names_;
+  std::vector<qrs_logical_type> types_;
 };
 
 class DatabaseImpl;

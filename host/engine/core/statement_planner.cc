@@ -259,6 +259,7 @@ class InsertExec : public BufferedExec {
     }
     Scope scope = planner.table_scope(*table_, s.alias);
     returning_ = bind_returning(planner, s.returning, scope, names_, WriteKind::kInsert);
+    for (const ScalarPtr& e : returning_.exprs) types_.push_back(e->type);
     std::vector<RowOp> ops{RowOp::kInsert};
     for (const ast::UpsertClause& u : s.upserts)
       if (!u.do_nothing) ops.push_back(RowOp::kUpdate);
@@ -433,6 +434,7 @@ class UpdateExec : public BufferedExec {
     }
     scan_ = plan_target_scan(planner, db, table_, scope, s.where.get());
     returning_ = bind_returning(planner, s.returning, scope, names_, WriteKind::kUpdate);
+    for (const ScalarPtr& e : returning_.exprs) types_.push_back(e->type);
     std::set<int> context_read;
     checks_ = bind_checks(planner, *table_, {RowOp::kUpdate}, context_read);
     std::vector<bool> all(table_->schema.columns.size(), true);
@@ -480,6 +482,7 @@ class DeleteExec : public BufferedExec {
     Scope scope = planner.table_scope(*table_, s.alias);
     scan_ = plan_target_scan(planner, db, table_, scope, s.where.get());
     returning_ = bind_returning(planner, s.returning, scope, names_, WriteKind::kDelete);
+    for (const ScalarPtr& e : returning_.exprs) types_.push_back(e->type);
     std::set<int> context_read;
     checks_ = bind_checks(planner, *table_, {RowOp::kDelete}, context_read);
     context_ = bind_context_values(planner, table_->schema, s.context);

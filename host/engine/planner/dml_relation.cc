@@ -43,7 +43,10 @@ QueryPlan Planner::plan_dml_relation(const ast::Statement& dml) {
   auto fn = std::make_shared<TableFunction>();
   fn->name = verb_of(dml);
   fn->flags = 0;  // writes: never folded, cached or reordered as a pure source
-  for (const std::string& name : run->exec->names()) fn->columns.push_back({name, QRS_LT_ANY, true});
+  const std::vector<std::string>& names = run->exec->names();
+  std::vector<qrs_logical_type> types = run->exec->types();
+  types.resize(names.size(), QRS_LT_ANY);
+  for (size_t i = 0; i < names.size(); ++i) fn->columns.push_back({names[i], types[i], true});
   fn->rows_in_context = [run](ExecContext& ctx, std::span<const Value>) {
     if (!run->ran || run->generation != ctx.generation) {
       run->rows.clear();
@@ -59,14 +62,14 @@ QueryPlan Planner::plan_dml_relation(const ast::Statement& dml) {
   node->fn = fn.get();
   node->owned_fn = fn;
   QueryPlan out;
-  for (const std::string& name : run->exec->names()) {
+  for (size_t i = 0; i < names.size(); ++i) {
     Attribute a;
     a.id = mint_attr();
-    a.name = name;
-    a.type = QRS_LT_ANY;
+    a.name = names[i];
+    a.type = types[i];
     a.nullable = true;
     node->columns.push_back(a);
-    out.names.push_back(name);
+    out.names.push_back(names[i]);
   }
   out.root = node;
   return out;
