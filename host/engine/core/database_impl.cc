@@ -309,7 +309,10 @@ Status DatabaseImpl::set_option(std::string_view name_in, const Value& value) {
     options_.foreign_keys = text == "1" || text == "true" || text == "on" || text == "yes";
   } else if (name == "default_collation") {
     if (!registry_->find_collation(value.to_text())) return Status(StatusCode::kError, "Unknown collation: " + value.to_text());
-    options_.default_collation = to_upper(value.to_text());
+    options_.default_collation = value.to_text();
+  } else if (name == "nondeterministic_schema" || name == "allow_nondeterministic_schema_expressions") {
+    options_.nondeterministic_schema = text == "1" || text == "true" || text == "on" || text == "yes";
+    bump_schema_version();  // DML plans re-check the defaults they fire
   } else if (name == "optimizer_disabled_passes") {
     // A comma-separated list of pass names; '' enables every pass again.
     std::set<std::string> disabled;

@@ -21,7 +21,10 @@ struct EngineOptions {
   // pragma ddl_transaction_policy: 'permissive' (default) runs module DDL inside an
   // explicit transaction, applied at once; 'strict' refuses it there.
   bool ddl_strict = false;
-  std::string default_collation = "BINARY";
+  std::string default_collation = "BINARY";  // as last set (pragma reads echo it)
+  // pragma nondeterministic_schema (alias allow_nondeterministic_schema_expressions):
+  // allows non-deterministic DEFAULT / CHECK / GENERATED expressions.
+  bool nondeterministic_schema = false;
   // pragma optimizer_disabled_passes = 'name, …' (Optimizer::pass_names()).
   OptimizerOptions optimizer;
   // pragma schema_path = 'a,b': the session search path for unqualified relation names

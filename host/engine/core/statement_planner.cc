@@ -16,6 +16,7 @@
 #include "parser/parser.h"
 #include "planner/dml_relation.h"
 #include "planner/planner.h"
+#include "core/schema_expressions.h"
 #include "runtime/dml_writer.h"
 #include "schema/fk_collation.h"
 
@@ -158,28 +159,6 @@ bool names_qualifier(const ast::Expr& e, std::string_view table) {
   });
 }
 
-// Binds a table's CHECK constraints over its columns (see BoundCheck for the row layout).
-std::vector<BoundCheck> bind_checks(Planner& planner, const TableEntry& table) {
-  std::vector<BoundCheck> out;
-  if (table.schema.checks.empty()) return out;
-  Scope scope = planner.table_scope(table, "");
-  Scope images;
-  int n = static_cast<int>(scope.columns.size());
-  for (const char* qualifier : {"new", "old"})
-    for (Scope::Column c : scope.columns) {
-      c.table = qualifier;
-      c.schema.clear();
-      if (qualifier[0] == 'o') c.slot += n;
-      c.attr.nullable = true;  // an image the operation lacks reads as NULL
-      images.columns.push_back(c);
-    }
-  scope.outer = &images;
-  for (const CheckSchema& ck : table.schema.checks)
-    out.push_back({ck.name, expr_to_string(*ck.expr), planner.bind_expr(*ck.expr, scope), ck.on_insert, ck.on_update,
-                   ck.on_delete, ck.on_conflict});
-  return out;
-}
-
 Returning bind_returning(Planner& planner, const std::vector<ast::ResultColumn>& cols, const Scope& table_scope,
                          std::vector<std::string>& names, WriteKind kind) {
   Returning r;
@@ -204,6 +183,10 @@ Returning bind_returning(Planner& planner, const std::vector<ast::ResultColumn>&
       if (kind == WriteKind::kDelete && names_qualifier(*rc.expr, "new"))
         throw Error(StatusCode::kError, "NEW qualifier cannot be used in DELETE RETURNING clause", rc.expr->site);
     }
+    if (rc.kind == ast::ResultColumn::Kind::kTableStar &&
+        std::none_of(scope.columns.begin(), scope.columns.end(),
+                     [&rc](const Scope::Column& c) { return iequals(c.table, rc.table); }))
+      throw Error(StatusCode::kError, "Table '" + rc.table + "' not found in RETURNING " + rc.table + ".*", rc.site);
     if (rc.kind != ast::ResultColumn::Kind::kExpr) {
       for (auto& c : scope.columns) {
         if (rc.kind == ast::ResultColumn::Kind::kTableStar && !iequals(c.table, rc.table)) continue;
@@ -270,13 +253,26 @@ class InsertExec : public BufferedExec {
         int idx = ts.find_column(c);
         if (idx < 0) throw Error(StatusCode::kError, "Column not found: " + c + " in table " + ts.name);
         if (!seen.insert(idx).second) throw Error(StatusCode::kError, "column " + c + " specified more than once");
+        refuse_generated_write(ts, idx, "INSERT into");
         targets_.push_back(idx);
       }
     } else {
-      for (size_t i = 0; i < ts.columns.size(); ++i) targets_.push_back(static_cast<int>(i));
+      // Without a column list the values fill the written (non-generated) columns.
+      for (size_t i = 0; i < ts.columns.size(); ++i)
+        if (!ts.columns[i].generated()) targets_.push_back(static_cast<int>(i));
     }
-    Scope empty;
-    for (auto& col : ts.columns) defaults_.push_back(col.default_expr ? authored.bind_expr(*col.default_expr, empty) : nullptr);
+    // Defaults fire for the omitted columns and may read the supplied ones as `new.c`.
+    // Schema-authored expressions resolve names in the table's own schema.
+    std::vector<bool> supplied(ts.columns.size(), false), all(ts.columns.size(), true);
+    for (int t : targets_) supplied[t] = true;
+    std::set<int> context_read;
+    for (size_t i = 0; i < ts.columns.size(); ++i) {
+      bool firing = !supplied[i] && !ts.columns[i].generated();
+      defaults_.push_back(bind_default(db, authored, *table_, static_cast<int>(i), firing ? supplied : all, firing,
+                                       context_read));
+    }
+    generated_ = bind_generated(authored, *table_);
+    context_ = bind_context_values(planner, ts, s.context);
     if (s.source) {
       if (s.with) planner.push_with(*s.with);
       QueryPlan qp = planner.plan_select(*s.source, nullptr);
@@ -284,7 +280,7 @@ class InsertExec : public BufferedExec {
       size_t width = qp.root->columns.size();
       if (width != targets_.size()) {
         if (s.columns.empty())
-          throw Error(StatusCode::kError, "table " + ts.name + " has " + std::to_string(ts.columns.size()) +
+          throw Error(StatusCode::kError, "table " + ts.name + " has " + std::to_string(targets_.size()) +
                                               " columns but " + std::to_string(width) + " values were supplied");
         throw Error(StatusCode::kError, std::to_string(width) + " values for " + std::to_string(targets_.size()) + " columns");
       }
@@ -292,7 +288,11 @@ class InsertExec : public BufferedExec {
     }
     Scope scope = planner.table_scope(*table_, s.alias);
     returning_ = bind_returning(planner, s.returning, scope, names_, WriteKind::kInsert);
-    checks_ = bind_checks(authored, *table_);
+    std::vector<RowOp> ops{RowOp::kInsert};
+    for (const ast::UpsertClause& u : s.upserts)
+      if (!u.do_nothing) ops.push_back(RowOp::kUpdate);
+    checks_ = bind_checks(authored, *table_, ops, context_read);
+    require_context(ts, context_, context_read);
     bind_upserts(planner, s, scope);
     prelude_ = planner.take_dml_prelude();
   }
@@ -301,14 +301,16 @@ class InsertExec : public BufferedExec {
     run_dml_prelude(prelude_, ctx);
     DmlWriter writer(db_, table_, checks_, ctx);
     writer.set_defaults(defaults_);
+    writer.set_generated(generated_);
     const TableSchema& ts = table_->schema;
+    writer.set_context_row(eval_context(ts, context_, ctx));
     EvalEnv env{nullptr, nullptr, &ctx};
     auto write = [&](const Row& src) {
       Row row(ts.columns.size());
       std::vector<bool> given(ts.columns.size(), false);
       for (size_t i = 0; i < targets_.size(); ++i) { row[targets_[i]] = src[i]; given[targets_[i]] = true; }
       for (size_t i = 0; i < row.size(); ++i)
-        if (!given[i] && defaults_[i]) row[i] = defaults_[i]->eval(env);
+        if (!given[i] && defaults_[i] && !ts.columns[i].generated()) row[i] = writer.eval_default(static_cast<int>(i), row);
       if (upserts_.empty()) {
         if (auto stored = writer.insert(std::move(row), action_)) returning_.emit(*stored, nullptr, ctx, rows_);
         return;
@@ -370,6 +372,7 @@ class InsertExec : public BufferedExec {
         if (idx < 0) throw Error(StatusCode::kError, "Column not found: " + a.columns[0] + " in table " + ts.name, u.site);
         if (!seen.insert(idx).second)
           throw Error(StatusCode::kError, "duplicate assignment to column " + a.columns[0], u.site);
+        refuse_generated_write(ts, idx, "UPDATE");
         b.set.emplace_back(idx, planner.bind_expr(*a.value, inner));
       }
       if (u.where) b.where = planner.bind_expr(*u.where, inner);
@@ -447,6 +450,8 @@ class InsertExec : public BufferedExec {
   std::vector<Upsert> upserts_;
   std::vector<int> targets_;
   std::vector<ScalarPtr> defaults_;
+  std::vector<BoundGenerated> generated_;
+  std::vector<ScalarPtr> context_;  // WITH CONTEXT values, per declared variable
   RelPtr source_;
   Returning returning_;
   std::vector<BoundCheck> checks_;
@@ -498,14 +503,19 @@ class UpdateExec : public BufferedExec {
       int idx = table_->schema.find_column(a.columns[0]);
       if (idx < 0) throw Error(StatusCode::kError, "Column not found: " + a.columns[0] + " in table " + table_->schema.name);
       if (!seen.insert(idx).second) throw Error(StatusCode::kError, "duplicate assignment to column " + a.columns[0]);
+      refuse_generated_write(table_->schema, idx, "UPDATE");
       assignments_.emplace_back(idx, planner.bind_expr(*a.value, scope));
     }
     scan_ = plan_target_scan(planner, db, table_, scope, s.where.get());
     returning_ = bind_returning(planner, s.returning, scope, names_, WriteKind::kUpdate);
-    checks_ = bind_checks(authored, *table_);
-    Scope empty;
-    for (auto& col : table_->schema.columns)
-      defaults_.push_back(col.default_expr ? authored.bind_expr(*col.default_expr, empty) : nullptr);
+    std::set<int> context_read;
+    checks_ = bind_checks(authored, *table_, {RowOp::kUpdate}, context_read);
+    std::vector<bool> all(table_->schema.columns.size(), true);
+    for (size_t i = 0; i < table_->schema.columns.size(); ++i)
+      defaults_.push_back(bind_default(db, authored, *table_, static_cast<int>(i), all, false, context_read));
+    generated_ = bind_generated(authored, *table_);
+    context_ = bind_context_values(planner, table_->schema, s.context);
+    require_context(table_->schema, context_, context_read);
     prelude_ = planner.take_dml_prelude();
   }
   void start(ExecContext& ctx) override {
@@ -513,6 +523,8 @@ class UpdateExec : public BufferedExec {
     run_dml_prelude(prelude_, ctx);
     DmlWriter writer(db_, table_, checks_, ctx);
     writer.set_defaults(defaults_);
+    writer.set_generated(generated_);
+    writer.set_context_row(eval_context(table_->schema, context_, ctx));
     // Halloween protection: find every target row before changing any.
     std::vector<Row> targets = collect(scan_, ctx);
     for (auto& old_row : targets) {
@@ -532,6 +544,8 @@ class UpdateExec : public BufferedExec {
   Returning returning_;
   std::vector<BoundCheck> checks_;
   std::vector<ScalarPtr> defaults_;  // for NOT NULL … REPLACE
+  std::vector<BoundGenerated> generated_;
+  std::vector<ScalarPtr> context_;
 };
 
 class DeleteExec : public BufferedExec {
@@ -548,13 +562,17 @@ class DeleteExec : public BufferedExec {
     scan_ = plan_target_scan(planner, db, table_, scope, s.where.get());
     returning_ = bind_returning(planner, s.returning, scope, names_, WriteKind::kDelete);
     Planner authored = schema_authored_planner(db, *table_);
-    checks_ = bind_checks(authored, *table_);
+    std::set<int> context_read;
+    checks_ = bind_checks(authored, *table_, {RowOp::kDelete}, context_read);
+    context_ = bind_context_values(planner, table_->schema, s.context);
+    require_context(table_->schema, context_, context_read);
     prelude_ = planner.take_dml_prelude();
   }
   void start(ExecContext& ctx) override {
     reset_rows();
     run_dml_prelude(prelude_, ctx);
     DmlWriter writer(db_, table_, checks_, ctx);
+    writer.set_context_row(eval_context(table_->schema, context_, ctx));
     std::vector<Row> targets = collect(scan_, ctx);
     for (auto& old_row : targets)
       if (auto removed = writer.remove(old_row)) returning_.emit(*removed, nullptr, ctx, rows_);
@@ -566,6 +584,7 @@ class DeleteExec : public BufferedExec {
   RelPtr scan_;
   Returning returning_;
   std::vector<BoundCheck> checks_;
+  std::vector<ScalarPtr> context_;
 };
 
 // An Executable that runs a function at start and yields no rows.
@@ -625,6 +644,8 @@ class PragmaExec : public Executable {
       for (const auto& p : o.schema_path) list += (list.empty() ? "" : ",") + p;
       out.push_back(Value::Text(list));
     }
+    else if (name_ == "nondeterministic_schema" || name_ == "allow_nondeterministic_schema_expressions")
+      out.push_back(Value::Boolean(o.nondeterministic_schema));
     else if (name_ == "optimizer_disabled_passes") {
       std::string list;
       for (const auto& p : o.optimizer.disabled) list += (list.empty() ? "" : ", ") + p;
@@ -730,6 +751,8 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
                   e.site);
     if (contains_subquery(e))
       throw Error(StatusCode::kUnsupported, "CHECK constraints containing subqueries are not supported yet", e.site);
+    if (!db.options().nondeterministic_schema)
+      require_deterministic(db.registry(), e, "CHECK", "constraint '" + ck.name + "'");
     ck.expr = own_expr(e);
     if (!ops.empty()) {
       ck.on_insert = ck.on_update = ck.on_delete = false;
@@ -748,7 +771,8 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
     col.type_name = cd.type_name;
     col.logical_type = logical_type_from_name(cd.type_name);
     col.not_null = !db.options().default_nullable;
-    col.collation = default_coll;
+    // The session's default collation applies to text columns; other types compare BINARY.
+    col.collation = col.logical_type == QRS_LT_TEXT ? default_coll : db.registry().find_collation("BINARY");
     for (auto& c : cd.constraints) {
       using K = ast::ColumnConstraint::Kind;
       switch (c.kind) {
@@ -776,7 +800,11 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
                                                    "_fk_" + ts.name + "_" + cd.name, schema, ts.name));
           break;
         case K::kCheck: add_check(c.name, "_check_" + cd.name, *c.expr, c.check_on, c.on_conflict); break;
-        default: break;  // UNIQUE / GENERATED: issue 5
+        case K::kGenerated:
+          col.generated_expr = own_expr(*c.expr);
+          col.generated_stored = c.generated_stored;
+          break;
+        default: break;  // UNIQUE: issue 5
       }
     }
     ts.columns.push_back(std::move(col));
@@ -834,6 +862,23 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
     if (it != db.db_options().module_options.end()) ts.module_options = it->second;
   }
   check_foreign_key_collations(db.catalog(), ts);
+  // WITH CONTEXT (name type [NULL | NOT NULL], …)
+  for (const ast::ColumnDef& var : s.context) {
+    for (const ContextVariable& prev : ts.context)
+      if (iequals(prev.name, var.name))
+        throw Error(StatusCode::kError, "duplicate mutation context variable: " + var.name, var.site);
+    ContextVariable cv;
+    cv.name = var.name;
+    cv.type_name = var.type_name;
+    cv.logical_type = logical_type_from_name(var.type_name);
+    cv.not_null = !db.options().default_nullable;
+    for (const ast::ColumnConstraint& c : var.constraints) {
+      if (c.kind == ast::ColumnConstraint::Kind::kNull) cv.not_null = false;
+      if (c.kind == ast::ColumnConstraint::Kind::kNotNull) cv.not_null = true;
+    }
+    ts.context.push_back(std::move(cv));
+  }
+  validate_schema_expressions(db, ts);
   auto entry = std::make_shared<TableEntry>();
   entry->table = module->create(ts);
   entry->module = module;
@@ -847,6 +892,19 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
     throw;
   }
   db.catalog().add(entry);
+  // Generated bodies and defaults are resolved with the table in the catalog (a body may
+  // read its own table); a declaration they refuse leaves no table behind.
+  try {
+    resolve_schema_expressions(db, *entry);
+  } catch (...) {
+    std::string sname = entry->schema.schema_name, tname = entry->schema.name;
+    db.forget(*entry);
+    entry->connection.reset();
+    entry->table.reset();
+    entry->module->destroy(sname, tname);
+    db.catalog().remove(sname, tname);
+    throw;
+  }
   db.bump_schema_version();
 }
 
@@ -1003,7 +1061,6 @@ void refuse_unimplemented_clauses(const ast::Statement& stmt) {
     }
   };
   auto dml = [](const ast::DmlClauses& d, const SourceSite&) {
-    if (!d.context.empty()) not_yet("WITH CONTEXT", d.context.front().site);
     if (!d.tags.empty()) not_yet("WITH TAGS on a DML statement", d.tags.front().site);
   };
   using K = ast::StmtKind;
@@ -1024,7 +1081,6 @@ void refuse_unimplemented_clauses(const ast::Statement& stmt) {
       break;
     case K::kCreateTable: {
       auto& s = static_cast<const ast::CreateTableStmt&>(stmt);
-      if (!s.context.empty()) not_yet("WITH CONTEXT (mutation context variables)", s.context.front().site);
       if (s.maintained) not_yet("CREATE TABLE … MAINTAINED AS", s.site);
       if (!s.tags.empty()) not_yet("WITH TAGS", s.tags.front().site);
       for (const auto& c : s.columns) {

@@ -386,7 +386,8 @@ void register_introspection_functions(Registry& r) {
                       Value::Text(c.type_name.empty() ? type_label(c.logical_type) : to_upper(c.type_name)),
                       Value::Integer(c.not_null ? 1 : 0),
                       c.default_expr ? Value::Text(expr_to_string(*c.default_expr)) : Value(), Value::Integer(pk ? 1 : 0),
-                      Value(), Value::Text(c.collation ? c.collation->name() : "BINARY"), Value::Integer(0)});
+                      Value(), Value::Text(c.collation ? c.collation->name() : "BINARY"),
+                      Value::Integer(!c.generated() ? 0 : c.generated_stored ? 2 : 1)});
     }
     return rows;
   };
@@ -480,7 +481,8 @@ void register_introspection_functions(Registry& r) {
     std::vector<Row> rows;
     auto add = [&rows](const std::string& s, const std::string& n, size_t cid, const std::string& col,
                        const BaseSite& site) {
-      const bool base = site.table != nullptr;
+      // A generated column is computed, never written: read-only with no base trace.
+      const bool base = site.table != nullptr && !site.table->schema.columns[site.column].generated();
       rows.push_back({Value::Text(s), Value::Text(n), Value::Integer(static_cast<int64_t>(cid)), Value::Text(col),
                       Value::Text(base ? "YES" : "NO"), base ? Value::Text(site.table->schema.name) : Value(),
                       base ? Value::Text(site.table->schema.columns[site.column].name) : Value()});

@@ -381,6 +381,7 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
         }
         if (!found && !alias && ungrouped) fail_ungrouped(*s, c.column, e.site);
         if (!found && !alias) continue;
+        if (found && s->used) s->used->insert(found->slot);
         if (level > 0)
           for (const Scope* t = &scope; t; t = t->outer) {
             t->correlated = true;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,6 +60,9 @@ struct Scope {
   AggBinding* agg = nullptr;               // set while binding post-aggregate expressions
   WindowBinding* win = nullptr;            // set where window functions may appear
   mutable bool correlated = false;         // a reference escaped to an outer scope
+  // When set, the slot of every column a name resolves to at this level is recorded
+  // (schema expressions use it for dependency edges and "which variables are read").
+  std::set<int>* used = nullptr;
 };
 
 struct QueryPlan {

@@ -143,12 +143,28 @@ void DmlWriter::fail(ConflictAction action, const std::string& message) {
   throw Error(StatusCode::kConstraint, message);
 }
 
+Value DmlWriter::eval_default(int column, const Row& row) const {
+  if (!defaults_ || column >= static_cast<int>(defaults_->size()) || !(*defaults_)[column]) return Value();
+  EvalEnv images{&row, nullptr, ctx_};
+  EvalEnv env{&context_row_, &images, ctx_};
+  return (*defaults_)[column]->eval(env);
+}
+
 bool DmlWriter::prepare_row(Row& row, std::optional<ConflictAction> action) {
   const TableSchema& ts = table_->schema;
   if (row.size() != ts.columns.size()) throw Error(StatusCode::kInternal, "row width mismatch");
+  for (size_t i = 0; i < row.size(); ++i)
+    if (!ts.columns[i].generated()) row[i] = coerce(row[i], ts.columns[i], ts);
+  // Generated columns, in dependency order: each reads the coerced written columns and
+  // the generated columns computed before it.
+  if (generated_) {
+    EvalEnv images{&row, nullptr, ctx_};
+    EvalEnv env{&row, &images, ctx_};
+    for (const BoundGenerated& g : *generated_)
+      row[g.column] = coerce(g.expr->eval(env), ts.columns[g.column], ts);
+  }
   for (size_t i = 0; i < row.size(); ++i) {
     const ColumnSchema& col = ts.columns[i];
-    row[i] = coerce(row[i], col, ts);
     if (row[i].is_null() && col.not_null) {
       ConflictAction a = resolve(action, col.not_null_conflict);
       if (a == ConflictAction::kIgnore) return false;
@@ -157,8 +173,7 @@ bool DmlWriter::prepare_row(Row& row, std::optional<ConflictAction> action) {
         // NULL default, it aborts.
         a = ConflictAction::kAbort;
         if (defaults_ && i < defaults_->size() && (*defaults_)[i] && ctx_) {
-          EvalEnv env{nullptr, nullptr, ctx_};
-          row[i] = coerce((*defaults_)[i]->eval(env), col, ts);
+          row[i] = coerce(eval_default(static_cast<int>(i), row), col, ts);
           if (!row[i].is_null()) continue;
         }
       }
@@ -182,8 +197,9 @@ bool DmlWriter::check_row(RowOp op, const Row* new_row, const Row* old_row, std:
         if (old_row) images[n + i] = (*old_row)[i];
       }
     }
-    EvalEnv outer{&images, nullptr, ctx_};
-    EvalEnv env{new_row ? new_row : old_row, &outer, ctx_};
+    EvalEnv image_env{&images, nullptr, ctx_};
+    EvalEnv row_env{new_row ? new_row : old_row, &image_env, ctx_};
+    EvalEnv env{&context_row_, &row_env, ctx_};
     bool is_null = false;
     if (c.expr->eval(env).truthy(&is_null) || is_null) continue;
     // REPLACE does not relax a CHECK: it aborts.

@@ -14,9 +14,10 @@ namespace quereus {
 class ScalarExpr;
 struct ExecContext;
 
-// A CHECK constraint bound once per DML plan. `expr` reads the checked row (NEW for
-// insert / update, OLD for delete) and, through its outer environment, the images
-// row [NEW…, OLD…] for `new.c` / `old.c` (NULL where the operation has no image).
+// A CHECK constraint bound once per DML plan. `expr` reads the context row (the
+// statement's WITH CONTEXT values); one level out the checked row (NEW for insert /
+// update, OLD for delete); and two levels out the images row [NEW…, OLD…] for `new.c` /
+// `old.c` (NULL where the operation has no image). See core/schema_expressions.h.
 struct BoundCheck {
   std::string name;
   std::string text;  // the expression as written, quoted in the violation message
@@ -28,6 +29,12 @@ struct BoundCheck {
 };
 
 class IndexWriter;
+// A generated column bound once per DML plan: `expr` reads the row being written (and
+// the same row one level out, for `new.c`).
+struct BoundGenerated {
+  int column = 0;
+  std::shared_ptr<const ScalarExpr> expr;
+};
 
 class DmlWriter {
  public:
@@ -55,8 +62,16 @@ class DmlWriter {
   // The violation message of a uniqueness conflict as insert_or_conflict reports it.
   std::string conflict_message(int conflict) const;
   // The bound DEFAULT of each column (null where none), for NOT NULL … REPLACE, which
-  // substitutes the default for a NULL. Must outlive the writer.
+  // substitutes the default for a NULL. A default reads the context row and, one level
+  // out, the row being written. Must outlive the writer.
   void set_defaults(const std::vector<std::shared_ptr<const ScalarExpr>>& defaults) { defaults_ = &defaults; }
+  // The generated columns in dependency order, computed on every insert and update
+  // after the written columns are coerced. Must outlive the writer.
+  void set_generated(const std::vector<BoundGenerated>& generated) { generated_ = &generated; }
+  // The statement's WITH CONTEXT values, one per declared variable.
+  void set_context_row(Row row) { context_row_ = std::move(row); }
+  // Evaluates the DEFAULT of `column` for `row` (the row being written).
+  Value eval_default(int column, const Row& row) const;
   // The UNIQUE violation message for this table's primary key.
   std::string unique_message() const;
 
@@ -92,6 +107,8 @@ class DmlWriter {
   ExecContext* ctx_ = nullptr;
   const std::vector<std::shared_ptr<const ScalarExpr>>* defaults_ = nullptr;
   std::unique_ptr<IndexWriter> indexes_;  // null when the table has no index
+  const std::vector<BoundGenerated>* generated_ = nullptr;
+  Row context_row_;
 };
 
 }  // namespace quereus

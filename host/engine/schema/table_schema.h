@@ -28,6 +28,21 @@ struct ColumnSchema {
   std::shared_ptr<const ast::Expr> default_expr;  // may be null
   // NOT NULL … ON CONFLICT: the action a statement without its own OR clause takes.
   std::optional<qrs_conflict> not_null_conflict;
+  // GENERATED ALWAYS AS (expr) [STORED | VIRTUAL]: computed on every write from the row
+  // being written (both kinds are stored; VIRTUAL is the default). Null when not generated.
+  std::shared_ptr<const ast::Expr> generated_expr;
+  bool generated_stored = false;
+
+  bool generated() const { return generated_expr != nullptr; }
+};
+
+// A WITH CONTEXT (name type [NULL]) mutation-context variable: a per-statement value
+// that DEFAULT and CHECK expressions read (as `name` or `context.name`).
+struct ContextVariable {
+  std::string name;
+  std::string type_name;
+  qrs_logical_type logical_type = QRS_LT_ANY;
+  bool not_null = true;
 };
 
 struct KeyColumn {
@@ -96,6 +111,10 @@ struct TableSchema {
   std::vector<ForeignKeySchema> foreign_keys;
   std::vector<CheckSchema> checks;  // column-level first, in declaration order
   std::vector<IndexSchema> indexes;  // UNIQUE constraints first, then CREATE INDEX order
+  std::vector<ContextVariable> context;  // WITH CONTEXT (…)
+  // The generated columns in dependency order (a column after every generated column its
+  // expression reads), fixed at CREATE TABLE.
+  std::vector<int> generated_order;
 
   // Returns the column index of `name` (case-insensitive) or -1.
   int find_column(std::string_view name) const;
