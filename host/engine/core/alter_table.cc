@@ -28,6 +28,7 @@
 #include "planner/scalar_expr.h"
 #include "runtime/dml_writer.h"
 #include "runtime/exec_context.h"
+#include "runtime/indexes.h"
 #include "schema/catalog.h"
 #include "types/compare.h"
 
@@ -42,6 +43,8 @@ struct AlterPlan {
   SchemaChange change;          // what the module is told
   bool rewrites_rows = false;   // the module must implement the arm (else UNSUPPORTED)
   std::function<void()> after;  // dependents rewritten after the swap; may be empty
+  // The table's rows as they will be (for the UNIQUE pre-check); null: unchanged.
+  std::function<Row(const Row&)> to_new;
 };
 
 struct AlterCtx {
@@ -169,7 +172,7 @@ class Renamer {
       root.bare = true;
       root.qualifiers = {owner, "new", "old"};
     }
-    if (own && !old_table_.empty() && iequals(owner, old_table_)) root.table_unaliased = true;
+    if (own && !old_table_.empty() && (iequals(owner, old_table_) || iequals(owner, new_table_))) root.table_unaliased = true;
     changed_ = false;
     expr(e, &root);
     return changed_;
@@ -301,6 +304,14 @@ void propagate_rename(DatabaseImpl& db, Renamer renamer) {
       if (!col.default_expr) continue;
       auto e = Parser::parse_expression(expr_to_string(*col.default_expr));
       if (renamer.owned_expr(*e, t->schema.schema_name, t->schema.name)) col.default_expr = std::move(e);
+    }
+    for (IndexSchema& ix : t->schema.indexes) {
+      if (!ix.where) continue;
+      auto e = Parser::parse_expression(expr_to_string(*ix.where));
+      if (renamer.owned_expr(*e, t->schema.schema_name, t->schema.name)) {
+        ix.where = std::move(e);
+        t->index_runtime.reset();  // the predicate is bound again
+      }
     }
   }
   for (auto& v : db.catalog().views()) {
@@ -508,6 +519,8 @@ bool constraint_exists(const TableSchema& ts, std::string_view name) {
     if (iequals(ck.name, name)) return true;
   for (auto& fk : ts.foreign_keys)
     if (iequals(fk.name, name)) return true;
+  for (auto& ix : ts.indexes)
+    if (ix.constraint && iequals(ix.name, name)) return true;
   return false;
 }
 
@@ -517,6 +530,41 @@ std::string mint(const TableSchema& ts, const std::string& base) {
   for (int n = 2; constraint_exists(ts, name); ++n) name = base + "_" + std::to_string(n);
   return name;
 }
+
+// Adds the index enforcing UNIQUE (`columns`) to `ts`, named `name` or `_uc_<cols>`.
+void add_unique(TableSchema& ts, const std::string& name, std::vector<IndexColumn> columns, ast::ConflictClause on_conflict) {
+  std::set<int> wanted;
+  std::string list, minted = "_uc";
+  for (const IndexColumn& c : columns) {
+    wanted.insert(c.column);
+    list += (list.empty() ? "" : ", ") + ts.columns[c.column].name;
+    minted += "_" + ts.columns[c.column].name;
+  }
+  for (const IndexSchema& ix : ts.indexes) {
+    std::set<int> have;
+    for (const IndexColumn& c : ix.columns) have.insert(c.column);
+    if (ix.constraint && have == wanted)
+      fail(StatusCode::kError, "an equivalent UNIQUE constraint on (" + list + ") already exists");
+  }
+  if (!name.empty())
+    for (const IndexSchema& other : ts.indexes)
+      if (!other.constraint && iequals(other.name, name))
+        fail(StatusCode::kError, "UNIQUE constraint '" + name + "' would collide with existing index '" + other.name + "'");
+  IndexSchema ix;
+  ix.unique = true;
+  ix.constraint = true;
+  ix.constraint_named = !name.empty();
+  ix.name = name;
+  if (name.empty()) {
+    ix.name = mint(ts, minted);
+    for (int n = 2; std::any_of(ts.indexes.begin(), ts.indexes.end(), [&](const IndexSchema& o) { return iequals(o.name, ix.name); }); ++n)
+      ix.name = minted + "_" + std::to_string(n);
+  }
+  if (on_conflict != ast::ConflictClause::kNone) ix.on_conflict = static_cast<qrs_conflict>(on_conflict == ast::ConflictClause::kRollback ? QRS_CONFLICT_ROLLBACK : on_conflict == ast::ConflictClause::kFail ? QRS_CONFLICT_FAIL : on_conflict == ast::ConflictClause::kIgnore ? QRS_CONFLICT_IGNORE : on_conflict == ast::ConflictClause::kReplace ? QRS_CONFLICT_REPLACE : QRS_CONFLICT_ABORT);
+  ix.columns = std::move(columns);
+  ts.indexes.push_back(std::move(ix));
+}
+
 
 const char* fk_action_name(ast::FkAction a) {
   switch (a) {
@@ -651,7 +699,7 @@ AlterPlan plan_rename_table(AlterCtx& c) {
   std::string schema = c.old().schema_name, from = c.table();
   if (!iequals(to, from) && (c.db.catalog().find(schema, to) || c.db.catalog().find_view(schema, to)))
     fail(StatusCode::kError, "Table '" + to + "' already exists in schema '" + schema + "'");
-  AlterPlan p{c.old(), {}, false, {}};
+  AlterPlan p{c.old(), {}, false, {}, {}};
   p.schema.name = to;
   p.change.kind = QRS_CHANGE_RENAME_TABLE;
   p.change.name = from;
@@ -672,7 +720,7 @@ AlterPlan plan_rename_column(AlterCtx& c) {
   int other = c.old().find_column(to);
   if (other >= 0 && other != idx)
     fail(StatusCode::kError, "Column '" + to + "' already exists in table '" + c.table() + "'");
-  AlterPlan p{c.old(), {}, false, {}};
+  AlterPlan p{c.old(), {}, false, {}, {}};
   std::string from = p.schema.columns[idx].name;
   p.schema.columns[idx].name = to;
   p.change.kind = QRS_CHANGE_RENAME_COLUMN;
@@ -697,7 +745,7 @@ AlterPlan plan_add_column(AlterCtx& c) {
   if (c.old().find_column(cd.name) >= 0)
     fail(StatusCode::kError, "Column '" + cd.name + "' already exists in table '" + c.table() + "'");
   if (!cd.tags.empty()) fail(StatusCode::kUnsupported, "WITH TAGS is not supported yet");
-  AlterPlan p{c.old(), {}, true, {}};
+  AlterPlan p{c.old(), {}, true, {}, {}};
   TableSchema& ns = p.schema;
   ColumnSchema col;
   col.name = cd.name;
@@ -708,6 +756,7 @@ AlterPlan plan_add_column(AlterCtx& c) {
   const ast::Expr* def = nullptr;
   std::vector<CheckSchema> checks;
   std::vector<ForeignKeySchema> fks;
+  std::vector<const ast::ColumnConstraint*> uniques;
   int idx = static_cast<int>(ns.columns.size());
   for (auto& k : cd.constraints) {
     using K = ast::ColumnConstraint::Kind;
@@ -723,7 +772,8 @@ AlterPlan plan_add_column(AlterCtx& c) {
              "Cannot add a PRIMARY KEY column with ALTER "
              "TABLE ADD COLUMN (use ALTER PRIMARY KEY)");
       case K::kUnique:
-        fail(StatusCode::kUnsupported, "UNIQUE on ALTER TABLE ADD COLUMN is not supported yet");
+        uniques.push_back(&k);
+        break;
       case K::kGenerated:
         fail(StatusCode::kUnsupported, "Generated columns are not supported yet");
       case K::kDefault:
@@ -761,6 +811,8 @@ AlterPlan plan_add_column(AlterCtx& c) {
                                    "': a constraint of that name already exists on table '" + c.table() + "'");
   if (def) col.default_expr = own_expr(*def);
   ns.columns.push_back(col);
+  for (const ast::ColumnConstraint* u : uniques)
+    add_unique(ns, u->name, {IndexColumn{idx, false, ns.columns[idx].collation}}, u->on_conflict);
   size_t first_check = ns.checks.size();
   ns.checks.insert(ns.checks.end(), checks.begin(), checks.end());
   ns.foreign_keys.insert(ns.foreign_keys.end(), fks.begin(), fks.end());
@@ -786,6 +838,7 @@ AlterPlan plan_add_column(AlterCtx& c) {
   for (size_t i = ns.foreign_keys.size() - fks.size(); i < ns.foreign_keys.size(); ++i)
     added_fks.push_back(&ns.foreign_keys[i]);
   validate_foreign_keys(c, ns, added_fks, extend);
+  if (!uniques.empty()) p.to_new = extend;
   return p;
 }
 
@@ -821,7 +874,7 @@ AlterPlan plan_drop_column(AlterCtx& c) {
       if (names && !own_child)
         refuse("it is referenced by FOREIGN KEY '" + fk.name + "' on table '" + t->schema.name + "'");
     }
-  AlterPlan p{c.old(), {}, true, {}};
+  AlterPlan p{c.old(), {}, true, {}, {}};
   TableSchema& ns = p.schema;
   ns.columns.erase(ns.columns.begin() + idx);
   for (auto& k : ns.primary_key)
@@ -835,6 +888,23 @@ AlterPlan plan_drop_column(AlterCtx& c) {
     kept.push_back(fk);
   }
   ns.foreign_keys = std::move(kept);
+  // A UNIQUE constraint or unique index naming the column goes with it; a plain index
+  // loses the column (and goes when nothing is left); the others are renumbered.
+  std::vector<IndexSchema> indexes;
+  for (IndexSchema ix : ns.indexes) {
+    bool names = std::any_of(ix.columns.begin(), ix.columns.end(), [idx](const IndexColumn& k) { return k.column == idx; });
+    if (names && (ix.unique || ix.where)) continue;
+    std::vector<IndexColumn> cols;
+    for (IndexColumn k : ix.columns) {
+      if (k.column == idx) continue;
+      if (k.column > idx) --k.column;
+      cols.push_back(k);
+    }
+    if (cols.empty()) continue;
+    ix.columns = std::move(cols);
+    indexes.push_back(std::move(ix));
+  }
+  ns.indexes = std::move(indexes);
   p.change.kind = QRS_CHANGE_DROP_COLUMN;
   p.change.column = idx;
   p.change.name = col;
@@ -842,7 +912,7 @@ AlterPlan plan_drop_column(AlterCtx& c) {
 }
 
 AlterPlan plan_alter_primary_key(AlterCtx& c) {
-  AlterPlan p{c.old(), {}, true, {}};
+  AlterPlan p{c.old(), {}, true, {}, {}};
   TableSchema& ns = p.schema;
   std::vector<KeyColumn> key;
   std::set<int> seen;
@@ -862,7 +932,7 @@ AlterPlan plan_alter_primary_key(AlterCtx& c) {
 
 AlterPlan plan_alter_column(AlterCtx& c) {
   int idx = require_column(c.old(), c.s.name);
-  AlterPlan p{c.old(), {}, false, {}};
+  AlterPlan p{c.old(), {}, false, {}, {}};
   TableSchema& ns = p.schema;
   ColumnSchema& col = ns.columns[idx];
   p.change.column = idx;
@@ -910,6 +980,14 @@ AlterPlan plan_alter_column(AlterCtx& c) {
       if (col.default_expr) DefaultFill::make(c, col.default_expr.get(), col, ns);
       p.rewrites_rows = col.logical_type != before;  // an alias (text → varchar) is schema-only
       auto schema = std::make_shared<TableSchema>(ns);
+      p.to_new = [schema, idx](const Row& r) {
+        Row out = r;
+        try {
+          out[idx] = DmlWriter::coerce(r[idx], schema->columns[idx], *schema);
+        } catch (const Error&) {
+        }
+        return out;
+      };
       p.change.convert = [schema, idx](const Value& v) {
         const ColumnSchema& target = schema->columns[idx];
         try {
@@ -927,6 +1005,10 @@ AlterPlan plan_alter_column(AlterCtx& c) {
       if (!coll)
         fail(StatusCode::kError, "Unknown collation '" + c.s.collation + "' for type '" +
                                      (col.type_name.empty() ? std::string("ANY") : to_upper(col.type_name)) + "'");
+      // Index members that compared under the column's collation follow it.
+      for (IndexSchema& ix : ns.indexes)
+        for (IndexColumn& k : ix.columns)
+          if (k.column == idx && k.collation == col.collation) k.collation = coll;
       col.collation = coll;
       col.collation_declared = true;
       require_collation_supported(col);
@@ -941,7 +1023,7 @@ AlterPlan plan_alter_column(AlterCtx& c) {
 AlterPlan plan_add_constraint(AlterCtx& c) {
   const ast::TableConstraint& tc = *c.s.constraint;
   if (!tc.tags.empty()) fail(StatusCode::kUnsupported, "WITH TAGS is not supported yet");
-  AlterPlan p{c.old(), {}, false, {}};
+  AlterPlan p{c.old(), {}, false, {}, {}};
   TableSchema& ns = p.schema;
   if (!tc.name.empty() && constraint_exists(ns, tc.name))
     fail(StatusCode::kError, "duplicate constraint name '" + tc.name +
@@ -975,10 +1057,21 @@ AlterPlan plan_add_constraint(AlterCtx& c) {
       validate_foreign_keys(c, ns, {&ns.foreign_keys.back()}, {});
       break;
     }
-    case K::kUnique:
-      fail(StatusCode::kUnsupported,
-           "ALTER TABLE ADD CONSTRAINT UNIQUE is not supported yet (secondary "
-           "UNIQUE constraints are not built)");
+    case K::kUnique: {
+      std::vector<IndexColumn> cols;
+      for (auto& ic : tc.columns) {
+        int idx = require_column(ns, ic.name);
+        IndexColumn k{idx, ic.desc, ns.columns[idx].collation};
+        if (!ic.collation.empty()) {
+          k.collation = c.db.registry().find_collation(ic.collation);
+          if (!k.collation) fail(StatusCode::kError, "Unknown collation: " + ic.collation);
+        }
+        cols.push_back(k);
+      }
+      add_unique(ns, tc.name, std::move(cols), tc.on_conflict);
+      p.change.name = ns.indexes.back().name;
+      break;
+    }
     case K::kPrimaryKey:
       fail(StatusCode::kError, "Table '" + ns.name + "' already has a primary key; use ALTER PRIMARY KEY to change it");
   }
@@ -986,7 +1079,7 @@ AlterPlan plan_add_constraint(AlterCtx& c) {
 }
 
 AlterPlan plan_drop_constraint(AlterCtx& c) {
-  AlterPlan p{c.old(), {}, false, {}};
+  AlterPlan p{c.old(), {}, false, {}, {}};
   TableSchema& ns = p.schema;
   auto check = std::find_if(ns.checks.begin(), ns.checks.end(), [&](auto& x) { return iequals(x.name, c.s.name); });
   auto fk =
@@ -997,6 +1090,11 @@ AlterPlan plan_drop_constraint(AlterCtx& c) {
   } else if (fk != ns.foreign_keys.end()) {
     p.change.name = fk->name;
     ns.foreign_keys.erase(fk);
+  } else if (auto ix = std::find_if(ns.indexes.begin(), ns.indexes.end(),
+                                    [&](auto& x) { return x.constraint && iequals(x.name, c.s.name); });
+             ix != ns.indexes.end()) {
+    p.change.name = ix->name;
+    ns.indexes.erase(ix);
   } else {
     fail(StatusCode::kNotFound, "Constraint '" + c.s.name + "' not found on table '" + ns.name + "'");
   }
@@ -1005,13 +1103,20 @@ AlterPlan plan_drop_constraint(AlterCtx& c) {
 }
 
 AlterPlan plan_rename_constraint(AlterCtx& c) {
-  AlterPlan p{c.old(), {}, false, {}};
+  AlterPlan p{c.old(), {}, false, {}, {}};
   TableSchema& ns = p.schema;
   std::string* slot = nullptr;
   for (auto& ck : ns.checks)
     if (iequals(ck.name, c.s.name)) slot = &ck.name;
   for (auto& fk : ns.foreign_keys)
     if (!slot && iequals(fk.name, c.s.name)) slot = &fk.name;
+  IndexSchema* renamed_index = nullptr;
+  for (auto& ix : ns.indexes)
+    if (!slot && ix.constraint && iequals(ix.name, c.s.name)) {
+      slot = &ix.name;
+      renamed_index = &ix;
+    }
+  if (renamed_index) renamed_index->constraint_named = true;
   if (!slot) fail(StatusCode::kNotFound, "Constraint '" + c.s.name + "' not found on table '" + ns.name + "'");
   if (!iequals(*slot, c.s.new_name) && constraint_exists(ns, c.s.new_name))
     fail(StatusCode::kError, "duplicate constraint name '" + c.s.new_name +
@@ -1056,8 +1161,36 @@ const char* arm_name(qrs_schema_change_kind k) {
 }
 
 // The module first; the catalog only once it succeeded.
+// Whether an arm changes what the table's index entries hold (keys, values, storage
+// names) or which indexes exist.
+bool touches_indexes(const AlterPlan& p, const TableSchema& before) {
+  if (before.indexes.empty() && p.schema.indexes.empty()) return false;
+  switch (p.change.kind) {
+    case QRS_CHANGE_RENAME_COLUMN:
+    case QRS_CHANGE_SET_DEFAULT:
+    case QRS_CHANGE_DROP_NOT_NULL:
+    case QRS_CHANGE_RENAME_CONSTRAINT:
+      return false;
+    case QRS_CHANGE_SET_NOT_NULL:
+      return p.rewrites_rows;
+    case QRS_CHANGE_ADD_CONSTRAINT:
+    case QRS_CHANGE_DROP_CONSTRAINT:
+      return before.indexes.size() != p.schema.indexes.size();
+    default:
+      return true;
+  }
+}
+
 void commit(AlterCtx& c, AlterPlan& p) {
   TableEntry& entry = *c.entry;
+  bool indexes = touches_indexes(p, entry.schema);
+  // UNIQUE holds on the rows as they will be, before anything changes.
+  if (indexes) {
+    std::vector<Row> rows = read_rows(entry);
+    if (p.to_new)
+      for (Row& r : rows) r = p.to_new(r);
+    check_unique_rows(p.schema, rows);
+  }
   bool done = entry.table->alter_table(p.change, p.schema);
   if (!done && p.rewrites_rows)
     fail(StatusCode::kUnsupported, "Module '" + entry.schema.module_name + "' does not support ALTER TABLE " +
@@ -1074,6 +1207,7 @@ void commit(AlterCtx& c, AlterPlan& p) {
     entry.schema = std::move(p.schema);
   }
   if (p.after) p.after();
+  if (indexes) rebuild_indexes(c.db, entry, c.ctx);
   c.db.bump_schema_version();
 }
 

@@ -1,6 +1,7 @@
 // Runtime: secondary indexes in companion tables (see indexes.h).
 #include "runtime/indexes.h"
 
+#include <algorithm>
 #include <map>
 
 #include "planner/planner.h"
@@ -270,74 +271,138 @@ void destroy_companion(DatabaseImpl& db, TableEntry& base, TableEntry& c) {
 
 }  // namespace
 
-void build_index(DatabaseImpl& db, TableEntry& table, size_t i, ExecContext& ctx) {
-  const IndexSchema& ix = table.schema.indexes[i];
-  bool in_txn = db.in_transaction();
-  if (in_txn && !table.module->capabilities().committed_reads)
-    throw Error(StatusCode::kUnsupported, "CREATE INDEX inside a transaction needs a module with committed reads ('" +
-                                              table.schema.module_name + "' has none)");
-  // Read the rows before the companion exists, so a failure leaves nothing to undo.
-  std::vector<Row> committed = scan_all(table, in_txn);
+namespace {
+
+std::shared_ptr<TableEntry> make_companion(TableEntry& table, const IndexSchema& ix) {
   auto comp = std::make_shared<TableEntry>();
   comp->schema = companion_schema(table.schema, ix);
   comp->module = table.module;
   comp->table = table.module->create(comp->schema);
+  return comp;
+}
+
+// Fills the (empty, not yet joined) companion of index i from `committed` (the rows'
+// committed state) and, inside a transaction, brings it to the transaction's view.
+void fill_index(DatabaseImpl& db, TableEntry& table, size_t i, const std::vector<Row>& committed, bool in_txn,
+                ExecContext& ctx) {
+  const IndexSchema& ix = table.schema.indexes[i];
+  TableEntry& comp = *table.index_tables[i];
+  IndexWriter w(db, table, &ctx, /*join=*/false);
+  // The companion has not joined the transaction: these entries are written straight
+  // to its committed state, like the committed rows they index.
+  for (const Row& row : committed) {
+    if (!w.member(i, row)) continue;
+    Row entry = index_entry(table.schema, ix, row);
+    // In a transaction uniqueness is judged on the transaction's view (below): a
+    // pending delete may remove a committed duplicate.
+    if (ix.unique && !in_txn &&
+        w.find_conflict(row, Row(entry.begin() + static_cast<std::ptrdiff_t>(ix.columns.size()), entry.end()), i))
+      throw Error(StatusCode::kConstraint, w.unique_message(i));
+    comp.table->update(RowOp::kInsert, entry, {}, ConflictAction::kReplace);
+  }
+  if (!in_txn) return;
+  // Bring the companion to the transaction's view of the table, inside the transaction,
+  // so a rollback returns it to the committed rows' entries.
+  db.join(comp);
+  std::map<Row, Row, KeyLess> before{KeyLess{&table.schema}};
+  for (const Row& row : committed) before.emplace(row, row);
+  std::vector<Row> visible = scan_all(table, false);
+  for (const Row& row : visible) {
+    auto it = before.find(row);
+    if (it == before.end()) {
+      if (w.member(i, row)) comp.table->update(RowOp::kInsert, index_entry(table.schema, ix, row), {}, ConflictAction::kReplace);
+      continue;
+    }
+    if (!identical(it->second, row)) {
+      if (w.member(i, it->second))
+        comp.table->update(RowOp::kDelete, {}, index_entry(table.schema, ix, it->second), ConflictAction::kAbort);
+      if (w.member(i, row)) comp.table->update(RowOp::kInsert, index_entry(table.schema, ix, row), {}, ConflictAction::kReplace);
+    }
+    before.erase(it);
+  }
+  for (auto& [key, row] : before)
+    if (w.member(i, row)) comp.table->update(RowOp::kDelete, {}, index_entry(table.schema, ix, row), ConflictAction::kAbort);
+  if (ix.unique)
+    for (const Row& row : visible) {
+      Row self;
+      for (const KeyColumn& k : table.schema.primary_key) self.push_back(row[k.column]);
+      if (auto c = w.find_conflict(row, self, i); c && c->index == i) throw Error(StatusCode::kConstraint, w.unique_message(i));
+    }
+}
+
+std::vector<Row> committed_rows(DatabaseImpl& db, TableEntry& table, bool in_txn, const char* what) {
+  if (in_txn && !table.module->capabilities().committed_reads)
+    throw Error(StatusCode::kUnsupported, std::string(what) + " inside a transaction needs a module with committed reads ('" +
+                                              table.schema.module_name + "' has none)");
+  return scan_all(table, in_txn);
+}
+
+}  // namespace
+
+void build_index(DatabaseImpl& db, TableEntry& table, size_t i, ExecContext& ctx) {
+  bool in_txn = db.in_transaction();
+  // Read the rows before the companion exists, so a failure leaves nothing to undo.
+  std::vector<Row> committed = committed_rows(db, table, in_txn, "CREATE INDEX");
+  if (table.index_tables.size() != i)
+    throw Error(StatusCode::kInternal, "indexes of " + table.qualified_name() + " are out of step with their storage");
+  auto comp = make_companion(table, table.schema.indexes[i]);
   table.index_tables.insert(table.index_tables.begin() + static_cast<std::ptrdiff_t>(i), comp);
   table.index_runtime.reset();
   try {
-    IndexWriter w(db, table, &ctx, /*join=*/false);
-    // The companion has not joined the transaction: these entries are written straight
-    // to its committed state, like the committed rows they index.
-    for (const Row& row : committed) {
-      if (!w.member(i, row)) continue;
-      Row entry = index_entry(table.schema, ix, row);
-      // In a transaction uniqueness is judged on the transaction's view (below): a
-      // pending delete may remove a committed duplicate.
-      if (ix.unique && !in_txn && w.find_conflict(row, Row(entry.begin() + static_cast<std::ptrdiff_t>(ix.columns.size()), entry.end()), i))
-        throw Error(StatusCode::kConstraint, w.unique_message(i));
-      UpdateResult r = comp->table->update(RowOp::kInsert, entry, {}, ConflictAction::kReplace);
-      (void)r;
-    }
-    if (in_txn) {
-      // Bring the companion to the transaction's view of the table, inside the
-      // transaction, so a rollback returns it to the committed rows' entries.
-      db.join(*comp);
-      std::map<Row, Row, KeyLess> before{KeyLess{&table.schema}};
-      for (Row& row : committed) {
-        Row key = row;
-        before.emplace(std::move(key), std::move(row));
-      }
-      std::vector<Row> visible = scan_all(table, false);
-      for (const Row& row : visible) {
-        auto it = before.find(row);
-        if (it == before.end()) {
-          if (w.member(i, row))
-            comp->table->update(RowOp::kInsert, index_entry(table.schema, ix, row), {}, ConflictAction::kReplace);
-          continue;
-        }
-        if (!identical(it->second, row)) {
-          if (w.member(i, it->second))
-            comp->table->update(RowOp::kDelete, {}, index_entry(table.schema, ix, it->second), ConflictAction::kAbort);
-          if (w.member(i, row))
-            comp->table->update(RowOp::kInsert, index_entry(table.schema, ix, row), {}, ConflictAction::kReplace);
-        }
-        before.erase(it);
-      }
-      for (auto& [key, row] : before)
-        if (w.member(i, row))
-          comp->table->update(RowOp::kDelete, {}, index_entry(table.schema, ix, row), ConflictAction::kAbort);
-      if (ix.unique)
-        for (const Row& row : visible) {
-          Row self;
-          for (const KeyColumn& k : table.schema.primary_key) self.push_back(row[k.column]);
-          if (w.find_conflict(row, self, i)) throw Error(StatusCode::kConstraint, w.unique_message(i));
-        }
-    }
+    fill_index(db, table, i, committed, in_txn, ctx);
   } catch (...) {
     destroy_companion(db, table, *comp);
     table.index_tables.erase(table.index_tables.begin() + static_cast<std::ptrdiff_t>(i));
     table.index_runtime.reset();
     throw;
+  }
+}
+
+void rebuild_indexes(DatabaseImpl& db, TableEntry& table, ExecContext& ctx) {
+  for (auto& c : table.index_tables) destroy_companion(db, table, *c);
+  table.index_tables.clear();
+  table.index_runtime.reset();
+  if (table.schema.indexes.empty()) return;
+  bool in_txn = db.in_transaction();
+  std::vector<Row> committed = committed_rows(db, table, in_txn, "ALTER TABLE on a table with indexes");
+  try {
+    for (const IndexSchema& ix : table.schema.indexes) table.index_tables.push_back(make_companion(table, ix));
+    for (size_t i = 0; i < table.schema.indexes.size(); ++i) fill_index(db, table, i, committed, in_txn, ctx);
+  } catch (...) {
+    // Never leave the catalog naming indexes without storage: the table keeps none.
+    for (auto& c : table.index_tables) destroy_companion(db, table, *c);
+    table.index_tables.clear();
+    table.schema.indexes.clear();
+    table.index_runtime.reset();
+    throw;
+  }
+}
+
+void check_unique_rows(const TableSchema& ts, const std::vector<Row>& rows) {
+  for (const IndexSchema& ix : ts.indexes) {
+    if (!ix.unique || ix.where) continue;  // partial indexes are judged when rebuilt
+    std::vector<Row> keys;
+    for (const Row& row : rows) {
+      Row key;
+      bool has_null = false;
+      for (const IndexColumn& c : ix.columns) {
+        key.push_back(row[c.column]);
+        has_null = has_null || key.back().is_null();
+      }
+      if (!has_null) keys.push_back(std::move(key));
+    }
+    auto cmp = [&ix](const Row& a, const Row& b) {
+      for (size_t k = 0; k < ix.columns.size(); ++k)
+        if (int c = compare_values(a[k], b[k], ix.columns[k].collation.get())) return c;
+      return 0;
+    };
+    std::sort(keys.begin(), keys.end(), [&cmp](const Row& a, const Row& b) { return cmp(a, b) < 0; });
+    for (size_t r = 1; r < keys.size(); ++r)
+      if (cmp(keys[r - 1], keys[r]) == 0) {
+        std::string cols;
+        for (const IndexColumn& c : ix.columns) cols += (cols.empty() ? "" : ", ") + ts.columns[c.column].name;
+        throw Error(StatusCode::kConstraint, "UNIQUE constraint failed: " + ts.name + " (" + cols + ")");
+      }
   }
 }
 

@@ -85,6 +85,14 @@ class IndexWriter {
 // behind) when a unique index finds duplicates.
 void build_index(DatabaseImpl& db, TableEntry& table, size_t i, ExecContext& ctx);
 
+// Replaces every companion of `table` by new ones built for table.schema.indexes from
+// the table's rows (after an ALTER TABLE changed columns, types, collations or keys).
+void rebuild_indexes(DatabaseImpl& db, TableEntry& table, ExecContext& ctx);
+
+// Throws the UNIQUE violation of the first (non-partial) unique index of `ts` that
+// `rows` (rows of `ts`) violate.
+void check_unique_rows(const TableSchema& ts, const std::vector<Row>& rows);
+
 // Drops the companion of index `i` and removes the index from the table's schema.
 void drop_index_storage(DatabaseImpl& db, TableEntry& table, size_t i);
 
