@@ -1186,10 +1186,19 @@ void commit(AlterCtx& c, AlterPlan& p) {
   bool indexes = touches_indexes(p, entry.schema);
   // UNIQUE holds on the rows as they will be, before anything changes.
   if (indexes) {
-    std::vector<Row> rows = read_rows(entry);
+    std::vector<Row> before = read_rows(entry);
+    std::vector<Row> rows = before;
     if (p.to_new)
       for (Row& r : rows) r = p.to_new(r);
-    check_unique_rows(p.schema, rows);
+    // A partial index's membership is judged on the row as it is now, under the
+    // predicate of the index of the same name (a new partial index cannot appear here).
+    IndexWriter current(c.db, entry, &c.ctx, /*join=*/false);
+    auto member = [&](size_t i, size_t r) {
+      for (size_t k = 0; k < entry.schema.indexes.size(); ++k)
+        if (iequals(entry.schema.indexes[k].name, p.schema.indexes[i].name)) return current.member(k, before[r]);
+      return true;
+    };
+    check_unique_rows(p.schema, rows, member);
   }
   bool done = entry.table->alter_table(p.change, p.schema);
   if (!done && p.rewrites_rows)

@@ -139,7 +139,7 @@ void create_index(DatabaseImpl& db, const ast::CreateIndexStmt& s, const std::st
   for (const IndexSchema& ix : table.schema.indexes)
     if (iequals(ix.name, s.index.name)) {
       if (s.if_not_exists) return;
-      throw Error(StatusCode::kError, "Index '" + s.index.name + "' already exists on table " + table.schema.name, s.site);
+      throw Error(StatusCode::kError, "Index " + s.index.name + " already exists on table " + table.schema.name, s.site);
     }
   if (auto owner = find_index(db, schema, s.index.name, nullptr, /*user_only=*/true))
     throw Error(StatusCode::kError, "Index '" + s.index.name + "' already exists in schema '" + schema + "' on table '" +

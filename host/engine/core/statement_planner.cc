@@ -408,7 +408,6 @@ class InsertExec : public BufferedExec {
     auto covers = [&named](const std::set<int>& cols) {
       return std::includes(cols.begin(), cols.end(), named.begin(), named.end());
     };
-    if (!u.target_where && covers(pk)) return -1;
     for (size_t i = 0; i < ts.indexes.size(); ++i) {
       const IndexSchema& ix = ts.indexes[i];
       if (!ix.unique || ix.where || u.target_where) continue;
@@ -416,6 +415,8 @@ class InsertExec : public BufferedExec {
       for (const IndexColumn& c : ix.columns) cols.insert(c.column);
       if (covers(cols)) return static_cast<int>(i);
     }
+    // A table without a declared key is keyed on every column; that key is a fallback.
+    if (!u.target_where && covers(pk)) return -1;
     throw no_match();
   }
 
@@ -1191,7 +1192,10 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
     }
     case K::kAlterTable: {
       auto& s = static_cast<const ast::AlterTableStmt&>(stmt);
-      return std::make_unique<ActionExec>([&db, &s](ExecContext& ctx) { alter_table(db, s, ctx); }, false);
+      return std::make_unique<ActionExec>([&db, &s](ExecContext& ctx) {
+        db.check_ddl_allowed("ALTER TABLE");
+        alter_table(db, s, ctx);
+      }, false);
     }
     case K::kAnalyze: return std::make_unique<AnalyzeExec>(db, static_cast<const ast::AnalyzeStmt&>(stmt));
     case K::kBegin: return std::make_unique<ActionExec>([&db](ExecContext&) { db.begin_explicit(); }, true);

@@ -357,6 +357,12 @@ void register_introspection_functions(Registry& r) {
     for (auto& v : db.catalog().views())
       rows.push_back({Value::Text(v->schema_name), Value::Text("view"), Value::Text(v->name), Value::Text(v->name),
                       Value::Text(v->sql), v->tags_json.empty() ? Value() : Value::Text(v->tags_json)});
+    // Functions (scalar, aggregate, table-valued) are schema objects too; never tagged.
+    db.registry().for_each_function([&](const std::string& name, int argc, const char*, uint32_t) {
+      std::string sig = name + "(" + (argc < 0 ? "..." : std::to_string(argc)) + ")";
+      rows.push_back({Value::Text("main"), Value::Text("function"), Value::Text(name), Value::Text(name),
+                      Value::Text(sig), Value()});
+    });
     return rows;
   };
   r.add_table_function(std::move(schema_fn), "builtin");

@@ -378,11 +378,15 @@ void rebuild_indexes(DatabaseImpl& db, TableEntry& table, ExecContext& ctx) {
   }
 }
 
-void check_unique_rows(const TableSchema& ts, const std::vector<Row>& rows) {
-  for (const IndexSchema& ix : ts.indexes) {
-    if (!ix.unique || ix.where) continue;  // partial indexes are judged when rebuilt
+void check_unique_rows(const TableSchema& ts, const std::vector<Row>& rows,
+                       const std::function<bool(size_t, size_t)>& member) {
+  for (size_t i = 0; i < ts.indexes.size(); ++i) {
+    const IndexSchema& ix = ts.indexes[i];
+    if (!ix.unique) continue;
     std::vector<Row> keys;
-    for (const Row& row : rows) {
+    for (size_t r = 0; r < rows.size(); ++r) {
+      const Row& row = rows[r];
+      if (ix.where && !member(i, r)) continue;
       Row key;
       bool has_null = false;
       for (const IndexColumn& c : ix.columns) {

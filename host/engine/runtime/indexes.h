@@ -9,6 +9,7 @@
 // through the slots it already implements; see docs/design-writes.md §2.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -89,9 +90,10 @@ void build_index(DatabaseImpl& db, TableEntry& table, size_t i, ExecContext& ctx
 // the table's rows (after an ALTER TABLE changed columns, types, collations or keys).
 void rebuild_indexes(DatabaseImpl& db, TableEntry& table, ExecContext& ctx);
 
-// Throws the UNIQUE violation of the first (non-partial) unique index of `ts` that
-// `rows` (rows of `ts`) violate.
-void check_unique_rows(const TableSchema& ts, const std::vector<Row>& rows);
+// Throws the UNIQUE violation of the first unique index of `ts` that `rows` (rows of
+// `ts`) violate. `member(i, r)` says whether rows[r] belongs to partial index i.
+void check_unique_rows(const TableSchema& ts, const std::vector<Row>& rows,
+                       const std::function<bool(size_t, size_t)>& member);
 
 // Drops the companion of index `i` and removes the index from the table's schema.
 void drop_index_storage(DatabaseImpl& db, TableEntry& table, size_t i);

@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 
 #include "common/status.h"
+#include "functions/temporal.h"
 #include "planner/rel_node.h"
 #include "runtime/indexes.h"
 #include "schema/catalog.h"
@@ -1004,6 +1005,8 @@ class SortOp : public Operator {
     int c;
     if (x.type() == ValueType::kInteger && y.type() == ValueType::kInteger) {
       c = (x.as_int() > y.as_int()) - (x.as_int() < y.as_int());
+    } else if (sk.expr->type == QRS_LT_TIMESPAN && x.type() == ValueType::kText && y.type() == ValueType::kText) {
+      c = temporal::compare_timespan_texts(x.str(), y.str());  // durations by elapsed time
     } else {
       c = compare_values(x, y, sk.expr->collation);
     }
