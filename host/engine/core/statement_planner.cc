@@ -12,6 +12,7 @@
 #include "parser/parser.h"
 #include "planner/planner.h"
 #include "runtime/dml_writer.h"
+#include "runtime/foreign_keys.h"
 
 namespace quereus {
 
@@ -29,6 +30,7 @@ ConflictAction conflict_of(ast::ConflictClause c, ConflictAction def = ConflictA
 }
 
 [[noreturn]] void not_yet(const std::string& what, const SourceSite& site);
+bool contains_subquery(const ast::Expr& e);
 
 // A statement's own OR action; nullopt when it has none (constraint defaults apply).
 std::optional<ConflictAction> statement_action(ast::ConflictClause c) {
@@ -164,7 +166,7 @@ std::vector<BoundCheck> bind_checks(Planner& planner, const TableEntry& table) {
   scope.outer = &images;
   for (const CheckSchema& ck : table.schema.checks)
     out.push_back({ck.name, expr_to_string(*ck.expr), planner.bind_expr(*ck.expr, scope), ck.on_insert, ck.on_update,
-                   ck.on_delete, ck.on_conflict});
+                   ck.on_delete, ck.on_conflict, contains_subquery(*ck.expr)});
   return out;
 }
 
@@ -638,8 +640,6 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s) {
       throw Error(StatusCode::kError,
                   "CHECK constraint '" + ck.name + "' on table '" + ts.name + "' may not reference bind parameters.",
                   e.site);
-    if (contains_subquery(e))
-      throw Error(StatusCode::kUnsupported, "CHECK constraints containing subqueries are not supported yet", e.site);
     ck.expr = own_expr(e);
     if (!ops.empty()) {
       ck.on_insert = ck.on_update = ck.on_delete = false;
@@ -742,6 +742,13 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s) {
     auto it = db.db_options().module_options.find(ts.module_name);
     if (it != db.db_options().module_options.end()) ts.module_options = it->second;
   }
+  // A FOREIGN KEY whose parent is known now (or is this table) must not pair columns
+  // declaring different collations; a parent declared later is checked at first use.
+  for (const ForeignKeySchema& fk : ts.foreign_keys) {
+    bool self = fk.referenced_schema == schema && iequals(fk.referenced_table, ts.name);
+    auto parent = self ? nullptr : db.catalog().find(fk.referenced_schema, fk.referenced_table);
+    if (self || parent) validate_fk_collations(ts, fk, self ? ts : parent->schema);
+  }
   auto entry = std::make_shared<TableEntry>();
   entry->table = module->create(ts);
   entry->module = module;
@@ -758,6 +765,8 @@ void drop_table(DatabaseImpl& db, const ast::DropStmt& s) {
     if (s.if_exists) return;
     throw Error(StatusCode::kError, "Table '" + s.name.name + "' not found in schema '" + schema + "'");
   }
+  db.assertions().guard_drop("table", entry->schema.schema_name, entry->schema.name);
+  guard_parent_drop(db, entry);
   db.forget(*entry);
   std::string sname = entry->schema.schema_name, tname = entry->schema.name;
   entry->connection.reset();
@@ -838,6 +847,7 @@ void drop_view(DatabaseImpl& db, const ast::DropStmt& s) {
     if (s.if_exists) return;
     throw Error(StatusCode::kError, "View '" + schema + "." + s.name.name + "' does not exist");
   }
+  db.assertions().guard_drop("view", view->schema_name, view->name);
   db.catalog().remove_view(view->schema_name, view->name);
   db.bump_schema_version();
 }
@@ -984,12 +994,18 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
       auto& s = static_cast<const ast::DropStmt&>(stmt);
       if (s.object == ast::ObjectKind::kView)
         return std::make_unique<ActionExec>([&db, &s](ExecContext&) { drop_view(db, s); }, false);
+      if (s.object == ast::ObjectKind::kAssertion)
+        return std::make_unique<ActionExec>([&db, &s](ExecContext&) { db.assertions().drop(db, s); }, false);
       if (s.object != ast::ObjectKind::kTable) break;
       return std::make_unique<ActionExec>([&db, &s](ExecContext&) { drop_table(db, s); }, false);
     }
     case K::kCreateView: {
       auto& s = static_cast<const ast::CreateViewStmt&>(stmt);
       return std::make_unique<ActionExec>([&db, &s](ExecContext& ctx) { create_view(db, s, ctx); }, false);
+    }
+    case K::kCreateAssertion: {
+      auto& s = static_cast<const ast::CreateAssertionStmt&>(stmt);
+      return std::make_unique<ActionExec>([&db, &s](ExecContext&) { db.assertions().create(db, s); }, false);
     }
     case K::kAnalyze: return std::make_unique<AnalyzeExec>(db, static_cast<const ast::AnalyzeStmt&>(stmt));
     case K::kBegin: return std::make_unique<ActionExec>([&db](ExecContext&) { db.begin_explicit(); }, true);
@@ -1017,6 +1033,16 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
     not_yet(kDrops[static_cast<int>(static_cast<const ast::DropStmt&>(stmt).object)], stmt.site);
   }
   not_yet(statement_name(stmt.kind), stmt.site);
+}
+
+TableWriteBindings bind_table_writes(DatabaseImpl& db, const TableEntry& table) {
+  Planner planner(db);
+  TableWriteBindings out;
+  out.checks = bind_checks(planner, table);
+  Scope empty;
+  for (auto& col : table.schema.columns)
+    out.defaults.push_back(col.default_expr ? planner.bind_expr(*col.default_expr, empty) : nullptr);
+  return out;
 }
 
 }  // namespace quereus

@@ -178,6 +178,18 @@ bool DmlWriter::check_row(RowOp op, const Row* new_row, const Row* old_row, std:
         if (old_row) images[n + i] = (*old_row)[i];
       }
     }
+    if (c.deferred) {
+      // Evaluated at COMMIT over the images captured now, reading the state then.
+      db_.deferred().at_commit([expr = c.expr, name = c.name, text = c.text, images,
+                                row = new_row ? *new_row : *old_row](ExecContext& ctx) {
+        EvalEnv outer{&images, nullptr, &ctx};
+        EvalEnv env{&row, &outer, &ctx};
+        bool is_null = false;
+        if (expr->eval(env).truthy(&is_null) || is_null) return;
+        throw Error(StatusCode::kConstraint, "CHECK constraint failed: " + name + " (" + text + ")");
+      });
+      continue;
+    }
     EvalEnv outer{&images, nullptr, ctx_};
     EvalEnv env{new_row ? new_row : old_row, &outer, ctx_};
     bool is_null = false;
@@ -228,6 +240,7 @@ std::optional<Row> DmlWriter::write_insert(Row& row, std::optional<ConflictActio
                                            std::optional<Row>* existing) {
   if (!prepare_row(row, action)) return std::nullopt;
   if (!check_row(RowOp::kInsert, &row, nullptr, action)) return std::nullopt;
+  if (!check_foreign_keys(row, nullptr, action)) return std::nullopt;
   ConflictAction pk = existing ? ConflictAction::kAbort : resolve(action, table_->schema.pk_conflict);
   UpdateResult r = table_->table->update(RowOp::kInsert, row, {}, pk);
   if (existing && r.outcome == UpdateResult::Outcome::kConstraint && r.constraint_kind == QRS_CONSTRAINT_UNIQUE &&
@@ -235,7 +248,10 @@ std::optional<Row> DmlWriter::write_insert(Row& row, std::optional<ConflictActio
     *existing = std::move(r.existing_row);
     return std::nullopt;
   }
+  std::optional<Row> replaced = std::move(r.replaced_row);
   auto out = handle(r, pk);
+  // REPLACE displaced a row: its references see a delete.
+  if (out && replaced) apply_parent_actions(*replaced, nullptr, true);
   if (out && out->empty()) return row;
   return out;
 }
@@ -253,11 +269,17 @@ std::optional<Row> DmlWriter::insert_or_conflict(Row& row, std::optional<Conflic
 std::optional<Row> DmlWriter::update(const Row& old_row, Row new_row, std::optional<ConflictAction> action) {
   if (!prepare_row(new_row, action)) return std::nullopt;
   if (!check_row(RowOp::kUpdate, &new_row, &old_row, action)) return std::nullopt;
+  if (!check_foreign_keys(new_row, &old_row, action)) return std::nullopt;
   Row key = key_of(old_row);
   ConflictAction pk = resolve(action, table_->schema.pk_conflict);
   UpdateResult r = table_->table->update(RowOp::kUpdate, new_row, key, pk);
+  std::optional<Row> replaced = std::move(r.replaced_row);
   auto out = handle(r, pk);
-  if (out && out->empty()) return new_row;
+  if (out && out->empty()) out = std::move(new_row);
+  if (out) {
+    if (replaced) apply_parent_actions(*replaced, nullptr, true);
+    apply_parent_actions(old_row, &*out, false);
+  }
   return out;
 }
 
@@ -266,8 +288,9 @@ std::optional<Row> DmlWriter::remove(const Row& old_row) {
   Row key = key_of(old_row);
   UpdateResult r = table_->table->update(RowOp::kDelete, {}, key, ConflictAction::kAbort);
   auto out = handle(r, ConflictAction::kAbort);
-  if (out) return old_row;
-  return out;
+  if (!out) return out;
+  apply_parent_actions(old_row, nullptr, false);
+  return old_row;
 }
 
 }  // namespace quereus

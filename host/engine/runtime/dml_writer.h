@@ -24,7 +24,22 @@ struct BoundCheck {
   bool on_update = true;
   bool on_delete = false;
   std::optional<qrs_conflict> on_conflict;  // the declared ON CONFLICT action
+  // Contains a subquery: evaluated at COMMIT (at the end of an autocommit statement)
+  // over the row images captured when the row was written.
+  bool deferred = false;
 };
+
+// The per-table bindings a write needs, for writers the engine opens itself (foreign
+// key actions). Implemented by core/statement_planner.cc, which binds them for the
+// statements' own writers the same way.
+struct TableWriteBindings {
+  std::vector<BoundCheck> checks;
+  std::vector<std::shared_ptr<const ScalarExpr>> defaults;  // null where none
+};
+TableWriteBindings bind_table_writes(DatabaseImpl& db, const TableEntry& table);
+
+struct FkLink;
+struct FkWriteState;
 
 class DmlWriter {
  public:
@@ -33,6 +48,7 @@ class DmlWriter {
   // outlive the writer.
   DmlWriter(DatabaseImpl& db, std::shared_ptr<TableEntry> table, const std::vector<BoundCheck>& checks,
             ExecContext& ctx);
+  ~DmlWriter();
 
   // Each returns the stored row (the deleted row for remove), or nullopt when nothing
   // changed (IGNORE, or a key that does not exist). Throws Error on a violation.
@@ -69,8 +85,20 @@ class DmlWriter {
   // Throws the CONSTRAINT error `message`, recording a FAIL / ROLLBACK action first.
   [[noreturn]] void fail(ConflictAction action, const std::string& message);
 
+  // FOREIGN KEY enforcement (runtime/dml_writer_fk.cc). The child side runs before the
+  // module write: false when the row is to be skipped (IGNORE). The parent side runs
+  // after it, for a removed row or a changed referenced key (`new_row` null: removed;
+  // `evicted`: displaced by REPLACE rather than named by the statement).
+  bool check_foreign_keys(const Row& new_row, const Row* old_row, std::optional<ConflictAction> action);
+  void apply_parent_actions(const Row& old_row, const Row* new_row, bool evicted);
+  FkWriteState& fk_state();
+  // The writer cascaded writes into `table` go through (this one for the same table).
+  DmlWriter& child_writer(const std::shared_ptr<TableEntry>& table);
+
   DatabaseImpl& db_;
   std::shared_ptr<TableEntry> table_;
+  std::shared_ptr<FkWriteState> fk_;  // built at the first foreign-key use
+  int depth_ = 0;  // cascade nesting (0: the statement's own writer)
   const std::vector<BoundCheck>* checks_ = nullptr;
   ExecContext* ctx_ = nullptr;
   const std::vector<std::shared_ptr<const ScalarExpr>>* defaults_ = nullptr;
