@@ -9,6 +9,7 @@
 #include "functions/json_value.h"
 #include "optimizer/optimizer.h"
 #include "parser/ast_printer.h"
+#include "parser/ast_walk.h"
 #include "parser/parser.h"
 #include "planner/planner.h"
 #include "runtime/dml_writer.h"
@@ -636,7 +637,7 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s) {
       for (int n = 2; check_names.count(to_lower(ck.name)); ++n) ck.name = minted + "_" + std::to_string(n);
       check_names.insert(to_lower(ck.name));
     }
-    if (any_node(e, [](const ast::Expr& x) { return x.kind == ast::ExprKind::kParameter; }))
+    if (ast::any_expr_deep(e, [](const ast::Expr& x) { return x.kind == ast::ExprKind::kParameter; }))
       throw Error(StatusCode::kError,
                   "CHECK constraint '" + ck.name + "' on table '" + ts.name + "' may not reference bind parameters.",
                   e.site);
