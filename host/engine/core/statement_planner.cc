@@ -6,6 +6,7 @@
 #include "common/status.h"
 #include "core/database_impl.h"
 #include "core/executable.h"
+#include "core/index_ddl.h"
 #include "functions/json_value.h"
 #include "optimizer/optimizer.h"
 #include "parser/ast_printer.h"
@@ -286,12 +287,14 @@ class InsertExec : public BufferedExec {
         return;
       }
       std::optional<Row> existing;
-      auto stored = writer.insert_or_conflict(row, action_, existing);
+      int conflict = -1;
+      auto stored = writer.insert_or_conflict(row, action_, existing, conflict);
       if (!existing) {
         if (stored) returning_.emit(*stored, nullptr, ctx, rows_);
         return;
       }
-      if (auto updated = resolve_upsert(writer, *existing, row, ctx)) returning_.emit(*updated, nullptr, ctx, rows_);
+      if (auto updated = resolve_upsert(writer, *existing, row, conflict, ctx))
+        returning_.emit(*updated, nullptr, ctx, rows_);
     };
     if (!source_) {
       write(Row{});
@@ -310,6 +313,8 @@ class InsertExec : public BufferedExec {
   // ON CONFLICT … DO NOTHING | DO UPDATE, bound over the stored (conflicting) row, with
   // the proposed row one scope out as `excluded.c` / `new.c`.
   struct Upsert {
+    static constexpr int kAnyConflict = -2;
+    int target = kAnyConflict;  // -1: the primary key; i >= 0: schema.indexes[i]
     bool do_nothing = true;
     std::vector<std::pair<int, ScalarPtr>> set;
     ScalarPtr where;
@@ -327,22 +332,9 @@ class InsertExec : public BufferedExec {
     Scope inner = scope;
     inner.outer = &proposed;
     for (const ast::UpsertClause& u : s.upserts) {
-      if (u.target_where) not_yet("ON CONFLICT (…) WHERE", u.site);
-      if (!u.target.empty()) {
-        // Only the primary key enforces uniqueness yet: the target must name exactly it.
-        std::set<int> named;
-        for (const ast::IndexedColumn& ic : u.target) {
-          int idx = ts.find_column(ic.name);
-          if (idx < 0) throw Error(StatusCode::kError, "Column not found: " + ic.name + " in table " + ts.name, u.site);
-          named.insert(idx);
-        }
-        std::set<int> pk;
-        for (const KeyColumn& k : ts.primary_key) pk.insert(k.column);
-        if (named != pk || named.size() != u.target.size())
-          throw Error(StatusCode::kError, "ON CONFLICT clause does not match any PRIMARY KEY or UNIQUE constraint",
-                      u.site);
-      }
+      if (u.target.empty() && u.target_where) not_yet("ON CONFLICT WHERE without a conflict target", u.site);
       Upsert b;
+      if (!u.target.empty()) b.target = conflict_target(ts, u);
       b.do_nothing = u.do_nothing;
       std::set<int> seen;
       for (const ast::Assignment& a : u.set) {
@@ -358,10 +350,45 @@ class InsertExec : public BufferedExec {
     }
   }
 
-  // The first clause handles a key conflict (every clause targets the primary key).
-  // Returns the row written, or nullopt when nothing was.
-  std::optional<Row> resolve_upsert(DmlWriter& writer, const Row& existing, const Row& proposed, ExecContext& ctx) {
-    const Upsert& u = upserts_.front();
+  // The constraint an ON CONFLICT target names: the primary key (-1) or the unique index
+  // whose columns are exactly the target's (a partial index needs the target's WHERE).
+  static int conflict_target(const TableSchema& ts, const ast::UpsertClause& u) {
+    std::set<int> named;
+    for (const ast::IndexedColumn& ic : u.target) {
+      int idx = ts.find_column(ic.name);
+      if (idx < 0) throw Error(StatusCode::kError, "Column not found: " + ic.name + " in table " + ts.name, u.site);
+      named.insert(idx);
+    }
+    auto no_match = [&u]() {
+      return Error(StatusCode::kError, "ON CONFLICT clause does not match any PRIMARY KEY or UNIQUE constraint", u.site);
+    };
+    if (named.size() != u.target.size()) throw no_match();
+    std::set<int> pk;
+    for (const KeyColumn& k : ts.primary_key) pk.insert(k.column);
+    if (named == pk && !u.target_where) return -1;
+    for (size_t i = 0; i < ts.indexes.size(); ++i) {
+      const IndexSchema& ix = ts.indexes[i];
+      if (!ix.unique || static_cast<bool>(ix.where) != static_cast<bool>(u.target_where)) continue;
+      std::set<int> cols;
+      for (const IndexColumn& c : ix.columns) cols.insert(c.column);
+      if (cols == named) return static_cast<int>(i);
+    }
+    throw no_match();
+  }
+
+  // The first clause whose target is the violated constraint (or that has no target)
+  // handles the conflict; with none, the conflict fails the statement. Returns the row
+  // written, or nullopt when nothing was.
+  std::optional<Row> resolve_upsert(DmlWriter& writer, const Row& existing, const Row& proposed, int conflict,
+                                    ExecContext& ctx) {
+    const Upsert* clause = nullptr;
+    for (const Upsert& u : upserts_)
+      if (u.target == Upsert::kAnyConflict || u.target == conflict) {
+        clause = &u;
+        break;
+      }
+    if (!clause) throw Error(StatusCode::kConstraint, writer.conflict_message(conflict));
+    const Upsert& u = *clause;
     if (u.do_nothing) return std::nullopt;
     EvalEnv outer{&proposed, nullptr, &ctx};
     EvalEnv env{&existing, &outer, &ctx};
@@ -600,7 +627,7 @@ ForeignKeySchema foreign_key_of(const Clause& c, std::vector<int> columns, const
   return fk;
 }
 
-void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s) {
+void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& ctx) {
   std::string schema = s.table.schema.empty() ? (s.temporary ? "temp" : "main") : to_lower(s.table.schema);
   if (!db.catalog().has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + schema);
   if (db.catalog().find(schema, s.table.name)) {
@@ -724,6 +751,7 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s) {
   for (auto& k : pk) ts.columns[k.column].primary_key = true;
   ts.primary_key = pk;
   ts.primary_key_declared = pk_seen;
+  add_unique_constraints(db, s, ts);
   // Module options: USING m(k = v) or the configuration's defaults for the module.
   if (!s.module_args.empty()) {
     for (size_t i = 0; i < s.module_args.size(); ++i) {
@@ -754,6 +782,14 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s) {
   entry->table = module->create(ts);
   entry->module = module;
   entry->schema = std::move(ts);
+  try {
+    create_index_storage(db, *entry, ctx);
+  } catch (...) {
+    drop_table_indexes(db, *entry);
+    entry->table.reset();
+    module->destroy(entry->schema.schema_name, entry->schema.name);
+    throw;
+  }
   db.catalog().add(entry);
   db.bump_schema_version();
 }
@@ -768,6 +804,7 @@ void drop_table(DatabaseImpl& db, const ast::DropStmt& s) {
   }
   db.assertions().guard_drop("table", entry->schema.schema_name, entry->schema.name);
   guard_parent_drop(db, entry);
+  drop_table_indexes(db, *entry);
   db.forget(*entry);
   std::string sname = entry->schema.schema_name, tname = entry->schema.name;
   entry->connection.reset();
@@ -989,7 +1026,7 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
     case K::kDelete: return std::make_unique<DeleteExec>(db, static_cast<const ast::DeleteStmt&>(stmt));
     case K::kCreateTable: {
       auto& s = static_cast<const ast::CreateTableStmt&>(stmt);
-      return std::make_unique<ActionExec>([&db, &s](ExecContext&) { create_table(db, s); }, false);
+      return std::make_unique<ActionExec>([&db, &s](ExecContext& ctx) { create_table(db, s, ctx); }, false);
     }
     case K::kDrop: {
       auto& s = static_cast<const ast::DropStmt&>(stmt);
@@ -997,8 +1034,17 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
         return std::make_unique<ActionExec>([&db, &s](ExecContext&) { drop_view(db, s); }, false);
       if (s.object == ast::ObjectKind::kAssertion)
         return std::make_unique<ActionExec>([&db, &s](ExecContext&) { db.assertions().drop(db, s); }, false);
+      if (s.object == ast::ObjectKind::kIndex)
+        return std::make_unique<ActionExec>([&db, &s](ExecContext&) { drop_index(db, s); }, false);
       if (s.object != ast::ObjectKind::kTable) break;
       return std::make_unique<ActionExec>([&db, &s](ExecContext&) { drop_table(db, s); }, false);
+    }
+    case K::kCreateIndex: {
+      auto& s = static_cast<const ast::CreateIndexStmt&>(stmt);
+      return std::make_unique<ActionExec>([&db, &s](ExecContext& ctx) {
+        Planner planner(db);
+        create_index(db, s, tags_to_json(planner, s.tags, ctx), ctx);
+      }, false);
     }
     case K::kCreateView: {
       auto& s = static_cast<const ast::CreateViewStmt&>(stmt);

@@ -43,9 +43,44 @@ std::string create_sql(const TableSchema& ts) {
     }
     s += ")";
   }
+  for (const IndexSchema& ix : ts.indexes) {
+    if (!ix.constraint) continue;
+    s += ", ";
+    if (ix.constraint_named) s += "constraint " + quote_identifier(ix.name) + " ";
+    s += "unique (";
+    for (size_t i = 0; i < ix.columns.size(); ++i) {
+      if (i) s += ", ";
+      s += quote_identifier(ts.columns[ix.columns[i].column].name);
+    }
+    s += ")";
+  }
   s += ") using " + ts.module_name;
   return s;
 }
+
+std::string dq(const std::string& name) {
+  std::string out = "\"";
+  for (char c : name) {
+    out += c;
+    if (c == '"') out += '"';
+  }
+  return out + "\"";
+}
+
+// Canonical CREATE INDEX text (schema().sql of an index row).
+std::string index_sql(const TableSchema& ts, const IndexSchema& ix) {
+  std::string s = std::string("CREATE ") + (ix.unique ? "UNIQUE " : "") + "INDEX " + dq(ix.name) + " ON " + dq(ts.name) + " (";
+  for (size_t i = 0; i < ix.columns.size(); ++i) {
+    if (i) s += ", ";
+    s += dq(ts.columns[ix.columns[i].column].name) + " COLLATE " + ix.columns[i].collation->name();
+    if (ix.columns[i].desc) s += " DESC";
+  }
+  s += ")";
+  if (ix.where) s += " WHERE " + expr_to_string(*ix.where);
+  return s;
+}
+
+Value tags_value(const std::string& json) { return json.empty() ? Value() : Value::Text(json); }
 
 // The scalar expressions a plan node evaluates (pushed-down seek values included): the
 // roots of the scalar rows of query_plan().
@@ -314,6 +349,11 @@ void register_introspection_functions(Registry& r) {
       const TableSchema& ts = t->schema;
       rows.push_back({Value::Text(ts.schema_name), Value::Text("table"), Value::Text(ts.name), Value::Text(ts.name),
                       Value::Text(create_sql(ts)), Value()});
+      // A UNIQUE constraint's index is part of the constraint, not a schema object.
+      for (const IndexSchema& ix : ts.indexes)
+        if (!ix.constraint)
+          rows.push_back({Value::Text(ts.schema_name), Value::Text("index"), Value::Text(ix.name), Value::Text(ts.name),
+                          Value::Text(index_sql(ts, ix)), tags_value(ix.tags_json)});
     }
     for (auto& v : db.catalog().views())
       rows.push_back({Value::Text(v->schema_name), Value::Text("view"), Value::Text(v->name), Value::Text(v->name),
@@ -488,8 +528,21 @@ void register_introspection_functions(Registry& r) {
                         {"partial", QRS_LT_INTEGER, false}, {"tags", QRS_LT_TEXT, true}},
                        [](DatabaseImpl& db, std::span<const Value> args) {
     auto [schema, name] = split_qualified(args[0].to_text());
-    (void)db.require_table(schema, name);
-    return std::vector<Row>{};
+    const TableSchema& ts = db.require_table(schema, name)->schema;
+    // UNIQUE constraints, then unique CREATE INDEXes (each acts as one).
+    std::vector<Row> rows;
+    int64_t id = 0;
+    for (bool constraints : {true, false})
+      for (const IndexSchema& ix : ts.indexes) {
+        if (!ix.unique || ix.constraint != constraints) continue;
+        Value cname = ix.constraint && !ix.constraint_named ? Value() : Value::Text(ix.name);
+        for (size_t k = 0; k < ix.columns.size(); ++k)
+          rows.push_back({Value::Integer(id), cname, Value::Integer(static_cast<int64_t>(k)),
+                          Value::Text(ts.columns[ix.columns[k].column].name), Value::Integer(ix.where ? 1 : 0),
+                          tags_value(ix.tags_json)});
+        ++id;
+      }
+    return rows;
   });
 
   add_catalog_function(r, "index_info", 1, 1,
@@ -499,8 +552,17 @@ void register_introspection_functions(Registry& r) {
                         {"partial", QRS_LT_INTEGER, false},  {"tags", QRS_LT_TEXT, true}},
                        [](DatabaseImpl& db, std::span<const Value> args) {
     auto [schema, name] = split_qualified(args[0].to_text());
-    (void)db.require_table(schema, name);
-    return std::vector<Row>{};
+    const TableSchema& ts = db.require_table(schema, name)->schema;
+    std::vector<Row> rows;
+    for (const IndexSchema& ix : ts.indexes) {
+      if (ix.constraint) continue;
+      for (size_t k = 0; k < ix.columns.size(); ++k)
+        rows.push_back({Value::Text(ix.name), Value::Integer(static_cast<int64_t>(k)),
+                        Value::Text(ts.columns[ix.columns[k].column].name), Value::Integer(ix.columns[k].desc ? 1 : 0),
+                        Value::Text(ix.columns[k].collation->name()), Value::Integer(ix.unique ? 1 : 0),
+                        Value::Integer(ix.where ? 1 : 0), tags_value(ix.tags_json)});
+    }
+    return rows;
   });
 
   add_catalog_function(r, "view_info", 0, 1,

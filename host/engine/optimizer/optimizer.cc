@@ -1,6 +1,8 @@
 // Optimizer: rule passes over the bound plan (see optimizer.h).
 #include "optimizer/optimizer.h"
 
+#include <cmath>
+
 #include "common/status.h"
 #include "optimizer/decorrelate.h"
 #include "runtime/exec_context.h"
@@ -226,9 +228,94 @@ PlanRequest access_request(const TableScanNode& scan) {
   return req;
 }
 
+namespace {
+
+// Estimated cost of sorting `rows` rows (what a plan without the requested order adds).
+double sort_cost(double rows) { return rows > 1 ? rows * std::log2(rows + 1) * 0.5 : 0; }
+
+// The cheapest plan through one of the table's secondary indexes, when it beats `base`
+// (the module's plan for the table itself). Filters on index columns whose collation
+// is the index column's are offered to the index's companion table; each entry then
+// costs a primary-key lookup.
+void consider_indexes(TableScanNode& scan) {
+  TableEntry& t = *scan.table;
+  if (t.schema.indexes.empty() || scan.read_committed || (scan.filters.empty() && scan.ordering.empty())) return;
+  double lookup = -1;
+  double base_cost = scan.plan.cost;
+  double est = scan.plan.rows > 0 ? scan.plan.rows : 1000;
+  if (!scan.ordering.empty() && !scan.plan.provides_ordering) base_cost += sort_cost(est);
+  for (size_t i = 0; i < t.schema.indexes.size(); ++i) {
+    const IndexSchema& ix = t.schema.indexes[i];
+    if (ix.where) continue;  // a partial index holds only some rows
+    auto position = [&](int column) {
+      for (size_t k = 0; k < ix.columns.size(); ++k)
+        if (ix.columns[k].column == column && ix.columns[k].collation == t.schema.columns[column].collation)
+          return static_cast<int>(k);
+      return -1;
+    };
+    PlanRequest req;
+    std::vector<int> sent;
+    const PlanRequest base_req = access_request(scan);
+    for (size_t f = 0; f < base_req.filters.size(); ++f) {
+      int k = position(base_req.filters[f].column);
+      if (k < 0) continue;
+      FilterSpec spec = base_req.filters[f];
+      spec.column = k;
+      req.filters.push_back(std::move(spec));
+      sent.push_back(static_cast<int>(f));
+    }
+    bool ordered = !scan.ordering.empty();
+    for (const OrderSpec& o : scan.ordering) {
+      int k = position(o.column);
+      if (k < 0) {
+        ordered = false;
+        break;
+      }
+      req.ordering.push_back({k, o.desc});
+    }
+    if (!ordered) req.ordering.clear();
+    if (req.filters.empty() && req.ordering.empty()) continue;
+    req.estimated_rows = base_req.estimated_rows;
+    PlanResult p = t.index_tables[i]->table->best_access_plan(req);
+    if (p.handled.size() != req.filters.size()) p.handled.resize(req.filters.size(), false);
+    bool any_handled = false;
+    for (bool h : p.handled) any_handled = any_handled || h;
+    if (!any_handled && !p.provides_ordering) continue;
+    if (lookup < 0) {
+      PlanRequest point;
+      for (const KeyColumn& k : t.schema.primary_key) {
+        FilterSpec f;
+        f.column = k.column;
+        point.filters.push_back(f);
+      }
+      lookup = t.table->best_access_plan(point).cost + 1.0;
+    }
+    double cost = p.cost + p.rows * lookup;
+    if (!scan.ordering.empty() && !p.provides_ordering) cost += sort_cost(p.rows);
+    if (cost >= base_cost) continue;
+    base_cost = cost;
+    PlanResult chosen;
+    chosen.handled.assign(scan.filters.size(), false);
+    for (size_t j = 0; j < sent.size(); ++j) chosen.handled[sent[j]] = p.handled[j];
+    chosen.cost = cost;
+    chosen.rows = p.rows;
+    chosen.provides_ordering = !scan.ordering.empty() && p.provides_ordering;
+    chosen.explain = "index " + ix.name + (p.explain.empty() ? "" : ": " + p.explain);
+    scan.index = static_cast<int>(i);
+    scan.index_filters = std::move(sent);
+    scan.index_plan = std::move(p);
+    scan.plan = std::move(chosen);
+  }
+}
+
+}  // namespace
+
 void Optimizer::plan_access(TableScanNode& scan) {
+  scan.index = -1;
+  scan.index_filters.clear();
   scan.plan = scan.table->table->best_access_plan(access_request(scan));
   if (scan.plan.handled.size() != scan.filters.size()) scan.plan.handled.resize(scan.filters.size(), false);
+  consider_indexes(scan);
   scan.planned = true;
 }
 
@@ -308,11 +395,13 @@ RelPtr Optimizer::rewrite(RelPtr node) {
       }
       auto saved = scan.plan;
       auto saved_order = scan.ordering;
+      auto saved_index = std::make_tuple(scan.index, scan.index_filters, scan.index_plan);
       scan.ordering = wanted;
       plan_access(scan);
       if (scan.plan.provides_ordering) return s.input;
       scan.ordering = saved_order;
       scan.plan = saved;
+      std::tie(scan.index, scan.index_filters, scan.index_plan) = saved_index;
       return node;
     }
     default: break;

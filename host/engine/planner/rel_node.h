@@ -75,8 +75,14 @@ struct TableScanNode : RelNode {
   std::shared_ptr<TableEntry> table;
   std::vector<PushedFilter> filters;  // offered to the module
   std::vector<OrderSpec> ordering;    // requested
-  PlanResult plan;                    // the module's answer
+  PlanResult plan;                    // the module's answer (for the whole scan)
   bool planned = false;
+  // Read through a secondary index: schema.indexes[index]'s companion table is scanned
+  // with the filters `index_filters` names (mapped onto the index columns) under
+  // `index_plan`, and each entry's row is fetched by primary key. -1: the table itself.
+  int index = -1;
+  std::vector<int> index_filters;
+  PlanResult index_plan;
   bool read_committed = false;        // committed.<table>: the last committed state
 };
 

@@ -5,19 +5,23 @@
 
 #include "functions/json_value.h"
 #include "planner/scalar_expr.h"
+#include "runtime/indexes.h"
 
 namespace quereus {
 
 DmlWriter::DmlWriter(DatabaseImpl& db, std::shared_ptr<TableEntry> table) : db_(db), table_(std::move(table)) {
   db_.join(*table_);
+  if (!table_->schema.indexes.empty()) indexes_ = std::make_unique<IndexWriter>(db_, *table_, nullptr);
 }
 
 DmlWriter::DmlWriter(DatabaseImpl& db, std::shared_ptr<TableEntry> table, const std::vector<BoundCheck>& checks,
                      ExecContext& ctx)
-    : DmlWriter(db, std::move(table)) {
-  checks_ = &checks;
-  ctx_ = &ctx;
+    : db_(db), table_(std::move(table)), checks_(&checks), ctx_(&ctx) {
+  db_.join(*table_);
+  if (!table_->schema.indexes.empty()) indexes_ = std::make_unique<IndexWriter>(db_, *table_, ctx_);
 }
+
+DmlWriter::~DmlWriter() = default;
 
 Value DmlWriter::coerce(const Value& v, const ColumnSchema& col, const TableSchema& table) {
   if (v.is_null()) return v;
@@ -236,47 +240,109 @@ std::optional<Row> DmlWriter::handle(UpdateResult& r, ConflictAction action) {
   return std::nullopt;
 }
 
+bool DmlWriter::resolve_unique(const Row& row, const Row& self, std::optional<ConflictAction> action,
+                               std::optional<Row>* existing, int* conflict) {
+  if (!indexes_) return true;
+  size_t start = 0;
+  while (auto c = indexes_->find_conflict(row, self, start)) {
+    const IndexSchema& ix = table_->schema.indexes[c->index];
+    std::optional<Row> holder = fetch_by_key(*table_, c->key);
+    if (!holder) throw Error(StatusCode::kInternal, "index '" + ix.name + "' names a row that does not exist");
+    if (existing) {
+      *existing = std::move(holder);
+      *conflict = static_cast<int>(c->index);
+      return false;
+    }
+    ConflictAction a = resolve(action, ix.on_conflict);
+    if (a == ConflictAction::kIgnore) return false;
+    if (a != ConflictAction::kReplace) fail(a, indexes_->unique_message(c->index));
+    remove(*holder);
+    start = c->index;  // the same index may hold no other row with this key: go on from it
+  }
+  return true;
+}
+
+void DmlWriter::evict_key_holder(const Row& row, const Row* self) {
+  Row key = key_of(row);
+  if (self) {
+    Row old_key = key_of(*self);
+    bool same = true;
+    for (size_t i = 0; i < key.size() && same; ++i) same = key[i] == old_key[i];
+    if (same) return;
+  }
+  if (auto holder = fetch_by_key(*table_, key)) remove(*holder);
+}
+
 std::optional<Row> DmlWriter::write_insert(Row& row, std::optional<ConflictAction> action,
-                                           std::optional<Row>* existing) {
+                                           std::optional<Row>* existing, int* conflict) {
   if (!prepare_row(row, action)) return std::nullopt;
   if (!check_row(RowOp::kInsert, &row, nullptr, action)) return std::nullopt;
   if (!check_foreign_keys(row, nullptr, action)) return std::nullopt;
   ConflictAction pk = existing ? ConflictAction::kAbort : resolve(action, table_->schema.pk_conflict);
+  if (indexes_) {
+    if (!resolve_unique(row, key_of(row), action, existing, conflict)) return std::nullopt;
+    // A REPLACE eviction goes through remove(), which keeps the evicted row's entries
+    // (and, later, its dependents) in step.
+    if (pk == ConflictAction::kReplace) evict_key_holder(row, nullptr);
+  }
   UpdateResult r = table_->table->update(RowOp::kInsert, row, {}, pk);
   if (existing && r.outcome == UpdateResult::Outcome::kConstraint && r.constraint_kind == QRS_CONSTRAINT_UNIQUE &&
       r.existing_row) {
     *existing = std::move(r.existing_row);
+    *conflict = -1;
     return std::nullopt;
   }
   std::optional<Row> replaced = std::move(r.replaced_row);
   auto out = handle(r, pk);
+  if (out && out->empty()) out = row;
+  if (out && indexes_) {
+    if (replaced) indexes_->remove(*replaced);
+    indexes_->add(*out);
+  }
   // REPLACE displaced a row: its references see a delete.
   if (out && replaced) apply_parent_actions(*replaced, nullptr, true);
-  if (out && out->empty()) return row;
   return out;
 }
 
 std::optional<Row> DmlWriter::insert(Row row, std::optional<ConflictAction> action) {
-  return write_insert(row, action, nullptr);
+  return write_insert(row, action, nullptr, nullptr);
 }
 
 std::optional<Row> DmlWriter::insert_or_conflict(Row& row, std::optional<ConflictAction> action,
-                                                 std::optional<Row>& existing) {
+                                                 std::optional<Row>& existing, int& conflict) {
   existing.reset();
-  return write_insert(row, action, &existing);
+  conflict = -1;
+  return write_insert(row, action, &existing, &conflict);
 }
 
-std::optional<Row> DmlWriter::update(const Row& old_row, Row new_row, std::optional<ConflictAction> action) {
+std::string DmlWriter::conflict_message(int conflict) const {
+  if (conflict < 0 || !indexes_) return unique_message();
+  return indexes_->unique_message(static_cast<size_t>(conflict));
+}
+
+std::optional<Row> DmlWriter::update(const Row& stale_row, Row new_row, std::optional<ConflictAction> action) {
+  Row current;
+  int fresh = refresh_after_self_cascade(stale_row, new_row, current);
+  if (fresh < 0) return std::nullopt;
+  const Row& old_row = fresh ? current : stale_row;
   if (!prepare_row(new_row, action)) return std::nullopt;
   if (!check_row(RowOp::kUpdate, &new_row, &old_row, action)) return std::nullopt;
   if (!check_foreign_keys(new_row, &old_row, action)) return std::nullopt;
   Row key = key_of(old_row);
   ConflictAction pk = resolve(action, table_->schema.pk_conflict);
+  if (indexes_) {
+    if (!resolve_unique(new_row, key, action, nullptr, nullptr)) return std::nullopt;
+    if (pk == ConflictAction::kReplace) evict_key_holder(new_row, &old_row);
+  }
   UpdateResult r = table_->table->update(RowOp::kUpdate, new_row, key, pk);
   std::optional<Row> replaced = std::move(r.replaced_row);
   auto out = handle(r, pk);
   if (out && out->empty()) out = std::move(new_row);
   if (out) {
+    if (indexes_) {
+      if (replaced) indexes_->remove(*replaced);
+      indexes_->change(old_row, *out);
+    }
     if (replaced) apply_parent_actions(*replaced, nullptr, true);
     apply_parent_actions(old_row, &*out, false);
   }
@@ -289,6 +355,7 @@ std::optional<Row> DmlWriter::remove(const Row& old_row) {
   UpdateResult r = table_->table->update(RowOp::kDelete, {}, key, ConflictAction::kAbort);
   auto out = handle(r, ConflictAction::kAbort);
   if (!out) return out;
+  if (indexes_) indexes_->remove(old_row);
   apply_parent_actions(old_row, nullptr, false);
   return old_row;
 }

@@ -3,6 +3,7 @@
 // the declared types, NOT NULL, the module's update call, conflict outcomes.
 #pragma once
 
+#include <memory>
 #include <optional>
 
 #include "core/database_impl.h"
@@ -40,6 +41,7 @@ TableWriteBindings bind_table_writes(DatabaseImpl& db, const TableEntry& table);
 
 struct FkLink;
 struct FkWriteState;
+class IndexWriter;
 
 class DmlWriter {
  public:
@@ -58,10 +60,14 @@ class DmlWriter {
   std::optional<Row> insert(Row row, std::optional<ConflictAction> action);
   std::optional<Row> update(const Row& old_row, Row new_row, std::optional<ConflictAction> action);
   std::optional<Row> remove(const Row& old_row);
-  // For UPSERT: like insert, but a primary-key conflict writes nothing and sets
-  // `existing` to the stored row. `row` is left as prepared (coerced) for writing.
+  // For UPSERT: like insert, but a uniqueness conflict writes nothing, sets `existing` to
+  // the stored row and `conflict` to the violated constraint: -1 for the primary key,
+  // else the ordinal of the unique index in schema.indexes. `row` is left as prepared
+  // (coerced) for writing.
   std::optional<Row> insert_or_conflict(Row& row, std::optional<ConflictAction> action,
-                                        std::optional<Row>& existing);
+                                        std::optional<Row>& existing, int& conflict);
+  // The violation message of a uniqueness conflict as insert_or_conflict reports it.
+  std::string conflict_message(int conflict) const;
   // The bound DEFAULT of each column (null where none), for NOT NULL … REPLACE, which
   // substitutes the default for a NULL. Must outlive the writer.
   void set_defaults(const std::vector<std::shared_ptr<const ScalarExpr>>& defaults) { defaults_ = &defaults; }
@@ -81,7 +87,16 @@ class DmlWriter {
   bool check_row(RowOp op, const Row* new_row, const Row* old_row, std::optional<ConflictAction> action);
   Row key_of(const Row& row) const;
   std::optional<Row> handle(UpdateResult& r, ConflictAction action);
-  std::optional<Row> write_insert(Row& row, std::optional<ConflictAction> action, std::optional<Row>* existing);
+  std::optional<Row> write_insert(Row& row, std::optional<ConflictAction> action, std::optional<Row>* existing,
+                                  int* conflict);
+  // Resolves the UNIQUE-index conflicts `row` would cause (`self`: its own primary key,
+  // whose entries are not conflicts): IGNORE skips the row (false), REPLACE deletes the
+  // conflicting rows, UPSERT (existing != null) reports the first one (false), others fail.
+  bool resolve_unique(const Row& row, const Row& self, std::optional<ConflictAction> action,
+                      std::optional<Row>* existing, int* conflict);
+  // REPLACE on the primary key: deletes the row stored at `row`'s key (if any and not
+  // `self`) through remove(), so its index entries and dependents follow.
+  void evict_key_holder(const Row& row, const Row* self);
   // Throws the CONSTRAINT error `message`, recording a FAIL / ROLLBACK action first.
   [[noreturn]] void fail(ConflictAction action, const std::string& message);
 
@@ -92,6 +107,11 @@ class DmlWriter {
   bool check_foreign_keys(const Row& new_row, const Row* old_row, std::optional<ConflictAction> action);
   void apply_parent_actions(const Row& old_row, const Row* new_row, bool evicted);
   FkWriteState& fk_state();
+  // A self-referencing cascade may have rewritten rows of this table after the statement
+  // read them: an update then starts from the stored version, keeping the statement's
+  // own changes. -1: the row is gone; 0: `old_row` is current; 1: `current` replaces it
+  // (and `new_row` was rebased onto it).
+  int refresh_after_self_cascade(const Row& old_row, Row& new_row, Row& current);
   // The writer cascaded writes into `table` go through (this one for the same table).
   DmlWriter& child_writer(const std::shared_ptr<TableEntry>& table);
 
@@ -102,6 +122,7 @@ class DmlWriter {
   const std::vector<BoundCheck>* checks_ = nullptr;
   ExecContext* ctx_ = nullptr;
   const std::vector<std::shared_ptr<const ScalarExpr>>* defaults_ = nullptr;
+  std::unique_ptr<IndexWriter> indexes_;  // null when the table has no index
 };
 
 }  // namespace quereus

@@ -9,6 +9,7 @@
 #include "planner/scalar_expr.h"
 #include "runtime/dml_writer.h"
 #include "runtime/foreign_keys.h"
+#include "runtime/indexes.h"
 #include "types/compare.h"
 
 namespace quereus {
@@ -55,10 +56,10 @@ struct FkWriteState {
   };
   std::map<const TableEntry*, std::unique_ptr<Child>> children;
   ExecContext own_ctx;  // for a writer opened without a context
+  bool self_cascaded = false;  // an action rewrote rows of this writer's own table
   int active = 0;       // nested parent-action calls
 };
 
-DmlWriter::~DmlWriter() = default;
 
 FkWriteState& DmlWriter::fk_state() {
   if (!fk_) {
@@ -173,6 +174,7 @@ void DmlWriter::apply_parent_actions(const Row& old_row, const Row* new_row, boo
     std::vector<Row> rows = referencing_rows(*link, *old_key);
     if (rows.empty()) continue;
     DmlWriter& writer = child_writer(link->child);
+    if (&writer == this) st.self_cascaded = true;
     const auto& defaults = st.children[link->child.get()]->bindings.defaults;
     ExecContext& ctx = ctx_ ? *ctx_ : st.own_ctx;
     for (const Row& row : rows) {
@@ -195,6 +197,18 @@ void DmlWriter::apply_parent_actions(const Row& old_row, const Row* new_row, boo
       writer.update(row, std::move(changed), std::nullopt);
     }
   }
+}
+
+int DmlWriter::refresh_after_self_cascade(const Row& old_row, Row& new_row, Row& current) {
+  if (!fk_ || !fk_->self_cascaded) return 0;
+  std::optional<Row> stored = fetch_by_key(*table_, key_of(old_row));
+  if (!stored) return -1;
+  if (same_values(*stored, old_row)) return 0;
+  // Columns the statement assigned keep its values; the others follow the cascade.
+  for (size_t i = 0; i < new_row.size() && i < old_row.size(); ++i)
+    if (same_values({new_row[i]}, {old_row[i]})) new_row[i] = (*stored)[i];
+  current = std::move(*stored);
+  return 1;
 }
 
 }  // namespace quereus

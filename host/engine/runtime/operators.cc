@@ -11,6 +11,7 @@
 
 #include "common/status.h"
 #include "planner/rel_node.h"
+#include "runtime/indexes.h"
 #include "schema/catalog.h"
 #include "types/compare.h"
 
@@ -102,6 +103,84 @@ class TableScanOp : public Operator {
   ScanArgs args_;
   std::unique_ptr<VtabCursor> cursor_;
   std::vector<Row> batch_;  // reused across batches; rows [0, count_) are current
+  size_t count_ = 0;
+  size_t pos_ = 0;
+  bool done_ = false;
+};
+
+// A scan through a secondary index: the companion table yields entries (index columns
+// ‖ primary key) in index order, and each entry's row is fetched by its key.
+class IndexScanOp : public Operator {
+ public:
+  explicit IndexScanOp(const TableScanNode& n)
+      : node_(n), companion_(*n.table->index_tables[static_cast<size_t>(n.index)]) {
+    const IndexSchema& ix = n.table->schema.indexes[static_cast<size_t>(n.index)];
+    key_offset_ = ix.columns.size();
+    args_.plan_id = n.index_plan.plan_id;
+    args_.handled = n.index_plan.handled;
+    args_.provides_ordering = n.index_plan.provides_ordering;
+    for (int f : n.index_filters) {
+      FilterSpec s;
+      for (size_t k = 0; k < ix.columns.size(); ++k)
+        if (ix.columns[k].column == n.filters[static_cast<size_t>(f)].column) s.column = static_cast<int>(k);
+      s.op = n.filters[static_cast<size_t>(f)].op;
+      s.has_value = true;
+      args_.filters.push_back(std::move(s));
+    }
+    if (n.plan.provides_ordering)
+      for (const OrderSpec& o : n.ordering)
+        for (size_t k = 0; k < ix.columns.size(); ++k)
+          if (ix.columns[k].column == o.column) {
+            args_.ordering.push_back({static_cast<int>(k), o.desc});
+            break;
+          }
+    for (const KeyColumn& k : n.table->schema.primary_key) key_columns_.push_back(k.column);
+  }
+  void open(const EvalEnv& outer) override {
+    EvalEnv env{nullptr, &outer, outer.ctx};
+    for (size_t j = 0; j < node_.index_filters.size(); ++j) {
+      const PushedFilter& f = node_.filters[static_cast<size_t>(node_.index_filters[j])];
+      FilterSpec& s = args_.filters[j];
+      if (f.value) s.value = f.value->eval(env);
+      s.in_values.clear();
+      for (auto& e : f.in_list) s.in_values.push_back(e->eval(env));
+      s.in_count = static_cast<uint32_t>(s.in_values.size());
+    }
+    cursor_.reset();
+    cursor_ = companion_.table->open_cursor(args_);
+    count_ = pos_ = 0;
+    done_ = false;
+  }
+  bool next(Row& out) override {
+    for (;;) {
+      while (pos_ >= count_) {
+        if (done_) return false;
+        pos_ = 0;
+        count_ = cursor_->next_batch(batch_);
+        if (count_ == 0) {
+          done_ = true;
+          cursor_.reset();
+          return false;
+        }
+      }
+      const Row& entry = batch_[pos_++];
+      Row key(entry.begin() + static_cast<std::ptrdiff_t>(key_offset_), entry.end());
+      std::vector<Row> rows = probe_rows(*node_.table, key_columns_, key, pk_plan_);
+      if (rows.empty()) continue;  // cannot happen while the index is in step
+      out = std::move(rows.front());
+      return true;
+    }
+  }
+
+ private:
+  const TableScanNode& node_;
+  TableEntry& companion_;
+  size_t key_offset_ = 0;
+  ScanArgs args_;
+  std::vector<int> key_columns_;
+  std::optional<PlanResult> pk_plan_;
+  std::unique_ptr<VtabCursor> cursor_;
+  std::vector<Row> batch_;
   size_t count_ = 0;
   size_t pos_ = 0;
   bool done_ = false;
@@ -1165,7 +1244,10 @@ class TableFunctionOp : public Operator {
 std::unique_ptr<Operator> TableFunctionNode::instantiate() const { return std::make_unique<TableFunctionOp>(*this); }
 std::unique_ptr<Operator> WorkingTableNode::instantiate() const { return std::make_unique<WorkingTableOp>(*this); }
 std::unique_ptr<Operator> RecursiveCteNode::instantiate() const { return std::make_unique<RecursiveCteOp>(*this); }
-std::unique_ptr<Operator> TableScanNode::instantiate() const { return std::make_unique<TableScanOp>(*this); }
+std::unique_ptr<Operator> TableScanNode::instantiate() const {
+  if (index >= 0) return std::make_unique<IndexScanOp>(*this);
+  return std::make_unique<TableScanOp>(*this);
+}
 std::unique_ptr<Operator> ValuesNode::instantiate() const { return std::make_unique<ValuesOp>(*this); }
 std::unique_ptr<Operator> SingleRowNode::instantiate() const { return std::make_unique<SingleRowOp>(); }
 std::unique_ptr<Operator> FilterNode::instantiate() const { return std::make_unique<FilterOp>(*this); }

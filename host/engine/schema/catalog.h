@@ -15,6 +15,8 @@ namespace quereus {
 
 namespace ast { struct CreateViewStmt; }
 
+struct IndexRuntime;  // runtime/indexes.h
+
 // A connected table: its schema, the module instance and its transaction participant.
 struct TableEntry {
   TableSchema schema;
@@ -24,6 +26,12 @@ struct TableEntry {
   bool connection_opened = false;
   bool joined = false;  // participates in the current transaction
   std::optional<int64_t> row_count;  // collected by ANALYZE; absent until then
+  // The companion table holding the entries of schema.indexes[i] (same module; not in
+  // the catalog's name space). Parallel to schema.indexes.
+  std::vector<std::shared_ptr<TableEntry>> index_tables;
+  // Per-table write-side state derived from schema.indexes (bound partial predicates,
+  // cached probe plans); rebuilt when the indexes change. Null until first written.
+  std::shared_ptr<IndexRuntime> index_runtime;
   std::string qualified_name() const { return schema.schema_name + "." + schema.name; }
 };
 

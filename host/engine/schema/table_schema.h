@@ -60,6 +60,29 @@ struct CheckSchema {
   std::optional<qrs_conflict> on_conflict;  // CHECK … ON CONFLICT, when declared
 };
 
+// A secondary index: a CREATE [UNIQUE] INDEX, or the structure that enforces a UNIQUE
+// constraint. The engine keeps its entries in a companion table of the same module (see
+// docs/design-writes.md §2), keyed by (index columns ‖ primary key).
+struct IndexColumn {
+  int column = 0;
+  bool desc = false;
+  std::shared_ptr<const Collation> collation;  // the column's, unless the index says COLLATE
+};
+
+struct IndexSchema {
+  std::string name;  // display casing; an unnamed UNIQUE constraint gets `_uc_<cols>`
+  std::vector<IndexColumn> columns;
+  bool unique = false;
+  // Partial index: only rows for which this is true have an entry (and are unique).
+  std::shared_ptr<const ast::Expr> where;
+  // Backs a UNIQUE constraint rather than a CREATE INDEX: not addressable by DROP INDEX,
+  // hidden from schema() / index_info(), listed by unique_constraint_info().
+  bool constraint = false;
+  bool constraint_named = false;  // CONSTRAINT <name> was written
+  std::optional<qrs_conflict> on_conflict;  // UNIQUE … ON CONFLICT, when declared
+  std::string tags_json;  // WITH TAGS as a JSON object; "" when untagged
+};
+
 struct TableSchema {
   std::string schema_name;  // lower-case
   std::string name;         // display casing
@@ -72,6 +95,7 @@ struct TableSchema {
   std::vector<std::pair<std::string, Value>> module_options;
   std::vector<ForeignKeySchema> foreign_keys;
   std::vector<CheckSchema> checks;  // column-level first, in declaration order
+  std::vector<IndexSchema> indexes;  // UNIQUE constraints first, then CREATE INDEX order
 
   // Returns the column index of `name` (case-insensitive) or -1.
   int find_column(std::string_view name) const;

@@ -1,0 +1,182 @@
+// DDL of secondary indexes and UNIQUE constraints (see index_ddl.h).
+#include "core/index_ddl.h"
+
+#include <set>
+
+#include "parser/ast_printer.h"
+#include "parser/parser.h"
+#include "planner/planner.h"
+#include "runtime/exec_context.h"
+#include "runtime/indexes.h"
+
+namespace quereus {
+
+namespace {
+
+std::shared_ptr<const ast::Expr> owned(const ast::Expr& e) {
+  return std::shared_ptr<const ast::Expr>(Parser::parse_expression(expr_to_string(e)).release());
+}
+
+qrs_conflict declared(ast::ConflictClause c) {
+  switch (c) {
+    case ast::ConflictClause::kRollback: return QRS_CONFLICT_ROLLBACK;
+    case ast::ConflictClause::kFail: return QRS_CONFLICT_FAIL;
+    case ast::ConflictClause::kIgnore: return QRS_CONFLICT_IGNORE;
+    case ast::ConflictClause::kReplace: return QRS_CONFLICT_REPLACE;
+    default: return QRS_CONFLICT_ABORT;
+  }
+}
+
+IndexColumn index_column(DatabaseImpl& db, const TableSchema& ts, const ast::IndexedColumn& ic,
+                         const std::string& what) {
+  int idx = ts.find_column(ic.name);
+  if (idx < 0) throw Error(StatusCode::kError, "Column '" + ic.name + "' not found in table '" + ts.name + "' (" + what + ")");
+  IndexColumn c;
+  c.column = idx;
+  c.desc = ic.desc;
+  c.collation = ts.columns[idx].collation;
+  if (!ic.collation.empty()) {
+    c.collation = db.registry().find_collation(ic.collation);
+    if (!c.collation) throw Error(StatusCode::kError, "Unknown collation: " + ic.collation);
+  }
+  return c;
+}
+
+bool has_index_named(const TableSchema& ts, const std::string& name) {
+  for (const IndexSchema& ix : ts.indexes)
+    if (iequals(ix.name, name)) return true;
+  return false;
+}
+
+}  // namespace
+
+void add_unique_constraints(DatabaseImpl& db, const ast::CreateTableStmt& s, TableSchema& ts) {
+  auto add = [&](const std::string& name, std::vector<IndexColumn> cols, ast::ConflictClause on_conflict) {
+    std::set<int> colset;
+    for (const IndexColumn& c : cols) colset.insert(c.column);
+    for (const IndexSchema& other : ts.indexes) {
+      std::set<int> o;
+      for (const IndexColumn& c : other.columns) o.insert(c.column);
+      if (other.constraint && o == colset) {
+        std::string list;
+        for (const IndexColumn& c : cols) list += (list.empty() ? "" : ", ") + ts.columns[c.column].name;
+        throw Error(StatusCode::kError, "an equivalent UNIQUE constraint on (" + list + ") already exists");
+      }
+    }
+    IndexSchema ix;
+    ix.unique = true;
+    ix.constraint = true;
+    ix.constraint_named = !name.empty();
+    if (on_conflict != ast::ConflictClause::kNone) ix.on_conflict = declared(on_conflict);
+    if (name.empty()) {
+      std::string minted = "_uc";
+      for (const IndexColumn& c : cols) minted += "_" + ts.columns[c.column].name;
+      ix.name = minted;
+      for (int n = 2; has_index_named(ts, ix.name); ++n) ix.name = minted + "_" + std::to_string(n);
+    } else {
+      if (has_index_named(ts, name))
+        throw Error(StatusCode::kError, "Constraint '" + name + "' already exists on table '" + ts.name + "'");
+      ix.name = name;
+    }
+    ix.columns = std::move(cols);
+    ts.indexes.push_back(std::move(ix));
+  };
+  for (const ast::ColumnDef& cd : s.columns)
+    for (const ast::ColumnConstraint& c : cd.constraints) {
+      if (c.kind != ast::ColumnConstraint::Kind::kUnique) continue;
+      ast::IndexedColumn ic;
+      ic.name = cd.name;
+      add(c.name, {index_column(db, ts, ic, "UNIQUE")}, c.on_conflict);
+    }
+  for (const ast::TableConstraint& tc : s.constraints) {
+    if (tc.kind != ast::TableConstraint::Kind::kUnique) continue;
+    std::vector<IndexColumn> cols;
+    for (const ast::IndexedColumn& ic : tc.columns) cols.push_back(index_column(db, ts, ic, "UNIQUE"));
+    add(tc.name, std::move(cols), tc.on_conflict);
+  }
+}
+
+void create_index_storage(DatabaseImpl& db, TableEntry& table, ExecContext&) {
+  // The table is new and empty: the companions start empty too.
+  table.index_tables.clear();
+  table.index_runtime.reset();
+  for (const IndexSchema& ix : table.schema.indexes) {
+    auto comp = std::make_shared<TableEntry>();
+    comp->schema = companion_schema(table.schema, ix);
+    comp->module = table.module;
+    comp->table = table.module->create(comp->schema);
+    table.index_tables.push_back(std::move(comp));
+  }
+}
+
+std::shared_ptr<TableEntry> find_index(DatabaseImpl& db, const std::string& schema, const std::string& name,
+                                       size_t* ordinal) {
+  for (auto& t : db.catalog().tables()) {
+    if (!iequals(t->schema.schema_name, schema)) continue;
+    for (size_t i = 0; i < t->schema.indexes.size(); ++i)
+      if (iequals(t->schema.indexes[i].name, name)) {
+        if (ordinal) *ordinal = i;
+        return t;
+      }
+  }
+  return nullptr;
+}
+
+void create_index(DatabaseImpl& db, const ast::CreateIndexStmt& s, const std::string& tags_json, ExecContext& ctx) {
+  std::string schema_given = !s.index.schema.empty() ? s.index.schema : s.table.schema;
+  auto rel = db.resolve_relation(schema_given, s.table.name);
+  if (rel.view)
+    throw Error(StatusCode::kError, "Cannot create index on view '" + rel.view->qualified_name() + "'", s.site);
+  TableEntry& table = *rel.table;
+  const std::string& schema = table.schema.schema_name;
+  if (auto owner = find_index(db, schema, s.index.name, nullptr)) {
+    // IF NOT EXISTS skips a same-table duplicate only: an index of that name on another
+    // table is a different object.
+    if (s.if_not_exists && owner.get() == &table) return;
+    throw Error(StatusCode::kError, "Index '" + s.index.name + "' already exists in schema '" + schema + "' on table '" +
+                                        owner->schema.name + "'",
+                s.site);
+  }
+  IndexSchema ix;
+  ix.name = s.index.name;
+  ix.unique = s.unique;
+  ix.tags_json = tags_json;
+  for (const ast::IndexedColumn& ic : s.columns) ix.columns.push_back(index_column(db, table.schema, ic, "CREATE INDEX"));
+  if (ix.columns.empty()) throw Error(StatusCode::kError, "CREATE INDEX needs at least one column", s.site);
+  if (s.where) {
+    ix.where = owned(*s.where);
+    // Bind it now so an unknown column or function fails the CREATE.
+    Planner planner(db);
+    (void)planner.bind_expr(*ix.where, planner.table_scope(table, ""));
+  }
+  table.schema.indexes.push_back(std::move(ix));
+  try {
+    build_index(db, table, table.schema.indexes.size() - 1, ctx);
+  } catch (...) {
+    table.schema.indexes.pop_back();
+    table.index_runtime.reset();
+    throw;
+  }
+  db.bump_schema_version();
+}
+
+void drop_index(DatabaseImpl& db, const ast::DropStmt& s) {
+  std::string schema = s.name.schema.empty() ? "main" : to_lower(s.name.schema);
+  size_t ordinal = 0;
+  auto table = find_index(db, schema, s.name.name, &ordinal);
+  if (!table && s.name.schema.empty()) table = find_index(db, "temp", s.name.name, &ordinal);
+  // A UNIQUE constraint's index belongs to the constraint: it is not droppable by name.
+  if (table && table->schema.indexes[ordinal].constraint) table = nullptr;
+  if (!table) {
+    if (s.if_exists) return;
+    throw Error(StatusCode::kError, "no such index: " + s.name.name, s.site);
+  }
+  drop_index_storage(db, *table, ordinal);
+  db.bump_schema_version();
+}
+
+void drop_table_indexes(DatabaseImpl& db, TableEntry& table) {
+  while (!table.index_tables.empty()) drop_index_storage(db, table, table.index_tables.size() - 1);
+}
+
+}  // namespace quereus

@@ -1,0 +1,350 @@
+// Runtime: secondary indexes in companion tables (see indexes.h).
+#include "runtime/indexes.h"
+
+#include <map>
+
+#include "planner/planner.h"
+#include "runtime/exec_context.h"
+#include "types/compare.h"
+
+namespace quereus {
+
+std::string companion_name(const TableSchema& base, const IndexSchema& index) {
+  return base.name + "$idx$" + to_lower(index.name);
+}
+
+TableSchema companion_schema(const TableSchema& base, const IndexSchema& index) {
+  TableSchema c;
+  c.schema_name = base.schema_name;
+  c.name = companion_name(base, index);
+  c.module_name = base.module_name;
+  c.module_options = base.module_options;
+  c.primary_key_declared = true;
+  auto add = [&c](ColumnSchema col, bool desc) {
+    col.not_null = false;
+    col.primary_key = true;
+    col.default_expr = nullptr;
+    col.not_null_conflict.reset();
+    c.primary_key.push_back({static_cast<int>(c.columns.size()), desc});
+    c.columns.push_back(std::move(col));
+  };
+  for (const IndexColumn& ic : index.columns) {
+    ColumnSchema col = base.columns[ic.column];
+    col.collation = ic.collation;
+    add(std::move(col), ic.desc);
+  }
+  for (const KeyColumn& k : base.primary_key) {
+    ColumnSchema col = base.columns[k.column];
+    col.name = "_pk_" + col.name;
+    add(std::move(col), k.desc);
+  }
+  return c;
+}
+
+Row index_entry(const TableSchema& base, const IndexSchema& index, const Row& row) {
+  Row e;
+  e.reserve(index.columns.size() + base.primary_key.size());
+  for (const IndexColumn& ic : index.columns) e.push_back(row[ic.column]);
+  for (const KeyColumn& k : base.primary_key) e.push_back(row[k.column]);
+  return e;
+}
+
+namespace {
+
+PlanResult plan_eq(TableEntry& table, size_t count, const std::vector<int>* columns) {
+  PlanRequest req;
+  for (size_t i = 0; i < count; ++i) {
+    FilterSpec f;
+    f.column = columns ? (*columns)[i] : static_cast<int>(i);
+    f.op = QRS_OP_EQ;
+    req.filters.push_back(std::move(f));
+  }
+  return table.table->best_access_plan(req);
+}
+
+// The rows of `table` whose `columns` equal `key` (under the columns' collations).
+std::vector<Row> probe(TableEntry& table, const PlanResult& plan, const std::vector<int>* columns, const Row& key,
+                       ScanArgs& args) {
+  size_t n = key.size();
+  if (args.filters.size() != n) {
+    args.filters.assign(n, FilterSpec{});
+    for (size_t i = 0; i < n; ++i) {
+      args.filters[i].column = columns ? (*columns)[i] : static_cast<int>(i);
+      args.filters[i].op = QRS_OP_EQ;
+      args.filters[i].has_value = true;
+    }
+  }
+  for (size_t i = 0; i < n; ++i) args.filters[i].value = key[i];
+  args.plan_id = plan.plan_id;
+  args.handled = plan.handled;
+  args.provides_ordering = plan.provides_ordering;
+  bool all_handled = true;
+  for (bool h : plan.handled) all_handled = all_handled && h;
+  auto cursor = table.table->open_cursor(args);
+  std::vector<Row> batch, out;
+  while (size_t got = cursor->next_batch(batch)) {
+    for (size_t r = 0; r < got; ++r) {
+      bool match = true;
+      if (!all_handled) {
+        for (size_t i = 0; i < n && match; ++i) {
+          int c = columns ? (*columns)[i] : static_cast<int>(i);
+          auto cmp = sql_compare(batch[r][c], key[i], table.schema.columns[c].collation.get());
+          match = cmp && *cmp == 0;
+        }
+      }
+      if (match) out.push_back(batch[r]);
+    }
+  }
+  return out;
+}
+
+// Primary keys equal under the key's collations.
+bool same_key(const TableSchema& ts, const Row& a, size_t a_off, const Row& b) {
+  for (size_t i = 0; i < ts.primary_key.size(); ++i) {
+    const Collation* coll = ts.columns[ts.primary_key[i].column].collation.get();
+    const Value& x = a[a_off + i];
+    const Value& y = b[i];
+    if (x.is_null() != y.is_null()) return false;
+    if (!x.is_null() && compare_values(x, y, coll) != 0) return false;
+  }
+  return true;
+}
+
+bool identical(const Row& a, const Row& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!(a[i] == b[i])) return false;
+  return true;
+}
+
+}  // namespace
+
+std::optional<Row> fetch_by_key(TableEntry& table, const Row& pk) {
+  std::vector<int> cols;
+  for (const KeyColumn& k : table.schema.primary_key) cols.push_back(k.column);
+  PlanResult plan = plan_eq(table, cols.size(), &cols);
+  ScanArgs args;
+  std::vector<Row> rows = probe(table, plan, &cols, pk, args);
+  if (rows.empty()) return std::nullopt;
+  return std::move(rows.front());
+}
+
+std::vector<Row> probe_rows(TableEntry& table, const std::vector<int>& columns, const Row& key,
+                            std::optional<PlanResult>& plan) {
+  if (!plan) plan = plan_eq(table, columns.size(), &columns);
+  ScanArgs args;
+  return probe(table, *plan, &columns, key, args);
+}
+
+const IndexRuntime& index_runtime(DatabaseImpl& db, TableEntry& table) {
+  if (table.index_runtime && table.index_runtime->indexes.size() == table.schema.indexes.size())
+    return *table.index_runtime;
+  if (table.index_tables.size() != table.schema.indexes.size())
+    throw Error(StatusCode::kInternal, "indexes of " + table.qualified_name() + " are out of step with their storage");
+  auto rt = std::make_shared<IndexRuntime>();
+  Planner planner(db);
+  Scope scope = planner.table_scope(table, "");
+  for (size_t i = 0; i < table.schema.indexes.size(); ++i) {
+    const IndexSchema& ix = table.schema.indexes[i];
+    IndexRuntime::Index b;
+    if (ix.where) b.where = planner.bind_expr(*ix.where, scope);
+    b.probe_plan = plan_eq(*table.index_tables[i], ix.columns.size(), nullptr);
+    rt->indexes.push_back(std::move(b));
+  }
+  table.index_runtime = rt;
+  return *rt;
+}
+
+IndexWriter::IndexWriter(DatabaseImpl& db, TableEntry& table, ExecContext* ctx, bool join)
+    : db_(db), table_(table), ctx_(ctx) {
+  if (table.schema.indexes.empty()) return;
+  rt_ = &index_runtime(db, table);
+  if (join)
+    for (auto& c : table.index_tables) db.join(*c);
+}
+
+bool IndexWriter::member(size_t i, const Row& row) const {
+  const ScalarPtr& where = rt_->indexes[i].where;
+  if (!where) return true;
+  EvalEnv env{&row, nullptr, ctx_};
+  bool is_null = false;
+  return where->eval(env).truthy(&is_null) && !is_null;
+}
+
+std::optional<IndexWriter::Conflict> IndexWriter::find_conflict(const Row& row, const Row& self, size_t start) const {
+  const TableSchema& ts = table_.schema;
+  for (size_t i = start; i < ts.indexes.size(); ++i) {
+    const IndexSchema& ix = ts.indexes[i];
+    if (!ix.unique) continue;
+    Row key;
+    bool has_null = false;
+    for (const IndexColumn& ic : ix.columns) {
+      key.push_back(row[ic.column]);
+      has_null = has_null || key.back().is_null();
+    }
+    if (has_null || !member(i, row)) continue;  // NULLs are distinct; non-members are unconstrained
+    ScanArgs args;
+    for (Row& e : probe(*table_.index_tables[i], rt_->indexes[i].probe_plan, nullptr, key, args)) {
+      size_t k = ix.columns.size();
+      if (same_key(ts, e, k, self)) continue;
+      return Conflict{i, Row(e.begin() + static_cast<std::ptrdiff_t>(k), e.end())};
+    }
+  }
+  return std::nullopt;
+}
+
+std::string IndexWriter::unique_message(size_t i) const {
+  const TableSchema& ts = table_.schema;
+  std::string cols;
+  for (const IndexColumn& ic : ts.indexes[i].columns) {
+    if (!cols.empty()) cols += ", ";
+    cols += ts.columns[ic.column].name;
+  }
+  return "UNIQUE constraint failed: " + ts.name + " (" + cols + ")";
+}
+
+void IndexWriter::write_entry(size_t i, const Row& entry, bool insert) {
+  TableEntry& c = *table_.index_tables[i];
+  UpdateResult r = insert ? c.table->update(RowOp::kInsert, entry, {}, ConflictAction::kReplace)
+                          : c.table->update(RowOp::kDelete, {}, entry, ConflictAction::kAbort);
+  if (r.outcome == UpdateResult::Outcome::kConstraint)
+    throw Error(StatusCode::kInternal, "index '" + table_.schema.indexes[i].name + "' refused its entry");
+}
+
+void IndexWriter::add(const Row& row) {
+  const TableSchema& ts = table_.schema;
+  for (size_t i = 0; i < ts.indexes.size(); ++i)
+    if (member(i, row)) write_entry(i, index_entry(ts, ts.indexes[i], row), true);
+}
+
+void IndexWriter::remove(const Row& row) {
+  const TableSchema& ts = table_.schema;
+  for (size_t i = 0; i < ts.indexes.size(); ++i)
+    if (member(i, row)) write_entry(i, index_entry(ts, ts.indexes[i], row), false);
+}
+
+void IndexWriter::change(const Row& old_row, const Row& new_row) {
+  const TableSchema& ts = table_.schema;
+  for (size_t i = 0; i < ts.indexes.size(); ++i) {
+    bool was = member(i, old_row), is = member(i, new_row);
+    Row old_entry = was ? index_entry(ts, ts.indexes[i], old_row) : Row{};
+    Row new_entry = is ? index_entry(ts, ts.indexes[i], new_row) : Row{};
+    if (was && is && identical(old_entry, new_entry)) continue;
+    if (was) write_entry(i, old_entry, false);
+    if (is) write_entry(i, new_entry, true);
+  }
+}
+
+namespace {
+
+std::vector<Row> scan_all(TableEntry& table, bool committed) {
+  PlanResult plan = table.table->best_access_plan(PlanRequest{});
+  ScanArgs args;
+  args.plan_id = plan.plan_id;
+  args.provides_ordering = plan.provides_ordering;
+  args.read_committed = committed;
+  auto cursor = table.table->open_cursor(args);
+  std::vector<Row> batch, out;
+  while (size_t n = cursor->next_batch(batch))
+    for (size_t i = 0; i < n; ++i) out.push_back(batch[i]);
+  return out;
+}
+
+struct KeyLess {
+  const TableSchema* ts;
+  bool operator()(const Row& a, const Row& b) const {
+    for (const KeyColumn& k : ts->primary_key) {
+      int c = compare_values(a[k.column], b[k.column], ts->columns[k.column].collation.get());
+      if (c != 0) return c < 0;
+    }
+    return false;
+  }
+};
+
+void destroy_companion(DatabaseImpl& db, TableEntry& base, TableEntry& c) {
+  db.forget(c);
+  c.connection.reset();
+  c.table.reset();
+  base.module->destroy(c.schema.schema_name, c.schema.name);
+}
+
+}  // namespace
+
+void build_index(DatabaseImpl& db, TableEntry& table, size_t i, ExecContext& ctx) {
+  const IndexSchema& ix = table.schema.indexes[i];
+  bool in_txn = db.in_transaction();
+  if (in_txn && !table.module->capabilities().committed_reads)
+    throw Error(StatusCode::kUnsupported, "CREATE INDEX inside a transaction needs a module with committed reads ('" +
+                                              table.schema.module_name + "' has none)");
+  // Read the rows before the companion exists, so a failure leaves nothing to undo.
+  std::vector<Row> committed = scan_all(table, in_txn);
+  auto comp = std::make_shared<TableEntry>();
+  comp->schema = companion_schema(table.schema, ix);
+  comp->module = table.module;
+  comp->table = table.module->create(comp->schema);
+  table.index_tables.insert(table.index_tables.begin() + static_cast<std::ptrdiff_t>(i), comp);
+  table.index_runtime.reset();
+  try {
+    IndexWriter w(db, table, &ctx, /*join=*/false);
+    // The companion has not joined the transaction: these entries are written straight
+    // to its committed state, like the committed rows they index.
+    for (const Row& row : committed) {
+      if (!w.member(i, row)) continue;
+      Row entry = index_entry(table.schema, ix, row);
+      if (ix.unique && w.find_conflict(row, Row(entry.begin() + static_cast<std::ptrdiff_t>(ix.columns.size()), entry.end()), i))
+        throw Error(StatusCode::kConstraint, w.unique_message(i));
+      UpdateResult r = comp->table->update(RowOp::kInsert, entry, {}, ConflictAction::kReplace);
+      (void)r;
+    }
+    if (in_txn) {
+      // Bring the companion to the transaction's view of the table, inside the
+      // transaction, so a rollback returns it to the committed rows' entries.
+      db.join(*comp);
+      std::map<Row, Row, KeyLess> before{KeyLess{&table.schema}};
+      for (Row& row : committed) {
+        Row key = row;
+        before.emplace(std::move(key), std::move(row));
+      }
+      std::vector<Row> visible = scan_all(table, false);
+      for (const Row& row : visible) {
+        auto it = before.find(row);
+        if (it == before.end()) {
+          if (w.member(i, row))
+            comp->table->update(RowOp::kInsert, index_entry(table.schema, ix, row), {}, ConflictAction::kReplace);
+          continue;
+        }
+        if (!identical(it->second, row)) {
+          if (w.member(i, it->second))
+            comp->table->update(RowOp::kDelete, {}, index_entry(table.schema, ix, it->second), ConflictAction::kAbort);
+          if (w.member(i, row))
+            comp->table->update(RowOp::kInsert, index_entry(table.schema, ix, row), {}, ConflictAction::kReplace);
+        }
+        before.erase(it);
+      }
+      for (auto& [key, row] : before)
+        if (w.member(i, row))
+          comp->table->update(RowOp::kDelete, {}, index_entry(table.schema, ix, row), ConflictAction::kAbort);
+      if (ix.unique)
+        for (const Row& row : visible) {
+          Row self;
+          for (const KeyColumn& k : table.schema.primary_key) self.push_back(row[k.column]);
+          if (w.find_conflict(row, self, i)) throw Error(StatusCode::kConstraint, w.unique_message(i));
+        }
+    }
+  } catch (...) {
+    destroy_companion(db, table, *comp);
+    table.index_tables.erase(table.index_tables.begin() + static_cast<std::ptrdiff_t>(i));
+    table.index_runtime.reset();
+    throw;
+  }
+}
+
+void drop_index_storage(DatabaseImpl& db, TableEntry& table, size_t i) {
+  std::shared_ptr<TableEntry> comp = table.index_tables[i];
+  table.index_tables.erase(table.index_tables.begin() + static_cast<std::ptrdiff_t>(i));
+  table.schema.indexes.erase(table.schema.indexes.begin() + static_cast<std::ptrdiff_t>(i));
+  table.index_runtime.reset();
+  destroy_companion(db, table, *comp);
+}
+
+}  // namespace quereus
