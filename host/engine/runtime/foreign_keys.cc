@@ -3,7 +3,10 @@
 
 #include "core/database_impl.h"
 #include "planner/type_coercion.h"
+#include <algorithm>
+
 #include "runtime/dml_writer.h"
+#include "runtime/indexes.h"
 #include "types/compare.h"
 
 namespace quereus {
@@ -47,11 +50,76 @@ std::optional<Value> probe_value(const Value& v, const ColumnSchema& col, const 
   }
 }
 
-// Reads the rows of `table` whose `cols` equal `probes` under `colls`, handing the
-// seekable equalities to the module's access plan.
+bool matches(const Row& row, const std::vector<int>& cols, const Row& probes, const std::vector<const Collation*>& colls) {
+  for (size_t i = 0; i < cols.size(); ++i)
+    if (row[cols[i]].is_null() || compare_values(row[cols[i]], probes[i], colls[i]) != 0) return false;
+  return true;
+}
+
+// True when `cols` are exactly the primary-key columns of `ts` (then the module seeks).
+bool is_primary_key(const TableSchema& ts, const std::vector<int>& cols) {
+  if (cols.size() != ts.primary_key.size()) return false;
+  for (const KeyColumn& k : ts.primary_key)
+    if (std::find(cols.begin(), cols.end(), k.column) == cols.end()) return false;
+  return true;
+}
+
+// A non-partial secondary index of `table` whose leading columns are `cols` (in any
+// order) under `colls`; -1 when none. order[i]: the member index column i holds.
+int usable_index(const TableEntry& table, const std::vector<int>& cols, const std::vector<const Collation*>& colls,
+                 std::vector<size_t>& order) {
+  const auto& ixs = table.schema.indexes;
+  if (table.index_tables.size() != ixs.size()) return -1;
+  for (size_t x = 0; x < ixs.size(); ++x) {
+    const IndexSchema& ix = ixs[x];
+    if (ix.where || ix.columns.size() < cols.size()) continue;
+    order.assign(cols.size(), 0);
+    bool ok = true;
+    for (size_t i = 0; i < cols.size() && ok; ++i) {
+      const IndexColumn& ic = ix.columns[i];
+      auto it = std::find(cols.begin(), cols.end(), ic.column);
+      if (it == cols.end()) {
+        ok = false;
+        break;
+      }
+      order[i] = static_cast<size_t>(it - cols.begin());
+      ok = ic.collation && ic.collation->name() == colls[order[i]]->name();
+    }
+    if (ok) return static_cast<int>(x);
+  }
+  return -1;
+}
+
+// Reads the rows of `table` whose `cols` equal `probes` under `colls`: through a secondary
+// index when one leads with the members, otherwise handing the seekable equalities to the
+// module's access plan (a point lookup when they are the primary key).
 std::vector<Row> lookup(TableEntry& table, const std::vector<int>& cols, const Row& probes,
                         const std::vector<const Collation*>& colls, const std::vector<bool>& seekable,
-                        std::optional<PlanResult>& cached_plan, size_t limit) {
+                        std::optional<PlanResult>& cached_plan, FkLink::IndexProbe& index_probe, size_t limit) {
+  std::vector<size_t> order;
+  int x = is_primary_key(table.schema, cols) ? -1 : usable_index(table, cols, colls, order);
+  if (x >= 0) {
+    TableEntry& companion = *table.index_tables[x];
+    if (index_probe.companion != &companion) {
+      index_probe.companion = &companion;
+      index_probe.plan.reset();
+    }
+    Row key;
+    std::vector<int> key_cols;
+    for (size_t i = 0; i < order.size(); ++i) {
+      key.push_back(probes[order[i]]);
+      key_cols.push_back(static_cast<int>(i));
+    }
+    const size_t width = table.schema.indexes[x].columns.size();
+    std::vector<Row> out;
+    for (const Row& entry : probe_rows(companion, key_cols, key, index_probe.plan)) {
+      std::optional<Row> row = fetch_by_key(table, Row(entry.begin() + static_cast<std::ptrdiff_t>(width), entry.end()));
+      if (!row || !matches(*row, cols, probes, colls)) continue;
+      out.push_back(std::move(*row));
+      if (limit && out.size() >= limit) break;
+    }
+    return out;
+  }
   ScanArgs args;
   PlanRequest req;
   for (size_t i = 0; i < cols.size(); ++i) {
@@ -76,10 +144,7 @@ std::vector<Row> lookup(TableEntry& table, const std::vector<int>& cols, const R
   while (size_t n = cursor->next_batch(batch)) {
     for (size_t r = 0; r < n; ++r) {
       const Row& row = batch[r];
-      bool match = true;
-      for (size_t i = 0; i < cols.size() && match; ++i)
-        match = !row[cols[i]].is_null() && compare_values(row[cols[i]], probes[i], colls[i]) == 0;
-      if (!match) continue;
+      if (!matches(row, cols, probes, colls)) continue;
       out.push_back(row);
       if (limit && out.size() >= limit) return out;
     }
@@ -177,7 +242,8 @@ bool parent_exists(const FkLink& link, const Row& values) {
     if (!p || p->is_null()) return false;
     probes.push_back(std::move(*p));
   }
-  return !lookup(*link.parent, link.parent_cols, probes, link.collations, link.parent_seekable, link.parent_plan, 1)
+  return !lookup(*link.parent, link.parent_cols, probes, link.collations, link.parent_seekable, link.parent_plan,
+                 link.parent_index, 1)
               .empty();
 }
 
@@ -189,7 +255,8 @@ std::vector<Row> referencing_rows(const FkLink& link, const Row& values, size_t 
     if (!p || p->is_null()) return {};
     probes.push_back(std::move(*p));
   }
-  return lookup(*link.child, link.fk.columns, probes, link.collations, link.child_seekable, link.child_plan, limit);
+  return lookup(*link.child, link.fk.columns, probes, link.collations, link.child_seekable, link.child_plan,
+                link.child_index, limit);
 }
 
 void guard_parent_drop(DatabaseImpl& db, const std::shared_ptr<TableEntry>& parent) {

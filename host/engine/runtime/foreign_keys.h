@@ -32,6 +32,13 @@ struct FkLink {
   std::string parent_name() const;  // schema.table as declared
   // The access plans of the two lookups, chosen once per link.
   mutable std::optional<PlanResult> parent_plan, child_plan;
+  // A lookup that is not a primary-key seek goes through a secondary index whose leading
+  // columns are the members (same collations) when the table has one.
+  struct IndexProbe {
+    const TableEntry* companion = nullptr;  // the index storage the plan was chosen for
+    std::optional<PlanResult> plan;
+  };
+  mutable IndexProbe parent_index, child_index;
 };
 
 // Resolves `fk` declared on `child`. Throws when the key cannot be enforced: a defaulted
