@@ -243,6 +243,11 @@ void Assertions::check(DatabaseImpl& db, const std::vector<TableEntry*>& written
     if (!a->plan || a->planned_version != db.schema_version()) {
       a->plan = plan_violation(db, *a);
       a->planned_version = db.schema_version();
+      // Views may have been redefined since: follow what the body reaches now.
+      std::vector<AssertionReference> refs;
+      std::unique_ptr<ast::Statement> holder;
+      ReferenceWalker(db, refs).select(violation_select(*a, holder), a->schema_name);
+      a->references = std::move(refs);
     }
     ExecContext ctx;
     ctx.db = &db;
