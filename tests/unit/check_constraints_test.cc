@@ -66,10 +66,15 @@ TEST_F(CheckConstraintsTest, NewQualifierReadsTheWrittenRow) {
   fails("insert into t values (2, 0)", StatusCode::kConstraint, "CHECK constraint failed: pos (new.a > 0)");
 }
 
-TEST_F(CheckConstraintsTest, SubqueryInCheckIsRefusedAtCreateTable) {
-  fails("create table t (a integer check (a < (select 10)))", StatusCode::kUnsupported, "subqueries");
-  fails("create table t (a integer, check (exists (select 1)))", StatusCode::kUnsupported, "subqueries");
-  fails("create table t (a integer, check (a in (select 1)))", StatusCode::kUnsupported, "subqueries");
+TEST_F(CheckConstraintsTest, SubqueryInCheckIsDeferredToCommit) {
+  exec("create table t (a integer, check (a < (select 10)))");
+  exec("begin");
+  exec("insert into t values (50)");  // queued, not evaluated yet
+  fails("commit", StatusCode::kConstraint, "CHECK constraint failed: _check_0");
+  EXPECT_FALSE(db_->in_transaction());
+  // A bind parameter is refused inside a subquery as well.
+  fails("create table u (a integer, check (a in (select 1 union all select ?)))", StatusCode::kError,
+        "may not reference bind parameters");
 }
 
 TEST_F(CheckConstraintsTest, BindParameterInCheckIsRefusedAtCreateTable) {

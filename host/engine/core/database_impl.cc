@@ -450,10 +450,24 @@ void DatabaseImpl::end_transaction(bool commit) {
   }
   explicit_ = implicit_ = statement_savepoint_ = savepoint_began_txn_ = false;
   savepoints_.clear();
+  savepoint_marks_.clear();
+  deferred_.clear();
   if (!first_error.ok()) throw Error(first_error.code(), first_error.raw_message());
 }
 
+void DatabaseImpl::commit_checks() {
+  try {
+    deferred_.run_commit(*this);
+    if (!joined_.empty()) assertions_.check(*this, joined_);
+  } catch (...) {
+    end_transaction(false);
+    throw;
+  }
+}
+
 void DatabaseImpl::statement_begin() {
+  deferred_.clear_statement();
+  statement_mark_ = deferred_.mark();
   if (!explicit_) {
     implicit_ = true;
     return;
@@ -464,7 +478,15 @@ void DatabaseImpl::statement_begin() {
 }
 
 void DatabaseImpl::statement_commit() {
+  // NO ACTION checks run at the end of the statement; a failure undoes the statement.
+  try {
+    deferred_.run_statement_end(*this);
+  } catch (...) {
+    statement_rollback();
+    throw;
+  }
   if (implicit_ && !explicit_) {
+    commit_checks();
     end_transaction(true);
     return;
   }
@@ -476,6 +498,8 @@ void DatabaseImpl::statement_commit() {
 }
 
 void DatabaseImpl::statement_rollback() {
+  deferred_.clear_statement();
+  deferred_.rollback_to(statement_mark_);
   if (implicit_ && !explicit_) {
     end_transaction(false);
     return;
@@ -497,6 +521,7 @@ void DatabaseImpl::begin_explicit() {
 
 void DatabaseImpl::commit_explicit() {
   if (!explicit_) return;  // COMMIT without a transaction is accepted (reference behaviour)
+  commit_checks();
   end_transaction(true);
 }
 
@@ -511,6 +536,7 @@ void DatabaseImpl::savepoint(const std::string& name) {
     savepoint_began_txn_ = true;
   }
   savepoints_.push_back(name);
+  savepoint_marks_.push_back(deferred_.mark());
   uint32_t d = current_depth();
   for (auto* t : joined_) t->connection->savepoint(d);
 }
@@ -528,7 +554,11 @@ void DatabaseImpl::release(const std::string& name) {
   for (uint32_t d = static_cast<uint32_t>(savepoints_.size()); d >= target; --d)
     for (auto* t : joined_) t->connection->release_savepoint(d);
   savepoints_.resize(i);
-  if (savepoints_.empty() && savepoint_began_txn_) end_transaction(true);
+  savepoint_marks_.resize(i);
+  if (savepoints_.empty() && savepoint_began_txn_) {
+    commit_checks();
+    end_transaction(true);
+  }
 }
 
 void DatabaseImpl::rollback_to(const std::string& name) {
@@ -539,6 +569,8 @@ void DatabaseImpl::rollback_to(const std::string& name) {
     for (auto* t : joined_) t->connection->release_savepoint(d);
   for (auto* t : joined_) t->connection->rollback_to_savepoint(target);
   savepoints_.resize(i + 1);
+  deferred_.rollback_to(savepoint_marks_[i]);
+  savepoint_marks_.resize(i + 1);
 }
 
 }  // namespace quereus

@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "core/assertions.h"
 #include "core/database.h"
 #include "core/declared_schema.h"
+#include "core/deferred_constraints.h"
 #include "optimizer/optimizer.h"
 #include "schema/catalog.h"
 
@@ -80,6 +82,9 @@ class DatabaseImpl : public Database {
   void rollback_to(const std::string& name);
   // Removes a dropped table from the participants.
   void forget(TableEntry& entry);
+  // The current transaction's deferred-constraint queue, and the assertions.
+  DeferredConstraints& deferred() { return deferred_; }
+  Assertions& assertions() { return assertions_; }
 
   uint64_t next_generation() { return ++generation_; }
   // Bumped by every schema change; statements re-plan when it moved.
@@ -107,6 +112,14 @@ class DatabaseImpl : public Database {
  private:
   uint32_t current_depth() const;
   void end_transaction(bool commit);
+  // The checks a commit runs first (deferred queue, assertions); on a failure the
+  // transaction is rolled back and the constraint's error rethrown.
+  void commit_checks();
+
+  DeferredConstraints deferred_;
+  Assertions assertions_;
+  std::vector<size_t> savepoint_marks_;  // deferred_.mark() per named savepoint
+  size_t statement_mark_ = 0;            // … at the statement savepoint
 
   std::shared_ptr<Registry> registry_;
   DatabaseOptions db_options_;

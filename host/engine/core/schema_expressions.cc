@@ -405,6 +405,11 @@ std::vector<BoundCheck> bind_checks(Planner& planner, const TableEntry& table, c
     vars.used = &read;
     out.push_back({ck.name, expr_to_string(*ck.expr), planner.bind_expr(*ck.expr, vars), ck.on_insert, ck.on_update,
                    ck.on_delete, ck.on_conflict});
+    // A CHECK reading other rows (a subquery) is judged at COMMIT (docs/foreign-keys.md).
+    out.back().deferred = has_node(*ck.expr, [](const ast::Expr& x) {
+      return x.kind == ast::ExprKind::kSubquery || x.kind == ast::ExprKind::kExists ||
+             (x.kind == ast::ExprKind::kIn && static_cast<const ast::InExpr&>(x).subquery);
+    });
     bool applies = std::any_of(ops.begin(), ops.end(), [&ck](RowOp op) {
       return op == RowOp::kInsert ? ck.on_insert : op == RowOp::kUpdate ? ck.on_update : ck.on_delete;
     });

@@ -13,12 +13,13 @@
 #include "functions/json_value.h"
 #include "optimizer/optimizer.h"
 #include "parser/ast_printer.h"
+#include "parser/ast_walk.h"
 #include "parser/parser.h"
 #include "planner/dml_relation.h"
 #include "planner/planner.h"
 #include "core/schema_expressions.h"
 #include "runtime/dml_writer.h"
-#include "schema/fk_collation.h"
+#include "runtime/foreign_keys.h"
 
 namespace quereus {
 
@@ -670,13 +671,6 @@ std::shared_ptr<const ast::Expr> own_expr(const ast::Expr& e) {
   return std::shared_ptr<const ast::Expr>(Parser::parse_expression(expr_to_string(e)).release());
 }
 
-bool contains_subquery(const ast::Expr& e) {
-  return any_node(e, [](const ast::Expr& x) {
-    return x.kind == ast::ExprKind::kSubquery || x.kind == ast::ExprKind::kExists ||
-           (x.kind == ast::ExprKind::kIn && static_cast<const ast::InExpr&>(x).subquery);
-  });
-}
-
 const char* fk_action_name(ast::FkAction a) {
   switch (a) {
     case ast::FkAction::kSetNull: return "setNull";
@@ -746,12 +740,10 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
       for (int n = 2; check_names.count(to_lower(ck.name)); ++n) ck.name = minted + "_" + std::to_string(n);
       check_names.insert(to_lower(ck.name));
     }
-    if (any_node(e, [](const ast::Expr& x) { return x.kind == ast::ExprKind::kParameter; }))
+    if (ast::any_expr_deep(e, [](const ast::Expr& x) { return x.kind == ast::ExprKind::kParameter; }))
       throw Error(StatusCode::kError,
                   "CHECK constraint '" + ck.name + "' on table '" + ts.name + "' may not reference bind parameters.",
                   e.site);
-    if (contains_subquery(e))
-      throw Error(StatusCode::kUnsupported, "CHECK constraints containing subqueries are not supported yet", e.site);
     if (!db.options().nondeterministic_schema)
       require_deterministic(db.registry(), e, "CHECK", "constraint '" + ck.name + "'");
     ck.expr = own_expr(e);
@@ -862,7 +854,13 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
     auto it = db.db_options().module_options.find(ts.module_name);
     if (it != db.db_options().module_options.end()) ts.module_options = it->second;
   }
-  check_foreign_key_collations(db.catalog(), ts);
+  // A FOREIGN KEY whose parent is known now (or is this table) must not pair columns
+  // declaring different collations; a parent declared later is checked at first use.
+  for (const ForeignKeySchema& fk : ts.foreign_keys) {
+    bool self = fk.referenced_schema == schema && iequals(fk.referenced_table, ts.name);
+    auto parent = self ? nullptr : db.catalog().find(fk.referenced_schema, fk.referenced_table);
+    if (self || parent) validate_fk_collations(ts, fk, self ? ts : parent->schema);
+  }
   // WITH CONTEXT (name type [NULL | NOT NULL], …)
   for (const ast::ColumnDef& var : s.context) {
     for (const ContextVariable& prev : ts.context)
@@ -917,6 +915,8 @@ void drop_table(DatabaseImpl& db, const ast::DropStmt& s) {
     if (s.if_exists) return;
     throw Error(StatusCode::kError, "Table '" + s.name.name + "' not found in schema '" + schema + "'");
   }
+  db.assertions().guard_drop("table", entry->schema.schema_name, entry->schema.name);
+  guard_parent_drop(db, entry);
   drop_table_indexes(db, *entry);
   db.forget(*entry);
   std::string sname = entry->schema.schema_name, tname = entry->schema.name;
@@ -998,6 +998,7 @@ void drop_view(DatabaseImpl& db, const ast::DropStmt& s) {
     if (s.if_exists) return;
     throw Error(StatusCode::kError, "View '" + schema + "." + s.name.name + "' does not exist");
   }
+  db.assertions().guard_drop("view", view->schema_name, view->name);
   db.catalog().remove_view(view->schema_name, view->name);
   db.bump_schema_version();
 }
@@ -1167,6 +1168,8 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
       auto& s = static_cast<const ast::DropStmt&>(stmt);
       if (s.object == ast::ObjectKind::kView)
         return std::make_unique<ActionExec>([&db, &s](ExecContext&) { drop_view(db, s); }, false);
+      if (s.object == ast::ObjectKind::kAssertion)
+        return std::make_unique<ActionExec>([&db, &s](ExecContext&) { db.assertions().drop(db, s); }, false);
       if (s.object == ast::ObjectKind::kIndex)
         return std::make_unique<ActionExec>([&db, &s](ExecContext&) {
           db.check_ddl_allowed("DROP INDEX");
@@ -1196,6 +1199,10 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
         db.check_ddl_allowed("ALTER TABLE");
         alter_table(db, s, ctx);
       }, false);
+    }
+    case K::kCreateAssertion: {
+      auto& s = static_cast<const ast::CreateAssertionStmt&>(stmt);
+      return std::make_unique<ActionExec>([&db, &s](ExecContext&) { db.assertions().create(db, s); }, false);
     }
     case K::kAnalyze: return std::make_unique<AnalyzeExec>(db, static_cast<const ast::AnalyzeStmt&>(stmt));
     case K::kBegin: return std::make_unique<ActionExec>([&db](ExecContext&) { db.begin_explicit(); }, true);
@@ -1238,6 +1245,20 @@ std::unique_ptr<Executable> plan_nested_dml(DatabaseImpl& db, const ast::Stateme
     case K::kDelete: return std::make_unique<DeleteExec>(db, static_cast<const ast::DeleteStmt&>(stmt), &path);
     default: throw Error(StatusCode::kInternal, "not a data-modifying statement", stmt.site);
   }
+}
+
+TableWriteBindings bind_table_writes(DatabaseImpl& db, const TableEntry& table) {
+  // Writes the engine opens itself (foreign-key actions) bind the table's own
+  // schema-authored expressions, like a statement writing it.
+  Planner planner = schema_authored_planner(db, table);
+  TableWriteBindings out;
+  std::set<int> context_read;
+  out.checks = bind_checks(planner, table, {RowOp::kInsert, RowOp::kUpdate, RowOp::kDelete}, context_read);
+  std::vector<bool> all(table.schema.columns.size(), true);
+  for (size_t i = 0; i < table.schema.columns.size(); ++i)
+    out.defaults.push_back(bind_default(db, planner, table, static_cast<int>(i), all, false, context_read));
+  out.generated = bind_generated(planner, table);
+  return out;
 }
 
 }  // namespace quereus

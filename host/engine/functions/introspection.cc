@@ -8,6 +8,7 @@
 #include "core/database_impl.h"
 #include "core/registry.h"
 #include "functions/builtins.h"
+#include "functions/json_value.h"
 #include "optimizer/optimizer.h"
 #include "parser/ast_printer.h"
 #include "parser/parser.h"
@@ -588,7 +589,6 @@ void register_introspection_functions(Registry& r) {
     return rows;
   });
 
-  // CREATE ASSERTION is not supported yet: no rows.
   TableFunction a_info;
   a_info.name = "assertion_info";
   a_info.num_args = 0;
@@ -597,7 +597,26 @@ void register_introspection_functions(Registry& r) {
   a_info.columns = {{"schema_name", QRS_LT_TEXT, false},       {"name", QRS_LT_TEXT, false},
                     {"violation_sql", QRS_LT_TEXT, false},     {"deferrable", QRS_LT_INTEGER, false},
                     {"initially_deferred", QRS_LT_INTEGER, false}, {"dependent_tables", QRS_LT_TEXT, false}};
-  a_info.rows = [](DatabaseImpl&, std::span<const Value>) { return std::vector<Row>{}; };
+  a_info.rows = [](DatabaseImpl& db, std::span<const Value>) {
+    std::vector<Row> rows;
+    for (const auto& a : db.assertions().list()) {
+      // One entry per base-table reference the body makes (through views as well).
+      jsonv::Json deps = jsonv::Json::array();
+      int n = 0;
+      for (const auto& r : a->references) {
+        if (r.is_view) continue;
+        std::string base = r.schema + "." + to_lower(r.name);
+        jsonv::Json entry = jsonv::Json::object();
+        entry["relationKey"] = base + "#" + std::to_string(n++);
+        entry["base"] = base;
+        deps.push_back(std::move(entry));
+      }
+      // Assertions are checked at COMMIT: deferrable and initially deferred.
+      rows.push_back({Value::Text(a->schema_name), Value::Text(a->name), Value::Text(a->violation_sql),
+                      Value::Integer(1), Value::Integer(1), Value::Text(jsonv::canonical(deps))});
+    }
+    return rows;
+  };
   r.add_table_function(std::move(a_info), "builtin");
 
   TableFunction qp;

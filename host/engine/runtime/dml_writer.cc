@@ -197,6 +197,19 @@ bool DmlWriter::check_row(RowOp op, const Row* new_row, const Row* old_row, std:
         if (old_row) images[n + i] = (*old_row)[i];
       }
     }
+    if (c.deferred) {
+      // Evaluated at COMMIT over the images captured now, reading the state then.
+      db_.deferred().at_commit([expr = c.expr, name = c.name, text = c.text, images, context = context_row_,
+                                row = new_row ? *new_row : *old_row](ExecContext& ctx) {
+        EvalEnv image_env{&images, nullptr, &ctx};
+        EvalEnv row_env{&row, &image_env, &ctx};
+        EvalEnv env{&context, &row_env, &ctx};
+        bool is_null = false;
+        if (expr->eval(env).truthy(&is_null) || is_null) return;
+        throw Error(StatusCode::kConstraint, "CHECK constraint failed: " + name + " (" + text + ")");
+      });
+      continue;
+    }
     EvalEnv image_env{&images, nullptr, ctx_};
     EvalEnv row_env{new_row ? new_row : old_row, &image_env, ctx_};
     EvalEnv env{&context_row_, &row_env, ctx_};
@@ -281,6 +294,7 @@ std::optional<Row> DmlWriter::write_insert(Row& row, std::optional<ConflictActio
                                            std::optional<Row>* existing, int* conflict) {
   if (!prepare_row(row, action)) return std::nullopt;
   if (!check_row(RowOp::kInsert, &row, nullptr, action)) return std::nullopt;
+  if (!check_foreign_keys(row, nullptr, action)) return std::nullopt;
   ConflictAction pk = existing ? ConflictAction::kAbort : resolve(action, table_->schema.pk_conflict);
   if (indexes_) {
     if (!resolve_unique(row, key_of(row), action, existing, conflict)) return std::nullopt;
@@ -295,12 +309,15 @@ std::optional<Row> DmlWriter::write_insert(Row& row, std::optional<ConflictActio
     *conflict = -1;
     return std::nullopt;
   }
+  std::optional<Row> replaced = std::move(r.replaced_row);
   auto out = handle(r, pk);
   if (out && out->empty()) out = row;
   if (out && indexes_) {
-    if (r.replaced_row) indexes_->remove(*r.replaced_row);
+    if (replaced) indexes_->remove(*replaced);
     indexes_->add(*out);
   }
+  // REPLACE displaced a row: its references see a delete.
+  if (out && replaced) apply_parent_actions(*replaced, nullptr, true);
   return out;
 }
 
@@ -320,9 +337,14 @@ std::string DmlWriter::conflict_message(int conflict) const {
   return indexes_->unique_message(static_cast<size_t>(conflict));
 }
 
-std::optional<Row> DmlWriter::update(const Row& old_row, Row new_row, std::optional<ConflictAction> action) {
+std::optional<Row> DmlWriter::update(const Row& stale_row, Row new_row, std::optional<ConflictAction> action) {
+  Row current;
+  int fresh = refresh_after_self_cascade(stale_row, new_row, current);
+  if (fresh < 0) return std::nullopt;
+  const Row& old_row = fresh ? current : stale_row;
   if (!prepare_row(new_row, action)) return std::nullopt;
   if (!check_row(RowOp::kUpdate, &new_row, &old_row, action)) return std::nullopt;
+  if (!check_foreign_keys(new_row, &old_row, action)) return std::nullopt;
   Row key = key_of(old_row);
   ConflictAction pk = resolve(action, table_->schema.pk_conflict);
   if (indexes_) {
@@ -330,11 +352,16 @@ std::optional<Row> DmlWriter::update(const Row& old_row, Row new_row, std::optio
     if (pk == ConflictAction::kReplace) evict_key_holder(new_row, &old_row);
   }
   UpdateResult r = table_->table->update(RowOp::kUpdate, new_row, key, pk);
+  std::optional<Row> replaced = std::move(r.replaced_row);
   auto out = handle(r, pk);
-  if (out && out->empty()) out = new_row;
-  if (out && indexes_) {
-    if (r.replaced_row) indexes_->remove(*r.replaced_row);
-    indexes_->change(old_row, *out);
+  if (out && out->empty()) out = std::move(new_row);
+  if (out) {
+    if (indexes_) {
+      if (replaced) indexes_->remove(*replaced);
+      indexes_->change(old_row, *out);
+    }
+    if (replaced) apply_parent_actions(*replaced, nullptr, true);
+    apply_parent_actions(old_row, &*out, false);
   }
   return out;
 }
@@ -346,6 +373,7 @@ std::optional<Row> DmlWriter::remove(const Row& old_row) {
   auto out = handle(r, ConflictAction::kAbort);
   if (!out) return out;
   if (indexes_) indexes_->remove(old_row);
+  apply_parent_actions(old_row, nullptr, false);
   return old_row;
 }
 

@@ -26,15 +26,31 @@ struct BoundCheck {
   bool on_update = true;
   bool on_delete = false;
   std::optional<qrs_conflict> on_conflict;  // the declared ON CONFLICT action
+  // Contains a subquery: evaluated at COMMIT (at the end of an autocommit statement)
+  // over the row images captured when the row was written.
+  bool deferred = false;
 };
 
-class IndexWriter;
+// The per-table bindings a write needs, for writers the engine opens itself (foreign
+// key actions). Implemented by core/statement_planner.cc, which binds them for the
+// statements' own writers the same way.
 // A generated column bound once per DML plan: `expr` reads the row being written (and
 // the same row one level out, for `new.c`).
 struct BoundGenerated {
   int column = 0;
   std::shared_ptr<const ScalarExpr> expr;
 };
+
+struct TableWriteBindings {
+  std::vector<BoundCheck> checks;
+  std::vector<std::shared_ptr<const ScalarExpr>> defaults;  // null where none
+  std::vector<BoundGenerated> generated;                   // in dependency order
+};
+TableWriteBindings bind_table_writes(DatabaseImpl& db, const TableEntry& table);
+
+struct FkLink;
+struct FkWriteState;
+class IndexWriter;
 
 class DmlWriter {
  public:
@@ -101,8 +117,25 @@ class DmlWriter {
   // Throws the CONSTRAINT error `message`, recording a FAIL / ROLLBACK action first.
   [[noreturn]] void fail(ConflictAction action, const std::string& message);
 
+  // FOREIGN KEY enforcement (runtime/dml_writer_fk.cc). The child side runs before the
+  // module write: false when the row is to be skipped (IGNORE). The parent side runs
+  // after it, for a removed row or a changed referenced key (`new_row` null: removed;
+  // `evicted`: displaced by REPLACE rather than named by the statement).
+  bool check_foreign_keys(const Row& new_row, const Row* old_row, std::optional<ConflictAction> action);
+  void apply_parent_actions(const Row& old_row, const Row* new_row, bool evicted);
+  FkWriteState& fk_state();
+  // A self-referencing cascade may have rewritten rows of this table after the statement
+  // read them: an update then starts from the stored version, keeping the statement's
+  // own changes. -1: the row is gone; 0: `old_row` is current; 1: `current` replaces it
+  // (and `new_row` was rebased onto it).
+  int refresh_after_self_cascade(const Row& old_row, Row& new_row, Row& current);
+  // The writer cascaded writes into `table` go through (this one for the same table).
+  DmlWriter& child_writer(const std::shared_ptr<TableEntry>& table);
+
   DatabaseImpl& db_;
   std::shared_ptr<TableEntry> table_;
+  std::shared_ptr<FkWriteState> fk_;  // built at the first foreign-key use
+  int depth_ = 0;  // cascade nesting (0: the statement's own writer)
   const std::vector<BoundCheck>* checks_ = nullptr;
   ExecContext* ctx_ = nullptr;
   const std::vector<std::shared_ptr<const ScalarExpr>>* defaults_ = nullptr;

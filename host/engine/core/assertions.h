@@ -1,0 +1,57 @@
+// CREATE ASSERTION: database-wide integrity rules (docs/foreign-keys.md, "Assertions").
+// An assertion is a catalog object beside tables and views: a CHECK expression over the
+// whole database, evaluated at COMMIT (at the end of an autocommit statement) when the
+// transaction wrote a table its body reads (or always, for a body that reads none).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "parser/ast.h"
+#include "planner/rel_node.h"
+
+namespace quereus {
+
+class DatabaseImpl;
+struct ExecContext;
+struct TableEntry;
+
+// A relation an assertion body reaches, with the views it goes through on the way.
+struct AssertionReference {
+  bool is_view = false;
+  std::string schema;  // lower-case
+  std::string name;    // catalog spelling
+  std::vector<std::string> through;  // e.g. "view 'v1'", outermost first
+};
+
+struct AssertionEntry {
+  std::string schema_name;  // lower-case
+  std::string name;
+  std::shared_ptr<const ast::Expr> check;  // the CHECK expression, owned
+  std::string violation_sql;               // select 1 where not (<check>)
+  std::vector<AssertionReference> references;  // direct and through views
+  // The violation query, planned against the current schema (re-planned when it moves).
+  RelPtr plan;
+  uint64_t planned_version = 0;
+  std::string qualified_name() const { return schema_name + "." + name; }
+};
+
+class Assertions {
+ public:
+  void create(DatabaseImpl& db, const ast::CreateAssertionStmt& s);
+  void drop(DatabaseImpl& db, const ast::DropStmt& s);
+  // Throws "Integrity assertion failed: <name>" for the first assertion that does not
+  // hold; `written` are the tables the transaction wrote.
+  void check(DatabaseImpl& db, const std::vector<TableEntry*>& written);
+  // Refuses to drop a table / view an assertion reads (directly or through views).
+  void guard_drop(const std::string& kind, const std::string& schema, const std::string& name) const;
+  const std::vector<std::shared_ptr<AssertionEntry>>& list() const { return list_; }
+
+ private:
+  std::shared_ptr<AssertionEntry> find(const std::string& schema, const std::string& name) const;
+  std::vector<std::shared_ptr<AssertionEntry>> list_;
+};
+
+}  // namespace quereus

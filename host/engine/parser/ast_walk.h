@@ -1,0 +1,15 @@
+// A deep walk over an expression tree: every expression node, including those inside
+// subqueries (select lists, FROM subqueries and join conditions, WHERE / GROUP BY /
+// HAVING, compound legs, CTE bodies, ORDER BY / LIMIT).
+#pragma once
+
+#include <functional>
+
+#include "parser/ast.h"
+
+namespace quereus::ast {
+
+// True when `pred` holds for `e` or any expression below it, subqueries included.
+bool any_expr_deep(const Expr& e, const std::function<bool(const Expr&)>& pred);
+
+}  // namespace quereus::ast
