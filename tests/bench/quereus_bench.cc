@@ -49,11 +49,13 @@ constexpr const char* kUsage =
     "                     1,000,000 rows; 0.01 is a smoke test)\n"
     "  --plugin-dir DIR   where mem.so is found (default: <exe dir>/../lib/quereus)\n"
     "  --timeout SECONDS  per workload and engine run; 0 for none (default: 300)\n"
-    "  --repeat N         run each workload N times per engine, report the fastest time\n"
+    "  --repeat N         run each workload N times per engine, report the fastest time,\n"
     "                     and the largest peak (default: 1)\n"
     "  --list             print the workload names and what they do, then exit\n"
     "Prints: workload  module  ours_ms  sqlite_ms  ratio  ours_peak_mb  sqlite_peak_mb\n"
-    "(tab-separated; ratio = ours_ms / sqlite_ms; notes and errors go to stderr).\n";
+    "(tab-separated; ratio = ours_ms / sqlite_ms; notes and errors go to stderr), then,\n"
+    "when a flat-cost workload ran, a second table after a blank line:\n"
+    "  flat_cost  engine  first10_us  last10_us  last/first  bar (PASS: last/first <= 1.2)\n";
 
 constexpr double kBar = 3.0;  // the bar: no workload slower than 3x SQLite
 
@@ -72,6 +74,7 @@ struct Outcome {
   double peak_mb = 0;
   std::string checksum;
   std::string message;  // kError
+  double first_us = -1, last_us = -1;  // flat-cost workloads only
 };
 
 // VmHWM (peak resident set) of this process, in kB; -1 when unreadable.
@@ -99,7 +102,8 @@ void write_all(int fd, const std::string& text) {
 }
 
 // In the child: runs the workload, writes "start" on `fd` when its timed section begins,
-// then reports "ok\tms\tpeak_kb\tchecksum" or "error\tmessage". Never returns.
+// then reports "ok\tms\tpeak_kb\tchecksum\tfirst_us\tlast_us" or "error\tmessage". Never
+// returns.
 [[noreturn]] void child_main(int fd, const Workload& workload, EngineKind kind,
                              const std::shared_ptr<Registry>& registry, const std::string& module,
                              const Sizes& sizes) {
@@ -111,7 +115,10 @@ void write_all(int fd, const std::string& text) {
     const long peak_kb = read_hwm_kb() - baseline_kb;
     char ms[64];
     std::snprintf(ms, sizeof ms, "%.6f", result.ms);
-    report = std::string("ok\t") + ms + "\t" + std::to_string(peak_kb) + "\t" + one_line(result.checksum) + "\n";
+    char phases[128];
+    std::snprintf(phases, sizeof phases, "%.6f\t%.6f", result.first_us, result.last_us);
+    report = std::string("ok\t") + ms + "\t" + std::to_string(peak_kb) + "\t" + one_line(result.checksum) + "\t" +
+             phases + "\n";
     // The engine is not destroyed: tearing down a large table is not part of any figure.
     engine.release();
   } catch (const std::exception& e) {
@@ -194,11 +201,13 @@ Outcome run_in_child(const Workload& workload, EngineKind kind, const std::share
   std::vector<std::string> fields;
   std::stringstream in(text);
   for (std::string f; std::getline(in, f, '\t');) fields.push_back(f);
-  if (fields.size() == 4 && fields[0] == "ok") {
+  if (fields.size() == 6 && fields[0] == "ok") {
     out.state = Outcome::State::kOk;
     out.ms = std::strtod(fields[1].c_str(), nullptr);
     out.peak_mb = std::strtod(fields[2].c_str(), nullptr) / 1024.0;
     out.checksum = fields[3];
+    out.first_us = std::strtod(fields[4].c_str(), nullptr);
+    out.last_us = std::strtod(fields[5].c_str(), nullptr);
   } else if (fields.size() >= 2 && fields[0] == "error") {
     out.message = fields[1];
   } else {
@@ -207,7 +216,8 @@ Outcome run_in_child(const Workload& workload, EngineKind kind, const std::share
   return out;
 }
 
-// Runs `repeat` fresh children; keeps the fastest time and the largest peak. The first
+// Runs `repeat` fresh children; keeps the fastest time, the lowest first- and last-10%
+// figures (each on its own) and the largest peak. The first
 // failure, or a checksum that changes between runs, ends the series.
 Outcome run_repeated(int repeat, const Workload& workload, EngineKind kind, const std::shared_ptr<Registry>& registry,
                      const std::string& module, const Sizes& sizes, double timeout_s) {
@@ -221,6 +231,10 @@ Outcome run_repeated(int repeat, const Workload& workload, EngineKind kind, cons
       return o;
     }
     best.ms = std::min(best.ms, o.ms);
+    // Each flat-cost slice keeps its best run, as the time does: a slice of a few
+    // thousand statements is easily hit by a stray preemption on a busy machine.
+    best.first_us = std::min(best.first_us, o.first_us);
+    best.last_us = std::min(best.last_us, o.last_us);
     best.peak_mb = std::max(best.peak_mb, o.peak_mb);
   }
   return best;
@@ -246,6 +260,36 @@ std::string ms_cell(const Outcome& o) {
 }
 
 std::string peak_cell(const Outcome& o) { return o.state == Outcome::State::kOk ? fixed(o.peak_mb, 1) : "-"; }
+
+// One line of the flat-cost table.
+struct FlatLine {
+  std::string workload, engine;
+  Outcome outcome;
+};
+
+// Prints the flat-cost table; our engine's lines over the bar (or without a figure) go
+// to `flat_failed`. SQLite's lines are for reference.
+void print_flat_table(const std::vector<FlatLine>& lines, std::vector<std::string>* flat_failed) {
+  std::cout << "\nflat_cost\tengine\tfirst10_us\tlast10_us\tlast/first\tbar\n";
+  for (const FlatLine& l : lines) {
+    const Outcome& o = l.outcome;
+    std::string first = "-", last = "-", ratio = "-", verdict;
+    if (o.state == Outcome::State::kOk && o.first_us > 0 && o.last_us >= 0) {
+      const double r = o.last_us / o.first_us;
+      first = fixed(o.first_us, 3);
+      last = fixed(o.last_us, 3);
+      ratio = fixed(r, 2);
+      verdict = r <= kFlatBar ? "PASS" : "FAIL";
+      if (l.engine == "ours" && r > kFlatBar) flat_failed->push_back(l.workload + " " + ratio + "x");
+    } else {
+      verdict = ms_cell(o);
+      if (l.engine == "ours") flat_failed->push_back(l.workload + " " + verdict);
+    }
+    std::cout << l.workload << "\t" << l.engine << "\t" << first << "\t" << last << "\t" << ratio << "\t" << verdict
+              << "\n";
+  }
+  std::cout << std::flush;
+}
 
 }  // namespace
 
@@ -329,12 +373,14 @@ int main(int argc, char** argv) {
   const Sizes sizes = Sizes::at(scale);
   std::cerr << "# quereus-bench: scale " << scale << " (t " << sizes.rows << " rows, d " << sizes.dim_rows
             << " rows, " << sizes.lookups << " lookups, " << sizes.ranges << " ranges of " << sizes.range_width
-            << ", " << sizes.groups << " groups), module " << module << ", SQLite " << sqlite3_libversion()
+            << ", " << sizes.groups << " groups, " << sizes.writes << " writes, flat " << sizes.flat_txn
+            << " in one transaction / " << sizes.flat_autocommit << " autocommit), module " << module << ", SQLite " << sqlite3_libversion()
             << ", timeout " << timeout_s << " s, repeat " << repeat << "\n";
   std::cout << "workload\tmodule\tours_ms\tsqlite_ms\tratio\tours_peak_mb\tsqlite_peak_mb\n" << std::flush;
 
   bool all_ok = true;
   std::vector<std::string> over_bar, failed;
+  std::vector<FlatLine> flat_lines;
   for (const Workload* w : selected) {
     const Outcome ours = run_repeated(repeat, *w, EngineKind::kOurs, registry, module, sizes, timeout_s);
     const Outcome lite = run_repeated(repeat, *w, EngineKind::kSqlite, registry, module, sizes, timeout_s);
@@ -371,7 +417,13 @@ int main(int argc, char** argv) {
     std::cout << w->name << "\t" << module << "\t" << ms_cell(ours) << "\t" << ms_cell(lite) << "\t" << ratio << "\t"
               << peak_cell(ours) << "\t" << peak_cell(lite) << "\n"
               << std::flush;
+    if (w->flat_cost) {
+      flat_lines.push_back({w->name, "ours", ours});
+      flat_lines.push_back({w->name, "sqlite", lite});
+    }
   }
+  std::vector<std::string> flat_failed;
+  if (!flat_lines.empty()) print_flat_table(flat_lines, &flat_failed);
   if (!failed.empty()) {
     std::cerr << "# without a verified figure:";
     for (const std::string& s : failed) std::cerr << " " << s << ";";
@@ -384,5 +436,16 @@ int main(int argc, char** argv) {
     for (const std::string& s : over_bar) std::cerr << " " << s << ";";
     std::cerr << "\n";
   }
+  if (!flat_lines.empty()) {
+    if (flat_failed.empty()) {
+      std::cerr << "# flat cost: PASS (our last 10% of statements within " << kFlatBar << "x of the first 10%)\n";
+    } else {
+      std::cerr << "# flat cost: FAIL (our last 10% over " << kFlatBar << "x the first 10%, or no figure):";
+      for (const std::string& s : flat_failed) std::cerr << " " << s << ";";
+      std::cerr << "\n";
+    }
+  }
+  // The bars (3x SQLite, flat cost) are reported, not enforced: the exit status reflects
+  // errors, crashes, timeouts and mismatches only.
   return all_ok ? 0 : 1;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <numeric>
 #include <string_view>
 
 namespace quereus::bench {
@@ -113,6 +114,35 @@ std::string single_row(BenchStatement& stmt, int columns) {
   if (stmt.step()) throw BenchError("expected one row");
   stmt.reset();
   return out;
+}
+
+
+// Runs a statement that returns no rows (an INSERT / UPDATE / DELETE) once.
+void run_once(BenchStatement& stmt) {
+  while (stmt.step()) {
+  }
+  stmt.reset();
+}
+
+// A stride that walks 1..n as a permutation: k -> 1 + (k * stride) % n.
+int64_t coprime_stride(int64_t n) {
+  int64_t stride = std::max<int64_t>(1, n * 618 / 1000);
+  while (std::gcd(stride, n) != 1) ++stride;
+  return stride;
+}
+
+// Binds w's row `id` (the shape of t) to an `insert into w (id, a, b) values (?, ?, ?)`.
+void bind_w_row(BenchStatement& insert, int64_t id, int64_t rows, char* b) {
+  b_of(id, b);
+  insert.bind_int(1, id);
+  insert.bind_int(2, a_of(id, rows));
+  insert.bind_text(3, std::string_view(b, kTextLength));
+}
+
+// The checksum of a table shaped like t: count(*), sum(a) and sum(length(b)).
+std::string table_checksum(BenchEngine& engine, const std::string& table) {
+  auto check = engine.prepare("select count(*), sum(a), sum(length(b)) from " + table);
+  return Checksum().add("count/sum_a/sum_len_b", single_row(*check, 3)).str();
 }
 
 // ---------------------------------------------------------------- workloads
@@ -258,6 +288,136 @@ WorkloadResult correlated_subquery(BenchEngine& engine, const Sizes& sizes, cons
   return {ms, Checksum().add("rows", rows).add("nulls", nulls).add("sum_id", sum_id).add("sum_max", sum_max).str()};
 }
 
+// ---------------------------------------------------------------- write path
+
+WorkloadResult insert_autocommit(BenchEngine& engine, const Sizes& sizes, const TimedStart& started) {
+  engine.exec("create table w (id integer primary key, a integer, b text)");
+  auto insert = engine.prepare("insert into w (id, a, b) values (?, ?, ?)");
+  char b[kTextLength];
+  Timer timer(started);
+  for (int64_t id = 1; id <= sizes.writes; ++id) {
+    bind_w_row(*insert, id, sizes.writes, b);
+    run_once(*insert);  // no transaction is open: each statement commits on its own
+  }
+  const double ms = timer.ms();
+  return {ms, table_checksum(engine, "w")};
+}
+
+WorkloadResult update_by_key(BenchEngine& engine, const Sizes& sizes, const TimedStart& started) {
+  load_t(engine, sizes.rows);
+  auto update = engine.prepare("update t set a = ?, b = ? where id = ?");
+  char b[kTextLength];
+  Timer timer(started);
+  engine.exec("begin");
+  for (int64_t k = 0; k < sizes.writes; ++k) {
+    // Random ids, repeats allowed (a repeated id is updated again).
+    const int64_t id = 1 + static_cast<int64_t>(mix(k + 0x4000) % u(sizes.rows));
+    b_of(id + k, b);
+    update->bind_int(1, static_cast<int64_t>(mix(k + 0x5000) % 1000));
+    update->bind_text(2, std::string_view(b, kTextLength));
+    update->bind_int(3, id);
+    run_once(*update);
+  }
+  engine.exec("commit");
+  const double ms = timer.ms();
+  auto check = engine.prepare("select count(*), sum(a), sum(unicode(b)) from t");
+  return {ms, Checksum().add("count/sum_a/sum_b0", single_row(*check, 3)).str()};
+}
+
+WorkloadResult delete_by_key(BenchEngine& engine, const Sizes& sizes, const TimedStart& started) {
+  load_t(engine, sizes.rows);
+  auto del = engine.prepare("delete from t where id = ?");
+  // Distinct ids in a scattered order (a permutation of 1..rows), at most every row.
+  const int64_t n = std::min(sizes.writes, sizes.rows);
+  const int64_t stride = coprime_stride(sizes.rows);
+  Timer timer(started);
+  engine.exec("begin");
+  for (int64_t k = 0; k < n; ++k) {
+    del->bind_int(1, 1 + static_cast<int64_t>((u(k) * u(stride)) % u(sizes.rows)));
+    run_once(*del);
+  }
+  engine.exec("commit");
+  const double ms = timer.ms();
+  auto check = engine.prepare("select count(*), sum(id), sum(a) from t");
+  return {ms, Checksum().add("count/sum_id/sum_a", single_row(*check, 3)).str()};
+}
+
+WorkloadResult insert_unique_fk(BenchEngine& engine, const Sizes& sizes, const TimedStart& started) {
+  // Foreign keys on in both engines (ours has them on by default; SQLite needs the pragma).
+  engine.exec("pragma foreign_keys = on");
+  engine.exec("create table p (id integer primary key, name text)");
+  engine.exec(
+      "create table c (id integer primary key, code text unique, pid integer, "
+      "foreign key (pid) references p (id))");
+  engine.exec("begin");
+  {
+    auto parent = engine.prepare("insert into p (id, name) values (?, ?)");
+    char name[kTextLength];
+    for (int64_t id = 1; id <= sizes.dim_rows; ++id) {
+      b_of(id, name);
+      parent->bind_int(1, id);
+      parent->bind_text(2, std::string_view(name, kTextLength));
+      run_once(*parent);
+    }
+  }
+  engine.exec("commit");
+  auto insert = engine.prepare("insert into c (id, code, pid) values (?, ?, ?)");
+  char code[16];
+  Timer timer(started);
+  engine.exec("begin");
+  for (int64_t id = 1; id <= sizes.writes; ++id) {
+    // code: 16 hex digits of a bijective mix of id, so unique and in scattered order.
+    uint64_t h = mix(u(id) ^ 0x6a09e667ULL);
+    for (int i = 15; i >= 0; --i, h >>= 4) code[i] = "0123456789abcdef"[h & 15];
+    insert->bind_int(1, id);
+    insert->bind_text(2, std::string_view(code, sizeof code));
+    insert->bind_int(3, 1 + static_cast<int64_t>(mix(u(id) + 0x7000) % u(sizes.dim_rows)));
+    run_once(*insert);
+  }
+  engine.exec("commit");
+  const double ms = timer.ms();
+  auto check = engine.prepare(
+      "select count(*), sum(c.pid), sum(unicode(c.code)), sum(p.id) from c join p on c.pid = p.id");
+  return {ms, Checksum().add("count/sum_pid/sum_code0/sum_pk", single_row(*check, 4)).str()};
+}
+
+// `n` one-row inserts into w, in one transaction (`in_txn`) or each its own; the timed
+// section includes begin and commit, the per-statement phase figures do not.
+WorkloadResult flat_inserts(BenchEngine& engine, int64_t n, bool in_txn, const TimedStart& started) {
+  using Clock = std::chrono::steady_clock;
+  engine.exec("create table w (id integer primary key, a integer, b text)");
+  auto insert = engine.prepare("insert into w (id, a, b) values (?, ?, ?)");
+  char b[kTextLength];
+  const int64_t tenth = std::max<int64_t>(1, n / 10);
+  Clock::time_point first_begin, first_end, last_begin, last_end;
+  Timer timer(started);
+  if (in_txn) engine.exec("begin");
+  for (int64_t k = 0; k < n; ++k) {
+    if (k == 0) first_begin = Clock::now();
+    if (k == n - tenth) last_begin = Clock::now();
+    bind_w_row(*insert, k + 1, n, b);
+    run_once(*insert);
+    if (k == tenth - 1) first_end = Clock::now();
+  }
+  last_end = Clock::now();
+  if (in_txn) engine.exec("commit");
+  WorkloadResult result{timer.ms(), table_checksum(engine, "w")};
+  auto us_per_stmt = [tenth](Clock::time_point from, Clock::time_point to) {
+    return std::chrono::duration<double, std::micro>(to - from).count() / static_cast<double>(tenth);
+  };
+  result.first_us = us_per_stmt(first_begin, first_end);
+  result.last_us = us_per_stmt(last_begin, last_end);
+  return result;
+}
+
+WorkloadResult insert_flat_txn(BenchEngine& engine, const Sizes& sizes, const TimedStart& started) {
+  return flat_inserts(engine, sizes.flat_txn, true, started);
+}
+
+WorkloadResult insert_flat_autocommit(BenchEngine& engine, const Sizes& sizes, const TimedStart& started) {
+  return flat_inserts(engine, sizes.flat_autocommit, false, started);
+}
+
 }  // namespace
 
 Sizes Sizes::at(double scale) {
@@ -269,6 +429,9 @@ Sizes Sizes::at(double scale) {
   s.ranges = scaled(base.ranges);
   s.range_width = std::min(base.range_width, s.rows);
   s.groups = scaled(base.groups);
+  s.writes = scaled(base.writes);
+  s.flat_txn = scaled(base.flat_txn);
+  s.flat_autocommit = scaled(base.flat_autocommit);
   return s;
 }
 
@@ -284,6 +447,21 @@ const std::vector<Workload>& workloads() {
       {"order_by", "select id, a, b from t order by a, all rows drained", order_by},
       {"correlated_subquery", "select d.id, (select max(t.a) from t where t.id = d.id * 7) from d",
        correlated_subquery},
+      {"insert_autocommit", "`writes` single-row inserts into an empty w, each its own (autocommit) transaction",
+       insert_autocommit},
+      {"update_by_key", "`writes` update t set a = ?, b = ? where id = ? (random ids) in one transaction",
+       update_by_key},
+      {"delete_by_key", "`writes` delete from t where id = ? (distinct ids, scattered) in one transaction",
+       delete_by_key},
+      {"insert_unique_fk",
+       "`writes` inserts in one transaction into c (id, code text unique, pid references p(id)); p has dim_rows rows",
+       insert_unique_fk},
+      {"insert_flat_txn",
+       "flat cost: `flat_txn` one-row inserts in one transaction; us/stmt of the first and last 10%",
+       insert_flat_txn, true},
+      {"insert_flat_autocommit",
+       "flat cost: `flat_autocommit` one-row inserts, each autocommit; us/stmt of the first and last 10%",
+       insert_flat_autocommit, true},
   };
   return kAll;
 }

@@ -5,7 +5,9 @@
 // Data (docs/benchmarks.md): table t (id integer primary key, a integer, b text) with
 // `rows` rows, id = 1..rows, a a pseudo-random integer in [0, rows), b 20 pseudo-random
 // lower-case letters; table d (id integer primary key, v integer) with `dim_rows` rows,
-// id = 1..dim_rows. The generator is deterministic, so both engines see the same data.
+// id = 1..dim_rows. The write-path workloads add table w (same shape as t, filled by the
+// workload) and tables p (parent) / c (child with a UNIQUE column and a FOREIGN KEY to p).
+// The generator is deterministic, so both engines see the same data.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +27,9 @@ struct Sizes {
   int64_t ranges = 1000;      // range_scan
   int64_t range_width = 100;  // rows per range
   int64_t groups = 100000;    // group_by
+  int64_t writes = 100000;    // insert_autocommit, update_by_key, delete_by_key, insert_unique_fk
+  int64_t flat_txn = 1000000;        // insert_flat_txn: one-row inserts in one transaction
+  int64_t flat_autocommit = 100000;  // insert_flat_autocommit: one-row inserts, each its own transaction
 
   // Every count scaled by `scale` (at least 1), except range_width (capped at rows).
   static Sizes at(double scale);
@@ -33,6 +38,10 @@ struct Sizes {
 struct WorkloadResult {
   double ms = 0;         // the timed section
   std::string checksum;  // what the SQL produced, equal across engines when correct
+  // Flat-cost workloads only (else negative): the mean cost per statement, in
+  // microseconds, of the first and of the last 10% of the statements.
+  double first_us = -1;
+  double last_us = -1;
 };
 
 // Called when the timed section begins (after the untimed setup); may be empty.
@@ -42,7 +51,11 @@ struct Workload {
   const char* name;
   const char* description;
   WorkloadResult (*run)(BenchEngine& engine, const Sizes& sizes, const TimedStart& started);
+  bool flat_cost = false;  // reports first_us / last_us, judged against kFlatBar
 };
+
+// The flat-cost bar: the last 10% of the statements cost at most this times the first 10%.
+constexpr double kFlatBar = 1.2;
 
 // All workloads, in the order they are run by default.
 const std::vector<Workload>& workloads();
