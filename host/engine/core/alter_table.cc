@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/database_impl.h"
+#include "core/schema_expressions.h"
 #include "parser/ast.h"
 #include "parser/ast_printer.h"
 #include "parser/parser.h"
@@ -122,17 +123,6 @@ void walk_expr(ast::Expr& e, const std::function<void(ast::Expr&)>& on_expr,
     default:
       break;
   }
-}
-
-bool has_subquery(const ast::Expr& e) {
-  bool found = false;
-  walk_expr(
-      const_cast<ast::Expr&>(e),
-      [&](ast::Expr& x) {
-        if (x.kind == ast::ExprKind::kSubquery || x.kind == ast::ExprKind::kExists) found = true;
-      },
-      [&](ast::Select&) { found = true; });
-  return found;
 }
 
 // Rewrites references after a RENAME TO or RENAME COLUMN, following FROM
@@ -300,11 +290,12 @@ void propagate_rename(DatabaseImpl& db, Renamer renamer) {
       auto e = Parser::parse_expression(expr_to_string(*ck.expr));
       if (renamer.owned_expr(*e, t->schema.schema_name, t->schema.name)) ck.expr = std::move(e);
     }
-    for (ColumnSchema& col : t->schema.columns) {
-      if (!col.default_expr) continue;
-      auto e = Parser::parse_expression(expr_to_string(*col.default_expr));
-      if (renamer.owned_expr(*e, t->schema.schema_name, t->schema.name)) col.default_expr = std::move(e);
-    }
+    for (ColumnSchema& col : t->schema.columns)
+      for (auto* owned : {&col.default_expr, &col.generated_expr}) {
+        if (!*owned) continue;
+        auto e = Parser::parse_expression(expr_to_string(**owned));
+        if (renamer.owned_expr(*e, t->schema.schema_name, t->schema.name)) *owned = std::move(e);
+      }
     for (IndexSchema& ix : t->schema.indexes) {
       if (!ix.where) continue;
       auto e = Parser::parse_expression(expr_to_string(*ix.where));
@@ -384,6 +375,7 @@ struct DefaultFill {
     DefaultFill f;
     if (!def) return f;
     Planner planner(c.db);
+    planner.set_schema_authored(c.old().schema_name);
     RowScope rs(planner, c.old());
     bool reads_row = false;
     walk_expr(
@@ -406,6 +398,35 @@ struct DefaultFill {
   }
 };
 
+// A generated column's value for the existing rows: its body, bound over the new
+// layout (the row itself, bare and as `new.c`), evaluated over the old row extended
+// by the new column and converted to the column's type.
+struct GeneratedFill {
+  std::shared_ptr<TableEntry> shadow;  // the new schema, not in the catalog
+  std::shared_ptr<const ScalarExpr> expr;
+  int column = 0;
+
+  static GeneratedFill make(AlterCtx& c, const TableSchema& ns, int column) {
+    GeneratedFill f;
+    f.shadow = std::make_shared<TableEntry>();
+    f.shadow->schema = ns;
+    f.column = column;
+    resolve_generated(c.db, *f.shadow);
+    Planner planner(c.db);
+    planner.set_schema_authored(ns.schema_name);
+    for (BoundGenerated& g : bind_generated(planner, *f.shadow))
+      if (g.column == column) f.expr = g.expr;
+    if (!f.expr) fail(StatusCode::kInternal, "generated column '" + ns.columns[column].name + "' was not bound");
+    return f;
+  }
+  Value value(std::span<const Value> old_row, ExecContext& ctx) const {
+    Row row(old_row.begin(), old_row.end());
+    row.resize(shadow->schema.columns.size());
+    const TableSchema& ts = shadow->schema;
+    return DmlWriter::coerce(eval_on_row(*expr, row, ctx), ts.columns[column], ts);
+  }
+};
+
 // Refuses the ALTER when an existing row (in the new layout) fails one of
 // `checks`.
 void validate_checks(AlterCtx& c, const TableSchema& ns, const std::vector<const CheckSchema*>& checks,
@@ -414,6 +435,7 @@ void validate_checks(AlterCtx& c, const TableSchema& ns, const std::vector<const
   std::vector<Row> rows = read_rows(*c.entry);
   if (rows.empty()) return;
   Planner planner(c.db);
+  planner.set_schema_authored(ns.schema_name);
   RowScope rs(planner, ns);
   int n = static_cast<int>(ns.columns.size());
   for (auto& col : rs.images.columns)
@@ -601,7 +623,6 @@ ForeignKeySchema make_fk(const Clause& cl, std::vector<int> columns, const std::
 
 CheckSchema make_check(const std::string& name, const ast::Expr& e, const std::vector<ast::RowOp>& ops,
                        ast::ConflictClause on_conflict, const std::string& table) {
-  if (has_subquery(e)) fail(StatusCode::kUnsupported, "CHECK constraints containing subqueries are not supported yet");
   bool param = false;
   walk_expr(
       const_cast<ast::Expr&>(e),
@@ -752,7 +773,9 @@ AlterPlan plan_add_column(AlterCtx& c) {
   col.type_name = cd.type_name;
   col.logical_type = logical_type_from_name(cd.type_name);
   col.not_null = !c.db.options().default_nullable;
-  col.collation = c.db.registry().find_collation(c.db.options().default_collation);
+  // As CREATE TABLE: the session's default collation applies to text columns only.
+  col.collation = c.db.registry().find_collation(col.logical_type == QRS_LT_TEXT ? c.db.options().default_collation
+                                                                                 : std::string("BINARY"));
   const ast::Expr* def = nullptr;
   std::vector<CheckSchema> checks;
   std::vector<ForeignKeySchema> fks;
@@ -775,7 +798,9 @@ AlterPlan plan_add_column(AlterCtx& c) {
         uniques.push_back(&k);
         break;
       case K::kGenerated:
-        fail(StatusCode::kUnsupported, "Generated columns are not supported yet");
+        col.generated_expr = own_expr(*k.expr);
+        col.generated_stored = k.generated_stored;
+        break;
       case K::kDefault:
         def = k.expr.get();
         break;
@@ -809,8 +834,17 @@ AlterPlan plan_add_column(AlterCtx& c) {
     if (constraint_exists(ns, ck.name))
       fail(StatusCode::kError, "duplicate constraint name '" + ck.name +
                                    "': a constraint of that name already exists on table '" + c.table() + "'");
+  if (def && col.generated())
+    fail(StatusCode::kError, "Column '" + cd.name + "' cannot have both DEFAULT and GENERATED ALWAYS AS");
   if (def) col.default_expr = own_expr(*def);
   ns.columns.push_back(col);
+  // A generated column: names, determinism and dependency order as at CREATE TABLE,
+  // over the new layout; existing rows get the computed value.
+  std::shared_ptr<GeneratedFill> generated;
+  if (col.generated()) {
+    generated = std::make_shared<GeneratedFill>(GeneratedFill::make(c, ns, idx));
+    ns.generated_order = generated->shadow->schema.generated_order;
+  }
   for (const ast::ColumnConstraint* u : uniques)
     add_unique(ns, u->name, {IndexColumn{idx, false, ns.columns[idx].collation}}, u->on_conflict);
   size_t first_check = ns.checks.size();
@@ -823,9 +857,12 @@ AlterPlan plan_add_column(AlterCtx& c) {
   p.change.kind = QRS_CHANGE_ADD_COLUMN;
   p.change.column = idx;
   p.change.name = cd.name;
-  p.change.fill = [fill, schema, idx, ctx](std::span<const Value> old_row) {
-    return fill->value(old_row, schema->columns[idx], *schema, *ctx);
-  };
+  if (generated)
+    p.change.fill = [generated, ctx](std::span<const Value> old_row) { return generated->value(old_row, *ctx); };
+  else
+    p.change.fill = [fill, schema, idx, ctx](std::span<const Value> old_row) {
+      return fill->value(old_row, schema->columns[idx], *schema, *ctx);
+    };
   std::vector<const CheckSchema*> added;
   for (size_t i = first_check; i < ns.checks.size(); ++i) added.push_back(&ns.checks[i]);
   auto extend = [&](const Row& r) {
@@ -863,6 +900,21 @@ AlterPlan plan_drop_column(AlterCtx& c) {
   for (auto& other : c.old().columns)
     if (other.default_expr && !iequals(other.name, col) && reads_column(*other.default_expr, c.table(), col))
       refuse("it is referenced by the DEFAULT of column '" + other.name + "'");
+  for (auto& other : c.old().columns)
+    if (other.generated() && !iequals(other.name, col) && reads_column(*other.generated_expr, c.table(), col))
+      refuse("it is referenced by generated column '" + other.name + "'");
+  // Another table's generated column reading the column through a subquery.
+  for (auto& t : c.db.catalog().tables()) {
+    if (t == c.entry) continue;
+    for (const ColumnSchema& g : t->schema.columns) {
+      if (!g.generated()) continue;
+      auto probe = Parser::parse_expression(expr_to_string(*g.generated_expr));
+      Renamer r = Renamer::column(c.old().schema_name, c.table(), col, col + "\x01");
+      if (r.owned_expr(*probe, t->schema.schema_name, t->schema.name))
+        refuse("it is referenced by the GENERATED expression of column '" + g.name + "' on table '" + t->schema.name +
+               "'");
+    }
+  }
   // A foreign key (of any table) naming the column as a parent column would dangle; the
   // table's own key whose child column this is goes away with it instead.
   for (auto& t : c.db.catalog().tables())
@@ -905,6 +957,10 @@ AlterPlan plan_drop_column(AlterCtx& c) {
     indexes.push_back(std::move(ix));
   }
   ns.indexes = std::move(indexes);
+  std::vector<int> order;
+  for (int g : ns.generated_order)
+    if (g != idx) order.push_back(g > idx ? g - 1 : g);
+  ns.generated_order = std::move(order);
   p.change.kind = QRS_CHANGE_DROP_COLUMN;
   p.change.column = idx;
   p.change.name = col;
@@ -951,6 +1007,12 @@ AlterPlan plan_alter_column(AlterCtx& c) {
       auto schema = std::make_shared<TableSchema>(ns);
       p.change.fill = [fill, schema, idx, ctx](std::span<const Value> old_row) {
         return fill->value(old_row, schema->columns[idx], *schema, *ctx);
+      };
+      // UNIQUE is judged on the backfilled rows.
+      p.to_new = [fill = p.change.fill, idx](const Row& r) {
+        Row out = r;
+        if (out[idx].is_null()) out[idx] = fill(r);
+        return out;
       };
       break;
     }

@@ -234,6 +234,57 @@ bool analyze_generated(Planner& planner, const TableEntry& table, int g, std::se
   }
 }
 
+// The (lower-case) column names read anywhere inside the DML statements nested in `e`.
+void dml_names(const ast::Expr& e, std::set<std::string>& out);
+
+void dml_statement_names(const ast::Statement& st, std::set<std::string>& out) {
+  AstWalker w;
+  w.on_expr = [&](const ast::Expr& x, bool) {
+    if (x.kind == ast::ExprKind::kColumn) out.insert(to_lower(static_cast<const ast::ColumnRef&>(x).column));
+  };
+  w.on_dml = [&](const ast::Statement& inner) { dml_statement_names(inner, out); };
+  auto returning = [&](const std::vector<ast::ResultColumn>& cols) {
+    for (auto& rc : cols) w.expr(rc.expr.get(), true);
+  };
+  auto assignments = [&](const std::vector<ast::Assignment>& set) {
+    for (auto& a : set) w.expr(a.value.get(), true);
+  };
+  switch (st.kind) {
+    case ast::StmtKind::kInsert: {
+      auto& ins = static_cast<const ast::InsertStmt&>(st);
+      if (ins.source) w.select(*ins.source, true);
+      for (auto& u : ins.upserts) {
+        w.expr(u.target_where.get(), true);
+        assignments(u.set);
+        w.expr(u.where.get(), true);
+      }
+      returning(ins.returning);
+      break;
+    }
+    case ast::StmtKind::kUpdate: {
+      auto& up = static_cast<const ast::UpdateStmt&>(st);
+      assignments(up.assignments);
+      w.expr(up.where.get(), true);
+      returning(up.returning);
+      break;
+    }
+    case ast::StmtKind::kDelete: {
+      auto& del = static_cast<const ast::DeleteStmt&>(st);
+      w.expr(del.where.get(), true);
+      returning(del.returning);
+      break;
+    }
+    default: break;
+  }
+}
+
+void dml_names(const ast::Expr& e, std::set<std::string>& out) {
+  AstWalker w;
+  w.on_expr = [](const ast::Expr&, bool) {};
+  w.on_dml = [&](const ast::Statement& st) { dml_statement_names(st, out); };
+  w.expr(&e, false);
+}
+
 }  // namespace
 
 void walk_expr(const ast::Expr& e, const ExprFn& fn, bool opaque) {
@@ -342,29 +393,56 @@ void resolve_schema_expressions(DatabaseImpl& db, TableEntry& entry) {
       require_deterministic(db.registry(), *col.default_expr, "DEFAULT", "for column '" + col.name + "'");
   }
 
+  resolve_generated(db, entry);
+}
+
+void resolve_generated(DatabaseImpl& db, TableEntry& entry) {
+  TableSchema& ts = entry.schema;
+  Planner planner(db);
+  planner.set_schema_authored(ts.schema_name);
+  const int n = static_cast<int>(ts.columns.size());
   // GENERATED: names resolve against the row being written unless a FROM inside the
-  // body binds them; the columns a body reads order the computation.
+  // body binds them; the columns a body reads order the computation. A name inside a
+  // nested DML statement is undecidable (its target may be this very table): it records
+  // an edge to the generated column of that name, itself included.
   std::vector<std::set<int>> deps(n);
-  std::vector<int> pending;
-  for (int i = 0; i < n; ++i) {
-    if (!ts.columns[i].generated()) continue;
+  std::vector<int> generated;
+  for (int i = 0; i < n; ++i)
+    if (ts.columns[i].generated()) generated.push_back(i);
+  auto order_by_deps = [&] {
+    std::vector<int> pending = generated, order;
+    while (!pending.empty()) {
+      auto ready = std::find_if(pending.begin(), pending.end(), [&](int g) {
+        return std::all_of(deps[g].begin(), deps[g].end(),
+                           [&](int d) { return std::find(order.begin(), order.end(), d) != order.end(); });
+      });
+      if (ready == pending.end())
+        throw Error(StatusCode::kError, "Cyclic dependency in generated columns: " + quoted_list(ts, pending));
+      order.push_back(*ready);
+      pending.erase(ready);
+    }
+    return order;
+  };
+  // The undecidable edges first: a cycle through them is reported before any name in
+  // the body is resolved (the DML's own relation may not expose it).
+  for (int i : generated) {
+    std::set<std::string> dml;
+    dml_names(*ts.columns[i].generated_expr, dml);
+    for (int j : generated)
+      if (dml.count(to_lower(ts.columns[j].name))) deps[i].insert(j);
+  }
+  order_by_deps();
+  for (int i : generated) {
     std::set<int> used;
     analyze_generated(planner, entry, i, used);
     for (int u : used)
       if (ts.columns[u].generated()) deps[i].insert(u);
-    pending.push_back(i);
   }
-  std::vector<int> order;
-  while (!pending.empty()) {
-    auto ready = std::find_if(pending.begin(), pending.end(), [&](int g) {
-      return std::all_of(deps[g].begin(), deps[g].end(),
-                         [&](int d) { return std::find(order.begin(), order.end(), d) != order.end(); });
-    });
-    if (ready == pending.end())
-      throw Error(StatusCode::kError, "Cyclic dependency in generated columns: " + quoted_list(ts, pending));
-    order.push_back(*ready);
-    pending.erase(ready);
-  }
+  std::vector<int> order = order_by_deps();
+  if (!nondeterministic_allowed(db))
+    for (int g : order)
+      require_deterministic(db.registry(), *ts.columns[g].generated_expr, "GENERATED ALWAYS AS",
+                            "for column '" + ts.columns[g].name + "'");
   ts.generated_order = std::move(order);
 }
 

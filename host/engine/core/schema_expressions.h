@@ -50,6 +50,11 @@ void validate_schema_expressions(DatabaseImpl& db, const TableSchema& ts);
 // caller removes the table again.
 void resolve_schema_expressions(DatabaseImpl& db, TableEntry& entry);
 
+// The generated-column part of resolve_schema_expressions (determinism, names,
+// dependencies → `entry.schema.generated_order`); ALTER TABLE ADD COLUMN runs it over
+// the table's new schema. Throws on the first problem.
+void resolve_generated(DatabaseImpl& db, TableEntry& entry);
+
 // ---- DML binding
 
 // The generated columns of `table`, bound in dependency order.

@@ -997,9 +997,9 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
   };
   std::vector<Item> items;
   for (auto& rc : core.columns) {
-    if (rc.kind == ast::ResultColumn::Kind::kExpr && !rc.inverse.empty()) {
-      throw Error(StatusCode::kUnsupported, "WITH INVERSE result-column inverses are not supported yet", rc.site);
-    }
+    // A result column's WITH INVERSE (…) is write-through metadata, like WITH DEFAULTS:
+    // a read plans the forward expression and never evaluates the inverse (a write
+    // through a view is refused before reaching here).
     if (rc.kind == ast::ResultColumn::Kind::kExpr) {
       items.push_back({rc.expr.get(), nullptr, column_name(rc), rc.site, rc.alias});
       continue;

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <map>
 
+#include "functions/json_value.h"
+#include "functions/temporal.h"
 #include "planner/planner.h"
 #include "runtime/exec_context.h"
 #include "types/compare.h"
@@ -378,6 +380,24 @@ void rebuild_indexes(DatabaseImpl& db, TableEntry& table, ExecContext& ctx) {
   }
 }
 
+namespace {
+
+// Two index key values in the order the companion keeps them (module_adapter's key
+// collation): a TIMESPAN or JSON member under BINARY orders by duration / structure.
+int key_compare(const Value& a, const Value& b, const ColumnSchema& col, const Collation* coll) {
+  bool binary = !coll || coll->name() == "BINARY";
+  if (binary && a.type() == ValueType::kText && b.type() == ValueType::kText) {
+    if (col.logical_type == QRS_LT_TIMESPAN) return temporal::compare_timespan_texts(a.str(), b.str());
+    if (col.logical_type == QRS_LT_JSON) {
+      int c = jsonv::compare_text(a.str(), b.str());
+      return (c > 0) - (c < 0);
+    }
+  }
+  return compare_values(a, b, coll);
+}
+
+}  // namespace
+
 void check_unique_rows(const TableSchema& ts, const std::vector<Row>& rows,
                        const std::function<bool(size_t, size_t)>& member) {
   for (size_t i = 0; i < ts.indexes.size(); ++i) {
@@ -395,9 +415,9 @@ void check_unique_rows(const TableSchema& ts, const std::vector<Row>& rows,
       }
       if (!has_null) keys.push_back(std::move(key));
     }
-    auto cmp = [&ix](const Row& a, const Row& b) {
+    auto cmp = [&ix, &ts](const Row& a, const Row& b) {
       for (size_t k = 0; k < ix.columns.size(); ++k)
-        if (int c = compare_values(a[k], b[k], ix.columns[k].collation.get())) return c;
+        if (int c = key_compare(a[k], b[k], ts.columns[ix.columns[k].column], ix.columns[k].collation.get())) return c;
       return 0;
     };
     std::sort(keys.begin(), keys.end(), [&cmp](const Row& a, const Row& b) { return cmp(a, b) < 0; });
