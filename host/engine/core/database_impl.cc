@@ -257,6 +257,7 @@ DatabaseImpl::~DatabaseImpl() {
   }
   // Release tables before their modules (and plugins) go away.
   for (auto& t : catalog_.tables()) {
+    t->fk_links.reset();  // resolved keys point back at their tables
     t->connection.reset();
     t->table.reset();
   }

@@ -918,6 +918,7 @@ void drop_table(DatabaseImpl& db, const ast::DropStmt& s) {
   db.assertions().guard_drop("table", entry->schema.schema_name, entry->schema.name);
   guard_parent_drop(db, entry);
   drop_table_indexes(db, *entry);
+  entry->fk_links.reset();  // resolved keys point back at the table
   db.forget(*entry);
   std::string sname = entry->schema.schema_name, tname = entry->schema.name;
   entry->connection.reset();

@@ -32,6 +32,10 @@ struct TableEntry {
   // Per-table write-side state derived from schema.indexes (bound partial predicates,
   // cached probe plans); rebuilt when the indexes change. Null until first written.
   std::shared_ptr<IndexRuntime> index_runtime;
+  // This table's resolved FOREIGN KEYs (runtime/foreign_keys.h FkLink), reused by every
+  // writer while the schema version they were resolved at holds. Null until first used.
+  std::shared_ptr<const void> fk_links;
+  uint64_t fk_links_version = 0;
   std::string qualified_name() const { return schema.schema_name + "." + schema.name; }
 };
 
