@@ -897,6 +897,7 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
     resolve_schema_expressions(db, *entry);
   } catch (...) {
     std::string sname = entry->schema.schema_name, tname = entry->schema.name;
+    drop_table_indexes(db, *entry);
     db.forget(*entry);
     entry->connection.reset();
     entry->table.reset();
