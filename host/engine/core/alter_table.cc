@@ -851,6 +851,9 @@ AlterPlan plan_drop_column(AlterCtx& c) {
   };
   if (is_key_member(c.old(), idx)) refuse("Cannot drop PRIMARY KEY column '" + col + "'");
   if (c.old().columns.size() == 1) refuse("a table must keep at least one column");
+  for (auto& other : c.old().columns)
+    if (other.generated() && !iequals(other.name, col) && reads_column(*other.generated_expr, c.table(), col))
+      refuse("it is referenced by generated column '" + other.name + "'");
   for (auto& ck : c.old().checks) {
     if (!reads_column(*ck.expr, c.table(), col)) continue;
     // An unnamed table-level CHECK (minted `_check_<n>`) has no name the user
@@ -905,6 +908,12 @@ AlterPlan plan_drop_column(AlterCtx& c) {
     indexes.push_back(std::move(ix));
   }
   ns.indexes = std::move(indexes);
+  // The generated columns keep their dependency order, renumbered past the gap.
+  std::vector<int> order;
+  for (int g : ns.generated_order)
+    if (g != idx) order.push_back(g > idx ? g - 1 : g);
+  ns.generated_order = std::move(order);
+  c.db.assertions().guard_column_drop(c.db, *c.entry, ns, col);
   p.change.kind = QRS_CHANGE_DROP_COLUMN;
   p.change.column = idx;
   p.change.name = col;

@@ -189,6 +189,8 @@ RelPtr plan_violation(DatabaseImpl& db, const AssertionEntry& a) {
 
 }  // namespace
 
+RelPtr plan_assertion_violation(DatabaseImpl& db, const AssertionEntry& a) { return plan_violation(db, a); }
+
 std::shared_ptr<AssertionEntry> Assertions::find(const std::string& schema, const std::string& name) const {
   for (const auto& a : list_)
     if (a->schema_name == schema && iequals(a->name, name)) return a;
@@ -264,6 +266,30 @@ void Assertions::check(DatabaseImpl& db, const std::vector<TableEntry*>& written
     op->open(env);
     Row row;
     if (op->next(row)) throw Error(StatusCode::kConstraint, "Integrity assertion failed: " + a->name);
+  }
+}
+
+void Assertions::guard_column_drop(DatabaseImpl& db, TableEntry& t, const TableSchema& narrowed,
+                                   const std::string& column) const {
+  const std::string schema = to_lower(t.schema.schema_name);
+  for (const auto& a : list_) {
+    bool reaches = std::any_of(a->references.begin(), a->references.end(), [&](const AssertionReference& r) {
+      return !r.is_view && r.schema == schema && iequals(r.name, t.schema.name);
+    });
+    if (!reaches) continue;
+    // Plan against the narrowed table, restoring the live schema whatever happens.
+    TableSchema live = t.schema;
+    t.schema = narrowed;
+    std::string failure;
+    try {
+      plan_violation(db, *a);
+    } catch (const Error& e) {
+      failure = e.raw_message();
+    }
+    t.schema = std::move(live);
+    if (!failure.empty())
+      throw Error(StatusCode::kError, "Cannot drop column '" + column + "' from '" + t.schema.name + "': assertion '" +
+                                          a->name + "' references it (" + failure + ")");
   }
 }
 

@@ -835,6 +835,7 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
   ts.primary_key = pk;
   ts.primary_key_declared = pk_seen;
   add_unique_constraints(db, s, ts);
+  check_constraint_names(ts);
   // Module options: USING m(k = v) or the configuration's defaults for the module.
   if (!s.module_args.empty()) {
     for (size_t i = 0; i < s.module_args.size(); ++i) {
