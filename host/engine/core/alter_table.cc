@@ -292,7 +292,7 @@ class Renamer {
 };
 
 // Rewrites every dependent of a rename across the catalog: CHECK expressions
-// and column DEFAULTs of every table, and view bodies. (Foreign keys are
+// and column DEFAULTs of every table, view bodies and assertion bodies. (Foreign keys are
 // handled by the caller: they name tables and columns, not expressions.)
 void propagate_rename(DatabaseImpl& db, Renamer renamer) {
   for (auto& t : db.catalog().tables()) {
@@ -324,6 +324,11 @@ void propagate_rename(DatabaseImpl& db, Renamer renamer) {
     nv->definition = std::move(def);
     db.catalog().remove_view(v->schema_name, v->name);
     db.catalog().add_view(std::move(nv));
+  }
+  // Assertion bodies, like view bodies, after the views they may read are rewritten.
+  for (const auto& a : db.assertions().list()) {
+    auto e = Parser::parse_expression(expr_to_string(*a->check));
+    if (renamer.owned_expr(*e, "", "")) db.assertions().set_check(db, *a, std::move(e));
   }
 }
 
@@ -805,9 +810,16 @@ AlterPlan plan_add_column(AlterCtx& c) {
       }
     }
   }
-  for (auto& ck : checks)
-    if (constraint_exists(ns, ck.name))
-      fail(StatusCode::kError, "duplicate constraint name '" + ck.name +
+  // The column's constraints may collide with the table's or with each other.
+  std::vector<std::string> added_names;
+  for (auto& ck : checks) added_names.push_back(ck.name);
+  for (auto& fk : fks) added_names.push_back(fk.name);
+  for (const ast::ColumnConstraint* u : uniques)
+    if (!u->name.empty()) added_names.push_back(u->name);
+  std::set<std::string> claimed;
+  for (const std::string& name : added_names)
+    if (constraint_exists(ns, name) || !claimed.insert(to_lower(name)).second)
+      fail(StatusCode::kError, "duplicate constraint name '" + name +
                                    "': a constraint of that name already exists on table '" + c.table() + "'");
   if (def) col.default_expr = own_expr(*def);
   ns.columns.push_back(col);

@@ -269,6 +269,18 @@ void Assertions::check(DatabaseImpl& db, const std::vector<TableEntry*>& written
   }
 }
 
+void Assertions::set_check(DatabaseImpl& db, AssertionEntry& a, std::unique_ptr<ast::Expr> check) {
+  std::string text = expr_to_string(*check);
+  a.check = std::shared_ptr<const ast::Expr>(check.release());
+  a.violation_sql = "select 1 where not (" + text + ")";
+  a.plan.reset();
+  a.planned_version = 0;
+  std::vector<AssertionReference> refs;
+  std::unique_ptr<ast::Statement> holder;
+  ReferenceWalker(db, refs).select(violation_select(a, holder), a.schema_name);
+  a.references = std::move(refs);
+}
+
 void Assertions::guard_column_drop(DatabaseImpl& db, TableEntry& t, const TableSchema& narrowed,
                                    const std::string& column) const {
   const std::string schema = to_lower(t.schema.schema_name);

@@ -57,6 +57,9 @@ class Assertions {
   // scope-aware as name resolution itself.
   void guard_column_drop(DatabaseImpl& db, TableEntry& t, const TableSchema& narrowed,
                          const std::string& column) const;
+  // Replaces an assertion's CHECK expression (a RENAME rewrote it): the violation query
+  // and the relations it reaches follow, and it is planned again when next checked.
+  void set_check(DatabaseImpl& db, AssertionEntry& a, std::unique_ptr<ast::Expr> check);
   const std::vector<std::shared_ptr<AssertionEntry>>& list() const { return list_; }
 
  private:
