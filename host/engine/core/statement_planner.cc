@@ -745,7 +745,7 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
                   "CHECK constraint '" + ck.name + "' on table '" + ts.name + "' may not reference bind parameters.",
                   e.site);
     if (!db.options().nondeterministic_schema)
-      require_deterministic(db.registry(), e, "CHECK", "constraint '" + ck.name + "'");
+      require_deterministic(db.registry(), e, "CHECK", "constraint '" + ck.name + "'", true, false);
     ck.expr = own_expr(e);
     if (!ops.empty()) {
       ck.on_insert = ck.on_update = ck.on_delete = false;

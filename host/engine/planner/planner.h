@@ -73,6 +73,7 @@ struct QueryPlan {
 class Planner {
  public:
   explicit Planner(DatabaseImpl& db) : db_(db) {}
+  DatabaseImpl& database() const { return db_; }
 
   QueryPlan plan_select(const ast::Select& select, const Scope* outer);
   ScalarPtr bind_expr(const ast::Expr& expr, const Scope& scope);
