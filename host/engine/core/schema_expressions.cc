@@ -392,6 +392,7 @@ std::vector<BoundCheck> bind_checks(Planner& planner, const TableEntry& table, c
   const TableSchema& ts = table.schema;
   if (ts.checks.empty()) return out;
   Scope row = planner.table_scope(table, "");
+  row.qualified_self = true;
   Scope images;
   int n = static_cast<int>(row.columns.size());
   add_images(images, row, "new", 0);

@@ -382,6 +382,11 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
         if (!found && !alias && ungrouped) fail_ungrouped(*s, c.column, e.site);
         if (!found && !alias) continue;
         if (found && s->used) s->used->insert(found->slot);
+        if (found && s->qualified_self && !c.table.empty())
+          for (const Scope* t = &scope; t && t != s; t = t->outer)
+            for (auto& col : t->columns)
+              if (iequals(col.name, c.column))
+                fail(StatusCode::kError, c.table + "." + c.column + " isn't a column", e.site);
         if (level > 0)
           for (const Scope* t = &scope; t; t = t->outer) {
             t->correlated = true;
