@@ -282,7 +282,7 @@ class Renamer {
 };
 
 // Rewrites every dependent of a rename across the catalog: CHECK expressions
-// and column DEFAULTs of every table, and view bodies. (Foreign keys are
+// and column DEFAULTs of every table, view bodies and assertion bodies. (Foreign keys are
 // handled by the caller: they name tables and columns, not expressions.)
 void propagate_rename(DatabaseImpl& db, Renamer renamer) {
   for (auto& t : db.catalog().tables()) {
@@ -315,6 +315,11 @@ void propagate_rename(DatabaseImpl& db, Renamer renamer) {
     nv->definition = std::move(def);
     db.catalog().remove_view(v->schema_name, v->name);
     db.catalog().add_view(std::move(nv));
+  }
+  // Assertion bodies, like view bodies, after the views they may read are rewritten.
+  for (const auto& a : db.assertions().list()) {
+    auto e = Parser::parse_expression(expr_to_string(*a->check));
+    if (renamer.owned_expr(*e, "", "")) db.assertions().set_check(db, *a, std::move(e));
   }
 }
 
@@ -830,9 +835,16 @@ AlterPlan plan_add_column(AlterCtx& c) {
       }
     }
   }
-  for (auto& ck : checks)
-    if (constraint_exists(ns, ck.name))
-      fail(StatusCode::kError, "duplicate constraint name '" + ck.name +
+  // The column's constraints may collide with the table's or with each other.
+  std::vector<std::string> added_names;
+  for (auto& ck : checks) added_names.push_back(ck.name);
+  for (auto& fk : fks) added_names.push_back(fk.name);
+  for (const ast::ColumnConstraint* u : uniques)
+    if (!u->name.empty()) added_names.push_back(u->name);
+  std::set<std::string> claimed;
+  for (const std::string& name : added_names)
+    if (constraint_exists(ns, name) || !claimed.insert(to_lower(name)).second)
+      fail(StatusCode::kError, "duplicate constraint name '" + name +
                                    "': a constraint of that name already exists on table '" + c.table() + "'");
   if (def && col.generated())
     fail(StatusCode::kError, "Column '" + cd.name + "' cannot have both DEFAULT and GENERATED ALWAYS AS");
@@ -888,6 +900,9 @@ AlterPlan plan_drop_column(AlterCtx& c) {
   };
   if (is_key_member(c.old(), idx)) refuse("Cannot drop PRIMARY KEY column '" + col + "'");
   if (c.old().columns.size() == 1) refuse("a table must keep at least one column");
+  for (auto& other : c.old().columns)
+    if (other.generated() && !iequals(other.name, col) && reads_column(*other.generated_expr, c.table(), col))
+      refuse("it is referenced by generated column '" + other.name + "'");
   for (auto& ck : c.old().checks) {
     if (!reads_column(*ck.expr, c.table(), col)) continue;
     // An unnamed table-level CHECK (minted `_check_<n>`) has no name the user
@@ -900,9 +915,6 @@ AlterPlan plan_drop_column(AlterCtx& c) {
   for (auto& other : c.old().columns)
     if (other.default_expr && !iequals(other.name, col) && reads_column(*other.default_expr, c.table(), col))
       refuse("it is referenced by the DEFAULT of column '" + other.name + "'");
-  for (auto& other : c.old().columns)
-    if (other.generated() && !iequals(other.name, col) && reads_column(*other.generated_expr, c.table(), col))
-      refuse("it is referenced by generated column '" + other.name + "'");
   // Another table's generated column reading the column through a subquery.
   for (auto& t : c.db.catalog().tables()) {
     if (t == c.entry) continue;
@@ -957,10 +969,12 @@ AlterPlan plan_drop_column(AlterCtx& c) {
     indexes.push_back(std::move(ix));
   }
   ns.indexes = std::move(indexes);
+  // The generated columns keep their dependency order, renumbered past the gap.
   std::vector<int> order;
   for (int g : ns.generated_order)
     if (g != idx) order.push_back(g > idx ? g - 1 : g);
   ns.generated_order = std::move(order);
+  c.db.assertions().guard_column_drop(c.db, *c.entry, ns, col);
   p.change.kind = QRS_CHANGE_DROP_COLUMN;
   p.change.column = idx;
   p.change.name = col;

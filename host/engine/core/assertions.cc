@@ -189,6 +189,8 @@ RelPtr plan_violation(DatabaseImpl& db, const AssertionEntry& a) {
 
 }  // namespace
 
+RelPtr plan_assertion_violation(DatabaseImpl& db, const AssertionEntry& a) { return plan_violation(db, a); }
+
 std::shared_ptr<AssertionEntry> Assertions::find(const std::string& schema, const std::string& name) const {
   for (const auto& a : list_)
     if (a->schema_name == schema && iequals(a->name, name)) return a;
@@ -264,6 +266,42 @@ void Assertions::check(DatabaseImpl& db, const std::vector<TableEntry*>& written
     op->open(env);
     Row row;
     if (op->next(row)) throw Error(StatusCode::kConstraint, "Integrity assertion failed: " + a->name);
+  }
+}
+
+void Assertions::set_check(DatabaseImpl& db, AssertionEntry& a, std::unique_ptr<ast::Expr> check) {
+  std::string text = expr_to_string(*check);
+  a.check = std::shared_ptr<const ast::Expr>(check.release());
+  a.violation_sql = "select 1 where not (" + text + ")";
+  a.plan.reset();
+  a.planned_version = 0;
+  std::vector<AssertionReference> refs;
+  std::unique_ptr<ast::Statement> holder;
+  ReferenceWalker(db, refs).select(violation_select(a, holder), a.schema_name);
+  a.references = std::move(refs);
+}
+
+void Assertions::guard_column_drop(DatabaseImpl& db, TableEntry& t, const TableSchema& narrowed,
+                                   const std::string& column) const {
+  const std::string schema = to_lower(t.schema.schema_name);
+  for (const auto& a : list_) {
+    bool reaches = std::any_of(a->references.begin(), a->references.end(), [&](const AssertionReference& r) {
+      return !r.is_view && r.schema == schema && iequals(r.name, t.schema.name);
+    });
+    if (!reaches) continue;
+    // Plan against the narrowed table, restoring the live schema whatever happens.
+    TableSchema live = t.schema;
+    t.schema = narrowed;
+    std::string failure;
+    try {
+      plan_violation(db, *a);
+    } catch (const Error& e) {
+      failure = e.raw_message();
+    }
+    t.schema = std::move(live);
+    if (!failure.empty())
+      throw Error(StatusCode::kError, "Cannot drop column '" + column + "' from '" + t.schema.name + "': assertion '" +
+                                          a->name + "' references it (" + failure + ")");
   }
 }
 

@@ -17,6 +17,7 @@ namespace quereus {
 class DatabaseImpl;
 struct ExecContext;
 struct TableEntry;
+struct TableSchema;
 
 // A relation an assertion body reaches, with the views it goes through on the way.
 struct AssertionReference {
@@ -38,6 +39,9 @@ struct AssertionEntry {
   std::string qualified_name() const { return schema_name + "." + name; }
 };
 
+// Plans (and optimizes) the assertion's violation query against the current schema.
+RelPtr plan_assertion_violation(DatabaseImpl& db, const AssertionEntry& a);
+
 class Assertions {
  public:
   void create(DatabaseImpl& db, const ast::CreateAssertionStmt& s);
@@ -47,6 +51,15 @@ class Assertions {
   void check(DatabaseImpl& db, const std::vector<TableEntry*>& written);
   // Refuses to drop a table / view an assertion reads (directly or through views).
   void guard_drop(const std::string& kind, const std::string& schema, const std::string& name) const;
+  // Refuses to narrow `t` to `narrowed` (ALTER TABLE … DROP COLUMN `column`) when an
+  // assertion reaching `t` (directly or through views) would no longer plan against it:
+  // each such body is planned against the narrowed table, so the check is exactly as
+  // scope-aware as name resolution itself.
+  void guard_column_drop(DatabaseImpl& db, TableEntry& t, const TableSchema& narrowed,
+                         const std::string& column) const;
+  // Replaces an assertion's CHECK expression (a RENAME rewrote it): the violation query
+  // and the relations it reaches follow, and it is planned again when next checked.
+  void set_check(DatabaseImpl& db, AssertionEntry& a, std::unique_ptr<ast::Expr> check);
   const std::vector<std::shared_ptr<AssertionEntry>>& list() const { return list_; }
 
  private:

@@ -50,6 +50,18 @@ bool has_index_named(const TableSchema& ts, const std::string& name) {
 
 }  // namespace
 
+void check_constraint_names(const TableSchema& ts) {
+  std::set<std::string> seen;
+  auto claim = [&](const std::string& name) {
+    if (!name.empty() && !seen.insert(to_lower(name)).second)
+      throw Error(StatusCode::kError, "duplicate constraint name '" + name + "' on table '" + ts.name + "'");
+  };
+  for (const CheckSchema& ck : ts.checks) claim(ck.name);
+  for (const IndexSchema& ix : ts.indexes)
+    if (ix.constraint) claim(ix.name);
+  for (const ForeignKeySchema& fk : ts.foreign_keys) claim(fk.name);
+}
+
 void add_unique_constraints(DatabaseImpl& db, const ast::CreateTableStmt& s, TableSchema& ts) {
   auto add = [&](const std::string& name, std::vector<IndexColumn> cols, ast::ConflictClause on_conflict) {
     std::set<int> colset;

@@ -17,6 +17,12 @@ struct ExecContext;
 // resolved, names minted `_uc_<cols>` when unnamed). Call once the columns exist.
 void add_unique_constraints(DatabaseImpl& db, const ast::CreateTableStmt& s, TableSchema& ts);
 
+// CREATE TABLE: constraint names (CHECK, UNIQUE, FOREIGN KEY) share one namespace per
+// table, so two constraints of the same name (case-insensitively, of any kinds) are
+// refused with "duplicate constraint name '<name>'": DROP / RENAME CONSTRAINT could
+// never tell them apart.
+void check_constraint_names(const TableSchema& ts);
+
 // Creates the (empty) companion tables of a new table's indexes.
 void create_index_storage(DatabaseImpl& db, TableEntry& table, ExecContext& ctx);
 

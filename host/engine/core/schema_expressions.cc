@@ -293,11 +293,11 @@ void walk_expr(const ast::Expr& e, const ExprFn& fn, bool opaque) {
 }
 
 void require_deterministic(const Registry& registry, const ast::Expr& e, const std::string& clause,
-                           const std::string& what) {
+                           const std::string& what, bool functions, bool dml) {
   std::string culprit;
   AstWalker w;
   w.on_expr = [&](const ast::Expr& x, bool) {
-    if (!culprit.empty() || x.kind != ast::ExprKind::kFunction) return;
+    if (!functions || !culprit.empty() || x.kind != ast::ExprKind::kFunction) return;
     auto& f = static_cast<const ast::FunctionCall&>(x);
     int argc = static_cast<int>(f.args.size());
     if (const ScalarFunction* fn = registry.find_scalar(f.name, argc)) {
@@ -307,13 +307,13 @@ void require_deterministic(const Registry& registry, const ast::Expr& e, const s
     }
   };
   w.on_source = [&](const ast::TableSource& src) {
-    if (!culprit.empty() || src.kind != ast::TableSource::Kind::kFunction) return;
+    if (!functions || !culprit.empty() || src.kind != ast::TableSource::Kind::kFunction) return;
     const TableFunction* tf = registry.find_table_function(to_lower(src.function_name));
     if (tf && !(tf->flags & kDeterministic))
       culprit = "Function '" + to_lower(src.function_name) + "' is not deterministic";
   };
   w.on_dml = [&](const ast::Statement&) {
-    if (culprit.empty()) culprit = "a data-changing statement is not deterministic";
+    if (dml && culprit.empty()) culprit = "a data-changing statement is not deterministic";
   };
   w.expr(&e, false);
   if (culprit.empty()) return;
@@ -470,6 +470,7 @@ std::vector<BoundCheck> bind_checks(Planner& planner, const TableEntry& table, c
   const TableSchema& ts = table.schema;
   if (ts.checks.empty()) return out;
   Scope row = planner.table_scope(table, "");
+  row.qualified_self = true;
   Scope images;
   int n = static_cast<int>(row.columns.size());
   add_images(images, row, "new", 0);
@@ -479,6 +480,11 @@ std::vector<BoundCheck> bind_checks(Planner& planner, const TableEntry& table, c
   Scope vars = context_scope(ts);
   vars.outer = &row;
   for (const CheckSchema& ck : ts.checks) {
+    // Nested DML in a CHECK is refused here, when a write binds it (functions were
+    // judged at CREATE TABLE).
+    if (!planner.database().options().nondeterministic_schema)
+      require_deterministic(planner.database().registry(), *ck.expr, "CHECK", "constraint '" + ck.name + "'", false,
+                            true);
     std::set<int> read;
     vars.used = &read;
     out.push_back({ck.name, expr_to_string(*ck.expr), planner.bind_expr(*ck.expr, vars), ck.on_insert, ck.on_update,

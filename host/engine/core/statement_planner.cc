@@ -745,7 +745,7 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
                   "CHECK constraint '" + ck.name + "' on table '" + ts.name + "' may not reference bind parameters.",
                   e.site);
     if (!db.options().nondeterministic_schema)
-      require_deterministic(db.registry(), e, "CHECK", "constraint '" + ck.name + "'");
+      require_deterministic(db.registry(), e, "CHECK", "constraint '" + ck.name + "'", true, false);
     ck.expr = own_expr(e);
     if (!ops.empty()) {
       ck.on_insert = ck.on_update = ck.on_delete = false;
@@ -835,6 +835,7 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
   ts.primary_key = pk;
   ts.primary_key_declared = pk_seen;
   add_unique_constraints(db, s, ts);
+  check_constraint_names(ts);
   // Module options: USING m(k = v) or the configuration's defaults for the module.
   if (!s.module_args.empty()) {
     for (size_t i = 0; i < s.module_args.size(); ++i) {

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "common/status.h"
+#include "core/assertion_explain.h"
 #include "core/database_impl.h"
 #include "core/registry.h"
 #include "functions/builtins.h"
@@ -82,6 +83,8 @@ std::string index_sql(const TableSchema& ts, const IndexSchema& ix) {
 
 Value tags_value(const std::string& json) { return json.empty() ? Value() : Value::Text(json); }
 
+}  // namespace
+
 // The scalar expressions a plan node evaluates (pushed-down seek values included): the
 // roots of the scalar rows of query_plan().
 std::vector<const ScalarExpr*> node_expressions(const RelNode& n) {
@@ -125,6 +128,8 @@ std::vector<const ScalarExpr*> node_expressions(const RelNode& n) {
   }
   return out;
 }
+
+namespace {
 
 void expression_rows(const ScalarExpr& e, int64_t parent, int64_t& next_id, std::vector<Row>& out) {
   const char* type = "Expression";
@@ -618,6 +623,14 @@ void register_introspection_functions(Registry& r) {
     return rows;
   };
   r.add_table_function(std::move(a_info), "builtin");
+
+  add_catalog_function(r, "explain_assertion", 1, 1,
+                       {{"assertion", QRS_LT_TEXT, false},      {"relation_key", QRS_LT_TEXT, false},
+                        {"base", QRS_LT_TEXT, false},           {"classification", QRS_LT_TEXT, false},
+                        {"prepared_pk_params", QRS_LT_TEXT, true}, {"violation_sql", QRS_LT_TEXT, false}},
+                       [](DatabaseImpl& db, std::span<const Value> args) {
+    return explain_assertion_rows(db, args[0].to_text());
+  });
 
   TableFunction qp;
   qp.name = "query_plan";

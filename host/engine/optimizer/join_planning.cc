@@ -464,7 +464,7 @@ RelPtr Optimizer::push_down(RelPtr node, std::vector<ScalarPtr> conjuncts) {
     case RelKind::kJoin: {
       if (enabled("constant_folding")) fold_node_constants(*node);
       auto& j = static_cast<JoinNode&>(*node);
-      if (!pushdown && !enabled("join_ordering")) {
+      if (j.lateral || (!pushdown && !enabled("join_ordering"))) {
         j.left = rewrite(j.left);
         j.right = rewrite(j.right);
         choose_join_algorithm(j);
@@ -541,7 +541,7 @@ RelPtr Optimizer::plan_inner_joins(RelPtr top, std::vector<ScalarPtr> conjuncts)
   std::function<void(const RelPtr&, int)> collect = [&](const RelPtr& n, int offset) {
     if (n->kind == RelKind::kJoin && rels.size() < 60) {
       auto& j = static_cast<JoinNode&>(*n);
-      if ((j.join == K::kInner || j.join == K::kCross) && j.existence.empty()) {
+      if ((j.join == K::kInner || j.join == K::kCross) && j.existence.empty() && !j.lateral) {
         if (n != top && enabled("constant_folding")) fold_node_constants(j);
         std::vector<ScalarPtr> on, moved;
         if (j.on) split_conjuncts(j.on, on);
@@ -684,7 +684,8 @@ RelPtr Optimizer::plan_inner_joins(RelPtr top, std::vector<ScalarPtr> conjuncts)
 void Optimizer::choose_join_algorithm(JoinNode& j) {
   j.equi_keys.clear();
   j.build_left = false;
-  j.index_lookup = false;
+  j.index_lookup = j.lateral;  // a lateral right side is re-opened per left row
+  if (j.lateral) return;
   const int lw = static_cast<int>(j.left->columns.size());
   if (enabled("hash_join") && j.on) {
     std::vector<ScalarPtr> conj;

@@ -382,6 +382,11 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
         if (!found && !alias && ungrouped) fail_ungrouped(*s, c.column, e.site);
         if (!found && !alias) continue;
         if (found && s->used) s->used->insert(found->slot);
+        if (found && s->qualified_self && !c.table.empty())
+          for (const Scope* t = &scope; t && t != s; t = t->outer)
+            for (auto& col : t->columns)
+              if (iequals(col.name, c.column))
+                fail(StatusCode::kError, c.table + "." + c.column + " isn't a column", e.site);
         if (level > 0)
           for (const Scope* t = &scope; t; t = t->outer) {
             t->correlated = true;
@@ -847,9 +852,18 @@ Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* out
     case K::kJoin: {
       std::vector<JoinNode::Side> existence = existence_sides(src);
       Source l = plan_from(*src.left, outer);
-      Source r = plan_from(*src.right, outer);
+      // JOIN LATERAL: the right side sees the left side's columns one level out.
+      Scope left_scope = l.scope;
+      left_scope.outer = outer;
+      const bool lateral = src.right->lateral;
+      if (lateral && src.join != ast::JoinKind::kInner && src.join != ast::JoinKind::kCross &&
+          src.join != ast::JoinKind::kLeft)
+        fail(StatusCode::kUnsupported, "JOIN LATERAL supports only INNER, CROSS and LEFT joins", src.site);
+      Source r = plan_from(*src.right, lateral ? &left_scope : outer);
       auto join = std::make_shared<JoinNode>();
       join->join = src.join;
+      join->lateral = lateral;
+      join->index_lookup = lateral;
       join->left = l.node;
       join->right = r.node;
       join->columns = l.node->columns;

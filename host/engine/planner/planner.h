@@ -60,6 +60,10 @@ struct Scope {
   AggBinding* agg = nullptr;               // set while binding post-aggregate expressions
   WindowBinding* win = nullptr;            // set where window functions may appear
   mutable bool correlated = false;         // a reference escaped to an outer scope
+  // A CHECK's own row: a table-qualified reference reaching it from a subquery stands
+  // for the bare column, so a subquery source exposing that bare name captures it and
+  // the qualified form is refused ("t.c isn't a column"), as the reference does.
+  bool qualified_self = false;
   // When set, the slot of every column a name resolves to at this level is recorded
   // (schema expressions use it for dependency edges and "which variables are read").
   std::set<int>* used = nullptr;
@@ -73,6 +77,7 @@ struct QueryPlan {
 class Planner {
  public:
   explicit Planner(DatabaseImpl& db) : db_(db) {}
+  DatabaseImpl& database() const { return db_; }
 
   QueryPlan plan_select(const ast::Select& select, const Scope* outer);
   ScalarPtr bind_expr(const ast::Expr& expr, const Scope& scope);

@@ -138,6 +138,9 @@ struct JoinNode : RelNode {
   // level 1, as a correlated subquery is; its scan seeks on a level-1 column. ON is still
   // evaluated on each pair.
   bool index_lookup = false;
+  // JOIN LATERAL: `right` reads the left row (level 1) and always runs as index_lookup
+  // does; never flattened into a join-ordering region nor hashed.
+  bool lateral = false;
   // Existence flags (`… on … exists right as hasB`): one NOT NULL boolean column per
   // entry, appended after both sides' columns in this order. A flag is true when its
   // side took part in the row and false on a row null-extended on that side. Derived
