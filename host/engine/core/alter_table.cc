@@ -167,6 +167,9 @@ class Renamer {
     expr(e, &root);
     return changed_;
   }
+  // An expression whose home schema has its own table of the target's name: there a
+  // bare name binds that table, so only a qualified name reaches the target.
+  void set_bare_binds_elsewhere(bool v) { bare_binds_elsewhere_ = v; }
   bool view_body(ast::Select& s) {
     changed_ = false;
     select(s, nullptr);
@@ -175,6 +178,7 @@ class Renamer {
 
  private:
   bool is_target(const ast::QualifiedName& n, const std::string& name) const {
+    if (n.schema.empty() && bare_binds_elsewhere_) return false;
     return iequals(n.name, name) && (n.schema.empty() || iequals(n.schema, schema_));
   }
   bool bare_binds(const Scope* s) const {
@@ -276,6 +280,7 @@ class Renamer {
   }
 
   std::string schema_;
+  bool bare_binds_elsewhere_ = false;
   std::string old_table_, new_table_;
   std::string col_table_, old_col_, new_col_;
   bool changed_ = false;
@@ -915,16 +920,30 @@ AlterPlan plan_drop_column(AlterCtx& c) {
   for (auto& other : c.old().columns)
     if (other.default_expr && !iequals(other.name, col) && reads_column(*other.default_expr, c.table(), col))
       refuse("it is referenced by the DEFAULT of column '" + other.name + "'");
-  // Another table's generated column reading the column through a subquery.
+  // Another table's CHECK, DEFAULT or generated column reading the column through a
+  // subquery (a scope-aware probe: the rename walker reports whether it would rewrite).
+  auto reads_through_subquery = [&](const ast::Expr& e, const TableEntry& owner) {
+    auto probe = Parser::parse_expression(expr_to_string(e));
+    Renamer r = Renamer::column(c.old().schema_name, c.table(), col, col + "\x01");
+    r.set_bare_binds_elsewhere(owner.schema.schema_name != c.old().schema_name &&
+                               c.db.catalog().find(owner.schema.schema_name, c.table()) != nullptr);
+    return r.owned_expr(*probe, owner.schema.schema_name, owner.schema.name);
+  };
   for (auto& t : c.db.catalog().tables()) {
     if (t == c.entry) continue;
+    // Named as the user would: qualified when it lives in another schema.
+    const std::string tname =
+        t->schema.schema_name == c.old().schema_name ? t->schema.name : t->schema.schema_name + "." + t->schema.name;
+    for (const CheckSchema& ck : t->schema.checks)
+      if (reads_through_subquery(*ck.expr, *t))
+        refuse("CHECK constraint '" + ck.name + "' on table '" + tname + "' references it");
+    for (const ColumnSchema& d : t->schema.columns)
+      if (d.default_expr && reads_through_subquery(*d.default_expr, *t))
+        refuse("it is referenced by the DEFAULT of column '" + d.name + "' on table '" + tname + "'");
     for (const ColumnSchema& g : t->schema.columns) {
       if (!g.generated()) continue;
-      auto probe = Parser::parse_expression(expr_to_string(*g.generated_expr));
-      Renamer r = Renamer::column(c.old().schema_name, c.table(), col, col + "\x01");
-      if (r.owned_expr(*probe, t->schema.schema_name, t->schema.name))
-        refuse("it is referenced by the GENERATED expression of column '" + g.name + "' on table '" + t->schema.name +
-               "'");
+      if (reads_through_subquery(*g.generated_expr, *t))
+        refuse("it is referenced by the GENERATED expression of column '" + g.name + "' on table '" + tname + "'");
     }
   }
   // A foreign key (of any table) naming the column as a parent column would dangle; the
