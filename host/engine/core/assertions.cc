@@ -285,10 +285,13 @@ void Assertions::guard_column_drop(DatabaseImpl& db, TableEntry& t, const TableS
                                    const std::string& column) const {
   const std::string schema = to_lower(t.schema.schema_name);
   for (const auto& a : list_) {
-    bool reaches = std::any_of(a->references.begin(), a->references.end(), [&](const AssertionReference& r) {
-      return !r.is_view && r.schema == schema && iequals(r.name, t.schema.name);
-    });
-    if (!reaches) continue;
+    // The most direct way the assertion reaches the table (a view chain, or none).
+    const AssertionReference* hit = nullptr;
+    for (const auto& r : a->references) {
+      if (r.is_view || r.schema != schema || !iequals(r.name, t.schema.name)) continue;
+      if (!hit || r.through.size() < hit->through.size()) hit = &r;
+    }
+    if (!hit) continue;
     // Plan against the narrowed table, restoring the live schema whatever happens.
     TableSchema live = t.schema;
     t.schema = narrowed;
@@ -299,9 +302,17 @@ void Assertions::guard_column_drop(DatabaseImpl& db, TableEntry& t, const TableS
       failure = e.raw_message();
     }
     t.schema = std::move(live);
-    if (!failure.empty())
-      throw Error(StatusCode::kError, "Cannot drop column '" + column + "' from '" + t.schema.name + "': assertion '" +
-                                          a->name + "' references it (" + failure + ")");
+    if (failure.empty()) continue;
+    // The assertion is qualified when it lives in another schema; through views (whose
+    // text the assertion's own body may not show) the chain is named.
+    std::string who = a->schema_name == schema ? a->name : a->qualified_name();
+    std::string msg = "Cannot drop column '" + column + "' from '" + t.schema.name +
+                      "': it is referenced by assertion '" + who + "'";
+    if (!hit->through.empty()) {
+      msg += " through ";
+      for (size_t i = 0; i < hit->through.size(); ++i) msg += (i ? " -> " : "") + hit->through[i];
+    }
+    throw Error(StatusCode::kError, msg + " (" + failure + ")");
   }
 }
 
