@@ -28,6 +28,7 @@
 #include "planner/planner.h"
 #include "planner/scalar_expr.h"
 #include "runtime/dml_writer.h"
+#include "core/ddl_common.h"
 #include "runtime/exec_context.h"
 #include "runtime/indexes.h"
 #include "schema/catalog.h"
@@ -60,10 +61,6 @@ struct AlterCtx {
 [[noreturn]] void fail(StatusCode code, const std::string& message) { throw Error(code, message); }
 
 // ---------------------------------------------------------------- AST helpers
-
-std::shared_ptr<const ast::Expr> own_expr(const ast::Expr& e) {
-  return std::shared_ptr<const ast::Expr>(Parser::parse_expression(expr_to_string(e)).release());
-}
 
 // Visits every expression node of `e`, including those inside subqueries'
 // selects (through `on_select`).
@@ -331,21 +328,6 @@ void propagate_rename(DatabaseImpl& db, Renamer renamer) {
 // ---------------------------------------------------------------- rows and
 // expressions
 
-// Every row of the table as this connection sees it (its open transaction
-// included).
-std::vector<Row> read_rows(TableEntry& t) {
-  PlanResult plan = t.table->best_access_plan(PlanRequest{});
-  ScanArgs args;
-  args.plan_id = plan.plan_id;
-  args.provides_ordering = plan.provides_ordering;
-  args.handled.assign(0, false);
-  auto cursor = t.table->open_cursor(args);
-  std::vector<Row> out, batch;
-  while (size_t k = cursor->next_batch(batch))
-    for (size_t i = 0; i < k; ++i) out.push_back(batch[i]);
-  return out;
-}
-
 // A scope over a schema that is not (yet) in the catalog: its columns bare and,
 // through the outer scope, as `new.` / `old.` images of the same row.
 struct RowScope {
@@ -442,7 +424,7 @@ struct GeneratedFill {
 void validate_checks(AlterCtx& c, const TableSchema& ns, const std::vector<const CheckSchema*>& checks,
                      const std::function<Row(const Row&)>& to_new_layout) {
   if (checks.empty()) return;
-  std::vector<Row> rows = read_rows(*c.entry);
+  std::vector<Row> rows = scan_rows(*c.entry);
   if (rows.empty()) return;
   Planner planner(c.db);
   planner.set_schema_authored(ns.schema_name);
@@ -500,7 +482,7 @@ void validate_foreign_keys(AlterCtx& c, const TableSchema& ns, const std::vector
     bool self = fk->referenced_schema == ns.schema_name && iequals(fk->referenced_table, c.table());
     auto parent = self ? c.entry : c.db.catalog().find(fk->referenced_schema, fk->referenced_table);
     if (!read) {
-      for (Row& r : read_rows(*c.entry)) rows.push_back(to_new_layout ? to_new_layout(r) : std::move(r));
+      for (Row& r : scan_rows(*c.entry)) rows.push_back(to_new_layout ? to_new_layout(r) : std::move(r));
       read = true;
     }
     if (!parent) {  // no parent table: every row with a whole key is an orphan
@@ -526,7 +508,7 @@ void validate_foreign_keys(AlterCtx& c, const TableSchema& ns, const std::vector
     }
     if (pcols.size() != fk->columns.size()) continue;
     if (rows.empty()) return;
-    std::vector<Row> parents = self ? rows : read_rows(*parent);
+    std::vector<Row> parents = self ? rows : scan_rows(*parent);
     for (const Row& row : rows) {
       bool has_null = false;
       for (int col : fk->columns) has_null = has_null || row[col].is_null();
@@ -592,44 +574,11 @@ void add_unique(TableSchema& ts, const std::string& name, std::vector<IndexColum
     for (int n = 2; std::any_of(ts.indexes.begin(), ts.indexes.end(), [&](const IndexSchema& o) { return iequals(o.name, ix.name); }); ++n)
       ix.name = minted + "_" + std::to_string(n);
   }
-  if (on_conflict != ast::ConflictClause::kNone) ix.on_conflict = static_cast<qrs_conflict>(on_conflict == ast::ConflictClause::kRollback ? QRS_CONFLICT_ROLLBACK : on_conflict == ast::ConflictClause::kFail ? QRS_CONFLICT_FAIL : on_conflict == ast::ConflictClause::kIgnore ? QRS_CONFLICT_IGNORE : on_conflict == ast::ConflictClause::kReplace ? QRS_CONFLICT_REPLACE : QRS_CONFLICT_ABORT);
+  if (on_conflict != ast::ConflictClause::kNone) ix.on_conflict = declared_conflict(on_conflict);
   ix.columns = std::move(columns);
   ts.indexes.push_back(std::move(ix));
 }
 
-
-const char* fk_action_name(ast::FkAction a) {
-  switch (a) {
-    case ast::FkAction::kSetNull:
-      return "setNull";
-    case ast::FkAction::kSetDefault:
-      return "setDefault";
-    case ast::FkAction::kCascade:
-      return "cascade";
-    case ast::FkAction::kNoAction:
-      return "noAction";
-    default:
-      return "restrict";
-  }
-}
-
-template <typename Clause>
-ForeignKeySchema make_fk(const Clause& cl, std::vector<int> columns, const std::string& name, const TableSchema& ts) {
-  if (!cl.fk_columns.empty() && cl.fk_columns.size() != columns.size())
-    fail(StatusCode::kError, "FK constraint '" + name + "' on table '" + ts.name + "': child column count (" +
-                                 std::to_string(columns.size()) + ") does not match parent column count (" +
-                                 std::to_string(cl.fk_columns.size()) + ")");
-  ForeignKeySchema fk;
-  fk.name = name;
-  fk.columns = std::move(columns);
-  fk.referenced_schema = cl.fk_table.schema.empty() ? ts.schema_name : to_lower(cl.fk_table.schema);
-  fk.referenced_table = cl.fk_table.name;
-  fk.referenced_columns = cl.fk_columns;
-  fk.on_update = fk_action_name(cl.fk_on_update);
-  fk.on_delete = fk_action_name(cl.fk_on_delete);
-  fk.deferred = cl.fk_deferral.initially == ast::FkDeferral::Initially::kDeferred;
-  return fk;
-}
 
 CheckSchema make_check(const std::string& name, const ast::Expr& e, const std::vector<ast::RowOp>& ops,
                        ast::ConflictClause on_conflict, const std::string& table) {
@@ -646,25 +595,7 @@ CheckSchema make_check(const std::string& name, const ast::Expr& e, const std::v
   CheckSchema ck;
   ck.name = name;
   ck.expr = own_expr(e);
-  switch (on_conflict) {
-    case ast::ConflictClause::kRollback:
-      ck.on_conflict = QRS_CONFLICT_ROLLBACK;
-      break;
-    case ast::ConflictClause::kAbort:
-      ck.on_conflict = QRS_CONFLICT_ABORT;
-      break;
-    case ast::ConflictClause::kFail:
-      ck.on_conflict = QRS_CONFLICT_FAIL;
-      break;
-    case ast::ConflictClause::kIgnore:
-      ck.on_conflict = QRS_CONFLICT_IGNORE;
-      break;
-    case ast::ConflictClause::kReplace:
-      ck.on_conflict = QRS_CONFLICT_REPLACE;
-      break;
-    default:
-      break;
-  }
+  if (on_conflict != ast::ConflictClause::kNone) ck.on_conflict = declared_conflict(on_conflict);
   if (!ops.empty()) {
     ck.on_insert = ck.on_update = ck.on_delete = false;
     for (ast::RowOp op : ops) {
@@ -835,7 +766,7 @@ AlterPlan plan_add_column(AlterCtx& c) {
         TableSchema probe = ns;
         probe.foreign_keys.insert(probe.foreign_keys.end(), fks.begin(), fks.end());
         std::string name = k.name.empty() ? mint(probe, "_fk_" + ns.name + "_" + cd.name) : k.name;
-        fks.push_back(make_fk(k, {idx}, name, ns));
+        fks.push_back(foreign_key_of(k, {idx}, name, ns.schema_name, ns.name));
         break;
       }
     }
@@ -1147,7 +1078,7 @@ AlterPlan plan_add_constraint(AlterCtx& c) {
         base += "_" + ic.name;
       }
       std::string name = tc.name.empty() ? mint(ns, base) : tc.name;
-      ns.foreign_keys.push_back(make_fk(tc, std::move(cols), name, ns));
+      ns.foreign_keys.push_back(foreign_key_of(tc, std::move(cols), name, ns.schema_name, ns.name));
       p.change.name = name;
       validate_foreign_keys(c, ns, {&ns.foreign_keys.back()}, {});
       break;
@@ -1281,7 +1212,7 @@ void commit(AlterCtx& c, AlterPlan& p) {
   bool indexes = touches_indexes(p, entry.schema);
   // UNIQUE holds on the rows as they will be, before anything changes.
   if (indexes) {
-    std::vector<Row> before = read_rows(entry);
+    std::vector<Row> before = scan_rows(entry);
     std::vector<Row> rows = before;
     if (p.to_new)
       for (Row& r : rows) r = p.to_new(r);

@@ -3,8 +3,7 @@
 
 #include <set>
 
-#include "parser/ast_printer.h"
-#include "parser/parser.h"
+#include "core/ddl_common.h"
 #include "planner/planner.h"
 #include "runtime/exec_context.h"
 #include "runtime/indexes.h"
@@ -12,20 +11,6 @@
 namespace quereus {
 
 namespace {
-
-std::shared_ptr<const ast::Expr> owned(const ast::Expr& e) {
-  return std::shared_ptr<const ast::Expr>(Parser::parse_expression(expr_to_string(e)).release());
-}
-
-qrs_conflict declared(ast::ConflictClause c) {
-  switch (c) {
-    case ast::ConflictClause::kRollback: return QRS_CONFLICT_ROLLBACK;
-    case ast::ConflictClause::kFail: return QRS_CONFLICT_FAIL;
-    case ast::ConflictClause::kIgnore: return QRS_CONFLICT_IGNORE;
-    case ast::ConflictClause::kReplace: return QRS_CONFLICT_REPLACE;
-    default: return QRS_CONFLICT_ABORT;
-  }
-}
 
 IndexColumn index_column(DatabaseImpl& db, const TableSchema& ts, const ast::IndexedColumn& ic,
                          const std::string& what) {
@@ -79,7 +64,7 @@ void add_unique_constraints(DatabaseImpl& db, const ast::CreateTableStmt& s, Tab
     ix.unique = true;
     ix.constraint = true;
     ix.constraint_named = !name.empty();
-    if (on_conflict != ast::ConflictClause::kNone) ix.on_conflict = declared(on_conflict);
+    if (on_conflict != ast::ConflictClause::kNone) ix.on_conflict = declared_conflict(on_conflict);
     if (name.empty()) {
       std::string minted = "_uc";
       for (const IndexColumn& c : cols) minted += "_" + ts.columns[c.column].name;
@@ -164,7 +149,7 @@ void create_index(DatabaseImpl& db, const ast::CreateIndexStmt& s, const std::st
   for (const ast::IndexedColumn& ic : s.columns) ix.columns.push_back(index_column(db, table.schema, ic, "CREATE INDEX"));
   if (ix.columns.empty()) throw Error(StatusCode::kError, "CREATE INDEX needs at least one column", s.site);
   if (s.where) {
-    ix.where = owned(*s.where);
+    ix.where = own_expr(*s.where);
     // Bind it now so an unknown column or function fails the CREATE.
     Planner planner(db);
     (void)planner.bind_expr(*ix.where, planner.table_scope(table, ""));

@@ -9,6 +9,7 @@
 #include "core/database_impl.h"
 #include "core/declared_schema.h"
 #include "core/executable.h"
+#include "core/ddl_common.h"
 #include "core/index_ddl.h"
 #include "functions/json_value.h"
 #include "optimizer/optimizer.h"
@@ -43,9 +44,6 @@ std::optional<ConflictAction> statement_action(ast::ConflictClause c) {
   if (c == ast::ConflictClause::kNone) return std::nullopt;
   return conflict_of(c);
 }
-
-// A constraint's declared ON CONFLICT action, as the schema stores it.
-qrs_conflict declared_conflict(ast::ConflictClause c) { return static_cast<qrs_conflict>(conflict_of(c)); }
 
 RelPtr optimize(DatabaseImpl& db, RelPtr root) {
   return Optimizer(db.options().optimizer).optimize(std::move(root));
@@ -667,41 +665,8 @@ class PragmaExec : public Executable {
 
 // ---------------------------------------------------------------- DDL
 
-std::shared_ptr<const ast::Expr> own_expr(const ast::Expr& e) {
-  return std::shared_ptr<const ast::Expr>(Parser::parse_expression(expr_to_string(e)).release());
-}
 
-const char* fk_action_name(ast::FkAction a) {
-  switch (a) {
-    case ast::FkAction::kSetNull: return "setNull";
-    case ast::FkAction::kSetDefault: return "setDefault";
-    case ast::FkAction::kCascade: return "cascade";
-    case ast::FkAction::kNoAction: return "noAction";
-    default: return "restrict";
-  }
-}
 
-// A FOREIGN KEY clause (column or table level) as the catalog records it. The parent is
-// not resolved here: it may be declared later.
-template <typename Clause>
-ForeignKeySchema foreign_key_of(const Clause& c, std::vector<int> columns, const std::string& minted_name,
-                                const std::string& child_schema, const std::string& child_table) {
-  ForeignKeySchema fk;
-  fk.name = c.name.empty() ? minted_name : c.name;
-  if (!c.fk_columns.empty() && c.fk_columns.size() != columns.size())
-    throw Error(StatusCode::kError, "FK constraint '" + fk.name + "' on table '" + child_table +
-                                        "': child column count (" + std::to_string(columns.size()) +
-                                        ") does not match parent column count (" +
-                                        std::to_string(c.fk_columns.size()) + ")");
-  fk.columns = std::move(columns);
-  fk.referenced_schema = c.fk_table.schema.empty() ? child_schema : to_lower(c.fk_table.schema);
-  fk.referenced_table = c.fk_table.name;
-  fk.referenced_columns = c.fk_columns;
-  fk.on_update = fk_action_name(c.fk_on_update);
-  fk.on_delete = fk_action_name(c.fk_on_delete);
-  fk.deferred = c.fk_deferral.initially == ast::FkDeferral::Initially::kDeferred;
-  return fk;
-}
 
 void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& ctx) {
   std::string schema = s.table.schema.empty() ? (s.temporary ? "temp" : "main") : to_lower(s.table.schema);
@@ -790,7 +755,8 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
         }
         case K::kForeignKey:
           ts.foreign_keys.push_back(foreign_key_of(c, {static_cast<int>(ts.columns.size())},
-                                                   "_fk_" + ts.name + "_" + cd.name, schema, ts.name));
+                                                   c.name.empty() ? "_fk_" + ts.name + "_" + cd.name : c.name, schema,
+                                                   ts.name));
           break;
         case K::kCheck: add_check(c.name, "_check_" + cd.name, *c.expr, c.check_on, c.on_conflict); break;
         case K::kGenerated:
@@ -816,7 +782,7 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
         cols.push_back(idx);
         minted += "_" + ic.name;
       }
-      ts.foreign_keys.push_back(foreign_key_of(tc, std::move(cols), minted, schema, ts.name));
+      ts.foreign_keys.push_back(foreign_key_of(tc, std::move(cols), tc.name.empty() ? minted : tc.name, schema, ts.name));
       continue;
     }
     if (tc.kind != ast::TableConstraint::Kind::kPrimaryKey) continue;

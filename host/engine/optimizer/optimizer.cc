@@ -244,6 +244,7 @@ void consider_indexes(TableScanNode& scan) {
   double base_cost = scan.plan.cost;
   double est = scan.plan.rows > 0 ? scan.plan.rows : 1000;
   if (!scan.ordering.empty() && !scan.plan.provides_ordering) base_cost += sort_cost(est);
+  const PlanRequest base_req = access_request(scan);
   for (size_t i = 0; i < t.schema.indexes.size(); ++i) {
     const IndexSchema& ix = t.schema.indexes[i];
     if (ix.where) continue;  // a partial index holds only some rows
@@ -255,7 +256,6 @@ void consider_indexes(TableScanNode& scan) {
     };
     PlanRequest req;
     std::vector<int> sent;
-    const PlanRequest base_req = access_request(scan);
     for (size_t f = 0; f < base_req.filters.size(); ++f) {
       int k = position(base_req.filters[f].column);
       if (k < 0) continue;

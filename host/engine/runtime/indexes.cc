@@ -122,6 +122,19 @@ bool identical(const Row& a, const Row& b) {
 
 }  // namespace
 
+std::vector<Row> scan_rows(TableEntry& table, bool committed) {
+  PlanResult plan = table.table->best_access_plan(PlanRequest{});
+  ScanArgs args;
+  args.plan_id = plan.plan_id;
+  args.provides_ordering = plan.provides_ordering;
+  args.read_committed = committed;
+  auto cursor = table.table->open_cursor(args);
+  std::vector<Row> batch, out;
+  while (size_t n = cursor->next_batch(batch))
+    for (size_t i = 0; i < n; ++i) out.push_back(batch[i]);
+  return out;
+}
+
 std::optional<Row> fetch_by_key(TableEntry& table, const Row& pk) {
   std::vector<int> cols;
   for (const KeyColumn& k : table.schema.primary_key) cols.push_back(k.column);
@@ -240,18 +253,6 @@ void IndexWriter::change(const Row& old_row, const Row& new_row) {
 
 namespace {
 
-std::vector<Row> scan_all(TableEntry& table, bool committed) {
-  PlanResult plan = table.table->best_access_plan(PlanRequest{});
-  ScanArgs args;
-  args.plan_id = plan.plan_id;
-  args.provides_ordering = plan.provides_ordering;
-  args.read_committed = committed;
-  auto cursor = table.table->open_cursor(args);
-  std::vector<Row> batch, out;
-  while (size_t n = cursor->next_batch(batch))
-    for (size_t i = 0; i < n; ++i) out.push_back(batch[i]);
-  return out;
-}
 
 struct KeyLess {
   const TableSchema* ts;
@@ -308,7 +309,7 @@ void fill_index(DatabaseImpl& db, TableEntry& table, size_t i, const std::vector
   db.join(comp);
   std::map<Row, Row, KeyLess> before{KeyLess{&table.schema}};
   for (const Row& row : committed) before.emplace(row, row);
-  std::vector<Row> visible = scan_all(table, false);
+  std::vector<Row> visible = scan_rows(table, false);
   for (const Row& row : visible) {
     auto it = before.find(row);
     if (it == before.end()) {
@@ -336,7 +337,7 @@ std::vector<Row> committed_rows(DatabaseImpl& db, TableEntry& table, bool in_txn
   if (in_txn && !table.module->capabilities().committed_reads)
     throw Error(StatusCode::kUnsupported, std::string(what) + " inside a transaction needs a module with committed reads ('" +
                                               table.schema.module_name + "' has none)");
-  return scan_all(table, in_txn);
+  return scan_rows(table, in_txn);
 }
 
 }  // namespace

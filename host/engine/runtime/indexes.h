@@ -46,6 +46,10 @@ const IndexRuntime& index_runtime(DatabaseImpl& db, TableEntry& table);
 std::vector<Row> probe_rows(TableEntry& table, const std::vector<int>& columns, const Row& key,
                             std::optional<PlanResult>& plan);
 
+// Every row of `table` as this connection sees it (its open transaction included), or
+// its last committed rows when `committed` (modules declaring committed_reads).
+std::vector<Row> scan_rows(TableEntry& table, bool committed = false);
+
 // The stored row of `table` with primary key `pk`, or nullopt.
 std::optional<Row> fetch_by_key(TableEntry& table, const Row& pk);
 
