@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/result_json.h"
+
 namespace quereus {
 
 namespace {
@@ -15,6 +17,7 @@ constexpr const char* kHelp =
     ".quit / .exit         leave the shell (so does end of input)\n"
     ".tables               list the tables (select name from schema() where type = 'table')\n"
     ".format table|json    how results are printed\n"
+    ".events on|off        print each committed change event as a JSON line (docs/change-events.md)\n"
     "Anything else is SQL; a statement ends with a line whose last character is ';'.\n";
 
 std::string_view trim(std::string_view s) {
@@ -79,10 +82,60 @@ bool Shell::dot_command(std::string_view line) {
     (void)run("select name from schema() where type = 'table' order by name");
   } else if (cmd == ".format" && (arg == "table" || arg == "json")) {
     format_ = arg == "table" ? OutputFormat::kTable : OutputFormat::kJson;
+  } else if (cmd == ".events" && (arg == "on" || arg == "off")) {
+    watch_events(arg == "on");
   } else {
     err_ << "Error: unknown command or bad arguments: " << line << " (try .help)" << std::endl;
   }
   return true;
+}
+
+namespace {
+
+nlohmann::ordered_json row_json(const Row& r) {
+  nlohmann::ordered_json a = nlohmann::ordered_json::array();
+  for (const Value& v : r) a.push_back(value_to_json(v));
+  return a;
+}
+
+}  // namespace
+
+void Shell::watch_events(bool on) {
+  if (!on) {
+    if (events_id_) db_.unsubscribe(events_id_);
+    events_id_ = 0;
+    return;
+  }
+  if (events_id_) return;
+  events_id_ = db_.on_commit([this](const ChangeBatch& batch) {
+    for (const SchemaChangeEvent& e : batch.schema) {
+      nlohmann::ordered_json j;
+      j["event"] = "schema";
+      j["type"] = schema_change_kind_name(e.type);
+      j["objectType"] = schema_object_kind_name(e.object_type);
+      j["schema"] = e.schema;
+      j["objectName"] = e.object_name;
+      if (!e.old_object_name.empty()) j["oldObjectName"] = e.old_object_name;
+      if (!e.column_name.empty()) j["columnName"] = e.column_name;
+      if (!e.old_column_name.empty()) j["oldColumnName"] = e.old_column_name;
+      if (!e.ddl.empty()) j["ddl"] = e.ddl;
+      j["remote"] = e.remote;
+      out_ << json_text(j) << "\n";
+    }
+    for (const DataChangeEvent& e : batch.data) {
+      nlohmann::ordered_json j;
+      j["event"] = "data";
+      j["type"] = data_change_kind_name(e.type);
+      j["schema"] = e.schema;
+      j["table"] = e.table;
+      j["key"] = row_json(e.key);
+      if (e.old_row) j["oldRow"] = row_json(*e.old_row);
+      if (e.new_row) j["newRow"] = row_json(*e.new_row);
+      if (!e.changed_columns.empty()) j["changedColumns"] = e.changed_columns;
+      j["remote"] = e.remote;
+      out_ << json_text(j) << "\n";
+    }
+  });
 }
 
 }  // namespace quereus

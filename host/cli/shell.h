@@ -17,6 +17,9 @@ class Shell {
   // Borrows db and the streams for the shell's lifetime.
   Shell(Database& db, OutputFormat format, std::ostream& out, std::ostream& err)
       : db_(db), format_(format), out_(out), err_(err) {}
+  ~Shell() { watch_events(false); }
+  Shell(const Shell&) = delete;
+  Shell& operator=(const Shell&) = delete;
 
   // Runs every statement of `sql` in order, printing the rows of row-producing
   // statements. Stops at the first error, prints it to err as "Error: CODE: message"
@@ -32,11 +35,14 @@ class Shell {
  private:
   // Handles a dot-command line; returns false for .quit / .exit.
   bool dot_command(std::string_view line);
+  // .events on|off: prints every committed change event as one JSON line.
+  void watch_events(bool on);
 
   Database& db_;
   OutputFormat format_;
   std::ostream& out_;
   std::ostream& err_;
+  uint64_t events_id_ = 0;  // the .events subscription (0: none)
 };
 
 }  // namespace quereus

@@ -1207,6 +1207,70 @@ bool touches_indexes(const AlterPlan& p, const TableSchema& before) {
   }
 }
 
+// An event image recorded before the ALTER, as the altered table holds it (best effort:
+// a cell the arm cannot convert keeps its value).
+Row reshape_image(const SchemaChange& change, const Row& row) {
+  Row out = row;
+  size_t col = change.column < 0 ? out.size() : static_cast<size_t>(change.column);
+  switch (change.kind) {
+    case QRS_CHANGE_ADD_COLUMN:
+      if (col <= out.size()) out.insert(out.begin() + static_cast<std::ptrdiff_t>(col), change.fill ? change.fill(row) : Value());
+      break;
+    case QRS_CHANGE_DROP_COLUMN:
+      if (col < out.size()) out.erase(out.begin() + static_cast<std::ptrdiff_t>(col));
+      break;
+    case QRS_CHANGE_SET_DATA_TYPE:
+      if (col < out.size() && change.convert) out[col] = change.convert(out[col]);
+      break;
+    case QRS_CHANGE_SET_NOT_NULL:
+      if (col < out.size() && out[col].is_null() && change.fill) out[col] = change.fill(row);
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+// The arm's one schema event (usage.md "What each ALTER TABLE arm reports"), and the
+// transaction's recorded data events of the table brought to its new shape.
+void announce(AlterCtx& c, const SchemaChange& change) {
+  ChangeLog& log = c.db.changes();
+  if (!log.capturing()) return;
+  const TableSchema& now = c.entry->schema;
+  if (change.kind == QRS_CHANGE_RENAME_TABLE)
+    log.rename_table(now.schema_name, c.s.table.name, now.name);
+  else
+    log.reshape_table(now, [&change](const Row& r) { return reshape_image(change, r); });
+  SchemaChangeEvent e = schema_event(SchemaChangeKind::kAlter, SchemaObjectKind::kTable, now,
+                                     statement_to_string(c.s, now.schema_name));
+  switch (c.s.action) {
+    case Action::kRenameTable:
+      e.old_object_name = c.s.table.name;
+      break;
+    case Action::kRenameColumn:
+      e.object_type = SchemaObjectKind::kColumn;
+      e.column_name = c.s.new_name;
+      e.old_column_name = c.s.name;
+      break;
+    case Action::kAddColumn:
+      e.object_type = SchemaObjectKind::kColumn;
+      e.column_name = c.s.column ? c.s.column->name : std::string();
+      break;
+    case Action::kDropColumn:
+      e.type = SchemaChangeKind::kDrop;
+      e.object_type = SchemaObjectKind::kColumn;
+      e.column_name = c.s.name;
+      break;
+    case Action::kAlterColumn:
+      e.object_type = SchemaObjectKind::kColumn;
+      e.column_name = c.s.name;
+      break;
+    default:
+      break;
+  }
+  log.record_schema(std::move(e));
+}
+
 void commit(AlterCtx& c, AlterPlan& p) {
   TableEntry& entry = *c.entry;
   bool indexes = touches_indexes(p, entry.schema);
@@ -1244,6 +1308,7 @@ void commit(AlterCtx& c, AlterPlan& p) {
   if (p.after) p.after();
   if (indexes) rebuild_indexes(c.db, entry, c.ctx);
   c.db.bump_schema_version();
+  announce(c, p.change);
 }
 
 }  // namespace

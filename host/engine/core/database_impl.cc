@@ -453,7 +453,43 @@ void DatabaseImpl::end_transaction(bool commit) {
   savepoints_.clear();
   savepoint_marks_.clear();
   deferred_.clear();
+  // A commit a module refused publishes no data: what landed is unknown.
+  publish(commit && first_error.ok());
   if (!first_error.ok()) throw Error(first_error.code(), first_error.raw_message());
+}
+
+void DatabaseImpl::publish(bool committed) {
+  if (!committed) changes_.clear_data();  // DDL applied at once: its schema events stay
+  if (changes_.empty()) return;
+  ChangeBatch batch = changes_.take();
+  if (!listeners_.any()) return;
+  delivering_ = true;
+  listeners_.deliver(batch);
+  delivering_ = false;
+}
+
+uint64_t DatabaseImpl::on_data_change(DataChangeListener listener) {
+  uint64_t id = listeners_.add_data(std::move(listener));
+  changes_.set_capturing(true);
+  return id;
+}
+
+uint64_t DatabaseImpl::on_schema_change(SchemaChangeListener listener) {
+  uint64_t id = listeners_.add_schema(std::move(listener));
+  changes_.set_capturing(true);
+  return id;
+}
+
+uint64_t DatabaseImpl::on_commit(ChangeBatchListener listener) {
+  uint64_t id = listeners_.add_batch(std::move(listener));
+  changes_.set_capturing(true);
+  return id;
+}
+
+bool DatabaseImpl::unsubscribe(uint64_t id) {
+  bool found = listeners_.remove(id);
+  changes_.set_capturing(listeners_.any());
+  return found;
 }
 
 void DatabaseImpl::commit_checks() {
@@ -467,8 +503,10 @@ void DatabaseImpl::commit_checks() {
 }
 
 void DatabaseImpl::statement_begin() {
+  if (delivering_)
+    throw Error(StatusCode::kMisuse, "a change listener may not run statements on the database that notifies it");
   deferred_.clear_statement();
-  statement_mark_ = deferred_.mark();
+  statement_mark_ = marks();
   if (!explicit_) {
     implicit_ = true;
     return;
@@ -500,7 +538,10 @@ void DatabaseImpl::statement_commit() {
 
 void DatabaseImpl::statement_rollback() {
   deferred_.clear_statement();
-  deferred_.rollback_to(statement_mark_);
+  deferred_.rollback_to(statement_mark_.deferred);
+  // A failed statement announces nothing: neither its rows nor its DDL.
+  changes_.rollback_data(statement_mark_.changes);
+  changes_.retract_schema(statement_mark_.changes);
   if (implicit_ && !explicit_) {
     end_transaction(false);
     return;
@@ -537,7 +578,7 @@ void DatabaseImpl::savepoint(const std::string& name) {
     savepoint_began_txn_ = true;
   }
   savepoints_.push_back(name);
-  savepoint_marks_.push_back(deferred_.mark());
+  savepoint_marks_.push_back(marks());
   uint32_t d = current_depth();
   for (auto* t : joined_) t->connection->savepoint(d);
 }
@@ -570,7 +611,8 @@ void DatabaseImpl::rollback_to(const std::string& name) {
     for (auto* t : joined_) t->connection->release_savepoint(d);
   for (auto* t : joined_) t->connection->rollback_to_savepoint(target);
   savepoints_.resize(i + 1);
-  deferred_.rollback_to(savepoint_marks_[i]);
+  deferred_.rollback_to(savepoint_marks_[i].deferred);
+  changes_.rollback_data(savepoint_marks_[i].changes);
   savepoint_marks_.resize(i + 1);
 }
 

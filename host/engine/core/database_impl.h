@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/assertions.h"
+#include "core/change_events.h"
 #include "core/database.h"
 #include "core/declared_schema.h"
 #include "core/deferred_constraints.h"
@@ -43,6 +44,11 @@ class DatabaseImpl : public Database {
   Status prepare(std::string_view sql, std::vector<std::unique_ptr<Statement>>* out) override;
   Status set_option(std::string_view name, const Value& value) override;
   bool in_transaction() const override { return explicit_; }
+  uint64_t on_data_change(DataChangeListener listener) override;
+  uint64_t on_schema_change(SchemaChangeListener listener) override;
+  uint64_t on_commit(ChangeBatchListener listener) override;
+  bool unsubscribe(uint64_t id) override;
+  bool set_remote_origin(bool remote) override { return changes_.set_remote(remote); }
 
   Registry& registry() { return *registry_; }
   Catalog& catalog() { return catalog_; }
@@ -84,6 +90,8 @@ class DatabaseImpl : public Database {
   void forget(TableEntry& entry);
   // The current transaction's deferred-constraint queue, and the assertions.
   DeferredConstraints& deferred() { return deferred_; }
+  // The current transaction's change events (recorded by the write path and by DDL).
+  ChangeLog& changes() { return changes_; }
   Assertions& assertions() { return assertions_; }
 
   uint64_t next_generation() { return ++generation_; }
@@ -115,11 +123,22 @@ class DatabaseImpl : public Database {
   // The checks a commit runs first (deferred queue, assertions); on a failure the
   // transaction is rolled back and the constraint's error rethrown.
   void commit_checks();
+  // Hands the events of the transaction that just ended to the listeners.
+  void publish(bool committed);
 
   DeferredConstraints deferred_;
   Assertions assertions_;
-  std::vector<size_t> savepoint_marks_;  // deferred_.mark() per named savepoint
-  size_t statement_mark_ = 0;            // … at the statement savepoint
+  ChangeLog changes_;
+  ChangeListeners listeners_;
+  bool delivering_ = false;  // listeners are running: statements are refused
+  // deferred_.mark() and changes_.mark() per named savepoint, and at the statement's start.
+  struct Marks {
+    size_t deferred = 0;
+    ChangeLog::Mark changes;
+  };
+  Marks marks() const { return {deferred_.mark(), changes_.mark()}; }
+  std::vector<Marks> savepoint_marks_;
+  Marks statement_mark_;
 
   std::shared_ptr<Registry> registry_;
   DatabaseOptions db_options_;

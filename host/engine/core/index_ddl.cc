@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/ddl_common.h"
+#include "parser/ast_printer.h"
 #include "planner/planner.h"
 #include "runtime/exec_context.h"
 #include "runtime/indexes.h"
@@ -163,6 +164,9 @@ void create_index(DatabaseImpl& db, const ast::CreateIndexStmt& s, const std::st
     throw;
   }
   db.bump_schema_version();
+  if (db.changes().capturing())
+    db.changes().record_schema(schema_event(SchemaChangeKind::kCreate, SchemaObjectKind::kIndex, table.schema,
+                                            statement_to_string(s, schema), s.index.name));
 }
 
 void drop_index(DatabaseImpl& db, const ast::DropStmt& s) {
@@ -175,8 +179,12 @@ void drop_index(DatabaseImpl& db, const ast::DropStmt& s) {
     if (s.if_exists) return;
     throw Error(StatusCode::kError, "no such index: " + s.name.name, s.site);
   }
+  std::string index_name = table->schema.indexes[ordinal].name;
   drop_index_storage(db, *table, ordinal);
   db.bump_schema_version();
+  if (db.changes().capturing())
+    db.changes().record_schema(schema_event(SchemaChangeKind::kDrop, SchemaObjectKind::kIndex, table->schema,
+                                            statement_to_string(s, table->schema.schema_name), index_name));
 }
 
 void drop_table_indexes(DatabaseImpl& db, TableEntry& table) {

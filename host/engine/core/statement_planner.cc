@@ -873,6 +873,9 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
     throw;
   }
   db.bump_schema_version();
+  if (db.changes().capturing())
+    db.changes().record_schema(schema_event(SchemaChangeKind::kCreate, SchemaObjectKind::kTable, entry->schema,
+                                            statement_to_string(s, entry->schema.schema_name)));
 }
 
 void drop_table(DatabaseImpl& db, const ast::DropStmt& s) {
@@ -894,6 +897,9 @@ void drop_table(DatabaseImpl& db, const ast::DropStmt& s) {
   entry->module->destroy(sname, tname);
   db.catalog().remove(sname, tname);
   db.bump_schema_version();
+  if (db.changes().capturing())
+    db.changes().record_schema(
+        schema_event(SchemaChangeKind::kDrop, SchemaObjectKind::kTable, entry->schema, statement_to_string(s, sname)));
 }
 
 // A WITH TAGS value as JSON (tag values are constants).

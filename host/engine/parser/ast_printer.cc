@@ -801,6 +801,16 @@ class Printer {
     }
   }
 
+  // The statement's own object: qualified by target_schema when written unqualified.
+  void target(const QualifiedName& q) {
+    if (q.schema.empty() && !target_schema.empty()) {
+      out += quote_identifier(target_schema);
+      out += '.';
+    }
+    qualified(q);
+  }
+  std::string target_schema;
+
   void qualified(const QualifiedName& q) {
     if (!q.schema.empty()) {
       out += quote_identifier(q.schema);
@@ -1116,7 +1126,7 @@ class Printer {
     using A = AlterTableStmt::Action;
     using C = AlterTableStmt::ColumnAction;
     out += "alter table ";
-    qualified(s.table);
+    target(s.table);
     switch (s.action) {
       case A::kRenameTable:
         out += " rename to ";
@@ -1354,7 +1364,7 @@ class Printer {
         out += create_keyword();
         out += s.temporary ? "temp table " : "table ";
         if (s.if_not_exists) out += "if not exists ";
-        qualified(s.table);
+        target(s.table);
         out += " (";
         bool first = true;
         for (const ColumnDef& col : s.columns) {
@@ -1423,7 +1433,7 @@ class Printer {
         out += object_keyword(s.object);
         if (s.if_exists) out += " if exists";
         out += ' ';
-        qualified(s.name);
+        target(s.name);
         break;
       }
       case StmtKind::kRefreshMaterializedView:
@@ -1571,7 +1581,7 @@ class Printer {
         out += create_keyword();
         out += s.unique ? "unique index " : "index ";
         if (s.if_not_exists) out += "if not exists ";
-        qualified(s.index);
+        target(s.index);
         out += " on ";
         qualified(s.table);
         out += " (";
@@ -1658,6 +1668,13 @@ std::string select_to_string(const ast::Select& select) {
 
 std::string statement_to_string(const ast::Statement& stmt) {
   Printer p(/*names=*/false);
+  p.statement(stmt);
+  return std::move(p.out);
+}
+
+std::string statement_to_string(const ast::Statement& stmt, std::string_view schema) {
+  Printer p(/*names=*/false);
+  p.target_schema = std::string(schema);
   p.statement(stmt);
   return std::move(p.out);
 }

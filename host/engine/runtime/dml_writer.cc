@@ -316,6 +316,10 @@ std::optional<Row> DmlWriter::write_insert(Row& row, std::optional<ConflictActio
     if (replaced) indexes_->remove(*replaced);
     indexes_->add(*out);
   }
+  if (out && db_.changes().capturing()) {
+    if (replaced) db_.changes().record_delete(table_->schema, *replaced);
+    db_.changes().record_insert(table_->schema, *out);
+  }
   // REPLACE displaced a row: its references see a delete.
   if (out && replaced) apply_parent_actions(*replaced, nullptr, true);
   return out;
@@ -360,6 +364,10 @@ std::optional<Row> DmlWriter::update(const Row& stale_row, Row new_row, std::opt
       if (replaced) indexes_->remove(*replaced);
       indexes_->change(old_row, *out);
     }
+    if (db_.changes().capturing()) {
+      if (replaced) db_.changes().record_delete(table_->schema, *replaced);
+      db_.changes().record_update(table_->schema, old_row, *out);
+    }
     if (replaced) apply_parent_actions(*replaced, nullptr, true);
     apply_parent_actions(old_row, &*out, false);
   }
@@ -373,6 +381,7 @@ std::optional<Row> DmlWriter::remove(const Row& old_row) {
   auto out = handle(r, ConflictAction::kAbort);
   if (!out) return out;
   if (indexes_) indexes_->remove(old_row);
+  if (db_.changes().capturing()) db_.changes().record_delete(table_->schema, old_row);
   apply_parent_actions(old_row, nullptr, false);
   return old_row;
 }
