@@ -345,6 +345,55 @@ void PluginModule::destroy(const std::string& schema_name, const std::string& ta
         "module '" + name_ + "' destroy of table " + table_name);
 }
 
+std::shared_ptr<VtabModule> PluginModule::open_database(const std::string& database_name,
+                                                        const std::vector<std::pair<std::string, Value>>& options) {
+  if (!vt_.open_database) return nullptr;
+  std::vector<qrs_option> opts;
+  opts.reserve(options.size());
+  for (const auto& [k, v] : options) opts.push_back(qrs_option{to_qrs(k), to_qrs(v)});
+  qrs_module out{};
+  ErrorBox err;
+  qrs_status st = vt_.open_database(self_, to_qrs(database_name), opts.data(), static_cast<uint32_t>(opts.size()),
+                                    &out, err.get());
+  if (st == QRS_UNSUPPORTED) return nullptr;
+  check(st, err, "module '" + name_ + "' open of database " + database_name);
+  if (!out.vt) plugin_bug("module '" + name_ + "' opened database " + database_name + " without a vtable");
+  return make(name_, out, library_);
+}
+
+bool PluginModule::catalog_put(const std::string& key, const std::string& text) {
+  if (!vt_.catalog_put) return false;
+  ErrorBox err;
+  qrs_status st = vt_.catalog_put(self_, to_qrs(key), to_qrs(text), err.get());
+  if (st == QRS_UNSUPPORTED) return false;
+  check(st, err, "module '" + name_ + "' catalog write of " + key);
+  return true;
+}
+
+bool PluginModule::catalog_list(const std::function<void(const std::string& key, const std::string& text)>& emit) {
+  if (!vt_.catalog_list) return false;
+  struct Ctx {
+    const std::function<void(const std::string&, const std::string&)>* emit;
+    std::exception_ptr failure;
+  } ctx{&emit, nullptr};
+  auto cb = [](void* c, qrs_string key, qrs_string text) -> qrs_status {
+    auto* x = static_cast<Ctx*>(c);
+    try {
+      (*x->emit)(std::string(key.data ? key.data : "", key.len), std::string(text.data ? text.data : "", text.len));
+      return QRS_OK;
+    } catch (...) {
+      x->failure = std::current_exception();
+      return QRS_ERROR;
+    }
+  };
+  ErrorBox err;
+  qrs_status st = vt_.catalog_list(self_, &ctx, cb, err.get());
+  if (ctx.failure) std::rethrow_exception(ctx.failure);
+  if (st == QRS_UNSUPPORTED) return false;
+  check(st, err, "module '" + name_ + "' catalog listing");
+  return true;
+}
+
 // ---- table ----
 
 PlanResult PluginTable::best_access_plan(const PlanRequest& req) {

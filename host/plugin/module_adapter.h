@@ -38,6 +38,10 @@ class PluginModule final : public VtabModule, public std::enable_shared_from_thi
   std::unique_ptr<VtabTable> connect(const TableSchema& schema) override;
   void destroy(const std::string& schema_name, const std::string& table_name) override;
   ModuleCapabilities capabilities() const override { return caps_; }
+  std::shared_ptr<VtabModule> open_database(const std::string& database_name,
+                                            const std::vector<std::pair<std::string, Value>>& options) override;
+  bool catalog_put(const std::string& key, const std::string& text) override;
+  bool catalog_list(const std::function<void(const std::string& key, const std::string& text)>& emit) override;
 
  private:
   PluginModule(std::string name, qrs_module module, PluginLibrary library);

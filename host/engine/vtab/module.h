@@ -141,6 +141,19 @@ class VtabModule {
   virtual std::unique_ptr<VtabTable> connect(const TableSchema& schema) = 0;
   virtual void destroy(const std::string& schema_name, const std::string& table_name) = 0;
   virtual ModuleCapabilities capabilities() const = 0;
+  // SDK 1.3: the instance that serves database `database_name` (configured by `options`),
+  // or null when this instance serves every database. Throws when the module cannot open
+  // the database's storage.
+  virtual std::shared_ptr<VtabModule> open_database(const std::string& /*database_name*/,
+                                                    const std::vector<std::pair<std::string, Value>>& /*options*/) {
+    return nullptr;
+  }
+  // SDK 1.3: the module's persistent catalog. False when it keeps none (nothing is stored
+  // or listed). catalog_put with an empty `text` removes the entry.
+  virtual bool catalog_put(const std::string& /*key*/, const std::string& /*text*/) { return false; }
+  virtual bool catalog_list(const std::function<void(const std::string& key, const std::string& text)>& /*emit*/) {
+    return false;
+  }
 };
 
 }  // namespace quereus

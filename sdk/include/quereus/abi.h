@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define QRS_ABI_MAJOR 1
-#define QRS_ABI_MINOR 2
+#define QRS_ABI_MINOR 3
 
 #if defined(_WIN32)
 #define QRS_EXPORT __declspec(dllexport)
@@ -500,6 +500,8 @@ typedef struct qrs_module_capabilities {
   uint8_t reserved_[5];
 } qrs_module_capabilities;
 
+struct qrs_module;
+
 typedef struct qrs_module_vtable {
   uint32_t struct_size;
   /* CREATE TABLE … USING this module: create storage and return a connected table. */
@@ -514,6 +516,26 @@ typedef struct qrs_module_vtable {
   void (*capabilities)(void* self, qrs_module_capabilities* out);
   /* Releases the module. Called once, after every table and cursor is released. */
   void (*release)(void* self);
+  /* 1.3: a per-database instance. The host calls this once for each database that uses the
+   * module (its default module, or one named under databases.<name>.module_options), with
+   * that mapping as `options`, and sends every create / connect / destroy / catalog call of
+   * that database to the returned module, which it releases when the database closes.
+   * A persistent module opens its storage here (e.g. the directory named by an option) and
+   * reports a missing, locked or incompatible store as an error naming the path.
+   * NULL slot, or QRS_UNSUPPORTED: this one instance serves every database. */
+  qrs_status (*open_database)(void* self, qrs_string database_name, const qrs_option* options,
+                              uint32_t option_count, struct qrs_module* out, qrs_error* err);
+  /* 1.3: the persistent catalog of a module that stores schema (capability `persistent`).
+   * The host keeps one text entry per stored object under a key it chooses (a table with its
+   * indexes: "table:<schema>.<table>"; a view: "view:<schema>.<view>"), writing it after every
+   * DDL statement that changes the object; `text` is empty to remove the entry. An entry is
+   * durable when catalog_put returns. catalog_list emits every entry, in key order, at open;
+   * `emit` returning non-OK stops the listing with that status. NULL slots, or
+   * QRS_UNSUPPORTED: nothing is persisted and a reopened database starts empty. */
+  qrs_status (*catalog_put)(void* self, qrs_string key, qrs_string text, qrs_error* err);
+  qrs_status (*catalog_list)(void* self, void* ctx,
+                             qrs_status (*emit)(void* ctx, qrs_string key, qrs_string text),
+                             qrs_error* err);
 } qrs_module_vtable;
 
 typedef struct qrs_module {

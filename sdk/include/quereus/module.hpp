@@ -23,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -517,6 +518,23 @@ class Module {
   virtual void destroy(std::string_view schema_name, std::string_view table_name) = 0;
   // Read once; the default declares nothing.
   virtual Capabilities capabilities() const { return {}; }
+
+  // 1.3: a per-database instance for `database_name`, configured by `options` (the
+  // database's module_options for this module). Persistent modules open their storage here
+  // and throw an Error naming the path when it is missing, locked or incompatible.
+  // Return null (the default) to serve every database from this instance.
+  virtual std::shared_ptr<Module> open_database(std::string_view /*database_name*/,
+                                                const std::vector<Option>& /*options*/) {
+    return nullptr;
+  }
+  // 1.3: the persistent catalog (see qrs_module_vtable.catalog_put): stores `text` under
+  // `key` durably, or removes the entry when `text` is empty. The defaults throw
+  // QRS_UNSUPPORTED: nothing is persisted.
+  virtual void catalog_put(std::string_view /*key*/, std::string_view /*text*/) { throw Error::unsupported("catalog"); }
+  // Calls `emit` for every stored entry in key order.
+  virtual void catalog_list(const std::function<void(std::string_view key, std::string_view text)>& /*emit*/) {
+    throw Error::unsupported("catalog");
+  }
 };
 
 }  // namespace quereus::sdk

@@ -442,8 +442,52 @@ inline void module_release(void* self) {
   guard_void([&] { delete static_cast<ModuleHolder*>(self); });
 }
 
-inline constexpr qrs_module_vtable kModuleVtable{sizeof(qrs_module_vtable), &module_create,     &module_connect,
-                                                 &module_destroy,           &module_capabilities, &module_release};
+inline qrs_status module_open_database(void* self, qrs_string database_name, const qrs_option* options, uint32_t option_count,
+                                qrs_module* out, qrs_error* err);
+
+inline qrs_status module_catalog_put(void* self, qrs_string key, qrs_string text, qrs_error* err) {
+  return guard(err, [&] {
+    static_cast<ModuleHolder*>(self)->module->catalog_put(view(key), view(text));
+    return QRS_OK;
+  });
+}
+
+inline qrs_status module_catalog_list(void* self, void* ctx, qrs_status (*emit)(void* ctx, qrs_string key, qrs_string text),
+                                      qrs_error* err) {
+  return guard(err, [&] {
+    if (!emit) throw Error::misuse("null catalog emit");
+    static_cast<ModuleHolder*>(self)->module->catalog_list([&](std::string_view key, std::string_view text) {
+      qrs_status st = emit(ctx, {key.data(), key.size()}, {text.data(), text.size()});
+      if (st != QRS_OK) throw Error(st, "catalog listing stopped by the host");
+    });
+    return QRS_OK;
+  });
+}
+
+inline constexpr qrs_module_vtable kModuleVtable{sizeof(qrs_module_vtable),
+                                                 &module_create,
+                                                 &module_connect,
+                                                 &module_destroy,
+                                                 &module_capabilities,
+                                                 &module_release,
+                                                 &module_open_database,
+                                                 &module_catalog_put,
+                                                 &module_catalog_list};
+
+inline qrs_status module_open_database(void* self, qrs_string database_name, const qrs_option* options,
+                                       uint32_t option_count, qrs_module* out, qrs_error* err) {
+  return guard(err, [&] {
+    if (!out) throw Error::misuse("null qrs_module");
+    if (option_count && !options) throw Error::misuse("null options");
+    std::vector<Option> opts;
+    for (uint32_t i = 0; i < option_count; ++i) opts.push_back(Option{str(options[i].key), Value::from_c(options[i].value)});
+    std::shared_ptr<Module> m = static_cast<ModuleHolder*>(self)->module->open_database(view(database_name), opts);
+    if (!m) return QRS_UNSUPPORTED;
+    out->self = new ModuleHolder{std::move(m)};
+    out->vt = &kModuleVtable;
+    return QRS_OK;
+  });
+}
 
 // ---- functions and collations ---------------------------------------------------------------
 
