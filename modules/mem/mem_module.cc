@@ -47,6 +47,10 @@ std::unique_ptr<sdk::Table> MemModule::connect(const sdk::TableSchema& schema) {
   return std::make_unique<MemTable>(this, it->second);
 }
 
+std::shared_ptr<sdk::Module> MemModule::open_database(std::string_view, const std::vector<sdk::Option>&) {
+  return std::make_shared<MemModule>();
+}
+
 void MemModule::destroy(std::string_view schema_name, std::string_view table_name) {
   std::lock_guard lock(mu_);
   tables_.erase(registry_key(schema_name, table_name));

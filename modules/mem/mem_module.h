@@ -36,6 +36,10 @@ class MemModule : public sdk::Module {
     c.committed_reads = true;  // a committed read skips the connection's pending writes
     return c;
   }
+  // SDK 1.3: every database gets its own table namespace (two databases over one
+  // registry never see each other's tables). Options: none.
+  std::shared_ptr<sdk::Module> open_database(std::string_view database_name,
+                                             const std::vector<sdk::Option>& options) override;
 
  private:
   std::mutex mu_;  // guards tables_

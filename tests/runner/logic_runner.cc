@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -244,6 +245,21 @@ Value param_value(const Json& j) {
 
 // ---- Running one file ----
 
+bool is_store_mode(const RunnerOptions& options) { return options.module == "store"; }
+
+const std::set<std::string>& memory_only_files() {
+  static const std::set<std::string> files = {
+      "05-vtab_memory.sqllogic",
+      "05.0.1-vtab-memory-unique-index-collation.sqllogic",
+      "10.2.2-default-collation-memory.sqllogic",
+      "41.2.1-alter-column-retype-deleted-row-memory.sqllogic",
+      "83-merge-join.sqllogic",
+      "103-database-options-edge-cases.sqllogic",
+      "105-vtab-memory-mutation-kills.sqllogic",
+      "105.1-vtab-memory-index-mutation-kills.sqllogic"};
+  return files;
+}
+
 namespace {
 
 // One file's run: a fresh database and the checks against it.
@@ -251,13 +267,38 @@ class FileRun {
  public:
   FileRun(const RunnerOptions& options, FileResult* result) : options_(options), result_(result) {}
 
+  ~FileRun() {
+    db_.reset();  // closes the store before its directory goes
+    if (!data_dir_.empty()) {
+      std::error_code ec;
+      fs::remove_all(data_dir_, ec);
+    }
+  }
+
   Status open() {
-    Status s = load_host_plugins(options_.host, &registry_, &loader_);
+    HostOptions host = options_.host;
+    bool store = is_store_mode(options_);
+    if (store) {
+      // Store mode (FORMAT.md §3): the store plugin over a fresh directory per file.
+      bool listed = std::any_of(host.plugins.begin(), host.plugins.end(),
+                                [](const PluginEntry& p) { return fs::path(p.path).stem() == "store"; });
+      if (!listed) {
+        PluginEntry entry;
+        entry.path = "store";
+        entry.origin = "quereus-logic --module store";
+        host.plugins.push_back(entry);
+      }
+      std::string tmpl = (fs::temp_directory_path() / "quereus-logic-XXXXXX").string();
+      if (!mkdtemp(tmpl.data())) return Status(StatusCode::kIoErr, "cannot make a temporary directory for the store");
+      data_dir_ = tmpl;
+    }
+    Status s = load_host_plugins(host, &registry_, &loader_);
     if (!s.ok()) return s;
     DatabaseOptions db_options;
     auto it = options_.host.databases.find("main");
     if (it != options_.host.databases.end()) db_options = database_options(it->second);
     db_options.default_module = options_.module;
+    if (store) db_options.module_options["store"] = {{"path", Value::Text(data_dir_)}, {"sync", Value::Boolean(false)}};
     return Database::Open(registry_, db_options, &db_);
   }
 
@@ -385,6 +426,7 @@ class FileRun {
   std::unique_ptr<PluginLoader> loader_;
   std::shared_ptr<Registry> registry_;
   std::unique_ptr<Database> db_;
+  std::string data_dir_;  // store mode: removed after the file
 };
 
 }  // namespace
@@ -414,6 +456,11 @@ FileResult run_logic_file(const std::string& path, const RunnerOptions& options)
         result.skip_reason = "requires capability " + cap;
         return result;
       }
+    }
+    if (is_store_mode(options) && memory_only_files().count(result.file)) {
+      result.skipped = true;
+      result.skip_reason = "memory-only (FORMAT.md §3)";
+      return result;
     }
     const std::vector<Block> blocks = parse_blocks(text);
     result.checks = static_cast<int>(std::count_if(blocks.begin(), blocks.end(), [](const Block& b) {

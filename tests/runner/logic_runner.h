@@ -88,6 +88,12 @@ struct RunnerOptions {
   std::ostream* verbose = nullptr;
 };
 
+// Store mode: `module` is "store". Each file's database then uses the store plugin (loaded
+// when the configuration does not list it) over a fresh temporary directory, removed after
+// the file, and the reference's memory-only files (FORMAT.md §3) are skipped.
+bool is_store_mode(const RunnerOptions& options);
+const std::set<std::string>& memory_only_files();
+
 struct FileResult {
   std::string file;  // as displayed (relative to the directory given on the command line)
   int checks = 0;    // result blocks + error blocks in the file

@@ -1308,6 +1308,8 @@ void commit(AlterCtx& c, AlterPlan& p) {
   if (p.after) p.after();
   if (indexes) rebuild_indexes(c.db, entry, c.ctx);
   c.db.bump_schema_version();
+  if (p.change.kind == QRS_CHANGE_RENAME_TABLE) c.db.unpersist_table(entry, c.s.table.name);
+  c.db.persist_table(entry);
   announce(c, p.change);
 }
 

@@ -33,9 +33,14 @@
 namespace quereus {
 
 struct DatabaseOptions {
+  // The database's name (databases.<name> in the deployment file).
+  std::string name = "main";
   // Module used by CREATE TABLE without USING.
   std::string default_module = "memory";
-  // Options passed to a module's tables when CREATE TABLE gives none, by module name.
+  // Per module name: the options of the module's per-database instance when it has one
+  // (SDK 1.3 open_database: e.g. the store's `path`), otherwise the options its tables get
+  // when CREATE TABLE gives none. The default module and every module named here are
+  // opened with the database; a persistent one's catalog is replayed then.
   std::map<std::string, std::vector<std::pair<std::string, Value>>> module_options;
 };
 

@@ -241,7 +241,13 @@ Status Database::Open(std::shared_ptr<Registry> registry, const DatabaseOptions&
   }
   if (!registry->find_module(options.default_module))
     return Status(StatusCode::kError, "default module '" + options.default_module + "' is not registered");
-  *out = std::make_unique<DatabaseImpl>(std::move(registry), options);
+  auto db = std::make_unique<DatabaseImpl>(std::move(registry), options);
+  try {
+    db->open_modules();
+  } catch (const std::exception& e) {
+    return status_of(e);
+  }
+  *out = std::move(db);
   return Status::Ok();
 }
 

@@ -56,6 +56,27 @@ class DatabaseImpl : public Database {
   EngineOptions& options() { return options_; }
   const DatabaseOptions& db_options() const { return db_options_; }
 
+  // ---- modules and the persistent catalog (docs/persistence.md)
+  // The module instance serving this database under `name`: its per-database instance
+  // (opened at first use when the database did not name it), else the registered one.
+  // Null when no module has that name. Throws when the module cannot open the database.
+  std::shared_ptr<VtabModule> module(const std::string& name);
+  // True when `name` has a per-database instance (its module_options configure it, not
+  // its tables).
+  bool module_is_per_database(const std::string& name) const;
+  // Opens the default module and every module named in the options, then replays the
+  // persistent catalogs. Called once by Database::Open.
+  void open_modules();
+  // Writes the catalog entry of `table` (or removes the entry of schema.name) in its
+  // module's persistent catalog; no-op for a module that keeps none.
+  void persist_table(const TableEntry& table);
+  void unpersist_table(const TableEntry& table, const std::string& old_name = {});
+  void persist_view(const ViewEntry& view);
+  void unpersist_view(const std::string& schema, const std::string& name);
+  // True while the catalog is being replayed at open: tables connect to their storage
+  // instead of creating it, and indexes are not rebuilt.
+  bool replaying() const { return replaying_; }
+
   // Throws when module DDL (`statement`, e.g. "CREATE INDEX") may not run now: inside an
   // explicit transaction under ddl_transaction_policy = strict.
   void check_ddl_allowed(const std::string& statement) const;
@@ -125,6 +146,15 @@ class DatabaseImpl : public Database {
   void commit_checks();
   // Hands the events of the transaction that just ended to the listeners.
   void publish(bool committed);
+
+  struct ModuleSlot {
+    std::shared_ptr<VtabModule> instance;  // what this database's tables use
+    std::shared_ptr<VtabModule> base;      // the registered module
+    bool per_database = false;             // instance came from open_database
+  };
+  std::map<std::string, ModuleSlot> modules_;  // lower-case module name
+  bool replaying_ = false;
+  void replay_catalog(VtabModule& module, const std::string& module_name);
 
   DeferredConstraints deferred_;
   Assertions assertions_;

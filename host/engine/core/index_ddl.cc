@@ -95,14 +95,15 @@ void add_unique_constraints(DatabaseImpl& db, const ast::CreateTableStmt& s, Tab
 }
 
 void create_index_storage(DatabaseImpl& db, TableEntry& table, ExecContext&) {
-  // The table is new and empty: the companions start empty too.
+  // The table is new and empty: the companions start empty too (or, reopening a
+  // persistent database, hold what they held).
   table.index_tables.clear();
   table.index_runtime.reset();
   for (const IndexSchema& ix : table.schema.indexes) {
     auto comp = std::make_shared<TableEntry>();
     comp->schema = companion_schema(table.schema, ix);
     comp->module = table.module;
-    comp->table = table.module->create(comp->schema);
+    comp->table = db.replaying() ? table.module->connect(comp->schema) : table.module->create(comp->schema);
     table.index_tables.push_back(std::move(comp));
   }
 }
@@ -164,6 +165,7 @@ void create_index(DatabaseImpl& db, const ast::CreateIndexStmt& s, const std::st
     throw;
   }
   db.bump_schema_version();
+  db.persist_table(table);
   if (db.changes().capturing())
     db.changes().record_schema(schema_event(SchemaChangeKind::kCreate, SchemaObjectKind::kIndex, table.schema,
                                             statement_to_string(s, schema), s.index.name));
@@ -182,6 +184,7 @@ void drop_index(DatabaseImpl& db, const ast::DropStmt& s) {
   std::string index_name = table->schema.indexes[ordinal].name;
   drop_index_storage(db, *table, ordinal);
   db.bump_schema_version();
+  db.persist_table(*table);
   if (db.changes().capturing())
     db.changes().record_schema(schema_event(SchemaChangeKind::kDrop, SchemaObjectKind::kIndex, table->schema,
                                             statement_to_string(s, table->schema.schema_name), index_name));

@@ -682,7 +682,7 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
   ts.schema_name = schema;
   ts.name = s.table.name;
   ts.module_name = s.module_name.empty() ? db.options().default_vtab_module : s.module_name;
-  auto module = db.registry().find_module(ts.module_name);
+  auto module = db.module(ts.module_name);
   if (!module) throw Error(StatusCode::kError, "No virtual table module named '" + ts.module_name + "'");
   auto default_coll = db.registry().find_collation(db.options().default_collation);
   std::vector<KeyColumn> pk;
@@ -817,7 +817,7 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
       }
       ts.module_options.emplace_back(a.key.empty() ? std::to_string(i) : a.key, v);
     }
-  } else {
+  } else if (!db.module_is_per_database(ts.module_name)) {
     auto it = db.db_options().module_options.find(ts.module_name);
     if (it != db.db_options().module_options.end()) ts.module_options = it->second;
   }
@@ -846,7 +846,8 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
   }
   validate_schema_expressions(db, ts);
   auto entry = std::make_shared<TableEntry>();
-  entry->table = module->create(ts);
+  // Reopening a persistent database connects to the stored table instead.
+  entry->table = db.replaying() ? module->connect(ts) : module->create(ts);
   entry->module = module;
   entry->schema = std::move(ts);
   try {
@@ -862,6 +863,7 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
   // read its own table); a declaration they refuse leaves no table behind.
   try {
     resolve_schema_expressions(db, *entry);
+    db.persist_table(*entry);
   } catch (...) {
     std::string sname = entry->schema.schema_name, tname = entry->schema.name;
     drop_table_indexes(db, *entry);
@@ -897,6 +899,7 @@ void drop_table(DatabaseImpl& db, const ast::DropStmt& s) {
   entry->module->destroy(sname, tname);
   db.catalog().remove(sname, tname);
   db.bump_schema_version();
+  db.unpersist_table(*entry);
   if (db.changes().capturing())
     db.changes().record_schema(
         schema_event(SchemaChangeKind::kDrop, SchemaObjectKind::kTable, entry->schema, statement_to_string(s, sname)));
@@ -961,6 +964,7 @@ void create_view(DatabaseImpl& db, const ast::CreateViewStmt& s, ExecContext& ct
   view->sql = statement_to_string(*def);
   view->tags_json = tags_to_json(planner, s.tags, ctx);
   view->definition = std::move(def);
+  db.persist_view(*view);
   db.catalog().add_view(std::move(view));
   db.bump_schema_version();
 }
@@ -976,6 +980,7 @@ void drop_view(DatabaseImpl& db, const ast::DropStmt& s) {
   db.assertions().guard_drop("view", view->schema_name, view->name);
   db.catalog().remove_view(view->schema_name, view->name);
   db.bump_schema_version();
+  db.unpersist_view(view->schema_name, view->name);
 }
 
 // ANALYZE [schema.]table | ANALYZE schema.* | ANALYZE: counts each table's rows through

@@ -343,6 +343,18 @@ std::vector<Row> committed_rows(DatabaseImpl& db, TableEntry& table, bool in_txn
 }  // namespace
 
 void build_index(DatabaseImpl& db, TableEntry& table, size_t i, ExecContext& ctx) {
+  if (db.replaying()) {
+    // Reopening a persistent database: the companion holds its entries already.
+    if (table.index_tables.size() != i)
+      throw Error(StatusCode::kInternal, "indexes of " + table.qualified_name() + " are out of step with their storage");
+    auto comp = std::make_shared<TableEntry>();
+    comp->schema = companion_schema(table.schema, table.schema.indexes[i]);
+    comp->module = table.module;
+    comp->table = table.module->connect(comp->schema);
+    table.index_tables.push_back(std::move(comp));
+    table.index_runtime.reset();
+    return;
+  }
   bool in_txn = db.in_transaction();
   // Read the rows before the companion exists, so a failure leaves nothing to undo.
   std::vector<Row> committed = committed_rows(db, table, in_txn, "CREATE INDEX");
