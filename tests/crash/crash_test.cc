@@ -1,0 +1,230 @@
+// quereus-crash-test: kills a writer process with SIGKILL at random moments, many times,
+// and checks the reopened store against the writer's log of acknowledged commits
+// (issue 6, point 3; docs/store.md "Crash safety").
+//
+//   quereus-crash-test --plugin-dir DIR [--runs 200] [--dir PATH] [--seed N]
+//                      [--min-ms 5] [--max-ms 120]
+//
+// Each run forks a writer that opens the database (store module, sync on commit) and
+// commits transactions in a loop: transaction i inserts row i into table a and row i into
+// table b (same payload), updates counter row 0 of table c to i, and deletes row i-10 of
+// table b. After COMMIT returns the writer appends i to the ack log and fsyncs it. The
+// parent kills the writer after a random delay, reopens the database and verifies:
+//   - durability: every acknowledged i is present in a, b (unless deleted later by an
+//     acknowledged transaction) and c's counter is >= the last acknowledged i;
+//   - atomicity: for every i in a, the rest of transaction i is there too (b has i or a
+//     later transaction deleted it; c's counter >= i); no i in b without a;
+//   - at most one unacknowledged transaction is visible (committed, killed before the ack).
+// Prints the number of runs and of violations; exits 1 when any violation was found.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/database.h"
+#include "plugin/plugin_loader.h"
+
+namespace fs = std::filesystem;
+using namespace quereus;
+
+namespace {
+
+struct Options {
+  std::string plugin_dir;
+  std::string dir;
+  int runs = 200;
+  unsigned seed = 0;
+  int min_ms = 5;
+  int max_ms = 120;
+};
+
+Status open_db(const Options& o, std::shared_ptr<Registry>* registry, std::unique_ptr<Database>* db) {
+  *registry = std::make_shared<Registry>();
+  PluginLoader loader(*registry, {o.plugin_dir});
+  for (const char* name : {"mem", "store"}) {
+    PluginSpec spec;
+    spec.path = name;
+    if (Status s = loader.load(spec); !s.ok()) return s;
+  }
+  DatabaseOptions options;
+  options.default_module = "store";
+  options.module_options["store"] = {{"path", Value::Text(o.dir + "/data")}, {"sync", Value::Boolean(true)}};
+  return Database::Open(*registry, options, db);
+}
+
+std::vector<Row> rows(Database& db, const std::string& sql, Status* st) {
+  std::vector<std::unique_ptr<Statement>> stmts;
+  std::vector<Row> out;
+  *st = db.prepare(sql, &stmts);
+  if (!st->ok()) return out;
+  for (auto& s : stmts) {
+    out.clear();
+    bool has = true;
+    while ((*st = s->step(&has)).ok() && has) out.push_back(s->row());
+    if (!st->ok()) return out;
+  }
+  return out;
+}
+
+// The child: commits forever (until killed), acknowledging each commit in the log.
+[[noreturn]] void writer(const Options& o) {
+  std::shared_ptr<Registry> registry;
+  std::unique_ptr<Database> db;
+  Status st = open_db(o, &registry, &db);
+  if (!st.ok()) {
+    std::cerr << "writer: " << st.to_string() << "\n";
+    _exit(3);
+  }
+  st = db->exec(
+      "create table if not exists a (id integer primary key, payload text);"
+      "create table if not exists b (id integer primary key, payload text);"
+      "create table if not exists c (k integer primary key, n integer);"
+      "insert or ignore into c values (0, 0)");
+  if (!st.ok()) {
+    std::cerr << "writer: setup: " << st.to_string() << "\n";
+    _exit(3);
+  }
+  auto last = rows(*db, "select coalesce(max(id), 0) from a", &st);
+  if (!st.ok()) {
+    std::cerr << "writer: " << st.to_string() << "\n";
+    _exit(3);
+  }
+  int64_t i = last[0][0].as_int();
+  int log = ::open((o.dir + "/acks.log").c_str(), O_WRONLY | O_APPEND | O_CREAT, 0644);
+  if (log < 0) _exit(3);
+  std::string pad(200, 'x');
+  for (;;) {
+    ++i;
+    std::string n = std::to_string(i), p = "'" + n + "-" + pad + "'";
+    st = db->exec("begin; insert into a values (" + n + ", " + p + "); insert into b values (" + n + ", " + p +
+                  "); update c set n = " + n + " where k = 0; delete from b where id = " + std::to_string(i - 10) +
+                  "; commit");
+    if (!st.ok()) {
+      std::cerr << "writer: transaction " << n << ": " << st.to_string() << "\n";
+      _exit(4);
+    }
+    std::string line = n + "\n";
+    if (::write(log, line.data(), line.size()) != static_cast<ssize_t>(line.size()) || ::fsync(log) != 0) _exit(5);
+  }
+}
+
+std::vector<int64_t> read_acks(const std::string& path) {
+  std::vector<int64_t> acks;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) acks.push_back(std::stoll(line));  // a torn last line cannot parse past digits
+  return acks;
+}
+
+// Verifies the reopened database; returns the violations found (printed).
+int verify(const Options& o, int run) {
+  std::shared_ptr<Registry> registry;
+  std::unique_ptr<Database> db;
+  Status st = open_db(o, &registry, &db);
+  auto report = [&](const std::string& what) {
+    std::cerr << "run " << run << ": VIOLATION: " << what << "\n";
+    return 1;
+  };
+  if (!st.ok()) return report("reopen failed: " + st.to_string());
+  std::vector<int64_t> acks = read_acks(o.dir + "/acks.log");
+  int64_t acked = acks.empty() ? 0 : acks.back();
+  auto a_rows = rows(*db, "select id, payload from a order by id", &st);
+  if (!st.ok()) return acks.empty() ? 0 : report("reading a: " + st.to_string());  // killed before setup
+  auto b_rows = rows(*db, "select id, payload from b order by id", &st);
+  if (!st.ok()) return report("reading b: " + st.to_string());
+  auto c_rows = rows(*db, "select n from c where k = 0", &st);
+  if (!st.ok()) return report("reading c: " + st.to_string());
+  int violations = 0;
+  std::set<int64_t> a_ids, b_ids;
+  for (auto& r : a_rows) a_ids.insert(r[0].as_int());
+  for (auto& r : b_rows) b_ids.insert(r[0].as_int());
+  int64_t max_a = a_ids.empty() ? 0 : *a_ids.rbegin();
+  int64_t counter = c_rows.empty() ? -1 : c_rows[0][0].as_int();
+  // Durability: every acknowledged transaction is there.
+  for (int64_t i : acks)
+    if (!a_ids.count(i)) violations += report("acknowledged transaction " + std::to_string(i) + " lost (a)");
+  if (counter < acked) violations += report("counter " + std::to_string(counter) + " behind ack " + std::to_string(acked));
+  // At most the one transaction in flight when killed is visible unacknowledged.
+  if (max_a > acked + 1) violations += report("transaction " + std::to_string(max_a) + " visible, last ack " + std::to_string(acked));
+  // Atomicity: each transaction entirely or not at all.
+  if (!a_ids.empty() && counter != max_a)
+    violations += report("counter " + std::to_string(counter) + " but last row of a " + std::to_string(max_a));
+  for (int64_t i : a_ids) {
+    bool deleted_later = a_ids.count(i + 10) != 0;  // transaction i+10 deleted b's row i
+    if (!deleted_later && !b_ids.count(i)) violations += report("transaction " + std::to_string(i) + " half there (b)");
+    if (deleted_later && b_ids.count(i)) violations += report("transaction " + std::to_string(i + 10) + " half there (b delete)");
+  }
+  for (int64_t i : b_ids)
+    if (!a_ids.count(i)) violations += report("b has " + std::to_string(i) + " without a");
+  return violations;
+}
+
+int usage(const std::string& why) {
+  std::cerr << "quereus-crash-test: " << why
+            << "\nusage: quereus-crash-test --plugin-dir DIR [--runs N] [--dir PATH] [--seed N] [--min-ms N] [--max-ms N]\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--plugin-dir") o.plugin_dir = value();
+    else if (a == "--dir") o.dir = value();
+    else if (a == "--runs") o.runs = std::atoi(value().c_str());
+    else if (a == "--seed") o.seed = static_cast<unsigned>(std::strtoul(value().c_str(), nullptr, 10));
+    else if (a == "--min-ms") o.min_ms = std::atoi(value().c_str());
+    else if (a == "--max-ms") o.max_ms = std::atoi(value().c_str());
+    else return usage("unknown argument " + a);
+  }
+  if (o.plugin_dir.empty()) return usage("--plugin-dir is required");
+  if (o.runs <= 0 || o.min_ms < 0 || o.max_ms < o.min_ms) return usage("bad --runs / --min-ms / --max-ms");
+  bool own_dir = o.dir.empty();
+  if (own_dir) {
+    std::string tmpl = (fs::temp_directory_path() / "quereus-crash-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) return usage("cannot make a temporary directory");
+    o.dir = tmpl;
+  }
+  fs::create_directories(o.dir);
+  if (o.seed == 0) o.seed = static_cast<unsigned>(std::chrono::steady_clock::now().time_since_epoch().count());
+  std::mt19937 rng(o.seed);
+  std::uniform_int_distribution<int> delay(o.min_ms, o.max_ms);
+  std::cout << "crash test: " << o.runs << " runs in " << o.dir << " (seed " << o.seed << ")" << std::endl;
+  int violations = 0, writer_errors = 0;
+  for (int run = 1; run <= o.runs; ++run) {
+    pid_t pid = fork();
+    if (pid < 0) return usage("fork failed");
+    if (pid == 0) writer(o);
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay(rng)));
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (WIFEXITED(status)) {  // the writer stopped on its own: an error before the kill
+      ++writer_errors;
+      std::cerr << "run " << run << ": writer exited with status " << WEXITSTATUS(status) << "\n";
+    }
+    violations += verify(o, run);
+    if (run % 20 == 0 || run == o.runs)
+      std::cout << "  " << run << "/" << o.runs << " runs, " << read_acks(o.dir + "/acks.log").size()
+                << " acknowledged commits, " << violations << " violations" << std::endl;
+  }
+  std::cout << o.runs << " runs, " << violations << " violations, " << writer_errors << " writer errors" << std::endl;
+  if (own_dir) fs::remove_all(o.dir);
+  return violations == 0 && writer_errors == 0 ? 0 : 1;
+}
