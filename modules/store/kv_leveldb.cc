@@ -1,0 +1,181 @@
+// modules/store/kv_leveldb.cc — KvStore over LevelDB.
+#include <leveldb/cache.h>
+#include <leveldb/db.h>
+#include <leveldb/iterator.h>
+#include <leveldb/options.h>
+#include <leveldb/write_batch.h>
+
+#include <memory>
+#include <string>
+
+#include "kv.h"
+#include "quereus/sdk.hpp"
+
+namespace quereus::store {
+
+std::string prefix_end(std::string_view prefix) {
+  std::string s(prefix);
+  while (!s.empty()) {
+    auto c = static_cast<unsigned char>(s.back());
+    if (c != 0xFF) {
+      s.back() = static_cast<char>(c + 1);
+      return s;
+    }
+    s.pop_back();
+  }
+  return s;
+}
+
+namespace {
+
+leveldb::Slice slice(std::string_view s) { return leveldb::Slice(s.data(), s.size()); }
+
+// A LevelDB failure as an sdk::Error naming the store and what to do.
+[[noreturn]] void fail(const leveldb::Status& st, const std::string& path, const std::string& doing) {
+  std::string what = st.ToString();
+  if (st.IsCorruption())
+    throw sdk::Error(QRS_CORRUPT, "store at '" + path + "' is corrupt while " + doing + " (" + what +
+                                      "); restore it from a backup or repair it with LevelDB's RepairDB");
+  throw sdk::Error(QRS_IOERR, "store at '" + path + "': I/O error while " + doing + " (" + what + ")");
+}
+
+class LevelIterator : public KvIterator {
+ public:
+  LevelIterator(std::unique_ptr<leveldb::Iterator> it, const leveldb::Snapshot* snap, leveldb::DB* db,
+                KvRange range, bool reverse, std::string path)
+      : it_(std::move(it)), snap_(snap), db_(db), range_(std::move(range)), reverse_(reverse), path_(std::move(path)) {
+    if (!reverse_) {
+      it_->Seek(slice(range_.lo));
+    } else if (range_.hi.empty()) {
+      it_->SeekToLast();
+    } else {
+      it_->Seek(slice(range_.hi));  // first key >= hi, then one back
+      if (it_->Valid()) {
+        it_->Prev();
+      } else {
+        it_->SeekToLast();
+      }
+    }
+    settle();
+  }
+  ~LevelIterator() override {
+    it_.reset();
+    db_->ReleaseSnapshot(snap_);
+  }
+
+  bool valid() const override { return valid_; }
+  void next() override {
+    if (reverse_) it_->Prev(); else it_->Next();
+    settle();
+  }
+  std::string_view key() const override { return {it_->key().data(), it_->key().size()}; }
+  std::string_view value() const override { return {it_->value().data(), it_->value().size()}; }
+  void check() const override {
+    if (!it_->status().ok()) fail(it_->status(), path_, "reading");
+  }
+
+ private:
+  void settle() {
+    valid_ = it_->Valid();
+    if (!valid_) return;
+    std::string_view k = key();
+    if (!reverse_) {
+      if (!range_.hi.empty() && k >= std::string_view(range_.hi)) valid_ = false;
+    } else if (k < std::string_view(range_.lo)) {
+      valid_ = false;
+    }
+  }
+
+  std::unique_ptr<leveldb::Iterator> it_;
+  const leveldb::Snapshot* snap_;
+  leveldb::DB* db_;
+  KvRange range_;
+  bool reverse_;
+  std::string path_;
+  bool valid_ = false;
+};
+
+class LevelStore : public KvStore {
+ public:
+  LevelStore(std::unique_ptr<leveldb::DB> db, std::unique_ptr<leveldb::Cache> cache, std::string path)
+      : cache_(std::move(cache)), db_(std::move(db)), path_(std::move(path)) {}
+  ~LevelStore() override { db_.reset(); }  // before the cache it uses
+
+  const std::string& path() const override { return path_; }
+
+  std::optional<std::string> get(std::string_view key) override {
+    std::string out;
+    leveldb::Status st = db_->Get(leveldb::ReadOptions(), slice(key), &out);
+    if (st.IsNotFound()) return std::nullopt;
+    if (!st.ok()) fail(st, path_, "reading");
+    return out;
+  }
+
+  std::unique_ptr<KvIterator> iterate(const KvRange& range, bool reverse) override {
+    const leveldb::Snapshot* snap = db_->GetSnapshot();
+    leveldb::ReadOptions ro;
+    ro.snapshot = snap;
+    ro.fill_cache = true;
+    std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(ro));
+    return std::make_unique<LevelIterator>(std::move(it), snap, db_.get(), range, reverse, path_);
+  }
+
+  void write(const KvBatch& batch, bool sync) override {
+    if (batch.empty()) return;
+    leveldb::WriteBatch wb;
+    for (const KvBatch::Op& op : batch.ops()) {
+      if (op.value) wb.Put(slice(op.key), slice(*op.value)); else wb.Delete(slice(op.key));
+    }
+    leveldb::WriteOptions wo;
+    wo.sync = sync;
+    leveldb::Status st = db_->Write(wo, &wb);
+    if (!st.ok()) fail(st, path_, "writing");
+  }
+
+  uint64_t approximate_bytes(const KvRange& range) override {
+    std::string hi = range.hi.empty() ? std::string(1, '\xff') : range.hi;
+    leveldb::Range r(slice(range.lo), slice(hi));
+    uint64_t size = 0;
+    db_->GetApproximateSizes(&r, 1, &size);
+    return size;
+  }
+
+ private:
+  std::unique_ptr<leveldb::Cache> cache_;
+  std::unique_ptr<leveldb::DB> db_;
+  std::string path_;
+};
+
+}  // namespace
+
+std::unique_ptr<KvStore> open_leveldb(const KvOptions& o) {
+  leveldb::Options opts;
+  opts.create_if_missing = o.create_if_missing;
+  opts.paranoid_checks = o.paranoid_checks;
+  std::unique_ptr<leveldb::Cache> cache;
+  if (o.cache_size >= 0) {
+    cache.reset(leveldb::NewLRUCache(static_cast<size_t>(o.cache_size)));
+    opts.block_cache = cache.get();
+  }
+  leveldb::DB* raw = nullptr;
+  leveldb::Status st = leveldb::DB::Open(opts, o.path, &raw);
+  if (!st.ok()) {
+    std::string what = st.ToString();
+    if (st.IsInvalidArgument() && what.find("does not exist") != std::string::npos)
+      throw sdk::Error(QRS_CANTOPEN, "store at '" + o.path +
+                                         "' does not exist (create_if_missing is false); create it, or set "
+                                         "create_if_missing: true, or fix the path (" + what + ")");
+    if (st.IsIOError() && what.find("lock") != std::string::npos)
+      throw sdk::Error(QRS_BUSY, "store at '" + o.path +
+                                     "' is locked by another process (or another database in this one); close "
+                                     "the other user of the directory and retry (" + what + ")");
+    if (st.IsCorruption())
+      throw sdk::Error(QRS_CORRUPT, "store at '" + o.path + "' is corrupt (" + what +
+                                        "); restore it from a backup or repair it with LevelDB's RepairDB");
+    throw sdk::Error(QRS_CANTOPEN, "cannot open the store at '" + o.path + "': " + what +
+                                       " (check that the directory exists and is writable)");
+  }
+  return std::make_unique<LevelStore>(std::unique_ptr<leveldb::DB>(raw), std::move(cache), o.path);
+}
+
+}  // namespace quereus::store

@@ -1,0 +1,43 @@
+// modules/store/row_codec.h — the stored form of a row (the value under its key).
+//
+//   01                      format version of the row encoding
+//   <varint cell count>
+//   per cell: <type tag (qrs_value_type)> then
+//     INTEGER  zigzag varint
+//     REAL     8 bytes, little-endian IEEE bits
+//     BOOLEAN  1 byte (0 / 1)
+//     TEXT / BLOB / JSON  <varint length> <bytes>
+//     NULL     nothing
+//
+// Decoding yields C views (qrs_value) pointing into the encoded bytes, so a cursor hands
+// a row to the host without building Values: it keeps the bytes alive and shares them.
+#ifndef QUEREUS_MODULES_STORE_ROW_CODEC_H_
+#define QUEREUS_MODULES_STORE_ROW_CODEC_H_
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "quereus/sdk.hpp"
+
+namespace quereus::store {
+
+// Appends the encoding of `row` to `out`.
+void encode_row(std::string& out, std::span<const qrs_value> row);
+std::string encode_row(std::span<const qrs_value> row);
+std::string encode_row(const sdk::Row& row);
+
+// Replaces `out` by views of the cells of `bytes` (valid while `bytes` lives). Throws
+// QRS_CORRUPT naming `where` when the bytes are not a row.
+void decode_row(std::string_view bytes, std::vector<qrs_value>& out, std::string_view where = "row");
+// A fresh owned row (copies the bytes).
+sdk::RowPtr decode_row_owned(std::string_view bytes);
+
+// Varints for the module's metadata and the row format.
+void put_varint(std::string& out, uint64_t v);
+bool get_varint(std::string_view& in, uint64_t* v);
+
+}  // namespace quereus::store
+
+#endif  // QUEREUS_MODULES_STORE_ROW_CODEC_H_

@@ -1,0 +1,323 @@
+// modules/store/store_db.cc — the opened store: registry, coordinator, catalog.
+#include "store_db.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#include "row_codec.h"
+
+namespace quereus::store {
+namespace {
+
+const std::string kFormatKey = std::string(1, '\0') + "format";
+const std::string kNextIdKey = std::string(1, '\0') + "next_table_id";
+constexpr char kCatalog = 0x01;
+constexpr char kRegistry = 0x02;
+constexpr char kStats = 0x03;
+constexpr char kRows = 0x04;
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+  return out;
+}
+
+void put_u64_be(std::string& out, uint64_t x) {
+  for (int s = 56; s >= 0; s -= 8) out.push_back(static_cast<char>((x >> s) & 0xFF));
+}
+
+std::string varint(uint64_t v) {
+  std::string s;
+  put_varint(s, v);
+  return s;
+}
+
+}  // namespace
+
+std::string StoreDb::registry_key(std::string_view schema, std::string_view table) {
+  std::string k(1, kRegistry);
+  k += lower(schema);
+  k += '\0';
+  k += lower(table);
+  return k;
+}
+
+std::string StoreDb::stats_key(uint64_t id) {
+  std::string k(1, kStats);
+  put_u64_be(k, id);
+  return k;
+}
+
+std::string StoreDb::table_prefix(uint64_t id) {
+  std::string k(1, kRows);
+  put_u64_be(k, id);
+  return k;
+}
+
+StoreDb::StoreDb(const StoreOptions& options) : sync_(options.sync) {
+  if (options.kv.create_if_missing) {
+    std::error_code ec;
+    std::filesystem::path parent = std::filesystem::path(options.kv.path).parent_path();
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);  // LevelDB creates the last level
+  }
+  kv_ = open_leveldb(options.kv);
+  check_format();
+}
+
+void StoreDb::check_format() {
+  std::optional<std::string> v = kv_->get(kFormatKey);
+  if (v) {
+    if (*v != kFormatVersion)
+      throw sdk::Error(QRS_FORMAT, "store at '" + path() + "' was written in store format version " + *v +
+                                       ", this build reads version " + std::string(kFormatVersion) +
+                                       "; open it with a matching Quereus build (or export and re-import "
+                                       "the data)");
+    return;
+  }
+  auto it = kv_->iterate(KvRange{}, false);
+  it->check();
+  if (it->valid())
+    throw sdk::Error(QRS_CANTOPEN, "store at '" + path() +
+                                     "' holds data but no Quereus store format key: it is not a Quereus store "
+                                     "(or was damaged); point the path at an empty or Quereus directory");
+  KvBatch b;
+  b.put(kFormatKey, std::string(kFormatVersion));
+  kv_->write(b, true);
+}
+
+std::shared_ptr<TableState> StoreDb::open_table(const sdk::TableSchema& schema, bool create) {
+  KeyCodec codec = KeyCodec::of(schema);  // refuses an unencodable key before any write
+  std::string rk = registry_key(schema.schema_name, schema.table_name);
+  std::optional<std::string> idv = kv_->get(rk);
+  if (idv && create)
+    throw sdk::Error::generic("table " + schema.schema_name + "." + schema.table_name + " already exists in the store");
+  uint64_t id;
+  int64_t count = 0;
+  if (idv) {
+    std::string_view in = *idv;
+    if (!get_varint(in, &id) || !in.empty())
+      throw sdk::Error(QRS_CORRUPT, "store at '" + path() + "': corrupt registry entry of " + schema.table_name);
+    if (auto live = live_[id].lock()) {
+      live->schema = schema;
+      live->codec = std::move(codec);
+      return live;
+    }
+    if (std::optional<std::string> c = kv_->get(stats_key(id))) {
+      std::string_view cin = *c;
+      uint64_t n;
+      if (!get_varint(cin, &n))
+        throw sdk::Error(QRS_CORRUPT, "store at '" + path() + "': corrupt row count of " + schema.table_name);
+      count = static_cast<int64_t>(n);
+    }
+  } else {
+    uint64_t next = 1;
+    if (std::optional<std::string> n = kv_->get(kNextIdKey)) {
+      std::string_view in = *n;
+      if (!get_varint(in, &next)) throw sdk::Error(QRS_CORRUPT, "store at '" + path() + "': corrupt table id counter");
+    }
+    id = next;
+    KvBatch b;
+    b.put(kNextIdKey, varint(next + 1));
+    b.put(rk, varint(id));
+    b.put(stats_key(id), varint(0));
+    kv_->write(b, true);
+  }
+  auto t = std::make_shared<TableState>();
+  t->id = id;
+  t->prefix = table_prefix(id);
+  t->schema = schema;
+  t->codec = std::move(codec);
+  t->row_count = count;
+  live_[id] = t;
+  return t;
+}
+
+void StoreDb::destroy_table(std::string_view schema_name, std::string_view table_name) {
+  std::string rk = registry_key(schema_name, table_name);
+  std::optional<std::string> idv = kv_->get(rk);
+  if (!idv) return;  // unknown tables are ignored (like mem)
+  std::string_view in = *idv;
+  uint64_t id;
+  if (!get_varint(in, &id)) throw sdk::Error(QRS_CORRUPT, "store at '" + path() + "': corrupt registry entry");
+  KvBatch b;
+  b.del(rk);
+  b.del(stats_key(id));
+  std::string prefix = table_prefix(id);
+  auto it = kv_->iterate(KvRange{prefix, prefix_end(prefix)}, false);
+  for (; it->valid(); it->next()) b.del(std::string(it->key()));
+  it->check();
+  kv_->write(b, true);
+  live_.erase(id);
+}
+
+void StoreDb::rename_table(TableState& t, std::string_view new_name) {
+  std::string from = registry_key(t.schema.schema_name, t.schema.table_name);
+  std::string to = registry_key(t.schema.schema_name, new_name);
+  if (from != to) {
+    if (kv_->get(to))
+      throw sdk::Error::generic("table " + t.schema.schema_name + "." + std::string(new_name) + " already exists");
+    KvBatch b;
+    b.del(from);
+    b.put(to, varint(t.id));
+    kv_->write(b, true);
+  }
+  t.schema.table_name = std::string(new_name);
+}
+
+void StoreDb::remove_txn(Txn* t) { std::erase(txns_, t); }
+
+std::vector<Txn*> StoreDb::txns_of(uint64_t id) const {
+  std::vector<Txn*> out;
+  for (Txn* t : txns_)
+    if (t->table->id == id) out.push_back(t);
+  return out;
+}
+
+RowBytes StoreDb::find(const Txn& t, const std::string& key, bool committed_only) {
+  if (!committed_only) {
+    auto p = t.pending.find(key);
+    if (p != t.pending.end()) return p->second;
+  }
+  std::optional<std::string> v = kv_->get(key);
+  if (!v) return nullptr;
+  return std::make_shared<const std::string>(std::move(*v));
+}
+
+void StoreDb::write(Txn& t, std::vector<Put> puts) {
+  if (!t.active) {  // autocommit: one batch of its own
+    KvBatch b;
+    int64_t d = 0;
+    for (const Put& p : puts) {
+      if (p.row) b.put(p.key, *p.row); else b.del(p.key);
+      d += (p.row ? 1 : 0) - (p.existed ? 1 : 0);
+    }
+    int64_t count = std::max<int64_t>(t.table->row_count + d, 0);
+    if (d != 0) b.put(stats_key(t.table->id), varint(static_cast<uint64_t>(count)));
+    kv_->write(b, sync_);
+    t.table->row_count = count;
+    return;
+  }
+  for (Put& p : puts) {
+    auto it = t.pending.lower_bound(p.key);
+    if (it == t.pending.end() || it->first != p.key) {
+      if (!t.marks.empty()) t.undo.push_back(Txn::Undo{p.key, false, nullptr});
+      t.pending.emplace_hint(it, std::move(p.key), p.row);
+    } else {
+      if (!t.marks.empty()) t.undo.push_back(Txn::Undo{p.key, true, it->second});
+      it->second = p.row;
+    }
+    t.delta += (p.row ? 1 : 0) - (p.existed ? 1 : 0);
+  }
+}
+
+void StoreDb::begin(Txn& t) {
+  if (t.active) throw sdk::Error::misuse("a transaction is already open on " + t.table->schema.table_name);
+  t.active = true;
+  t.ready = false;
+}
+
+void StoreDb::clear(Txn& t) {
+  t.pending.clear();
+  t.undo.clear();
+  t.marks.clear();
+  t.delta = 0;
+  t.active = false;
+  t.ready = false;
+}
+
+void StoreDb::commit(Txn& t) {
+  if (!t.active) return;
+  t.ready = true;
+  flush_ready();
+}
+
+void StoreDb::rollback(Txn& t) {
+  clear(t);
+  flush_ready();  // the rest of the group may have been waiting for this one
+}
+
+void StoreDb::flush_ready() {
+  bool any = false;
+  for (const Txn* t : txns_) {
+    if (t->active && !t->ready) return;  // a participant is still open: wait for it
+    any = any || t->ready;
+  }
+  if (!any) return;
+  KvBatch b;
+  std::map<TableState*, int64_t> deltas;
+  for (Txn* t : txns_) {
+    if (!t->ready) continue;
+    for (const auto& [key, row] : t->pending) {
+      if (row) b.put(key, *row); else b.del(key);
+    }
+    if (t->delta != 0) deltas[t->table.get()] += t->delta;
+  }
+  for (const auto& [table, d] : deltas)
+    b.put(stats_key(table->id), varint(static_cast<uint64_t>(std::max<int64_t>(table->row_count + d, 0))));
+  try {
+    kv_->write(b, sync_);
+  } catch (...) {
+    for (Txn* t : txns_)
+      if (t->ready) clear(*t);  // nothing of the group landed
+    throw;
+  }
+  for (const auto& [table, d] : deltas) table->row_count = std::max<int64_t>(table->row_count + d, 0);
+  for (Txn* t : txns_)
+    if (t->ready) clear(*t);
+}
+
+void StoreDb::savepoint(Txn& t, uint32_t depth) {
+  if (depth == 0) throw sdk::Error::misuse("savepoint depth starts at 1");
+  t.active = true;  // a savepoint outside begin opens the transaction
+  t.marks.resize(depth - 1 < t.marks.size() ? depth - 1 : t.marks.size());
+  t.marks.resize(depth, {t.undo.size(), t.delta});
+}
+
+static void check_depth(const Txn& t, uint32_t depth) {
+  if (depth == 0 || depth > t.marks.size())
+    throw sdk::Error::misuse("no savepoint at depth " + std::to_string(depth) + " (" +
+                             std::to_string(t.marks.size()) + " open)");
+}
+
+void StoreDb::release_savepoint(Txn& t, uint32_t depth) {
+  check_depth(t, depth);
+  t.marks.resize(depth - 1);
+  if (t.marks.empty()) t.undo.clear();
+}
+
+void StoreDb::rollback_to_savepoint(Txn& t, uint32_t depth) {
+  check_depth(t, depth);
+  auto [mark, delta] = t.marks[depth - 1];
+  while (t.undo.size() > mark) {
+    Txn::Undo& u = t.undo.back();
+    if (u.existed) {
+      t.pending[u.key] = std::move(u.prev);
+    } else {
+      t.pending.erase(u.key);
+    }
+    t.undo.pop_back();
+  }
+  t.delta = delta;
+  t.marks.resize(depth);
+}
+
+void StoreDb::catalog_put(std::string_view key, std::string_view text) {
+  std::string k(1, kCatalog);
+  k += key;
+  KvBatch b;
+  if (text.empty()) b.del(std::move(k)); else b.put(std::move(k), std::string(text));
+  kv_->write(b, true);  // durable on return, whatever the commit sync setting
+}
+
+void StoreDb::catalog_list(const std::function<void(std::string_view, std::string_view)>& emit) {
+  std::string lo(1, kCatalog);
+  std::vector<std::pair<std::string, std::string>> entries;  // emit outside the walk: emit may write
+  auto it = kv_->iterate(KvRange{lo, prefix_end(lo)}, false);
+  for (; it->valid(); it->next()) entries.emplace_back(std::string(it->key().substr(1)), std::string(it->value()));
+  it->check();
+  for (const auto& [k, v] : entries) emit(k, v);
+}
+
+}  // namespace quereus::store

@@ -1,0 +1,153 @@
+// modules/store/store_db.h — one opened store: its KV store, table registry, row counts,
+// catalog and the transaction coordinator.
+//
+// Layout of the keyspace (one LevelDB per database):
+//
+//   00 "format"              the store's format version ("1"); refused when unknown
+//   00 "next_table_id"       varint: the next table id to hand out
+//   01 <catalog key>         the host's catalog entries (catalog_put / catalog_list)
+//   02 <schema> 00 <table>   the table registry: lower-case names -> varint table id
+//   03 <id: 8 bytes BE>      the table's committed row count (varint)
+//   04 <id: 8 bytes BE> <encoded primary key>   one row (row_codec.h)
+//
+// Rows live under the table's stable id, so RENAME TO rewrites one registry entry and no
+// row. Secondary indexes are the engine's companion tables: just more tables here.
+//
+// Transactions. Each connected table instance owns a Txn: its pending writes (full KV key
+// -> row bytes, or null for a delete), its row-count delta and its savepoint undo log.
+// Reads merge the instance's pending writes over the committed store, in key order.
+// The coordinator groups the transaction: commit() marks a Txn ready, and when no Txn of
+// the database is still open-and-unresolved, ONE KvBatch carries every ready Txn's rows
+// and their tables' new row counts, synced when the database says so. A write outside
+// begin..commit is its own batch (autocommit).
+//
+// Thread safety: every method locks mu() (the host may use different tables of one
+// database from different threads).
+#ifndef QUEREUS_MODULES_STORE_STORE_DB_H_
+#define QUEREUS_MODULES_STORE_STORE_DB_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "key_codec.h"
+#include "kv.h"
+#include "quereus/sdk.hpp"
+
+namespace quereus::store {
+
+inline constexpr std::string_view kFormatVersion = "1";
+
+// Shared row bytes: pending writes and cursors' batches share them without copying.
+using RowBytes = std::shared_ptr<const std::string>;
+
+// The live state of one stored table, shared by its connected instances.
+struct TableState {
+  uint64_t id = 0;
+  std::string prefix;  // 04 ‖ id: every row key starts with it
+  sdk::TableSchema schema;
+  KeyCodec codec;
+  int64_t row_count = 0;  // committed
+};
+
+class StoreDb;
+
+// One instance's transaction state. REQUIRES for every member access: db mu() held.
+struct Txn {
+  explicit Txn(std::shared_ptr<TableState> t) : table(std::move(t)) {}
+  std::shared_ptr<TableState> table;
+  bool active = false;
+  bool ready = false;  // committed by the host, waiting for the group's batch
+  std::map<std::string, RowBytes> pending;  // full key -> row (nullptr: deleted)
+  int64_t delta = 0;                        // pending change of the row count
+  struct Undo {
+    std::string key;
+    bool existed;  // was there a pending entry before the write
+    RowBytes prev;
+  };
+  std::vector<Undo> undo;                         // recorded only while a savepoint is open
+  std::vector<std::pair<size_t, int64_t>> marks;  // per savepoint: undo size and delta
+};
+
+struct StoreOptions {
+  KvOptions kv;
+  bool sync = true;
+};
+
+class StoreDb {
+ public:
+  // Opens (or creates) the store and checks its format version. Throws sdk::Error naming
+  // the path and what to do.
+  explicit StoreDb(const StoreOptions& options);
+  StoreDb(const StoreDb&) = delete;
+  StoreDb& operator=(const StoreDb&) = delete;
+
+  std::mutex& mu() { return mu_; }
+  KvStore& kv() { return *kv_; }
+  const std::string& path() const { return kv_->path(); }
+
+  // ---- tables (REQUIRES: mu() held) ----
+  // create: registers schema.table (QRS_ERROR when it exists); connect: the registered
+  // table, registering an empty one when the store has none.
+  std::shared_ptr<TableState> open_table(const sdk::TableSchema& schema, bool create);
+  void destroy_table(std::string_view schema_name, std::string_view table_name);
+  void rename_table(TableState& t, std::string_view new_name);
+
+  // ---- transactions (REQUIRES: mu() held) ----
+  void add_txn(Txn* t) { txns_.push_back(t); }
+  void remove_txn(Txn* t);
+  // The row at `key` as `t` sees it (its pending writes over the committed store).
+  RowBytes find(const Txn& t, const std::string& key, bool committed_only = false);
+  // Sets the row at `key` (nullptr deletes); `existed`: a row is there now as t sees it.
+  // Outside a transaction the writes of one call are one batch (autocommit).
+  struct Put {
+    std::string key;
+    RowBytes row;
+    bool existed;
+  };
+  void write(Txn& t, std::vector<Put> puts);
+  void write(Txn& t, const std::string& key, RowBytes row, bool existed) {
+    std::vector<Put> p;
+    p.push_back(Put{key, std::move(row), existed});
+    write(t, std::move(p));
+  }
+  void begin(Txn& t);
+  void commit(Txn& t);
+  void rollback(Txn& t);
+  void savepoint(Txn& t, uint32_t depth);
+  void release_savepoint(Txn& t, uint32_t depth);
+  void rollback_to_savepoint(Txn& t, uint32_t depth);
+  // The txns of table `id` (for ALTER's busy check).
+  std::vector<Txn*> txns_of(uint64_t id) const;
+  // Writes `batch` (plus nothing else) durably per the sync option.
+  void write_batch(const KvBatch& batch) { kv_->write(batch, sync_); }
+
+  // ---- catalog ----
+  void catalog_put(std::string_view key, std::string_view text);
+  void catalog_list(const std::function<void(std::string_view, std::string_view)>& emit);
+
+  static std::string registry_key(std::string_view schema, std::string_view table);
+  static std::string stats_key(uint64_t id);
+  static std::string table_prefix(uint64_t id);
+
+ private:
+  void check_format();
+  void flush_ready();  // the group commit
+  void clear(Txn& t);
+
+  std::mutex mu_;
+  std::unique_ptr<KvStore> kv_;
+  bool sync_;
+  std::map<uint64_t, std::weak_ptr<TableState>> live_;
+  std::vector<Txn*> txns_;
+};
+
+}  // namespace quereus::store
+
+#endif  // QUEREUS_MODULES_STORE_STORE_DB_H_

@@ -1,0 +1,336 @@
+// modules/store/store_table.cc — StoreTable, its cursor and its connection.
+#include "store_table.h"
+
+#include <algorithm>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "row_codec.h"
+#include "store_plan.h"
+
+namespace quereus::store {
+namespace {
+
+using sdk::Filter;
+using sdk::FilterOp;
+
+// A handled filter the ranges do not answer exactly, re-checked on every row.
+struct Check {
+  Filter filter;
+  sdk::Collation collation;
+
+  bool matches(const qrs_value* row) const {
+    const qrs_value& cell = row[filter.column];
+    bool null = cell.type == QRS_TYPE_NULL;
+    if (filter.op == FilterOp::kIsNull) return null;
+    if (filter.op == FilterOp::kIsNotNull) return !null;
+    if (null) return false;
+    if (filter.op == FilterOp::kIn) {
+      for (const sdk::Value& v : filter.in_values)
+        if (!v.is_null() && sdk::compare_values(cell, v.to_c(), collation) == 0) return true;
+      return false;
+    }
+    if (filter.value.is_null()) return false;
+    int c = sdk::compare_values(cell, filter.value.to_c(), collation);
+    switch (filter.op) {
+      case FilterOp::kEq: return c == 0;
+      case FilterOp::kGt: return c > 0;
+      case FilterOp::kGe: return c >= 0;
+      case FilterOp::kLt: return c < 0;
+      case FilterOp::kLe: return c <= 0;
+      default: return true;
+    }
+  }
+};
+
+// A decoded row whose cells view `bytes` (the owner handed to RowBatch::add_cells).
+struct Decoded {
+  RowBytes bytes;
+  std::vector<qrs_value> cells;
+};
+
+class StoreCursor : public sdk::Cursor {
+ public:
+  StoreCursor(std::shared_ptr<StoreDb> db, std::shared_ptr<Txn> txn, std::vector<ByteRange> ranges, bool reverse,
+              std::vector<Check> checks, int64_t limit, bool committed_only)
+      : db_(std::move(db)), txn_(std::move(txn)), ranges_(std::move(ranges)), reverse_(reverse),
+        checks_(std::move(checks)), limit_(limit), committed_only_(committed_only) {}
+
+  void next_batch(sdk::RowBatch& out) override {
+    std::lock_guard lock(db_->mu());
+    const std::string& prefix = txn_->table->prefix;
+    while (!out.full() && next_range_ < ranges_.size() && limit_ != 0) {
+      const ByteRange& r = ranges_[reverse_ ? ranges_.size() - 1 - next_range_ : next_range_];
+      bool done;
+      if (r.point) {
+        RowBytes row = db_->find(*txn_, prefix + r.lo, committed_only_);
+        if (row) emit(std::move(row), out);
+        done = true;
+      } else {
+        std::string lo = prefix + r.lo;
+        std::string hi = r.hi.empty() ? prefix_end(prefix) : prefix + r.hi;
+        // Resume strictly after (before) the last key visited: writes between batches
+        // never invalidate the walk.
+        if (has_last_) {
+          if (!reverse_) lo = last_ + '\0';
+          else hi = last_;
+        }
+        done = walk(lo, hi, out);
+      }
+      if (done) {
+        ++next_range_;
+        has_last_ = false;
+      }
+    }
+  }
+
+ private:
+  // Merges committed rows with pending changes over [lo, hi) in the walk's direction;
+  // pending wins on equal keys. True when the range is exhausted.
+  bool walk(const std::string& lo, const std::string& hi, sdk::RowBatch& out) {
+    auto it = db_->kv().iterate(KvRange{lo, hi}, reverse_);
+    const auto& pending = txn_->pending;
+    static const std::map<std::string, RowBytes> kNone;
+    const auto& p = committed_only_ ? kNone : pending;
+    // Pending entries of [lo, hi) in walk order.
+    auto p_lo = p.lower_bound(lo), p_hi = p.lower_bound(hi);
+    auto pf = p_lo;                                  // forward position
+    auto pr = std::make_reverse_iterator(p_hi);      // reverse position
+    auto pr_end = std::make_reverse_iterator(p_lo);
+    for (;;) {
+      it->check();
+      bool has_c = it->valid();
+      bool has_p = reverse_ ? pr != pr_end : pf != p_hi;
+      if (!has_c && !has_p) return true;
+      std::string_view pkey = has_p ? std::string_view(reverse_ ? pr->first : pf->first) : std::string_view();
+      int cmp;
+      if (!has_p) {
+        cmp = -1;
+      } else if (!has_c) {
+        cmp = 1;
+      } else {
+        int c = it->key().compare(pkey);
+        cmp = c == 0 ? 0 : ((c < 0) != reverse_ ? -1 : 1);
+      }
+      RowBytes row;
+      if (cmp < 0) {
+        last_.assign(it->key());
+        row = std::make_shared<const std::string>(it->value());
+        it->next();
+      } else {
+        last_.assign(pkey);
+        row = reverse_ ? pr->second : pf->second;
+        if (cmp == 0) it->next();
+        if (reverse_) ++pr; else ++pf;
+      }
+      has_last_ = true;
+      if (!row) continue;  // deleted in this transaction
+      if (!emit(std::move(row), out)) continue;
+      if (limit_ == 0) return true;
+      if (out.full()) return false;
+    }
+  }
+
+  // Adds the row when it passes the checks; false when it did not.
+  bool emit(RowBytes row, sdk::RowBatch& out) {
+    decode_row(*row, cells_, "row of " + txn_->table->schema.table_name);
+    for (const Check& c : checks_)
+      if (!c.matches(cells_.data())) return false;
+    out.add_cells(cells_, std::move(row));
+    if (limit_ > 0) --limit_;
+    return true;
+  }
+
+  std::shared_ptr<StoreDb> db_;
+  std::shared_ptr<Txn> txn_;
+  std::vector<ByteRange> ranges_;
+  bool reverse_;
+  std::vector<Check> checks_;
+  int64_t limit_;
+  bool committed_only_;
+  size_t next_range_ = 0;
+  bool has_last_ = false;
+  std::string last_;  // full key of the last row visited in the current range
+  std::vector<qrs_value> cells_;
+};
+
+class StoreConnection : public sdk::Connection {
+ public:
+  StoreConnection(std::shared_ptr<StoreDb> db, std::shared_ptr<Txn> txn) : db_(std::move(db)), txn_(std::move(txn)) {}
+  ~StoreConnection() override {
+    try {
+      std::lock_guard lock(db_->mu());
+      if (txn_->active) db_->rollback(*txn_);
+    } catch (...) {
+    }
+  }
+  void begin() override { locked([&] { db_->begin(*txn_); }); }
+  void commit() override { locked([&] { db_->commit(*txn_); }); }
+  void rollback() override { locked([&] { db_->rollback(*txn_); }); }
+  void savepoint(uint32_t depth) override { locked([&] { db_->savepoint(*txn_, depth); }); }
+  void release_savepoint(uint32_t depth) override { locked([&] { db_->release_savepoint(*txn_, depth); }); }
+  void rollback_to_savepoint(uint32_t depth) override { locked([&] { db_->rollback_to_savepoint(*txn_, depth); }); }
+
+ private:
+  template <class F>
+  void locked(F&& f) {
+    std::lock_guard lock(db_->mu());
+    f();
+  }
+  std::shared_ptr<StoreDb> db_;
+  std::shared_ptr<Txn> txn_;
+};
+
+}  // namespace
+
+StoreTable::StoreTable(std::shared_ptr<StoreDb> db, std::shared_ptr<TableState> state)
+    : db_(std::move(db)), state_(std::move(state)) {
+  std::shared_ptr<StoreDb> d = db_;
+  txn_ = std::shared_ptr<Txn>(new Txn(state_), [d](Txn* t) {
+    std::lock_guard lock(d->mu());
+    d->remove_txn(t);
+    delete t;
+  });
+  db_->add_txn(txn_.get());  // REQUIRES: the caller holds db mu()
+}
+
+StoreTable::~StoreTable() = default;
+
+sdk::PlanResult StoreTable::best_access_plan(const sdk::PlanRequest& request) {
+  std::lock_guard lock(db_->mu());
+  const KeyCodec& codec = state_->codec;
+  std::vector<bool> usable(request.filters.size());
+  for (size_t i = 0; i < usable.size(); ++i) usable[i] = request.filters[i].usable;
+  Seek seek = choose_seek(codec, request.filters, usable);
+  OrderingClaim claim = claim_ordering(state_->schema, codec, seek, request.ordering);
+  double row_count = static_cast<double>(std::max<int64_t>(state_->row_count + txn_->delta, 0));
+  sdk::PlanResult r;
+  r.handled = seek.handled(request.filters.size());
+  estimate(codec, seek, request.filters, row_count, &r.cost, &r.rows);
+  r.provides_ordering = claim.provides;
+  r.plan_id = encode_plan_id(seek.kind, claim.reverse);
+  r.explain = describe(seek, claim);
+  return r;
+}
+
+std::unique_ptr<sdk::Cursor> StoreTable::open_cursor(const sdk::ScanArgs& args) {
+  std::lock_guard lock(db_->mu());
+  const sdk::TableSchema& schema = state_->schema;
+  const KeyCodec& codec = state_->codec;
+  std::vector<bool> handled = args.handled;
+  handled.resize(args.filters.size(), false);
+  Seek seek = choose_seek(codec, args.filters, handled);
+  std::vector<Check> checks;
+  bool all_handled = true;
+  for (size_t i = 0; i < args.filters.size(); ++i) {
+    const Filter& f = args.filters[i];
+    if (!handled[i]) {
+      all_handled = false;
+      continue;
+    }
+    if (f.column >= schema.columns.size()) throw sdk::Error::misuse("filter on column " + std::to_string(f.column));
+    if (std::find(seek.pinned.begin(), seek.pinned.end(), i) != seek.pinned.end()) continue;
+    sdk::Collation coll = schema.columns[f.column].collation;
+    for (size_t m = 0; m < codec.size(); ++m)
+      if (codec.member(m).column == f.column) coll = codec.member(m).collation;
+    checks.push_back(Check{f, std::move(coll)});
+  }
+  int64_t limit = all_handled && args.limit >= 0 ? args.limit : -1;
+  return std::make_unique<StoreCursor>(db_, txn_, build_ranges(codec, seek, args.filters), plan_reverse(args.plan_id),
+                                       std::move(checks), limit, args.read_committed);
+}
+
+sdk::UpdateResult StoreTable::update(sdk::UpdateArgs args) {
+  std::vector<qrs_value> values, key;
+  for (const sdk::Value& v : args.values) values.push_back(v.to_c());
+  for (const sdk::Value& v : args.old_key) key.push_back(v.to_c());
+  return update_cells(sdk::UpdateCells{args.op, args.on_conflict, values, key});
+}
+
+sdk::UpdateResult StoreTable::update_cells(const sdk::UpdateCells& args) {
+  using sdk::Conflict;
+  using sdk::UpdateResult;
+  std::lock_guard lock(db_->mu());
+  const sdk::TableSchema& schema = state_->schema;
+  const KeyCodec& codec = state_->codec;
+  auto check_row = [&] {
+    if (args.values.size() != schema.columns.size())
+      throw sdk::Error::misuse("row has " + std::to_string(args.values.size()) + " cells, table " +
+                               schema.table_name + " has " + std::to_string(schema.columns.size()) + " columns");
+  };
+  auto row_key = [&] {
+    std::string k = state_->prefix;
+    codec.encode_row(k, args.values);
+    return k;
+  };
+  auto old_key = [&] {
+    std::string k = state_->prefix;
+    codec.encode_key(k, args.old_key);
+    return k;
+  };
+  switch (args.op) {
+    case sdk::RowOp::kInsert: {
+      check_row();
+      std::string key = row_key();
+      RowBytes row = std::make_shared<const std::string>(encode_row(args.values));
+      if (RowBytes existing = db_->find(*txn_, key)) {
+        if (args.on_conflict == Conflict::kIgnore) return UpdateResult::noop();
+        if (args.on_conflict != Conflict::kReplace)
+          return UpdateResult::constraint(sdk::ConstraintKind::kUnique, decode_row_owned(*existing));
+        db_->write(*txn_, key, std::move(row), true);
+        return UpdateResult::ok(nullptr, decode_row_owned(*existing));
+      }
+      db_->write(*txn_, key, std::move(row), false);
+      return UpdateResult::ok(nullptr);
+    }
+    case sdk::RowOp::kUpdate: {
+      check_row();
+      std::string from = old_key();
+      RowBytes old = db_->find(*txn_, from);
+      if (!old) return UpdateResult::noop();
+      std::string to = row_key();
+      RowBytes row = std::make_shared<const std::string>(encode_row(args.values));
+      if (to == from) {  // same key: overwrite in place
+        db_->write(*txn_, from, std::move(row), true);
+        return UpdateResult::ok(nullptr);
+      }
+      RowBytes target = db_->find(*txn_, to);  // the key moves: collide like an insert
+      if (target) {
+        if (args.on_conflict == Conflict::kIgnore) return UpdateResult::noop();
+        if (args.on_conflict != Conflict::kReplace)
+          return UpdateResult::constraint(sdk::ConstraintKind::kUnique, decode_row_owned(*target));
+      }
+      std::vector<StoreDb::Put> puts;
+      puts.push_back(StoreDb::Put{from, nullptr, true});
+      puts.push_back(StoreDb::Put{to, std::move(row), target != nullptr});
+      db_->write(*txn_, std::move(puts));
+      return UpdateResult::ok(nullptr, target ? decode_row_owned(*target) : nullptr);
+    }
+    case sdk::RowOp::kDelete: {
+      std::string from = old_key();
+      RowBytes old = db_->find(*txn_, from);
+      if (!old) return UpdateResult::noop();
+      db_->write(*txn_, from, nullptr, true);
+      return UpdateResult::ok(decode_row_owned(*old));
+    }
+  }
+  throw sdk::Error::misuse("unknown row op");
+}
+
+std::unique_ptr<sdk::Connection> StoreTable::open_connection() {
+  return std::make_unique<StoreConnection>(db_, txn_);
+}
+
+void StoreTable::alter_table(const sdk::SchemaChange& change, const sdk::TableSchema& new_schema) {
+  std::lock_guard lock(db_->mu());
+  if (change.kind == sdk::SchemaChangeKind::kRenameTable) {
+    db_->rename_table(*state_, new_schema.table_name);
+    state_->schema = new_schema;
+    return;
+  }
+  alter_stored_table(*db_, *state_, change, new_schema);
+}
+
+}  // namespace quereus::store

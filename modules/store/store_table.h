@@ -1,0 +1,73 @@
+// modules/store/store_table.h — the store module and one connected store table.
+#ifndef QUEREUS_MODULES_STORE_STORE_TABLE_H_
+#define QUEREUS_MODULES_STORE_STORE_TABLE_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "quereus/sdk.hpp"
+#include "store_db.h"
+
+namespace quereus::store {
+
+// The module registered as "store". The shared instance only opens databases: a table
+// needs a database whose module options name the store's `path`. open_database returns
+// a StoreDbModule over the LevelDB at that path.
+class StoreModule : public sdk::Module {
+ public:
+  std::unique_ptr<sdk::Table> create(const sdk::TableSchema& schema) override;
+  std::unique_ptr<sdk::Table> connect(const sdk::TableSchema& schema) override;
+  void destroy(std::string_view schema_name, std::string_view table_name) override;
+  sdk::Capabilities capabilities() const override;
+  std::shared_ptr<sdk::Module> open_database(std::string_view database_name,
+                                             const std::vector<sdk::Option>& options) override;
+};
+
+// Parses the module options of a database (path, sync, cache_size, paranoid_checks,
+// create_if_missing). Throws QRS_MISUSE naming the option when one is missing, unknown or
+// of the wrong type.
+StoreOptions parse_options(std::string_view database_name, const std::vector<sdk::Option>& options);
+
+// One opened database: tables over its StoreDb, and the persistent catalog.
+class StoreDbModule : public sdk::Module, public std::enable_shared_from_this<StoreDbModule> {
+ public:
+  explicit StoreDbModule(std::shared_ptr<StoreDb> db) : db_(std::move(db)) {}
+  std::unique_ptr<sdk::Table> create(const sdk::TableSchema& schema) override;
+  std::unique_ptr<sdk::Table> connect(const sdk::TableSchema& schema) override;
+  void destroy(std::string_view schema_name, std::string_view table_name) override;
+  sdk::Capabilities capabilities() const override;
+  void catalog_put(std::string_view key, std::string_view text) override;
+  void catalog_list(const std::function<void(std::string_view key, std::string_view text)>& emit) override;
+
+ private:
+  std::shared_ptr<StoreDb> db_;
+};
+
+class StoreTable : public sdk::Table {
+ public:
+  StoreTable(std::shared_ptr<StoreDb> db, std::shared_ptr<TableState> state);
+  ~StoreTable() override;
+
+  sdk::PlanResult best_access_plan(const sdk::PlanRequest& request) override;
+  std::unique_ptr<sdk::Cursor> open_cursor(const sdk::ScanArgs& args) override;
+  sdk::UpdateResult update(sdk::UpdateArgs args) override;
+  sdk::UpdateResult update_cells(const sdk::UpdateCells& args) override;
+  std::unique_ptr<sdk::Connection> open_connection() override;
+  // Every ALTER TABLE arm (store_alter.cc).
+  void alter_table(const sdk::SchemaChange& change, const sdk::TableSchema& new_schema) override;
+
+ private:
+  std::shared_ptr<StoreDb> db_;
+  std::shared_ptr<TableState> state_;
+  std::shared_ptr<Txn> txn_;
+};
+
+// ALTER TABLE over the committed rows of `state` (store_alter.cc). REQUIRES: db.mu() held.
+void alter_stored_table(StoreDb& db, TableState& state, const sdk::SchemaChange& change,
+                        const sdk::TableSchema& new_schema);
+
+}  // namespace quereus::store
+
+#endif  // QUEREUS_MODULES_STORE_STORE_TABLE_H_
