@@ -22,6 +22,7 @@
 
 #include "core/database_impl.h"
 #include "core/schema_expressions.h"
+#include "core/tags.h"
 #include "parser/ast.h"
 #include "parser/ast_printer.h"
 #include "parser/parser.h"
@@ -706,7 +707,7 @@ AlterPlan plan_add_column(AlterCtx& c) {
   const ast::ColumnDef& cd = *c.s.column;
   if (c.old().find_column(cd.name) >= 0)
     fail(StatusCode::kError, "Column '" + cd.name + "' already exists in table '" + c.table() + "'");
-  if (!cd.tags.empty()) fail(StatusCode::kUnsupported, "WITH TAGS is not supported yet");
+  validate_column_tags(cd);
   AlterPlan p{c.old(), {}, true, {}, {}};
   TableSchema& ns = p.schema;
   ColumnSchema col;
@@ -798,6 +799,7 @@ AlterPlan plan_add_column(AlterCtx& c) {
   size_t first_check = ns.checks.size();
   ns.checks.insert(ns.checks.end(), checks.begin(), checks.end());
   ns.foreign_keys.insert(ns.foreign_keys.end(), fks.begin(), fks.end());
+  attach_column_tags(cd, ns, idx);
 
   auto fill = std::make_shared<DefaultFill>(DefaultFill::make(c, def, ns.columns[idx], ns));
   ExecContext* ctx = &c.ctx;
@@ -1048,7 +1050,7 @@ AlterPlan plan_alter_column(AlterCtx& c) {
 
 AlterPlan plan_add_constraint(AlterCtx& c) {
   const ast::TableConstraint& tc = *c.s.constraint;
-  if (!tc.tags.empty()) fail(StatusCode::kUnsupported, "WITH TAGS is not supported yet");
+  validate_reserved_tags(tc.tags, TagSite::kPhysicalConstraint);
   AlterPlan p{c.old(), {}, false, {}, {}};
   TableSchema& ns = p.schema;
   if (!tc.name.empty() && constraint_exists(ns, tc.name))
@@ -1064,6 +1066,7 @@ AlterPlan plan_add_constraint(AlterCtx& c) {
         if (!constraint_exists(ns, candidate)) name = candidate;
       }
       ns.checks.push_back(make_check(name, *tc.expr, tc.check_on, tc.on_conflict, ns.name));
+      ns.checks.back().tags_json = tags_json(tc.tags);
       p.change.name = name;
       validate_checks(c, ns, {&ns.checks.back()}, {});
       break;
@@ -1079,6 +1082,7 @@ AlterPlan plan_add_constraint(AlterCtx& c) {
       }
       std::string name = tc.name.empty() ? mint(ns, base) : tc.name;
       ns.foreign_keys.push_back(foreign_key_of(tc, std::move(cols), name, ns.schema_name, ns.name));
+      ns.foreign_keys.back().tags_json = tags_json(tc.tags);
       p.change.name = name;
       validate_foreign_keys(c, ns, {&ns.foreign_keys.back()}, {});
       break;
@@ -1095,6 +1099,7 @@ AlterPlan plan_add_constraint(AlterCtx& c) {
         cols.push_back(k);
       }
       add_unique(ns, tc.name, std::move(cols), tc.on_conflict);
+      ns.indexes.back().tags_json = tags_json(tc.tags);
       p.change.name = ns.indexes.back().name;
       break;
     }
@@ -1288,7 +1293,8 @@ void alter_table(DatabaseImpl& db, const ast::AlterTableStmt& s, ExecContext& ct
       p = plan_alter_column(c);
       break;
     case Action::kTags:
-      fail(StatusCode::kUnsupported, "ALTER TABLE … TAGS is not supported yet");
+      alter_table_tags(db, *entry, s);  // catalog-only: no module call
+      return;
     case Action::kSetMaintained:
     case Action::kDropMaintained:
       fail(StatusCode::kUnsupported, "ALTER TABLE … MAINTAINED is not supported yet");

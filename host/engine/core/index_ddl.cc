@@ -175,6 +175,9 @@ void drop_index(DatabaseImpl& db, const ast::DropStmt& s) {
     if (s.if_exists) return;
     throw Error(StatusCode::kError, "no such index: " + s.name.name, s.site);
   }
+  // The strict-DDL gate fires only for an index that exists: a name held only by a
+  // constraint's structure is `no such index` whatever the policy.
+  db.check_ddl_allowed("DROP INDEX");
   drop_index_storage(db, *table, ordinal);
   db.bump_schema_version();
 }

@@ -1062,6 +1062,7 @@ class Printer {
         if (c.generated_stored) out += " stored";
         break;
     }
+    tags_clause(c.tags);
   }
 
   void column_def(const ColumnDef& col) {
