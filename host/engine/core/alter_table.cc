@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/assertions.h"
 #include "core/database_impl.h"
 #include "core/schema_expressions.h"
 #include "core/tags.h"
@@ -561,10 +562,12 @@ void add_unique(TableSchema& ts, const std::string& name, std::vector<IndexColum
     if (ix.constraint && have == wanted)
       fail(StatusCode::kError, "an equivalent UNIQUE constraint on (" + list + ") already exists");
   }
-  if (!name.empty())
-    for (const IndexSchema& other : ts.indexes)
-      if (!other.constraint && iequals(other.name, name))
-        fail(StatusCode::kError, "UNIQUE constraint '" + name + "' would collide with existing index '" + other.name + "'");
+  // The backing structure takes the constraint's name, or the derived `_uc_<cols>`: an
+  // index of that name on the table would be silently taken over.
+  const std::string derived = name.empty() ? minted : name;
+  for (const IndexSchema& other : ts.indexes)
+    if (!other.constraint && iequals(other.name, derived))
+      fail(StatusCode::kError, "UNIQUE constraint '" + derived + "' would collide with existing index '" + other.name + "'");
   IndexSchema ix;
   ix.unique = true;
   ix.constraint = true;
@@ -829,6 +832,42 @@ AlterPlan plan_add_column(AlterCtx& c) {
   return p;
 }
 
+// DROP COLUMN: another table's CHECK that reaches the column through a view chain (its
+// own text need not name the table at all) is found the way assertions are: each CHECK
+// reaching the table through views is bound again against the narrowed table, alone.
+void refuse_checks_reaching_through_views(AlterCtx& c, const TableSchema& narrowed, const std::string& col) {
+  for (auto& t : c.db.catalog().tables()) {
+    if (t == c.entry) continue;
+    for (size_t i = 0; i < t->schema.checks.size(); ++i) {
+      const CheckSchema ck = t->schema.checks[i];
+      auto refs = expression_references(c.db, *ck.expr, t->schema.schema_name);
+      const AssertionReference* hit = table_reference(refs, c.old().schema_name, c.table());
+      if (!hit || hit->through.empty()) continue;
+      // Bind this CHECK alone (the table's other CHECKs set aside meanwhile).
+      std::vector<CheckSchema> all = std::move(t->schema.checks);
+      t->schema.checks = {ck};
+      std::string failure;
+      try {
+        failure = plan_failure_when_narrowed(*c.entry, narrowed, [&] {
+          Planner planner(c.db);
+          planner.set_schema_authored(t->schema.schema_name);
+          std::set<int> read;
+          bind_checks(planner, *t, {}, read);
+        });
+      } catch (...) {
+        t->schema.checks = std::move(all);
+        throw;
+      }
+      t->schema.checks = std::move(all);
+      if (failure.empty()) continue;
+      const std::string owner =
+          t->schema.schema_name == c.old().schema_name ? t->schema.name : t->schema.schema_name + "." + t->schema.name;
+      fail(StatusCode::kError, "Cannot drop column '" + col + "' from '" + c.table() + "': CHECK constraint '" +
+                                   ck.name + "' on table '" + owner + "' reaches it" + describe_view_chain(*hit));
+    }
+  }
+}
+
 AlterPlan plan_drop_column(AlterCtx& c) {
   int idx = c.old().find_column(c.s.name);
   if (idx < 0) fail(StatusCode::kError, "Column '" + c.s.name + "' not found in table '" + c.table() + "'");
@@ -926,6 +965,7 @@ AlterPlan plan_drop_column(AlterCtx& c) {
   for (int g : ns.generated_order)
     if (g != idx) order.push_back(g > idx ? g - 1 : g);
   ns.generated_order = std::move(order);
+  refuse_checks_reaching_through_views(c, ns, col);
   c.db.assertions().guard_column_drop(c.db, *c.entry, ns, col);
   p.change.kind = QRS_CHANGE_DROP_COLUMN;
   p.change.column = idx;
@@ -1147,7 +1187,13 @@ AlterPlan plan_rename_constraint(AlterCtx& c) {
       slot = &ix.name;
       renamed_index = &ix;
     }
-  if (renamed_index) renamed_index->constraint_named = true;
+  if (renamed_index) {
+    renamed_index->constraint_named = true;
+    for (const IndexSchema& other : ns.indexes)
+      if (!other.constraint && iequals(other.name, c.s.new_name))
+        fail(StatusCode::kError, "UNIQUE constraint '" + c.s.new_name + "' would collide with existing index '" +
+                                     other.name + "'");
+  }
   if (!slot) fail(StatusCode::kNotFound, "Constraint '" + c.s.name + "' not found on table '" + ns.name + "'");
   if (!iequals(*slot, c.s.new_name) && constraint_exists(ns, c.s.new_name))
     fail(StatusCode::kError, "duplicate constraint name '" + c.s.new_name +
