@@ -548,18 +548,23 @@ std::string mint(const TableSchema& ts, const std::string& base) {
 }
 
 // Adds the index enforcing UNIQUE (`columns`) to `ts`, named `name` or `_uc_<cols>`.
-void add_unique(TableSchema& ts, const std::string& name, std::vector<IndexColumn> columns, ast::ConflictClause on_conflict) {
+// `spelled`: the column names as the statement wrote them (for the message).
+void add_unique(TableSchema& ts, const std::string& name, std::vector<IndexColumn> columns, ast::ConflictClause on_conflict,
+                const std::vector<std::string>& spelled = {}) {
   std::set<int> wanted;
   std::string list, minted = "_uc";
-  for (const IndexColumn& c : columns) {
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const IndexColumn& c = columns[i];
     wanted.insert(c.column);
-    list += (list.empty() ? "" : ", ") + ts.columns[c.column].name;
+    list += (list.empty() ? "" : ", ") + (i < spelled.size() ? spelled[i] : ts.columns[c.column].name);
     minted += "_" + ts.columns[c.column].name;
   }
+  // Two unnamed UNIQUEs over one column set are one rule declared twice; a named one is
+  // its own identity (addressable and droppable by name), so it may sit beside either.
   for (const IndexSchema& ix : ts.indexes) {
     std::set<int> have;
     for (const IndexColumn& c : ix.columns) have.insert(c.column);
-    if (ix.constraint && have == wanted)
+    if (name.empty() && ix.constraint && !ix.constraint_named && have == wanted)
       fail(StatusCode::kError, "an equivalent UNIQUE constraint on (" + list + ") already exists");
   }
   // The backing structure takes the constraint's name, or the derived `_uc_<cols>`: an
@@ -1138,7 +1143,9 @@ AlterPlan plan_add_constraint(AlterCtx& c) {
         }
         cols.push_back(k);
       }
-      add_unique(ns, tc.name, std::move(cols), tc.on_conflict);
+      std::vector<std::string> spelled;
+      for (auto& ic : tc.columns) spelled.push_back(ic.name);
+      add_unique(ns, tc.name, std::move(cols), tc.on_conflict, spelled);
       ns.indexes.back().tags_json = tags_json(tc.tags);
       p.change.name = ns.indexes.back().name;
       break;

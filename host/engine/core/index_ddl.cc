@@ -54,7 +54,8 @@ void add_unique_constraints(DatabaseImpl& db, const ast::CreateTableStmt& s, Tab
     for (const IndexSchema& other : ts.indexes) {
       std::set<int> o;
       for (const IndexColumn& c : other.columns) o.insert(c.column);
-      if (other.constraint && o == colset) {
+      // Only two unnamed ones are the same rule; a named UNIQUE is its own identity.
+      if (name.empty() && other.constraint && !other.constraint_named && o == colset) {
         std::string list;
         for (const IndexColumn& c : cols) list += (list.empty() ? "" : ", ") + ts.columns[c.column].name;
         throw Error(StatusCode::kError, "an equivalent UNIQUE constraint on (" + list + ") already exists");
