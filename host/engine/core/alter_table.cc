@@ -694,6 +694,19 @@ AlterPlan plan_rename_column(AlterCtx& c) {
   AlterPlan p{c.old(), {}, false, {}, {}};
   std::string from = p.schema.columns[idx].name;
   p.schema.columns[idx].name = to;
+  // An unnamed UNIQUE's structure is named after its columns' current names
+  // (`_uc_<cols>`), so it moves with the column — refused when an index of the table
+  // already holds the new name.
+  for (IndexSchema& ix : p.schema.indexes) {
+    bool covers = std::any_of(ix.columns.begin(), ix.columns.end(), [idx](const IndexColumn& k) { return k.column == idx; });
+    if (!ix.constraint || ix.constraint_named || !covers) continue;
+    std::string derived = "_uc";
+    for (const IndexColumn& k : ix.columns) derived += "_" + p.schema.columns[k.column].name;
+    for (const IndexSchema& other : p.schema.indexes)
+      if (!other.constraint && iequals(other.name, derived))
+        fail(StatusCode::kError, "UNIQUE constraint '" + derived + "' would collide with existing index '" + other.name + "'");
+    ix.name = derived;
+  }
   p.change.kind = QRS_CHANGE_RENAME_COLUMN;
   p.change.column = idx;
   p.change.name = from;
@@ -790,7 +803,7 @@ AlterPlan plan_add_column(AlterCtx& c) {
   for (const std::string& name : added_names)
     if (constraint_exists(ns, name) || !claimed.insert(to_lower(name)).second)
       fail(StatusCode::kError, "duplicate constraint name '" + name +
-                                   "': a constraint of that name already exists on table '" + c.table() + "'");
+                                   "': a constraint with that name already exists on table '" + c.table() + "'");
   if (def && col.generated())
     fail(StatusCode::kError, "Column '" + cd.name + "' cannot have both DEFAULT and GENERATED ALWAYS AS");
   if (def) col.default_expr = own_expr(*def);
@@ -1100,7 +1113,7 @@ AlterPlan plan_add_constraint(AlterCtx& c) {
   TableSchema& ns = p.schema;
   if (!tc.name.empty() && constraint_exists(ns, tc.name))
     fail(StatusCode::kError, "duplicate constraint name '" + tc.name +
-                                 "': a constraint of that name already exists on table '" + ns.name + "'");
+                                 "': a constraint with that name already exists on table '" + ns.name + "'");
   p.change.kind = QRS_CHANGE_ADD_CONSTRAINT;
   using K = ast::TableConstraint::Kind;
   switch (tc.kind) {
@@ -1204,7 +1217,7 @@ AlterPlan plan_rename_constraint(AlterCtx& c) {
   if (!slot) fail(StatusCode::kNotFound, "Constraint '" + c.s.name + "' not found on table '" + ns.name + "'");
   if (!iequals(*slot, c.s.new_name) && constraint_exists(ns, c.s.new_name))
     fail(StatusCode::kError, "duplicate constraint name '" + c.s.new_name +
-                                 "': a constraint of that name already exists on table '" + ns.name + "'");
+                                 "': a constraint with that name already exists on table '" + ns.name + "'");
   p.change.name = *slot;
   p.change.new_name = c.s.new_name;
   *slot = c.s.new_name;
