@@ -548,9 +548,10 @@ std::string mint(const TableSchema& ts, const std::string& base) {
 }
 
 // Adds the index enforcing UNIQUE (`columns`) to `ts`, named `name` or `_uc_<cols>`.
-// `spelled`: the column names as the statement wrote them (for the message).
+// `spelled`: the column names as the statement wrote them (for the message);
+// `statement_from`: the first of ts.indexes this statement added (its own constraints).
 void add_unique(TableSchema& ts, const std::string& name, std::vector<IndexColumn> columns, ast::ConflictClause on_conflict,
-                const std::vector<std::string>& spelled = {}) {
+                const std::vector<std::string>& spelled = {}, size_t statement_from = SIZE_MAX) {
   std::set<int> wanted;
   std::string list, minted = "_uc";
   for (size_t i = 0; i < columns.size(); ++i) {
@@ -570,6 +571,21 @@ void add_unique(TableSchema& ts, const std::string& name, std::vector<IndexColum
   // The backing structure takes the constraint's name, or the derived `_uc_<cols>`: an
   // index of that name on the table would be silently taken over.
   const std::string derived = name.empty() ? minted : name;
+  // Two constraints deriving one structure name would share one structure, keyed on the
+  // other's columns (checked ahead of the index names).
+  IndexSchema probe;
+  probe.constraint_named = !name.empty();
+  probe.columns = columns;
+  for (size_t i = 0; i < ts.indexes.size(); ++i) {
+    const IndexSchema& other = ts.indexes[i];
+    if (!derives_same_structure(other, name, derived)) continue;
+    if (i >= statement_from)
+      fail(StatusCode::kError, describe_unique(ts, other) + " and " +
+                                   (name.empty() ? describe_unique(ts, probe) : "the UNIQUE constraint '" + name + "'") +
+                                   " both derive backing structure name '" + derived + "'. Rename one of them.");
+    fail(StatusCode::kError, "UNIQUE constraint '" + derived + "' would collide with the backing structure of " +
+                                 describe_unique(ts, other));
+  }
   for (const IndexSchema& other : ts.indexes)
     if (!other.constraint && iequals(other.name, derived))
       fail(StatusCode::kError, "UNIQUE constraint '" + derived + "' would collide with existing index '" + other.name + "'");
@@ -703,6 +719,10 @@ AlterPlan plan_rename_column(AlterCtx& c) {
     std::string derived = "_uc";
     for (const IndexColumn& k : ix.columns) derived += "_" + p.schema.columns[k.column].name;
     for (const IndexSchema& other : p.schema.indexes)
+      if (&other != &ix && other.constraint && iequals(other.name, derived))
+        fail(StatusCode::kError, "UNIQUE constraint '" + derived + "' would collide with the backing structure of " +
+                                     describe_unique(p.schema, other));
+    for (const IndexSchema& other : p.schema.indexes)
       if (!other.constraint && iequals(other.name, derived))
         fail(StatusCode::kError, "UNIQUE constraint '" + derived + "' would collide with existing index '" + other.name + "'");
     ix.name = derived;
@@ -815,8 +835,9 @@ AlterPlan plan_add_column(AlterCtx& c) {
     generated = std::make_shared<GeneratedFill>(GeneratedFill::make(c, ns, idx));
     ns.generated_order = generated->shadow->schema.generated_order;
   }
+  const size_t statement_from = ns.indexes.size();
   for (const ast::ColumnConstraint* u : uniques)
-    add_unique(ns, u->name, {IndexColumn{idx, false, ns.columns[idx].collation}}, u->on_conflict);
+    add_unique(ns, u->name, {IndexColumn{idx, false, ns.columns[idx].collation}}, u->on_conflict, {}, statement_from);
   size_t first_check = ns.checks.size();
   ns.checks.insert(ns.checks.end(), checks.begin(), checks.end());
   ns.foreign_keys.insert(ns.foreign_keys.end(), fks.begin(), fks.end());
@@ -1111,6 +1132,13 @@ AlterPlan plan_add_constraint(AlterCtx& c) {
   validate_reserved_tags(tc.tags, TagSite::kPhysicalConstraint);
   AlterPlan p{c.old(), {}, false, {}, {}};
   TableSchema& ns = p.schema;
+  // A UNIQUE named like an unnamed one's derived structure is refused as that collision
+  // (ahead of the name rule, which would blame a name the user never wrote).
+  if (tc.kind == ast::TableConstraint::Kind::kUnique && !tc.name.empty())
+    for (const IndexSchema& other : ns.indexes)
+      if (derives_same_structure(other, "", tc.name) && !other.constraint_named)
+        fail(StatusCode::kError, "UNIQUE constraint '" + tc.name + "' would collide with the backing structure of " +
+                                     describe_unique(ns, other));
   if (!tc.name.empty() && constraint_exists(ns, tc.name))
     fail(StatusCode::kError, "duplicate constraint name '" + tc.name +
                                  "': a constraint with that name already exists on table '" + ns.name + "'");
@@ -1208,6 +1236,10 @@ AlterPlan plan_rename_constraint(AlterCtx& c) {
       renamed_index = &ix;
     }
   if (renamed_index) {
+    for (const IndexSchema& other : ns.indexes)
+      if (&other != renamed_index && other.constraint && !other.constraint_named && iequals(other.name, c.s.new_name))
+        fail(StatusCode::kError, "UNIQUE constraint '" + c.s.new_name + "' would collide with the backing structure of " +
+                                     describe_unique(ns, other));
     renamed_index->constraint_named = true;
     for (const IndexSchema& other : ns.indexes)
       if (!other.constraint && iequals(other.name, c.s.new_name))

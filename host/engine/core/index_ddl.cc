@@ -61,6 +61,21 @@ void add_unique_constraints(DatabaseImpl& db, const ast::CreateTableStmt& s, Tab
         throw Error(StatusCode::kError, "an equivalent UNIQUE constraint on (" + list + ") already exists");
       }
     }
+    // Two constraints deriving one structure name would share one structure.
+    std::string derived = name;
+    if (derived.empty()) {
+      derived = "_uc";
+      for (const IndexColumn& c : cols) derived += "_" + ts.columns[c.column].name;
+    }
+    IndexSchema probe;
+    probe.constraint_named = !name.empty();
+    probe.name = name;
+    probe.columns = cols;
+    for (const IndexSchema& other : ts.indexes)
+      if (derives_same_structure(other, name, derived))
+        throw Error(StatusCode::kError, "Cannot create table '" + ts.name + "': " + describe_unique(ts, other) + " and " +
+                                            describe_unique(ts, probe) + " both derive backing structure name '" +
+                                            derived + "'. Rename one of them.");
     IndexSchema ix;
     ix.unique = true;
     ix.constraint = true;
