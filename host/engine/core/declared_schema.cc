@@ -5,6 +5,7 @@
 
 #include "common/status.h"
 #include "core/database_impl.h"
+#include "core/tags.h"
 #include "parser/ast.h"
 #include "parser/ast_printer.h"
 #include "parser/parser.h"
@@ -113,6 +114,25 @@ void declare_schema(DatabaseImpl& db, const ast::DeclareSchemaStmt& s) {
   db.declared_schemas().declared[to_lower(s.name)] = std::move(decl);
 }
 
+// DIFF / APPLY SCHEMA validate every declared object's reserved tags up front (views at
+// the view-ddl site too, unlike a direct CREATE VIEW), before the duplicate-name check,
+// so a typo fails the whole migration before anything changes.
+void validate_declared_tags(const ast::Statement& stmt) {
+  switch (stmt.kind) {
+    case ast::StmtKind::kCreateTable: validate_create_table_tags(static_cast<const ast::CreateTableStmt&>(stmt)); break;
+    case ast::StmtKind::kCreateIndex:
+      validate_reserved_tags(static_cast<const ast::CreateIndexStmt&>(stmt).tags, TagSite::kPhysicalIndex);
+      break;
+    case ast::StmtKind::kCreateView:
+      validate_reserved_tags(static_cast<const ast::CreateViewStmt&>(stmt).tags, TagSite::kViewDdl);
+      break;
+    case ast::StmtKind::kCreateMaterializedView:
+      validate_reserved_tags(static_cast<const ast::CreateMaterializedViewStmt&>(stmt).tags, TagSite::kViewDdl);
+      break;
+    default: break;
+  }
+}
+
 struct Planned {
   ast::StatementPtr stmt;
   std::string key;   // "schema.name" for applied-record bookkeeping ("" when none)
@@ -169,6 +189,7 @@ SchemaPlan plan_schema(DatabaseImpl& db, const std::string& name, const std::str
     if (item->kind == ast::StmtKind::kSeed) continue;
     Planned p;
     p.stmt = own_statement(*item);
+    validate_declared_tags(*p.stmt);
     ItemName n = item_name(*p.stmt);
     if (!n.kind) {
       others.push_back(std::move(p));
