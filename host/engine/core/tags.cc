@@ -9,6 +9,7 @@
 #include "common/status.h"
 #include "core/database_impl.h"
 #include "functions/json_value.h"
+#include "parser/ast_printer.h"
 #include "planner/scalar_expr.h"
 #include "schema/catalog.h"
 
@@ -294,6 +295,24 @@ void attach_create_table_tags(const ast::CreateTableStmt& s, TableSchema& ts) {
 }
 
 void validate_column_tags(const ast::ColumnDef& cd) { validate_column_sites(cd); }
+
+bool tags_drift(const std::string& live, const ast::TagList& declared) {
+  jsonv::Json a = parse_tags(live), b = parse_tags(tags_json(declared));
+  for (const char* hint : {"quereus.id", "quereus.previous_name"}) {
+    a.erase(hint);
+    b.erase(hint);
+  }
+  return jsonv::canonical(a) != jsonv::canonical(b);
+}
+
+std::string set_tags_sql(const ast::TagList& tags) {
+  std::string out = "set tags (";
+  for (size_t i = 0; i < tags.size(); ++i) {
+    out += (i ? ", " : "") + quote_identifier(tags[i].name) + " = ";
+    out += tags[i].value ? expr_to_string(*tags[i].value) : std::string("null");
+  }
+  return out + ")";
+}
 
 void attach_column_tags(const ast::ColumnDef& cd, TableSchema& ts, int column) {
   ts.columns[column].tags_json = tags_json(cd.tags);

@@ -69,6 +69,14 @@ void validate_column_tags(const ast::ColumnDef& cd);
 // on `ts`, where column `column` and its constraints have just been added.
 void attach_column_tags(const ast::ColumnDef& cd, TableSchema& ts, int column);
 
+// The declarative differ: whether a live tag set (catalog form) differs from a declared
+// list, ignoring the rename hints `quereus.id` / `quereus.previous_name` (they drive
+// rename detection, not state).
+bool tags_drift(const std::string& live, const ast::TagList& declared);
+
+// `set tags (k = v, …)` restating `tags` whole (the differ's migration of tag drift).
+std::string set_tags_sql(const ast::TagList& tags);
+
 // ALTER TABLE … {SET|ADD|DROP} TAGS on the table, a column or a named constraint.
 // Catalog-only: the module is not called.
 void alter_table_tags(DatabaseImpl& db, TableEntry& table, const ast::AlterTableStmt& s);
