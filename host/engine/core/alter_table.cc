@@ -20,8 +20,10 @@
 #include <utility>
 #include <vector>
 
+#include "core/assertions.h"
 #include "core/database_impl.h"
 #include "core/schema_expressions.h"
+#include "core/tags.h"
 #include "parser/ast.h"
 #include "parser/ast_printer.h"
 #include "parser/parser.h"
@@ -546,24 +548,47 @@ std::string mint(const TableSchema& ts, const std::string& base) {
 }
 
 // Adds the index enforcing UNIQUE (`columns`) to `ts`, named `name` or `_uc_<cols>`.
-void add_unique(TableSchema& ts, const std::string& name, std::vector<IndexColumn> columns, ast::ConflictClause on_conflict) {
+// `spelled`: the column names as the statement wrote them (for the message);
+// `statement_from`: the first of ts.indexes this statement added (its own constraints).
+void add_unique(TableSchema& ts, const std::string& name, std::vector<IndexColumn> columns, ast::ConflictClause on_conflict,
+                const std::vector<std::string>& spelled = {}, size_t statement_from = SIZE_MAX) {
   std::set<int> wanted;
   std::string list, minted = "_uc";
-  for (const IndexColumn& c : columns) {
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const IndexColumn& c = columns[i];
     wanted.insert(c.column);
-    list += (list.empty() ? "" : ", ") + ts.columns[c.column].name;
+    list += (list.empty() ? "" : ", ") + (i < spelled.size() ? spelled[i] : ts.columns[c.column].name);
     minted += "_" + ts.columns[c.column].name;
   }
+  // Two unnamed UNIQUEs over one column set are one rule declared twice; a named one is
+  // its own identity (addressable and droppable by name), so it may sit beside either.
   for (const IndexSchema& ix : ts.indexes) {
     std::set<int> have;
     for (const IndexColumn& c : ix.columns) have.insert(c.column);
-    if (ix.constraint && have == wanted)
+    if (name.empty() && ix.constraint && !ix.constraint_named && have == wanted)
       fail(StatusCode::kError, "an equivalent UNIQUE constraint on (" + list + ") already exists");
   }
-  if (!name.empty())
-    for (const IndexSchema& other : ts.indexes)
-      if (!other.constraint && iequals(other.name, name))
-        fail(StatusCode::kError, "UNIQUE constraint '" + name + "' would collide with existing index '" + other.name + "'");
+  // The backing structure takes the constraint's name, or the derived `_uc_<cols>`: an
+  // index of that name on the table would be silently taken over.
+  const std::string derived = name.empty() ? minted : name;
+  // Two constraints deriving one structure name would share one structure, keyed on the
+  // other's columns (checked ahead of the index names).
+  IndexSchema probe;
+  probe.constraint_named = !name.empty();
+  probe.columns = columns;
+  for (size_t i = 0; i < ts.indexes.size(); ++i) {
+    const IndexSchema& other = ts.indexes[i];
+    if (!derives_same_structure(other, name, derived)) continue;
+    if (i >= statement_from)
+      fail(StatusCode::kError, describe_unique(ts, other) + " and " +
+                                   (name.empty() ? describe_unique(ts, probe) : "the UNIQUE constraint '" + name + "'") +
+                                   " both derive backing structure name '" + derived + "'. Rename one of them.");
+    fail(StatusCode::kError, "UNIQUE constraint '" + derived + "' would collide with the backing structure of " +
+                                 describe_unique(ts, other));
+  }
+  for (const IndexSchema& other : ts.indexes)
+    if (!other.constraint && iequals(other.name, derived))
+      fail(StatusCode::kError, "UNIQUE constraint '" + derived + "' would collide with existing index '" + other.name + "'");
   IndexSchema ix;
   ix.unique = true;
   ix.constraint = true;
@@ -685,6 +710,23 @@ AlterPlan plan_rename_column(AlterCtx& c) {
   AlterPlan p{c.old(), {}, false, {}, {}};
   std::string from = p.schema.columns[idx].name;
   p.schema.columns[idx].name = to;
+  // An unnamed UNIQUE's structure is named after its columns' current names
+  // (`_uc_<cols>`), so it moves with the column — refused when an index of the table
+  // already holds the new name.
+  for (IndexSchema& ix : p.schema.indexes) {
+    bool covers = std::any_of(ix.columns.begin(), ix.columns.end(), [idx](const IndexColumn& k) { return k.column == idx; });
+    if (!ix.constraint || ix.constraint_named || !covers) continue;
+    std::string derived = "_uc";
+    for (const IndexColumn& k : ix.columns) derived += "_" + p.schema.columns[k.column].name;
+    for (const IndexSchema& other : p.schema.indexes)
+      if (&other != &ix && other.constraint && iequals(other.name, derived))
+        fail(StatusCode::kError, "UNIQUE constraint '" + derived + "' would collide with the backing structure of " +
+                                     describe_unique(p.schema, other));
+    for (const IndexSchema& other : p.schema.indexes)
+      if (!other.constraint && iequals(other.name, derived))
+        fail(StatusCode::kError, "UNIQUE constraint '" + derived + "' would collide with existing index '" + other.name + "'");
+    ix.name = derived;
+  }
   p.change.kind = QRS_CHANGE_RENAME_COLUMN;
   p.change.column = idx;
   p.change.name = from;
@@ -706,7 +748,7 @@ AlterPlan plan_add_column(AlterCtx& c) {
   const ast::ColumnDef& cd = *c.s.column;
   if (c.old().find_column(cd.name) >= 0)
     fail(StatusCode::kError, "Column '" + cd.name + "' already exists in table '" + c.table() + "'");
-  if (!cd.tags.empty()) fail(StatusCode::kUnsupported, "WITH TAGS is not supported yet");
+  validate_column_tags(cd);
   AlterPlan p{c.old(), {}, true, {}, {}};
   TableSchema& ns = p.schema;
   ColumnSchema col;
@@ -781,7 +823,7 @@ AlterPlan plan_add_column(AlterCtx& c) {
   for (const std::string& name : added_names)
     if (constraint_exists(ns, name) || !claimed.insert(to_lower(name)).second)
       fail(StatusCode::kError, "duplicate constraint name '" + name +
-                                   "': a constraint of that name already exists on table '" + c.table() + "'");
+                                   "': a constraint with that name already exists on table '" + c.table() + "'");
   if (def && col.generated())
     fail(StatusCode::kError, "Column '" + cd.name + "' cannot have both DEFAULT and GENERATED ALWAYS AS");
   if (def) col.default_expr = own_expr(*def);
@@ -793,11 +835,13 @@ AlterPlan plan_add_column(AlterCtx& c) {
     generated = std::make_shared<GeneratedFill>(GeneratedFill::make(c, ns, idx));
     ns.generated_order = generated->shadow->schema.generated_order;
   }
+  const size_t statement_from = ns.indexes.size();
   for (const ast::ColumnConstraint* u : uniques)
-    add_unique(ns, u->name, {IndexColumn{idx, false, ns.columns[idx].collation}}, u->on_conflict);
+    add_unique(ns, u->name, {IndexColumn{idx, false, ns.columns[idx].collation}}, u->on_conflict, {}, statement_from);
   size_t first_check = ns.checks.size();
   ns.checks.insert(ns.checks.end(), checks.begin(), checks.end());
   ns.foreign_keys.insert(ns.foreign_keys.end(), fks.begin(), fks.end());
+  attach_column_tags(cd, ns, idx);
 
   auto fill = std::make_shared<DefaultFill>(DefaultFill::make(c, def, ns.columns[idx], ns));
   ExecContext* ctx = &c.ctx;
@@ -825,6 +869,42 @@ AlterPlan plan_add_column(AlterCtx& c) {
   validate_foreign_keys(c, ns, added_fks, extend);
   if (!uniques.empty()) p.to_new = extend;
   return p;
+}
+
+// DROP COLUMN: another table's CHECK that reaches the column through a view chain (its
+// own text need not name the table at all) is found the way assertions are: each CHECK
+// reaching the table through views is bound again against the narrowed table, alone.
+void refuse_checks_reaching_through_views(AlterCtx& c, const TableSchema& narrowed, const std::string& col) {
+  for (auto& t : c.db.catalog().tables()) {
+    if (t == c.entry) continue;
+    for (size_t i = 0; i < t->schema.checks.size(); ++i) {
+      const CheckSchema ck = t->schema.checks[i];
+      auto refs = expression_references(c.db, *ck.expr, t->schema.schema_name);
+      const AssertionReference* hit = table_reference(refs, c.old().schema_name, c.table());
+      if (!hit || hit->through.empty()) continue;
+      // Bind this CHECK alone (the table's other CHECKs set aside meanwhile).
+      std::vector<CheckSchema> all = std::move(t->schema.checks);
+      t->schema.checks = {ck};
+      std::string failure;
+      try {
+        failure = plan_failure_when_narrowed(*c.entry, narrowed, [&] {
+          Planner planner(c.db);
+          planner.set_schema_authored(t->schema.schema_name);
+          std::set<int> read;
+          bind_checks(planner, *t, {}, read);
+        });
+      } catch (...) {
+        t->schema.checks = std::move(all);
+        throw;
+      }
+      t->schema.checks = std::move(all);
+      if (failure.empty()) continue;
+      const std::string owner =
+          t->schema.schema_name == c.old().schema_name ? t->schema.name : t->schema.schema_name + "." + t->schema.name;
+      fail(StatusCode::kError, "Cannot drop column '" + col + "' from '" + c.table() + "': CHECK constraint '" +
+                                   ck.name + "' on table '" + owner + "' reaches it" + describe_view_chain(*hit));
+    }
+  }
 }
 
 AlterPlan plan_drop_column(AlterCtx& c) {
@@ -924,6 +1004,7 @@ AlterPlan plan_drop_column(AlterCtx& c) {
   for (int g : ns.generated_order)
     if (g != idx) order.push_back(g > idx ? g - 1 : g);
   ns.generated_order = std::move(order);
+  refuse_checks_reaching_through_views(c, ns, col);
   c.db.assertions().guard_column_drop(c.db, *c.entry, ns, col);
   p.change.kind = QRS_CHANGE_DROP_COLUMN;
   p.change.column = idx;
@@ -1048,12 +1129,19 @@ AlterPlan plan_alter_column(AlterCtx& c) {
 
 AlterPlan plan_add_constraint(AlterCtx& c) {
   const ast::TableConstraint& tc = *c.s.constraint;
-  if (!tc.tags.empty()) fail(StatusCode::kUnsupported, "WITH TAGS is not supported yet");
+  validate_reserved_tags(tc.tags, TagSite::kPhysicalConstraint);
   AlterPlan p{c.old(), {}, false, {}, {}};
   TableSchema& ns = p.schema;
+  // A UNIQUE named like an unnamed one's derived structure is refused as that collision
+  // (ahead of the name rule, which would blame a name the user never wrote).
+  if (tc.kind == ast::TableConstraint::Kind::kUnique && !tc.name.empty())
+    for (const IndexSchema& other : ns.indexes)
+      if (derives_same_structure(other, "", tc.name) && !other.constraint_named)
+        fail(StatusCode::kError, "UNIQUE constraint '" + tc.name + "' would collide with the backing structure of " +
+                                     describe_unique(ns, other));
   if (!tc.name.empty() && constraint_exists(ns, tc.name))
     fail(StatusCode::kError, "duplicate constraint name '" + tc.name +
-                                 "': a constraint of that name already exists on table '" + ns.name + "'");
+                                 "': a constraint with that name already exists on table '" + ns.name + "'");
   p.change.kind = QRS_CHANGE_ADD_CONSTRAINT;
   using K = ast::TableConstraint::Kind;
   switch (tc.kind) {
@@ -1064,6 +1152,7 @@ AlterPlan plan_add_constraint(AlterCtx& c) {
         if (!constraint_exists(ns, candidate)) name = candidate;
       }
       ns.checks.push_back(make_check(name, *tc.expr, tc.check_on, tc.on_conflict, ns.name));
+      ns.checks.back().tags_json = tags_json(tc.tags);
       p.change.name = name;
       validate_checks(c, ns, {&ns.checks.back()}, {});
       break;
@@ -1079,6 +1168,7 @@ AlterPlan plan_add_constraint(AlterCtx& c) {
       }
       std::string name = tc.name.empty() ? mint(ns, base) : tc.name;
       ns.foreign_keys.push_back(foreign_key_of(tc, std::move(cols), name, ns.schema_name, ns.name));
+      ns.foreign_keys.back().tags_json = tags_json(tc.tags);
       p.change.name = name;
       validate_foreign_keys(c, ns, {&ns.foreign_keys.back()}, {});
       break;
@@ -1094,7 +1184,10 @@ AlterPlan plan_add_constraint(AlterCtx& c) {
         }
         cols.push_back(k);
       }
-      add_unique(ns, tc.name, std::move(cols), tc.on_conflict);
+      std::vector<std::string> spelled;
+      for (auto& ic : tc.columns) spelled.push_back(ic.name);
+      add_unique(ns, tc.name, std::move(cols), tc.on_conflict, spelled);
+      ns.indexes.back().tags_json = tags_json(tc.tags);
       p.change.name = ns.indexes.back().name;
       break;
     }
@@ -1142,11 +1235,21 @@ AlterPlan plan_rename_constraint(AlterCtx& c) {
       slot = &ix.name;
       renamed_index = &ix;
     }
-  if (renamed_index) renamed_index->constraint_named = true;
+  if (renamed_index) {
+    for (const IndexSchema& other : ns.indexes)
+      if (&other != renamed_index && other.constraint && !other.constraint_named && iequals(other.name, c.s.new_name))
+        fail(StatusCode::kError, "UNIQUE constraint '" + c.s.new_name + "' would collide with the backing structure of " +
+                                     describe_unique(ns, other));
+    renamed_index->constraint_named = true;
+    for (const IndexSchema& other : ns.indexes)
+      if (!other.constraint && iequals(other.name, c.s.new_name))
+        fail(StatusCode::kError, "UNIQUE constraint '" + c.s.new_name + "' would collide with existing index '" +
+                                     other.name + "'");
+  }
   if (!slot) fail(StatusCode::kNotFound, "Constraint '" + c.s.name + "' not found on table '" + ns.name + "'");
   if (!iequals(*slot, c.s.new_name) && constraint_exists(ns, c.s.new_name))
     fail(StatusCode::kError, "duplicate constraint name '" + c.s.new_name +
-                                 "': a constraint of that name already exists on table '" + ns.name + "'");
+                                 "': a constraint with that name already exists on table '" + ns.name + "'");
   p.change.name = *slot;
   p.change.new_name = c.s.new_name;
   *slot = c.s.new_name;
@@ -1355,7 +1458,8 @@ void alter_table(DatabaseImpl& db, const ast::AlterTableStmt& s, ExecContext& ct
       p = plan_alter_column(c);
       break;
     case Action::kTags:
-      fail(StatusCode::kUnsupported, "ALTER TABLE … TAGS is not supported yet");
+      alter_table_tags(db, *entry, s);  // catalog-only: no module call
+      return;
     case Action::kSetMaintained:
     case Action::kDropMaintained:
       fail(StatusCode::kUnsupported, "ALTER TABLE … MAINTAINED is not supported yet");

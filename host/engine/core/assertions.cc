@@ -20,6 +20,8 @@ class ReferenceWalker {
  public:
   ReferenceWalker(DatabaseImpl& db, std::vector<AssertionReference>& out) : db_(db), out_(out) {}
 
+  void expression(const ast::Expr& e, const std::string& home) { expr(&e, home); }
+
   void select(const ast::Select& s, const std::string& home) {
     if (s.dml) return;
     size_t pushed = 0;
@@ -191,6 +193,44 @@ RelPtr plan_violation(DatabaseImpl& db, const AssertionEntry& a) {
 
 RelPtr plan_assertion_violation(DatabaseImpl& db, const AssertionEntry& a) { return plan_violation(db, a); }
 
+std::string describe_view_chain(const AssertionReference& r) {
+  std::string out;
+  for (size_t i = 0; i < r.through.size(); ++i) out += (i ? " -> " : " through ") + r.through[i];
+  return out;
+}
+
+std::vector<AssertionReference> expression_references(DatabaseImpl& db, const ast::Expr& e, const std::string& home) {
+  std::vector<AssertionReference> refs;
+  ReferenceWalker(db, refs).expression(e, home);
+  return refs;
+}
+
+const AssertionReference* table_reference(const std::vector<AssertionReference>& refs, const std::string& schema,
+                                          const std::string& name) {
+  const AssertionReference* hit = nullptr;
+  for (const auto& r : refs) {
+    if (r.is_view || r.schema != schema || !iequals(r.name, name)) continue;
+    if (!hit || r.through.size() < hit->through.size()) hit = &r;
+  }
+  return hit;
+}
+
+std::string plan_failure_when_narrowed(TableEntry& t, const TableSchema& narrowed, const std::function<void()>& plan) {
+  TableSchema live = t.schema;
+  t.schema = narrowed;
+  std::string failure;
+  try {
+    plan();
+  } catch (const Error& e) {
+    failure = e.raw_message();
+  } catch (...) {
+    t.schema = std::move(live);
+    throw;
+  }
+  t.schema = std::move(live);
+  return failure;
+}
+
 std::shared_ptr<AssertionEntry> Assertions::find(const std::string& schema, const std::string& name) const {
   for (const auto& a : list_)
     if (a->schema_name == schema && iequals(a->name, name)) return a;
@@ -286,33 +326,16 @@ void Assertions::guard_column_drop(DatabaseImpl& db, TableEntry& t, const TableS
   const std::string schema = to_lower(t.schema.schema_name);
   for (const auto& a : list_) {
     // The most direct way the assertion reaches the table (a view chain, or none).
-    const AssertionReference* hit = nullptr;
-    for (const auto& r : a->references) {
-      if (r.is_view || r.schema != schema || !iequals(r.name, t.schema.name)) continue;
-      if (!hit || r.through.size() < hit->through.size()) hit = &r;
-    }
+    const AssertionReference* hit = table_reference(a->references, schema, t.schema.name);
     if (!hit) continue;
-    // Plan against the narrowed table, restoring the live schema whatever happens.
-    TableSchema live = t.schema;
-    t.schema = narrowed;
-    std::string failure;
-    try {
-      plan_violation(db, *a);
-    } catch (const Error& e) {
-      failure = e.raw_message();
-    }
-    t.schema = std::move(live);
+    std::string failure = plan_failure_when_narrowed(t, narrowed, [&] { plan_violation(db, *a); });
     if (failure.empty()) continue;
     // The assertion is qualified when it lives in another schema; through views (whose
     // text the assertion's own body may not show) the chain is named.
     std::string who = a->schema_name == schema ? a->name : a->qualified_name();
-    std::string msg = "Cannot drop column '" + column + "' from '" + t.schema.name +
-                      "': it is referenced by assertion '" + who + "'";
-    if (!hit->through.empty()) {
-      msg += " through ";
-      for (size_t i = 0; i < hit->through.size(); ++i) msg += (i ? " -> " : "") + hit->through[i];
-    }
-    throw Error(StatusCode::kError, msg + " (" + failure + ")");
+    throw Error(StatusCode::kError, "Cannot drop column '" + column + "' from '" + t.schema.name +
+                                        "': it is referenced by assertion '" + who + "'" + describe_view_chain(*hit) +
+                                        " (" + failure + ")");
   }
 }
 

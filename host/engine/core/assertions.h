@@ -4,6 +4,7 @@
 // transaction wrote a table its body reads (or always, for a body that reads none).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -26,6 +27,24 @@ struct AssertionReference {
   std::string name;    // catalog spelling
   std::vector<std::string> through;  // e.g. "view 'v1'", outermost first
 };
+
+// " through view 'a' -> view 'b'" for a reference reached through views; "" otherwise.
+std::string describe_view_chain(const AssertionReference& r);
+
+// The relations expression `e` (owned by schema `home`) reaches — directly and through
+// view bodies — as an assertion body's are collected.
+std::vector<AssertionReference> expression_references(DatabaseImpl& db, const ast::Expr& e, const std::string& home);
+
+// The most direct reference of `refs` to table `schema`.`name` (fewest views on the way);
+// null when none reaches it.
+const AssertionReference* table_reference(const std::vector<AssertionReference>& refs, const std::string& schema,
+                                          const std::string& name);
+
+// Runs `plan` while `t` is narrowed to `narrowed` (ALTER TABLE … DROP COLUMN), restoring
+// the live schema whatever happens. Returns the planning error's message, "" when `plan`
+// succeeded: a dependent that no longer plans against the narrowed table reads the column
+// (as scope-aware as name resolution itself).
+std::string plan_failure_when_narrowed(TableEntry& t, const TableSchema& narrowed, const std::function<void()>& plan);
 
 struct AssertionEntry {
   std::string schema_name;  // lower-case

@@ -10,6 +10,17 @@ std::shared_ptr<const ast::Expr> own_expr(const ast::Expr& e) {
   return std::shared_ptr<const ast::Expr>(Parser::parse_expression(expr_to_string(e)).release());
 }
 
+std::string describe_unique(const TableSchema& ts, const IndexSchema& ix) {
+  if (ix.constraint_named) return "the UNIQUE constraint '" + ix.name + "'";
+  std::string cols;
+  for (const IndexColumn& k : ix.columns) cols += (cols.empty() ? "" : ", ") + ts.columns[k.column].name;
+  return "the UNIQUE constraint on (" + cols + ")";
+}
+
+bool derives_same_structure(const IndexSchema& existing, const std::string& name, const std::string& derived) {
+  return existing.constraint && (name.empty() || !existing.constraint_named) && iequals(existing.name, derived);
+}
+
 qrs_conflict declared_conflict(ast::ConflictClause c) {
   switch (c) {
     case ast::ConflictClause::kRollback: return QRS_CONFLICT_ROLLBACK;

@@ -23,6 +23,15 @@ qrs_conflict declared_conflict(ast::ConflictClause c);
 // An FK action as the catalog spells it: restrict, cascade, setNull, setDefault, noAction.
 const char* fk_action_name(ast::FkAction a);
 
+// A UNIQUE constraint as a message names it: "the UNIQUE constraint 'n'" when it was
+// named, else "the UNIQUE constraint on (a, b)".
+std::string describe_unique(const TableSchema& ts, const IndexSchema& ix);
+
+// A UNIQUE constraint's structure name rule collides two constraints when both derive
+// one name (a written `_uc_…` name, or `_`-joined column names meeting) and at least one
+// of them is unnamed (two written names are the duplicate-name rule's business).
+bool derives_same_structure(const IndexSchema& existing, const std::string& name, const std::string& derived);
+
 // A FOREIGN KEY clause (column or table level) as the catalog records it, named `name`.
 // The parent is not resolved here: it may be declared later.
 template <typename Clause>

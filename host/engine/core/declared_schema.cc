@@ -5,6 +5,8 @@
 
 #include "common/status.h"
 #include "core/database_impl.h"
+#include "core/index_ddl.h"
+#include "core/tags.h"
 #include "parser/ast.h"
 #include "parser/ast_printer.h"
 #include "parser/parser.h"
@@ -113,6 +115,29 @@ void declare_schema(DatabaseImpl& db, const ast::DeclareSchemaStmt& s) {
   db.declared_schemas().declared[to_lower(s.name)] = std::move(decl);
 }
 
+// DIFF / APPLY SCHEMA validate every declared object's reserved tags up front (views at
+// the view-ddl site too, unlike a direct CREATE VIEW), before the duplicate-name check,
+// so a typo fails the whole migration before anything changes.
+void validate_declared_tags(const ast::Statement& stmt) {
+  switch (stmt.kind) {
+    case ast::StmtKind::kCreateTable: validate_create_table_tags(static_cast<const ast::CreateTableStmt&>(stmt)); break;
+    case ast::StmtKind::kCreateIndex:
+      validate_reserved_tags(static_cast<const ast::CreateIndexStmt&>(stmt).tags, TagSite::kPhysicalIndex);
+      break;
+    case ast::StmtKind::kCreateView:
+      validate_reserved_tags(static_cast<const ast::CreateViewStmt&>(stmt).tags, TagSite::kViewDdl);
+      break;
+    case ast::StmtKind::kCreateMaterializedView:
+      validate_reserved_tags(static_cast<const ast::CreateMaterializedViewStmt&>(stmt).tags, TagSite::kViewDdl);
+      break;
+    default: break;
+  }
+}
+
+// A statement the differ adds to migrate tag drift (run with the "others").
+struct Planned;
+Planned drift_statement(const std::string& sql);
+
 struct Planned {
   ast::StatementPtr stmt;
   std::string key;   // "schema.name" for applied-record bookkeeping ("" when none)
@@ -124,6 +149,41 @@ struct Planned {
 // (dropped), and its items in creation order (tables, indexes, views, the rest), each
 // either to create or already matching. Refusals (a duplicate name, an object that
 // differs from its declaration) are thrown here, before anything changes.
+Planned drift_statement(const std::string& sql) {
+  Planned p;
+  auto parsed = Parser::parse(sql);
+  p.stmt = std::move(parsed.front());
+  p.text = sql;
+  return p;
+}
+
+// Tag drift on a table that otherwise matches its declaration: a whole-set SET TAGS per
+// drifted site (the table, each column, each named table-level constraint).
+void table_tag_drift(const std::string& schema, const TableSchema& live, const ast::CreateTableStmt& decl,
+                     std::vector<Planned>& out) {
+  const std::string target = "alter table " + quote_identifier(schema) + "." + quote_identifier(live.name) + " ";
+  if (tags_drift(live.tags_json, decl.tags)) out.push_back(drift_statement(target + set_tags_sql(decl.tags)));
+  for (const ast::ColumnDef& cd : decl.columns) {
+    int idx = live.find_column(cd.name);
+    if (idx >= 0 && tags_drift(live.columns[idx].tags_json, cd.tags))
+      out.push_back(drift_statement(target + "alter column " + quote_identifier(live.columns[idx].name) + " " +
+                                    set_tags_sql(cd.tags)));
+  }
+  for (const ast::TableConstraint& tc : decl.constraints) {
+    if (tc.name.empty()) continue;
+    const std::string* current = nullptr;
+    for (const CheckSchema& ck : live.checks)
+      if (ck.named && iequals(ck.name, tc.name)) current = &ck.tags_json;
+    for (const IndexSchema& ix : live.indexes)
+      if (ix.constraint && iequals(ix.name, tc.name)) current = &ix.tags_json;
+    for (const ForeignKeySchema& fk : live.foreign_keys)
+      if (iequals(fk.name, tc.name)) current = &fk.tags_json;
+    if (current && tags_drift(*current, tc.tags))
+      out.push_back(drift_statement(target + "alter constraint " + quote_identifier(tc.name) + " " +
+                                    set_tags_sql(tc.tags)));
+  }
+}
+
 struct SchemaPlan {
   std::string schema;
   std::shared_ptr<const ast::DeclareSchemaStmt> decl;
@@ -169,6 +229,7 @@ SchemaPlan plan_schema(DatabaseImpl& db, const std::string& name, const std::str
     if (item->kind == ast::StmtKind::kSeed) continue;
     Planned p;
     p.stmt = own_statement(*item);
+    validate_declared_tags(*p.stmt);
     ItemName n = item_name(*p.stmt);
     if (!n.kind) {
       others.push_back(std::move(p));
@@ -215,6 +276,7 @@ SchemaPlan plan_schema(DatabaseImpl& db, const std::string& name, const std::str
                           "differ: ALTER TABLE) is not supported yet",
                       item->site);
         p.create = false;
+        table_tag_drift(schema, live->schema, static_cast<const ast::CreateTableStmt&>(*p.stmt), others);
       } else if (cat.find_view(schema, n.name->name)) {
         throw Error(StatusCode::kUnsupported,
                     "'" + schema + "." + n.name->name +
@@ -225,7 +287,19 @@ SchemaPlan plan_schema(DatabaseImpl& db, const std::string& name, const std::str
     } else if (p.stmt->kind == ast::StmtKind::kCreateView) {
       if (auto live = cat.find_view(schema, n.name->name)) {
         auto rec = store.applied.find(p.key);
-        if ((rec == store.applied.end() || rec->second != p.text) && live->sql != p.text)
+        // A tag-only difference is migrated in place (SET TAGS), never by re-creating.
+        auto& declared = static_cast<ast::CreateViewStmt&>(*p.stmt);
+        ast::TagList declared_tags = std::move(declared.tags);
+        declared.tags.clear();
+        auto live_def = own_statement(*live->definition);
+        static_cast<ast::CreateViewStmt&>(*live_def).tags.clear();
+        static_cast<ast::CreateViewStmt&>(*live_def).view.schema = declared.view.schema;
+        const bool body_same = statement_to_string(declared) == statement_to_string(*live_def);
+        declared.tags = std::move(declared_tags);
+        if (body_same && tags_drift(live->tags_json, declared.tags))
+          others.push_back(drift_statement("alter view " + quote_identifier(schema) + "." +
+                                           quote_identifier(live->name) + " " + set_tags_sql(declared.tags)));
+        if (!body_same && (rec == store.applied.end() || rec->second != p.text) && live->sql != p.text)
           throw Error(StatusCode::kUnsupported,
                       "View '" + live->qualified_name() +
                           "' differs from its declaration; replacing an existing view is not supported yet",
@@ -239,6 +313,15 @@ SchemaPlan plan_schema(DatabaseImpl& db, const std::string& name, const std::str
       }
       views.push_back(std::move(p));
     } else if (p.stmt->kind == ast::StmtKind::kCreateIndex) {
+      const auto& ci = static_cast<const ast::CreateIndexStmt&>(*p.stmt);
+      size_t ordinal = 0;
+      if (auto owner = find_index(db, schema, ci.index.name, &ordinal, /*user_only=*/true)) {
+        p.create = false;  // an existing index is left alone (IF NOT EXISTS), its tags migrated
+        if (tags_drift(owner->schema.indexes[ordinal].tags_json, ci.tags))
+          others.push_back(drift_statement("alter index " + quote_identifier(schema) + "." +
+                                           quote_identifier(owner->schema.indexes[ordinal].name) + " " +
+                                           set_tags_sql(ci.tags)));
+      }
       indexes.push_back(std::move(p));
     } else {
       // Materialized views, assertions: their own CREATE (refused while unsupported).
@@ -329,7 +412,8 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
   for (auto& p : others)
     if (p.create) other_execs.push_back(plan_statement(db, *p.stmt));
   std::vector<std::unique_ptr<Executable>> index_execs;
-  for (auto& p : indexes) index_execs.push_back(plan_statement(db, *p.stmt));
+  for (auto& p : indexes)
+    if (p.create) index_execs.push_back(plan_statement(db, *p.stmt));
 
   std::vector<std::pair<ast::ObjectKind, std::string>> created;  // for the undo
   const bool new_schema = !cat.has_schema(schema);

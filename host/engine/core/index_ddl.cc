@@ -55,12 +55,28 @@ void add_unique_constraints(DatabaseImpl& db, const ast::CreateTableStmt& s, Tab
     for (const IndexSchema& other : ts.indexes) {
       std::set<int> o;
       for (const IndexColumn& c : other.columns) o.insert(c.column);
-      if (other.constraint && o == colset) {
+      // Only two unnamed ones are the same rule; a named UNIQUE is its own identity.
+      if (name.empty() && other.constraint && !other.constraint_named && o == colset) {
         std::string list;
         for (const IndexColumn& c : cols) list += (list.empty() ? "" : ", ") + ts.columns[c.column].name;
         throw Error(StatusCode::kError, "an equivalent UNIQUE constraint on (" + list + ") already exists");
       }
     }
+    // Two constraints deriving one structure name would share one structure.
+    std::string derived = name;
+    if (derived.empty()) {
+      derived = "_uc";
+      for (const IndexColumn& c : cols) derived += "_" + ts.columns[c.column].name;
+    }
+    IndexSchema probe;
+    probe.constraint_named = !name.empty();
+    probe.name = name;
+    probe.columns = cols;
+    for (const IndexSchema& other : ts.indexes)
+      if (derives_same_structure(other, name, derived))
+        throw Error(StatusCode::kError, "Cannot create table '" + ts.name + "': " + describe_unique(ts, other) + " and " +
+                                            describe_unique(ts, probe) + " both derive backing structure name '" +
+                                            derived + "'. Rename one of them.");
     IndexSchema ix;
     ix.unique = true;
     ix.constraint = true;
@@ -181,6 +197,9 @@ void drop_index(DatabaseImpl& db, const ast::DropStmt& s) {
     if (s.if_exists) return;
     throw Error(StatusCode::kError, "no such index: " + s.name.name, s.site);
   }
+  // The strict-DDL gate fires only for an index that exists: a name held only by a
+  // constraint's structure is `no such index` whatever the policy.
+  db.check_ddl_allowed("DROP INDEX");
   std::string index_name = table->schema.indexes[ordinal].name;
   drop_index_storage(db, *table, ordinal);
   db.bump_schema_version();

@@ -11,6 +11,7 @@
 #include "core/executable.h"
 #include "core/ddl_common.h"
 #include "core/index_ddl.h"
+#include "core/tags.h"
 #include "functions/json_value.h"
 #include "optimizer/optimizer.h"
 #include "parser/ast_printer.h"
@@ -699,6 +700,7 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
                        const std::vector<ast::RowOp>& ops, ast::ConflictClause on_conflict) {
     CheckSchema ck;
     ck.name = name;
+    ck.named = !name.empty();
     if (on_conflict != ast::ConflictClause::kNone) ck.on_conflict = declared_conflict(on_conflict);
     if (ck.name.empty()) {
       ck.name = minted;
@@ -758,7 +760,10 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
                                                    c.name.empty() ? "_fk_" + ts.name + "_" + cd.name : c.name, schema,
                                                    ts.name));
           break;
-        case K::kCheck: add_check(c.name, "_check_" + cd.name, *c.expr, c.check_on, c.on_conflict); break;
+        case K::kCheck:
+          add_check(c.name, "_check_" + cd.name, *c.expr, c.check_on, c.on_conflict);
+          ts.checks.back().named = true;  // a column's minted `_check_<column>` is a real name
+          break;
         case K::kGenerated:
           col.generated_expr = own_expr(*c.expr);
           col.generated_stored = c.generated_stored;
@@ -802,6 +807,7 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
   ts.primary_key_declared = pk_seen;
   add_unique_constraints(db, s, ts);
   check_constraint_names(ts);
+  attach_create_table_tags(s, ts);
   // Module options: USING m(k = v) or the configuration's defaults for the module.
   if (!s.module_args.empty()) {
     for (size_t i = 0; i < s.module_args.size(); ++i) {
@@ -905,29 +911,7 @@ void drop_table(DatabaseImpl& db, const ast::DropStmt& s) {
         schema_event(SchemaChangeKind::kDrop, SchemaObjectKind::kTable, entry->schema, statement_to_string(s, sname)));
 }
 
-// A WITH TAGS value as JSON (tag values are constants).
-jsonv::Json tag_json(const Value& v) {
-  switch (v.type()) {
-    case ValueType::kNull: return nullptr;
-    case ValueType::kInteger: return v.as_int();
-    case ValueType::kReal: return v.as_real();
-    case ValueType::kBoolean: return v.as_bool();
-    case ValueType::kJson:
-      if (auto j = jsonv::parse(v.str())) return *j;
-      return v.str();
-    default: return v.to_text();
-  }
-}
-
-std::string tags_to_json(Planner& planner, const ast::TagList& tags, ExecContext& ctx) {
-  if (tags.empty()) return "";
-  jsonv::Json obj = jsonv::Json::object();
-  EvalEnv env{nullptr, nullptr, &ctx};
-  for (auto& t : tags) obj[t.name] = tag_json(planner.bind_expr(*t.value, Scope{})->eval(env));
-  return jsonv::canonical(obj);
-}
-
-void create_view(DatabaseImpl& db, const ast::CreateViewStmt& s, ExecContext& ctx) {
+void create_view(DatabaseImpl& db, const ast::CreateViewStmt& s, ExecContext&) {
   std::string schema = s.view.schema.empty() ? "main" : to_lower(s.view.schema);
   if (!db.catalog().has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + schema);
   if (const auto& dml = s.select->dml) {
@@ -962,7 +946,7 @@ void create_view(DatabaseImpl& db, const ast::CreateViewStmt& s, ExecContext& ct
   view->name = s.view.name;
   view->columns = s.columns;
   view->sql = statement_to_string(*def);
-  view->tags_json = tags_to_json(planner, s.tags, ctx);
+  view->tags_json = tags_json(s.tags);
   view->definition = std::move(def);
   db.persist_view(*view);
   db.catalog().add_view(std::move(view));
@@ -1042,9 +1026,8 @@ void refuse_unimplemented_clauses(const ast::Statement& stmt) {
       throw Error(StatusCode::kError, "Cannot modify committed-state table 'committed." + t.name + "'", t.site);
     }
   };
-  auto dml = [](const ast::DmlClauses& d, const SourceSite&) {
-    if (!d.tags.empty()) not_yet("WITH TAGS on a DML statement", d.tags.front().site);
-  };
+  // Statement tags are informational; only the reserved namespace is checked.
+  auto dml = [](const ast::DmlClauses& d, const SourceSite&) { validate_reserved_tags(d.tags, TagSite::kDmlStatement); };
   using K = ast::StmtKind;
   switch (stmt.kind) {
     case K::kInsert: {
@@ -1064,13 +1047,7 @@ void refuse_unimplemented_clauses(const ast::Statement& stmt) {
     case K::kCreateTable: {
       auto& s = static_cast<const ast::CreateTableStmt&>(stmt);
       if (s.maintained) not_yet("CREATE TABLE … MAINTAINED AS", s.site);
-      if (!s.tags.empty()) not_yet("WITH TAGS", s.tags.front().site);
-      for (const auto& c : s.columns) {
-        if (!c.tags.empty()) not_yet("WITH TAGS", c.tags.front().site);
-      }
-      for (const auto& c : s.constraints) {
-        if (!c.tags.empty()) not_yet("WITH TAGS", c.tags.front().site);
-      }
+      validate_create_table_tags(s);
       break;
     }
     default:
@@ -1151,10 +1128,7 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
       if (s.object == ast::ObjectKind::kAssertion)
         return std::make_unique<ActionExec>([&db, &s](ExecContext&) { db.assertions().drop(db, s); }, false);
       if (s.object == ast::ObjectKind::kIndex)
-        return std::make_unique<ActionExec>([&db, &s](ExecContext&) {
-          db.check_ddl_allowed("DROP INDEX");
-          drop_index(db, s);
-        }, false);
+        return std::make_unique<ActionExec>([&db, &s](ExecContext&) { drop_index(db, s); }, false);
       if (s.object != ast::ObjectKind::kTable) break;
       return std::make_unique<ActionExec>([&db, &s](ExecContext&) {
         db.check_ddl_allowed("DROP TABLE");
@@ -1165,8 +1139,8 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
       auto& s = static_cast<const ast::CreateIndexStmt&>(stmt);
       return std::make_unique<ActionExec>([&db, &s](ExecContext& ctx) {
         db.check_ddl_allowed("CREATE INDEX");
-        Planner planner(db);
-        create_index(db, s, tags_to_json(planner, s.tags, ctx), ctx);
+        validate_reserved_tags(s.tags, TagSite::kPhysicalIndex);
+        create_index(db, s, tags_json(s.tags), ctx);
       }, false);
     }
     case K::kCreateView: {
@@ -1176,9 +1150,14 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
     case K::kAlterTable: {
       auto& s = static_cast<const ast::AlterTableStmt&>(stmt);
       return std::make_unique<ActionExec>([&db, &s](ExecContext& ctx) {
-        db.check_ddl_allowed("ALTER TABLE");
+        // The tag verbs are catalog-only (no module call), like CREATE VIEW.
+        if (s.action != ast::AlterTableStmt::Action::kTags) db.check_ddl_allowed("ALTER TABLE");
         alter_table(db, s, ctx);
       }, false);
+    }
+    case K::kAlterTags: {
+      auto& s = static_cast<const ast::AlterTagsStmt&>(stmt);
+      return std::make_unique<ActionExec>([&db, &s](ExecContext&) { alter_object_tags(db, s); }, false);
     }
     case K::kCreateAssertion: {
       auto& s = static_cast<const ast::CreateAssertionStmt&>(stmt);

@@ -8,6 +8,7 @@
 #include "core/assertion_explain.h"
 #include "core/database_impl.h"
 #include "core/registry.h"
+#include "core/tags.h"
 #include "functions/builtins.h"
 #include "functions/json_value.h"
 #include "optimizer/optimizer.h"
@@ -82,6 +83,13 @@ std::string index_sql(const TableSchema& ts, const IndexSchema& ix) {
 }
 
 Value tags_value(const std::string& json) { return json.empty() ? Value() : Value::Text(json); }
+
+// Whether an index is listed as one (schema(), index_info()): every CREATE INDEX, and a
+// UNIQUE constraint's structure only when its constraint exposes it.
+bool listed_as_index(const IndexSchema& ix) { return !ix.constraint || exposes_implicit_index(ix); }
+
+// The tags an index row shows: an exposed structure's own, not its constraint's.
+const std::string& index_tags(const IndexSchema& ix) { return ix.constraint ? ix.exposed_index_tags_json : ix.tags_json; }
 
 }  // namespace
 
@@ -353,16 +361,17 @@ void register_introspection_functions(Registry& r) {
     for (auto& t : db.catalog().tables()) {
       const TableSchema& ts = t->schema;
       rows.push_back({Value::Text(ts.schema_name), Value::Text("table"), Value::Text(ts.name), Value::Text(ts.name),
-                      Value::Text(create_sql(ts)), Value()});
-      // A UNIQUE constraint's index is part of the constraint, not a schema object.
+                      Value::Text(create_sql(ts)), tags_value(ts.tags_json)});
+      // A UNIQUE constraint's index is part of the constraint, not a schema object,
+      // unless the constraint exposes it.
       for (const IndexSchema& ix : ts.indexes)
-        if (!ix.constraint)
+        if (listed_as_index(ix))
           rows.push_back({Value::Text(ts.schema_name), Value::Text("index"), Value::Text(ix.name), Value::Text(ts.name),
-                          Value::Text(index_sql(ts, ix)), tags_value(ix.tags_json)});
+                          Value::Text(index_sql(ts, ix)), tags_value(index_tags(ix))});
     }
     for (auto& v : db.catalog().views())
       rows.push_back({Value::Text(v->schema_name), Value::Text("view"), Value::Text(v->name), Value::Text(v->name),
-                      Value::Text(v->sql), v->tags_json.empty() ? Value() : Value::Text(v->tags_json)});
+                      Value::Text(v->sql), tags_value(v->tags_json)});
     // Functions (scalar, aggregate, table-valued) are schema objects too; never tagged.
     db.registry().for_each_function([&](const std::string& name, int argc, const char*, uint32_t) {
       std::string sig = name + "(" + (argc < 0 ? "..." : std::to_string(argc)) + ")";
@@ -398,7 +407,7 @@ void register_introspection_functions(Registry& r) {
                       Value::Text(c.type_name.empty() ? type_label(c.logical_type) : to_upper(c.type_name)),
                       Value::Integer(c.not_null ? 1 : 0),
                       c.default_expr ? Value::Text(expr_to_string(*c.default_expr)) : Value(), Value::Integer(pk ? 1 : 0),
-                      Value(), Value::Text(c.collation ? c.collation->name() : "BINARY"),
+                      tags_value(c.tags_json), Value::Text(c.collation ? c.collation->name() : "BINARY"),
                       Value::Integer(!c.generated() ? 0 : c.generated_stored ? 2 : 1)});
     }
     return rows;
@@ -451,7 +460,7 @@ void register_introspection_functions(Registry& r) {
                         Value::Text(ts.columns[fk.columns[seq]].name), Value::Text(fk.referenced_table),
                         Value::Text(fk.referenced_schema), std::move(to), Value::Text(fk.on_update),
                         Value::Text(fk.on_delete), Value::Integer(fk.deferred ? 1 : 0),
-                        Value::Integer(static_cast<int64_t>(seq)), Value()});
+                        Value::Integer(static_cast<int64_t>(seq)), tags_value(fk.tags_json)});
       }
     }
     return rows;
@@ -526,9 +535,9 @@ void register_introspection_functions(Registry& r) {
       std::string ops;
       for (auto [on, op] : {std::pair{c.on_insert, "insert"}, std::pair{c.on_update, "update"}, std::pair{c.on_delete, "delete"}})
         if (on) ops += (ops.empty() ? "" : ",") + std::string(op);
-      rows.push_back({Value::Integer(static_cast<int64_t>(id)), c.name.empty() ? Value() : Value::Text(c.name),
+      rows.push_back({Value::Integer(static_cast<int64_t>(id)), c.named ? Value::Text(c.name) : Value(),
                       Value::Text(c.expr ? expr_to_string(*c.expr) : ""), Value::Text(ops), Value::Integer(0),
-                      Value::Integer(0), Value()});
+                      Value::Integer(0), tags_value(c.tags_json)});
     }
     return rows;
   });
@@ -568,12 +577,12 @@ void register_introspection_functions(Registry& r) {
     const TableSchema& ts = db.require_table(schema, name)->schema;
     std::vector<Row> rows;
     for (const IndexSchema& ix : ts.indexes) {
-      if (ix.constraint) continue;
+      if (!listed_as_index(ix)) continue;
       for (size_t k = 0; k < ix.columns.size(); ++k)
         rows.push_back({Value::Text(ix.name), Value::Integer(static_cast<int64_t>(k)),
                         Value::Text(ts.columns[ix.columns[k].column].name), Value::Integer(ix.columns[k].desc ? 1 : 0),
                         Value::Text(ix.columns[k].collation->name()), Value::Integer(ix.unique ? 1 : 0),
-                        Value::Integer(ix.where ? 1 : 0), tags_value(ix.tags_json)});
+                        Value::Integer(ix.where ? 1 : 0), tags_value(index_tags(ix))});
     }
     return rows;
   });

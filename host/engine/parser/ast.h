@@ -447,6 +447,9 @@ struct ColumnConstraint {
   FkAction fk_on_update = FkAction::kNone;  // REFERENCES … ON UPDATE
   FkDeferral fk_deferral;
   std::vector<RowOp> check_on;              // CHECK ON …; empty = the default
+  // WITH TAGS right after a NAMED PRIMARY KEY / UNIQUE / CHECK / REFERENCES constraint
+  // belongs to it; after an unnamed one it is the column's (ColumnDef::tags).
+  TagList tags;
 };
 
 struct ColumnDef {

@@ -1072,6 +1072,7 @@ class Printer {
         if (c.generated_stored) out += " stored";
         break;
     }
+    tags_clause(c.tags);
   }
 
   void column_def(const ColumnDef& col) {

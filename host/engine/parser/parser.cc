@@ -1344,6 +1344,11 @@ class ParserImpl {
     for (;;) {
       if (at_column_constraint()) {
         col.constraints.push_back(parse_column_constraint());
+        ColumnConstraint& c = col.constraints.back();
+        using CK = ColumnConstraint::Kind;
+        bool taggable = c.kind == CK::kPrimaryKey || c.kind == CK::kUnique || c.kind == CK::kCheck ||
+                        c.kind == CK::kForeignKey;
+        if (!c.name.empty() && taggable) parse_optional_tags(c.tags);
       } else if (!parse_optional_tags(col.tags)) {
         break;
       }

@@ -32,6 +32,7 @@ struct ColumnSchema {
   // being written (both kinds are stored; VIRTUAL is the default). Null when not generated.
   std::shared_ptr<const ast::Expr> generated_expr;
   bool generated_stored = false;
+  std::string tags_json;  // WITH TAGS as a JSON object; "" when untagged (also below)
 
   bool generated() const { return generated_expr != nullptr; }
 };
@@ -61,6 +62,7 @@ struct ForeignKeySchema {
   std::string on_update = "restrict";  // restrict, cascade, setNull, setDefault, noAction
   std::string on_delete = "restrict";
   bool deferred = false;              // INITIALLY DEFERRED
+  std::string tags_json;
 };
 
 // A row-local CHECK constraint: a written row passes when `expr` is true or NULL. Bare
@@ -68,11 +70,15 @@ struct ForeignKeySchema {
 // read a row image, NULL where the operation has none.
 struct CheckSchema {
   std::string name;  // CONSTRAINT name, or the minted `_check_<column>` / `_check_<n>`
+  // False for an unnamed CREATE TABLE CHECK: `name` is the engine's own then, listed as
+  // NULL and not addressable by ALTER CONSTRAINT (ALTER TABLE ADD mints a real name).
+  bool named = true;
   std::shared_ptr<const ast::Expr> expr;
   bool on_insert = true;  // CHECK ON …; the default is insert and update
   bool on_update = true;
   bool on_delete = false;
   std::optional<qrs_conflict> on_conflict;  // CHECK … ON CONFLICT, when declared
+  std::string tags_json;
 };
 
 // A secondary index: a CREATE [UNIQUE] INDEX, or the structure that enforces a UNIQUE
@@ -95,7 +101,12 @@ struct IndexSchema {
   bool constraint = false;
   bool constraint_named = false;  // CONSTRAINT <name> was written
   std::optional<qrs_conflict> on_conflict;  // UNIQUE … ON CONFLICT, when declared
-  std::string tags_json;  // WITH TAGS as a JSON object; "" when untagged
+  // A CREATE INDEX's tags; for a UNIQUE constraint, the constraint's tags.
+  std::string tags_json;
+  // A UNIQUE constraint whose tags set "quereus.expose_implicit_index" = true shows
+  // this structure as an index (schema(), index_info(), ALTER INDEX … TAGS); these are
+  // that index's own tags, kept apart from the constraint's (docs/tags.md).
+  std::string exposed_index_tags_json;
 };
 
 struct TableSchema {
@@ -107,6 +118,7 @@ struct TableSchema {
   bool primary_key_declared = false;
   // PRIMARY KEY … ON CONFLICT: the action a statement without its own OR clause takes.
   std::optional<qrs_conflict> pk_conflict;
+  std::string primary_key_tags_json;  // PRIMARY KEY … WITH TAGS
   std::vector<std::pair<std::string, Value>> module_options;
   std::vector<ForeignKeySchema> foreign_keys;
   std::vector<CheckSchema> checks;  // column-level first, in declaration order
@@ -115,6 +127,7 @@ struct TableSchema {
   // The generated columns in dependency order (a column after every generated column its
   // expression reads), fixed at CREATE TABLE.
   std::vector<int> generated_order;
+  std::string tags_json;  // the table's WITH TAGS
 
   // Returns the column index of `name` (case-insensitive) or -1.
   int find_column(std::string_view name) const;
