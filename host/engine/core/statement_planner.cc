@@ -19,6 +19,7 @@
 #include "planner/dml_relation.h"
 #include "planner/planner.h"
 #include "core/schema_expressions.h"
+#include "core/view_writes.h"
 #include "runtime/dml_writer.h"
 #include "runtime/foreign_keys.h"
 
@@ -587,6 +588,54 @@ class DeleteExec : public BufferedExec {
   std::vector<ScalarPtr> context_;
 };
 
+// A write through a view: the base statements it was lowered to (core/view_writes.h), run
+// in order; the rows are those of the statement carrying the view's RETURNING.
+class ViewWriteExec : public Executable {
+ public:
+  ViewWriteExec(LoweredWrite lowered, std::vector<std::unique_ptr<Executable>> parts)
+      : lowered_(std::move(lowered)), parts_(std::move(parts)) {
+    if (lowered_.returning_from >= 0) names_ = parts_[lowered_.returning_from]->names();
+  }
+  void start(ExecContext& ctx) override {
+    rows_.clear();
+    i_ = 0;
+    for (size_t p = 0; p < parts_.size(); ++p) {
+      parts_[p]->start(ctx);
+      Row r;
+      while (parts_[p]->next(r))
+        if (static_cast<int>(p) == lowered_.returning_from) rows_.push_back(std::move(r));
+    }
+  }
+  bool next(Row& out) override {
+    if (i_ >= rows_.size()) return false;
+    out = std::move(rows_[i_++]);
+    return true;
+  }
+
+ private:
+  LoweredWrite lowered_;  // owns the syntax the parts were planned from
+  std::vector<std::unique_ptr<Executable>> parts_;
+  std::vector<Row> rows_;
+  size_t i_ = 0;
+};
+
+// An INSERT / UPDATE / DELETE: onto its table, or lowered through its view.
+std::unique_ptr<Executable> plan_write(DatabaseImpl& db, const ast::Statement& stmt,
+                                       const std::vector<std::string>* nested, int depth = 0) {
+  LoweredWrite lowered = lower_view_write(db, stmt, nested);
+  if (!lowered.statements.empty()) {
+    if (depth > 64) throw Error(StatusCode::kError, "view write nests too deeply", stmt.site);
+    std::vector<std::unique_ptr<Executable>> parts;
+    for (auto& s : lowered.statements) parts.push_back(plan_write(db, *s, nested, depth + 1));
+    return std::make_unique<ViewWriteExec>(std::move(lowered), std::move(parts));
+  }
+  switch (stmt.kind) {
+    case ast::StmtKind::kInsert: return std::make_unique<InsertExec>(db, static_cast<const ast::InsertStmt&>(stmt), nested);
+    case ast::StmtKind::kUpdate: return std::make_unique<UpdateExec>(db, static_cast<const ast::UpdateStmt&>(stmt), nested);
+    default: return std::make_unique<DeleteExec>(db, static_cast<const ast::DeleteStmt&>(stmt), nested);
+  }
+}
+
 // An Executable that runs a function at start and yields no rows.
 class ActionExec : public Executable {
  public:
@@ -1123,9 +1172,9 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
       QueryPlan qp = planner.plan_select(sel, nullptr);
       return std::make_unique<QueryExec>(optimize(db, qp.root), qp.names, planner.take_dml_prelude());
     }
-    case K::kInsert: return std::make_unique<InsertExec>(db, static_cast<const ast::InsertStmt&>(stmt));
-    case K::kUpdate: return std::make_unique<UpdateExec>(db, static_cast<const ast::UpdateStmt&>(stmt));
-    case K::kDelete: return std::make_unique<DeleteExec>(db, static_cast<const ast::DeleteStmt&>(stmt));
+    case K::kInsert:
+    case K::kUpdate:
+    case K::kDelete: return plan_write(db, stmt, nullptr);
     case K::kCreateTable: {
       auto& s = static_cast<const ast::CreateTableStmt&>(stmt);
       return std::make_unique<ActionExec>([&db, &s](ExecContext& ctx) {
@@ -1209,9 +1258,9 @@ std::unique_ptr<Executable> plan_nested_dml(DatabaseImpl& db, const ast::Stateme
   using K = ast::StmtKind;
   refuse_unimplemented_clauses(stmt);
   switch (stmt.kind) {
-    case K::kInsert: return std::make_unique<InsertExec>(db, static_cast<const ast::InsertStmt&>(stmt), &path);
-    case K::kUpdate: return std::make_unique<UpdateExec>(db, static_cast<const ast::UpdateStmt&>(stmt), &path);
-    case K::kDelete: return std::make_unique<DeleteExec>(db, static_cast<const ast::DeleteStmt&>(stmt), &path);
+    case K::kInsert:
+    case K::kUpdate:
+    case K::kDelete: return plan_write(db, stmt, &path);
     default: throw Error(StatusCode::kInternal, "not a data-modifying statement", stmt.site);
   }
 }

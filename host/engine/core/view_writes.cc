@@ -1,0 +1,663 @@
+// Writing through views: the lowering of a view-targeted INSERT / UPDATE / DELETE into
+// statements on the view's source (docs/view-updates.md).
+//
+// The lowering works on syntax: the user's statement is copied (printed and re-parsed,
+// so the copy owns every node), view-column references are replaced by the view's base
+// terms, and the copy is retargeted at the source. The ordinary DML builders then plan
+// the copy, so constraints, indexes, foreign keys, conflict actions and RETURNING are the
+// base table's own.
+#include "core/view_writes.h"
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+#include <set>
+
+#include "common/status.h"
+#include "core/database_impl.h"
+#include "parser/ast_printer.h"
+#include "parser/parser.h"
+#include "planner/planner.h"
+#include "schema/catalog.h"
+
+namespace quereus {
+
+namespace {
+
+using ast::ExprPtr;
+
+// ------------------------------------------------------------------ syntax helpers
+
+ExprPtr clone(const ast::Expr& e) { return Parser::parse_expression(expr_to_string(e)); }
+
+ast::StatementPtr clone_statement(const ast::Statement& s) {
+  auto stmts = Parser::parse(statement_to_string(s));
+  if (stmts.size() != 1) throw Error(StatusCode::kInternal, "view write: statement copy did not re-parse as one statement");
+  return std::move(stmts.front());
+}
+
+// A rewrite hook: returns true when it replaced `e` (the walk then does not descend into
+// the replacement). `depth` is 0 at the statement's own level, +1 per subquery.
+using Rewrite = std::function<bool(ExprPtr& e, int depth)>;
+
+void walk(ExprPtr& e, const Rewrite& fn, int depth);
+void walk_select(ast::Select& s, const Rewrite& fn, int depth);
+
+void walk_source(ast::TableSource& src, const Rewrite& fn, int depth) {
+  using K = ast::TableSource::Kind;
+  if (src.kind == K::kSubquery && src.subquery) walk_select(*src.subquery, fn, depth);
+  if (src.kind == K::kJoin) {
+    if (src.left) walk_source(*src.left, fn, depth);
+    if (src.right) walk_source(*src.right, fn, depth);
+    if (src.on) walk(src.on, fn, depth);
+  }
+  if (src.kind == K::kFunction)
+    for (auto& a : src.function_args) walk(a, fn, depth);
+}
+
+void walk_core(ast::SelectCore& c, const Rewrite& fn, int depth) {
+  if (c.nested) walk_select(*c.nested, fn, depth);
+  for (auto& rc : c.columns)
+    if (rc.expr) walk(rc.expr, fn, depth);
+  if (c.from) walk_source(*c.from, fn, depth);
+  if (c.where) walk(c.where, fn, depth);
+  for (auto& g : c.group_by) walk(g, fn, depth);
+  if (c.having) walk(c.having, fn, depth);
+  for (auto& row : c.values)
+    for (auto& v : row) walk(v, fn, depth);
+}
+
+void walk_select(ast::Select& s, const Rewrite& fn, int depth) {
+  if (s.with)
+    for (auto& cte : s.with->ctes)
+      if (cte.select) walk_select(*cte.select, fn, depth + 1);
+  walk_core(s.core, fn, depth + 1);
+  for (auto& leg : s.compounds) walk_core(leg.core, fn, depth + 1);
+  for (auto& o : s.order_by) walk(o.expr, fn, depth + 1);
+  if (s.limit) walk(s.limit, fn, depth + 1);
+  if (s.offset) walk(s.offset, fn, depth + 1);
+}
+
+void walk(ExprPtr& e, const Rewrite& fn, int depth) {
+  if (!e) return;
+  if (fn(e, depth)) return;
+  using K = ast::ExprKind;
+  switch (e->kind) {
+    case K::kUnary: walk(static_cast<ast::UnaryExpr&>(*e).operand, fn, depth); break;
+    case K::kBinary: {
+      auto& b = static_cast<ast::BinaryExpr&>(*e);
+      walk(b.left, fn, depth);
+      walk(b.right, fn, depth);
+      walk(b.escape, fn, depth);
+      break;
+    }
+    case K::kFunction: {
+      auto& f = static_cast<ast::FunctionCall&>(*e);
+      for (auto& a : f.args) walk(a, fn, depth);
+      if (f.over) {
+        for (auto& p : f.over->partition_by) walk(p, fn, depth);
+        for (auto& o : f.over->order_by) walk(o.expr, fn, depth);
+      }
+      break;
+    }
+    case K::kCast: walk(static_cast<ast::CastExpr&>(*e).operand, fn, depth); break;
+    case K::kCollate: walk(static_cast<ast::CollateExpr&>(*e).operand, fn, depth); break;
+    case K::kCase: {
+      auto& c = static_cast<ast::CaseExpr&>(*e);
+      walk(c.base, fn, depth);
+      for (auto& [w, t] : c.whens) {
+        walk(w, fn, depth);
+        walk(t, fn, depth);
+      }
+      walk(c.else_expr, fn, depth);
+      break;
+    }
+    case K::kBetween: {
+      auto& b = static_cast<ast::BetweenExpr&>(*e);
+      walk(b.operand, fn, depth);
+      walk(b.low, fn, depth);
+      walk(b.high, fn, depth);
+      break;
+    }
+    case K::kIn: {
+      auto& in = static_cast<ast::InExpr&>(*e);
+      walk(in.operand, fn, depth);
+      for (auto& x : in.list) walk(x, fn, depth);
+      if (in.subquery) walk_select(*in.subquery, fn, depth);
+      break;
+    }
+    case K::kExists: {
+      auto& x = static_cast<ast::ExistsExpr&>(*e);
+      if (x.subquery) walk_select(*x.subquery, fn, depth);
+      break;
+    }
+    case K::kSubquery: {
+      auto& x = static_cast<ast::SubqueryExpr&>(*e);
+      if (x.subquery) walk_select(*x.subquery, fn, depth);
+      break;
+    }
+    case K::kIsNull: walk(static_cast<ast::IsNullExpr&>(*e).operand, fn, depth); break;
+    default: break;
+  }
+}
+
+// Qualifies every column reference of `e` at its own level (not inside its subqueries)
+// that is unqualified or qualified by `from` with `to`.
+void requalify(ExprPtr& e, const std::string& from, const std::string& to) {
+  walk(e, [&](ExprPtr& x, int depth) {
+    if (depth > 0 || x->kind != ast::ExprKind::kColumn) return false;
+    auto& c = static_cast<ast::ColumnRef&>(*x);
+    if (c.table.empty() || (c.schema.empty() && iequals(c.table, from))) {
+      c.table = to;
+      c.schema.clear();
+    }
+    return true;
+  }, 0);
+}
+
+bool is_image(const std::string& q) { return iequals(q, "new") || iequals(q, "old") || iequals(q, "excluded"); }
+
+// The AND-conjuncts of `e`.
+void conjuncts(const ast::Expr* e, std::vector<const ast::Expr*>& out) {
+  if (!e) return;
+  if (e->kind == ast::ExprKind::kBinary) {
+    auto& b = static_cast<const ast::BinaryExpr&>(*e);
+    if (b.op == ast::BinaryOp::kAnd) {
+      conjuncts(b.left.get(), out);
+      conjuncts(b.right.get(), out);
+      return;
+    }
+  }
+  out.push_back(e);
+}
+
+ExprPtr conjoin(ExprPtr a, ExprPtr b) {
+  if (!a) return b;
+  if (!b) return a;
+  auto x = std::make_unique<ast::BinaryExpr>();
+  x->op = ast::BinaryOp::kAnd;
+  x->left = std::move(a);
+  x->right = std::move(b);
+  return x;
+}
+
+// Equal / different / unknown at plan time, for two non-null literals.
+std::optional<bool> literals_equal(const ast::Literal& a, const ast::Literal& b) {
+  using L = ast::LiteralKind;
+  auto numeric = [](const ast::Literal& l) { return l.literal_kind == L::kInteger || l.literal_kind == L::kReal; };
+  if (numeric(a) && numeric(b)) {
+    try {
+      return std::stod(a.text) == std::stod(b.text);
+    } catch (...) {
+      return std::nullopt;
+    }
+  }
+  if (a.literal_kind == L::kString && b.literal_kind == L::kString) return a.text == b.text;
+  if ((a.literal_kind == L::kTrue || a.literal_kind == L::kFalse) && a.literal_kind == b.literal_kind) return true;
+  return std::nullopt;
+}
+
+// ------------------------------------------------------------------ the view's shape
+
+struct ViewColumn {
+  std::string name;                 // as the view exposes it
+  const ast::Expr* term = nullptr;  // the body's expression; null for a `*` column
+  std::string base;                 // the source column it is ("" when computed)
+};
+
+// A single-source view: SELECT <columns> FROM <one relation> [alias] [WHERE p].
+struct ViewShape {
+  std::string name;                // the view's display name, for messages
+  std::string schema;              // the view's schema (lower-case)
+  ast::QualifiedName source;       // the body's source, schema-qualified
+  std::shared_ptr<TableEntry> table;  // when the source is a table
+  std::string alias;               // the body's alias for the source ("" when none)
+  std::string qualifier;           // the name the body's columns are qualified by
+  std::vector<std::string> source_columns;
+  std::vector<ViewColumn> columns;
+  const ast::Expr* where = nullptr;
+
+  const ViewColumn* find(std::string_view n) const {
+    for (auto& c : columns)
+      if (iequals(c.name, n)) return &c;
+    return nullptr;
+  }
+  // The base term of view column `c`, as an expression at the lowered statement's level.
+  ExprPtr term(const ViewColumn& c) const {
+    if (c.term) return clone(*c.term);
+    auto ref = std::make_unique<ast::ColumnRef>();
+    ref->column = c.base;
+    return ref;
+  }
+  [[noreturn]] void refuse(const std::string& why) const {
+    throw Error(StatusCode::kError, "cannot write through view '" + name + "': " + why);
+  }
+};
+
+bool has_window(const ast::Expr& e) {
+  bool found = false;
+  // A read-only walk: any_expr_deep would look into subqueries, which may legitimately
+  // hold their own windows; the body's own level is what matters.
+  std::function<void(const ast::Expr&)> look = [&](const ast::Expr& x) {
+    if (x.kind == ast::ExprKind::kFunction) {
+      auto& f = static_cast<const ast::FunctionCall&>(x);
+      if (f.over) found = true;
+      for (auto& a : f.args) look(*a);
+    } else if (x.kind == ast::ExprKind::kBinary) {
+      auto& b = static_cast<const ast::BinaryExpr&>(x);
+      if (b.left) look(*b.left);
+      if (b.right) look(*b.right);
+    } else if (x.kind == ast::ExprKind::kUnary) {
+      look(*static_cast<const ast::UnaryExpr&>(x).operand);
+    } else if (x.kind == ast::ExprKind::kCast) {
+      look(*static_cast<const ast::CastExpr&>(x).operand);
+    }
+  };
+  look(e);
+  return found;
+}
+
+bool has_aggregate(DatabaseImpl& db, const ast::Expr& e) {
+  bool found = false;
+  std::function<void(const ast::Expr&)> look = [&](const ast::Expr& x) {
+    if (x.kind == ast::ExprKind::kFunction) {
+      auto& f = static_cast<const ast::FunctionCall&>(x);
+      if (!f.over && db.registry().find_aggregate(to_lower(f.name), static_cast<int>(f.args.size()))) found = true;
+      for (auto& a : f.args) look(*a);
+    } else if (x.kind == ast::ExprKind::kBinary) {
+      auto& b = static_cast<const ast::BinaryExpr&>(x);
+      if (b.left) look(*b.left);
+      if (b.right) look(*b.right);
+    } else if (x.kind == ast::ExprKind::kUnary) {
+      look(*static_cast<const ast::UnaryExpr&>(x).operand);
+    } else if (x.kind == ast::ExprKind::kCast) {
+      look(*static_cast<const ast::CastExpr&>(x).operand);
+    }
+  };
+  look(e);
+  return found;
+}
+
+// The output column names of a relation the body reads.
+std::vector<std::string> relation_columns(DatabaseImpl& db, const ResolvedRelation& rel) {
+  std::vector<std::string> out;
+  if (rel.table) {
+    for (auto& c : rel.table->schema.columns) out.push_back(c.name);
+    return out;
+  }
+  if (!rel.view->columns.empty()) return rel.view->columns;
+  Planner p(db);
+  return p.plan_view_body(*rel.view->definition->select, rel.view->schema_name).names;
+}
+
+ViewShape analyze(DatabaseImpl& db, const ViewEntry& view) {
+  ViewShape v;
+  v.name = view.name;
+  v.schema = view.schema_name;
+  const ast::Select& body = *view.definition->select;
+  if (body.dml) v.refuse("its body is a data-modifying statement");
+  if (!body.compounds.empty()) v.refuse("set-operation body (UNION / INTERSECT / EXCEPT) is not updatable yet");
+  const ast::SelectCore& core = body.core;
+  if (core.nested) v.refuse("parenthesized body is not updatable yet");
+  if (!core.values.empty()) v.refuse("no recoverable base operation (a VALUES body reads no base table)");
+  if (body.limit || body.offset) v.refuse("LIMIT/OFFSET body cannot be reproduced as a predicate on the base rows");
+  if (core.distinct) v.refuse("DISTINCT body has no one-to-one base-row lineage");
+  if (!core.group_by.empty() || core.having) v.refuse("aggregate body is not row-decomposable");
+  for (auto& rc : core.columns) {
+    if (!rc.expr) continue;
+    if (has_aggregate(db, *rc.expr)) v.refuse("aggregate body is not row-decomposable");
+    if (has_window(*rc.expr)) v.refuse("window body is not row-decomposable");
+  }
+  if (!core.from) v.refuse("no recoverable base operation (the body reads no table)");
+  using K = ast::TableSource::Kind;
+  switch (core.from->kind) {
+    case K::kTable: break;
+    case K::kFunction: v.refuse("no recoverable base operation (a table-valued function is read-only)");
+    case K::kSubquery: v.refuse("a FROM-subquery body is not updatable yet");
+    case K::kJoin:
+      if (core.from->join != ast::JoinKind::kInner) v.refuse("an outer or cross join body is not updatable yet");
+      v.refuse("a join body is not updatable yet");
+  }
+  if (body.with) v.refuse("a body with its own WITH clause is not updatable yet");
+
+  // The source resolves as the body's read resolves it: the view's home schema first.
+  std::vector<std::string> path{view.schema_name};
+  for (auto& s : body.schema_path.empty() ? db.options().schema_path : body.schema_path)
+    if (std::find(path.begin(), path.end(), s) == path.end()) path.push_back(s);
+  const ast::TableSource& from = *core.from;
+  ResolvedRelation rel = db.resolve_relation(from.table.schema, from.table.name, &path);
+  v.source.schema = rel.table ? rel.table->schema.schema_name : rel.view->schema_name;
+  v.source.name = rel.table ? rel.table->schema.name : rel.view->name;
+  v.table = rel.table;
+  v.alias = from.alias;
+  v.qualifier = from.alias.empty() ? from.table.name : from.alias;
+  v.source_columns = relation_columns(db, rel);
+  v.where = core.where.get();
+
+  // The body plans as a read would (this also refuses a self-referencing view).
+  Planner planner(db);
+  QueryPlan qp = planner.plan_view_body(body, view.schema_name);
+  std::vector<std::string> names = view.columns.empty() ? qp.names : view.columns;
+  auto source_column = [&](std::string_view n) -> std::string {
+    for (auto& c : v.source_columns)
+      if (iequals(c, n)) return c;
+    return "";
+  };
+  for (auto& rc : core.columns) {
+    using RK = ast::ResultColumn::Kind;
+    if (rc.kind == RK::kStar || rc.kind == RK::kTableStar) {
+      for (auto& c : v.source_columns) v.columns.push_back({c, nullptr, c});
+      continue;
+    }
+    ViewColumn col;
+    col.term = rc.expr.get();
+    if (rc.expr->kind == ast::ExprKind::kColumn) {
+      auto& ref = static_cast<const ast::ColumnRef&>(*rc.expr);
+      if (ref.table.empty() || iequals(ref.table, v.qualifier)) col.base = source_column(ref.column);
+    }
+    v.columns.push_back(std::move(col));
+  }
+  if (v.columns.size() != names.size())
+    throw Error(StatusCode::kInternal, "view write: column count of '" + view.name + "' disagrees with its plan");
+  for (size_t i = 0; i < names.size(); ++i) v.columns[i].name = names[i];
+  return v;
+}
+
+// `col = literal` conjuncts of the view's WHERE: source column → literal.
+std::vector<std::pair<std::string, const ast::Literal*>> constant_bindings(const ViewShape& v) {
+  std::vector<std::pair<std::string, const ast::Literal*>> out;
+  std::vector<const ast::Expr*> cs;
+  conjuncts(v.where, cs);
+  auto column_of = [&](const ast::Expr* e) -> std::string {
+    if (e->kind != ast::ExprKind::kColumn) return "";
+    auto& ref = static_cast<const ast::ColumnRef&>(*e);
+    if (!ref.table.empty() && !iequals(ref.table, v.qualifier)) return "";
+    for (auto& c : v.source_columns)
+      if (iequals(c, ref.column)) return c;
+    return "";
+  };
+  auto literal_of = [](const ast::Expr* e) -> const ast::Literal* {
+    if (e->kind != ast::ExprKind::kLiteral) return nullptr;
+    auto* l = static_cast<const ast::Literal*>(e);
+    return l->literal_kind == ast::LiteralKind::kNull ? nullptr : l;
+  };
+  for (const ast::Expr* c : cs) {
+    if (c->kind == ast::ExprKind::kBinary) {
+      auto& b = static_cast<const ast::BinaryExpr&>(*c);
+      if (b.op != ast::BinaryOp::kEq && b.op != ast::BinaryOp::kEqEq && b.op != ast::BinaryOp::kIs) continue;
+      std::string col = column_of(b.left.get());
+      const ast::Literal* lit = literal_of(b.right.get());
+      if (col.empty() || !lit) {
+        col = column_of(b.right.get());
+        lit = literal_of(b.left.get());
+      }
+      if (!col.empty() && lit) out.emplace_back(col, lit);
+    } else if (c->kind == ast::ExprKind::kIn) {
+      auto& in = static_cast<const ast::InExpr&>(*c);
+      if (in.negated || in.subquery || in.list.size() != 1) continue;
+      std::string col = column_of(in.operand.get());
+      const ast::Literal* lit = literal_of(in.list[0].get());
+      if (!col.empty() && lit) out.emplace_back(col, lit);
+    }
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------ substitution
+
+// Replaces the view-column references of a user expression by their base terms.
+// `target` is the name the statement calls the view by (its alias, or the view name).
+class Substituter {
+ public:
+  Substituter(const ViewShape& v, std::string target) : v_(v), target_(std::move(target)) {}
+
+  void operator()(ExprPtr& e) const {
+    if (!e) return;
+    walk(e, [this](ExprPtr& x, int depth) { return visit(x, depth); }, 0);
+  }
+
+  // The base term of `c` as seen from image `image` ("" for the statement's own row).
+  ExprPtr term(const ViewColumn& c, const std::string& image, int depth) const {
+    ExprPtr t = v_.term(c);
+    if (!image.empty()) requalify(t, v_.qualifier, image);
+    else if (depth > 0) requalify(t, v_.qualifier, v_.qualifier);
+    return t;
+  }
+
+  const ViewColumn& column(const std::string& name) const {
+    const ViewColumn* c = v_.find(name);
+    if (!c) throw Error(StatusCode::kError, "column '" + name + "' is not a column of view '" + v_.name + "'");
+    return *c;
+  }
+
+ private:
+  bool names_view(const ast::ColumnRef& c) const {
+    return !c.table.empty() && (iequals(c.table, target_) || iequals(c.table, v_.name)) &&
+           (c.schema.empty() || iequals(c.schema, v_.schema));
+  }
+
+  bool visit(ExprPtr& x, int depth) const {
+    if (x->kind != ast::ExprKind::kColumn) return false;
+    auto& c = static_cast<ast::ColumnRef&>(*x);
+    if (c.table.empty()) {
+      if (depth > 0) return true;  // a subquery's own name (or a correlation left as written)
+      x = term(column(c.column), "", depth);
+      return true;
+    }
+    if (c.schema.empty() && is_image(c.table)) {
+      std::string image = c.table;
+      x = term(column(c.column), image, depth);
+      return true;
+    }
+    if (names_view(c)) x = term(column(c.column), "", depth);
+    return true;
+  }
+
+  const ViewShape& v_;
+  std::string target_;
+};
+
+// RETURNING in view columns: `*` expands to the view's columns, every item keeps its view
+// spelling as its result name.
+void lower_returning(std::vector<ast::ResultColumn>& cols, const ViewShape& v, const Substituter& sub,
+                     const std::string& target) {
+  std::vector<ast::ResultColumn> out;
+  for (auto& rc : cols) {
+    using RK = ast::ResultColumn::Kind;
+    if (rc.kind != RK::kExpr) {
+      std::string image;
+      if (rc.kind == RK::kTableStar && is_image(rc.table)) image = rc.table;
+      else if (rc.kind == RK::kTableStar && !iequals(rc.table, target) && !iequals(rc.table, v.name))
+        throw Error(StatusCode::kError, "Table '" + rc.table + "' not found in RETURNING " + rc.table + ".*");
+      for (auto& c : v.columns) {
+        ast::ResultColumn r;
+        r.expr = sub.term(c, image, 0);
+        r.alias = c.name;
+        out.push_back(std::move(r));
+      }
+      continue;
+    }
+    std::string name = rc.alias;
+    if (name.empty()) {
+      auto* ref = rc.expr->kind == ast::ExprKind::kColumn ? static_cast<const ast::ColumnRef*>(rc.expr.get()) : nullptr;
+      if (ref && ref->schema.empty() && (iequals(ref->table, "old") || iequals(ref->table, "new")))
+        name = ref->table + "." + ref->column;
+      else
+        name = Planner::column_name(rc);
+    }
+    sub(rc.expr);
+    rc.alias = name;
+    out.push_back(std::move(rc));
+  }
+  cols = std::move(out);
+}
+
+const std::string& base_of(const ViewShape& v, const Substituter& sub, const std::string& name) {
+  const ViewColumn& c = sub.column(name);
+  if (c.base.empty())
+    v.refuse("column '" + c.name + "' is computed (" + expr_to_string(*c.term) +
+             ") and has no inverse; it cannot be written");
+  return c.base;
+}
+
+void lower_update(ast::UpdateStmt& s, const ViewShape& v) {
+  std::string target = s.alias.empty() ? s.table.name : s.alias;
+  Substituter sub(v, target);
+  std::set<std::string> seen;
+  for (auto& a : s.assignments) {
+    for (auto& col : a.columns) {
+      col = base_of(v, sub, col);
+      if (!seen.insert(to_lower(col)).second)
+        v.refuse("two SET targets write base column '" + col + "'");
+    }
+    sub(a.value);
+  }
+  sub(s.where);
+  if (v.where) s.where = conjoin(std::move(s.where), clone(*v.where));
+  lower_returning(s.returning, v, sub, target);
+  s.table = v.source;
+  s.alias = v.alias;
+}
+
+void lower_delete(ast::DeleteStmt& s, const ViewShape& v) {
+  std::string target = s.alias.empty() ? s.table.name : s.alias;
+  Substituter sub(v, target);
+  sub(s.where);
+  if (v.where) s.where = conjoin(std::move(s.where), clone(*v.where));
+  lower_returning(s.returning, v, sub, target);
+  s.table = v.source;
+  s.alias = v.alias;
+}
+
+// `select *, <extra…> from (<source>) as __vw_src`.
+std::unique_ptr<ast::Select> widen_source(const ast::Select& source, const std::vector<ExprPtr>& extra) {
+  std::string sql = "select *";
+  for (auto& e : extra) sql += ", " + expr_to_string(*e);
+  sql += " from (" + select_to_string(source) + ") as __vw_src";
+  auto stmts = Parser::parse(sql);
+  auto& sel = static_cast<ast::SelectStmt&>(*stmts.front());
+  return std::move(sel.select);
+}
+
+void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
+  std::string target = s.alias.empty() ? s.table.name : s.alias;
+  Substituter sub(v, target);
+  // The written view columns, as base columns.
+  std::vector<std::string> view_cols = s.columns;
+  if (view_cols.empty() && !s.default_values)
+    for (auto& c : v.columns) view_cols.push_back(c.name);
+  std::vector<std::string> base_cols;
+  for (auto& c : view_cols) base_cols.push_back(base_of(v, sub, c));
+  auto supplied = [&](const std::string& col) {
+    return std::any_of(base_cols.begin(), base_cols.end(), [&](const std::string& b) { return iequals(b, col); });
+  };
+  // The view's `col = literal` conjuncts: a supplied literal that differs is refused;
+  // an unsupplied column takes the literal.
+  std::vector<ExprPtr> extra;
+  std::vector<std::string> extra_cols;
+  bool plain_values = s.source && s.source->compounds.empty() && !s.source->core.values.empty() &&
+                      s.source->order_by.empty() && !s.source->limit && !s.source->with;
+  for (auto& [col, lit] : constant_bindings(v)) {
+    if (supplied(col)) {
+      if (!plain_values) continue;
+      size_t at = 0;
+      while (!iequals(base_cols[at], col)) ++at;
+      for (auto& row : s.source->core.values) {
+        if (at >= row.size() || row[at]->kind != ast::ExprKind::kLiteral) continue;
+        auto& given = static_cast<const ast::Literal&>(*row[at]);
+        if (given.literal_kind == ast::LiteralKind::kNull || literals_equal(given, *lit) == false)
+          v.refuse("the inserted value " + expr_to_string(given) + " for column '" + col +
+                   "' contradicts its selection predicate");
+      }
+      continue;
+    }
+    if (std::any_of(extra_cols.begin(), extra_cols.end(), [&](const std::string& b) { return iequals(b, col); }))
+      continue;
+    extra_cols.push_back(col);
+    extra.push_back(clone(*lit));
+  }
+  // A NOT NULL base column the write leaves without any value is refused up front.
+  if (v.table) {
+    for (auto& c : v.table->schema.columns) {
+      if (!c.not_null || c.default_expr || c.generated() || supplied(c.name)) continue;
+      if (std::any_of(extra_cols.begin(), extra_cols.end(), [&](const std::string& b) { return iequals(b, c.name); }))
+        continue;
+      v.refuse("no default for NOT NULL column '" + v.table->schema.name + "." + c.name +
+               "' (the view does not supply it)");
+    }
+  }
+  if (!extra.empty()) {
+    if (s.default_values) {
+      auto sel = std::make_unique<ast::Select>();
+      std::vector<ExprPtr> row;
+      for (auto& e : extra) row.push_back(clone(*e));
+      sel->core.values.push_back(std::move(row));
+      s.source = std::move(sel);
+      s.default_values = false;
+    } else if (plain_values) {
+      for (auto& row : s.source->core.values)
+        for (auto& e : extra) row.push_back(clone(*e));
+    } else {
+      auto path = s.source->schema_path;
+      s.source = widen_source(*s.source, extra);
+      s.source->schema_path = path;
+    }
+    for (auto& c : extra_cols) base_cols.push_back(c);
+  }
+  s.columns = base_cols;
+  for (auto& u : s.upserts) {
+    for (auto& t : u.target) t.name = base_of(v, sub, t.name);
+    sub(u.target_where);
+    for (auto& a : u.set) {
+      for (auto& col : a.columns) col = base_of(v, sub, col);
+      sub(a.value);
+    }
+    sub(u.where);
+  }
+  lower_returning(s.returning, v, sub, target);
+  s.table = v.source;
+  s.alias = v.alias;
+}
+
+}  // namespace
+
+LoweredWrite lower_view_write(DatabaseImpl& db, const ast::Statement& stmt, const std::vector<std::string>* nested) {
+  LoweredWrite out;
+  const ast::QualifiedName* name = nullptr;
+  const std::vector<std::string>* path = nullptr;
+  switch (stmt.kind) {
+    case ast::StmtKind::kInsert: {
+      auto& s = static_cast<const ast::InsertStmt&>(stmt);
+      name = &s.table;
+      path = !s.schema_path.empty() || !s.source ? &s.schema_path : &s.source->schema_path;
+      break;
+    }
+    case ast::StmtKind::kUpdate:
+      name = &static_cast<const ast::UpdateStmt&>(stmt).table;
+      path = &static_cast<const ast::UpdateStmt&>(stmt).schema_path;
+      break;
+    case ast::StmtKind::kDelete:
+      name = &static_cast<const ast::DeleteStmt&>(stmt).table;
+      path = &static_cast<const ast::DeleteStmt&>(stmt).schema_path;
+      break;
+    default: return out;
+  }
+  // The target resolves as the statement's own builder resolves it.
+  Planner planner(db);
+  planner.set_statement_path(*path);
+  if (nested) planner.inherit_statement_path(*nested);
+  ResolvedRelation rel = planner.resolve_relation(*name);
+  if (!rel.view) return out;
+  ViewShape v = analyze(db, *rel.view);
+  ast::StatementPtr copy = clone_statement(stmt);
+  switch (copy->kind) {
+    case ast::StmtKind::kInsert: lower_insert(static_cast<ast::InsertStmt&>(*copy), v); break;
+    case ast::StmtKind::kUpdate: lower_update(static_cast<ast::UpdateStmt&>(*copy), v); break;
+    default: lower_delete(static_cast<ast::DeleteStmt&>(*copy), v); break;
+  }
+  out.statements.push_back(std::move(copy));
+  out.returning_from = 0;
+  return out;
+}
+
+}  // namespace quereus
