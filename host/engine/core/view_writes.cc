@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -203,6 +204,15 @@ struct ViewColumn {
   std::string name;                 // as the view exposes it
   const ast::Expr* term = nullptr;  // the body's expression; null for a `*` column
   std::string base;                 // the source column it is ("" when computed)
+  int side = -1;                    // join views: the side `base` belongs to
+  std::string term_sql;             // join views: the term, every column side-qualified
+};
+
+// One table of a join view's FROM.
+struct JoinSide {
+  std::shared_ptr<TableEntry> table;
+  std::string qualifier;  // the body's alias for it, or its name as written
+  int find(std::string_view column) const { return table->schema.find_column(std::string(column)); }
 };
 
 // A single-source view: SELECT <columns> FROM <one relation> [alias] [WHERE p].
@@ -216,6 +226,12 @@ struct ViewShape {
   std::vector<std::string> source_columns;
   std::vector<ViewColumn> columns;
   const ast::Expr* where = nullptr;
+  // Join views (an inner equi-join of two or more tables): the sides in FROM order and
+  // the equivalence classes of (side, column) the ON equalities establish.
+  std::vector<JoinSide> sides;
+  std::vector<std::vector<std::pair<int, int>>> classes;
+  const ast::Select* body = nullptr;
+  bool join() const { return !sides.empty(); }
 
   const ViewColumn* find(std::string_view n) const {
     for (auto& c : columns)
@@ -224,6 +240,7 @@ struct ViewShape {
   }
   // The base term of view column `c`, as an expression at the lowered statement's level.
   ExprPtr term(const ViewColumn& c) const {
+    if (!c.term_sql.empty()) return Parser::parse_expression(c.term_sql);
     if (c.term) return clone(*c.term);
     auto ref = std::make_unique<ast::ColumnRef>();
     ref->column = c.base;
@@ -290,6 +307,122 @@ std::vector<std::string> relation_columns(DatabaseImpl& db, const ResolvedRelati
   return p.plan_view_body(*rel.view->definition->select, rel.view->schema_name).names;
 }
 
+// The home-schema path a view body's names resolve along.
+std::vector<std::string> body_path(DatabaseImpl& db, const ViewEntry& view) {
+  const ast::Select& body = *view.definition->select;
+  std::vector<std::string> path{view.schema_name};
+  for (auto& s : body.schema_path.empty() ? db.options().schema_path : body.schema_path)
+    if (std::find(path.begin(), path.end(), s) == path.end()) path.push_back(s);
+  return path;
+}
+
+void flatten_join(DatabaseImpl& db, const ast::TableSource& src, const std::vector<std::string>& path, ViewShape& v,
+                  std::vector<const ast::Expr*>& on) {
+  using K = ast::TableSource::Kind;
+  if (src.kind == K::kJoin) {
+    if (src.join != ast::JoinKind::kInner) v.refuse("an outer or cross join body is not updatable yet");
+    if (!src.using_columns.empty()) v.refuse("a join with USING is not updatable yet");
+    if (!src.exists_columns.empty()) v.refuse("a join with existence columns is not updatable yet");
+    flatten_join(db, *src.left, path, v, on);
+    flatten_join(db, *src.right, path, v, on);
+    conjuncts(src.on.get(), on);
+    return;
+  }
+  if (src.kind != K::kTable) v.refuse("a join side that is not a table is not updatable yet");
+  ResolvedRelation rel = db.resolve_relation(src.table.schema, src.table.name, &path);
+  if (!rel.table) v.refuse("a join side that is a view ('" + rel.view->name + "') is not updatable yet");
+  v.sides.push_back({rel.table, src.alias.empty() ? src.table.name : src.alias});
+}
+
+// (side, column) of a column reference in a join body; (-1, -1) when it is not one.
+std::pair<int, int> join_column(const ViewShape& v, const ast::Expr* e) {
+  if (!e || e->kind != ast::ExprKind::kColumn) return {-1, -1};
+  auto& ref = static_cast<const ast::ColumnRef&>(*e);
+  std::pair<int, int> found{-1, -1};
+  for (size_t s = 0; s < v.sides.size(); ++s) {
+    if (!ref.table.empty() && !iequals(ref.table, v.sides[s].qualifier)) continue;
+    int c = v.sides[s].find(ref.column);
+    if (c < 0) continue;
+    if (found.first >= 0) return {-1, -1};  // ambiguous: the body's plan refuses it anyway
+    found = {static_cast<int>(s), c};
+  }
+  return found;
+}
+
+void analyze_join(DatabaseImpl& db, const ViewEntry& view, ViewShape& v) {
+  const ast::Select& body = *view.definition->select;
+  v.body = &body;
+  v.where = body.core.where.get();
+  std::vector<const ast::Expr*> on;
+  flatten_join(db, *body.core.from, body_path(db, view), v, on);
+  // Equivalence classes from the ON equalities between two sides' columns.
+  for (const ast::Expr* c : on) {
+    if (c->kind != ast::ExprKind::kBinary) continue;
+    auto& b = static_cast<const ast::BinaryExpr&>(*c);
+    if (b.op != ast::BinaryOp::kEq && b.op != ast::BinaryOp::kEqEq) continue;
+    auto l = join_column(v, b.left.get()), r = join_column(v, b.right.get());
+    if (l.first < 0 || r.first < 0 || l.first == r.first) continue;
+    int li = -1, ri = -1;
+    for (size_t k = 0; k < v.classes.size(); ++k)
+      for (auto& m : v.classes[k]) {
+        if (m == l) li = static_cast<int>(k);
+        if (m == r) ri = static_cast<int>(k);
+      }
+    if (li < 0 && ri < 0) v.classes.push_back({l, r});
+    else if (li < 0) v.classes[ri].push_back(l);
+    else if (ri < 0) v.classes[li].push_back(r);
+    else if (li != ri) {
+      v.classes[li].insert(v.classes[li].end(), v.classes[ri].begin(), v.classes[ri].end());
+      v.classes.erase(v.classes.begin() + ri);
+    }
+  }
+  Planner planner(db);
+  QueryPlan qp = planner.plan_view_body(body, view.schema_name);
+  std::vector<std::string> names = view.columns.empty() ? qp.names : view.columns;
+  for (auto& rc : body.core.columns) {
+    using RK = ast::ResultColumn::Kind;
+    if (rc.kind != RK::kExpr) {
+      for (size_t s = 0; s < v.sides.size(); ++s) {
+        if (rc.kind == RK::kTableStar && !iequals(rc.table, v.sides[s].qualifier)) continue;
+        for (auto& c : v.sides[s].table->schema.columns) {
+          ViewColumn col;
+          col.base = c.name;
+          col.side = static_cast<int>(s);
+          col.term_sql = quote_identifier(v.sides[s].qualifier) + "." + quote_identifier(c.name);
+          v.columns.push_back(std::move(col));
+        }
+      }
+      continue;
+    }
+    ViewColumn col;
+    col.term = rc.expr.get();
+    auto [side, idx] = join_column(v, rc.expr.get());
+    if (side >= 0) {
+      col.side = side;
+      col.base = v.sides[side].table->schema.columns[idx].name;
+    }
+    // The term with every column qualified by its side, so it reads the same from any
+    // statement over the join.
+    ExprPtr t = clone(*rc.expr);
+    walk(t, [&](ExprPtr& x, int depth) {
+      if (depth > 0 || x->kind != ast::ExprKind::kColumn) return false;
+      auto [s, c] = join_column(v, x.get());
+      if (s >= 0) {
+        auto& ref = static_cast<ast::ColumnRef&>(*x);
+        ref.schema.clear();
+        ref.table = v.sides[s].qualifier;
+        ref.column = v.sides[s].table->schema.columns[c].name;
+      }
+      return true;
+    }, 0);
+    col.term_sql = expr_to_string(*t);
+    v.columns.push_back(std::move(col));
+  }
+  if (v.columns.size() != names.size())
+    throw Error(StatusCode::kInternal, "view write: column count of '" + view.name + "' disagrees with its plan");
+  for (size_t i = 0; i < names.size(); ++i) v.columns[i].name = names[i];
+}
+
 ViewShape analyze(DatabaseImpl& db, const ViewEntry& view) {
   ViewShape v;
   v.name = view.name;
@@ -314,16 +447,16 @@ ViewShape analyze(DatabaseImpl& db, const ViewEntry& view) {
     case K::kTable: break;
     case K::kFunction: v.refuse("no recoverable base operation (a table-valued function is read-only)");
     case K::kSubquery: v.refuse("a FROM-subquery body is not updatable yet");
-    case K::kJoin:
-      if (core.from->join != ast::JoinKind::kInner) v.refuse("an outer or cross join body is not updatable yet");
-      v.refuse("a join body is not updatable yet");
+    case K::kJoin: break;
   }
   if (body.with) v.refuse("a body with its own WITH clause is not updatable yet");
+  if (core.from->kind == K::kJoin) {
+    analyze_join(db, view, v);
+    return v;
+  }
 
   // The source resolves as the body's read resolves it: the view's home schema first.
-  std::vector<std::string> path{view.schema_name};
-  for (auto& s : body.schema_path.empty() ? db.options().schema_path : body.schema_path)
-    if (std::find(path.begin(), path.end(), s) == path.end()) path.push_back(s);
+  std::vector<std::string> path = body_path(db, view);
   const ast::TableSource& from = *core.from;
   ResolvedRelation rel = db.resolve_relation(from.table.schema, from.table.name, &path);
   v.source.schema = rel.table ? rel.table->schema.schema_name : rel.view->schema_name;
@@ -346,7 +479,7 @@ ViewShape analyze(DatabaseImpl& db, const ViewEntry& view) {
   for (auto& rc : core.columns) {
     using RK = ast::ResultColumn::Kind;
     if (rc.kind == RK::kStar || rc.kind == RK::kTableStar) {
-      for (auto& c : v.source_columns) v.columns.push_back({c, nullptr, c});
+      for (auto& c : v.source_columns) v.columns.push_back({c, nullptr, c, -1, ""});
       continue;
     }
     ViewColumn col;
@@ -419,8 +552,12 @@ class Substituter {
   // The base term of `c` as seen from image `image` ("" for the statement's own row).
   ExprPtr term(const ViewColumn& c, const std::string& image, int depth) const {
     ExprPtr t = v_.term(c);
-    if (!image.empty()) requalify(t, v_.qualifier, image);
-    else if (depth > 0) requalify(t, v_.qualifier, v_.qualifier);
+    if (!image.empty()) {
+      if (v_.join()) v_.refuse(image + ".* references through a join view are not supported yet");
+      requalify(t, v_.qualifier, image);
+    } else if (depth > 0 && !v_.join()) {
+      requalify(t, v_.qualifier, v_.qualifier);
+    }
     return t;
   }
 
@@ -619,6 +756,355 @@ void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
   s.alias = v.alias;
 }
 
+// ------------------------------------------------------------------ join views
+
+// WITH CONTEXT values, forwarded to every base statement (each takes the names it declares).
+std::vector<ast::NamedExpr> clone_context(const std::vector<ast::NamedExpr>& context) {
+  std::vector<ast::NamedExpr> out;
+  for (auto& n : context) out.push_back({n.name, n.value ? clone(*n.value) : nullptr, n.site});
+  return out;
+}
+
+constexpr const char* kKeys = "__vw_keys";  // the captured keys of an UPDATE / DELETE
+constexpr const char* kEnvelope = "__vw_env";  // an INSERT's envelope
+
+std::string qualified(const JoinSide& s) {
+  return quote_identifier(s.table->schema.schema_name) + "." + quote_identifier(s.table->schema.name);
+}
+
+std::string or_clause(ast::ConflictClause c) {
+  switch (c) {
+    case ast::ConflictClause::kRollback: return "or rollback ";
+    case ast::ConflictClause::kAbort: return "or abort ";
+    case ast::ConflictClause::kFail: return "or fail ";
+    case ast::ConflictClause::kIgnore: return "or ignore ";
+    case ast::ConflictClause::kReplace: return "or replace ";
+    default: return "";
+  }
+}
+
+std::vector<int> key_columns(const JoinSide& s) {
+  std::vector<int> out;
+  for (auto& k : s.table->schema.primary_key) out.push_back(k.column);
+  if (out.empty())
+    for (size_t i = 0; i < s.table->schema.columns.size(); ++i) out.push_back(static_cast<int>(i));
+  return out;
+}
+
+// The sides in write order: a side whose table another side's foreign key references
+// (the parent) first; FROM order otherwise.
+std::vector<int> parents_first(const ViewShape& v) {
+  auto references = [&](int child, int parent) {
+    const TableSchema& c = v.sides[child].table->schema;
+    const TableSchema& p = v.sides[parent].table->schema;
+    for (auto& fk : c.foreign_keys)
+      if (iequals(fk.referenced_table, p.name) && (fk.referenced_schema.empty() || iequals(fk.referenced_schema, p.schema_name)))
+        return true;
+    return false;
+  };
+  std::vector<int> order;
+  std::vector<bool> done(v.sides.size(), false);
+  while (order.size() < v.sides.size()) {
+    int pick = -1;
+    for (size_t s = 0; s < v.sides.size() && pick < 0; ++s) {
+      if (done[s]) continue;
+      bool waits = false;
+      for (size_t p = 0; p < v.sides.size(); ++p)
+        if (!done[p] && p != s && references(static_cast<int>(s), static_cast<int>(p))) waits = true;
+      if (!waits) pick = static_cast<int>(s);
+    }
+    if (pick < 0)  // a reference cycle: FROM order
+      for (size_t s = 0; s < v.sides.size() && pick < 0; ++s)
+        if (!done[s]) pick = static_cast<int>(s);
+    done[pick] = true;
+    order.push_back(pick);
+  }
+  return order;
+}
+
+// `__vw_k.k<s>_0 is <q>.<pk0> and …`: side `s`'s row (called `q`) is a captured one.
+std::string key_match(const ViewShape& v, int s, const std::string& q) {
+  std::string out;
+  auto keys = key_columns(v.sides[s]);
+  for (size_t j = 0; j < keys.size(); ++j) {
+    if (j) out += " and ";
+    out += "__vw_k.k" + std::to_string(s) + "_" + std::to_string(j) + " is " + quote_identifier(q) + "." +
+           quote_identifier(v.sides[s].table->schema.columns[keys[j]].name);
+  }
+  return out;
+}
+
+// A copy of the join body whose FROM tables are schema-qualified (they resolve as the
+// view's read resolves them, whatever the writing statement's path), with no ORDER BY.
+std::unique_ptr<ast::SelectStmt> body_copy(const ViewShape& v) {
+  auto stmts = Parser::parse(select_to_string(*v.body));
+  std::unique_ptr<ast::SelectStmt> sel(static_cast<ast::SelectStmt*>(stmts.front().release()));
+  size_t next = 0;
+  std::function<void(ast::TableSource&)> qualify = [&](ast::TableSource& src) {
+    if (src.kind == ast::TableSource::Kind::kJoin) {
+      qualify(*src.left);
+      qualify(*src.right);
+      return;
+    }
+    const JoinSide& side = v.sides[next++];
+    if (src.alias.empty()) src.alias = src.table.name;
+    src.table.schema = side.table->schema.schema_name;
+    src.table.name = side.table->schema.name;
+  };
+  qualify(*sel->select->core.from);
+  sel->select->order_by.clear();
+  return sel;
+}
+
+ast::ResultColumn result(const std::string& sql, const std::string& alias) {
+  ast::ResultColumn rc;
+  rc.expr = Parser::parse_expression(sql);
+  rc.alias = alias;
+  return rc;
+}
+
+// The capture of an UPDATE / DELETE: each addressed view row's base keys, k<side>_<j>.
+ast::StatementPtr key_capture(const ViewShape& v, ExprPtr user_where, std::unique_ptr<ast::WithClause> with,
+                              std::vector<ast::ResultColumn> extra) {
+  auto sel = body_copy(v);
+  ast::SelectCore& core = sel->select->core;
+  core.columns.clear();
+  for (size_t s = 0; s < v.sides.size(); ++s) {
+    auto keys = key_columns(v.sides[s]);
+    for (size_t j = 0; j < keys.size(); ++j)
+      core.columns.push_back(result(quote_identifier(v.sides[s].qualifier) + "." +
+                                        quote_identifier(v.sides[s].table->schema.columns[keys[j]].name),
+                                    "k" + std::to_string(s) + "_" + std::to_string(j)));
+  }
+  for (auto& rc : extra) core.columns.push_back(std::move(rc));
+  core.where = conjoin(std::move(core.where), std::move(user_where));
+  sel->select->with = std::move(with);
+  return sel;
+}
+
+// A SELECT of the RETURNING items over the join rows whose keys were captured.
+ast::StatementPtr returning_query(const ViewShape& v, std::vector<ast::ResultColumn>& items, const Substituter& sub,
+                                  const std::string& target) {
+  lower_returning(items, v, sub, target);
+  auto sel = body_copy(v);
+  ast::SelectCore& core = sel->select->core;
+  core.columns = std::move(items);
+  std::string match;
+  for (size_t s = 0; s < v.sides.size(); ++s) {
+    if (s) match += " and ";
+    match += key_match(v, static_cast<int>(s), v.sides[s].qualifier);
+  }
+  core.where = Parser::parse_expression("exists (select 1 from " + std::string(kKeys) + " as __vw_k where " + match + ")");
+  return sel;
+}
+
+// True when every row of side `owner` joins at most one row of side `partner`: the join
+// equates some unique key of the partner (its primary key, or a non-partial UNIQUE) with
+// columns of the owner.
+bool joins_one(const ViewShape& v, int owner, int partner) {
+  auto pinned = [&](int column) {
+    for (auto& cls : v.classes) {
+      bool has_partner = std::find(cls.begin(), cls.end(), std::make_pair(partner, column)) != cls.end();
+      if (!has_partner) continue;
+      for (auto& m : cls)
+        if (m.first == owner) return true;
+    }
+    return false;
+  };
+  const TableSchema& ts = v.sides[partner].table->schema;
+  auto all_pinned = [&](const std::vector<int>& cols) {
+    return !cols.empty() && std::all_of(cols.begin(), cols.end(), pinned);
+  };
+  if (ts.primary_key_declared) {
+    std::vector<int> pk;
+    for (auto& k : ts.primary_key) pk.push_back(k.column);
+    if (all_pinned(pk)) return true;
+  }
+  for (auto& ix : ts.indexes) {
+    if (!ix.unique || ix.where) continue;
+    std::vector<int> cols;
+    for (auto& c : ix.columns) cols.push_back(c.column);
+    if (all_pinned(cols)) return true;
+  }
+  return false;
+}
+
+void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out) {
+  std::string target = s.alias.empty() ? s.table.name : s.alias;
+  Substituter sub(v, target);
+  // Assignments per side, as (base column, value).
+  std::vector<std::vector<std::pair<std::string, ExprPtr>>> per_side(v.sides.size());
+  std::vector<ast::ResultColumn> reads;  // partner columns a SET value reads: s0, s1, …
+  std::set<std::string> seen;
+  for (auto& a : s.assignments) {
+    if (a.columns.size() != 1) v.refuse("row-value assignments through a join view are not supported yet");
+    const ViewColumn& c = sub.column(a.columns[0]);
+    if (c.base.empty())
+      v.refuse("column '" + c.name + "' is computed (" + expr_to_string(*c.term) + ") and has no inverse; it cannot be written");
+    if (!seen.insert(std::to_string(c.side) + "." + to_lower(c.base)).second)
+      v.refuse("two SET targets write base column '" + c.base + "'");
+    sub(a.value);
+    // A value reading another side's column reads it from the captured join row.
+    walk(a.value, [&](ExprPtr& x, int depth) {
+      if (depth > 0 || x->kind != ast::ExprKind::kColumn) return false;
+      auto& ref = static_cast<ast::ColumnRef&>(*x);
+      for (size_t p = 0; p < v.sides.size(); ++p) {
+        if (static_cast<int>(p) == c.side || !iequals(ref.table, v.sides[p].qualifier)) continue;
+        if (!joins_one(v, c.side, static_cast<int>(p)))
+          v.refuse("the SET value of '" + c.name + "' reads side '" + v.sides[p].qualifier +
+                   "', but the assigned side joins more than one '" + v.sides[p].qualifier +
+                   "' row (no unique key of it is pinned by the join)");
+        std::string col = "s" + std::to_string(reads.size());
+        reads.push_back(result(expr_to_string(*x), col));
+        x = Parser::parse_expression("(select __vw_k." + col + " from " + std::string(kKeys) + " as __vw_k where " +
+                                     key_match(v, c.side, v.sides[c.side].qualifier) + ")");
+        return true;
+      }
+      return true;
+    }, 0);
+    per_side[c.side].emplace_back(c.base, std::move(a.value));
+  }
+  sub(s.where);
+  out.capture = key_capture(v, std::move(s.where), std::move(s.with), std::move(reads));
+  out.capture_name = kKeys;
+  for (int side : parents_first(v)) {
+    if (per_side[side].empty()) continue;
+    const JoinSide& js = v.sides[side];
+    std::string sql = "update " + or_clause(s.or_action) + qualified(js) + " as " + quote_identifier(js.qualifier) + " set ";
+    for (size_t i = 0; i < per_side[side].size(); ++i)
+      sql += (i ? ", " : "") + quote_identifier(per_side[side][i].first) + " = null";
+    sql += " where exists (select 1 from " + std::string(kKeys) + " as __vw_k where " + key_match(v, side, js.qualifier) + ")";
+    auto stmts = Parser::parse(sql);
+    auto& u = static_cast<ast::UpdateStmt&>(*stmts.front());
+    for (size_t i = 0; i < per_side[side].size(); ++i) u.assignments[i].value = std::move(per_side[side][i].second);
+    u.context = clone_context(s.context);
+    out.statements.push_back(std::move(stmts.front()));
+  }
+  if (!s.returning.empty()) out.returning_query = returning_query(v, s.returning, sub, target);
+}
+
+void lower_join_delete(ast::DeleteStmt& s, const ViewShape& v, LoweredWrite& out) {
+  std::string target = s.alias.empty() ? s.table.name : s.alias;
+  Substituter sub(v, target);
+  sub(s.where);
+  out.capture = key_capture(v, std::move(s.where), std::move(s.with), {});
+  out.capture_name = kKeys;
+  // A view row stops existing when its rows are deleted from every side: children first.
+  std::vector<int> order = parents_first(v);
+  std::reverse(order.begin(), order.end());
+  for (int side : order) {
+    const JoinSide& js = v.sides[side];
+    std::string sql = "delete from " + qualified(js) + " as " + quote_identifier(js.qualifier) + " where exists (select 1 from " +
+                      std::string(kKeys) + " as __vw_k where " + key_match(v, side, js.qualifier) + ")";
+    auto stmts = Parser::parse(sql);
+    static_cast<ast::DeleteStmt&>(*stmts.front()).context = clone_context(s.context);
+    out.statements.push_back(std::move(stmts.front()));
+  }
+  if (!s.returning.empty()) {
+    out.returning_query = returning_query(v, s.returning, sub, target);
+    out.returning_before = true;
+  }
+}
+
+void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out) {
+  std::string target = s.alias.empty() ? s.table.name : s.alias;
+  Substituter sub(v, target);
+  if (!s.returning.empty())
+    v.refuse("RETURNING through a multi-source (join) view insert is not supported yet");
+  if (!s.upserts.empty()) v.refuse("ON CONFLICT through a multi-source (join) view insert is not supported yet");
+  std::vector<std::string> view_cols = s.columns;
+  if (view_cols.empty() && !s.default_values)
+    for (auto& c : v.columns) view_cols.push_back(c.name);
+  // (side, column) → the SQL of its value, read from the envelope.
+  std::map<std::pair<int, int>, std::string> given;
+  for (size_t i = 0; i < view_cols.size(); ++i) {
+    const ViewColumn& c = sub.column(view_cols[i]);
+    if (c.base.empty())
+      v.refuse("column '" + c.name + "' is computed (" + expr_to_string(*c.term) + ") and has no inverse; it cannot be written");
+    auto key = std::make_pair(c.side, v.sides[c.side].find(c.base));
+    if (!given.emplace(key, std::string(kEnvelope) + ".c" + std::to_string(i)).second)
+      v.refuse("two inserted columns write base column '" + c.base + "'");
+  }
+  // The join's equivalence classes share one value per row: a supplied member's, else
+  // the anchor's DEFAULT minted once per row (the first side, in FROM order, whose
+  // member column declares one).
+  for (auto& cls : v.classes) {
+    std::string value;
+    for (auto& m : cls)
+      if (given.count(m)) {
+        value = given[m];
+        break;
+      }
+    if (value.empty()) {
+      std::pair<int, int> anchor{-1, -1};
+      for (auto& m : cls) {
+        const ColumnSchema& col = v.sides[m.first].table->schema.columns[m.second];
+        if (col.default_expr && !col.generated() && (anchor.first < 0 || m.first < anchor.first)) anchor = m;
+      }
+      if (anchor.first < 0) continue;
+      value = std::string(kEnvelope) + ".m" + std::to_string(out.minted.size());
+      out.minted.push_back({v.sides[anchor.first].table, anchor.second});
+    }
+    for (auto& m : cls) given.emplace(m, value);
+  }
+  // The body's `side.column = literal` conjuncts pin the columns the write leaves open.
+  std::vector<const ast::Expr*> cs;
+  conjuncts(v.where, cs);
+  for (const ast::Expr* c : cs) {
+    if (c->kind != ast::ExprKind::kBinary) continue;
+    auto& b = static_cast<const ast::BinaryExpr&>(*c);
+    if (b.op != ast::BinaryOp::kEq && b.op != ast::BinaryOp::kEqEq) continue;
+    auto col = join_column(v, b.left.get());
+    const ast::Expr* lit = b.right.get();
+    if (col.first < 0) {
+      col = join_column(v, b.right.get());
+      lit = b.left.get();
+    }
+    if (col.first < 0 || lit->kind != ast::ExprKind::kLiteral) continue;
+    given.emplace(col, expr_to_string(*lit));
+  }
+  for (size_t side = 0; side < v.sides.size(); ++side) {
+    const TableSchema& ts = v.sides[side].table->schema;
+    for (size_t i = 0; i < ts.columns.size(); ++i) {
+      const ColumnSchema& col = ts.columns[i];
+      if (!col.not_null || col.default_expr || col.generated() || given.count({static_cast<int>(side), static_cast<int>(i)}))
+        continue;
+      v.refuse("no default for NOT NULL column '" + ts.name + "." + col.name + "' (the view does not supply it)");
+    }
+  }
+  // The envelope: the user's source, once, with its columns named c0, c1, ….
+  std::string env_sql;
+  if (s.default_values || !s.source) {
+    env_sql = "select null as __vw_none";
+  } else {
+    env_sql = "select * from (" + select_to_string(*s.source) + ") as __vw_src(";
+    for (size_t i = 0; i < view_cols.size(); ++i) env_sql += (i ? ", c" : "c") + std::to_string(i);
+    env_sql += ")";
+  }
+  auto env = Parser::parse(env_sql);
+  auto& env_sel = static_cast<ast::SelectStmt&>(*env.front());
+  env_sel.select->with = std::move(s.with);
+  if (s.source) env_sel.select->schema_path = s.source->schema_path;
+  if (!s.schema_path.empty()) env_sel.select->schema_path = s.schema_path;
+  out.capture = std::move(env.front());
+  out.capture_name = kEnvelope;
+  for (int side : parents_first(v)) {
+    const JoinSide& js = v.sides[side];
+    std::string cols, values;
+    for (auto& [key, value] : given) {
+      if (key.first != side) continue;
+      cols += (cols.empty() ? "" : ", ") + quote_identifier(js.table->schema.columns[key.second].name);
+      values += (values.empty() ? "" : ", ") + value;
+    }
+    if (cols.empty()) v.refuse("the insert supplies no column of '" + js.table->schema.name + "'");
+    std::string sql = "insert " + or_clause(s.or_action) + "into " + qualified(js) + " (" + cols + ") select " + values +
+                      " from " + kEnvelope;
+    auto stmts = Parser::parse(sql);
+    static_cast<ast::InsertStmt&>(*stmts.front()).context = clone_context(s.context);
+    out.statements.push_back(std::move(stmts.front()));
+  }
+}
+
 }  // namespace
 
 LoweredWrite lower_view_write(DatabaseImpl& db, const ast::Statement& stmt, const std::vector<std::string>* nested) {
@@ -650,6 +1136,14 @@ LoweredWrite lower_view_write(DatabaseImpl& db, const ast::Statement& stmt, cons
   if (!rel.view) return out;
   ViewShape v = analyze(db, *rel.view);
   ast::StatementPtr copy = clone_statement(stmt);
+  if (v.join()) {
+    switch (copy->kind) {
+      case ast::StmtKind::kInsert: lower_join_insert(static_cast<ast::InsertStmt&>(*copy), v, out); break;
+      case ast::StmtKind::kUpdate: lower_join_update(static_cast<ast::UpdateStmt&>(*copy), v, out); break;
+      default: lower_join_delete(static_cast<ast::DeleteStmt&>(*copy), v, out); break;
+    }
+    return out;
+  }
   switch (copy->kind) {
     case ast::StmtKind::kInsert: lower_insert(static_cast<ast::InsertStmt&>(*copy), v); break;
     case ast::StmtKind::kUpdate: lower_update(static_cast<ast::UpdateStmt&>(*copy), v); break;

@@ -5,6 +5,7 @@
 // docs/view-updates.md describes the rules.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,12 +14,31 @@
 namespace quereus {
 
 class DatabaseImpl;
+struct TableEntry;
 
 // The base statements one view write becomes, run in order within the statement.
 struct LoweredWrite {
+  // A join view's write first computes one row set, before any base statement runs, and
+  // binds it under `capture_name` for every statement below (Planner::bind_rows):
+  //  - INSERT: the envelope — each row the user's source produced (the supplied view
+  //    columns c0, c1, …), followed by the shared keys m0, m1, … minted from the anchor
+  //    columns' DEFAULTs, once per row, with mutation_ordinal() = the row's ordinal;
+  //  - UPDATE / DELETE: the base keys of every view row the statement addresses.
+  ast::StatementPtr capture;  // a SELECT statement (null: none)
+  std::string capture_name;
+  struct MintedKey {
+    std::shared_ptr<TableEntry> table;
+    int column = -1;
+  };
+  std::vector<MintedKey> minted;
   std::vector<ast::StatementPtr> statements;
   // Index of the statement whose RETURNING rows are the view write's rows (-1: none).
   int returning_from = -1;
+  // A join view's UPDATE / DELETE … RETURNING: a SELECT over the view body restricted to
+  // the captured keys, run after the statements (UPDATE: the new image) or before them
+  // (DELETE: the deleted image).
+  ast::StatementPtr returning_query;
+  bool returning_before = false;
 };
 
 // When `stmt` (an INSERT, UPDATE or DELETE) targets a view: the lowered statements.

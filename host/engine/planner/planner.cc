@@ -1407,6 +1407,26 @@ QueryPlan Planner::plan_dml(const std::shared_ptr<DmlRun>& run) {
 
 void Planner::pop_with() { cte_stack_.pop_back(); }
 
+void Planner::bind_rows(const BoundRows& rows) {
+  auto cte = std::make_shared<ast::CommonTableExpr>();
+  cte->name = rows.name;
+  bound_rows_.push_back(cte);
+  auto node = std::make_shared<WorkingTableNode>();
+  node->name = rows.name;
+  node->rows = rows.rows;
+  for (Attribute a : rows.columns) {
+    a.id = mint_attr();
+    a.nullable = true;
+    node->columns.push_back(a);
+  }
+  auto binding = std::make_shared<CteBinding>();
+  binding->cte = cte.get();
+  binding->working = node;
+  std::map<std::string, std::shared_ptr<CteBinding>> level;
+  level.emplace(to_lower(rows.name), binding);
+  cte_stack_.insert(cte_stack_.begin(), std::move(level));
+}
+
 void Planner::set_statement_path(const std::vector<std::string>& path) {
   statement_path_.clear();
   for (const auto& p : path) {
