@@ -212,6 +212,7 @@ struct ViewColumn {
 struct JoinSide {
   std::shared_ptr<TableEntry> table;
   std::string qualifier;  // the body's alias for it, or its name as written
+  bool padded = false;    // the non-preserved side of an outer join (NULL-extended)
   int find(std::string_view column) const { return table->schema.find_column(std::string(column)); }
 };
 
@@ -320,11 +321,18 @@ void flatten_join(DatabaseImpl& db, const ast::TableSource& src, const std::vect
                   std::vector<const ast::Expr*>& on) {
   using K = ast::TableSource::Kind;
   if (src.kind == K::kJoin) {
-    if (src.join != ast::JoinKind::kInner) v.refuse("an outer or cross join body is not updatable yet");
     if (!src.using_columns.empty()) v.refuse("a join with USING is not updatable yet");
     if (!src.exists_columns.empty()) v.refuse("a join with existence columns is not updatable yet");
+    bool outer = src.join == ast::JoinKind::kLeft || src.join == ast::JoinKind::kRight;
+    if (src.join != ast::JoinKind::kInner && !outer)
+      v.refuse("a FULL or CROSS join body has no preserved side to anchor a write; it is not updatable");
+    // An outer join is written through when it joins exactly two tables.
+    if (outer && (!v.sides.empty() || src.left->kind != K::kTable || src.right->kind != K::kTable))
+      v.refuse("an outer join of more than two tables is not updatable yet");
     flatten_join(db, *src.left, path, v, on);
     flatten_join(db, *src.right, path, v, on);
+    if (src.join == ast::JoinKind::kLeft) v.sides.back().padded = true;
+    if (src.join == ast::JoinKind::kRight) v.sides[v.sides.size() - 2].padded = true;
     conjuncts(src.on.get(), on);
     return;
   }
@@ -823,7 +831,19 @@ std::vector<int> parents_first(const ViewShape& v) {
 }
 
 // `__vw_k.k<s>_0 is <q>.<pk0> and …`: side `s`'s row (called `q`) is a captured one.
-std::string key_match(const ViewShape& v, int s, const std::string& q) {
+std::string key_equalities(const ViewShape& v, int s, const std::string& q);
+
+// For an outer join's padded side, the match marker m<s> of the capture gates the match:
+// `matched` requires it (the row exists), otherwise a capture row without a partner also
+// counts (a RETURNING re-query keeps the preserved row).
+std::string key_match(const ViewShape& v, int s, const std::string& q, bool matched = true) {
+  std::string keys = key_equalities(v, s, q);
+  if (!v.sides[s].padded) return keys;
+  std::string m = "__vw_k.m" + std::to_string(s);
+  return matched ? m + " and " + keys : "((" + m + " and " + keys + ") or not " + m + ")";
+}
+
+std::string key_equalities(const ViewShape& v, int s, const std::string& q) {
   std::string out;
   auto keys = key_columns(v.sides[s]);
   for (size_t j = 0; j < keys.size(); ++j) {
@@ -876,6 +896,20 @@ ast::StatementPtr key_capture(const ViewShape& v, ExprPtr user_where, std::uniqu
                                         quote_identifier(v.sides[s].table->schema.columns[keys[j]].name),
                                     "k" + std::to_string(s) + "_" + std::to_string(j)));
   }
+  // An outer join's padded side matched when its join column is not NULL: the ON
+  // equality holds for a matched row, so the column cannot be NULL there (a padded row's
+  // key may well be NULL: NULL is an ordinary key value).
+  for (size_t s = 0; s < v.sides.size(); ++s) {
+    if (!v.sides[s].padded) continue;
+    int col = -1;
+    for (auto& cls : v.classes)
+      for (auto& m : cls)
+        if (m.first == static_cast<int>(s) && col < 0) col = m.second;
+    if (col < 0) v.refuse("the outer join's ON clause equates no column of '" + v.sides[s].qualifier + "' with the other side");
+    core.columns.push_back(result(quote_identifier(v.sides[s].qualifier) + "." +
+                                      quote_identifier(v.sides[s].table->schema.columns[col].name) + " is not null",
+                                  "m" + std::to_string(s)));
+  }
   for (auto& rc : extra) core.columns.push_back(std::move(rc));
   core.where = conjoin(std::move(core.where), std::move(user_where));
   sel->select->with = std::move(with);
@@ -892,7 +926,7 @@ ast::StatementPtr returning_query(const ViewShape& v, std::vector<ast::ResultCol
   std::string match;
   for (size_t s = 0; s < v.sides.size(); ++s) {
     if (s) match += " and ";
-    match += key_match(v, static_cast<int>(s), v.sides[s].qualifier);
+    match += key_match(v, static_cast<int>(s), v.sides[s].qualifier, false);
   }
   core.where = Parser::parse_expression("exists (select 1 from " + std::string(kKeys) + " as __vw_k where " + match + ")");
   return sel;
@@ -936,6 +970,8 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
   std::vector<std::vector<std::pair<std::string, ExprPtr>>> per_side(v.sides.size());
   std::vector<ast::ResultColumn> reads;  // partner columns a SET value reads: s0, s1, …
   std::set<std::string> seen;
+  // Assignments to an outer join's padded side, for the rows it does not match yet.
+  std::vector<std::pair<int, std::pair<std::string, ExprPtr>>> padded_values;
   for (auto& a : s.assignments) {
     if (a.columns.size() != 1) v.refuse("row-value assignments through a join view are not supported yet");
     const ViewColumn& c = sub.column(a.columns[0]);
@@ -944,6 +980,7 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
     if (!seen.insert(std::to_string(c.side) + "." + to_lower(c.base)).second)
       v.refuse("two SET targets write base column '" + c.base + "'");
     sub(a.value);
+    if (v.sides[c.side].padded) padded_values.emplace_back(c.side, std::make_pair(c.base, clone(*a.value)));
     // A value reading another side's column reads it from the captured join row.
     walk(a.value, [&](ExprPtr& x, int depth) {
       if (depth > 0 || x->kind != ast::ExprKind::kColumn) return false;
@@ -965,6 +1002,61 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
     per_side[c.side].emplace_back(c.base, std::move(a.value));
   }
   sub(s.where);
+  // Writing the padded side of an outer join: a view row without a partner gets one,
+  // inserted with the assigned values and the preserved side's join key.
+  std::vector<std::string> materialize(v.sides.size());
+  for (size_t side = 0; side < v.sides.size(); ++side) {
+    if (!v.sides[side].padded || per_side[side].empty()) continue;
+    const JoinSide& js = v.sides[side];
+    auto capture = [&](const std::string& sql) {
+      std::string col = "s" + std::to_string(reads.size());
+      reads.push_back(result(sql, col));
+      return "__vw_k." + col;
+    };
+    std::vector<std::pair<std::string, std::string>> cols;  // base column, value SQL
+    std::string guard = "not __vw_k.m" + std::to_string(side);
+    for (auto& cls : v.classes) {
+      int own = -1;
+      std::string from;
+      for (auto& m : cls) {
+        if (m.first == static_cast<int>(side)) own = m.second;
+        else if (!v.sides[m.first].padded && from.empty())
+          from = quote_identifier(v.sides[m.first].qualifier) + "." +
+                 quote_identifier(v.sides[m.first].table->schema.columns[m.second].name);
+      }
+      if (own < 0 || from.empty()) continue;
+      std::string value = capture(from);
+      guard += " and " + value + " is not null";
+      cols.emplace_back(js.table->schema.columns[own].name, value);
+    }
+    for (auto& [owner, assignment] : padded_values) {
+      if (owner != static_cast<int>(side)) continue;
+      ExprPtr value = std::move(assignment.second);
+      walk(value, [&](ExprPtr& x, int depth) {
+        if (depth > 0 || x->kind != ast::ExprKind::kColumn) return false;
+        auto& ref = static_cast<ast::ColumnRef&>(*x);
+        if (iequals(ref.table, js.qualifier)) x = Parser::parse_expression("null");  // a padded row reads NULL
+        else if (!ref.table.empty()) x = Parser::parse_expression(capture(expr_to_string(*x)));
+        return true;
+      }, 0);
+      auto same = [&](const std::pair<std::string, std::string>& c) { return iequals(c.first, assignment.first); };
+      cols.erase(std::remove_if(cols.begin(), cols.end(), same), cols.end());
+      cols.emplace_back(assignment.first, expr_to_string(*value));
+    }
+    for (auto& col : js.table->schema.columns) {
+      if (!col.not_null || col.default_expr || col.generated()) continue;
+      if (std::none_of(cols.begin(), cols.end(), [&](auto& c) { return iequals(c.first, col.name); }))
+        v.refuse("a view row without a '" + js.qualifier + "' partner would get one, but NOT NULL column '" +
+                 js.table->schema.name + "." + col.name + "' has no value or default");
+    }
+    std::string names, values;
+    for (auto& [n, val] : cols) {
+      names += (names.empty() ? "" : ", ") + quote_identifier(n);
+      values += (values.empty() ? "" : ", ") + val;
+    }
+    materialize[side] = "insert " + or_clause(s.or_action) + "into " + qualified(js) + " (" + names + ") select " + values +
+                        " from " + kKeys + " as __vw_k where " + guard;
+  }
   out.capture = key_capture(v, std::move(s.where), std::move(s.with), std::move(reads));
   out.capture_name = kKeys;
   for (int side : parents_first(v)) {
@@ -979,6 +1071,11 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
     for (size_t i = 0; i < per_side[side].size(); ++i) u.assignments[i].value = std::move(per_side[side][i].second);
     u.context = clone_context(s.context);
     out.statements.push_back(std::move(stmts.front()));
+    if (!materialize[side].empty()) {
+      auto more = Parser::parse(materialize[side]);
+      static_cast<ast::InsertStmt&>(*more.front()).context = clone_context(s.context);
+      out.statements.push_back(std::move(more.front()));
+    }
   }
   if (!s.returning.empty()) out.returning_query = returning_query(v, s.returning, sub, target);
 }
@@ -1017,11 +1114,13 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
     for (auto& c : v.columns) view_cols.push_back(c.name);
   // (side, column) → the SQL of its value, read from the envelope.
   std::map<std::pair<int, int>, std::string> given;
+  std::set<int> supplied_sides;
   for (size_t i = 0; i < view_cols.size(); ++i) {
     const ViewColumn& c = sub.column(view_cols[i]);
     if (c.base.empty())
       v.refuse("column '" + c.name + "' is computed (" + expr_to_string(*c.term) + ") and has no inverse; it cannot be written");
     auto key = std::make_pair(c.side, v.sides[c.side].find(c.base));
+    supplied_sides.insert(c.side);
     if (!given.emplace(key, std::string(kEnvelope) + ".c" + std::to_string(i)).second)
       v.refuse("two inserted columns write base column '" + c.base + "'");
   }
@@ -1063,7 +1162,10 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
     if (col.first < 0 || lit->kind != ast::ExprKind::kLiteral) continue;
     given.emplace(col, expr_to_string(*lit));
   }
+  // An outer join's padded side gets a row only when the insert supplies one of its columns.
+  auto written = [&](size_t side) { return !v.sides[side].padded || supplied_sides.count(static_cast<int>(side)); };
   for (size_t side = 0; side < v.sides.size(); ++side) {
+    if (!written(side)) continue;
     const TableSchema& ts = v.sides[side].table->schema;
     for (size_t i = 0; i < ts.columns.size(); ++i) {
       const ColumnSchema& col = ts.columns[i];
@@ -1089,6 +1191,7 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
   out.capture = std::move(env.front());
   out.capture_name = kEnvelope;
   for (int side : parents_first(v)) {
+    if (!written(side)) continue;
     const JoinSide& js = v.sides[side];
     std::string cols, values;
     for (auto& [key, value] : given) {
