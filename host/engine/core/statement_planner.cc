@@ -233,12 +233,13 @@ std::shared_ptr<TableEntry> write_target(Planner& planner, const ast::QualifiedN
 class InsertExec : public BufferedExec {
  public:
   // `nested`: the search path of the statement this one is a relation of (null: top level).
-  // `bound`: the row sets of the view write this statement was lowered from.
+  // `seed`: the row sets of the view write this statement was lowered from, or the WITH
+  // members a nested statement sees.
   InsertExec(DatabaseImpl& db, const ast::InsertStmt& s, const std::vector<std::string>* nested = nullptr,
-             const std::vector<BoundRows>* bound = nullptr)
+             const PlanSeed* seed = nullptr)
       : db_(db) {
     Planner planner(db);
-    if (bound) for (auto& b : *bound) planner.bind_rows(b);
+    planner.seed(seed);
     // `insert … values (…) with schema x`: the trailing clause parses onto the source
     // query, but names the whole statement's path.
     planner.set_statement_path(!s.schema_path.empty() || !s.source ? s.schema_path : s.source->schema_path);
@@ -494,10 +495,10 @@ std::vector<Row> collect(const RelPtr& plan, ExecContext& ctx) {
 class UpdateExec : public BufferedExec {
  public:
   UpdateExec(DatabaseImpl& db, const ast::UpdateStmt& s, const std::vector<std::string>* nested = nullptr,
-             const std::vector<BoundRows>* bound = nullptr)
+             const PlanSeed* seed = nullptr)
       : db_(db) {
     Planner planner(db);
-    if (bound) for (auto& b : *bound) planner.bind_rows(b);
+    planner.seed(seed);
     planner.set_statement_path(s.schema_path);
     if (nested) planner.inherit_statement_path(*nested);
     if (!nested) planner.set_leading_with(s.with.get());
@@ -560,10 +561,10 @@ class UpdateExec : public BufferedExec {
 class DeleteExec : public BufferedExec {
  public:
   DeleteExec(DatabaseImpl& db, const ast::DeleteStmt& s, const std::vector<std::string>* nested = nullptr,
-             const std::vector<BoundRows>* bound = nullptr)
+             const PlanSeed* seed = nullptr)
       : db_(db) {
     Planner planner(db);
-    if (bound) for (auto& b : *bound) planner.bind_rows(b);
+    planner.seed(seed);
     planner.set_statement_path(s.schema_path);
     if (nested) planner.inherit_statement_path(*nested);
     if (!nested) planner.set_leading_with(s.with.get());
@@ -603,18 +604,18 @@ class DeleteExec : public BufferedExec {
 // statement carrying the view's RETURNING, or of the join view's RETURNING query.
 std::unique_ptr<Executable> plan_write(DatabaseImpl& db, const ast::Statement& stmt,
                                        const std::vector<std::string>* nested,
-                                       const std::vector<BoundRows>* bound = nullptr, int depth = 0);
+                                       const PlanSeed* seed = nullptr, int depth = 0);
 
 class ViewWriteExec : public Executable {
  public:
   ViewWriteExec(DatabaseImpl& db, LoweredWrite lowered, const std::vector<std::string>* nested,
-                const std::vector<BoundRows>* outer, int depth)
+                const PlanSeed* outer, int depth)
       : lowered_(std::move(lowered)) {
-    if (outer) bound_ = *outer;
+    if (outer) seed_ = *outer;
     if (lowered_.capture) {
       auto& sel = *static_cast<const ast::SelectStmt&>(*lowered_.capture).select;
       Planner planner(db);
-      for (auto& b : bound_) planner.bind_rows(b);
+      planner.seed(&seed_);
       if (nested) planner.inherit_statement_path(*nested);
       planner.set_leading_with(sel.with.get());
       QueryPlan qp = planner.plan_select(sel, nullptr);
@@ -635,13 +636,13 @@ class ViewWriteExec : public Executable {
         minted_width_.push_back(key.table->schema.context.size());
       }
       captured_ = rows.rows;
-      bound_.push_back(std::move(rows));
+      seed_.rows.push_back(std::move(rows));
     }
-    for (auto& s : lowered_.statements) parts_.push_back(plan_write(db, *s, nested, &bound_, depth + 1));
+    for (auto& s : lowered_.statements) parts_.push_back(plan_write(db, *s, nested, &seed_, depth + 1));
     if (lowered_.returning_query) {
       auto& sel = *static_cast<const ast::SelectStmt&>(*lowered_.returning_query).select;
       Planner planner(db);
-      for (auto& b : bound_) planner.bind_rows(b);
+      planner.seed(&seed_);
       if (nested) planner.inherit_statement_path(*nested);
       QueryPlan qp = planner.plan_select(sel, nullptr);
       returning_ = std::make_unique<QueryExec>(optimize(db, qp.root), qp.names);
@@ -698,7 +699,7 @@ class ViewWriteExec : public Executable {
   }
 
   LoweredWrite lowered_;  // owns the syntax the parts were planned from
-  std::vector<BoundRows> bound_;
+  PlanSeed seed_;
   std::unique_ptr<Executable> capture_;
   std::shared_ptr<std::vector<Row>> captured_;
   std::vector<ScalarPtr> minted_;
@@ -712,18 +713,18 @@ class ViewWriteExec : public Executable {
 // An INSERT / UPDATE / DELETE: onto its table, or lowered through its view.
 std::unique_ptr<Executable> plan_write(DatabaseImpl& db, const ast::Statement& stmt,
                                        const std::vector<std::string>* nested,
-                                       const std::vector<BoundRows>* bound, int depth) {
+                                       const PlanSeed* seed, int depth) {
   LoweredWrite lowered = lower_view_write(db, stmt, nested);
   if (!lowered.statements.empty()) {
     if (depth > 64) throw Error(StatusCode::kError, "view write nests too deeply", stmt.site);
-    return std::make_unique<ViewWriteExec>(db, std::move(lowered), nested, bound, depth);
+    return std::make_unique<ViewWriteExec>(db, std::move(lowered), nested, seed, depth);
   }
   switch (stmt.kind) {
     case ast::StmtKind::kInsert:
-      return std::make_unique<InsertExec>(db, static_cast<const ast::InsertStmt&>(stmt), nested, bound);
+      return std::make_unique<InsertExec>(db, static_cast<const ast::InsertStmt&>(stmt), nested, seed);
     case ast::StmtKind::kUpdate:
-      return std::make_unique<UpdateExec>(db, static_cast<const ast::UpdateStmt&>(stmt), nested, bound);
-    default: return std::make_unique<DeleteExec>(db, static_cast<const ast::DeleteStmt&>(stmt), nested, bound);
+      return std::make_unique<UpdateExec>(db, static_cast<const ast::UpdateStmt&>(stmt), nested, seed);
+    default: return std::make_unique<DeleteExec>(db, static_cast<const ast::DeleteStmt&>(stmt), nested, seed);
   }
 }
 
@@ -1345,13 +1346,13 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
 }
 
 std::unique_ptr<Executable> plan_nested_dml(DatabaseImpl& db, const ast::Statement& stmt,
-                                            const std::vector<std::string>& path) {
+                                            const std::vector<std::string>& path, const PlanSeed* seed) {
   using K = ast::StmtKind;
   refuse_unimplemented_clauses(stmt);
   switch (stmt.kind) {
     case K::kInsert:
     case K::kUpdate:
-    case K::kDelete: return plan_write(db, stmt, &path);
+    case K::kDelete: return plan_write(db, stmt, &path, seed);
     default: throw Error(StatusCode::kInternal, "not a data-modifying statement", stmt.site);
   }
 }

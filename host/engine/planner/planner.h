@@ -77,6 +77,16 @@ struct BoundRows {
   std::shared_ptr<std::vector<Row>> rows;
 };
 
+using CteFrame = std::map<std::string, std::shared_ptr<CteBinding>>;
+
+// What a planner inherits from the statement it plans a part of: the row sets of a view
+// write, and the WITH members a nested DML statement (a data-modifying WITH member) sees
+// (the enclosing statement's, and the siblings declared before it).
+struct PlanSeed {
+  std::vector<BoundRows> rows;
+  std::vector<CteFrame> ctes;
+};
+
 struct QueryPlan {
   RelPtr root;
   std::vector<std::string> names;  // output column names (FORMAT.md §6.3)
@@ -96,6 +106,8 @@ class Planner {
   void pop_with();
   // Makes `rows` visible to FROM by its name, below every WITH clause.
   void bind_rows(const BoundRows& rows);
+  // Applies a PlanSeed (null: nothing) before anything is planned.
+  void seed(const PlanSeed* seed);
   // Marks `with` as the statement's own leading WITH clause: the only one whose members
   // may be data-modifying. Those members run before the statement body, once each
   // (take_dml_prelude hands them to the executable).
@@ -130,7 +142,7 @@ class Planner {
     Scope scope;  // columns with slots relative to node's output
   };
   QueryPlan plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding, const Scope* outer);
-  std::shared_ptr<DmlRun> make_dml_run(const ast::Statement& stmt);
+  std::shared_ptr<DmlRun> make_dml_run(const ast::Statement& stmt, const CteFrame* siblings = nullptr);
   QueryPlan plan_dml(const std::shared_ptr<DmlRun>& run);
   Source plan_view(const ViewEntry& view, const ast::TableSource& src);
   Source plan_from(const ast::TableSource& src, const Scope* outer);
