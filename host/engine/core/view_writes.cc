@@ -206,7 +206,81 @@ struct ViewColumn {
   std::string base;                 // the source column it is ("" when computed)
   int side = -1;                    // join views: the side `base` belongs to
   std::string term_sql;             // join views: the term, every column side-qualified
+  // An invertible term (`b + 1`, `-b`, `b collate nocase`): the base value a written view
+  // value stands for. Null for a plain column.
+  std::function<ExprPtr(ExprPtr)> inverse;
+
+  ExprPtr to_base(ExprPtr value) const { return inverse ? inverse(std::move(value)) : std::move(value); }
 };
+
+// A numeric literal (optionally negated): the constants an invertible term may add.
+bool numeric_constant(const ast::Expr* e) {
+  if (!e) return false;
+  if (e->kind == ast::ExprKind::kUnary) {
+    auto& u = static_cast<const ast::UnaryExpr&>(*e);
+    return (u.op == ast::UnaryOp::kNegate || u.op == ast::UnaryOp::kPlus) && numeric_constant(u.operand.get());
+  }
+  if (e->kind != ast::ExprKind::kLiteral) return false;
+  auto k = static_cast<const ast::Literal&>(*e).literal_kind;
+  return k == ast::LiteralKind::kInteger || k == ast::LiteralKind::kReal;
+}
+
+ExprPtr binary(ast::BinaryOp op, ExprPtr l, ExprPtr r) {
+  auto b = std::make_unique<ast::BinaryExpr>();
+  b->op = op;
+  b->left = std::move(l);
+  b->right = std::move(r);
+  return b;
+}
+
+// Invertibility of a projected term: the column reference it reads and the inverse
+// (null: the identity). `x ± k`, `k + x`, `k - x`, `-x`, `+x` and `x collate c` invert
+// (vu-inverses.md, the built-in profiles); anything else is computed.
+const ast::ColumnRef* invertible(const ast::Expr* e, std::function<ExprPtr(ExprPtr)>& inverse) {
+  using K = ast::ExprKind;
+  if (!e) return nullptr;
+  if (e->kind == K::kColumn) return static_cast<const ast::ColumnRef*>(e);
+  auto chain = [&](const ast::Expr* operand, std::function<ExprPtr(ExprPtr)> step) -> const ast::ColumnRef* {
+    std::function<ExprPtr(ExprPtr)> inner;
+    const ast::ColumnRef* ref = invertible(operand, inner);
+    if (!ref) return nullptr;
+    // The outer step undoes first: base = inner⁻¹(step⁻¹(v)).
+    inverse = [step, inner](ExprPtr v) { return inner ? inner(step(std::move(v))) : step(std::move(v)); };
+    return ref;
+  };
+  if (e->kind == K::kCollate)
+    return chain(static_cast<const ast::CollateExpr&>(*e).operand.get(), [](ExprPtr v) { return v; });
+  if (e->kind == K::kUnary) {
+    auto& u = static_cast<const ast::UnaryExpr&>(*e);
+    if (u.op == ast::UnaryOp::kPlus) return chain(u.operand.get(), [](ExprPtr v) { return v; });
+    if (u.op == ast::UnaryOp::kNegate)
+      return chain(u.operand.get(), [](ExprPtr v) {
+        auto n = std::make_unique<ast::UnaryExpr>();
+        n->op = ast::UnaryOp::kNegate;
+        n->operand = std::move(v);
+        return ExprPtr(std::move(n));
+      });
+    return nullptr;
+  }
+  if (e->kind != K::kBinary) return nullptr;
+  auto& b = static_cast<const ast::BinaryExpr&>(*e);
+  if (b.op != ast::BinaryOp::kAdd && b.op != ast::BinaryOp::kSub) return nullptr;
+  bool add = b.op == ast::BinaryOp::kAdd;
+  if (numeric_constant(b.right.get())) {  // x + k → v - k;  x - k → v + k
+    std::string k = expr_to_string(*b.right);
+    return chain(b.left.get(), [add, k](ExprPtr v) {
+      return binary(add ? ast::BinaryOp::kSub : ast::BinaryOp::kAdd, std::move(v), Parser::parse_expression(k));
+    });
+  }
+  if (numeric_constant(b.left.get())) {  // k + x → v - k;  k - x → k - v
+    std::string k = expr_to_string(*b.left);
+    return chain(b.right.get(), [add, k](ExprPtr v) {
+      return add ? binary(ast::BinaryOp::kSub, std::move(v), Parser::parse_expression(k))
+                 : binary(ast::BinaryOp::kSub, Parser::parse_expression(k), std::move(v));
+    });
+  }
+  return nullptr;
+}
 
 // One table of a join view's FROM.
 struct JoinSide {
@@ -404,10 +478,13 @@ void analyze_join(DatabaseImpl& db, const ViewEntry& view, ViewShape& v) {
     }
     ViewColumn col;
     col.term = rc.expr.get();
-    auto [side, idx] = join_column(v, rc.expr.get());
+    const ast::ColumnRef* read = invertible(rc.expr.get(), col.inverse);
+    auto [side, idx] = join_column(v, read);
     if (side >= 0) {
       col.side = side;
       col.base = v.sides[side].table->schema.columns[idx].name;
+    } else {
+      col.inverse = nullptr;
     }
     // The term with every column qualified by its side, so it reads the same from any
     // statement over the join.
@@ -487,15 +564,15 @@ ViewShape analyze(DatabaseImpl& db, const ViewEntry& view) {
   for (auto& rc : core.columns) {
     using RK = ast::ResultColumn::Kind;
     if (rc.kind == RK::kStar || rc.kind == RK::kTableStar) {
-      for (auto& c : v.source_columns) v.columns.push_back({c, nullptr, c, -1, ""});
+      for (auto& c : v.source_columns) v.columns.push_back({c, nullptr, c, -1, "", nullptr});
       continue;
     }
     ViewColumn col;
     col.term = rc.expr.get();
-    if (rc.expr->kind == ast::ExprKind::kColumn) {
-      auto& ref = static_cast<const ast::ColumnRef&>(*rc.expr);
-      if (ref.table.empty() || iequals(ref.table, v.qualifier)) col.base = source_column(ref.column);
+    if (const ast::ColumnRef* ref = invertible(rc.expr.get(), col.inverse)) {
+      if (ref->table.empty() || iequals(ref->table, v.qualifier)) col.base = source_column(ref->column);
     }
+    if (col.base.empty()) col.inverse = nullptr;
     v.columns.push_back(std::move(col));
   }
   if (v.columns.size() != names.size())
@@ -650,12 +727,13 @@ void lower_update(ast::UpdateStmt& s, const ViewShape& v) {
   Substituter sub(v, target);
   std::set<std::string> seen;
   for (auto& a : s.assignments) {
-    for (auto& col : a.columns) {
-      col = base_of(v, sub, col);
-      if (!seen.insert(to_lower(col)).second)
-        v.refuse("two SET targets write base column '" + col + "'");
-    }
+    if (a.columns.size() != 1) v.refuse("row-value assignments through a view are not supported yet");
+    const ViewColumn& c = sub.column(a.columns[0]);
+    a.columns[0] = base_of(v, sub, a.columns[0]);
+    if (!seen.insert(to_lower(a.columns[0])).second)
+      v.refuse("two SET targets write base column '" + a.columns[0] + "'");
     sub(a.value);
+    a.value = c.to_base(std::move(a.value));
   }
   sub(s.where);
   if (v.where) s.where = conjoin(std::move(s.where), clone(*v.where));
@@ -702,6 +780,27 @@ void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
   std::vector<std::string> extra_cols;
   bool plain_values = s.source && s.source->compounds.empty() && !s.source->core.values.empty() &&
                       s.source->order_by.empty() && !s.source->limit && !s.source->with;
+  // An invertible view column writes its inverse: in each VALUES row, or over the source.
+  std::vector<const ViewColumn*> written;
+  for (auto& c : view_cols) written.push_back(&sub.column(c));
+  if (s.source && std::any_of(written.begin(), written.end(), [](const ViewColumn* c) { return bool(c->inverse); })) {
+    if (plain_values) {
+      for (auto& row : s.source->core.values)
+        for (size_t i = 0; i < row.size() && i < written.size(); ++i) row[i] = written[i]->to_base(std::move(row[i]));
+    } else {
+      std::string sql = "select ", names;
+      for (size_t i = 0; i < written.size(); ++i) {
+        std::string c = "c" + std::to_string(i);
+        sql += (i ? ", " : "") + expr_to_string(*written[i]->to_base(Parser::parse_expression(c))) + " as " + c;
+        names += (i ? ", " : "") + c;
+      }
+      sql += " from (" + select_to_string(*s.source) + ") as __vw_inv(" + names + ")";
+      auto path = s.source->schema_path;
+      auto stmts = Parser::parse(sql);
+      s.source = std::move(static_cast<ast::SelectStmt&>(*stmts.front()).select);
+      s.source->schema_path = path;
+    }
+  }
   for (auto& [col, lit] : constant_bindings(v)) {
     if (supplied(col)) {
       if (!plain_values) continue;
@@ -754,8 +853,11 @@ void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
     for (auto& t : u.target) t.name = base_of(v, sub, t.name);
     sub(u.target_where);
     for (auto& a : u.set) {
-      for (auto& col : a.columns) col = base_of(v, sub, col);
+      if (a.columns.size() != 1) v.refuse("row-value assignments through a view are not supported yet");
+      const ViewColumn& c = sub.column(a.columns[0]);
+      a.columns[0] = base_of(v, sub, a.columns[0]);
       sub(a.value);
+      a.value = c.to_base(std::move(a.value));
     }
     sub(u.where);
   }
@@ -980,6 +1082,7 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
     if (!seen.insert(std::to_string(c.side) + "." + to_lower(c.base)).second)
       v.refuse("two SET targets write base column '" + c.base + "'");
     sub(a.value);
+    a.value = c.to_base(std::move(a.value));
     if (v.sides[c.side].padded) padded_values.emplace_back(c.side, std::make_pair(c.base, clone(*a.value)));
     // A value reading another side's column reads it from the captured join row.
     walk(a.value, [&](ExprPtr& x, int depth) {
@@ -1121,7 +1224,9 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
       v.refuse("column '" + c.name + "' is computed (" + expr_to_string(*c.term) + ") and has no inverse; it cannot be written");
     auto key = std::make_pair(c.side, v.sides[c.side].find(c.base));
     supplied_sides.insert(c.side);
-    if (!given.emplace(key, std::string(kEnvelope) + ".c" + std::to_string(i)).second)
+    std::string value = std::string(kEnvelope) + ".c" + std::to_string(i);
+    if (c.inverse) value = expr_to_string(*c.to_base(Parser::parse_expression(value)));
+    if (!given.emplace(key, value).second)
       v.refuse("two inserted columns write base column '" + c.base + "'");
   }
   // The join's equivalence classes share one value per row: a supplied member's, else
