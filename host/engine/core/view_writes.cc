@@ -19,6 +19,7 @@
 #include "parser/ast_printer.h"
 #include "parser/parser.h"
 #include "planner/planner.h"
+#include "planner/scalar_expr.h"
 #include "schema/catalog.h"
 
 namespace quereus {
@@ -225,6 +226,11 @@ bool numeric_constant(const ast::Expr* e) {
   return k == ast::LiteralKind::kInteger || k == ast::LiteralKind::kReal;
 }
 
+bool same_type_casts(const std::vector<std::string>& casts, qrs_logical_type column) {
+  return std::all_of(casts.begin(), casts.end(),
+                     [column](const std::string& t) { return logical_type_from_name(t) == column; });
+}
+
 ExprPtr binary(ast::BinaryOp op, ExprPtr l, ExprPtr r) {
   auto b = std::make_unique<ast::BinaryExpr>();
   b->op = op;
@@ -234,15 +240,18 @@ ExprPtr binary(ast::BinaryOp op, ExprPtr l, ExprPtr r) {
 }
 
 // Invertibility of a projected term: the column reference it reads and the inverse
-// (null: the identity). `x ± k`, `k + x`, `k - x`, `-x`, `+x` and `x collate c` invert
-// (vu-inverses.md, the built-in profiles); anything else is computed.
-const ast::ColumnRef* invertible(const ast::Expr* e, std::function<ExprPtr(ExprPtr)>& inverse) {
+// (null: the identity). `x ± k`, `k + x`, `k - x`, `-x`, `+x`, `x collate c` and a cast
+// to the column's own type invert (vu-inverses.md, the built-in profiles); anything else
+// is computed. `casts` collects the cast target types, which the caller checks against
+// the column's type.
+const ast::ColumnRef* invertible(const ast::Expr* e, std::function<ExprPtr(ExprPtr)>& inverse,
+                                 std::vector<std::string>& casts) {
   using K = ast::ExprKind;
   if (!e) return nullptr;
   if (e->kind == K::kColumn) return static_cast<const ast::ColumnRef*>(e);
   auto chain = [&](const ast::Expr* operand, std::function<ExprPtr(ExprPtr)> step) -> const ast::ColumnRef* {
     std::function<ExprPtr(ExprPtr)> inner;
-    const ast::ColumnRef* ref = invertible(operand, inner);
+    const ast::ColumnRef* ref = invertible(operand, inner, casts);
     if (!ref) return nullptr;
     // The outer step undoes first: base = inner⁻¹(step⁻¹(v)).
     inverse = [step, inner](ExprPtr v) { return inner ? inner(step(std::move(v))) : step(std::move(v)); };
@@ -250,6 +259,11 @@ const ast::ColumnRef* invertible(const ast::Expr* e, std::function<ExprPtr(ExprP
   };
   if (e->kind == K::kCollate)
     return chain(static_cast<const ast::CollateExpr&>(*e).operand.get(), [](ExprPtr v) { return v; });
+  if (e->kind == K::kCast) {
+    auto& c = static_cast<const ast::CastExpr&>(*e);
+    casts.push_back(c.type_name);
+    return chain(c.operand.get(), [](ExprPtr v) { return v; });
+  }
   if (e->kind == K::kUnary) {
     auto& u = static_cast<const ast::UnaryExpr&>(*e);
     if (u.op == ast::UnaryOp::kPlus) return chain(u.operand.get(), [](ExprPtr v) { return v; });
@@ -305,6 +319,8 @@ struct ViewShape {
   // the equivalence classes of (side, column) the ON equalities establish.
   std::vector<JoinSide> sides;
   std::vector<std::vector<std::pair<int, int>>> classes;
+  // The body's `WITH DEFAULTS (col = expr, …)`: values for columns an INSERT omits.
+  const std::vector<ast::NamedExpr>* defaults = nullptr;
   const ast::Select* body = nullptr;
   bool join() const { return !sides.empty(); }
 
@@ -478,8 +494,10 @@ void analyze_join(DatabaseImpl& db, const ViewEntry& view, ViewShape& v) {
     }
     ViewColumn col;
     col.term = rc.expr.get();
-    const ast::ColumnRef* read = invertible(rc.expr.get(), col.inverse);
+    std::vector<std::string> casts;
+    const ast::ColumnRef* read = invertible(rc.expr.get(), col.inverse, casts);
     auto [side, idx] = join_column(v, read);
+    if (side >= 0 && !same_type_casts(casts, v.sides[side].table->schema.columns[idx].logical_type)) side = -1;
     if (side >= 0) {
       col.side = side;
       col.base = v.sides[side].table->schema.columns[idx].name;
@@ -551,6 +569,7 @@ ViewShape analyze(DatabaseImpl& db, const ViewEntry& view) {
   v.qualifier = from.alias.empty() ? from.table.name : from.alias;
   v.source_columns = relation_columns(db, rel);
   v.where = core.where.get();
+  v.defaults = &body.defaults;
 
   // The body plans as a read would (this also refuses a self-referencing view).
   Planner planner(db);
@@ -569,8 +588,15 @@ ViewShape analyze(DatabaseImpl& db, const ViewEntry& view) {
     }
     ViewColumn col;
     col.term = rc.expr.get();
-    if (const ast::ColumnRef* ref = invertible(rc.expr.get(), col.inverse)) {
+    std::vector<std::string> casts;
+    if (const ast::ColumnRef* ref = invertible(rc.expr.get(), col.inverse, casts)) {
       if (ref->table.empty() || iequals(ref->table, v.qualifier)) col.base = source_column(ref->column);
+    }
+    // A cast is the identity only onto the column's own type (a table source; a view
+    // source's column types are not at hand here, so a cast over one is computed).
+    if (!casts.empty() && !col.base.empty()) {
+      int at = v.table ? v.table->schema.find_column(col.base) : -1;
+      if (at < 0 || !same_type_casts(casts, v.table->schema.columns[at].logical_type)) col.base.clear();
     }
     if (col.base.empty()) col.inverse = nullptr;
     v.columns.push_back(std::move(col));
@@ -718,7 +744,7 @@ const std::string& base_of(const ViewShape& v, const Substituter& sub, const std
   const ViewColumn& c = sub.column(name);
   if (c.base.empty())
     v.refuse("column '" + c.name + "' is computed (" + expr_to_string(*c.term) +
-             ") and has no inverse; it cannot be written");
+             ") and read-only: it has no inverse");
   return c.base;
 }
 
@@ -820,6 +846,23 @@ void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
     extra_cols.push_back(col);
     extra.push_back(clone(*lit));
   }
+  // The view's WITH DEFAULTS entries fill what is still open (each names a view column or
+  // a base column of the source).
+  if (v.defaults)
+    for (const ast::NamedExpr& d : *v.defaults) {
+      std::string col;
+      if (const ViewColumn* c = v.find(d.name)) col = c->base;
+      if (col.empty())
+        for (auto& s : v.source_columns)
+          if (iequals(s, d.name)) col = s;
+      if (col.empty())
+        v.refuse("its WITH DEFAULTS entry '" + d.name + "' names neither a view column nor a base column");
+      if (supplied(col) ||
+          std::any_of(extra_cols.begin(), extra_cols.end(), [&](const std::string& b) { return iequals(b, col); }))
+        continue;
+      extra_cols.push_back(col);
+      extra.push_back(clone(*d.value));
+    }
   // A NOT NULL base column the write leaves without any value is refused up front.
   if (v.table) {
     for (auto& c : v.table->schema.columns) {
@@ -1078,7 +1121,7 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
     if (a.columns.size() != 1) v.refuse("row-value assignments through a join view are not supported yet");
     const ViewColumn& c = sub.column(a.columns[0]);
     if (c.base.empty())
-      v.refuse("column '" + c.name + "' is computed (" + expr_to_string(*c.term) + ") and has no inverse; it cannot be written");
+      v.refuse("column '" + c.name + "' is computed (" + expr_to_string(*c.term) + ") and read-only: it has no inverse");
     if (!seen.insert(std::to_string(c.side) + "." + to_lower(c.base)).second)
       v.refuse("two SET targets write base column '" + c.base + "'");
     sub(a.value);
@@ -1194,6 +1237,9 @@ void lower_join_delete(ast::DeleteStmt& s, const ViewShape& v, LoweredWrite& out
   std::reverse(order.begin(), order.end());
   for (int side : order) {
     const JoinSide& js = v.sides[side];
+    // An outer join's row is the preserved row's: deleting it removes the view row and
+    // leaves the padded side (which other rows may share) alone.
+    if (js.padded) continue;
     std::string sql = "delete from " + qualified(js) + " as " + quote_identifier(js.qualifier) + " where exists (select 1 from " +
                       std::string(kKeys) + " as __vw_k where " + key_match(v, side, js.qualifier) + ")";
     auto stmts = Parser::parse(sql);
@@ -1221,7 +1267,7 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
   for (size_t i = 0; i < view_cols.size(); ++i) {
     const ViewColumn& c = sub.column(view_cols[i]);
     if (c.base.empty())
-      v.refuse("column '" + c.name + "' is computed (" + expr_to_string(*c.term) + ") and has no inverse; it cannot be written");
+      v.refuse("column '" + c.name + "' is computed (" + expr_to_string(*c.term) + ") and read-only: it has no inverse");
     auto key = std::make_pair(c.side, v.sides[c.side].find(c.base));
     supplied_sides.insert(c.side);
     std::string value = std::string(kEnvelope) + ".c" + std::to_string(i);
@@ -1314,6 +1360,69 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
 }
 
 }  // namespace
+
+ViewWriteSurface describe_view_writes(DatabaseImpl& db, const ViewEntry& view) {
+  ViewWriteSurface out;
+  ViewShape v;
+  try {
+    v = analyze(db, view);
+  } catch (const Error&) {
+    return out;
+  }
+  using Site = ViewWriteSurface::Site;
+  for (auto& c : v.columns) out.names.push_back(c.name);
+  out.sites.resize(v.columns.size());
+  if (v.join()) {
+    for (size_t i = 0; i < v.columns.size(); ++i) {
+      const ViewColumn& c = v.columns[i];
+      if (!c.base.empty()) out.sites[i] = {v.sides[c.side].table, v.sides[c.side].find(c.base)};
+    }
+    // A join key class is filled when one member is written or declares a DEFAULT.
+    for (auto& cls : v.classes) {
+      bool fed = false;
+      for (auto& [side, col] : cls) {
+        const ColumnSchema& cs = v.sides[side].table->schema.columns[col];
+        fed = fed || (cs.default_expr && !cs.generated());
+        for (auto& s : out.sites) fed = fed || (s.table == v.sides[side].table && s.column == col);
+      }
+      if (fed)
+        for (auto& [side, col] : cls) out.filled.push_back({v.sides[side].table, col});
+    }
+    for (auto& s : v.sides)
+      if (s.padded) out.optional.push_back(s.table);
+    out.ok = true;
+    return out;
+  }
+  // The source's own sites: the table's columns, or (a view over a view) its surface.
+  std::vector<std::string> source_names = v.source_columns;
+  std::vector<Site> source_sites;
+  if (v.table) {
+    for (size_t i = 0; i < source_names.size(); ++i) source_sites.push_back({v.table, static_cast<int>(i)});
+  } else {
+    ResolvedRelation rel = db.resolve_relation(v.source.schema, v.source.name);
+    if (!rel.view) return out;
+    ViewWriteSurface inner = describe_view_writes(db, *rel.view);
+    if (!inner.ok) return out;
+    source_names = inner.names;
+    source_sites = inner.sites;
+    out.filled = inner.filled;
+  }
+  auto site_of = [&](const std::string& name) -> Site {
+    for (size_t i = 0; i < source_names.size(); ++i)
+      if (iequals(source_names[i], name)) return source_sites[i];
+    return {};
+  };
+  for (size_t i = 0; i < v.columns.size(); ++i)
+    if (!v.columns[i].base.empty()) out.sites[i] = site_of(v.columns[i].base);
+  for (auto& [col, lit] : constant_bindings(v)) out.filled.push_back(site_of(col));
+  if (v.defaults)
+    for (const ast::NamedExpr& d : *v.defaults) {
+      const ViewColumn* c = v.find(d.name);
+      out.filled.push_back(site_of(c && !c->base.empty() ? c->base : d.name));
+    }
+  out.ok = true;
+  return out;
+}
 
 LoweredWrite lower_view_write(DatabaseImpl& db, const ast::Statement& stmt, const std::vector<std::string>* nested) {
   LoweredWrite out;

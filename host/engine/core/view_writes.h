@@ -14,6 +14,7 @@
 namespace quereus {
 
 class DatabaseImpl;
+struct ViewEntry;
 struct TableEntry;
 
 // The base statements one view write becomes, run in order within the statement.
@@ -40,6 +41,26 @@ struct LoweredWrite {
   ast::StatementPtr returning_query;
   bool returning_before = false;
 };
+
+// How writes through a view reach its base tables, for the introspection surfaces
+// (view_info(), column_info()): the same analysis the lowering uses, so the surfaces
+// agree with what a write does. `ok` is false when the view cannot be written through
+// (every column then reads as read-only).
+struct ViewWriteSurface {
+  struct Site {
+    std::shared_ptr<TableEntry> table;  // null: read-only (computed)
+    int column = -1;
+  };
+  bool ok = false;
+  // Tables a write may reach but that need not be covered: an outer join's padded side
+  // (an INSERT writes it only when given its columns; a DELETE leaves it).
+  std::vector<std::shared_ptr<TableEntry>> optional;
+  std::vector<std::string> names;  // the view's columns
+  std::vector<Site> sites;         // per view column
+  std::vector<Site> filled;        // base columns an INSERT fills without the user
+                                   // (constant bindings, WITH DEFAULTS, shared join keys)
+};
+ViewWriteSurface describe_view_writes(DatabaseImpl& db, const ViewEntry& view);
 
 // When `stmt` (an INSERT, UPDATE or DELETE) targets a view: the lowered statements.
 // Returns an empty LoweredWrite when the target is a table. `nested` is the enclosing
