@@ -57,7 +57,14 @@ void walk_source(ast::TableSource& src, const Rewrite& fn, int depth) {
     for (auto& a : src.function_args) walk(a, fn, depth);
 }
 
+// The subquery cores enclosing the expression a Rewrite is looking at, innermost last.
+thread_local std::vector<const ast::SelectCore*> t_cores;
+
 void walk_core(ast::SelectCore& c, const Rewrite& fn, int depth) {
+  t_cores.push_back(&c);
+  struct Pop {
+    ~Pop() { t_cores.pop_back(); }
+  } pop;
   if (c.nested) walk_select(*c.nested, fn, depth);
   for (auto& rc : c.columns)
     if (rc.expr) walk(rc.expr, fn, depth);
@@ -321,6 +328,9 @@ struct ViewShape {
   std::vector<std::vector<std::pair<int, int>>> classes;
   // The body's `WITH DEFAULTS (col = expr, …)`: values for columns an INSERT omits.
   const std::vector<ast::NamedExpr>* defaults = nullptr;
+  // The writing statement's environment, for the names its subqueries read.
+  DatabaseImpl* db = nullptr;
+  std::vector<std::string> caller_path;
   const ast::Select* body = nullptr;
   bool join() const { return !sides.empty(); }
 
@@ -653,7 +663,11 @@ std::vector<std::pair<std::string, const ast::Literal*>> constant_bindings(const
 // `target` is the name the statement calls the view by (its alias, or the view name).
 class Substituter {
  public:
-  Substituter(const ViewShape& v, std::string target) : v_(v), target_(std::move(target)) {}
+  // `self`: the correlation name the lowered UPDATE / DELETE gives its target, which every
+  // substituted term is qualified by (so a user subquery reading the same base table
+  // cannot capture it); empty for an INSERT.
+  Substituter(const ViewShape& v, std::string target, std::string self = "")
+      : v_(v), target_(std::move(target)), self_(std::move(self)) {}
 
   void operator()(ExprPtr& e) const {
     if (!e) return;
@@ -666,6 +680,8 @@ class Substituter {
     if (!image.empty()) {
       if (v_.join()) v_.refuse(image + ".* references through a join view are not supported yet");
       requalify(t, v_.qualifier, image);
+    } else if (!self_.empty() && !v_.join()) {
+      requalify(t, v_.qualifier, self_);
     } else if (depth > 0 && !v_.join()) {
       requalify(t, v_.qualifier, v_.qualifier);
     }
@@ -684,11 +700,50 @@ class Substituter {
            (c.schema.empty() || iequals(c.schema, v_.schema));
   }
 
+  // Inside the user's subqueries: true when an unqualified `name` provably reaches the
+  // view's row — no enclosing subquery's FROM defines it, and every source there has
+  // known columns. A source whose columns are unknown (a CTE, a FROM subquery without a
+  // column list, a table function) leaves the name as written.
+  bool correlated(const std::string& name) const {
+    if (!v_.db || !v_.find(name)) return false;
+    for (auto it = t_cores.rbegin(); it != t_cores.rend(); ++it) {
+      bool known = true, defines = false;
+      std::function<void(const ast::TableSource&)> look = [&](const ast::TableSource& src) {
+        using K = ast::TableSource::Kind;
+        if (src.kind == K::kJoin) {
+          look(*src.left);
+          look(*src.right);
+          return;
+        }
+        std::vector<std::string> cols;
+        if (src.kind == K::kTable) {
+          try {
+            cols = relation_columns(*v_.db, v_.db->resolve_relation(src.table.schema, src.table.name, &v_.caller_path));
+          } catch (const Error&) {
+            known = false;  // a CTE, or an unknown name the build reports
+          }
+        } else if (src.kind == K::kSubquery && !src.alias_columns.empty()) {
+          cols = src.alias_columns;
+        } else {
+          known = false;
+        }
+        for (auto& c : cols) defines = defines || iequals(c, name);
+      };
+      if ((*it)->from) look(*(*it)->from);
+      if (defines || !known) return false;
+    }
+    return true;
+  }
+
   bool visit(ExprPtr& x, int depth) const {
     if (x->kind != ast::ExprKind::kColumn) return false;
     auto& c = static_cast<ast::ColumnRef&>(*x);
     if (c.table.empty()) {
-      if (depth > 0) return true;  // a subquery's own name (or a correlation left as written)
+      if (depth > 0) {
+        // A subquery's own name, unless it provably reads the view's row.
+        if (c.schema.empty() && correlated(c.column)) x = term(column(c.column), "", depth);
+        return true;
+      }
       x = term(column(c.column), "", depth);
       return true;
     }
@@ -703,7 +758,17 @@ class Substituter {
 
   const ViewShape& v_;
   std::string target_;
+  std::string self_;
 };
+
+constexpr const char* kSelf = "__vm_self";
+
+// The view's WHERE as a conjunct of a lowered UPDATE / DELETE whose target is `kSelf`.
+ExprPtr view_predicate(const ViewShape& v) {
+  ExprPtr w = clone(*v.where);
+  requalify(w, v.qualifier, kSelf);
+  return w;
+}
 
 // RETURNING in view columns: `*` expands to the view's columns, every item keeps its view
 // spelling as its result name.
@@ -750,7 +815,7 @@ const std::string& base_of(const ViewShape& v, const Substituter& sub, const std
 
 void lower_update(ast::UpdateStmt& s, const ViewShape& v) {
   std::string target = s.alias.empty() ? s.table.name : s.alias;
-  Substituter sub(v, target);
+  Substituter sub(v, target, kSelf);
   std::set<std::string> seen;
   for (auto& a : s.assignments) {
     if (a.columns.size() != 1) v.refuse("row-value assignments through a view are not supported yet");
@@ -762,20 +827,20 @@ void lower_update(ast::UpdateStmt& s, const ViewShape& v) {
     a.value = c.to_base(std::move(a.value));
   }
   sub(s.where);
-  if (v.where) s.where = conjoin(std::move(s.where), clone(*v.where));
+  if (v.where) s.where = conjoin(std::move(s.where), view_predicate(v));
   lower_returning(s.returning, v, sub, target);
   s.table = v.source;
-  s.alias = v.alias;
+  s.alias = kSelf;
 }
 
 void lower_delete(ast::DeleteStmt& s, const ViewShape& v) {
   std::string target = s.alias.empty() ? s.table.name : s.alias;
-  Substituter sub(v, target);
+  Substituter sub(v, target, kSelf);
   sub(s.where);
-  if (v.where) s.where = conjoin(std::move(s.where), clone(*v.where));
+  if (v.where) s.where = conjoin(std::move(s.where), view_predicate(v));
   lower_returning(s.returning, v, sub, target);
   s.table = v.source;
-  s.alias = v.alias;
+  s.alias = kSelf;
 }
 
 // `select *, <extra…> from (<source>) as __vw_src`.
@@ -1452,6 +1517,8 @@ LoweredWrite lower_view_write(DatabaseImpl& db, const ast::Statement& stmt, cons
   ResolvedRelation rel = planner.resolve_relation(*name);
   if (!rel.view) return out;
   ViewShape v = analyze(db, *rel.view);
+  v.db = &db;
+  v.caller_path = planner.search_path();
   ast::StatementPtr copy = clone_statement(stmt);
   if (v.join()) {
     switch (copy->kind) {
