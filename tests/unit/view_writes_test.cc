@@ -86,6 +86,32 @@ TEST_F(ViewWritesTest, APreparedViewWriteRunsAgainWithFreshCaptures) {
   EXPECT_EQ(count("select count(*) from c where v = 'v'"), 1);
 }
 
+TEST_F(ViewWritesTest, ParametersKeepTheirPositionsThroughTheLowering) {
+  exec("create table a (id integer primary key, x text);"
+       "create table b (id integer primary key, y text);"
+       "create view ab as select a.id as id, a.x as x, b.y as y from a join b on b.id = a.id;"
+       "create view ax as select id, x from a where x <> 'skip'");
+  std::vector<std::unique_ptr<Statement>> stmts;
+  // The WITH clause's parameter comes first; the source's and the SET value's after it.
+  ASSERT_TRUE(db_->prepare("with k as (select ? as n) insert into ab (id, x, y) select n, ?, ? from k;"
+                           "with k as (select ? as n) update ax set x = ? where id = (select n from k)",
+                           &stmts).ok());
+  ASSERT_EQ(stmts.size(), 2u);
+  const Value args[][3] = {{Value::Integer(7), Value::Text("x7"), Value::Text("y7")},
+                           {Value::Integer(7), Value::Text("x8"), Value()}};
+  for (size_t s = 0; s < 2; ++s) {
+    for (int i = 0; i < (s == 0 ? 3 : 2); ++i) ASSERT_TRUE(stmts[s]->bind(i + 1, args[s][i]).ok());
+    bool has = true;
+    Status st = stmts[s]->step(&has);
+    ASSERT_TRUE(st.ok()) << st.to_string();
+  }
+  auto rows = query("select id, x, y from ab");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0].as_int(), 7);
+  EXPECT_EQ(rows[0][1].str(), "x8");
+  EXPECT_EQ(rows[0][2].str(), "y7");
+}
+
 TEST_F(ViewWritesTest, MutationOrdinalCountsTheRowsOfOneInsert) {
   exec("create table t (id integer primary key, o integer default (mutation_ordinal()))");
   exec("insert into t (id) values (10), (20), (30)");

@@ -843,14 +843,21 @@ void lower_delete(ast::DeleteStmt& s, const ViewShape& v) {
   s.alias = kSelf;
 }
 
+// `outer_sql`, a SELECT whose FROM is one `(select 1) as …` placeholder, reading `source`
+// instead. The source moves in as syntax (not re-parsed text), so its parameters keep
+// their positions.
+std::unique_ptr<ast::Select> wrap_source(const std::string& outer_sql, std::unique_ptr<ast::Select> source) {
+  auto stmts = Parser::parse(outer_sql);
+  auto select = std::move(static_cast<ast::SelectStmt&>(*stmts.front()).select);
+  select->core.from->subquery = std::move(source);
+  return select;
+}
+
 // `select *, <extra…> from (<source>) as __vw_src`.
-std::unique_ptr<ast::Select> widen_source(const ast::Select& source, const std::vector<ExprPtr>& extra) {
+std::unique_ptr<ast::Select> widen_source(std::unique_ptr<ast::Select> source, const std::vector<ExprPtr>& extra) {
   std::string sql = "select *";
   for (auto& e : extra) sql += ", " + expr_to_string(*e);
-  sql += " from (" + select_to_string(source) + ") as __vw_src";
-  auto stmts = Parser::parse(sql);
-  auto& sel = static_cast<ast::SelectStmt&>(*stmts.front());
-  return std::move(sel.select);
+  return wrap_source(sql + " from (select 1) as __vw_src", std::move(source));
 }
 
 void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
@@ -885,10 +892,8 @@ void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
         sql += (i ? ", " : "") + expr_to_string(*written[i]->to_base(Parser::parse_expression(c))) + " as " + c;
         names += (i ? ", " : "") + c;
       }
-      sql += " from (" + select_to_string(*s.source) + ") as __vw_inv(" + names + ")";
       auto path = s.source->schema_path;
-      auto stmts = Parser::parse(sql);
-      s.source = std::move(static_cast<ast::SelectStmt&>(*stmts.front()).select);
+      s.source = wrap_source(sql + " from (select 1) as __vw_inv(" + names + ")", std::move(s.source));
       s.source->schema_path = path;
     }
   }
@@ -951,7 +956,7 @@ void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
         for (auto& e : extra) row.push_back(clone(*e));
     } else {
       auto path = s.source->schema_path;
-      s.source = widen_source(*s.source, extra);
+      s.source = widen_source(std::move(s.source), extra);
       s.source->schema_path = path;
     }
     for (auto& c : extra_cols) base_cols.push_back(c);
@@ -1216,6 +1221,7 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
   // Writing the padded side of an outer join: a view row without a partner gets one,
   // inserted with the assigned values and the preserved side's join key.
   std::vector<std::string> materialize(v.sides.size());
+  std::vector<std::vector<std::pair<std::string, ExprPtr>>> materialize_values(v.sides.size());
   for (size_t side = 0; side < v.sides.size(); ++side) {
     if (!v.sides[side].padded || per_side[side].empty()) continue;
     const JoinSide& js = v.sides[side];
@@ -1224,7 +1230,7 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
       reads.push_back(result(sql, col));
       return "__vw_k." + col;
     };
-    std::vector<std::pair<std::string, std::string>> cols;  // base column, value SQL
+    std::vector<std::pair<std::string, ExprPtr>> cols;  // base column, value
     std::string guard = "not __vw_k.m" + std::to_string(side);
     for (auto& cls : v.classes) {
       int own = -1;
@@ -1238,7 +1244,7 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
       if (own < 0 || from.empty()) continue;
       std::string value = capture(from);
       guard += " and " + value + " is not null";
-      cols.emplace_back(js.table->schema.columns[own].name, value);
+      cols.emplace_back(js.table->schema.columns[own].name, Parser::parse_expression(value));
     }
     for (auto& [owner, assignment] : padded_values) {
       if (owner != static_cast<int>(side)) continue;
@@ -1250,9 +1256,9 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
         else if (!ref.table.empty()) x = Parser::parse_expression(capture(expr_to_string(*x)));
         return true;
       }, 0);
-      auto same = [&](const std::pair<std::string, std::string>& c) { return iequals(c.first, assignment.first); };
+      auto same = [&](const std::pair<std::string, ExprPtr>& c) { return iequals(c.first, assignment.first); };
       cols.erase(std::remove_if(cols.begin(), cols.end(), same), cols.end());
-      cols.emplace_back(assignment.first, expr_to_string(*value));
+      cols.emplace_back(assignment.first, std::move(value));
     }
     for (auto& col : js.table->schema.columns) {
       if (!col.not_null || col.default_expr || col.generated()) continue;
@@ -1263,8 +1269,9 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
     std::string names, values;
     for (auto& [n, val] : cols) {
       names += (names.empty() ? "" : ", ") + quote_identifier(n);
-      values += (values.empty() ? "" : ", ") + val;
+      values += (values.empty() ? "" : ", ") + std::string("null");
     }
+    materialize_values[side] = std::move(cols);
     materialize[side] = "insert " + or_clause(s.or_action) + "into " + qualified(js) + " (" + names + ") select " + values +
                         " from " + kKeys + " as __vw_k where " + guard;
   }
@@ -1284,7 +1291,10 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
     out.statements.push_back(std::move(stmts.front()));
     if (!materialize[side].empty()) {
       auto more = Parser::parse(materialize[side]);
-      static_cast<ast::InsertStmt&>(*more.front()).context = clone_context(s.context);
+      auto& ins = static_cast<ast::InsertStmt&>(*more.front());
+      for (size_t i = 0; i < materialize_values[side].size(); ++i)
+        ins.source->core.columns[i].expr = std::move(materialize_values[side][i].second);
+      ins.context = clone_context(s.context);
       out.statements.push_back(std::move(more.front()));
     }
   }
@@ -1391,20 +1401,19 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
     }
   }
   // The envelope: the user's source, once, with its columns named c0, c1, ….
-  std::string env_sql;
+  auto env = std::make_unique<ast::SelectStmt>();
   if (s.default_values || !s.source) {
-    env_sql = "select null as __vw_none";
+    env->select = std::move(static_cast<ast::SelectStmt&>(*Parser::parse("select null as __vw_none").front()).select);
   } else {
-    env_sql = "select * from (" + select_to_string(*s.source) + ") as __vw_src(";
+    std::string env_sql = "select * from (select 1) as __vw_src(";
     for (size_t i = 0; i < view_cols.size(); ++i) env_sql += (i ? ", c" : "c") + std::to_string(i);
-    env_sql += ")";
+    auto path = s.source->schema_path;
+    env->select = wrap_source(env_sql + ")", std::move(s.source));
+    env->select->schema_path = path;
   }
-  auto env = Parser::parse(env_sql);
-  auto& env_sel = static_cast<ast::SelectStmt&>(*env.front());
-  env_sel.select->with = std::move(s.with);
-  if (s.source) env_sel.select->schema_path = s.source->schema_path;
-  if (!s.schema_path.empty()) env_sel.select->schema_path = s.schema_path;
-  out.capture = std::move(env.front());
+  env->select->with = std::move(s.with);
+  if (!s.schema_path.empty()) env->select->schema_path = s.schema_path;
+  out.capture = std::move(env);
   out.capture_name = kEnvelope;
   for (int side : parents_first(v)) {
     if (!written(side)) continue;
