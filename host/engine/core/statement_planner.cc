@@ -220,12 +220,13 @@ Planner schema_authored_planner(DatabaseImpl& db, const TableEntry& table) {
   return p;
 }
 
-// The table a write statement targets. Writing through a view is not supported yet.
+// The table a write statement targets. A view target never gets here: plan_write lowers
+// it onto its base tables first (core/view_writes.h).
 std::shared_ptr<TableEntry> write_target(Planner& planner, const ast::QualifiedName& name, const char* verb) {
   auto rel = planner.resolve_relation(name);
   if (rel.view)
-    throw Error(StatusCode::kUnsupported,
-                std::string(verb) + " through view '" + rel.view->qualified_name() + "' is not supported yet",
+    throw Error(StatusCode::kInternal,
+                std::string(verb) + " reached view '" + rel.view->qualified_name() + "' without being lowered",
                 name.site);
   return rel.table;
 }
@@ -717,7 +718,13 @@ std::unique_ptr<Executable> plan_write(DatabaseImpl& db, const ast::Statement& s
   LoweredWrite lowered = lower_view_write(db, stmt, nested);
   if (!lowered.statements.empty()) {
     if (depth > 64) throw Error(StatusCode::kError, "view write nests too deeply", stmt.site);
-    return std::make_unique<ViewWriteExec>(db, std::move(lowered), nested, seed, depth);
+    try {
+      return std::make_unique<ViewWriteExec>(db, std::move(lowered), nested, seed, depth);
+    } catch (const Error& e) {
+      // A position inside the lowered statements' text means nothing to the user: point
+      // at the statement that wrote through the view.
+      throw Error(e.code(), e.raw_message(), stmt.site);
+    }
   }
   switch (stmt.kind) {
     case ast::StmtKind::kInsert:

@@ -164,6 +164,40 @@ void requalify(ExprPtr& e, const std::string& from, const std::string& to) {
   }, 0);
 }
 
+// A view fragment (a term, the WHERE) moved under a target renamed `to`: every reference
+// qualified by the body's name for its source, at any depth, follows — unless a subquery
+// of the fragment itself names a source that way (then the name is that source's) — and,
+// at the fragment's own level, every unqualified reference too.
+void retarget(ExprPtr& e, const std::string& from, const std::string& to) {
+  const size_t outer = t_cores.size();  // subqueries around the fragment are not its own
+  walk(e, [&](ExprPtr& x, int depth) {
+    if (x->kind != ast::ExprKind::kColumn) return false;
+    auto& c = static_cast<ast::ColumnRef&>(*x);
+    if (depth == 0 && c.table.empty()) {
+      c.table = to;
+      return true;
+    }
+    if (!c.schema.empty() || !iequals(c.table, from)) return true;
+    for (size_t i = outer; i < t_cores.size(); ++i) {
+      const ast::SelectCore* core = t_cores[i];
+      bool shadows = false;
+      std::function<void(const ast::TableSource&)> look = [&](const ast::TableSource& src) {
+        if (src.kind == ast::TableSource::Kind::kJoin) {
+          look(*src.left);
+          look(*src.right);
+          return;
+        }
+        const std::string& name = src.alias.empty() ? src.table.name : src.alias;
+        shadows = shadows || iequals(name, from);
+      };
+      if (core->from) look(*core->from);
+      if (shadows) return true;
+    }
+    c.table = to;
+    return true;
+  }, 0);
+}
+
 bool is_image(const std::string& q) { return iequals(q, "new") || iequals(q, "old") || iequals(q, "excluded"); }
 
 // The AND-conjuncts of `e`.
@@ -681,7 +715,7 @@ class Substituter {
       if (v_.join()) v_.refuse(image + ".* references through a join view are not supported yet");
       requalify(t, v_.qualifier, image);
     } else if (!self_.empty() && !v_.join()) {
-      requalify(t, v_.qualifier, self_);
+      retarget(t, v_.qualifier, self_);
     } else if (depth > 0 && !v_.join()) {
       requalify(t, v_.qualifier, v_.qualifier);
     }
@@ -766,7 +800,7 @@ constexpr const char* kSelf = "__vm_self";
 // The view's WHERE as a conjunct of a lowered UPDATE / DELETE whose target is `kSelf`.
 ExprPtr view_predicate(const ViewShape& v) {
   ExprPtr w = clone(*v.where);
-  requalify(w, v.qualifier, kSelf);
+  retarget(w, v.qualifier, kSelf);
   return w;
 }
 
