@@ -25,6 +25,7 @@ class Executable {
 };
 
 class DatabaseImpl;
+struct PlanSeed;
 namespace ast { struct Statement; }
 
 // Plans one statement for execution.
@@ -33,7 +34,8 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
 // WITH clause is not a statement's leading clause, so it may not hold DML members.
 // `path` is the enclosing statement's WITH SCHEMA path (empty: none), used when the
 // nested statement names none of its own.
+// `seed` carries the WITH members it sees (a leading WITH clause's DML member).
 std::unique_ptr<Executable> plan_nested_dml(DatabaseImpl& db, const ast::Statement& stmt,
-                                            const std::vector<std::string>& path);
+                                            const std::vector<std::string>& path, const PlanSeed* seed = nullptr);
 
 }  // namespace quereus

@@ -175,7 +175,7 @@ bool foldable_default(const Registry& registry, const ast::Expr& e) {
     if (x.kind == K::kFunction) {
       auto& f = static_cast<const ast::FunctionCall&>(x);
       const ScalarFunction* fn = registry.find_scalar(f.name, static_cast<int>(f.args.size()));
-      return !fn || !(fn->flags & kDeterministic);
+      return !fn || !(fn->flags & kDeterministic) || (fn->flags & kPerRow);
     }
     return false;
   });

@@ -20,8 +20,10 @@
 #include "planner/dml_relation.h"
 #include "planner/planner.h"
 #include "core/schema_expressions.h"
+#include "core/view_writes.h"
 #include "runtime/dml_writer.h"
 #include "runtime/foreign_keys.h"
+#include "runtime/mutation_ordinal.h"
 
 namespace quereus {
 
@@ -219,12 +221,13 @@ Planner schema_authored_planner(DatabaseImpl& db, const TableEntry& table) {
   return p;
 }
 
-// The table a write statement targets. Writing through a view is not supported yet.
+// The table a write statement targets. A view target never gets here: plan_write lowers
+// it onto its base tables first (core/view_writes.h).
 std::shared_ptr<TableEntry> write_target(Planner& planner, const ast::QualifiedName& name, const char* verb) {
   auto rel = planner.resolve_relation(name);
   if (rel.view)
-    throw Error(StatusCode::kUnsupported,
-                std::string(verb) + " through view '" + rel.view->qualified_name() + "' is not supported yet",
+    throw Error(StatusCode::kInternal,
+                std::string(verb) + " reached view '" + rel.view->qualified_name() + "' without being lowered",
                 name.site);
   return rel.table;
 }
@@ -232,9 +235,13 @@ std::shared_ptr<TableEntry> write_target(Planner& planner, const ast::QualifiedN
 class InsertExec : public BufferedExec {
  public:
   // `nested`: the search path of the statement this one is a relation of (null: top level).
-  InsertExec(DatabaseImpl& db, const ast::InsertStmt& s, const std::vector<std::string>* nested = nullptr)
+  // `seed`: the row sets of the view write this statement was lowered from, or the WITH
+  // members a nested statement sees.
+  InsertExec(DatabaseImpl& db, const ast::InsertStmt& s, const std::vector<std::string>* nested = nullptr,
+             const PlanSeed* seed = nullptr)
       : db_(db) {
     Planner planner(db);
+    planner.seed(seed);
     // `insert … values (…) with schema x`: the trailing clause parses onto the source
     // query, but names the whole statement's path.
     planner.set_statement_path(!s.schema_path.empty() || !s.source ? s.schema_path : s.source->schema_path);
@@ -305,7 +312,9 @@ class InsertExec : public BufferedExec {
     const TableSchema& ts = table_->schema;
     writer.set_context_row(eval_context(ts, context_, ctx));
     EvalEnv env{nullptr, nullptr, &ctx};
+    int64_t ordinal = 0;
     auto write = [&](const Row& src) {
+      MutationOrdinalScope produced(++ordinal);  // mutation_ordinal() in the defaults
       Row row(ts.columns.size());
       std::vector<bool> given(ts.columns.size(), false);
       for (size_t i = 0; i < targets_.size(); ++i) { row[targets_[i]] = src[i]; given[targets_[i]] = true; }
@@ -487,9 +496,11 @@ std::vector<Row> collect(const RelPtr& plan, ExecContext& ctx) {
 
 class UpdateExec : public BufferedExec {
  public:
-  UpdateExec(DatabaseImpl& db, const ast::UpdateStmt& s, const std::vector<std::string>* nested = nullptr)
+  UpdateExec(DatabaseImpl& db, const ast::UpdateStmt& s, const std::vector<std::string>* nested = nullptr,
+             const PlanSeed* seed = nullptr)
       : db_(db) {
     Planner planner(db);
+    planner.seed(seed);
     planner.set_statement_path(s.schema_path);
     if (nested) planner.inherit_statement_path(*nested);
     if (!nested) planner.set_leading_with(s.with.get());
@@ -551,9 +562,11 @@ class UpdateExec : public BufferedExec {
 
 class DeleteExec : public BufferedExec {
  public:
-  DeleteExec(DatabaseImpl& db, const ast::DeleteStmt& s, const std::vector<std::string>* nested = nullptr)
+  DeleteExec(DatabaseImpl& db, const ast::DeleteStmt& s, const std::vector<std::string>* nested = nullptr,
+             const PlanSeed* seed = nullptr)
       : db_(db) {
     Planner planner(db);
+    planner.seed(seed);
     planner.set_statement_path(s.schema_path);
     if (nested) planner.inherit_statement_path(*nested);
     if (!nested) planner.set_leading_with(s.with.get());
@@ -587,6 +600,141 @@ class DeleteExec : public BufferedExec {
   std::vector<BoundCheck> checks_;
   std::vector<ScalarPtr> context_;
 };
+
+// A write through a view: the base statements it was lowered to (core/view_writes.h), run
+// in order after the join capture (if any) is materialized; the rows are those of the
+// statement carrying the view's RETURNING, or of the join view's RETURNING query.
+std::unique_ptr<Executable> plan_write(DatabaseImpl& db, const ast::Statement& stmt,
+                                       const std::vector<std::string>* nested,
+                                       const PlanSeed* seed = nullptr, int depth = 0);
+
+class ViewWriteExec : public Executable {
+ public:
+  ViewWriteExec(DatabaseImpl& db, LoweredWrite lowered, const std::vector<std::string>* nested,
+                const PlanSeed* outer, int depth)
+      : lowered_(std::move(lowered)) {
+    if (outer) seed_ = *outer;
+    if (lowered_.capture) {
+      auto& sel = *static_cast<const ast::SelectStmt&>(*lowered_.capture).select;
+      Planner planner(db);
+      planner.seed(&seed_);
+      if (nested) planner.inherit_statement_path(*nested);
+      planner.set_leading_with(sel.with.get());
+      QueryPlan qp = planner.plan_select(sel, nullptr);
+      capture_ = std::make_unique<QueryExec>(optimize(db, qp.root), qp.names, planner.take_dml_prelude());
+      BoundRows rows{lowered_.capture_name, qp.root->columns, std::make_shared<std::vector<Row>>()};
+      for (size_t i = 0; i < rows.columns.size(); ++i) rows.columns[i].name = qp.names[i];
+      for (size_t k = 0; k < lowered_.minted.size(); ++k) {
+        const auto& key = lowered_.minted[k];
+        const ColumnSchema& col = key.table->schema.columns[key.column];
+        Attribute a;
+        a.name = "m" + std::to_string(k);
+        a.type = col.logical_type;
+        rows.columns.push_back(a);
+        Planner authored = schema_authored_planner(db, *key.table);
+        std::vector<bool> visible(key.table->schema.columns.size(), false);
+        std::set<int> context_read;
+        minted_.push_back(bind_default(db, authored, *key.table, key.column, visible, true, context_read));
+        minted_width_.push_back(key.table->schema.context.size());
+      }
+      captured_ = rows.rows;
+      seed_.rows.push_back(std::move(rows));
+    }
+    for (auto& s : lowered_.statements) parts_.push_back(plan_write(db, *s, nested, &seed_, depth + 1));
+    if (lowered_.returning_query) {
+      auto& sel = *static_cast<const ast::SelectStmt&>(*lowered_.returning_query).select;
+      Planner planner(db);
+      planner.seed(&seed_);
+      if (nested) planner.inherit_statement_path(*nested);
+      QueryPlan qp = planner.plan_select(sel, nullptr);
+      returning_ = std::make_unique<QueryExec>(optimize(db, qp.root), qp.names);
+      names_ = qp.names;
+    } else if (lowered_.returning_from >= 0) {
+      names_ = parts_[lowered_.returning_from]->names();
+    }
+  }
+  void start(ExecContext& ctx) override {
+    rows_.clear();
+    i_ = 0;
+    if (capture_) {
+      captured_->clear();
+      capture_->start(ctx);
+      Row r;
+      std::vector<Row> rows;
+      while (capture_->next(r)) rows.push_back(std::move(r));
+      // The shared keys are minted for every row before any base write, so a default
+      // reading the anchor table sees the pre-statement state.
+      for (size_t i = 0; i < rows.size(); ++i) {
+        MutationOrdinalScope produced(static_cast<int64_t>(i) + 1);
+        Row& row = rows[i];
+        for (size_t k = 0; k < minted_.size(); ++k) {
+          const auto& key = lowered_.minted[k];
+          Row image(key.table->schema.columns.size());
+          Row context(minted_width_[k]);
+          EvalEnv images{&image, nullptr, &ctx};
+          EvalEnv env{&context, &images, &ctx};
+          row.push_back(minted_[k] ? minted_[k]->eval(env) : Value());
+        }
+      }
+      *captured_ = std::move(rows);
+    }
+    if (returning_ && lowered_.returning_before) drain(*returning_, ctx);
+    for (size_t p = 0; p < parts_.size(); ++p) {
+      parts_[p]->start(ctx);
+      Row r;
+      while (parts_[p]->next(r))
+        if (static_cast<int>(p) == lowered_.returning_from) rows_.push_back(std::move(r));
+    }
+    if (returning_ && !lowered_.returning_before) drain(*returning_, ctx);
+  }
+  bool next(Row& out) override {
+    if (i_ >= rows_.size()) return false;
+    out = std::move(rows_[i_++]);
+    return true;
+  }
+
+ private:
+  void drain(Executable& e, ExecContext& ctx) {
+    e.start(ctx);
+    Row r;
+    while (e.next(r)) rows_.push_back(std::move(r));
+  }
+
+  LoweredWrite lowered_;  // owns the syntax the parts were planned from
+  PlanSeed seed_;
+  std::unique_ptr<Executable> capture_;
+  std::shared_ptr<std::vector<Row>> captured_;
+  std::vector<ScalarPtr> minted_;
+  std::vector<size_t> minted_width_;
+  std::vector<std::unique_ptr<Executable>> parts_;
+  std::unique_ptr<Executable> returning_;
+  std::vector<Row> rows_;
+  size_t i_ = 0;
+};
+
+// An INSERT / UPDATE / DELETE: onto its table, or lowered through its view.
+std::unique_ptr<Executable> plan_write(DatabaseImpl& db, const ast::Statement& stmt,
+                                       const std::vector<std::string>* nested,
+                                       const PlanSeed* seed, int depth) {
+  LoweredWrite lowered = lower_view_write(db, stmt, nested);
+  if (!lowered.statements.empty()) {
+    if (depth > 64) throw Error(StatusCode::kError, "view write nests too deeply", stmt.site);
+    try {
+      return std::make_unique<ViewWriteExec>(db, std::move(lowered), nested, seed, depth);
+    } catch (const Error& e) {
+      // A position inside the lowered statements' text means nothing to the user: point
+      // at the statement that wrote through the view.
+      throw Error(e.code(), e.raw_message(), stmt.site);
+    }
+  }
+  switch (stmt.kind) {
+    case ast::StmtKind::kInsert:
+      return std::make_unique<InsertExec>(db, static_cast<const ast::InsertStmt&>(stmt), nested, seed);
+    case ast::StmtKind::kUpdate:
+      return std::make_unique<UpdateExec>(db, static_cast<const ast::UpdateStmt&>(stmt), nested, seed);
+    default: return std::make_unique<DeleteExec>(db, static_cast<const ast::DeleteStmt&>(stmt), nested, seed);
+  }
+}
 
 // An Executable that runs a function at start and yields no rows.
 class ActionExec : public Executable {
@@ -1111,9 +1259,9 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
       QueryPlan qp = planner.plan_select(sel, nullptr);
       return std::make_unique<QueryExec>(optimize(db, qp.root), qp.names, planner.take_dml_prelude());
     }
-    case K::kInsert: return std::make_unique<InsertExec>(db, static_cast<const ast::InsertStmt&>(stmt));
-    case K::kUpdate: return std::make_unique<UpdateExec>(db, static_cast<const ast::UpdateStmt&>(stmt));
-    case K::kDelete: return std::make_unique<DeleteExec>(db, static_cast<const ast::DeleteStmt&>(stmt));
+    case K::kInsert:
+    case K::kUpdate:
+    case K::kDelete: return plan_write(db, stmt, nullptr);
     case K::kCreateTable: {
       auto& s = static_cast<const ast::CreateTableStmt&>(stmt);
       return std::make_unique<ActionExec>([&db, &s](ExecContext& ctx) {
@@ -1195,13 +1343,13 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
 }
 
 std::unique_ptr<Executable> plan_nested_dml(DatabaseImpl& db, const ast::Statement& stmt,
-                                            const std::vector<std::string>& path) {
+                                            const std::vector<std::string>& path, const PlanSeed* seed) {
   using K = ast::StmtKind;
   refuse_unimplemented_clauses(stmt);
   switch (stmt.kind) {
-    case K::kInsert: return std::make_unique<InsertExec>(db, static_cast<const ast::InsertStmt&>(stmt), &path);
-    case K::kUpdate: return std::make_unique<UpdateExec>(db, static_cast<const ast::UpdateStmt&>(stmt), &path);
-    case K::kDelete: return std::make_unique<DeleteExec>(db, static_cast<const ast::DeleteStmt&>(stmt), &path);
+    case K::kInsert:
+    case K::kUpdate:
+    case K::kDelete: return plan_write(db, stmt, &path, seed);
     default: throw Error(StatusCode::kInternal, "not a data-modifying statement", stmt.site);
   }
 }

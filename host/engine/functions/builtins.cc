@@ -9,6 +9,7 @@
 #include "core/registry.h"
 #include "functions/function_util.h"
 #include "planner/scalar_expr.h"
+#include "runtime/mutation_ordinal.h"
 #include "types/big_int.h"
 #include "types/compare.h"
 
@@ -308,6 +309,12 @@ void register_builtin_functions(Registry& r) {
     };
   };
   (void)minmax;  // multi-argument min/max: the reference offers greatest()/least() instead
+  scalar(r, "mutation_ordinal", 0, [](Args) {
+    int64_t n = mutation_ordinal_slot();
+    if (n <= 0)
+      throw Error(StatusCode::kError, "mutation_ordinal() is only valid while an INSERT evaluates its column defaults");
+    return Value::Integer(n);
+  }, kDeterministic | kPerRow).returns(QRS_LT_INTEGER);
   scalar(r, "random", 0, [](Args) {
     static thread_local std::mt19937_64 gen{std::random_device{}()};
     return Value::Integer(static_cast<int64_t>(gen()));

@@ -16,6 +16,9 @@ class Collation;
 enum FunctionFlags : uint32_t {
   kDeterministic = 1u << 0,  // same as QRS_FUNC_DETERMINISTIC
   kReplicable = 1u << 1,     // same as QRS_FUNC_REPLICABLE
+  // Engine-only: reads the row being produced (mutation_ordinal()); deterministic for the
+  // schema gate, but never folded to a constant at plan time.
+  kPerRow = 1u << 16,
 };
 
 using ArgTypes = std::span<const qrs_logical_type>;

@@ -9,6 +9,7 @@
 #include "core/database_impl.h"
 #include "core/registry.h"
 #include "core/tags.h"
+#include "core/view_writes.h"
 #include "functions/builtins.h"
 #include "functions/json_value.h"
 #include "optimizer/optimizer.h"
@@ -206,68 +207,16 @@ void plan_rows(const RelNode& n, int64_t id, int64_t parent, int64_t& next_id, s
 // ---- view lineage (view_info(), column_info())
 
 // Where one output column of a plan node comes from: a base table column, or nothing
-// (computed, aggregated, or outside the traced fragment).
+// (computed, aggregated, or not writable through the view).
 struct BaseSite {
   std::shared_ptr<TableEntry> table;
   int column = -1;
 };
 
-// Traces each output column of `n` back to a base column through scans, projections,
-// filters and sorts; anything else reads as computed. `pinned` collects the base columns
-// a filter on the spine fixes to a constant (`col = constant` conjuncts).
-std::vector<BaseSite> trace_lineage(const RelNode& n, std::vector<BaseSite>& pinned) {
-  std::vector<BaseSite> out(n.columns.size());
-  switch (n.kind) {
-    case RelKind::kTableScan: {
-      const auto& scan = static_cast<const TableScanNode&>(n);
-      for (size_t i = 0; i < n.columns.size(); ++i) {
-        int c = scan.table->schema.find_column(n.columns[i].name);
-        if (c >= 0) out[i] = {scan.table, c};
-      }
-      break;
-    }
-    case RelKind::kProject: {
-      const auto& p = static_cast<const ProjectNode&>(n);
-      auto in = trace_lineage(*p.input, pinned);
-      for (size_t i = 0; i < p.exprs.size() && i < out.size(); ++i) {
-        if (p.exprs[i]->kind != ScalarKind::kColumn) continue;
-        const auto& c = static_cast<const ColumnScalar&>(*p.exprs[i]);
-        if (c.level == 0 && c.slot >= 0 && static_cast<size_t>(c.slot) < in.size()) out[i] = in[c.slot];
-      }
-      break;
-    }
-    case RelKind::kFilter: {
-      const auto& f = static_cast<const FilterNode&>(n);
-      out = trace_lineage(*f.input, pinned);
-      std::vector<const ScalarExpr*> stack{f.predicate.get()};
-      while (!stack.empty()) {
-        const ScalarExpr* e = stack.back();
-        stack.pop_back();
-        if (!e || e->kind != ScalarKind::kBinary) continue;
-        const auto& b = static_cast<const BinaryScalar&>(*e);
-        if (b.op == ast::BinaryOp::kAnd) {
-          stack.push_back(b.left.get());
-          stack.push_back(b.right.get());
-          continue;
-        }
-        if (b.op != ast::BinaryOp::kEq && b.op != ast::BinaryOp::kEqEq) continue;
-        for (auto [col, val] : {std::pair{b.left.get(), b.right.get()}, std::pair{b.right.get(), b.left.get()}}) {
-          if (col->kind != ScalarKind::kColumn || !val->is_constant()) continue;
-          const auto& c = static_cast<const ColumnScalar&>(*col);
-          if (c.level == 0 && c.slot >= 0 && static_cast<size_t>(c.slot) < out.size() && out[c.slot].table)
-            pinned.push_back(out[c.slot]);
-        }
-      }
-      break;
-    }
-    case RelKind::kSort: out = trace_lineage(*n.children()[0], pinned); break;
-    default: break;
-  }
-  return out;
-}
-
-// A view's output columns with their lineage. `ok` is false when the body fails to plan.
+// A view's output columns with where a write through each lands. `ok` is false when the
+// view cannot be written through.
 struct ViewLineage {
+  std::vector<std::shared_ptr<TableEntry>> optional;  // need not be covered (outer join's padded side)
   std::vector<std::string> names;
   std::vector<BaseSite> sites;
   std::vector<BaseSite> pinned;
@@ -275,18 +224,27 @@ struct ViewLineage {
 };
 
 ViewLineage view_lineage(DatabaseImpl& db, const ViewEntry& v) {
+  // The write-through analysis itself (core/view_writes.h), so the surfaces agree with
+  // what a write does; a view it cannot write through reads as all read-only.
   ViewLineage out;
+  ViewWriteSurface surface = describe_view_writes(db, v);
+  if (surface.ok) {
+    out.names = surface.names;
+    out.optional = surface.optional;
+    for (auto& s : surface.sites) out.sites.push_back({s.table, s.column});
+    for (auto& s : surface.filled)
+      if (s.table) out.pinned.push_back({s.table, s.column});
+    out.ok = true;
+    return out;
+  }
   try {
     Planner planner(db);
-    QueryPlan plan = planner.plan_select(*v.definition->select, nullptr);
+    QueryPlan plan = planner.plan_view_body(*v.definition->select, v.schema_name);
     out.names = v.columns.empty() ? plan.names : v.columns;
-    out.sites = trace_lineage(*plan.root, out.pinned);
-    out.sites.resize(out.names.size());
-    out.ok = true;
   } catch (const Error&) {
     out.names = v.columns;
-    out.sites.assign(out.names.size(), BaseSite{});
   }
+  out.sites.assign(out.names.size(), BaseSite{});
   return out;
 }
 
@@ -315,6 +273,7 @@ Row view_info_row(DatabaseImpl& db, const ViewEntry& v) {
   for (const auto& t : targets) {
     if (json.size() > 1) json += ",";
     json += json_string(t->schema.name);
+    if (std::find(lin.optional.begin(), lin.optional.end(), t) != lin.optional.end()) continue;
     for (const KeyColumn& k : t->schema.primary_key)
       if (!has(lin.sites, t.get(), k.column)) deletable = false;
     for (size_t c = 0; c < t->schema.columns.size(); ++c) {

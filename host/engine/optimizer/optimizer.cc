@@ -28,7 +28,7 @@ bool children_independent(const ScalarExpr& e) {
     }
     case ScalarKind::kFunction: {
       auto& f = static_cast<const FunctionScalar&>(e);
-      if (!(f.fn->flags & kDeterministic)) return false;
+      if (!(f.fn->flags & kDeterministic) || (f.fn->flags & kPerRow)) return false;
       for (auto& a : f.args) if (!independent_of_row(*a)) return false;
       return true;
     }
@@ -154,7 +154,9 @@ bool foldable(const ScalarExpr& e) {
     case ScalarKind::kExists:
     case ScalarKind::kSubquery: return false;  // columns, parameters, subqueries
     case ScalarKind::kFunction:
-      if (!(static_cast<const FunctionScalar&>(e).fn->flags & kDeterministic)) return false;
+      if (!(static_cast<const FunctionScalar&>(e).fn->flags & kDeterministic) ||
+          (static_cast<const FunctionScalar&>(e).fn->flags & kPerRow))
+        return false;
       break;
     default: break;
   }

@@ -1374,19 +1374,31 @@ void Planner::push_with(const ast::WithClause& with) {
     for (auto& cte : with.ctes) {
       if (!cte.select->dml) continue;
       auto& b = m[to_lower(cte.name)];
-      b->dml_run = make_dml_run(*cte.select->dml);
+      // The member's statement sees the members declared before it.
+      CteFrame before;
+      for (auto& [n, other] : m)
+        if (other->order < b->order) before[n] = other;
+      b->dml_run = make_dml_run(*cte.select->dml, &before);
       dml_prelude_.push_back(b->dml_run);
     }
   }
   cte_stack_.push_back(std::move(m));
 }
 
-std::shared_ptr<DmlRun> Planner::make_dml_run(const ast::Statement& stmt) {
+std::shared_ptr<DmlRun> Planner::make_dml_run(const ast::Statement& stmt, const CteFrame* siblings) {
   auto run = std::make_shared<DmlRun>();
   run->verb = stmt.kind == ast::StmtKind::kUpdate ? "UPDATE" : stmt.kind == ast::StmtKind::kDelete ? "DELETE" : "INSERT";
+  // A leading WITH member's statement sees the enclosing WITH clauses and its earlier
+  // siblings (only a leading clause may hold DML members, so `siblings` is set there).
+  PlanSeed seed;
+  if (siblings) {
+    seed.ctes = cte_stack_;
+    seed.ctes.push_back(*siblings);
+  }
   // A stored body's nested statement would not see the reader's path; elsewhere the
   // statement's WITH SCHEMA reaches it.
-  run->exec = plan_nested_dml(db_, stmt, home_schema_.empty() ? statement_path_ : std::vector<std::string>{});
+  run->exec = plan_nested_dml(db_, stmt, home_schema_.empty() ? statement_path_ : std::vector<std::string>{},
+                              siblings ? &seed : nullptr);
   return run;
 }
 
@@ -1406,6 +1418,32 @@ QueryPlan Planner::plan_dml(const std::shared_ptr<DmlRun>& run) {
 }
 
 void Planner::pop_with() { cte_stack_.pop_back(); }
+
+void Planner::seed(const PlanSeed* seed) {
+  if (!seed) return;
+  cte_stack_.insert(cte_stack_.begin(), seed->ctes.begin(), seed->ctes.end());
+  for (auto& rows : seed->rows) bind_rows(rows);
+}
+
+void Planner::bind_rows(const BoundRows& rows) {
+  auto cte = std::make_shared<ast::CommonTableExpr>();
+  cte->name = rows.name;
+  bound_rows_.push_back(cte);
+  auto node = std::make_shared<WorkingTableNode>();
+  node->name = rows.name;
+  node->rows = rows.rows;
+  for (Attribute a : rows.columns) {
+    a.id = mint_attr();
+    a.nullable = true;
+    node->columns.push_back(a);
+  }
+  auto binding = std::make_shared<CteBinding>();
+  binding->cte = cte.get();
+  binding->working = node;
+  std::map<std::string, std::shared_ptr<CteBinding>> level;
+  level.emplace(to_lower(rows.name), binding);
+  cte_stack_.insert(cte_stack_.begin(), std::move(level));
+}
 
 void Planner::set_statement_path(const std::vector<std::string>& path) {
   statement_path_.clear();

@@ -69,6 +69,24 @@ struct Scope {
   std::set<int>* used = nullptr;
 };
 
+// Rows a view write fills at run time (its insert envelope, its captured row keys), visible
+// to FROM under `name` while a planner that bound them plans (core/view_writes.h).
+struct BoundRows {
+  std::string name;
+  std::vector<Attribute> columns;  // names and types; ids are minted per planner
+  std::shared_ptr<std::vector<Row>> rows;
+};
+
+using CteFrame = std::map<std::string, std::shared_ptr<CteBinding>>;
+
+// What a planner inherits from the statement it plans a part of: the row sets of a view
+// write, and the WITH members a nested DML statement (a data-modifying WITH member) sees
+// (the enclosing statement's, and the siblings declared before it).
+struct PlanSeed {
+  std::vector<BoundRows> rows;
+  std::vector<CteFrame> ctes;
+};
+
 struct QueryPlan {
   RelPtr root;
   std::vector<std::string> names;  // output column names (FORMAT.md §6.3)
@@ -86,6 +104,10 @@ class Planner {
   // Makes a statement's own WITH clause visible to what is planned next (DML sources).
   void push_with(const ast::WithClause& with);
   void pop_with();
+  // Makes `rows` visible to FROM by its name, below every WITH clause.
+  void bind_rows(const BoundRows& rows);
+  // Applies a PlanSeed (null: nothing) before anything is planned.
+  void seed(const PlanSeed* seed);
   // Marks `with` as the statement's own leading WITH clause: the only one whose members
   // may be data-modifying. Those members run before the statement body, once each
   // (take_dml_prelude hands them to the executable).
@@ -120,7 +142,7 @@ class Planner {
     Scope scope;  // columns with slots relative to node's output
   };
   QueryPlan plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding, const Scope* outer);
-  std::shared_ptr<DmlRun> make_dml_run(const ast::Statement& stmt);
+  std::shared_ptr<DmlRun> make_dml_run(const ast::Statement& stmt, const CteFrame* siblings = nullptr);
   QueryPlan plan_dml(const std::shared_ptr<DmlRun>& run);
   Source plan_view(const ViewEntry& view, const ast::TableSource& src);
   Source plan_from(const ast::TableSource& src, const Scope* outer);
@@ -148,6 +170,7 @@ class Planner {
   const ast::WithClause* leading_with_ = nullptr;  // the statement's own WITH clause
   std::vector<std::shared_ptr<DmlRun>> dml_prelude_;
   std::vector<const ViewEntry*> expanding_views_;  // views being expanded (cycle guard)
+  std::vector<std::shared_ptr<ast::CommonTableExpr>> bound_rows_;  // names bound by bind_rows
 };
 
 // Assigns `name:1`, `name:2`, … to duplicate output names (FORMAT.md §6.3 rule 6).

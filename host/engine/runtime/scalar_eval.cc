@@ -311,7 +311,7 @@ Value BinaryScalar::eval(const EvalEnv& env) const {
 }
 
 bool FunctionScalar::is_constant() const {
-  if (!(fn->flags & kDeterministic)) return false;
+  if (!(fn->flags & kDeterministic) || (fn->flags & kPerRow)) return false;
   for (auto& a : args)
     if (!a->is_constant()) return false;
   return true;

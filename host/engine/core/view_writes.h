@@ -1,0 +1,71 @@
+// Writing through views: an INSERT / UPDATE / DELETE whose target is a view is lowered,
+// at plan time, into statements on the view's source (a base table, or another view,
+// lowered again in turn). The lowered statements are planned by the ordinary DML
+// builders, so every row still goes through the one write path (DmlWriter).
+// docs/view-updates.md describes the rules.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "parser/ast.h"
+
+namespace quereus {
+
+class DatabaseImpl;
+struct ViewEntry;
+struct TableEntry;
+
+// The base statements one view write becomes, run in order within the statement.
+struct LoweredWrite {
+  // A join view's write first computes one row set, before any base statement runs, and
+  // binds it under `capture_name` for every statement below (Planner::bind_rows):
+  //  - INSERT: the envelope — each row the user's source produced (the supplied view
+  //    columns c0, c1, …), followed by the shared keys m0, m1, … minted from the anchor
+  //    columns' DEFAULTs, once per row, with mutation_ordinal() = the row's ordinal;
+  //  - UPDATE / DELETE: the base keys of every view row the statement addresses.
+  ast::StatementPtr capture;  // a SELECT statement (null: none)
+  std::string capture_name;
+  struct MintedKey {
+    std::shared_ptr<TableEntry> table;
+    int column = -1;
+  };
+  std::vector<MintedKey> minted;
+  std::vector<ast::StatementPtr> statements;
+  // Index of the statement whose RETURNING rows are the view write's rows (-1: none).
+  int returning_from = -1;
+  // A join view's UPDATE / DELETE … RETURNING: a SELECT over the view body restricted to
+  // the captured keys, run after the statements (UPDATE: the new image) or before them
+  // (DELETE: the deleted image).
+  ast::StatementPtr returning_query;
+  bool returning_before = false;
+};
+
+// How writes through a view reach its base tables, for the introspection surfaces
+// (view_info(), column_info()): the same analysis the lowering uses, so the surfaces
+// agree with what a write does. `ok` is false when the view cannot be written through
+// (every column then reads as read-only).
+struct ViewWriteSurface {
+  struct Site {
+    std::shared_ptr<TableEntry> table;  // null: read-only (computed)
+    int column = -1;
+  };
+  bool ok = false;
+  // Tables a write may reach but that need not be covered: an outer join's padded side
+  // (an INSERT writes it only when given its columns; a DELETE leaves it).
+  std::vector<std::shared_ptr<TableEntry>> optional;
+  std::vector<std::string> names;  // the view's columns
+  std::vector<Site> sites;         // per view column
+  std::vector<Site> filled;        // base columns an INSERT fills without the user
+                                   // (constant bindings, WITH DEFAULTS, shared join keys)
+};
+ViewWriteSurface describe_view_writes(DatabaseImpl& db, const ViewEntry& view);
+
+// When `stmt` (an INSERT, UPDATE or DELETE) targets a view: the lowered statements.
+// Returns an empty LoweredWrite when the target is a table. `nested` is the enclosing
+// statement's WITH SCHEMA path for a DML used as a relation (null at top level).
+// Throws a plan-time Error when the view cannot be written through.
+LoweredWrite lower_view_write(DatabaseImpl& db, const ast::Statement& stmt, const std::vector<std::string>* nested);
+
+}  // namespace quereus
