@@ -33,6 +33,8 @@
 #include <thread>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "core/database.h"
 #include "plugin/plugin_loader.h"
 
@@ -181,6 +183,7 @@ int usage(const std::string& why) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  spdlog::set_level(spdlog::level::warn);  // no per-open "loaded plugin" lines
   Options o;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "functions/json_value.h"
 #include "parser/ast.h"
 #include "parser/ast_printer.h"
 
@@ -41,6 +42,27 @@ std::string column_list(const TableSchema& t, const std::vector<int>& cols) {
   std::string s;
   for (size_t i = 0; i < cols.size(); ++i) s += (i ? ", " : "") + q(t.columns[cols[i]].name);
   return s;
+}
+
+// " with tags (k = v, …)" from a tags JSON object; "" when untagged.
+std::string tags_clause(const std::string& json) {
+  if (json.empty()) return "";
+  auto j = jsonv::parse(json);
+  if (!j || !j->is_object() || j->empty()) return "";
+  std::string s = " with tags (";
+  bool first = true;
+  for (auto it = j->begin(); it != j->end(); ++it) {
+    if (!first) s += ", ";
+    first = false;
+    s += quote_identifier(it.key()) + " = ";
+    const auto& v = it.value();
+    if (v.is_string()) s += sql_literal(Value::Text(v.get<std::string>()));
+    else if (v.is_boolean()) s += v.get<bool>() ? "true" : "false";
+    else if (v.is_null()) s += "null";
+    else if (v.is_number()) s += v.dump();
+    else s += sql_literal(Value::Text(v.dump()));  // a structured value keeps its JSON text
+  }
+  return s + ")";
 }
 
 }  // namespace
@@ -100,6 +122,7 @@ std::string create_table_ddl(const TableSchema& t) {
       s += " generated always as (" + expr_to_string(*c.generated_expr) + ")";
       s += c.generated_stored ? " stored" : " virtual";
     }
+    s += tags_clause(c.tags_json);
   }
   if (t.primary_key_declared) {
     sep();
@@ -109,7 +132,7 @@ std::string create_table_ddl(const TableSchema& t) {
       s += q(t.columns[t.primary_key[i].column].name);
       if (t.primary_key[i].desc) s += " desc";
     }
-    s += ")" + on_conflict(t.pk_conflict);
+    s += ")" + on_conflict(t.pk_conflict) + tags_clause(t.primary_key_tags_json);
   }
   for (const IndexSchema& ix : t.indexes) {
     if (!ix.constraint) continue;
@@ -125,11 +148,12 @@ std::string create_table_ddl(const TableSchema& t) {
         s += " collate " + q(lower(c.collation->name()));
       if (c.desc) s += " desc";
     }
-    s += ")" + on_conflict(ix.on_conflict);
+    s += ")" + on_conflict(ix.on_conflict) + tags_clause(ix.tags_json);
   }
   for (const CheckSchema& c : t.checks) {
     sep();
-    s += "constraint " + q(c.name) + " check";
+    if (c.named) s += "constraint " + q(c.name) + " ";
+    s += "check";
     bool default_ops = c.on_insert && c.on_update && !c.on_delete;
     if (!default_ops) {
       std::string ops;
@@ -138,7 +162,7 @@ std::string create_table_ddl(const TableSchema& t) {
       if (c.on_delete) ops += std::string(ops.empty() ? "" : ", ") + "delete";
       s += " on " + ops;
     }
-    s += " (" + expr_to_string(*c.expr) + ")" + on_conflict(c.on_conflict);
+    s += " (" + expr_to_string(*c.expr) + ")" + on_conflict(c.on_conflict) + tags_clause(c.tags_json);
   }
   for (const ForeignKeySchema& fk : t.foreign_keys) {
     sep();
@@ -152,6 +176,7 @@ std::string create_table_ddl(const TableSchema& t) {
     }
     s += " on delete " + fk_action(fk.on_delete) + " on update " + fk_action(fk.on_update);
     if (fk.deferred) s += " deferrable initially deferred";
+    s += tags_clause(fk.tags_json);
   }
   s += ") using " + q(t.module_name);
   if (!t.module_options.empty()) {
@@ -173,6 +198,7 @@ std::string create_table_ddl(const TableSchema& t) {
     }
     s += ")";
   }
+  s += tags_clause(t.tags_json);
   return s;
 }
 
@@ -188,13 +214,17 @@ std::string create_index_ddl(const TableSchema& t, const IndexSchema& ix) {
   }
   s += ")";
   if (ix.where) s += " where " + expr_to_string(*ix.where);
-  return s;
+  return s + tags_clause(ix.tags_json);
 }
 
 std::string table_bundle(const TableSchema& t) {
   std::string s = create_table_ddl(t);
-  for (const IndexSchema& ix : t.indexes)
+  for (const IndexSchema& ix : t.indexes) {
     if (!ix.constraint) s += ";\n" + create_index_ddl(t, ix);
+    else if (std::string tags = tags_clause(ix.exposed_index_tags_json); !tags.empty())
+      // The exposed structure's own tags: " with tags (…)" as " set tags (…)".
+      s += ";\nalter index " + q(t.schema_name) + "." + q(ix.name) + " set" + tags.substr(5);
+  }
   return s;
 }
 
