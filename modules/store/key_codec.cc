@@ -3,7 +3,10 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 namespace quereus::store {
 namespace {
@@ -68,8 +71,62 @@ void put_escaped(std::string& out, std::string_view bytes) {
   out.push_back('\x01');
 }
 
+void put_json(std::string& out, const nlohmann::json& j) {
+  using T = nlohmann::json::value_t;
+  switch (j.type()) {
+    case T::null: out.push_back('\x01'); return;
+    case T::boolean:
+      out.push_back('\x02');
+      out.push_back(j.get<bool>() ? '\x01' : '\0');
+      return;
+    case T::number_integer:
+      out.push_back('\x03');
+      put_integer(out, j.get<int64_t>());
+      return;
+    case T::number_unsigned: {
+      out.push_back('\x03');
+      auto u = j.get<uint64_t>();
+      if (u <= static_cast<uint64_t>(INT64_MAX)) put_integer(out, static_cast<int64_t>(u)); else put_real(out, static_cast<double>(u));
+      return;
+    }
+    case T::number_float:
+      out.push_back('\x03');
+      put_real(out, j.get<double>());
+      return;
+    case T::string:
+      out.push_back('\x04');
+      put_escaped(out, j.get_ref<const std::string&>());
+      return;
+    case T::array:
+      out.push_back('\x05');
+      for (const auto& e : j) put_json(out, e);
+      out.push_back('\0');
+      return;
+    case T::object:
+      out.push_back('\x06');
+      for (auto it = j.begin(); it != j.end(); ++it) {
+        out.push_back('\x01');
+        put_escaped(out, it.key());
+      }
+      out.push_back('\0');
+      for (auto it = j.begin(); it != j.end(); ++it) put_json(out, it.value());
+      return;
+    default: out.push_back('\x01'); return;  // discarded / binary: never in parsed text
+  }
+}
+
 void put_normalized(std::string& out, std::string_view s, Normalizer n) {
   switch (n) {
+    case Normalizer::kJson: {
+      nlohmann::json j = nlohmann::json::parse(s.begin(), s.end(), nullptr, false);
+      if (j.is_discarded()) {
+        out.push_back('\x7f');
+        put_escaped(out, s);
+      } else {
+        put_json(out, j);
+      }
+      return;
+    }
     case Normalizer::kBinary: put_escaped(out, s); return;
     case Normalizer::kRtrim: {
       size_t len = s.size();
@@ -106,6 +163,7 @@ std::optional<Normalizer> normalizer_for(std::string_view name) {
   if (name.empty() || iequals(name, "BINARY")) return Normalizer::kBinary;
   if (iequals(name, "NOCASE")) return Normalizer::kNocase;
   if (iequals(name, "RTRIM")) return Normalizer::kRtrim;
+  if (iequals(name, "JSON")) return Normalizer::kJson;
   return std::nullopt;
 }
 
@@ -146,7 +204,7 @@ KeyCodec KeyCodec::of(const sdk::TableSchema& schema) {
       throw sdk::Error(QRS_UNSUPPORTED, "store: primary-key column '" + schema.columns[k.column].name + "' of '" +
                                             schema.table_name + "' uses collation " + k.collation.name() +
                                             ", which the store cannot encode in key order (supported: BINARY, "
-                                            "NOCASE, RTRIM)");
+                                            "NOCASE, RTRIM, and JSON's structural order)");
     members.push_back(KeyMember{k.column, k.desc, *n, k.collation});
   }
   return KeyCodec(std::move(members));

@@ -15,6 +15,7 @@
 #include "../../modules/store/key_codec.h"
 #include "../../modules/store/kv.h"
 #include "../../modules/store/row_codec.h"
+#include "functions/json_value.h"
 #include "types/collation.h"
 
 namespace quereus::store {
@@ -78,7 +79,7 @@ TEST(StoreKeyCodec, NormalizerOfCollations) {
   EXPECT_EQ(normalizer_for("nocase"), Normalizer::kNocase);
   EXPECT_EQ(normalizer_for("RTRIM"), Normalizer::kRtrim);
   EXPECT_FALSE(normalizer_for("TIMESPAN").has_value());
-  EXPECT_FALSE(normalizer_for("JSON").has_value());
+  EXPECT_EQ(normalizer_for("JSON"), Normalizer::kJson);
   sdk::TableSchema s;
   s.table_name = "t";
   s.columns.push_back(sdk::ColumnDef{"d", "timespan", QRS_LT_TIMESPAN, true, true, sdk::Collation()});
@@ -171,6 +172,35 @@ TEST(StoreKeyCodec, ByteOrderIsValueOrder) {
     }
   }
   EXPECT_EQ(checked, 120000);
+}
+
+// Under the JSON collation (the host's structural order for JSON key columns) byte order
+// is the host's jsonv::compare_text order, for JSON and TEXT values alike.
+TEST(StoreKeyCodec, JsonStructuralOrder) {
+  static const char* kDocs[] = {"null", "true", "false", "0", "1", "1.5", "-2", "2.0", "1e20", "9223372036854775807",
+                                "\"a\"", "\"b\"", "\"\"", "[]", "[1]", "[1,2]", "[2]", "[null]", "[[1]]", "[1,[2]]",
+                                "{}", "{\"a\":1}", "{\"a\":2}", "{\"b\":0}", "{\"a\":1,\"b\":0}", "{\"a\":[1]}",
+                                "{\"a\":{\"c\":1}}", "{\"aa\":1}"};
+  EXPECT_EQ(enc(Value::json("[1,\"x\"]"), Normalizer::kJson), "40" "05" "03" "11" "8000000000000001" "00" "04" "78" "0001" "00");
+  EXPECT_EQ(enc(Value::json("{\"a\":null}"), Normalizer::kJson), "40" "06" "01610001" "00" "01");
+  sdk::Collation json("JSON", [](void*, const char* a, size_t an, const char* b, size_t bn) {
+    return jsonv::compare_text(std::string_view(a, an), std::string_view(b, bn));
+  }, nullptr);
+  int checked = 0;
+  for (bool desc : {false, true})
+    for (const char* x : kDocs)
+      for (const char* y : kDocs)
+        for (int kinds = 0; kinds < 2; ++kinds) {
+          Value a = kinds ? Value::text(x) : Value::json(x), b = kinds ? Value::text(y) : Value::json(y);
+          std::string ea, eb;
+          encode_component(ea, a.to_c(), Normalizer::kJson, desc);
+          encode_component(eb, b.to_c(), Normalizer::kJson, desc);
+          int bytes = ea.compare(eb);
+          bytes = (bytes > 0) - (bytes < 0);
+          ASSERT_EQ(bytes, key_order(a, b, json, desc)) << x << " vs " << y << (desc ? " DESC" : "");
+          ++checked;
+        }
+  EXPECT_EQ(checked, 2 * 28 * 28 * 2);
 }
 
 TEST(StoreRowCodec, RoundTripsEveryType) {
