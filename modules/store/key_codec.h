@@ -47,7 +47,9 @@ namespace quereus::store {
 // How a collation turns text into bytes whose binary order is the collation's order.
 // kJson: the host's structural JSON order (the collation it hands to key columns of
 // logical type JSON), encoded structurally (see key_codec.cc).
-enum class Normalizer { kBinary, kNocase, kRtrim, kJson };
+// kTimespan: the host's TIMESPAN order (ISO 8601 durations by elapsed time from
+// 2024-01-01), encoded as the elapsed nanoseconds.
+enum class Normalizer { kBinary, kNocase, kRtrim, kJson, kTimespan };
 
 // The normalizer of a collation by its name, or nullopt when the store cannot key it.
 std::optional<Normalizer> normalizer_for(std::string_view collation_name);
