@@ -123,7 +123,7 @@ void alter_stored_table(StoreDb& db, TableState& st, const sdk::SchemaChange& ch
 
   Cells cells;
   auto rewrite = [&](std::string_view stored, bool visible) {
-    decode_row(stored, cells, "row of " + table);
+    decode_row(stored, cells, table);
     if (f) f(cells, visible);
     if (cells.size() != ns.columns.size())
       throw sdk::Error::internal("ALTER produced " + std::to_string(cells.size()) + " cells for " +

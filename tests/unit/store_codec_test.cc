@@ -245,7 +245,7 @@ TEST(StoreRowCodec, RoundTripsEveryType) {
   for (size_t i = 0; i < row.size(); ++i) EXPECT_TRUE((*back)[i] == row[i]) << i << ": " << (*back)[i].debug_string();
   std::vector<qrs_value> cells;
   try {
-    decode_row(bytes.substr(0, bytes.size() - 2), cells, "row of t");
+    decode_row(bytes.substr(0, bytes.size() - 2), cells, "t");
     FAIL() << "a truncated row decoded";
   } catch (const sdk::Error& e) {
     EXPECT_EQ(e.code(), QRS_CORRUPT);
