@@ -3,7 +3,10 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 namespace quereus::store {
 namespace {
@@ -68,8 +71,212 @@ void put_escaped(std::string& out, std::string_view bytes) {
   out.push_back('\x01');
 }
 
+void put_json(std::string& out, const nlohmann::json& j) {
+  using T = nlohmann::json::value_t;
+  switch (j.type()) {
+    case T::null: out.push_back('\x01'); return;
+    case T::boolean:
+      out.push_back('\x02');
+      out.push_back(j.get<bool>() ? '\x01' : '\0');
+      return;
+    case T::number_integer:
+      out.push_back('\x03');
+      put_integer(out, j.get<int64_t>());
+      return;
+    case T::number_unsigned: {
+      out.push_back('\x03');
+      auto u = j.get<uint64_t>();
+      if (u <= static_cast<uint64_t>(INT64_MAX)) put_integer(out, static_cast<int64_t>(u)); else put_real(out, static_cast<double>(u));
+      return;
+    }
+    case T::number_float:
+      out.push_back('\x03');
+      put_real(out, j.get<double>());
+      return;
+    case T::string:
+      out.push_back('\x04');
+      put_escaped(out, j.get_ref<const std::string&>());
+      return;
+    case T::array:
+      out.push_back('\x05');
+      for (const auto& e : j) put_json(out, e);
+      out.push_back('\0');
+      return;
+    case T::object:
+      out.push_back('\x06');
+      for (auto it = j.begin(); it != j.end(); ++it) {
+        out.push_back('\x01');
+        put_escaped(out, it.key());
+      }
+      out.push_back('\0');
+      for (auto it = j.begin(); it != j.end(); ++it) put_json(out, it.value());
+      return;
+    default: out.push_back('\x01'); return;  // discarded / binary: never in parsed text
+  }
+}
+
+// ---- TIMESPAN: the host's ISO 8601 duration grammar (functions/temporal.cc) ----
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2;
+  int64_t era = (y >= 0 ? y : y - 399) / 400;
+  int64_t yoe = y - era * 400;
+  int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+bool read_fraction(std::string_view s, size_t* i, int64_t* nanos) {
+  size_t k = *i + 1, start = k;
+  int64_t v = 0;
+  while (k < s.size() && is_digit(s[k])) {
+    if (k - start >= 9) return false;
+    v = v * 10 + (s[k] - '0');
+    ++k;
+  }
+  size_t n = k - start;
+  if (n == 0) return false;
+  for (size_t p = n; p < 9; ++p) v *= 10;
+  *nanos = v;
+  *i = k;
+  return true;
+}
+
+// Elapsed nanoseconds of the duration `s` from 2024-01-01T00:00, or false when `s` is
+// not a duration (same grammar and arithmetic as the host's compare_timespan_texts).
+bool timespan_nanos(std::string_view s, __int128* out) {
+  constexpr int64_t kSec = 1'000'000'000, kMin = 60 * kSec, kHour = 60 * kMin, kDay = 24 * kHour;
+  size_t i = 0;
+  int sign = 1;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
+    sign = s[i] == '-' ? -1 : 1;
+    ++i;
+  } else if (s.substr(0, 3) == "\xE2\x88\x92") {
+    sign = -1;
+    i = 3;
+  }
+  if (i >= s.size() || (s[i] != 'P' && s[i] != 'p')) return false;
+  ++i;
+  int64_t date[4] = {0, 0, 0, 0};  // years, months, weeks, days
+  int64_t clock[6] = {0, 0, 0, 0, 0, 0};  // hours, minutes, seconds, ms, us, ns
+  bool any = false;
+  const char kDateUnits[] = {'Y', 'M', 'W', 'D'};
+  int next_unit = 0;
+  while (i < s.size() && is_digit(s[i])) {
+    int64_t v = 0;
+    size_t start = i;
+    while (i < s.size() && is_digit(s[i])) {
+      if (i - start > 15) return false;
+      v = v * 10 + (s[i] - '0');
+      ++i;
+    }
+    if (i >= s.size()) return false;
+    char u = s[i] >= 'a' && s[i] <= 'z' ? static_cast<char>(s[i] - 32) : s[i];
+    int idx = -1;
+    for (int k = next_unit; k < 4; ++k)
+      if (kDateUnits[k] == u) {
+        idx = k;
+        break;
+      }
+    if (idx < 0) return false;
+    ++i;
+    next_unit = idx + 1;
+    any = true;
+    date[idx] = v;
+  }
+  if (i < s.size() && (s[i] == 'T' || s[i] == 't')) {
+    ++i;
+    const char kTimeUnits[] = {'H', 'M', 'S'};
+    int next = 0;
+    bool any_time = false, fractional = false;
+    while (i < s.size()) {
+      if (fractional || !is_digit(s[i])) return false;
+      int64_t v = 0;
+      size_t start = i;
+      while (i < s.size() && is_digit(s[i])) {
+        if (i - start > 15) return false;
+        v = v * 10 + (s[i] - '0');
+        ++i;
+      }
+      int64_t frac = 0;
+      if (i < s.size() && (s[i] == '.' || s[i] == ',')) {
+        if (!read_fraction(s, &i, &frac)) return false;
+        fractional = true;
+      }
+      if (i >= s.size()) return false;
+      char u = s[i] >= 'a' && s[i] <= 'z' ? static_cast<char>(s[i] - 32) : s[i];
+      int idx = -1;
+      for (int k = next; k < 3; ++k)
+        if (kTimeUnits[k] == u) {
+          idx = k;
+          break;
+        }
+      if (idx < 0) return false;
+      ++i;
+      next = idx + 1;
+      any_time = true;
+      int64_t extra = 0;
+      switch (idx) {
+        case 0: clock[0] = v; extra = frac * 3600; break;
+        case 1: clock[1] = v; extra = frac * 60; break;
+        default: clock[2] = v; extra = frac; break;
+      }
+      if (extra) {
+        if (idx == 0) {
+          clock[1] = extra / kMin;
+          extra %= kMin;
+        }
+        if (idx <= 1) {
+          clock[2] += extra / kSec;
+          extra %= kSec;
+        }
+        clock[3] = extra / 1'000'000;
+        clock[4] = (extra / 1'000) % 1'000;
+        clock[5] = extra % 1'000;
+      }
+    }
+    if (!any_time) return false;
+    any = true;
+  }
+  if (i != s.size() || !any) return false;
+  // From 2024-01-01 (day 1: no month-end constraint applies).
+  int64_t total = 2024 * 12 + sign * (date[0] * 12 + date[1]);
+  int64_t year = total >= 0 ? total / 12 : -((-total + 11) / 12);
+  int64_t month = total - year * 12 + 1;
+  int64_t days = days_from_civil(year, month, 1) - days_from_civil(2024, 1, 1) + sign * (date[2] * 7 + date[3]);
+  __int128 clock_ns = static_cast<__int128>(clock[0]) * kHour + static_cast<__int128>(clock[1]) * kMin +
+                      static_cast<__int128>(clock[2]) * kSec + static_cast<__int128>(clock[3]) * 1'000'000 +
+                      static_cast<__int128>(clock[4]) * 1'000 + clock[5];
+  *out = static_cast<__int128>(days) * kDay + sign * clock_ns;
+  return true;
+}
+
 void put_normalized(std::string& out, std::string_view s, Normalizer n) {
   switch (n) {
+    case Normalizer::kTimespan: {
+      __int128 ns;
+      if (!timespan_nanos(s, &ns)) {
+        out.push_back('\x7f');
+        put_escaped(out, s);
+        return;
+      }
+      out.push_back('\x01');
+      auto u = static_cast<unsigned __int128>(ns) ^ (static_cast<unsigned __int128>(1) << 127);
+      for (int sh = 120; sh >= 0; sh -= 8) out.push_back(static_cast<char>(static_cast<uint64_t>(u >> sh) & 0xFF));
+      return;
+    }
+    case Normalizer::kJson: {
+      nlohmann::json j = nlohmann::json::parse(s.begin(), s.end(), nullptr, false);
+      if (j.is_discarded()) {
+        out.push_back('\x7f');
+        put_escaped(out, s);
+      } else {
+        put_json(out, j);
+      }
+      return;
+    }
     case Normalizer::kBinary: put_escaped(out, s); return;
     case Normalizer::kRtrim: {
       size_t len = s.size();
@@ -106,6 +313,8 @@ std::optional<Normalizer> normalizer_for(std::string_view name) {
   if (name.empty() || iequals(name, "BINARY")) return Normalizer::kBinary;
   if (iequals(name, "NOCASE")) return Normalizer::kNocase;
   if (iequals(name, "RTRIM")) return Normalizer::kRtrim;
+  if (iequals(name, "JSON")) return Normalizer::kJson;
+  if (iequals(name, "TIMESPAN")) return Normalizer::kTimespan;
   return std::nullopt;
 }
 
@@ -146,7 +355,7 @@ KeyCodec KeyCodec::of(const sdk::TableSchema& schema) {
       throw sdk::Error(QRS_UNSUPPORTED, "store: primary-key column '" + schema.columns[k.column].name + "' of '" +
                                             schema.table_name + "' uses collation " + k.collation.name() +
                                             ", which the store cannot encode in key order (supported: BINARY, "
-                                            "NOCASE, RTRIM)");
+                                            "NOCASE, RTRIM, and the JSON and TIMESPAN orders)");
     members.push_back(KeyMember{k.column, k.desc, *n, k.collation});
   }
   return KeyCodec(std::move(members));

@@ -16,9 +16,15 @@
 //              12 <8-byte ordered double>            a real at or above 2^63 (incl. +inf)
 //   text       20 <escaped normalized bytes> 00 01   normalized by the member's collation:
 //                                                    BINARY as is, NOCASE ASCII A-Z folded,
-//                                                    RTRIM trailing spaces removed
+//                                                    RTRIM trailing spaces removed,
+//                                                    JSON structurally (below)
 //   blob       30 <escaped bytes> 00 01
 //   json       40 <escaped normalized bytes> 00 01   canonical text, like TEXT
+//
+// Under the JSON collation a TEXT / JSON value is parsed and encoded by structure, in the
+// host's JSON order: null 01 < false 02 00 < true 02 01 < number 03 <number component> <
+// string 04 <escaped> 00 01 < array 05 <elements> 00 < object 06 (01 <escaped key> 00 01)*
+// 00 <values>; text that does not parse sorts after every document (7F <escaped bytes>).
 //
 // Escaping: a 00 byte is written 00 FF, so the terminator 00 01 sorts before any
 // continuation and a shorter string first. A DESC member's component (except NULL) has
@@ -39,7 +45,11 @@
 namespace quereus::store {
 
 // How a collation turns text into bytes whose binary order is the collation's order.
-enum class Normalizer { kBinary, kNocase, kRtrim };
+// kJson: the host's structural JSON order (the collation it hands to key columns of
+// logical type JSON), encoded structurally (see key_codec.cc).
+// kTimespan: the host's TIMESPAN order (ISO 8601 durations by elapsed time from
+// 2024-01-01), encoded as the elapsed nanoseconds.
+enum class Normalizer { kBinary, kNocase, kRtrim, kJson, kTimespan };
 
 // The normalizer of a collation by its name, or nullopt when the store cannot key it.
 std::optional<Normalizer> normalizer_for(std::string_view collation_name);

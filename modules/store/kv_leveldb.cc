@@ -1,6 +1,7 @@
 // modules/store/kv_leveldb.cc — KvStore over LevelDB.
 #include <leveldb/cache.h>
 #include <leveldb/db.h>
+#include <leveldb/filter_policy.h>
 #include <leveldb/iterator.h>
 #include <leveldb/options.h>
 #include <leveldb/write_batch.h>
@@ -97,9 +98,10 @@ class LevelIterator : public KvIterator {
 
 class LevelStore : public KvStore {
  public:
-  LevelStore(std::unique_ptr<leveldb::DB> db, std::unique_ptr<leveldb::Cache> cache, std::string path)
-      : cache_(std::move(cache)), db_(std::move(db)), path_(std::move(path)) {}
-  ~LevelStore() override { db_.reset(); }  // before the cache it uses
+  LevelStore(std::unique_ptr<leveldb::DB> db, std::unique_ptr<leveldb::Cache> cache,
+             std::unique_ptr<const leveldb::FilterPolicy> filter, std::string path)
+      : cache_(std::move(cache)), filter_(std::move(filter)), db_(std::move(db)), path_(std::move(path)) {}
+  ~LevelStore() override { db_.reset(); }  // before the cache and filter it uses
 
   const std::string& path() const override { return path_; }
 
@@ -142,6 +144,7 @@ class LevelStore : public KvStore {
 
  private:
   std::unique_ptr<leveldb::Cache> cache_;
+  std::unique_ptr<const leveldb::FilterPolicy> filter_;
   std::unique_ptr<leveldb::DB> db_;
   std::string path_;
 };
@@ -157,6 +160,9 @@ std::unique_ptr<KvStore> open_leveldb(const KvOptions& o) {
     cache.reset(leveldb::NewLRUCache(static_cast<size_t>(o.cache_size)));
     opts.block_cache = cache.get();
   }
+  // Bloom filters make the existence probe of every insert (a miss) cheap.
+  std::unique_ptr<const leveldb::FilterPolicy> filter(leveldb::NewBloomFilterPolicy(10));
+  opts.filter_policy = filter.get();
   leveldb::DB* raw = nullptr;
   leveldb::Status st = leveldb::DB::Open(opts, o.path, &raw);
   if (!st.ok()) {
@@ -175,7 +181,7 @@ std::unique_ptr<KvStore> open_leveldb(const KvOptions& o) {
     throw sdk::Error(QRS_CANTOPEN, "cannot open the store at '" + o.path + "': " + what +
                                        " (check that the directory exists and is writable)");
   }
-  return std::make_unique<LevelStore>(std::unique_ptr<leveldb::DB>(raw), std::move(cache), o.path);
+  return std::make_unique<LevelStore>(std::unique_ptr<leveldb::DB>(raw), std::move(cache), std::move(filter), o.path);
 }
 
 }  // namespace quereus::store

@@ -10,7 +10,7 @@ namespace {
 constexpr char kRowFormat = 0x01;
 
 [[noreturn]] void corrupt(std::string_view where, const char* what) {
-  throw sdk::Error(QRS_CORRUPT, "store: corrupt " + std::string(where) + ": " + what);
+  throw sdk::Error(QRS_CORRUPT, "store: corrupt row of " + std::string(where) + ": " + what);
 }
 
 }  // namespace

@@ -29,8 +29,8 @@ std::string encode_row(std::span<const qrs_value> row);
 std::string encode_row(const sdk::Row& row);
 
 // Replaces `out` by views of the cells of `bytes` (valid while `bytes` lives). Throws
-// QRS_CORRUPT naming `where` when the bytes are not a row.
-void decode_row(std::string_view bytes, std::vector<qrs_value>& out, std::string_view where = "row");
+// QRS_CORRUPT naming the table `where` when the bytes are not a row.
+void decode_row(std::string_view bytes, std::vector<qrs_value>& out, std::string_view where = "a table");
 // A fresh owned row (copies the bytes).
 sdk::RowPtr decode_row_owned(std::string_view bytes);
 

@@ -10,10 +10,13 @@
 //   2. re-key check: two rows on one new key are CONSTRAINT, nothing written.
 //   3. one synced KvBatch deletes the keys that moved and writes every rewritten row.
 //
-// A row-rewriting arm arriving while an instance of the table holds uncommitted writes is
-// refused with BUSY (commit or roll back first): pending rows are in the old layout.
+// The pending writes of open transactions (rows, deletion keys, savepoint undo logs) are
+// rewritten too, in memory, after the batch landed. Only rows the altering transaction can
+// see may refuse the arm; a re-key collision confined to rows it deleted is BUSY; ALTER
+// PRIMARY KEY with uncommitted writes is BUSY (as mem).
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,7 +28,9 @@ namespace quereus::store {
 namespace {
 
 using Cells = std::vector<qrs_value>;
-using Transform = std::function<void(Cells& cells)>;
+// Rewrites `cells` in place; `visible`: the altering transaction sees the row (only such
+// rows may refuse the arm).
+using Transform = std::function<void(Cells& cells, bool visible)>;
 
 bool is_key_member(const sdk::TableSchema& schema, uint32_t column) {
   for (const sdk::KeyColumn& k : schema.primary_key)
@@ -33,42 +38,60 @@ bool is_key_member(const sdk::TableSchema& schema, uint32_t column) {
   return false;
 }
 
-// The row rewrite of one arm (in place over `cells`); empty when the arm rewrites no row.
+// The row rewrite of one arm; empty when the arm rewrites no row.
 Transform transform_of(const sdk::SchemaChange& ch, const sdk::TableSchema& old_schema, const sdk::TableSchema& ns) {
   using K = sdk::SchemaChangeKind;
   const uint32_t col = ch.column;
   switch (ch.kind) {
     case K::kAddColumn:
       if (col >= ns.columns.size()) throw sdk::Error::misuse("ADD COLUMN at a column the new schema lacks");
-      return [&ch, &ns, col](Cells& cells) {
+      return [&ch, &ns, col](Cells& cells, bool visible) {
         qrs_value v = ch.fill(cells);
-        if (v.type == QRS_TYPE_NULL && ns.columns[col].not_null)
+        if (v.type == QRS_TYPE_NULL && ns.columns[col].not_null && visible)
           throw sdk::Error::constraint("NOT NULL constraint failed: " + ns.table_name + "." + ns.columns[col].name +
                                        " (the table has rows and the new column has no non-NULL default)");
         cells.insert(cells.begin() + col, v);
       };
     case K::kDropColumn:
       if (col >= old_schema.columns.size()) throw sdk::Error::misuse("DROP COLUMN of a missing column");
-      return [col](Cells& cells) { cells.erase(cells.begin() + col); };
+      return [col](Cells& cells, bool) { cells.erase(cells.begin() + col); };
     case K::kSetDataType:
       if (col >= old_schema.columns.size()) throw sdk::Error::misuse("SET DATA TYPE of a missing column");
-      return [&ch, col](Cells& cells) {
-        if (cells[col].type != QRS_TYPE_NULL) cells[col] = ch.convert(cells[col]);
+      return [&ch, col](Cells& cells, bool visible) {
+        if (cells[col].type == QRS_TYPE_NULL) return;
+        try {
+          cells[col] = ch.convert(cells[col]);
+        } catch (const sdk::Error&) {
+          if (visible) throw;  // a deleted row's value does not block the retype
+        }
       };
     case K::kSetNotNull:
       if (col >= old_schema.columns.size()) throw sdk::Error::misuse("SET NOT NULL of a missing column");
-      return [&ch, &ns, col](Cells& cells) {
+      return [&ch, &ns, col](Cells& cells, bool visible) {
         if (cells[col].type != QRS_TYPE_NULL) return;
         qrs_value v = ch.fill(cells);
-        if (v.type == QRS_TYPE_NULL)
+        if (v.type == QRS_TYPE_NULL) {
+          if (!visible) return;
           throw sdk::Error::constraint("Cannot SET NOT NULL on column '" + ns.columns[col].name + "' of '" +
                                        ns.table_name + "': it contains NULL values and has no DEFAULT to backfill");
+        }
         cells[col] = v;
       };
     default:
       return {};
   }
 }
+
+struct Rewritten {
+  std::string key;  // full key under the new definition
+  std::string row;  // the row in the new layout
+};
+
+// A transaction's pending state in the new layout.
+struct NewTxn {
+  std::vector<std::pair<std::string, RowBytes>> entries;  // new key -> row (nullptr: deleted)
+  std::vector<Txn::Undo> undo;
+};
 
 }  // namespace
 
@@ -86,56 +109,141 @@ void alter_stored_table(StoreDb& db, TableState& st, const sdk::SchemaChange& ch
     st.codec = std::move(codec);
     return;
   }
-  for (const Txn* t : db.txns_of(st.id))
-    if (!t->pending.empty())
-      throw sdk::Error::busy("Cannot rewrite the rows of '" + table +
-                             "' while a transaction has uncommitted changes to it. Commit/rollback and retry");
+  std::vector<Txn*> txns = db.txns_of(st.id);
+  if (ch.kind == K::kAlterPrimaryKey)
+    for (const Txn* t : txns)
+      if (!t->pending.empty())
+        throw sdk::Error::busy("Cannot change the primary key of '" + table +
+                               "' while a transaction has uncommitted changes to it. Commit/rollback and retry");
+  // The altering transaction: the instance with pending writes (the host writes and alters
+  // through one instance per table); its view decides which committed rows are visible.
+  const Txn* self = nullptr;
+  for (const Txn* t : txns)
+    if (!t->pending.empty()) self = t;
 
-  // 1. Read and transform into memory.
-  struct Moved {
-    std::string old_key;
-    std::string new_key;
-    std::string row;
-  };
-  std::vector<Moved> rows;
   Cells cells;
-  auto it = db.kv().iterate(KvRange{st.prefix, prefix_end(st.prefix)}, false);
-  for (; it->valid(); it->next()) {
-    std::string stored(it->value());
-    decode_row(stored, cells, "row of " + table);
-    if (f) f(cells);
+  auto rewrite = [&](std::string_view stored, bool visible) {
+    decode_row(stored, cells, table);
+    if (f) f(cells, visible);
     if (cells.size() != ns.columns.size())
       throw sdk::Error::internal("ALTER produced " + std::to_string(cells.size()) + " cells for " +
                                  std::to_string(ns.columns.size()) + " columns");
-    Moved m;
-    m.old_key.assign(it->key());
-    m.new_key = st.prefix;
-    codec.encode_row(m.new_key, cells);
-    m.row = encode_row(cells);  // packed now: fill / convert views die at the next call
-    rows.push_back(std::move(m));
-  }
-  it->check();
+    Rewritten r;
+    r.key = st.prefix;
+    codec.encode_row(r.key, cells);
+    r.row = encode_row(cells);  // packed now: fill / convert views die at the next call
+    return r;
+  };
 
-  // 2. Re-key check.
+  // 1. Transform the committed rows, then every transaction's pending state, into memory.
+  struct Moved {
+    std::string old_key;
+    Rewritten now;
+    bool visible;
+  };
+  std::vector<Moved> rows;
+  std::map<std::string, std::string> new_key_of;  // old full key -> new full key
+  {
+    auto it = db.kv().iterate(KvRange{st.prefix, prefix_end(st.prefix)}, false);
+    for (; it->valid(); it->next()) {
+      std::string old_key(it->key());
+      bool visible = !self || self->pending.find(old_key) == self->pending.end();
+      std::string stored(it->value());
+      Moved m{old_key, rewrite(stored, visible), visible};
+      new_key_of[old_key] = m.now.key;
+      rows.push_back(std::move(m));
+    }
+    it->check();
+  }
+  std::vector<NewTxn> news(txns.size());
+  for (size_t i = 0; i < txns.size(); ++i) {
+    const Txn& t = *txns[i];
+    for (const auto& [key, row] : t.pending) {
+      if (row) {
+        Rewritten r = rewrite(*row, true);
+        new_key_of.emplace(key, r.key);
+        news[i].entries.emplace_back(r.key, std::make_shared<const std::string>(std::move(r.row)));
+      } else if (auto k = new_key_of.find(key); k != new_key_of.end()) {
+        news[i].entries.emplace_back(k->second, nullptr);
+      }  // else: a deletion of a row nothing stores — nothing to keep
+    }
+  }
+  for (size_t i = 0; i < txns.size(); ++i) {
+    for (const Txn::Undo& u : txns[i]->undo) {
+      RowBytes prev;
+      std::string key;
+      if (u.prev) {
+        Rewritten r = rewrite(*u.prev, false);
+        key = r.key;
+        prev = std::make_shared<const std::string>(std::move(r.row));
+      }
+      if (auto k = new_key_of.find(u.key); k != new_key_of.end()) key = k->second;
+      if (key.empty()) continue;  // a key no row of the new layout has: nothing to restore
+      news[i].undo.push_back(Txn::Undo{key, u.existed, prev});
+    }
+  }
+
+  // 2. Re-key checks.
   if (rekey) {
-    std::vector<const std::string*> keys;
-    keys.reserve(rows.size());
-    for (const Moved& m : rows) keys.push_back(&m.new_key);
-    std::sort(keys.begin(), keys.end(), [](const std::string* a, const std::string* b) { return *a < *b; });
-    for (size_t i = 1; i < keys.size(); ++i)
-      if (*keys[i - 1] == *keys[i])
-        throw sdk::Error::constraint("UNIQUE constraint failed: " + table +
-                                     " primary key collides under the new key definition");
+    auto has_duplicate = [](std::vector<const std::string*> keys) {
+      std::sort(keys.begin(), keys.end(), [](const std::string* a, const std::string* b) { return *a < *b; });
+      for (size_t i = 1; i < keys.size(); ++i)
+        if (*keys[i - 1] == *keys[i]) return true;
+      return false;
+    };
+    std::vector<const std::string*> visible, all;
+    for (const Moved& m : rows) {
+      all.push_back(&m.now.key);
+      if (m.visible) visible.push_back(&m.now.key);
+    }
+    for (size_t i = 0; i < txns.size(); ++i)
+      if (txns[i] == self)
+        for (const auto& [key, row] : news[i].entries)
+          if (row) visible.push_back(&key);
+    if (has_duplicate(visible))
+      throw sdk::Error::constraint("UNIQUE constraint failed: " + table +
+                                   " primary key collides under the new key definition");
+    if (has_duplicate(all))
+      throw sdk::Error::busy("Cannot re-key '" + table +
+                             "': rows this transaction deleted still collide under the new key definition. "
+                             "Commit/rollback and retry");
+    for (NewTxn& nt : news) {
+      auto& e = nt.entries;
+      std::stable_sort(e.begin(), e.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      std::vector<std::pair<std::string, RowBytes>> merged;
+      for (auto& entry : e) {
+        if (merged.empty() || merged.back().first != entry.first) {
+          merged.push_back(std::move(entry));
+          continue;
+        }
+        auto& prev = merged.back();
+        if (prev.second && entry.second)
+          throw sdk::Error::constraint("UNIQUE constraint failed: " + table +
+                                       " primary key collides under the new key definition");
+        if (!prev.second && !entry.second)
+          throw sdk::Error::busy("Cannot re-key '" + table +
+                                 "': rows this transaction deleted still collide under the new key definition. "
+                                 "Commit/rollback and retry");
+        if (entry.second) prev = std::move(entry);
+      }
+      e = std::move(merged);
+    }
   }
 
-  // 3. One atomic batch.
+  // 3. One atomic batch for the committed rows, then the pending state swaps in memory.
   KvBatch b;
   for (const Moved& m : rows)
-    if (m.old_key != m.new_key) b.del(m.old_key);
-  for (Moved& m : rows) b.put(std::move(m.new_key), std::move(m.row));
+    if (m.old_key != m.now.key) b.del(m.old_key);
+  for (Moved& m : rows) b.put(std::move(m.now.key), std::move(m.now.row));
   db.kv().write(b, true);
   st.schema = ns;
   st.codec = std::move(codec);
+  for (size_t i = 0; i < txns.size(); ++i) {
+    Txn& t = *txns[i];
+    t.pending.clear();
+    for (auto& [key, row] : news[i].entries) t.pending.insert_or_assign(std::move(key), std::move(row));
+    t.undo = std::move(news[i].undo);
+  }
 }
 
 }  // namespace quereus::store

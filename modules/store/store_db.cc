@@ -228,8 +228,7 @@ void StoreDb::clear(Txn& t) {
 }
 
 void StoreDb::commit(Txn& t) {
-  if (!t.active) return;
-  t.ready = true;
+  if (t.active) t.ready = true;  // (an instance that never began only resolves the group)
   flush_ready();
 }
 

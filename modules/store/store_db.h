@@ -88,8 +88,6 @@ class StoreDb {
   StoreDb(const StoreDb&) = delete;
   StoreDb& operator=(const StoreDb&) = delete;
 
-  // Recursive: ALTER TABLE holds it while calling the host's fill / convert callbacks,
-  // which may read store tables (a DEFAULT with a subquery) on the same thread.
   std::recursive_mutex& mu() { return mu_; }
   KvStore& kv() { return *kv_; }
   const std::string& path() const { return kv_->path(); }
@@ -143,7 +141,7 @@ class StoreDb {
   void flush_ready();  // the group commit
   void clear(Txn& t);
 
-  std::recursive_mutex mu_;
+  std::recursive_mutex mu_;  // recursive: ALTER's host callbacks (fill / convert) may read tables of this store
   std::unique_ptr<KvStore> kv_;
   bool sync_;
   std::map<uint64_t, std::weak_ptr<TableState>> live_;

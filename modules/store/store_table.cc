@@ -60,24 +60,21 @@ class StoreCursor : public sdk::Cursor {
 
   void next_batch(sdk::RowBatch& out) override {
     std::lock_guard lock(db_->mu());
-    const std::string& prefix = txn_->table->prefix;
     while (!out.full() && next_range_ < ranges_.size() && limit_ != 0) {
       const ByteRange& r = ranges_[reverse_ ? ranges_.size() - 1 - next_range_ : next_range_];
       bool done;
       if (r.point) {
-        RowBytes row = db_->find(*txn_, prefix + r.lo, committed_only_);
+        RowBytes row = db_->find(*txn_, r.lo, committed_only_);
         if (row) emit(std::move(row), out);
         done = true;
-      } else {
-        std::string lo = prefix + r.lo;
-        std::string hi = r.hi.empty() ? prefix_end(prefix) : prefix + r.hi;
+      } else if (!has_last_) {
+        done = walk(r.lo, r.hi, out);
+      } else if (!reverse_) {
         // Resume strictly after (before) the last key visited: writes between batches
         // never invalidate the walk.
-        if (has_last_) {
-          if (!reverse_) lo = last_ + '\0';
-          else hi = last_;
-        }
-        done = walk(lo, hi, out);
+        done = walk(last_ + '\0', r.hi, out);
+      } else {
+        done = walk(r.lo, last_, out);
       }
       if (done) {
         ++next_range_;
@@ -135,7 +132,7 @@ class StoreCursor : public sdk::Cursor {
 
   // Adds the row when it passes the checks; false when it did not.
   bool emit(RowBytes row, sdk::RowBatch& out) {
-    decode_row(*row, cells_, "row of " + txn_->table->schema.table_name);
+    decode_row(*row, cells_, txn_->table->schema.table_name);
     for (const Check& c : checks_)
       if (!c.matches(cells_.data())) return false;
     out.add_cells(cells_, std::move(row));
@@ -238,7 +235,13 @@ std::unique_ptr<sdk::Cursor> StoreTable::open_cursor(const sdk::ScanArgs& args) 
     checks.push_back(Check{f, std::move(coll)});
   }
   int64_t limit = all_handled && args.limit >= 0 ? args.limit : -1;
-  return std::make_unique<StoreCursor>(db_, txn_, build_ranges(codec, seek, args.filters), plan_reverse(args.plan_id),
+  // Full keys: the table prefix in front of every bound.
+  std::vector<ByteRange> ranges = build_ranges(codec, seek, args.filters);
+  for (ByteRange& r : ranges) {
+    r.lo.insert(0, state_->prefix);
+    r.hi = r.hi.empty() ? prefix_end(state_->prefix) : state_->prefix + r.hi;
+  }
+  return std::make_unique<StoreCursor>(db_, txn_, std::move(ranges), plan_reverse(args.plan_id),
                                        std::move(checks), limit, args.read_committed);
 }
 

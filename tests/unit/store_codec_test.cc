@@ -15,6 +15,8 @@
 #include "../../modules/store/key_codec.h"
 #include "../../modules/store/kv.h"
 #include "../../modules/store/row_codec.h"
+#include "functions/json_value.h"
+#include "functions/temporal.h"
 #include "types/collation.h"
 
 namespace quereus::store {
@@ -77,13 +79,14 @@ TEST(StoreKeyCodec, NormalizerOfCollations) {
   EXPECT_EQ(normalizer_for("BINARY"), Normalizer::kBinary);
   EXPECT_EQ(normalizer_for("nocase"), Normalizer::kNocase);
   EXPECT_EQ(normalizer_for("RTRIM"), Normalizer::kRtrim);
-  EXPECT_FALSE(normalizer_for("TIMESPAN").has_value());
-  EXPECT_FALSE(normalizer_for("JSON").has_value());
+  EXPECT_EQ(normalizer_for("TIMESPAN"), Normalizer::kTimespan);
+  EXPECT_FALSE(normalizer_for("NATURAL").has_value());
+  EXPECT_EQ(normalizer_for("JSON"), Normalizer::kJson);
   sdk::TableSchema s;
   s.table_name = "t";
-  s.columns.push_back(sdk::ColumnDef{"d", "timespan", QRS_LT_TIMESPAN, true, true, sdk::Collation()});
+  s.columns.push_back(sdk::ColumnDef{"d", "text", QRS_LT_TEXT, true, true, sdk::Collation()});
   sdk::KeyColumn k;
-  k.collation = sdk::Collation("TIMESPAN", nullptr, nullptr);
+  k.collation = sdk::Collation("NATURAL", nullptr, nullptr);
   s.primary_key.push_back(k);
   try {
     KeyCodec::of(s);
@@ -91,7 +94,7 @@ TEST(StoreKeyCodec, NormalizerOfCollations) {
   } catch (const sdk::Error& e) {
     EXPECT_EQ(e.code(), QRS_UNSUPPORTED);
     EXPECT_NE(e.message().find("'d'"), std::string::npos) << e.message();
-    EXPECT_NE(e.message().find("TIMESPAN"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("NATURAL"), std::string::npos) << e.message();
   }
 }
 
@@ -173,6 +176,65 @@ TEST(StoreKeyCodec, ByteOrderIsValueOrder) {
   EXPECT_EQ(checked, 120000);
 }
 
+// Under the JSON collation (the host's structural order for JSON key columns) byte order
+// is the host's jsonv::compare_text order, for JSON and TEXT values alike.
+TEST(StoreKeyCodec, JsonStructuralOrder) {
+  static const char* kDocs[] = {"null", "true", "false", "0", "1", "1.5", "-2", "2.0", "1e20", "9223372036854775807",
+                                "\"a\"", "\"b\"", "\"\"", "[]", "[1]", "[1,2]", "[2]", "[null]", "[[1]]", "[1,[2]]",
+                                "{}", "{\"a\":1}", "{\"a\":2}", "{\"b\":0}", "{\"a\":1,\"b\":0}", "{\"a\":[1]}",
+                                "{\"a\":{\"c\":1}}", "{\"aa\":1}"};
+  EXPECT_EQ(enc(Value::json("[1,\"x\"]"), Normalizer::kJson), "40" "05" "03" "11" "8000000000000001" "00" "04" "78" "0001" "00");
+  EXPECT_EQ(enc(Value::json("{\"a\":null}"), Normalizer::kJson), "40" "06" "01610001" "00" "01");
+  sdk::Collation json("JSON", [](void*, const char* a, size_t an, const char* b, size_t bn) {
+    return jsonv::compare_text(std::string_view(a, an), std::string_view(b, bn));
+  }, nullptr);
+  int checked = 0;
+  for (bool desc : {false, true})
+    for (const char* x : kDocs)
+      for (const char* y : kDocs)
+        for (int kinds = 0; kinds < 2; ++kinds) {
+          Value a = kinds ? Value::text(x) : Value::json(x), b = kinds ? Value::text(y) : Value::json(y);
+          std::string ea, eb;
+          encode_component(ea, a.to_c(), Normalizer::kJson, desc);
+          encode_component(eb, b.to_c(), Normalizer::kJson, desc);
+          int bytes = ea.compare(eb);
+          bytes = (bytes > 0) - (bytes < 0);
+          ASSERT_EQ(bytes, key_order(a, b, json, desc)) << x << " vs " << y << (desc ? " DESC" : "");
+          ++checked;
+        }
+  EXPECT_EQ(checked, 2 * 28 * 28 * 2);
+}
+
+// Under the TIMESPAN collation byte order is the host's compare_timespan_texts order
+// (elapsed time from 2024-01-01; calendar units by the calendar).
+TEST(StoreKeyCodec, TimespanOrder) {
+  static const char* kSpans[] = {"PT0S", "PT1S", "PT60S", "PT1M", "PT1H", "PT59M", "PT0.5S", "PT0.000000001S", "P1D",
+                                 "PT24H", "PT25H", "P1W", "P7D", "P1M", "P31D", "P30D", "P1Y", "P366D", "P365D",
+                                 "-PT1S", "-P1D", "-P1M", "-P1Y2M", "P1Y2M3DT4H5M6.5S", "pt1h", "PT1.5H", "PT90M",
+                                 "P2M", "P60D", "not a span", "P", "PT"};
+  sdk::Collation timespan("TIMESPAN", [](void*, const char* a, size_t an, const char* b, size_t bn) {
+    return temporal::compare_timespan_texts(std::string_view(a, an), std::string_view(b, bn));
+  }, nullptr);
+  auto parses = [](const char* s) { return temporal::parse_duration(s).has_value(); };
+  int checked = 0;
+  for (bool desc : {false, true})
+    for (const char* x : kSpans)
+      for (const char* y : kSpans) {
+        if (!parses(x) || !parses(y)) continue;  // unparseable text: after every duration (documented)
+        Value a = Value::text(x), b = Value::text(y);
+        std::string ea, eb;
+        encode_component(ea, a.to_c(), Normalizer::kTimespan, desc);
+        encode_component(eb, b.to_c(), Normalizer::kTimespan, desc);
+        int bytes = ea.compare(eb);
+        bytes = (bytes > 0) - (bytes < 0);
+        ASSERT_EQ(bytes, key_order(a, b, timespan, desc)) << x << " vs " << y << (desc ? " DESC" : "");
+        ++checked;
+      }
+  EXPECT_GT(checked, 1500);
+  EXPECT_EQ(enc(Value::text("PT1H"), Normalizer::kTimespan), enc(Value::text("PT60M"), Normalizer::kTimespan));
+  EXPECT_EQ(enc(Value::text("PT1S"), Normalizer::kTimespan), "2001" "80" "0000000000000000000000" "3b9aca00");
+}
+
 TEST(StoreRowCodec, RoundTripsEveryType) {
   sdk::Row row{Value(), Value::integer(-5), Value::integer(std::numeric_limits<int64_t>::min()), Value::real(2.25),
                Value::boolean(true), Value::text("h\xc3\xa9llo"), Value::blob(std::string("\0\x01", 2)),
@@ -183,7 +245,7 @@ TEST(StoreRowCodec, RoundTripsEveryType) {
   for (size_t i = 0; i < row.size(); ++i) EXPECT_TRUE((*back)[i] == row[i]) << i << ": " << (*back)[i].debug_string();
   std::vector<qrs_value> cells;
   try {
-    decode_row(bytes.substr(0, bytes.size() - 2), cells, "row of t");
+    decode_row(bytes.substr(0, bytes.size() - 2), cells, "t");
     FAIL() << "a truncated row decoded";
   } catch (const sdk::Error& e) {
     EXPECT_EQ(e.code(), QRS_CORRUPT);
