@@ -537,6 +537,25 @@ bool PluginTable::alter_table(const SchemaChange& change, const TableSchema& new
   return true;
 }
 
+LookupStatus PluginTable::lookup(std::span<const Value> key, Row& out) {
+  if (!h_->vt.lookup || key.empty()) return LookupStatus::kUnsupported;
+  absl::InlinedVector<qrs_value, 4> cells;
+  for (const Value& v : key) {
+    if (v.type() == ValueType::kBigInt) return LookupStatus::kUnsupported;
+    cells.push_back(to_qrs(v));
+  }
+  qrs_row k{cells.data(), static_cast<uint32_t>(cells.size())};
+  qrs_row row{};
+  ErrorBox err;
+  qrs_status st = h_->vt.lookup(h_->self, &k, &row, err.get());
+  if (st == QRS_NOTFOUND) return LookupStatus::kNotFound;
+  if (st == QRS_UNSUPPORTED) return LookupStatus::kUnsupported;
+  check(st, err, "lookup");
+  if (row.count > 0 && !row.cells) plugin_bug("lookup returned a row without cells");
+  assign_row(out, row.cells, row.count);
+  return LookupStatus::kFound;
+}
+
 // ---- cursor ----
 
 PluginCursor::PluginCursor(std::shared_ptr<PluginTableHandle> table, qrs_cursor cursor)

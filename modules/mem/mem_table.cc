@@ -292,6 +292,18 @@ sdk::UpdateResult MemTable::update_cells(const sdk::UpdateCells& args) {
 
 std::unique_ptr<sdk::Connection> MemTable::open_connection() { return std::make_unique<MemConnection>(txn_); }
 
+sdk::LookupResult MemTable::lookup(std::span<const qrs_value> key) {
+  const KeyOrder& order = store_->order();
+  if (key.empty() || key.size() > order.size())
+    throw sdk::Error::misuse("lookup key has " + std::to_string(key.size()) + " cells, primary key has " +
+                             std::to_string(order.size()));
+  std::shared_lock lock(store_->mutex());
+  Packed row = txn_->first_with_prefix(key);
+  if (!row) return sdk::LookupResult::not_found();
+  std::span<const qrs_value> cells = cells_of(row);
+  return sdk::LookupResult::of_cells(cells, std::move(row));
+}
+
 void MemTable::alter_table(const sdk::SchemaChange& change, const sdk::TableSchema& new_schema) {
   if (change.kind == sdk::SchemaChangeKind::kRenameTable) {
     module_->rename(store_, change.name, new_schema.table_name);

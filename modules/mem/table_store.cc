@@ -42,6 +42,30 @@ Packed TableTxn::find(const Probe& probe) const {
   return c == rows.end() ? nullptr : c->row;
 }
 
+Packed TableTxn::first_with_prefix(std::span<const qrs_value> key) const {
+  const KeyOrder& order = store_->order();
+  if (key.size() == order.size()) return find(order.at_key(key));
+  // The committed rows merged with the pending overlay from the prefix's first position,
+  // as a cursor's walk does: pending wins on equal keys, and a pending delete hides its row.
+  Probe from = order.at_key(key, Probe::kBefore), prefix = order.at_key(key);
+  SeekKey k = make_seek(order, from);
+  const RowSet& rows = store_->rows();
+  auto c = rows.lower_bound(k);
+  auto p = pending_.lower_bound(k);
+  SlotLess less{&order};
+  for (;;) {
+    bool has_c = c != rows.end(), has_p = p != pending_.end();
+    if (!has_c && !has_p) return nullptr;
+    int cmp = !has_p ? -1 : !has_c ? 1 : (less(*c, p->first) ? -1 : less(p->first, *c) ? 1 : 0);
+    const Slot& slot = cmp < 0 ? *c : p->first;
+    if (order.compare(slot.cells(), prefix) != 0) return nullptr;  // past the prefix
+    const Packed& row = cmp < 0 ? c->row : p->second;
+    if (row) return row;
+    if (cmp <= 0) ++c;
+    if (cmp >= 0) ++p;
+  }
+}
+
 void TableTxn::write(const Packed& key_row, Packed row) {
   const KeyOrder& order = store_->order();
   Slot key = make_slot(order, key_row);

@@ -83,6 +83,9 @@ class TableTxn {
 
   // The row at `probe` (an exact probe) as this instance sees it, or nullptr.
   Packed find(const Probe& probe) const;
+  // The first row in key order whose leading key members equal `key` (1..order().size()
+  // cells in key order) as this instance sees it, or nullptr.
+  Packed first_with_prefix(std::span<const qrs_value> key) const;
   // Sets the row at key(key_row) to `row` (nullptr deletes).
   void write(const Packed& key_row, Packed row);
 

@@ -83,6 +83,7 @@ class IndexWriter {
   TableEntry& table_;
   ExecContext* ctx_;
   const IndexRuntime* rt_ = nullptr;
+  mutable Row key_buf_, entry_buf_;  // find_conflict's probe key and looked-up entry
 };
 
 // Builds the companion table of index `i` of `table` (already in table.schema.indexes)
