@@ -421,8 +421,10 @@ std::unique_ptr<VtabCursor> PluginTable::open_cursor(const ScanArgs& args) {
 
 UpdateResult PluginTable::update(RowOp op, std::span<const Value> values,
                                  std::span<const Value> old_key, ConflictAction on_conflict) {
-  auto qvalues = to_qrs(values);
-  auto qkey = to_qrs(old_key);
+  // Inline buffers: a row write converts its cells without a heap allocation.
+  absl::InlinedVector<qrs_value, 8> qvalues, qkey;
+  for (const Value& v : values) qvalues.push_back(to_qrs(v));
+  for (const Value& v : old_key) qkey.push_back(to_qrs(v));
   qrs_update_args a{};
   a.struct_size = sizeof(a);
   a.op = static_cast<uint32_t>(op);

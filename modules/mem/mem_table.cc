@@ -249,14 +249,13 @@ sdk::UpdateResult MemTable::update_cells(const sdk::UpdateCells& args) {
     case sdk::RowOp::kInsert: {
       check_row();
       Packed row = pack_row(args.values);
-      if (Packed existing = txn_->find(order.at(cells_of(row).data()))) {
+      if (Packed existing = txn_->insert_if_absent(row)) {
         if (args.on_conflict == Conflict::kIgnore) return UpdateResult::noop();
         if (args.on_conflict != Conflict::kReplace)
           return UpdateResult::constraint(sdk::ConstraintKind::kUnique, unpack_row(existing));
         txn_->write(existing, std::move(row));
         return UpdateResult::ok(nullptr, unpack_row(existing));
       }
-      txn_->write(row, row);
       return UpdateResult::ok(nullptr);
     }
     case sdk::RowOp::kUpdate: {

@@ -87,6 +87,36 @@ void TableTxn::write(const Packed& key_row, Packed row) {
   }
 }
 
+Packed TableTxn::insert_if_absent(Packed row) {
+  const KeyOrder& order = store_->order();
+  Slot key = make_slot(order, row);
+  SlotLess less{&order};
+  RowSet& rows = store_->rows();
+  if (!active_) {  // autocommit: one search for the check and the insert
+    auto it = rows.lower_bound(key);
+    if (it != rows.end() && !less(key, *it)) return it->row;
+    rows.insert(it, Slot{key.abbr, std::move(row)});
+    return nullptr;
+  }
+  // One search of the pending overlay serves the check and the insert; the committed
+  // rows are searched only when the overlay says nothing about the key.
+  auto it = pending_.empty() || less(pending_.rbegin()->first, key) ? pending_.end() : pending_.lower_bound(key);
+  if (it != pending_.end() && !less(key, it->first)) {
+    if (it->second) return it->second;  // inserted or updated in this transaction
+    // Deleted in this transaction: the key is free again.
+    if (!marks_.empty()) undo_.push_back(Undo{it->first, true, it->second});
+    it->second = std::move(row);
+    return nullptr;
+  }
+  if (!rows.empty() && !less(*rows.rbegin(), key)) {
+    auto c = rows.find(key);
+    if (c != rows.end()) return c->row;
+  }
+  if (!marks_.empty()) undo_.push_back(Undo{key, false, nullptr});
+  pending_.emplace_hint(it, std::move(key), std::move(row));
+  return nullptr;
+}
+
 void TableTxn::begin() {
   if (active_) throw sdk::Error::misuse("a transaction is already open on " + store_->schema().table_name);
   active_ = true;

@@ -88,6 +88,9 @@ class TableTxn {
   Packed first_with_prefix(std::span<const qrs_value> key) const;
   // Sets the row at key(key_row) to `row` (nullptr deletes).
   void write(const Packed& key_row, Packed row);
+  // Inserts `row` unless a row with its key is visible to this instance; then returns
+  // that row and writes nothing. The same as find + write, with one search.
+  Packed insert_if_absent(Packed row);
 
   void begin();
   void commit();

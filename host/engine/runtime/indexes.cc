@@ -248,16 +248,30 @@ void IndexWriter::write_entry(size_t i, const Row& entry, bool insert) {
     throw Error(StatusCode::kInternal, "index '" + table_.schema.indexes[i].name + "' refused its entry");
 }
 
-void IndexWriter::add(const Row& row) {
+void IndexWriter::fill_entry(size_t i, const Row& row) {
   const TableSchema& ts = table_.schema;
-  for (size_t i = 0; i < ts.indexes.size(); ++i)
-    if (member(i, row)) write_entry(i, index_entry(ts, ts.indexes[i], row), true);
+  const IndexSchema& ix = ts.indexes[i];
+  Row& e = entry_out_;  // reused: its cells keep their buffers between rows
+  e.resize(ix.columns.size() + ts.primary_key.size());
+  size_t n = 0;
+  for (const IndexColumn& ic : ix.columns) e[n++] = row[ic.column];
+  for (const KeyColumn& k : ts.primary_key) e[n++] = row[k.column];
+}
+
+void IndexWriter::add(const Row& row) {
+  for (size_t i = 0; i < table_.schema.indexes.size(); ++i)
+    if (member(i, row)) {
+      fill_entry(i, row);
+      write_entry(i, entry_out_, true);
+    }
 }
 
 void IndexWriter::remove(const Row& row) {
-  const TableSchema& ts = table_.schema;
-  for (size_t i = 0; i < ts.indexes.size(); ++i)
-    if (member(i, row)) write_entry(i, index_entry(ts, ts.indexes[i], row), false);
+  for (size_t i = 0; i < table_.schema.indexes.size(); ++i)
+    if (member(i, row)) {
+      fill_entry(i, row);
+      write_entry(i, entry_out_, false);
+    }
 }
 
 void IndexWriter::change(const Row& old_row, const Row& new_row) {
