@@ -58,7 +58,10 @@ Packed TableTxn::first_with_prefix(std::span<const qrs_value> key) const {
     if (!has_c && !has_p) return nullptr;
     int cmp = !has_p ? -1 : !has_c ? 1 : (less(*c, p->first) ? -1 : less(p->first, *c) ? 1 : 0);
     const Slot& slot = cmp < 0 ? *c : p->first;
-    if (order.compare(slot.cells(), prefix) != 0) return nullptr;  // past the prefix
+    // Past the prefix? Equal first values have equal abbreviations, so a different one
+    // answers without touching the row (the common miss of a UNIQUE probe).
+    if (k.has_abbr && slot.abbr != k.abbr) return nullptr;
+    if (order.compare(slot.cells(), prefix) != 0) return nullptr;
     const Packed& row = cmp < 0 ? c->row : p->second;
     if (row) return row;
     if (cmp <= 0) ++c;
