@@ -42,7 +42,7 @@ Packed TableTxn::find(const Probe& probe) const {
   return c == rows.end() ? nullptr : c->row;
 }
 
-Packed TableTxn::first_with_prefix(std::span<const qrs_value> key) const {
+Packed TableTxn::first_with_prefix(std::span<const qrs_value> key) {
   const KeyOrder& order = store_->order();
   if (key.size() == order.size()) return find(order.at_key(key));
   // The committed rows merged with the pending overlay from the prefix's first position,
@@ -52,6 +52,8 @@ Packed TableTxn::first_with_prefix(std::span<const qrs_value> key) const {
   const RowSet& rows = store_->rows();
   auto c = rows.lower_bound(k);
   auto p = pending_.lower_bound(k);
+  hint_ = p;
+  hint_valid_ = true;
   SlotLess less{&order};
   for (;;) {
     bool has_c = c != rows.end(), has_p = p != pending_.end();
@@ -70,6 +72,7 @@ Packed TableTxn::first_with_prefix(std::span<const qrs_value> key) const {
 }
 
 void TableTxn::write(const Packed& key_row, Packed row) {
+  hint_valid_ = false;
   const KeyOrder& order = store_->order();
   Slot key = make_slot(order, key_row);
   SlotLess less{&order};
@@ -91,6 +94,8 @@ void TableTxn::write(const Packed& key_row, Packed row) {
 }
 
 Packed TableTxn::insert_if_absent(Packed row) {
+  bool hinted = hint_valid_;
+  hint_valid_ = false;
   const KeyOrder& order = store_->order();
   Slot key = make_slot(order, row);
   SlotLess less{&order};
@@ -101,9 +106,17 @@ Packed TableTxn::insert_if_absent(Packed row) {
     rows.insert(it, Slot{key.abbr, std::move(row)});
     return nullptr;
   }
-  // One search of the pending overlay serves the check and the insert; the committed
-  // rows are searched only when the overlay says nothing about the key.
-  auto it = pending_.empty() || less(pending_.rbegin()->first, key) ? pending_.end() : pending_.lower_bound(key);
+  // One search of the pending overlay serves the check and the insert (none when the
+  // last prefix probe left the key's position); the committed rows are searched only
+  // when the overlay says nothing about the key.
+  PendingMap::iterator it;
+  if (hinted) {
+    // The hint is the key's lower bound when the key falls between it and its predecessor.
+    it = hint_;
+    hinted = (it == pending_.end() || !less(it->first, key)) && (it == pending_.begin() || less(std::prev(it)->first, key));
+  }
+  if (!hinted)
+    it = pending_.empty() || less(pending_.rbegin()->first, key) ? pending_.end() : pending_.lower_bound(key);
   if (it != pending_.end() && !less(key, it->first)) {
     if (it->second) return it->second;  // inserted or updated in this transaction
     // Deleted in this transaction: the key is free again.
@@ -142,6 +155,7 @@ void TableTxn::commit() {
 }
 
 void TableTxn::rollback() {
+  hint_valid_ = false;
   pending_.clear();
   undo_.clear();
   marks_.clear();
@@ -174,6 +188,7 @@ void TableTxn::rollback_to_savepoint(uint32_t depth) {
 }
 
 void TableTxn::undo_to(size_t mark) {
+  hint_valid_ = false;
   while (undo_.size() > mark) {
     Undo& u = undo_.back();
     if (u.existed) {

@@ -412,5 +412,42 @@ TEST_F(MemLookupTest, SeesTheOpenTransaction) {
   EXPECT_EQ(found(*t, {Value::Integer(4)}), "none");
 }
 
+// A prefix probe leaves the position it found for the next insert (the UNIQUE probe
+// followed by the entry's insert); inserts anywhere after a probe still land in order,
+// and a duplicate is still refused.
+TEST_F(MemLookupTest, InsertsAfterAProbeLandInOrder) {
+  auto t = make_table();
+  insert(*t, 5, 5, "5/5");  // committed
+  auto conn = t->open_connection();
+  ASSERT_TRUE(conn);
+  conn->begin();
+  insert(*t, 1, 5, "1/5");
+  insert(*t, 3, 5, "3/5");
+  EXPECT_EQ(found(*t, {Value::Integer(2)}), "none");
+  insert(*t, 2, 7, "2/7");  // at the probed position
+  EXPECT_EQ(found(*t, {Value::Integer(1)}), "1/5");
+  insert(*t, 4, 1, "4/1");  // elsewhere: the position is not this key's
+  EXPECT_EQ(found(*t, {Value::Integer(1)}), "1/5");
+  insert(*t, 1, 9, "1/9");  // same prefix, before (1, 5) in the DESC member
+  EXPECT_EQ(found(*t, {Value::Integer(3)}), "3/5");
+  Row dup{Value::Integer(3), Value::Integer(5), Value::Text("again")};
+  EXPECT_EQ(t->update(RowOp::kInsert, dup, {}, ConflictAction::kAbort).outcome, UpdateResult::Outcome::kConstraint);
+  EXPECT_EQ(found(*t, {Value::Integer(5)}), "5/5");
+  Row committed_dup{Value::Integer(5), Value::Integer(5), Value::Text("again")};
+  EXPECT_EQ(t->update(RowOp::kInsert, committed_dup, {}, ConflictAction::kAbort).outcome,
+            UpdateResult::Outcome::kConstraint);
+  // The transaction's view, in key order (a ASC, b DESC).
+  ScanArgs args;
+  args.plan_id = t->best_access_plan(PlanRequest{}).plan_id;
+  auto cursor = t->open_cursor(args);
+  std::vector<Row> batch;
+  std::string seen;
+  while (size_t n = cursor->next_batch(batch))
+    for (size_t i = 0; i < n; ++i) seen += batch[i][2].str() + " ";
+  EXPECT_EQ(seen, "1/9 1/5 2/7 3/5 4/1 5/5 ");
+  conn->commit();
+  EXPECT_EQ(found(*t, {Value::Integer(2), Value::Integer(7)}), "2/7");
+}
+
 }  // namespace
 }  // namespace quereus
