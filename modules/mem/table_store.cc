@@ -100,8 +100,8 @@ Packed TableTxn::insert_if_absent(Packed row) {
   Slot key = make_slot(order, row);
   SlotLess less{&order};
   RowSet& rows = store_->rows();
-  if (!active_) {  // autocommit: one search for the check and the insert
-    auto it = rows.lower_bound(key);
+  if (!active_) {  // autocommit: one search (none for an append) for the check and the insert
+    auto it = rows.empty() || less(*rows.rbegin(), key) ? rows.end() : rows.lower_bound(key);
     if (it != rows.end() && !less(key, *it)) return it->row;
     rows.insert(it, Slot{key.abbr, std::move(row)});
     return nullptr;
