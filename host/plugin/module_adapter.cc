@@ -470,8 +470,10 @@ std::unique_ptr<VtabCursor> PluginTable::open_cursor(const ScanArgs& args) {
 
 UpdateResult PluginTable::update(RowOp op, std::span<const Value> values,
                                  std::span<const Value> old_key, ConflictAction on_conflict) {
-  auto qvalues = to_qrs(values);
-  auto qkey = to_qrs(old_key);
+  // Inline buffers: a row write converts its cells without a heap allocation.
+  absl::InlinedVector<qrs_value, 8> qvalues, qkey;
+  for (const Value& v : values) qvalues.push_back(to_qrs(v));
+  for (const Value& v : old_key) qkey.push_back(to_qrs(v));
   qrs_update_args a{};
   a.struct_size = sizeof(a);
   a.op = static_cast<uint32_t>(op);
@@ -584,6 +586,25 @@ bool PluginTable::alter_table(const SchemaChange& change, const TableSchema& new
   if (st == QRS_UNSUPPORTED) return false;
   check(st, err, "alter_table");
   return true;
+}
+
+LookupStatus PluginTable::lookup(std::span<const Value> key, Row& out) {
+  if (!h_->vt.lookup || key.empty()) return LookupStatus::kUnsupported;
+  absl::InlinedVector<qrs_value, 4> cells;
+  for (const Value& v : key) {
+    if (v.type() == ValueType::kBigInt) return LookupStatus::kUnsupported;
+    cells.push_back(to_qrs(v));
+  }
+  qrs_row k{cells.data(), static_cast<uint32_t>(cells.size())};
+  qrs_row row{};
+  ErrorBox err;
+  qrs_status st = h_->vt.lookup(h_->self, &k, &row, err.get());
+  if (st == QRS_NOTFOUND) return LookupStatus::kNotFound;
+  if (st == QRS_UNSUPPORTED) return LookupStatus::kUnsupported;
+  check(st, err, "lookup");
+  if (row.count > 0 && !row.cells) plugin_bug("lookup returned a row without cells");
+  assign_row(out, row.cells, row.count);
+  return LookupStatus::kFound;
 }
 
 // ---- cursor ----

@@ -69,6 +69,10 @@ class PluginTable final : public VtabTable {
   std::unique_ptr<VtabConnection> open_connection() override;
   // Without an alter_table slot (or on QRS_UNSUPPORTED): false.
   bool alter_table(const SchemaChange& change, const TableSchema& new_schema) override;
+  // Without a lookup slot (a plugin built before ABI 1.3), on QRS_UNSUPPORTED, or for a key
+  // holding an integer outside int64 (which only a cursor's restated filter can answer):
+  // kUnsupported.
+  LookupStatus lookup(std::span<const Value> key, Row& out) override;
 
  private:
   std::shared_ptr<PluginTableHandle> h_;

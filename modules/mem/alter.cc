@@ -231,6 +231,7 @@ void TableStore::alter(const sdk::SchemaChange& ch, const sdk::TableSchema& ns, 
     PendingMap pending(SlotLess{&order_});
     for (auto& [key, row] : pendings[t].entries) pending.insert_or_assign(make_slot(order_, key), std::move(row));
     txn.pending_ = std::move(pending);
+    txn.hint_valid_ = false;
     txn.undo_.clear();
     for (auto& u : pendings[t].undo)
       txn.undo_.push_back(TableTxn::Undo{make_slot(order_, std::move(u.key)), u.existed, std::move(u.prev)});

@@ -249,14 +249,13 @@ sdk::UpdateResult MemTable::update_cells(const sdk::UpdateCells& args) {
     case sdk::RowOp::kInsert: {
       check_row();
       Packed row = pack_row(args.values);
-      if (Packed existing = txn_->find(order.at(cells_of(row).data()))) {
+      if (Packed existing = txn_->insert_if_absent(row)) {
         if (args.on_conflict == Conflict::kIgnore) return UpdateResult::noop();
         if (args.on_conflict != Conflict::kReplace)
           return UpdateResult::constraint(sdk::ConstraintKind::kUnique, unpack_row(existing));
         txn_->write(existing, std::move(row));
         return UpdateResult::ok(nullptr, unpack_row(existing));
       }
-      txn_->write(row, row);
       return UpdateResult::ok(nullptr);
     }
     case sdk::RowOp::kUpdate: {
@@ -291,6 +290,18 @@ sdk::UpdateResult MemTable::update_cells(const sdk::UpdateCells& args) {
 }
 
 std::unique_ptr<sdk::Connection> MemTable::open_connection() { return std::make_unique<MemConnection>(txn_); }
+
+sdk::LookupResult MemTable::lookup(std::span<const qrs_value> key) {
+  const KeyOrder& order = store_->order();
+  if (key.empty() || key.size() > order.size())
+    throw sdk::Error::misuse("lookup key has " + std::to_string(key.size()) + " cells, primary key has " +
+                             std::to_string(order.size()));
+  std::shared_lock lock(store_->mutex());
+  Packed row = txn_->first_with_prefix(key);
+  if (!row) return sdk::LookupResult::not_found();
+  std::span<const qrs_value> cells = cells_of(row);
+  return sdk::LookupResult::of_cells(cells, std::move(row));
+}
 
 void MemTable::alter_table(const sdk::SchemaChange& change, const sdk::TableSchema& new_schema) {
   if (change.kind == sdk::SchemaChangeKind::kRenameTable) {

@@ -30,6 +30,9 @@ class MemTable : public sdk::Table {
   // The write path: packs the host's cells straight into a stored row.
   sdk::UpdateResult update_cells(const sdk::UpdateCells& args) override;
   std::unique_ptr<sdk::Connection> open_connection() override;
+  // ABI 1.3: the first row with the given leading key values (committed rows merged with
+  // this instance's pending writes), handed out as the stored cells.
+  sdk::LookupResult lookup(std::span<const qrs_value> key) override;
   // Every ALTER TABLE arm (alter.cc): rows re-packed / converted / re-keyed, including
   // the pending rows of open transactions; RENAME TO moves the storage's registry entry.
   void alter_table(const sdk::SchemaChange& change, const sdk::TableSchema& new_schema) override;

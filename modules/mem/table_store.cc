@@ -42,7 +42,37 @@ Packed TableTxn::find(const Probe& probe) const {
   return c == rows.end() ? nullptr : c->row;
 }
 
+Packed TableTxn::first_with_prefix(std::span<const qrs_value> key) {
+  const KeyOrder& order = store_->order();
+  if (key.size() == order.size()) return find(order.at_key(key));
+  // The committed rows merged with the pending overlay from the prefix's first position,
+  // as a cursor's walk does: pending wins on equal keys, and a pending delete hides its row.
+  Probe from = order.at_key(key, Probe::kBefore), prefix = order.at_key(key);
+  SeekKey k = make_seek(order, from);
+  const RowSet& rows = store_->rows();
+  auto c = rows.lower_bound(k);
+  auto p = pending_.lower_bound(k);
+  hint_ = p;
+  hint_valid_ = true;
+  SlotLess less{&order};
+  for (;;) {
+    bool has_c = c != rows.end(), has_p = p != pending_.end();
+    if (!has_c && !has_p) return nullptr;
+    int cmp = !has_p ? -1 : !has_c ? 1 : (less(*c, p->first) ? -1 : less(p->first, *c) ? 1 : 0);
+    const Slot& slot = cmp < 0 ? *c : p->first;
+    // Past the prefix? Equal first values have equal abbreviations, so a different one
+    // answers without touching the row (the common miss of a UNIQUE probe).
+    if (k.has_abbr && slot.abbr != k.abbr) return nullptr;
+    if (order.compare(slot.cells(), prefix) != 0) return nullptr;
+    const Packed& row = cmp < 0 ? c->row : p->second;
+    if (row) return row;
+    if (cmp <= 0) ++c;
+    if (cmp >= 0) ++p;
+  }
+}
+
 void TableTxn::write(const Packed& key_row, Packed row) {
+  hint_valid_ = false;
   const KeyOrder& order = store_->order();
   Slot key = make_slot(order, key_row);
   SlotLess less{&order};
@@ -61,6 +91,46 @@ void TableTxn::write(const Packed& key_row, Packed row) {
     if (!marks_.empty()) undo_.push_back(Undo{it->first, true, it->second});
     it->second = std::move(row);
   }
+}
+
+Packed TableTxn::insert_if_absent(Packed row) {
+  bool hinted = hint_valid_;
+  hint_valid_ = false;
+  const KeyOrder& order = store_->order();
+  Slot key = make_slot(order, row);
+  SlotLess less{&order};
+  RowSet& rows = store_->rows();
+  if (!active_) {  // autocommit: one search (none for an append) for the check and the insert
+    auto it = rows.empty() || less(*rows.rbegin(), key) ? rows.end() : rows.lower_bound(key);
+    if (it != rows.end() && !less(key, *it)) return it->row;
+    rows.insert(it, Slot{key.abbr, std::move(row)});
+    return nullptr;
+  }
+  // One search of the pending overlay serves the check and the insert (none when the
+  // last prefix probe left the key's position); the committed rows are searched only
+  // when the overlay says nothing about the key.
+  PendingMap::iterator it;
+  if (hinted) {
+    // The hint is the key's lower bound when the key falls between it and its predecessor.
+    it = hint_;
+    hinted = (it == pending_.end() || !less(it->first, key)) && (it == pending_.begin() || less(std::prev(it)->first, key));
+  }
+  if (!hinted)
+    it = pending_.empty() || less(pending_.rbegin()->first, key) ? pending_.end() : pending_.lower_bound(key);
+  if (it != pending_.end() && !less(key, it->first)) {
+    if (it->second) return it->second;  // inserted or updated in this transaction
+    // Deleted in this transaction: the key is free again.
+    if (!marks_.empty()) undo_.push_back(Undo{it->first, true, it->second});
+    it->second = std::move(row);
+    return nullptr;
+  }
+  if (!rows.empty() && !less(*rows.rbegin(), key)) {
+    auto c = rows.find(key);
+    if (c != rows.end()) return c->row;
+  }
+  if (!marks_.empty()) undo_.push_back(Undo{key, false, nullptr});
+  pending_.emplace_hint(it, std::move(key), std::move(row));
+  return nullptr;
 }
 
 void TableTxn::begin() {
@@ -85,6 +155,7 @@ void TableTxn::commit() {
 }
 
 void TableTxn::rollback() {
+  hint_valid_ = false;
   pending_.clear();
   undo_.clear();
   marks_.clear();
@@ -117,6 +188,7 @@ void TableTxn::rollback_to_savepoint(uint32_t depth) {
 }
 
 void TableTxn::undo_to(size_t mark) {
+  hint_valid_ = false;
   while (undo_.size() > mark) {
     Undo& u = undo_.back();
     if (u.existed) {

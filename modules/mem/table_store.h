@@ -83,8 +83,16 @@ class TableTxn {
 
   // The row at `probe` (an exact probe) as this instance sees it, or nullptr.
   Packed find(const Probe& probe) const;
+  // The first row in key order whose leading key members equal `key` (1..order().size()
+  // cells in key order) as this instance sees it, or nullptr. Remembers where the prefix
+  // starts in the pending overlay: the next insert_if_absent starts there when nothing
+  // was written in between (a UNIQUE probe followed by the entry's insert).
+  Packed first_with_prefix(std::span<const qrs_value> key);
   // Sets the row at key(key_row) to `row` (nullptr deletes).
   void write(const Packed& key_row, Packed row);
+  // Inserts `row` unless a row with its key is visible to this instance; then returns
+  // that row and writes nothing. The same as find + write, with one search.
+  Packed insert_if_absent(Packed row);
 
   void begin();
   void commit();
@@ -107,6 +115,10 @@ class TableTxn {
   bool active_ = false;
   PendingMap pending_;
   std::vector<Undo> undo_;      // recorded only while a savepoint is open
+  // A pending_ position left by first_with_prefix; valid only until pending_ changes
+  // (every mutation clears hint_valid_).
+  PendingMap::iterator hint_;
+  bool hint_valid_ = false;
   std::vector<size_t> marks_;   // marks_[d - 1]: undo_ size when savepoint d was taken
 };
 

@@ -311,7 +311,11 @@ std::optional<Row> DmlWriter::write_insert(Row& row, std::optional<ConflictActio
   }
   std::optional<Row> replaced = std::move(r.replaced_row);
   auto out = handle(r, pk);
-  if (out && out->empty()) out = row;
+  if (out && out->empty()) {
+    // Stored as written. A plain insert hands its row on; UPSERT's caller keeps `row`.
+    if (existing) out = row;
+    else out = std::move(row);
+  }
   if (out && indexes_) {
     if (replaced) indexes_->remove(*replaced);
     indexes_->add(*out);

@@ -195,6 +195,13 @@ FkLink resolve_fk(DatabaseImpl& db, const std::shared_ptr<TableEntry>& child, co
     link.parent_seekable.push_back(p.collation && p.collation->name() == coll->name());
     link.child_seekable.push_back(c.collation && c.collation->name() == coll->name());
   }
+  // The parent lookup is a primary-key point lookup when the members are the key and
+  // the module's key order compares each as the key does.
+  bool seekable = std::all_of(link.parent_seekable.begin(), link.parent_seekable.end(), [](bool b) { return b; });
+  if (seekable && is_primary_key(ps, link.parent_cols))
+    for (const KeyColumn& k : ps.primary_key)
+      link.pk_order.push_back(
+          static_cast<size_t>(std::find(link.parent_cols.begin(), link.parent_cols.end(), k.column) - link.parent_cols.begin()));
   return link;
 }
 
@@ -237,10 +244,23 @@ bool parent_exists(const FkLink& link, const Row& values) {
                                              "' does not exist");
   const TableSchema& ps = link.parent->schema;
   Row probes;
+  probes.reserve(values.size());
   for (size_t i = 0; i < values.size(); ++i) {
     auto p = probe_value(values[i], ps.columns[link.parent_cols[i]], ps);
     if (!p || p->is_null()) return false;
     probes.push_back(std::move(*p));
+  }
+  // The common key: the parent's primary key, every member compared under the parent
+  // column's own collation — a point lookup, no cursor.
+  if (link.pk_order.size() == probes.size()) {
+    Row& key = link.lookup_key;
+    key.resize(probes.size());
+    for (size_t m = 0; m < probes.size(); ++m) key[m] = probes[link.pk_order[m]];
+    switch (link.parent->table->lookup(key, link.lookup_row)) {
+      case LookupStatus::kNotFound: return false;
+      case LookupStatus::kFound: return matches(link.lookup_row, link.parent_cols, probes, link.collations);
+      case LookupStatus::kUnsupported: break;  // read through a cursor
+    }
   }
   return !lookup(*link.parent, link.parent_cols, probes, link.collations, link.parent_seekable, link.parent_plan,
                  link.parent_index, 1)

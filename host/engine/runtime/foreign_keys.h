@@ -39,6 +39,10 @@ struct FkLink {
     std::optional<PlanResult> plan;
   };
   mutable IndexProbe parent_index, child_index;
+  // When the members are exactly the parent's primary key and every one is seekable: per
+  // key member (in key order), the member it takes its value from. Empty otherwise.
+  std::vector<size_t> pk_order;
+  mutable Row lookup_key, lookup_row;  // parent_exists' buffers, reused across probes
 };
 
 // Resolves `fk` declared on `child`. Throws when the key cannot be enforced: a defaulted

@@ -136,6 +136,14 @@ std::vector<Row> scan_rows(TableEntry& table, bool committed) {
 }
 
 std::optional<Row> fetch_by_key(TableEntry& table, const Row& pk) {
+  if (!pk.empty() && pk.size() == table.schema.primary_key.size()) {
+    Row out;
+    switch (table.table->lookup(pk, out)) {
+      case LookupStatus::kFound: return out;
+      case LookupStatus::kNotFound: return std::nullopt;
+      case LookupStatus::kUnsupported: break;  // read through a cursor
+    }
+  }
   std::vector<int> cols;
   for (const KeyColumn& k : table.schema.primary_key) cols.push_back(k.column);
   PlanResult plan = plan_eq(table, cols.size(), &cols);
@@ -192,16 +200,29 @@ std::optional<IndexWriter::Conflict> IndexWriter::find_conflict(const Row& row, 
   for (size_t i = start; i < ts.indexes.size(); ++i) {
     const IndexSchema& ix = ts.indexes[i];
     if (!ix.unique) continue;
-    Row key;
+    Row& key = key_buf_;  // reused: no allocation per probe once its cells have grown
+    key.resize(ix.columns.size());
     bool has_null = false;
-    for (const IndexColumn& ic : ix.columns) {
-      key.push_back(row[ic.column]);
-      has_null = has_null || key.back().is_null();
+    for (size_t m = 0; m < ix.columns.size(); ++m) {
+      key[m] = row[ix.columns[m].column];
+      has_null = has_null || key[m].is_null();
     }
     if (has_null || !member(i, row)) continue;  // NULLs are distinct; non-members are unconstrained
+    const size_t k = ix.columns.size();
+    // The first entry with this key, without a cursor: no entry means no conflict, and
+    // another row's entry is the conflict. Only when the first entry is the row's own
+    // (an update keeping its key) or the module has no lookup, the entries are scanned.
+    TableEntry& companion = *table_.index_tables[i];
+    switch (companion.table->lookup(key, entry_buf_)) {
+      case LookupStatus::kNotFound: continue;
+      case LookupStatus::kFound:
+        if (!same_key(ts, entry_buf_, k, self))
+          return Conflict{i, Row(entry_buf_.begin() + static_cast<std::ptrdiff_t>(k), entry_buf_.end())};
+        break;
+      case LookupStatus::kUnsupported: break;
+    }
     ScanArgs args;
-    for (Row& e : probe(*table_.index_tables[i], rt_->indexes[i].probe_plan, nullptr, key, args)) {
-      size_t k = ix.columns.size();
+    for (Row& e : probe(companion, rt_->indexes[i].probe_plan, nullptr, key, args)) {
       if (same_key(ts, e, k, self)) continue;
       return Conflict{i, Row(e.begin() + static_cast<std::ptrdiff_t>(k), e.end())};
     }
@@ -227,16 +248,30 @@ void IndexWriter::write_entry(size_t i, const Row& entry, bool insert) {
     throw Error(StatusCode::kInternal, "index '" + table_.schema.indexes[i].name + "' refused its entry");
 }
 
-void IndexWriter::add(const Row& row) {
+void IndexWriter::fill_entry(size_t i, const Row& row) {
   const TableSchema& ts = table_.schema;
-  for (size_t i = 0; i < ts.indexes.size(); ++i)
-    if (member(i, row)) write_entry(i, index_entry(ts, ts.indexes[i], row), true);
+  const IndexSchema& ix = ts.indexes[i];
+  Row& e = entry_out_;  // reused: its cells keep their buffers between rows
+  e.resize(ix.columns.size() + ts.primary_key.size());
+  size_t n = 0;
+  for (const IndexColumn& ic : ix.columns) e[n++] = row[ic.column];
+  for (const KeyColumn& k : ts.primary_key) e[n++] = row[k.column];
+}
+
+void IndexWriter::add(const Row& row) {
+  for (size_t i = 0; i < table_.schema.indexes.size(); ++i)
+    if (member(i, row)) {
+      fill_entry(i, row);
+      write_entry(i, entry_out_, true);
+    }
 }
 
 void IndexWriter::remove(const Row& row) {
-  const TableSchema& ts = table_.schema;
-  for (size_t i = 0; i < ts.indexes.size(); ++i)
-    if (member(i, row)) write_entry(i, index_entry(ts, ts.indexes[i], row), false);
+  for (size_t i = 0; i < table_.schema.indexes.size(); ++i)
+    if (member(i, row)) {
+      fill_entry(i, row);
+      write_entry(i, entry_out_, false);
+    }
 }
 
 void IndexWriter::change(const Row& old_row, const Row& new_row) {

@@ -78,11 +78,15 @@ class IndexWriter {
 
  private:
   void write_entry(size_t i, const Row& entry, bool insert);
+  // entry_out_ = the entry of `row` in index i.
+  void fill_entry(size_t i, const Row& row);
 
   DatabaseImpl& db_;
   TableEntry& table_;
   ExecContext* ctx_;
   const IndexRuntime* rt_ = nullptr;
+  mutable Row key_buf_, entry_buf_;  // find_conflict's probe key and looked-up entry
+  Row entry_out_;                     // the entry add / remove write
 };
 
 // Builds the companion table of index `i` of `table` (already in table.schema.indexes)

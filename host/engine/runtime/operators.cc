@@ -166,6 +166,11 @@ class IndexScanOp : public Operator {
       }
       const Row& entry = batch_[pos_++];
       Row key(entry.begin() + static_cast<std::ptrdiff_t>(key_offset_), entry.end());
+      if (!key.empty()) {
+        LookupStatus found = node_.table->table->lookup(key, out);
+        if (found == LookupStatus::kFound) return true;
+        if (found == LookupStatus::kNotFound) continue;  // cannot happen while the index is in step
+      }
       std::vector<Row> rows = probe_rows(*node_.table, key_columns_, key, pk_plan_);
       if (rows.empty()) continue;  // cannot happen while the index is in step
       out = std::move(rows.front());

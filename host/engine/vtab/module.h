@@ -113,6 +113,9 @@ struct SchemaChange {
   std::function<Value(const Value&)> convert;
 };
 
+// The answer of VtabTable::lookup.
+enum class LookupStatus { kFound, kNotFound, kUnsupported };
+
 // One connected table. All methods throw quereus::Error on failure.
 class VtabTable {
  public:
@@ -126,6 +129,12 @@ class VtabTable {
   // leaving it untouched). Returns false when the module does not implement the hook or
   // this arm (UNSUPPORTED); the caller decides whether that refuses the ALTER.
   virtual bool alter_table(const SchemaChange& /*change*/, const TableSchema& /*new_schema*/) { return false; }
+  // Point lookup (ABI 1.3, abi.h qrs_table_vtable.lookup): the first row in key order whose
+  // leading primary-key members equal `key` (1..key members, in key order, under the key's
+  // collations), as this connection sees the table; with a full key, the row at that key.
+  // kFound fills `out` (its buffers are reused). kUnsupported: the module does not answer
+  // it; the caller reads through a cursor instead (runtime/point_lookup.h does both).
+  virtual LookupStatus lookup(std::span<const Value> /*key*/, Row& /*out*/) { return LookupStatus::kUnsupported; }
 };
 
 struct ModuleCapabilities {

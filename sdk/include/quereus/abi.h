@@ -484,6 +484,18 @@ typedef struct qrs_table_vtable {
    * state only a rollback could restore blocks it). NULL slot: every arm UNSUPPORTED. */
   qrs_status (*alter_table)(void* self, const qrs_schema_change* change,
                             const qrs_table_schema* new_schema, qrs_error* err);
+  /* 1.3: point lookup. `key` holds 1..key_count cells: values of the LEADING primary-key
+   * members, in key order (not column order). Finds the first row, in key order, whose
+   * leading members equal them under the key's collations (the order the table keeps),
+   * as this instance sees the table (its open transaction's writes included) — with a
+   * full key, the row at that key. The same answer as a scan with an EQ filter on each of
+   * those members, without opening a cursor: the host's probe for a foreign key's parent,
+   * a UNIQUE index entry, a row by its key.
+   * QRS_OK: found; `out` is the row in column order, owned by the table and valid until
+   * the next call on it. QRS_NOTFOUND: no such row (`out` untouched). QRS_UNSUPPORTED:
+   * the module does not answer this lookup (the host then scans). QRS_MISUSE: more
+   * cells than key members, or none. NULL slot: every lookup UNSUPPORTED. */
+  qrs_status (*lookup)(void* self, const qrs_row* key, qrs_row* out, qrs_error* err);
 } qrs_table_vtable;
 
 typedef struct qrs_table {

@@ -441,6 +441,32 @@ class SchemaChange {
   const qrs_schema_change& c_;
 };
 
+// The answer of Table::lookup (ABI 1.3). A found row is either C views of cells the module
+// keeps itself (`cells`, alive while `owner` lives, as RowBatch::add_cells) or a shared
+// row (`row`). The trampoline holds it until the next call on the table.
+struct LookupResult {
+  bool found = false;
+  std::span<const qrs_value> cells;
+  std::shared_ptr<const void> owner;
+  RowPtr row;
+
+  static LookupResult not_found() { return LookupResult(); }
+  static LookupResult of_cells(std::span<const qrs_value> cells, std::shared_ptr<const void> owner) {
+    LookupResult r;
+    r.found = true;
+    r.cells = cells;
+    r.owner = std::move(owner);
+    return r;
+  }
+  static LookupResult of_row(RowPtr row) {
+    if (!row) throw Error::internal("LookupResult::of_row: null row");
+    LookupResult r;
+    r.found = true;
+    r.row = std::move(row);
+    return r;
+  }
+};
+
 class Table {
  public:
   Table() = default;
@@ -489,6 +515,14 @@ class Table {
   virtual void alter_table(const SchemaChange& /*change*/, const TableSchema& /*new_schema*/) {
     throw Error::unsupported("alter_table");
   }
+
+  // ABI 1.3, point lookup: the first row in key order whose leading primary-key members
+  // equal `key` (1..key-member cells, in key order; compared under the key's collations),
+  // as this instance sees the table (its open transaction included); with a full key, the
+  // row at that key. The trampoline refuses an empty key; more cells than the key has
+  // members is the table's to refuse (Error::misuse). Default: QRS_UNSUPPORTED — the host
+  // opens a cursor with EQ filters instead.
+  virtual LookupResult lookup(std::span<const qrs_value> /*key*/) { throw Error::unsupported("lookup"); }
 };
 
 // Capabilities a module declares; read once by the host (see qrs_module_capabilities).

@@ -254,6 +254,8 @@ struct TableHolder {
   std::unique_ptr<Table> table;
   UpdateResult last;              // keeps the rows of the last update result alive
   std::vector<qrs_value> cells[3];  // C views of last.row / replaced_row / existing_row
+  LookupResult looked_up;           // keeps the row of the last lookup alive
+  std::vector<qrs_value> lookup_cells;  // C views of looked_up.row
 };
 
 struct CursorHolder {
@@ -389,10 +391,27 @@ inline qrs_status table_alter_table(void* self, const qrs_schema_change* change,
   });
 }
 
+inline qrs_status table_lookup(void* self, const qrs_row* key, qrs_row* out, qrs_error* err) {
+  auto* h = static_cast<TableHolder*>(self);
+  return guard(err, [&] {
+    if (!key || !out) throw Error::misuse("null lookup key or result");
+    if (key->count == 0 || !key->cells) throw Error::misuse("lookup with an empty key");
+    h->looked_up = LookupResult();  // the previous lookup's row is released here
+    h->looked_up = h->table->lookup(std::span<const qrs_value>(key->cells, key->count));
+    if (!h->looked_up.found) return QRS_NOTFOUND;
+    if (h->looked_up.row) {
+      *out = row_to_c(h->looked_up.row, h->lookup_cells);
+    } else {
+      *out = qrs_row{h->looked_up.cells.data(), static_cast<uint32_t>(h->looked_up.cells.size())};
+    }
+    return QRS_OK;
+  });
+}
+
 inline constexpr qrs_table_vtable kTableVtable{sizeof(qrs_table_vtable), &table_best_access_plan,
                                                &table_open_cursor,       &table_update,
                                                &table_open_connection,   &table_release,
-                                               &table_alter_table};
+                                               &table_alter_table,       &table_lookup};
 
 inline void wrap_table(std::unique_ptr<Table> table, qrs_table* out) {
   if (!table) throw Error::internal("module returned no table");
