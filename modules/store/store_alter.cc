@@ -165,6 +165,14 @@ void alter_stored_table(StoreDb& db, TableState& st, const sdk::SchemaChange& ch
         news[i].entries.emplace_back(r.key, std::make_shared<const std::string>(std::move(r.row)));
       } else if (auto k = new_key_of.find(key); k != new_key_of.end()) {
         news[i].entries.emplace_back(k->second, nullptr);
+      } else if (auto g = t.ghosts.find(key); rekey && g != t.ghosts.end() && g->second) {
+        // A row this transaction inserted and deleted: its deletion key moves with the
+        // re-key, so two such rows meeting on one new key are refused (BUSY), as in mem.
+        // A deleted row the arm cannot convert leaves no trace (it is gone either way).
+        try {
+          news[i].entries.emplace_back(rewrite(*g->second, false).key, nullptr);
+        } catch (const sdk::Error&) {
+        }
       }  // else: a deletion of a row nothing stores — nothing to keep
     }
   }
@@ -242,6 +250,16 @@ void alter_stored_table(StoreDb& db, TableState& st, const sdk::SchemaChange& ch
     Txn& t = *txns[i];
     t.pending.clear();
     for (auto& [key, row] : news[i].entries) t.pending.insert_or_assign(std::move(key), std::move(row));
+    std::map<std::string, RowBytes> ghosts;
+    for (auto& [key, row] : t.ghosts) {
+      if (!row) continue;
+      try {
+        Rewritten r = rewrite(*row, false);
+        ghosts.emplace(std::move(r.key), std::make_shared<const std::string>(std::move(r.row)));
+      } catch (const sdk::Error&) {  // unconvertible: forgotten, as above
+      }
+    }
+    t.ghosts = std::move(ghosts);
     t.undo = std::move(news[i].undo);
   }
 }

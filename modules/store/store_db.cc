@@ -206,6 +206,7 @@ void StoreDb::write(Txn& t, std::vector<Put> puts) {
       t.pending.emplace_hint(it, std::move(p.key), p.row);
     } else {
       if (!t.marks.empty()) t.undo.push_back(Txn::Undo{p.key, true, it->second});
+      if (!p.row && it->second) t.ghosts[it->first] = it->second;  // written, then deleted
       it->second = p.row;
     }
     t.delta += (p.row ? 1 : 0) - (p.existed ? 1 : 0);
@@ -220,6 +221,7 @@ void StoreDb::begin(Txn& t) {
 
 void StoreDb::clear(Txn& t) {
   t.pending.clear();
+  t.ghosts.clear();
   t.undo.clear();
   t.marks.clear();
   t.delta = 0;

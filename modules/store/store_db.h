@@ -71,6 +71,9 @@ struct Txn {
     bool existed;  // was there a pending entry before the write
     RowBytes prev;
   };
+  // Rows this transaction inserted and then deleted, by their (tombstoned) key: a re-key
+  // must still see where they would land (a collision among them is BUSY, as in mem).
+  std::map<std::string, RowBytes> ghosts;
   std::vector<Undo> undo;                         // recorded only while a savepoint is open
   std::vector<std::pair<size_t, int64_t>> marks;  // per savepoint: undo size and delta
 };
