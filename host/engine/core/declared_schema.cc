@@ -6,6 +6,7 @@
 #include "common/status.h"
 #include "core/database_impl.h"
 #include "core/index_ddl.h"
+#include "core/schema_differ.h"
 #include "core/tags.h"
 #include "parser/ast.h"
 #include "parser/ast_printer.h"
@@ -68,28 +69,6 @@ ItemName item_name(ast::Statement& s) {
     case K::kCreateAssertion: return {"Assertion", &static_cast<ast::CreateAssertionStmt&>(s).name, false};
     default: return {};
   }
-}
-
-// A live table matches its declaration when the columns agree in name, declared type,
-// nullability, key membership and default, and the constraint counts agree. Anything
-// else needs the declarative differ (ALTER), which is not built yet.
-bool table_matches(const TableSchema& live, const ast::CreateTableStmt& decl) {
-  if (live.columns.size() != decl.columns.size()) return false;
-  for (size_t i = 0; i < decl.columns.size(); ++i) {
-    const auto& lc = live.columns[i];
-    const auto& dc = decl.columns[i];
-    if (!iequals(lc.name, dc.name) || !iequals(lc.type_name, dc.type_name)) return false;
-    const ast::Expr* def = nullptr;
-    bool pk = false;
-    for (const auto& c : dc.constraints) {
-      if (c.kind == ast::ColumnConstraint::Kind::kDefault) def = c.expr.get();
-      if (c.kind == ast::ColumnConstraint::Kind::kPrimaryKey) pk = true;
-    }
-    if (pk && !lc.primary_key) return false;
-    if ((def == nullptr) != (lc.default_expr == nullptr)) return false;
-    if (def && expr_to_string(*def) != expr_to_string(*lc.default_expr)) return false;
-  }
-  return true;
 }
 
 void declare_schema(DatabaseImpl& db, const ast::DeclareSchemaStmt& s) {
@@ -160,7 +139,7 @@ Planned drift_statement(const std::string& sql) {
 // Tag drift on a table that otherwise matches its declaration: a whole-set SET TAGS per
 // drifted site (the table, each column, each named table-level constraint).
 void table_tag_drift(const std::string& schema, const TableSchema& live, const ast::CreateTableStmt& decl,
-                     std::vector<Planned>& out) {
+                     const std::set<std::string>& readded, std::vector<Planned>& out) {
   const std::string target = "alter table " + quote_identifier(schema) + "." + quote_identifier(live.name) + " ";
   if (tags_drift(live.tags_json, decl.tags)) out.push_back(drift_statement(target + set_tags_sql(decl.tags)));
   for (const ast::ColumnDef& cd : decl.columns) {
@@ -170,7 +149,7 @@ void table_tag_drift(const std::string& schema, const TableSchema& live, const a
                                     set_tags_sql(cd.tags)));
   }
   for (const ast::TableConstraint& tc : decl.constraints) {
-    if (tc.name.empty()) continue;
+    if (tc.name.empty() || readded.count(to_lower(tc.name))) continue;  // re-added with its tags
     const std::string* current = nullptr;
     for (const CheckSchema& ck : live.checks)
       if (ck.named && iequals(ck.name, tc.name)) current = &ck.tags_json;
@@ -189,6 +168,12 @@ struct SchemaPlan {
   std::shared_ptr<const ast::DeclareSchemaStmt> decl;
   std::vector<std::pair<ast::ObjectKind, std::string>> drops;
   std::vector<Planned> tables, indexes, views, others;
+  // The ALTER TABLE statements migrating existing tables (the differ), in run order:
+  // the qualified text apply runs and the text diff shows (unqualified in main).
+  struct Alter {
+    std::string run, shown;
+  };
+  std::vector<Alter> alters;
 };
 
 SchemaPlan plan_schema(DatabaseImpl& db, const std::string& name, const std::string& to_version,
@@ -267,16 +252,15 @@ SchemaPlan plan_schema(DatabaseImpl& db, const std::string& name, const std::str
     if (p.stmt->kind == ast::StmtKind::kCreateTable) {
       declared_tables.insert(lname);
       if (auto live = cat.find(schema, n.name->name)) {
-        auto rec = store.applied.find(p.key);
-        if ((rec == store.applied.end() || rec->second != p.text) &&
-            !table_matches(live->schema, static_cast<const ast::CreateTableStmt&>(*p.stmt)))
-          throw Error(StatusCode::kUnsupported,
-                      "Table '" + live->qualified_name() +
-                          "' differs from its declaration; migrating an existing table (the declarative schema "
-                          "differ: ALTER TABLE) is not supported yet",
-                      item->site);
+        // An existing table is migrated in place by the ALTERs the differ generates.
+        const auto& declared = static_cast<const ast::CreateTableStmt&>(*p.stmt);
+        TableMigration m = diff_table(db, live->schema, declared);
+        const std::string run_target = "ALTER TABLE " + qualified(schema, live->schema.name) + " ";
+        const std::string shown_target =
+            "ALTER TABLE " + (schema == "main" ? quote_identifier(live->schema.name) : qualified(schema, live->schema.name)) + " ";
+        for (const std::string& action : m.actions) plan.alters.push_back({run_target + action, shown_target + action});
         p.create = false;
-        table_tag_drift(schema, live->schema, static_cast<const ast::CreateTableStmt&>(*p.stmt), others);
+        table_tag_drift(schema, live->schema, declared, m.readded, others);
       } else if (cat.find_view(schema, n.name->name)) {
         throw Error(StatusCode::kUnsupported,
                     "'" + schema + "." + n.name->name +
@@ -375,7 +359,10 @@ class DiffSchemaExec : public Executable {
     i_ = 0;
     SchemaPlan plan = plan_schema(db_, stmt_.name, "", stmt_.site);
     for (const auto& [kind, name] : plan.drops) rows_.push_back(drop_text(plan, kind, name));
-    for (auto* list : {&plan.tables, &plan.indexes, &plan.views, &plan.others})
+    for (auto& p : plan.tables)
+      if (p.create) rows_.push_back(ddl_text(plan, *p.stmt));
+    for (const auto& a : plan.alters) rows_.push_back(a.shown);
+    for (auto* list : {&plan.indexes, &plan.views, &plan.others})
       for (auto& p : *list)
         if (p.create) rows_.push_back(ddl_text(plan, *p.stmt));
   }
@@ -407,16 +394,23 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
   auto& others = plan.others;
 
   // Plan the creates whose planning does not depend on earlier creates (an index or other
-  // item refused as unsupported fails here, before anything changed).
-  std::vector<std::unique_ptr<Executable>> other_execs;
-  for (auto& p : others)
-    if (p.create) other_execs.push_back(plan_statement(db, *p.stmt));
-  std::vector<std::unique_ptr<Executable>> index_execs;
-  for (auto& p : indexes)
-    if (p.create) index_execs.push_back(plan_statement(db, *p.stmt));
+  // item refused as unsupported fails here, before anything changed). When existing
+  // tables are migrated they are planned after the ALTERs instead (an index may cover a
+  // column the migration adds).
+  std::vector<std::unique_ptr<Executable>> other_execs, index_execs;
+  auto plan_rest = [&] {
+    other_execs.clear();
+    index_execs.clear();
+    for (auto& p : others)
+      if (p.create) other_execs.push_back(plan_statement(db, *p.stmt));
+    for (auto& p : indexes)
+      if (p.create) index_execs.push_back(plan_statement(db, *p.stmt));
+  };
+  if (plan.alters.empty()) plan_rest();
 
   std::vector<std::pair<ast::ObjectKind, std::string>> created;  // for the undo
   const bool new_schema = !cat.has_schema(schema);
+  bool migrated = false;
   try {
     cat.add_schema(schema);
     for (auto& p : tables) {
@@ -424,6 +418,13 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
       run(db, *p.stmt, ctx);
       created.emplace_back(ast::ObjectKind::kTable, item_name(*p.stmt).name->name);
     }
+    // Each generated ALTER is one ordinary statement: once one has run, a later failure
+    // keeps everything that landed (the reference's partially-applied migration).
+    for (const auto& a : plan.alters) {
+      migrated = true;
+      run_sql(db, a.run, ctx);
+    }
+    if (!plan.alters.empty()) plan_rest();
     for (auto& e : index_execs) {
       e->start(ctx);
       Row r;
@@ -483,6 +484,10 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
       }
     }
   } catch (...) {
+    if (migrated) {
+      db.bump_schema_version();
+      throw;
+    }
     for (auto c = created.rbegin(); c != created.rend(); ++c) {
       try {
         run_sql(db, std::string(c->first == ast::ObjectKind::kView ? "drop view " : "drop table ") +
