@@ -1,5 +1,6 @@
 #include "core/declared_schema.h"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -321,33 +322,60 @@ SchemaPlan plan_schema(DatabaseImpl& db, const std::string& name, const std::str
     throw Error(StatusCode::kError, "Seed data for table '" + seeds_for_unknown->table +
                                         "' names no table declared in schema '" + s.name + "'",
                 seeds_for_unknown->site);
-  // The schema's tables and views the declaration no longer names are dropped.
+  // The schema's tables and views the declaration no longer names are dropped: a table
+  // after the dropped tables whose FOREIGN KEYs reference it (children first).
+  std::vector<const TableSchema*> doomed;
   for (const auto& t : cat.tables())
     if (t->schema.schema_name == schema && !relation_names.count(to_lower(t->schema.name)))
-      plan.drops.emplace_back(ast::ObjectKind::kTable, t->schema.name);
+      doomed.push_back(&t->schema);
+  while (!doomed.empty()) {
+    auto referenced = [&](const TableSchema* parent) {
+      for (const TableSchema* child : doomed)
+        if (child != parent)
+          for (const ForeignKeySchema& fk : child->foreign_keys)
+            if (fk.referenced_schema == schema && iequals(fk.referenced_table, parent->name)) return true;
+      return false;
+    };
+    auto next = std::find_if(doomed.begin(), doomed.end(), [&](const TableSchema* t) { return !referenced(t); });
+    if (next == doomed.end()) next = doomed.begin();  // a reference cycle: catalog order
+    plan.drops.emplace_back(ast::ObjectKind::kTable, (*next)->name);
+    doomed.erase(next);
+  }
   for (const auto& v : cat.views())
     if (v->schema_name == schema && !relation_names.count(to_lower(v->name)))
       plan.drops.emplace_back(ast::ObjectKind::kView, v->name);
+  // User indexes (not a UNIQUE constraint's structure) the declaration no longer names.
+  for (const auto& t : cat.tables())
+    if (t->schema.schema_name == schema)
+      for (const IndexSchema& ix : t->schema.indexes)
+        if (!ix.constraint && !index_names.count(to_lower(ix.name)))
+          plan.drops.emplace_back(ast::ObjectKind::kIndex, ix.name);
   return plan;
 }
 
 // The DDL text of a planned item or drop, as DIFF SCHEMA shows it: unqualified in main.
 std::string ddl_text(const SchemaPlan& plan, ast::Statement& stmt) {
   ItemName n = item_name(stmt);
-  if (!n.kind || plan.schema != "main") return statement_to_string(stmt);
-  std::string saved = std::exchange(n.name->schema, "");
-  std::string saved_table;
   auto* ix = stmt.kind == ast::StmtKind::kCreateIndex ? &static_cast<ast::CreateIndexStmt&>(stmt) : nullptr;
-  if (ix) saved_table = std::exchange(ix->table.schema, "");
+  // The apply's IF NOT EXISTS is its own re-apply guard, not part of the shown DDL.
+  const bool saved_ine = ix && std::exchange(ix->if_not_exists, false);
+  const bool unqualify = n.kind && plan.schema == "main";
+  std::string saved, saved_table;
+  if (unqualify) saved = std::exchange(n.name->schema, "");
+  if (unqualify && ix) saved_table = std::exchange(ix->table.schema, "");
   std::string text = statement_to_string(stmt);
-  n.name->schema = saved;
-  if (ix) ix->table.schema = saved_table;
+  if (unqualify) n.name->schema = saved;
+  if (unqualify && ix) ix->table.schema = saved_table;
+  if (ix) ix->if_not_exists = saved_ine;
   return text;
 }
 
 std::string drop_text(const SchemaPlan& plan, ast::ObjectKind kind, const std::string& name) {
   std::string target = plan.schema == "main" ? quote_identifier(name) : qualified(plan.schema, name);
-  return std::string(kind == ast::ObjectKind::kView ? "DROP VIEW IF EXISTS " : "DROP TABLE IF EXISTS ") + target;
+  const char* verb = kind == ast::ObjectKind::kView    ? "DROP VIEW IF EXISTS "
+                     : kind == ast::ObjectKind::kIndex ? "DROP INDEX IF EXISTS "
+                                                       : "DROP TABLE IF EXISTS ";
+  return verb + target;
 }
 
 // DIFF SCHEMA: the DDL applying the declaration would run, one statement per row.
@@ -420,6 +448,12 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
     }
     // Each generated ALTER is one ordinary statement: once one has run, a later failure
     // keeps everything that landed (the reference's partially-applied migration).
+    // Undeclared indexes go before the ALTERs (a dropped column may be one's key).
+    for (const auto& [kind, name] : plan.drops)
+      if (kind == ast::ObjectKind::kIndex) {
+        migrated = true;
+        run_sql(db, drop_text(plan, kind, name), ctx);
+      }
     for (const auto& a : plan.alters) {
       migrated = true;
       run_sql(db, a.run, ctx);
@@ -457,6 +491,7 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
       }
     }
     for (const auto& [kind, name] : plan.drops) {
+      if (kind == ast::ObjectKind::kIndex) continue;  // dropped before the ALTERs
       run_sql(db, drop_text(plan, kind, name), ctx);
       store.applied.erase(schema + "." + to_lower(name));
     }
