@@ -309,7 +309,17 @@ SchemaPlan plan_schema(DatabaseImpl& db, const std::string& name, const std::str
       }
       indexes.push_back(std::move(p));
     } else {
-      // Materialized views, assertions: their own CREATE (refused while unsupported).
+      // Materialized views, assertions: their own CREATE (refused while unsupported). An
+      // existing assertion with the declared CHECK is kept; a changed one is dropped and
+      // created again.
+      if (p.stmt->kind == ast::StmtKind::kCreateAssertion) {
+        const auto& ca = static_cast<const ast::CreateAssertionStmt&>(*p.stmt);
+        for (const auto& a : db.assertions().list())
+          if (a->schema_name == schema && iequals(a->name, ca.name.name)) {
+            if (expr_to_string(*a->check) == expr_to_string(*ca.check)) p.create = false;
+            else plan.drops.emplace_back(ast::ObjectKind::kAssertion, a->name);
+          }
+      }
       others.push_back(std::move(p));
     }
   }
@@ -344,6 +354,9 @@ SchemaPlan plan_schema(DatabaseImpl& db, const std::string& name, const std::str
   for (const auto& v : cat.views())
     if (v->schema_name == schema && !relation_names.count(to_lower(v->name)))
       plan.drops.emplace_back(ast::ObjectKind::kView, v->name);
+  for (const auto& a : db.assertions().list())
+    if (a->schema_name == schema && !assertion_names.count(to_lower(a->name)))
+      plan.drops.emplace_back(ast::ObjectKind::kAssertion, a->name);
   // User indexes (not a UNIQUE constraint's structure) the declaration no longer names.
   for (const auto& t : cat.tables())
     if (t->schema.schema_name == schema)
@@ -372,9 +385,10 @@ std::string ddl_text(const SchemaPlan& plan, ast::Statement& stmt) {
 
 std::string drop_text(const SchemaPlan& plan, ast::ObjectKind kind, const std::string& name) {
   std::string target = plan.schema == "main" ? quote_identifier(name) : qualified(plan.schema, name);
-  const char* verb = kind == ast::ObjectKind::kView    ? "DROP VIEW IF EXISTS "
-                     : kind == ast::ObjectKind::kIndex ? "DROP INDEX IF EXISTS "
-                                                       : "DROP TABLE IF EXISTS ";
+  const char* verb = kind == ast::ObjectKind::kView        ? "DROP VIEW IF EXISTS "
+                     : kind == ast::ObjectKind::kIndex     ? "DROP INDEX IF EXISTS "
+                     : kind == ast::ObjectKind::kAssertion ? "DROP ASSERTION IF EXISTS "
+                                                           : "DROP TABLE IF EXISTS ";
   return verb + target;
 }
 
@@ -434,7 +448,13 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
     for (auto& p : indexes)
       if (p.create) index_execs.push_back(plan_statement(db, *p.stmt));
   };
-  if (plan.alters.empty()) plan_rest();
+  // Assertions and indexes the declaration drops (or re-creates) go first, before the
+  // ALTERs; the rest is planned after them.
+  bool early_drops = false;
+  for (const auto& d : plan.drops)
+    if (d.first == ast::ObjectKind::kIndex || d.first == ast::ObjectKind::kAssertion) early_drops = true;
+  const bool plan_late = !plan.alters.empty() || early_drops;
+  if (!plan_late) plan_rest();
 
   std::vector<std::pair<ast::ObjectKind, std::string>> created;  // for the undo
   const bool new_schema = !cat.has_schema(schema);
@@ -448,9 +468,10 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
     }
     // Each generated ALTER is one ordinary statement: once one has run, a later failure
     // keeps everything that landed (the reference's partially-applied migration).
-    // Undeclared indexes go before the ALTERs (a dropped column may be one's key).
+    // Undeclared indexes and assertions go before the ALTERs (a dropped column may be an
+    // index's key or read by an assertion).
     for (const auto& [kind, name] : plan.drops)
-      if (kind == ast::ObjectKind::kIndex) {
+      if (kind == ast::ObjectKind::kIndex || kind == ast::ObjectKind::kAssertion) {
         migrated = true;
         run_sql(db, drop_text(plan, kind, name), ctx);
       }
@@ -458,7 +479,7 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
       migrated = true;
       run_sql(db, a.run, ctx);
     }
-    if (!plan.alters.empty()) plan_rest();
+    if (plan_late) plan_rest();
     for (auto& e : index_execs) {
       e->start(ctx);
       Row r;
@@ -491,7 +512,7 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
       }
     }
     for (const auto& [kind, name] : plan.drops) {
-      if (kind == ast::ObjectKind::kIndex) continue;  // dropped before the ALTERs
+      if (kind == ast::ObjectKind::kIndex || kind == ast::ObjectKind::kAssertion) continue;  // dropped earlier
       run_sql(db, drop_text(plan, kind, name), ctx);
       store.applied.erase(schema + "." + to_lower(name));
     }
