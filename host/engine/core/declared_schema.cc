@@ -267,6 +267,30 @@ SchemaPlan plan_schema(DatabaseImpl& db, const std::string& name, const std::str
                     "'" + schema + "." + n.name->name +
                         "' is a view but is declared as a table; replacing it is not supported yet",
                     item->site);
+      } else {
+        // A rename hint naming a live table would otherwise drop it (and its rows) and
+        // create an empty one: renames are a later stage of the differ, so refuse.
+        for (const ast::NamedExpr& tag : static_cast<const ast::CreateTableStmt&>(*p.stmt).tags) {
+          if (!iequals(tag.name, "quereus.previous_name") || !tag.value ||
+              tag.value->kind != ast::ExprKind::kLiteral)
+            continue;
+          const std::string& names = static_cast<const ast::Literal&>(*tag.value).text;
+          size_t start = 0;
+          while (start <= names.size()) {
+            size_t comma = names.find(',', start);
+            std::string old = names.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+            old.erase(0, old.find_first_not_of(' '));
+            old.erase(old.find_last_not_of(' ') + 1);
+            if (!old.empty() && cat.find(schema, old))
+              throw Error(StatusCode::kUnsupported,
+                          "Table '" + schema + "." + n.name->name + "' is declared as a rename of '" + schema + "." +
+                              old + "' (quereus.previous_name); renaming a table is not supported by the declarative "
+                              "schema differ yet",
+                          item->site);
+            if (comma == std::string::npos) break;
+            start = comma + 1;
+          }
+        }
       }
       tables.push_back(std::move(p));
     } else if (p.stmt->kind == ast::StmtKind::kCreateView) {
