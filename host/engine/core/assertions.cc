@@ -305,7 +305,10 @@ void Assertions::check(DatabaseImpl& db, const std::vector<TableEntry*>& written
     auto op = a->plan->instantiate();
     op->open(env);
     Row row;
-    if (op->next(row)) throw Error(StatusCode::kConstraint, "Integrity assertion failed: " + a->name);
+    // Named as the reference names it: qualified outside main.
+    if (op->next(row))
+      throw Error(StatusCode::kConstraint,
+                  "Integrity assertion failed: " + (a->schema_name == "main" ? a->name : a->qualified_name()));
   }
 }
 

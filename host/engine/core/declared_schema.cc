@@ -1,11 +1,13 @@
 #include "core/declared_schema.h"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
 #include "common/status.h"
 #include "core/database_impl.h"
 #include "core/index_ddl.h"
+#include "core/schema_differ.h"
 #include "core/tags.h"
 #include "parser/ast.h"
 #include "parser/ast_printer.h"
@@ -68,28 +70,6 @@ ItemName item_name(ast::Statement& s) {
     case K::kCreateAssertion: return {"Assertion", &static_cast<ast::CreateAssertionStmt&>(s).name, false};
     default: return {};
   }
-}
-
-// A live table matches its declaration when the columns agree in name, declared type,
-// nullability, key membership and default, and the constraint counts agree. Anything
-// else needs the declarative differ (ALTER), which is not built yet.
-bool table_matches(const TableSchema& live, const ast::CreateTableStmt& decl) {
-  if (live.columns.size() != decl.columns.size()) return false;
-  for (size_t i = 0; i < decl.columns.size(); ++i) {
-    const auto& lc = live.columns[i];
-    const auto& dc = decl.columns[i];
-    if (!iequals(lc.name, dc.name) || !iequals(lc.type_name, dc.type_name)) return false;
-    const ast::Expr* def = nullptr;
-    bool pk = false;
-    for (const auto& c : dc.constraints) {
-      if (c.kind == ast::ColumnConstraint::Kind::kDefault) def = c.expr.get();
-      if (c.kind == ast::ColumnConstraint::Kind::kPrimaryKey) pk = true;
-    }
-    if (pk && !lc.primary_key) return false;
-    if ((def == nullptr) != (lc.default_expr == nullptr)) return false;
-    if (def && expr_to_string(*def) != expr_to_string(*lc.default_expr)) return false;
-  }
-  return true;
 }
 
 void declare_schema(DatabaseImpl& db, const ast::DeclareSchemaStmt& s) {
@@ -160,7 +140,7 @@ Planned drift_statement(const std::string& sql) {
 // Tag drift on a table that otherwise matches its declaration: a whole-set SET TAGS per
 // drifted site (the table, each column, each named table-level constraint).
 void table_tag_drift(const std::string& schema, const TableSchema& live, const ast::CreateTableStmt& decl,
-                     std::vector<Planned>& out) {
+                     const std::set<std::string>& readded, std::vector<Planned>& out) {
   const std::string target = "alter table " + quote_identifier(schema) + "." + quote_identifier(live.name) + " ";
   if (tags_drift(live.tags_json, decl.tags)) out.push_back(drift_statement(target + set_tags_sql(decl.tags)));
   for (const ast::ColumnDef& cd : decl.columns) {
@@ -170,7 +150,7 @@ void table_tag_drift(const std::string& schema, const TableSchema& live, const a
                                     set_tags_sql(cd.tags)));
   }
   for (const ast::TableConstraint& tc : decl.constraints) {
-    if (tc.name.empty()) continue;
+    if (tc.name.empty() || readded.count(to_lower(tc.name))) continue;  // re-added with its tags
     const std::string* current = nullptr;
     for (const CheckSchema& ck : live.checks)
       if (ck.named && iequals(ck.name, tc.name)) current = &ck.tags_json;
@@ -189,6 +169,12 @@ struct SchemaPlan {
   std::shared_ptr<const ast::DeclareSchemaStmt> decl;
   std::vector<std::pair<ast::ObjectKind, std::string>> drops;
   std::vector<Planned> tables, indexes, views, others;
+  // The ALTER TABLE statements migrating existing tables (the differ), in run order:
+  // the qualified text apply runs and the text diff shows (unqualified in main).
+  struct Alter {
+    std::string run, shown;
+  };
+  std::vector<Alter> alters;
 };
 
 SchemaPlan plan_schema(DatabaseImpl& db, const std::string& name, const std::string& to_version,
@@ -267,21 +253,44 @@ SchemaPlan plan_schema(DatabaseImpl& db, const std::string& name, const std::str
     if (p.stmt->kind == ast::StmtKind::kCreateTable) {
       declared_tables.insert(lname);
       if (auto live = cat.find(schema, n.name->name)) {
-        auto rec = store.applied.find(p.key);
-        if ((rec == store.applied.end() || rec->second != p.text) &&
-            !table_matches(live->schema, static_cast<const ast::CreateTableStmt&>(*p.stmt)))
-          throw Error(StatusCode::kUnsupported,
-                      "Table '" + live->qualified_name() +
-                          "' differs from its declaration; migrating an existing table (the declarative schema "
-                          "differ: ALTER TABLE) is not supported yet",
-                      item->site);
+        // An existing table is migrated in place by the ALTERs the differ generates.
+        const auto& declared = static_cast<const ast::CreateTableStmt&>(*p.stmt);
+        TableMigration m = diff_table(db, live->schema, declared);
+        const std::string run_target = "ALTER TABLE " + qualified(schema, live->schema.name) + " ";
+        const std::string shown_target =
+            "ALTER TABLE " + (schema == "main" ? quote_identifier(live->schema.name) : qualified(schema, live->schema.name)) + " ";
+        for (const std::string& action : m.actions) plan.alters.push_back({run_target + action, shown_target + action});
         p.create = false;
-        table_tag_drift(schema, live->schema, static_cast<const ast::CreateTableStmt&>(*p.stmt), others);
+        table_tag_drift(schema, live->schema, declared, m.readded, others);
       } else if (cat.find_view(schema, n.name->name)) {
         throw Error(StatusCode::kUnsupported,
                     "'" + schema + "." + n.name->name +
                         "' is a view but is declared as a table; replacing it is not supported yet",
                     item->site);
+      } else {
+        // A rename hint naming a live table would otherwise drop it (and its rows) and
+        // create an empty one: renames are a later stage of the differ, so refuse.
+        for (const ast::NamedExpr& tag : static_cast<const ast::CreateTableStmt&>(*p.stmt).tags) {
+          if (!iequals(tag.name, "quereus.previous_name") || !tag.value ||
+              tag.value->kind != ast::ExprKind::kLiteral)
+            continue;
+          const std::string& names = static_cast<const ast::Literal&>(*tag.value).text;
+          size_t start = 0;
+          while (start <= names.size()) {
+            size_t comma = names.find(',', start);
+            std::string old = names.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+            old.erase(0, old.find_first_not_of(' '));
+            old.erase(old.find_last_not_of(' ') + 1);
+            if (!old.empty() && cat.find(schema, old))
+              throw Error(StatusCode::kUnsupported,
+                          "Table '" + schema + "." + n.name->name + "' is declared as a rename of '" + schema + "." +
+                              old + "' (quereus.previous_name); renaming a table is not supported by the declarative "
+                              "schema differ yet",
+                          item->site);
+            if (comma == std::string::npos) break;
+            start = comma + 1;
+          }
+        }
       }
       tables.push_back(std::move(p));
     } else if (p.stmt->kind == ast::StmtKind::kCreateView) {
@@ -324,7 +333,17 @@ SchemaPlan plan_schema(DatabaseImpl& db, const std::string& name, const std::str
       }
       indexes.push_back(std::move(p));
     } else {
-      // Materialized views, assertions: their own CREATE (refused while unsupported).
+      // Materialized views, assertions: their own CREATE (refused while unsupported). An
+      // existing assertion with the declared CHECK is kept; a changed one is dropped and
+      // created again.
+      if (p.stmt->kind == ast::StmtKind::kCreateAssertion) {
+        const auto& ca = static_cast<const ast::CreateAssertionStmt&>(*p.stmt);
+        for (const auto& a : db.assertions().list())
+          if (a->schema_name == schema && iequals(a->name, ca.name.name)) {
+            if (expr_to_string(*a->check) == expr_to_string(*ca.check)) p.create = false;
+            else plan.drops.emplace_back(ast::ObjectKind::kAssertion, a->name);
+          }
+      }
       others.push_back(std::move(p));
     }
   }
@@ -337,33 +356,64 @@ SchemaPlan plan_schema(DatabaseImpl& db, const std::string& name, const std::str
     throw Error(StatusCode::kError, "Seed data for table '" + seeds_for_unknown->table +
                                         "' names no table declared in schema '" + s.name + "'",
                 seeds_for_unknown->site);
-  // The schema's tables and views the declaration no longer names are dropped.
+  // The schema's tables and views the declaration no longer names are dropped: a table
+  // after the dropped tables whose FOREIGN KEYs reference it (children first).
+  std::vector<const TableSchema*> doomed;
   for (const auto& t : cat.tables())
     if (t->schema.schema_name == schema && !relation_names.count(to_lower(t->schema.name)))
-      plan.drops.emplace_back(ast::ObjectKind::kTable, t->schema.name);
+      doomed.push_back(&t->schema);
+  while (!doomed.empty()) {
+    auto referenced = [&](const TableSchema* parent) {
+      for (const TableSchema* child : doomed)
+        if (child != parent)
+          for (const ForeignKeySchema& fk : child->foreign_keys)
+            if (fk.referenced_schema == schema && iequals(fk.referenced_table, parent->name)) return true;
+      return false;
+    };
+    auto next = std::find_if(doomed.begin(), doomed.end(), [&](const TableSchema* t) { return !referenced(t); });
+    if (next == doomed.end()) next = doomed.begin();  // a reference cycle: catalog order
+    plan.drops.emplace_back(ast::ObjectKind::kTable, (*next)->name);
+    doomed.erase(next);
+  }
   for (const auto& v : cat.views())
     if (v->schema_name == schema && !relation_names.count(to_lower(v->name)))
       plan.drops.emplace_back(ast::ObjectKind::kView, v->name);
+  for (const auto& a : db.assertions().list())
+    if (a->schema_name == schema && !assertion_names.count(to_lower(a->name)))
+      plan.drops.emplace_back(ast::ObjectKind::kAssertion, a->name);
+  // User indexes (not a UNIQUE constraint's structure) the declaration no longer names.
+  for (const auto& t : cat.tables())
+    if (t->schema.schema_name == schema)
+      for (const IndexSchema& ix : t->schema.indexes)
+        if (!ix.constraint && !index_names.count(to_lower(ix.name)))
+          plan.drops.emplace_back(ast::ObjectKind::kIndex, ix.name);
   return plan;
 }
 
 // The DDL text of a planned item or drop, as DIFF SCHEMA shows it: unqualified in main.
 std::string ddl_text(const SchemaPlan& plan, ast::Statement& stmt) {
   ItemName n = item_name(stmt);
-  if (!n.kind || plan.schema != "main") return statement_to_string(stmt);
-  std::string saved = std::exchange(n.name->schema, "");
-  std::string saved_table;
   auto* ix = stmt.kind == ast::StmtKind::kCreateIndex ? &static_cast<ast::CreateIndexStmt&>(stmt) : nullptr;
-  if (ix) saved_table = std::exchange(ix->table.schema, "");
+  // The apply's IF NOT EXISTS is its own re-apply guard, not part of the shown DDL.
+  const bool saved_ine = ix && std::exchange(ix->if_not_exists, false);
+  const bool unqualify = n.kind && plan.schema == "main";
+  std::string saved, saved_table;
+  if (unqualify) saved = std::exchange(n.name->schema, "");
+  if (unqualify && ix) saved_table = std::exchange(ix->table.schema, "");
   std::string text = statement_to_string(stmt);
-  n.name->schema = saved;
-  if (ix) ix->table.schema = saved_table;
+  if (unqualify) n.name->schema = saved;
+  if (unqualify && ix) ix->table.schema = saved_table;
+  if (ix) ix->if_not_exists = saved_ine;
   return text;
 }
 
 std::string drop_text(const SchemaPlan& plan, ast::ObjectKind kind, const std::string& name) {
   std::string target = plan.schema == "main" ? quote_identifier(name) : qualified(plan.schema, name);
-  return std::string(kind == ast::ObjectKind::kView ? "DROP VIEW IF EXISTS " : "DROP TABLE IF EXISTS ") + target;
+  const char* verb = kind == ast::ObjectKind::kView        ? "DROP VIEW IF EXISTS "
+                     : kind == ast::ObjectKind::kIndex     ? "DROP INDEX IF EXISTS "
+                     : kind == ast::ObjectKind::kAssertion ? "DROP ASSERTION IF EXISTS "
+                                                           : "DROP TABLE IF EXISTS ";
+  return verb + target;
 }
 
 // DIFF SCHEMA: the DDL applying the declaration would run, one statement per row.
@@ -375,7 +425,10 @@ class DiffSchemaExec : public Executable {
     i_ = 0;
     SchemaPlan plan = plan_schema(db_, stmt_.name, "", stmt_.site);
     for (const auto& [kind, name] : plan.drops) rows_.push_back(drop_text(plan, kind, name));
-    for (auto* list : {&plan.tables, &plan.indexes, &plan.views, &plan.others})
+    for (auto& p : plan.tables)
+      if (p.create) rows_.push_back(ddl_text(plan, *p.stmt));
+    for (const auto& a : plan.alters) rows_.push_back(a.shown);
+    for (auto* list : {&plan.indexes, &plan.views, &plan.others})
       for (auto& p : *list)
         if (p.create) rows_.push_back(ddl_text(plan, *p.stmt));
   }
@@ -407,16 +460,29 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
   auto& others = plan.others;
 
   // Plan the creates whose planning does not depend on earlier creates (an index or other
-  // item refused as unsupported fails here, before anything changed).
-  std::vector<std::unique_ptr<Executable>> other_execs;
-  for (auto& p : others)
-    if (p.create) other_execs.push_back(plan_statement(db, *p.stmt));
-  std::vector<std::unique_ptr<Executable>> index_execs;
-  for (auto& p : indexes)
-    if (p.create) index_execs.push_back(plan_statement(db, *p.stmt));
+  // item refused as unsupported fails here, before anything changed). When existing
+  // tables are migrated they are planned after the ALTERs instead (an index may cover a
+  // column the migration adds).
+  std::vector<std::unique_ptr<Executable>> other_execs, index_execs;
+  auto plan_rest = [&] {
+    other_execs.clear();
+    index_execs.clear();
+    for (auto& p : others)
+      if (p.create) other_execs.push_back(plan_statement(db, *p.stmt));
+    for (auto& p : indexes)
+      if (p.create) index_execs.push_back(plan_statement(db, *p.stmt));
+  };
+  // Assertions and indexes the declaration drops (or re-creates) go first, before the
+  // ALTERs; the rest is planned after them.
+  bool early_drops = false;
+  for (const auto& d : plan.drops)
+    if (d.first == ast::ObjectKind::kIndex || d.first == ast::ObjectKind::kAssertion) early_drops = true;
+  const bool plan_late = !plan.alters.empty() || early_drops;
+  if (!plan_late) plan_rest();
 
   std::vector<std::pair<ast::ObjectKind, std::string>> created;  // for the undo
   const bool new_schema = !cat.has_schema(schema);
+  bool migrated = false;
   try {
     cat.add_schema(schema);
     for (auto& p : tables) {
@@ -424,6 +490,20 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
       run(db, *p.stmt, ctx);
       created.emplace_back(ast::ObjectKind::kTable, item_name(*p.stmt).name->name);
     }
+    // Each generated ALTER is one ordinary statement: once one has run, a later failure
+    // keeps everything that landed (the reference's partially-applied migration).
+    // Undeclared indexes and assertions go before the ALTERs (a dropped column may be an
+    // index's key or read by an assertion).
+    for (const auto& [kind, name] : plan.drops)
+      if (kind == ast::ObjectKind::kIndex || kind == ast::ObjectKind::kAssertion) {
+        migrated = true;
+        run_sql(db, drop_text(plan, kind, name), ctx);
+      }
+    for (const auto& a : plan.alters) {
+      migrated = true;
+      run_sql(db, a.run, ctx);
+    }
+    if (plan_late) plan_rest();
     for (auto& e : index_execs) {
       e->start(ctx);
       Row r;
@@ -456,6 +536,7 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
       }
     }
     for (const auto& [kind, name] : plan.drops) {
+      if (kind == ast::ObjectKind::kIndex || kind == ast::ObjectKind::kAssertion) continue;  // dropped earlier
       run_sql(db, drop_text(plan, kind, name), ctx);
       store.applied.erase(schema + "." + to_lower(name));
     }
@@ -483,6 +564,10 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
       }
     }
   } catch (...) {
+    if (migrated) {
+      db.bump_schema_version();
+      throw;
+    }
     for (auto c = created.rbegin(); c != created.rend(); ++c) {
       try {
         run_sql(db, std::string(c->first == ast::ObjectKind::kView ? "drop view " : "drop table ") +
