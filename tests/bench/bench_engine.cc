@@ -119,14 +119,15 @@ class SqliteStatement : public BenchStatement {
 
 class SqliteEngine : public BenchEngine {
  public:
-  SqliteEngine() {
-    const int rc = sqlite3_open_v2(":memory:", &db_,
+  SqliteEngine(const std::string& file, bool sync) {
+    const int rc = sqlite3_open_v2(file.empty() ? ":memory:" : file.c_str(), &db_,
                                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) {
       std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
       sqlite3_close(db_);
       throw BenchError("sqlite3_open_v2: " + msg);
     }
+    if (!file.empty()) exec(std::string("pragma journal_mode = wal; pragma synchronous = ") + (sync ? "full" : "off"));
   }
   ~SqliteEngine() override { sqlite3_close_v2(db_); }
 
@@ -153,14 +154,19 @@ class SqliteEngine : public BenchEngine {
 
 }  // namespace
 
-std::unique_ptr<BenchEngine> open_quereus(std::shared_ptr<Registry> registry, const std::string& module) {
+std::unique_ptr<BenchEngine> open_quereus(std::shared_ptr<Registry> registry, const std::string& module,
+                                          const std::string& data_dir, bool sync) {
   DatabaseOptions options;
   options.default_module = module;
+  if (!data_dir.empty())
+    options.module_options[module] = {{"path", Value::Text(data_dir)}, {"sync", Value::Boolean(sync)}};
   std::unique_ptr<Database> db;
   check(Database::Open(std::move(registry), options, &db), "Database::Open");
   return std::make_unique<QuereusEngine>(std::move(db));
 }
 
-std::unique_ptr<BenchEngine> open_sqlite() { return std::make_unique<SqliteEngine>(); }
+std::unique_ptr<BenchEngine> open_sqlite(const std::string& file, bool sync) {
+  return std::make_unique<SqliteEngine>(file, sync);
+}
 
 }  // namespace quereus::bench

@@ -61,9 +61,14 @@ class BenchEngine {
 };
 
 // Our engine: a Database over `registry` whose CREATE TABLE default module is `module`.
-std::unique_ptr<BenchEngine> open_quereus(std::shared_ptr<Registry> registry, const std::string& module);
+// With `data_dir` (the store module): the database's module_options for `module` are
+// {path: data_dir, sync: sync}.
+std::unique_ptr<BenchEngine> open_quereus(std::shared_ptr<Registry> registry, const std::string& module,
+                                          const std::string& data_dir = "", bool sync = true);
 
 // SQLite: sqlite3_open_v2(":memory:", SQLITE_OPEN_NOMUTEX), default settings otherwise.
-std::unique_ptr<BenchEngine> open_sqlite();
+// In memory, or with `file` a file database in WAL mode with synchronous = FULL (sync) or
+// OFF: the durability a store commit has with sync on / off.
+std::unique_ptr<BenchEngine> open_sqlite(const std::string& file = "", bool sync = true);
 
 }  // namespace quereus::bench

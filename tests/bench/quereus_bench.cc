@@ -23,8 +23,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -34,6 +36,7 @@
 #include "config/host_setup.h"
 #include "config/logging.h"
 #include "plugin/plugin_loader.h"
+#include "raw_leveldb.h"
 #include "workloads.h"
 
 namespace {
@@ -44,7 +47,11 @@ using namespace quereus::bench;
 constexpr const char* kUsage =
     "usage: quereus-bench [options]\n"
     "  --workload NAME    run this workload (may repeat; default: all, see --list)\n"
-    "  --module NAME      our storage module for the tables (default: memory)\n"
+    "  --module NAME      our storage module for the tables (default: memory). With store:\n"
+    "                     a fresh directory per run, SQLite on a WAL file database, and\n"
+    "                     raw LevelDB doing the same key/value work (fillseq, fillrandom,\n"
+    "                     readrandom) in a third table\n"
+    "  --sync on|off      store commits synced (SQLite synchronous = full / off; default on)\n"
     "  --scale F          multiply every row and iteration count by F (default: 1 —\n"
     "                     1,000,000 rows; 0.01 is a smoke test)\n"
     "  --plugin-dir DIR   where mem.so is found (default: <exe dir>/../lib/quereus)\n"
@@ -58,6 +65,8 @@ constexpr const char* kUsage =
     "  flat_cost  engine  first10_us  last10_us  last/first  bar (PASS: last/first <= 1.2)\n";
 
 constexpr double kBar = 3.0;  // the issue's bar: no workload slower than 3x SQLite
+constexpr double kLevelDbBar = 0.5;  // issue 6: bulk insert and point reads at >= 50% of raw LevelDB
+bool g_sync = true;  // --sync: store commits (and SQLite's file database) synced
 
 int usage_error(const std::string& message) {
   std::cerr << "quereus-bench: " << message << "\n" << kUsage;
@@ -109,8 +118,17 @@ void write_all(int fd, const std::string& text) {
                              const Sizes& sizes) {
   const long baseline_kb = read_hwm_kb();
   std::string report;
+  // The store module: a fresh directory per run, for our database and SQLite's file.
+  std::string dir;
+  if (module == "store") {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "quereus-bench-XXXXXX").string();
+    if (mkdtemp(tmpl.data())) dir = tmpl;
+  }
   try {
-    std::unique_ptr<BenchEngine> engine = kind == EngineKind::kOurs ? open_quereus(registry, module) : open_sqlite();
+    if (module == "store" && dir.empty()) throw BenchError("cannot make a temporary directory");
+    std::unique_ptr<BenchEngine> engine =
+        kind == EngineKind::kOurs ? open_quereus(registry, module, dir, g_sync)
+                                  : open_sqlite(dir.empty() ? "" : dir + "/sqlite.db", g_sync);
     const WorkloadResult result = workload.run(*engine, sizes, [fd] { write_all(fd, "start\n"); });
     const long peak_kb = read_hwm_kb() - baseline_kb;
     char ms[64];
@@ -125,6 +143,10 @@ void write_all(int fd, const std::string& text) {
     report = "error\t" + one_line(e.what()) + "\n";
   } catch (...) {
     report = "error\tunknown exception\n";
+  }
+  if (!dir.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
   }
   write_all(fd, report);
   close(fd);
@@ -291,6 +313,50 @@ void print_flat_table(const std::vector<FlatLine>& lines, std::vector<std::strin
   std::cout << std::flush;
 }
 
+// Raw LevelDB doing the same key/value work as bulk_insert (fillseq: the same rows in one
+// batch, as our one transaction), point_select (readrandom) — and fillrandom for reference.
+// "fraction" is our throughput as a fraction of raw LevelDB's (leveldb_ms / ours_ms).
+void print_leveldb_table(const Sizes& sizes, const std::map<std::string, double>& ours_ms,
+                         std::vector<std::string>* below, bool* all_ok) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "quereus-bench-leveldb-XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) {
+    std::cerr << "# raw LevelDB: cannot make a temporary directory\n";
+    *all_ok = false;
+    return;
+  }
+  RawLevelDbResult raw;
+  try {
+    // A stored row of t (id, a, b of 20 characters) is about 40 bytes in the store's codec.
+    raw = run_raw_leveldb(tmpl, sizes.rows, sizes.lookups, 40, g_sync);
+  } catch (const std::exception& e) {
+    std::cerr << "# raw LevelDB: " << e.what() << "\n";
+    *all_ok = false;
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(tmpl, ec);
+  std::cout << "\nleveldb_op\tleveldb_ms\tworkload\tours_ms\tfraction\tbar (>= " << fixed(kLevelDbBar, 2) << ")\n";
+  struct Row {
+    const char* op;
+    double ms;
+    const char* workload;
+  };
+  for (const Row& r : {Row{"fillseq", raw.fillseq_ms, "bulk_insert"}, Row{"readrandom", raw.readrandom_ms, "point_select"},
+                       Row{"fillrandom", raw.fillrandom_ms, ""}}) {
+    std::string ours = "-", fraction = "-", verdict = "-";
+    auto it = *r.workload ? ours_ms.find(r.workload) : ours_ms.end();
+    if (it != ours_ms.end() && it->second > 0 && r.ms > 0) {
+      double f = r.ms / it->second;
+      ours = fixed(it->second, 1);
+      fraction = fixed(f, 2);
+      verdict = f >= kLevelDbBar ? "PASS" : "FAIL";
+      if (f < kLevelDbBar) below->push_back(std::string(r.workload) + " " + fraction);
+    }
+    std::cout << r.op << "\t" << fixed(r.ms, 1) << "\t" << (*r.workload ? r.workload : "-") << "\t" << ours << "\t"
+              << fraction << "\t" << verdict << "\n";
+  }
+  std::cout << std::flush;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -308,11 +374,14 @@ int main(int argc, char** argv) {
     } else if (arg == "--list") {
       list = true;
     } else if (arg == "--module" || arg == "--workload" || arg == "--scale" || arg == "--plugin-dir" ||
-               arg == "--timeout" || arg == "--repeat") {
+               arg == "--timeout" || arg == "--repeat" || arg == "--sync") {
       const char* v = value();
       if (!v) return usage_error(arg + " needs a value");
       if (arg == "--module") {
         module = v;
+      } else if (arg == "--sync") {
+        if (std::string(v) != "on" && std::string(v) != "off") return usage_error("--sync takes on or off");
+        g_sync = std::string(v) == "on";
       } else if (arg == "--workload") {
         names.push_back(v);
       } else if (arg == "--plugin-dir") {
@@ -353,6 +422,12 @@ int main(int argc, char** argv) {
   // Load the plugins once, before forking, as the CLI does (host/cli/main.cc).
   HostOptions options;
   options.plugin_dir = plugin_dir;
+  if (module == "store") {
+    PluginEntry store;
+    store.path = "store";
+    store.origin = "quereus-bench --module store";
+    options.plugins.push_back(store);
+  }
   if (Status s = apply_logging(options.logging); !s.ok()) {
     std::cerr << "Error: " << s.to_string() << "\n";
     return 2;
@@ -364,7 +439,15 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    open_quereus(registry, module);  // refuses an unknown module before any child runs
+    // Refuses an unknown module before any child runs.
+    if (module == "store") {
+      std::string tmpl = (std::filesystem::temp_directory_path() / "quereus-bench-XXXXXX").string();
+      if (!mkdtemp(tmpl.data())) throw BenchError("cannot make a temporary directory");
+      open_quereus(registry, module, tmpl, g_sync);
+      std::filesystem::remove_all(tmpl);
+    } else {
+      open_quereus(registry, module);
+    }
   } catch (const std::exception& e) {
     std::cerr << "Error: " << e.what() << "\n";
     return 2;
@@ -379,6 +462,7 @@ int main(int argc, char** argv) {
   std::cout << "workload\tmodule\tours_ms\tsqlite_ms\tratio\tours_peak_mb\tsqlite_peak_mb\n" << std::flush;
 
   bool all_ok = true;
+  std::map<std::string, double> ours_ms;  // per workload, for the raw LevelDB table
   std::vector<std::string> over_bar, failed;
   std::vector<FlatLine> flat_lines;
   for (const Workload* w : selected) {
@@ -421,9 +505,21 @@ int main(int argc, char** argv) {
       flat_lines.push_back({w->name, "ours", ours});
       flat_lines.push_back({w->name, "sqlite", lite});
     }
+    if (ours.state == Outcome::State::kOk) ours_ms[w->name] = ours.ms;
   }
+  std::vector<std::string> below_leveldb;
+  if (module == "store") print_leveldb_table(sizes, ours_ms, &below_leveldb, &all_ok);
   std::vector<std::string> flat_failed;
   if (!flat_lines.empty()) print_flat_table(flat_lines, &flat_failed);
+  if (module == "store") {
+    if (below_leveldb.empty()) {
+      std::cerr << "# raw LevelDB: every compared workload at >= " << kLevelDbBar * 100 << "% of raw LevelDB\n";
+    } else {
+      std::cerr << "# below " << kLevelDbBar * 100 << "% of raw LevelDB:";
+      for (const std::string& s : below_leveldb) std::cerr << " " << s << ";";
+      std::cerr << "\n";
+    }
+  }
   if (!failed.empty()) {
     std::cerr << "# without a verified figure:";
     for (const std::string& s : failed) std::cerr << " " << s << ";";

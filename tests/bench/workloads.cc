@@ -10,17 +10,16 @@
 
 namespace quereus::bench {
 
-namespace {
-
-// ---------------------------------------------------------------- data
-
-// splitmix64: a deterministic, well-mixed stream from a counter.
 uint64_t mix(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
   return x ^ (x >> 31);
 }
+
+namespace {
+
+// ---------------------------------------------------------------- data
 
 constexpr size_t kTextLength = 20;
 

@@ -19,6 +19,9 @@
 
 namespace quereus::bench {
 
+// splitmix64: a deterministic, well-mixed stream from a counter (the workloads' keys).
+uint64_t mix(uint64_t x);
+
 // Row and iteration counts; Sizes::at(1.0) is the scale.
 struct Sizes {
   int64_t rows = 1000000;     // t
