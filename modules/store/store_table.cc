@@ -322,6 +322,26 @@ sdk::UpdateResult StoreTable::update_cells(const sdk::UpdateCells& args) {
   throw sdk::Error::misuse("unknown row op");
 }
 
+sdk::LookupResult StoreTable::lookup(std::span<const qrs_value> key) {
+  std::lock_guard lock(db_->mu());
+  const KeyCodec& codec = state_->codec;
+  if (key.size() > codec.size()) throw sdk::Error::misuse("lookup key has more cells than the primary key");
+  if (key.size() < codec.size()) throw sdk::Error::unsupported("lookup by a primary-key prefix");
+  std::string k = state_->prefix;
+  codec.encode_key(k, key);
+  RowBytes row = db_->find(*txn_, k);
+  if (!row) return sdk::LookupResult::not_found();
+  struct Found {
+    RowBytes bytes;
+    std::vector<qrs_value> cells;
+  };
+  auto found = std::make_shared<Found>();
+  found->bytes = std::move(row);
+  decode_row(*found->bytes, found->cells, state_->schema.table_name);
+  std::span<const qrs_value> cells(found->cells);
+  return sdk::LookupResult::of_cells(cells, std::move(found));
+}
+
 std::unique_ptr<sdk::Connection> StoreTable::open_connection() {
   return std::make_unique<StoreConnection>(db_, txn_);
 }

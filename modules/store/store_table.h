@@ -55,6 +55,10 @@ class StoreTable : public sdk::Table {
   sdk::UpdateResult update(sdk::UpdateArgs args) override;
   sdk::UpdateResult update_cells(const sdk::UpdateCells& args) override;
   std::unique_ptr<sdk::Connection> open_connection() override;
+  // ABI 1.3 point lookup with the full primary key: one get of the encoded key through the
+  // transaction's pending writes. A key prefix is refused UNSUPPORTED (the host then
+  // opens a cursor, whose range seek answers it).
+  sdk::LookupResult lookup(std::span<const qrs_value> key) override;
   // Every ALTER TABLE arm (store_alter.cc).
   void alter_table(const sdk::SchemaChange& change, const sdk::TableSchema& new_schema) override;
 
