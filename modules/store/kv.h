@@ -28,11 +28,45 @@ namespace quereus::store {
 class KvBatch {
  public:
   struct Op {
-    std::string key;
-    std::optional<std::string> value;  // nullopt: delete
+    std::string key_owned;
+    std::optional<std::string> value_owned;  // nullopt: delete (owned ops)
+    // A borrowed op (put_ref / del_ref): views of memory the caller keeps alive until
+    // the batch is written. They never point into an Op, so the vector may grow.
+    bool borrowed = false;
+    bool is_delete = false;
+    std::string_view key_ref, value_ref;
+
+    std::string_view key() const { return borrowed ? key_ref : std::string_view(key_owned); }
+    bool deletes() const { return borrowed ? is_delete : !value_owned.has_value(); }
+    std::string_view value() const { return borrowed ? value_ref : std::string_view(*value_owned); }
   };
-  void put(std::string key, std::string value) { ops_.push_back(Op{std::move(key), std::move(value)}); }
-  void del(std::string key) { ops_.push_back(Op{std::move(key), std::nullopt}); }
+  void put(std::string key, std::string value) {
+    Op op;
+    op.key_owned = std::move(key);
+    op.value_owned = std::move(value);
+    ops_.push_back(std::move(op));
+  }
+  void del(std::string key) {
+    Op op;
+    op.key_owned = std::move(key);
+    ops_.push_back(std::move(op));
+  }
+  // Without copying: `key` and `value` must outlive the write of this batch.
+  void put_ref(std::string_view key, std::string_view value) {
+    Op op;
+    op.borrowed = true;
+    op.key_ref = key;
+    op.value_ref = value;
+    ops_.push_back(std::move(op));
+  }
+  void del_ref(std::string_view key) {
+    Op op;
+    op.borrowed = true;
+    op.is_delete = true;
+    op.key_ref = key;
+    ops_.push_back(std::move(op));
+  }
+  void reserve(size_t n) { ops_.reserve(n); }
   bool empty() const { return ops_.empty(); }
   size_t size() const { return ops_.size(); }
   const std::vector<Op>& ops() const { return ops_; }

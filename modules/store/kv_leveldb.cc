@@ -126,7 +126,7 @@ class LevelStore : public KvStore {
     if (batch.empty()) return;
     leveldb::WriteBatch wb;
     for (const KvBatch::Op& op : batch.ops()) {
-      if (op.value) wb.Put(slice(op.key), slice(*op.value)); else wb.Delete(slice(op.key));
+      if (op.deletes()) wb.Delete(slice(op.key())); else wb.Put(slice(op.key()), slice(op.value()));
     }
     leveldb::WriteOptions wo;
     wo.sync = sync;

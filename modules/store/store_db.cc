@@ -247,11 +247,16 @@ void StoreDb::flush_ready() {
   }
   if (!any) return;
   KvBatch b;
+  size_t n = 0;
+  for (const Txn* t : txns_)
+    if (t->ready) n += t->pending.size();
+  b.reserve(n + 8);
   std::map<TableState*, int64_t> deltas;
   for (Txn* t : txns_) {
     if (!t->ready) continue;
+    // Borrowed: the pending map lives until clear() below, after the write.
     for (const auto& [key, row] : t->pending) {
-      if (row) b.put(key, *row); else b.del(key);
+      if (row) b.put_ref(key, *row); else b.del_ref(key);
     }
     if (t->delta != 0) deltas[t->table.get()] += t->delta;
   }
