@@ -169,6 +169,9 @@ class Renamer {
   // An expression whose home schema has its own table of the target's name: there a
   // bare name binds that table, so only a qualified name reaches the target.
   void set_bare_binds_elsewhere(bool v) { bare_binds_elsewhere_ = v; }
+  // The renamed table (its old name for RENAME TO) and its schema.
+  const std::string& target_schema() const { return schema_; }
+  const std::string& target_table() const { return old_table_.empty() ? col_table_ : old_table_; }
   bool view_body(ast::Select& s) {
     changed_ = false;
     select(s, nullptr);
@@ -289,7 +292,20 @@ class Renamer {
 // and column DEFAULTs of every table, view bodies and assertion bodies. (Foreign keys are
 // handled by the caller: they name tables and columns, not expressions.)
 void propagate_rename(DatabaseImpl& db, Renamer renamer) {
+  // Whether a bare name in an expression resolving along `home` binds some other relation
+  // than the renamed table (or nothing): the first schema on the path that is the target's
+  // or holds a relation of that name decides.
+  auto binds_elsewhere = [&](const std::vector<std::string>& home) {
+    const std::string& name = renamer.target_table();
+    for (const std::string& s : home) {
+      if (s == renamer.target_schema()) return false;
+      if (db.catalog().find(s, name) || db.catalog().find_view(s, name)) return true;
+    }
+    return true;
+  };
   for (auto& t : db.catalog().tables()) {
+    // Schema-authored expressions resolve in their table's own schema only.
+    renamer.set_bare_binds_elsewhere(binds_elsewhere({t->schema.schema_name}));
     for (CheckSchema& ck : t->schema.checks) {
       auto e = Parser::parse_expression(expr_to_string(*ck.expr));
       if (renamer.owned_expr(*e, t->schema.schema_name, t->schema.name)) ck.expr = std::move(e);
@@ -310,6 +326,7 @@ void propagate_rename(DatabaseImpl& db, Renamer renamer) {
     }
   }
   for (auto& v : db.catalog().views()) {
+    renamer.set_bare_binds_elsewhere(binds_elsewhere({v->schema_name}));  // a body resolves next to its view
     auto parsed = Parser::parse(v->sql);
     if (parsed.size() != 1 || parsed[0]->kind != ast::StmtKind::kCreateView) continue;
     std::shared_ptr<ast::CreateViewStmt> def(static_cast<ast::CreateViewStmt*>(parsed[0].release()));
@@ -322,6 +339,8 @@ void propagate_rename(DatabaseImpl& db, Renamer renamer) {
   }
   // Assertion bodies, like view bodies, after the views they may read are rewritten.
   for (const auto& a : db.assertions().list()) {
+    // An assertion body resolves in its own schema, then main.
+    renamer.set_bare_binds_elsewhere(binds_elsewhere({a->schema_name, "main"}));
     auto e = Parser::parse_expression(expr_to_string(*a->check));
     if (renamer.owned_expr(*e, "", "")) db.assertions().set_check(db, *a, std::move(e));
   }
