@@ -21,6 +21,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "key_order.h"
+#include "quereus/key_seek.hpp"
 #include "quereus/sdk.hpp"
 
 namespace quereus::mem {
@@ -29,35 +30,20 @@ namespace quereus::mem {
 // cover the usual short keys without touching the heap.
 using Values = absl::InlinedVector<Value, 2>;
 
-enum class SeekKind : int64_t { kScan = 0, kPoint = 1, kRange = 2, kMulti = 3 };
+// The seek choice, ordering claim and plan ids are the SDK's (quereus/key_seek.hpp).
+using sdk::encode_plan_id;
+using sdk::OrderingClaim;
+using sdk::plan_reverse;
+using sdk::SeekKind;
+using Seek = sdk::BasicSeek<absl::InlinedVector<size_t, 4>>;
 
-struct Seek {
-  SeekKind kind = SeekKind::kScan;
-  absl::InlinedVector<size_t, 4> pinned;  // filter pinning each leading key member (EQ; IN for member 0 of kMulti)
-  int lower = -1;              // GT/GE filter on member pinned.size(), or -1
-  int upper = -1;              // LT/LE filter on member pinned.size(), or -1
-
-  std::vector<bool> handled(size_t filter_count) const;
-};
-
-// The best seek over the filters with allowed[i] set (usable ones at plan time, handled
-// ones at scan time). Claims at most one filter per key member and role.
-Seek choose_seek(const KeyOrder& order, std::span<const sdk::Filter> filters, const std::vector<bool>& allowed);
-
-struct OrderingClaim {
-  bool provides = false;
-  bool reverse = false;  // walk the key order backwards
-};
-
-// Whether walking `seek` (forwards or backwards) yields `ordering`.
-OrderingClaim claim_ordering(const sdk::TableSchema& schema, const KeyOrder& order, const Seek& seek,
-                             std::span<const sdk::OrderSpec> ordering);
-
-inline constexpr int64_t kReverseBit = 16;
-inline int64_t encode_plan_id(SeekKind kind, bool reverse) {
-  return static_cast<int64_t>(kind) | (reverse ? kReverseBit : 0);
+inline Seek choose_seek(const KeyOrder& key, std::span<const sdk::Filter> filters, const std::vector<bool>& allowed) {
+  return sdk::choose_seek<Seek>(key, filters, allowed);
 }
-inline bool plan_reverse(int64_t plan_id) { return (plan_id & kReverseBit) != 0; }
+inline OrderingClaim claim_ordering(const sdk::TableSchema& schema, const KeyOrder& key, const Seek& seek,
+                                    std::span<const sdk::OrderSpec> ordering) {
+  return sdk::claim_ordering(schema, key, seek, ordering);
+}
 
 // A position in key order: before / after every row starting with `prefix`.
 struct Bound {
@@ -86,7 +72,7 @@ KeyRanges build_ranges(const KeyOrder& order, const Seek& seek, std::span<const 
 void estimate(const KeyOrder& order, const Seek& seek, std::span<const sdk::Filter> filters, double row_count,
               double* cost, double* rows);
 
-std::string describe(const Seek& seek, const OrderingClaim& claim);
+inline std::string describe(const Seek& seek, const OrderingClaim& claim) { return sdk::describe_seek("mem", seek, claim); }
 
 }  // namespace quereus::mem
 

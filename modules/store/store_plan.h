@@ -20,36 +20,25 @@
 #include <vector>
 
 #include "key_codec.h"
+#include "quereus/key_seek.hpp"
 #include "quereus/sdk.hpp"
 
 namespace quereus::store {
 
-enum class SeekKind : int64_t { kScan = 0, kPoint = 1, kRange = 2, kMulti = 3 };
+// The seek choice, ordering claim and plan ids are the SDK's (quereus/key_seek.hpp).
+using sdk::encode_plan_id;
+using sdk::OrderingClaim;
+using sdk::plan_reverse;
+using sdk::SeekKind;
+using Seek = sdk::BasicSeek<std::vector<size_t>>;
 
-struct Seek {
-  SeekKind kind = SeekKind::kScan;
-  std::vector<size_t> pinned;  // filter pinning each leading key member (EQ; IN for member 0 of kMulti)
-  int lower = -1;              // GT/GE filter on member pinned.size(), or -1
-  int upper = -1;              // LT/LE filter on member pinned.size(), or -1
-
-  std::vector<bool> handled(size_t filter_count) const;
-};
-
-Seek choose_seek(const KeyCodec& codec, std::span<const sdk::Filter> filters, const std::vector<bool>& allowed);
-
-struct OrderingClaim {
-  bool provides = false;
-  bool reverse = false;  // walk the key order backwards
-};
-
-OrderingClaim claim_ordering(const sdk::TableSchema& schema, const KeyCodec& codec, const Seek& seek,
-                             std::span<const sdk::OrderSpec> ordering);
-
-inline constexpr int64_t kReverseBit = 16;
-inline int64_t encode_plan_id(SeekKind kind, bool reverse) {
-  return static_cast<int64_t>(kind) | (reverse ? kReverseBit : 0);
+inline Seek choose_seek(const KeyCodec& key, std::span<const sdk::Filter> filters, const std::vector<bool>& allowed) {
+  return sdk::choose_seek<Seek>(key, filters, allowed);
 }
-inline bool plan_reverse(int64_t plan_id) { return (plan_id & kReverseBit) != 0; }
+inline OrderingClaim claim_ordering(const sdk::TableSchema& schema, const KeyCodec& key, const Seek& seek,
+                                    std::span<const sdk::OrderSpec> ordering) {
+  return sdk::claim_ordering(schema, key, seek, ordering);
+}
 
 // Encoded keys in [lo, hi) (hi empty: no upper bound); `point` when lo is one whole key.
 struct ByteRange {
@@ -65,7 +54,7 @@ std::vector<ByteRange> build_ranges(const KeyCodec& codec, const Seek& seek, std
 void estimate(const KeyCodec& codec, const Seek& seek, std::span<const sdk::Filter> filters, double row_count,
               double* cost, double* rows);
 
-std::string describe(const Seek& seek, const OrderingClaim& claim);
+inline std::string describe(const Seek& seek, const OrderingClaim& claim) { return sdk::describe_seek("store", seek, claim); }
 
 }  // namespace quereus::store
 
