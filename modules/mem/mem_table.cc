@@ -15,38 +15,8 @@
 namespace quereus::mem {
 namespace {
 
-using sdk::Filter;
-using sdk::FilterOp;
 
-// A handled filter, re-checked on every row the seek yields (NULLs inside a range,
-// claims that the seek does not narrow by itself).
-struct Check {
-  Filter filter;
-  sdk::Collation collation;
-
-  bool matches(const qrs_value* row) const {
-    const qrs_value& cell = row[filter.column];
-    bool null = cell.type == QRS_TYPE_NULL;
-    if (filter.op == FilterOp::kIsNull) return null;
-    if (filter.op == FilterOp::kIsNotNull) return !null;
-    if (null) return false;
-    if (filter.op == FilterOp::kIn) {
-      for (const Value& v : filter.in_values)
-        if (!v.is_null() && sdk::compare_values(cell, v.to_c(), collation) == 0) return true;
-      return false;
-    }
-    if (filter.value.is_null()) return false;
-    int c = sdk::compare_values(cell, filter.value.to_c(), collation);
-    switch (filter.op) {
-      case FilterOp::kEq: return c == 0;
-      case FilterOp::kGt: return c > 0;
-      case FilterOp::kGe: return c >= 0;
-      case FilterOp::kLt: return c < 0;
-      case FilterOp::kLe: return c <= 0;
-      default: return true;  // an op we never claim
-    }
-  }
-};
+using Check = sdk::FilterCheck;
 
 using Checks = absl::InlinedVector<Check, 2>;
 using KeyCells = absl::InlinedVector<qrs_value, 4>;
@@ -199,25 +169,8 @@ std::unique_ptr<sdk::Cursor> MemTable::open_cursor(const sdk::ScanArgs& args) {
   const sdk::TableSchema& schema = store_->schema();
   const KeyOrder& order = store_->order();
   Seek seek = choose_seek(order, args.filters, args.handled);
-  Checks checks;
-  bool all_handled = true;
-  for (size_t i = 0; i < args.filters.size(); ++i) {
-    const Filter& f = args.filters[i];
-    if (!args.handled[i]) {
-      all_handled = false;
-      continue;
-    }
-    if (f.column >= schema.columns.size()) throw sdk::Error::misuse("filter on column " + std::to_string(f.column));
-    // A filter pinning a key member (EQ, or the IN of a multi-seek) is answered exactly by
-    // the ranges: its rows need no re-check.
-    if (std::find(seek.pinned.begin(), seek.pinned.end(), i) != seek.pinned.end()) continue;
-    sdk::Collation coll = schema.columns[f.column].collation;
-    for (size_t m = 0; m < order.size(); ++m)
-      if (order.member(m).column == f.column) coll = order.member(m).collation;
-    checks.push_back(Check{f, std::move(coll)});
-  }
-  // A pushed limit is only safe when no residual filter runs above the scan.
-  int64_t limit = all_handled && args.limit >= 0 ? args.limit : -1;
+  int64_t limit = -1;
+  Checks checks = sdk::residual_checks<Checks>(schema, order, seek, args, &limit);
   return std::make_unique<MemCursor>(txn_, build_ranges(order, seek, args.filters), plan_reverse(args.plan_id),
                                      std::move(checks), limit, args.read_committed);
 }

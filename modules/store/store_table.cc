@@ -13,37 +13,8 @@
 namespace quereus::store {
 namespace {
 
-using sdk::Filter;
-using sdk::FilterOp;
 
-// A handled filter the ranges do not answer exactly, re-checked on every row.
-struct Check {
-  Filter filter;
-  sdk::Collation collation;
-
-  bool matches(const qrs_value* row) const {
-    const qrs_value& cell = row[filter.column];
-    bool null = cell.type == QRS_TYPE_NULL;
-    if (filter.op == FilterOp::kIsNull) return null;
-    if (filter.op == FilterOp::kIsNotNull) return !null;
-    if (null) return false;
-    if (filter.op == FilterOp::kIn) {
-      for (const sdk::Value& v : filter.in_values)
-        if (!v.is_null() && sdk::compare_values(cell, v.to_c(), collation) == 0) return true;
-      return false;
-    }
-    if (filter.value.is_null()) return false;
-    int c = sdk::compare_values(cell, filter.value.to_c(), collation);
-    switch (filter.op) {
-      case FilterOp::kEq: return c == 0;
-      case FilterOp::kGt: return c > 0;
-      case FilterOp::kGe: return c >= 0;
-      case FilterOp::kLt: return c < 0;
-      case FilterOp::kLe: return c <= 0;
-      default: return true;
-    }
-  }
-};
+using Check = sdk::FilterCheck;
 
 // A decoded row whose cells view `bytes` (the owner handed to RowBatch::add_cells).
 struct Decoded {
@@ -216,25 +187,9 @@ std::unique_ptr<sdk::Cursor> StoreTable::open_cursor(const sdk::ScanArgs& args) 
   std::lock_guard lock(db_->mu());
   const sdk::TableSchema& schema = state_->schema;
   const KeyCodec& codec = state_->codec;
-  std::vector<bool> handled = args.handled;
-  handled.resize(args.filters.size(), false);
-  Seek seek = choose_seek(codec, args.filters, handled);
-  std::vector<Check> checks;
-  bool all_handled = true;
-  for (size_t i = 0; i < args.filters.size(); ++i) {
-    const Filter& f = args.filters[i];
-    if (!handled[i]) {
-      all_handled = false;
-      continue;
-    }
-    if (f.column >= schema.columns.size()) throw sdk::Error::misuse("filter on column " + std::to_string(f.column));
-    if (std::find(seek.pinned.begin(), seek.pinned.end(), i) != seek.pinned.end()) continue;
-    sdk::Collation coll = schema.columns[f.column].collation;
-    for (size_t m = 0; m < codec.size(); ++m)
-      if (codec.member(m).column == f.column) coll = codec.member(m).collation;
-    checks.push_back(Check{f, std::move(coll)});
-  }
-  int64_t limit = all_handled && args.limit >= 0 ? args.limit : -1;
+  Seek seek = choose_seek(codec, args.filters, args.handled);
+  int64_t limit = -1;
+  std::vector<Check> checks = sdk::residual_checks<std::vector<Check>>(schema, codec, seek, args, &limit);
   // Full keys: the table prefix in front of every bound.
   std::vector<ByteRange> ranges = build_ranges(codec, seek, args.filters);
   for (ByteRange& r : ranges) {

@@ -144,6 +144,64 @@ OrderingClaim claim_ordering(const TableSchema& schema, const Key& key, const Se
   return {true, dir < 0};
 }
 
+// A handled filter the seek's ranges do not answer exactly (a range bound, a NULL inside a
+// range, a filter on a non-key column), re-checked on every row the seek yields.
+struct FilterCheck {
+  Filter filter;
+  Collation collation;
+
+  bool matches(const qrs_value* row) const {
+    const qrs_value& cell = row[filter.column];
+    bool null = cell.type == QRS_TYPE_NULL;
+    if (filter.op == FilterOp::kIsNull) return null;
+    if (filter.op == FilterOp::kIsNotNull) return !null;
+    if (null) return false;
+    if (filter.op == FilterOp::kIn) {
+      for (const Value& v : filter.in_values)
+        if (!v.is_null() && compare_values(cell, v.to_c(), collation) == 0) return true;
+      return false;
+    }
+    if (filter.value.is_null()) return false;
+    int c = compare_values(cell, filter.value.to_c(), collation);
+    switch (filter.op) {
+      case FilterOp::kEq: return c == 0;
+      case FilterOp::kGt: return c > 0;
+      case FilterOp::kGe: return c >= 0;
+      case FilterOp::kLt: return c < 0;
+      case FilterOp::kLe: return c <= 0;
+      default: return true;
+    }
+  }
+};
+
+// The checks a cursor runs for `seek` at open_cursor: every handled filter but those
+// pinning a key member (answered exactly by the ranges), compared under the key member's
+// collation when the column is one, else the column's. *limit: the scan's pushed limit,
+// or -1 when some filter is not handled (it runs above the scan, so a limit is unsafe).
+template <class Checks, class Seek, class Key>
+Checks residual_checks(const TableSchema& schema, const Key& key, const Seek& seek, const ScanArgs& args,
+                       int64_t* limit) {
+  Checks checks;
+  bool all_handled = true;
+  for (size_t i = 0; i < args.filters.size(); ++i) {
+    const Filter& f = args.filters[i];
+    if (i >= args.handled.size() || !args.handled[i]) {
+      all_handled = false;
+      continue;
+    }
+    if (f.column >= schema.columns.size()) throw Error::misuse("filter on column " + std::to_string(f.column));
+    bool pinned = false;
+    for (size_t p : seek.pinned) pinned = pinned || p == i;
+    if (pinned) continue;
+    Collation coll = schema.columns[f.column].collation;
+    for (size_t m = 0; m < key.size(); ++m)
+      if (key.member(m).column == f.column) coll = key.member(m).collation;
+    checks.push_back(FilterCheck{f, std::move(coll)});
+  }
+  *limit = all_handled && args.limit >= 0 ? args.limit : -1;
+  return checks;
+}
+
 inline constexpr int64_t kReverseBit = 16;
 inline int64_t encode_plan_id(SeekKind kind, bool reverse) {
   return static_cast<int64_t>(kind) | (reverse ? kReverseBit : 0);
