@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "quereus/rekey.hpp"
 #include "table_store.h"
 
 namespace quereus::mem {
@@ -185,39 +186,14 @@ void TableStore::alter(const sdk::SchemaChange& ch, const sdk::TableSchema& ns, 
         for (const auto& [key, row] : pendings[t].entries)
           if (row) visible.push_back(row);
     if (has_duplicate(new_order, std::move(visible)))
-      throw sdk::Error::constraint("UNIQUE constraint failed: " + table +
-                                   " primary key collides under the new key definition");
+      throw sdk::rekey_collision(table);
     if (has_duplicate(new_order, committed))
-      throw sdk::Error::busy("Cannot re-key '" + table +
-                             "': rows this transaction deleted still collide under the "
-                             "new key definition. Commit/rollback and retry");
-    // Pending entries meeting on one new key: a live row absorbs the deletion
-    // keys beside it (it overwrites whatever committed row sits there); two
-    // live rows of another instance are a duplicate; only deletion keys cannot
-    // be told apart.
-    for (NewPending& np : pendings) {
-      auto& e = np.entries;
-      std::stable_sort(e.begin(), e.end(), [&](const auto& a, const auto& b) {
-        return new_order.compare(cells_of(a.first).data(), cells_of(b.first).data()) < 0;
-      });
-      std::vector<std::pair<Packed, Packed>> merged;
-      for (auto& entry : e) {
-        if (merged.empty() || !same_key(new_order, merged.back().first, entry.first)) {
-          merged.push_back(std::move(entry));
-          continue;
-        }
-        auto& prev = merged.back();
-        if (prev.second && entry.second)
-          throw sdk::Error::constraint("UNIQUE constraint failed: " + table +
-                                       " primary key collides under the new key definition");
-        if (!prev.second && !entry.second)
-          throw sdk::Error::busy("Cannot re-key '" + table +
-                                 "': rows this transaction deleted still collide under "
-                                 "the new key definition. Commit/rollback and retry");
-        if (entry.second) prev = std::move(entry);
-      }
-      e = std::move(merged);
-    }
+      throw sdk::rekey_busy(table);
+    // Pending entries meeting on one new key (quereus/rekey.hpp).
+    auto less = [&](const Packed& x, const Packed& y) {
+      return new_order.compare(cells_of(x).data(), cells_of(y).data()) < 0;
+    };
+    for (NewPending& np : pendings) sdk::merge_rekeyed_pending(np.entries, less, table);
   }
 
   // 3. Swap. Nothing below throws except allocation.

@@ -164,24 +164,31 @@ bool timespan_nanos(std::string_view s, __int128* out) {
   bool any = false;
   const char kDateUnits[] = {'Y', 'M', 'W', 'D'};
   int next_unit = 0;
+  // A run of at most 16 digits at i (false: too long).
+  auto read_digits = [&](int64_t* v) {
+    *v = 0;
+    for (size_t start = i; i < s.size() && is_digit(s[i]); ++i) {
+      if (i - start > 15) return false;
+      *v = *v * 10 + (s[i] - '0');
+    }
+    return true;
+  };
+  // The unit letter at i among units[from..n) (case-insensitive), consumed; -1 when none.
+  auto read_unit = [&](const char* units, int from, int n) {
+    if (i >= s.size()) return -1;
+    char u = s[i] >= 'a' && s[i] <= 'z' ? static_cast<char>(s[i] - 32) : s[i];
+    for (int k = from; k < n; ++k)
+      if (units[k] == u) {
+        ++i;
+        return k;
+      }
+    return -1;
+  };
   while (i < s.size() && is_digit(s[i])) {
     int64_t v = 0;
-    size_t start = i;
-    while (i < s.size() && is_digit(s[i])) {
-      if (i - start > 15) return false;
-      v = v * 10 + (s[i] - '0');
-      ++i;
-    }
-    if (i >= s.size()) return false;
-    char u = s[i] >= 'a' && s[i] <= 'z' ? static_cast<char>(s[i] - 32) : s[i];
-    int idx = -1;
-    for (int k = next_unit; k < 4; ++k)
-      if (kDateUnits[k] == u) {
-        idx = k;
-        break;
-      }
+    if (!read_digits(&v)) return false;
+    int idx = read_unit(kDateUnits, next_unit, 4);
     if (idx < 0) return false;
-    ++i;
     next_unit = idx + 1;
     any = true;
     date[idx] = v;
@@ -194,27 +201,14 @@ bool timespan_nanos(std::string_view s, __int128* out) {
     while (i < s.size()) {
       if (fractional || !is_digit(s[i])) return false;
       int64_t v = 0;
-      size_t start = i;
-      while (i < s.size() && is_digit(s[i])) {
-        if (i - start > 15) return false;
-        v = v * 10 + (s[i] - '0');
-        ++i;
-      }
+      if (!read_digits(&v)) return false;
       int64_t frac = 0;
       if (i < s.size() && (s[i] == '.' || s[i] == ',')) {
         if (!read_fraction(s, &i, &frac)) return false;
         fractional = true;
       }
-      if (i >= s.size()) return false;
-      char u = s[i] >= 'a' && s[i] <= 'z' ? static_cast<char>(s[i] - 32) : s[i];
-      int idx = -1;
-      for (int k = next; k < 3; ++k)
-        if (kTimeUnits[k] == u) {
-          idx = k;
-          break;
-        }
+      int idx = read_unit(kTimeUnits, next, 3);
       if (idx < 0) return false;
-      ++i;
       next = idx + 1;
       any_time = true;
       int64_t extra = 0;

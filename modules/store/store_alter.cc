@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "quereus/rekey.hpp"
 #include "row_codec.h"
 #include "store_table.h"
 
@@ -209,33 +210,11 @@ void alter_stored_table(StoreDb& db, TableState& st, const sdk::SchemaChange& ch
         for (const auto& [key, row] : news[i].entries)
           if (row) visible.push_back(&key);
     if (has_duplicate(visible))
-      throw sdk::Error::constraint("UNIQUE constraint failed: " + table +
-                                   " primary key collides under the new key definition");
+      throw sdk::rekey_collision(table);
     if (has_duplicate(all))
-      throw sdk::Error::busy("Cannot re-key '" + table +
-                             "': rows this transaction deleted still collide under the new key definition. "
-                             "Commit/rollback and retry");
-    for (NewTxn& nt : news) {
-      auto& e = nt.entries;
-      std::stable_sort(e.begin(), e.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-      std::vector<std::pair<std::string, RowBytes>> merged;
-      for (auto& entry : e) {
-        if (merged.empty() || merged.back().first != entry.first) {
-          merged.push_back(std::move(entry));
-          continue;
-        }
-        auto& prev = merged.back();
-        if (prev.second && entry.second)
-          throw sdk::Error::constraint("UNIQUE constraint failed: " + table +
-                                       " primary key collides under the new key definition");
-        if (!prev.second && !entry.second)
-          throw sdk::Error::busy("Cannot re-key '" + table +
-                                 "': rows this transaction deleted still collide under the new key definition. "
-                                 "Commit/rollback and retry");
-        if (entry.second) prev = std::move(entry);
-      }
-      e = std::move(merged);
-    }
+      throw sdk::rekey_busy(table);
+    for (NewTxn& nt : news)
+      sdk::merge_rekeyed_pending(nt.entries, [](const std::string& x, const std::string& y) { return x < y; }, table);
   }
 
   // 3. One atomic batch for the committed rows, then the pending state swaps in memory.

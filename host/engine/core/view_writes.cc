@@ -386,14 +386,15 @@ struct ViewShape {
   }
 };
 
-bool has_window(const ast::Expr& e) {
+// Whether `pred` holds for a function call at the body's own level of `e` (through
+// operators, casts and call arguments; not into subqueries, which may legitimately hold
+// their own windows and aggregates).
+bool any_call_at_level(const ast::Expr& e, const std::function<bool(const ast::FunctionCall&)>& pred) {
   bool found = false;
-  // A read-only walk: any_expr_deep would look into subqueries, which may legitimately
-  // hold their own windows; the body's own level is what matters.
   std::function<void(const ast::Expr&)> look = [&](const ast::Expr& x) {
     if (x.kind == ast::ExprKind::kFunction) {
       auto& f = static_cast<const ast::FunctionCall&>(x);
-      if (f.over) found = true;
+      if (pred(f)) found = true;
       for (auto& a : f.args) look(*a);
     } else if (x.kind == ast::ExprKind::kBinary) {
       auto& b = static_cast<const ast::BinaryExpr&>(x);
@@ -409,25 +410,14 @@ bool has_window(const ast::Expr& e) {
   return found;
 }
 
+bool has_window(const ast::Expr& e) {
+  return any_call_at_level(e, [](const ast::FunctionCall& f) { return f.over != nullptr; });
+}
+
 bool has_aggregate(DatabaseImpl& db, const ast::Expr& e) {
-  bool found = false;
-  std::function<void(const ast::Expr&)> look = [&](const ast::Expr& x) {
-    if (x.kind == ast::ExprKind::kFunction) {
-      auto& f = static_cast<const ast::FunctionCall&>(x);
-      if (!f.over && db.registry().find_aggregate(to_lower(f.name), static_cast<int>(f.args.size()))) found = true;
-      for (auto& a : f.args) look(*a);
-    } else if (x.kind == ast::ExprKind::kBinary) {
-      auto& b = static_cast<const ast::BinaryExpr&>(x);
-      if (b.left) look(*b.left);
-      if (b.right) look(*b.right);
-    } else if (x.kind == ast::ExprKind::kUnary) {
-      look(*static_cast<const ast::UnaryExpr&>(x).operand);
-    } else if (x.kind == ast::ExprKind::kCast) {
-      look(*static_cast<const ast::CastExpr&>(x).operand);
-    }
-  };
-  look(e);
-  return found;
+  return any_call_at_level(e, [&](const ast::FunctionCall& f) {
+    return !f.over && db.registry().find_aggregate(to_lower(f.name), static_cast<int>(f.args.size()));
+  });
 }
 
 // The output column names of a relation the body reads.
