@@ -640,14 +640,7 @@ CheckSchema make_check(const std::string& name, const ast::Expr& e, const std::v
   ck.name = name;
   ck.expr = own_expr(e);
   if (on_conflict != ast::ConflictClause::kNone) ck.on_conflict = declared_conflict(on_conflict);
-  if (!ops.empty()) {
-    ck.on_insert = ck.on_update = ck.on_delete = false;
-    for (ast::RowOp op : ops) {
-      if (op == ast::RowOp::kInsert) ck.on_insert = true;
-      if (op == ast::RowOp::kUpdate) ck.on_update = true;
-      if (op == ast::RowOp::kDelete) ck.on_delete = true;
-    }
-  }
+  set_check_ops(ck, ops);
   return ck;
 }
 

@@ -21,6 +21,16 @@ bool derives_same_structure(const IndexSchema& existing, const std::string& name
   return existing.constraint && (name.empty() || !existing.constraint_named) && iequals(existing.name, derived);
 }
 
+void set_check_ops(CheckSchema& ck, const std::vector<ast::RowOp>& ops) {
+  if (ops.empty()) return;
+  ck.on_insert = ck.on_update = ck.on_delete = false;
+  for (ast::RowOp op : ops) {
+    if (op == ast::RowOp::kInsert) ck.on_insert = true;
+    if (op == ast::RowOp::kUpdate) ck.on_update = true;
+    if (op == ast::RowOp::kDelete) ck.on_delete = true;
+  }
+}
+
 qrs_conflict declared_conflict(ast::ConflictClause c) {
   switch (c) {
     case ast::ConflictClause::kRollback: return QRS_CONFLICT_ROLLBACK;

@@ -20,6 +20,9 @@ std::shared_ptr<const ast::Expr> own_expr(const ast::Expr& e);
 // A constraint's declared ON CONFLICT action (ABORT for none), as the schema stores it.
 qrs_conflict declared_conflict(ast::ConflictClause c);
 
+// CHECK ON <ops>: the operations the check runs on (empty: the default, insert and update).
+void set_check_ops(CheckSchema& ck, const std::vector<ast::RowOp>& ops);
+
 // An FK action as the catalog spells it: restrict, cascade, setNull, setDefault, noAction.
 const char* fk_action_name(ast::FkAction a);
 

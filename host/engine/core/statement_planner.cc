@@ -862,14 +862,7 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
     if (!db.options().nondeterministic_schema)
       require_deterministic(db.registry(), e, "CHECK", "constraint '" + ck.name + "'", true, false);
     ck.expr = own_expr(e);
-    if (!ops.empty()) {
-      ck.on_insert = ck.on_update = ck.on_delete = false;
-      for (ast::RowOp op : ops) {
-        if (op == ast::RowOp::kInsert) ck.on_insert = true;
-        if (op == ast::RowOp::kUpdate) ck.on_update = true;
-        if (op == ast::RowOp::kDelete) ck.on_delete = true;
-      }
-    }
+    set_check_ops(ck, ops);
     ts.checks.push_back(std::move(ck));
   };
   for (auto& cd : s.columns) {
