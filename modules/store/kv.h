@@ -5,7 +5,7 @@
 //
 //   get                  one key, from the last committed state
 //   iterate(range)       a bounded forward or reverse walk over [lo, hi), in byte order
-//   write(batch, sync)   an atomic batch of puts and deletes, durable before return when
+//   write(writes, sync)  an atomic batch of puts and deletes, durable before return when
 //                        `sync` is set
 //   approximate_bytes    the space a key range takes (a cheap size estimate)
 //
@@ -24,56 +24,87 @@
 
 namespace quereus::store {
 
-// A set of writes applied atomically by KvStore::write, in the order they were added.
-class KvBatch {
+// Receives the writes of a batch, in order (KvStore::write hands one to the batch).
+class KvSink {
  public:
-  struct Op {
-    std::string key_owned;
-    std::optional<std::string> value_owned;  // nullopt: delete (owned ops)
-    // A borrowed op (put_ref / del_ref): views of memory the caller keeps alive until
-    // the batch is written. They never point into an Op, so the vector may grow.
-    bool borrowed = false;
-    bool is_delete = false;
-    std::string_view key_ref, value_ref;
+  virtual ~KvSink() = default;
+  virtual void put(std::string_view key, std::string_view value) = 0;
+  virtual void del(std::string_view key) = 0;
+};
 
-    std::string_view key() const { return borrowed ? key_ref : std::string_view(key_owned); }
-    bool deletes() const { return borrowed ? is_delete : !value_owned.has_value(); }
-    std::string_view value() const { return borrowed ? value_ref : std::string_view(*value_owned); }
-  };
-  void put(std::string key, std::string value) {
-    Op op;
-    op.key_owned = std::move(key);
-    op.value_owned = std::move(value);
-    ops_.push_back(std::move(op));
+// The writes of one atomic batch: a KvBatch, or any other source that can list them —
+// the store streams a transaction's pending writes straight into the engine's own batch
+// without building an intermediate copy.
+class KvWrites {
+ public:
+  virtual ~KvWrites() = default;
+  virtual bool empty() const = 0;
+  virtual void emit(KvSink& sink) const = 0;
+};
+
+// A set of writes applied atomically by KvStore::write, in the order they were added.
+// The writes are copied into one contiguous buffer (tag, lengths, bytes), so a batch of a
+// million rows is a handful of allocations.
+class KvBatch : public KvWrites {
+ public:
+  void put(std::string_view key, std::string_view value) {
+    add(kPut, key);
+    put_length(value.size());
+    rep_.append(value);
   }
-  void del(std::string key) {
-    Op op;
-    op.key_owned = std::move(key);
-    ops_.push_back(std::move(op));
+  void del(std::string_view key) { add(kDel, key); }
+  // Room for `ops` writes carrying `bytes` of keys and values.
+  void reserve(size_t ops, size_t bytes) { rep_.reserve(rep_.size() + bytes + ops * 11); }
+  bool empty() const override { return count_ == 0; }
+  size_t size() const { return count_; }
+  void emit(KvSink& sink) const override {
+    for_each([&](std::string_view k, std::string_view v) { sink.put(k, v); }, [&](std::string_view k) { sink.del(k); });
   }
-  // Without copying: `key` and `value` must outlive the write of this batch.
-  void put_ref(std::string_view key, std::string_view value) {
-    Op op;
-    op.borrowed = true;
-    op.key_ref = key;
-    op.value_ref = value;
-    ops_.push_back(std::move(op));
+  void clear() {
+    rep_.clear();
+    count_ = 0;
   }
-  void del_ref(std::string_view key) {
-    Op op;
-    op.borrowed = true;
-    op.is_delete = true;
-    op.key_ref = key;
-    ops_.push_back(std::move(op));
+  // Calls put(key, value) or del(key) for each write, in order.
+  template <class Put, class Del>
+  void for_each(Put&& put, Del&& del) const {
+    std::string_view in = rep_;
+    while (!in.empty()) {
+      char tag = in[0];
+      in.remove_prefix(1);
+      std::string_view key = take(in);
+      if (tag == kPut) put(key, take(in)); else del(key);
+    }
   }
-  void reserve(size_t n) { ops_.reserve(n); }
-  bool empty() const { return ops_.empty(); }
-  size_t size() const { return ops_.size(); }
-  const std::vector<Op>& ops() const { return ops_; }
-  void clear() { ops_.clear(); }
 
  private:
-  std::vector<Op> ops_;
+  static constexpr char kPut = 1, kDel = 0;
+  void add(char tag, std::string_view key) {
+    rep_.push_back(tag);
+    put_length(key.size());
+    rep_.append(key);
+    ++count_;
+  }
+  void put_length(size_t n) {
+    while (n >= 0x80) {
+      rep_.push_back(static_cast<char>((n & 0x7F) | 0x80));
+      n >>= 7;
+    }
+    rep_.push_back(static_cast<char>(n));
+  }
+  static std::string_view take(std::string_view& in) {
+    size_t n = 0;
+    for (int shift = 0;; shift += 7) {
+      auto b = static_cast<unsigned char>(in[0]);
+      in.remove_prefix(1);
+      n |= static_cast<size_t>(b & 0x7F) << shift;
+      if (!(b & 0x80)) break;
+    }
+    std::string_view out = in.substr(0, n);
+    in.remove_prefix(n);
+    return out;
+  }
+  std::string rep_;
+  size_t count_ = 0;
 };
 
 // A key range [lo, hi): an empty `hi` means "to the end of the store".
@@ -102,7 +133,7 @@ class KvStore {
   virtual std::optional<std::string> get(std::string_view key) = 0;
   // Positioned on the first key of `range` in the walk's direction (reverse: the last).
   virtual std::unique_ptr<KvIterator> iterate(const KvRange& range, bool reverse) = 0;
-  virtual void write(const KvBatch& batch, bool sync) = 0;
+  virtual void write(const KvWrites& batch, bool sync) = 0;
   virtual uint64_t approximate_bytes(const KvRange& range) = 0;
 };
 

@@ -122,12 +122,15 @@ class LevelStore : public KvStore {
     return std::make_unique<LevelIterator>(std::move(it), snap, db_.get(), range, reverse, path_);
   }
 
-  void write(const KvBatch& batch, bool sync) override {
+  void write(const KvWrites& batch, bool sync) override {
     if (batch.empty()) return;
-    leveldb::WriteBatch wb;
-    for (const KvBatch::Op& op : batch.ops()) {
-      if (op.deletes()) wb.Delete(slice(op.key())); else wb.Put(slice(op.key()), slice(op.value()));
-    }
+    struct Sink : KvSink {
+      leveldb::WriteBatch wb;
+      void put(std::string_view k, std::string_view v) override { wb.Put(slice(k), slice(v)); }
+      void del(std::string_view k) override { wb.Delete(slice(k)); }
+    } sink;
+    leveldb::WriteBatch& wb = sink.wb;
+    batch.emit(sink);
     leveldb::WriteOptions wo;
     wo.sync = sync;
     leveldb::Status st = db_->Write(wo, &wb);

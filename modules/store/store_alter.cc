@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -90,8 +91,13 @@ struct Rewritten {
 
 // A transaction's pending state in the new layout.
 struct NewTxn {
-  std::vector<std::pair<std::string, RowBytes>> entries;  // new key -> row (nullptr: deleted)
-  std::vector<Txn::Undo> undo;
+  std::vector<std::pair<std::string, std::optional<std::string>>> entries;  // new key -> row (nullopt: deleted)
+  struct Undo {
+    std::string key;
+    bool existed;
+    std::optional<std::string> prev;  // nullopt: the slot was a deletion
+  };
+  std::vector<Undo> undo;
 };
 
 }  // namespace
@@ -148,7 +154,7 @@ void alter_stored_table(StoreDb& db, TableState& st, const sdk::SchemaChange& ch
     auto it = db.kv().iterate(KvRange{st.prefix, prefix_end(st.prefix)}, false);
     for (; it->valid(); it->next()) {
       std::string old_key(it->key());
-      bool visible = !self || self->pending.find(old_key) == self->pending.end();
+      bool visible = !self || self->pending.find(old_key) == nullptr;
       std::string stored(it->value());
       Moved m{old_key, rewrite(stored, visible), visible};
       new_key_of[old_key] = m.now.key;
@@ -159,19 +165,20 @@ void alter_stored_table(StoreDb& db, TableState& st, const sdk::SchemaChange& ch
   std::vector<NewTxn> news(txns.size());
   for (size_t i = 0; i < txns.size(); ++i) {
     const Txn& t = *txns[i];
-    for (const auto& [key, row] : t.pending) {
-      if (row) {
-        Rewritten r = rewrite(*row, true);
+    for (const auto& [key_view, slot] : t.pending.map()) {
+      std::string key(key_view);
+      if (slot.live()) {
+        Rewritten r = rewrite(slot.row, true);
         new_key_of.emplace(key, r.key);
-        news[i].entries.emplace_back(r.key, std::make_shared<const std::string>(std::move(r.row)));
+        news[i].entries.emplace_back(r.key, std::move(r.row));
       } else if (auto k = new_key_of.find(key); k != new_key_of.end()) {
-        news[i].entries.emplace_back(k->second, nullptr);
-      } else if (auto g = t.ghosts.find(key); rekey && g != t.ghosts.end() && g->second) {
+        news[i].entries.emplace_back(k->second, std::nullopt);
+      } else if (auto g = t.ghosts.find(key_view); rekey && g != t.ghosts.end() && g->second.live()) {
         // A row this transaction inserted and deleted: its deletion key moves with the
         // re-key, so two such rows meeting on one new key are refused (BUSY), as in mem.
         // A deleted row the arm cannot convert leaves no trace (it is gone either way).
         try {
-          news[i].entries.emplace_back(rewrite(*g->second, false).key, nullptr);
+          news[i].entries.emplace_back(rewrite(g->second.row, false).key, std::nullopt);
         } catch (const sdk::Error&) {
         }
       }  // else: a deletion of a row nothing stores — nothing to keep
@@ -179,16 +186,16 @@ void alter_stored_table(StoreDb& db, TableState& st, const sdk::SchemaChange& ch
   }
   for (size_t i = 0; i < txns.size(); ++i) {
     for (const Txn::Undo& u : txns[i]->undo) {
-      RowBytes prev;
+      std::optional<std::string> prev;
       std::string key;
-      if (u.prev) {
-        Rewritten r = rewrite(*u.prev, false);
+      if (u.existed && u.prev.live()) {
+        Rewritten r = rewrite(u.prev.row, false);
         key = r.key;
-        prev = std::make_shared<const std::string>(std::move(r.row));
+        prev = std::move(r.row);
       }
-      if (auto k = new_key_of.find(u.key); k != new_key_of.end()) key = k->second;
+      if (auto k = new_key_of.find(std::string(u.key)); k != new_key_of.end()) key = k->second;
       if (key.empty()) continue;  // a key no row of the new layout has: nothing to restore
-      news[i].undo.push_back(Txn::Undo{key, u.existed, prev});
+      news[i].undo.push_back(NewTxn::Undo{key, u.existed, std::move(prev)});
     }
   }
 
@@ -221,25 +228,37 @@ void alter_stored_table(StoreDb& db, TableState& st, const sdk::SchemaChange& ch
   KvBatch b;
   for (const Moved& m : rows)
     if (m.old_key != m.now.key) b.del(m.old_key);
-  for (Moved& m : rows) b.put(std::move(m.now.key), std::move(m.now.row));
+  for (Moved& m : rows) b.put(m.now.key, m.now.row);
   db.kv().write(b, true);
+  st.bound = TableState::Bound::kUnknown;  // the keys moved
   st.schema = ns;
   st.codec = std::move(codec);
   for (size_t i = 0; i < txns.size(); ++i) {
     Txn& t = *txns[i];
-    t.pending.clear();
-    for (auto& [key, row] : news[i].entries) t.pending.insert_or_assign(std::move(key), std::move(row));
-    std::map<std::string, RowBytes> ghosts;
-    for (auto& [key, row] : t.ghosts) {
-      if (!row) continue;
+    // The ghosts in the new layout, read before the arena they live in is cleared.
+    std::vector<Rewritten> ghosts;
+    for (const auto& [key, slot] : t.ghosts) {
+      if (!slot.live()) continue;
       try {
-        Rewritten r = rewrite(*row, false);
-        ghosts.emplace(std::move(r.key), std::make_shared<const std::string>(std::move(r.row)));
+        ghosts.push_back(rewrite(slot.row, false));
       } catch (const sdk::Error&) {  // unconvertible: forgotten, as above
       }
     }
-    t.ghosts = std::move(ghosts);
-    t.undo = std::move(news[i].undo);
+    t.pending.clear();
+    t.ghosts.clear();
+    t.undo.clear();
+    PendingSlot unused;
+    bool had;
+    for (const auto& [key, row] : news[i].entries) t.pending.put(key, row ? *row : std::string_view(), !row, &unused, &had);
+    for (const Rewritten& g : ghosts) {
+      std::string_view k = t.pending.intern(g.key);
+      t.ghosts.insert_or_assign(k, t.pending.store_row(g.row));
+    }
+    for (const NewTxn::Undo& u : news[i].undo) {
+      PendingSlot prev;
+      if (u.prev) prev = t.pending.store_row(*u.prev);
+      t.undo.push_back(Txn::Undo{t.pending.intern(u.key), u.existed, prev});
+    }
   }
 }
 

@@ -175,41 +175,53 @@ std::vector<Txn*> StoreDb::txns_of(uint64_t id) const {
   return out;
 }
 
-RowBytes StoreDb::find(const Txn& t, const std::string& key, bool committed_only) {
-  if (!committed_only) {
-    auto p = t.pending.find(key);
-    if (p != t.pending.end()) return p->second;
+bool StoreDb::above_committed(TableState& t, std::string_view key) {
+  if (t.bound == TableState::Bound::kUnknown) {
+    auto it = kv_->iterate(KvRange{t.prefix, prefix_end(t.prefix)}, true);
+    it->check();
+    if (it->valid()) {
+      t.max_key.assign(it->key());
+      t.bound = TableState::Bound::kKnown;
+    } else {
+      t.bound = TableState::Bound::kEmpty;
+    }
   }
-  std::optional<std::string> v = kv_->get(key);
-  if (!v) return nullptr;
-  return std::make_shared<const std::string>(std::move(*v));
+  return t.bound == TableState::Bound::kEmpty || key > std::string_view(t.max_key);
 }
 
-void StoreDb::write(Txn& t, std::vector<Put> puts) {
+RowRef StoreDb::find(const Txn& t, std::string_view key, bool committed_only) {
+  if (!committed_only)
+    if (const PendingSlot* s = t.pending.find(key)) return t.pending.row_of(*s);
+  if (above_committed(*t.table, key)) return {};
+  std::optional<std::string> v = kv_->get(key);
+  if (!v) return {};
+  return RowRef::own(std::move(*v));
+}
+
+void StoreDb::write(Txn& t, std::span<const Put> puts) {
   if (!t.active) {  // autocommit: one batch of its own
     KvBatch b;
     int64_t d = 0;
+    std::string_view top;
     for (const Put& p : puts) {
-      if (p.row) b.put(p.key, *p.row); else b.del(p.key);
-      d += (p.row ? 1 : 0) - (p.existed ? 1 : 0);
+      if (p.deletion) b.del(p.key); else b.put(p.key, p.row);
+      d += (p.deletion ? 0 : 1) - (p.existed ? 1 : 0);
+      if (p.key > top) top = p.key;
     }
     int64_t count = std::max<int64_t>(t.table->row_count + d, 0);
     if (d != 0) b.put(stats_key(t.table->id), varint(static_cast<uint64_t>(count)));
     kv_->write(b, sync_);
     t.table->row_count = count;
+    if (!top.empty()) t.table->raise_bound(top);
     return;
   }
-  for (Put& p : puts) {
-    auto it = t.pending.lower_bound(p.key);
-    if (it == t.pending.end() || it->first != p.key) {
-      if (!t.marks.empty()) t.undo.push_back(Txn::Undo{p.key, false, nullptr});
-      t.pending.emplace_hint(it, std::move(p.key), p.row);
-    } else {
-      if (!t.marks.empty()) t.undo.push_back(Txn::Undo{p.key, true, it->second});
-      if (!p.row && it->second) t.ghosts[it->first] = it->second;  // written, then deleted
-      it->second = p.row;
-    }
-    t.delta += (p.row ? 1 : 0) - (p.existed ? 1 : 0);
+  for (const Put& p : puts) {
+    PendingSlot prev;
+    bool had = false;
+    std::string_view k = t.pending.put(p.key, p.row, p.deletion, &prev, &had);
+    if (!t.marks.empty()) t.undo.push_back(Txn::Undo{k, had, prev});
+    if (had && p.deletion && prev.live()) t.ghosts[k] = prev;  // written, then deleted
+    t.delta += (p.deletion ? 0 : 1) - (p.existed ? 1 : 0);
   }
 }
 
@@ -246,22 +258,31 @@ void StoreDb::flush_ready() {
     any = any || t->ready;
   }
   if (!any) return;
-  KvBatch b;
-  size_t n = 0;
-  for (const Txn* t : txns_)
-    if (t->ready) n += t->pending.size();
-  b.reserve(n + 8);
-  std::map<TableState*, int64_t> deltas;
-  for (Txn* t : txns_) {
-    if (!t->ready) continue;
-    // Borrowed: the pending map lives until clear() below, after the write.
-    for (const auto& [key, row] : t->pending) {
-      if (row) b.put_ref(key, *row); else b.del_ref(key);
+  // The group's pending writes go straight into the engine's batch, then the row counts.
+  struct Group : KvWrites {
+    const std::vector<Txn*>* txns;
+    KvBatch stats;
+    bool empty() const override {
+      for (const Txn* t : *txns)
+        if (t->ready && !t->pending.empty()) return false;
+      return stats.empty();
     }
-    if (t->delta != 0) deltas[t->table.get()] += t->delta;
-  }
+    void emit(KvSink& sink) const override {
+      for (const Txn* t : *txns) {
+        if (!t->ready) continue;
+        for (const auto& [key, slot] : t->pending.map()) {
+          if (slot.live()) sink.put(key, slot.row); else sink.del(key);
+        }
+      }
+      stats.emit(sink);
+    }
+  } b;
+  b.txns = &txns_;
+  std::map<TableState*, int64_t> deltas;
+  for (Txn* t : txns_)
+    if (t->ready && t->delta != 0) deltas[t->table.get()] += t->delta;
   for (const auto& [table, d] : deltas)
-    b.put(stats_key(table->id), varint(static_cast<uint64_t>(std::max<int64_t>(table->row_count + d, 0))));
+    b.stats.put(stats_key(table->id), varint(static_cast<uint64_t>(std::max<int64_t>(table->row_count + d, 0))));
   try {
     kv_->write(b, sync_);
   } catch (...) {
@@ -270,8 +291,11 @@ void StoreDb::flush_ready() {
     throw;
   }
   for (const auto& [table, d] : deltas) table->row_count = std::max<int64_t>(table->row_count + d, 0);
-  for (Txn* t : txns_)
-    if (t->ready) clear(*t);
+  for (Txn* t : txns_) {
+    if (!t->ready) continue;
+    if (!t->pending.empty()) t->table->raise_bound(t->pending.map().rbegin()->first);
+    clear(*t);
+  }
 }
 
 void StoreDb::savepoint(Txn& t, uint32_t depth) {
@@ -297,12 +321,8 @@ void StoreDb::rollback_to_savepoint(Txn& t, uint32_t depth) {
   check_depth(t, depth);
   auto [mark, delta] = t.marks[depth - 1];
   while (t.undo.size() > mark) {
-    Txn::Undo& u = t.undo.back();
-    if (u.existed) {
-      t.pending[u.key] = std::move(u.prev);
-    } else {
-      t.pending.erase(u.key);
-    }
+    const Txn::Undo& u = t.undo.back();
+    t.pending.restore(u.key, u.prev, u.existed);
     t.undo.pop_back();
   }
   t.delta = delta;

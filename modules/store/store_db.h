@@ -32,20 +32,20 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "key_codec.h"
 #include "kv.h"
+#include "pending.h"
 #include "quereus/sdk.hpp"
 
 namespace quereus::store {
 
 inline constexpr std::string_view kFormatVersion = "1";
 
-// Shared row bytes: pending writes and cursors' batches share them without copying.
-using RowBytes = std::shared_ptr<const std::string>;
 
 // The live state of one stored table, shared by its connected instances.
 struct TableState {
@@ -54,6 +54,17 @@ struct TableState {
   sdk::TableSchema schema;
   KeyCodec codec;
   int64_t row_count = 0;  // committed
+  // An upper bound of the committed row keys: an insert above it needs no read to know its
+  // key is free (the append shortcut). Unknown until first asked (one reverse seek).
+  enum class Bound { kUnknown, kEmpty, kKnown };
+  Bound bound = Bound::kUnknown;
+  std::string max_key;
+  // Records that the committed keys now include keys up to `key`.
+  void raise_bound(std::string_view key) {
+    if (bound == Bound::kUnknown) return;  // computed from the store when next asked
+    if (bound == Bound::kEmpty || key > std::string_view(max_key)) max_key.assign(key);
+    bound = Bound::kKnown;
+  }
 };
 
 class StoreDb;
@@ -64,16 +75,16 @@ struct Txn {
   std::shared_ptr<TableState> table;
   bool active = false;
   bool ready = false;  // committed by the host, waiting for the group's batch
-  std::map<std::string, RowBytes> pending;  // full key -> row (nullptr: deleted)
-  int64_t delta = 0;                        // pending change of the row count
+  PendingWrites pending;  // full key -> row or deletion
+  int64_t delta = 0;      // pending change of the row count
   struct Undo {
-    std::string key;
-    bool existed;  // was there a pending entry before the write
-    RowBytes prev;
+    std::string_view key;  // in the pending arena
+    bool existed;          // was there a pending entry before the write
+    PendingSlot prev;
   };
   // Rows this transaction inserted and then deleted, by their (tombstoned) key: a re-key
   // must still see where they would land (a collision among them is BUSY, as in mem).
-  std::map<std::string, RowBytes> ghosts;
+  absl::btree_map<std::string_view, PendingSlot> ghosts;
   std::vector<Undo> undo;                         // recorded only while a savepoint is open
   std::vector<std::pair<size_t, int64_t>> marks;  // per savepoint: undo size and delta
 };
@@ -106,20 +117,23 @@ class StoreDb {
   void add_txn(Txn* t) { txns_.push_back(t); }
   void remove_txn(Txn* t);
   // The row at `key` as `t` sees it (its pending writes over the committed store).
-  RowBytes find(const Txn& t, const std::string& key, bool committed_only = false);
-  // Sets the row at `key` (nullptr deletes); `existed`: a row is there now as t sees it.
-  // Outside a transaction the writes of one call are one batch (autocommit).
+  RowRef find(const Txn& t, std::string_view key, bool committed_only = false);
+  // Sets the row at `key` (`deletion`: deletes it); `existed`: a row is there now as t
+  // sees it. Outside a transaction the writes of one call are one batch (autocommit).
+  // The views need only live for the call.
   struct Put {
-    std::string key;
-    RowBytes row;
+    std::string_view key;
+    std::string_view row;
+    bool deletion;
     bool existed;
   };
-  void write(Txn& t, std::vector<Put> puts);
-  void write(Txn& t, const std::string& key, RowBytes row, bool existed) {
-    std::vector<Put> p;
-    p.push_back(Put{key, std::move(row), existed});
-    write(t, std::move(p));
+  void write(Txn& t, std::span<const Put> puts);
+  void write(Txn& t, std::string_view key, std::string_view row, bool deletion, bool existed) {
+    Put p{key, row, deletion, existed};
+    write(t, std::span<const Put>(&p, 1));
   }
+  // True when `key` is above every committed key of `t`, so nothing is stored under it.
+  bool above_committed(TableState& t, std::string_view key);
   void begin(Txn& t);
   void commit(Txn& t);
   void rollback(Txn& t);

@@ -16,12 +16,6 @@ namespace {
 
 using Check = sdk::FilterCheck;
 
-// A decoded row whose cells view `bytes` (the owner handed to RowBatch::add_cells).
-struct Decoded {
-  RowBytes bytes;
-  std::vector<qrs_value> cells;
-};
-
 class StoreCursor : public sdk::Cursor {
  public:
   StoreCursor(std::shared_ptr<StoreDb> db, std::shared_ptr<Txn> txn, std::vector<ByteRange> ranges, bool reverse,
@@ -35,7 +29,7 @@ class StoreCursor : public sdk::Cursor {
       const ByteRange& r = ranges_[reverse_ ? ranges_.size() - 1 - next_range_ : next_range_];
       bool done;
       if (r.point) {
-        RowBytes row = db_->find(*txn_, r.lo, committed_only_);
+        RowRef row = db_->find(*txn_, r.lo, committed_only_);
         if (row) emit(std::move(row), out);
         done = true;
       } else if (!has_last_) {
@@ -59,9 +53,9 @@ class StoreCursor : public sdk::Cursor {
   // pending wins on equal keys. True when the range is exhausted.
   bool walk(const std::string& lo, const std::string& hi, sdk::RowBatch& out) {
     auto it = db_->kv().iterate(KvRange{lo, hi}, reverse_);
-    const auto& pending = txn_->pending;
-    static const std::map<std::string, RowBytes> kNone;
-    const auto& p = committed_only_ ? kNone : pending;
+    const PendingWrites& pending = txn_->pending;
+    static const PendingWrites::Map kNone;
+    const PendingWrites::Map& p = committed_only_ ? kNone : pending.map();
     // Pending entries of [lo, hi) in walk order.
     auto p_lo = p.lower_bound(lo), p_hi = p.lower_bound(hi);
     auto pf = p_lo;                                  // forward position
@@ -82,14 +76,14 @@ class StoreCursor : public sdk::Cursor {
         int c = it->key().compare(pkey);
         cmp = c == 0 ? 0 : ((c < 0) != reverse_ ? -1 : 1);
       }
-      RowBytes row;
+      RowRef row;
       if (cmp < 0) {
         last_.assign(it->key());
-        row = std::make_shared<const std::string>(it->value());
+        row = RowRef::own(std::string(it->value()));
         it->next();
       } else {
         last_.assign(pkey);
-        row = reverse_ ? pr->second : pf->second;
+        row = pending.row_of(reverse_ ? pr->second : pf->second);
         if (cmp == 0) it->next();
         if (reverse_) ++pr; else ++pf;
       }
@@ -102,11 +96,11 @@ class StoreCursor : public sdk::Cursor {
   }
 
   // Adds the row when it passes the checks; false when it did not.
-  bool emit(RowBytes row, sdk::RowBatch& out) {
-    decode_row(*row, cells_, txn_->table->schema.table_name);
+  bool emit(RowRef row, sdk::RowBatch& out) {
+    decode_row(row.bytes, cells_, txn_->table->schema.table_name);
     for (const Check& c : checks_)
       if (!c.matches(cells_.data())) return false;
-    out.add_cells(cells_, std::move(row));
+    out.add_cells(cells_, std::move(row.owner));
     if (limit_ > 0) --limit_;
     return true;
   }
@@ -228,50 +222,53 @@ sdk::UpdateResult StoreTable::update_cells(const sdk::UpdateCells& args) {
     codec.encode_key(k, args.old_key);
     return k;
   };
+  std::string& row = row_buf_;
   switch (args.op) {
     case sdk::RowOp::kInsert: {
       check_row();
       std::string key = row_key();
-      RowBytes row = std::make_shared<const std::string>(encode_row(args.values));
-      if (RowBytes existing = db_->find(*txn_, key)) {
+      row.clear();
+      encode_row(row, args.values);
+      if (RowRef existing = db_->find(*txn_, key)) {
         if (args.on_conflict == Conflict::kIgnore) return UpdateResult::noop();
         if (args.on_conflict != Conflict::kReplace)
-          return UpdateResult::constraint(sdk::ConstraintKind::kUnique, decode_row_owned(*existing));
-        db_->write(*txn_, key, std::move(row), true);
-        return UpdateResult::ok(nullptr, decode_row_owned(*existing));
+          return UpdateResult::constraint(sdk::ConstraintKind::kUnique, decode_row_owned(existing.bytes));
+        db_->write(*txn_, key, row, false, true);
+        return UpdateResult::ok(nullptr, decode_row_owned(existing.bytes));
       }
-      db_->write(*txn_, key, std::move(row), false);
+      db_->write(*txn_, key, row, false, false);
       return UpdateResult::ok(nullptr);
     }
     case sdk::RowOp::kUpdate: {
       check_row();
       std::string from = old_key();
-      RowBytes old = db_->find(*txn_, from);
+      RowRef old = db_->find(*txn_, from);
       if (!old) return UpdateResult::noop();
       std::string to = row_key();
-      RowBytes row = std::make_shared<const std::string>(encode_row(args.values));
+      row.clear();
+      encode_row(row, args.values);
       if (to == from) {  // same key: overwrite in place
-        db_->write(*txn_, from, std::move(row), true);
+        db_->write(*txn_, from, row, false, true);
         return UpdateResult::ok(nullptr);
       }
-      RowBytes target = db_->find(*txn_, to);  // the key moves: collide like an insert
+      RowRef target = db_->find(*txn_, to);  // the key moves: collide like an insert
       if (target) {
         if (args.on_conflict == Conflict::kIgnore) return UpdateResult::noop();
         if (args.on_conflict != Conflict::kReplace)
-          return UpdateResult::constraint(sdk::ConstraintKind::kUnique, decode_row_owned(*target));
+          return UpdateResult::constraint(sdk::ConstraintKind::kUnique, decode_row_owned(target.bytes));
       }
-      std::vector<StoreDb::Put> puts;
-      puts.push_back(StoreDb::Put{from, nullptr, true});
-      puts.push_back(StoreDb::Put{to, std::move(row), target != nullptr});
-      db_->write(*txn_, std::move(puts));
-      return UpdateResult::ok(nullptr, target ? decode_row_owned(*target) : nullptr);
+      sdk::RowPtr replaced = target ? decode_row_owned(target.bytes) : nullptr;
+      StoreDb::Put puts[2] = {{from, {}, true, true}, {to, row, false, static_cast<bool>(target)}};
+      db_->write(*txn_, puts);
+      return UpdateResult::ok(nullptr, std::move(replaced));
     }
     case sdk::RowOp::kDelete: {
       std::string from = old_key();
-      RowBytes old = db_->find(*txn_, from);
+      RowRef old = db_->find(*txn_, from);
       if (!old) return UpdateResult::noop();
-      db_->write(*txn_, from, nullptr, true);
-      return UpdateResult::ok(decode_row_owned(*old));
+      sdk::RowPtr gone = decode_row_owned(old.bytes);
+      db_->write(*txn_, from, {}, true, true);
+      return UpdateResult::ok(std::move(gone));
     }
   }
   throw sdk::Error::misuse("unknown row op");
@@ -284,15 +281,15 @@ sdk::LookupResult StoreTable::lookup(std::span<const qrs_value> key) {
   if (key.size() < codec.size()) throw sdk::Error::unsupported("lookup by a primary-key prefix");
   std::string k = state_->prefix;
   codec.encode_key(k, key);
-  RowBytes row = db_->find(*txn_, k);
+  RowRef row = db_->find(*txn_, k);
   if (!row) return sdk::LookupResult::not_found();
   struct Found {
-    RowBytes bytes;
+    RowRef row;
     std::vector<qrs_value> cells;
   };
   auto found = std::make_shared<Found>();
-  found->bytes = std::move(row);
-  decode_row(*found->bytes, found->cells, state_->schema.table_name);
+  found->row = std::move(row);
+  decode_row(found->row.bytes, found->cells, state_->schema.table_name);
   std::span<const qrs_value> cells(found->cells);
   return sdk::LookupResult::of_cells(cells, std::move(found));
 }

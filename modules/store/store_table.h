@@ -66,6 +66,7 @@ class StoreTable : public sdk::Table {
   std::shared_ptr<StoreDb> db_;
   std::shared_ptr<TableState> state_;
   std::shared_ptr<Txn> txn_;
+  std::string row_buf_;  // the row being written, encoded (reused across writes)
 };
 
 // ALTER TABLE over the committed rows of `state` (store_alter.cc). REQUIRES: db.mu() held.

@@ -316,7 +316,9 @@ void print_flat_table(const std::vector<FlatLine>& lines, std::vector<std::strin
 // Raw LevelDB doing the same key/value work as bulk_insert (fillseq: the same rows in one
 // batch, as our one transaction), point_select (readrandom) — and fillrandom for reference.
 // "fraction" is our throughput as a fraction of raw LevelDB's (leveldb_ms / ours_ms).
-void print_leveldb_table(const Sizes& sizes, const std::map<std::string, double>& ours_ms,
+// With --repeat N, raw LevelDB runs N times too and each operation reports its fastest
+// time, as our workloads do.
+void print_leveldb_table(const Sizes& sizes, int repeat, const std::map<std::string, double>& ours_ms,
                          std::vector<std::string>* below, bool* all_ok) {
   std::string tmpl = (std::filesystem::temp_directory_path() / "quereus-bench-leveldb-XXXXXX").string();
   if (!mkdtemp(tmpl.data())) {
@@ -327,7 +329,20 @@ void print_leveldb_table(const Sizes& sizes, const std::map<std::string, double>
   RawLevelDbResult raw;
   try {
     // A stored row of t (id, a, b of 20 characters) is about 40 bytes in the store's codec.
-    raw = run_raw_leveldb(tmpl, sizes.rows, sizes.lookups, 40, g_sync);
+    for (int i = 0; i < std::max(repeat, 1); ++i) {
+      const std::string dir = tmpl + "/run" + std::to_string(i);
+      std::filesystem::create_directories(dir);
+      RawLevelDbResult r = run_raw_leveldb(dir, sizes.rows, sizes.lookups, 40, g_sync);
+      std::error_code gone;
+      std::filesystem::remove_all(dir, gone);  // keep one run's files on disk at a time
+      if (i == 0) {
+        raw = r;
+        continue;
+      }
+      raw.fillseq_ms = std::min(raw.fillseq_ms, r.fillseq_ms);
+      raw.readrandom_ms = std::min(raw.readrandom_ms, r.readrandom_ms);
+      raw.fillrandom_ms = std::min(raw.fillrandom_ms, r.fillrandom_ms);
+    }
   } catch (const std::exception& e) {
     std::cerr << "# raw LevelDB: " << e.what() << "\n";
     *all_ok = false;
@@ -508,7 +523,7 @@ int main(int argc, char** argv) {
     if (ours.state == Outcome::State::kOk) ours_ms[w->name] = ours.ms;
   }
   std::vector<std::string> below_leveldb;
-  if (module == "store") print_leveldb_table(sizes, ours_ms, &below_leveldb, &all_ok);
+  if (module == "store") print_leveldb_table(sizes, repeat, ours_ms, &below_leveldb, &all_ok);
   std::vector<std::string> flat_failed;
   if (!flat_lines.empty()) print_flat_table(flat_lines, &flat_failed);
   if (module == "store") {

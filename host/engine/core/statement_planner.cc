@@ -313,13 +313,16 @@ class InsertExec : public BufferedExec {
     writer.set_context_row(eval_context(ts, context_, ctx));
     EvalEnv env{nullptr, nullptr, &ctx};
     int64_t ordinal = 0;
-    auto write = [&](const Row& src) {
+    if (given_.empty()) {  // which columns the statement supplies: the same every execution
+      given_.assign(ts.columns.size(), false);
+      for (int t : targets_) given_[t] = true;
+    }
+    auto write = [&](Row& src) {
       MutationOrdinalScope produced(++ordinal);  // mutation_ordinal() in the defaults
       Row row(ts.columns.size());
-      std::vector<bool> given(ts.columns.size(), false);
-      for (size_t i = 0; i < targets_.size(); ++i) { row[targets_[i]] = src[i]; given[targets_[i]] = true; }
+      for (size_t i = 0; i < targets_.size(); ++i) row[targets_[i]] = std::move(src[i]);
       for (size_t i = 0; i < row.size(); ++i)
-        if (!given[i] && defaults_[i] && !ts.columns[i].generated()) row[i] = writer.eval_default(static_cast<int>(i), row);
+        if (!given_[i] && defaults_[i] && !ts.columns[i].generated()) row[i] = writer.eval_default(static_cast<int>(i), row);
       if (upserts_.empty()) {
         if (auto stored = writer.insert(std::move(row), action_)) returning_.emit(*stored, nullptr, ctx, rows_);
         return;
@@ -335,19 +338,23 @@ class InsertExec : public BufferedExec {
         returning_.emit(*updated, nullptr, ctx, rows_);
     };
     if (!source_) {
-      write(Row{});
+      Row none;
+      write(none);
       return;
     }
-    // Materialize the source first so a statement never reads its own writes.
-    auto op = source_->instantiate();
-    op->open(env);
+    // Materialize the source first so a statement never reads its own writes. The
+    // operator tree is built once and re-opened by each execution.
+    if (!source_op_) source_op_ = source_->instantiate();
+    source_op_->open(env);
     std::vector<Row> src_rows;
     Row r;
-    while (op->next(r)) src_rows.push_back(r);
+    while (source_op_->next(r)) src_rows.push_back(std::move(r));
     for (auto& row : src_rows) write(row);
   }
 
  private:
+  std::unique_ptr<Operator> source_op_;  // source_, instantiated on first execution
+  std::vector<bool> given_;              // per column: supplied by the statement
   // ON CONFLICT … DO NOTHING | DO UPDATE, bound over the stored (conflicting) row, with
   // the proposed row one scope out as `excluded.c` / `new.c`.
   struct Upsert {

@@ -66,6 +66,7 @@ class TableScanOp : public Operator {
       s.has_value = true;
       args_.filters.push_back(std::move(s));
     }
+    point_key_filters_ = point_key_filters(node_);
   }
   void open(const EvalEnv& outer) override {
     EvalEnv env{nullptr, &outer, outer.ctx};
@@ -78,11 +79,19 @@ class TableScanOp : public Operator {
       s.in_count = static_cast<uint32_t>(s.in_values.size());
     }
     cursor_.reset();  // the previous execution's cursor closes before the next opens
-    cursor_ = node_.table->table->open_cursor(args_);
     count_ = pos_ = 0;
     done_ = false;
+    if (!point_key_filters_.empty() && open_point()) return;
+    point_rows_ = -1;
+    cursor_ = node_.table->table->open_cursor(args_);
   }
   bool next(Row& out) override {
+    if (point_rows_ >= 0) {  // a point lookup's answer: at most one row
+      if (point_rows_ == 0) return false;
+      point_rows_ = 0;
+      out.swap(point_row_);
+      return true;
+    }
     while (pos_ >= count_) {
       if (done_) return false;
       pos_ = 0;
@@ -100,6 +109,55 @@ class TableScanOp : public Operator {
   }
 
  private:
+  // The filters, in primary-key order, when the module answers them as one point: every
+  // filter it handles is an equality on a key column and together they pin the whole key
+  // (the optimizer pushes a comparison only under the column's own collation, which is the
+  // key's). Such a scan asks the table's point lookup instead of opening a cursor. Empty
+  // otherwise (and for committed.<table> reads, which lookup does not serve).
+  static std::vector<size_t> point_key_filters(const TableScanNode& n) {
+    const auto& pk = n.table->schema.primary_key;
+    if (n.read_committed || pk.empty() || n.plan.handled.size() != n.filters.size()) return {};
+    std::vector<size_t> by_member(pk.size(), SIZE_MAX);
+    for (size_t i = 0; i < n.filters.size(); ++i) {
+      if (!n.plan.handled[i]) continue;
+      const PushedFilter& f = n.filters[i];
+      if (f.op != QRS_OP_EQ || !f.value) return {};
+      size_t m = 0;
+      while (m < pk.size() && pk[m].column != f.column) ++m;
+      if (m == pk.size() || by_member[m] != SIZE_MAX) return {};
+      by_member[m] = i;
+    }
+    for (size_t i : by_member)
+      if (i == SIZE_MAX) return {};
+    return by_member;
+  }
+  // Answers the scan by point lookup; false when the module does not serve it (then the
+  // scan opens a cursor, and keeps doing so).
+  bool open_point() {
+    point_key_.resize(point_key_filters_.size());
+    bool null_key = false;
+    for (size_t m = 0; m < point_key_filters_.size(); ++m) {
+      point_key_[m] = args_.filters[point_key_filters_[m]].value;
+      null_key = null_key || point_key_[m].is_null();
+    }
+    if (null_key) {  // `k = NULL` matches nothing
+      point_rows_ = 0;
+      return true;
+    }
+    switch (node_.table->table->lookup(point_key_, point_row_)) {
+      case LookupStatus::kFound:
+        point_rows_ = 1;
+        return true;
+      case LookupStatus::kNotFound:
+        point_rows_ = 0;
+        return true;
+      case LookupStatus::kUnsupported:
+        break;
+    }
+    point_key_filters_.clear();
+    return false;
+  }
+
   const TableScanNode& node_;
   ScanArgs args_;
   std::unique_ptr<VtabCursor> cursor_;
@@ -107,6 +165,10 @@ class TableScanOp : public Operator {
   size_t count_ = 0;
   size_t pos_ = 0;
   bool done_ = false;
+  std::vector<size_t> point_key_filters_;
+  std::vector<Value> point_key_;
+  Row point_row_;
+  int point_rows_ = -1;  // -1: a cursor scan; else the rows the point lookup has left
 };
 
 // A scan through a secondary index: the companion table yields entries (index columns

@@ -1,0 +1,138 @@
+// modules/store/pending.h — a transaction's pending writes: the overlay that reads merge
+// over the committed store, and what the commit batch carries.
+//
+// Layout: every key and row byte lives in an append-only arena of large chunks; an ordered
+// B-tree maps key views to slots (a row view, or a deletion). A write costs one arena
+// append and one B-tree insert — no allocation per row — which is what makes a
+// million-row transaction cheap. Overwriting a pending row appends the new bytes and
+// leaves the old ones in the arena until the transaction ends (commit or rollback frees
+// everything at once); savepoint undo entries keep pointing at them.
+//
+// Rows handed out (RowRef) share ownership of their arena chunk, so a cursor's batch stays
+// valid after the transaction clears its overlay.
+#ifndef QUEREUS_MODULES_STORE_PENDING_H_
+#define QUEREUS_MODULES_STORE_PENDING_H_
+
+#include <absl/container/btree_map.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace quereus::store {
+
+// Row bytes and what keeps them alive. Falsy: no row (absent or deleted).
+struct RowRef {
+  std::string_view bytes;
+  std::shared_ptr<const void> owner;
+
+  explicit operator bool() const { return bytes.data() != nullptr; }
+  // Takes ownership of `s` (a row read from the committed store).
+  static RowRef own(std::string s) {
+    auto p = std::make_shared<const std::string>(std::move(s));
+    std::string_view v(*p);
+    if (v.data() == nullptr) v = std::string_view("", 0);  // an empty row is still a row
+    return RowRef{v, std::move(p)};
+  }
+};
+
+// One pending entry: a row view into the arena, or a deletion (row.data() == nullptr).
+struct PendingSlot {
+  std::string_view row;
+  uint32_t chunk = 0;  // the arena chunk holding `row`
+  bool live() const { return row.data() != nullptr; }
+};
+
+class PendingWrites {
+ public:
+  using Map = absl::btree_map<std::string_view, PendingSlot>;
+
+  const Map& map() const { return map_; }
+  bool empty() const { return map_.empty(); }
+  size_t size() const { return map_.size(); }
+  // Bytes of keys and rows written so far (for the commit batch's reservation).
+  size_t bytes() const { return bytes_; }
+
+  const PendingSlot* find(std::string_view key) const {
+    auto it = map_.find(key);
+    return it == map_.end() ? nullptr : &it->second;
+  }
+  // The row of a live slot, sharing its chunk; a falsy RowRef for a deletion.
+  RowRef row_of(const PendingSlot& s) const {
+    if (!s.live()) return {};
+    return RowRef{s.row, std::shared_ptr<const void>(chunks_[s.chunk], s.row.data())};
+  }
+
+  // Sets `key` to `row` (nullptr data: a deletion). Returns the slot that was there, if
+  // any (`had` set), so a savepoint can restore it; the key view stays valid until clear().
+  std::string_view put(std::string_view key, std::string_view row, bool deletion, PendingSlot* prev, bool* had) {
+    PendingSlot slot;
+    if (!deletion) slot = store_row(row);
+    if (map_.empty() || key > map_.rbegin()->first) {  // appending in key order: no search
+      *had = false;
+      std::string_view k = intern(key);
+      map_.emplace_hint(map_.end(), k, slot);
+      return k;
+    }
+    auto it = map_.lower_bound(key);
+    if (it != map_.end() && it->first == key) {
+      *had = true;
+      *prev = it->second;
+      it->second = slot;
+      return it->first;
+    }
+    *had = false;
+    std::string_view k = intern(key);
+    map_.emplace_hint(it, k, slot);
+    return k;
+  }
+  // Restores `key` to `slot` (or removes it when `had` is false): the savepoint undo.
+  void restore(std::string_view key, const PendingSlot& slot, bool had) {
+    if (had) {
+      map_.insert_or_assign(key, slot);
+    } else {
+      map_.erase(key);
+    }
+  }
+  // A copy of `row` in the arena, as a slot (for ghosts and undo entries built elsewhere).
+  PendingSlot store_row(std::string_view row) {
+    PendingSlot s;
+    s.row = intern(row);  // never a null view: intern always has a chunk
+    s.chunk = static_cast<uint32_t>(chunks_.size() - 1);
+    return s;
+  }
+  std::string_view intern(std::string_view bytes) {
+    bytes_ += bytes.size();
+    if (chunks_.empty() || used_ + bytes.size() > cap_) grow(bytes.size());
+    char* at = chunks_.back().get() + used_;
+    if (!bytes.empty()) std::memcpy(at, bytes.data(), bytes.size());
+    used_ += bytes.size();
+    return std::string_view(at, bytes.size());
+  }
+  void clear() {
+    map_.clear();
+    chunks_.clear();
+    used_ = cap_ = 0;
+    bytes_ = 0;
+  }
+
+ private:
+  void grow(size_t need) {
+    size_t cap = std::max<size_t>(need, chunks_.empty() ? 4096 : std::min<size_t>(cap_ * 2, 1 << 20));
+    chunks_.push_back(std::shared_ptr<char[]>(new char[cap]));
+    cap_ = cap;
+    used_ = 0;
+  }
+
+  Map map_;
+  std::vector<std::shared_ptr<char[]>> chunks_;
+  size_t used_ = 0, cap_ = 0, bytes_ = 0;
+};
+
+}  // namespace quereus::store
+
+#endif  // QUEREUS_MODULES_STORE_PENDING_H_
