@@ -342,6 +342,18 @@ class InsertExec : public BufferedExec {
       write(none);
       return;
     }
+    // One VALUES row (the prepared `insert … values (?, …)`): evaluated straight into the
+    // row buffer, without an operator.
+    if (source_->kind == RelKind::kValues) {
+      const auto& rows = static_cast<const ValuesNode&>(*source_).rows;
+      if (rows.size() == 1) {
+        EvalEnv values_env{nullptr, &env, &ctx};
+        one_row_.resize(rows[0].size());
+        for (size_t c = 0; c < rows[0].size(); ++c) one_row_[c] = rows[0][c]->eval(values_env);
+        write(one_row_);
+        return;
+      }
+    }
     // Materialize the source first so a statement never reads its own writes. The
     // operator tree is built once and re-opened by each execution.
     if (!source_op_) source_op_ = source_->instantiate();
@@ -355,6 +367,7 @@ class InsertExec : public BufferedExec {
  private:
   std::unique_ptr<Operator> source_op_;  // source_, instantiated on first execution
   std::vector<bool> given_;              // per column: supplied by the statement
+  Row one_row_;                          // a single VALUES row, evaluated in place
   // ON CONFLICT … DO NOTHING | DO UPDATE, bound over the stored (conflicting) row, with
   // the proposed row one scope out as `excluded.c` / `new.c`.
   struct Upsert {
