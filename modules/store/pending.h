@@ -47,6 +47,38 @@ struct PendingSlot {
   bool live() const { return row.data() != nullptr; }
 };
 
+// Append-only bytes in large chunks. A copy's owner (chunk_owner) shares its chunk, so the
+// bytes outlive the arena's own clear() for whoever still holds them.
+class ByteArena {
+ public:
+  std::string_view copy(std::string_view bytes) {
+    if (chunks_.empty() || used_ + bytes.size() > cap_) grow(bytes.size());
+    char* at = chunks_.back().get() + used_;
+    if (!bytes.empty()) std::memcpy(at, bytes.data(), bytes.size());
+    used_ += bytes.size();
+    return std::string_view(at, bytes.size());  // never a null view
+  }
+  // The chunk the last copy went to.
+  uint32_t last_chunk() const { return static_cast<uint32_t>(chunks_.size() - 1); }
+  std::shared_ptr<const void> chunk_owner(uint32_t chunk, const void* at) const {
+    return std::shared_ptr<const void>(chunks_[chunk], at);
+  }
+  void clear() {
+    chunks_.clear();
+    used_ = cap_ = 0;
+  }
+
+ private:
+  void grow(size_t need) {
+    size_t cap = std::max<size_t>(need, chunks_.empty() ? 4096 : std::min<size_t>(cap_ * 2, 1 << 20));
+    chunks_.push_back(std::shared_ptr<char[]>(new char[cap]));
+    cap_ = cap;
+    used_ = 0;
+  }
+  std::vector<std::shared_ptr<char[]>> chunks_;
+  size_t used_ = 0, cap_ = 0;
+};
+
 class PendingWrites {
  public:
   using Map = absl::btree_map<std::string_view, PendingSlot>;
@@ -64,7 +96,7 @@ class PendingWrites {
   // The row of a live slot, sharing its chunk; a falsy RowRef for a deletion.
   RowRef row_of(const PendingSlot& s) const {
     if (!s.live()) return {};
-    return RowRef{s.row, std::shared_ptr<const void>(chunks_[s.chunk], s.row.data())};
+    return RowRef{s.row, arena_.chunk_owner(s.chunk, s.row.data())};
   }
 
   // Sets `key` to `row` (nullptr data: a deletion). Returns the slot that was there, if
@@ -101,36 +133,24 @@ class PendingWrites {
   // A copy of `row` in the arena, as a slot (for ghosts and undo entries built elsewhere).
   PendingSlot store_row(std::string_view row) {
     PendingSlot s;
-    s.row = intern(row);  // never a null view: intern always has a chunk
-    s.chunk = static_cast<uint32_t>(chunks_.size() - 1);
+    s.row = intern(row);
+    s.chunk = arena_.last_chunk();
     return s;
   }
   std::string_view intern(std::string_view bytes) {
     bytes_ += bytes.size();
-    if (chunks_.empty() || used_ + bytes.size() > cap_) grow(bytes.size());
-    char* at = chunks_.back().get() + used_;
-    if (!bytes.empty()) std::memcpy(at, bytes.data(), bytes.size());
-    used_ += bytes.size();
-    return std::string_view(at, bytes.size());
+    return arena_.copy(bytes);
   }
   void clear() {
     map_.clear();
-    chunks_.clear();
-    used_ = cap_ = 0;
+    arena_.clear();
     bytes_ = 0;
   }
 
  private:
-  void grow(size_t need) {
-    size_t cap = std::max<size_t>(need, chunks_.empty() ? 4096 : std::min<size_t>(cap_ * 2, 1 << 20));
-    chunks_.push_back(std::shared_ptr<char[]>(new char[cap]));
-    cap_ = cap;
-    used_ = 0;
-  }
-
   Map map_;
-  std::vector<std::shared_ptr<char[]>> chunks_;
-  size_t used_ = 0, cap_ = 0, bytes_ = 0;
+  ByteArena arena_;
+  size_t bytes_ = 0;
 };
 
 }  // namespace quereus::store

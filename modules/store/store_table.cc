@@ -2,6 +2,7 @@
 #include "store_table.h"
 
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -15,6 +16,27 @@ namespace {
 
 
 using Check = sdk::FilterCheck;
+
+// Copies of committed rows, packed into shared chunks: only the chunk being filled is held
+// here, so a long scan keeps no more than the batches still in use.
+class RowChunks {
+ public:
+  RowRef copy(std::string_view bytes) {
+    if (!chunk_ || used_ + bytes.size() > cap_) {
+      cap_ = std::max<size_t>(bytes.size(), 32 * 1024);
+      chunk_ = std::shared_ptr<char[]>(new char[cap_]);
+      used_ = 0;
+    }
+    char* at = chunk_.get() + used_;
+    if (!bytes.empty()) std::memcpy(at, bytes.data(), bytes.size());
+    used_ += bytes.size();
+    return RowRef{std::string_view(at, bytes.size()), std::shared_ptr<const void>(chunk_, at)};
+  }
+
+ private:
+  std::shared_ptr<char[]> chunk_;
+  size_t used_ = 0, cap_ = 0;
+};
 
 class StoreCursor : public sdk::Cursor {
  public:
@@ -79,7 +101,9 @@ class StoreCursor : public sdk::Cursor {
       RowRef row;
       if (cmp < 0) {
         last_.assign(it->key());
-        row = RowRef::own(std::string(it->value()));
+        // Committed rows are copied into the cursor's arena: a batch's rows share chunks
+        // instead of taking an allocation each.
+        row = rows_.copy(it->value());
         it->next();
       } else {
         last_.assign(pkey);
@@ -116,6 +140,7 @@ class StoreCursor : public sdk::Cursor {
   bool has_last_ = false;
   std::string last_;  // full key of the last row visited in the current range
   std::vector<qrs_value> cells_;
+  RowChunks rows_;  // committed rows read by the walk
 };
 
 class StoreConnection : public sdk::Connection {
