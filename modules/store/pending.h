@@ -90,6 +90,7 @@ class PendingWrites {
   size_t bytes() const { return bytes_; }
 
   const PendingSlot* find(std::string_view key) const {
+    if (map_.empty() || key > map_.rbegin()->first) return nullptr;  // above every pending key
     auto it = map_.find(key);
     return it == map_.end() ? nullptr : &it->second;
   }
