@@ -21,7 +21,9 @@ constexpr char kBlob = 0x30;
 constexpr char kJson = 0x40;
 
 void put_u64(std::string& out, uint64_t x) {
-  for (int s = 56; s >= 0; s -= 8) out.push_back(static_cast<char>((x >> s) & 0xFF));
+  char be[8];
+  for (int i = 0; i < 8; ++i) be[i] = static_cast<char>((x >> (56 - 8 * i)) & 0xFF);
+  out.append(be, 8);
 }
 
 uint64_t ordered_double(double d) {
@@ -30,9 +32,12 @@ uint64_t ordered_double(double d) {
 }
 
 void put_integer(std::string& out, int64_t i) {
-  out.push_back(kNumber);
-  put_u64(out, static_cast<uint64_t>(i) ^ (uint64_t{1} << 63));
-  out.push_back('\0');
+  char enc[10];
+  enc[0] = kNumber;
+  const uint64_t x = static_cast<uint64_t>(i) ^ (uint64_t{1} << 63);
+  for (int b = 0; b < 8; ++b) enc[1 + b] = static_cast<char>((x >> (56 - 8 * b)) & 0xFF);
+  enc[9] = '\0';
+  out.append(enc, 10);
 }
 
 void put_real(std::string& out, double d) {

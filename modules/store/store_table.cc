@@ -237,13 +237,16 @@ sdk::UpdateResult StoreTable::update_cells(const sdk::UpdateCells& args) {
       throw sdk::Error::misuse("row has " + std::to_string(args.values.size()) + " cells, table " +
                                schema.table_name + " has " + std::to_string(schema.columns.size()) + " columns");
   };
-  auto row_key = [&] {
-    std::string k = state_->prefix;
+  // The keys are built in buffers the instance reuses: no allocation per write.
+  auto row_key = [&]() -> std::string& {
+    std::string& k = key_buf_;
+    k.assign(state_->prefix);
     codec.encode_row(k, args.values);
     return k;
   };
-  auto old_key = [&] {
-    std::string k = state_->prefix;
+  auto old_key = [&]() -> std::string& {
+    std::string& k = old_key_buf_;
+    k.assign(state_->prefix);
     codec.encode_key(k, args.old_key);
     return k;
   };
@@ -251,7 +254,7 @@ sdk::UpdateResult StoreTable::update_cells(const sdk::UpdateCells& args) {
   switch (args.op) {
     case sdk::RowOp::kInsert: {
       check_row();
-      std::string key = row_key();
+      const std::string& key = row_key();
       row.clear();
       encode_row(row, args.values);
       if (RowRef existing = db_->find(*txn_, key)) {
@@ -266,10 +269,10 @@ sdk::UpdateResult StoreTable::update_cells(const sdk::UpdateCells& args) {
     }
     case sdk::RowOp::kUpdate: {
       check_row();
-      std::string from = old_key();
+      const std::string& from = old_key();
       RowRef old = db_->find(*txn_, from);
       if (!old) return UpdateResult::noop();
-      std::string to = row_key();
+      const std::string& to = row_key();
       row.clear();
       encode_row(row, args.values);
       if (to == from) {  // same key: overwrite in place
@@ -288,7 +291,7 @@ sdk::UpdateResult StoreTable::update_cells(const sdk::UpdateCells& args) {
       return UpdateResult::ok(nullptr, std::move(replaced));
     }
     case sdk::RowOp::kDelete: {
-      std::string from = old_key();
+      const std::string& from = old_key();
       RowRef old = db_->find(*txn_, from);
       if (!old) return UpdateResult::noop();
       sdk::RowPtr gone = decode_row_owned(old.bytes);

@@ -66,7 +66,9 @@ class StoreTable : public sdk::Table {
   std::shared_ptr<StoreDb> db_;
   std::shared_ptr<TableState> state_;
   std::shared_ptr<Txn> txn_;
-  std::string row_buf_;  // the row being written, encoded (reused across writes)
+  std::string row_buf_;      // the row being written, encoded (reused across writes)
+  std::string key_buf_;      // its key
+  std::string old_key_buf_;  // the key it had (UPDATE / DELETE)
 };
 
 // ALTER TABLE over the committed rows of `state` (store_alter.cc). REQUIRES: db.mu() held.
