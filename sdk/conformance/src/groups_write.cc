@@ -9,6 +9,11 @@ namespace quereus::conformance::detail {
 
 namespace {
 
+void set_pushdown_option(Env& env, bool on) {
+  Status s = env.db().set_option("module_pushdown", Value::Boolean(on));
+  if (!s.ok()) fail("pragma module_pushdown: " + s.to_string());
+}
+
 // ---------------------------------------------------------------- 6 transactions
 
 // Group 6 needs a module that takes part in transactions (returns a connection).
@@ -257,15 +262,56 @@ void alter_constraints(Env& env) {
   env.expect("select count(*) from t", {"4"});
 }
 
+// Inside a transaction an arm judges the transaction's effective rows (sdk-brief §1.5):
+// a committed NULL the transaction overwrote does not block SET NOT NULL, a pending NULL does.
 void alter_in_transaction(Env& env) {
   require_connections(env);
   seed_table(env);
-  env.exec("begin; insert into t values (4, null, 'p')");
-  refused(env, "alter table t alter column a set not null", StatusCode::kConstraint);
-  alter(env, "alter table t add column c integer default 1");
-  env.expect("select k, c from t order by k", {"1|1", "2|1", "3|1", "4|1"});
+  env.exec("begin; update t set a = 20 where k = 2");
+  alter(env, "alter table t alter column a set not null");
+  env.fails("insert into t values (4, null, 'p')", StatusCode::kConstraint);
+  env.exec("insert into t values (4, 40, 'p')");
+  alter(env, "alter table t add column c integer null default 1");
+  env.expect("select k, a, c from t order by k", {"1|10|1", "2|20|1", "3|30|1", "4|40|1"});
   env.exec("commit");
-  env.expect("select k, a, b, c from t where k = 4", {"4|NULL|p|1"});
+  env.expect("select k, a, b, c from t order by k", {"1|10|x|1", "2|20|y|1", "3|30|NULL|1", "4|40|p|1"});
+  // A NULL only the transaction wrote blocks SET NOT NULL on a column without a default…
+  env.exec("update t set b = 'r' where k = 3");
+  env.exec("begin; insert into t values (5, 50, null, null)");
+  refused(env, "alter table t alter column b set not null", StatusCode::kConstraint);
+  // … and is backfilled from the default on a column with one.
+  alter(env, "alter table t alter column c set not null");
+  env.expect("select k, b, c from t where k = 5", {"5|NULL|1"});
+  env.exec("commit");
+  env.expect("select k, b, c from t where k >= 3 order by k", {"3|r|1", "4|p|1", "5|NULL|1"});
+}
+
+// CREATE / DROP INDEX: the index answers what a scan answers, through later writes and
+// ALTERs, and dropping it leaves the table whole.
+void alter_indexes(Env& env) {
+  env.exec("create table t (k integer primary key, a integer null, b text null)");
+  env.exec("insert into t select value, value % 5, 'b' || (value % 3) from generate_series(1, 60)");
+  env.exec("create index t_a on t (a)");
+  env.exec("create unique index t_ab on t (b, k)");
+  auto check = [&](const std::string& where) {
+    set_pushdown_option(env, false);
+    std::vector<std::string> ref = env.query("select k, a, b from t where " + where + " order by k");
+    set_pushdown_option(env, true);
+    env.expect("select k, a, b from t where " + where + " order by k", ref);
+  };
+  check("a = 3");
+  check("a between 1 and 2 and k > 30");
+  check("b = 'b1' and k < 20");
+  env.exec("update t set a = a + 10 where k % 4 = 0");
+  env.exec("delete from t where a = 2");
+  check("a = 14");
+  check("a >= 10");
+  alter(env, "alter table t rename column a to aa");
+  env.expect("select count(*) from t where aa = 3", env.query("select count(*) from t where aa + 0 = 3"));
+  env.exec("drop index t_a");
+  env.expect("select count(*) from t where aa = 3", env.query("select count(*) from t where aa + 0 = 3"));
+  env.exec("drop index t_ab");
+  env.expect("select count(*) from t", {"51"});
 }
 
 // ---------------------------------------------------------------- 9 persistence
@@ -327,6 +373,7 @@ void add_alter_tests(TestList& out) {
   out.push_back({8, "primary_key", alter_primary_key});
   out.push_back({8, "constraints", alter_constraints});
   out.push_back({8, "in_transaction", alter_in_transaction});
+  out.push_back({8, "create_drop_index", alter_indexes});
 }
 
 void add_persistence_tests(TestList& out) { out.push_back({9, "reopen", persist_reopen}); }
