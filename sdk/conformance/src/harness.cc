@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "config/config_loader.h"
+#include "config/host_setup.h"
 #include "config/logging.h"
 #include "schema/catalog.h"
 
@@ -95,8 +96,6 @@ Env::~Env() {
 }
 
 void Env::open() {
-  DatabaseOptions opts;
-  opts.default_module = ctx_.module;
   SettingList options = ctx_.options;
   for (auto& [k, v] : options) {
     if (v.type() != ValueType::kText) continue;
@@ -105,8 +104,12 @@ void Env::open() {
     v = Value::Text(t);
   }
   if (ctx_.caps.persistent && !ctx_.path_given) options.emplace_back("path", Value::Text(dir_));
-  opts.module_options[ctx_.module] = options;
-  Status s = Database::Open(registry_, opts, &db_);
+  // The database a deployment file would configure: databases.main with the module under
+  // test as its default module and the options under module_options.
+  DatabaseConfig config;
+  config.default_module = ctx_.module;
+  config.module_options[ctx_.module] = options;
+  Status s = Database::Open(registry_, database_options(config), &db_);
   if (!s.ok()) fail("opening a database on module '" + ctx_.module + "': " + s.to_string());
 }
 
