@@ -105,6 +105,21 @@ void txn_multi_table(Env& env) {
   env.expect("select k from b order by k", {"4"});
 }
 
+// committed.<table> (ABI 1.1, capability committed_reads): the last committed state,
+// without the reader's own uncommitted writes, by scan, by key and by range.
+void txn_committed_reads(Env& env) {
+  if (!env.ctx().caps.committed_reads) skip("the module does not declare committed reads (capability `committed_reads`)");
+  env.exec("create table t (k integer primary key, v text)");
+  env.exec("insert into t values (1, 'a'), (3, 'c')");
+  env.exec("begin; insert into t values (2, 'b'); update t set v = 'A' where k = 1; delete from t where k = 3");
+  env.expect("select k, v from committed.t order by k", {"1|a", "3|c"});
+  env.expect("select v from committed.t where k = 1", {"a"});
+  env.expect("select k from committed.t where k >= 2 order by k desc", {"3"});
+  env.expect("select k, v from t order by k", {"1|A", "2|b"});
+  env.exec("commit");
+  env.expect("select k, v from committed.t order by k", {"1|A", "2|b"});
+}
+
 // ---------------------------------------------------------------- 7 halloween
 
 void halloween_pk(Env& env) {
@@ -356,6 +371,7 @@ void add_txn_tests(TestList& out) {
   out.push_back({6, "savepoints", txn_savepoints});
   out.push_back({6, "failed_statement_alone", txn_failed_statement_alone});
   out.push_back({6, "multi_table", txn_multi_table});
+  out.push_back({6, "committed_reads", txn_committed_reads});
 }
 
 void add_halloween_tests(TestList& out) {
