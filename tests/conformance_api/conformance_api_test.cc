@@ -71,6 +71,18 @@ TEST(ConformanceApi, BadOptionsYamlIsFatal) {
   EXPECT_NE(c.fatals[0].find("module options"), std::string::npos) << c.fatals[0];
 }
 
+TEST(ConformanceApi, AnUnknownGroupIsFatal) {
+  qc::Options o;
+  o.plugin_path = plugin("mem");
+  o.groups = {"keys", "nosuch"};
+  Capture c;
+  qc::Summary s = qc::run_suite(o, c);
+  EXPECT_EQ(s.failed, 1);
+  ASSERT_EQ(c.fatals.size(), 1u);
+  EXPECT_EQ(c.fatals[0], "unknown group 'nosuch'");
+  EXPECT_TRUE(c.results.empty());
+}
+
 TEST(ConformanceApi, TheGroupFilterRunsOnlyThoseGroups) {
   qc::Options o;
   o.plugin_path = plugin("mem");

@@ -283,6 +283,11 @@ Summary run_suite(const Options& options, Reporter& reporter) {
   try {
     SuiteContext ctx;
     if (options.plugin_path.empty()) return fatal("no plugin given (--plugin path/to/module.so)");
+    for (const std::string& g : options.groups) {
+      bool known = false;
+      for (const GroupInfo& info : groups()) known = known || g == info.name || g == std::to_string(info.number);
+      if (!known) return fatal("unknown group '" + g + "'");
+    }
     std::error_code ec;
     ctx.plugin_path = fs::absolute(options.plugin_path, ec).lexically_normal().string();
     Status s = read_plugin_manifest(ctx.plugin_path, ctx.manifest);

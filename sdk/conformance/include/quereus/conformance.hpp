@@ -64,6 +64,9 @@ struct GroupInfo {
   std::string title;
 };
 
+// Receives the suite's progress. run_suite calls it synchronously, on the calling thread,
+// in this order: begin, then per selected group group_begin and one test_done per test; or
+// fatal (once) when setup fails, possibly after begin. Implementations must not throw.
 class QRS_CONFORMANCE_API Reporter {
  public:
   virtual ~Reporter();
@@ -99,6 +102,13 @@ struct Summary {
 QRS_CONFORMANCE_API std::vector<GroupInfo> groups();
 
 // Runs the selected groups and reports every test. Never throws.
+// Each test gets a fresh Registry with the plugin loaded again and a fresh Database (for a
+// persistent module, a fresh directory under data_dir). A plugin that crashes the process
+// takes the suite with it: run untrusted plugins in a child process.
+// Side effect: the host's logging is set to warnings and errors on stderr.
+// Thread safety: not for concurrent calls (it loads plugins and configures logging).
+// REQUIRES: options.plugin_path names a plugin library with its sidecar manifest (otherwise
+// reporter.fatal and one failure).
 QRS_CONFORMANCE_API Summary run_suite(const Options& options, Reporter& reporter);
 
 // `N passed, N failed, N skipped` — the runner's last line.
