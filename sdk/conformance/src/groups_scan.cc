@@ -184,6 +184,47 @@ void composite_ranges(Env& env) {
                     "x, y desc", "x desc, y");
 }
 
+// Keys whose order a storage encoding easily gets wrong: int64 extremes around zero, reals
+// with -0.0 (equal to 0.0) and infinities, text with embedded NULs and prefixes, blobs.
+void edge_keys(Env& env) {
+  env.exec("create table i (k integer primary key)");
+  env.exec("insert into i values (0), (9223372036854775807), (-1), (-9223372036854775808), (1), "
+           "(-9223372036854775807), (9223372036854775806), (256), (-256), (255)");
+  const std::vector<std::string> ints = {"-9223372036854775808", "-9223372036854775807", "-256", "-1", "0", "1",
+                                         "255", "256", "9223372036854775806", "9223372036854775807"};
+  env.expect("select k from i order by k", ints);
+  env.expect("select k from i order by k desc", {ints.rbegin(), ints.rend()});
+  env.expect("select k from i where k > 9223372036854775806", {"9223372036854775807"});
+  env.expect("select k from i where k >= -9223372036854775807 and k < 0 order by k",
+             {"-9223372036854775807", "-256", "-1"});
+  env.expect("select k from i where k between -1 and 255 order by k desc", {"255", "1", "0", "-1"});
+
+  env.exec("create table r (k real primary key, n integer)");
+  env.exec("insert into r values (2.5, 1), (-1.5, 2), (0.0, 3), (9e999, 4), (-9e999, 5), (1e-300, 6), (-1e-300, 7)");
+  env.fails("insert into r values (-0.0, 8)", StatusCode::kConstraint);
+  env.expect("select n from r order by k", {"5", "2", "7", "3", "6", "1", "4"});
+  env.expect("select n from r order by k desc", {"4", "1", "6", "3", "7", "2", "5"});
+  env.expect("select n from r where k = -0.0", {"3"});
+  env.expect("select n from r where k > 0 order by k", {"6", "1", "4"});
+  env.expect("select n from r where k >= -1e-300 and k < 1e-300 order by k", {"7", "3"});
+
+  env.exec("create table s (k text primary key, n integer)");
+  env.exec("insert into s values ('b', 1), ('a' || char(0) || 'b', 2), ('a', 3), ('ab', 4), ('a' || char(0), 5), "
+           "('', 6), ('\xC3\xA9', 7), ('z', 8)");
+  env.expect("select n from s order by k", {"6", "3", "5", "2", "4", "1", "8", "7"});
+  env.expect("select n from s order by k desc", {"7", "8", "1", "4", "2", "5", "3", "6"});
+  env.expect("select n from s where k > 'a' and k < 'ab' order by k", {"5", "2"});
+  env.expect("select n from s where k = 'a' || char(0)", {"5"});
+  env.fails("insert into s values ('a' || char(0), 9)", StatusCode::kConstraint);
+
+  env.exec("create table b (k blob primary key, n integer)");
+  env.exec("insert into b values (x'01', 1), (x'', 2), (x'0000', 3), (x'00', 4), (x'ff', 5), (x'00ff', 6)");
+  env.expect("select n from b order by k", {"2", "4", "3", "6", "1", "5"});
+  env.expect("select n from b order by k desc", {"5", "1", "6", "3", "4", "2"});
+  env.expect("select n from b where k >= x'00' and k < x'01' order by k", {"4", "3", "6"});
+  env.fails("insert into b values (x'0000', 9)", StatusCode::kConstraint);
+}
+
 // A multi-seek emits in key order even when no ordering was requested (sdk-brief §2.3).
 void vt_in_multiseek_order(Env& env) {
   Model<int64_t> m = int_table(env);
@@ -467,6 +508,7 @@ void add_ordering_tests(TestList& out) {
   out.push_back({4, "text_nocase_ranges", text_nocase_ranges});
   out.push_back({4, "text_rtrim_ranges", text_rtrim_ranges});
   out.push_back({4, "composite_ranges", composite_ranges});
+  out.push_back({4, "edge_keys", edge_keys});
   out.push_back({4, "vt_in_multiseek_key_order", vt_in_multiseek_order});
 }
 
