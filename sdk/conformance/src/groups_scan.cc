@@ -487,6 +487,93 @@ void vt_plan_claims(Env& env) {
   }
 }
 
+// Ordering claims over a composite key (x NOCASE, y DESC): for requested orderings that
+// match the key, its reverse, a prefix, or neither, a claim must hold on the emitted rows;
+// equality and range filters the plan handles must hold too.
+void vt_composite_claims(Env& env) {
+  const uint64_t seed = env.ctx().seed;
+  Rng rng(seed ^ 0x51ed27ULL);
+  env.exec("create table u (x text collate nocase, y integer, z integer null, primary key (x, y desc))");
+  std::set<std::pair<std::string, int64_t>> keys;
+  std::string ins;
+  while (keys.size() < 80) {
+    std::string x = rng.pick(kWords);
+    int64_t y = rng.range(0, 12);
+    std::string lx = x;
+    for (char& ch : lx) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (!keys.insert({lx, y}).second) continue;
+    ins += std::string(ins.empty() ? "" : ", ") + "('" + x + "', " + std::to_string(y) + ", 0)";
+  }
+  env.exec("insert into u values " + ins);
+  const size_t total = keys.size();
+  auto t = env.vtab("u");
+  const std::vector<std::vector<OrderSpec>> orderings = {
+      {{0, false}}, {{0, true}}, {{0, false}, {1, true}}, {{0, true}, {1, false}},
+      {{0, false}, {1, false}}, {{1, false}}, {{1, true}, {0, false}}, {}};
+  auto cmp = [](const Row& a, const Row& b, const OrderSpec& o) {
+    int c = o.column == 0 ? nocase_cmp(a[0].str(), b[0].str())
+                          : (a[1].as_int() < b[1].as_int() ? -1 : a[1].as_int() > b[1].as_int() ? 1 : 0);
+    return o.desc ? -c : c;
+  };
+  for (int i = 0; i < 80; ++i) {
+    PlanRequest req;
+    req.ordering = rng.pick(orderings);
+    std::vector<FilterSpec> bound;
+    if (rng.chance(50)) {
+      FilterSpec f;
+      f.column = 0;
+      f.op = QRS_OP_EQ;
+      f.has_value = true;
+      f.value = Value::Text(rng.pick(kWords));
+      req.filters.push_back(f);
+    }
+    if (rng.chance(50)) {
+      FilterSpec f;
+      f.column = 1;
+      f.op = rng.chance(50) ? QRS_OP_GE : QRS_OP_LT;
+      f.has_value = true;
+      f.value = Value::Integer(rng.range(0, 12));
+      req.filters.push_back(f);
+    }
+    PlanResult p = t->best_access_plan(req);
+    p.handled.resize(req.filters.size(), false);
+    ScanArgs args;
+    args.plan_id = p.plan_id;
+    args.filters = req.filters;
+    args.handled = p.handled;
+    args.provides_ordering = p.provides_ordering && !req.ordering.empty();
+    args.ordering = req.ordering;
+    std::vector<Row> got = vt_scan(*t, args);
+    std::string ctx = " (plan '" + p.explain + "', seed " + std::to_string(seed) + ", request " + std::to_string(i) + ")";
+    size_t admitted = 0;
+    for (const auto& [lx, y] : keys) {
+      bool ok = true;
+      for (size_t f = 0; f < req.filters.size(); ++f) {
+        if (!p.handled[f]) continue;
+        const FilterSpec& fs = req.filters[f];
+        if (fs.column == 0) ok = ok && nocase_cmp(lx, fs.value.str()) == 0;
+        else if (fs.op == QRS_OP_GE) ok = ok && y >= fs.value.as_int();
+        else ok = ok && y < fs.value.as_int();
+      }
+      admitted += ok;
+    }
+    if (got.size() != admitted)
+      fail("emitted " + std::to_string(got.size()) + " rows, its handled filters admit " + std::to_string(admitted) +
+           " of " + std::to_string(total) + ctx);
+    if (!args.provides_ordering) continue;
+    for (size_t r = 1; r < got.size(); ++r) {
+      int c = 0;
+      for (const OrderSpec& o : req.ordering)
+        if ((c = cmp(got[r - 1], got[r], o)) != 0) break;
+      if (c > 0) {
+        std::string want;
+        for (const OrderSpec& o : req.ordering) want += std::string(want.empty() ? "" : ", ") + (o.column ? "y" : "x") + (o.desc ? " desc" : "");
+        fail("claims ordering (" + want + ") but emitted " + render_row(got[r - 1]) + " before " + render_row(got[r]) + ctx);
+      }
+    }
+  }
+}
+
 // ORDER BY the key is answered in order (with or without the module's claim) — the
 // end-to-end check that catches a claimed order the rows do not follow.
 void order_by_key(Env& env) {
@@ -515,6 +602,7 @@ void add_ordering_tests(TestList& out) {
 void add_honesty_tests(TestList& out) {
   out.push_back({5, "differential", differential});
   out.push_back({5, "vt_plan_claims", vt_plan_claims});
+  out.push_back({5, "vt_composite_claims", vt_composite_claims});
 }
 
 }  // namespace quereus::conformance::detail
