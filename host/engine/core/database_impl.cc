@@ -344,6 +344,10 @@ Status DatabaseImpl::set_option(std::string_view name_in, const Value& value) {
     }
     options_.optimizer.disabled = std::move(disabled);
     bump_schema_version();  // prepared statements re-plan under the new passes
+  } else if (name == "module_pushdown") {
+    // False: the conformance suite's reference mode (OptimizerOptions::module_pushdown).
+    options_.optimizer.module_pushdown = !(text == "0" || text == "false" || text == "off" || text == "no");
+    bump_schema_version();  // prepared statements re-plan
   } else if (name == "schema_path" || name == "search_path") {
     std::vector<std::string> path;
     size_t start = 0;

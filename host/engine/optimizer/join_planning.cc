@@ -699,7 +699,7 @@ void Optimizer::choose_join_algorithm(JoinNode& j) {
       else if (r->slot < lw && l->slot >= lw) j.equi_keys.push_back({r->slot, l->slot - lw});
     }
   }
-  if (enabled("index_nested_loop") && use_index_lookup(j)) return;
+  if (enabled("index_nested_loop") && options_.module_pushdown && use_index_lookup(j)) return;
   if (!j.equi_keys.empty() && (j.join == K::kInner || j.join == K::kCross) && j.existence.empty()) {
     // Hash the smaller side: the left one when it is much smaller.
     double l = estimate_rows(*j.left), r = estimate_rows(*j.right);

@@ -315,6 +315,15 @@ void consider_indexes(TableScanNode& scan) {
 void Optimizer::plan_access(TableScanNode& scan) {
   scan.index = -1;
   scan.index_filters.clear();
+  if (!options_.module_pushdown) {
+    // Reference mode: the module plans a bare full scan and is held to nothing more.
+    scan.ordering.clear();
+    scan.plan = scan.table->table->best_access_plan(PlanRequest{});
+    scan.plan.handled.assign(scan.filters.size(), false);
+    scan.plan.provides_ordering = false;
+    scan.planned = true;
+    return;
+  }
   scan.plan = scan.table->table->best_access_plan(access_request(scan));
   if (scan.plan.handled.size() != scan.filters.size()) scan.plan.handled.resize(scan.filters.size(), false);
   consider_indexes(scan);
@@ -324,6 +333,10 @@ void Optimizer::plan_access(TableScanNode& scan) {
 RelPtr Optimizer::push_into_scan(RelPtr node, std::vector<ScalarPtr> conjuncts) {
   auto& scan = static_cast<TableScanNode&>(*node);
   if (scan.planned && !conjuncts.empty()) return filter_over(node, std::move(conjuncts));  // planned once only
+  if (!options_.module_pushdown) {  // reference mode: every conjunct stays a residual
+    plan_access(scan);
+    return filter_over(node, std::move(conjuncts));
+  }
   std::vector<ScalarPtr> rest, pushed_src;
   for (auto& c : conjuncts) {
     PushedFilter pf;
@@ -365,7 +378,7 @@ RelPtr Optimizer::rewrite(RelPtr node) {
     case RelKind::kSort: {
       auto& s = static_cast<SortNode&>(*node);
       s.input = rewrite(s.input);
-      if (!enabled("ordering_by_index")) return node;
+      if (!enabled("ordering_by_index") || !options_.module_pushdown) return node;
       // SORT over PROJECT (plain columns) over [FILTER over] SCAN: ask the scan for the order.
       RelNode* below = s.input.get();
       const ProjectNode* proj = nullptr;

@@ -29,6 +29,11 @@ namespace quereus {
 
 struct OptimizerOptions {
   std::set<std::string> disabled;  // names of passes to skip
+  // pragma module_pushdown (default true). False is the reference mode of the conformance
+  // suite (docs/conformance-suite.md): every table is read by a full scan offered no
+  // filter, ordering or index — each WHERE conjunct stays a residual filter, each ORDER BY
+  // a sort, each join a scan — so a query's answer owes nothing to a module's access plan.
+  bool module_pushdown = true;
 };
 
 class Optimizer {
