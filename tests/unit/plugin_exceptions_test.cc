@@ -80,6 +80,19 @@ TEST_F(PluginExceptionsTest, CreateAndDestroy) {
   fails("drop table d", StatusCode::kInternal, "kaboom in destroy");
 }
 
+TEST_F(PluginExceptionsTest, OpenDatabase) {
+  DatabaseOptions options;
+  options.module_options["thrower"] = {{"throw_in", Value::Text("open_database")},
+                                       {"message", Value::Text("kaboom in open_database")}};
+  std::unique_ptr<Database> other;
+  Status st = Database::Open(registry_, options, &other);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.code(), StatusCode::kInternal) << st.to_string();
+  EXPECT_NE(st.message().find("kaboom in open_database"), std::string::npos) << st.to_string();
+  EXPECT_EQ(other, nullptr);
+  still_works();
+}
+
 TEST_F(PluginExceptionsTest, PlanCursorAndBatches) {
   make("p", "plan");
   fails("select * from p", StatusCode::kInternal, "kaboom in plan");

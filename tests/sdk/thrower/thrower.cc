@@ -16,6 +16,9 @@
 //               derived from std::exception)
 //   message     the text thrown (default "thrower: boom in <call>")
 //
+// The same options under a database's module_options for `thrower` make open_database
+// throw (throw_in = 'open_database').
+//
 // Otherwise the table is an ordinary (non-transactional) table keyed by its first column.
 // Functions: thrower_fail(what, message) throws; thrower_agg(mode) throws in step when a
 // row's mode is 'step', in final when some row's mode was 'final'. The collation THROWY
@@ -206,6 +209,18 @@ class ThrowerModule : public sdk::Module {
       triggers_.erase(it);
     }
     stores_.erase(k);
+  }
+  // Options throw_in = 'open_database' (+ throw_what, message) make opening a database
+  // throw; otherwise this one instance serves every database.
+  std::shared_ptr<sdk::Module> open_database(std::string_view, const std::vector<sdk::Option>& options) override {
+    auto text = [&](std::string_view key, std::string fallback) {
+      for (const sdk::Option& o : options)
+        if (o.key == key && !o.value.is_null()) return std::string(o.value.bytes());
+      return fallback;
+    };
+    if (text("throw_in", "") == "open_database")
+      raise(text("throw_what", "std"), text("message", "thrower: boom in open_database"));
+    return nullptr;
   }
   sdk::Capabilities capabilities() const override {
     if (throw_in_capabilities_) throw std::runtime_error("thrower: boom in capabilities");
