@@ -173,14 +173,20 @@ class TxnLog {
     std::unique_lock lock(storage_->mu);
     storage_->logs.insert(this);
   }
+  // Destructors are noexcept: a throw escaping one terminates the process, and the SDK
+  // cannot catch it for you. Catch inside.
   ~TxnLog() {
-    std::unique_lock lock(storage_->mu);
-    if (active_) undo_to(0);  // an instance closed mid-transaction: roll back
-    storage_->logs.erase(this);
+    try {
+      std::unique_lock lock(storage_->mu);
+      if (active_) undo_to(0);  // an instance dropped mid-transaction: roll back
+      storage_->logs.erase(this);
+    } catch (...) {
+    }
   }
   TxnLog(const TxnLog&) = delete;
   TxnLog& operator=(const TxnLog&) = delete;
 
+  bool active() const { return active_; }
   bool has_writes() const { return !entries_.empty(); }
 
   // ALTER TABLE: the rows this log would restore, so a rewrite can bring them to the new
@@ -277,6 +283,14 @@ class TemplateConnection : public sdk::Connection {
  public:
   TemplateConnection(std::shared_ptr<Storage> s, std::shared_ptr<TxnLog> log)
       : storage_(std::move(s)), log_(std::move(log)) {}
+  // Closing the connection rolls back an open transaction (abi.h). Must not throw.
+  ~TemplateConnection() override {
+    try {
+      std::unique_lock lock(storage_->mu);
+      if (log_->active()) log_->rollback();
+    } catch (...) {
+    }
+  }
 
   void begin() override { locked([&] { log_->begin(); }); }
   void commit() override { locked([&] { log_->commit(); }); }
@@ -423,8 +437,8 @@ class TemplateCursor : public sdk::Cursor {
     auto it = last_ ? rows.upper_bound(*last_) : rows.lower_bound(r.lo.probe());
     for (; it != rows.end(); ++it) {
       if (less.compare(it->first, r.hi.probe()) > 0) return true;
-      if (emit(it->first, it->second, out)) return true;
-      if (out.full()) return false;
+      if (emit(it->second, out)) return true;
+      if (out.full()) return pause_at(it->first);
     }
     return true;
   }
@@ -435,14 +449,18 @@ class TemplateCursor : public sdk::Cursor {
     while (it != rows.begin()) {
       --it;
       if (less.compare(it->first, r.lo.probe()) < 0) return true;
-      if (emit(it->first, it->second, out)) return true;
-      if (out.full()) return false;
+      if (emit(it->second, out)) return true;
+      if (out.full()) return pause_at(it->first);
     }
     return true;
   }
-  // Adds the row when it passes the checks; true when the pushed limit is reached.
-  bool emit(const Row& key, const RowPtr& row, sdk::RowBatch& out) {
+  // The batch is full: the next one resumes just past `key`.
+  bool pause_at(const Row& key) {
     last_ = key;
+    return false;
+  }
+  // Adds the row when it passes the checks; true when the pushed limit is reached.
+  bool emit(const RowPtr& row, sdk::RowBatch& out) {
     if (!checks_.empty()) {
       cells_.clear();
       for (const Value& v : *row) cells_.push_back(v.to_c());
