@@ -115,6 +115,18 @@ TEST_F(AbiVersionsTest, OlderMinorPluginLoadsAndTheHostFallsBack) {
   fails(*db2, "create table parent (id integer primary key) using abi_old", StatusCode::kError,
         "table main.parent already exists");
 
+  // As a database's default module the host would open a per-database instance and keep
+  // a persistent catalog through it: without those slots it shares the instance and
+  // persists nothing.
+  DatabaseOptions options;
+  options.default_module = "abi_old";
+  options.module_options["abi_old"] = {{"path", Value::Text("/nonexistent")}};
+  std::unique_ptr<Database> db3;
+  ASSERT_TRUE(Database::Open(registry_, options, &db3).ok());
+  exec(*db3, "create table t3 (id integer primary key)");
+  exec(*db3, "insert into t3 values (1)");
+  EXPECT_EQ(scalar(*db3, "select count(*) from t3"), 1);
+
   // The slots past the 1.0 struct_size were never called, nor reached through C++.
   EXPECT_EQ(calls(*db, "abi_old", "beyond"), 0);
   EXPECT_EQ(calls(*db, "abi_old", "lookup"), 0);
