@@ -263,5 +263,34 @@ TEST(PluginEntryExceptions, ThrowingEntryRefusesThePluginWithItsMessage) {
   EXPECT_NE(registry->find_module("thrower"), nullptr);
 }
 
+// A plugin without the SDK's trampolines can let an exception escape a slot (the C ABI
+// forbids it); the host stops it at the boundary with an error naming the call.
+TEST(RawPluginExceptions, EscapedExceptionsStopAtTheBoundary) {
+  auto registry = std::make_shared<Registry>();
+  PluginLoader loader(registry, {QUEREUS_PLUGIN_DIR, QUEREUS_TEST_PLUGIN_DIR});
+  ASSERT_TRUE(loader.load({"mem", {}, {}, ""}).ok());
+  Status st = loader.load({"raw_thrower", {}, {{"throw_in_entry", Value::Boolean(true)}}, ""});
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.code(), StatusCode::kPlugin);
+  EXPECT_NE(st.message().find("plugin qrs_plugin_entry_v1 let an exception cross the C ABI: raw entry boom"),
+            std::string::npos)
+      << st.to_string();
+
+  ASSERT_TRUE(loader.load({"raw_thrower", {}, {}, ""}).ok());
+  std::unique_ptr<Database> db;
+  ASSERT_TRUE(Database::Open(registry, {}, &db).ok());
+  st = db->exec("select raw_fail('std')");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.code(), StatusCode::kInternal);
+  EXPECT_NE(st.message().find("plugin function raw_fail let an exception cross the C ABI: raw boom"), std::string::npos)
+      << st.to_string();
+  st = db->exec("select raw_fail('int')");
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("plugin function raw_fail let an exception cross the C ABI: an exception of type 'int'"),
+            std::string::npos)
+      << st.to_string();
+  EXPECT_TRUE(db->exec("create table t (id integer primary key); insert into t values (1)").ok());
+}
+
 }  // namespace
 }  // namespace quereus
