@@ -670,13 +670,12 @@ ScalarFunction make_plugin_scalar(const qrs_scalar_function_def& def, PluginLibr
   fn.num_args = def.num_args;
   fn.flags = def.flags;
   if (def.return_type <= QRS_LT_TIMESPAN) fn.return_type = static_cast<qrs_logical_type>(def.return_type);
-  fn.call = [user, call = def.call, name](std::span<const Value> args) {
+  fn.call = [user, call = def.call, what = "function " + name](std::span<const Value> args) {
     auto qargs = to_qrs(args);
     ResultBox out;
     ErrorBox err;
-    check(call_plugin("function " + name, call, user->user, qargs.data(), static_cast<uint32_t>(qargs.size()),
-                      out.get(), err.get()),
-          err, "function " + name);
+    check(call_plugin(what, call, user->user, qargs.data(), static_cast<uint32_t>(qargs.size()), out.get(), err.get()),
+          err, what);
     return out.take();
   };
   fn.keepalive = user;
