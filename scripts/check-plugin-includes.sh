@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Verifies the SDK boundary: every compile command for a file under modules/ or plugins/
-# has sdk/include as its only project include directory.
+# (and sdk/template/, tests/sdk/) has sdk/include as its only project include directory.
 # Usage: scripts/check-plugin-includes.sh <build-dir>
 set -euo pipefail
 build="${1:-build}"
@@ -14,7 +14,7 @@ while IFS= read -r line; do
     *'"file"'*)
       file="${line#*\"file\": \"}"; file="${file%\"*}"
       case "$file" in
-        "$src"/modules/*|"$src"/plugins/*)
+        "$src"/modules/*|"$src"/plugins/*|"$src"/sdk/template/*|"$src"/tests/sdk/*)
           checked=$((checked + 1))
           for inc in $(grep -o -- '-I *[^ "]*' <<<"$cmd" | sed 's/^-I *//'); do
             if [ "$inc" != "$src/sdk/include" ]; then

@@ -1,7 +1,11 @@
 // The small C-ABI services the host offers plugins, and the conversions at the boundary.
 #include "plugin/host_api.h"
 
+#include <cxxabi.h>
 #include <spdlog/spdlog.h>
+
+#include <cstdlib>
+#include <typeinfo>
 
 #ifndef QUEREUS_VERSION
 #define QUEREUS_VERSION "0.0.0"
@@ -174,6 +178,39 @@ void assign_row(Row& row, const qrs_value* cells, uint32_t count) {
       default:
         throw Error(StatusCode::kMismatch, "plugin returned a value of unknown type " + std::to_string(v.type));
     }
+  }
+}
+
+namespace {
+
+// What the exception being handled says: what() for a std::exception, else its type.
+std::string escaped_description() {
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    const std::type_info* t = abi::__cxa_current_exception_type();
+    if (!t) return "an exception of unknown type";
+    int status = 0;
+    char* demangled = abi::__cxa_demangle(t->name(), nullptr, nullptr, &status);
+    std::string name = demangled && status == 0 ? demangled : t->name();
+    std::free(demangled);
+    return "an exception of type '" + name + "'";
+  }
+}
+
+}  // namespace
+
+void raise_escaped(std::string_view what) {
+  throw Error(StatusCode::kInternal,
+              "plugin " + std::string(what) + " let an exception cross the C ABI: " + escaped_description());
+}
+
+void log_escaped(std::string_view what) noexcept {
+  try {
+    spdlog::error("plugin {} let an exception cross the C ABI (ignored): {}", what, escaped_description());
+  } catch (...) {
   }
 }
 

@@ -57,6 +57,34 @@ void assign_row(Row& row, const qrs_value* cells, uint32_t count);
 // Borrowed views of `values`, for one call.
 std::vector<qrs_value> to_qrs(std::span<const Value> values);
 
+// Exceptions must not cross the C ABI: the SDK's trampolines catch everything a plugin
+// throws, but a plugin written against bare abi.h in C++ can still let one escape a slot.
+// Every slot call goes through one of these so it stops at the boundary instead of
+// unwinding through the engine (where a non-std exception would end the process):
+// call_plugin turns it into Error(kInternal, "plugin <what> let an exception cross the C
+// ABI: <what()>" or "...: exception of type 'T'"); call_plugin_void, for slots that cannot
+// fail (release, close, capabilities) and run in destructors, logs it and goes on.
+[[noreturn]] void raise_escaped(std::string_view what);
+void log_escaped(std::string_view what) noexcept;
+
+template <class Fn, class... Args>
+decltype(auto) call_plugin(std::string_view what, Fn fn, Args... args) {
+  try {
+    return fn(args...);
+  } catch (...) {
+    raise_escaped(what);
+  }
+}
+
+template <class Fn, class... Args>
+void call_plugin_void(std::string_view what, Fn fn, Args... args) noexcept {
+  try {
+    fn(args...);
+  } catch (...) {
+    log_escaped(what);
+  }
+}
+
 // The qrs_error handed to one plugin call; keeps the last message the plugin set.
 class ErrorBox {
  public:

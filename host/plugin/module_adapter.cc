@@ -18,7 +18,7 @@ struct PluginTableHandle {
   void* self = nullptr;
   qrs_table_vtable vt{};
   ~PluginTableHandle() {
-    if (vt.release) vt.release(self);
+    if (vt.release) call_plugin_void("table release", vt.release, self);
   }
 };
 
@@ -228,7 +228,7 @@ struct PluginUser {
   PluginUser(PluginLibrary lib, void* u, void (*rel)(void*))
       : library(std::move(lib)), user(u), release(rel) {}
   ~PluginUser() {
-    if (release) release(user);
+    if (release) call_plugin_void("release_user", release, user);
   }
   PluginUser(const PluginUser&) = delete;
   PluginUser& operator=(const PluginUser&) = delete;
@@ -243,7 +243,7 @@ template <class Fn, class... Args>
 void call_slot(Fn fn, void* self, const char* what, Args... args) {
   if (!fn) return;
   ErrorBox err;
-  check(fn(self, args..., err.get()), err, what);
+  check(call_plugin(what, fn, self, args..., err.get()), err, what);
 }
 
 void require(bool ok, const char* kind, const std::string& name, const char* what) {
@@ -256,22 +256,22 @@ class PluginAggregateState final : public AggregateState {
                        std::string name)
       : user_(std::move(user)), def_(def), name_(std::move(name)) {
     ErrorBox err;
-    check(def_.init(user_->user, &state_, err.get()), err, "aggregate " + name_ + " init");
+    check(call_plugin("aggregate init", def_.init, user_->user, &state_, err.get()), err, "aggregate " + name_ + " init");
   }
   ~PluginAggregateState() override {
-    if (def_.free_state) def_.free_state(user_->user, state_);
+    if (def_.free_state) call_plugin_void("aggregate free_state", def_.free_state, user_->user, state_);
   }
   void step(std::span<const Value> args) override {
     auto qargs = to_qrs(args);
     ErrorBox err;
-    check(def_.step(user_->user, state_, qargs.data(), static_cast<uint32_t>(qargs.size()),
-                    err.get()),
+    check(call_plugin("aggregate step", def_.step, user_->user, state_, qargs.data(),
+                      static_cast<uint32_t>(qargs.size()), err.get()),
           err, "aggregate " + name_);
   }
   Value final() override {
     ResultBox out;
     ErrorBox err;
-    check(def_.final(user_->user, state_, out.get(), err.get()), err, "aggregate " + name_);
+    check(call_plugin("aggregate final", def_.final, user_->user, state_, out.get(), err.get()), err, "aggregate " + name_);
     return out.take();
   }
 
@@ -300,7 +300,7 @@ PluginModule::PluginModule(std::string name, qrs_module module, PluginLibrary li
   if (vt_.capabilities) {
     qrs_module_capabilities c{};
     c.struct_size = sizeof(c);
-    vt_.capabilities(self_, &c);
+    call_plugin_void("capabilities", vt_.capabilities, self_, &c);
     caps_.persistent = c.persistent != 0;
     caps_.scan_snapshot_isolation = c.scan_snapshot_isolation != 0;
     caps_.committed_reads = c.committed_reads != 0;
@@ -308,7 +308,7 @@ PluginModule::PluginModule(std::string name, qrs_module module, PluginLibrary li
 }
 
 PluginModule::~PluginModule() {
-  if (vt_.release) vt_.release(self_);
+  if (vt_.release) call_plugin_void("module release", vt_.release, self_);
 }
 
 std::unique_ptr<VtabTable> PluginModule::open(bool create, const TableSchema& schema) {
@@ -319,7 +319,7 @@ std::unique_ptr<VtabTable> PluginModule::open(bool create, const TableSchema& sc
   SchemaView view(schema);
   qrs_table out{};
   ErrorBox err;
-  check(slot(self_, view.get(), &out, err.get()), err,
+  check(call_plugin(what, slot, self_, view.get(), &out, err.get()), err,
         "module '" + name_ + "' " + what + " of table " + schema.name);
   auto handle = std::make_shared<PluginTableHandle>();
   handle->module = shared_from_this();
@@ -341,7 +341,7 @@ std::unique_ptr<VtabTable> PluginModule::connect(const TableSchema& schema) {
 void PluginModule::destroy(const std::string& schema_name, const std::string& table_name) {
   if (!vt_.destroy) return;  // nothing to destroy beyond the connected instances
   ErrorBox err;
-  check(vt_.destroy(self_, to_qrs(schema_name), to_qrs(table_name), err.get()), err,
+  check(call_plugin("destroy", vt_.destroy, self_, to_qrs(schema_name), to_qrs(table_name), err.get()), err,
         "module '" + name_ + "' destroy of table " + table_name);
 }
 
@@ -353,8 +353,8 @@ std::shared_ptr<VtabModule> PluginModule::open_database(const std::string& datab
   for (const auto& [k, v] : options) opts.push_back(qrs_option{to_qrs(k), to_qrs(v)});
   qrs_module out{};
   ErrorBox err;
-  qrs_status st = vt_.open_database(self_, to_qrs(database_name), opts.data(), static_cast<uint32_t>(opts.size()),
-                                    &out, err.get());
+  qrs_status st = call_plugin("open_database", vt_.open_database, self_, to_qrs(database_name), opts.data(),
+                              static_cast<uint32_t>(opts.size()), &out, err.get());
   if (st == QRS_UNSUPPORTED) return nullptr;
   check(st, err, "module '" + name_ + "' open of database " + database_name);
   if (!out.vt) plugin_bug("module '" + name_ + "' opened database " + database_name + " without a vtable");
@@ -364,7 +364,7 @@ std::shared_ptr<VtabModule> PluginModule::open_database(const std::string& datab
 bool PluginModule::catalog_put(const std::string& key, const std::string& text) {
   if (!vt_.catalog_put) return false;
   ErrorBox err;
-  qrs_status st = vt_.catalog_put(self_, to_qrs(key), to_qrs(text), err.get());
+  qrs_status st = call_plugin("catalog_put", vt_.catalog_put, self_, to_qrs(key), to_qrs(text), err.get());
   if (st == QRS_UNSUPPORTED) return false;
   check(st, err, "module '" + name_ + "' catalog write of " + key);
   return true;
@@ -387,7 +387,7 @@ bool PluginModule::catalog_list(const std::function<void(const std::string& key,
     }
   };
   ErrorBox err;
-  qrs_status st = vt_.catalog_list(self_, &ctx, cb, err.get());
+  qrs_status st = call_plugin("catalog_list", vt_.catalog_list, self_, static_cast<void*>(&ctx), +cb, err.get());
   if (ctx.failure) std::rethrow_exception(ctx.failure);
   if (st == QRS_UNSUPPORTED) return false;
   check(st, err, "module '" + name_ + "' catalog listing");
@@ -427,7 +427,7 @@ PlanResult PluginTable::best_access_plan(const PlanRequest& req) {
   out.struct_size = sizeof(out);
   out.handled_filters = handled.data();
   ErrorBox err;
-  qrs_status st = h_->vt.best_access_plan(h_->self, &q, &out, err.get());
+  qrs_status st = call_plugin("best_access_plan", h_->vt.best_access_plan, h_->self, &q, &out, err.get());
   if (st == QRS_UNSUPPORTED) return full_scan();
   check(st, err, "best_access_plan");
 
@@ -464,7 +464,7 @@ std::unique_ptr<VtabCursor> PluginTable::open_cursor(const ScanArgs& args) {
   q.read_committed = args.read_committed ? 1 : 0;
   qrs_cursor out{};
   ErrorBox err;
-  check(h_->vt.open_cursor(h_->self, &q, &out, err.get()), err, "open_cursor");
+  check(call_plugin("open_cursor", h_->vt.open_cursor, h_->self, &q, &out, err.get()), err, "open_cursor");
   return std::make_unique<PluginCursor>(h_, out);
 }
 
@@ -483,7 +483,7 @@ UpdateResult PluginTable::update(RowOp op, std::span<const Value> values,
   qrs_update_result out{};
   out.struct_size = sizeof(out);
   ErrorBox err;
-  check(h_->vt.update(h_->self, &a, &out, err.get()), err, "update");
+  check(call_plugin("update", h_->vt.update, h_->self, &a, &out, err.get()), err, "update");
 
   UpdateResult r;
   switch (out.outcome) {
@@ -515,7 +515,7 @@ std::unique_ptr<VtabConnection> PluginTable::open_connection() {
   if (!h_->vt.open_connection) return nullptr;
   qrs_connection out{};
   ErrorBox err;
-  qrs_status st = h_->vt.open_connection(h_->self, &out, err.get());
+  qrs_status st = call_plugin("open_connection", h_->vt.open_connection, h_->self, &out, err.get());
   if (st == QRS_UNSUPPORTED) return nullptr;
   check(st, err, "open_connection");
   return std::make_unique<PluginConnection>(h_, out);
@@ -582,7 +582,7 @@ bool PluginTable::alter_table(const SchemaChange& change, const TableSchema& new
   c.convert = &ChangeCallbacks::convert;
   SchemaView schema(new_schema);
   ErrorBox err;
-  qrs_status st = h_->vt.alter_table(h_->self, &c, schema.get(), err.get());
+  qrs_status st = call_plugin("alter_table", h_->vt.alter_table, h_->self, &c, schema.get(), err.get());
   if (st == QRS_UNSUPPORTED) return false;
   check(st, err, "alter_table");
   return true;
@@ -598,7 +598,7 @@ LookupStatus PluginTable::lookup(std::span<const Value> key, Row& out) {
   qrs_row k{cells.data(), static_cast<uint32_t>(cells.size())};
   qrs_row row{};
   ErrorBox err;
-  qrs_status st = h_->vt.lookup(h_->self, &k, &row, err.get());
+  qrs_status st = call_plugin("lookup", h_->vt.lookup, h_->self, &k, &row, err.get());
   if (st == QRS_NOTFOUND) return LookupStatus::kNotFound;
   if (st == QRS_UNSUPPORTED) return LookupStatus::kUnsupported;
   check(st, err, "lookup");
@@ -612,13 +612,13 @@ LookupStatus PluginTable::lookup(std::span<const Value> key, Row& out) {
 PluginCursor::PluginCursor(std::shared_ptr<PluginTableHandle> table, qrs_cursor cursor)
     : table_(std::move(table)), self_(cursor.self), vt_(copy_struct(cursor.vt)) {
   if (!vt_.next_batch) {
-    if (vt_.close) vt_.close(self_);
+    if (vt_.close) call_plugin_void("cursor close", vt_.close, self_);
     plugin_bug("open_cursor returned a cursor without next_batch");
   }
 }
 
 PluginCursor::~PluginCursor() {
-  if (vt_.close) vt_.close(self_);
+  if (vt_.close) call_plugin_void("cursor close", vt_.close, self_);
 }
 
 size_t PluginCursor::next_batch(std::vector<Row>& rows) {
@@ -626,7 +626,7 @@ size_t PluginCursor::next_batch(std::vector<Row>& rows) {
   qrs_row_batch b{};
   b.struct_size = sizeof(b);
   ErrorBox err;
-  qrs_status st = vt_.next_batch(self_, &b, err.get());
+  qrs_status st = call_plugin("next_batch", vt_.next_batch, self_, &b, err.get());
   if (st != QRS_ROW && st != QRS_DONE && st != QRS_OK) err.raise(st, "next_batch");
   if (b.row_count > 0 && b.cells == nullptr) plugin_bug("next_batch returned rows without cells");
   if (rows.size() < b.row_count) rows.resize(b.row_count);
@@ -642,7 +642,7 @@ PluginConnection::PluginConnection(std::shared_ptr<PluginTableHandle> table, qrs
     : table_(std::move(table)), self_(conn.self), vt_(copy_struct(conn.vt)) {}
 
 PluginConnection::~PluginConnection() {
-  if (vt_.close) vt_.close(self_);
+  if (vt_.close) call_plugin_void("connection close", vt_.close, self_);
 }
 
 void PluginConnection::begin() { call_slot(vt_.begin, self_, "begin"); }
@@ -670,12 +670,12 @@ ScalarFunction make_plugin_scalar(const qrs_scalar_function_def& def, PluginLibr
   fn.num_args = def.num_args;
   fn.flags = def.flags;
   if (def.return_type <= QRS_LT_TIMESPAN) fn.return_type = static_cast<qrs_logical_type>(def.return_type);
-  fn.call = [user, call = def.call, name](std::span<const Value> args) {
+  fn.call = [user, call = def.call, what = "function " + name](std::span<const Value> args) {
     auto qargs = to_qrs(args);
     ResultBox out;
     ErrorBox err;
-    check(call(user->user, qargs.data(), static_cast<uint32_t>(qargs.size()), out.get(), err.get()),
-          err, "function " + name);
+    check(call_plugin(what, call, user->user, qargs.data(), static_cast<uint32_t>(qargs.size()), out.get(), err.get()),
+          err, what);
     return out.take();
   };
   fn.keepalive = user;

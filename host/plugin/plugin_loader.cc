@@ -346,7 +346,12 @@ Status PluginLoader::load(const PluginSpec& spec) {
   reg.register_aggregate = &Staging::add_aggregate;
   reg.register_collation = &Staging::add_collation;
   ErrorBox err;
-  qrs_status st = entry(host_api(), &reg, err.get());
+  qrs_status st;
+  try {
+    st = call_plugin(QRS_PLUGIN_ENTRY_V1, entry, host_api(), &reg, err.get());
+  } catch (const Error& e) {  // an exception escaped the entry: refuse the plugin
+    return refuse(e.raw_message());
+  }
   if (!staging.failure.empty()) return refuse(staging.failure);  // staged objects released here
   if (st != QRS_OK)
     return refuse(std::string(QRS_PLUGIN_ENTRY_V1 " failed (") + qrs_status_name(st) + ")" +

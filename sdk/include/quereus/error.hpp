@@ -6,7 +6,14 @@
 //   quereus::sdk::Error    -> its code() and message()
 //   std::bad_alloc         -> QRS_NOMEM
 //   std::exception         -> QRS_INTERNAL with what()
-//   anything else          -> QRS_INTERNAL "unknown exception"
+//   std::string, char*     -> QRS_INTERNAL with the text
+//   anything else          -> QRS_INTERNAL "unknown exception of type 'T' (not derived
+//                             from std::exception)"
+//
+// Slots that cannot report a status (close, release, capabilities, a collation's compare)
+// contain the exception and write it to the host's log. Destructors are the exception to
+// the rule: they are noexcept in C++, so a throw escaping one terminates the process —
+// catch inside them.
 //
 // Throw an Error with the most specific code: the host acts on codes (QRS_UNSUPPORTED
 // makes it fall back, QRS_BUSY is retryable, QRS_CONSTRAINT is reported to SQL).

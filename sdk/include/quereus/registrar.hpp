@@ -130,7 +130,9 @@ class Registrar {
   // QRS_COLLATION_ORDER_PRESERVING. See CollationFunction for the rules on `compare`.
   void add_collation(std::string_view name, uint32_t flags, CollationFunction compare) {
     if (!compare) throw Error::misuse("add_collation: empty function");
-    auto holder = std::make_unique<detail::CollationHolder>(detail::CollationHolder{std::move(compare)});
+    auto holder = std::make_unique<detail::CollationHolder>();
+    holder->fn = std::move(compare);
+    holder->name = std::string(name);
     qrs_collation_def def{sizeof(qrs_collation_def), {name.data(), name.size()}, flags, holder.get(),
                           &detail::collation_call, &detail::release_user<detail::CollationHolder>};
     check(reg_->register_collation ? reg_->register_collation(reg_->ctx, &def, capture_.reset()) : QRS_UNSUPPORTED,

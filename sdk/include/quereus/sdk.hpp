@@ -45,6 +45,7 @@ qrs_status plugin_entry(const qrs_host_api* host, qrs_registrar* reg, qrs_error*
     if (host->abi_major != QRS_ABI_MAJOR)
       throw Error::misuse("host ABI major " + std::to_string(host->abi_major) + ", plugin built for " +
                           std::to_string(QRS_ABI_MAJOR));
+    host_slot().store(host, std::memory_order_release);  // for log_to_host
     Registrar registrar(host, reg);
     fn(registrar);
     return QRS_OK;

@@ -6,9 +6,12 @@
 #ifndef QUEREUS_DETAIL_TRAMPOLINES_HPP_
 #define QUEREUS_DETAIL_TRAMPOLINES_HPP_
 
+#include <atomic>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <typeinfo>
 #include <memory>
 #include <new>
 #include <string>
@@ -22,6 +25,13 @@
 #include "quereus/module.hpp"
 #include "quereus/value.hpp"
 
+#if defined(__has_include)
+#if __has_include(<cxxabi.h>)
+#include <cxxabi.h>
+#define QUEREUS_SDK_HAS_CXXABI 1
+#endif
+#endif
+
 // The offset just past `field`: a struct must be at least this large to hold it.
 #define QRS_SDK_FIELD_END(type, field) (offsetof(type, field) + sizeof(static_cast<type*>(nullptr)->field))
 
@@ -34,34 +44,108 @@ inline void set_error(qrs_error* err, std::string_view message) noexcept {
     err->set_message(err, message.data(), message.size());
 }
 
+// The host services handed to this plugin's entry (null before it ran, e.g. in a host's
+// own unit tests). Used to log failures that a slot cannot report (close, release,
+// capabilities, collation compare). Each plugin has its own copy (hidden visibility).
+inline std::atomic<const qrs_host_api*>& host_slot() noexcept {
+  static std::atomic<const qrs_host_api*> host{nullptr};
+  return host;
+}
+
+// Writes to the host's log when the host gave a logger. Never throws.
+inline void log_to_host(qrs_log_level level, std::string_view message) noexcept {
+  const qrs_host_api* host = host_slot().load(std::memory_order_acquire);
+  if (host && host->struct_size >= QRS_SDK_FIELD_END(qrs_host_api, log) && host->log)
+    host->log(host->ctx, level, message.data(), message.size());
+}
+
+// The name of the exception type being handled, when the C++ runtime can tell.
+inline std::string current_exception_type_name() {
+#if defined(QUEREUS_SDK_HAS_CXXABI)
+  if (const std::type_info* t = abi::__cxa_current_exception_type()) {
+    int status = 0;
+    char* demangled = abi::__cxa_demangle(t->name(), nullptr, nullptr, &status);
+    std::string name = demangled && status == 0 ? demangled : t->name();
+    std::free(demangled);
+    return name;
+  }
+#endif
+  return std::string();
+}
+
+// Inside a catch handler: the status and message the exception being handled maps to.
+//
+//   quereus::sdk::Error     its code() (QRS_INTERNAL for a non-error code) and message()
+//   std::bad_alloc          QRS_NOMEM "out of memory"
+//   std::exception          QRS_INTERNAL what()
+//   std::string / char*     QRS_INTERNAL the text (`throw "message"` is common enough)
+//   anything else           QRS_INTERNAL "unknown exception of type 'T' (not derived from
+//                           std::exception)", T demangled when the runtime can tell
+//
+// Never throws: when even the message cannot be built, *message stays empty and the
+// status is QRS_NOMEM.
+inline qrs_status describe_current_exception(std::string* message) noexcept {
+  try {
+    try {
+      throw;
+    } catch (const Error& e) {
+      qrs_status code = e.code();
+      if (code == QRS_OK || code == QRS_ROW || code == QRS_DONE) code = QRS_INTERNAL;
+      *message = e.message();
+      return code;
+    } catch (const std::bad_alloc&) {
+      *message = "out of memory";
+      return QRS_NOMEM;
+    } catch (const std::exception& e) {
+      const char* what = e.what();
+      *message = what ? what : "";
+      return QRS_INTERNAL;
+    } catch (const std::string& s) {
+      *message = s;
+      return QRS_INTERNAL;
+    } catch (const char* s) {
+      *message = s ? s : "";
+      return QRS_INTERNAL;
+    } catch (...) {
+      std::string type = current_exception_type_name();
+      *message = type.empty() ? "unknown exception (not derived from std::exception)"
+                              : "unknown exception of type '" + type + "' (not derived from std::exception)";
+      return QRS_INTERNAL;
+    }
+  } catch (...) {
+    message->clear();
+    return QRS_NOMEM;
+  }
+}
+
 // Runs f (returning qrs_status) and turns every exception into a status + message.
 template <class F>
 qrs_status guard(qrs_error* err, F&& f) noexcept {
   try {
     return f();
-  } catch (const Error& e) {
-    qrs_status code = e.code();
-    if (code == QRS_OK || code == QRS_ROW || code == QRS_DONE) code = QRS_INTERNAL;
-    set_error(err, e.message());
-    return code;
-  } catch (const std::bad_alloc&) {
-    set_error(err, "out of memory");
-    return QRS_NOMEM;
-  } catch (const std::exception& e) {
-    set_error(err, e.what());
-    return QRS_INTERNAL;
   } catch (...) {
-    set_error(err, "unknown exception");
-    return QRS_INTERNAL;
+    std::string message;
+    qrs_status code = describe_current_exception(&message);
+    set_error(err, message.empty() && code == QRS_NOMEM ? std::string_view("out of memory") : std::string_view(message));
+    return code;
   }
 }
 
-// For slots that cannot report (close, release): swallow everything.
+// For slots that cannot report (close, release, capabilities): the exception is contained
+// and written to the host's log as a warning naming `slot`. Destructors are not covered:
+// C++ destructors are noexcept, so an exception escaping one terminates the process before
+// any handler runs — catch inside your destructors (see module.hpp).
 template <class F>
-void guard_void(F&& f) noexcept {
+void guard_void(const char* slot, F&& f) noexcept {
   try {
     f();
   } catch (...) {
+    std::string message;
+    describe_current_exception(&message);
+    try {
+      log_to_host(QRS_LOG_WARN, std::string("plugin exception in ") + slot + " ignored: " + message);
+    } catch (...) {
+    }
   }
 }
 
@@ -289,7 +373,7 @@ inline qrs_status cursor_next_batch(void* self, qrs_row_batch* out, qrs_error* e
 }
 
 inline void cursor_close(void* self) {
-  guard_void([&] { delete static_cast<CursorHolder*>(self); });
+  guard_void("cursor close", [&] { delete static_cast<CursorHolder*>(self); });
 }
 
 inline constexpr qrs_cursor_vtable kCursorVtable{sizeof(qrs_cursor_vtable), &cursor_next_batch, &cursor_close};
@@ -313,7 +397,7 @@ qrs_status connection_depth_call(void* self, uint32_t depth, qrs_error* err) {
 }
 
 inline void connection_close(void* self) {
-  guard_void([&] { delete static_cast<Connection*>(self); });
+  guard_void("connection close", [&] { delete static_cast<Connection*>(self); });
 }
 
 inline constexpr qrs_connection_vtable kConnectionVtable{
@@ -379,7 +463,7 @@ inline qrs_status table_open_connection(void* self, qrs_connection* out, qrs_err
 }
 
 inline void table_release(void* self) {
-  guard_void([&] { delete static_cast<TableHolder*>(self); });
+  guard_void("table release", [&] { delete static_cast<TableHolder*>(self); });
 }
 
 inline qrs_status table_alter_table(void* self, const qrs_schema_change* change, const qrs_table_schema* new_schema,
@@ -446,8 +530,9 @@ inline qrs_status module_destroy(void* self, qrs_string schema_name, qrs_string 
   });
 }
 
+// A throwing capabilities() leaves the defaults (everything off) and is logged.
 inline void module_capabilities(void* self, qrs_module_capabilities* out) {
-  guard_void([&] {
+  guard_void("Module::capabilities (the host uses the defaults)", [&] {
     if (!out || out->struct_size < QRS_SDK_FIELD_END(qrs_module_capabilities, scan_snapshot_isolation)) return;
     Capabilities c = static_cast<ModuleHolder*>(self)->module->capabilities();
     out->persistent = c.persistent ? 1 : 0;
@@ -458,7 +543,7 @@ inline void module_capabilities(void* self, qrs_module_capabilities* out) {
 }
 
 inline void module_release(void* self) {
-  guard_void([&] { delete static_cast<ModuleHolder*>(self); });
+  guard_void("module release", [&] { delete static_cast<ModuleHolder*>(self); });
 }
 
 inline qrs_status module_open_database(void* self, qrs_string database_name, const qrs_option* options, uint32_t option_count,
@@ -553,26 +638,39 @@ inline qrs_status aggregate_final(void*, void* state, qrs_result_sink* out, qrs_
 }
 
 inline void aggregate_free_state(void*, void* state) {
-  guard_void([&] { delete static_cast<Aggregate*>(state); });
+  guard_void("aggregate free_state", [&] { delete static_cast<Aggregate*>(state); });
 }
 
 struct CollationHolder {
   CollationFunction fn;
+  std::string name;                  // for the log line
+  std::atomic<bool> logged{false};  // a throwing collation is logged once, not per compare
 };
 
+// A collation cannot report an error (the C slot returns the order), so a throw answers
+// with BINARY order for that comparison and is logged once per collation as an error.
 inline int collation_call(void* user, const char* a, size_t a_len, const char* b, size_t b_len) {
+  auto* h = static_cast<CollationHolder*>(user);
   std::string_view x = a ? std::string_view(a, a_len) : std::string_view();
   std::string_view y = b ? std::string_view(b, b_len) : std::string_view();
   try {
-    return static_cast<CollationHolder*>(user)->fn(x, y);
+    return h->fn(x, y);
   } catch (...) {
+    if (!h->logged.exchange(true)) {
+      std::string message;
+      describe_current_exception(&message);
+      try {
+        log_to_host(QRS_LOG_ERROR, "collation " + h->name + " threw (answering with BINARY order): " + message);
+      } catch (...) {
+      }
+    }
     return Collation::binary_compare(x, y);
   }
 }
 
 template <class T>
 void release_user(void* user) {
-  guard_void([&] { delete static_cast<T*>(user); });
+  guard_void("release_user", [&] { delete static_cast<T*>(user); });
 }
 
 }  // namespace quereus::sdk::detail
