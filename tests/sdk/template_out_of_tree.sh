@@ -4,7 +4,8 @@
 # template AS INSTALLED (<prefix>/share/quereus/sdk/template) to a scratch directory outside
 # the source tree, builds it with its own CMakeLists.txt (find_package(QuereusSDK),
 # quereus_sdk_add_plugin), then loads the result in the host from a YAML file and runs SQL
-# on it: the template's logic tests and a quick smoke session.
+# on it: the template's logic tests, a quick smoke session and the installed conformance
+# suite.
 # Usage: tests/sdk/template_out_of_tree.sh BUILD_DIR
 set -euo pipefail
 SRC="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -13,6 +14,7 @@ WORK="$(mktemp -d /tmp/quereus-template-XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 
 cmake --install "$BUILD" --prefix "$WORK/prefix" --component sdk >/dev/null
+cmake --install "$BUILD" --prefix "$WORK/prefix" --component conformance >/dev/null
 test -f "$WORK/prefix/share/quereus/sdk/template/template_module.cc" \
   || { echo "the SDK install lacks share/quereus/sdk/template"; exit 1; }
 
@@ -52,8 +54,13 @@ select detail from query_plan('select v from kv where k = ''a''') where node_typ
 SQL
 "$BUILD/bin/quereus-logic" --config "$WORK/deploy.yaml" "$WORK/smoke.sqllogic"
 
-# 5. The conformance suite.
-# LEAD: when the quereus-conformance runner exists (sdk/conformance/), run it here on the
-# out-of-tree build, e.g.
-#   "$BUILD/bin/quereus-conformance" --plugin "$WORK/acme/build/plugins/template.so" --module template
-echo "template built out of tree against the installed SDK, loaded from YAML and queried: OK"
+# 5. The conformance suite, as installed, on the out-of-tree build: every group passes or
+# skips only for a capability the template does not declare (committed reads, persistence).
+"$WORK/prefix/bin/quereus-conformance" --plugin "$WORK/acme/build/plugins/template.so" --module template \
+  > "$WORK/conformance.txt" 2>&1 || { cat "$WORK/conformance.txt"; echo "the conformance suite failed the template"; exit 1; }
+tail -1 "$WORK/conformance.txt"
+grep -Eq '^[0-9]+ passed, 0 failed, [0-9]+ skipped$' "$WORK/conformance.txt"
+if grep '^  SKIP' "$WORK/conformance.txt" | grep -v "does not declare"; then
+  echo "a conformance group skipped for another reason than an undeclared capability"; exit 1
+fi
+echo "template built out of tree against the installed SDK, loaded from YAML, queried and conformance-tested: OK"
