@@ -590,6 +590,8 @@ bool PluginTable::alter_table(const SchemaChange& change, const TableSchema& new
 
 LookupStatus PluginTable::lookup(std::span<const Value> key, Row& out) {
   if (!h_->vt.lookup || key.empty()) return LookupStatus::kUnsupported;
+  const uint64_t length_bit = key.size() <= 64 ? uint64_t{1} << (key.size() - 1) : 0;
+  if (refused_lookup_lengths_.load(std::memory_order_relaxed) & length_bit) return LookupStatus::kUnsupported;
   absl::InlinedVector<qrs_value, 4> cells;
   for (const Value& v : key) {
     if (v.type() == ValueType::kBigInt) return LookupStatus::kUnsupported;
@@ -600,7 +602,10 @@ LookupStatus PluginTable::lookup(std::span<const Value> key, Row& out) {
   ErrorBox err;
   qrs_status st = call_plugin("lookup", h_->vt.lookup, h_->self, &k, &row, err.get());
   if (st == QRS_NOTFOUND) return LookupStatus::kNotFound;
-  if (st == QRS_UNSUPPORTED) return LookupStatus::kUnsupported;
+  if (st == QRS_UNSUPPORTED) {
+    refused_lookup_lengths_.fetch_or(length_bit, std::memory_order_relaxed);
+    return LookupStatus::kUnsupported;
+  }
   check(st, err, "lookup");
   if (row.count > 0 && !row.cells) plugin_bug("lookup returned a row without cells");
   assign_row(out, row.cells, row.count);

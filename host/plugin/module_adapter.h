@@ -9,6 +9,7 @@
 // quereus::Error with the plugin's status mapped to a StatusCode and its message.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -76,6 +77,9 @@ class PluginTable final : public VtabTable {
 
  private:
   std::shared_ptr<PluginTableHandle> h_;
+  // Key lengths (bit n-1 for n cells) the module answered UNSUPPORTED: not asked again, so
+  // a module that refuses prefix lookups costs one refusal, not one per probe (abi.h).
+  std::atomic<uint64_t> refused_lookup_lengths_{0};
 };
 
 class PluginCursor final : public VtabCursor {

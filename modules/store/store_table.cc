@@ -306,10 +306,13 @@ sdk::LookupResult StoreTable::lookup(std::span<const qrs_value> key) {
   std::lock_guard lock(db_->mu());
   const KeyCodec& codec = state_->codec;
   if (key.size() > codec.size()) throw sdk::Error::misuse("lookup key has more cells than the primary key");
-  if (key.size() < codec.size()) throw sdk::Error::unsupported("lookup by a primary-key prefix");
-  std::string k = state_->prefix;
-  codec.encode_key(k, key);
-  RowRef row = db_->find(*txn_, k);
+  std::string& k = key_buf_;
+  k.assign(state_->prefix);
+  for (size_t i = 0; i < key.size(); ++i)
+    encode_component(k, key[i], codec.member(i).normalizer, codec.member(i).desc);
+  // A full key is one read; a prefix (a unique index probe on a companion, whose key is
+  // the index columns then the primary key) is the first row of its key range.
+  RowRef row = key.size() == codec.size() ? db_->find(*txn_, k) : first_row(k, prefix_end(k));
   if (!row) return sdk::LookupResult::not_found();
   struct Found {
     RowRef row;
@@ -320,6 +323,31 @@ sdk::LookupResult StoreTable::lookup(std::span<const qrs_value> key) {
   decode_row(found->row.bytes, found->cells, state_->schema.table_name);
   std::span<const qrs_value> cells(found->cells);
   return sdk::LookupResult::of_cells(cells, std::move(found));
+}
+
+RowRef StoreTable::first_row(const std::string& lo, const std::string& hi) {
+  const PendingWrites::Map& p = txn_->pending.map();
+  auto pi = p.lower_bound(lo);
+  const auto pend = hi.empty() ? p.end() : p.lower_bound(hi);
+  // Above every committed key: only the pending writes can hold it (no LevelDB walk).
+  if (db_->above_committed(*state_, lo)) {
+    for (; pi != pend; ++pi)
+      if (pi->second.live()) return txn_->pending.row_of(pi->second);
+    return {};
+  }
+  auto it = db_->kv().iterate(KvRange{lo, hi}, false);
+  for (;;) {
+    it->check();
+    const bool has_c = it->valid(), has_p = pi != pend;
+    if (!has_c && !has_p) return {};
+    if (has_p && (!has_c || pi->first <= it->key())) {  // pending first (it wins a tie)
+      if (has_c && pi->first == it->key()) it->next();
+      if (pi->second.live()) return txn_->pending.row_of(pi->second);
+      ++pi;  // deleted in this transaction
+      continue;
+    }
+    return RowRef::own(std::string(it->value()));
+  }
 }
 
 std::unique_ptr<sdk::Connection> StoreTable::open_connection() {

@@ -55,9 +55,9 @@ class StoreTable : public sdk::Table {
   sdk::UpdateResult update(sdk::UpdateArgs args) override;
   sdk::UpdateResult update_cells(const sdk::UpdateCells& args) override;
   std::unique_ptr<sdk::Connection> open_connection() override;
-  // ABI 1.3 point lookup with the full primary key: one get of the encoded key through the
-  // transaction's pending writes. A key prefix is refused UNSUPPORTED (the host then
-  // opens a cursor, whose range seek answers it).
+  // ABI 1.3 point lookup: with the full primary key, one get of the encoded key through
+  // the transaction's pending writes; with a key prefix (a unique-index probe), the first
+  // row of the prefix's key range, merged the same way.
   sdk::LookupResult lookup(std::span<const qrs_value> key) override;
   // Every ALTER TABLE arm (store_alter.cc).
   void alter_table(const sdk::SchemaChange& change, const sdk::TableSchema& new_schema) override;
@@ -66,6 +66,9 @@ class StoreTable : public sdk::Table {
   std::shared_ptr<StoreDb> db_;
   std::shared_ptr<TableState> state_;
   std::shared_ptr<Txn> txn_;
+  // The first row of [lo, hi) as this instance sees it (pending writes over committed).
+  RowRef first_row(const std::string& lo, const std::string& hi);
+
   std::string row_buf_;      // the row being written, encoded (reused across writes)
   std::string key_buf_;      // its key
   std::string old_key_buf_;  // the key it had (UPDATE / DELETE)

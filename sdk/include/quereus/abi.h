@@ -493,7 +493,9 @@ typedef struct qrs_table_vtable {
    * a UNIQUE index entry, a row by its key.
    * QRS_OK: found; `out` is the row in column order, owned by the table and valid until
    * the next call on it. QRS_NOTFOUND: no such row (`out` untouched). QRS_UNSUPPORTED:
-   * the module does not answer this lookup (the host then scans). QRS_MISUSE: more
+   * the module does not answer this lookup (the host then scans); the answer may depend on
+   * the number of cells but not on their values — the host remembers a refusal per key
+   * length for the table instance and does not ask again. QRS_MISUSE: more
    * cells than key members, or none. NULL slot: every lookup UNSUPPORTED. */
   qrs_status (*lookup)(void* self, const qrs_row* key, qrs_row* out, qrs_error* err);
 } qrs_table_vtable;
