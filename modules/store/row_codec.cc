@@ -16,11 +16,14 @@ constexpr char kRowFormat = 0x01;
 }  // namespace
 
 void put_varint(std::string& out, uint64_t v) {
+  char buf[10];
+  size_t n = 0;
   while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
+    buf[n++] = static_cast<char>((v & 0x7F) | 0x80);
     v >>= 7;
   }
-  out.push_back(static_cast<char>(v));
+  buf[n++] = static_cast<char>(v);
+  out.append(buf, n);
 }
 
 bool get_varint(std::string_view& in, uint64_t* v) {
@@ -51,7 +54,9 @@ void encode_row(std::string& out, std::span<const qrs_value> row) {
       }
       case QRS_TYPE_REAL: {
         uint64_t bits = std::bit_cast<uint64_t>(c.u.real);
-        for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((bits >> (8 * i)) & 0xFF));
+        char le[8];
+        for (int i = 0; i < 8; ++i) le[i] = static_cast<char>((bits >> (8 * i)) & 0xFF);
+        out.append(le, 8);
         break;
       }
       case QRS_TYPE_BOOLEAN: out.push_back(c.u.boolean != 0 ? 1 : 0); break;

@@ -150,11 +150,31 @@ Value DmlWriter::eval_default(int column, const Row& row) const {
   return (*defaults_)[column]->eval(env);
 }
 
+namespace {
+
+// True when coerce(v, col) returns v unchanged — the common case, a value of the column's
+// own type — so the row keeps it without a copy.
+bool already_stored_form(const Value& v, const ColumnSchema& col) {
+  if (v.is_null()) return true;
+  switch (col.logical_type) {
+    case QRS_LT_ANY: return v.type() != ValueType::kBigInt;
+    case QRS_LT_INTEGER: return v.type() == ValueType::kInteger;
+    case QRS_LT_REAL: return v.type() == ValueType::kReal;
+    case QRS_LT_NUMERIC: return v.type() == ValueType::kInteger || v.type() == ValueType::kReal;
+    case QRS_LT_TEXT: return v.type() == ValueType::kText;
+    case QRS_LT_JSON: return v.type() == ValueType::kJson;
+    default: return false;  // coerce decides (it may canonicalize)
+  }
+}
+
+}  // namespace
+
 bool DmlWriter::prepare_row(Row& row, std::optional<ConflictAction> action) {
   const TableSchema& ts = table_->schema;
   if (row.size() != ts.columns.size()) throw Error(StatusCode::kInternal, "row width mismatch");
   for (size_t i = 0; i < row.size(); ++i)
-    if (!ts.columns[i].generated()) row[i] = coerce(row[i], ts.columns[i], ts);
+    if (!ts.columns[i].generated() && !already_stored_form(row[i], ts.columns[i]))
+      row[i] = coerce(row[i], ts.columns[i], ts);
   // Generated columns, in dependency order: each reads the coerced written columns and
   // the generated columns computed before it.
   if (generated_) {
