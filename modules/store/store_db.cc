@@ -91,8 +91,26 @@ std::shared_ptr<TableState> StoreDb::open_table(const sdk::TableSchema& schema, 
   KeyCodec codec = KeyCodec::of(schema);  // refuses an unencodable key before any write
   std::string rk = registry_key(schema.schema_name, schema.table_name);
   std::optional<std::string> idv = kv_->get(rk);
-  if (idv && create)
-    throw sdk::Error::generic("table " + schema.schema_name + "." + schema.table_name + " already exists in the store");
+  KvBatch orphan;  // the rows of a table registered by a CREATE that never reached the catalog
+  if (idv && create) {
+    // The host creates only what its catalog lacks, and the catalog entry is written right
+    // after this registration: a registry entry here is the trace of a CREATE TABLE
+    // interrupted between the two (a crash). Its rows cannot be reached through the
+    // catalog; they go with the new registration's batch, and the name starts afresh.
+    std::string_view in = *idv;
+    uint64_t old_id;
+    if (!get_varint(in, &old_id) || !in.empty())
+      throw sdk::Error(QRS_CORRUPT, "store at '" + path() + "': corrupt registry entry of " + schema.table_name);
+    if (auto live = live_[old_id].lock())
+      throw sdk::Error::generic("table " + schema.schema_name + "." + schema.table_name + " already exists in the store");
+    orphan.del(stats_key(old_id));
+    std::string old_prefix = table_prefix(old_id);
+    auto it = kv_->iterate(KvRange{old_prefix, prefix_end(old_prefix)}, false);
+    for (; it->valid(); it->next()) orphan.del(it->key());
+    it->check();
+    live_.erase(old_id);
+    idv.reset();
+  }
   uint64_t id;
   int64_t count = 0;
   if (idv) {
@@ -118,7 +136,7 @@ std::shared_ptr<TableState> StoreDb::open_table(const sdk::TableSchema& schema, 
       if (!get_varint(in, &next)) throw sdk::Error(QRS_CORRUPT, "store at '" + path() + "': corrupt table id counter");
     }
     id = next;
-    KvBatch b;
+    KvBatch& b = orphan;
     b.put(kNextIdKey, varint(next + 1));
     b.put(rk, varint(id));
     b.put(stats_key(id), varint(0));
