@@ -153,13 +153,14 @@ void write_all(int fd, const std::string& text) {
   _exit(0);
 }
 
-Outcome run_in_child(const Workload& workload, EngineKind kind, const std::shared_ptr<Registry>& registry,
-                     const std::string& module, const Sizes& sizes, double timeout_s) {
-  Outcome out;
+// Forks a child that reports on a pipe: returns the child's pid in the parent (`*fd` the
+// read end) and 0 in the child (`*fd` the write end); -1 with `*error` set when the pipe
+// or the fork failed.
+pid_t fork_with_pipe(int* fd, std::string* error) {
   int fds[2];
   if (pipe(fds) != 0) {
-    out.message = "pipe failed";
-    return out;
+    *error = "pipe failed";
+    return -1;
   }
   std::cout.flush();
   std::cerr.flush();
@@ -167,14 +168,21 @@ Outcome run_in_child(const Workload& workload, EngineKind kind, const std::share
   if (pid < 0) {
     close(fds[0]);
     close(fds[1]);
-    out.message = "fork failed";
-    return out;
+    *error = "fork failed";
+    return -1;
   }
-  if (pid == 0) {
-    close(fds[0]);
-    child_main(fds[1], workload, kind, registry, module, sizes);
-  }
-  close(fds[1]);
+  close(fds[pid == 0 ? 0 : 1]);
+  *fd = fds[pid == 0 ? 1 : 0];
+  return pid;
+}
+
+Outcome run_in_child(const Workload& workload, EngineKind kind, const std::shared_ptr<Registry>& registry,
+                     const std::string& module, const Sizes& sizes, double timeout_s) {
+  Outcome out;
+  int fd = -1;
+  const pid_t pid = fork_with_pipe(&fd, &out.message);
+  if (pid < 0) return out;
+  if (pid == 0) child_main(fd, workload, kind, registry, module, sizes);
 
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
@@ -192,17 +200,17 @@ Outcome run_in_child(const Workload& workload, EngineKind kind, const std::share
       }
       wait_ms = static_cast<int>(std::min<long long>(left, 1000 * 60));
     }
-    pollfd p{fds[0], POLLIN, 0};
+    pollfd p{fd, POLLIN, 0};
     const int r = poll(&p, 1, wait_ms);
     if (r < 0 && errno == EINTR) continue;
     if (r == 0) continue;  // re-check the deadline
-    const ssize_t n = read(fds[0], buf, sizeof buf);
+    const ssize_t n = read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;  // EOF: the child is done (or died)
     text.append(buf, static_cast<size_t>(n));
     if (!started && text.rfind("start\n", 0) == 0) started = Clock::now();
   }
-  close(fds[0]);
+  close(fd);
   if (timed_out) kill(pid, SIGKILL);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -319,18 +327,11 @@ void print_flat_table(const std::vector<FlatLine>& lines, std::vector<std::strin
 // Raw LevelDB in a fresh child process, as each of our runs is (a fresh heap: the first
 // touch of the batch's memory costs the same on both sides). Throws BenchError.
 RawLevelDbResult run_raw_leveldb_in_child(const std::string& dir, const Sizes& sizes) {
-  int fds[2];
-  if (pipe(fds) != 0) throw BenchError("pipe failed");
-  std::cout.flush();
-  std::cerr.flush();
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    throw BenchError("fork failed");
-  }
+  int fd = -1;
+  std::string error;
+  const pid_t pid = fork_with_pipe(&fd, &error);
+  if (pid < 0) throw BenchError(error);
   if (pid == 0) {
-    close(fds[0]);
     std::string report;
     try {
       // A stored row of t (id, a, b of 20 characters) is about 40 bytes in the store's codec.
@@ -341,20 +342,19 @@ RawLevelDbResult run_raw_leveldb_in_child(const std::string& dir, const Sizes& s
     } catch (const std::exception& e) {
       report = std::string("error\t") + one_line(e.what());
     }
-    write_all(fds[1], report);
-    close(fds[1]);
+    write_all(fd, report);
+    close(fd);
     _exit(0);
   }
-  close(fds[1]);
   std::string text;
   char buf[512];
   for (;;) {
-    const ssize_t n = read(fds[0], buf, sizeof buf);
+    const ssize_t n = read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     text.append(buf, static_cast<size_t>(n));
   }
-  close(fds[0]);
+  close(fd);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
