@@ -15,6 +15,8 @@
 
 #include <absl/container/btree_map.h>
 
+#include "quereus/block_memory.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -48,21 +50,8 @@ struct PendingSlot {
   bool live() const { return row.data() != nullptr; }
 };
 
-// Memory for large transaction buffers. A 2 MB block is mapped on its own and advised
-// to be backed by a transparent huge page: one page fault instead of 512. Page faults
-// dominate filling fresh memory on virtual machines (~14 us each measured on ours), and a
-// million-row transaction's buffers are tens of megabytes. Smaller blocks use the heap.
-inline constexpr size_t kHugeBlock = size_t{2} << 20;
-std::shared_ptr<char[]> allocate_block(size_t bytes);
-
-// A memory resource handing out huge-page blocks (allocate_block) to a pool above it.
-class BlockResource : public std::pmr::memory_resource {
- private:
-  void* do_allocate(size_t bytes, size_t alignment) override;
-  void do_deallocate(void* p, size_t bytes, size_t alignment) override;
-  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override { return this == &other; }
-  std::vector<std::shared_ptr<char[]>> blocks_;
-};
+using sdk::allocate_block;
+using sdk::kHugeBlock;
 
 // Append-only bytes in large chunks. A copy's owner (chunk_owner) shares its chunk, so the
 // bytes outlive the arena's own clear() for whoever still holds them.
@@ -174,7 +163,7 @@ class PendingWrites {
   }
 
  private:
-  BlockResource blocks_;
+  sdk::HugePageResource blocks_;
   std::pmr::monotonic_buffer_resource pool_;
   Map map_;
   ByteArena arena_;
