@@ -68,11 +68,6 @@ struct KeyRange {
 using KeyRanges = absl::InlinedVector<KeyRange, 1>;
 KeyRanges build_ranges(const KeyOrder& order, const Seek& seek, std::span<const sdk::Filter> filters);
 
-// Cost (~1 per row touched) and matched-row estimate of `seek` over `row_count` rows.
-void estimate(const KeyOrder& order, const Seek& seek, std::span<const sdk::Filter> filters, double row_count,
-              double* cost, double* rows);
-
-inline std::string describe(const Seek& seek, const OrderingClaim& claim) { return sdk::describe_seek("mem", seek, claim); }
 
 }  // namespace quereus::mem
 

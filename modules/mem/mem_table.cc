@@ -147,22 +147,12 @@ class MemConnection : public sdk::Connection {
 
 sdk::PlanResult MemTable::best_access_plan(const sdk::PlanRequest& request) {
   const KeyOrder& order = store_->order();
-  std::vector<bool> usable(request.filters.size());
-  for (size_t i = 0; i < usable.size(); ++i) usable[i] = request.filters[i].usable;
-  Seek seek = choose_seek(order, request.filters, usable);
-  OrderingClaim claim = claim_ordering(store_->schema(), order, seek, request.ordering);
   double row_count;
   {
     std::shared_lock lock(store_->mutex());
     row_count = static_cast<double>(store_->rows().size());
   }
-  sdk::PlanResult r;
-  r.handled = seek.handled(request.filters.size());
-  estimate(order, seek, request.filters, row_count, &r.cost, &r.rows);
-  r.provides_ordering = claim.provides;
-  r.plan_id = encode_plan_id(seek.kind, claim.reverse);
-  r.explain = describe(seek, claim);
-  return r;
+  return sdk::plan_key_access<Seek>("mem", store_->schema(), order, request, row_count);
 }
 
 std::unique_ptr<sdk::Cursor> MemTable::open_cursor(const sdk::ScanArgs& args) {

@@ -2,7 +2,6 @@
 #include "store_plan.h"
 
 #include <algorithm>
-#include <cmath>
 #include <utility>
 
 namespace quereus::store {
@@ -78,33 +77,6 @@ std::vector<ByteRange> build_ranges(const KeyCodec& codec, const Seek& seek, std
   heads.erase(std::unique(heads.begin(), heads.end()), heads.end());
   for (std::string& h : heads) out.push_back(make_range(codec, seek, filters, tail(std::move(h)), seek.pinned.size()));
   return out;
-}
-
-void estimate(const KeyCodec& codec, const Seek& seek, std::span<const Filter> filters, double row_count,
-              double* cost, double* rows) {
-  double n = std::max(row_count, 1.0);
-  double probe = std::log2(n + 1) + 1;
-  if (seek.kind == SeekKind::kScan) {
-    *rows = n;
-    *cost = n + 1;
-    return;
-  }
-  double seeks = 1;
-  if (seek.kind == SeekKind::kMulti) seeks = std::max<double>(filters[seek.pinned[0]].in_count, 1);
-  double per = n;
-  if (seek.pinned.size() == codec.size()) {
-    per = 1;
-  } else {
-    for (size_t i = 0; i < seek.pinned.size(); ++i) per /= 10;
-    if (seek.lower >= 0 && seek.upper >= 0) {
-      per *= 0.25;
-    } else if (seek.lower >= 0 || seek.upper >= 0) {
-      per *= 0.33;
-    }
-  }
-  per = std::max(per, 1.0);
-  *rows = seeks * per;
-  *cost = seeks * probe + *rows;
 }
 
 }  // namespace quereus::store

@@ -51,10 +51,6 @@ struct ByteRange {
 // comparand is NULL (nothing matches).
 std::vector<ByteRange> build_ranges(const KeyCodec& codec, const Seek& seek, std::span<const sdk::Filter> filters);
 
-void estimate(const KeyCodec& codec, const Seek& seek, std::span<const sdk::Filter> filters, double row_count,
-              double* cost, double* rows);
-
-inline std::string describe(const Seek& seek, const OrderingClaim& claim) { return sdk::describe_seek("store", seek, claim); }
 
 }  // namespace quereus::store
 

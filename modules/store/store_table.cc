@@ -187,19 +187,8 @@ StoreTable::~StoreTable() = default;
 
 sdk::PlanResult StoreTable::best_access_plan(const sdk::PlanRequest& request) {
   std::lock_guard lock(db_->mu());
-  const KeyCodec& codec = state_->codec;
-  std::vector<bool> usable(request.filters.size());
-  for (size_t i = 0; i < usable.size(); ++i) usable[i] = request.filters[i].usable;
-  Seek seek = choose_seek(codec, request.filters, usable);
-  OrderingClaim claim = claim_ordering(state_->schema, codec, seek, request.ordering);
-  double row_count = static_cast<double>(std::max<int64_t>(state_->row_count + txn_->delta, 0));
-  sdk::PlanResult r;
-  r.handled = seek.handled(request.filters.size());
-  estimate(codec, seek, request.filters, row_count, &r.cost, &r.rows);
-  r.provides_ordering = claim.provides;
-  r.plan_id = encode_plan_id(seek.kind, claim.reverse);
-  r.explain = describe(seek, claim);
-  return r;
+  const double row_count = static_cast<double>(std::max<int64_t>(state_->row_count + txn_->delta, 0));
+  return sdk::plan_key_access<Seek>("store", state_->schema, state_->codec, request, row_count);
 }
 
 std::unique_ptr<sdk::Cursor> StoreTable::open_cursor(const sdk::ScanArgs& args) {

@@ -28,7 +28,6 @@
 #include <quereus/sdk.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -384,25 +383,6 @@ std::vector<KeyRange> build_ranges(const KeyOrder& order, const Seek& seek, std:
   return out;
 }
 
-// Cost model: ~1 per row touched plus a tree descent per seek. Rough is fine; it only has
-// to rank a seek below a scan and a point seek below a range.
-void estimate(const KeyOrder& order, const Seek& seek, const std::vector<sdk::Filter>& filters, double n,
-              double* cost, double* rows) {
-  n = std::max(n, 1.0);
-  const double descent = std::log2(n + 1) + 1;
-  if (seek.kind == sdk::SeekKind::kScan) {
-    *rows = n;
-    *cost = n + 1;
-    return;
-  }
-  double seeks = 1;
-  if (seek.kind == sdk::SeekKind::kMulti) seeks = std::max<double>(filters[seek.pinned[0]].in_count, 1);
-  double per = seek.pinned.size() == order.size() ? 1 : n / std::pow(10.0, static_cast<double>(seek.pinned.size()));
-  if (seek.lower >= 0 || seek.upper >= 0) per *= (seek.lower >= 0 && seek.upper >= 0) ? 0.25 : 0.33;
-  *rows = seeks * std::max(per, 1.0);
-  *cost = seeks * descent + *rows;
-}
-
 // =========================================================================================
 // 5. The cursor
 // =========================================================================================
@@ -496,18 +476,12 @@ class TemplateTable : public sdk::Table {
   // direction; open_cursor re-derives the seek from the filters the host reports handled.
   sdk::PlanResult best_access_plan(const sdk::PlanRequest& req) override {
     std::shared_lock lock(storage_->mu);
-    const KeyOrder& order = *storage_->order;
-    std::vector<bool> usable(req.filters.size());
-    for (size_t i = 0; i < usable.size(); ++i) usable[i] = req.filters[i].usable;
-    Seek seek = sdk::choose_seek<Seek>(order, req.filters, usable);
-    sdk::OrderingClaim claim = sdk::claim_ordering(storage_->schema, order, seek, req.ordering);
-    sdk::PlanResult r;
-    r.handled = seek.handled(req.filters.size());
-    estimate(order, seek, req.filters, static_cast<double>(storage_->rows.size()), &r.cost, &r.rows);
-    r.provides_ordering = claim.provides;
-    r.plan_id = sdk::encode_plan_id(seek.kind, claim.reverse);
-    r.explain = sdk::describe_seek(kModuleName, seek, claim);
-    return r;
+    // quereus/key_seek.hpp does the whole negotiation for a table ordered by its primary
+    // key: which filters the seek answers (handled), whether walking it forwards or
+    // backwards yields the requested ordering, a rough cost, the plan id and the explain
+    // text. A module with another storage order writes its own.
+    return sdk::plan_key_access<Seek>(kModuleName, storage_->schema, *storage_->order, req,
+                                      static_cast<double>(storage_->rows.size()));
   }
 
   std::unique_ptr<sdk::Cursor> open_cursor(const sdk::ScanArgs& args) override {

@@ -19,6 +19,8 @@
 #ifndef QUEREUS_KEY_SEEK_HPP_
 #define QUEREUS_KEY_SEEK_HPP_
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -224,6 +226,56 @@ std::string describe_seek(const std::string& module, const Seek& seek, const Ord
   }
   if (claim.provides) s += claim.reverse ? ", ordered (reverse)" : ", ordered";
   return s;
+}
+
+// Cost (~1 per row touched plus a tree descent per seek) and matched-row estimate of
+// `seek` over `row_count` rows. Rough is fine: it only has to rank a seek below a scan and
+// a point seek below a range.
+template <class Seek, class Key>
+void estimate_seek(const Key& key, const Seek& seek, std::span<const Filter> filters, double row_count, double* cost,
+                   double* rows) {
+  const double n = std::max(row_count, 1.0);
+  const double descent = std::log2(n + 1) + 1;
+  if (seek.kind == SeekKind::kScan) {
+    *rows = n;
+    *cost = n + 1;
+    return;
+  }
+  double seeks = 1;
+  if (seek.kind == SeekKind::kMulti) seeks = std::max<double>(filters[seek.pinned[0]].in_count, 1);
+  double per = n;
+  if (seek.pinned.size() == key.size()) {
+    per = 1;
+  } else {
+    for (size_t i = 0; i < seek.pinned.size(); ++i) per /= 10;
+    if (seek.lower >= 0 && seek.upper >= 0) {
+      per *= 0.25;
+    } else if (seek.lower >= 0 || seek.upper >= 0) {
+      per *= 0.33;
+    }
+  }
+  *rows = seeks * std::max(per, 1.0);
+  *cost = seeks * descent + *rows;
+}
+
+// A key-ordered table's whole best_access_plan answer: the seek over the usable filters,
+// the ordering claim, the estimate over `row_count` rows, the plan id and the explain text
+// ("<module> pk …"). open_cursor re-derives the seek from the filters the host reports
+// handled (choose_seek over ScanArgs::handled) and the direction from the plan id.
+template <class Seek, class Key>
+PlanResult plan_key_access(const std::string& module, const TableSchema& schema, const Key& key,
+                           const PlanRequest& request, double row_count) {
+  std::vector<bool> usable(request.filters.size());
+  for (size_t i = 0; i < usable.size(); ++i) usable[i] = request.filters[i].usable;
+  const Seek seek = choose_seek<Seek>(key, request.filters, usable);
+  const OrderingClaim claim = claim_ordering(schema, key, seek, request.ordering);
+  PlanResult r;
+  r.handled = seek.handled(request.filters.size());
+  estimate_seek(key, seek, request.filters, row_count, &r.cost, &r.rows);
+  r.provides_ordering = claim.provides;
+  r.plan_id = encode_plan_id(seek.kind, claim.reverse);
+  r.explain = describe_seek(module, seek, claim);
+  return r;
 }
 
 }  // namespace quereus::sdk
