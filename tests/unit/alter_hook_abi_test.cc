@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "older_table_abi.h"
 #include "plugin/module_adapter.h"
 #include "quereus/sdk.hpp"
 
@@ -67,28 +68,10 @@ class HookModule : public sdk::Module {
 };
 
 // A 1.1 plugin: its table vtable ends before the alter_table slot.
-qrs_table_vtable old_table_vt() {
-  qrs_table_vtable vt = sdk::detail::kTableVtable;
-  vt.struct_size = static_cast<uint32_t>(offsetof(qrs_table_vtable, alter_table));
-  return vt;
-}
-const qrs_table_vtable kOldTableVt = old_table_vt();
-qrs_status old_create(void* self, const qrs_table_schema* s, qrs_table* out, qrs_error* err) {
-  qrs_status st = sdk::detail::kModuleVtable.create(self, s, out, err);
-  if (st == QRS_OK) out->vt = &kOldTableVt;
-  return st;
-}
-qrs_module_vtable old_module_vt() {
-  qrs_module_vtable vt = sdk::detail::kModuleVtable;
-  vt.create = &old_create;
-  return vt;
-}
-const qrs_module_vtable kOldModuleVt = old_module_vt();
+using OldAbi = testing::OlderTableAbi<offsetof(qrs_table_vtable, alter_table)>;
 
 std::shared_ptr<PluginModule> make_module(bool implements, Seen* seen, bool old_abi) {
-  auto* holder = new sdk::detail::ModuleHolder{std::make_shared<HookModule>(implements, seen)};
-  qrs_module m{holder, old_abi ? &kOldModuleVt : &sdk::detail::kModuleVtable};
-  return PluginModule::make("hook", m, PluginLibrary());
+  return testing::wrap_sdk_module("hook", std::make_shared<HookModule>(implements, seen), old_abi ? &OldAbi::kModuleVt : nullptr);
 }
 
 TableSchema schema() {

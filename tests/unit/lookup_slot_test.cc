@@ -11,6 +11,7 @@
 
 #include "core/registry.h"
 #include "mem_db_test.h"
+#include "older_table_abi.h"
 #include "plugin/module_adapter.h"
 #include "quereus/sdk.hpp"
 #include "vtab/module.h"
@@ -59,28 +60,10 @@ class KeyedModule : public sdk::Module {
 };
 
 // A 1.2 plugin: its table vtable ends before the lookup slot.
-qrs_table_vtable old_table_vt() {
-  qrs_table_vtable vt = sdk::detail::kTableVtable;
-  vt.struct_size = static_cast<uint32_t>(offsetof(qrs_table_vtable, lookup));
-  return vt;
-}
-const qrs_table_vtable kOldTableVt = old_table_vt();
-qrs_status old_create(void* self, const qrs_table_schema* s, qrs_table* out, qrs_error* err) {
-  qrs_status st = sdk::detail::kModuleVtable.create(self, s, out, err);
-  if (st == QRS_OK) out->vt = &kOldTableVt;
-  return st;
-}
-qrs_module_vtable old_module_vt() {
-  qrs_module_vtable vt = sdk::detail::kModuleVtable;
-  vt.create = &old_create;
-  return vt;
-}
-const qrs_module_vtable kOldModuleVt = old_module_vt();
+using OldAbi = testing::OlderTableAbi<offsetof(qrs_table_vtable, lookup)>;
 
 std::shared_ptr<PluginModule> make_module(bool implements, int* calls, bool old_abi) {
-  auto* holder = new sdk::detail::ModuleHolder{std::make_shared<KeyedModule>(implements, calls)};
-  qrs_module m{holder, old_abi ? &kOldModuleVt : &sdk::detail::kModuleVtable};
-  return PluginModule::make("keyed", m, PluginLibrary());
+  return testing::wrap_sdk_module("keyed", std::make_shared<KeyedModule>(implements, calls), old_abi ? &OldAbi::kModuleVt : nullptr);
 }
 
 std::shared_ptr<const Collation> binary() {
