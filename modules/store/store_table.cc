@@ -303,15 +303,10 @@ sdk::LookupResult StoreTable::lookup(std::span<const qrs_value> key) {
   // the index columns then the primary key) is the first row of its key range.
   RowRef row = key.size() == codec.size() ? db_->find(*txn_, k) : first_row(k, prefix_end(k));
   if (!row) return sdk::LookupResult::not_found();
-  struct Found {
-    RowRef row;
-    std::vector<qrs_value> cells;
-  };
-  auto found = std::make_shared<Found>();
-  found->row = std::move(row);
-  decode_row(found->row.bytes, found->cells, state_->schema.table_name);
-  std::span<const qrs_value> cells(found->cells);
-  return sdk::LookupResult::of_cells(cells, std::move(found));
+  // The cells view the row's bytes (kept by the owner); they stay in lookup_cells_ until
+  // the next call on this table, as LookupResult requires.
+  decode_row(row.bytes, lookup_cells_, state_->schema.table_name);
+  return sdk::LookupResult::of_cells(lookup_cells_, std::move(row.owner));
 }
 
 RowRef StoreTable::first_row(const std::string& lo, const std::string& hi) {

@@ -72,6 +72,7 @@ class StoreTable : public sdk::Table {
   std::string row_buf_;      // the row being written, encoded (reused across writes)
   std::string key_buf_;      // its key
   std::string old_key_buf_;  // the key it had (UPDATE / DELETE)
+  std::vector<qrs_value> lookup_cells_;  // the last lookup's row, valid until the next call
 };
 
 // ALTER TABLE over the committed rows of `state` (store_alter.cc). REQUIRES: db.mu() held.
