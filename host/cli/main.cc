@@ -25,12 +25,16 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: quereus [--config FILE] [--format table|json] [-c SQL]... [script.sql]\n"
+    "       quereus check [--config FILE]\n"
     "  --config FILE   deployment YAML (default: built-in, the same as config/quickstart.yaml)\n"
     "  --format F      table (default): aligned, for people; json: one object per row and line\n"
     "  -c SQL          run SQL (may repeat; runs before the script)\n"
     "  script.sql      run a file of SQL; stops at the first error\n"
     "  --check-syntax FILE...  parse SQL files without running them; prints file:line:column:\n"
     "                  message per statement that does not parse, then N passed, N failed\n"
+    "  check           verify the database: every row reads, every index agrees with its table,\n"
+    "                  UNIQUE holds, row counts match the statistics; prints the problems\n"
+    "                  (or 'ok'); exit status 0 when the database is sound, 1 when not\n"
     "  --help, --version\n"
     "With neither -c nor a script, SQL is read from stdin: an interactive shell when stdin is\n"
     "a terminal, otherwise the whole input is run as a script.\n";
@@ -40,6 +44,24 @@ int fail(int code, const std::string& message) {
   return code;
 }
 
+// quereus check: the integrity check of the opened database.
+int run_check(quereus::Database& db) {
+  std::vector<std::unique_ptr<quereus::Statement>> stmts;
+  quereus::Status st = db.prepare("pragma integrity_check", &stmts);
+  int problems = 0;
+  for (auto& s : stmts) {
+    bool has = true;
+    while (st.ok() && (st = s->step(&has)).ok() && has) {
+      std::string line = s->row()[0].to_text();
+      std::cout << line << "\n";
+      if (line != "ok") ++problems;
+    }
+  }
+  if (!st.ok()) return fail(1, st.to_string());
+  if (problems) std::cerr << problems << " problem(s) found\n";
+  return problems ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -47,8 +69,13 @@ int main(int argc, char** argv) {
   std::string config_path, script;
   std::vector<std::string> commands;
   OutputFormat format = OutputFormat::kTable;
+  bool check = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (i == 1 && arg == "check") {
+      check = true;
+      continue;
+    }
     auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
     if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
@@ -92,7 +119,8 @@ int main(int argc, char** argv) {
   if (Status s = load_host_plugins(options, &registry, &loader); !s.ok()) return fail(2, s.to_string());
   std::unique_ptr<Database> db;
   if (Status s = Database::Open(registry, database_options(options.databases["main"]), &db); !s.ok())
-    return fail(2, s.to_string());
+    return fail(check ? 1 : 2, s.to_string());
+  if (check) return run_check(*db);
 
   Shell shell(*db, format, std::cout, std::cerr);
   if (commands.empty() && script.empty() && isatty(STDIN_FILENO)) {

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstring>
 
+#include <spdlog/spdlog.h>
+
 #include "absl/container/inlined_vector.h"
 #include "functions/json_value.h"
 #include "functions/temporal.h"
@@ -392,6 +394,29 @@ bool PluginModule::catalog_list(const std::function<void(const std::string& key,
   if (st == QRS_UNSUPPORTED) return false;
   check(st, err, "module '" + name_ + "' catalog listing");
   return true;
+}
+
+bool PluginModule::schema_begin() {
+  if (!vt_.schema_begin || !vt_.schema_commit || !vt_.schema_rollback) return false;
+  ErrorBox err;
+  qrs_status st = call_plugin("schema_begin", vt_.schema_begin, self_, err.get());
+  if (st == QRS_UNSUPPORTED) return false;
+  check(st, err, "module '" + name_ + "' schema-change scope");
+  return true;
+}
+
+void PluginModule::schema_commit() {
+  ErrorBox err;
+  check(call_plugin("schema_commit", vt_.schema_commit, self_, err.get()), err,
+        "module '" + name_ + "' schema-change commit");
+}
+
+void PluginModule::schema_rollback() noexcept {
+  try {
+    call_plugin_void("schema_rollback", vt_.schema_rollback, self_);
+  } catch (const std::exception& e) {
+    spdlog::error("module '{}': schema-change rollback failed: {}", name_, e.what());
+  }
 }
 
 // ---- table ----

@@ -43,6 +43,9 @@ class PluginModule final : public VtabModule, public std::enable_shared_from_thi
                                             const std::vector<std::pair<std::string, Value>>& options) override;
   bool catalog_put(const std::string& key, const std::string& text) override;
   bool catalog_list(const std::function<void(const std::string& key, const std::string& text)>& emit) override;
+  bool schema_begin() override;
+  void schema_commit() override;
+  void schema_rollback() noexcept override;
 
  private:
   PluginModule(std::string name, qrs_module module, PluginLibrary library);

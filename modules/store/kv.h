@@ -142,6 +142,9 @@ struct KvOptions {
   std::string path;
   bool create_if_missing = true;
   bool paranoid_checks = false;
+  // Every read verifies the checksum of the blocks it reads (a flipped byte in a table
+  // file is CORRUPT, never data).
+  bool verify_checksums = true;
   int64_t cache_size = -1;  // bytes; < 0: the engine's default
 };
 

@@ -6,8 +6,10 @@
 #include <leveldb/options.h>
 #include <leveldb/write_batch.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <system_error>
 
 #include "kv.h"
 #include "quereus/sdk.hpp"
@@ -34,7 +36,13 @@ leveldb::Slice slice(std::string_view s) { return leveldb::Slice(s.data(), s.siz
 // A LevelDB failure as an sdk::Error naming the store and what to do.
 [[noreturn]] void fail(const leveldb::Status& st, const std::string& path, const std::string& doing) {
   std::string what = st.ToString();
-  if (st.IsCorruption())
+  // A table file cut short reads as an I/O error in some paths: it is damage, not a
+  // transient failure.
+  // (A table file shorter than the manifest records fails its read with EINVAL.)
+  bool table_file = what.find(".ldb") != std::string::npos || what.find(".sst") != std::string::npos;
+  bool truncated = what.find("truncated") != std::string::npos || what.find("too short") != std::string::npos ||
+                   (table_file && what.find("Invalid argument") != std::string::npos);
+  if (st.IsCorruption() || truncated)
     throw sdk::Error(QRS_CORRUPT, "store at '" + path + "' is corrupt while " + doing + " (" + what +
                                       "); restore it from a backup or repair it with LevelDB's RepairDB");
   throw sdk::Error(QRS_IOERR, "store at '" + path + "': I/O error while " + doing + " (" + what + ")");
@@ -99,15 +107,17 @@ class LevelIterator : public KvIterator {
 class LevelStore : public KvStore {
  public:
   LevelStore(std::unique_ptr<leveldb::DB> db, std::unique_ptr<leveldb::Cache> cache,
-             std::unique_ptr<const leveldb::FilterPolicy> filter, std::string path)
-      : cache_(std::move(cache)), filter_(std::move(filter)), db_(std::move(db)), path_(std::move(path)) {}
+             std::unique_ptr<const leveldb::FilterPolicy> filter, std::string path, bool verify)
+      : cache_(std::move(cache)), filter_(std::move(filter)), db_(std::move(db)), path_(std::move(path)) {
+    read_.verify_checksums = verify;
+  }
   ~LevelStore() override { db_.reset(); }  // before the cache and filter it uses
 
   const std::string& path() const override { return path_; }
 
   std::optional<std::string> get(std::string_view key) override {
     std::string out;
-    leveldb::Status st = db_->Get(leveldb::ReadOptions(), slice(key), &out);
+    leveldb::Status st = db_->Get(read_, slice(key), &out);
     if (st.IsNotFound()) return std::nullopt;
     if (!st.ok()) fail(st, path_, "reading");
     return out;
@@ -115,7 +125,7 @@ class LevelStore : public KvStore {
 
   std::unique_ptr<KvIterator> iterate(const KvRange& range, bool reverse) override {
     const leveldb::Snapshot* snap = db_->GetSnapshot();
-    leveldb::ReadOptions ro;
+    leveldb::ReadOptions ro = read_;
     ro.snapshot = snap;
     ro.fill_cache = true;
     std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(ro));
@@ -150,7 +160,28 @@ class LevelStore : public KvStore {
   std::unique_ptr<const leveldb::FilterPolicy> filter_;
   std::unique_ptr<leveldb::DB> db_;
   std::string path_;
+  leveldb::ReadOptions read_;
 };
+
+// LevelDB's own files in a directory: a store lives here even if CURRENT is gone.
+bool has_leveldb_files(const std::string& dir, std::string* example) {
+  std::error_code ec;
+  std::filesystem::directory_iterator it(dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    auto ends = [&](std::string_view suffix) {
+      return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    // Data files only: LevelDB writes LOG even for an open that fails, and a MANIFEST
+    // before the CURRENT of a brand-new store; a numbered log or table file exists only
+    // once CURRENT did.
+    if (ends(".ldb") || ends(".sst") || ends(".log")) {
+      *example = name;
+      return true;
+    }
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -166,6 +197,15 @@ std::unique_ptr<KvStore> open_leveldb(const KvOptions& o) {
   // Bloom filters make the existence probe of every insert (a miss) cheap.
   std::unique_ptr<const leveldb::FilterPolicy> filter(leveldb::NewBloomFilterPolicy(10));
   opts.filter_policy = filter.get();
+  // Without CURRENT, LevelDB would start a new database here and delete the old files as
+  // garbage: a directory that already holds a store's files is refused instead.
+  std::error_code ec;
+  std::string example;
+  if (!std::filesystem::exists(std::filesystem::path(o.path) / "CURRENT", ec) && has_leveldb_files(o.path, &example))
+    throw sdk::Error(QRS_CORRUPT, "store at '" + o.path + "' holds LevelDB files ('" + example +
+                                      "', …) but no CURRENT file: the store is damaged. It was not re-created, which "
+                                      "would delete its data; restore CURRENT or the directory from a backup, or "
+                                      "rebuild it with LevelDB's RepairDB");
   leveldb::DB* raw = nullptr;
   leveldb::Status st = leveldb::DB::Open(opts, o.path, &raw);
   if (!st.ok()) {
@@ -184,7 +224,8 @@ std::unique_ptr<KvStore> open_leveldb(const KvOptions& o) {
     throw sdk::Error(QRS_CANTOPEN, "cannot open the store at '" + o.path + "': " + what +
                                        " (check that the directory exists and is writable)");
   }
-  return std::make_unique<LevelStore>(std::unique_ptr<leveldb::DB>(raw), std::move(cache), std::move(filter), o.path);
+  return std::make_unique<LevelStore>(std::unique_ptr<leveldb::DB>(raw), std::move(cache), std::move(filter), o.path,
+                                      o.verify_checksums);
 }
 
 }  // namespace quereus::store

@@ -112,6 +112,7 @@ void alter_stored_table(StoreDb& db, TableState& st, const sdk::SchemaChange& ch
                 is_key_member(st.schema, ch.column));
   const std::string& table = ns.table_name;
   if (!f && !rekey) {  // schema-only: no stored byte changes
+    if (auto live = db.live_state(st.id)) db.touch(live);
     st.schema = ns;
     st.codec = std::move(codec);
     return;
@@ -228,6 +229,9 @@ void alter_stored_table(StoreDb& db, TableState& st, const sdk::SchemaChange& ch
   KvBatch b;
   for (const Moved& m : rows)
     if (m.old_key != m.now.key) b.del(m.old_key);
+  if (auto live = db.live_state(st.id)) db.touch(live);
+  for (Txn* t : txns)
+    if (!t->pending.empty() || !t->undo.empty()) db.touch_txn(t);
   for (Moved& m : rows) b.put(m.now.key, m.now.row);
   db.kv().write(b, true);
   st.bound = TableState::Bound::kUnknown;  // the keys moved

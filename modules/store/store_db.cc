@@ -62,7 +62,8 @@ StoreDb::StoreDb(const StoreOptions& options) : sync_(options.sync) {
     std::filesystem::path parent = std::filesystem::path(options.kv.path).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent, ec);  // LevelDB creates the last level
   }
-  kv_ = open_leveldb(options.kv);
+  base_ = open_leveldb(options.kv);
+  kv_ = base_.get();
   check_format();
 }
 
@@ -118,6 +119,7 @@ std::shared_ptr<TableState> StoreDb::open_table(const sdk::TableSchema& schema, 
     if (!get_varint(in, &id) || !in.empty())
       throw sdk::Error(QRS_CORRUPT, "store at '" + path() + "': corrupt registry entry of " + schema.table_name);
     if (auto live = live_[id].lock()) {
+      touch(live);
       live->schema = schema;
       live->codec = std::move(codec);
       return live;
@@ -129,6 +131,13 @@ std::shared_ptr<TableState> StoreDb::open_table(const sdk::TableSchema& schema, 
         throw sdk::Error(QRS_CORRUPT, "store at '" + path() + "': corrupt row count of " + schema.table_name);
       count = static_cast<int64_t>(n);
     }
+  } else if (!create) {
+    // Connecting is reopening: the host's catalog names this table, so its storage must be
+    // here. Registering an empty table instead would hide the loss of every row.
+    throw sdk::Error(QRS_CORRUPT, "store at '" + path() + "': the catalog names table " + schema.schema_name + "." +
+                                      schema.table_name +
+                                      " but the store holds no storage for it (its registry entry is missing); "
+                                      "restore the database from a backup");
   } else {
     uint64_t next = 1;
     if (std::optional<std::string> n = kv_->get(kNextIdKey)) {
@@ -171,6 +180,7 @@ void StoreDb::destroy_table(std::string_view schema_name, std::string_view table
 }
 
 void StoreDb::rename_table(TableState& t, std::string_view new_name) {
+  if (auto live = live_[t.id].lock()) touch(live);
   std::string from = registry_key(t.schema.schema_name, t.schema.table_name);
   std::string to = registry_key(t.schema.schema_name, new_name);
   if (from != to) {
@@ -184,7 +194,10 @@ void StoreDb::rename_table(TableState& t, std::string_view new_name) {
   t.schema.table_name = std::string(new_name);
 }
 
-void StoreDb::remove_txn(Txn* t) { std::erase(txns_, t); }
+void StoreDb::remove_txn(Txn* t) {
+  std::erase(txns_, t);
+  std::erase(rewritten_txns_, t);
+}
 
 std::vector<Txn*> StoreDb::txns_of(uint64_t id) const {
   std::vector<Txn*> out;
@@ -228,6 +241,7 @@ void StoreDb::write(Txn& t, std::span<const Put> puts) {
     }
     int64_t count = std::max<int64_t>(t.table->row_count + d, 0);
     if (d != 0) b.put(stats_key(t.table->id), varint(static_cast<uint64_t>(count)));
+    touch(t.table);
     kv_->write(b, sync_);
     t.table->row_count = count;
     if (!top.empty()) t.table->raise_bound(top);
@@ -260,12 +274,21 @@ void StoreDb::clear(Txn& t) {
 }
 
 void StoreDb::commit(Txn& t) {
+  if (t.doomed) {
+    clear(t);
+    t.doomed = false;
+    flush_ready();
+    throw sdk::Error(QRS_ABORT, "the transaction's uncommitted writes to " + t.table->schema.table_name +
+                                    " were rewritten by an ALTER TABLE that then failed; they were discarded and "
+                                    "the transaction must be rolled back");
+  }
   if (t.active) t.ready = true;  // (an instance that never began only resolves the group)
   flush_ready();
 }
 
 void StoreDb::rollback(Txn& t) {
   clear(t);
+  t.doomed = false;
   flush_ready();  // the rest of the group may have been waiting for this one
 }
 
@@ -298,7 +321,10 @@ void StoreDb::flush_ready() {
   b.txns = &txns_;
   std::map<TableState*, int64_t> deltas;
   for (Txn* t : txns_)
-    if (t->ready && t->delta != 0) deltas[t->table.get()] += t->delta;
+    if (t->ready && t->delta != 0) {
+      deltas[t->table.get()] += t->delta;
+      touch(t->table);
+    }
   for (const auto& [table, d] : deltas)
     b.stats.put(stats_key(table->id), varint(static_cast<uint64_t>(std::max<int64_t>(table->row_count + d, 0))));
   try {
@@ -347,12 +373,64 @@ void StoreDb::rollback_to_savepoint(Txn& t, uint32_t depth) {
   t.marks.resize(depth);
 }
 
+// ---- the schema-change scope ----
+
+void StoreDb::schema_begin() {
+  if (staged_) throw sdk::Error::misuse("store at '" + path() + "': a schema-change scope is already open");
+  staged_ = std::make_unique<StagedKv>(*base_);
+  kv_ = staged_.get();
+  saved_live_ = live_;
+}
+
+void StoreDb::touch(const std::shared_ptr<TableState>& t) {
+  if (!staged_ || !t) return;
+  for (const auto& [state, copy] : saved_)
+    if (state == t) return;
+  saved_.emplace_back(t, *t);
+}
+
+void StoreDb::touch_txn(Txn* t) {
+  if (staged_ && std::find(rewritten_txns_.begin(), rewritten_txns_.end(), t) == rewritten_txns_.end())
+    rewritten_txns_.push_back(t);
+}
+
+void StoreDb::schema_commit() {
+  if (!staged_) throw sdk::Error::misuse("store at '" + path() + "': no schema-change scope is open");
+  size_t n = staged_->size();
+  try {
+    staged_->commit();  // one synced batch: all of the scope or none of it
+  } catch (...) {
+    schema_rollback();
+    throw;
+  }
+  kv_ = base_.get();
+  staged_.reset();
+  saved_.clear();
+  saved_live_.clear();
+  rewritten_txns_.clear();
+  ++scope_stats_.committed;
+  scope_stats_.staged_writes += n;
+}
+
+void StoreDb::schema_rollback() {
+  if (!staged_) return;
+  kv_ = base_.get();
+  staged_.reset();
+  for (auto& [state, copy] : saved_) *state = std::move(copy);
+  saved_.clear();
+  live_ = std::move(saved_live_);
+  saved_live_.clear();
+  for (Txn* t : rewritten_txns_) t->doomed = true;
+  rewritten_txns_.clear();
+  ++scope_stats_.rolled_back;
+}
+
 void StoreDb::catalog_put(std::string_view key, std::string_view text) {
   std::string k(1, kCatalog);
   k += key;
   KvBatch b;
   if (text.empty()) b.del(std::move(k)); else b.put(std::move(k), std::string(text));
-  kv_->write(b, true);  // durable on return, whatever the commit sync setting
+  kv_->write(b, true);  // durable on return (or with its scope), whatever the commit sync setting
 }
 
 void StoreDb::catalog_list(const std::function<void(std::string_view, std::string_view)>& emit) {

@@ -39,6 +39,7 @@
 
 #include "key_codec.h"
 #include "kv.h"
+#include "kv_staged.h"
 #include "pending.h"
 #include "quereus/sdk.hpp"
 
@@ -87,11 +88,22 @@ struct Txn {
   absl::btree_map<std::string_view, PendingSlot> ghosts;
   std::vector<Undo> undo;                         // recorded only while a savepoint is open
   std::vector<std::pair<size_t, int64_t>> marks;  // per savepoint: undo size and delta
+  // Set when a schema-change scope that rewrote this transaction's pending writes (an
+  // ALTER) was rolled back: they no longer match the table's schema, so the transaction
+  // can only roll back (commit fails with ABORT).
+  bool doomed = false;
 };
 
 struct StoreOptions {
   KvOptions kv;
   bool sync = true;
+};
+
+// Counters of the schema-change scopes of one StoreDb (for tests and logs).
+struct ScopeStats {
+  uint64_t committed = 0;
+  uint64_t rolled_back = 0;
+  uint64_t staged_writes = 0;  // writes held back by the scopes, in all
 };
 
 class StoreDb {
@@ -103,12 +115,15 @@ class StoreDb {
   StoreDb& operator=(const StoreDb&) = delete;
 
   std::recursive_mutex& mu() { return mu_; }
+  // The KV store as the module sees it: inside a schema-change scope, the scope's staged
+  // writes over the store.
   KvStore& kv() { return *kv_; }
   const std::string& path() const { return kv_->path(); }
 
   // ---- tables (REQUIRES: mu() held) ----
   // create: registers schema.table (QRS_ERROR when it exists); connect: the registered
-  // table, registering an empty one when the store has none.
+  // table (QRS_CORRUPT when the store has none: the catalog names a table whose storage
+  // is gone).
   std::shared_ptr<TableState> open_table(const sdk::TableSchema& schema, bool create);
   void destroy_table(std::string_view schema_name, std::string_view table_name);
   void rename_table(TableState& t, std::string_view new_name);
@@ -140,10 +155,30 @@ class StoreDb {
   void savepoint(Txn& t, uint32_t depth);
   void release_savepoint(Txn& t, uint32_t depth);
   void rollback_to_savepoint(Txn& t, uint32_t depth);
+  // The live state of table `id` (null when no instance holds it).
+  std::shared_ptr<TableState> live_state(uint64_t id) {
+    auto it = live_.find(id);
+    return it == live_.end() ? nullptr : it->second.lock();
+  }
   // The txns of table `id` (for ALTER's busy check).
   std::vector<Txn*> txns_of(uint64_t id) const;
   // Writes `batch` (plus nothing else) durably per the sync option.
   void write_batch(const KvBatch& batch) { kv_->write(batch, sync_); }
+
+  // ---- the schema-change scope (SDK 1.4; REQUIRES: mu() held) ----
+  // Between schema_begin and schema_commit every write goes to a staged overlay (reads
+  // see it); schema_commit writes the overlay as one synced batch, schema_rollback drops
+  // it and restores the table states the scope changed. Scopes do not nest.
+  void schema_begin();
+  void schema_commit();
+  void schema_rollback();
+  bool in_schema_scope() const { return staged_ != nullptr; }
+  // Records `t` as it is now, once per scope, so schema_rollback can restore it. Call
+  // before changing a TableState inside a scope (a no-op outside one).
+  void touch(const std::shared_ptr<TableState>& t);
+  // An ALTER inside the scope rewrote `t`'s pending writes: a rollback dooms it.
+  void touch_txn(Txn* t);
+  const ScopeStats& scope_stats() const { return scope_stats_; }
 
   // ---- catalog ----
   void catalog_put(std::string_view key, std::string_view text);
@@ -159,7 +194,16 @@ class StoreDb {
   void clear(Txn& t);
 
   std::recursive_mutex mu_;  // recursive: ALTER's host callbacks (fill / convert) may read tables of this store
-  std::unique_ptr<KvStore> kv_;
+  std::unique_ptr<KvStore> base_;  // the store on disk
+  KvStore* kv_ = nullptr;          // base_, or staged_ inside a schema-change scope
+  // The open schema-change scope: its overlay, the table states as they were before the
+  // scope changed them, the registry of live states at schema_begin, and the transactions
+  // whose pending writes it rewrote.
+  std::unique_ptr<StagedKv> staged_;
+  std::vector<std::pair<std::shared_ptr<TableState>, TableState>> saved_;
+  std::map<uint64_t, std::weak_ptr<TableState>> saved_live_;
+  std::vector<Txn*> rewritten_txns_;
+  ScopeStats scope_stats_;
   bool sync_;
   std::map<uint64_t, std::weak_ptr<TableState>> live_;
   std::vector<Txn*> txns_;

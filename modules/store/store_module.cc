@@ -81,12 +81,14 @@ StoreOptions parse_options(std::string_view db, const std::vector<sdk::Option>& 
       out.kv.cache_size = as_size(db, o);
     } else if (key == "paranoid_checks") {
       out.kv.paranoid_checks = as_bool(db, o);
+    } else if (key == "verify_checksums") {
+      out.kv.verify_checksums = as_bool(db, o);
     } else if (key == "create_if_missing") {
       out.kv.create_if_missing = as_bool(db, o);
     } else {
       throw sdk::Error::misuse(option_error_prefix(db) + "'" + o.key +
                                "' is unknown (the store takes path, sync, cache_size, paranoid_checks, "
-                               "create_if_missing)");
+                               "verify_checksums, create_if_missing)");
     }
   }
   if (!has_path)
@@ -146,6 +148,21 @@ void StoreDbModule::catalog_put(std::string_view key, std::string_view text) {
 
 void StoreDbModule::catalog_list(const std::function<void(std::string_view, std::string_view)>& emit) {
   db_->catalog_list(emit);  // emit may call back into the module: no lock held
+}
+
+void StoreDbModule::schema_begin() {
+  std::lock_guard lock(db_->mu());
+  db_->schema_begin();
+}
+
+void StoreDbModule::schema_commit() {
+  std::lock_guard lock(db_->mu());
+  db_->schema_commit();
+}
+
+void StoreDbModule::schema_rollback() {
+  std::lock_guard lock(db_->mu());
+  db_->schema_rollback();
 }
 
 namespace {

@@ -14,6 +14,27 @@
 namespace quereus::store {
 namespace {
 
+// A stored row whose cell count is not the table's column count (a row written under
+// another definition) is CORRUPT, named after the table: never handed to the host, which
+// trusts a row to have one cell per column.
+[[noreturn]] void shape_mismatch(size_t cells, const TableState& t) {
+  throw sdk::Error(QRS_CORRUPT, "store: a stored row of " + t.schema.schema_name + "." + t.schema.table_name + " has " +
+                                    std::to_string(cells) + " cells where the table has " +
+                                    std::to_string(t.schema.columns.size()) +
+                                    " columns: the rows and the table's definition disagree; restore the database "
+                                    "from a backup (`quereus check` lists what is damaged)");
+}
+
+void decode_checked(std::string_view bytes, std::vector<qrs_value>& cells, const TableState& t) {
+  decode_row(bytes, cells, t.schema.table_name);
+  if (cells.size() != t.schema.columns.size()) shape_mismatch(cells.size(), t);
+}
+
+sdk::RowPtr owned_checked(std::string_view bytes, const TableState& t) {
+  sdk::RowPtr row = decode_row_owned(bytes);
+  if (row && row->size() != t.schema.columns.size()) shape_mismatch(row->size(), t);
+  return row;
+}
 
 using Check = sdk::FilterCheck;
 
@@ -121,7 +142,7 @@ class StoreCursor : public sdk::Cursor {
 
   // Adds the row when it passes the checks; false when it did not.
   bool emit(RowRef row, sdk::RowBatch& out) {
-    decode_row(row.bytes, cells_, txn_->table->schema.table_name);
+    decode_checked(row.bytes, cells_, *txn_->table);
     for (const Check& c : checks_)
       if (!c.matches(cells_.data())) return false;
     out.add_cells(cells_, std::move(row.owner));
@@ -249,9 +270,9 @@ sdk::UpdateResult StoreTable::update_cells(const sdk::UpdateCells& args) {
       if (RowRef existing = db_->find(*txn_, key)) {
         if (args.on_conflict == Conflict::kIgnore) return UpdateResult::noop();
         if (args.on_conflict != Conflict::kReplace)
-          return UpdateResult::constraint(sdk::ConstraintKind::kUnique, decode_row_owned(existing.bytes));
+          return UpdateResult::constraint(sdk::ConstraintKind::kUnique, owned_checked(existing.bytes, *state_));
         db_->write(*txn_, key, row, false, true);
-        return UpdateResult::ok(nullptr, decode_row_owned(existing.bytes));
+        return UpdateResult::ok(nullptr, owned_checked(existing.bytes, *state_));
       }
       db_->write(*txn_, key, row, false, false);
       return UpdateResult::ok(nullptr);
@@ -272,9 +293,9 @@ sdk::UpdateResult StoreTable::update_cells(const sdk::UpdateCells& args) {
       if (target) {
         if (args.on_conflict == Conflict::kIgnore) return UpdateResult::noop();
         if (args.on_conflict != Conflict::kReplace)
-          return UpdateResult::constraint(sdk::ConstraintKind::kUnique, decode_row_owned(target.bytes));
+          return UpdateResult::constraint(sdk::ConstraintKind::kUnique, owned_checked(target.bytes, *state_));
       }
-      sdk::RowPtr replaced = target ? decode_row_owned(target.bytes) : nullptr;
+      sdk::RowPtr replaced = target ? owned_checked(target.bytes, *state_) : nullptr;
       StoreDb::Put puts[2] = {{from, {}, true, true}, {to, row, false, static_cast<bool>(target)}};
       db_->write(*txn_, puts);
       return UpdateResult::ok(nullptr, std::move(replaced));
@@ -283,7 +304,7 @@ sdk::UpdateResult StoreTable::update_cells(const sdk::UpdateCells& args) {
       const std::string& from = old_key();
       RowRef old = db_->find(*txn_, from);
       if (!old) return UpdateResult::noop();
-      sdk::RowPtr gone = decode_row_owned(old.bytes);
+      sdk::RowPtr gone = owned_checked(old.bytes, *state_);
       db_->write(*txn_, from, {}, true, true);
       return UpdateResult::ok(std::move(gone));
     }
@@ -305,7 +326,7 @@ sdk::LookupResult StoreTable::lookup(std::span<const qrs_value> key) {
   if (!row) return sdk::LookupResult::not_found();
   // The cells view the row's bytes (kept by the owner); they stay in lookup_cells_ until
   // the next call on this table, as LookupResult requires.
-  decode_row(row.bytes, lookup_cells_, state_->schema.table_name);
+  decode_checked(row.bytes, lookup_cells_, *state_);
   return sdk::LookupResult::of_cells(lookup_cells_, std::move(row.owner));
 }
 

@@ -40,6 +40,10 @@ class StoreDbModule : public sdk::Module, public std::enable_shared_from_this<St
   sdk::Capabilities capabilities() const override;
   void catalog_put(std::string_view key, std::string_view text) override;
   void catalog_list(const std::function<void(std::string_view key, std::string_view text)>& emit) override;
+  // SDK 1.4: one DDL statement's writes become one synced batch (StoreDb::schema_begin).
+  void schema_begin() override;
+  void schema_commit() override;
+  void schema_rollback() override;
 
  private:
   std::shared_ptr<StoreDb> db_;

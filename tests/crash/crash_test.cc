@@ -81,6 +81,13 @@ std::vector<Row> rows(Database& db, const std::string& sql, Status* st) {
   return out;
 }
 
+// The 200 rows of table d, as a VALUES list.
+std::string d_rows() {
+  std::string v;
+  for (int k = 1; k <= 200; ++k) v += (k > 1 ? ", (" : "(") + std::to_string(k) + ", 'w" + std::to_string(k) + "')";
+  return v;
+}
+
 // The child: commits forever (until killed), acknowledging each commit in the log.
 [[noreturn]] void writer(const Options& o) {
   std::shared_ptr<Registry> registry;
@@ -94,7 +101,9 @@ std::vector<Row> rows(Database& db, const std::string& sql, Status* st) {
       "create table if not exists a (id integer primary key, payload text);"
       "create table if not exists b (id integer primary key, payload text);"
       "create table if not exists c (k integer primary key, n integer);"
-      "insert or ignore into c values (0, 0)");
+      "insert or ignore into c values (0, 0);"
+      "create table if not exists d (k integer primary key, w text unique);"
+      "insert or ignore into d (k, w) values " + d_rows());
   if (!st.ok()) {
     std::cerr << "writer: setup: " << st.to_string() << "\n";
     _exit(3);
@@ -117,6 +126,27 @@ std::vector<Row> rows(Database& db, const std::string& sql, Status* st) {
     if (!st.ok()) {
       std::cerr << "writer: transaction " << n << ": " << st.to_string() << "\n";
       _exit(4);
+    }
+    // Every seventh transaction is followed by a DDL statement (its own crash-atomic
+    // schema change): an index, a view and a column come and go.
+    if (i % 7 == 0) {
+      std::string ddl;
+      switch ((i / 7) % 6) {
+        case 0: ddl = "create index if not exists ia on a (payload)"; break;
+        case 1: ddl = "drop index if exists ia"; break;
+        case 2: ddl = "create view if not exists v as select id, payload from a where id > 5"; break;
+        case 3: ddl = "drop view if exists v"; break;
+        default: {
+          bool has_e = !rows(*db, "select name from table_info('d') where name = 'e'", &st).empty();
+          if (!st.ok()) break;
+          ddl = has_e ? "alter table d drop column e" : "alter table d add column e text null default 'x'";
+        }
+      }
+      if (st.ok() && !ddl.empty()) st = db->exec(ddl);
+      if (!st.ok()) {
+        std::cerr << "writer: DDL after transaction " << n << ": " << st.to_string() << "\n";
+        _exit(4);
+      }
     }
     std::string line = n + "\n";
     if (::write(log, line.data(), line.size()) != static_cast<ssize_t>(line.size()) || ::fsync(log) != 0) _exit(5);
@@ -182,6 +212,16 @@ int verify(const Options& o, int run) {
   }
   for (int64_t i : b_ids)
     if (!a_ids.count(i)) violations += report("b has " + std::to_string(i) + " without a");
+  // The DDL of the workload: whatever schema the kill left, it is whole and consistent.
+  std::vector<Row> ic = rows(*db, "pragma integrity_check", &st);
+  if (!st.ok()) violations += report("integrity_check: " + st.to_string());
+  for (const Row& r : ic)
+    if (r[0].to_text() != "ok") violations += report("integrity: " + r[0].to_text());
+  std::vector<Row> d_count = rows(*db, "select count(*) from d", &st);
+  if (st.ok() && !d_count.empty() && d_count[0][0].as_int() != 200 && !acks.empty())
+    violations += report("d has " + d_count[0][0].to_text() + " rows, not 200");
+  if (st.ok() && !acks.empty() && db->exec("insert into d (k, w) values (-1, 'w7')").code() != StatusCode::kConstraint)
+    violations += report("a duplicate of d's UNIQUE w was not refused");
   // The commit that landed but was killed before its acknowledgement is durable now (it
   // survived the reopen): acknowledge it, so the next run's writer, which continues after
   // it, is judged against it.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../../modules/store/kv.h"
+#include "../../modules/store/kv_staged.h"
 #include "core/registry.h"
 #include "plugin/plugin_loader.h"
 #include "vtab/module.h"
@@ -300,7 +301,9 @@ TEST_F(StoreModuleTest, DestroyErasesTheRowsAndRenameKeepsThem) {
   db.reset();
   db = open();
   EXPECT_EQ(scan(*db->connect(people("u"))), (V{"2|b|2"}));
-  EXPECT_EQ(scan(*db->connect(people("t"))), V{});  // the old name holds nothing
+  // The old name holds nothing: connecting to it (as reopening a catalog that still named
+  // it would) is CORRUPT, never an empty table.
+  expect_error([&] { db->connect(people("t")); }, StatusCode::kCorrupt, {"main.t", "no storage"});
 }
 
 TEST_F(StoreModuleTest, EveryAlterArmRewritesStoredRows) {
@@ -506,6 +509,188 @@ TEST_F(StoreModuleTest, CreateOverAnInterruptedCreateStartsAfresh) {
   EXPECT_EQ(scan(*t), (V{"2|bea|2.5"}));
   // A live table of that name is still refused.
   expect_error([&] { db->create(people()); }, StatusCode::kError, {"already exists"});
+}
+
+// ---- SDK 1.4: the schema-change scope ----
+
+TEST_F(StoreModuleTest, SchemaScopeLandsAtCommitAndNothingBefore) {
+  {
+    auto db = open();
+    ASSERT_TRUE(db->schema_begin());
+    auto t = db->create(people());
+    insert(*t, row3(1, "al", 1.5));  // outside a transaction: staged with the scope
+    insert(*t, row3(2, "bea", 2.5));
+    EXPECT_TRUE(db->catalog_put("table:main.t", "create table t (id integer primary key, name text, score real)"));
+    // The scope reads its own writes.
+    EXPECT_EQ(scan(*t), (V{"1|al|1.5", "2|bea|2.5"}));
+    EXPECT_EQ(t->best_access_plan(PlanRequest{}).rows, 2);
+    // The process "dies" here: the scope never commits.
+  }
+  {
+    auto db = open();
+    std::vector<std::string> cat;
+    EXPECT_TRUE(db->catalog_list([&](const std::string& k, const std::string&) { cat.push_back(k); }));
+    EXPECT_EQ(cat, V{});
+    // Nothing of the table landed: connecting to it is CORRUPT, never an empty table.
+    expect_error([&] { db->connect(people()); }, StatusCode::kCorrupt, {"main.t", "no storage"});
+    ASSERT_TRUE(db->schema_begin());
+    auto t = db->create(people());
+    insert(*t, row3(1, "al", 1.5));
+    EXPECT_TRUE(db->catalog_put("table:main.t", "create table t (id integer primary key, name text, score real)"));
+    db->schema_commit();
+  }
+  auto db = open();
+  auto t = db->connect(people());
+  EXPECT_EQ(scan(*t), (V{"1|al|1.5"}));
+  EXPECT_EQ(t->best_access_plan(PlanRequest{}).rows, 1);
+}
+
+TEST_F(StoreModuleTest, SchemaScopeRollbackRestoresStorageAndTableState) {
+  auto db = open();
+  auto t = db->create(people());
+  insert(*t, row3(1, "al", 1.5));
+  insert(*t, row3(2, "bea", 2.5));
+  ASSERT_TRUE(db->schema_begin());
+  // An ALTER (DROP COLUMN score), more rows, a second table, a drop: all undone.
+  TableSchema narrow = people();
+  narrow.columns.pop_back();
+  SchemaChange drop;
+  drop.kind = QRS_CHANGE_DROP_COLUMN;
+  drop.column = 2;
+  ASSERT_TRUE(t->alter_table(drop, narrow));
+  EXPECT_EQ(scan(*t), (V{"1|al", "2|bea"}));
+  t->update(RowOp::kInsert, Row{Value::Integer(3), Value::Text("cy")}, {}, ConflictAction::kAbort);
+  auto u = db->create(people("u"));
+  insert(*u, row3(9, "zed", 9.5));
+  db->destroy("main", "u");
+  db->schema_rollback();
+  // The instance the host holds works again with its old schema, count and rows.
+  EXPECT_EQ(scan(*t), (V{"1|al|1.5", "2|bea|2.5"}));
+  EXPECT_EQ(t->best_access_plan(PlanRequest{}).rows, 2);
+  insert(*t, row3(4, "dee", 4.5));
+  EXPECT_EQ(scan(*t), (V{"1|al|1.5", "2|bea|2.5", "4|dee|4.5"}));
+  expect_error([&] { db->connect(people("u")); }, StatusCode::kCorrupt, {"main.u"});
+  // Scopes do not nest.
+  ASSERT_TRUE(db->schema_begin());
+  expect_error([&] { db->schema_begin(); }, StatusCode::kMisuse, {"already open"});
+  db->schema_rollback();
+}
+
+TEST_F(StoreModuleTest, StagedKvMergesItsWritesOverTheStore) {
+  store::KvOptions o;
+  o.path = dir_;
+  auto kv = store::open_leveldb(o);
+  store::KvBatch base;
+  for (const char* k : {"a", "c", "e", "g"}) base.put(k, std::string("base-") + k);
+  kv->write(base, true);
+  store::StagedKv staged(*kv);
+  store::KvBatch w;
+  w.put("b", "new-b");
+  w.put("c", "new-c");
+  w.del("e");
+  w.put("h", "new-h");
+  w.del("zz");  // a deletion of nothing
+  staged.write(w, true);
+  auto walk = [&](store::KvStore& s, store::KvRange r, bool reverse) {
+    std::vector<std::string> out;
+    for (auto it = s.iterate(r, reverse); it->valid(); it->next())
+      out.push_back(std::string(it->key()) + "=" + std::string(it->value()));
+    return out;
+  };
+  EXPECT_EQ(walk(staged, {}, false), (V{"a=base-a", "b=new-b", "c=new-c", "g=base-g", "h=new-h"}));
+  EXPECT_EQ(walk(staged, {}, true), (V{"h=new-h", "g=base-g", "c=new-c", "b=new-b", "a=base-a"}));
+  EXPECT_EQ(walk(staged, {"b", "g"}, false), (V{"b=new-b", "c=new-c"}));
+  EXPECT_EQ(walk(staged, {"b", "g"}, true), (V{"c=new-c", "b=new-b"}));
+  EXPECT_EQ(staged.get("e"), std::nullopt);
+  EXPECT_EQ(staged.get("c"), std::optional<std::string>("new-c"));
+  // The store underneath is untouched until commit.
+  EXPECT_EQ(walk(*kv, {}, false), (V{"a=base-a", "c=base-c", "e=base-e", "g=base-g"}));
+  staged.commit();
+  EXPECT_EQ(walk(*kv, {}, false), (V{"a=base-a", "b=new-b", "c=new-c", "g=base-g", "h=new-h"}));
+}
+
+// ---- refusing rather than guessing ----
+
+TEST_F(StoreModuleTest, MissingCurrentIsRefusedAndTheDataKept) {
+  {
+    auto db = open();
+    auto t = db->create(people());
+    insert(*t, row3(1, "al", 1.5));
+  }
+  { auto db = open(); }  // a reopen turns the log into a table file
+  std::filesystem::remove(dir_ + "/CURRENT");
+  size_t files_before = 0;
+  for (auto& e : std::filesystem::directory_iterator(dir_)) files_before += e.is_regular_file();
+  expect_error([&] { open(); }, StatusCode::kCorrupt, {dir_, "no CURRENT", "not re-created"});
+  size_t files_after = 0;
+  for (auto& e : std::filesystem::directory_iterator(dir_)) files_after += e.is_regular_file();
+  EXPECT_EQ(files_after, files_before);  // nothing deleted, nothing created
+}
+
+// The table files of the store (after a reopen compacted the log into one).
+std::vector<std::filesystem::path> table_files(const std::string& dir) {
+  std::vector<std::filesystem::path> out;
+  for (auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".ldb" || e.path().extension() == ".sst") out.push_back(e.path());
+  return out;
+}
+
+TEST_F(StoreModuleTest, DamagedTableFilesReadAsCorrupt) {
+  {
+    auto db = open();
+    auto t = db->create(people());
+    auto conn = t->open_connection();
+    conn->begin();
+    for (int i = 0; i < 2000; ++i) insert(*t, row3(i, "name-" + std::to_string(i) + std::string(40, 'x'), i));
+    conn->commit();
+  }
+  { auto db = open(); }
+  auto files = table_files(dir_);
+  ASSERT_FALSE(files.empty());
+  std::filesystem::path biggest = files[0];
+  for (auto& f : files)
+    if (std::filesystem::file_size(f) > std::filesystem::file_size(biggest)) biggest = f;
+  auto size = std::filesystem::file_size(biggest);
+  // One flipped byte in the middle of a data block.
+  {
+    std::FILE* f = std::fopen(biggest.c_str(), "r+b");
+    ASSERT_NE(f, nullptr);
+    std::fseek(f, static_cast<long>(size / 3), SEEK_SET);
+    int c = std::fgetc(f);
+    std::fseek(f, static_cast<long>(size / 3), SEEK_SET);
+    std::fputc(c ^ 0x5A, f);
+    std::fclose(f);
+  }
+  {
+    auto db = open();
+    auto t = db->connect(people());
+    expect_error([&] { scan(*t); }, StatusCode::kCorrupt, {dir_, "corrupt"});
+  }
+  // Cut short.
+  std::filesystem::resize_file(biggest, size / 2);
+  try {
+    auto db = open();
+    auto t = db->connect(people());
+    scan(*t);
+    ADD_FAILURE() << "a truncated table file read as data";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), StatusCode::kCorrupt) << e.what();
+  }
+}
+
+TEST_F(StoreModuleTest, ARowOfAnotherShapeIsCorruptNamingTheTable) {
+  {
+    auto db = open();
+    auto t = db->create(people());
+    insert(*t, row3(1, "al", 1.5));
+  }
+  auto db = open();
+  TableSchema wider = people();
+  wider.columns.push_back(column("extra", QRS_LT_TEXT));
+  auto t = db->connect(wider);
+  expect_error([&] { scan(*t); }, StatusCode::kCorrupt, {"main.t", "3 cells", "4 columns"});
+  Row out;
+  expect_error([&] { t->lookup(Row{Value::Integer(1)}, out); }, StatusCode::kCorrupt, {"main.t"});
 }
 
 }  // namespace

@@ -161,5 +161,115 @@ TEST_F(StoreSqlTest, TablesIndexesTransactionsAndAlterOverTheStore) {
   EXPECT_EQ(rows, (V{"1|Al|z", "2|Bea|z", "3|Cy|z", "4|dee|y"}));
 }
 
+// A module over the store instance whose schema-change commit fails on demand, as a
+// full disk or an I/O error would: the statement must leave nothing behind, in storage
+// or in the engine's catalog.
+class FailingCommit : public VtabModule {
+ public:
+  explicit FailingCommit(std::shared_ptr<VtabModule> inner) : inner_(std::move(inner)) {}
+  std::unique_ptr<VtabTable> create(const TableSchema& s) override { return inner_->create(s); }
+  std::unique_ptr<VtabTable> connect(const TableSchema& s) override { return inner_->connect(s); }
+  void destroy(const std::string& schema, const std::string& table) override { inner_->destroy(schema, table); }
+  ModuleCapabilities capabilities() const override { return inner_->capabilities(); }
+  bool catalog_put(const std::string& k, const std::string& t) override { return inner_->catalog_put(k, t); }
+  bool catalog_list(const std::function<void(const std::string&, const std::string&)>& emit) override {
+    return inner_->catalog_list(emit);
+  }
+  bool schema_begin() override { return inner_->schema_begin(); }
+  void schema_commit() override {
+    if (fail_next) {
+      fail_next = false;
+      inner_->schema_rollback();
+      throw Error(StatusCode::kIoErr, "injected: the disk is full");
+    }
+    inner_->schema_commit();
+  }
+  void schema_rollback() noexcept override { inner_->schema_rollback(); }
+  bool fail_next = false;
+
+ private:
+  std::shared_ptr<VtabModule> inner_;
+};
+
+class StoreDdlFailureTest : public StoreSqlTest {
+ protected:
+  void SetUp() override {
+    StoreSqlTest::SetUp();
+    db_.reset();
+    failing_ = std::make_shared<FailingCommit>(opened_);
+    registry_->add_module("failing", failing_, "test");
+    DatabaseOptions o;
+    o.default_module = "failing";
+    ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
+    exec("create table t (id integer primary key, u text unique, x integer null)");
+    exec("create index tx on t (x)");
+    exec("insert into t values (1, 'a', 10), (2, 'b', 20), (3, 'c', 30)");
+  }
+  void reopen() {
+    db_.reset();
+    DatabaseOptions o;
+    o.default_module = "failing";
+    ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
+  }
+  void sound() {
+    EXPECT_EQ(query("pragma integrity_check"), V{"ok"});
+    EXPECT_EQ(query("select id, u, x from t order by id"), (V{"1|a|10", "2|b|20", "3|c|30"}));
+    fails("insert into t values (4, 'a', 40)", StatusCode::kConstraint, "UNIQUE");
+  }
+  std::shared_ptr<FailingCommit> failing_;
+};
+
+TEST_F(StoreDdlFailureTest, AFailedSchemaChangeLeavesTheOldSchemaInMemoryAndOnDisk) {
+  const char* statements[] = {
+      "alter table t add column z text null default 'q'",
+      "alter table t drop column x",
+      "alter table t rename to t2",
+      "alter table t alter column x set data type real",
+      "alter table t alter primary key (u)",
+      "create index tu on t (u, x)",
+      "drop index tx",
+      "drop table t",
+      "create table fresh (k integer primary key)",
+      "create view v as select id from t",
+  };
+  const std::string schema_sql = "select * from schema() order by 1, 2";
+  const V before = query(schema_sql);
+  for (const char* sql : statements) {
+    SCOPED_TRACE(sql);
+    failing_->fail_next = true;
+    fails(sql, StatusCode::kIoErr, "injected");
+    EXPECT_EQ(query(schema_sql), before);
+    sound();
+    reopen();
+    EXPECT_EQ(query(schema_sql), before);
+    sound();
+  }
+  // The statements run once the disk is back.
+  exec("create table fresh (k integer primary key)");
+  exec("create view v as select id from t");
+  exec("alter table t add column z text null default 'q'");
+  EXPECT_EQ(query("select z from t where id = 1"), V{"q"});
+  EXPECT_EQ(query("pragma integrity_check"), V{"ok"});
+}
+
+TEST_F(StoreDdlFailureTest, AFailedAlterRollsBackATransactionThatWroteTheTable) {
+  exec("begin");
+  exec("insert into t values (9, 'z', 90)");
+  failing_->fail_next = true;
+  Status st = db_->exec("alter table t add column z text null");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.code(), StatusCode::kIoErr) << st.to_string();
+  EXPECT_NE(st.message().find("rolled back"), std::string::npos) << st.to_string();
+  EXPECT_FALSE(db_->in_transaction());
+  sound();  // row 9 went with the transaction
+}
+
+TEST_F(StoreSqlTest, IntegrityCheckReportsOk) {
+  exec("create table t (id integer primary key, u text unique, x integer null)");
+  exec("create index tx on t (x) where x > 1");
+  exec("insert into t values (1, 'a', 1), (2, 'b', 2), (3, 'c', null)");
+  EXPECT_EQ(query("pragma integrity_check"), V{"ok"});
+}
+
 }  // namespace
 }  // namespace quereus

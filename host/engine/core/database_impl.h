@@ -2,6 +2,7 @@
 // the transaction coordinator and statement execution.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -76,6 +77,14 @@ class DatabaseImpl : public Database {
   // True while the catalog is being replayed at open: tables connect to their storage
   // instead of creating it, and indexes are not rebuilt.
   bool replaying() const { return replaying_; }
+  // Runs one DDL statement's effects (`ddl`) inside the schema-change scope (SDK 1.4) of
+  // every module this database has opened that has one: what the statement writes there becomes
+  // durable at the end in one atomic step, or not at all (docs/store.md, "Crash safety").
+  // When `ddl` or a scope's commit fails, the scopes roll back and every table and view
+  // whose in-memory definition no longer matches its module's stored catalog is reloaded
+  // from it (an open transaction that such a table had joined is rolled back first).
+  // Re-entrant: a DDL statement run inside another's scope (APPLY SCHEMA) joins it.
+  void run_schema_change(const std::function<void()>& ddl);
 
   // Throws when module DDL (`statement`, e.g. "CREATE INDEX") may not run now: inside an
   // explicit transaction under ddl_transaction_policy = strict.
@@ -155,6 +164,14 @@ class DatabaseImpl : public Database {
   std::map<std::string, ModuleSlot> modules_;  // lower-case module name
   bool replaying_ = false;
   void replay_catalog(VtabModule& module, const std::string& module_name);
+  // The modules whose schema-change scope is open (run_schema_change), and its depth.
+  std::vector<std::shared_ptr<VtabModule>> scoped_modules_;
+  int schema_scope_depth_ = 0;
+  // After a failed schema change: reloads the tables and views of `module` whose
+  // definition differs from its stored catalog. Returns a note for the error message
+  // ("" when nothing had to be reloaded).
+  std::string reconcile_with_catalog(VtabModule& module, const std::string& module_name);
+  void unload_table(TableEntry& table);
 
   DeferredConstraints deferred_;
   Assertions assertions_;

@@ -596,6 +596,8 @@ std::unique_ptr<Executable> plan_diff_schema(DatabaseImpl& db, const ast::DiffSc
 }
 
 std::unique_ptr<Executable> plan_apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& stmt) {
+  // Not one schema-change scope: an apply is a sequence of statements (a failure keeps
+  // those that ran, docs/schemas.md), each of them crash-atomic on its own.
   return std::make_unique<SchemaActionExec>([&db, &stmt](ExecContext& ctx) { apply_schema(db, stmt, ctx); });
 }
 

@@ -11,8 +11,11 @@
 #include <algorithm>
 
 #include "core/database_impl.h"
+#include "core/executable.h"
 #include "core/schema_ddl.h"
 #include "parser/ast_printer.h"
+#include "parser/parser.h"
+#include "runtime/exec_context.h"
 
 namespace quereus {
 
@@ -48,6 +51,9 @@ std::shared_ptr<VtabModule> DatabaseImpl::module(const std::string& name) {
   s.per_database = s.instance != nullptr;
   if (!s.instance) s.instance = base;
   modules_[key] = s;
+  // Opened by a DDL statement (CREATE TABLE … USING it): it joins the statement's scope.
+  bool seen = std::find(scoped_modules_.begin(), scoped_modules_.end(), s.instance) != scoped_modules_.end();
+  if (schema_scope_depth_ > 0 && !seen && s.instance->schema_begin()) scoped_modules_.push_back(s.instance);
   return s.instance;
 }
 
@@ -112,6 +118,165 @@ void DatabaseImpl::replay_catalog(VtabModule& module, const std::string& module_
       spdlog::error("module '{}': view entry '{}' does not reopen ({}); the view is unavailable, its entry is kept",
                     module_name, key, st.to_string());
   }
+}
+
+// ---- the schema-change scope
+
+void DatabaseImpl::run_schema_change(const std::function<void()>& ddl) {
+  if (schema_scope_depth_ > 0 || replaying_) {
+    ddl();  // inside another statement's scope (or replaying): the outer one decides
+    return;
+  }
+  scoped_modules_.clear();
+  for (auto& [name, slot] : modules_) {
+    bool seen = std::any_of(scoped_modules_.begin(), scoped_modules_.end(), [&](auto& m) { return m == slot.instance; });
+    if (!seen && slot.instance->schema_begin()) scoped_modules_.push_back(slot.instance);
+  }
+  ++schema_scope_depth_;
+  auto names_of = [this](const std::shared_ptr<VtabModule>& m) {
+    for (auto& [name, slot] : modules_)
+      if (slot.instance == m) return name;
+    return std::string("?");
+  };
+  // Rolls back the scopes from `from` on and brings the catalog back to what is stored.
+  auto recover = [&](size_t from) {
+    std::vector<std::shared_ptr<VtabModule>> scoped;
+    scoped.swap(scoped_modules_);
+    for (size_t i = from; i < scoped.size(); ++i) scoped[i]->schema_rollback();
+    std::string note;
+    for (auto& m : scoped) {
+      try {
+        note += reconcile_with_catalog(*m, names_of(m));
+      } catch (const std::exception& e) {
+        note += " Reloading the schema of module '" + names_of(m) + "' failed too (" + e.what() +
+                "); reopen the database.";
+      }
+    }
+    return note;
+  };
+  try {
+    ddl();
+  } catch (const Error& e) {
+    --schema_scope_depth_;
+    std::string note = recover(0);
+    if (note.empty()) throw;
+    throw Error(e.code(), e.raw_message() + note, e.site());
+  } catch (...) {
+    --schema_scope_depth_;
+    recover(0);
+    throw;
+  }
+  --schema_scope_depth_;
+  for (size_t i = 0; i < scoped_modules_.size(); ++i) {
+    try {
+      scoped_modules_[i]->schema_commit();
+    } catch (const Error& e) {
+      // Scopes before i landed (one atomic step per module); this one and the rest did not.
+      std::string note = recover(i);
+      throw Error(e.code(), e.raw_message() + " (the schema change did not land" + (i > 0 ? " in every module" : "") +
+                                ")" + note);
+    }
+  }
+  scoped_modules_.clear();
+}
+
+void DatabaseImpl::unload_table(TableEntry& table) {
+  for (auto& c : table.index_tables) {
+    forget(*c);
+    c->connection.reset();
+    c->table.reset();
+  }
+  table.index_tables.clear();
+  table.index_runtime.reset();
+  table.fk_links.reset();
+  forget(table);
+  table.connection.reset();
+  table.table.reset();
+  catalog_.remove(table.schema.schema_name, table.schema.name);
+}
+
+std::string DatabaseImpl::reconcile_with_catalog(VtabModule& module, const std::string& module_name) {
+  std::map<std::string, std::string> stored;
+  if (!module.catalog_list([&](const std::string& key, const std::string& text) { stored[key] = text; })) return {};
+  // What this database holds in memory for the module, rendered as its catalog would be.
+  std::map<std::string, std::string> live;
+  std::map<std::string, std::shared_ptr<TableEntry>> live_tables;
+  for (auto& t : catalog_.tables()) {
+    if (t->module.get() != &module || !persists(t->schema.schema_name)) continue;
+    std::string key = table_key(t->schema.schema_name, t->schema.name);
+    live[key] = table_bundle(t->schema);
+    live_tables[key] = t;
+  }
+  auto default_module = modules_.find(lower(options_.default_vtab_module));
+  bool holds_views = default_module != modules_.end() && default_module->second.instance.get() == &module;
+  if (holds_views)
+    for (auto& v : catalog_.views())
+      if (persists(v->schema_name)) live[view_key(v->schema_name, v->name)] = statement_to_string(*v->definition, v->schema_name);
+  std::vector<std::string> differ;
+  for (auto& [key, text] : live)
+    if (auto it = stored.find(key); it == stored.end() || it->second != text) differ.push_back(key);
+  for (auto& [key, text] : stored)
+    if (!live.count(key) && (key.rfind("table:", 0) == 0 || (holds_views && key.rfind("view:", 0) == 0)))
+      differ.push_back(key);
+  if (differ.empty()) return {};
+  std::sort(differ.begin(), differ.end());
+  differ.erase(std::unique(differ.begin(), differ.end()), differ.end());
+  spdlog::warn("database '{}': a failed schema change left {} object(s) of module '{}' out of step with its stored "
+               "catalog; reloading them from it",
+               db_options_.name, differ.size(), module_name);
+  std::string note;
+  // A table to reload that joined the open transaction takes the transaction with it.
+  bool joined = false;
+  for (const std::string& key : differ)
+    if (auto it = live_tables.find(key); it != live_tables.end()) {
+      joined = joined || it->second->joined;
+      for (auto& c : it->second->index_tables) joined = joined || c->joined;
+    }
+  if (joined && (explicit_ || implicit_)) {
+    try {
+      end_transaction(false);
+    } catch (...) {
+    }
+    note += " The open transaction was rolled back: it had written to a table the failed statement changed.";
+  }
+  for (const std::string& key : differ) {
+    if (auto it = live_tables.find(key); it != live_tables.end()) unload_table(*it->second);
+    if (key.rfind("view:", 0) == 0) {
+      std::string rest = key.substr(5);
+      size_t dot = rest.find('.');
+      if (dot != std::string::npos) catalog_.remove_view(rest.substr(0, dot), rest.substr(dot + 1));
+    }
+  }
+  replaying_ = true;
+  struct Reset {
+    bool& flag;
+    ~Reset() { flag = false; }
+  } reset{replaying_};
+  for (int pass = 0; pass < 2; ++pass)  // tables, then the views over them
+    for (const std::string& key : differ) {
+      bool is_view = key.rfind("view:", 0) == 0;
+      if (is_view != (pass == 1)) continue;
+      auto it = stored.find(key);
+      if (it == stored.end()) continue;
+      // Run in place (not through exec(): this is inside the failed statement's bracket).
+      try {
+        for (auto& stmt : Parser::parse(it->second)) {
+          ExecContext ctx;
+          ctx.db = this;
+          ctx.generation = next_generation();
+          auto ex = plan_statement(*this, *stmt);
+          ex->start(ctx);
+          Row row;
+          while (ex->next(row)) {
+          }
+        }
+      } catch (const std::exception& e) {
+        throw Error(StatusCode::kCorrupt, "module '" + module_name + "': catalog entry '" + key +
+                                              "' does not reload: " + e.what());
+      }
+    }
+  bump_schema_version();
+  return note;
 }
 
 void DatabaseImpl::persist_table(const TableEntry& table) {

@@ -11,6 +11,7 @@
 #include "core/executable.h"
 #include "core/ddl_common.h"
 #include "core/index_ddl.h"
+#include "core/integrity_check.h"
 #include "core/tags.h"
 #include "functions/json_value.h"
 #include "optimizer/optimizer.h"
@@ -769,6 +770,35 @@ class ActionExec : public Executable {
   bool txn_control_;
 };
 
+// A DDL statement: its effects run inside the database's schema-change scope, so on a
+// module with one (the store) they become durable together or not at all.
+std::unique_ptr<Executable> ddl_exec(DatabaseImpl& db, std::function<void(ExecContext&)> fn) {
+  return std::make_unique<ActionExec>(
+      [&db, fn = std::move(fn)](ExecContext& ctx) { db.run_schema_change([&] { fn(ctx); }); }, false);
+}
+
+// pragma integrity_check: one row per problem found, or one row 'ok' (as SQLite).
+class IntegrityCheckExec : public Executable {
+ public:
+  explicit IntegrityCheckExec(DatabaseImpl& db) : db_(db) { names_ = {"integrity_check"}; }
+  void start(ExecContext&) override {
+    problems_ = check_integrity(db_);
+    if (problems_.empty()) problems_.push_back("ok");
+    next_ = 0;
+  }
+  bool next(Row& out) override {
+    if (next_ >= problems_.size()) return false;
+    out.clear();
+    out.push_back(Value::Text(problems_[next_++]));
+    return true;
+  }
+
+ private:
+  DatabaseImpl& db_;
+  std::vector<std::string> problems_;
+  size_t next_ = 0;
+};
+
 class PragmaExec : public Executable {
  public:
   PragmaExec(DatabaseImpl& db, const ast::PragmaStmt& s) : db_(db), name_(to_lower(s.name.name)) {
@@ -1278,52 +1308,52 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
     case K::kDelete: return plan_write(db, stmt, nullptr);
     case K::kCreateTable: {
       auto& s = static_cast<const ast::CreateTableStmt&>(stmt);
-      return std::make_unique<ActionExec>([&db, &s](ExecContext& ctx) {
+      return ddl_exec(db, [&db, &s](ExecContext& ctx) {
         db.check_ddl_allowed("CREATE TABLE");
         create_table(db, s, ctx);
-      }, false);
+      });
     }
     case K::kDrop: {
       auto& s = static_cast<const ast::DropStmt&>(stmt);
       if (s.object == ast::ObjectKind::kView)
-        return std::make_unique<ActionExec>([&db, &s](ExecContext&) { drop_view(db, s); }, false);
+        return ddl_exec(db, [&db, &s](ExecContext&) { drop_view(db, s); });
       if (s.object == ast::ObjectKind::kAssertion)
-        return std::make_unique<ActionExec>([&db, &s](ExecContext&) { db.assertions().drop(db, s); }, false);
+        return ddl_exec(db, [&db, &s](ExecContext&) { db.assertions().drop(db, s); });
       if (s.object == ast::ObjectKind::kIndex)
-        return std::make_unique<ActionExec>([&db, &s](ExecContext&) { drop_index(db, s); }, false);
+        return ddl_exec(db, [&db, &s](ExecContext&) { drop_index(db, s); });
       if (s.object != ast::ObjectKind::kTable) break;
-      return std::make_unique<ActionExec>([&db, &s](ExecContext&) {
+      return ddl_exec(db, [&db, &s](ExecContext&) {
         db.check_ddl_allowed("DROP TABLE");
         drop_table(db, s);
-      }, false);
+      });
     }
     case K::kCreateIndex: {
       auto& s = static_cast<const ast::CreateIndexStmt&>(stmt);
-      return std::make_unique<ActionExec>([&db, &s](ExecContext& ctx) {
+      return ddl_exec(db, [&db, &s](ExecContext& ctx) {
         db.check_ddl_allowed("CREATE INDEX");
         validate_reserved_tags(s.tags, TagSite::kPhysicalIndex);
         create_index(db, s, tags_json(s.tags), ctx);
-      }, false);
+      });
     }
     case K::kCreateView: {
       auto& s = static_cast<const ast::CreateViewStmt&>(stmt);
-      return std::make_unique<ActionExec>([&db, &s](ExecContext& ctx) { create_view(db, s, ctx); }, false);
+      return ddl_exec(db, [&db, &s](ExecContext& ctx) { create_view(db, s, ctx); });
     }
     case K::kAlterTable: {
       auto& s = static_cast<const ast::AlterTableStmt&>(stmt);
-      return std::make_unique<ActionExec>([&db, &s](ExecContext& ctx) {
+      return ddl_exec(db, [&db, &s](ExecContext& ctx) {
         // The tag verbs are catalog-only (no module call), like CREATE VIEW.
         if (s.action != ast::AlterTableStmt::Action::kTags) db.check_ddl_allowed("ALTER TABLE");
         alter_table(db, s, ctx);
-      }, false);
+      });
     }
     case K::kAlterTags: {
       auto& s = static_cast<const ast::AlterTagsStmt&>(stmt);
-      return std::make_unique<ActionExec>([&db, &s](ExecContext&) { alter_object_tags(db, s); }, false);
+      return ddl_exec(db, [&db, &s](ExecContext&) { alter_object_tags(db, s); });
     }
     case K::kCreateAssertion: {
       auto& s = static_cast<const ast::CreateAssertionStmt&>(stmt);
-      return std::make_unique<ActionExec>([&db, &s](ExecContext&) { db.assertions().create(db, s); }, false);
+      return ddl_exec(db, [&db, &s](ExecContext&) { db.assertions().create(db, s); });
     }
     case K::kAnalyze: return std::make_unique<AnalyzeExec>(db, static_cast<const ast::AnalyzeStmt&>(stmt));
     case K::kBegin: return std::make_unique<ActionExec>([&db](ExecContext&) { db.begin_explicit(); }, true);
@@ -1342,7 +1372,12 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
       std::string name = static_cast<const ast::ReleaseStmt&>(stmt).name;
       return std::make_unique<ActionExec>([&db, name](ExecContext&) { db.release(name); }, true);
     }
-    case K::kPragma: return std::make_unique<PragmaExec>(db, static_cast<const ast::PragmaStmt&>(stmt));
+    case K::kPragma: {
+      auto& p = static_cast<const ast::PragmaStmt&>(stmt);
+      if (!p.value && (iequals(p.name.name, "integrity_check") || iequals(p.name.name, "quick_check")))
+        return std::make_unique<IntegrityCheckExec>(db);
+      return std::make_unique<PragmaExec>(db, p);
+    }
     case K::kDeclareSchema: return plan_declare_schema(db, static_cast<const ast::DeclareSchemaStmt&>(stmt));
     case K::kApplySchema: return plan_apply_schema(db, static_cast<const ast::ApplySchemaStmt&>(stmt));
     case K::kDiffSchema: return plan_diff_schema(db, static_cast<const ast::DiffSchemaStmt&>(stmt));

@@ -163,6 +163,12 @@ class VtabModule {
   virtual bool catalog_list(const std::function<void(const std::string& key, const std::string& text)>& /*emit*/) {
     return false;
   }
+  // SDK 1.4: the schema-change scope. schema_begin returns false when the module has none
+  // (its calls are durable one by one); otherwise schema_commit makes everything since
+  // schema_begin durable at once, and schema_rollback (never throws) undoes it.
+  virtual bool schema_begin() { return false; }
+  virtual void schema_commit() {}
+  virtual void schema_rollback() noexcept {}
 };
 
 }  // namespace quereus

@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define QRS_ABI_MAJOR 1
-#define QRS_ABI_MINOR 3
+#define QRS_ABI_MINOR 4
 
 #if defined(_WIN32)
 #define QRS_EXPORT __declspec(dllexport)
@@ -550,6 +550,24 @@ typedef struct qrs_module_vtable {
   qrs_status (*catalog_list)(void* self, void* ctx,
                              qrs_status (*emit)(void* ctx, qrs_string key, qrs_string text),
                              qrs_error* err);
+  /* 1.4: the schema-change scope, for a per-database instance of a persistent module. The
+   * host brackets every DDL statement (CREATE / DROP / ALTER of tables, indexes and views,
+   * tag changes, each statement APPLY SCHEMA runs) with schema_begin .. schema_commit, and calls
+   * schema_rollback instead of schema_commit when the statement fails. Everything the
+   * module does for the host inside the scope — create, connect, destroy, alter_table,
+   * catalog_put, and table writes made outside a transaction (index builds) — must become
+   * durable at schema_commit as ONE atomic unit: after a crash at any moment the storage
+   * shows all of it or none of it. Reads inside the scope see the scope's own writes.
+   * schema_rollback leaves storage and the module's in-memory table state as they were at
+   * schema_begin (table instances the host still holds keep working with their old
+   * schema). Scopes do not nest (QRS_MISUSE); transactions opened on tables inside a scope
+   * are not part of it (their writes commit with the transaction). schema_commit failing
+   * means nothing of the scope landed, as after schema_rollback.
+   * NULL slots, or QRS_UNSUPPORTED from schema_begin: each call is durable on its own, and a
+   * crash inside a DDL statement may leave part of it (the host logs this once). */
+  qrs_status (*schema_begin)(void* self, qrs_error* err);
+  qrs_status (*schema_commit)(void* self, qrs_error* err);
+  void (*schema_rollback)(void* self);
 } qrs_module_vtable;
 
 typedef struct qrs_module {

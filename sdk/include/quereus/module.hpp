@@ -569,6 +569,16 @@ class Module {
   virtual void catalog_list(const std::function<void(std::string_view key, std::string_view text)>& /*emit*/) {
     throw Error::unsupported("catalog");
   }
+
+  // 1.4: the schema-change scope (see qrs_module_vtable.schema_begin). Between
+  // schema_begin and schema_commit, everything done for the host — create, connect,
+  // destroy, alter_table, catalog_put, writes outside a transaction — becomes durable at
+  // schema_commit as one atomic unit; schema_rollback undoes all of it, in storage and in
+  // the module's table state. The default schema_begin throws QRS_UNSUPPORTED (each call
+  // is then durable on its own); override all three or none.
+  virtual void schema_begin() { throw Error::unsupported("schema_begin"); }
+  virtual void schema_commit() {}
+  virtual void schema_rollback() {}
 };
 
 }  // namespace quereus::sdk

@@ -568,6 +568,24 @@ inline qrs_status module_catalog_list(void* self, void* ctx, qrs_status (*emit)(
   });
 }
 
+inline qrs_status module_schema_begin(void* self, qrs_error* err) {
+  return guard(err, [&] {
+    static_cast<ModuleHolder*>(self)->module->schema_begin();
+    return QRS_OK;
+  });
+}
+
+inline qrs_status module_schema_commit(void* self, qrs_error* err) {
+  return guard(err, [&] {
+    static_cast<ModuleHolder*>(self)->module->schema_commit();
+    return QRS_OK;
+  });
+}
+
+inline void module_schema_rollback(void* self) {
+  guard_void("module schema_rollback", [&] { static_cast<ModuleHolder*>(self)->module->schema_rollback(); });
+}
+
 inline constexpr qrs_module_vtable kModuleVtable{sizeof(qrs_module_vtable),
                                                  &module_create,
                                                  &module_connect,
@@ -576,7 +594,10 @@ inline constexpr qrs_module_vtable kModuleVtable{sizeof(qrs_module_vtable),
                                                  &module_release,
                                                  &module_open_database,
                                                  &module_catalog_put,
-                                                 &module_catalog_list};
+                                                 &module_catalog_list,
+                                                 &module_schema_begin,
+                                                 &module_schema_commit,
+                                                 &module_schema_rollback};
 
 inline qrs_status module_open_database(void* self, qrs_string database_name, const qrs_option* options,
                                        uint32_t option_count, qrs_module* out, qrs_error* err) {

@@ -1,0 +1,446 @@
+// quereus-ddl-crash-test: kills a process with SIGKILL at every write point of each DDL
+// statement on the store, and checks that the reopened database shows the schema before
+// or after the statement — never a mixture — with rows, indexes, statistics and UNIQUE
+// enforcement consistent (issue 15 point 1; docs/store.md "Crash safety").
+//
+//   quereus-ddl-crash-test --plugin-dir DIR [--dir PATH] [--rows N] [--scenario NAME]...
+//
+// Write points are found, not guessed: this executable interposes write(2), fdatasync(2)
+// and fsync(2) (it exports them; the store's LevelDB resolves them here first) and counts
+// the calls the main thread makes while the statement runs. For each scenario:
+//   1. a pristine database is prepared (a table of N rows with a UNIQUE constraint and a
+//      plain index, a second table, a view, …);
+//   2. a dry run on a copy counts the statement's write points W and records the schema
+//      fingerprint after it (the one before is read from the pristine copy);
+//   3. for k = 1..W, a fresh copy, a child that runs the statement and SIGKILLs itself on
+//      entering its k-th write point (so the k-1 earlier calls completed), then a verifier
+//      child that reopens the copy and checks: the open succeeds; the fingerprint is the
+//      one before or the one after; `pragma integrity_check` is ok (every row decodes,
+//      every index holds exactly the table's member rows, UNIQUE holds, the row-count
+//      statistic equals a scan); the row count is the state's; a duplicate of a UNIQUE
+//      value is refused; and, in the state before, the statement runs again and succeeds.
+// Prints one line per scenario (write points, kills, states seen, violations) and exits 1
+// when any check failed.
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+#include "core/database.h"
+#include "plugin/plugin_loader.h"
+
+namespace fs = std::filesystem;
+
+// ---- the interposed system calls --------------------------------------------------------
+
+namespace {
+// Counting is on only while the statement under test runs, and only on the main thread
+// (LevelDB's background compaction is not part of the statement).
+std::atomic<bool> g_counting{false};
+std::atomic<long> g_calls{0};
+long g_die_at = 0;  // 0: never
+pid_t g_main_tid = 0;
+
+void write_point() {
+  if (!g_counting.load(std::memory_order_relaxed)) return;
+  if (static_cast<pid_t>(::syscall(SYS_gettid)) != g_main_tid) return;
+  long n = ++g_calls;
+  if (g_die_at > 0 && n == g_die_at) ::kill(::getpid(), SIGKILL);
+}
+
+template <class Fn>
+Fn real(const char* name) {
+  static_assert(sizeof(Fn) == sizeof(void*));
+  void* p = ::dlsym(RTLD_NEXT, name);
+  if (!p) std::abort();
+  Fn fn;
+  std::memcpy(&fn, &p, sizeof(fn));
+  return fn;
+}
+}  // namespace
+
+extern "C" {
+ssize_t write(int fd, const void* buf, size_t n) {
+  static auto fn = real<ssize_t (*)(int, const void*, size_t)>("write");
+  if (fd > 2) write_point();
+  return fn(fd, buf, n);
+}
+int fdatasync(int fd) {
+  static auto fn = real<int (*)(int)>("fdatasync");
+  write_point();
+  return fn(fd);
+}
+int fsync(int fd) {
+  static auto fn = real<int (*)(int)>("fsync");
+  write_point();
+  return fn(fd);
+}
+}
+
+// ---- the scenarios ------------------------------------------------------------------------
+
+using namespace quereus;
+
+namespace {
+
+struct Scenario {
+  std::string name;
+  std::string setup;  // after the common tables
+  std::string ddl;    // the statement under test
+  // Rows of t expected before / after (-1: not checked in that state).
+  int64_t rows_before;
+  int64_t rows_after;
+  // A statement that must fail with CONSTRAINT in either state (a UNIQUE duplicate).
+  std::string duplicate_before, duplicate_after;
+};
+
+std::vector<Scenario> scenarios(int64_t n) {
+  std::string dup_u = "insert into t (id, u, x) values (-1, 'u7', 1)";
+  std::string dup_u_after_add = "insert into t (id, u, x, extra) values (-1, 'u7', 1, 'e')";
+  return {
+      {"create_table", "", "create table fresh (id integer primary key, v text unique)", n, n, dup_u, dup_u},
+      {"drop_table", "", "drop table t", n, -1, dup_u, ""},
+      {"create_index", "", "create index tx2 on t (x, u)", n, n, dup_u, dup_u},
+      {"create_unique_index", "", "create unique index tuid on t (id, x)", n, n, dup_u, dup_u},
+      {"drop_index", "", "drop index tx", n, n, dup_u, dup_u},
+      {"add_column", "", "alter table t add column extra text null default 'e'", n, n, dup_u, dup_u_after_add},
+      {"drop_column", "", "alter table t drop column x", n, n, dup_u, "insert into t (id, u) values (-1, 'u7')"},
+      {"rename_table", "", "alter table t rename to t2", n, -1, dup_u, "insert into t2 (id, u, x) values (-1, 'u7', 1)"},
+      {"rename_column", "", "alter table t rename column x to y", n, n, dup_u,
+       "insert into t (id, u, y) values (-1, 'u7', 1)"},
+      {"set_data_type", "", "alter table t alter column x set data type real", n, n, dup_u, dup_u},
+      {"alter_primary_key", "", "alter table t alter primary key (u)", n, n, dup_u, dup_u},
+      {"add_unique_constraint", "", "alter table t add constraint ux unique (x, id)", n, n, dup_u, dup_u},
+      {"create_view", "", "create view tv as select id, u from t where x > 3", n, n, dup_u, dup_u},
+      {"drop_view", "create view tv as select id, u from t", "drop view tv", n, n, dup_u, dup_u},
+      {"tags", "", "alter table t set tags (owner = 'ops')", n, n, dup_u, dup_u},
+      // (A declaration lives in memory: the statement under test declares, then applies. An
+      // apply is a sequence of statements, each atomic: this one generates one.)
+      {"apply_schema", "",
+       "declare schema main { table t (id integer primary key, u text unique, x integer null) "
+       "index tx on t (x) table other (k integer primary key, v text null) table s (k integer primary key) "
+       "table added (a integer primary key, b text unique) }; apply schema main",
+       n, n, dup_u, dup_u},
+  };
+}
+
+struct Options {
+  std::string plugin_dir;
+  std::string dir;
+  int64_t rows = 3000;
+  std::vector<std::string> only;
+};
+
+Status open_db(const Options& o, const std::string& dir, std::shared_ptr<Registry>* registry,
+               std::unique_ptr<Database>* db) {
+  *registry = std::make_shared<Registry>();
+  PluginLoader loader(*registry, {o.plugin_dir});
+  for (const char* name : {"mem", "store"}) {
+    PluginSpec spec;
+    spec.path = name;
+    if (Status s = loader.load(spec); !s.ok()) return s;
+  }
+  DatabaseOptions options;
+  options.default_module = "store";
+  options.module_options["store"] = {{"path", Value::Text(dir + "/data")}, {"sync", Value::Boolean(true)}};
+  return Database::Open(*registry, options, db);
+}
+
+std::vector<Row> query(Database& db, const std::string& sql, Status* st) {
+  std::vector<std::unique_ptr<Statement>> stmts;
+  std::vector<Row> out;
+  *st = db.prepare(sql, &stmts);
+  if (!st->ok()) return out;
+  for (auto& s : stmts) {
+    out.clear();
+    bool has = true;
+    while ((*st = s->step(&has)).ok() && has) out.push_back(s->row());
+    if (!st->ok()) return out;
+  }
+  return out;
+}
+
+std::string text_of(const Row& row) {
+  std::string s;
+  for (const Value& v : row) s += (v.is_null() ? std::string("NULL") : v.to_text()) + "|";
+  return s;
+}
+
+// The schema as the engine reports it, in a stable order.
+std::string fingerprint(Database& db, Status* st) {
+  std::vector<Row> rows = query(db, "select * from schema()", st);
+  std::vector<std::string> lines;
+  for (const Row& r : rows) lines.push_back(text_of(r));
+  std::sort(lines.begin(), lines.end());
+  std::string out;
+  for (const std::string& l : lines) out += l + "\n";
+  return out;
+}
+
+// Runs `fn` in a child; returns what it wrote to the pipe and its wait status.
+template <class Fn>
+std::pair<std::string, int> in_child(Fn fn) {
+  int fds[2];
+  if (::pipe(fds) != 0) std::abort();
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) std::abort();
+  if (pid == 0) {
+    ::close(fds[0]);
+    g_main_tid = static_cast<pid_t>(::syscall(SYS_gettid));
+    std::string out;
+    int code = fn(out);
+    size_t off = 0;
+    while (off < out.size()) {
+      ssize_t w = ::write(fds[1], out.data() + off, out.size() - off);
+      if (w <= 0) break;
+      off += static_cast<size_t>(w);
+    }
+    ::close(fds[1]);
+    ::_exit(code);
+  }
+  ::close(fds[1]);
+  std::string got;
+  char buf[4096];
+  ssize_t r;
+  while ((r = ::read(fds[0], buf, sizeof buf)) > 0) got.append(buf, static_cast<size_t>(r));
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return {got, status};
+}
+
+const char* kCommon =
+    "create table t (id integer primary key, u text unique, x integer null);"
+    "create index tx on t (x);"
+    "create table other (k integer primary key, v text null);"
+    "create table s (k integer primary key);";
+
+std::string fill_sql(int64_t n) {
+  std::string sql = "begin;";
+  for (int64_t i = 1; i <= n; ++i)
+    sql += "insert into t values (" + std::to_string(i) + ", 'u" + std::to_string(i) + "', " + std::to_string(i % 97) +
+           ");";
+  sql += "insert into other values (1, 'one'), (2, 'two'); commit;";
+  return sql;
+}
+
+struct Verdict {
+  std::string state;  // "before", "after", or "" when neither
+  std::vector<std::string> problems;
+};
+
+// Reopens `dir` and checks it (in this process: call it in a child).
+std::string verify(const Options& o, const std::string& dir, const Scenario& sc, const std::string& before,
+                   const std::string& after) {
+  std::shared_ptr<Registry> registry;
+  std::unique_ptr<Database> db;
+  Status st = open_db(o, dir, &registry, &db);
+  if (!st.ok()) return "!open: " + st.to_string();
+  std::string fp = fingerprint(*db, &st);
+  if (!st.ok()) return "!schema(): " + st.to_string();
+  std::string state = fp == before ? "before" : fp == after ? "after" : "";
+  std::string out = "state " + (state.empty() ? std::string("neither") : state) + "\n";
+  if (state.empty()) out += "!the schema is neither the one before nor the one after the statement\n";
+  std::vector<Row> ic = query(*db, "pragma integrity_check", &st);
+  if (!st.ok()) out += "!integrity_check: " + st.to_string() + "\n";
+  for (const Row& r : ic)
+    if (r[0].to_text() != "ok") out += "!integrity: " + r[0].to_text() + "\n";
+  int64_t want = state == "after" ? sc.rows_after : sc.rows_before;
+  std::string table = (state == "after" && sc.name == "rename_table") ? "t2" : "t";
+  if (want >= 0 && !(state == "after" && sc.name == "drop_table")) {
+    std::vector<Row> c = query(*db, "select count(*) from " + table, &st);
+    if (!st.ok()) out += "!count: " + st.to_string() + "\n";
+    else if (c.empty() || c[0][0].as_int() != want)
+      out += "!count(*) of " + table + " is " + (c.empty() ? "nothing" : c[0][0].to_text()) + ", expected " +
+             std::to_string(want) + "\n";
+    // Through the index on u: the planner seeks it for an equality.
+    std::vector<Row> seek = query(*db, "select count(*) from " + table + " where u = 'u7'", &st);
+    if (!st.ok()) out += "!seek: " + st.to_string() + "\n";
+    else if (seek.empty() || seek[0][0].as_int() != 1) out += "!a seek on u finds " + text_of(seek[0]) + "\n";
+  }
+  const std::string& dup = state == "after" ? sc.duplicate_after : sc.duplicate_before;
+  if (!dup.empty() && !state.empty()) {
+    Status d = db->exec(dup);
+    if (d.ok()) out += "!a UNIQUE duplicate was accepted: " + dup + "\n";
+    else if (d.code() != StatusCode::kConstraint) out += "!the UNIQUE duplicate failed with " + d.to_string() + "\n";
+  }
+  if (state == "before") {
+    Status again = db->exec(sc.ddl);
+    if (!again.ok()) out += "!re-running the statement failed: " + again.to_string() + "\n";
+    std::vector<Row> ic2 = query(*db, "pragma integrity_check", &st);
+    for (const Row& r : ic2)
+      if (r[0].to_text() != "ok") out += "!integrity after re-run: " + r[0].to_text() + "\n";
+  }
+  return out;
+}
+
+void copy_dir(const std::string& from, const std::string& to) {
+  fs::remove_all(to);
+  fs::create_directories(to);
+  fs::copy(from, to, fs::copy_options::recursive);
+}
+
+int run(const Options& o) {
+  int64_t total_kills = 0, total_violations = 0;
+  fs::create_directories(o.dir);
+  for (const Scenario& sc : scenarios(o.rows)) {
+    if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), sc.name) == o.only.end()) continue;
+    std::string pristine = o.dir + "/" + sc.name + ".pristine";
+    fs::remove_all(pristine);
+    fs::create_directories(pristine);
+    auto [prep, prep_status] = in_child([&](std::string& out) {
+      std::shared_ptr<Registry> registry;
+      std::unique_ptr<Database> db;
+      Status st = open_db(o, pristine, &registry, &db);
+      if (st.ok()) st = db->exec(kCommon);
+      if (st.ok()) st = db->exec(fill_sql(o.rows));
+      if (st.ok() && !sc.setup.empty()) st = db->exec(sc.setup);
+      std::string fp = st.ok() ? fingerprint(*db, &st) : "";
+      out = st.ok() ? fp : st.to_string();
+      return st.ok() ? 0 : 3;
+    });
+    if (!WIFEXITED(prep_status) || WEXITSTATUS(prep_status) != 0) {
+      std::cerr << sc.name << ": setup failed: " << prep << "\n";
+      return 2;
+    }
+    const std::string before = prep;
+    // The dry run: the statement's write points and the schema after it.
+    std::string dry = o.dir + "/" + sc.name + ".dry";
+    copy_dir(pristine, dry);
+    auto [dry_out, dry_status] = in_child([&](std::string& out) {
+      std::shared_ptr<Registry> registry;
+      std::unique_ptr<Database> db;
+      Status st = open_db(o, dry, &registry, &db);
+      if (!st.ok()) {
+        out = st.to_string();
+        return 3;
+      }
+      g_calls = 0;
+      g_counting = true;
+      st = db->exec(sc.ddl);
+      g_counting = false;
+      long calls = g_calls;
+      if (!st.ok()) {
+        out = "the statement failed: " + st.to_string();
+        return 3;
+      }
+      std::string fp = fingerprint(*db, &st);
+      out = std::to_string(calls) + "\n" + fp;
+      return 0;
+    });
+    if (!WIFEXITED(dry_status) || WEXITSTATUS(dry_status) != 0) {
+      std::cerr << sc.name << ": dry run failed: " << dry_out << "\n";
+      return 2;
+    }
+    size_t nl = dry_out.find('\n');
+    long points = std::stol(dry_out.substr(0, nl));
+    const std::string after = dry_out.substr(nl + 1);
+    if (after == before) {
+      std::cerr << sc.name << ": the statement did not change the schema fingerprint\n";
+      return 2;
+    }
+    int64_t violations = 0;
+    std::map<std::string, int> states;
+    for (long k = 1; k <= points + 1; ++k) {  // k = points + 1: runs to the end, killed after
+      std::string copy = o.dir + "/" + sc.name + ".run";
+      copy_dir(pristine, copy);
+      auto [kill_out, kill_status] = in_child([&](std::string& out) {
+        std::shared_ptr<Registry> registry;
+        std::unique_ptr<Database> db;
+        Status st = open_db(o, copy, &registry, &db);
+        if (!st.ok()) {
+          out = st.to_string();
+          return 3;
+        }
+        g_calls = 0;
+        g_die_at = k;
+        g_counting = true;
+        st = db->exec(sc.ddl);
+        g_counting = false;
+        ::kill(::getpid(), SIGKILL);  // past the last write point: die before closing
+        return 0;
+      });
+      if (!WIFSIGNALED(kill_status) || WTERMSIG(kill_status) != SIGKILL) {
+        std::cerr << sc.name << " k=" << k << ": the writer was not killed: " << kill_out << "\n";
+        ++violations;
+        continue;
+      }
+      ++total_kills;
+      auto [report, verify_status] = in_child([&](std::string& out) {
+        out = verify(o, copy, sc, before, after);
+        return 0;
+      });
+      if (!WIFEXITED(verify_status)) {
+        std::cerr << sc.name << " k=" << k << ": the verifier crashed (signal "
+                  << (WIFSIGNALED(verify_status) ? WTERMSIG(verify_status) : 0) << ")\n";
+        ++violations;
+        continue;
+      }
+      std::string state = report.substr(6, report.find('\n') - 6);
+      ++states[state];
+      if (report.find('!') != std::string::npos) {
+        ++violations;
+        std::cerr << sc.name << " k=" << k << "/" << points << ":\n" << report;
+      }
+    }
+    std::string seen;
+    for (auto& [s, n] : states) seen += (seen.empty() ? "" : ", ") + s + " " + std::to_string(n);
+    std::cout << sc.name << "\twrite points " << points << "\tkills " << (points + 1) << "\tstates: " << seen
+              << "\tviolations " << violations << std::endl;
+    total_violations += violations;
+    fs::remove_all(pristine);
+    fs::remove_all(dry);
+    fs::remove_all(o.dir + "/" + sc.name + ".run");
+  }
+  std::cout << "total: kills " << total_kills << ", violations " << total_violations << std::endl;
+  return total_violations == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  o.dir = (fs::temp_directory_path() / ("quereus-ddl-crash-" + std::to_string(::getpid()))).string();
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::cerr << a << " needs a value\n";
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--plugin-dir") o.plugin_dir = next();
+    else if (a == "--dir") o.dir = next();
+    else if (a == "--rows") o.rows = std::stoll(next());
+    else if (a == "--scenario") o.only.push_back(next());
+    else {
+      std::cerr << "usage: quereus-ddl-crash-test --plugin-dir DIR [--dir PATH] [--rows N] [--scenario NAME]...\n";
+      return 2;
+    }
+  }
+  if (o.plugin_dir.empty()) {
+    std::cerr << "--plugin-dir is required\n";
+    return 2;
+  }
+  spdlog::set_level(spdlog::level::warn);
+  int rc = run(o);
+  fs::remove_all(o.dir);
+  return rc;
+}
