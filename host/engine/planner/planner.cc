@@ -187,6 +187,27 @@ void dedupe_names(std::vector<std::string>& names) {
   }
 }
 
+// Entered once per view or CTE body planned (see kMaxExpansions in planner.h).
+class Planner::ExpansionGuard {
+ public:
+  ExpansionGuard(Planner& p, const std::string& what, const SourceSite& site) : p_(p) {
+    const int64_t max_depth = p_.db_.options().limits.max_view_depth;
+    if (p_.expansion_depth_ >= max_depth)
+      fail(StatusCode::kTooBig, "Views and common table expressions nest too deeply at " + what + " (maximum depth " +
+                                    std::to_string(max_depth) + ", the limit max_view_depth)", site);
+    if (++p_.expansions_ > kMaxExpansions)
+      fail(StatusCode::kTooBig, "Statement expands views and common table expressions more than " +
+                                    std::to_string(kMaxExpansions) + " times (at " + what + ")", site);
+    ++p_.expansion_depth_;
+  }
+  ~ExpansionGuard() { --p_.expansion_depth_; }
+  ExpansionGuard(const ExpansionGuard&) = delete;
+  ExpansionGuard& operator=(const ExpansionGuard&) = delete;
+
+ private:
+  Planner& p_;
+};
+
 std::string Planner::column_name(const ast::ResultColumn& rc) {
   if (!rc.alias.empty()) return rc.alias;
   if (rc.expr && rc.expr->kind == ast::ExprKind::kColumn)
@@ -746,6 +767,7 @@ Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* out
               if (b->order < self->order || (b->recursive && b.get() == self.get())) visible[n] = b;
             cte_stack_.push_back(visible);
             try {
+              ExpansionGuard guard(*this, "'" + cte.name + "'", src.site);
               qp = plan_cte(cte, *self, outer);
             } catch (...) {
               cte_stack_.resize(level);
@@ -1505,6 +1527,7 @@ QueryPlan Planner::plan_view_body(const ast::Select& body, const std::string& ho
 Planner::Source Planner::plan_view(const ViewEntry& view, const ast::TableSource& src) {
   if (std::find(expanding_views_.begin(), expanding_views_.end(), &view) != expanding_views_.end())
     fail(StatusCode::kError, "View '" + view.qualified_name() + "' refers to itself", src.site);
+  ExpansionGuard guard(*this, "view '" + view.qualified_name() + "'", src.site);
   expanding_views_.push_back(&view);
   QueryPlan qp;
   try {
