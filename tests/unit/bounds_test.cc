@@ -278,7 +278,7 @@ TEST_F(BoundsTest, BadAllocIsNomemAndTheDatabaseStaysUsable) {
 // Never finishes on its own in test time: a three-way cross join of 3,000 rows each.
 const char* kEndless =
     "with recursive c(n) as (select 1 union all select n + 1 from c where n < 3000) "
-    "select count(*) from c a, c b, c d";
+    "select count(*) from c a cross join c b cross join c d";
 
 TEST_F(BoundsTest, StatementTimeout) {
   exec("create table t (a integer primary key)");
@@ -295,7 +295,7 @@ TEST_F(BoundsTest, StatementTimeout) {
   // A write interrupted by the timeout is undone, the earlier ones stay.
   fails(
       "with recursive c(n) as (select 1 union all select n + 1 from c where n < 3000) "
-      "insert into t select a.n + 10000 * b.n + 100000000 * d.n from c a, c b, c d",
+      "insert into t select a.n + 10000 * b.n + 100000000 * d.n from c a cross join c b cross join c d",
       StatusCode::kInterrupt, "timeout");
   exec("commit");
   rows = query("select count(*) from t");

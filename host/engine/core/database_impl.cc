@@ -262,6 +262,7 @@ DatabaseImpl::DatabaseImpl(std::shared_ptr<Registry> registry, const DatabaseOpt
     : registry_(std::move(registry)), db_options_(options) {
   options_.default_vtab_module = options.default_module;
   options_.limits = options.limits;
+  options_.optimizer.max_length = options.limits.max_length;
   options_.statement_timeout_ms = options.statement_timeout_ms;
 }
 
@@ -378,7 +379,12 @@ Status DatabaseImpl::set_option(std::string_view name_in, const Value& value) {
     options_.schema_path = std::move(path);
     bump_schema_version();  // prepared statements re-resolve their names
   } else if (limit_field(options_.limits, name)) {
-    return set_limit(options_.limits, name, value);  // read at the next prepare / statement
+    Status st = set_limit(options_.limits, name, value);  // read at the next prepare / statement
+    if (st.ok() && name == "max_length") {
+      options_.optimizer.max_length = options_.limits.max_length;
+      bump_schema_version();  // plans re-fold their constants under the new bound
+    }
+    return st;
   } else if (name == "statement_timeout_ms") {
     if (value.type() != ValueType::kInteger || value.as_int() < 0)
       return Status(StatusCode::kError, "statement_timeout_ms must be an integer >= 0 (0 = no timeout)");

@@ -169,10 +169,13 @@ bool foldable(const ScalarExpr& e) {
 // Replaces every maximal foldable subtree of `slot` by its value. An expression whose
 // evaluation fails is left alone, so the error surfaces at run time as it would unfolded.
 // The plan is owned by one statement, so operand slots are rewritten in place.
-void fold_constants(ScalarPtr& slot) {
+// `max_length` is the database's Limits::max_length: a longer result is not folded, so it
+// fails at run time as it would unfolded.
+void fold_constants(ScalarPtr& slot, int64_t max_length) {
   if (!slot || slot->kind == ScalarKind::kLiteral) return;
   if (foldable(*slot)) {
     ExecContext ctx;
+    ctx.max_length = max_length;
     EvalEnv env{nullptr, nullptr, &ctx};
     try {
       auto lit = std::make_shared<LiteralScalar>(slot->eval(env));
@@ -185,20 +188,21 @@ void fold_constants(ScalarPtr& slot) {
     }
     return;
   }
-  for (const ScalarPtr* o : slot->operands()) fold_constants(*const_cast<ScalarPtr*>(o));
+  for (const ScalarPtr* o : slot->operands()) fold_constants(*const_cast<ScalarPtr*>(o), max_length);
 }
 
 }  // namespace
 
 void Optimizer::fold_node_constants(RelNode& node) {
+  const int64_t max = options_.max_length;
   switch (node.kind) {
-    case RelKind::kFilter: fold_constants(static_cast<FilterNode&>(node).predicate); break;
+    case RelKind::kFilter: fold_constants(static_cast<FilterNode&>(node).predicate, max); break;
     case RelKind::kProject:
-      for (auto& e : static_cast<ProjectNode&>(node).exprs) fold_constants(e);
+      for (auto& e : static_cast<ProjectNode&>(node).exprs) fold_constants(e, max);
       break;
-    case RelKind::kJoin: fold_constants(static_cast<JoinNode&>(node).on); break;
+    case RelKind::kJoin: fold_constants(static_cast<JoinNode&>(node).on, max); break;
     case RelKind::kSort:
-      for (auto& k : static_cast<SortNode&>(node).sort_keys) fold_constants(k.expr);
+      for (auto& k : static_cast<SortNode&>(node).sort_keys) fold_constants(k.expr, max);
       break;
     default: break;
   }

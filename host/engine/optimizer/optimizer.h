@@ -34,6 +34,9 @@ struct OptimizerOptions {
   // filter, ordering or index — each WHERE conjunct stays a residual filter, each ORDER BY
   // a sort, each join a scan — so a query's answer owes nothing to a module's access plan.
   bool module_pushdown = true;
+  // Limits::max_length of the database: constant folding leaves a longer TEXT / BLOB
+  // result unfolded, so it fails at run time with TOOBIG.
+  int64_t max_length = 1'000'000'000;
 };
 
 class Optimizer {

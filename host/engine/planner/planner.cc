@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <set>
 
 #include "common/status.h"
@@ -1499,6 +1500,11 @@ ResolvedRelation Planner::resolve_relation(const ast::QualifiedName& name) {
 }
 
 QueryPlan Planner::plan_view_body(const ast::Select& body, const std::string& home_schema) {
+  // A body planned on its own (CREATE VIEW, introspection, view writes) counts as one level,
+  // as it does when a reference expands it (plan_view), so a view that can be created can
+  // also be read.
+  std::optional<ExpansionGuard> own_level;
+  if (expansion_depth_ == 0) own_level.emplace(*this, "a view body", body.site);
   // Swapped out (and back, also on error) so the body sees only its own WITH clause.
   auto saved_ctes = std::move(cte_stack_);
   cte_stack_.clear();
