@@ -373,7 +373,7 @@ RelProperties derive(const RelNode& node) {
       p = derive_properties(*l.input);
       if (l.limit && l.limit->kind == ScalarKind::kLiteral) {
         const Value& v = static_cast<const LiteralScalar&>(*l.limit).value;
-        if (v.type() == ValueType::kInteger && v.as_int() >= 0 && v.as_int() <= 1) add_key(p, {}, n);
+        if (v.type() == ValueType::kInteger && v.as_int() <= 1) add_key(p, {}, n);
       }
       return p;
     }

@@ -40,9 +40,10 @@ std::vector<const Collation*> collations_of(const std::vector<Attribute>& cols) 
   return out;
 }
 
-// A LIMIT or OFFSET count, as SQLite: NULL or a negative LIMIT means no limit (-1 here),
-// a negative OFFSET none; a value that is not an integer (nor a real or text holding one
-// exactly) is a MISMATCH error.
+// A LIMIT or OFFSET count. NULL means no limit (-1 here). A negative count means none:
+// LIMIT -1 returns no rows, as the reference corpus requires (94.1-limit-offset-edge-
+// cases; SQLite would read it as "no limit"), and a negative OFFSET skips nothing. A
+// value that is not an integer (nor a REAL or TEXT holding one exactly) is a MISMATCH.
 int64_t eval_count(const ScalarPtr& e, const EvalEnv& env, const char* what) {
   if (!e) return -1;
   Value v = e->eval(env);
@@ -72,7 +73,7 @@ int64_t eval_count(const ScalarPtr& e, const EvalEnv& env, const char* what) {
     default: break;
   }
   if (!n) throw Error(StatusCode::kMismatch, std::string(what) + " must be an integer, got " + v.to_text());
-  return std::max<int64_t>(*n, -1);
+  return std::max<int64_t>(*n, 0);
 }
 
 // ---------------------------------------------------------------- table scan
@@ -1142,7 +1143,7 @@ class LimitOp : public Operator {
   void open(const EvalEnv& outer) override {
     input_->open(outer);
     EvalEnv env{nullptr, &outer, outer.ctx};
-    limit_ = eval_count(node_.limit, env, "LIMIT");  // -1: no limit
+    limit_ = eval_count(node_.limit, env, "LIMIT");  // -1: no limit (NULL)
     int64_t off = eval_count(node_.offset, env, "OFFSET");
     skip_ = off > 0 ? off : 0;
     emitted_ = 0;
