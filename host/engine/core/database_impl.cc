@@ -69,6 +69,9 @@ class StatementImpl : public Statement {
     *has_row = false;
     try {
       if (!running_) {
+        // Cleared before planning, so an interrupt that stops constant folding still
+        // ends the statement.
+        db_.interrupt_flag().store(false, std::memory_order_relaxed);
         ensure_planned();
         if (typed_) check_parameters();
         ctx_.db = &db_;
@@ -77,7 +80,6 @@ class StatementImpl : public Statement {
         ctx_.generation = db_.next_generation();
         ctx_.failed_action = QRS_CONFLICT_ABORT;
         ctx_.max_length = db_.options().limits.max_length;
-        db_.interrupt_flag().store(false, std::memory_order_relaxed);
         ctx_.interrupt.arm(&db_.interrupt_flag(), db_.options().statement_timeout_ms);
         owns_txn_ = !exec_->controls_transaction();
         if (owns_txn_) db_.statement_begin();
@@ -263,6 +265,8 @@ DatabaseImpl::DatabaseImpl(std::shared_ptr<Registry> registry, const DatabaseOpt
   options_.default_vtab_module = options.default_module;
   options_.limits = options.limits;
   options_.optimizer.max_length = options.limits.max_length;
+  options_.optimizer.interrupt = &interrupt_requested_;
+  options_.optimizer.timeout_ms = options.statement_timeout_ms;
   options_.statement_timeout_ms = options.statement_timeout_ms;
 }
 
@@ -389,6 +393,7 @@ Status DatabaseImpl::set_option(std::string_view name_in, const Value& value) {
     if (value.type() != ValueType::kInteger || value.as_int() < 0)
       return Status(StatusCode::kError, "statement_timeout_ms must be an integer >= 0 (0 = no timeout)");
     options_.statement_timeout_ms = value.as_int();
+    options_.optimizer.timeout_ms = value.as_int();
   } else {
     return Status(StatusCode::kError, "Unknown pragma: " + std::string(name_in));
   }

@@ -169,13 +169,14 @@ bool foldable(const ScalarExpr& e) {
 // Replaces every maximal foldable subtree of `slot` by its value. An expression whose
 // evaluation fails is left alone, so the error surfaces at run time as it would unfolded.
 // The plan is owned by one statement, so operand slots are rewritten in place.
-// `max_length` is the database's Limits::max_length: a longer result is not folded, so it
-// fails at run time as it would unfolded.
-void fold_constants(ScalarPtr& slot, int64_t max_length) {
+// Under the database's max_length, interrupt flag and timeout (OptimizerOptions): a result
+// too long, or an evaluation interrupted, is not folded and is left to run time.
+void fold_constants(ScalarPtr& slot, const OptimizerOptions& options) {
   if (!slot || slot->kind == ScalarKind::kLiteral) return;
   if (foldable(*slot)) {
     ExecContext ctx;
-    ctx.max_length = max_length;
+    ctx.max_length = options.max_length;
+    ctx.interrupt.arm(options.interrupt, options.timeout_ms);
     EvalEnv env{nullptr, nullptr, &ctx};
     try {
       auto lit = std::make_shared<LiteralScalar>(slot->eval(env));
@@ -188,13 +189,13 @@ void fold_constants(ScalarPtr& slot, int64_t max_length) {
     }
     return;
   }
-  for (const ScalarPtr* o : slot->operands()) fold_constants(*const_cast<ScalarPtr*>(o), max_length);
+  for (const ScalarPtr* o : slot->operands()) fold_constants(*const_cast<ScalarPtr*>(o), options);
 }
 
 }  // namespace
 
 void Optimizer::fold_node_constants(RelNode& node) {
-  const int64_t max = options_.max_length;
+  const OptimizerOptions& max = options_;
   switch (node.kind) {
     case RelKind::kFilter: fold_constants(static_cast<FilterNode&>(node).predicate, max); break;
     case RelKind::kProject:

@@ -17,6 +17,11 @@
 
 namespace quereus {
 
+// LIKE / GLOB that poll the statement's interrupt check while they backtrack (defined
+// with like_match / glob_match at the end of this file).
+static bool like_match_polled(std::string_view pattern, std::string_view text, int escape, InterruptCheck* check);
+static bool glob_match_polled(std::string_view pattern, std::string_view text, InterruptCheck* check);
+
 namespace {
 
 Value bool_value(bool b) { return Value::Boolean(b); }
@@ -323,12 +328,14 @@ Value BinaryScalar::eval(const EvalEnv& env) const {
         esc = static_cast<unsigned char>(es[0]);
       }
       // a LIKE b: a is the text, b the pattern.
-      bool m = like_match(b.to_text(), a.to_text(), esc);
+      InterruptCheck* check = env.ctx ? &env.ctx->interrupt : nullptr;
+      bool m = like_match_polled(b.to_text(), a.to_text(), esc, check);
       return bool_value(op == Op::kLike ? m : !m);
     }
     case Op::kGlob: case Op::kNotGlob: {
       if (a.is_null() || b.is_null()) return Value();
-      bool m = glob_match(b.to_text(), a.to_text());
+      InterruptCheck* check = env.ctx ? &env.ctx->interrupt : nullptr;
+      bool m = glob_match_polled(b.to_text(), a.to_text(), check);
       return bool_value(op == Op::kGlob ? m : !m);
     }
     default:
@@ -723,8 +730,11 @@ TokenMatch glob_token(const char*& p, const char* pe, const char*& s, const char
   return TokenMatch::kMatch;
 }
 
+// `interrupt` (may be null) is polled at every backtrack: the work is bounded by pattern
+// x subject, which for long inputs is still long enough to want a timeout.
 template <typename TokenFn>
-bool wildcard_match(std::string_view pattern, std::string_view text, char star, int esc, TokenFn token) {
+bool wildcard_match(std::string_view pattern, std::string_view text, char star, int esc, TokenFn token,
+                    InterruptCheck* interrupt) {
   const char* p = pattern.data();
   const char* const pe = p + pattern.size();
   const char* s = text.data();
@@ -756,6 +766,7 @@ bool wildcard_match(std::string_view pattern, std::string_view text, char star, 
     }
     // Mismatch: let the last wildcard absorb one more byte and retry its segment.
     if (resume_p == nullptr || resume_s >= se) return false;
+    if (interrupt) interrupt->poll();
     ++resume_s;
     p = resume_p;
     s = resume_s;
@@ -764,12 +775,20 @@ bool wildcard_match(std::string_view pattern, std::string_view text, char star, 
 
 }  // namespace
 
+static bool like_match_polled(std::string_view pattern, std::string_view text, int escape, InterruptCheck* check) {
+  return wildcard_match(pattern, text, '%', escape, like_token, check);
+}
+
+static bool glob_match_polled(std::string_view pattern, std::string_view text, InterruptCheck* check) {
+  return wildcard_match(pattern, text, '*', -1, glob_token, check);
+}
+
 bool like_match(std::string_view pattern, std::string_view text, int escape) {
-  return wildcard_match(pattern, text, '%', escape, like_token);
+  return wildcard_match(pattern, text, '%', escape, like_token, nullptr);
 }
 
 bool glob_match(std::string_view pattern, std::string_view text) {
-  return wildcard_match(pattern, text, '*', -1, glob_token);
+  return wildcard_match(pattern, text, '*', -1, glob_token, nullptr);
 }
 
 }  // namespace quereus
