@@ -222,6 +222,27 @@ class Parser {
     }
   }
 
+  // An integer value >= `min` (a YAML integer, possibly from ${VAR}).
+  int64_t integer(const YAML::Node& k, const YAML::Node& v, int64_t min) const {
+    Value x = value(k, v);
+    if (x.type() != ValueType::kInteger || x.as_int() < min)
+      fail(k.Mark(), "key '" + k.Scalar() + "' must be an integer >= " + std::to_string(min));
+    return x.as_int();
+  }
+
+  // `limits:` of a database: the Limits field names (common/limits.h), each a positive integer.
+  void limits(const YAML::Node& k, const YAML::Node& v, const std::string& context, Limits* out) {
+    require_map(k, v);
+    if (v.IsNull()) return;
+    for_each(v, context,
+             {"max_sql_length", "max_length", "max_compound_select", "max_join_tables", "max_expr_depth",
+              "max_view_depth"},
+             [&](const std::string& key, const YAML::Node& lk, const YAML::Node& lv) {
+               if (lv.IsNull()) return;  // keeps the default
+               *limit_field(*out, key) = integer(lk, lv, 1);
+             });
+  }
+
   void databases(const YAML::Node& k, const YAML::Node& v, std::map<std::string, DatabaseConfig>* out) {
     require_map(k, v);
     if (v.IsNull()) return;
@@ -230,11 +251,19 @@ class Parser {
       DatabaseConfig db;
       const std::string context = "databases." + name;
       if (dv.IsMap()) {
-        for_each(dv, context, {"default_module", "module_options"},
+        for_each(dv, context, {"default_module", "module_options", "limits", "statement_timeout_ms"},
                  [&](const std::string& key, const YAML::Node& ok, const YAML::Node& ov) {
                    if (key == "default_module") {
                      db.default_module = string(ok, ov);
                      if (db.default_module.empty()) fail(ok.Mark(), "key 'default_module' must not be empty");
+                     return;
+                   }
+                   if (key == "statement_timeout_ms") {
+                     if (!ov.IsNull()) db.statement_timeout_ms = integer(ok, ov, 0);
+                     return;
+                   }
+                   if (key == "limits") {
+                     limits(ok, ov, context + ".limits", &db.limits);
                      return;
                    }
                    require_map(ok, ov);

@@ -46,6 +46,8 @@ DatabaseOptions database_options(const DatabaseConfig& config) {
   DatabaseOptions out;
   out.default_module = config.default_module;
   out.module_options = config.module_options;
+  out.limits = config.limits;
+  out.statement_timeout_ms = config.statement_timeout_ms;
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/limits.h"
 #include "types/value.h"
 
 namespace quereus {
@@ -40,6 +41,12 @@ struct DatabaseConfig {
   std::string default_module = "memory";
   // Default: empty. Per module name, the options its tables get when CREATE TABLE gives none.
   std::map<std::string, SettingList> module_options;
+  // Default: SQLite-like limits (common/limits.h). `limits:` maps limit names
+  // (max_sql_length, max_length, max_compound_select, max_join_tables, max_expr_depth,
+  // max_view_depth) to positive integers; a limit left out keeps its default.
+  Limits limits;
+  // Default: 0 (no timeout). A statement running longer fails with INTERRUPT.
+  int64_t statement_timeout_ms = 0;
 };
 
 enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError, kOff };

@@ -20,6 +20,9 @@ const char* status_code_name(StatusCode code) {
     case StatusCode::kFormat: return "FORMAT";
     case StatusCode::kRange: return "RANGE";
     case StatusCode::kUnsupported: return "UNSUPPORTED";
+    case StatusCode::kNoMem: return "NOMEM";
+    case StatusCode::kInterrupt: return "INTERRUPT";
+    case StatusCode::kTooBig: return "TOOBIG";
     case StatusCode::kSyntax: return "SYNTAX";
     case StatusCode::kConfig: return "CONFIG";
     case StatusCode::kPlugin: return "PLUGIN";

@@ -33,6 +33,9 @@ enum class StatusCode : int {
   kFormat = QRS_FORMAT,
   kRange = QRS_RANGE,
   kUnsupported = QRS_UNSUPPORTED,
+  kNoMem = QRS_NOMEM,          // an allocation failed (std::bad_alloc) or a memory limit was hit
+  kInterrupt = QRS_INTERRUPT,  // Database::interrupt() or the statement timeout
+  kTooBig = QRS_TOOBIG,        // a configured limit was exceeded (docs/configuration.md)
   kSyntax = 1000,  // a parse error (reported as ERROR to plugins)
   kConfig = 1001,  // a bad deployment file
   kPlugin = 1002,  // a plugin was refused

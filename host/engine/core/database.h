@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/limits.h"
 #include "common/status.h"
 #include "quereus/abi.h"
 #include "core/registry.h"
@@ -42,6 +43,10 @@ struct DatabaseOptions {
   // when CREATE TABLE gives none. The default module and every module named here are
   // opened with the database; a persistent one's catalog is replayed then.
   std::map<std::string, std::vector<std::pair<std::string, Value>>> module_options;
+  // The bounds on one statement's work (docs/configuration.md, "Limits").
+  Limits limits;
+  // A statement running longer than this fails with INTERRUPT; 0 = no timeout.
+  int64_t statement_timeout_ms = 0;
 };
 
 // The type a prepared statement's parameter is planned with and that every execution
@@ -193,6 +198,15 @@ class Database {
   // Marks the changes made from now on as remote (true) or local (false); returns the
   // previous setting. Sync ingestion applies a peer's changes with the origin remote.
   virtual bool set_remote_origin(bool remote) = 0;
+
+  // Makes the statement running on this database fail with INTERRUPT at its next check
+  // (scans, joins, sorts, aggregation, recursive CTEs and windows check every few hundred
+  // rows). Thread-safe and async-signal-safe: it only sets an atomic flag, so it may be
+  // called from another thread or a signal handler while this Database is in use. The
+  // flag is cleared when the next statement starts, so a call made while no statement
+  // runs has no effect. The interrupted statement's effects are undone as for any failed
+  // statement; an open transaction stays open (docs/configuration.md, "Limits").
+  virtual void interrupt() = 0;
 
  protected:
   Database() = default;

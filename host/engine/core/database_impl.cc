@@ -4,7 +4,9 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <new>
 #include <set>
+#include <stdexcept>
 
 #include "core/executable.h"
 #include "functions/builtins.h"
@@ -17,6 +19,8 @@ namespace {
 
 Status status_of(const std::exception& e) {
   if (auto* err = dynamic_cast<const Error*>(&e)) return err->status();
+  if (dynamic_cast<const std::bad_alloc*>(&e)) return Status(StatusCode::kNoMem, "out of memory");
+  if (dynamic_cast<const std::length_error*>(&e)) return Status(StatusCode::kTooBig, "string or blob too big");
   return Status(StatusCode::kInternal, e.what());
 }
 
@@ -65,6 +69,9 @@ class StatementImpl : public Statement {
     *has_row = false;
     try {
       if (!running_) {
+        // Cleared before planning, so an interrupt that stops constant folding still
+        // ends the statement.
+        db_.interrupt_flag().store(false, std::memory_order_relaxed);
         ensure_planned();
         if (typed_) check_parameters();
         ctx_.db = &db_;
@@ -72,6 +79,8 @@ class StatementImpl : public Statement {
         ctx_.named_params = &named_;
         ctx_.generation = db_.next_generation();
         ctx_.failed_action = QRS_CONFLICT_ABORT;
+        ctx_.max_length = db_.options().limits.max_length;
+        ctx_.interrupt.arm(&db_.interrupt_flag(), db_.options().statement_timeout_ms);
         owns_txn_ = !exec_->controls_transaction();
         if (owns_txn_) db_.statement_begin();
         running_ = true;
@@ -254,6 +263,11 @@ Status Database::Open(std::shared_ptr<Registry> registry, const DatabaseOptions&
 DatabaseImpl::DatabaseImpl(std::shared_ptr<Registry> registry, const DatabaseOptions& options)
     : registry_(std::move(registry)), db_options_(options) {
   options_.default_vtab_module = options.default_module;
+  options_.limits = options.limits;
+  options_.optimizer.max_length = options.limits.max_length;
+  options_.optimizer.interrupt = &interrupt_requested_;
+  options_.optimizer.timeout_ms = options.statement_timeout_ms;
+  options_.statement_timeout_ms = options.statement_timeout_ms;
 }
 
 DatabaseImpl::~DatabaseImpl() {
@@ -272,8 +286,12 @@ DatabaseImpl::~DatabaseImpl() {
 Status DatabaseImpl::prepare(std::string_view sql, std::vector<std::unique_ptr<Statement>>* out) {
   out->clear();
   try {
+    if (static_cast<int64_t>(sql.size()) > options_.limits.max_sql_length) {
+      return Status(StatusCode::kTooBig, "statement too long: " + std::to_string(sql.size()) + " bytes (max_sql_length " +
+                                             std::to_string(options_.limits.max_sql_length) + ")");
+    }
     auto text = std::make_shared<const std::string>(sql);
-    auto stmts = Parser::parse(*text);
+    auto stmts = Parser::parse(*text, options_.limits);
     for (auto& s : stmts)
       out->push_back(std::make_unique<StatementImpl>(*this, text, std::shared_ptr<ast::Statement>(std::move(s))));
     return Status::Ok();
@@ -364,6 +382,18 @@ Status DatabaseImpl::set_option(std::string_view name_in, const Value& value) {
     if (path.empty()) path.push_back("main");
     options_.schema_path = std::move(path);
     bump_schema_version();  // prepared statements re-resolve their names
+  } else if (limit_field(options_.limits, name)) {
+    Status st = set_limit(options_.limits, name, value);  // read at the next prepare / statement
+    if (st.ok() && name == "max_length") {
+      options_.optimizer.max_length = options_.limits.max_length;
+      bump_schema_version();  // plans re-fold their constants under the new bound
+    }
+    return st;
+  } else if (name == "statement_timeout_ms") {
+    if (value.type() != ValueType::kInteger || value.as_int() < 0)
+      return Status(StatusCode::kError, "statement_timeout_ms must be an integer >= 0 (0 = no timeout)");
+    options_.statement_timeout_ms = value.as_int();
+    options_.optimizer.timeout_ms = value.as_int();
   } else {
     return Status(StatusCode::kError, "Unknown pragma: " + std::string(name_in));
   }

@@ -2,12 +2,14 @@
 // the transaction coordinator and statement execution.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "common/limits.h"
 #include "core/assertions.h"
 #include "core/change_events.h"
 #include "core/database.h"
@@ -34,6 +36,11 @@ struct EngineOptions {
   // pragma schema_path = 'a,b': the session search path for unqualified relation names
   // (lower-case; never empty).
   std::vector<std::string> schema_path{"main"};
+  // The database's limits (common/limits.h): YAML `limits:`, pragma <limit name> = N.
+  Limits limits;
+  // pragma statement_timeout_ms (YAML statement_timeout_ms): a statement running longer
+  // fails with INTERRUPT; 0 = no timeout.
+  int64_t statement_timeout_ms = 0;
 };
 
 class DatabaseImpl : public Database {
@@ -50,6 +57,9 @@ class DatabaseImpl : public Database {
   uint64_t on_commit(ChangeBatchListener listener) override;
   bool unsubscribe(uint64_t id) override;
   bool set_remote_origin(bool remote) override { return changes_.set_remote(remote); }
+  void interrupt() override { interrupt_requested_.store(true, std::memory_order_relaxed); }
+  // The flag interrupt() sets; a top-level statement clears it when it starts.
+  std::atomic<bool>& interrupt_flag() { return interrupt_requested_; }
 
   Registry& registry() { return *registry_; }
   Catalog& catalog() { return catalog_; }
@@ -190,6 +200,7 @@ class DatabaseImpl : public Database {
   std::shared_ptr<Registry> registry_;
   DatabaseOptions db_options_;
   EngineOptions options_;
+  std::atomic<bool> interrupt_requested_{false};
   Catalog catalog_;
   DeclaredSchemas declared_schemas_;
 

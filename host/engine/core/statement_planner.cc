@@ -846,6 +846,8 @@ class PragmaExec : public Executable {
     else if (name_ == "nondeterministic_schema" || name_ == "allow_nondeterministic_schema_expressions")
       out.push_back(Value::Boolean(o.nondeterministic_schema));
     else if (name_ == "module_pushdown") out.push_back(Value::Boolean(o.optimizer.module_pushdown));
+    else if (const int64_t* limit = limit_field(o.limits, name_)) out.push_back(Value::Integer(*limit));
+    else if (name_ == "statement_timeout_ms") out.push_back(Value::Integer(o.statement_timeout_ms));
     else if (name_ == "optimizer_disabled_passes") {
       std::string list;
       for (const auto& p : o.optimizer.disabled) list += (list.empty() ? "" : ", ") + p;

@@ -291,6 +291,9 @@ Value pad_fn(Args a, bool left) {
   auto pad_cps = fnutil::code_points(pad.str());
   double target = len.to_double();
   if (pad_cps.empty() || target <= static_cast<double>(cps.size())) return str;
+  // Limits::max_length by default (the function cannot see the database's own limit; the
+  // result is checked against it after the call).
+  if (target > 1e9) throw Error(StatusCode::kTooBig, "string or blob too big");
   size_t needed = static_cast<size_t>(std::floor(target - static_cast<double>(cps.size())));
   std::string fill;
   for (size_t i = 0; i < needed; ++i) fill += pad_cps[i % pad_cps.size()];
@@ -633,7 +636,7 @@ void register_extra_functions(Registry& r) {
   add_scalar(r, "zeroblob", 1, [](Args a) {
     if (a[0].is_null()) return Value();
     int64_t n = cast_value(a[0], QRS_LT_INTEGER).as_int();
-    if (n > 100'000'000) throw Error(StatusCode::kRange, "string or blob too big");
+    if (n > 100'000'000) throw Error(StatusCode::kTooBig, "string or blob too big");
     return Value::Blob(std::string(static_cast<size_t>(std::max<int64_t>(0, n)), '\0'));
   }).returns(QRS_LT_BLOB);
   add_scalar(r, "octet_length", 1, [](Args a) {

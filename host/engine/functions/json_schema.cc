@@ -143,7 +143,18 @@ class Parser {
     return t;
   }
 
+  // Nesting (parentheses, object members, array suffixes) is bounded like JSON values
+  // (jsonv::kMaxDepth): matching and destroying a type recurse per level.
+  struct Nest {
+    int& depth;
+    bool ok;
+    explicit Nest(int& d) : depth(d), ok(++d <= jsonv::kMaxDepth) {}
+    ~Nest() { --depth; }
+  };
+
   TypePtr parse_union() {
+    Nest nest(depth_);
+    if (!nest.ok) return nullptr;
     eat('|');
     TypePtr first = parse_intersection();
     if (!first) return nullptr;
@@ -177,9 +188,11 @@ class Parser {
   TypePtr parse_postfix() {
     TypePtr t = parse_primary();
     if (!t) return nullptr;
+    int suffixes = 0;
     while (true) {
       size_t save = pos_;
       if (eat('[') && eat(']')) {
+        if (++suffixes + depth_ > jsonv::kMaxDepth) return nullptr;
         auto a = std::make_shared<SchemaType>();
         a->kind = Kind::kArray;
         a->parts.push_back(t);
@@ -296,6 +309,7 @@ class Parser {
 
   std::string_view s_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

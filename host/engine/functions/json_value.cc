@@ -151,7 +151,30 @@ std::string_view trim(std::string_view s) {
 
 }  // namespace
 
+// True when arrays and objects in `text` nest at most kMaxDepth deep (brackets inside
+// strings do not count). Checked before parsing: the helpers here (normalize, dump,
+// compare) recurse per level, so depth is what bounds their stack.
+static bool depth_within_limit(std::string_view text) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxDepth) return false;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return true;
+}
+
 std::optional<Json> parse(std::string_view text) {
+  if (!depth_within_limit(text)) return std::nullopt;
   Json j = Json::parse(text.begin(), text.end(), nullptr, false);
   if (j.is_discarded()) return std::nullopt;
   normalize(j);

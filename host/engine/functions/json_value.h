@@ -18,7 +18,10 @@ using Json = nlohmann::json;  // objects keep their keys sorted (std::map)
 
 // Parses JSON source text (RFC 8259, what JSON.parse accepts) and normalizes numbers the
 // way a JavaScript engine sees them: an integral float within ±2^53 becomes an integer,
-// so `1.0` and `1` are the same value. nullopt when the text is not JSON.
+// so `1.0` and `1` are the same value. nullopt when the text is not JSON, or when its
+// arrays and objects nest deeper than kMaxDepth (SQLite's JSON_MAX_DEPTH): every JSON
+// value the functions see is parsed here, so no deeper value is ever built.
+inline constexpr int kMaxDepth = 1000;
 std::optional<Json> parse(std::string_view text);
 
 // The canonical text of a JSON value: no whitespace, object keys sorted, numbers printed

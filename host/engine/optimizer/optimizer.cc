@@ -169,10 +169,14 @@ bool foldable(const ScalarExpr& e) {
 // Replaces every maximal foldable subtree of `slot` by its value. An expression whose
 // evaluation fails is left alone, so the error surfaces at run time as it would unfolded.
 // The plan is owned by one statement, so operand slots are rewritten in place.
-void fold_constants(ScalarPtr& slot) {
+// Under the database's max_length, interrupt flag and timeout (OptimizerOptions): a result
+// too long, or an evaluation interrupted, is not folded and is left to run time.
+void fold_constants(ScalarPtr& slot, const OptimizerOptions& options) {
   if (!slot || slot->kind == ScalarKind::kLiteral) return;
   if (foldable(*slot)) {
     ExecContext ctx;
+    ctx.max_length = options.max_length;
+    ctx.interrupt.arm(options.interrupt, options.timeout_ms);
     EvalEnv env{nullptr, nullptr, &ctx};
     try {
       auto lit = std::make_shared<LiteralScalar>(slot->eval(env));
@@ -185,20 +189,21 @@ void fold_constants(ScalarPtr& slot) {
     }
     return;
   }
-  for (const ScalarPtr* o : slot->operands()) fold_constants(*const_cast<ScalarPtr*>(o));
+  for (const ScalarPtr* o : slot->operands()) fold_constants(*const_cast<ScalarPtr*>(o), options);
 }
 
 }  // namespace
 
 void Optimizer::fold_node_constants(RelNode& node) {
+  const OptimizerOptions& max = options_;
   switch (node.kind) {
-    case RelKind::kFilter: fold_constants(static_cast<FilterNode&>(node).predicate); break;
+    case RelKind::kFilter: fold_constants(static_cast<FilterNode&>(node).predicate, max); break;
     case RelKind::kProject:
-      for (auto& e : static_cast<ProjectNode&>(node).exprs) fold_constants(e);
+      for (auto& e : static_cast<ProjectNode&>(node).exprs) fold_constants(e, max);
       break;
-    case RelKind::kJoin: fold_constants(static_cast<JoinNode&>(node).on); break;
+    case RelKind::kJoin: fold_constants(static_cast<JoinNode&>(node).on, max); break;
     case RelKind::kSort:
-      for (auto& k : static_cast<SortNode&>(node).sort_keys) fold_constants(k.expr);
+      for (auto& k : static_cast<SortNode&>(node).sort_keys) fold_constants(k.expr, max);
       break;
     default: break;
   }

@@ -20,6 +20,8 @@
 //   planner/ → Optimizer → runtime/
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <set>
 #include <string>
 
@@ -34,6 +36,14 @@ struct OptimizerOptions {
   // filter, ordering or index — each WHERE conjunct stays a residual filter, each ORDER BY
   // a sort, each join a scan — so a query's answer owes nothing to a module's access plan.
   bool module_pushdown = true;
+  // Limits::max_length of the database: constant folding leaves a longer TEXT / BLOB
+  // result unfolded, so it fails at run time with TOOBIG.
+  int64_t max_length = 1'000'000'000;
+  // The database's interrupt flag (may be null) and statement_timeout_ms: folding a
+  // constant (a long LIKE over literals, say) stops when either fires, and the expression
+  // is left to run time, where the statement's own check ends it.
+  const std::atomic<bool>* interrupt = nullptr;
+  int64_t timeout_ms = 0;
 };
 
 class Optimizer {

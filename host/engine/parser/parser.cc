@@ -86,7 +86,11 @@ std::unique_ptr<T> make_at(const Token& t) {
 
 class ParserImpl {
  public:
-  explicit ParserImpl(std::string_view sql) : sql_(sql), toks_(Lexer::tokenize(sql)) {}
+  ParserImpl(std::string_view sql, const Limits& limits) : sql_(sql), toks_(Lexer::tokenize(sql)) {
+    max_depth_ = limits.max_expr_depth;
+    max_compound_ = limits.max_compound_select;
+    max_join_tables_ = limits.max_join_tables;
+  }
 
   std::vector<StatementPtr> parse_all() {
     std::vector<StatementPtr> out;
@@ -123,14 +127,17 @@ class ParserImpl {
   // parens_.size() at the top level of the schema-declaration item being parsed; -1
   // outside a declaration block.
   int declare_depth_ = -1;
-  static constexpr int kMaxDepth = 1000;
+  // The bounds of Limits (common/limits.h) the parser enforces.
+  int64_t max_depth_ = 0;
+  int64_t max_compound_ = 0;
+  int64_t max_join_tables_ = 0;
   static constexpr int kNestCost = 4;
   void add_depth(int units) {
     depth_ += units;
-    if (depth_ > kMaxDepth) {
+    if (depth_ > max_depth_) {
       depth_ = 0;
       fail_at(peek(),
-              "Expression tree is too large (maximum depth " + std::to_string(kMaxDepth) + ")");
+              "Expression tree is too large (maximum depth " + std::to_string(max_depth_) + ")");
     }
   }
   class DepthGuard {
@@ -508,6 +515,10 @@ class ParserImpl {
         }
         leg.membership = parse_existence_columns(/*require_side=*/true);
       }
+      if (static_cast<int64_t>(sel->compounds.size()) + 2 > max_compound_) {
+        fail_at(prev(), "Too many terms in compound SELECT (maximum " + std::to_string(max_compound_) +
+                            ", the limit max_compound_select)");
+      }
       parse_leg(leg.core, /*first=*/false);
       sel->compounds.push_back(std::move(leg));
     }
@@ -707,6 +718,7 @@ class ParserImpl {
 
   TableSourcePtr parse_join_chain() {
     TableSourcePtr left = parse_table_source();
+    int64_t tables = 1;
     for (;;) {
       if (check(Keyword::kNatural)) {
         fail_unsupported(peek(), "NATURAL JOIN is not supported; use JOIN … ON or USING");
@@ -729,6 +741,10 @@ class ParserImpl {
         match(Keyword::kInner);
       }
       expect(Keyword::kJoin, "Expected 'JOIN'");
+      if (++tables > max_join_tables_) {
+        fail_at(prev(), "At most " + std::to_string(max_join_tables_) +
+                            " tables in a join (the limit max_join_tables)");
+      }
       bool lateral = match(Keyword::kLateral);
       auto join = std::make_unique<TableSource>();
       join->kind = TableSource::Kind::kJoin;
@@ -2757,13 +2773,13 @@ class ParserImpl {
 
 }  // namespace
 
-std::vector<ast::StatementPtr> Parser::parse(std::string_view sql) {
-  ParserImpl p(sql);
+std::vector<ast::StatementPtr> Parser::parse(std::string_view sql, const Limits& limits) {
+  ParserImpl p(sql, limits);
   return p.parse_all();
 }
 
-ast::ExprPtr Parser::parse_expression(std::string_view sql) {
-  ParserImpl p(sql);
+ast::ExprPtr Parser::parse_expression(std::string_view sql, const Limits& limits) {
+  ParserImpl p(sql, limits);
   return p.parse_single_expression();
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <set>
 
 #include "common/status.h"
@@ -186,6 +187,27 @@ void dedupe_names(std::vector<std::string>& names) {
     n = candidate;
   }
 }
+
+// Entered once per view or CTE body planned (see kMaxExpansions in planner.h).
+class Planner::ExpansionGuard {
+ public:
+  ExpansionGuard(Planner& p, const std::string& what, const SourceSite& site) : p_(p) {
+    const int64_t max_depth = p_.db_.options().limits.max_view_depth;
+    if (p_.expansion_depth_ >= max_depth)
+      fail(StatusCode::kTooBig, "Views and common table expressions nest too deeply at " + what + " (maximum depth " +
+                                    std::to_string(max_depth) + ", the limit max_view_depth)", site);
+    if (++p_.expansions_ > kMaxExpansions)
+      fail(StatusCode::kTooBig, "Statement expands views and common table expressions more than " +
+                                    std::to_string(kMaxExpansions) + " times (at " + what + ")", site);
+    ++p_.expansion_depth_;
+  }
+  ~ExpansionGuard() { --p_.expansion_depth_; }
+  ExpansionGuard(const ExpansionGuard&) = delete;
+  ExpansionGuard& operator=(const ExpansionGuard&) = delete;
+
+ private:
+  Planner& p_;
+};
 
 std::string Planner::column_name(const ast::ResultColumn& rc) {
   if (!rc.alias.empty()) return rc.alias;
@@ -746,6 +768,7 @@ Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* out
               if (b->order < self->order || (b->recursive && b.get() == self.get())) visible[n] = b;
             cte_stack_.push_back(visible);
             try {
+              ExpansionGuard guard(*this, "'" + cte.name + "'", src.site);
               qp = plan_cte(cte, *self, outer);
             } catch (...) {
               cte_stack_.resize(level);
@@ -1477,6 +1500,11 @@ ResolvedRelation Planner::resolve_relation(const ast::QualifiedName& name) {
 }
 
 QueryPlan Planner::plan_view_body(const ast::Select& body, const std::string& home_schema) {
+  // A body planned on its own (CREATE VIEW, introspection, view writes) counts as one level,
+  // as it does when a reference expands it (plan_view), so a view that can be created can
+  // also be read.
+  std::optional<ExpansionGuard> own_level;
+  if (expansion_depth_ == 0) own_level.emplace(*this, "a view body", body.site);
   // Swapped out (and back, also on error) so the body sees only its own WITH clause.
   auto saved_ctes = std::move(cte_stack_);
   cte_stack_.clear();
@@ -1505,6 +1533,7 @@ QueryPlan Planner::plan_view_body(const ast::Select& body, const std::string& ho
 Planner::Source Planner::plan_view(const ViewEntry& view, const ast::TableSource& src) {
   if (std::find(expanding_views_.begin(), expanding_views_.end(), &view) != expanding_views_.end())
     fail(StatusCode::kError, "View '" + view.qualified_name() + "' refers to itself", src.site);
+  ExpansionGuard guard(*this, "view '" + view.qualified_name() + "'", src.site);
   expanding_views_.push_back(&view);
   QueryPlan qp;
   try {

@@ -161,6 +161,14 @@ class Planner {
   bool is_aggregate_call(const ast::FunctionCall& f) const;
   bool contains_aggregate(const ast::Expr& e) const;
 
+  // Views and CTE bodies are planned afresh at every reference: their nesting is bounded
+  // by Limits::max_view_depth and their total per statement by kMaxExpansions, so that
+  // stacked or fanning definitions fail with TOOBIG instead of exhausting stack or memory.
+  class ExpansionGuard;
+  static constexpr int64_t kMaxExpansions = 100'000;
+  int64_t expansion_depth_ = 0;
+  int64_t expansions_ = 0;
+
   DatabaseImpl& db_;
   int next_attr_ = 1;
   std::vector<std::map<std::string, std::shared_ptr<CteBinding>>> cte_stack_;  // WITH clauses in scope

@@ -115,7 +115,10 @@ bool DmlWriter::check_foreign_keys(const Row& new_row, const Row* old_row, std::
       // Checked at COMMIT, if some row still holds the reference then.
       db_.deferred().at_commit([link, v = *values](ExecContext&) {
         if (!tables_alive(*link) || referencing_rows(*link, v, 1).empty()) return;
-        if (!parent_exists(*link, v)) throw Error(StatusCode::kConstraint, fk_check_message(*link));
+        if (!parent_exists(*link, v))
+          throw Error(StatusCode::kConstraint, "FOREIGN KEY constraint failed: " + link->fk.name +
+                                                   " (deferred, checked at COMMIT: no matching row in '" +
+                                                   link->parent_name() + "')");
       });
       continue;
     }

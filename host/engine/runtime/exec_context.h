@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "quereus/abi.h"
+#include "runtime/interrupt.h"
 #include "types/value.h"
 
 namespace quereus {
@@ -21,7 +22,18 @@ struct ExecContext {
   // The conflict action of the violation that is ending the statement: FAIL keeps the
   // statement's earlier writes, ROLLBACK also rolls back the enclosing transaction.
   qrs_conflict failed_action = QRS_CONFLICT_ABORT;
+  // Database::interrupt() and statement_timeout_ms; long-running loops call
+  // interrupt.poll(). Armed by the statement that owns this context.
+  InterruptCheck interrupt;
+  // Limits::max_length of the database: the largest TEXT or BLOB a function or operator
+  // may produce (TOOBIG beyond).
+  int64_t max_length = 1'000'000'000;
 };
+
+// Polls the context's interrupt check when there is a context.
+inline void poll_interrupt(ExecContext* ctx) {
+  if (ctx) ctx->interrupt.poll();
+}
 
 // The row an expression is evaluated against, chained to the enclosing queries' rows
 // (for correlated references: level 1 = the immediately enclosing query).

@@ -1,7 +1,9 @@
 // Runtime: the operators that execute plan nodes (planner/rel_node.h). Volcano-style
 // pull iterators; each node's instantiate() builds a fresh operator per execution.
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <set>
@@ -38,13 +40,40 @@ std::vector<const Collation*> collations_of(const std::vector<Attribute>& cols) 
   return out;
 }
 
+// A LIMIT or OFFSET count. NULL means no limit (-1 here). A negative count means none:
+// LIMIT -1 returns no rows, as the reference corpus requires (94.1-limit-offset-edge-
+// cases; SQLite would read it as "no limit"), and a negative OFFSET skips nothing. A
+// value that is not an integer (nor a REAL or TEXT holding one exactly) is a MISMATCH.
 int64_t eval_count(const ScalarPtr& e, const EvalEnv& env, const char* what) {
   if (!e) return -1;
   Value v = e->eval(env);
-  if (v.is_null()) return -1;
-  Value n = cast_value(v, QRS_LT_INTEGER);
-  (void)what;
-  return std::max<int64_t>(n.as_int(), 0);  // a negative count means none
+  std::optional<int64_t> n;
+  switch (v.type()) {
+    case ValueType::kNull: return -1;
+    case ValueType::kInteger: n = v.as_int(); break;
+    case ValueType::kBoolean: n = v.as_bool() ? 1 : 0; break;
+    case ValueType::kBigInt: n = v.as_int(); break;  // saturated
+    case ValueType::kReal: {
+      double d = v.as_real();
+      if (std::isfinite(d) && d == std::floor(d) && d >= -9.2e18 && d <= 9.2e18) n = static_cast<int64_t>(d);
+      break;
+    }
+    case ValueType::kText: {
+      std::string t = v.str();
+      t.erase(0, t.find_first_not_of(" \t\r\n"));
+      t.erase(t.find_last_not_of(" \t\r\n") + 1);
+      if (!t.empty()) {
+        errno = 0;
+        char* end = nullptr;
+        long long x = std::strtoll(t.c_str(), &end, 10);
+        if (errno == 0 && end == t.c_str() + t.size()) n = x;
+      }
+      break;
+    }
+    default: break;
+  }
+  if (!n) throw Error(StatusCode::kMismatch, std::string(what) + " must be an integer, got " + v.to_text());
+  return std::max<int64_t>(*n, 0);
 }
 
 // ---------------------------------------------------------------- table scan
@@ -69,6 +98,7 @@ class TableScanOp : public Operator {
     point_key_filters_ = point_key_filters(node_);
   }
   void open(const EvalEnv& outer) override {
+    ctx_ = outer.ctx;
     EvalEnv env{nullptr, &outer, outer.ctx};
     for (size_t i = 0; i < node_.filters.size(); ++i) {
       const PushedFilter& f = node_.filters[i];
@@ -86,6 +116,7 @@ class TableScanOp : public Operator {
     cursor_ = node_.table->table->open_cursor(args_);
   }
   bool next(Row& out) override {
+    poll_interrupt(ctx_);
     if (point_rows_ >= 0) {  // a point lookup's answer: at most one row
       if (point_rows_ == 0) return false;
       point_rows_ = 0;
@@ -159,6 +190,7 @@ class TableScanOp : public Operator {
   }
 
   const TableScanNode& node_;
+  ExecContext* ctx_ = nullptr;  // polled for interrupts
   ScanArgs args_;
   std::unique_ptr<VtabCursor> cursor_;
   std::vector<Row> batch_;  // reused across batches; rows [0, count_) are current
@@ -200,6 +232,7 @@ class IndexScanOp : public Operator {
     for (const KeyColumn& k : n.table->schema.primary_key) key_columns_.push_back(k.column);
   }
   void open(const EvalEnv& outer) override {
+    ctx_ = outer.ctx;
     EvalEnv env{nullptr, &outer, outer.ctx};
     for (size_t j = 0; j < node_.index_filters.size(); ++j) {
       const PushedFilter& f = node_.filters[static_cast<size_t>(node_.index_filters[j])];
@@ -216,6 +249,7 @@ class IndexScanOp : public Operator {
   }
   bool next(Row& out) override {
     for (;;) {
+      poll_interrupt(ctx_);
       while (pos_ >= count_) {
         if (done_) return false;
         pos_ = 0;
@@ -242,6 +276,7 @@ class IndexScanOp : public Operator {
 
  private:
   const TableScanNode& node_;
+  ExecContext* ctx_ = nullptr;  // polled for interrupts
   TableEntry& companion_;
   size_t key_offset_ = 0;
   ScanArgs args_;
@@ -262,6 +297,7 @@ class ValuesOp : public Operator {
   void open(const EvalEnv& outer) override { outer_ = outer; i_ = 0; }
   bool next(Row& out) override {
     if (i_ >= node_.rows.size()) return false;
+    poll_interrupt(outer_.ctx);
     EvalEnv env{nullptr, &outer_, outer_.ctx};
     const auto& exprs = node_.rows[i_];
     out.resize(exprs.size());
@@ -298,6 +334,7 @@ class FilterOp : public Operator {
   void open(const EvalEnv& outer) override { outer_ = outer; input_->open(outer); }
   bool next(Row& out) override {
     while (input_->next(out)) {
+      poll_interrupt(outer_.ctx);
       EvalEnv env{&out, &outer_, outer_.ctx};
       Value v = node_.predicate->eval(env);
       bool is_null;
@@ -427,6 +464,7 @@ class NestedLoopJoinOp : public Operator {
     using K = ast::JoinKind;
     size_t lw = node_.left->columns.size(), rw = node_.right->columns.size();
     for (;;) {
+      poll_interrupt(outer_.ctx);
       if (emitting_unmatched_right_) {
         while (ri_ < right_rows_.size()) {
           size_t i = ri_++;
@@ -460,6 +498,7 @@ class NestedLoopJoinOp : public Operator {
       }
       bool hashed = !node_.equi_keys.empty();
       while (hashed ? ri_ < candidates_.size() : ri_ < right_rows_.size()) {
+        poll_interrupt(outer_.ctx);  // an ON that rejects every pair stays interruptible
         size_t i = hashed ? candidates_[ri_++] : ri_++;
         out = left_row_;
         out.insert(out.end(), right_rows_[i].begin(), right_rows_[i].end());
@@ -586,6 +625,7 @@ class SemiJoinOp : public Operator {
     EvalEnv left_env{&left_row, &outer_, outer_.ctx};
     EvalEnv env{nullptr, &left_env, outer_.ctx};  // row: the right row under test
     auto accept = [&](size_t i) {
+      poll_interrupt(outer_.ctx);
       if (!node_.on) return true;
       env.row = &right_rows_[i];
       bool is_null;
@@ -733,7 +773,9 @@ class HashBuildLeftJoinOp : public Operator {
   }
   bool next(Row& out) override {
     for (;;) {
+      poll_interrupt(outer_.ctx);
       while (ci_ < candidates_.size()) {
+        poll_interrupt(outer_.ctx);
         const Row& l = left_rows_[candidates_[ci_++]];
         out = l;
         out.insert(out.end(), right_row_.begin(), right_row_.end());
@@ -855,6 +897,7 @@ class AggregateOp : public Operator {
     Row key;
     std::vector<Value> args;
     while (input_->next(in)) {
+      poll_interrupt(outer_.ctx);
       EvalEnv env{&in, &outer_, outer_.ctx};
       key.clear();
       for (auto& g : node_.group_by) key.push_back(g->eval(env));
@@ -1000,6 +1043,7 @@ class SortOp : public Operator {
     width_ = node_.columns.size();
     Row r;
     while (input_->next(r)) {
+      poll_interrupt(outer.ctx);
       if (n_computed_) {
         EvalEnv env{&r, &outer, outer.ctx};
         for (size_t k = 0; k < slots_.size(); ++k) {
@@ -1099,7 +1143,7 @@ class LimitOp : public Operator {
   void open(const EvalEnv& outer) override {
     input_->open(outer);
     EvalEnv env{nullptr, &outer, outer.ctx};
-    limit_ = eval_count(node_.limit, env, "LIMIT");
+    limit_ = eval_count(node_.limit, env, "LIMIT");  // -1: no limit (NULL)
     int64_t off = eval_count(node_.offset, env, "OFFSET");
     skip_ = off > 0 ? off : 0;
     emitted_ = 0;
@@ -1223,15 +1267,21 @@ class SetOpOp : public Operator {
 class WorkingTableOp : public Operator {
  public:
   explicit WorkingTableOp(const WorkingTableNode& n) : node_(n) {}
-  void open(const EvalEnv&) override { rows_ = *node_.rows; i_ = 0; }
+  void open(const EvalEnv& outer) override {
+    rows_ = *node_.rows;
+    i_ = 0;
+    ctx_ = outer.ctx;
+  }
   bool next(Row& out) override {
     if (i_ >= rows_.size()) return false;
+    poll_interrupt(ctx_);
     out = rows_[i_++];
     return true;
   }
 
  private:
   const WorkingTableNode& node_;
+  ExecContext* ctx_ = nullptr;
   std::vector<Row> rows_;
   size_t i_ = 0;
 };
@@ -1249,7 +1299,10 @@ class RecursiveCteOp : public Operator {
     auto init = node_.initial->instantiate();
     init->open(outer);
     Row r;
-    while (init->next(r)) add(r);
+    while (init->next(r)) {
+      poll_interrupt(outer.ctx);
+      add(r);
+    }
   }
   bool next(Row& out) override {
     for (;;) {
@@ -1268,7 +1321,10 @@ class RecursiveCteOp : public Operator {
       auto rec = node_.recursive->instantiate();
       rec->open(outer_);
       Row r;
-      while (rec->next(r)) add(r);
+      while (rec->next(r)) {
+        poll_interrupt(outer_.ctx);
+        add(r);
+      }
     }
   }
 
@@ -1296,15 +1352,18 @@ class TableFunctionOp : public Operator {
     for (auto& a : node_.args) args.push_back(a->eval(env));
     rows_ = node_.fn->rows(*outer.ctx->db, args);
     i_ = 0;
+    ctx_ = outer.ctx;
   }
   bool next(Row& out) override {
     if (i_ >= rows_.size()) return false;
+    poll_interrupt(ctx_);
     out = std::move(rows_[i_++]);
     return true;
   }
 
  private:
   const TableFunctionNode& node_;
+  ExecContext* ctx_ = nullptr;
   std::vector<Row> rows_;
   size_t i_ = 0;
 };

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "common/limits.h"
 #include "common/status.h"
 #include "functions/json_value.h"
 #include "functions/temporal.h"
@@ -15,6 +16,11 @@
 #include "types/compare.h"
 
 namespace quereus {
+
+// LIKE / GLOB that poll the statement's interrupt check while they backtrack (defined
+// with like_match / glob_match at the end of this file).
+static bool like_match_polled(std::string_view pattern, std::string_view text, int escape, InterruptCheck* check);
+static bool glob_match_polled(std::string_view pattern, std::string_view text, InterruptCheck* check);
 
 namespace {
 
@@ -229,6 +235,27 @@ Value UnaryScalar::eval(const EvalEnv& env) const {
   return Value();
 }
 
+namespace {
+
+// Limits::max_length of the running statement (the default outside one, e.g. when a
+// constant is folded at plan time).
+int64_t max_length_of(const EvalEnv& env) { return env.ctx ? env.ctx->max_length : Limits{}.max_length; }
+
+[[noreturn]] void too_big(int64_t max) {
+  throw Error(StatusCode::kTooBig, "string or blob too big (max_length " + std::to_string(max) + ")");
+}
+
+// A function's result, refused when it is a TEXT or BLOB longer than max_length.
+Value checked_length(Value v, const EvalEnv& env) {
+  if (v.type() == ValueType::kText || v.type() == ValueType::kBlob || v.type() == ValueType::kJson) {
+    const int64_t max = max_length_of(env);
+    if (static_cast<int64_t>(v.str().size()) > max) too_big(max);
+  }
+  return v;
+}
+
+}  // namespace
+
 Value BinaryScalar::eval(const EvalEnv& env) const {
   using Op = ast::BinaryOp;
   switch (op) {
@@ -281,9 +308,13 @@ Value BinaryScalar::eval(const EvalEnv& env) const {
     }
     case Op::kAdd: case Op::kSub: case Op::kMul: case Op::kDiv: case Op::kMod:
       return arith(op, a, b);
-    case Op::kConcat:
+    case Op::kConcat: {
       if (a.is_null() || b.is_null()) return Value();
-      return Value::Text(a.to_text() + b.to_text());
+      std::string left_text = a.to_text(), right_text = b.to_text();
+      const int64_t max = max_length_of(env);
+      if (static_cast<int64_t>(left_text.size() + right_text.size()) > max) too_big(max);
+      return Value::Text(std::move(left_text) + right_text);
+    }
     case Op::kBitAnd: case Op::kBitOr: case Op::kShl: case Op::kShr:
       return bitop(op, a, b);
     case Op::kLike: case Op::kNotLike: {
@@ -297,12 +328,14 @@ Value BinaryScalar::eval(const EvalEnv& env) const {
         esc = static_cast<unsigned char>(es[0]);
       }
       // a LIKE b: a is the text, b the pattern.
-      bool m = like_match(b.to_text(), a.to_text(), esc);
+      InterruptCheck* check = env.ctx ? &env.ctx->interrupt : nullptr;
+      bool m = like_match_polled(b.to_text(), a.to_text(), esc, check);
       return bool_value(op == Op::kLike ? m : !m);
     }
     case Op::kGlob: case Op::kNotGlob: {
       if (a.is_null() || b.is_null()) return Value();
-      bool m = glob_match(b.to_text(), a.to_text());
+      InterruptCheck* check = env.ctx ? &env.ctx->interrupt : nullptr;
+      bool m = glob_match_polled(b.to_text(), a.to_text(), check);
       return bool_value(op == Op::kGlob ? m : !m);
     }
     default:
@@ -331,12 +364,12 @@ Value FunctionScalar::eval(const EvalEnv& env) const {
   Value buf[8];
   if (args.size() <= 8) {
     for (size_t i = 0; i < args.size(); ++i) buf[i] = args[i]->eval(env);
-    return fn->call(std::span<const Value>(buf, args.size()));
+    return checked_length(fn->call(std::span<const Value>(buf, args.size())), env);
   }
   std::vector<Value> vals;
   vals.reserve(args.size());
   for (auto& a : args) vals.push_back(a->eval(env));
-  return fn->call(vals);
+  return checked_length(fn->call(vals), env);
 }
 
 Value CastScalar::eval(const EvalEnv& env) const { return cast_value(operand->eval(env), target); }
@@ -620,82 +653,142 @@ Value cast_value(const Value& v, qrs_logical_type target) {
   }
 }
 
-static bool like_rec(const char* p, const char* pe, const char* s, const char* se, int esc) {
-  while (p < pe) {
-    unsigned char c = static_cast<unsigned char>(*p);
-    if (esc >= 0 && c == esc && p + 1 < pe) {
-      ++p;
-      if (s >= se || std::tolower(static_cast<unsigned char>(*s)) != std::tolower(static_cast<unsigned char>(*p))) return false;
-      ++p; ++s;
-      continue;
-    }
-    if (c == '%') {
-      while (p < pe && *p == '%') ++p;
-      if (p == pe) return true;
-      for (const char* t = s; t <= se; ++t)
-        if (like_rec(p, pe, t, se, esc)) return true;
-      return false;
-    }
-    if (s >= se) return false;
-    if (c == '_') {
-      // one UTF-8 character
-      ++s;
-      while (s < se && (static_cast<unsigned char>(*s) & 0xC0) == 0x80) ++s;
-      ++p;
-      continue;
-    }
-    if (std::tolower(c) != std::tolower(static_cast<unsigned char>(*s))) return false;
-    ++p; ++s;
+// LIKE and GLOB match iteratively in O(pattern x subject) time and constant stack: a
+// pattern is a sequence of segments separated by runs of '%' ('*'); every other token
+// consumes a number of bytes fixed by the subject position, so a segment matches at a
+// given position or not. Matching each segment at its earliest position is then optimal
+// (the following wildcard absorbs whatever lies between), which needs only one resume
+// point: the last wildcard seen and the subject position it has absorbed up to.
+
+namespace {
+
+// The result of matching one non-wildcard token of a pattern at a subject position.
+enum class TokenMatch { kMatch, kMismatch, kNever };
+
+inline bool is_utf8_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+inline int ascii_lower(unsigned char c) { return std::tolower(c); }
+
+// LIKE: '_' is one UTF-8 character, ESCAPE x makes the next character literal, others
+// compare ASCII case-insensitively. Advances *p and *s on a match.
+TokenMatch like_token(const char*& p, const char* pe, const char*& s, const char* se, int esc) {
+  unsigned char c = static_cast<unsigned char>(*p);
+  if (esc >= 0 && c == esc && p + 1 < pe) {
+    if (s >= se || ascii_lower(static_cast<unsigned char>(*s)) != ascii_lower(static_cast<unsigned char>(p[1])))
+      return TokenMatch::kMismatch;
+    p += 2;
+    ++s;
+    return TokenMatch::kMatch;
   }
-  return s == se;
+  if (s >= se) return TokenMatch::kMismatch;
+  if (c == '_') {
+    ++s;
+    while (s < se && is_utf8_continuation(*s)) ++s;
+    ++p;
+    return TokenMatch::kMatch;
+  }
+  if (ascii_lower(c) != ascii_lower(static_cast<unsigned char>(*s))) return TokenMatch::kMismatch;
+  ++p;
+  ++s;
+  return TokenMatch::kMatch;
+}
+
+// GLOB: '?' is one byte, '[...]' a byte class ('^' negates, 'a-z' ranges, a ']' first is
+// literal), others compare exactly. An unterminated class never matches.
+TokenMatch glob_token(const char*& p, const char* pe, const char*& s, const char* se, int /*esc*/) {
+  char c = *p;
+  if (c == '[') {
+    const char* q = p + 1;
+    bool negate = false;
+    if (q < pe && *q == '^') {
+      negate = true;
+      ++q;
+    }
+    bool matched = false;
+    bool first = true;
+    const bool have = s < se;
+    while (q < pe && (first || *q != ']')) {
+      first = false;
+      if (q + 2 < pe && q[1] == '-' && q[2] != ']') {
+        if (have && *s >= q[0] && *s <= q[2]) matched = true;
+        q += 3;
+      } else {
+        if (have && *s == *q) matched = true;
+        ++q;
+      }
+    }
+    if (q >= pe) return TokenMatch::kNever;
+    if (!have || matched == negate) return TokenMatch::kMismatch;
+    p = q + 1;
+    ++s;
+    return TokenMatch::kMatch;
+  }
+  if (s >= se) return TokenMatch::kMismatch;
+  if (c != '?' && c != *s) return TokenMatch::kMismatch;
+  ++p;
+  ++s;
+  return TokenMatch::kMatch;
+}
+
+// `interrupt` (may be null) is polled at every backtrack: the work is bounded by pattern
+// x subject, which for long inputs is still long enough to want a timeout.
+template <typename TokenFn>
+bool wildcard_match(std::string_view pattern, std::string_view text, char star, int esc, TokenFn token,
+                    InterruptCheck* interrupt) {
+  const char* p = pattern.data();
+  const char* const pe = p + pattern.size();
+  const char* s = text.data();
+  const char* const se = s + text.size();
+  const char* resume_p = nullptr;  // the pattern just after the last wildcard run
+  const char* resume_s = nullptr;  // the subject position that wildcard has absorbed up to
+  for (;;) {
+    // An escaped wildcard (ESCAPE '%' then '%x') is a literal, matched as a token.
+    const bool escaped = esc >= 0 && static_cast<unsigned char>(star) == esc && p + 1 < pe;
+    if (p < pe && *p == star && !escaped) {
+      while (p < pe && *p == star) ++p;
+      if (p == pe) return true;
+      resume_p = p;
+      resume_s = s;
+      continue;
+    }
+    if (p == pe) {
+      if (s == se) return true;
+    } else {
+      const char* p2 = p;
+      const char* s2 = s;
+      TokenMatch m = token(p2, pe, s2, se, esc);
+      if (m == TokenMatch::kNever) return false;
+      if (m == TokenMatch::kMatch) {
+        p = p2;
+        s = s2;
+        continue;
+      }
+    }
+    // Mismatch: let the last wildcard absorb one more byte and retry its segment.
+    if (resume_p == nullptr || resume_s >= se) return false;
+    if (interrupt) interrupt->poll();
+    ++resume_s;
+    p = resume_p;
+    s = resume_s;
+  }
+}
+
+}  // namespace
+
+static bool like_match_polled(std::string_view pattern, std::string_view text, int escape, InterruptCheck* check) {
+  return wildcard_match(pattern, text, '%', escape, like_token, check);
+}
+
+static bool glob_match_polled(std::string_view pattern, std::string_view text, InterruptCheck* check) {
+  return wildcard_match(pattern, text, '*', -1, glob_token, check);
 }
 
 bool like_match(std::string_view pattern, std::string_view text, int escape) {
-  return like_rec(pattern.data(), pattern.data() + pattern.size(), text.data(), text.data() + text.size(), escape);
-}
-
-static bool glob_rec(const char* p, const char* pe, const char* s, const char* se) {
-  while (p < pe) {
-    char c = *p;
-    if (c == '*') {
-      while (p < pe && *p == '*') ++p;
-      if (p == pe) return true;
-      for (const char* t = s; t <= se; ++t)
-        if (glob_rec(p, pe, t, se)) return true;
-      return false;
-    }
-    if (s >= se) return false;
-    if (c == '?') { ++p; ++s; continue; }
-    if (c == '[') {
-      const char* q = p + 1;
-      bool negate = false;
-      if (q < pe && *q == '^') { negate = true; ++q; }
-      bool matched = false;
-      bool first = true;
-      while (q < pe && (first || *q != ']')) {
-        first = false;
-        if (q + 2 < pe && q[1] == '-' && q[2] != ']') {
-          if (*s >= q[0] && *s <= q[2]) matched = true;
-          q += 3;
-        } else {
-          if (*s == *q) matched = true;
-          ++q;
-        }
-      }
-      if (q >= pe) return false;
-      if (matched == negate) return false;
-      p = q + 1;
-      ++s;
-      continue;
-    }
-    if (c != *s) return false;
-    ++p; ++s;
-  }
-  return s == se;
+  return wildcard_match(pattern, text, '%', escape, like_token, nullptr);
 }
 
 bool glob_match(std::string_view pattern, std::string_view text) {
-  return glob_rec(pattern.data(), pattern.data() + pattern.size(), text.data(), text.data() + text.size());
+  return wildcard_match(pattern, text, '*', -1, glob_token, nullptr);
 }
 
 }  // namespace quereus

@@ -64,6 +64,14 @@ class WindowOp : public Operator {
     return e->eval(env);
   }
 
+  // Frame arithmetic saturates: an offset near INT64_MAX reaches past every partition
+  // instead of wrapping around.
+  static int64_t sat_add(int64_t a, int64_t b) {
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r)) return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+  }
+
   int64_t offset_value(const ScalarPtr& e, size_t row) const {
     Value v = eval(e, row);
     if (v.is_null() || !v.is_numeric() || v.to_double() < 0)
@@ -139,11 +147,11 @@ class WindowOp : public Operator {
           int64_t k = offset_value(off, part[j]);
           bool back = static_cast<FB>(kind) == FB::kPreceding;
           if (call.unit == static_cast<int>(Unit::kRows)) {
-            int64_t p = back ? static_cast<int64_t>(j) - k : static_cast<int64_t>(j) + k;
-            return is_start ? p : p + 1;
+            int64_t p = back ? sat_add(static_cast<int64_t>(j), -k) : sat_add(static_cast<int64_t>(j), k);
+            return is_start ? p : sat_add(p, 1);
           }
           if (call.unit == static_cast<int>(Unit::kGroups)) {
-            int64_t gi = static_cast<int64_t>(group_of[j]) + (back ? -k : k);
+            int64_t gi = sat_add(static_cast<int64_t>(group_of[j]), back ? -k : k);
             if (gi < 0) return is_start ? 0 : 0;
             if (gi >= static_cast<int64_t>(groups.size())) return static_cast<int64_t>(m);
             return static_cast<int64_t>(is_start ? groups[gi].first : groups[gi].second);
@@ -226,7 +234,7 @@ class WindowOp : public Operator {
     if (f == "lag" || f == "lead") {
       for (size_t j = 0; j < m; ++j) {
         int64_t k = call.args.size() > 1 ? offset_value(call.args[1], part[j]) : 1;
-        int64_t t = f == "lag" ? static_cast<int64_t>(j) - k : static_cast<int64_t>(j) + k;
+        int64_t t = sat_add(static_cast<int64_t>(j), f == "lag" ? -k : k);
         if (t >= 0 && t < static_cast<int64_t>(m)) out[part[j]] = eval(call.args[0], part[t]);
         else out[part[j]] = call.args.size() > 2 ? eval(call.args[2], part[j]) : Value();
       }
@@ -237,6 +245,7 @@ class WindowOp : public Operator {
     std::unique_ptr<AggregateState> running;
     size_t running_hi = 0;
     for (size_t j = 0; j < m; ++j) {
+      poll_interrupt(outer_.ctx);
       size_t lo, hi;
       frame_of(call, part, j, group_of, groups, keys, np, &lo, &hi);
       if (f == "first_value" || f == "last_value" || f == "nth_value") {
@@ -257,6 +266,7 @@ class WindowOp : public Operator {
       if (!call.aggregate) throw Error(StatusCode::kError, "unknown window function " + f);
       std::vector<Value> args;
       auto step = [&](AggregateState& st, size_t p) {
+        poll_interrupt(outer_.ctx);
         args.clear();
         for (auto& a : call.args) args.push_back(eval(a, part[p]));
         st.step(args);
