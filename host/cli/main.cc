@@ -2,6 +2,7 @@
 // database `main` and runs SQL from -c, a script, stdin, or an interactive shell.
 //
 // Exit status: 0 success; 1 an SQL error; 2 a usage, configuration or plugin error.
+#include <signal.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -38,6 +39,14 @@ constexpr const char* kUsage =
     "  --help, --version\n"
     "With neither -c nor a script, SQL is read from stdin: an interactive shell when stdin is\n"
     "a terminal, otherwise the whole input is run as a script.\n";
+
+// Ctrl-C in the interactive shell interrupts the running statement (Database::interrupt
+// only sets a flag: safe in a signal handler) instead of killing the session and, with
+// the default `mem` module, every table in it.
+quereus::Database* g_interruptible = nullptr;
+extern "C" void on_sigint(int) {
+  if (g_interruptible) g_interruptible->interrupt();
+}
 
 int fail(int code, const std::string& message) {
   std::cerr << "Error: " << message << "\n";
@@ -124,7 +133,13 @@ int main(int argc, char** argv) {
 
   Shell shell(*db, format, std::cout, std::cerr);
   if (commands.empty() && script.empty() && isatty(STDIN_FILENO)) {
-    std::cout << "quereus " << QUEREUS_VERSION << ": SQL ends with ';', .help for help\n";
+    std::cout << "quereus " << QUEREUS_VERSION << ": SQL ends with ';', .help for help (Ctrl-C interrupts a statement, Ctrl-D quits)\n";
+    g_interruptible = db.get();
+    struct sigaction sa {};
+    sa.sa_handler = on_sigint;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
     shell.interactive(std::cin);
     return 0;
   }

@@ -275,9 +275,19 @@ void StoreDb::clear(Txn& t) {
 
 void StoreDb::commit(Txn& t) {
   if (t.doomed) {
+    // The whole transaction goes: the group's other participants, ready or still open,
+    // are discarded too (their commit then fails the same way), so no part of it lands.
+    for (Txn* o : txns_) {
+      if (o == &t || !o->active) continue;
+      bool waiting = o->ready;  // committed by the host, waiting for the group: dropped
+      clear(*o);
+      if (!waiting) {
+        o->doomed = true;  // not committed yet: its commit fails too, its rollback clears
+        o->active = true;
+      }
+    }
     clear(t);
     t.doomed = false;
-    flush_ready();
     throw sdk::Error(QRS_ABORT, "the transaction's uncommitted writes to " + t.table->schema.table_name +
                                     " were rewritten by an ALTER TABLE that then failed; they were discarded and "
                                     "the transaction must be rolled back");

@@ -14,8 +14,10 @@
 //      fingerprint after it (the one before is read from the pristine copy);
 //   3. for k = 1..W, a fresh copy, a child that runs the statement and SIGKILLs itself on
 //      entering its k-th write point (so the k-1 earlier calls completed), then a verifier
-//      child that reopens the copy and checks: the open succeeds; the fingerprint is the
-//      one before or the one after; `pragma integrity_check` is ok (every row decodes,
+//      child that reopens the copy and checks: every key and value of the store, read raw,
+//      is exactly the content before or the content after the statement (so storage the
+//      catalog does not name is caught too); the open succeeds; the fingerprint is the
+//      matching one; `pragma integrity_check` is ok (every row decodes,
 //      every index holds exactly the table's member rows, UNIQUE holds, the row-count
 //      statistic equals a scan); the row count is the state's; a duplicate of a UNIQUE
 //      value is refused; and, in the state before, the statement runs again and succeeds.
@@ -41,6 +43,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "../../modules/store/kv.h"
 #include "core/database.h"
 #include "plugin/plugin_loader.h"
 
@@ -175,6 +178,26 @@ std::vector<Row> query(Database& db, const std::string& sql, Status* st) {
   return out;
 }
 
+// Every key and value of the store at `dir` (opened raw, without the engine), folded
+// into one digest: the logical content LevelDB recovers, whatever its files look like.
+std::string kv_digest(const std::string& dir) {
+  store::KvOptions ko;
+  ko.path = dir + "/data";
+  ko.create_if_missing = false;
+  auto kv = store::open_leveldb(ko);
+  uint64_t h = 1469598103934665603ull, n = 0;
+  auto mix = [&](std::string_view bytes) {
+    for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+    h = (h ^ 0xFF) * 1099511628211ull;
+  };
+  for (auto it = kv->iterate(store::KvRange{}, false); it->valid(); it->next()) {
+    mix(it->key());
+    mix(it->value());
+    ++n;
+  }
+  return std::to_string(n) + " pairs, digest " + std::to_string(h);
+}
+
 std::string text_of(const Row& row) {
   std::string s;
   for (const Value& v : row) s += (v.is_null() ? std::string("NULL") : v.to_text()) + "|";
@@ -247,7 +270,15 @@ struct Verdict {
 
 // Reopens `dir` and checks it (in this process: call it in a child).
 std::string verify(const Options& o, const std::string& dir, const Scenario& sc, const std::string& before,
-                   const std::string& after) {
+                   const std::string& after, const std::string& kv_before, const std::string& kv_after) {
+  // First the raw content: it must be exactly the store before or after the statement
+  // (this also catches storage the catalog does not name, which the engine cannot see).
+  std::string kv;
+  try {
+    kv = kv_digest(dir);
+  } catch (const std::exception& e) {
+    return std::string("!raw open: ") + e.what() + "\n";
+  }
   std::shared_ptr<Registry> registry;
   std::unique_ptr<Database> db;
   Status st = open_db(o, dir, &registry, &db);
@@ -257,6 +288,8 @@ std::string verify(const Options& o, const std::string& dir, const Scenario& sc,
   std::string state = fp == before ? "before" : fp == after ? "after" : "";
   std::string out = "state " + (state.empty() ? std::string("neither") : state) + "\n";
   if (state.empty()) out += "!the schema is neither the one before nor the one after the statement\n";
+  if (state == "before" && kv != kv_before) out += "!the store's content (" + kv + ") is not the content before (" + kv_before + ")\n";
+  if (state == "after" && kv != kv_after) out += "!the store's content (" + kv + ") is not the content after (" + kv_after + ")\n";
   std::vector<Row> ic = query(*db, "pragma integrity_check", &st);
   if (!st.ok()) out += "!integrity_check: " + st.to_string() + "\n";
   for (const Row& r : ic)
@@ -272,7 +305,8 @@ std::string verify(const Options& o, const std::string& dir, const Scenario& sc,
     // Through the index on u: the planner seeks it for an equality.
     std::vector<Row> seek = query(*db, "select count(*) from " + table + " where u = 'u7'", &st);
     if (!st.ok()) out += "!seek: " + st.to_string() + "\n";
-    else if (seek.empty() || seek[0][0].as_int() != 1) out += "!a seek on u finds " + text_of(seek[0]) + "\n";
+    else if (seek.empty() || seek[0][0].as_int() != 1)
+      out += "!a seek on u finds " + (seek.empty() ? std::string("nothing") : text_of(seek[0])) + "\n";
   }
   const std::string& dup = state == "after" ? sc.duplicate_after : sc.duplicate_before;
   if (!dup.empty() && !state.empty()) {
@@ -312,14 +346,20 @@ int run(const Options& o) {
       if (st.ok()) st = db->exec(fill_sql(o.rows));
       if (st.ok() && !sc.setup.empty()) st = db->exec(sc.setup);
       std::string fp = st.ok() ? fingerprint(*db, &st) : "";
-      out = st.ok() ? fp : st.to_string();
-      return st.ok() ? 0 : 3;
+      if (!st.ok()) {
+        out = st.to_string();
+        return 3;
+      }
+      db.reset();
+      out = kv_digest(pristine) + "\n" + fp;
+      return 0;
     });
     if (!WIFEXITED(prep_status) || WEXITSTATUS(prep_status) != 0) {
       std::cerr << sc.name << ": setup failed: " << prep << "\n";
       return 2;
     }
-    const std::string before = prep;
+    const std::string kv_before = prep.substr(0, prep.find('\n'));
+    const std::string before = prep.substr(prep.find('\n') + 1);
     // The dry run: the statement's write points and the schema after it.
     std::string dry = o.dir + "/" + sc.name + ".dry";
     copy_dir(pristine, dry);
@@ -341,7 +381,8 @@ int run(const Options& o) {
         return 3;
       }
       std::string fp = fingerprint(*db, &st);
-      out = std::to_string(calls) + "\n" + fp;
+      db.reset();
+      out = std::to_string(calls) + "\n" + kv_digest(dry) + "\n" + fp;
       return 0;
     });
     if (!WIFEXITED(dry_status) || WEXITSTATUS(dry_status) != 0) {
@@ -350,7 +391,9 @@ int run(const Options& o) {
     }
     size_t nl = dry_out.find('\n');
     long points = std::stol(dry_out.substr(0, nl));
-    const std::string after = dry_out.substr(nl + 1);
+    size_t nl2 = dry_out.find('\n', nl + 1);
+    const std::string kv_after = dry_out.substr(nl + 1, nl2 - nl - 1);
+    const std::string after = dry_out.substr(nl2 + 1);
     if (after == before) {
       std::cerr << sc.name << ": the statement did not change the schema fingerprint\n";
       return 2;
@@ -383,7 +426,7 @@ int run(const Options& o) {
       }
       ++total_kills;
       auto [report, verify_status] = in_child([&](std::string& out) {
-        out = verify(o, copy, sc, before, after);
+        out = verify(o, copy, sc, before, after, kv_before, kv_after);
         return 0;
       });
       if (!WIFEXITED(verify_status)) {

@@ -401,6 +401,7 @@ Status DatabaseImpl::set_option(std::string_view name_in, const Value& value) {
 }
 
 void DatabaseImpl::check_ddl_allowed(const std::string& statement) const {
+  if (replaying_) return;  // reopening / reloading stored definitions is not the user's DDL
   if (explicit_ && options_.ddl_strict)
     throw Error(StatusCode::kError, statement + " inside a transaction is refused: ddl_transaction_policy = strict "
                                                 "(no module here declares transactional DDL). Commit first, or set "

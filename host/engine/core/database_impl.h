@@ -93,7 +93,7 @@ class DatabaseImpl : public Database {
   // When `ddl` or a scope's commit fails, the scopes roll back and every table and view
   // whose in-memory definition no longer matches its module's stored catalog is reloaded
   // from it (an open transaction that such a table had joined is rolled back first).
-  // Re-entrant: a DDL statement run inside another's scope (APPLY SCHEMA) joins it.
+  // Re-entrant: a DDL statement run inside another's scope (or while replaying) joins it.
   void run_schema_change(const std::function<void()>& ddl);
 
   // Throws when module DDL (`statement`, e.g. "CREATE INDEX") may not run now: inside an
@@ -177,6 +177,12 @@ class DatabaseImpl : public Database {
   // The modules whose schema-change scope is open (run_schema_change), and its depth.
   std::vector<std::shared_ptr<VtabModule>> scoped_modules_;
   int schema_scope_depth_ = 0;
+  // The definitions of temp tables as last committed (key as in a module catalog -> the
+  // table's text), the open statement's changes to them ("" removes), and their module:
+  // temp tables are never written to a module's catalog, so a failed statement is
+  // reconciled against these.
+  std::map<std::string, std::string> temp_catalog_, temp_staged_;
+  std::map<std::string, const VtabModule*> temp_module_;
   // After a failed schema change: reloads the tables and views of `module` whose
   // definition differs from its stored catalog. Returns a note for the error message
   // ("" when nothing had to be reloaded).

@@ -128,9 +128,16 @@ void DatabaseImpl::run_schema_change(const std::function<void()>& ddl) {
     return;
   }
   scoped_modules_.clear();
-  for (auto& [name, slot] : modules_) {
-    bool seen = std::any_of(scoped_modules_.begin(), scoped_modules_.end(), [&](auto& m) { return m == slot.instance; });
-    if (!seen && slot.instance->schema_begin()) scoped_modules_.push_back(slot.instance);
+  temp_staged_.clear();
+  try {
+    for (auto& [name, slot] : modules_) {
+      bool seen = std::any_of(scoped_modules_.begin(), scoped_modules_.end(), [&](auto& m) { return m == slot.instance; });
+      if (!seen && slot.instance->schema_begin()) scoped_modules_.push_back(slot.instance);
+    }
+  } catch (...) {  // a module refused its scope: close the ones already open
+    for (auto& m : scoped_modules_) m->schema_rollback();
+    scoped_modules_.clear();
+    throw;
   }
   ++schema_scope_depth_;
   auto names_of = [this](const std::shared_ptr<VtabModule>& m) {
@@ -140,6 +147,11 @@ void DatabaseImpl::run_schema_change(const std::function<void()>& ddl) {
   };
   // Rolls back the scopes from `from` on and brings the catalog back to what is stored.
   auto recover = [&](size_t from) {
+    temp_staged_.clear();
+    // The failed statement announces nothing (also when a reload below rolls the
+    // transaction back and publishes).
+    changes_.rollback_data(statement_mark_.changes);
+    changes_.retract_schema(statement_mark_.changes);
     std::vector<std::shared_ptr<VtabModule>> scoped;
     scoped.swap(scoped_modules_);
     for (size_t i = from; i < scoped.size(); ++i) scoped[i]->schema_rollback();
@@ -175,9 +187,17 @@ void DatabaseImpl::run_schema_change(const std::function<void()>& ddl) {
       std::string note = recover(i);
       throw Error(e.code(), e.raw_message() + " (the schema change did not land" + (i > 0 ? " in every module" : "") +
                                 ")" + note);
+    } catch (...) {
+      recover(i);
+      throw;
     }
   }
   scoped_modules_.clear();
+  // What this statement did to temp tables of these modules is now what they hold.
+  for (auto& [key, text] : temp_staged_) {
+    if (text.empty()) temp_catalog_.erase(key); else temp_catalog_[key] = text;
+  }
+  temp_staged_.clear();
 }
 
 void DatabaseImpl::unload_table(TableEntry& table) {
@@ -201,8 +221,12 @@ std::string DatabaseImpl::reconcile_with_catalog(VtabModule& module, const std::
   // What this database holds in memory for the module, rendered as its catalog would be.
   std::map<std::string, std::string> live;
   std::map<std::string, std::shared_ptr<TableEntry>> live_tables;
+  // Temp tables are not in the module's catalog: the engine keeps their last committed
+  // definitions itself (temp_catalog_), and they are compared against those.
+  for (auto& [key, text] : temp_catalog_)
+    if (temp_module_[key] == &module) stored[key] = text;
   for (auto& t : catalog_.tables()) {
-    if (t->module.get() != &module || !persists(t->schema.schema_name)) continue;
+    if (t->module.get() != &module) continue;
     std::string key = table_key(t->schema.schema_name, t->schema.name);
     live[key] = table_bundle(t->schema);
     live_tables[key] = t;
@@ -280,12 +304,25 @@ std::string DatabaseImpl::reconcile_with_catalog(VtabModule& module, const std::
 }
 
 void DatabaseImpl::persist_table(const TableEntry& table) {
-  if (replaying_ || !persists(table.schema.schema_name) || !table.module) return;
+  if (replaying_ || !table.module) return;
+  if (!persists(table.schema.schema_name)) {
+    if (schema_scope_depth_ > 0) {
+      std::string key = table_key(table.schema.schema_name, table.schema.name);
+      temp_staged_[key] = table_bundle(table.schema);
+      temp_module_[key] = table.module.get();
+    }
+    return;
+  }
   table.module->catalog_put(table_key(table.schema.schema_name, table.schema.name), table_bundle(table.schema));
 }
 
 void DatabaseImpl::unpersist_table(const TableEntry& table, const std::string& old_name) {
-  if (replaying_ || !persists(table.schema.schema_name) || !table.module) return;
+  if (replaying_ || !table.module) return;
+  if (!persists(table.schema.schema_name)) {
+    if (schema_scope_depth_ > 0)
+      temp_staged_[table_key(table.schema.schema_name, old_name.empty() ? table.schema.name : old_name)] = "";
+    return;
+  }
   table.module->catalog_put(table_key(table.schema.schema_name, old_name.empty() ? table.schema.name : old_name), "");
 }
 
