@@ -40,6 +40,10 @@ struct DatabaseConfig {
   std::string default_module = "memory";
   // Default: empty. Per module name, the options its tables get when CREATE TABLE gives none.
   std::map<std::string, SettingList> module_options;
+  // Not a YAML key: per module name, where its configuration was written
+  // ("config/x.yaml:12": its module_options mapping, else the default_module key), so an
+  // error the module raises when the database opens can name the place.
+  std::map<std::string, std::string> module_origins;
 };
 
 enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError, kOff };

@@ -76,8 +76,15 @@ void put_escaped(std::string& out, std::string_view bytes) {
   out.push_back('\x01');
 }
 
-void put_json(std::string& out, const nlohmann::json& j) {
+// The deepest JSON document a key holds (SQLite's JSON depth limit): put_json recurses
+// per level, so a deeper document is refused instead of overflowing the stack.
+constexpr int kMaxJsonKeyDepth = 1000;
+
+void put_json(std::string& out, const nlohmann::json& j, int depth = 0) {
   using T = nlohmann::json::value_t;
+  if (depth > kMaxJsonKeyDepth)
+    throw sdk::Error(QRS_RANGE, "store: a JSON key value nested deeper than " + std::to_string(kMaxJsonKeyDepth) +
+                                    " levels cannot be encoded");
   switch (j.type()) {
     case T::null: out.push_back('\x01'); return;
     case T::boolean:
@@ -104,7 +111,7 @@ void put_json(std::string& out, const nlohmann::json& j) {
       return;
     case T::array:
       out.push_back('\x05');
-      for (const auto& e : j) put_json(out, e);
+      for (const auto& e : j) put_json(out, e, depth + 1);
       out.push_back('\0');
       return;
     case T::object:
@@ -114,7 +121,7 @@ void put_json(std::string& out, const nlohmann::json& j) {
         put_escaped(out, it.key());
       }
       out.push_back('\0');
-      for (auto it = j.begin(); it != j.end(); ++it) put_json(out, it.value());
+      for (auto it = j.begin(); it != j.end(); ++it) put_json(out, it.value(), depth + 1);
       return;
     default: out.push_back('\x01'); return;  // discarded / binary: never in parsed text
   }
