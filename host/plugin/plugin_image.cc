@@ -88,6 +88,8 @@ class ElfChecker {
         if (ph.p_filesz > ph.p_memsz) return "segment " + std::to_string(i) + " is larger in the file than in memory";
         if (ph.p_vaddr + ph.p_memsz < ph.p_vaddr) return "segment " + std::to_string(i) + " wraps the address space";
         loads_.push_back(ph);
+      } else if (ph.p_type == PT_TLS) {
+        has_tls_ = true;
       } else if (ph.p_type == PT_DYNAMIC) {
         ++dynamics;
         dyn_ = ph;
@@ -136,6 +138,7 @@ class ElfChecker {
       if (str.sh_type != SHT_STRTAB || str.sh_size == 0 || b_[str.sh_offset + str.sh_size - 1] != '\0')
         return "bad dynamic string table";
       exports_known_ = true;
+      section_nsyms_ = std::max<uint64_t>(section_nsyms_, sh[i].sh_size / sizeof(Elf64_Sym));
       for (uint64_t k = 0; k < sh[i].sh_size / sizeof(Elf64_Sym); ++k) {
         auto sym = read_at<Elf64_Sym>(b_, sh[i].sh_offset + k * sizeof(Elf64_Sym));
         if (sym.st_name >= str.sh_size) return "a dynamic symbol's name lies outside its string table";
@@ -169,17 +172,52 @@ class ElfChecker {
     for (uint64_t off : string_offsets)
       if (off >= one[DT_STRSZ] || std::memchr(b_.data() + *str + off, '\0', one[DT_STRSZ] - off) == nullptr)
         return "a dynamic entry names a string outside the string table";
-    if (!file_range(one[DT_SYMTAB], sizeof(Elf64_Sym))) return "the dynamic symbol table lies outside the file";
+    // The number of dynamic symbols, as the loader's hash tables index them.
+    uint64_t nsyms = 0;
+    if (has(DT_HASH)) {
+      auto h = file_range(one[DT_HASH], 8);
+      if (!h) return "the symbol hash table lies outside the file";
+      const uint64_t nbucket = read_at<uint32_t>(b_, *h);
+      nsyms = read_at<uint32_t>(b_, *h + 4);
+      auto table = file_range(one[DT_HASH], (2 + nbucket + nsyms) * 4);
+      if (!table) return "the symbol hash table lies outside the file";
+      for (uint64_t k = 0; k < nbucket + nsyms; ++k)
+        if (read_at<uint32_t>(b_, *table + 8 + 4 * k) >= std::max<uint64_t>(nsyms, 1))
+          return "the symbol hash table names a symbol past the table";
+    }
+    if (has(DT_GNU_HASH)) {
+      std::string p = gnu_hash(one[DT_GNU_HASH], &nsyms);
+      if (!p.empty()) return p;
+    }
+    if (!has(DT_HASH) && !has(DT_GNU_HASH)) return "no symbol hash table";
+    // A GNU hash table does not count the unhashed symbols after its last bucket's chain
+    // when every symbol is undefined: the section header, when there is one, does.
+    nsyms = std::max(nsyms, section_nsyms_);
+    auto symtab = file_range(one[DT_SYMTAB], std::max<uint64_t>(nsyms, 1) * sizeof(Elf64_Sym));
+    if (!symtab) return "the dynamic symbol table lies outside the file";
+    for (uint64_t k = 0; k < nsyms; ++k) {
+      auto sym = read_at<Elf64_Sym>(b_, *symtab + k * sizeof(Elf64_Sym));
+      if (sym.st_name >= one[DT_STRSZ]) return "a dynamic symbol's name lies outside the string table";
+      const int type = ELF64_ST_TYPE(sym.st_info);
+      if (type == STT_TLS && sym.st_shndx != SHN_UNDEF && !has_tls_)
+        return "a thread-local symbol without a TLS segment";
+      // A defined symbol's address (an IFUNC's resolver is even called while loading).
+      if (sym.st_shndx != SHN_UNDEF && sym.st_shndx != SHN_ABS && type != STT_TLS && !in_memory(sym.st_value, 0))
+        return "a dynamic symbol's address lies outside the loaded segments";
+    }
+    nsyms_ = std::max<uint64_t>(nsyms, 1);
     const std::pair<int64_t, int64_t> tables[] = {{DT_RELA, DT_RELASZ}, {DT_REL, DT_RELSZ}, {DT_JMPREL, DT_PLTRELSZ},
                                                   {DT_INIT_ARRAY, DT_INIT_ARRAYSZ}, {DT_FINI_ARRAY, DT_FINI_ARRAYSZ},
                                                   {DT_PREINIT_ARRAY, DT_PREINIT_ARRAYSZ}};
     for (auto [addr, sz] : tables) {
-      if (has(addr) && !has(sz)) return "a dynamic table without its size";
+      if (has(addr) != has(sz)) return "a dynamic table without its size or a size without its table";
       if (!has(addr)) continue;
       if (addr == DT_INIT_ARRAY || addr == DT_FINI_ARRAY || addr == DT_PREINIT_ARRAY) {
         if (!in_memory(one[addr], one[sz])) return "an init or fini array lies outside the loaded segments";
         continue;
       }
+      if (addr == DT_JMPREL && one[DT_PLTREL] != DT_RELA && one[DT_PLTREL] != DT_REL)
+        return "an unknown PLT relocation kind";
       auto rel = file_range(one[addr], one[sz]);
       if (!rel) return "a relocation table lies outside the file";
       if (std::string p = relocations(*rel, one[sz], addr == DT_REL || (addr == DT_JMPREL && one[DT_PLTREL] == DT_REL));
@@ -188,22 +226,37 @@ class ElfChecker {
     }
     for (int64_t tag : {DT_INIT, DT_FINI})
       if (has(tag) && !in_memory(one[tag], 1)) return "an init or fini function lies outside the loaded segments";
-    for (int64_t tag : {int64_t{DT_VERSYM}, int64_t{DT_VERDEF}, int64_t{DT_VERNEED}})
-      if (has(tag) && !file_range(one[tag], 2)) return "a symbol version table lies outside the file";
-    if (has(DT_HASH)) {
-      auto h = file_range(one[DT_HASH], 8);
-      if (!h) return "the symbol hash table lies outside the file";
-      uint64_t words = 2 + uint64_t{read_at<uint32_t>(b_, *h)} + read_at<uint32_t>(b_, *h + 4);
-      if (!file_range(one[DT_HASH], words * 4)) return "the symbol hash table lies outside the file";
+    if (has(DT_VERSYM) && !file_range(one[DT_VERSYM], nsyms * 2)) return "the symbol version table lies outside the file";
+    for (int64_t tag : {int64_t{DT_VERDEF}, int64_t{DT_VERNEED}})
+      if (has(tag) && !file_range(one[tag], 16)) return "a symbol version table lies outside the file";
+    return "";
+  }
+
+  // Checks the GNU hash table at `vaddr` (header, bloom filter, buckets, and every chain
+  // within the file) and raises *nsyms to the number of symbols it reaches.
+  std::string gnu_hash(uint64_t vaddr, uint64_t* nsyms) {
+    const char* bad = "the GNU hash table lies outside the file";
+    auto h = file_range(vaddr, 16);
+    if (!h) return bad;
+    const uint64_t nbuckets = read_at<uint32_t>(b_, *h), symoffset = read_at<uint32_t>(b_, *h + 4),
+                   bloom = read_at<uint32_t>(b_, *h + 8);
+    const uint64_t buckets_vaddr = vaddr + 16 + bloom * 8;
+    auto buckets = file_range(buckets_vaddr, nbuckets * 4);
+    if (nbuckets == 0 || bloom == 0 || !buckets) return bad;
+    const uint64_t chains_vaddr = buckets_vaddr + nbuckets * 4;
+    uint64_t count = std::max(*nsyms, symoffset);
+    for (uint64_t k = 0; k < nbuckets; ++k) {
+      uint64_t i = read_at<uint32_t>(b_, *buckets + 4 * k);
+      if (i == 0) continue;
+      if (i < symoffset) return "the GNU hash table names a symbol before its first";
+      for (;; ++i) {  // each step reads 4 more bytes of the file: bounded by its size
+        auto link = file_range(chains_vaddr + (i - symoffset) * 4, 4);
+        if (!link) return bad;
+        if (read_at<uint32_t>(b_, *link) & 1) break;
+      }
+      count = std::max(count, i + 1);
     }
-    if (has(DT_GNU_HASH)) {
-      auto h = file_range(one[DT_GNU_HASH], 16);
-      if (!h) return "the GNU hash table lies outside the file";
-      const uint64_t nbuckets = read_at<uint32_t>(b_, *h), bloom = read_at<uint32_t>(b_, *h + 8);
-      if (nbuckets == 0 || !file_range(one[DT_GNU_HASH], 16 + bloom * 8 + nbuckets * 4))
-        return "the GNU hash table lies outside the file";
-    }
-    if (!has(DT_HASH) && !has(DT_GNU_HASH)) return "no symbol hash table";
+    *nsyms = count;
     return "";
   }
 
@@ -214,6 +267,8 @@ class ElfChecker {
     for (uint64_t k = 0; k < size / entry; ++k) {
       const uint64_t target = read_at<uint64_t>(b_, off + k * entry);  // r_offset leads both forms
       if (!in_memory(target, 1)) return "a relocation writes outside the loaded segments";
+      const uint64_t info = read_at<uint64_t>(b_, off + k * entry + 8);
+      if (ELF64_R_SYM(info) >= nsyms_) return "a relocation names a symbol past the symbol table";
     }
     return "";
   }
@@ -227,6 +282,9 @@ class ElfChecker {
   Elf64_Ehdr eh_{};
   std::vector<Elf64_Phdr> loads_;
   Elf64_Phdr dyn_{};
+  uint64_t nsyms_ = 0;
+  bool has_tls_ = false;
+  uint64_t section_nsyms_ = 0;  // from the SHT_DYNSYM section header (0: none)
 };
 
 // A loaded library that keeps the memfd it was loaded from open, so /proc/self/fd/<n>
