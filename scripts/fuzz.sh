@@ -18,8 +18,10 @@ shift || true
 fuzzers=("$@")
 [ ${#fuzzers[@]} -gt 0 ] || fuzzers=(parser sql config manifest codec)
 
-# The same packages scripts/setup.sh installs, plus clang and its runtime (libFuzzer).
-need=(clang libclang-rt-14-dev cmake ninja-build libboost-dev libboost-filesystem-dev libyaml-cpp-dev
+# The same packages scripts/setup.sh installs, plus clang 16 and its runtime (libFuzzer):
+# the engine captures structured bindings in lambdas, which clang 14 (Debian 12's default)
+# cannot compile.
+need=(clang-16 libclang-rt-16-dev cmake ninja-build libboost-dev libboost-filesystem-dev libyaml-cpp-dev
   libspdlog-dev libfmt-dev nlohmann-json3-dev libssl-dev libabsl-dev)
 missing=()
 for p in "${need[@]}"; do
@@ -31,7 +33,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 out=build-fuzz
-CC=clang CXX=clang++ cmake -S tests/fuzz -B "$out" -G Ninja >/dev/null
+CC=clang-16 CXX=clang++-16 cmake -S tests/fuzz -B "$out" -G Ninja >/dev/null
 targets=()
 for f in "${fuzzers[@]}"; do targets+=("${f}_fuzz"); done
 cmake --build "$out" -j "${QUEREUS_JOBS:-2}" --target "${targets[@]}"

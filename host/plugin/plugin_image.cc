@@ -300,9 +300,17 @@ struct LoadedImage {
 };
 
 // Libraries loaded by this process, by the SHA-256 of their bytes: the same bytes are
-// mapped once, as dlopen of one path used to share one handle.
+// mapped once, as dlopen of one path used to share one handle. Entries are never
+// released: a library loaded as /proc/self/fd/<n> must keep that descriptor (and so its
+// name) for as long as the dynamic loader may hold it, and glibc keeps most C++ plugins
+// after dlclose anyway (GNU unique symbols make them RTLD_NODELETE). Were the descriptor
+// closed, a later memfd reusing its number would be answered by dlopen with the stale
+// library of that name.
 std::mutex g_cache_mutex;
-std::map<std::string, std::weak_ptr<const boost::dll::shared_library>> g_cache;
+std::map<std::string, PluginLibrary>& cache() {
+  static auto* libraries = new std::map<std::string, PluginLibrary>();  // never destroyed: see above
+  return *libraries;
+}
 
 }  // namespace
 
@@ -358,11 +366,9 @@ bool PluginImage::exports(const std::string& name) const {
 Status PluginImage::load(PluginLibrary* out) {
   if (!valid_) return Status(StatusCode::kInternal, "PluginImage::load before validate");
   std::lock_guard<std::mutex> lock(g_cache_mutex);
-  if (auto it = g_cache.find(sha256_); it != g_cache.end()) {
-    if (PluginLibrary shared = it->second.lock()) {
-      *out = std::move(shared);
-      return Status::Ok();
-    }
+  if (auto it = cache().find(sha256_); it != cache().end()) {
+    *out = it->second;
+    return Status::Ok();
   }
   auto holder = std::make_shared<LoadedImage>();
   const unsigned flags = MFD_CLOEXEC | MFD_ALLOW_SEALING;
@@ -388,7 +394,7 @@ Status PluginImage::load(PluginLibrary* out) {
     return Status(StatusCode::kPlugin, "not a plugin: cannot load the library: " + std::string(why ? why : ec.message()));
   }
   PluginLibrary lib(holder, &holder->lib);
-  g_cache[sha256_] = lib;
+  cache()[sha256_] = lib;
   *out = std::move(lib);
   return Status::Ok();
 }

@@ -51,7 +51,8 @@ class PluginImage {
   // Loads the bytes (REQUIRES: validate() succeeded) through a sealed memfd with
   // Boost.DLL (RTLD_NOW | RTLD_LOCAL); only now does library code run (its constructors).
   // A library with the same bytes already loaded by this process is shared instead of
-  // mapped twice. Errors: "not a plugin: cannot load the library: <dlerror>", or
+  // mapped twice; a loaded library stays loaded for the life of the process (its memfd
+  // names it to the dynamic loader, see plugin_image.cc). Errors: "not a plugin: cannot load the library: <dlerror>", or
   // "cannot make an in-memory copy of the library: …".
   Status load(PluginLibrary* out);
 
