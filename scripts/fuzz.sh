@@ -1,34 +1,93 @@
 #!/usr/bin/env bash
-# Builds the parser fuzzer with clang into build-fuzz/ and runs it for N seconds
-# (default 60) seeded with the statements of tests/logic and the reference corpus.
-# Usage: scripts/fuzz.sh [seconds]
+# Builds the fuzzers (tests/fuzz: libFuzzer + AddressSanitizer + UndefinedBehaviorSanitizer)
+# with clang into build-fuzz/ and runs each for N seconds (default 60), seeded from the
+# repository (SQL from tests/logic and the reference corpus, the YAML deployments, the
+# plugin manifests, a few stored rows). Inputs found interesting are kept in
+# build-fuzz/corpus/<fuzzer>/ across runs.
+#
+# Usage: scripts/fuzz.sh [seconds] [fuzzer...]     fuzzers: parser sql config manifest codec
+#
+# A crash, a sanitizer report or a failed check is a finding: the script fails and names
+# the input (build-fuzz/<fuzzer>-crash-*). For the SQL fuzzer a statement that runs too
+# long or too large is not a finding (libFuzzer's fork mode skips it): the engine has no
+# statement timeout or memory limit of its own yet.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:-60}"
-for p in clang libclang-rt-14-dev; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev >/dev/null
-    break
-  fi
+shift || true
+fuzzers=("$@")
+[ ${#fuzzers[@]} -gt 0 ] || fuzzers=(parser sql config manifest codec)
+
+# The same packages scripts/setup.sh installs, plus clang 16 and its runtime (libFuzzer):
+# the engine captures structured bindings in lambdas, which clang 14 (Debian 12's default)
+# cannot compile.
+need=(clang-16 libclang-rt-16-dev cmake ninja-build libboost-dev libboost-filesystem-dev libyaml-cpp-dev
+  libspdlog-dev libfmt-dev nlohmann-json3-dev libssl-dev libabsl-dev)
+missing=()
+for p in "${need[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-CXX=clang++ cmake -S tests/fuzz -B build-fuzz -G Ninja >/dev/null
-cmake --build build-fuzz -j "${QUEREUS_JOBS:-2}"
-seeds=build-fuzz/seeds
-rm -rf "$seeds"; mkdir -p "$seeds"
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+out=build-fuzz
+CC=clang-16 CXX=clang++-16 cmake -S tests/fuzz -B "$out" -G Ninja >/dev/null
+targets=()
+for f in "${fuzzers[@]}"; do targets+=("${f}_fuzz"); done
+cmake --build "$out" -j "${QUEREUS_JOBS:-2}" --target "${targets[@]}"
+
+# ---- seeds
+seeds="$out/seeds"
+rm -rf "$seeds"
+mkdir -p "$seeds"/{parser,sql,config,manifest,codec}
 n=0
 for f in tests/logic/*.sqllogic ../shared/conformance/quereus-logic/*.sqllogic; do
   [ -f "$f" ] || continue
-  grep -v -e '^→' -e '^--' -e '^\s*$' "$f" | split -l 6 - "$seeds/$(basename "$f")." && n=$((n + 1))
+  grep -v -e '^→' -e '^--' -e '^\s*$' "$f" | split -l 6 - "$seeds/parser/$(basename "$f")." && n=$((n + 1))
 done
-echo "==> fuzzing the parser for ${secs}s (seeds from $n files)" >&2
-log=build-fuzz/fuzz.log
+cp "$seeds"/parser/* "$seeds/sql/" 2>/dev/null || true  # the first byte picks the schema
+cp config/*.yaml "$seeds/config/"
+for f in modules/*/*.plugin.json plugins/*/*.plugin.json tests/sdk/*/*.plugin.json; do
+  cp "$f" "$seeds/manifest/$(basename "$(dirname "$f")")-$(basename "$f")"
+done
+# codec: even first byte = a stored row; odd = a key check (see tests/fuzz/codec_fuzz.cc)
+printf '\x00\x01\x00' >"$seeds/codec/row-empty"
+printf '\x00\x01\x03\x00\x01\x04\x05\x01' >"$seeds/codec/row-null-int-bool"
+printf '\x00\x01\x03\x03\x05hello\x04\x02\x00\xff\x06\x07{"a":1}' >"$seeds/codec/row-text-blob-json"
+printf '\x00\x01\x01\x02\x00\x00\x00\x00\x00\x00\xf8\x3f' >"$seeds/codec/row-real"
+printf '\x01\x13[1,{"a":2}]["x"]' >"$seeds/codec/key-json"
+printf '\x01\x04P1DT2HP3W' >"$seeds/codec/key-timespan"
+printf '\x01\x30\x01\x00\x00\x00\x00\x00\x00\x80\xff\xff\xff\xff\xff\xff\xff\x7f' >"$seeds/codec/key-ints"
+printf '\x01\x58\x00\x00\x00\x00\x00\x00\xf8\x3f\x00\x00\x00\x00\x00\x00\xe0\x43' >"$seeds/codec/key-int-real"
+
 status=0
-build-fuzz/parser_fuzz -max_total_time="$secs" -timeout=10 -max_len=4096 -print_final_stats=1 \
-  -dict=tests/fuzz/sql.dict \
-  -artifact_prefix=build-fuzz/ "$seeds" >"$log" 2>&1 || status=$?
-grep -E "stat::number_of_executed_units|Done [0-9]+ runs|ERROR|SUMMARY" "$log" || true
-if [ "$status" -ne 0 ]; then
-  echo "parser fuzzer found a problem (exit $status); see $log and build-fuzz/crash-*" >&2
-  exit 1
-fi
+for f in "${fuzzers[@]}"; do
+  corpus="$out/corpus/$f"
+  mkdir -p "$corpus"
+  log="$out/$f.log"
+  args=(-max_total_time="$secs" -print_final_stats=1 -artifact_prefix="$out/$f-")
+  case "$f" in
+    parser) args+=(-timeout=10 -max_len=4096 -dict=tests/fuzz/sql.dict) ;;
+    # Fork mode: a statement that runs past -timeout or -rss_limit_mb ends that child,
+    # not the run; crashes still stop it.
+    sql) args+=(-fork=1 -ignore_timeouts=1 -ignore_ooms=1 -timeout=5 -rss_limit_mb=2048 -max_len=2048
+                -dict=tests/fuzz/sql.dict) ;;
+    config) args+=(-timeout=10 -max_len=65536 -dict=tests/fuzz/yaml.dict) ;;
+    manifest) args+=(-timeout=10 -max_len=8192) ;;
+    codec) args+=(-timeout=10 -max_len=4096) ;;
+    *) echo "unknown fuzzer '$f'" >&2; exit 2 ;;
+  esac
+  echo "==> fuzzing $f for ${secs}s" >&2
+  rc=0
+  ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" "$out/${f}_fuzz" "${args[@]}" "$corpus" "$seeds/$f" >"$log" 2>&1 || rc=$?
+  grep -E "stat::number_of_executed_units|Done [0-9]+ runs|ERROR|SUMMARY|INFO: fuzzed for" "$log" | tail -5 || true
+  if [ "$rc" -ne 0 ]; then
+    echo "FINDING: $f fuzzer failed (exit $rc); log $log; input(s):" >&2
+    grep -ho "Test unit written to .*" "$log" | sed 's/^/  /' >&2 || ls "$out/$f"-* >&2 || true
+    status=1
+  fi
+done
+exit "$status"
+

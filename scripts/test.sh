@@ -7,7 +7,9 @@ scripts/setup.sh
 echo "==> running tests" >&2
 ctest --test-dir build --output-on-failure -j "${QUEREUS_JOBS:-2}"
 
-# The parser fuzzer in short form (scripts/fuzz.sh 600 for the long run).
+# Every fuzzer in short form: QUEREUS_FUZZ_SECONDS each (scripts/fuzz.sh 3600 for a long run);
+# QUEREUS_FUZZERS="parser codec" runs only those.
 if [ "${QUEREUS_FUZZ_SECONDS:-30}" -gt 0 ]; then
-  scripts/fuzz.sh "${QUEREUS_FUZZ_SECONDS:-30}"
+  # shellcheck disable=SC2086  # a list of names
+  scripts/fuzz.sh "${QUEREUS_FUZZ_SECONDS:-30}" ${QUEREUS_FUZZERS:-}
 fi

@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<PluginLoader> loader;
   if (Status s = load_host_plugins(options, &registry, &loader); !s.ok()) return fail(2, s.to_string());
   std::unique_ptr<Database> db;
-  if (Status s = Database::Open(registry, database_options(options.databases["main"]), &db); !s.ok())
+  if (Status s = open_configured_database(registry, "main", options.databases["main"], &db); !s.ok())
     return fail(check ? 1 : 2, s.to_string());
   if (check) return run_check(*db);
 

@@ -7,12 +7,12 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -22,6 +22,13 @@ namespace {
 struct ConfigError {
   std::string message;
 };
+
+// A deployment file is small; these bound what a hostile one can cost. Aliases are shared
+// nodes in yaml-cpp, so an alias bomb loads in kilobytes but expands on every walk: the
+// walk below counts each visit, aliases included, and refuses past the limit before the
+// parser copies anything.
+constexpr size_t kMaxConfigBytes = size_t{1} << 20;
+constexpr size_t kMaxNodeVisits = 100'000;
 
 constexpr const char* kLevelNames[] = {"trace", "debug", "info", "warn", "error", "off"};
 constexpr const char* kSinkNames[] = {"stderr", "stdout", "file"};
@@ -41,6 +48,54 @@ size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+// Hand-written scanners for the YAML 1.2 core-schema scalars: linear, no recursion, no
+// std::regex (whose matcher recurses per character and overflows the stack on a long
+// number).
+size_t skip_digits(std::string_view s, size_t i) {
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+  return i;
+}
+size_t skip_sign(std::string_view s) { return !s.empty() && (s[0] == '-' || s[0] == '+') ? 1 : 0; }
+// [-+]?[0-9]+
+bool is_decimal_integer(std::string_view s) {
+  size_t i = skip_sign(s);
+  return i < s.size() && skip_digits(s, i) == s.size();
+}
+bool is_hex_digit(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
+// 0x[0-9a-fA-F]+
+bool is_hex_integer(std::string_view s) {
+  return s.size() > 2 && s[0] == '0' && s[1] == 'x' && std::all_of(s.begin() + 2, s.end(), is_hex_digit);
+}
+// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+bool is_decimal_real(std::string_view s) {
+  size_t i = skip_sign(s);
+  if (i < s.size() && s[i] == '.') {
+    size_t j = skip_digits(s, i + 1);
+    if (j == i + 1) return false;
+    i = j;
+  } else {
+    size_t j = skip_digits(s, i);
+    if (j == i) return false;
+    i = j;
+    if (i < s.size() && s[i] == '.') i = skip_digits(s, i + 1);
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    size_t j = skip_digits(s, i);
+    if (j == i) return false;
+    i = j;
+  }
+  return i == s.size();
+}
+// [-+]?\.(inf|Inf|INF)
+bool is_infinity(std::string_view s) {
+  std::string_view rest = s.substr(skip_sign(s));
+  return rest == ".inf" || rest == ".Inf" || rest == ".INF";
+}
+// \.(nan|NaN|NAN)
+bool is_nan(std::string_view s) { return s == ".nan" || s == ".NaN" || s == ".NAN"; }
+
 bool is_var_name(std::string_view s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
   return std::all_of(s.begin(), s.end(),
@@ -54,6 +109,7 @@ class Parser {
 
   void parse(const YAML::Node& root, HostOptions* out) {
     if (root.IsNull()) return;
+    check_expansion(root);
     if (!root.IsMap()) fail(root.Mark(), "the top level must be a mapping");
     for_each(root, "top level", {"plugin_dir", "plugins", "databases", "logging"},
              [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
@@ -76,6 +132,28 @@ class Parser {
   }
   [[noreturn]] void fail(const YAML::Mark& m, const std::string& message) const {
     throw ConfigError{where(m) + ": " + message};
+  }
+
+  // Refuses a document that expands (aliases followed) to more than kMaxNodeVisits
+  // nodes. Iterative, so the depth of the document costs no stack.
+  void check_expansion(const YAML::Node& root) const {
+    std::vector<YAML::Node> stack{root};
+    size_t visits = 0;
+    while (!stack.empty()) {
+      YAML::Node n = stack.back();
+      stack.pop_back();
+      if (++visits > kMaxNodeVisits)
+        fail(n.Mark(), "the document expands to more than " + std::to_string(kMaxNodeVisits) +
+                           " nodes (aliases counted each time they are used); refusing it");
+      if (n.IsSequence()) {
+        for (auto it = n.begin(); it != n.end(); ++it) stack.push_back(*it);
+      } else if (n.IsMap()) {
+        for (auto it = n.begin(); it != n.end(); ++it) {
+          stack.push_back(it->first);
+          stack.push_back(it->second);
+        }
+      }
+    }
   }
 
   // Calls fn for every entry of `map` after checking its key is known and not repeated.
@@ -166,20 +244,25 @@ class Parser {
     if (s == "~" || s == "null" || s == "Null" || s == "NULL") return Value();
     if (s == "true" || s == "True" || s == "TRUE") return Value::Boolean(true);
     if (s == "false" || s == "False" || s == "FALSE") return Value::Boolean(false);
-    static const std::regex kInt("[-+]?[0-9]+"), kHex("0x[0-9a-fA-F]+"),
-        kReal("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?"), kInf("[-+]?\\.(inf|Inf|INF)"),
-        kNan("\\.(nan|NaN|NAN)");
     int64_t i = 0;
-    if (std::regex_match(s, kInt)) {
+    if (is_decimal_integer(s)) {
       const char* b = s.data() + (s[0] == '+');
       if (std::from_chars(b, s.data() + s.size(), i).ec == std::errc()) return Value::Integer(i);
     }
-    if (std::regex_match(s, kHex) &&
-        std::from_chars(s.data() + 2, s.data() + s.size(), i, 16).ec == std::errc())
-      return Value::Integer(i);
-    if (std::regex_match(s, kReal)) return Value::Real(std::strtod(s.c_str(), nullptr));
-    if (std::regex_match(s, kInf)) return Value::Real(s[0] == '-' ? -HUGE_VAL : HUGE_VAL);
-    if (std::regex_match(s, kNan)) return Value::Real(std::nan(""));
+    if (is_hex_integer(s)) {
+      if (std::from_chars(s.data() + 2, s.data() + s.size(), i, 16).ec == std::errc()) return Value::Integer(i);
+      fail(k.Mark(), "key '" + k.Scalar() + "': hexadecimal integer out of range (at most 0x7fffffffffffffff)");
+    }
+    if (is_decimal_real(s)) {
+      errno = 0;
+      const double d = std::strtod(s.c_str(), nullptr);
+      if (errno == ERANGE && std::isinf(d))
+        fail(k.Mark(), "key '" + k.Scalar() + "': number out of range (" + std::to_string(s.size()) +
+                           " characters; beyond the largest REAL)");
+      return Value::Real(d);
+    }
+    if (is_infinity(s)) return Value::Real(s[0] == '-' ? -HUGE_VAL : HUGE_VAL);
+    if (is_nan(s)) return Value::Real(std::nan(""));
     return Value::Text(std::move(s));
   }
 
@@ -208,8 +291,7 @@ class Parser {
                    e.path = string(ek, ev);
                  } else if (key == "sha256") {
                    std::string h = string(ek, ev);
-                   static const std::regex kHash("[0-9a-fA-F]{64}");
-                   if (!std::regex_match(h, kHash))
+                   if (h.size() != 64 || !std::all_of(h.begin(), h.end(), is_hex_digit))
                      fail(ek.Mark(), "key 'sha256' must be 64 hexadecimal digits");
                    std::transform(h.begin(), h.end(), h.begin(), ::tolower);
                    e.sha256 = h;
@@ -256,6 +338,7 @@ class Parser {
                    if (key == "default_module") {
                      db.default_module = string(ok, ov);
                      if (db.default_module.empty()) fail(ok.Mark(), "key 'default_module' must not be empty");
+                     db.module_origins.try_emplace(db.default_module, where(ok.Mark()));
                      return;
                    }
                    if (key == "statement_timeout_ms") {
@@ -272,6 +355,7 @@ class Parser {
                                   [&](const std::string& module, const YAML::Node& mk, const YAML::Node& mv) {
                                     db.module_options[module] =
                                         settings(mk, mv, context + ".module_options." + module);
+                                    db.module_origins[module] = where(mk.Mark());
                                   });
                  });
       }
@@ -342,6 +426,9 @@ const char* log_sink_type_name(LogSinkType type) { return kSinkNames[static_cast
 
 Status parse_config(std::string_view yaml_text, const std::string& display_name, HostOptions* out) {
   *out = HostOptions{};
+  if (yaml_text.size() > kMaxConfigBytes)
+    return Status(StatusCode::kConfig, display_name + ": the file is larger than " + std::to_string(kMaxConfigBytes) +
+                                           " bytes; refusing it");
   try {
     Parser(display_name).parse(YAML::Load(std::string(yaml_text)), out);
   } catch (const ConfigError& e) {
@@ -358,9 +445,13 @@ Status parse_config(std::string_view yaml_text, const std::string& display_name,
 Status load_config(const std::string& path, HostOptions* out) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status(StatusCode::kConfig, path + ": cannot open file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  Status s = parse_config(text.str(), path, out);
+  // Read at most one byte past the limit: a huge (or endless, /dev/zero) file is refused
+  // without being read whole.
+  std::string text(kMaxConfigBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (in.bad()) return Status(StatusCode::kConfig, path + ": cannot read file");
+  Status s = parse_config(text, path, out);
   if (!s.ok()) return s;
   namespace fs = std::filesystem;
   if (!out->plugin_dir.empty() && fs::path(out->plugin_dir).is_relative())

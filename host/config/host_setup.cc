@@ -2,13 +2,27 @@
 #include "config/host_setup.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <string_view>
 
+#include "plugin/module_adapter.h"
 #include "plugin/plugin_loader.h"
 
 namespace quereus {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+}  // namespace
 
 std::string default_plugin_dir() {
   std::error_code ec;
@@ -49,6 +63,27 @@ DatabaseOptions database_options(const DatabaseConfig& config) {
   out.limits = config.limits;
   out.statement_timeout_ms = config.statement_timeout_ms;
   return out;
+}
+
+Status attach_config_origin(const Status& s, const DatabaseConfig& config, const std::string& name) {
+  if (s.ok()) return s;
+  const std::string& message = s.raw_message();
+  for (const auto& [module, origin] : config.module_origins) {
+    if (origin.empty()) continue;
+    // The registry names modules in lower case; the file may not.
+    const bool about_module =
+        starts_with(lower(message), lower(module_open_context(module, name) + ":")) ||
+        starts_with(message, "default module '" + module + "' is not registered");
+    if (about_module) return Status(s.code(), origin + ": " + message, s.site());
+  }
+  return s;
+}
+
+Status open_configured_database(std::shared_ptr<Registry> registry, const std::string& name,
+                                const DatabaseConfig& config, std::unique_ptr<Database>* out) {
+  DatabaseOptions options = database_options(config);
+  options.name = name;
+  return attach_config_origin(Database::Open(std::move(registry), options, out), config, name);
 }
 
 }  // namespace quereus

@@ -35,4 +35,17 @@ Status load_host_plugins(const HostOptions& options, std::shared_ptr<Registry>* 
 // The DatabaseOptions for a database's configuration.
 DatabaseOptions database_options(const DatabaseConfig& config);
 
+// Opens the database `name` configured by `config` (Database::Open with
+// database_options(config), named `name`), with errors passed through
+// attach_config_origin.
+Status open_configured_database(std::shared_ptr<Registry> registry, const std::string& name,
+                                const DatabaseConfig& config, std::unique_ptr<Database>* out);
+
+// `s` (a failed Database::Open of database `name`) with the place in the deployment file
+// that configures the module it is about, when it is about one: a module that refused its
+// options or storage while the database opened it, or a default module that is not
+// registered. "config.yaml:12: module 'store' open of database main: …". Other statuses
+// are returned unchanged.
+Status attach_config_origin(const Status& s, const DatabaseConfig& config, const std::string& name);
+
 }  // namespace quereus

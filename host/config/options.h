@@ -47,6 +47,10 @@ struct DatabaseConfig {
   Limits limits;
   // Default: 0 (no timeout). A statement running longer fails with INTERRUPT.
   int64_t statement_timeout_ms = 0;
+  // Not a YAML key: per module name, where its configuration was written
+  // ("config/x.yaml:12": its module_options mapping, else the default_module key), so an
+  // error the module raises when the database opens can name the place.
+  std::map<std::string, std::string> module_origins;
 };
 
 enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError, kOff };

@@ -347,6 +347,10 @@ void PluginModule::destroy(const std::string& schema_name, const std::string& ta
         "module '" + name_ + "' destroy of table " + table_name);
 }
 
+std::string module_open_context(std::string_view module, std::string_view database) {
+  return "module '" + std::string(module) + "' open of database " + std::string(database);
+}
+
 std::shared_ptr<VtabModule> PluginModule::open_database(const std::string& database_name,
                                                         const std::vector<std::pair<std::string, Value>>& options) {
   if (!vt_.open_database) return nullptr;
@@ -355,10 +359,18 @@ std::shared_ptr<VtabModule> PluginModule::open_database(const std::string& datab
   for (const auto& [k, v] : options) opts.push_back(qrs_option{to_qrs(k), to_qrs(v)});
   qrs_module out{};
   ErrorBox err;
-  qrs_status st = call_plugin("open_database", vt_.open_database, self_, to_qrs(database_name), opts.data(),
-                              static_cast<uint32_t>(opts.size()), &out, err.get());
-  if (st == QRS_UNSUPPORTED) return nullptr;
-  check(st, err, "module '" + name_ + "' open of database " + database_name);
+  // Every error says which module and database it is about, so that the host can name
+  // where that module is configured (config/host_setup.h, attach_config_origin).
+  const std::string context = module_open_context(name_, database_name);
+  try {
+    qrs_status st = call_plugin("open_database", vt_.open_database, self_, to_qrs(database_name), opts.data(),
+                                static_cast<uint32_t>(opts.size()), &out, err.get());
+    if (st == QRS_UNSUPPORTED) return nullptr;
+    check(st, err, context);
+  } catch (const Error& e) {
+    if (e.raw_message().rfind(context, 0) == 0) throw;
+    throw Error(e.code(), context + ": " + e.raw_message(), e.site());
+  }
   if (!out.vt) plugin_bug("module '" + name_ + "' opened database " + database_name + " without a vtable");
   return make(name_, out, library_);
 }

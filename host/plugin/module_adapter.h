@@ -12,6 +12,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "functions/function.h"
@@ -20,6 +21,10 @@
 #include "vtab/module.h"
 
 namespace quereus {
+
+// How an error of a module's open_database call begins: "module '<module>' open of
+// database <database>". Host setup recognizes it to name where the module is configured.
+std::string module_open_context(std::string_view module, std::string_view database);
 
 struct PluginTableHandle;  // a connected qrs_table, shared by a table and its cursors
 

@@ -3,7 +3,6 @@
 #include "plugin/plugin_loader.h"
 
 #include <dlfcn.h>
-#include <openssl/evp.h>
 #include <spdlog/spdlog.h>
 
 #include <boost/dll/shared_library.hpp>
@@ -15,6 +14,7 @@
 #include <sstream>
 
 #include "plugin/module_adapter.h"
+#include "plugin/plugin_image.h"
 
 namespace quereus {
 namespace {
@@ -29,12 +29,17 @@ std::string fold(std::string_view s, int (*f)(int)) {
 }
 std::string lower(std::string_view s) { return fold(s, ::tolower); }
 
+// A manifest is a few hundred bytes; a larger sidecar is refused unread.
+constexpr size_t kMaxManifestBytes = size_t{1} << 20;
+
 std::optional<std::string> read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string text(kMaxManifestBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) return std::nullopt;
+  text.resize(static_cast<size_t>(in.gcount()));
+  return text;
 }
 
 Value json_to_value(const json& j) {
@@ -206,42 +211,32 @@ struct Staging {
 
 }  // namespace
 
+Status parse_plugin_manifest(std::string_view text, const std::string& file, PluginManifest& out) {
+  json j = json::parse(text.begin(), text.end(), nullptr, false);
+  if (j.is_discarded()) return Status(StatusCode::kPlugin, "not a plugin: malformed manifest " + file);
+  PluginManifest m;
+  std::string problem = parse_manifest(j, m);
+  if (!problem.empty()) return Status(StatusCode::kPlugin, "not a plugin: manifest " + file + ": " + problem);
+  m.json = std::string(text);
+  out = std::move(m);
+  return Status::Ok();
+}
+
 Status read_plugin_manifest(const std::string& library_path, PluginManifest& out) {
   fs::path lib(library_path);
   fs::path file = lib.parent_path() / (lib.stem().string() + ".plugin.json");
   auto text = read_text(file);
   if (!text) return Status(StatusCode::kPlugin, "not a plugin: no manifest " + file.string());
-  json j = json::parse(*text, nullptr, false);
-  if (j.is_discarded())
-    return Status(StatusCode::kPlugin, "not a plugin: malformed manifest " + file.string());
-  PluginManifest m;
-  std::string problem = parse_manifest(j, m);
-  if (!problem.empty())
-    return Status(StatusCode::kPlugin, "not a plugin: manifest " + file.string() + ": " + problem);
-  m.json = std::move(*text);
-  out = std::move(m);
-  return Status::Ok();
+  if (text->size() > kMaxManifestBytes)
+    return Status(StatusCode::kPlugin, "not a plugin: manifest " + file.string() + " is larger than " +
+                                           std::to_string(kMaxManifestBytes) + " bytes");
+  return parse_plugin_manifest(*text, file.string(), out);
 }
 
 std::optional<std::string> sha256_file_hex(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) return std::nullopt;
-  char buf[1 << 16];
-  while (in.read(buf, sizeof(buf)) || in.gcount() > 0)
-    if (EVP_DigestUpdate(ctx.get(), buf, static_cast<size_t>(in.gcount())) != 1)
-      return std::nullopt;
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  if (EVP_DigestFinal_ex(ctx.get(), md, &len) != 1) return std::nullopt;
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned int i = 0; i < len; ++i) {
-    hex += kHex[md[i] >> 4];
-    hex += kHex[md[i] & 15];
-  }
-  return hex;
+  PluginImage image;
+  if (!PluginImage::read(path, &image).ok()) return std::nullopt;
+  return image.sha256();
 }
 
 PluginLoader::PluginLoader(std::shared_ptr<Registry> registry, std::vector<std::string> search_dirs)
@@ -287,12 +282,14 @@ Status PluginLoader::load(const PluginSpec& spec) {
   if (manifest.abi_major != QRS_ABI_MAJOR)
     return refuse("ABI major mismatch: plugin built for ABI " + std::to_string(manifest.abi_major) +
                   ", host speaks ABI " + std::to_string(QRS_ABI_MAJOR));
-  if (spec.sha256) {
-    auto actual = sha256_file_hex(*resolved);
-    if (!actual) return refuse("cannot read the library file to hash it");
-    if (lower(*spec.sha256) != *actual)
-      return refuse("SHA-256 mismatch: expected " + lower(*spec.sha256) + ", actual " + *actual);
-  }
+  // The library is read once; the hash, the ELF checks and the load all use those bytes.
+  PluginImage image;
+  if (Status st = PluginImage::read(*resolved, &image); !st.ok()) return refuse(st.raw_message());
+  if (spec.sha256 && lower(*spec.sha256) != image.sha256())
+    return refuse("SHA-256 mismatch: expected " + lower(*spec.sha256) + ", actual " + image.sha256());
+  if (Status st = image.validate(); !st.ok()) return refuse(st.raw_message());
+  for (const char* symbol : {QRS_PLUGIN_ENTRY_V1, QRS_PLUGIN_MANIFEST_V1})
+    if (!image.exports(symbol)) return refuse(std::string("not a plugin: no ") + symbol + " symbol");
   std::vector<std::pair<std::string, Value>> settings = spec.settings;
   if (manifest.settings) {
     for (const auto& [key, value] : settings) {
@@ -307,16 +304,10 @@ Status PluginLoader::load(const PluginSpec& spec) {
     }
   }
 
-  // 5. Load and check the embedded manifest.
-  auto lib = std::make_shared<boost::dll::shared_library>();
-  boost::dll::fs::error_code ec;
-  lib->load(boost::dll::fs::path(*resolved), ec,
-            boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
-  if (ec) {
-    const char* why = dlerror();
-    return refuse("not a plugin: cannot load the library: " +
-                  std::string(why ? why : ec.message()));
-  }
+  // 5. Load and check the embedded manifest. Only now does library code run.
+  if (before_load_for_testing_) before_load_for_testing_(*resolved);
+  PluginLibrary lib;
+  if (Status st = image.load(&lib); !st.ok()) return refuse(st.raw_message());
   if (!lib->has(QRS_PLUGIN_ENTRY_V1))
     return refuse("not a plugin: no " QRS_PLUGIN_ENTRY_V1 " symbol");
   if (!lib->has(QRS_PLUGIN_MANIFEST_V1))

@@ -5,10 +5,16 @@
 //   1. resolve the file (a path, or a bare name looked up as <dir>/<name>.so);
 //   2. read and validate the sidecar manifest <dir>/<stem>.plugin.json;
 //   3. refuse an ABI major other than the host's;
-//   4. verify the pinned SHA-256 of the library file, if any;
-//   only then is plugin code run:
-//   5. dlopen (Boost.DLL), resolve qrs_plugin_entry_v1 and qrs_plugin_manifest_v1, and
-//      require the embedded manifest to equal the sidecar (as JSON);
+//   4. read the library file once into memory (PluginImage, plugin_image.h) and, on those
+//      bytes: verify the pinned SHA-256, if any; validate the ELF (a truncated or
+//      malformed file is refused here, never mapped); require the dynamic symbol table to
+//      export qrs_plugin_entry_v1 and qrs_plugin_manifest_v1; check the settings against
+//      the manifest;
+//   only then is plugin code run (its constructors first):
+//   5. load those same bytes from a sealed memfd (Boost.DLL), so the pinned bytes are the
+//      bytes loaded and a later change to the file cannot reach them; resolve both entry
+//      points and require the embedded manifest to equal the sidecar (as JSON) — the one
+//      refusal that comes after the library's constructors ran;
 //   6. call the entry; registrations are staged and checked (declared in the manifest's
 //      `provides`, no name taken in the Registry or twice by the plugin);
 //   7. commit everything to the Registry, or nothing.
@@ -33,9 +39,11 @@
 // Thread safety: not thread-safe; load plugins before the Registry is used concurrently.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -99,17 +107,28 @@ class PluginLoader {
   // The absolute path `path` names (see PluginSpec::path), or nullopt when absent.
   std::optional<std::string> resolve(const std::string& path) const;
 
+  // Fault injection for tests: called with the library's path after every check on its
+  // bytes and before they are loaded (a test swaps or truncates the file there).
+  void set_before_load_for_testing(std::function<void(const std::string& path)> hook) {
+    before_load_for_testing_ = std::move(hook);
+  }
+
  private:
+  std::function<void(const std::string&)> before_load_for_testing_;
   std::shared_ptr<Registry> registry_;
   std::vector<std::string> search_dirs_;
   std::vector<LoadedPlugin> loaded_;
 };
 
+// Validates manifest text (`file` names it in messages). Errors are the bare reason.
+Status parse_plugin_manifest(std::string_view text, const std::string& file, PluginManifest& out);
+
 // Reads and validates the sidecar manifest of `library_path` without loading the library.
 // Errors are the bare reason ("not a plugin: …").
 Status read_plugin_manifest(const std::string& library_path, PluginManifest& out);
 
-// The lower-case hex SHA-256 of a file's contents, or nullopt when it cannot be read.
+// The lower-case hex SHA-256 of a file's contents (as the loader reads it: a regular
+// file of at most PluginImage::kMaxBytes), or nullopt when it cannot be read.
 std::optional<std::string> sha256_file_hex(const std::string& path);
 
 }  // namespace quereus

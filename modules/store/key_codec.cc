@@ -56,15 +56,23 @@ void put_real(std::string& out, double d) {
     return;
   }
   double f = std::floor(d);
-  double frac = d - f;  // exact: f and d share their exponent range
+  // d - f is exact for d >= 0 and d <= -1, but not for d in (-1, 0), where 1 + d needs
+  // bits below 2^-53 (found by tests/fuzz/codec_fuzz: -1e-200 and -2e-200 encoded alike,
+  // so distinct keys collided). There the fraction is rounded down and d itself follows
+  // as a tiebreak: order is kept, and every exact encoding is unchanged.
+  double frac = d - f;
+  const double back = frac - d;                           // TwoSum: the rounding error of d - f
+  const double err = (d - (frac - back)) + (-f - back);  // > 0: rounded down, < 0: rounded up
   out.push_back(kNumber);
   put_u64(out, static_cast<uint64_t>(static_cast<int64_t>(f)) ^ (uint64_t{1} << 63));
-  if (frac == 0) {
+  if (frac == 0 && err == 0) {
     out.push_back('\0');
     return;
   }
+  if (err < 0) frac = std::nextafter(frac, 0.0);
   out.push_back('\x01');
   put_u64(out, std::bit_cast<uint64_t>(frac));  // a positive double below 1: bits order by value
+  if (err != 0) put_u64(out, ordered_double(d));
 }
 
 void put_escaped(std::string& out, std::string_view bytes) {
@@ -76,8 +84,15 @@ void put_escaped(std::string& out, std::string_view bytes) {
   out.push_back('\x01');
 }
 
-void put_json(std::string& out, const nlohmann::json& j) {
+// The deepest JSON document a key holds (SQLite's JSON depth limit): put_json recurses
+// per level, so a deeper document is refused instead of overflowing the stack.
+constexpr int kMaxJsonKeyDepth = 1000;
+
+void put_json(std::string& out, const nlohmann::json& j, int depth = 0) {
   using T = nlohmann::json::value_t;
+  if (depth > kMaxJsonKeyDepth)
+    throw sdk::Error(QRS_RANGE, "store: a JSON key value nested deeper than " + std::to_string(kMaxJsonKeyDepth) +
+                                    " levels cannot be encoded");
   switch (j.type()) {
     case T::null: out.push_back('\x01'); return;
     case T::boolean:
@@ -104,7 +119,7 @@ void put_json(std::string& out, const nlohmann::json& j) {
       return;
     case T::array:
       out.push_back('\x05');
-      for (const auto& e : j) put_json(out, e);
+      for (const auto& e : j) put_json(out, e, depth + 1);
       out.push_back('\0');
       return;
     case T::object:
@@ -114,7 +129,7 @@ void put_json(std::string& out, const nlohmann::json& j) {
         put_escaped(out, it.key());
       }
       out.push_back('\0');
-      for (auto it = j.begin(); it != j.end(); ++it) put_json(out, it.value());
+      for (auto it = j.begin(); it != j.end(); ++it) put_json(out, it.value(), depth + 1);
       return;
     default: out.push_back('\x01'); return;  // discarded / binary: never in parsed text
   }

@@ -12,7 +12,10 @@
 //              11 <8-byte BE floor ^ 2^63> 01 <8-byte BE bits of the fraction>
 //                                                    a real with a fraction: integers and
 //                                                    reals interleave by value at full int64
-//                                                    precision; -0.0 == 0
+//                                                    precision; -0.0 == 0. In (-1, 0), where
+//                                                    the fraction 1 + d is not exact, it is
+//                                                    rounded down and followed by the
+//                                                    8-byte ordered double of d
 //              12 <8-byte ordered double>            a real at or above 2^63 (incl. +inf)
 //   text       20 <escaped normalized bytes> 00 01   normalized by the member's collation:
 //                                                    BINARY as is, NOCASE ASCII A-Z folded,

@@ -27,12 +27,16 @@ void put_varint(std::string& out, uint64_t v) {
 }
 
 bool get_varint(std::string_view& in, uint64_t* v) {
+  // Only the form put_varint writes: at most 10 bytes, no bits beyond 64, no redundant
+  // trailing zero group. Anything else is not a varint this module wrote.
   uint64_t r = 0;
-  for (int shift = 0; shift <= 63 && !in.empty(); shift += 7) {
-    auto b = static_cast<unsigned char>(in.front());
-    in.remove_prefix(1);
+  for (int i = 0, shift = 0; i < 10 && i < static_cast<int>(in.size()); ++i, shift += 7) {
+    auto b = static_cast<unsigned char>(in[i]);
+    if (i == 9 && b > 1) return false;  // past bit 63
     r |= static_cast<uint64_t>(b & 0x7F) << shift;
     if (!(b & 0x80)) {
+      if (b == 0 && i > 0) return false;  // overlong
+      in.remove_prefix(i + 1);
       *v = r;
       return true;
     }
@@ -91,6 +95,8 @@ void decode_row(std::string_view in, std::vector<qrs_value>& out, std::string_vi
   if (in.empty() || in.front() != kRowFormat) corrupt(where, "unknown row format");
   in.remove_prefix(1);
   uint64_t n;
+  // Every cell takes at least its type byte, so a count above the bytes left is corrupt
+  // (and never reserves more than the row's size).
   if (!get_varint(in, &n) || n > in.size()) corrupt(where, "bad cell count");
   out.reserve(n);
   for (uint64_t i = 0; i < n; ++i) {
@@ -102,7 +108,7 @@ void decode_row(std::string_view in, std::vector<qrs_value>& out, std::string_vi
       case QRS_TYPE_NULL: break;
       case QRS_TYPE_INTEGER: {
         uint64_t z;
-        if (!get_varint(in, &z)) corrupt(where, "truncated integer");
+        if (!get_varint(in, &z)) corrupt(where, "bad integer");
         c.u.integer = static_cast<int64_t>(z >> 1) ^ -static_cast<int64_t>(z & 1);
         break;
       }
@@ -116,14 +122,15 @@ void decode_row(std::string_view in, std::vector<qrs_value>& out, std::string_vi
       }
       case QRS_TYPE_BOOLEAN:
         if (in.empty()) corrupt(where, "truncated boolean");
-        c.u.boolean = in.front() != 0 ? 1 : 0;
+        if (in.front() != 0 && in.front() != 1) corrupt(where, "bad boolean");
+        c.u.boolean = in.front();
         in.remove_prefix(1);
         break;
       case QRS_TYPE_TEXT:
       case QRS_TYPE_BLOB:
       case QRS_TYPE_JSON: {
         uint64_t len;
-        if (!get_varint(in, &len) || len > in.size()) corrupt(where, "truncated string");
+        if (!get_varint(in, &len) || len > in.size()) corrupt(where, "bad string length");
         c.u.str = qrs_string{in.data(), static_cast<size_t>(len)};
         in.remove_prefix(len);
         break;

@@ -29,12 +29,15 @@ std::string encode_row(std::span<const qrs_value> row);
 std::string encode_row(const sdk::Row& row);
 
 // Replaces `out` by views of the cells of `bytes` (valid while `bytes` lives). Throws
-// QRS_CORRUPT naming the table `where` when the bytes are not a row.
+// QRS_CORRUPT naming the table `where` when the bytes are not exactly a row encode_row
+// writes (any malformed input: never a crash, never a read past `bytes`). The cell count
+// is the row's own; a caller that expects a schema's column count must compare.
 void decode_row(std::string_view bytes, std::vector<qrs_value>& out, std::string_view where = "a table");
 // A fresh owned row (copies the bytes).
 sdk::RowPtr decode_row_owned(std::string_view bytes);
 
-// Varints for the module's metadata and the row format.
+// Varints for the module's metadata and the row format. get_varint accepts only the
+// canonical form put_varint writes (false otherwise, `in` unchanged).
 void put_varint(std::string& out, uint64_t v);
 bool get_varint(std::string_view& in, uint64_t* v);
 

@@ -299,7 +299,8 @@ class FileRun {
     if (it != options_.host.databases.end()) db_options = database_options(it->second);
     db_options.default_module = options_.module;
     if (store) db_options.module_options["store"] = {{"path", Value::Text(data_dir_)}, {"sync", Value::Boolean(false)}};
-    return Database::Open(registry_, db_options, &db_);
+    Status opened = Database::Open(registry_, db_options, &db_);
+    return it != options_.host.databases.end() ? attach_config_origin(opened, it->second, "main") : opened;
   }
 
   void run(const std::vector<Block>& blocks) {

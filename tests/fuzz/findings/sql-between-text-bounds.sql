@@ -1,0 +1,1 @@
+sselect 5 between '1' and '10' as r

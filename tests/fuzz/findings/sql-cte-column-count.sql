@@ -1,0 +1,1 @@
+swith bad(a, b) as (select 1) select * from bad
