@@ -127,6 +127,18 @@ int main(int argc, char** argv) {
   std::unique_ptr<PluginLoader> loader;
   if (Status s = load_host_plugins(options, &registry, &loader); !s.ok()) return fail(2, s.to_string());
   std::unique_ptr<Database> db;
+  if (check) {
+    // Checking must not create: a mistyped or missing store path is an error, not an
+    // empty database that checks "ok".
+    for (auto& [module, settings] : options.databases["main"].module_options) {
+      bool has_path = false, has_create = false;
+      for (auto& [k, v] : settings) {
+        has_path = has_path || k == "path";
+        has_create = has_create || k == "create_if_missing";
+      }
+      if (has_path && !has_create) settings.emplace_back("create_if_missing", Value::Boolean(false));
+    }
+  }
   if (Status s = open_configured_database(registry, "main", options.databases["main"], &db); !s.ok())
     return fail(check ? 1 : 2, s.to_string());
   if (check) return run_check(*db);

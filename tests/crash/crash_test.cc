@@ -36,8 +36,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "core/database.h"
-#include "plugin/plugin_loader.h"
+#include "crash_db.h"
 
 namespace fs = std::filesystem;
 using namespace quereus;
@@ -54,32 +53,10 @@ struct Options {
 };
 
 Status open_db(const Options& o, std::shared_ptr<Registry>* registry, std::unique_ptr<Database>* db) {
-  *registry = std::make_shared<Registry>();
-  PluginLoader loader(*registry, {o.plugin_dir});
-  for (const char* name : {"mem", "store"}) {
-    PluginSpec spec;
-    spec.path = name;
-    if (Status s = loader.load(spec); !s.ok()) return s;
-  }
-  DatabaseOptions options;
-  options.default_module = "store";
-  options.module_options["store"] = {{"path", Value::Text(o.dir + "/data")}, {"sync", Value::Boolean(true)}};
-  return Database::Open(*registry, options, db);
+  return crash::open_store_db(o.plugin_dir, o.dir, registry, db);
 }
 
-std::vector<Row> rows(Database& db, const std::string& sql, Status* st) {
-  std::vector<std::unique_ptr<Statement>> stmts;
-  std::vector<Row> out;
-  *st = db.prepare(sql, &stmts);
-  if (!st->ok()) return out;
-  for (auto& s : stmts) {
-    out.clear();
-    bool has = true;
-    while ((*st = s->step(&has)).ok() && has) out.push_back(s->row());
-    if (!st->ok()) return out;
-  }
-  return out;
-}
+std::vector<Row> rows(Database& db, const std::string& sql, Status* st) { return crash::query_rows(db, sql, st); }
 
 // The 200 rows of table d, as a VALUES list.
 std::string d_rows() {

@@ -44,8 +44,7 @@
 #include <spdlog/spdlog.h>
 
 #include "../../modules/store/kv.h"
-#include "core/database.h"
-#include "plugin/plugin_loader.h"
+#include "crash_db.h"
 
 namespace fs = std::filesystem;
 
@@ -151,32 +150,10 @@ struct Options {
 
 Status open_db(const Options& o, const std::string& dir, std::shared_ptr<Registry>* registry,
                std::unique_ptr<Database>* db) {
-  *registry = std::make_shared<Registry>();
-  PluginLoader loader(*registry, {o.plugin_dir});
-  for (const char* name : {"mem", "store"}) {
-    PluginSpec spec;
-    spec.path = name;
-    if (Status s = loader.load(spec); !s.ok()) return s;
-  }
-  DatabaseOptions options;
-  options.default_module = "store";
-  options.module_options["store"] = {{"path", Value::Text(dir + "/data")}, {"sync", Value::Boolean(true)}};
-  return Database::Open(*registry, options, db);
+  return crash::open_store_db(o.plugin_dir, dir, registry, db);
 }
 
-std::vector<Row> query(Database& db, const std::string& sql, Status* st) {
-  std::vector<std::unique_ptr<Statement>> stmts;
-  std::vector<Row> out;
-  *st = db.prepare(sql, &stmts);
-  if (!st->ok()) return out;
-  for (auto& s : stmts) {
-    out.clear();
-    bool has = true;
-    while ((*st = s->step(&has)).ok() && has) out.push_back(s->row());
-    if (!st->ok()) return out;
-  }
-  return out;
-}
+std::vector<Row> query(Database& db, const std::string& sql, Status* st) { return crash::query_rows(db, sql, st); }
 
 // Every key and value of the store at `dir` (opened raw, without the engine), folded
 // into one digest: the logical content LevelDB recovers, whatever its files look like.

@@ -750,19 +750,22 @@ Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* out
         for (size_t level = cte_stack_.size(); level-- > 0;) {
           auto it = cte_stack_[level].find(to_lower(src.table.name));
           if (it == cte_stack_[level].end()) continue;
-          const ast::CommonTableExpr& cte = *it->second->cte;
+          // Held here: planning the body below rebuilds cte_stack_, which destroys the map
+          // `it` points into.
+          std::shared_ptr<CteBinding> binding = it->second;
+          const ast::CommonTableExpr& cte = *binding->cte;
           QueryPlan qp;
-          if (it->second->working) {
+          if (binding->working) {
             // A recursive CTE's self reference: the previous iteration's rows.
-            qp.root = it->second->working;
-            for (auto& c : it->second->working->columns) qp.names.push_back(c.name);
-          } else if (it->second->dml_run) {
-            qp = plan_dml(it->second->dml_run);  // replays the member's one run
+            qp.root = binding->working;
+            for (auto& c : binding->working->columns) qp.names.push_back(c.name);
+          } else if (binding->dml_run) {
+            qp = plan_dml(binding->dml_run);  // replays the member's one run
           } else {
             // The body sees the CTEs declared before it (and itself, when recursive).
             std::vector<std::map<std::string, std::shared_ptr<CteBinding>>> saved(cte_stack_.begin() + level, cte_stack_.end());
             cte_stack_.resize(level);
-            std::shared_ptr<CteBinding> self = it->second;
+            std::shared_ptr<CteBinding> self = binding;
             std::map<std::string, std::shared_ptr<CteBinding>> visible;
             for (auto& [n, b] : saved[0])
               if (b->order < self->order || (b->recursive && b.get() == self.get())) visible[n] = b;

@@ -52,7 +52,10 @@ void coerce_comparison_set(ScalarPtr& probe, const std::vector<ScalarPtr*>& valu
     any = true;
   }
   if (!agreed && probe_cast != QRS_LT_JSON) probe_cast = QRS_LT_ANY;
-  for (ScalarPtr* v : values) *v = with_cast(std::move(*v), comparison_cast((*v)->type, pt));
+  for (ScalarPtr* v : values) {
+    qrs_logical_type cast = comparison_cast((*v)->type, pt);  // before *v is moved from
+    *v = with_cast(std::move(*v), cast);
+  }
   probe = with_cast(std::move(probe), probe_cast);
 }
 

@@ -1,1 +1,0 @@
-sselect 5 between '1' and '10' as r

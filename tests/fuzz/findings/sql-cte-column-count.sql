@@ -1,1 +1,0 @@
-swith bad(a, b) as (select 1) select * from bad
