@@ -561,8 +561,10 @@ typedef struct qrs_module_vtable {
    * schema_rollback leaves storage and the module's in-memory table state as they were at
    * schema_begin (table instances the host still holds keep working with their old
    * schema). Scopes do not nest (QRS_MISUSE); transactions opened on tables inside a scope
-   * are not part of it (their writes commit with the transaction). schema_commit failing
-   * means nothing of the scope landed, as after schema_rollback.
+   * are not part of it (their writes commit with the transaction). When schema_commit
+   * fails the module rolls its state back as after schema_rollback; storage then holds all
+   * of the scope or none of it (a batch written whose sync then failed may still be there
+   * after a restart), never a part.
    * NULL slots, or QRS_UNSUPPORTED from schema_begin: each call is durable on its own, and a
    * crash inside a DDL statement may leave part of it (the host logs this once). */
   qrs_status (*schema_begin)(void* self, qrs_error* err);
