@@ -7,6 +7,9 @@
 #
 # Usage: scripts/fuzz.sh [seconds] [fuzzer...]     fuzzers: parser sql config manifest codec
 #
+# QUEREUS_FUZZ_PARALLEL=1 runs the fuzzers side by side instead of one after the other (the
+# long runs: `QUEREUS_FUZZ_PARALLEL=1 nice scripts/fuzz.sh 3600` is one hour of each).
+#
 # A crash, a sanitizer report or a failed check is a finding: the script fails and names
 # the input (build-fuzz/<fuzzer>-crash-*). For the SQL fuzzer a statement that runs too
 # long or too large is not a finding (libFuzzer's fork mode skips it): the engine has no
@@ -75,12 +78,10 @@ printf '\x01\x04P1DT2HP3W' >"$seeds/codec/key-timespan"
 printf '\x01\x30\x01\x00\x00\x00\x00\x00\x00\x80\xff\xff\xff\xff\xff\xff\xff\x7f' >"$seeds/codec/key-ints"
 printf '\x01\x58\x00\x00\x00\x00\x00\x00\xf8\x3f\x00\x00\x00\x00\x00\x00\xe0\x43' >"$seeds/codec/key-int-real"
 
-status=0
-for f in "${fuzzers[@]}"; do
-  corpus="$out/corpus/$f"
+fuzz_one() {
+  local f="$1" corpus="$out/corpus/$1" log="$out/$1.log" rc=0
   mkdir -p "$corpus"
-  log="$out/$f.log"
-  args=(-max_total_time="$secs" -print_final_stats=1 -artifact_prefix="$out/$f-")
+  local args=(-max_total_time="$secs" -print_final_stats=1 -artifact_prefix="$out/$f-")
   case "$f" in
     parser) args+=(-timeout=10 -max_len=4096 -dict=tests/fuzz/sql.dict) ;;
     # Fork mode: a statement that runs past -timeout or -rss_limit_mb ends that child,
@@ -90,17 +91,26 @@ for f in "${fuzzers[@]}"; do
     config) args+=(-timeout=10 -max_len=65536 -dict=tests/fuzz/yaml.dict) ;;
     manifest) args+=(-timeout=10 -max_len=8192) ;;
     codec) args+=(-timeout=10 -max_len=4096) ;;
-    *) echo "unknown fuzzer '$f'" >&2; exit 2 ;;
+    *) echo "unknown fuzzer '$f'" >&2; return 2 ;;
   esac
   echo "==> fuzzing $f for ${secs}s" >&2
-  rc=0
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" "$out/${f}_fuzz" "${args[@]}" "$corpus" "$seeds/$f" >"$log" 2>&1 || rc=$?
-  grep -E "stat::number_of_executed_units|Done [0-9]+ runs|ERROR|SUMMARY|INFO: fuzzed for" "$log" | tail -5 || true
+  grep -E "stat::number_of_executed_units|Done [0-9]+ runs|ERROR|SUMMARY|INFO: fuzzed for" "$log" | tail -5 |
+    sed "s/^/[$f] /" || true
   if [ "$rc" -ne 0 ]; then
     echo "FINDING: $f fuzzer failed (exit $rc); log $log; input(s):" >&2
     grep -ho "Test unit written to .*" "$log" | sed 's/^/  /' >&2 || ls "$out/$f"-* >&2 || true
-    status=1
+    return 1
   fi
-done
+}
+
+status=0
+if [ "${QUEREUS_FUZZ_PARALLEL:-0}" = 1 ]; then
+  pids=()
+  for f in "${fuzzers[@]}"; do fuzz_one "$f" & pids+=($!); done
+  for p in "${pids[@]}"; do wait "$p" || status=1; done
+else
+  for f in "${fuzzers[@]}"; do fuzz_one "$f" || status=1; done
+fi
 exit "$status"
 

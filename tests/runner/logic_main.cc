@@ -104,6 +104,8 @@ int main(int argc, char** argv) {
     const std::string score = std::to_string(r.passed) + "/" + std::to_string(r.checks);
     if (r.skipped) {
       ++skipped;
+      // A listed file that no longer runs has regressed as surely as one that fails.
+      if (listed.count(r.file)) regressions.push_back(r.file + " (skipped: " + r.skip_reason + ")");
       std::cout << "SKIP " << r.file << " (" << r.skip_reason << ")\n";
     } else if (r.ok()) {
       ++passed;
@@ -125,7 +127,7 @@ int main(int argc, char** argv) {
     for (const std::string& n : newly_passing) std::cout << "  " << n << "\n";
   }
   if (!regressions.empty()) {
-    std::cout << "regressions (listed in the pass list, now failing):\n";
+    std::cout << "regressions (listed in the pass list, now failing or skipped):\n";
     for (const std::string& n : regressions) std::cout << "  " << n << "\n";
   }
   std::cout << passed << " passed, " << failed << " failed";

@@ -37,6 +37,11 @@ struct Limits {
   // Default 100. How deeply views and common table expressions may refer to one another
   // (a view over a view over …) when a statement is planned; deeper is TOOBIG.
   int64_t max_view_depth = 100;
+  // Default 1,073,741,824 (1 GiB; SQLite has no such limit, only a process-wide soft heap
+  // limit). The bytes the rows one statement buffers may hold — sorts, join sides, groups,
+  // DISTINCT and set-operation sets, recursive CTE queues, window partitions, materialized
+  // subqueries — counted as rows are kept; more is NOMEM.
+  int64_t max_statement_memory = 1'073'741'824;
 };
 
 // The limit names, in declaration order (for messages and docs).

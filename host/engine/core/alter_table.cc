@@ -26,6 +26,7 @@
 #include "core/tags.h"
 #include "parser/ast.h"
 #include "parser/ast_printer.h"
+#include "parser/ast_visit.h"
 #include "parser/parser.h"
 #include "planner/planner.h"
 #include "planner/scalar_expr.h"
@@ -68,60 +69,9 @@ struct AlterCtx {
 // selects (through `on_select`).
 void walk_expr(ast::Expr& e, const std::function<void(ast::Expr&)>& on_expr,
                const std::function<void(ast::Select&)>& on_select) {
-  using K = ast::ExprKind;
   on_expr(e);
-  auto sub = [&](ast::ExprPtr& x) {
-    if (x) walk_expr(*x, on_expr, on_select);
-  };
-  switch (e.kind) {
-    case K::kUnary:
-      sub(static_cast<ast::UnaryExpr&>(e).operand);
-      break;
-    case K::kBinary: {
-      auto& b = static_cast<ast::BinaryExpr&>(e);
-      sub(b.left), sub(b.right), sub(b.escape);
-      break;
-    }
-    case K::kFunction:
-      for (auto& a : static_cast<ast::FunctionCall&>(e).args) sub(a);
-      break;
-    case K::kCast:
-      sub(static_cast<ast::CastExpr&>(e).operand);
-      break;
-    case K::kCollate:
-      sub(static_cast<ast::CollateExpr&>(e).operand);
-      break;
-    case K::kCase: {
-      auto& c = static_cast<ast::CaseExpr&>(e);
-      sub(c.base);
-      for (auto& [w, t] : c.whens) sub(w), sub(t);
-      sub(c.else_expr);
-      break;
-    }
-    case K::kBetween: {
-      auto& b = static_cast<ast::BetweenExpr&>(e);
-      sub(b.operand), sub(b.low), sub(b.high);
-      break;
-    }
-    case K::kIn: {
-      auto& in = static_cast<ast::InExpr&>(e);
-      sub(in.operand);
-      for (auto& x : in.list) sub(x);
-      if (in.subquery) on_select(*in.subquery);
-      break;
-    }
-    case K::kExists:
-      if (auto& q = static_cast<ast::ExistsExpr&>(e).subquery) on_select(*q);
-      break;
-    case K::kSubquery:
-      if (auto& q = static_cast<ast::SubqueryExpr&>(e).subquery) on_select(*q);
-      break;
-    case K::kIsNull:
-      sub(static_cast<ast::IsNullExpr&>(e).operand);
-      break;
-    default:
-      break;
-  }
+  ast::for_each_child(
+      e, [&](ast::ExprPtr& x) { walk_expr(*x, on_expr, on_select); }, on_select);
 }
 
 // Rewrites references after a RENAME TO or RENAME COLUMN, following FROM
@@ -763,14 +713,7 @@ AlterPlan plan_add_column(AlterCtx& c) {
   validate_column_tags(cd);
   AlterPlan p{c.old(), {}, true, {}, {}};
   TableSchema& ns = p.schema;
-  ColumnSchema col;
-  col.name = cd.name;
-  col.type_name = cd.type_name;
-  col.logical_type = logical_type_from_name(cd.type_name);
-  col.not_null = !c.db.options().default_nullable;
-  // As CREATE TABLE: the session's default collation applies to text columns only.
-  col.collation = c.db.registry().find_collation(col.logical_type == QRS_LT_TEXT ? c.db.options().default_collation
-                                                                                 : std::string("BINARY"));
+  ColumnSchema col = build_column(c.db, cd);
   const ast::Expr* def = nullptr;
   std::vector<CheckSchema> checks;
   std::vector<ForeignKeySchema> fks;
@@ -779,12 +722,6 @@ AlterPlan plan_add_column(AlterCtx& c) {
   for (auto& k : cd.constraints) {
     using K = ast::ColumnConstraint::Kind;
     switch (k.kind) {
-      case K::kNotNull:
-        col.not_null = true;
-        break;
-      case K::kNull:
-        col.not_null = false;
-        break;
       case K::kPrimaryKey:
         fail(StatusCode::kError,
              "Cannot add a PRIMARY KEY column with ALTER "
@@ -792,20 +729,9 @@ AlterPlan plan_add_column(AlterCtx& c) {
       case K::kUnique:
         uniques.push_back(&k);
         break;
-      case K::kGenerated:
-        col.generated_expr = own_expr(*k.expr);
-        col.generated_stored = k.generated_stored;
-        break;
       case K::kDefault:
         def = k.expr.get();
         break;
-      case K::kCollate: {
-        auto coll = c.db.registry().find_collation(k.collation);
-        if (!coll) fail(StatusCode::kError, "Unknown collation: " + k.collation);
-        col.collation = coll;
-        col.collation_declared = true;
-        break;
-      }
       case K::kCheck: {
         std::string name = k.name;
         if (name.empty()) {
@@ -823,6 +749,7 @@ AlterPlan plan_add_column(AlterCtx& c) {
         fks.push_back(foreign_key_of(k, {idx}, name, ns.schema_name, ns.name));
         break;
       }
+      default: break;  // the column's own clauses: build_column
     }
   }
   // The column's constraints may collide with the table's or with each other.
@@ -838,7 +765,6 @@ AlterPlan plan_add_column(AlterCtx& c) {
                                    "': a constraint with that name already exists on table '" + c.table() + "'");
   if (def && col.generated())
     fail(StatusCode::kError, "Column '" + cd.name + "' cannot have both DEFAULT and GENERATED ALWAYS AS");
-  if (def) col.default_expr = own_expr(*def);
   ns.columns.push_back(col);
   // A generated column: names, determinism and dependency order as at CREATE TABLE,
   // over the new layout; existing rows get the computed value.

@@ -9,6 +9,7 @@
 #include "parser/parser.h"
 #include "planner/planner.h"
 #include "runtime/exec_context.h"
+#include "parser/ast_visit.h"
 
 namespace quereus {
 
@@ -111,58 +112,9 @@ class ReferenceWalker {
 
   void expr(const ast::Expr* e, const std::string& home) {
     if (!e) return;
-    using K = ast::ExprKind;
-    switch (e->kind) {
-      case K::kUnary: expr(static_cast<const ast::UnaryExpr*>(e)->operand.get(), home); return;
-      case K::kBinary: {
-        auto* b = static_cast<const ast::BinaryExpr*>(e);
-        expr(b->left.get(), home);
-        expr(b->right.get(), home);
-        expr(b->escape.get(), home);
-        return;
-      }
-      case K::kFunction:
-        for (const auto& a : static_cast<const ast::FunctionCall*>(e)->args) expr(a.get(), home);
-        return;
-      case K::kCast: expr(static_cast<const ast::CastExpr*>(e)->operand.get(), home); return;
-      case K::kCollate: expr(static_cast<const ast::CollateExpr*>(e)->operand.get(), home); return;
-      case K::kCase: {
-        auto* c = static_cast<const ast::CaseExpr*>(e);
-        expr(c->base.get(), home);
-        for (const auto& [w, t] : c->whens) {
-          expr(w.get(), home);
-          expr(t.get(), home);
-        }
-        expr(c->else_expr.get(), home);
-        return;
-      }
-      case K::kBetween: {
-        auto* b = static_cast<const ast::BetweenExpr*>(e);
-        expr(b->operand.get(), home);
-        expr(b->low.get(), home);
-        expr(b->high.get(), home);
-        return;
-      }
-      case K::kIn: {
-        auto* in = static_cast<const ast::InExpr*>(e);
-        expr(in->operand.get(), home);
-        for (const auto& x : in->list) expr(x.get(), home);
-        if (in->subquery) select(*in->subquery, home);
-        return;
-      }
-      case K::kExists: {
-        auto* x = static_cast<const ast::ExistsExpr*>(e);
-        if (x->subquery) select(*x->subquery, home);
-        return;
-      }
-      case K::kSubquery: {
-        auto* x = static_cast<const ast::SubqueryExpr*>(e);
-        if (x->subquery) select(*x->subquery, home);
-        return;
-      }
-      case K::kIsNull: expr(static_cast<const ast::IsNullExpr*>(e)->operand.get(), home); return;
-      default: return;
-    }
+    ast::for_each_child(
+        *e, [&](const ast::ExprPtr& x) { expr(x.get(), home); },
+        [&](const ast::Select& q) { select(q, home); });
   }
 
   DatabaseImpl& db_;

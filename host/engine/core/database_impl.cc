@@ -81,6 +81,7 @@ class StatementImpl : public Statement {
         ctx_.failed_action = QRS_CONFLICT_ABORT;
         ctx_.max_length = db_.options().limits.max_length;
         ctx_.interrupt.arm(&db_.interrupt_flag(), db_.options().statement_timeout_ms);
+        ctx_.memory.arm(db_.options().limits.max_statement_memory);
         owns_txn_ = !exec_->controls_transaction();
         if (owns_txn_) db_.statement_begin();
         running_ = true;
@@ -95,7 +96,14 @@ class StatementImpl : public Statement {
     } catch (const std::exception& e) {
       Status st = status_of(e);
       if (ctx_.failed_action == QRS_CONFLICT_FAIL) {
-        finish(true);  // OR FAIL: the rows written before the violation stay
+        // OR FAIL: the rows written before the violation stay. Should keeping them fail
+        // too, that failure is the statement's.
+        // (statement_commit undoes what it cannot keep before it throws.)
+        try {
+          finish(false);
+        } catch (const std::exception& ce) {
+          return status_of(ce);
+        }
       } else {
         abort();
         if (ctx_.failed_action == QRS_CONFLICT_ROLLBACK) {
@@ -149,14 +157,20 @@ class StatementImpl : public Statement {
   }
   inline static const Value kNull{};
 
+  // Ends the run, keeping its writes. `quiet` (the destructor, which cannot throw) logs a
+  // failing commit instead of throwing it.
   void finish(bool quiet) {
     if (!running_) return;
     running_ = false;
     if (!owns_txn_) return;
-    if (quiet) {
-      try { db_.statement_commit(); } catch (...) {}
-    } else {
+    if (!quiet) {
       db_.statement_commit();
+      return;
+    }
+    try {
+      db_.statement_commit();
+    } catch (const std::exception& e) {
+      spdlog::error("statement commit failed while the statement was closed: {}", e.what());
     }
   }
   void abort() {

@@ -13,6 +13,16 @@
 
 namespace quereus {
 
+class DatabaseImpl;
+
+// The column a definition declares, as CREATE TABLE, ALTER TABLE ADD COLUMN and the
+// declarative differ all build it: name, type, nullability (the session default, then
+// NOT NULL / NULL, with NOT NULL's ON CONFLICT action), DEFAULT, COLLATE (the session's
+// default collation for text columns) and GENERATED ALWAYS AS. Constraints that reach
+// beyond the column — PRIMARY KEY, UNIQUE, CHECK, REFERENCES — are the caller's, which
+// walks cd.constraints for them. Throws on an unknown collation.
+ColumnSchema build_column(DatabaseImpl& db, const ast::ColumnDef& cd);
+
 // A catalog-owned copy of `e` (its canonical text, parsed again), so it outlives the
 // statement that declared it.
 std::shared_ptr<const ast::Expr> own_expr(const ast::Expr& e);

@@ -7,6 +7,7 @@
 #include "common/status.h"
 #include "core/database_impl.h"
 #include "parser/ast_printer.h"
+#include "parser/ast_visit.h"
 
 namespace quereus {
 
@@ -20,61 +21,10 @@ struct AstWalker {
 
   void expr(const ast::Expr* e, bool opaque) {
     if (!e) return;
-    using K = ast::ExprKind;
     on_expr(*e, opaque);
-    switch (e->kind) {
-      case K::kUnary: expr(static_cast<const ast::UnaryExpr*>(e)->operand.get(), opaque); break;
-      case K::kBinary: {
-        auto* b = static_cast<const ast::BinaryExpr*>(e);
-        expr(b->left.get(), opaque);
-        expr(b->right.get(), opaque);
-        expr(b->escape.get(), opaque);
-        break;
-      }
-      case K::kFunction: {
-        auto* f = static_cast<const ast::FunctionCall*>(e);
-        for (auto& a : f->args) expr(a.get(), opaque);
-        if (f->over) {
-          for (auto& p : f->over->partition_by) expr(p.get(), opaque);
-          for (auto& o : f->over->order_by) expr(o.expr.get(), opaque);
-          if (f->over->frame) {
-            expr(f->over->frame->start.offset.get(), opaque);
-            expr(f->over->frame->end.offset.get(), opaque);
-          }
-        }
-        break;
-      }
-      case K::kCast: expr(static_cast<const ast::CastExpr*>(e)->operand.get(), opaque); break;
-      case K::kCollate: expr(static_cast<const ast::CollateExpr*>(e)->operand.get(), opaque); break;
-      case K::kCase: {
-        auto* c = static_cast<const ast::CaseExpr*>(e);
-        expr(c->base.get(), opaque);
-        for (auto& [w, t] : c->whens) {
-          expr(w.get(), opaque);
-          expr(t.get(), opaque);
-        }
-        expr(c->else_expr.get(), opaque);
-        break;
-      }
-      case K::kBetween: {
-        auto* b = static_cast<const ast::BetweenExpr*>(e);
-        expr(b->operand.get(), opaque);
-        expr(b->low.get(), opaque);
-        expr(b->high.get(), opaque);
-        break;
-      }
-      case K::kIn: {
-        auto* in = static_cast<const ast::InExpr*>(e);
-        expr(in->operand.get(), opaque);
-        for (auto& x : in->list) expr(x.get(), opaque);
-        if (in->subquery) select(*in->subquery, opaque);
-        break;
-      }
-      case K::kExists: select(*static_cast<const ast::ExistsExpr*>(e)->subquery, opaque); break;
-      case K::kSubquery: select(*static_cast<const ast::SubqueryExpr*>(e)->subquery, opaque); break;
-      case K::kIsNull: expr(static_cast<const ast::IsNullExpr*>(e)->operand.get(), opaque); break;
-      default: break;
-    }
+    ast::for_each_child(
+        *e, [&](const ast::ExprPtr& x) { expr(x.get(), opaque); },
+        [&](const ast::Select& q) { select(q, opaque); });
   }
 
   void select(const ast::Select& s, bool opaque) {

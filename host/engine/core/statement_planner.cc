@@ -25,6 +25,7 @@
 #include "runtime/dml_writer.h"
 #include "runtime/foreign_keys.h"
 #include "runtime/mutation_ordinal.h"
+#include "parser/ast_visit.h"
 
 namespace quereus {
 
@@ -120,37 +121,10 @@ struct Returning {
 // True when `pred` holds for `e` or a node below it (not looking inside subqueries).
 template <typename Pred>
 bool any_node(const ast::Expr& e, const Pred& pred) {
-  using K = ast::ExprKind;
   if (pred(e)) return true;
-  auto any = [&pred](const auto&... xs) { return (... || (xs && any_node(*xs, pred))); };
-  switch (e.kind) {
-    case K::kUnary: return any(static_cast<const ast::UnaryExpr&>(e).operand);
-    case K::kBinary: {
-      auto& b = static_cast<const ast::BinaryExpr&>(e);
-      return any(b.left, b.right, b.escape);
-    }
-    case K::kFunction:
-      for (auto& a : static_cast<const ast::FunctionCall&>(e).args) if (any(a)) return true;
-      return false;
-    case K::kCast: return any(static_cast<const ast::CastExpr&>(e).operand);
-    case K::kCollate: return any(static_cast<const ast::CollateExpr&>(e).operand);
-    case K::kCase: {
-      auto& c = static_cast<const ast::CaseExpr&>(e);
-      for (auto& [w, t] : c.whens) if (any(w, t)) return true;
-      return any(c.base, c.else_expr);
-    }
-    case K::kBetween: {
-      auto& b = static_cast<const ast::BetweenExpr&>(e);
-      return any(b.operand, b.low, b.high);
-    }
-    case K::kIn: {
-      auto& in = static_cast<const ast::InExpr&>(e);
-      for (auto& x : in.list) if (any(x)) return true;
-      return any(in.operand);
-    }
-    case K::kIsNull: return any(static_cast<const ast::IsNullExpr&>(e).operand);
-    default: return false;
-  }
+  bool found = false;
+  ast::for_each_child_expr(e, [&](const ast::ExprPtr& x) { found = found || any_node(*x, pred); });
+  return found;
 }
 
 // True when `e` (outside subqueries) names a column qualified by `table`.
@@ -360,8 +334,12 @@ class InsertExec : public BufferedExec {
     if (!source_op_) source_op_ = source_->instantiate();
     source_op_->open(env);
     std::vector<Row> src_rows;
+    ScopedCharge memory(memory_budget(env.ctx));
     Row r;
-    while (source_op_->next(r)) src_rows.push_back(std::move(r));
+    while (source_op_->next(r)) {
+      memory.add_row(r);
+      src_rows.push_back(std::move(r));
+    }
     for (auto& row : src_rows) write(row);
   }
 
@@ -510,8 +488,13 @@ std::vector<Row> collect(const RelPtr& plan, ExecContext& ctx) {
   auto op = plan->instantiate();
   op->open(env);
   std::vector<Row> rows;
+  // Counted while the rows are gathered; the caller holds them for as long as it writes.
+  ScopedCharge memory(&ctx.memory);
   Row r;
-  while (op->next(r)) rows.push_back(r);
+  while (op->next(r)) {
+    memory.add_row(r);
+    rows.push_back(r);
+  }
   return rows;
 }
 
@@ -920,35 +903,16 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
   };
   for (auto& cd : s.columns) {
     if (ts.find_column(cd.name) >= 0) throw Error(StatusCode::kError, "duplicate column name: " + cd.name);
-    ColumnSchema col;
-    col.name = cd.name;
-    col.type_name = cd.type_name;
-    col.logical_type = logical_type_from_name(cd.type_name);
-    col.not_null = !db.options().default_nullable;
-    // The session's default collation applies to text columns; other types compare BINARY.
-    col.collation = col.logical_type == QRS_LT_TEXT ? default_coll : db.registry().find_collation("BINARY");
+    ColumnSchema col = build_column(db, cd);
     for (auto& c : cd.constraints) {
       using K = ast::ColumnConstraint::Kind;
       switch (c.kind) {
-        case K::kNotNull:
-          col.not_null = true;
-          if (c.on_conflict != ast::ConflictClause::kNone) col.not_null_conflict = declared_conflict(c.on_conflict);
-          break;
-        case K::kNull: col.not_null = false; break;
         case K::kPrimaryKey:
           if (pk_seen) throw Error(StatusCode::kError, "table \"" + ts.name + "\" has more than one primary key");
           pk_seen = true;
           if (c.on_conflict != ast::ConflictClause::kNone) ts.pk_conflict = declared_conflict(c.on_conflict);
           pk.push_back({static_cast<int>(ts.columns.size()), c.desc});
           break;
-        case K::kDefault: col.default_expr = own_expr(*c.expr); break;
-        case K::kCollate: {
-          auto coll = db.registry().find_collation(c.collation);
-          if (!coll) throw Error(StatusCode::kError, "Unknown collation: " + c.collation);
-          col.collation = coll;
-          col.collation_declared = true;
-          break;
-        }
         case K::kForeignKey:
           ts.foreign_keys.push_back(foreign_key_of(c, {static_cast<int>(ts.columns.size())},
                                                    c.name.empty() ? "_fk_" + ts.name + "_" + cd.name : c.name, schema,
@@ -958,11 +922,7 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
           add_check(c.name, "_check_" + cd.name, *c.expr, c.check_on, c.on_conflict);
           ts.checks.back().named = true;  // a column's minted `_check_<column>` is a real name
           break;
-        case K::kGenerated:
-          col.generated_expr = own_expr(*c.expr);
-          col.generated_stored = c.generated_stored;
-          break;
-        default: break;  // UNIQUE: issue 5
+        default: break;  // the column's own clauses (build_column); UNIQUE below
       }
     }
     ts.columns.push_back(std::move(col));

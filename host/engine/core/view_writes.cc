@@ -21,6 +21,7 @@
 #include "planner/planner.h"
 #include "planner/scalar_expr.h"
 #include "schema/catalog.h"
+#include "parser/ast_visit.h"
 
 namespace quereus {
 
@@ -90,64 +91,8 @@ void walk_select(ast::Select& s, const Rewrite& fn, int depth) {
 void walk(ExprPtr& e, const Rewrite& fn, int depth) {
   if (!e) return;
   if (fn(e, depth)) return;
-  using K = ast::ExprKind;
-  switch (e->kind) {
-    case K::kUnary: walk(static_cast<ast::UnaryExpr&>(*e).operand, fn, depth); break;
-    case K::kBinary: {
-      auto& b = static_cast<ast::BinaryExpr&>(*e);
-      walk(b.left, fn, depth);
-      walk(b.right, fn, depth);
-      walk(b.escape, fn, depth);
-      break;
-    }
-    case K::kFunction: {
-      auto& f = static_cast<ast::FunctionCall&>(*e);
-      for (auto& a : f.args) walk(a, fn, depth);
-      if (f.over) {
-        for (auto& p : f.over->partition_by) walk(p, fn, depth);
-        for (auto& o : f.over->order_by) walk(o.expr, fn, depth);
-      }
-      break;
-    }
-    case K::kCast: walk(static_cast<ast::CastExpr&>(*e).operand, fn, depth); break;
-    case K::kCollate: walk(static_cast<ast::CollateExpr&>(*e).operand, fn, depth); break;
-    case K::kCase: {
-      auto& c = static_cast<ast::CaseExpr&>(*e);
-      walk(c.base, fn, depth);
-      for (auto& [w, t] : c.whens) {
-        walk(w, fn, depth);
-        walk(t, fn, depth);
-      }
-      walk(c.else_expr, fn, depth);
-      break;
-    }
-    case K::kBetween: {
-      auto& b = static_cast<ast::BetweenExpr&>(*e);
-      walk(b.operand, fn, depth);
-      walk(b.low, fn, depth);
-      walk(b.high, fn, depth);
-      break;
-    }
-    case K::kIn: {
-      auto& in = static_cast<ast::InExpr&>(*e);
-      walk(in.operand, fn, depth);
-      for (auto& x : in.list) walk(x, fn, depth);
-      if (in.subquery) walk_select(*in.subquery, fn, depth);
-      break;
-    }
-    case K::kExists: {
-      auto& x = static_cast<ast::ExistsExpr&>(*e);
-      if (x.subquery) walk_select(*x.subquery, fn, depth);
-      break;
-    }
-    case K::kSubquery: {
-      auto& x = static_cast<ast::SubqueryExpr&>(*e);
-      if (x.subquery) walk_select(*x.subquery, fn, depth);
-      break;
-    }
-    case K::kIsNull: walk(static_cast<ast::IsNullExpr&>(*e).operand, fn, depth); break;
-    default: break;
-  }
+  ast::for_each_child(
+      *e, [&](ExprPtr& x) { walk(x, fn, depth); }, [&](ast::Select& q) { walk_select(q, fn, depth); });
 }
 
 // Qualifies every column reference of `e` at its own level (not inside its subqueries)

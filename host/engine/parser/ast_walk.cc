@@ -1,6 +1,8 @@
 // A deep walk over expressions and the subqueries inside them (see ast_walk.h).
 #include "parser/ast_walk.h"
 
+#include "parser/ast_visit.h"
+
 namespace quereus::ast {
 
 namespace {
@@ -55,46 +57,11 @@ bool in_select(const Select& s, const Pred& pred) {
 
 bool any_expr_deep(const Expr& e, const Pred& pred) {
   if (pred(e)) return true;
-  switch (e.kind) {
-    case ExprKind::kUnary: return in_expr(static_cast<const UnaryExpr&>(e).operand.get(), pred);
-    case ExprKind::kBinary: {
-      auto& b = static_cast<const BinaryExpr&>(e);
-      return in_expr(b.left.get(), pred) || in_expr(b.right.get(), pred) || in_expr(b.escape.get(), pred);
-    }
-    case ExprKind::kFunction:
-      for (const auto& a : static_cast<const FunctionCall&>(e).args)
-        if (in_expr(a.get(), pred)) return true;
-      return false;
-    case ExprKind::kCast: return in_expr(static_cast<const CastExpr&>(e).operand.get(), pred);
-    case ExprKind::kCollate: return in_expr(static_cast<const CollateExpr&>(e).operand.get(), pred);
-    case ExprKind::kCase: {
-      auto& c = static_cast<const CaseExpr&>(e);
-      for (const auto& [w, t] : c.whens)
-        if (in_expr(w.get(), pred) || in_expr(t.get(), pred)) return true;
-      return in_expr(c.base.get(), pred) || in_expr(c.else_expr.get(), pred);
-    }
-    case ExprKind::kBetween: {
-      auto& b = static_cast<const BetweenExpr&>(e);
-      return in_expr(b.operand.get(), pred) || in_expr(b.low.get(), pred) || in_expr(b.high.get(), pred);
-    }
-    case ExprKind::kIn: {
-      auto& in = static_cast<const InExpr&>(e);
-      if (in_expr(in.operand.get(), pred)) return true;
-      for (const auto& x : in.list)
-        if (in_expr(x.get(), pred)) return true;
-      return in.subquery && in_select(*in.subquery, pred);
-    }
-    case ExprKind::kExists: {
-      auto& x = static_cast<const ExistsExpr&>(e);
-      return x.subquery && in_select(*x.subquery, pred);
-    }
-    case ExprKind::kSubquery: {
-      auto& x = static_cast<const SubqueryExpr&>(e);
-      return x.subquery && in_select(*x.subquery, pred);
-    }
-    case ExprKind::kIsNull: return in_expr(static_cast<const IsNullExpr&>(e).operand.get(), pred);
-    default: return false;
-  }
+  bool found = false;
+  for_each_child(
+      e, [&](const ExprPtr& x) { found = found || any_expr_deep(*x, pred); },
+      [&](const Select& q) { found = found || in_select(q, pred); });
+  return found;
 }
 
 }  // namespace quereus::ast

@@ -14,6 +14,7 @@
 #include "planner/type_coercion.h"
 #include "schema/catalog.h"
 #include "types/logical_type.h"
+#include "parser/ast_visit.h"
 
 namespace quereus {
 
@@ -246,41 +247,12 @@ bool Planner::is_aggregate_call(const ast::FunctionCall& f) const {
   return !f.over && db_.registry().find_aggregate(to_lower(f.name), static_cast<int>(f.args.size()));
 }
 
+// Not looking inside subqueries: an aggregate there belongs to the subquery.
 bool Planner::contains_aggregate(const ast::Expr& e) const {
-  using K = ast::ExprKind;
-  switch (e.kind) {
-    case K::kFunction: {
-      auto& f = static_cast<const ast::FunctionCall&>(e);
-      if (is_aggregate_call(f)) return true;
-      for (auto& a : f.args) if (contains_aggregate(*a)) return true;
-      return false;
-    }
-    case K::kUnary: return contains_aggregate(*static_cast<const ast::UnaryExpr&>(e).operand);
-    case K::kBinary: {
-      auto& b = static_cast<const ast::BinaryExpr&>(e);
-      return contains_aggregate(*b.left) || contains_aggregate(*b.right);
-    }
-    case K::kCast: return contains_aggregate(*static_cast<const ast::CastExpr&>(e).operand);
-    case K::kCollate: return contains_aggregate(*static_cast<const ast::CollateExpr&>(e).operand);
-    case K::kCase: {
-      auto& c = static_cast<const ast::CaseExpr&>(e);
-      if (c.base && contains_aggregate(*c.base)) return true;
-      for (auto& [w, t] : c.whens) if (contains_aggregate(*w) || contains_aggregate(*t)) return true;
-      return c.else_expr && contains_aggregate(*c.else_expr);
-    }
-    case K::kBetween: {
-      auto& b = static_cast<const ast::BetweenExpr&>(e);
-      return contains_aggregate(*b.operand) || contains_aggregate(*b.low) || contains_aggregate(*b.high);
-    }
-    case K::kIn: {
-      auto& in = static_cast<const ast::InExpr&>(e);
-      if (contains_aggregate(*in.operand)) return true;
-      for (auto& x : in.list) if (contains_aggregate(*x)) return true;
-      return false;
-    }
-    case K::kIsNull: return contains_aggregate(*static_cast<const ast::IsNullExpr&>(e).operand);
-    default: return false;
-  }
+  if (e.kind == ast::ExprKind::kFunction && is_aggregate_call(static_cast<const ast::FunctionCall&>(e))) return true;
+  bool found = false;
+  ast::for_each_child_expr(e, [&](const ast::ExprPtr& x) { found = found || contains_aggregate(*x); });
+  return found;
 }
 
 // ---------------------------------------------------------------- expressions

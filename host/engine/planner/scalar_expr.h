@@ -182,6 +182,7 @@ struct SubqueryScalar : ScalarExpr {
   // Uncorrelated results are computed once per execution.
   mutable uint64_t cache_generation = 0;
   mutable std::vector<Row> cache;
+  mutable MemoryCharge cache_memory;  // cache
   // The operator tree of `plan`, built once and re-opened per evaluation (a correlated
   // subquery runs once per outer row). `op_busy` guards against re-entrant evaluation.
   mutable std::shared_ptr<Operator> op;

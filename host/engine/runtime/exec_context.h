@@ -8,6 +8,7 @@
 
 #include "quereus/abi.h"
 #include "runtime/interrupt.h"
+#include "runtime/memory_budget.h"
 #include "types/value.h"
 
 namespace quereus {
@@ -28,7 +29,13 @@ struct ExecContext {
   // Limits::max_length of the database: the largest TEXT or BLOB a function or operator
   // may produce (TOOBIG beyond).
   int64_t max_length = 1'000'000'000;
+  // Limits::max_statement_memory: what the rows the operators buffer may hold. Armed by
+  // the statement that owns this context (unarmed: unbounded).
+  MemoryBudget memory;
 };
+
+// The budget of the context, or null (nothing counted) without one.
+inline MemoryBudget* memory_budget(ExecContext* ctx) { return ctx ? &ctx->memory : nullptr; }
 
 // Polls the context's interrupt check when there is a context.
 inline void poll_interrupt(ExecContext* ctx) {

@@ -448,9 +448,13 @@ class NestedLoopJoinOp : public Operator {
     outer_ = outer;
     left_->open(outer);
     right_rows_.clear();
+    memory_.reset(memory_budget(outer.ctx));
     right_->open(outer);
     Row r;
-    while (right_->next(r)) right_rows_.push_back(r);
+    while (right_->next(r)) {
+      memory_.add_row(r);
+      right_rows_.push_back(r);
+    }
     right_matched_.assign(right_rows_.size(), false);
     hash_.clear();
     if (!node_.equi_keys.empty())
@@ -541,6 +545,7 @@ class NestedLoopJoinOp : public Operator {
     return h;
   }
   std::vector<Row> right_rows_;
+  MemoryCharge memory_;  // right_rows_
   std::vector<bool> right_matched_;
   JoinHashTable hash_;
   std::vector<size_t> candidates_;
@@ -593,8 +598,12 @@ class SemiJoinOp : public Operator {
     right_->open(right_env_);
     // Without a condition one row decides every match.
     size_t limit = node_.on || !node_.equi.empty() ? std::numeric_limits<size_t>::max() : 1;
+    memory_.reset(memory_budget(outer_.ctx));
     Row r;
-    while (right_rows_.size() < limit && right_->next(r)) right_rows_.push_back(std::move(r));
+    while (right_rows_.size() < limit && right_->next(r)) {
+      memory_.add_row(r);
+      right_rows_.push_back(std::move(r));
+    }
     if (!node_.equi.empty()) {
       hash_.reserve(right_rows_.size());
       std::vector<Value> key;
@@ -675,6 +684,7 @@ class SemiJoinOp : public Operator {
   std::unique_ptr<Operator> left_, right_;
   EvalEnv outer_, right_env_;
   std::vector<Row> right_rows_;
+  MemoryCharge memory_;  // right_rows_
   std::unordered_multimap<size_t, size_t> hash_;
   std::vector<size_t> null_rows_;  // NOT IN: right rows whose membership key is NULL
   std::vector<Value> key_;
@@ -763,8 +773,12 @@ class HashBuildLeftJoinOp : public Operator {
     outer_ = outer;
     left_->open(outer);
     left_rows_.clear();
+    memory_.reset(memory_budget(outer.ctx));
     Row r;
-    while (left_->next(r)) left_rows_.push_back(r);
+    while (left_->next(r)) {
+      memory_.add_row(r);
+      left_rows_.push_back(r);
+    }
     hash_.build(left_rows_.size(),
                 [&](size_t i, bool* null_key) { return join_key_hash(node_, left_rows_[i], true, null_key); });
     right_->open(outer);
@@ -800,6 +814,7 @@ class HashBuildLeftJoinOp : public Operator {
   std::unique_ptr<Operator> left_, right_;
   EvalEnv outer_;
   std::vector<Row> left_rows_;
+  MemoryCharge memory_;  // left_rows_
   JoinHashTable hash_;
   std::vector<size_t> candidates_;
   size_t ci_ = 0;
@@ -838,6 +853,7 @@ class AggregateOp : public Operator {
     order_.clear();
     built_ = false;
     out_i_ = 0;
+    memory_.reset(memory_budget(outer.ctx));
   }
   bool next(Row& out) override {
     if (!built_) build();
@@ -855,6 +871,8 @@ class AggregateOp : public Operator {
     std::vector<std::set<Row, RowLess>> distinct_seen;
   };
   std::unique_ptr<Group> make_group(Row key) {
+    // A group holds its key, one state per aggregate (and its DISTINCT set).
+    memory_.add(row_bytes(key) + static_cast<int64_t>(sizeof(Group) + 64 * node_.aggs.size()));
     auto g = std::make_unique<Group>();
     g->key = std::move(key);
     for (size_t i = 0; i < node_.aggs.size(); ++i) {
@@ -909,6 +927,7 @@ class AggregateOp : public Operator {
         if (a.distinct) {
           if (!args.empty() && args[0].is_null()) continue;
           if (!grp.distinct_seen[i].insert(args).second) continue;
+          memory_.add_row(args);
         }
         grp.states[i]->step(args);
       }
@@ -1015,6 +1034,7 @@ class AggregateOp : public Operator {
   std::vector<Group*> order_;
   bool built_ = false;
   size_t out_i_ = 0;
+  MemoryCharge memory_;  // the groups and DISTINCT sets
 };
 
 // ---------------------------------------------------------------- sort / limit / distinct
@@ -1041,9 +1061,11 @@ class SortOp : public Operator {
     order_.clear();
     n_rows_ = i_ = 0;
     width_ = node_.columns.size();
+    memory_.reset(memory_budget(outer.ctx));
     Row r;
     while (input_->next(r)) {
       poll_interrupt(outer.ctx);
+      memory_.add(row_bytes(r) + static_cast<int64_t>(sizeof(Entry)));
       if (n_computed_) {
         EvalEnv env{&r, &outer, outer.ctx};
         for (size_t k = 0; k < slots_.size(); ++k) {
@@ -1132,6 +1154,7 @@ class SortOp : public Operator {
   size_t width_ = 0;                  // cells per row
   size_t n_rows_ = 0;
   std::vector<std::unique_ptr<Value[]>> chunks_;  // kChunkRows rows of width_ cells each
+  MemoryCharge memory_;                            // the rows and their entries
   std::vector<Value> computed_;       // n_computed_ values per row
   std::vector<Entry> order_;          // output order
   size_t i_ = 0;
@@ -1169,10 +1192,18 @@ class DistinctOp : public Operator {
  public:
   explicit DistinctOp(const DistinctNode& n)
       : input_(n.input->instantiate()), collations_(collations_of(n.columns)), seen_(RowLess{&collations_}) {}
-  void open(const EvalEnv& outer) override { input_->open(outer); seen_.clear(); }
+  void open(const EvalEnv& outer) override {
+    input_->open(outer);
+    seen_.clear();
+    memory_.reset(memory_budget(outer.ctx));
+  }
   bool next(Row& out) override {
-    while (input_->next(out))
-      if (seen_.insert(out).second) return true;
+    while (input_->next(out)) {
+      if (seen_.insert(out).second) {
+        memory_.add_row(out);
+        return true;
+      }
+    }
     return false;
   }
 
@@ -1180,6 +1211,7 @@ class DistinctOp : public Operator {
   std::unique_ptr<Operator> input_;
   std::vector<const Collation*> collations_;
   std::set<Row, RowLess> seen_;
+  MemoryCharge memory_;  // seen_
 };
 
 class SetOpOp : public Operator {
@@ -1206,11 +1238,21 @@ class SetOpOp : public Operator {
     std::set<Row, RowLess> lset(less), rset(less);
     std::vector<Row> lrows, rrows;  // each arm's rows in arrival order (distinct unless UNION ALL)
     const bool all = node_.op == Op::kUnionAll;
-    while (left_->next(r))
-      if (lset.insert(r).second || all) lrows.push_back(r);
+    memory_.reset(memory_budget(outer.ctx));
+    // Each kept row is held twice (its set and its arm's list).
+    while (left_->next(r)) {
+      if (lset.insert(r).second || all) {
+        memory_.add(2 * row_bytes(r));
+        lrows.push_back(r);
+      }
+    }
     right_->open(outer);
-    while (right_->next(r))
-      if (rset.insert(r).second || all) rrows.push_back(r);
+    while (right_->next(r)) {
+      if (rset.insert(r).second || all) {
+        memory_.add(2 * row_bytes(r));
+        rrows.push_back(r);
+      }
+    }
     switch (node_.op) {
       case Op::kUnionAll:
         rows_ = std::move(lrows);
@@ -1259,6 +1301,7 @@ class SetOpOp : public Operator {
   std::unique_ptr<Operator> left_, right_;
   std::vector<const Collation*> collations_;
   std::vector<Row> rows_;
+  MemoryCharge memory_;  // the arms' rows and sets
   size_t i_ = 0;
   bool streaming_ = false, right_open_ = false;
   EvalEnv outer_;
@@ -1268,9 +1311,11 @@ class WorkingTableOp : public Operator {
  public:
   explicit WorkingTableOp(const WorkingTableNode& n) : node_(n) {}
   void open(const EvalEnv& outer) override {
+    ctx_ = outer.ctx;
+    memory_.reset(memory_budget(ctx_));
+    for (const Row& r : *node_.rows) memory_.add_row(r);
     rows_ = *node_.rows;
     i_ = 0;
-    ctx_ = outer.ctx;
   }
   bool next(Row& out) override {
     if (i_ >= rows_.size()) return false;
@@ -1283,6 +1328,7 @@ class WorkingTableOp : public Operator {
   const WorkingTableNode& node_;
   ExecContext* ctx_ = nullptr;
   std::vector<Row> rows_;
+  MemoryCharge memory_;  // rows_
   size_t i_ = 0;
 };
 
@@ -1296,6 +1342,8 @@ class RecursiveCteOp : public Operator {
     pending_.clear();
     pi_ = 0;
     iterations_ = 0;
+    pending_bytes_ = 0;
+    memory_.reset(memory_budget(outer.ctx));
     auto init = node_.initial->instantiate();
     init->open(outer);
     Row r;
@@ -1318,6 +1366,12 @@ class RecursiveCteOp : public Operator {
       *node_.working = std::move(pending_);
       pending_.clear();
       pi_ = 0;
+      if (node_.union_all) {
+        // Only the rows being iterated over are still held.
+        memory_.reset(memory_budget(outer_.ctx));
+        memory_.add(pending_bytes_);
+      }
+      pending_bytes_ = 0;
       auto rec = node_.recursive->instantiate();
       rec->open(outer_);
       Row r;
@@ -1332,12 +1386,18 @@ class RecursiveCteOp : public Operator {
   static constexpr int kMaxIterations = 1000000;
   void add(const Row& r) {
     if (!node_.union_all && !seen_.insert(r).second) return;
+    // UNION keeps every row it has seen; UNION ALL only the current iteration's.
+    int64_t bytes = row_bytes(r);
+    memory_.add(bytes);
+    pending_bytes_ += bytes;
     pending_.push_back(r);
   }
   const RecursiveCteNode& node_;
   std::vector<const Collation*> collations_;
   std::set<Row, RowLess> seen_;
   std::vector<Row> pending_;
+  MemoryCharge memory_;  // seen_ and pending_
+  int64_t pending_bytes_ = 0;
   size_t pi_ = 0;
   int iterations_ = 0;
   EvalEnv outer_;
@@ -1353,6 +1413,8 @@ class TableFunctionOp : public Operator {
     rows_ = node_.fn->rows(*outer.ctx->db, args);
     i_ = 0;
     ctx_ = outer.ctx;
+    memory_.reset(memory_budget(ctx_));
+    for (const Row& r : rows_) memory_.add_row(r);
   }
   bool next(Row& out) override {
     if (i_ >= rows_.size()) return false;
@@ -1365,6 +1427,7 @@ class TableFunctionOp : public Operator {
   const TableFunctionNode& node_;
   ExecContext* ctx_ = nullptr;
   std::vector<Row> rows_;
+  MemoryCharge memory_;  // rows_
   size_t i_ = 0;
 };
 

@@ -404,7 +404,7 @@ Value InListScalar::eval(const EvalEnv& env) const {
 Value SubqueryScalar::eval(const EvalEnv& env) const {
   const std::vector<Row>* rows = nullptr;
   std::vector<Row> local;
-  auto run = [&](std::vector<Row>& out, size_t max_rows) {
+  auto run = [&](std::vector<Row>& out, size_t max_rows, MemoryCharge& memory) {
     std::shared_ptr<Operator> fresh;
     Operator* tree;
     if (op_busy) {  // re-entered while running: use a private tree
@@ -421,17 +421,22 @@ Value SubqueryScalar::eval(const EvalEnv& env) const {
     } busy{op_busy, op_busy};
     op_busy = true;
     tree->open(env);
+    memory.reset(memory_budget(env.ctx));
     Row r;
-    while ((max_rows == 0 || out.size() < max_rows) && tree->next(r)) out.push_back(r);
+    while ((max_rows == 0 || out.size() < max_rows) && tree->next(r)) {
+      memory.add_row(r);
+      out.push_back(r);
+    }
   };
   size_t max_rows = kind == ScalarKind::kInSubquery ? 0 : (kind == ScalarKind::kExists ? 1 : 2);
   if (correlated) {
-    run(local, max_rows);
+    MemoryCharge local_memory;  // local's rows, given back when this evaluation ends
+    run(local, max_rows, local_memory);
     rows = &local;
   } else {
     if (cache_generation != env.ctx->generation) {
       cache.clear();
-      run(cache, max_rows);
+      run(cache, max_rows, cache_memory);
       cache_generation = env.ctx->generation;
     }
     rows = &cache;

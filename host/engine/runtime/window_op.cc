@@ -40,8 +40,14 @@ class WindowOp : public Operator {
     outer_ = outer;
     input_->open(outer);
     rows_.clear();
+    memory_.reset(memory_budget(outer.ctx));
     Row r;
-    while (input_->next(r)) rows_.push_back(r);
+    while (input_->next(r)) {
+      poll_interrupt(outer.ctx);
+      // The row, and one result cell per window call.
+      memory_.add(row_bytes(r) + static_cast<int64_t>(node_.calls.size() * sizeof(Value)));
+      rows_.push_back(r);
+    }
     results_.assign(node_.calls.size(), std::vector<Value>(rows_.size()));
     order_.clear();
     for (size_t c = 0; c < node_.calls.size(); ++c) compute(c);
@@ -304,6 +310,7 @@ class WindowOp : public Operator {
   std::unique_ptr<Operator> input_;
   EvalEnv outer_;
   std::vector<Row> rows_;
+  MemoryCharge memory_;  // rows_ and results_
   std::vector<std::vector<Value>> results_;
   std::vector<size_t> order_;
   size_t pos_ = 0;
