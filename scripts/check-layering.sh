@@ -10,11 +10,11 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root/host/engine"
 # Lowest first. ddl/declarative/ is part of ddl.
-order=(common types parser catalog functions planner rewrite optimizer runtime transaction write ddl main)
+order=(common types eval parser catalog functions planner rewrite optimizer runtime transaction write ddl main)
 declare -A rank
 for i in "${!order[@]}"; do rank[${order[$i]}]=$i; done
 exceptions="$root/scripts/layering-exceptions.txt"
-declare -A allowed used
+declare -A allowed=() used=()
 if [ -f "$exceptions" ]; then
   while IFS= read -r line; do
     line="${line%%#*}"

@@ -8,7 +8,7 @@
 
 #include "cli/output.h"
 #include "common/status.h"
-#include "core/database.h"
+#include "main/database.h"
 
 namespace quereus {
 

@@ -9,8 +9,8 @@
 
 #include "common/status.h"
 #include "config/options.h"
-#include "core/database.h"
-#include "core/registry.h"
+#include "main/database.h"
+#include "catalog/registry.h"
 
 namespace quereus {
 

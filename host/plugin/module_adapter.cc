@@ -9,8 +9,8 @@
 #include <spdlog/spdlog.h>
 
 #include "absl/container/inlined_vector.h"
-#include "functions/json_value.h"
-#include "functions/temporal.h"
+#include "types/json_value.h"
+#include "types/temporal.h"
 #include "types/big_int.h"
 
 namespace quereus {

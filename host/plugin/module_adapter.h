@@ -15,10 +15,10 @@
 #include <string_view>
 #include <vector>
 
-#include "functions/function.h"
+#include "catalog/function.h"
 #include "plugin/host_api.h"
 #include "types/collation.h"
-#include "vtab/module.h"
+#include "catalog/module.h"
 
 namespace quereus {
 

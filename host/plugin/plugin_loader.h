@@ -48,7 +48,7 @@
 #include <vector>
 
 #include "common/status.h"
-#include "core/registry.h"
+#include "catalog/registry.h"
 #include "plugin/host_api.h"
 #include "types/value.h"
 

@@ -135,7 +135,7 @@ void put_json(std::string& out, const nlohmann::json& j, int depth = 0) {
   }
 }
 
-// ---- TIMESPAN: the host's ISO 8601 duration grammar (functions/temporal.cc) ----
+// ---- TIMESPAN: the host's ISO 8601 duration grammar (types/temporal.cc) ----
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 

@@ -1,11 +1,11 @@
-// Benchmark: the engine adapters — ours through core/database.h, SQLite through sqlite3.h.
+// Benchmark: the engine adapters — ours through main/database.h, SQLite through sqlite3.h.
 #include "bench_engine.h"
 
 #include <sqlite3.h>
 
 #include <vector>
 
-#include "core/database.h"
+#include "main/database.h"
 
 namespace quereus::bench {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/registry.h"
+#include "catalog/registry.h"
 
 namespace quereus::bench {
 

@@ -14,8 +14,8 @@
 #include <string_view>
 
 #include "common/status.h"
-#include "core/database.h"
-#include "core/registry.h"
+#include "main/database.h"
+#include "catalog/registry.h"
 #include "plugin/plugin_loader.h"
 
 namespace {

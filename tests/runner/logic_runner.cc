@@ -13,7 +13,7 @@
 
 #include "cli/result_json.h"
 #include "config/host_setup.h"
-#include "core/database.h"
+#include "main/database.h"
 #include "plugin/plugin_loader.h"
 
 namespace quereus::logic {

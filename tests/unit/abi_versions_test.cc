@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "core/database.h"
+#include "main/database.h"
 #include "plugin/plugin_loader.h"
 #include "quereus/abi.h"
 

@@ -4,9 +4,9 @@
 #include <memory>
 #include <string>
 
-#include "core/registry.h"
+#include "catalog/registry.h"
 #include "mem_db_test.h"
-#include "vtab/module.h"
+#include "catalog/module.h"
 
 namespace quereus {
 namespace {

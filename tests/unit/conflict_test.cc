@@ -4,7 +4,7 @@
 
 #include "mem_db_test.h"
 
-#include "core/database.h"
+#include "main/database.h"
 
 namespace quereus {
 namespace {

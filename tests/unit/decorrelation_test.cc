@@ -7,7 +7,7 @@
 
 #include "mem_db_test.h"
 
-#include "core/database_impl.h"
+#include "main/database_impl.h"
 #include "optimizer/optimizer.h"
 #include "parser/parser.h"
 #include "planner/planner.h"

@@ -1,4 +1,4 @@
-// DML as a relation (planner/dml_relation.h) and the schema search path through the
+// DML as a relation (write/dml_relation.h) and the schema search path through the
 // embedding API: what the logic files cannot show — a prepared statement re-executed,
 // and the path changing between executions.
 #include "mem_db_test.h"

@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 
 #include "mem_db_test.h"
-#include "core/database.h"
+#include "main/database.h"
 #include "functions/json_schema.h"
-#include "functions/json_value.h"
-#include "functions/temporal.h"
+#include "types/json_value.h"
+#include "types/temporal.h"
 
 namespace quereus {
 namespace {

@@ -9,12 +9,12 @@
 #include <memory>
 #include <string>
 
-#include "core/registry.h"
+#include "catalog/registry.h"
 #include "mem_db_test.h"
 #include "older_table_abi.h"
 #include "plugin/module_adapter.h"
 #include "quereus/sdk.hpp"
-#include "vtab/module.h"
+#include "catalog/module.h"
 
 namespace quereus {
 namespace {

@@ -1,5 +1,5 @@
 // A fresh database over the mem plugin, for unit tests that drive the engine end to end
-// through the embedding API (core/database.h).
+// through the embedding API (main/database.h).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/database.h"
+#include "main/database.h"
 #include "plugin/plugin_loader.h"
 
 namespace quereus {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/database.h"
+#include "main/database.h"
 #include "plugin/plugin_loader.h"
 
 namespace quereus {

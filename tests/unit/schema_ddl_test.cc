@@ -1,11 +1,11 @@
-// core/schema_ddl: the DDL a persistent catalog stores must recreate the table exactly.
+// ddl/schema_ddl: the DDL a persistent catalog stores must recreate the table exactly.
 // Property: render → execute in a fresh database → render again gives the same text,
 // for tables using every column and constraint feature, also after ALTERs.
 #include <string>
 #include <vector>
 
-#include "core/database_impl.h"
-#include "core/schema_ddl.h"
+#include "main/database_impl.h"
+#include "ddl/schema_ddl.h"
 #include "mem_db_test.h"
 
 namespace quereus {

@@ -1,4 +1,4 @@
-// The declarative differ's table stage (core/schema_differ.cc) end to end: status codes
+// The declarative differ's table stage (ddl/declarative/schema_differ.cc) end to end: status codes
 // of its refusals, nothing changed by a refusal, a partially-applied migration keeping
 // what landed, and DIFF SCHEMA listing exactly what APPLY SCHEMA runs.
 #include <gtest/gtest.h>

@@ -1,11 +1,11 @@
-// Schema expressions (core/schema_expressions.h): the AST walk that reaches into
+// Schema expressions (ddl/schema_expressions.h): the AST walk that reaches into
 // subqueries, the determinism gate, and generated columns / mutation context end to end.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "core/schema_expressions.h"
+#include "ddl/schema_expressions.h"
 #include "functions/builtins.h"
 #include "mem_db_test.h"
 #include "parser/parser.h"

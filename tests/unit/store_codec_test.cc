@@ -15,8 +15,8 @@
 #include "../../modules/store/key_codec.h"
 #include "../../modules/store/kv.h"
 #include "../../modules/store/row_codec.h"
-#include "functions/json_value.h"
-#include "functions/temporal.h"
+#include "types/json_value.h"
+#include "types/temporal.h"
 #include "types/collation.h"
 
 namespace quereus::store {

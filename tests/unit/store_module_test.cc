@@ -14,9 +14,9 @@
 
 #include "../../modules/store/kv.h"
 #include "../../modules/store/kv_staged.h"
-#include "core/registry.h"
+#include "catalog/registry.h"
 #include "plugin/plugin_loader.h"
-#include "vtab/module.h"
+#include "catalog/module.h"
 
 namespace quereus {
 namespace {

@@ -1,9 +1,9 @@
-// Metadata tags: the catalog form and tag verbs (core/tags.h), the reserved registry,
+// Metadata tags: the catalog form and tag verbs (ddl/tags.h), the reserved registry,
 // the parser's placement of a trailing WITH TAGS, and the status codes end to end.
 #include <gtest/gtest.h>
 
 #include "common/status.h"
-#include "core/tags.h"
+#include "ddl/tags.h"
 #include "mem_db_test.h"
 #include "parser/ast_printer.h"
 #include "parser/parser.h"

@@ -1,4 +1,4 @@
-// Writing through views end to end over the mem plugin (core/view_writes.cc,
+// Writing through views end to end over the mem plugin (rewrite/view_writes.cc,
 // docs/view-updates.md): the lowering onto the base tables, refusals with their status
 // codes, atomicity of a join write, re-execution of a prepared view write, and
 // mutation_ordinal().
@@ -6,7 +6,7 @@
 
 #include "mem_db_test.h"
 
-#include "core/database.h"
+#include "main/database.h"
 
 namespace quereus {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "mem_db_test.h"
 
-#include "core/database.h"
+#include "main/database.h"
 
 namespace quereus {
 namespace {
@@ -104,7 +104,7 @@ TEST_F(ViewsTest, ViewsOverViewsAggregatesAndSelfJoins) {
 }
 
 TEST_F(ViewsTest, WritingThroughANonUpdatableViewIsRefused) {
-  // Writing through views is core/view_writes.cc (tests/unit/view_writes_test.cc); a body
+  // Writing through views is rewrite/view_writes.cc (tests/unit/view_writes_test.cc); a body
   // with no row-by-row lineage is refused at plan time, naming the view.
   exec("create table t (id integer primary key); create view v as select count(*) as n from t");
   for (const char* sql : {"insert into v values (1)", "update v set n = 2", "delete from v"}) {

@@ -6,10 +6,11 @@
 #include <random>
 
 #include "common/status.h"
-#include "core/registry.h"
+#include "catalog/registry.h"
 #include "functions/function_util.h"
-#include "planner/scalar_expr.h"
-#include "runtime/mutation_ordinal.h"
+#include "types/conversions.h"
+#include "types/patterns.h"
+#include "write/mutation_ordinal.h"
 #include "types/big_int.h"
 #include "types/compare.h"
 
@@ -380,7 +381,6 @@ void register_builtin_functions(Registry& r) {
   register_json_functions(r);
   register_datetime_functions(r);
   register_extra_functions(r);
-  register_introspection_functions(r);
 }
 
 }  // namespace quereus

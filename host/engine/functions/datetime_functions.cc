@@ -17,10 +17,10 @@
 #include <optional>
 
 #include "common/status.h"
-#include "core/registry.h"
+#include "catalog/registry.h"
 #include "functions/builtins.h"
 #include "functions/function_util.h"
-#include "functions/temporal.h"
+#include "types/temporal.h"
 
 namespace quereus {
 

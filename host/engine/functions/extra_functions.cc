@@ -21,12 +21,13 @@
 #include <random>
 
 #include "common/status.h"
-#include "core/registry.h"
+#include "catalog/registry.h"
 #include "functions/builtins.h"
 #include "functions/extra_functions.h"
 #include "functions/function_util.h"
-#include "functions/json_value.h"
-#include "planner/scalar_expr.h"
+#include "types/json_value.h"
+#include "types/conversions.h"
+#include "types/patterns.h"
 #include "types/big_int.h"
 #include "types/compare.h"
 

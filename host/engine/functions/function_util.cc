@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "functions/json_value.h"
+#include "types/json_value.h"
 #include "types/logical_type.h"
 
 namespace quereus::fnutil {

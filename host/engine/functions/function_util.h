@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/registry.h"
-#include "functions/function.h"
+#include "catalog/registry.h"
+#include "catalog/function.h"
 #include "types/value.h"
 
 namespace quereus::fnutil {

@@ -3,7 +3,7 @@
 // json_replace, json_set, json_remove, json_patch (RFC 6902), the json_group_array /
 // json_group_object aggregates and the json_each / json_tree table functions.
 //
-// JSON results are Value::Json holding canonical text (functions/json_value.h); a JSON
+// JSON results are Value::Json holding canonical text (types/json_value.h); a JSON
 // null result is SQL NULL. Scalars extracted from a document come back as SQL scalars.
 //
 // Determinism: everything here is deterministic and replicable (pure text processing),
@@ -12,11 +12,11 @@
 #include <optional>
 
 #include "common/status.h"
-#include "core/registry.h"
+#include "catalog/registry.h"
 #include "functions/builtins.h"
 #include "functions/function_util.h"
 #include "functions/json_schema.h"
-#include "functions/json_value.h"
+#include "types/json_value.h"
 
 namespace quereus {
 

@@ -12,7 +12,7 @@
 #include <optional>
 #include <string_view>
 
-#include "functions/json_value.h"
+#include "types/json_value.h"
 
 namespace quereus::jsonv {
 

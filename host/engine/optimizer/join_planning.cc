@@ -16,7 +16,7 @@
 #include <typeinfo>
 
 #include "optimizer/optimizer.h"
-#include "schema/catalog.h"
+#include "catalog/catalog.h"
 
 namespace quereus {
 
@@ -410,16 +410,6 @@ class OrderCost {
 
 }  // namespace
 
-ScalarPtr conjoin(const std::vector<ScalarPtr>& conjuncts) {
-  if (conjuncts.empty()) return nullptr;
-  ScalarPtr pred = conjuncts[0];
-  for (size_t i = 1; i < conjuncts.size(); ++i) {
-    auto b = std::make_shared<BinaryScalar>(ast::BinaryOp::kAnd, pred, conjuncts[i]);
-    b->type = QRS_LT_BOOLEAN;
-    pred = b;
-  }
-  return pred;
-}
 
 RelPtr filter_over(RelPtr input, std::vector<ScalarPtr> conjuncts) {
   if (conjuncts.empty()) return input;

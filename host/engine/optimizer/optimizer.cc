@@ -5,8 +5,8 @@
 
 #include "common/status.h"
 #include "optimizer/decorrelate.h"
-#include "runtime/exec_context.h"
-#include "schema/catalog.h"
+#include "eval/exec_context.h"
+#include "catalog/catalog.h"
 
 namespace quereus {
 
@@ -109,34 +109,6 @@ bool as_pushable(const ScalarPtr& e, const TableScanNode& scan, PushedFilter* ou
 
 }  // namespace
 
-void split_conjuncts(const ScalarPtr& e, std::vector<ScalarPtr>& out) {
-  if (e->kind == ScalarKind::kBinary) {
-    auto& b = static_cast<const BinaryScalar&>(*e);
-    if (b.op == ast::BinaryOp::kAnd) {
-      split_conjuncts(b.left, out);
-      split_conjuncts(b.right, out);
-      return;
-    }
-  }
-  if (e->kind == ScalarKind::kBetween) {
-    // x BETWEEN a AND b is exactly x >= a AND x <= b, which the access plan can seek.
-    auto& b = static_cast<const BetweenScalar&>(*e);
-    if (!b.negated) {
-      auto ge = std::make_shared<BinaryScalar>(ast::BinaryOp::kGe, b.operand, b.low);
-      auto le = std::make_shared<BinaryScalar>(ast::BinaryOp::kLe, b.operand, b.high);
-      ge->compare_collation = b.low_collation;
-      le->compare_collation = b.high_collation;
-      for (auto* c : {ge.get(), le.get()}) {
-        c->type = QRS_LT_BOOLEAN;
-        c->duration_order = b.duration_order;
-      }
-      out.push_back(ge);
-      out.push_back(le);
-      return;
-    }
-  }
-  out.push_back(e);
-}
 
 namespace {
 

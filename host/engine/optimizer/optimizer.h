@@ -73,10 +73,6 @@ class Optimizer {
   const OptimizerOptions& options_;
 };
 
-// Splits a predicate into its AND-ed conjuncts.
-void split_conjuncts(const ScalarPtr& e, std::vector<ScalarPtr>& out);
-// The AND of `conjuncts` (typed BOOLEAN); null when there are none.
-ScalarPtr conjoin(const std::vector<ScalarPtr>& conjuncts);
 // `input` filtered by the AND of `conjuncts`; `input` itself when there are none.
 RelPtr filter_over(RelPtr input, std::vector<ScalarPtr> conjuncts);
 // The access-plan request for a scan's pushed filters and requested ordering.

@@ -7,12 +7,12 @@
 #include <set>
 
 #include "common/status.h"
-#include "core/database_impl.h"
+#include "main/database_impl.h"
 #include "optimizer/optimizer.h"
 #include "parser/ast_printer.h"
-#include "planner/dml_relation.h"
+#include "write/dml_relation.h"
 #include "planner/type_coercion.h"
-#include "schema/catalog.h"
+#include "catalog/catalog.h"
 #include "types/logical_type.h"
 #include "parser/ast_visit.h"
 

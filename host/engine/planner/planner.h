@@ -13,7 +13,7 @@
 #include "parser/ast.h"
 #include "planner/rel_node.h"
 #include "planner/scalar_expr.h"
-#include "schema/catalog.h"
+#include "catalog/catalog.h"
 
 namespace quereus {
 
@@ -70,7 +70,7 @@ struct Scope {
 };
 
 // Rows a view write fills at run time (its insert envelope, its captured row keys), visible
-// to FROM under `name` while a planner that bound them plans (core/view_writes.h).
+// to FROM under `name` while a planner that bound them plans (rewrite/view_writes.h).
 struct BoundRows {
   std::string name;
   std::vector<Attribute> columns;  // names and types; ids are minted per planner

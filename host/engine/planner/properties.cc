@@ -6,7 +6,6 @@
 #include <map>
 #include <set>
 
-#include "optimizer/optimizer.h"
 
 namespace quereus {
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "planner/scalar_expr.h"
-#include "runtime/exec_context.h"
-#include "vtab/module.h"
+#include "eval/exec_context.h"
+#include "catalog/module.h"
 
 namespace quereus {
 
@@ -30,7 +30,7 @@ struct Attribute {
 enum class RelKind {
   kTableScan, kValues, kSingleRow, kFilter, kProject, kJoin, kAggregate, kSort, kLimit,
   kDistinct, kSetOp, kWorkingTable, kRecursiveCte, kWindow, kTableFunction, kSemiJoin,
-  kDml,  // planner/dml_relation.h
+  kDml,  // write/dml_relation.h
 };
 
 // A stateful iterator over one execution of a plan node.

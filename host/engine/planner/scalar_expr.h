@@ -6,11 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "functions/function.h"
+#include "catalog/function.h"
 #include "parser/ast.h"
 #include "quereus/abi.h"
-#include "runtime/exec_context.h"
+#include "eval/exec_context.h"
 #include "types/collation.h"
+#include "types/conversions.h"
+#include "types/patterns.h"
 #include "types/value.h"
 
 namespace quereus {
@@ -210,14 +212,9 @@ struct IsNullScalar : ScalarExpr {
   std::vector<const ScalarPtr*> operands() const override { return {&operand}; }
 };
 
-// Value conversions shared by CAST, column coercion and functions.
-Value cast_value(const Value& v, qrs_logical_type target);
-// Maps a declared type name ("varchar(10)", "INT", …) to a logical type.
-qrs_logical_type logical_type_from_name(std::string_view type_name);
-// Parses text as a number (integer when exact), or returns NULL when it is not numeric.
-Value parse_number(std::string_view text, bool lenient_prefix);
-// SQL LIKE (ASCII case-insensitive) and GLOB.
-bool like_match(std::string_view pattern, std::string_view text, int escape);
-bool glob_match(std::string_view pattern, std::string_view text);
+// Splits a predicate into its AND-ed conjuncts (x BETWEEN a AND b counts as two).
+void split_conjuncts(const ScalarPtr& e, std::vector<ScalarPtr>& out);
+// The AND of `conjuncts` (typed BOOLEAN); null when there are none.
+ScalarPtr conjoin(const std::vector<ScalarPtr>& conjuncts);
 
 }  // namespace quereus

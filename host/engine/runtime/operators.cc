@@ -12,10 +12,10 @@
 #include "absl/container/flat_hash_map.h"
 
 #include "common/status.h"
-#include "functions/temporal.h"
+#include "types/temporal.h"
 #include "planner/rel_node.h"
-#include "runtime/indexes.h"
-#include "schema/catalog.h"
+#include "write/indexes.h"
+#include "catalog/catalog.h"
 #include "types/compare.h"
 
 namespace quereus {

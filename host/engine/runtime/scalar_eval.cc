@@ -7,20 +7,17 @@
 
 #include "common/limits.h"
 #include "common/status.h"
-#include "functions/json_value.h"
-#include "functions/temporal.h"
+#include "types/json_value.h"
+#include "types/temporal.h"
 #include "planner/rel_node.h"
 #include "planner/scalar_expr.h"
-#include "schema/catalog.h"
+#include "catalog/catalog.h"
 #include "types/big_int.h"
 #include "types/compare.h"
+#include "types/conversions.h"
+#include "types/patterns.h"
 
 namespace quereus {
-
-// LIKE / GLOB that poll the statement's interrupt check while they backtrack (defined
-// with like_match / glob_match at the end of this file).
-static bool like_match_polled(std::string_view pattern, std::string_view text, int escape, InterruptCheck* check);
-static bool glob_match_polled(std::string_view pattern, std::string_view text, InterruptCheck* check);
 
 namespace {
 
@@ -329,13 +326,13 @@ Value BinaryScalar::eval(const EvalEnv& env) const {
       }
       // a LIKE b: a is the text, b the pattern.
       InterruptCheck* check = env.ctx ? &env.ctx->interrupt : nullptr;
-      bool m = like_match_polled(b.to_text(), a.to_text(), esc, check);
+      bool m = like_match(b.to_text(), a.to_text(), esc, check);
       return bool_value(op == Op::kLike ? m : !m);
     }
     case Op::kGlob: case Op::kNotGlob: {
       if (a.is_null() || b.is_null()) return Value();
       InterruptCheck* check = env.ctx ? &env.ctx->interrupt : nullptr;
-      bool m = glob_match_polled(b.to_text(), a.to_text(), check);
+      bool m = glob_match(b.to_text(), a.to_text(), check);
       return bool_value(op == Op::kGlob ? m : !m);
     }
     default:
@@ -482,318 +479,6 @@ Value BetweenScalar::eval(const EvalEnv& env) const {
 Value IsNullScalar::eval(const EvalEnv& env) const {
   bool n = operand->eval(env).is_null();
   return bool_value(negated ? !n : n);
-}
-
-// ---------------------------------------------------------------- conversions
-
-qrs_logical_type logical_type_from_name(std::string_view type_name) {
-  std::string t = to_upper(type_name);
-  auto paren = t.find('(');
-  if (paren != std::string::npos) t = t.substr(0, paren);
-  while (!t.empty() && t.back() == ' ') t.pop_back();
-  if (t.empty() || t == "ANY") return QRS_LT_ANY;
-  if (t == "BOOLEAN" || t == "BOOL") return QRS_LT_BOOLEAN;
-  if (t == "JSON") return QRS_LT_JSON;
-  if (t == "DATE") return QRS_LT_DATE;
-  if (t == "TIME") return QRS_LT_TIME;
-  if (t == "DATETIME" || t == "TIMESTAMP") return QRS_LT_DATETIME;
-  if (t == "TIMESPAN") return QRS_LT_TIMESPAN;
-  if (t.find("INT") != std::string::npos) return QRS_LT_INTEGER;
-  if (t.find("CHAR") != std::string::npos || t.find("CLOB") != std::string::npos ||
-      t.find("TEXT") != std::string::npos || t == "STRING")
-    return QRS_LT_TEXT;
-  if (t.find("BLOB") != std::string::npos) return QRS_LT_BLOB;
-  if (t.find("REAL") != std::string::npos || t.find("FLOA") != std::string::npos ||
-      t.find("DOUB") != std::string::npos)
-    return QRS_LT_REAL;
-  if (t == "NUMERIC" || t == "DECIMAL" || t == "NUMBER") return QRS_LT_NUMERIC;
-  return QRS_LT_ANY;
-}
-
-Value parse_number(std::string_view text, bool lenient_prefix) {
-  size_t i = 0, n = text.size();
-  auto digit = [&](size_t k) { return k < n && std::isdigit(static_cast<unsigned char>(text[k])); };
-  while (i < n && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-  size_t start = i;
-  if (i < n && (text[i] == '+' || text[i] == '-')) ++i;
-  size_t nd = 0;
-  while (digit(i)) { ++i; ++nd; }
-  bool is_int = true;
-  if (i < n && text[i] == '.') {
-    size_t save = i++;
-    size_t frac = 0;
-    while (digit(i)) { ++i; ++frac; }
-    if (nd + frac == 0) i = save; else is_int = false;
-    nd += frac;
-  }
-  if (nd == 0) return Value();
-  if (i < n && (text[i] == 'e' || text[i] == 'E')) {
-    size_t save = i++;
-    if (i < n && (text[i] == '+' || text[i] == '-')) ++i;
-    if (digit(i)) {
-      is_int = false;
-      while (digit(i)) ++i;
-    } else {
-      i = save;
-    }
-  }
-  size_t end = i;
-  while (i < n && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-  if (i != n && !lenient_prefix) return Value();
-  std::string_view num = text.substr(start, end - start);
-  if (is_int) {
-    // An integer spelling keeps full precision (past int64 as a big integer).
-    bool negative = num[0] == '-';
-    if (num[0] == '+' || num[0] == '-') num.remove_prefix(1);
-    return bigint::from_digits(negative, num);
-  }
-  return Value::Real(std::strtod(std::string(num).c_str(), nullptr));
-}
-
-// Text to INTEGER reads the leading integer run ('12abc' → 12, '9e18' → 9, 'abc' → 0)
-// at full precision (past int64 as a big integer); blank text has no integer (NULL).
-static Value leading_integer(std::string_view text) {
-  size_t i = 0, n = text.size();
-  while (i < n && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-  if (i == n) return Value();
-  bool negative = text[i] == '-';
-  if (text[i] == '+' || text[i] == '-') ++i;
-  size_t start = i;
-  while (i < n && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
-  if (i == start) return Value::Integer(0);
-  return bigint::from_digits(negative, text.substr(start, i - start));
-}
-
-Value cast_value(const Value& v, qrs_logical_type target) {
-  if (v.is_null()) return v;
-  switch (target) {
-    case QRS_LT_ANY: return v;
-    case QRS_LT_INTEGER:
-      switch (v.type()) {
-        case ValueType::kInteger:
-        case ValueType::kBigInt: return v;
-        case ValueType::kBoolean: return Value::Integer(v.as_int());
-        case ValueType::kReal: {
-          // Truncated toward zero and exact: a whole real past int64 becomes a big integer.
-          double d = v.as_real();
-          if (std::isnan(d)) return Value::Integer(0);
-          if (std::isinf(d)) return Value::Integer(d > 0 ? std::numeric_limits<int64_t>::max()
-                                                         : std::numeric_limits<int64_t>::min());
-          return bigint::from_double(d);
-        }
-        case ValueType::kText: return leading_integer(v.str());
-        default: return Value::Integer(0);
-      }
-    case QRS_LT_REAL:
-      switch (v.type()) {
-        case ValueType::kReal: return v;
-        case ValueType::kInteger:
-        case ValueType::kBoolean: return Value::Real(static_cast<double>(v.as_int()));
-        case ValueType::kBigInt: return Value::Real(v.to_double());
-        case ValueType::kText: {
-          Value n = parse_number(v.str(), true);
-          return Value::Real(n.is_null() ? 0.0 : n.to_double());
-        }
-        default: return Value::Real(0);
-      }
-    case QRS_LT_NUMERIC:
-      switch (v.type()) {
-        case ValueType::kInteger:
-        case ValueType::kReal:
-        case ValueType::kBigInt: return v;
-        case ValueType::kBoolean: return Value::Integer(v.as_int());
-        case ValueType::kText: {
-          Value n = parse_number(v.str(), true);
-          return n.is_null() ? Value::Integer(0) : n;
-        }
-        default: return Value::Integer(0);
-      }
-    case QRS_LT_TEXT:
-      if (v.type() == ValueType::kText) return v;
-      if (v.type() == ValueType::kBlob) return Value::Text(utf8_lossy(v.str()));
-      return Value::Text(v.to_text());
-    case QRS_LT_BLOB:
-      if (v.type() == ValueType::kBlob) return v;
-      return Value::Blob(v.to_text());
-    case QRS_LT_BOOLEAN:
-      switch (v.type()) {
-        case ValueType::kBoolean: return v;
-        case ValueType::kInteger: return Value::Boolean(v.as_int() != 0);
-        case ValueType::kBigInt: return Value::Boolean(true);
-        case ValueType::kReal: return Value::Boolean(v.as_real() != 0);
-        case ValueType::kText:
-        case ValueType::kJson: {
-          std::string t = to_lower(v.str());
-          if (t == "true" || t == "1") return Value::Boolean(true);
-          if (t == "false" || t == "0") return Value::Boolean(false);
-          return Value();
-        }
-        default: return Value();
-      }
-    case QRS_LT_JSON: {
-      switch (v.type()) {
-        case ValueType::kJson: return v;
-        case ValueType::kBlob: return Value();
-        case ValueType::kText: {
-          // JSON source when it parses; otherwise a bare string is a JSON string scalar.
-          std::optional<jsonv::Json> j = jsonv::parse(v.str());
-          return jsonv::to_value(j ? *j : jsonv::Json(v.str()));
-        }
-        default: return jsonv::to_value(jsonv::from_sql_element(v));
-      }
-    }
-    case QRS_LT_DATE:
-    case QRS_LT_TIME:
-    case QRS_LT_DATETIME:
-    case QRS_LT_TIMESPAN: {
-      if (v.type() == ValueType::kBlob || v.type() == ValueType::kJson) return Value();
-      std::string error;
-      std::optional<std::string> text = target == QRS_LT_DATE       ? temporal::to_date_text(v, &error)
-                                        : target == QRS_LT_TIME     ? temporal::to_time_text(v, &error)
-                                        : target == QRS_LT_DATETIME ? temporal::to_datetime_text(v, &error)
-                                                                    : temporal::to_timespan_text(v, &error);
-      return text ? Value::Text(std::move(*text)) : Value();
-    }
-    default: return v;
-  }
-}
-
-// LIKE and GLOB match iteratively in O(pattern x subject) time and constant stack: a
-// pattern is a sequence of segments separated by runs of '%' ('*'); every other token
-// consumes a number of bytes fixed by the subject position, so a segment matches at a
-// given position or not. Matching each segment at its earliest position is then optimal
-// (the following wildcard absorbs whatever lies between), which needs only one resume
-// point: the last wildcard seen and the subject position it has absorbed up to.
-
-namespace {
-
-// The result of matching one non-wildcard token of a pattern at a subject position.
-enum class TokenMatch { kMatch, kMismatch, kNever };
-
-inline bool is_utf8_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
-
-inline int ascii_lower(unsigned char c) { return std::tolower(c); }
-
-// LIKE: '_' is one UTF-8 character, ESCAPE x makes the next character literal, others
-// compare ASCII case-insensitively. Advances *p and *s on a match.
-TokenMatch like_token(const char*& p, const char* pe, const char*& s, const char* se, int esc) {
-  unsigned char c = static_cast<unsigned char>(*p);
-  if (esc >= 0 && c == esc && p + 1 < pe) {
-    if (s >= se || ascii_lower(static_cast<unsigned char>(*s)) != ascii_lower(static_cast<unsigned char>(p[1])))
-      return TokenMatch::kMismatch;
-    p += 2;
-    ++s;
-    return TokenMatch::kMatch;
-  }
-  if (s >= se) return TokenMatch::kMismatch;
-  if (c == '_') {
-    ++s;
-    while (s < se && is_utf8_continuation(*s)) ++s;
-    ++p;
-    return TokenMatch::kMatch;
-  }
-  if (ascii_lower(c) != ascii_lower(static_cast<unsigned char>(*s))) return TokenMatch::kMismatch;
-  ++p;
-  ++s;
-  return TokenMatch::kMatch;
-}
-
-// GLOB: '?' is one byte, '[...]' a byte class ('^' negates, 'a-z' ranges, a ']' first is
-// literal), others compare exactly. An unterminated class never matches.
-TokenMatch glob_token(const char*& p, const char* pe, const char*& s, const char* se, int /*esc*/) {
-  char c = *p;
-  if (c == '[') {
-    const char* q = p + 1;
-    bool negate = false;
-    if (q < pe && *q == '^') {
-      negate = true;
-      ++q;
-    }
-    bool matched = false;
-    bool first = true;
-    const bool have = s < se;
-    while (q < pe && (first || *q != ']')) {
-      first = false;
-      if (q + 2 < pe && q[1] == '-' && q[2] != ']') {
-        if (have && *s >= q[0] && *s <= q[2]) matched = true;
-        q += 3;
-      } else {
-        if (have && *s == *q) matched = true;
-        ++q;
-      }
-    }
-    if (q >= pe) return TokenMatch::kNever;
-    if (!have || matched == negate) return TokenMatch::kMismatch;
-    p = q + 1;
-    ++s;
-    return TokenMatch::kMatch;
-  }
-  if (s >= se) return TokenMatch::kMismatch;
-  if (c != '?' && c != *s) return TokenMatch::kMismatch;
-  ++p;
-  ++s;
-  return TokenMatch::kMatch;
-}
-
-// `interrupt` (may be null) is polled at every backtrack: the work is bounded by pattern
-// x subject, which for long inputs is still long enough to want a timeout.
-template <typename TokenFn>
-bool wildcard_match(std::string_view pattern, std::string_view text, char star, int esc, TokenFn token,
-                    InterruptCheck* interrupt) {
-  const char* p = pattern.data();
-  const char* const pe = p + pattern.size();
-  const char* s = text.data();
-  const char* const se = s + text.size();
-  const char* resume_p = nullptr;  // the pattern just after the last wildcard run
-  const char* resume_s = nullptr;  // the subject position that wildcard has absorbed up to
-  for (;;) {
-    // An escaped wildcard (ESCAPE '%' then '%x') is a literal, matched as a token.
-    const bool escaped = esc >= 0 && static_cast<unsigned char>(star) == esc && p + 1 < pe;
-    if (p < pe && *p == star && !escaped) {
-      while (p < pe && *p == star) ++p;
-      if (p == pe) return true;
-      resume_p = p;
-      resume_s = s;
-      continue;
-    }
-    if (p == pe) {
-      if (s == se) return true;
-    } else {
-      const char* p2 = p;
-      const char* s2 = s;
-      TokenMatch m = token(p2, pe, s2, se, esc);
-      if (m == TokenMatch::kNever) return false;
-      if (m == TokenMatch::kMatch) {
-        p = p2;
-        s = s2;
-        continue;
-      }
-    }
-    // Mismatch: let the last wildcard absorb one more byte and retry its segment.
-    if (resume_p == nullptr || resume_s >= se) return false;
-    if (interrupt) interrupt->poll();
-    ++resume_s;
-    p = resume_p;
-    s = resume_s;
-  }
-}
-
-}  // namespace
-
-static bool like_match_polled(std::string_view pattern, std::string_view text, int escape, InterruptCheck* check) {
-  return wildcard_match(pattern, text, '%', escape, like_token, check);
-}
-
-static bool glob_match_polled(std::string_view pattern, std::string_view text, InterruptCheck* check) {
-  return wildcard_match(pattern, text, '*', -1, glob_token, check);
-}
-
-bool like_match(std::string_view pattern, std::string_view text, int escape) {
-  return wildcard_match(pattern, text, '%', escape, like_token, nullptr);
-}
-
-bool glob_match(std::string_view pattern, std::string_view text) {
-  return wildcard_match(pattern, text, '*', -1, glob_token, nullptr);
 }
 
 }  // namespace quereus

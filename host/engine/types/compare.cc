@@ -4,7 +4,7 @@
 #include <cstring>
 #include <functional>
 
-#include "functions/json_value.h"
+#include "types/json_value.h"
 #include "types/big_int.h"
 
 namespace quereus {

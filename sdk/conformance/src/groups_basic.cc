@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness.h"
-#include "schema/catalog.h"
+#include "catalog/catalog.h"
 
 namespace quereus::conformance::detail {
 

@@ -9,7 +9,7 @@
 #include <set>
 
 #include "harness.h"
-#include "schema/catalog.h"
+#include "catalog/catalog.h"
 
 namespace quereus::conformance::detail {
 

@@ -3,7 +3,7 @@
 #include <set>
 
 #include "harness.h"
-#include "schema/catalog.h"
+#include "catalog/catalog.h"
 
 namespace quereus::conformance::detail {
 

@@ -12,7 +12,7 @@
 #include "config/config_loader.h"
 #include "config/host_setup.h"
 #include "config/logging.h"
-#include "schema/catalog.h"
+#include "catalog/catalog.h"
 
 namespace quereus::conformance {
 

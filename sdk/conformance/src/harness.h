@@ -17,12 +17,12 @@
 
 #include "common/status.h"
 #include "config/options.h"
-#include "core/database.h"
-#include "core/database_impl.h"
-#include "core/registry.h"
+#include "main/database.h"
+#include "main/database_impl.h"
+#include "catalog/registry.h"
 #include "plugin/plugin_loader.h"
 #include "quereus/conformance.hpp"
-#include "vtab/module.h"
+#include "catalog/module.h"
 
 namespace quereus::conformance::detail {
 

@@ -1,0 +1,86 @@
+// Catalog: the tables and views of one database, by schema and name. Tables and views
+// share one namespace per schema.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/strings.h"
+#include "catalog/table_schema.h"
+#include "catalog/module.h"
+
+namespace quereus {
+
+namespace ast { struct CreateViewStmt; }
+
+struct IndexRuntime;  // write/indexes.h
+
+// A connected table: its schema, the module instance and its transaction participant.
+struct TableEntry {
+  TableSchema schema;
+  std::shared_ptr<VtabModule> module;
+  std::unique_ptr<VtabTable> table;
+  std::unique_ptr<VtabConnection> connection;  // opened when it first joins a transaction
+  bool connection_opened = false;
+  bool joined = false;  // participates in the current transaction
+  std::optional<int64_t> row_count;  // collected by ANALYZE; absent until then
+  // The companion table holding the entries of schema.indexes[i] (same module; not in
+  // the catalog's name space). Parallel to schema.indexes.
+  std::vector<std::shared_ptr<TableEntry>> index_tables;
+  // Per-table write-side state derived from schema.indexes (bound partial predicates,
+  // cached probe plans); rebuilt when the indexes change. Null until first written.
+  std::shared_ptr<IndexRuntime> index_runtime;
+  // This table's resolved FOREIGN KEYs (write/foreign_keys.h FkLink), reused by every
+  // writer while the schema version they were resolved at holds. Null until first used.
+  std::shared_ptr<const void> fk_links;
+  uint64_t fk_links_version = 0;
+  std::string qualified_name() const { return schema.schema_name + "." + schema.name; }
+};
+
+// A plain view: a named query, planned afresh wherever its name is referenced.
+struct ViewEntry {
+  std::string schema_name;  // lower-case
+  std::string name;         // display casing
+  std::vector<std::string> columns;  // explicit column list; empty when none was written
+  // The definition, owned by the catalog (re-parsed from `sql`, so it outlives the
+  // statement that created it). Never null.
+  std::shared_ptr<const ast::CreateViewStmt> definition;
+  std::string sql;        // canonical CREATE VIEW text (schema().sql)
+  std::string tags_json;  // WITH TAGS as a JSON object; "" when untagged
+  std::string qualified_name() const { return schema_name + "." + name; }
+};
+
+// What a relation name resolves to: a table or a view (exactly one is set).
+struct ResolvedRelation {
+  std::shared_ptr<TableEntry> table;
+  std::shared_ptr<const ViewEntry> view;
+};
+
+class Catalog {
+ public:
+  std::shared_ptr<TableEntry> find(std::string_view schema, std::string_view name) const;
+  void add(std::shared_ptr<TableEntry> entry);
+  void remove(std::string_view schema, std::string_view name);
+  std::vector<std::shared_ptr<TableEntry>> tables() const;
+  // `main` and `temp` always exist; other schemas exist once created (APPLY SCHEMA).
+  bool has_schema(std::string_view schema) const;
+  void add_schema(std::string_view schema);
+  void remove_schema(std::string_view schema);  // a created schema; main and temp stay
+  std::vector<std::string> schemas() const;  // main, temp, then the created ones
+
+  std::shared_ptr<const ViewEntry> find_view(std::string_view schema, std::string_view name) const;
+  void add_view(std::shared_ptr<const ViewEntry> view);
+  void remove_view(std::string_view schema, std::string_view name);
+  std::vector<std::shared_ptr<const ViewEntry>> views() const;
+
+ private:
+  static std::string key(std::string_view schema, std::string_view name);
+  std::map<std::string, std::shared_ptr<TableEntry>> tables_;
+  std::map<std::string, std::shared_ptr<const ViewEntry>> views_;
+  std::vector<std::string> schemas_;  // created schemas (lower-case), in creation order
+};
+
+}  // namespace quereus

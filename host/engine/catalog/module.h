@@ -1,0 +1,174 @@
+// Engine-side module interfaces. The planner and runtime talk to storage only
+// through these; host/plugin/ implements them over the SDK's C ABI.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "quereus/abi.h"
+#include "catalog/table_schema.h"
+#include "types/value.h"
+
+namespace quereus {
+
+struct FilterSpec {
+  int column = 0;
+  qrs_filter_op op = QRS_OP_EQ;
+  bool usable = true;
+  bool has_value = false;
+  Value value;                // EQ/GT/GE/LT/LE
+  std::vector<Value> in_values;  // IN
+  uint32_t in_count = 0;
+};
+
+struct OrderSpec {
+  int column = 0;
+  bool desc = false;
+};
+
+struct PlanRequest {
+  std::vector<FilterSpec> filters;
+  std::vector<OrderSpec> ordering;
+  int64_t limit = -1;
+  int64_t offset = 0;
+  double estimated_rows = -1;
+};
+
+struct PlanResult {
+  std::vector<bool> handled;  // one per filter
+  double cost = 0;
+  double rows = 0;
+  bool provides_ordering = false;
+  int64_t plan_id = 0;
+  std::string explain;
+};
+
+struct ScanArgs {
+  int64_t plan_id = 0;
+  std::vector<FilterSpec> filters;  // bound values
+  std::vector<bool> handled;
+  bool provides_ordering = false;
+  std::vector<OrderSpec> ordering;
+  int64_t limit = -1;
+  bool read_committed = false;  // committed.<table>: without this connection's uncommitted writes
+};
+
+// A pull cursor that hands rows over in batches.
+class VtabCursor {
+ public:
+  virtual ~VtabCursor() = default;
+  // Writes the next batch into rows[0, n) and returns n (0 when exhausted). The rows and
+  // cells already in `rows` are overwritten in place so their buffers are reused; entries
+  // past n are stale and must be ignored.
+  virtual size_t next_batch(std::vector<Row>& rows) = 0;
+};
+
+enum class RowOp { kInsert = QRS_ROW_INSERT, kUpdate = QRS_ROW_UPDATE, kDelete = QRS_ROW_DELETE };
+enum class ConflictAction {
+  kAbort = QRS_CONFLICT_ABORT,
+  kRollback = QRS_CONFLICT_ROLLBACK,
+  kFail = QRS_CONFLICT_FAIL,
+  kIgnore = QRS_CONFLICT_IGNORE,
+  kReplace = QRS_CONFLICT_REPLACE
+};
+
+struct UpdateResult {
+  enum class Outcome { kOk, kNoop, kConstraint } outcome = Outcome::kOk;
+  qrs_constraint_kind constraint_kind = QRS_CONSTRAINT_UNIQUE;
+  // The stored row. For an OK insert/update the adapter leaves it empty and sets
+  // row_as_written when the module stored exactly the row it was given (no copy back).
+  std::optional<Row> row;
+  bool row_as_written = false;
+  std::optional<Row> replaced_row;
+  std::optional<Row> existing_row;
+};
+
+// A transaction participant (one per table instance that joined a transaction).
+class VtabConnection {
+ public:
+  virtual ~VtabConnection() = default;
+  virtual void begin() = 0;
+  virtual void commit() = 0;
+  virtual void rollback() = 0;
+  virtual void savepoint(uint32_t depth) = 0;
+  virtual void release_savepoint(uint32_t depth) = 0;
+  virtual void rollback_to_savepoint(uint32_t depth) = 0;
+};
+
+// One ALTER TABLE arm as the engine hands it to a table (see abi.h qrs_schema_change).
+struct SchemaChange {
+  qrs_schema_change_kind kind = QRS_CHANGE_RENAME_COLUMN;
+  int column = -1;        // the column acted on, in the old schema (ADD_COLUMN: the new one)
+  std::string name;       // column / constraint acted on (renames: the old name)
+  std::string new_name;   // renames
+  // ADD_COLUMN: the new cell of an existing row; SET_NOT_NULL: the backfill for a NULL
+  // cell (NULL: none). Empty: NULL.
+  std::function<Value(std::span<const Value> old_row)> fill;
+  // SET_DATA_TYPE: the value as the new type stores it; throws kMismatch. Empty: identity.
+  std::function<Value(const Value&)> convert;
+};
+
+// The answer of VtabTable::lookup.
+enum class LookupStatus { kFound, kNotFound, kUnsupported };
+
+// One connected table. All methods throw quereus::Error on failure.
+class VtabTable {
+ public:
+  virtual ~VtabTable() = default;
+  virtual PlanResult best_access_plan(const PlanRequest& req) = 0;
+  virtual std::unique_ptr<VtabCursor> open_cursor(const ScanArgs& args) = 0;
+  virtual UpdateResult update(RowOp op, std::span<const Value> values,
+                              std::span<const Value> old_key, ConflictAction on_conflict) = 0;
+  virtual std::unique_ptr<VtabConnection> open_connection() = 0;
+  // ALTER TABLE: brings the storage to `new_schema` by `change`, all or nothing (throws
+  // leaving it untouched). Returns false when the module does not implement the hook or
+  // this arm (UNSUPPORTED); the caller decides whether that refuses the ALTER.
+  virtual bool alter_table(const SchemaChange& /*change*/, const TableSchema& /*new_schema*/) { return false; }
+  // Point lookup (ABI 1.3, abi.h qrs_table_vtable.lookup): the first row in key order whose
+  // leading primary-key members equal `key` (1..key members, in key order, under the key's
+  // collations), as this connection sees the table; with a full key, the row at that key.
+  // kFound fills `out` (its buffers are reused). kUnsupported: the module does not answer
+  // it; the caller reads through a cursor instead (runtime/point_lookup.h does both).
+  virtual LookupStatus lookup(std::span<const Value> /*key*/, Row& /*out*/) { return LookupStatus::kUnsupported; }
+};
+
+struct ModuleCapabilities {
+  bool persistent = false;
+  bool scan_snapshot_isolation = false;
+  bool committed_reads = false;  // honours ScanArgs::read_committed
+};
+
+class VtabModule {
+ public:
+  virtual ~VtabModule() = default;
+  virtual std::unique_ptr<VtabTable> create(const TableSchema& schema) = 0;
+  virtual std::unique_ptr<VtabTable> connect(const TableSchema& schema) = 0;
+  virtual void destroy(const std::string& schema_name, const std::string& table_name) = 0;
+  virtual ModuleCapabilities capabilities() const = 0;
+  // SDK 1.3: the instance that serves database `database_name` (configured by `options`),
+  // or null when this instance serves every database. Throws when the module cannot open
+  // the database's storage.
+  virtual std::shared_ptr<VtabModule> open_database(const std::string& /*database_name*/,
+                                                    const std::vector<std::pair<std::string, Value>>& /*options*/) {
+    return nullptr;
+  }
+  // SDK 1.3: the module's persistent catalog. False when it keeps none (nothing is stored
+  // or listed). catalog_put with an empty `text` removes the entry.
+  virtual bool catalog_put(const std::string& /*key*/, const std::string& /*text*/) { return false; }
+  virtual bool catalog_list(const std::function<void(const std::string& key, const std::string& text)>& /*emit*/) {
+    return false;
+  }
+  // SDK 1.4: the schema-change scope. schema_begin returns false when the module has none
+  // (its calls are durable one by one); otherwise schema_commit makes everything since
+  // schema_begin durable at once, and schema_rollback (never throws) undoes it.
+  virtual bool schema_begin() { return false; }
+  virtual void schema_commit() {}
+  virtual void schema_rollback() noexcept {}
+};
+
+}  // namespace quereus

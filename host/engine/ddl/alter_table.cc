@@ -1,0 +1,1408 @@
+// ALTER TABLE, every arm (sql-alter.md §2.7), carried to the module through the
+// alter_table hook (abi.h qrs_schema_change, ABI 1.2).
+//
+// Shape: each arm is one function `plan_<arm>` returning an AlterPlan — the
+// table's new schema, the change the module sees, whether the arm rewrites
+// stored rows, and the rewrite of dependents to run after the swap. `commit`
+// then calls the module and, only when it succeeded, swaps the catalog entry,
+// rewrites dependents and bumps the schema version. Engine-side validations
+// (existing rows against a new CHECK, a default that does not convert) run
+// inside `plan_<arm>`, before anything changes.
+//
+// Secondary structures (indexes, UNIQUE companions) that follow an arm belong
+// in `commit`, right after the module call (see the marked spot).
+#include "ddl/alter_table.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "transaction/assertions.h"
+#include "main/database_impl.h"
+#include "ddl/schema_expressions.h"
+#include "ddl/tags.h"
+#include "parser/ast.h"
+#include "parser/ast_printer.h"
+#include "parser/ast_visit.h"
+#include "parser/parser.h"
+#include "planner/planner.h"
+#include "planner/scalar_expr.h"
+#include "write/dml_writer.h"
+#include "ddl/ddl_common.h"
+#include "eval/exec_context.h"
+#include "write/indexes.h"
+#include "catalog/catalog.h"
+#include "types/compare.h"
+
+namespace quereus {
+namespace {
+
+using Action = ast::AlterTableStmt::Action;
+using ColumnAction = ast::AlterTableStmt::ColumnAction;
+
+struct AlterPlan {
+  TableSchema schema;           // the whole table after the change
+  SchemaChange change;          // what the module is told
+  bool rewrites_rows = false;   // the module must implement the arm (else UNSUPPORTED)
+  std::function<void()> after;  // dependents rewritten after the swap; may be empty
+  // The table's rows as they will be (for the UNIQUE pre-check); null: unchanged.
+  std::function<Row(const Row&)> to_new;
+};
+
+struct AlterCtx {
+  DatabaseImpl& db;
+  std::shared_ptr<TableEntry> entry;
+  ExecContext& ctx;
+  const ast::AlterTableStmt& s;
+  const TableSchema& old() const { return entry->schema; }
+  const std::string& table() const { return entry->schema.name; }
+};
+
+[[noreturn]] void fail(StatusCode code, const std::string& message) { throw Error(code, message); }
+
+// ---------------------------------------------------------------- AST helpers
+
+// Visits every expression node of `e`, including those inside subqueries'
+// selects (through `on_select`).
+void walk_expr(ast::Expr& e, const std::function<void(ast::Expr&)>& on_expr,
+               const std::function<void(ast::Select&)>& on_select) {
+  on_expr(e);
+  ast::for_each_child(
+      e, [&](ast::ExprPtr& x) { walk_expr(*x, on_expr, on_select); }, on_select);
+}
+
+// Rewrites references after a RENAME TO or RENAME COLUMN, following FROM
+// scopes: a table source naming the renamed table (unqualified, or qualified
+// with its schema) is renamed; a column reference is renamed when it binds the
+// renamed table's column — bare, while a source over that table is in scope, or
+// qualified by that source's alias / name.
+class Renamer {
+ public:
+  // RENAME TO.
+  static Renamer table(std::string schema, std::string from, std::string to) {
+    Renamer r;
+    r.schema_ = std::move(schema), r.old_table_ = std::move(from), r.new_table_ = std::move(to);
+    return r;
+  }
+  // RENAME COLUMN of schema.table.
+  static Renamer column(std::string schema, std::string table, std::string from, std::string to) {
+    Renamer r;
+    r.schema_ = std::move(schema), r.col_table_ = std::move(table);
+    r.old_col_ = std::move(from), r.new_col_ = std::move(to);
+    return r;
+  }
+
+  struct Scope {
+    std::vector<std::string> qualifiers;  // qualifiers binding the column-renamed table
+    bool bare = false;                    // bare names bind the column-renamed table
+    bool table_unaliased = false;         // the renamed table is a source without alias
+    const Scope* outer = nullptr;
+  };
+
+  // A CHECK / DEFAULT owned by `owner` (its columns bare, or through new. /
+  // old.).
+  bool owned_expr(ast::Expr& e, const std::string& owner_schema, const std::string& owner) {
+    Scope root;
+    bool own = iequals(owner_schema, schema_);
+    if (own && !col_table_.empty() && iequals(owner, col_table_)) {
+      root.bare = true;
+      root.qualifiers = {owner, "new", "old"};
+    }
+    if (own && !old_table_.empty() && (iequals(owner, old_table_) || iequals(owner, new_table_))) root.table_unaliased = true;
+    changed_ = false;
+    expr(e, &root);
+    return changed_;
+  }
+  // An expression whose home schema has its own table of the target's name: there a
+  // bare name binds that table, so only a qualified name reaches the target.
+  void set_bare_binds_elsewhere(bool v) { bare_binds_elsewhere_ = v; }
+  // The renamed table (its old name for RENAME TO) and its schema.
+  const std::string& target_schema() const { return schema_; }
+  const std::string& target_table() const { return old_table_.empty() ? col_table_ : old_table_; }
+  bool view_body(ast::Select& s) {
+    changed_ = false;
+    select(s, nullptr);
+    return changed_;
+  }
+
+ private:
+  bool is_target(const ast::QualifiedName& n, const std::string& name) const {
+    if (n.schema.empty() && bare_binds_elsewhere_) return false;
+    return iequals(n.name, name) && (n.schema.empty() || iequals(n.schema, schema_));
+  }
+  bool bare_binds(const Scope* s) const {
+    for (; s; s = s->outer)
+      if (s->bare) return true;
+    return false;
+  }
+  bool qualifier_binds(const Scope* s, const std::string& q) const {
+    for (; s; s = s->outer)
+      for (auto& x : s->qualifiers)
+        if (iequals(x, q)) return true;
+    return false;
+  }
+  bool table_visible(const Scope* s) const {
+    for (; s; s = s->outer)
+      if (s->table_unaliased) return true;
+    return false;
+  }
+
+  void expr(ast::Expr& e, const Scope* sc) {
+    walk_expr(
+        e,
+        [&](ast::Expr& x) {
+          if (x.kind != ast::ExprKind::kColumn) return;
+          auto& c = static_cast<ast::ColumnRef&>(x);
+          if (!old_table_.empty() && !c.table.empty() && iequals(c.table, old_table_) && table_visible(sc)) {
+            c.table = new_table_;
+            changed_ = true;
+          }
+          if (!old_col_.empty() && iequals(c.column, old_col_) &&
+              (c.table.empty() ? bare_binds(sc) : qualifier_binds(sc, c.table))) {
+            c.column = new_col_;
+            changed_ = true;
+          }
+        },
+        [&](ast::Select& q) { select(q, sc); });
+  }
+
+  void source(ast::TableSource& t, Scope& sc) {
+    using K = ast::TableSource::Kind;
+    switch (t.kind) {
+      case K::kTable:
+        if (!old_table_.empty() && is_target(t.table, old_table_)) {
+          t.table.name = new_table_;
+          changed_ = true;
+          if (t.alias.empty()) sc.table_unaliased = true;
+        }
+        if (!col_table_.empty() && is_target(t.table, col_table_)) {
+          sc.bare = true;
+          sc.qualifiers.push_back(t.alias.empty() ? t.table.name : t.alias);
+        }
+        break;
+      case K::kSubquery:
+        if (t.subquery) select(*t.subquery, sc.outer);
+        break;
+      case K::kJoin:
+        if (t.left) source(*t.left, sc);
+        if (t.right) source(*t.right, sc);
+        if (t.on) expr(*t.on, &sc);
+        break;
+      case K::kFunction:
+        for (auto& a : t.function_args)
+          if (a) expr(*a, sc.outer);
+        break;
+    }
+  }
+
+  void core(ast::SelectCore& c, const Scope* outer, std::vector<ast::OrderingTerm>* order_by) {
+    if (c.nested) {
+      select(*c.nested, outer);
+      return;
+    }
+    for (auto& row : c.values)
+      for (auto& v : row)
+        if (v) expr(*v, outer);
+    Scope sc;
+    sc.outer = outer;
+    if (c.from) source(*c.from, sc);
+    for (auto& rc : c.columns)
+      if (rc.expr) expr(*rc.expr, &sc);
+    for (auto* x : {&c.where, &c.having})
+      if (*x) expr(**x, &sc);
+    for (auto& g : c.group_by)
+      if (g) expr(*g, &sc);
+    if (order_by)
+      for (auto& o : *order_by)
+        if (o.expr) expr(*o.expr, &sc);
+  }
+
+  void select(ast::Select& s, const Scope* outer) {
+    if (s.with)
+      for (auto& cte : s.with->ctes)
+        if (cte.select) select(*cte.select, outer);
+    core(s.core, outer, s.compounds.empty() ? &s.order_by : nullptr);
+    for (auto& leg : s.compounds) core(leg.core, outer, nullptr);
+    if (!s.compounds.empty())
+      for (auto& o : s.order_by)
+        if (o.expr) expr(*o.expr, outer);
+  }
+
+  std::string schema_;
+  bool bare_binds_elsewhere_ = false;
+  std::string old_table_, new_table_;
+  std::string col_table_, old_col_, new_col_;
+  bool changed_ = false;
+};
+
+// Rewrites every dependent of a rename across the catalog: CHECK expressions
+// and column DEFAULTs of every table, view bodies and assertion bodies. (Foreign keys are
+// handled by the caller: they name tables and columns, not expressions.)
+void propagate_rename(DatabaseImpl& db, Renamer renamer) {
+  // Whether a bare name in an expression resolving along `home` binds some other relation
+  // than the renamed table (or nothing): the first schema on the path that is the target's
+  // or holds a relation of that name decides.
+  auto binds_elsewhere = [&](const std::vector<std::string>& home) {
+    const std::string& name = renamer.target_table();
+    for (const std::string& s : home) {
+      if (s == renamer.target_schema()) return false;
+      if (db.catalog().find(s, name) || db.catalog().find_view(s, name)) return true;
+    }
+    return true;
+  };
+  for (auto& t : db.catalog().tables()) {
+    // Schema-authored expressions resolve in their table's own schema only.
+    renamer.set_bare_binds_elsewhere(binds_elsewhere({t->schema.schema_name}));
+    for (CheckSchema& ck : t->schema.checks) {
+      auto e = Parser::parse_expression(expr_to_string(*ck.expr));
+      if (renamer.owned_expr(*e, t->schema.schema_name, t->schema.name)) ck.expr = std::move(e);
+    }
+    for (ColumnSchema& col : t->schema.columns)
+      for (auto* owned : {&col.default_expr, &col.generated_expr}) {
+        if (!*owned) continue;
+        auto e = Parser::parse_expression(expr_to_string(**owned));
+        if (renamer.owned_expr(*e, t->schema.schema_name, t->schema.name)) *owned = std::move(e);
+      }
+    for (IndexSchema& ix : t->schema.indexes) {
+      if (!ix.where) continue;
+      auto e = Parser::parse_expression(expr_to_string(*ix.where));
+      if (renamer.owned_expr(*e, t->schema.schema_name, t->schema.name)) {
+        ix.where = std::move(e);
+        t->index_runtime.reset();  // the predicate is bound again
+      }
+    }
+  }
+  for (auto& v : db.catalog().views()) {
+    renamer.set_bare_binds_elsewhere(binds_elsewhere({v->schema_name}));  // a body resolves next to its view
+    auto parsed = Parser::parse(v->sql);
+    if (parsed.size() != 1 || parsed[0]->kind != ast::StmtKind::kCreateView) continue;
+    std::shared_ptr<ast::CreateViewStmt> def(static_cast<ast::CreateViewStmt*>(parsed[0].release()));
+    if (!def->select || !renamer.view_body(*def->select)) continue;
+    auto nv = std::make_shared<ViewEntry>(*v);
+    nv->sql = statement_to_string(*def);
+    nv->definition = std::move(def);
+    db.catalog().remove_view(v->schema_name, v->name);
+    db.catalog().add_view(std::move(nv));
+  }
+  // Assertion bodies, like view bodies, after the views they may read are rewritten.
+  for (const auto& a : db.assertions().list()) {
+    // An assertion body resolves in its own schema, then main.
+    renamer.set_bare_binds_elsewhere(binds_elsewhere({a->schema_name, "main"}));
+    auto e = Parser::parse_expression(expr_to_string(*a->check));
+    if (renamer.owned_expr(*e, "", "")) db.assertions().set_check(db, *a, std::move(e));
+  }
+}
+
+// ---------------------------------------------------------------- rows and
+// expressions
+
+// A scope over a schema that is not (yet) in the catalog: its columns bare and,
+// through the outer scope, as `new.` / `old.` images of the same row.
+struct RowScope {
+  TableEntry shadow;
+  Scope scope, images;
+  RowScope(Planner& planner, const TableSchema& schema) {
+    shadow.schema = schema;
+    scope = planner.table_scope(shadow, "");
+    for (const char* q : {"new", "old"})
+      for (Scope::Column c : scope.columns) {
+        c.table = q;
+        c.schema.clear();
+        c.attr.nullable = true;
+        images.columns.push_back(c);
+      }
+    scope.outer = &images;
+  }
+  RowScope(const RowScope&) = delete;
+  RowScope& operator=(const RowScope&) = delete;
+};
+
+Value eval_on_row(const ScalarExpr& e, const Row& row, ExecContext& ctx) {
+  EvalEnv images{&row, nullptr, &ctx};
+  EvalEnv env{&row, &images, &ctx};
+  return e.eval(env);
+}
+
+// A column's DEFAULT as the fill of existing rows: folded once when it reads
+// nothing of the row and no table (then a value that does not convert is
+// refused even on an empty table), else evaluated per row over the old row.
+// Both convert to the column's type.
+struct DefaultFill {
+  std::shared_ptr<const ScalarExpr> expr;  // per-row, or null
+  Value folded;
+
+  static DefaultFill make(AlterCtx& c, const ast::Expr* def, const ColumnSchema& col, const TableSchema& ns) {
+    DefaultFill f;
+    if (!def) return f;
+    Planner planner(c.db);
+    planner.set_schema_authored(c.old().schema_name);
+    RowScope rs(planner, c.old());
+    bool reads_row = false;
+    walk_expr(
+        const_cast<ast::Expr&>(*def),
+        [&](ast::Expr& x) {
+          if (x.kind == ast::ExprKind::kColumn) reads_row = true;
+        },
+        [&](ast::Select&) { reads_row = true; });
+    f.expr = planner.bind_expr(*def, rs.scope);
+    if (!reads_row) {
+      f.folded = DmlWriter::coerce(eval_on_row(*f.expr, Row{}, c.ctx), col, ns);
+      f.expr.reset();
+    }
+    return f;
+  }
+  Value value(std::span<const Value> old_row, const ColumnSchema& col, const TableSchema& ns, ExecContext& ctx) const {
+    if (!expr) return folded;
+    Row row(old_row.begin(), old_row.end());
+    return DmlWriter::coerce(eval_on_row(*expr, row, ctx), col, ns);
+  }
+};
+
+// A generated column's value for the existing rows: its body, bound over the new
+// layout (the row itself, bare and as `new.c`), evaluated over the old row extended
+// by the new column and converted to the column's type.
+struct GeneratedFill {
+  std::shared_ptr<TableEntry> shadow;  // the new schema, not in the catalog
+  std::shared_ptr<const ScalarExpr> expr;
+  int column = 0;
+
+  static GeneratedFill make(AlterCtx& c, const TableSchema& ns, int column) {
+    GeneratedFill f;
+    f.shadow = std::make_shared<TableEntry>();
+    f.shadow->schema = ns;
+    f.column = column;
+    resolve_generated(c.db, *f.shadow);
+    Planner planner(c.db);
+    planner.set_schema_authored(ns.schema_name);
+    for (BoundGenerated& g : bind_generated(planner, *f.shadow))
+      if (g.column == column) f.expr = g.expr;
+    if (!f.expr) fail(StatusCode::kInternal, "generated column '" + ns.columns[column].name + "' was not bound");
+    return f;
+  }
+  Value value(std::span<const Value> old_row, ExecContext& ctx) const {
+    Row row(old_row.begin(), old_row.end());
+    row.resize(shadow->schema.columns.size());
+    const TableSchema& ts = shadow->schema;
+    return DmlWriter::coerce(eval_on_row(*expr, row, ctx), ts.columns[column], ts);
+  }
+};
+
+// Refuses the ALTER when an existing row (in the new layout) fails one of
+// `checks`.
+void validate_checks(AlterCtx& c, const TableSchema& ns, const std::vector<const CheckSchema*>& checks,
+                     const std::function<Row(const Row&)>& to_new_layout) {
+  if (checks.empty()) return;
+  std::vector<Row> rows = scan_rows(*c.entry);
+  if (rows.empty()) return;
+  Planner planner(c.db);
+  planner.set_schema_authored(ns.schema_name);
+  RowScope rs(planner, ns);
+  int n = static_cast<int>(ns.columns.size());
+  for (auto& col : rs.images.columns)
+    if (col.table == "old") col.slot += n;
+  for (const CheckSchema* ck : checks) {
+    auto bound = planner.bind_expr(*ck->expr, rs.scope);
+    for (const Row& old_row : rows) {
+      Row row = to_new_layout ? to_new_layout(old_row) : old_row;
+      Row both = row;
+      both.resize(2 * n);
+      EvalEnv images{&both, nullptr, &c.ctx};
+      EvalEnv env{&row, &images, &c.ctx};
+      bool is_null = false;
+      if (bound->eval(env).truthy(&is_null) || is_null) continue;
+      fail(StatusCode::kConstraint, "CHECK constraint failed: " + ck->name + " (" + expr_to_string(*ck->expr) +
+                                        ") — an existing row of '" + c.table() + "' violates it");
+    }
+  }
+}
+
+// Refuses the ALTER when an existing row (in the new layout) has a foreign key
+// value of `fks` that no parent row holds (MATCH SIMPLE: a row with a NULL in
+// the key passes). Only with `pragma foreign_keys` on; a parent not declared
+// yet is not checked.
+void validate_foreign_keys(AlterCtx& c, const TableSchema& ns, const std::vector<const ForeignKeySchema*>& fks,
+                           const std::function<Row(const Row&)>& to_new_layout) {
+  // A child and a parent column that both DECLARE a collation must agree (a
+  // defaulted one yields to a declared one). Unconditional: it is a property of
+  // the declaration.
+  for (const ForeignKeySchema* fk : fks) {
+    bool self = fk->referenced_schema == ns.schema_name && iequals(fk->referenced_table, c.table());
+    auto parent = self ? nullptr : c.db.catalog().find(fk->referenced_schema, fk->referenced_table);
+    const TableSchema* ps = self ? &ns : parent ? &parent->schema : nullptr;
+    if (!ps) continue;
+    for (size_t i = 0; i < fk->columns.size() && i < fk->referenced_columns.size(); ++i) {
+      int pc = ps->find_column(fk->referenced_columns[i]);
+      if (pc < 0) continue;
+      const ColumnSchema& child = ns.columns[fk->columns[i]];
+      const ColumnSchema& par = ps->columns[pc];
+      if (child.collation_declared && par.collation_declared && child.collation && par.collation &&
+          !iequals(child.collation->name(), par.collation->name()))
+        fail(StatusCode::kError, "FK constraint '" + fk->name + "' on table '" + ns.name +
+                                     "': conflicting collations for column '" + child.name + "' (" +
+                                     child.collation->name() + ") and parent column '" + ps->name + "." + par.name +
+                                     "' (" + par.collation->name() + ")");
+    }
+  }
+  if (fks.empty() || !c.db.options().foreign_keys) return;
+  std::vector<Row> rows;
+  bool read = false;
+  for (const ForeignKeySchema* fk : fks) {
+    bool self = fk->referenced_schema == ns.schema_name && iequals(fk->referenced_table, c.table());
+    auto parent = self ? c.entry : c.db.catalog().find(fk->referenced_schema, fk->referenced_table);
+    if (!read) {
+      for (Row& r : scan_rows(*c.entry)) rows.push_back(to_new_layout ? to_new_layout(r) : std::move(r));
+      read = true;
+    }
+    if (!parent) {  // no parent table: every row with a whole key is an orphan
+      for (const Row& row : rows)
+        if (std::none_of(fk->columns.begin(), fk->columns.end(), [&](int col) { return row[col].is_null(); }))
+          fail(StatusCode::kConstraint, "FOREIGN KEY constraint failed: " + fk->name + " — an existing row of '" +
+                                            c.table() + "' references table '" + fk->referenced_table +
+                                            "', which does not exist");
+      continue;
+    }
+    const TableSchema& ps = self ? ns : parent->schema;
+    std::vector<int> pcols;
+    if (fk->referenced_columns.empty()) {
+      for (auto& k : ps.primary_key) pcols.push_back(k.column);
+    } else {
+      for (auto& name : fk->referenced_columns) {
+        int idx = ps.find_column(name);
+        if (idx < 0)
+          fail(StatusCode::kError,
+               "FK constraint '" + fk->name + "': column '" + name + "' not found in table '" + ps.name + "'");
+        pcols.push_back(idx);
+      }
+    }
+    if (pcols.size() != fk->columns.size()) continue;
+    if (rows.empty()) return;
+    std::vector<Row> parents = self ? rows : scan_rows(*parent);
+    for (const Row& row : rows) {
+      bool has_null = false;
+      for (int col : fk->columns) has_null = has_null || row[col].is_null();
+      if (has_null) continue;
+      bool found = std::any_of(parents.begin(), parents.end(), [&](const Row& pr) {
+        for (size_t i = 0; i < pcols.size(); ++i)
+          if (compare_values(row[fk->columns[i]], pr[pcols[i]], ps.columns[pcols[i]].collation.get()) != 0)
+            return false;
+        return true;
+      });
+      if (!found)
+        fail(StatusCode::kConstraint, "FOREIGN KEY constraint failed: " + fk->name + " — an existing row of '" +
+                                          c.table() + "' references a missing row of '" + ps.name + "'");
+    }
+  }
+}
+
+// ---------------------------------------------------------------- constraints
+
+bool constraint_exists(const TableSchema& ts, std::string_view name) {
+  for (auto& ck : ts.checks)
+    if (iequals(ck.name, name)) return true;
+  for (auto& fk : ts.foreign_keys)
+    if (iequals(fk.name, name)) return true;
+  for (auto& ix : ts.indexes)
+    if (ix.constraint && iequals(ix.name, name)) return true;
+  return false;
+}
+
+// `base`, or `base_<N>` (N = 2, 3, …) for the first name not on the table.
+std::string mint(const TableSchema& ts, const std::string& base) {
+  std::string name = base;
+  for (int n = 2; constraint_exists(ts, name); ++n) name = base + "_" + std::to_string(n);
+  return name;
+}
+
+// Adds the index enforcing UNIQUE (`columns`) to `ts`, named `name` or `_uc_<cols>`.
+// `spelled`: the column names as the statement wrote them (for the message);
+// `statement_from`: the first of ts.indexes this statement added (its own constraints).
+void add_unique(TableSchema& ts, const std::string& name, std::vector<IndexColumn> columns, ast::ConflictClause on_conflict,
+                const std::vector<std::string>& spelled = {}, size_t statement_from = SIZE_MAX) {
+  std::set<int> wanted;
+  std::string list, minted = "_uc";
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const IndexColumn& c = columns[i];
+    wanted.insert(c.column);
+    list += (list.empty() ? "" : ", ") + (i < spelled.size() ? spelled[i] : ts.columns[c.column].name);
+    minted += "_" + ts.columns[c.column].name;
+  }
+  // Two unnamed UNIQUEs over one column set are one rule declared twice; a named one is
+  // its own identity (addressable and droppable by name), so it may sit beside either.
+  for (const IndexSchema& ix : ts.indexes) {
+    std::set<int> have;
+    for (const IndexColumn& c : ix.columns) have.insert(c.column);
+    if (name.empty() && ix.constraint && !ix.constraint_named && have == wanted)
+      fail(StatusCode::kError, "an equivalent UNIQUE constraint on (" + list + ") already exists");
+  }
+  // The backing structure takes the constraint's name, or the derived `_uc_<cols>`: an
+  // index of that name on the table would be silently taken over.
+  const std::string derived = name.empty() ? minted : name;
+  // Two constraints deriving one structure name would share one structure, keyed on the
+  // other's columns (checked ahead of the index names).
+  IndexSchema probe;
+  probe.constraint_named = !name.empty();
+  probe.columns = columns;
+  for (size_t i = 0; i < ts.indexes.size(); ++i) {
+    const IndexSchema& other = ts.indexes[i];
+    if (!derives_same_structure(other, name, derived)) continue;
+    if (i >= statement_from)
+      fail(StatusCode::kError, describe_unique(ts, other) + " and " +
+                                   (name.empty() ? describe_unique(ts, probe) : "the UNIQUE constraint '" + name + "'") +
+                                   " both derive backing structure name '" + derived + "'. Rename one of them.");
+    fail(StatusCode::kError, "UNIQUE constraint '" + derived + "' would collide with the backing structure of " +
+                                 describe_unique(ts, other));
+  }
+  for (const IndexSchema& other : ts.indexes)
+    if (!other.constraint && iequals(other.name, derived))
+      fail(StatusCode::kError, "UNIQUE constraint '" + derived + "' would collide with existing index '" + other.name + "'");
+  IndexSchema ix;
+  ix.unique = true;
+  ix.constraint = true;
+  ix.constraint_named = !name.empty();
+  ix.name = name;
+  if (name.empty()) {
+    ix.name = mint(ts, minted);
+    for (int n = 2; std::any_of(ts.indexes.begin(), ts.indexes.end(), [&](const IndexSchema& o) { return iequals(o.name, ix.name); }); ++n)
+      ix.name = minted + "_" + std::to_string(n);
+  }
+  if (on_conflict != ast::ConflictClause::kNone) ix.on_conflict = declared_conflict(on_conflict);
+  ix.columns = std::move(columns);
+  ts.indexes.push_back(std::move(ix));
+}
+
+
+CheckSchema make_check(const std::string& name, const ast::Expr& e, const std::vector<ast::RowOp>& ops,
+                       ast::ConflictClause on_conflict, const std::string& table) {
+  bool param = false;
+  walk_expr(
+      const_cast<ast::Expr&>(e),
+      [&](ast::Expr& x) {
+        if (x.kind == ast::ExprKind::kParameter) param = true;
+      },
+      [](ast::Select&) {});
+  if (param)
+    fail(StatusCode::kError,
+         "CHECK constraint '" + name + "' on table '" + table + "' may not reference bind parameters.");
+  CheckSchema ck;
+  ck.name = name;
+  ck.expr = own_expr(e);
+  if (on_conflict != ast::ConflictClause::kNone) ck.on_conflict = declared_conflict(on_conflict);
+  set_check_ops(ck, ops);
+  return ck;
+}
+
+int require_column(const TableSchema& ts, const std::string& name) {
+  int idx = ts.find_column(name);
+  if (idx < 0) fail(StatusCode::kError, "Column '" + name + "' not found in table '" + ts.name + "'");
+  return idx;
+}
+
+// DATE / TIME / DATETIME / TIMESPAN / JSON compare by their own semantics and accept only
+// BINARY, as CREATE TABLE does.
+void require_collation_supported(const ColumnSchema& col) {
+  switch (col.logical_type) {
+    case QRS_LT_DATE:
+    case QRS_LT_TIME:
+    case QRS_LT_DATETIME:
+    case QRS_LT_TIMESPAN:
+    case QRS_LT_JSON:
+      if (col.collation && !iequals(col.collation->name(), "BINARY"))
+        fail(StatusCode::kError, "Unknown collation '" + col.collation->name() + "' for type '" +
+                                     to_upper(col.type_name) + "' (it supports BINARY only)");
+      break;
+    default:
+      break;
+  }
+}
+
+bool is_key_member(const TableSchema& ts, int column) {
+  for (auto& k : ts.primary_key)
+    if (k.column == column) return true;
+  return false;
+}
+
+// True when `e`, owned by table `owner`, reads `column` of it (bare or through
+// new./old.).
+bool reads_column(const ast::Expr& e, const std::string& owner, const std::string& column) {
+  bool found = false;
+  walk_expr(
+      const_cast<ast::Expr&>(e),
+      [&](ast::Expr& x) {
+        if (x.kind != ast::ExprKind::kColumn) return;
+        auto& c = static_cast<ast::ColumnRef&>(x);
+        if (iequals(c.column, column) &&
+            (c.table.empty() || iequals(c.table, owner) || iequals(c.table, "new") || iequals(c.table, "old")))
+          found = true;
+      },
+      [](ast::Select&) {});
+  return found;
+}
+
+// ---------------------------------------------------------------- the arms
+
+AlterPlan plan_rename_table(AlterCtx& c) {
+  const std::string& to = c.s.new_name;
+  std::string schema = c.old().schema_name, from = c.table();
+  if (!iequals(to, from) && (c.db.catalog().find(schema, to) || c.db.catalog().find_view(schema, to)))
+    fail(StatusCode::kError, "Table '" + to + "' already exists in schema '" + schema + "'");
+  AlterPlan p{c.old(), {}, false, {}, {}};
+  p.schema.name = to;
+  p.change.kind = QRS_CHANGE_RENAME_TABLE;
+  p.change.name = from;
+  p.change.new_name = to;
+  DatabaseImpl& db = c.db;
+  p.after = [&db, schema, from, to] {
+    for (auto& t : db.catalog().tables())
+      for (ForeignKeySchema& fk : t->schema.foreign_keys)
+        if (fk.referenced_schema == schema && iequals(fk.referenced_table, from)) fk.referenced_table = to;
+    propagate_rename(db, Renamer::table(schema, from, to));
+  };
+  return p;
+}
+
+AlterPlan plan_rename_column(AlterCtx& c) {
+  int idx = require_column(c.old(), c.s.name);
+  const std::string& to = c.s.new_name;
+  int other = c.old().find_column(to);
+  if (other >= 0 && other != idx)
+    fail(StatusCode::kError, "Column '" + to + "' already exists in table '" + c.table() + "'");
+  AlterPlan p{c.old(), {}, false, {}, {}};
+  std::string from = p.schema.columns[idx].name;
+  p.schema.columns[idx].name = to;
+  // An unnamed UNIQUE's structure is named after its columns' current names
+  // (`_uc_<cols>`), so it moves with the column — refused when an index of the table
+  // already holds the new name.
+  for (IndexSchema& ix : p.schema.indexes) {
+    bool covers = std::any_of(ix.columns.begin(), ix.columns.end(), [idx](const IndexColumn& k) { return k.column == idx; });
+    if (!ix.constraint || ix.constraint_named || !covers) continue;
+    std::string derived = "_uc";
+    for (const IndexColumn& k : ix.columns) derived += "_" + p.schema.columns[k.column].name;
+    for (const IndexSchema& other : p.schema.indexes)
+      if (&other != &ix && other.constraint && iequals(other.name, derived))
+        fail(StatusCode::kError, "UNIQUE constraint '" + derived + "' would collide with the backing structure of " +
+                                     describe_unique(p.schema, other));
+    for (const IndexSchema& other : p.schema.indexes)
+      if (!other.constraint && iequals(other.name, derived))
+        fail(StatusCode::kError, "UNIQUE constraint '" + derived + "' would collide with existing index '" + other.name + "'");
+    ix.name = derived;
+  }
+  p.change.kind = QRS_CHANGE_RENAME_COLUMN;
+  p.change.column = idx;
+  p.change.name = from;
+  p.change.new_name = to;
+  DatabaseImpl& db = c.db;
+  std::string schema = c.old().schema_name, table = c.table();
+  p.after = [&db, schema, table, from, to] {
+    for (auto& t : db.catalog().tables())
+      for (ForeignKeySchema& fk : t->schema.foreign_keys)
+        if (fk.referenced_schema == schema && iequals(fk.referenced_table, table))
+          for (std::string& rc : fk.referenced_columns)
+            if (iequals(rc, from)) rc = to;
+    propagate_rename(db, Renamer::column(schema, table, from, to));
+  };
+  return p;
+}
+
+AlterPlan plan_add_column(AlterCtx& c) {
+  const ast::ColumnDef& cd = *c.s.column;
+  if (c.old().find_column(cd.name) >= 0)
+    fail(StatusCode::kError, "Column '" + cd.name + "' already exists in table '" + c.table() + "'");
+  validate_column_tags(cd);
+  AlterPlan p{c.old(), {}, true, {}, {}};
+  TableSchema& ns = p.schema;
+  ColumnSchema col = build_column(c.db, cd);
+  const ast::Expr* def = nullptr;
+  std::vector<CheckSchema> checks;
+  std::vector<ForeignKeySchema> fks;
+  std::vector<const ast::ColumnConstraint*> uniques;
+  int idx = static_cast<int>(ns.columns.size());
+  for (auto& k : cd.constraints) {
+    using K = ast::ColumnConstraint::Kind;
+    switch (k.kind) {
+      case K::kPrimaryKey:
+        fail(StatusCode::kError,
+             "Cannot add a PRIMARY KEY column with ALTER "
+             "TABLE ADD COLUMN (use ALTER PRIMARY KEY)");
+      case K::kUnique:
+        uniques.push_back(&k);
+        break;
+      case K::kDefault:
+        def = k.expr.get();
+        break;
+      case K::kCheck: {
+        std::string name = k.name;
+        if (name.empty()) {
+          TableSchema probe = ns;
+          probe.checks.insert(probe.checks.end(), checks.begin(), checks.end());
+          name = mint(probe, "_check_" + cd.name);
+        }
+        checks.push_back(make_check(name, *k.expr, k.check_on, k.on_conflict, c.table()));
+        break;
+      }
+      case K::kForeignKey: {
+        TableSchema probe = ns;
+        probe.foreign_keys.insert(probe.foreign_keys.end(), fks.begin(), fks.end());
+        std::string name = k.name.empty() ? mint(probe, "_fk_" + ns.name + "_" + cd.name) : k.name;
+        fks.push_back(foreign_key_of(k, {idx}, name, ns.schema_name, ns.name));
+        break;
+      }
+      default: break;  // the column's own clauses: build_column
+    }
+  }
+  // The column's constraints may collide with the table's or with each other.
+  std::vector<std::string> added_names;
+  for (auto& ck : checks) added_names.push_back(ck.name);
+  for (auto& fk : fks) added_names.push_back(fk.name);
+  for (const ast::ColumnConstraint* u : uniques)
+    if (!u->name.empty()) added_names.push_back(u->name);
+  std::set<std::string> claimed;
+  for (const std::string& name : added_names)
+    if (constraint_exists(ns, name) || !claimed.insert(to_lower(name)).second)
+      fail(StatusCode::kError, "duplicate constraint name '" + name +
+                                   "': a constraint with that name already exists on table '" + c.table() + "'");
+  if (def && col.generated())
+    fail(StatusCode::kError, "Column '" + cd.name + "' cannot have both DEFAULT and GENERATED ALWAYS AS");
+  ns.columns.push_back(col);
+  // A generated column: names, determinism and dependency order as at CREATE TABLE,
+  // over the new layout; existing rows get the computed value.
+  std::shared_ptr<GeneratedFill> generated;
+  if (col.generated()) {
+    generated = std::make_shared<GeneratedFill>(GeneratedFill::make(c, ns, idx));
+    ns.generated_order = generated->shadow->schema.generated_order;
+  }
+  const size_t statement_from = ns.indexes.size();
+  for (const ast::ColumnConstraint* u : uniques)
+    add_unique(ns, u->name, {IndexColumn{idx, false, ns.columns[idx].collation}}, u->on_conflict, {}, statement_from);
+  size_t first_check = ns.checks.size();
+  ns.checks.insert(ns.checks.end(), checks.begin(), checks.end());
+  ns.foreign_keys.insert(ns.foreign_keys.end(), fks.begin(), fks.end());
+  attach_column_tags(cd, ns, idx);
+
+  auto fill = std::make_shared<DefaultFill>(DefaultFill::make(c, def, ns.columns[idx], ns));
+  ExecContext* ctx = &c.ctx;
+  auto schema = std::make_shared<TableSchema>(ns);
+  p.change.kind = QRS_CHANGE_ADD_COLUMN;
+  p.change.column = idx;
+  p.change.name = cd.name;
+  if (generated)
+    p.change.fill = [generated, ctx](std::span<const Value> old_row) { return generated->value(old_row, *ctx); };
+  else
+    p.change.fill = [fill, schema, idx, ctx](std::span<const Value> old_row) {
+      return fill->value(old_row, schema->columns[idx], *schema, *ctx);
+    };
+  std::vector<const CheckSchema*> added;
+  for (size_t i = first_check; i < ns.checks.size(); ++i) added.push_back(&ns.checks[i]);
+  auto extend = [&](const Row& r) {
+    Row out = r;
+    out.push_back(p.change.fill(r));
+    return out;
+  };
+  validate_checks(c, ns, added, extend);
+  std::vector<const ForeignKeySchema*> added_fks;
+  for (size_t i = ns.foreign_keys.size() - fks.size(); i < ns.foreign_keys.size(); ++i)
+    added_fks.push_back(&ns.foreign_keys[i]);
+  validate_foreign_keys(c, ns, added_fks, extend);
+  if (!uniques.empty()) p.to_new = extend;
+  return p;
+}
+
+// DROP COLUMN: another table's CHECK that reaches the column through a view chain (its
+// own text need not name the table at all) is found the way assertions are: each CHECK
+// reaching the table through views is bound again against the narrowed table, alone.
+void refuse_checks_reaching_through_views(AlterCtx& c, const TableSchema& narrowed, const std::string& col) {
+  for (auto& t : c.db.catalog().tables()) {
+    if (t == c.entry) continue;
+    for (size_t i = 0; i < t->schema.checks.size(); ++i) {
+      const CheckSchema ck = t->schema.checks[i];
+      auto refs = expression_references(c.db, *ck.expr, t->schema.schema_name);
+      const AssertionReference* hit = table_reference(refs, c.old().schema_name, c.table());
+      if (!hit || hit->through.empty()) continue;
+      // Bind this CHECK alone (the table's other CHECKs set aside meanwhile).
+      std::vector<CheckSchema> all = std::move(t->schema.checks);
+      t->schema.checks = {ck};
+      std::string failure;
+      try {
+        failure = plan_failure_when_narrowed(*c.entry, narrowed, [&] {
+          Planner planner(c.db);
+          planner.set_schema_authored(t->schema.schema_name);
+          std::set<int> read;
+          bind_checks(planner, *t, {}, read);
+        });
+      } catch (...) {
+        t->schema.checks = std::move(all);
+        throw;
+      }
+      t->schema.checks = std::move(all);
+      if (failure.empty()) continue;
+      const std::string owner =
+          t->schema.schema_name == c.old().schema_name ? t->schema.name : t->schema.schema_name + "." + t->schema.name;
+      fail(StatusCode::kError, "Cannot drop column '" + col + "' from '" + c.table() + "': CHECK constraint '" +
+                                   ck.name + "' on table '" + owner + "' reaches it" + describe_view_chain(*hit));
+    }
+  }
+}
+
+AlterPlan plan_drop_column(AlterCtx& c) {
+  int idx = c.old().find_column(c.s.name);
+  if (idx < 0) fail(StatusCode::kError, "Column '" + c.s.name + "' not found in table '" + c.table() + "'");
+  const std::string col = c.old().columns[idx].name;
+  auto refuse = [&](const std::string& why) {
+    fail(StatusCode::kError, "Cannot drop column '" + col + "' from '" + c.table() + "': " + why);
+  };
+  if (is_key_member(c.old(), idx)) refuse("Cannot drop PRIMARY KEY column '" + col + "'");
+  if (c.old().columns.size() == 1) refuse("a table must keep at least one column");
+  for (auto& other : c.old().columns)
+    if (other.generated() && !iequals(other.name, col) && reads_column(*other.generated_expr, c.table(), col))
+      refuse("it is referenced by generated column '" + other.name + "'");
+  for (auto& ck : c.old().checks) {
+    if (!reads_column(*ck.expr, c.table(), col)) continue;
+    // An unnamed table-level CHECK (minted `_check_<n>`) has no name the user
+    // knows: quote its expression instead.
+    bool minted = ck.name.rfind("_check_", 0) == 0 &&
+                  std::all_of(ck.name.begin() + 7, ck.name.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    refuse(minted ? "it is referenced by the CHECK constraint (" + expr_to_string(*ck.expr) + ")"
+                  : "CHECK constraint '" + ck.name + "' on table '" + c.table() + "' references it");
+  }
+  for (auto& other : c.old().columns)
+    if (other.default_expr && !iequals(other.name, col) && reads_column(*other.default_expr, c.table(), col))
+      refuse("it is referenced by the DEFAULT of column '" + other.name + "'");
+  // Another table's CHECK, DEFAULT or generated column reading the column through a
+  // subquery (a scope-aware probe: the rename walker reports whether it would rewrite).
+  auto reads_through_subquery = [&](const ast::Expr& e, const TableEntry& owner) {
+    auto probe = Parser::parse_expression(expr_to_string(e));
+    Renamer r = Renamer::column(c.old().schema_name, c.table(), col, col + "\x01");
+    r.set_bare_binds_elsewhere(owner.schema.schema_name != c.old().schema_name &&
+                               c.db.catalog().find(owner.schema.schema_name, c.table()) != nullptr);
+    return r.owned_expr(*probe, owner.schema.schema_name, owner.schema.name);
+  };
+  for (auto& t : c.db.catalog().tables()) {
+    if (t == c.entry) continue;
+    // Named as the user would: qualified when it lives in another schema.
+    const std::string tname =
+        t->schema.schema_name == c.old().schema_name ? t->schema.name : t->schema.schema_name + "." + t->schema.name;
+    for (const CheckSchema& ck : t->schema.checks)
+      if (reads_through_subquery(*ck.expr, *t))
+        refuse("CHECK constraint '" + ck.name + "' on table '" + tname + "' references it");
+    for (const ColumnSchema& d : t->schema.columns)
+      if (d.default_expr && reads_through_subquery(*d.default_expr, *t))
+        refuse("it is referenced by the DEFAULT of column '" + d.name + "' on table '" + tname + "'");
+    for (const ColumnSchema& g : t->schema.columns) {
+      if (!g.generated()) continue;
+      if (reads_through_subquery(*g.generated_expr, *t))
+        refuse("it is referenced by the GENERATED expression of column '" + g.name + "' on table '" + tname + "'");
+    }
+  }
+  // A foreign key (of any table) naming the column as a parent column would dangle; the
+  // table's own key whose child column this is goes away with it instead.
+  for (auto& t : c.db.catalog().tables())
+    for (const ForeignKeySchema& fk : t->schema.foreign_keys) {
+      if (fk.referenced_schema != c.old().schema_name || !iequals(fk.referenced_table, c.table())) continue;
+      bool names = std::any_of(fk.referenced_columns.begin(), fk.referenced_columns.end(),
+                               [&](const std::string& rc) { return iequals(rc, col); });
+      bool own_child = t == c.entry && std::find(fk.columns.begin(), fk.columns.end(), idx) != fk.columns.end();
+      if (names && !own_child)
+        refuse("it is referenced by FOREIGN KEY '" + fk.name + "' on table '" + t->schema.name + "'");
+    }
+  AlterPlan p{c.old(), {}, true, {}, {}};
+  TableSchema& ns = p.schema;
+  ns.columns.erase(ns.columns.begin() + idx);
+  for (auto& k : ns.primary_key)
+    if (k.column > idx) --k.column;
+  // A foreign key naming the column goes with it; the others are renumbered.
+  std::vector<ForeignKeySchema> kept;
+  for (auto& fk : ns.foreign_keys) {
+    if (std::find(fk.columns.begin(), fk.columns.end(), idx) != fk.columns.end()) continue;
+    for (int& x : fk.columns)
+      if (x > idx) --x;
+    kept.push_back(fk);
+  }
+  ns.foreign_keys = std::move(kept);
+  // A UNIQUE constraint or unique index naming the column goes with it; a plain index
+  // loses the column (and goes when nothing is left); the others are renumbered.
+  std::vector<IndexSchema> indexes;
+  for (IndexSchema ix : ns.indexes) {
+    bool names = std::any_of(ix.columns.begin(), ix.columns.end(), [idx](const IndexColumn& k) { return k.column == idx; });
+    if (names && (ix.unique || ix.where)) continue;
+    std::vector<IndexColumn> cols;
+    for (IndexColumn k : ix.columns) {
+      if (k.column == idx) continue;
+      if (k.column > idx) --k.column;
+      cols.push_back(k);
+    }
+    if (cols.empty()) continue;
+    ix.columns = std::move(cols);
+    indexes.push_back(std::move(ix));
+  }
+  ns.indexes = std::move(indexes);
+  // The generated columns keep their dependency order, renumbered past the gap.
+  std::vector<int> order;
+  for (int g : ns.generated_order)
+    if (g != idx) order.push_back(g > idx ? g - 1 : g);
+  ns.generated_order = std::move(order);
+  refuse_checks_reaching_through_views(c, ns, col);
+  c.db.assertions().guard_column_drop(c.db, *c.entry, ns, col);
+  p.change.kind = QRS_CHANGE_DROP_COLUMN;
+  p.change.column = idx;
+  p.change.name = col;
+  return p;
+}
+
+AlterPlan plan_alter_primary_key(AlterCtx& c) {
+  AlterPlan p{c.old(), {}, true, {}, {}};
+  TableSchema& ns = p.schema;
+  std::vector<KeyColumn> key;
+  std::set<int> seen;
+  for (auto& ic : c.s.key) {
+    int idx = require_column(ns, ic.name);
+    if (!seen.insert(idx).second)
+      fail(StatusCode::kError, "Column '" + ic.name + "' appears twice in the PRIMARY KEY of '" + ns.name + "'");
+    key.push_back({idx, ic.desc});
+  }
+  for (auto& col : ns.columns) col.primary_key = false;
+  for (auto& k : key) ns.columns[k.column].primary_key = true;
+  ns.primary_key = std::move(key);
+  ns.primary_key_declared = true;
+  p.change.kind = QRS_CHANGE_ALTER_PRIMARY_KEY;
+  return p;
+}
+
+AlterPlan plan_alter_column(AlterCtx& c) {
+  int idx = require_column(c.old(), c.s.name);
+  AlterPlan p{c.old(), {}, false, {}, {}};
+  TableSchema& ns = p.schema;
+  ColumnSchema& col = ns.columns[idx];
+  p.change.column = idx;
+  p.change.name = col.name;
+  ExecContext* ctx = &c.ctx;
+  switch (c.s.column_action) {
+    case ColumnAction::kDropNotNull:
+      col.not_null = false;
+      p.change.kind = QRS_CHANGE_DROP_NOT_NULL;
+      break;
+    case ColumnAction::kSetNotNull: {
+      col.not_null = true;
+      p.change.kind = QRS_CHANGE_SET_NOT_NULL;
+      p.rewrites_rows = true;
+      auto fill = std::make_shared<DefaultFill>(DefaultFill::make(c, col.default_expr.get(), col, ns));
+      auto schema = std::make_shared<TableSchema>(ns);
+      p.change.fill = [fill, schema, idx, ctx](std::span<const Value> old_row) {
+        return fill->value(old_row, schema->columns[idx], *schema, *ctx);
+      };
+      // UNIQUE is judged on the backfilled rows.
+      p.to_new = [fill = p.change.fill, idx](const Row& r) {
+        Row out = r;
+        if (out[idx].is_null()) out[idx] = fill(r);
+        return out;
+      };
+      break;
+    }
+    case ColumnAction::kSetDefault:
+    case ColumnAction::kDropDefault:
+      p.change.kind = QRS_CHANGE_SET_DEFAULT;
+      if (c.s.column_action == ColumnAction::kDropDefault) {
+        col.default_expr.reset();
+        break;
+      }
+      if (!c.s.default_value) fail(StatusCode::kInternal, "SET DEFAULT without an expression");
+      DefaultFill::make(c, c.s.default_value.get(), col,
+                        ns);  // a default that cannot convert is refused
+      col.default_expr = own_expr(*c.s.default_value);
+      break;
+    case ColumnAction::kSetDataType: {
+      if (is_key_member(ns, idx))
+        fail(StatusCode::kError, "Cannot SET DATA TYPE on PRIMARY KEY column '" + col.name + "' of '" + ns.name + "'");
+      qrs_logical_type before = col.logical_type;
+      col.type_name = c.s.type_name;
+      col.logical_type = logical_type_from_name(c.s.type_name);
+      // The column keeps its collation; the temporal and JSON types accept BINARY only.
+      require_collation_supported(col);
+      p.change.kind = QRS_CHANGE_SET_DATA_TYPE;
+      // The existing default must hold under the new type, as CREATE TABLE would
+      // demand.
+      if (col.default_expr) DefaultFill::make(c, col.default_expr.get(), col, ns);
+      p.rewrites_rows = col.logical_type != before;  // an alias (text → varchar) is schema-only
+      auto schema = std::make_shared<TableSchema>(ns);
+      p.to_new = [schema, idx](const Row& r) {
+        Row out = r;
+        try {
+          out[idx] = DmlWriter::coerce(r[idx], schema->columns[idx], *schema);
+        } catch (const Error&) {
+        }
+        return out;
+      };
+      p.change.convert = [schema, idx](const Value& v) {
+        const ColumnSchema& target = schema->columns[idx];
+        try {
+          return DmlWriter::coerce(v, target, *schema);
+        } catch (const Error& e) {
+          throw Error(StatusCode::kMismatch, "Cannot convert value '" + v.to_text() + "' of column " + schema->name +
+                                                 "." + target.name + " to " + target.type_name + ": " +
+                                                 e.raw_message());
+        }
+      };
+      break;
+    }
+    case ColumnAction::kSetCollate: {
+      auto coll = c.db.registry().find_collation(c.s.collation);
+      if (!coll)
+        fail(StatusCode::kError, "Unknown collation '" + c.s.collation + "' for type '" +
+                                     (col.type_name.empty() ? std::string("ANY") : to_upper(col.type_name)) + "'");
+      // Index members that compared under the column's collation follow it.
+      for (IndexSchema& ix : ns.indexes)
+        for (IndexColumn& k : ix.columns)
+          if (k.column == idx && k.collation == col.collation) k.collation = coll;
+      col.collation = coll;
+      col.collation_declared = true;
+      require_collation_supported(col);
+      p.change.kind = QRS_CHANGE_SET_COLLATION;
+      p.rewrites_rows = is_key_member(ns, idx);  // the key order changes
+      break;
+    }
+  }
+  return p;
+}
+
+AlterPlan plan_add_constraint(AlterCtx& c) {
+  const ast::TableConstraint& tc = *c.s.constraint;
+  validate_reserved_tags(tc.tags, TagSite::kPhysicalConstraint);
+  AlterPlan p{c.old(), {}, false, {}, {}};
+  TableSchema& ns = p.schema;
+  // A UNIQUE named like an unnamed one's derived structure is refused as that collision
+  // (ahead of the name rule, which would blame a name the user never wrote).
+  if (tc.kind == ast::TableConstraint::Kind::kUnique && !tc.name.empty())
+    for (const IndexSchema& other : ns.indexes)
+      if (derives_same_structure(other, "", tc.name) && !other.constraint_named)
+        fail(StatusCode::kError, "UNIQUE constraint '" + tc.name + "' would collide with the backing structure of " +
+                                     describe_unique(ns, other));
+  if (!tc.name.empty() && constraint_exists(ns, tc.name))
+    fail(StatusCode::kError, "duplicate constraint name '" + tc.name +
+                                 "': a constraint with that name already exists on table '" + ns.name + "'");
+  p.change.kind = QRS_CHANGE_ADD_CONSTRAINT;
+  using K = ast::TableConstraint::Kind;
+  switch (tc.kind) {
+    case K::kCheck: {
+      std::string name = tc.name;
+      for (size_t n = ns.checks.size(); name.empty(); ++n) {
+        std::string candidate = "check_" + std::to_string(n);
+        if (!constraint_exists(ns, candidate)) name = candidate;
+      }
+      ns.checks.push_back(make_check(name, *tc.expr, tc.check_on, tc.on_conflict, ns.name));
+      ns.checks.back().tags_json = tags_json(tc.tags);
+      p.change.name = name;
+      validate_checks(c, ns, {&ns.checks.back()}, {});
+      break;
+    }
+    case K::kForeignKey: {
+      std::vector<int> cols;
+      std::string base = "_fk_" + ns.name;
+      for (auto& ic : tc.columns) {
+        int idx = ns.find_column(ic.name);
+        if (idx < 0) fail(StatusCode::kError, "FK column '" + ic.name + "' not found in table '" + ns.name + "'");
+        cols.push_back(idx);
+        base += "_" + ic.name;
+      }
+      std::string name = tc.name.empty() ? mint(ns, base) : tc.name;
+      ns.foreign_keys.push_back(foreign_key_of(tc, std::move(cols), name, ns.schema_name, ns.name));
+      ns.foreign_keys.back().tags_json = tags_json(tc.tags);
+      p.change.name = name;
+      validate_foreign_keys(c, ns, {&ns.foreign_keys.back()}, {});
+      break;
+    }
+    case K::kUnique: {
+      std::vector<IndexColumn> cols;
+      for (auto& ic : tc.columns) {
+        int idx = require_column(ns, ic.name);
+        IndexColumn k{idx, ic.desc, ns.columns[idx].collation};
+        if (!ic.collation.empty()) {
+          k.collation = c.db.registry().find_collation(ic.collation);
+          if (!k.collation) fail(StatusCode::kError, "Unknown collation: " + ic.collation);
+        }
+        cols.push_back(k);
+      }
+      std::vector<std::string> spelled;
+      for (auto& ic : tc.columns) spelled.push_back(ic.name);
+      add_unique(ns, tc.name, std::move(cols), tc.on_conflict, spelled);
+      ns.indexes.back().tags_json = tags_json(tc.tags);
+      p.change.name = ns.indexes.back().name;
+      break;
+    }
+    case K::kPrimaryKey:
+      fail(StatusCode::kError, "Table '" + ns.name + "' already has a primary key; use ALTER PRIMARY KEY to change it");
+  }
+  return p;
+}
+
+AlterPlan plan_drop_constraint(AlterCtx& c) {
+  AlterPlan p{c.old(), {}, false, {}, {}};
+  TableSchema& ns = p.schema;
+  auto check = std::find_if(ns.checks.begin(), ns.checks.end(), [&](auto& x) { return iequals(x.name, c.s.name); });
+  auto fk =
+      std::find_if(ns.foreign_keys.begin(), ns.foreign_keys.end(), [&](auto& x) { return iequals(x.name, c.s.name); });
+  if (check != ns.checks.end()) {
+    p.change.name = check->name;
+    ns.checks.erase(check);
+  } else if (fk != ns.foreign_keys.end()) {
+    p.change.name = fk->name;
+    ns.foreign_keys.erase(fk);
+  } else if (auto ix = std::find_if(ns.indexes.begin(), ns.indexes.end(),
+                                    [&](auto& x) { return x.constraint && iequals(x.name, c.s.name); });
+             ix != ns.indexes.end()) {
+    p.change.name = ix->name;
+    ns.indexes.erase(ix);
+  } else {
+    fail(StatusCode::kNotFound, "Constraint '" + c.s.name + "' not found on table '" + ns.name + "'");
+  }
+  p.change.kind = QRS_CHANGE_DROP_CONSTRAINT;
+  return p;
+}
+
+AlterPlan plan_rename_constraint(AlterCtx& c) {
+  AlterPlan p{c.old(), {}, false, {}, {}};
+  TableSchema& ns = p.schema;
+  std::string* slot = nullptr;
+  for (auto& ck : ns.checks)
+    if (iequals(ck.name, c.s.name)) slot = &ck.name;
+  for (auto& fk : ns.foreign_keys)
+    if (!slot && iequals(fk.name, c.s.name)) slot = &fk.name;
+  IndexSchema* renamed_index = nullptr;
+  for (auto& ix : ns.indexes)
+    if (!slot && ix.constraint && iequals(ix.name, c.s.name)) {
+      slot = &ix.name;
+      renamed_index = &ix;
+    }
+  if (renamed_index) {
+    for (const IndexSchema& other : ns.indexes)
+      if (&other != renamed_index && other.constraint && !other.constraint_named && iequals(other.name, c.s.new_name))
+        fail(StatusCode::kError, "UNIQUE constraint '" + c.s.new_name + "' would collide with the backing structure of " +
+                                     describe_unique(ns, other));
+    renamed_index->constraint_named = true;
+    for (const IndexSchema& other : ns.indexes)
+      if (!other.constraint && iequals(other.name, c.s.new_name))
+        fail(StatusCode::kError, "UNIQUE constraint '" + c.s.new_name + "' would collide with existing index '" +
+                                     other.name + "'");
+  }
+  if (!slot) fail(StatusCode::kNotFound, "Constraint '" + c.s.name + "' not found on table '" + ns.name + "'");
+  if (!iequals(*slot, c.s.new_name) && constraint_exists(ns, c.s.new_name))
+    fail(StatusCode::kError, "duplicate constraint name '" + c.s.new_name +
+                                 "': a constraint with that name already exists on table '" + ns.name + "'");
+  p.change.name = *slot;
+  p.change.new_name = c.s.new_name;
+  *slot = c.s.new_name;
+  p.change.kind = QRS_CHANGE_RENAME_CONSTRAINT;
+  return p;
+}
+
+const char* arm_name(qrs_schema_change_kind k) {
+  switch (k) {
+    case QRS_CHANGE_ADD_COLUMN:
+      return "ADD COLUMN";
+    case QRS_CHANGE_DROP_COLUMN:
+      return "DROP COLUMN";
+    case QRS_CHANGE_RENAME_COLUMN:
+      return "RENAME COLUMN";
+    case QRS_CHANGE_SET_DATA_TYPE:
+      return "ALTER COLUMN … SET DATA TYPE";
+    case QRS_CHANGE_SET_NOT_NULL:
+      return "ALTER COLUMN … SET NOT NULL";
+    case QRS_CHANGE_DROP_NOT_NULL:
+      return "ALTER COLUMN … DROP NOT NULL";
+    case QRS_CHANGE_SET_DEFAULT:
+      return "ALTER COLUMN … SET/DROP DEFAULT";
+    case QRS_CHANGE_SET_COLLATION:
+      return "ALTER COLUMN … SET COLLATE";
+    case QRS_CHANGE_ALTER_PRIMARY_KEY:
+      return "ALTER PRIMARY KEY";
+    case QRS_CHANGE_ADD_CONSTRAINT:
+      return "ADD CONSTRAINT";
+    case QRS_CHANGE_DROP_CONSTRAINT:
+      return "DROP CONSTRAINT";
+    case QRS_CHANGE_RENAME_CONSTRAINT:
+      return "RENAME CONSTRAINT";
+    case QRS_CHANGE_RENAME_TABLE:
+      return "RENAME TO";
+  }
+  return "ALTER TABLE";
+}
+
+// The module first; the catalog only once it succeeded.
+// Whether an arm changes what the table's index entries hold (keys, values, storage
+// names) or which indexes exist.
+bool touches_indexes(const AlterPlan& p, const TableSchema& before) {
+  if (before.indexes.empty() && p.schema.indexes.empty()) return false;
+  switch (p.change.kind) {
+    case QRS_CHANGE_RENAME_COLUMN:
+    case QRS_CHANGE_SET_DEFAULT:
+    case QRS_CHANGE_DROP_NOT_NULL:
+    case QRS_CHANGE_RENAME_CONSTRAINT:
+      return false;
+    case QRS_CHANGE_SET_NOT_NULL:
+      return p.rewrites_rows;
+    case QRS_CHANGE_ADD_CONSTRAINT:
+    case QRS_CHANGE_DROP_CONSTRAINT:
+      return before.indexes.size() != p.schema.indexes.size();
+    default:
+      return true;
+  }
+}
+
+// An event image recorded before the ALTER, as the altered table holds it (best effort:
+// a cell the arm cannot convert keeps its value).
+Row reshape_image(const SchemaChange& change, const Row& row) {
+  Row out = row;
+  size_t col = change.column < 0 ? out.size() : static_cast<size_t>(change.column);
+  switch (change.kind) {
+    case QRS_CHANGE_ADD_COLUMN:
+      if (col <= out.size()) out.insert(out.begin() + static_cast<std::ptrdiff_t>(col), change.fill ? change.fill(row) : Value());
+      break;
+    case QRS_CHANGE_DROP_COLUMN:
+      if (col < out.size()) out.erase(out.begin() + static_cast<std::ptrdiff_t>(col));
+      break;
+    case QRS_CHANGE_SET_DATA_TYPE:
+      if (col < out.size() && change.convert) out[col] = change.convert(out[col]);
+      break;
+    case QRS_CHANGE_SET_NOT_NULL:
+      if (col < out.size() && out[col].is_null() && change.fill) out[col] = change.fill(row);
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+// The arm's one schema event (usage.md "What each ALTER TABLE arm reports"), and the
+// transaction's recorded data events of the table brought to its new shape.
+void announce(AlterCtx& c, const SchemaChange& change) {
+  ChangeLog& log = c.db.changes();
+  if (!log.capturing()) return;
+  const TableSchema& now = c.entry->schema;
+  if (change.kind == QRS_CHANGE_RENAME_TABLE)
+    log.rename_table(now.schema_name, c.s.table.name, now.name);
+  else
+    log.reshape_table(now, [&change](const Row& r) { return reshape_image(change, r); });
+  SchemaChangeEvent e = schema_event(SchemaChangeKind::kAlter, SchemaObjectKind::kTable, now,
+                                     statement_to_string(c.s, now.schema_name));
+  switch (c.s.action) {
+    case Action::kRenameTable:
+      e.old_object_name = c.s.table.name;
+      break;
+    case Action::kRenameColumn:
+      e.object_type = SchemaObjectKind::kColumn;
+      e.column_name = c.s.new_name;
+      e.old_column_name = c.s.name;
+      break;
+    case Action::kAddColumn:
+      e.object_type = SchemaObjectKind::kColumn;
+      e.column_name = c.s.column ? c.s.column->name : std::string();
+      break;
+    case Action::kDropColumn:
+      e.type = SchemaChangeKind::kDrop;
+      e.object_type = SchemaObjectKind::kColumn;
+      e.column_name = c.s.name;
+      break;
+    case Action::kAlterColumn:
+      e.object_type = SchemaObjectKind::kColumn;
+      e.column_name = c.s.name;
+      break;
+    default:
+      break;
+  }
+  log.record_schema(std::move(e));
+}
+
+void commit(AlterCtx& c, AlterPlan& p) {
+  TableEntry& entry = *c.entry;
+  bool indexes = touches_indexes(p, entry.schema);
+  // UNIQUE holds on the rows as they will be, before anything changes.
+  if (indexes) {
+    std::vector<Row> before = scan_rows(entry);
+    std::vector<Row> rows = before;
+    if (p.to_new)
+      for (Row& r : rows) r = p.to_new(r);
+    // A partial index's membership is judged on the row as it is now, under the
+    // predicate of the index of the same name (a new partial index cannot appear here).
+    IndexWriter current(c.db, entry, &c.ctx, /*join=*/false);
+    auto member = [&](size_t i, size_t r) {
+      for (size_t k = 0; k < entry.schema.indexes.size(); ++k)
+        if (iequals(entry.schema.indexes[k].name, p.schema.indexes[i].name)) return current.member(k, before[r]);
+      return true;
+    };
+    check_unique_rows(p.schema, rows, member);
+  }
+  bool done = entry.table->alter_table(p.change, p.schema);
+  if (!done && p.rewrites_rows)
+    fail(StatusCode::kUnsupported, "Module '" + entry.schema.module_name + "' does not support ALTER TABLE " +
+                                       arm_name(p.change.kind) + " (it changes the stored rows of '" +
+                                       entry.schema.name + "')");
+  // Secondary structures keyed by the table's columns (indexes, UNIQUE
+  // companions) are brought to p.schema here, per p.change.kind, before the
+  // catalog swap.
+  if (p.change.kind == QRS_CHANGE_RENAME_TABLE) {
+    c.db.catalog().remove(entry.schema.schema_name, entry.schema.name);
+    entry.schema = std::move(p.schema);
+    c.db.catalog().add(c.entry);
+  } else {
+    entry.schema = std::move(p.schema);
+  }
+  if (p.after) p.after();
+  if (indexes) rebuild_indexes(c.db, entry, c.ctx);
+  c.db.bump_schema_version();
+  if (p.change.kind == QRS_CHANGE_RENAME_TABLE) c.db.unpersist_table(entry, c.s.table.name);
+  c.db.persist_table(entry);
+  announce(c, p.change);
+}
+
+}  // namespace
+
+void alter_table(DatabaseImpl& db, const ast::AlterTableStmt& s, ExecContext& ctx) {
+  std::string schema = s.table.schema.empty() ? "main" : to_lower(s.table.schema);
+  auto entry = db.catalog().find(schema, s.table.name);
+  if (!entry && s.table.schema.empty()) entry = db.catalog().find("temp", s.table.name);
+  if (!entry) {
+    if (db.catalog().find_view(schema, s.table.name))
+      fail(StatusCode::kError, "Cannot ALTER TABLE '" + s.table.name + "': it is a view");
+    fail(StatusCode::kError, "Table '" + s.table.name + "' not found in schema '" + schema + "'");
+  }
+  AlterCtx c{db, entry, ctx, s};
+  AlterPlan p;
+  switch (s.action) {
+    case Action::kRenameTable:
+      p = plan_rename_table(c);
+      break;
+    case Action::kRenameColumn:
+      p = plan_rename_column(c);
+      break;
+    case Action::kAddColumn:
+      p = plan_add_column(c);
+      break;
+    case Action::kDropColumn:
+      p = plan_drop_column(c);
+      break;
+    case Action::kAddConstraint:
+      p = plan_add_constraint(c);
+      break;
+    case Action::kDropConstraint:
+      p = plan_drop_constraint(c);
+      break;
+    case Action::kRenameConstraint:
+      p = plan_rename_constraint(c);
+      break;
+    case Action::kAlterPrimaryKey:
+      p = plan_alter_primary_key(c);
+      break;
+    case Action::kAlterColumn:
+      p = plan_alter_column(c);
+      break;
+    case Action::kTags:
+      alter_table_tags(db, *entry, s);  // catalog-only: no module call
+      return;
+    case Action::kSetMaintained:
+    case Action::kDropMaintained:
+      fail(StatusCode::kUnsupported, "ALTER TABLE … MAINTAINED is not supported yet");
+  }
+  commit(c, p);
+}
+
+}  // namespace quereus

@@ -1,0 +1,35 @@
+// DECLARE SCHEMA / APPLY SCHEMA (sql-ddl.md §2.0): a stored end-state declaration and its
+// application. This is the minimal form: APPLY creates the schema and the declared
+// objects that do not exist yet, leaves objects already matching their declaration alone,
+// drops the schema's tables and views the declaration no longer names, and refuses —
+// before changing anything — what would need the full differ (altering existing objects).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "runtime/executable.h"
+
+namespace quereus {
+
+namespace ast {
+struct DeclareSchemaStmt;
+struct ApplySchemaStmt;
+struct DiffSchemaStmt;
+}  // namespace ast
+
+struct DeclaredSchemas {
+  // By lower-case schema name; each owned by the catalog (re-parsed from its text).
+  std::map<std::string, std::shared_ptr<const ast::DeclareSchemaStmt>> declared;
+  // "schema.name" (lower-case) → the canonical text of the declaration that created the
+  // object, so a re-apply of the same declaration is recognised as a no-op.
+  std::map<std::string, std::string> applied;
+};
+
+std::unique_ptr<Executable> plan_declare_schema(DatabaseImpl& db, const ast::DeclareSchemaStmt& stmt);
+std::unique_ptr<Executable> plan_apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& stmt);
+// DIFF SCHEMA: the DDL APPLY SCHEMA would run, one `ddl` row per statement.
+std::unique_ptr<Executable> plan_diff_schema(DatabaseImpl& db, const ast::DiffSchemaStmt& stmt);
+
+}  // namespace quereus

@@ -1,0 +1,44 @@
+// DDL of secondary indexes and UNIQUE constraints: CREATE [UNIQUE] INDEX, DROP INDEX,
+// and the indexes a CREATE TABLE's UNIQUE constraints declare. The entries live in
+// companion tables (write/indexes.h).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "main/database_impl.h"
+#include "parser/ast.h"
+
+namespace quereus {
+
+struct ExecContext;
+
+// Adds the index enforcing each UNIQUE constraint of `s` to `ts.indexes` (columns
+// resolved, names minted `_uc_<cols>` when unnamed). Call once the columns exist.
+void add_unique_constraints(DatabaseImpl& db, const ast::CreateTableStmt& s, TableSchema& ts);
+
+// CREATE TABLE: constraint names (CHECK, UNIQUE, FOREIGN KEY) share one namespace per
+// table, so two constraints of the same name (case-insensitively, of any kinds) are
+// refused with "duplicate constraint name '<name>'": DROP / RENAME CONSTRAINT could
+// never tell them apart.
+void check_constraint_names(const TableSchema& ts);
+
+// Creates the (empty) companion tables of a new table's indexes.
+void create_index_storage(DatabaseImpl& db, TableEntry& table, ExecContext& ctx);
+
+// CREATE [UNIQUE] INDEX. `tags_json` is the evaluated WITH TAGS ("" when none).
+void create_index(DatabaseImpl& db, const ast::CreateIndexStmt& s, const std::string& tags_json, ExecContext& ctx);
+
+// DROP INDEX [IF EXISTS] name.
+void drop_index(DatabaseImpl& db, const ast::DropStmt& s);
+
+// Destroys the companion tables of a table being dropped.
+void drop_table_indexes(DatabaseImpl& db, TableEntry& table);
+
+// The table in `schema` owning the index `name` (case-insensitive), and its ordinal in
+// schema.indexes; null when no table has one. `user_only` skips UNIQUE constraints'
+// indexes (which are not user objects).
+std::shared_ptr<TableEntry> find_index(DatabaseImpl& db, const std::string& schema, const std::string& name,
+                                       size_t* ordinal, bool user_only = false);
+
+}  // namespace quereus

@@ -1,0 +1,231 @@
+#include "ddl/schema_ddl.h"
+
+#include <cstdio>
+
+#include "types/json_value.h"
+#include "parser/ast.h"
+#include "parser/ast_printer.h"
+
+namespace quereus {
+
+namespace {
+
+const char* conflict_word(qrs_conflict c) {
+  switch (c) {
+    case QRS_CONFLICT_ROLLBACK: return "rollback";
+    case QRS_CONFLICT_FAIL: return "fail";
+    case QRS_CONFLICT_IGNORE: return "ignore";
+    case QRS_CONFLICT_REPLACE: return "replace";
+    default: return "abort";
+  }
+}
+
+std::string on_conflict(const std::optional<qrs_conflict>& c) {
+  return c ? std::string(" on conflict ") + conflict_word(*c) : std::string();
+}
+
+std::string fk_action(const std::string& a) {
+  if (a == "setNull") return "set null";
+  if (a == "setDefault") return "set default";
+  if (a == "noAction") return "no action";
+  return a;  // restrict, cascade
+}
+
+std::string q(const std::string& name) { return quote_identifier(name); }
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+  return s;
+}
+
+std::string column_list(const TableSchema& t, const std::vector<int>& cols) {
+  std::string s;
+  for (size_t i = 0; i < cols.size(); ++i) s += (i ? ", " : "") + q(t.columns[cols[i]].name);
+  return s;
+}
+
+// " with tags (k = v, …)" from a tags JSON object; "" when untagged.
+std::string tags_clause(const std::string& json) {
+  if (json.empty()) return "";
+  auto j = jsonv::parse(json);
+  if (!j || !j->is_object() || j->empty()) return "";
+  std::string s = " with tags (";
+  bool first = true;
+  for (auto it = j->begin(); it != j->end(); ++it) {
+    if (!first) s += ", ";
+    first = false;
+    s += quote_identifier(it.key()) + " = ";
+    const auto& v = it.value();
+    if (v.is_string()) s += sql_literal(Value::Text(v.get<std::string>()));
+    else if (v.is_boolean()) s += v.get<bool>() ? "true" : "false";
+    else if (v.is_null()) s += "null";
+    else if (v.is_number()) s += v.dump();
+    else s += sql_literal(Value::Text(v.dump()));  // a structured value keeps its JSON text
+  }
+  return s + ")";
+}
+
+}  // namespace
+
+std::string sql_literal(const Value& v) {
+  switch (v.type()) {
+    case ValueType::kNull: return "null";
+    case ValueType::kInteger:
+    case ValueType::kBigInt: return v.to_text();
+    case ValueType::kBoolean: return v.as_bool() ? "true" : "false";
+    case ValueType::kReal: {
+      char buf[40];
+      std::snprintf(buf, sizeof buf, "%.17g", v.as_real());
+      std::string s = buf;
+      if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // stays REAL when parsed
+      return s;
+    }
+    case ValueType::kBlob: {
+      static const char* hex = "0123456789abcdef";
+      std::string s = "x'";
+      for (unsigned char c : v.str()) {
+        s += hex[c >> 4];
+        s += hex[c & 15];
+      }
+      return s + "'";
+    }
+    case ValueType::kText:
+    case ValueType::kJson: {
+      std::string s = "'";
+      for (char c : v.str()) {
+        s += c;
+        if (c == '\'') s += '\'';
+      }
+      return s + "'";
+    }
+  }
+  return "null";
+}
+
+std::string create_table_ddl(const TableSchema& t) {
+  std::string s = "create table " + q(t.schema_name) + "." + q(t.name) + " (";
+  bool first = true;
+  auto sep = [&] {
+    if (!first) s += ", ";
+    first = false;
+  };
+  for (const ColumnSchema& c : t.columns) {
+    sep();
+    s += q(c.name);
+    if (!c.type_name.empty()) s += " " + c.type_name;
+    s += c.not_null ? " not null" : " null";
+    s += on_conflict(c.not_null_conflict);
+    if (c.collation && (c.collation_declared || c.collation->name() != "BINARY"))
+      s += " collate " + q(lower(c.collation->name()));
+    if (c.default_expr) s += " default (" + expr_to_string(*c.default_expr) + ")";
+    if (c.generated_expr) {
+      s += " generated always as (" + expr_to_string(*c.generated_expr) + ")";
+      s += c.generated_stored ? " stored" : " virtual";
+    }
+    s += tags_clause(c.tags_json);
+  }
+  if (t.primary_key_declared) {
+    sep();
+    s += "primary key (";
+    for (size_t i = 0; i < t.primary_key.size(); ++i) {
+      if (i) s += ", ";
+      s += q(t.columns[t.primary_key[i].column].name);
+      if (t.primary_key[i].desc) s += " desc";
+    }
+    s += ")" + on_conflict(t.pk_conflict) + tags_clause(t.primary_key_tags_json);
+  }
+  for (const IndexSchema& ix : t.indexes) {
+    if (!ix.constraint) continue;
+    sep();
+    if (ix.constraint_named) s += "constraint " + q(ix.name) + " ";
+    s += "unique (";
+    for (size_t i = 0; i < ix.columns.size(); ++i) {
+      if (i) s += ", ";
+      const IndexColumn& c = ix.columns[i];
+      s += q(t.columns[c.column].name);
+      const ColumnSchema& col = t.columns[c.column];
+      if (c.collation && col.collation && c.collation->name() != col.collation->name())
+        s += " collate " + q(lower(c.collation->name()));
+      if (c.desc) s += " desc";
+    }
+    s += ")" + on_conflict(ix.on_conflict) + tags_clause(ix.tags_json);
+  }
+  for (const CheckSchema& c : t.checks) {
+    sep();
+    if (c.named) s += "constraint " + q(c.name) + " ";
+    s += "check";
+    bool default_ops = c.on_insert && c.on_update && !c.on_delete;
+    if (!default_ops) {
+      std::string ops;
+      if (c.on_insert) ops += "insert";
+      if (c.on_update) ops += std::string(ops.empty() ? "" : ", ") + "update";
+      if (c.on_delete) ops += std::string(ops.empty() ? "" : ", ") + "delete";
+      s += " on " + ops;
+    }
+    s += " (" + expr_to_string(*c.expr) + ")" + on_conflict(c.on_conflict) + tags_clause(c.tags_json);
+  }
+  for (const ForeignKeySchema& fk : t.foreign_keys) {
+    sep();
+    s += "constraint " + q(fk.name) + " foreign key (" + column_list(t, fk.columns) + ") references ";
+    if (!fk.referenced_schema.empty()) s += q(fk.referenced_schema) + ".";
+    s += q(fk.referenced_table);
+    if (!fk.referenced_columns.empty()) {
+      s += "(";
+      for (size_t i = 0; i < fk.referenced_columns.size(); ++i) s += (i ? ", " : "") + q(fk.referenced_columns[i]);
+      s += ")";
+    }
+    s += " on delete " + fk_action(fk.on_delete) + " on update " + fk_action(fk.on_update);
+    if (fk.deferred) s += " deferrable initially deferred";
+    s += tags_clause(fk.tags_json);
+  }
+  s += ") using " + q(t.module_name);
+  if (!t.module_options.empty()) {
+    s += "(";
+    for (size_t i = 0; i < t.module_options.size(); ++i) {
+      if (i) s += ", ";
+      s += q(t.module_options[i].first) + " = " + sql_literal(t.module_options[i].second);
+    }
+    s += ")";
+  }
+  if (!t.context.empty()) {
+    s += " with context (";
+    for (size_t i = 0; i < t.context.size(); ++i) {
+      const ContextVariable& v = t.context[i];
+      if (i) s += ", ";
+      s += q(v.name);
+      if (!v.type_name.empty()) s += " " + v.type_name;
+      s += v.not_null ? " not null" : " null";
+    }
+    s += ")";
+  }
+  s += tags_clause(t.tags_json);
+  return s;
+}
+
+std::string create_index_ddl(const TableSchema& t, const IndexSchema& ix) {
+  std::string s = std::string("create ") + (ix.unique ? "unique " : "") + "index " + q(t.schema_name) + "." + q(ix.name) +
+                  " on " + q(t.name) + " (";
+  for (size_t i = 0; i < ix.columns.size(); ++i) {
+    if (i) s += ", ";
+    const IndexColumn& c = ix.columns[i];
+    s += q(t.columns[c.column].name);
+    if (c.collation) s += " collate " + q(lower(c.collation->name()));
+    if (c.desc) s += " desc";
+  }
+  s += ")";
+  if (ix.where) s += " where " + expr_to_string(*ix.where);
+  return s + tags_clause(ix.tags_json);
+}
+
+std::string table_bundle(const TableSchema& t) {
+  std::string s = create_table_ddl(t);
+  for (const IndexSchema& ix : t.indexes) {
+    if (!ix.constraint) s += ";\n" + create_index_ddl(t, ix);
+    else if (std::string tags = tags_clause(ix.exposed_index_tags_json); !tags.empty())
+      // The exposed structure's own tags: " with tags (…)" as " set tags (…)".
+      s += ";\nalter index " + q(t.schema_name) + "." + q(ix.name) + " set" + tags.substr(5);
+  }
+  return s;
+}
+
+}  // namespace quereus

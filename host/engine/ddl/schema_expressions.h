@@ -1,0 +1,92 @@
+// Schema expressions: the DEFAULT, GENERATED ALWAYS AS and CHECK bodies a table declares
+// and its WITH CONTEXT variables — validated at CREATE TABLE (scope, determinism, literal
+// types, generated-column dependencies) and bound once per DML plan for the write path
+// (write/dml_writer.h). See docs/generated-columns.md.
+//
+// Row layouts the bound expressions are evaluated against (level 0 first):
+//   generated: [the row being written] → [the same row, as `new.c`]
+//   default:   [context variables]    → [the row being written, as `new.c`]
+//   CHECK:     [context variables]    → [the checked row] → [NEW…, OLD…] images
+#pragma once
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "parser/ast.h"
+#include "planner/planner.h"
+#include "write/dml_writer.h"
+
+namespace quereus {
+
+class DatabaseImpl;
+class Registry;
+struct TableEntry;
+struct TableSchema;
+
+// Calls `fn` on every expression node of `e`, including those inside subqueries (select
+// lists, FROM sources, WHERE, …, and window specs). `opaque` is true below a frame whose
+// bindings a walk cannot see: a derived table, a CTE body, a nested DML statement.
+using ExprFn = std::function<void(const ast::Expr& e, bool opaque)>;
+void walk_expr(const ast::Expr& e, const ExprFn& fn, bool opaque = false);
+
+// Throws Error "Non-deterministic expression not allowed in <clause> …" naming the first
+// non-deterministic function (or nested DML) in `e`. `clause` is "DEFAULT", "CHECK" or
+// "GENERATED ALWAYS AS"; `what` names the column or constraint for the message.
+// `functions` / `dml` choose what is looked for: a CHECK's functions are judged at CREATE
+// TABLE, its nested DML when a write statement binds it (as the reference does).
+void require_deterministic(const Registry& registry, const ast::Expr& e, const std::string& clause,
+                           const std::string& what, bool functions = true, bool dml = true);
+
+// ---- CREATE TABLE
+
+// Checks made before any storage exists: DEFAULT with GENERATED, bind parameters in a
+// DEFAULT, a literal DEFAULT its column's type cannot hold, non-deterministic GENERATED
+// bodies (unless `pragma nondeterministic_schema`). Throws on the first problem.
+void validate_schema_expressions(DatabaseImpl& db, const TableSchema& ts);
+
+// Checks that need the table in the catalog (a body may read its own table through a
+// subquery): DEFAULT scope (no bare column) and determinism, generated-column names and
+// dependencies. Fills `entry.schema.generated_order`. Throws on the first problem; the
+// caller removes the table again.
+void resolve_schema_expressions(DatabaseImpl& db, TableEntry& entry);
+
+// The generated-column part of resolve_schema_expressions (determinism, names,
+// dependencies → `entry.schema.generated_order`); ALTER TABLE ADD COLUMN runs it over
+// the table's new schema. Throws on the first problem.
+void resolve_generated(DatabaseImpl& db, TableEntry& entry);
+
+// ---- DML binding
+
+// The generated columns of `table`, bound in dependency order.
+std::vector<BoundGenerated> bind_generated(Planner& planner, const TableEntry& table);
+
+// The CHECK constraints of `table`; the slots of the context variables read by those
+// that apply to one of `ops` are added to `context_read`.
+std::vector<BoundCheck> bind_checks(Planner& planner, const TableEntry& table, const std::vector<RowOp>& ops,
+                                    std::set<int>& context_read);
+
+// The DEFAULT of `column` (null when it has none). `visible[i]` says whether `new.<col i>`
+// may be read (INSERT: the supplied columns). When `firing`, the default is one this
+// statement evaluates: its context reads are recorded and, unless `pragma
+// nondeterministic_schema`, a non-deterministic default is refused.
+ScalarPtr bind_default(DatabaseImpl& db, Planner& planner, const TableEntry& table, int column,
+                       const std::vector<bool>& visible, bool firing, std::set<int>& context_read);
+
+// A statement's WITH CONTEXT envelope for `table`: one bound value per declared variable
+// (null where the statement supplies none; names the table does not declare are ignored).
+std::vector<ScalarPtr> bind_context_values(Planner& planner, const TableSchema& table,
+                                           const std::vector<ast::NamedExpr>& supplied);
+
+// Throws when a NOT NULL variable in `read` is not supplied.
+void require_context(const TableSchema& table, const std::vector<ScalarPtr>& values, const std::set<int>& read);
+
+// Evaluates the envelope into the context row (declared order, coerced to the declared
+// types; NULL where not supplied).
+Row eval_context(const TableSchema& table, const std::vector<ScalarPtr>& values, ExecContext& ctx);
+
+// Throws "Cannot <verb> generated column 'c'" when `column` is generated.
+void refuse_generated_write(const TableSchema& table, int column, const char* verb);
+
+}  // namespace quereus

@@ -1,0 +1,404 @@
+// Metadata tags (see tags.h): the reserved-tag registry, the catalog form of a tag list
+// and the catalog-only tag verbs.
+#include "ddl/tags.h"
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "common/status.h"
+#include "main/database_impl.h"
+#include "types/json_value.h"
+#include "parser/ast_printer.h"
+#include "planner/scalar_expr.h"
+#include "catalog/catalog.h"
+
+namespace quereus {
+
+namespace {
+
+constexpr std::string_view kReservedPrefix = "quereus.";
+
+// The sites a reserved key may sit at, as a bit set over TagSite.
+using Sites = unsigned;
+constexpr Sites bit(TagSite s) { return 1u << static_cast<unsigned>(s); }
+constexpr Sites kAllSchemaSites = bit(TagSite::kPhysicalTable) | bit(TagSite::kPhysicalColumn) |
+                                  bit(TagSite::kPhysicalConstraint) | bit(TagSite::kPhysicalIndex) |
+                                  bit(TagSite::kViewDdl) | bit(TagSite::kLogicalTable) |
+                                  bit(TagSite::kLogicalColumn) | bit(TagSite::kLogicalConstraint);
+
+enum class Shape {
+  kString,     // any string
+  kBoolean,    // true / false
+  kEviction,   // 'never' | 'immediate' | a non-negative number of milliseconds
+  kRationale,  // a string; an empty one is only a warning (the ack still applies)
+};
+
+// One registry entry: the key itself, or (`family`) every key under the prefix.
+struct ReservedTag {
+  std::string_view key;
+  bool family;
+  Sites sites;
+  Shape shape;
+};
+
+// The reserved `quereus.*` keys (the reference's schema/reserved-tags.ts). The retired
+// `quereus.update.*` family is deliberately absent: such a key is unknown now.
+constexpr std::array<ReservedTag, 11> kRegistry{{
+    // Rename hints read by the declarative differ (inert everywhere else).
+    {"quereus.id", false, kAllSchemaSites, Shape::kString},
+    {"quereus.previous_name", false, kAllSchemaSites, Shape::kString},
+    // A UNIQUE constraint's backing structure shown as an index.
+    {"quereus.expose_implicit_index", false, bit(TagSite::kPhysicalConstraint) | bit(TagSite::kLogicalConstraint),
+     Shape::kBoolean},
+    // Sync: replicate a maintained table's maintenance writes; basis-table eviction.
+    {"quereus.sync.replicate", false, bit(TagSite::kPhysicalTable) | bit(TagSite::kViewDdl), Shape::kBoolean},
+    {"quereus.sync.evict", false, bit(TagSite::kPhysicalTable), Shape::kEviction},
+    // Lenses: per-logical-column writable intent, access hints, acknowledgements and
+    // escalation policy on the logical side; decomposition advertisements on the basis.
+    {"quereus.lens.writable", false, bit(TagSite::kLogicalColumn), Shape::kBoolean},
+    {"quereus.lens.access.", true, bit(TagSite::kLogicalTable), Shape::kString},
+    {"quereus.lens.ack.", true, bit(TagSite::kLogicalTable) | bit(TagSite::kLogicalConstraint), Shape::kRationale},
+    {"quereus.lens.policy.error-on", false, bit(TagSite::kLogicalTable), Shape::kString},
+    {"quereus.lens.policy.require-ack", false, bit(TagSite::kLogicalTable), Shape::kString},
+    {"quereus.lens.decomp.", true, bit(TagSite::kPhysicalTable), Shape::kString},
+}};
+
+const char* site_noun(TagSite site) {
+  switch (site) {
+    case TagSite::kPhysicalTable: return "a table";
+    case TagSite::kPhysicalColumn: return "a column";
+    case TagSite::kPhysicalConstraint: return "a constraint";
+    case TagSite::kPhysicalIndex: return "an index";
+    case TagSite::kViewDdl: return "a view";
+    case TagSite::kLogicalTable: return "a logical table";
+    case TagSite::kLogicalColumn: return "a logical column";
+    case TagSite::kLogicalConstraint: return "a logical constraint";
+    case TagSite::kDmlStatement: return "a DML statement";
+  }
+  return "this object";
+}
+
+std::string legal_sites(Sites sites) {
+  std::string out;
+  for (unsigned s = 0; s <= static_cast<unsigned>(TagSite::kDmlStatement); ++s)
+    if (sites & (1u << s)) out += (out.empty() ? "" : ", ") + std::string(site_noun(static_cast<TagSite>(s)));
+  return out;
+}
+
+const ReservedTag* find_reserved(std::string_view key) {
+  for (const ReservedTag& r : kRegistry) {
+    if (r.family ? key.size() > r.key.size() && key.substr(0, r.key.size()) == r.key : key == r.key) return &r;
+  }
+  return nullptr;
+}
+
+// A tag value (the parser admits only literals, optionally signed numbers) as JSON.
+jsonv::Json literal_json(const ast::Expr& e) {
+  if (e.kind == ast::ExprKind::kUnary) {
+    const auto& u = static_cast<const ast::UnaryExpr&>(e);
+    jsonv::Json v = literal_json(*u.operand);
+    if (u.op == ast::UnaryOp::kNegate) {
+      if (v.is_number_integer()) return -v.get<int64_t>();
+      if (v.is_number()) return -v.get<double>();
+    }
+    return v;
+  }
+  if (e.kind != ast::ExprKind::kLiteral)
+    throw Error(StatusCode::kError, "Tag values must be literals (string, number, TRUE, FALSE, or NULL)", e.site);
+  const auto& l = static_cast<const ast::Literal&>(e);
+  switch (l.literal_kind) {
+    case ast::LiteralKind::kNull: return nullptr;
+    case ast::LiteralKind::kTrue: return true;
+    case ast::LiteralKind::kFalse: return false;
+    case ast::LiteralKind::kString: return l.text;
+    case ast::LiteralKind::kInteger:
+    case ast::LiteralKind::kReal: {
+      Value v = parse_number(l.text, false);
+      if (v.type() == ValueType::kInteger) return v.as_int();
+      if (v.type() == ValueType::kReal) return v.as_real();
+      return l.text;
+    }
+    case ast::LiteralKind::kBlob: break;
+  }
+  throw Error(StatusCode::kError, "Tag values must be literals (string, number, TRUE, FALSE, or NULL)", e.site);
+}
+
+void check_shape(const ReservedTag& r, const ast::NamedExpr& t) {
+  jsonv::Json v = t.value ? literal_json(*t.value) : jsonv::Json();
+  bool ok = true;
+  const char* expected = "";
+  switch (r.shape) {
+    case Shape::kString:
+    case Shape::kRationale:
+      ok = v.is_string();
+      expected = "a string";
+      break;
+    case Shape::kBoolean:
+      ok = v.is_boolean();
+      expected = "a boolean (true or false)";
+      break;
+    case Shape::kEviction:
+      ok = (v.is_string() && (v == "never" || v == "immediate")) || (v.is_number() && v.get<double>() >= 0);
+      expected = "'never', 'immediate' or a non-negative number of milliseconds";
+      break;
+  }
+  if (!ok)
+    throw Error(StatusCode::kError,
+                "Reserved tag '" + t.name + "' expects " + expected + ", got " + (t.value ? v.dump() : "no value"),
+                t.site);
+}
+
+jsonv::Json parse_tags(const std::string& json) {
+  if (json.empty()) return jsonv::Json::object();
+  auto j = jsonv::parse(json);
+  if (!j || !j->is_object()) throw Error(StatusCode::kInternal, "malformed stored tags: " + json);
+  return *j;
+}
+
+std::string store_tags(const jsonv::Json& obj) { return obj.empty() ? "" : jsonv::canonical(obj); }
+
+void validate_column_sites(const ast::ColumnDef& cd) {
+  validate_reserved_tags(cd.tags, TagSite::kPhysicalColumn);
+  for (const ast::ColumnConstraint& c : cd.constraints) validate_reserved_tags(c.tags, TagSite::kPhysicalConstraint);
+}
+
+// The constraint of `ts` a named-constraint tag verb addresses (CHECK, then UNIQUE,
+// then FOREIGN KEY): its tag slot, or NOTFOUND / ambiguous.
+std::string& constraint_tags(TableSchema& ts, const std::string& name) {
+  std::vector<std::pair<const char*, std::string*>> hits;
+  for (CheckSchema& ck : ts.checks)
+    if (ck.named && iequals(ck.name, name)) {
+      hits.emplace_back("CHECK", &ck.tags_json);
+      break;
+    }
+  for (IndexSchema& ix : ts.indexes)
+    if (ix.constraint && ix.constraint_named && iequals(ix.name, name)) {
+      hits.emplace_back("UNIQUE", &ix.tags_json);
+      break;
+    }
+  for (ForeignKeySchema& fk : ts.foreign_keys)
+    if (iequals(fk.name, name)) {
+      hits.emplace_back("FOREIGN KEY", &fk.tags_json);
+      break;
+    }
+  if (hits.empty())
+    throw Error(StatusCode::kNotFound, "Constraint '" + name + "' not found on table '" + ts.name + "'");
+  if (hits.size() > 1) {
+    std::string kinds;
+    for (size_t i = 0; i < hits.size(); ++i) kinds += std::string(i ? " and " : "") + hits[i].first;
+    throw Error(StatusCode::kError, "Constraint name '" + name + "' is ambiguous on table '" + ts.name +
+                                        "': it names a " + kinds + " constraint");
+  }
+  return *hits.front().second;
+}
+
+std::string resolve_schema(const ast::QualifiedName& n) { return n.schema.empty() ? "" : to_lower(n.schema); }
+
+}  // namespace
+
+void validate_reserved_tags(const ast::TagList& tags, TagSite site) {
+  for (const ast::NamedExpr& t : tags) {
+    if (t.name.compare(0, kReservedPrefix.size(), kReservedPrefix) != 0) continue;
+    const ReservedTag* r = find_reserved(t.name);
+    if (!r)
+      throw Error(StatusCode::kError,
+                  "Unknown reserved tag '" + t.name + "' on " + site_noun(site) +
+                      " (keys under 'quereus.' are reserved for the engine)",
+                  t.site);
+    if (!(r->sites & bit(site)))
+      throw Error(StatusCode::kError,
+                  "Reserved tag '" + t.name + "' is not allowed on " + site_noun(site) +
+                      (r->sites ? " (it belongs on " + legal_sites(r->sites) + ")" : std::string()),
+                  t.site);
+    check_shape(*r, t);
+  }
+}
+
+std::string tags_json(const ast::TagList& tags) {
+  jsonv::Json obj = jsonv::Json::object();
+  for (const ast::NamedExpr& t : tags) obj[t.name] = t.value ? literal_json(*t.value) : jsonv::Json();
+  return store_tags(obj);
+}
+
+std::string apply_tag_verb(const std::string& current, ast::TagVerb verb, const ast::TagList& tags,
+                           const std::string& what) {
+  switch (verb) {
+    case ast::TagVerb::kSet: return tags_json(tags);
+    case ast::TagVerb::kAdd: {
+      jsonv::Json obj = parse_tags(current);
+      for (const ast::NamedExpr& t : tags) obj[t.name] = t.value ? literal_json(*t.value) : jsonv::Json();
+      return store_tags(obj);
+    }
+    case ast::TagVerb::kDrop: {
+      jsonv::Json obj = parse_tags(current);
+      std::string missing;
+      for (const ast::NamedExpr& t : tags)
+        if (!obj.contains(t.name) && missing.find("'" + t.name + "'") == std::string::npos)
+          missing += (missing.empty() ? "'" : ", '") + t.name + "'";
+      if (!missing.empty())
+        throw Error(StatusCode::kNotFound, "Cannot drop tags from " + what + ": tag " + missing + " not found");
+      for (const ast::NamedExpr& t : tags) obj.erase(t.name);
+      return store_tags(obj);
+    }
+  }
+  return current;
+}
+
+bool tag_is_true(const std::string& tags, std::string_view key) {
+  if (tags.empty()) return false;
+  auto j = jsonv::parse(tags);
+  if (!j || !j->is_object()) return false;
+  auto it = j->find(std::string(key));
+  return it != j->end() && it->is_boolean() && it->get<bool>();
+}
+
+bool exposes_implicit_index(const IndexSchema& ix) {
+  return ix.constraint && tag_is_true(ix.tags_json, "quereus.expose_implicit_index");
+}
+
+void validate_create_table_tags(const ast::CreateTableStmt& s) {
+  validate_reserved_tags(s.tags, TagSite::kPhysicalTable);
+  for (const ast::ColumnDef& cd : s.columns) validate_column_sites(cd);
+  for (const ast::TableConstraint& tc : s.constraints) validate_reserved_tags(tc.tags, TagSite::kPhysicalConstraint);
+}
+
+void attach_create_table_tags(const ast::CreateTableStmt& s, TableSchema& ts) {
+  using CK = ast::ColumnConstraint::Kind;
+  using TK = ast::TableConstraint::Kind;
+  ts.tags_json = tags_json(s.tags);
+  // CREATE TABLE adds CHECKs, FOREIGN KEYs and UNIQUEs column by column, then the
+  // table-level ones, each in declaration order: walk the statement the same way.
+  size_t check = 0, fk = 0, unique = 0;
+  auto put = [](auto& list, size_t& next, const ast::TagList& tags) {
+    if (next < list.size()) list[next].tags_json = tags_json(tags);
+    ++next;
+  };
+  for (size_t i = 0; i < s.columns.size() && i < ts.columns.size(); ++i) {
+    const ast::ColumnDef& cd = s.columns[i];
+    ts.columns[i].tags_json = tags_json(cd.tags);
+    for (const ast::ColumnConstraint& c : cd.constraints) {
+      if (c.kind == CK::kCheck) put(ts.checks, check, c.tags);
+      if (c.kind == CK::kForeignKey) put(ts.foreign_keys, fk, c.tags);
+      if (c.kind == CK::kPrimaryKey) ts.primary_key_tags_json = tags_json(c.tags);
+    }
+  }
+  for (const ast::ColumnDef& cd : s.columns)
+    for (const ast::ColumnConstraint& c : cd.constraints)
+      if (c.kind == CK::kUnique) put(ts.indexes, unique, c.tags);
+  for (const ast::TableConstraint& tc : s.constraints) {
+    if (tc.kind == TK::kCheck) put(ts.checks, check, tc.tags);
+    if (tc.kind == TK::kForeignKey) put(ts.foreign_keys, fk, tc.tags);
+    if (tc.kind == TK::kUnique) put(ts.indexes, unique, tc.tags);
+    if (tc.kind == TK::kPrimaryKey) ts.primary_key_tags_json = tags_json(tc.tags);
+  }
+}
+
+void validate_column_tags(const ast::ColumnDef& cd) { validate_column_sites(cd); }
+
+bool tags_drift(const std::string& live, const ast::TagList& declared) {
+  jsonv::Json a = parse_tags(live), b = parse_tags(tags_json(declared));
+  for (const char* hint : {"quereus.id", "quereus.previous_name"}) {
+    a.erase(hint);
+    b.erase(hint);
+  }
+  return jsonv::canonical(a) != jsonv::canonical(b);
+}
+
+std::string set_tags_sql(const ast::TagList& tags) {
+  std::string out = "set tags (";
+  for (size_t i = 0; i < tags.size(); ++i) {
+    out += (i ? ", " : "") + quote_identifier(tags[i].name) + " = ";
+    out += tags[i].value ? expr_to_string(*tags[i].value) : std::string("null");
+  }
+  return out + ")";
+}
+
+void attach_column_tags(const ast::ColumnDef& cd, TableSchema& ts, int column) {
+  ts.columns[column].tags_json = tags_json(cd.tags);
+  for (const ast::ColumnConstraint& c : cd.constraints) {
+    if (c.name.empty() || c.tags.empty()) continue;
+    std::string json = tags_json(c.tags);
+    using CK = ast::ColumnConstraint::Kind;
+    if (c.kind == CK::kCheck)
+      for (CheckSchema& ck : ts.checks)
+        if (iequals(ck.name, c.name)) ck.tags_json = json;
+    if (c.kind == CK::kForeignKey)
+      for (ForeignKeySchema& fk : ts.foreign_keys)
+        if (iequals(fk.name, c.name)) fk.tags_json = json;
+    if (c.kind == CK::kUnique)
+      for (IndexSchema& ix : ts.indexes)
+        if (ix.constraint && iequals(ix.name, c.name)) ix.tags_json = json;
+  }
+}
+
+void alter_table_tags(DatabaseImpl& db, TableEntry& table, const ast::AlterTableStmt& s) {
+  using Target = ast::AlterTableStmt::TagTarget;
+  TableSchema& ts = table.schema;
+  TagSite site = s.tag_target == Target::kTable    ? TagSite::kPhysicalTable
+                 : s.tag_target == Target::kColumn ? TagSite::kPhysicalColumn
+                                                   : TagSite::kPhysicalConstraint;
+  if (s.tag_verb != ast::TagVerb::kDrop) validate_reserved_tags(s.tags, site);
+  std::string* slot = &ts.tags_json;
+  std::string what = "table '" + ts.name + "'";
+  if (s.tag_target == Target::kColumn) {
+    int idx = ts.find_column(s.name);
+    if (idx < 0) throw Error(StatusCode::kNotFound, "Column '" + s.name + "' not found in table '" + ts.name + "'");
+    slot = &ts.columns[idx].tags_json;
+    what = "column '" + ts.columns[idx].name + "' of table '" + ts.name + "'";
+  } else if (s.tag_target == Target::kConstraint) {
+    slot = &constraint_tags(ts, s.name);
+    what = "constraint '" + s.name + "' of table '" + ts.name + "'";
+  }
+  *slot = apply_tag_verb(*slot, s.tag_verb, s.tags, what);
+  db.bump_schema_version();
+  db.persist_table(table);
+}
+
+void alter_object_tags(DatabaseImpl& db, const ast::AlterTagsStmt& s) {
+  const std::string given = resolve_schema(s.name);
+  std::vector<std::string> schemas = given.empty() ? std::vector<std::string>{"main", "temp"} : std::vector{given};
+  switch (s.object) {
+    case ast::ObjectKind::kView: {
+      if (s.verb != ast::TagVerb::kDrop) validate_reserved_tags(s.tags, TagSite::kViewDdl);
+      std::shared_ptr<const ViewEntry> view;
+      for (const std::string& schema : schemas)
+        if (!view) view = db.catalog().find_view(schema, s.name.name);
+      if (!view) throw Error(StatusCode::kNotFound, "View '" + s.name.name + "' not found", s.name.site);
+      auto changed = std::make_shared<ViewEntry>(*view);
+      changed->tags_json = apply_tag_verb(view->tags_json, s.verb, s.tags, "view '" + view->name + "'");
+      db.persist_view(*changed);
+      db.catalog().remove_view(view->schema_name, view->name);
+      db.catalog().add_view(std::move(changed));
+      break;
+    }
+    case ast::ObjectKind::kMaterializedView:
+      // Materialized views are not executed yet (CREATE is refused), so none exists.
+      if (s.verb != ast::TagVerb::kDrop) validate_reserved_tags(s.tags, TagSite::kViewDdl);
+      throw Error(StatusCode::kNotFound, "Materialized view '" + s.name.name + "' not found", s.name.site);
+    case ast::ObjectKind::kIndex: {
+      if (s.verb != ast::TagVerb::kDrop) validate_reserved_tags(s.tags, TagSite::kPhysicalIndex);
+      // Tag-addressable: CREATE INDEX indexes and exposed constraint structures; a
+      // hidden one's tags live on its constraint (ALTER TABLE … ALTER CONSTRAINT).
+      for (const std::string& schema : schemas)
+        for (const auto& t : db.catalog().tables()) {
+          if (t->schema.schema_name != schema) continue;
+          for (IndexSchema& ix : t->schema.indexes) {
+            if (!iequals(ix.name, s.name.name) || (ix.constraint && !exposes_implicit_index(ix))) continue;
+            std::string& slot = ix.constraint ? ix.exposed_index_tags_json : ix.tags_json;
+            slot = apply_tag_verb(slot, s.verb, s.tags, "index '" + ix.name + "'");
+            db.bump_schema_version();
+            db.persist_table(*t);
+            return;
+          }
+        }
+      throw Error(StatusCode::kNotFound, "Index '" + s.name.name + "' not found", s.name.site);
+    }
+    case ast::ObjectKind::kTable:
+    case ast::ObjectKind::kAssertion:
+      throw Error(StatusCode::kInternal, "ALTER … TAGS on an unexpected object kind", s.site);
+  }
+  db.bump_schema_version();
+}
+
+}  // namespace quereus

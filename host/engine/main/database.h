@@ -1,0 +1,215 @@
+// Database and Statement: the public embedding API of the engine.
+//
+// Usage:
+//   auto registry = std::make_shared<quereus::Registry>();   // plus plugins, see host/plugin
+//   std::unique_ptr<quereus::Database> db;
+//   quereus::Status s = quereus::Database::Open(registry, {}, &db);
+//   s = db->exec("create table t (a integer primary key, b text); insert into t values (1, 'x')");
+//   std::vector<std::unique_ptr<quereus::Statement>> stmts;
+//   s = db->prepare("select a, b from t where a = ?", &stmts);
+//   stmts[0]->bind(1, quereus::Value::Integer(1));
+//   bool row = false;
+//   while ((s = stmts[0]->step(&row)).ok() && row) { const quereus::Row& r = stmts[0]->row(); … }
+//
+// Errors come back as Status (code, message, optional line/column); no exception
+// escapes this API. A Database is not thread-safe: use it from one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/limits.h"
+#include "common/status.h"
+#include "quereus/abi.h"
+#include "catalog/registry.h"
+#include "types/value.h"
+
+namespace quereus {
+
+struct DatabaseOptions {
+  // The database's name (databases.<name> in the deployment file).
+  std::string name = "main";
+  // Module used by CREATE TABLE without USING.
+  std::string default_module = "memory";
+  // Per module name: the options of the module's per-database instance when it has one
+  // (SDK 1.3 open_database: e.g. the store's `path`), otherwise the options its tables get
+  // when CREATE TABLE gives none. The default module and every module named here are
+  // opened with the database; a persistent one's catalog is replayed then.
+  std::map<std::string, std::vector<std::pair<std::string, Value>>> module_options;
+  // The bounds on one statement's work (docs/configuration.md, "Limits").
+  Limits limits;
+  // A statement running longer than this fails with INTERRUPT; 0 = no timeout.
+  int64_t statement_timeout_ms = 0;
+};
+
+// The type a prepared statement's parameter is planned with and that every execution
+// checks the bound value against (docs/sql-dialect.md, "Parameter types"). ANY, the type of
+// a parameter nobody declared, accepts every value.
+struct ParamType {
+  qrs_logical_type type = QRS_LT_ANY;
+  bool nullable = true;
+};
+
+struct ParamTypes {
+  std::map<int, ParamType> positional;      // by 1-based index
+  std::map<std::string, ParamType> named;   // by name without its sigil (":x" -> "x")
+
+  // The types of example values: INTEGER (also beyond int64), REAL, TEXT, BLOB, BOOLEAN,
+  // JSON; a NULL example gives a nullable ANY.
+  static ParamTypes from_values(std::span<const Value> positional, const std::map<std::string, Value>& named = {});
+};
+
+// Whether `v` may be bound to a parameter of type `t`: its physical type must fit (INTEGER
+// takes integers; REAL and NUMERIC any number; TEXT and the temporal types text; BLOB,
+// BOOLEAN and JSON their own), and NULL only when nullable. Sets *why when it may not.
+bool value_fits_param(const Value& v, const ParamType& t, std::string* why);
+
+// ---- change events (docs/change-events.md)
+//
+// After a transaction commits, the engine publishes what it changed: one SchemaChangeEvent
+// per successful DDL statement, then one DataChangeEvent per row written, in the order
+// the writes happened. Nothing is published for a rolled-back write or a failed
+// statement. `remote` is true for changes made while the database's change origin was
+// set to remote (sync ingestion) and false for local SQL.
+
+enum class DataChangeKind { kInsert, kUpdate, kDelete };
+const char* data_change_kind_name(DataChangeKind kind);  // "insert" | "update" | "delete"
+
+struct DataChangeEvent {
+  DataChangeKind type = DataChangeKind::kInsert;
+  std::string module;  // the table's module, as registered
+  std::string schema;  // lower-case
+  std::string table;   // as declared, as the table is named at delivery
+  // The primary key projected from the event's own image (new_row for insert / update,
+  // old_row for delete), under the key the table has at delivery. An update never moves
+  // a row: a write that changes the primary key is delivered as delete + insert.
+  Row key;
+  std::optional<Row> old_row;  // update, delete
+  std::optional<Row> new_row;  // insert, update
+  // Update only: the columns whose stored value changed (identical type and value
+  // counts as unchanged), by their names at delivery.
+  std::vector<std::string> changed_columns;
+  bool remote = false;
+};
+
+enum class SchemaChangeKind { kCreate, kAlter, kDrop };
+enum class SchemaObjectKind { kTable, kIndex, kColumn };
+const char* schema_change_kind_name(SchemaChangeKind kind);    // "create" | "alter" | "drop"
+const char* schema_object_kind_name(SchemaObjectKind kind);   // "table" | "index" | "column"
+
+struct SchemaChangeEvent {
+  SchemaChangeKind type = SchemaChangeKind::kCreate;
+  SchemaObjectKind object_type = SchemaObjectKind::kTable;
+  std::string module;
+  std::string schema;
+  std::string object_name;      // the table or index (the table for a column arm)
+  std::string old_object_name;  // ALTER TABLE … RENAME TO: the name before
+  std::string column_name;      // column arms: the column (the new name for a rename)
+  std::string old_column_name;  // RENAME COLUMN: the name before
+  // The statement's canonical, schema-qualified text; always set for ALTER TABLE.
+  std::string ddl;
+  bool remote = false;
+};
+
+// One transaction's events as delivered after its commit: schema events first, then
+// data events, each in the order they happened.
+struct ChangeBatch {
+  std::vector<SchemaChangeEvent> schema;
+  std::vector<DataChangeEvent> data;
+};
+
+using DataChangeListener = std::function<void(const DataChangeEvent&)>;
+using SchemaChangeListener = std::function<void(const SchemaChangeEvent&)>;
+using ChangeBatchListener = std::function<void(const ChangeBatch&)>;
+
+class Statement {
+ public:
+  virtual ~Statement() = default;
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  // The output column names (FORMAT.md §6.3). Empty for statements without rows.
+  // May plan the statement (and so fail); returns an empty list on failure, which
+  // step() then reports.
+  virtual const std::vector<std::string>& column_names() = 0;
+  // Establishes the parameters' types (see ParamType): the statement is planned with them
+  // (a typed parameter takes part in comparison coercion like a column of that type), and
+  // the first step() of every execution fails with MISMATCH when a bound value does not fit.
+  // Parameters left out stay ANY. Replaces any earlier declaration.
+  virtual Status set_parameter_types(const ParamTypes& types) = 0;
+  // Binds a positional parameter (1-based) or a named one (":x", "$x", "@x" or "x").
+  virtual Status bind(int index, const Value& value) = 0;
+  virtual Status bind(std::string_view name, const Value& value) = 0;
+  // Runs to the next row. *has_row is false when the statement is done.
+  virtual Status step(bool* has_row) = 0;
+  // REQUIRES: the last step() set *has_row.
+  virtual const Row& row() const = 0;
+  // Ends the current execution (closing its implicit transaction); bindings stay.
+  virtual Status reset() = 0;
+  // The statement's SQL text.
+  virtual std::string_view sql() const = 0;
+
+ protected:
+  Statement() = default;
+};
+
+class Database {
+ public:
+  // Opens a database over `registry` (modules, collations, functions). The registry
+  // must hold the default module.
+  static Status Open(std::shared_ptr<Registry> registry, const DatabaseOptions& options,
+                     std::unique_ptr<Database>* out);
+
+  virtual ~Database() = default;
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  // Parses and runs every statement of `sql` in order, draining rows. Each statement
+  // is its own transaction unless BEGIN is open. Stops at the first error.
+  virtual Status exec(std::string_view sql) = 0;
+  // Parses every statement of `sql`; nothing runs until step(). Statements are
+  // planned at their first step, so later ones may use tables that earlier ones create.
+  virtual Status prepare(std::string_view sql, std::vector<std::unique_ptr<Statement>>* out) = 0;
+  // Sets an engine option (the PRAGMA names), e.g. "default_vtab_module".
+  virtual Status set_option(std::string_view name, const Value& value) = 0;
+  // True while an explicit transaction (BEGIN) is open.
+  virtual bool in_transaction() const = 0;
+
+  // Change events (see DataChangeEvent). Each call returns a subscription id for
+  // unsubscribe(). Listeners run synchronously after a commit, in registration order,
+  // on the thread that committed; an exception a listener throws is logged and does not
+  // reach the other listeners or the committer. A listener must not run statements on
+  // this Database (such a statement fails with MISUSE). Events are captured while at
+  // least one listener is subscribed: a listener hears the writes made after it
+  // subscribed.
+  virtual uint64_t on_data_change(DataChangeListener listener) = 0;
+  virtual uint64_t on_schema_change(SchemaChangeListener listener) = 0;
+  // The whole batch of one transaction at once (what a replicator records).
+  virtual uint64_t on_commit(ChangeBatchListener listener) = 0;
+  // False when `id` names no current subscription.
+  virtual bool unsubscribe(uint64_t id) = 0;
+  // Marks the changes made from now on as remote (true) or local (false); returns the
+  // previous setting. Sync ingestion applies a peer's changes with the origin remote.
+  virtual bool set_remote_origin(bool remote) = 0;
+
+  // Makes the statement running on this database fail with INTERRUPT at its next check
+  // (scans, joins, sorts, aggregation, recursive CTEs and windows check every few hundred
+  // rows). Thread-safe and async-signal-safe: it only sets an atomic flag, so it may be
+  // called from another thread or a signal handler while this Database is in use. The
+  // flag is cleared when the next statement starts, so a call made while no statement
+  // runs has no effect. The interrupted statement's effects are undone as for any failed
+  // statement; an open transaction stays open (docs/configuration.md, "Limits").
+  virtual void interrupt() = 0;
+
+ protected:
+  Database() = default;
+};
+
+}  // namespace quereus

@@ -1,0 +1,676 @@
+// Core: the Database and Statement implementations and the transaction coordinator.
+#include "main/database_impl.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <new>
+#include <set>
+#include <stdexcept>
+
+#include "runtime/executable.h"
+#include "functions/builtins.h"
+#include "main/introspection.h"
+#include "parser/parser.h"
+#include "types/logical_type.h"
+
+namespace quereus {
+
+namespace {
+
+Status status_of(const std::exception& e) {
+  if (auto* err = dynamic_cast<const Error*>(&e)) return err->status();
+  if (dynamic_cast<const std::bad_alloc*>(&e)) return Status(StatusCode::kNoMem, "out of memory");
+  if (dynamic_cast<const std::length_error*>(&e)) return Status(StatusCode::kTooBig, "string or blob too big");
+  return Status(StatusCode::kInternal, e.what());
+}
+
+class StatementImpl : public Statement {
+ public:
+  StatementImpl(DatabaseImpl& db, std::shared_ptr<const std::string> sql, std::shared_ptr<ast::Statement> ast)
+      : db_(db), sql_(std::move(sql)), ast_(std::move(ast)) {}
+  ~StatementImpl() override { finish(true); }
+
+  const std::vector<std::string>& column_names() override {
+    static const std::vector<std::string> kEmpty;
+    try {
+      ensure_planned();
+      return exec_->names();
+    } catch (const std::exception&) {
+      return kEmpty;
+    }
+  }
+
+  Status set_parameter_types(const ParamTypes& types) override {
+    if (running_) return Status(StatusCode::kMisuse, "cannot change parameter types while the statement runs");
+    for (auto& [i, t] : types.positional)
+      if (i < 1) return Status(StatusCode::kRange, "parameter index out of range: " + std::to_string(i));
+    param_types_ = types;
+    typed_ = !types.positional.empty() || !types.named.empty();
+    exec_.reset();  // re-plan with the new types
+    return Status::Ok();
+  }
+
+  Status bind(int index, const Value& value) override {
+    if (index < 1) return Status(StatusCode::kRange, "parameter index out of range: " + std::to_string(index));
+    if (params_.size() < static_cast<size_t>(index)) params_.resize(index);
+    params_[index - 1] = value;
+    return Status::Ok();
+  }
+  Status bind(std::string_view name, const Value& value) override {
+    std::string n(name);
+    if (!n.empty() && (n[0] == ':' || n[0] == '$' || n[0] == '@')) n.erase(0, 1);
+    named_[n] = value;
+    // Numeric names also serve positional parameters (`?1`, `:1`).
+    if (!n.empty() && std::all_of(n.begin(), n.end(), ::isdigit)) return bind(std::stoi(n), value);
+    return Status::Ok();
+  }
+
+  Status step(bool* has_row) override {
+    *has_row = false;
+    try {
+      if (!running_) {
+        // Cleared before planning, so an interrupt that stops constant folding still
+        // ends the statement.
+        db_.interrupt_flag().store(false, std::memory_order_relaxed);
+        ensure_planned();
+        if (typed_) check_parameters();
+        ctx_.db = &db_;
+        ctx_.params = &params_;
+        ctx_.named_params = &named_;
+        ctx_.generation = db_.next_generation();
+        ctx_.failed_action = QRS_CONFLICT_ABORT;
+        ctx_.max_length = db_.options().limits.max_length;
+        ctx_.interrupt.arm(&db_.interrupt_flag(), db_.options().statement_timeout_ms);
+        ctx_.memory.arm(db_.options().limits.max_statement_memory);
+        owns_txn_ = !exec_->controls_transaction();
+        if (owns_txn_) db_.statement_begin();
+        running_ = true;
+        exec_->start(ctx_);
+      }
+      if (exec_->next(row_)) {
+        *has_row = true;
+        return Status::Ok();
+      }
+      finish(false);
+      return Status::Ok();
+    } catch (const std::exception& e) {
+      Status st = status_of(e);
+      if (ctx_.failed_action == QRS_CONFLICT_FAIL) {
+        // OR FAIL: the rows written before the violation stay. Should keeping them fail
+        // too, that failure is the statement's.
+        // (statement_commit undoes what it cannot keep before it throws.)
+        try {
+          finish(false);
+        } catch (const std::exception& ce) {
+          return status_of(ce);
+        }
+      } else {
+        abort();
+        if (ctx_.failed_action == QRS_CONFLICT_ROLLBACK) {
+          try {
+            db_.rollback_explicit();
+          } catch (const std::exception& re) {
+            spdlog::error("transaction rollback failed: {}", re.what());
+          }
+        }
+      }
+      return st;
+    }
+  }
+
+  const Row& row() const override { return row_; }
+
+  Status reset() override {
+    try {
+      finish(false);
+    } catch (const std::exception& e) {
+      return status_of(e);
+    }
+    return Status::Ok();
+  }
+
+  std::string_view sql() const override {
+    return std::string_view(*sql_).substr(ast_->text_begin, ast_->text_end - ast_->text_begin);
+  }
+
+ private:
+  void ensure_planned() {
+    if (!exec_ || planned_version_ != db_.schema_version()) {
+      DatabaseImpl::PlanningParams scope(db_, typed_ ? &param_types_ : nullptr);
+      exec_ = plan_statement(db_, *ast_);
+      planned_version_ = db_.schema_version();
+    }
+  }
+  // Every declared parameter's bound value (NULL when unbound) must fit its type.
+  void check_parameters() const {
+    std::string why;
+    for (auto& [i, t] : param_types_.positional) {
+      const Value& v = static_cast<size_t>(i) <= params_.size() ? params_[i - 1] : kNull;
+      if (!value_fits_param(v, t, &why))
+        throw Error(StatusCode::kMismatch, "Parameter type mismatch for parameter " + std::to_string(i) + ": " + why);
+    }
+    for (auto& [n, t] : param_types_.named) {
+      auto it = named_.find(n);
+      if (!value_fits_param(it == named_.end() ? kNull : it->second, t, &why))
+        throw Error(StatusCode::kMismatch, "Parameter type mismatch for parameter :" + n + ": " + why);
+    }
+  }
+  inline static const Value kNull{};
+
+  // Ends the run, keeping its writes. `quiet` (the destructor, which cannot throw) logs a
+  // failing commit instead of throwing it.
+  void finish(bool quiet) {
+    if (!running_) return;
+    running_ = false;
+    if (!owns_txn_) return;
+    if (!quiet) {
+      db_.statement_commit();
+      return;
+    }
+    try {
+      db_.statement_commit();
+    } catch (const std::exception& e) {
+      spdlog::error("statement commit failed while the statement was closed: {}", e.what());
+    }
+  }
+  void abort() {
+    if (!running_) {
+      return;
+    }
+    running_ = false;
+    if (owns_txn_) {
+      try {
+        db_.statement_rollback();
+      } catch (const std::exception& e) {
+        spdlog::error("statement rollback failed: {}", e.what());
+      }
+    }
+  }
+
+  DatabaseImpl& db_;
+  std::shared_ptr<const std::string> sql_;
+  std::shared_ptr<ast::Statement> ast_;
+  std::unique_ptr<Executable> exec_;
+  uint64_t planned_version_ = 0;
+  std::vector<Value> params_;
+  std::map<std::string, Value> named_;
+  ParamTypes param_types_;
+  bool typed_ = false;  // some parameter has a declared type
+  ExecContext ctx_;
+  Row row_;
+  bool running_ = false;
+  bool owns_txn_ = false;
+};
+
+}  // namespace
+
+ParamTypes ParamTypes::from_values(std::span<const Value> positional, const std::map<std::string, Value>& named) {
+  auto type_of = [](const Value& v) {
+    switch (v.type()) {
+      case ValueType::kInteger:
+      case ValueType::kBigInt: return ParamType{QRS_LT_INTEGER, true};
+      case ValueType::kReal: return ParamType{QRS_LT_REAL, true};
+      case ValueType::kText: return ParamType{QRS_LT_TEXT, true};
+      case ValueType::kBlob: return ParamType{QRS_LT_BLOB, true};
+      case ValueType::kBoolean: return ParamType{QRS_LT_BOOLEAN, true};
+      case ValueType::kJson: return ParamType{QRS_LT_JSON, true};
+      default: return ParamType{QRS_LT_ANY, true};
+    }
+  };
+  ParamTypes out;
+  for (size_t i = 0; i < positional.size(); ++i) out.positional[static_cast<int>(i + 1)] = type_of(positional[i]);
+  for (auto& [n, v] : named) {
+    std::string name = n;
+    if (!name.empty() && (name[0] == ':' || name[0] == '$' || name[0] == '@')) name.erase(0, 1);
+    out.named[name] = type_of(v);
+  }
+  return out;
+}
+
+bool value_fits_param(const Value& v, const ParamType& t, std::string* why) {
+  if (v.is_null()) {
+    if (t.nullable) return true;
+    *why = std::string("expected ") + logical_type_name(t.type) + " NOT NULL, got NULL";
+    return false;
+  }
+  bool ok;
+  switch (t.type) {
+    case QRS_LT_ANY: ok = true; break;
+    case QRS_LT_INTEGER: ok = v.type() == ValueType::kInteger || v.type() == ValueType::kBigInt; break;
+    case QRS_LT_REAL:
+    case QRS_LT_NUMERIC:
+      ok = v.type() == ValueType::kInteger || v.type() == ValueType::kBigInt || v.type() == ValueType::kReal;
+      break;
+    case QRS_LT_TEXT:
+    case QRS_LT_DATE:
+    case QRS_LT_TIME:
+    case QRS_LT_DATETIME:
+    case QRS_LT_TIMESPAN: ok = v.type() == ValueType::kText; break;
+    case QRS_LT_BLOB: ok = v.type() == ValueType::kBlob; break;
+    case QRS_LT_BOOLEAN: ok = v.type() == ValueType::kBoolean; break;
+    case QRS_LT_JSON: ok = v.type() == ValueType::kJson; break;
+    default: ok = true; break;
+  }
+  if (!ok) *why = std::string("expected ") + logical_type_name(t.type) + ", got " + value_type_name(v.type());
+  return ok;
+}
+
+Status Database::Open(std::shared_ptr<Registry> registry, const DatabaseOptions& options, std::unique_ptr<Database>* out) {
+  if (!registry) return Status(StatusCode::kMisuse, "Database::Open needs a registry");
+  try {
+    register_builtin_functions(*registry);
+    register_introspection_functions(*registry);
+  } catch (const std::exception& e) {
+    return status_of(e);
+  }
+  if (!registry->find_module(options.default_module))
+    return Status(StatusCode::kError, "default module '" + options.default_module + "' is not registered");
+  auto db = std::make_unique<DatabaseImpl>(std::move(registry), options);
+  try {
+    db->open_modules();
+  } catch (const std::exception& e) {
+    return status_of(e);
+  }
+  *out = std::move(db);
+  return Status::Ok();
+}
+
+DatabaseImpl::DatabaseImpl(std::shared_ptr<Registry> registry, const DatabaseOptions& options)
+    : registry_(std::move(registry)), db_options_(options) {
+  options_.default_vtab_module = options.default_module;
+  options_.limits = options.limits;
+  options_.optimizer.max_length = options.limits.max_length;
+  options_.optimizer.interrupt = &interrupt_requested_;
+  options_.optimizer.timeout_ms = options.statement_timeout_ms;
+  options_.statement_timeout_ms = options.statement_timeout_ms;
+}
+
+DatabaseImpl::~DatabaseImpl() {
+  try {
+    if (explicit_ || implicit_) end_transaction(false);
+  } catch (...) {
+  }
+  // Release tables before their modules (and plugins) go away.
+  for (auto& t : catalog_.tables()) {
+    t->fk_links.reset();  // resolved keys point back at their tables
+    t->connection.reset();
+    t->table.reset();
+  }
+}
+
+Status DatabaseImpl::prepare(std::string_view sql, std::vector<std::unique_ptr<Statement>>* out) {
+  out->clear();
+  try {
+    if (static_cast<int64_t>(sql.size()) > options_.limits.max_sql_length) {
+      return Status(StatusCode::kTooBig, "statement too long: " + std::to_string(sql.size()) + " bytes (max_sql_length " +
+                                             std::to_string(options_.limits.max_sql_length) + ")");
+    }
+    auto text = std::make_shared<const std::string>(sql);
+    auto stmts = Parser::parse(*text, options_.limits);
+    for (auto& s : stmts)
+      out->push_back(std::make_unique<StatementImpl>(*this, text, std::shared_ptr<ast::Statement>(std::move(s))));
+    return Status::Ok();
+  } catch (const std::exception& e) {
+    out->clear();
+    return status_of(e);
+  }
+}
+
+Status DatabaseImpl::exec(std::string_view sql) {
+  std::vector<std::unique_ptr<Statement>> stmts;
+  Status st = prepare(sql, &stmts);
+  if (!st.ok()) return st;
+  for (auto& s : stmts) {
+    bool row = true;
+    while (row) {
+      st = s->step(&row);
+      if (!st.ok()) return st;
+    }
+  }
+  return Status::Ok();
+}
+
+Status DatabaseImpl::set_option(std::string_view name_in, const Value& value) {
+  std::string name = to_lower(name_in);
+  std::string text = to_lower(value.to_text());
+  if (name == "default_vtab_module") {
+    if (!registry_->find_module(value.to_text()))
+      return Status(StatusCode::kError, "No virtual table module named '" + value.to_text() + "'");
+    options_.default_vtab_module = value.to_text();
+  } else if (name == "default_column_nullability") {
+    if (text != "nullable" && text != "not_null")
+      return Status(StatusCode::kError, "default_column_nullability must be 'nullable' or 'not_null'");
+    options_.default_nullable = text == "nullable";
+  } else if (name == "ddl_transaction_policy") {
+    if (text != "permissive" && text != "strict")
+      return Status(StatusCode::kError, "ddl_transaction_policy must be 'permissive' or 'strict'");
+    options_.ddl_strict = text == "strict";
+  } else if (name == "foreign_keys") {
+    options_.foreign_keys = text == "1" || text == "true" || text == "on" || text == "yes";
+  } else if (name == "default_collation") {
+    if (!registry_->find_collation(value.to_text())) return Status(StatusCode::kError, "Unknown collation: " + value.to_text());
+    options_.default_collation = value.to_text();
+  } else if (name == "nondeterministic_schema" || name == "allow_nondeterministic_schema_expressions") {
+    options_.nondeterministic_schema = text == "1" || text == "true" || text == "on" || text == "yes";
+    bump_schema_version();  // DML plans re-check the defaults they fire
+  } else if (name == "optimizer_disabled_passes") {
+    // A comma-separated list of pass names; '' enables every pass again.
+    std::set<std::string> disabled;
+    std::string list = value.is_null() ? std::string() : text;
+    size_t start = 0;
+    while (start <= list.size()) {
+      size_t comma = list.find(',', start);
+      std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      item.erase(0, item.find_first_not_of(" \t"));
+      item.erase(item.find_last_not_of(" \t") + 1);
+      if (!item.empty()) {
+        const auto& known = Optimizer::pass_names();
+        if (std::find(known.begin(), known.end(), item) == known.end()) {
+          std::string names;
+          for (const auto& k : known) names += (names.empty() ? "" : ", ") + k;
+          return Status(StatusCode::kError, "Unknown optimizer pass '" + item + "' (passes: " + names + ")");
+        }
+        disabled.insert(item);
+      }
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    options_.optimizer.disabled = std::move(disabled);
+    bump_schema_version();  // prepared statements re-plan under the new passes
+  } else if (name == "module_pushdown") {
+    // False: the conformance suite's reference mode (OptimizerOptions::module_pushdown).
+    options_.optimizer.module_pushdown = !(text == "0" || text == "false" || text == "off" || text == "no");
+    bump_schema_version();  // prepared statements re-plan
+  } else if (name == "schema_path" || name == "search_path") {
+    std::vector<std::string> path;
+    size_t start = 0;
+    for (;;) {
+      size_t comma = text.find(',', start);
+      std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      item.erase(0, item.find_first_not_of(" \t"));
+      item.erase(item.find_last_not_of(" \t") + 1);
+      if (item.size() >= 2 && item.front() == '"' && item.back() == '"') item = item.substr(1, item.size() - 2);
+      if (!item.empty() && std::find(path.begin(), path.end(), item) == path.end()) path.push_back(item);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    if (path.empty()) path.push_back("main");
+    options_.schema_path = std::move(path);
+    bump_schema_version();  // prepared statements re-resolve their names
+  } else if (limit_field(options_.limits, name)) {
+    Status st = set_limit(options_.limits, name, value);  // read at the next prepare / statement
+    if (st.ok() && name == "max_length") {
+      options_.optimizer.max_length = options_.limits.max_length;
+      bump_schema_version();  // plans re-fold their constants under the new bound
+    }
+    return st;
+  } else if (name == "statement_timeout_ms") {
+    if (value.type() != ValueType::kInteger || value.as_int() < 0)
+      return Status(StatusCode::kError, "statement_timeout_ms must be an integer >= 0 (0 = no timeout)");
+    options_.statement_timeout_ms = value.as_int();
+    options_.optimizer.timeout_ms = value.as_int();
+  } else {
+    return Status(StatusCode::kError, "Unknown pragma: " + std::string(name_in));
+  }
+  return Status::Ok();
+}
+
+void DatabaseImpl::check_ddl_allowed(const std::string& statement) const {
+  if (replaying_) return;  // reopening / reloading stored definitions is not the user's DDL
+  if (explicit_ && options_.ddl_strict)
+    throw Error(StatusCode::kError, statement + " inside a transaction is refused: ddl_transaction_policy = strict "
+                                                "(no module here declares transactional DDL). Commit first, or set "
+                                                "pragma ddl_transaction_policy = 'permissive'.");
+}
+
+std::shared_ptr<TableEntry> DatabaseImpl::require_table(const std::string& schema, const std::string& name) {
+  if (!schema.empty()) {
+    auto t = catalog_.has_schema(schema) ? catalog_.find(schema, name) : nullptr;
+    if (!t) throw Error(StatusCode::kError, "Table not found: " + schema + "." + name);
+    return t;
+  }
+  for (const char* s : {"main", "temp"})
+    if (auto t = catalog_.find(s, name)) return t;
+  throw Error(StatusCode::kError, "Table '" + name + "' not found in schema path: main");
+}
+
+DatabaseImpl::Relation DatabaseImpl::resolve_relation(const std::string& schema, const std::string& name,
+                                                     const std::vector<std::string>* path) {
+  auto in_schema = [&](const std::string& s) -> Relation {
+    if (auto t = catalog_.find(s, name)) return {t, nullptr};
+    return {nullptr, catalog_.find_view(s, name)};
+  };
+  if (!schema.empty()) {
+    Relation r = catalog_.has_schema(schema) ? in_schema(to_lower(schema)) : Relation{};
+    if (!r.table && !r.view) throw Error(StatusCode::kError, "Table not found: " + schema + "." + name);
+    return r;
+  }
+  const std::vector<std::string>& walk = path ? *path : options_.schema_path;
+  for (const auto& s : walk) {
+    Relation r = in_schema(s);
+    if (r.table || r.view) return r;
+  }
+  std::string listed;
+  for (const auto& s : walk) listed += (listed.empty() ? "" : ", ") + s;
+  std::string msg = "Table '" + name + "' not found in schema path: " + listed;
+  for (const auto& s : catalog_.schemas()) {
+    if (std::find(walk.begin(), walk.end(), s) != walk.end()) continue;
+    Relation r = in_schema(s);
+    if (r.table || r.view) {
+      msg += "\n  Did you mean: " + s + "." + name + "?";
+      break;
+    }
+  }
+  throw Error(StatusCode::kError, msg);
+}
+
+// ---------------------------------------------------------------- transactions
+
+uint32_t DatabaseImpl::current_depth() const {
+  return static_cast<uint32_t>(savepoints_.size()) + (statement_savepoint_ ? 1 : 0);
+}
+
+void DatabaseImpl::join(TableEntry& entry) {
+  if (entry.joined) return;
+  if (!entry.connection_opened) {
+    entry.connection = entry.table->open_connection();
+    entry.connection_opened = true;
+  }
+  if (!entry.connection) return;
+  entry.connection->begin();
+  for (uint32_t d = 1; d <= current_depth(); ++d) entry.connection->savepoint(d);
+  entry.joined = true;
+  joined_.push_back(&entry);
+}
+
+void DatabaseImpl::forget(TableEntry& entry) {
+  if (!entry.joined) return;
+  try {
+    entry.connection->rollback();
+  } catch (...) {
+  }
+  entry.joined = false;
+  joined_.erase(std::remove(joined_.begin(), joined_.end(), &entry), joined_.end());
+}
+
+void DatabaseImpl::end_transaction(bool commit) {
+  std::vector<TableEntry*> parts;
+  parts.swap(joined_);
+  Status first_error;
+  for (auto* t : parts) {
+    t->joined = false;
+    try {
+      if (commit) t->connection->commit(); else t->connection->rollback();
+    } catch (const Error& e) {
+      if (first_error.ok()) first_error = e.status();
+    }
+  }
+  explicit_ = implicit_ = statement_savepoint_ = savepoint_began_txn_ = false;
+  savepoints_.clear();
+  savepoint_marks_.clear();
+  deferred_.clear();
+  // A commit a module refused publishes no data: what landed is unknown.
+  publish(commit && first_error.ok());
+  if (!first_error.ok()) throw Error(first_error.code(), first_error.raw_message());
+}
+
+void DatabaseImpl::publish(bool committed) {
+  if (!committed) changes_.clear_data();  // DDL applied at once: its schema events stay
+  if (changes_.empty()) return;
+  ChangeBatch batch = changes_.take();
+  if (!listeners_.any()) return;
+  delivering_ = true;
+  listeners_.deliver(batch);
+  delivering_ = false;
+}
+
+uint64_t DatabaseImpl::on_data_change(DataChangeListener listener) {
+  uint64_t id = listeners_.add_data(std::move(listener));
+  changes_.set_capturing(true);
+  return id;
+}
+
+uint64_t DatabaseImpl::on_schema_change(SchemaChangeListener listener) {
+  uint64_t id = listeners_.add_schema(std::move(listener));
+  changes_.set_capturing(true);
+  return id;
+}
+
+uint64_t DatabaseImpl::on_commit(ChangeBatchListener listener) {
+  uint64_t id = listeners_.add_batch(std::move(listener));
+  changes_.set_capturing(true);
+  return id;
+}
+
+bool DatabaseImpl::unsubscribe(uint64_t id) {
+  bool found = listeners_.remove(id);
+  changes_.set_capturing(listeners_.any());
+  return found;
+}
+
+void DatabaseImpl::commit_checks() {
+  try {
+    deferred_.run_commit(*this);
+    if (!joined_.empty()) assertions_.check(*this, joined_);
+  } catch (...) {
+    end_transaction(false);
+    throw;
+  }
+}
+
+void DatabaseImpl::statement_begin() {
+  if (delivering_)
+    throw Error(StatusCode::kMisuse, "a change listener may not run statements on the database that notifies it");
+  deferred_.clear_statement();
+  statement_mark_ = marks();
+  if (!explicit_) {
+    implicit_ = true;
+    return;
+  }
+  statement_savepoint_ = true;
+  uint32_t d = current_depth();
+  for (auto* t : joined_) t->connection->savepoint(d);
+}
+
+void DatabaseImpl::statement_commit() {
+  // NO ACTION checks run at the end of the statement; a failure undoes the statement.
+  try {
+    deferred_.run_statement_end(*this);
+  } catch (...) {
+    statement_rollback();
+    throw;
+  }
+  if (implicit_ && !explicit_) {
+    commit_checks();
+    end_transaction(true);
+    return;
+  }
+  if (statement_savepoint_) {
+    uint32_t d = current_depth();
+    for (auto* t : joined_) t->connection->release_savepoint(d);
+    statement_savepoint_ = false;
+  }
+}
+
+void DatabaseImpl::statement_rollback() {
+  deferred_.clear_statement();
+  deferred_.rollback_to(statement_mark_.deferred);
+  // A failed statement announces nothing: neither its rows nor its DDL.
+  changes_.rollback_data(statement_mark_.changes);
+  changes_.retract_schema(statement_mark_.changes);
+  if (implicit_ && !explicit_) {
+    end_transaction(false);
+    return;
+  }
+  if (statement_savepoint_) {
+    uint32_t d = current_depth();
+    for (auto* t : joined_) {
+      t->connection->rollback_to_savepoint(d);
+      t->connection->release_savepoint(d);
+    }
+    statement_savepoint_ = false;
+  }
+}
+
+void DatabaseImpl::begin_explicit() {
+  if (explicit_) throw Error(StatusCode::kError, "cannot BEGIN: already in a transaction");
+  explicit_ = true;
+}
+
+void DatabaseImpl::commit_explicit() {
+  if (!explicit_) return;  // COMMIT without a transaction is accepted (reference behaviour)
+  commit_checks();
+  end_transaction(true);
+}
+
+void DatabaseImpl::rollback_explicit() {
+  if (!explicit_) return;
+  end_transaction(false);
+}
+
+void DatabaseImpl::savepoint(const std::string& name) {
+  if (!explicit_) {
+    explicit_ = true;
+    savepoint_began_txn_ = true;
+  }
+  savepoints_.push_back(name);
+  savepoint_marks_.push_back(marks());
+  uint32_t d = current_depth();
+  for (auto* t : joined_) t->connection->savepoint(d);
+}
+
+static int find_savepoint(const std::vector<std::string>& sps, const std::string& name) {
+  for (int i = static_cast<int>(sps.size()) - 1; i >= 0; --i)
+    if (iequals(sps[i], name)) return i;
+  return -1;
+}
+
+void DatabaseImpl::release(const std::string& name) {
+  int i = find_savepoint(savepoints_, name);
+  if (i < 0) throw Error(StatusCode::kError, "no such savepoint: " + name);
+  uint32_t target = static_cast<uint32_t>(i) + 1;
+  for (uint32_t d = static_cast<uint32_t>(savepoints_.size()); d >= target; --d)
+    for (auto* t : joined_) t->connection->release_savepoint(d);
+  savepoints_.resize(i);
+  savepoint_marks_.resize(i);
+  if (savepoints_.empty() && savepoint_began_txn_) {
+    commit_checks();
+    end_transaction(true);
+  }
+}
+
+void DatabaseImpl::rollback_to(const std::string& name) {
+  int i = find_savepoint(savepoints_, name);
+  if (i < 0) throw Error(StatusCode::kError, "no such savepoint: " + name);
+  uint32_t target = static_cast<uint32_t>(i) + 1;
+  for (uint32_t d = static_cast<uint32_t>(savepoints_.size()); d > target; --d)
+    for (auto* t : joined_) t->connection->release_savepoint(d);
+  for (auto* t : joined_) t->connection->rollback_to_savepoint(target);
+  savepoints_.resize(i + 1);
+  deferred_.rollback_to(savepoint_marks_[i].deferred);
+  changes_.rollback_data(savepoint_marks_[i].changes);
+  savepoint_marks_.resize(i + 1);
+}
+
+}  // namespace quereus

@@ -1,0 +1,224 @@
+// DatabaseImpl: the engine behind the public Database API — catalog, options,
+// the transaction coordinator and statement execution.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/limits.h"
+#include "transaction/assertions.h"
+#include "transaction/change_events.h"
+#include "main/database.h"
+#include "ddl/declarative/declared_schema.h"
+#include "transaction/deferred_constraints.h"
+#include "optimizer/optimizer.h"
+#include "catalog/catalog.h"
+
+namespace quereus {
+
+struct EngineOptions {
+  std::string default_vtab_module = "memory";
+  bool default_nullable = false;  // pragma default_column_nullability = 'nullable'
+  bool foreign_keys = true;
+  // pragma ddl_transaction_policy: 'permissive' (default) runs module DDL inside an
+  // explicit transaction, applied at once; 'strict' refuses it there.
+  bool ddl_strict = false;
+  std::string default_collation = "BINARY";  // as last set (pragma reads echo it)
+  // pragma nondeterministic_schema (alias allow_nondeterministic_schema_expressions):
+  // allows non-deterministic DEFAULT / CHECK / GENERATED expressions.
+  bool nondeterministic_schema = false;
+  // pragma optimizer_disabled_passes = 'name, …' (Optimizer::pass_names()).
+  OptimizerOptions optimizer;
+  // pragma schema_path = 'a,b': the session search path for unqualified relation names
+  // (lower-case; never empty).
+  std::vector<std::string> schema_path{"main"};
+  // The database's limits (common/limits.h): YAML `limits:`, pragma <limit name> = N.
+  Limits limits;
+  // pragma statement_timeout_ms (YAML statement_timeout_ms): a statement running longer
+  // fails with INTERRUPT; 0 = no timeout.
+  int64_t statement_timeout_ms = 0;
+};
+
+class DatabaseImpl : public Database {
+ public:
+  DatabaseImpl(std::shared_ptr<Registry> registry, const DatabaseOptions& options);
+  ~DatabaseImpl() override;
+
+  Status exec(std::string_view sql) override;
+  Status prepare(std::string_view sql, std::vector<std::unique_ptr<Statement>>* out) override;
+  Status set_option(std::string_view name, const Value& value) override;
+  bool in_transaction() const override { return explicit_; }
+  uint64_t on_data_change(DataChangeListener listener) override;
+  uint64_t on_schema_change(SchemaChangeListener listener) override;
+  uint64_t on_commit(ChangeBatchListener listener) override;
+  bool unsubscribe(uint64_t id) override;
+  bool set_remote_origin(bool remote) override { return changes_.set_remote(remote); }
+  void interrupt() override { interrupt_requested_.store(true, std::memory_order_relaxed); }
+  // The flag interrupt() sets; a top-level statement clears it when it starts.
+  std::atomic<bool>& interrupt_flag() { return interrupt_requested_; }
+
+  Registry& registry() { return *registry_; }
+  Catalog& catalog() { return catalog_; }
+  DeclaredSchemas& declared_schemas() { return declared_schemas_; }
+  EngineOptions& options() { return options_; }
+  const DatabaseOptions& db_options() const { return db_options_; }
+
+  // ---- modules and the persistent catalog (docs/persistence.md)
+  // The module instance serving this database under `name`: its per-database instance
+  // (opened at first use when the database did not name it), else the registered one.
+  // Null when no module has that name. Throws when the module cannot open the database.
+  std::shared_ptr<VtabModule> module(const std::string& name);
+  // True when `name` has a per-database instance (its module_options configure it, not
+  // its tables).
+  bool module_is_per_database(const std::string& name) const;
+  // Opens the default module and every module named in the options, then replays the
+  // persistent catalogs. Called once by Database::Open.
+  void open_modules();
+  // Writes the catalog entry of `table` (or removes the entry of schema.name) in its
+  // module's persistent catalog; no-op for a module that keeps none.
+  void persist_table(const TableEntry& table);
+  void unpersist_table(const TableEntry& table, const std::string& old_name = {});
+  void persist_view(const ViewEntry& view);
+  void unpersist_view(const std::string& schema, const std::string& name);
+  // True while the catalog is being replayed at open: tables connect to their storage
+  // instead of creating it, and indexes are not rebuilt.
+  bool replaying() const { return replaying_; }
+  // Runs one DDL statement's effects (`ddl`) inside the schema-change scope (SDK 1.4) of
+  // every module this database has opened that has one: what the statement writes there becomes
+  // durable at the end in one atomic step, or not at all (docs/store.md, "Crash safety").
+  // When `ddl` or a scope's commit fails, the scopes roll back and every table and view
+  // whose in-memory definition no longer matches its module's stored catalog is reloaded
+  // from it (an open transaction that such a table had joined is rolled back first).
+  // Re-entrant: a DDL statement run inside another's scope (or while replaying) joins it.
+  void run_schema_change(const std::function<void()>& ddl);
+
+  // Throws when module DDL (`statement`, e.g. "CREATE INDEX") may not run now: inside an
+  // explicit transaction under ddl_transaction_policy = strict.
+  void check_ddl_allowed(const std::string& statement) const;
+
+  // Resolves a table by optional schema; throws "not found" when absent.
+  std::shared_ptr<TableEntry> require_table(const std::string& schema, const std::string& name);
+
+  using Relation = quereus::ResolvedRelation;
+  // Resolves a table or view name: in `schema` when given, otherwise along `path` (the
+  // session schema_path when null), one schema at a time, each schema's tables and views
+  // together. Throws "not found" (with a "Did you mean" hint naming another schema that
+  // holds the name) when absent.
+  Relation resolve_relation(const std::string& schema, const std::string& name,
+                            const std::vector<std::string>* path = nullptr);
+
+  // ---- transaction coordinator (used by statements)
+  // Brackets one statement: opens an implicit transaction in autocommit mode, or a
+  // statement savepoint inside an explicit one.
+  void statement_begin();
+  void statement_commit();
+  void statement_rollback();
+  // Makes `entry` a participant of the current transaction (begin + savepoint replay).
+  void join(TableEntry& entry);
+  // Transaction control statements.
+  void begin_explicit();
+  void commit_explicit();
+  void rollback_explicit();
+  void savepoint(const std::string& name);
+  void release(const std::string& name);
+  void rollback_to(const std::string& name);
+  // Removes a dropped table from the participants.
+  void forget(TableEntry& entry);
+  // The current transaction's deferred-constraint queue, and the assertions.
+  DeferredConstraints& deferred() { return deferred_; }
+  // The current transaction's change events (recorded by the write path and by DDL).
+  ChangeLog& changes() { return changes_; }
+  Assertions& assertions() { return assertions_; }
+
+  uint64_t next_generation() { return ++generation_; }
+  // Bumped by every schema change; statements re-plan when it moved.
+  // The declared parameter types of the statement being planned (null: none declared),
+  // read by the planner's typing of parameters. Set for the planning's duration by
+  // PlanningParams.
+  const ParamTypes* planning_param_types() const { return planning_params_; }
+  class PlanningParams {
+   public:
+    PlanningParams(DatabaseImpl& db, const ParamTypes* types) : db_(db), saved_(db.planning_params_) {
+      db.planning_params_ = types;
+    }
+    ~PlanningParams() { db_.planning_params_ = saved_; }
+    PlanningParams(const PlanningParams&) = delete;
+    PlanningParams& operator=(const PlanningParams&) = delete;
+
+   private:
+    DatabaseImpl& db_;
+    const ParamTypes* saved_;
+  };
+
+  uint64_t schema_version() const { return schema_version_; }
+  void bump_schema_version() { ++schema_version_; }
+
+ private:
+  uint32_t current_depth() const;
+  void end_transaction(bool commit);
+  // The checks a commit runs first (deferred queue, assertions); on a failure the
+  // transaction is rolled back and the constraint's error rethrown.
+  void commit_checks();
+  // Hands the events of the transaction that just ended to the listeners.
+  void publish(bool committed);
+
+  struct ModuleSlot {
+    std::shared_ptr<VtabModule> instance;  // what this database's tables use
+    std::shared_ptr<VtabModule> base;      // the registered module
+    bool per_database = false;             // instance came from open_database
+  };
+  std::map<std::string, ModuleSlot> modules_;  // lower-case module name
+  bool replaying_ = false;
+  void replay_catalog(VtabModule& module, const std::string& module_name);
+  // The modules whose schema-change scope is open (run_schema_change), and its depth.
+  std::vector<std::shared_ptr<VtabModule>> scoped_modules_;
+  int schema_scope_depth_ = 0;
+  // The definitions of temp tables as last committed (key as in a module catalog -> the
+  // table's text), the open statement's changes to them ("" removes), and their module:
+  // temp tables are never written to a module's catalog, so a failed statement is
+  // reconciled against these.
+  std::map<std::string, std::string> temp_catalog_, temp_staged_;
+  std::map<std::string, const VtabModule*> temp_module_;
+  // After a failed schema change: reloads the tables and views of `module` whose
+  // definition differs from its stored catalog. Returns a note for the error message
+  // ("" when nothing had to be reloaded).
+  std::string reconcile_with_catalog(VtabModule& module, const std::string& module_name);
+  void unload_table(TableEntry& table);
+
+  DeferredConstraints deferred_;
+  Assertions assertions_;
+  ChangeLog changes_;
+  ChangeListeners listeners_;
+  bool delivering_ = false;  // listeners are running: statements are refused
+  // deferred_.mark() and changes_.mark() per named savepoint, and at the statement's start.
+  struct Marks {
+    size_t deferred = 0;
+    ChangeLog::Mark changes;
+  };
+  Marks marks() const { return {deferred_.mark(), changes_.mark()}; }
+  std::vector<Marks> savepoint_marks_;
+  Marks statement_mark_;
+
+  std::shared_ptr<Registry> registry_;
+  DatabaseOptions db_options_;
+  EngineOptions options_;
+  std::atomic<bool> interrupt_requested_{false};
+  Catalog catalog_;
+  DeclaredSchemas declared_schemas_;
+
+  bool explicit_ = false;
+  bool savepoint_began_txn_ = false;
+  std::vector<std::string> savepoints_;
+  bool statement_savepoint_ = false;
+  bool implicit_ = false;
+  std::vector<TableEntry*> joined_;
+  uint64_t generation_ = 0;
+  uint64_t schema_version_ = 1;
+  const ParamTypes* planning_params_ = nullptr;
+};
+
+}  // namespace quereus

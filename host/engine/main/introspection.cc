@@ -1,0 +1,627 @@
+// Built-in table-valued functions: catalog introspection (schema(), table_info(),
+// column_info(), the constraint / index / view / assertion / function listings) and plan
+// inspection (query_plan()).
+#include <algorithm>
+#include <tuple>
+
+#include "common/status.h"
+#include "transaction/assertion_explain.h"
+#include "main/database_impl.h"
+#include "catalog/registry.h"
+#include "ddl/tags.h"
+#include "rewrite/view_writes.h"
+#include "functions/builtins.h"
+#include "main/introspection.h"
+#include "types/json_value.h"
+#include "optimizer/optimizer.h"
+#include "parser/ast_printer.h"
+#include "parser/parser.h"
+#include "planner/planner.h"
+#include "planner/properties.h"
+#include "types/logical_type.h"
+
+namespace quereus {
+
+namespace {
+
+std::string type_label(uint32_t t) { return logical_type_name(t); }
+
+// Canonical CREATE TABLE text of a table (what schema().sql shows).
+std::string create_sql(const TableSchema& ts) {
+  std::string s = "create table " + quote_identifier(ts.schema_name) + "." + quote_identifier(ts.name) + " (";
+  for (size_t i = 0; i < ts.columns.size(); ++i) {
+    const ColumnSchema& c = ts.columns[i];
+    if (i) s += ", ";
+    s += quote_identifier(c.name);
+    if (!c.type_name.empty()) s += " " + c.type_name;
+    s += c.not_null ? " not null" : " null";
+    if (c.collation && c.collation->name() != "BINARY") s += " collate " + to_lower(c.collation->name());
+    if (c.default_expr) s += " default " + expr_to_string(*c.default_expr);
+  }
+  if (ts.primary_key_declared) {
+    s += ", primary key (";
+    for (size_t i = 0; i < ts.primary_key.size(); ++i) {
+      if (i) s += ", ";
+      s += quote_identifier(ts.columns[ts.primary_key[i].column].name);
+      if (ts.primary_key[i].desc) s += " desc";
+    }
+    s += ")";
+  }
+  for (const IndexSchema& ix : ts.indexes) {
+    if (!ix.constraint) continue;
+    s += ", ";
+    if (ix.constraint_named) s += "constraint " + quote_identifier(ix.name) + " ";
+    s += "unique (";
+    for (size_t i = 0; i < ix.columns.size(); ++i) {
+      if (i) s += ", ";
+      s += quote_identifier(ts.columns[ix.columns[i].column].name);
+    }
+    s += ")";
+  }
+  s += ") using " + ts.module_name;
+  return s;
+}
+
+std::string dq(const std::string& name) {
+  std::string out = "\"";
+  for (char c : name) {
+    out += c;
+    if (c == '"') out += '"';
+  }
+  return out + "\"";
+}
+
+// Canonical CREATE INDEX text (schema().sql of an index row).
+std::string index_sql(const TableSchema& ts, const IndexSchema& ix) {
+  std::string s = std::string("CREATE ") + (ix.unique ? "UNIQUE " : "") + "INDEX " + dq(ix.name) + " ON " + dq(ts.name) + " (";
+  for (size_t i = 0; i < ix.columns.size(); ++i) {
+    if (i) s += ", ";
+    s += dq(ts.columns[ix.columns[i].column].name) + " COLLATE " + ix.columns[i].collation->name();
+    if (ix.columns[i].desc) s += " DESC";
+  }
+  s += ")";
+  if (ix.where) s += " WHERE " + expr_to_string(*ix.where);
+  return s;
+}
+
+Value tags_value(const std::string& json) { return json.empty() ? Value() : Value::Text(json); }
+
+// Whether an index is listed as one (schema(), index_info()): every CREATE INDEX, and a
+// UNIQUE constraint's structure only when its constraint exposes it.
+bool listed_as_index(const IndexSchema& ix) { return !ix.constraint || exposes_implicit_index(ix); }
+
+// The tags an index row shows: an exposed structure's own, not its constraint's.
+const std::string& index_tags(const IndexSchema& ix) { return ix.constraint ? ix.exposed_index_tags_json : ix.tags_json; }
+
+}  // namespace
+
+// The scalar expressions a plan node evaluates (pushed-down seek values included): the
+// roots of the scalar rows of query_plan().
+std::vector<const ScalarExpr*> node_expressions(const RelNode& n) {
+  std::vector<const ScalarExpr*> out;
+  auto add = [&](const ScalarPtr& e) {
+    if (e) out.push_back(e.get());
+  };
+  switch (n.kind) {
+    case RelKind::kTableScan:
+      for (const auto& f : static_cast<const TableScanNode&>(n).filters) {
+        add(f.value);
+        for (const auto& v : f.in_list) add(v);
+      }
+      break;
+    case RelKind::kFilter: add(static_cast<const FilterNode&>(n).predicate); break;
+    case RelKind::kProject:
+      for (const auto& e : static_cast<const ProjectNode&>(n).exprs) add(e);
+      break;
+    case RelKind::kJoin: add(static_cast<const JoinNode&>(n).on); break;
+    case RelKind::kSemiJoin: {
+      const auto& j = static_cast<const SemiJoinNode&>(n);
+      for (const auto& e : j.probes) add(e);
+      add(j.on);
+      break;
+    }
+    case RelKind::kAggregate: {
+      const auto& a = static_cast<const AggregateNode&>(n);
+      for (const auto& e : a.group_by) add(e);
+      for (const auto& c : a.aggs)
+        for (const auto& e : c.args) add(e);
+      break;
+    }
+    case RelKind::kSort:
+      for (const auto& k : static_cast<const SortNode&>(n).sort_keys) add(k.expr);
+      break;
+    case RelKind::kLimit:
+      add(static_cast<const LimitNode&>(n).limit);
+      add(static_cast<const LimitNode&>(n).offset);
+      break;
+    default: break;
+  }
+  return out;
+}
+
+namespace {
+
+void expression_rows(const ScalarExpr& e, int64_t parent, int64_t& next_id, std::vector<Row>& out) {
+  const char* type = "Expression";
+  std::string detail;
+  switch (e.kind) {
+    case ScalarKind::kLiteral:
+      type = "Literal";
+      detail = static_cast<const LiteralScalar&>(e).value.to_text();
+      break;
+    case ScalarKind::kColumn: {
+      auto& c = static_cast<const ColumnScalar&>(e);
+      type = "ColumnReference";
+      detail = "#" + std::to_string(c.attr_id) + (c.level ? " (outer " + std::to_string(c.level) + ")" : "");
+      break;
+    }
+    case ScalarKind::kParam: {
+      auto& p = static_cast<const ParamScalar&>(e);
+      type = "ParameterReference";
+      detail = p.name.empty() ? "?" + std::to_string(p.index) : ":" + p.name;
+      break;
+    }
+    case ScalarKind::kUnary: case ScalarKind::kNot: type = "UnaryOp"; break;
+    case ScalarKind::kFunction:
+      type = "ScalarFunctionCall";
+      detail = static_cast<const FunctionScalar&>(e).fn->name;
+      break;
+    case ScalarKind::kCast: type = "Cast"; break;
+    case ScalarKind::kCase: type = "Case"; break;
+    case ScalarKind::kIn: type = "In"; break;
+    case ScalarKind::kInSubquery: type = "InSubquery"; break;
+    case ScalarKind::kExists: type = "Exists"; break;
+    case ScalarKind::kSubquery: type = "ScalarSubquery"; break;
+    case ScalarKind::kBetween: type = "Between"; break;
+    case ScalarKind::kIsNull: type = "IsNull"; break;
+    default: type = "BinaryOp"; break;
+  }
+  const int64_t id = next_id++;
+  out.push_back({Value::Integer(id), Value::Integer(parent), Value::Text(type), Value::Text("EXPR"),
+                 Value::Text(detail.empty() ? std::string(type) : std::string(type) + " " + detail),
+                 Value::Text("{}")});
+  for (const ScalarPtr* c : e.operands()) expression_rows(**c, id, next_id, out);
+}
+
+void plan_rows(const RelNode& n, int64_t id, int64_t parent, int64_t& next_id, std::vector<Row>& out) {
+  static const char* kNames[] = {"TableScan", "Values", "SingleRow", "Filter", "Project", "Join", "Aggregate",
+                                 "Sort", "Limit", "Distinct", "SetOperation", "WorkingTable", "RecursiveCTE",
+                                 "Window", "TableFunction", "SemiJoin"};
+  Row r;
+  r.push_back(Value::Integer(id));
+  r.push_back(parent < 0 ? Value() : Value::Integer(parent));
+  r.push_back(Value::Text(kNames[static_cast<int>(n.kind)]));
+  std::string d = n.describe();
+  auto sp = d.find(' ');
+  r.push_back(Value::Text(sp == std::string::npos ? d : d.substr(0, sp)));
+  r.push_back(Value::Text(d));
+  r.push_back(Value::Text(derive_properties(n).to_json()));
+  out.push_back(std::move(r));
+  for (const ScalarExpr* e : node_expressions(n)) expression_rows(*e, id, next_id, out);
+  for (auto* c : n.children()) {
+    int64_t cid = next_id++;
+    plan_rows(*c, cid, id, next_id, out);
+  }
+}
+
+
+// ---- view lineage (view_info(), column_info())
+
+// Where one output column of a plan node comes from: a base table column, or nothing
+// (computed, aggregated, or not writable through the view).
+struct BaseSite {
+  std::shared_ptr<TableEntry> table;
+  int column = -1;
+};
+
+// A view's output columns with where a write through each lands. `ok` is false when the
+// view cannot be written through.
+struct ViewLineage {
+  std::vector<std::shared_ptr<TableEntry>> optional;  // need not be covered (outer join's padded side)
+  std::vector<std::string> names;
+  std::vector<BaseSite> sites;
+  std::vector<BaseSite> pinned;
+  bool ok = false;
+};
+
+ViewLineage view_lineage(DatabaseImpl& db, const ViewEntry& v) {
+  // The write-through analysis itself (rewrite/view_writes.h), so the surfaces agree with
+  // what a write does; a view it cannot write through reads as all read-only.
+  ViewLineage out;
+  ViewWriteSurface surface = describe_view_writes(db, v);
+  if (surface.ok) {
+    out.names = surface.names;
+    out.optional = surface.optional;
+    for (auto& s : surface.sites) out.sites.push_back({s.table, s.column});
+    for (auto& s : surface.filled)
+      if (s.table) out.pinned.push_back({s.table, s.column});
+    out.ok = true;
+    return out;
+  }
+  try {
+    Planner planner(db);
+    QueryPlan plan = planner.plan_view_body(*v.definition->select, v.schema_name);
+    out.names = v.columns.empty() ? plan.names : v.columns;
+  } catch (const Error&) {
+    out.names = v.columns;
+  }
+  out.sites.assign(out.names.size(), BaseSite{});
+  return out;
+}
+
+std::string json_string(const std::string& s) {
+  std::string o = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') o += '\\';
+    o += ch;
+  }
+  return o + "\"";
+}
+
+// The view_info() row of one view: insertable / updatable / deletable and its targets.
+Row view_info_row(DatabaseImpl& db, const ViewEntry& v) {
+  ViewLineage lin = view_lineage(db, v);
+  std::vector<std::shared_ptr<TableEntry>> targets;
+  for (const BaseSite& s : lin.sites)
+    if (s.table && std::find(targets.begin(), targets.end(), s.table) == targets.end()) targets.push_back(s.table);
+  auto has = [](const std::vector<BaseSite>& sites, const TableEntry* t, int c) {
+    for (const BaseSite& s : sites)
+      if (s.table.get() == t && s.column == c) return true;
+    return false;
+  };
+  bool insertable = !targets.empty(), deletable = !targets.empty();
+  std::string json = "[";
+  for (const auto& t : targets) {
+    if (json.size() > 1) json += ",";
+    json += json_string(t->schema.name);
+    if (std::find(lin.optional.begin(), lin.optional.end(), t) != lin.optional.end()) continue;
+    for (const KeyColumn& k : t->schema.primary_key)
+      if (!has(lin.sites, t.get(), k.column)) deletable = false;
+    for (size_t c = 0; c < t->schema.columns.size(); ++c) {
+      const ColumnSchema& col = t->schema.columns[c];
+      int ci = static_cast<int>(c);
+      if (col.not_null && !col.default_expr && !has(lin.sites, t.get(), ci) && !has(lin.pinned, t.get(), ci))
+        insertable = false;
+    }
+  }
+  json += "]";
+  auto yn = [](bool b) { return Value::Text(b ? "YES" : "NO"); };
+  return {Value::Text(v.schema_name), Value::Text(v.name), yn(insertable), yn(!targets.empty()), yn(deletable),
+          Value::Text(json)};
+}
+
+// Splits an optional `schema.` qualifier off a name argument.
+std::pair<std::string, std::string> split_qualified(const std::string& arg) {
+  if (auto dot = arg.find('.'); dot != std::string::npos) return {arg.substr(0, dot), arg.substr(dot + 1)};
+  return {"", arg};
+}
+
+// Registers a catalog function: never deterministic (it reads the live catalog).
+void add_catalog_function(Registry& r, std::string name, int min_args, int num_args,
+                          std::vector<TableFunctionColumn> columns, decltype(TableFunction::rows) rows) {
+  TableFunction f;
+  f.name = std::move(name);
+  f.min_args = min_args;
+  f.num_args = num_args;
+  f.flags = 0;
+  f.columns = std::move(columns);
+  f.rows = std::move(rows);
+  r.add_table_function(std::move(f), "builtin");
+}
+
+}  // namespace
+
+void register_introspection_functions(Registry& r) {
+  if (r.find_table_function("schema")) return;  // registered by an earlier Database::Open
+  TableFunction schema_fn;
+  schema_fn.name = "schema";
+  schema_fn.columns = {{"schema", QRS_LT_TEXT, false}, {"type", QRS_LT_TEXT, false}, {"name", QRS_LT_TEXT, false},
+                       {"tbl_name", QRS_LT_TEXT, false}, {"sql", QRS_LT_TEXT, true}, {"tags", QRS_LT_TEXT, true}};
+  schema_fn.rows = [](DatabaseImpl& db, std::span<const Value>) {
+    std::vector<Row> rows;
+    for (auto& t : db.catalog().tables()) {
+      const TableSchema& ts = t->schema;
+      rows.push_back({Value::Text(ts.schema_name), Value::Text("table"), Value::Text(ts.name), Value::Text(ts.name),
+                      Value::Text(create_sql(ts)), tags_value(ts.tags_json)});
+      // A UNIQUE constraint's index is part of the constraint, not a schema object,
+      // unless the constraint exposes it.
+      for (const IndexSchema& ix : ts.indexes)
+        if (listed_as_index(ix))
+          rows.push_back({Value::Text(ts.schema_name), Value::Text("index"), Value::Text(ix.name), Value::Text(ts.name),
+                          Value::Text(index_sql(ts, ix)), tags_value(index_tags(ix))});
+    }
+    for (auto& v : db.catalog().views())
+      rows.push_back({Value::Text(v->schema_name), Value::Text("view"), Value::Text(v->name), Value::Text(v->name),
+                      Value::Text(v->sql), tags_value(v->tags_json)});
+    // Functions (scalar, aggregate, table-valued) are schema objects too; never tagged.
+    db.registry().for_each_function([&](const std::string& name, int argc, const char*, uint32_t) {
+      std::string sig = name + "(" + (argc < 0 ? "..." : std::to_string(argc)) + ")";
+      rows.push_back({Value::Text("main"), Value::Text("function"), Value::Text(name), Value::Text(name),
+                      Value::Text(sig), Value()});
+    });
+    return rows;
+  };
+  r.add_table_function(std::move(schema_fn), "builtin");
+
+  TableFunction info;
+  info.name = "table_info";
+  info.num_args = 1;
+  info.min_args = 1;
+  info.columns = {{"cid", QRS_LT_INTEGER, false}, {"name", QRS_LT_TEXT, false}, {"type", QRS_LT_TEXT, false},
+                  {"notnull", QRS_LT_INTEGER, false}, {"dflt_value", QRS_LT_TEXT, true}, {"pk", QRS_LT_INTEGER, false},
+                  {"tags", QRS_LT_TEXT, true}, {"collation", QRS_LT_TEXT, false}, {"generated", QRS_LT_INTEGER, false}};
+  info.rows = [](DatabaseImpl& db, std::span<const Value> args) {
+    std::string name = args[0].to_text(), schema;
+    if (auto dot = name.find('.'); dot != std::string::npos) {
+      schema = name.substr(0, dot);
+      name = name.substr(dot + 1);
+    }
+    auto t = db.require_table(schema, name);
+    std::vector<Row> rows;
+    const TableSchema& ts = t->schema;
+    for (size_t i = 0; i < ts.columns.size(); ++i) {
+      const ColumnSchema& c = ts.columns[i];
+      int pk = 0;
+      for (size_t k = 0; k < ts.primary_key.size(); ++k)
+        if (ts.primary_key[k].column == static_cast<int>(i) && ts.primary_key_declared) pk = static_cast<int>(k) + 1;
+      rows.push_back({Value::Integer(static_cast<int64_t>(i)), Value::Text(c.name),
+                      Value::Text(c.type_name.empty() ? type_label(c.logical_type) : to_upper(c.type_name)),
+                      Value::Integer(c.not_null ? 1 : 0),
+                      c.default_expr ? Value::Text(expr_to_string(*c.default_expr)) : Value(), Value::Integer(pk ? 1 : 0),
+                      tags_value(c.tags_json), Value::Text(c.collation ? c.collation->name() : "BINARY"),
+                      Value::Integer(!c.generated() ? 0 : c.generated_stored ? 2 : 1)});
+    }
+    return rows;
+  };
+  r.add_table_function(std::move(info), "builtin");
+
+  TableFunction fk_info;
+  fk_info.name = "foreign_key_info";
+  fk_info.num_args = 1;
+  fk_info.min_args = 1;
+  fk_info.flags = 0;  // the catalog changes
+  fk_info.columns = {{"id", QRS_LT_INTEGER, false},         {"name", QRS_LT_TEXT, true},
+                     {"table", QRS_LT_TEXT, false},         {"from", QRS_LT_TEXT, false},
+                     {"referenced_table", QRS_LT_TEXT, false}, {"referenced_schema", QRS_LT_TEXT, true},
+                     {"to", QRS_LT_TEXT, true},             {"on_update", QRS_LT_TEXT, false},
+                     {"on_delete", QRS_LT_TEXT, false},     {"deferred", QRS_LT_INTEGER, false},
+                     {"seq", QRS_LT_INTEGER, false},        {"tags", QRS_LT_TEXT, true}};
+  fk_info.rows = [](DatabaseImpl& db, std::span<const Value> args) {
+    if (args[0].type() != ValueType::kText)
+      throw Error(StatusCode::kError, "foreign_key_info() requires a table name string argument");
+    auto find = [&db](const std::string& schema, const std::string& name) -> std::shared_ptr<TableEntry> {
+      if (!schema.empty()) return db.catalog().find(schema, name);
+      for (const char* s : {"main", "temp"})
+        if (auto t = db.catalog().find(s, name)) return t;
+      return nullptr;
+    };
+    std::string name = args[0].str(), schema;
+    if (auto dot = name.find('.'); dot != std::string::npos) {
+      schema = name.substr(0, dot);
+      name = name.substr(dot + 1);
+    }
+    auto t = find(schema, name);
+    if (!t) throw Error(StatusCode::kError, "Table '" + args[0].str() + "' not found");
+    const TableSchema& ts = t->schema;
+    std::vector<Row> rows;
+    for (size_t id = 0; id < ts.foreign_keys.size(); ++id) {
+      const ForeignKeySchema& fk = ts.foreign_keys[id];
+      // Without a parent column list the key targets the parent's primary key; a parent
+      // that does not resolve, or a key narrower than the child's list, reports NULL.
+      std::shared_ptr<TableEntry> parent;
+      if (fk.referenced_columns.empty()) parent = find(fk.referenced_schema, fk.referenced_table);
+      for (size_t seq = 0; seq < fk.columns.size(); ++seq) {
+        Value to;
+        if (!fk.referenced_columns.empty()) {
+          if (seq < fk.referenced_columns.size()) to = Value::Text(fk.referenced_columns[seq]);
+        } else if (parent && seq < parent->schema.primary_key.size()) {
+          to = Value::Text(parent->schema.columns[parent->schema.primary_key[seq].column].name);
+        }
+        rows.push_back({Value::Integer(static_cast<int64_t>(id)), Value::Text(fk.name), Value::Text(ts.name),
+                        Value::Text(ts.columns[fk.columns[seq]].name), Value::Text(fk.referenced_table),
+                        Value::Text(fk.referenced_schema), std::move(to), Value::Text(fk.on_update),
+                        Value::Text(fk.on_delete), Value::Integer(fk.deferred ? 1 : 0),
+                        Value::Integer(static_cast<int64_t>(seq)), tags_value(fk.tags_json)});
+      }
+    }
+    return rows;
+  };
+  r.add_table_function(std::move(fk_info), "builtin");
+
+  TableFunction finfo;
+  finfo.name = "function_info";
+  finfo.num_args = 1;
+  finfo.min_args = 0;
+  finfo.columns = {{"name", QRS_LT_TEXT, false}, {"num_args", QRS_LT_INTEGER, false}, {"type", QRS_LT_TEXT, false},
+                   {"deterministic", QRS_LT_INTEGER, false}, {"flags", QRS_LT_INTEGER, false},
+                   {"signature", QRS_LT_TEXT, false}};
+  finfo.rows = [](DatabaseImpl& db, std::span<const Value> args) {
+    std::string filter = args.empty() || args[0].is_null() ? "" : to_lower(args[0].to_text());
+    std::vector<Row> rows;
+    db.registry().for_each_function([&](const std::string& name, int argc, const char* type, uint32_t flags) {
+      if (!filter.empty() && name != filter) return;
+      std::string sig = name + "(" + (argc < 0 ? "..." : std::to_string(argc)) + ")";
+      rows.push_back({Value::Text(name), Value::Integer(argc), Value::Text(type),
+                      Value::Integer(flags & kDeterministic ? 1 : 0), Value::Integer(flags), Value::Text(sig)});
+    });
+    return rows;
+  };
+  r.add_table_function(std::move(finfo), "builtin");
+
+  TableFunction col_info;
+  col_info.name = "column_info";
+  col_info.num_args = 1;
+  col_info.min_args = 1;
+  col_info.flags = 0;  // the catalog changes
+  col_info.columns = {{"schema", QRS_LT_TEXT, false},       {"name", QRS_LT_TEXT, false},
+                      {"cid", QRS_LT_INTEGER, false},       {"column_name", QRS_LT_TEXT, false},
+                      {"is_updatable", QRS_LT_TEXT, false}, {"base_table", QRS_LT_TEXT, true},
+                      {"base_column", QRS_LT_TEXT, true}};
+  col_info.rows = [](DatabaseImpl& db, std::span<const Value> args) {
+    auto [schema, name] = split_qualified(args[0].to_text());
+    DatabaseImpl::Relation rel = db.resolve_relation(schema, name);
+    std::vector<Row> rows;
+    auto add = [&rows](const std::string& s, const std::string& n, size_t cid, const std::string& col,
+                       const BaseSite& site) {
+      // A generated column is computed, never written: read-only with no base trace.
+      const bool base = site.table != nullptr && !site.table->schema.columns[site.column].generated();
+      rows.push_back({Value::Text(s), Value::Text(n), Value::Integer(static_cast<int64_t>(cid)), Value::Text(col),
+                      Value::Text(base ? "YES" : "NO"), base ? Value::Text(site.table->schema.name) : Value(),
+                      base ? Value::Text(site.table->schema.columns[site.column].name) : Value()});
+    };
+    if (rel.table) {
+      const TableSchema& ts = rel.table->schema;
+      for (size_t i = 0; i < ts.columns.size(); ++i)
+        add(ts.schema_name, ts.name, i, ts.columns[i].name, BaseSite{rel.table, static_cast<int>(i)});
+    } else {
+      ViewLineage lin = view_lineage(db, *rel.view);
+      for (size_t i = 0; i < lin.names.size(); ++i)
+        add(rel.view->schema_name, rel.view->name, i, lin.names[i], lin.sites[i]);
+    }
+    return rows;
+  };
+  r.add_table_function(std::move(col_info), "builtin");
+
+  add_catalog_function(r, "check_constraint_info", 1, 1,
+                       {{"id", QRS_LT_INTEGER, false},         {"name", QRS_LT_TEXT, true},
+                        {"expr", QRS_LT_TEXT, false},          {"operations", QRS_LT_TEXT, false},
+                        {"deferrable", QRS_LT_INTEGER, false}, {"initially_deferred", QRS_LT_INTEGER, false},
+                        {"tags", QRS_LT_TEXT, true}},
+                       [](DatabaseImpl& db, std::span<const Value> args) {
+    auto [schema, name] = split_qualified(args[0].to_text());
+    auto t = db.require_table(schema, name);
+    std::vector<Row> rows;
+    for (size_t id = 0; id < t->schema.checks.size(); ++id) {
+      const CheckSchema& c = t->schema.checks[id];
+      std::string ops;
+      for (auto [on, op] : {std::pair{c.on_insert, "insert"}, std::pair{c.on_update, "update"}, std::pair{c.on_delete, "delete"}})
+        if (on) ops += (ops.empty() ? "" : ",") + std::string(op);
+      rows.push_back({Value::Integer(static_cast<int64_t>(id)), c.named ? Value::Text(c.name) : Value(),
+                      Value::Text(c.expr ? expr_to_string(*c.expr) : ""), Value::Text(ops), Value::Integer(0),
+                      Value::Integer(0), tags_value(c.tags_json)});
+    }
+    return rows;
+  });
+
+  // No UNIQUE constraints (the primary key is excluded) nor secondary indexes exist
+  // yet: these list nothing, but still reject an unknown table.
+  add_catalog_function(r, "unique_constraint_info", 1, 1,
+                       {{"id", QRS_LT_INTEGER, false},  {"name", QRS_LT_TEXT, true},
+                        {"seq", QRS_LT_INTEGER, false}, {"column_name", QRS_LT_TEXT, false},
+                        {"partial", QRS_LT_INTEGER, false}, {"tags", QRS_LT_TEXT, true}},
+                       [](DatabaseImpl& db, std::span<const Value> args) {
+    auto [schema, name] = split_qualified(args[0].to_text());
+    const TableSchema& ts = db.require_table(schema, name)->schema;
+    // UNIQUE constraints, then unique CREATE INDEXes (each acts as one).
+    std::vector<Row> rows;
+    int64_t id = 0;
+    for (bool constraints : {true, false})
+      for (const IndexSchema& ix : ts.indexes) {
+        if (!ix.unique || ix.constraint != constraints) continue;
+        Value cname = ix.constraint && !ix.constraint_named ? Value() : Value::Text(ix.name);
+        for (size_t k = 0; k < ix.columns.size(); ++k)
+          rows.push_back({Value::Integer(id), cname, Value::Integer(static_cast<int64_t>(k)),
+                          Value::Text(ts.columns[ix.columns[k].column].name), Value::Integer(ix.where ? 1 : 0),
+                          tags_value(ix.tags_json)});
+        ++id;
+      }
+    return rows;
+  });
+
+  add_catalog_function(r, "index_info", 1, 1,
+                       {{"index_name", QRS_LT_TEXT, false}, {"seq", QRS_LT_INTEGER, false},
+                        {"column_name", QRS_LT_TEXT, false}, {"desc", QRS_LT_INTEGER, false},
+                        {"collation", QRS_LT_TEXT, true},    {"unique", QRS_LT_INTEGER, false},
+                        {"partial", QRS_LT_INTEGER, false},  {"tags", QRS_LT_TEXT, true}},
+                       [](DatabaseImpl& db, std::span<const Value> args) {
+    auto [schema, name] = split_qualified(args[0].to_text());
+    const TableSchema& ts = db.require_table(schema, name)->schema;
+    std::vector<Row> rows;
+    for (const IndexSchema& ix : ts.indexes) {
+      if (!listed_as_index(ix)) continue;
+      for (size_t k = 0; k < ix.columns.size(); ++k)
+        rows.push_back({Value::Text(ix.name), Value::Integer(static_cast<int64_t>(k)),
+                        Value::Text(ts.columns[ix.columns[k].column].name), Value::Integer(ix.columns[k].desc ? 1 : 0),
+                        Value::Text(ix.columns[k].collation->name()), Value::Integer(ix.unique ? 1 : 0),
+                        Value::Integer(ix.where ? 1 : 0), tags_value(index_tags(ix))});
+    }
+    return rows;
+  });
+
+  add_catalog_function(r, "view_info", 0, 1,
+                       {{"schema", QRS_LT_TEXT, false},       {"name", QRS_LT_TEXT, false},
+                        {"is_insertable_into", QRS_LT_TEXT, false}, {"is_updatable", QRS_LT_TEXT, false},
+                        {"is_deletable", QRS_LT_TEXT, false}, {"effective_targets", QRS_LT_TEXT, false}},
+                       [](DatabaseImpl& db, std::span<const Value> args) {
+    std::string schema, name;
+    if (!args.empty() && !args[0].is_null()) std::tie(schema, name) = split_qualified(args[0].to_text());
+    std::vector<Row> rows;
+    for (const auto& v : db.catalog().views()) {
+      if (!name.empty() && !iequals(v->name, name)) continue;
+      if (!schema.empty() && !iequals(v->schema_name, schema)) continue;
+      rows.push_back(view_info_row(db, *v));
+    }
+    return rows;
+  });
+
+  TableFunction a_info;
+  a_info.name = "assertion_info";
+  a_info.num_args = 0;
+  a_info.min_args = 0;
+  a_info.flags = 0;
+  a_info.columns = {{"schema_name", QRS_LT_TEXT, false},       {"name", QRS_LT_TEXT, false},
+                    {"violation_sql", QRS_LT_TEXT, false},     {"deferrable", QRS_LT_INTEGER, false},
+                    {"initially_deferred", QRS_LT_INTEGER, false}, {"dependent_tables", QRS_LT_TEXT, false}};
+  a_info.rows = [](DatabaseImpl& db, std::span<const Value>) {
+    std::vector<Row> rows;
+    for (const auto& a : db.assertions().list()) {
+      // One entry per base-table reference the body makes (through views as well).
+      jsonv::Json deps = jsonv::Json::array();
+      int n = 0;
+      for (const auto& r : a->references) {
+        if (r.is_view) continue;
+        std::string base = r.schema + "." + to_lower(r.name);
+        jsonv::Json entry = jsonv::Json::object();
+        entry["relationKey"] = base + "#" + std::to_string(n++);
+        entry["base"] = base;
+        deps.push_back(std::move(entry));
+      }
+      // Assertions are checked at COMMIT: deferrable and initially deferred.
+      rows.push_back({Value::Text(a->schema_name), Value::Text(a->name), Value::Text(a->violation_sql),
+                      Value::Integer(1), Value::Integer(1), Value::Text(jsonv::canonical(deps))});
+    }
+    return rows;
+  };
+  r.add_table_function(std::move(a_info), "builtin");
+
+  add_catalog_function(r, "explain_assertion", 1, 1,
+                       {{"assertion", QRS_LT_TEXT, false},      {"relation_key", QRS_LT_TEXT, false},
+                        {"base", QRS_LT_TEXT, false},           {"classification", QRS_LT_TEXT, false},
+                        {"prepared_pk_params", QRS_LT_TEXT, true}, {"violation_sql", QRS_LT_TEXT, false}},
+                       [](DatabaseImpl& db, std::span<const Value> args) {
+    return explain_assertion_rows(db, args[0].to_text());
+  });
+
+  TableFunction qp;
+  qp.name = "query_plan";
+  qp.num_args = 1;
+  qp.min_args = 1;
+  qp.columns = {{"id", QRS_LT_INTEGER, false}, {"parent_id", QRS_LT_INTEGER, true}, {"node_type", QRS_LT_TEXT, false},
+                {"op", QRS_LT_TEXT, false}, {"detail", QRS_LT_TEXT, false},
+                {"properties", QRS_LT_TEXT, false}};
+  qp.rows = [](DatabaseImpl& db, std::span<const Value> args) {
+    auto stmts = Parser::parse(args[0].to_text());
+    if (stmts.size() != 1 || stmts[0]->kind != ast::StmtKind::kSelect)
+      throw Error(StatusCode::kError, "query_plan() takes exactly one SELECT statement");
+    Planner planner(db);
+    QueryPlan plan = planner.plan_select(*static_cast<const ast::SelectStmt&>(*stmts[0]).select, nullptr);
+    RelPtr root = Optimizer(db.options().optimizer).optimize(plan.root);
+    std::vector<Row> rows;
+    int64_t next_id = 1;
+    plan_rows(*root, 0, -1, next_id, rows);
+    return rows;
+  };
+  r.add_table_function(std::move(qp), "builtin");
+}
+
+}  // namespace quereus

@@ -1,0 +1,340 @@
+// Module instances per database and the persistent catalog (docs/persistence.md).
+//
+// A module with a per-database instance (SDK 1.3 open_database) is opened with the
+// database's options for it. A module that keeps a catalog (catalog_put / catalog_list)
+// gets one entry per table it stores — the table's whole DDL and its indexes
+// (ddl/schema_ddl) — rewritten after every DDL statement that changes the table; views
+// go to the default module's catalog. Database::Open replays the entries: tables connect
+// to their existing storage instead of creating it, and indexes are not rebuilt.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "main/database_impl.h"
+#include "runtime/executable.h"
+#include "ddl/schema_ddl.h"
+#include "parser/ast_printer.h"
+#include "parser/parser.h"
+#include "eval/exec_context.h"
+
+namespace quereus {
+
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+  return s;
+}
+
+std::string table_key(const std::string& schema, const std::string& name) { return "table:" + schema + "." + lower(name); }
+std::string view_key(const std::string& schema, const std::string& name) { return "view:" + schema + "." + lower(name); }
+
+// Objects of the temp schema live as long as the connection: never persisted.
+bool persists(const std::string& schema) { return schema != "temp"; }
+
+}  // namespace
+
+std::shared_ptr<VtabModule> DatabaseImpl::module(const std::string& name) {
+  std::string key = lower(name);
+  if (auto it = modules_.find(key); it != modules_.end()) return it->second.instance;
+  auto base = registry_->find_module(name);
+  if (!base) return nullptr;
+  // An alias of a module already opened shares its instance.
+  for (auto& [k, s] : modules_)
+    if (s.base == base) return (modules_[key] = s).instance;
+  std::vector<std::pair<std::string, Value>> options;
+  for (auto& [m, opts] : db_options_.module_options)
+    if (lower(m) == key) options = opts;
+  ModuleSlot s;
+  s.base = base;
+  s.instance = base->open_database(db_options_.name, options);
+  s.per_database = s.instance != nullptr;
+  if (!s.instance) s.instance = base;
+  modules_[key] = s;
+  // Opened by a DDL statement (CREATE TABLE … USING it): it joins the statement's scope.
+  bool seen = std::find(scoped_modules_.begin(), scoped_modules_.end(), s.instance) != scoped_modules_.end();
+  if (schema_scope_depth_ > 0 && !seen && s.instance->schema_begin()) scoped_modules_.push_back(s.instance);
+  return s.instance;
+}
+
+bool DatabaseImpl::module_is_per_database(const std::string& name) const {
+  auto it = modules_.find(lower(name));
+  return it != modules_.end() && it->second.per_database;
+}
+
+void DatabaseImpl::open_modules() {
+  std::vector<std::string> names{db_options_.default_module};
+  for (auto& [m, opts] : db_options_.module_options) names.push_back(m);
+  std::vector<std::pair<std::string, std::shared_ptr<VtabModule>>> opened;
+  for (const std::string& n : names) {
+    auto m = module(n);  // a module configured but not registered is reported when used
+    if (!m) continue;
+    bool seen = std::any_of(opened.begin(), opened.end(), [&](auto& o) { return o.second == m; });
+    if (!seen) opened.emplace_back(n, m);
+  }
+  for (auto& [n, m] : opened) replay_catalog(*m, n);
+}
+
+void DatabaseImpl::replay_catalog(VtabModule& module, const std::string& module_name) {
+  std::vector<std::pair<std::string, std::string>> tables, views;
+  bool has = module.catalog_list([&](const std::string& key, const std::string& text) {
+    if (key.rfind("table:", 0) == 0) tables.emplace_back(key, text);
+    else if (key.rfind("view:", 0) == 0) views.emplace_back(key, text);
+    else spdlog::warn("module '{}': catalog entry '{}' is of an unknown kind; left as it is", module_name, key);
+  });
+  if (!has || (tables.empty() && views.empty())) return;
+  spdlog::info("database '{}': reopening {} table(s) and {} view(s) from module '{}'", db_options_.name, tables.size(),
+               views.size(), module_name);
+  replaying_ = true;
+  struct Reset {
+    bool& flag;
+    ~Reset() { flag = false; }
+  } reset{replaying_};
+  // A table whose DDL reads another (a DEFAULT with a subquery, …) may need that one
+  // first: retry the failures while some entry succeeds.
+  std::vector<std::pair<std::string, std::string>> pending = tables;
+  Status last;
+  std::string last_key;
+  while (!pending.empty()) {
+    std::vector<std::pair<std::string, std::string>> failed;
+    for (auto& [key, text] : pending) {
+      Status st = exec(text);
+      if (!st.ok()) {
+        failed.emplace_back(key, text);
+        last = st;
+        last_key = key;
+      }
+    }
+    if (failed.size() == pending.size())
+      throw Error(StatusCode::kCorrupt, "module '" + module_name + "': catalog entry '" + last_key +
+                                            "' does not reopen: " + last.to_string() +
+                                            ". The stored schema is kept as it is; open the store with a build that "
+                                            "reads it, or repair the entry.");
+    pending.swap(failed);
+  }
+  for (auto& [key, text] : views) {
+    Status st = exec(text);
+    if (!st.ok())
+      spdlog::error("module '{}': view entry '{}' does not reopen ({}); the view is unavailable, its entry is kept",
+                    module_name, key, st.to_string());
+  }
+}
+
+// ---- the schema-change scope
+
+void DatabaseImpl::run_schema_change(const std::function<void()>& ddl) {
+  if (schema_scope_depth_ > 0 || replaying_) {
+    ddl();  // inside another statement's scope (or replaying): the outer one decides
+    return;
+  }
+  scoped_modules_.clear();
+  temp_staged_.clear();
+  try {
+    for (auto& [name, slot] : modules_) {
+      bool seen = std::any_of(scoped_modules_.begin(), scoped_modules_.end(), [&](auto& m) { return m == slot.instance; });
+      if (!seen && slot.instance->schema_begin()) scoped_modules_.push_back(slot.instance);
+    }
+  } catch (...) {  // a module refused its scope: close the ones already open
+    for (auto& m : scoped_modules_) m->schema_rollback();
+    scoped_modules_.clear();
+    throw;
+  }
+  ++schema_scope_depth_;
+  auto names_of = [this](const std::shared_ptr<VtabModule>& m) {
+    for (auto& [name, slot] : modules_)
+      if (slot.instance == m) return name;
+    return std::string("?");
+  };
+  // Rolls back the scopes from `from` on and brings the catalog back to what is stored.
+  auto recover = [&](size_t from) {
+    temp_staged_.clear();
+    // The failed statement announces nothing (also when a reload below rolls the
+    // transaction back and publishes).
+    changes_.rollback_data(statement_mark_.changes);
+    changes_.retract_schema(statement_mark_.changes);
+    std::vector<std::shared_ptr<VtabModule>> scoped;
+    scoped.swap(scoped_modules_);
+    for (size_t i = from; i < scoped.size(); ++i) scoped[i]->schema_rollback();
+    std::string note;
+    for (auto& m : scoped) {
+      try {
+        note += reconcile_with_catalog(*m, names_of(m));
+      } catch (const std::exception& e) {
+        note += " Reloading the schema of module '" + names_of(m) + "' failed too (" + e.what() +
+                "); reopen the database.";
+      }
+    }
+    return note;
+  };
+  try {
+    ddl();
+  } catch (const Error& e) {
+    --schema_scope_depth_;
+    std::string note = recover(0);
+    if (note.empty()) throw;
+    throw Error(e.code(), e.raw_message() + note, e.site());
+  } catch (...) {
+    --schema_scope_depth_;
+    recover(0);
+    throw;
+  }
+  --schema_scope_depth_;
+  for (size_t i = 0; i < scoped_modules_.size(); ++i) {
+    try {
+      scoped_modules_[i]->schema_commit();
+    } catch (const Error& e) {
+      // Scopes before i landed (one atomic step per module); this one and the rest did not.
+      std::string note = recover(i);
+      throw Error(e.code(), e.raw_message() + " (the schema change did not land" + (i > 0 ? " in every module" : "") +
+                                ")" + note);
+    } catch (...) {
+      recover(i);
+      throw;
+    }
+  }
+  scoped_modules_.clear();
+  // What this statement did to temp tables of these modules is now what they hold.
+  for (auto& [key, text] : temp_staged_) {
+    if (text.empty()) temp_catalog_.erase(key); else temp_catalog_[key] = text;
+  }
+  temp_staged_.clear();
+}
+
+void DatabaseImpl::unload_table(TableEntry& table) {
+  for (auto& c : table.index_tables) {
+    forget(*c);
+    c->connection.reset();
+    c->table.reset();
+  }
+  table.index_tables.clear();
+  table.index_runtime.reset();
+  table.fk_links.reset();
+  forget(table);
+  table.connection.reset();
+  table.table.reset();
+  catalog_.remove(table.schema.schema_name, table.schema.name);
+}
+
+std::string DatabaseImpl::reconcile_with_catalog(VtabModule& module, const std::string& module_name) {
+  std::map<std::string, std::string> stored;
+  if (!module.catalog_list([&](const std::string& key, const std::string& text) { stored[key] = text; })) return {};
+  // What this database holds in memory for the module, rendered as its catalog would be.
+  std::map<std::string, std::string> live;
+  std::map<std::string, std::shared_ptr<TableEntry>> live_tables;
+  // Temp tables are not in the module's catalog: the engine keeps their last committed
+  // definitions itself (temp_catalog_), and they are compared against those.
+  for (auto& [key, text] : temp_catalog_)
+    if (temp_module_[key] == &module) stored[key] = text;
+  for (auto& t : catalog_.tables()) {
+    if (t->module.get() != &module) continue;
+    std::string key = table_key(t->schema.schema_name, t->schema.name);
+    live[key] = table_bundle(t->schema);
+    live_tables[key] = t;
+  }
+  auto default_module = modules_.find(lower(options_.default_vtab_module));
+  bool holds_views = default_module != modules_.end() && default_module->second.instance.get() == &module;
+  if (holds_views)
+    for (auto& v : catalog_.views())
+      if (persists(v->schema_name)) live[view_key(v->schema_name, v->name)] = statement_to_string(*v->definition, v->schema_name);
+  std::vector<std::string> differ;
+  for (auto& [key, text] : live)
+    if (auto it = stored.find(key); it == stored.end() || it->second != text) differ.push_back(key);
+  for (auto& [key, text] : stored)
+    if (!live.count(key) && (key.rfind("table:", 0) == 0 || (holds_views && key.rfind("view:", 0) == 0)))
+      differ.push_back(key);
+  if (differ.empty()) return {};
+  std::sort(differ.begin(), differ.end());
+  differ.erase(std::unique(differ.begin(), differ.end()), differ.end());
+  spdlog::warn("database '{}': a failed schema change left {} object(s) of module '{}' out of step with its stored "
+               "catalog; reloading them from it",
+               db_options_.name, differ.size(), module_name);
+  std::string note;
+  // A table to reload that joined the open transaction takes the transaction with it.
+  bool joined = false;
+  for (const std::string& key : differ)
+    if (auto it = live_tables.find(key); it != live_tables.end()) {
+      joined = joined || it->second->joined;
+      for (auto& c : it->second->index_tables) joined = joined || c->joined;
+    }
+  if (joined && (explicit_ || implicit_)) {
+    try {
+      end_transaction(false);
+    } catch (...) {
+    }
+    note += " The open transaction was rolled back: it had written to a table the failed statement changed.";
+  }
+  for (const std::string& key : differ) {
+    if (auto it = live_tables.find(key); it != live_tables.end()) unload_table(*it->second);
+    if (key.rfind("view:", 0) == 0) {
+      std::string rest = key.substr(5);
+      size_t dot = rest.find('.');
+      if (dot != std::string::npos) catalog_.remove_view(rest.substr(0, dot), rest.substr(dot + 1));
+    }
+  }
+  replaying_ = true;
+  struct Reset {
+    bool& flag;
+    ~Reset() { flag = false; }
+  } reset{replaying_};
+  for (int pass = 0; pass < 2; ++pass)  // tables, then the views over them
+    for (const std::string& key : differ) {
+      bool is_view = key.rfind("view:", 0) == 0;
+      if (is_view != (pass == 1)) continue;
+      auto it = stored.find(key);
+      if (it == stored.end()) continue;
+      // Run in place (not through exec(): this is inside the failed statement's bracket).
+      try {
+        for (auto& stmt : Parser::parse(it->second)) {
+          ExecContext ctx;
+          ctx.db = this;
+          ctx.generation = next_generation();
+          auto ex = plan_statement(*this, *stmt);
+          ex->start(ctx);
+          Row row;
+          while (ex->next(row)) {
+          }
+        }
+      } catch (const std::exception& e) {
+        throw Error(StatusCode::kCorrupt, "module '" + module_name + "': catalog entry '" + key +
+                                              "' does not reload: " + e.what());
+      }
+    }
+  bump_schema_version();
+  return note;
+}
+
+void DatabaseImpl::persist_table(const TableEntry& table) {
+  if (replaying_ || !table.module) return;
+  if (!persists(table.schema.schema_name)) {
+    if (schema_scope_depth_ > 0) {
+      std::string key = table_key(table.schema.schema_name, table.schema.name);
+      temp_staged_[key] = table_bundle(table.schema);
+      temp_module_[key] = table.module.get();
+    }
+    return;
+  }
+  table.module->catalog_put(table_key(table.schema.schema_name, table.schema.name), table_bundle(table.schema));
+}
+
+void DatabaseImpl::unpersist_table(const TableEntry& table, const std::string& old_name) {
+  if (replaying_ || !table.module) return;
+  if (!persists(table.schema.schema_name)) {
+    if (schema_scope_depth_ > 0)
+      temp_staged_[table_key(table.schema.schema_name, old_name.empty() ? table.schema.name : old_name)] = "";
+    return;
+  }
+  table.module->catalog_put(table_key(table.schema.schema_name, old_name.empty() ? table.schema.name : old_name), "");
+}
+
+void DatabaseImpl::persist_view(const ViewEntry& view) {
+  if (replaying_ || !persists(view.schema_name)) return;
+  if (auto m = module(options_.default_vtab_module))
+    m->catalog_put(view_key(view.schema_name, view.name), statement_to_string(*view.definition, view.schema_name));
+}
+
+void DatabaseImpl::unpersist_view(const std::string& schema, const std::string& name) {
+  if (replaying_ || !persists(schema)) return;
+  if (auto m = module(options_.default_vtab_module)) m->catalog_put(view_key(schema, name), "");
+}
+
+}  // namespace quereus

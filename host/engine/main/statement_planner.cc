@@ -1,0 +1,1382 @@
+// Statement planning: turns each statement kind into an Executable — queries through
+// planner/ and optimizer/, DML onto the single write path (write/dml_writer.h),
+// DDL onto the catalog and modules, transaction control onto the coordinator.
+#include <algorithm>
+#include <set>
+
+#include "common/status.h"
+#include "ddl/alter_table.h"
+#include "main/database_impl.h"
+#include "ddl/declarative/declared_schema.h"
+#include "runtime/executable.h"
+#include "ddl/ddl_common.h"
+#include "ddl/index_ddl.h"
+#include "main/integrity_check.h"
+#include "ddl/tags.h"
+#include "types/json_value.h"
+#include "optimizer/optimizer.h"
+#include "parser/ast_printer.h"
+#include "parser/ast_walk.h"
+#include "parser/parser.h"
+#include "write/dml_relation.h"
+#include "planner/planner.h"
+#include "ddl/schema_expressions.h"
+#include "rewrite/view_writes.h"
+#include "write/dml_writer.h"
+#include "write/foreign_keys.h"
+#include "write/mutation_ordinal.h"
+#include "parser/ast_visit.h"
+
+namespace quereus {
+
+namespace {
+
+ConflictAction conflict_of(ast::ConflictClause c, ConflictAction def = ConflictAction::kAbort) {
+  switch (c) {
+    case ast::ConflictClause::kRollback: return ConflictAction::kRollback;
+    case ast::ConflictClause::kAbort: return ConflictAction::kAbort;
+    case ast::ConflictClause::kFail: return ConflictAction::kFail;
+    case ast::ConflictClause::kIgnore: return ConflictAction::kIgnore;
+    case ast::ConflictClause::kReplace: return ConflictAction::kReplace;
+    default: return def;
+  }
+}
+
+[[noreturn]] void not_yet(const std::string& what, const SourceSite& site);
+
+// A statement's own OR action; nullopt when it has none (constraint defaults apply).
+std::optional<ConflictAction> statement_action(ast::ConflictClause c) {
+  if (c == ast::ConflictClause::kNone) return std::nullopt;
+  return conflict_of(c);
+}
+
+RelPtr optimize(DatabaseImpl& db, RelPtr root) {
+  return Optimizer(db.options().optimizer).optimize(std::move(root));
+}
+
+// Plans subqueries' access paths as well: walk the scalar trees of every node.
+class QueryExec : public Executable {
+ public:
+  QueryExec(RelPtr root, std::vector<std::string> names, std::vector<std::shared_ptr<DmlRun>> prelude = {})
+      : root_(std::move(root)), prelude_(std::move(prelude)) {
+    names_ = std::move(names);
+  }
+  void start(ExecContext& ctx) override {
+    run_dml_prelude(prelude_, ctx);
+    env_ = EvalEnv{nullptr, nullptr, &ctx};
+    // The operator tree is built once per plan and re-opened per execution (every
+    // operator's open() resets its state).
+    if (!op_) op_ = root_->instantiate();
+    op_->open(env_);
+  }
+  bool next(Row& out) override { return op_->next(out); }
+
+ private:
+  RelPtr root_;
+  std::vector<std::shared_ptr<DmlRun>> prelude_;  // the leading WITH clause's DML members
+  std::unique_ptr<Operator> op_;
+  EvalEnv env_;
+};
+
+// Rows produced by a write statement's RETURNING clause, materialized at start.
+class BufferedExec : public Executable {
+ public:
+  bool next(Row& out) override {
+    if (i_ >= rows_.size()) return false;
+    out = std::move(rows_[i_++]);
+    return true;
+  }
+
+ protected:
+  void reset_rows() { rows_.clear(); i_ = 0; }
+  std::vector<Row> rows_;
+  size_t i_ = 0;
+  std::vector<std::shared_ptr<DmlRun>> prelude_;  // the leading WITH clause's DML members
+};
+
+enum class WriteKind { kInsert, kUpdate, kDelete };
+
+// A RETURNING clause. Unqualified names read the row the statement produced (NEW for
+// INSERT / UPDATE, OLD for DELETE); `new.c` / `old.c` name an image explicitly. The
+// images are bound one scope out, so they never collide with the unqualified names:
+// they are read through the outer environment, whose row is NEW (INSERT / UPDATE) or
+// OLD (DELETE), with OLD appended after NEW for UPDATE.
+struct Returning {
+  std::vector<ScalarPtr> exprs;
+  void emit(const Row& row, const Row* old_row, ExecContext& ctx, std::vector<Row>& out) const {
+    if (exprs.empty()) return;
+    Row both;
+    if (old_row) {
+      both = row;
+      both.insert(both.end(), old_row->begin(), old_row->end());
+    }
+    EvalEnv images{old_row ? &both : &row, nullptr, &ctx};
+    EvalEnv env{&row, &images, &ctx};
+    Row r;
+    for (auto& e : exprs) r.push_back(e->eval(env));
+    out.push_back(std::move(r));
+  }
+};
+
+// True when `pred` holds for `e` or a node below it (not looking inside subqueries).
+template <typename Pred>
+bool any_node(const ast::Expr& e, const Pred& pred) {
+  if (pred(e)) return true;
+  bool found = false;
+  ast::for_each_child_expr(e, [&](const ast::ExprPtr& x) { found = found || any_node(*x, pred); });
+  return found;
+}
+
+// True when `e` (outside subqueries) names a column qualified by `table`.
+bool names_qualifier(const ast::Expr& e, std::string_view table) {
+  return any_node(e, [table](const ast::Expr& x) {
+    if (x.kind != ast::ExprKind::kColumn) return false;
+    auto& c = static_cast<const ast::ColumnRef&>(x);
+    return c.schema.empty() && iequals(c.table, table);
+  });
+}
+
+Returning bind_returning(Planner& planner, const std::vector<ast::ResultColumn>& cols, const Scope& table_scope,
+                         std::vector<std::string>& names, WriteKind kind) {
+  Returning r;
+  Scope images;
+  auto add_image = [&](const char* qualifier, int base) {
+    for (Scope::Column c : table_scope.columns) {
+      c.table = qualifier;
+      c.schema.clear();
+      c.slot += base;
+      images.columns.push_back(c);
+    }
+  };
+  if (kind != WriteKind::kDelete) add_image("new", 0);
+  if (kind != WriteKind::kInsert)
+    add_image("old", kind == WriteKind::kUpdate ? static_cast<int>(table_scope.columns.size()) : 0);
+  Scope scope = table_scope;
+  scope.outer = &images;
+  for (auto& rc : cols) {
+    if (rc.kind == ast::ResultColumn::Kind::kExpr) {
+      if (kind == WriteKind::kInsert && names_qualifier(*rc.expr, "old"))
+        throw Error(StatusCode::kError, "OLD qualifier cannot be used in INSERT RETURNING clause", rc.expr->site);
+      if (kind == WriteKind::kDelete && names_qualifier(*rc.expr, "new"))
+        throw Error(StatusCode::kError, "NEW qualifier cannot be used in DELETE RETURNING clause", rc.expr->site);
+    }
+    if (rc.kind == ast::ResultColumn::Kind::kTableStar &&
+        std::none_of(scope.columns.begin(), scope.columns.end(),
+                     [&rc](const Scope::Column& c) { return iequals(c.table, rc.table); }))
+      throw Error(StatusCode::kError, "Table '" + rc.table + "' not found in RETURNING " + rc.table + ".*", rc.site);
+    if (rc.kind != ast::ResultColumn::Kind::kExpr) {
+      for (auto& c : scope.columns) {
+        if (rc.kind == ast::ResultColumn::Kind::kTableStar && !iequals(c.table, rc.table)) continue;
+        auto e = std::make_shared<ColumnScalar>(0, c.slot, c.attr.id);
+        e->type = c.attr.type;
+        r.exprs.push_back(e);
+        names.push_back(c.name);
+      }
+      continue;
+    }
+    r.exprs.push_back(planner.bind_expr(*rc.expr, scope));
+    // An image reference keeps its qualifier in the name (`old.v`), as in the reference.
+    auto* ref = rc.alias.empty() && rc.expr->kind == ast::ExprKind::kColumn
+                    ? static_cast<const ast::ColumnRef*>(rc.expr.get()) : nullptr;
+    if (ref && ref->schema.empty() && (iequals(ref->table, "old") || iequals(ref->table, "new")))
+      names.push_back(ref->table + "." + ref->column);
+    else
+      names.push_back(Planner::column_name(rc));
+  }
+  dedupe_names(names);
+  return r;
+}
+
+// A planner for a table's schema-authored expressions (DEFAULT, CHECK): they resolve
+// names in the table's own schema only and never see the writing statement's CTEs or
+// search path (schema.md, schema-authored expressions).
+Planner schema_authored_planner(DatabaseImpl& db, const TableEntry& table) {
+  Planner p(db);
+  p.set_schema_authored(table.schema.schema_name);
+  return p;
+}
+
+// The table a write statement targets. A view target never gets here: plan_write lowers
+// it onto its base tables first (rewrite/view_writes.h).
+std::shared_ptr<TableEntry> write_target(Planner& planner, const ast::QualifiedName& name, const char* verb) {
+  auto rel = planner.resolve_relation(name);
+  if (rel.view)
+    throw Error(StatusCode::kInternal,
+                std::string(verb) + " reached view '" + rel.view->qualified_name() + "' without being lowered",
+                name.site);
+  return rel.table;
+}
+
+class InsertExec : public BufferedExec {
+ public:
+  // `nested`: the search path of the statement this one is a relation of (null: top level).
+  // `seed`: the row sets of the view write this statement was lowered from, or the WITH
+  // members a nested statement sees.
+  InsertExec(DatabaseImpl& db, const ast::InsertStmt& s, const std::vector<std::string>* nested = nullptr,
+             const PlanSeed* seed = nullptr)
+      : db_(db) {
+    Planner planner(db);
+    planner.seed(seed);
+    // `insert … values (…) with schema x`: the trailing clause parses onto the source
+    // query, but names the whole statement's path.
+    planner.set_statement_path(!s.schema_path.empty() || !s.source ? s.schema_path : s.source->schema_path);
+    if (nested) planner.inherit_statement_path(*nested);
+    if (!nested) planner.set_leading_with(s.with.get());
+    table_ = write_target(planner, s.table, "INSERT");
+    Planner authored = schema_authored_planner(db, *table_);
+    const TableSchema& ts = table_->schema;
+    action_ = s.replace ? std::optional<ConflictAction>(ConflictAction::kReplace) : statement_action(s.or_action);
+    if (!s.upserts.empty() && action_)
+      throw Error(StatusCode::kError, "Cannot use both 'INSERT OR ...' and 'ON CONFLICT' in the same statement",
+                  s.upserts.front().site);
+    if (!s.columns.empty()) {
+      std::set<int> seen;
+      for (auto& c : s.columns) {
+        int idx = ts.find_column(c);
+        if (idx < 0) throw Error(StatusCode::kError, "Column not found: " + c + " in table " + ts.name);
+        if (!seen.insert(idx).second) throw Error(StatusCode::kError, "column " + c + " specified more than once");
+        refuse_generated_write(ts, idx, "INSERT into");
+        targets_.push_back(idx);
+      }
+    } else {
+      // Without a column list the values fill the written (non-generated) columns.
+      for (size_t i = 0; i < ts.columns.size(); ++i)
+        if (!ts.columns[i].generated()) targets_.push_back(static_cast<int>(i));
+    }
+    // Defaults fire for the omitted columns and may read the supplied ones as `new.c`.
+    // Schema-authored expressions resolve names in the table's own schema.
+    std::vector<bool> supplied(ts.columns.size(), false), all(ts.columns.size(), true);
+    for (int t : targets_) supplied[t] = true;
+    std::set<int> context_read;
+    for (size_t i = 0; i < ts.columns.size(); ++i) {
+      bool firing = !supplied[i] && !ts.columns[i].generated();
+      defaults_.push_back(bind_default(db, authored, *table_, static_cast<int>(i), firing ? supplied : all, firing,
+                                       context_read));
+    }
+    generated_ = bind_generated(authored, *table_);
+    context_ = bind_context_values(planner, ts, s.context);
+    if (s.source) {
+      if (s.with) planner.push_with(*s.with);
+      QueryPlan qp = planner.plan_select(*s.source, nullptr);
+      if (s.with) planner.pop_with();
+      size_t width = qp.root->columns.size();
+      if (width != targets_.size()) {
+        if (s.columns.empty())
+          throw Error(StatusCode::kError, "table " + ts.name + " has " + std::to_string(targets_.size()) +
+                                              " columns but " + std::to_string(width) + " values were supplied");
+        throw Error(StatusCode::kError, std::to_string(width) + " values for " + std::to_string(targets_.size()) + " columns");
+      }
+      source_ = optimize(db, qp.root);
+    }
+    Scope scope = planner.table_scope(*table_, s.alias);
+    returning_ = bind_returning(planner, s.returning, scope, names_, WriteKind::kInsert);
+    std::vector<RowOp> ops{RowOp::kInsert};
+    for (const ast::UpsertClause& u : s.upserts)
+      if (!u.do_nothing) ops.push_back(RowOp::kUpdate);
+    checks_ = bind_checks(authored, *table_, ops, context_read);
+    require_context(ts, context_, context_read);
+    bind_upserts(planner, s, scope);
+    prelude_ = planner.take_dml_prelude();
+  }
+  void start(ExecContext& ctx) override {
+    reset_rows();
+    run_dml_prelude(prelude_, ctx);
+    DmlWriter writer(db_, table_, checks_, ctx);
+    writer.set_defaults(defaults_);
+    writer.set_generated(generated_);
+    const TableSchema& ts = table_->schema;
+    writer.set_context_row(eval_context(ts, context_, ctx));
+    EvalEnv env{nullptr, nullptr, &ctx};
+    int64_t ordinal = 0;
+    if (given_.empty()) {  // which columns the statement supplies: the same every execution
+      given_.assign(ts.columns.size(), false);
+      for (int t : targets_) given_[t] = true;
+    }
+    auto write = [&](Row& src) {
+      MutationOrdinalScope produced(++ordinal);  // mutation_ordinal() in the defaults
+      Row row(ts.columns.size());
+      for (size_t i = 0; i < targets_.size(); ++i) row[targets_[i]] = std::move(src[i]);
+      for (size_t i = 0; i < row.size(); ++i)
+        if (!given_[i] && defaults_[i] && !ts.columns[i].generated()) row[i] = writer.eval_default(static_cast<int>(i), row);
+      if (upserts_.empty()) {
+        if (auto stored = writer.insert(std::move(row), action_)) returning_.emit(*stored, nullptr, ctx, rows_);
+        return;
+      }
+      std::optional<Row> existing;
+      int conflict = -1;
+      auto stored = writer.insert_or_conflict(row, action_, existing, conflict);
+      if (!existing) {
+        if (stored) returning_.emit(*stored, nullptr, ctx, rows_);
+        return;
+      }
+      if (auto updated = resolve_upsert(writer, *existing, row, conflict, ctx))
+        returning_.emit(*updated, nullptr, ctx, rows_);
+    };
+    if (!source_) {
+      Row none;
+      write(none);
+      return;
+    }
+    // One VALUES row (the prepared `insert … values (?, …)`): evaluated straight into the
+    // row buffer, without an operator.
+    if (source_->kind == RelKind::kValues) {
+      const auto& rows = static_cast<const ValuesNode&>(*source_).rows;
+      if (rows.size() == 1) {
+        EvalEnv values_env{nullptr, &env, &ctx};
+        one_row_.resize(rows[0].size());
+        for (size_t c = 0; c < rows[0].size(); ++c) one_row_[c] = rows[0][c]->eval(values_env);
+        write(one_row_);
+        return;
+      }
+    }
+    // Materialize the source first so a statement never reads its own writes. The
+    // operator tree is built once and re-opened by each execution.
+    if (!source_op_) source_op_ = source_->instantiate();
+    source_op_->open(env);
+    std::vector<Row> src_rows;
+    ScopedCharge memory(memory_budget(env.ctx));
+    Row r;
+    while (source_op_->next(r)) {
+      memory.add_row(r);
+      src_rows.push_back(std::move(r));
+    }
+    for (auto& row : src_rows) write(row);
+  }
+
+ private:
+  std::unique_ptr<Operator> source_op_;  // source_, instantiated on first execution
+  std::vector<bool> given_;              // per column: supplied by the statement
+  Row one_row_;                          // a single VALUES row, evaluated in place
+  // ON CONFLICT … DO NOTHING | DO UPDATE, bound over the stored (conflicting) row, with
+  // the proposed row one scope out as `excluded.c` / `new.c`.
+  struct Upsert {
+    static constexpr int kAnyConflict = -2;
+    int target = kAnyConflict;  // -1: the primary key; i >= 0: schema.indexes[i]
+    bool do_nothing = true;
+    std::vector<std::pair<int, ScalarPtr>> set;
+    ScalarPtr where;
+  };
+
+  void bind_upserts(Planner& planner, const ast::InsertStmt& s, const Scope& scope) {
+    const TableSchema& ts = table_->schema;
+    Scope proposed;
+    for (const char* qualifier : {"excluded", "new"})
+      for (Scope::Column c : scope.columns) {
+        c.table = qualifier;
+        c.schema.clear();
+        proposed.columns.push_back(c);
+      }
+    Scope inner = scope;
+    inner.outer = &proposed;
+    for (const ast::UpsertClause& u : s.upserts) {
+      if (u.target.empty() && u.target_where) not_yet("ON CONFLICT WHERE without a conflict target", u.site);
+      Upsert b;
+      if (!u.target.empty()) b.target = conflict_target(ts, u);
+      b.do_nothing = u.do_nothing;
+      std::set<int> seen;
+      for (const ast::Assignment& a : u.set) {
+        if (a.columns.size() != 1) not_yet("row-value assignments in DO UPDATE", u.site);
+        int idx = ts.find_column(a.columns[0]);
+        if (idx < 0) throw Error(StatusCode::kError, "Column not found: " + a.columns[0] + " in table " + ts.name, u.site);
+        if (!seen.insert(idx).second)
+          throw Error(StatusCode::kError, "duplicate assignment to column " + a.columns[0], u.site);
+        refuse_generated_write(ts, idx, "UPDATE");
+        b.set.emplace_back(idx, planner.bind_expr(*a.value, inner));
+      }
+      if (u.where) b.where = planner.bind_expr(*u.where, inner);
+      upserts_.push_back(std::move(b));
+    }
+  }
+
+  // The constraint an ON CONFLICT target names: the primary key (-1) or the unique index
+  // whose columns are exactly the target's (a partial index needs the target's WHERE).
+  static int conflict_target(const TableSchema& ts, const ast::UpsertClause& u) {
+    std::set<int> named;
+    for (const ast::IndexedColumn& ic : u.target) {
+      int idx = ts.find_column(ic.name);
+      if (idx < 0) throw Error(StatusCode::kError, "Column not found: " + ic.name + " in table " + ts.name, u.site);
+      named.insert(idx);
+    }
+    auto no_match = [&u]() {
+      return Error(StatusCode::kError, "ON CONFLICT clause does not match any PRIMARY KEY or UNIQUE constraint", u.site);
+    };
+    if (named.size() != u.target.size()) throw no_match();
+    std::set<int> pk;
+    for (const KeyColumn& k : ts.primary_key) pk.insert(k.column);
+    if (named == pk && !u.target_where) return -1;
+    for (size_t i = 0; i < ts.indexes.size(); ++i) {
+      const IndexSchema& ix = ts.indexes[i];
+      if (!ix.unique || static_cast<bool>(ix.where) != static_cast<bool>(u.target_where)) continue;
+      std::set<int> cols;
+      for (const IndexColumn& c : ix.columns) cols.insert(c.column);
+      if (cols == named) return static_cast<int>(i);
+    }
+    // Like the reference, a partial target matches a UNIQUE constraint (or the primary
+    // key) that involves every listed column.
+    auto covers = [&named](const std::set<int>& cols) {
+      return std::includes(cols.begin(), cols.end(), named.begin(), named.end());
+    };
+    for (size_t i = 0; i < ts.indexes.size(); ++i) {
+      const IndexSchema& ix = ts.indexes[i];
+      if (!ix.unique || ix.where || u.target_where) continue;
+      std::set<int> cols;
+      for (const IndexColumn& c : ix.columns) cols.insert(c.column);
+      if (covers(cols)) return static_cast<int>(i);
+    }
+    // A table without a declared key is keyed on every column; that key is a fallback.
+    if (!u.target_where && covers(pk)) return -1;
+    throw no_match();
+  }
+
+  // The first clause whose target is the violated constraint (or that has no target)
+  // handles the conflict; with none, the conflict fails the statement. Returns the row
+  // written, or nullopt when nothing was.
+  std::optional<Row> resolve_upsert(DmlWriter& writer, const Row& existing, const Row& proposed, int conflict,
+                                    ExecContext& ctx) {
+    const Upsert* clause = nullptr;
+    for (const Upsert& u : upserts_)
+      if (u.target == Upsert::kAnyConflict || u.target == conflict) {
+        clause = &u;
+        break;
+      }
+    if (!clause) throw Error(StatusCode::kConstraint, writer.conflict_message(conflict));
+    const Upsert& u = *clause;
+    if (u.do_nothing) return std::nullopt;
+    EvalEnv outer{&proposed, nullptr, &ctx};
+    EvalEnv env{&existing, &outer, &ctx};
+    if (u.where) {
+      bool is_null = false;
+      if (!u.where->eval(env).truthy(&is_null) || is_null) return std::nullopt;
+    }
+    Row new_row = existing;
+    for (auto& [idx, e] : u.set) new_row[idx] = e->eval(env);
+    return writer.update(existing, std::move(new_row), std::nullopt);
+  }
+
+  DatabaseImpl& db_;
+  std::shared_ptr<TableEntry> table_;
+  std::optional<ConflictAction> action_;
+  std::vector<Upsert> upserts_;
+  std::vector<int> targets_;
+  std::vector<ScalarPtr> defaults_;
+  std::vector<BoundGenerated> generated_;
+  std::vector<ScalarPtr> context_;  // WITH CONTEXT values, per declared variable
+  RelPtr source_;
+  Returning returning_;
+  std::vector<BoundCheck> checks_;
+};
+
+// Scan of a table with an optional WHERE, for UPDATE and DELETE.
+RelPtr plan_target_scan(Planner& planner, DatabaseImpl& db, const std::shared_ptr<TableEntry>& table,
+                        const Scope& scope, const ast::Expr* where) {
+  auto scan = std::make_shared<TableScanNode>();
+  scan->table = table;
+  for (auto& c : scope.columns) scan->columns.push_back(c.attr);
+  RelPtr node = scan;
+  if (where) {
+    auto f = std::make_shared<FilterNode>();
+    f->input = node;
+    f->predicate = planner.bind_expr(*where, scope);
+    f->columns = node->columns;
+    node = f;
+  }
+  return optimize(db, node);
+}
+
+std::vector<Row> collect(const RelPtr& plan, ExecContext& ctx) {
+  EvalEnv env{nullptr, nullptr, &ctx};
+  auto op = plan->instantiate();
+  op->open(env);
+  std::vector<Row> rows;
+  // Counted while the rows are gathered; the caller holds them for as long as it writes.
+  ScopedCharge memory(&ctx.memory);
+  Row r;
+  while (op->next(r)) {
+    memory.add_row(r);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+class UpdateExec : public BufferedExec {
+ public:
+  UpdateExec(DatabaseImpl& db, const ast::UpdateStmt& s, const std::vector<std::string>* nested = nullptr,
+             const PlanSeed* seed = nullptr)
+      : db_(db) {
+    Planner planner(db);
+    planner.seed(seed);
+    planner.set_statement_path(s.schema_path);
+    if (nested) planner.inherit_statement_path(*nested);
+    if (!nested) planner.set_leading_with(s.with.get());
+    if (s.with) planner.push_with(*s.with);
+    table_ = write_target(planner, s.table, "UPDATE");
+    Planner authored = schema_authored_planner(db, *table_);
+    action_ = statement_action(s.or_action);
+    Scope scope = planner.table_scope(*table_, s.alias);
+    std::set<int> seen;
+    for (auto& a : s.assignments) {
+      if (a.columns.size() != 1) throw Error(StatusCode::kUnsupported, "row-value assignments are not supported yet");
+      int idx = table_->schema.find_column(a.columns[0]);
+      if (idx < 0) throw Error(StatusCode::kError, "Column not found: " + a.columns[0] + " in table " + table_->schema.name);
+      if (!seen.insert(idx).second) throw Error(StatusCode::kError, "duplicate assignment to column " + a.columns[0]);
+      refuse_generated_write(table_->schema, idx, "UPDATE");
+      assignments_.emplace_back(idx, planner.bind_expr(*a.value, scope));
+    }
+    scan_ = plan_target_scan(planner, db, table_, scope, s.where.get());
+    returning_ = bind_returning(planner, s.returning, scope, names_, WriteKind::kUpdate);
+    std::set<int> context_read;
+    checks_ = bind_checks(authored, *table_, {RowOp::kUpdate}, context_read);
+    std::vector<bool> all(table_->schema.columns.size(), true);
+    for (size_t i = 0; i < table_->schema.columns.size(); ++i)
+      defaults_.push_back(bind_default(db, authored, *table_, static_cast<int>(i), all, false, context_read));
+    generated_ = bind_generated(authored, *table_);
+    context_ = bind_context_values(planner, table_->schema, s.context);
+    require_context(table_->schema, context_, context_read);
+    prelude_ = planner.take_dml_prelude();
+  }
+  void start(ExecContext& ctx) override {
+    reset_rows();
+    run_dml_prelude(prelude_, ctx);
+    DmlWriter writer(db_, table_, checks_, ctx);
+    writer.set_defaults(defaults_);
+    writer.set_generated(generated_);
+    writer.set_context_row(eval_context(table_->schema, context_, ctx));
+    // Halloween protection: find every target row before changing any.
+    std::vector<Row> targets = collect(scan_, ctx);
+    for (auto& old_row : targets) {
+      EvalEnv env{&old_row, nullptr, &ctx};
+      Row new_row = old_row;
+      for (auto& [idx, e] : assignments_) new_row[idx] = e->eval(env);
+      if (auto stored = writer.update(old_row, std::move(new_row), action_)) returning_.emit(*stored, &old_row, ctx, rows_);
+    }
+  }
+
+ private:
+  DatabaseImpl& db_;
+  std::shared_ptr<TableEntry> table_;
+  std::optional<ConflictAction> action_;
+  std::vector<std::pair<int, ScalarPtr>> assignments_;
+  RelPtr scan_;
+  Returning returning_;
+  std::vector<BoundCheck> checks_;
+  std::vector<ScalarPtr> defaults_;  // for NOT NULL … REPLACE
+  std::vector<BoundGenerated> generated_;
+  std::vector<ScalarPtr> context_;
+};
+
+class DeleteExec : public BufferedExec {
+ public:
+  DeleteExec(DatabaseImpl& db, const ast::DeleteStmt& s, const std::vector<std::string>* nested = nullptr,
+             const PlanSeed* seed = nullptr)
+      : db_(db) {
+    Planner planner(db);
+    planner.seed(seed);
+    planner.set_statement_path(s.schema_path);
+    if (nested) planner.inherit_statement_path(*nested);
+    if (!nested) planner.set_leading_with(s.with.get());
+    if (s.with) planner.push_with(*s.with);
+    table_ = write_target(planner, s.table, "DELETE");
+    Scope scope = planner.table_scope(*table_, s.alias);
+    scan_ = plan_target_scan(planner, db, table_, scope, s.where.get());
+    returning_ = bind_returning(planner, s.returning, scope, names_, WriteKind::kDelete);
+    Planner authored = schema_authored_planner(db, *table_);
+    std::set<int> context_read;
+    checks_ = bind_checks(authored, *table_, {RowOp::kDelete}, context_read);
+    context_ = bind_context_values(planner, table_->schema, s.context);
+    require_context(table_->schema, context_, context_read);
+    prelude_ = planner.take_dml_prelude();
+  }
+  void start(ExecContext& ctx) override {
+    reset_rows();
+    run_dml_prelude(prelude_, ctx);
+    DmlWriter writer(db_, table_, checks_, ctx);
+    writer.set_context_row(eval_context(table_->schema, context_, ctx));
+    std::vector<Row> targets = collect(scan_, ctx);
+    for (auto& old_row : targets)
+      if (auto removed = writer.remove(old_row)) returning_.emit(*removed, nullptr, ctx, rows_);
+  }
+
+ private:
+  DatabaseImpl& db_;
+  std::shared_ptr<TableEntry> table_;
+  RelPtr scan_;
+  Returning returning_;
+  std::vector<BoundCheck> checks_;
+  std::vector<ScalarPtr> context_;
+};
+
+// A write through a view: the base statements it was lowered to (rewrite/view_writes.h), run
+// in order after the join capture (if any) is materialized; the rows are those of the
+// statement carrying the view's RETURNING, or of the join view's RETURNING query.
+std::unique_ptr<Executable> plan_write(DatabaseImpl& db, const ast::Statement& stmt,
+                                       const std::vector<std::string>* nested,
+                                       const PlanSeed* seed = nullptr, int depth = 0);
+
+class ViewWriteExec : public Executable {
+ public:
+  ViewWriteExec(DatabaseImpl& db, LoweredWrite lowered, const std::vector<std::string>* nested,
+                const PlanSeed* outer, int depth)
+      : lowered_(std::move(lowered)) {
+    if (outer) seed_ = *outer;
+    if (lowered_.capture) {
+      auto& sel = *static_cast<const ast::SelectStmt&>(*lowered_.capture).select;
+      Planner planner(db);
+      planner.seed(&seed_);
+      if (nested) planner.inherit_statement_path(*nested);
+      planner.set_leading_with(sel.with.get());
+      QueryPlan qp = planner.plan_select(sel, nullptr);
+      capture_ = std::make_unique<QueryExec>(optimize(db, qp.root), qp.names, planner.take_dml_prelude());
+      BoundRows rows{lowered_.capture_name, qp.root->columns, std::make_shared<std::vector<Row>>()};
+      for (size_t i = 0; i < rows.columns.size(); ++i) rows.columns[i].name = qp.names[i];
+      for (size_t k = 0; k < lowered_.minted.size(); ++k) {
+        const auto& key = lowered_.minted[k];
+        const ColumnSchema& col = key.table->schema.columns[key.column];
+        Attribute a;
+        a.name = "m" + std::to_string(k);
+        a.type = col.logical_type;
+        rows.columns.push_back(a);
+        Planner authored = schema_authored_planner(db, *key.table);
+        std::vector<bool> visible(key.table->schema.columns.size(), false);
+        std::set<int> context_read;
+        minted_.push_back(bind_default(db, authored, *key.table, key.column, visible, true, context_read));
+        minted_width_.push_back(key.table->schema.context.size());
+      }
+      captured_ = rows.rows;
+      seed_.rows.push_back(std::move(rows));
+    }
+    for (auto& s : lowered_.statements) parts_.push_back(plan_write(db, *s, nested, &seed_, depth + 1));
+    if (lowered_.returning_query) {
+      auto& sel = *static_cast<const ast::SelectStmt&>(*lowered_.returning_query).select;
+      Planner planner(db);
+      planner.seed(&seed_);
+      if (nested) planner.inherit_statement_path(*nested);
+      QueryPlan qp = planner.plan_select(sel, nullptr);
+      returning_ = std::make_unique<QueryExec>(optimize(db, qp.root), qp.names);
+      names_ = qp.names;
+    } else if (lowered_.returning_from >= 0) {
+      names_ = parts_[lowered_.returning_from]->names();
+    }
+  }
+  void start(ExecContext& ctx) override {
+    rows_.clear();
+    i_ = 0;
+    if (capture_) {
+      captured_->clear();
+      capture_->start(ctx);
+      Row r;
+      std::vector<Row> rows;
+      while (capture_->next(r)) rows.push_back(std::move(r));
+      // The shared keys are minted for every row before any base write, so a default
+      // reading the anchor table sees the pre-statement state.
+      for (size_t i = 0; i < rows.size(); ++i) {
+        MutationOrdinalScope produced(static_cast<int64_t>(i) + 1);
+        Row& row = rows[i];
+        for (size_t k = 0; k < minted_.size(); ++k) {
+          const auto& key = lowered_.minted[k];
+          Row image(key.table->schema.columns.size());
+          Row context(minted_width_[k]);
+          EvalEnv images{&image, nullptr, &ctx};
+          EvalEnv env{&context, &images, &ctx};
+          row.push_back(minted_[k] ? minted_[k]->eval(env) : Value());
+        }
+      }
+      *captured_ = std::move(rows);
+    }
+    if (returning_ && lowered_.returning_before) drain(*returning_, ctx);
+    for (size_t p = 0; p < parts_.size(); ++p) {
+      parts_[p]->start(ctx);
+      Row r;
+      while (parts_[p]->next(r))
+        if (static_cast<int>(p) == lowered_.returning_from) rows_.push_back(std::move(r));
+    }
+    if (returning_ && !lowered_.returning_before) drain(*returning_, ctx);
+  }
+  bool next(Row& out) override {
+    if (i_ >= rows_.size()) return false;
+    out = std::move(rows_[i_++]);
+    return true;
+  }
+
+ private:
+  void drain(Executable& e, ExecContext& ctx) {
+    e.start(ctx);
+    Row r;
+    while (e.next(r)) rows_.push_back(std::move(r));
+  }
+
+  LoweredWrite lowered_;  // owns the syntax the parts were planned from
+  PlanSeed seed_;
+  std::unique_ptr<Executable> capture_;
+  std::shared_ptr<std::vector<Row>> captured_;
+  std::vector<ScalarPtr> minted_;
+  std::vector<size_t> minted_width_;
+  std::vector<std::unique_ptr<Executable>> parts_;
+  std::unique_ptr<Executable> returning_;
+  std::vector<Row> rows_;
+  size_t i_ = 0;
+};
+
+// An INSERT / UPDATE / DELETE: onto its table, or lowered through its view.
+std::unique_ptr<Executable> plan_write(DatabaseImpl& db, const ast::Statement& stmt,
+                                       const std::vector<std::string>* nested,
+                                       const PlanSeed* seed, int depth) {
+  LoweredWrite lowered = lower_view_write(db, stmt, nested);
+  if (!lowered.statements.empty()) {
+    if (depth > 64) throw Error(StatusCode::kError, "view write nests too deeply", stmt.site);
+    try {
+      return std::make_unique<ViewWriteExec>(db, std::move(lowered), nested, seed, depth);
+    } catch (const Error& e) {
+      // A position inside the lowered statements' text means nothing to the user: point
+      // at the statement that wrote through the view.
+      throw Error(e.code(), e.raw_message(), stmt.site);
+    }
+  }
+  switch (stmt.kind) {
+    case ast::StmtKind::kInsert:
+      return std::make_unique<InsertExec>(db, static_cast<const ast::InsertStmt&>(stmt), nested, seed);
+    case ast::StmtKind::kUpdate:
+      return std::make_unique<UpdateExec>(db, static_cast<const ast::UpdateStmt&>(stmt), nested, seed);
+    default: return std::make_unique<DeleteExec>(db, static_cast<const ast::DeleteStmt&>(stmt), nested, seed);
+  }
+}
+
+// An Executable that runs a function at start and yields no rows.
+class ActionExec : public Executable {
+ public:
+  ActionExec(std::function<void(ExecContext&)> fn, bool txn_control) : fn_(std::move(fn)), txn_control_(txn_control) {}
+  bool controls_transaction() const override { return txn_control_; }
+  void start(ExecContext& ctx) override { fn_(ctx); }
+  bool next(Row&) override { return false; }
+
+ private:
+  std::function<void(ExecContext&)> fn_;
+  bool txn_control_;
+};
+
+// A DDL statement: its effects run inside the database's schema-change scope, so on a
+// module with one (the store) they become durable together or not at all.
+std::unique_ptr<Executable> ddl_exec(DatabaseImpl& db, std::function<void(ExecContext&)> fn) {
+  return std::make_unique<ActionExec>(
+      [&db, fn = std::move(fn)](ExecContext& ctx) { db.run_schema_change([&] { fn(ctx); }); }, false);
+}
+
+// pragma integrity_check: one row per problem found, or one row 'ok' (as SQLite).
+class IntegrityCheckExec : public Executable {
+ public:
+  explicit IntegrityCheckExec(DatabaseImpl& db) : db_(db) { names_ = {"integrity_check"}; }
+  void start(ExecContext&) override {
+    problems_ = check_integrity(db_);
+    if (problems_.empty()) problems_.push_back("ok");
+    next_ = 0;
+  }
+  bool next(Row& out) override {
+    if (next_ >= problems_.size()) return false;
+    out.clear();
+    out.push_back(Value::Text(problems_[next_++]));
+    return true;
+  }
+
+ private:
+  DatabaseImpl& db_;
+  std::vector<std::string> problems_;
+  size_t next_ = 0;
+};
+
+class PragmaExec : public Executable {
+ public:
+  PragmaExec(DatabaseImpl& db, const ast::PragmaStmt& s) : db_(db), name_(to_lower(s.name.name)) {
+    if (s.value) {
+      if (s.value->kind == ast::ExprKind::kLiteral) {
+        auto& l = static_cast<const ast::Literal&>(*s.value);
+        value_ = l.literal_kind == ast::LiteralKind::kInteger ? Value::Integer(std::stoll(l.text))
+               : l.literal_kind == ast::LiteralKind::kTrue ? Value::Boolean(true)
+               : l.literal_kind == ast::LiteralKind::kFalse ? Value::Boolean(false)
+               : Value::Text(l.text);
+      } else if (s.value->kind == ast::ExprKind::kColumn) {
+        value_ = Value::Text(static_cast<const ast::ColumnRef&>(*s.value).column);
+      } else {
+        throw Error(StatusCode::kError, "PRAGMA value must be a literal");
+      }
+      has_value_ = true;
+    } else {
+      names_ = {"name", "value"};  // a read is one (name, value) row, as in the reference
+    }
+  }
+  void start(ExecContext&) override {
+    done_ = false;
+    if (has_value_) {
+      Status st = db_.set_option(name_, value_);
+      if (!st.ok()) throw Error(st.code(), st.raw_message());
+      done_ = true;
+    }
+  }
+  bool next(Row& out) override {
+    if (done_) return false;
+    done_ = true;
+    out.clear();
+    out.push_back(Value::Text(name_));
+    auto& o = db_.options();
+    if (name_ == "default_vtab_module") out.push_back(Value::Text(o.default_vtab_module));
+    else if (name_ == "default_column_nullability") out.push_back(Value::Text(o.default_nullable ? "nullable" : "not_null"));
+    else if (name_ == "foreign_keys") out.push_back(Value::Boolean(o.foreign_keys));
+    else if (name_ == "ddl_transaction_policy") out.push_back(Value::Text(o.ddl_strict ? "strict" : "permissive"));
+    else if (name_ == "default_collation") out.push_back(Value::Text(o.default_collation));
+    else if (name_ == "schema_path" || name_ == "search_path") {
+      std::string list;
+      for (const auto& p : o.schema_path) list += (list.empty() ? "" : ",") + p;
+      out.push_back(Value::Text(list));
+    }
+    else if (name_ == "nondeterministic_schema" || name_ == "allow_nondeterministic_schema_expressions")
+      out.push_back(Value::Boolean(o.nondeterministic_schema));
+    else if (name_ == "module_pushdown") out.push_back(Value::Boolean(o.optimizer.module_pushdown));
+    else if (const int64_t* limit = limit_field(o.limits, name_)) out.push_back(Value::Integer(*limit));
+    else if (name_ == "statement_timeout_ms") out.push_back(Value::Integer(o.statement_timeout_ms));
+    else if (name_ == "optimizer_disabled_passes") {
+      std::string list;
+      for (const auto& p : o.optimizer.disabled) list += (list.empty() ? "" : ", ") + p;
+      out.push_back(Value::Text(list));
+    }
+    else throw Error(StatusCode::kError, "Unknown pragma: " + name_);
+    return true;
+  }
+
+ private:
+  DatabaseImpl& db_;
+  std::string name_;
+  Value value_;
+  bool has_value_ = false;
+  bool done_ = true;
+};
+
+// ---------------------------------------------------------------- DDL
+
+
+
+
+void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& ctx) {
+  std::string schema = s.table.schema.empty() ? (s.temporary ? "temp" : "main") : to_lower(s.table.schema);
+  if (!db.catalog().has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + schema);
+  if (db.catalog().find(schema, s.table.name)) {
+    if (s.if_not_exists) return;
+    throw Error(StatusCode::kError, "Table '" + s.table.name + "' already exists in schema '" + schema + "'");
+  }
+  if (db.catalog().find_view(schema, s.table.name))
+    throw Error(StatusCode::kError, "Schema '" + schema + "': Cannot add table '" + s.table.name +
+                                        "', a view with the same name already exists.");
+  TableSchema ts;
+  ts.schema_name = schema;
+  ts.name = s.table.name;
+  ts.module_name = s.module_name.empty() ? db.options().default_vtab_module : s.module_name;
+  auto module = db.module(ts.module_name);
+  if (!module) throw Error(StatusCode::kError, "No virtual table module named '" + ts.module_name + "'");
+  auto default_coll = db.registry().find_collation(db.options().default_collation);
+  std::vector<KeyColumn> pk;
+  bool pk_seen = false;
+  // Unnamed CHECKs are minted `_check_<column>` (column-level, `_<N>` on a collision) or
+  // `_check_<index among the table's checks>` (table-level).
+  std::set<std::string> check_names;
+  for (auto& cd : s.columns)
+    for (auto& c : cd.constraints)
+      if (c.kind == ast::ColumnConstraint::Kind::kCheck && !c.name.empty()) check_names.insert(to_lower(c.name));
+  for (auto& tc : s.constraints)
+    if (tc.kind == ast::TableConstraint::Kind::kCheck && !tc.name.empty()) check_names.insert(to_lower(tc.name));
+  auto add_check = [&](const std::string& name, const std::string& minted, const ast::Expr& e,
+                       const std::vector<ast::RowOp>& ops, ast::ConflictClause on_conflict) {
+    CheckSchema ck;
+    ck.name = name;
+    ck.named = !name.empty();
+    if (on_conflict != ast::ConflictClause::kNone) ck.on_conflict = declared_conflict(on_conflict);
+    if (ck.name.empty()) {
+      ck.name = minted;
+      for (int n = 2; check_names.count(to_lower(ck.name)); ++n) ck.name = minted + "_" + std::to_string(n);
+      check_names.insert(to_lower(ck.name));
+    }
+    if (ast::any_expr_deep(e, [](const ast::Expr& x) { return x.kind == ast::ExprKind::kParameter; }))
+      throw Error(StatusCode::kError,
+                  "CHECK constraint '" + ck.name + "' on table '" + ts.name + "' may not reference bind parameters.",
+                  e.site);
+    if (!db.options().nondeterministic_schema)
+      require_deterministic(db.registry(), e, "CHECK", "constraint '" + ck.name + "'", true, false);
+    ck.expr = own_expr(e);
+    set_check_ops(ck, ops);
+    ts.checks.push_back(std::move(ck));
+  };
+  for (auto& cd : s.columns) {
+    if (ts.find_column(cd.name) >= 0) throw Error(StatusCode::kError, "duplicate column name: " + cd.name);
+    ColumnSchema col = build_column(db, cd);
+    for (auto& c : cd.constraints) {
+      using K = ast::ColumnConstraint::Kind;
+      switch (c.kind) {
+        case K::kPrimaryKey:
+          if (pk_seen) throw Error(StatusCode::kError, "table \"" + ts.name + "\" has more than one primary key");
+          pk_seen = true;
+          if (c.on_conflict != ast::ConflictClause::kNone) ts.pk_conflict = declared_conflict(c.on_conflict);
+          pk.push_back({static_cast<int>(ts.columns.size()), c.desc});
+          break;
+        case K::kForeignKey:
+          ts.foreign_keys.push_back(foreign_key_of(c, {static_cast<int>(ts.columns.size())},
+                                                   c.name.empty() ? "_fk_" + ts.name + "_" + cd.name : c.name, schema,
+                                                   ts.name));
+          break;
+        case K::kCheck:
+          add_check(c.name, "_check_" + cd.name, *c.expr, c.check_on, c.on_conflict);
+          ts.checks.back().named = true;  // a column's minted `_check_<column>` is a real name
+          break;
+        default: break;  // the column's own clauses (build_column); UNIQUE below
+      }
+    }
+    ts.columns.push_back(std::move(col));
+  }
+  for (auto& tc : s.constraints) {
+    if (tc.kind == ast::TableConstraint::Kind::kCheck) {
+      add_check(tc.name, "_check_" + std::to_string(ts.checks.size()), *tc.expr, tc.check_on, tc.on_conflict);
+      continue;
+    }
+    if (tc.kind == ast::TableConstraint::Kind::kForeignKey) {
+      std::vector<int> cols;
+      std::string minted = "_fk_" + ts.name;
+      for (auto& ic : tc.columns) {
+        int idx = ts.find_column(ic.name);
+        if (idx < 0) throw Error(StatusCode::kError, "FK column '" + ic.name + "' not found in table '" + ts.name + "'");
+        cols.push_back(idx);
+        minted += "_" + ic.name;
+      }
+      ts.foreign_keys.push_back(foreign_key_of(tc, std::move(cols), tc.name.empty() ? minted : tc.name, schema, ts.name));
+      continue;
+    }
+    if (tc.kind != ast::TableConstraint::Kind::kPrimaryKey) continue;
+    if (pk_seen) throw Error(StatusCode::kError, "table \"" + ts.name + "\" has more than one primary key");
+    pk_seen = true;
+    if (tc.on_conflict != ast::ConflictClause::kNone) ts.pk_conflict = declared_conflict(tc.on_conflict);
+    for (auto& ic : tc.columns) {
+      int idx = ts.find_column(ic.name);
+      if (idx < 0) throw Error(StatusCode::kError, "Column not found: " + ic.name + " in PRIMARY KEY of " + ts.name);
+      pk.push_back({idx, ic.desc});
+    }
+  }
+  if (!pk_seen)
+    for (size_t i = 0; i < ts.columns.size(); ++i) pk.push_back({static_cast<int>(i), false});
+  for (auto& k : pk) ts.columns[k.column].primary_key = true;
+  ts.primary_key = pk;
+  ts.primary_key_declared = pk_seen;
+  add_unique_constraints(db, s, ts);
+  check_constraint_names(ts);
+  attach_create_table_tags(s, ts);
+  // Module options: USING m(k = v) or the configuration's defaults for the module.
+  if (!s.module_args.empty()) {
+    for (size_t i = 0; i < s.module_args.size(); ++i) {
+      auto& a = s.module_args[i];
+      Value v;
+      if (a.value && a.value->kind == ast::ExprKind::kLiteral) {
+        auto& l = static_cast<const ast::Literal&>(*a.value);
+        v = l.literal_kind == ast::LiteralKind::kString ? Value::Text(l.text) : parse_number(l.text, false);
+        if (l.literal_kind == ast::LiteralKind::kTrue) v = Value::Boolean(true);
+        if (l.literal_kind == ast::LiteralKind::kFalse) v = Value::Boolean(false);
+      } else if (a.value) {
+        v = Value::Text(expr_to_string(*a.value));
+      }
+      ts.module_options.emplace_back(a.key.empty() ? std::to_string(i) : a.key, v);
+    }
+  } else if (!db.module_is_per_database(ts.module_name)) {
+    auto it = db.db_options().module_options.find(ts.module_name);
+    if (it != db.db_options().module_options.end()) ts.module_options = it->second;
+  }
+  // A FOREIGN KEY whose parent is known now (or is this table) must not pair columns
+  // declaring different collations; a parent declared later is checked at first use.
+  for (const ForeignKeySchema& fk : ts.foreign_keys) {
+    bool self = fk.referenced_schema == schema && iequals(fk.referenced_table, ts.name);
+    auto parent = self ? nullptr : db.catalog().find(fk.referenced_schema, fk.referenced_table);
+    if (self || parent) validate_fk_collations(ts, fk, self ? ts : parent->schema);
+  }
+  // WITH CONTEXT (name type [NULL | NOT NULL], …)
+  for (const ast::ColumnDef& var : s.context) {
+    for (const ContextVariable& prev : ts.context)
+      if (iequals(prev.name, var.name))
+        throw Error(StatusCode::kError, "duplicate mutation context variable: " + var.name, var.site);
+    ContextVariable cv;
+    cv.name = var.name;
+    cv.type_name = var.type_name;
+    cv.logical_type = logical_type_from_name(var.type_name);
+    cv.not_null = !db.options().default_nullable;
+    for (const ast::ColumnConstraint& c : var.constraints) {
+      if (c.kind == ast::ColumnConstraint::Kind::kNull) cv.not_null = false;
+      if (c.kind == ast::ColumnConstraint::Kind::kNotNull) cv.not_null = true;
+    }
+    ts.context.push_back(std::move(cv));
+  }
+  validate_schema_expressions(db, ts);
+  auto entry = std::make_shared<TableEntry>();
+  // Reopening a persistent database connects to the stored table instead.
+  entry->table = db.replaying() ? module->connect(ts) : module->create(ts);
+  entry->module = module;
+  entry->schema = std::move(ts);
+  try {
+    create_index_storage(db, *entry, ctx);
+  } catch (...) {
+    drop_table_indexes(db, *entry);
+    entry->table.reset();
+    module->destroy(entry->schema.schema_name, entry->schema.name);
+    throw;
+  }
+  db.catalog().add(entry);
+  // Generated bodies and defaults are resolved with the table in the catalog (a body may
+  // read its own table); a declaration they refuse leaves no table behind.
+  try {
+    resolve_schema_expressions(db, *entry);
+    db.persist_table(*entry);
+  } catch (...) {
+    std::string sname = entry->schema.schema_name, tname = entry->schema.name;
+    drop_table_indexes(db, *entry);
+    db.forget(*entry);
+    entry->connection.reset();
+    entry->table.reset();
+    entry->module->destroy(sname, tname);
+    db.catalog().remove(sname, tname);
+    throw;
+  }
+  db.bump_schema_version();
+  if (db.changes().capturing())
+    db.changes().record_schema(schema_event(SchemaChangeKind::kCreate, SchemaObjectKind::kTable, entry->schema,
+                                            statement_to_string(s, entry->schema.schema_name)));
+}
+
+void drop_table(DatabaseImpl& db, const ast::DropStmt& s) {
+  std::string schema = s.name.schema.empty() ? "main" : to_lower(s.name.schema);
+  auto entry = db.catalog().find(schema, s.name.name);
+  if (!entry && s.name.schema.empty()) entry = db.catalog().find("temp", s.name.name);
+  if (!entry) {
+    if (s.if_exists) return;
+    throw Error(StatusCode::kError, "Table '" + s.name.name + "' not found in schema '" + schema + "'");
+  }
+  db.assertions().guard_drop("table", entry->schema.schema_name, entry->schema.name);
+  guard_parent_drop(db, entry);
+  drop_table_indexes(db, *entry);
+  entry->fk_links.reset();  // resolved keys point back at the table
+  db.forget(*entry);
+  std::string sname = entry->schema.schema_name, tname = entry->schema.name;
+  entry->connection.reset();
+  entry->table.reset();
+  entry->module->destroy(sname, tname);
+  db.catalog().remove(sname, tname);
+  db.bump_schema_version();
+  db.unpersist_table(*entry);
+  if (db.changes().capturing())
+    db.changes().record_schema(
+        schema_event(SchemaChangeKind::kDrop, SchemaObjectKind::kTable, entry->schema, statement_to_string(s, sname)));
+}
+
+void create_view(DatabaseImpl& db, const ast::CreateViewStmt& s, ExecContext&) {
+  std::string schema = s.view.schema.empty() ? "main" : to_lower(s.view.schema);
+  if (!db.catalog().has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + schema);
+  if (const auto& dml = s.select->dml) {
+    const char* verb = dml->kind == ast::StmtKind::kInsert ? "INSERT" : dml->kind == ast::StmtKind::kUpdate ? "UPDATE" : "DELETE";
+    throw Error(StatusCode::kError,
+                std::string(verb) + " cannot be used as a view body — a view re-evaluates on every reference, which "
+                                    "would re-drive the write. Move the mutation into the statement that references the view.",
+                dml->site);
+  }
+  // The body is planned now, so a missing table or column fails the CREATE.
+  Planner planner(db);
+  QueryPlan body = planner.plan_view_body(*s.select, schema);
+  size_t width = body.root->columns.size();
+  if (!s.columns.empty() && s.columns.size() != width)
+    throw Error(StatusCode::kError, "View '" + s.view.name + "' has " + std::to_string(s.columns.size()) +
+                                        " declared columns but body produces " + std::to_string(width));
+  if (db.catalog().find_view(schema, s.view.name)) {
+    if (s.if_not_exists) return;
+    throw Error(StatusCode::kError, "View '" + schema + "." + s.view.name + "' already exists");
+  }
+  if (db.catalog().find(schema, s.view.name))
+    throw Error(StatusCode::kError, "Schema '" + schema + "': Cannot add view '" + s.view.name +
+                                        "', a table with the same name already exists.");
+  // The catalog owns its own copy of the definition: the canonical text, parsed again.
+  auto parsed = Parser::parse(statement_to_string(s));
+  if (parsed.size() != 1 || parsed[0]->kind != ast::StmtKind::kCreateView)
+    throw Error(StatusCode::kInternal, "CREATE VIEW did not survive its canonical round trip");
+  std::shared_ptr<ast::CreateViewStmt> def(static_cast<ast::CreateViewStmt*>(parsed[0].release()));
+  def->if_not_exists = false;
+  auto view = std::make_shared<ViewEntry>();
+  view->schema_name = schema;
+  view->name = s.view.name;
+  view->columns = s.columns;
+  view->sql = statement_to_string(*def);
+  view->tags_json = tags_json(s.tags);
+  view->definition = std::move(def);
+  db.persist_view(*view);
+  db.catalog().add_view(std::move(view));
+  db.bump_schema_version();
+}
+
+void drop_view(DatabaseImpl& db, const ast::DropStmt& s) {
+  std::string schema = s.name.schema.empty() ? "main" : to_lower(s.name.schema);
+  auto view = db.catalog().find_view(schema, s.name.name);
+  if (!view && s.name.schema.empty()) view = db.catalog().find_view("temp", s.name.name);
+  if (!view) {
+    if (s.if_exists) return;
+    throw Error(StatusCode::kError, "View '" + schema + "." + s.name.name + "' does not exist");
+  }
+  db.assertions().guard_drop("view", view->schema_name, view->name);
+  db.catalog().remove_view(view->schema_name, view->name);
+  db.bump_schema_version();
+  db.unpersist_view(view->schema_name, view->name);
+}
+
+// ANALYZE [schema.]table | ANALYZE schema.* | ANALYZE: counts each table's rows through
+// its module and records them in the catalog, one (table, rows) result row per table.
+class AnalyzeExec : public BufferedExec {
+ public:
+  AnalyzeExec(DatabaseImpl& db, const ast::AnalyzeStmt& s) : db_(db) {
+    names_ = {"table", "rows"};
+    if (!s.table.empty()) {
+      auto rel = db.resolve_relation(s.schema, s.table);
+      if (rel.view)
+        throw Error(StatusCode::kError, "Cannot ANALYZE view '" + rel.view->qualified_name() +
+                                            "': a view has no stored rows to collect statistics from.");
+      targets_.push_back(rel.table);
+      return;
+    }
+    std::string schema = s.schema.empty() ? "main" : to_lower(s.schema);
+    if (!db.catalog().has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + s.schema);
+    for (auto& t : db.catalog().tables())
+      if (t->schema.schema_name == schema) targets_.push_back(t);
+  }
+  void start(ExecContext&) override {
+    reset_rows();
+    for (auto& t : targets_) {
+      int64_t n = count_rows(*t);
+      t->row_count = n;
+      rows_.push_back({Value::Text(t->schema.name), Value::Integer(n)});
+    }
+    // Plans made before now could not see the counts.
+    if (!targets_.empty()) db_.bump_schema_version();
+  }
+
+ private:
+  static int64_t count_rows(TableEntry& t) {
+    PlanResult plan = t.table->best_access_plan(PlanRequest{});
+    ScanArgs args;
+    args.plan_id = plan.plan_id;
+    args.provides_ordering = plan.provides_ordering;
+    auto cursor = t.table->open_cursor(args);
+    std::vector<Row> batch;
+    int64_t n = 0;
+    while (size_t k = cursor->next_batch(batch)) n += static_cast<int64_t>(k);
+    return n;
+  }
+
+  DatabaseImpl& db_;
+  std::vector<std::shared_ptr<TableEntry>> targets_;
+};
+
+[[noreturn]] void not_yet(const std::string& what, const SourceSite& site) {
+  throw Error(StatusCode::kUnsupported, what + " is not supported yet", site);
+}
+
+// Clauses the parser accepts (the whole dialect parses) but the engine does not execute
+// yet are refused here, so nothing is silently ignored.
+void refuse_unimplemented_clauses(const ast::Statement& stmt) {
+  auto target = [](const ast::QualifiedName& t) {
+    if (iequals(t.schema, "committed")) {
+      throw Error(StatusCode::kError, "Cannot modify committed-state table 'committed." + t.name + "'", t.site);
+    }
+  };
+  // Statement tags are informational; only the reserved namespace is checked.
+  auto dml = [](const ast::DmlClauses& d, const SourceSite&) { validate_reserved_tags(d.tags, TagSite::kDmlStatement); };
+  using K = ast::StmtKind;
+  switch (stmt.kind) {
+    case K::kInsert: {
+      auto& s = static_cast<const ast::InsertStmt&>(stmt);
+      target(s.table);
+      dml(s, s.site);
+      break;
+    }
+    case K::kUpdate:
+      target(static_cast<const ast::UpdateStmt&>(stmt).table);
+      dml(static_cast<const ast::UpdateStmt&>(stmt), stmt.site);
+      break;
+    case K::kDelete:
+      target(static_cast<const ast::DeleteStmt&>(stmt).table);
+      dml(static_cast<const ast::DeleteStmt&>(stmt), stmt.site);
+      break;
+    case K::kCreateTable: {
+      auto& s = static_cast<const ast::CreateTableStmt&>(stmt);
+      if (s.maintained) not_yet("CREATE TABLE … MAINTAINED AS", s.site);
+      validate_create_table_tags(s);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+const char* statement_name(ast::StmtKind kind) {
+  using K = ast::StmtKind;
+  switch (kind) {
+    case K::kCreateIndex: return "CREATE INDEX";
+    case K::kCreateView: return "CREATE VIEW";
+    case K::kCreateMaterializedView: return "CREATE MATERIALIZED VIEW";
+    case K::kCreateAssertion: return "CREATE ASSERTION";
+    case K::kDrop: return "DROP";
+    case K::kAlterTable: return "ALTER TABLE";
+    case K::kAlterTags: return "ALTER … TAGS";
+    case K::kRefreshMaterializedView: return "REFRESH MATERIALIZED VIEW";
+    case K::kAnalyze: return "ANALYZE";
+    case K::kDeclareSchema: return "DECLARE SCHEMA";
+    case K::kDeclareLens: return "DECLARE LENS";
+    case K::kSeed: return "SEED outside a schema declaration";
+    case K::kApplySchema: return "APPLY SCHEMA";
+    case K::kDiffSchema: return "DIFF SCHEMA";
+    case K::kExplainSchema: return "EXPLAIN SCHEMA";
+    default: return "This statement";
+  }
+}
+
+}  // namespace
+
+// Stored bodies of statements not executed yet (materialized view, maintained table,
+// assertion) are planned before the refusal so a data-modifying WITH member in them gets
+// its own diagnostic; any other planning failure is left to the refusal.
+void reject_dml_in_unsupported_bodies(DatabaseImpl& db, const ast::Statement& stmt) {
+  using K = ast::StmtKind;
+  const ast::Select* body = nullptr;
+  const ast::Expr* check = nullptr;
+  if (stmt.kind == K::kCreateMaterializedView) body = static_cast<const ast::CreateMaterializedViewStmt&>(stmt).select.get();
+  if (stmt.kind == K::kCreateTable) body = static_cast<const ast::CreateTableStmt&>(stmt).maintained.get();
+  if (stmt.kind == K::kCreateAssertion) check = static_cast<const ast::CreateAssertionStmt&>(stmt).check.get();
+  if (!body && !check) return;
+  try {
+    Planner planner(db);
+    if (body) planner.plan_view_body(*body, "main");
+    if (check) planner.bind_expr(*check, Scope{});
+  } catch (const Error& e) {
+    if (std::string(e.what()).find("only allowed in a statement's own leading WITH clause") != std::string::npos) throw;
+  }
+}
+
+std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statement& stmt) {
+  using K = ast::StmtKind;
+  reject_dml_in_unsupported_bodies(db, stmt);
+  refuse_unimplemented_clauses(stmt);
+  switch (stmt.kind) {
+    case K::kSelect: {
+      Planner planner(db);
+      const ast::Select& sel = *static_cast<const ast::SelectStmt&>(stmt).select;
+      planner.set_leading_with(sel.with.get());
+      QueryPlan qp = planner.plan_select(sel, nullptr);
+      return std::make_unique<QueryExec>(optimize(db, qp.root), qp.names, planner.take_dml_prelude());
+    }
+    case K::kInsert:
+    case K::kUpdate:
+    case K::kDelete: return plan_write(db, stmt, nullptr);
+    case K::kCreateTable: {
+      auto& s = static_cast<const ast::CreateTableStmt&>(stmt);
+      return ddl_exec(db, [&db, &s](ExecContext& ctx) {
+        db.check_ddl_allowed("CREATE TABLE");
+        create_table(db, s, ctx);
+      });
+    }
+    case K::kDrop: {
+      auto& s = static_cast<const ast::DropStmt&>(stmt);
+      if (s.object == ast::ObjectKind::kView)
+        return ddl_exec(db, [&db, &s](ExecContext&) { drop_view(db, s); });
+      if (s.object == ast::ObjectKind::kAssertion)
+        return ddl_exec(db, [&db, &s](ExecContext&) { db.assertions().drop(db, s); });
+      if (s.object == ast::ObjectKind::kIndex)
+        return ddl_exec(db, [&db, &s](ExecContext&) { drop_index(db, s); });
+      if (s.object != ast::ObjectKind::kTable) break;
+      return ddl_exec(db, [&db, &s](ExecContext&) {
+        db.check_ddl_allowed("DROP TABLE");
+        drop_table(db, s);
+      });
+    }
+    case K::kCreateIndex: {
+      auto& s = static_cast<const ast::CreateIndexStmt&>(stmt);
+      return ddl_exec(db, [&db, &s](ExecContext& ctx) {
+        db.check_ddl_allowed("CREATE INDEX");
+        validate_reserved_tags(s.tags, TagSite::kPhysicalIndex);
+        create_index(db, s, tags_json(s.tags), ctx);
+      });
+    }
+    case K::kCreateView: {
+      auto& s = static_cast<const ast::CreateViewStmt&>(stmt);
+      return ddl_exec(db, [&db, &s](ExecContext& ctx) { create_view(db, s, ctx); });
+    }
+    case K::kAlterTable: {
+      auto& s = static_cast<const ast::AlterTableStmt&>(stmt);
+      return ddl_exec(db, [&db, &s](ExecContext& ctx) {
+        // The tag verbs are catalog-only (no module call), like CREATE VIEW.
+        if (s.action != ast::AlterTableStmt::Action::kTags) db.check_ddl_allowed("ALTER TABLE");
+        alter_table(db, s, ctx);
+      });
+    }
+    case K::kAlterTags: {
+      auto& s = static_cast<const ast::AlterTagsStmt&>(stmt);
+      return ddl_exec(db, [&db, &s](ExecContext&) { alter_object_tags(db, s); });
+    }
+    case K::kCreateAssertion: {
+      auto& s = static_cast<const ast::CreateAssertionStmt&>(stmt);
+      return ddl_exec(db, [&db, &s](ExecContext&) { db.assertions().create(db, s); });
+    }
+    case K::kAnalyze: return std::make_unique<AnalyzeExec>(db, static_cast<const ast::AnalyzeStmt&>(stmt));
+    case K::kBegin: return std::make_unique<ActionExec>([&db](ExecContext&) { db.begin_explicit(); }, true);
+    case K::kCommit: return std::make_unique<ActionExec>([&db](ExecContext&) { db.commit_explicit(); }, true);
+    case K::kRollback: {
+      std::string sp = static_cast<const ast::RollbackStmt&>(stmt).savepoint;
+      return std::make_unique<ActionExec>([&db, sp](ExecContext&) {
+        if (sp.empty()) db.rollback_explicit(); else db.rollback_to(sp);
+      }, true);
+    }
+    case K::kSavepoint: {
+      std::string name = static_cast<const ast::SavepointStmt&>(stmt).name;
+      return std::make_unique<ActionExec>([&db, name](ExecContext&) { db.savepoint(name); }, true);
+    }
+    case K::kRelease: {
+      std::string name = static_cast<const ast::ReleaseStmt&>(stmt).name;
+      return std::make_unique<ActionExec>([&db, name](ExecContext&) { db.release(name); }, true);
+    }
+    case K::kPragma: {
+      auto& p = static_cast<const ast::PragmaStmt&>(stmt);
+      if (!p.value && (iequals(p.name.name, "integrity_check") || iequals(p.name.name, "quick_check")))
+        return std::make_unique<IntegrityCheckExec>(db);
+      return std::make_unique<PragmaExec>(db, p);
+    }
+    case K::kDeclareSchema: return plan_declare_schema(db, static_cast<const ast::DeclareSchemaStmt&>(stmt));
+    case K::kApplySchema: return plan_apply_schema(db, static_cast<const ast::ApplySchemaStmt&>(stmt));
+    case K::kDiffSchema: return plan_diff_schema(db, static_cast<const ast::DiffSchemaStmt&>(stmt));
+    default: break;
+  }
+  if (stmt.kind == K::kDrop) {
+    static const char* const kDrops[] = {"DROP TABLE", "DROP INDEX", "DROP VIEW", "DROP MATERIALIZED VIEW",
+                                         "DROP ASSERTION"};
+    not_yet(kDrops[static_cast<int>(static_cast<const ast::DropStmt&>(stmt).object)], stmt.site);
+  }
+  not_yet(statement_name(stmt.kind), stmt.site);
+}
+
+std::unique_ptr<Executable> plan_nested_dml(DatabaseImpl& db, const ast::Statement& stmt,
+                                            const std::vector<std::string>& path, const PlanSeed* seed) {
+  using K = ast::StmtKind;
+  refuse_unimplemented_clauses(stmt);
+  switch (stmt.kind) {
+    case K::kInsert:
+    case K::kUpdate:
+    case K::kDelete: return plan_write(db, stmt, &path, seed);
+    default: throw Error(StatusCode::kInternal, "not a data-modifying statement", stmt.site);
+  }
+}
+
+TableWriteBindings bind_table_writes(DatabaseImpl& db, const TableEntry& table) {
+  // Writes the engine opens itself (foreign-key actions) bind the table's own
+  // schema-authored expressions, like a statement writing it.
+  Planner planner = schema_authored_planner(db, table);
+  TableWriteBindings out;
+  std::set<int> context_read;
+  out.checks = bind_checks(planner, table, {RowOp::kInsert, RowOp::kUpdate, RowOp::kDelete}, context_read);
+  std::vector<bool> all(table.schema.columns.size(), true);
+  for (size_t i = 0; i < table.schema.columns.size(); ++i)
+    out.defaults.push_back(bind_default(db, planner, table, static_cast<int>(i), all, false, context_read));
+  out.generated = bind_generated(planner, table);
+  return out;
+}
+
+}  // namespace quereus

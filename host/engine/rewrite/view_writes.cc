@@ -1,0 +1,1519 @@
+// Writing through views: the lowering of a view-targeted INSERT / UPDATE / DELETE into
+// statements on the view's source (docs/view-updates.md).
+//
+// The lowering works on syntax: the user's statement is copied (printed and re-parsed,
+// so the copy owns every node), view-column references are replaced by the view's base
+// terms, and the copy is retargeted at the source. The ordinary DML builders then plan
+// the copy, so constraints, indexes, foreign keys, conflict actions and RETURNING are the
+// base table's own.
+#include "rewrite/view_writes.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "common/status.h"
+#include "main/database_impl.h"
+#include "parser/ast_printer.h"
+#include "parser/parser.h"
+#include "planner/planner.h"
+#include "planner/scalar_expr.h"
+#include "catalog/catalog.h"
+#include "parser/ast_visit.h"
+
+namespace quereus {
+
+namespace {
+
+using ast::ExprPtr;
+
+// ------------------------------------------------------------------ syntax helpers
+
+ExprPtr clone(const ast::Expr& e) { return Parser::parse_expression(expr_to_string(e)); }
+
+ast::StatementPtr clone_statement(const ast::Statement& s) {
+  auto stmts = Parser::parse(statement_to_string(s));
+  if (stmts.size() != 1) throw Error(StatusCode::kInternal, "view write: statement copy did not re-parse as one statement");
+  return std::move(stmts.front());
+}
+
+// A rewrite hook: returns true when it replaced `e` (the walk then does not descend into
+// the replacement). `depth` is 0 at the statement's own level, +1 per subquery.
+using Rewrite = std::function<bool(ExprPtr& e, int depth)>;
+
+void walk(ExprPtr& e, const Rewrite& fn, int depth);
+void walk_select(ast::Select& s, const Rewrite& fn, int depth);
+
+void walk_source(ast::TableSource& src, const Rewrite& fn, int depth) {
+  using K = ast::TableSource::Kind;
+  if (src.kind == K::kSubquery && src.subquery) walk_select(*src.subquery, fn, depth);
+  if (src.kind == K::kJoin) {
+    if (src.left) walk_source(*src.left, fn, depth);
+    if (src.right) walk_source(*src.right, fn, depth);
+    if (src.on) walk(src.on, fn, depth);
+  }
+  if (src.kind == K::kFunction)
+    for (auto& a : src.function_args) walk(a, fn, depth);
+}
+
+// The subquery cores enclosing the expression a Rewrite is looking at, innermost last.
+thread_local std::vector<const ast::SelectCore*> t_cores;
+
+void walk_core(ast::SelectCore& c, const Rewrite& fn, int depth) {
+  t_cores.push_back(&c);
+  struct Pop {
+    ~Pop() { t_cores.pop_back(); }
+  } pop;
+  if (c.nested) walk_select(*c.nested, fn, depth);
+  for (auto& rc : c.columns)
+    if (rc.expr) walk(rc.expr, fn, depth);
+  if (c.from) walk_source(*c.from, fn, depth);
+  if (c.where) walk(c.where, fn, depth);
+  for (auto& g : c.group_by) walk(g, fn, depth);
+  if (c.having) walk(c.having, fn, depth);
+  for (auto& row : c.values)
+    for (auto& v : row) walk(v, fn, depth);
+}
+
+void walk_select(ast::Select& s, const Rewrite& fn, int depth) {
+  if (s.with)
+    for (auto& cte : s.with->ctes)
+      if (cte.select) walk_select(*cte.select, fn, depth + 1);
+  walk_core(s.core, fn, depth + 1);
+  for (auto& leg : s.compounds) walk_core(leg.core, fn, depth + 1);
+  for (auto& o : s.order_by) walk(o.expr, fn, depth + 1);
+  if (s.limit) walk(s.limit, fn, depth + 1);
+  if (s.offset) walk(s.offset, fn, depth + 1);
+}
+
+void walk(ExprPtr& e, const Rewrite& fn, int depth) {
+  if (!e) return;
+  if (fn(e, depth)) return;
+  ast::for_each_child(
+      *e, [&](ExprPtr& x) { walk(x, fn, depth); }, [&](ast::Select& q) { walk_select(q, fn, depth); });
+}
+
+// Qualifies every column reference of `e` at its own level (not inside its subqueries)
+// that is unqualified or qualified by `from` with `to`.
+void requalify(ExprPtr& e, const std::string& from, const std::string& to) {
+  walk(e, [&](ExprPtr& x, int depth) {
+    if (depth > 0 || x->kind != ast::ExprKind::kColumn) return false;
+    auto& c = static_cast<ast::ColumnRef&>(*x);
+    if (c.table.empty() || (c.schema.empty() && iequals(c.table, from))) {
+      c.table = to;
+      c.schema.clear();
+    }
+    return true;
+  }, 0);
+}
+
+// A view fragment (a term, the WHERE) moved under a target renamed `to`: every reference
+// qualified by the body's name for its source, at any depth, follows — unless a subquery
+// of the fragment itself names a source that way (then the name is that source's) — and,
+// at the fragment's own level, every unqualified reference too.
+void retarget(ExprPtr& e, const std::string& from, const std::string& to) {
+  const size_t outer = t_cores.size();  // subqueries around the fragment are not its own
+  walk(e, [&](ExprPtr& x, int depth) {
+    if (x->kind != ast::ExprKind::kColumn) return false;
+    auto& c = static_cast<ast::ColumnRef&>(*x);
+    if (depth == 0 && c.table.empty()) {
+      c.table = to;
+      return true;
+    }
+    if (!c.schema.empty() || !iequals(c.table, from)) return true;
+    for (size_t i = outer; i < t_cores.size(); ++i) {
+      const ast::SelectCore* core = t_cores[i];
+      bool shadows = false;
+      std::function<void(const ast::TableSource&)> look = [&](const ast::TableSource& src) {
+        if (src.kind == ast::TableSource::Kind::kJoin) {
+          look(*src.left);
+          look(*src.right);
+          return;
+        }
+        const std::string& name = src.alias.empty() ? src.table.name : src.alias;
+        shadows = shadows || iequals(name, from);
+      };
+      if (core->from) look(*core->from);
+      if (shadows) return true;
+    }
+    c.table = to;
+    return true;
+  }, 0);
+}
+
+bool is_image(const std::string& q) { return iequals(q, "new") || iequals(q, "old") || iequals(q, "excluded"); }
+
+// The AND-conjuncts of `e`.
+void conjuncts(const ast::Expr* e, std::vector<const ast::Expr*>& out) {
+  if (!e) return;
+  if (e->kind == ast::ExprKind::kBinary) {
+    auto& b = static_cast<const ast::BinaryExpr&>(*e);
+    if (b.op == ast::BinaryOp::kAnd) {
+      conjuncts(b.left.get(), out);
+      conjuncts(b.right.get(), out);
+      return;
+    }
+  }
+  out.push_back(e);
+}
+
+ExprPtr conjoin(ExprPtr a, ExprPtr b) {
+  if (!a) return b;
+  if (!b) return a;
+  auto x = std::make_unique<ast::BinaryExpr>();
+  x->op = ast::BinaryOp::kAnd;
+  x->left = std::move(a);
+  x->right = std::move(b);
+  return x;
+}
+
+// Equal / different / unknown at plan time, for two non-null literals.
+std::optional<bool> literals_equal(const ast::Literal& a, const ast::Literal& b) {
+  using L = ast::LiteralKind;
+  auto numeric = [](const ast::Literal& l) { return l.literal_kind == L::kInteger || l.literal_kind == L::kReal; };
+  if (numeric(a) && numeric(b)) {
+    try {
+      return std::stod(a.text) == std::stod(b.text);
+    } catch (...) {
+      return std::nullopt;
+    }
+  }
+  if (a.literal_kind == L::kString && b.literal_kind == L::kString) return a.text == b.text;
+  if ((a.literal_kind == L::kTrue || a.literal_kind == L::kFalse) && a.literal_kind == b.literal_kind) return true;
+  return std::nullopt;
+}
+
+// ------------------------------------------------------------------ the view's shape
+
+struct ViewColumn {
+  std::string name;                 // as the view exposes it
+  const ast::Expr* term = nullptr;  // the body's expression; null for a `*` column
+  std::string base;                 // the source column it is ("" when computed)
+  int side = -1;                    // join views: the side `base` belongs to
+  std::string term_sql;             // join views: the term, every column side-qualified
+  // An invertible term (`b + 1`, `-b`, `b collate nocase`): the base value a written view
+  // value stands for. Null for a plain column.
+  std::function<ExprPtr(ExprPtr)> inverse;
+
+  ExprPtr to_base(ExprPtr value) const { return inverse ? inverse(std::move(value)) : std::move(value); }
+};
+
+// A numeric literal (optionally negated): the constants an invertible term may add.
+bool numeric_constant(const ast::Expr* e) {
+  if (!e) return false;
+  if (e->kind == ast::ExprKind::kUnary) {
+    auto& u = static_cast<const ast::UnaryExpr&>(*e);
+    return (u.op == ast::UnaryOp::kNegate || u.op == ast::UnaryOp::kPlus) && numeric_constant(u.operand.get());
+  }
+  if (e->kind != ast::ExprKind::kLiteral) return false;
+  auto k = static_cast<const ast::Literal&>(*e).literal_kind;
+  return k == ast::LiteralKind::kInteger || k == ast::LiteralKind::kReal;
+}
+
+bool same_type_casts(const std::vector<std::string>& casts, qrs_logical_type column) {
+  return std::all_of(casts.begin(), casts.end(),
+                     [column](const std::string& t) { return logical_type_from_name(t) == column; });
+}
+
+ExprPtr binary(ast::BinaryOp op, ExprPtr l, ExprPtr r) {
+  auto b = std::make_unique<ast::BinaryExpr>();
+  b->op = op;
+  b->left = std::move(l);
+  b->right = std::move(r);
+  return b;
+}
+
+// Invertibility of a projected term: the column reference it reads and the inverse
+// (null: the identity). `x ± k`, `k + x`, `k - x`, `-x`, `+x`, `x collate c` and a cast
+// to the column's own type invert (vu-inverses.md, the built-in profiles); anything else
+// is computed. `casts` collects the cast target types, which the caller checks against
+// the column's type.
+const ast::ColumnRef* invertible(const ast::Expr* e, std::function<ExprPtr(ExprPtr)>& inverse,
+                                 std::vector<std::string>& casts) {
+  using K = ast::ExprKind;
+  if (!e) return nullptr;
+  if (e->kind == K::kColumn) return static_cast<const ast::ColumnRef*>(e);
+  auto chain = [&](const ast::Expr* operand, std::function<ExprPtr(ExprPtr)> step) -> const ast::ColumnRef* {
+    std::function<ExprPtr(ExprPtr)> inner;
+    const ast::ColumnRef* ref = invertible(operand, inner, casts);
+    if (!ref) return nullptr;
+    // The outer step undoes first: base = inner⁻¹(step⁻¹(v)).
+    inverse = [step, inner](ExprPtr v) { return inner ? inner(step(std::move(v))) : step(std::move(v)); };
+    return ref;
+  };
+  if (e->kind == K::kCollate)
+    return chain(static_cast<const ast::CollateExpr&>(*e).operand.get(), [](ExprPtr v) { return v; });
+  if (e->kind == K::kCast) {
+    auto& c = static_cast<const ast::CastExpr&>(*e);
+    casts.push_back(c.type_name);
+    return chain(c.operand.get(), [](ExprPtr v) { return v; });
+  }
+  if (e->kind == K::kUnary) {
+    auto& u = static_cast<const ast::UnaryExpr&>(*e);
+    if (u.op == ast::UnaryOp::kPlus) return chain(u.operand.get(), [](ExprPtr v) { return v; });
+    if (u.op == ast::UnaryOp::kNegate)
+      return chain(u.operand.get(), [](ExprPtr v) {
+        auto n = std::make_unique<ast::UnaryExpr>();
+        n->op = ast::UnaryOp::kNegate;
+        n->operand = std::move(v);
+        return ExprPtr(std::move(n));
+      });
+    return nullptr;
+  }
+  if (e->kind != K::kBinary) return nullptr;
+  auto& b = static_cast<const ast::BinaryExpr&>(*e);
+  if (b.op != ast::BinaryOp::kAdd && b.op != ast::BinaryOp::kSub) return nullptr;
+  bool add = b.op == ast::BinaryOp::kAdd;
+  if (numeric_constant(b.right.get())) {  // x + k → v - k;  x - k → v + k
+    std::string k = expr_to_string(*b.right);
+    return chain(b.left.get(), [add, k](ExprPtr v) {
+      return binary(add ? ast::BinaryOp::kSub : ast::BinaryOp::kAdd, std::move(v), Parser::parse_expression(k));
+    });
+  }
+  if (numeric_constant(b.left.get())) {  // k + x → v - k;  k - x → k - v
+    std::string k = expr_to_string(*b.left);
+    return chain(b.right.get(), [add, k](ExprPtr v) {
+      return add ? binary(ast::BinaryOp::kSub, std::move(v), Parser::parse_expression(k))
+                 : binary(ast::BinaryOp::kSub, Parser::parse_expression(k), std::move(v));
+    });
+  }
+  return nullptr;
+}
+
+// One table of a join view's FROM.
+struct JoinSide {
+  std::shared_ptr<TableEntry> table;
+  std::string qualifier;  // the body's alias for it, or its name as written
+  bool padded = false;    // the non-preserved side of an outer join (NULL-extended)
+  int find(std::string_view column) const { return table->schema.find_column(std::string(column)); }
+};
+
+// A single-source view: SELECT <columns> FROM <one relation> [alias] [WHERE p].
+struct ViewShape {
+  std::string name;                // the view's display name, for messages
+  std::string schema;              // the view's schema (lower-case)
+  ast::QualifiedName source;       // the body's source, schema-qualified
+  std::shared_ptr<TableEntry> table;  // when the source is a table
+  std::string alias;               // the body's alias for the source ("" when none)
+  std::string qualifier;           // the name the body's columns are qualified by
+  std::vector<std::string> source_columns;
+  std::vector<ViewColumn> columns;
+  const ast::Expr* where = nullptr;
+  // Join views (an inner equi-join of two or more tables): the sides in FROM order and
+  // the equivalence classes of (side, column) the ON equalities establish.
+  std::vector<JoinSide> sides;
+  std::vector<std::vector<std::pair<int, int>>> classes;
+  // The body's `WITH DEFAULTS (col = expr, …)`: values for columns an INSERT omits.
+  const std::vector<ast::NamedExpr>* defaults = nullptr;
+  // The writing statement's environment, for the names its subqueries read.
+  DatabaseImpl* db = nullptr;
+  std::vector<std::string> caller_path;
+  const ast::Select* body = nullptr;
+  bool join() const { return !sides.empty(); }
+
+  const ViewColumn* find(std::string_view n) const {
+    for (auto& c : columns)
+      if (iequals(c.name, n)) return &c;
+    return nullptr;
+  }
+  // The base term of view column `c`, as an expression at the lowered statement's level.
+  ExprPtr term(const ViewColumn& c) const {
+    if (!c.term_sql.empty()) return Parser::parse_expression(c.term_sql);
+    if (c.term) return clone(*c.term);
+    auto ref = std::make_unique<ast::ColumnRef>();
+    ref->column = c.base;
+    return ref;
+  }
+  [[noreturn]] void refuse(const std::string& why) const {
+    throw Error(StatusCode::kError, "cannot write through view '" + name + "': " + why);
+  }
+};
+
+// Whether `pred` holds for a function call at the body's own level of `e` (through
+// operators, casts and call arguments; not into subqueries, which may legitimately hold
+// their own windows and aggregates).
+bool any_call_at_level(const ast::Expr& e, const std::function<bool(const ast::FunctionCall&)>& pred) {
+  bool found = false;
+  std::function<void(const ast::Expr&)> look = [&](const ast::Expr& x) {
+    if (x.kind == ast::ExprKind::kFunction) {
+      auto& f = static_cast<const ast::FunctionCall&>(x);
+      if (pred(f)) found = true;
+      for (auto& a : f.args) look(*a);
+    } else if (x.kind == ast::ExprKind::kBinary) {
+      auto& b = static_cast<const ast::BinaryExpr&>(x);
+      if (b.left) look(*b.left);
+      if (b.right) look(*b.right);
+    } else if (x.kind == ast::ExprKind::kUnary) {
+      look(*static_cast<const ast::UnaryExpr&>(x).operand);
+    } else if (x.kind == ast::ExprKind::kCast) {
+      look(*static_cast<const ast::CastExpr&>(x).operand);
+    }
+  };
+  look(e);
+  return found;
+}
+
+bool has_window(const ast::Expr& e) {
+  return any_call_at_level(e, [](const ast::FunctionCall& f) { return f.over != nullptr; });
+}
+
+bool has_aggregate(DatabaseImpl& db, const ast::Expr& e) {
+  return any_call_at_level(e, [&](const ast::FunctionCall& f) {
+    return !f.over && db.registry().find_aggregate(to_lower(f.name), static_cast<int>(f.args.size()));
+  });
+}
+
+// The output column names of a relation the body reads.
+std::vector<std::string> relation_columns(DatabaseImpl& db, const ResolvedRelation& rel) {
+  std::vector<std::string> out;
+  if (rel.table) {
+    for (auto& c : rel.table->schema.columns) out.push_back(c.name);
+    return out;
+  }
+  if (!rel.view->columns.empty()) return rel.view->columns;
+  Planner p(db);
+  return p.plan_view_body(*rel.view->definition->select, rel.view->schema_name).names;
+}
+
+// The home-schema path a view body's names resolve along.
+std::vector<std::string> body_path(DatabaseImpl& db, const ViewEntry& view) {
+  const ast::Select& body = *view.definition->select;
+  std::vector<std::string> path{view.schema_name};
+  for (auto& s : body.schema_path.empty() ? db.options().schema_path : body.schema_path)
+    if (std::find(path.begin(), path.end(), s) == path.end()) path.push_back(s);
+  return path;
+}
+
+void flatten_join(DatabaseImpl& db, const ast::TableSource& src, const std::vector<std::string>& path, ViewShape& v,
+                  std::vector<const ast::Expr*>& on) {
+  using K = ast::TableSource::Kind;
+  if (src.kind == K::kJoin) {
+    if (!src.using_columns.empty()) v.refuse("a join with USING is not updatable yet");
+    if (!src.exists_columns.empty()) v.refuse("a join with existence columns is not updatable yet");
+    bool outer = src.join == ast::JoinKind::kLeft || src.join == ast::JoinKind::kRight;
+    if (src.join != ast::JoinKind::kInner && !outer)
+      v.refuse("a FULL or CROSS join body has no preserved side to anchor a write; it is not updatable");
+    // An outer join is written through when it joins exactly two tables.
+    if (outer && (!v.sides.empty() || src.left->kind != K::kTable || src.right->kind != K::kTable))
+      v.refuse("an outer join of more than two tables is not updatable yet");
+    flatten_join(db, *src.left, path, v, on);
+    flatten_join(db, *src.right, path, v, on);
+    if (src.join == ast::JoinKind::kLeft) v.sides.back().padded = true;
+    if (src.join == ast::JoinKind::kRight) v.sides[v.sides.size() - 2].padded = true;
+    conjuncts(src.on.get(), on);
+    return;
+  }
+  if (src.kind != K::kTable) v.refuse("a join side that is not a table is not updatable yet");
+  ResolvedRelation rel = db.resolve_relation(src.table.schema, src.table.name, &path);
+  if (!rel.table) v.refuse("a join side that is a view ('" + rel.view->name + "') is not updatable yet");
+  v.sides.push_back({rel.table, src.alias.empty() ? src.table.name : src.alias});
+}
+
+// (side, column) of a column reference in a join body; (-1, -1) when it is not one.
+std::pair<int, int> join_column(const ViewShape& v, const ast::Expr* e) {
+  if (!e || e->kind != ast::ExprKind::kColumn) return {-1, -1};
+  auto& ref = static_cast<const ast::ColumnRef&>(*e);
+  std::pair<int, int> found{-1, -1};
+  for (size_t s = 0; s < v.sides.size(); ++s) {
+    if (!ref.table.empty() && !iequals(ref.table, v.sides[s].qualifier)) continue;
+    int c = v.sides[s].find(ref.column);
+    if (c < 0) continue;
+    if (found.first >= 0) return {-1, -1};  // ambiguous: the body's plan refuses it anyway
+    found = {static_cast<int>(s), c};
+  }
+  return found;
+}
+
+void analyze_join(DatabaseImpl& db, const ViewEntry& view, ViewShape& v) {
+  const ast::Select& body = *view.definition->select;
+  v.body = &body;
+  v.where = body.core.where.get();
+  std::vector<const ast::Expr*> on;
+  flatten_join(db, *body.core.from, body_path(db, view), v, on);
+  // Equivalence classes from the ON equalities between two sides' columns.
+  for (const ast::Expr* c : on) {
+    if (c->kind != ast::ExprKind::kBinary) continue;
+    auto& b = static_cast<const ast::BinaryExpr&>(*c);
+    if (b.op != ast::BinaryOp::kEq && b.op != ast::BinaryOp::kEqEq) continue;
+    auto l = join_column(v, b.left.get()), r = join_column(v, b.right.get());
+    if (l.first < 0 || r.first < 0 || l.first == r.first) continue;
+    int li = -1, ri = -1;
+    for (size_t k = 0; k < v.classes.size(); ++k)
+      for (auto& m : v.classes[k]) {
+        if (m == l) li = static_cast<int>(k);
+        if (m == r) ri = static_cast<int>(k);
+      }
+    if (li < 0 && ri < 0) v.classes.push_back({l, r});
+    else if (li < 0) v.classes[ri].push_back(l);
+    else if (ri < 0) v.classes[li].push_back(r);
+    else if (li != ri) {
+      v.classes[li].insert(v.classes[li].end(), v.classes[ri].begin(), v.classes[ri].end());
+      v.classes.erase(v.classes.begin() + ri);
+    }
+  }
+  Planner planner(db);
+  QueryPlan qp = planner.plan_view_body(body, view.schema_name);
+  std::vector<std::string> names = view.columns.empty() ? qp.names : view.columns;
+  for (auto& rc : body.core.columns) {
+    using RK = ast::ResultColumn::Kind;
+    if (rc.kind != RK::kExpr) {
+      for (size_t s = 0; s < v.sides.size(); ++s) {
+        if (rc.kind == RK::kTableStar && !iequals(rc.table, v.sides[s].qualifier)) continue;
+        for (auto& c : v.sides[s].table->schema.columns) {
+          ViewColumn col;
+          col.base = c.name;
+          col.side = static_cast<int>(s);
+          col.term_sql = quote_identifier(v.sides[s].qualifier) + "." + quote_identifier(c.name);
+          v.columns.push_back(std::move(col));
+        }
+      }
+      continue;
+    }
+    ViewColumn col;
+    col.term = rc.expr.get();
+    std::vector<std::string> casts;
+    const ast::ColumnRef* read = invertible(rc.expr.get(), col.inverse, casts);
+    auto [side, idx] = join_column(v, read);
+    if (side >= 0 && !same_type_casts(casts, v.sides[side].table->schema.columns[idx].logical_type)) side = -1;
+    if (side >= 0) {
+      col.side = side;
+      col.base = v.sides[side].table->schema.columns[idx].name;
+    } else {
+      col.inverse = nullptr;
+    }
+    // The term with every column qualified by its side, so it reads the same from any
+    // statement over the join.
+    ExprPtr t = clone(*rc.expr);
+    walk(t, [&](ExprPtr& x, int depth) {
+      if (depth > 0 || x->kind != ast::ExprKind::kColumn) return false;
+      auto [s, c] = join_column(v, x.get());
+      if (s >= 0) {
+        auto& ref = static_cast<ast::ColumnRef&>(*x);
+        ref.schema.clear();
+        ref.table = v.sides[s].qualifier;
+        ref.column = v.sides[s].table->schema.columns[c].name;
+      }
+      return true;
+    }, 0);
+    col.term_sql = expr_to_string(*t);
+    v.columns.push_back(std::move(col));
+  }
+  if (v.columns.size() != names.size())
+    throw Error(StatusCode::kInternal, "view write: column count of '" + view.name + "' disagrees with its plan");
+  for (size_t i = 0; i < names.size(); ++i) v.columns[i].name = names[i];
+}
+
+ViewShape analyze(DatabaseImpl& db, const ViewEntry& view) {
+  ViewShape v;
+  v.name = view.name;
+  v.schema = view.schema_name;
+  const ast::Select& body = *view.definition->select;
+  if (body.dml) v.refuse("its body is a data-modifying statement");
+  if (!body.compounds.empty()) v.refuse("set-operation body (UNION / INTERSECT / EXCEPT) is not updatable yet");
+  const ast::SelectCore& core = body.core;
+  if (core.nested) v.refuse("parenthesized body is not updatable yet");
+  if (!core.values.empty()) v.refuse("no recoverable base operation (a VALUES body reads no base table)");
+  if (body.limit || body.offset) v.refuse("LIMIT/OFFSET body cannot be reproduced as a predicate on the base rows");
+  if (core.distinct) v.refuse("DISTINCT body has no one-to-one base-row lineage");
+  if (!core.group_by.empty() || core.having) v.refuse("aggregate body is not row-decomposable");
+  for (auto& rc : core.columns) {
+    if (!rc.expr) continue;
+    if (has_aggregate(db, *rc.expr)) v.refuse("aggregate body is not row-decomposable");
+    if (has_window(*rc.expr)) v.refuse("window body is not row-decomposable");
+  }
+  if (!core.from) v.refuse("no recoverable base operation (the body reads no table)");
+  using K = ast::TableSource::Kind;
+  switch (core.from->kind) {
+    case K::kTable: break;
+    case K::kFunction: v.refuse("no recoverable base operation (a table-valued function is read-only)");
+    case K::kSubquery: v.refuse("a FROM-subquery body is not updatable yet");
+    case K::kJoin: break;
+  }
+  if (body.with) v.refuse("a body with its own WITH clause is not updatable yet");
+  if (core.from->kind == K::kJoin) {
+    analyze_join(db, view, v);
+    return v;
+  }
+
+  // The source resolves as the body's read resolves it: the view's home schema first.
+  std::vector<std::string> path = body_path(db, view);
+  const ast::TableSource& from = *core.from;
+  ResolvedRelation rel = db.resolve_relation(from.table.schema, from.table.name, &path);
+  v.source.schema = rel.table ? rel.table->schema.schema_name : rel.view->schema_name;
+  v.source.name = rel.table ? rel.table->schema.name : rel.view->name;
+  v.table = rel.table;
+  v.alias = from.alias;
+  v.qualifier = from.alias.empty() ? from.table.name : from.alias;
+  v.source_columns = relation_columns(db, rel);
+  v.where = core.where.get();
+  v.defaults = &body.defaults;
+
+  // The body plans as a read would (this also refuses a self-referencing view).
+  Planner planner(db);
+  QueryPlan qp = planner.plan_view_body(body, view.schema_name);
+  std::vector<std::string> names = view.columns.empty() ? qp.names : view.columns;
+  auto source_column = [&](std::string_view n) -> std::string {
+    for (auto& c : v.source_columns)
+      if (iequals(c, n)) return c;
+    return "";
+  };
+  for (auto& rc : core.columns) {
+    using RK = ast::ResultColumn::Kind;
+    if (rc.kind == RK::kStar || rc.kind == RK::kTableStar) {
+      for (auto& c : v.source_columns) v.columns.push_back({c, nullptr, c, -1, "", nullptr});
+      continue;
+    }
+    ViewColumn col;
+    col.term = rc.expr.get();
+    std::vector<std::string> casts;
+    if (const ast::ColumnRef* ref = invertible(rc.expr.get(), col.inverse, casts)) {
+      if (ref->table.empty() || iequals(ref->table, v.qualifier)) col.base = source_column(ref->column);
+    }
+    // A cast is the identity only onto the column's own type (a table source; a view
+    // source's column types are not at hand here, so a cast over one is computed).
+    if (!casts.empty() && !col.base.empty()) {
+      int at = v.table ? v.table->schema.find_column(col.base) : -1;
+      if (at < 0 || !same_type_casts(casts, v.table->schema.columns[at].logical_type)) col.base.clear();
+    }
+    if (col.base.empty()) col.inverse = nullptr;
+    v.columns.push_back(std::move(col));
+  }
+  if (v.columns.size() != names.size())
+    throw Error(StatusCode::kInternal, "view write: column count of '" + view.name + "' disagrees with its plan");
+  for (size_t i = 0; i < names.size(); ++i) v.columns[i].name = names[i];
+  return v;
+}
+
+// `col = literal` conjuncts of the view's WHERE: source column → literal.
+std::vector<std::pair<std::string, const ast::Literal*>> constant_bindings(const ViewShape& v) {
+  std::vector<std::pair<std::string, const ast::Literal*>> out;
+  std::vector<const ast::Expr*> cs;
+  conjuncts(v.where, cs);
+  auto column_of = [&](const ast::Expr* e) -> std::string {
+    if (e->kind != ast::ExprKind::kColumn) return "";
+    auto& ref = static_cast<const ast::ColumnRef&>(*e);
+    if (!ref.table.empty() && !iequals(ref.table, v.qualifier)) return "";
+    for (auto& c : v.source_columns)
+      if (iequals(c, ref.column)) return c;
+    return "";
+  };
+  auto literal_of = [](const ast::Expr* e) -> const ast::Literal* {
+    if (e->kind != ast::ExprKind::kLiteral) return nullptr;
+    auto* l = static_cast<const ast::Literal*>(e);
+    return l->literal_kind == ast::LiteralKind::kNull ? nullptr : l;
+  };
+  for (const ast::Expr* c : cs) {
+    if (c->kind == ast::ExprKind::kBinary) {
+      auto& b = static_cast<const ast::BinaryExpr&>(*c);
+      if (b.op != ast::BinaryOp::kEq && b.op != ast::BinaryOp::kEqEq && b.op != ast::BinaryOp::kIs) continue;
+      std::string col = column_of(b.left.get());
+      const ast::Literal* lit = literal_of(b.right.get());
+      if (col.empty() || !lit) {
+        col = column_of(b.right.get());
+        lit = literal_of(b.left.get());
+      }
+      if (!col.empty() && lit) out.emplace_back(col, lit);
+    } else if (c->kind == ast::ExprKind::kIn) {
+      auto& in = static_cast<const ast::InExpr&>(*c);
+      if (in.negated || in.subquery || in.list.size() != 1) continue;
+      std::string col = column_of(in.operand.get());
+      const ast::Literal* lit = literal_of(in.list[0].get());
+      if (!col.empty() && lit) out.emplace_back(col, lit);
+    }
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------ substitution
+
+// Replaces the view-column references of a user expression by their base terms.
+// `target` is the name the statement calls the view by (its alias, or the view name).
+class Substituter {
+ public:
+  // `self`: the correlation name the lowered UPDATE / DELETE gives its target, which every
+  // substituted term is qualified by (so a user subquery reading the same base table
+  // cannot capture it); empty for an INSERT.
+  Substituter(const ViewShape& v, std::string target, std::string self = "")
+      : v_(v), target_(std::move(target)), self_(std::move(self)) {}
+
+  void operator()(ExprPtr& e) const {
+    if (!e) return;
+    walk(e, [this](ExprPtr& x, int depth) { return visit(x, depth); }, 0);
+  }
+
+  // The base term of `c` as seen from image `image` ("" for the statement's own row).
+  ExprPtr term(const ViewColumn& c, const std::string& image, int depth) const {
+    ExprPtr t = v_.term(c);
+    if (!image.empty()) {
+      if (v_.join()) v_.refuse(image + ".* references through a join view are not supported yet");
+      requalify(t, v_.qualifier, image);
+    } else if (!self_.empty() && !v_.join()) {
+      retarget(t, v_.qualifier, self_);
+    } else if (depth > 0 && !v_.join()) {
+      requalify(t, v_.qualifier, v_.qualifier);
+    }
+    return t;
+  }
+
+  const ViewColumn& column(const std::string& name) const {
+    const ViewColumn* c = v_.find(name);
+    if (!c) throw Error(StatusCode::kError, "column '" + name + "' is not a column of view '" + v_.name + "'");
+    return *c;
+  }
+
+ private:
+  bool names_view(const ast::ColumnRef& c) const {
+    return !c.table.empty() && (iequals(c.table, target_) || iequals(c.table, v_.name)) &&
+           (c.schema.empty() || iequals(c.schema, v_.schema));
+  }
+
+  // Inside the user's subqueries: true when an unqualified `name` provably reaches the
+  // view's row — no enclosing subquery's FROM defines it, and every source there has
+  // known columns. A source whose columns are unknown (a CTE, a FROM subquery without a
+  // column list, a table function) leaves the name as written.
+  bool correlated(const std::string& name) const {
+    if (!v_.db || !v_.find(name)) return false;
+    for (auto it = t_cores.rbegin(); it != t_cores.rend(); ++it) {
+      bool known = true, defines = false;
+      std::function<void(const ast::TableSource&)> look = [&](const ast::TableSource& src) {
+        using K = ast::TableSource::Kind;
+        if (src.kind == K::kJoin) {
+          look(*src.left);
+          look(*src.right);
+          return;
+        }
+        std::vector<std::string> cols;
+        if (src.kind == K::kTable) {
+          try {
+            cols = relation_columns(*v_.db, v_.db->resolve_relation(src.table.schema, src.table.name, &v_.caller_path));
+          } catch (const Error&) {
+            known = false;  // a CTE, or an unknown name the build reports
+          }
+        } else if (src.kind == K::kSubquery && !src.alias_columns.empty()) {
+          cols = src.alias_columns;
+        } else {
+          known = false;
+        }
+        for (auto& c : cols) defines = defines || iequals(c, name);
+      };
+      if ((*it)->from) look(*(*it)->from);
+      if (defines || !known) return false;
+    }
+    return true;
+  }
+
+  bool visit(ExprPtr& x, int depth) const {
+    if (x->kind != ast::ExprKind::kColumn) return false;
+    auto& c = static_cast<ast::ColumnRef&>(*x);
+    if (c.table.empty()) {
+      if (depth > 0) {
+        // A subquery's own name, unless it provably reads the view's row.
+        if (c.schema.empty() && correlated(c.column)) x = term(column(c.column), "", depth);
+        return true;
+      }
+      x = term(column(c.column), "", depth);
+      return true;
+    }
+    if (c.schema.empty() && is_image(c.table)) {
+      std::string image = c.table;
+      x = term(column(c.column), image, depth);
+      return true;
+    }
+    if (names_view(c)) x = term(column(c.column), "", depth);
+    return true;
+  }
+
+  const ViewShape& v_;
+  std::string target_;
+  std::string self_;
+};
+
+constexpr const char* kSelf = "__vm_self";
+
+// The view's WHERE as a conjunct of a lowered UPDATE / DELETE whose target is `kSelf`.
+ExprPtr view_predicate(const ViewShape& v) {
+  ExprPtr w = clone(*v.where);
+  retarget(w, v.qualifier, kSelf);
+  return w;
+}
+
+// RETURNING in view columns: `*` expands to the view's columns, every item keeps its view
+// spelling as its result name.
+void lower_returning(std::vector<ast::ResultColumn>& cols, const ViewShape& v, const Substituter& sub,
+                     const std::string& target) {
+  std::vector<ast::ResultColumn> out;
+  for (auto& rc : cols) {
+    using RK = ast::ResultColumn::Kind;
+    if (rc.kind != RK::kExpr) {
+      std::string image;
+      if (rc.kind == RK::kTableStar && is_image(rc.table)) image = rc.table;
+      else if (rc.kind == RK::kTableStar && !iequals(rc.table, target) && !iequals(rc.table, v.name))
+        throw Error(StatusCode::kError, "Table '" + rc.table + "' not found in RETURNING " + rc.table + ".*");
+      for (auto& c : v.columns) {
+        ast::ResultColumn r;
+        r.expr = sub.term(c, image, 0);
+        r.alias = c.name;
+        out.push_back(std::move(r));
+      }
+      continue;
+    }
+    std::string name = rc.alias;
+    if (name.empty()) {
+      auto* ref = rc.expr->kind == ast::ExprKind::kColumn ? static_cast<const ast::ColumnRef*>(rc.expr.get()) : nullptr;
+      if (ref && ref->schema.empty() && (iequals(ref->table, "old") || iequals(ref->table, "new")))
+        name = ref->table + "." + ref->column;
+      else
+        name = Planner::column_name(rc);
+    }
+    sub(rc.expr);
+    rc.alias = name;
+    out.push_back(std::move(rc));
+  }
+  cols = std::move(out);
+}
+
+const std::string& base_of(const ViewShape& v, const Substituter& sub, const std::string& name) {
+  const ViewColumn& c = sub.column(name);
+  if (c.base.empty())
+    v.refuse("column '" + c.name + "' is computed (" + expr_to_string(*c.term) +
+             ") and read-only: it has no inverse");
+  return c.base;
+}
+
+void lower_update(ast::UpdateStmt& s, const ViewShape& v) {
+  std::string target = s.alias.empty() ? s.table.name : s.alias;
+  Substituter sub(v, target, kSelf);
+  std::set<std::string> seen;
+  for (auto& a : s.assignments) {
+    if (a.columns.size() != 1) v.refuse("row-value assignments through a view are not supported yet");
+    const ViewColumn& c = sub.column(a.columns[0]);
+    a.columns[0] = base_of(v, sub, a.columns[0]);
+    if (!seen.insert(to_lower(a.columns[0])).second)
+      v.refuse("two SET targets write base column '" + a.columns[0] + "'");
+    sub(a.value);
+    a.value = c.to_base(std::move(a.value));
+  }
+  sub(s.where);
+  if (v.where) s.where = conjoin(std::move(s.where), view_predicate(v));
+  lower_returning(s.returning, v, sub, target);
+  s.table = v.source;
+  s.alias = kSelf;
+}
+
+void lower_delete(ast::DeleteStmt& s, const ViewShape& v) {
+  std::string target = s.alias.empty() ? s.table.name : s.alias;
+  Substituter sub(v, target, kSelf);
+  sub(s.where);
+  if (v.where) s.where = conjoin(std::move(s.where), view_predicate(v));
+  lower_returning(s.returning, v, sub, target);
+  s.table = v.source;
+  s.alias = kSelf;
+}
+
+// `outer_sql`, a SELECT whose FROM is one `(select 1) as …` placeholder, reading `source`
+// instead. The source moves in as syntax (not re-parsed text), so its parameters keep
+// their positions.
+std::unique_ptr<ast::Select> wrap_source(const std::string& outer_sql, std::unique_ptr<ast::Select> source) {
+  auto stmts = Parser::parse(outer_sql);
+  auto select = std::move(static_cast<ast::SelectStmt&>(*stmts.front()).select);
+  select->core.from->subquery = std::move(source);
+  return select;
+}
+
+// `select *, <extra…> from (<source>) as __vw_src`.
+std::unique_ptr<ast::Select> widen_source(std::unique_ptr<ast::Select> source, const std::vector<ExprPtr>& extra) {
+  std::string sql = "select *";
+  for (auto& e : extra) sql += ", " + expr_to_string(*e);
+  return wrap_source(sql + " from (select 1) as __vw_src", std::move(source));
+}
+
+void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
+  std::string target = s.alias.empty() ? s.table.name : s.alias;
+  Substituter sub(v, target);
+  // The written view columns, as base columns.
+  std::vector<std::string> view_cols = s.columns;
+  if (view_cols.empty() && !s.default_values)
+    for (auto& c : v.columns) view_cols.push_back(c.name);
+  std::vector<std::string> base_cols;
+  for (auto& c : view_cols) base_cols.push_back(base_of(v, sub, c));
+  auto supplied = [&](const std::string& col) {
+    return std::any_of(base_cols.begin(), base_cols.end(), [&](const std::string& b) { return iequals(b, col); });
+  };
+  // The view's `col = literal` conjuncts: a supplied literal that differs is refused;
+  // an unsupplied column takes the literal.
+  std::vector<ExprPtr> extra;
+  std::vector<std::string> extra_cols;
+  bool plain_values = s.source && s.source->compounds.empty() && !s.source->core.values.empty() &&
+                      s.source->order_by.empty() && !s.source->limit && !s.source->with;
+  // An invertible view column writes its inverse: in each VALUES row, or over the source.
+  std::vector<const ViewColumn*> written;
+  for (auto& c : view_cols) written.push_back(&sub.column(c));
+  if (s.source && std::any_of(written.begin(), written.end(), [](const ViewColumn* c) { return bool(c->inverse); })) {
+    if (plain_values) {
+      for (auto& row : s.source->core.values)
+        for (size_t i = 0; i < row.size() && i < written.size(); ++i) row[i] = written[i]->to_base(std::move(row[i]));
+    } else {
+      std::string sql = "select ", names;
+      for (size_t i = 0; i < written.size(); ++i) {
+        std::string c = "c" + std::to_string(i);
+        sql += (i ? ", " : "") + expr_to_string(*written[i]->to_base(Parser::parse_expression(c))) + " as " + c;
+        names += (i ? ", " : "") + c;
+      }
+      auto path = s.source->schema_path;
+      s.source = wrap_source(sql + " from (select 1) as __vw_inv(" + names + ")", std::move(s.source));
+      s.source->schema_path = path;
+    }
+  }
+  for (auto& [col, lit] : constant_bindings(v)) {
+    if (supplied(col)) {
+      if (!plain_values) continue;
+      size_t at = 0;
+      while (!iequals(base_cols[at], col)) ++at;
+      for (auto& row : s.source->core.values) {
+        if (at >= row.size() || row[at]->kind != ast::ExprKind::kLiteral) continue;
+        auto& given = static_cast<const ast::Literal&>(*row[at]);
+        if (given.literal_kind == ast::LiteralKind::kNull || literals_equal(given, *lit) == false)
+          v.refuse("the inserted value " + expr_to_string(given) + " for column '" + col +
+                   "' contradicts its selection predicate");
+      }
+      continue;
+    }
+    if (std::any_of(extra_cols.begin(), extra_cols.end(), [&](const std::string& b) { return iequals(b, col); }))
+      continue;
+    extra_cols.push_back(col);
+    extra.push_back(clone(*lit));
+  }
+  // The view's WITH DEFAULTS entries fill what is still open (each names a view column or
+  // a base column of the source).
+  if (v.defaults)
+    for (const ast::NamedExpr& d : *v.defaults) {
+      std::string col;
+      if (const ViewColumn* c = v.find(d.name)) col = c->base;
+      if (col.empty())
+        for (auto& s : v.source_columns)
+          if (iequals(s, d.name)) col = s;
+      if (col.empty())
+        v.refuse("its WITH DEFAULTS entry '" + d.name + "' names neither a view column nor a base column");
+      if (supplied(col) ||
+          std::any_of(extra_cols.begin(), extra_cols.end(), [&](const std::string& b) { return iequals(b, col); }))
+        continue;
+      extra_cols.push_back(col);
+      extra.push_back(clone(*d.value));
+    }
+  // A NOT NULL base column the write leaves without any value is refused up front.
+  if (v.table) {
+    for (auto& c : v.table->schema.columns) {
+      if (!c.not_null || c.default_expr || c.generated() || supplied(c.name)) continue;
+      if (std::any_of(extra_cols.begin(), extra_cols.end(), [&](const std::string& b) { return iequals(b, c.name); }))
+        continue;
+      v.refuse("no default for NOT NULL column '" + v.table->schema.name + "." + c.name +
+               "' (the view does not supply it)");
+    }
+  }
+  if (!extra.empty()) {
+    if (s.default_values) {
+      auto sel = std::make_unique<ast::Select>();
+      std::vector<ExprPtr> row;
+      for (auto& e : extra) row.push_back(clone(*e));
+      sel->core.values.push_back(std::move(row));
+      s.source = std::move(sel);
+      s.default_values = false;
+    } else if (plain_values) {
+      for (auto& row : s.source->core.values)
+        for (auto& e : extra) row.push_back(clone(*e));
+    } else {
+      auto path = s.source->schema_path;
+      s.source = widen_source(std::move(s.source), extra);
+      s.source->schema_path = path;
+    }
+    for (auto& c : extra_cols) base_cols.push_back(c);
+  }
+  s.columns = base_cols;
+  for (auto& u : s.upserts) {
+    for (auto& t : u.target) t.name = base_of(v, sub, t.name);
+    sub(u.target_where);
+    for (auto& a : u.set) {
+      if (a.columns.size() != 1) v.refuse("row-value assignments through a view are not supported yet");
+      const ViewColumn& c = sub.column(a.columns[0]);
+      a.columns[0] = base_of(v, sub, a.columns[0]);
+      sub(a.value);
+      a.value = c.to_base(std::move(a.value));
+    }
+    sub(u.where);
+  }
+  lower_returning(s.returning, v, sub, target);
+  s.table = v.source;
+  s.alias = v.alias;
+}
+
+// ------------------------------------------------------------------ join views
+
+// WITH CONTEXT values, forwarded to every base statement (each takes the names it declares).
+std::vector<ast::NamedExpr> clone_context(const std::vector<ast::NamedExpr>& context) {
+  std::vector<ast::NamedExpr> out;
+  for (auto& n : context) out.push_back({n.name, n.value ? clone(*n.value) : nullptr, n.site});
+  return out;
+}
+
+constexpr const char* kKeys = "__vw_keys";  // the captured keys of an UPDATE / DELETE
+constexpr const char* kEnvelope = "__vw_env";  // an INSERT's envelope
+
+std::string qualified(const JoinSide& s) {
+  return quote_identifier(s.table->schema.schema_name) + "." + quote_identifier(s.table->schema.name);
+}
+
+std::string or_clause(ast::ConflictClause c) {
+  switch (c) {
+    case ast::ConflictClause::kRollback: return "or rollback ";
+    case ast::ConflictClause::kAbort: return "or abort ";
+    case ast::ConflictClause::kFail: return "or fail ";
+    case ast::ConflictClause::kIgnore: return "or ignore ";
+    case ast::ConflictClause::kReplace: return "or replace ";
+    default: return "";
+  }
+}
+
+std::vector<int> key_columns(const JoinSide& s) {
+  std::vector<int> out;
+  for (auto& k : s.table->schema.primary_key) out.push_back(k.column);
+  if (out.empty())
+    for (size_t i = 0; i < s.table->schema.columns.size(); ++i) out.push_back(static_cast<int>(i));
+  return out;
+}
+
+// The sides in write order: a side whose table another side's foreign key references
+// (the parent) first; FROM order otherwise.
+std::vector<int> parents_first(const ViewShape& v) {
+  auto references = [&](int child, int parent) {
+    const TableSchema& c = v.sides[child].table->schema;
+    const TableSchema& p = v.sides[parent].table->schema;
+    for (auto& fk : c.foreign_keys)
+      if (iequals(fk.referenced_table, p.name) && (fk.referenced_schema.empty() || iequals(fk.referenced_schema, p.schema_name)))
+        return true;
+    return false;
+  };
+  std::vector<int> order;
+  std::vector<bool> done(v.sides.size(), false);
+  while (order.size() < v.sides.size()) {
+    int pick = -1;
+    for (size_t s = 0; s < v.sides.size() && pick < 0; ++s) {
+      if (done[s]) continue;
+      bool waits = false;
+      for (size_t p = 0; p < v.sides.size(); ++p)
+        if (!done[p] && p != s && references(static_cast<int>(s), static_cast<int>(p))) waits = true;
+      if (!waits) pick = static_cast<int>(s);
+    }
+    if (pick < 0)  // a reference cycle: FROM order
+      for (size_t s = 0; s < v.sides.size() && pick < 0; ++s)
+        if (!done[s]) pick = static_cast<int>(s);
+    done[pick] = true;
+    order.push_back(pick);
+  }
+  return order;
+}
+
+// `__vw_k.k<s>_0 is <q>.<pk0> and …`: side `s`'s row (called `q`) is a captured one.
+std::string key_equalities(const ViewShape& v, int s, const std::string& q);
+
+// For an outer join's padded side, the match marker m<s> of the capture gates the match:
+// `matched` requires it (the row exists), otherwise a capture row without a partner also
+// counts (a RETURNING re-query keeps the preserved row).
+std::string key_match(const ViewShape& v, int s, const std::string& q, bool matched = true) {
+  std::string keys = key_equalities(v, s, q);
+  if (!v.sides[s].padded) return keys;
+  std::string m = "__vw_k.m" + std::to_string(s);
+  return matched ? m + " and " + keys : "((" + m + " and " + keys + ") or not " + m + ")";
+}
+
+std::string key_equalities(const ViewShape& v, int s, const std::string& q) {
+  std::string out;
+  auto keys = key_columns(v.sides[s]);
+  for (size_t j = 0; j < keys.size(); ++j) {
+    if (j) out += " and ";
+    out += "__vw_k.k" + std::to_string(s) + "_" + std::to_string(j) + " is " + quote_identifier(q) + "." +
+           quote_identifier(v.sides[s].table->schema.columns[keys[j]].name);
+  }
+  return out;
+}
+
+// A copy of the join body whose FROM tables are schema-qualified (they resolve as the
+// view's read resolves them, whatever the writing statement's path), with no ORDER BY.
+std::unique_ptr<ast::SelectStmt> body_copy(const ViewShape& v) {
+  auto stmts = Parser::parse(select_to_string(*v.body));
+  std::unique_ptr<ast::SelectStmt> sel(static_cast<ast::SelectStmt*>(stmts.front().release()));
+  size_t next = 0;
+  std::function<void(ast::TableSource&)> qualify = [&](ast::TableSource& src) {
+    if (src.kind == ast::TableSource::Kind::kJoin) {
+      qualify(*src.left);
+      qualify(*src.right);
+      return;
+    }
+    const JoinSide& side = v.sides[next++];
+    if (src.alias.empty()) src.alias = src.table.name;
+    src.table.schema = side.table->schema.schema_name;
+    src.table.name = side.table->schema.name;
+  };
+  qualify(*sel->select->core.from);
+  sel->select->order_by.clear();
+  return sel;
+}
+
+ast::ResultColumn result(const std::string& sql, const std::string& alias) {
+  ast::ResultColumn rc;
+  rc.expr = Parser::parse_expression(sql);
+  rc.alias = alias;
+  return rc;
+}
+
+// The capture of an UPDATE / DELETE: each addressed view row's base keys, k<side>_<j>.
+ast::StatementPtr key_capture(const ViewShape& v, ExprPtr user_where, std::unique_ptr<ast::WithClause> with,
+                              std::vector<ast::ResultColumn> extra) {
+  auto sel = body_copy(v);
+  ast::SelectCore& core = sel->select->core;
+  core.columns.clear();
+  for (size_t s = 0; s < v.sides.size(); ++s) {
+    auto keys = key_columns(v.sides[s]);
+    for (size_t j = 0; j < keys.size(); ++j)
+      core.columns.push_back(result(quote_identifier(v.sides[s].qualifier) + "." +
+                                        quote_identifier(v.sides[s].table->schema.columns[keys[j]].name),
+                                    "k" + std::to_string(s) + "_" + std::to_string(j)));
+  }
+  // An outer join's padded side matched when its join column is not NULL: the ON
+  // equality holds for a matched row, so the column cannot be NULL there (a padded row's
+  // key may well be NULL: NULL is an ordinary key value).
+  for (size_t s = 0; s < v.sides.size(); ++s) {
+    if (!v.sides[s].padded) continue;
+    int col = -1;
+    for (auto& cls : v.classes)
+      for (auto& m : cls)
+        if (m.first == static_cast<int>(s) && col < 0) col = m.second;
+    if (col < 0) v.refuse("the outer join's ON clause equates no column of '" + v.sides[s].qualifier + "' with the other side");
+    core.columns.push_back(result(quote_identifier(v.sides[s].qualifier) + "." +
+                                      quote_identifier(v.sides[s].table->schema.columns[col].name) + " is not null",
+                                  "m" + std::to_string(s)));
+  }
+  for (auto& rc : extra) core.columns.push_back(std::move(rc));
+  core.where = conjoin(std::move(core.where), std::move(user_where));
+  sel->select->with = std::move(with);
+  return sel;
+}
+
+// A SELECT of the RETURNING items over the join rows whose keys were captured.
+ast::StatementPtr returning_query(const ViewShape& v, std::vector<ast::ResultColumn>& items, const Substituter& sub,
+                                  const std::string& target) {
+  lower_returning(items, v, sub, target);
+  auto sel = body_copy(v);
+  ast::SelectCore& core = sel->select->core;
+  core.columns = std::move(items);
+  std::string match;
+  for (size_t s = 0; s < v.sides.size(); ++s) {
+    if (s) match += " and ";
+    match += key_match(v, static_cast<int>(s), v.sides[s].qualifier, false);
+  }
+  core.where = Parser::parse_expression("exists (select 1 from " + std::string(kKeys) + " as __vw_k where " + match + ")");
+  return sel;
+}
+
+// True when every row of side `owner` joins at most one row of side `partner`: the join
+// equates some unique key of the partner (its primary key, or a non-partial UNIQUE) with
+// columns of the owner.
+bool joins_one(const ViewShape& v, int owner, int partner) {
+  auto pinned = [&](int column) {
+    for (auto& cls : v.classes) {
+      bool has_partner = std::find(cls.begin(), cls.end(), std::make_pair(partner, column)) != cls.end();
+      if (!has_partner) continue;
+      for (auto& m : cls)
+        if (m.first == owner) return true;
+    }
+    return false;
+  };
+  const TableSchema& ts = v.sides[partner].table->schema;
+  auto all_pinned = [&](const std::vector<int>& cols) {
+    return !cols.empty() && std::all_of(cols.begin(), cols.end(), pinned);
+  };
+  if (ts.primary_key_declared) {
+    std::vector<int> pk;
+    for (auto& k : ts.primary_key) pk.push_back(k.column);
+    if (all_pinned(pk)) return true;
+  }
+  for (auto& ix : ts.indexes) {
+    if (!ix.unique || ix.where) continue;
+    std::vector<int> cols;
+    for (auto& c : ix.columns) cols.push_back(c.column);
+    if (all_pinned(cols)) return true;
+  }
+  return false;
+}
+
+void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out) {
+  std::string target = s.alias.empty() ? s.table.name : s.alias;
+  Substituter sub(v, target);
+  // Assignments per side, as (base column, value).
+  std::vector<std::vector<std::pair<std::string, ExprPtr>>> per_side(v.sides.size());
+  std::vector<ast::ResultColumn> reads;  // partner columns a SET value reads: s0, s1, …
+  std::set<std::string> seen;
+  // Assignments to an outer join's padded side, for the rows it does not match yet.
+  std::vector<std::pair<int, std::pair<std::string, ExprPtr>>> padded_values;
+  for (auto& a : s.assignments) {
+    if (a.columns.size() != 1) v.refuse("row-value assignments through a join view are not supported yet");
+    const ViewColumn& c = sub.column(a.columns[0]);
+    if (c.base.empty())
+      v.refuse("column '" + c.name + "' is computed (" + expr_to_string(*c.term) + ") and read-only: it has no inverse");
+    if (!seen.insert(std::to_string(c.side) + "." + to_lower(c.base)).second)
+      v.refuse("two SET targets write base column '" + c.base + "'");
+    sub(a.value);
+    a.value = c.to_base(std::move(a.value));
+    if (v.sides[c.side].padded) padded_values.emplace_back(c.side, std::make_pair(c.base, clone(*a.value)));
+    // A value reading another side's column reads it from the captured join row.
+    walk(a.value, [&](ExprPtr& x, int depth) {
+      if (depth > 0 || x->kind != ast::ExprKind::kColumn) return false;
+      auto& ref = static_cast<ast::ColumnRef&>(*x);
+      for (size_t p = 0; p < v.sides.size(); ++p) {
+        if (static_cast<int>(p) == c.side || !iequals(ref.table, v.sides[p].qualifier)) continue;
+        if (!joins_one(v, c.side, static_cast<int>(p)))
+          v.refuse("the SET value of '" + c.name + "' reads side '" + v.sides[p].qualifier +
+                   "', but the assigned side joins more than one '" + v.sides[p].qualifier +
+                   "' row (no unique key of it is pinned by the join)");
+        std::string col = "s" + std::to_string(reads.size());
+        reads.push_back(result(expr_to_string(*x), col));
+        x = Parser::parse_expression("(select __vw_k." + col + " from " + std::string(kKeys) + " as __vw_k where " +
+                                     key_match(v, c.side, v.sides[c.side].qualifier) + ")");
+        return true;
+      }
+      return true;
+    }, 0);
+    per_side[c.side].emplace_back(c.base, std::move(a.value));
+  }
+  sub(s.where);
+  // Writing the padded side of an outer join: a view row without a partner gets one,
+  // inserted with the assigned values and the preserved side's join key.
+  std::vector<std::string> materialize(v.sides.size());
+  std::vector<std::vector<std::pair<std::string, ExprPtr>>> materialize_values(v.sides.size());
+  for (size_t side = 0; side < v.sides.size(); ++side) {
+    if (!v.sides[side].padded || per_side[side].empty()) continue;
+    const JoinSide& js = v.sides[side];
+    auto capture = [&](const std::string& sql) {
+      std::string col = "s" + std::to_string(reads.size());
+      reads.push_back(result(sql, col));
+      return "__vw_k." + col;
+    };
+    std::vector<std::pair<std::string, ExprPtr>> cols;  // base column, value
+    std::string guard = "not __vw_k.m" + std::to_string(side);
+    for (auto& cls : v.classes) {
+      int own = -1;
+      std::string from;
+      for (auto& m : cls) {
+        if (m.first == static_cast<int>(side)) own = m.second;
+        else if (!v.sides[m.first].padded && from.empty())
+          from = quote_identifier(v.sides[m.first].qualifier) + "." +
+                 quote_identifier(v.sides[m.first].table->schema.columns[m.second].name);
+      }
+      if (own < 0 || from.empty()) continue;
+      std::string value = capture(from);
+      guard += " and " + value + " is not null";
+      cols.emplace_back(js.table->schema.columns[own].name, Parser::parse_expression(value));
+    }
+    for (auto& [owner, assignment] : padded_values) {
+      if (owner != static_cast<int>(side)) continue;
+      ExprPtr value = std::move(assignment.second);
+      walk(value, [&](ExprPtr& x, int depth) {
+        if (depth > 0 || x->kind != ast::ExprKind::kColumn) return false;
+        auto& ref = static_cast<ast::ColumnRef&>(*x);
+        if (iequals(ref.table, js.qualifier)) x = Parser::parse_expression("null");  // a padded row reads NULL
+        else if (!ref.table.empty()) x = Parser::parse_expression(capture(expr_to_string(*x)));
+        return true;
+      }, 0);
+      auto same = [&](const std::pair<std::string, ExprPtr>& c) { return iequals(c.first, assignment.first); };
+      cols.erase(std::remove_if(cols.begin(), cols.end(), same), cols.end());
+      cols.emplace_back(assignment.first, std::move(value));
+    }
+    for (auto& col : js.table->schema.columns) {
+      if (!col.not_null || col.default_expr || col.generated()) continue;
+      if (std::none_of(cols.begin(), cols.end(), [&](auto& c) { return iequals(c.first, col.name); }))
+        v.refuse("a view row without a '" + js.qualifier + "' partner would get one, but NOT NULL column '" +
+                 js.table->schema.name + "." + col.name + "' has no value or default");
+    }
+    std::string names, values;
+    for (auto& [n, val] : cols) {
+      names += (names.empty() ? "" : ", ") + quote_identifier(n);
+      values += (values.empty() ? "" : ", ") + std::string("null");
+    }
+    materialize_values[side] = std::move(cols);
+    materialize[side] = "insert " + or_clause(s.or_action) + "into " + qualified(js) + " (" + names + ") select " + values +
+                        " from " + kKeys + " as __vw_k where " + guard;
+  }
+  out.capture = key_capture(v, std::move(s.where), std::move(s.with), std::move(reads));
+  out.capture_name = kKeys;
+  for (int side : parents_first(v)) {
+    if (per_side[side].empty()) continue;
+    const JoinSide& js = v.sides[side];
+    std::string sql = "update " + or_clause(s.or_action) + qualified(js) + " as " + quote_identifier(js.qualifier) + " set ";
+    for (size_t i = 0; i < per_side[side].size(); ++i)
+      sql += (i ? ", " : "") + quote_identifier(per_side[side][i].first) + " = null";
+    sql += " where exists (select 1 from " + std::string(kKeys) + " as __vw_k where " + key_match(v, side, js.qualifier) + ")";
+    auto stmts = Parser::parse(sql);
+    auto& u = static_cast<ast::UpdateStmt&>(*stmts.front());
+    for (size_t i = 0; i < per_side[side].size(); ++i) u.assignments[i].value = std::move(per_side[side][i].second);
+    u.context = clone_context(s.context);
+    out.statements.push_back(std::move(stmts.front()));
+    if (!materialize[side].empty()) {
+      auto more = Parser::parse(materialize[side]);
+      auto& ins = static_cast<ast::InsertStmt&>(*more.front());
+      for (size_t i = 0; i < materialize_values[side].size(); ++i)
+        ins.source->core.columns[i].expr = std::move(materialize_values[side][i].second);
+      ins.context = clone_context(s.context);
+      out.statements.push_back(std::move(more.front()));
+    }
+  }
+  if (!s.returning.empty()) out.returning_query = returning_query(v, s.returning, sub, target);
+}
+
+void lower_join_delete(ast::DeleteStmt& s, const ViewShape& v, LoweredWrite& out) {
+  std::string target = s.alias.empty() ? s.table.name : s.alias;
+  Substituter sub(v, target);
+  sub(s.where);
+  out.capture = key_capture(v, std::move(s.where), std::move(s.with), {});
+  out.capture_name = kKeys;
+  // A view row stops existing when its rows are deleted from every side: children first.
+  std::vector<int> order = parents_first(v);
+  std::reverse(order.begin(), order.end());
+  for (int side : order) {
+    const JoinSide& js = v.sides[side];
+    // An outer join's row is the preserved row's: deleting it removes the view row and
+    // leaves the padded side (which other rows may share) alone.
+    if (js.padded) continue;
+    std::string sql = "delete from " + qualified(js) + " as " + quote_identifier(js.qualifier) + " where exists (select 1 from " +
+                      std::string(kKeys) + " as __vw_k where " + key_match(v, side, js.qualifier) + ")";
+    auto stmts = Parser::parse(sql);
+    static_cast<ast::DeleteStmt&>(*stmts.front()).context = clone_context(s.context);
+    out.statements.push_back(std::move(stmts.front()));
+  }
+  if (!s.returning.empty()) {
+    out.returning_query = returning_query(v, s.returning, sub, target);
+    out.returning_before = true;
+  }
+}
+
+void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out) {
+  std::string target = s.alias.empty() ? s.table.name : s.alias;
+  Substituter sub(v, target);
+  if (!s.returning.empty())
+    v.refuse("RETURNING through a multi-source (join) view insert is not supported yet");
+  if (!s.upserts.empty()) v.refuse("ON CONFLICT through a multi-source (join) view insert is not supported yet");
+  std::vector<std::string> view_cols = s.columns;
+  if (view_cols.empty() && !s.default_values)
+    for (auto& c : v.columns) view_cols.push_back(c.name);
+  // (side, column) → the SQL of its value, read from the envelope.
+  std::map<std::pair<int, int>, std::string> given;
+  std::set<int> supplied_sides;
+  for (size_t i = 0; i < view_cols.size(); ++i) {
+    const ViewColumn& c = sub.column(view_cols[i]);
+    if (c.base.empty())
+      v.refuse("column '" + c.name + "' is computed (" + expr_to_string(*c.term) + ") and read-only: it has no inverse");
+    auto key = std::make_pair(c.side, v.sides[c.side].find(c.base));
+    supplied_sides.insert(c.side);
+    std::string value = std::string(kEnvelope) + ".c" + std::to_string(i);
+    if (c.inverse) value = expr_to_string(*c.to_base(Parser::parse_expression(value)));
+    if (!given.emplace(key, value).second)
+      v.refuse("two inserted columns write base column '" + c.base + "'");
+  }
+  // The join's equivalence classes share one value per row: a supplied member's, else
+  // the anchor's DEFAULT minted once per row (the first side, in FROM order, whose
+  // member column declares one).
+  for (auto& cls : v.classes) {
+    std::string value;
+    for (auto& m : cls)
+      if (given.count(m)) {
+        value = given[m];
+        break;
+      }
+    if (value.empty()) {
+      std::pair<int, int> anchor{-1, -1};
+      for (auto& m : cls) {
+        const ColumnSchema& col = v.sides[m.first].table->schema.columns[m.second];
+        if (col.default_expr && !col.generated() && (anchor.first < 0 || m.first < anchor.first)) anchor = m;
+      }
+      if (anchor.first < 0) continue;
+      value = std::string(kEnvelope) + ".m" + std::to_string(out.minted.size());
+      out.minted.push_back({v.sides[anchor.first].table, anchor.second});
+    }
+    for (auto& m : cls) given.emplace(m, value);
+  }
+  // The body's `side.column = literal` conjuncts pin the columns the write leaves open.
+  std::vector<const ast::Expr*> cs;
+  conjuncts(v.where, cs);
+  for (const ast::Expr* c : cs) {
+    if (c->kind != ast::ExprKind::kBinary) continue;
+    auto& b = static_cast<const ast::BinaryExpr&>(*c);
+    if (b.op != ast::BinaryOp::kEq && b.op != ast::BinaryOp::kEqEq) continue;
+    auto col = join_column(v, b.left.get());
+    const ast::Expr* lit = b.right.get();
+    if (col.first < 0) {
+      col = join_column(v, b.right.get());
+      lit = b.left.get();
+    }
+    if (col.first < 0 || lit->kind != ast::ExprKind::kLiteral) continue;
+    given.emplace(col, expr_to_string(*lit));
+  }
+  // An outer join's padded side gets a row only when the insert supplies one of its columns.
+  auto written = [&](size_t side) { return !v.sides[side].padded || supplied_sides.count(static_cast<int>(side)); };
+  for (size_t side = 0; side < v.sides.size(); ++side) {
+    if (!written(side)) continue;
+    const TableSchema& ts = v.sides[side].table->schema;
+    for (size_t i = 0; i < ts.columns.size(); ++i) {
+      const ColumnSchema& col = ts.columns[i];
+      if (!col.not_null || col.default_expr || col.generated() || given.count({static_cast<int>(side), static_cast<int>(i)}))
+        continue;
+      v.refuse("no default for NOT NULL column '" + ts.name + "." + col.name + "' (the view does not supply it)");
+    }
+  }
+  // The envelope: the user's source, once, with its columns named c0, c1, ….
+  auto env = std::make_unique<ast::SelectStmt>();
+  if (s.default_values || !s.source) {
+    env->select = std::move(static_cast<ast::SelectStmt&>(*Parser::parse("select null as __vw_none").front()).select);
+  } else {
+    std::string env_sql = "select * from (select 1) as __vw_src(";
+    for (size_t i = 0; i < view_cols.size(); ++i) env_sql += (i ? ", c" : "c") + std::to_string(i);
+    auto path = s.source->schema_path;
+    env->select = wrap_source(env_sql + ")", std::move(s.source));
+    env->select->schema_path = path;
+  }
+  env->select->with = std::move(s.with);
+  if (!s.schema_path.empty()) env->select->schema_path = s.schema_path;
+  out.capture = std::move(env);
+  out.capture_name = kEnvelope;
+  for (int side : parents_first(v)) {
+    if (!written(side)) continue;
+    const JoinSide& js = v.sides[side];
+    std::string cols, values;
+    for (auto& [key, value] : given) {
+      if (key.first != side) continue;
+      cols += (cols.empty() ? "" : ", ") + quote_identifier(js.table->schema.columns[key.second].name);
+      values += (values.empty() ? "" : ", ") + value;
+    }
+    if (cols.empty()) v.refuse("the insert supplies no column of '" + js.table->schema.name + "'");
+    std::string sql = "insert " + or_clause(s.or_action) + "into " + qualified(js) + " (" + cols + ") select " + values +
+                      " from " + kEnvelope;
+    auto stmts = Parser::parse(sql);
+    static_cast<ast::InsertStmt&>(*stmts.front()).context = clone_context(s.context);
+    out.statements.push_back(std::move(stmts.front()));
+  }
+}
+
+}  // namespace
+
+ViewWriteSurface describe_view_writes(DatabaseImpl& db, const ViewEntry& view) {
+  ViewWriteSurface out;
+  ViewShape v;
+  try {
+    v = analyze(db, view);
+  } catch (const Error&) {
+    return out;
+  }
+  using Site = ViewWriteSurface::Site;
+  for (auto& c : v.columns) out.names.push_back(c.name);
+  out.sites.resize(v.columns.size());
+  if (v.join()) {
+    for (size_t i = 0; i < v.columns.size(); ++i) {
+      const ViewColumn& c = v.columns[i];
+      if (!c.base.empty()) out.sites[i] = {v.sides[c.side].table, v.sides[c.side].find(c.base)};
+    }
+    // A join key class is filled when one member is written or declares a DEFAULT.
+    for (auto& cls : v.classes) {
+      bool fed = false;
+      for (auto& [side, col] : cls) {
+        const ColumnSchema& cs = v.sides[side].table->schema.columns[col];
+        fed = fed || (cs.default_expr && !cs.generated());
+        for (auto& s : out.sites) fed = fed || (s.table == v.sides[side].table && s.column == col);
+      }
+      if (fed)
+        for (auto& [side, col] : cls) out.filled.push_back({v.sides[side].table, col});
+    }
+    for (auto& s : v.sides)
+      if (s.padded) out.optional.push_back(s.table);
+    out.ok = true;
+    return out;
+  }
+  // The source's own sites: the table's columns, or (a view over a view) its surface.
+  std::vector<std::string> source_names = v.source_columns;
+  std::vector<Site> source_sites;
+  if (v.table) {
+    for (size_t i = 0; i < source_names.size(); ++i) source_sites.push_back({v.table, static_cast<int>(i)});
+  } else {
+    ResolvedRelation rel = db.resolve_relation(v.source.schema, v.source.name);
+    if (!rel.view) return out;
+    ViewWriteSurface inner = describe_view_writes(db, *rel.view);
+    if (!inner.ok) return out;
+    source_names = inner.names;
+    source_sites = inner.sites;
+    out.filled = inner.filled;
+  }
+  auto site_of = [&](const std::string& name) -> Site {
+    for (size_t i = 0; i < source_names.size(); ++i)
+      if (iequals(source_names[i], name)) return source_sites[i];
+    return {};
+  };
+  for (size_t i = 0; i < v.columns.size(); ++i)
+    if (!v.columns[i].base.empty()) out.sites[i] = site_of(v.columns[i].base);
+  for (auto& [col, lit] : constant_bindings(v)) out.filled.push_back(site_of(col));
+  if (v.defaults)
+    for (const ast::NamedExpr& d : *v.defaults) {
+      const ViewColumn* c = v.find(d.name);
+      out.filled.push_back(site_of(c && !c->base.empty() ? c->base : d.name));
+    }
+  out.ok = true;
+  return out;
+}
+
+LoweredWrite lower_view_write(DatabaseImpl& db, const ast::Statement& stmt, const std::vector<std::string>* nested) {
+  LoweredWrite out;
+  const ast::QualifiedName* name = nullptr;
+  const std::vector<std::string>* path = nullptr;
+  switch (stmt.kind) {
+    case ast::StmtKind::kInsert: {
+      auto& s = static_cast<const ast::InsertStmt&>(stmt);
+      name = &s.table;
+      path = !s.schema_path.empty() || !s.source ? &s.schema_path : &s.source->schema_path;
+      break;
+    }
+    case ast::StmtKind::kUpdate:
+      name = &static_cast<const ast::UpdateStmt&>(stmt).table;
+      path = &static_cast<const ast::UpdateStmt&>(stmt).schema_path;
+      break;
+    case ast::StmtKind::kDelete:
+      name = &static_cast<const ast::DeleteStmt&>(stmt).table;
+      path = &static_cast<const ast::DeleteStmt&>(stmt).schema_path;
+      break;
+    default: return out;
+  }
+  // The target resolves as the statement's own builder resolves it.
+  Planner planner(db);
+  planner.set_statement_path(*path);
+  if (nested) planner.inherit_statement_path(*nested);
+  ResolvedRelation rel = planner.resolve_relation(*name);
+  if (!rel.view) return out;
+  ViewShape v = analyze(db, *rel.view);
+  v.db = &db;
+  v.caller_path = planner.search_path();
+  ast::StatementPtr copy = clone_statement(stmt);
+  if (v.join()) {
+    switch (copy->kind) {
+      case ast::StmtKind::kInsert: lower_join_insert(static_cast<ast::InsertStmt&>(*copy), v, out); break;
+      case ast::StmtKind::kUpdate: lower_join_update(static_cast<ast::UpdateStmt&>(*copy), v, out); break;
+      default: lower_join_delete(static_cast<ast::DeleteStmt&>(*copy), v, out); break;
+    }
+    return out;
+  }
+  switch (copy->kind) {
+    case ast::StmtKind::kInsert: lower_insert(static_cast<ast::InsertStmt&>(*copy), v); break;
+    case ast::StmtKind::kUpdate: lower_update(static_cast<ast::UpdateStmt&>(*copy), v); break;
+    default: lower_delete(static_cast<ast::DeleteStmt&>(*copy), v); break;
+  }
+  out.statements.push_back(std::move(copy));
+  out.returning_from = 0;
+  return out;
+}
+
+}  // namespace quereus

@@ -1,0 +1,317 @@
+// CREATE / DROP ASSERTION and their commit-time evaluation (see assertions.h).
+#include "transaction/assertions.h"
+
+#include <set>
+
+#include "main/database_impl.h"
+#include "optimizer/optimizer.h"
+#include "parser/ast_printer.h"
+#include "parser/parser.h"
+#include "planner/planner.h"
+#include "eval/exec_context.h"
+#include "parser/ast_visit.h"
+
+namespace quereus {
+
+namespace {
+
+// Collects the tables and views a query reaches, following view bodies (each resolved
+// in its own schema) and honouring CTE names that shadow catalog relations.
+class ReferenceWalker {
+ public:
+  ReferenceWalker(DatabaseImpl& db, std::vector<AssertionReference>& out) : db_(db), out_(out) {}
+
+  void expression(const ast::Expr& e, const std::string& home) { expr(&e, home); }
+
+  void select(const ast::Select& s, const std::string& home) {
+    if (s.dml) return;
+    size_t pushed = 0;
+    if (s.with) {
+      std::set<std::string> names;
+      for (const auto& cte : s.with->ctes) names.insert(to_lower(cte.name));
+      ctes_.push_back(std::move(names));
+      pushed = 1;
+      for (const auto& cte : s.with->ctes)
+        if (cte.select) select(*cte.select, home);
+    }
+    core(s.core, home);
+    for (const auto& leg : s.compounds) core(leg.core, home);
+    for (const auto& o : s.order_by) expr(o.expr.get(), home);
+    expr(s.limit.get(), home);
+    expr(s.offset.get(), home);
+    if (pushed) ctes_.pop_back();
+  }
+
+ private:
+  void core(const ast::SelectCore& c, const std::string& home) {
+    if (c.nested) select(*c.nested, home);
+    for (const auto& rc : c.columns) expr(rc.expr.get(), home);
+    if (c.from) source(*c.from, home);
+    expr(c.where.get(), home);
+    for (const auto& g : c.group_by) expr(g.get(), home);
+    expr(c.having.get(), home);
+    for (const auto& row : c.values)
+      for (const auto& v : row) expr(v.get(), home);
+  }
+
+  bool shadowed(const std::string& name) const {
+    std::string n = to_lower(name);
+    for (const auto& scope : ctes_)
+      if (scope.count(n)) return true;
+    return false;
+  }
+
+  void source(const ast::TableSource& src, const std::string& home) {
+    using K = ast::TableSource::Kind;
+    switch (src.kind) {
+      case K::kTable: {
+        std::string schema = src.table.schema;
+        if (schema.empty() && shadowed(src.table.name)) return;
+        if (iequals(schema, "committed") && !db_.catalog().has_schema("committed")) schema.clear();
+        DatabaseImpl::Relation rel;
+        try {
+          // A view body resolves in its own schema first, then along the session path.
+          std::vector<std::string> path;
+          if (!home.empty()) {
+            path.push_back(home);
+            for (const std::string& p : db_.options().schema_path)
+              if (p != home) path.push_back(p);
+          }
+          rel = db_.resolve_relation(schema, src.table.name, home.empty() ? nullptr : &path);
+        } catch (const Error&) {
+          return;  // planning reports a missing relation
+        }
+        if (rel.table) {
+          out_.push_back({false, rel.table->schema.schema_name, rel.table->schema.name, through_});
+          return;
+        }
+        out_.push_back({true, rel.view->schema_name, rel.view->name, through_});
+        if (std::find(expanding_.begin(), expanding_.end(), rel.view.get()) != expanding_.end()) return;
+        expanding_.push_back(rel.view.get());
+        through_.push_back("view '" + rel.view->name + "'");
+        auto saved = std::exchange(ctes_, {});
+        if (rel.view->definition && rel.view->definition->select) select(*rel.view->definition->select, rel.view->schema_name);
+        ctes_ = std::move(saved);
+        through_.pop_back();
+        expanding_.pop_back();
+        return;
+      }
+      case K::kSubquery:
+        if (src.subquery) select(*src.subquery, home);
+        return;
+      case K::kJoin:
+        if (src.left) source(*src.left, home);
+        if (src.right) source(*src.right, home);
+        expr(src.on.get(), home);
+        return;
+      case K::kFunction:
+        for (const auto& a : src.function_args) expr(a.get(), home);
+        return;
+    }
+  }
+
+  void expr(const ast::Expr* e, const std::string& home) {
+    if (!e) return;
+    ast::for_each_child(
+        *e, [&](const ast::ExprPtr& x) { expr(x.get(), home); },
+        [&](const ast::Select& q) { select(q, home); });
+  }
+
+  DatabaseImpl& db_;
+  std::vector<AssertionReference>& out_;
+  std::vector<std::set<std::string>> ctes_;
+  std::vector<std::string> through_;
+  std::vector<const ViewEntry*> expanding_;
+};
+
+const ast::Select& violation_select(const AssertionEntry& a, std::unique_ptr<ast::Statement>& holder) {
+  auto stmts = Parser::parse(a.violation_sql);
+  if (stmts.size() != 1 || stmts[0]->kind != ast::StmtKind::kSelect)
+    throw Error(StatusCode::kInternal, "assertion '" + a.name + "': malformed violation query");
+  holder = std::move(stmts[0]);
+  return *static_cast<const ast::SelectStmt&>(*holder).select;
+}
+
+// Plans the violation query against the current schema.
+RelPtr plan_violation(DatabaseImpl& db, const AssertionEntry& a) {
+  std::unique_ptr<ast::Statement> holder;
+  const ast::Select& sel = violation_select(a, holder);
+  Planner planner(db);
+  QueryPlan qp = planner.plan_view_body(sel, a.schema_name);
+  return Optimizer(db.options().optimizer).optimize(qp.root);
+}
+
+}  // namespace
+
+RelPtr plan_assertion_violation(DatabaseImpl& db, const AssertionEntry& a) { return plan_violation(db, a); }
+
+std::string describe_view_chain(const AssertionReference& r) {
+  std::string out;
+  for (size_t i = 0; i < r.through.size(); ++i) out += (i ? " -> " : " through ") + r.through[i];
+  return out;
+}
+
+std::vector<AssertionReference> expression_references(DatabaseImpl& db, const ast::Expr& e, const std::string& home) {
+  std::vector<AssertionReference> refs;
+  ReferenceWalker(db, refs).expression(e, home);
+  return refs;
+}
+
+const AssertionReference* table_reference(const std::vector<AssertionReference>& refs, const std::string& schema,
+                                          const std::string& name) {
+  const AssertionReference* hit = nullptr;
+  for (const auto& r : refs) {
+    if (r.is_view || r.schema != schema || !iequals(r.name, name)) continue;
+    if (!hit || r.through.size() < hit->through.size()) hit = &r;
+  }
+  return hit;
+}
+
+std::string plan_failure_when_narrowed(TableEntry& t, const TableSchema& narrowed, const std::function<void()>& plan) {
+  TableSchema live = t.schema;
+  t.schema = narrowed;
+  std::string failure;
+  try {
+    plan();
+  } catch (const Error& e) {
+    failure = e.raw_message();
+  } catch (...) {
+    t.schema = std::move(live);
+    throw;
+  }
+  t.schema = std::move(live);
+  return failure;
+}
+
+std::shared_ptr<AssertionEntry> Assertions::find(const std::string& schema, const std::string& name) const {
+  for (const auto& a : list_)
+    if (a->schema_name == schema && iequals(a->name, name)) return a;
+  return nullptr;
+}
+
+void Assertions::create(DatabaseImpl& db, const ast::CreateAssertionStmt& s) {
+  std::string schema = s.name.schema.empty() ? "main" : to_lower(s.name.schema);
+  if (!db.catalog().has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + schema);
+  if (find(schema, s.name.name)) throw Error(StatusCode::kError, "Assertion " + s.name.name + " already exists");
+  auto a = std::make_shared<AssertionEntry>();
+  a->schema_name = schema;
+  a->name = s.name.name;
+  std::string text = expr_to_string(*s.check);
+  a->check = std::shared_ptr<const ast::Expr>(Parser::parse_expression(text).release());
+  a->violation_sql = "select 1 where not (" + text + ")";
+  // The body is planned now, at a view body's strictness: a missing table, column or
+  // function fails the CREATE instead of every later COMMIT.
+  try {
+    a->plan = plan_violation(db, *a);
+  } catch (const Error& e) {
+    throw Error(e.code(), "Cannot create assertion '" + a->name + "': " + e.raw_message());
+  }
+  a->planned_version = db.schema_version();
+  std::unique_ptr<ast::Statement> holder;
+  ReferenceWalker(db, a->references).select(violation_select(*a, holder), schema);
+  list_.push_back(std::move(a));
+  db.bump_schema_version();
+}
+
+void Assertions::drop(DatabaseImpl& db, const ast::DropStmt& s) {
+  std::shared_ptr<AssertionEntry> a;
+  if (!s.name.schema.empty()) {
+    a = find(to_lower(s.name.schema), s.name.name);
+  } else {
+    for (const char* schema : {"main", "temp"})
+      if ((a = find(schema, s.name.name))) break;
+  }
+  if (!a) {
+    if (s.if_exists) return;
+    throw Error(StatusCode::kError, "Assertion " + s.name.name + " not found");
+  }
+  list_.erase(std::remove(list_.begin(), list_.end(), a), list_.end());
+  db.bump_schema_version();
+}
+
+void Assertions::check(DatabaseImpl& db, const std::vector<TableEntry*>& written) {
+  if (list_.empty()) return;
+  std::set<std::string> changed;
+  for (const TableEntry* t : written) changed.insert(to_lower(t->qualified_name()));
+  for (const auto& a : list_) {
+    bool reads_table = false, relevant = false;
+    for (const auto& r : a->references) {
+      if (r.is_view) continue;
+      reads_table = true;
+      if (changed.count(r.schema + "." + to_lower(r.name))) relevant = true;
+    }
+    if (reads_table && !relevant) continue;
+    if (!a->plan || a->planned_version != db.schema_version()) {
+      a->plan = plan_violation(db, *a);
+      a->planned_version = db.schema_version();
+      // Views may have been redefined since: follow what the body reaches now.
+      std::vector<AssertionReference> refs;
+      std::unique_ptr<ast::Statement> holder;
+      ReferenceWalker(db, refs).select(violation_select(*a, holder), a->schema_name);
+      a->references = std::move(refs);
+    }
+    ExecContext ctx;
+    ctx.db = &db;
+    ctx.generation = db.next_generation();
+    EvalEnv env{nullptr, nullptr, &ctx};
+    auto op = a->plan->instantiate();
+    op->open(env);
+    Row row;
+    // Named as the reference names it: qualified outside main.
+    if (op->next(row))
+      throw Error(StatusCode::kConstraint,
+                  "Integrity assertion failed: " + (a->schema_name == "main" ? a->name : a->qualified_name()));
+  }
+}
+
+void Assertions::set_check(DatabaseImpl& db, AssertionEntry& a, std::unique_ptr<ast::Expr> check) {
+  std::string text = expr_to_string(*check);
+  a.check = std::shared_ptr<const ast::Expr>(check.release());
+  a.violation_sql = "select 1 where not (" + text + ")";
+  a.plan.reset();
+  a.planned_version = 0;
+  std::vector<AssertionReference> refs;
+  std::unique_ptr<ast::Statement> holder;
+  ReferenceWalker(db, refs).select(violation_select(a, holder), a.schema_name);
+  a.references = std::move(refs);
+}
+
+void Assertions::guard_column_drop(DatabaseImpl& db, TableEntry& t, const TableSchema& narrowed,
+                                   const std::string& column) const {
+  const std::string schema = to_lower(t.schema.schema_name);
+  for (const auto& a : list_) {
+    // The most direct way the assertion reaches the table (a view chain, or none).
+    const AssertionReference* hit = table_reference(a->references, schema, t.schema.name);
+    if (!hit) continue;
+    std::string failure = plan_failure_when_narrowed(t, narrowed, [&] { plan_violation(db, *a); });
+    if (failure.empty()) continue;
+    // The assertion is qualified when it lives in another schema; through views (whose
+    // text the assertion's own body may not show) the chain is named.
+    std::string who = a->schema_name == schema ? a->name : a->qualified_name();
+    throw Error(StatusCode::kError, "Cannot drop column '" + column + "' from '" + t.schema.name +
+                                        "': it is referenced by assertion '" + who + "'" + describe_view_chain(*hit) +
+                                        " (" + failure + ")");
+  }
+}
+
+void Assertions::guard_drop(const std::string& kind, const std::string& schema, const std::string& name) const {
+  for (const auto& a : list_) {
+    const AssertionReference* hit = nullptr;
+    for (const auto& r : a->references) {
+      if (r.is_view != (kind == "view") || r.schema != schema || !iequals(r.name, name)) continue;
+      if (!hit || (!hit->through.empty() && r.through.size() < hit->through.size())) hit = &r;
+    }
+    if (!hit) continue;
+    std::string who = a->schema_name == schema ? a->name : a->qualified_name();
+    std::string msg = "cannot drop " + kind + " '" + schema + "." + name + "': assertion '" + who + "' ";
+    if (hit->through.empty()) {
+      msg += "still refers to it";
+    } else {
+      msg += "reaches it through ";
+      for (size_t i = 0; i < hit->through.size(); ++i) msg += (i ? " -> " : "") + hit->through[i];
+    }
+    throw Error(StatusCode::kConstraint, msg);
+  }
+}
+
+}  // namespace quereus

@@ -1,0 +1,382 @@
+// JSON helpers: canonical text, SQL ↔ JSON conversions, paths, structural comparison.
+#include "types/json_value.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+
+#include "types/big_int.h"
+
+namespace quereus::jsonv {
+
+namespace {
+
+constexpr double kMaxSafeInteger = 9007199254740991.0;
+
+// A double as the JSON number a JavaScript engine would hold.
+Json number(double d) {
+  if (!std::isfinite(d)) return Json(nullptr);
+  if (d == std::floor(d) && std::fabs(d) <= kMaxSafeInteger) return Json(static_cast<int64_t>(d));
+  return Json(d);
+}
+
+void normalize(Json& j) {
+  switch (j.type()) {
+    case Json::value_t::number_float: j = number(j.get<double>()); break;
+    case Json::value_t::number_unsigned: {
+      uint64_t u = j.get<uint64_t>();
+      if (u <= static_cast<uint64_t>(INT64_MAX)) j = Json(static_cast<int64_t>(u));
+      else j = Json(static_cast<double>(u));
+      break;
+    }
+    case Json::value_t::array:
+    case Json::value_t::object:
+      for (auto& e : j) normalize(e);
+      break;
+    default: break;
+  }
+}
+
+void append_string(const std::string& s, std::string& out) {
+  static const char* kHex = "0123456789abcdef";
+  out += '"';
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          out += "\\u00";
+          out += kHex[c >> 4];
+          out += kHex[c & 15];
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += '"';
+}
+
+void dump(const Json& j, std::string& out) {
+  switch (j.type()) {
+    case Json::value_t::null:
+    case Json::value_t::discarded: out += "null"; break;
+    case Json::value_t::boolean: out += j.get<bool>() ? "true" : "false"; break;
+    case Json::value_t::number_integer: out += std::to_string(j.get<int64_t>()); break;
+    case Json::value_t::number_unsigned: out += std::to_string(j.get<uint64_t>()); break;
+    case Json::value_t::number_float: {
+      double d = j.get<double>();
+      out += std::isfinite(d) ? format_real(d) : "null";
+      break;
+    }
+    case Json::value_t::string: append_string(j.get_ref<const std::string&>(), out); break;
+    case Json::value_t::array: {
+      out += '[';
+      bool first = true;
+      for (const auto& e : j) {
+        if (!first) out += ',';
+        first = false;
+        dump(e, out);
+      }
+      out += ']';
+      break;
+    }
+    case Json::value_t::object: {
+      out += '{';
+      bool first = true;
+      for (auto it = j.begin(); it != j.end(); ++it) {
+        if (!first) out += ',';
+        first = false;
+        append_string(it.key(), out);
+        out += ':';
+        dump(it.value(), out);
+      }
+      out += '}';
+      break;
+    }
+    case Json::value_t::binary: out += "null"; break;
+  }
+}
+
+int type_order(const Json& j) {
+  switch (j.type()) {
+    case Json::value_t::null: return 0;
+    case Json::value_t::boolean: return 1;
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
+    case Json::value_t::number_float: return 2;
+    case Json::value_t::string: return 3;
+    case Json::value_t::array: return 4;
+    default: return 5;
+  }
+}
+
+int compare_numbers(const Json& a, const Json& b) {
+  if (a.is_number_integer() && b.is_number_integer() && !a.is_number_unsigned() && !b.is_number_unsigned()) {
+    int64_t x = a.get<int64_t>(), y = b.get<int64_t>();
+    return x < y ? -1 : (x > y ? 1 : 0);
+  }
+  long double x = a.get<double>(), y = b.get<double>();
+  if (a.is_number_integer()) x = static_cast<long double>(a.get<int64_t>());
+  if (b.is_number_integer()) y = static_cast<long double>(b.get<int64_t>());
+  return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+// JavaScript parseInt(text, 10): optional sign and leading digits; nullopt for NaN.
+std::optional<int64_t> js_parse_int(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+  bool neg = false;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
+  size_t start = i;
+  int64_t v = 0;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+    if (v < INT64_MAX / 10) v = v * 10 + (s[i] - '0');
+    ++i;
+  }
+  if (i == start) return std::nullopt;
+  return neg ? -v : v;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+// True when arrays and objects in `text` nest at most kMaxDepth deep (brackets inside
+// strings do not count). Checked before parsing: the helpers here (normalize, dump,
+// compare) recurse per level, so depth is what bounds their stack.
+static bool depth_within_limit(std::string_view text) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxDepth) return false;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return true;
+}
+
+std::optional<Json> parse(std::string_view text) {
+  if (!depth_within_limit(text)) return std::nullopt;
+  Json j = Json::parse(text.begin(), text.end(), nullptr, false);
+  if (j.is_discarded()) return std::nullopt;
+  normalize(j);
+  return j;
+}
+
+std::string canonical(const Json& j) {
+  std::string out;
+  dump(j, out);
+  return out;
+}
+
+Value to_value(const Json& j) {
+  if (j.is_null()) return Value();
+  return Value::Json(canonical(j));
+}
+
+std::optional<Json> from_sql_document(const Value& v) {
+  switch (v.type()) {
+    case ValueType::kNull: return Json(nullptr);
+    case ValueType::kText:
+    case ValueType::kJson: return parse(v.str());
+    case ValueType::kInteger: return Json(v.as_int());
+    case ValueType::kBigInt: return Json(v.str());  // past int64: its digits as a string
+    case ValueType::kReal: return number(v.as_real());
+    case ValueType::kBoolean: return Json(v.as_bool());
+    case ValueType::kBlob: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+Json from_sql_element(const Value& v) {
+  switch (v.type()) {
+    case ValueType::kNull:
+    case ValueType::kBlob: return Json(nullptr);
+    case ValueType::kInteger: return Json(v.as_int());
+    case ValueType::kBigInt: return Json(v.str());  // past int64: its digits as a string
+    case ValueType::kReal: return number(v.as_real());
+    case ValueType::kBoolean: return Json(v.as_bool());
+    case ValueType::kText: {
+      if (auto j = parse(v.str())) return *j;
+      return Json(v.str());
+    }
+    case ValueType::kJson: {
+      if (auto j = parse(v.str())) return *j;
+      return Json(nullptr);
+    }
+  }
+  return Json(nullptr);
+}
+
+Value to_sql_scalar(const Json& j) {
+  switch (j.type()) {
+    case Json::value_t::null: return Value();
+    case Json::value_t::boolean: return Value::Boolean(j.get<bool>());
+    case Json::value_t::number_integer: return Value::Integer(j.get<int64_t>());
+    case Json::value_t::number_unsigned: {
+      uint64_t u = j.get<uint64_t>();
+      if (u <= static_cast<uint64_t>(INT64_MAX)) return Value::Integer(static_cast<int64_t>(u));
+      return bigint::from_digits(false, std::to_string(u));
+    }
+    case Json::value_t::number_float: return Value::Real(j.get<double>());
+    case Json::value_t::string: return Value::Text(j.get<std::string>());
+    case Json::value_t::array:
+    case Json::value_t::object: return Value::Json(canonical(j));
+    default: return Value();
+  }
+}
+
+const char* type_name(const Json& j) {
+  switch (j.type()) {
+    case Json::value_t::null: return "null";
+    case Json::value_t::boolean: return j.get<bool>() ? "true" : "false";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned: return "integer";
+    case Json::value_t::number_float: {
+      double d = j.get<double>();
+      return std::isfinite(d) && d == std::floor(d) ? "integer" : "real";
+    }
+    case Json::value_t::string: return "text";
+    case Json::value_t::array: return "array";
+    case Json::value_t::object: return "object";
+    default: return "null";
+  }
+}
+
+int compare(const Json& a, const Json& b) {
+  int ta = type_order(a), tb = type_order(b);
+  if (ta != tb) return ta < tb ? -1 : 1;
+  switch (ta) {
+    case 0: return 0;
+    case 1: return a.get<bool>() == b.get<bool>() ? 0 : (a.get<bool>() ? 1 : -1);
+    case 2: return compare_numbers(a, b);
+    case 3: {
+      int c = a.get_ref<const std::string&>().compare(b.get_ref<const std::string&>());
+      return c < 0 ? -1 : (c > 0 ? 1 : 0);
+    }
+    case 4: {
+      size_t n = std::min(a.size(), b.size());
+      for (size_t i = 0; i < n; ++i)
+        if (int c = compare(a[i], b[i])) return c;
+      return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
+    }
+    default: {
+      auto ia = a.begin(), ib = b.begin();
+      for (; ia != a.end() && ib != b.end(); ++ia, ++ib) {
+        int c = ia.key().compare(ib.key());
+        if (c) return c < 0 ? -1 : 1;
+      }
+      if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
+      for (ia = a.begin(), ib = b.begin(); ia != a.end(); ++ia, ++ib)
+        if (int c = compare(ia.value(), ib.value())) return c;
+      return 0;
+    }
+  }
+}
+
+int compare_text(std::string_view a, std::string_view b) {
+  auto ja = parse(a), jb = parse(b);
+  if (ja && jb) return compare(*ja, *jb);
+  int c = a.compare(b);
+  return c < 0 ? -1 : (c > 0 ? 1 : 0);
+}
+
+std::optional<PathTarget> resolve(Json& doc, std::string_view path) {
+  if (path.empty()) return std::nullopt;
+  std::string_view rest = path[0] == '$' ? path.substr(1) : path;
+  if (rest.empty()) {
+    PathTarget t;
+    t.key = std::string();
+    t.value = &doc;
+    t.is_root = true;
+    return t;
+  }
+  Json* cur = &doc;
+  PathTarget t;
+  while (!rest.empty()) {
+    Json* parent = cur;
+    if (cur == nullptr || cur->is_null()) return std::nullopt;
+    if (rest[0] == '.') {
+      rest.remove_prefix(1);
+      std::string key;
+      if (!rest.empty() && rest[0] == '"') {
+        size_t end = rest.find('"', 1);
+        if (end == std::string_view::npos) return std::nullopt;
+        key = std::string(rest.substr(1, end - 1));
+        rest.remove_prefix(end + 1);
+      } else {
+        size_t n = 0;
+        while (n < rest.size() && rest[n] != '[' && rest[n] != '.' &&
+               !std::isspace(static_cast<unsigned char>(rest[n])))
+          ++n;
+        if (n == 0) return std::nullopt;
+        key = std::string(rest.substr(0, n));
+        rest.remove_prefix(n);
+      }
+      t.parent = parent;
+      if (!cur->is_object()) {
+        t.key = key;
+        t.value = nullptr;
+        return t;
+      }
+      auto it = cur->find(key);
+      cur = it == cur->end() ? nullptr : &*it;
+      t.key = std::move(key);
+    } else if (rest[0] == '[') {
+      size_t end = rest.find(']');
+      if (end == std::string_view::npos) return std::nullopt;
+      std::string_view inner = trim(rest.substr(1, end - 1));
+      rest.remove_prefix(end + 1);
+      int64_t index;
+      if (!inner.empty() && inner[0] == '#') {
+        // SQLite's "#" (one past the last element) and "#-N" forms.
+        int64_t len = cur->is_array() ? static_cast<int64_t>(cur->size()) : 0;
+        std::string_view tail = trim(inner.substr(1));
+        int64_t back = 0;
+        if (!tail.empty()) {
+          if (tail[0] != '-') return std::nullopt;
+          auto n = js_parse_int(tail.substr(1));
+          if (!n || *n < 0) return std::nullopt;
+          back = *n;
+        }
+        index = len - back;
+      } else {
+        auto n = js_parse_int(inner);
+        if (!n) return std::nullopt;
+        index = *n;
+      }
+      if (index < 0) return std::nullopt;
+      t.parent = parent;
+      t.key = static_cast<size_t>(index);
+      if (!cur->is_array()) {
+        t.value = nullptr;
+        return t;
+      }
+      cur = static_cast<size_t>(index) < cur->size() ? &(*cur)[static_cast<size_t>(index)] : nullptr;
+    } else {
+      return std::nullopt;
+    }
+  }
+  t.value = cur;
+  return t;
+}
+
+}  // namespace quereus::jsonv
