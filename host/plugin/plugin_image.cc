@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <boost/dll/shared_library.hpp>
 #include <cerrno>
 #include <cstring>
@@ -384,8 +386,18 @@ Status PluginImage::load(PluginLibrary* out) {
     done += static_cast<size_t>(n);
   }
   // Sealed: nobody, this process included, can change, shrink or grow the copy now.
-  if (::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
-    return Status(StatusCode::kPlugin, "cannot seal the in-memory copy of the library: " + errno_text(errno));
+  // F_SEAL_WRITE fails with EBUSY while the kernel still holds transient references to
+  // pages just written (it waits for them only briefly, and a loaded machine can outlast
+  // that): retry for up to about a second before giving up.
+  int sealed = -1, seal_errno = 0;
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    sealed = ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+    seal_errno = errno;
+    if (sealed == 0 || seal_errno != EBUSY) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (sealed != 0)
+    return Status(StatusCode::kPlugin, "cannot seal the in-memory copy of the library: " + errno_text(seal_errno));
   boost::dll::fs::error_code ec;
   holder->lib.load(boost::dll::fs::path("/proc/self/fd/" + std::to_string(fd)), ec,
                    boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);

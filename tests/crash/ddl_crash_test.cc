@@ -131,13 +131,17 @@ std::vector<Scenario> scenarios(int64_t n) {
       {"create_view", "", "create view tv as select id, u from t where x > 3", n, n, dup_u, dup_u},
       {"drop_view", "create view tv as select id, u from t", "drop view tv", n, n, dup_u, dup_u},
       {"tags", "", "alter table t set tags (owner = 'ops')", n, n, dup_u, dup_u},
-      // (A declaration lives in memory: the statement under test declares, then applies. An
-      // apply is a sequence of statements, each atomic: this one generates one.)
-      {"apply_schema", "",
+      {"create_assertion", "", "create assertion xnn check (not exists (select 1 from t where x < -1000))", n, n,
+       dup_u, dup_u},
+      {"drop_assertion", "create assertion xnn check (not exists (select 1 from t where x < -1000))",
+       "drop assertion xnn", n, n, dup_u, dup_u},
+      // (The declaration is stored by the setup, a statement of its own. An apply is a
+      // sequence of statements, each atomic: this one generates one.)
+      {"apply_schema",
        "declare schema main { table t (id integer primary key, u text unique, x integer null) "
        "index tx on t (x) table other (k integer primary key, v text null) table s (k integer primary key) "
-       "table added (a integer primary key, b text unique) }; apply schema main",
-       n, n, dup_u, dup_u},
+       "table added (a integer primary key, b text unique) }",
+       "apply schema main", n, n, dup_u, dup_u},
   };
 }
 
@@ -184,6 +188,9 @@ std::string text_of(const Row& row) {
 // The schema as the engine reports it, in a stable order.
 std::string fingerprint(Database& db, Status* st) {
   std::vector<Row> rows = query(db, "select * from schema()", st);
+  if (st->ok())  // assertions are catalog objects too, though schema() does not list them
+    for (Row& r : query(db, "select 'assertion', schema_name, name, violation_sql from assertion_info()", st))
+      rows.push_back(std::move(r));
   std::vector<std::string> lines;
   for (const Row& r : rows) lines.push_back(text_of(r));
   std::sort(lines.begin(), lines.end());

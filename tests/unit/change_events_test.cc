@@ -172,6 +172,24 @@ TEST_F(ChangeEventsTest, SchemaEventsForEachDdlWithCanonicalQualifiedText) {
                          "create index main.t_v on t (v)", "drop index main.t_v", "drop table main.t"}));
 }
 
+TEST_F(ChangeEventsTest, ViewsAndAssertionsAnnounceThemselves) {
+  exec("create table t (id integer primary key, v integer)");
+  take_schema();
+  exec("create view tv as select id from t where v > 0");
+  exec("create assertion nonneg check (not exists (select 1 from t where v < 0))");
+  EXPECT_EQ(ddl_, (Lines{"create view main.tv as select id from t where v > 0",
+                         "create assertion main.nonneg check (not exists (select 1 from t where v < 0))"}));
+  exec("drop assertion nonneg");
+  exec("drop view tv");
+  EXPECT_EQ(schema_, (Lines{"create view main.tv", "create assertion main.nonneg", "drop assertion main.nonneg",
+                            "drop view main.tv"}));
+  // APPLY SCHEMA runs each statement it generates, and each announces itself.
+  take_schema();
+  exec("declare schema s2 { table u (k integer primary key) view uv as select k from u }");
+  exec("apply schema s2");
+  EXPECT_EQ(schema_, (Lines{"create table s2.u", "create view s2.uv"}));
+}
+
 TEST_F(ChangeEventsTest, EveryAlterArmReportsItsShape) {
   exec("create table t (id integer primary key, v text, w integer)");
   take_schema();

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "core/database.h"
-#include "core/database_impl.h"
-#include "core/registry.h"
+#include "main/database.h"
+#include "main/database_impl.h"
+#include "catalog/registry.h"
 #include "plugin/plugin_loader.h"
-#include "vtab/module.h"
+#include "catalog/module.h"
 
 namespace quereus {
 namespace {
@@ -210,7 +210,8 @@ class StoreDdlFailureTest : public StoreSqlTest {
     db_.reset();
     DatabaseOptions o;
     o.default_module = "failing";
-    ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
+    Status st = Database::Open(registry_, o, &db_);
+    ASSERT_TRUE(st.ok()) << st.to_string();
   }
   void sound() {
     EXPECT_EQ(query("pragma integrity_check"), V{"ok"});
@@ -251,6 +252,38 @@ TEST_F(StoreDdlFailureTest, AFailedSchemaChangeLeavesTheOldSchemaInMemoryAndOnDi
   exec("alter table t add column z text null default 'q'");
   EXPECT_EQ(query("select z from t where id = 1"), V{"q"});
   EXPECT_EQ(query("pragma integrity_check"), V{"ok"});
+}
+
+TEST_F(StoreDdlFailureTest, AssertionsAndDeclarationsAreStoredLikeTablesAndViews) {
+  const std::string assertions = "select schema_name, name, violation_sql from assertion_info()";
+  // A failed commit leaves no assertion behind, in memory or on disk.
+  failing_->fail_next = true;
+  fails("create assertion xpos check (not exists (select 1 from t where x < 0))", StatusCode::kIoErr, "injected");
+  EXPECT_EQ(query(assertions), V{});
+  reopen();
+  EXPECT_EQ(query(assertions), V{});
+  exec("create assertion xpos check (not exists (select 1 from t where x < 0))");
+  exec("declare schema plan2 { table p (k integer primary key, v text null) }");
+  exec("apply schema plan2");
+  reopen();
+  EXPECT_EQ(query(assertions), (V{"main|xpos|select 1 where not (not exists (select 1 from t where x < 0))"}));
+  fails("insert into t values (7, 'g', -1)", StatusCode::kConstraint, "xpos");
+  // The declaration came back: its diff against the applied schema is empty, and it
+  // applies again as a no-op.
+  EXPECT_EQ(query("diff schema plan2"), V{});
+  exec("apply schema plan2");
+  // RENAME rewrites the assertion, and the rewritten one is what is stored.
+  exec("alter table t rename column x to y");
+  reopen();
+  EXPECT_EQ(query(assertions), (V{"main|xpos|select 1 where not (not exists (select 1 from t where y < 0))"}));
+  // A failed DROP ASSERTION keeps it; a successful one removes it for good.
+  failing_->fail_next = true;
+  fails("drop assertion xpos", StatusCode::kIoErr, "injected");
+  EXPECT_EQ(query("select name from assertion_info()"), V{"xpos"});
+  exec("drop assertion xpos");
+  reopen();
+  EXPECT_EQ(query(assertions), V{});
+  exec("insert into t values (7, 'g', -1)");
 }
 
 TEST_F(StoreDdlFailureTest, AFailedAlterRollsBackATransactionThatWroteTheTable) {

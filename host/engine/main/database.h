@@ -100,9 +100,10 @@ struct DataChangeEvent {
 };
 
 enum class SchemaChangeKind { kCreate, kAlter, kDrop };
-enum class SchemaObjectKind { kTable, kIndex, kColumn };
+enum class SchemaObjectKind { kTable, kIndex, kColumn, kView, kAssertion };
 const char* schema_change_kind_name(SchemaChangeKind kind);    // "create" | "alter" | "drop"
-const char* schema_object_kind_name(SchemaObjectKind kind);   // "table" | "index" | "column"
+// "table" | "index" | "column" | "view" | "assertion"
+const char* schema_object_kind_name(SchemaObjectKind kind);
 
 struct SchemaChangeEvent {
   SchemaChangeKind type = SchemaChangeKind::kCreate;

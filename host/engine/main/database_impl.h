@@ -82,8 +82,15 @@ class DatabaseImpl : public Database {
   // module's persistent catalog; no-op for a module that keeps none.
   void persist_table(const TableEntry& table);
   void unpersist_table(const TableEntry& table, const std::string& old_name = {});
+  // Views, assertions and declared schemas (with what their APPLY created) live in the
+  // default module's catalog, like tables in theirs.
   void persist_view(const ViewEntry& view);
   void unpersist_view(const std::string& schema, const std::string& name);
+  void persist_assertion(const AssertionEntry& assertion);
+  void unpersist_assertion(const std::string& schema, const std::string& name);
+  // DECLARE SCHEMA: the declaration's canonical text. (A schema APPLY creates is implied
+  // by the objects stored in it; the applied-object records stay in memory.)
+  void persist_declaration(const std::string& schema, const std::string& text);
   // True while the catalog is being replayed at open: tables connect to their storage
   // instead of creating it, and indexes are not rebuilt.
   bool replaying() const { return replaying_; }

@@ -28,6 +28,16 @@ std::string lower(std::string s) {
 
 std::string table_key(const std::string& schema, const std::string& name) { return "table:" + schema + "." + lower(name); }
 std::string view_key(const std::string& schema, const std::string& name) { return "view:" + schema + "." + lower(name); }
+std::string assertion_key(const std::string& schema, const std::string& name) {
+  return "assertion:" + schema + "." + lower(name);
+}
+std::string declared_key(const std::string& schema) { return "declared:" + lower(schema); }
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// The kinds of entry the default module's catalog holds besides tables, in the order
+// they are replayed (an assertion may read a view; a declaration reads nothing).
+constexpr const char* kObjectKinds[] = {"view:", "assertion:", "declared:"};
 
 // Objects of the temp schema live as long as the connection: never persisted.
 bool persists(const std::string& schema) { return schema != "temp"; }
@@ -76,15 +86,43 @@ void DatabaseImpl::open_modules() {
 }
 
 void DatabaseImpl::replay_catalog(VtabModule& module, const std::string& module_name) {
-  std::vector<std::pair<std::string, std::string>> tables, views;
+  std::vector<std::pair<std::string, std::string>> tables, objects;
   bool has = module.catalog_list([&](const std::string& key, const std::string& text) {
-    if (key.rfind("table:", 0) == 0) tables.emplace_back(key, text);
-    else if (key.rfind("view:", 0) == 0) views.emplace_back(key, text);
-    else spdlog::warn("module '{}': catalog entry '{}' is of an unknown kind; left as it is", module_name, key);
+    if (starts_with(key, "table:")) {
+      tables.emplace_back(key, text);
+      return;
+    }
+    for (const char* kind : kObjectKinds)
+      if (starts_with(key, kind)) {
+        objects.emplace_back(key, text);
+        return;
+      }
+    spdlog::warn("module '{}': catalog entry '{}' is of an unknown kind; left as it is", module_name, key);
   });
-  if (!has || (tables.empty() && views.empty())) return;
-  spdlog::info("database '{}': reopening {} table(s) and {} view(s) from module '{}'", db_options_.name, tables.size(),
-               views.size(), module_name);
+  if (!has || (tables.empty() && objects.empty())) return;
+  // Every schema an entry lives in exists again before the entries replay: a schema (one
+  // APPLY SCHEMA created) is implied by what is stored in it.
+  for (auto* list : {&tables, &objects})
+    for (auto& [key, text] : *list) {
+      size_t colon = key.find(':'), dot = key.find('.', colon);
+      if (colon == std::string::npos || dot == std::string::npos) continue;
+      std::string schema = key.substr(colon + 1, dot - colon - 1);
+      if (!catalog_.has_schema(schema)) catalog_.add_schema(schema);
+    }
+  // Views, then assertions, then declarations (each kind's entries in key order).
+  std::stable_sort(objects.begin(), objects.end(), [](const auto& a, const auto& b) {
+    auto rank = [](const std::string& k) {
+      int i = 0;
+      for (const char* kind : kObjectKinds) {
+        if (starts_with(k, kind)) return i;
+        ++i;
+      }
+      return i;
+    };
+    return rank(a.first) < rank(b.first);
+  });
+  spdlog::info("database '{}': reopening {} table(s) and {} other object(s) from module '{}'", db_options_.name,
+               tables.size(), objects.size(), module_name);
   replaying_ = true;
   struct Reset {
     bool& flag;
@@ -112,10 +150,10 @@ void DatabaseImpl::replay_catalog(VtabModule& module, const std::string& module_
                                             "reads it, or repair the entry.");
     pending.swap(failed);
   }
-  for (auto& [key, text] : views) {
+  for (auto& [key, text] : objects) {
     Status st = exec(text);
     if (!st.ok())
-      spdlog::error("module '{}': view entry '{}' does not reopen ({}); the view is unavailable, its entry is kept",
+      spdlog::error("module '{}': catalog entry '{}' does not reopen ({}); the object is unavailable, its entry is kept",
                     module_name, key, st.to_string());
   }
 }
@@ -233,15 +271,25 @@ std::string DatabaseImpl::reconcile_with_catalog(VtabModule& module, const std::
   }
   auto default_module = modules_.find(lower(options_.default_vtab_module));
   bool holds_views = default_module != modules_.end() && default_module->second.instance.get() == &module;
-  if (holds_views)
+  if (holds_views) {
     for (auto& v : catalog_.views())
       if (persists(v->schema_name)) live[view_key(v->schema_name, v->name)] = statement_to_string(*v->definition, v->schema_name);
+    for (auto& a : assertions_.list())
+      if (persists(a->schema_name)) live[assertion_key(a->schema_name, a->name)] = assertion_ddl(*a);
+    for (auto& [name, decl] : declared_schemas_.declared) live[declared_key(name)] = statement_to_string(*decl);
+  }
   std::vector<std::string> differ;
   for (auto& [key, text] : live)
     if (auto it = stored.find(key); it == stored.end() || it->second != text) differ.push_back(key);
+  auto held_here = [&](const std::string& key) {
+    if (starts_with(key, "table:")) return true;
+    if (!holds_views) return false;
+    for (const char* kind : kObjectKinds)
+      if (starts_with(key, kind)) return true;
+    return false;
+  };
   for (auto& [key, text] : stored)
-    if (!live.count(key) && (key.rfind("table:", 0) == 0 || (holds_views && key.rfind("view:", 0) == 0)))
-      differ.push_back(key);
+    if (!live.count(key) && held_here(key)) differ.push_back(key);
   if (differ.empty()) return {};
   std::sort(differ.begin(), differ.end());
   differ.erase(std::unique(differ.begin(), differ.end()), differ.end());
@@ -265,21 +313,35 @@ std::string DatabaseImpl::reconcile_with_catalog(VtabModule& module, const std::
   }
   for (const std::string& key : differ) {
     if (auto it = live_tables.find(key); it != live_tables.end()) unload_table(*it->second);
-    if (key.rfind("view:", 0) == 0) {
-      std::string rest = key.substr(5);
+    auto split = [&](size_t prefix, auto&& remove) {
+      std::string rest = key.substr(prefix);
       size_t dot = rest.find('.');
-      if (dot != std::string::npos) catalog_.remove_view(rest.substr(0, dot), rest.substr(dot + 1));
-    }
+      if (dot != std::string::npos) remove(rest.substr(0, dot), rest.substr(dot + 1));
+    };
+    if (starts_with(key, "view:"))
+      split(5, [&](const std::string& s, const std::string& n) { catalog_.remove_view(s, n); });
+    else if (starts_with(key, "assertion:"))
+      split(10, [&](const std::string& s, const std::string& n) { assertions_.forget(s, n); });
+    else if (starts_with(key, "declared:"))
+      declared_schemas_.declared.erase(key.substr(9));
   }
   replaying_ = true;
   struct Reset {
     bool& flag;
     ~Reset() { flag = false; }
   } reset{replaying_};
-  for (int pass = 0; pass < 2; ++pass)  // tables, then the views over them
+  // Tables, then views over them, then assertions, then declarations.
+  auto pass_of = [](const std::string& key) {
+    int i = 1;
+    for (const char* kind : kObjectKinds) {
+      if (starts_with(key, kind)) return i;
+      ++i;
+    }
+    return 0;
+  };
+  for (int pass = 0; pass <= 3; ++pass)
     for (const std::string& key : differ) {
-      bool is_view = key.rfind("view:", 0) == 0;
-      if (is_view != (pass == 1)) continue;
+      if (pass_of(key) != pass) continue;
       auto it = stored.find(key);
       if (it == stored.end()) continue;
       // Run in place (not through exec(): this is inside the failed statement's bracket).
@@ -335,6 +397,21 @@ void DatabaseImpl::persist_view(const ViewEntry& view) {
 void DatabaseImpl::unpersist_view(const std::string& schema, const std::string& name) {
   if (replaying_ || !persists(schema)) return;
   if (auto m = module(options_.default_vtab_module)) m->catalog_put(view_key(schema, name), "");
+}
+
+void DatabaseImpl::persist_assertion(const AssertionEntry& a) {
+  if (replaying_ || !persists(a.schema_name)) return;
+  if (auto m = module(options_.default_vtab_module)) m->catalog_put(assertion_key(a.schema_name, a.name), assertion_ddl(a));
+}
+
+void DatabaseImpl::unpersist_assertion(const std::string& schema, const std::string& name) {
+  if (replaying_ || !persists(schema)) return;
+  if (auto m = module(options_.default_vtab_module)) m->catalog_put(assertion_key(schema, name), "");
+}
+
+void DatabaseImpl::persist_declaration(const std::string& schema, const std::string& text) {
+  if (replaying_) return;
+  if (auto m = module(options_.default_vtab_module)) m->catalog_put(declared_key(schema), text);
 }
 
 }  // namespace quereus

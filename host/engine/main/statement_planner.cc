@@ -1095,6 +1095,9 @@ void create_view(DatabaseImpl& db, const ast::CreateViewStmt& s, ExecContext&) {
     throw Error(StatusCode::kInternal, "CREATE VIEW did not survive its canonical round trip");
   std::shared_ptr<ast::CreateViewStmt> def(static_cast<ast::CreateViewStmt*>(parsed[0].release()));
   def->if_not_exists = false;
+  def->view.schema = schema;  // the event's text is schema-qualified, as for tables
+  std::string qualified_sql = statement_to_string(*def);
+  def->view.schema.clear();
   auto view = std::make_shared<ViewEntry>();
   view->schema_name = schema;
   view->name = s.view.name;
@@ -1103,6 +1106,9 @@ void create_view(DatabaseImpl& db, const ast::CreateViewStmt& s, ExecContext&) {
   view->tags_json = tags_json(s.tags);
   view->definition = std::move(def);
   db.persist_view(*view);
+  if (db.changes().capturing())
+    db.changes().record_schema(
+        object_event(SchemaChangeKind::kCreate, SchemaObjectKind::kView, schema, view->name, qualified_sql));
   db.catalog().add_view(std::move(view));
   db.bump_schema_version();
 }
@@ -1119,6 +1125,9 @@ void drop_view(DatabaseImpl& db, const ast::DropStmt& s) {
   db.catalog().remove_view(view->schema_name, view->name);
   db.bump_schema_version();
   db.unpersist_view(view->schema_name, view->name);
+  if (db.changes().capturing())
+    db.changes().record_schema(object_event(SchemaChangeKind::kDrop, SchemaObjectKind::kView, view->schema_name,
+                                            view->name, statement_to_string(s, view->schema_name)));
 }
 
 // ANALYZE [schema.]table | ANALYZE schema.* | ANALYZE: counts each table's rows through

@@ -209,6 +209,10 @@ void Assertions::create(DatabaseImpl& db, const ast::CreateAssertionStmt& s) {
   a->planned_version = db.schema_version();
   std::unique_ptr<ast::Statement> holder;
   ReferenceWalker(db, a->references).select(violation_select(*a, holder), schema);
+  db.persist_assertion(*a);
+  if (db.changes().capturing())
+    db.changes().record_schema(
+        object_event(SchemaChangeKind::kCreate, SchemaObjectKind::kAssertion, schema, a->name, assertion_ddl(*a)));
   list_.push_back(std::move(a));
   db.bump_schema_version();
 }
@@ -227,6 +231,22 @@ void Assertions::drop(DatabaseImpl& db, const ast::DropStmt& s) {
   }
   list_.erase(std::remove(list_.begin(), list_.end(), a), list_.end());
   db.bump_schema_version();
+  db.unpersist_assertion(a->schema_name, a->name);
+  if (db.changes().capturing())
+    db.changes().record_schema(object_event(SchemaChangeKind::kDrop, SchemaObjectKind::kAssertion, a->schema_name,
+                                            a->name, "drop assertion " + quote_identifier(a->schema_name) + "." +
+                                                         quote_identifier(a->name)));
+}
+
+void Assertions::forget(const std::string& schema, const std::string& name) {
+  list_.erase(std::remove_if(list_.begin(), list_.end(),
+                             [&](const auto& a) { return a->schema_name == schema && iequals(a->name, name); }),
+              list_.end());
+}
+
+std::string assertion_ddl(const AssertionEntry& a) {
+  return "create assertion " + quote_identifier(a.schema_name) + "." + quote_identifier(a.name) + " check (" +
+         expr_to_string(*a.check) + ")";
 }
 
 void Assertions::check(DatabaseImpl& db, const std::vector<TableEntry*>& written) {
@@ -274,6 +294,7 @@ void Assertions::set_check(DatabaseImpl& db, AssertionEntry& a, std::unique_ptr<
   std::unique_ptr<ast::Statement> holder;
   ReferenceWalker(db, refs).select(violation_select(a, holder), a.schema_name);
   a.references = std::move(refs);
+  db.persist_assertion(a);
 }
 
 void Assertions::guard_column_drop(DatabaseImpl& db, TableEntry& t, const TableSchema& narrowed,

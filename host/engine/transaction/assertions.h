@@ -58,6 +58,10 @@ struct AssertionEntry {
   std::string qualified_name() const { return schema_name + "." + name; }
 };
 
+// The statement that creates `a` as it stands (schema-qualified, canonical): what the
+// catalog stores and what the schema event carries.
+std::string assertion_ddl(const AssertionEntry& a);
+
 // Plans (and optimizes) the assertion's violation query against the current schema.
 RelPtr plan_assertion_violation(DatabaseImpl& db, const AssertionEntry& a);
 
@@ -80,6 +84,8 @@ class Assertions {
   // and the relations it reaches follow, and it is planned again when next checked.
   void set_check(DatabaseImpl& db, AssertionEntry& a, std::unique_ptr<ast::Expr> check);
   const std::vector<std::shared_ptr<AssertionEntry>>& list() const { return list_; }
+  // Removes an assertion without the checks of DROP (a failed statement's reload).
+  void forget(const std::string& schema, const std::string& name);
 
  private:
   std::shared_ptr<AssertionEntry> find(const std::string& schema, const std::string& name) const;

@@ -30,6 +30,8 @@ const char* schema_object_kind_name(SchemaObjectKind kind) {
     case SchemaObjectKind::kTable: return "table";
     case SchemaObjectKind::kIndex: return "index";
     case SchemaObjectKind::kColumn: return "column";
+    case SchemaObjectKind::kView: return "view";
+    case SchemaObjectKind::kAssertion: return "assertion";
   }
   return "?";
 }
@@ -161,6 +163,17 @@ SchemaChangeEvent schema_event(SchemaChangeKind type, SchemaObjectKind object, c
   e.module = table.module_name;
   e.schema = table.schema_name;
   e.object_name = object_name.empty() ? table.name : std::move(object_name);
+  e.ddl = std::move(ddl);
+  return e;
+}
+
+SchemaChangeEvent object_event(SchemaChangeKind type, SchemaObjectKind object, std::string schema, std::string name,
+                               std::string ddl) {
+  SchemaChangeEvent e;
+  e.type = type;
+  e.object_type = object;
+  e.schema = std::move(schema);
+  e.object_name = std::move(name);
   e.ddl = std::move(ddl);
   return e;
 }

@@ -81,6 +81,10 @@ class ChangeLog {
 SchemaChangeEvent schema_event(SchemaChangeKind type, SchemaObjectKind object, const TableSchema& table,
                                std::string ddl, std::string object_name = {});
 
+// A schema event about an object that belongs to no module (a view, an assertion).
+SchemaChangeEvent object_event(SchemaChangeKind type, SchemaObjectKind object, std::string schema, std::string name,
+                               std::string ddl);
+
 // The subscribers and the delivery of a committed batch.
 class ChangeListeners {
  public:

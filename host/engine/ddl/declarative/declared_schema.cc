@@ -92,6 +92,7 @@ void declare_schema(DatabaseImpl& db, const ast::DeclareSchemaStmt& s) {
   }
   auto owned = own_statement(s);
   std::shared_ptr<const ast::DeclareSchemaStmt> decl(static_cast<ast::DeclareSchemaStmt*>(owned.release()));
+  db.persist_declaration(to_lower(s.name), statement_to_string(*decl));
   db.declared_schemas().declared[to_lower(s.name)] = std::move(decl);
 }
 
