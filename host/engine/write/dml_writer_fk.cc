@@ -113,7 +113,9 @@ bool DmlWriter::check_foreign_keys(const Row& new_row, const Row* old_row, std::
     }
     if (link->fk.deferred) {
       // Checked at COMMIT, if some row still holds the reference then.
-      db_.deferred().at_commit([link, v = *values](ExecContext&) {
+      db_.deferred().at_commit([link = link, v = *values](ExecContext& ctx) mutable {
+        // A parent table missing at the write may have been created before the COMMIT.
+        if (!link->parent && ctx.db) link = std::make_shared<FkLink>(resolve_fk(*ctx.db, link->child, link->fk));
         if (!tables_alive(*link) || referencing_rows(*link, v, 1).empty()) return;
         if (!parent_exists(*link, v))
           throw Error(StatusCode::kConstraint, "FOREIGN KEY constraint failed: " + link->fk.name +

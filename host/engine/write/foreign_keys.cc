@@ -181,7 +181,17 @@ FkLink resolve_fk(DatabaseImpl& db, const std::shared_ptr<TableEntry>& child, co
   link.fk = fk;
   link.child = child;
   link.parent = db.catalog().find(fk.referenced_schema, fk.referenced_table);
-  if (!link.parent) return link;
+  if (!link.parent) {
+    // The referenced table does not exist (yet): the child side can still be read — a
+    // deferred check asks whether a row still holds the reference — under the child
+    // columns' own collations; any parent lookup fails with CONSTRAINT.
+    for (int col : fk.columns) {
+      const std::shared_ptr<const Collation>& c = child->schema.columns[col].collation;
+      link.collations.push_back(c ? c.get() : &Collation::binary());
+      link.child_seekable.push_back(true);
+    }
+    return link;
+  }
   const TableSchema& cs = child->schema;
   const TableSchema& ps = link.parent->schema;
   link.parent_cols = referenced_columns(cs, fk, ps);
