@@ -12,6 +12,7 @@
 namespace quereus {
 
 class Collation;
+struct ExecContext;
 
 enum FunctionFlags : uint32_t {
   kDeterministic = 1u << 0,  // same as QRS_FUNC_DETERMINISTIC
@@ -44,6 +45,9 @@ struct ScalarFunction {
   // their keys, and that collation (null: BINARY); returns one of the raw arguments.
   std::function<Value(std::span<const Value> args, std::span<const Value> keys, const Collation* collation)>
       compare_call;
+  // A function that reads the statement's run (mutation_ordinal()): called instead of
+  // `call` with the arguments and the run's context (an empty one outside a statement).
+  std::function<Value(std::span<const Value> args, const ExecContext& ctx)> context_call;
 
   ScalarFunction& returns(qrs_logical_type t) { return_type = t; return *this; }
   ScalarFunction& infers(std::function<qrs_logical_type(ArgTypes)> f) { infer_type = std::move(f); return *this; }

@@ -32,6 +32,26 @@ struct ExecContext {
   // Limits::max_statement_memory: what the rows the operators buffer may hold. Armed by
   // the statement that owns this context (unarmed: unbounded).
   MemoryBudget memory;
+  // mutation_ordinal(): the 1-based ordinal of the row an INSERT is producing, set while
+  // that row's column defaults are evaluated (vu-mutation-context.md); 0 otherwise.
+  int64_t mutation_ordinal = 0;
+};
+
+// Sets the context's mutation ordinal for its lifetime, restoring the enclosing one (a
+// nested write, such as a foreign-key action, shares the context and keeps the outer
+// row's ordinal afterwards).
+class MutationOrdinalScope {
+ public:
+  MutationOrdinalScope(ExecContext& ctx, int64_t ordinal) : ctx_(ctx), saved_(ctx.mutation_ordinal) {
+    ctx.mutation_ordinal = ordinal;
+  }
+  ~MutationOrdinalScope() { ctx_.mutation_ordinal = saved_; }
+  MutationOrdinalScope(const MutationOrdinalScope&) = delete;
+  MutationOrdinalScope& operator=(const MutationOrdinalScope&) = delete;
+
+ private:
+  ExecContext& ctx_;
+  int64_t saved_;
 };
 
 // The budget of the context, or null (nothing counted) without one.

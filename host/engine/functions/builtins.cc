@@ -10,7 +10,7 @@
 #include "functions/function_util.h"
 #include "types/conversions.h"
 #include "types/patterns.h"
-#include "write/mutation_ordinal.h"
+#include "eval/exec_context.h"
 #include "types/big_int.h"
 #include "types/compare.h"
 
@@ -310,12 +310,14 @@ void register_builtin_functions(Registry& r) {
     };
   };
   (void)minmax;  // multi-argument min/max: the reference offers greatest()/least() instead
-  scalar(r, "mutation_ordinal", 0, [](Args) {
-    int64_t n = mutation_ordinal_slot();
-    if (n <= 0)
-      throw Error(StatusCode::kError, "mutation_ordinal() is only valid while an INSERT evaluates its column defaults");
-    return Value::Integer(n);
+  static const char* kNoOrdinal = "mutation_ordinal() is only valid while an INSERT evaluates its column defaults";
+  ScalarFunction& ordinal = scalar(r, "mutation_ordinal", 0, [](Args) -> Value {
+    throw Error(StatusCode::kError, kNoOrdinal);
   }, kDeterministic | kPerRow).returns(QRS_LT_INTEGER);
+  ordinal.context_call = [](std::span<const Value>, const ExecContext& ctx) {
+    if (ctx.mutation_ordinal <= 0) throw Error(StatusCode::kError, kNoOrdinal);
+    return Value::Integer(ctx.mutation_ordinal);
+  };
   scalar(r, "random", 0, [](Args) {
     static thread_local std::mt19937_64 gen{std::random_device{}()};
     return Value::Integer(static_cast<int64_t>(gen()));

@@ -24,7 +24,6 @@
 #include "rewrite/view_writes.h"
 #include "write/dml_writer.h"
 #include "write/foreign_keys.h"
-#include "write/mutation_ordinal.h"
 #include "parser/ast_visit.h"
 
 namespace quereus {
@@ -293,7 +292,7 @@ class InsertExec : public BufferedExec {
       for (int t : targets_) given_[t] = true;
     }
     auto write = [&](Row& src) {
-      MutationOrdinalScope produced(++ordinal);  // mutation_ordinal() in the defaults
+      MutationOrdinalScope produced(ctx, ++ordinal);  // mutation_ordinal() in the defaults
       Row row(ts.columns.size());
       for (size_t i = 0; i < targets_.size(); ++i) row[targets_[i]] = std::move(src[i]);
       for (size_t i = 0; i < row.size(); ++i)
@@ -669,7 +668,7 @@ class ViewWriteExec : public Executable {
       // The shared keys are minted for every row before any base write, so a default
       // reading the anchor table sees the pre-statement state.
       for (size_t i = 0; i < rows.size(); ++i) {
-        MutationOrdinalScope produced(static_cast<int64_t>(i) + 1);
+        MutationOrdinalScope produced(ctx, static_cast<int64_t>(i) + 1);
         Row& row = rows[i];
         for (size_t k = 0; k < minted_.size(); ++k) {
           const auto& key = lowered_.minted[k];
@@ -1257,8 +1256,10 @@ void reject_dml_in_unsupported_bodies(DatabaseImpl& db, const ast::Statement& st
     Planner planner(db);
     if (body) planner.plan_view_body(*body, "main");
     if (check) planner.bind_expr(*check, Scope{});
-  } catch (const Error& e) {
-    if (std::string(e.what()).find("only allowed in a statement's own leading WITH clause") != std::string::npos) throw;
+  } catch (const MisplacedDmlError&) {
+    throw;
+  } catch (const Error&) {
+    // any other planning failure is left to the refusal
   }
 }
 

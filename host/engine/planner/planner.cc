@@ -1362,10 +1362,10 @@ void Planner::push_with(const ast::WithClause& with) {
   for (auto& cte : with.ctes) {
     if (!cte.select->dml) continue;
     if (&with != leading_with_)
-      fail(StatusCode::kError,
-           "Data-modifying statement in WITH clause member '" + cte.name +
-               "' is only allowed in a statement's own leading WITH clause",
-           cte.site);
+      throw MisplacedDmlError(StatusCode::kError,
+                              "Data-modifying statement in WITH clause member '" + cte.name +
+                                  "' is only allowed in a statement's own leading WITH clause",
+                              cte.site.line > 0 ? std::optional<SourceSite>(cte.site) : std::nullopt);
   }
   if (&with == leading_with_) {
     leading_with_ = nullptr;  // planned once

@@ -92,6 +92,14 @@ struct QueryPlan {
   std::vector<std::string> names;  // output column names (FORMAT.md §6.3)
 };
 
+// A data-modifying WITH member outside the statement's own leading WITH clause (a
+// subquery, a CTE body, a view or assertion body): refused with its own diagnostic, which
+// callers that plan a body only to look for problems let through by type.
+class MisplacedDmlError : public Error {
+ public:
+  using Error::Error;
+};
+
 class Planner {
  public:
   explicit Planner(DatabaseImpl& db) : db_(db) {}

@@ -42,57 +42,65 @@ ast::StatementPtr clone_statement(const ast::Statement& s) {
 // A rewrite hook: returns true when it replaced `e` (the walk then does not descend into
 // the replacement). `depth` is 0 at the statement's own level, +1 per subquery.
 using Rewrite = std::function<bool(ExprPtr& e, int depth)>;
+// The subquery cores enclosing the expression a Rewrite is looking at, innermost last. A
+// walk started from inside another walk's hook (a term substituted into a subquery, then
+// retargeted) continues the outer walk's stack, so it is passed along explicitly.
+using CoreStack = std::vector<const ast::SelectCore*>;
 
-void walk(ExprPtr& e, const Rewrite& fn, int depth);
-void walk_select(ast::Select& s, const Rewrite& fn, int depth);
+void walk(ExprPtr& e, const Rewrite& fn, int depth, CoreStack& cores);
+void walk_select(ast::Select& s, const Rewrite& fn, int depth, CoreStack& cores);
+// A walk of its own (no enclosing walk).
+void walk(ExprPtr& e, const Rewrite& fn) {
+  CoreStack cores;
+  walk(e, fn, 0, cores);
+}
 
-void walk_source(ast::TableSource& src, const Rewrite& fn, int depth) {
+void walk_source(ast::TableSource& src, const Rewrite& fn, int depth, CoreStack& cores) {
   using K = ast::TableSource::Kind;
-  if (src.kind == K::kSubquery && src.subquery) walk_select(*src.subquery, fn, depth);
+  if (src.kind == K::kSubquery && src.subquery) walk_select(*src.subquery, fn, depth, cores);
   if (src.kind == K::kJoin) {
-    if (src.left) walk_source(*src.left, fn, depth);
-    if (src.right) walk_source(*src.right, fn, depth);
-    if (src.on) walk(src.on, fn, depth);
+    if (src.left) walk_source(*src.left, fn, depth, cores);
+    if (src.right) walk_source(*src.right, fn, depth, cores);
+    if (src.on) walk(src.on, fn, depth, cores);
   }
   if (src.kind == K::kFunction)
-    for (auto& a : src.function_args) walk(a, fn, depth);
+    for (auto& a : src.function_args) walk(a, fn, depth, cores);
 }
 
-// The subquery cores enclosing the expression a Rewrite is looking at, innermost last.
-thread_local std::vector<const ast::SelectCore*> t_cores;
-
-void walk_core(ast::SelectCore& c, const Rewrite& fn, int depth) {
-  t_cores.push_back(&c);
+void walk_core(ast::SelectCore& c, const Rewrite& fn, int depth, CoreStack& cores) {
+  cores.push_back(&c);
   struct Pop {
-    ~Pop() { t_cores.pop_back(); }
-  } pop;
-  if (c.nested) walk_select(*c.nested, fn, depth);
+    CoreStack& cores;
+    ~Pop() { cores.pop_back(); }
+  } pop{cores};
+  if (c.nested) walk_select(*c.nested, fn, depth, cores);
   for (auto& rc : c.columns)
-    if (rc.expr) walk(rc.expr, fn, depth);
-  if (c.from) walk_source(*c.from, fn, depth);
-  if (c.where) walk(c.where, fn, depth);
-  for (auto& g : c.group_by) walk(g, fn, depth);
-  if (c.having) walk(c.having, fn, depth);
+    if (rc.expr) walk(rc.expr, fn, depth, cores);
+  if (c.from) walk_source(*c.from, fn, depth, cores);
+  if (c.where) walk(c.where, fn, depth, cores);
+  for (auto& g : c.group_by) walk(g, fn, depth, cores);
+  if (c.having) walk(c.having, fn, depth, cores);
   for (auto& row : c.values)
-    for (auto& v : row) walk(v, fn, depth);
+    for (auto& v : row) walk(v, fn, depth, cores);
 }
 
-void walk_select(ast::Select& s, const Rewrite& fn, int depth) {
+void walk_select(ast::Select& s, const Rewrite& fn, int depth, CoreStack& cores) {
   if (s.with)
     for (auto& cte : s.with->ctes)
-      if (cte.select) walk_select(*cte.select, fn, depth + 1);
-  walk_core(s.core, fn, depth + 1);
-  for (auto& leg : s.compounds) walk_core(leg.core, fn, depth + 1);
-  for (auto& o : s.order_by) walk(o.expr, fn, depth + 1);
-  if (s.limit) walk(s.limit, fn, depth + 1);
-  if (s.offset) walk(s.offset, fn, depth + 1);
+      if (cte.select) walk_select(*cte.select, fn, depth + 1, cores);
+  walk_core(s.core, fn, depth + 1, cores);
+  for (auto& leg : s.compounds) walk_core(leg.core, fn, depth + 1, cores);
+  for (auto& o : s.order_by) walk(o.expr, fn, depth + 1, cores);
+  if (s.limit) walk(s.limit, fn, depth + 1, cores);
+  if (s.offset) walk(s.offset, fn, depth + 1, cores);
 }
 
-void walk(ExprPtr& e, const Rewrite& fn, int depth) {
+void walk(ExprPtr& e, const Rewrite& fn, int depth, CoreStack& cores) {
   if (!e) return;
   if (fn(e, depth)) return;
   ast::for_each_child(
-      *e, [&](ExprPtr& x) { walk(x, fn, depth); }, [&](ast::Select& q) { walk_select(q, fn, depth); });
+      *e, [&](ExprPtr& x) { walk(x, fn, depth, cores); },
+      [&](ast::Select& q) { walk_select(q, fn, depth, cores); });
 }
 
 // Qualifies every column reference of `e` at its own level (not inside its subqueries)
@@ -106,15 +114,15 @@ void requalify(ExprPtr& e, const std::string& from, const std::string& to) {
       c.schema.clear();
     }
     return true;
-  }, 0);
+  });
 }
 
 // A view fragment (a term, the WHERE) moved under a target renamed `to`: every reference
 // qualified by the body's name for its source, at any depth, follows — unless a subquery
 // of the fragment itself names a source that way (then the name is that source's) — and,
 // at the fragment's own level, every unqualified reference too.
-void retarget(ExprPtr& e, const std::string& from, const std::string& to) {
-  const size_t outer = t_cores.size();  // subqueries around the fragment are not its own
+void retarget(ExprPtr& e, const std::string& from, const std::string& to, CoreStack& cores) {
+  const size_t outer = cores.size();  // subqueries around the fragment are not its own
   walk(e, [&](ExprPtr& x, int depth) {
     if (x->kind != ast::ExprKind::kColumn) return false;
     auto& c = static_cast<ast::ColumnRef&>(*x);
@@ -123,8 +131,8 @@ void retarget(ExprPtr& e, const std::string& from, const std::string& to) {
       return true;
     }
     if (!c.schema.empty() || !iequals(c.table, from)) return true;
-    for (size_t i = outer; i < t_cores.size(); ++i) {
-      const ast::SelectCore* core = t_cores[i];
+    for (size_t i = outer; i < cores.size(); ++i) {
+      const ast::SelectCore* core = cores[i];
       bool shadows = false;
       std::function<void(const ast::TableSource&)> look = [&](const ast::TableSource& src) {
         if (src.kind == ast::TableSource::Kind::kJoin) {
@@ -140,7 +148,7 @@ void retarget(ExprPtr& e, const std::string& from, const std::string& to) {
     }
     c.table = to;
     return true;
-  }, 0);
+  }, 0, cores);
 }
 
 bool is_image(const std::string& q) { return iequals(q, "new") || iequals(q, "old") || iequals(q, "excluded"); }
@@ -496,7 +504,7 @@ void analyze_join(DatabaseImpl& db, const ViewEntry& view, ViewShape& v) {
         ref.column = v.sides[s].table->schema.columns[c].name;
       }
       return true;
-    }, 0);
+    });
     col.term_sql = expr_to_string(*t);
     v.columns.push_back(std::move(col));
   }
@@ -640,7 +648,7 @@ class Substituter {
 
   void operator()(ExprPtr& e) const {
     if (!e) return;
-    walk(e, [this](ExprPtr& x, int depth) { return visit(x, depth); }, 0);
+    walk(e, [this](ExprPtr& x, int depth) { return visit(x, depth); }, 0, cores_);
   }
 
   // The base term of `c` as seen from image `image` ("" for the statement's own row).
@@ -650,7 +658,7 @@ class Substituter {
       if (v_.join()) v_.refuse(image + ".* references through a join view are not supported yet");
       requalify(t, v_.qualifier, image);
     } else if (!self_.empty() && !v_.join()) {
-      retarget(t, v_.qualifier, self_);
+      retarget(t, v_.qualifier, self_, cores_);
     } else if (depth > 0 && !v_.join()) {
       requalify(t, v_.qualifier, v_.qualifier);
     }
@@ -675,7 +683,7 @@ class Substituter {
   // column list, a table function) leaves the name as written.
   bool correlated(const std::string& name) const {
     if (!v_.db || !v_.find(name)) return false;
-    for (auto it = t_cores.rbegin(); it != t_cores.rend(); ++it) {
+    for (auto it = cores_.rbegin(); it != cores_.rend(); ++it) {
       bool known = true, defines = false;
       std::function<void(const ast::TableSource&)> look = [&](const ast::TableSource& src) {
         using K = ast::TableSource::Kind;
@@ -728,6 +736,9 @@ class Substituter {
   const ViewShape& v_;
   std::string target_;
   std::string self_;
+  // The cores enclosing the expression the walk is at (see CoreStack); a term retargeted
+  // inside a subquery continues it.
+  mutable CoreStack cores_;
 };
 
 constexpr const char* kSelf = "__vm_self";
@@ -735,7 +746,8 @@ constexpr const char* kSelf = "__vm_self";
 // The view's WHERE as a conjunct of a lowered UPDATE / DELETE whose target is `kSelf`.
 ExprPtr view_predicate(const ViewShape& v) {
   ExprPtr w = clone(*v.where);
-  retarget(w, v.qualifier, kSelf);
+  CoreStack cores;
+  retarget(w, v.qualifier, kSelf, cores);
   return w;
 }
 
@@ -1183,7 +1195,7 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
         return true;
       }
       return true;
-    }, 0);
+    });
     per_side[c.side].emplace_back(c.base, std::move(a.value));
   }
   sub(s.where);
@@ -1224,7 +1236,7 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
         if (iequals(ref.table, js.qualifier)) x = Parser::parse_expression("null");  // a padded row reads NULL
         else if (!ref.table.empty()) x = Parser::parse_expression(capture(expr_to_string(*x)));
         return true;
-      }, 0);
+      });
       auto same = [&](const std::pair<std::string, ExprPtr>& c) { return iequals(c.first, assignment.first); };
       cols.erase(std::remove_if(cols.begin(), cols.end(), same), cols.end());
       cols.emplace_back(assignment.first, std::move(value));

@@ -358,6 +358,12 @@ Value FunctionScalar::eval(const EvalEnv& env) const {
     }
     return fn->compare_call(vals, keys, compare_collation);
   }
+  if (fn->context_call) {
+    static const ExecContext kNoRun;
+    std::vector<Value> vals;
+    for (auto& a : args) vals.push_back(a->eval(env));
+    return fn->context_call(vals, env.ctx ? *env.ctx : kNoRun);
+  }
   Value buf[8];
   if (args.size() <= 8) {
     for (size_t i = 0; i < args.size(); ++i) buf[i] = args[i]->eval(env);
