@@ -14,7 +14,7 @@
 #include "common/status.h"
 #include "types/temporal.h"
 #include "planner/rel_node.h"
-#include "write/indexes.h"
+#include "runtime/table_reads.h"
 #include "catalog/catalog.h"
 #include "types/compare.h"
 

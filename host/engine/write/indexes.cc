@@ -1,6 +1,7 @@
 // Runtime: secondary indexes in companion tables (see indexes.h).
 #include "write/indexes.h"
 
+#include "runtime/table_reads.h"
 #include <algorithm>
 #include <map>
 
@@ -54,53 +55,6 @@ Row index_entry(const TableSchema& base, const IndexSchema& index, const Row& ro
 
 namespace {
 
-PlanResult plan_eq(TableEntry& table, size_t count, const std::vector<int>* columns) {
-  PlanRequest req;
-  for (size_t i = 0; i < count; ++i) {
-    FilterSpec f;
-    f.column = columns ? (*columns)[i] : static_cast<int>(i);
-    f.op = QRS_OP_EQ;
-    req.filters.push_back(std::move(f));
-  }
-  return table.table->best_access_plan(req);
-}
-
-// The rows of `table` whose `columns` equal `key` (under the columns' collations).
-std::vector<Row> probe(TableEntry& table, const PlanResult& plan, const std::vector<int>* columns, const Row& key,
-                       ScanArgs& args) {
-  size_t n = key.size();
-  if (args.filters.size() != n) {
-    args.filters.assign(n, FilterSpec{});
-    for (size_t i = 0; i < n; ++i) {
-      args.filters[i].column = columns ? (*columns)[i] : static_cast<int>(i);
-      args.filters[i].op = QRS_OP_EQ;
-      args.filters[i].has_value = true;
-    }
-  }
-  for (size_t i = 0; i < n; ++i) args.filters[i].value = key[i];
-  args.plan_id = plan.plan_id;
-  args.handled = plan.handled;
-  args.provides_ordering = plan.provides_ordering;
-  bool all_handled = true;
-  for (bool h : plan.handled) all_handled = all_handled && h;
-  auto cursor = table.table->open_cursor(args);
-  std::vector<Row> batch, out;
-  while (size_t got = cursor->next_batch(batch)) {
-    for (size_t r = 0; r < got; ++r) {
-      bool match = true;
-      if (!all_handled) {
-        for (size_t i = 0; i < n && match; ++i) {
-          int c = columns ? (*columns)[i] : static_cast<int>(i);
-          auto cmp = sql_compare(batch[r][c], key[i], table.schema.columns[c].collation.get());
-          match = cmp && *cmp == 0;
-        }
-      }
-      if (match) out.push_back(batch[r]);
-    }
-  }
-  return out;
-}
-
 // Primary keys equal under the key's collations.
 bool same_key(const TableSchema& ts, const Row& a, size_t a_off, const Row& b) {
   for (size_t i = 0; i < ts.primary_key.size(); ++i) {
@@ -121,44 +75,6 @@ bool identical(const Row& a, const Row& b) {
 }
 
 }  // namespace
-
-std::vector<Row> scan_rows(TableEntry& table, bool committed) {
-  PlanResult plan = table.table->best_access_plan(PlanRequest{});
-  ScanArgs args;
-  args.plan_id = plan.plan_id;
-  args.provides_ordering = plan.provides_ordering;
-  args.read_committed = committed;
-  auto cursor = table.table->open_cursor(args);
-  std::vector<Row> batch, out;
-  while (size_t n = cursor->next_batch(batch))
-    for (size_t i = 0; i < n; ++i) out.push_back(batch[i]);
-  return out;
-}
-
-std::optional<Row> fetch_by_key(TableEntry& table, const Row& pk) {
-  if (!pk.empty() && pk.size() == table.schema.primary_key.size()) {
-    Row out;
-    switch (table.table->lookup(pk, out)) {
-      case LookupStatus::kFound: return out;
-      case LookupStatus::kNotFound: return std::nullopt;
-      case LookupStatus::kUnsupported: break;  // read through a cursor
-    }
-  }
-  std::vector<int> cols;
-  for (const KeyColumn& k : table.schema.primary_key) cols.push_back(k.column);
-  PlanResult plan = plan_eq(table, cols.size(), &cols);
-  ScanArgs args;
-  std::vector<Row> rows = probe(table, plan, &cols, pk, args);
-  if (rows.empty()) return std::nullopt;
-  return std::move(rows.front());
-}
-
-std::vector<Row> probe_rows(TableEntry& table, const std::vector<int>& columns, const Row& key,
-                            std::optional<PlanResult>& plan) {
-  if (!plan) plan = plan_eq(table, columns.size(), &columns);
-  ScanArgs args;
-  return probe(table, *plan, &columns, key, args);
-}
 
 const IndexRuntime& index_runtime(DatabaseImpl& db, TableEntry& table) {
   if (table.index_runtime && table.index_runtime->indexes.size() == table.schema.indexes.size())
@@ -222,7 +138,7 @@ std::optional<IndexWriter::Conflict> IndexWriter::find_conflict(const Row& row, 
       case LookupStatus::kUnsupported: break;
     }
     ScanArgs args;
-    for (Row& e : probe(companion, rt_->indexes[i].probe_plan, nullptr, key, args)) {
+    for (Row& e : probe_eq(companion, rt_->indexes[i].probe_plan, nullptr, key, args)) {
       if (same_key(ts, e, k, self)) continue;
       return Conflict{i, Row(e.begin() + static_cast<std::ptrdiff_t>(k), e.end())};
     }

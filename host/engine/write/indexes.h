@@ -17,6 +17,7 @@
 #include "main/database_impl.h"
 #include "planner/scalar_expr.h"
 #include "catalog/module.h"
+#include "runtime/table_reads.h"
 
 namespace quereus {
 
@@ -41,17 +42,7 @@ struct IndexRuntime {
 // The index runtime of `table`, bound on first use (and after its indexes changed).
 const IndexRuntime& index_runtime(DatabaseImpl& db, TableEntry& table);
 
-// Reads the rows of `table` matching EQ filters on `columns` (values in `key`), through
-// the module's access plan; `plan` caches the module's answer across calls.
-std::vector<Row> probe_rows(TableEntry& table, const std::vector<int>& columns, const Row& key,
-                            std::optional<PlanResult>& plan);
 
-// Every row of `table` as this connection sees it (its open transaction included), or
-// its last committed rows when `committed` (modules declaring committed_reads).
-std::vector<Row> scan_rows(TableEntry& table, bool committed = false);
-
-// The stored row of `table` with primary key `pk`, or nullopt.
-std::optional<Row> fetch_by_key(TableEntry& table, const Row& pk);
 
 // Maintains the indexes of one table for one writer (DmlWriter).
 class IndexWriter {
