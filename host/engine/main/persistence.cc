@@ -39,6 +39,17 @@ bool starts_with(const std::string& s, const char* prefix) { return s.rfind(pref
 // they are replayed (an assertion may read a view; a declaration reads nothing).
 constexpr const char* kObjectKinds[] = {"view:", "assertion:", "declared:"};
 
+// Where an entry replays: 0 for a table, then 1, 2, … in kObjectKinds order; past the
+// end for a key of no known kind.
+int replay_rank(const std::string& key) {
+  int i = 1;
+  for (const char* kind : kObjectKinds) {
+    if (starts_with(key, kind)) return i;
+    ++i;
+  }
+  return starts_with(key, "table:") ? 0 : i;
+}
+
 // Objects of the temp schema live as long as the connection: never persisted.
 bool persists(const std::string& schema) { return schema != "temp"; }
 
@@ -111,15 +122,7 @@ void DatabaseImpl::replay_catalog(VtabModule& module, const std::string& module_
     }
   // Views, then assertions, then declarations (each kind's entries in key order).
   std::stable_sort(objects.begin(), objects.end(), [](const auto& a, const auto& b) {
-    auto rank = [](const std::string& k) {
-      int i = 0;
-      for (const char* kind : kObjectKinds) {
-        if (starts_with(k, kind)) return i;
-        ++i;
-      }
-      return i;
-    };
-    return rank(a.first) < rank(b.first);
+    return replay_rank(a.first) < replay_rank(b.first);
   });
   spdlog::info("database '{}': reopening {} table(s) and {} other object(s) from module '{}'", db_options_.name,
                tables.size(), objects.size(), module_name);
@@ -331,17 +334,9 @@ std::string DatabaseImpl::reconcile_with_catalog(VtabModule& module, const std::
     ~Reset() { flag = false; }
   } reset{replaying_};
   // Tables, then views over them, then assertions, then declarations.
-  auto pass_of = [](const std::string& key) {
-    int i = 1;
-    for (const char* kind : kObjectKinds) {
-      if (starts_with(key, kind)) return i;
-      ++i;
-    }
-    return 0;
-  };
   for (int pass = 0; pass <= 3; ++pass)
     for (const std::string& key : differ) {
-      if (pass_of(key) != pass) continue;
+      if (replay_rank(key) != pass) continue;
       auto it = stored.find(key);
       if (it == stored.end()) continue;
       // Run in place (not through exec(): this is inside the failed statement's bracket).
