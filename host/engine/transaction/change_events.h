@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "main/database.h"
+#include "transaction/change_types.h"
 #include "catalog/table_schema.h"
 
 namespace quereus {
