@@ -51,6 +51,27 @@ struct KeyColumn {
   bool desc = false;
 };
 
+// A foreign key's referential action (docs/foreign-keys.md).
+enum class ReferentialAction { kRestrict, kCascade, kSetNull, kSetDefault, kNoAction };
+
+// The catalog's spelling of an action (introspection, schema signatures): restrict,
+// cascade, setNull, setDefault, noAction.
+inline const char* referential_action_name(ReferentialAction a) {
+  switch (a) {
+    case ReferentialAction::kCascade: return "cascade";
+    case ReferentialAction::kSetNull: return "setNull";
+    case ReferentialAction::kSetDefault: return "setDefault";
+    case ReferentialAction::kNoAction: return "noAction";
+    case ReferentialAction::kRestrict: break;
+  }
+  return "restrict";
+}
+
+// True for the actions that write the referencing rows (CASCADE, SET NULL, SET DEFAULT).
+inline bool writes_referencing_rows(ReferentialAction a) {
+  return a == ReferentialAction::kCascade || a == ReferentialAction::kSetNull || a == ReferentialAction::kSetDefault;
+}
+
 // A FOREIGN KEY declaration (recorded for introspection; the parent is resolved when
 // it is used, so it may be declared later or not at all).
 struct ForeignKeySchema {
@@ -59,8 +80,8 @@ struct ForeignKeySchema {
   std::string referenced_schema;      // lower-case
   std::string referenced_table;       // as written
   std::vector<std::string> referenced_columns;  // as written; empty: the parent's primary key
-  std::string on_update = "restrict";  // restrict, cascade, setNull, setDefault, noAction
-  std::string on_delete = "restrict";
+  ReferentialAction on_update = ReferentialAction::kRestrict;
+  ReferentialAction on_delete = ReferentialAction::kRestrict;
   bool deferred = false;              // INITIALLY DEFERRED
   std::string tags_json;
 };

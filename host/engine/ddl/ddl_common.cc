@@ -81,14 +81,16 @@ qrs_conflict declared_conflict(ast::ConflictClause c) {
   }
 }
 
-const char* fk_action_name(ast::FkAction a) {
+ReferentialAction referential_action(ast::FkAction a) {
   switch (a) {
-    case ast::FkAction::kSetNull: return "setNull";
-    case ast::FkAction::kSetDefault: return "setDefault";
-    case ast::FkAction::kCascade: return "cascade";
-    case ast::FkAction::kNoAction: return "noAction";
-    default: return "restrict";
+    case ast::FkAction::kSetNull: return ReferentialAction::kSetNull;
+    case ast::FkAction::kSetDefault: return ReferentialAction::kSetDefault;
+    case ast::FkAction::kCascade: return ReferentialAction::kCascade;
+    case ast::FkAction::kNoAction: return ReferentialAction::kNoAction;
+    case ast::FkAction::kRestrict:
+    case ast::FkAction::kNone: break;
   }
+  return ReferentialAction::kRestrict;
 }
 
 }  // namespace quereus

@@ -33,8 +33,8 @@ qrs_conflict declared_conflict(ast::ConflictClause c);
 // CHECK ON <ops>: the operations the check runs on (empty: the default, insert and update).
 void set_check_ops(CheckSchema& ck, const std::vector<ast::RowOp>& ops);
 
-// An FK action as the catalog spells it: restrict, cascade, setNull, setDefault, noAction.
-const char* fk_action_name(ast::FkAction a);
+// A parsed FK action as the catalog records it (none written: RESTRICT).
+ReferentialAction referential_action(ast::FkAction a);
 
 // A UNIQUE constraint as a message names it: "the UNIQUE constraint 'n'" when it was
 // named, else "the UNIQUE constraint on (a, b)".
@@ -61,8 +61,8 @@ ForeignKeySchema foreign_key_of(const Clause& c, std::vector<int> columns, const
   fk.referenced_schema = c.fk_table.schema.empty() ? child_schema : to_lower(c.fk_table.schema);
   fk.referenced_table = c.fk_table.name;
   fk.referenced_columns = c.fk_columns;
-  fk.on_update = fk_action_name(c.fk_on_update);
-  fk.on_delete = fk_action_name(c.fk_on_delete);
+  fk.on_update = referential_action(c.fk_on_update);
+  fk.on_delete = referential_action(c.fk_on_delete);
   fk.deferred = c.fk_deferral.initially == ast::FkDeferral::Initially::kDeferred;
   return fk;
 }

@@ -174,7 +174,8 @@ void create_index(DatabaseImpl& db, const ast::CreateIndexStmt& s, const std::st
   }
   table.schema.indexes.push_back(std::move(ix));
   try {
-    build_index(db, table, table.schema.indexes.size() - 1, ctx);
+    if (db.replaying()) connect_index(table, table.schema.indexes.size() - 1);
+    else build_index(db, table, table.schema.indexes.size() - 1, ctx);
   } catch (...) {
     table.schema.indexes.pop_back();
     table.index_runtime.reset();

@@ -24,11 +24,16 @@ std::string on_conflict(const std::optional<qrs_conflict>& c) {
   return c ? std::string(" on conflict ") + conflict_word(*c) : std::string();
 }
 
-std::string fk_action(const std::string& a) {
-  if (a == "setNull") return "set null";
-  if (a == "setDefault") return "set default";
-  if (a == "noAction") return "no action";
-  return a;  // restrict, cascade
+// An action as SQL spells it.
+std::string fk_action(ReferentialAction a) {
+  switch (a) {
+    case ReferentialAction::kSetNull: return "set null";
+    case ReferentialAction::kSetDefault: return "set default";
+    case ReferentialAction::kNoAction: return "no action";
+    case ReferentialAction::kCascade: return "cascade";
+    case ReferentialAction::kRestrict: break;
+  }
+  return "restrict";
 }
 
 std::string q(const std::string& name) { return quote_identifier(name); }

@@ -12,6 +12,7 @@
 #include "functions/builtins.h"
 #include "main/introspection.h"
 #include "parser/parser.h"
+#include "planner/planner.h"
 #include "types/logical_type.h"
 
 namespace quereus {
@@ -506,6 +507,8 @@ void DatabaseImpl::end_transaction(bool commit) {
       if (first_error.ok()) first_error = e.status();
     }
   }
+  if (!commit) rollback_observers_to(0);
+  reset_observed();
   explicit_ = implicit_ = statement_savepoint_ = savepoint_began_txn_ = false;
   savepoints_.clear();
   savepoint_marks_.clear();
@@ -549,14 +552,16 @@ bool DatabaseImpl::unsubscribe(uint64_t id) {
   return found;
 }
 
-void DatabaseImpl::commit_checks() {
+void DatabaseImpl::commit_transaction() {
   try {
     deferred_.run_commit(*this);
     if (!joined_.empty()) assertions_.check(*this, joined_);
+    flush_observers();
   } catch (...) {
     end_transaction(false);
     throw;
   }
+  end_transaction(true);
 }
 
 void DatabaseImpl::statement_begin() {
@@ -582,8 +587,7 @@ void DatabaseImpl::statement_commit() {
     throw;
   }
   if (implicit_ && !explicit_) {
-    commit_checks();
-    end_transaction(true);
+    commit_transaction();
     return;
   }
   if (statement_savepoint_) {
@@ -599,6 +603,7 @@ void DatabaseImpl::statement_rollback() {
   // A failed statement announces nothing: neither its rows nor its DDL.
   changes_.rollback_data(statement_mark_.changes);
   changes_.retract_schema(statement_mark_.changes);
+  rollback_observers_to(statement_mark_.observed);
   if (implicit_ && !explicit_) {
     end_transaction(false);
     return;
@@ -620,8 +625,7 @@ void DatabaseImpl::begin_explicit() {
 
 void DatabaseImpl::commit_explicit() {
   if (!explicit_) return;  // COMMIT without a transaction is accepted (reference behaviour)
-  commit_checks();
-  end_transaction(true);
+  commit_transaction();
 }
 
 void DatabaseImpl::rollback_explicit() {
@@ -655,8 +659,7 @@ void DatabaseImpl::release(const std::string& name) {
   savepoints_.resize(i);
   savepoint_marks_.resize(i);
   if (savepoints_.empty() && savepoint_began_txn_) {
-    commit_checks();
-    end_transaction(true);
+    commit_transaction();
   }
 }
 
@@ -670,7 +673,15 @@ void DatabaseImpl::rollback_to(const std::string& name) {
   savepoints_.resize(i + 1);
   deferred_.rollback_to(savepoint_marks_[i].deferred);
   changes_.rollback_data(savepoint_marks_[i].changes);
+  rollback_observers_to(savepoint_marks_[i].observed);
   savepoint_marks_.resize(i + 1);
+}
+
+// ---------------------------------------------------------------- write context
+
+std::shared_ptr<const ScalarExpr> DatabaseImpl::bind_row_expr(const TableEntry& table, const ast::Expr& expr) {
+  Planner planner(*this);
+  return planner.bind_expr(expr, planner.table_scope(table, ""));
 }
 
 }  // namespace quereus

@@ -15,6 +15,7 @@
 #include "main/database.h"
 #include "ddl/declarative/declared_schema.h"
 #include "transaction/deferred_constraints.h"
+#include "transaction/write_context.h"
 #include "optimizer/optimizer.h"
 #include "catalog/catalog.h"
 
@@ -43,7 +44,7 @@ struct EngineOptions {
   int64_t statement_timeout_ms = 0;
 };
 
-class DatabaseImpl : public Database {
+class DatabaseImpl : public Database, public WriteContext {
  public:
   DatabaseImpl(std::shared_ptr<Registry> registry, const DatabaseOptions& options);
   ~DatabaseImpl() override;
@@ -62,7 +63,7 @@ class DatabaseImpl : public Database {
   std::atomic<bool>& interrupt_flag() { return interrupt_requested_; }
 
   Registry& registry() { return *registry_; }
-  Catalog& catalog() { return catalog_; }
+  Catalog& catalog() override { return catalog_; }
   DeclaredSchemas& declared_schemas() { return declared_schemas_; }
   EngineOptions& options() { return options_; }
   const DatabaseOptions& db_options() const { return db_options_; }
@@ -125,7 +126,7 @@ class DatabaseImpl : public Database {
   void statement_commit();
   void statement_rollback();
   // Makes `entry` a participant of the current transaction (begin + savepoint replay).
-  void join(TableEntry& entry);
+  void join(TableEntry& entry) override;
   // Transaction control statements.
   void begin_explicit();
   void commit_explicit();
@@ -134,14 +135,16 @@ class DatabaseImpl : public Database {
   void release(const std::string& name);
   void rollback_to(const std::string& name);
   // Removes a dropped table from the participants.
-  void forget(TableEntry& entry);
+  void forget(TableEntry& entry) override;
   // The current transaction's deferred-constraint queue, and the assertions.
-  DeferredConstraints& deferred() { return deferred_; }
+  DeferredConstraints& deferred() override { return deferred_; }
   // The current transaction's change events (recorded by the write path and by DDL).
-  ChangeLog& changes() { return changes_; }
+  ChangeLog& changes() override { return changes_; }
   Assertions& assertions() { return assertions_; }
 
-  uint64_t next_generation() { return ++generation_; }
+  uint64_t next_generation() override { return ++generation_; }
+  bool foreign_keys_enforced() const override { return options_.foreign_keys; }
+  std::shared_ptr<const ScalarExpr> bind_row_expr(const TableEntry& table, const ast::Expr& expr) override;
   // Bumped by every schema change; statements re-plan when it moved.
   // The declared parameter types of the statement being planned (null: none declared),
   // read by the planner's typing of parameters. Set for the planning's duration by
@@ -161,15 +164,17 @@ class DatabaseImpl : public Database {
     const ParamTypes* saved_;
   };
 
-  uint64_t schema_version() const { return schema_version_; }
+  uint64_t schema_version() const override { return schema_version_; }
   void bump_schema_version() { ++schema_version_; }
 
  private:
   uint32_t current_depth() const;
   void end_transaction(bool commit);
-  // The checks a commit runs first (deferred queue, assertions); on a failure the
-  // transaction is rolled back and the constraint's error rethrown.
-  void commit_checks();
+  // The commit pipeline, in order: the deferred checks, the assertions, the row
+  // observers' flush, the modules' commit (each joined table), then the change batch is
+  // published. A failure before the modules commit rolls the transaction back and
+  // rethrows; after it, only delivery remains, contained per listener.
+  void commit_transaction();
   // Hands the events of the transaction that just ended to the listeners.
   void publish(bool committed);
 
@@ -205,8 +210,9 @@ class DatabaseImpl : public Database {
   struct Marks {
     size_t deferred = 0;
     ChangeLog::Mark changes;
+    uint64_t observed = 0;  // WriteContext::observed_mark()
   };
-  Marks marks() const { return {deferred_.mark(), changes_.mark()}; }
+  Marks marks() const { return {deferred_.mark(), changes_.mark(), observed_mark()}; }
   std::vector<Marks> savepoint_marks_;
   Marks statement_mark_;
 

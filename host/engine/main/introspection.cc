@@ -419,8 +419,8 @@ void register_introspection_functions(Registry& r) {
         }
         rows.push_back({Value::Integer(static_cast<int64_t>(id)), Value::Text(fk.name), Value::Text(ts.name),
                         Value::Text(ts.columns[fk.columns[seq]].name), Value::Text(fk.referenced_table),
-                        Value::Text(fk.referenced_schema), std::move(to), Value::Text(fk.on_update),
-                        Value::Text(fk.on_delete), Value::Integer(fk.deferred ? 1 : 0),
+                        Value::Text(fk.referenced_schema), std::move(to), Value::Text(referential_action_name(fk.on_update)),
+                        Value::Text(referential_action_name(fk.on_delete)), Value::Integer(fk.deferred ? 1 : 0),
                         Value::Integer(static_cast<int64_t>(seq)), tags_value(fk.tags_json)});
       }
     }

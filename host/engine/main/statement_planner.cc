@@ -95,27 +95,7 @@ class BufferedExec : public Executable {
 
 enum class WriteKind { kInsert, kUpdate, kDelete };
 
-// A RETURNING clause. Unqualified names read the row the statement produced (NEW for
-// INSERT / UPDATE, OLD for DELETE); `new.c` / `old.c` name an image explicitly. The
-// images are bound one scope out, so they never collide with the unqualified names:
-// they are read through the outer environment, whose row is NEW (INSERT / UPDATE) or
-// OLD (DELETE), with OLD appended after NEW for UPDATE.
-struct Returning {
-  std::vector<ScalarPtr> exprs;
-  void emit(const Row& row, const Row* old_row, ExecContext& ctx, std::vector<Row>& out) const {
-    if (exprs.empty()) return;
-    Row both;
-    if (old_row) {
-      both = row;
-      both.insert(both.end(), old_row->begin(), old_row->end());
-    }
-    EvalEnv images{old_row ? &both : &row, nullptr, &ctx};
-    EvalEnv env{&row, &images, &ctx};
-    Row r;
-    for (auto& e : exprs) r.push_back(e->eval(env));
-    out.push_back(std::move(r));
-  }
-};
+using Returning = BoundReturning;
 
 // True when `pred` holds for `e` or a node below it (not looking inside subqueries).
 template <typename Pred>
@@ -206,6 +186,43 @@ std::shared_ptr<TableEntry> write_target(Planner& planner, const ast::QualifiedN
   return rel.table;
 }
 
+// The bindings of a table the engine writes itself (a foreign-key action's target):
+// the table's own schema-authored expressions, like a statement writing it.
+TableWriteBindings bind_table_writes(DatabaseImpl& db, const TableEntry& table) {
+  Planner planner = schema_authored_planner(db, table);
+  TableWriteBindings out;
+  std::set<int> context_read;
+  out.checks = bind_checks(planner, table, {RowOp::kInsert, RowOp::kUpdate, RowOp::kDelete}, context_read);
+  std::vector<bool> all(table.schema.columns.size(), true);
+  for (size_t i = 0; i < table.schema.columns.size(); ++i)
+    out.defaults.push_back(bind_default(db, planner, table, static_cast<int>(i), all, false, context_read));
+  out.generated = bind_generated(planner, table);
+  return out;
+}
+
+// Every table a write to `target` can reach through foreign-key actions that write
+// (CASCADE, SET NULL, SET DEFAULT — transitively, a self-reference included), bound
+// now so no cascade binds at run time. Keys are followed whether or not foreign keys are
+// enforced at the moment (the pragma may change before the statement runs); a schema
+// change re-plans the statement. Null when no action writes.
+std::shared_ptr<const CascadeBindings> bind_cascades(DatabaseImpl& db, const std::shared_ptr<TableEntry>& target) {
+  auto out = std::make_shared<CascadeBindings>();
+  std::vector<std::shared_ptr<TableEntry>> queue{target};
+  std::set<const TableEntry*> seen{target.get()};
+  while (!queue.empty()) {
+    std::shared_ptr<TableEntry> parent = std::move(queue.back());
+    queue.pop_back();
+    for (const auto& link : inbound_fks(db.catalog(), parent)) {
+      if (!writes_referencing_rows(link->fk.on_delete) && !writes_referencing_rows(link->fk.on_update)) continue;
+      const TableEntry* child = link->child.get();
+      if (!out->count(child)) out->emplace(child, bind_table_writes(db, *child));
+      if (seen.insert(child).second) queue.push_back(link->child);
+    }
+  }
+  if (out->empty()) return nullptr;
+  return out;
+}
+
 class InsertExec : public BufferedExec {
  public:
   // `nested`: the search path of the statement this one is a relation of (null: top level).
@@ -221,11 +238,11 @@ class InsertExec : public BufferedExec {
     planner.set_statement_path(!s.schema_path.empty() || !s.source ? s.schema_path : s.source->schema_path);
     if (nested) planner.inherit_statement_path(*nested);
     if (!nested) planner.set_leading_with(s.with.get());
-    table_ = write_target(planner, s.table, "INSERT");
-    Planner authored = schema_authored_planner(db, *table_);
-    const TableSchema& ts = table_->schema;
-    action_ = s.replace ? std::optional<ConflictAction>(ConflictAction::kReplace) : statement_action(s.or_action);
-    if (!s.upserts.empty() && action_)
+    plan_.table = write_target(planner, s.table, "INSERT");
+    Planner authored = schema_authored_planner(db, *plan_.table);
+    const TableSchema& ts = plan_.table->schema;
+    plan_.action = s.replace ? std::optional<ConflictAction>(ConflictAction::kReplace) : statement_action(s.or_action);
+    if (!s.upserts.empty() && plan_.action)
       throw Error(StatusCode::kError, "Cannot use both 'INSERT OR ...' and 'ON CONFLICT' in the same statement",
                   s.upserts.front().site);
     if (!s.columns.empty()) {
@@ -249,10 +266,10 @@ class InsertExec : public BufferedExec {
     std::set<int> context_read;
     for (size_t i = 0; i < ts.columns.size(); ++i) {
       bool firing = !supplied[i] && !ts.columns[i].generated();
-      defaults_.push_back(bind_default(db, authored, *table_, static_cast<int>(i), firing ? supplied : all, firing,
+      plan_.bindings.defaults.push_back(bind_default(db, authored, *plan_.table, static_cast<int>(i), firing ? supplied : all, firing,
                                        context_read));
     }
-    generated_ = bind_generated(authored, *table_);
+    plan_.bindings.generated = bind_generated(authored, *plan_.table);
     context_ = bind_context_values(planner, ts, s.context);
     if (s.source) {
       if (s.with) planner.push_with(*s.with);
@@ -267,23 +284,23 @@ class InsertExec : public BufferedExec {
       }
       source_ = optimize(db, qp.root);
     }
-    Scope scope = planner.table_scope(*table_, s.alias);
-    returning_ = bind_returning(planner, s.returning, scope, names_, WriteKind::kInsert);
+    Scope scope = planner.table_scope(*plan_.table, s.alias);
+    plan_.returning = bind_returning(planner, s.returning, scope, names_, WriteKind::kInsert);
     std::vector<RowOp> ops{RowOp::kInsert};
     for (const ast::UpsertClause& u : s.upserts)
       if (!u.do_nothing) ops.push_back(RowOp::kUpdate);
-    checks_ = bind_checks(authored, *table_, ops, context_read);
+    plan_.bindings.checks = bind_checks(authored, *plan_.table, ops, context_read);
     require_context(ts, context_, context_read);
     bind_upserts(planner, s, scope);
+    plan_.cascades = bind_cascades(db, plan_.table);
     prelude_ = planner.take_dml_prelude();
   }
   void start(ExecContext& ctx) override {
     reset_rows();
     run_dml_prelude(prelude_, ctx);
-    DmlWriter writer(db_, table_, checks_, ctx);
-    writer.set_defaults(defaults_);
-    writer.set_generated(generated_);
-    const TableSchema& ts = table_->schema;
+    DmlWriter writer(db_, plan_, ctx);
+    writer.set_returning_sink(&rows_);
+    const TableSchema& ts = plan_.table->schema;
     writer.set_context_row(eval_context(ts, context_, ctx));
     EvalEnv env{nullptr, nullptr, &ctx};
     int64_t ordinal = 0;
@@ -292,24 +309,12 @@ class InsertExec : public BufferedExec {
       for (int t : targets_) given_[t] = true;
     }
     auto write = [&](Row& src) {
-      MutationOrdinalScope produced(ctx, ++ordinal);  // mutation_ordinal() in the defaults
-      Row row(ts.columns.size());
-      for (size_t i = 0; i < targets_.size(); ++i) row[targets_[i]] = std::move(src[i]);
-      for (size_t i = 0; i < row.size(); ++i)
-        if (!given_[i] && defaults_[i] && !ts.columns[i].generated()) row[i] = writer.eval_default(static_cast<int>(i), row);
-      if (upserts_.empty()) {
-        if (auto stored = writer.insert(std::move(row), action_)) returning_.emit(*stored, nullptr, ctx, rows_);
-        return;
-      }
-      std::optional<Row> existing;
-      int conflict = -1;
-      auto stored = writer.insert_or_conflict(row, action_, existing, conflict);
-      if (!existing) {
-        if (stored) returning_.emit(*stored, nullptr, ctx, rows_);
-        return;
-      }
-      if (auto updated = resolve_upsert(writer, *existing, row, conflict, ctx))
-        returning_.emit(*updated, nullptr, ctx, rows_);
+      RowChange change;
+      change.new_row.resize(ts.columns.size());
+      for (size_t i = 0; i < targets_.size(); ++i) change.new_row[targets_[i]] = std::move(src[i]);
+      change.supplied = &given_;
+      change.ordinal = ++ordinal;
+      writer.apply(std::move(change));
     };
     if (!source_) {
       Row none;
@@ -346,18 +351,10 @@ class InsertExec : public BufferedExec {
   std::unique_ptr<Operator> source_op_;  // source_, instantiated on first execution
   std::vector<bool> given_;              // per column: supplied by the statement
   Row one_row_;                          // a single VALUES row, evaluated in place
-  // ON CONFLICT … DO NOTHING | DO UPDATE, bound over the stored (conflicting) row, with
-  // the proposed row one scope out as `excluded.c` / `new.c`.
-  struct Upsert {
-    static constexpr int kAnyConflict = -2;
-    int target = kAnyConflict;  // -1: the primary key; i >= 0: schema.indexes[i]
-    bool do_nothing = true;
-    std::vector<std::pair<int, ScalarPtr>> set;
-    ScalarPtr where;
-  };
+  using Upsert = BoundUpsert;
 
   void bind_upserts(Planner& planner, const ast::InsertStmt& s, const Scope& scope) {
-    const TableSchema& ts = table_->schema;
+    const TableSchema& ts = plan_.table->schema;
     Scope proposed;
     for (const char* qualifier : {"excluded", "new"})
       for (Scope::Column c : scope.columns) {
@@ -383,7 +380,7 @@ class InsertExec : public BufferedExec {
         b.set.emplace_back(idx, planner.bind_expr(*a.value, inner));
       }
       if (u.where) b.where = planner.bind_expr(*u.where, inner);
-      upserts_.push_back(std::move(b));
+      plan_.upserts.push_back(std::move(b));
     }
   }
 
@@ -427,42 +424,11 @@ class InsertExec : public BufferedExec {
     throw no_match();
   }
 
-  // The first clause whose target is the violated constraint (or that has no target)
-  // handles the conflict; with none, the conflict fails the statement. Returns the row
-  // written, or nullopt when nothing was.
-  std::optional<Row> resolve_upsert(DmlWriter& writer, const Row& existing, const Row& proposed, int conflict,
-                                    ExecContext& ctx) {
-    const Upsert* clause = nullptr;
-    for (const Upsert& u : upserts_)
-      if (u.target == Upsert::kAnyConflict || u.target == conflict) {
-        clause = &u;
-        break;
-      }
-    if (!clause) throw Error(StatusCode::kConstraint, writer.conflict_message(conflict));
-    const Upsert& u = *clause;
-    if (u.do_nothing) return std::nullopt;
-    EvalEnv outer{&proposed, nullptr, &ctx};
-    EvalEnv env{&existing, &outer, &ctx};
-    if (u.where) {
-      bool is_null = false;
-      if (!u.where->eval(env).truthy(&is_null) || is_null) return std::nullopt;
-    }
-    Row new_row = existing;
-    for (auto& [idx, e] : u.set) new_row[idx] = e->eval(env);
-    return writer.update(existing, std::move(new_row), std::nullopt);
-  }
-
   DatabaseImpl& db_;
-  std::shared_ptr<TableEntry> table_;
-  std::optional<ConflictAction> action_;
-  std::vector<Upsert> upserts_;
+  TableWritePlan plan_;
   std::vector<int> targets_;
-  std::vector<ScalarPtr> defaults_;
-  std::vector<BoundGenerated> generated_;
   std::vector<ScalarPtr> context_;  // WITH CONTEXT values, per declared variable
   RelPtr source_;
-  Returning returning_;
-  std::vector<BoundCheck> checks_;
 };
 
 // Scan of a table with an optional WHERE, for UPDATE and DELETE.
@@ -508,58 +474,56 @@ class UpdateExec : public BufferedExec {
     if (nested) planner.inherit_statement_path(*nested);
     if (!nested) planner.set_leading_with(s.with.get());
     if (s.with) planner.push_with(*s.with);
-    table_ = write_target(planner, s.table, "UPDATE");
-    Planner authored = schema_authored_planner(db, *table_);
-    action_ = statement_action(s.or_action);
-    Scope scope = planner.table_scope(*table_, s.alias);
+    plan_.table = write_target(planner, s.table, "UPDATE");
+    Planner authored = schema_authored_planner(db, *plan_.table);
+    plan_.action = statement_action(s.or_action);
+    Scope scope = planner.table_scope(*plan_.table, s.alias);
     std::set<int> seen;
     for (auto& a : s.assignments) {
       if (a.columns.size() != 1) throw Error(StatusCode::kUnsupported, "row-value assignments are not supported yet");
-      int idx = table_->schema.find_column(a.columns[0]);
-      if (idx < 0) throw Error(StatusCode::kError, "Column not found: " + a.columns[0] + " in table " + table_->schema.name);
+      int idx = plan_.table->schema.find_column(a.columns[0]);
+      if (idx < 0) throw Error(StatusCode::kError, "Column not found: " + a.columns[0] + " in table " + plan_.table->schema.name);
       if (!seen.insert(idx).second) throw Error(StatusCode::kError, "duplicate assignment to column " + a.columns[0]);
-      refuse_generated_write(table_->schema, idx, "UPDATE");
+      refuse_generated_write(plan_.table->schema, idx, "UPDATE");
       assignments_.emplace_back(idx, planner.bind_expr(*a.value, scope));
     }
-    scan_ = plan_target_scan(planner, db, table_, scope, s.where.get());
-    returning_ = bind_returning(planner, s.returning, scope, names_, WriteKind::kUpdate);
+    scan_ = plan_target_scan(planner, db, plan_.table, scope, s.where.get());
+    plan_.returning = bind_returning(planner, s.returning, scope, names_, WriteKind::kUpdate);
     std::set<int> context_read;
-    checks_ = bind_checks(authored, *table_, {RowOp::kUpdate}, context_read);
-    std::vector<bool> all(table_->schema.columns.size(), true);
-    for (size_t i = 0; i < table_->schema.columns.size(); ++i)
-      defaults_.push_back(bind_default(db, authored, *table_, static_cast<int>(i), all, false, context_read));
-    generated_ = bind_generated(authored, *table_);
-    context_ = bind_context_values(planner, table_->schema, s.context);
-    require_context(table_->schema, context_, context_read);
+    plan_.bindings.checks = bind_checks(authored, *plan_.table, {RowOp::kUpdate}, context_read);
+    std::vector<bool> all(plan_.table->schema.columns.size(), true);
+    for (size_t i = 0; i < plan_.table->schema.columns.size(); ++i)
+      plan_.bindings.defaults.push_back(bind_default(db, authored, *plan_.table, static_cast<int>(i), all, false, context_read));
+    plan_.bindings.generated = bind_generated(authored, *plan_.table);
+    context_ = bind_context_values(planner, plan_.table->schema, s.context);
+    require_context(plan_.table->schema, context_, context_read);
+    plan_.cascades = bind_cascades(db, plan_.table);
     prelude_ = planner.take_dml_prelude();
   }
   void start(ExecContext& ctx) override {
     reset_rows();
     run_dml_prelude(prelude_, ctx);
-    DmlWriter writer(db_, table_, checks_, ctx);
-    writer.set_defaults(defaults_);
-    writer.set_generated(generated_);
-    writer.set_context_row(eval_context(table_->schema, context_, ctx));
+    DmlWriter writer(db_, plan_, ctx);
+    writer.set_returning_sink(&rows_);
+    writer.set_context_row(eval_context(plan_.table->schema, context_, ctx));
     // Halloween protection: find every target row before changing any.
     std::vector<Row> targets = collect(scan_, ctx);
     for (auto& old_row : targets) {
       EvalEnv env{&old_row, nullptr, &ctx};
-      Row new_row = old_row;
-      for (auto& [idx, e] : assignments_) new_row[idx] = e->eval(env);
-      if (auto stored = writer.update(old_row, std::move(new_row), action_)) returning_.emit(*stored, &old_row, ctx, rows_);
+      RowChange change;
+      change.op = RowOp::kUpdate;
+      change.old_row = &old_row;
+      change.new_row = old_row;
+      for (auto& [idx, e] : assignments_) change.new_row[idx] = e->eval(env);
+      writer.apply(std::move(change));
     }
   }
 
  private:
   DatabaseImpl& db_;
-  std::shared_ptr<TableEntry> table_;
-  std::optional<ConflictAction> action_;
+  TableWritePlan plan_;  // defaults bound for NOT NULL … REPLACE
   std::vector<std::pair<int, ScalarPtr>> assignments_;
   RelPtr scan_;
-  Returning returning_;
-  std::vector<BoundCheck> checks_;
-  std::vector<ScalarPtr> defaults_;  // for NOT NULL … REPLACE
-  std::vector<BoundGenerated> generated_;
   std::vector<ScalarPtr> context_;
 };
 
@@ -574,33 +538,37 @@ class DeleteExec : public BufferedExec {
     if (nested) planner.inherit_statement_path(*nested);
     if (!nested) planner.set_leading_with(s.with.get());
     if (s.with) planner.push_with(*s.with);
-    table_ = write_target(planner, s.table, "DELETE");
-    Scope scope = planner.table_scope(*table_, s.alias);
-    scan_ = plan_target_scan(planner, db, table_, scope, s.where.get());
-    returning_ = bind_returning(planner, s.returning, scope, names_, WriteKind::kDelete);
-    Planner authored = schema_authored_planner(db, *table_);
+    plan_.table = write_target(planner, s.table, "DELETE");
+    Scope scope = planner.table_scope(*plan_.table, s.alias);
+    scan_ = plan_target_scan(planner, db, plan_.table, scope, s.where.get());
+    plan_.returning = bind_returning(planner, s.returning, scope, names_, WriteKind::kDelete);
+    Planner authored = schema_authored_planner(db, *plan_.table);
     std::set<int> context_read;
-    checks_ = bind_checks(authored, *table_, {RowOp::kDelete}, context_read);
-    context_ = bind_context_values(planner, table_->schema, s.context);
-    require_context(table_->schema, context_, context_read);
+    plan_.bindings.checks = bind_checks(authored, *plan_.table, {RowOp::kDelete}, context_read);
+    context_ = bind_context_values(planner, plan_.table->schema, s.context);
+    require_context(plan_.table->schema, context_, context_read);
+    plan_.cascades = bind_cascades(db, plan_.table);
     prelude_ = planner.take_dml_prelude();
   }
   void start(ExecContext& ctx) override {
     reset_rows();
     run_dml_prelude(prelude_, ctx);
-    DmlWriter writer(db_, table_, checks_, ctx);
-    writer.set_context_row(eval_context(table_->schema, context_, ctx));
+    DmlWriter writer(db_, plan_, ctx);
+    writer.set_returning_sink(&rows_);
+    writer.set_context_row(eval_context(plan_.table->schema, context_, ctx));
     std::vector<Row> targets = collect(scan_, ctx);
-    for (auto& old_row : targets)
-      if (auto removed = writer.remove(old_row)) returning_.emit(*removed, nullptr, ctx, rows_);
+    for (auto& old_row : targets) {
+      RowChange change;
+      change.op = RowOp::kDelete;
+      change.old_row = &old_row;
+      writer.apply(std::move(change));
+    }
   }
 
  private:
   DatabaseImpl& db_;
-  std::shared_ptr<TableEntry> table_;
+  TableWritePlan plan_;
   RelPtr scan_;
-  Returning returning_;
-  std::vector<BoundCheck> checks_;
   std::vector<ScalarPtr> context_;
 };
 
@@ -1375,18 +1343,5 @@ std::unique_ptr<Executable> plan_nested_dml(DatabaseImpl& db, const ast::Stateme
   }
 }
 
-TableWriteBindings bind_table_writes(DatabaseImpl& db, const TableEntry& table) {
-  // Writes the engine opens itself (foreign-key actions) bind the table's own
-  // schema-authored expressions, like a statement writing it.
-  Planner planner = schema_authored_planner(db, table);
-  TableWriteBindings out;
-  std::set<int> context_read;
-  out.checks = bind_checks(planner, table, {RowOp::kInsert, RowOp::kUpdate, RowOp::kDelete}, context_read);
-  std::vector<bool> all(table.schema.columns.size(), true);
-  for (size_t i = 0; i < table.schema.columns.size(); ++i)
-    out.defaults.push_back(bind_default(db, planner, table, static_cast<int>(i), all, false, context_read));
-  out.generated = bind_generated(planner, table);
-  return out;
-}
 
 }  // namespace quereus

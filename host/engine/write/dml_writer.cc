@@ -3,22 +3,30 @@
 
 #include <cmath>
 
+#include "eval/exec_context.h"
 #include "types/json_value.h"
 #include "planner/scalar_expr.h"
 #include "write/indexes.h"
 
 namespace quereus {
 
-DmlWriter::DmlWriter(DatabaseImpl& db, std::shared_ptr<TableEntry> table) : db_(db), table_(std::move(table)) {
+DmlWriter::DmlWriter(WriteContext& db, const TableWritePlan& plan, ExecContext& ctx)
+    : db_(db),
+      table_(plan.table),
+      plan_(&plan),
+      bindings_(plan.bindings),
+      action_(plan.action),
+      cascades_(plan.cascades),
+      ctx_(ctx) {
   db_.join(*table_);
-  if (!table_->schema.indexes.empty()) indexes_ = std::make_unique<IndexWriter>(db_, *table_, nullptr);
+  if (!table_->schema.indexes.empty()) indexes_ = std::make_unique<IndexWriter>(db_, *table_, &ctx_);
 }
 
-DmlWriter::DmlWriter(DatabaseImpl& db, std::shared_ptr<TableEntry> table, const std::vector<BoundCheck>& checks,
-                     ExecContext& ctx)
-    : db_(db), table_(std::move(table)), checks_(&checks), ctx_(&ctx) {
+DmlWriter::DmlWriter(WriteContext& db, std::shared_ptr<TableEntry> table, const TableWriteBindings& bindings,
+                     std::shared_ptr<const CascadeBindings> cascades, ExecContext& ctx, int depth)
+    : db_(db), table_(std::move(table)), bindings_(bindings), cascades_(std::move(cascades)), ctx_(ctx), depth_(depth) {
   db_.join(*table_);
-  if (!table_->schema.indexes.empty()) indexes_ = std::make_unique<IndexWriter>(db_, *table_, ctx_);
+  if (!table_->schema.indexes.empty()) indexes_ = std::make_unique<IndexWriter>(db_, *table_, &ctx_);
 }
 
 DmlWriter::~DmlWriter() = default;
@@ -138,16 +146,17 @@ ConflictAction resolve(std::optional<ConflictAction> stmt, std::optional<qrs_con
 }  // namespace
 
 void DmlWriter::fail(ConflictAction action, const std::string& message) {
-  if (ctx_ && (action == ConflictAction::kFail || action == ConflictAction::kRollback))
-    ctx_->failed_action = static_cast<qrs_conflict>(action);
+  if (action == ConflictAction::kFail || action == ConflictAction::kRollback)
+    ctx_.failed_action = static_cast<qrs_conflict>(action);
   throw Error(StatusCode::kConstraint, message);
 }
 
 Value DmlWriter::eval_default(int column, const Row& row) const {
-  if (!defaults_ || column >= static_cast<int>(defaults_->size()) || !(*defaults_)[column]) return Value();
-  EvalEnv images{&row, nullptr, ctx_};
-  EvalEnv env{&context_row_, &images, ctx_};
-  return (*defaults_)[column]->eval(env);
+  const auto& defaults = bindings_.defaults;
+  if (column >= static_cast<int>(defaults.size()) || !defaults[column]) return Value();
+  EvalEnv images{&row, nullptr, &ctx_};
+  EvalEnv env{&context_row_, &images, &ctx_};
+  return defaults[column]->eval(env);
 }
 
 namespace {
@@ -177,10 +186,10 @@ bool DmlWriter::prepare_row(Row& row, std::optional<ConflictAction> action) {
       row[i] = coerce(row[i], ts.columns[i], ts);
   // Generated columns, in dependency order: each reads the coerced written columns and
   // the generated columns computed before it.
-  if (generated_) {
-    EvalEnv images{&row, nullptr, ctx_};
-    EvalEnv env{&row, &images, ctx_};
-    for (const BoundGenerated& g : *generated_)
+  if (!bindings_.generated.empty()) {
+    EvalEnv images{&row, nullptr, &ctx_};
+    EvalEnv env{&row, &images, &ctx_};
+    for (const BoundGenerated& g : bindings_.generated)
       row[g.column] = coerce(g.expr->eval(env), ts.columns[g.column], ts);
   }
   for (size_t i = 0; i < row.size(); ++i) {
@@ -192,7 +201,7 @@ bool DmlWriter::prepare_row(Row& row, std::optional<ConflictAction> action) {
         // REPLACE substitutes the column's DEFAULT (sql-dml.md); without one, or with a
         // NULL default, it aborts.
         a = ConflictAction::kAbort;
-        if (defaults_ && i < defaults_->size() && (*defaults_)[i] && ctx_) {
+        if (i < bindings_.defaults.size() && bindings_.defaults[i]) {
           row[i] = coerce(eval_default(static_cast<int>(i), row), col, ts);
           if (!row[i].is_null()) continue;
         }
@@ -204,9 +213,8 @@ bool DmlWriter::prepare_row(Row& row, std::optional<ConflictAction> action) {
 }
 
 bool DmlWriter::check_row(RowOp op, const Row* new_row, const Row* old_row, std::optional<ConflictAction> action) {
-  if (!checks_) return true;
   Row images;
-  for (const BoundCheck& c : *checks_) {
+  for (const BoundCheck& c : bindings_.checks) {
     bool applies = op == RowOp::kInsert ? c.on_insert : op == RowOp::kUpdate ? c.on_update : c.on_delete;
     if (!applies) continue;
     if (images.empty()) {
@@ -230,9 +238,9 @@ bool DmlWriter::check_row(RowOp op, const Row* new_row, const Row* old_row, std:
       });
       continue;
     }
-    EvalEnv image_env{&images, nullptr, ctx_};
-    EvalEnv row_env{new_row ? new_row : old_row, &image_env, ctx_};
-    EvalEnv env{&context_row_, &row_env, ctx_};
+    EvalEnv image_env{&images, nullptr, &ctx_};
+    EvalEnv row_env{new_row ? new_row : old_row, &image_env, &ctx_};
+    EvalEnv env{&context_row_, &row_env, &ctx_};
     bool is_null = false;
     if (c.expr->eval(env).truthy(&is_null) || is_null) continue;
     // REPLACE does not relax a CHECK: it aborts.
@@ -340,6 +348,10 @@ std::optional<Row> DmlWriter::write_insert(Row& row, std::optional<ConflictActio
     if (replaced) indexes_->remove(*replaced);
     indexes_->add(*out);
   }
+  if (out) {
+    if (replaced) observe(RowOp::kDelete, &*replaced, nullptr);
+    observe(RowOp::kInsert, nullptr, &*out);
+  }
   if (out && db_.changes().capturing()) {
     if (replaced) db_.changes().record_delete(table_->schema, *replaced);
     db_.changes().record_insert(table_->schema, *out);
@@ -388,6 +400,8 @@ std::optional<Row> DmlWriter::update(const Row& stale_row, Row new_row, std::opt
       if (replaced) indexes_->remove(*replaced);
       indexes_->change(old_row, *out);
     }
+    if (replaced) observe(RowOp::kDelete, &*replaced, nullptr);
+    observe(RowOp::kUpdate, &old_row, &*out);
     if (db_.changes().capturing()) {
       if (replaced) db_.changes().record_delete(table_->schema, *replaced);
       db_.changes().record_update(table_->schema, old_row, *out);
@@ -405,9 +419,93 @@ std::optional<Row> DmlWriter::remove(const Row& old_row) {
   auto out = handle(r, ConflictAction::kAbort);
   if (!out) return out;
   if (indexes_) indexes_->remove(old_row);
+  observe(RowOp::kDelete, &old_row, nullptr);
   if (db_.changes().capturing()) db_.changes().record_delete(table_->schema, old_row);
   apply_parent_actions(old_row, nullptr, false);
   return old_row;
+}
+
+void DmlWriter::observe(RowOp op, const Row* old_row, const Row* new_row) {
+  db_.observe(*table_, op, old_row, new_row);
+}
+
+void BoundReturning::emit(const Row& row, const Row* old_row, ExecContext& ctx, std::vector<Row>& out) const {
+  if (exprs.empty()) return;
+  Row both;
+  if (old_row) {
+    both = row;
+    both.insert(both.end(), old_row->begin(), old_row->end());
+  }
+  EvalEnv images{old_row ? &both : &row, nullptr, &ctx};
+  EvalEnv env{&row, &images, &ctx};
+  Row r;
+  r.reserve(exprs.size());
+  for (auto& e : exprs) r.push_back(e->eval(env));
+  out.push_back(std::move(r));
+}
+
+void DmlWriter::emit_returning(const Row& row, const Row* old_row) {
+  if (plan_ && returning_sink_) plan_->returning.emit(row, old_row, ctx_, *returning_sink_);
+}
+
+std::optional<Row> DmlWriter::apply(RowChange change) {
+  switch (change.op) {
+    case RowOp::kDelete: {
+      if (!change.old_row) throw Error(StatusCode::kInternal, "a DELETE row change without the old row");
+      auto removed = remove(*change.old_row);
+      if (removed) emit_returning(*removed, nullptr);
+      return removed;
+    }
+    case RowOp::kUpdate: {
+      if (!change.old_row) throw Error(StatusCode::kInternal, "an UPDATE row change without the old row");
+      auto stored = update(*change.old_row, std::move(change.new_row), action_);
+      if (stored) emit_returning(*stored, change.old_row);
+      return stored;
+    }
+    case RowOp::kInsert: break;
+  }
+  Row& row = change.new_row;
+  // mutation_ordinal() reads this row's ordinal while it is written (its defaults read
+  // it, and may read the supplied columns as `new.c`).
+  MutationOrdinalScope produced(ctx_, change.ordinal);
+  if (change.supplied) {
+    const TableSchema& ts = table_->schema;
+    const auto& supplied = *change.supplied;
+    for (size_t i = 0; i < row.size(); ++i)
+      if (!supplied[i] && i < bindings_.defaults.size() && bindings_.defaults[i] && !ts.columns[i].generated())
+        row[i] = eval_default(static_cast<int>(i), row);
+  }
+  if (!plan_ || plan_->upserts.empty()) {
+    auto stored = insert(std::move(row), action_);
+    if (stored) emit_returning(*stored, nullptr);
+    return stored;
+  }
+  std::optional<Row> existing;
+  int conflict = -1;
+  auto stored = insert_or_conflict(row, action_, existing, conflict);
+  if (existing) stored = resolve_upsert(*existing, row, conflict);
+  if (stored) emit_returning(*stored, nullptr);
+  return stored;
+}
+
+std::optional<Row> DmlWriter::resolve_upsert(const Row& existing, const Row& proposed, int conflict) {
+  const BoundUpsert* clause = nullptr;
+  for (const BoundUpsert& u : plan_->upserts)
+    if (u.target == BoundUpsert::kAnyConflict || u.target == conflict) {
+      clause = &u;
+      break;
+    }
+  if (!clause) throw Error(StatusCode::kConstraint, conflict_message(conflict));
+  if (clause->do_nothing) return std::nullopt;
+  EvalEnv outer{&proposed, nullptr, &ctx_};
+  EvalEnv env{&existing, &outer, &ctx_};
+  if (clause->where) {
+    bool is_null = false;
+    if (!clause->where->eval(env).truthy(&is_null) || is_null) return std::nullopt;
+  }
+  Row new_row = existing;
+  for (auto& [idx, e] : clause->set) new_row[idx] = e->eval(env);
+  return update(existing, std::move(new_row), std::nullopt);
 }
 
 }  // namespace quereus

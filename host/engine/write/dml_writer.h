@@ -1,12 +1,13 @@
-// DmlWriter: the one write path. Every insert, update and delete — from SQL today,
-// from views, lenses and sync ingestion later — goes through it: value coercion to
-// the declared types, NOT NULL, the module's update call, conflict outcomes.
+// DmlWriter: the one write path. Every insert, update and delete — from SQL statements,
+// foreign-key actions and view writes today, from materialized-view maintenance, lenses
+// and sync ingestion later — goes through DmlWriter::apply (docs/design-writes.md §6).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 
-#include "main/database_impl.h"
+#include "transaction/write_context.h"
 #include "catalog/module.h"
 
 namespace quereus {
@@ -31,9 +32,6 @@ struct BoundCheck {
   bool deferred = false;
 };
 
-// The per-table bindings a write needs, for writers the engine opens itself (foreign
-// key actions). Implemented by main/statement_planner.cc, which binds them for the
-// statements' own writers the same way.
 // A generated column bound once per DML plan: `expr` reads the row being written (and
 // the same row one level out, for `new.c`).
 struct BoundGenerated {
@@ -41,12 +39,70 @@ struct BoundGenerated {
   std::shared_ptr<const ScalarExpr> expr;
 };
 
+// The per-table bindings a write needs: CHECK constraints, the DEFAULT of each column
+// (null where none) and the generated columns in dependency order.
 struct TableWriteBindings {
   std::vector<BoundCheck> checks;
-  std::vector<std::shared_ptr<const ScalarExpr>> defaults;  // null where none
-  std::vector<BoundGenerated> generated;                   // in dependency order
+  std::vector<std::shared_ptr<const ScalarExpr>> defaults;
+  std::vector<BoundGenerated> generated;
 };
-TableWriteBindings bind_table_writes(DatabaseImpl& db, const TableEntry& table);
+
+// ON CONFLICT … DO NOTHING | DO UPDATE, bound over the stored (conflicting) row, with the
+// proposed row one scope out as `excluded.c` / `new.c`.
+struct BoundUpsert {
+  static constexpr int kAnyConflict = -2;
+  int target = kAnyConflict;  // -1: the primary key; i >= 0: schema.indexes[i]
+  bool do_nothing = true;
+  std::vector<std::pair<int, std::shared_ptr<const ScalarExpr>>> set;
+  std::shared_ptr<const ScalarExpr> where;
+};
+
+// A RETURNING clause. Unqualified names read the row the statement produced (NEW for
+// INSERT / UPDATE, OLD for DELETE); `new.c` / `old.c` name an image explicitly. The
+// images are bound one scope out, so they never collide with the unqualified names:
+// they are read through the outer environment, whose row is NEW (INSERT / UPDATE) or
+// OLD (DELETE), with OLD appended after NEW for UPDATE.
+struct BoundReturning {
+  std::vector<std::shared_ptr<const ScalarExpr>> exprs;
+  void emit(const Row& row, const Row* old_row, ExecContext& ctx, std::vector<Row>& out) const;
+};
+
+// The tables a statement's writes can reach through foreign-key actions (CASCADE, SET
+// NULL, SET DEFAULT, transitively), with their bindings: bound when the statement is
+// planned, so a cascade never binds anything while it runs. A statement is re-planned
+// when the schema version moves, so the set is current whenever it runs.
+using CascadeBindings = std::map<const TableEntry*, TableWriteBindings>;
+
+// One statement's writes to one table, bound once per plan by the statement's planner
+// (main/statement_planner.cc) and driven row by row through DmlWriter::apply.
+struct TableWritePlan {
+  std::shared_ptr<TableEntry> table;
+  // The statement's own OR action; nullopt lets each constraint's declared ON CONFLICT
+  // action apply (ABORT when none was declared).
+  std::optional<ConflictAction> action;
+  // The defaults are the statement's: an INSERT binds each for the columns it supplies
+  // (a default may read them as `new.c`); UPDATE binds them for NOT NULL … REPLACE.
+  TableWriteBindings bindings;
+  std::vector<BoundUpsert> upserts;  // INSERT … ON CONFLICT, in clause order
+  BoundReturning returning;
+  std::shared_ptr<const CascadeBindings> cascades;  // null: no action reaches another row
+};
+
+// One row change as a statement produced it.
+struct RowChange {
+  RowOp op = RowOp::kInsert;
+  // UPDATE and DELETE: the row as the statement read it.
+  const Row* old_row = nullptr;
+  // INSERT: the values in declared column order, those the statement does not supply
+  // left NULL; UPDATE: the proposed row (the old row with the SET values).
+  Row new_row;
+  // INSERT: per column, whether the statement supplied it (the writer fills the others
+  // from their defaults). Null: every column was supplied.
+  const std::vector<bool>* supplied = nullptr;
+  // The row's 1-based mutation ordinal (mutation_ordinal() while its defaults are
+  // evaluated); 0: none.
+  int64_t ordinal = 0;
+};
 
 struct FkLink;
 struct FkWriteState;
@@ -54,18 +110,37 @@ class IndexWriter;
 
 class DmlWriter {
  public:
-  DmlWriter(DatabaseImpl& db, std::shared_ptr<TableEntry> table);
-  // With CHECK constraints, evaluated in `ctx` per written row. `checks` and `ctx` must
-  // outlive the writer.
-  DmlWriter(DatabaseImpl& db, std::shared_ptr<TableEntry> table, const std::vector<BoundCheck>& checks,
-            ExecContext& ctx);
+  // A writer for one execution of `plan` in `ctx`. `plan` and `ctx` must outlive it.
+  DmlWriter(WriteContext& db, const TableWritePlan& plan, ExecContext& ctx);
   ~DmlWriter();
 
-  // Each returns the stored row (the deleted row for remove), or nullopt when nothing
-  // changed (IGNORE, or a key that does not exist). Throws Error on a violation.
-  // `action` is the statement's own OR action; nullopt lets each constraint's declared
-  // ON CONFLICT action apply (ABORT when none was declared). A FAIL or ROLLBACK
-  // violation is recorded in the context's `failed_action` before the Error is thrown.
+  // The statement's WITH CONTEXT values, one per declared variable.
+  void set_context_row(Row row) { context_row_ = std::move(row); }
+  // Where the RETURNING rows go (must outlive the writer); none: RETURNING is not run.
+  void set_returning_sink(std::vector<Row>* sink) { returning_sink_ = sink; }
+
+  // The one write entry: applies `change` to the table. An INSERT first takes the
+  // defaults of the columns it did not supply (under its mutation ordinal); then come
+  // coercion to the declared types, generated columns, NOT NULL, CHECK, the child side of
+  // the foreign keys, uniqueness (with the statement's or the constraint's conflict
+  // action, or the statement's ON CONFLICT clauses), the module write, the index entries,
+  // the row observers, the change event, the parent side of the foreign keys (actions on
+  // referencing rows) and the RETURNING row. Returns the stored row (the removed row for
+  // a delete; the updated row when ON CONFLICT DO UPDATE ran), or nullopt when nothing
+  // was written (IGNORE, DO NOTHING, a row already gone). Throws Error on a violation;
+  // a FAIL or ROLLBACK violation is recorded in the context's `failed_action` first.
+  std::optional<Row> apply(RowChange change);
+
+  // Converts a value to a column's declared type (the write-side coercion). Throws
+  // Error(kMismatch) for a value the type cannot hold, and Error(kRange) for an integer
+  // outside int64 that would reach the module as one (INTEGER, NUMERIC, ANY columns).
+  static Value coerce(const Value& v, const ColumnSchema& col, const TableSchema& table);
+
+ private:
+  // The writer of a foreign-key action's target (cascades have no upserts or RETURNING).
+  DmlWriter(WriteContext& db, std::shared_ptr<TableEntry> table, const TableWriteBindings& bindings,
+            std::shared_ptr<const CascadeBindings> cascades, ExecContext& ctx, int depth);
+
   std::optional<Row> insert(Row row, std::optional<ConflictAction> action);
   std::optional<Row> update(const Row& old_row, Row new_row, std::optional<ConflictAction> action);
   std::optional<Row> remove(const Row& old_row);
@@ -75,28 +150,19 @@ class DmlWriter {
   // (coerced) for writing.
   std::optional<Row> insert_or_conflict(Row& row, std::optional<ConflictAction> action,
                                         std::optional<Row>& existing, int& conflict);
+  // The first ON CONFLICT clause whose target is the violated constraint (or that has no
+  // target) handles it; with none, the conflict fails the statement.
+  std::optional<Row> resolve_upsert(const Row& existing, const Row& proposed, int conflict);
   // The violation message of a uniqueness conflict as insert_or_conflict reports it.
   std::string conflict_message(int conflict) const;
-  // The bound DEFAULT of each column (null where none), for NOT NULL … REPLACE, which
-  // substitutes the default for a NULL. A default reads the context row and, one level
-  // out, the row being written. Must outlive the writer.
-  void set_defaults(const std::vector<std::shared_ptr<const ScalarExpr>>& defaults) { defaults_ = &defaults; }
-  // The generated columns in dependency order, computed on every insert and update
-  // after the written columns are coerced. Must outlive the writer.
-  void set_generated(const std::vector<BoundGenerated>& generated) { generated_ = &generated; }
-  // The statement's WITH CONTEXT values, one per declared variable.
-  void set_context_row(Row row) { context_row_ = std::move(row); }
   // Evaluates the DEFAULT of `column` for `row` (the row being written).
   Value eval_default(int column, const Row& row) const;
   // The UNIQUE violation message for this table's primary key.
   std::string unique_message() const;
+  void emit_returning(const Row& row, const Row* old_row);
+  // Hands an accepted row change to the row observers (WriteContext::row_observers).
+  void observe(RowOp op, const Row* old_row, const Row* new_row);
 
-  // Converts a value to a column's declared type (the write-side coercion). Throws
-  // Error(kMismatch) for a value the type cannot hold, and Error(kRange) for an integer
-  // outside int64 that would reach the module as one (INTEGER, NUMERIC, ANY columns).
-  static Value coerce(const Value& v, const ColumnSchema& col, const TableSchema& table);
-
- private:
   // Coerces `row` and enforces NOT NULL; false when the row is to be skipped (IGNORE).
   bool prepare_row(Row& row, std::optional<ConflictAction> action);
   // Enforces the first CHECK applying to `op` that evaluates false; false when the row
@@ -129,18 +195,22 @@ class DmlWriter {
   // own changes. -1: the row is gone; 0: `old_row` is current; 1: `current` replaces it
   // (and `new_row` was rebased onto it).
   int refresh_after_self_cascade(const Row& old_row, Row& new_row, Row& current);
-  // The writer cascaded writes into `table` go through (this one for the same table).
+  // The writer cascaded writes into `table` go through (this one for the same table), and
+  // the bindings of `table` the statement's plan made for it.
   DmlWriter& child_writer(const std::shared_ptr<TableEntry>& table);
+  const TableWriteBindings& cascade_bindings(const TableEntry& table) const;
 
-  DatabaseImpl& db_;
+  WriteContext& db_;
   std::shared_ptr<TableEntry> table_;
+  const TableWritePlan* plan_ = nullptr;  // null for a cascade's writer
+  const TableWriteBindings& bindings_;
+  std::optional<ConflictAction> action_;
+  std::shared_ptr<const CascadeBindings> cascades_;
+  ExecContext& ctx_;
   std::shared_ptr<FkWriteState> fk_;  // built at the first foreign-key use
   int depth_ = 0;  // cascade nesting (0: the statement's own writer)
-  const std::vector<BoundCheck>* checks_ = nullptr;
-  ExecContext* ctx_ = nullptr;
-  const std::vector<std::shared_ptr<const ScalarExpr>>* defaults_ = nullptr;
   std::unique_ptr<IndexWriter> indexes_;  // null when the table has no index
-  const std::vector<BoundGenerated>* generated_ = nullptr;
+  std::vector<Row>* returning_sink_ = nullptr;
   Row context_row_;
 };
 

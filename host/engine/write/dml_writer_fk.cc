@@ -5,7 +5,7 @@
 // their own constraints and further cascades apply.
 #include <map>
 
-#include "main/database_impl.h"
+#include "transaction/write_context.h"
 #include "planner/scalar_expr.h"
 #include "write/dml_writer.h"
 #include "write/foreign_keys.h"
@@ -51,22 +51,16 @@ struct FkWriteState {
   // violation reports the "violates RESTRICT" form; otherwise the key's CHECK form.
   bool plain_restrict_delete = true, plain_restrict_update = true;
   struct Child {
-    TableWriteBindings bindings;
     std::unique_ptr<DmlWriter> writer;  // null for this writer's own table
   };
   std::map<const TableEntry*, std::unique_ptr<Child>> children;
-  ExecContext own_ctx;  // for a writer opened without a context
   bool self_cascaded = false;  // an action rewrote rows of this writer's own table
   int active = 0;       // nested parent-action calls
 };
 
 
 FkWriteState& DmlWriter::fk_state() {
-  if (!fk_) {
-    fk_ = std::make_shared<FkWriteState>();
-    fk_->own_ctx.db = &db_;
-    fk_->own_ctx.generation = db_.next_generation();
-  }
+  if (!fk_) fk_ = std::make_shared<FkWriteState>();
   return *fk_;
 }
 
@@ -75,20 +69,24 @@ DmlWriter& DmlWriter::child_writer(const std::shared_ptr<TableEntry>& table) {
   auto& slot = st.children[table.get()];
   if (!slot) {
     slot = std::make_unique<FkWriteState::Child>();
-    slot->bindings = bind_table_writes(db_, *table);
     if (table.get() != table_.get()) {
       if (depth_ >= 64) throw Error(StatusCode::kConstraint, "FOREIGN KEY cascade nests too deeply (a cycle?)");
-      slot->writer = std::make_unique<DmlWriter>(db_, table, slot->bindings.checks, ctx_ ? *ctx_ : st.own_ctx);
-      slot->writer->set_defaults(slot->bindings.defaults);
-      slot->writer->set_generated(slot->bindings.generated);
-      slot->writer->depth_ = depth_ + 1;
+      // Private constructor: std::make_unique cannot reach it.
+      slot->writer.reset(new DmlWriter(db_, table, cascade_bindings(*table), cascades_, ctx_, depth_ + 1));
     }
   }
   return slot->writer ? *slot->writer : *this;
 }
 
+const TableWriteBindings& DmlWriter::cascade_bindings(const TableEntry& table) const {
+  if (cascades_)
+    if (auto it = cascades_->find(&table); it != cascades_->end()) return it->second;
+  throw Error(StatusCode::kInternal, "a FOREIGN KEY action reached table '" + table.qualified_name() +
+                                         "', which the statement's plan did not bind");
+}
+
 bool DmlWriter::check_foreign_keys(const Row& new_row, const Row* old_row, std::optional<ConflictAction> action) {
-  if (!db_.options().foreign_keys || table_->schema.foreign_keys.empty()) return true;
+  if (!db_.foreign_keys_enforced() || table_->schema.foreign_keys.empty()) return true;
   FkWriteState& st = fk_state();
   if (!st.outbound_ready) {
     // Resolving a key (catalog lookups, collations, the parent's access plan) is done
@@ -97,7 +95,7 @@ bool DmlWriter::check_foreign_keys(const Row& new_row, const Row* old_row, std::
     if (!table_->fk_links || table_->fk_links_version != db_.schema_version()) {
       auto links = std::make_shared<Links>();
       for (const ForeignKeySchema& fk : table_->schema.foreign_keys)
-        links->push_back(std::make_shared<FkLink>(resolve_fk(db_, table_, fk)));
+        links->push_back(std::make_shared<FkLink>(resolve_fk(db_.catalog(), table_, fk)));
       table_->fk_links = links;
       table_->fk_links_version = db_.schema_version();
     }
@@ -113,9 +111,9 @@ bool DmlWriter::check_foreign_keys(const Row& new_row, const Row* old_row, std::
     }
     if (link->fk.deferred) {
       // Checked at COMMIT, if some row still holds the reference then.
-      db_.deferred().at_commit([link = link, v = *values](ExecContext& ctx) mutable {
+      db_.deferred().at_commit([link = link, v = *values, catalog = &db_.catalog()](ExecContext&) mutable {
         // A parent table missing at the write may have been created before the COMMIT.
-        if (!link->parent && ctx.db) link = std::make_shared<FkLink>(resolve_fk(*ctx.db, link->child, link->fk));
+        if (!link->parent) link = std::make_shared<FkLink>(resolve_fk(*catalog, link->child, link->fk));
         if (!tables_alive(*link) || referencing_rows(*link, v, 1).empty()) return;
         if (!parent_exists(*link, v))
           throw Error(StatusCode::kConstraint, "FOREIGN KEY constraint failed: " + link->fk.name +
@@ -143,16 +141,14 @@ bool DmlWriter::check_foreign_keys(const Row& new_row, const Row* old_row, std::
 }
 
 void DmlWriter::apply_parent_actions(const Row& old_row, const Row* new_row, bool evicted) {
-  if (!db_.options().foreign_keys) return;
+  if (!db_.foreign_keys_enforced()) return;
   FkWriteState& st = fk_state();
   if (!st.inbound_ready) {
-    st.inbound = inbound_fks(db_, table_);
+    st.inbound = inbound_fks(db_.catalog(), table_);
     for (const auto& link : st.inbound) {
       bool self = link->self_referencing();
-      if (self || (link->fk.on_delete != "restrict" && link->fk.on_delete != "noAction"))
-        st.plain_restrict_delete = false;
-      if (self || (link->fk.on_update != "restrict" && link->fk.on_update != "noAction"))
-        st.plain_restrict_update = false;
+      if (self || writes_referencing_rows(link->fk.on_delete)) st.plain_restrict_delete = false;
+      if (self || writes_referencing_rows(link->fk.on_update)) st.plain_restrict_update = false;
     }
     st.inbound_ready = true;
   }
@@ -166,17 +162,17 @@ void DmlWriter::apply_parent_actions(const Row& old_row, const Row* new_row, boo
 
   const bool is_delete = new_row == nullptr;
   for (const auto& link : st.inbound) {
-    const std::string& act = is_delete ? link->fk.on_delete : link->fk.on_update;
+    const ReferentialAction act = is_delete ? link->fk.on_delete : link->fk.on_update;
     std::optional<Row> old_key = parent_values(*link, old_row);
     if (!old_key) continue;  // a NULL-containing key is referenced by nothing
     if (!is_delete && same_values(pick(old_row, link->parent_cols), pick(*new_row, link->parent_cols))) continue;
     const bool plain = evicted || (is_delete ? st.plain_restrict_delete : st.plain_restrict_update);
-    if (act == "restrict") {
+    if (act == ReferentialAction::kRestrict) {
       if (!referencing_rows(*link, *old_key, 1).empty())
         throw Error(StatusCode::kConstraint, plain ? restrict_message(*link, is_delete) : fk_check_message(*link));
       continue;
     }
-    if (act == "noAction") {
+    if (act == ReferentialAction::kNoAction) {
       // Checked when the statement ends (at COMMIT for a deferred key): by then the key
       // may exist again, or its references may be gone.
       auto check = [link, key = *old_key, is_delete, plain](ExecContext&) {
@@ -190,19 +186,19 @@ void DmlWriter::apply_parent_actions(const Row& old_row, const Row* new_row, boo
     if (rows.empty()) continue;
     DmlWriter& writer = child_writer(link->child);
     if (&writer == this) st.self_cascaded = true;
-    const auto& defaults = st.children[link->child.get()]->bindings.defaults;
-    ExecContext& ctx = ctx_ ? *ctx_ : st.own_ctx;
+    const auto& defaults = cascade_bindings(*link->child).defaults;
+    ExecContext& ctx = ctx_;
     for (const Row& row : rows) {
-      if (is_delete && act == "cascade") {
+      if (is_delete && act == ReferentialAction::kCascade) {
         writer.remove(row);
         continue;
       }
       Row changed = row;
       for (size_t i = 0; i < link->fk.columns.size(); ++i) {
         int c = link->fk.columns[i];
-        if (act == "cascade") {
+        if (act == ReferentialAction::kCascade) {
           changed[c] = (*new_row)[link->parent_cols[i]];
-        } else if (act == "setNull") {
+        } else if (act == ReferentialAction::kSetNull) {
           changed[c] = Value();
         } else {  // setDefault
           EvalEnv env{nullptr, nullptr, &ctx};

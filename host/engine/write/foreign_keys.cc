@@ -1,7 +1,7 @@
 // Runtime: FOREIGN KEY resolution and lookups (see foreign_keys.h).
 #include "write/foreign_keys.h"
 
-#include "main/database_impl.h"
+#include "transaction/write_context.h"
 #include "planner/type_coercion.h"
 #include <algorithm>
 
@@ -176,11 +176,11 @@ void validate_fk_collations(const TableSchema& child, const ForeignKeySchema& fk
   }
 }
 
-FkLink resolve_fk(DatabaseImpl& db, const std::shared_ptr<TableEntry>& child, const ForeignKeySchema& fk) {
+FkLink resolve_fk(Catalog& catalog, const std::shared_ptr<TableEntry>& child, const ForeignKeySchema& fk) {
   FkLink link;
   link.fk = fk;
   link.child = child;
-  link.parent = db.catalog().find(fk.referenced_schema, fk.referenced_table);
+  link.parent = catalog.find(fk.referenced_schema, fk.referenced_table);
   if (!link.parent) {
     // The referenced table does not exist (yet): the child side can still be read — a
     // deferred check asks whether a row still holds the reference — under the child
@@ -215,13 +215,13 @@ FkLink resolve_fk(DatabaseImpl& db, const std::shared_ptr<TableEntry>& child, co
   return link;
 }
 
-std::vector<std::shared_ptr<FkLink>> inbound_fks(DatabaseImpl& db, const std::shared_ptr<TableEntry>& parent) {
+std::vector<std::shared_ptr<FkLink>> inbound_fks(Catalog& catalog, const std::shared_ptr<TableEntry>& parent) {
   std::vector<std::shared_ptr<FkLink>> out;
-  for (auto& t : db.catalog().tables())
+  for (auto& t : catalog.tables())
     for (const ForeignKeySchema& fk : t->schema.foreign_keys) {
       if (fk.referenced_schema != parent->schema.schema_name || !iequals(fk.referenced_table, parent->schema.name))
         continue;
-      out.push_back(std::make_shared<FkLink>(resolve_fk(db, t, fk)));
+      out.push_back(std::make_shared<FkLink>(resolve_fk(catalog, t, fk)));
     }
   return out;
 }
@@ -289,9 +289,9 @@ std::vector<Row> referencing_rows(const FkLink& link, const Row& values, size_t 
                 link.child_index, limit);
 }
 
-void guard_parent_drop(DatabaseImpl& db, const std::shared_ptr<TableEntry>& parent) {
-  if (!db.options().foreign_keys) return;
-  for (const auto& link : inbound_fks(db, parent)) {
+void guard_parent_drop(WriteContext& db, const std::shared_ptr<TableEntry>& parent) {
+  if (!db.foreign_keys_enforced()) return;
+  for (const auto& link : inbound_fks(db.catalog(), parent)) {
     if (link->self_referencing()) continue;
     auto cursor = link->child->table->open_cursor([&] {
       ScanArgs args;

@@ -13,7 +13,7 @@
 
 namespace quereus {
 
-class DatabaseImpl;
+class WriteContext;
 
 // One FOREIGN KEY with both ends resolved. Values handed to the lookups are in the key's
 // member order (the child's column order in the declaration).
@@ -48,7 +48,7 @@ struct FkLink {
 // Resolves `fk` declared on `child`. Throws when the key cannot be enforced: a defaulted
 // parent column list whose primary key has another arity, a parent column that does not
 // exist, or conflicting declared collations.
-FkLink resolve_fk(DatabaseImpl& db, const std::shared_ptr<TableEntry>& child, const ForeignKeySchema& fk);
+FkLink resolve_fk(Catalog& catalog, const std::shared_ptr<TableEntry>& child, const ForeignKeySchema& fk);
 
 // Declaration-time validation of a FOREIGN KEY whose parent is known (`parent` may be the
 // table being declared): a member pair whose child and parent columns declare different
@@ -57,7 +57,7 @@ void validate_fk_collations(const TableSchema& child, const ForeignKeySchema& fk
 
 // The FOREIGN KEYs of every table that reference `parent` (resolved; keys whose parent
 // does not resolve to `parent` are skipped).
-std::vector<std::shared_ptr<FkLink>> inbound_fks(DatabaseImpl& db, const std::shared_ptr<TableEntry>& parent);
+std::vector<std::shared_ptr<FkLink>> inbound_fks(Catalog& catalog, const std::shared_ptr<TableEntry>& parent);
 
 // The child values of a row in member order; nullopt when a member is NULL (MATCH SIMPLE:
 // the row references nothing).
@@ -74,7 +74,7 @@ std::vector<Row> referencing_rows(const FkLink& link, const Row& values, size_t 
 
 // DROP TABLE of a parent whose rows another table still references is refused (while
 // foreign keys are enforced).
-void guard_parent_drop(DatabaseImpl& db, const std::shared_ptr<TableEntry>& parent);
+void guard_parent_drop(WriteContext& db, const std::shared_ptr<TableEntry>& parent);
 
 // The CHECK-style message of a child-side violation.
 std::string fk_check_message(const FkLink& link);

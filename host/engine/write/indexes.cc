@@ -7,7 +7,7 @@
 
 #include "types/json_value.h"
 #include "types/temporal.h"
-#include "planner/planner.h"
+#include "planner/scalar_expr.h"
 #include "eval/exec_context.h"
 #include "types/compare.h"
 
@@ -76,18 +76,16 @@ bool identical(const Row& a, const Row& b) {
 
 }  // namespace
 
-const IndexRuntime& index_runtime(DatabaseImpl& db, TableEntry& table) {
+const IndexRuntime& index_runtime(WriteContext& db, TableEntry& table) {
   if (table.index_runtime && table.index_runtime->indexes.size() == table.schema.indexes.size())
     return *table.index_runtime;
   if (table.index_tables.size() != table.schema.indexes.size())
     throw Error(StatusCode::kInternal, "indexes of " + table.qualified_name() + " are out of step with their storage");
   auto rt = std::make_shared<IndexRuntime>();
-  Planner planner(db);
-  Scope scope = planner.table_scope(table, "");
   for (size_t i = 0; i < table.schema.indexes.size(); ++i) {
     const IndexSchema& ix = table.schema.indexes[i];
     IndexRuntime::Index b;
-    if (ix.where) b.where = planner.bind_expr(*ix.where, scope);
+    if (ix.where) b.where = db.bind_row_expr(table, *ix.where);
     b.probe_plan = plan_eq(*table.index_tables[i], ix.columns.size(), nullptr);
     rt->indexes.push_back(std::move(b));
   }
@@ -95,7 +93,7 @@ const IndexRuntime& index_runtime(DatabaseImpl& db, TableEntry& table) {
   return *rt;
 }
 
-IndexWriter::IndexWriter(DatabaseImpl& db, TableEntry& table, ExecContext* ctx, bool join)
+IndexWriter::IndexWriter(WriteContext& db, TableEntry& table, ExecContext* ctx, bool join)
     : db_(db), table_(table), ctx_(ctx) {
   if (table.schema.indexes.empty()) return;
   rt_ = &index_runtime(db, table);
@@ -216,7 +214,7 @@ struct KeyLess {
   }
 };
 
-void destroy_companion(DatabaseImpl& db, TableEntry& base, TableEntry& c) {
+void destroy_companion(WriteContext& db, TableEntry& base, TableEntry& c) {
   db.forget(c);
   c.connection.reset();
   c.table.reset();
@@ -237,7 +235,7 @@ std::shared_ptr<TableEntry> make_companion(TableEntry& table, const IndexSchema&
 
 // Fills the (empty, not yet joined) companion of index i from `committed` (the rows'
 // committed state) and, inside a transaction, brings it to the transaction's view.
-void fill_index(DatabaseImpl& db, TableEntry& table, size_t i, const std::vector<Row>& committed, bool in_txn,
+void fill_index(WriteContext& db, TableEntry& table, size_t i, const std::vector<Row>& committed, bool in_txn,
                 ExecContext& ctx) {
   const IndexSchema& ix = table.schema.indexes[i];
   TableEntry& comp = *table.index_tables[i];
@@ -284,7 +282,7 @@ void fill_index(DatabaseImpl& db, TableEntry& table, size_t i, const std::vector
     }
 }
 
-std::vector<Row> committed_rows(DatabaseImpl& db, TableEntry& table, bool in_txn, const char* what) {
+std::vector<Row> committed_rows(WriteContext& db, TableEntry& table, bool in_txn, const char* what) {
   if (in_txn && !table.module->capabilities().committed_reads)
     throw Error(StatusCode::kUnsupported, std::string(what) + " inside a transaction needs a module with committed reads ('" +
                                               table.schema.module_name + "' has none)");
@@ -293,9 +291,8 @@ std::vector<Row> committed_rows(DatabaseImpl& db, TableEntry& table, bool in_txn
 
 }  // namespace
 
-void build_index(DatabaseImpl& db, TableEntry& table, size_t i, ExecContext& ctx) {
-  if (db.replaying()) {
-    // Reopening a persistent database: the companion holds its entries already.
+void connect_index(TableEntry& table, size_t i) {
+  {
     if (table.index_tables.size() != i)
       throw Error(StatusCode::kInternal, "indexes of " + table.qualified_name() + " are out of step with their storage");
     auto comp = std::make_shared<TableEntry>();
@@ -304,8 +301,10 @@ void build_index(DatabaseImpl& db, TableEntry& table, size_t i, ExecContext& ctx
     comp->table = table.module->connect(comp->schema);
     table.index_tables.push_back(std::move(comp));
     table.index_runtime.reset();
-    return;
   }
+}
+
+void build_index(WriteContext& db, TableEntry& table, size_t i, ExecContext& ctx) {
   bool in_txn = db.in_transaction();
   // Read the rows before the companion exists, so a failure leaves nothing to undo.
   std::vector<Row> committed = committed_rows(db, table, in_txn, "CREATE INDEX");
@@ -324,7 +323,7 @@ void build_index(DatabaseImpl& db, TableEntry& table, size_t i, ExecContext& ctx
   }
 }
 
-void rebuild_indexes(DatabaseImpl& db, TableEntry& table, ExecContext& ctx) {
+void rebuild_indexes(WriteContext& db, TableEntry& table, ExecContext& ctx) {
   for (auto& c : table.index_tables) destroy_companion(db, table, *c);
   table.index_tables.clear();
   table.index_runtime.reset();
@@ -394,7 +393,7 @@ void check_unique_rows(const TableSchema& ts, const std::vector<Row>& rows,
   }
 }
 
-void drop_index_storage(DatabaseImpl& db, TableEntry& table, size_t i) {
+void drop_index_storage(WriteContext& db, TableEntry& table, size_t i) {
   std::shared_ptr<TableEntry> comp = table.index_tables[i];
   table.index_tables.erase(table.index_tables.begin() + static_cast<std::ptrdiff_t>(i));
   table.schema.indexes.erase(table.schema.indexes.begin() + static_cast<std::ptrdiff_t>(i));

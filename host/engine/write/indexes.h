@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "main/database_impl.h"
+#include "transaction/write_context.h"
 #include "planner/scalar_expr.h"
 #include "catalog/module.h"
 #include "runtime/table_reads.h"
@@ -40,7 +40,7 @@ struct IndexRuntime {
 };
 
 // The index runtime of `table`, bound on first use (and after its indexes changed).
-const IndexRuntime& index_runtime(DatabaseImpl& db, TableEntry& table);
+const IndexRuntime& index_runtime(WriteContext& db, TableEntry& table);
 
 
 
@@ -48,7 +48,7 @@ const IndexRuntime& index_runtime(DatabaseImpl& db, TableEntry& table);
 class IndexWriter {
  public:
   // Joins the companions to the current transaction unless `join` is false.
-  IndexWriter(DatabaseImpl& db, TableEntry& table, ExecContext* ctx, bool join = true);
+  IndexWriter(WriteContext& db, TableEntry& table, ExecContext* ctx, bool join = true);
 
   bool empty() const { return table_.schema.indexes.empty(); }
   // Whether `row` has an entry in index i.
@@ -72,7 +72,7 @@ class IndexWriter {
   // entry_out_ = the entry of `row` in index i.
   void fill_entry(size_t i, const Row& row);
 
-  DatabaseImpl& db_;
+  WriteContext& db_;
   TableEntry& table_;
   ExecContext* ctx_;
   const IndexRuntime* rt_ = nullptr;
@@ -83,11 +83,15 @@ class IndexWriter {
 // Builds the companion table of index `i` of `table` (already in table.schema.indexes)
 // and fills it from the table's rows. Throws a UNIQUE violation (and leaves nothing
 // behind) when a unique index finds duplicates.
-void build_index(DatabaseImpl& db, TableEntry& table, size_t i, ExecContext& ctx);
+void build_index(WriteContext& db, TableEntry& table, size_t i, ExecContext& ctx);
+
+// Reopening a persistent database: connects the companion of index `i` (which holds its
+// entries already) instead of building it.
+void connect_index(TableEntry& table, size_t i);
 
 // Replaces every companion of `table` by new ones built for table.schema.indexes from
 // the table's rows (after an ALTER TABLE changed columns, types, collations or keys).
-void rebuild_indexes(DatabaseImpl& db, TableEntry& table, ExecContext& ctx);
+void rebuild_indexes(WriteContext& db, TableEntry& table, ExecContext& ctx);
 
 // Throws the UNIQUE violation of the first unique index of `ts` that `rows` (rows of
 // `ts`) violate. `member(i, r)` says whether rows[r] belongs to partial index i.
@@ -95,6 +99,6 @@ void check_unique_rows(const TableSchema& ts, const std::vector<Row>& rows,
                        const std::function<bool(size_t, size_t)>& member);
 
 // Drops the companion of index `i` and removes the index from the table's schema.
-void drop_index_storage(DatabaseImpl& db, TableEntry& table, size_t i);
+void drop_index_storage(WriteContext& db, TableEntry& table, size_t i);
 
 }  // namespace quereus

@@ -232,13 +232,14 @@ class TableDiffer {
   // ---------------------------------------------------------------- constraints
 
   std::string fk_sig(const std::vector<std::string>& cols, const std::string& ref_schema, const std::string& ref_table,
-                     const std::vector<std::string>& ref_cols, const std::string& on_update,
-                     const std::string& on_delete, bool deferred) const {
+                     const std::vector<std::string>& ref_cols, ReferentialAction on_update,
+                     ReferentialAction on_delete, bool deferred) const {
     std::string sig = "f(";
     for (const auto& c : cols) sig += to_lower(c) + ",";
     sig += ")" + to_lower(ref_schema) + "." + to_lower(ref_table) + "(";
     for (const auto& c : ref_cols) sig += to_lower(c) + ",";
-    return sig + ")" + on_update + "/" + on_delete + (deferred ? "/deferred" : "");
+    return sig + ")" + referential_action_name(on_update) + "/" + referential_action_name(on_delete) +
+           (deferred ? "/deferred" : "");
   }
 
   std::string check_sig(const std::string& expr, bool ins, bool upd, bool del, std::optional<qrs_conflict> c) const {
@@ -273,7 +274,7 @@ class TableDiffer {
       std::vector<std::string> cols;
       for (const ast::IndexedColumn& ic : tc.columns) cols.push_back(ic.name);
       c.sig = fk_sig(cols, tc.fk_table.schema.empty() ? live_.schema_name : tc.fk_table.schema, tc.fk_table.name,
-                     tc.fk_columns, fk_action_name(tc.fk_on_update), fk_action_name(tc.fk_on_delete),
+                     tc.fk_columns, referential_action(tc.fk_on_update), referential_action(tc.fk_on_delete),
                      tc.fk_deferral.initially == ast::FkDeferral::Initially::kDeferred);
     }
     ast::AlterTableStmt a;
