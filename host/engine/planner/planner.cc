@@ -941,65 +941,10 @@ Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* out
 
 // ---------------------------------------------------------------- SELECT
 
-QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
-                             const std::vector<ast::OrderingTerm>* order_by, RelPtr* sorted_root) {
-  QueryPlan qp;
-  if (core.nested) {
-    qp = plan_select(*core.nested, outer);
-    if (order_by && !order_by->empty()) {
-      qp.root = sort_output(qp.root, qp.names, *order_by, outer);
-      if (sorted_root) *sorted_root = qp.root;
-    }
-    return qp;
-  }
-  if (!core.values.empty()) {
-    auto values = std::make_shared<ValuesNode>();
-    size_t width = core.values[0].size();
-    Scope empty;
-    empty.outer = outer;
-    for (auto& row : core.values) {
-      if (row.size() != width) throw Error(StatusCode::kError, "all VALUES must have the same number of terms");
-      std::vector<ScalarPtr> bound;
-      for (auto& e : row) bound.push_back(bind_expr(*e, empty));
-      values->rows.push_back(std::move(bound));
-    }
-    for (size_t i = 0; i < width; ++i) {
-      Attribute a;
-      a.id = mint_attr();
-      a.name = "column_" + std::to_string(i);
-      a.type = values->rows[0][i]->type;
-      for (auto& row : values->rows)
-        if (row[i]->type != a.type) a.type = QRS_LT_ANY;
-      values->columns.push_back(a);
-      qp.names.push_back(a.name);
-    }
-    qp.root = values;
-    return qp;
-  }
-
-  Source src;
-  if (core.from) {
-    src = plan_from(*core.from, outer);
-  } else {
-    src.node = std::make_shared<SingleRowNode>();
-  }
-  src.scope.outer = outer;
-  RelPtr node = src.node;
-
-  if (core.where) {
-    auto f = std::make_shared<FilterNode>();
-    f->input = node;
-    f->predicate = bind_expr(*core.where, src.scope);
-    f->columns = node->columns;
-    f->keys = node->keys;
-    node = f;
-  }
-
-  bool aggregate = !core.group_by.empty() || core.having;
-  for (auto& rc : core.columns)
-    if (rc.kind == ast::ResultColumn::Kind::kExpr && contains_aggregate(*rc.expr)) aggregate = true;
-
-  // Expand the select list (stars) into expressions over the current scope.
+// What the stages of plan_core hand on to each other, in pipeline order. Lives on
+// plan_core's stack: `post` points at `ab` and `wb`, and items at `src.scope.columns`.
+struct Planner::CoreState {
+  // One select-list entry after star expansion: an expression, or a source column.
   struct Item {
     const ast::Expr* expr = nullptr;
     const Scope::Column* star_col = nullptr;
@@ -1007,140 +952,248 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
     SourceSite site;
     std::string alias;  // "" when none
   };
+  CoreState(const ast::SelectCore& c, const Scope* o, const std::vector<ast::OrderingTerm>* ob)
+      : core(c), outer(o), order_by(ob) {}
+  const ast::SelectCore& core;
+  const Scope* outer;
+  const std::vector<ast::OrderingTerm>* order_by;
+  QueryPlan qp;
+  Source src;
+  RelPtr node;  // the plan built so far
+  bool aggregate = false;
   std::vector<Item> items;
-  for (auto& rc : core.columns) {
+  Scope post;  // the scope the select list is bound in
+  AggBinding ab;
+  std::shared_ptr<AggregateNode> agg;
+  std::vector<bool> input_term;  // ORDER BY terms that order the aggregates' input
+  WindowBinding wb;
+  std::vector<ScalarPtr> exprs;  // the projection
+  std::vector<Attribute> attrs;
+  ScalarPtr having;
+  std::vector<SortKey> sort_keys;
+  std::vector<ScalarPtr> extra;  // hidden sort columns appended to the projection
+};
+
+QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
+                             const std::vector<ast::OrderingTerm>* order_by, RelPtr* sorted_root) {
+  if (core.nested) {
+    QueryPlan qp = plan_select(*core.nested, outer);
+    if (order_by && !order_by->empty()) {
+      qp.root = sort_output(qp.root, qp.names, *order_by, outer);
+      if (sorted_root) *sorted_root = qp.root;
+    }
+    return qp;
+  }
+  if (!core.values.empty()) return plan_values(core, outer);
+
+  CoreState st(core, outer, order_by);
+  plan_core_source(st);
+  expand_select_list(st);
+  order_aggregate_input(st);
+  if (st.aggregate) {
+    plan_grouping(st);
+  } else {
+    st.post = st.src.scope;
+  }
+  // Window calls in the select list / ORDER BY are computed by a WindowNode that sits
+  // between the (aggregated) rows and the projection, appending one column per call.
+  st.wb.node = std::make_shared<WindowNode>();
+  st.post.win = &st.wb;
+  bind_select_list(st);
+  bind_having(st);
+  bind_order_by(st);
+  finish_aggregate(st);
+  add_having_filter(st);
+  add_window(st);
+  add_projection(st);
+  add_distinct_and_sort(st, sorted_root);
+  st.qp.root = st.node;
+  return std::move(st.qp);
+}
+
+// A VALUES core: one row per list, columns named column_0, column_1, ….
+QueryPlan Planner::plan_values(const ast::SelectCore& core, const Scope* outer) {
+  QueryPlan qp;
+  auto values = std::make_shared<ValuesNode>();
+  size_t width = core.values[0].size();
+  Scope empty;
+  empty.outer = outer;
+  for (auto& row : core.values) {
+    if (row.size() != width) throw Error(StatusCode::kError, "all VALUES must have the same number of terms");
+    std::vector<ScalarPtr> bound;
+    for (auto& e : row) bound.push_back(bind_expr(*e, empty));
+    values->rows.push_back(std::move(bound));
+  }
+  for (size_t i = 0; i < width; ++i) {
+    Attribute a;
+    a.id = mint_attr();
+    a.name = "column_" + std::to_string(i);
+    a.type = values->rows[0][i]->type;
+    for (auto& row : values->rows)
+      if (row[i]->type != a.type) a.type = QRS_LT_ANY;
+    values->columns.push_back(a);
+    qp.names.push_back(a.name);
+  }
+  qp.root = values;
+  return qp;
+}
+
+// FROM (or the single row without one), then WHERE; decides whether the core aggregates.
+void Planner::plan_core_source(CoreState& st) {
+  const ast::SelectCore& core = st.core;
+  if (core.from) {
+    st.src = plan_from(*core.from, st.outer);
+  } else {
+    st.src.node = std::make_shared<SingleRowNode>();
+  }
+  st.src.scope.outer = st.outer;
+  st.node = st.src.node;
+
+  if (core.where) {
+    auto f = std::make_shared<FilterNode>();
+    f->input = st.node;
+    f->predicate = bind_expr(*core.where, st.src.scope);
+    f->columns = st.node->columns;
+    f->keys = st.node->keys;
+    st.node = f;
+  }
+
+  st.aggregate = !core.group_by.empty() || core.having;
+  for (auto& rc : core.columns)
+    if (rc.kind == ast::ResultColumn::Kind::kExpr && contains_aggregate(*rc.expr)) st.aggregate = true;
+}
+
+// Expands the select list (stars) into expressions over the current scope.
+void Planner::expand_select_list(CoreState& st) {
+  for (auto& rc : st.core.columns) {
     // A result column's WITH INVERSE (…) is write-through metadata, like WITH DEFAULTS:
     // a read plans the forward expression and never evaluates the inverse (a write
     // through a view is refused before reaching here).
     if (rc.kind == ast::ResultColumn::Kind::kExpr) {
-      items.push_back({rc.expr.get(), nullptr, column_name(rc), rc.site, rc.alias});
+      st.items.push_back({rc.expr.get(), nullptr, column_name(rc), rc.site, rc.alias});
       continue;
     }
     bool any = false;
-    for (auto& c : src.scope.columns) {
+    for (auto& c : st.src.scope.columns) {
       if (rc.kind == ast::ResultColumn::Kind::kTableStar && !iequals(c.table, rc.table)) continue;
-      items.push_back({nullptr, &c, c.name, rc.site, ""});
+      st.items.push_back({nullptr, &c, c.name, rc.site, ""});
       any = true;
     }
     if (!any && rc.kind == ast::ResultColumn::Kind::kTableStar)
       fail(StatusCode::kError, "no such table: " + rc.table, rc.site);
-    if (!any && !core.from) fail(StatusCode::kError, "no tables specified", rc.site);
+    if (!any && !st.core.from) fail(StatusCode::kError, "no tables specified", rc.site);
   }
+}
 
-  Scope post;  // the scope the select list is bound in
-  AggBinding ab;
-  std::shared_ptr<AggregateNode> agg;
-  // Quereus extension: without GROUP BY, an ORDER BY term that names neither a select-list
-  // alias nor an aggregate (nor an ordinal) orders the rows fed to the aggregates.
-  std::vector<bool> input_term;
-  if (aggregate && core.group_by.empty() && order_by) {
-    auto input_sort = std::make_shared<SortNode>();
-    for (auto& t : *order_by) {
-      const ast::Expr* te = t.expr.get();
-      bool output = contains_aggregate(*te) ||
-                    (te->kind == ast::ExprKind::kLiteral &&
-                     static_cast<const ast::Literal*>(te)->literal_kind == ast::LiteralKind::kInteger);
-      if (te->kind == ast::ExprKind::kColumn && static_cast<const ast::ColumnRef*>(te)->table.empty())
-        for (auto& it : items) output = output || iequals(it.alias, static_cast<const ast::ColumnRef*>(te)->column);
-      input_term.push_back(!output);
-      if (output) continue;
-      SortKey sk;
-      sk.expr = bind_expr(*te, src.scope);
-      sk.desc = t.desc;
-      sk.nulls_first = t.nulls != ast::OrderingTerm::Nulls::kLast;
-      input_sort->sort_keys.push_back(sk);
-    }
-    if (!input_sort->sort_keys.empty()) {
-      input_sort->input = node;
-      input_sort->columns = node->columns;
-      input_sort->keys = node->keys;
-      node = input_sort;
-    }
+// Quereus extension: without GROUP BY, an ORDER BY term that names neither a select-list
+// alias nor an aggregate (nor an ordinal) orders the rows fed to the aggregates.
+void Planner::order_aggregate_input(CoreState& st) {
+  if (!st.aggregate || !st.core.group_by.empty() || !st.order_by) return;
+  auto input_sort = std::make_shared<SortNode>();
+  for (auto& t : *st.order_by) {
+    const ast::Expr* te = t.expr.get();
+    bool output = contains_aggregate(*te) ||
+                  (te->kind == ast::ExprKind::kLiteral &&
+                   static_cast<const ast::Literal*>(te)->literal_kind == ast::LiteralKind::kInteger);
+    if (te->kind == ast::ExprKind::kColumn && static_cast<const ast::ColumnRef*>(te)->table.empty())
+      for (auto& it : st.items) output = output || iequals(it.alias, static_cast<const ast::ColumnRef*>(te)->column);
+    st.input_term.push_back(!output);
+    if (output) continue;
+    SortKey sk;
+    sk.expr = bind_expr(*te, st.src.scope);
+    sk.desc = t.desc;
+    sk.nulls_first = t.nulls != ast::OrderingTerm::Nulls::kLast;
+    input_sort->sort_keys.push_back(sk);
   }
+  if (!input_sort->sort_keys.empty()) {
+    input_sort->input = st.node;
+    input_sort->columns = st.node->columns;
+    input_sort->keys = st.node->keys;
+    st.node = input_sort;
+  }
+}
 
-  if (aggregate) {
-    agg = std::make_shared<AggregateNode>();
-    agg->input = node;
-    ab.input = &src.scope;
-    ab.node = agg.get();
-    for (auto& g : core.group_by) {
-      const ast::Expr* ge = g.get();
-      // GROUP BY may name a select-list alias or ordinal.
-      if (ge->kind == ast::ExprKind::kLiteral &&
-          static_cast<const ast::Literal*>(ge)->literal_kind == ast::LiteralKind::kInteger) {
-        int n = std::atoi(static_cast<const ast::Literal*>(ge)->text.c_str());
-        if (n >= 1 && n <= static_cast<int>(items.size()) && items[n - 1].star_col) {
-          const Scope::Column& sc = *items[n - 1].star_col;
-          auto key = std::make_shared<ColumnScalar>(0, sc.slot, sc.attr.id);
-          key->type = sc.attr.type;
-          key->set_collation(sc.attr.collation, sc.attr.collation_source);
-          ab.group_texts.emplace_back();  // matched as a column, never as text
-          ab.group_exprs.push_back(key);
-          continue;
-        }
-        if (n >= 1 && n <= static_cast<int>(items.size())) ge = items[n - 1].expr;
-      } else if (ge->kind == ast::ExprKind::kColumn) {
-        auto& cr = static_cast<const ast::ColumnRef&>(*ge);
-        bool is_source_col = false;
-        for (auto& c : src.scope.columns) if (iequals(c.name, cr.column)) is_source_col = true;
-        if (!is_source_col && cr.table.empty())
-          for (size_t i = 0; i < core.columns.size(); ++i)
-            if (core.columns[i].kind == ast::ResultColumn::Kind::kExpr && iequals(core.columns[i].alias, cr.column))
-              ge = core.columns[i].expr.get();
+// GROUP BY: the AggregateNode, its grouping keys, and the post-aggregation scope.
+void Planner::plan_grouping(CoreState& st) {
+  const ast::SelectCore& core = st.core;
+  AggBinding& ab = st.ab;
+  st.agg = std::make_shared<AggregateNode>();
+  auto& agg = st.agg;
+  agg->input = st.node;
+  ab.input = &st.src.scope;
+  ab.node = agg.get();
+  for (auto& g : core.group_by) {
+    const ast::Expr* ge = g.get();
+    // GROUP BY may name a select-list alias or ordinal.
+    if (ge->kind == ast::ExprKind::kLiteral &&
+        static_cast<const ast::Literal*>(ge)->literal_kind == ast::LiteralKind::kInteger) {
+      int n = std::atoi(static_cast<const ast::Literal*>(ge)->text.c_str());
+      if (n >= 1 && n <= static_cast<int>(st.items.size()) && st.items[n - 1].star_col) {
+        const Scope::Column& sc = *st.items[n - 1].star_col;
+        auto key = std::make_shared<ColumnScalar>(0, sc.slot, sc.attr.id);
+        key->type = sc.attr.type;
+        key->set_collation(sc.attr.collation, sc.attr.collation_source);
+        ab.group_texts.emplace_back();  // matched as a column, never as text
+        ab.group_exprs.push_back(key);
+        continue;
       }
-      if (contains_aggregate(*ge)) fail(StatusCode::kError, "aggregate functions are not allowed in the GROUP BY clause", ge->site);
-      ab.group_texts.push_back(expr_fingerprint(*ge));
-      ab.group_exprs.push_back(bind_expr(*ge, src.scope));
+      if (n >= 1 && n <= static_cast<int>(st.items.size())) ge = st.items[n - 1].expr;
+    } else if (ge->kind == ast::ExprKind::kColumn) {
+      auto& cr = static_cast<const ast::ColumnRef&>(*ge);
+      bool is_source_col = false;
+      for (auto& c : st.src.scope.columns) if (iequals(c.name, cr.column)) is_source_col = true;
+      if (!is_source_col && cr.table.empty())
+        for (size_t i = 0; i < core.columns.size(); ++i)
+          if (core.columns[i].kind == ast::ResultColumn::Kind::kExpr && iequals(core.columns[i].alias, cr.column))
+            ge = core.columns[i].expr.get();
     }
-    agg->group_by = ab.group_exprs;
-    for (auto& g : ab.group_exprs) {
-      Attribute a;
-      a.id = mint_attr();
-      a.name = "_agg" + std::to_string(agg->columns.size());
-      a.type = g->type;
-      a.collation = g->collation;
-      a.collation_source = g->collation_source();
-      agg->columns.push_back(a);
-    }
-    // Above the aggregation a source column is visible only as a grouping key (named by
-    // any spelling that denotes it); every other source column is an ungrouped reference.
-    post.outer = outer;
-    post.agg = &ab;
-    post.implicit_group = core.group_by.empty();
-    for (const Scope::Column& c : src.scope.columns) {
-      Scope::Column pc = c;
-      pc.ungrouped = true;
-      for (size_t i = 0; i < ab.group_exprs.size(); ++i) {
-        auto* key = dynamic_cast<const ColumnScalar*>(ab.group_exprs[i].get());
-        if (!key || key->level != 0 || key->slot != c.slot) continue;
-        pc.ungrouped = false;
-        pc.slot = static_cast<int>(i);
-        pc.attr.id = agg->columns[i].id;
-        break;
-      }
-      post.columns.push_back(pc);
-    }
-    node = agg;
-  } else {
-    post = src.scope;
+    if (contains_aggregate(*ge)) fail(StatusCode::kError, "aggregate functions are not allowed in the GROUP BY clause", ge->site);
+    ab.group_texts.push_back(expr_fingerprint(*ge));
+    ab.group_exprs.push_back(bind_expr(*ge, st.src.scope));
   }
+  agg->group_by = ab.group_exprs;
+  for (auto& g : ab.group_exprs) {
+    Attribute a;
+    a.id = mint_attr();
+    a.name = "_agg" + std::to_string(agg->columns.size());
+    a.type = g->type;
+    a.collation = g->collation;
+    a.collation_source = g->collation_source();
+    agg->columns.push_back(a);
+  }
+  // Above the aggregation a source column is visible only as a grouping key (named by
+  // any spelling that denotes it); every other source column is an ungrouped reference.
+  Scope& post = st.post;
+  post.outer = st.outer;
+  post.agg = &ab;
+  post.implicit_group = core.group_by.empty();
+  for (const Scope::Column& c : st.src.scope.columns) {
+    Scope::Column pc = c;
+    pc.ungrouped = true;
+    for (size_t i = 0; i < ab.group_exprs.size(); ++i) {
+      auto* key = dynamic_cast<const ColumnScalar*>(ab.group_exprs[i].get());
+      if (!key || key->level != 0 || key->slot != c.slot) continue;
+      pc.ungrouped = false;
+      pc.slot = static_cast<int>(i);
+      pc.attr.id = agg->columns[i].id;
+      break;
+    }
+    post.columns.push_back(pc);
+  }
+  st.node = agg;
+}
 
-  // Window calls in the select list / ORDER BY are computed by a WindowNode that sits
-  // between the (aggregated) rows and the projection, appending one column per call.
-  WindowBinding wb;
-  wb.node = std::make_shared<WindowNode>();
-  post.win = &wb;
-
-  std::vector<ScalarPtr> exprs;
-  std::vector<Attribute> attrs;
-  for (auto& it : items) {
+// Binds each select-list item over the post scope: the projection's expressions,
+// attributes and output names.
+void Planner::bind_select_list(CoreState& st) {
+  for (auto& it : st.items) {
     ScalarPtr e;
     Attribute a;
     if (it.star_col) {
       const Scope::Column* col = it.star_col;
-      if (aggregate) {
-        col = &post.columns[it.star_col - src.scope.columns.data()];
-        if (col->ungrouped) fail_ungrouped(post, col->name, it.site);
+      if (st.aggregate) {
+        col = &st.post.columns[it.star_col - st.src.scope.columns.data()];
+        if (col->ungrouped) fail_ungrouped(st.post, col->name, it.site);
       }
       auto c = std::make_shared<ColumnScalar>(0, col->slot, col->attr.id);
       c->type = col->attr.type;
@@ -1148,147 +1201,166 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
       e = c;
       a = it.star_col->attr;
     } else {
-      e = bind_expr(*it.expr, post);
+      e = bind_expr(*it.expr, st.post);
       a.type = e->type;
       a.collation = e->collation;
       a.collation_source = e->collation_source();
-      if (auto* col = dynamic_cast<const ColumnScalar*>(e.get()); col && col->level == 0 && !aggregate) {
-        a = node->columns.size() > static_cast<size_t>(col->slot) ? node->columns[col->slot] : a;
+      if (auto* col = dynamic_cast<const ColumnScalar*>(e.get()); col && col->level == 0 && !st.aggregate) {
+        a = st.node->columns.size() > static_cast<size_t>(col->slot) ? st.node->columns[col->slot] : a;
       } else {
         a.id = mint_attr();
       }
     }
     a.name = it.name;
-    exprs.push_back(e);
-    attrs.push_back(a);
-    qp.names.push_back(it.name);
+    st.exprs.push_back(e);
+    st.attrs.push_back(a);
+    st.qp.names.push_back(it.name);
   }
+}
 
+// HAVING, bound where window calls may not appear.
+void Planner::bind_having(CoreState& st) {
   // HAVING and ORDER BY of a grouped query may name the select list's aliases.
-  if (aggregate)
+  if (st.aggregate)
+    for (size_t i = 0; i < st.items.size(); ++i)
+      if (!st.items[i].alias.empty()) st.post.aliases.push_back({st.items[i].alias, st.exprs[i]});
+  st.post.win = nullptr;
+  if (st.core.having) st.having = bind_expr(*st.core.having, st.post);
+  st.post.win = &st.wb;
+}
+
+// ORDER BY terms are bound now (they may add aggregates), then sorted after projection.
+void Planner::bind_order_by(CoreState& st) {
+  if (!st.order_by || st.order_by->empty()) return;
+  for (size_t term = 0; term < st.order_by->size(); ++term) {
+    if (term < st.input_term.size() && st.input_term[term]) continue;
+    st.sort_keys.push_back(bind_order_term(st, (*st.order_by)[term]));
+  }
+}
+
+// One ORDER BY term: a projected column (by ordinal, alias, text or value), else a hidden
+// sort column appended to the projection.
+SortKey Planner::bind_order_term(CoreState& st, const ast::OrderingTerm& t) {
+  const auto& items = st.items;
+  const auto& exprs = st.exprs;
+  SortKey sk;
+  sk.desc = t.desc;
+  sk.nulls_first = t.nulls == ast::OrderingTerm::Nulls::kDefault ? !t.desc : t.nulls == ast::OrderingTerm::Nulls::kFirst;
+  sk.nulls_first = t.nulls == ast::OrderingTerm::Nulls::kDefault ? true : sk.nulls_first;
+  const ast::Expr* te = t.expr.get();
+  int out_index = -1;
+  if (te->kind == ast::ExprKind::kLiteral && static_cast<const ast::Literal*>(te)->literal_kind == ast::LiteralKind::kInteger) {
+    int n = std::atoi(static_cast<const ast::Literal*>(te)->text.c_str());
+    if (n < 1 || n > static_cast<int>(exprs.size()))
+      fail(StatusCode::kError, "ORDER BY position " + std::to_string(n) + " is not in the SELECT list", te->site);
+    out_index = n - 1;
+  } else if (te->kind == ast::ExprKind::kColumn && static_cast<const ast::ColumnRef*>(te)->table.empty()) {
+    auto& cr = static_cast<const ast::ColumnRef&>(*te);
     for (size_t i = 0; i < items.size(); ++i)
-      if (!items[i].alias.empty()) post.aliases.push_back({items[i].alias, exprs[i]});
-  post.win = nullptr;
-  ScalarPtr having;
-  if (core.having) having = bind_expr(*core.having, post);
-  post.win = &wb;
-
-  // ORDER BY terms are bound now (they may add aggregates), then sorted after projection.
-  std::vector<SortKey> sort_keys;
-  std::vector<ScalarPtr> extra;  // hidden sort columns appended to the projection
-  if (order_by && !order_by->empty()) {
-    for (size_t term = 0; term < order_by->size(); ++term) {
-      if (term < input_term.size() && input_term[term]) continue;
-      const ast::OrderingTerm& t = (*order_by)[term];
-      SortKey sk;
-      sk.desc = t.desc;
-      sk.nulls_first = t.nulls == ast::OrderingTerm::Nulls::kDefault ? !t.desc : t.nulls == ast::OrderingTerm::Nulls::kFirst;
-      sk.nulls_first = t.nulls == ast::OrderingTerm::Nulls::kDefault ? true : sk.nulls_first;
-      const ast::Expr* te = t.expr.get();
-      int out_index = -1;
-      if (te->kind == ast::ExprKind::kLiteral && static_cast<const ast::Literal*>(te)->literal_kind == ast::LiteralKind::kInteger) {
-        int n = std::atoi(static_cast<const ast::Literal*>(te)->text.c_str());
-        if (n < 1 || n > static_cast<int>(exprs.size()))
-          fail(StatusCode::kError, "ORDER BY position " + std::to_string(n) + " is not in the SELECT list", te->site);
-        out_index = n - 1;
-      } else if (te->kind == ast::ExprKind::kColumn && static_cast<const ast::ColumnRef*>(te)->table.empty()) {
-        auto& cr = static_cast<const ast::ColumnRef&>(*te);
-        for (size_t i = 0; i < items.size(); ++i)
-          if (iequals(items[i].alias, cr.column)) {
-            out_index = static_cast<int>(i);
-            break;
-          }
+      if (iequals(items[i].alias, cr.column)) {
+        out_index = static_cast<int>(i);
+        break;
       }
-      ScalarPtr key;
-      if (out_index < 0) {
-        // Match a select-list expression textually, else bind over the input.
-        std::string text = expr_to_string(*te);
-        for (size_t i = 0; i < items.size(); ++i)
-          if (items[i].expr && expr_to_string(*items[i].expr) == text) { out_index = static_cast<int>(i); break; }
-      }
-      ScalarPtr bound;
-      if (out_index < 0) {
-        // A term that names a projected column under another spelling (`t.a`, `*`) reads it.
-        bound = bind_expr(*te, post);
-        for (size_t i = 0; i < exprs.size() && out_index < 0; ++i)
-          if (dynamic_cast<const ColumnScalar*>(bound.get()) && same_value(bound, exprs[i])) out_index = static_cast<int>(i);
-      }
-      if (out_index >= 0) {
-        auto c = std::make_shared<ColumnScalar>(0, out_index, attrs[out_index].id);
-        c->type = exprs[out_index]->type;
-        c->collation = exprs[out_index]->collation;
-        key = c;
-      } else {
-        int slot = static_cast<int>(exprs.size() + extra.size());
-        extra.push_back(bound);
-        auto c = std::make_shared<ColumnScalar>(0, slot, 0);
-        c->type = bound->type;
-        c->collation = bound->collation;
-        c->explicit_collation = bound->explicit_collation;
-        key = c;
-      }
-      if (te->kind == ast::ExprKind::kCollate && out_index >= 0) {
-        auto& ce = static_cast<const ast::CollateExpr&>(*te);
-        auto wrapped = std::make_shared<ColumnScalar>(*static_cast<const ColumnScalar*>(key.get()));
-        wrapped->collation = resolve_collation(ce.collation);
-        key = wrapped;
-      }
-      sk.expr = key;
-      sort_keys.push_back(sk);
-    }
   }
-
-  // Aggregate output columns (the grouping keys' were minted with the scope above).
-  if (agg) {
-    for (size_t i = agg->columns.size(); i < agg->group_by.size() + agg->aggs.size(); ++i) {
-      Attribute a;
-      a.id = mint_attr();
-      a.name = "_agg" + std::to_string(i);
-      agg->columns.push_back(a);
-    }
-    // One row per distinct grouping key; one row in all without GROUP BY.
-    std::vector<int> key;
-    for (size_t i = 0; i < agg->group_by.size(); ++i) key.push_back(static_cast<int>(i));
-    agg->keys.push_back(key);
+  ScalarPtr key;
+  if (out_index < 0) {
+    // Match a select-list expression textually, else bind over the input.
+    std::string text = expr_to_string(*te);
+    for (size_t i = 0; i < items.size(); ++i)
+      if (items[i].expr && expr_to_string(*items[i].expr) == text) { out_index = static_cast<int>(i); break; }
   }
-
-  if (having) {
-    auto f = std::make_shared<FilterNode>();
-    f->input = node;
-    f->predicate = having;
-    f->columns = node->columns;
-    f->keys = node->keys;
-    node = f;
+  ScalarPtr bound;
+  if (out_index < 0) {
+    // A term that names a projected column under another spelling (`t.a`, `*`) reads it.
+    bound = bind_expr(*te, st.post);
+    for (size_t i = 0; i < exprs.size() && out_index < 0; ++i)
+      if (dynamic_cast<const ColumnScalar*>(bound.get()) && same_value(bound, exprs[i])) out_index = static_cast<int>(i);
   }
-
-  if (!wb.node->calls.empty()) {
-    int base = static_cast<int>(node->columns.size());
-    for (auto& r : wb.refs) r->slot = base + (r->slot - WindowBinding::kPlaceholderBase);
-    wb.node->input = node;
-    wb.node->columns = node->columns;
-    for (size_t i = 0; i < wb.node->calls.size(); ++i) {
-      Attribute a;
-      a.id = mint_attr();
-      a.name = "_win" + std::to_string(i);
-      a.type = wb.refs[i]->type;
-      wb.node->columns.push_back(a);
-    }
-    node = wb.node;
+  if (out_index >= 0) {
+    auto c = std::make_shared<ColumnScalar>(0, out_index, st.attrs[out_index].id);
+    c->type = exprs[out_index]->type;
+    c->collation = exprs[out_index]->collation;
+    key = c;
+  } else {
+    int slot = static_cast<int>(exprs.size() + st.extra.size());
+    st.extra.push_back(bound);
+    auto c = std::make_shared<ColumnScalar>(0, slot, 0);
+    c->type = bound->type;
+    c->collation = bound->collation;
+    c->explicit_collation = bound->explicit_collation;
+    key = c;
   }
+  if (te->kind == ast::ExprKind::kCollate && out_index >= 0) {
+    auto& ce = static_cast<const ast::CollateExpr&>(*te);
+    auto wrapped = std::make_shared<ColumnScalar>(*static_cast<const ColumnScalar*>(key.get()));
+    wrapped->collation = resolve_collation(ce.collation);
+    key = wrapped;
+  }
+  sk.expr = key;
+  return sk;
+}
 
+// Aggregate output columns (the grouping keys' were minted with the scope above).
+void Planner::finish_aggregate(CoreState& st) {
+  auto& agg = st.agg;
+  if (!agg) return;
+  for (size_t i = agg->columns.size(); i < agg->group_by.size() + agg->aggs.size(); ++i) {
+    Attribute a;
+    a.id = mint_attr();
+    a.name = "_agg" + std::to_string(i);
+    agg->columns.push_back(a);
+  }
+  // One row per distinct grouping key; one row in all without GROUP BY.
+  std::vector<int> key;
+  for (size_t i = 0; i < agg->group_by.size(); ++i) key.push_back(static_cast<int>(i));
+  agg->keys.push_back(key);
+}
+
+// HAVING as a filter over the aggregated rows.
+void Planner::add_having_filter(CoreState& st) {
+  if (!st.having) return;
+  auto f = std::make_shared<FilterNode>();
+  f->input = st.node;
+  f->predicate = st.having;
+  f->columns = st.node->columns;
+  f->keys = st.node->keys;
+  st.node = f;
+}
+
+// The WindowNode of the window calls bound so far, with their placeholder slots remapped.
+void Planner::add_window(CoreState& st) {
+  WindowBinding& wb = st.wb;
+  if (wb.node->calls.empty()) return;
+  int base = static_cast<int>(st.node->columns.size());
+  for (auto& r : wb.refs) r->slot = base + (r->slot - WindowBinding::kPlaceholderBase);
+  wb.node->input = st.node;
+  wb.node->columns = st.node->columns;
+  for (size_t i = 0; i < wb.node->calls.size(); ++i) {
+    Attribute a;
+    a.id = mint_attr();
+    a.name = "_win" + std::to_string(i);
+    a.type = wb.refs[i]->type;
+    wb.node->columns.push_back(a);
+  }
+  st.node = wb.node;
+}
+
+// The projection of the select list, plus the hidden sort columns.
+void Planner::add_projection(CoreState& st) {
+  const auto& exprs = st.exprs;
   auto proj = std::make_shared<ProjectNode>();
-  proj->input = node;
+  proj->input = st.node;
   proj->exprs = exprs;
-  for (auto& x : extra) proj->exprs.push_back(x);
-  proj->columns = attrs;
-  for (size_t i = 0; i < extra.size(); ++i) {
+  for (auto& x : st.extra) proj->exprs.push_back(x);
+  proj->columns = st.attrs;
+  for (size_t i = 0; i < st.extra.size(); ++i) {
     Attribute a;
     a.id = mint_attr();
     a.name = "_sort" + std::to_string(i);
     proj->columns.push_back(a);
   }
   // Keys survive a projection when every key column is projected as a plain column.
-  for (auto& key : node->keys) {
+  for (auto& key : st.node->keys) {
     std::vector<int> mapped;
     bool ok = true;
     for (int k : key) {
@@ -1300,8 +1372,13 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
     }
     if (ok) proj->keys.push_back(mapped);
   }
-  node = proj;
+  st.node = proj;
+}
 
+// DISTINCT and ORDER BY over the projection; the hidden sort columns are trimmed after
+// sorting. `sorted_root` (when set) receives the sorted node.
+void Planner::add_distinct_and_sort(CoreState& st, RelPtr* sorted_root) {
+  RelPtr& node = st.node;
   auto distinct = [&node] {
     auto d = std::make_shared<DistinctNode>();
     d->input = node;
@@ -1312,37 +1389,36 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
     d->keys.push_back(all);
     node = d;
   };
-  if (core.distinct && extra.empty()) distinct();
+  if (st.core.distinct && st.extra.empty()) distinct();
+  if (st.sort_keys.empty()) return;
 
-  if (!sort_keys.empty()) {
-    auto s = std::make_shared<SortNode>();
-    s->input = node;
-    s->sort_keys = sort_keys;
-    s->columns = node->columns;
-    s->keys = node->keys;
-    node = s;
-    if (!extra.empty()) {
-      auto trim = std::make_shared<ProjectNode>();
-      trim->input = node;
-      for (size_t i = 0; i < exprs.size(); ++i) {
-        auto c = std::make_shared<ColumnScalar>(0, static_cast<int>(i), attrs[i].id);
-        c->type = attrs[i].type;
-        c->collation = attrs[i].collation;
-        trim->exprs.push_back(c);
-      }
-      trim->columns = attrs;
-      for (auto& key : node->keys)
-        if (std::all_of(key.begin(), key.end(), [&](int k) { return k < static_cast<int>(exprs.size()); }))
-          trim->keys.push_back(key);
-      node = trim;
-      // Hidden sort columns must not split duplicates: DISTINCT runs over the sorted,
-      // trimmed rows and keeps each row's first occurrence in place.
-      if (core.distinct) distinct();
+  auto s = std::make_shared<SortNode>();
+  s->input = node;
+  s->sort_keys = st.sort_keys;
+  s->columns = node->columns;
+  s->keys = node->keys;
+  node = s;
+  if (!st.extra.empty()) {
+    const auto& attrs = st.attrs;
+    const size_t width = st.exprs.size();
+    auto trim = std::make_shared<ProjectNode>();
+    trim->input = node;
+    for (size_t i = 0; i < width; ++i) {
+      auto c = std::make_shared<ColumnScalar>(0, static_cast<int>(i), attrs[i].id);
+      c->type = attrs[i].type;
+      c->collation = attrs[i].collation;
+      trim->exprs.push_back(c);
     }
-    if (sorted_root) *sorted_root = node;
+    trim->columns = attrs;
+    for (auto& key : node->keys)
+      if (std::all_of(key.begin(), key.end(), [&](int k) { return k < static_cast<int>(width); }))
+        trim->keys.push_back(key);
+    node = trim;
+    // Hidden sort columns must not split duplicates: DISTINCT runs over the sorted,
+    // trimmed rows and keeps each row's first occurrence in place.
+    if (st.core.distinct) distinct();
   }
-  qp.root = node;
-  return qp;
+  if (sorted_root) *sorted_root = node;
 }
 
 void Planner::push_with(const ast::WithClause& with) {

@@ -156,6 +156,22 @@ class Planner {
   Source plan_from(const ast::TableSource& src, const Scope* outer);
   QueryPlan plan_core(const ast::SelectCore& core, const Scope* outer,
                       const std::vector<ast::OrderingTerm>* order_by, RelPtr* sorted_root);
+  // The stages of plan_core, in pipeline order (planner.cc).
+  struct CoreState;
+  QueryPlan plan_values(const ast::SelectCore& core, const Scope* outer);
+  void plan_core_source(CoreState& st);
+  void expand_select_list(CoreState& st);
+  void order_aggregate_input(CoreState& st);
+  void plan_grouping(CoreState& st);
+  void bind_select_list(CoreState& st);
+  void bind_having(CoreState& st);
+  void bind_order_by(CoreState& st);
+  SortKey bind_order_term(CoreState& st, const ast::OrderingTerm& term);
+  void finish_aggregate(CoreState& st);
+  void add_having_filter(CoreState& st);
+  void add_window(CoreState& st);
+  void add_projection(CoreState& st);
+  void add_distinct_and_sort(CoreState& st, RelPtr* sorted_root);
   ScalarPtr bind_function(const ast::FunctionCall& call, const Scope& scope);
   ScalarPtr bind_aggregate(const ast::FunctionCall& call, AggBinding& agg, int level);
   RelPtr sort_output(RelPtr node, const std::vector<std::string>& names,
