@@ -714,229 +714,255 @@ ScalarPtr Planner::bind_window(const ast::FunctionCall& f, const Scope& scope) {
 
 Planner::Source Planner::plan_from(const ast::TableSource& src, const Scope* outer) {
   using K = ast::TableSource::Kind;
-  Source out;
   switch (src.kind) {
-    case K::kTable: {
+    case K::kTable:
       // CTE first (unqualified names only), innermost WITH first.
-      if (src.table.schema.empty()) {
-        for (size_t level = cte_stack_.size(); level-- > 0;) {
-          auto it = cte_stack_[level].find(to_lower(src.table.name));
-          if (it == cte_stack_[level].end()) continue;
-          // Held here: planning the body below rebuilds cte_stack_, which destroys the map
-          // `it` points into.
-          std::shared_ptr<CteBinding> binding = it->second;
-          const ast::CommonTableExpr& cte = *binding->cte;
-          QueryPlan qp;
-          if (binding->working) {
-            // A recursive CTE's self reference: the previous iteration's rows.
-            qp.root = binding->working;
-            for (auto& c : binding->working->columns) qp.names.push_back(c.name);
-          } else if (binding->dml_run) {
-            qp = plan_dml(binding->dml_run);  // replays the member's one run
-          } else {
-            // The body sees the CTEs declared before it (and itself, when recursive).
-            std::vector<std::map<std::string, std::shared_ptr<CteBinding>>> saved(cte_stack_.begin() + level, cte_stack_.end());
-            cte_stack_.resize(level);
-            std::shared_ptr<CteBinding> self = binding;
-            std::map<std::string, std::shared_ptr<CteBinding>> visible;
-            for (auto& [n, b] : saved[0])
-              if (b->order < self->order || (b->recursive && b.get() == self.get())) visible[n] = b;
-            cte_stack_.push_back(visible);
-            try {
-              ExpansionGuard guard(*this, "'" + cte.name + "'", src.site);
-              qp = plan_cte(cte, *self, outer);
-            } catch (...) {
-              cte_stack_.resize(level);
-              cte_stack_.insert(cte_stack_.end(), saved.begin(), saved.end());
-              throw;
-            }
-            cte_stack_.resize(level);
-            cte_stack_.insert(cte_stack_.end(), saved.begin(), saved.end());
-          }
-          std::string alias = src.alias.empty() ? cte.name : src.alias;
-          if (!cte.columns.empty() && cte.columns.size() != qp.root->columns.size())
-            fail(StatusCode::kError, "CTE '" + cte.name + "' has " + std::to_string(cte.columns.size()) +
-                                         " declared columns but its query returns " +
-                                         std::to_string(qp.root->columns.size()),
-                 cte.site);
-          out.node = qp.root;
-          for (size_t i = 0; i < qp.root->columns.size(); ++i) {
-            Scope::Column c;
-            c.table = alias;
-            c.name = cte.columns.empty() ? qp.names[i] : cte.columns[i];
-            c.slot = static_cast<int>(i);
-            c.attr = qp.root->columns[i];
-            c.attr.name = c.name;
-            out.scope.columns.push_back(c);
-          }
-          return out;
-        }
-      }
-      // `committed.<table>` (when no schema is named "committed") reads the table's last
-      // committed state, without this transaction's writes.
-      std::string schema = src.table.schema;
-      const bool committed = iequals(schema, "committed") && !db_.catalog().has_schema("committed");
-      if (committed) schema.clear();
-      std::vector<std::string> path = search_path();
-      auto rel = db_.resolve_relation(schema, src.table.name, &path);
-      if (rel.view) {
-        if (committed) fail(StatusCode::kUnsupported, "committed.<view> is not supported: '" + src.table.name + "' is a view", src.site);
-        return plan_view(*rel.view, src);
-      }
-      auto entry = rel.table;
-      auto scan = std::make_shared<TableScanNode>();
-      scan->table = entry;
-      if (committed) {
-        if (!entry->module->capabilities().committed_reads) {
-          fail(StatusCode::kUnsupported,
-               "module '" + entry->schema.module_name + "' does not support committed.<table> reads", src.site);
-        }
-        scan->read_committed = true;
-      }
-      out.scope = table_scope(*entry, src.alias);
-      for (auto& c : out.scope.columns) {
-        c.attr.id = mint_attr();
-        scan->columns.push_back(c.attr);
-      }
-      std::vector<int> key;
-      for (auto& k : entry->schema.primary_key) key.push_back(k.column);
-      scan->keys.push_back(key);
-      out.node = scan;
-      return out;
-    }
-    case K::kSubquery: {
-      QueryPlan qp = plan_select(*src.subquery, outer);
-      check_alias_columns(src, qp.root->columns.size());
-      out.node = qp.root;
-      for (size_t i = 0; i < qp.root->columns.size(); ++i) {
-        Scope::Column c;
-        c.table = src.alias;
-        c.name = src.alias_columns.empty() ? qp.names[i] : src.alias_columns[i];
-        c.slot = static_cast<int>(i);
-        c.attr = qp.root->columns[i];
-        c.attr.name = c.name;
-        out.scope.columns.push_back(c);
-      }
-      return out;
-    }
-    case K::kFunction: {
-      const TableFunction* fn = db_.registry().find_table_function(src.function_name);
-      if (!fn) fail(StatusCode::kError, "Table-valued function not found: " + src.function_name, src.site);
-      int argc = static_cast<int>(src.function_args.size());
-      if (argc < fn->min_args || (fn->num_args >= 0 && argc > fn->num_args))
-        fail(StatusCode::kError, "wrong number of arguments to table function " + fn->name, src.site);
-      auto node = std::make_shared<TableFunctionNode>();
-      node->fn = fn;
-      Scope arg_scope;
-      arg_scope.outer = outer;
-      for (auto& a : src.function_args) node->args.push_back(bind_expr(*a, arg_scope));
-      std::string alias = src.alias.empty() ? fn->name : src.alias;
-      check_alias_columns(src, fn->columns.size());
-      for (size_t i = 0; i < fn->columns.size(); ++i) {
-        Scope::Column c;
-        c.table = alias;
-        c.name = src.alias_columns.empty() ? fn->columns[i].name : src.alias_columns[i];
-        c.slot = static_cast<int>(i);
-        c.attr.id = mint_attr();
-        c.attr.name = c.name;
-        c.attr.type = static_cast<qrs_logical_type>(fn->columns[i].type);
-        c.attr.nullable = fn->columns[i].nullable;
-        node->columns.push_back(c.attr);
-        out.scope.columns.push_back(c);
-      }
-      out.node = node;
-      return out;
-    }
-    case K::kJoin: {
-      std::vector<JoinNode::Side> existence = existence_sides(src);
-      Source l = plan_from(*src.left, outer);
-      // JOIN LATERAL: the right side sees the left side's columns one level out.
-      Scope left_scope = l.scope;
-      left_scope.outer = outer;
-      const bool lateral = src.right->lateral;
-      if (lateral && src.join != ast::JoinKind::kInner && src.join != ast::JoinKind::kCross &&
-          src.join != ast::JoinKind::kLeft)
-        fail(StatusCode::kUnsupported, "JOIN LATERAL supports only INNER, CROSS and LEFT joins", src.site);
-      Source r = plan_from(*src.right, lateral ? &left_scope : outer);
-      auto join = std::make_shared<JoinNode>();
-      join->join = src.join;
-      join->lateral = lateral;
-      join->index_lookup = lateral;
-      join->left = l.node;
-      join->right = r.node;
-      join->columns = l.node->columns;
-      bool pad_left = src.join == ast::JoinKind::kRight || src.join == ast::JoinKind::kFull;
-      bool pad_right = src.join == ast::JoinKind::kLeft || src.join == ast::JoinKind::kFull;
-      if (pad_left) for (auto& c : join->columns) c.nullable = true;
-      int lw = static_cast<int>(l.node->columns.size());
-      for (auto c : r.node->columns) {
-        if (pad_right) c.nullable = true;
-        join->columns.push_back(c);
-      }
-      out.scope = l.scope;
-      for (auto c : r.scope.columns) {
-        c.slot += lw;
-        out.scope.columns.push_back(c);
-      }
-      out.scope.outer = outer;
-      if (src.on) {
-        join->on = bind_expr(*src.on, out.scope);
-      } else if (!src.using_columns.empty()) {
-        // USING (c) means l.c = r.c: each pair is bound as that comparison, over a scope
-        // naming just the pair, so coercion and collation resolve exactly as in ON.
-        ScalarPtr cond;
-        for (auto& name : src.using_columns) {
-          const Scope::Column* lc = nullptr;
-          const Scope::Column* rc = nullptr;
-          // Each side pairs its first column of that name (a nested join may carry several).
-          for (auto& c : l.scope.columns) if (!lc && iequals(c.name, name)) lc = &c;
-          for (auto& c : r.scope.columns) if (!rc && iequals(c.name, name)) rc = &c;
-          if (!lc) fail(StatusCode::kError, "USING column not found on left side of join: " + name, src.site);
-          if (!rc) fail(StatusCode::kError, "USING column not found on right side of join: " + name, src.site);
-          Scope pair;
-          pair.columns = {*lc, *rc};
-          pair.columns[0].table = "l";
-          pair.columns[1].table = "r";
-          pair.columns[1].slot += lw;
-          auto ref = [&name](const char* table) {
-            auto r = std::make_unique<ast::ColumnRef>();
-            r->table = table;
-            r->column = name;
-            return r;
-          };
-          ast::BinaryExpr eq;
-          eq.site = src.site;
-          eq.left = ref("l");
-          eq.right = ref("r");
-          ScalarPtr bound = bind_expr(eq, pair);
-          if (!cond) {
-            cond = bound;
-          } else {
-            auto both = std::make_shared<BinaryScalar>(ast::BinaryOp::kAnd, cond, bound);
-            both->type = QRS_LT_BOOLEAN;
-            cond = both;
-          }
-        }
-        join->on = cond;
-      }
-      // Existence flags follow both sides; ON / USING cannot see them.
-      join->existence = existence;
-      for (size_t i = 0; i < existence.size(); ++i) {
-        Scope::Column c;
-        c.name = src.exists_columns[i].name;
-        c.slot = static_cast<int>(join->columns.size());
-        c.attr.id = mint_attr();
-        c.attr.name = c.name;
-        c.attr.type = QRS_LT_BOOLEAN;
-        c.attr.nullable = false;
-        join->columns.push_back(c.attr);
-        out.scope.columns.push_back(c);
-      }
-      out.node = join;
-      return out;
-    }
+      if (src.table.schema.empty())
+        if (std::optional<Source> cte = plan_cte_reference(src, outer)) return std::move(*cte);
+      return plan_table_reference(src);
+    case K::kSubquery: return plan_subquery_source(src, outer);
+    case K::kFunction: return plan_table_function(src, outer);
+    case K::kJoin: return plan_join(src, outer);
   }
   throw Error(StatusCode::kInternal, "unhandled FROM kind");
+}
+
+// A FROM name that a WITH clause in scope binds: the CTE's rows; nullopt when none does.
+std::optional<Planner::Source> Planner::plan_cte_reference(const ast::TableSource& src, const Scope* outer) {
+  for (size_t level = cte_stack_.size(); level-- > 0;) {
+    auto it = cte_stack_[level].find(to_lower(src.table.name));
+    if (it == cte_stack_[level].end()) continue;
+    // Held here: planning the body below rebuilds cte_stack_, which destroys the map
+    // `it` points into.
+    std::shared_ptr<CteBinding> binding = it->second;
+    const ast::CommonTableExpr& cte = *binding->cte;
+    QueryPlan qp;
+    if (binding->working) {
+      // A recursive CTE's self reference: the previous iteration's rows.
+      qp.root = binding->working;
+      for (auto& c : binding->working->columns) qp.names.push_back(c.name);
+    } else if (binding->dml_run) {
+      qp = plan_dml(binding->dml_run);  // replays the member's one run
+    } else {
+      // The body sees the CTEs declared before it (and itself, when recursive).
+      std::vector<std::map<std::string, std::shared_ptr<CteBinding>>> saved(cte_stack_.begin() + level, cte_stack_.end());
+      cte_stack_.resize(level);
+      std::shared_ptr<CteBinding> self = binding;
+      std::map<std::string, std::shared_ptr<CteBinding>> visible;
+      for (auto& [n, b] : saved[0])
+        if (b->order < self->order || (b->recursive && b.get() == self.get())) visible[n] = b;
+      cte_stack_.push_back(visible);
+      try {
+        ExpansionGuard guard(*this, "'" + cte.name + "'", src.site);
+        qp = plan_cte(cte, *self, outer);
+      } catch (...) {
+        cte_stack_.resize(level);
+        cte_stack_.insert(cte_stack_.end(), saved.begin(), saved.end());
+        throw;
+      }
+      cte_stack_.resize(level);
+      cte_stack_.insert(cte_stack_.end(), saved.begin(), saved.end());
+    }
+    std::string alias = src.alias.empty() ? cte.name : src.alias;
+    if (!cte.columns.empty() && cte.columns.size() != qp.root->columns.size())
+      fail(StatusCode::kError, "CTE '" + cte.name + "' has " + std::to_string(cte.columns.size()) +
+                                   " declared columns but its query returns " +
+                                   std::to_string(qp.root->columns.size()),
+           cte.site);
+    Source out;
+    out.node = qp.root;
+    for (size_t i = 0; i < qp.root->columns.size(); ++i) {
+      Scope::Column c;
+      c.table = alias;
+      c.name = cte.columns.empty() ? qp.names[i] : cte.columns[i];
+      c.slot = static_cast<int>(i);
+      c.attr = qp.root->columns[i];
+      c.attr.name = c.name;
+      out.scope.columns.push_back(c);
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+// A FROM name resolved through the catalog: a table scan, or a view's body.
+Planner::Source Planner::plan_table_reference(const ast::TableSource& src) {
+  // `committed.<table>` (when no schema is named "committed") reads the table's last
+  // committed state, without this transaction's writes.
+  std::string schema = src.table.schema;
+  const bool committed = iequals(schema, "committed") && !db_.catalog().has_schema("committed");
+  if (committed) schema.clear();
+  std::vector<std::string> path = search_path();
+  auto rel = db_.resolve_relation(schema, src.table.name, &path);
+  if (rel.view) {
+    if (committed) fail(StatusCode::kUnsupported, "committed.<view> is not supported: '" + src.table.name + "' is a view", src.site);
+    return plan_view(*rel.view, src);
+  }
+  auto entry = rel.table;
+  auto scan = std::make_shared<TableScanNode>();
+  scan->table = entry;
+  if (committed) {
+    if (!entry->module->capabilities().committed_reads) {
+      fail(StatusCode::kUnsupported,
+           "module '" + entry->schema.module_name + "' does not support committed.<table> reads", src.site);
+    }
+    scan->read_committed = true;
+  }
+  Source out;
+  out.scope = table_scope(*entry, src.alias);
+  for (auto& c : out.scope.columns) {
+    c.attr.id = mint_attr();
+    scan->columns.push_back(c.attr);
+  }
+  std::vector<int> key;
+  for (auto& k : entry->schema.primary_key) key.push_back(k.column);
+  scan->keys.push_back(key);
+  out.node = scan;
+  return out;
+}
+
+// A subquery in FROM, its columns renamed by the alias's column list.
+Planner::Source Planner::plan_subquery_source(const ast::TableSource& src, const Scope* outer) {
+  QueryPlan qp = plan_select(*src.subquery, outer);
+  check_alias_columns(src, qp.root->columns.size());
+  Source out;
+  out.node = qp.root;
+  for (size_t i = 0; i < qp.root->columns.size(); ++i) {
+    Scope::Column c;
+    c.table = src.alias;
+    c.name = src.alias_columns.empty() ? qp.names[i] : src.alias_columns[i];
+    c.slot = static_cast<int>(i);
+    c.attr = qp.root->columns[i];
+    c.attr.name = c.name;
+    out.scope.columns.push_back(c);
+  }
+  return out;
+}
+
+// A table-valued function call in FROM; its arguments see only the outer scope.
+Planner::Source Planner::plan_table_function(const ast::TableSource& src, const Scope* outer) {
+  const TableFunction* fn = db_.registry().find_table_function(src.function_name);
+  if (!fn) fail(StatusCode::kError, "Table-valued function not found: " + src.function_name, src.site);
+  int argc = static_cast<int>(src.function_args.size());
+  if (argc < fn->min_args || (fn->num_args >= 0 && argc > fn->num_args))
+    fail(StatusCode::kError, "wrong number of arguments to table function " + fn->name, src.site);
+  auto node = std::make_shared<TableFunctionNode>();
+  node->fn = fn;
+  Scope arg_scope;
+  arg_scope.outer = outer;
+  for (auto& a : src.function_args) node->args.push_back(bind_expr(*a, arg_scope));
+  std::string alias = src.alias.empty() ? fn->name : src.alias;
+  check_alias_columns(src, fn->columns.size());
+  Source out;
+  for (size_t i = 0; i < fn->columns.size(); ++i) {
+    Scope::Column c;
+    c.table = alias;
+    c.name = src.alias_columns.empty() ? fn->columns[i].name : src.alias_columns[i];
+    c.slot = static_cast<int>(i);
+    c.attr.id = mint_attr();
+    c.attr.name = c.name;
+    c.attr.type = static_cast<qrs_logical_type>(fn->columns[i].type);
+    c.attr.nullable = fn->columns[i].nullable;
+    node->columns.push_back(c.attr);
+    out.scope.columns.push_back(c);
+  }
+  out.node = node;
+  return out;
+}
+
+// A join: both sides, the ON / USING condition, then the existence flag columns.
+Planner::Source Planner::plan_join(const ast::TableSource& src, const Scope* outer) {
+  std::vector<JoinNode::Side> existence = existence_sides(src);
+  Source l = plan_from(*src.left, outer);
+  // JOIN LATERAL: the right side sees the left side's columns one level out.
+  Scope left_scope = l.scope;
+  left_scope.outer = outer;
+  const bool lateral = src.right->lateral;
+  if (lateral && src.join != ast::JoinKind::kInner && src.join != ast::JoinKind::kCross &&
+      src.join != ast::JoinKind::kLeft)
+    fail(StatusCode::kUnsupported, "JOIN LATERAL supports only INNER, CROSS and LEFT joins", src.site);
+  Source r = plan_from(*src.right, lateral ? &left_scope : outer);
+  auto join = std::make_shared<JoinNode>();
+  join->join = src.join;
+  join->lateral = lateral;
+  join->index_lookup = lateral;
+  join->left = l.node;
+  join->right = r.node;
+  join->columns = l.node->columns;
+  bool pad_left = src.join == ast::JoinKind::kRight || src.join == ast::JoinKind::kFull;
+  bool pad_right = src.join == ast::JoinKind::kLeft || src.join == ast::JoinKind::kFull;
+  if (pad_left) for (auto& c : join->columns) c.nullable = true;
+  int lw = static_cast<int>(l.node->columns.size());
+  for (auto c : r.node->columns) {
+    if (pad_right) c.nullable = true;
+    join->columns.push_back(c);
+  }
+  Source out;
+  out.scope = l.scope;
+  for (auto c : r.scope.columns) {
+    c.slot += lw;
+    out.scope.columns.push_back(c);
+  }
+  out.scope.outer = outer;
+  if (src.on) {
+    join->on = bind_expr(*src.on, out.scope);
+  } else if (!src.using_columns.empty()) {
+    join->on = bind_using(src, l, r, lw);
+  }
+  // Existence flags follow both sides; ON / USING cannot see them.
+  join->existence = existence;
+  for (size_t i = 0; i < existence.size(); ++i) {
+    Scope::Column c;
+    c.name = src.exists_columns[i].name;
+    c.slot = static_cast<int>(join->columns.size());
+    c.attr.id = mint_attr();
+    c.attr.name = c.name;
+    c.attr.type = QRS_LT_BOOLEAN;
+    c.attr.nullable = false;
+    join->columns.push_back(c.attr);
+    out.scope.columns.push_back(c);
+  }
+  out.node = join;
+  return out;
+}
+
+// USING (c) means l.c = r.c: each pair is bound as that comparison, over a scope naming
+// just the pair, so coercion and collation resolve exactly as in ON.
+ScalarPtr Planner::bind_using(const ast::TableSource& src, const Source& l, const Source& r, int left_width) {
+  ScalarPtr cond;
+  for (auto& name : src.using_columns) {
+    const Scope::Column* lc = nullptr;
+    const Scope::Column* rc = nullptr;
+    // Each side pairs its first column of that name (a nested join may carry several).
+    for (auto& c : l.scope.columns) if (!lc && iequals(c.name, name)) lc = &c;
+    for (auto& c : r.scope.columns) if (!rc && iequals(c.name, name)) rc = &c;
+    if (!lc) fail(StatusCode::kError, "USING column not found on left side of join: " + name, src.site);
+    if (!rc) fail(StatusCode::kError, "USING column not found on right side of join: " + name, src.site);
+    Scope pair;
+    pair.columns = {*lc, *rc};
+    pair.columns[0].table = "l";
+    pair.columns[1].table = "r";
+    pair.columns[1].slot += left_width;
+    auto ref = [&name](const char* table) {
+      auto r = std::make_unique<ast::ColumnRef>();
+      r->table = table;
+      r->column = name;
+      return r;
+    };
+    ast::BinaryExpr eq;
+    eq.site = src.site;
+    eq.left = ref("l");
+    eq.right = ref("r");
+    ScalarPtr bound = bind_expr(eq, pair);
+    if (!cond) {
+      cond = bound;
+    } else {
+      auto both = std::make_shared<BinaryScalar>(ast::BinaryOp::kAnd, cond, bound);
+      both->type = QRS_LT_BOOLEAN;
+      cond = both;
+    }
+  }
+  return cond;
 }
 
 // ---------------------------------------------------------------- SELECT

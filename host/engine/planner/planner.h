@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <memory>
 #include <string>
@@ -154,6 +155,13 @@ class Planner {
   QueryPlan plan_dml(const std::shared_ptr<DmlRun>& run);
   Source plan_view(const ViewEntry& view, const ast::TableSource& src);
   Source plan_from(const ast::TableSource& src, const Scope* outer);
+  // plan_from by kind of source (planner.cc).
+  std::optional<Source> plan_cte_reference(const ast::TableSource& src, const Scope* outer);
+  Source plan_table_reference(const ast::TableSource& src);
+  Source plan_subquery_source(const ast::TableSource& src, const Scope* outer);
+  Source plan_table_function(const ast::TableSource& src, const Scope* outer);
+  Source plan_join(const ast::TableSource& src, const Scope* outer);
+  ScalarPtr bind_using(const ast::TableSource& src, const Source& l, const Source& r, int left_width);
   QueryPlan plan_core(const ast::SelectCore& core, const Scope* outer,
                       const std::vector<ast::OrderingTerm>* order_by, RelPtr* sorted_root);
   // The stages of plan_core, in pipeline order (planner.cc).
