@@ -170,6 +170,96 @@ ScalarPtr find_alias(const Scope& scope, const std::string& name, const SourceSi
   return found;
 }
 
+// A literal's value and announced type.
+ScalarPtr bind_literal(const ast::Literal& l) {
+  Value v;
+  qrs_logical_type t = QRS_LT_ANY;
+  switch (l.literal_kind) {
+    case ast::LiteralKind::kNull: break;
+    case ast::LiteralKind::kInteger: {
+      Value n = l.text.size() > 2 && (l.text[1] == 'x' || l.text[1] == 'X')
+                    ? Value::Integer(static_cast<int64_t>(std::stoull(l.text.substr(2), nullptr, 16)))
+                    : parse_number(l.text, false);
+      v = n;
+      t = n.type() == ValueType::kInteger ? QRS_LT_INTEGER : QRS_LT_REAL;
+      break;
+    }
+    case ast::LiteralKind::kReal: {
+      // The parser leaves a decimal integer too big for int64 as kReal; it is an
+      // exact (big) INTEGER all the same.
+      bool digits = !l.text.empty() && l.text.find_first_not_of("0123456789") == std::string::npos;
+      v = digits ? parse_number(l.text, false) : Value::Real(std::strtod(l.text.c_str(), nullptr));
+      t = v.is_integer() ? QRS_LT_INTEGER : QRS_LT_REAL;
+      break;
+    }
+    case ast::LiteralKind::kString: v = Value::Text(l.text); t = QRS_LT_TEXT; break;
+    case ast::LiteralKind::kBlob: v = Value::Blob(l.text); t = QRS_LT_BLOB; break;
+    case ast::LiteralKind::kTrue: v = Value::Boolean(true); t = QRS_LT_BOOLEAN; break;
+    case ast::LiteralKind::kFalse: v = Value::Boolean(false); t = QRS_LT_BOOLEAN; break;
+  }
+  auto s = std::make_shared<LiteralScalar>(std::move(v));
+  s->type = t;
+  return s;
+}
+
+// A column reference: the innermost scope that names it (a column, else a select-list
+// alias), marking the scopes in between correlated.
+ScalarPtr bind_column_ref(const ast::ColumnRef& c, const Scope& scope) {
+  const ast::Expr& e = c;
+  int level = 0;
+  for (const Scope* s = &scope; s; s = s->outer, ++level) {
+    const Scope::Column* found = nullptr;
+    const Scope::Column* ungrouped = nullptr;
+    for (auto& col : s->columns) {
+      // A quoted "t.c" is the qualified name of t.c (sql-select.md §3.4).
+      bool dotted = c.table.empty() && !col.table.empty() && iequals(col.table + "." + col.name, c.column);
+      if (!dotted && !iequals(col.name, c.column)) continue;
+      if (!c.table.empty() && !iequals(col.table, c.table)) continue;
+      if (!c.schema.empty() && !iequals(col.schema, c.schema)) continue;
+      if (col.ungrouped) {
+        ungrouped = &col;
+        continue;
+      }
+      if (found) fail(StatusCode::kError, "ambiguous column name: " + c.column, e.site);
+      found = &col;
+    }
+    ScalarPtr alias;
+    if (!found && c.table.empty() && c.schema.empty()) alias = find_alias(*s, c.column, e.site);
+    if (alias && level > 0) {
+      // From a subquery an alias is reachable only when it reads a column of its row.
+      auto* col = dynamic_cast<const ColumnScalar*>(alias.get());
+      if (col && col->level == 0) {
+        auto r = std::make_shared<ColumnScalar>(level, col->slot, col->attr_id);
+        r->type = col->type;
+        r->set_collation(col->collation, col->collation_source());
+        alias = r;
+      } else {
+        alias = nullptr;
+      }
+    }
+    if (!found && !alias && ungrouped) fail_ungrouped(*s, c.column, e.site);
+    if (!found && !alias) continue;
+    if (found && s->used) s->used->insert(found->slot);
+    if (found && s->qualified_self && !c.table.empty())
+      for (const Scope* t = &scope; t && t != s; t = t->outer)
+        for (auto& col : t->columns)
+          if (iequals(col.name, c.column))
+            fail(StatusCode::kError, c.table + "." + c.column + " isn't a column", e.site);
+    if (level > 0)
+      for (const Scope* t = &scope; t; t = t->outer) {
+        t->correlated = true;
+        if (t == s) break;
+      }
+    if (alias) return alias;
+    auto r = std::make_shared<ColumnScalar>(level, found->slot, found->attr.id);
+    r->type = found->attr.type;
+    r->set_collation(found->attr.collation, found->attr.collation_source);
+    return r;
+  }
+  std::string full = c.table.empty() ? c.column : c.table + "." + c.column;
+  fail(StatusCode::kError, "Column not found: " + full, e.site);
+}
+
 }  // namespace
 
 void dedupe_names(std::vector<std::string>& names) {
@@ -309,109 +399,9 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
   }
 
   switch (e.kind) {
-    case K::kLiteral: {
-      auto& l = static_cast<const ast::Literal&>(e);
-      Value v;
-      qrs_logical_type t = QRS_LT_ANY;
-      switch (l.literal_kind) {
-        case ast::LiteralKind::kNull: break;
-        case ast::LiteralKind::kInteger: {
-          Value n = l.text.size() > 2 && (l.text[1] == 'x' || l.text[1] == 'X')
-                        ? Value::Integer(static_cast<int64_t>(std::stoull(l.text.substr(2), nullptr, 16)))
-                        : parse_number(l.text, false);
-          v = n;
-          t = n.type() == ValueType::kInteger ? QRS_LT_INTEGER : QRS_LT_REAL;
-          break;
-        }
-        case ast::LiteralKind::kReal: {
-          // The parser leaves a decimal integer too big for int64 as kReal; it is an
-          // exact (big) INTEGER all the same.
-          bool digits = !l.text.empty() && l.text.find_first_not_of("0123456789") == std::string::npos;
-          v = digits ? parse_number(l.text, false) : Value::Real(std::strtod(l.text.c_str(), nullptr));
-          t = v.is_integer() ? QRS_LT_INTEGER : QRS_LT_REAL;
-          break;
-        }
-        case ast::LiteralKind::kString: v = Value::Text(l.text); t = QRS_LT_TEXT; break;
-        case ast::LiteralKind::kBlob: v = Value::Blob(l.text); t = QRS_LT_BLOB; break;
-        case ast::LiteralKind::kTrue: v = Value::Boolean(true); t = QRS_LT_BOOLEAN; break;
-        case ast::LiteralKind::kFalse: v = Value::Boolean(false); t = QRS_LT_BOOLEAN; break;
-      }
-      auto s = std::make_shared<LiteralScalar>(std::move(v));
-      s->type = t;
-      return s;
-    }
-    case K::kColumn: {
-      auto& c = static_cast<const ast::ColumnRef&>(e);
-      int level = 0;
-      for (const Scope* s = &scope; s; s = s->outer, ++level) {
-        const Scope::Column* found = nullptr;
-        const Scope::Column* ungrouped = nullptr;
-        for (auto& col : s->columns) {
-          // A quoted "t.c" is the qualified name of t.c (sql-select.md §3.4).
-          bool dotted = c.table.empty() && !col.table.empty() && iequals(col.table + "." + col.name, c.column);
-          if (!dotted && !iequals(col.name, c.column)) continue;
-          if (!c.table.empty() && !iequals(col.table, c.table)) continue;
-          if (!c.schema.empty() && !iequals(col.schema, c.schema)) continue;
-          if (col.ungrouped) {
-            ungrouped = &col;
-            continue;
-          }
-          if (found) fail(StatusCode::kError, "ambiguous column name: " + c.column, e.site);
-          found = &col;
-        }
-        ScalarPtr alias;
-        if (!found && c.table.empty() && c.schema.empty()) alias = find_alias(*s, c.column, e.site);
-        if (alias && level > 0) {
-          // From a subquery an alias is reachable only when it reads a column of its row.
-          auto* col = dynamic_cast<const ColumnScalar*>(alias.get());
-          if (col && col->level == 0) {
-            auto r = std::make_shared<ColumnScalar>(level, col->slot, col->attr_id);
-            r->type = col->type;
-            r->set_collation(col->collation, col->collation_source());
-            alias = r;
-          } else {
-            alias = nullptr;
-          }
-        }
-        if (!found && !alias && ungrouped) fail_ungrouped(*s, c.column, e.site);
-        if (!found && !alias) continue;
-        if (found && s->used) s->used->insert(found->slot);
-        if (found && s->qualified_self && !c.table.empty())
-          for (const Scope* t = &scope; t && t != s; t = t->outer)
-            for (auto& col : t->columns)
-              if (iequals(col.name, c.column))
-                fail(StatusCode::kError, c.table + "." + c.column + " isn't a column", e.site);
-        if (level > 0)
-          for (const Scope* t = &scope; t; t = t->outer) {
-            t->correlated = true;
-            if (t == s) break;
-          }
-        if (alias) return alias;
-        auto r = std::make_shared<ColumnScalar>(level, found->slot, found->attr.id);
-        r->type = found->attr.type;
-        r->set_collation(found->attr.collation, found->attr.collation_source);
-        return r;
-      }
-      std::string full = c.table.empty() ? c.column : c.table + "." + c.column;
-      fail(StatusCode::kError, "Column not found: " + full, e.site);
-    }
-    case K::kParameter: {
-      auto& p = static_cast<const ast::Parameter&>(e);
-      auto s = std::make_shared<ParamScalar>(p.index);
-      if (p.index == 0) s->name = p.name;
-      // A declared parameter type types the expression (types-parameters.md); the value
-      // is checked against it when the statement runs.
-      if (const ParamTypes* types = db_.planning_param_types()) {
-        std::string key = p.name;
-        if (!key.empty() && (key[0] == ':' || key[0] == '$' || key[0] == '@')) key.erase(0, 1);
-        if (p.index > 0) {
-          if (auto it = types->positional.find(p.index); it != types->positional.end()) s->type = it->second.type;
-        } else if (auto it = types->named.find(key); it != types->named.end()) {
-          s->type = it->second.type;
-        }
-      }
-      return s;
-    }
+    case K::kLiteral: return bind_literal(static_cast<const ast::Literal&>(e));
+    case K::kColumn: return bind_column_ref(static_cast<const ast::ColumnRef&>(e), scope);
+    case K::kParameter: return bind_parameter(static_cast<const ast::Parameter&>(e));
     case K::kUnary: {
       auto& u = static_cast<const ast::UnaryExpr&>(e);
       auto operand = bind_expr(*u.operand, scope);
@@ -420,33 +410,7 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
                 : u.op == ast::UnaryOp::kBitNot ? QRS_LT_INTEGER : operand->type;
       return s;
     }
-    case K::kBinary: {
-      auto& b = static_cast<const ast::BinaryExpr&>(e);
-      auto l = bind_expr(*b.left, scope);
-      auto r = bind_expr(*b.right, scope);
-      auto s = std::make_shared<BinaryScalar>(b.op, l, r);
-      if (b.escape) s->escape = bind_expr(*b.escape, scope);
-      using Op = ast::BinaryOp;
-      if (is_comparison(b.op) || b.op == Op::kAnd || b.op == Op::kOr || b.op == Op::kXor) {
-        s->type = QRS_LT_BOOLEAN;
-        if (is_comparison(b.op)) {
-          s->compare_collation = comparison_collation(*l, *r, e.site);
-          if (compares_values(b.op)) {
-            coerce_comparison(s->left, s->right);
-            s->duration_order = l->type == QRS_LT_TIMESPAN || r->type == QRS_LT_TIMESPAN;
-          }
-        }
-      } else if (b.op == Op::kConcat) {
-        s->type = QRS_LT_TEXT;
-        CollationBid bid = combine_collation_bids(collation_bid(*l), collation_bid(*r));
-        s->set_collation(bid.collation, bid.source);
-      } else if (b.op == Op::kBitAnd || b.op == Op::kBitOr || b.op == Op::kShl || b.op == Op::kShr) {
-        s->type = QRS_LT_INTEGER;
-      } else {
-        s->type = arith_type(b.op, *l, *r);
-      }
-      return s;
-    }
+    case K::kBinary: return bind_binary(static_cast<const ast::BinaryExpr&>(e), scope);
     case K::kFunction: return bind_function(static_cast<const ast::FunctionCall&>(e), scope);
     case K::kCast: {
       auto& c = static_cast<const ast::CastExpr&>(e);
@@ -476,34 +440,7 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
       s->explicit_collation = true;
       return s;
     }
-    case K::kCase: {
-      auto& c = static_cast<const ast::CaseExpr&>(e);
-      auto s = std::make_shared<CaseScalar>();
-      if (c.base) s->base = bind_expr(*c.base, scope);
-      for (auto& [w, t] : c.whens) s->whens.emplace_back(bind_expr(*w, scope), bind_expr(*t, scope));
-      if (c.else_expr) s->else_expr = bind_expr(*c.else_expr, scope);
-      if (s->base) {
-        // Each WHEN matches exactly as `base = when` would: its own collation.
-        for (auto& when : s->whens)
-          s->when_collations.push_back(comparison_collation(*s->base, *when.first, e.site));
-        std::vector<ScalarPtr*> values;
-        for (auto& when : s->whens) values.push_back(&when.first);
-        coerce_comparison_set(s->base, values);
-      }
-      // The result passes on its branches' merged collation.
-      CollationBid result;
-      for (auto& when : s->whens) result = combine_collation_bids(result, collation_bid(*when.second));
-      if (s->else_expr) result = combine_collation_bids(result, collation_bid(*s->else_expr));
-      s->set_collation(result.collation, result.source);
-      qrs_logical_type t = QRS_LT_ANY;
-      bool first = true;
-      for (auto& [w, then] : s->whens) {
-        if (first) { t = then->type; first = false; }
-        else if (then->type != t) t = QRS_LT_ANY;
-      }
-      s->type = t;
-      return s;
-    }
+    case K::kCase: return bind_case(static_cast<const ast::CaseExpr&>(e), scope);
     case K::kBetween: {
       auto& b = static_cast<const ast::BetweenExpr&>(e);
       auto s = std::make_shared<BetweenScalar>();
@@ -519,31 +456,7 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
       s->type = QRS_LT_BOOLEAN;
       return s;
     }
-    case K::kIn: {
-      auto& in = static_cast<const ast::InExpr&>(e);
-      auto operand = bind_expr(*in.operand, scope);
-      if (in.subquery) {
-        auto s = bind_subquery(*in.subquery, scope, ScalarKind::kInSubquery, operand, in.negated);
-        return s;
-      }
-      auto s = std::make_shared<InListScalar>();
-      s->negated = in.negated;
-      s->operand = operand;
-      // The list's bids merge first; the whole membership test runs under one collation.
-      CollationBid list_bid;
-      for (auto& x : in.list) {
-        s->list.push_back(bind_expr(*x, scope));
-        list_bid = merge_collation_bids(list_bid, collation_bid(*s->list.back()), e.site);
-      }
-      s->collation = bid_collation(merge_collation_bids(collation_bid(*operand), list_bid, e.site));
-      s->duration_order = operand->type == QRS_LT_TIMESPAN;
-      for (auto& x : s->list) s->duration_order = s->duration_order || x->type == QRS_LT_TIMESPAN;
-      std::vector<ScalarPtr*> values;
-      for (auto& x : s->list) values.push_back(&x);
-      coerce_comparison_set(s->operand, values);
-      s->type = QRS_LT_BOOLEAN;
-      return s;
-    }
+    case K::kIn: return bind_in(static_cast<const ast::InExpr&>(e), scope);
     case K::kExists: {
       auto& ex = static_cast<const ast::ExistsExpr&>(e);
       return bind_subquery(*ex.subquery, scope, ScalarKind::kExists, nullptr, ex.negated);
@@ -560,6 +473,112 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
     }
   }
   throw Error(StatusCode::kInternal, "unhandled expression kind");
+}
+
+// A parameter, typed by its declared type when the statement declares one.
+ScalarPtr Planner::bind_parameter(const ast::Parameter& p) {
+  auto s = std::make_shared<ParamScalar>(p.index);
+  if (p.index == 0) s->name = p.name;
+  // A declared parameter type types the expression (types-parameters.md); the value
+  // is checked against it when the statement runs.
+  if (const ParamTypes* types = db_.planning_param_types()) {
+    std::string key = p.name;
+    if (!key.empty() && (key[0] == ':' || key[0] == '$' || key[0] == '@')) key.erase(0, 1);
+    if (p.index > 0) {
+      if (auto it = types->positional.find(p.index); it != types->positional.end()) s->type = it->second.type;
+    } else if (auto it = types->named.find(key); it != types->named.end()) {
+      s->type = it->second.type;
+    }
+  }
+  return s;
+}
+
+// A binary operator: comparisons coerce their operands and pick a collation; the others
+// announce their result type.
+ScalarPtr Planner::bind_binary(const ast::BinaryExpr& b, const Scope& scope) {
+  const ast::Expr& e = b;
+  auto l = bind_expr(*b.left, scope);
+  auto r = bind_expr(*b.right, scope);
+  auto s = std::make_shared<BinaryScalar>(b.op, l, r);
+  if (b.escape) s->escape = bind_expr(*b.escape, scope);
+  using Op = ast::BinaryOp;
+  if (is_comparison(b.op) || b.op == Op::kAnd || b.op == Op::kOr || b.op == Op::kXor) {
+    s->type = QRS_LT_BOOLEAN;
+    if (is_comparison(b.op)) {
+      s->compare_collation = comparison_collation(*l, *r, e.site);
+      if (compares_values(b.op)) {
+        coerce_comparison(s->left, s->right);
+        s->duration_order = l->type == QRS_LT_TIMESPAN || r->type == QRS_LT_TIMESPAN;
+      }
+    }
+  } else if (b.op == Op::kConcat) {
+    s->type = QRS_LT_TEXT;
+    CollationBid bid = combine_collation_bids(collation_bid(*l), collation_bid(*r));
+    s->set_collation(bid.collation, bid.source);
+  } else if (b.op == Op::kBitAnd || b.op == Op::kBitOr || b.op == Op::kShl || b.op == Op::kShr) {
+    s->type = QRS_LT_INTEGER;
+  } else {
+    s->type = arith_type(b.op, *l, *r);
+  }
+  return s;
+}
+
+// CASE: a simple CASE compares like `base = when`; the result merges its branches'
+// collations and types.
+ScalarPtr Planner::bind_case(const ast::CaseExpr& c, const Scope& scope) {
+  const ast::Expr& e = c;
+  auto s = std::make_shared<CaseScalar>();
+  if (c.base) s->base = bind_expr(*c.base, scope);
+  for (auto& [w, t] : c.whens) s->whens.emplace_back(bind_expr(*w, scope), bind_expr(*t, scope));
+  if (c.else_expr) s->else_expr = bind_expr(*c.else_expr, scope);
+  if (s->base) {
+    // Each WHEN matches exactly as `base = when` would: its own collation.
+    for (auto& when : s->whens)
+      s->when_collations.push_back(comparison_collation(*s->base, *when.first, e.site));
+    std::vector<ScalarPtr*> values;
+    for (auto& when : s->whens) values.push_back(&when.first);
+    coerce_comparison_set(s->base, values);
+  }
+  // The result passes on its branches' merged collation.
+  CollationBid result;
+  for (auto& when : s->whens) result = combine_collation_bids(result, collation_bid(*when.second));
+  if (s->else_expr) result = combine_collation_bids(result, collation_bid(*s->else_expr));
+  s->set_collation(result.collation, result.source);
+  qrs_logical_type t = QRS_LT_ANY;
+  bool first = true;
+  for (auto& [w, then] : s->whens) {
+    if (first) { t = then->type; first = false; }
+    else if (then->type != t) t = QRS_LT_ANY;
+  }
+  s->type = t;
+  return s;
+}
+
+// IN over a subquery or a list; a list's membership test runs under one collation.
+ScalarPtr Planner::bind_in(const ast::InExpr& in, const Scope& scope) {
+  const ast::Expr& e = in;
+  auto operand = bind_expr(*in.operand, scope);
+  if (in.subquery) {
+    auto s = bind_subquery(*in.subquery, scope, ScalarKind::kInSubquery, operand, in.negated);
+    return s;
+  }
+  auto s = std::make_shared<InListScalar>();
+  s->negated = in.negated;
+  s->operand = operand;
+  // The list's bids merge first; the whole membership test runs under one collation.
+  CollationBid list_bid;
+  for (auto& x : in.list) {
+    s->list.push_back(bind_expr(*x, scope));
+    list_bid = merge_collation_bids(list_bid, collation_bid(*s->list.back()), e.site);
+  }
+  s->collation = bid_collation(merge_collation_bids(collation_bid(*operand), list_bid, e.site));
+  s->duration_order = operand->type == QRS_LT_TIMESPAN;
+  for (auto& x : s->list) s->duration_order = s->duration_order || x->type == QRS_LT_TIMESPAN;
+  std::vector<ScalarPtr*> values;
+  for (auto& x : s->list) values.push_back(&x);
+  coerce_comparison_set(s->operand, values);
+  s->type = QRS_LT_BOOLEAN;
+  return s;
 }
 
 ScalarPtr Planner::bind_subquery(const ast::Select& sel, const Scope& scope, ScalarKind kind,

@@ -180,6 +180,11 @@ class Planner {
   void add_window(CoreState& st);
   void add_projection(CoreState& st);
   void add_distinct_and_sort(CoreState& st, RelPtr* sorted_root);
+  // bind_expr by kind of expression (planner.cc).
+  ScalarPtr bind_parameter(const ast::Parameter& p);
+  ScalarPtr bind_binary(const ast::BinaryExpr& b, const Scope& scope);
+  ScalarPtr bind_case(const ast::CaseExpr& c, const Scope& scope);
+  ScalarPtr bind_in(const ast::InExpr& in, const Scope& scope);
   ScalarPtr bind_function(const ast::FunctionCall& call, const Scope& scope);
   ScalarPtr bind_aggregate(const ast::FunctionCall& call, AggBinding& agg, int level);
   RelPtr sort_output(RelPtr node, const std::vector<std::string>& names,
