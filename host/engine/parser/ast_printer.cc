@@ -1263,161 +1263,13 @@ class Printer {
       case StmtKind::kSelect:
         select(*static_cast<const SelectStmt&>(st).select);
         break;
-      case StmtKind::kInsert: {
-        const auto& s = static_cast<const InsertStmt&>(st);
-        if (s.with) with_clause(*s.with);
-        if (s.replace) {
-          out += "replace into ";
-        } else {
-          out += "insert ";
-          if (s.or_action != ConflictClause::kNone) {
-            out += "or ";
-            out += conflict_text(s.or_action);
-            out += ' ';
-          }
-          out += "into ";
-        }
-        qualified(s.table);
-        if (!s.alias.empty()) {
-          out += " as ";
-          out += quote_identifier(s.alias);
-        }
-        if (!s.columns.empty()) {
-          out += " (";
-          names(s.columns);
-          out += ')';
-        }
-        if (s.default_values) {
-          out += " default values";
-        } else if (s.source) {
-          out += ' ';
-          select(*s.source);
-        }
-        for (const UpsertClause& u : s.upserts) {
-          out += " on conflict";
-          if (!u.target.empty()) {
-            out += " (";
-            indexed_columns(u.target);
-            out += ')';
-            if (u.target_where) {
-              out += " where ";
-              expr(*u.target_where);
-            }
-          }
-          if (u.do_nothing) {
-            out += " do nothing";
-          } else {
-            out += " do update set ";
-            assignments(u.set);
-            if (u.where) {
-              out += " where ";
-              expr(*u.where);
-            }
-          }
-        }
-        dml_clauses(s);
-        returning(s.returning);
+      case StmtKind::kInsert: insert_stmt(static_cast<const InsertStmt&>(st)); break;
+      case StmtKind::kUpdate: update_stmt(static_cast<const UpdateStmt&>(st)); break;
+      case StmtKind::kDelete: delete_stmt(static_cast<const DeleteStmt&>(st)); break;
+      case StmtKind::kCreateTable: create_table(static_cast<const CreateTableStmt&>(st)); break;
+      case StmtKind::kCreateMaterializedView:
+        create_materialized_view(static_cast<const CreateMaterializedViewStmt&>(st));
         break;
-      }
-      case StmtKind::kUpdate: {
-        const auto& s = static_cast<const UpdateStmt&>(st);
-        if (s.with) with_clause(*s.with);
-        out += "update ";
-        if (s.or_action != ConflictClause::kNone) {
-          out += "or ";
-          out += conflict_text(s.or_action);
-          out += ' ';
-        }
-        qualified(s.table);
-        if (!s.alias.empty()) {
-          out += " as ";
-          out += quote_identifier(s.alias);
-        }
-        out += " set ";
-        assignments(s.assignments);
-        if (s.where) {
-          out += " where ";
-          expr(*s.where);
-        }
-        dml_clauses(s);
-        returning(s.returning);
-        break;
-      }
-      case StmtKind::kDelete: {
-        const auto& s = static_cast<const DeleteStmt&>(st);
-        if (s.with) with_clause(*s.with);
-        out += "delete from ";
-        qualified(s.table);
-        if (!s.alias.empty()) {
-          out += " as ";
-          out += quote_identifier(s.alias);
-        }
-        if (s.where) {
-          out += " where ";
-          expr(*s.where);
-        }
-        dml_clauses(s);
-        returning(s.returning);
-        break;
-      }
-      case StmtKind::kCreateTable: {
-        const auto& s = static_cast<const CreateTableStmt&>(st);
-        out += create_keyword();
-        out += s.temporary ? "temp table " : "table ";
-        if (s.if_not_exists) out += "if not exists ";
-        target(s.table);
-        out += " (";
-        bool first = true;
-        for (const ColumnDef& col : s.columns) {
-          if (!first) out += ", ";
-          first = false;
-          column_def(col);
-        }
-        for (const TableConstraint& c : s.constraints) {
-          if (!first) out += ", ";
-          first = false;
-          table_constraint(c);
-        }
-        out += ')';
-        module_clause(s.module_name, s.module_args);
-        if (!s.context.empty()) {
-          out += " with context (";
-          for (size_t i = 0; i < s.context.size(); ++i) {
-            if (i) out += ", ";
-            column_def(s.context[i]);
-          }
-          out += ')';
-        }
-        if (s.maintained) {
-          out += " maintained";
-          if (!s.maintained_columns.empty()) {
-            out += " (";
-            names(s.maintained_columns);
-            out += ')';
-          }
-          out += " as ";
-          select(*s.maintained);
-        }
-        tags_clause(s.tags);
-        break;
-      }
-      case StmtKind::kCreateMaterializedView: {
-        const auto& s = static_cast<const CreateMaterializedViewStmt&>(st);
-        out += create_keyword();
-        out += "materialized view ";
-        if (s.if_not_exists) out += "if not exists ";
-        qualified(s.view);
-        if (!s.columns.empty()) {
-          out += " (";
-          names(s.columns);
-          out += ')';
-        }
-        module_clause(s.module_name, s.module_args);
-        out += " as ";
-        select(*s.select);
-        tags_clause(s.tags);
-        break;
-      }
       case StmtKind::kCreateAssertion: {
         const auto& s = static_cast<const CreateAssertionStmt&>(st);
         out += create_keyword();
@@ -1453,83 +1305,10 @@ class Printer {
         tag_verb(s.verb, s.tags);
         break;
       }
-      case StmtKind::kDeclareSchema: {
-        const auto& s = static_cast<const DeclareSchemaStmt&>(st);
-        out += s.logical ? "declare logical schema " : "declare schema ";
-        out += quote_identifier(s.name);
-        if (!s.version.empty()) {
-          out += " version ";
-          string_literal(s.version);
-        }
-        if (!s.options.empty()) {
-          out += " using (";
-          module_args(s.options);
-          out += ')';
-        }
-        out += " {";
-        bool saved = in_declare_;
-        in_declare_ = true;
-        for (size_t i = 0; i < s.items.size(); ++i) {
-          out += i ? "; " : " ";
-          statement(*s.items[i]);
-        }
-        in_declare_ = saved;
-        out += s.items.empty() ? "}" : " }";
-        break;
-      }
-      case StmtKind::kSeed: {
-        const auto& s = static_cast<const SeedStmt&>(st);
-        out += "seed ";
-        out += quote_identifier(s.table);
-        if (!s.columns.empty()) {
-          out += " (";
-          names(s.columns);
-          out += ')';
-        }
-        out += " values ";
-        for (size_t r = 0; r < s.rows.size(); ++r) {
-          if (r) out += ", ";
-          out += '(';
-          for (size_t i = 0; i < s.rows[r].size(); ++i) {
-            if (i) out += ", ";
-            expr(*s.rows[r][i]);
-          }
-          out += ')';
-        }
-        if (s.rows.empty()) out += "()";
-        break;
-      }
-      case StmtKind::kDeclareLens: {
-        const auto& s = static_cast<const DeclareLensStmt&>(st);
-        out += "declare lens for ";
-        out += quote_identifier(s.logical_schema);
-        out += " over ";
-        out += quote_identifier(s.basis_schema);
-        out += " {";
-        for (size_t i = 0; i < s.views.size(); ++i) {
-          out += i ? "; view " : " view ";
-          out += quote_identifier(s.views[i].name);
-          out += " as ";
-          select(*s.views[i].select);
-        }
-        out += s.views.empty() ? "}" : " }";
-        break;
-      }
-      case StmtKind::kApplySchema: {
-        const auto& s = static_cast<const ApplySchemaStmt&>(st);
-        out += "apply schema ";
-        out += quote_identifier(s.name);
-        if (!s.to_version.empty()) {
-          out += " to version ";
-          string_literal(s.to_version);
-        }
-        if (s.with_seed) out += " with seed";
-        if (!s.options.empty()) {
-          out += " options ";
-          named_exprs(s.options, /*parens=*/true);
-        }
-        break;
-      }
+      case StmtKind::kDeclareSchema: declare_schema(static_cast<const DeclareSchemaStmt&>(st)); break;
+      case StmtKind::kSeed: seed(static_cast<const SeedStmt&>(st)); break;
+      case StmtKind::kDeclareLens: declare_lens(static_cast<const DeclareLensStmt&>(st)); break;
+      case StmtKind::kApplySchema: apply_schema(static_cast<const ApplySchemaStmt&>(st)); break;
       case StmtKind::kDiffSchema:
         out += "diff schema ";
         out += quote_identifier(static_cast<const DiffSchemaStmt&>(st).name);
@@ -1538,6 +1317,268 @@ class Printer {
         out += "explain schema ";
         out += quote_identifier(static_cast<const ExplainSchemaStmt&>(st).name);
         break;
+      case StmtKind::kBegin:
+      case StmtKind::kCommit:
+      case StmtKind::kRollback:
+      case StmtKind::kSavepoint:
+      case StmtKind::kRelease:
+        transaction_control(st);
+        break;
+      case StmtKind::kPragma: {
+        const auto& s = static_cast<const PragmaStmt&>(st);
+        out += "pragma ";
+        qualified(s.name);
+        if (s.value) {
+          out += " = ";
+          expr(*s.value);
+        }
+        break;
+      }
+      case StmtKind::kCreateIndex: create_index(static_cast<const CreateIndexStmt&>(st)); break;
+      case StmtKind::kCreateView: create_view(static_cast<const CreateViewStmt&>(st)); break;
+      case StmtKind::kAnalyze: analyze(static_cast<const AnalyzeStmt&>(st)); break;
+    }
+  }
+
+ private:
+  // `insert|replace … into t … [on conflict …]`.
+  void insert_stmt(const InsertStmt& s) {
+    if (s.with) with_clause(*s.with);
+    if (s.replace) {
+      out += "replace into ";
+    } else {
+      out += "insert ";
+      if (s.or_action != ConflictClause::kNone) {
+        out += "or ";
+        out += conflict_text(s.or_action);
+        out += ' ';
+      }
+      out += "into ";
+    }
+    qualified(s.table);
+    if (!s.alias.empty()) {
+      out += " as ";
+      out += quote_identifier(s.alias);
+    }
+    if (!s.columns.empty()) {
+      out += " (";
+      names(s.columns);
+      out += ')';
+    }
+    if (s.default_values) {
+      out += " default values";
+    } else if (s.source) {
+      out += ' ';
+      select(*s.source);
+    }
+    for (const UpsertClause& u : s.upserts) upsert(u);
+    dml_clauses(s);
+    returning(s.returning);
+  }
+
+  // One ` on conflict … do nothing|do update set …` clause.
+  void upsert(const UpsertClause& u) {
+    out += " on conflict";
+    if (!u.target.empty()) {
+      out += " (";
+      indexed_columns(u.target);
+      out += ')';
+      if (u.target_where) {
+        out += " where ";
+        expr(*u.target_where);
+      }
+    }
+    if (u.do_nothing) {
+      out += " do nothing";
+    } else {
+      out += " do update set ";
+      assignments(u.set);
+      if (u.where) {
+        out += " where ";
+        expr(*u.where);
+      }
+    }
+  }
+
+  // `update [or …] t set … [where …]`.
+  void update_stmt(const UpdateStmt& s) {
+    if (s.with) with_clause(*s.with);
+    out += "update ";
+    if (s.or_action != ConflictClause::kNone) {
+      out += "or ";
+      out += conflict_text(s.or_action);
+      out += ' ';
+    }
+    qualified(s.table);
+    if (!s.alias.empty()) {
+      out += " as ";
+      out += quote_identifier(s.alias);
+    }
+    out += " set ";
+    assignments(s.assignments);
+    if (s.where) {
+      out += " where ";
+      expr(*s.where);
+    }
+    dml_clauses(s);
+    returning(s.returning);
+  }
+
+  // `delete from t [where …]`.
+  void delete_stmt(const DeleteStmt& s) {
+    if (s.with) with_clause(*s.with);
+    out += "delete from ";
+    qualified(s.table);
+    if (!s.alias.empty()) {
+      out += " as ";
+      out += quote_identifier(s.alias);
+    }
+    if (s.where) {
+      out += " where ";
+      expr(*s.where);
+    }
+    dml_clauses(s);
+    returning(s.returning);
+  }
+
+  // `create [temp] table t (columns, constraints) [using …] [with context …] [maintained as …]`.
+  void create_table(const CreateTableStmt& s) {
+    out += create_keyword();
+    out += s.temporary ? "temp table " : "table ";
+    if (s.if_not_exists) out += "if not exists ";
+    target(s.table);
+    out += " (";
+    bool first = true;
+    for (const ColumnDef& col : s.columns) {
+      if (!first) out += ", ";
+      first = false;
+      column_def(col);
+    }
+    for (const TableConstraint& c : s.constraints) {
+      if (!first) out += ", ";
+      first = false;
+      table_constraint(c);
+    }
+    out += ')';
+    module_clause(s.module_name, s.module_args);
+    if (!s.context.empty()) {
+      out += " with context (";
+      for (size_t i = 0; i < s.context.size(); ++i) {
+        if (i) out += ", ";
+        column_def(s.context[i]);
+      }
+      out += ')';
+    }
+    if (s.maintained) {
+      out += " maintained";
+      if (!s.maintained_columns.empty()) {
+        out += " (";
+        names(s.maintained_columns);
+        out += ')';
+      }
+      out += " as ";
+      select(*s.maintained);
+    }
+    tags_clause(s.tags);
+  }
+
+  // `create materialized view v [(columns)] [using …] as select …`.
+  void create_materialized_view(const CreateMaterializedViewStmt& s) {
+    out += create_keyword();
+    out += "materialized view ";
+    if (s.if_not_exists) out += "if not exists ";
+    qualified(s.view);
+    if (!s.columns.empty()) {
+      out += " (";
+      names(s.columns);
+      out += ')';
+    }
+    module_clause(s.module_name, s.module_args);
+    out += " as ";
+    select(*s.select);
+    tags_clause(s.tags);
+  }
+
+  // `declare [logical] schema s [version …] [using (…)] { items }`.
+  void declare_schema(const DeclareSchemaStmt& s) {
+    out += s.logical ? "declare logical schema " : "declare schema ";
+    out += quote_identifier(s.name);
+    if (!s.version.empty()) {
+      out += " version ";
+      string_literal(s.version);
+    }
+    if (!s.options.empty()) {
+      out += " using (";
+      module_args(s.options);
+      out += ')';
+    }
+    out += " {";
+    bool saved = in_declare_;
+    in_declare_ = true;
+    for (size_t i = 0; i < s.items.size(); ++i) {
+      out += i ? "; " : " ";
+      statement(*s.items[i]);
+    }
+    in_declare_ = saved;
+    out += s.items.empty() ? "}" : " }";
+  }
+
+  // `seed t [(columns)] values (…), …`.
+  void seed(const SeedStmt& s) {
+    out += "seed ";
+    out += quote_identifier(s.table);
+    if (!s.columns.empty()) {
+      out += " (";
+      names(s.columns);
+      out += ')';
+    }
+    out += " values ";
+    for (size_t r = 0; r < s.rows.size(); ++r) {
+      if (r) out += ", ";
+      out += '(';
+      for (size_t i = 0; i < s.rows[r].size(); ++i) {
+        if (i) out += ", ";
+        expr(*s.rows[r][i]);
+      }
+      out += ')';
+    }
+    if (s.rows.empty()) out += "()";
+  }
+
+  // `declare lens for logical over basis { view v as select …; … }`.
+  void declare_lens(const DeclareLensStmt& s) {
+    out += "declare lens for ";
+    out += quote_identifier(s.logical_schema);
+    out += " over ";
+    out += quote_identifier(s.basis_schema);
+    out += " {";
+    for (size_t i = 0; i < s.views.size(); ++i) {
+      out += i ? "; view " : " view ";
+      out += quote_identifier(s.views[i].name);
+      out += " as ";
+      select(*s.views[i].select);
+    }
+    out += s.views.empty() ? "}" : " }";
+  }
+
+  // `apply schema s [to version …] [with seed] [options (…)]`.
+  void apply_schema(const ApplySchemaStmt& s) {
+    out += "apply schema ";
+    out += quote_identifier(s.name);
+    if (!s.to_version.empty()) {
+      out += " to version ";
+      string_literal(s.to_version);
+    }
+    if (s.with_seed) out += " with seed";
+    if (!s.options.empty()) {
+      out += " options ";
+      named_exprs(s.options, /*parens=*/true);
+    }
+  }
+
+  // begin / commit / rollback [to …] / savepoint / release.
+  void transaction_control(const Statement& st) {
+    switch (st.kind) {
       case StmtKind::kBegin: {
         const auto& s = static_cast<const BeginStmt&>(st);
         out += "begin";
@@ -1567,68 +1608,58 @@ class Printer {
         out += "release ";
         out += quote_identifier(static_cast<const ReleaseStmt&>(st).name);
         break;
-      case StmtKind::kPragma: {
-        const auto& s = static_cast<const PragmaStmt&>(st);
-        out += "pragma ";
-        qualified(s.name);
-        if (s.value) {
-          out += " = ";
-          expr(*s.value);
-        }
-        break;
-      }
-      case StmtKind::kCreateIndex: {
-        const auto& s = static_cast<const CreateIndexStmt&>(st);
-        out += create_keyword();
-        out += s.unique ? "unique index " : "index ";
-        if (s.if_not_exists) out += "if not exists ";
-        target(s.index);
-        out += " on ";
-        qualified(s.table);
-        out += " (";
-        indexed_columns(s.columns);
-        out += ')';
-        if (s.where) {
-          out += " where ";
-          expr(*s.where);
-        }
-        tags_clause(s.tags);
-        break;
-      }
-      case StmtKind::kCreateView: {
-        const auto& s = static_cast<const CreateViewStmt&>(st);
-        out += create_keyword();
-        out += "view ";
-        if (s.if_not_exists) out += "if not exists ";
-        qualified(s.view);
-        if (!s.columns.empty()) {
-          out += " (";
-          names(s.columns);
-          out += ')';
-        }
-        out += " as ";
-        select(*s.select);
-        tags_clause(s.tags);
-        break;
-      }
-      case StmtKind::kAnalyze: {
-        const auto& s = static_cast<const AnalyzeStmt&>(st);
-        out += "analyze";
-        if (!s.schema.empty()) {
-          out += ' ';
-          out += quote_identifier(s.schema);
-          out += s.all_in_schema ? ".*" : ".";
-          if (!s.all_in_schema) out += quote_identifier(s.table);
-        } else if (!s.table.empty()) {
-          out += ' ';
-          out += quote_identifier(s.table);
-        }
-        break;
-      }
+      default: break;
     }
   }
 
- private:
+  // `create [unique] index i on t (columns) [where …]`.
+  void create_index(const CreateIndexStmt& s) {
+    out += create_keyword();
+    out += s.unique ? "unique index " : "index ";
+    if (s.if_not_exists) out += "if not exists ";
+    target(s.index);
+    out += " on ";
+    qualified(s.table);
+    out += " (";
+    indexed_columns(s.columns);
+    out += ')';
+    if (s.where) {
+      out += " where ";
+      expr(*s.where);
+    }
+    tags_clause(s.tags);
+  }
+
+  // `create view v [(columns)] as select …`.
+  void create_view(const CreateViewStmt& s) {
+    out += create_keyword();
+    out += "view ";
+    if (s.if_not_exists) out += "if not exists ";
+    qualified(s.view);
+    if (!s.columns.empty()) {
+      out += " (";
+      names(s.columns);
+      out += ')';
+    }
+    out += " as ";
+    select(*s.select);
+    tags_clause(s.tags);
+  }
+
+  // `analyze [schema.table | schema.* | table]`.
+  void analyze(const AnalyzeStmt& s) {
+    out += "analyze";
+    if (!s.schema.empty()) {
+      out += ' ';
+      out += quote_identifier(s.schema);
+      out += s.all_in_schema ? ".*" : ".";
+      if (!s.all_in_schema) out += quote_identifier(s.table);
+    } else if (!s.table.empty()) {
+      out += ' ';
+      out += quote_identifier(s.table);
+    }
+  }
+
   bool names_;
   bool in_declare_ = false;
 };
