@@ -192,10 +192,8 @@ void aggregate(Registry& r, const char* name, int argc, std::function<std::uniqu
   r.add_aggregate(std::move(f), "builtin");
 }
 
-}  // namespace
-
-void register_builtin_functions(Registry& r) {
-  if (r.find_scalar("lower", 1)) return;
+// Text: case, length, substrings, trimming, search and replace, hex and quoting.
+void register_string_functions(Registry& r) {
   scalar(r, "lower", 1, [](Args a) {
     if (a[0].is_null()) return Value();
     std::string s = a[0].to_text();
@@ -215,49 +213,6 @@ void register_builtin_functions(Registry& r) {
       default: return Value::Integer(static_cast<int64_t>(utf8_length(a[0].to_text())));
     }
   }).returns(QRS_LT_INTEGER);
-  scalar(r, "abs", 1, [](Args a) {
-    const Value& v = a[0];
-    if (v.is_null()) return Value();
-    if (v.type() == ValueType::kInteger) {
-      if (v.as_int() == INT64_MIN) return bigint::abs(v);  // 2^63, past int64
-      return Value::Integer(v.as_int() < 0 ? -v.as_int() : v.as_int());
-    }
-    if (v.type() == ValueType::kBigInt) return bigint::abs(v);
-    if (v.type() == ValueType::kReal) return Value::Real(std::fabs(v.as_real()));
-    if (v.type() == ValueType::kText) {
-      Value n = parse_number(v.str(), false);
-      if (n.is_null()) return Value();
-      if (n.is_integer()) return bigint::abs(n);
-      return Value::Real(std::fabs(n.to_double()));
-    }
-    throw Error(StatusCode::kError, "Invalid argument types for function abs");
-  }).infers(fnutil::first_arg_type).accepting(fnutil::numeric_args);
-  auto coalesce = [](Args a) {
-    for (auto& v : a) if (!v.is_null()) return v;
-    return Value();
-  };
-  scalar(r, "coalesce", -1, coalesce).infers(fnutil::merged_arg_types);
-  scalar(r, "ifnull", 2, coalesce).infers(fnutil::merged_arg_types);
-  auto nullif = [](Args a, Args keys, const Collation* collation) {
-    if (!keys[0].is_null() && !keys[1].is_null() && compare_values(keys[0], keys[1], collation) == 0) return Value();
-    return a[0];
-  };
-  scalar(r, "nullif", 2, [nullif](Args a) { return nullif(a, a, nullptr); })
-      .infers(fnutil::first_arg_type)
-      .comparing(nullif);
-  scalar(r, "iif", 3, [](Args a) {
-    bool n;
-    return a[0].truthy(&n) ? a[1] : a[2];
-  });
-  // The reference reports the storage class of its JS value: booleans and integral
-  // finite reals are "integer" (one JS number type), JSON documents "json".
-  scalar(r, "typeof", 1, [](Args a) {
-    const Value& v = a[0];
-    if (v.type() == ValueType::kBoolean) return Value::Text("integer");
-    if (v.type() == ValueType::kReal && std::isfinite(v.as_real()) && std::floor(v.as_real()) == v.as_real())
-      return Value::Text("integer");
-    return Value::Text(value_type_name(v.type()));
-  }).returns(QRS_LT_TEXT);
   scalar(r, "substr", 2, substr).returns(QRS_LT_TEXT);
   scalar(r, "substr", 3, substr).returns(QRS_LT_TEXT);
   scalar(r, "substring", 2, substr).returns(QRS_LT_TEXT);
@@ -284,49 +239,10 @@ void register_builtin_functions(Registry& r) {
     if (p == std::string::npos) return Value::Integer(0);
     return Value::Integer(static_cast<int64_t>(utf8_length(s.substr(0, p)) + 1));
   }).returns(QRS_LT_INTEGER);
-  auto round_fn = [](Args a) {
-    if (a[0].is_null() || (a.size() > 1 && a[1].is_null())) return Value();
-    double d = cast_value(a[0], QRS_LT_REAL).as_real();
-    int64_t digits = a.size() > 1 ? cast_value(a[1], QRS_LT_INTEGER).as_int() : 0;
-    if (digits < 0) digits = 0;
-    double m = std::pow(10.0, static_cast<double>(digits));
-    double rd = std::round(d * m) / m;
-    return Value::Real(rd);
-  };
-  scalar(r, "round", 1, round_fn).returns(QRS_LT_REAL).accepting(fnutil::numeric_args);
-  scalar(r, "round", 2, round_fn).returns(QRS_LT_REAL).accepting(fnutil::numeric_args);
   scalar(r, "hex", 1, [](Args a) {
     if (a[0].is_null()) return Value::Text("");
     return Value::Text(hex_of(a[0].to_text()));
   }).returns(QRS_LT_TEXT);
-  auto minmax = [](bool is_max) {
-    return [is_max](Args a) {
-      Value best;
-      for (size_t i = 0; i < a.size(); ++i) {
-        if (a[i].is_null()) return Value();
-        if (i == 0 || (is_max ? compare_values(a[i], best) > 0 : compare_values(a[i], best) < 0)) best = a[i];
-      }
-      return best;
-    };
-  };
-  (void)minmax;  // multi-argument min/max: the reference offers greatest()/least() instead
-  static const char* kNoOrdinal = "mutation_ordinal() is only valid while an INSERT evaluates its column defaults";
-  ScalarFunction& ordinal = scalar(r, "mutation_ordinal", 0, [](Args) -> Value {
-    throw Error(StatusCode::kError, kNoOrdinal);
-  }, kDeterministic | kPerRow).returns(QRS_LT_INTEGER);
-  ordinal.context_call = [](std::span<const Value>, const ExecContext& ctx) {
-    if (ctx.mutation_ordinal <= 0) throw Error(StatusCode::kError, kNoOrdinal);
-    return Value::Integer(ctx.mutation_ordinal);
-  };
-  scalar(r, "random", 0, [](Args) {
-    static thread_local std::mt19937_64 gen{std::random_device{}()};
-    return Value::Integer(static_cast<int64_t>(gen()));
-  }, 0).returns(QRS_LT_INTEGER);
-  scalar(r, "sign", 1, [](Args a) {
-    if (a[0].is_null()) return Value();
-    double d = cast_value(a[0], QRS_LT_REAL).as_real();
-    return Value::Integer(d > 0 ? 1 : (d < 0 ? -1 : 0));
-  }).returns(QRS_LT_INTEGER);
   scalar(r, "quote", 1, [](Args a) {
     const Value& v = a[0];
     switch (v.type()) {
@@ -340,7 +256,104 @@ void register_builtin_functions(Registry& r) {
       default: return Value::Text(v.to_text());
     }
   }).returns(QRS_LT_TEXT);
+}
 
+// Numbers: abs, round, sign, random.
+void register_math_functions(Registry& r) {
+  scalar(r, "abs", 1, [](Args a) {
+    const Value& v = a[0];
+    if (v.is_null()) return Value();
+    if (v.type() == ValueType::kInteger) {
+      if (v.as_int() == INT64_MIN) return bigint::abs(v);  // 2^63, past int64
+      return Value::Integer(v.as_int() < 0 ? -v.as_int() : v.as_int());
+    }
+    if (v.type() == ValueType::kBigInt) return bigint::abs(v);
+    if (v.type() == ValueType::kReal) return Value::Real(std::fabs(v.as_real()));
+    if (v.type() == ValueType::kText) {
+      Value n = parse_number(v.str(), false);
+      if (n.is_null()) return Value();
+      if (n.is_integer()) return bigint::abs(n);
+      return Value::Real(std::fabs(n.to_double()));
+    }
+    throw Error(StatusCode::kError, "Invalid argument types for function abs");
+  }).infers(fnutil::first_arg_type).accepting(fnutil::numeric_args);
+  auto round_fn = [](Args a) {
+    if (a[0].is_null() || (a.size() > 1 && a[1].is_null())) return Value();
+    double d = cast_value(a[0], QRS_LT_REAL).as_real();
+    int64_t digits = a.size() > 1 ? cast_value(a[1], QRS_LT_INTEGER).as_int() : 0;
+    if (digits < 0) digits = 0;
+    double m = std::pow(10.0, static_cast<double>(digits));
+    double rd = std::round(d * m) / m;
+    return Value::Real(rd);
+  };
+  scalar(r, "round", 1, round_fn).returns(QRS_LT_REAL).accepting(fnutil::numeric_args);
+  scalar(r, "round", 2, round_fn).returns(QRS_LT_REAL).accepting(fnutil::numeric_args);
+  auto minmax = [](bool is_max) {
+    return [is_max](Args a) {
+      Value best;
+      for (size_t i = 0; i < a.size(); ++i) {
+        if (a[i].is_null()) return Value();
+        if (i == 0 || (is_max ? compare_values(a[i], best) > 0 : compare_values(a[i], best) < 0)) best = a[i];
+      }
+      return best;
+    };
+  };
+  (void)minmax;  // multi-argument min/max: the reference offers greatest()/least() instead
+  scalar(r, "random", 0, [](Args) {
+    static thread_local std::mt19937_64 gen{std::random_device{}()};
+    return Value::Integer(static_cast<int64_t>(gen()));
+  }, 0).returns(QRS_LT_INTEGER);
+  scalar(r, "sign", 1, [](Args a) {
+    if (a[0].is_null()) return Value();
+    double d = cast_value(a[0], QRS_LT_REAL).as_real();
+    return Value::Integer(d > 0 ? 1 : (d < 0 ? -1 : 0));
+  }).returns(QRS_LT_INTEGER);
+}
+
+// NULL handling and types: coalesce, ifnull, nullif, iif, typeof.
+void register_null_and_type_functions(Registry& r) {
+  auto coalesce = [](Args a) {
+    for (auto& v : a) if (!v.is_null()) return v;
+    return Value();
+  };
+  scalar(r, "coalesce", -1, coalesce).infers(fnutil::merged_arg_types);
+  scalar(r, "ifnull", 2, coalesce).infers(fnutil::merged_arg_types);
+  auto nullif = [](Args a, Args keys, const Collation* collation) {
+    if (!keys[0].is_null() && !keys[1].is_null() && compare_values(keys[0], keys[1], collation) == 0) return Value();
+    return a[0];
+  };
+  scalar(r, "nullif", 2, [nullif](Args a) { return nullif(a, a, nullptr); })
+      .infers(fnutil::first_arg_type)
+      .comparing(nullif);
+  scalar(r, "iif", 3, [](Args a) {
+    bool n;
+    return a[0].truthy(&n) ? a[1] : a[2];
+  });
+  // The reference reports the storage class of its JS value: booleans and integral
+  // finite reals are "integer" (one JS number type), JSON documents "json".
+  scalar(r, "typeof", 1, [](Args a) {
+    const Value& v = a[0];
+    if (v.type() == ValueType::kBoolean) return Value::Text("integer");
+    if (v.type() == ValueType::kReal && std::isfinite(v.as_real()) && std::floor(v.as_real()) == v.as_real())
+      return Value::Text("integer");
+    return Value::Text(value_type_name(v.type()));
+  }).returns(QRS_LT_TEXT);
+}
+
+// Functions that read the executing statement: mutation_ordinal().
+void register_context_functions(Registry& r) {
+  static const char* kNoOrdinal = "mutation_ordinal() is only valid while an INSERT evaluates its column defaults";
+  ScalarFunction& ordinal = scalar(r, "mutation_ordinal", 0, [](Args) -> Value {
+    throw Error(StatusCode::kError, kNoOrdinal);
+  }, kDeterministic | kPerRow).returns(QRS_LT_INTEGER);
+  ordinal.context_call = [](std::span<const Value>, const ExecContext& ctx) {
+    if (ctx.mutation_ordinal <= 0) throw Error(StatusCode::kError, kNoOrdinal);
+    return Value::Integer(ctx.mutation_ordinal);
+  };
+}
+
+// count, sum, total, avg, min, max, group_concat.
+void register_aggregates(Registry& r) {
   aggregate(r, "count", 0, [] { return std::make_unique<CountState>(true); });
   aggregate(r, "count", 1, [] { return std::make_unique<CountState>(false); });
   aggregate(r, "sum", 1, [] { return std::make_unique<SumState>(SumState::Mode::kSum); });
@@ -350,9 +363,11 @@ void register_builtin_functions(Registry& r) {
   aggregate(r, "max", 1, [] { return std::make_unique<MinMaxState>(true); });
   aggregate(r, "group_concat", 1, [] { return std::make_unique<GroupConcatState>(); });
   aggregate(r, "group_concat", 2, [] { return std::make_unique<GroupConcatState>(); });
+}
 
-  // generate_series(start, stop[, step]): the integers from start to stop inclusive,
-  // counting down when step is negative; no rows when an argument is NULL or not numeric.
+// generate_series(start, stop[, step]): the integers from start to stop inclusive,
+// counting down when step is negative; no rows when an argument is NULL or not numeric.
+void register_generate_series(Registry& r) {
   TableFunction series;
   series.name = "generate_series";
   series.num_args = 3;
@@ -379,6 +394,18 @@ void register_builtin_functions(Registry& r) {
     return rows;
   };
   r.add_table_function(std::move(series), "builtin");
+}
+
+}  // namespace
+
+void register_builtin_functions(Registry& r) {
+  if (r.find_scalar("lower", 1)) return;
+  register_string_functions(r);
+  register_math_functions(r);
+  register_null_and_type_functions(r);
+  register_context_functions(r);
+  register_aggregates(r);
+  register_generate_series(r);
 
   register_json_functions(r);
   register_datetime_functions(r);

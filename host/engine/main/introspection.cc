@@ -309,10 +309,8 @@ void add_catalog_function(Registry& r, std::string name, int min_args, int num_a
   r.add_table_function(std::move(f), "builtin");
 }
 
-}  // namespace
-
-void register_introspection_functions(Registry& r) {
-  if (r.find_table_function("schema")) return;  // registered by an earlier Database::Open
+// schema(): every table, index, view and function, with its DDL and tags.
+void register_schema_listing(Registry& r) {
   TableFunction schema_fn;
   schema_fn.name = "schema";
   schema_fn.columns = {{"schema", QRS_LT_TEXT, false}, {"type", QRS_LT_TEXT, false}, {"name", QRS_LT_TEXT, false},
@@ -342,7 +340,10 @@ void register_introspection_functions(Registry& r) {
     return rows;
   };
   r.add_table_function(std::move(schema_fn), "builtin");
+}
 
+// table_info() and foreign_key_info(): a table's columns and its foreign keys.
+void register_table_info_functions(Registry& r) {
   TableFunction info;
   info.name = "table_info";
   info.num_args = 1;
@@ -427,7 +428,10 @@ void register_introspection_functions(Registry& r) {
     return rows;
   };
   r.add_table_function(std::move(fk_info), "builtin");
+}
 
+// function_info([name]): the registered scalar, aggregate and table functions.
+void register_function_info(Registry& r) {
   TableFunction finfo;
   finfo.name = "function_info";
   finfo.num_args = 1;
@@ -447,7 +451,10 @@ void register_introspection_functions(Registry& r) {
     return rows;
   };
   r.add_table_function(std::move(finfo), "builtin");
+}
 
+// column_info(relation): a table's or view's columns and the base column each writes.
+void register_column_info(Registry& r) {
   TableFunction col_info;
   col_info.name = "column_info";
   col_info.num_args = 1;
@@ -481,7 +488,10 @@ void register_introspection_functions(Registry& r) {
     return rows;
   };
   r.add_table_function(std::move(col_info), "builtin");
+}
 
+// check_constraint_info(), unique_constraint_info() and index_info() of a table.
+void register_constraint_functions(Registry& r) {
   add_catalog_function(r, "check_constraint_info", 1, 1,
                        {{"id", QRS_LT_INTEGER, false},         {"name", QRS_LT_TEXT, true},
                         {"expr", QRS_LT_TEXT, false},          {"operations", QRS_LT_TEXT, false},
@@ -547,7 +557,10 @@ void register_introspection_functions(Registry& r) {
     }
     return rows;
   });
+}
 
+// view_info([view]): whether each view is insertable, updatable and deletable.
+void register_view_info(Registry& r) {
   add_catalog_function(r, "view_info", 0, 1,
                        {{"schema", QRS_LT_TEXT, false},       {"name", QRS_LT_TEXT, false},
                         {"is_insertable_into", QRS_LT_TEXT, false}, {"is_updatable", QRS_LT_TEXT, false},
@@ -563,7 +576,10 @@ void register_introspection_functions(Registry& r) {
     }
     return rows;
   });
+}
 
+// assertion_info() and explain_assertion(name): the assertions and how each is checked.
+void register_assertion_functions(Registry& r) {
   TableFunction a_info;
   a_info.name = "assertion_info";
   a_info.num_args = 0;
@@ -601,7 +617,10 @@ void register_introspection_functions(Registry& r) {
                        [](DatabaseImpl& db, std::span<const Value> args) {
     return explain_assertion_rows(db, args[0].to_text());
   });
+}
 
+// query_plan(sql): the optimized plan of one SELECT, one row per node.
+void register_query_plan(Registry& r) {
   TableFunction qp;
   qp.name = "query_plan";
   qp.num_args = 1;
@@ -622,6 +641,20 @@ void register_introspection_functions(Registry& r) {
     return rows;
   };
   r.add_table_function(std::move(qp), "builtin");
+}
+
+}  // namespace
+
+void register_introspection_functions(Registry& r) {
+  if (r.find_table_function("schema")) return;  // registered by an earlier Database::Open
+  register_schema_listing(r);
+  register_table_info_functions(r);
+  register_function_info(r);
+  register_column_info(r);
+  register_constraint_functions(r);
+  register_view_info(r);
+  register_assertion_functions(r);
+  register_query_plan(r);
 }
 
 }  // namespace quereus
