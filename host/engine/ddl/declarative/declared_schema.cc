@@ -178,176 +178,213 @@ struct SchemaPlan {
   std::vector<Alter> alters;
 };
 
-SchemaPlan plan_schema(DatabaseImpl& db, const std::string& name, const std::string& to_version,
-                       const SourceSite& site) {
-  SchemaPlan plan;
-  const std::string schema = to_lower(name);
-  plan.schema = schema;
+// The names a declaration's items claim, per namespace, and the tables it declares.
+struct DeclaredNames {
+  std::map<std::string, const char*> relations, indexes, assertions;
+  std::set<std::string> tables;
+};
+
+// The declaration of schema `name` (lowercased: `schema`), refused when none is stored or
+// it is at another version than `to_version` (when given).
+std::shared_ptr<const ast::DeclareSchemaStmt> find_declaration(DatabaseImpl& db, const std::string& schema,
+                                                              const std::string& name,
+                                                              const std::string& to_version,
+                                                              const SourceSite& site) {
   auto& store = db.declared_schemas();
   auto it = store.declared.find(schema);
   if (it == store.declared.end())
     throw Error(StatusCode::kError, "No declared schema found for '" + name + "'", site);
-  plan.decl = it->second;
   const ast::DeclareSchemaStmt& decl = *it->second;
   if (!to_version.empty() && to_version != decl.version)
     throw Error(StatusCode::kError, "Schema '" + name + "' is declared at version '" + decl.version +
                                         "', not '" + to_version + "'",
                 site);
-  struct Named {  // an ApplySchemaStmt-like view for the messages below
-    const std::string& name;
-    const SourceSite& site;
-  } s{name, site};
+  return it->second;
+}
+
+// The declaration's `default_vtab_module` option, unquoted ("" when none).
+std::string default_module(const ast::DeclareSchemaStmt& decl) {
   std::string module;
   for (const auto& opt : decl.options)
     if (iequals(opt.key, "default_vtab_module") && opt.value) {
       module = expr_to_string(*opt.value);
       if (module.size() >= 2 && module.front() == '\'') module = module.substr(1, module.size() - 2);
     }
+  return module;
+}
 
-  auto& tables = plan.tables;
-  auto& indexes = plan.indexes;
-  auto& views = plan.views;
-  auto& others = plan.others;
-  std::map<std::string, const char*> relation_names, index_names, assertion_names;
-  const ast::SeedStmt* seeds_for_unknown = nullptr;
-  std::set<std::string> declared_tables;
-  Catalog& cat = db.catalog();
-  for (const auto& item : decl.items) {
-    if (item->kind == ast::StmtKind::kSeed) continue;
-    Planned p;
-    p.stmt = own_statement(*item);
-    validate_declared_tags(*p.stmt);
-    ItemName n = item_name(*p.stmt);
-    if (!n.kind) {
-      others.push_back(std::move(p));
+// Claims an item's name in its namespace; refuses a name declared twice.
+void claim_name(DeclaredNames& names, const ItemName& n, ast::StmtKind kind, const std::string& schema_name,
+                const SourceSite& site) {
+  const std::string lname = to_lower(n.name->name);
+  auto& claimed = n.relation ? names.relations : kind == ast::StmtKind::kCreateAssertion ? names.assertions : names.indexes;
+  if (auto prev = claimed.find(lname); prev != claimed.end()) {
+    if (std::string(prev->second) == n.kind)
+      throw Error(StatusCode::kError, std::string(n.kind) + " '" + n.name->name +
+                                          "' is declared more than once in schema '" + schema_name + "'",
+                  site);
+    throw Error(StatusCode::kError, "'" + n.name->name + "' is declared as both a " + to_lower(prev->second) +
+                                        " and a " + to_lower(n.kind) + " in schema '" + schema_name + "'",
+                site);
+  }
+  claimed[lname] = n.kind;
+}
+
+// A rename hint naming a live table would otherwise drop it (and its rows) and create an
+// empty one: renames are a later stage of the differ, so refuse.
+void refuse_rename_of_live_table(Catalog& cat, const std::string& schema, const ast::CreateTableStmt& table,
+                                 const SourceSite& site) {
+  for (const ast::NamedExpr& tag : table.tags) {
+    if (!iequals(tag.name, "quereus.previous_name") || !tag.value || tag.value->kind != ast::ExprKind::kLiteral)
       continue;
-    }
-    if (!n.name->schema.empty() && !iequals(n.name->schema, schema))
-      throw Error(StatusCode::kError, std::string(n.kind) + " '" + n.name->schema + "." + n.name->name +
-                                          "' names another schema inside the declaration of schema '" + s.name + "'",
-                  item->site);
-    n.name->schema = schema;
-    if (p.stmt->kind == ast::StmtKind::kCreateIndex) {
-      auto& ix = static_cast<ast::CreateIndexStmt&>(*p.stmt);
-      if (ix.table.schema.empty()) ix.table.schema = schema;
-      ix.if_not_exists = true;  // a re-apply leaves an existing index alone
-    }
-    if (p.stmt->kind == ast::StmtKind::kCreateTable) {
-      auto& ct = static_cast<ast::CreateTableStmt&>(*p.stmt);
-      if (ct.module_name.empty() && !module.empty()) ct.module_name = module;
-    }
-    const std::string lname = to_lower(n.name->name);
-    auto& names = n.relation ? relation_names
-                  : p.stmt->kind == ast::StmtKind::kCreateAssertion ? assertion_names : index_names;
-    if (auto prev = names.find(lname); prev != names.end()) {
-      if (std::string(prev->second) == n.kind)
-        throw Error(StatusCode::kError, std::string(n.kind) + " '" + n.name->name +
-                                            "' is declared more than once in schema '" + s.name + "'",
-                    item->site);
-      throw Error(StatusCode::kError, "'" + n.name->name + "' is declared as both a " + to_lower(prev->second) +
-                                          " and a " + to_lower(n.kind) + " in schema '" + s.name + "'",
-                  item->site);
-    }
-    names[lname] = n.kind;
-    p.key = schema + "." + lname;
-    p.text = statement_to_string(*p.stmt);
-    if (p.stmt->kind == ast::StmtKind::kCreateTable) {
-      declared_tables.insert(lname);
-      if (auto live = cat.find(schema, n.name->name)) {
-        // An existing table is migrated in place by the ALTERs the differ generates.
-        const auto& declared = static_cast<const ast::CreateTableStmt&>(*p.stmt);
-        TableMigration m = diff_table(db, live->schema, declared);
-        const std::string run_target = "ALTER TABLE " + qualified(schema, live->schema.name) + " ";
-        const std::string shown_target =
-            "ALTER TABLE " + (schema == "main" ? quote_identifier(live->schema.name) : qualified(schema, live->schema.name)) + " ";
-        for (const std::string& action : m.actions) plan.alters.push_back({run_target + action, shown_target + action});
-        p.create = false;
-        table_tag_drift(schema, live->schema, declared, m.readded, others);
-      } else if (cat.find_view(schema, n.name->name)) {
+    const std::string& names = static_cast<const ast::Literal&>(*tag.value).text;
+    size_t start = 0;
+    while (start <= names.size()) {
+      size_t comma = names.find(',', start);
+      std::string old = names.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      old.erase(0, old.find_first_not_of(' '));
+      old.erase(old.find_last_not_of(' ') + 1);
+      if (!old.empty() && cat.find(schema, old))
         throw Error(StatusCode::kUnsupported,
-                    "'" + schema + "." + n.name->name +
-                        "' is a view but is declared as a table; replacing it is not supported yet",
-                    item->site);
-      } else {
-        // A rename hint naming a live table would otherwise drop it (and its rows) and
-        // create an empty one: renames are a later stage of the differ, so refuse.
-        for (const ast::NamedExpr& tag : static_cast<const ast::CreateTableStmt&>(*p.stmt).tags) {
-          if (!iequals(tag.name, "quereus.previous_name") || !tag.value ||
-              tag.value->kind != ast::ExprKind::kLiteral)
-            continue;
-          const std::string& names = static_cast<const ast::Literal&>(*tag.value).text;
-          size_t start = 0;
-          while (start <= names.size()) {
-            size_t comma = names.find(',', start);
-            std::string old = names.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-            old.erase(0, old.find_first_not_of(' '));
-            old.erase(old.find_last_not_of(' ') + 1);
-            if (!old.empty() && cat.find(schema, old))
-              throw Error(StatusCode::kUnsupported,
-                          "Table '" + schema + "." + n.name->name + "' is declared as a rename of '" + schema + "." +
-                              old + "' (quereus.previous_name); renaming a table is not supported by the declarative "
-                              "schema differ yet",
-                          item->site);
-            if (comma == std::string::npos) break;
-            start = comma + 1;
-          }
-        }
-      }
-      tables.push_back(std::move(p));
-    } else if (p.stmt->kind == ast::StmtKind::kCreateView) {
-      if (auto live = cat.find_view(schema, n.name->name)) {
-        auto rec = store.applied.find(p.key);
-        // A tag-only difference is migrated in place (SET TAGS), never by re-creating.
-        auto& declared = static_cast<ast::CreateViewStmt&>(*p.stmt);
-        ast::TagList declared_tags = std::move(declared.tags);
-        declared.tags.clear();
-        auto live_def = own_statement(*live->definition);
-        static_cast<ast::CreateViewStmt&>(*live_def).tags.clear();
-        static_cast<ast::CreateViewStmt&>(*live_def).view.schema = declared.view.schema;
-        const bool body_same = statement_to_string(declared) == statement_to_string(*live_def);
-        declared.tags = std::move(declared_tags);
-        if (body_same && tags_drift(live->tags_json, declared.tags))
-          others.push_back(drift_statement("alter view " + quote_identifier(schema) + "." +
-                                           quote_identifier(live->name) + " " + set_tags_sql(declared.tags)));
-        if (!body_same && (rec == store.applied.end() || rec->second != p.text) && live->sql != p.text)
-          throw Error(StatusCode::kUnsupported,
-                      "View '" + live->qualified_name() +
-                          "' differs from its declaration; replacing an existing view is not supported yet",
-                      item->site);
-        p.create = false;
-      } else if (cat.find(schema, n.name->name)) {
-        throw Error(StatusCode::kUnsupported,
-                    "'" + schema + "." + n.name->name +
-                        "' is a table but is declared as a view; replacing it is not supported yet",
-                    item->site);
-      }
-      views.push_back(std::move(p));
-    } else if (p.stmt->kind == ast::StmtKind::kCreateIndex) {
-      const auto& ci = static_cast<const ast::CreateIndexStmt&>(*p.stmt);
-      size_t ordinal = 0;
-      if (auto owner = find_index(db, schema, ci.index.name, &ordinal, /*user_only=*/true)) {
-        p.create = false;  // an existing index is left alone (IF NOT EXISTS), its tags migrated
-        if (tags_drift(owner->schema.indexes[ordinal].tags_json, ci.tags))
-          others.push_back(drift_statement("alter index " + quote_identifier(schema) + "." +
-                                           quote_identifier(owner->schema.indexes[ordinal].name) + " " +
-                                           set_tags_sql(ci.tags)));
-      }
-      indexes.push_back(std::move(p));
-    } else {
-      // Materialized views, assertions: their own CREATE (refused while unsupported). An
-      // existing assertion with the declared CHECK is kept; a changed one is dropped and
-      // created again.
-      if (p.stmt->kind == ast::StmtKind::kCreateAssertion) {
-        const auto& ca = static_cast<const ast::CreateAssertionStmt&>(*p.stmt);
-        for (const auto& a : db.assertions().list())
-          if (a->schema_name == schema && iequals(a->name, ca.name.name)) {
-            if (expr_to_string(*a->check) == expr_to_string(*ca.check)) p.create = false;
-            else plan.drops.emplace_back(ast::ObjectKind::kAssertion, a->name);
-          }
-      }
-      others.push_back(std::move(p));
+                    "Table '" + schema + "." + table.table.name + "' is declared as a rename of '" + schema + "." +
+                        old + "' (quereus.previous_name); renaming a table is not supported by the declarative "
+                        "schema differ yet",
+                    site);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
     }
   }
+}
+
+// A declared table: an existing one is migrated in place by the differ's ALTERs (and its
+// tag drift); a new one is created.
+void plan_declared_table(DatabaseImpl& db, SchemaPlan& plan, Planned p, const std::string& name,
+                         const SourceSite& site) {
+  const std::string& schema = plan.schema;
+  Catalog& cat = db.catalog();
+  if (auto live = cat.find(schema, name)) {
+    // An existing table is migrated in place by the ALTERs the differ generates.
+    const auto& declared = static_cast<const ast::CreateTableStmt&>(*p.stmt);
+    TableMigration m = diff_table(db, live->schema, declared);
+    const std::string run_target = "ALTER TABLE " + qualified(schema, live->schema.name) + " ";
+    const std::string shown_target =
+        "ALTER TABLE " + (schema == "main" ? quote_identifier(live->schema.name) : qualified(schema, live->schema.name)) + " ";
+    for (const std::string& action : m.actions) plan.alters.push_back({run_target + action, shown_target + action});
+    p.create = false;
+    table_tag_drift(schema, live->schema, declared, m.readded, plan.others);
+  } else if (cat.find_view(schema, name)) {
+    throw Error(StatusCode::kUnsupported,
+                "'" + schema + "." + name + "' is a view but is declared as a table; replacing it is not supported yet",
+                site);
+  } else {
+    refuse_rename_of_live_table(cat, schema, static_cast<const ast::CreateTableStmt&>(*p.stmt), site);
+  }
+  plan.tables.push_back(std::move(p));
+}
+
+// A declared view: an existing one must match its declaration (tags may drift and are
+// migrated); a new one is created.
+void plan_declared_view(DatabaseImpl& db, SchemaPlan& plan, Planned p, const std::string& name,
+                        const SourceSite& site) {
+  const std::string& schema = plan.schema;
+  Catalog& cat = db.catalog();
+  auto& store = db.declared_schemas();
+  if (auto live = cat.find_view(schema, name)) {
+    auto rec = store.applied.find(p.key);
+    // A tag-only difference is migrated in place (SET TAGS), never by re-creating.
+    auto& declared = static_cast<ast::CreateViewStmt&>(*p.stmt);
+    ast::TagList declared_tags = std::move(declared.tags);
+    declared.tags.clear();
+    auto live_def = own_statement(*live->definition);
+    static_cast<ast::CreateViewStmt&>(*live_def).tags.clear();
+    static_cast<ast::CreateViewStmt&>(*live_def).view.schema = declared.view.schema;
+    const bool body_same = statement_to_string(declared) == statement_to_string(*live_def);
+    declared.tags = std::move(declared_tags);
+    if (body_same && tags_drift(live->tags_json, declared.tags))
+      plan.others.push_back(drift_statement("alter view " + quote_identifier(schema) + "." +
+                                            quote_identifier(live->name) + " " + set_tags_sql(declared.tags)));
+    if (!body_same && (rec == store.applied.end() || rec->second != p.text) && live->sql != p.text)
+      throw Error(StatusCode::kUnsupported,
+                  "View '" + live->qualified_name() +
+                      "' differs from its declaration; replacing an existing view is not supported yet",
+                  site);
+    p.create = false;
+  } else if (cat.find(schema, name)) {
+    throw Error(StatusCode::kUnsupported,
+                "'" + schema + "." + name + "' is a table but is declared as a view; replacing it is not supported yet",
+                site);
+  }
+  plan.views.push_back(std::move(p));
+}
+
+// One declared item (not a seed): qualified into the schema, its name claimed, then
+// planned by kind.
+void plan_declared_item(DatabaseImpl& db, SchemaPlan& plan, const ast::Statement& item, const std::string& module,
+                        const std::string& schema_name, DeclaredNames& names) {
+  const std::string& schema = plan.schema;
+  Planned p;
+  p.stmt = own_statement(item);
+  validate_declared_tags(*p.stmt);
+  ItemName n = item_name(*p.stmt);
+  if (!n.kind) {
+    plan.others.push_back(std::move(p));
+    return;
+  }
+  if (!n.name->schema.empty() && !iequals(n.name->schema, schema))
+    throw Error(StatusCode::kError, std::string(n.kind) + " '" + n.name->schema + "." + n.name->name +
+                                        "' names another schema inside the declaration of schema '" + schema_name + "'",
+                item.site);
+  n.name->schema = schema;
+  if (p.stmt->kind == ast::StmtKind::kCreateIndex) {
+    auto& ix = static_cast<ast::CreateIndexStmt&>(*p.stmt);
+    if (ix.table.schema.empty()) ix.table.schema = schema;
+    ix.if_not_exists = true;  // a re-apply leaves an existing index alone
+  }
+  if (p.stmt->kind == ast::StmtKind::kCreateTable) {
+    auto& ct = static_cast<ast::CreateTableStmt&>(*p.stmt);
+    if (ct.module_name.empty() && !module.empty()) ct.module_name = module;
+  }
+  claim_name(names, n, p.stmt->kind, schema_name, item.site);
+  const std::string lname = to_lower(n.name->name);
+  p.key = schema + "." + lname;
+  p.text = statement_to_string(*p.stmt);
+  const std::string object_name = n.name->name;
+  if (p.stmt->kind == ast::StmtKind::kCreateTable) {
+    names.tables.insert(lname);
+    plan_declared_table(db, plan, std::move(p), object_name, item.site);
+  } else if (p.stmt->kind == ast::StmtKind::kCreateView) {
+    plan_declared_view(db, plan, std::move(p), object_name, item.site);
+  } else if (p.stmt->kind == ast::StmtKind::kCreateIndex) {
+    const auto& ci = static_cast<const ast::CreateIndexStmt&>(*p.stmt);
+    size_t ordinal = 0;
+    if (auto owner = find_index(db, schema, ci.index.name, &ordinal, /*user_only=*/true)) {
+      p.create = false;  // an existing index is left alone (IF NOT EXISTS), its tags migrated
+      if (tags_drift(owner->schema.indexes[ordinal].tags_json, ci.tags))
+        plan.others.push_back(drift_statement("alter index " + quote_identifier(schema) + "." +
+                                              quote_identifier(owner->schema.indexes[ordinal].name) + " " +
+                                              set_tags_sql(ci.tags)));
+    }
+    plan.indexes.push_back(std::move(p));
+  } else {
+    // Materialized views, assertions: their own CREATE (refused while unsupported). An
+    // existing assertion with the declared CHECK is kept; a changed one is dropped and
+    // created again.
+    if (p.stmt->kind == ast::StmtKind::kCreateAssertion) {
+      const auto& ca = static_cast<const ast::CreateAssertionStmt&>(*p.stmt);
+      for (const auto& a : db.assertions().list())
+        if (a->schema_name == schema && iequals(a->name, ca.name.name)) {
+          if (expr_to_string(*a->check) == expr_to_string(*ca.check)) p.create = false;
+          else plan.drops.emplace_back(ast::ObjectKind::kAssertion, a->name);
+        }
+    }
+    plan.others.push_back(std::move(p));
+  }
+}
+
+// Refuses seed data for a table the declaration does not declare (the first such seed).
+void check_seed_tables(const ast::DeclareSchemaStmt& decl, const std::set<std::string>& declared_tables,
+                       const std::string& schema_name) {
+  const ast::SeedStmt* seeds_for_unknown = nullptr;
   for (const auto& item : decl.items) {
     if (item->kind != ast::StmtKind::kSeed) continue;
     const auto& seed = static_cast<const ast::SeedStmt&>(*item);
@@ -355,13 +392,19 @@ SchemaPlan plan_schema(DatabaseImpl& db, const std::string& name, const std::str
   }
   if (seeds_for_unknown)
     throw Error(StatusCode::kError, "Seed data for table '" + seeds_for_unknown->table +
-                                        "' names no table declared in schema '" + s.name + "'",
+                                        "' names no table declared in schema '" + schema_name + "'",
                 seeds_for_unknown->site);
+}
+
+// The schema's objects the declaration no longer names, added to plan.drops.
+void plan_drops(DatabaseImpl& db, SchemaPlan& plan, const DeclaredNames& names) {
+  const std::string& schema = plan.schema;
+  Catalog& cat = db.catalog();
   // The schema's tables and views the declaration no longer names are dropped: a table
   // after the dropped tables whose FOREIGN KEYs reference it (children first).
   std::vector<const TableSchema*> doomed;
   for (const auto& t : cat.tables())
-    if (t->schema.schema_name == schema && !relation_names.count(to_lower(t->schema.name)))
+    if (t->schema.schema_name == schema && !names.relations.count(to_lower(t->schema.name)))
       doomed.push_back(&t->schema);
   while (!doomed.empty()) {
     auto referenced = [&](const TableSchema* parent) {
@@ -377,17 +420,31 @@ SchemaPlan plan_schema(DatabaseImpl& db, const std::string& name, const std::str
     doomed.erase(next);
   }
   for (const auto& v : cat.views())
-    if (v->schema_name == schema && !relation_names.count(to_lower(v->name)))
+    if (v->schema_name == schema && !names.relations.count(to_lower(v->name)))
       plan.drops.emplace_back(ast::ObjectKind::kView, v->name);
   for (const auto& a : db.assertions().list())
-    if (a->schema_name == schema && !assertion_names.count(to_lower(a->name)))
+    if (a->schema_name == schema && !names.assertions.count(to_lower(a->name)))
       plan.drops.emplace_back(ast::ObjectKind::kAssertion, a->name);
   // User indexes (not a UNIQUE constraint's structure) the declaration no longer names.
   for (const auto& t : cat.tables())
     if (t->schema.schema_name == schema)
       for (const IndexSchema& ix : t->schema.indexes)
-        if (!ix.constraint && !index_names.count(to_lower(ix.name)))
+        if (!ix.constraint && !names.indexes.count(to_lower(ix.name)))
           plan.drops.emplace_back(ast::ObjectKind::kIndex, ix.name);
+}
+
+SchemaPlan plan_schema(DatabaseImpl& db, const std::string& name, const std::string& to_version,
+                       const SourceSite& site) {
+  SchemaPlan plan;
+  plan.schema = to_lower(name);
+  plan.decl = find_declaration(db, plan.schema, name, to_version, site);
+  const ast::DeclareSchemaStmt& decl = *plan.decl;
+  const std::string module = default_module(decl);
+  DeclaredNames names;
+  for (const auto& item : decl.items)
+    if (item->kind != ast::StmtKind::kSeed) plan_declared_item(db, plan, *item, module, name, names);
+  check_seed_tables(decl, names.tables, name);
+  plan_drops(db, plan, names);
   return plan;
 }
 
