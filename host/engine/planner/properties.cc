@@ -204,26 +204,167 @@ bool matches_at_most_one(const RelProperties& other, const std::vector<int>& oth
   return other.is_unique(other_cols, other_ncols);
 }
 
+// A table scan: its keys, and the columns its equality filters pin.
+RelProperties derive_table_scan(const TableScanNode& scan) {
+  RelProperties p;
+  const RelNode& node = scan;
+  const size_t n = node.columns.size();
+  for (const auto& key : node.keys) add_key(p, key, n);
+  for (const auto& f : scan.filters) {
+    if (f.op != QRS_OP_EQ || !f.value) continue;
+    const Attribute& a = node.columns[f.column];
+    if (is_text(a.type) && a.collation && a.collation != &Collation::binary()) continue;
+    ConstantBinding b;
+    if (!pin_value(*f.value, &b)) continue;
+    b.columns = {f.column};
+    add_fd(p, {}, {f.column}, Kind::kDetermination);
+    p.constants.push_back(std::move(b));
+  }
+  add_singleton_if_key_pinned(p, n);
+  return p;
+}
+
+// A projection: the input's facts over the columns it passes through bare.
+RelProperties derive_project(const ProjectNode& pr) {
+  const size_t n = pr.columns.size();
+  RelProperties in = derive_properties(*pr.input);
+  // Bare columns pass their facts through; a column projected twice is an EC.
+  std::vector<int> map(pr.input->columns.size(), -1);
+  std::vector<std::pair<int, int>> repeats;
+  for (size_t i = 0; i < pr.exprs.size(); ++i) {
+    const ColumnScalar* c = local_column(*pr.exprs[i]);
+    if (!c || c->slot < 0 || static_cast<size_t>(c->slot) >= map.size()) continue;
+    if (map[c->slot] < 0) map[c->slot] = static_cast<int>(i);
+    else repeats.emplace_back(map[c->slot], static_cast<int>(i));
+  }
+  RelProperties p = remap(in, map, false);
+  for (auto [a, b] : repeats) {
+    merge_ec(p, a, b);
+    add_fd(p, {a}, {b}, Kind::kDetermination);
+    add_fd(p, {b}, {a}, Kind::kDetermination);
+  }
+  close_bindings(p);
+  if (in.is_set) {
+    // Set-ness survives only when every input column is projected.
+    p.is_set = std::all_of(map.begin(), map.end(), [](int m) { return m >= 0; });
+  }
+  for (const auto& key : pr.keys) add_key(p, key, n);
+  return p;
+}
+
+// Equi-pairs of the ON clause (value-discriminating, no semantic-ordering mix), as
+// (left column, right column in the right side's own numbering).
+std::vector<std::pair<int, int>> join_equi_pairs(const JoinNode& j, size_t lw) {
+  std::vector<std::pair<int, int>> pairs;
+  if (!j.on) return pairs;
+  std::vector<ScalarPtr> conj;
+  split_conjuncts(j.on, conj);
+  for (const auto& c : conj) {
+    if (c->kind != ScalarKind::kBinary) continue;
+    auto& b = static_cast<const BinaryScalar&>(*c);
+    if (!value_discriminating(b) || b.duration_order || b.op == ast::BinaryOp::kIs) continue;
+    const ColumnScalar* x = local_column(*b.left);
+    const ColumnScalar* y = local_column(*b.right);
+    if (!x || !y) continue;
+    int a = x->slot, bb = y->slot;
+    if (a > bb) std::swap(a, bb);
+    if (a < static_cast<int>(lw) && bb >= static_cast<int>(lw)) pairs.emplace_back(a, bb - static_cast<int>(lw));
+  }
+  return pairs;
+}
+
+// ON conjuncts pinning one side's column (`u.k = 1`) narrow the rows of that side a
+// row of the other side can meet: adds them to that side's constants.
+void add_on_pins(const JoinNode& j, size_t lw, RelProperties& l_on, RelProperties& r_on) {
+  if (!j.on) return;
+  std::vector<ScalarPtr> conj;
+  split_conjuncts(j.on, conj);
+  for (const auto& c : conj) {
+    if (c->kind != ScalarKind::kBinary) continue;
+    auto& b = static_cast<const BinaryScalar&>(*c);
+    if (!value_discriminating(b)) continue;
+    const ColumnScalar* col = local_column(*b.left);
+    const ScalarExpr* other = b.right.get();
+    if (!col) {
+      col = local_column(*b.right);
+      other = b.left.get();
+    }
+    ConstantBinding pin;
+    if (!col || !pin_value(*other, &pin)) continue;
+    if (col->slot < static_cast<int>(lw)) {
+      pin.columns = {col->slot};
+      l_on.constants.push_back(pin);
+    } else {
+      pin.columns = {col->slot - static_cast<int>(lw)};
+      r_on.constants.push_back(pin);
+    }
+  }
+}
+
+// A join: each kept side's facts (downgraded where the other side fans it out), plus the
+// ON equalities when both sides are kept.
+RelProperties derive_join(const JoinNode& j) {
+  RelProperties p;
+  const size_t n = j.columns.size();
+  RelProperties l = derive_properties(*j.left), r = derive_properties(*j.right);
+  const size_t lw = j.left->columns.size(), rw = j.right->columns.size();
+  std::vector<std::pair<int, int>> pairs = join_equi_pairs(j, lw);
+  // Pinned ON conjuncts count when deciding who fans out.
+  RelProperties l_on = l, r_on = r;
+  add_on_pins(j, lw, l_on, r_on);
+  std::vector<int> lcols, rcols;
+  for (auto [a, b] : pairs) {
+    lcols.push_back(a);
+    rcols.push_back(b);
+  }
+  // A side is preserved (not fanned out) when its rows meet at most one row of the other.
+  const bool left_preserved = matches_at_most_one(r_on, rcols, rw);
+  const bool right_preserved = matches_at_most_one(l_on, lcols, lw);
+  std::vector<int> lmap = all_columns(lw), rmap(rw);
+  for (size_t i = 0; i < rw; ++i) rmap[i] = static_cast<int>(lw + i);
+  using JK = ast::JoinKind;
+  const bool keep_left = j.join != JK::kRight && j.join != JK::kFull;
+  const bool keep_right = j.join == JK::kInner || j.join == JK::kCross;
+  const bool keep_left_outer_mirror = j.join == JK::kRight;
+  if (keep_left) append(p, remap(l, lmap, !left_preserved));
+  if (keep_right) append(p, remap(r, rmap, !right_preserved));
+  if (keep_left_outer_mirror) append(p, remap(r, rmap, !right_preserved));
+  if (keep_left && keep_right) {
+    for (auto [a, b] : pairs) {
+      int rb = static_cast<int>(lw) + b;
+      merge_ec(p, a, rb);
+      add_fd(p, {a}, {rb}, Kind::kDetermination);
+      add_fd(p, {rb}, {a}, Kind::kDetermination);
+    }
+    close_bindings(p);
+  }
+  for (const auto& key : j.keys) add_key(p, key, n);
+  return p;
+}
+
+// An aggregation: the input's facts over the grouping columns, and the group key.
+RelProperties derive_aggregate(const AggregateNode& a) {
+  const size_t n = a.columns.size();
+  RelProperties in = derive_properties(*a.input);
+  std::vector<int> map(a.input->columns.size(), -1);
+  std::vector<int> group;
+  for (size_t i = 0; i < a.group_by.size(); ++i) {
+    group.push_back(static_cast<int>(i));
+    const ColumnScalar* c = local_column(*a.group_by[i]);
+    if (c && c->slot >= 0 && static_cast<size_t>(c->slot) < map.size() && map[c->slot] < 0) {
+      map[c->slot] = static_cast<int>(i);
+    }
+  }
+  RelProperties p = remap(in, map, false);
+  add_key(p, group, n);  // the group key; with no GROUP BY, ∅ → all (one row)
+  return p;
+}
+
 RelProperties derive(const RelNode& node) {
   RelProperties p;
   const size_t n = node.columns.size();
   switch (node.kind) {
-    case RelKind::kTableScan: {
-      auto& scan = static_cast<const TableScanNode&>(node);
-      for (const auto& key : node.keys) add_key(p, key, n);
-      for (const auto& f : scan.filters) {
-        if (f.op != QRS_OP_EQ || !f.value) continue;
-        const Attribute& a = node.columns[f.column];
-        if (is_text(a.type) && a.collation && a.collation != &Collation::binary()) continue;
-        ConstantBinding b;
-        if (!pin_value(*f.value, &b)) continue;
-        b.columns = {f.column};
-        add_fd(p, {}, {f.column}, Kind::kDetermination);
-        p.constants.push_back(std::move(b));
-      }
-      add_singleton_if_key_pinned(p, n);
-      return p;
-    }
+    case RelKind::kTableScan: return derive_table_scan(static_cast<const TableScanNode&>(node));
     case RelKind::kValues: {
       if (static_cast<const ValuesNode&>(node).rows.size() <= 1) add_key(p, {}, n);
       return p;
@@ -238,128 +379,12 @@ RelProperties derive(const RelNode& node) {
       add_singleton_if_key_pinned(p, n);
       return p;
     }
-    case RelKind::kProject: {
-      auto& pr = static_cast<const ProjectNode&>(node);
-      RelProperties in = derive_properties(*pr.input);
-      // Bare columns pass their facts through; a column projected twice is an EC.
-      std::vector<int> map(pr.input->columns.size(), -1);
-      std::vector<std::pair<int, int>> repeats;
-      for (size_t i = 0; i < pr.exprs.size(); ++i) {
-        const ColumnScalar* c = local_column(*pr.exprs[i]);
-        if (!c || c->slot < 0 || static_cast<size_t>(c->slot) >= map.size()) continue;
-        if (map[c->slot] < 0) map[c->slot] = static_cast<int>(i);
-        else repeats.emplace_back(map[c->slot], static_cast<int>(i));
-      }
-      p = remap(in, map, false);
-      for (auto [a, b] : repeats) {
-        merge_ec(p, a, b);
-        add_fd(p, {a}, {b}, Kind::kDetermination);
-        add_fd(p, {b}, {a}, Kind::kDetermination);
-      }
-      close_bindings(p);
-      if (in.is_set) {
-        // Set-ness survives only when every input column is projected.
-        p.is_set = std::all_of(map.begin(), map.end(), [](int m) { return m >= 0; });
-      }
-      for (const auto& key : node.keys) add_key(p, key, n);
-      return p;
-    }
-    case RelKind::kJoin: {
-      auto& j = static_cast<const JoinNode&>(node);
-      RelProperties l = derive_properties(*j.left), r = derive_properties(*j.right);
-      const size_t lw = j.left->columns.size(), rw = j.right->columns.size();
-      // Equi-pairs of the ON clause (value-discriminating, no semantic-ordering mix).
-      std::vector<std::pair<int, int>> pairs;
-      if (j.on) {
-        std::vector<ScalarPtr> conj;
-        split_conjuncts(j.on, conj);
-        for (const auto& c : conj) {
-          if (c->kind != ScalarKind::kBinary) continue;
-          auto& b = static_cast<const BinaryScalar&>(*c);
-          if (!value_discriminating(b) || b.duration_order || b.op == ast::BinaryOp::kIs) continue;
-          const ColumnScalar* x = local_column(*b.left);
-          const ColumnScalar* y = local_column(*b.right);
-          if (!x || !y) continue;
-          int a = x->slot, bb = y->slot;
-          if (a > bb) std::swap(a, bb);
-          if (a < static_cast<int>(lw) && bb >= static_cast<int>(lw)) pairs.emplace_back(a, bb - static_cast<int>(lw));
-        }
-      }
-      // ON conjuncts pinning one side's column (`u.k = 1`) narrow the rows of that side a
-      // row of the other side can meet: count them when deciding who fans out.
-      RelProperties l_on = l, r_on = r;
-      if (j.on) {
-        std::vector<ScalarPtr> conj;
-        split_conjuncts(j.on, conj);
-        for (const auto& c : conj) {
-          if (c->kind != ScalarKind::kBinary) continue;
-          auto& b = static_cast<const BinaryScalar&>(*c);
-          if (!value_discriminating(b)) continue;
-          const ColumnScalar* col = local_column(*b.left);
-          const ScalarExpr* other = b.right.get();
-          if (!col) {
-            col = local_column(*b.right);
-            other = b.left.get();
-          }
-          ConstantBinding pin;
-          if (!col || !pin_value(*other, &pin)) continue;
-          if (col->slot < static_cast<int>(lw)) {
-            pin.columns = {col->slot};
-            l_on.constants.push_back(pin);
-          } else {
-            pin.columns = {col->slot - static_cast<int>(lw)};
-            r_on.constants.push_back(pin);
-          }
-        }
-      }
-      std::vector<int> lcols, rcols;
-      for (auto [a, b] : pairs) {
-        lcols.push_back(a);
-        rcols.push_back(b);
-      }
-      // A side is preserved (not fanned out) when its rows meet at most one row of the other.
-      const bool left_preserved = matches_at_most_one(r_on, rcols, rw);
-      const bool right_preserved = matches_at_most_one(l_on, lcols, lw);
-      std::vector<int> lmap = all_columns(lw), rmap(rw);
-      for (size_t i = 0; i < rw; ++i) rmap[i] = static_cast<int>(lw + i);
-      using JK = ast::JoinKind;
-      const bool keep_left = j.join != JK::kRight && j.join != JK::kFull;
-      const bool keep_right = j.join == JK::kInner || j.join == JK::kCross;
-      const bool keep_left_outer_mirror = j.join == JK::kRight;
-      if (keep_left) append(p, remap(l, lmap, !left_preserved));
-      if (keep_right) append(p, remap(r, rmap, !right_preserved));
-      if (keep_left_outer_mirror) append(p, remap(r, rmap, !right_preserved));
-      if (keep_left && keep_right) {
-        for (auto [a, b] : pairs) {
-          int rb = static_cast<int>(lw) + b;
-          merge_ec(p, a, rb);
-          add_fd(p, {a}, {rb}, Kind::kDetermination);
-          add_fd(p, {rb}, {a}, Kind::kDetermination);
-        }
-        close_bindings(p);
-      }
-      for (const auto& key : node.keys) add_key(p, key, n);
-      return p;
-    }
+    case RelKind::kProject: return derive_project(static_cast<const ProjectNode&>(node));
+    case RelKind::kJoin: return derive_join(static_cast<const JoinNode&>(node));
     case RelKind::kSemiJoin:
       // A subset of the left rows, each at most once: every fact of the left side holds.
       return derive_properties(*static_cast<const SemiJoinNode&>(node).left);
-    case RelKind::kAggregate: {
-      auto& a = static_cast<const AggregateNode&>(node);
-      RelProperties in = derive_properties(*a.input);
-      std::vector<int> map(a.input->columns.size(), -1);
-      std::vector<int> group;
-      for (size_t i = 0; i < a.group_by.size(); ++i) {
-        group.push_back(static_cast<int>(i));
-        const ColumnScalar* c = local_column(*a.group_by[i]);
-        if (c && c->slot >= 0 && static_cast<size_t>(c->slot) < map.size() && map[c->slot] < 0) {
-          map[c->slot] = static_cast<int>(i);
-        }
-      }
-      p = remap(in, map, false);
-      add_key(p, group, n);  // the group key; with no GROUP BY, ∅ → all (one row)
-      return p;
-    }
+    case RelKind::kAggregate: return derive_aggregate(static_cast<const AggregateNode&>(node));
     case RelKind::kDistinct: {
       p = derive_properties(*static_cast<const DistinctNode&>(node).input);
       p.is_set = true;
