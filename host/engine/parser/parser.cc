@@ -1697,157 +1697,179 @@ class ParserImpl {
 
   StatementPtr parse_alter() {
     const Token& start = advance();  // ALTER
-    if (check(Keyword::kView) || check(Keyword::kIndex) || check_word("materialized")) {
-      auto stmt = make_at<AlterTagsStmt>(start);
-      if (match(Keyword::kView)) {
-        stmt->object = ObjectKind::kView;
-      } else if (match(Keyword::kIndex)) {
-        stmt->object = ObjectKind::kIndex;
-      } else {
-        advance();
-        expect(Keyword::kView, "Expected VIEW after MATERIALIZED");
-        stmt->object = ObjectKind::kMaterializedView;
-      }
-      stmt->name = expect_qualified_name(NameCtx::kTable, "Expected name after ALTER");
-      if (!parse_tag_verb(stmt->verb, stmt->tags)) {
-        fail_expected("Expected SET TAGS, ADD TAGS, or DROP TAGS");
-      }
-      return stmt;
-    }
+    if (check(Keyword::kView) || check(Keyword::kIndex) || check_word("materialized"))
+      return parse_alter_tags(start);
     expect(Keyword::kTable, "Expected TABLE, VIEW, MATERIALIZED VIEW, or INDEX after ALTER");
     auto stmt = make_at<AlterTableStmt>(start);
     stmt->table = expect_qualified_name(NameCtx::kTable, "Expected table name");
+    parse_alter_table_action(*stmt);
+    return stmt;
+  }
+
+  // ALTER VIEW | INDEX | MATERIALIZED VIEW name, then a TAGS verb.
+  StatementPtr parse_alter_tags(const Token& start) {
+    auto stmt = make_at<AlterTagsStmt>(start);
+    if (match(Keyword::kView)) {
+      stmt->object = ObjectKind::kView;
+    } else if (match(Keyword::kIndex)) {
+      stmt->object = ObjectKind::kIndex;
+    } else {
+      advance();
+      expect(Keyword::kView, "Expected VIEW after MATERIALIZED");
+      stmt->object = ObjectKind::kMaterializedView;
+    }
+    stmt->name = expect_qualified_name(NameCtx::kTable, "Expected name after ALTER");
+    if (!parse_tag_verb(stmt->verb, stmt->tags)) {
+      fail_expected("Expected SET TAGS, ADD TAGS, or DROP TAGS");
+    }
+    return stmt;
+  }
+
+  // What follows ALTER TABLE name: a TAGS verb, RENAME, ADD, DROP, SET MAINTAINED or ALTER.
+  void parse_alter_table_action(AlterTableStmt& stmt) {
     using A = AlterTableStmt::Action;
-    if (parse_tag_verb(stmt->tag_verb, stmt->tags)) {
-      stmt->action = A::kTags;
-      stmt->tag_target = AlterTableStmt::TagTarget::kTable;
-      return stmt;
+    if (parse_tag_verb(stmt.tag_verb, stmt.tags)) {
+      stmt.action = A::kTags;
+      stmt.tag_target = AlterTableStmt::TagTarget::kTable;
+      return;
     }
     if (match(Keyword::kRename)) {
       if (match(Keyword::kTo)) {
-        stmt->action = A::kRenameTable;
-        stmt->new_name = expect_name(NameCtx::kTable, "Expected new table name after RENAME TO");
-        return stmt;
+        stmt.action = A::kRenameTable;
+        stmt.new_name = expect_name(NameCtx::kTable, "Expected new table name after RENAME TO");
+        return;
       }
       if (match(Keyword::kConstraint)) {
-        stmt->action = A::kRenameConstraint;
-        stmt->name = expect_name(NameCtx::kGeneral, "Expected constraint name");
+        stmt.action = A::kRenameConstraint;
+        stmt.name = expect_name(NameCtx::kGeneral, "Expected constraint name");
       } else {
         match_word("column");
-        stmt->action = A::kRenameColumn;
-        stmt->name = expect_name(NameCtx::kGeneral, "Expected column name after RENAME COLUMN");
+        stmt.action = A::kRenameColumn;
+        stmt.name = expect_name(NameCtx::kGeneral, "Expected column name after RENAME COLUMN");
       }
       expect(Keyword::kTo, "Expected TO after the old name");
-      stmt->new_name = expect_name(NameCtx::kGeneral, "Expected new name after TO");
-      return stmt;
+      stmt.new_name = expect_name(NameCtx::kGeneral, "Expected new name after TO");
+      return;
     }
     if (match(Keyword::kAdd)) {
       if (check(Keyword::kConstraint) || check(Keyword::kPrimary) || check(Keyword::kUnique) ||
           check(Keyword::kCheck) || check(Keyword::kForeign)) {
-        stmt->action = A::kAddConstraint;
-        stmt->constraint = std::make_unique<TableConstraint>(parse_table_constraint());
-        return stmt;
+        stmt.action = A::kAddConstraint;
+        stmt.constraint = std::make_unique<TableConstraint>(parse_table_constraint());
+        return;
       }
       match_word("column");
-      stmt->action = A::kAddColumn;
-      stmt->column = std::make_unique<ColumnDef>(parse_column_def());
-      return stmt;
+      stmt.action = A::kAddColumn;
+      stmt.column = std::make_unique<ColumnDef>(parse_column_def());
+      return;
     }
     if (match(Keyword::kDrop)) {
       if (match(Keyword::kConstraint)) {
-        stmt->action = A::kDropConstraint;
-        stmt->name = expect_name(NameCtx::kGeneral, "Expected constraint name after DROP CONSTRAINT");
-        return stmt;
+        stmt.action = A::kDropConstraint;
+        stmt.name = expect_name(NameCtx::kGeneral, "Expected constraint name after DROP CONSTRAINT");
+        return;
       }
       if (match_word("maintained")) {
-        stmt->action = A::kDropMaintained;
-        return stmt;
+        stmt.action = A::kDropMaintained;
+        return;
       }
       match_word("column");
-      stmt->action = A::kDropColumn;
-      stmt->name = expect_name(NameCtx::kGeneral, "Expected column name after DROP COLUMN");
-      return stmt;
+      stmt.action = A::kDropColumn;
+      stmt.name = expect_name(NameCtx::kGeneral, "Expected column name after DROP COLUMN");
+      return;
     }
     if (check(Keyword::kSet) && check_word("maintained", 1)) {
       advance();
       advance();
-      stmt->action = A::kSetMaintained;
+      stmt.action = A::kSetMaintained;
       if (match(TokenKind::kLParen)) {
-        stmt->maintained_columns = parse_name_list("Expected column name in MAINTAINED column list");
+        stmt.maintained_columns = parse_name_list("Expected column name in MAINTAINED column list");
         expect(TokenKind::kRParen, "Expected ')' after MAINTAINED column list");
       }
       expect(Keyword::kAs, "Expected AS after SET MAINTAINED");
-      stmt->maintained = parse_query(/*require_returning=*/true);
-      return stmt;
+      stmt.maintained = parse_query(/*require_returning=*/true);
+      return;
     }
     if (match(Keyword::kAlter)) {
-      if (match(Keyword::kPrimary)) {
-        expect(Keyword::kKey, "Expected KEY after ALTER PRIMARY");
-        stmt->action = A::kAlterPrimaryKey;
-        expect(TokenKind::kLParen, "Expected '(' before PRIMARY KEY columns");
-        if (!check(TokenKind::kRParen)) {
-          do {
-            stmt->key.push_back(parse_pk_column());
-          } while (match(TokenKind::kComma));
-        }
-        expect(TokenKind::kRParen, "Expected ')' after PRIMARY KEY columns");
-        return stmt;
-      }
-      if (match(Keyword::kConstraint)) {
-        stmt->name = expect_name(NameCtx::kGeneral, "Expected constraint name");
-        if (!parse_tag_verb(stmt->tag_verb, stmt->tags)) {
-          fail_expected("Expected SET TAGS, ADD TAGS, or DROP TAGS after constraint name");
-        }
-        stmt->action = A::kTags;
-        stmt->tag_target = AlterTableStmt::TagTarget::kConstraint;
-        return stmt;
-      }
-      match_word("column");
-      stmt->name = expect_name(NameCtx::kGeneral, "Expected column name after ALTER COLUMN");
-      if (parse_tag_verb(stmt->tag_verb, stmt->tags)) {
-        stmt->action = A::kTags;
-        stmt->tag_target = AlterTableStmt::TagTarget::kColumn;
-        return stmt;
-      }
-      stmt->action = A::kAlterColumn;
-      using C = AlterTableStmt::ColumnAction;
-      if (match(Keyword::kSet)) {
-        if (match(Keyword::kNot)) {
-          expect(Keyword::kNull, "Expected NULL after SET NOT");
-          stmt->column_action = C::kSetNotNull;
-        } else if (match_word("data")) {
-          expect_word("type", "Expected TYPE after SET DATA");
-          stmt->column_action = C::kSetDataType;
-          stmt->type_name = parse_type_name("Expected type name after SET DATA TYPE");
-        } else if (match(Keyword::kDefault)) {
-          stmt->column_action = C::kSetDefault;
-          stmt->default_value = parse_expr();
-        } else if (match(Keyword::kCollate)) {
-          stmt->column_action = C::kSetCollate;
-          stmt->collation = expect_collation_name();
-        } else {
-          fail_expected("Expected NOT NULL, DATA TYPE, DEFAULT, COLLATE, or TAGS after SET");
-        }
-      } else if (match(Keyword::kDrop)) {
-        if (match(Keyword::kNot)) {
-          expect(Keyword::kNull, "Expected NULL after DROP NOT");
-          stmt->column_action = C::kDropNotNull;
-        } else if (match(Keyword::kDefault)) {
-          stmt->column_action = C::kDropDefault;
-        } else {
-          fail_expected("Expected NOT NULL, DEFAULT, or TAGS after DROP");
-        }
-      } else if (match_word("type")) {
-        // ALTER COLUMN c TYPE t (PostgreSQL spelling of SET DATA TYPE)
-        stmt->column_action = C::kSetDataType;
-        stmt->type_name = parse_type_name("Expected type name after TYPE");
-      } else {
-        fail_expected("Expected SET or DROP after ALTER COLUMN name");
-      }
-      return stmt;
+      parse_alter_table_alter(stmt);
+      return;
     }
     fail_expected(
         "Expected RENAME, ADD, DROP, ALTER, SET MAINTAINED, or a TAGS verb after ALTER TABLE name");
+  }
+
+  // ALTER TABLE t ALTER …: PRIMARY KEY (…), CONSTRAINT c + TAGS verb, or [COLUMN] c + an action.
+  void parse_alter_table_alter(AlterTableStmt& stmt) {
+    using A = AlterTableStmt::Action;
+    if (match(Keyword::kPrimary)) {
+      expect(Keyword::kKey, "Expected KEY after ALTER PRIMARY");
+      stmt.action = A::kAlterPrimaryKey;
+      expect(TokenKind::kLParen, "Expected '(' before PRIMARY KEY columns");
+      if (!check(TokenKind::kRParen)) {
+        do {
+          stmt.key.push_back(parse_pk_column());
+        } while (match(TokenKind::kComma));
+      }
+      expect(TokenKind::kRParen, "Expected ')' after PRIMARY KEY columns");
+      return;
+    }
+    if (match(Keyword::kConstraint)) {
+      stmt.name = expect_name(NameCtx::kGeneral, "Expected constraint name");
+      if (!parse_tag_verb(stmt.tag_verb, stmt.tags)) {
+        fail_expected("Expected SET TAGS, ADD TAGS, or DROP TAGS after constraint name");
+      }
+      stmt.action = A::kTags;
+      stmt.tag_target = AlterTableStmt::TagTarget::kConstraint;
+      return;
+    }
+    match_word("column");
+    stmt.name = expect_name(NameCtx::kGeneral, "Expected column name after ALTER COLUMN");
+    if (parse_tag_verb(stmt.tag_verb, stmt.tags)) {
+      stmt.action = A::kTags;
+      stmt.tag_target = AlterTableStmt::TagTarget::kColumn;
+      return;
+    }
+    parse_alter_column_action(stmt);
+  }
+
+  // ALTER COLUMN c SET … | DROP … | TYPE t.
+  void parse_alter_column_action(AlterTableStmt& stmt) {
+    using A = AlterTableStmt::Action;
+    stmt.action = A::kAlterColumn;
+    using C = AlterTableStmt::ColumnAction;
+    if (match(Keyword::kSet)) {
+      if (match(Keyword::kNot)) {
+        expect(Keyword::kNull, "Expected NULL after SET NOT");
+        stmt.column_action = C::kSetNotNull;
+      } else if (match_word("data")) {
+        expect_word("type", "Expected TYPE after SET DATA");
+        stmt.column_action = C::kSetDataType;
+        stmt.type_name = parse_type_name("Expected type name after SET DATA TYPE");
+      } else if (match(Keyword::kDefault)) {
+        stmt.column_action = C::kSetDefault;
+        stmt.default_value = parse_expr();
+      } else if (match(Keyword::kCollate)) {
+        stmt.column_action = C::kSetCollate;
+        stmt.collation = expect_collation_name();
+      } else {
+        fail_expected("Expected NOT NULL, DATA TYPE, DEFAULT, COLLATE, or TAGS after SET");
+      }
+    } else if (match(Keyword::kDrop)) {
+      if (match(Keyword::kNot)) {
+        expect(Keyword::kNull, "Expected NULL after DROP NOT");
+        stmt.column_action = C::kDropNotNull;
+      } else if (match(Keyword::kDefault)) {
+        stmt.column_action = C::kDropDefault;
+      } else {
+        fail_expected("Expected NOT NULL, DEFAULT, or TAGS after DROP");
+      }
+    } else if (match_word("type")) {
+      // ALTER COLUMN c TYPE t (PostgreSQL spelling of SET DATA TYPE)
+      stmt.column_action = C::kSetDataType;
+      stmt.type_name = parse_type_name("Expected type name after TYPE");
+    } else {
+      fail_expected("Expected SET or DROP after ALTER COLUMN name");
+    }
   }
 
   // ------------------------------------------------------------ declarative schema
