@@ -155,9 +155,8 @@ bool analyze_generated(Planner& planner, const TableEntry& table, int g, std::se
   try {
     planner.bind_expr(*col.generated_expr, row);
     return true;
-  } catch (const Error& err) {
-    if (err.code() != StatusCode::kError || err.raw_message().rfind("Column not found: ", 0) != 0 || !err.site())
-      throw;
+  } catch (const UnknownColumnError& err) {
+    if (!err.site()) throw;
     const ast::ColumnRef* ref = nullptr;
     bool opaque = false;
     walk_expr(*col.generated_expr, [&](const ast::Expr& x, bool in_opaque) {

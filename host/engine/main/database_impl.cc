@@ -11,6 +11,7 @@
 #include "runtime/executable.h"
 #include "functions/builtins.h"
 #include "main/introspection.h"
+#include "main/pragmas.h"
 #include "parser/parser.h"
 #include "planner/planner.h"
 #include "types/logical_type.h"
@@ -332,89 +333,8 @@ Status DatabaseImpl::exec(std::string_view sql) {
   return Status::Ok();
 }
 
-Status DatabaseImpl::set_option(std::string_view name_in, const Value& value) {
-  std::string name = to_lower(name_in);
-  std::string text = to_lower(value.to_text());
-  if (name == "default_vtab_module") {
-    if (!registry_->find_module(value.to_text()))
-      return Status(StatusCode::kError, "No virtual table module named '" + value.to_text() + "'");
-    options_.default_vtab_module = value.to_text();
-  } else if (name == "default_column_nullability") {
-    if (text != "nullable" && text != "not_null")
-      return Status(StatusCode::kError, "default_column_nullability must be 'nullable' or 'not_null'");
-    options_.default_nullable = text == "nullable";
-  } else if (name == "ddl_transaction_policy") {
-    if (text != "permissive" && text != "strict")
-      return Status(StatusCode::kError, "ddl_transaction_policy must be 'permissive' or 'strict'");
-    options_.ddl_strict = text == "strict";
-  } else if (name == "foreign_keys") {
-    options_.foreign_keys = text == "1" || text == "true" || text == "on" || text == "yes";
-  } else if (name == "default_collation") {
-    if (!registry_->find_collation(value.to_text())) return Status(StatusCode::kError, "Unknown collation: " + value.to_text());
-    options_.default_collation = value.to_text();
-  } else if (name == "nondeterministic_schema" || name == "allow_nondeterministic_schema_expressions") {
-    options_.nondeterministic_schema = text == "1" || text == "true" || text == "on" || text == "yes";
-    bump_schema_version();  // DML plans re-check the defaults they fire
-  } else if (name == "optimizer_disabled_passes") {
-    // A comma-separated list of pass names; '' enables every pass again.
-    std::set<std::string> disabled;
-    std::string list = value.is_null() ? std::string() : text;
-    size_t start = 0;
-    while (start <= list.size()) {
-      size_t comma = list.find(',', start);
-      std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      item.erase(0, item.find_first_not_of(" \t"));
-      item.erase(item.find_last_not_of(" \t") + 1);
-      if (!item.empty()) {
-        const auto& known = Optimizer::pass_names();
-        if (std::find(known.begin(), known.end(), item) == known.end()) {
-          std::string names;
-          for (const auto& k : known) names += (names.empty() ? "" : ", ") + k;
-          return Status(StatusCode::kError, "Unknown optimizer pass '" + item + "' (passes: " + names + ")");
-        }
-        disabled.insert(item);
-      }
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-    options_.optimizer.disabled = std::move(disabled);
-    bump_schema_version();  // prepared statements re-plan under the new passes
-  } else if (name == "module_pushdown") {
-    // False: the conformance suite's reference mode (OptimizerOptions::module_pushdown).
-    options_.optimizer.module_pushdown = !(text == "0" || text == "false" || text == "off" || text == "no");
-    bump_schema_version();  // prepared statements re-plan
-  } else if (name == "schema_path" || name == "search_path") {
-    std::vector<std::string> path;
-    size_t start = 0;
-    for (;;) {
-      size_t comma = text.find(',', start);
-      std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      item.erase(0, item.find_first_not_of(" \t"));
-      item.erase(item.find_last_not_of(" \t") + 1);
-      if (item.size() >= 2 && item.front() == '"' && item.back() == '"') item = item.substr(1, item.size() - 2);
-      if (!item.empty() && std::find(path.begin(), path.end(), item) == path.end()) path.push_back(item);
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-    if (path.empty()) path.push_back("main");
-    options_.schema_path = std::move(path);
-    bump_schema_version();  // prepared statements re-resolve their names
-  } else if (limit_field(options_.limits, name)) {
-    Status st = set_limit(options_.limits, name, value);  // read at the next prepare / statement
-    if (st.ok() && name == "max_length") {
-      options_.optimizer.max_length = options_.limits.max_length;
-      bump_schema_version();  // plans re-fold their constants under the new bound
-    }
-    return st;
-  } else if (name == "statement_timeout_ms") {
-    if (value.type() != ValueType::kInteger || value.as_int() < 0)
-      return Status(StatusCode::kError, "statement_timeout_ms must be an integer >= 0 (0 = no timeout)");
-    options_.statement_timeout_ms = value.as_int();
-    options_.optimizer.timeout_ms = value.as_int();
-  } else {
-    return Status(StatusCode::kError, "Unknown pragma: " + std::string(name_in));
-  }
-  return Status::Ok();
+Status DatabaseImpl::set_option(std::string_view name, const Value& value) {
+  return write_pragma(*this, name, value);
 }
 
 void DatabaseImpl::check_ddl_allowed(const std::string& statement) const {

@@ -257,7 +257,8 @@ ScalarPtr bind_column_ref(const ast::ColumnRef& c, const Scope& scope) {
     return r;
   }
   std::string full = c.table.empty() ? c.column : c.table + "." + c.column;
-  fail(StatusCode::kError, "Column not found: " + full, e.site);
+  if (e.site.line > 0) throw UnknownColumnError(StatusCode::kError, "Column not found: " + full, e.site);
+  throw UnknownColumnError(StatusCode::kError, "Column not found: " + full);
 }
 
 }  // namespace

@@ -101,6 +101,14 @@ class MisplacedDmlError : public Error {
   using Error::Error;
 };
 
+// A column name that resolves in no scope ("Column not found: x"): its own type, so a
+// caller that recovers from it (the generated-column analysis) decides by type, never by
+// the message's text.
+class UnknownColumnError : public Error {
+ public:
+  using Error::Error;
+};
+
 class Planner {
  public:
   explicit Planner(DatabaseImpl& db) : db_(db) {}

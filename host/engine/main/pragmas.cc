@@ -1,0 +1,171 @@
+// The pragma table (see pragmas.h).
+#include "main/pragmas.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "common/strings.h"
+#include "main/database_impl.h"
+#include "optimizer/optimizer.h"
+
+namespace quereus {
+
+namespace {
+
+std::string lower_text(const Value& v) { return to_lower(v.to_text()); }
+
+bool truthy_text(const Value& v) {
+  std::string t = lower_text(v);
+  return t == "1" || t == "true" || t == "on" || t == "yes";
+}
+
+// A comma-separated list, items trimmed, empty ones dropped.
+std::vector<std::string> split_list(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (;;) {
+    size_t comma = list.find(',', start);
+    std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& items, const char* sep) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : sep) + i;
+  return out;
+}
+
+Status set_optimizer_disabled_passes(DatabaseImpl& db, const Value& v) {
+  // '' (or NULL) enables every pass again.
+  std::set<std::string> disabled;
+  for (const std::string& item : split_list(v.is_null() ? std::string() : lower_text(v))) {
+    const auto& known = Optimizer::pass_names();
+    if (std::find(known.begin(), known.end(), item) == known.end())
+      return Status(StatusCode::kError, "Unknown optimizer pass '" + item + "' (passes: " + join(known, ", ") + ")");
+    disabled.insert(item);
+  }
+  db.options().optimizer.disabled = std::move(disabled);
+  db.bump_schema_version();  // prepared statements re-plan under the new passes
+  return Status::Ok();
+}
+
+Status set_schema_path(DatabaseImpl& db, const Value& v) {
+  std::vector<std::string> path;
+  for (std::string item : split_list(lower_text(v))) {
+    if (item.size() >= 2 && item.front() == '"' && item.back() == '"') item = item.substr(1, item.size() - 2);
+    if (!item.empty() && std::find(path.begin(), path.end(), item) == path.end()) path.push_back(item);
+  }
+  if (path.empty()) path.push_back("main");
+  db.options().schema_path = std::move(path);
+  db.bump_schema_version();  // prepared statements re-resolve their names
+  return Status::Ok();
+}
+
+const std::vector<Pragma> kPragmas = {
+    {"default_vtab_module", nullptr, [](DatabaseImpl& db) { return Value::Text(db.options().default_vtab_module); },
+     [](DatabaseImpl& db, const Value& v) {
+       if (!db.registry().find_module(v.to_text()))
+         return Status(StatusCode::kError, "No virtual table module named '" + v.to_text() + "'");
+       db.options().default_vtab_module = v.to_text();
+       return Status::Ok();
+     }},
+    {"default_column_nullability", nullptr,
+     [](DatabaseImpl& db) { return Value::Text(db.options().default_nullable ? "nullable" : "not_null"); },
+     [](DatabaseImpl& db, const Value& v) {
+       std::string t = lower_text(v);
+       if (t != "nullable" && t != "not_null")
+         return Status(StatusCode::kError, "default_column_nullability must be 'nullable' or 'not_null'");
+       db.options().default_nullable = t == "nullable";
+       return Status::Ok();
+     }},
+    {"ddl_transaction_policy", nullptr,
+     [](DatabaseImpl& db) { return Value::Text(db.options().ddl_strict ? "strict" : "permissive"); },
+     [](DatabaseImpl& db, const Value& v) {
+       std::string t = lower_text(v);
+       if (t != "permissive" && t != "strict")
+         return Status(StatusCode::kError, "ddl_transaction_policy must be 'permissive' or 'strict'");
+       db.options().ddl_strict = t == "strict";
+       return Status::Ok();
+     }},
+    {"foreign_keys", nullptr, [](DatabaseImpl& db) { return Value::Boolean(db.options().foreign_keys); },
+     [](DatabaseImpl& db, const Value& v) {
+       db.options().foreign_keys = truthy_text(v);
+       return Status::Ok();
+     }},
+    {"default_collation", nullptr, [](DatabaseImpl& db) { return Value::Text(db.options().default_collation); },
+     [](DatabaseImpl& db, const Value& v) {
+       if (!db.registry().find_collation(v.to_text()))
+         return Status(StatusCode::kError, "Unknown collation: " + v.to_text());
+       db.options().default_collation = v.to_text();
+       return Status::Ok();
+     }},
+    {"nondeterministic_schema", "allow_nondeterministic_schema_expressions",
+     [](DatabaseImpl& db) { return Value::Boolean(db.options().nondeterministic_schema); },
+     [](DatabaseImpl& db, const Value& v) {
+       db.options().nondeterministic_schema = truthy_text(v);
+       db.bump_schema_version();  // DML plans re-check the defaults they fire
+       return Status::Ok();
+     }},
+    {"optimizer_disabled_passes", nullptr,
+     [](DatabaseImpl& db) {
+       return Value::Text(join({db.options().optimizer.disabled.begin(), db.options().optimizer.disabled.end()}, ", "));
+     },
+     set_optimizer_disabled_passes},
+    {"module_pushdown", nullptr, [](DatabaseImpl& db) { return Value::Boolean(db.options().optimizer.module_pushdown); },
+     [](DatabaseImpl& db, const Value& v) {
+       // False: the conformance suite's reference mode (OptimizerOptions::module_pushdown).
+       std::string t = lower_text(v);
+       db.options().optimizer.module_pushdown = !(t == "0" || t == "false" || t == "off" || t == "no");
+       db.bump_schema_version();  // prepared statements re-plan
+       return Status::Ok();
+     }},
+    {"schema_path", "search_path", [](DatabaseImpl& db) { return Value::Text(join(db.options().schema_path, ",")); },
+     set_schema_path},
+    {"statement_timeout_ms", nullptr, [](DatabaseImpl& db) { return Value::Integer(db.options().statement_timeout_ms); },
+     [](DatabaseImpl& db, const Value& v) {
+       if (v.type() != ValueType::kInteger || v.as_int() < 0)
+         return Status(StatusCode::kError, "statement_timeout_ms must be an integer >= 0 (0 = no timeout)");
+       db.options().statement_timeout_ms = v.as_int();
+       db.options().optimizer.timeout_ms = v.as_int();
+       return Status::Ok();
+     }},
+};
+
+}  // namespace
+
+const std::vector<Pragma>& pragmas() { return kPragmas; }
+
+const Pragma* find_pragma(std::string_view name) {
+  for (const Pragma& p : kPragmas)
+    if (iequals(name, p.name) || (p.alias && iequals(name, p.alias))) return &p;
+  return nullptr;
+}
+
+Value read_pragma(DatabaseImpl& db, std::string_view name) {
+  if (const Pragma* p = find_pragma(name)) return p->get(db);
+  if (const int64_t* limit = limit_field(db.options().limits, to_lower(name))) return Value::Integer(*limit);
+  throw Error(StatusCode::kError, "Unknown pragma: " + std::string(name));
+}
+
+Status write_pragma(DatabaseImpl& db, std::string_view name, const Value& value) {
+  if (const Pragma* p = find_pragma(name)) return p->set(db, value);
+  std::string lower = to_lower(name);
+  if (limit_field(db.options().limits, lower)) {
+    Status st = set_limit(db.options().limits, lower, value);  // read at the next prepare / statement
+    if (st.ok() && lower == "max_length") {
+      db.options().optimizer.max_length = db.options().limits.max_length;
+      db.bump_schema_version();  // plans re-fold their constants under the new bound
+    }
+    return st;
+  }
+  return Status(StatusCode::kError, "Unknown pragma: " + std::string(name));
+}
+
+}  // namespace quereus
