@@ -1,0 +1,78 @@
+// DDL of views (see view_ddl.h).
+#include "ddl/view_ddl.h"
+
+#include "ddl/tags.h"
+#include "main/database_impl.h"
+#include "eval/exec_context.h"
+#include "parser/ast_printer.h"
+#include "parser/parser.h"
+#include "planner/planner.h"
+
+namespace quereus {
+
+void create_view(DatabaseImpl& db, const ast::CreateViewStmt& s, ExecContext&) {
+  std::string schema = s.view.schema.empty() ? "main" : to_lower(s.view.schema);
+  if (!db.catalog().has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + schema);
+  if (const auto& dml = s.select->dml) {
+    const char* verb = dml->kind == ast::StmtKind::kInsert ? "INSERT" : dml->kind == ast::StmtKind::kUpdate ? "UPDATE" : "DELETE";
+    throw Error(StatusCode::kError,
+                std::string(verb) + " cannot be used as a view body — a view re-evaluates on every reference, which "
+                                    "would re-drive the write. Move the mutation into the statement that references the view.",
+                dml->site);
+  }
+  // The body is planned now, so a missing table or column fails the CREATE.
+  Planner planner(db);
+  QueryPlan body = planner.plan_view_body(*s.select, schema);
+  size_t width = body.root->columns.size();
+  if (!s.columns.empty() && s.columns.size() != width)
+    throw Error(StatusCode::kError, "View '" + s.view.name + "' has " + std::to_string(s.columns.size()) +
+                                        " declared columns but body produces " + std::to_string(width));
+  if (db.catalog().find_view(schema, s.view.name)) {
+    if (s.if_not_exists) return;
+    throw Error(StatusCode::kError, "View '" + schema + "." + s.view.name + "' already exists");
+  }
+  if (db.catalog().find(schema, s.view.name))
+    throw Error(StatusCode::kError, "Schema '" + schema + "': Cannot add view '" + s.view.name +
+                                        "', a table with the same name already exists.");
+  // The catalog owns its own copy of the definition: the canonical text, parsed again.
+  auto parsed = Parser::parse(statement_to_string(s));
+  if (parsed.size() != 1 || parsed[0]->kind != ast::StmtKind::kCreateView)
+    throw Error(StatusCode::kInternal, "CREATE VIEW did not survive its canonical round trip");
+  std::shared_ptr<ast::CreateViewStmt> def(static_cast<ast::CreateViewStmt*>(parsed[0].release()));
+  def->if_not_exists = false;
+  def->view.schema = schema;  // the event's text is schema-qualified, as for tables
+  std::string qualified_sql = statement_to_string(*def);
+  def->view.schema.clear();
+  auto view = std::make_shared<ViewEntry>();
+  view->schema_name = schema;
+  view->name = s.view.name;
+  view->columns = s.columns;
+  view->sql = statement_to_string(*def);
+  view->tags_json = tags_json(s.tags);
+  view->definition = std::move(def);
+  db.persist_view(*view);
+  if (db.changes().capturing())
+    db.changes().record_schema(
+        object_event(SchemaChangeKind::kCreate, SchemaObjectKind::kView, schema, view->name, qualified_sql));
+  db.catalog().add_view(std::move(view));
+  db.bump_schema_version();
+}
+
+void drop_view(DatabaseImpl& db, const ast::DropStmt& s) {
+  std::string schema = s.name.schema.empty() ? "main" : to_lower(s.name.schema);
+  auto view = db.catalog().find_view(schema, s.name.name);
+  if (!view && s.name.schema.empty()) view = db.catalog().find_view("temp", s.name.name);
+  if (!view) {
+    if (s.if_exists) return;
+    throw Error(StatusCode::kError, "View '" + schema + "." + s.name.name + "' does not exist");
+  }
+  db.assertions().guard_drop("view", view->schema_name, view->name);
+  db.catalog().remove_view(view->schema_name, view->name);
+  db.bump_schema_version();
+  db.unpersist_view(view->schema_name, view->name);
+  if (db.changes().capturing())
+    db.changes().record_schema(object_event(SchemaChangeKind::kDrop, SchemaObjectKind::kView, view->schema_name,
+                                            view->name, statement_to_string(s, view->schema_name)));
+}
+
+}  // namespace quereus

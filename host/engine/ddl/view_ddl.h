@@ -1,0 +1,16 @@
+// DDL of views: CREATE VIEW (the body is planned at once, so a missing name fails the
+// CREATE; the catalog keeps its own canonical copy of the definition) and DROP VIEW.
+#pragma once
+
+#include "parser/ast.h"
+
+namespace quereus {
+
+class DatabaseImpl;
+struct ExecContext;
+
+void create_view(DatabaseImpl& db, const ast::CreateViewStmt& s, ExecContext& ctx);
+// DROP VIEW [IF EXISTS]: refused while an assertion reads the view.
+void drop_view(DatabaseImpl& db, const ast::DropStmt& s);
+
+}  // namespace quereus
