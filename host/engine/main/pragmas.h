@@ -1,7 +1,6 @@
 // The pragmas: one table of the settings `pragma name [= value]` reads and writes. The
-// embedding API's Database::set_option and the YAML `options:` go through the same
-// table, so a setting has one spelling, one validation and one read-back
-// (docs/pragmas.md).
+// embedding API's Database::set_option goes through the same table, so a setting has one
+// spelling, one validation and one read-back (docs/pragmas.md).
 #pragma once
 
 #include <string_view>
