@@ -136,6 +136,26 @@ TEST_F(ParamTypesTest, DeclaredTypesTypeThePlan) {
   EXPECT_EQ(run(*any), (std::vector<std::string>{"1", "2", "10"}));
 }
 
+// The declared types travel with the statement's plan (PlanSeed), not through the
+// database: a write's WHERE and a DML statement nested as a relation are typed too.
+TEST_F(ParamTypesTest, DeclaredTypesReachWritesAndNestedStatements) {
+  ASSERT_TRUE(db_->exec("create table n (id integer primary key); insert into n values (1), (2), (10)").ok());
+  ParamTypes types;
+  types.positional[1] = {QRS_LT_TEXT, true};
+  auto nested = prepare("select count(*) from (delete from n where id < ? returning id)");
+  ASSERT_TRUE(nested->set_parameter_types(types).ok());
+  ASSERT_TRUE(nested->bind(1, Value::Text("9")).ok());
+  EXPECT_EQ(run(*nested), (std::vector<std::string>{"2"}));  // 1 and 2: compared as numbers
+
+  ASSERT_TRUE(db_->exec("insert into n values (1), (2)").ok());
+  auto upd = prepare("update n set id = id + 100 where id < ?");
+  ASSERT_TRUE(upd->set_parameter_types(types).ok());
+  ASSERT_TRUE(upd->bind(1, Value::Text("9")).ok());
+  EXPECT_TRUE(run(*upd).empty());
+  auto all = prepare("select id from n order by id");
+  EXPECT_EQ(run(*all), (std::vector<std::string>{"10", "101", "102"}));
+}
+
 TEST_F(ParamTypesTest, BadDeclarationsAndRunningStatementsAreRefused) {
   auto st = prepare("select ?");
   ParamTypes bad;

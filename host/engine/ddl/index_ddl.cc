@@ -139,12 +139,10 @@ std::shared_ptr<TableEntry> find_index(DatabaseImpl& db, const std::string& sche
 
 void create_index(DatabaseImpl& db, const ast::CreateIndexStmt& s, const std::string& tags_json, ExecContext& ctx) {
   std::string schema_given = !s.index.schema.empty() ? s.index.schema : s.table.schema;
-  DatabaseImpl::Relation rel;
-  try {
-    rel = db.resolve_relation(schema_given, s.table.name);
-  } catch (const Error& e) {
-    throw Error(StatusCode::kError, "no such table: " + s.table.name + " (" + e.raw_message() + ")", s.site);
-  }
+  DatabaseImpl::Relation rel = db.find_relation(schema_given, s.table.name);
+  if (!rel.table && !rel.view)
+    throw Error(StatusCode::kError,
+                "no such table: " + s.table.name + " (" + db.relation_not_found(schema_given, s.table.name) + ")", s.site);
   if (rel.view)
     throw Error(StatusCode::kError, "Cannot create index on view '" + rel.view->qualified_name() + "'", s.site);
   TableEntry& table = *rel.table;

@@ -139,8 +139,7 @@ class StatementImpl : public Statement {
  private:
   void ensure_planned() {
     if (!exec_ || planned_version_ != db_.schema_version()) {
-      DatabaseImpl::PlanningParams scope(db_, typed_ ? &param_types_ : nullptr);
-      exec_ = plan_statement(db_, *ast_);
+      exec_ = plan_statement(db_, *ast_, typed_ ? &param_types_ : nullptr);
       planned_version_ = db_.schema_version();
     }
   }
@@ -356,34 +355,42 @@ std::shared_ptr<TableEntry> DatabaseImpl::require_table(const std::string& schem
   throw Error(StatusCode::kError, "Table '" + name + "' not found in schema path: main");
 }
 
-DatabaseImpl::Relation DatabaseImpl::resolve_relation(const std::string& schema, const std::string& name,
-                                                     const std::vector<std::string>* path) {
+DatabaseImpl::Relation DatabaseImpl::find_relation(const std::string& schema, const std::string& name,
+                                                  const std::vector<std::string>* path) {
   auto in_schema = [&](const std::string& s) -> Relation {
     if (auto t = catalog_.find(s, name)) return {t, nullptr};
     return {nullptr, catalog_.find_view(s, name)};
   };
-  if (!schema.empty()) {
-    Relation r = catalog_.has_schema(schema) ? in_schema(to_lower(schema)) : Relation{};
-    if (!r.table && !r.view) throw Error(StatusCode::kError, "Table not found: " + schema + "." + name);
-    return r;
-  }
-  const std::vector<std::string>& walk = path ? *path : options_.schema_path;
-  for (const auto& s : walk) {
+  if (!schema.empty()) return catalog_.has_schema(schema) ? in_schema(to_lower(schema)) : Relation{};
+  for (const auto& s : path ? *path : options_.schema_path) {
     Relation r = in_schema(s);
     if (r.table || r.view) return r;
   }
+  return {};
+}
+
+DatabaseImpl::Relation DatabaseImpl::resolve_relation(const std::string& schema, const std::string& name,
+                                                     const std::vector<std::string>* path) {
+  Relation r = find_relation(schema, name, path);
+  if (r.table || r.view) return r;
+  throw Error(StatusCode::kError, relation_not_found(schema, name, path));
+}
+
+std::string DatabaseImpl::relation_not_found(const std::string& schema, const std::string& name,
+                                             const std::vector<std::string>* path) {
+  if (!schema.empty()) return "Table not found: " + schema + "." + name;
+  const std::vector<std::string>& walk = path ? *path : options_.schema_path;
   std::string listed;
   for (const auto& s : walk) listed += (listed.empty() ? "" : ", ") + s;
   std::string msg = "Table '" + name + "' not found in schema path: " + listed;
   for (const auto& s : catalog_.schemas()) {
     if (std::find(walk.begin(), walk.end(), s) != walk.end()) continue;
-    Relation r = in_schema(s);
-    if (r.table || r.view) {
+    if (catalog_.find(s, name) || catalog_.find_view(s, name)) {
       msg += "\n  Did you mean: " + s + "." + name + "?";
       break;
     }
   }
-  throw Error(StatusCode::kError, msg);
+  return msg;
 }
 
 // ---------------------------------------------------------------- transactions

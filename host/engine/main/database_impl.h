@@ -118,6 +118,12 @@ class DatabaseImpl : public Database, public WriteContext {
   // holds the name) when absent.
   Relation resolve_relation(const std::string& schema, const std::string& name,
                             const std::vector<std::string>* path = nullptr);
+  // The same lookup without the error: an empty Relation when the name resolves to nothing.
+  Relation find_relation(const std::string& schema, const std::string& name,
+                         const std::vector<std::string>* path = nullptr);
+  // The message resolve_relation fails with for a name that resolves to nothing.
+  std::string relation_not_found(const std::string& schema, const std::string& name,
+                                 const std::vector<std::string>* path = nullptr);
 
   // ---- transaction coordinator (used by statements)
   // Brackets one statement: opens an implicit transaction in autocommit mode, or a
@@ -146,24 +152,6 @@ class DatabaseImpl : public Database, public WriteContext {
   bool foreign_keys_enforced() const override { return options_.foreign_keys; }
   std::shared_ptr<const ScalarExpr> bind_row_expr(const TableEntry& table, const ast::Expr& expr) override;
   // Bumped by every schema change; statements re-plan when it moved.
-  // The declared parameter types of the statement being planned (null: none declared),
-  // read by the planner's typing of parameters. Set for the planning's duration by
-  // PlanningParams.
-  const ParamTypes* planning_param_types() const { return planning_params_; }
-  class PlanningParams {
-   public:
-    PlanningParams(DatabaseImpl& db, const ParamTypes* types) : db_(db), saved_(db.planning_params_) {
-      db.planning_params_ = types;
-    }
-    ~PlanningParams() { db_.planning_params_ = saved_; }
-    PlanningParams(const PlanningParams&) = delete;
-    PlanningParams& operator=(const PlanningParams&) = delete;
-
-   private:
-    DatabaseImpl& db_;
-    const ParamTypes* saved_;
-  };
-
   uint64_t schema_version() const override { return schema_version_; }
   void bump_schema_version() { ++schema_version_; }
 
@@ -231,7 +219,6 @@ class DatabaseImpl : public Database, public WriteContext {
   std::vector<TableEntry*> joined_;
   uint64_t generation_ = 0;
   uint64_t schema_version_ = 1;
-  const ParamTypes* planning_params_ = nullptr;
 };
 
 }  // namespace quereus

@@ -933,13 +933,17 @@ void reject_dml_in_unsupported_bodies(DatabaseImpl& db, const ast::Statement& st
   }
 }
 
-std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statement& stmt) {
+std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statement& stmt,
+                                           const ParamTypes* param_types) {
   using K = ast::StmtKind;
   reject_dml_in_unsupported_bodies(db, stmt);
   refuse_unimplemented_clauses(stmt);
+  PlanSeed typed;
+  typed.param_types = param_types;
   switch (stmt.kind) {
     case K::kSelect: {
       Planner planner(db);
+      planner.seed(&typed);
       const ast::Select& sel = *static_cast<const ast::SelectStmt&>(stmt).select;
       planner.set_leading_with(sel.with.get());
       QueryPlan qp = planner.plan_select(sel, nullptr);
@@ -947,7 +951,7 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
     }
     case K::kInsert:
     case K::kUpdate:
-    case K::kDelete: return plan_write(db, stmt, nullptr);
+    case K::kDelete: return plan_write(db, stmt, nullptr, &typed);
     case K::kCreateTable: {
       auto& s = static_cast<const ast::CreateTableStmt&>(stmt);
       return ddl_exec(db, [&db, &s](ExecContext& ctx) {

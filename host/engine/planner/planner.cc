@@ -482,7 +482,7 @@ ScalarPtr Planner::bind_parameter(const ast::Parameter& p) {
   if (p.index == 0) s->name = p.name;
   // A declared parameter type types the expression (types-parameters.md); the value
   // is checked against it when the statement runs.
-  if (const ParamTypes* types = db_.planning_param_types()) {
+  if (const ParamTypes* types = param_types_) {
     std::string key = p.name;
     if (!key.empty() && (key[0] == ':' || key[0] == '$' || key[0] == '@')) key.erase(0, 1);
     if (p.index > 0) {
@@ -1511,6 +1511,7 @@ std::shared_ptr<DmlRun> Planner::make_dml_run(const ast::Statement& stmt, const 
   // A leading WITH member's statement sees the enclosing WITH clauses and its earlier
   // siblings (only a leading clause may hold DML members, so `siblings` is set there).
   PlanSeed seed;
+  seed.param_types = param_types_;
   if (siblings) {
     seed.ctes = cte_stack_;
     seed.ctes.push_back(*siblings);
@@ -1518,7 +1519,7 @@ std::shared_ptr<DmlRun> Planner::make_dml_run(const ast::Statement& stmt, const 
   // A stored body's nested statement would not see the reader's path; elsewhere the
   // statement's WITH SCHEMA reaches it.
   run->exec = plan_nested_dml(db_, stmt, home_schema_.empty() ? statement_path_ : std::vector<std::string>{},
-                              siblings ? &seed : nullptr);
+                              &seed);
   return run;
 }
 
@@ -1541,6 +1542,7 @@ void Planner::pop_with() { cte_stack_.pop_back(); }
 
 void Planner::seed(const PlanSeed* seed) {
   if (!seed) return;
+  if (seed->param_types) param_types_ = seed->param_types;
   cte_stack_.insert(cte_stack_.begin(), seed->ctes.begin(), seed->ctes.end());
   for (auto& rows : seed->rows) bind_rows(rows);
 }

@@ -18,6 +18,8 @@
 
 namespace quereus {
 
+struct ParamTypes;
+
 class DatabaseImpl;
 struct ViewEntry;
 struct AggBinding;
@@ -86,6 +88,9 @@ using CteFrame = std::map<std::string, std::shared_ptr<CteBinding>>;
 struct PlanSeed {
   std::vector<BoundRows> rows;
   std::vector<CteFrame> ctes;
+  // The statement's declared parameter types (types-parameters.md; null: none declared):
+  // a typed parameter types the expression it appears in.
+  const ParamTypes* param_types = nullptr;
 };
 
 struct QueryPlan {
@@ -125,6 +130,8 @@ class Planner {
   void bind_rows(const BoundRows& rows);
   // Applies a PlanSeed (null: nothing) before anything is planned.
   void seed(const PlanSeed* seed);
+  // The declared parameter types the planner types parameters with (null: none).
+  const ParamTypes* param_types() const { return param_types_; }
   // Marks `with` as the statement's own leading WITH clause: the only one whose members
   // may be data-modifying. Those members run before the statement body, once each
   // (take_dml_prelude hands them to the executable).
@@ -221,6 +228,7 @@ class Planner {
   std::vector<std::string> statement_path_;       // WITH SCHEMA of the statement being planned
   bool authored_ = false;                         // schema-authored: home_schema_ only
   const ast::WithClause* leading_with_ = nullptr;  // the statement's own WITH clause
+  const ParamTypes* param_types_ = nullptr;  // PlanSeed::param_types
   std::vector<std::shared_ptr<DmlRun>> dml_prelude_;
   std::vector<const ViewEntry*> expanding_views_;  // views being expanded (cycle guard)
   std::vector<std::shared_ptr<ast::CommonTableExpr>> bound_rows_;  // names bound by bind_rows

@@ -694,11 +694,9 @@ class Substituter {
         }
         std::vector<std::string> cols;
         if (src.kind == K::kTable) {
-          try {
-            cols = relation_columns(*v_.db, v_.db->resolve_relation(src.table.schema, src.table.name, &v_.caller_path));
-          } catch (const Error&) {
-            known = false;  // a CTE, or an unknown name the build reports
-          }
+          auto rel = v_.db->find_relation(src.table.schema, src.table.name, &v_.caller_path);
+          if (rel.table || rel.view) cols = relation_columns(*v_.db, rel);
+          else known = false;  // a CTE, or an unknown name the build reports
         } else if (src.kind == K::kSubquery && !src.alias_columns.empty()) {
           cols = src.alias_columns;
         } else {

@@ -25,11 +25,14 @@ class Executable {
 };
 
 class DatabaseImpl;
+struct ParamTypes;
 struct PlanSeed;
 namespace ast { struct Statement; }
 
-// Plans one statement for execution.
-std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statement& stmt);
+// Plans one statement for execution; `param_types` are its declared parameter types
+// (null: none declared).
+std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statement& stmt,
+                                           const ParamTypes* param_types = nullptr);
 // Plans an INSERT / UPDATE / DELETE used as a relation (write/dml_relation.h). Its own
 // WITH clause is not a statement's leading clause, so it may not hold DML members.
 // `path` is the enclosing statement's WITH SCHEMA path (empty: none), used when the

@@ -68,19 +68,15 @@ class ReferenceWalker {
         std::string schema = src.table.schema;
         if (schema.empty() && shadowed(src.table.name)) return;
         if (iequals(schema, "committed") && !db_.catalog().has_schema("committed")) schema.clear();
-        DatabaseImpl::Relation rel;
-        try {
-          // A view body resolves in its own schema first, then along the session path.
-          std::vector<std::string> path;
-          if (!home.empty()) {
-            path.push_back(home);
-            for (const std::string& p : db_.options().schema_path)
-              if (p != home) path.push_back(p);
-          }
-          rel = db_.resolve_relation(schema, src.table.name, home.empty() ? nullptr : &path);
-        } catch (const Error&) {
-          return;  // planning reports a missing relation
+        // A view body resolves in its own schema first, then along the session path.
+        std::vector<std::string> path;
+        if (!home.empty()) {
+          path.push_back(home);
+          for (const std::string& p : db_.options().schema_path)
+            if (p != home) path.push_back(p);
         }
+        DatabaseImpl::Relation rel = db_.find_relation(schema, src.table.name, home.empty() ? nullptr : &path);
+        if (!rel.table && !rel.view) return;  // planning reports a missing relation
         if (rel.table) {
           out_.push_back({false, rel.table->schema.schema_name, rel.table->schema.name, through_});
           return;
