@@ -13,6 +13,8 @@
 // in `commit`, right after the module call (see the marked spot).
 #include "ddl/alter_table.h"
 
+#include "catalog/ddl_names.h"
+
 #include <algorithm>
 #include <functional>
 #include <set>
@@ -1357,9 +1359,10 @@ void commit(AlterCtx& c, AlterPlan& p) {
 }  // namespace
 
 void alter_table(DatabaseImpl& db, const ast::AlterTableStmt& s, ExecContext& ctx) {
-  std::string schema = s.table.schema.empty() ? "main" : to_lower(s.table.schema);
-  auto entry = db.catalog().find(schema, s.table.name);
-  if (!entry && s.table.schema.empty()) entry = db.catalog().find("temp", s.table.name);
+  std::string schema = ddl_schema(s.table.schema);
+  std::shared_ptr<TableEntry> entry;
+  for (const std::string& in : ddl_lookup_schemas(s.table.schema))
+    if ((entry = db.catalog().find(in, s.table.name))) break;
   if (!entry) {
     if (db.catalog().find_view(schema, s.table.name))
       fail(StatusCode::kError, "Cannot ALTER TABLE '" + s.table.name + "': it is a view");

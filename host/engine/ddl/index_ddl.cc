@@ -1,6 +1,8 @@
 // DDL of secondary indexes and UNIQUE constraints (see index_ddl.h).
 #include "ddl/index_ddl.h"
 
+#include "catalog/ddl_names.h"
+
 #include <set>
 
 #include "ddl/ddl_common.h"
@@ -187,11 +189,12 @@ void create_index(DatabaseImpl& db, const ast::CreateIndexStmt& s, const std::st
 }
 
 void drop_index(DatabaseImpl& db, const ast::DropStmt& s) {
-  std::string schema = s.name.schema.empty() ? "main" : to_lower(s.name.schema);
+  std::string schema = ddl_schema(s.name.schema);
   size_t ordinal = 0;
   // A UNIQUE constraint's index belongs to the constraint: it is not droppable by name.
-  auto table = find_index(db, schema, s.name.name, &ordinal, true);
-  if (!table && s.name.schema.empty()) table = find_index(db, "temp", s.name.name, &ordinal, true);
+  std::shared_ptr<TableEntry> table;
+  for (const std::string& in : ddl_lookup_schemas(s.name.schema))
+    if ((table = find_index(db, in, s.name.name, &ordinal, true))) break;
   if (!table) {
     if (s.if_exists) return;
     throw Error(StatusCode::kError, "no such index: " + s.name.name, s.site);

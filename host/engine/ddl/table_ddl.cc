@@ -1,6 +1,8 @@
 // DDL of tables (see table_ddl.h).
 #include "ddl/table_ddl.h"
 
+#include "catalog/ddl_names.h"
+
 #include <set>
 
 #include "ddl/ddl_common.h"
@@ -226,7 +228,7 @@ TableSchema build_table_schema(DatabaseImpl& db, const ast::CreateTableStmt& s, 
 }
 
 void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& ctx) {
-  std::string schema = s.table.schema.empty() ? (s.temporary ? "temp" : "main") : to_lower(s.table.schema);
+  std::string schema = ddl_schema(s.table.schema, s.temporary);
   if (!db.catalog().has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + schema);
   if (db.catalog().find(schema, s.table.name)) {
     if (s.if_not_exists) return;
@@ -267,9 +269,10 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
 }
 
 void drop_table(DatabaseImpl& db, const ast::DropStmt& s) {
-  std::string schema = s.name.schema.empty() ? "main" : to_lower(s.name.schema);
-  auto entry = db.catalog().find(schema, s.name.name);
-  if (!entry && s.name.schema.empty()) entry = db.catalog().find("temp", s.name.name);
+  std::string schema = ddl_schema(s.name.schema);
+  std::shared_ptr<TableEntry> entry;
+  for (const std::string& in : ddl_lookup_schemas(s.name.schema))
+    if ((entry = db.catalog().find(in, s.name.name))) break;
   if (!entry) {
     if (s.if_exists) return;
     throw Error(StatusCode::kError, "Table '" + s.name.name + "' not found in schema '" + schema + "'");

@@ -2,6 +2,8 @@
 // and the catalog-only tag verbs.
 #include "ddl/tags.h"
 
+#include "catalog/ddl_names.h"
+
 #include <algorithm>
 #include <array>
 #include <vector>
@@ -357,7 +359,7 @@ void alter_table_tags(DatabaseImpl& db, TableEntry& table, const ast::AlterTable
 
 void alter_object_tags(DatabaseImpl& db, const ast::AlterTagsStmt& s) {
   const std::string given = resolve_schema(s.name);
-  std::vector<std::string> schemas = given.empty() ? std::vector<std::string>{"main", "temp"} : std::vector{given};
+  std::vector<std::string> schemas = ddl_lookup_schemas(given);
   switch (s.object) {
     case ast::ObjectKind::kView: {
       if (s.verb != ast::TagVerb::kDrop) validate_reserved_tags(s.tags, TagSite::kViewDdl);

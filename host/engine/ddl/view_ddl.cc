@@ -1,6 +1,8 @@
 // DDL of views (see view_ddl.h).
 #include "ddl/view_ddl.h"
 
+#include "catalog/ddl_names.h"
+
 #include "ddl/tags.h"
 #include "main/database_impl.h"
 #include "eval/exec_context.h"
@@ -11,7 +13,7 @@
 namespace quereus {
 
 void create_view(DatabaseImpl& db, const ast::CreateViewStmt& s, ExecContext&) {
-  std::string schema = s.view.schema.empty() ? "main" : to_lower(s.view.schema);
+  std::string schema = ddl_schema(s.view.schema);
   if (!db.catalog().has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + schema);
   if (const auto& dml = s.select->dml) {
     const char* verb = dml->kind == ast::StmtKind::kInsert ? "INSERT" : dml->kind == ast::StmtKind::kUpdate ? "UPDATE" : "DELETE";
@@ -59,9 +61,10 @@ void create_view(DatabaseImpl& db, const ast::CreateViewStmt& s, ExecContext&) {
 }
 
 void drop_view(DatabaseImpl& db, const ast::DropStmt& s) {
-  std::string schema = s.name.schema.empty() ? "main" : to_lower(s.name.schema);
-  auto view = db.catalog().find_view(schema, s.name.name);
-  if (!view && s.name.schema.empty()) view = db.catalog().find_view("temp", s.name.name);
+  std::string schema = ddl_schema(s.name.schema);
+  std::shared_ptr<const ViewEntry> view;
+  for (const std::string& in : ddl_lookup_schemas(s.name.schema))
+    if ((view = db.catalog().find_view(in, s.name.name))) break;
   if (!view) {
     if (s.if_exists) return;
     throw Error(StatusCode::kError, "View '" + schema + "." + s.name.name + "' does not exist");

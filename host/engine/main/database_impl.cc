@@ -1,6 +1,8 @@
 // Core: the Database and Statement implementations and the transaction coordinator.
 #include "main/database_impl.h"
 
+#include "catalog/ddl_names.h"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -288,9 +290,14 @@ DatabaseImpl::DatabaseImpl(std::shared_ptr<Registry> registry, const DatabaseOpt
 }
 
 DatabaseImpl::~DatabaseImpl() {
+  // A destructor cannot fail: a rollback a module refuses is logged (its own journal
+  // decides what survives the process).
   try {
     if (explicit_ || implicit_) end_transaction(false);
+  } catch (const std::exception& e) {
+    spdlog::error("database '{}': rolling back the open transaction at close failed: {}", db_options_.name, e.what());
   } catch (...) {
+    spdlog::error("database '{}': rolling back the open transaction at close failed", db_options_.name);
   }
   // Release tables before their modules (and plugins) go away.
   for (auto& t : catalog_.tables()) {
@@ -350,7 +357,7 @@ std::shared_ptr<TableEntry> DatabaseImpl::require_table(const std::string& schem
     if (!t) throw Error(StatusCode::kError, "Table not found: " + schema + "." + name);
     return t;
   }
-  for (const char* s : {"main", "temp"})
+  for (const std::string& s : ddl_lookup_schemas(""))
     if (auto t = catalog_.find(s, name)) return t;
   throw Error(StatusCode::kError, "Table '" + name + "' not found in schema path: main");
 }
@@ -414,9 +421,13 @@ void DatabaseImpl::join(TableEntry& entry) {
 
 void DatabaseImpl::forget(TableEntry& entry) {
   if (!entry.joined) return;
+  // The table is going away; a rollback its module refuses leaves nothing to undo here.
   try {
     entry.connection->rollback();
+  } catch (const std::exception& e) {
+    spdlog::warn("table '{}': rollback while dropping it failed: {}", entry.qualified_name(), e.what());
   } catch (...) {
+    spdlog::warn("table '{}': rollback while dropping it failed", entry.qualified_name());
   }
   entry.joined = false;
   joined_.erase(std::remove(joined_.begin(), joined_.end(), &entry), joined_.end());

@@ -5,6 +5,8 @@
 #include <tuple>
 
 #include "common/status.h"
+
+#include "catalog/ddl_names.h"
 #include "transaction/assertion_explain.h"
 #include "main/database_impl.h"
 #include "catalog/registry.h"
@@ -391,8 +393,7 @@ void register_table_info_functions(Registry& r) {
     if (args[0].type() != ValueType::kText)
       throw Error(StatusCode::kError, "foreign_key_info() requires a table name string argument");
     auto find = [&db](const std::string& schema, const std::string& name) -> std::shared_ptr<TableEntry> {
-      if (!schema.empty()) return db.catalog().find(schema, name);
-      for (const char* s : {"main", "temp"})
+      for (const std::string& s : ddl_lookup_schemas(schema))
         if (auto t = db.catalog().find(s, name)) return t;
       return nullptr;
     };

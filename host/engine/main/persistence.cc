@@ -310,7 +310,8 @@ std::string DatabaseImpl::reconcile_with_catalog(VtabModule& module, const std::
   if (joined && (explicit_ || implicit_)) {
     try {
       end_transaction(false);
-    } catch (...) {
+    } catch (const std::exception& e) {
+      note += std::string(" (rolling the open transaction back failed too: ") + e.what() + ")";
     }
     note += " The open transaction was rolled back: it had written to a table the failed statement changed.";
   }

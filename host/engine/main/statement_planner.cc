@@ -5,6 +5,8 @@
 #include <set>
 
 #include "common/status.h"
+
+#include "catalog/ddl_names.h"
 #include "ddl/alter_table.h"
 #include "main/database_impl.h"
 #include "ddl/declarative/declared_schema.h"
@@ -813,7 +815,7 @@ class AnalyzeExec : public BufferedExec {
       targets_.push_back(rel.table);
       return;
     }
-    std::string schema = s.schema.empty() ? "main" : to_lower(s.schema);
+    std::string schema = ddl_schema(s.schema);  // bare ANALYZE: the current schema only
     if (!db.catalog().has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + s.schema);
     for (auto& t : db.catalog().tables())
       if (t->schema.schema_name == schema) targets_.push_back(t);

@@ -1,6 +1,8 @@
 // CREATE / DROP ASSERTION and their commit-time evaluation (see assertions.h).
 #include "transaction/assertions.h"
 
+#include "catalog/ddl_names.h"
+
 #include <set>
 
 #include "main/database_impl.h"
@@ -186,7 +188,7 @@ std::shared_ptr<AssertionEntry> Assertions::find(const std::string& schema, cons
 }
 
 void Assertions::create(DatabaseImpl& db, const ast::CreateAssertionStmt& s) {
-  std::string schema = s.name.schema.empty() ? "main" : to_lower(s.name.schema);
+  std::string schema = ddl_schema(s.name.schema);
   if (!db.catalog().has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + schema);
   if (find(schema, s.name.name)) throw Error(StatusCode::kError, "Assertion " + s.name.name + " already exists");
   auto a = std::make_shared<AssertionEntry>();
@@ -215,12 +217,8 @@ void Assertions::create(DatabaseImpl& db, const ast::CreateAssertionStmt& s) {
 
 void Assertions::drop(DatabaseImpl& db, const ast::DropStmt& s) {
   std::shared_ptr<AssertionEntry> a;
-  if (!s.name.schema.empty()) {
-    a = find(to_lower(s.name.schema), s.name.name);
-  } else {
-    for (const char* schema : {"main", "temp"})
-      if ((a = find(schema, s.name.name))) break;
-  }
+  for (const std::string& schema : ddl_lookup_schemas(s.name.schema))
+    if ((a = find(schema, s.name.name))) break;
   if (!a) {
     if (s.if_exists) return;
     throw Error(StatusCode::kError, "Assertion " + s.name.name + " not found");
