@@ -1,5 +1,8 @@
 #include "common/status.h"
 
+#include <new>
+#include <stdexcept>
+
 namespace quereus {
 
 const char* status_code_name(StatusCode code) {
@@ -45,5 +48,12 @@ std::string Status::to_string() const {
 
 Error::Error(StatusCode code, const std::string& message, std::optional<SourceSite> site)
     : std::runtime_error(with_site(message, site)), code_(code), raw_(message), site_(site) {}
+
+Status status_of(const std::exception& e) {
+  if (auto* err = dynamic_cast<const Error*>(&e)) return err->status();
+  if (dynamic_cast<const std::bad_alloc*>(&e)) return Status(StatusCode::kNoMem, "out of memory");
+  if (dynamic_cast<const std::length_error*>(&e)) return Status(StatusCode::kTooBig, "string or blob too big");
+  return Status(StatusCode::kInternal, e.what());
+}
 
 }  // namespace quereus

@@ -88,6 +88,10 @@ class Error : public std::runtime_error {
   std::optional<SourceSite> site_;
 };
 
+// The Status an exception caught at an API boundary becomes: an Error's own status,
+// NOMEM for bad_alloc, TOOBIG for length_error, INTERNAL for anything else.
+Status status_of(const std::exception& e);
+
 [[noreturn]] inline void throw_error(StatusCode code, const std::string& message) {
   throw Error(code, message);
 }

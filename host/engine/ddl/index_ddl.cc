@@ -112,7 +112,7 @@ void add_unique_constraints(DatabaseImpl& db, const ast::CreateTableStmt& s, Tab
   }
 }
 
-void create_index_storage(DatabaseImpl& db, TableEntry& table, ExecContext&) {
+void create_index_storage(DatabaseImpl& db, TableEntry& table, ExecContext&, DdlOrigin origin) {
   // The table is new and empty: the companions start empty too (or, reopening a
   // persistent database, hold what they held).
   table.index_tables.clear();
@@ -121,7 +121,8 @@ void create_index_storage(DatabaseImpl& db, TableEntry& table, ExecContext&) {
     auto comp = std::make_shared<TableEntry>();
     comp->schema = companion_schema(table.schema, ix);
     comp->module = table.module;
-    comp->table = db.replaying() ? table.module->connect(comp->schema) : table.module->create(comp->schema);
+    comp->table = origin == DdlOrigin::kStoredCatalog ? table.module->connect(comp->schema)
+                                                      : table.module->create(comp->schema);
     table.index_tables.push_back(std::move(comp));
   }
 }
@@ -139,7 +140,8 @@ std::shared_ptr<TableEntry> find_index(DatabaseImpl& db, const std::string& sche
   return nullptr;
 }
 
-void create_index(DatabaseImpl& db, const ast::CreateIndexStmt& s, const std::string& tags_json, ExecContext& ctx) {
+void create_index(DatabaseImpl& db, const ast::CreateIndexStmt& s, const std::string& tags_json, ExecContext& ctx,
+                  DdlOrigin origin) {
   std::string schema_given = !s.index.schema.empty() ? s.index.schema : s.table.schema;
   DatabaseImpl::Relation rel = db.find_relation(schema_given, s.table.name);
   if (!rel.table && !rel.view)
@@ -174,7 +176,7 @@ void create_index(DatabaseImpl& db, const ast::CreateIndexStmt& s, const std::st
   }
   table.schema.indexes.push_back(std::move(ix));
   try {
-    if (db.replaying()) connect_index(table, table.schema.indexes.size() - 1);
+    if (origin == DdlOrigin::kStoredCatalog) connect_index(table, table.schema.indexes.size() - 1);
     else build_index(db, table, table.schema.indexes.size() - 1, ctx);
   } catch (...) {
     table.schema.indexes.pop_back();
@@ -182,7 +184,7 @@ void create_index(DatabaseImpl& db, const ast::CreateIndexStmt& s, const std::st
     throw;
   }
   db.bump_schema_version();
-  db.persist_table(table);
+  if (origin == DdlOrigin::kStatement) db.persist_table(table);
   if (db.changes().capturing())
     db.changes().record_schema(schema_event(SchemaChangeKind::kCreate, SchemaObjectKind::kIndex, table.schema,
                                             statement_to_string(s, schema), s.index.name));

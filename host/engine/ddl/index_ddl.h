@@ -7,6 +7,7 @@
 #include <string>
 
 #include "main/database_impl.h"
+#include "catalog/ddl_origin.h"
 #include "parser/ast.h"
 
 namespace quereus {
@@ -24,10 +25,12 @@ void add_unique_constraints(DatabaseImpl& db, const ast::CreateTableStmt& s, Tab
 void check_constraint_names(const TableSchema& ts);
 
 // Creates the (empty) companion tables of a new table's indexes.
-void create_index_storage(DatabaseImpl& db, TableEntry& table, ExecContext& ctx);
+void create_index_storage(DatabaseImpl& db, TableEntry& table, ExecContext& ctx, DdlOrigin origin);
 
-// CREATE [UNIQUE] INDEX. `tags_json` is the evaluated WITH TAGS ("" when none).
-void create_index(DatabaseImpl& db, const ast::CreateIndexStmt& s, const std::string& tags_json, ExecContext& ctx);
+// CREATE [UNIQUE] INDEX. `tags_json` is the evaluated WITH TAGS ("" when none). From the
+// stored catalog, the companion is connected (it holds its entries) and nothing recorded.
+void create_index(DatabaseImpl& db, const ast::CreateIndexStmt& s, const std::string& tags_json, ExecContext& ctx,
+                  DdlOrigin origin = DdlOrigin::kStatement);
 
 // DROP INDEX [IF EXISTS] name.
 void drop_index(DatabaseImpl& db, const ast::DropStmt& s);

@@ -227,7 +227,7 @@ TableSchema build_table_schema(DatabaseImpl& db, const ast::CreateTableStmt& s, 
   return TableSchemaBuilder(db, s, schema).build();
 }
 
-void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& ctx) {
+void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& ctx, DdlOrigin origin) {
   std::string schema = ddl_schema(s.table.schema, s.temporary);
   if (!db.catalog().has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + schema);
   if (db.catalog().find(schema, s.table.name)) {
@@ -242,12 +242,11 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
   if (!module) throw Error(StatusCode::kError, "No virtual table module named '" + module_name + "'");
   TableSchema ts = build_table_schema(db, s, schema);
   auto entry = std::make_shared<TableEntry>();
-  // Reopening a persistent database connects to the stored table instead.
-  entry->table = db.replaying() ? module->connect(ts) : module->create(ts);
+  entry->table = origin == DdlOrigin::kStoredCatalog ? module->connect(ts) : module->create(ts);
   entry->module = module;
   entry->schema = std::move(ts);
   try {
-    create_index_storage(db, *entry, ctx);
+    create_index_storage(db, *entry, ctx, origin);
   } catch (...) {
     discard_new_table(db, *entry, false);
     throw;
@@ -257,7 +256,7 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
   // read its own table); a declaration they refuse leaves no table behind.
   try {
     resolve_schema_expressions(db, *entry);
-    db.persist_table(*entry);
+    if (origin == DdlOrigin::kStatement) db.persist_table(*entry);
   } catch (...) {
     discard_new_table(db, *entry, true);
     throw;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "catalog/table_schema.h"
+#include "catalog/ddl_origin.h"
 #include "parser/ast.h"
 
 namespace quereus {
@@ -18,7 +19,10 @@ struct ExecContext;
 // expressions); creates nothing.
 TableSchema build_table_schema(DatabaseImpl& db, const ast::CreateTableStmt& s, const std::string& schema);
 
-void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& ctx);
+// From the stored catalog the module's table and index companions are connected, not
+// created, and nothing is recorded in the catalog.
+void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& ctx,
+                  DdlOrigin origin = DdlOrigin::kStatement);
 // DROP TABLE [IF EXISTS]: refused while an assertion reads the table, or (with foreign
 // keys enforced) while another table's rows reference its rows.
 void drop_table(DatabaseImpl& db, const ast::DropStmt& s);

@@ -357,7 +357,7 @@ void alter_table_tags(DatabaseImpl& db, TableEntry& table, const ast::AlterTable
   db.persist_table(table);
 }
 
-void alter_object_tags(DatabaseImpl& db, const ast::AlterTagsStmt& s) {
+void alter_object_tags(DatabaseImpl& db, const ast::AlterTagsStmt& s, DdlOrigin origin) {
   const std::string given = resolve_schema(s.name);
   std::vector<std::string> schemas = ddl_lookup_schemas(given);
   switch (s.object) {
@@ -369,7 +369,7 @@ void alter_object_tags(DatabaseImpl& db, const ast::AlterTagsStmt& s) {
       if (!view) throw Error(StatusCode::kNotFound, "View '" + s.name.name + "' not found", s.name.site);
       auto changed = std::make_shared<ViewEntry>(*view);
       changed->tags_json = apply_tag_verb(view->tags_json, s.verb, s.tags, "view '" + view->name + "'");
-      db.persist_view(*changed);
+      if (origin == DdlOrigin::kStatement) db.persist_view(*changed);
       db.catalog().remove_view(view->schema_name, view->name);
       db.catalog().add_view(std::move(changed));
       break;
@@ -390,7 +390,7 @@ void alter_object_tags(DatabaseImpl& db, const ast::AlterTagsStmt& s) {
             std::string& slot = ix.constraint ? ix.exposed_index_tags_json : ix.tags_json;
             slot = apply_tag_verb(slot, s.verb, s.tags, "index '" + ix.name + "'");
             db.bump_schema_version();
-            db.persist_table(*t);
+            if (origin == DdlOrigin::kStatement) db.persist_table(*t);
             return;
           }
         }

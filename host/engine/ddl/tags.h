@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "parser/ast.h"
+#include "catalog/ddl_origin.h"
 
 namespace quereus {
 
@@ -82,6 +83,6 @@ std::string set_tags_sql(const ast::TagList& tags);
 void alter_table_tags(DatabaseImpl& db, TableEntry& table, const ast::AlterTableStmt& s);
 
 // ALTER VIEW | MATERIALIZED VIEW | INDEX … {SET|ADD|DROP} TAGS. Catalog-only.
-void alter_object_tags(DatabaseImpl& db, const ast::AlterTagsStmt& s);
+void alter_object_tags(DatabaseImpl& db, const ast::AlterTagsStmt& s, DdlOrigin origin = DdlOrigin::kStatement);
 
 }  // namespace quereus

@@ -12,7 +12,7 @@
 
 namespace quereus {
 
-void create_view(DatabaseImpl& db, const ast::CreateViewStmt& s, ExecContext&) {
+void create_view(DatabaseImpl& db, const ast::CreateViewStmt& s, ExecContext&, DdlOrigin origin) {
   std::string schema = ddl_schema(s.view.schema);
   if (!db.catalog().has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + schema);
   if (const auto& dml = s.select->dml) {
@@ -52,7 +52,7 @@ void create_view(DatabaseImpl& db, const ast::CreateViewStmt& s, ExecContext&) {
   view->sql = statement_to_string(*def);
   view->tags_json = tags_json(s.tags);
   view->definition = std::move(def);
-  db.persist_view(*view);
+  if (origin == DdlOrigin::kStatement) db.persist_view(*view);
   if (db.changes().capturing())
     db.changes().record_schema(
         object_event(SchemaChangeKind::kCreate, SchemaObjectKind::kView, schema, view->name, qualified_sql));

@@ -3,13 +3,15 @@
 #pragma once
 
 #include "parser/ast.h"
+#include "catalog/ddl_origin.h"
 
 namespace quereus {
 
 class DatabaseImpl;
 struct ExecContext;
 
-void create_view(DatabaseImpl& db, const ast::CreateViewStmt& s, ExecContext& ctx);
+void create_view(DatabaseImpl& db, const ast::CreateViewStmt& s, ExecContext& ctx,
+                 DdlOrigin origin = DdlOrigin::kStatement);
 // DROP VIEW [IF EXISTS]: refused while an assertion reads the view.
 void drop_view(DatabaseImpl& db, const ast::DropStmt& s);
 

@@ -22,13 +22,6 @@ namespace quereus {
 
 namespace {
 
-Status status_of(const std::exception& e) {
-  if (auto* err = dynamic_cast<const Error*>(&e)) return err->status();
-  if (dynamic_cast<const std::bad_alloc*>(&e)) return Status(StatusCode::kNoMem, "out of memory");
-  if (dynamic_cast<const std::length_error*>(&e)) return Status(StatusCode::kTooBig, "string or blob too big");
-  return Status(StatusCode::kInternal, e.what());
-}
-
 class StatementImpl : public Statement {
  public:
   StatementImpl(DatabaseImpl& db, std::shared_ptr<const std::string> sql, std::shared_ptr<ast::Statement> ast)
@@ -344,7 +337,6 @@ Status DatabaseImpl::set_option(std::string_view name, const Value& value) {
 }
 
 void DatabaseImpl::check_ddl_allowed(const std::string& statement) const {
-  if (replaying_) return;  // reopening / reloading stored definitions is not the user's DDL
   if (explicit_ && options_.ddl_strict)
     throw Error(StatusCode::kError, statement + " inside a transaction is refused: ddl_transaction_policy = strict "
                                                 "(no module here declares transactional DDL). Commit first, or set "

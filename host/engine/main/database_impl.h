@@ -92,16 +92,13 @@ class DatabaseImpl : public Database, public WriteContext {
   // DECLARE SCHEMA: the declaration's canonical text. (A schema APPLY creates is implied
   // by the objects stored in it; the applied-object records stay in memory.)
   void persist_declaration(const std::string& schema, const std::string& text);
-  // True while the catalog is being replayed at open: tables connect to their storage
-  // instead of creating it, and indexes are not rebuilt.
-  bool replaying() const { return replaying_; }
   // Runs one DDL statement's effects (`ddl`) inside the schema-change scope (SDK 1.4) of
   // every module this database has opened that has one: what the statement writes there becomes
   // durable at the end in one atomic step, or not at all (docs/store.md, "Crash safety").
   // When `ddl` or a scope's commit fails, the scopes roll back and every table and view
   // whose in-memory definition no longer matches its module's stored catalog is reloaded
   // from it (an open transaction that such a table had joined is rolled back first).
-  // Re-entrant: a DDL statement run inside another's scope (or while replaying) joins it.
+  // Re-entrant: a DDL statement run inside another's scope joins it.
   void run_schema_change(const std::function<void()>& ddl);
 
   // Throws when module DDL (`statement`, e.g. "CREATE INDEX") may not run now: inside an
@@ -172,7 +169,8 @@ class DatabaseImpl : public Database, public WriteContext {
     bool per_database = false;             // instance came from open_database
   };
   std::map<std::string, ModuleSlot> modules_;  // lower-case module name
-  bool replaying_ = false;
+  // Runs a stored catalog entry (persistence.cc): its DDL as DdlOrigin::kStoredCatalog.
+  Status run_stored(const std::string& text);
   void replay_catalog(VtabModule& module, const std::string& module_name);
   // The modules whose schema-change scope is open (run_schema_change), and its depth.
   std::vector<std::shared_ptr<VtabModule>> scoped_modules_;

@@ -12,7 +12,12 @@
 
 #include "main/database_impl.h"
 #include "runtime/executable.h"
+#include "ddl/declarative/declared_schema.h"
+#include "ddl/index_ddl.h"
 #include "ddl/schema_ddl.h"
+#include "ddl/table_ddl.h"
+#include "ddl/tags.h"
+#include "ddl/view_ddl.h"
 #include "parser/ast_printer.h"
 #include "parser/parser.h"
 #include "eval/exec_context.h"
@@ -126,11 +131,6 @@ void DatabaseImpl::replay_catalog(VtabModule& module, const std::string& module_
   });
   spdlog::info("database '{}': reopening {} table(s) and {} other object(s) from module '{}'", db_options_.name,
                tables.size(), objects.size(), module_name);
-  replaying_ = true;
-  struct Reset {
-    bool& flag;
-    ~Reset() { flag = false; }
-  } reset{replaying_};
   // A table whose DDL reads another (a DEFAULT with a subquery, …) may need that one
   // first: retry the failures while some entry succeeds.
   std::vector<std::pair<std::string, std::string>> pending = tables;
@@ -139,7 +139,7 @@ void DatabaseImpl::replay_catalog(VtabModule& module, const std::string& module_
   while (!pending.empty()) {
     std::vector<std::pair<std::string, std::string>> failed;
     for (auto& [key, text] : pending) {
-      Status st = exec(text);
+      Status st = run_stored(text);
       if (!st.ok()) {
         failed.emplace_back(key, text);
         last = st;
@@ -154,18 +154,59 @@ void DatabaseImpl::replay_catalog(VtabModule& module, const std::string& module_
     pending.swap(failed);
   }
   for (auto& [key, text] : objects) {
-    Status st = exec(text);
+    Status st = run_stored(text);
     if (!st.ok())
       spdlog::error("module '{}': catalog entry '{}' does not reopen ({}); the object is unavailable, its entry is kept",
                     module_name, key, st.to_string());
   }
 }
 
+// Runs one stored catalog entry's statements as DdlOrigin::kStoredCatalog, straight on
+// their executors: no statement bracket, no schema-change scope (the entry is what the
+// module holds), nothing recorded. An entry holds only what the catalog writes: CREATE
+// TABLE / INDEX, ALTER INDEX … SET TAGS, CREATE VIEW / ASSERTION, DECLARE SCHEMA.
+Status DatabaseImpl::run_stored(const std::string& text) {
+  try {
+    for (auto& stmt : Parser::parse(text)) {
+      ExecContext ctx;
+      ctx.db = this;
+      ctx.generation = next_generation();
+      using K = ast::StmtKind;
+      constexpr DdlOrigin kStored = DdlOrigin::kStoredCatalog;
+      switch (stmt->kind) {
+        case K::kCreateTable:
+          create_table(*this, static_cast<const ast::CreateTableStmt&>(*stmt), ctx, kStored);
+          break;
+        case K::kCreateIndex: {
+          auto& s = static_cast<const ast::CreateIndexStmt&>(*stmt);
+          create_index(*this, s, tags_json(s.tags), ctx, kStored);
+          break;
+        }
+        case K::kAlterTags:
+          alter_object_tags(*this, static_cast<const ast::AlterTagsStmt&>(*stmt), kStored);
+          break;
+        case K::kCreateView: create_view(*this, static_cast<const ast::CreateViewStmt&>(*stmt), ctx, kStored); break;
+        case K::kCreateAssertion:
+          assertions_.create(*this, static_cast<const ast::CreateAssertionStmt&>(*stmt), kStored);
+          break;
+        case K::kDeclareSchema:
+          declare_schema(*this, static_cast<const ast::DeclareSchemaStmt&>(*stmt), kStored);
+          break;
+        default:
+          throw Error(StatusCode::kCorrupt, "a catalog entry holds a statement the catalog never writes", stmt->site);
+      }
+    }
+  } catch (const std::exception& e) {
+    return status_of(e);
+  }
+  return Status::Ok();
+}
+
 // ---- the schema-change scope
 
 void DatabaseImpl::run_schema_change(const std::function<void()>& ddl) {
-  if (schema_scope_depth_ > 0 || replaying_) {
-    ddl();  // inside another statement's scope (or replaying): the outer one decides
+  if (schema_scope_depth_ > 0) {
+    ddl();  // inside another statement's scope: the outer one decides
     return;
   }
   scoped_modules_.clear();
@@ -329,11 +370,6 @@ std::string DatabaseImpl::reconcile_with_catalog(VtabModule& module, const std::
     else if (starts_with(key, "declared:"))
       declared_schemas_.declared.erase(key.substr(9));
   }
-  replaying_ = true;
-  struct Reset {
-    bool& flag;
-    ~Reset() { flag = false; }
-  } reset{replaying_};
   // Tables, then views over them, then assertions, then declarations.
   for (int pass = 0; pass <= 3; ++pass)
     for (const std::string& key : differ) {
@@ -341,28 +377,17 @@ std::string DatabaseImpl::reconcile_with_catalog(VtabModule& module, const std::
       auto it = stored.find(key);
       if (it == stored.end()) continue;
       // Run in place (not through exec(): this is inside the failed statement's bracket).
-      try {
-        for (auto& stmt : Parser::parse(it->second)) {
-          ExecContext ctx;
-          ctx.db = this;
-          ctx.generation = next_generation();
-          auto ex = plan_statement(*this, *stmt);
-          ex->start(ctx);
-          Row row;
-          while (ex->next(row)) {
-          }
-        }
-      } catch (const std::exception& e) {
+      Status st = run_stored(it->second);
+      if (!st.ok())
         throw Error(StatusCode::kCorrupt, "module '" + module_name + "': catalog entry '" + key +
-                                              "' does not reload: " + e.what());
-      }
+                                              "' does not reload: " + st.to_string());
     }
   bump_schema_version();
   return note;
 }
 
 void DatabaseImpl::persist_table(const TableEntry& table) {
-  if (replaying_ || !table.module) return;
+  if (!table.module) return;
   if (!persists(table.schema.schema_name)) {
     if (schema_scope_depth_ > 0) {
       std::string key = table_key(table.schema.schema_name, table.schema.name);
@@ -375,7 +400,7 @@ void DatabaseImpl::persist_table(const TableEntry& table) {
 }
 
 void DatabaseImpl::unpersist_table(const TableEntry& table, const std::string& old_name) {
-  if (replaying_ || !table.module) return;
+  if (!table.module) return;
   if (!persists(table.schema.schema_name)) {
     if (schema_scope_depth_ > 0)
       temp_staged_[table_key(table.schema.schema_name, old_name.empty() ? table.schema.name : old_name)] = "";
@@ -385,28 +410,27 @@ void DatabaseImpl::unpersist_table(const TableEntry& table, const std::string& o
 }
 
 void DatabaseImpl::persist_view(const ViewEntry& view) {
-  if (replaying_ || !persists(view.schema_name)) return;
+  if (!persists(view.schema_name)) return;
   if (auto m = module(options_.default_vtab_module))
     m->catalog_put(view_key(view.schema_name, view.name), statement_to_string(*view.definition, view.schema_name));
 }
 
 void DatabaseImpl::unpersist_view(const std::string& schema, const std::string& name) {
-  if (replaying_ || !persists(schema)) return;
+  if (!persists(schema)) return;
   if (auto m = module(options_.default_vtab_module)) m->catalog_put(view_key(schema, name), "");
 }
 
 void DatabaseImpl::persist_assertion(const AssertionEntry& a) {
-  if (replaying_ || !persists(a.schema_name)) return;
+  if (!persists(a.schema_name)) return;
   if (auto m = module(options_.default_vtab_module)) m->catalog_put(assertion_key(a.schema_name, a.name), assertion_ddl(a));
 }
 
 void DatabaseImpl::unpersist_assertion(const std::string& schema, const std::string& name) {
-  if (replaying_ || !persists(schema)) return;
+  if (!persists(schema)) return;
   if (auto m = module(options_.default_vtab_module)) m->catalog_put(assertion_key(schema, name), "");
 }
 
 void DatabaseImpl::persist_declaration(const std::string& schema, const std::string& text) {
-  if (replaying_) return;
   if (auto m = module(options_.default_vtab_module)) m->catalog_put(declared_key(schema), text);
 }
 

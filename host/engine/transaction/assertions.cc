@@ -187,7 +187,7 @@ std::shared_ptr<AssertionEntry> Assertions::find(const std::string& schema, cons
   return nullptr;
 }
 
-void Assertions::create(DatabaseImpl& db, const ast::CreateAssertionStmt& s) {
+void Assertions::create(DatabaseImpl& db, const ast::CreateAssertionStmt& s, DdlOrigin origin) {
   std::string schema = ddl_schema(s.name.schema);
   if (!db.catalog().has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + schema);
   if (find(schema, s.name.name)) throw Error(StatusCode::kError, "Assertion " + s.name.name + " already exists");
@@ -207,7 +207,7 @@ void Assertions::create(DatabaseImpl& db, const ast::CreateAssertionStmt& s) {
   a->planned_version = db.schema_version();
   std::unique_ptr<ast::Statement> holder;
   ReferenceWalker(db, a->references).select(violation_select(*a, holder), schema);
-  db.persist_assertion(*a);
+  if (origin == DdlOrigin::kStatement) db.persist_assertion(*a);
   if (db.changes().capturing())
     db.changes().record_schema(
         object_event(SchemaChangeKind::kCreate, SchemaObjectKind::kAssertion, schema, a->name, assertion_ddl(*a)));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "parser/ast.h"
+#include "catalog/ddl_origin.h"
 #include "planner/rel_node.h"
 
 namespace quereus {
@@ -67,7 +68,7 @@ RelPtr plan_assertion_violation(DatabaseImpl& db, const AssertionEntry& a);
 
 class Assertions {
  public:
-  void create(DatabaseImpl& db, const ast::CreateAssertionStmt& s);
+  void create(DatabaseImpl& db, const ast::CreateAssertionStmt& s, DdlOrigin origin = DdlOrigin::kStatement);
   void drop(DatabaseImpl& db, const ast::DropStmt& s);
   // Throws "Integrity assertion failed: <name>" for the first assertion that does not
   // hold; `written` are the tables the transaction wrote.

@@ -72,29 +72,6 @@ ItemName item_name(ast::Statement& s) {
   }
 }
 
-void declare_schema(DatabaseImpl& db, const ast::DeclareSchemaStmt& s) {
-  if (s.logical)
-    throw Error(StatusCode::kUnsupported, "DECLARE LOGICAL SCHEMA (lenses) is not supported yet", s.site);
-  for (const auto& opt : s.options) {
-    if (!iequals(opt.key, "default_vtab_module"))
-      throw Error(StatusCode::kUnsupported,
-                  "DECLARE SCHEMA option '" + opt.key + "' is not supported yet (supported: default_vtab_module)",
-                  s.site);
-  }
-  std::set<std::string> seeded;
-  for (const auto& item : s.items) {
-    if (item->kind != ast::StmtKind::kSeed) continue;
-    const auto& seed = static_cast<const ast::SeedStmt&>(*item);
-    if (!seeded.insert(to_lower(seed.table)).second)
-      throw Error(StatusCode::kError,
-                  "Seed data for table '" + seed.table + "' is declared more than once in schema '" + s.name + "'",
-                  item->site);
-  }
-  auto owned = own_statement(s);
-  std::shared_ptr<const ast::DeclareSchemaStmt> decl(static_cast<ast::DeclareSchemaStmt*>(owned.release()));
-  db.persist_declaration(to_lower(s.name), statement_to_string(*decl));
-  db.declared_schemas().declared[to_lower(s.name)] = std::move(decl);
-}
 
 // DIFF / APPLY SCHEMA validate every declared object's reserved tags up front (views at
 // the view-ddl site too, unlike a direct CREATE VIEW), before the duplicate-name check,
@@ -644,6 +621,30 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
 }
 
 }  // namespace
+
+void declare_schema(DatabaseImpl& db, const ast::DeclareSchemaStmt& s, DdlOrigin origin) {
+  if (s.logical)
+    throw Error(StatusCode::kUnsupported, "DECLARE LOGICAL SCHEMA (lenses) is not supported yet", s.site);
+  for (const auto& opt : s.options) {
+    if (!iequals(opt.key, "default_vtab_module"))
+      throw Error(StatusCode::kUnsupported,
+                  "DECLARE SCHEMA option '" + opt.key + "' is not supported yet (supported: default_vtab_module)",
+                  s.site);
+  }
+  std::set<std::string> seeded;
+  for (const auto& item : s.items) {
+    if (item->kind != ast::StmtKind::kSeed) continue;
+    const auto& seed = static_cast<const ast::SeedStmt&>(*item);
+    if (!seeded.insert(to_lower(seed.table)).second)
+      throw Error(StatusCode::kError,
+                  "Seed data for table '" + seed.table + "' is declared more than once in schema '" + s.name + "'",
+                  item->site);
+  }
+  auto owned = own_statement(s);
+  std::shared_ptr<const ast::DeclareSchemaStmt> decl(static_cast<ast::DeclareSchemaStmt*>(owned.release()));
+  if (origin == DdlOrigin::kStatement) db.persist_declaration(to_lower(s.name), statement_to_string(*decl));
+  db.declared_schemas().declared[to_lower(s.name)] = std::move(decl);
+}
 
 std::unique_ptr<Executable> plan_declare_schema(DatabaseImpl& db, const ast::DeclareSchemaStmt& stmt) {
   return std::make_unique<SchemaActionExec>([&db, &stmt](ExecContext&) { declare_schema(db, stmt); });

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "runtime/executable.h"
+#include "catalog/ddl_origin.h"
 
 namespace quereus {
 
@@ -28,6 +29,9 @@ struct DeclaredSchemas {
 };
 
 std::unique_ptr<Executable> plan_declare_schema(DatabaseImpl& db, const ast::DeclareSchemaStmt& stmt);
+// DECLARE SCHEMA itself: records the declaration (in the module's catalog too, unless it
+// comes from there).
+void declare_schema(DatabaseImpl& db, const ast::DeclareSchemaStmt& s, DdlOrigin origin = DdlOrigin::kStatement);
 std::unique_ptr<Executable> plan_apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& stmt);
 // DIFF SCHEMA: the DDL APPLY SCHEMA would run, one `ddl` row per statement.
 std::unique_ptr<Executable> plan_diff_schema(DatabaseImpl& db, const ast::DiffSchemaStmt& stmt);
