@@ -254,6 +254,20 @@ TEST_F(StoreDdlFailureTest, AFailedSchemaChangeLeavesTheOldSchemaInMemoryAndOnDi
   EXPECT_EQ(query("pragma integrity_check"), V{"ok"});
 }
 
+// A table whose DEFAULT reads a table that replays after it ("table:main.a" before
+// "table:main.b") fails its first reopen attempt and succeeds on the retry: the failed
+// attempt must leave the stored table and its index alone.
+TEST_F(StoreDdlFailureTest, ATableThatReopensOnTheRetryKeepsItsRows) {
+  exec("create table b (k integer primary key)");
+  exec("insert into b values (1), (2)");
+  exec("create table a (id integer primary key, n integer default ((select count(*) from b)), w text unique)");
+  exec("insert into a (id, w) values (1, 'x'), (2, 'y')");
+  reopen();
+  EXPECT_EQ(query("select id, n, w from a order by id"), (V{"1|2|x", "2|2|y"}));
+  EXPECT_EQ(query("pragma integrity_check"), V{"ok"});
+  fails("insert into a (id, w) values (3, 'x')", StatusCode::kConstraint, "UNIQUE");
+}
+
 TEST_F(StoreDdlFailureTest, AssertionsAndDeclarationsAreStoredLikeTablesAndViews) {
   const std::string assertions = "select schema_name, name, violation_sql from assertion_info()";
   // A failed commit leaves no assertion behind, in memory or on disk.

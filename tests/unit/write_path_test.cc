@@ -191,5 +191,23 @@ TEST_F(WritePathTest, CascadeBindingsFollowTheSchema) {
   EXPECT_EQ(rows[0][0].as_int(), 2);
 }
 
+// A key that cannot be enforced, or a child whose expressions no longer bind, is
+// reported when an action reaches it — never when the parent is merely written.
+TEST_F(WritePathTest, CascadeProblemsSurfaceOnlyWhereTheActionRuns) {
+  exec("create table p (a integer primary key)");
+  exec("create table c (x integer null, y integer null, foreign key (x, y) references p on delete cascade)");
+  exec("insert into p values (1)");  // the broken key is not involved
+  exec("create table aux (v integer)");
+  exec("create table q (id integer primary key)");
+  exec("create table d (id integer primary key, qid integer null references q(id) on delete cascade, "
+       "check ((select count(*) from aux) >= 0))");
+  exec("insert into q values (1), (2)");
+  exec("insert into d values (5, 2)");
+  exec("drop table aux");
+  exec("insert into q values (3)");    // writes q; d's CHECK is not needed
+  exec("delete from q where id = 1");  // no row of d references it: nothing cascades
+  fails("delete from q where id = 2", StatusCode::kError, "aux");
+}
+
 }  // namespace
 }  // namespace quereus

@@ -210,14 +210,25 @@ class TableSchemaBuilder {
 };
 
 // Undoes a table whose storage exists: its index companions, its participation in the
-// transaction, the module's table, and (`in_catalog`) its catalog entry.
-void discard_new_table(DatabaseImpl& db, TableEntry& entry, bool in_catalog) {
+// transaction, the module's table, and (`in_catalog`) its catalog entry. A table attached
+// from the stored catalog lets go of its handles but keeps its storage: the entry is
+// retried (a DEFAULT reading a table that reopens later) or reported, never destroyed.
+void discard_new_table(DatabaseImpl& db, TableEntry& entry, bool in_catalog, DdlOrigin origin) {
   std::string sname = entry.schema.schema_name, tname = entry.schema.name;
-  drop_table_indexes(db, entry);
+  if (origin == DdlOrigin::kStatement) {
+    drop_table_indexes(db, entry);
+  } else {
+    for (auto& c : entry.index_tables) {
+      c->connection.reset();
+      c->table.reset();
+    }
+    entry.index_tables.clear();
+    entry.index_runtime.reset();
+  }
   if (in_catalog) db.forget(entry);
   entry.connection.reset();
   entry.table.reset();
-  entry.module->destroy(sname, tname);
+  if (origin == DdlOrigin::kStatement) entry.module->destroy(sname, tname);
   if (in_catalog) db.catalog().remove(sname, tname);
 }
 
@@ -248,7 +259,7 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
   try {
     create_index_storage(db, *entry, ctx, origin);
   } catch (...) {
-    discard_new_table(db, *entry, false);
+    discard_new_table(db, *entry, false, origin);
     throw;
   }
   db.catalog().add(entry);
@@ -258,7 +269,7 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
     resolve_schema_expressions(db, *entry);
     if (origin == DdlOrigin::kStatement) db.persist_table(*entry);
   } catch (...) {
-    discard_new_table(db, *entry, true);
+    discard_new_table(db, *entry, true, origin);
     throw;
   }
   db.bump_schema_version();

@@ -437,7 +437,9 @@ void DatabaseImpl::end_transaction(bool commit) {
       if (first_error.ok()) first_error = e.status();
     }
   }
-  if (!commit) rollback_observers_to(0);
+  // A commit a module refused is a rollback for the observers too (what they flushed
+  // went with the transaction).
+  if (!commit || !first_error.ok()) rollback_observers_to(0);
   reset_observed();
   explicit_ = implicit_ = statement_savepoint_ = savepoint_began_txn_ = false;
   savepoints_.clear();

@@ -370,6 +370,12 @@ std::string DatabaseImpl::reconcile_with_catalog(VtabModule& module, const std::
     else if (starts_with(key, "declared:"))
       declared_schemas_.declared.erase(key.substr(9));
   }
+  // Whatever happens below, entries were replaced: prepared statements must re-plan
+  // (their plans hold the old entries).
+  struct BumpOnExit {
+    DatabaseImpl& db;
+    ~BumpOnExit() { db.bump_schema_version(); }
+  } bump{*this};
   // Tables, then views over them, then assertions, then declarations.
   for (int pass = 0; pass <= 3; ++pass)
     for (const std::string& key : differ) {
@@ -382,7 +388,6 @@ std::string DatabaseImpl::reconcile_with_catalog(VtabModule& module, const std::
         throw Error(StatusCode::kCorrupt, "module '" + module_name + "': catalog entry '" + key +
                                               "' does not reload: " + st.to_string());
     }
-  bump_schema_version();
   return note;
 }
 

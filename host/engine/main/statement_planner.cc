@@ -207,9 +207,12 @@ TableWriteBindings bind_table_writes(DatabaseImpl& db, const TableEntry& table) 
 
 // Every table a write to `target` can reach through foreign-key actions that write
 // (CASCADE, SET NULL, SET DEFAULT — transitively, a self-reference included), bound
-// now so no cascade binds at run time. Keys are followed whether or not foreign keys are
-// enforced at the moment (the pragma may change before the statement runs); a schema
-// change re-plans the statement. Null when no action writes.
+// now so no cascade binds at run time. Keys are followed from their declarations, not
+// resolved (a key that cannot be enforced is reported where it is enforced, as
+// before), whether or not foreign keys are enforced at the moment (the pragma may change
+// before the statement runs); a schema change re-plans the statement. A table whose
+// expressions do not bind keeps the error for the action that reaches it. Null when no
+// action writes.
 std::shared_ptr<const CascadeBindings> bind_cascades(DatabaseImpl& db, const std::shared_ptr<TableEntry>& target) {
   auto out = std::make_shared<CascadeBindings>();
   std::vector<std::shared_ptr<TableEntry>> queue{target};
@@ -217,12 +220,22 @@ std::shared_ptr<const CascadeBindings> bind_cascades(DatabaseImpl& db, const std
   while (!queue.empty()) {
     std::shared_ptr<TableEntry> parent = std::move(queue.back());
     queue.pop_back();
-    for (const auto& link : inbound_fks(db.catalog(), parent)) {
-      if (!writes_referencing_rows(link->fk.on_delete) && !writes_referencing_rows(link->fk.on_update)) continue;
-      const TableEntry* child = link->child.get();
-      if (!out->count(child)) out->emplace(child, bind_table_writes(db, *child));
-      if (seen.insert(child).second) queue.push_back(link->child);
-    }
+    for (const auto& child : db.catalog().tables())
+      for (const ForeignKeySchema& fk : child->schema.foreign_keys) {
+        if (fk.referenced_schema != parent->schema.schema_name || !iequals(fk.referenced_table, parent->schema.name))
+          continue;
+        if (!writes_referencing_rows(fk.on_delete) && !writes_referencing_rows(fk.on_update)) continue;
+        if (!out->count(child.get())) {
+          CascadeTarget t;
+          try {
+            t.bindings = bind_table_writes(db, *child);
+          } catch (const Error&) {
+            t.error = std::current_exception();
+          }
+          out->emplace(child.get(), std::move(t));
+        }
+        if (seen.insert(child.get()).second) queue.push_back(child);
+      }
   }
   if (out->empty()) return nullptr;
   return out;

@@ -695,8 +695,15 @@ class Substituter {
         std::vector<std::string> cols;
         if (src.kind == K::kTable) {
           auto rel = v_.db->find_relation(src.table.schema, src.table.name, &v_.caller_path);
-          if (rel.table || rel.view) cols = relation_columns(*v_.db, rel);
-          else known = false;  // a CTE, or an unknown name the build reports
+          if (!rel.table && !rel.view) {
+            known = false;  // a CTE, or an unknown name the build reports
+          } else {
+            try {
+              cols = relation_columns(*v_.db, rel);
+            } catch (const Error&) {
+              known = false;  // a view whose body no longer plans: the build reports it
+            }
+          }
         } else if (src.kind == K::kSubquery && !src.alias_columns.empty()) {
           cols = src.alias_columns;
         } else {

@@ -3,6 +3,7 @@
 // and sync ingestion later — goes through DmlWriter::apply (docs/design-writes.md §6).
 #pragma once
 
+#include <exception>
 #include <map>
 #include <memory>
 #include <optional>
@@ -71,7 +72,13 @@ struct BoundReturning {
 // NULL, SET DEFAULT, transitively), with their bindings: bound when the statement is
 // planned, so a cascade never binds anything while it runs. A statement is re-planned
 // when the schema version moves, so the set is current whenever it runs.
-using CascadeBindings = std::map<const TableEntry*, TableWriteBindings>;
+// A table whose expressions do not bind (a CHECK reading a dropped table, …) keeps its
+// error, raised only if an action reaches it — as when bindings were made on first use.
+struct CascadeTarget {
+  TableWriteBindings bindings;
+  std::exception_ptr error;
+};
+using CascadeBindings = std::map<const TableEntry*, CascadeTarget>;
 
 // One statement's writes to one table, bound once per plan by the statement's planner
 // (main/statement_planner.cc) and driven row by row through DmlWriter::apply.

@@ -80,7 +80,10 @@ DmlWriter& DmlWriter::child_writer(const std::shared_ptr<TableEntry>& table) {
 
 const TableWriteBindings& DmlWriter::cascade_bindings(const TableEntry& table) const {
   if (cascades_)
-    if (auto it = cascades_->find(&table); it != cascades_->end()) return it->second;
+    if (auto it = cascades_->find(&table); it != cascades_->end()) {
+      if (it->second.error) std::rethrow_exception(it->second.error);
+      return it->second.bindings;
+    }
   throw Error(StatusCode::kInternal, "a FOREIGN KEY action reached table '" + table.qualified_name() +
                                          "', which the statement's plan did not bind");
 }
