@@ -18,6 +18,7 @@
 #include "main/integrity_check.h"
 #include "main/pragmas.h"
 #include "ddl/tags.h"
+#include "types/conversions.h"
 #include "types/json_value.h"
 #include "optimizer/optimizer.h"
 #include "parser/ast_printer.h"
@@ -771,9 +772,24 @@ class PragmaExec : public Executable {
  public:
   PragmaExec(DatabaseImpl& db, const ast::PragmaStmt& s) : db_(db), name_(to_lower(s.name.name)) {
     if (s.value) {
-      if (s.value->kind == ast::ExprKind::kLiteral) {
-        auto& l = static_cast<const ast::Literal&>(*s.value);
-        value_ = l.literal_kind == ast::LiteralKind::kInteger ? Value::Integer(std::stoll(l.text))
+      // A signed number (`pragma x = -1`) is a literal too, as in SQLite.
+      const ast::Expr* v = s.value.get();
+      bool negative = false;
+      if (v->kind == ast::ExprKind::kUnary) {
+        auto& u = static_cast<const ast::UnaryExpr&>(*v);
+        bool numeric = u.operand && u.operand->kind == ast::ExprKind::kLiteral &&
+                       (static_cast<const ast::Literal&>(*u.operand).literal_kind == ast::LiteralKind::kInteger ||
+                        static_cast<const ast::Literal&>(*u.operand).literal_kind == ast::LiteralKind::kReal);
+        if (numeric && (u.op == ast::UnaryOp::kNegate || u.op == ast::UnaryOp::kPlus)) {
+          negative = u.op == ast::UnaryOp::kNegate;
+          v = u.operand.get();
+        }
+      }
+      if (v->kind == ast::ExprKind::kLiteral) {
+        auto& l = static_cast<const ast::Literal&>(*v);
+        const std::string text = negative ? "-" + l.text : l.text;
+        value_ = l.literal_kind == ast::LiteralKind::kInteger ? parse_number(text, false)
+               : l.literal_kind == ast::LiteralKind::kReal ? parse_number(text, false)
                : l.literal_kind == ast::LiteralKind::kTrue ? Value::Boolean(true)
                : l.literal_kind == ast::LiteralKind::kFalse ? Value::Boolean(false)
                : Value::Text(l.text);
