@@ -654,11 +654,7 @@ class Printer {
       const CommonTableExpr& c = w.ctes[i];
       if (i) out += ", ";
       out += quote_identifier(c.name);
-      if (!c.columns.empty()) {
-        out += " (";
-        names(c.columns);
-        out += ')';
-      }
+      optional_names(c.columns);
       out += " as ";
       if (c.materialization == CommonTableExpr::Materialization::kMaterialized) {
         out += "materialized ";
@@ -680,6 +676,14 @@ class Printer {
       if (i) out += ", ";
       out += quote_identifier(list[i]);
     }
+  }
+
+  // ` (a, b)` after a name, when the list is not empty (column lists of views, CTEs, …).
+  void optional_names(const std::vector<std::string>& list) {
+    if (list.empty()) return;
+    out += " (";
+    names(list);
+    out += ')';
   }
 
   void result_columns(const std::vector<ResultColumn>& cols) {
@@ -874,11 +878,7 @@ class Printer {
     if (!s.alias.empty()) {
       out += " as ";
       out += quote_identifier(s.alias);
-      if (!s.alias_columns.empty()) {
-        out += " (";
-        names(s.alias_columns);
-        out += ')';
-      }
+      optional_names(s.alias_columns);
     }
   }
 
@@ -1195,11 +1195,7 @@ class Printer {
         break;
       case A::kSetMaintained:
         out += " set maintained";
-        if (!s.maintained_columns.empty()) {
-          out += " (";
-          names(s.maintained_columns);
-          out += ')';
-        }
+        optional_names(s.maintained_columns);
         out += " as ";
         select(*s.maintained);
         break;
@@ -1360,11 +1356,7 @@ class Printer {
       out += " as ";
       out += quote_identifier(s.alias);
     }
-    if (!s.columns.empty()) {
-      out += " (";
-      names(s.columns);
-      out += ')';
-    }
+    optional_names(s.columns);
     if (s.default_values) {
       out += " default values";
     } else if (s.source) {
@@ -1471,11 +1463,7 @@ class Printer {
     }
     if (s.maintained) {
       out += " maintained";
-      if (!s.maintained_columns.empty()) {
-        out += " (";
-        names(s.maintained_columns);
-        out += ')';
-      }
+      optional_names(s.maintained_columns);
       out += " as ";
       select(*s.maintained);
     }
@@ -1488,11 +1476,7 @@ class Printer {
     out += "materialized view ";
     if (s.if_not_exists) out += "if not exists ";
     qualified(s.view);
-    if (!s.columns.empty()) {
-      out += " (";
-      names(s.columns);
-      out += ')';
-    }
+    optional_names(s.columns);
     module_clause(s.module_name, s.module_args);
     out += " as ";
     select(*s.select);
@@ -1527,11 +1511,7 @@ class Printer {
   void seed(const SeedStmt& s) {
     out += "seed ";
     out += quote_identifier(s.table);
-    if (!s.columns.empty()) {
-      out += " (";
-      names(s.columns);
-      out += ')';
-    }
+    optional_names(s.columns);
     out += " values ";
     for (size_t r = 0; r < s.rows.size(); ++r) {
       if (r) out += ", ";
@@ -1636,11 +1616,7 @@ class Printer {
     out += "view ";
     if (s.if_not_exists) out += "if not exists ";
     qualified(s.view);
-    if (!s.columns.empty()) {
-      out += " (";
-      names(s.columns);
-      out += ')';
-    }
+    optional_names(s.columns);
     out += " as ";
     select(*s.select);
     tags_clause(s.tags);

@@ -43,6 +43,24 @@ const std::set<std::string>& window_only_functions() {
   return names;
 }
 
+// The scope over a planned relation's output under `table` (and `schema`), its columns
+// named by `names` when given (a FROM alias's or a view's column list), else as planned.
+Scope output_scope(const QueryPlan& qp, const std::string& table, const std::string& schema,
+                   const std::vector<std::string>& names) {
+  Scope scope;
+  for (size_t i = 0; i < qp.root->columns.size(); ++i) {
+    Scope::Column c;
+    c.table = table;
+    c.schema = schema;
+    c.name = names.empty() ? qp.names[i] : names[i];
+    c.slot = static_cast<int>(i);
+    c.attr = qp.root->columns[i];
+    c.attr.name = c.name;
+    scope.columns.push_back(c);
+  }
+  return scope;
+}
+
 [[noreturn]] void fail(StatusCode code, const std::string& msg, const SourceSite& site) {
   if (site.line > 0) throw Error(code, msg, site);
   throw Error(code, msg);
@@ -847,15 +865,7 @@ Planner::Source Planner::plan_subquery_source(const ast::TableSource& src, const
   check_alias_columns(src, qp.root->columns.size());
   Source out;
   out.node = qp.root;
-  for (size_t i = 0; i < qp.root->columns.size(); ++i) {
-    Scope::Column c;
-    c.table = src.alias;
-    c.name = src.alias_columns.empty() ? qp.names[i] : src.alias_columns[i];
-    c.slot = static_cast<int>(i);
-    c.attr = qp.root->columns[i];
-    c.attr.name = c.name;
-    out.scope.columns.push_back(c);
-  }
+  out.scope = output_scope(qp, src.alias, "", src.alias_columns);
   return out;
 }
 
@@ -1649,17 +1659,7 @@ Planner::Source Planner::plan_view(const ViewEntry& view, const ast::TableSource
          src.site);
   Source out;
   out.node = qp.root;
-  std::string alias = src.alias.empty() ? view.name : src.alias;
-  for (size_t i = 0; i < width; ++i) {
-    Scope::Column c;
-    c.table = alias;
-    c.schema = view.schema_name;
-    c.name = view.columns.empty() ? qp.names[i] : view.columns[i];
-    c.slot = static_cast<int>(i);
-    c.attr = qp.root->columns[i];
-    c.attr.name = c.name;
-    out.scope.columns.push_back(c);
-  }
+  out.scope = output_scope(qp, src.alias.empty() ? view.name : src.alias, view.schema_name, view.columns);
   return out;
 }
 
