@@ -169,6 +169,7 @@ void expression_rows(const ScalarExpr& e, int64_t parent, int64_t& next_id, std:
       detail = static_cast<const FunctionScalar&>(e).fn->name;
       break;
     case ScalarKind::kCast: type = "Cast"; break;
+    case ScalarKind::kCollate: type = "Cast"; break;
     case ScalarKind::kCase: type = "Case"; break;
     case ScalarKind::kIn: type = "In"; break;
     case ScalarKind::kInSubquery: type = "InSubquery"; break;

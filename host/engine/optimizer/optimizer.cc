@@ -32,7 +32,8 @@ bool children_independent(const ScalarExpr& e) {
       for (auto& a : f.args) if (!independent_of_row(*a)) return false;
       return true;
     }
-    case ScalarKind::kCast: return e.is_constant();
+    case ScalarKind::kCast:
+    case ScalarKind::kCollate: return e.is_constant();
     default: return false;
   }
 }

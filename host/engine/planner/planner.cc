@@ -444,16 +444,8 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
       auto& c = static_cast<const ast::CollateExpr&>(e);
       auto inner = bind_expr(*c.operand, scope);
       const Collation* coll = resolve_collation(c.collation);
-      // Re-wrap: a COLLATE changes only the collation attached to the value.
-      struct CollateScalar : ScalarExpr {
-        CollateScalar() : ScalarExpr(ScalarKind::kCast) {}
-        Value eval(const EvalEnv& env) const override { return inner->eval(env); }
-        bool is_constant() const override { return inner->is_constant(); }
-        std::vector<const ScalarPtr*> operands() const override { return {&inner}; }
-        ScalarPtr inner;
-      };
       auto s = std::make_shared<CollateScalar>();
-      s->inner = inner;
+      s->operand = inner;
       s->type = inner->type;
       s->collation = coll;
       s->explicit_collation = true;

@@ -22,7 +22,7 @@ class Operator;
 
 enum class ScalarKind {
   kLiteral, kColumn, kParam, kUnary, kBinary, kAnd, kOr, kXor, kNot, kFunction, kCast,
-  kCase, kIn, kInSubquery, kExists, kSubquery, kBetween, kIsNull, kIs, kLike, kGlob,
+  kCollate, kCase, kIn, kInSubquery, kExists, kSubquery, kBetween, kIsNull, kIs, kLike, kGlob,
 };
 
 // Where a value's collation comes from, in rising rank when a comparison resolves its
@@ -131,6 +131,15 @@ struct CastScalar : ScalarExpr {
   bool is_constant() const override { return operand->is_constant(); }
   ScalarPtr operand;
   qrs_logical_type target = QRS_LT_ANY;
+  std::vector<const ScalarPtr*> operands() const override { return {&operand}; }
+};
+
+// `x COLLATE c`: the operand's value, with the collation of the clause attached.
+struct CollateScalar : ScalarExpr {
+  CollateScalar() : ScalarExpr(ScalarKind::kCollate) {}
+  Value eval(const EvalEnv& env) const override { return operand->eval(env); }
+  bool is_constant() const override { return operand->is_constant(); }
+  ScalarPtr operand;
   std::vector<const ScalarPtr*> operands() const override { return {&operand}; }
 };
 
