@@ -91,9 +91,17 @@ TEST_F(LineageTest, InnerJoinConcatenatesScansAndRecordsTheOnEqualities) {
   EXPECT_EQ(l.columns[0].scan, 0);
   EXPECT_EQ(l.columns[1].scan, 1);
   EXPECT_FALSE(l.columns[1].null_extended);
-  // The ON equality is between c.pid (source 1) and p.id (source 4); both are projected
-  // away, so the output has none.
-  EXPECT_TRUE(l.join_equalities.empty());
+  // The ON equality, as scan columns, although both are projected away.
+  ASSERT_EQ(l.join_equalities.size(), 1u);
+  EXPECT_EQ(l.join_equalities[0].left_scan, 0);
+  EXPECT_EQ(l.join_equalities[0].left_column, 1);
+  EXPECT_EQ(l.join_equalities[0].right_scan, 1);
+  EXPECT_EQ(l.join_equalities[0].right_column, 0);
+  // The outermost projection reads source slots 2 (c.qty), 5 (p.name) and 0 (c.cid).
+  ASSERT_EQ(l.reads.size(), 3u);
+  EXPECT_EQ(l.reads[0].slot, 2);
+  EXPECT_EQ(l.reads[1].slot, 5);
+  EXPECT_EQ(l.reads[2].slot, 0);
   // Each c row meets one p (p's key is pinned by the join): c determines p.name; a p row
   // meets many c rows, so p does not determine c.qty.
   EXPECT_TRUE(l.owner_determines(0, 1, 1));
@@ -122,10 +130,10 @@ TEST_F(LineageTest, OuterJoinMarksThePaddedSide) {
   RelLineage r = lineage("select * from c right join p on c.pid = p.id");
   EXPECT_TRUE(r.scans[0].padded);
   EXPECT_FALSE(r.scans[1].padded);
-  // select *: the ON equality's columns are in the output.
   ASSERT_EQ(r.join_equalities.size(), 1u);
-  EXPECT_EQ(r.join_equalities[0].left, 1);
-  EXPECT_EQ(r.join_equalities[0].right, 4);
+  EXPECT_EQ(r.join_equalities[0].left_scan, 0);
+  EXPECT_EQ(r.join_equalities[0].left_column, 1);
+  EXPECT_EQ(r.join_equalities[0].right_scan, 1);
 }
 
 TEST_F(LineageTest, ExistenceFlagsAreTheirOwnKind) {
@@ -158,6 +166,21 @@ TEST_F(LineageTest, AggregatesDistinctSetOperationsAndLimitsHideTheScans) {
     EXPECT_TRUE(l.scans.empty()) << sql;
     for (auto& c : l.columns) EXPECT_EQ(c.kind, Kind::kComputed) << sql;
   }
+}
+
+TEST_F(LineageTest, OutermostReadsStopAtTheProjection) {
+  ASSERT_TRUE(db_->exec("create view cv as select cid, qty + 1 as q1, tag from c").ok());
+  // Over a view: the reads name the view's columns (slot 1 is q1), with only the outer
+  // projection's own inverse; the column lineage composes through to the base column.
+  RelLineage l = lineage("select q1 - 1 as q, upper(tag) from cv");
+  ASSERT_EQ(l.reads.size(), 2u);
+  EXPECT_EQ(l.reads[0].slot, 1);
+  ASSERT_EQ(l.reads[0].inverse.size(), 1u);
+  EXPECT_EQ(l.reads[0].inverse[0].op, Op::kAdd);
+  EXPECT_EQ(l.reads[1].slot, -1);
+  EXPECT_EQ(l.columns[0].kind, Kind::kBase);
+  EXPECT_EQ(l.columns[0].column, 2);
+  EXPECT_EQ(l.columns[0].inverse.size(), 2u);
 }
 
 TEST_F(LineageTest, ViewsExpandToTheirBaseScans) {

@@ -15,7 +15,7 @@ namespace {
 struct NodeLineage {
   std::vector<ColumnLineage> columns;
   std::vector<ScanLineage> scans;
-  std::vector<JoinEquality> join_equalities;
+  std::vector<std::pair<int, int>> join_equalities;  // output positions
 };
 
 ColumnLineage computed(const ScalarExpr* expr) {
@@ -174,8 +174,8 @@ NodeLineage derive_project(const ProjectNode& pr) {
   for (auto& s : out.scans)
     for (int& p : s.positions) p = p >= 0 ? first[p] : -1;
   for (auto& eq : in.join_equalities) {
-    int l = eq.left >= 0 ? first[eq.left] : -1, r = eq.right >= 0 ? first[eq.right] : -1;
-    if (l >= 0 && r >= 0) out.join_equalities.push_back({l, r});
+    int l = first[eq.first], r = first[eq.second];
+    if (l >= 0 && r >= 0) out.join_equalities.emplace_back(l, r);
   }
   return out;
 }
@@ -193,7 +193,7 @@ void add_on_equalities(const JoinNode& j, NodeLineage& out) {
     auto& l = static_cast<const ColumnScalar&>(*b.left);
     auto& r = static_cast<const ColumnScalar&>(*b.right);
     if (l.level != 0 || r.level != 0 || l.slot == r.slot) continue;
-    out.join_equalities.push_back({l.slot, r.slot});
+    out.join_equalities.emplace_back(l.slot, r.slot);
   }
 }
 
@@ -225,7 +225,7 @@ NodeLineage derive_join(const JoinNode& j) {
     out.scans.push_back(std::move(s));
   }
   out.join_equalities = l.join_equalities;
-  for (auto eq : r.join_equalities) out.join_equalities.push_back({eq.left + lw, eq.right + lw});
+  for (auto eq : r.join_equalities) out.join_equalities.emplace_back(eq.first + lw, eq.second + lw);
   add_on_equalities(j, out);
   for (auto side : j.existence) {
     ColumnLineage c;
@@ -268,6 +268,30 @@ std::string json_string(const std::string& s) {
   return out + "\"";
 }
 
+// The outermost projection's reads (see SourceRead).
+std::vector<SourceRead> outermost_reads(const RelNode& root) {
+  const RelNode* n = &root;
+  while (n->kind == RelKind::kSort) n = static_cast<const SortNode*>(n)->input.get();
+  std::vector<SourceRead> out(root.columns.size());
+  if (n->kind != RelKind::kProject) {
+    for (size_t i = 0; i < out.size(); ++i) out[i].slot = static_cast<int>(i);
+    return out;
+  }
+  auto& pr = static_cast<const ProjectNode&>(*n);
+  for (size_t i = 0; i < pr.exprs.size() && i < out.size(); ++i) {
+    std::vector<InverseStep> steps;
+    std::vector<qrs_logical_type> casts;
+    const ColumnScalar* read = invertible(*pr.exprs[i], steps, casts);
+    if (!read || read->slot < 0 || static_cast<size_t>(read->slot) >= pr.input->columns.size()) continue;
+    // A cast is the identity only onto the source column's own type.
+    const qrs_logical_type type = pr.input->columns[read->slot].type;
+    if (std::any_of(casts.begin(), casts.end(), [&](qrs_logical_type t) { return t != type; })) continue;
+    out[i].slot = read->slot;
+    out[i].inverse = std::move(steps);
+  }
+  return out;
+}
+
 void json_ints(std::string& out, const std::vector<int>& v) {
   out += '[';
   for (size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + std::to_string(v[i]);
@@ -285,7 +309,16 @@ RelLineage derive_lineage(const RelNode& root) {
   out.source_properties = derive_properties(source);
   out.columns = std::move(top.columns);
   out.scans = std::move(top.scans);
-  out.join_equalities = std::move(top.join_equalities);
+  // The ON equalities, as scan columns, from the source row (nothing projected away yet).
+  for (auto [a, b] : below.join_equalities) {
+    const ColumnLineage& l = below.columns[a];
+    const ColumnLineage& r = below.columns[b];
+    if (l.kind != ColumnLineage::Kind::kBase || r.kind != ColumnLineage::Kind::kBase || !l.inverse.empty() ||
+        !r.inverse.empty() || l.scan == r.scan)
+      continue;
+    out.join_equalities.push_back({l.scan, l.column, r.scan, r.column});
+  }
+  out.reads = outermost_reads(root);
   // The scans below are the same scans, in the same order, when the outermost
   // projection hides none (it never drops a scan: a projection keeps its input's scans).
   if (below.scans.size() == out.scans.size())

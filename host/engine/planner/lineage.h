@@ -63,10 +63,19 @@ struct ScanLineage {
   std::vector<std::vector<int>> keys;
 };
 
-// Two output positions an ON clause equates (`a.x = b.y`), from every join, outer joins
+// Two scan columns an ON clause equates (`a.x = b.y`), from every join, outer joins
 // included — the columns a write through the join keeps equal.
 struct JoinEquality {
-  int left = -1, right = -1;
+  int left_scan = -1, left_column = -1;
+  int right_scan = -1, right_column = -1;
+};
+
+// What the plan's outermost projection reads for one output column: a slot of the source
+// row (the projection's input) through its own invertible chain, or nothing (-1) when the
+// term is computed there. Without an outermost projection, output i reads slot i.
+struct SourceRead {
+  int slot = -1;
+  std::vector<InverseStep> inverse;
 };
 
 struct RelLineage {
@@ -75,6 +84,7 @@ struct RelLineage {
   std::vector<ColumnLineage> columns;  // one per output column
   std::vector<ScanLineage> scans;
   std::vector<JoinEquality> join_equalities;
+  std::vector<SourceRead> reads;  // one per output column
 
   // True when every row of scan `owner` meets at most one value of scan `partner`'s
   // column `partner_column` (the pairwise "joins at most one" of a key-preserving write):
