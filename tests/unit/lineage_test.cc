@@ -127,6 +127,9 @@ TEST_F(LineageTest, OuterJoinMarksThePaddedSide) {
   EXPECT_FALSE(l.columns[0].null_extended);
   EXPECT_TRUE(l.columns[1].null_extended);
   EXPECT_EQ(l.columns[1].kind, Kind::kBase);
+  // Pairwise questions read the match relation: each c row meets at most one p.
+  EXPECT_TRUE(l.owner_determines(1, 0, 1));
+  EXPECT_FALSE(l.owner_determines(0, 1, 2));
   RelLineage r = lineage("select * from c right join p on c.pid = p.id");
   EXPECT_TRUE(r.scans[0].padded);
   EXPECT_FALSE(r.scans[1].padded);

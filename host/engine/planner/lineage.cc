@@ -306,7 +306,7 @@ RelLineage derive_lineage(const RelNode& root) {
   const RelNode& source = source_of(root);
   NodeLineage below = &source == &root ? top : derive_node(source);
   out.properties = derive_properties(root);
-  out.source_properties = derive_properties(source);
+  out.source_properties = derive_match_properties(source);
   out.columns = std::move(top.columns);
   out.scans = std::move(top.scans);
   // The ON equalities, as scan columns, from the source row (nothing projected away yet).

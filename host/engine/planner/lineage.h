@@ -80,7 +80,9 @@ struct SourceRead {
 
 struct RelLineage {
   RelProperties properties;         // of the output
-  RelProperties source_properties;  // of the source row (see ScanLineage::source_positions)
+  // Of the source row (see ScanLineage::source_positions), over the match relation (outer
+  // joins counted as inner: derive_match_properties) — for the pairwise key questions.
+  RelProperties source_properties;
   std::vector<ColumnLineage> columns;  // one per output column
   std::vector<ScanLineage> scans;
   std::vector<JoinEquality> join_equalities;

@@ -13,6 +13,9 @@ namespace {
 
 using Kind = FunctionalDependency::Kind;
 
+// `matched`: outer joins count as inner joins (derive_match_properties).
+RelProperties derive(bool matched, const RelNode& node);
+
 std::vector<int> all_columns(size_t n) {
   std::vector<int> out(n);
   for (size_t i = 0; i < n; ++i) out[i] = static_cast<int>(i);
@@ -225,9 +228,9 @@ RelProperties derive_table_scan(const TableScanNode& scan) {
 }
 
 // A projection: the input's facts over the columns it passes through bare.
-RelProperties derive_project(const ProjectNode& pr) {
+RelProperties derive_project(const ProjectNode& pr, bool matched) {
   const size_t n = pr.columns.size();
-  RelProperties in = derive_properties(*pr.input);
+  RelProperties in = derive(matched, *pr.input);
   // Bare columns pass their facts through; a column projected twice is an EC.
   std::vector<int> map(pr.input->columns.size(), -1);
   std::vector<std::pair<int, int>> repeats;
@@ -303,10 +306,10 @@ void add_on_pins(const JoinNode& j, size_t lw, RelProperties& l_on, RelPropertie
 
 // A join: each kept side's facts (downgraded where the other side fans it out), plus the
 // ON equalities when both sides are kept.
-RelProperties derive_join(const JoinNode& j) {
+RelProperties derive_join(const JoinNode& j, bool matched) {
   RelProperties p;
   const size_t n = j.columns.size();
-  RelProperties l = derive_properties(*j.left), r = derive_properties(*j.right);
+  RelProperties l = derive(matched, *j.left), r = derive(matched, *j.right);
   const size_t lw = j.left->columns.size(), rw = j.right->columns.size();
   std::vector<std::pair<int, int>> pairs = join_equi_pairs(j, lw);
   // Pinned ON conjuncts count when deciding who fans out.
@@ -323,9 +326,10 @@ RelProperties derive_join(const JoinNode& j) {
   std::vector<int> lmap = all_columns(lw), rmap(rw);
   for (size_t i = 0; i < rw; ++i) rmap[i] = static_cast<int>(lw + i);
   using JK = ast::JoinKind;
-  const bool keep_left = j.join != JK::kRight && j.join != JK::kFull;
-  const bool keep_right = j.join == JK::kInner || j.join == JK::kCross;
-  const bool keep_left_outer_mirror = j.join == JK::kRight;
+  const JK kind = matched && j.join != JK::kCross ? JK::kInner : j.join;
+  const bool keep_left = kind != JK::kRight && kind != JK::kFull;
+  const bool keep_right = kind == JK::kInner || kind == JK::kCross;
+  const bool keep_left_outer_mirror = kind == JK::kRight;
   if (keep_left) append(p, remap(l, lmap, !left_preserved));
   if (keep_right) append(p, remap(r, rmap, !right_preserved));
   if (keep_left_outer_mirror) append(p, remap(r, rmap, !right_preserved));
@@ -343,9 +347,9 @@ RelProperties derive_join(const JoinNode& j) {
 }
 
 // An aggregation: the input's facts over the grouping columns, and the group key.
-RelProperties derive_aggregate(const AggregateNode& a) {
+RelProperties derive_aggregate(const AggregateNode& a, bool matched) {
   const size_t n = a.columns.size();
-  RelProperties in = derive_properties(*a.input);
+  RelProperties in = derive(matched, *a.input);
   std::vector<int> map(a.input->columns.size(), -1);
   std::vector<int> group;
   for (size_t i = 0; i < a.group_by.size(); ++i) {
@@ -360,7 +364,7 @@ RelProperties derive_aggregate(const AggregateNode& a) {
   return p;
 }
 
-RelProperties derive(const RelNode& node) {
+RelProperties derive(bool matched, const RelNode& node) {
   RelProperties p;
   const size_t n = node.columns.size();
   switch (node.kind) {
@@ -374,27 +378,27 @@ RelProperties derive(const RelNode& node) {
       return p;
     case RelKind::kFilter: {
       auto& f = static_cast<const FilterNode&>(node);
-      p = derive_properties(*f.input);
+      p = derive(matched, *f.input);
       add_equalities(p, f.predicate);
       add_singleton_if_key_pinned(p, n);
       return p;
     }
-    case RelKind::kProject: return derive_project(static_cast<const ProjectNode&>(node));
-    case RelKind::kJoin: return derive_join(static_cast<const JoinNode&>(node));
+    case RelKind::kProject: return derive_project(static_cast<const ProjectNode&>(node), matched);
+    case RelKind::kJoin: return derive_join(static_cast<const JoinNode&>(node), matched);
     case RelKind::kSemiJoin:
       // A subset of the left rows, each at most once: every fact of the left side holds.
-      return derive_properties(*static_cast<const SemiJoinNode&>(node).left);
-    case RelKind::kAggregate: return derive_aggregate(static_cast<const AggregateNode&>(node));
+      return derive(matched, *static_cast<const SemiJoinNode&>(node).left);
+    case RelKind::kAggregate: return derive_aggregate(static_cast<const AggregateNode&>(node), matched);
     case RelKind::kDistinct: {
-      p = derive_properties(*static_cast<const DistinctNode&>(node).input);
+      p = derive(matched, *static_cast<const DistinctNode&>(node).input);
       p.is_set = true;
       return p;
     }
     case RelKind::kSort:
-      return derive_properties(*static_cast<const SortNode&>(node).input);
+      return derive(matched, *static_cast<const SortNode&>(node).input);
     case RelKind::kLimit: {
       auto& l = static_cast<const LimitNode&>(node);
-      p = derive_properties(*l.input);
+      p = derive(matched, *l.input);
       if (l.limit && l.limit->kind == ScalarKind::kLiteral) {
         const Value& v = static_cast<const LiteralScalar&>(*l.limit).value;
         if (v.type() == ValueType::kInteger && v.as_int() <= 1) add_key(p, {}, n);
@@ -406,7 +410,7 @@ RelProperties derive(const RelNode& node) {
       using Op = ast::CompoundOp;
       p.is_set = s.op != Op::kUnionAll;
       if (s.op == Op::kIntersect || s.op == Op::kExcept) {
-        RelProperties l = derive_properties(*s.left);
+        RelProperties l = derive(matched, *s.left);
         for (const auto& fd : l.fds)
           if (fd.kind == Kind::kUnique) p.fds.push_back(fd);
       }
@@ -414,7 +418,7 @@ RelProperties derive(const RelNode& node) {
     }
     case RelKind::kWindow: {
       const RelNode* in = node.children().empty() ? nullptr : node.children()[0];
-      if (in) p = derive_properties(*in);
+      if (in) p = derive(matched, *in);
       return p;
     }
     default:
@@ -492,6 +496,8 @@ std::string RelProperties::to_json() const {
   return out;
 }
 
-RelProperties derive_properties(const RelNode& node) { return derive(node); }
+RelProperties derive_properties(const RelNode& node) { return derive(false, node); }
+
+RelProperties derive_match_properties(const RelNode& node) { return derive(true, node); }
 
 }  // namespace quereus

@@ -50,5 +50,9 @@ struct RelProperties {
 };
 
 RelProperties derive_properties(const RelNode& node);
+// The same over the match relation: every outer join counted as an inner join (the rows
+// where both sides took part). For pairwise questions about what one side's row meets of
+// another's ("joins at most one"), which padding does not change.
+RelProperties derive_match_properties(const RelNode& node);
 
 }  // namespace quereus

@@ -18,6 +18,7 @@
 #include "main/database_impl.h"
 #include "parser/ast_printer.h"
 #include "parser/parser.h"
+#include "planner/lineage.h"
 #include "planner/planner.h"
 #include "planner/scalar_expr.h"
 #include "catalog/catalog.h"
@@ -195,35 +196,6 @@ std::optional<bool> literals_equal(const ast::Literal& a, const ast::Literal& b)
 
 // ------------------------------------------------------------------ the view's shape
 
-struct ViewColumn {
-  std::string name;                 // as the view exposes it
-  const ast::Expr* term = nullptr;  // the body's expression; null for a `*` column
-  std::string base;                 // the source column it is ("" when computed)
-  int side = -1;                    // join views: the side `base` belongs to
-  std::string term_sql;             // join views: the term, every column side-qualified
-  // An invertible term (`b + 1`, `-b`, `b collate nocase`): the base value a written view
-  // value stands for. Null for a plain column.
-  std::function<ExprPtr(ExprPtr)> inverse;
-
-  ExprPtr to_base(ExprPtr value) const { return inverse ? inverse(std::move(value)) : std::move(value); }
-};
-
-// A numeric literal (optionally negated): the constants an invertible term may add.
-bool numeric_constant(const ast::Expr* e) {
-  if (!e) return false;
-  if (e->kind == ast::ExprKind::kUnary) {
-    auto& u = static_cast<const ast::UnaryExpr&>(*e);
-    return (u.op == ast::UnaryOp::kNegate || u.op == ast::UnaryOp::kPlus) && numeric_constant(u.operand.get());
-  }
-  if (e->kind != ast::ExprKind::kLiteral) return false;
-  auto k = static_cast<const ast::Literal&>(*e).literal_kind;
-  return k == ast::LiteralKind::kInteger || k == ast::LiteralKind::kReal;
-}
-
-bool same_type_casts(const std::vector<std::string>& casts, qrs_logical_type column) {
-  return std::all_of(casts.begin(), casts.end(),
-                     [column](const std::string& t) { return logical_type_from_name(t) == column; });
-}
 
 ExprPtr binary(ast::BinaryOp op, ExprPtr l, ExprPtr r) {
   auto b = std::make_unique<ast::BinaryExpr>();
@@ -233,62 +205,60 @@ ExprPtr binary(ast::BinaryOp op, ExprPtr l, ExprPtr r) {
   return b;
 }
 
-// Invertibility of a projected term: the column reference it reads and the inverse
-// (null: the identity). `x ± k`, `k + x`, `k - x`, `-x`, `+x`, `x collate c` and a cast
-// to the column's own type invert (vu-inverses.md, the built-in profiles); anything else
-// is computed. `casts` collects the cast target types, which the caller checks against
-// the column's type.
-const ast::ColumnRef* invertible(const ast::Expr* e, std::function<ExprPtr(ExprPtr)>& inverse,
-                                 std::vector<std::string>& casts) {
-  using K = ast::ExprKind;
-  if (!e) return nullptr;
-  if (e->kind == K::kColumn) return static_cast<const ast::ColumnRef*>(e);
-  auto chain = [&](const ast::Expr* operand, std::function<ExprPtr(ExprPtr)> step) -> const ast::ColumnRef* {
-    std::function<ExprPtr(ExprPtr)> inner;
-    const ast::ColumnRef* ref = invertible(operand, inner, casts);
-    if (!ref) return nullptr;
-    // The outer step undoes first: base = inner⁻¹(step⁻¹(v)).
-    inverse = [step, inner](ExprPtr v) { return inner ? inner(step(std::move(v))) : step(std::move(v)); };
-    return ref;
-  };
-  if (e->kind == K::kCollate)
-    return chain(static_cast<const ast::CollateExpr&>(*e).operand.get(), [](ExprPtr v) { return v; });
-  if (e->kind == K::kCast) {
-    auto& c = static_cast<const ast::CastExpr&>(*e);
-    casts.push_back(c.type_name);
-    return chain(c.operand.get(), [](ExprPtr v) { return v; });
-  }
-  if (e->kind == K::kUnary) {
-    auto& u = static_cast<const ast::UnaryExpr&>(*e);
-    if (u.op == ast::UnaryOp::kPlus) return chain(u.operand.get(), [](ExprPtr v) { return v; });
-    if (u.op == ast::UnaryOp::kNegate)
-      return chain(u.operand.get(), [](ExprPtr v) {
-        auto n = std::make_unique<ast::UnaryExpr>();
-        n->op = ast::UnaryOp::kNegate;
-        n->operand = std::move(v);
-        return ExprPtr(std::move(n));
-      });
-    return nullptr;
-  }
-  if (e->kind != K::kBinary) return nullptr;
-  auto& b = static_cast<const ast::BinaryExpr&>(*e);
-  if (b.op != ast::BinaryOp::kAdd && b.op != ast::BinaryOp::kSub) return nullptr;
-  bool add = b.op == ast::BinaryOp::kAdd;
-  if (numeric_constant(b.right.get())) {  // x + k → v - k;  x - k → v + k
-    std::string k = expr_to_string(*b.right);
-    return chain(b.left.get(), [add, k](ExprPtr v) {
-      return binary(add ? ast::BinaryOp::kSub : ast::BinaryOp::kAdd, std::move(v), Parser::parse_expression(k));
-    });
-  }
-  if (numeric_constant(b.left.get())) {  // k + x → v - k;  k - x → k - v
-    std::string k = expr_to_string(*b.left);
-    return chain(b.right.get(), [add, k](ExprPtr v) {
-      return add ? binary(ast::BinaryOp::kSub, std::move(v), Parser::parse_expression(k))
-                 : binary(ast::BinaryOp::kSub, Parser::parse_expression(k), std::move(v));
-    });
-  }
-  return nullptr;
+ExprPtr negate(ExprPtr v) {
+  auto n = std::make_unique<ast::UnaryExpr>();
+  n->op = ast::UnaryOp::kNegate;
+  n->operand = std::move(v);
+  return n;
 }
+
+// A numeric constant of an inverse step as syntax (a negative one as a negation).
+ExprPtr number(const Value& k) {
+  auto lit = std::make_unique<ast::Literal>();
+  bool negative = false;
+  if (k.type() == ValueType::kInteger) {
+    lit->literal_kind = ast::LiteralKind::kInteger;
+    negative = k.as_int() < 0;
+    lit->text = k.as_int() == INT64_MIN ? "9223372036854775808" : std::to_string(negative ? -k.as_int() : k.as_int());
+    if (k.as_int() == INT64_MIN) lit->literal_kind = ast::LiteralKind::kReal;  // an exact big integer
+  } else {
+    lit->literal_kind = ast::LiteralKind::kReal;
+    double d = k.to_double();
+    negative = d < 0;
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", negative ? -d : d);
+    lit->text = buf;
+    if (lit->text.find_first_not_of("0123456789") == std::string::npos) lit->text += ".0";
+  }
+  return negative ? negate(std::move(lit)) : ExprPtr(std::move(lit));
+}
+
+// The base value a written view value `v` stands for, through the lineage's inverse steps.
+ExprPtr apply_inverse(const std::vector<InverseStep>& steps, ExprPtr v) {
+  using Op = InverseStep::Op;
+  for (const InverseStep& step : steps) {
+    switch (step.op) {
+      case Op::kSubtract: v = binary(ast::BinaryOp::kSub, std::move(v), number(step.constant)); break;
+      case Op::kAdd: v = binary(ast::BinaryOp::kAdd, std::move(v), number(step.constant)); break;
+      case Op::kFromConstant: v = binary(ast::BinaryOp::kSub, number(step.constant), std::move(v)); break;
+      case Op::kNegate: v = negate(std::move(v)); break;
+    }
+  }
+  return v;
+}
+
+struct ViewColumn {
+  std::string name;                 // as the view exposes it
+  const ast::Expr* term = nullptr;  // the body's expression; null for a `*` column
+  std::string base;                 // the source column it is ("" when computed)
+  int side = -1;                    // join views: the side `base` belongs to
+  std::string term_sql;             // join views: the term, every column side-qualified
+  // An invertible term (`b + 1`, `-b`, `b collate nocase`): the steps from a written view
+  // value to the base value it stands for (empty: the identity). From the lineage service.
+  std::vector<InverseStep> inverse;
+
+  ExprPtr to_base(ExprPtr value) const { return apply_inverse(inverse, std::move(value)); }
+};
 
 // One table of a join view's FROM.
 struct JoinSide {
@@ -319,6 +289,9 @@ struct ViewShape {
   DatabaseImpl* db = nullptr;
   std::vector<std::string> caller_path;
   const ast::Select* body = nullptr;
+  // The body's lineage (planner/lineage.h): where each column comes from, the join's
+  // equalities and key facts. Column routing and key preservation read it.
+  RelLineage lineage;
   bool join() const { return !sides.empty(); }
 
   const ViewColumn* find(std::string_view n) const {
@@ -440,13 +413,18 @@ void analyze_join(DatabaseImpl& db, const ViewEntry& view, ViewShape& v) {
   v.where = body.core.where.get();
   std::vector<const ast::Expr*> on;
   flatten_join(db, *body.core.from, body_path(db, view), v, on);
-  // Equivalence classes from the ON equalities between two sides' columns.
-  for (const ast::Expr* c : on) {
-    if (c->kind != ast::ExprKind::kBinary) continue;
-    auto& b = static_cast<const ast::BinaryExpr&>(*c);
-    if (b.op != ast::BinaryOp::kEq && b.op != ast::BinaryOp::kEqEq) continue;
-    auto l = join_column(v, b.left.get()), r = join_column(v, b.right.get());
-    if (l.first < 0 || r.first < 0 || l.first == r.first) continue;
+  Planner planner(db);
+  QueryPlan qp = planner.plan_view_body(body, view.schema_name);
+  v.lineage = derive_lineage(*qp.root);
+  const RelLineage& lin = v.lineage;
+  if (lin.scans.size() != v.sides.size())
+    throw Error(StatusCode::kInternal, "view write: the join sides of '" + view.name + "' disagree with its plan");
+  for (size_t s = 0; s < v.sides.size(); ++s)
+    if (lin.scans[s].table != v.sides[s].table || lin.scans[s].padded != v.sides[s].padded)
+      throw Error(StatusCode::kInternal, "view write: the join sides of '" + view.name + "' disagree with its plan");
+  // Equivalence classes of (side, column) from the ON equalities.
+  for (const JoinEquality& eq : lin.join_equalities) {
+    std::pair<int, int> l{eq.left_scan, eq.left_column}, r{eq.right_scan, eq.right_column};
     int li = -1, ri = -1;
     for (size_t k = 0; k < v.classes.size(); ++k)
       for (auto& m : v.classes[k]) {
@@ -461,9 +439,9 @@ void analyze_join(DatabaseImpl& db, const ViewEntry& view, ViewShape& v) {
       v.classes.erase(v.classes.begin() + ri);
     }
   }
-  Planner planner(db);
-  QueryPlan qp = planner.plan_view_body(body, view.schema_name);
   std::vector<std::string> names = view.columns.empty() ? qp.names : view.columns;
+  // The terms, as syntax every statement over the join reads the same way (each column
+  // qualified by its side).
   for (auto& rc : body.core.columns) {
     using RK = ast::ResultColumn::Kind;
     if (rc.kind != RK::kExpr) {
@@ -471,8 +449,6 @@ void analyze_join(DatabaseImpl& db, const ViewEntry& view, ViewShape& v) {
         if (rc.kind == RK::kTableStar && !iequals(rc.table, v.sides[s].qualifier)) continue;
         for (auto& c : v.sides[s].table->schema.columns) {
           ViewColumn col;
-          col.base = c.name;
-          col.side = static_cast<int>(s);
           col.term_sql = quote_identifier(v.sides[s].qualifier) + "." + quote_identifier(c.name);
           v.columns.push_back(std::move(col));
         }
@@ -481,18 +457,6 @@ void analyze_join(DatabaseImpl& db, const ViewEntry& view, ViewShape& v) {
     }
     ViewColumn col;
     col.term = rc.expr.get();
-    std::vector<std::string> casts;
-    const ast::ColumnRef* read = invertible(rc.expr.get(), col.inverse, casts);
-    auto [side, idx] = join_column(v, read);
-    if (side >= 0 && !same_type_casts(casts, v.sides[side].table->schema.columns[idx].logical_type)) side = -1;
-    if (side >= 0) {
-      col.side = side;
-      col.base = v.sides[side].table->schema.columns[idx].name;
-    } else {
-      col.inverse = nullptr;
-    }
-    // The term with every column qualified by its side, so it reads the same from any
-    // statement over the join.
     ExprPtr t = clone(*rc.expr);
     walk(t, [&](ExprPtr& x, int depth) {
       if (depth > 0 || x->kind != ast::ExprKind::kColumn) return false;
@@ -507,6 +471,16 @@ void analyze_join(DatabaseImpl& db, const ViewEntry& view, ViewShape& v) {
     });
     col.term_sql = expr_to_string(*t);
     v.columns.push_back(std::move(col));
+  }
+  if (v.columns.size() != lin.columns.size())
+    throw Error(StatusCode::kInternal, "view write: column count of '" + view.name + "' disagrees with its plan");
+  // Routing: each column's site, from the lineage.
+  for (size_t i = 0; i < v.columns.size(); ++i) {
+    const ColumnLineage& c = lin.columns[i];
+    if (c.kind != ColumnLineage::Kind::kBase || c.scan < 0) continue;
+    v.columns[i].side = c.scan;
+    v.columns[i].base = v.sides[c.scan].table->schema.columns[c.column].name;
+    v.columns[i].inverse = c.inverse;
   }
   if (v.columns.size() != names.size())
     throw Error(StatusCode::kInternal, "view write: column count of '" + view.name + "' disagrees with its plan");
@@ -562,31 +536,26 @@ ViewShape analyze(DatabaseImpl& db, const ViewEntry& view) {
   Planner planner(db);
   QueryPlan qp = planner.plan_view_body(body, view.schema_name);
   std::vector<std::string> names = view.columns.empty() ? qp.names : view.columns;
-  auto source_column = [&](std::string_view n) -> std::string {
-    for (auto& c : v.source_columns)
-      if (iequals(c, n)) return c;
-    return "";
-  };
+  v.lineage = derive_lineage(*qp.root);
   for (auto& rc : core.columns) {
     using RK = ast::ResultColumn::Kind;
     if (rc.kind == RK::kStar || rc.kind == RK::kTableStar) {
-      for (auto& c : v.source_columns) v.columns.push_back({c, nullptr, c, -1, "", nullptr});
+      for (size_t i = 0; i < v.source_columns.size(); ++i) v.columns.emplace_back();
       continue;
     }
     ViewColumn col;
     col.term = rc.expr.get();
-    std::vector<std::string> casts;
-    if (const ast::ColumnRef* ref = invertible(rc.expr.get(), col.inverse, casts)) {
-      if (ref->table.empty() || iequals(ref->table, v.qualifier)) col.base = source_column(ref->column);
-    }
-    // A cast is the identity only onto the column's own type (a table source; a view
-    // source's column types are not at hand here, so a cast over one is computed).
-    if (!casts.empty() && !col.base.empty()) {
-      int at = v.table ? v.table->schema.find_column(col.base) : -1;
-      if (at < 0 || !same_type_casts(casts, v.table->schema.columns[at].logical_type)) col.base.clear();
-    }
-    if (col.base.empty()) col.inverse = nullptr;
     v.columns.push_back(std::move(col));
+  }
+  if (v.columns.size() != v.lineage.reads.size())
+    throw Error(StatusCode::kInternal, "view write: column count of '" + view.name + "' disagrees with its plan");
+  // Routing: what the body's projection reads of its source row (the source's columns,
+  // in order), through its own inverse; the source (a view) routes the rest itself.
+  for (size_t i = 0; i < v.columns.size(); ++i) {
+    const SourceRead& read = v.lineage.reads[i];
+    if (read.slot < 0 || static_cast<size_t>(read.slot) >= v.source_columns.size()) continue;
+    v.columns[i].base = v.source_columns[read.slot];
+    v.columns[i].inverse = read.inverse;
   }
   if (v.columns.size() != names.size())
     throw Error(StatusCode::kInternal, "view write: column count of '" + view.name + "' disagrees with its plan");
@@ -867,7 +836,7 @@ void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
   // An invertible view column writes its inverse: in each VALUES row, or over the source.
   std::vector<const ViewColumn*> written;
   for (auto& c : view_cols) written.push_back(&sub.column(c));
-  if (s.source && std::any_of(written.begin(), written.end(), [](const ViewColumn* c) { return bool(c->inverse); })) {
+  if (s.source && std::any_of(written.begin(), written.end(), [](const ViewColumn* c) { return !c->inverse.empty(); })) {
     if (plain_values) {
       for (auto& row : s.source->core.values)
         for (size_t i = 0; i < row.size() && i < written.size(); ++i) row[i] = written[i]->to_base(std::move(row[i]));
@@ -1133,37 +1102,6 @@ ast::StatementPtr returning_query(const ViewShape& v, std::vector<ast::ResultCol
   return sel;
 }
 
-// True when every row of side `owner` joins at most one row of side `partner`: the join
-// equates some unique key of the partner (its primary key, or a non-partial UNIQUE) with
-// columns of the owner.
-bool joins_one(const ViewShape& v, int owner, int partner) {
-  auto pinned = [&](int column) {
-    for (auto& cls : v.classes) {
-      bool has_partner = std::find(cls.begin(), cls.end(), std::make_pair(partner, column)) != cls.end();
-      if (!has_partner) continue;
-      for (auto& m : cls)
-        if (m.first == owner) return true;
-    }
-    return false;
-  };
-  const TableSchema& ts = v.sides[partner].table->schema;
-  auto all_pinned = [&](const std::vector<int>& cols) {
-    return !cols.empty() && std::all_of(cols.begin(), cols.end(), pinned);
-  };
-  if (ts.primary_key_declared) {
-    std::vector<int> pk;
-    for (auto& k : ts.primary_key) pk.push_back(k.column);
-    if (all_pinned(pk)) return true;
-  }
-  for (auto& ix : ts.indexes) {
-    if (!ix.unique || ix.where) continue;
-    std::vector<int> cols;
-    for (auto& c : ix.columns) cols.push_back(c.column);
-    if (all_pinned(cols)) return true;
-  }
-  return false;
-}
-
 void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out) {
   std::string target = s.alias.empty() ? s.table.name : s.alias;
   Substituter sub(v, target);
@@ -1189,7 +1127,8 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
       auto& ref = static_cast<ast::ColumnRef&>(*x);
       for (size_t p = 0; p < v.sides.size(); ++p) {
         if (static_cast<int>(p) == c.side || !iequals(ref.table, v.sides[p].qualifier)) continue;
-        if (!joins_one(v, c.side, static_cast<int>(p)))
+        int read = v.sides[p].find(ref.column);
+        if (read < 0 || !v.lineage.owner_determines(c.side, static_cast<int>(p), read))
           v.refuse("the SET value of '" + c.name + "' reads side '" + v.sides[p].qualifier +
                    "', but the assigned side joins more than one '" + v.sides[p].qualifier +
                    "' row (no unique key of it is pinned by the join)");
@@ -1332,7 +1271,7 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
     auto key = std::make_pair(c.side, v.sides[c.side].find(c.base));
     supplied_sides.insert(c.side);
     std::string value = std::string(kEnvelope) + ".c" + std::to_string(i);
-    if (c.inverse) value = expr_to_string(*c.to_base(Parser::parse_expression(value)));
+    if (!c.inverse.empty()) value = expr_to_string(*c.to_base(Parser::parse_expression(value)));
     if (!given.emplace(key, value).second)
       v.refuse("two inserted columns write base column '" + c.base + "'");
   }
