@@ -1,7 +1,8 @@
 // Parses every block of the .sqllogic corpora (FORMAT.md §4 block splitting) and
 // reports statements that fail to parse although no error is expected, statements
-// whose canonical print does not re-parse to the same print (round trip), and result
-// columns whose canonical name (FORMAT.md §6.3) is not a key of the expected rows.
+// whose canonical print does not re-parse to the same print (round trip), statements
+// whose deep copy (ast::clone) does not print like the original, and result columns
+// whose canonical name (FORMAT.md §6.3) is not a key of the expected rows.
 //
 // Both the reference corpus (shared/conformance/quereus-logic) and our own tests/logic
 // must parse cleanly.
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "parser/ast_clone.h"
 #include "parser/ast_printer.h"
 #include "parser/parser.h"
 
@@ -137,6 +139,8 @@ struct Report {
   std::vector<std::string> error_mismatches;
   int round_trip_checked = 0;
   std::vector<std::string> round_trip_failures;
+  int clone_checked = 0;
+  std::vector<std::string> clone_failures;
   int names_checked = 0;
   std::vector<std::string> name_mismatches;
   double seconds = 0;  // time spent in Parser::parse on the corpus text
@@ -169,6 +173,29 @@ void check_round_trip(const ast::Statement& stmt, const Block& b, Report& r) {
   } catch (const Error& e) {
     r.round_trip_failures.push_back(where(b) + ": printed text does not parse (" + e.what() +
                                     "): " + one_line(first, 400));
+  }
+}
+
+// ast::clone must print exactly like the original and keep the statement's own site and
+// text range (which the printer does not show).
+void check_clone(const ast::Statement& stmt, const Block& b, Report& r) {
+  ++r.clone_checked;
+  std::string original = statement_to_string(stmt);
+  try {
+    ast::StatementPtr copy = ast::clone(stmt);
+    std::string printed = statement_to_string(*copy);
+    if (printed != original) {
+      r.clone_failures.push_back(where(b) + ": clone prints differently:\n      " +
+                                 one_line(original, 400) + "\n   -> " + one_line(printed, 400));
+    } else if (copy->kind != stmt.kind || copy->site.line != stmt.site.line ||
+               copy->site.column != stmt.site.column || copy->text_begin != stmt.text_begin ||
+               copy->text_end != stmt.text_end) {
+      r.clone_failures.push_back(where(b) + ": clone lost the kind, site or text range: " +
+                                 one_line(original));
+    }
+  } catch (const Error& e) {
+    r.clone_failures.push_back(where(b) + ": clone failed (" + e.what() + "): " +
+                               one_line(original));
   }
 }
 
@@ -249,7 +276,10 @@ Report run_corpus(const fs::path& dir) {
         auto stmts = Parser::parse(pieces[i]);
         r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         r.statements += static_cast<int>(stmts.size());
-        for (const auto& s : stmts) check_round_trip(*s, b, r);
+        for (const auto& s : stmts) {
+          check_round_trip(*s, b, r);
+          check_clone(*s, b, r);
+        }
         if (b.kind == Block::Kind::kResult && i + 1 == pieces.size() && stmts.size() == 1) {
           check_names(*stmts[0], b, r);
         }
@@ -319,6 +349,11 @@ void print_report(const std::string& title, const Report& r) {
   for (size_t i = 0; i < r.round_trip_failures.size() && i < limit; ++i) {
     std::cout << "  " << r.round_trip_failures[i] << "\n";
   }
+  std::cout << "[" << title << "] clone: " << r.clone_checked << " statements checked, "
+            << r.clone_failures.size() << " failures\n";
+  for (size_t i = 0; i < r.clone_failures.size() && i < limit; ++i) {
+    std::cout << "  " << r.clone_failures[i] << "\n";
+  }
   std::cout << "[" << title << "] column names: " << r.names_checked
             << " expression columns checked, " << r.name_mismatches.size()
             << " not found among the expected keys\n";
@@ -335,10 +370,11 @@ TEST(CorpusParse, ReferenceCorpusReport) {
   EXPECT_GT(r.blocks, 0);
   // The whole dialect parses: no statement fails unless its expected outcome is an
   // error, every error the parser raises carries the expected text, and print → parse
-  // → print is a fixed point.
+  // → print is a fixed point, and every statement's deep copy prints like it.
   EXPECT_EQ(r.unexpected.size(), 0u);
   EXPECT_EQ(r.error_mismatches.size(), 0u);
   EXPECT_EQ(r.round_trip_failures.size(), 0u);
+  EXPECT_EQ(r.clone_failures.size(), 0u);
   EXPECT_EQ(r.name_mismatches.size(), 0u);
   // Speed: the whole corpus parses in well under a second.
   EXPECT_LT(r.seconds, 1.0);
@@ -351,6 +387,7 @@ TEST(CorpusParse, OwnLogicTestsParseCleanly) {
   print_report("tests/logic", r);
   EXPECT_EQ(r.unexpected.size(), 0u);
   EXPECT_EQ(r.round_trip_failures.size(), 0u);
+  EXPECT_EQ(r.clone_failures.size(), 0u);
 }
 
 }  // namespace
