@@ -1,9 +1,10 @@
 // Writing through views: the lowering of a view-targeted INSERT / UPDATE / DELETE into
 // statements on the view's source (docs/view-updates.md).
 //
-// The lowering works on syntax: the user's statement is copied (printed and re-parsed,
-// so the copy owns every node), view-column references are replaced by the view's base
-// terms, and the copy is retargeted at the source. The ordinary DML builders then plan
+// The lowering works on syntax: the user's statement is deep-copied (parser/ast_clone.h),
+// view-column references are replaced by the view's base terms, and the copy is
+// retargeted at the source; the statements a join view adds are built as syntax
+// (parser/ast_build.h), never as SQL text. The ordinary DML builders then plan
 // the copy, so constraints, indexes, foreign keys, conflict actions and RETURNING are the
 // base table's own.
 #include "rewrite/view_writes.h"
@@ -17,7 +18,8 @@
 #include "common/status.h"
 #include "main/database_impl.h"
 #include "parser/ast_printer.h"
-#include "parser/parser.h"
+#include "parser/ast_build.h"
+#include "parser/ast_clone.h"
 #include "planner/lineage.h"
 #include "planner/planner.h"
 #include "planner/scalar_expr.h"
@@ -32,13 +34,7 @@ using ast::ExprPtr;
 
 // ------------------------------------------------------------------ syntax helpers
 
-ExprPtr clone(const ast::Expr& e) { return Parser::parse_expression(expr_to_string(e)); }
-
-ast::StatementPtr clone_statement(const ast::Statement& s) {
-  auto stmts = Parser::parse(statement_to_string(s));
-  if (stmts.size() != 1) throw Error(StatusCode::kInternal, "view write: statement copy did not re-parse as one statement");
-  return std::move(stmts.front());
-}
+using ast::clone;
 
 // A rewrite hook: returns true when it replaced `e` (the walk then does not descend into
 // the replacement). `depth` is 0 at the statement's own level, +1 per subquery.
@@ -168,15 +164,7 @@ void conjuncts(const ast::Expr* e, std::vector<const ast::Expr*>& out) {
   out.push_back(e);
 }
 
-ExprPtr conjoin(ExprPtr a, ExprPtr b) {
-  if (!a) return b;
-  if (!b) return a;
-  auto x = std::make_unique<ast::BinaryExpr>();
-  x->op = ast::BinaryOp::kAnd;
-  x->left = std::move(a);
-  x->right = std::move(b);
-  return x;
-}
+using ast::conjoin;
 
 // Equal / different / unknown at plan time, for two non-null literals.
 std::optional<bool> literals_equal(const ast::Literal& a, const ast::Literal& b) {
@@ -197,20 +185,8 @@ std::optional<bool> literals_equal(const ast::Literal& a, const ast::Literal& b)
 // ------------------------------------------------------------------ the view's shape
 
 
-ExprPtr binary(ast::BinaryOp op, ExprPtr l, ExprPtr r) {
-  auto b = std::make_unique<ast::BinaryExpr>();
-  b->op = op;
-  b->left = std::move(l);
-  b->right = std::move(r);
-  return b;
-}
-
-ExprPtr negate(ExprPtr v) {
-  auto n = std::make_unique<ast::UnaryExpr>();
-  n->op = ast::UnaryOp::kNegate;
-  n->operand = std::move(v);
-  return n;
-}
+using ast::binary;
+using ast::negate;
 
 // A numeric constant of an inverse step as syntax (a negative one as a negation).
 ExprPtr number(const Value& k) {
@@ -252,7 +228,7 @@ struct ViewColumn {
   const ast::Expr* term = nullptr;  // the body's expression; null for a `*` column
   std::string base;                 // the source column it is ("" when computed)
   int side = -1;                    // join views: the side `base` belongs to
-  std::string term_sql;             // join views: the term, every column side-qualified
+  ExprPtr qualified;                // join views: the term, every column side-qualified
   // An invertible term (`b + 1`, `-b`, `b collate nocase`): the steps from a written view
   // value to the base value it stands for (empty: the identity). From the lineage service.
   std::vector<InverseStep> inverse;
@@ -301,7 +277,7 @@ struct ViewShape {
   }
   // The base term of view column `c`, as an expression at the lowered statement's level.
   ExprPtr term(const ViewColumn& c) const {
-    if (!c.term_sql.empty()) return Parser::parse_expression(c.term_sql);
+    if (c.qualified) return clone(*c.qualified);
     if (c.term) return clone(*c.term);
     auto ref = std::make_unique<ast::ColumnRef>();
     ref->column = c.base;
@@ -449,7 +425,7 @@ void analyze_join(DatabaseImpl& db, const ViewEntry& view, ViewShape& v) {
         if (rc.kind == RK::kTableStar && !iequals(rc.table, v.sides[s].qualifier)) continue;
         for (auto& c : v.sides[s].table->schema.columns) {
           ViewColumn col;
-          col.term_sql = quote_identifier(v.sides[s].qualifier) + "." + quote_identifier(c.name);
+          col.qualified = ast::column_ref(v.sides[s].qualifier, c.name);
           v.columns.push_back(std::move(col));
         }
       }
@@ -469,7 +445,7 @@ void analyze_join(DatabaseImpl& db, const ViewEntry& view, ViewShape& v) {
       }
       return true;
     });
-    col.term_sql = expr_to_string(*t);
+    col.qualified = std::move(t);
     v.columns.push_back(std::move(col));
   }
   if (v.columns.size() != lin.columns.size())
@@ -798,21 +774,13 @@ void lower_delete(ast::DeleteStmt& s, const ViewShape& v) {
   s.alias = kSelf;
 }
 
-// `outer_sql`, a SELECT whose FROM is one `(select 1) as …` placeholder, reading `source`
-// instead. The source moves in as syntax (not re-parsed text), so its parameters keep
-// their positions.
-std::unique_ptr<ast::Select> wrap_source(const std::string& outer_sql, std::unique_ptr<ast::Select> source) {
-  auto stmts = Parser::parse(outer_sql);
-  auto select = std::move(static_cast<ast::SelectStmt&>(*stmts.front()).select);
-  select->core.from->subquery = std::move(source);
-  return select;
-}
-
-// `select *, <extra…> from (<source>) as __vw_src`.
+// `select *, <extra…> from (<source>) as __vw_src`. The source moves in as syntax, so its
+// parameters keep their positions.
 std::unique_ptr<ast::Select> widen_source(std::unique_ptr<ast::Select> source, const std::vector<ExprPtr>& extra) {
-  std::string sql = "select *";
-  for (auto& e : extra) sql += ", " + expr_to_string(*e);
-  return wrap_source(sql + " from (select 1) as __vw_src", std::move(source));
+  std::vector<ast::ResultColumn> cols;
+  cols.push_back(ast::star());
+  for (auto& e : extra) cols.push_back(ast::result_column(clone(*e)));
+  return ast::select(std::move(cols), ast::subquery_source(std::move(source), "__vw_src"));
 }
 
 void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
@@ -841,14 +809,16 @@ void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
       for (auto& row : s.source->core.values)
         for (size_t i = 0; i < row.size() && i < written.size(); ++i) row[i] = written[i]->to_base(std::move(row[i]));
     } else {
-      std::string sql = "select ", names;
+      // select <inverse of c0> as c0, … from (<source>) as __vw_inv(c0, …)
+      std::vector<ast::ResultColumn> cols;
+      std::vector<std::string> names;
       for (size_t i = 0; i < written.size(); ++i) {
         std::string c = "c" + std::to_string(i);
-        sql += (i ? ", " : "") + expr_to_string(*written[i]->to_base(Parser::parse_expression(c))) + " as " + c;
-        names += (i ? ", " : "") + c;
+        cols.push_back(ast::result_column(written[i]->to_base(ast::column_ref("", c)), c));
+        names.push_back(c);
       }
       auto path = s.source->schema_path;
-      s.source = wrap_source(sql + " from (select 1) as __vw_inv(" + names + ")", std::move(s.source));
+      s.source = ast::select(std::move(cols), ast::subquery_source(std::move(s.source), "__vw_inv", std::move(names)));
       s.source->schema_path = path;
     }
   }
@@ -936,30 +906,23 @@ void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
 
 // ------------------------------------------------------------------ join views
 
-// WITH CONTEXT values, forwarded to every base statement (each takes the names it declares).
-std::vector<ast::NamedExpr> clone_context(const std::vector<ast::NamedExpr>& context) {
-  std::vector<ast::NamedExpr> out;
-  for (auto& n : context) out.push_back({n.name, n.value ? clone(*n.value) : nullptr, n.site});
-  return out;
-}
-
 constexpr const char* kKeys = "__vw_keys";  // the captured keys of an UPDATE / DELETE
 constexpr const char* kEnvelope = "__vw_env";  // an INSERT's envelope
 
-std::string qualified(const JoinSide& s) {
-  return quote_identifier(s.table->schema.schema_name) + "." + quote_identifier(s.table->schema.name);
+ast::QualifiedName qualified(const JoinSide& s) { return {s.table->schema.schema_name, s.table->schema.name, {}}; }
+
+// `__vw_k.<column>`: a column of the capture row.
+ExprPtr captured(const std::string& column) { return ast::column_ref("__vw_k", column); }
+
+// `select <what> from __vw_keys as __vw_k where <where>`.
+std::unique_ptr<ast::Select> from_capture(ExprPtr what, ExprPtr where) {
+  std::vector<ast::ResultColumn> cols;
+  cols.push_back(ast::result_column(std::move(what)));
+  return ast::select(std::move(cols), ast::table_source({"", kKeys, {}}, "__vw_k"), std::move(where));
 }
 
-std::string or_clause(ast::ConflictClause c) {
-  switch (c) {
-    case ast::ConflictClause::kRollback: return "or rollback ";
-    case ast::ConflictClause::kAbort: return "or abort ";
-    case ast::ConflictClause::kFail: return "or fail ";
-    case ast::ConflictClause::kIgnore: return "or ignore ";
-    case ast::ConflictClause::kReplace: return "or replace ";
-    default: return "";
-  }
-}
+// `exists (select 1 from __vw_keys as __vw_k where <where>)`.
+ExprPtr some_captured(ExprPtr where) { return ast::exists(from_capture(ast::integer_literal(1), std::move(where))); }
 
 std::vector<int> key_columns(const JoinSide& s) {
   std::vector<int> out;
@@ -1001,34 +964,33 @@ std::vector<int> parents_first(const ViewShape& v) {
 }
 
 // `__vw_k.k<s>_0 is <q>.<pk0> and …`: side `s`'s row (called `q`) is a captured one.
-std::string key_equalities(const ViewShape& v, int s, const std::string& q);
+ExprPtr key_equalities(const ViewShape& v, int s, const std::string& q);
 
 // For an outer join's padded side, the match marker m<s> of the capture gates the match:
 // `matched` requires it (the row exists), otherwise a capture row without a partner also
 // counts (a RETURNING re-query keeps the preserved row).
-std::string key_match(const ViewShape& v, int s, const std::string& q, bool matched = true) {
-  std::string keys = key_equalities(v, s, q);
+ExprPtr key_match(const ViewShape& v, int s, const std::string& q, bool matched = true) {
+  ExprPtr keys = key_equalities(v, s, q);
   if (!v.sides[s].padded) return keys;
-  std::string m = "__vw_k.m" + std::to_string(s);
-  return matched ? m + " and " + keys : "((" + m + " and " + keys + ") or not " + m + ")";
+  std::string m = "m" + std::to_string(s);
+  if (matched) return conjoin(captured(m), std::move(keys));
+  return ast::disjoin(conjoin(captured(m), std::move(keys)), ast::logical_not(captured(m)));
 }
 
-std::string key_equalities(const ViewShape& v, int s, const std::string& q) {
-  std::string out;
+ExprPtr key_equalities(const ViewShape& v, int s, const std::string& q) {
+  ExprPtr out;
   auto keys = key_columns(v.sides[s]);
-  for (size_t j = 0; j < keys.size(); ++j) {
-    if (j) out += " and ";
-    out += "__vw_k.k" + std::to_string(s) + "_" + std::to_string(j) + " is " + quote_identifier(q) + "." +
-           quote_identifier(v.sides[s].table->schema.columns[keys[j]].name);
-  }
+  for (size_t j = 0; j < keys.size(); ++j)
+    out = conjoin(std::move(out), binary(ast::BinaryOp::kIs, captured("k" + std::to_string(s) + "_" + std::to_string(j)),
+                                         ast::column_ref(q, v.sides[s].table->schema.columns[keys[j]].name)));
   return out;
 }
 
 // A copy of the join body whose FROM tables are schema-qualified (they resolve as the
 // view's read resolves them, whatever the writing statement's path), with no ORDER BY.
 std::unique_ptr<ast::SelectStmt> body_copy(const ViewShape& v) {
-  auto stmts = Parser::parse(select_to_string(*v.body));
-  std::unique_ptr<ast::SelectStmt> sel(static_cast<ast::SelectStmt*>(stmts.front().release()));
+  auto sel = std::make_unique<ast::SelectStmt>();
+  sel->select = clone(*v.body);
   size_t next = 0;
   std::function<void(ast::TableSource&)> qualify = [&](ast::TableSource& src) {
     if (src.kind == ast::TableSource::Kind::kJoin) {
@@ -1046,12 +1008,6 @@ std::unique_ptr<ast::SelectStmt> body_copy(const ViewShape& v) {
   return sel;
 }
 
-ast::ResultColumn result(const std::string& sql, const std::string& alias) {
-  ast::ResultColumn rc;
-  rc.expr = Parser::parse_expression(sql);
-  rc.alias = alias;
-  return rc;
-}
 
 // The capture of an UPDATE / DELETE: each addressed view row's base keys, k<side>_<j>.
 ast::StatementPtr key_capture(const ViewShape& v, ExprPtr user_where, std::unique_ptr<ast::WithClause> with,
@@ -1062,9 +1018,9 @@ ast::StatementPtr key_capture(const ViewShape& v, ExprPtr user_where, std::uniqu
   for (size_t s = 0; s < v.sides.size(); ++s) {
     auto keys = key_columns(v.sides[s]);
     for (size_t j = 0; j < keys.size(); ++j)
-      core.columns.push_back(result(quote_identifier(v.sides[s].qualifier) + "." +
-                                        quote_identifier(v.sides[s].table->schema.columns[keys[j]].name),
-                                    "k" + std::to_string(s) + "_" + std::to_string(j)));
+      core.columns.push_back(ast::result_column(
+          ast::column_ref(v.sides[s].qualifier, v.sides[s].table->schema.columns[keys[j]].name),
+          "k" + std::to_string(s) + "_" + std::to_string(j)));
   }
   // An outer join's padded side matched when its join column is not NULL: the ON
   // equality holds for a matched row, so the column cannot be NULL there (a padded row's
@@ -1076,9 +1032,9 @@ ast::StatementPtr key_capture(const ViewShape& v, ExprPtr user_where, std::uniqu
       for (auto& m : cls)
         if (m.first == static_cast<int>(s) && col < 0) col = m.second;
     if (col < 0) v.refuse("the outer join's ON clause equates no column of '" + v.sides[s].qualifier + "' with the other side");
-    core.columns.push_back(result(quote_identifier(v.sides[s].qualifier) + "." +
-                                      quote_identifier(v.sides[s].table->schema.columns[col].name) + " is not null",
-                                  "m" + std::to_string(s)));
+    core.columns.push_back(ast::result_column(
+        ast::is_not_null(ast::column_ref(v.sides[s].qualifier, v.sides[s].table->schema.columns[col].name)),
+        "m" + std::to_string(s)));
   }
   for (auto& rc : extra) core.columns.push_back(std::move(rc));
   core.where = conjoin(std::move(core.where), std::move(user_where));
@@ -1093,12 +1049,10 @@ ast::StatementPtr returning_query(const ViewShape& v, std::vector<ast::ResultCol
   auto sel = body_copy(v);
   ast::SelectCore& core = sel->select->core;
   core.columns = std::move(items);
-  std::string match;
-  for (size_t s = 0; s < v.sides.size(); ++s) {
-    if (s) match += " and ";
-    match += key_match(v, static_cast<int>(s), v.sides[s].qualifier, false);
-  }
-  core.where = Parser::parse_expression("exists (select 1 from " + std::string(kKeys) + " as __vw_k where " + match + ")");
+  ExprPtr match;
+  for (size_t s = 0; s < v.sides.size(); ++s)
+    match = conjoin(std::move(match), key_match(v, static_cast<int>(s), v.sides[s].qualifier, false));
+  core.where = some_captured(std::move(match));
   return sel;
 }
 
@@ -1133,9 +1087,8 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
                    "', but the assigned side joins more than one '" + v.sides[p].qualifier +
                    "' row (no unique key of it is pinned by the join)");
         std::string col = "s" + std::to_string(reads.size());
-        reads.push_back(result(expr_to_string(*x), col));
-        x = Parser::parse_expression("(select __vw_k." + col + " from " + std::string(kKeys) + " as __vw_k where " +
-                                     key_match(v, c.side, v.sides[c.side].qualifier) + ")");
+        reads.push_back(ast::result_column(clone(*x), col));
+        x = ast::scalar_subquery(from_capture(captured(col), key_match(v, c.side, v.sides[c.side].qualifier)));
         return true;
       }
       return true;
@@ -1145,31 +1098,30 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
   sub(s.where);
   // Writing the padded side of an outer join: a view row without a partner gets one,
   // inserted with the assigned values and the preserved side's join key.
-  std::vector<std::string> materialize(v.sides.size());
-  std::vector<std::vector<std::pair<std::string, ExprPtr>>> materialize_values(v.sides.size());
+  std::vector<ast::StatementPtr> materialize(v.sides.size());
   for (size_t side = 0; side < v.sides.size(); ++side) {
     if (!v.sides[side].padded || per_side[side].empty()) continue;
     const JoinSide& js = v.sides[side];
-    auto capture = [&](const std::string& sql) {
+    // A value of the view row, captured as column s<n> of the capture row.
+    auto capture = [&](ExprPtr value) {
       std::string col = "s" + std::to_string(reads.size());
-      reads.push_back(result(sql, col));
-      return "__vw_k." + col;
+      reads.push_back(ast::result_column(std::move(value), col));
+      return col;
     };
     std::vector<std::pair<std::string, ExprPtr>> cols;  // base column, value
-    std::string guard = "not __vw_k.m" + std::to_string(side);
+    ExprPtr guard = ast::logical_not(captured("m" + std::to_string(side)));
     for (auto& cls : v.classes) {
       int own = -1;
-      std::string from;
+      ExprPtr from;
       for (auto& m : cls) {
         if (m.first == static_cast<int>(side)) own = m.second;
-        else if (!v.sides[m.first].padded && from.empty())
-          from = quote_identifier(v.sides[m.first].qualifier) + "." +
-                 quote_identifier(v.sides[m.first].table->schema.columns[m.second].name);
+        else if (!v.sides[m.first].padded && !from)
+          from = ast::column_ref(v.sides[m.first].qualifier, v.sides[m.first].table->schema.columns[m.second].name);
       }
-      if (own < 0 || from.empty()) continue;
-      std::string value = capture(from);
-      guard += " and " + value + " is not null";
-      cols.emplace_back(js.table->schema.columns[own].name, Parser::parse_expression(value));
+      if (own < 0 || !from) continue;
+      std::string value = capture(std::move(from));
+      guard = conjoin(std::move(guard), ast::is_not_null(captured(value)));
+      cols.emplace_back(js.table->schema.columns[own].name, captured(value));
     }
     for (auto& [owner, assignment] : padded_values) {
       if (owner != static_cast<int>(side)) continue;
@@ -1177,8 +1129,8 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
       walk(value, [&](ExprPtr& x, int depth) {
         if (depth > 0 || x->kind != ast::ExprKind::kColumn) return false;
         auto& ref = static_cast<ast::ColumnRef&>(*x);
-        if (iequals(ref.table, js.qualifier)) x = Parser::parse_expression("null");  // a padded row reads NULL
-        else if (!ref.table.empty()) x = Parser::parse_expression(capture(expr_to_string(*x)));
+        if (iequals(ref.table, js.qualifier)) x = ast::null_literal();  // a padded row reads NULL
+        else if (!ref.table.empty()) x = captured(capture(clone(*x)));
         return true;
       });
       auto same = [&](const std::pair<std::string, ExprPtr>& c) { return iequals(c.first, assignment.first); };
@@ -1191,37 +1143,34 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
         v.refuse("a view row without a '" + js.qualifier + "' partner would get one, but NOT NULL column '" +
                  js.table->schema.name + "." + col.name + "' has no value or default");
     }
-    std::string names, values;
+    // insert into <side> (<cols>) select <values> from __vw_keys as __vw_k where <guard>
+    auto ins = std::make_unique<ast::InsertStmt>();
+    ins->or_action = s.or_action;
+    ins->table = qualified(js);
+    std::vector<ast::ResultColumn> values;
     for (auto& [n, val] : cols) {
-      names += (names.empty() ? "" : ", ") + quote_identifier(n);
-      values += (values.empty() ? "" : ", ") + std::string("null");
+      ins->columns.push_back(n);
+      values.push_back(ast::result_column(std::move(val)));
     }
-    materialize_values[side] = std::move(cols);
-    materialize[side] = "insert " + or_clause(s.or_action) + "into " + qualified(js) + " (" + names + ") select " + values +
-                        " from " + kKeys + " as __vw_k where " + guard;
+    ins->source = ast::select(std::move(values), ast::table_source({"", kKeys, {}}, "__vw_k"), std::move(guard));
+    ins->context = clone(s.context);
+    materialize[side] = std::move(ins);
   }
   out.capture = key_capture(v, std::move(s.where), std::move(s.with), std::move(reads));
   out.capture_name = kKeys;
   for (int side : parents_first(v)) {
     if (per_side[side].empty()) continue;
     const JoinSide& js = v.sides[side];
-    std::string sql = "update " + or_clause(s.or_action) + qualified(js) + " as " + quote_identifier(js.qualifier) + " set ";
-    for (size_t i = 0; i < per_side[side].size(); ++i)
-      sql += (i ? ", " : "") + quote_identifier(per_side[side][i].first) + " = null";
-    sql += " where exists (select 1 from " + std::string(kKeys) + " as __vw_k where " + key_match(v, side, js.qualifier) + ")";
-    auto stmts = Parser::parse(sql);
-    auto& u = static_cast<ast::UpdateStmt&>(*stmts.front());
-    for (size_t i = 0; i < per_side[side].size(); ++i) u.assignments[i].value = std::move(per_side[side][i].second);
-    u.context = clone_context(s.context);
-    out.statements.push_back(std::move(stmts.front()));
-    if (!materialize[side].empty()) {
-      auto more = Parser::parse(materialize[side]);
-      auto& ins = static_cast<ast::InsertStmt&>(*more.front());
-      for (size_t i = 0; i < materialize_values[side].size(); ++i)
-        ins.source->core.columns[i].expr = std::move(materialize_values[side][i].second);
-      ins.context = clone_context(s.context);
-      out.statements.push_back(std::move(more.front()));
-    }
+    // update <side> as <q> set … where exists (select 1 from __vw_keys as __vw_k where <match>)
+    auto u = std::make_unique<ast::UpdateStmt>();
+    u->or_action = s.or_action;
+    u->table = qualified(js);
+    u->alias = js.qualifier;
+    for (auto& [column, value] : per_side[side]) u->assignments.push_back({{column}, std::move(value)});
+    u->where = some_captured(key_match(v, side, js.qualifier));
+    u->context = clone(s.context);
+    out.statements.push_back(std::move(u));
+    if (materialize[side]) out.statements.push_back(std::move(materialize[side]));
   }
   if (!s.returning.empty()) out.returning_query = returning_query(v, s.returning, sub, target);
 }
@@ -1240,11 +1189,13 @@ void lower_join_delete(ast::DeleteStmt& s, const ViewShape& v, LoweredWrite& out
     // An outer join's row is the preserved row's: deleting it removes the view row and
     // leaves the padded side (which other rows may share) alone.
     if (js.padded) continue;
-    std::string sql = "delete from " + qualified(js) + " as " + quote_identifier(js.qualifier) + " where exists (select 1 from " +
-                      std::string(kKeys) + " as __vw_k where " + key_match(v, side, js.qualifier) + ")";
-    auto stmts = Parser::parse(sql);
-    static_cast<ast::DeleteStmt&>(*stmts.front()).context = clone_context(s.context);
-    out.statements.push_back(std::move(stmts.front()));
+    // delete from <side> as <q> where exists (select 1 from __vw_keys as __vw_k where <match>)
+    auto d = std::make_unique<ast::DeleteStmt>();
+    d->table = qualified(js);
+    d->alias = js.qualifier;
+    d->where = some_captured(key_match(v, side, js.qualifier));
+    d->context = clone(s.context);
+    out.statements.push_back(std::move(d));
   }
   if (!s.returning.empty()) {
     out.returning_query = returning_query(v, s.returning, sub, target);
@@ -1261,8 +1212,8 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
   std::vector<std::string> view_cols = s.columns;
   if (view_cols.empty() && !s.default_values)
     for (auto& c : v.columns) view_cols.push_back(c.name);
-  // (side, column) → the SQL of its value, read from the envelope.
-  std::map<std::pair<int, int>, std::string> given;
+  // (side, column) → its value, read from the envelope (cloned at each use).
+  std::map<std::pair<int, int>, std::shared_ptr<const ast::Expr>> given;
   std::set<int> supplied_sides;
   for (size_t i = 0; i < view_cols.size(); ++i) {
     const ViewColumn& c = sub.column(view_cols[i]);
@@ -1270,8 +1221,7 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
       v.refuse("column '" + c.name + "' is computed (" + expr_to_string(*c.term) + ") and read-only: it has no inverse");
     auto key = std::make_pair(c.side, v.sides[c.side].find(c.base));
     supplied_sides.insert(c.side);
-    std::string value = std::string(kEnvelope) + ".c" + std::to_string(i);
-    if (!c.inverse.empty()) value = expr_to_string(*c.to_base(Parser::parse_expression(value)));
+    std::shared_ptr<const ast::Expr> value = c.to_base(ast::column_ref(kEnvelope, "c" + std::to_string(i)));
     if (!given.emplace(key, value).second)
       v.refuse("two inserted columns write base column '" + c.base + "'");
   }
@@ -1279,20 +1229,20 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
   // the anchor's DEFAULT minted once per row (the first side, in FROM order, whose
   // member column declares one).
   for (auto& cls : v.classes) {
-    std::string value;
+    std::shared_ptr<const ast::Expr> value;
     for (auto& m : cls)
       if (given.count(m)) {
         value = given[m];
         break;
       }
-    if (value.empty()) {
+    if (!value) {
       std::pair<int, int> anchor{-1, -1};
       for (auto& m : cls) {
         const ColumnSchema& col = v.sides[m.first].table->schema.columns[m.second];
         if (col.default_expr && !col.generated() && (anchor.first < 0 || m.first < anchor.first)) anchor = m;
       }
       if (anchor.first < 0) continue;
-      value = std::string(kEnvelope) + ".m" + std::to_string(out.minted.size());
+      value = ast::column_ref(kEnvelope, "m" + std::to_string(out.minted.size()));
       out.minted.push_back({v.sides[anchor.first].table, anchor.second});
     }
     for (auto& m : cls) given.emplace(m, value);
@@ -1311,7 +1261,7 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
       lit = b.left.get();
     }
     if (col.first < 0 || lit->kind != ast::ExprKind::kLiteral) continue;
-    given.emplace(col, expr_to_string(*lit));
+    given.emplace(col, clone(*lit));
   }
   // An outer join's padded side gets a row only when the insert supplies one of its columns.
   auto written = [&](size_t side) { return !v.sides[side].padded || supplied_sides.count(static_cast<int>(side)); };
@@ -1328,12 +1278,17 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
   // The envelope: the user's source, once, with its columns named c0, c1, ….
   auto env = std::make_unique<ast::SelectStmt>();
   if (s.default_values || !s.source) {
-    env->select = std::move(static_cast<ast::SelectStmt&>(*Parser::parse("select null as __vw_none").front()).select);
+    std::vector<ast::ResultColumn> none;
+    none.push_back(ast::result_column(ast::null_literal(), "__vw_none"));
+    env->select = ast::select(std::move(none), nullptr);
   } else {
-    std::string env_sql = "select * from (select 1) as __vw_src(";
-    for (size_t i = 0; i < view_cols.size(); ++i) env_sql += (i ? ", c" : "c") + std::to_string(i);
+    // select * from (<source>) as __vw_src(c0, c1, …)
+    std::vector<std::string> names;
+    for (size_t i = 0; i < view_cols.size(); ++i) names.push_back("c" + std::to_string(i));
+    std::vector<ast::ResultColumn> all;
+    all.push_back(ast::star());
     auto path = s.source->schema_path;
-    env->select = wrap_source(env_sql + ")", std::move(s.source));
+    env->select = ast::select(std::move(all), ast::subquery_source(std::move(s.source), "__vw_src", std::move(names)));
     env->select->schema_path = path;
   }
   env->select->with = std::move(s.with);
@@ -1343,18 +1298,20 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
   for (int side : parents_first(v)) {
     if (!written(side)) continue;
     const JoinSide& js = v.sides[side];
-    std::string cols, values;
+    // insert into <side> (<cols>) select <values> from __vw_env
+    auto ins = std::make_unique<ast::InsertStmt>();
+    ins->or_action = s.or_action;
+    ins->table = qualified(js);
+    std::vector<ast::ResultColumn> values;
     for (auto& [key, value] : given) {
       if (key.first != side) continue;
-      cols += (cols.empty() ? "" : ", ") + quote_identifier(js.table->schema.columns[key.second].name);
-      values += (values.empty() ? "" : ", ") + value;
+      ins->columns.push_back(js.table->schema.columns[key.second].name);
+      values.push_back(ast::result_column(clone(*value)));
     }
-    if (cols.empty()) v.refuse("the insert supplies no column of '" + js.table->schema.name + "'");
-    std::string sql = "insert " + or_clause(s.or_action) + "into " + qualified(js) + " (" + cols + ") select " + values +
-                      " from " + kEnvelope;
-    auto stmts = Parser::parse(sql);
-    static_cast<ast::InsertStmt&>(*stmts.front()).context = clone_context(s.context);
-    out.statements.push_back(std::move(stmts.front()));
+    if (ins->columns.empty()) v.refuse("the insert supplies no column of '" + js.table->schema.name + "'");
+    ins->source = ast::select(std::move(values), ast::table_source({"", kEnvelope, {}}, ""));
+    ins->context = clone(s.context);
+    out.statements.push_back(std::move(ins));
   }
 }
 
@@ -1453,7 +1410,7 @@ LoweredWrite lower_view_write(DatabaseImpl& db, const ast::Statement& stmt, cons
   ViewShape v = analyze(db, *rel.view);
   v.db = &db;
   v.caller_path = planner.search_path();
-  ast::StatementPtr copy = clone_statement(stmt);
+  ast::StatementPtr copy = clone(stmt);
   if (v.join()) {
     switch (copy->kind) {
       case ast::StmtKind::kInsert: lower_join_insert(static_cast<ast::InsertStmt&>(*copy), v, out); break;

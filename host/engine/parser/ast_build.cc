@@ -1,0 +1,111 @@
+// Building syntax in code (see ast_build.h).
+#include "parser/ast_build.h"
+
+namespace quereus::ast {
+
+ExprPtr column_ref(std::string table, std::string column) {
+  auto c = std::make_unique<ColumnRef>();
+  c->table = std::move(table);
+  c->column = std::move(column);
+  return c;
+}
+
+ExprPtr null_literal() { return std::make_unique<Literal>(); }
+
+ExprPtr integer_literal(int64_t v) {
+  auto l = std::make_unique<Literal>();
+  l->literal_kind = LiteralKind::kInteger;
+  l->text = std::to_string(v);
+  return l;
+}
+
+ExprPtr binary(BinaryOp op, ExprPtr left, ExprPtr right) {
+  auto b = std::make_unique<BinaryExpr>();
+  b->op = op;
+  b->left = std::move(left);
+  b->right = std::move(right);
+  return b;
+}
+
+ExprPtr conjoin(ExprPtr a, ExprPtr b) {
+  if (!a) return b;
+  if (!b) return a;
+  return binary(BinaryOp::kAnd, std::move(a), std::move(b));
+}
+
+ExprPtr disjoin(ExprPtr a, ExprPtr b) {
+  if (!a) return b;
+  if (!b) return a;
+  return binary(BinaryOp::kOr, std::move(a), std::move(b));
+}
+
+namespace {
+ExprPtr unary(UnaryOp op, ExprPtr e) {
+  auto u = std::make_unique<UnaryExpr>();
+  u->op = op;
+  u->operand = std::move(e);
+  return u;
+}
+}  // namespace
+
+ExprPtr logical_not(ExprPtr e) { return unary(UnaryOp::kNot, std::move(e)); }
+ExprPtr negate(ExprPtr e) { return unary(UnaryOp::kNegate, std::move(e)); }
+
+ExprPtr is_not_null(ExprPtr e) {
+  auto n = std::make_unique<IsNullExpr>();
+  n->negated = true;
+  n->operand = std::move(e);
+  return n;
+}
+
+ExprPtr exists(std::unique_ptr<Select> q) {
+  auto x = std::make_unique<ExistsExpr>();
+  x->subquery = std::move(q);
+  return x;
+}
+
+ExprPtr scalar_subquery(std::unique_ptr<Select> q) {
+  auto x = std::make_unique<SubqueryExpr>();
+  x->subquery = std::move(q);
+  return x;
+}
+
+TableSourcePtr table_source(QualifiedName name, std::string alias) {
+  auto t = std::make_unique<TableSource>();
+  t->kind = TableSource::Kind::kTable;
+  t->table = std::move(name);
+  t->alias = std::move(alias);
+  return t;
+}
+
+TableSourcePtr subquery_source(std::unique_ptr<Select> q, std::string alias, std::vector<std::string> columns) {
+  auto t = std::make_unique<TableSource>();
+  t->kind = TableSource::Kind::kSubquery;
+  t->subquery = std::move(q);
+  t->alias = std::move(alias);
+  t->alias_columns = std::move(columns);
+  return t;
+}
+
+ResultColumn result_column(ExprPtr e, std::string alias) {
+  ResultColumn rc;
+  rc.expr = std::move(e);
+  rc.alias = std::move(alias);
+  return rc;
+}
+
+ResultColumn star() {
+  ResultColumn rc;
+  rc.kind = ResultColumn::Kind::kStar;
+  return rc;
+}
+
+std::unique_ptr<Select> select(std::vector<ResultColumn> columns, TableSourcePtr from, ExprPtr where) {
+  auto s = std::make_unique<Select>();
+  s->core.columns = std::move(columns);
+  s->core.from = std::move(from);
+  s->core.where = std::move(where);
+  return s;
+}
+
+}  // namespace quereus::ast
