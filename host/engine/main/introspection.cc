@@ -212,35 +212,14 @@ void plan_rows(const RelNode& n, int64_t id, int64_t parent, int64_t& next_id, s
 
 // Where one output column of a plan node comes from: a base table column, or nothing
 // (computed, aggregated, or not writable through the view).
-struct BaseSite {
-  std::shared_ptr<TableEntry> table;
-  int column = -1;
-};
+using BaseSite = ViewWriteSurface::Site;
 
-// A view's output columns with where a write through each lands. `ok` is false when the
-// view cannot be written through.
-struct ViewLineage {
-  std::vector<std::shared_ptr<TableEntry>> optional;  // need not be covered (outer join's padded side)
-  std::vector<std::string> names;
-  std::vector<BaseSite> sites;
-  std::vector<BaseSite> pinned;
-  bool ok = false;
-};
-
-ViewLineage view_lineage(DatabaseImpl& db, const ViewEntry& v) {
-  // The write-through analysis itself (rewrite/view_writes.h), so the surfaces agree with
-  // what a write does; a view it cannot write through reads as all read-only.
-  ViewLineage out;
-  ViewWriteSurface surface = describe_view_writes(db, v);
-  if (surface.ok) {
-    out.names = surface.names;
-    out.optional = surface.optional;
-    for (auto& s : surface.sites) out.sites.push_back({s.table, s.column});
-    for (auto& s : surface.filled)
-      if (s.table) out.pinned.push_back({s.table, s.column});
-    out.ok = true;
-    return out;
-  }
+// A view's output columns with where a write through each lands: the write-through
+// analysis itself (rewrite/view_writes.h, on the lineage service), so the surfaces agree
+// with what a write does. A view it cannot write through reads as all read-only.
+ViewWriteSurface view_lineage(DatabaseImpl& db, const ViewEntry& v) {
+  ViewWriteSurface out = describe_view_writes(db, v);
+  if (out.ok) return out;
   try {
     Planner planner(db);
     QueryPlan plan = planner.plan_view_body(*v.definition->select, v.schema_name);
@@ -249,6 +228,7 @@ ViewLineage view_lineage(DatabaseImpl& db, const ViewEntry& v) {
     out.names = v.columns;
   }
   out.sites.assign(out.names.size(), BaseSite{});
+  out.sides.clear();
   return out;
 }
 
@@ -262,31 +242,35 @@ std::string json_string(const std::string& s) {
 }
 
 // The view_info() row of one view: insertable / updatable / deletable and its targets.
+// Deletable and insertable are decided per base relation of the body (a self-join's two
+// aliases are two relations over one table): every relation that must be covered has its
+// key projected (deletable) and a value for each NOT NULL column without a default —
+// projected, pinned by the body, or filled by the view (insertable).
 Row view_info_row(DatabaseImpl& db, const ViewEntry& v) {
-  ViewLineage lin = view_lineage(db, v);
+  ViewWriteSurface lin = view_lineage(db, v);
   std::vector<std::shared_ptr<TableEntry>> targets;
   for (const BaseSite& s : lin.sites)
     if (s.table && std::find(targets.begin(), targets.end(), s.table) == targets.end()) targets.push_back(s.table);
-  auto has = [](const std::vector<BaseSite>& sites, const TableEntry* t, int c) {
+  auto has = [](const std::vector<BaseSite>& sites, int side, int c) {
     for (const BaseSite& s : sites)
-      if (s.table.get() == t && s.column == c) return true;
+      if (s.table && s.side == side && s.column == c) return true;
     return false;
   };
   bool insertable = !targets.empty(), deletable = !targets.empty();
-  std::string json = "[";
-  for (const auto& t : targets) {
-    if (json.size() > 1) json += ",";
-    json += json_string(t->schema.name);
-    if (std::find(lin.optional.begin(), lin.optional.end(), t) != lin.optional.end()) continue;
+  for (size_t side = 0; side < lin.sides.size(); ++side) {
+    const auto& [t, optional] = lin.sides[side];
+    if (optional) continue;
+    const int si = static_cast<int>(side);
     for (const KeyColumn& k : t->schema.primary_key)
-      if (!has(lin.sites, t.get(), k.column)) deletable = false;
+      if (!has(lin.sites, si, k.column)) deletable = false;
     for (size_t c = 0; c < t->schema.columns.size(); ++c) {
       const ColumnSchema& col = t->schema.columns[c];
       int ci = static_cast<int>(c);
-      if (col.not_null && !col.default_expr && !has(lin.sites, t.get(), ci) && !has(lin.pinned, t.get(), ci))
-        insertable = false;
+      if (col.not_null && !col.default_expr && !has(lin.sites, si, ci) && !has(lin.filled, si, ci)) insertable = false;
     }
   }
+  std::string json = "[";
+  for (const auto& t : targets) json += (json.size() > 1 ? "," : "") + json_string(t->schema.name);
   json += "]";
   auto yn = [](bool b) { return Value::Text(b ? "YES" : "NO"); };
   return {Value::Text(v.schema_name), Value::Text(v.name), yn(insertable), yn(!targets.empty()), yn(deletable),
@@ -483,7 +467,7 @@ void register_column_info(Registry& r) {
       for (size_t i = 0; i < ts.columns.size(); ++i)
         add(ts.schema_name, ts.name, i, ts.columns[i].name, BaseSite{rel.table, static_cast<int>(i)});
     } else {
-      ViewLineage lin = view_lineage(db, *rel.view);
+      ViewWriteSurface lin = view_lineage(db, *rel.view);
       for (size_t i = 0; i < lin.names.size(); ++i)
         add(rel.view->schema_name, rel.view->name, i, lin.names[i], lin.sites[i]);
     }

@@ -269,6 +269,12 @@ struct ViewShape {
   // equalities and key facts. Column routing and key preservation read it.
   RelLineage lineage;
   bool join() const { return !sides.empty(); }
+  // An INSERT shares one value across the join's key classes (supplied by one member, or
+  // minted from the anchor's DEFAULT) when the join is two distinct tables: the shared
+  // key is the one ON equality between them (vu-operators.md, Inserts). A join of more
+  // tables, or a self-join, leaves each side's key to be supplied (view_info() reports
+  // it not insertable when it is not).
+  bool shares_keys() const { return sides.size() == 2 && sides[0].table != sides[1].table; }
 
   const ViewColumn* find(std::string_view n) const {
     for (auto& c : columns)
@@ -1229,6 +1235,7 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
   // the anchor's DEFAULT minted once per row (the first side, in FROM order, whose
   // member column declares one).
   for (auto& cls : v.classes) {
+    if (!v.shares_keys()) break;
     std::shared_ptr<const ast::Expr> value;
     for (auto& m : cls)
       if (given.count(m)) {
@@ -1331,21 +1338,21 @@ ViewWriteSurface describe_view_writes(DatabaseImpl& db, const ViewEntry& view) {
   if (v.join()) {
     for (size_t i = 0; i < v.columns.size(); ++i) {
       const ViewColumn& c = v.columns[i];
-      if (!c.base.empty()) out.sites[i] = {v.sides[c.side].table, v.sides[c.side].find(c.base)};
+      if (!c.base.empty()) out.sites[i] = {v.sides[c.side].table, v.sides[c.side].find(c.base), c.side};
     }
     // A join key class is filled when one member is written or declares a DEFAULT.
     for (auto& cls : v.classes) {
+      if (!v.shares_keys()) break;
       bool fed = false;
       for (auto& [side, col] : cls) {
         const ColumnSchema& cs = v.sides[side].table->schema.columns[col];
         fed = fed || (cs.default_expr && !cs.generated());
-        for (auto& s : out.sites) fed = fed || (s.table == v.sides[side].table && s.column == col);
+        for (auto& s : out.sites) fed = fed || (s.table && s.side == side && s.column == col);
       }
       if (fed)
-        for (auto& [side, col] : cls) out.filled.push_back({v.sides[side].table, col});
+        for (auto& [side, col] : cls) out.filled.push_back({v.sides[side].table, col, side});
     }
-    for (auto& s : v.sides)
-      if (s.padded) out.optional.push_back(s.table);
+    for (auto& s : v.sides) out.sides.push_back({s.table, s.padded});
     out.ok = true;
     return out;
   }
@@ -1353,7 +1360,8 @@ ViewWriteSurface describe_view_writes(DatabaseImpl& db, const ViewEntry& view) {
   std::vector<std::string> source_names = v.source_columns;
   std::vector<Site> source_sites;
   if (v.table) {
-    for (size_t i = 0; i < source_names.size(); ++i) source_sites.push_back({v.table, static_cast<int>(i)});
+    for (size_t i = 0; i < source_names.size(); ++i) source_sites.push_back({v.table, static_cast<int>(i), 0});
+    out.sides.push_back({v.table, false});
   } else {
     ResolvedRelation rel = db.resolve_relation(v.source.schema, v.source.name);
     if (!rel.view) return out;
@@ -1362,6 +1370,7 @@ ViewWriteSurface describe_view_writes(DatabaseImpl& db, const ViewEntry& view) {
     source_names = inner.names;
     source_sites = inner.sites;
     out.filled = inner.filled;
+    out.sides = inner.sides;
   }
   auto site_of = [&](const std::string& name) -> Site {
     for (size_t i = 0; i < source_names.size(); ++i)

@@ -50,11 +50,17 @@ struct ViewWriteSurface {
   struct Site {
     std::shared_ptr<TableEntry> table;  // null: read-only (computed)
     int column = -1;
+    int side = 0;  // which of the body's base relations (a self-join's two aliases differ)
   };
   bool ok = false;
-  // Tables a write may reach but that need not be covered: an outer join's padded side
-  // (an INSERT writes it only when given its columns; a DELETE leaves it).
-  std::vector<std::shared_ptr<TableEntry>> optional;
+  // The body's base relations, in FROM order, and whether each must be covered: an outer
+  // join's padded side need not be (an INSERT writes it only when given its columns; a
+  // DELETE leaves it).
+  struct Side {
+    std::shared_ptr<TableEntry> table;
+    bool optional = false;
+  };
+  std::vector<Side> sides;
   std::vector<std::string> names;  // the view's columns
   std::vector<Site> sites;         // per view column
   std::vector<Site> filled;        // base columns an INSERT fills without the user
