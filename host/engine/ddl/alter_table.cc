@@ -1002,17 +1002,29 @@ AlterPlan plan_alter_column(AlterCtx& c) {
       break;
     }
     case ColumnAction::kSetDefault:
-    case ColumnAction::kDropDefault:
+    case ColumnAction::kDropDefault: {
       p.change.kind = QRS_CHANGE_SET_DEFAULT;
       if (c.s.column_action == ColumnAction::kDropDefault) {
         col.default_expr.reset();
         break;
       }
       if (!c.s.default_value) fail(StatusCode::kInternal, "SET DEFAULT without an expression");
-      DefaultFill::make(c, c.s.default_value.get(), col,
-                        ns);  // a default that cannot convert is refused
       col.default_expr = own_expr(*c.s.default_value);
+      {
+        // The CREATE TABLE rules for the new default (names, `new.c` siblings, context
+        // variables, determinism), judged on a shadow of the new schema.
+        TableEntry shadow;
+        shadow.schema = ns;
+        resolve_schema_expressions(c.db, shadow);
+      }
+      // A default that reads nothing of the row must convert to the column's type now.
+      bool reads = false;
+      walk_expr(
+          *c.s.default_value, [&](ast::Expr& x) { reads = reads || x.kind == ast::ExprKind::kColumn; },
+          [&](ast::Select&) { reads = true; });
+      if (!reads) DefaultFill::make(c, c.s.default_value.get(), col, ns);
       break;
+    }
     case ColumnAction::kSetDataType: {
       if (is_key_member(ns, idx))
         fail(StatusCode::kError, "Cannot SET DATA TYPE on PRIMARY KEY column '" + col.name + "' of '" + ns.name + "'");

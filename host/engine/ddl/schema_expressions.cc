@@ -315,8 +315,9 @@ void resolve_schema_expressions(DatabaseImpl& db, TableEntry& entry) {
   Planner planner(db);
   const int n = static_cast<int>(ts.columns.size());
 
-  // DEFAULT: context variables claim bare names; a bare column is refused; `new.c`
-  // reads a supplied sibling, and such a default's determinism is decided per INSERT.
+  // DEFAULT: context variables claim bare names; a bare column is refused (unless the
+  // table declares a mutation context); `new.c` reads a supplied sibling, and such a
+  // default's determinism is decided per INSERT.
   Scope ctx = context_scope(ts);
   for (int i = 0; i < n; ++i) {
     const ColumnSchema& col = ts.columns[i];
@@ -331,6 +332,13 @@ void resolve_schema_expressions(DatabaseImpl& db, TableEntry& entry) {
     Scope vars = ctx;
     vars.outer = &row;
     planner.bind_expr(*col.default_expr, vars);
+    // In a table with a mutation context the bare form reads the supplied sibling as
+    // `new.c` does (vu-mutation-context.md: "the bare form resolves too unless a
+    // same-named mutation-context variable shadows it"); without one it is refused.
+    if (!bare.empty() && !ts.context.empty()) {
+      siblings.insert(bare.begin(), bare.end());
+      bare.clear();
+    }
     if (!bare.empty()) {
       const std::string& other = ts.columns[*bare.begin()].name;
       throw Error(StatusCode::kError,
