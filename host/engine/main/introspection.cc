@@ -457,9 +457,13 @@ void register_column_info(Registry& r) {
     auto add = [&rows](const std::string& s, const std::string& n, size_t cid, const std::string& col,
                        const BaseSite& site) {
       // A generated column is computed, never written: read-only with no base trace.
-      const bool base = site.table != nullptr && !site.table->schema.columns[site.column].generated();
+      // A column written through several authored puts is updatable with no single trace.
+      const bool traced = site.table != nullptr && site.column >= 0;
+      const bool updatable =
+          site.table != nullptr && (!traced || !site.table->schema.columns[site.column].generated());
+      const bool base = traced && updatable;
       rows.push_back({Value::Text(s), Value::Text(n), Value::Integer(static_cast<int64_t>(cid)), Value::Text(col),
-                      Value::Text(base ? "YES" : "NO"), base ? Value::Text(site.table->schema.name) : Value(),
+                      Value::Text(updatable ? "YES" : "NO"), base ? Value::Text(site.table->schema.name) : Value(),
                       base ? Value::Text(site.table->schema.columns[site.column].name) : Value()});
     };
     if (rel.table) {

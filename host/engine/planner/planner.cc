@@ -2,6 +2,7 @@
 #include "planner/planner.h"
 
 #include <algorithm>
+#include <map>
 #include <cctype>
 #include <optional>
 #include <set>
@@ -15,6 +16,7 @@
 #include "catalog/catalog.h"
 #include "types/logical_type.h"
 #include "parser/ast_visit.h"
+#include "parser/ast_walk.h"
 
 namespace quereus {
 
@@ -36,6 +38,71 @@ struct WindowBinding {
 };
 
 namespace {
+
+// Build-time checks of a select's `WITH INVERSE (target = expr, …)` clauses
+// (vu-inverses.md, "Authored inverses"), wherever the select appears: each target is a
+// column of the FROM sources, put at most once across the select list; each expression
+// reads the written view row through `new.<output column>` only (a subquery inside it
+// reads its own sources freely, and `new.` there still names the view row); an aggregate
+// result column cannot carry one.
+void validate_inverses(const ast::SelectCore& core, const Scope& from, const std::vector<std::string>& outputs,
+                       const std::function<bool(const ast::Expr&)>& aggregates) {
+  std::map<std::string, std::string> put_by;  // base column (lower-case) → result column
+  for (const ast::ResultColumn& rc : core.columns) {
+    if (rc.inverse.empty() || !rc.expr) continue;
+    const std::string col = Planner::column_name(rc);
+    if (aggregates(*rc.expr))
+      throw Error(StatusCode::kError, "WITH INVERSE cannot apply to an aggregate result column ('" + col + "')", rc.site);
+    for (const ast::NamedExpr& put : rc.inverse) {
+      bool found = std::any_of(from.columns.begin(), from.columns.end(),
+                               [&](const Scope::Column& c) { return iequals(c.name, put.name); });
+      if (!found)
+        throw Error(StatusCode::kError,
+                    "WITH INVERSE target '" + put.name + "' does not resolve to a column of the FROM sources (result column '" +
+                        col + "')",
+                    put.site);
+      auto [at, fresh] = put_by.emplace(to_lower(put.name), col);
+      if (!fresh)
+        throw Error(StatusCode::kError,
+                    "result columns '" + at->second + "' and '" + col + "' both author a WITH INVERSE put to base column '" +
+                        put.name + "'",
+                    put.site);
+      if (!put.value) continue;
+      auto is_image = [](const ast::ColumnRef& ref) { return ref.schema.empty() && iequals(ref.table, "new"); };
+      // At the expression's own level every column reference is `new.<column>`.
+      std::function<void(const ast::Expr&)> own_level = [&](const ast::Expr& e) {
+        if (e.kind == ast::ExprKind::kColumn) {
+          auto& ref = static_cast<const ast::ColumnRef&>(e);
+          if (!is_image(ref))
+            throw Error(StatusCode::kError,
+                        "WITH INVERSE put to '" + put.name + "' references '" +
+                            (ref.table.empty() ? ref.column : ref.table + "." + ref.column) +
+                            "' without the NEW qualifier (the expression reads the written view row as new.<column>)",
+                        e.site);
+          return;
+        }
+        ast::for_each_child(e, [&](const ast::ExprPtr& x) { own_level(*x); }, [](const ast::Select&) {});
+      };
+      own_level(*put.value);
+      // At any depth, `new.<column>` names an output column of this select.
+      const ast::ColumnRef* stray = nullptr;
+      ast::any_expr_deep(*put.value, [&](const ast::Expr& e) {
+        if (e.kind != ast::ExprKind::kColumn) return false;
+        auto& ref = static_cast<const ast::ColumnRef&>(e);
+        if (!is_image(ref) ||
+            std::any_of(outputs.begin(), outputs.end(), [&](const std::string& o) { return iequals(o, ref.column); }))
+          return false;
+        stray = &ref;
+        return true;
+      });
+      if (stray)
+        throw Error(StatusCode::kError,
+                    "WITH INVERSE put to '" + put.name + "': 'new." + stray->column +
+                        "' does not resolve to an output column of the select",
+                    stray->site);
+    }
+  }
+}
 
 const std::set<std::string>& window_only_functions() {
   static const std::set<std::string> names = {"row_number", "rank", "dense_rank", "percent_rank", "cume_dist",
@@ -1037,6 +1104,11 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
   CoreState st(core, outer, order_by);
   plan_core_source(st);
   expand_select_list(st);
+  {
+    std::vector<std::string> outputs;
+    for (auto& item : st.items) outputs.push_back(item.name);
+    validate_inverses(core, st.src.scope, outputs, [this](const ast::Expr& e) { return contains_aggregate(e); });
+  }
   order_aggregate_input(st);
   if (st.aggregate) {
     plan_grouping(st);

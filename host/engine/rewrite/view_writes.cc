@@ -225,6 +225,7 @@ ExprPtr apply_inverse(const std::vector<InverseStep>& steps, ExprPtr v) {
 
 struct ViewColumn {
   std::string name;                 // as the view exposes it
+  std::string output;               // as the body's select names it (what `new.<x>` reads)
   const ast::Expr* term = nullptr;  // the body's expression; null for a `*` column
   std::string base;                 // the source column it is ("" when computed)
   int side = -1;                    // join views: the side `base` belongs to
@@ -232,8 +233,13 @@ struct ViewColumn {
   // An invertible term (`b + 1`, `-b`, `b collate nocase`): the steps from a written view
   // value to the base value it stands for (empty: the identity). From the lineage service.
   std::vector<InverseStep> inverse;
+  // An authored inverse, `… with inverse (target = expr, …)` (vu-inverses.md): the puts a
+  // written value becomes, each over the written view row (`new.<column>`). Authored wins:
+  // it replaces the routing above. Null when the column has none.
+  const std::vector<ast::NamedExpr>* authored = nullptr;
 
   ExprPtr to_base(ExprPtr value) const { return apply_inverse(inverse, std::move(value)); }
+  bool writable() const { return authored || !base.empty(); }
 };
 
 // One table of a join view's FROM.
@@ -279,6 +285,12 @@ struct ViewShape {
   const ViewColumn* find(std::string_view n) const {
     for (auto& c : columns)
       if (iequals(c.name, n)) return &c;
+    return nullptr;
+  }
+  // The column the body's select names `n` (an authored put's `new.<n>`).
+  const ViewColumn* find_output(std::string_view n) const {
+    for (auto& c : columns)
+      if (iequals(c.output, n)) return &c;
     return nullptr;
   }
   // The base term of view column `c`, as an expression at the lowered statement's level.
@@ -439,6 +451,7 @@ void analyze_join(DatabaseImpl& db, const ViewEntry& view, ViewShape& v) {
     }
     ViewColumn col;
     col.term = rc.expr.get();
+    if (!rc.inverse.empty()) col.authored = &rc.inverse;
     ExprPtr t = clone(*rc.expr);
     walk(t, [&](ExprPtr& x, int depth) {
       if (depth > 0 || x->kind != ast::ExprKind::kColumn) return false;
@@ -466,7 +479,10 @@ void analyze_join(DatabaseImpl& db, const ViewEntry& view, ViewShape& v) {
   }
   if (v.columns.size() != names.size())
     throw Error(StatusCode::kInternal, "view write: column count of '" + view.name + "' disagrees with its plan");
-  for (size_t i = 0; i < names.size(); ++i) v.columns[i].name = names[i];
+  for (size_t i = 0; i < names.size(); ++i) {
+    v.columns[i].name = names[i];
+    v.columns[i].output = i < qp.names.size() ? qp.names[i] : names[i];
+  }
 }
 
 ViewShape analyze(DatabaseImpl& db, const ViewEntry& view) {
@@ -527,6 +543,7 @@ ViewShape analyze(DatabaseImpl& db, const ViewEntry& view) {
     }
     ViewColumn col;
     col.term = rc.expr.get();
+    if (!rc.inverse.empty()) col.authored = &rc.inverse;
     v.columns.push_back(std::move(col));
   }
   if (v.columns.size() != v.lineage.reads.size())
@@ -541,7 +558,10 @@ ViewShape analyze(DatabaseImpl& db, const ViewEntry& view) {
   }
   if (v.columns.size() != names.size())
     throw Error(StatusCode::kInternal, "view write: column count of '" + view.name + "' disagrees with its plan");
-  for (size_t i = 0; i < names.size(); ++i) v.columns[i].name = names[i];
+  for (size_t i = 0; i < names.size(); ++i) {
+    v.columns[i].name = names[i];
+    v.columns[i].output = i < qp.names.size() ? qp.names[i] : names[i];
+  }
   return v;
 }
 
@@ -620,6 +640,12 @@ class Substituter {
     const ViewColumn* c = v_.find(name);
     if (!c) throw Error(StatusCode::kError, "column '" + name + "' is not a column of view '" + v_.name + "'");
     return *c;
+  }
+  // The column the body's select names `name` (an authored put's `new.<name>`).
+  const ViewColumn* output(const std::string& name) const {
+    const ViewColumn* c = v_.find_output(name);
+    if (!c) v_.refuse("its WITH INVERSE reads 'new." + name + "', which is not an output column of its select");
+    return c;
   }
 
  private:
@@ -750,19 +776,77 @@ const std::string& base_of(const ViewShape& v, const Substituter& sub, const std
   return c.base;
 }
 
-void lower_update(ast::UpdateStmt& s, const ViewShape& v) {
-  std::string target = s.alias.empty() ? s.table.name : s.alias;
-  Substituter sub(v, target, kSelf);
-  std::set<std::string> seen;
+// An authored put over the written view row of an UPDATE: `new.<x>` reads the value the
+// statement writes to x when it writes one (`written`: view column → its value, already
+// lowered, reading the pre-update row — so co-assigned columns are order-independent),
+// else the row's current x; the rest of the expression is lowered like any user
+// expression.
+ExprPtr written_row(const ast::Expr& put, const Substituter& sub, const std::string& target,
+                    const std::map<std::string, const ast::Expr*>& written) {
+  constexpr const char* kWritten = "__vw_written";
+  ExprPtr e = clone(put);
+  std::vector<const ast::Expr*> slots;
+  walk(e, [&](ExprPtr& x, int) {
+    if (x->kind != ast::ExprKind::kColumn) return false;
+    auto& ref = static_cast<ast::ColumnRef&>(*x);
+    if (!ref.schema.empty() || !iequals(ref.table, "new")) return true;
+    auto it = written.find(to_lower(ref.column));
+    if (it != written.end()) {
+      slots.push_back(it->second);
+      x = ast::column_ref(kWritten, std::to_string(slots.size() - 1));
+    } else {
+      const ViewColumn* c = sub.output(ref.column);
+      x = ast::column_ref(target, c->name);
+    }
+    return true;
+  });
+  sub(e);
+  walk(e, [&](ExprPtr& x, int) {
+    if (x->kind != ast::ExprKind::kColumn) return false;
+    auto& ref = static_cast<ast::ColumnRef&>(*x);
+    if (ref.table == kWritten) x = clone(*slots[std::stoul(ref.column)]);
+    return true;
+  });
+  return e;
+}
+
+// The SET list of an UPDATE through a view, each value lowered (reading the pre-update
+// row): (view column, value).
+std::vector<std::pair<const ViewColumn*, ExprPtr>> assigned_values(ast::UpdateStmt& s, const ViewShape& v,
+                                                                   const Substituter& sub,
+                                                                   std::map<std::string, const ast::Expr*>& written) {
+  std::vector<std::pair<const ViewColumn*, ExprPtr>> out;
   for (auto& a : s.assignments) {
     if (a.columns.size() != 1) v.refuse("row-value assignments through a view are not supported yet");
     const ViewColumn& c = sub.column(a.columns[0]);
-    a.columns[0] = base_of(v, sub, a.columns[0]);
-    if (!seen.insert(to_lower(a.columns[0])).second)
-      v.refuse("two SET targets write base column '" + a.columns[0] + "'");
+    if (!c.writable())
+      v.refuse("column '" + c.name + "' is computed (" + expr_to_string(*c.term) + ") and read-only: it has no inverse");
     sub(a.value);
-    a.value = c.to_base(std::move(a.value));
+    out.emplace_back(&c, std::move(a.value));
   }
+  for (auto& [c, value] : out) written[to_lower(c->output)] = value.get();
+  return out;
+}
+
+void lower_update(ast::UpdateStmt& s, const ViewShape& v) {
+  std::string target = s.alias.empty() ? s.table.name : s.alias;
+  Substituter sub(v, target, kSelf);
+  std::map<std::string, const ast::Expr*> written;
+  auto assigned = assigned_values(s, v, sub, written);
+  std::vector<ast::Assignment> out;
+  std::set<std::string> seen;
+  auto put = [&](const std::string& base, ExprPtr value) {
+    if (!seen.insert(to_lower(base)).second) v.refuse("two SET targets write base column '" + base + "'");
+    out.push_back({{base}, std::move(value)});
+  };
+  for (auto& [c, value] : assigned) {
+    if (c->authored) {  // authored wins over the registry's routing
+      for (const ast::NamedExpr& p : *c->authored) put(p.name, written_row(*p.value, sub, target, written));
+      continue;
+    }
+    put(c->base, c->to_base(clone(*value)));
+  }
+  s.assignments = std::move(out);
   sub(s.where);
   if (v.where) s.where = conjoin(std::move(s.where), view_predicate(v));
   lower_returning(s.returning, v, sub, target);
@@ -789,6 +873,67 @@ std::unique_ptr<ast::Select> widen_source(std::unique_ptr<ast::Select> source, c
   return ast::select(std::move(cols), ast::subquery_source(std::move(source), "__vw_src"));
 }
 
+// A value for view column `name` that an INSERT does not supply, as an authored put's
+// `new.<name>` reads it: the view's constant or WITH DEFAULTS entry for its base column,
+// else NULL.
+ExprPtr unsupplied_value(const ViewShape& v, const std::string& name) {
+  const ViewColumn* c = v.find_output(name);
+  const std::string base = c ? c->base : "";
+  if (!base.empty())
+    for (auto& [col, lit] : constant_bindings(v))
+      if (iequals(col, base)) return clone(*lit);
+  if (v.defaults)
+    for (const ast::NamedExpr& d : *v.defaults)
+      if (iequals(d.name, name) || (!base.empty() && iequals(d.name, base))) return clone(*d.value);
+  return ast::null_literal();
+}
+
+// An INSERT … VALUES through authored-inverse columns: each row becomes the base row —
+// a plain column's value (through its registry inverse), an authored column's puts over
+// the supplied row (`new.<x>`: the value supplied for x, else unsupplied_value). An
+// authored put target counts as supplied.
+void authored_rows(ast::InsertStmt& s, const ViewShape& v, const Substituter& sub,
+                   const std::vector<const ViewColumn*>& written, std::vector<std::string>& base_cols) {
+  for (const ViewColumn* c : written) {
+    if (!c->authored) {
+      base_cols.push_back(base_of(v, sub, c->name));
+      continue;
+    }
+    for (const ast::NamedExpr& p : *c->authored) base_cols.push_back(p.name);
+  }
+  for (size_t i = 0; i < base_cols.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (iequals(base_cols[i], base_cols[j])) v.refuse("two inserted columns write base column '" + base_cols[i] + "'");
+  for (auto& row : s.source->core.values) {
+    if (row.size() != written.size()) continue;  // the builder reports the count mismatch
+    std::vector<ExprPtr> out;
+    for (size_t i = 0; i < written.size(); ++i) {
+      const ViewColumn* c = written[i];
+      if (!c->authored) {
+        out.push_back(c->to_base(clone(*row[i])));
+        continue;
+      }
+      for (const ast::NamedExpr& p : *c->authored) {
+        ExprPtr e = clone(*p.value);
+        walk(e, [&](ExprPtr& x, int) {
+          if (x->kind != ast::ExprKind::kColumn) return false;
+          auto& ref = static_cast<ast::ColumnRef&>(*x);
+          if (!ref.schema.empty() || !iequals(ref.table, "new")) return true;
+          for (size_t j = 0; j < written.size(); ++j)
+            if (iequals(written[j]->output, ref.column)) {
+              x = clone(*row[j]);
+              return true;
+            }
+          x = unsupplied_value(v, ref.column);
+          return true;
+        });
+        out.push_back(std::move(e));
+      }
+    }
+    row = std::move(out);
+  }
+}
+
 void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
   std::string target = s.alias.empty() ? s.table.name : s.alias;
   Substituter sub(v, target);
@@ -797,7 +942,19 @@ void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
   if (view_cols.empty() && !s.default_values)
     for (auto& c : v.columns) view_cols.push_back(c.name);
   std::vector<std::string> base_cols;
-  for (auto& c : view_cols) base_cols.push_back(base_of(v, sub, c));
+  std::vector<const ViewColumn*> written;
+  for (auto& c : view_cols) written.push_back(&sub.column(c));
+  bool plain_values = s.source && s.source->compounds.empty() && !s.source->core.values.empty() &&
+                      s.source->order_by.empty() && !s.source->limit && !s.source->with;
+  const bool authored = std::any_of(written.begin(), written.end(), [](const ViewColumn* c) { return c->authored; });
+  if (authored) {
+    if (!plain_values)
+      v.refuse("an INSERT through a column with an authored inverse (WITH INVERSE) needs a VALUES source: its puts "
+               "are evaluated per row");
+    authored_rows(s, v, sub, written, base_cols);
+  } else {
+    for (auto& c : view_cols) base_cols.push_back(base_of(v, sub, c));
+  }
   auto supplied = [&](const std::string& col) {
     return std::any_of(base_cols.begin(), base_cols.end(), [&](const std::string& b) { return iequals(b, col); });
   };
@@ -805,12 +962,8 @@ void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
   // an unsupplied column takes the literal.
   std::vector<ExprPtr> extra;
   std::vector<std::string> extra_cols;
-  bool plain_values = s.source && s.source->compounds.empty() && !s.source->core.values.empty() &&
-                      s.source->order_by.empty() && !s.source->limit && !s.source->with;
   // An invertible view column writes its inverse: in each VALUES row, or over the source.
-  std::vector<const ViewColumn*> written;
-  for (auto& c : view_cols) written.push_back(&sub.column(c));
-  if (s.source && std::any_of(written.begin(), written.end(), [](const ViewColumn* c) { return !c->inverse.empty(); })) {
+  if (!authored && s.source && std::any_of(written.begin(), written.end(), [](const ViewColumn* c) { return !c->inverse.empty(); })) {
     if (plain_values) {
       for (auto& row : s.source->core.values)
         for (size_t i = 0; i < row.size() && i < written.size(); ++i) row[i] = written[i]->to_base(std::move(row[i]));
@@ -899,6 +1052,8 @@ void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
     for (auto& a : u.set) {
       if (a.columns.size() != 1) v.refuse("row-value assignments through a view are not supported yet");
       const ViewColumn& c = sub.column(a.columns[0]);
+      if (c.authored)
+        v.refuse("ON CONFLICT … DO UPDATE of column '" + c.name + "' with an authored inverse (WITH INVERSE) is not supported yet");
       a.columns[0] = base_of(v, sub, a.columns[0]);
       sub(a.value);
       a.value = c.to_base(std::move(a.value));
@@ -1071,35 +1226,50 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
   std::set<std::string> seen;
   // Assignments to an outer join's padded side, for the rows it does not match yet.
   std::vector<std::pair<int, std::pair<std::string, ExprPtr>>> padded_values;
-  for (auto& a : s.assignments) {
-    if (a.columns.size() != 1) v.refuse("row-value assignments through a join view are not supported yet");
-    const ViewColumn& c = sub.column(a.columns[0]);
-    if (c.base.empty())
-      v.refuse("column '" + c.name + "' is computed (" + expr_to_string(*c.term) + ") and read-only: it has no inverse");
-    if (!seen.insert(std::to_string(c.side) + "." + to_lower(c.base)).second)
-      v.refuse("two SET targets write base column '" + c.base + "'");
-    sub(a.value);
-    a.value = c.to_base(std::move(a.value));
-    if (v.sides[c.side].padded) padded_values.emplace_back(c.side, std::make_pair(c.base, clone(*a.value)));
-    // A value reading another side's column reads it from the captured join row.
-    walk(a.value, [&](ExprPtr& x, int depth) {
+  // One base assignment on side `side`: a value reading another side's column reads it
+  // from the captured join row.
+  auto route = [&](const std::string& name, int side, const std::string& base, ExprPtr value) {
+    if (!seen.insert(std::to_string(side) + "." + to_lower(base)).second)
+      v.refuse("two SET targets write base column '" + base + "'");
+    if (v.sides[side].padded) padded_values.emplace_back(side, std::make_pair(base, clone(*value)));
+    walk(value, [&](ExprPtr& x, int depth) {
       if (depth > 0 || x->kind != ast::ExprKind::kColumn) return false;
       auto& ref = static_cast<ast::ColumnRef&>(*x);
       for (size_t p = 0; p < v.sides.size(); ++p) {
-        if (static_cast<int>(p) == c.side || !iequals(ref.table, v.sides[p].qualifier)) continue;
+        if (static_cast<int>(p) == side || !iequals(ref.table, v.sides[p].qualifier)) continue;
         int read = v.sides[p].find(ref.column);
-        if (read < 0 || !v.lineage.owner_determines(c.side, static_cast<int>(p), read))
-          v.refuse("the SET value of '" + c.name + "' reads side '" + v.sides[p].qualifier +
+        if (read < 0 || !v.lineage.owner_determines(side, static_cast<int>(p), read))
+          v.refuse("the SET value of '" + name + "' reads side '" + v.sides[p].qualifier +
                    "', but the assigned side joins more than one '" + v.sides[p].qualifier +
                    "' row (no unique key of it is pinned by the join)");
         std::string col = "s" + std::to_string(reads.size());
         reads.push_back(ast::result_column(clone(*x), col));
-        x = ast::scalar_subquery(from_capture(captured(col), key_match(v, c.side, v.sides[c.side].qualifier)));
+        x = ast::scalar_subquery(from_capture(captured(col), key_match(v, side, v.sides[side].qualifier)));
         return true;
       }
       return true;
     });
-    per_side[c.side].emplace_back(c.base, std::move(a.value));
+    per_side[side].emplace_back(base, std::move(value));
+  };
+  std::map<std::string, const ast::Expr*> written;
+  auto assigned = assigned_values(s, v, sub, written);
+  for (auto& [c, value] : assigned) {
+    if (!c->authored) {
+      route(c->name, c->side, c->base, c->to_base(clone(*value)));
+      continue;
+    }
+    // Authored wins: each put goes to the side that owns its target.
+    for (const ast::NamedExpr& p : *c->authored) {
+      int owner = -1;
+      for (size_t side = 0; side < v.sides.size(); ++side) {
+        if (v.sides[side].find(p.name) < 0) continue;
+        if (owner >= 0) v.refuse("WITH INVERSE target '" + p.name + "' of column '" + c->name + "' is ambiguous: more than one joined table has it");
+        owner = static_cast<int>(side);
+      }
+      if (owner < 0) v.refuse("WITH INVERSE target '" + p.name + "' of column '" + c->name + "' is not a column of the joined tables");
+      route(c->name, owner, v.sides[owner].table->schema.columns[v.sides[owner].find(p.name)].name,
+            written_row(*p.value, sub, target, written));
+    }
   }
   sub(s.where);
   // Writing the padded side of an outer join: a view row without a partner gets one,
@@ -1223,6 +1393,9 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
   std::set<int> supplied_sides;
   for (size_t i = 0; i < view_cols.size(); ++i) {
     const ViewColumn& c = sub.column(view_cols[i]);
+    if (c.authored)
+      v.refuse("column '" + c.name + "' has an authored inverse (WITH INVERSE); evaluating authored puts through a "
+               "join view's insert envelope is deferred");
     if (c.base.empty())
       v.refuse("column '" + c.name + "' is computed (" + expr_to_string(*c.term) + ") and read-only: it has no inverse");
     auto key = std::make_pair(c.side, v.sides[c.side].find(c.base));
@@ -1338,6 +1511,14 @@ ViewWriteSurface describe_view_writes(DatabaseImpl& db, const ViewEntry& view) {
   if (v.join()) {
     for (size_t i = 0; i < v.columns.size(); ++i) {
       const ViewColumn& c = v.columns[i];
+      if (c.authored) {
+        // Writable through its puts: one put is its base trace; several have none.
+        int owner = -1, column = -1;
+        for (size_t side = 0; side < v.sides.size() && owner < 0; ++side)
+          if ((column = v.sides[side].find(c.authored->front().name)) >= 0) owner = static_cast<int>(side);
+        if (owner >= 0) out.sites[i] = {v.sides[owner].table, c.authored->size() == 1 ? column : -1, owner};
+        continue;
+      }
       if (!c.base.empty()) out.sites[i] = {v.sides[c.side].table, v.sides[c.side].find(c.base), c.side};
     }
     // A join key class is filled when one member is written or declares a DEFAULT.
@@ -1377,8 +1558,19 @@ ViewWriteSurface describe_view_writes(DatabaseImpl& db, const ViewEntry& view) {
       if (iequals(source_names[i], name)) return source_sites[i];
     return {};
   };
-  for (size_t i = 0; i < v.columns.size(); ++i)
-    if (!v.columns[i].base.empty()) out.sites[i] = site_of(v.columns[i].base);
+  for (size_t i = 0; i < v.columns.size(); ++i) {
+    const ViewColumn& c = v.columns[i];
+    if (c.authored) {
+      // Writable through its puts (one put is its base trace; several have none), and
+      // every put target is filled by an INSERT.
+      Site first = site_of(c.authored->front().name);
+      if (c.authored->size() > 1) first.column = -1;
+      out.sites[i] = first;
+      for (const ast::NamedExpr& p : *c.authored) out.filled.push_back(site_of(p.name));
+      continue;
+    }
+    if (!c.base.empty()) out.sites[i] = site_of(c.base);
+  }
   for (auto& [col, lit] : constant_bindings(v)) out.filled.push_back(site_of(col));
   if (v.defaults)
     for (const ast::NamedExpr& d : *v.defaults) {
