@@ -1581,32 +1581,68 @@ ViewWriteSurface describe_view_writes(DatabaseImpl& db, const ViewEntry& view) {
   return out;
 }
 
+namespace {
+
+// A CTE of the statement's leading WITH named as its target (`with x as (…) update x …`,
+// unqualified): an ephemeral view over the CTE's body, written through like a named one
+// (vu-operators.md, "the CTE-name DML target"). The CTE shadows a same-named table or
+// view, as it does for a read. Null when the target names no such CTE.
+std::shared_ptr<const ViewEntry> cte_target(const ast::WithClause* with, const ast::QualifiedName& name,
+                                            const std::string& home) {
+  if (!with || !name.schema.empty()) return nullptr;
+  for (const ast::CommonTableExpr& cte : with->ctes) {
+    if (!iequals(cte.name, name.name) || !cte.select) continue;
+    if (with->recursive)
+      throw Error(StatusCode::kError, "cannot write through CTE '" + cte.name + "': a recursive WITH is not updatable");
+    auto def = std::make_shared<ast::CreateViewStmt>();
+    def->view = {home, cte.name, cte.site};
+    def->columns = cte.columns;
+    def->select = clone(*cte.select);
+    auto view = std::make_shared<ViewEntry>();
+    view->schema_name = home;
+    view->name = cte.name;
+    view->columns = cte.columns;
+    view->definition = std::move(def);
+    return view;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 LoweredWrite lower_view_write(DatabaseImpl& db, const ast::Statement& stmt, const std::vector<std::string>* nested) {
   LoweredWrite out;
   const ast::QualifiedName* name = nullptr;
   const std::vector<std::string>* path = nullptr;
+  const ast::WithClause* with = nullptr;
   switch (stmt.kind) {
     case ast::StmtKind::kInsert: {
       auto& s = static_cast<const ast::InsertStmt&>(stmt);
       name = &s.table;
       path = !s.schema_path.empty() || !s.source ? &s.schema_path : &s.source->schema_path;
+      with = s.with.get();
       break;
     }
     case ast::StmtKind::kUpdate:
       name = &static_cast<const ast::UpdateStmt&>(stmt).table;
       path = &static_cast<const ast::UpdateStmt&>(stmt).schema_path;
+      with = static_cast<const ast::UpdateStmt&>(stmt).with.get();
       break;
     case ast::StmtKind::kDelete:
       name = &static_cast<const ast::DeleteStmt&>(stmt).table;
       path = &static_cast<const ast::DeleteStmt&>(stmt).schema_path;
+      with = static_cast<const ast::DeleteStmt&>(stmt).with.get();
       break;
     default: return out;
   }
-  // The target resolves as the statement's own builder resolves it.
+  // The target resolves as the statement's own builder resolves it: a CTE of its own
+  // WITH first.
   Planner planner(db);
   planner.set_statement_path(*path);
   if (nested) planner.inherit_statement_path(*nested);
-  ResolvedRelation rel = planner.resolve_relation(*name);
+  ResolvedRelation rel;
+  rel.view = cte_target(with, *name, planner.search_path().front());
+  if (!rel.view) rel = planner.resolve_relation(*name);
   if (!rel.view) return out;
   ViewShape v = analyze(db, *rel.view);
   v.db = &db;
