@@ -149,5 +149,71 @@ TEST_F(AlterTableTest, RenameTableMovesStorageAndFollowsForeignKeys) {
   fails("alter table p rename to p2", StatusCode::kError, "already exists");
 }
 
+// Renames rewrite private copies of the catalog's expressions (CHECK, DEFAULT, generated
+// column, partial-index WHERE, view body, assertion body) and install them; each keeps
+// working once the statements that declared it are gone.
+TEST_F(AlterTableTest, RenamesKeepChecksDefaultsAndDependentsWorking) {
+  exec(
+      "create table t (id integer primary key, a integer check (a > 0), b integer default (1 + 2), "
+      "g integer generated always as (a * 2))");
+  exec("create index t_big on t (b) where a > 5");
+  exec("create view v as select id, a from t where a > 1");
+  exec("create assertion t_small check (not exists (select 1 from t where b > 100))");
+  exec("alter table t rename column a to x");
+  exec("insert into t (id, x) values (1, 5)");
+  auto rows = query("select b, g from t");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0].as_int(), 3);
+  EXPECT_EQ(rows[0][1].as_int(), 10);
+  fails("insert into t (id, x) values (2, 0)", StatusCode::kConstraint, "CHECK constraint failed");
+  rows = query("select sql from schema() where name = 'v'");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0].str(), "create view v as select id, x from t where x > 1");
+
+  exec("alter table t rename to t2");
+  rows = query("select id, x from v");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][1].as_int(), 5);
+  exec("insert into t2 (id, x) values (2, 7)");
+  EXPECT_EQ(query("select count(*) from t2 where x > 5")[0][0].as_int(), 1);  // the partial index's rows
+  fails("insert into t2 (id, x, b) values (3, 1, 200)", StatusCode::kConstraint, "Integrity assertion failed: t_small");
+  rows = query("select violation_sql from assertion_info() where name = 't_small'");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0].str(), "select 1 where not (not exists (select 1 from t2 where b > 100))");
+
+  // ADD COLUMN and SET DEFAULT own their expressions too.
+  exec("alter table t2 add column c integer default (2 * 2) check (c < 10)");
+  exec("insert into t2 (id, x) values (4, 1)");
+  EXPECT_EQ(query("select c from t2 where id = 4")[0][0].as_int(), 4);
+  fails("insert into t2 (id, x, c) values (5, 1, 20)", StatusCode::kConstraint, "CHECK constraint failed");
+  exec("alter table t2 alter column c set default (5 + 1)");
+  exec("insert into t2 (id, x) values (6, 1)");
+  EXPECT_EQ(query("select c from t2 where id = 6")[0][0].as_int(), 6);
+}
+
+// DROP COLUMN asks the rename walker whether another table's CHECK reads the column
+// through a subquery; the walker renames what it visits, so it runs on a copy and the
+// CHECK keeps its text.
+TEST_F(AlterTableTest, DropColumnProbeLeavesOtherTablesChecksAlone) {
+  exec("create table p (id integer primary key, a integer null, z integer null)");
+  exec("create table q (id integer primary key, n integer check (n <= (select count(*) from p where a is not null)))");
+  fails("alter table p drop column a", StatusCode::kError, "CHECK constraint '_check_n' on table 'q' references it");
+  auto rows = query("select expr from check_constraint_info('q')");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0].str(), "n <= (select count(*) from p where a is not null)");
+  exec("alter table p drop column z");
+  exec("insert into p values (1, 1)");
+  exec("insert into q values (1, 1)");
+  fails("insert into q values (2, 2)", StatusCode::kConstraint, "CHECK constraint failed");
+}
+
+// Errors found while a CREATE TABLE binds an expression it declares point into the
+// statement as written (the catalog's copy keeps the source sites).
+TEST_F(AlterTableTest, GeneratedColumnErrorPointsIntoTheCreateStatement) {
+  fails("create table u (id integer primary key,\n  c integer generated always as (\n    nope + 1))",
+        StatusCode::kError,
+        "Column 'nope' referenced by generated column 'c' not found in table 'u' (at line 3, column 5)");
+}
+
 }  // namespace
 }  // namespace quereus

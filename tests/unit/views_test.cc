@@ -161,5 +161,25 @@ TEST_F(ViewsTest, ForeignKeyInfo) {
             std::string::npos);
 }
 
+// The catalog keeps its own copy of the definition: the text shown is the canonical
+// CREATE VIEW (comments dropped, parameters as written), and the view keeps working
+// after the batch that created it is gone and after a rename rewrites it.
+TEST_F(ViewsTest, DefinitionOutlivesItsStatementWithCommentsAndParameters) {
+  exec("create table t (id integer primary key, v integer); insert into t values (1, 10);"
+       "select 1; -- a comment\n"
+       "create view w /* the view */ as select id, v + coalesce(:bump, 0) as bumped, ? as q from t");
+  auto rows = query("select sql from schema() where name = 'w'");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0].str(), "create view w as select id, v + coalesce(:bump, 0) as bumped, ? as q from t");
+  rows = query("select id, bumped from w");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][1].as_int(), 10);
+  exec("alter table t rename to t2");
+  rows = query("select sql from schema() where name = 'w'");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0].str(), "create view w as select id, v + coalesce(:bump, 0) as bumped, ? as q from t2");
+  EXPECT_EQ(query("select count(*) from w")[0][0].as_int(), 1);
+}
+
 }  // namespace
 }  // namespace quereus

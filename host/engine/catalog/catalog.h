@@ -45,8 +45,8 @@ struct ViewEntry {
   std::string schema_name;  // lower-case
   std::string name;         // display casing
   std::vector<std::string> columns;  // explicit column list; empty when none was written
-  // The definition, owned by the catalog (re-parsed from `sql`, so it outlives the
-  // statement that created it). Never null.
+  // The definition, owned by the catalog (a deep copy of the CREATE VIEW, so it
+  // outlives the statement that created it; `sql` is its printed text). Never null.
   std::shared_ptr<const ast::CreateViewStmt> definition;
   std::string sql;        // canonical CREATE VIEW text (schema().sql)
   std::string tags_json;  // WITH TAGS as a JSON object; "" when untagged

@@ -27,9 +27,9 @@
 #include "ddl/schema_expressions.h"
 #include "ddl/tags.h"
 #include "parser/ast.h"
+#include "parser/ast_clone.h"
 #include "parser/ast_printer.h"
 #include "parser/ast_visit.h"
-#include "parser/parser.h"
 #include "planner/planner.h"
 #include "planner/scalar_expr.h"
 #include "write/dml_writer.h"
@@ -258,19 +258,20 @@ void propagate_rename(DatabaseImpl& db, Renamer renamer) {
   for (auto& t : db.catalog().tables()) {
     // Schema-authored expressions resolve in their table's own schema only.
     renamer.set_bare_binds_elsewhere(binds_elsewhere({t->schema.schema_name}));
+    // Each expression is renamed on a private copy, installed only when it changed.
     for (CheckSchema& ck : t->schema.checks) {
-      auto e = Parser::parse_expression(expr_to_string(*ck.expr));
+      auto e = ast::clone(*ck.expr);
       if (renamer.owned_expr(*e, t->schema.schema_name, t->schema.name)) ck.expr = std::move(e);
     }
     for (ColumnSchema& col : t->schema.columns)
       for (auto* owned : {&col.default_expr, &col.generated_expr}) {
         if (!*owned) continue;
-        auto e = Parser::parse_expression(expr_to_string(**owned));
+        auto e = ast::clone(**owned);
         if (renamer.owned_expr(*e, t->schema.schema_name, t->schema.name)) *owned = std::move(e);
       }
     for (IndexSchema& ix : t->schema.indexes) {
       if (!ix.where) continue;
-      auto e = Parser::parse_expression(expr_to_string(*ix.where));
+      auto e = ast::clone(*ix.where);
       if (renamer.owned_expr(*e, t->schema.schema_name, t->schema.name)) {
         ix.where = std::move(e);
         t->index_runtime.reset();  // the predicate is bound again
@@ -279,9 +280,9 @@ void propagate_rename(DatabaseImpl& db, Renamer renamer) {
   }
   for (auto& v : db.catalog().views()) {
     renamer.set_bare_binds_elsewhere(binds_elsewhere({v->schema_name}));  // a body resolves next to its view
-    auto parsed = Parser::parse(v->sql);
-    if (parsed.size() != 1 || parsed[0]->kind != ast::StmtKind::kCreateView) continue;
-    std::shared_ptr<ast::CreateViewStmt> def(static_cast<ast::CreateViewStmt*>(parsed[0].release()));
+    // A copy of the catalog's definition (`sql` is its printed text), renamed in place.
+    auto copy = ast::clone(*v->definition);
+    std::shared_ptr<ast::CreateViewStmt> def(static_cast<ast::CreateViewStmt*>(copy.release()));
     if (!def->select || !renamer.view_body(*def->select)) continue;
     auto nv = std::make_shared<ViewEntry>(*v);
     nv->sql = statement_to_string(*def);
@@ -293,7 +294,7 @@ void propagate_rename(DatabaseImpl& db, Renamer renamer) {
   for (const auto& a : db.assertions().list()) {
     // An assertion body resolves in its own schema, then main.
     renamer.set_bare_binds_elsewhere(binds_elsewhere({a->schema_name, "main"}));
-    auto e = Parser::parse_expression(expr_to_string(*a->check));
+    auto e = ast::clone(*a->check);
     if (renamer.owned_expr(*e, "", "")) db.assertions().set_check(db, *a, std::move(e));
   }
 }
@@ -874,7 +875,7 @@ AlterPlan plan_drop_column(AlterCtx& c) {
   // Another table's CHECK, DEFAULT or generated column reading the column through a
   // subquery (a scope-aware probe: the rename walker reports whether it would rewrite).
   auto reads_through_subquery = [&](const ast::Expr& e, const TableEntry& owner) {
-    auto probe = Parser::parse_expression(expr_to_string(e));
+    auto probe = ast::clone(e);  // the walker rewrites what it visits: run it on a copy
     Renamer r = Renamer::column(c.old().schema_name, c.table(), col, col + "\x01");
     r.set_bare_binds_elsewhere(owner.schema.schema_name != c.old().schema_name &&
                                c.db.catalog().find(owner.schema.schema_name, c.table()) != nullptr);

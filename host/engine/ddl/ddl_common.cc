@@ -3,8 +3,7 @@
 
 #include "main/database_impl.h"
 #include "planner/scalar_expr.h"
-#include "parser/ast_printer.h"
-#include "parser/parser.h"
+#include "parser/ast_clone.h"
 
 namespace quereus {
 
@@ -46,9 +45,7 @@ ColumnSchema build_column(DatabaseImpl& db, const ast::ColumnDef& cd) {
   return col;
 }
 
-std::shared_ptr<const ast::Expr> own_expr(const ast::Expr& e) {
-  return std::shared_ptr<const ast::Expr>(Parser::parse_expression(expr_to_string(e)).release());
-}
+std::shared_ptr<const ast::Expr> own_expr(const ast::Expr& e) { return ast::clone(e); }
 
 std::string describe_unique(const TableSchema& ts, const IndexSchema& ix) {
   if (ix.constraint_named) return "the UNIQUE constraint '" + ix.name + "'";

@@ -23,8 +23,10 @@ class DatabaseImpl;
 // walks cd.constraints for them. Throws on an unknown collation.
 ColumnSchema build_column(DatabaseImpl& db, const ast::ColumnDef& cd);
 
-// A catalog-owned copy of `e` (its canonical text, parsed again), so it outlives the
-// statement that declared it.
+// A catalog-owned deep copy of `e` (ast::clone), so it outlives the statement that
+// declared it. Its source sites stay those of the declaring statement's text (the
+// persisted DDL text once reloaded): errors found when the CREATE / ALTER binds it point
+// into what the user wrote.
 std::shared_ptr<const ast::Expr> own_expr(const ast::Expr& e);
 
 // A constraint's declared ON CONFLICT action (ABORT for none), as the schema stores it.

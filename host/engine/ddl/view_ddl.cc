@@ -6,8 +6,8 @@
 #include "ddl/tags.h"
 #include "main/database_impl.h"
 #include "eval/exec_context.h"
+#include "parser/ast_clone.h"
 #include "parser/ast_printer.h"
-#include "parser/parser.h"
 #include "planner/planner.h"
 
 namespace quereus {
@@ -36,11 +36,11 @@ void create_view(DatabaseImpl& db, const ast::CreateViewStmt& s, ExecContext&, D
   if (db.catalog().find(schema, s.view.name))
     throw Error(StatusCode::kError, "Schema '" + schema + "': Cannot add view '" + s.view.name +
                                         "', a table with the same name already exists.");
-  // The catalog owns its own copy of the definition: the canonical text, parsed again.
-  auto parsed = Parser::parse(statement_to_string(s));
-  if (parsed.size() != 1 || parsed[0]->kind != ast::StmtKind::kCreateView)
-    throw Error(StatusCode::kInternal, "CREATE VIEW did not survive its canonical round trip");
-  std::shared_ptr<ast::CreateViewStmt> def(static_cast<ast::CreateViewStmt*>(parsed[0].release()));
+  // The catalog owns its own deep copy of the definition. Its text range pointed into
+  // the prepared SQL, which the catalog does not keep; `sql` below is its text.
+  auto copy = ast::clone(s);
+  copy->text_begin = copy->text_end = 0;
+  std::shared_ptr<ast::CreateViewStmt> def(static_cast<ast::CreateViewStmt*>(copy.release()));
   def->if_not_exists = false;
   def->view.schema = schema;  // the event's text is schema-qualified, as for tables
   std::string qualified_sql = statement_to_string(*def);

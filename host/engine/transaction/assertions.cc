@@ -7,8 +7,8 @@
 
 #include "main/database_impl.h"
 #include "optimizer/optimizer.h"
+#include "parser/ast_clone.h"
 #include "parser/ast_printer.h"
-#include "parser/parser.h"
 #include "planner/planner.h"
 #include "eval/exec_context.h"
 #include "parser/ast_visit.h"
@@ -122,20 +122,33 @@ class ReferenceWalker {
   std::vector<const ViewEntry*> expanding_;
 };
 
-const ast::Select& violation_select(const AssertionEntry& a, std::unique_ptr<ast::Statement>& holder) {
-  auto stmts = Parser::parse(a.violation_sql);
-  if (stmts.size() != 1 || stmts[0]->kind != ast::StmtKind::kSelect)
-    throw Error(StatusCode::kInternal, "assertion '" + a.name + "': malformed violation query");
-  holder = std::move(stmts[0]);
-  return *static_cast<const ast::SelectStmt&>(*holder).select;
+// The violation query, `select 1 where not (<check>)` (a.violation_sql), built on a copy
+// of the check. As the parser reads that text, NOT over a plain EXISTS is NOT EXISTS.
+std::unique_ptr<ast::Select> violation_select(const AssertionEntry& a) {
+  auto sel = std::make_unique<ast::Select>();
+  auto one = std::make_unique<ast::Literal>();
+  one->literal_kind = ast::LiteralKind::kInteger;
+  one->text = "1";
+  sel->core.columns.emplace_back();
+  sel->core.columns.back().expr = std::move(one);
+  ast::ExprPtr check = ast::clone(*a.check);
+  if (check->kind == ast::ExprKind::kExists && !static_cast<ast::ExistsExpr&>(*check).negated) {
+    static_cast<ast::ExistsExpr&>(*check).negated = true;
+    sel->core.where = std::move(check);
+  } else {
+    auto negation = std::make_unique<ast::UnaryExpr>();
+    negation->op = ast::UnaryOp::kNot;
+    negation->operand = std::move(check);
+    sel->core.where = std::move(negation);
+  }
+  return sel;
 }
 
 // Plans the violation query against the current schema.
 RelPtr plan_violation(DatabaseImpl& db, const AssertionEntry& a) {
-  std::unique_ptr<ast::Statement> holder;
-  const ast::Select& sel = violation_select(a, holder);
+  std::unique_ptr<ast::Select> sel = violation_select(a);
   Planner planner(db);
-  QueryPlan qp = planner.plan_view_body(sel, a.schema_name);
+  QueryPlan qp = planner.plan_view_body(*sel, a.schema_name);
   return Optimizer(db.options().optimizer).optimize(qp.root);
 }
 
@@ -194,9 +207,8 @@ void Assertions::create(DatabaseImpl& db, const ast::CreateAssertionStmt& s, Ddl
   auto a = std::make_shared<AssertionEntry>();
   a->schema_name = schema;
   a->name = s.name.name;
-  std::string text = expr_to_string(*s.check);
-  a->check = std::shared_ptr<const ast::Expr>(Parser::parse_expression(text).release());
-  a->violation_sql = "select 1 where not (" + text + ")";
+  a->check = ast::clone(*s.check);
+  a->violation_sql = "select 1 where not (" + expr_to_string(*s.check) + ")";
   // The body is planned now, at a view body's strictness: a missing table, column or
   // function fails the CREATE instead of every later COMMIT.
   try {
@@ -205,8 +217,7 @@ void Assertions::create(DatabaseImpl& db, const ast::CreateAssertionStmt& s, Ddl
     throw Error(e.code(), "Cannot create assertion '" + a->name + "': " + e.raw_message());
   }
   a->planned_version = db.schema_version();
-  std::unique_ptr<ast::Statement> holder;
-  ReferenceWalker(db, a->references).select(violation_select(*a, holder), schema);
+  ReferenceWalker(db, a->references).select(*violation_select(*a), schema);
   if (origin == DdlOrigin::kStatement) db.persist_assertion(*a);
   if (db.changes().capturing())
     db.changes().record_schema(
@@ -260,8 +271,7 @@ void Assertions::check(DatabaseImpl& db, const std::vector<TableEntry*>& written
       a->planned_version = db.schema_version();
       // Views may have been redefined since: follow what the body reaches now.
       std::vector<AssertionReference> refs;
-      std::unique_ptr<ast::Statement> holder;
-      ReferenceWalker(db, refs).select(violation_select(*a, holder), a->schema_name);
+      ReferenceWalker(db, refs).select(*violation_select(*a), a->schema_name);
       a->references = std::move(refs);
     }
     ExecContext ctx;
@@ -285,8 +295,7 @@ void Assertions::set_check(DatabaseImpl& db, AssertionEntry& a, std::unique_ptr<
   a.plan.reset();
   a.planned_version = 0;
   std::vector<AssertionReference> refs;
-  std::unique_ptr<ast::Statement> holder;
-  ReferenceWalker(db, refs).select(violation_select(a, holder), a.schema_name);
+  ReferenceWalker(db, refs).select(*violation_select(a), a.schema_name);
   a.references = std::move(refs);
   db.persist_assertion(a);
 }

@@ -10,6 +10,7 @@
 #include "ddl/declarative/schema_differ.h"
 #include "ddl/tags.h"
 #include "parser/ast.h"
+#include "parser/ast_clone.h"
 #include "parser/ast_printer.h"
 #include "parser/parser.h"
 
@@ -27,13 +28,13 @@ class SchemaActionExec : public Executable {
   std::function<void(ExecContext&)> fn_;
 };
 
-// A statement the catalog owns: re-parsed from its canonical text, so it outlives the
-// prepared statement it was written in (and may be adjusted, e.g. qualified).
+// A statement the catalog owns: a deep copy, so it outlives the prepared statement it
+// was written in (and may be adjusted, e.g. qualified). Its text range pointed into that
+// statement's SQL, which is not kept.
 ast::StatementPtr own_statement(const ast::Statement& s) {
-  auto parsed = Parser::parse(statement_to_string(s));
-  if (parsed.size() != 1)
-    throw Error(StatusCode::kInternal, "a declared item did not re-parse as one statement", s.site);
-  return std::move(parsed.front());
+  ast::StatementPtr copy = ast::clone(s);
+  copy->text_begin = copy->text_end = 0;
+  return copy;
 }
 
 void run(DatabaseImpl& db, const ast::Statement& stmt, ExecContext& ctx) {
@@ -582,20 +583,17 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
         if (item->kind != ast::StmtKind::kSeed) continue;
         const auto& seed = static_cast<const ast::SeedStmt&>(*item);
         if (seed.rows.empty()) continue;
-        std::string sql = "insert into " + qualified(schema, seed.table);
-        if (!seed.columns.empty()) {
-          sql += " (";
-          for (size_t i = 0; i < seed.columns.size(); ++i) sql += (i ? ", " : "") + quote_identifier(seed.columns[i]);
-          sql += ")";
-        }
-        sql += " values ";
-        for (size_t r = 0; r < seed.rows.size(); ++r) {
-          sql += r ? ", (" : "(";
-          for (size_t i = 0; i < seed.rows[r].size(); ++i) sql += (i ? ", " : "") + expr_to_string(*seed.rows[r][i]);
-          sql += ")";
-        }
-        sql += " on conflict do nothing";
-        run_sql(db, sql, ctx);
+        // insert into <schema>.<table> [(cols)] values <rows> on conflict do nothing
+        ast::InsertStmt insert;
+        insert.site = seed.site;
+        insert.table.schema = schema;
+        insert.table.name = seed.table;
+        insert.columns = seed.columns;
+        insert.source = std::make_unique<ast::Select>();
+        insert.source->site = seed.site;
+        for (const auto& row : seed.rows) insert.source->core.values.push_back(ast::clone(row));
+        insert.upserts.emplace_back();  // DO NOTHING on any uniqueness conflict
+        run(db, insert, ctx);
       }
     }
   } catch (...) {

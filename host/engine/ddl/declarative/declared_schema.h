@@ -21,7 +21,7 @@ struct DiffSchemaStmt;
 }  // namespace ast
 
 struct DeclaredSchemas {
-  // By lower-case schema name; each owned by the catalog (re-parsed from its text).
+  // By lower-case schema name; each owned by the catalog (a deep copy of the statement).
   std::map<std::string, std::shared_ptr<const ast::DeclareSchemaStmt>> declared;
   // "schema.name" (lower-case) → the canonical text of the declaration that created the
   // object, so a re-apply of the same declaration is recognised as a no-op.

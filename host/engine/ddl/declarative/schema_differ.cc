@@ -7,8 +7,8 @@
 #include "common/status.h"
 #include "main/database_impl.h"
 #include "ddl/ddl_common.h"
+#include "parser/ast_clone.h"
 #include "parser/ast_printer.h"
-#include "parser/parser.h"
 #include "planner/scalar_expr.h"
 
 namespace quereus {
@@ -58,8 +58,7 @@ class TableDiffer {
 
   TableMigration run() {
     // A private copy of the declaration: constraints are moved out of it into ALTERs.
-    auto parsed = Parser::parse(statement_to_string(decl_));
-    own_ = std::unique_ptr<ast::CreateTableStmt>(static_cast<ast::CreateTableStmt*>(parsed.front().release()));
+    own_ = std::unique_ptr<ast::CreateTableStmt>(static_cast<ast::CreateTableStmt*>(ast::clone(decl_).release()));
     check_table_level();
     resolve_columns();
     std::vector<std::string> add_columns, alter_columns, drop_columns;
@@ -185,12 +184,12 @@ class TableDiffer {
     return "ADD COLUMN " + action_text(a).substr(kHead.size());
   }
 
-  std::string default_text(ast::Expr& e) {
+  std::string default_text(const ast::Expr& e) {
     ast::AlterTableStmt a;
     a.action = ast::AlterTableStmt::Action::kAlterColumn;
     a.column_action = ast::AlterTableStmt::ColumnAction::kSetDefault;
     a.name = "c";
-    a.default_value = Parser::parse_expression(expr_to_string(e));
+    a.default_value = ast::clone(e);
     static const std::string kHead = "alter column c set default ";
     return action_text(a).substr(kHead.size());
   }
