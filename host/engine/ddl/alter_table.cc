@@ -30,6 +30,7 @@
 #include "parser/ast_clone.h"
 #include "parser/ast_printer.h"
 #include "parser/ast_visit.h"
+#include "parser/ast_walk.h"
 #include "planner/planner.h"
 #include "planner/scalar_expr.h"
 #include "write/dml_writer.h"
@@ -211,8 +212,11 @@ class Renamer {
     Scope sc;
     sc.outer = outer;
     if (c.from) source(*c.from, sc);
+    const bool shifts = output_name_shifts(c, sc);
     for (auto& rc : c.columns)
       if (rc.expr) expr(*rc.expr, &sc);
+    for (auto& rc : c.columns)
+      for (auto& put : rc.inverse) inverse_put(put, sc, shifts);
     for (auto* x : {&c.where, &c.having})
       if (*x) expr(**x, &sc);
     for (auto& g : c.group_by)
@@ -220,6 +224,56 @@ class Renamer {
     if (order_by)
       for (auto& o : *order_by)
         if (o.expr) expr(*o.expr, &sc);
+  }
+
+  // RENAME COLUMN: whether the select's own output name for the column changes — an
+  // unaliased bare projection of it, or a star over its table — while no other result
+  // column still exposes the old name. Decided before the select list is rewritten.
+  bool output_name_shifts(const ast::SelectCore& c, const Scope& sc) const {
+    if (old_col_.empty()) return false;
+    bool shifts = false, keeps = false;
+    auto binds_here = [&](const std::string& q) {
+      return std::any_of(sc.qualifiers.begin(), sc.qualifiers.end(), [&](const std::string& x) { return iequals(x, q); });
+    };
+    for (const ast::ResultColumn& rc : c.columns) {
+      using RK = ast::ResultColumn::Kind;
+      if (rc.kind == RK::kStar) {
+        shifts = shifts || sc.bare;
+      } else if (rc.kind == RK::kTableStar) {
+        shifts = shifts || binds_here(rc.table);
+      } else if (!rc.alias.empty()) {
+        keeps = keeps || iequals(rc.alias, old_col_);
+      } else if (rc.expr && rc.expr->kind == ast::ExprKind::kColumn) {
+        auto& ref = static_cast<const ast::ColumnRef&>(*rc.expr);
+        if (!iequals(ref.column, old_col_)) continue;
+        if (ref.table.empty() ? sc.bare : binds_here(ref.table)) shifts = true;
+        else keeps = true;
+      }
+    }
+    return shifts && !keeps;
+  }
+
+  // A result column's `WITH INVERSE (target = put)` (vu-inverses.md): the target is a base
+  // column of this select's FROM; the put's subqueries rename like any expression; and
+  // its `new.<column>` references follow the select's own output names.
+  void inverse_put(ast::NamedExpr& put, const Scope& sc, bool shifts) {
+    if (!old_col_.empty() && sc.bare && iequals(put.name, old_col_)) {
+      put.name = new_col_;
+      changed_ = true;
+    }
+    if (!put.value) return;
+    expr(*put.value, &sc);
+    if (!shifts) return;
+    // The walk only reads; the matched references are this put's own nodes.
+    ast::any_expr_deep(*put.value, [&](const ast::Expr& x) {
+      if (x.kind != ast::ExprKind::kColumn) return false;
+      auto& ref = const_cast<ast::ColumnRef&>(static_cast<const ast::ColumnRef&>(x));
+      if (ref.schema.empty() && iequals(ref.table, "new") && iequals(ref.column, old_col_)) {
+        ref.column = new_col_;
+        changed_ = true;
+      }
+      return false;
+    });
   }
 
   void select(ast::Select& s, const Scope* outer) {
