@@ -249,8 +249,9 @@ std::string json_string(const std::string& s) {
 Row view_info_row(DatabaseImpl& db, const ViewEntry& v) {
   ViewWriteSurface lin = view_lineage(db, v);
   std::vector<std::shared_ptr<TableEntry>> targets;
-  for (const BaseSite& s : lin.sites)
-    if (s.table && std::find(targets.begin(), targets.end(), s.table) == targets.end()) targets.push_back(s.table);
+  for (const auto* list : {&lin.sites, &lin.reach})
+    for (const BaseSite& s : *list)
+      if (s.table && std::find(targets.begin(), targets.end(), s.table) == targets.end()) targets.push_back(s.table);
   auto has = [](const std::vector<BaseSite>& sites, int side, int c) {
     for (const BaseSite& s : sites)
       if (s.table && s.side == side && s.column == c) return true;
@@ -262,11 +263,11 @@ Row view_info_row(DatabaseImpl& db, const ViewEntry& v) {
     if (optional) continue;
     const int si = static_cast<int>(side);
     for (const KeyColumn& k : t->schema.primary_key)
-      if (!has(lin.sites, si, k.column)) deletable = false;
+      if (!has(lin.reach, si, k.column)) deletable = false;
     for (size_t c = 0; c < t->schema.columns.size(); ++c) {
       const ColumnSchema& col = t->schema.columns[c];
       int ci = static_cast<int>(c);
-      if (col.not_null && !col.default_expr && !has(lin.sites, si, ci) && !has(lin.filled, si, ci)) insertable = false;
+      if (col.not_null && !col.default_expr && !has(lin.reach, si, ci) && !has(lin.filled, si, ci)) insertable = false;
     }
   }
   std::string json = "[";

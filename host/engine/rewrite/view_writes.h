@@ -63,6 +63,8 @@ struct ViewWriteSurface {
   std::vector<Side> sides;
   std::vector<std::string> names;  // the view's columns
   std::vector<Site> sites;         // per view column
+  std::vector<Site> reach;         // every base column a view column writes, per side
+                                   // (a set operation's legs each reach their own)
   std::vector<Site> filled;        // base columns an INSERT fills without the user
                                    // (constant bindings, WITH DEFAULTS, shared join keys)
 };
