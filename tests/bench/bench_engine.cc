@@ -119,6 +119,7 @@ class SqliteStatement : public BenchStatement {
 
 class SqliteEngine : public BenchEngine {
  public:
+  bool is_sqlite() const override { return true; }
   SqliteEngine(const std::string& file, bool sync) {
     const int rc = sqlite3_open_v2(file.empty() ? ":memory:" : file.c_str(), &db_,
                                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);

@@ -55,6 +55,9 @@ class BenchEngine {
   virtual void exec(const std::string& sql) = 0;
   // Prepares exactly one statement.
   virtual std::unique_ptr<BenchStatement> prepare(const std::string& sql) = 0;
+  // True for SQLite: a workload whose SQL must differ (a view SQLite writes through only
+  // with INSTEAD OF triggers) asks.
+  virtual bool is_sqlite() const { return false; }
 
  protected:
   BenchEngine() = default;
