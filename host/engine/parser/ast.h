@@ -402,6 +402,9 @@ struct UpdateStmt : Statement, DmlClauses {
   ConflictClause or_action = ConflictClause::kNone;
   QualifiedName table;
   std::string alias;
+  // `update (select …) as v set …`: an inline subquery target, written through like a
+  // view (docs/view-updates.md); `table` is then the alias, unqualified.
+  std::unique_ptr<Select> target_query;
   std::vector<Assignment> assignments;
   ExprPtr where;
   std::vector<ResultColumn> returning;
@@ -412,6 +415,8 @@ struct DeleteStmt : Statement, DmlClauses {
   std::unique_ptr<WithClause> with;
   QualifiedName table;
   std::string alias;
+  // `delete from (select …) as v …` (see UpdateStmt::target_query).
+  std::unique_ptr<Select> target_query;
   ExprPtr where;
   std::vector<ResultColumn> returning;
 };

@@ -465,6 +465,7 @@ StatementPtr clone_update(const UpdateStmt& s) {
   out->or_action = s.or_action;
   out->table = s.table;
   out->alias = s.alias;
+  out->target_query = clone_or_null(s.target_query);
   out->assignments = clone_each(s.assignments);
   out->where = clone_or_null(s.where);
   out->returning = clone_each(s.returning);
@@ -477,6 +478,7 @@ StatementPtr clone_delete(const DeleteStmt& s) {
   out->with = clone_or_null(s.with);
   out->table = s.table;
   out->alias = s.alias;
+  out->target_query = clone_or_null(s.target_query);
   out->where = clone_or_null(s.where);
   out->returning = clone_each(s.returning);
   return out;

@@ -1393,6 +1393,22 @@ class Printer {
   }
 
   // `update [or …] t set … [where …]`.
+  // `t [as a]` or `(select …) as a`.
+  template <class Stmt>
+  void write_target(const Stmt& s) {
+    if (s.target_query) {
+      out += '(';
+      select(*s.target_query);
+      out += ')';
+    } else {
+      qualified(s.table);
+    }
+    if (!s.alias.empty()) {
+      out += " as ";
+      out += quote_identifier(s.alias);
+    }
+  }
+
   void update_stmt(const UpdateStmt& s) {
     if (s.with) with_clause(*s.with);
     out += "update ";
@@ -1401,11 +1417,7 @@ class Printer {
       out += conflict_text(s.or_action);
       out += ' ';
     }
-    qualified(s.table);
-    if (!s.alias.empty()) {
-      out += " as ";
-      out += quote_identifier(s.alias);
-    }
+    write_target(s);
     out += " set ";
     assignments(s.assignments);
     if (s.where) {
@@ -1420,11 +1432,7 @@ class Printer {
   void delete_stmt(const DeleteStmt& s) {
     if (s.with) with_clause(*s.with);
     out += "delete from ";
-    qualified(s.table);
-    if (!s.alias.empty()) {
-      out += " as ";
-      out += quote_identifier(s.alias);
-    }
+    write_target(s);
     if (s.where) {
       out += " where ";
       expr(*s.where);

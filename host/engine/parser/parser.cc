@@ -1057,15 +1057,34 @@ class ParserImpl {
 
 
 
+  // An UPDATE / DELETE target: `[schema.]table [as alias]`, or an inline subquery
+  // `(select …) [as] alias` (the alias is required: it names the target).
+  template <class Stmt>
+  void parse_write_target(Stmt& stmt) {
+    if (check(TokenKind::kLParen) && starts_query(1, true)) {
+      advance();
+      stmt.target_query = parse_query(/*require_returning=*/true);
+      expect(TokenKind::kRParen, "Expected ')' after the subquery target");
+      const bool as = match(Keyword::kAs);
+      if (!as && (check(Keyword::kSet) || check(Keyword::kWhere) || check(Keyword::kReturning)))
+        fail_expected("Expected an alias naming the subquery target");
+      stmt.alias = expect_name(NameCtx::kGeneral, "Expected an alias naming the subquery target");
+      stmt.table.name = stmt.alias;
+      stmt.table.site = stmt.target_query->site;
+      return;
+    }
+    stmt.table = expect_qualified_name(NameCtx::kTable, "Expected table name");
+    if (match(Keyword::kAs))
+      stmt.alias = expect_name(NameCtx::kGeneral, "Expected alias after 'AS'");
+  }
+
   std::unique_ptr<UpdateStmt> parse_update(std::unique_ptr<WithClause> with, const Token& start) {
     auto stmt = make_at<UpdateStmt>(start);
     stmt->with = std::move(with);
     expect(Keyword::kUpdate, "Expected UPDATE");
     // UPDATE OR <action> is deliberately unsupported (the reference reads OR as a
     // missing table name and says so).
-    stmt->table = expect_qualified_name(NameCtx::kTable, "Expected table name");
-    if (match(Keyword::kAs))
-      stmt->alias = expect_name(NameCtx::kGeneral, "Expected alias after 'AS'");
+    parse_write_target(*stmt);
     parse_dml_clauses(*stmt);
     expect(Keyword::kSet, "Expected 'SET' after table name in UPDATE");
     stmt->assignments = parse_assignments();
@@ -1081,9 +1100,7 @@ class ParserImpl {
     stmt->with = std::move(with);
     expect(Keyword::kDelete, "Expected DELETE");
     match(Keyword::kFrom);
-    stmt->table = expect_qualified_name(NameCtx::kTable, "Expected table name");
-    if (match(Keyword::kAs))
-      stmt->alias = expect_name(NameCtx::kGeneral, "Expected alias after 'AS'");
+    parse_write_target(*stmt);
     parse_dml_clauses(*stmt);
     if (match(Keyword::kWhere)) stmt->where = parse_expr();
     parse_dml_clauses(*stmt);

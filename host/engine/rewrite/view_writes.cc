@@ -852,6 +852,7 @@ void lower_update(ast::UpdateStmt& s, const ViewShape& v) {
   lower_returning(s.returning, v, sub, target);
   s.table = v.source;
   s.alias = kSelf;
+  s.target_query.reset();
 }
 
 void lower_delete(ast::DeleteStmt& s, const ViewShape& v) {
@@ -862,6 +863,7 @@ void lower_delete(ast::DeleteStmt& s, const ViewShape& v) {
   lower_returning(s.returning, v, sub, target);
   s.table = v.source;
   s.alias = kSelf;
+  s.target_query.reset();
 }
 
 // `select *, <extra…> from (<source>) as __vw_src`. The source moves in as syntax, so its
@@ -1785,6 +1787,27 @@ std::shared_ptr<const ViewEntry> cte_target(const ast::WithClause* with, const a
   return nullptr;
 }
 
+// `update (select …) as v …` / `delete from (select …) as v …`: the subquery's select.
+const ast::Select* target_query(const ast::Statement& stmt) {
+  if (stmt.kind == ast::StmtKind::kUpdate) return static_cast<const ast::UpdateStmt&>(stmt).target_query.get();
+  if (stmt.kind == ast::StmtKind::kDelete) return static_cast<const ast::DeleteStmt&>(stmt).target_query.get();
+  return nullptr;
+}
+
+// An inline subquery target: an ephemeral view over the subquery, named by its alias
+// (vu-operators.md, "Inline subquery DML target").
+std::shared_ptr<const ViewEntry> subquery_target(const ast::Select& query, const ast::QualifiedName& name,
+                                                 const std::string& home) {
+  auto def = std::make_shared<ast::CreateViewStmt>();
+  def->view = {home, name.name, name.site};
+  def->select = clone(query);
+  auto view = std::make_shared<ViewEntry>();
+  view->schema_name = home;
+  view->name = name.name;
+  view->definition = std::move(def);
+  return view;
+}
+
 }  // namespace
 
 LoweredWrite lower_view_write(DatabaseImpl& db, const ast::Statement& stmt, const std::vector<std::string>* nested) {
@@ -1819,6 +1842,7 @@ LoweredWrite lower_view_write(DatabaseImpl& db, const ast::Statement& stmt, cons
   if (nested) planner.inherit_statement_path(*nested);
   ResolvedRelation rel;
   rel.view = cte_target(with, *name, planner.search_path().front());
+  if (const ast::Select* inline_target = target_query(stmt)) rel.view = subquery_target(*inline_target, *name, planner.search_path().front());
   if (!rel.view) rel = planner.resolve_relation(*name);
   if (!rel.view) return out;
   auto legs = set_op_legs(db, *rel.view);
