@@ -1556,6 +1556,21 @@ bool row_fits_leg(const ViewShape& v, const std::vector<std::string>& cols, cons
   return true;
 }
 
+// True when an UPDATE assigns one of the leg's discriminators (a `col = literal` of its
+// WHERE) a literal that contradicts it.
+bool update_leaves_leg(const ViewShape& v, const ast::UpdateStmt& s) {
+  for (const ast::Assignment& a : s.assignments) {
+    if (a.columns.size() != 1 || !a.value || a.value->kind != ast::ExprKind::kLiteral) continue;
+    const ViewColumn* c = v.find(a.columns[0]);
+    if (!c || c->base.empty() || !c->inverse.empty() || c->authored) continue;
+    auto& given = static_cast<const ast::Literal&>(*a.value);
+    for (auto& [col, lit] : constant_bindings(v))
+      if (iequals(col, c->base) && (given.literal_kind == ast::LiteralKind::kNull || literals_equal(given, *lit) == false))
+        return true;
+  }
+  return false;
+}
+
 // A write through a UNION / UNION ALL view: each leg is written as its own view. UPDATE
 // and DELETE reach every leg (a leg whose predicate excludes the addressed rows changes
 // nothing); an INSERT … VALUES sends each row to every leg whose `col = literal`
@@ -1584,6 +1599,10 @@ void lower_set_op_write(DatabaseImpl& db, const ViewEntry& view,
   if (has_returning()) refuse("RETURNING through a set-operation view is not supported yet");
   if (stmt.kind != ast::StmtKind::kInsert) {
     for (const ViewShape& v : shapes) {
+      // An UPDATE that sets a leg's discriminator (`col = literal` in its WHERE) to a
+      // literal it contradicts routes away from that leg (vu-operators.md, Union all).
+      if (stmt.kind == ast::StmtKind::kUpdate && update_leaves_leg(v, static_cast<const ast::UpdateStmt&>(stmt)))
+        continue;
       ast::StatementPtr copy = clone(stmt);
       if (copy->kind == ast::StmtKind::kUpdate) lower_update(static_cast<ast::UpdateStmt&>(*copy), v);
       else lower_delete(static_cast<ast::DeleteStmt&>(*copy), v);
