@@ -17,6 +17,7 @@
 #include "transaction/deferred_constraints.h"
 #include "transaction/write_context.h"
 #include "optimizer/optimizer.h"
+#include "planner/planning_context.h"
 #include "catalog/catalog.h"
 
 namespace quereus {
@@ -44,7 +45,7 @@ struct EngineOptions {
   int64_t statement_timeout_ms = 0;
 };
 
-class DatabaseImpl : public Database, public WriteContext {
+class DatabaseImpl : public Database, public WriteContext, public PlanningContext {
  public:
   DatabaseImpl(std::shared_ptr<Registry> registry, const DatabaseOptions& options);
   ~DatabaseImpl() override;
@@ -62,10 +63,12 @@ class DatabaseImpl : public Database, public WriteContext {
   // The flag interrupt() sets; a top-level statement clears it when it starts.
   std::atomic<bool>& interrupt_flag() { return interrupt_requested_; }
 
-  Registry& registry() { return *registry_; }
+  Registry& registry() override { return *registry_; }
   Catalog& catalog() override { return catalog_; }
   DeclaredSchemas& declared_schemas() { return declared_schemas_; }
   EngineOptions& options() { return options_; }
+  const std::vector<std::string>& schema_path() const override { return options_.schema_path; }
+  const Limits& limits() const override { return options_.limits; }
   const DatabaseOptions& db_options() const { return db_options_; }
 
   // ---- modules and the persistent catalog (docs/persistence.md)
@@ -114,13 +117,18 @@ class DatabaseImpl : public Database, public WriteContext {
   // together. Throws "not found" (with a "Did you mean" hint naming another schema that
   // holds the name) when absent.
   Relation resolve_relation(const std::string& schema, const std::string& name,
-                            const std::vector<std::string>* path = nullptr);
+                            const std::vector<std::string>* path = nullptr) override;
   // The same lookup without the error: an empty Relation when the name resolves to nothing.
   Relation find_relation(const std::string& schema, const std::string& name,
-                         const std::vector<std::string>* path = nullptr);
+                         const std::vector<std::string>* path = nullptr) override;
   // The message resolve_relation fails with for a name that resolves to nothing.
   std::string relation_not_found(const std::string& schema, const std::string& name,
                                  const std::vector<std::string>* path = nullptr);
+
+  // ---- the planner's seams (planner/planning_context.h)
+  RelPtr optimize_plan(RelPtr root) override;
+  PlannedDml plan_dml_relation(const ast::Statement& stmt, const std::vector<std::string>& path,
+                               const PlanSeed* seed) override;
 
   // ---- transaction coordinator (used by statements)
   // Brackets one statement: opens an implicit transaction in autocommit mode, or a
