@@ -325,12 +325,18 @@ DatabaseImpl::Relation DatabaseImpl::resolve_relation(const std::string& schema,
   throw Error(StatusCode::kError, relation_not_found(schema, name, path));
 }
 
+void DatabaseImpl::open_execution(ExecContext& ctx) {
+  ctx.db = this;
+  ctx.generation = next_generation();
+}
+
 RelPtr DatabaseImpl::optimize_plan(RelPtr root) { return Optimizer(options_.optimizer).optimize(std::move(root)); }
 
 PlannedDml DatabaseImpl::plan_dml_relation(const ast::Statement& stmt, const std::vector<std::string>& path,
                                            const PlanSeed* seed) {
   auto run = std::make_shared<DmlRun>();
-  run->verb = stmt.kind == ast::StmtKind::kUpdate ? "UPDATE" : stmt.kind == ast::StmtKind::kDelete ? "DELETE" : "INSERT";
+  using K = ast::StmtKind;
+  run->verb = stmt.kind == K::kUpdate ? "UPDATE" : stmt.kind == K::kDelete ? "DELETE" : "INSERT";
   run->exec = plan_nested_dml(*this, stmt, path, seed);
   return {run, run->exec->names()};
 }

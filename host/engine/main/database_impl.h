@@ -15,7 +15,7 @@
 #include "main/database.h"
 #include "ddl/declarative/declared_schema.h"
 #include "transaction/deferred_constraints.h"
-#include "transaction/write_context.h"
+#include "transaction/transaction_context.h"
 #include "optimizer/optimizer.h"
 #include "planner/planning_context.h"
 #include "catalog/catalog.h"
@@ -45,7 +45,7 @@ struct EngineOptions {
   int64_t statement_timeout_ms = 0;
 };
 
-class DatabaseImpl : public Database, public WriteContext, public PlanningContext {
+class DatabaseImpl : public Database, public TransactionContext {
  public:
   DatabaseImpl(std::shared_ptr<Registry> registry, const DatabaseOptions& options);
   ~DatabaseImpl() override;
@@ -90,8 +90,8 @@ class DatabaseImpl : public Database, public WriteContext, public PlanningContex
   // default module's catalog, like tables in theirs.
   void persist_view(const ViewEntry& view);
   void unpersist_view(const std::string& schema, const std::string& name);
-  void persist_assertion(const AssertionEntry& assertion);
-  void unpersist_assertion(const std::string& schema, const std::string& name);
+  void persist_assertion(const AssertionEntry& assertion) override;
+  void unpersist_assertion(const std::string& schema, const std::string& name) override;
   // DECLARE SCHEMA: the declaration's canonical text. (A schema APPLY creates is implied
   // by the objects stored in it; the applied-object records stay in memory.)
   void persist_declaration(const std::string& schema, const std::string& text);
@@ -151,14 +151,16 @@ class DatabaseImpl : public Database, public WriteContext, public PlanningContex
   DeferredConstraints& deferred() override { return deferred_; }
   // The current transaction's change events (recorded by the write path and by DDL).
   ChangeLog& changes() override { return changes_; }
-  Assertions& assertions() { return assertions_; }
+  Assertions& assertions() override { return assertions_; }
 
   uint64_t next_generation() override { return ++generation_; }
   bool foreign_keys_enforced() const override { return options_.foreign_keys; }
   std::shared_ptr<const ScalarExpr> bind_row_expr(const TableEntry& table, const ast::Expr& expr) override;
   // Bumped by every schema change; statements re-plan when it moved.
   uint64_t schema_version() const override { return schema_version_; }
-  void bump_schema_version() { ++schema_version_; }
+  void bump_schema_version() override { ++schema_version_; }
+  // A fresh execution (deferred checks, assertions): ctx.db and a new generation.
+  void open_execution(ExecContext& ctx) override;
 
  private:
   uint32_t current_depth() const;
