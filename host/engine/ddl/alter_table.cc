@@ -886,7 +886,7 @@ void refuse_checks_reaching_through_views(AlterCtx& c, const TableSchema& narrow
           Planner planner(c.db);
           planner.set_schema_authored(t->schema.schema_name);
           std::set<int> read;
-          bind_checks(planner, *t, {}, read);
+          bind_checks(c.db, planner, *t, {}, read);
         });
       } catch (...) {
         t->schema.checks = std::move(all);

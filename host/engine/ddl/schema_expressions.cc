@@ -421,8 +421,8 @@ std::vector<BoundGenerated> bind_generated(Planner& planner, const TableEntry& t
   return out;
 }
 
-std::vector<BoundCheck> bind_checks(Planner& planner, const TableEntry& table, const std::vector<RowOp>& ops,
-                                    std::set<int>& context_read) {
+std::vector<BoundCheck> bind_checks(DatabaseImpl& db, Planner& planner, const TableEntry& table,
+                                    const std::vector<RowOp>& ops, std::set<int>& context_read) {
   std::vector<BoundCheck> out;
   const TableSchema& ts = table.schema;
   if (ts.checks.empty()) return out;
@@ -439,8 +439,8 @@ std::vector<BoundCheck> bind_checks(Planner& planner, const TableEntry& table, c
   for (const CheckSchema& ck : ts.checks) {
     // Nested DML in a CHECK is refused here, when a write binds it (functions were
     // judged at CREATE TABLE).
-    if (!planner.database().options().nondeterministic_schema)
-      require_deterministic(planner.database().registry(), *ck.expr, "CHECK", "constraint '" + ck.name + "'", false,
+    if (!nondeterministic_allowed(db))
+      require_deterministic(db.registry(), *ck.expr, "CHECK", "constraint '" + ck.name + "'", false,
                             true);
     std::set<int> read;
     vars.used = &read;

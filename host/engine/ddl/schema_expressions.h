@@ -64,8 +64,8 @@ std::vector<BoundGenerated> bind_generated(Planner& planner, const TableEntry& t
 
 // The CHECK constraints of `table`; the slots of the context variables read by those
 // that apply to one of `ops` are added to `context_read`.
-std::vector<BoundCheck> bind_checks(Planner& planner, const TableEntry& table, const std::vector<RowOp>& ops,
-                                    std::set<int>& context_read);
+std::vector<BoundCheck> bind_checks(DatabaseImpl& db, Planner& planner, const TableEntry& table,
+                                    const std::vector<RowOp>& ops, std::set<int>& context_read);
 
 // The DEFAULT of `column` (null when it has none). `visible[i]` says whether `new.<col i>`
 // may be read (INSERT: the supplied columns). When `firing`, the default is one this

@@ -15,8 +15,9 @@
 #include "main/database.h"
 #include "ddl/declarative/declared_schema.h"
 #include "transaction/deferred_constraints.h"
-#include "transaction/write_context.h"
+#include "transaction/transaction_context.h"
 #include "optimizer/optimizer.h"
+#include "planner/planning_context.h"
 #include "catalog/catalog.h"
 
 namespace quereus {
@@ -44,7 +45,7 @@ struct EngineOptions {
   int64_t statement_timeout_ms = 0;
 };
 
-class DatabaseImpl : public Database, public WriteContext {
+class DatabaseImpl : public Database, public TransactionContext {
  public:
   DatabaseImpl(std::shared_ptr<Registry> registry, const DatabaseOptions& options);
   ~DatabaseImpl() override;
@@ -62,10 +63,12 @@ class DatabaseImpl : public Database, public WriteContext {
   // The flag interrupt() sets; a top-level statement clears it when it starts.
   std::atomic<bool>& interrupt_flag() { return interrupt_requested_; }
 
-  Registry& registry() { return *registry_; }
+  Registry& registry() override { return *registry_; }
   Catalog& catalog() override { return catalog_; }
   DeclaredSchemas& declared_schemas() { return declared_schemas_; }
   EngineOptions& options() { return options_; }
+  const std::vector<std::string>& schema_path() const override { return options_.schema_path; }
+  const Limits& limits() const override { return options_.limits; }
   const DatabaseOptions& db_options() const { return db_options_; }
 
   // ---- modules and the persistent catalog (docs/persistence.md)
@@ -87,8 +90,8 @@ class DatabaseImpl : public Database, public WriteContext {
   // default module's catalog, like tables in theirs.
   void persist_view(const ViewEntry& view);
   void unpersist_view(const std::string& schema, const std::string& name);
-  void persist_assertion(const AssertionEntry& assertion);
-  void unpersist_assertion(const std::string& schema, const std::string& name);
+  void persist_assertion(const AssertionEntry& assertion) override;
+  void unpersist_assertion(const std::string& schema, const std::string& name) override;
   // DECLARE SCHEMA: the declaration's canonical text. (A schema APPLY creates is implied
   // by the objects stored in it; the applied-object records stay in memory.)
   void persist_declaration(const std::string& schema, const std::string& text);
@@ -114,13 +117,18 @@ class DatabaseImpl : public Database, public WriteContext {
   // together. Throws "not found" (with a "Did you mean" hint naming another schema that
   // holds the name) when absent.
   Relation resolve_relation(const std::string& schema, const std::string& name,
-                            const std::vector<std::string>* path = nullptr);
+                            const std::vector<std::string>* path = nullptr) override;
   // The same lookup without the error: an empty Relation when the name resolves to nothing.
   Relation find_relation(const std::string& schema, const std::string& name,
-                         const std::vector<std::string>* path = nullptr);
+                         const std::vector<std::string>* path = nullptr) override;
   // The message resolve_relation fails with for a name that resolves to nothing.
   std::string relation_not_found(const std::string& schema, const std::string& name,
                                  const std::vector<std::string>* path = nullptr);
+
+  // ---- the planner's seams (planner/planning_context.h)
+  RelPtr optimize_plan(RelPtr root) override;
+  PlannedDml plan_dml_relation(const ast::Statement& stmt, const std::vector<std::string>& path,
+                               const PlanSeed* seed) override;
 
   // ---- transaction coordinator (used by statements)
   // Brackets one statement: opens an implicit transaction in autocommit mode, or a
@@ -143,14 +151,16 @@ class DatabaseImpl : public Database, public WriteContext {
   DeferredConstraints& deferred() override { return deferred_; }
   // The current transaction's change events (recorded by the write path and by DDL).
   ChangeLog& changes() override { return changes_; }
-  Assertions& assertions() { return assertions_; }
+  Assertions& assertions() override { return assertions_; }
 
   uint64_t next_generation() override { return ++generation_; }
   bool foreign_keys_enforced() const override { return options_.foreign_keys; }
   std::shared_ptr<const ScalarExpr> bind_row_expr(const TableEntry& table, const ast::Expr& expr) override;
   // Bumped by every schema change; statements re-plan when it moved.
   uint64_t schema_version() const override { return schema_version_; }
-  void bump_schema_version() { ++schema_version_; }
+  void bump_schema_version() override { ++schema_version_; }
+  // A fresh execution (deferred checks, assertions): ctx.db and a new generation.
+  void open_execution(ExecContext& ctx) override;
 
  private:
   uint32_t current_depth() const;

@@ -198,7 +198,7 @@ TableWriteBindings bind_table_writes(DatabaseImpl& db, const TableEntry& table) 
   Planner planner = schema_authored_planner(db, table);
   TableWriteBindings out;
   std::set<int> context_read;
-  out.checks = bind_checks(planner, table, {RowOp::kInsert, RowOp::kUpdate, RowOp::kDelete}, context_read);
+  out.checks = bind_checks(db, planner, table, {RowOp::kInsert, RowOp::kUpdate, RowOp::kDelete}, context_read);
   std::vector<bool> all(table.schema.columns.size(), true);
   for (size_t i = 0; i < table.schema.columns.size(); ++i)
     out.defaults.push_back(bind_default(db, planner, table, static_cast<int>(i), all, false, context_read));
@@ -308,7 +308,7 @@ class InsertExec : public BufferedExec {
     std::vector<RowOp> ops{RowOp::kInsert};
     for (const ast::UpsertClause& u : s.upserts)
       if (!u.do_nothing) ops.push_back(RowOp::kUpdate);
-    plan_.bindings.checks = bind_checks(authored, *plan_.table, ops, context_read);
+    plan_.bindings.checks = bind_checks(db, authored, *plan_.table, ops, context_read);
     require_context(ts, context_, context_read);
     bind_upserts(planner, s, scope);
     plan_.cascades = bind_cascades(db, plan_.table);
@@ -509,7 +509,7 @@ class UpdateExec : public BufferedExec {
     scan_ = plan_target_scan(planner, db, plan_.table, scope, s.where.get());
     plan_.returning = bind_returning(planner, s.returning, scope, names_, WriteKind::kUpdate);
     std::set<int> context_read;
-    plan_.bindings.checks = bind_checks(authored, *plan_.table, {RowOp::kUpdate}, context_read);
+    plan_.bindings.checks = bind_checks(db, authored, *plan_.table, {RowOp::kUpdate}, context_read);
     std::vector<bool> all(plan_.table->schema.columns.size(), true);
     for (size_t i = 0; i < plan_.table->schema.columns.size(); ++i)
       plan_.bindings.defaults.push_back(bind_default(db, authored, *plan_.table, static_cast<int>(i), all, false, context_read));
@@ -563,7 +563,7 @@ class DeleteExec : public BufferedExec {
     plan_.returning = bind_returning(planner, s.returning, scope, names_, WriteKind::kDelete);
     Planner authored = schema_authored_planner(db, *plan_.table);
     std::set<int> context_read;
-    plan_.bindings.checks = bind_checks(authored, *plan_.table, {RowOp::kDelete}, context_read);
+    plan_.bindings.checks = bind_checks(db, authored, *plan_.table, {RowOp::kDelete}, context_read);
     context_ = bind_context_values(planner, plan_.table->schema, s.context);
     require_context(plan_.table->schema, context_, context_read);
     plan_.cascades = bind_cascades(db, plan_.table);

@@ -8,13 +8,14 @@
 #include <set>
 
 #include "common/status.h"
-#include "main/database_impl.h"
-#include "optimizer/optimizer.h"
+#include "common/limits.h"
 #include "parser/ast_printer.h"
-#include "write/dml_relation.h"
+#include "planner/planning_context.h"
+#include "catalog/registry.h"
 #include "planner/type_coercion.h"
 #include "catalog/catalog.h"
 #include "types/logical_type.h"
+#include "types/param_types.h"
 #include "parser/ast_visit.h"
 #include "parser/ast_walk.h"
 
@@ -369,7 +370,7 @@ void dedupe_names(std::vector<std::string>& names) {
 class Planner::ExpansionGuard {
  public:
   ExpansionGuard(Planner& p, const std::string& what, const SourceSite& site) : p_(p) {
-    const int64_t max_depth = p_.db_.options().limits.max_view_depth;
+    const int64_t max_depth = p_.db_.limits().max_view_depth;
     if (p_.expansion_depth_ >= max_depth)
       fail(StatusCode::kTooBig, "Views and common table expressions nest too deeply at " + what + " (maximum depth " +
                                     std::to_string(max_depth) + ", the limit max_view_depth)", site);
@@ -676,7 +677,7 @@ ScalarPtr Planner::bind_subquery(const ast::Select& sel, const Scope& scope, Sca
     qp.root = first;
   }
   auto s = std::make_shared<SubqueryScalar>(kind);
-  s->plan = Optimizer(db_.options().optimizer).optimize(qp.root);
+  s->plan = db_.optimize_plan(qp.root);
   s->correlated = inner_outer.correlated;
   if (s->correlated)
     for (const Scope* t = &scope; t; t = t->outer) t->correlated = true;
@@ -838,8 +839,8 @@ std::optional<Planner::Source> Planner::plan_cte_reference(const ast::TableSourc
       // A recursive CTE's self reference: the previous iteration's rows.
       qp.root = binding->working;
       for (auto& c : binding->working->columns) qp.names.push_back(c.name);
-    } else if (binding->dml_run) {
-      qp = plan_dml(binding->dml_run);  // replays the member's one run
+    } else if (binding->dml.run) {
+      qp = plan_dml(binding->dml);  // replays the member's one run
     } else {
       // The body sees the CTEs declared before it (and itself, when recursive).
       std::vector<std::map<std::string, std::shared_ptr<CteBinding>>> saved(cte_stack_.begin() + level, cte_stack_.end());
@@ -1572,16 +1573,14 @@ void Planner::push_with(const ast::WithClause& with) {
       CteFrame before;
       for (auto& [n, other] : m)
         if (other->order < b->order) before[n] = other;
-      b->dml_run = make_dml_run(*cte.select->dml, &before);
-      dml_prelude_.push_back(b->dml_run);
+      b->dml = make_dml_run(*cte.select->dml, &before);
+      dml_prelude_.push_back(b->dml.run);
     }
   }
   cte_stack_.push_back(std::move(m));
 }
 
-std::shared_ptr<DmlRun> Planner::make_dml_run(const ast::Statement& stmt, const CteFrame* siblings) {
-  auto run = std::make_shared<DmlRun>();
-  run->verb = stmt.kind == ast::StmtKind::kUpdate ? "UPDATE" : stmt.kind == ast::StmtKind::kDelete ? "DELETE" : "INSERT";
+PlannedDml Planner::make_dml_run(const ast::Statement& stmt, const CteFrame* siblings) {
   // A leading WITH member's statement sees the enclosing WITH clauses and its earlier
   // siblings (only a leading clause may hold DML members, so `siblings` is set there).
   PlanSeed seed;
@@ -1592,16 +1591,14 @@ std::shared_ptr<DmlRun> Planner::make_dml_run(const ast::Statement& stmt, const 
   }
   // A stored body's nested statement would not see the reader's path; elsewhere the
   // statement's WITH SCHEMA reaches it.
-  run->exec = plan_nested_dml(db_, stmt, home_schema_.empty() ? statement_path_ : std::vector<std::string>{},
-                              &seed);
-  return run;
+  return db_.plan_dml_relation(stmt, home_schema_.empty() ? statement_path_ : std::vector<std::string>{}, &seed);
 }
 
-QueryPlan Planner::plan_dml(const std::shared_ptr<DmlRun>& run) {
+QueryPlan Planner::plan_dml(const PlannedDml& dml) {
   auto node = std::make_shared<DmlRelNode>();
-  node->run = run;
+  node->run = dml.run;
   QueryPlan qp;
-  for (const auto& name : run->exec->names()) {
+  for (const auto& name : dml.names) {
     Attribute a;
     a.id = mint_attr();
     a.name = name;
@@ -1661,7 +1658,7 @@ std::vector<std::string> Planner::search_path() const {
   if (authored_) return {home_schema_};
   std::vector<std::string> path;
   if (!home_schema_.empty()) path.push_back(home_schema_);
-  const auto& rest = !home_schema_.empty() || statement_path_.empty() ? db_.options().schema_path : statement_path_;
+  const auto& rest = !home_schema_.empty() || statement_path_.empty() ? db_.schema_path() : statement_path_;
   for (const auto& s : rest)
     if (std::find(path.begin(), path.end(), s) == path.end()) path.push_back(s);
   return path;

@@ -15,12 +15,12 @@
 #include "planner/rel_node.h"
 #include "planner/scalar_expr.h"
 #include "catalog/catalog.h"
+#include "planner/planning_context.h"
 
 namespace quereus {
 
 struct ParamTypes;
 
-class DatabaseImpl;
 struct ViewEntry;
 struct AggBinding;
 struct DmlRun;
@@ -34,8 +34,8 @@ struct CteBinding {
   std::shared_ptr<WorkingTableNode> working;
   int order = 0;  // position in its WITH list
   // A data-modifying member (insert/update/delete … returning) of a statement's leading
-  // WITH clause: its one run, shared by every reference.
-  std::shared_ptr<DmlRun> dml_run;
+  // WITH clause: its one run, shared by every reference (null run: not such a member).
+  PlannedDml dml;
 };
 
 // What names mean at one query level.
@@ -116,8 +116,8 @@ class UnknownColumnError : public Error {
 
 class Planner {
  public:
-  explicit Planner(DatabaseImpl& db) : db_(db) {}
-  DatabaseImpl& database() const { return db_; }
+  // `db` is what the planner sees of the database (DatabaseImpl implements it).
+  explicit Planner(PlanningContext& db) : db_(db) {}
 
   QueryPlan plan_select(const ast::Select& select, const Scope* outer);
   ScalarPtr bind_expr(const ast::Expr& expr, const Scope& scope);
@@ -166,8 +166,8 @@ class Planner {
     Scope scope;  // columns with slots relative to node's output
   };
   QueryPlan plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding, const Scope* outer);
-  std::shared_ptr<DmlRun> make_dml_run(const ast::Statement& stmt, const CteFrame* siblings = nullptr);
-  QueryPlan plan_dml(const std::shared_ptr<DmlRun>& run);
+  PlannedDml make_dml_run(const ast::Statement& stmt, const CteFrame* siblings = nullptr);
+  QueryPlan plan_dml(const PlannedDml& dml);
   Source plan_view(const ViewEntry& view, const ast::TableSource& src);
   Source plan_from(const ast::TableSource& src, const Scope* outer);
   // plan_from by kind of source (planner.cc).
@@ -221,7 +221,7 @@ class Planner {
   int64_t expansion_depth_ = 0;
   int64_t expansions_ = 0;
 
-  DatabaseImpl& db_;
+  PlanningContext& db_;
   int next_attr_ = 1;
   std::vector<std::map<std::string, std::shared_ptr<CteBinding>>> cte_stack_;  // WITH clauses in scope
   std::string home_schema_;                       // while a view body is planned: its schema

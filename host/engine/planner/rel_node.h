@@ -30,7 +30,7 @@ struct Attribute {
 enum class RelKind {
   kTableScan, kValues, kSingleRow, kFilter, kProject, kJoin, kAggregate, kSort, kLimit,
   kDistinct, kSetOp, kWorkingTable, kRecursiveCte, kWindow, kTableFunction, kSemiJoin,
-  kDml,  // write/dml_relation.h
+  kDml,  // DmlRelNode; its run and operator in write/dml_relation.h
 };
 
 // A stateful iterator over one execution of a plan node.
@@ -301,6 +301,16 @@ struct TableFunctionNode : RelNode {
   std::string describe() const override { return "TABLE FUNCTION " + fn->name; }
   const TableFunction* fn = nullptr;
   std::vector<ScalarPtr> args;
+};
+
+// A data-modifying statement used as a relation (write/dml_relation.h): reads the
+// RETURNING rows of its one run, which every reference shares.
+struct DmlRun;
+struct DmlRelNode : RelNode {
+  DmlRelNode() : RelNode(RelKind::kDml) {}
+  std::unique_ptr<Operator> instantiate() const override;
+  std::string describe() const override;
+  std::shared_ptr<DmlRun> run;
 };
 
 // Renders the plan tree, one node per line, indented by depth.

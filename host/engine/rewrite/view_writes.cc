@@ -16,7 +16,8 @@
 #include <set>
 
 #include "common/status.h"
-#include "main/database_impl.h"
+#include "catalog/registry.h"
+#include "planner/planning_context.h"
 #include "parser/ast_printer.h"
 #include "parser/ast_build.h"
 #include "parser/ast_clone.h"
@@ -268,7 +269,7 @@ struct ViewShape {
   // The body's `WITH DEFAULTS (col = expr, …)`: values for columns an INSERT omits.
   const std::vector<ast::NamedExpr>* defaults = nullptr;
   // The writing statement's environment, for the names its subqueries read.
-  DatabaseImpl* db = nullptr;
+  PlanningContext* db = nullptr;
   std::vector<std::string> caller_path;
   const ast::Select* body = nullptr;
   // The body's lineage (planner/lineage.h): where each column comes from, the join's
@@ -334,14 +335,14 @@ bool has_window(const ast::Expr& e) {
   return any_call_at_level(e, [](const ast::FunctionCall& f) { return f.over != nullptr; });
 }
 
-bool has_aggregate(DatabaseImpl& db, const ast::Expr& e) {
+bool has_aggregate(PlanningContext& db, const ast::Expr& e) {
   return any_call_at_level(e, [&](const ast::FunctionCall& f) {
     return !f.over && db.registry().find_aggregate(to_lower(f.name), static_cast<int>(f.args.size()));
   });
 }
 
 // The output column names of a relation the body reads.
-std::vector<std::string> relation_columns(DatabaseImpl& db, const ResolvedRelation& rel) {
+std::vector<std::string> relation_columns(PlanningContext& db, const ResolvedRelation& rel) {
   std::vector<std::string> out;
   if (rel.table) {
     for (auto& c : rel.table->schema.columns) out.push_back(c.name);
@@ -353,15 +354,15 @@ std::vector<std::string> relation_columns(DatabaseImpl& db, const ResolvedRelati
 }
 
 // The home-schema path a view body's names resolve along.
-std::vector<std::string> body_path(DatabaseImpl& db, const ViewEntry& view) {
+std::vector<std::string> body_path(PlanningContext& db, const ViewEntry& view) {
   const ast::Select& body = *view.definition->select;
   std::vector<std::string> path{view.schema_name};
-  for (auto& s : body.schema_path.empty() ? db.options().schema_path : body.schema_path)
+  for (auto& s : body.schema_path.empty() ? db.schema_path() : body.schema_path)
     if (std::find(path.begin(), path.end(), s) == path.end()) path.push_back(s);
   return path;
 }
 
-void flatten_join(DatabaseImpl& db, const ast::TableSource& src, const std::vector<std::string>& path, ViewShape& v,
+void flatten_join(PlanningContext& db, const ast::TableSource& src, const std::vector<std::string>& path, ViewShape& v,
                   std::vector<const ast::Expr*>& on) {
   using K = ast::TableSource::Kind;
   if (src.kind == K::kJoin) {
@@ -401,7 +402,7 @@ std::pair<int, int> join_column(const ViewShape& v, const ast::Expr* e) {
   return found;
 }
 
-void analyze_join(DatabaseImpl& db, const ViewEntry& view, ViewShape& v) {
+void analyze_join(PlanningContext& db, const ViewEntry& view, ViewShape& v) {
   const ast::Select& body = *view.definition->select;
   v.body = &body;
   v.where = body.core.where.get();
@@ -485,7 +486,7 @@ void analyze_join(DatabaseImpl& db, const ViewEntry& view, ViewShape& v) {
   }
 }
 
-ViewShape analyze(DatabaseImpl& db, const ViewEntry& view) {
+ViewShape analyze(PlanningContext& db, const ViewEntry& view) {
   ViewShape v;
   v.name = view.name;
   v.schema = view.schema_name;
@@ -1502,7 +1503,7 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
 // The legs of a UNION / UNION ALL body, each as an ephemeral view over one leg's select
 // whose columns are the set operation's (vu-setops.md, flag-less writes). Empty when the
 // body is no set operation; refused when it is one that is not written through yet.
-std::vector<std::shared_ptr<const ViewEntry>> set_op_legs(DatabaseImpl& db, const ViewEntry& view) {
+std::vector<std::shared_ptr<const ViewEntry>> set_op_legs(PlanningContext& db, const ViewEntry& view) {
   const ast::Select& body = *view.definition->select;
   std::vector<std::shared_ptr<const ViewEntry>> legs;
   if (body.compounds.empty() || body.dml) return legs;
@@ -1576,7 +1577,7 @@ bool update_leaves_leg(const ViewShape& v, const ast::UpdateStmt& s) {
 // nothing); an INSERT … VALUES sends each row to every leg whose `col = literal`
 // discriminators it does not contradict (a row that fits no leg is refused). Legs over
 // joins, RETURNING and INSERT … SELECT are not written through yet.
-void lower_set_op_write(DatabaseImpl& db, const ViewEntry& view,
+void lower_set_op_write(PlanningContext& db, const ViewEntry& view,
                         const std::vector<std::shared_ptr<const ViewEntry>>& legs, const ast::Statement& stmt,
                         const std::vector<std::string>& caller_path, LoweredWrite& out) {
   auto refuse = [&](const std::string& why) {
@@ -1643,7 +1644,7 @@ void lower_set_op_write(DatabaseImpl& db, const ViewEntry& view,
 
 }  // namespace
 
-ViewWriteSurface describe_view_writes(DatabaseImpl& db, const ViewEntry& view) {
+ViewWriteSurface describe_view_writes(PlanningContext& db, const ViewEntry& view) {
   ViewWriteSurface out;
   std::vector<std::shared_ptr<const ViewEntry>> legs;
   try {
@@ -1829,7 +1830,7 @@ std::shared_ptr<const ViewEntry> subquery_target(const ast::Select& query, const
 
 }  // namespace
 
-LoweredWrite lower_view_write(DatabaseImpl& db, const ast::Statement& stmt, const std::vector<std::string>* nested) {
+LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, const std::vector<std::string>* nested) {
   LoweredWrite out;
   const ast::QualifiedName* name = nullptr;
   const std::vector<std::string>* path = nullptr;

@@ -13,7 +13,7 @@
 
 namespace quereus {
 
-class DatabaseImpl;
+class PlanningContext;
 struct ViewEntry;
 struct TableEntry;
 
@@ -68,12 +68,12 @@ struct ViewWriteSurface {
   std::vector<Site> filled;        // base columns an INSERT fills without the user
                                    // (constant bindings, WITH DEFAULTS, shared join keys)
 };
-ViewWriteSurface describe_view_writes(DatabaseImpl& db, const ViewEntry& view);
+ViewWriteSurface describe_view_writes(PlanningContext& db, const ViewEntry& view);
 
 // When `stmt` (an INSERT, UPDATE or DELETE) targets a view: the lowered statements.
 // Returns an empty LoweredWrite when the target is a table. `nested` is the enclosing
 // statement's WITH SCHEMA path for a DML used as a relation (null at top level).
 // Throws a plan-time Error when the view cannot be written through.
-LoweredWrite lower_view_write(DatabaseImpl& db, const ast::Statement& stmt, const std::vector<std::string>* nested);
+LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, const std::vector<std::string>* nested);
 
 }  // namespace quereus

@@ -7,7 +7,7 @@
 
 #include "common/status.h"
 #include "transaction/assertions.h"
-#include "main/database_impl.h"
+#include "transaction/transaction_context.h"
 #include "types/json_value.h"
 #include "planner/scalar_expr.h"
 
@@ -121,7 +121,7 @@ std::vector<AssertionTableClass> classify_assertion_plan(const RelNode& plan) {
   return std::move(c.out);
 }
 
-std::vector<Row> explain_assertion_rows(DatabaseImpl& db, const std::string& name) {
+std::vector<Row> explain_assertion_rows(TransactionContext& db, const std::string& name) {
   std::string schema, bare = name;
   if (auto dot = name.find('.'); dot != std::string::npos) {
     schema = to_lower(name.substr(0, dot));

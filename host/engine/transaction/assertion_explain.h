@@ -16,7 +16,7 @@
 
 namespace quereus {
 
-class DatabaseImpl;
+class TransactionContext;
 struct AssertionEntry;
 
 struct AssertionTableClass {
@@ -32,7 +32,7 @@ std::vector<AssertionTableClass> classify_assertion_plan(const RelNode& plan);
 // The rows of explain_assertion(name): `name` is 'schema.name' or bare (first match in
 // main, then temp, then any other schema). Columns: assertion, relation_key, base,
 // classification, prepared_pk_params (JSON array or NULL), violation_sql.
-std::vector<Row> explain_assertion_rows(DatabaseImpl& db, const std::string& name);
+std::vector<Row> explain_assertion_rows(TransactionContext& db, const std::string& name);
 
 // The scalar expressions a plan node evaluates (main/introspection.cc).
 std::vector<const ScalarExpr*> node_expressions(const RelNode& n);

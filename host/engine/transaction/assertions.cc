@@ -5,8 +5,7 @@
 
 #include <set>
 
-#include "main/database_impl.h"
-#include "optimizer/optimizer.h"
+#include "transaction/transaction_context.h"
 #include "parser/ast_clone.h"
 #include "parser/ast_printer.h"
 #include "planner/planner.h"
@@ -21,7 +20,7 @@ namespace {
 // in its own schema) and honouring CTE names that shadow catalog relations.
 class ReferenceWalker {
  public:
-  ReferenceWalker(DatabaseImpl& db, std::vector<AssertionReference>& out) : db_(db), out_(out) {}
+  ReferenceWalker(TransactionContext& db, std::vector<AssertionReference>& out) : db_(db), out_(out) {}
 
   void expression(const ast::Expr& e, const std::string& home) { expr(&e, home); }
 
@@ -74,10 +73,10 @@ class ReferenceWalker {
         std::vector<std::string> path;
         if (!home.empty()) {
           path.push_back(home);
-          for (const std::string& p : db_.options().schema_path)
+          for (const std::string& p : db_.schema_path())
             if (p != home) path.push_back(p);
         }
-        DatabaseImpl::Relation rel = db_.find_relation(schema, src.table.name, home.empty() ? nullptr : &path);
+        ResolvedRelation rel = db_.find_relation(schema, src.table.name, home.empty() ? nullptr : &path);
         if (!rel.table && !rel.view) return;  // planning reports a missing relation
         if (rel.table) {
           out_.push_back({false, rel.table->schema.schema_name, rel.table->schema.name, through_});
@@ -115,7 +114,7 @@ class ReferenceWalker {
         [&](const ast::Select& q) { select(q, home); });
   }
 
-  DatabaseImpl& db_;
+  TransactionContext& db_;
   std::vector<AssertionReference>& out_;
   std::vector<std::set<std::string>> ctes_;
   std::vector<std::string> through_;
@@ -145,16 +144,16 @@ std::unique_ptr<ast::Select> violation_select(const AssertionEntry& a) {
 }
 
 // Plans the violation query against the current schema.
-RelPtr plan_violation(DatabaseImpl& db, const AssertionEntry& a) {
+RelPtr plan_violation(TransactionContext& db, const AssertionEntry& a) {
   std::unique_ptr<ast::Select> sel = violation_select(a);
   Planner planner(db);
   QueryPlan qp = planner.plan_view_body(*sel, a.schema_name);
-  return Optimizer(db.options().optimizer).optimize(qp.root);
+  return db.optimize_plan(qp.root);
 }
 
 }  // namespace
 
-RelPtr plan_assertion_violation(DatabaseImpl& db, const AssertionEntry& a) { return plan_violation(db, a); }
+RelPtr plan_assertion_violation(TransactionContext& db, const AssertionEntry& a) { return plan_violation(db, a); }
 
 std::string describe_view_chain(const AssertionReference& r) {
   std::string out;
@@ -162,7 +161,8 @@ std::string describe_view_chain(const AssertionReference& r) {
   return out;
 }
 
-std::vector<AssertionReference> expression_references(DatabaseImpl& db, const ast::Expr& e, const std::string& home) {
+std::vector<AssertionReference> expression_references(TransactionContext& db, const ast::Expr& e,
+                                                      const std::string& home) {
   std::vector<AssertionReference> refs;
   ReferenceWalker(db, refs).expression(e, home);
   return refs;
@@ -200,7 +200,7 @@ std::shared_ptr<AssertionEntry> Assertions::find(const std::string& schema, cons
   return nullptr;
 }
 
-void Assertions::create(DatabaseImpl& db, const ast::CreateAssertionStmt& s, DdlOrigin origin) {
+void Assertions::create(TransactionContext& db, const ast::CreateAssertionStmt& s, DdlOrigin origin) {
   std::string schema = ddl_schema(s.name.schema);
   if (!db.catalog().has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + schema);
   if (find(schema, s.name.name)) throw Error(StatusCode::kError, "Assertion " + s.name.name + " already exists");
@@ -226,7 +226,7 @@ void Assertions::create(DatabaseImpl& db, const ast::CreateAssertionStmt& s, Ddl
   db.bump_schema_version();
 }
 
-void Assertions::drop(DatabaseImpl& db, const ast::DropStmt& s) {
+void Assertions::drop(TransactionContext& db, const ast::DropStmt& s) {
   std::shared_ptr<AssertionEntry> a;
   for (const std::string& schema : ddl_lookup_schemas(s.name.schema))
     if ((a = find(schema, s.name.name))) break;
@@ -254,7 +254,7 @@ std::string assertion_ddl(const AssertionEntry& a) {
          expr_to_string(*a.check) + ")";
 }
 
-void Assertions::check(DatabaseImpl& db, const std::vector<TableEntry*>& written) {
+void Assertions::check(TransactionContext& db, const std::vector<TableEntry*>& written) {
   if (list_.empty()) return;
   std::set<std::string> changed;
   for (const TableEntry* t : written) changed.insert(to_lower(t->qualified_name()));
@@ -275,8 +275,7 @@ void Assertions::check(DatabaseImpl& db, const std::vector<TableEntry*>& written
       a->references = std::move(refs);
     }
     ExecContext ctx;
-    ctx.db = &db;
-    ctx.generation = db.next_generation();
+    db.open_execution(ctx);
     EvalEnv env{nullptr, nullptr, &ctx};
     auto op = a->plan->instantiate();
     op->open(env);
@@ -288,7 +287,7 @@ void Assertions::check(DatabaseImpl& db, const std::vector<TableEntry*>& written
   }
 }
 
-void Assertions::set_check(DatabaseImpl& db, AssertionEntry& a, std::unique_ptr<ast::Expr> check) {
+void Assertions::set_check(TransactionContext& db, AssertionEntry& a, std::unique_ptr<ast::Expr> check) {
   std::string text = expr_to_string(*check);
   a.check = std::shared_ptr<const ast::Expr>(check.release());
   a.violation_sql = "select 1 where not (" + text + ")";
@@ -300,7 +299,7 @@ void Assertions::set_check(DatabaseImpl& db, AssertionEntry& a, std::unique_ptr<
   db.persist_assertion(a);
 }
 
-void Assertions::guard_column_drop(DatabaseImpl& db, TableEntry& t, const TableSchema& narrowed,
+void Assertions::guard_column_drop(TransactionContext& db, TableEntry& t, const TableSchema& narrowed,
                                    const std::string& column) const {
   const std::string schema = to_lower(t.schema.schema_name);
   for (const auto& a : list_) {

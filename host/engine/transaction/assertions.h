@@ -16,7 +16,7 @@
 
 namespace quereus {
 
-class DatabaseImpl;
+class TransactionContext;
 struct ExecContext;
 struct TableEntry;
 struct TableSchema;
@@ -34,7 +34,8 @@ std::string describe_view_chain(const AssertionReference& r);
 
 // The relations expression `e` (owned by schema `home`) reaches — directly and through
 // view bodies — as an assertion body's are collected.
-std::vector<AssertionReference> expression_references(DatabaseImpl& db, const ast::Expr& e, const std::string& home);
+std::vector<AssertionReference> expression_references(TransactionContext& db, const ast::Expr& e,
+                                                      const std::string& home);
 
 // The most direct reference of `refs` to table `schema`.`name` (fewest views on the way);
 // null when none reaches it.
@@ -64,26 +65,26 @@ struct AssertionEntry {
 std::string assertion_ddl(const AssertionEntry& a);
 
 // Plans (and optimizes) the assertion's violation query against the current schema.
-RelPtr plan_assertion_violation(DatabaseImpl& db, const AssertionEntry& a);
+RelPtr plan_assertion_violation(TransactionContext& db, const AssertionEntry& a);
 
 class Assertions {
  public:
-  void create(DatabaseImpl& db, const ast::CreateAssertionStmt& s, DdlOrigin origin = DdlOrigin::kStatement);
-  void drop(DatabaseImpl& db, const ast::DropStmt& s);
+  void create(TransactionContext& db, const ast::CreateAssertionStmt& s, DdlOrigin origin = DdlOrigin::kStatement);
+  void drop(TransactionContext& db, const ast::DropStmt& s);
   // Throws "Integrity assertion failed: <name>" for the first assertion that does not
   // hold; `written` are the tables the transaction wrote.
-  void check(DatabaseImpl& db, const std::vector<TableEntry*>& written);
+  void check(TransactionContext& db, const std::vector<TableEntry*>& written);
   // Refuses to drop a table / view an assertion reads (directly or through views).
   void guard_drop(const std::string& kind, const std::string& schema, const std::string& name) const;
   // Refuses to narrow `t` to `narrowed` (ALTER TABLE … DROP COLUMN `column`) when an
   // assertion reaching `t` (directly or through views) would no longer plan against it:
   // each such body is planned against the narrowed table, so the check is exactly as
   // scope-aware as name resolution itself.
-  void guard_column_drop(DatabaseImpl& db, TableEntry& t, const TableSchema& narrowed,
+  void guard_column_drop(TransactionContext& db, TableEntry& t, const TableSchema& narrowed,
                          const std::string& column) const;
   // Replaces an assertion's CHECK expression (a RENAME rewrote it): the violation query
   // and the relations it reaches follow, and it is planned again when next checked.
-  void set_check(DatabaseImpl& db, AssertionEntry& a, std::unique_ptr<ast::Expr> check);
+  void set_check(TransactionContext& db, AssertionEntry& a, std::unique_ptr<ast::Expr> check);
   const std::vector<std::shared_ptr<AssertionEntry>>& list() const { return list_; }
   // Removes an assertion without the checks of DROP (a failed statement's reload).
   void forget(const std::string& schema, const std::string& name);

@@ -11,7 +11,7 @@
 
 namespace quereus {
 
-class DatabaseImpl;
+class TransactionContext;
 struct ExecContext;
 
 class DeferredConstraints {
@@ -32,11 +32,11 @@ class DeferredConstraints {
   }
 
   // Run (and drop) the statement-end / commit checks; the first failure throws.
-  void run_statement_end(DatabaseImpl& db) { run(db, statement_); }
-  void run_commit(DatabaseImpl& db) { run(db, commit_); }
+  void run_statement_end(TransactionContext& db) { run(db, statement_); }
+  void run_commit(TransactionContext& db) { run(db, commit_); }
 
  private:
-  static void run(DatabaseImpl& db, std::vector<Check>& checks);
+  static void run(TransactionContext& db, std::vector<Check>& checks);
 
   std::vector<Check> statement_;
   std::vector<Check> commit_;

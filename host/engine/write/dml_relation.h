@@ -16,7 +16,7 @@
 namespace quereus {
 
 // One DML relation's statement and its RETURNING rows for the current execution, shared
-// by every plan node that reads it.
+// by every plan node that reads it (DmlRelNode, planner/rel_node.h).
 struct DmlRun {
   std::shared_ptr<Executable> exec;
   const char* verb = "INSERT";
@@ -25,13 +25,6 @@ struct DmlRun {
   std::vector<Row> rows;
   // Runs the statement unless it already ran in this execution.
   void ensure(ExecContext& ctx);
-};
-
-struct DmlRelNode : RelNode {
-  DmlRelNode() : RelNode(RelKind::kDml) {}
-  std::unique_ptr<Operator> instantiate() const override;
-  std::string describe() const override;
-  std::shared_ptr<DmlRun> run;
 };
 
 // Runs the DML members of a statement's own leading WITH clause, in order, before the
