@@ -7,13 +7,9 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "common/status.h"
-#include "types/value.h"
 
 namespace quereus {
 
@@ -52,9 +48,5 @@ int64_t* limit_field(Limits& limits, std::string_view name);
 inline const int64_t* limit_field(const Limits& limits, std::string_view name) {
   return limit_field(const_cast<Limits&>(limits), name);
 }
-
-// Sets the limit `name` from `value`, which must be an integer >= 1 (an integral text or
-// real is accepted). Returns ok, or an ERROR status naming the limit.
-Status set_limit(Limits& limits, std::string_view name, const Value& value);
 
 }  // namespace quereus

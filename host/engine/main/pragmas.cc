@@ -2,6 +2,9 @@
 #include "main/pragmas.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -137,6 +140,28 @@ const std::vector<Pragma> kPragmas = {
        return Status::Ok();
      }},
 };
+
+// Sets the limit `name` from a pragma's `value`, which must be an integer >= 1 (an
+// integral text or real is accepted). Returns ok, or an ERROR status naming the limit.
+Status set_limit(Limits& limits, std::string_view name, const Value& value) {
+  int64_t* field = limit_field(limits, name);
+  if (!field) return Status(StatusCode::kError, "Unknown limit: " + std::string(name));
+  std::optional<int64_t> n;
+  if (value.type() == ValueType::kInteger) {
+    n = value.as_int();
+  } else if (value.type() == ValueType::kReal && std::isfinite(value.as_real()) &&
+             value.as_real() == std::floor(value.as_real()) && std::fabs(value.as_real()) < 9e18) {
+    n = static_cast<int64_t>(value.as_real());
+  } else if (value.type() == ValueType::kText && !value.str().empty()) {
+    char* end = nullptr;
+    long long x = std::strtoll(value.str().c_str(), &end, 10);
+    if (end == value.str().c_str() + value.str().size()) n = x;
+  }
+  if (!n || *n < 1)
+    return Status(StatusCode::kError, std::string(name) + " must be a positive integer (got " + value.to_text() + ")");
+  *field = *n;
+  return Status::Ok();
+}
 
 }  // namespace
 
