@@ -1,0 +1,158 @@
+// Internal to rewrite/: the shape of a view as view-write lowering sees it (its columns'
+// routing from the lineage service, its join sides and key classes), the syntax helpers
+// the lowering rewrites with, and the lowering steps the files of rewrite/ share.
+// view_shape.cc analyzes, view_writes.cc lowers single-source and join writes and
+// resolves targets, view_write_setops.cc lowers set-operation writes and reports the
+// surface (view_info(), column_info()). Not part of any other folder's interface.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "parser/ast.h"
+#include "parser/ast_build.h"
+#include "parser/ast_clone.h"
+#include "planner/lineage.h"
+#include "planner/planning_context.h"
+#include "rewrite/view_writes.h"
+
+namespace quereus::view_write {
+
+using ast::ExprPtr;
+using ast::clone;
+using ast::conjoin;
+using ast::binary;
+using ast::negate;
+
+// ------------------------------------------------------------------ syntax helpers
+// (view_shape.cc)
+
+// A rewrite hook: returns true when it replaced `e` (the walk then does not descend into
+// the replacement). `depth` is 0 at the statement's own level, +1 per subquery.
+using Rewrite = std::function<bool(ExprPtr& e, int depth)>;
+// The subquery cores enclosing the expression a Rewrite is looking at, innermost last. A
+// walk started from inside another walk's hook continues the outer walk's stack.
+using CoreStack = std::vector<const ast::SelectCore*>;
+
+void walk(ExprPtr& e, const Rewrite& fn);
+void walk(ExprPtr& e, const Rewrite& fn, int depth, CoreStack& cores);
+void requalify(ExprPtr& e, const std::string& from, const std::string& to);
+void retarget(ExprPtr& e, const std::string& from, const std::string& to, CoreStack& cores);
+void conjuncts(const ast::Expr* e, std::vector<const ast::Expr*>& out);
+std::optional<bool> literals_equal(const ast::Literal& a, const ast::Literal& b);
+ExprPtr number(const Value& k);
+ExprPtr apply_inverse(const std::vector<InverseStep>& steps, ExprPtr v);
+bool is_image(const std::string& q);
+
+// ------------------------------------------------------------------ the view's shape
+
+struct ViewColumn {
+  std::string name;                 // as the view exposes it
+  std::string output;               // as the body's select names it (what `new.<x>` reads)
+  const ast::Expr* term = nullptr;  // the body's expression; null for a `*` column
+  std::string base;                 // the source column it is ("" when computed)
+  int side = -1;                    // join views: the side `base` belongs to
+  ExprPtr qualified;                // join views: the term, every column side-qualified
+  // An invertible term (`b + 1`, `-b`, `b collate nocase`): the steps from a written view
+  // value to the base value it stands for (empty: the identity). From the lineage service.
+  std::vector<InverseStep> inverse;
+  // An authored inverse, `… with inverse (target = expr, …)` (vu-inverses.md): the puts a
+  // written value becomes, each over the written view row (`new.<column>`). Authored wins:
+  // it replaces the routing above. Null when the column has none.
+  const std::vector<ast::NamedExpr>* authored = nullptr;
+
+  ExprPtr to_base(ExprPtr value) const { return apply_inverse(inverse, std::move(value)); }
+  bool writable() const { return authored || !base.empty(); }
+};
+
+// One table of a join view's FROM.
+struct JoinSide {
+  std::shared_ptr<TableEntry> table;
+  std::string qualifier;  // the body's alias for it, or its name as written
+  bool padded = false;    // the non-preserved side of an outer join (NULL-extended)
+  int find(std::string_view column) const { return table->schema.find_column(std::string(column)); }
+};
+
+// A single-source view: SELECT <columns> FROM <one relation> [alias] [WHERE p].
+struct ViewShape {
+  std::string name;                // the view's display name, for messages
+  std::string schema;              // the view's schema (lower-case)
+  ast::QualifiedName source;       // the body's source, schema-qualified
+  std::shared_ptr<TableEntry> table;  // when the source is a table
+  std::string alias;               // the body's alias for the source ("" when none)
+  std::string qualifier;           // the name the body's columns are qualified by
+  std::vector<std::string> source_columns;
+  std::vector<ViewColumn> columns;
+  const ast::Expr* where = nullptr;
+  // Join views (an inner equi-join of two or more tables): the sides in FROM order and
+  // the equivalence classes of (side, column) the ON equalities establish.
+  std::vector<JoinSide> sides;
+  std::vector<std::vector<std::pair<int, int>>> classes;
+  // The body's `WITH DEFAULTS (col = expr, …)`: values for columns an INSERT omits.
+  const std::vector<ast::NamedExpr>* defaults = nullptr;
+  // The writing statement's environment, for the names its subqueries read.
+  PlanningContext* db = nullptr;
+  std::vector<std::string> caller_path;
+  const ast::Select* body = nullptr;
+  // The body's lineage (planner/lineage.h): where each column comes from, the join's
+  // equalities and key facts. Column routing and key preservation read it.
+  RelLineage lineage;
+  bool join() const { return !sides.empty(); }
+  // An INSERT shares one value across the join's key classes (supplied by one member, or
+  // minted from the anchor's DEFAULT) when the join is two distinct tables: the shared
+  // key is the one ON equality between them (vu-operators.md, Inserts). A join of more
+  // tables, or a self-join, leaves each side's key to be supplied (view_info() reports
+  // it not insertable when it is not).
+  bool shares_keys() const { return sides.size() == 2 && sides[0].table != sides[1].table; }
+
+  const ViewColumn* find(std::string_view n) const {
+    for (auto& c : columns)
+      if (iequals(c.name, n)) return &c;
+    return nullptr;
+  }
+  // The column the body's select names `n` (an authored put's `new.<n>`).
+  const ViewColumn* find_output(std::string_view n) const {
+    for (auto& c : columns)
+      if (iequals(c.output, n)) return &c;
+    return nullptr;
+  }
+  // The base term of view column `c`, as an expression at the lowered statement's level.
+  ExprPtr term(const ViewColumn& c) const {
+    if (c.qualified) return clone(*c.qualified);
+    if (c.term) return clone(*c.term);
+    auto ref = std::make_unique<ast::ColumnRef>();
+    ref->column = c.base;
+    return ref;
+  }
+  [[noreturn]] void refuse(const std::string& why) const {
+    throw Error(StatusCode::kError, "cannot write through view '" + name + "': " + why);
+  }
+};
+
+// Whether `pred` holds for a function call at the body's own level of `e` (through
+// operators, casts and call arguments; not into subqueries, which may legitimately hold
+
+// (view_shape.cc)
+ViewShape analyze(PlanningContext& db, const ViewEntry& view);
+std::pair<int, int> join_column(const ViewShape& v, const ast::Expr* e);
+std::vector<std::string> relation_columns(PlanningContext& db, const ResolvedRelation& rel);
+std::vector<std::pair<std::string, const ast::Literal*>> constant_bindings(const ViewShape& v);
+
+// ------------------------------------------------------------------ lowering steps
+
+// (view_writes.cc)
+void lower_update(ast::UpdateStmt& s, const ViewShape& v);
+void lower_delete(ast::DeleteStmt& s, const ViewShape& v);
+void lower_insert(ast::InsertStmt& s, const ViewShape& v);
+
+// (view_write_setops.cc)
+std::vector<std::shared_ptr<const ViewEntry>> set_op_legs(PlanningContext& db, const ViewEntry& view);
+void lower_set_op_write(PlanningContext& db, const ViewEntry& view,
+                        const std::vector<std::shared_ptr<const ViewEntry>>& legs, const ast::Statement& stmt,
+                        const std::vector<std::string>& caller_path, LoweredWrite& out);
+
+}  // namespace quereus::view_write

@@ -1,0 +1,311 @@
+// Writes through UNION / UNION ALL views, leg by leg (vu-setops.md, flag-less writes),
+// and the write-through surface view_info() and column_info() report.
+#include "rewrite/view_writes.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "common/status.h"
+#include "catalog/registry.h"
+#include "planner/planning_context.h"
+#include "parser/ast_printer.h"
+#include "parser/ast_build.h"
+#include "parser/ast_clone.h"
+#include "planner/lineage.h"
+#include "planner/planner.h"
+#include "planner/scalar_expr.h"
+#include "catalog/catalog.h"
+#include "parser/ast_visit.h"
+#include "rewrite/view_shape.h"
+
+namespace quereus {
+namespace view_write {
+
+// ------------------------------------------------------------------ set operations
+
+// The legs of a UNION / UNION ALL body, each as an ephemeral view over one leg's select
+// whose columns are the set operation's (vu-setops.md, flag-less writes). Empty when the
+// body is no set operation; refused when it is one that is not written through yet.
+std::vector<std::shared_ptr<const ViewEntry>> set_op_legs(PlanningContext& db, const ViewEntry& view) {
+  const ast::Select& body = *view.definition->select;
+  std::vector<std::shared_ptr<const ViewEntry>> legs;
+  if (body.compounds.empty() || body.dml) return legs;
+  auto refuse = [&](const std::string& why) {
+    throw Error(StatusCode::kError, "cannot write through view '" + view.name + "': " + why);
+  };
+  for (const ast::CompoundLeg& leg : body.compounds) {
+    if (leg.op != ast::CompoundOp::kUnion && leg.op != ast::CompoundOp::kUnionAll)
+      refuse("an INTERSECT / EXCEPT / DIFF body is not updatable yet");
+    if (!leg.membership.empty()) refuse("set-operation membership columns are not writable yet");
+  }
+  if (body.limit || body.offset) refuse("LIMIT/OFFSET body cannot be reproduced as a predicate on the base rows");
+  if (body.with) refuse("a body with its own WITH clause is not updatable yet");
+  std::vector<std::string> names = view.columns;
+  if (names.empty()) {
+    Planner planner(db);
+    names = planner.plan_view_body(body, view.schema_name).names;
+  }
+  auto add = [&](const ast::SelectCore& core) {
+    auto def = std::make_shared<ast::CreateViewStmt>();
+    def->view = {view.schema_name, view.name, {}};
+    def->columns = names;
+    def->select = std::make_unique<ast::Select>();
+    def->select->core = clone(core);
+    def->select->schema_path = body.schema_path;
+    def->select->defaults = clone(body.defaults);
+    auto leg = std::make_shared<ViewEntry>();
+    leg->schema_name = view.schema_name;
+    leg->name = view.name;
+    leg->columns = names;
+    leg->definition = std::move(def);
+    legs.push_back(std::move(leg));
+  };
+  add(body.core);
+  for (const ast::CompoundLeg& leg : body.compounds) add(leg.core);
+  return legs;
+}
+
+// True when an INSERT … VALUES row (the view columns `cols`) contradicts none of a leg's
+// `col = literal` conjuncts: the row belongs in that leg.
+bool row_fits_leg(const ViewShape& v, const std::vector<std::string>& cols, const std::vector<ExprPtr>& row) {
+  for (auto& [col, lit] : constant_bindings(v)) {
+    for (size_t i = 0; i < cols.size() && i < row.size(); ++i) {
+      const ViewColumn* c = v.find(cols[i]);
+      if (!c || !iequals(c->base, col) || !c->inverse.empty() || c->authored) continue;
+      if (row[i]->kind != ast::ExprKind::kLiteral) continue;  // not provable: the row goes there
+      auto& given = static_cast<const ast::Literal&>(*row[i]);
+      if (given.literal_kind == ast::LiteralKind::kNull || literals_equal(given, *lit) == false) return false;
+    }
+  }
+  return true;
+}
+
+// True when an UPDATE assigns one of the leg's discriminators (a `col = literal` of its
+// WHERE) a literal that contradicts it.
+bool update_leaves_leg(const ViewShape& v, const ast::UpdateStmt& s) {
+  for (const ast::Assignment& a : s.assignments) {
+    if (a.columns.size() != 1 || !a.value || a.value->kind != ast::ExprKind::kLiteral) continue;
+    const ViewColumn* c = v.find(a.columns[0]);
+    if (!c || c->base.empty() || !c->inverse.empty() || c->authored) continue;
+    auto& given = static_cast<const ast::Literal&>(*a.value);
+    for (auto& [col, lit] : constant_bindings(v))
+      if (iequals(col, c->base) && (given.literal_kind == ast::LiteralKind::kNull || literals_equal(given, *lit) == false))
+        return true;
+  }
+  return false;
+}
+
+// A write through a UNION / UNION ALL view: each leg is written as its own view. UPDATE
+// and DELETE reach every leg (a leg whose predicate excludes the addressed rows changes
+// nothing); an INSERT … VALUES sends each row to every leg whose `col = literal`
+// discriminators it does not contradict (a row that fits no leg is refused). Legs over
+// joins, RETURNING and INSERT … SELECT are not written through yet.
+void lower_set_op_write(PlanningContext& db, const ViewEntry& view,
+                        const std::vector<std::shared_ptr<const ViewEntry>>& legs, const ast::Statement& stmt,
+                        const std::vector<std::string>& caller_path, LoweredWrite& out) {
+  auto refuse = [&](const std::string& why) {
+    throw Error(StatusCode::kError, "cannot write through view '" + view.name + "': " + why);
+  };
+  std::vector<ViewShape> shapes;
+  for (const auto& leg : legs) {
+    shapes.push_back(analyze(db, *leg));
+    if (shapes.back().join()) refuse("a set-operation leg over a join is not updatable yet");
+    shapes.back().db = &db;
+    shapes.back().caller_path = caller_path;
+  }
+  auto has_returning = [&] {
+    switch (stmt.kind) {
+      case ast::StmtKind::kInsert: return !static_cast<const ast::InsertStmt&>(stmt).returning.empty();
+      case ast::StmtKind::kUpdate: return !static_cast<const ast::UpdateStmt&>(stmt).returning.empty();
+      default: return !static_cast<const ast::DeleteStmt&>(stmt).returning.empty();
+    }
+  };
+  if (has_returning()) refuse("RETURNING through a set-operation view is not supported yet");
+  if (stmt.kind != ast::StmtKind::kInsert) {
+    for (const ViewShape& v : shapes) {
+      // An UPDATE that sets a leg's discriminator (`col = literal` in its WHERE) to a
+      // literal it contradicts routes away from that leg (vu-operators.md, Union all).
+      if (stmt.kind == ast::StmtKind::kUpdate && update_leaves_leg(v, static_cast<const ast::UpdateStmt&>(stmt)))
+        continue;
+      ast::StatementPtr copy = clone(stmt);
+      if (copy->kind == ast::StmtKind::kUpdate) lower_update(static_cast<ast::UpdateStmt&>(*copy), v);
+      else lower_delete(static_cast<ast::DeleteStmt&>(*copy), v);
+      out.statements.push_back(std::move(copy));
+    }
+    return;
+  }
+  auto& ins = static_cast<const ast::InsertStmt&>(stmt);
+  const bool plain_values = ins.source && ins.source->compounds.empty() && !ins.source->core.values.empty() &&
+                            ins.source->order_by.empty() && !ins.source->limit && !ins.source->with;
+  if (!plain_values) refuse("an INSERT through a set-operation view needs a VALUES source (each row is routed to its legs)");
+  if (!ins.upserts.empty()) refuse("ON CONFLICT through a set-operation view is not supported yet");
+  std::vector<std::string> cols = ins.columns;
+  if (cols.empty())
+    for (auto& c : shapes.front().columns) cols.push_back(c.name);
+  const auto& rows = ins.source->core.values;
+  std::vector<bool> placed(rows.size(), false);
+  for (const ViewShape& v : shapes) {
+    std::vector<size_t> mine;
+    for (size_t r = 0; r < rows.size(); ++r)
+      if (row_fits_leg(v, cols, rows[r])) mine.push_back(r);
+    if (mine.empty()) continue;
+    ast::StatementPtr copy = clone(stmt);
+    auto& leg_ins = static_cast<ast::InsertStmt&>(*copy);
+    std::vector<std::vector<ExprPtr>> kept;
+    for (size_t r : mine) {
+      kept.push_back(std::move(leg_ins.source->core.values[r]));
+      placed[r] = true;
+    }
+    leg_ins.source->core.values = std::move(kept);
+    lower_insert(leg_ins, v);
+    out.statements.push_back(std::move(copy));
+  }
+  for (size_t r = 0; r < rows.size(); ++r)
+    if (!placed[r])
+      refuse("the inserted row " + std::to_string(r + 1) + " contradicts the selection predicate of every branch");
+}
+
+}  // namespace view_write
+
+using namespace view_write;
+
+ViewWriteSurface describe_view_writes(PlanningContext& db, const ViewEntry& view) {
+  ViewWriteSurface out;
+  std::vector<std::shared_ptr<const ViewEntry>> legs;
+  try {
+    legs = set_op_legs(db, view);
+  } catch (const Error&) {
+    return out;
+  }
+  if (!legs.empty()) {
+    // Each leg's surface; a column is writable when every leg writes it (one base trace
+    // only when every leg traces the same base column).
+    std::vector<ViewWriteSurface> parts;
+    for (const auto& leg : legs) {
+      parts.push_back(describe_view_writes(db, *leg));
+      if (!parts.back().ok) return out;
+    }
+    out.names = parts.front().names;
+    out.sites.resize(out.names.size());
+    int offset = 0;
+    for (size_t i = 0; i < out.names.size(); ++i) {
+      bool all = true, same = true;
+      for (const auto& part : parts) {
+        const auto& site = part.sites[i];
+        all = all && site.table;
+        same = same && site.table == parts.front().sites[i].table && site.column == parts.front().sites[i].column;
+      }
+      if (!all) continue;
+      out.sites[i] = parts.front().sites[i];
+      if (!same) out.sites[i].column = -1;
+    }
+    for (const auto& part : parts) {
+      for (auto site : part.filled) {
+        site.side += offset;
+        out.filled.push_back(site);
+      }
+      for (const auto& side : part.sides) out.sides.push_back(side);
+      offset += static_cast<int>(part.sides.size());
+    }
+    // Coverage is judged per leg: a leg's columns are the union's, on that leg's sides.
+    offset = 0;
+    for (const auto& part : parts) {
+      for (auto site : part.reach) {
+        site.side += offset;
+        out.reach.push_back(site);
+      }
+      offset += static_cast<int>(part.sides.size());
+    }
+    out.ok = true;
+    return out;
+  }
+  ViewShape v;
+  try {
+    v = analyze(db, view);
+  } catch (const Error&) {
+    return out;
+  }
+  using Site = ViewWriteSurface::Site;
+  for (auto& c : v.columns) out.names.push_back(c.name);
+  out.sites.resize(v.columns.size());
+  if (v.join()) {
+    for (size_t i = 0; i < v.columns.size(); ++i) {
+      const ViewColumn& c = v.columns[i];
+      if (c.authored) {
+        // Writable through its puts: one put is its base trace; several have none.
+        int owner = -1, column = -1;
+        for (size_t side = 0; side < v.sides.size() && owner < 0; ++side)
+          if ((column = v.sides[side].find(c.authored->front().name)) >= 0) owner = static_cast<int>(side);
+        if (owner >= 0) out.sites[i] = {v.sides[owner].table, c.authored->size() == 1 ? column : -1, owner};
+        continue;
+      }
+      if (!c.base.empty()) out.sites[i] = {v.sides[c.side].table, v.sides[c.side].find(c.base), c.side};
+    }
+    // A join key class is filled when one member is written or declares a DEFAULT.
+    for (auto& cls : v.classes) {
+      if (!v.shares_keys()) break;
+      bool fed = false;
+      for (auto& [side, col] : cls) {
+        const ColumnSchema& cs = v.sides[side].table->schema.columns[col];
+        fed = fed || (cs.default_expr && !cs.generated());
+        for (auto& s : out.sites) fed = fed || (s.table && s.side == side && s.column == col);
+      }
+      if (fed)
+        for (auto& [side, col] : cls) out.filled.push_back({v.sides[side].table, col, side});
+    }
+    for (auto& s : v.sides) out.sides.push_back({s.table, s.padded});
+    for (auto& site : out.sites)
+      if (site.table && site.column >= 0) out.reach.push_back(site);
+    out.ok = true;
+    return out;
+  }
+  // The source's own sites: the table's columns, or (a view over a view) its surface.
+  std::vector<std::string> source_names = v.source_columns;
+  std::vector<Site> source_sites;
+  if (v.table) {
+    for (size_t i = 0; i < source_names.size(); ++i) source_sites.push_back({v.table, static_cast<int>(i), 0});
+    out.sides.push_back({v.table, false});
+  } else {
+    ResolvedRelation rel = db.resolve_relation(v.source.schema, v.source.name);
+    if (!rel.view) return out;
+    ViewWriteSurface inner = describe_view_writes(db, *rel.view);
+    if (!inner.ok) return out;
+    source_names = inner.names;
+    source_sites = inner.sites;
+    out.filled = inner.filled;
+    out.sides = inner.sides;
+  }
+  auto site_of = [&](const std::string& name) -> Site {
+    for (size_t i = 0; i < source_names.size(); ++i)
+      if (iequals(source_names[i], name)) return source_sites[i];
+    return {};
+  };
+  for (size_t i = 0; i < v.columns.size(); ++i) {
+    const ViewColumn& c = v.columns[i];
+    if (c.authored) {
+      // Writable through its puts (one put is its base trace; several have none), and
+      // every put target is filled by an INSERT.
+      Site first = site_of(c.authored->front().name);
+      if (c.authored->size() > 1) first.column = -1;
+      out.sites[i] = first;
+      for (const ast::NamedExpr& p : *c.authored) out.filled.push_back(site_of(p.name));
+      continue;
+    }
+    if (!c.base.empty()) out.sites[i] = site_of(c.base);
+  }
+  for (auto& site : out.sites)
+    if (site.table && site.column >= 0) out.reach.push_back(site);
+  for (auto& [col, lit] : constant_bindings(v)) out.filled.push_back(site_of(col));
+  if (v.defaults)
+    for (const ast::NamedExpr& d : *v.defaults) {
+      const ViewColumn* c = v.find(d.name);
+      out.filled.push_back(site_of(c && !c->base.empty() ? c->base : d.name));
+    }
+  out.ok = true;
+  return out;
+}
+
+}  // namespace quereus
