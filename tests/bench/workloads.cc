@@ -302,14 +302,15 @@ WorkloadResult insert_autocommit(BenchEngine& engine, const Sizes& sizes, const 
   return {ms, table_checksum(engine, "w")};
 }
 
-WorkloadResult update_by_key(BenchEngine& engine, const Sizes& sizes, const TimedStart& started) {
-  load_t(engine, sizes.rows);
-  auto update = engine.prepare("update t set a = ?, b = ? where id = ?");
+// `writes` updates of a and b by random id (repeats allowed) on `target` (t, or a view of
+// it) in one transaction; the checksum reads t.
+WorkloadResult keyed_updates(BenchEngine& engine, const Sizes& sizes, const TimedStart& started,
+                             const std::string& target) {
+  auto update = engine.prepare("update " + target + " set a = ?, b = ? where id = ?");
   char b[kTextLength];
   Timer timer(started);
   engine.exec("begin");
   for (int64_t k = 0; k < sizes.writes; ++k) {
-    // Random ids, repeats allowed (a repeated id is updated again).
     const int64_t id = 1 + static_cast<int64_t>(mix(k + 0x4000) % u(sizes.rows));
     b_of(id + k, b);
     update->bind_int(1, static_cast<int64_t>(mix(k + 0x5000) % 1000));
@@ -321,6 +322,11 @@ WorkloadResult update_by_key(BenchEngine& engine, const Sizes& sizes, const Time
   const double ms = timer.ms();
   auto check = engine.prepare("select count(*), sum(a), sum(unicode(b)) from t");
   return {ms, Checksum().add("count/sum_a/sum_b0", single_row(*check, 3)).str()};
+}
+
+WorkloadResult update_by_key(BenchEngine& engine, const Sizes& sizes, const TimedStart& started) {
+  load_t(engine, sizes.rows);
+  return keyed_updates(engine, sizes, started, "t");
 }
 
 // ---------------------------------------------------------------- writes through views
@@ -340,22 +346,7 @@ WorkloadResult update_through_view(BenchEngine& engine, const Sizes& sizes, cons
                                    const std::string& view_sql, const std::string& trigger_body) {
   load_t(engine, sizes.rows);
   create_write_view(engine, view_sql, trigger_body);
-  auto update = engine.prepare("update tv set a = ?, b = ? where id = ?");
-  char b[kTextLength];
-  Timer timer(started);
-  engine.exec("begin");
-  for (int64_t k = 0; k < sizes.writes; ++k) {
-    const int64_t id = 1 + static_cast<int64_t>(mix(k + 0x4000) % u(sizes.rows));
-    b_of(id + k, b);
-    update->bind_int(1, static_cast<int64_t>(mix(k + 0x5000) % 1000));
-    update->bind_text(2, std::string_view(b, kTextLength));
-    update->bind_int(3, id);
-    run_once(*update);
-  }
-  engine.exec("commit");
-  const double ms = timer.ms();
-  auto check = engine.prepare("select count(*), sum(a), sum(unicode(b)) from t");
-  return {ms, Checksum().add("count/sum_a/sum_b0", single_row(*check, 3)).str()};
+  return keyed_updates(engine, sizes, started, "tv");
 }
 
 WorkloadResult view_update_single(BenchEngine& engine, const Sizes& sizes, const TimedStart& started) {
