@@ -37,6 +37,9 @@ struct TableEntry {
   // writer while the schema version they were resolved at holds. Null until first used.
   std::shared_ptr<const void> fk_links;
   uint64_t fk_links_version = 0;
+  // A maintained table whose body no longer plans (a source dropped or reshaped): why.
+  // Reads refuse it and maintenance skips it until a REFRESH or a recreate.
+  std::string stale;
   std::string qualified_name() const { return schema.schema_name + "." + schema.name; }
 };
 

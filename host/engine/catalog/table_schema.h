@@ -14,6 +14,7 @@
 namespace quereus {
 
 namespace ast { struct Expr; }
+struct Derivation;  // catalog/derivation.h
 
 struct ColumnSchema {
   std::string name;        // display casing
@@ -149,6 +150,8 @@ struct TableSchema {
   // expression reads), fixed at CREATE TABLE.
   std::vector<int> generated_order;
   std::string tags_json;  // the table's WITH TAGS
+  // A maintained table's derivation (a materialized view); null for an ordinary table.
+  std::shared_ptr<const Derivation> derivation;
 
   // Returns the column index of `name` (case-insensitive) or -1.
   int find_column(std::string_view name) const;

@@ -14,6 +14,7 @@
 #include "ddl/alter_table.h"
 
 #include "catalog/ddl_names.h"
+#include "catalog/derivation.h"
 
 #include <algorithm>
 #include <functional>
@@ -125,6 +126,9 @@ class Renamer {
   // The renamed table (its old name for RENAME TO) and its schema.
   const std::string& target_schema() const { return schema_; }
   const std::string& target_table() const { return old_table_.empty() ? col_table_ : old_table_; }
+  // A table rename (not a column rename), and the table's new name.
+  bool renames_table() const { return !old_table_.empty(); }
+  const std::string& new_table() const { return new_table_; }
   bool view_body(ast::Select& s) {
     changed_ = false;
     select(s, nullptr);
@@ -329,6 +333,19 @@ void propagate_rename(DatabaseImpl& db, Renamer renamer) {
       if (renamer.owned_expr(*e, t->schema.schema_name, t->schema.name)) {
         ix.where = std::move(e);
         t->index_runtime.reset();  // the predicate is bound again
+      }
+    }
+    // A maintained table's body, like a view's (its stored columns keep their names).
+    if (t->schema.derivation) {
+      auto body = ast::clone(*t->schema.derivation->body);
+      if (renamer.view_body(*body)) {
+        auto d = std::make_shared<Derivation>(*t->schema.derivation);
+        d->body = std::shared_ptr<const ast::Select>(std::move(body));
+        for (auto& [schema, name] : d->sources)
+          if (schema == renamer.target_schema() && iequals(name, renamer.target_table()) && renamer.renames_table())
+            name = to_lower(renamer.new_table());
+        t->schema.derivation = std::move(d);
+        db.persist_table(*t);
       }
     }
   }
@@ -1434,6 +1451,15 @@ void alter_table(DatabaseImpl& db, const ast::AlterTableStmt& s, ExecContext& ct
     if (db.catalog().find_view(schema, s.table.name))
       fail(StatusCode::kError, "Cannot ALTER TABLE '" + s.table.name + "': it is a view");
     fail(StatusCode::kError, "Table '" + s.table.name + "' not found in schema '" + schema + "'");
+  }
+  // A maintained table's shape is its body's; it may only be renamed (its maintenance
+  // follows the catalog).
+  if (entry->schema.derivation && s.action != Action::kRenameTable && s.action != Action::kSetMaintained &&
+      s.action != Action::kDropMaintained) {
+    if (s.action == Action::kTags)
+      fail(StatusCode::kError, "'" + s.table.name + "' is a materialized view: set its tags with ALTER MATERIALIZED VIEW");
+    fail(StatusCode::kError, "Cannot ALTER TABLE '" + s.table.name +
+                                 "': it is a materialized view, whose shape its body defines (drop and recreate it)");
   }
   AlterCtx c{db, entry, ctx, s};
   AlterPlan p;

@@ -5,6 +5,7 @@
 #include "types/json_value.h"
 #include "parser/ast.h"
 #include "parser/ast_printer.h"
+#include "catalog/derivation.h"
 
 namespace quereus {
 
@@ -202,6 +203,17 @@ std::string create_table_ddl(const TableSchema& t) {
       s += v.not_null ? " not null" : " null";
     }
     s += ")";
+  }
+  if (t.derivation) {
+    // A maintained table: its body (and its explicit rename list) ride the table form,
+    // the one canonical rendering of every materialized view (materialized-views.md).
+    s += " maintained";
+    if (!t.derivation->columns.empty()) {
+      s += " (";
+      for (size_t i = 0; i < t.derivation->columns.size(); ++i) s += (i ? ", " : "") + q(t.derivation->columns[i]);
+      s += ")";
+    }
+    s += " as " + select_to_string(*t.derivation->body);
   }
   s += tags_clause(t.tags_json);
   return s;

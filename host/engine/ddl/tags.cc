@@ -374,10 +374,20 @@ void alter_object_tags(DatabaseImpl& db, const ast::AlterTagsStmt& s, DdlOrigin 
       db.catalog().add_view(std::move(changed));
       break;
     }
-    case ast::ObjectKind::kMaterializedView:
-      // Materialized views are not executed yet (CREATE is refused), so none exists.
+    case ast::ObjectKind::kMaterializedView: {
+      // A materialized view is a maintained table: its tags are the table's.
       if (s.verb != ast::TagVerb::kDrop) validate_reserved_tags(s.tags, TagSite::kViewDdl);
-      throw Error(StatusCode::kNotFound, "Materialized view '" + s.name.name + "' not found", s.name.site);
+      std::shared_ptr<TableEntry> table;
+      for (const std::string& schema : schemas)
+        if (!table) table = db.catalog().find(schema, s.name.name);
+      if (!table || !table->schema.derivation)
+        throw Error(StatusCode::kNotFound, "Materialized view '" + s.name.name + "' not found", s.name.site);
+      table->schema.tags_json =
+          apply_tag_verb(table->schema.tags_json, s.verb, s.tags, "materialized view '" + table->schema.name + "'");
+      db.bump_schema_version();
+      if (origin == DdlOrigin::kStatement) db.persist_table(*table);
+      break;
+    }
     case ast::ObjectKind::kIndex: {
       if (s.verb != ast::TagVerb::kDrop) validate_reserved_tags(s.tags, TagSite::kPhysicalIndex);
       // Tag-addressable: CREATE INDEX indexes and exposed constraint structures; a

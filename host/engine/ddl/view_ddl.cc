@@ -66,6 +66,10 @@ void drop_view(DatabaseImpl& db, const ast::DropStmt& s) {
   for (const std::string& in : ddl_lookup_schemas(s.name.schema))
     if ((view = db.catalog().find_view(in, s.name.name))) break;
   if (!view) {
+    for (const std::string& in : ddl_lookup_schemas(s.name.schema))
+      if (auto t = db.catalog().find(in, s.name.name); t && t->schema.derivation)
+        throw Error(StatusCode::kError,
+                    "'" + s.name.name + "' is a materialized view: use DROP MATERIALIZED VIEW", s.site);
     if (s.if_exists) return;
     throw Error(StatusCode::kError, "View '" + schema + "." + s.name.name + "' does not exist");
   }

@@ -1,6 +1,8 @@
 // Core: the Database and Statement implementations and the transaction coordinator.
 #include "main/database_impl.h"
 
+#include "maintained/maintenance.h"
+
 #include "catalog/ddl_names.h"
 
 #include <spdlog/spdlog.h>
@@ -230,6 +232,8 @@ DatabaseImpl::DatabaseImpl(std::shared_ptr<Registry> registry, const DatabaseOpt
   options_.optimizer.interrupt = &interrupt_requested_;
   options_.optimizer.timeout_ms = options.statement_timeout_ms;
   options_.statement_timeout_ms = options.statement_timeout_ms;
+  maintenance_ = std::make_unique<MaintenanceManager>(*this);
+  add_row_observer(maintenance_.get());
 }
 
 DatabaseImpl::~DatabaseImpl() {
@@ -477,8 +481,10 @@ void DatabaseImpl::statement_begin() {
 }
 
 void DatabaseImpl::statement_commit() {
-  // NO ACTION checks run at the end of the statement; a failure undoes the statement.
+  // Work deferred to the statement's end (materialized-view rebuilds), then the NO ACTION
+  // checks; a failure undoes the statement.
   try {
+    end_statement_observers();
     deferred_.run_statement_end(*this);
   } catch (...) {
     statement_rollback();

@@ -22,6 +22,8 @@
 
 namespace quereus {
 
+class MaintenanceManager;  // maintained/maintenance.h
+
 struct EngineOptions {
   std::string default_vtab_module = "memory";
   bool default_nullable = false;  // pragma default_column_nullability = 'nullable'
@@ -103,6 +105,9 @@ class DatabaseImpl : public Database, public TransactionContext {
   // from it (an open transaction that such a table had joined is rolled back first).
   // Re-entrant: a DDL statement run inside another's scope joins it.
   void run_schema_change(const std::function<void()>& ddl);
+
+  // Row-time maintenance of the maintained tables (materialized views).
+  MaintenanceManager& maintenance() { return *maintenance_; }
 
   // Throws when module DDL (`statement`, e.g. "CREATE INDEX") may not run now: inside an
   // explicit transaction under ddl_transaction_policy = strict.
@@ -199,6 +204,8 @@ class DatabaseImpl : public Database, public TransactionContext {
 
   DeferredConstraints deferred_;
   Assertions assertions_;
+  // Row-time maintenance of maintained tables (a row observer, registered at construction).
+  std::unique_ptr<MaintenanceManager> maintenance_;
   ChangeLog changes_;
   ChangeListeners listeners_;
   bool delivering_ = false;  // listeners are running: statements are refused

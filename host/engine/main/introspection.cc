@@ -14,6 +14,8 @@
 #include "rewrite/view_writes.h"
 #include "functions/builtins.h"
 #include "main/introspection.h"
+
+#include "ddl/schema_ddl.h"
 #include "types/json_value.h"
 #include "optimizer/optimizer.h"
 #include "parser/ast_printer.h"
@@ -109,6 +111,7 @@ std::vector<const ScalarExpr*> node_expressions(const RelNode& n) {
       for (const auto& f : static_cast<const TableScanNode&>(n).filters) {
         add(f.value);
         for (const auto& v : f.in_list) add(v);
+        add(f.in_subquery);
       }
       break;
     case RelKind::kFilter: add(static_cast<const FilterNode&>(n).predicate); break;
@@ -307,8 +310,10 @@ void register_schema_listing(Registry& r) {
     std::vector<Row> rows;
     for (auto& t : db.catalog().tables()) {
       const TableSchema& ts = t->schema;
-      rows.push_back({Value::Text(ts.schema_name), Value::Text("table"), Value::Text(ts.name), Value::Text(ts.name),
-                      Value::Text(create_sql(ts)), tags_value(ts.tags_json)});
+      // A maintained table is listed once, as the materialized view it is.
+      const char* type = ts.derivation ? "materialized_view" : "table";
+      rows.push_back({Value::Text(ts.schema_name), Value::Text(type), Value::Text(ts.name), Value::Text(ts.name),
+                      Value::Text(ts.derivation ? create_table_ddl(ts) : create_sql(ts)), tags_value(ts.tags_json)});
       // A UNIQUE constraint's index is part of the constraint, not a schema object,
       // unless the constraint exposes it.
       for (const IndexSchema& ix : ts.indexes)
@@ -467,7 +472,13 @@ void register_column_info(Registry& r) {
                       Value::Text(updatable ? "YES" : "NO"), base ? Value::Text(site.table->schema.name) : Value(),
                       base ? Value::Text(site.table->schema.columns[site.column].name) : Value()});
     };
-    if (rel.table) {
+    if (rel.table && rel.table->schema.derivation) {
+      // A maintained table's columns write through its body, as a view's do.
+      auto view = maintained_view_entry(*rel.table);
+      ViewWriteSurface lin = view_lineage(db, *view);
+      for (size_t i = 0; i < lin.names.size(); ++i)
+        add(view->schema_name, view->name, i, lin.names[i], lin.sites[i]);
+    } else if (rel.table) {
       const TableSchema& ts = rel.table->schema;
       for (size_t i = 0; i < ts.columns.size(); ++i)
         add(ts.schema_name, ts.name, i, ts.columns[i].name, BaseSite{rel.table, static_cast<int>(i)});

@@ -18,6 +18,7 @@
 #include "ddl/table_ddl.h"
 #include "ddl/tags.h"
 #include "ddl/view_ddl.h"
+#include "main/materialized_views.h"
 #include "parser/ast_printer.h"
 #include "parser/parser.h"
 #include "eval/exec_context.h"
@@ -174,9 +175,12 @@ Status DatabaseImpl::run_stored(const std::string& text) {
       using K = ast::StmtKind;
       constexpr DdlOrigin kStored = DdlOrigin::kStoredCatalog;
       switch (stmt->kind) {
-        case K::kCreateTable:
-          create_table(*this, static_cast<const ast::CreateTableStmt&>(*stmt), ctx, kStored);
+        case K::kCreateTable: {
+          auto& s = static_cast<const ast::CreateTableStmt&>(*stmt);
+          // A maintained table reconnects its storage and refills it from its body.
+          if (s.maintained) create_maintained_table(*this, s, ctx, kStored); else create_table(*this, s, ctx, kStored);
           break;
+        }
         case K::kCreateIndex: {
           auto& s = static_cast<const ast::CreateIndexStmt&>(*stmt);
           create_index(*this, s, tags_json(s.tags), ctx, kStored);

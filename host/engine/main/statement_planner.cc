@@ -16,6 +16,8 @@
 #include "ddl/table_ddl.h"
 #include "ddl/view_ddl.h"
 #include "main/integrity_check.h"
+#include "main/materialized_views.h"
+#include "maintained/maintenance.h"
 #include "main/pragmas.h"
 #include "ddl/tags.h"
 #include "types/conversions.h"
@@ -188,6 +190,12 @@ std::shared_ptr<TableEntry> write_target(Planner& planner, const ast::QualifiedN
   if (rel.view)
     throw Error(StatusCode::kInternal,
                 std::string(verb) + " reached view '" + rel.view->qualified_name() + "' without being lowered",
+                name.site);
+  // The backstop of the write boundary: a maintained table's rows are derived, and only
+  // maintenance writes them (a write naming it is lowered onto its sources first).
+  if (rel.table && rel.table->schema.derivation)
+    throw Error(StatusCode::kReadOnly,
+                std::string(verb) + " would write maintained table '" + rel.table->qualified_name() + "' directly",
                 name.site);
   return rel.table;
 }
@@ -743,7 +751,13 @@ class ActionExec : public Executable {
 // module with one (the store) they become durable together or not at all.
 std::unique_ptr<Executable> ddl_exec(DatabaseImpl& db, std::function<void(ExecContext&)> fn) {
   return std::make_unique<ActionExec>(
-      [&db, fn = std::move(fn)](ExecContext& ctx) { db.run_schema_change([&] { fn(ctx); }); }, false);
+      [&db, fn = std::move(fn)](ExecContext& ctx) {
+        db.run_schema_change([&] { fn(ctx); });
+        // Materialized views whose bodies the change broke (or mended) are marked now,
+        // so the next read of one reports it.
+        db.maintenance().sync();
+      },
+      false);
 }
 
 // pragma integrity_check: one row per problem found, or one row 'ok' (as SQLite).
@@ -909,7 +923,6 @@ void refuse_unimplemented_clauses(const ast::Statement& stmt) {
       break;
     case K::kCreateTable: {
       auto& s = static_cast<const ast::CreateTableStmt&>(stmt);
-      if (s.maintained) not_yet("CREATE TABLE … MAINTAINED AS", s.site);
       validate_create_table_tags(s);
       break;
     }
@@ -987,7 +1000,22 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
       auto& s = static_cast<const ast::CreateTableStmt&>(stmt);
       return ddl_exec(db, [&db, &s](ExecContext& ctx) {
         db.check_ddl_allowed("CREATE TABLE");
-        create_table(db, s, ctx);
+        if (s.maintained) create_maintained_table(db, s, ctx); else create_table(db, s, ctx);
+      });
+    }
+    case K::kCreateMaterializedView: {
+      auto& s = static_cast<const ast::CreateMaterializedViewStmt&>(stmt);
+      return ddl_exec(db, [&db, &s](ExecContext& ctx) {
+        db.check_ddl_allowed("CREATE MATERIALIZED VIEW");
+        validate_reserved_tags(s.tags, TagSite::kViewDdl);
+        create_materialized_view(db, s, ctx);
+      });
+    }
+    case K::kRefreshMaterializedView: {
+      auto& s = static_cast<const ast::RefreshMaterializedViewStmt&>(stmt);
+      return ddl_exec(db, [&db, &s](ExecContext&) {
+        db.check_ddl_allowed("REFRESH MATERIALIZED VIEW");
+        refresh_materialized_view(db, s);
       });
     }
     case K::kDrop: {
@@ -998,6 +1026,11 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
         return ddl_exec(db, [&db, &s](ExecContext&) { db.assertions().drop(db, s); });
       if (s.object == ast::ObjectKind::kIndex)
         return ddl_exec(db, [&db, &s](ExecContext&) { drop_index(db, s); });
+      if (s.object == ast::ObjectKind::kMaterializedView)
+        return ddl_exec(db, [&db, &s](ExecContext&) {
+          db.check_ddl_allowed("DROP MATERIALIZED VIEW");
+          drop_materialized_view(db, s);
+        });
       if (s.object != ast::ObjectKind::kTable) break;
       return ddl_exec(db, [&db, &s](ExecContext&) {
         db.check_ddl_allowed("DROP TABLE");

@@ -21,6 +21,7 @@
 
 #include "optimizer/optimizer.h"
 #include "planner/type_coercion.h"
+#include "catalog/catalog.h"
 
 namespace quereus {
 
@@ -68,6 +69,7 @@ void collect(const RelNode& n, int shift, FrameRefs& out) {
       for (const auto& f : static_cast<const TableScanNode&>(n).filters) {
         collect(f.value, shift, out);
         for (const auto& v : f.in_list) collect(v, shift, out);
+        collect(f.in_subquery, shift, out);
       }
       break;
     case RelKind::kValues:
@@ -161,6 +163,7 @@ bool hashable(const Collation* coll, bool duration_order, const ScalarExpr& a, c
 // `column op value` under the column's collation, or `column IN (list)`.
 ScalarPtr pushed_predicate(const TableScanNode& scan, const PushedFilter& pf) {
   if (pf.column < 0 || pf.column >= static_cast<int>(scan.columns.size())) return nullptr;
+  if (pf.in_subquery) return pf.in_subquery;  // `column IN (select …)` as it was written
   const Attribute& a = scan.columns[pf.column];
   auto col = std::make_shared<ColumnScalar>(0, pf.column, a.id);
   col->type = a.type;
@@ -191,8 +194,28 @@ ScalarPtr pushed_predicate(const TableScanNode& scan, const PushedFilter& pf) {
   return b;
 }
 
+// The estimated cost of one run of a plan: its scan's access cost under the operators that
+// do not multiply rows, the row estimate otherwise.
+double run_cost(const RelNode& n) {
+  switch (n.kind) {
+    case RelKind::kTableScan: {
+      const auto& scan = static_cast<const TableScanNode&>(n);
+      return scan.planned ? std::max(scan.plan.cost, 1.0) : estimate_rows(n);
+    }
+    case RelKind::kFilter: return run_cost(*static_cast<const FilterNode&>(n).input);
+    case RelKind::kProject: return run_cost(*static_cast<const ProjectNode&>(n).input);
+    case RelKind::kDistinct: return run_cost(*static_cast<const DistinctNode&>(n).input);
+    case RelKind::kSort: return run_cost(*static_cast<const SortNode&>(n).input);
+    case RelKind::kLimit: return run_cost(*static_cast<const LimitNode&>(n).input);
+    case RelKind::kAggregate: return run_cost(*static_cast<const AggregateNode&>(n).input);
+    default: return std::max(estimate_rows(n), 1.0);
+  }
+}
+
 // One conjunct recognized: the join it becomes (left side and columns still to be set).
 struct SemiJoinSpec {
+  ScalarPtr conjunct;  // the filter conjunct it replaces
+  double probe_cost = 0;  // a correlated subquery: one run of it as planned (0: uncorrelated)
   bool anti = false;
   RelPtr right;
   ScalarPtr probe;  // IN: the operand, evaluated over the left row
@@ -203,7 +226,8 @@ struct SemiJoinSpec {
 
 class Decorrelator {
  public:
-  Decorrelator(const DecorrelationOptions& options, int left_width) : options_(options), lw_(left_width) {}
+  Decorrelator(const DecorrelationOptions& options, const RelNode& input)
+      : options_(options), input_(input), lw_(static_cast<int>(input.columns.size())) {}
 
   // Recognizes `[NOT]* [NOT] EXISTS (S)` / `[NOT]* x [NOT] IN (S)`.
   bool recognize(const ScalarPtr& conjunct, SemiJoinSpec* spec) {
@@ -225,10 +249,40 @@ class Decorrelator {
     // A subquery that reads an outer row runs once per row; one with a non-deterministic
     // function must keep doing so (an uncorrelated one already runs once per execution).
     if (refs.nondeterministic && refs.frames.upper_bound(0) != refs.frames.end()) return false;
-    return refs.reads(1) ? correlated(sq, spec) : uncorrelated(sq, spec);
+    spec->conjunct = conjunct;
+    if (!refs.reads(1)) return !seekable_membership(sq, spec->anti) && uncorrelated(sq, spec);
+    spec->probe_cost = run_cost(*sq.plan);
+    return correlated(sq, spec);
+  }
+
+  // `conjunct` is an uncorrelated `column IN (S)` the input scan seeks by.
+  bool seeks(const ScalarPtr& conjunct) const {
+    if (conjunct->kind != ScalarKind::kInSubquery) return false;
+    const auto& sq = static_cast<const SubqueryScalar&>(*conjunct);
+    if (!sq.plan) return false;
+    FrameRefs refs;
+    collect(*sq.plan, 0, refs);
+    return !refs.unknown && !refs.reads(1) && !refs.nondeterministic && seekable_membership(sq, sq.negated);
   }
 
  private:
+  // `column IN (S)` over a table scan whose primary key or an index leads with the column:
+  // S's members become the scan's IN seek (optimizer.cc as_pushable), which visits only
+  // the rows they name, where the semi join would read the whole table.
+  bool seekable_membership(const SubqueryScalar& sq, bool anti) const {
+    if (anti || sq.kind != ScalarKind::kInSubquery || input_.kind != RelKind::kTableScan) return false;
+    const auto* col = sq.operand && sq.operand->kind == ScalarKind::kColumn
+                          ? static_cast<const ColumnScalar*>(sq.operand.get())
+                          : nullptr;
+    if (!col || col->level != 0 || sq.probe_cast != QRS_LT_ANY || sq.duration_order) return false;
+    const TableSchema& t = static_cast<const TableScanNode&>(input_).table->schema;
+    if (!t.primary_key.empty() && t.primary_key[0].column == col->slot) return true;
+    for (const IndexSchema& ix : t.indexes)
+      if (!ix.where && !ix.columns.empty() && ix.columns[0].column == col->slot) return true;
+    return false;
+  }
+
+
   // S reads nothing of the filter's row: it is the right side as it stands.
   bool uncorrelated(const SubqueryScalar& sq, SemiJoinSpec* spec) {
     // Plans are owned by their statement and not modified here; the join only reads it.
@@ -385,6 +439,7 @@ class Decorrelator {
   }
 
   const DecorrelationOptions& options_;
+  const RelNode& input_;
   int lw_;
 };
 
@@ -401,7 +456,7 @@ RelPtr decorrelate_subqueries(const RelPtr& filter, const DecorrelationOptions& 
   const auto& f = static_cast<const FilterNode&>(*filter);
   std::vector<ScalarPtr> conjuncts;
   split_conjuncts(f.predicate, conjuncts);
-  Decorrelator d(options, static_cast<int>(f.input->columns.size()));
+  Decorrelator d(options, *f.input);
   std::vector<SemiJoinSpec> joins;
   std::vector<ScalarPtr> below, above;
   for (const auto& c : conjuncts) {
@@ -409,13 +464,29 @@ RelPtr decorrelate_subqueries(const RelPtr& filter, const DecorrelationOptions& 
     if (d.recognize(c, &spec)) {
       joins.push_back(std::move(spec));
     } else {
-      // Cheap conjuncts filter before the joins; other subqueries run on what is left.
-      (has_subquery(*c) ? above : below).push_back(c);
+      // Cheap conjuncts filter before the joins, and so does an IN the scan seeks by;
+      // other subqueries run on what is left.
+      (has_subquery(*c) && !d.seeks(c) ? above : below).push_back(c);
     }
   }
   if (joins.empty()) return nullptr;
   RelPtr node = options.rewrite(filter_over(f.input, below));
+  // A correlated subquery stays one when probing it per left row is cheaper than reading
+  // its source once: a handful of left rows against a keyed lookup each.
+  const double left_rows = estimate_rows(*node);
+  std::vector<SemiJoinSpec> kept;
   for (auto& spec : joins) {
+    if (spec.probe_cost > 0) {
+      const double build = run_cost(*spec.right);
+      const double joined = spec.equi.empty() ? left_rows * build : build + left_rows;
+      if (left_rows * spec.probe_cost < joined) {
+        above.push_back(spec.conjunct);
+        continue;
+      }
+    }
+    kept.push_back(std::move(spec));
+  }
+  for (auto& spec : kept) {
     auto j = std::make_shared<SemiJoinNode>();
     j->anti = spec.anti;
     j->columns = node->columns;

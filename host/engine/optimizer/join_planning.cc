@@ -151,6 +151,8 @@ bool numeric(qrs_logical_type t) { return t == QRS_LT_INTEGER || t == QRS_LT_REA
 
 // ---------------------------------------------------------------- estimates
 
+}  // namespace
+
 double estimate_rows(const RelNode& n) {
   switch (n.kind) {
     case RelKind::kTableScan: {
@@ -200,6 +202,8 @@ double estimate_rows(const RelNode& n) {
     default: return 1000;
   }
 }
+
+namespace {
 
 // The side an index_nested_loop join can re-open per outer row: a table scan, possibly
 // under the residual filter of its pushed predicates and a projection (as a view or a

@@ -34,6 +34,8 @@ bool children_independent(const ScalarExpr& e) {
     }
     case ScalarKind::kCast:
     case ScalarKind::kCollate: return e.is_constant();
+    // An uncorrelated scalar subquery: computed once per execution, before the scan.
+    case ScalarKind::kSubquery: return !static_cast<const SubqueryScalar&>(e).correlated;
     default: return false;
   }
 }
@@ -103,6 +105,27 @@ bool as_pushable(const ScalarPtr& e, const TableScanNode& scan, PushedFilter* ou
     out->column = col->slot;
     out->op = QRS_OP_IN;
     out->in_list = in.list;
+    return true;
+  }
+  if (e->kind == ScalarKind::kInSubquery) {
+    // `col IN (select …)` over an uncorrelated subquery: its members are the IN list,
+    // computed once per execution (SubqueryScalar::member_values).
+    auto& sq = static_cast<const SubqueryScalar&>(*e);
+    const ColumnScalar* col = sq.operand ? as_local_column(*sq.operand) : nullptr;
+    if (sq.negated || sq.correlated || !col || !sq.plan || sq.plan->columns.empty()) return false;
+    if (sq.duration_order || sq.probe_cast != QRS_LT_ANY) return false;
+    const Collation* col_coll = scan.columns[col->slot].collation;
+    if (sq.collation != col_coll && !(sq.collation == &Collation::binary() && !col_coll) &&
+        !(!sq.collation && col_coll == &Collation::binary()))
+      return false;
+    qrs_logical_type ct = scan.columns[col->slot].type;
+    qrs_logical_type vt = sq.value_cast != QRS_LT_ANY ? sq.value_cast : sq.plan->columns[0].type;
+    if (vt != QRS_LT_ANY && ct != QRS_LT_ANY && vt != ct &&
+        !((ct == QRS_LT_INTEGER || ct == QRS_LT_REAL) && (vt == QRS_LT_INTEGER || vt == QRS_LT_REAL)))
+      return false;
+    out->column = col->slot;
+    out->op = QRS_OP_IN;
+    out->in_subquery = e;
     return true;
   }
   return false;
@@ -200,6 +223,9 @@ PlanRequest access_request(const TableScanNode& scan) {
       s.value = static_cast<const LiteralScalar&>(*f.value).value;
     }
     s.in_count = static_cast<uint32_t>(f.in_list.size());
+    if (f.in_subquery)  // its size is known at run time: the estimate of its rows
+      s.in_count = static_cast<uint32_t>(
+          std::min(estimate_rows(*static_cast<const SubqueryScalar&>(*f.in_subquery).plan), 1e6));
     req.filters.push_back(std::move(s));
   }
   req.ordering = scan.ordering;

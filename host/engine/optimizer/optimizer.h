@@ -75,6 +75,10 @@ class Optimizer {
 
 // `input` filtered by the AND of `conjuncts`; `input` itself when there are none.
 RelPtr filter_over(RelPtr input, std::vector<ScalarPtr> conjuncts);
+
+// The estimated number of rows a plan yields (planned scans answer with their module's
+// estimate; operators scale their inputs by fixed selectivities).
+double estimate_rows(const RelNode& n);
 // The access-plan request for a scan's pushed filters and requested ordering.
 PlanRequest access_request(const TableScanNode& scan);
 

@@ -64,6 +64,13 @@ ExprPtr exists(std::unique_ptr<Select> q) {
   return x;
 }
 
+ExprPtr in_subquery(ExprPtr operand, std::unique_ptr<Select> q) {
+  auto x = std::make_unique<InExpr>();
+  x->operand = std::move(operand);
+  x->subquery = std::move(q);
+  return x;
+}
+
 ExprPtr scalar_subquery(std::unique_ptr<Select> q) {
   auto x = std::make_unique<SubqueryExpr>();
   x->subquery = std::move(q);

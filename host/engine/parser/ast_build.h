@@ -24,6 +24,8 @@ ExprPtr logical_not(ExprPtr e);
 ExprPtr negate(ExprPtr e);
 ExprPtr is_not_null(ExprPtr e);
 ExprPtr exists(std::unique_ptr<Select> q);
+// `<operand> IN (<q>)`.
+ExprPtr in_subquery(ExprPtr operand, std::unique_ptr<Select> q);
 ExprPtr scalar_subquery(std::unique_ptr<Select> q);
 
 TableSourcePtr table_source(QualifiedName name, std::string alias);

@@ -897,6 +897,9 @@ Planner::Source Planner::plan_table_reference(const ast::TableSource& src) {
     return plan_view(*rel.view, src);
   }
   auto entry = rel.table;
+  if (!entry->stale.empty())
+    fail(StatusCode::kError, "materialized view '" + entry->schema.name + "' is stale: " + entry->stale +
+                                 ". REFRESH MATERIALIZED VIEW, or drop and recreate it", src.site);
   auto scan = std::make_shared<TableScanNode>();
   scan->table = entry;
   if (committed) {

@@ -67,6 +67,9 @@ struct PushedFilter {
   qrs_filter_op op = QRS_OP_EQ;
   ScalarPtr value;               // EQ/GT/GE/LT/LE
   std::vector<ScalarPtr> in_list;  // IN
+  // IN over an uncorrelated subquery (`column IN (select …)`): the SubqueryScalar whose
+  // member values, computed once per execution, are the IN list at open.
+  ScalarPtr in_subquery;
 };
 
 struct TableScanNode : RelNode {

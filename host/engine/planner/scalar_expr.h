@@ -180,6 +180,9 @@ struct InListScalar : ScalarExpr {
 struct SubqueryScalar : ScalarExpr {
   explicit SubqueryScalar(ScalarKind k) : ScalarExpr(k) {}
   Value eval(const EvalEnv& env) const override;
+  // IN: the distinct non-NULL member values (after value_cast), for a seek that takes them
+  // as its IN list. Uncorrelated subqueries only: the rows are those eval caches.
+  std::vector<Value> member_values(const EvalEnv& env) const;
   std::shared_ptr<const RelNode> plan;
   bool correlated = false;
   bool negated = false;   // NOT EXISTS / NOT IN

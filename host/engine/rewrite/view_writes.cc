@@ -25,6 +25,7 @@
 #include "planner/planner.h"
 #include "planner/scalar_expr.h"
 #include "catalog/catalog.h"
+#include "catalog/derivation.h"
 #include "parser/ast_visit.h"
 #include "rewrite/view_shape.h"
 
@@ -567,6 +568,21 @@ ExprPtr key_match(const ViewShape& v, int s, const std::string& q, bool matched 
   return ast::disjoin(conjoin(captured(m), std::move(keys)), ast::logical_not(captured(m)));
 }
 
+// The WHERE of a statement that writes side `s` (called `q`): its row is a captured one.
+// When the key's leading column is NOT NULL, `q.<pk0> IN (select k<s>_0 from __vw_keys …)`
+// leads, so the statement seeks the captured keys instead of probing every row of the
+// table; with a one-column key it is the whole test (`IS` and `=` agree without NULLs).
+ExprPtr captured_rows(const ViewShape& v, int s, const std::string& q) {
+  ExprPtr probe = some_captured(key_match(v, s, q));
+  auto keys = key_columns(v.sides[s]);
+  const ColumnSchema& lead = v.sides[s].table->schema.columns[keys[0]];
+  if (!lead.not_null) return probe;
+  ExprPtr gate = v.sides[s].padded ? captured("m" + std::to_string(s)) : nullptr;
+  ExprPtr narrow = ast::in_subquery(ast::column_ref(q, lead.name),
+                                    from_capture(captured("k" + std::to_string(s) + "_0"), std::move(gate)));
+  return keys.size() == 1 ? std::move(narrow) : conjoin(std::move(narrow), std::move(probe));
+}
+
 ExprPtr key_equalities(const ViewShape& v, int s, const std::string& q) {
   ExprPtr out;
   auto keys = key_columns(v.sides[s]);
@@ -772,7 +788,7 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
     u->table = qualified(js);
     u->alias = js.qualifier;
     for (auto& [column, value] : per_side[side]) u->assignments.push_back({{column}, std::move(value)});
-    u->where = some_captured(key_match(v, side, js.qualifier));
+    u->where = captured_rows(v, side, js.qualifier);
     u->context = clone(s.context);
     out.statements.push_back(std::move(u));
     if (materialize[side]) out.statements.push_back(std::move(materialize[side]));
@@ -798,7 +814,7 @@ void lower_join_delete(ast::DeleteStmt& s, const ViewShape& v, LoweredWrite& out
     auto d = std::make_unique<ast::DeleteStmt>();
     d->table = qualified(js);
     d->alias = js.qualifier;
-    d->where = some_captured(key_match(v, side, js.qualifier));
+    d->where = captured_rows(v, side, js.qualifier);
     d->context = clone(s.context);
     out.statements.push_back(std::move(d));
   }
@@ -979,6 +995,36 @@ std::shared_ptr<const ViewEntry> subquery_target(const ast::Select& query, const
 
 }  // namespace
 
+// A write naming a maintained table (a materialized view) writes through its body like a
+// view's (materialized-views.md, "Write boundary"): the view its derivation describes,
+// with the table's column names. A body reading another maintained table is refused: the
+// write would land on that table's derived rows.
+std::shared_ptr<const ViewEntry> maintained_view_entry(const TableEntry& table) {
+  const Derivation& d = *table.schema.derivation;
+  auto def = std::make_shared<ast::CreateViewStmt>();
+  def->view = {table.schema.schema_name, table.schema.name, {}};
+  for (const ColumnSchema& c : table.schema.columns) def->columns.push_back(c.name);
+  def->select = clone(*d.body);
+  auto view = std::make_shared<ViewEntry>();
+  view->schema_name = table.schema.schema_name;
+  view->name = table.schema.name;
+  view->columns = def->columns;
+  view->definition = std::move(def);
+  return view;
+}
+
+namespace {
+
+std::shared_ptr<const ViewEntry> maintained_view(PlanningContext& db, const TableEntry& table, const SourceSite& site) {
+  for (const auto& [schema, name] : table.schema.derivation->sources)
+    if (auto src = db.catalog().find(schema, name); src && src->schema.derivation)
+      throw Error(StatusCode::kError, "cannot write through materialized view '" + table.schema.name +
+                                          "': its body reads a materialized view ('" + src->schema.name + "')", site);
+  return maintained_view_entry(table);
+}
+
+}  // namespace
+
 LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, const std::vector<std::string>* nested) {
   LoweredWrite out;
   const ast::QualifiedName* name = nullptr;
@@ -1013,6 +1059,7 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
   rel.view = cte_target(with, *name, planner.search_path().front());
   if (const ast::Select* inline_target = target_query(stmt)) rel.view = subquery_target(*inline_target, *name, planner.search_path().front());
   if (!rel.view) rel = planner.resolve_relation(*name);
+  if (!rel.view && rel.table && rel.table->schema.derivation) rel.view = maintained_view(db, *rel.table, name->site);
   if (!rel.view) return out;
   auto legs = set_op_legs(db, *rel.view);
   if (!legs.empty()) {

@@ -74,6 +74,10 @@ ViewWriteSurface describe_view_writes(PlanningContext& db, const ViewEntry& view
 // Returns an empty LoweredWrite when the target is a table. `nested` is the enclosing
 // statement's WITH SCHEMA path for a DML used as a relation (null at top level).
 // Throws a plan-time Error when the view cannot be written through.
+// The view a maintained table's derivation describes (its body, named by the table's
+// columns): what writes naming the table lower through, and what column_info() reads.
+std::shared_ptr<const ViewEntry> maintained_view_entry(const TableEntry& table);
+
 LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, const std::vector<std::string>* nested);
 
 }  // namespace quereus

@@ -106,6 +106,7 @@ class TableScanOp : public Operator {
       if (f.value) s.value = f.value->eval(env);
       s.in_values.clear();
       for (auto& e : f.in_list) s.in_values.push_back(e->eval(env));
+      if (f.in_subquery) s.in_values = static_cast<const SubqueryScalar&>(*f.in_subquery).member_values(env);
       s.in_count = static_cast<uint32_t>(s.in_values.size());
     }
     cursor_.reset();  // the previous execution's cursor closes before the next opens
@@ -240,6 +241,7 @@ class IndexScanOp : public Operator {
       if (f.value) s.value = f.value->eval(env);
       s.in_values.clear();
       for (auto& e : f.in_list) s.in_values.push_back(e->eval(env));
+      if (f.in_subquery) s.in_values = static_cast<const SubqueryScalar&>(*f.in_subquery).member_values(env);
       s.in_count = static_cast<uint32_t>(s.in_values.size());
     }
     cursor_.reset();

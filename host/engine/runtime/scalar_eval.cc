@@ -404,25 +404,29 @@ Value InListScalar::eval(const EvalEnv& env) const {
   return bool_value(negated);
 }
 
-Value SubqueryScalar::eval(const EvalEnv& env) const {
-  const std::vector<Row>* rows = nullptr;
-  std::vector<Row> local;
-  auto run = [&](std::vector<Row>& out, size_t max_rows, MemoryCharge& memory) {
+namespace {
+
+// The rows of a subquery's plan for this evaluation: at most `max_rows` (0: all). An
+// uncorrelated subquery's rows are computed once per execution and cached on the node;
+// a correlated one's land in `local` (charged to `local_memory` until it goes).
+const std::vector<Row>& subquery_rows(const SubqueryScalar& sq, const EvalEnv& env, size_t max_rows,
+                                      std::vector<Row>& local, MemoryCharge& local_memory) {
+  auto run = [&](std::vector<Row>& out, MemoryCharge& memory) {
     std::shared_ptr<Operator> fresh;
     Operator* tree;
-    if (op_busy) {  // re-entered while running: use a private tree
-      fresh = plan->instantiate();
+    if (sq.op_busy) {  // re-entered while running: use a private tree
+      fresh = sq.plan->instantiate();
       tree = fresh.get();
     } else {
-      if (!op) op = plan->instantiate();
-      tree = op.get();
+      if (!sq.op) sq.op = sq.plan->instantiate();
+      tree = sq.op.get();
     }
     struct Busy {
       bool& flag;
       bool was;
       ~Busy() { flag = was; }
-    } busy{op_busy, op_busy};
-    op_busy = true;
+    } busy{sq.op_busy, sq.op_busy};
+    sq.op_busy = true;
     tree->open(env);
     memory.reset(memory_budget(env.ctx));
     Row r;
@@ -431,19 +435,39 @@ Value SubqueryScalar::eval(const EvalEnv& env) const {
       out.push_back(r);
     }
   };
-  size_t max_rows = kind == ScalarKind::kInSubquery ? 0 : (kind == ScalarKind::kExists ? 1 : 2);
-  if (correlated) {
-    MemoryCharge local_memory;  // local's rows, given back when this evaluation ends
-    run(local, max_rows, local_memory);
-    rows = &local;
-  } else {
-    if (cache_generation != env.ctx->generation) {
-      cache.clear();
-      run(cache, max_rows, cache_memory);
-      cache_generation = env.ctx->generation;
-    }
-    rows = &cache;
+  if (sq.correlated) {
+    run(local, local_memory);
+    return local;
   }
+  if (sq.cache_generation != env.ctx->generation) {
+    sq.cache.clear();
+    run(sq.cache, sq.cache_memory);
+    sq.cache_generation = env.ctx->generation;
+  }
+  return sq.cache;
+}
+
+size_t row_limit(ScalarKind kind) { return kind == ScalarKind::kInSubquery ? 0 : (kind == ScalarKind::kExists ? 1 : 2); }
+
+}  // namespace
+
+std::vector<Value> SubqueryScalar::member_values(const EvalEnv& env) const {
+  std::vector<Row> local;
+  MemoryCharge local_memory;
+  const std::vector<Row>& rows = subquery_rows(*this, env, 0, local, local_memory);
+  std::vector<Value> out;
+  out.reserve(rows.size());
+  for (auto& r : rows) {
+    Value x = cast_value(r[0], value_cast);
+    if (!x.is_null()) out.push_back(std::move(x));
+  }
+  return out;
+}
+
+Value SubqueryScalar::eval(const EvalEnv& env) const {
+  std::vector<Row> local;
+  MemoryCharge local_memory;  // local's rows, given back when this evaluation ends
+  const std::vector<Row>* rows = &subquery_rows(*this, env, row_limit(kind), local, local_memory);
   switch (kind) {
     case ScalarKind::kExists: return bool_value(negated ? rows->empty() : !rows->empty());
     case ScalarKind::kSubquery:

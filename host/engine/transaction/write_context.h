@@ -41,6 +41,9 @@ struct ObservedChange {
 // statement and needs nothing else; one that buffers follows the transaction:
 // - `rollback_to(seq)`: the changes numbered `seq` and after were undone (a failed
 //   statement, ROLLBACK TO a savepoint, or — with 0 — the transaction's rollback);
+// - `statement_end()`: a statement's writes are all done and it is about to complete
+//   (before its end-of-statement checks); work deferred to the statement's end runs here,
+//   inside the statement (a throw fails it, and its savepoint undoes it all);
 // - `flush()`: the commit pipeline's step after the deferred checks and assertions and
 //   before the modules commit; a throw rolls the transaction back.
 class RowObserver {
@@ -48,6 +51,7 @@ class RowObserver {
   virtual ~RowObserver() = default;
   virtual void on_row(const ObservedChange& change) = 0;
   virtual void rollback_to(uint64_t seq) { (void)seq; }
+  virtual void statement_end() {}
   virtual void flush() {}
 };
 
@@ -103,6 +107,9 @@ class WriteContext {
   }
   void flush_observers() {
     for (RowObserver* o : observers_) o->flush();
+  }
+  void end_statement_observers() {
+    for (RowObserver* o : observers_) o->statement_end();
   }
   // The transaction ended (its changes flushed and committed, or rolled back).
   void reset_observed() { observed_ = 0; }

@@ -495,7 +495,8 @@ inline qrs_status table_lookup(void* self, const qrs_row* key, qrs_row* out, qrs
 inline constexpr qrs_table_vtable kTableVtable{sizeof(qrs_table_vtable), &table_best_access_plan,
                                                &table_open_cursor,       &table_update,
                                                &table_open_connection,   &table_release,
-                                               &table_alter_table,       &table_lookup};
+                                               &table_alter_table,       &table_lookup,
+                                               nullptr,                  nullptr};
 
 inline void wrap_table(std::unique_ptr<Table> table, qrs_table* out) {
   if (!table) throw Error::internal("module returned no table");

@@ -1,0 +1,49 @@
+// Derivation: the maintenance contract a maintained table carries (a materialized view is
+// a table with one). The table holds the rows; the derivation says which query they equal
+// and how the engine keeps them equal (docs/design-materialized-views.md).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace quereus {
+
+namespace ast {
+struct Select;
+}
+
+// How row-time maintenance keeps the table equal to its body (maintained/strategy.h
+// classifies the body).
+enum class MaintenanceStrategy {
+  // One source table, a row-preserving projection [+ filter] that carries the source's
+  // key: each source row change maps to at most one delete and one upsert, computed from
+  // the changed row alone, applied at once.
+  kInverseProjection,
+  // Any other body: re-evaluated once per writing statement, the result diffed by key
+  // against the stored rows.
+  kFullRebuild,
+};
+
+inline const char* strategy_name(MaintenanceStrategy s) {
+  return s == MaintenanceStrategy::kInverseProjection ? "inverse-projection" : "full-rebuild";
+}
+
+struct Derivation {
+  // The body, owned by the catalog (a deep copy of the statement's).
+  std::shared_ptr<const ast::Select> body;
+  // The explicit rename list (`maintained (a, b) as`, `materialized view v (a, b)`); empty
+  // when the body's own output names are the columns.
+  std::vector<std::string> columns;
+  // Authored as CREATE MATERIALIZED VIEW (true) or CREATE TABLE … MAINTAINED AS.
+  bool sugar = true;
+  // The tables the body reads, as (schema, lower-case name).
+  std::vector<std::pair<std::string, std::string>> sources;
+  MaintenanceStrategy strategy = MaintenanceStrategy::kFullRebuild;
+  // The canonical DDL that recreates the table with this derivation (schema().sql, the
+  // persisted catalog entry).
+  std::string sql;
+};
+
+}  // namespace quereus

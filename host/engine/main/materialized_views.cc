@@ -1,0 +1,279 @@
+// Materialized views and maintained tables: their statements (see materialized_views.h,
+// docs/design-materialized-views.md).
+#include "main/materialized_views.h"
+
+#include <algorithm>
+
+#include "catalog/ddl_names.h"
+#include "catalog/derivation.h"
+#include "common/status.h"
+#include "common/strings.h"
+#include "ddl/table_ddl.h"
+#include "eval/exec_context.h"
+#include "main/database_impl.h"
+#include "maintained/maintenance.h"
+#include "parser/ast_clone.h"
+#include "planner/planner.h"
+#include "types/logical_type.h"
+
+namespace quereus {
+
+namespace {
+
+// The table a maintained body derives: its columns and its primary key.
+struct DerivedShape {
+  std::vector<std::string> names;
+  std::vector<Attribute> attrs;
+  std::vector<KeyColumn> key;
+};
+
+[[noreturn]] void cannot_materialize(const std::string& name, const std::string& why, const SourceSite& site) {
+  throw Error(StatusCode::kError,
+              "materialized view '" + name + "' cannot be materialized: " + why +
+                  ". A materialized view needs a key for its rows: project the source's primary key, or use a "
+                  "plain view or CREATE TABLE … AS",
+              site);
+}
+
+// Plans `body` as the view will see it and derives the table it fills: the output names
+// (renamed by `renames` when given), their types, and the primary key — the body's ORDER
+// BY columns first (a scan of the table then follows the body's order), then a unique key
+// of the body (materialized-views.md, "Primary key inference").
+DerivedShape derive_shape(DatabaseImpl& db, const ast::Select& body, const std::string& schema, const std::string& name,
+                          const std::vector<std::string>& renames, const SourceSite& site) {
+  Planner planner(db);
+  QueryPlan qp = planner.plan_view_body(body, schema);
+  DerivedShape out;
+  out.names = qp.names;
+  out.attrs = qp.root->columns;
+  if (!renames.empty()) {
+    if (renames.size() != out.names.size())
+      throw Error(StatusCode::kError,
+                  "materialized view '" + name + "' names " + std::to_string(renames.size()) +
+                      " column(s) but its body produces " + std::to_string(out.names.size()),
+                  site);
+    out.names = renames;
+  }
+  for (size_t i = 0; i < out.names.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (iequals(out.names[i], out.names[j]))
+        throw Error(StatusCode::kError,
+                    "materialized view '" + name + "' has two columns named '" + out.names[i] + "'", site);
+  const std::vector<std::vector<int>>& keys = qp.root->keys;
+  if (keys.empty()) cannot_materialize(name, "its body has no unique key (its rows are a bag)", site);
+  std::vector<int> key = keys.front();
+  for (const auto& k : keys)
+    if (!k.empty() && (key.empty() || k.size() < key.size())) key = k;
+  if (key.empty())  // at most one row: the whole row is its key
+    for (size_t i = 0; i < out.names.size(); ++i) key.push_back(static_cast<int>(i));
+  auto add = [&](int column, bool desc) {
+    for (const KeyColumn& k : out.key)
+      if (k.column == column) return;
+    out.key.push_back({column, desc});
+  };
+  for (const ast::OrderingTerm& term : body.order_by) {
+    if (!term.expr || term.expr->kind != ast::ExprKind::kColumn) continue;
+    const auto& ref = static_cast<const ast::ColumnRef&>(*term.expr);
+    for (size_t i = 0; i < qp.names.size(); ++i)
+      if (iequals(qp.names[i], ref.column)) {
+        add(static_cast<int>(i), term.desc);
+        break;
+      }
+  }
+  for (int c : key) add(c, false);
+  return out;
+}
+
+// The column definitions of a derived shape, as CREATE TABLE would declare them.
+void declare_shape(const DerivedShape& shape, ast::CreateTableStmt& out) {
+  for (size_t i = 0; i < shape.names.size(); ++i) {
+    ast::ColumnDef cd;
+    cd.name = shape.names[i];
+    const Attribute& a = shape.attrs[i];
+    if (a.type != QRS_LT_ANY) cd.type_name = logical_type_name(a.type);
+    ast::ColumnConstraint nn;
+    nn.kind = a.nullable ? ast::ColumnConstraint::Kind::kNull : ast::ColumnConstraint::Kind::kNotNull;
+    cd.constraints.push_back(std::move(nn));
+    if (a.collation && a.collation != &Collation::binary()) {
+      ast::ColumnConstraint coll;
+      coll.kind = ast::ColumnConstraint::Kind::kCollate;
+      coll.collation = a.collation->name();
+      cd.constraints.push_back(std::move(coll));
+    }
+    out.columns.push_back(std::move(cd));
+  }
+  ast::TableConstraint pk;
+  pk.kind = ast::TableConstraint::Kind::kPrimaryKey;
+  for (const KeyColumn& k : shape.key) {
+    ast::IndexedColumn ic;
+    ic.name = shape.names[k.column];
+    ic.desc = k.desc;
+    pk.columns.push_back(std::move(ic));
+  }
+  out.constraints.push_back(std::move(pk));
+}
+
+// A declared maintained table must have exactly the shape its body derives.
+void verify_declared(const TableSchema& declared, const DerivedShape& shape, const SourceSite& site) {
+  auto fail = [&](const std::string& what) {
+    throw Error(StatusCode::kError, "maintained table '" + declared.name + "': " + what, site);
+  };
+  if (declared.columns.size() != shape.names.size())
+    fail("it declares " + std::to_string(declared.columns.size()) + " column(s) but its body produces " +
+         std::to_string(shape.names.size()));
+  for (size_t i = 0; i < shape.names.size(); ++i) {
+    const ColumnSchema& c = declared.columns[i];
+    const Attribute& a = shape.attrs[i];
+    if (!iequals(c.name, shape.names[i]))
+      fail("column " + std::to_string(i + 1) + " is declared '" + c.name + "' but the body names it '" +
+           shape.names[i] + "'");
+    if (a.type != QRS_LT_ANY && c.logical_type != a.type)
+      fail("column '" + c.name + "' is declared " + logical_type_name(c.logical_type) + " but the body derives " +
+           logical_type_name(a.type));
+    if (c.not_null == a.nullable)
+      fail("column '" + c.name + "' is declared " + (c.not_null ? "NOT NULL" : "nullable") + " but the body derives " +
+           (a.nullable ? "a nullable" : "a NOT NULL") + " column");
+  }
+  bool same = declared.primary_key.size() == shape.key.size();
+  for (size_t i = 0; same && i < shape.key.size(); ++i)
+    same = declared.primary_key[i].column == shape.key[i].column && declared.primary_key[i].desc == shape.key[i].desc;
+  if (!same) {
+    std::string derived;
+    for (const KeyColumn& k : shape.key) derived += (derived.empty() ? "" : ", ") + shape.names[k.column];
+    fail("its primary key is not the one its body derives (" + derived + ")");
+  }
+}
+
+std::shared_ptr<TableEntry> find_table(DatabaseImpl& db, const ast::QualifiedName& name) {
+  for (const std::string& in : ddl_lookup_schemas(name.schema))
+    if (auto t = db.catalog().find(in, name.name)) return t;
+  return nullptr;
+}
+
+// Undoes a maintained table whose fill failed: a new one is dropped whole; one reopened
+// from the stored catalog lets go of its storage but keeps it (the entry is retried).
+void discard(DatabaseImpl& db, const std::shared_ptr<TableEntry>& entry, DdlOrigin origin) {
+  if (origin == DdlOrigin::kStatement) {
+    ast::DropStmt drop;
+    drop.name = {entry->schema.schema_name, entry->schema.name, {}};
+    drop_table(db, drop);
+    return;
+  }
+  db.forget(*entry);
+  entry->connection.reset();
+  entry->table.reset();
+  db.catalog().remove(entry->schema.schema_name, entry->schema.name);
+}
+
+// The first fill: straight into the committed rows when no transaction is open (one
+// atomic replacement, inside the statement's schema-change scope), otherwise through the
+// transaction like any maintenance write.
+void fill(DatabaseImpl& db, TableEntry& entry, std::vector<Row> rows) {
+  if (db.in_transaction()) {
+    db.maintenance().replace_by_diff(entry, std::move(rows));
+    return;
+  }
+  check_set(entry.schema, rows);
+  size_t next = 0;
+  bool hosted = entry.table->replace_contents([&](Row& out) {
+    if (next == rows.size()) return false;
+    out = std::move(rows[next++]);
+    return true;
+  });
+  if (!hosted)
+    throw Error(StatusCode::kUnsupported, "module '" + entry.schema.module_name + "' cannot host maintained table '" +
+                                              entry.qualified_name() + "'");
+}
+
+}  // namespace
+
+void create_maintained_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& ctx, DdlOrigin origin,
+                             bool sugar) {
+  const std::string schema = ddl_schema(s.table.schema, s.temporary);
+  if (db.catalog().find(schema, s.table.name) || db.catalog().find_view(schema, s.table.name)) {
+    if (s.if_not_exists) return;
+    throw Error(StatusCode::kError, "Table " + schema + "." + s.table.name + " already exists", s.site);
+  }
+  const std::string module_name = s.module_name.empty() ? db.options().default_vtab_module : s.module_name;
+  auto module = db.module(module_name);
+  if (!module) throw Error(StatusCode::kError, "No virtual table module named '" + module_name + "'", s.site);
+  if (!module->capabilities().backing_host)
+    throw Error(StatusCode::kUnsupported,
+                "module '" + module_name + "' cannot host a maintained table: it is not a backing host (SDK 1.5)", s.site);
+  DerivedShape shape = derive_shape(db, *s.maintained, schema, s.table.name, s.maintained_columns, s.site);
+  create_table(db, s, ctx, origin);
+  auto entry = db.catalog().find(schema, s.table.name);
+  if (!entry) throw Error(StatusCode::kInternal, "maintained table '" + s.table.name + "' was not created", s.site);
+  try {
+    if (!sugar) verify_declared(entry->schema, shape, s.site);
+    auto d = std::make_shared<Derivation>();
+    d->body = std::shared_ptr<const ast::Select>(clone(*s.maintained));
+    d->columns = s.maintained_columns;
+    d->sugar = sugar;
+    entry->schema.derivation = d;
+    auto plan = compile_maintenance(db, entry);
+    d->strategy = plan->strategy;
+    for (TableEntry* src : plan->sources) {
+      if (src == entry.get())
+        throw Error(StatusCode::kError, "materialized view '" + s.table.name + "': its body may not read the view itself",
+                    s.site);
+      d->sources.emplace_back(src->schema.schema_name, to_lower(src->schema.name));
+    }
+    if (d->sources.empty())
+      cannot_materialize(s.table.name, "its body reads no table, so no write could ever change it", s.site);
+    fill(db, *entry, db.maintenance().evaluate(*plan));
+    if (origin == DdlOrigin::kStatement) db.persist_table(*entry);
+  } catch (...) {
+    discard(db, entry, origin);
+    throw;
+  }
+  db.bump_schema_version();
+}
+
+void create_materialized_view(DatabaseImpl& db, const ast::CreateMaterializedViewStmt& s, ExecContext& ctx) {
+  const std::string schema = ddl_schema(s.view.schema);
+  if (db.catalog().find(schema, s.view.name) || db.catalog().find_view(schema, s.view.name)) {
+    if (s.if_not_exists) return;
+    throw Error(StatusCode::kError, "Table " + schema + "." + s.view.name + " already exists", s.site);
+  }
+  DerivedShape shape = derive_shape(db, *s.select, schema, s.view.name, s.columns, s.site);
+  ast::CreateTableStmt t;
+  t.site = s.site;
+  t.text_begin = s.text_begin;
+  t.text_end = s.text_end;
+  t.table = s.view;
+  t.module_name = s.module_name;
+  for (const ast::ModuleArg& a : s.module_args) t.module_args.push_back(clone(a));
+  declare_shape(shape, t);
+  t.maintained = clone(*s.select);
+  t.maintained_columns = s.columns;
+  t.tags = clone(s.tags);
+  create_maintained_table(db, t, ctx, DdlOrigin::kStatement, /*sugar=*/true);
+}
+
+void refresh_materialized_view(DatabaseImpl& db, const ast::RefreshMaterializedViewStmt& s) {
+  auto entry = find_table(db, s.view);
+  if (!entry || !entry->schema.derivation)
+    throw Error(StatusCode::kError, "no such materialized view: " + s.view.name, s.site);
+  auto plan = db.maintenance().plan_of(*entry);
+  db.maintenance().replace_by_diff(*entry, db.maintenance().evaluate(*plan));
+}
+
+void drop_materialized_view(DatabaseImpl& db, const ast::DropStmt& s) {
+  auto entry = find_table(db, s.name);
+  if (!entry) {
+    if (s.if_exists) return;
+    if (db.catalog().find_view(ddl_schema(s.name.schema), s.name.name))
+      throw Error(StatusCode::kError, "'" + s.name.name + "' is not a materialized view: use DROP VIEW", s.site);
+    throw Error(StatusCode::kError, "no such materialized view: " + s.name.name, s.site);
+  }
+  if (!entry->schema.derivation)
+    throw Error(StatusCode::kError, "'" + s.name.name + "' is not a materialized view: use DROP TABLE", s.site);
+  ast::DropStmt drop;
+  drop.site = s.site;
+  drop.object = ast::ObjectKind::kTable;
+  drop.name = {entry->schema.schema_name, entry->schema.name, {}};
+  drop_table(db, drop);
+}
+
+}  // namespace quereus

@@ -1,0 +1,32 @@
+// The statements of materialized views and maintained tables (materialized-views.md):
+// CREATE TABLE … MAINTAINED AS, CREATE / REFRESH / DROP MATERIALIZED VIEW. A materialized
+// view is one table with a derivation (catalog/derivation.h); maintained/maintenance.h
+// keeps it equal to its body. These executors live in main/ because they drive the table
+// DDL of ddl/, which still takes the database itself (docs/architecture.md "Layout").
+#pragma once
+
+#include "catalog/ddl_origin.h"
+#include "parser/ast.h"
+
+namespace quereus {
+
+class DatabaseImpl;
+struct ExecContext;
+
+// CREATE TABLE … MAINTAINED [(cols)] AS <body>: the declared shape must be the body's
+// (names, types, nullability, primary key); the table is created in its module (which
+// must be a backing host) and filled from the body, all or nothing. From the stored
+// catalog (origin kStoredCatalog) it connects to the existing storage and refills it.
+void create_maintained_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& ctx,
+                             DdlOrigin origin = DdlOrigin::kStatement, bool sugar = false);
+
+// CREATE MATERIALIZED VIEW: the table form with the shape derived from the body.
+void create_materialized_view(DatabaseImpl& db, const ast::CreateMaterializedViewStmt& s, ExecContext& ctx);
+
+// REFRESH MATERIALIZED VIEW: re-evaluates the body and brings the stored rows to it.
+void refresh_materialized_view(DatabaseImpl& db, const ast::RefreshMaterializedViewStmt& s);
+
+// DROP MATERIALIZED VIEW [IF EXISTS]: drops the maintained table (DROP TABLE does the same).
+void drop_materialized_view(DatabaseImpl& db, const ast::DropStmt& s);
+
+}  // namespace quereus

@@ -1,0 +1,304 @@
+// Row-time maintenance (see maintenance.h).
+#include "maintained/maintenance.h"
+
+#include <algorithm>
+
+#include "common/status.h"
+#include "eval/exec_context.h"
+#include "parser/ast.h"
+#include "planner/planner.h"
+#include "runtime/table_reads.h"
+#include "types/compare.h"
+
+namespace quereus {
+
+namespace {
+
+// A view deeper than this in a chain of views over views is a cycle (which DDL refuses).
+constexpr int kMaxCascadeDepth = 64;
+
+bool reads_other_rows(const ScalarExpr& e) {
+  if (e.kind == ScalarKind::kSubquery || e.kind == ScalarKind::kExists || e.kind == ScalarKind::kInSubquery)
+    return true;
+  for (const ScalarPtr* o : e.operands())
+    if (reads_other_rows(**o)) return true;
+  return false;
+}
+
+// The source column `e` copies verbatim (a column of the scan row, possibly under
+// COLLATE), or -1.
+int passthrough_column(const ScalarExpr& e) {
+  const ScalarExpr* x = &e;
+  while (x->kind == ScalarKind::kCollate) {
+    auto ops = x->operands();
+    if (ops.size() != 1) return -1;
+    x = ops[0]->get();
+  }
+  if (x->kind != ScalarKind::kColumn) return -1;
+  const auto& c = static_cast<const ColumnScalar&>(*x);
+  return c.level == 0 ? c.slot : -1;
+}
+
+void collect_sources(const RelNode& n, std::vector<TableEntry*>& out) {
+  if (n.kind == RelKind::kTableScan) {
+    TableEntry* t = static_cast<const TableScanNode&>(n).table.get();
+    if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+  }
+  for (const RelNode* c : n.children()) collect_sources(*c, out);
+}
+
+// Recognizes the inverse-projection shape in the bound (unoptimized) body: [Sort] over
+// Project over [Filter] over a scan of one table, every expression a function of the
+// scanned row alone, the source's primary key and the view's all passthrough columns.
+void classify(const RelNode& root, const TableEntry& view, MaintenancePlan& plan) {
+  const RelNode* n = &root;
+  if (n->kind == RelKind::kSort) n = static_cast<const SortNode*>(n)->input.get();
+  if (n->kind != RelKind::kProject) return;
+  const auto& project = static_cast<const ProjectNode&>(*n);
+  n = project.input.get();
+  ScalarPtr filter;
+  if (n->kind == RelKind::kFilter) {
+    filter = static_cast<const FilterNode*>(n)->predicate;
+    n = static_cast<const FilterNode*>(n)->input.get();
+  }
+  if (n->kind != RelKind::kTableScan) return;
+  const auto& scan = static_cast<const TableScanNode&>(*n);
+  if (!scan.filters.empty() || scan.read_committed) return;
+  if (scan.columns.size() != scan.table->schema.columns.size()) return;
+  if (project.exprs.size() != view.schema.columns.size()) return;
+  if (filter && reads_other_rows(*filter)) return;
+  std::vector<int> copies(project.exprs.size(), -1);
+  for (size_t i = 0; i < project.exprs.size(); ++i) {
+    if (reads_other_rows(*project.exprs[i])) return;
+    copies[i] = passthrough_column(*project.exprs[i]);
+  }
+  for (const KeyColumn& k : scan.table->schema.primary_key)
+    if (std::find(copies.begin(), copies.end(), k.column) == copies.end()) return;
+  for (const KeyColumn& k : view.schema.primary_key)
+    if (copies[k.column] < 0) return;
+  plan.strategy = MaintenanceStrategy::kInverseProjection;
+  plan.source = scan.table.get();
+  plan.filter = filter;
+  plan.project = project.exprs;
+}
+
+Row key_of(const TableSchema& ts, const Row& row) {
+  Row key;
+  key.reserve(ts.primary_key.size());
+  for (const KeyColumn& k : ts.primary_key) key.push_back(row[k.column]);
+  return key;
+}
+
+// Orders rows of one table by primary key under the key columns' collations.
+struct KeyLess {
+  const TableSchema* ts;
+  bool operator()(const Row& a, const Row& b) const {
+    for (size_t i = 0; i < ts->primary_key.size(); ++i) {
+      const int c = ts->primary_key[i].column;
+      int cmp = compare_values(a[c], b[c], ts->columns[c].collation.get());
+      if (cmp != 0) return cmp < 0;
+    }
+    return false;
+  }
+};
+
+bool same_key(const TableSchema& ts, const Row& a, const Row& b) {
+  KeyLess less{&ts};
+  return !less(a, b) && !less(b, a);
+}
+
+}  // namespace
+
+void check_set(const TableSchema& view, std::vector<Row>& rows) {
+  KeyLess less{&view};
+  std::sort(rows.begin(), rows.end(), less);
+  for (size_t i = 1; i < rows.size(); ++i)
+    if (!less(rows[i - 1], rows[i])) {
+      std::string key;
+      for (const KeyColumn& k : view.primary_key) key += (key.empty() ? "" : ", ") + rows[i][k.column].to_text();
+      throw Error(StatusCode::kConstraint, "materialized view '" + view.name +
+                                               "' must be a set: two rows of its body share the key (" + key + ")");
+    }
+}
+
+std::shared_ptr<MaintenancePlan> compile_maintenance(TransactionContext& db, std::shared_ptr<TableEntry> view) {
+  const Derivation& d = *view->schema.derivation;
+  auto plan = std::make_shared<MaintenancePlan>();
+  Planner planner(db);
+  QueryPlan qp = planner.plan_view_body(*d.body, view->schema.schema_name);
+  if (qp.root->columns.size() != view->schema.columns.size())
+    throw Error(StatusCode::kError, "its body now produces " + std::to_string(qp.root->columns.size()) +
+                                        " column(s) where the view has " + std::to_string(view->schema.columns.size()) +
+                                        " (drop and recreate it)");
+  classify(*qp.root, *view, *plan);
+  collect_sources(*qp.root, plan->sources);
+  plan->body = db.optimize_plan(qp.root);
+  plan->view = std::move(view);
+  return plan;
+}
+
+void MaintenanceManager::sync() { refresh_index(); }
+
+void MaintenanceManager::refresh_index() {
+  if (indexed_version_ == db_.schema_version()) return;
+  by_source_.clear();
+  by_view_.clear();
+  dirty_.clear();
+  dirty_hold_.clear();
+  broken_.clear();
+  for (auto& t : db_.catalog().tables()) {
+    if (!t->schema.derivation) continue;
+    std::shared_ptr<const MaintenancePlan> plan;
+    t->stale.clear();  // its own reads must plan while it compiles
+    try {
+      plan = compile_maintenance(db_, t);
+    } catch (const Error& e) {
+      // A body a schema change broke (a source dropped or reshaped): the view keeps its
+      // rows, reads refuse it and maintenance skips it until a REFRESH succeeds; writes
+      // elsewhere go on.
+      broken_[t.get()] = e.raw_message();
+      t->stale = e.raw_message();
+      continue;
+    }
+    by_view_[t.get()] = plan;
+    for (TableEntry* s : plan->sources) by_source_[s].push_back(plan);
+  }
+  indexed_version_ = db_.schema_version();
+}
+
+std::shared_ptr<const MaintenancePlan> MaintenanceManager::plan_of(const TableEntry& view) {
+  refresh_index();
+  auto it = by_view_.find(&view);
+  if (it != by_view_.end()) return it->second;
+  if (auto b = broken_.find(&view); b != broken_.end())
+    throw Error(StatusCode::kError, "materialized view '" + view.schema.name + "' no longer plans: " + b->second);
+  throw Error(StatusCode::kInternal, "'" + view.qualified_name() + "' is not maintained");
+}
+
+void MaintenanceManager::on_row(const ObservedChange& change) {
+  // Nothing reads a table no maintained table exists for: the common case costs a compare.
+  if (indexed_version_ != db_.schema_version()) refresh_index();
+  if (by_source_.empty()) return;
+  auto it = by_source_.find(&change.table);
+  if (it == by_source_.end()) return;
+  if (depth_ >= kMaxCascadeDepth)
+    throw Error(StatusCode::kInternal, "materialized view maintenance cascades deeper than " +
+                                           std::to_string(kMaxCascadeDepth) + " levels");
+  ++depth_;
+  struct Depth {
+    int& d;
+    ~Depth() { --d; }
+  } guard{depth_};
+  for (const auto& plan : it->second) {
+    if (plan->strategy == MaintenanceStrategy::kInverseProjection) {
+      maintain_inverse(*plan, change);
+    } else if (dirty_.insert(plan.get()).second) {
+      dirty_hold_.push_back(plan);
+    }
+  }
+}
+
+void MaintenanceManager::maintain_inverse(const MaintenancePlan& plan, const ObservedChange& change) {
+  ExecContext ctx;
+  db_.open_execution(ctx);
+  const TableSchema& vs = plan.view->schema;
+  auto in_scope = [&](const Row& row) {
+    if (!plan.filter) return true;
+    EvalEnv env{&row, nullptr, &ctx};
+    bool null = false;
+    bool yes = plan.filter->eval(env).truthy(&null);
+    return yes && !null;
+  };
+  auto image = [&](const Row& row) {
+    EvalEnv env{&row, nullptr, &ctx};
+    Row out;
+    out.reserve(plan.project.size());
+    for (const auto& e : plan.project) out.push_back(e->eval(env));
+    return out;
+  };
+  std::optional<Row> before, after;
+  if (change.old_row && in_scope(*change.old_row)) before = image(*change.old_row);
+  if (change.new_row && in_scope(*change.new_row)) after = image(*change.new_row);
+  if (!before && !after) return;
+  if (before && after && *before == *after) return;  // nothing the view shows changed
+  std::vector<MaintenanceOp> ops;
+  if (before && (!after || !same_key(vs, *before, *after)))
+    ops.push_back({MaintenanceOp::Kind::kDeleteKey, key_of(vs, *before)});
+  if (after) ops.push_back({MaintenanceOp::Kind::kUpsert, std::move(*after)});
+  apply(*plan.view, std::move(ops));
+}
+
+void MaintenanceManager::apply(TableEntry& view, std::vector<MaintenanceOp> ops) {
+  if (ops.empty()) return;
+  db_.join(view);
+  std::vector<BackingChange> realized;
+  if (!view.table->apply_maintenance(ops, realized))
+    throw Error(StatusCode::kUnsupported,
+                "module '" + view.schema.module_name + "' cannot host maintained table '" + view.qualified_name() + "'");
+  ChangeLog& log = db_.changes();
+  for (const BackingChange& c : realized) {
+    const Row* old_row = c.op == RowOp::kInsert ? nullptr : &c.old_row;
+    const Row* new_row = c.op == RowOp::kDelete ? nullptr : &c.new_row;
+    db_.observe(view, c.op, old_row, new_row);
+    if (!log.capturing()) continue;
+    switch (c.op) {
+      case RowOp::kInsert: log.record_insert(view.schema, c.new_row); break;
+      case RowOp::kUpdate: log.record_update(view.schema, c.old_row, c.new_row); break;
+      case RowOp::kDelete: log.record_delete(view.schema, c.old_row); break;
+    }
+  }
+}
+
+std::vector<Row> MaintenanceManager::evaluate(const MaintenancePlan& plan) {
+  ExecContext ctx;
+  db_.open_execution(ctx);
+  auto op = plan.body->instantiate();
+  EvalEnv env{nullptr, nullptr, &ctx};
+  op->open(env);
+  std::vector<Row> rows;
+  Row r;
+  while (op->next(r)) rows.push_back(r);
+  return rows;
+}
+
+void MaintenanceManager::replace_by_diff(TableEntry& view, std::vector<Row> rows) {
+  const TableSchema& vs = view.schema;
+  KeyLess less{&vs};
+  check_set(vs, rows);
+  std::vector<Row> stored = scan_rows(view);
+  std::sort(stored.begin(), stored.end(), less);
+  std::vector<MaintenanceOp> ops;
+  size_t j = 0;
+  for (const Row& old : stored) {
+    while (j < rows.size() && less(rows[j], old)) ++j;
+    if (j < rows.size() && !less(old, rows[j])) {
+      if (old == rows[j]) rows[j].clear();  // unchanged: no op at all
+      continue;
+    }
+    ops.push_back({MaintenanceOp::Kind::kDeleteKey, key_of(vs, old)});
+  }
+  for (Row& r : rows)
+    if (!r.empty()) ops.push_back({MaintenanceOp::Kind::kUpsert, std::move(r)});
+  apply(view, std::move(ops));
+}
+
+void MaintenanceManager::statement_end() {
+  // A rebuild's changes may dirty views over it: drain until nothing is dirty (the views
+  // form a DAG, so this ends; the depth guard in on_row backs that up).
+  for (int round = 0; !dirty_.empty(); ++round) {
+    if (round > kMaxCascadeDepth) throw Error(StatusCode::kInternal, "materialized view maintenance does not converge");
+    std::vector<std::shared_ptr<const MaintenancePlan>> batch;
+    batch.swap(dirty_hold_);
+    dirty_.clear();
+    for (const auto& plan : batch) replace_by_diff(*plan->view, evaluate(*plan));
+  }
+}
+
+void MaintenanceManager::rollback_to(uint64_t seq) {
+  (void)seq;
+  // The undone writes' rebuilds would only re-derive what the rollback restores.
+  dirty_.clear();
+  dirty_hold_.clear();
+}
+
+}  // namespace quereus

@@ -1,0 +1,93 @@
+// Row-time maintenance of maintained tables (materialized views): the row observer that
+// keeps every maintained table equal to its body inside each writing statement
+// (docs/design-materialized-views.md).
+//
+// The observer's index — which maintained tables read which source table, and each one's
+// compiled maintenance plan — is derived from the catalog and rebuilt whenever the schema
+// version moves, so DDL only has to change the catalog. Per source row change:
+//   - an inverse-projection view computes the changed row's old and new images through
+//     its projection and filter and applies at most a delete and an upsert at once;
+//   - a full-rebuild view is marked dirty, and at the statement's end its body runs once
+//     and the result replaces the stored rows by a keyed diff.
+// Every change a maintenance write realizes is observed in turn (a view over a view is
+// maintained by the same path) and recorded in the change log. The writes go through the
+// backing host's apply_maintenance into the table's transaction state, so they commit and
+// roll back with the source write.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "catalog/derivation.h"
+#include "planner/rel_node.h"
+#include "transaction/transaction_context.h"
+
+namespace quereus {
+
+// A maintained table's compiled maintenance plan.
+struct MaintenancePlan {
+  std::shared_ptr<TableEntry> view;  // the maintained table
+  MaintenanceStrategy strategy = MaintenanceStrategy::kFullRebuild;
+  RelPtr body;  // the optimized body: the fill and the full rebuild
+  std::vector<TableEntry*> sources;
+  // Inverse projection: over the source row (level 0 = its columns in table order), the
+  // filter (null: every row) and one expression per view column.
+  TableEntry* source = nullptr;
+  ScalarPtr filter;
+  std::vector<ScalarPtr> project;
+};
+
+class MaintenanceManager : public RowObserver {
+ public:
+  explicit MaintenanceManager(TransactionContext& db) : db_(db) {}
+
+  void on_row(const ObservedChange& change) override;
+  void rollback_to(uint64_t seq) override;
+  void statement_end() override;
+
+  // Brings the index up to the current schema (after DDL): a view whose body no longer
+  // plans is marked stale (TableEntry::stale), one that plans again is not.
+  void sync();
+
+  // The compiled plan of maintained table `view` (compiled afresh if the schema moved).
+  // Throws what planning its body throws.
+  std::shared_ptr<const MaintenancePlan> plan_of(const TableEntry& view);
+
+  // Runs `plan`'s body and returns its rows (the view's contents as they should be).
+  std::vector<Row> evaluate(const MaintenancePlan& plan);
+  // Makes `view`'s stored rows equal `rows` by a keyed diff applied through its backing
+  // host into the current transaction; the realized changes are observed and recorded.
+  void replace_by_diff(TableEntry& view, std::vector<Row> rows);
+
+ private:
+  void refresh_index();
+  void maintain_inverse(const MaintenancePlan& plan, const ObservedChange& change);
+  // Applies `ops` to `view` through its backing host, then observes and records what
+  // they realized.
+  void apply(TableEntry& view, std::vector<MaintenanceOp> ops);
+
+  TransactionContext& db_;
+  uint64_t indexed_version_ = ~uint64_t{0};
+  std::map<const TableEntry*, std::vector<std::shared_ptr<const MaintenancePlan>>> by_source_;
+  std::map<const TableEntry*, std::shared_ptr<const MaintenancePlan>> by_view_;
+  std::map<const TableEntry*, std::string> broken_;  // views whose body no longer plans: why
+  // Full-rebuild views dirtied by the running statement, rebuilt at its end.
+  std::set<const MaintenancePlan*> dirty_;
+  std::vector<std::shared_ptr<const MaintenancePlan>> dirty_hold_;
+  int depth_ = 0;  // cascade depth (a cycle guard)
+};
+
+// Sorts `rows` (a body's result for maintained table `view`) by primary key; throws
+// CONSTRAINT when two share a key (the body's rows must be a set).
+void check_set(const TableSchema& view, std::vector<Row>& rows);
+
+// Compiles the maintenance plan of `view` (a table with a derivation): plans its body as
+// the view sees it (home schema first), classifies the strategy and binds the
+// inverse-projection expressions. Throws a planning error of the body.
+std::shared_ptr<MaintenancePlan> compile_maintenance(TransactionContext& db, std::shared_ptr<TableEntry> view);
+
+}  // namespace quereus
