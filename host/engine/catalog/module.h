@@ -116,6 +116,21 @@ struct SchemaChange {
 // The answer of VtabTable::lookup.
 enum class LookupStatus { kFound, kNotFound, kUnsupported };
 
+// SDK 1.5, the backing-host capability (abi.h qrs_maintenance_op): one privileged,
+// ordered maintenance write into a maintained table.
+struct MaintenanceOp {
+  enum class Kind { kUpsert = QRS_MAINT_UPSERT, kDeleteKey = QRS_MAINT_DELETE_KEY };
+  Kind kind = Kind::kUpsert;
+  Row row;  // upsert: the full row; delete: the primary-key cells in key order
+};
+
+// A change a maintenance op realized: `old_row` empty for an insert, `new_row` empty for
+// a delete.
+struct BackingChange {
+  RowOp op = RowOp::kInsert;
+  Row old_row, new_row;
+};
+
 // One connected table. All methods throw quereus::Error on failure.
 class VtabTable {
  public:
@@ -135,12 +150,25 @@ class VtabTable {
   // kFound fills `out` (its buffers are reused). kUnsupported: the module does not answer
   // it; the caller reads through a cursor instead (runtime/point_lookup.h does both).
   virtual LookupStatus lookup(std::span<const Value> /*key*/, Row& /*out*/) { return LookupStatus::kUnsupported; }
+  // SDK 1.5, backing host (abi.h apply_maintenance): applies `ops` in order to this
+  // connection's transaction state and appends the changes they realized to `out`
+  // (value-identical upserts and deletes of missing keys realize none). False when the
+  // module is no backing host.
+  virtual bool apply_maintenance(std::span<const MaintenanceOp> /*ops*/, std::vector<BackingChange>& /*out*/) {
+    return false;
+  }
+  // SDK 1.5, backing host (abi.h replace_contents): atomically replaces the committed rows
+  // with those `next` yields (true with a row, false at the end). Throws Error(kConstraint)
+  // on a duplicate key, leaving the table as it was. False when the module is no backing
+  // host.
+  virtual bool replace_contents(const std::function<bool(Row&)>& /*next*/) { return false; }
 };
 
 struct ModuleCapabilities {
   bool persistent = false;
   bool scan_snapshot_isolation = false;
   bool committed_reads = false;  // honours ScanArgs::read_committed
+  bool backing_host = false;     // SDK 1.5: may host a maintained table
 };
 
 class VtabModule {

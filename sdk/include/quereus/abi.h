@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define QRS_ABI_MAJOR 1
-#define QRS_ABI_MINOR 4
+#define QRS_ABI_MINOR 5
 
 #if defined(_WIN32)
 #define QRS_EXPORT __declspec(dllexport)
@@ -456,6 +456,49 @@ typedef struct qrs_schema_change {
   qrs_status (*convert)(void* ctx, const qrs_value* in, qrs_value* out, qrs_error* err);
 } qrs_schema_change;
 
+/* ------------------------------------------------------------------------- */
+/* The backing-host capability (1.5: materialized views, maintained tables)  */
+/* ------------------------------------------------------------------------- */
+
+/* A maintained table's rows are derived by the host from a query over other tables and
+ * written only through these privileged slots (the host refuses user DML on it; the
+ * module enforces nothing of its own). A module declares the capability with
+ * qrs_module_capabilities.backing_host and then implements both table slots below. Its
+ * storage must be ordered by primary key with O(log n) keyed upsert / delete / lookup and
+ * an ordered prefix scan (open_cursor with EQ filters on leading key members).
+ * One table instance is one incarnation of the maintained table: a DROP and re-CREATE
+ * yields a new instance, never a reused one. */
+typedef enum qrs_maintenance_kind {
+  QRS_MAINT_UPSERT = 1,     /* `row` is the full new row: insert it, or replace the row
+                             * at its key (under the key's collations) */
+  QRS_MAINT_DELETE_KEY = 2  /* `row` is the full primary key (cells in key order): delete
+                             * the row at that key, if any */
+} qrs_maintenance_kind;
+
+typedef struct qrs_maintenance_op {
+  uint32_t struct_size;
+  uint32_t kind; /* qrs_maintenance_kind */
+  qrs_row row;
+} qrs_maintenance_op;
+
+/* Where apply_maintenance reports each change it realized, in op order. `op` is a
+ * qrs_row_op: INSERT (old_row NULL), UPDATE (both), DELETE (new_row NULL). The rows are
+ * borrowed for the call. A non-OK return stops the application with that status. */
+typedef struct qrs_change_sink {
+  uint32_t struct_size;
+  void* ctx;
+  qrs_status (*emit)(void* ctx, uint32_t op, const qrs_row* old_row, const qrs_row* new_row);
+} qrs_change_sink;
+
+/* The rows replace_contents installs, pulled one at a time: QRS_ROW with `out` set (the
+ * cells are borrowed until the next call), QRS_DONE at the end, any other status is a
+ * failure that abandons the replacement. */
+typedef struct qrs_row_source {
+  uint32_t struct_size;
+  void* ctx;
+  qrs_status (*next)(void* ctx, qrs_row* out, qrs_error* err);
+} qrs_row_source;
+
 typedef struct qrs_table_vtable {
   uint32_t struct_size;
   /* Access-plan negotiation (see qrs_plan_request). NULL: the host full-scans. */
@@ -498,6 +541,26 @@ typedef struct qrs_table_vtable {
    * length for the table instance and does not ask again. QRS_MISUSE: more
    * cells than key members, or none. NULL slot: every lookup UNSUPPORTED. */
   qrs_status (*lookup)(void* self, const qrs_row* key, qrs_row* out, qrs_error* err);
+  /* 1.5, backing host: applies `ops` in order to this instance's transaction state — its
+   * open transaction's pending writes (begun through its connection), or the committed
+   * rows when none is open — exactly as update() would store them (secondary structures
+   * and the like kept), and reports through `sink` the changes it REALIZED: an upsert whose
+   * row is value-identical (byte for byte, cell by cell; an INTEGER 5 and a REAL 5.0
+   * differ) to the row this instance sees at that key writes and reports nothing; an
+   * upsert replacing a different row reports UPDATE (also when only the key's bytes
+   * change under a collation that equates them); a delete of a missing key reports
+   * nothing. Ops run one after another: a later op sees the earlier ones. On a non-OK
+   * status the ops already applied stay applied (the host rolls back to its savepoint).
+   * NULL slot: the module is not a backing host. */
+  qrs_status (*apply_maintenance)(void* self, const qrs_maintenance_op* ops, uint32_t count,
+                                  qrs_change_sink* sink, qrs_error* err);
+  /* 1.5, backing host: atomically replaces the table's COMMITTED contents with the rows of
+   * `rows` (create-fill and REFRESH). Pending writes of this instance's open transaction,
+   * if any, are discarded. Two rows at one key (under the key's collations): QRS_CONSTRAINT,
+   * with a message naming the key, and nothing changed. A concurrent reader sees the old
+   * contents or the new, never a mix. Inside a schema-change scope (schema_begin) the
+   * replacement is part of the scope's atomic unit. NULL slot: not a backing host. */
+  qrs_status (*replace_contents)(void* self, qrs_row_source* rows, qrs_error* err);
 } qrs_table_vtable;
 
 typedef struct qrs_table {
@@ -511,7 +574,10 @@ typedef struct qrs_module_capabilities {
   uint8_t persistent;               /* data survives the process */
   uint8_t scan_snapshot_isolation;  /* scans do not see writes made while they run */
   uint8_t committed_reads;          /* 1.1: honours qrs_scan_args.read_committed */
-  uint8_t reserved_[5];
+  uint8_t backing_host;             /* 1.5: its tables implement apply_maintenance and
+                                     * replace_contents and may host a maintained table
+                                     * (a materialized view); see qrs_maintenance_op */
+  uint8_t reserved_[4];
 } qrs_module_capabilities;
 
 struct qrs_module;
