@@ -215,7 +215,7 @@ void replace_atomic(Env& env) {
   if (s.to_string().find("20") == std::string::npos)
     fail("replace_contents with key 20 twice: the error does not name the key: " + s.to_string());
   env.expect("select k, v from m order by k", {"10|x", "11|y"});
-  apply(*t, "the instance still sees the old rows", {upsert({I(10), T("x")}), del({I(20)})}, {});
+  apply(*t, "after the refused replace no new row is there", {del({I(20)}), del({I(21)})}, {});
 
   env.exec("create table n (k text collate nocase primary key)");
   env.exec("insert into n values ('keep')");
