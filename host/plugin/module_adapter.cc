@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <exception>
+#include <functional>
 
 #include <spdlog/spdlog.h>
 
@@ -306,6 +308,7 @@ PluginModule::PluginModule(std::string name, qrs_module module, PluginLibrary li
     caps_.persistent = c.persistent != 0;
     caps_.scan_snapshot_isolation = c.scan_snapshot_isolation != 0;
     caps_.committed_reads = c.committed_reads != 0;
+    caps_.backing_host = c.backing_host != 0;  // zero from a plugin built before 1.5
   }
 }
 
@@ -647,6 +650,118 @@ LookupStatus PluginTable::lookup(std::span<const Value> key, Row& out) {
   if (row.count > 0 && !row.cells) plugin_bug("lookup returned a row without cells");
   assign_row(out, row.cells, row.count);
   return LookupStatus::kFound;
+}
+
+namespace {
+
+// The host side of a qrs_change_sink / qrs_row_source: engine code behind a C callback.
+// An exception must not cross into the plugin, so it is kept here and rethrown once the
+// plugin call returned.
+struct BackingCallbacks {
+  std::exception_ptr failure;
+
+  template <class F>
+  qrs_status run(qrs_error* err, F&& f) noexcept {
+    try {
+      return f();
+    } catch (...) {
+      failure = std::current_exception();
+      std::string m = "the host failed";
+      qrs_status st = QRS_ERROR;
+      try {
+        throw;
+      } catch (const Error& e) {
+        m = e.raw_message();
+        st = static_cast<qrs_status>(e.code());
+        if (st == QRS_OK || st == QRS_ROW || st == QRS_DONE) st = QRS_ERROR;
+      } catch (const std::exception& e) {
+        m = e.what();
+        st = QRS_INTERNAL;
+      } catch (...) {
+        st = QRS_INTERNAL;
+      }
+      if (err && err->set_message) err->set_message(err, m.data(), m.size());
+      return st;
+    }
+  }
+  // After the plugin call: the host's own exception first, then the plugin's status.
+  void finish(qrs_status st, const ErrorBox& box, std::string_view what) {
+    if (failure) std::rethrow_exception(failure);
+    check(st, box, what);
+  }
+};
+
+struct SinkCtx : BackingCallbacks {
+  std::vector<BackingChange>* out;
+  static qrs_status emit(void* ctx, uint32_t op, const qrs_row* old_row, const qrs_row* new_row) {
+    auto* self = static_cast<SinkCtx*>(ctx);
+    return self->run(nullptr, [&] {
+      if (op < QRS_ROW_INSERT || op > QRS_ROW_DELETE) plugin_bug("apply_maintenance reported unknown row op " + std::to_string(op));
+      BackingChange c;
+      c.op = static_cast<RowOp>(op);
+      bool want_old = c.op != RowOp::kInsert, want_new = c.op != RowOp::kDelete;
+      if (want_old != (old_row != nullptr) || want_new != (new_row != nullptr))
+        plugin_bug("apply_maintenance reported a change without the rows its op needs");
+      for (const qrs_row* r : {old_row, new_row})
+        if (r && r->count > 0 && !r->cells) plugin_bug("apply_maintenance reported a row without cells");
+      if (old_row) c.old_row = copy_row(old_row->cells, old_row->count);
+      if (new_row) c.new_row = copy_row(new_row->cells, new_row->count);
+      self->out->push_back(std::move(c));
+      return QRS_OK;
+    });
+  }
+};
+
+struct SourceCtx : BackingCallbacks {
+  const std::function<bool(Row&)>* next;
+  Row row;                       // the row handed out last (its bytes are borrowed)
+  std::vector<qrs_value> cells;  // its C views
+  static qrs_status pull(void* ctx, qrs_row* out, qrs_error* err) {
+    auto* self = static_cast<SourceCtx*>(ctx);
+    return self->run(err, [&] {
+      self->row.clear();
+      if (!(*self->next)(self->row)) return QRS_DONE;
+      self->cells.clear();
+      for (const Value& v : self->row) self->cells.push_back(to_qrs(v));
+      *out = qrs_row{self->cells.data(), static_cast<uint32_t>(self->cells.size())};
+      return QRS_ROW;
+    });
+  }
+};
+
+}  // namespace
+
+bool PluginTable::apply_maintenance(std::span<const MaintenanceOp> ops, std::vector<BackingChange>& out) {
+  if (!h_->vt.apply_maintenance) return false;
+  std::vector<std::vector<qrs_value>> cells(ops.size());
+  std::vector<qrs_maintenance_op> qops(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    cells[i] = to_qrs(std::span<const Value>(ops[i].row));
+    qops[i].struct_size = sizeof(qrs_maintenance_op);
+    qops[i].kind = static_cast<uint32_t>(ops[i].kind);
+    qops[i].row = {cells[i].data(), static_cast<uint32_t>(cells[i].size())};
+  }
+  SinkCtx ctx;
+  ctx.out = &out;
+  qrs_change_sink sink{sizeof(qrs_change_sink), &ctx, &SinkCtx::emit};
+  ErrorBox err;
+  qrs_status st = call_plugin("apply_maintenance", h_->vt.apply_maintenance, h_->self, qops.data(),
+                              static_cast<uint32_t>(qops.size()), &sink, err.get());
+  if (st == QRS_UNSUPPORTED && !ctx.failure) return false;
+  ctx.finish(st, err, "apply_maintenance");
+  return true;
+}
+
+bool PluginTable::replace_contents(const std::function<bool(Row&)>& next) {
+  if (!h_->vt.replace_contents) return false;
+  SourceCtx ctx;
+  ctx.next = &next;
+  qrs_row_source source{sizeof(qrs_row_source), &ctx, &SourceCtx::pull};
+  ErrorBox err;
+  qrs_status st = call_plugin("replace_contents", h_->vt.replace_contents, h_->self, &source, err.get());
+  if (st == QRS_UNSUPPORTED && !ctx.failure) return false;
+  ctx.finish(st, err, "replace_contents");
+  return true;
 }
 
 // ---- cursor ----

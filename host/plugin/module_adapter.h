@@ -82,6 +82,12 @@ class PluginTable final : public VtabTable {
   // holding an integer outside int64 (which only a cursor's restated filter can answer):
   // kUnsupported.
   LookupStatus lookup(std::span<const Value> key, Row& out) override;
+  // SDK 1.5 backing host. False without the slot (a plugin built before 1.5: its vtable's
+  // struct_size ends before it) or on QRS_UNSUPPORTED; any other failure throws Error with
+  // the plugin's status and message (an exception the host's callback raised is rethrown
+  // as it was).
+  bool apply_maintenance(std::span<const MaintenanceOp> ops, std::vector<BackingChange>& out) override;
+  bool replace_contents(const std::function<bool(Row&)>& next) override;
 
  private:
   std::shared_ptr<PluginTableHandle> h_;

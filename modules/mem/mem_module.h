@@ -30,10 +30,12 @@ class MemModule : public sdk::Module {
   // ALTER TABLE … RENAME TO: re-registers `store` (stored as schema.old_name) under new_name.
   // Throws QRS_ERROR when new_name is taken.
   void rename(const std::shared_ptr<TableStore>& store, std::string_view old_name, std::string_view new_name);
-  // Not persistent; scans see writes made while they run (no snapshot isolation).
+  // Not persistent; scans see writes made while they run (no snapshot isolation); a
+  // backing host (SDK 1.5).
   sdk::Capabilities capabilities() const override {
     sdk::Capabilities c;
     c.committed_reads = true;  // a committed read skips the connection's pending writes
+    c.backing_host = true;     // SDK 1.5: apply_maintenance / replace_contents
     return c;
   }
   // SDK 1.3: every database gets its own table namespace (two databases over one

@@ -246,6 +246,59 @@ sdk::LookupResult MemTable::lookup(std::span<const qrs_value> key) {
   return sdk::LookupResult::of_cells(cells, std::move(row));
 }
 
+void MemTable::apply_maintenance(std::span<const sdk::MaintenanceOp> ops, sdk::ChangeSink& sink) {
+  const sdk::TableSchema& schema = store_->schema();
+  const KeyOrder& order = store_->order();
+  std::unique_lock lock(store_->mutex());
+  for (const sdk::MaintenanceOp& op : ops) {
+    if (op.kind == sdk::MaintenanceKind::kUpsert) {
+      if (op.row.size() != schema.columns.size())
+        throw sdk::Error::misuse("maintenance row has " + std::to_string(op.row.size()) + " cells, table " +
+                                 schema.table_name + " has " + std::to_string(schema.columns.size()) + " columns");
+      Packed row = pack_row(op.row);
+      Packed old = txn_->find(order.at(cells_of(row).data()));
+      if (old && sdk::identical(cells_of(old), cells_of(row))) continue;  // value-identical: no write
+      txn_->write(row, row);
+      if (old) sink.updated(cells_of(old), cells_of(row)); else sink.inserted(cells_of(row));
+    } else {
+      if (op.row.size() != order.size())
+        throw sdk::Error::misuse("maintenance key has " + std::to_string(op.row.size()) + " cells, primary key has " +
+                                 std::to_string(order.size()));
+      Packed old = txn_->find(order.at_key(op.row));
+      if (!old) continue;
+      txn_->write(old, nullptr);
+      sink.deleted(cells_of(old));
+    }
+  }
+}
+
+void MemTable::replace_contents(sdk::RowSource& source) {
+  const sdk::TableSchema& schema = store_->schema();
+  const KeyOrder& order = store_->order();
+  const size_t width = schema.columns.size();
+  // Pulled without the lock: the host may compute the rows by reading other tables.
+  RowSet fresh(SlotLess{&order});
+  for (std::span<const qrs_value> cells; source.next(cells);) {
+    if (cells.size() != width)
+      throw sdk::Error::misuse("replacement row has " + std::to_string(cells.size()) + " cells, table " +
+                               schema.table_name + " has " + std::to_string(width) + " columns");
+    Packed row = pack_row(cells);
+    auto [it, inserted] = fresh.insert(make_slot(order, row));
+    if (!inserted) {
+      KeyCells key;
+      for (size_t m = 0; m < order.size(); ++m) key.push_back(cells[order.member(m).column]);
+      throw sdk::Error::constraint("UNIQUE constraint failed: " + schema.table_name + " primary key " +
+                                   sdk::describe_cells(key) + " appears twice in the replacement rows");
+    }
+  }
+  {
+    std::unique_lock lock(store_->mutex());
+    store_->rows().swap(fresh);
+    txn_->discard_pending();
+  }
+  // `fresh` now holds the old rows: released here, outside the lock.
+}
+
 void MemTable::alter_table(const sdk::SchemaChange& change, const sdk::TableSchema& new_schema) {
   if (change.kind == sdk::SchemaChangeKind::kRenameTable) {
     module_->rename(store_, change.name, new_schema.table_name);

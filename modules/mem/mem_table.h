@@ -36,6 +36,13 @@ class MemTable : public sdk::Table {
   // Every ALTER TABLE arm (alter.cc): rows re-packed / converted / re-keyed, including
   // the pending rows of open transactions; RENAME TO moves the storage's registry entry.
   void alter_table(const sdk::SchemaChange& change, const sdk::TableSchema& new_schema) override;
+  // SDK 1.5 backing host: the ops go through the instance's TableTxn as update() writes
+  // (pending inside a transaction, the committed rows in autocommit); a row identical to
+  // the one visible at its key is neither written nor reported.
+  void apply_maintenance(std::span<const sdk::MaintenanceOp> ops, sdk::ChangeSink& sink) override;
+  // Builds the new row set without the lock, then swaps it in under the store's lock and
+  // drops this instance's pending writes.
+  void replace_contents(sdk::RowSource& rows) override;
 
  private:
   MemModule* module_;

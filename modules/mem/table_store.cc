@@ -133,6 +133,13 @@ Packed TableTxn::insert_if_absent(Packed row) {
   return nullptr;
 }
 
+void TableTxn::discard_pending() {
+  hint_valid_ = false;
+  pending_.clear();
+  undo_.clear();
+  for (size_t& m : marks_) m = 0;
+}
+
 void TableTxn::begin() {
   if (active_) throw sdk::Error::misuse("a transaction is already open on " + store_->schema().table_name);
   active_ = true;

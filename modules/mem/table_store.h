@@ -94,6 +94,10 @@ class TableTxn {
   // that row and writes nothing. The same as find + write, with one search.
   Packed insert_if_absent(Packed row);
 
+  // Drops every pending write (a replace_contents swapped the committed rows under them);
+  // an open transaction and its savepoints stay open, now with nothing to undo.
+  void discard_pending();
+
   void begin();
   void commit();
   void rollback();

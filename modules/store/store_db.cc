@@ -273,6 +273,14 @@ void StoreDb::clear(Txn& t) {
   t.ready = false;
 }
 
+void StoreDb::discard_pending(Txn& t) {
+  t.pending.clear();
+  t.ghosts.clear();
+  t.undo.clear();
+  for (auto& m : t.marks) m = {0, 0};
+  t.delta = 0;
+}
+
 void StoreDb::commit(Txn& t) {
   if (t.doomed) {
     // The whole transaction goes: the group's other participants, ready or still open,

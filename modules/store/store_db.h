@@ -149,6 +149,9 @@ class StoreDb {
   }
   // True when `key` is above every committed key of `t`, so nothing is stored under it.
   bool above_committed(TableState& t, std::string_view key);
+  // Drops t's pending writes (a replace_contents rewrote the committed rows under them);
+  // its transaction and savepoints stay open, with nothing to undo.
+  void discard_pending(Txn& t);
   void begin(Txn& t);
   void commit(Txn& t);
   void rollback(Txn& t);

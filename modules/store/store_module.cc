@@ -108,6 +108,7 @@ sdk::Capabilities StoreModule::capabilities() const {
   sdk::Capabilities c;
   c.persistent = true;
   c.committed_reads = true;
+  c.backing_host = true;  // SDK 1.5: apply_maintenance / replace_contents
   return c;
 }
 
@@ -138,6 +139,7 @@ sdk::Capabilities StoreDbModule::capabilities() const {
   sdk::Capabilities c;
   c.persistent = true;
   c.committed_reads = true;
+  c.backing_host = true;  // SDK 1.5: apply_maintenance / replace_contents
   return c;
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -357,6 +358,93 @@ RowRef StoreTable::first_row(const std::string& lo, const std::string& hi) {
 
 std::unique_ptr<sdk::Connection> StoreTable::open_connection() {
   return std::make_unique<StoreConnection>(db_, txn_);
+}
+
+void StoreTable::apply_maintenance(std::span<const sdk::MaintenanceOp> ops, sdk::ChangeSink& sink) {
+  std::lock_guard lock(db_->mu());
+  const sdk::TableSchema& schema = state_->schema;
+  const KeyCodec& codec = state_->codec;
+  std::vector<qrs_value> old_cells;
+  for (const sdk::MaintenanceOp& op : ops) {
+    std::string& key = key_buf_;
+    key.assign(state_->prefix);
+    if (op.kind == sdk::MaintenanceKind::kUpsert) {
+      if (op.row.size() != schema.columns.size())
+        throw sdk::Error::misuse("maintenance row has " + std::to_string(op.row.size()) + " cells, table " +
+                                 schema.table_name + " has " + std::to_string(schema.columns.size()) + " columns");
+      codec.encode_row(key, op.row);
+      row_buf_.clear();
+      encode_row(row_buf_, op.row);
+      RowRef old = db_->find(*txn_, key);
+      if (old && old.bytes == row_buf_) continue;  // value-identical: the encoding keeps type and bytes
+      db_->write(*txn_, key, row_buf_, false, static_cast<bool>(old));
+      if (old) {
+        decode_checked(old.bytes, old_cells, *state_);
+        sink.updated(old_cells, op.row);
+      } else {
+        sink.inserted(op.row);
+      }
+    } else {
+      if (op.row.size() != codec.size())
+        throw sdk::Error::misuse("maintenance key has " + std::to_string(op.row.size()) + " cells, primary key has " +
+                                 std::to_string(codec.size()));
+      codec.encode_key(key, op.row);
+      RowRef old = db_->find(*txn_, key);
+      if (!old) continue;
+      decode_checked(old.bytes, old_cells, *state_);
+      db_->write(*txn_, key, {}, true, true);
+      sink.deleted(old_cells);
+    }
+  }
+}
+
+void StoreTable::replace_contents(sdk::RowSource& source) {
+  // The new contents, encoded and ordered by key, built before anything is written (and
+  // without the lock: the host may compute the rows by reading other tables).
+  std::map<std::string, std::string> fresh;
+  {
+    sdk::TableSchema schema;
+    KeyCodec codec;
+    {
+      std::lock_guard lock(db_->mu());
+      schema = state_->schema;
+      codec = state_->codec;
+    }
+    for (std::span<const qrs_value> cells; source.next(cells);) {
+      if (cells.size() != schema.columns.size())
+        throw sdk::Error::misuse("replacement row has " + std::to_string(cells.size()) + " cells, table " +
+                                 schema.table_name + " has " + std::to_string(schema.columns.size()) + " columns");
+      std::string key;
+      codec.encode_row(key, cells);
+      auto [it, inserted] = fresh.try_emplace(std::move(key));
+      if (!inserted) {
+        std::vector<qrs_value> k;
+        for (size_t m = 0; m < codec.size(); ++m) k.push_back(cells[codec.member(m).column]);
+        throw sdk::Error::constraint("UNIQUE constraint failed: " + schema.table_name + " primary key " +
+                                     sdk::describe_cells(k) + " appears twice in the replacement rows");
+      }
+      encode_row(it->second, cells);
+    }
+  }
+  std::lock_guard lock(db_->mu());
+  const std::string& prefix = state_->prefix;
+  KvBatch b;
+  {
+    auto it = db_->kv().iterate(KvRange{prefix, prefix_end(prefix)}, false);
+    for (; it->valid(); it->next()) b.del(it->key());
+    it->check();
+  }
+  for (const auto& [key, row] : fresh) b.put(prefix + key, row);
+  b.put(StoreDb::stats_key(state_->id), [&] {
+    std::string v;
+    put_varint(v, fresh.size());
+    return v;
+  }());
+  db_->touch(state_);  // a schema-change scope rolled back restores the count and bound
+  db_->write_batch(b);  // one atomic batch (staged with the scope when one is open)
+  state_->row_count = static_cast<int64_t>(fresh.size());
+  state_->bound = TableState::Bound::kUnknown;  // recomputed when next asked
+  db_->discard_pending(*txn_);
 }
 
 void StoreTable::alter_table(const sdk::SchemaChange& change, const sdk::TableSchema& new_schema) {

@@ -65,6 +65,16 @@ class StoreTable : public sdk::Table {
   sdk::LookupResult lookup(std::span<const qrs_value> key) override;
   // Every ALTER TABLE arm (store_alter.cc).
   void alter_table(const sdk::SchemaChange& change, const sdk::TableSchema& new_schema) override;
+  // SDK 1.5 backing host: each op through the transaction's pending writes (or its own
+  // autocommit batch), as update_cells writes; an upsert whose encoded row equals the
+  // stored one (the encoding keeps type and bytes) is neither written nor reported.
+  void apply_maintenance(std::span<const sdk::MaintenanceOp> ops, sdk::ChangeSink& sink) override;
+  // One atomic KV batch: every committed row key of the table deleted, the new rows and the
+  // row count written (inside a schema-change scope, staged with the scope). The rows are
+  // pulled and checked for duplicate keys before anything is written. The table has no
+  // index entries of its own (indexes are the engine's companion tables). Drops this
+  // instance's pending writes.
+  void replace_contents(sdk::RowSource& rows) override;
 
  private:
   std::shared_ptr<StoreDb> db_;

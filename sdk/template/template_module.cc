@@ -11,7 +11,7 @@
 //   4. access plans           PK point / range / IN seeks with an honest ordering claim
 //   5. the cursor             walks key ranges in batches, re-seeking after each batch
 //   6. the table              update (insert / update / delete with conflict reporting),
-//                             lookup, ALTER TABLE
+//                             lookup, ALTER TABLE, the backing-host writes (ABI 1.5)
 //   7. the module             create / connect / destroy, one namespace per database
 //   8. the plugin entry       QUEREUS_PLUGIN: registers the module under its name
 //
@@ -195,6 +195,13 @@ class TxnLog {
     for (const Entry& e : entries_) out.push_back(e.before);
     return out;
   }
+  // replace_contents swapped the rows under this log: nothing left to undo (an open
+  // transaction and its savepoints stay open).
+  void forget() {
+    entries_.clear();
+    for (size_t& m : marks_) m = 0;
+  }
+
   // REQUIRES: rows.size() == the size saved_rows() returned.
   void replace_saved_rows(std::vector<RowPtr> rows) {
     for (size_t i = 0; i < entries_.size(); ++i) entries_[i].before = std::move(rows[i]);
@@ -575,6 +582,82 @@ class TemplateTable : public sdk::Table {
 
   void alter_table(const sdk::SchemaChange& change, const sdk::TableSchema& new_schema) override;
 
+  // Optional (ABI 1.5), the backing-host capability: the host keeps a maintained table (a
+  // materialized view) here and writes it only through these two calls. Declare it with
+  // Capabilities::backing_host and implement both.
+  //
+  // apply_maintenance: the ops in order, each written through the transaction log like
+  // update() writes, reporting only what changed. An upsert of a row identical to the
+  // stored one (sdk::identical: same type, same bytes — INTEGER 5 is not REAL 5.0) writes
+  // and reports nothing; a key that matches under its collation but with other bytes
+  // ('A' over 'a' under NOCASE) is a change: UPDATE.
+  void apply_maintenance(std::span<const sdk::MaintenanceOp> ops, sdk::ChangeSink& sink) override {
+    std::unique_lock lock(storage_->mu);
+    const KeyOrder& order = *storage_->order;
+    const size_t width = storage_->schema.columns.size();
+    std::vector<qrs_value> old_cells;
+    for (const sdk::MaintenanceOp& op : ops) {
+      const bool upsert = op.kind == sdk::MaintenanceKind::kUpsert;
+      if (op.row.size() != (upsert ? width : order.size()))
+        throw sdk::Error::misuse("maintenance op has " + std::to_string(op.row.size()) + " cells, expected " +
+                                 std::to_string(upsert ? width : order.size()));
+      Row given;
+      for (const qrs_value& c : op.row) given.push_back(Value::from_c(c));
+      Row key = upsert ? order.key_of(given) : given;
+      auto it = storage_->rows.find(key);
+      RowPtr old = it == storage_->rows.end() ? nullptr : it->second;
+      old_cells.clear();
+      if (old)
+        for (const Value& v : *old) old_cells.push_back(v.to_c());
+      if (!upsert) {
+        if (!old) continue;  // nothing at the key: nothing happened
+        log_->write(key, nullptr);
+        sink.deleted(old_cells);
+      } else if (!old) {
+        log_->write(key, sdk::make_row(std::move(given)));
+        sink.inserted(op.row);
+      } else if (!sdk::identical(old_cells, op.row)) {
+        log_->write(key, sdk::make_row(std::move(given)));
+        sink.updated(old_cells, op.row);
+      }
+    }
+  }
+
+  // replace_contents: the committed rows become exactly the rows the source yields, all at
+  // once. Pull every row first (the host may read other tables to produce them), then
+  // build the new map and swap it in under the lock: a duplicate key throws CONSTRAINT
+  // before anything changed. Another instance's open transaction would undo its writes
+  // into the new rows, so it makes this BUSY (as a re-keying ALTER does).
+  void replace_contents(sdk::RowSource& source) override {
+    std::vector<Row> pulled;
+    for (std::span<const qrs_value> cells; source.next(cells);) {
+      Row row;
+      for (const qrs_value& c : cells) row.push_back(Value::from_c(c));
+      pulled.push_back(std::move(row));
+    }
+    std::unique_lock lock(storage_->mu);
+    const KeyOrder& order = *storage_->order;
+    for (const TxnLog* log : storage_->logs)
+      if (log != log_.get() && log->has_writes())
+        throw sdk::Error::busy(storage_->schema.table_name + ": another transaction has writes open on the table");
+    RowMap fresh(KeyLess{&order});
+    for (Row& row : pulled) {
+      if (row.size() != storage_->schema.columns.size())
+        throw sdk::Error::misuse("replacement row has " + std::to_string(row.size()) + " cells");
+      Row key = order.key_of(row);
+      auto [it, inserted] = fresh.emplace(std::move(key), nullptr);
+      if (!inserted) {
+        std::vector<qrs_value> k;
+        for (const Value& v : it->first) k.push_back(v.to_c());
+        throw sdk::Error::constraint("UNIQUE constraint failed: " + storage_->schema.table_name + " primary key " +
+                                     sdk::describe_cells(k) + " appears twice in the replacement rows");
+      }
+      it->second = sdk::make_row(std::move(row));
+    }
+    storage_->rows.swap(fresh);
+    log_->forget();  // this instance's uncommitted writes went with the old rows
+  }
+
  private:
   void rewrite(const sdk::SchemaChange& change, const sdk::TableSchema& new_schema);
 
@@ -613,8 +696,13 @@ class TemplateModule : public sdk::Module {
     tables_.erase(key(schema_name, table_name));
   }
 
-  // Not persistent, no snapshot isolation, no committed reads: the defaults.
-  sdk::Capabilities capabilities() const override { return {}; }
+  // Not persistent, no snapshot isolation, no committed reads; a backing host (ABI 1.5:
+  // the tables implement apply_maintenance and replace_contents).
+  sdk::Capabilities capabilities() const override {
+    sdk::Capabilities c;
+    c.backing_host = true;
+    return c;
+  }
 
   // ABI 1.3: one table namespace per database (two databases over one registry never see
   // each other's tables). A persistent module would open its files here, from `options`.

@@ -39,7 +39,7 @@ void module_registered(Env& env) {
   ModuleCapabilities caps = m->capabilities();
   ModuleCapabilities again = m->capabilities();
   if (caps.persistent != again.persistent || caps.scan_snapshot_isolation != again.scan_snapshot_isolation ||
-      caps.committed_reads != again.committed_reads)
+      caps.committed_reads != again.committed_reads || caps.backing_host != again.backing_host)
     fail("capabilities differ between two reads");
 }
 

@@ -48,7 +48,8 @@ std::vector<GroupInfo> groups() {
           {6, "transactions", "Transactions and savepoints"},
           {7, "halloween", "Halloween-safe UPDATE / DELETE"},
           {8, "alter", "Schema-change hook arms"},
-          {9, "persistence", "Persistence across reopen"}};
+          {9, "persistence", "Persistence across reopen"},
+          {10, "backing", "Backing host (maintained tables)"}};
 }
 
 namespace detail {
@@ -337,6 +338,7 @@ Summary run_suite(const Options& options, Reporter& reporter) {
     add_halloween_tests(tests);
     add_alter_tests(tests);
     add_persistence_tests(tests);
+    add_backing_tests(tests);
     for (const GroupInfo& g : groups()) {
       if (!selected(options, g)) continue;
       reporter.group_begin(g);

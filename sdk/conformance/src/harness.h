@@ -122,6 +122,7 @@ void add_txn_tests(TestList& out);       // 6
 void add_halloween_tests(TestList& out); // 7
 void add_alter_tests(TestList& out);     // 8
 void add_persistence_tests(TestList& out);  // 9
+void add_backing_tests(TestList& out);      // 10
 
 // Checks with a uniform message.
 void expect_eq(const std::string& what, const std::string& expected, const std::string& got);

@@ -7,6 +7,8 @@
 //   Table::open_cursor         -> at run time: a Cursor that yields rows in RowBatches
 //   Table::update              -> insert / update / delete by primary key
 //   Table::open_connection     -> a Connection: begin / commit / rollback / savepoints
+//   Table::apply_maintenance / replace_contents
+//                              -> a backing host's privileged writes (ABI 1.5, optional)
 //
 // Every interface here is pure virtual where the host needs an answer and has a default
 // that throws Error::unsupported (QRS_UNSUPPORTED, the host falls back) where the
@@ -467,6 +469,91 @@ struct LookupResult {
   }
 };
 
+// ---------------------------------------------------------------------------------------
+// The backing-host capability (ABI 1.5; see abi.h qrs_maintenance_op)
+// ---------------------------------------------------------------------------------------
+
+enum class MaintenanceKind : uint32_t {
+  kUpsert = QRS_MAINT_UPSERT,        // `row` is the full new row (column order)
+  kDeleteKey = QRS_MAINT_DELETE_KEY  // `row` is the full primary key (key order)
+};
+
+// One maintenance op as the host sent it: C views, valid for the apply_maintenance call
+// only (copy what you store). Cell type tags are checked by the trampoline.
+struct MaintenanceOp {
+  MaintenanceKind kind = MaintenanceKind::kUpsert;
+  std::span<const qrs_value> row;
+};
+
+// Where Table::apply_maintenance reports each change it REALIZED, in op order (abi.h
+// qrs_change_sink). The rows are borrowed for the call. When the host's sink refuses a
+// change, the call throws Error with the host's status: let it propagate (the host rolls
+// back to its savepoint; ops already applied may stay applied).
+class ChangeSink {
+ public:
+  explicit ChangeSink(const qrs_change_sink& c) : c_(c) {}
+  ChangeSink(const ChangeSink&) = delete;
+  ChangeSink& operator=(const ChangeSink&) = delete;
+
+  // An upsert stored a row where there was none.
+  void inserted(std::span<const qrs_value> new_row) const { emit(RowOp::kInsert, nullptr, &new_row); }
+  // An upsert replaced `old_row` (the row this instance saw at the key) by `new_row`.
+  void updated(std::span<const qrs_value> old_row, std::span<const qrs_value> new_row) const {
+    emit(RowOp::kUpdate, &old_row, &new_row);
+  }
+  // A delete removed `old_row`.
+  void deleted(std::span<const qrs_value> old_row) const { emit(RowOp::kDelete, &old_row, nullptr); }
+
+ private:
+  void emit(RowOp op, const std::span<const qrs_value>* old_row, const std::span<const qrs_value>* new_row) const {
+    qrs_row o{}, n{};
+    if (old_row) o = qrs_row{old_row->data(), static_cast<uint32_t>(old_row->size())};
+    if (new_row) n = qrs_row{new_row->data(), static_cast<uint32_t>(new_row->size())};
+    qrs_status st = c_.emit(c_.ctx, static_cast<uint32_t>(op), old_row ? &o : nullptr, new_row ? &n : nullptr);
+    if (st != QRS_OK)
+      throw Error(st == QRS_ROW || st == QRS_DONE ? QRS_INTERNAL : st, "the host's change sink refused a change");
+  }
+  const qrs_change_sink& c_;
+};
+
+// The rows Table::replace_contents installs, pulled from the host one at a time (abi.h
+// qrs_row_source). The host may compute them while you pull (a query over other tables),
+// so do not hold a lock other threads of the host need while calling next().
+class RowSource {
+ public:
+  explicit RowSource(const qrs_row_source& s) : s_(s) {}
+  RowSource(const RowSource&) = delete;
+  RowSource& operator=(const RowSource&) = delete;
+
+  // The next row in column order: true with `row` set (C views valid until the next call),
+  // false at the end. Throws Error with the host's status and message when the host fails
+  // (the replacement is then abandoned: leave the table as it was).
+  bool next(std::span<const qrs_value>& row) {
+    qrs_row out{};
+    qrs_status st = s_.next(s_.ctx, &out, &m_.err);
+    if (st == QRS_DONE) return false;
+    if (st != QRS_ROW) throw Error(st == QRS_OK ? QRS_INTERNAL : st, m_.text.empty() ? "the host's row source failed" : m_.text);
+    if (out.count && !out.cells) throw Error::misuse("the host's row source returned a row without cells");
+    for (uint32_t i = 0; i < out.count; ++i)
+      if (out.cells[i].type > QRS_TYPE_JSON)
+        throw Error::mismatch("row source: unknown qrs_value type tag " + std::to_string(out.cells[i].type));
+    row = std::span<const qrs_value>(out.cells, out.count);
+    return true;
+  }
+
+ private:
+  struct Message {
+    std::string text;
+    qrs_error err{sizeof(qrs_error), this, [](qrs_error* e, const char* msg, size_t len) {
+                    static_cast<Message*>(e->ctx)->text.assign(msg, len);
+                  }};
+    Message() = default;
+    Message(const Message&) = delete;
+  };
+  const qrs_row_source& s_;
+  Message m_;
+};
+
 class Table {
  public:
   Table() = default;
@@ -523,6 +610,33 @@ class Table {
   // members is the table's to refuse (Error::misuse). Default: QRS_UNSUPPORTED — the host
   // opens a cursor with EQ filters instead.
   virtual LookupResult lookup(std::span<const qrs_value> /*key*/) { throw Error::unsupported("lookup"); }
+
+  // ABI 1.5, backing host (abi.h qrs_table_vtable.apply_maintenance). Applies `ops` in
+  // order to this instance's transaction state — its open transaction's pending writes, or
+  // the committed rows when none is open — exactly as update() stores rows, and reports
+  // through `sink` the changes each op REALIZED:
+  //   upsert, no row at the key           -> sink.inserted(new)
+  //   upsert, a different row at the key  -> sink.updated(old, new)  (also when only the
+  //                                          key's bytes differ under an equating collation)
+  //   upsert, an identical row            -> nothing written, nothing reported
+  //                                          (sdk::identical: type and bytes; 5 != 5.0)
+  //   delete, a row at the key            -> sink.deleted(old)
+  //   delete, no row                      -> nothing
+  // A later op sees the earlier ones. On a throw the ops already applied stay applied.
+  // Default: QRS_UNSUPPORTED — the module is no backing host. Override it together with
+  // replace_contents and declare Capabilities::backing_host.
+  virtual void apply_maintenance(std::span<const MaintenanceOp> /*ops*/, ChangeSink& /*sink*/) {
+    throw Error::unsupported("apply_maintenance");
+  }
+
+  // ABI 1.5, backing host (abi.h qrs_table_vtable.replace_contents). Atomically replaces
+  // the table's COMMITTED rows with those `rows` yields, and discards this instance's
+  // pending writes. Build the new contents aside first: two rows at one key (under the
+  // key's collations) throw Error::constraint naming the key with the table unchanged, and
+  // a concurrent reader sees the old contents or the new, never a mix. Inside a schema-
+  // change scope (Module::schema_begin) the replacement joins the scope's atomic unit.
+  // Default: QRS_UNSUPPORTED — the module is no backing host.
+  virtual void replace_contents(RowSource& /*rows*/) { throw Error::unsupported("replace_contents"); }
 };
 
 // Capabilities a module declares; read once by the host (see qrs_module_capabilities).
@@ -530,6 +644,9 @@ struct Capabilities {
   bool persistent = false;               // data survives the process
   bool scan_snapshot_isolation = false;  // scans do not see writes made while they run
   bool committed_reads = false;          // honours ScanArgs::read_committed (ABI 1.1)
+  // ABI 1.5: the module's tables implement apply_maintenance and replace_contents and may
+  // host a maintained table (a materialized view).
+  bool backing_host = false;
 };
 
 // A storage module: the factory of tables, registered under one or more names.

@@ -258,6 +258,33 @@ inline int compare_values(const qrs_value& a, const qrs_value& b, const Collatio
   }
 }
 
+// True when `a` and `b` are the same value byte for byte: the same type tag and the same
+// payload. Stricter than compare_values: INTEGER 5 and REAL 5.0 differ, so do REAL -0.0 and
+// 0.0 (the bit patterns), and TEXT 'a' and 'A' under any collation. This is the "value-
+// identical" of abi.h's apply_maintenance (a backing host writes nothing for such a row).
+inline bool identical(const qrs_value& a, const qrs_value& b) noexcept {
+  if (a.type != b.type) return false;
+  switch (a.type) {
+    case QRS_TYPE_NULL: return true;
+    case QRS_TYPE_INTEGER: return a.u.integer == b.u.integer;
+    case QRS_TYPE_REAL: return std::memcmp(&a.u.real, &b.u.real, sizeof(double)) == 0;
+    case QRS_TYPE_BOOLEAN: return (a.u.boolean != 0) == (b.u.boolean != 0);
+    default: return detail::str_of(a) == detail::str_of(b);
+  }
+}
+
+// True when two rows have the same cell count and every cell is identical().
+inline bool identical(std::span<const qrs_value> a, std::span<const qrs_value> b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!identical(a[i], b[i])) return false;
+  return true;
+}
+
+// Cells rendered for a message, e.g. "(1, 'a')" (Value::debug_string per cell; an unknown
+// type tag as "?"). For naming a key in an error.
+inline std::string describe_cells(std::span<const qrs_value> cells);
+
 inline Value Value::from_c(const qrs_value& v) {
   switch (v.type) {
     case QRS_TYPE_NULL: return Value();
@@ -303,6 +330,15 @@ inline std::string Value::debug_string() const {
     }
   }
   return "?";
+}
+
+inline std::string describe_cells(std::span<const qrs_value> cells) {
+  std::string s = "(";
+  for (size_t i = 0; i < cells.size(); ++i) {
+    if (i) s += ", ";
+    s += cells[i].type > QRS_TYPE_JSON ? std::string("?") : Value::from_c(cells[i]).debug_string();
+  }
+  return s + ")";
 }
 
 }  // namespace quereus::sdk

@@ -492,11 +492,43 @@ inline qrs_status table_lookup(void* self, const qrs_row* key, qrs_row* out, qrs
   });
 }
 
+// 1.5: the ops are an array of size-prefixed structs (strided by their struct_size); the
+// sink must be large enough to hold `emit`.
+inline qrs_status table_apply_maintenance(void* self, const qrs_maintenance_op* ops, uint32_t count,
+                                          qrs_change_sink* sink, qrs_error* err) {
+  return guard(err, [&] {
+    require(sink, QRS_SDK_FIELD_END(qrs_change_sink, emit), "qrs_change_sink");
+    if (!sink->emit) throw Error::misuse("null qrs_change_sink.emit");
+    size_t stride = stride_of(ops, count, QRS_SDK_FIELD_END(qrs_maintenance_op, row), "qrs_maintenance_op");
+    std::vector<MaintenanceOp> converted;
+    converted.reserve(count);
+    for (uint32_t i = 0; i < count; ++i) {
+      const qrs_maintenance_op& op = nth(ops, i, stride);
+      if (op.kind != QRS_MAINT_UPSERT && op.kind != QRS_MAINT_DELETE_KEY)
+        throw Error::misuse("unknown qrs_maintenance_kind " + std::to_string(op.kind));
+      converted.push_back(MaintenanceOp{static_cast<MaintenanceKind>(op.kind), cells_from_c(op.row, "qrs_maintenance_op.row")});
+    }
+    ChangeSink s(*sink);
+    static_cast<TableHolder*>(self)->table->apply_maintenance(converted, s);
+    return QRS_OK;
+  });
+}
+
+inline qrs_status table_replace_contents(void* self, qrs_row_source* rows, qrs_error* err) {
+  return guard(err, [&] {
+    require(rows, QRS_SDK_FIELD_END(qrs_row_source, next), "qrs_row_source");
+    if (!rows->next) throw Error::misuse("null qrs_row_source.next");
+    RowSource source(*rows);
+    static_cast<TableHolder*>(self)->table->replace_contents(source);
+    return QRS_OK;
+  });
+}
+
 inline constexpr qrs_table_vtable kTableVtable{sizeof(qrs_table_vtable), &table_best_access_plan,
                                                &table_open_cursor,       &table_update,
                                                &table_open_connection,   &table_release,
                                                &table_alter_table,       &table_lookup,
-                                               nullptr,                  nullptr};
+                                               &table_apply_maintenance, &table_replace_contents};
 
 inline void wrap_table(std::unique_ptr<Table> table, qrs_table* out) {
   if (!table) throw Error::internal("module returned no table");
@@ -540,6 +572,8 @@ inline void module_capabilities(void* self, qrs_module_capabilities* out) {
     out->scan_snapshot_isolation = c.scan_snapshot_isolation ? 1 : 0;
     if (out->struct_size >= QRS_SDK_FIELD_END(qrs_module_capabilities, committed_reads))
       out->committed_reads = c.committed_reads ? 1 : 0;
+    if (out->struct_size >= QRS_SDK_FIELD_END(qrs_module_capabilities, backing_host))
+      out->backing_host = c.backing_host ? 1 : 0;
   });
 }
 
