@@ -269,6 +269,8 @@ void drop_materialized_view(DatabaseImpl& db, const ast::DropStmt& s) {
   }
   if (!entry->schema.derivation)
     throw Error(StatusCode::kError, "'" + s.name.name + "' is not a materialized view: use DROP TABLE", s.site);
+  // Gated once there is a table to drop (a no-op IF EXISTS resolves no module).
+  db.check_ddl_allowed("DROP MATERIALIZED VIEW");
   ast::DropStmt drop;
   drop.site = s.site;
   drop.object = ast::ObjectKind::kTable;

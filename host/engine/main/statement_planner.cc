@@ -1027,10 +1027,7 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
       if (s.object == ast::ObjectKind::kIndex)
         return ddl_exec(db, [&db, &s](ExecContext&) { drop_index(db, s); });
       if (s.object == ast::ObjectKind::kMaterializedView)
-        return ddl_exec(db, [&db, &s](ExecContext&) {
-          db.check_ddl_allowed("DROP MATERIALIZED VIEW");
-          drop_materialized_view(db, s);
-        });
+        return ddl_exec(db, [&db, &s](ExecContext&) { drop_materialized_view(db, s); });
       if (s.object != ast::ObjectKind::kTable) break;
       return ddl_exec(db, [&db, &s](ExecContext&) {
         db.check_ddl_allowed("DROP TABLE");

@@ -1946,6 +1946,12 @@ QueryPlan Planner::plan_select(const ast::Select& sel, const Scope* outer) {
         s->columns[i].collation = bid.collation;
         s->columns[i].collation_source = bid.source;
       }
+      // A distinct set operation's rows are a set: its data columns together are a key.
+      if (op != ast::CompoundOp::kUnionAll) {
+        std::vector<int> all(s->columns.size());
+        for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+        s->keys.push_back(std::move(all));
+      }
       for (const ast::ExistenceColumn& m : sel.compounds[k].membership) {
         s->membership.push_back(m.side == ast::ExistenceColumn::Side::kLeft ? JoinNode::Side::kLeft
                                                                             : JoinNode::Side::kRight);
