@@ -26,9 +26,22 @@ namespace view_write {
 
 // ------------------------------------------------------------------ set operations
 
+// The leg's literal term for view column `name` (a discriminator, `'red' as kind`), or null.
+const ast::Literal* leg_literal(const ViewShape& v, const std::string& name) {
+  const ViewColumn* c = v.find(name);
+  if (!c || !c->base.empty() || c->authored || !c->term || c->term->kind != ast::ExprKind::kLiteral) return nullptr;
+  return static_cast<const ast::Literal*>(c->term);
+}
+
 // True when an INSERT … VALUES row (the view columns `cols`) contradicts none of a leg's
-// `col = literal` conjuncts: the row belongs in that leg.
+// `col = literal` conjuncts and literal discriminator columns: the row belongs in that leg.
 bool row_fits_leg(const ViewShape& v, const std::vector<std::string>& cols, const std::vector<ExprPtr>& row) {
+  for (size_t i = 0; i < cols.size() && i < row.size(); ++i) {
+    const ast::Literal* lit = leg_literal(v, cols[i]);
+    if (!lit || row[i]->kind != ast::ExprKind::kLiteral) continue;  // not provable: the row goes there
+    auto& given = static_cast<const ast::Literal&>(*row[i]);
+    if (given.literal_kind == ast::LiteralKind::kNull || literals_equal(given, *lit) == false) return false;
+  }
   for (auto& [col, lit] : constant_bindings(v)) {
     for (size_t i = 0; i < cols.size() && i < row.size(); ++i) {
       const ViewColumn* c = v.find(cols[i]);
@@ -118,6 +131,14 @@ void lower_set_op_write(PlanningContext& db, const ViewEntry& view,
       placed[r] = true;
     }
     leg_ins.source->core.values = std::move(kept);
+    // A discriminator column is implied by the leg: it is not written.
+    leg_ins.columns = cols;
+    for (size_t i = cols.size(); i-- > 0;) {
+      if (!leg_literal(v, cols[i])) continue;
+      leg_ins.columns.erase(leg_ins.columns.begin() + static_cast<std::ptrdiff_t>(i));
+      for (auto& row : leg_ins.source->core.values)
+        if (i < row.size()) row.erase(row.begin() + static_cast<std::ptrdiff_t>(i));
+    }
     lower_insert(leg_ins, v);
     out.statements.push_back(std::move(copy));
   }
