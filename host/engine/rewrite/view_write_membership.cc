@@ -110,6 +110,17 @@ void collect_leaves(const SetOpOperand& o, std::vector<std::shared_ptr<const Vie
   collect_leaves(o.tree->sides[1], out);
 }
 
+// The leaves a data write or a delete into `o` reaches: an EXCEPT's right operand holds
+// none of its members, so it is left out.
+void collect_fan_leaves(const SetOpOperand& o, std::vector<std::shared_ptr<const ViewEntry>>& out) {
+  if (o.leg) {
+    out.push_back(o.leg);
+    return;
+  }
+  collect_fan_leaves(o.tree->sides[0], out);
+  if (o.tree->op != ast::CompoundOp::kExcept) collect_fan_leaves(o.tree->sides[1], out);
+}
+
 bool all_unions(const SetOpTree& t) {
   if (!is_union(t.op)) return false;
   for (const SetOpOperand& o : t.sides)
@@ -209,7 +220,7 @@ std::vector<FanTarget> fan_targets(const ViewEntry& view, const SetOpBody& b, in
   };
   below(*o.tree);
   std::vector<std::shared_ptr<const ViewEntry>> legs;
-  collect_leaves(o, legs);
+  collect_fan_leaves(o, legs);
   std::vector<FanTarget> out;
   for (auto& leg : legs) out.push_back({leg, gate});
   return out;

@@ -198,14 +198,15 @@ ViewWriteSurface describe_set_op_writes(PlanningContext& db, const ViewEntry& vi
     out.sites[i] = parts[first].sites[i];
     if (!same) out.sites[i].column = -1;
   }
-  // A leg neither reached nor flagged (a flag-less EXCEPT's right operand) is never
-  // written: it is no target.
+  // A leg neither reached nor a flagged operand of its own (a flag-less EXCEPT's right
+  // operand) is never written: it is no target.
   const size_t left_legs = body.leaves(0).size();
+  auto flagged_leg = [&](int side) { return !body.flags[side].empty() && body.root.sides[side].leg; };
   int offset = 0;
   std::vector<int> side_offset;
   for (size_t p = 0; p < parts.size(); ++p) {
     side_offset.push_back(offset);
-    const bool touched = reached[p] || !body.flags[p < left_legs ? 0 : 1].empty();
+    const bool touched = reached[p] || flagged_leg(p < left_legs ? 0 : 1);
     for (auto side : parts[p].sides) {
       side.optional = side.optional || !reached[p];
       out.sides.push_back(side);
