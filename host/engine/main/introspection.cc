@@ -273,6 +273,7 @@ Row view_info_row(DatabaseImpl& db, const ViewEntry& v) {
       if (col.not_null && !col.default_expr && !has(lin.reach, si, ci) && !has(lin.filled, si, ci)) insertable = false;
     }
   }
+  insertable = insertable && !lin.insert_refused;
   std::string json = "[";
   for (const auto& t : targets) json += (json.size() > 1 ? "," : "") + json_string(t->schema.name);
   json += "]";

@@ -149,8 +149,57 @@ void lower_update(ast::UpdateStmt& s, const ViewShape& v);
 void lower_delete(ast::DeleteStmt& s, const ViewShape& v);
 void lower_insert(ast::InsertStmt& s, const ViewShape& v);
 
+// ------------------------------------------------------------------ set operations
+// (view_write_membership.cc)
+
+// A set-operation body as a tree of binary operators (compounds group to the right, a
+// parenthesized leg is a nested operator). A leaf is one SELECT core, written as an
+// ephemeral view named like the view whose columns are the set operation's data columns.
+struct SetOpTree;
+struct SetOpOperand {
+  std::shared_ptr<const ViewEntry> leg;  // a leaf
+  std::unique_ptr<SetOpTree> tree;       // or a nested set operation
+};
+struct SetOpTree {
+  ast::CompoundOp op = ast::CompoundOp::kUnion;
+  SetOpOperand sides[2];
+};
+struct SetOpBody {
+  std::vector<std::string> names;  // the view's columns: data columns, then membership flags
+  size_t data = 0;                 // how many are data columns
+  std::string flags[2];            // the root operator's membership flag per side ("": none)
+  SetOpTree root;
+
+  // The leaves of one side of the root (-1: both), left to right.
+  std::vector<std::shared_ptr<const ViewEntry>> leaves(int side = -1) const;
+  // No membership flags and only UNION / UNION ALL operators: written leg by leg.
+  bool flat_union() const;
+  int flag_side(std::string_view name) const;  // -1: not a flag
+  int data_index(std::string_view name) const;  // -1: not a data column
+  // The root's operands a data UPDATE or a DELETE reaches (an EXCEPT: its left only).
+  std::vector<int> fan_sides() const;
+};
+// The body of a set-operation view; nullopt when the body is no set operation. Throws
+// when it is one that cannot be written through at all (LIMIT, its own WITH, DIFF).
+std::optional<SetOpBody> set_op_body(PlanningContext& db, const ViewEntry& view);
+
+// One leg a data write or a delete reaches, confined to the captured rows whose
+// membership flag `gate` is true ("": every captured row).
+struct FanTarget {
+  std::shared_ptr<const ViewEntry> leg;
+  std::string gate;
+};
+// Throws when an EXCEPT / INTERSECT inside the operand has no flag to confine it.
+std::vector<FanTarget> fan_targets(const ViewEntry& view, const SetOpBody& body, int side);
+
+// A write through a body with membership flags, an INTERSECT / EXCEPT, or a nested
+// operand: the addressed rows are captured first, then each branch is written.
+// `ephemeral`: the view is a CTE or an inline subquery target, read from its body.
+void lower_membership_write(PlanningContext& db, const ViewEntry& view, const SetOpBody& body,
+                            const ast::Statement& stmt, const std::vector<std::string>& caller_path, bool ephemeral,
+                            LoweredWrite& out);
+
 // (view_write_setops.cc)
-std::vector<std::shared_ptr<const ViewEntry>> set_op_legs(PlanningContext& db, const ViewEntry& view);
 void lower_set_op_write(PlanningContext& db, const ViewEntry& view,
                         const std::vector<std::shared_ptr<const ViewEntry>>& legs, const ast::Statement& stmt,
                         const std::vector<std::string>& caller_path, LoweredWrite& out);

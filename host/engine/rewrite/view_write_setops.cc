@@ -1,5 +1,5 @@
-// Writes through UNION / UNION ALL views, leg by leg (vu-setops.md, flag-less writes),
-// and the write-through surface view_info() and column_info() report.
+// Writes through flag-less UNION / UNION ALL views, leg by leg (vu-setops.md, flag-less
+// writes), and the write-through surface view_info() and column_info() report.
 #include "rewrite/view_writes.h"
 
 #include <algorithm>
@@ -26,51 +26,22 @@ namespace view_write {
 
 // ------------------------------------------------------------------ set operations
 
-// The legs of a UNION / UNION ALL body, each as an ephemeral view over one leg's select
-// whose columns are the set operation's (vu-setops.md, flag-less writes). Empty when the
-// body is no set operation; refused when it is one that is not written through yet.
-std::vector<std::shared_ptr<const ViewEntry>> set_op_legs(PlanningContext& db, const ViewEntry& view) {
-  const ast::Select& body = *view.definition->select;
-  std::vector<std::shared_ptr<const ViewEntry>> legs;
-  if (body.compounds.empty() || body.dml) return legs;
-  auto refuse = [&](const std::string& why) {
-    throw Error(StatusCode::kError, "cannot write through view '" + view.name + "': " + why);
-  };
-  for (const ast::CompoundLeg& leg : body.compounds) {
-    if (leg.op != ast::CompoundOp::kUnion && leg.op != ast::CompoundOp::kUnionAll)
-      refuse("an INTERSECT / EXCEPT / DIFF body is not updatable yet");
-    if (!leg.membership.empty()) refuse("set-operation membership columns are not writable yet");
-  }
-  if (body.limit || body.offset) refuse("LIMIT/OFFSET body cannot be reproduced as a predicate on the base rows");
-  if (body.with) refuse("a body with its own WITH clause is not updatable yet");
-  std::vector<std::string> names = view.columns;
-  if (names.empty()) {
-    Planner planner(db);
-    names = planner.plan_view_body(body, view.schema_name).names;
-  }
-  auto add = [&](const ast::SelectCore& core) {
-    auto def = std::make_shared<ast::CreateViewStmt>();
-    def->view = {view.schema_name, view.name, {}};
-    def->columns = names;
-    def->select = std::make_unique<ast::Select>();
-    def->select->core = clone(core);
-    def->select->schema_path = body.schema_path;
-    def->select->defaults = clone(body.defaults);
-    auto leg = std::make_shared<ViewEntry>();
-    leg->schema_name = view.schema_name;
-    leg->name = view.name;
-    leg->columns = names;
-    leg->definition = std::move(def);
-    legs.push_back(std::move(leg));
-  };
-  add(body.core);
-  for (const ast::CompoundLeg& leg : body.compounds) add(leg.core);
-  return legs;
+// The leg's literal term for view column `name` (a discriminator, `'red' as kind`), or null.
+const ast::Literal* leg_literal(const ViewShape& v, const std::string& name) {
+  const ViewColumn* c = v.find(name);
+  if (!c || !c->base.empty() || c->authored || !c->term || c->term->kind != ast::ExprKind::kLiteral) return nullptr;
+  return static_cast<const ast::Literal*>(c->term);
 }
 
 // True when an INSERT … VALUES row (the view columns `cols`) contradicts none of a leg's
-// `col = literal` conjuncts: the row belongs in that leg.
+// `col = literal` conjuncts and literal discriminator columns: the row belongs in that leg.
 bool row_fits_leg(const ViewShape& v, const std::vector<std::string>& cols, const std::vector<ExprPtr>& row) {
+  for (size_t i = 0; i < cols.size() && i < row.size(); ++i) {
+    const ast::Literal* lit = leg_literal(v, cols[i]);
+    if (!lit || row[i]->kind != ast::ExprKind::kLiteral) continue;  // not provable: the row goes there
+    auto& given = static_cast<const ast::Literal&>(*row[i]);
+    if (given.literal_kind == ast::LiteralKind::kNull || literals_equal(given, *lit) == false) return false;
+  }
   for (auto& [col, lit] : constant_bindings(v)) {
     for (size_t i = 0; i < cols.size() && i < row.size(); ++i) {
       const ViewColumn* c = v.find(cols[i]);
@@ -160,6 +131,14 @@ void lower_set_op_write(PlanningContext& db, const ViewEntry& view,
       placed[r] = true;
     }
     leg_ins.source->core.values = std::move(kept);
+    // A discriminator column is implied by the leg: it is not written.
+    leg_ins.columns = cols;
+    for (size_t i = cols.size(); i-- > 0;) {
+      if (!leg_literal(v, cols[i])) continue;
+      leg_ins.columns.erase(leg_ins.columns.begin() + static_cast<std::ptrdiff_t>(i));
+      for (auto& row : leg_ins.source->core.values)
+        if (i < row.size()) row.erase(row.begin() + static_cast<std::ptrdiff_t>(i));
+    }
     lower_insert(leg_ins, v);
     out.statements.push_back(std::move(copy));
   }
@@ -172,56 +151,102 @@ void lower_set_op_write(PlanningContext& db, const ViewEntry& view,
 
 using namespace view_write;
 
+namespace {
+
+// A set operation's surface, from its legs' own: a data column is writable when every leg
+// a write reaches writes it (one base trace only when they all trace the same base
+// column); a membership flag is writable through its effect, with no base column. The
+// legs an UPDATE / DELETE never reaches (an EXCEPT's right operand) need not be covered.
+ViewWriteSurface describe_set_op_writes(PlanningContext& db, const ViewEntry& view, const SetOpBody& body) {
+  ViewWriteSurface out;
+  auto legs = body.leaves();
+  std::vector<bool> reached(legs.size(), true);
+  if (!body.flat_union()) {
+    std::vector<std::shared_ptr<const ViewEntry>> fan;
+    try {
+      for (int side : body.fan_sides())
+        for (auto& t : fan_targets(view, body, side)) fan.push_back(t.leg);
+    } catch (const Error&) {
+      return out;
+    }
+    for (size_t i = 0; i < legs.size(); ++i) reached[i] = std::find(fan.begin(), fan.end(), legs[i]) != fan.end();
+    // Inserting into an operand that is itself a set operation has no single target leg.
+    out.insert_refused = body.root.sides[0].tree || body.root.sides[1].tree;
+  }
+  std::vector<ViewWriteSurface> parts;
+  for (const auto& leg : legs) {
+    try {
+      if (analyze(db, *leg).join()) return ViewWriteSurface{};  // a leg over a join is refused
+    } catch (const Error&) {
+      return ViewWriteSurface{};
+    }
+    parts.push_back(describe_view_writes(db, *leg));
+    if (!parts.back().ok || parts.back().names.size() != body.data) return ViewWriteSurface{};
+  }
+  out.names = body.names;
+  out.sites.resize(out.names.size());
+  const size_t first = std::find(reached.begin(), reached.end(), true) - reached.begin();
+  for (size_t i = 0; i < body.data && first < parts.size(); ++i) {
+    bool all = true, same = true;
+    for (size_t p = 0; p < parts.size(); ++p) {
+      if (!reached[p]) continue;
+      const auto& site = parts[p].sites[i];
+      all = all && site.table;
+      same = same && site.table == parts[first].sites[i].table && site.column == parts[first].sites[i].column;
+    }
+    if (!all) continue;
+    out.sites[i] = parts[first].sites[i];
+    if (!same) out.sites[i].column = -1;
+  }
+  // A leg neither reached nor a flagged operand of its own (a flag-less EXCEPT's right
+  // operand) is never written: it is no target.
+  const size_t left_legs = body.leaves(0).size();
+  auto flagged_leg = [&](int side) { return !body.flags[side].empty() && body.root.sides[side].leg; };
+  int offset = 0;
+  std::vector<int> side_offset;
+  for (size_t p = 0; p < parts.size(); ++p) {
+    side_offset.push_back(offset);
+    const bool touched = reached[p] || flagged_leg(p < left_legs ? 0 : 1);
+    for (auto side : parts[p].sides) {
+      side.optional = side.optional || !reached[p];
+      out.sides.push_back(side);
+    }
+    offset += static_cast<int>(parts[p].sides.size());
+    if (!touched) continue;
+    for (auto site : parts[p].filled) {
+      site.side += side_offset[p];
+      out.filled.push_back(site);
+    }
+    // Coverage is judged per leg: a leg's columns are the set operation's, on its sides.
+    for (auto site : parts[p].reach) {
+      site.side += side_offset[p];
+      out.reach.push_back(site);
+    }
+  }
+  // A flag's site: its operand's first leg's first table, with no base column.
+  for (int side = 0; side < 2; ++side) {
+    if (body.flags[side].empty()) continue;
+    auto mine = body.leaves(side);
+    size_t p = std::find(legs.begin(), legs.end(), mine.front()) - legs.begin();
+    if (parts[p].sides.empty()) continue;
+    for (size_t i = body.data; i < out.names.size(); ++i)
+      if (iequals(out.names[i], body.flags[side])) out.sites[i] = {parts[p].sides.front().table, -1, side_offset[p]};
+  }
+  out.ok = true;
+  return out;
+}
+
+}  // namespace
+
 ViewWriteSurface describe_view_writes(PlanningContext& db, const ViewEntry& view) {
   ViewWriteSurface out;
-  std::vector<std::shared_ptr<const ViewEntry>> legs;
+  std::optional<SetOpBody> body;
   try {
-    legs = set_op_legs(db, view);
+    body = set_op_body(db, view);
   } catch (const Error&) {
     return out;
   }
-  if (!legs.empty()) {
-    // Each leg's surface; a column is writable when every leg writes it (one base trace
-    // only when every leg traces the same base column).
-    std::vector<ViewWriteSurface> parts;
-    for (const auto& leg : legs) {
-      parts.push_back(describe_view_writes(db, *leg));
-      if (!parts.back().ok) return out;
-    }
-    out.names = parts.front().names;
-    out.sites.resize(out.names.size());
-    int offset = 0;
-    for (size_t i = 0; i < out.names.size(); ++i) {
-      bool all = true, same = true;
-      for (const auto& part : parts) {
-        const auto& site = part.sites[i];
-        all = all && site.table;
-        same = same && site.table == parts.front().sites[i].table && site.column == parts.front().sites[i].column;
-      }
-      if (!all) continue;
-      out.sites[i] = parts.front().sites[i];
-      if (!same) out.sites[i].column = -1;
-    }
-    for (const auto& part : parts) {
-      for (auto site : part.filled) {
-        site.side += offset;
-        out.filled.push_back(site);
-      }
-      for (const auto& side : part.sides) out.sides.push_back(side);
-      offset += static_cast<int>(part.sides.size());
-    }
-    // Coverage is judged per leg: a leg's columns are the union's, on that leg's sides.
-    offset = 0;
-    for (const auto& part : parts) {
-      for (auto site : part.reach) {
-        site.side += offset;
-        out.reach.push_back(site);
-      }
-      offset += static_cast<int>(part.sides.size());
-    }
-    out.ok = true;
-    return out;
-  }
+  if (body) return describe_set_op_writes(db, view, *body);
   ViewShape v;
   try {
     v = analyze(db, view);

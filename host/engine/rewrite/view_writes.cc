@@ -1058,12 +1058,13 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
   ResolvedRelation rel;
   rel.view = cte_target(with, *name, planner.search_path().front());
   if (const ast::Select* inline_target = target_query(stmt)) rel.view = subquery_target(*inline_target, *name, planner.search_path().front());
+  const bool ephemeral = rel.view != nullptr;
   if (!rel.view) rel = planner.resolve_relation(*name);
   if (!rel.view && rel.table && rel.table->schema.derivation) rel.view = maintained_view(db, *rel.table, name->site);
   if (!rel.view) return out;
-  auto legs = set_op_legs(db, *rel.view);
-  if (!legs.empty()) {
-    lower_set_op_write(db, *rel.view, legs, stmt, planner.search_path(), out);
+  if (std::optional<SetOpBody> body = set_op_body(db, *rel.view)) {
+    if (body->flat_union()) lower_set_op_write(db, *rel.view, body->leaves(), stmt, planner.search_path(), out);
+    else lower_membership_write(db, *rel.view, *body, stmt, planner.search_path(), ephemeral, out);
     return out;
   }
   ViewShape v = analyze(db, *rel.view);

@@ -53,6 +53,9 @@ struct ViewWriteSurface {
     int side = 0;  // which of the body's base relations (a self-join's two aliases differ)
   };
   bool ok = false;
+  // An INSERT is refused whatever the coverage (a set operation whose operand is itself
+  // a set operation: no single leg takes the row).
+  bool insert_refused = false;
   // The body's base relations, in FROM order, and whether each must be covered: an outer
   // join's padded side need not be (an INSERT writes it only when given its columns; a
   // DELETE leaves it).
