@@ -129,6 +129,8 @@ class Renamer {
   // A table rename (not a column rename), and the table's new name.
   bool renames_table() const { return !old_table_.empty(); }
   const std::string& new_table() const { return new_table_; }
+  const std::string& old_column() const { return old_col_; }
+  const std::string& new_column() const { return new_col_; }
   bool view_body(ast::Select& s) {
     changed_ = false;
     select(s, nullptr);
@@ -339,6 +341,22 @@ void propagate_rename(DatabaseImpl& db, Renamer renamer) {
     if (t->schema.derivation) {
       auto body = ast::clone(*t->schema.derivation->body);
       if (renamer.view_body(*body)) {
+        // A column rename that shifts an implicit output name (a bare projection of the
+        // column, or a star) renames the maintained table's column too, as a view's
+        // output name follows it.
+        if (!renamer.renames_table() && t->schema.derivation->columns.empty() && body->compounds.empty()) {
+          bool shifts = false;
+          for (const ast::ResultColumn& rc : body->core.columns) {
+            using RK = ast::ResultColumn::Kind;
+            if (rc.kind == RK::kStar || rc.kind == RK::kTableStar) shifts = true;
+            else if (rc.alias.empty() && rc.expr && rc.expr->kind == ast::ExprKind::kColumn &&
+                     iequals(static_cast<const ast::ColumnRef&>(*rc.expr).column, renamer.new_column()))
+              shifts = true;
+          }
+          int col = t->schema.find_column(renamer.old_column());
+          if (shifts && col >= 0 && t->schema.find_column(renamer.new_column()) < 0)
+            t->schema.columns[col].name = renamer.new_column();
+        }
         auto d = std::make_shared<Derivation>(*t->schema.derivation);
         d->body = std::shared_ptr<const ast::Select>(std::move(body));
         for (auto& [schema, name] : d->sources)

@@ -287,7 +287,9 @@ void drop_table(DatabaseImpl& db, const ast::DropStmt& s) {
     if (s.if_exists) return;
     throw Error(StatusCode::kError, "Table '" + s.name.name + "' not found in schema '" + schema + "'");
   }
-  db.assertions().guard_drop("table", entry->schema.schema_name, entry->schema.name);
+  db.assertions().guard_drop(s.object == ast::ObjectKind::kMaterializedView ? "materialized view" : "table",
+                             entry->schema.schema_name,
+                             entry->schema.name);
   guard_parent_drop(db, entry);
   drop_table_indexes(db, *entry);
   entry->fk_links.reset();  // resolved keys point back at the table

@@ -14,6 +14,9 @@
 #include "maintained/maintenance.h"
 #include "parser/ast_clone.h"
 #include "planner/planner.h"
+#include "planner/properties.h"
+#include "planner/scalar_expr.h"
+#include "catalog/function.h"
 #include "types/logical_type.h"
 
 namespace quereus {
@@ -33,6 +36,38 @@ struct DerivedShape {
                   ". A materialized view needs a key for its rows: project the source's primary key, or use a "
                   "plain view or CREATE TABLE … AS",
               site);
+}
+
+bool calls_nondeterministic(const ScalarExpr& e) {
+  if (e.kind == ScalarKind::kFunction && !(static_cast<const FunctionScalar&>(e).fn->flags & kDeterministic))
+    return true;
+  for (const ScalarPtr* o : e.operands())
+    if (calls_nondeterministic(**o)) return true;
+  return false;
+}
+
+// No maintenance keeps a non-deterministic body equal to itself: a projected column or
+// a filter calling random(), now() or a volatile function refuses the create.
+void check_deterministic(const RelNode& root, const std::vector<std::string>& names, const std::string& view,
+                         const SourceSite& site) {
+  for (const RelNode* n = &root; n;) {
+    if (n->kind == RelKind::kProject) {
+      const auto& p = static_cast<const ProjectNode&>(*n);
+      for (size_t i = 0; i < p.exprs.size(); ++i)
+        if (calls_nondeterministic(*p.exprs[i]))
+          throw Error(StatusCode::kError,
+                      "materialized view '" + view + "' cannot be materialized: non-deterministic expression column '" +
+                          (p.exprs.size() == names.size() ? names[i] : p.columns[i].name) +
+                          "'",
+                      site);
+    } else if (n->kind == RelKind::kFilter &&
+               calls_nondeterministic(*static_cast<const FilterNode&>(*n).predicate)) {
+      throw Error(StatusCode::kError,
+                  "materialized view '" + view + "' cannot be materialized: its filter is non-deterministic", site);
+    }
+    auto children = n->children();
+    n = children.size() == 1 ? children[0] : nullptr;
+  }
 }
 
 // Plans `body` as the view will see it and derives the table it fills: the output names
@@ -59,8 +94,19 @@ DerivedShape derive_shape(DatabaseImpl& db, const ast::Select& body, const std::
       if (iequals(out.names[i], out.names[j]))
         throw Error(StatusCode::kError,
                     "materialized view '" + name + "' has two columns named '" + out.names[i] + "'", site);
-  const std::vector<std::vector<int>>& keys = qp.root->keys;
-  if (keys.empty()) cannot_materialize(name, "its body has no unique key (its rows are a bag)", site);
+  check_deterministic(*qp.root, out.names, name, site);
+  // The body's keys: those its plan carries, and those its functional dependencies prove
+  // (a join that meets at most one row of the other side keeps its side's key).
+  std::vector<std::vector<int>> keys = qp.root->keys;
+  RelProperties props = derive_properties(*qp.root);
+  for (const FunctionalDependency& fd : props.fds)
+    if (fd.kind == FunctionalDependency::Kind::kUnique) keys.push_back(fd.determinants);
+  if (props.is_set) {
+    std::vector<int> all(out.names.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+    keys.push_back(std::move(all));
+  }
+  if (keys.empty()) cannot_materialize(name, "its body has no provable unique key (its rows are a bag)", site);
   std::vector<int> key = keys.front();
   for (const auto& k : keys)
     if (!k.empty() && (key.empty() || k.size() < key.size())) key = k;
@@ -273,7 +319,7 @@ void drop_materialized_view(DatabaseImpl& db, const ast::DropStmt& s) {
   db.check_ddl_allowed("DROP MATERIALIZED VIEW");
   ast::DropStmt drop;
   drop.site = s.site;
-  drop.object = ast::ObjectKind::kTable;
+  drop.object = ast::ObjectKind::kMaterializedView;
   drop.name = {entry->schema.schema_name, entry->schema.name, {}};
   drop_table(db, drop);
 }

@@ -1283,6 +1283,10 @@ void Planner::plan_grouping(CoreState& st) {
     a.type = g->type;
     a.collation = g->collation;
     a.collation_source = g->collation_source();
+    // A grouping key that is a source column is NULL only where that column is.
+    if (g->kind == ScalarKind::kColumn && static_cast<const ColumnScalar&>(*g).level == 0)
+      for (const auto& c : st.src.scope.columns)
+        if (c.attr.id == static_cast<const ColumnScalar&>(*g).attr_id) a.nullable = c.attr.nullable;
     agg->columns.push_back(a);
   }
   // Above the aggregation a source column is visible only as a grouping key (named by
@@ -1331,6 +1335,9 @@ void Planner::bind_select_list(CoreState& st) {
       a.collation_source = e->collation_source();
       if (auto* col = dynamic_cast<const ColumnScalar*>(e.get()); col && col->level == 0 && !st.aggregate) {
         a = st.node->columns.size() > static_cast<size_t>(col->slot) ? st.node->columns[col->slot] : a;
+      } else if (col && col->level == 0 && st.agg && static_cast<size_t>(col->slot) < st.agg->group_by.size()) {
+        a.id = mint_attr();
+        a.nullable = st.agg->columns[col->slot].nullable;  // a grouping key: NULL where its source is
       } else {
         a.id = mint_attr();
       }
