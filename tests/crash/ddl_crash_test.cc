@@ -132,8 +132,6 @@ std::vector<Scenario> scenarios(int64_t n) {
       {"drop_view", "create view tv as select id, u from t", "drop view tv", n, n, dup_u, dup_u},
       {"create_materialized_view", "", "create materialized view tmv as select id, u, x from t where x > 3", n, n,
        dup_u, dup_u},
-      {"refresh_materialized_view", "create materialized view tmv as select id, u from t",
-       "refresh materialized view tmv", n, n, dup_u, dup_u},
       {"drop_materialized_view", "create materialized view tmv as select id, u from t", "drop materialized view tmv",
        n, n, dup_u, dup_u},
       {"tags", "", "alter table t set tags (owner = 'ops')", n, n, dup_u, dup_u},

@@ -7,6 +7,7 @@
 #include "eval/exec_context.h"
 #include "parser/ast.h"
 #include "planner/planner.h"
+#include "planner/properties.h"
 #include "runtime/table_reads.h"
 #include "types/compare.h"
 
@@ -127,9 +128,24 @@ std::shared_ptr<MaintenancePlan> compile_maintenance(TransactionContext& db, std
   Planner planner(db);
   QueryPlan qp = planner.plan_view_body(*d.body, view->schema.schema_name);
   if (qp.root->columns.size() != view->schema.columns.size())
-    throw Error(StatusCode::kError, "its body now produces " + std::to_string(qp.root->columns.size()) +
+    throw Error(StatusCode::kSchema, "its body now produces " + std::to_string(qp.root->columns.size()) +
                                         " column(s) where the view has " + std::to_string(view->schema.columns.size()) +
                                         " (drop and recreate it)");
+  // The stored rows are keyed by the view's primary key: the body must still prove some
+  // key within it, or two body rows could claim one stored row.
+  std::vector<std::vector<int>> keys = qp.root->keys;
+  RelProperties props = derive_properties(*qp.root);
+  for (const FunctionalDependency& fd : props.fds)
+    if (fd.kind == FunctionalDependency::Kind::kUnique) keys.push_back(fd.determinants);
+  bool keyed = props.is_set;
+  for (const auto& k : keys) {
+    bool inside = true;
+    for (int c : k)
+      inside = inside && std::any_of(view->schema.primary_key.begin(), view->schema.primary_key.end(),
+                                     [c](const KeyColumn& pk) { return pk.column == c; });
+    keyed = keyed || inside;
+  }
+  if (!keyed) throw Error(StatusCode::kSchema, "its body no longer proves its primary key unique (drop and recreate it)");
   classify(*qp.root, *view, *plan);
   collect_sources(*qp.root, plan->sources);
   plan->body = db.optimize_plan(qp.root);
@@ -157,7 +173,9 @@ void MaintenanceManager::refresh_index() {
       // rows, reads refuse it and maintenance skips it until a REFRESH succeeds; writes
       // elsewhere go on.
       broken_[t.get()] = e.raw_message();
-      t->stale = e.raw_message();
+      // A body that no longer plans cannot be read as the view it was; one whose shape
+      // or key moved (SCHEMA) serves its last rows, frozen.
+      if (e.code() != StatusCode::kSchema) t->stale = e.raw_message();
       continue;
     }
     by_view_[t.get()] = plan;

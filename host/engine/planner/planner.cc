@@ -918,6 +918,17 @@ Planner::Source Planner::plan_table_reference(const ast::TableSource& src) {
   std::vector<int> key;
   for (auto& k : entry->schema.primary_key) key.push_back(k.column);
   scan->keys.push_back(key);
+  // A full UNIQUE over NOT NULL columns is a key too (NULLs would not collide).
+  for (const IndexSchema& ix : entry->schema.indexes) {
+    if (!ix.unique || ix.where) continue;
+    std::vector<int> uk;
+    bool nulls = false;
+    for (const IndexColumn& c : ix.columns) {
+      uk.push_back(c.column);
+      nulls = nulls || !entry->schema.columns[c.column].not_null;
+    }
+    if (!nulls && !uk.empty()) scan->keys.push_back(std::move(uk));
+  }
   out.node = scan;
   return out;
 }
