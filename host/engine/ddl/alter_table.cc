@@ -303,7 +303,8 @@ class Renamer {
 // Rewrites every dependent of a rename across the catalog: CHECK expressions
 // and column DEFAULTs of every table, view bodies and assertion bodies. (Foreign keys are
 // handled by the caller: they name tables and columns, not expressions.)
-void propagate_rename(DatabaseImpl& db, Renamer renamer) {
+void propagate_rename(DatabaseImpl& db, Renamer renamer, int depth = 0) {
+  std::vector<std::shared_ptr<TableEntry>> shifted;  // maintained tables whose column followed
   // Whether a bare name in an expression resolving along `home` binds some other relation
   // than the renamed table (or nothing): the first schema on the path that is the target's
   // or holds a relation of that name decides.
@@ -354,8 +355,11 @@ void propagate_rename(DatabaseImpl& db, Renamer renamer) {
               shifts = true;
           }
           int col = t->schema.find_column(renamer.old_column());
-          if (shifts && col >= 0 && t->schema.find_column(renamer.new_column()) < 0)
+          if (shifts && col >= 0 && t->schema.find_column(renamer.new_column()) < 0) {
             t->schema.columns[col].name = renamer.new_column();
+            // Whatever reads the maintained table by that name follows it in turn.
+            shifted.push_back(t);
+          }
         }
         auto d = std::make_shared<Derivation>(*t->schema.derivation);
         d->body = std::shared_ptr<const ast::Select>(std::move(body));
@@ -386,6 +390,13 @@ void propagate_rename(DatabaseImpl& db, Renamer renamer) {
     auto e = ast::clone(*a->check);
     if (renamer.owned_expr(*e, "", "")) db.assertions().set_check(db, *a, std::move(e));
   }
+  // A maintained table's renamed column is a rename of its own, for the views and
+  // maintained tables over it (bounded: views form a DAG).
+  if (depth < 64)
+    for (const auto& t : shifted)
+      propagate_rename(db, Renamer::column(t->schema.schema_name, t->schema.name, renamer.old_column(),
+                                           renamer.new_column()),
+                       depth + 1);
 }
 
 // ---------------------------------------------------------------- rows and
