@@ -153,6 +153,9 @@ std::shared_ptr<MaintenancePlan> compile_maintenance(TransactionContext& db, std
   return plan;
 }
 
+MaintenanceManager::MaintenanceManager(TransactionContext& db) : db_(db) {}
+MaintenanceManager::~MaintenanceManager() = default;
+
 void MaintenanceManager::sync() { refresh_index(); }
 
 void MaintenanceManager::refresh_index() {
@@ -217,8 +220,13 @@ void MaintenanceManager::on_row(const ObservedChange& change) {
 }
 
 void MaintenanceManager::maintain_inverse(const MaintenancePlan& plan, const ObservedChange& change) {
-  ExecContext ctx;
-  db_.open_execution(ctx);
+  // The projection and filter read the one row and call deterministic functions only
+  // (classify): one context serves every row.
+  if (!row_ctx_) {
+    row_ctx_ = std::make_unique<ExecContext>();
+    db_.open_execution(*row_ctx_);
+  }
+  ExecContext& ctx = *row_ctx_;
   const TableSchema& vs = plan.view->schema;
   auto in_scope = [&](const Row& row) {
     if (!plan.filter) return true;

@@ -28,6 +28,8 @@
 
 namespace quereus {
 
+struct ExecContext;
+
 // A maintained table's compiled maintenance plan.
 struct MaintenancePlan {
   std::shared_ptr<TableEntry> view;  // the maintained table
@@ -43,7 +45,8 @@ struct MaintenancePlan {
 
 class MaintenanceManager : public RowObserver {
  public:
-  explicit MaintenanceManager(TransactionContext& db) : db_(db) {}
+  explicit MaintenanceManager(TransactionContext& db);
+  ~MaintenanceManager() override;
 
   void on_row(const ObservedChange& change) override;
   void rollback_to(uint64_t seq) override;
@@ -79,6 +82,7 @@ class MaintenanceManager : public RowObserver {
   std::set<const MaintenancePlan*> dirty_;
   std::vector<std::shared_ptr<const MaintenancePlan>> dirty_hold_;
   int depth_ = 0;  // cascade depth (a cycle guard)
+  std::unique_ptr<ExecContext> row_ctx_;  // the inverse-projection arm's evaluation context
 };
 
 // Sorts `rows` (a body's result for maintained table `view`) by primary key; throws
