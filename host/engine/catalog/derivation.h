@@ -21,13 +21,24 @@ enum class MaintenanceStrategy {
   // key: each source row change maps to at most one delete and one upsert, computed from
   // the changed row alone, applied at once.
   kInverseProjection,
+  // One source table grouped by source columns (`select g…, agg(…) from t [where …]
+  // group by g… [having …]`), keyed by its grouping keys: each source row change dirties
+  // its old and new groups, and at the statement's end each dirty group's row is
+  // recomputed by the body filtered to that group (upserted, or deleted when the group
+  // is gone).
+  kGroupResidual,
   // Any other body: re-evaluated once per writing statement, the result diffed by key
   // against the stored rows.
   kFullRebuild,
 };
 
 inline const char* strategy_name(MaintenanceStrategy s) {
-  return s == MaintenanceStrategy::kInverseProjection ? "inverse-projection" : "full-rebuild";
+  switch (s) {
+    case MaintenanceStrategy::kInverseProjection: return "inverse-projection";
+    case MaintenanceStrategy::kGroupResidual: return "residual-recompute";
+    case MaintenanceStrategy::kFullRebuild: break;
+  }
+  return "full-rebuild";
 }
 
 struct Derivation {

@@ -6,6 +6,8 @@
 #include "common/status.h"
 #include "eval/exec_context.h"
 #include "parser/ast.h"
+#include "parser/ast_build.h"
+#include "parser/ast_clone.h"
 #include "planner/planner.h"
 #include "planner/properties.h"
 #include "runtime/table_reads.h"
@@ -83,6 +85,69 @@ void classify(const RelNode& root, const TableEntry& view, MaintenancePlan& plan
   plan.project = project.exprs;
 }
 
+// Recognizes the group-residual shape in the bound body: [Sort] over Project over
+// [Filter (HAVING)] over Aggregate grouped by source columns over [Filter] over a scan of
+// one table, with the view's primary key exactly its grouping keys (passthrough).
+bool classify_group(const RelNode& root, const TableEntry& view, MaintenancePlan& plan) {
+  const RelNode* n = &root;
+  if (n->kind == RelKind::kSort) n = static_cast<const SortNode*>(n)->input.get();
+  if (n->kind != RelKind::kProject) return false;
+  const auto& project = static_cast<const ProjectNode&>(*n);
+  n = project.input.get();
+  if (n->kind == RelKind::kFilter) n = static_cast<const FilterNode*>(n)->input.get();
+  if (n->kind != RelKind::kAggregate) return false;
+  const auto& agg = static_cast<const AggregateNode&>(*n);
+  n = agg.input.get();
+  if (n->kind == RelKind::kFilter) {
+    if (reads_other_rows(*static_cast<const FilterNode*>(n)->predicate)) return false;
+    n = static_cast<const FilterNode*>(n)->input.get();
+  }
+  if (n->kind != RelKind::kTableScan || agg.group_by.empty()) return false;
+  const auto& scan = static_cast<const TableScanNode&>(*n);
+  if (!scan.filters.empty() || scan.read_committed) return false;
+  std::vector<int> groups;
+  for (const auto& g : agg.group_by) {
+    if (g->kind != ScalarKind::kColumn || static_cast<const ColumnScalar&>(*g).level != 0) return false;
+    groups.push_back(static_cast<const ColumnScalar&>(*g).slot);
+  }
+  std::vector<int> key_groups;
+  std::vector<bool> covered(groups.size(), false);
+  for (const KeyColumn& k : view.schema.primary_key) {
+    if (k.column >= static_cast<int>(project.exprs.size())) return false;
+    const ScalarExpr& e = *project.exprs[k.column];
+    if (e.kind != ScalarKind::kColumn || static_cast<const ColumnScalar&>(e).level != 0) return false;
+    int slot = static_cast<const ColumnScalar&>(e).slot;
+    if (slot >= static_cast<int>(groups.size())) return false;
+    key_groups.push_back(slot);
+    covered[slot] = true;
+  }
+  if (std::find(covered.begin(), covered.end(), false) != covered.end()) return false;
+  plan.strategy = MaintenanceStrategy::kGroupResidual;
+  plan.source = scan.table.get();
+  plan.group_columns = std::move(groups);
+  plan.key_groups = std::move(key_groups);
+  return true;
+}
+
+// The body filtered to one group: `<source>.<g_i> = ?i` (or IS) for each grouping key.
+RelPtr group_residual(TransactionContext& db, const ast::Select& body, const MaintenancePlan& plan,
+                      const std::string& schema, bool is) {
+  auto copy = ast::clone(body);
+  const ast::TableSource& from = *copy->core.from;
+  const std::string qualifier = from.alias.empty() ? from.table.name : from.alias;
+  for (size_t i = 0; i < plan.group_columns.size(); ++i) {
+    auto param = std::make_unique<ast::Parameter>();
+    param->index = static_cast<int>(i + 1);
+    param->spelling = "?" + std::to_string(i + 1);
+    ast::ExprPtr test =
+        ast::binary(is ? ast::BinaryOp::kIs : ast::BinaryOp::kEq,
+                    ast::column_ref(qualifier, plan.source->schema.columns[plan.group_columns[i]].name), std::move(param));
+    copy->core.where = ast::conjoin(std::move(copy->core.where), std::move(test));
+  }
+  Planner planner(db);
+  return db.optimize_plan(planner.plan_view_body(*copy, schema).root);
+}
+
 Row key_of(const TableSchema& ts, const Row& row) {
   Row key;
   key.reserve(ts.primary_key.size());
@@ -147,6 +212,11 @@ std::shared_ptr<MaintenancePlan> compile_maintenance(TransactionContext& db, std
   }
   if (!keyed) throw Error(StatusCode::kSchema, "its body no longer proves its primary key unique (drop and recreate it)");
   classify(*qp.root, *view, *plan);
+  if (plan->strategy == MaintenanceStrategy::kFullRebuild && d.body->compounds.empty() && d.body->core.from &&
+      d.body->core.from->kind == ast::TableSource::Kind::kTable && classify_group(*qp.root, *view, *plan)) {
+    plan->residual_eq = group_residual(db, *d.body, *plan, view->schema.schema_name, false);
+    plan->residual_is = group_residual(db, *d.body, *plan, view->schema.schema_name, true);
+  }
   collect_sources(*qp.root, plan->sources);
   plan->body = db.optimize_plan(qp.root);
   plan->view = std::move(view);
@@ -165,6 +235,7 @@ void MaintenanceManager::refresh_index() {
   dirty_.clear();
   dirty_hold_.clear();
   broken_.clear();
+  dirty_groups_.clear();
   for (auto& t : db_.catalog().tables()) {
     if (!t->schema.derivation) continue;
     std::shared_ptr<const MaintenancePlan> plan;
@@ -213,8 +284,17 @@ void MaintenanceManager::on_row(const ObservedChange& change) {
   for (const auto& plan : it->second) {
     if (plan->strategy == MaintenanceStrategy::kInverseProjection) {
       maintain_inverse(*plan, change);
-    } else if (dirty_.insert(plan.get()).second) {
-      dirty_hold_.push_back(plan);
+      continue;
+    }
+    if (dirty_.insert(plan.get()).second) dirty_hold_.push_back(plan);
+    if (plan->strategy == MaintenanceStrategy::kGroupResidual) {
+      auto& keys = dirty_groups_[plan.get()];
+      for (const Row* r : {change.old_row, change.new_row}) {
+        if (!r) continue;
+        Row key;
+        for (int c : plan->group_columns) key.push_back((*r)[c]);
+        keys.push_back(std::move(key));
+      }
     }
   }
 }
@@ -316,8 +396,62 @@ void MaintenanceManager::statement_end() {
     std::vector<std::shared_ptr<const MaintenancePlan>> batch;
     batch.swap(dirty_hold_);
     dirty_.clear();
-    for (const auto& plan : batch) replace_by_diff(*plan->view, evaluate(*plan));
+    std::map<const MaintenancePlan*, std::vector<Row>> groups;
+    groups.swap(dirty_groups_);
+    for (const auto& plan : batch) {
+      if (plan->strategy == MaintenanceStrategy::kGroupResidual) {
+        flush_groups(*plan, std::move(groups[plan.get()]));
+        continue;
+      }
+      replace_by_diff(*plan->view, evaluate(*plan));
+    }
   }
+}
+
+void MaintenanceManager::flush_groups(const MaintenancePlan& plan, std::vector<Row> keys) {
+  // Distinct groups under the grouping columns' collations (one recompute each).
+  const TableSchema& src = plan.source->schema;
+  auto less = [&](const Row& a, const Row& b) {
+    for (size_t i = 0; i < a.size(); ++i) {
+      int c = compare_values(a[i], b[i], src.columns[plan.group_columns[i]].collation.get());
+      if (c != 0) return c < 0;
+    }
+    return false;
+  };
+  std::sort(keys.begin(), keys.end(), less);
+  keys.erase(std::unique(keys.begin(), keys.end(), [&](const Row& a, const Row& b) { return !less(a, b) && !less(b, a); }),
+             keys.end());
+  // Many groups: one rebuild reads the source once where a recompute per group would
+  // read (at least) the group each.
+  if (keys.size() > 64) {
+    replace_by_diff(*plan.view, evaluate(plan));
+    return;
+  }
+  const TableSchema& vs = plan.view->schema;
+  std::vector<MaintenanceOp> ops;
+  for (const Row& key : keys) {
+    bool has_null = std::any_of(key.begin(), key.end(), [](const Value& v) { return v.is_null(); });
+    ExecContext ctx;
+    db_.open_execution(ctx);
+    ctx.params = &key;
+    auto op = (has_null ? plan.residual_is : plan.residual_eq)->instantiate();
+    EvalEnv env{nullptr, nullptr, &ctx};
+    op->open(env);
+    std::vector<Row> rows;
+    Row r;
+    while (op->next(r)) rows.push_back(r);
+    if (rows.size() > 1)
+      throw Error(StatusCode::kConstraint, "materialized view '" + vs.name + "' must be a set: one group gave " +
+                                               std::to_string(rows.size()) + " rows");
+    if (rows.empty()) {
+      Row pk;
+      for (int g : plan.key_groups) pk.push_back(key[g]);
+      ops.push_back({MaintenanceOp::Kind::kDeleteKey, std::move(pk)});
+    } else {
+      ops.push_back({MaintenanceOp::Kind::kUpsert, std::move(rows[0])});
+    }
+  }
+  apply(*plan.view, std::move(ops));
 }
 
 void MaintenanceManager::rollback_to(uint64_t seq) {
@@ -325,6 +459,7 @@ void MaintenanceManager::rollback_to(uint64_t seq) {
   // The undone writes' rebuilds would only re-derive what the rollback restores.
   dirty_.clear();
   dirty_hold_.clear();
+  dirty_groups_.clear();
 }
 
 }  // namespace quereus

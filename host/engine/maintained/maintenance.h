@@ -41,6 +41,12 @@ struct MaintenancePlan {
   TableEntry* source = nullptr;
   ScalarPtr filter;
   std::vector<ScalarPtr> project;
+  // Group residual: the source columns the groups are keyed by; the body filtered to one
+  // group (`g_i = ?i`, and `g_i IS ?i` for a key with a NULL); per view primary-key
+  // member, the grouping key it holds.
+  std::vector<int> group_columns;
+  RelPtr residual_eq, residual_is;
+  std::vector<int> key_groups;
 };
 
 class MaintenanceManager : public RowObserver {
@@ -78,8 +84,11 @@ class MaintenanceManager : public RowObserver {
   std::map<const TableEntry*, std::vector<std::shared_ptr<const MaintenancePlan>>> by_source_;
   std::map<const TableEntry*, std::shared_ptr<const MaintenancePlan>> by_view_;
   std::map<const TableEntry*, std::string> broken_;  // views whose body no longer plans: why
-  // Full-rebuild views dirtied by the running statement, rebuilt at its end.
+  void flush_groups(const MaintenancePlan& plan, std::vector<Row> keys);
+  // Full-rebuild and group-residual views dirtied by the running statement, brought up
+  // to date at its end (the group-residual ones at the groups in dirty_groups_).
   std::set<const MaintenancePlan*> dirty_;
+  std::map<const MaintenancePlan*, std::vector<Row>> dirty_groups_;
   std::vector<std::shared_ptr<const MaintenancePlan>> dirty_hold_;
   int depth_ = 0;  // cascade depth (a cycle guard)
   std::unique_ptr<ExecContext> row_ctx_;  // the inverse-projection arm's evaluation context

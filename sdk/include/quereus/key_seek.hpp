@@ -247,7 +247,11 @@ void estimate_seek(const Key& key, const Seek& seek, std::span<const Filter> fil
   if (seek.pinned.size() == key.size()) {
     per = 1;
   } else {
+    // Without statistics an equality prefix of a key is taken to match a handful of rows
+    // (as SQLite assumes ~10 per indexed equality): a seek on it then ranks far below a
+    // scan on a large table, which is what an index is declared for.
     for (size_t i = 0; i < seek.pinned.size(); ++i) per /= 10;
+    if (!seek.pinned.empty()) per = std::min(per, 10.0);
     if (seek.lower >= 0 && seek.upper >= 0) {
       per *= 0.25;
     } else if (seek.lower >= 0 || seek.upper >= 0) {
