@@ -16,6 +16,8 @@
 #include "main/introspection.h"
 
 #include "ddl/schema_ddl.h"
+#include "catalog/derivation.h"
+#include "maintained/maintenance.h"
 #include "types/json_value.h"
 #include "optimizer/optimizer.h"
 #include "parser/ast_printer.h"
@@ -581,6 +583,36 @@ void register_view_info(Registry& r) {
   });
 }
 
+// materialized_view_info(): each maintained table, how it is maintained and whether it is
+// live, stale (its body no longer plans: reads refuse it) or frozen (its body's shape or
+// key moved: it serves its last rows, unmaintained).
+void register_materialized_view_info(Registry& r) {
+  add_catalog_function(r, "materialized_view_info", 0, 0,
+                       {{"schema", QRS_LT_TEXT, false},   {"name", QRS_LT_TEXT, false},
+                        {"strategy", QRS_LT_TEXT, false}, {"sources", QRS_LT_TEXT, false},
+                        {"state", QRS_LT_TEXT, false},    {"reason", QRS_LT_TEXT, true}},
+                       [](DatabaseImpl& db, std::span<const Value>) {
+    std::vector<Row> rows;
+    for (auto& t : db.catalog().tables()) {
+      if (!t->schema.derivation) continue;
+      const Derivation& d = *t->schema.derivation;
+      std::string sources;
+      for (const auto& [schema, name] : d.sources) sources += (sources.empty() ? "" : ", ") + schema + "." + name;
+      std::string strategy = strategy_name(d.strategy), state = "live";
+      Value reason;
+      try {
+        strategy = strategy_name(db.maintenance().plan_of(*t)->strategy);
+      } catch (const Error& e) {
+        state = t->stale.empty() ? "frozen" : "stale";
+        reason = Value::Text(e.raw_message());
+      }
+      rows.push_back({Value::Text(t->schema.schema_name), Value::Text(t->schema.name), Value::Text(strategy),
+                      Value::Text(sources), Value::Text(state), reason});
+    }
+    return rows;
+  });
+}
+
 // assertion_info() and explain_assertion(name): the assertions and how each is checked.
 void register_assertion_functions(Registry& r) {
   TableFunction a_info;
@@ -656,6 +688,7 @@ void register_introspection_functions(Registry& r) {
   register_column_info(r);
   register_constraint_functions(r);
   register_view_info(r);
+  register_materialized_view_info(r);
   register_assertion_functions(r);
   register_query_plan(r);
 }
