@@ -85,6 +85,72 @@ void classify(const RelNode& root, const TableEntry& view, MaintenancePlan& plan
   plan.project = project.exprs;
 }
 
+bool numeric_column(const TableSchema& ts, int c) {
+  qrs_logical_type t = ts.columns[c].logical_type;
+  return t == QRS_LT_INTEGER || t == QRS_LT_REAL;
+}
+
+// The insert-only delta path of a group-residual view: no HAVING, every view column a
+// grouping key or one of the built-in count(*) / count / sum / min / max / avg over a
+// NOT NULL numeric source column, and a count(*) column (the group's size). Recognized by
+// the built-ins' names; any other aggregate keeps the view on recompute.
+void classify_delta(const ProjectNode& project, const AggregateNode& agg, bool having, const ScalarPtr& filter,
+                    const TableScanNode& scan, MaintenancePlan& plan) {
+  if (having) return;
+  using DC = MaintenancePlan::DeltaColumn;
+  std::vector<DC> out;
+  const size_t groups = agg.group_by.size();
+  int count_star = -1;
+  for (size_t j = 0; j < project.exprs.size(); ++j) {
+    const ScalarExpr& e = *project.exprs[j];
+    if (e.kind != ScalarKind::kColumn || static_cast<const ColumnScalar&>(e).level != 0) return;
+    const size_t slot = static_cast<size_t>(static_cast<const ColumnScalar&>(e).slot);
+    DC dc;
+    if (slot < groups) {
+      dc.group = static_cast<int>(slot);
+      out.push_back(dc);
+      continue;
+    }
+    if (slot - groups >= agg.aggs.size()) return;
+    const AggregateCall& call = agg.aggs[slot - groups];
+    if (call.distinct || !call.fn) return;
+    const std::string& name = call.fn->name;
+    if (call.star || (name == "count" && call.args.empty())) {
+      dc.kind = DC::Kind::kCountStar;
+      if (count_star < 0) count_star = static_cast<int>(j);
+      out.push_back(dc);
+      continue;
+    }
+    if (call.args.size() != 1 || call.args[0]->kind != ScalarKind::kColumn) return;
+    const auto& arg = static_cast<const ColumnScalar&>(*call.args[0]);
+    if (arg.level != 0 || !scan.table->schema.columns[arg.slot].not_null ||
+        !numeric_column(scan.table->schema, arg.slot))
+      return;
+    dc.source = arg.slot;
+    if (name == "count") dc.kind = DC::Kind::kCount;
+    else if (name == "sum") dc.kind = DC::Kind::kSum;
+    else if (name == "min") dc.kind = DC::Kind::kMin;
+    else if (name == "max") dc.kind = DC::Kind::kMax;
+    else if (name == "avg") dc.kind = DC::Kind::kAvg;
+    else return;
+    // sum and avg fold exactly over integers only (a REAL sum would drift from a rescan).
+    if ((dc.kind == DC::Kind::kSum || dc.kind == DC::Kind::kAvg) &&
+        scan.table->schema.columns[arg.slot].logical_type != QRS_LT_INTEGER)
+      return;
+    out.push_back(dc);
+  }
+  if (count_star < 0) return;
+  // avg needs the group's sum of its argument: recomputed from the stored avg × count,
+  // which is exact only when a sum of the same column is stored beside it.
+  for (const DC& dc : out)
+    if (dc.kind == DC::Kind::kAvg &&
+        std::none_of(out.begin(), out.end(), [&](const DC& o) { return o.kind == DC::Kind::kSum && o.source == dc.source; }))
+      return;
+  plan.delta = std::move(out);
+  plan.count_star_column = count_star;
+  plan.delta_filter = filter;
+}
+
 // Recognizes the group-residual shape in the bound body: [Sort] over Project over
 // [Filter (HAVING)] over Aggregate grouped by source columns over [Filter] over a scan of
 // one table, with the view's primary key exactly its grouping keys (passthrough).
@@ -94,12 +160,15 @@ bool classify_group(const RelNode& root, const TableEntry& view, MaintenancePlan
   if (n->kind != RelKind::kProject) return false;
   const auto& project = static_cast<const ProjectNode&>(*n);
   n = project.input.get();
-  if (n->kind == RelKind::kFilter) n = static_cast<const FilterNode*>(n)->input.get();
+  const bool having = n->kind == RelKind::kFilter;
+  if (having) n = static_cast<const FilterNode*>(n)->input.get();
   if (n->kind != RelKind::kAggregate) return false;
   const auto& agg = static_cast<const AggregateNode&>(*n);
   n = agg.input.get();
+  ScalarPtr agg_filter;
   if (n->kind == RelKind::kFilter) {
-    if (reads_other_rows(*static_cast<const FilterNode*>(n)->predicate)) return false;
+    agg_filter = static_cast<const FilterNode*>(n)->predicate;
+    if (reads_other_rows(*agg_filter)) return false;
     n = static_cast<const FilterNode*>(n)->input.get();
   }
   if (n->kind != RelKind::kTableScan || agg.group_by.empty()) return false;
@@ -126,6 +195,7 @@ bool classify_group(const RelNode& root, const TableEntry& view, MaintenancePlan
   plan.source = scan.table.get();
   plan.group_columns = std::move(groups);
   plan.key_groups = std::move(key_groups);
+  classify_delta(project, agg, having, agg_filter, scan, plan);
   return true;
 }
 
@@ -236,6 +306,8 @@ void MaintenanceManager::refresh_index() {
   dirty_hold_.clear();
   broken_.clear();
   dirty_groups_.clear();
+  inserted_.clear();
+  retracted_.clear();
   for (auto& t : db_.catalog().tables()) {
     if (!t->schema.derivation) continue;
     std::shared_ptr<const MaintenancePlan> plan;
@@ -287,7 +359,13 @@ void MaintenanceManager::on_row(const ObservedChange& change) {
       continue;
     }
     if (dirty_.insert(plan.get()).second) dirty_hold_.push_back(plan);
+    if (plan->strategy == MaintenanceStrategy::kGroupResidual && !plan->delta.empty() && !change.old_row &&
+        change.new_row) {
+      inserted_[plan.get()].push_back(*change.new_row);
+      continue;
+    }
     if (plan->strategy == MaintenanceStrategy::kGroupResidual) {
+      retracted_.insert(plan.get());
       auto& keys = dirty_groups_[plan.get()];
       for (const Row* r : {change.old_row, change.new_row}) {
         if (!r) continue;
@@ -396,11 +474,25 @@ void MaintenanceManager::statement_end() {
     std::vector<std::shared_ptr<const MaintenancePlan>> batch;
     batch.swap(dirty_hold_);
     dirty_.clear();
-    std::map<const MaintenancePlan*, std::vector<Row>> groups;
+    std::map<const MaintenancePlan*, std::vector<Row>> groups, inserted;
     groups.swap(dirty_groups_);
+    inserted.swap(inserted_);
+    std::set<const MaintenancePlan*> retracted;
+    retracted.swap(retracted_);
     for (const auto& plan : batch) {
       if (plan->strategy == MaintenanceStrategy::kGroupResidual) {
-        flush_groups(*plan, std::move(groups[plan.get()]));
+        std::vector<Row>& rows = inserted[plan.get()];
+        // Inserts alone fold into the stored rows; with any other change the statement's
+        // groups are recomputed (the inserts' groups among them).
+        if (!rows.empty() && (retracted.count(plan.get()) || !fold_inserts(*plan, rows))) {
+          std::vector<Row>& keys = groups[plan.get()];
+          for (const Row& r : rows) {
+            Row key;
+            for (int c : plan->group_columns) key.push_back(r[c]);
+            keys.push_back(std::move(key));
+          }
+        }
+        if (!groups[plan.get()].empty()) flush_groups(*plan, std::move(groups[plan.get()]));
         continue;
       }
       replace_by_diff(*plan->view, evaluate(*plan));
@@ -454,12 +546,107 @@ void MaintenanceManager::flush_groups(const MaintenancePlan& plan, std::vector<R
   apply(*plan.view, std::move(ops));
 }
 
+bool MaintenanceManager::fold_inserts(const MaintenancePlan& plan, const std::vector<Row>& rows) {
+  using DC = MaintenancePlan::DeltaColumn;
+  const TableSchema& src = plan.source->schema;
+  const TableSchema& vs = plan.view->schema;
+  if (!row_ctx_) {
+    row_ctx_ = std::make_unique<ExecContext>();
+    db_.open_execution(*row_ctx_);
+  }
+  auto less = [&](const Row& a, const Row& b) {
+    for (size_t i = 0; i < a.size(); ++i) {
+      int c = compare_values(a[i], b[i], src.columns[plan.group_columns[i]].collation.get());
+      if (c != 0) return c < 0;
+    }
+    return false;
+  };
+  std::map<Row, std::vector<const Row*>, decltype(less)> by_group(less);
+  for (const Row& r : rows) {
+    if (plan.delta_filter) {
+      EvalEnv env{&r, nullptr, row_ctx_.get()};
+      bool null = false;
+      if (!plan.delta_filter->eval(env).truthy(&null) || null) continue;
+    }
+    Row key;
+    for (int c : plan.group_columns) key.push_back(r[c]);
+    by_group[std::move(key)].push_back(&r);
+  }
+  std::vector<MaintenanceOp> ops;
+  for (const auto& [key, members] : by_group) {
+    Row pk;
+    for (int g : plan.key_groups) pk.push_back(key[g]);
+    std::optional<Row> stored = fetch_by_key(*plan.view, pk);
+    const int64_t added = static_cast<int64_t>(members.size());
+    int64_t count = 0;
+    if (stored) {
+      const Value& c = (*stored)[plan.count_star_column];
+      if (c.type() != ValueType::kInteger) return false;
+      count = c.as_int();
+    }
+    Row out(vs.columns.size());
+    std::map<int, int64_t> sums;  // source column -> the group's new sum
+    for (size_t j = 0; j < plan.delta.size(); ++j) {
+      const DC& dc = plan.delta[j];
+      const Value* before = stored ? &(*stored)[j] : nullptr;
+      switch (dc.kind) {
+        case DC::Kind::kGroup: out[j] = before ? *before : key[dc.group]; break;
+        case DC::Kind::kCountStar:
+        case DC::Kind::kCount: {
+          if (before && before->type() != ValueType::kInteger) return false;
+          out[j] = Value::Integer((before ? before->as_int() : 0) + added);
+          break;
+        }
+        case DC::Kind::kSum: {
+          int64_t acc = 0;
+          if (before && !before->is_null()) {
+            if (before->type() != ValueType::kInteger) return false;
+            acc = before->as_int();
+          }
+          for (const Row* m : members) {
+            const Value& x = (*m)[dc.source];
+            if (x.type() != ValueType::kInteger || __builtin_add_overflow(acc, x.as_int(), &acc)) return false;
+          }
+          out[j] = Value::Integer(acc);
+          sums[dc.source] = acc;
+          break;
+        }
+        case DC::Kind::kMin:
+        case DC::Kind::kMax: {
+          Value best = before ? *before : Value();
+          for (const Row* m : members) {
+            const Value& x = (*m)[dc.source];
+            if (best.is_null()) { best = x; continue; }
+            int c = compare_values(x, best, nullptr);
+            if (dc.kind == DC::Kind::kMin ? c < 0 : c > 0) best = x;
+          }
+          out[j] = best;
+          break;
+        }
+        case DC::Kind::kAvg: break;  // below, once the sums are known
+      }
+    }
+    for (size_t j = 0; j < plan.delta.size(); ++j) {
+      const DC& dc = plan.delta[j];
+      if (dc.kind != DC::Kind::kAvg) continue;
+      auto it = sums.find(dc.source);
+      if (it == sums.end()) return false;
+      out[j] = Value::Real(static_cast<double>(it->second) / static_cast<double>(count + added));
+    }
+    ops.push_back({MaintenanceOp::Kind::kUpsert, std::move(out)});
+  }
+  apply(*plan.view, std::move(ops));
+  return true;
+}
+
 void MaintenanceManager::rollback_to(uint64_t seq) {
   (void)seq;
   // The undone writes' rebuilds would only re-derive what the rollback restores.
   dirty_.clear();
   dirty_hold_.clear();
   dirty_groups_.clear();
+  inserted_.clear();
+  retracted_.clear();
 }
 
 }  // namespace quereus

@@ -47,6 +47,17 @@ struct MaintenancePlan {
   std::vector<int> group_columns;
   RelPtr residual_eq, residual_is;
   std::vector<int> key_groups;
+  // Delta path of the group residual (insert-only statements): per view column, what it
+  // holds — a grouping key (its index) or an aggregate folded from the inserted rows; the
+  // filter under the aggregate (null: none). Empty `delta` when the body is not eligible.
+  struct DeltaColumn {
+    enum class Kind { kGroup, kCountStar, kCount, kSum, kMin, kMax, kAvg } kind = Kind::kGroup;
+    int group = -1;   // kGroup
+    int source = -1;  // the aggregated source column
+  };
+  std::vector<DeltaColumn> delta;
+  int count_star_column = -1;  // the view column holding count(*) (the group's size)
+  ScalarPtr delta_filter;
 };
 
 class MaintenanceManager : public RowObserver {
@@ -89,6 +100,13 @@ class MaintenanceManager : public RowObserver {
   // to date at its end (the group-residual ones at the groups in dirty_groups_).
   std::set<const MaintenancePlan*> dirty_;
   std::map<const MaintenancePlan*, std::vector<Row>> dirty_groups_;
+  // Rows inserted into a delta-eligible group-residual view's source this statement; any
+  // other change to the source sends the statement's groups down the recompute path.
+  std::map<const MaintenancePlan*, std::vector<Row>> inserted_;
+  std::set<const MaintenancePlan*> retracted_;
+  // Folds `rows` (all inserts) into the stored group rows; false when it cannot (then
+  // the caller recomputes).
+  bool fold_inserts(const MaintenancePlan& plan, const std::vector<Row>& rows);
   std::vector<std::shared_ptr<const MaintenancePlan>> dirty_hold_;
   int depth_ = 0;  // cascade depth (a cycle guard)
   std::unique_ptr<ExecContext> row_ctx_;  // the inverse-projection arm's evaluation context
