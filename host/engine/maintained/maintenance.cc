@@ -640,13 +640,27 @@ bool MaintenanceManager::fold_inserts(const MaintenancePlan& plan, const std::ve
 }
 
 void MaintenanceManager::rollback_to(uint64_t seq) {
-  (void)seq;
-  // The undone writes' rebuilds would only re-derive what the rollback restores.
-  dirty_.clear();
-  dirty_hold_.clear();
-  dirty_groups_.clear();
+  if (seq == 0) {  // the transaction (or an autocommit statement) is gone, with its work
+    dirty_.clear();
+    dirty_hold_.clear();
+    dirty_groups_.clear();
+    inserted_.clear();
+    retracted_.clear();
+    return;
+  }
+  // Part of a statement or transaction was undone. What is dirty stays dirty: recomputing
+  // from the live state is right whatever was undone. Folded inserts cannot tell the
+  // undone rows from the kept ones, so their groups are recomputed instead.
+  for (auto& [plan, rows] : inserted_) {
+    auto& keys = dirty_groups_[plan];
+    for (const Row& r : rows) {
+      Row key;
+      for (int c : plan->group_columns) key.push_back(r[c]);
+      keys.push_back(std::move(key));
+    }
+    retracted_.insert(plan);
+  }
   inserted_.clear();
-  retracted_.clear();
 }
 
 }  // namespace quereus
