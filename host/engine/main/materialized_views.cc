@@ -14,7 +14,6 @@
 #include "maintained/maintenance.h"
 #include "parser/ast_clone.h"
 #include "planner/planner.h"
-#include "planner/properties.h"
 #include "planner/scalar_expr.h"
 #include "catalog/function.h"
 #include "types/logical_type.h"
@@ -97,15 +96,7 @@ DerivedShape derive_shape(DatabaseImpl& db, const ast::Select& body, const std::
   check_deterministic(*qp.root, out.names, name, site);
   // The body's keys: those its plan carries, and those its functional dependencies prove
   // (a join that meets at most one row of the other side keeps its side's key).
-  std::vector<std::vector<int>> keys = qp.root->keys;
-  RelProperties props = derive_properties(*qp.root);
-  for (const FunctionalDependency& fd : props.fds)
-    if (fd.kind == FunctionalDependency::Kind::kUnique) keys.push_back(fd.determinants);
-  if (props.is_set) {
-    std::vector<int> all(out.names.size());
-    for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
-    keys.push_back(std::move(all));
-  }
+  std::vector<std::vector<int>> keys = body_keys(*qp.root);
   if (keys.empty()) cannot_materialize(name, "its body has no provable unique key (its rows are a bag)", site);
   std::vector<int> key = keys.front();
   for (const auto& k : keys)

@@ -243,7 +243,48 @@ bool same_key(const TableSchema& ts, const Row& a, const Row& b) {
   return !less(a, b) && !less(b, a);
 }
 
+// The grouping-key values of a source row, and the view primary key holding them.
+Row group_key(const MaintenancePlan& plan, const Row& row) {
+  Row key;
+  key.reserve(plan.group_columns.size());
+  for (int c : plan.group_columns) key.push_back(row[c]);
+  return key;
+}
+
+Row view_key_of_group(const MaintenancePlan& plan, const Row& key) {
+  Row pk;
+  pk.reserve(plan.key_groups.size());
+  for (int g : plan.key_groups) pk.push_back(key[g]);
+  return pk;
+}
+
+// Orders grouping keys under the grouping columns' collations (the groups' identity).
+struct GroupLess {
+  const MaintenancePlan* plan;
+  bool operator()(const Row& a, const Row& b) const {
+    const TableSchema& src = plan->source->schema;
+    for (size_t i = 0; i < a.size(); ++i) {
+      int c = compare_values(a[i], b[i], src.columns[plan->group_columns[i]].collation.get());
+      if (c != 0) return c < 0;
+    }
+    return false;
+  }
+};
+
 }  // namespace
+
+std::vector<std::vector<int>> body_keys(const RelNode& root) {
+  std::vector<std::vector<int>> keys = root.keys;
+  RelProperties props = derive_properties(root);
+  for (const FunctionalDependency& fd : props.fds)
+    if (fd.kind == FunctionalDependency::Kind::kUnique) keys.push_back(fd.determinants);
+  if (props.is_set) {
+    std::vector<int> all(root.columns.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+    keys.push_back(std::move(all));
+  }
+  return keys;
+}
 
 void check_set(const TableSchema& view, std::vector<Row>& rows) {
   KeyLess less{&view};
@@ -268,12 +309,8 @@ std::shared_ptr<MaintenancePlan> compile_maintenance(TransactionContext& db, std
                                         " (drop and recreate it)");
   // The stored rows are keyed by the view's primary key: the body must still prove some
   // key within it, or two body rows could claim one stored row.
-  std::vector<std::vector<int>> keys = qp.root->keys;
-  RelProperties props = derive_properties(*qp.root);
-  for (const FunctionalDependency& fd : props.fds)
-    if (fd.kind == FunctionalDependency::Kind::kUnique) keys.push_back(fd.determinants);
-  bool keyed = props.is_set;
-  for (const auto& k : keys) {
+  bool keyed = false;
+  for (const auto& k : body_keys(*qp.root)) {
     bool inside = true;
     for (int c : k)
       inside = inside && std::any_of(view->schema.primary_key.begin(), view->schema.primary_key.end(),
@@ -294,6 +331,14 @@ std::shared_ptr<MaintenancePlan> compile_maintenance(TransactionContext& db, std
 }
 
 MaintenanceManager::MaintenanceManager(TransactionContext& db) : db_(db) {}
+
+ExecContext& MaintenanceManager::row_context() {
+  if (!row_ctx_) {
+    row_ctx_ = std::make_unique<ExecContext>();
+    db_.open_execution(*row_ctx_);
+  }
+  return *row_ctx_;
+}
 MaintenanceManager::~MaintenanceManager() = default;
 
 void MaintenanceManager::sync() { refresh_index(); }
@@ -367,12 +412,8 @@ void MaintenanceManager::on_row(const ObservedChange& change) {
     if (plan->strategy == MaintenanceStrategy::kGroupResidual) {
       retracted_.insert(plan.get());
       auto& keys = dirty_groups_[plan.get()];
-      for (const Row* r : {change.old_row, change.new_row}) {
-        if (!r) continue;
-        Row key;
-        for (int c : plan->group_columns) key.push_back((*r)[c]);
-        keys.push_back(std::move(key));
-      }
+      for (const Row* r : {change.old_row, change.new_row})
+        if (r) keys.push_back(group_key(*plan, *r));
     }
   }
 }
@@ -380,11 +421,7 @@ void MaintenanceManager::on_row(const ObservedChange& change) {
 void MaintenanceManager::maintain_inverse(const MaintenancePlan& plan, const ObservedChange& change) {
   // The projection and filter read the one row and call deterministic functions only
   // (classify): one context serves every row.
-  if (!row_ctx_) {
-    row_ctx_ = std::make_unique<ExecContext>();
-    db_.open_execution(*row_ctx_);
-  }
-  ExecContext& ctx = *row_ctx_;
+  ExecContext& ctx = row_context();
   const TableSchema& vs = plan.view->schema;
   auto in_scope = [&](const Row& row) {
     if (!plan.filter) return true;
@@ -486,11 +523,7 @@ void MaintenanceManager::statement_end() {
         // groups are recomputed (the inserts' groups among them).
         if (!rows.empty() && (retracted.count(plan.get()) || !fold_inserts(*plan, rows))) {
           std::vector<Row>& keys = groups[plan.get()];
-          for (const Row& r : rows) {
-            Row key;
-            for (int c : plan->group_columns) key.push_back(r[c]);
-            keys.push_back(std::move(key));
-          }
+          for (const Row& r : rows) keys.push_back(group_key(*plan, r));
         }
         if (!groups[plan.get()].empty()) flush_groups(*plan, std::move(groups[plan.get()]));
         continue;
@@ -502,14 +535,7 @@ void MaintenanceManager::statement_end() {
 
 void MaintenanceManager::flush_groups(const MaintenancePlan& plan, std::vector<Row> keys) {
   // Distinct groups under the grouping columns' collations (one recompute each).
-  const TableSchema& src = plan.source->schema;
-  auto less = [&](const Row& a, const Row& b) {
-    for (size_t i = 0; i < a.size(); ++i) {
-      int c = compare_values(a[i], b[i], src.columns[plan.group_columns[i]].collation.get());
-      if (c != 0) return c < 0;
-    }
-    return false;
-  };
+  GroupLess less{&plan};
   std::sort(keys.begin(), keys.end(), less);
   keys.erase(std::unique(keys.begin(), keys.end(), [&](const Row& a, const Row& b) { return !less(a, b) && !less(b, a); }),
              keys.end());
@@ -536,9 +562,7 @@ void MaintenanceManager::flush_groups(const MaintenancePlan& plan, std::vector<R
       throw Error(StatusCode::kConstraint, "materialized view '" + vs.name + "' must be a set: one group gave " +
                                                std::to_string(rows.size()) + " rows");
     if (rows.empty()) {
-      Row pk;
-      for (int g : plan.key_groups) pk.push_back(key[g]);
-      ops.push_back({MaintenanceOp::Kind::kDeleteKey, std::move(pk)});
+      ops.push_back({MaintenanceOp::Kind::kDeleteKey, view_key_of_group(plan, key)});
     } else {
       ops.push_back({MaintenanceOp::Kind::kUpsert, std::move(rows[0])});
     }
@@ -548,35 +572,20 @@ void MaintenanceManager::flush_groups(const MaintenancePlan& plan, std::vector<R
 
 bool MaintenanceManager::fold_inserts(const MaintenancePlan& plan, const std::vector<Row>& rows) {
   using DC = MaintenancePlan::DeltaColumn;
-  const TableSchema& src = plan.source->schema;
   const TableSchema& vs = plan.view->schema;
-  if (!row_ctx_) {
-    row_ctx_ = std::make_unique<ExecContext>();
-    db_.open_execution(*row_ctx_);
-  }
-  auto less = [&](const Row& a, const Row& b) {
-    for (size_t i = 0; i < a.size(); ++i) {
-      int c = compare_values(a[i], b[i], src.columns[plan.group_columns[i]].collation.get());
-      if (c != 0) return c < 0;
-    }
-    return false;
-  };
-  std::map<Row, std::vector<const Row*>, decltype(less)> by_group(less);
+  ExecContext& ctx = row_context();
+  std::map<Row, std::vector<const Row*>, GroupLess> by_group(GroupLess{&plan});
   for (const Row& r : rows) {
     if (plan.delta_filter) {
-      EvalEnv env{&r, nullptr, row_ctx_.get()};
+      EvalEnv env{&r, nullptr, &ctx};
       bool null = false;
       if (!plan.delta_filter->eval(env).truthy(&null) || null) continue;
     }
-    Row key;
-    for (int c : plan.group_columns) key.push_back(r[c]);
-    by_group[std::move(key)].push_back(&r);
+    by_group[group_key(plan, r)].push_back(&r);
   }
   std::vector<MaintenanceOp> ops;
   for (const auto& [key, members] : by_group) {
-    Row pk;
-    for (int g : plan.key_groups) pk.push_back(key[g]);
-    std::optional<Row> stored = fetch_by_key(*plan.view, pk);
+    std::optional<Row> stored = fetch_by_key(*plan.view, view_key_of_group(plan, key));
     const int64_t added = static_cast<int64_t>(members.size());
     int64_t count = 0;
     if (stored) {
@@ -653,11 +662,7 @@ void MaintenanceManager::rollback_to(uint64_t seq) {
   // undone rows from the kept ones, so their groups are recomputed instead.
   for (auto& [plan, rows] : inserted_) {
     auto& keys = dirty_groups_[plan];
-    for (const Row& r : rows) {
-      Row key;
-      for (int c : plan->group_columns) key.push_back(r[c]);
-      keys.push_back(std::move(key));
-    }
+    for (const Row& r : rows) keys.push_back(group_key(*plan, r));
     retracted_.insert(plan);
   }
   inserted_.clear();

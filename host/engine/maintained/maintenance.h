@@ -109,8 +109,15 @@ class MaintenanceManager : public RowObserver {
   bool fold_inserts(const MaintenancePlan& plan, const std::vector<Row>& rows);
   std::vector<std::shared_ptr<const MaintenancePlan>> dirty_hold_;
   int depth_ = 0;  // cascade depth (a cycle guard)
-  std::unique_ptr<ExecContext> row_ctx_;  // the inverse-projection arm's evaluation context
+  // The context the per-row arms evaluate in (their expressions read the row alone and
+  // call deterministic functions only): made once.
+  ExecContext& row_context();
+  std::unique_ptr<ExecContext> row_ctx_;
 };
+
+// The unique keys a body's plan proves (output positions): those the plan carries, those
+// its functional dependencies prove, and all columns when its rows are a set.
+std::vector<std::vector<int>> body_keys(const RelNode& root);
 
 // Sorts `rows` (a body's result for maintained table `view`) by primary key; throws
 // CONSTRAINT when two share a key (the body's rows must be a set).

@@ -394,6 +394,18 @@ enum class SchemaChangeKind : uint32_t {
   kRenameTable = QRS_CHANGE_RENAME_TABLE
 };
 
+namespace detail {
+// A qrs_error the host's callbacks fill: the message of a failed host call.
+struct HostMessage {
+  std::string text;
+  qrs_error err{sizeof(qrs_error), this, [](qrs_error* e, const char* msg, size_t len) {
+                  static_cast<HostMessage*>(e->ctx)->text.assign(msg, len);
+                }};
+  HostMessage() = default;
+  HostMessage(const HostMessage&) = delete;
+};
+}  // namespace detail
+
 // One ALTER TABLE arm, valid for the alter_table call that receives it. fill() and
 // convert() call back into the host; the C view they return is owned by the host and
 // valid until the next fill / convert call, so pack it before asking for the next one.
@@ -432,14 +444,7 @@ class SchemaChange {
   }
 
  private:
-  struct Message {
-    std::string text;
-    qrs_error err{sizeof(qrs_error), this, [](qrs_error* e, const char* msg, size_t len) {
-                    static_cast<Message*>(e->ctx)->text.assign(msg, len);
-                  }};
-    Message() = default;
-    Message(const Message&) = delete;
-  };
+  using Message = detail::HostMessage;
   const qrs_schema_change& c_;
 };
 
@@ -542,14 +547,7 @@ class RowSource {
   }
 
  private:
-  struct Message {
-    std::string text;
-    qrs_error err{sizeof(qrs_error), this, [](qrs_error* e, const char* msg, size_t len) {
-                    static_cast<Message*>(e->ctx)->text.assign(msg, len);
-                  }};
-    Message() = default;
-    Message(const Message&) = delete;
-  };
+  using Message = detail::HostMessage;
   const qrs_row_source& s_;
   Message m_;
 };
