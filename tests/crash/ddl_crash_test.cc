@@ -111,6 +111,21 @@ struct Scenario {
   std::string duplicate_before, duplicate_after;
 };
 
+// Per scenario, a query answering one integer, 0 when the state after the statement is
+// consistent (a maintained table equal to its body over the recovered sources); empty:
+// none.
+std::string consistent_after(const std::string& scenario) {
+  auto same = [](const std::string& view, const std::string& body, const std::string& cols) {
+    return "select (select count(*) from (" + body + " except select " + cols + " from " + view +
+           ")) + (select count(*) from (select " + cols + " from " + view + " except " + body + "))";
+  };
+  if (scenario == "create_materialized_view")
+    return same("tmv", "select id, u, x from t where x > 3", "id, u, x");
+  if (scenario == "set_maintained") return same("tc", "select id, u, x from t where x > 3", "id, u, x");
+  if (scenario == "drop_maintained") return same("tmv", "select id, u from t", "id, u");
+  return {};
+}
+
 std::vector<Scenario> scenarios(int64_t n) {
   std::string dup_u = "insert into t (id, u, x) values (-1, 'u7', 1)";
   std::string dup_u_after_add = "insert into t (id, u, x, extra) values (-1, 'u7', 1, 'e')";
@@ -133,6 +148,12 @@ std::vector<Scenario> scenarios(int64_t n) {
       {"create_materialized_view", "", "create materialized view tmv as select id, u, x from t where x > 3", n, n,
        dup_u, dup_u},
       {"drop_materialized_view", "create materialized view tmv as select id, u from t", "drop materialized view tmv",
+       n, n, dup_u, dup_u},
+      {"set_maintained",
+       "create table tc (id integer primary key, u text, x integer null);"
+       "insert into tc select id, u, x + 1 from t where id % 3 = 0",
+       "alter table tc set maintained as select id, u, x from t where x > 3", n, n, dup_u, dup_u},
+      {"drop_maintained", "create materialized view tmv as select id, u from t", "alter table tmv drop maintained",
        n, n, dup_u, dup_u},
       {"tags", "", "alter table t set tags (owner = 'ops')", n, n, dup_u, dup_u},
       {"create_assertion", "", "create assertion xnn check (not exists (select 1 from t where x < -1000))", n, n,
@@ -295,6 +316,12 @@ std::string verify(const Options& o, const std::string& dir, const Scenario& sc,
     if (!st.ok()) out += "!seek: " + st.to_string() + "\n";
     else if (seek.empty() || seek[0][0].as_int() != 1)
       out += "!a seek on u finds " + (seek.empty() ? std::string("nothing") : text_of(seek[0])) + "\n";
+  }
+  if (std::string q = consistent_after(sc.name); state == "after" && !q.empty()) {
+    std::vector<Row> c = query(*db, q, &st);
+    if (!st.ok()) out += "!consistency query: " + st.to_string() + "\n";
+    else if (c.empty() || c[0][0].as_int() != 0)
+      out += "!inconsistent after the statement: " + (c.empty() ? std::string("nothing") : text_of(c[0])) + "\n";
   }
   const std::string& dup = state == "after" ? sc.duplicate_after : sc.duplicate_before;
   if (!dup.empty() && !state.empty()) {

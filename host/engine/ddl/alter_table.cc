@@ -948,6 +948,35 @@ void refuse_checks_reaching_through_views(AlterCtx& c, const TableSchema& narrow
   }
 }
 
+}  // namespace
+
+std::string expression_dependent_of(DatabaseImpl& db, const TableEntry& target) {
+  const std::string& schema = target.schema.schema_name;
+  const std::string& name = target.schema.name;
+  auto reads = [&](const ast::Expr& e, const TableEntry& owner) {
+    auto probe = ast::clone(e);  // the walker rewrites what it visits: run it on a copy
+    Renamer r = Renamer::table(schema, name, name + "\x01");
+    r.set_bare_binds_elsewhere(owner.schema.schema_name != schema &&
+                               db.catalog().find(owner.schema.schema_name, name) != nullptr);
+    return r.owned_expr(*probe, owner.schema.schema_name, owner.schema.name);
+  };
+  for (auto& t : db.catalog().tables()) {
+    if (t.get() == &target) continue;
+    const std::string tname = t->schema.schema_name == schema ? t->schema.name : t->qualified_name();
+    for (const CheckSchema& ck : t->schema.checks)
+      if (reads(*ck.expr, *t)) return "it is referenced by CHECK constraint '" + ck.name + "' on table '" + tname + "'";
+    for (const ColumnSchema& c : t->schema.columns) {
+      if (c.default_expr && reads(*c.default_expr, *t))
+        return "it is referenced by the DEFAULT of column '" + c.name + "' on table '" + tname + "'";
+      if (c.generated() && reads(*c.generated_expr, *t))
+        return "it is referenced by the GENERATED expression of column '" + c.name + "' on table '" + tname + "'";
+    }
+  }
+  return {};
+}
+
+namespace {
+
 AlterPlan plan_drop_column(AlterCtx& c) {
   int idx = c.old().find_column(c.s.name);
   if (idx < 0) fail(StatusCode::kError, "Column '" + c.s.name + "' not found in table '" + c.table() + "'");

@@ -1,6 +1,8 @@
 // DDL of tables (see table_ddl.h).
 #include "ddl/table_ddl.h"
 
+#include "ddl/alter_table.h"
+
 #include "catalog/ddl_names.h"
 
 #include <set>
@@ -291,6 +293,9 @@ void drop_table(DatabaseImpl& db, const ast::DropStmt& s) {
                              entry->schema.schema_name,
                              entry->schema.name);
   guard_parent_drop(db, entry);
+  // A stored expression of another table reading this one would fail on every write.
+  if (std::string why = expression_dependent_of(db, *entry); !why.empty())
+    throw Error(StatusCode::kError, "Cannot drop table '" + entry->schema.name + "': " + why, s.site);
   drop_table_indexes(db, *entry);
   entry->fk_links.reset();  // resolved keys point back at the table
   db.forget(*entry);

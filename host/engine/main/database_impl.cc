@@ -1,5 +1,6 @@
 // Core: the Database and Statement implementations and the transaction coordinator.
 #include "main/database_impl.h"
+#include "main/materialized_views.h"
 
 #include "maintained/maintenance.h"
 
@@ -233,6 +234,8 @@ DatabaseImpl::DatabaseImpl(std::shared_ptr<Registry> registry, const DatabaseOpt
   options_.optimizer.timeout_ms = options.statement_timeout_ms;
   options_.statement_timeout_ms = options.statement_timeout_ms;
   maintenance_ = std::make_unique<MaintenanceManager>(*this);
+  maintenance_->set_write_plan_binder(
+      [this](const std::shared_ptr<TableEntry>& view) { return bind_maintained_writes(*this, view); });
   add_row_observer(maintenance_.get());
 }
 
@@ -499,6 +502,13 @@ void DatabaseImpl::statement_commit() {
     for (auto* t : joined_) t->connection->release_savepoint(d);
     statement_savepoint_ = false;
   }
+}
+
+void DatabaseImpl::commit_statement_in_schema_scope() {
+  if (!implicit_ || explicit_) return;
+  end_statement_observers();
+  deferred_.run_statement_end(*this);
+  commit_transaction();
 }
 
 void DatabaseImpl::statement_rollback() {

@@ -140,6 +140,11 @@ class DatabaseImpl : public Database, public TransactionContext {
   // statement savepoint inside an explicit one.
   void statement_begin();
   void statement_commit();
+  // For a DDL statement that also writes rows (ALTER TABLE … SET MAINTAINED): in
+  // autocommit, commits the statement's rows now, inside its schema-change scope, so a
+  // module that stages the scope (store) writes rows and catalog in one batch. Inside an
+  // explicit transaction the rows wait for its COMMIT as usual.
+  void commit_statement_in_schema_scope();
   void statement_rollback();
   // Makes `entry` a participant of the current transaction (begin + savepoint replay).
   void join(TableEntry& entry) override;

@@ -590,7 +590,10 @@ void register_materialized_view_info(Registry& r) {
   add_catalog_function(r, "materialized_view_info", 0, 0,
                        {{"schema", QRS_LT_TEXT, false},   {"name", QRS_LT_TEXT, false},
                         {"strategy", QRS_LT_TEXT, false}, {"sources", QRS_LT_TEXT, false},
-                        {"state", QRS_LT_TEXT, false},    {"reason", QRS_LT_TEXT, true}},
+                        {"state", QRS_LT_TEXT, false},    {"reason", QRS_LT_TEXT, true},
+                        {"fills", QRS_LT_INTEGER, false},  {"rebuilds", QRS_LT_INTEGER, false},
+                        {"recomputed_groups", QRS_LT_INTEGER, false}, {"folded_rows", QRS_LT_INTEGER, false},
+                        {"rows_written", QRS_LT_INTEGER, false}},
                        [](DatabaseImpl& db, std::span<const Value>) {
     std::vector<Row> rows;
     for (auto& t : db.catalog().tables()) {
@@ -606,8 +609,11 @@ void register_materialized_view_info(Registry& r) {
         state = t->stale.empty() ? "frozen" : "stale";
         reason = Value::Text(e.raw_message());
       }
+      MaintenanceCounters n = db.maintenance().counters(*t);
+      auto count = [](uint64_t v) { return Value::Integer(static_cast<int64_t>(v)); };
       rows.push_back({Value::Text(t->schema.schema_name), Value::Text(t->schema.name), Value::Text(strategy),
-                      Value::Text(sources), Value::Text(state), reason});
+                      Value::Text(sources), Value::Text(state), reason, count(n.fills), count(n.rebuilds),
+                      count(n.recomputed_groups), count(n.folded_rows), count(n.rows_written)});
     }
     return rows;
   });

@@ -3,11 +3,13 @@
 #include "main/materialized_views.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "catalog/ddl_names.h"
 #include "catalog/derivation.h"
 #include "common/status.h"
 #include "common/strings.h"
+#include "ddl/schema_expressions.h"
 #include "ddl/table_ddl.h"
 #include "eval/exec_context.h"
 #include "main/database_impl.h"
@@ -17,6 +19,8 @@
 #include "planner/scalar_expr.h"
 #include "catalog/function.h"
 #include "types/logical_type.h"
+#include "write/dml_writer.h"
+#include "write/indexes.h"
 
 namespace quereus {
 
@@ -204,22 +208,102 @@ void discard(DatabaseImpl& db, const std::shared_ptr<TableEntry>& entry, DdlOrig
 
 // The first fill: straight into the committed rows when no transaction is open (one
 // atomic replacement, inside the statement's schema-change scope), otherwise through the
-// transaction like any maintenance write.
-void fill(DatabaseImpl& db, TableEntry& entry, std::vector<Row> rows) {
+// transaction like any maintenance write. Either way the table's declared constraints
+// and indexes see every row (docs/design-materialized-views.md, "Constraints").
+void fill(DatabaseImpl& db, const std::shared_ptr<TableEntry>& entry, std::vector<Row> rows) {
   if (db.in_transaction()) {
-    db.maintenance().replace_by_diff(entry, std::move(rows));
+    db.maintenance().replace_by_diff(*entry, std::move(rows));
     return;
   }
-  check_set(entry.schema, rows);
+  check_set(entry->schema, rows);
+  if (auto wp = bind_maintained_writes(db, entry)) {
+    ExecContext ctx;
+    db.open_execution(ctx);
+    for (const Row& r : rows) DmlWriter::check_derived_row(db, *wp, r, ctx);
+  }
   size_t next = 0;
-  bool hosted = entry.table->replace_contents([&](Row& out) {
+  bool hosted = entry->table->replace_contents([&](Row& out) {
     if (next == rows.size()) return false;
     out = std::move(rows[next++]);
     return true;
   });
   if (!hosted)
-    throw Error(StatusCode::kUnsupported, "module '" + entry.schema.module_name + "' cannot host maintained table '" +
-                                              entry.qualified_name() + "'");
+    throw Error(StatusCode::kUnsupported, "module '" + entry->schema.module_name + "' cannot host maintained table '" +
+                                              entry->qualified_name() + "'");
+  if (entry->schema.indexes.empty()) return;
+  ExecContext ctx;
+  db.open_execution(ctx);
+  try {
+    rebuild_indexes(db, *entry, ctx);
+  } catch (const Error& e) {
+    if (e.code() != StatusCode::kConstraint) throw;
+    throw Error(StatusCode::kConstraint,
+                "row derived into maintained table '" + entry->qualified_name() + "' violates " + e.raw_message());
+  }
+}
+
+// A CHECK that applies to derived rows may not name the OLD / NEW images: a derived row
+// has no OLD image (a transition CHECK would be vacuous) and NEW is the row itself.
+void refuse_image_checks(const TableSchema& ts, const SourceSite& site) {
+  for (const CheckSchema& ck : ts.checks) {
+    if (!ck.on_insert && !ck.on_update) continue;
+    bool images = false;
+    walk_expr(*ck.expr, [&](const ast::Expr& e, bool) {
+      if (e.kind != ast::ExprKind::kColumn) return;
+      const auto& ref = static_cast<const ast::ColumnRef&>(e);
+      images |= ref.schema.empty() && (iequals(ref.table, "new") || iequals(ref.table, "old"));
+    });
+    if (images)
+      throw Error(StatusCode::kError,
+                  "maintained table '" + ts.name + "': CHECK constraint '" + ck.name +
+                      "' references OLD/NEW row images; a derived row has no OLD image and NEW is the row itself "
+                      "(name its columns unqualified)",
+                  site);
+  }
+}
+
+// Stamps `entry` with the derivation of `body` and compiles its maintenance: refuses a
+// body that reads the table itself, directly or through the maintained tables it reads
+// (a derivation cycle, named by its path), and one that reads no table.
+std::shared_ptr<MaintenancePlan> attach_derivation(DatabaseImpl& db, const std::shared_ptr<TableEntry>& entry,
+                                                   const ast::Select& body, const std::vector<std::string>& columns,
+                                                   bool sugar, const SourceSite& site) {
+  auto d = std::make_shared<Derivation>();
+  d->body = std::shared_ptr<const ast::Select>(clone(body));
+  d->columns = columns;
+  d->sugar = sugar;
+  entry->schema.derivation = d;
+  auto plan = compile_maintenance(db, entry);
+  d->strategy = plan->strategy;
+  const std::string& name = entry->schema.name;
+  // Depth-first through the sources' derivations: a path back to `entry` is a cycle.
+  std::vector<std::string> path{entry->qualified_name()};
+  std::function<void(const TableEntry&)> visit = [&](const TableEntry& t) {
+    if (!t.schema.derivation) return;
+    for (const auto& [schema, source] : t.schema.derivation->sources) {
+      auto next = db.catalog().find(schema, source);
+      if (!next) continue;
+      path.push_back(next->qualified_name());
+      if (next == entry) {
+        std::string chain;
+        for (const std::string& p : path) chain += (chain.empty() ? "" : " -> ") + p;
+        throw Error(StatusCode::kError, "materialized view '" + name + "': its body would close a derivation cycle (" +
+                                            chain + ")", site);
+      }
+      if (path.size() < 64) visit(*next);
+      path.pop_back();
+    }
+  };
+  for (TableEntry* src : plan->sources) {
+    if (src == entry.get())
+      throw Error(StatusCode::kError, "materialized view '" + name + "': its body may not read the view itself", site);
+    d->sources.emplace_back(src->schema.schema_name, to_lower(src->schema.name));
+    path.push_back(src->qualified_name());
+    visit(*src);
+    path.pop_back();
+  }
+  if (d->sources.empty()) cannot_materialize(name, "its body reads no table, so no write could ever change it", site);
+  return plan;
 }
 
 }  // namespace
@@ -243,22 +327,18 @@ void create_maintained_table(DatabaseImpl& db, const ast::CreateTableStmt& s, Ex
   if (!entry) throw Error(StatusCode::kInternal, "maintained table '" + s.table.name + "' was not created", s.site);
   try {
     if (!sugar) verify_declared(entry->schema, shape, s.site);
-    auto d = std::make_shared<Derivation>();
-    d->body = std::shared_ptr<const ast::Select>(clone(*s.maintained));
-    d->columns = s.maintained_columns;
-    d->sugar = sugar;
-    entry->schema.derivation = d;
-    auto plan = compile_maintenance(db, entry);
-    d->strategy = plan->strategy;
-    for (TableEntry* src : plan->sources) {
-      if (src == entry.get())
-        throw Error(StatusCode::kError, "materialized view '" + s.table.name + "': its body may not read the view itself",
-                    s.site);
-      d->sources.emplace_back(src->schema.schema_name, to_lower(src->schema.name));
+    refuse_image_checks(entry->schema, s.site);
+    auto plan = attach_derivation(db, entry, *s.maintained, s.maintained_columns, sugar, s.site);
+    // Reopened from the catalog of the module that holds its rows and every source's, the
+    // table is already equal to its body: each commit wrote the sources and the view in
+    // one batch. A view whose sources live elsewhere (a memory table) is refilled.
+    bool persisted = origin == DdlOrigin::kStoredCatalog &&
+                     std::all_of(plan->sources.begin(), plan->sources.end(),
+                                 [&](const TableEntry* src) { return src->module == entry->module; });
+    if (!persisted) {
+      fill(db, entry, db.maintenance().evaluate(*plan));
+      db.maintenance().note_fill(*entry);
     }
-    if (d->sources.empty())
-      cannot_materialize(s.table.name, "its body reads no table, so no write could ever change it", s.site);
-    fill(db, *entry, db.maintenance().evaluate(*plan));
     if (origin == DdlOrigin::kStatement) db.persist_table(*entry);
   } catch (...) {
     discard(db, entry, origin);
@@ -294,6 +374,46 @@ void refresh_materialized_view(DatabaseImpl& db, const ast::RefreshMaterializedV
     throw Error(StatusCode::kError, "no such materialized view: " + s.view.name, s.site);
   auto plan = db.maintenance().plan_of(*entry);
   db.maintenance().replace_by_diff(*entry, db.maintenance().evaluate(*plan));
+}
+
+void set_maintained(DatabaseImpl& db, const std::shared_ptr<TableEntry>& entry, const ast::AlterTableStmt& s) {
+  const std::string& module_name = entry->schema.module_name;
+  if (!entry->module || !entry->module->capabilities().backing_host)
+    throw Error(StatusCode::kUnsupported,
+                "module '" + module_name + "' cannot host a maintained table: it is not a backing host (SDK 1.5)", s.site);
+  DerivedShape shape =
+      derive_shape(db, *s.maintained, entry->schema.schema_name, entry->schema.name, s.maintained_columns, s.site);
+  verify_declared(entry->schema, shape, s.site);
+  refuse_image_checks(entry->schema, s.site);
+  // A re-attach keeps its authored form (sugar or table form); a plain table takes the
+  // table form.
+  std::shared_ptr<const Derivation> prior = entry->schema.derivation;
+  std::string prior_stale = entry->stale;
+  bool sugar = prior && prior->sugar;
+  try {
+    auto plan = attach_derivation(db, entry, *s.maintained, s.maintained_columns, sugar, s.site);
+    entry->stale.clear();
+    db.bump_schema_version();
+    // Verify by diff: derived content wins, only genuine row changes are written (and
+    // checked against the table's constraints), in the statement's transaction.
+    db.maintenance().replace_by_diff(*entry, db.maintenance().evaluate(*plan));
+    db.persist_table(*entry);
+    db.commit_statement_in_schema_scope();
+  } catch (...) {
+    entry->schema.derivation = prior;
+    entry->stale = prior_stale;
+    db.bump_schema_version();
+    throw;
+  }
+}
+
+void drop_maintained(DatabaseImpl& db, const std::shared_ptr<TableEntry>& entry, const ast::AlterTableStmt& s) {
+  if (!entry->schema.derivation)
+    throw Error(StatusCode::kError, "table '" + entry->schema.name + "' is not maintained", s.site);
+  entry->schema.derivation.reset();
+  entry->stale.clear();
+  db.bump_schema_version();
+  db.persist_table(*entry);
 }
 
 void drop_materialized_view(DatabaseImpl& db, const ast::DropStmt& s) {

@@ -8,9 +8,13 @@
 #include "catalog/ddl_origin.h"
 #include "parser/ast.h"
 
+#include <memory>
+
 namespace quereus {
 
 class DatabaseImpl;
+struct TableEntry;
+struct TableWritePlan;
 struct ExecContext;
 
 // CREATE TABLE … MAINTAINED [(cols)] AS <body>: the declared shape must be the body's
@@ -25,6 +29,19 @@ void create_materialized_view(DatabaseImpl& db, const ast::CreateMaterializedVie
 
 // REFRESH MATERIALIZED VIEW: re-evaluates the body and brings the stored rows to it.
 void refresh_materialized_view(DatabaseImpl& db, const ast::RefreshMaterializedViewStmt& s);
+
+// The write plan materialized-view maintenance enforces on maintained table `view` (its
+// CHECKs, foreign keys, indexes and the cascades of the keys referencing it); null when
+// there is nothing to enforce. Installed into the MaintenanceManager (main/statement_planner.cc).
+std::shared_ptr<const TableWritePlan> bind_maintained_writes(DatabaseImpl& db, const std::shared_ptr<TableEntry>& view);
+
+// ALTER TABLE … SET MAINTAINED [(cols)] AS <body>: attaches a derivation to a plain table
+// (or replaces a maintained table's): the table's shape must be the body's; its rows are
+// reconciled with the body's by keyed diff (derived content wins) in the statement's
+// transaction, and a failure restores the prior derivation.
+void set_maintained(DatabaseImpl& db, const std::shared_ptr<TableEntry>& entry, const ast::AlterTableStmt& s);
+// ALTER TABLE … DROP MAINTAINED: the table keeps its rows and becomes an ordinary table.
+void drop_maintained(DatabaseImpl& db, const std::shared_ptr<TableEntry>& entry, const ast::AlterTableStmt& s);
 
 // DROP MATERIALIZED VIEW [IF EXISTS]: drops the maintained table (DROP TABLE does the same).
 void drop_materialized_view(DatabaseImpl& db, const ast::DropStmt& s);

@@ -955,6 +955,21 @@ const char* statement_name(ast::StmtKind kind) {
 
 }  // namespace
 
+std::shared_ptr<const TableWritePlan> bind_maintained_writes(DatabaseImpl& db, const std::shared_ptr<TableEntry>& view) {
+  const TableSchema& ts = view->schema;
+  bool referenced = false;
+  for (const auto& t : db.catalog().tables())
+    for (const ForeignKeySchema& fk : t->schema.foreign_keys)
+      referenced |= fk.referenced_schema == ts.schema_name && iequals(fk.referenced_table, ts.name);
+  if (!referenced && ts.checks.empty() && ts.foreign_keys.empty() && ts.indexes.empty()) return nullptr;
+  auto plan = std::make_shared<TableWritePlan>();
+  plan->table = view;
+  plan->action = ConflictAction::kAbort;
+  plan->bindings = bind_table_writes(db, *view);
+  plan->cascades = bind_cascades(db, view);
+  return plan;
+}
+
 // Stored bodies of statements not executed yet (materialized view, maintained table,
 // assertion) are planned before the refusal so a data-modifying WITH member in them gets
 // its own diagnostic; any other planning failure is left to the refusal.
@@ -1051,6 +1066,16 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
       return ddl_exec(db, [&db, &s](ExecContext& ctx) {
         // The tag verbs are catalog-only (no module call), like CREATE VIEW.
         if (s.action != ast::AlterTableStmt::Action::kTags) db.check_ddl_allowed("ALTER TABLE");
+        using A = ast::AlterTableStmt::Action;
+        if (s.action == A::kSetMaintained || s.action == A::kDropMaintained) {
+          std::shared_ptr<TableEntry> entry;
+          for (const std::string& in : ddl_lookup_schemas(s.table.schema))
+            if ((entry = db.catalog().find(in, s.table.name))) break;
+          if (!entry)
+            throw Error(StatusCode::kNotFound, "no such table: " + s.table.name, s.table.site);
+          if (s.action == A::kSetMaintained) set_maintained(db, entry, s); else drop_maintained(db, entry, s);
+          return;
+        }
         alter_table(db, s, ctx);
       });
     }

@@ -343,10 +343,23 @@ MaintenanceManager::~MaintenanceManager() = default;
 
 void MaintenanceManager::sync() { refresh_index(); }
 
+std::shared_ptr<const TableWritePlan> MaintenanceManager::write_plan(const TableEntry& view) {
+  refresh_index();
+  auto it = write_plans_.find(&view);
+  if (it != write_plans_.end()) return it->second;
+  std::shared_ptr<const TableWritePlan> plan;
+  if (binder_)
+    if (auto entry = db_.catalog().find(view.schema.schema_name, view.schema.name); entry.get() == &view)
+      plan = binder_(entry);
+  write_plans_.emplace(&view, plan);
+  return plan;
+}
+
 void MaintenanceManager::refresh_index() {
   if (indexed_version_ == db_.schema_version()) return;
   by_source_.clear();
   by_view_.clear();
+  write_plans_.clear();
   dirty_.clear();
   dirty_hold_.clear();
   broken_.clear();
@@ -456,6 +469,17 @@ void MaintenanceManager::apply(TableEntry& view, std::vector<MaintenanceOp> ops)
   if (!view.table->apply_maintenance(ops, realized))
     throw Error(StatusCode::kUnsupported,
                 "module '" + view.schema.module_name + "' cannot host maintained table '" + view.qualified_name() + "'");
+  counters_[view.qualified_name()].rows_written += realized.size();
+  // The table's declared constraints, indexes and inbound keys see what was realized.
+  if (auto wp = write_plan(view)) {
+    std::vector<DmlWriter::DerivedChange> derived;
+    derived.reserve(realized.size());
+    for (const BackingChange& c : realized)
+      derived.push_back({c.op, c.op == RowOp::kInsert ? nullptr : &c.old_row,
+                         c.op == RowOp::kDelete ? nullptr : &c.new_row});
+    DmlWriter writer(db_, *wp, row_context());
+    writer.apply_derived(derived);
+  }
   ChangeLog& log = db_.changes();
   for (const BackingChange& c : realized) {
     const Row* old_row = c.op == RowOp::kInsert ? nullptr : &c.old_row;
@@ -482,7 +506,13 @@ std::vector<Row> MaintenanceManager::evaluate(const MaintenancePlan& plan) {
   return rows;
 }
 
+MaintenanceCounters MaintenanceManager::counters(const TableEntry& view) const {
+  auto it = counters_.find(view.qualified_name());
+  return it == counters_.end() ? MaintenanceCounters{} : it->second;
+}
+
 void MaintenanceManager::replace_by_diff(TableEntry& view, std::vector<Row> rows) {
+  ++counters_[view.qualified_name()].rebuilds;
   const TableSchema& vs = view.schema;
   KeyLess less{&vs};
   check_set(vs, rows);
@@ -534,6 +564,7 @@ void MaintenanceManager::statement_end() {
 }
 
 void MaintenanceManager::flush_groups(const MaintenancePlan& plan, std::vector<Row> keys) {
+  counters_[plan.view->qualified_name()].recomputed_groups += keys.size();
   // Distinct groups under the grouping columns' collations (one recompute each).
   GroupLess less{&plan};
   std::sort(keys.begin(), keys.end(), less);
@@ -645,6 +676,7 @@ bool MaintenanceManager::fold_inserts(const MaintenancePlan& plan, const std::ve
     ops.push_back({MaintenanceOp::Kind::kUpsert, std::move(out)});
   }
   apply(*plan.view, std::move(ops));
+  counters_[plan.view->qualified_name()].folded_rows += rows.size();
   return true;
 }
 

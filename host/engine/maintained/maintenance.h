@@ -15,6 +15,7 @@
 // roll back with the source write.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -25,6 +26,7 @@
 #include "catalog/derivation.h"
 #include "planner/rel_node.h"
 #include "transaction/transaction_context.h"
+#include "write/dml_writer.h"
 
 namespace quereus {
 
@@ -60,6 +62,16 @@ struct MaintenancePlan {
   ScalarPtr delta_filter;
 };
 
+// What maintenance did to one maintained table since the database opened (telemetry,
+// materialized_view_info()): statement rollbacks do not take counts back.
+struct MaintenanceCounters {
+  uint64_t fills = 0;              // create-fills and reopen refills
+  uint64_t rebuilds = 0;           // keyed-diff replacements (full rebuild, refresh, attach)
+  uint64_t recomputed_groups = 0;  // group rows recomputed by the residual
+  uint64_t folded_rows = 0;        // inserted source rows folded by the delta path
+  uint64_t rows_written = 0;       // row changes the backing host realized
+};
+
 class MaintenanceManager : public RowObserver {
  public:
   explicit MaintenanceManager(TransactionContext& db);
@@ -77,6 +89,20 @@ class MaintenanceManager : public RowObserver {
   // Throws what planning its body throws.
   std::shared_ptr<const MaintenancePlan> plan_of(const TableEntry& view);
 
+  // Where the write plan of a maintained table comes from (its CHECKs bound the way a
+  // statement writing it binds them, and the foreign-key cascades its deletes can
+  // reach): main owns the binder and installs it once. The plan is null when the table
+  // has nothing for maintenance writes to enforce (no CHECK, foreign key or index, and
+  // no key referencing it).
+  using WritePlanBinder =
+      std::function<std::shared_ptr<const TableWritePlan>(const std::shared_ptr<TableEntry>&)>;
+  void set_write_plan_binder(WritePlanBinder binder) { binder_ = std::move(binder); }
+  std::shared_ptr<const TableWritePlan> write_plan(const TableEntry& view);
+
+  // The counters of maintained table `view` (zero when maintenance never touched it).
+  MaintenanceCounters counters(const TableEntry& view) const;
+  void note_fill(const TableEntry& view) { ++counters_[view.qualified_name()].fills; }
+
   // Runs `plan`'s body and returns its rows (the view's contents as they should be).
   std::vector<Row> evaluate(const MaintenancePlan& plan);
   // Makes `view`'s stored rows equal `rows` by a keyed diff applied through its backing
@@ -91,6 +117,9 @@ class MaintenanceManager : public RowObserver {
   void apply(TableEntry& view, std::vector<MaintenanceOp> ops);
 
   TransactionContext& db_;
+  WritePlanBinder binder_;
+  std::map<std::string, MaintenanceCounters> counters_;  // by qualified name
+  std::map<const TableEntry*, std::shared_ptr<const TableWritePlan>> write_plans_;  // this schema version's
   uint64_t indexed_version_ = ~uint64_t{0};
   std::map<const TableEntry*, std::vector<std::shared_ptr<const MaintenancePlan>>> by_source_;
   std::map<const TableEntry*, std::shared_ptr<const MaintenancePlan>> by_view_;

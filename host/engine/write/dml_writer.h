@@ -138,6 +138,27 @@ class DmlWriter {
   // a FAIL or ROLLBACK violation is recorded in the context's `failed_action` first.
   std::optional<Row> apply(RowChange change);
 
+  // Changes a backing host already realized into a maintained table (materialized-view
+  // maintenance: the engine derived the rows, the host wrote them; docs/design-
+  // materialized-views.md, "Constraints"). Runs what follows the module write on this
+  // path: every CHECK that applies to an insert or an update against each new image (a
+  // derived image is neither), the child side of the foreign keys, the index entries and
+  // their uniqueness, and the parent side of the foreign keys (actions on referencing
+  // rows). The index entries of every old image are removed before any new one is added,
+  // so a batch that moves a unique value from one row to another does not collide with
+  // itself. Observers and the change log are the caller's. A violation throws
+  // CONSTRAINT naming the maintained table ("row derived into maintained table …").
+  struct DerivedChange {
+    RowOp op = RowOp::kInsert;
+    const Row* old_row = nullptr;  // update, delete
+    const Row* new_row = nullptr;  // insert, update
+  };
+  void apply_derived(const std::vector<DerivedChange>& changes);
+  // The checks apply_derived makes of one new image (CHECK, child-side foreign keys), on
+  // their own: for a fill that writes the committed rows straight, outside a transaction
+  // (a CHECK reading other rows is judged at once).
+  static void check_derived_row(WriteContext& db, const TableWritePlan& plan, const Row& row, ExecContext& ctx);
+
   // Converts a value to a column's declared type (the write-side coercion). Throws
   // Error(kMismatch) for a value the type cannot hold, and Error(kRange) for an integer
   // outside int64 that would reach the module as one (INTEGER, NUMERIC, ANY columns).

@@ -92,17 +92,7 @@ bool DmlWriter::check_foreign_keys(const Row& new_row, const Row* old_row, std::
   if (!db_.foreign_keys_enforced() || table_->schema.foreign_keys.empty()) return true;
   FkWriteState& st = fk_state();
   if (!st.outbound_ready) {
-    // Resolving a key (catalog lookups, collations, the parent's access plan) is done
-    // once per schema version, not once per statement.
-    using Links = std::vector<std::shared_ptr<FkLink>>;
-    if (!table_->fk_links || table_->fk_links_version != db_.schema_version()) {
-      auto links = std::make_shared<Links>();
-      for (const ForeignKeySchema& fk : table_->schema.foreign_keys)
-        links->push_back(std::make_shared<FkLink>(resolve_fk(db_.catalog(), table_, fk)));
-      table_->fk_links = links;
-      table_->fk_links_version = db_.schema_version();
-    }
-    st.outbound = *static_cast<const Links*>(table_->fk_links.get());
+    st.outbound = outbound_links(db_, table_);
     st.outbound_ready = true;
   }
   for (const auto& link : st.outbound) {

@@ -246,6 +246,18 @@ std::optional<Row> parent_values(const FkLink& link, const Row& parent_row) {
   return v;
 }
 
+std::vector<std::shared_ptr<FkLink>> outbound_links(WriteContext& db, const std::shared_ptr<TableEntry>& table) {
+  using Links = std::vector<std::shared_ptr<FkLink>>;
+  if (!table->fk_links || table->fk_links_version != db.schema_version()) {
+    auto links = std::make_shared<Links>();
+    for (const ForeignKeySchema& fk : table->schema.foreign_keys)
+      links->push_back(std::make_shared<FkLink>(resolve_fk(db.catalog(), table, fk)));
+    table->fk_links = links;
+    table->fk_links_version = db.schema_version();
+  }
+  return *static_cast<const Links*>(table->fk_links.get());
+}
+
 std::string fk_check_message(const FkLink& link) { return "CHECK constraint failed: " + link.fk.name; }
 
 bool parent_exists(const FkLink& link, const Row& values) {

@@ -50,6 +50,10 @@ struct FkLink {
 // exist, or conflicting declared collations.
 FkLink resolve_fk(Catalog& catalog, const std::shared_ptr<TableEntry>& child, const ForeignKeySchema& fk);
 
+// The FOREIGN KEYs `table` declares, resolved (cached on the table entry per schema
+// version: catalog lookups, collations and access plans are made once).
+std::vector<std::shared_ptr<FkLink>> outbound_links(WriteContext& db, const std::shared_ptr<TableEntry>& table);
+
 // Declaration-time validation of a FOREIGN KEY whose parent is known (`parent` may be the
 // table being declared): a member pair whose child and parent columns declare different
 // collations at the same rank is refused ("conflicting collations").
