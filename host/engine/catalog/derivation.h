@@ -27,6 +27,12 @@ enum class MaintenanceStrategy {
   // recomputed by the body filtered to that group (upserted, or deleted when the group
   // is gone).
   kGroupResidual,
+  // Two tables joined so that each row of the driving table T gives at most one view row,
+  // keyed by T's primary key (`select … from t join p on t.fk = p.k`): a change to T
+  // dirties its old and new keys; a change to the other table dirties the T rows its old
+  // and new rows join (looked up by the join's equality columns); at the statement's end
+  // each dirty key's row is recomputed by the body filtered to it.
+  kJoinResidual,
   // Any other body: re-evaluated once per writing statement, the result diffed by key
   // against the stored rows.
   kFullRebuild,
@@ -36,6 +42,7 @@ inline const char* strategy_name(MaintenanceStrategy s) {
   switch (s) {
     case MaintenanceStrategy::kInverseProjection: return "inverse-projection";
     case MaintenanceStrategy::kGroupResidual: return "residual-recompute";
+    case MaintenanceStrategy::kJoinResidual: return "join-residual";
     case MaintenanceStrategy::kFullRebuild: break;
   }
   return "full-rebuild";

@@ -201,10 +201,8 @@ bool classify_group(const RelNode& root, const TableEntry& view, MaintenancePlan
 
 // The body filtered to one group: `<source>.<g_i> = ?i` (or IS) for each grouping key.
 RelPtr group_residual(TransactionContext& db, const ast::Select& body, const MaintenancePlan& plan,
-                      const std::string& schema, bool is) {
+                      const std::string& schema, bool is, const std::string& qualifier) {
   auto copy = ast::clone(body);
-  const ast::TableSource& from = *copy->core.from;
-  const std::string qualifier = from.alias.empty() ? from.table.name : from.alias;
   for (size_t i = 0; i < plan.group_columns.size(); ++i) {
     auto param = std::make_unique<ast::Parameter>();
     param->index = static_cast<int>(i + 1);
@@ -216,6 +214,137 @@ RelPtr group_residual(TransactionContext& db, const ast::Select& body, const Mai
   }
   Planner planner(db);
   return db.optimize_plan(planner.plan_view_body(*copy, schema).root);
+}
+
+// The conjuncts of `e` (AND flattened).
+void conjuncts(const ScalarPtr& e, std::vector<const ScalarExpr*>& out) {
+  if (!e) return;
+  if (e->kind == ScalarKind::kAnd) {
+    for (const ScalarPtr* o : e->operands()) conjuncts(*o, out);
+    return;
+  }
+  out.push_back(e.get());
+}
+
+// Recognizes the join-residual shape in the bound body: [Sort] over Project over [Filter]
+// over an inner or cross join (or a left join driven by its left side) of two table
+// scans, no aggregate, with the view's primary key exactly the driving table's primary
+// key (passthrough) and at least one equality between a driving column and a lookup
+// column under the driving column's own collation (so the lookup finds every T row a
+// lookup row joins). The body's keys (checked by the caller) give at most one row per
+// driving key. `qualifiers` are the two sources' names in the body (alias or table).
+bool classify_join(const RelNode& root, const TableEntry& view, const std::string qualifiers[2],
+                   MaintenancePlan& plan, std::string& driving_qualifier) {
+  const RelNode* n = &root;
+  if (n->kind == RelKind::kSort) n = static_cast<const SortNode*>(n)->input.get();
+  if (n->kind != RelKind::kProject) return false;
+  const auto& project = static_cast<const ProjectNode&>(*n);
+  n = project.input.get();
+  std::vector<const ScalarExpr*> tests;
+  if (n->kind == RelKind::kFilter) {
+    const ScalarPtr& f = static_cast<const FilterNode*>(n)->predicate;
+    if (reads_other_rows(*f)) return false;
+    conjuncts(f, tests);
+    n = static_cast<const FilterNode*>(n)->input.get();
+  }
+  if (n->kind != RelKind::kJoin) return false;
+  const auto& join = static_cast<const JoinNode&>(*n);
+  if (join.lateral || !join.existence.empty()) return false;
+  if (join.join != ast::JoinKind::kInner && join.join != ast::JoinKind::kCross && join.join != ast::JoinKind::kLeft)
+    return false;
+  if (join.on && reads_other_rows(*join.on)) return false;
+  conjuncts(join.on, tests);
+  const RelNode* sides[2] = {join.left.get(), join.right.get()};
+  for (const RelNode* side : sides) {
+    if (side->kind != RelKind::kTableScan) return false;
+    const auto& scan = static_cast<const TableScanNode&>(*side);
+    if (!scan.filters.empty() || scan.read_committed || scan.columns.size() != scan.table->schema.columns.size())
+      return false;
+  }
+  const auto& left = static_cast<const TableScanNode&>(*sides[0]);
+  const auto& right = static_cast<const TableScanNode&>(*sides[1]);
+  const int width = static_cast<int>(left.columns.size());
+  for (const ScalarPtr& e : project.exprs)
+    if (reads_other_rows(*e)) return false;
+  // The driving side: the one whose primary key is the view's.
+  for (int side = 0; side < 2; ++side) {
+    if (side == 1 && join.join == ast::JoinKind::kLeft) break;  // the null-extended side cannot drive
+    const TableScanNode& t = side == 0 ? left : right;
+    const TableScanNode& other = side == 0 ? right : left;
+    const int base = side == 0 ? 0 : width;
+    const int t_width = static_cast<int>(t.columns.size());
+    const auto& tpk = t.table->schema.primary_key;
+    if (tpk.size() != view.schema.primary_key.size()) continue;
+    std::vector<int> key_groups;
+    for (const KeyColumn& k : view.schema.primary_key) {
+      int slot = k.column < static_cast<int>(project.exprs.size()) ? passthrough_column(*project.exprs[k.column]) : -1;
+      if (slot < base || slot >= base + t_width) break;
+      auto at = std::find_if(tpk.begin(), tpk.end(), [&](const KeyColumn& c) { return c.column == slot - base; });
+      if (at == tpk.end()) break;
+      key_groups.push_back(static_cast<int>(at - tpk.begin()));
+    }
+    if (key_groups.size() != tpk.size()) continue;
+    // Equalities driving column = lookup column.
+    std::vector<std::pair<int, int>> equal;  // (driving column, lookup column)
+    for (const ScalarExpr* c : tests) {
+      if (c->kind != ScalarKind::kBinary) continue;
+      const auto& b = static_cast<const BinaryScalar&>(*c);
+      if (b.op != ast::BinaryOp::kEq) continue;
+      int l = passthrough_column(*b.left), r = passthrough_column(*b.right);
+      if (l < 0 || r < 0) continue;
+      auto in_t = [&](int s) { return s >= base && s < base + t_width; };
+      if (in_t(l) == in_t(r)) continue;
+      int tc = (in_t(l) ? l : r) - base;
+      int oc = in_t(l) ? r : l;
+      oc -= side == 0 ? width : 0;
+      const Collation* column = t.table->schema.columns[tc].collation.get();
+      const Collation* used = b.compare_collation;
+      auto name = [](const Collation* x) { return x ? x->name() : std::string("BINARY"); };
+      if (name(column) != name(used)) continue;
+      equal.emplace_back(tc, oc);
+    }
+    if (equal.empty()) return false;
+    plan.strategy = MaintenanceStrategy::kJoinResidual;
+    plan.source = t.table.get();
+    plan.lookup = other.table.get();
+    for (const KeyColumn& k : tpk) plan.group_columns.push_back(k.column);
+    plan.key_groups = std::move(key_groups);
+    for (auto [tc, oc] : equal) {
+      plan.join_driving_columns.push_back(tc);
+      plan.lookup_columns.push_back(oc);
+    }
+    driving_qualifier = qualifiers[side];
+    return true;
+  }
+  return false;
+}
+
+// `select <T pk> from T where a_i = ?i`: the driving keys whose row holds given values in
+// the join's driving columns.
+RelPtr join_members(TransactionContext& db, const MaintenancePlan& plan) {
+  const TableSchema& ts = plan.source->schema;
+  auto sel = std::make_unique<ast::Select>();
+  for (int c : plan.group_columns) {
+    ast::ResultColumn rc;
+    rc.expr = ast::column_ref("", ts.columns[c].name);
+    sel->core.columns.push_back(std::move(rc));
+  }
+  auto from = std::make_unique<ast::TableSource>();
+  from->kind = ast::TableSource::Kind::kTable;
+  from->table.schema = ts.schema_name;
+  from->table.name = ts.name;
+  sel->core.from = std::move(from);
+  for (size_t i = 0; i < plan.join_driving_columns.size(); ++i) {
+    auto param = std::make_unique<ast::Parameter>();
+    param->index = static_cast<int>(i + 1);
+    param->spelling = "?" + std::to_string(i + 1);
+    sel->core.where = ast::conjoin(
+        std::move(sel->core.where),
+        ast::binary(ast::BinaryOp::kEq, ast::column_ref("", ts.columns[plan.join_driving_columns[i]].name),
+                    std::move(param)));
+  }
+  Planner planner(db);
+  return db.optimize_plan(planner.plan_view_body(*sel, ts.schema_name).root);
 }
 
 Row key_of(const TableSchema& ts, const Row& row) {
@@ -319,10 +448,26 @@ std::shared_ptr<MaintenancePlan> compile_maintenance(TransactionContext& db, std
   }
   if (!keyed) throw Error(StatusCode::kSchema, "its body no longer proves its primary key unique (drop and recreate it)");
   classify(*qp.root, *view, *plan);
-  if (plan->strategy == MaintenanceStrategy::kFullRebuild && d.body->compounds.empty() && d.body->core.from &&
-      d.body->core.from->kind == ast::TableSource::Kind::kTable && classify_group(*qp.root, *view, *plan)) {
-    plan->residual_eq = group_residual(db, *d.body, *plan, view->schema.schema_name, false);
-    plan->residual_is = group_residual(db, *d.body, *plan, view->schema.schema_name, true);
+  const ast::TableSource* from = d.body->compounds.empty() ? d.body->core.from.get() : nullptr;
+  auto name_of = [](const ast::TableSource& t) { return t.alias.empty() ? t.table.name : t.alias; };
+  if (plan->strategy == MaintenanceStrategy::kFullRebuild && from && from->kind == ast::TableSource::Kind::kTable &&
+      classify_group(*qp.root, *view, *plan)) {
+    plan->residual_eq = group_residual(db, *d.body, *plan, view->schema.schema_name, false, name_of(*from));
+    plan->residual_is = group_residual(db, *d.body, *plan, view->schema.schema_name, true, name_of(*from));
+  }
+  if (plan->strategy == MaintenanceStrategy::kFullRebuild && from && from->kind == ast::TableSource::Kind::kJoin &&
+      from->left->kind == ast::TableSource::Kind::kTable && from->right->kind == ast::TableSource::Kind::kTable &&
+      d.body->core.group_by.empty() && !d.body->core.having && !d.body->core.distinct && !d.body->limit && !d.body->with &&
+      !from->right->lateral) {
+    const std::string qualifiers[2] = {name_of(*from->left), name_of(*from->right)};
+    std::string driving;
+    MaintenancePlan trial;
+    if (classify_join(*qp.root, *view, qualifiers, trial, driving)) {
+      trial.residual_eq = group_residual(db, *d.body, trial, view->schema.schema_name, false, driving);
+      trial.residual_is = trial.residual_eq;  // a primary key holds no NULL
+      trial.members = join_members(db, trial);
+      *plan = std::move(trial);
+    }
   }
   collect_sources(*qp.root, plan->sources);
   plan->body = db.optimize_plan(qp.root);
@@ -420,6 +565,15 @@ void MaintenanceManager::on_row(const ObservedChange& change) {
     if (plan->strategy == MaintenanceStrategy::kGroupResidual && !plan->delta.empty() && !change.old_row &&
         change.new_row) {
       inserted_[plan.get()].push_back(*change.new_row);
+      continue;
+    }
+    if (plan->strategy == MaintenanceStrategy::kJoinResidual) {
+      auto& keys = dirty_groups_[plan.get()];
+      for (const Row* r : {change.old_row, change.new_row}) {
+        if (!r) continue;
+        if (&change.table == plan->source) keys.push_back(group_key(*plan, *r));
+        if (&change.table == plan->lookup) join_members_of(*plan, *r, keys);
+      }
       continue;
     }
     if (plan->strategy == MaintenanceStrategy::kGroupResidual) {
@@ -547,6 +701,10 @@ void MaintenanceManager::statement_end() {
     std::set<const MaintenancePlan*> retracted;
     retracted.swap(retracted_);
     for (const auto& plan : batch) {
+      if (plan->strategy == MaintenanceStrategy::kJoinResidual) {
+        if (!groups[plan.get()].empty()) flush_groups(*plan, std::move(groups[plan.get()]));
+        continue;
+      }
       if (plan->strategy == MaintenanceStrategy::kGroupResidual) {
         std::vector<Row>& rows = inserted[plan.get()];
         // Inserts alone fold into the stored rows; with any other change the statement's
@@ -561,6 +719,23 @@ void MaintenanceManager::statement_end() {
       replace_by_diff(*plan->view, evaluate(*plan));
     }
   }
+}
+
+void MaintenanceManager::join_members_of(const MaintenancePlan& plan, const Row& lookup_row, std::vector<Row>& keys) {
+  Row values;
+  values.reserve(plan.lookup_columns.size());
+  for (int c : plan.lookup_columns) {
+    if (lookup_row[c].is_null()) return;  // an equality with NULL joins nothing
+    values.push_back(lookup_row[c]);
+  }
+  ExecContext ctx;
+  db_.open_execution(ctx);
+  ctx.params = &values;
+  auto op = plan.members->instantiate();
+  EvalEnv env{nullptr, nullptr, &ctx};
+  op->open(env);
+  Row r;
+  while (op->next(r)) keys.push_back(r);
 }
 
 void MaintenanceManager::flush_groups(const MaintenancePlan& plan, std::vector<Row> keys) {

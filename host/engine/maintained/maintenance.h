@@ -49,6 +49,13 @@ struct MaintenancePlan {
   std::vector<int> group_columns;
   RelPtr residual_eq, residual_is;
   std::vector<int> key_groups;
+  // Join residual: `source` is the driving table T and the groups are its primary key;
+  // `lookup` is the other table, `lookup_columns` its columns the join equates with T's,
+  // and `members` the T keys (in group_columns order) whose T row holds given values
+  // there (`select <T pk> from T where t.a_i = ?i`).
+  TableEntry* lookup = nullptr;
+  std::vector<int> join_driving_columns, lookup_columns;  // equal pairwise
+  RelPtr members;
   // Delta path of the group residual (insert-only statements): per view column, what it
   // holds — a grouping key (its index) or an aggregate folded from the inserted rows; the
   // filter under the aggregate (null: none). Empty `delta` when the body is not eligible.
@@ -125,6 +132,8 @@ class MaintenanceManager : public RowObserver {
   std::map<const TableEntry*, std::shared_ptr<const MaintenancePlan>> by_view_;
   std::map<const TableEntry*, std::string> broken_;  // views whose body no longer plans: why
   void flush_groups(const MaintenancePlan& plan, std::vector<Row> keys);
+  // Join residual: appends the driving keys whose row the lookup row `lookup_row` joins.
+  void join_members_of(const MaintenancePlan& plan, const Row& lookup_row, std::vector<Row>& keys);
   // Full-rebuild and group-residual views dirtied by the running statement, brought up
   // to date at its end (the group-residual ones at the groups in dirty_groups_).
   std::set<const MaintenancePlan*> dirty_;
