@@ -593,7 +593,7 @@ void register_materialized_view_info(Registry& r) {
                         {"state", QRS_LT_TEXT, false},    {"reason", QRS_LT_TEXT, true},
                         {"fills", QRS_LT_INTEGER, false},  {"rebuilds", QRS_LT_INTEGER, false},
                         {"recomputed_groups", QRS_LT_INTEGER, false}, {"folded_rows", QRS_LT_INTEGER, false},
-                        {"rows_written", QRS_LT_INTEGER, false}},
+                        {"rows_written", QRS_LT_INTEGER, false}, {"collisions", QRS_LT_INTEGER, false}},
                        [](DatabaseImpl& db, std::span<const Value>) {
     std::vector<Row> rows;
     for (auto& t : db.catalog().tables()) {
@@ -613,7 +613,8 @@ void register_materialized_view_info(Registry& r) {
       auto count = [](uint64_t v) { return Value::Integer(static_cast<int64_t>(v)); };
       rows.push_back({Value::Text(t->schema.schema_name), Value::Text(t->schema.name), Value::Text(strategy),
                       Value::Text(sources), Value::Text(state), reason, count(n.fills), count(n.rebuilds),
-                      count(n.recomputed_groups), count(n.folded_rows), count(n.rows_written)});
+                      count(n.recomputed_groups), count(n.folded_rows), count(n.rows_written),
+                      count(n.collisions)});
     }
     return rows;
   });

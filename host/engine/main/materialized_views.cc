@@ -2,6 +2,8 @@
 // docs/design-materialized-views.md).
 #include "main/materialized_views.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <functional>
 
@@ -101,10 +103,25 @@ DerivedShape derive_shape(DatabaseImpl& db, const ast::Select& body, const std::
   // The body's keys: those its plan carries, and those its functional dependencies prove
   // (a join that meets at most one row of the other side keeps its side's key).
   std::vector<std::vector<int>> keys = body_keys(*qp.root);
-  if (keys.empty()) cannot_materialize(name, "its body has no provable unique key (its rows are a bag)", site);
-  std::vector<int> key = keys.front();
-  for (const auto& k : keys)
-    if (!k.empty() && (key.empty() || k.size() < key.size())) key = k;
+  bool coarsens = false;
+  std::vector<int> key;
+  if (keys.empty()) {
+    // No key of the body: the source key through passthrough lineage, perhaps under a
+    // coarser collation (the collation-weakening migration shape).
+    key = coarsened_key(*qp.root, &coarsens);
+    if (key.empty()) cannot_materialize(name, "its body has no provable unique key (its rows are a bag)", site);
+    if (coarsens) {
+      std::string cols;
+      for (int c : key) cols += (cols.empty() ? "" : ", ") + out.names[c];
+      spdlog::warn("materialized view '{}': backing key ({}) is coarser than the source primary key; colliding "
+                   "source rows will last-write-win until they are merged",
+                   name, cols);
+    }
+  } else {
+    key = keys.front();
+    for (const auto& k : keys)
+      if (!k.empty() && (key.empty() || k.size() < key.size())) key = k;
+  }
   if (key.empty())  // at most one row: the whole row is its key
     for (size_t i = 0; i < out.names.size(); ++i) key.push_back(static_cast<int>(i));
   auto add = [&](int column, bool desc) {
@@ -112,14 +129,18 @@ DerivedShape derive_shape(DatabaseImpl& db, const ast::Select& body, const std::
       if (k.column == column) return;
     out.key.push_back({column, desc});
   };
-  for (const ast::OrderingTerm& term : body.order_by) {
-    if (!term.expr || term.expr->kind != ast::ExprKind::kColumn) continue;
-    const auto& ref = static_cast<const ast::ColumnRef&>(*term.expr);
-    for (size_t i = 0; i < qp.names.size(); ++i)
-      if (iequals(qp.names[i], ref.column)) {
-        add(static_cast<int>(i), term.desc);
-        break;
-      }
+  // A coarsening key is the physical key exactly: leading it with the ORDER BY columns
+  // would let colliding rows coexist.
+  if (!coarsens) {
+    for (const ast::OrderingTerm& term : body.order_by) {
+      if (!term.expr || term.expr->kind != ast::ExprKind::kColumn) continue;
+      const auto& ref = static_cast<const ast::ColumnRef&>(*term.expr);
+      for (size_t i = 0; i < qp.names.size(); ++i)
+        if (iequals(qp.names[i], ref.column)) {
+          add(static_cast<int>(i), term.desc);
+          break;
+        }
+    }
   }
   for (int c : key) add(c, false);
   return out;

@@ -415,6 +415,49 @@ std::vector<std::vector<int>> body_keys(const RelNode& root) {
   return keys;
 }
 
+std::vector<int> coarsened_key(const RelNode& root, bool* coarsens) {
+  *coarsens = false;
+  const ProjectNode* project = nullptr;
+  const RelNode* n = &root;
+  for (;;) {
+    if (n->kind == RelKind::kSort) {
+      n = static_cast<const SortNode*>(n)->input.get();
+    } else if (n->kind == RelKind::kFilter) {
+      n = static_cast<const FilterNode*>(n)->input.get();
+    } else if (n->kind == RelKind::kProject && !project) {
+      project = static_cast<const ProjectNode*>(n);
+      n = project->input.get();
+    } else {
+      break;
+    }
+  }
+  if (!project || n->kind != RelKind::kTableScan) return {};
+  const auto& scan = static_cast<const TableScanNode&>(*n);
+  const TableSchema& src = scan.table->schema;
+  if (scan.columns.size() != src.columns.size() || src.primary_key.empty()) return {};
+  auto name = [](const Collation* c) { return c ? c->name() : std::string("BINARY"); };
+  std::vector<int> key;
+  for (const KeyColumn& k : src.primary_key) {
+    int best = -1;
+    bool best_coarse = true;
+    for (size_t i = 0; i < project->exprs.size(); ++i) {
+      if (passthrough_column(*project->exprs[i]) != k.column) continue;
+      // BINARY is the finest collation: refining to it, or keeping the source's, keeps a
+      // true key; any other change is taken as coarser.
+      const std::string out = name(project->columns[i].collation);
+      const bool coarse = out != "BINARY" && out != name(src.columns[k.column].collation.get());
+      if (best < 0 || (best_coarse && !coarse)) {
+        best = static_cast<int>(i);
+        best_coarse = coarse;
+      }
+    }
+    if (best < 0) return {};
+    *coarsens = *coarsens || best_coarse;
+    key.push_back(best);
+  }
+  return key;
+}
+
 void check_set(const TableSchema& view, std::vector<Row>& rows) {
   KeyLess less{&view};
   std::sort(rows.begin(), rows.end(), less);
@@ -445,6 +488,17 @@ std::shared_ptr<MaintenancePlan> compile_maintenance(TransactionContext& db, std
       inside = inside && std::any_of(view->schema.primary_key.begin(), view->schema.primary_key.end(),
                                      [c](const KeyColumn& pk) { return pk.column == c; });
     keyed = keyed || inside;
+  }
+  if (!keyed) {
+    // A coarsened backing key (the source key through passthrough lineage under the
+    // view's collations) keys the view without being a key of the body.
+    bool coarsens = false;
+    std::vector<int> k = coarsened_key(*qp.root, &coarsens);
+    keyed = !k.empty() && std::all_of(k.begin(), k.end(), [&](int c) {
+      return std::any_of(view->schema.primary_key.begin(), view->schema.primary_key.end(),
+                         [c](const KeyColumn& pk) { return pk.column == c; });
+    });
+    plan->coarsened = keyed && coarsens;
   }
   if (!keyed) throw Error(StatusCode::kSchema, "its body no longer proves its primary key unique (drop and recreate it)");
   classify(*qp.root, *view, *plan);
@@ -623,7 +677,19 @@ void MaintenanceManager::apply(TableEntry& view, std::vector<MaintenanceOp> ops)
   if (!view.table->apply_maintenance(ops, realized))
     throw Error(StatusCode::kUnsupported,
                 "module '" + view.schema.module_name + "' cannot host maintained table '" + view.qualified_name() + "'");
-  counters_[view.qualified_name()].rows_written += realized.size();
+  MaintenanceCounters& counts = counters_[view.qualified_name()];
+  counts.rows_written += realized.size();
+  // Collision telemetry: under a coarsened key, an update whose key bytes moved is one
+  // source row's image replacing a sibling's (or a key's case change: a known heuristic).
+  if (auto p = by_view_.find(&view); p != by_view_.end() && p->second->coarsened)
+    for (const BackingChange& c : realized) {
+      if (c.op != RowOp::kUpdate) continue;
+      for (const KeyColumn& k : view.schema.primary_key)
+        if (compare_values(c.old_row[k.column], c.new_row[k.column], nullptr) != 0) {
+          ++counts.collisions;
+          break;
+        }
+    }
   // The table's declared constraints, indexes and inbound keys see what was realized.
   if (auto wp = write_plan(view)) {
     std::vector<DmlWriter::DerivedChange> derived;

@@ -36,6 +36,8 @@ struct ExecContext;
 struct MaintenancePlan {
   std::shared_ptr<TableEntry> view;  // the maintained table
   MaintenanceStrategy strategy = MaintenanceStrategy::kFullRebuild;
+  // The view is keyed by a coarsened key (coarsened_key): colliding source rows merge.
+  bool coarsened = false;
   RelPtr body;  // the optimized body: the fill and the full rebuild
   std::vector<TableEntry*> sources;
   // Inverse projection: over the source row (level 0 = its columns in table order), the
@@ -77,6 +79,7 @@ struct MaintenanceCounters {
   uint64_t recomputed_groups = 0;  // group rows recomputed by the residual
   uint64_t folded_rows = 0;        // inserted source rows folded by the delta path
   uint64_t rows_written = 0;       // row changes the backing host realized
+  uint64_t collisions = 0;         // coarsened key: a source row's image replaced a sibling's
 };
 
 class MaintenanceManager : public RowObserver {
@@ -156,6 +159,15 @@ class MaintenanceManager : public RowObserver {
 // The unique keys a body's plan proves (output positions): those the plan carries, those
 // its functional dependencies prove, and all columns when its rows are a set.
 std::vector<std::vector<int>> body_keys(const RelNode& root);
+
+// The coarsened backing key of a body with no provable key (materialized-views.md,
+// "Coarsened backing keys"): when the body is a row-preserving chain (sort, filter, one
+// projection) over one table and every source primary-key column reaches an output
+// column verbatim (possibly under COLLATE), those outputs (a non-coarsening one preferred
+// per key column). `coarsens` says whether some chosen output's collation is coarser than
+// the source column's (then colliding source rows last-write-win in the view). Empty when
+// the shape does not apply.
+std::vector<int> coarsened_key(const RelNode& root, bool* coarsens);
 
 // Sorts `rows` (a body's result for maintained table `view`) by primary key; throws
 // CONSTRAINT when two share a key (the body's rows must be a set).
