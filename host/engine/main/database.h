@@ -56,6 +56,30 @@ struct DatabaseOptions {
 // Change events (DataChangeEvent, SchemaChangeEvent, ChangeBatch and their listeners):
 // transaction/change_types.h, docs/change-events.md.
 
+// External row-change ingestion (docs/mv-ingestion.md): a row change a host already
+// wrote to module storage itself (an inbound sync batch, a direct row-store write),
+// reported so the engine's post-write pipeline still runs. Rows are full table rows in
+// column order: an insert carries `new_row`, a delete `old_row`, an update both (the true
+// before-image of this change: the previous change's `new_row` when a row changes twice).
+struct ExternalRowChange {
+  std::string schema;  // empty: main
+  std::string table;
+  RowOp op = RowOp::kInsert;
+  Row old_row, new_row;
+};
+
+struct IngestOptions {
+  // Row-time maintenance of the materialized views over the reported tables, amortized
+  // over the batch like one statement (full rebuilds run once).
+  bool maintain_materialized_views = true;
+  // The reported rows reach change listeners (and the views' own changes always do).
+  bool capture_changes = true;
+  // Parent-side foreign-key actions (RESTRICT, CASCADE, SET NULL / DEFAULT) for updates
+  // and deletes. Off by default: a replicated stream already carries its origin's
+  // cascades.
+  bool apply_foreign_key_actions = false;
+};
+
 class Statement {
  public:
   virtual ~Statement() = default;
@@ -134,6 +158,16 @@ class Database {
   // runs has no effect. The interrupted statement's effects are undone as for any failed
   // statement; an open transaction stays open (docs/configuration.md, "Limits").
   virtual void interrupt() = 0;
+
+  // Reports `changes` (already applied to storage by the caller) as one statement: inside
+  // the open transaction when there is one, otherwise in its own. The engine trusts the
+  // origin and re-validates nothing (no CHECK, NOT NULL, UNIQUE or child-side key); an
+  // unknown table is NOTFOUND, a malformed change or one naming a maintained table (its
+  // rows are derived) is MISUSE, both before any effect. A failure (a RESTRICT, a view's
+  // constraint) undoes the batch's derived effects; the reported rows stay where the
+  // caller put them.
+  virtual Status ingest_external_row_changes(const std::vector<ExternalRowChange>& changes,
+                                             const IngestOptions& options = {}) = 0;
 
  protected:
   Database() = default;

@@ -140,6 +140,8 @@ class DatabaseImpl : public Database, public TransactionContext {
   // statement savepoint inside an explicit one.
   void statement_begin();
   void statement_commit();
+  Status ingest_external_row_changes(const std::vector<ExternalRowChange>& changes,
+                                     const IngestOptions& options) override;
   // For a DDL statement that also writes rows (ALTER TABLE … SET MAINTAINED): in
   // autocommit, commits the statement's rows now, inside its schema-change scope, so a
   // module that stages the scope (store) writes rows and catalog in one batch. Inside an

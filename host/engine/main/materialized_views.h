@@ -34,6 +34,9 @@ void refresh_materialized_view(DatabaseImpl& db, const ast::RefreshMaterializedV
 // CHECKs, foreign keys, indexes and the cascades of the keys referencing it); null when
 // there is nothing to enforce. Installed into the MaintenanceManager (main/statement_planner.cc).
 std::shared_ptr<const TableWritePlan> bind_maintained_writes(DatabaseImpl& db, const std::shared_ptr<TableEntry>& view);
+// The write plan of a write the engine makes itself to `table` (its CHECKs, defaults,
+// generated columns and the foreign-key cascades its writes can reach), ABORT on conflict.
+std::shared_ptr<const TableWritePlan> bind_table_write_plan(DatabaseImpl& db, const std::shared_ptr<TableEntry>& table);
 
 // ALTER TABLE … SET MAINTAINED [(cols)] AS <body>: attaches a derivation to a plain table
 // (or replaces a maintained table's): the table's shape must be the body's; its rows are

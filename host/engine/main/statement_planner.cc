@@ -962,11 +962,15 @@ std::shared_ptr<const TableWritePlan> bind_maintained_writes(DatabaseImpl& db, c
     for (const ForeignKeySchema& fk : t->schema.foreign_keys)
       referenced |= fk.referenced_schema == ts.schema_name && iequals(fk.referenced_table, ts.name);
   if (!referenced && ts.checks.empty() && ts.foreign_keys.empty() && ts.indexes.empty()) return nullptr;
+  return bind_table_write_plan(db, view);
+}
+
+std::shared_ptr<const TableWritePlan> bind_table_write_plan(DatabaseImpl& db, const std::shared_ptr<TableEntry>& table) {
   auto plan = std::make_shared<TableWritePlan>();
-  plan->table = view;
+  plan->table = table;
   plan->action = ConflictAction::kAbort;
-  plan->bindings = bind_table_writes(db, *view);
-  plan->cascades = bind_cascades(db, view);
+  plan->bindings = bind_table_writes(db, *table);
+  plan->cascades = bind_cascades(db, table);
   return plan;
 }
 

@@ -154,6 +154,10 @@ class DmlWriter {
     const Row* new_row = nullptr;  // insert, update
   };
   void apply_derived(const std::vector<DerivedChange>& changes);
+  // The parent side of the foreign keys for a change written outside this writer (an
+  // external row change the host reports): actions on the rows referencing `old_row`
+  // (`new_row` null: it was deleted).
+  void apply_parent_side(const Row& old_row, const Row* new_row) { apply_parent_actions(old_row, new_row, false); }
   // The checks apply_derived makes of one new image (CHECK, child-side foreign keys), on
   // their own: for a fill that writes the committed rows straight, outside a transaction
   // (a CHECK reading other rows is judged at once).
