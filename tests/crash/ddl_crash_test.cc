@@ -123,6 +123,7 @@ std::string consistent_after(const std::string& scenario) {
     return same("tmv", "select id, u, x from t where x > 3", "id, u, x");
   if (scenario == "set_maintained") return same("tc", "select id, u, x from t where x > 3", "id, u, x");
   if (scenario == "drop_maintained") return same("tmv", "select id, u from t", "id, u");
+  if (scenario == "refresh_reshape") return same("tmv", "select id, u, x, extra from t", "id, u, x, extra");
   return {};
 }
 
@@ -155,6 +156,10 @@ std::vector<Scenario> scenarios(int64_t n) {
        "alter table tc set maintained as select id, u, x from t where x > 3", n, n, dup_u, dup_u},
       {"drop_maintained", "create materialized view tmv as select id, u from t", "alter table tmv drop maintained",
        n, n, dup_u, dup_u},
+      {"refresh_reshape",
+       "create materialized view tmv as select * from t; alter table t add column extra text null default 'e'",
+       "refresh materialized view tmv", n, n, "insert into t (id, u, x) values (-1, 'u7', 1)",
+       "insert into t (id, u, x) values (-1, 'u7', 1)"},
       {"tags", "", "alter table t set tags (owner = 'ops')", n, n, dup_u, dup_u},
       {"create_assertion", "", "create assertion xnn check (not exists (select 1 from t where x < -1000))", n, n,
        dup_u, dup_u},

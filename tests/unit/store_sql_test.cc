@@ -342,6 +342,21 @@ TEST_F(StoreSqlTest, MaintainedTablesReopenWithoutARefill) {
   EXPECT_EQ(query("select id from big where n = 50"), V{"5"});
   EXPECT_EQ(query("select g, c, total from per_g order by g"), (V{"a|3|56", "b|2|60"}));
   EXPECT_EQ(query("select fills from materialized_view_info() where name = 'big'"), V{"0"});
+
+  // A view a source ALTER froze still reopens (frozen, serving its rows), and REFRESH
+  // reshapes it.
+  exec("create materialized view everything as select * from src");
+  exec("alter table src add column extra text null default 'e'");
+  db_.reset();
+  ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
+  EXPECT_EQ(query("select state from materialized_view_info() where name = 'everything'"), V{"frozen"});
+  EXPECT_EQ(query("select count(*) from everything"), V{"5"});
+  exec("refresh materialized view everything");
+  EXPECT_EQ(query("select id, extra from everything where id = 5"), V{"5|e"});
+  db_.reset();
+  ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
+  EXPECT_EQ(query("select state, fills from materialized_view_info() where name = 'everything'"), V{"live|0"});
+  EXPECT_EQ(query("pragma integrity_check"), V{"ok"});
 }
 
 TEST_F(StoreSqlTest, IntegrityCheckFindsADamagedIndex) {

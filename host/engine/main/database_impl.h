@@ -193,6 +193,7 @@ class DatabaseImpl : public Database, public TransactionContext {
   std::map<std::string, ModuleSlot> modules_;  // lower-case module name
   // Runs a stored catalog entry (persistence.cc): its DDL as DdlOrigin::kStoredCatalog.
   Status run_stored(const std::string& text);
+  bool adopt_stored_maintained(const std::string& text);
   void replay_catalog(VtabModule& module, const std::string& module_name);
   // The modules whose schema-change scope is open (run_schema_change), and its depth.
   std::vector<std::shared_ptr<VtabModule>> scoped_modules_;

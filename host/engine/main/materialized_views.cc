@@ -11,6 +11,7 @@
 #include "catalog/derivation.h"
 #include "common/status.h"
 #include "common/strings.h"
+#include "ddl/alter_table.h"
 #include "ddl/schema_expressions.h"
 #include "ddl/table_ddl.h"
 #include "eval/exec_context.h"
@@ -368,6 +369,22 @@ void create_maintained_table(DatabaseImpl& db, const ast::CreateTableStmt& s, Ex
   db.bump_schema_version();
 }
 
+void adopt_maintained_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& ctx) {
+  create_table(db, s, ctx, DdlOrigin::kStoredCatalog);
+  auto entry = db.catalog().find(ddl_schema(s.table.schema, s.temporary), s.table.name);
+  if (!entry) throw Error(StatusCode::kInternal, "maintained table '" + s.table.name + "' was not created", s.site);
+  auto d = std::make_shared<Derivation>();
+  d->body = std::shared_ptr<const ast::Select>(clone(*s.maintained));
+  d->columns = s.maintained_columns;
+  d->sugar = false;
+  entry->schema.derivation = d;
+  db.bump_schema_version();
+  spdlog::warn("maintained table '{}' reopened with rows its body no longer derives as they are; it serves them "
+               "unmaintained until REFRESH MATERIALIZED VIEW (or a drop and recreate) — see "
+               "materialized_view_info()",
+               entry->qualified_name());
+}
+
 void create_materialized_view(DatabaseImpl& db, const ast::CreateMaterializedViewStmt& s, ExecContext& ctx) {
   const std::string schema = ddl_schema(s.view.schema);
   if (db.catalog().find(schema, s.view.name) || db.catalog().find_view(schema, s.view.name)) {
@@ -389,12 +406,181 @@ void create_materialized_view(DatabaseImpl& db, const ast::CreateMaterializedVie
   create_maintained_table(db, t, ctx, DdlOrigin::kStatement, /*sugar=*/true);
 }
 
-void refresh_materialized_view(DatabaseImpl& db, const ast::RefreshMaterializedViewStmt& s) {
+namespace {
+
+// Runs one ALTER TABLE arm on maintained table `entry` as if it were plain (the reshape of
+// a refresh: the arms' module hooks, validations and catalog swap, without the guard that
+// keeps users from reshaping a maintained table).
+void alter_backing(DatabaseImpl& db, const std::shared_ptr<TableEntry>& entry, ast::AlterTableStmt& stmt,
+                   ExecContext& ctx) {
+  stmt.table = {entry->schema.schema_name, entry->schema.name, {}};
+  alter_table(db, stmt, ctx);
+}
+
+std::string collation_name(const Collation* c) { return c ? c->name() : std::string("BINARY"); }
+
+// Brings the columns of `entry` (a maintained table whose body's output moved) to
+// `shape` in place — the same table, its rows kept — or refuses before changing anything:
+// the primary key must be the same columns in the same order, and the columns both have
+// must keep their names and positions (trailing columns may come and go). Columns are
+// dropped and added (nullable) before the reconcile; type, collation and NOT NULL are set
+// after it, so they judge the body's rows rather than the stale ones (the reference's
+// two-phase reshape). `reconcile` brings the rows to the body between the two phases.
+void reshape(DatabaseImpl& db, const std::shared_ptr<TableEntry>& entry, const DerivedShape& shape,
+             const SourceSite& site, ExecContext& ctx, const std::function<void()>& reconcile) {
+  const TableSchema& ts = entry->schema;
+  const std::string& name = ts.name;
+  auto incompatible = [&](const std::string& why) {
+    throw Error(StatusCode::kError,
+                "materialized view '" + name + "': its body's output shape changed incompatibly (" + why +
+                    "); the table is unchanged: drop and recreate it, or detach it (ALTER TABLE … DROP MAINTAINED), "
+                    "alter it and attach again",
+                site);
+  };
+  bool same_key = ts.primary_key.size() == shape.key.size();
+  for (size_t i = 0; same_key && i < shape.key.size(); ++i) {
+    const KeyColumn& k = ts.primary_key[i];
+    same_key = iequals(ts.columns[k.column].name, shape.names[shape.key[i].column]) && k.desc == shape.key[i].desc &&
+               collation_name(ts.columns[k.column].collation.get()) ==
+                   collation_name(shape.attrs[shape.key[i].column].collation);
+  }
+  if (!same_key) incompatible("its primary key moved");
+  const size_t kept = std::min(ts.columns.size(), shape.names.size());
+  for (size_t i = 0; i < kept; ++i)
+    if (!iequals(ts.columns[i].name, shape.names[i]))
+      incompatible("column " + std::to_string(i + 1) + " is now '" + shape.names[i] + "', was '" + ts.columns[i].name +
+                   "'");
+  for (size_t i = kept; i < shape.names.size(); ++i)
+    if (ts.find_column(shape.names[i]) >= 0)
+      incompatible("column '" + shape.names[i] + "' moved");
+  using A = ast::AlterTableStmt::Action;
+  using C = ast::AlterTableStmt::ColumnAction;
+  std::shared_ptr<const Derivation> derivation = entry->schema.derivation;
+  entry->schema.derivation.reset();  // the arms refuse a maintained table
+  try {
+    for (size_t i = ts.columns.size(); i-- > kept;) {
+      ast::AlterTableStmt drop;
+      drop.action = A::kDropColumn;
+      drop.name = ts.columns[i].name;
+      alter_backing(db, entry, drop, ctx);
+    }
+    for (size_t i = 0; i < kept; ++i)
+      if (entry->schema.columns[i].not_null && shape.attrs[i].nullable) {
+        ast::AlterTableStmt loosen;
+        loosen.action = A::kAlterColumn;
+        loosen.column_action = C::kDropNotNull;
+        loosen.name = shape.names[i];
+        alter_backing(db, entry, loosen, ctx);
+      }
+    for (size_t i = kept; i < shape.names.size(); ++i) {
+      ast::AlterTableStmt add;
+      add.action = A::kAddColumn;
+      add.column = std::make_unique<ast::ColumnDef>();
+      add.column->name = shape.names[i];
+      if (shape.attrs[i].type != QRS_LT_ANY) add.column->type_name = logical_type_name(shape.attrs[i].type);
+      ast::ColumnConstraint null;
+      null.kind = ast::ColumnConstraint::Kind::kNull;
+      add.column->constraints.push_back(std::move(null));
+      alter_backing(db, entry, add, ctx);
+    }
+    entry->schema.derivation = derivation;
+    db.bump_schema_version();
+    reconcile();
+    entry->schema.derivation.reset();
+    for (size_t i = 0; i < shape.names.size(); ++i) {
+      const ColumnSchema& c = entry->schema.columns[i];
+      const Attribute& a = shape.attrs[i];
+      if (a.type != QRS_LT_ANY && c.logical_type != a.type) {
+        ast::AlterTableStmt retype;
+        retype.action = A::kAlterColumn;
+        retype.column_action = C::kSetDataType;
+        retype.name = c.name;
+        retype.type_name = logical_type_name(a.type);
+        alter_backing(db, entry, retype, ctx);
+      }
+      if (collation_name(entry->schema.columns[i].collation.get()) != collation_name(a.collation)) {
+        ast::AlterTableStmt recollate;
+        recollate.action = A::kAlterColumn;
+        recollate.column_action = C::kSetCollate;
+        recollate.name = shape.names[i];
+        recollate.collation = collation_name(a.collation);
+        alter_backing(db, entry, recollate, ctx);
+      }
+      if (!entry->schema.columns[i].not_null && !a.nullable) {
+        ast::AlterTableStmt tighten;
+        tighten.action = A::kAlterColumn;
+        tighten.column_action = C::kSetNotNull;
+        tighten.name = shape.names[i];
+        alter_backing(db, entry, tighten, ctx);
+      }
+    }
+  } catch (...) {
+    entry->schema.derivation = derivation;
+    db.bump_schema_version();
+    throw;
+  }
+  entry->schema.derivation = derivation;
+  db.bump_schema_version();
+}
+
+// Whether `ts` has exactly the columns (names, types, nullability, collations) `shape`
+// derives.
+bool same_shape(const TableSchema& ts, const DerivedShape& shape) {
+  if (ts.columns.size() != shape.names.size()) return false;
+  for (size_t i = 0; i < shape.names.size(); ++i) {
+    const ColumnSchema& c = ts.columns[i];
+    const Attribute& a = shape.attrs[i];
+    if (!iequals(c.name, shape.names[i]) || (a.type != QRS_LT_ANY && c.logical_type != a.type) ||
+        c.not_null == a.nullable || collation_name(c.collation.get()) != collation_name(a.collation))
+      return false;
+  }
+  if (ts.primary_key.size() != shape.key.size()) return false;
+  for (size_t i = 0; i < shape.key.size(); ++i)
+    if (ts.primary_key[i].column != shape.key[i].column || ts.primary_key[i].desc != shape.key[i].desc) return false;
+  return true;
+}
+
+}  // namespace
+
+void refresh_materialized_view(DatabaseImpl& db, const ast::RefreshMaterializedViewStmt& s, ExecContext& ctx) {
   auto entry = find_table(db, s.view);
   if (!entry || !entry->schema.derivation)
     throw Error(StatusCode::kError, "no such materialized view: " + s.view.name, s.site);
-  auto plan = db.maintenance().plan_of(*entry);
-  db.maintenance().replace_by_diff(*entry, db.maintenance().evaluate(*plan));
+  const Derivation& d = *entry->schema.derivation;
+  DerivedShape shape;
+  try {
+    shape = derive_shape(db, *d.body, entry->schema.schema_name, entry->schema.name, d.columns, s.site);
+  } catch (const Error& e) {
+    // The view's own column list is a declared interface: a body whose output count
+    // moved under it is not widened or narrowed silently.
+    if (!d.columns.empty() && e.code() == StatusCode::kError)
+      throw Error(e.code(), e.raw_message() + " (drop and recreate it)", s.site);
+    // A body that still plans but no longer keys its rows: the view cannot follow it.
+    if (e.code() == StatusCode::kError && e.raw_message().find("cannot be materialized") != std::string::npos)
+      throw Error(StatusCode::kError,
+                  "materialized view '" + entry->schema.name + "': its body's output shape changed incompatibly (" +
+                      e.raw_message() + "); drop and recreate it",
+                  s.site);
+    if (e.raw_message().rfind("materialized view", 0) == 0) throw;
+    throw Error(e.code(), "materialized view '" + entry->schema.name + "' no longer plans: " + e.raw_message(), s.site);
+  }
+  // (Compiled here, not taken from the index: mid-reshape the column attributes lag.)
+  auto reconcile = [&] {
+    auto plan = compile_maintenance(db, entry, /*check_attributes=*/false);
+    db.maintenance().replace_by_diff(*entry, db.maintenance().evaluate(*plan));
+  };
+  if (same_shape(entry->schema, shape)) {
+    reconcile();
+    return;
+  }
+  // The body's output moved (a source ALTER reached it): reshape the table in place, its
+  // rows reconciled in the statement (committed inside the schema-change scope, so the
+  // store writes the new shape and the rows in one batch).
+  reshape(db, entry, shape, s.site, ctx, [&] {
+    reconcile();
+    db.commit_statement_in_schema_scope();
+  });
+  db.persist_table(*entry);
 }
 
 void set_maintained(DatabaseImpl& db, const std::shared_ptr<TableEntry>& entry, const ast::AlterTableStmt& s) {

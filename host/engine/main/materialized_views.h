@@ -24,11 +24,21 @@ struct ExecContext;
 void create_maintained_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& ctx,
                              DdlOrigin origin = DdlOrigin::kStatement, bool sugar = false);
 
+// The last resort of a reopen: a stored maintained table whose body no longer derives
+// its shape (a source ALTER froze it before the database closed) or no longer plans is
+// connected with its rows and derivation as they are, unmaintained (frozen or stale,
+// materialized_view_info() says which) until a REFRESH reshapes it, rather than failing
+// the open.
+void adopt_maintained_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& ctx);
+
 // CREATE MATERIALIZED VIEW: the table form with the shape derived from the body.
 void create_materialized_view(DatabaseImpl& db, const ast::CreateMaterializedViewStmt& s, ExecContext& ctx);
 
 // REFRESH MATERIALIZED VIEW: re-evaluates the body and brings the stored rows to it.
-void refresh_materialized_view(DatabaseImpl& db, const ast::RefreshMaterializedViewStmt& s);
+// When the body's output moved under the view (a source ALTER), the table is reshaped in
+// place first (trailing columns added or dropped, types, collations and nullability
+// changed; a moved primary key or column is refused with the table untouched).
+void refresh_materialized_view(DatabaseImpl& db, const ast::RefreshMaterializedViewStmt& s, ExecContext& ctx);
 
 // The write plan materialized-view maintenance enforces on maintained table `view` (its
 // CHECKs, foreign keys, indexes and the cascades of the keys referencing it); null when

@@ -147,6 +147,17 @@ void DatabaseImpl::replay_catalog(VtabModule& module, const std::string& module_
         last_key = key;
       }
     }
+    if (failed.size() == pending.size()) {
+      // Nothing else reopens: a maintained table that a source ALTER froze (or broke)
+      // before the database closed is adopted as it is, and the others retried.
+      std::vector<std::pair<std::string, std::string>> rest;
+      for (auto& [key, text] : failed)
+        if (!adopt_stored_maintained(text)) rest.emplace_back(key, text);
+      if (rest.size() < failed.size()) {
+        pending.swap(rest);
+        continue;
+      }
+    }
     if (failed.size() == pending.size())
       throw Error(StatusCode::kCorrupt, "module '" + module_name + "': catalog entry '" + last_key +
                                             "' does not reopen: " + last.to_string() +
@@ -159,6 +170,25 @@ void DatabaseImpl::replay_catalog(VtabModule& module, const std::string& module_
     if (!st.ok())
       spdlog::error("module '{}': catalog entry '{}' does not reopen ({}); the object is unavailable, its entry is kept",
                     module_name, key, st.to_string());
+  }
+}
+
+// Adopts a stored maintained table that does not reopen maintained (adopt_maintained_table);
+// false when `text` is not one or its table cannot be created either.
+bool DatabaseImpl::adopt_stored_maintained(const std::string& text) {
+  try {
+    auto stmts = Parser::parse(text);
+    if (stmts.size() != 1 || stmts[0]->kind != ast::StmtKind::kCreateTable) return false;
+    auto& s = static_cast<const ast::CreateTableStmt&>(*stmts[0]);
+    if (!s.maintained) return false;
+    ExecContext ctx;
+    ctx.db = this;
+    ctx.generation = next_generation();
+    adopt_maintained_table(*this, s, ctx);
+    return true;
+  } catch (const std::exception& e) {
+    spdlog::error("database '{}': a maintained table could not be adopted either: {}", db_options_.name, e.what());
+    return false;
   }
 }
 

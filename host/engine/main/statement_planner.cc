@@ -1032,9 +1032,9 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
     }
     case K::kRefreshMaterializedView: {
       auto& s = static_cast<const ast::RefreshMaterializedViewStmt&>(stmt);
-      return ddl_exec(db, [&db, &s](ExecContext&) {
+      return ddl_exec(db, [&db, &s](ExecContext& ctx) {
         db.check_ddl_allowed("REFRESH MATERIALIZED VIEW");
-        refresh_materialized_view(db, s);
+        refresh_materialized_view(db, s, ctx);
       });
     }
     case K::kDrop: {

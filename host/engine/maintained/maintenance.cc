@@ -470,7 +470,8 @@ void check_set(const TableSchema& view, std::vector<Row>& rows) {
     }
 }
 
-std::shared_ptr<MaintenancePlan> compile_maintenance(TransactionContext& db, std::shared_ptr<TableEntry> view) {
+std::shared_ptr<MaintenancePlan> compile_maintenance(TransactionContext& db, std::shared_ptr<TableEntry> view,
+                                                     bool check_attributes) {
   const Derivation& d = *view->schema.derivation;
   auto plan = std::make_shared<MaintenancePlan>();
   Planner planner(db);
@@ -479,6 +480,21 @@ std::shared_ptr<MaintenancePlan> compile_maintenance(TransactionContext& db, std
     throw Error(StatusCode::kSchema, "its body now produces " + std::to_string(qp.root->columns.size()) +
                                         " column(s) where the view has " + std::to_string(view->schema.columns.size()) +
                                         " (drop and recreate it)");
+  // The body must still derive the view's columns: a source ALTER that moved an output
+  // column's type, nullability or collation leaves the view frozen until REFRESH
+  // reshapes it.
+  for (size_t i = 0; check_attributes && i < qp.root->columns.size(); ++i) {
+    const Attribute& a = qp.root->columns[i];
+    const ColumnSchema& c = view->schema.columns[i];
+    auto coll = [](const Collation* x) { return x ? x->name() : std::string("BINARY"); };
+    std::string moved;
+    if (a.type != QRS_LT_ANY && a.type != c.logical_type) moved = "type";
+    else if (a.nullable == c.not_null) moved = "nullability";
+    else if (coll(a.collation) != coll(c.collation.get())) moved = "collation";
+    if (!moved.empty())
+      throw Error(StatusCode::kSchema, "the " + moved + " of its column '" + c.name +
+                                          "' moved under it (refresh to reshape it, or drop and recreate it)");
+  }
   // The stored rows are keyed by the view's primary key: the body must still prove some
   // key within it, or two body rows could claim one stored row.
   bool keyed = false;

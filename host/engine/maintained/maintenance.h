@@ -176,6 +176,9 @@ void check_set(const TableSchema& view, std::vector<Row>& rows);
 // Compiles the maintenance plan of `view` (a table with a derivation): plans its body as
 // the view sees it (home schema first), classifies the strategy and binds the
 // inverse-projection expressions. Throws a planning error of the body.
-std::shared_ptr<MaintenancePlan> compile_maintenance(TransactionContext& db, std::shared_ptr<TableEntry> view);
+// `check_attributes` false: a body whose columns' types, nullability or collations moved
+// still compiles (a refresh reshaping the view evaluates it before it sets them).
+std::shared_ptr<MaintenancePlan> compile_maintenance(TransactionContext& db, std::shared_ptr<TableEntry> view,
+                                                     bool check_attributes = true);
 
 }  // namespace quereus
