@@ -131,13 +131,32 @@ class Renamer {
   const std::string& new_table() const { return new_table_; }
   const std::string& old_column() const { return old_col_; }
   const std::string& new_column() const { return new_col_; }
+  // Whether the top-level FROM of `s` names the column-renamed table.
+  bool reads_target_table(const ast::Select& s) const { return reads_target(s.core.from.get()); }
   bool view_body(ast::Select& s) {
     changed_ = false;
     select(s, nullptr);
+    for (auto& d : s.defaults)
+      if (d.value) expr(*d.value, nullptr);
+    // `with defaults (c = …)` names a column of the body's sources (or the view column
+    // passing it through): a renamed source column renames the entry.
+    if (!old_col_.empty() && reads_target(s.core.from.get()))
+      for (auto& d : s.defaults)
+        if (iequals(d.name, old_col_)) {
+          d.name = new_col_;
+          changed_ = true;
+        }
     return changed_;
   }
 
  private:
+  // Whether the FROM tree `t` names the column-renamed table.
+  bool reads_target(const ast::TableSource* t) const {
+    if (!t) return false;
+    if (t->kind == ast::TableSource::Kind::kTable) return is_target(t->table, col_table_);
+    if (t->kind == ast::TableSource::Kind::kJoin) return reads_target(t->left.get()) || reads_target(t->right.get());
+    return false;
+  }
   bool is_target(const ast::QualifiedName& n, const std::string& name) const {
     if (n.schema.empty() && bare_binds_elsewhere_) return false;
     return iequals(n.name, name) && (n.schema.empty() || iequals(n.schema, schema_));
@@ -305,6 +324,7 @@ class Renamer {
 // handled by the caller: they name tables and columns, not expressions.)
 void propagate_rename(DatabaseImpl& db, Renamer renamer, int depth = 0) {
   std::vector<std::shared_ptr<TableEntry>> shifted;  // maintained tables whose column followed
+  std::vector<std::pair<std::string, std::string>> shifted_views;  // views whose output followed
   // Whether a bare name in an expression resolving along `home` binds some other relation
   // than the renamed table (or nothing): the first schema on the path that is the target's
   // or holds a relation of that name decides.
@@ -341,7 +361,14 @@ void propagate_rename(DatabaseImpl& db, Renamer renamer, int depth = 0) {
     // A maintained table's body, like a view's (its stored columns keep their names).
     if (t->schema.derivation) {
       auto body = ast::clone(*t->schema.derivation->body);
-      if (renamer.view_body(*body)) {
+      const bool rewritten = renamer.view_body(*body);
+      // A star over the renamed table shifts an output name with no text to rewrite.
+      const bool star = !renamer.renames_table() && renamer.reads_target_table(*body) &&
+                        std::any_of(body->core.columns.begin(), body->core.columns.end(), [](const ast::ResultColumn& rc) {
+                          return rc.kind == ast::ResultColumn::Kind::kStar ||
+                                 rc.kind == ast::ResultColumn::Kind::kTableStar;
+                        });
+      if (rewritten || star) {
         // A column rename that shifts an implicit output name (a bare projection of the
         // column, or a star) renames the maintained table's column too, as a view's
         // output name follows it.
@@ -377,6 +404,16 @@ void propagate_rename(DatabaseImpl& db, Renamer renamer, int depth = 0) {
     auto copy = ast::clone(*v->definition);
     std::shared_ptr<ast::CreateViewStmt> def(static_cast<ast::CreateViewStmt*>(copy.release()));
     if (!def->select || !renamer.view_body(*def->select)) continue;
+    // A view whose output name followed the column (a bare projection of it, no column
+    // list) renames that output for what reads the view, in the next round.
+    if (!renamer.renames_table() && def->columns.empty() && def->select->compounds.empty())
+      for (const ast::ResultColumn& rc : def->select->core.columns)
+        if (rc.kind == ast::ResultColumn::Kind::kExpr && rc.alias.empty() && rc.expr &&
+            rc.expr->kind == ast::ExprKind::kColumn &&
+            iequals(static_cast<const ast::ColumnRef&>(*rc.expr).column, renamer.new_column())) {
+          shifted_views.emplace_back(v->schema_name, v->name);
+          break;
+        }
     auto nv = std::make_shared<ViewEntry>(*v);
     nv->sql = statement_to_string(*def);
     nv->definition = std::move(def);
@@ -392,11 +429,14 @@ void propagate_rename(DatabaseImpl& db, Renamer renamer, int depth = 0) {
   }
   // A maintained table's renamed column is a rename of its own, for the views and
   // maintained tables over it (bounded: views form a DAG).
-  if (depth < 64)
+  if (depth < 64) {
     for (const auto& t : shifted)
       propagate_rename(db, Renamer::column(t->schema.schema_name, t->schema.name, renamer.old_column(),
                                            renamer.new_column()),
                        depth + 1);
+    for (const auto& [schema, name] : shifted_views)
+      propagate_rename(db, Renamer::column(schema, name, renamer.old_column(), renamer.new_column()), depth + 1);
+  }
 }
 
 // ---------------------------------------------------------------- rows and
@@ -772,6 +812,24 @@ AlterPlan plan_rename_column(AlterCtx& c) {
   int other = c.old().find_column(to);
   if (other >= 0 && other != idx)
     fail(StatusCode::kError, "Column '" + to + "' already exists in table '" + c.table() + "'");
+  // A materialized view republishing the column under its own name (a bare projection
+  // or a star) would then publish `to` twice: refused before anything changes.
+  for (const auto& t : c.db.catalog().tables()) {
+    if (!t->schema.derivation || !t->schema.derivation->columns.empty() || t->schema.find_column(to) < 0) continue;
+    const ast::Select& body = *t->schema.derivation->body;
+    if (!body.compounds.empty()) continue;
+    Renamer probe = Renamer::column(c.old().schema_name, c.table(), c.old().columns[idx].name, to);
+    if (!probe.reads_target_table(body)) continue;
+    bool republishes = false;
+    for (const ast::ResultColumn& rc : body.core.columns)
+      republishes = republishes || rc.kind != ast::ResultColumn::Kind::kExpr ||
+                    (rc.alias.empty() && rc.expr && rc.expr->kind == ast::ExprKind::kColumn &&
+                     iequals(static_cast<const ast::ColumnRef&>(*rc.expr).column, c.old().columns[idx].name));
+    if (republishes)
+      fail(StatusCode::kError, "Cannot rename column '" + c.old().columns[idx].name + "' of '" + c.table() +
+                                   "' to '" + to + "': materialized view '" + t->schema.name +
+                                   "' republishes it and already publishes a column named '" + to + "'");
+  }
   AlterPlan p{c.old(), {}, false, {}, {}};
   std::string from = p.schema.columns[idx].name;
   p.schema.columns[idx].name = to;
