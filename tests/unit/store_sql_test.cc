@@ -357,6 +357,14 @@ TEST_F(StoreSqlTest, MaintainedTablesReopenWithoutARefill) {
   ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
   EXPECT_EQ(query("select state, fills from materialized_view_info() where name = 'everything'"), V{"live|0"});
   EXPECT_EQ(query("pragma integrity_check"), V{"ok"});
+
+  // A view whose body reads a plain view reopens too (the view replays after the tables).
+  exec("create view by_g as select g, n from src");
+  exec("create materialized view over_view as select g, count(*) as c from by_g group by g");
+  db_.reset();
+  ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
+  EXPECT_EQ(query("select state, fills from materialized_view_info() where name = 'over_view'"), V{"live|0"});
+  EXPECT_EQ(query("select g, c from over_view order by g"), (V{"a|3", "b|2"}));
 }
 
 TEST_F(StoreSqlTest, IntegrityCheckFindsADamagedIndex) {

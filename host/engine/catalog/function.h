@@ -89,6 +89,9 @@ struct TableFunction {
   int min_args = 0;
   uint32_t flags = kDeterministic;
   std::vector<TableFunctionColumn> columns;
+  // Unique keys of one call's rows (output positions): a call never returns two rows
+  // equal on one of them. Empty: none known.
+  std::vector<std::vector<int>> keys;
   // Produces the rows; throws quereus::Error. `db` is the calling database.
   std::function<std::vector<Row>(DatabaseImpl& db, std::span<const Value> args)> rows;
 };

@@ -374,6 +374,7 @@ void register_generate_series(Registry& r) {
   series.min_args = 2;
   series.flags = fnutil::kPure;
   series.columns = {{"value", QRS_LT_INTEGER, false}};
+  series.keys = {{0}};  // a series never repeats a value (step is never zero)
   series.rows = [](DatabaseImpl&, std::span<const Value> a) {
     std::vector<Row> rows;
     int64_t bound[3] = {0, 0, 1};

@@ -132,45 +132,57 @@ void DatabaseImpl::replay_catalog(VtabModule& module, const std::string& module_
   });
   spdlog::info("database '{}': reopening {} table(s) and {} other object(s) from module '{}'", db_options_.name,
                tables.size(), objects.size(), module_name);
-  // A table whose DDL reads another (a DEFAULT with a subquery, …) may need that one
-  // first: retry the failures while some entry succeeds.
-  std::vector<std::pair<std::string, std::string>> pending = tables;
+  // An entry may need another first (a table whose DEFAULT reads a table, a maintained
+  // table whose body reads a view): every pass runs the tables, then the other objects,
+  // and the failures are retried while some entry succeeds.
+  std::vector<std::pair<std::string, std::string>> pending_tables = tables, pending_objects = objects;
+  std::vector<Status> object_errors;
   Status last;
   std::string last_key;
-  while (!pending.empty()) {
-    std::vector<std::pair<std::string, std::string>> failed;
-    for (auto& [key, text] : pending) {
+  for (;;) {
+    bool progress = false;
+    std::vector<std::pair<std::string, std::string>> failed_tables, failed_objects;
+    object_errors.clear();
+    for (auto& [key, text] : pending_tables) {
       Status st = run_stored(text);
-      if (!st.ok()) {
-        failed.emplace_back(key, text);
-        last = st;
-        last_key = key;
+      if (st.ok()) {
+        progress = true;
+        continue;
       }
+      failed_tables.emplace_back(key, text);
+      last = st;
+      last_key = key;
     }
-    if (failed.size() == pending.size()) {
+    for (auto& [key, text] : pending_objects) {
+      Status st = run_stored(text);
+      if (st.ok()) {
+        progress = true;
+        continue;
+      }
+      failed_objects.emplace_back(key, text);
+      object_errors.push_back(st);
+    }
+    if (!progress && !failed_tables.empty()) {
       // Nothing else reopens: a maintained table that a source ALTER froze (or broke)
       // before the database closed is adopted as it is, and the others retried.
       std::vector<std::pair<std::string, std::string>> rest;
-      for (auto& [key, text] : failed)
+      for (auto& [key, text] : failed_tables)
         if (!adopt_stored_maintained(text)) rest.emplace_back(key, text);
-      if (rest.size() < failed.size()) {
-        pending.swap(rest);
-        continue;
-      }
+      progress = rest.size() < failed_tables.size();
+      failed_tables.swap(rest);
     }
-    if (failed.size() == pending.size())
-      throw Error(StatusCode::kCorrupt, "module '" + module_name + "': catalog entry '" + last_key +
-                                            "' does not reopen: " + last.to_string() +
-                                            ". The stored schema is kept as it is; open the store with a build that "
-                                            "reads it, or repair the entry.");
-    pending.swap(failed);
+    pending_tables.swap(failed_tables);
+    pending_objects.swap(failed_objects);
+    if (!progress || (pending_tables.empty() && pending_objects.empty())) break;
   }
-  for (auto& [key, text] : objects) {
-    Status st = run_stored(text);
-    if (!st.ok())
-      spdlog::error("module '{}': catalog entry '{}' does not reopen ({}); the object is unavailable, its entry is kept",
-                    module_name, key, st.to_string());
-  }
+  if (!pending_tables.empty())
+    throw Error(StatusCode::kCorrupt, "module '" + module_name + "': catalog entry '" + last_key +
+                                          "' does not reopen: " + last.to_string() +
+                                          ". The stored schema is kept as it is; open the store with a build that "
+                                          "reads it, or repair the entry.");
+  for (size_t i = 0; i < pending_objects.size(); ++i)
+    spdlog::error("module '{}': catalog entry '{}' does not reopen ({}); the object is unavailable, its entry is kept",
+                  module_name, pending_objects[i].first, object_errors[i].to_string());
 }
 
 // Adopts a stored maintained table that does not reopen maintained (adopt_maintained_table);

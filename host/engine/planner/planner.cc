@@ -970,6 +970,7 @@ Planner::Source Planner::plan_table_function(const ast::TableSource& src, const 
     node->columns.push_back(c.attr);
     out.scope.columns.push_back(c);
   }
+  node->keys = fn->keys;
   out.node = node;
   return out;
 }

@@ -342,6 +342,21 @@ RelProperties derive_join(const JoinNode& j, bool matched) {
     }
     close_bindings(p);
   }
+  // A pair of rows is identified by a key of each side (a lateral right side's key holds
+  // per left row, which is all the pair needs): the product key, from each side's first.
+  if (keep_left && keep_right && !l.fds.empty() && !r.fds.empty()) {
+    const std::vector<int>* lk = nullptr;
+    const std::vector<int>* rk = nullptr;
+    for (const auto& fd : l.fds)
+      if (fd.kind == Kind::kUnique && (!lk || fd.determinants.size() < lk->size())) lk = &fd.determinants;
+    for (const auto& fd : r.fds)
+      if (fd.kind == Kind::kUnique && (!rk || fd.determinants.size() < rk->size())) rk = &fd.determinants;
+    if (lk && rk) {
+      std::vector<int> key = *lk;
+      for (int c : *rk) key.push_back(static_cast<int>(lw) + c);
+      add_key(p, key, n);
+    }
+  }
   for (const auto& key : j.keys) add_key(p, key, n);
   return p;
 }
