@@ -115,6 +115,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--headers", headers, "on (default) / off: column names above the rows")
       ->check(CLI::IsMember({"on", "off"}));
+  bool no_header = false;
+  app.add_flag("--no-header", no_header, "the same as --headers off");
   app.add_option("--nullvalue", null_text, "how NULL shows in table, box, markdown and line output (default NULL)");
   app.add_option("--check-syntax", syntax_files,
                  "parse SQL files without running them; prints file:line:column: message per statement "
@@ -166,7 +168,7 @@ int main(int argc, char** argv) {
   context.plugins = &loader->loaded();
   ShellOptions shell_options;
   (void)parse_output_mode(format, &shell_options.output.mode);
-  shell_options.output.headers = headers == "on";
+  shell_options.output.headers = headers == "on" && !no_header;
   shell_options.output.null_text = null_text;
   shell_options.bail = bail == "on";
   Shell shell(*db, context, shell_options, std::cout, std::cerr);

@@ -37,8 +37,8 @@ constexpr const char* kHelp[][2] = {
     {".events on|off", "print each committed change event as a JSON line (docs/change-events.md)"},
     {".headers on|off", "column names above the rows"},
     {".help", "this text"},
-    {".import [OPTIONS] FILE TABLE", "load CSV or TSV rows into TABLE (created when missing), in one transaction;"},
-    {"", "  --csv (default for other names) --tsv (default for .tsv/.tab) --no-header --skip N"},
+    {".import [OPTIONS] FILE [TABLE]", "load CSV or TSV rows into TABLE (default: named after FILE; created when"},
+    {"", "  missing), in one transaction; --csv, --tsv (default for .tsv/.tab), --no-header, --skip N"},
     {".mode MODE", "how results print: table box csv tsv json jsonl markdown line"},
     {".nullvalue TEXT", "how NULL shows in table, box, markdown and line modes (default NULL)"},
     {".once FILE", "send the next statement's output to FILE"},
@@ -377,7 +377,7 @@ Status Shell::dot_command(const Input& in, std::string_view line, int line_no) {
   }
   if (cmd == "output" && n <= 2) return done(cmd_output(args, false));
   if (cmd == "once" && n == 2) return done(cmd_output(args, true));
-  if (cmd == "import" && n >= 3) return cmd_import(in, args);
+  if (cmd == "import" && n >= 2) return cmd_import(in, args);
   if (cmd == "dump") {
     std::vector<std::string> tables(args.begin() + 1, args.end());
     return done(write_dump(db_, tables, out()));
@@ -388,11 +388,15 @@ Status Shell::dot_command(const Input& in, std::string_view line, int line_no) {
 }
 
 Status Shell::cmd_schema(std::string_view pattern) {
-  std::string sql =
-      "select sql from schema() where sql is not null and name not like 'sqlite_%'";
-  if (!pattern.empty()) sql += " and (name like " + sql_string(pattern) + " or tbl_name like " + sql_string(pattern) + ")";
-  sql += " order by case type when 'table' then 0 when 'index' then 1 when 'view' then 2 else 3 end, name";
-  return query(sql, [&](const Row& r) { out() << r[0].to_text() << ";\n"; });
+  // schema_ddl(): the exact statements (constraints, tags, module clause), in an order
+  // that can be run.
+  std::string sql = "select ddl from schema_ddl() where schema <> 'temp'";
+  if (!pattern.empty())
+    sql += " and (name like " + sql_string(pattern) + " or tbl_name like " + sql_string(pattern) + ")";
+  return query(sql, [&](const Row& r) {
+    const std::string ddl = r[0].to_text();
+    out() << ddl << (!ddl.empty() && ddl.back() == ';' ? "\n" : ";\n");
+  });
 }
 
 Status Shell::cmd_output(const std::vector<std::string>& args, bool once) {
@@ -427,8 +431,12 @@ Status Shell::cmd_import(const Input& in, const std::vector<std::string>& args) 
       positional.push_back(a);
     }
   }
-  if (positional.size() != 2) {
-    Status s(StatusCode::kError, "usage: .import [--csv|--tsv] [--no-header] [--skip N] FILE TABLE");
+  if (positional.size() == 1) {  // the table is named after the file: people.csv → people
+    std::string stem = positional[0].substr(positional[0].find_last_of('/') + 1);
+    positional.push_back(stem.substr(0, stem.find('.')));
+  }
+  if (positional.size() != 2 || positional[1].empty()) {
+    Status s(StatusCode::kError, "usage: .import [--csv|--tsv] [--no-header] [--skip N] FILE [TABLE]");
     report(in, s, in.line, 0);
     return s;
   }

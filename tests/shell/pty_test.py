@@ -148,7 +148,14 @@ def main():
         fail("the ';' in a string was taken as the end:\n" + text)
     s.expect(r"quereus> ")
 
-    # 6. .quit leaves with status 0 and the history file holds the lines.
+    # 6. A pasted line far over the terminal's 4 KB line limit arrives whole.
+    s.send("select length('" + "x" * 10000 + "') as n;\r")
+    text = s.expect(r"\(1 row\)", timeout=30, what="the long line's result")
+    if "10000" not in text:
+        fail("a 10 000-character line was cut:\n" + text[-500:])
+    s.expect(r"quereus> ")
+
+    # 7. .quit leaves with status 0 and the history file holds the lines.
     s.send(".quit\r")
     s.read_for(2)
     _, status = os.waitpid(s.pid, 0)
