@@ -174,6 +174,10 @@ Status import_delimited(Database& db, const ImportOptions& options, std::ostream
   Parse parse;
   parse.on_record = [&](Record& rec) -> bool {
     ++records;
+    if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
+      failure = Status(StatusCode::kInterrupt, "interrupted");
+      return false;
+    }
     if (records <= options.skip) return true;
     if (rec.size() == 1 && !rec[0]) return true;  // a blank line
     if (!insert) {

@@ -3,6 +3,7 @@
 // column's declared type.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -24,6 +25,8 @@ struct ImportOptions {
   uint64_t skip = 0;
   // Prints "imported N rows (P%)" every kProgressRows rows to the progress stream.
   bool progress = false;
+  // When set (Ctrl-C), the import stops with INTERRUPT and is undone. May be null.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct ImportResult {

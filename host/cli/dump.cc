@@ -5,6 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <memory>
+#include <set>
+
+#include "parser/lexer.h"
 
 namespace quereus {
 
@@ -22,6 +27,48 @@ bool named(const std::vector<std::string>& tables, const std::string& name) {
   if (tables.empty()) return true;
   return std::any_of(tables.begin(), tables.end(),
                      [&](const std::string& t) { return strcasecmp(t.c_str(), name.c_str()) == 0; });
+}
+
+struct Object {
+  std::string schema, type, name, table, ddl;
+};
+
+// Views and materialized views in an order where each comes after those it names (the
+// names its DDL's identifiers spell); what cannot be ordered keeps its place at the end.
+std::vector<const Object*> in_dependency_order(const std::vector<const Object*>& objects) {
+  auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  std::vector<std::set<size_t>> needs(objects.size());
+  for (size_t i = 0; i < objects.size(); ++i) {
+    std::set<std::string> words;
+    try {
+      for (const Token& t : Lexer::tokenize(objects[i]->ddl))
+        if (t.kind == TokenKind::kIdentifier || t.kind == TokenKind::kQuotedIdentifier) words.insert(lower(t.text));
+    } catch (const Error&) {
+    }
+    for (size_t j = 0; j < objects.size(); ++j)
+      if (j != i && words.count(lower(objects[j]->name))) needs[i].insert(j);
+  }
+  std::vector<const Object*> out;
+  std::vector<bool> done(objects.size(), false);
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (size_t i = 0; i < objects.size(); ++i) {
+      if (done[i]) continue;
+      bool ready = true;
+      for (size_t j : needs[i]) ready = ready && done[j];
+      if (ready) {
+        out.push_back(objects[i]);
+        done[i] = true;
+        progress = true;
+      }
+    }
+  }
+  for (size_t i = 0; i < objects.size(); ++i)
+    if (!done[i]) out.push_back(objects[i]);
+  return out;
 }
 
 }  // namespace
@@ -64,9 +111,6 @@ std::string dump_literal(const Value& v) {
 }
 
 Status write_dump(Database& db, const std::vector<std::string>& tables, std::ostream& out) {
-  struct Object {
-    std::string schema, type, name, table, ddl;
-  };
   std::vector<Object> objects;
   Status s = each_row(db, "select schema, type, name, tbl_name, ddl from schema_ddl()", [&](const Row& r) {
     objects.push_back({r[0].to_text(), r[1].to_text(), r[2].to_text(), r[3].to_text(), r[4].to_text()});
@@ -105,9 +149,16 @@ Status write_dump(Database& db, const std::vector<std::string>& tables, std::ost
     });
     if (!s.ok()) return s;
   }
-  for (const std::string type : {"index", "view", "materialized_view", "assertion", "declaration"})
+  auto emit = [&](const Object& o) { out << o.ddl << (o.ddl.empty() || o.ddl.back() != ';' ? ";\n" : "\n"); };
+  for (const Object& o : objects)
+    if (o.type == "index" && keep(o)) emit(o);
+  std::vector<const Object*> views;
+  for (const Object& o : objects)
+    if ((o.type == "view" || o.type == "materialized_view") && keep(o)) views.push_back(&o);
+  for (const Object* o : in_dependency_order(views)) emit(*o);
+  for (const std::string type : {"assertion", "declaration"})
     for (const Object& o : objects)
-      if (o.type == type && keep(o)) out << o.ddl << (o.ddl.empty() || o.ddl.back() != ';' ? ";\n" : "\n");
+      if (o.type == type && keep(o)) emit(o);
   out << "commit;\n";
   if (fk_on) out << "pragma foreign_keys = on;\n";
   out.flush();

@@ -26,9 +26,16 @@ bool contains_nocase(std::string_view hay, std::string_view needle) {
 
 std::string hint_for(std::string_view sql, const Status& error) {
   const std::string& msg = error.raw_message();
-  if (contains_nocase(msg, "NOT NULL constraint failed"))
-    return "columns are NOT NULL by default in Quereus: declare the column `name type null` to allow NULL "
-           "(or set `pragma default_column_nullability = 'nullable'` before creating the table)";
+  if (contains_nocase(msg, "NOT NULL constraint failed")) {
+    // "NOT NULL constraint failed: t.b" names the column.
+    std::string column = "name";
+    if (const size_t colon = msg.rfind(": "); colon != std::string::npos) {
+      column = msg.substr(colon + 2);
+      if (const size_t dot = column.rfind('.'); dot != std::string::npos) column = column.substr(dot + 1);
+    }
+    return "columns are NOT NULL by default in Quereus (unless declared `null`): to allow NULL, declare it `" +
+           column + " <type> null`, or set `pragma default_column_nullability = 'nullable'` before creating the table";
+  }
   if (contains_nocase(msg, "sqlite_master") || contains_nocase(msg, "sqlite_schema") ||
       contains_nocase(sql, "sqlite_master") || contains_nocase(sql, "sqlite_schema"))
     return "use `select * from schema()` instead of sqlite_master (columns schema, type, name, tbl_name, sql, "
@@ -44,11 +51,6 @@ std::string hint_for(std::string_view sql, const Status& error) {
     if (i > 0 && tokens[i - 1].kind != TokenKind::kSemicolon) continue;
     const Token& a = tokens[i];
     const Token& b = tokens[i + 1];
-    const std::string target =
-        i + 2 < tokens.size() && (tokens[i + 2].kind == TokenKind::kIdentifier || tokens[i + 2].kind == TokenKind::kString ||
-                                  tokens[i + 2].kind == TokenKind::kQuotedIdentifier)
-            ? tokens[i + 2].text
-            : "t";
     if (a.is(Keyword::kPragma)) {
       const std::string arg = i + 3 < tokens.size() && tokens[i + 2].kind == TokenKind::kLParen ? tokens[i + 3].text : "t";
       if (is_word(b, "table_info") || is_word(b, "table_xinfo"))
@@ -65,8 +67,15 @@ std::string hint_for(std::string_view sql, const Status& error) {
     }
     if (is_word(a, "show")) {
       if (is_word(b, "tables")) return "use .tables or `select name from schema() where type = 'table'` instead";
-      if (is_word(b, "columns") || is_word(b, "fields"))
-        return "use `select * from table_info('" + (target == "t" ? std::string("t") : target) + "')` instead";
+      if (is_word(b, "columns") || is_word(b, "fields")) {
+        std::string table = "t";  // show columns from|in NAME
+        for (size_t j = i + 2; j + 1 < tokens.size(); ++j)
+          if (is_word(tokens[j], "from") || is_word(tokens[j], "in")) {
+            table = tokens[j + 1].text;
+            break;
+          }
+        return "use `select * from table_info('" + table + "')` instead";
+      }
       if (is_word(b, "databases") || is_word(b, "schemas")) return "use .databases instead";
       if (is_word(b, "create")) return "use .schema NAME instead";
       return "use .tables, .schema or `select * from schema()` instead";

@@ -63,6 +63,7 @@ the executable's <prefix>/bin. See quereus(1) and docs/shell.md.
 quereus::Database* g_interruptible = nullptr;
 extern "C" void on_sigint(int) {
   if (g_interruptible) g_interruptible->interrupt();
+  quereus::Shell::notify_interrupt();
   quereus::LineEditor::notify_interrupt();
 }
 

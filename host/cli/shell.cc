@@ -137,6 +137,8 @@ struct Shell::Input {
   int buffer_line = 0;     // the line it starts on
 };
 
+std::atomic<bool> Shell::cancel_{false};
+
 Shell::Shell(Database& db, ShellContext context, ShellOptions options, std::ostream& out, std::ostream& err)
     : db_(db), context_(std::move(context)), options_(std::move(options)), out_(out), err_(err) {}
 
@@ -154,6 +156,11 @@ Status Shell::run_stream(std::istream& stream, const std::string& name) {
   in.name = name;
   Status last;
   for (std::string line; !quit_ && std::getline(stream, line);) {
+    if (cancel_.load(std::memory_order_relaxed)) {
+      Status s(StatusCode::kInterrupt, "interrupted");
+      report(in, s, in.line + 1, 0);
+      return s;
+    }
     if (!line.empty() && line.back() == '\r') line.pop_back();
     Status s = feed(in, line);
     if (!s.ok()) {
@@ -191,6 +198,7 @@ void Shell::interactive(LineEditor& editor) {
       in.buffer.clear();  // Ctrl-C drops the statement being typed
       continue;
     }
+    cancel_.store(false, std::memory_order_relaxed);
     editor.add_history(line);
     if (in.buffer.empty()) in.line = 0;  // lines count from the statement's start
     (void)feed(in, line);                // errors are printed; the session goes on
@@ -441,6 +449,7 @@ Status Shell::cmd_import(const Input& in, const std::vector<std::string>& args) 
     return s;
   }
   opts.progress = in.interactive || isatty(STDERR_FILENO);
+  opts.cancel = &cancel_;
   opts.file = positional[0];
   opts.table = positional[1];
   ImportResult result;
@@ -505,7 +514,7 @@ std::vector<std::string> Shell::completions(std::string_view before, std::string
   const size_t dot = word.rfind('.');
   auto columns_of = [&](const std::string& t) {
     (void)query("select name from table_info(" + sql_string(t) + ")",
-                [&](const Row& r) { out.push_back(r[1].to_text()); });
+                [&](const Row& r) { out.push_back(r[0].to_text()); });
   };
   if (dot != std::string_view::npos) {  // t.col
     const std::string qualifier(word.substr(0, dot));

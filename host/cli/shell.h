@@ -7,6 +7,7 @@
 // reported as `FILE:LINE:COLUMN: Error: CODE: message`.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <fstream>
@@ -63,6 +64,11 @@ class Shell {
   // The completions for the line editor (keywords, tables, columns, dot-commands).
   std::vector<std::string> completions(std::string_view before, std::string_view word);
 
+  // Async-signal-safe (Ctrl-C): a script being read (.read) and an .import stop at their
+  // next line or row. Database::interrupt() stops the running statement itself. The
+  // interactive shell clears the request before each line it reads.
+  static void notify_interrupt() { cancel_.store(true, std::memory_order_relaxed); }
+
   // True once .quit or .exit was read.
   bool quit_requested() const { return quit_; }
 
@@ -86,6 +92,8 @@ class Shell {
   Status query(std::string_view sql, const std::function<void(const Row&)>& each);
   // .events on|off: prints every committed change event as one JSON line.
   void watch_events(bool on);
+
+  static std::atomic<bool> cancel_;
 
   Database& db_;
   ShellContext context_;

@@ -104,6 +104,11 @@ def main():
     if not re.search(r"\b2\b", text) or "Error" in text:
         fail("TAB completion did not give 'select … from widgets':\n" + text)
     s.expect(r"quereus> ")
+    s.send("select lab\t from widgets where widgets.i\t = 2;\r")
+    text = s.expect(r"\(1 row\)", what="the statement with completed columns")
+    if not re.search(r"\bb\b", text) or "Error" in text:
+        fail("TAB completion of columns did not give 'select label … widgets.id':\n" + text)
+    s.expect(r"quereus> ")
     s.send(".tab\t\r")
     text = s.expect(r"widgets", what=".tables through completion")
     s.expect(r"quereus> ")
@@ -137,6 +142,24 @@ def main():
     text = s.expect(r"\(1 row\)", what="the table after the interrupt")
     if not re.search(r"\b2\b", text):
         fail("the table did not survive the interrupt:\n" + text)
+    s.expect(r"quereus> ")
+
+    # 4b. Ctrl-C during .read of a long script of short statements stops the script.
+    script = os.path.join(tmp, "many.sql")
+    with open(script, "w") as f:
+        f.write("create table many (n integer primary key);\n")
+        for i in range(20000):  # about 1 ms each
+            f.write(f"insert into many select {i} where (with recursive c(n) as (select 1 union all "
+                    f"select n + 1 from c where n < 5000) select count(*) from c) > 0;\n")
+    s.send(f".read {script}\r")
+    s.read_for(1.5)
+    s.send("\x03")
+    s.expect(r"INTERRUPT", timeout=20, what="the interrupted .read")
+    s.expect(r"quereus> ", what="the prompt after the interrupted .read")
+    s.send("select count(*) < 20000 as stopped from many;\r")
+    text = s.expect(r"\(1 row\)", what="the rows of the interrupted .read")
+    if "true" not in text:
+        fail(".read went on after Ctrl-C:\n" + text)
     s.expect(r"quereus> ")
 
     # 5. A ';' inside a string and a comment does not end the statement.

@@ -138,6 +138,24 @@ out=$("$Q" -c ".read schema.sql" -c ".dump parent")
 contains ".dump TABLE" "parent" "$out"
 if [[ "$out" == *"insert into \"main\".\"child\""* ]]; then echo "FAIL: .dump TABLE dumped another table"; failures=$((failures+1)); fi
 
+# Views, a materialized view and an assertion come back in an order that runs (a view
+# named before the view it reads), with odd names.
+cat >views.sql <<'EOF'
+create table sales (id integer primary key, region text, amount integer);
+insert into sales values (1, 'n', 10), (2, 's', 20), (3, 'n', 5);
+create view z_big as select * from sales where amount > 6;
+create view a_bigger as select * from z_big where amount > 15;
+create materialized view by_region as select region, sum(amount) as total, count(*) as n from a_bigger group by region;
+create assertion positive check (not exists (select 1 from sales where amount < 0));
+create table "odd ""name""" ("select" text primary key, x any null);
+insert into "odd ""name""" values ('a', 1), ('b', 'text'), ('c', 2.5), ('d', x'01'), ('e', null);
+EOF
+"$Q" -c ".read views.sql" -c ".dump" >vdump.sql
+"$Q" -c ".read vdump.sql" -c ".dump" >vdump2.sql 2>err.txt || { echo "FAIL: restoring views"; cat err.txt; failures=$((failures+1)); }
+check ".dump orders views by what they read" "$(cat vdump.sql)" "$(cat vdump2.sql)"
+check ".dump: the materialized view is recomputed" $'region,total,n\ns,20,1' \
+  "$("$Q" --format csv -c ".read vdump.sql" -c "select * from by_region")"
+
 # ---- hints for habits from other engines
 for sql in "pragma table_info(t)" "select * from sqlite_master" "describe t" "show tables"; do
   "$Q" -c "create table t (a integer primary key)" -c "$sql" >/dev/null 2>err.txt
