@@ -23,9 +23,7 @@
 #ifndef QUEREUS_VERSION
 #define QUEREUS_VERSION "dev"
 #endif
-#ifndef QUEREUS_GIT_COMMIT
-#define QUEREUS_GIT_COMMIT "unknown"
-#endif
+#include "quereus_git_commit.h"  // QUEREUS_GIT_COMMIT, generated at build time
 
 namespace {
 
