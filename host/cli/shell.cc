@@ -219,8 +219,8 @@ Status Shell::feed(Input& in, const std::string& line) {
   // The lexer runs when the statement could have ended (or the text is short).
   if (in.buffer.size() > 65536 && line.find_first_of(";}") == std::string::npos) return Status::Ok();
   switch (input_state(in.buffer)) {
-    case InputState::kEmpty:
-      if (line.find_first_of(";") != std::string::npos || trim(in.buffer).empty()) in.buffer.clear();
+    case InputState::kEmpty:  // only comments so far: nothing to run or continue
+      in.buffer.clear();
       return Status::Ok();
     case InputState::kIncomplete: return Status::Ok();
     case InputState::kComplete: break;
@@ -245,7 +245,6 @@ void Shell::report(const Input& in, const Status& s, int line, int column) {
 
 Status Shell::run_sql(const Input& in, std::string_view text, int first_line) {
   std::vector<std::unique_ptr<Statement>> stmts;
-  const auto started = std::chrono::steady_clock::now();
   Status s = db_.prepare(text, &stmts);
   size_t failed_at = 0;
   for (size_t i = 0; s.ok() && i < stmts.size(); ++i) {
@@ -255,7 +254,8 @@ Status Shell::run_sql(const Input& in, std::string_view text, int first_line) {
     const std::vector<std::string> names = stmt.column_names();
     std::unique_ptr<ResultPrinter> printer;
     if (!names.empty()) printer = std::make_unique<ResultPrinter>(out(), options_.output, names);
-    for (bool has_row = true; (s = stmt.step(&has_row)).ok() && has_row;) printer->add(stmt.row());
+    for (bool has_row = true; (s = stmt.step(&has_row)).ok() && has_row;)
+      if (printer) printer->add(stmt.row());
     // A statement that fails before its first row prints nothing but the error.
     if (printer && (s.ok() || printer->rows() > 0)) printer->finish();
     ++statements_run_;
@@ -272,7 +272,6 @@ Status Shell::run_sql(const Input& in, std::string_view text, int first_line) {
       once_ = false;
     }
   }
-  (void)started;
   out().flush();
   if (s.ok()) return s;
   // Where: the error's site in the text, else the failing statement's first line.

@@ -5,8 +5,9 @@ Usage: doc_test.py BIN_DIR FILE.md...
 
 A fenced block whose info string is `console` is an example: a line starting with `$ ` is
 a command (a line ending in `\\` continues it), the lines after it up to the next command
-are what it prints (stdout and stderr together). Each block runs in a fresh scratch
-directory, its commands in order through bash, with BIN_DIR first on PATH. Trailing blanks
+are what it prints (stdout and stderr together). The blocks of one file run in order in one
+fresh scratch directory (so a tutorial's steps build on each other), each command through
+bash, with BIN_DIR first on PATH. Trailing blanks
 are ignored. Other blocks are not run.
 """
 import os
@@ -73,8 +74,8 @@ def main():
     env.pop("QUEREUS_DATA", None)
     failures = count = 0
     for md in sys.argv[2:]:
-        for line_no, block in blocks(md):
-            with tempfile.TemporaryDirectory(prefix="quereus-doc-") as work:
+        with tempfile.TemporaryDirectory(prefix="quereus-doc-") as work:
+            for line_no, block in blocks(md):
                 for cmd, expected in examples(block):
                     count += 1
                     run = subprocess.run(["bash", "-c", cmd], cwd=work, env=env, stdout=subprocess.PIPE,
