@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/csv_import.h"
+#include "cli/data_import.h"
 #include "cli/dump.h"
 #include "cli/hints.h"
 #include "cli/line_editor.h"
@@ -37,8 +37,10 @@ constexpr const char* kHelp[][2] = {
     {".events on|off", "print each committed change event as a JSON line (docs/change-events.md)"},
     {".headers on|off", "column names above the rows"},
     {".help", "this text"},
-    {".import [OPTIONS] FILE [TABLE]", "load CSV or TSV rows into TABLE (default: named after FILE; created when"},
-    {"", "  missing), in one transaction; --csv, --tsv (default for .tsv/.tab), --no-header, --skip N"},
+    {".export SQL FILE", "write the rows of SQL to FILE as .csv, .tsv, .json, .jsonl or .md (else the mode)"},
+    {".import [OPTIONS] FILE [TABLE]", "load CSV, TSV or JSON-lines rows into TABLE (default: named after FILE;"},
+    {"", "  created when missing) in one transaction; --csv, --tsv (default for .tsv/.tab),"},
+    {"", "  --jsonl (default for .jsonl/.ndjson), --no-header, --skip N"},
     {".mode MODE", "how results print: table box csv tsv json jsonl markdown line"},
     {".nullvalue TEXT", "how NULL shows in table, box, markdown and line modes (default NULL)"},
     {".once FILE", "send the next statement's output to FILE"},
@@ -385,6 +387,30 @@ Status Shell::dot_command(const Input& in, std::string_view line, int line_no) {
   if (cmd == "output" && n <= 2) return done(cmd_output(args, false));
   if (cmd == "once" && n == 2) return done(cmd_output(args, true));
   if (cmd == "import" && n >= 2) return cmd_import(in, args);
+  if (cmd == "export" && n == 3) {
+    // The format from the file's extension; the mode and output come back afterwards.
+    const OutputSettings saved = options_.output;
+    const std::string& file = args[2];
+    const size_t dot = file.rfind('.');
+    const std::string ext = dot == std::string::npos ? "" : file.substr(dot + 1);
+    OutputMode mode = options_.output.mode;
+    if (ext == "md") mode = OutputMode::kMarkdown;
+    else if (!ext.empty()) (void)parse_output_mode(ext, &mode);
+    options_.output.mode = mode;
+    options_.output.headers = true;
+    auto previous = std::move(redirect_);
+    const bool previous_once = once_;
+    Status s = cmd_output({"once", file}, true);
+    if (!s.ok()) {
+      report(in, s, line_no, 0);
+    } else {
+      s = run_sql(in, args[1], line_no);
+    }
+    redirect_ = std::move(previous);
+    once_ = previous_once;
+    options_.output = saved;
+    return s;
+  }
   if (cmd == "dump") {
     std::vector<std::string> tables(args.begin() + 1, args.end());
     return done(write_dump(db_, tables, out()));
@@ -423,11 +449,11 @@ Status Shell::cmd_import(const Input& in, const std::vector<std::string>& args) 
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--csv") {
-      opts.tsv = false;
-      opts.format_given = true;
+      opts.format = ImportFormat::kCsv;
     } else if (a == "--tsv") {
-      opts.tsv = true;
-      opts.format_given = true;
+      opts.format = ImportFormat::kTsv;
+    } else if (a == "--jsonl") {
+      opts.format = ImportFormat::kJsonl;
     } else if (a == "--no-header") {
       opts.header = false;
     } else if (a == "--header") {
@@ -443,7 +469,7 @@ Status Shell::cmd_import(const Input& in, const std::vector<std::string>& args) 
     positional.push_back(stem.substr(0, stem.find('.')));
   }
   if (positional.size() != 2 || positional[1].empty()) {
-    Status s(StatusCode::kError, "usage: .import [--csv|--tsv] [--no-header] [--skip N] FILE [TABLE]");
+    Status s(StatusCode::kError, "usage: .import [--csv|--tsv|--jsonl] [--no-header] [--skip N] FILE [TABLE]");
     report(in, s, in.line, 0);
     return s;
   }
@@ -452,7 +478,7 @@ Status Shell::cmd_import(const Input& in, const std::vector<std::string>& args) 
   opts.file = positional[0];
   opts.table = positional[1];
   ImportResult result;
-  Status s = import_delimited(db_, opts, err_, &result);
+  Status s = import_file(db_, opts, err_, &result);
   if (!s.ok()) {
     report(in, s, in.line, 0);
     return s;

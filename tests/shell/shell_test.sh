@@ -111,6 +111,25 @@ seq 1 150000 | sed 's/^/x/' | awk 'BEGIN{print "v"} {print $0}' >big.csv
 out=$("$Q" --format csv -c "create table big (v text primary key)" -c ".import big.csv big" -c "select count(*) as n from big")
 check ".import a large file" $'n\n150000' "$out"
 
+# JSON lines: a new table takes the first object's keys in order (any null columns, values
+# keep their JSON type), an existing one converts; a key that is no column names its line.
+printf '{"name": "Ann", "id": 1, "score": 1.5, "tags": ["a", "b"]}\n\n{"id": 2, "name": "Bob", "score": null}\n' >people.jsonl
+out=$("$Q" --format csv -c ".import people.jsonl" -c "select *, typeof(id) as ti from people order by id")
+check ".import jsonl creates the table" $'name,id,score,tags,ti\nAnn,1,1.5,"[""a"",""b""]",integer\nBob,2,,,integer' "$out"
+out=$("$Q" --format csv -c "create table pj (id integer primary key, name text, score real null, tags text null)" \
+  -c ".import --jsonl people.jsonl pj" -c "select id, name, score from pj order by id")
+check ".import jsonl into a table" $'id,name,score\n1,Ann,1.5\n2,Bob,' "$out"
+printf '{"id": 1}\n{"id": 2, "zzz": 3}\n' >bad.jsonl
+"$Q" -c ".import bad.jsonl" >/dev/null 2>err.txt
+contains ".import jsonl error names the line" "bad.jsonl:2: key 'zzz'" "$(cat err.txt)"
+
+# ---- .export
+"$Q" -c ".import people.jsonl" -c '.export "select id, name from people order by id" out.csv' \
+  -c '.export "select id from people order by id" out.jsonl' -c "select 1 as after" >stdout.txt
+check ".export csv" $'id,name\n1,Ann\n2,Bob' "$(cat out.csv)"
+check ".export jsonl" $'{"id":1}\n{"id":2}' "$(cat out.jsonl)"
+check ".export leaves the mode and output" $' after\n-------\n     1\n(1 row)' "$(cat stdout.txt)"
+
 # ---- .dump round trip
 cat >schema.sql <<'EOF'
 create table parent (id integer primary key, name text unique) with tags (display_name = 'Parents');
