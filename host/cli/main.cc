@@ -165,6 +165,7 @@ int main(int argc, char** argv) {
   context.config_path = config_path;
   context.database_options = database_options(options.databases["main"]);
   context.plugins = &loader->loaded();
+  context.registry = registry;
   ShellOptions shell_options;
   (void)parse_output_mode(format, &shell_options.output.mode);
   shell_options.output.headers = headers == "on" && !no_header;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <cstdio>
 #include <sstream>
@@ -31,6 +32,7 @@ constexpr const char* kContinuation = "   ...> ";
 
 // One line per command: the name and arguments, then what it does (the columns line up).
 constexpr const char* kHelp[][2] = {
+    {".backup DIR", "copy the database into a new directory DIR of its on-disk module (store)"},
     {".bail on|off", "stop a script at its first error (on, the default, outside the interactive shell)"},
     {".databases", "the database, its default module and module options, its schemas"},
     {".dump [TABLE...]", "an SQL script that recreates the schema and the data (of TABLEs only)"},
@@ -415,6 +417,7 @@ Status Shell::dot_command(const Input& in, std::string_view line, int line_no) {
     std::vector<std::string> tables(args.begin() + 1, args.end());
     return done(write_dump(db_, tables, out()));
   }
+  if (cmd == "backup" && n == 2) return done(cmd_backup(args[1]));
   if (cmd == "plugins" && n == 1) return done(cmd_plugins());
   if (cmd == "databases" && n == 1) return done(cmd_databases());
   return bad("unknown command or bad arguments: " + std::string(line) + " (try .help)");
@@ -485,6 +488,43 @@ Status Shell::cmd_import(const Input& in, const std::vector<std::string>& args) 
   }
   if (in.interactive) err_ << "imported " << result.rows << " row(s) into " << opts.table << "\n";
   return s;
+}
+
+Status Shell::cmd_backup(const std::string& dir) {
+  // The same deployment with the module that keeps data on disk (the one given a `path`)
+  // pointed at `dir`: a new database there, filled from the dump of this one, in this
+  // process between two statements — a consistent copy.
+  if (!context_.registry) return Status(StatusCode::kMisuse, ".backup is not available here");
+  DatabaseOptions options = context_.database_options;
+  std::string module;
+  for (auto& [m, settings] : options.module_options) {
+    bool has_path = false;
+    for (auto& [k, v] : settings) {
+      if (k != "path") continue;
+      if (!module.empty() && module != m)
+        return Status(StatusCode::kMisuse, "modules '" + module + "' and '" + m +
+                                               "' both keep data on disk: back up with .dump instead");
+      module = m;
+      v = Value::Text(dir);
+      has_path = true;
+    }
+    if (!has_path) continue;
+    std::erase_if(settings, [](const auto& kv) { return kv.first == "create_if_missing"; });
+    settings.emplace_back("create_if_missing", Value::Boolean(true));
+  }
+  if (module.empty())
+    return Status(StatusCode::kMisuse,
+                  "this database keeps nothing on disk (no module has a 'path'): .dump writes a backup script");
+  std::error_code ec;
+  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_empty(dir, ec))
+    return Status(StatusCode::kCantOpen, "'" + dir + "' exists and is not empty: a backup goes to a new directory");
+  std::ostringstream script;
+  if (Status s = write_dump(db_, {}, script); !s.ok()) return s;
+  std::unique_ptr<Database> copy;
+  if (Status s = Database::Open(context_.registry, options, &copy); !s.ok()) return s;
+  if (Status s = copy->exec(script.str()); !s.ok())
+    return Status(s.code(), "the backup in '" + dir + "' is incomplete: " + s.raw_message());
+  return Status::Ok();
 }
 
 Status Shell::cmd_plugins() {

@@ -33,6 +33,9 @@ struct ShellContext {
   std::string database_name = "main";
   DatabaseOptions database_options;
   const std::vector<LoadedPlugin>* plugins = nullptr;  // may be null
+  // The registry the database was opened over (.backup opens a second database on it).
+  // May be null: .backup is then refused.
+  std::shared_ptr<Registry> registry;
 };
 
 struct ShellOptions {
@@ -84,7 +87,7 @@ class Shell {
 
   Status cmd_schema(std::string_view pattern);
   Status cmd_import(const Input& in, const std::vector<std::string>& args);
-  Status cmd_dump(std::string_view table);
+  Status cmd_backup(const std::string& dir);
   Status cmd_plugins();
   Status cmd_databases();
   Status cmd_output(const std::vector<std::string>& args, bool once);

@@ -175,6 +175,23 @@ check ".dump orders views by what they read" "$(cat vdump.sql)" "$(cat vdump2.sq
 check ".dump: the materialized view is recomputed" $'region,total,n\ns,20,1' \
   "$("$Q" --format csv -c ".read vdump.sql" -c "select * from by_region")"
 
+# ---- .backup: a store database copied into a new directory, opened from there
+printf 'plugins: [{path: store}]\ndatabases:\n  main:\n    default_module: store\n    module_options: {store: {path: ./live, sync: false}}\n' >live.yaml
+cat >store.sql <<'EOF'
+create table sales (id integer primary key, region text, amount integer);
+insert into sales values (1, 'n', 10), (2, 's', 20), (3, 'n', 5);
+create index sales_region on sales (region);
+create view big as select * from sales where amount > 6;
+create materialized view by_region as select region, sum(amount) as total from sales group by region;
+create assertion positive check (not exists (select 1 from sales where amount < 0));
+EOF
+"$Q" --config live.yaml -c ".read store.sql" -c ".backup ./copy" 2>err.txt || { echo "FAIL: .backup"; cat err.txt; failures=$((failures+1)); }
+sed 's#./live#./copy#' live.yaml >copy.yaml
+check ".backup copies schema and rows" "$("$Q" --config live.yaml -c .dump)" "$("$Q" --config copy.yaml -c .dump)"
+check ".backup: the copy checks ok" "ok" "$("$Q" check --config copy.yaml)"
+"$Q" --config live.yaml -c ".backup ./copy" >/dev/null 2>&1; check ".backup refuses a directory in use" 1 $?
+"$Q" -c ".backup ./x" >/dev/null 2>&1; check ".backup refuses a database without a store" 1 $?
+
 # ---- hints for habits from other engines
 for sql in "pragma table_info(t)" "select * from sqlite_master" "describe t" "show tables"; do
   "$Q" -c "create table t (a integer primary key)" -c "$sql" >/dev/null 2>err.txt
