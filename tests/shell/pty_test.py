@@ -144,6 +144,28 @@ def main():
         fail("the table did not survive the interrupt:\n" + text)
     s.expect(r"quereus> ")
 
+    # 4a. Inside an explicit transaction the interrupted statement is undone and the
+    # transaction stays open: what came before it commits.
+    s.send("begin;\r")
+    s.expect(r"quereus> ")
+    s.send("insert into widgets values (3, 'c');\r")
+    s.expect(r"quereus> ")
+    s.send("with recursive c(n) as (select 1 union all select n + 1 from c where n < 100000) "
+           "insert into widgets select a.n * 100000 + b.n + 10, 'x' from c a join c b on a.n <> b.n;\r")
+    s.read_for(1.5)
+    s.send("\x03")
+    s.expect(r"INTERRUPT", timeout=20, what="the interrupted insert")
+    s.expect(r"quereus> ")
+    s.send("commit;\r")
+    text = s.expect(r"quereus> ", what="the commit after the interrupt")
+    if "Error" in text:
+        fail("the transaction did not survive the interrupt:\n" + text)
+    s.send("select count(*) as n from widgets;\r")
+    text = s.expect(r"\(1 row\)", what="the rows after the commit")
+    if not re.search(r"\b3\b", text):
+        fail("the transaction's insert was lost, or the interrupted one kept:\n" + text)
+    s.expect(r"quereus> ")
+
     # 4b. Ctrl-C during .read of a long script of short statements stops the script.
     script = os.path.join(tmp, "many.sql")
     with open(script, "w") as f:
