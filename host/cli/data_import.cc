@@ -232,7 +232,9 @@ Status read_delimited(FILE* f, char delimiter, const ImportOptions& options, Tab
   ssize_t n;
   while (parse.failure.ok() && (n = ::getline(&buf, &cap, f)) > 0) {
     ++*line;
-    if (csv_parse(&parser, buf, static_cast<size_t>(n), on_field, on_record, &parse) != static_cast<size_t>(n)) {
+    size_t bom = *line == 1 && n >= 3 && std::memcmp(buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;  // as Excel writes
+    n -= static_cast<ssize_t>(bom);
+    if (csv_parse(&parser, buf + bom, static_cast<size_t>(n), on_field, on_record, &parse) != static_cast<size_t>(n)) {
       parse.failure = Status(StatusCode::kFormat, csv_strerror(csv_error(&parser)));
       break;
     }

@@ -99,6 +99,12 @@ check ".import csv with header and coercion" $'id,name,score,ok,ts\n1,Ann,1.5,tr
 printf 'a\tb\nx\t1\ny\t2\n' >new.tsv
 out=$("$Q" --format csv -c ".import new.tsv fresh" -c "select a, b from fresh order by a")
 check ".import tsv creates the table" $'a,b\nx,1\ny,2' "$out"
+printf '\xef\xbb\xbfid,name\n1,a\n' >bom.csv
+check ".import skips a UTF-8 byte order mark" $'id,name\n1,a' \
+  "$("$Q" --format csv -c "create table bom (id integer primary key, name text)" -c ".import bom.csv" -c "select * from bom")"
+printf 'id,name\r\n1,a\r\n2,"b\r\nc"\r\n' >crlf.csv
+check ".import with CRLF line ends" $'{"id":1,"name":"a"}\n{"id":2,"name":"b\\r\\nc"}' \
+  "$("$Q" --format jsonl -c "create table crlf (id integer primary key, name text)" -c ".import crlf.csv" -c "select * from crlf")"
 printf '1,x\n2,y\n' >nohead.csv
 out=$("$Q" --format csv -c "create table nh (a integer primary key, b text)" -c ".import --no-header nohead.csv nh" -c "select count(*) as n from nh")
 check ".import --no-header" $'n\n2' "$out"
