@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(g++ cmake ninja-build ccache pkg-config
   libboost-dev libboost-filesystem-dev libyaml-cpp-dev libleveldb-dev libspdlog-dev libfmt-dev
-  nlohmann-json3-dev libssl-dev libsqlite3-dev libgtest-dev libgmock-dev libabsl-dev)
+  nlohmann-json3-dev libssl-dev libsqlite3-dev libgtest-dev libgmock-dev libabsl-dev
+  libedit-dev libcli11-dev libcsv-dev libutf8proc-dev python3 dpkg-dev file)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -5,13 +5,15 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/check_syntax.h"
+#include "cli/line_editor.h"
 #include "cli/shell.h"
 #include "config/config_loader.h"
 #include "config/host_setup.h"
@@ -21,31 +23,46 @@
 #ifndef QUEREUS_VERSION
 #define QUEREUS_VERSION "dev"
 #endif
+#include "quereus_git_commit.h"  // QUEREUS_GIT_COMMIT, generated at build time
 
 namespace {
 
-constexpr const char* kUsage =
-    "usage: quereus [--config FILE] [--format table|json] [-c SQL]... [script.sql]\n"
-    "       quereus check [--config FILE]\n"
-    "  --config FILE   deployment YAML (default: built-in, the same as config/quickstart.yaml)\n"
-    "  --format F      table (default): aligned, for people; json: one object per row and line\n"
-    "  -c SQL          run SQL (may repeat; runs before the script)\n"
-    "  script.sql      run a file of SQL; stops at the first error\n"
-    "  --check-syntax FILE...  parse SQL files without running them; prints file:line:column:\n"
-    "                  message per statement that does not parse, then N passed, N failed\n"
-    "  check           verify the database: every row reads, every index agrees with its table,\n"
-    "                  UNIQUE holds, row counts match the statistics; prints the problems\n"
-    "                  (or 'ok'); exit status 0 when the database is sound, 1 when not\n"
-    "  --help, --version\n"
-    "With neither -c nor a script, SQL is read from stdin: an interactive shell when stdin is\n"
-    "a terminal, otherwise the whole input is run as a script.\n";
+constexpr const char* kFooter = R"(
+Input:
+  With neither -c nor a script, SQL is read from standard input: an interactive shell
+  (line editing, history in ~/.quereus_history or $QUEREUS_HISTORY, TAB completion) when
+  it is a terminal, otherwise the input runs as a script. Scripts, piped input and -c
+  accept dot-commands too (.help lists them). A statement ends with ';'.
+  Ctrl-C clears the line being typed, or interrupts the running statement.
 
-// Ctrl-C in the interactive shell interrupts the running statement (Database::interrupt
-// only sets a flag: safe in a signal handler) instead of killing the session and, with
-// the default `mem` module, every table in it.
+Output formats (--format, .mode):
+  table     aligned columns, '(N rows)' (the default)
+  box       aligned columns in box-drawing characters
+  csv, tsv  comma / tab separated, a header line first (NULL is an empty field)
+  json      one JSON array of row objects
+  jsonl     one JSON object per row and line
+  markdown  a Markdown table
+  line      one 'column = value' line per column, rows separated by a blank line
+
+Commands:
+  quereus check [--config FILE]
+            verify the database: every row reads, every index agrees with its table,
+            UNIQUE holds, row counts match the statistics; prints the problems (or 'ok');
+            exit status 0 when the database is sound, 1 when not
+
+Exit status: 0 success; 1 an SQL error (the first one stops a script unless --bail off);
+2 a usage, configuration or plugin error.
+Plugins are found in the deployment's plugin_dir, by default <prefix>/lib/quereus beside
+the executable's <prefix>/bin. See quereus(1) and docs/shell.md.
+)";
+
+// Ctrl-C: interrupts the running statement (Database::interrupt only sets a flag, so it
+// is safe in a signal handler) and cancels the line being typed; the session goes on.
 quereus::Database* g_interruptible = nullptr;
 extern "C" void on_sigint(int) {
   if (g_interruptible) g_interruptible->interrupt();
+  quereus::Shell::notify_interrupt();
+  quereus::LineEditor::notify_interrupt();
 }
 
 int fail(int code, const std::string& message) {
@@ -71,50 +88,51 @@ int run_check(quereus::Database& db) {
   return problems ? 1 : 0;
 }
 
+std::string history_path() {
+  if (const char* p = std::getenv("QUEREUS_HISTORY")) return p;
+  if (const char* home = std::getenv("HOME")) return std::string(home) + "/.quereus_history";
+  return "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace quereus;
-  std::string config_path, script;
-  std::vector<std::string> commands;
-  OutputFormat format = OutputFormat::kTable;
-  bool check = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (i == 1 && arg == "check") {
-      check = true;
-      continue;
-    }
-    auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-    if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      return 0;
-    } else if (arg == "--check-syntax") {
-      std::vector<std::string> files(argv + i + 1, argv + argc);
-      if (files.empty()) return fail(2, "--check-syntax needs at least one file");
-      int failures = check_syntax(files, std::cout, std::cerr);
-      return failures < 0 ? 2 : (failures > 0 ? 1 : 0);
-    } else if (arg == "--version") {
-      std::cout << "quereus " << QUEREUS_VERSION << "\n";
-      return 0;
-    } else if (arg == "--config" || arg == "-c" || arg == "--format") {
-      const char* v = value();
-      if (!v) return fail(2, arg + " needs a value\n" + kUsage);
-      if (arg == "--config")
-        config_path = v;
-      else if (arg == "-c")
-        commands.push_back(v);
-      else if (std::string(v) == "table" || std::string(v) == "json")
-        format = std::string(v) == "json" ? OutputFormat::kJson : OutputFormat::kTable;
-      else
-        return fail(2, "--format must be table or json, not '" + std::string(v) + "'");
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      return fail(2, "unknown option " + arg + "\n" + kUsage);
-    } else if (!script.empty()) {
-      return fail(2, "only one script may be given\n" + std::string(kUsage));
-    } else {
-      script = arg;
-    }
+  CLI::App app{"quereus " QUEREUS_VERSION ": a SQL engine whose storage, collations and functions are plugins",
+               "quereus"};
+  app.footer(kFooter);
+  app.set_version_flag("--version", "quereus " QUEREUS_VERSION " (commit " QUEREUS_GIT_COMMIT ")");
+  std::string config_path, script, format = "table", bail = "on", headers = "on", null_text = "NULL";
+  std::vector<std::string> commands, syntax_files;
+  app.add_option("--config", config_path,
+                 "deployment YAML (default: built-in, the same as config/quickstart.yaml)");
+  app.add_option("--format,--mode", format, std::string("how results print: ") + output_mode_list())
+      ->check(CLI::IsMember({"table", "box", "csv", "tsv", "json", "jsonl", "markdown", "line"}));
+  app.add_option("-c,--command", commands, "run SQL or a dot-command (may repeat; runs before the script)")
+      ->allow_extra_args(false);
+  app.add_option("--bail", bail, "on (default): a script, piped input or -c stops at the first error; off: go on")
+      ->check(CLI::IsMember({"on", "off"}));
+  app.add_option("--headers", headers, "on (default) / off: column names above the rows")
+      ->check(CLI::IsMember({"on", "off"}));
+  bool no_header = false;
+  app.add_flag("--no-header", no_header, "the same as --headers off");
+  app.add_option("--nullvalue", null_text, "how NULL shows in table, box, markdown and line output (default NULL)");
+  app.add_option("--check-syntax", syntax_files,
+                 "parse SQL files without running them; prints file:line:column: message per statement "
+                 "that does not parse, then N passed, N failed");
+  app.add_option("script", script, "a file of SQL and dot-commands to run");
+  CLI::App* check = app.add_subcommand("check", "verify the database (see below)");
+  check->fallthrough();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+
+  if (!syntax_files.empty()) {
+    int failures = check_syntax(syntax_files, std::cout, std::cerr);
+    return failures < 0 ? 2 : (failures > 0 ? 1 : 0);
   }
 
   HostOptions options;
@@ -127,7 +145,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<PluginLoader> loader;
   if (Status s = load_host_plugins(options, &registry, &loader); !s.ok()) return fail(2, s.to_string());
   std::unique_ptr<Database> db;
-  if (check) {
+  if (*check) {
     // Checking must not create: a mistyped or missing store path is an error, not an
     // empty database that checks "ok".
     for (auto& [module, settings] : options.databases["main"].module_options) {
@@ -140,31 +158,54 @@ int main(int argc, char** argv) {
     }
   }
   if (Status s = open_configured_database(registry, "main", options.databases["main"], &db); !s.ok())
-    return fail(check ? 1 : 2, s.to_string());
-  if (check) return run_check(*db);
+    return fail(*check ? 1 : 2, s.to_string());
+  if (*check) return run_check(*db);
 
-  Shell shell(*db, format, std::cout, std::cerr);
-  if (commands.empty() && script.empty() && isatty(STDIN_FILENO)) {
-    std::cout << "quereus " << QUEREUS_VERSION << ": SQL ends with ';', .help for help (Ctrl-C interrupts a statement, Ctrl-D quits)\n";
-    g_interruptible = db.get();
+  ShellContext context;
+  context.config_path = config_path;
+  context.database_options = database_options(options.databases["main"]);
+  context.plugins = &loader->loaded();
+  context.registry = registry;
+  ShellOptions shell_options;
+  (void)parse_output_mode(format, &shell_options.output.mode);
+  shell_options.output.headers = headers == "on" && !no_header;
+  shell_options.output.null_text = null_text;
+  shell_options.bail = bail == "on";
+  Shell shell(*db, context, shell_options, std::cout, std::cerr);
+
+  g_interruptible = db.get();
+  const bool interactive = commands.empty() && script.empty() && isatty(STDIN_FILENO);
+  if (interactive) {
     struct sigaction sa {};
     sa.sa_handler = on_sigint;
-    sa.sa_flags = SA_RESTART;
+    sa.sa_flags = 0;  // no SA_RESTART: the editor's poll wakes up
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, nullptr);
-    shell.interactive(std::cin);
+    std::cout << "quereus " << QUEREUS_VERSION
+              << ": SQL ends with ';', .help for help (Ctrl-C interrupts a statement, Ctrl-D quits)\n";
+    LineEditor editor(history_path(), [&shell](std::string_view before, std::string_view word) {
+      return shell.completions(before, word);
+    });
+    shell.interactive(editor);
     return 0;
   }
-  for (const std::string& sql : commands)
-    if (!shell.run(sql).ok()) return 1;
-  if (!commands.empty() && script.empty()) return 0;
-  std::ostringstream text;
+  Status last;
+  for (const std::string& text : commands) {
+    Status s = shell.run_text(text);
+    if (!s.ok()) {
+      if (shell_options.bail) return 1;
+      last = s;
+    }
+    if (shell.quit_requested()) return last.ok() ? 0 : 1;
+  }
+  if (!commands.empty() && script.empty()) return last.ok() ? 0 : 1;
+  Status s;
   if (script.empty()) {
-    text << std::cin.rdbuf();
+    s = shell.run_stream(std::cin);
   } else {
     std::ifstream in(script, std::ios::binary);
     if (!in) return fail(2, "CANTOPEN: cannot open script '" + script + "'");
-    text << in.rdbuf();
+    s = shell.run_stream(in, script);
   }
-  return shell.run(text.str()).ok() ? 0 : 1;
+  return s.ok() && last.ok() ? 0 : 1;
 }

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -31,7 +32,7 @@ constexpr size_t kMaxConfigBytes = size_t{1} << 20;
 constexpr size_t kMaxNodeVisits = 100'000;
 
 constexpr const char* kLevelNames[] = {"trace", "debug", "info", "warn", "error", "off"};
-constexpr const char* kSinkNames[] = {"stderr", "stdout", "file"};
+constexpr const char* kSinkNames[] = {"stderr", "stdout", "file", "rotating_file", "daily_file"};
 
 size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
@@ -385,22 +386,48 @@ class Parser {
       if (!item.IsMap()) fail(item.Mark(), context + " must be a mapping with a key 'type'");
       LogSink sink;
       bool has_type = false;
-      std::optional<YAML::Mark> path_mark;
-      for_each(item, context, {"type", "path"},
+      // Where each key other than `type` was given, to refuse one the type does not take.
+      std::map<std::string, YAML::Mark> given;
+      for_each(item, context, {"type", "path", "max_size", "max_files", "hour", "minute"},
                [&](const std::string& key, const YAML::Node& sk, const YAML::Node& sv) {
                  if (key == "type") {
                    sink.type = static_cast<LogSinkType>(choice(sk, sv, kSinkNames));
                    has_type = true;
-                 } else {
-                   sink.path = string(sk, sv);
-                   path_mark = sk.Mark();
+                   return;
                  }
+                 given[key] = sk.Mark();
+                 if (key == "path")
+                   sink.path = string(sk, sv);
+                 else if (key == "max_size")
+                   sink.max_size = integer(sk, sv, 1);
+                 else if (key == "max_files")
+                   sink.max_files = integer(sk, sv, 0);
+                 else if (key == "hour")
+                   sink.rotation_hour = integer(sk, sv, 0);
+                 else
+                   sink.rotation_minute = integer(sk, sv, 0);
                });
       if (!has_type) fail(item.Mark(), "missing key 'type' in " + context);
-      if (sink.type == LogSinkType::kFile && sink.path.empty())
-        fail(item.Mark(), "missing key 'path' in " + context + " (required for type file)");
-      if (sink.type != LogSinkType::kFile && path_mark)
-        fail(*path_mark, "key 'path' is only allowed for type file in " + context);
+      const std::string type_name = kSinkNames[static_cast<int>(sink.type)];
+      const bool to_file = sink.type == LogSinkType::kFile || sink.type == LogSinkType::kRotatingFile ||
+                           sink.type == LogSinkType::kDailyFile;
+      if (to_file && sink.path.empty())
+        fail(item.Mark(), "missing key 'path' in " + context + " (required for type " + type_name + ")");
+      // The keys each type takes.
+      auto takes = [&](const std::string& key) {
+        if (key == "path") return to_file;
+        if (key == "max_size") return sink.type == LogSinkType::kRotatingFile;
+        if (key == "max_files") return sink.type == LogSinkType::kRotatingFile || sink.type == LogSinkType::kDailyFile;
+        return sink.type == LogSinkType::kDailyFile;  // hour, minute
+      };
+      for (const auto& [key, mark] : given) {
+        if (takes(key)) continue;
+        if (key == "path") fail(mark, "key 'path' is only allowed for the file types in " + context);
+        fail(mark, "key '" + key + "' is not allowed for type " + type_name + " in " + context);
+      }
+      if (sink.rotation_hour > 23 || sink.rotation_minute > 59)
+        fail(item.Mark(), "keys 'hour' and 'minute' must make a time of day (0-23, 0-59) in " + context);
+      if (sink.max_files < 0) sink.max_files = sink.type == LogSinkType::kRotatingFile ? 5 : 0;
       out->push_back(std::move(sink));
     }
   }

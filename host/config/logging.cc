@@ -2,6 +2,8 @@
 #include "config/logging.h"
 
 #include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/daily_file_sink.h>
+#include <spdlog/sinks/rotating_file_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -28,6 +30,15 @@ Status apply_logging(const LoggingOptions& options) {
         case LogSinkType::kStdout: sinks.push_back(std::make_shared<spdlog::sinks::stdout_sink_mt>()); break;
         case LogSinkType::kFile:
           sinks.push_back(std::make_shared<spdlog::sinks::basic_file_sink_mt>(s.path));
+          break;
+        case LogSinkType::kRotatingFile:
+          sinks.push_back(std::make_shared<spdlog::sinks::rotating_file_sink_mt>(
+              s.path, static_cast<size_t>(s.max_size), static_cast<size_t>(s.max_files)));
+          break;
+        case LogSinkType::kDailyFile:
+          sinks.push_back(std::make_shared<spdlog::sinks::daily_file_sink_mt>(
+              s.path, static_cast<int>(s.rotation_hour), static_cast<int>(s.rotation_minute), false,
+              static_cast<uint16_t>(s.max_files)));
           break;
       }
     }

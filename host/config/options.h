@@ -54,14 +54,23 @@ struct DatabaseConfig {
 };
 
 enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError, kOff };
-enum class LogSinkType { kStderr, kStdout, kFile };
+enum class LogSinkType { kStderr, kStdout, kFile, kRotatingFile, kDailyFile };
 
 // One entry of `logging.sinks:`.
 struct LogSink {
-  // Required: stderr | stdout | file.
+  // Required: stderr | stdout | file | rotating_file | daily_file.
   LogSinkType type = LogSinkType::kStderr;
-  // Required for (and only allowed with) type file: the file appended to.
+  // Required for (and only allowed with) the file types: the file appended to. A
+  // rotating_file's older files are path.1.ext … path.N.ext; a daily_file writes
+  // path_YYYY-MM-DD.ext.
   std::string path;
+  // rotating_file: the size in bytes at which the file rotates. Default 10 MiB.
+  int64_t max_size = 10 * 1024 * 1024;
+  // rotating_file: rotated files kept (default 5); daily_file: days kept (default 0: all).
+  int64_t max_files = -1;
+  // daily_file: when a new file starts, local time. Default 00:00.
+  int64_t rotation_hour = 0;
+  int64_t rotation_minute = 0;
 };
 
 struct LoggingOptions {

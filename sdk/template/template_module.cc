@@ -872,4 +872,5 @@ void register_plugin(sdk::Registrar& registrar) { registrar.add_module(kModuleNa
 
 }  // namespace tmpl
 
+// RENAME: the manifest symbol (as above) and the namespace.
 QUEREUS_PLUGIN(kTemplateManifest, tmpl::register_plugin)

@@ -63,4 +63,19 @@ grep -Eq '^[0-9]+ passed, 0 failed, [0-9]+ skipped$' "$WORK/conformance.txt"
 if grep '^  SKIP' "$WORK/conformance.txt" | grep -v "does not declare"; then
   echo "a conformance group skipped for another reason than an undeclared capability"; exit 1
 fi
+# 6. The README's step 4 verbatim in spirit: the whole install, a deploy.yaml naming the
+# plugin by its path (plugin_dir left to the installed default, where mem is), the
+# installed quereus and quereus-logic.
+cmake --install "$BUILD" --prefix "$WORK/prefix" >/dev/null
+cat > "$WORK/readme-deploy.yaml" <<YAML
+plugins:
+  - path: $WORK/acme/build/plugins/template.so
+databases:
+  main:
+    default_module: template
+YAML
+out=$("$WORK/prefix/bin/quereus" --config "$WORK/readme-deploy.yaml" --format csv \
+  -c "create table t (k integer primary key, v text)" -c "insert into t values (1, 'x')" -c "select * from t")
+[ "$out" = $'k,v\n1,x' ] || { echo "the installed quereus did not run the template as the README says: $out"; exit 1; }
+"$WORK/prefix/bin/quereus-logic" --config "$WORK/readme-deploy.yaml" --module template "$WORK/smoke.sqllogic"
 echo "template built out of tree against the installed SDK, loaded from YAML, queried and conformance-tested: OK"

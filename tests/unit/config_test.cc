@@ -121,7 +121,7 @@ TEST(ConfigTest, MissingAndDuplicateKeys) {
   EXPECT_EQ(error_of("logging:\n  sinks:\n    - type: file\n"),
             "x.yaml:3: missing key 'path' in logging.sinks[0] (required for type file)");
   EXPECT_EQ(error_of("logging:\n  sinks:\n    - {type: stderr, path: x}\n"),
-            "x.yaml:3: key 'path' is only allowed for type file in logging.sinks[0]");
+            "x.yaml:3: key 'path' is only allowed for the file types in logging.sinks[0]");
   EXPECT_EQ(error_of("plugin_dir: a\nplugin_dir: b\n"), "x.yaml:2: duplicate key 'plugin_dir' in top level");
 }
 

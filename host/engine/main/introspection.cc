@@ -685,6 +685,40 @@ void register_query_plan(Registry& r) {
   r.add_table_function(std::move(qp), "builtin");
 }
 
+// schema_ddl(): the statements that recreate the catalog exactly, in an order that can be
+// run (tables, indexes, views, materialized views, assertions, declarations): the same text
+// a persistent module's catalog stores (ddl/schema_ddl.h). The shell's .dump reads it.
+void register_schema_ddl(Registry& r) {
+  add_catalog_function(
+      r, "schema_ddl", 0, 0,
+      {{"schema", QRS_LT_TEXT, false}, {"type", QRS_LT_TEXT, false}, {"name", QRS_LT_TEXT, false},
+       {"tbl_name", QRS_LT_TEXT, false}, {"ddl", QRS_LT_TEXT, false}},
+      [](DatabaseImpl& db, std::span<const Value>) {
+        std::vector<Row> rows;
+        auto add = [&](const std::string& schema, const char* type, const std::string& name, const std::string& table,
+                       std::string ddl) {
+          rows.push_back({Value::Text(schema), Value::Text(type), Value::Text(name), Value::Text(table),
+                          Value::Text(std::move(ddl))});
+        };
+        const auto tables = db.catalog().tables();
+        for (const auto& t : tables)
+          if (!t->schema.derivation) add(t->schema.schema_name, "table", t->schema.name, t->schema.name, create_table_ddl(t->schema));
+        for (const auto& t : tables)
+          for (const IndexSchema& ix : t->schema.indexes)
+            if (!ix.constraint)
+              add(t->schema.schema_name, "index", ix.name, t->schema.name, create_index_ddl(t->schema, ix));
+        for (const auto& v : db.catalog().views())
+          add(v->schema_name, "view", v->name, v->name, statement_to_string(*v->definition, v->schema_name));
+        for (const auto& t : tables)
+          if (t->schema.derivation)
+            add(t->schema.schema_name, "materialized_view", t->schema.name, t->schema.name, create_table_ddl(t->schema));
+        for (const auto& a : db.assertions().list()) add(a->schema_name, "assertion", a->name, "", assertion_ddl(*a));
+        for (const auto& [name, decl] : db.declared_schemas().declared)
+          add(name, "declaration", name, "", statement_to_string(*decl));
+        return rows;
+      });
+}
+
 }  // namespace
 
 void register_introspection_functions(Registry& r) {
@@ -698,6 +732,7 @@ void register_introspection_functions(Registry& r) {
   register_materialized_view_info(r);
   register_assertion_functions(r);
   register_query_plan(r);
+  register_schema_ddl(r);
 }
 
 }  // namespace quereus
