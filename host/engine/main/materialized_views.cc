@@ -80,18 +80,28 @@ void check_deterministic(const RelNode& root, const std::vector<std::string>& na
 // (renamed by `renames` when given), their types, and the primary key — the body's ORDER
 // BY columns first (a scan of the table then follows the body's order), then a unique key
 // of the body (materialized-views.md, "Primary key inference").
+// `refreshing`: the view exists (REFRESH): the errors say what became of its body.
 DerivedShape derive_shape(DatabaseImpl& db, const ast::Select& body, const std::string& schema, const std::string& name,
-                          const std::vector<std::string>& renames, const SourceSite& site) {
+                          const std::vector<std::string>& renames, const SourceSite& site, bool refreshing = false) {
   Planner planner(db);
-  QueryPlan qp = planner.plan_view_body(body, schema);
+  QueryPlan qp;
+  try {
+    qp = planner.plan_view_body(body, schema);
+  } catch (const Error& e) {
+    if (!refreshing) throw;
+    throw Error(e.code(), "materialized view '" + name + "' no longer plans: " + e.raw_message(), site);
+  }
   DerivedShape out;
   out.names = qp.names;
   out.attrs = qp.root->columns;
   if (!renames.empty()) {
+    // The view's own column list is a declared interface: a body whose output count
+    // moved under it is not widened or narrowed silently.
     if (renames.size() != out.names.size())
       throw Error(StatusCode::kError,
                   "materialized view '" + name + "' names " + std::to_string(renames.size()) +
-                      " column(s) but its body produces " + std::to_string(out.names.size()),
+                      " column(s) but its body produces " + std::to_string(out.names.size()) +
+                      (refreshing ? " (drop and recreate it)" : ""),
                   site);
     out.names = renames;
   }
@@ -110,6 +120,12 @@ DerivedShape derive_shape(DatabaseImpl& db, const ast::Select& body, const std::
     // No key of the body: the source key through passthrough lineage, perhaps under a
     // coarser collation (the collation-weakening migration shape).
     key = coarsened_key(*qp.root, &coarsens);
+    if (key.empty() && refreshing)
+      throw Error(StatusCode::kError,
+                  "materialized view '" + name +
+                      "': its body's output shape changed incompatibly (it no longer proves a key for its rows); "
+                      "drop and recreate it",
+                  site);
     if (key.empty()) cannot_materialize(name, "its body has no provable unique key (its rows are a bag)", site);
     if (coarsens) {
       std::string cols;
@@ -547,23 +563,8 @@ void refresh_materialized_view(DatabaseImpl& db, const ast::RefreshMaterializedV
   if (!entry || !entry->schema.derivation)
     throw Error(StatusCode::kError, "no such materialized view: " + s.view.name, s.site);
   const Derivation& d = *entry->schema.derivation;
-  DerivedShape shape;
-  try {
-    shape = derive_shape(db, *d.body, entry->schema.schema_name, entry->schema.name, d.columns, s.site);
-  } catch (const Error& e) {
-    // The view's own column list is a declared interface: a body whose output count
-    // moved under it is not widened or narrowed silently.
-    if (!d.columns.empty() && e.code() == StatusCode::kError)
-      throw Error(e.code(), e.raw_message() + " (drop and recreate it)", s.site);
-    // A body that still plans but no longer keys its rows: the view cannot follow it.
-    if (e.code() == StatusCode::kError && e.raw_message().find("cannot be materialized") != std::string::npos)
-      throw Error(StatusCode::kError,
-                  "materialized view '" + entry->schema.name + "': its body's output shape changed incompatibly (" +
-                      e.raw_message() + "); drop and recreate it",
-                  s.site);
-    if (e.raw_message().rfind("materialized view", 0) == 0) throw;
-    throw Error(e.code(), "materialized view '" + entry->schema.name + "' no longer plans: " + e.raw_message(), s.site);
-  }
+  DerivedShape shape =
+      derive_shape(db, *d.body, entry->schema.schema_name, entry->schema.name, d.columns, s.site, /*refreshing=*/true);
   // (Compiled here, not taken from the index: mid-reshape the column attributes lag.)
   auto reconcile = [&] {
     auto plan = compile_maintenance(db, entry, /*check_attributes=*/false);
