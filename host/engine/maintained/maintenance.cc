@@ -559,22 +559,27 @@ MaintenanceManager::~MaintenanceManager() = default;
 void MaintenanceManager::sync() { refresh_index(); }
 
 std::shared_ptr<const TableWritePlan> MaintenanceManager::write_plan(const TableEntry& view) {
+  return view_state(view).write_plan;
+}
+
+MaintenanceManager::ViewState& MaintenanceManager::view_state(const TableEntry& view) {
   refresh_index();
-  auto it = write_plans_.find(&view);
-  if (it != write_plans_.end()) return it->second;
-  std::shared_ptr<const TableWritePlan> plan;
+  auto it = view_state_.find(&view);
+  if (it != view_state_.end()) return it->second;
+  ViewState state;
+  state.counters = &counters_[view.qualified_name()];
   if (binder_)
     if (auto entry = db_.catalog().find(view.schema.schema_name, view.schema.name); entry.get() == &view)
-      plan = binder_(entry);
-  write_plans_.emplace(&view, plan);
-  return plan;
+      state.write_plan = binder_(entry);
+  if (auto p = by_view_.find(&view); p != by_view_.end()) state.coarsened = p->second->coarsened;
+  return view_state_.emplace(&view, std::move(state)).first->second;
 }
 
 void MaintenanceManager::refresh_index() {
   if (indexed_version_ == db_.schema_version()) return;
   by_source_.clear();
   by_view_.clear();
-  write_plans_.clear();
+  view_state_.clear();
   dirty_.clear();
   dirty_hold_.clear();
   broken_.clear();
@@ -693,11 +698,12 @@ void MaintenanceManager::apply(TableEntry& view, std::vector<MaintenanceOp> ops)
   if (!view.table->apply_maintenance(ops, realized))
     throw Error(StatusCode::kUnsupported,
                 "module '" + view.schema.module_name + "' cannot host maintained table '" + view.qualified_name() + "'");
-  MaintenanceCounters& counts = counters_[view.qualified_name()];
+  ViewState& state = view_state(view);
+  MaintenanceCounters& counts = *state.counters;
   counts.rows_written += realized.size();
   // Collision telemetry: under a coarsened key, an update whose key bytes moved is one
   // source row's image replacing a sibling's (or a key's case change: a known heuristic).
-  if (auto p = by_view_.find(&view); p != by_view_.end() && p->second->coarsened)
+  if (state.coarsened)
     for (const BackingChange& c : realized) {
       if (c.op != RowOp::kUpdate) continue;
       for (const KeyColumn& k : view.schema.primary_key)
@@ -707,7 +713,7 @@ void MaintenanceManager::apply(TableEntry& view, std::vector<MaintenanceOp> ops)
         }
     }
   // The table's declared constraints, indexes and inbound keys see what was realized.
-  if (auto wp = write_plan(view)) {
+  if (const auto& wp = state.write_plan) {
     std::vector<DmlWriter::DerivedChange> derived;
     derived.reserve(realized.size());
     for (const BackingChange& c : realized)

@@ -129,7 +129,14 @@ class MaintenanceManager : public RowObserver {
   TransactionContext& db_;
   WritePlanBinder binder_;
   std::map<std::string, MaintenanceCounters> counters_;  // by qualified name
-  std::map<const TableEntry*, std::shared_ptr<const TableWritePlan>> write_plans_;  // this schema version's
+  // What apply() needs of a view, looked up once per schema version.
+  struct ViewState {
+    MaintenanceCounters* counters = nullptr;  // into counters_ (its nodes are stable)
+    std::shared_ptr<const TableWritePlan> write_plan;
+    bool coarsened = false;
+  };
+  std::map<const TableEntry*, ViewState> view_state_;
+  ViewState& view_state(const TableEntry& view);
   uint64_t indexed_version_ = ~uint64_t{0};
   std::map<const TableEntry*, std::vector<std::shared_ptr<const MaintenancePlan>>> by_source_;
   std::map<const TableEntry*, std::shared_ptr<const MaintenancePlan>> by_view_;
