@@ -2702,6 +2702,8 @@ class ParserImpl {
     advance();  // (
     if (!check(TokenKind::kRParen)) {
       fn->distinct = match(Keyword::kDistinct);
+      // `f(ALL x)`: the SQL-standard spelling of the default (every value, duplicates kept).
+      if (!fn->distinct) match(Keyword::kAll);
       if (check(TokenKind::kStar)) {
         if (fn->distinct) {
           fail_at(peek(), "'*' cannot be used with other arguments in function call");
