@@ -584,7 +584,18 @@ void refresh_materialized_view(DatabaseImpl& db, const ast::RefreshMaterializedV
   db.persist_table(*entry);
 }
 
-void set_maintained(DatabaseImpl& db, const std::shared_ptr<TableEntry>& entry, const ast::AlterTableStmt& s) {
+namespace {
+
+std::shared_ptr<TableEntry> require_altered(DatabaseImpl& db, const ast::AlterTableStmt& s) {
+  auto entry = find_table(db, s.table);
+  if (!entry) throw Error(StatusCode::kNotFound, "no such table: " + s.table.name, s.table.site);
+  return entry;
+}
+
+}  // namespace
+
+void set_maintained(DatabaseImpl& db, const ast::AlterTableStmt& s) {
+  const std::shared_ptr<TableEntry> entry = require_altered(db, s);
   const std::string& module_name = entry->schema.module_name;
   if (!entry->module || !entry->module->capabilities().backing_host)
     throw Error(StatusCode::kUnsupported,
@@ -615,7 +626,8 @@ void set_maintained(DatabaseImpl& db, const std::shared_ptr<TableEntry>& entry, 
   }
 }
 
-void drop_maintained(DatabaseImpl& db, const std::shared_ptr<TableEntry>& entry, const ast::AlterTableStmt& s) {
+void drop_maintained(DatabaseImpl& db, const ast::AlterTableStmt& s) {
+  const std::shared_ptr<TableEntry> entry = require_altered(db, s);
   if (!entry->schema.derivation)
     throw Error(StatusCode::kError, "table '" + entry->schema.name + "' is not maintained", s.site);
   entry->schema.derivation.reset();

@@ -52,9 +52,9 @@ std::shared_ptr<const TableWritePlan> bind_table_write_plan(DatabaseImpl& db, co
 // (or replaces a maintained table's): the table's shape must be the body's; its rows are
 // reconciled with the body's by keyed diff (derived content wins) in the statement's
 // transaction, and a failure restores the prior derivation.
-void set_maintained(DatabaseImpl& db, const std::shared_ptr<TableEntry>& entry, const ast::AlterTableStmt& s);
+void set_maintained(DatabaseImpl& db, const ast::AlterTableStmt& s);
 // ALTER TABLE … DROP MAINTAINED: the table keeps its rows and becomes an ordinary table.
-void drop_maintained(DatabaseImpl& db, const std::shared_ptr<TableEntry>& entry, const ast::AlterTableStmt& s);
+void drop_maintained(DatabaseImpl& db, const ast::AlterTableStmt& s);
 
 // DROP MATERIALIZED VIEW [IF EXISTS]: drops the maintained table (DROP TABLE does the same).
 void drop_materialized_view(DatabaseImpl& db, const ast::DropStmt& s);

@@ -135,33 +135,29 @@ void DatabaseImpl::replay_catalog(VtabModule& module, const std::string& module_
   // An entry may need another first (a table whose DEFAULT reads a table, a maintained
   // table whose body reads a view): every pass runs the tables, then the other objects,
   // and the failures are retried while some entry succeeds.
-  std::vector<std::pair<std::string, std::string>> pending_tables = tables, pending_objects = objects;
-  std::vector<Status> object_errors;
-  Status last;
-  std::string last_key;
+  using Entries = std::vector<std::pair<std::string, std::string>>;
+  Entries pending_tables = tables, pending_objects = objects;
+  std::vector<Status> table_errors, object_errors;
+  // Runs `entries`; returns the failures, their errors in `errors`; `progress` is set
+  // when one succeeds.
+  auto run_pass = [this](const Entries& entries, std::vector<Status>& errors, bool& progress) {
+    Entries failed;
+    errors.clear();
+    for (const auto& [key, text] : entries) {
+      Status st = run_stored(text);
+      if (st.ok()) {
+        progress = true;
+        continue;
+      }
+      failed.emplace_back(key, text);
+      errors.push_back(st);
+    }
+    return failed;
+  };
   for (;;) {
     bool progress = false;
-    std::vector<std::pair<std::string, std::string>> failed_tables, failed_objects;
-    object_errors.clear();
-    for (auto& [key, text] : pending_tables) {
-      Status st = run_stored(text);
-      if (st.ok()) {
-        progress = true;
-        continue;
-      }
-      failed_tables.emplace_back(key, text);
-      last = st;
-      last_key = key;
-    }
-    for (auto& [key, text] : pending_objects) {
-      Status st = run_stored(text);
-      if (st.ok()) {
-        progress = true;
-        continue;
-      }
-      failed_objects.emplace_back(key, text);
-      object_errors.push_back(st);
-    }
+    Entries failed_tables = run_pass(pending_tables, table_errors, progress);
+    Entries failed_objects = run_pass(pending_objects, object_errors, progress);
     if (!progress && !failed_tables.empty()) {
       // Nothing else reopens: a maintained table that a source ALTER froze (or broke)
       // before the database closed is adopted as it is, and the others retried.
@@ -176,8 +172,8 @@ void DatabaseImpl::replay_catalog(VtabModule& module, const std::string& module_
     if (!progress || (pending_tables.empty() && pending_objects.empty())) break;
   }
   if (!pending_tables.empty())
-    throw Error(StatusCode::kCorrupt, "module '" + module_name + "': catalog entry '" + last_key +
-                                          "' does not reopen: " + last.to_string() +
+    throw Error(StatusCode::kCorrupt, "module '" + module_name + "': catalog entry '" + pending_tables.back().first +
+                                          "' does not reopen: " + table_errors.back().to_string() +
                                           ". The stored schema is kept as it is; open the store with a build that "
                                           "reads it, or repair the entry.");
   for (size_t i = 0; i < pending_objects.size(); ++i)

@@ -1072,12 +1072,7 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
         if (s.action != ast::AlterTableStmt::Action::kTags) db.check_ddl_allowed("ALTER TABLE");
         using A = ast::AlterTableStmt::Action;
         if (s.action == A::kSetMaintained || s.action == A::kDropMaintained) {
-          std::shared_ptr<TableEntry> entry;
-          for (const std::string& in : ddl_lookup_schemas(s.table.schema))
-            if ((entry = db.catalog().find(in, s.table.name))) break;
-          if (!entry)
-            throw Error(StatusCode::kNotFound, "no such table: " + s.table.name, s.table.site);
-          if (s.action == A::kSetMaintained) set_maintained(db, entry, s); else drop_maintained(db, entry, s);
+          if (s.action == A::kSetMaintained) set_maintained(db, s); else drop_maintained(db, s);
           return;
         }
         alter_table(db, s, ctx);
