@@ -321,7 +321,7 @@ TEST_F(StoreSqlTest, MaintainedTablesReopenWithoutARefill) {
   exec("create materialized view big as select id, n from src where n >= 10");
   exec("create index big_n on big(n)");
   exec("create materialized view per_g as select g, count(*) as c, sum(n) as total from src group by g");
-  exec("create table copy (id integer primary key, g text null unique)");
+  exec("create table copy (id integer primary key, g text unique)");
   exec("alter table copy set maintained as select id, g || id as g from src");
   exec("insert into src values (4, 'b', 40)");
   exec("update src set n = 1 where id = 1");

@@ -11,6 +11,7 @@
 #include "common/strings.h"
 #include "catalog/table_schema.h"
 #include "catalog/module.h"
+#include "catalog/lens.h"
 
 namespace quereus {
 
@@ -53,6 +54,10 @@ struct ViewEntry {
   std::shared_ptr<const ast::CreateViewStmt> definition;
   std::string sql;        // canonical CREATE VIEW text (schema().sql)
   std::string tags_json;  // WITH TAGS as a JSON object; "" when untagged
+  // A logical table (a table of a logical schema, compiled by its lens): the slot. Null
+  // for an ordinary view. Such a view is never persisted as a view: the declarations and
+  // the applied marker rebuild it at open.
+  std::shared_ptr<const LensSlot> lens;
   std::string qualified_name() const { return schema_name + "." + name; }
 };
 

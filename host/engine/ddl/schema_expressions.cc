@@ -422,10 +422,11 @@ std::vector<BoundGenerated> bind_generated(Planner& planner, const TableEntry& t
 }
 
 std::vector<BoundCheck> bind_checks(DatabaseImpl& db, Planner& planner, const TableEntry& table,
-                                    const std::vector<RowOp>& ops, std::set<int>& context_read) {
+                                    const std::vector<RowOp>& ops, std::set<int>& context_read,
+                                    const std::vector<ast::AttachedCheck>* attached) {
   std::vector<BoundCheck> out;
   const TableSchema& ts = table.schema;
-  if (ts.checks.empty()) return out;
+  if (ts.checks.empty() && (!attached || attached->empty())) return out;
   Scope row = planner.table_scope(table, "");
   row.qualified_self = true;
   Scope images;
@@ -456,6 +457,17 @@ std::vector<BoundCheck> bind_checks(DatabaseImpl& db, Planner& planner, const Ta
     });
     if (applies) context_read.insert(read.begin(), read.end());
   }
+  if (attached)
+    for (const ast::AttachedCheck& ck : *attached) {
+      std::set<int> read;
+      vars.used = &read;
+      out.push_back({ck.name, ck.text, planner.bind_expr(*ck.expr, vars), ck.on_insert, ck.on_update, ck.on_delete,
+                     std::nullopt});
+      out.back().deferred = has_node(*ck.expr, [](const ast::Expr& x) {
+        return x.kind == ast::ExprKind::kSubquery || x.kind == ast::ExprKind::kExists ||
+               (x.kind == ast::ExprKind::kIn && static_cast<const ast::InExpr&>(x).subquery);
+      });
+    }
   return out;
 }
 

@@ -64,8 +64,11 @@ std::vector<BoundGenerated> bind_generated(Planner& planner, const TableEntry& t
 
 // The CHECK constraints of `table`; the slots of the context variables read by those
 // that apply to one of `ops` are added to `context_read`.
+// `attached`: the checks a lens carried down to this write (ast::DmlClauses), bound after
+// the table's own, in the same scopes.
 std::vector<BoundCheck> bind_checks(DatabaseImpl& db, Planner& planner, const TableEntry& table,
-                                    const std::vector<RowOp>& ops, std::set<int>& context_read);
+                                    const std::vector<RowOp>& ops, std::set<int>& context_read,
+                                    const std::vector<ast::AttachedCheck>* attached = nullptr);
 
 // The DEFAULT of `column` (null when it has none). `visible[i]` says whether `new.<col i>`
 // may be read (INSERT: the supplied columns). When `firing`, the default is one this

@@ -1,5 +1,6 @@
 // Core: the Database and Statement implementations and the transaction coordinator.
 #include "main/database_impl.h"
+#include "main/lenses.h"
 #include "main/materialized_views.h"
 
 #include "maintained/maintenance.h"
@@ -210,6 +211,7 @@ Status Database::Open(std::shared_ptr<Registry> registry, const DatabaseOptions&
   try {
     register_builtin_functions(*registry);
     register_introspection_functions(*registry);
+    register_lens_functions(*registry);
   } catch (const std::exception& e) {
     return status_of(e);
   }

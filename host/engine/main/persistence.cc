@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "main/database_impl.h"
+#include "main/lenses.h"
 #include "runtime/executable.h"
 #include "ddl/declarative/declared_schema.h"
 #include "ddl/index_ddl.h"
@@ -43,7 +44,8 @@ bool starts_with(const std::string& s, const char* prefix) { return s.rfind(pref
 
 // The kinds of entry the default module's catalog holds besides tables, in the order
 // they are replayed (an assertion may read a view; a declaration reads nothing).
-constexpr const char* kObjectKinds[] = {"view:", "assertion:", "declared:"};
+// A logical schema's applied lens ("lensapply:") is rebuilt after every declaration.
+constexpr const char* kObjectKinds[] = {"view:", "assertion:", "declared:", "lensapply:"};
 
 // Where an entry replays: 0 for a table, then 1, 2, … in kObjectKinds order; past the
 // end for a key of no known kind.
@@ -234,6 +236,10 @@ Status DatabaseImpl::run_stored(const std::string& text) {
         case K::kDeclareSchema:
           declare_schema(*this, static_cast<const ast::DeclareSchemaStmt&>(*stmt), kStored);
           break;
+        case K::kDeclareLens: declare_lens(*this, static_cast<const ast::DeclareLensStmt&>(*stmt), kStored); break;
+        case K::kApplySchema:
+          apply_logical_schema(*this, static_cast<const ast::ApplySchemaStmt&>(*stmt).name, kStored);
+          break;
         default:
           throw Error(StatusCode::kCorrupt, "a catalog entry holds a statement the catalog never writes", stmt->site);
       }
@@ -409,8 +415,16 @@ std::string DatabaseImpl::reconcile_with_catalog(VtabModule& module, const std::
       split(5, [&](const std::string& s, const std::string& n) { catalog_.remove_view(s, n); });
     else if (starts_with(key, "assertion:"))
       split(10, [&](const std::string& s, const std::string& n) { assertions_.forget(s, n); });
+    else if (starts_with(key, "declared:") && key.size() > 14 && key.compare(key.size() - 5, 5, "#lens") == 0)
+      declared_schemas_.lenses.erase(key.substr(9, key.size() - 14));
     else if (starts_with(key, "declared:"))
       declared_schemas_.declared.erase(key.substr(9));
+    else if (starts_with(key, "lensapply:")) {
+      std::string x = key.substr(10);
+      declared_schemas_.deployments.erase(x);
+      for (const auto& v : catalog_.views())
+        if (v->schema_name == x && v->lens) catalog_.remove_view(x, v->name);
+    }
   }
   // Whatever happens below, entries were replaced: prepared statements must re-plan
   // (their plans hold the old entries).

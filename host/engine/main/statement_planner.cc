@@ -16,6 +16,7 @@
 #include "ddl/table_ddl.h"
 #include "ddl/view_ddl.h"
 #include "main/integrity_check.h"
+#include "main/lenses.h"
 #include "main/materialized_views.h"
 #include "maintained/maintenance.h"
 #include "main/pragmas.h"
@@ -316,7 +317,7 @@ class InsertExec : public BufferedExec {
     std::vector<RowOp> ops{RowOp::kInsert};
     for (const ast::UpsertClause& u : s.upserts)
       if (!u.do_nothing) ops.push_back(RowOp::kUpdate);
-    plan_.bindings.checks = bind_checks(db, authored, *plan_.table, ops, context_read);
+    plan_.bindings.checks = bind_checks(db, authored, *plan_.table, ops, context_read, &s.attached_checks);
     require_context(ts, context_, context_read);
     bind_upserts(planner, s, scope);
     plan_.cascades = bind_cascades(db, plan_.table);
@@ -517,7 +518,7 @@ class UpdateExec : public BufferedExec {
     scan_ = plan_target_scan(planner, db, plan_.table, scope, s.where.get());
     plan_.returning = bind_returning(planner, s.returning, scope, names_, WriteKind::kUpdate);
     std::set<int> context_read;
-    plan_.bindings.checks = bind_checks(db, authored, *plan_.table, {RowOp::kUpdate}, context_read);
+    plan_.bindings.checks = bind_checks(db, authored, *plan_.table, {RowOp::kUpdate}, context_read, &s.attached_checks);
     std::vector<bool> all(plan_.table->schema.columns.size(), true);
     for (size_t i = 0; i < plan_.table->schema.columns.size(); ++i)
       plan_.bindings.defaults.push_back(bind_default(db, authored, *plan_.table, static_cast<int>(i), all, false, context_read));
@@ -571,7 +572,7 @@ class DeleteExec : public BufferedExec {
     plan_.returning = bind_returning(planner, s.returning, scope, names_, WriteKind::kDelete);
     Planner authored = schema_authored_planner(db, *plan_.table);
     std::set<int> context_read;
-    plan_.bindings.checks = bind_checks(db, authored, *plan_.table, {RowOp::kDelete}, context_read);
+    plan_.bindings.checks = bind_checks(db, authored, *plan_.table, {RowOp::kDelete}, context_read, &s.attached_checks);
     context_ = bind_context_values(planner, plan_.table->schema, s.context);
     require_context(plan_.table->schema, context_, context_read);
     plan_.cascades = bind_cascades(db, plan_.table);
@@ -1110,7 +1111,19 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
       return std::make_unique<PragmaExec>(db, p);
     }
     case K::kDeclareSchema: return plan_declare_schema(db, static_cast<const ast::DeclareSchemaStmt&>(stmt));
-    case K::kApplySchema: return plan_apply_schema(db, static_cast<const ast::ApplySchemaStmt&>(stmt));
+    case K::kApplySchema: {
+      auto& a = static_cast<const ast::ApplySchemaStmt&>(stmt);
+      auto it = db.declared_schemas().declared.find(to_lower(a.name));
+      if (it != db.declared_schemas().declared.end() && it->second->logical) {
+        std::string name = a.name;
+        return ddl_exec(db, [&db, name](ExecContext&) { apply_logical_schema(db, name); });
+      }
+      return plan_apply_schema(db, a);
+    }
+    case K::kDeclareLens: {
+      auto& l = static_cast<const ast::DeclareLensStmt&>(stmt);
+      return ddl_exec(db, [&db, &l](ExecContext&) { declare_lens(db, l); });
+    }
     case K::kDiffSchema: return plan_diff_schema(db, static_cast<const ast::DiffSchemaStmt&>(stmt));
     default: break;
   }

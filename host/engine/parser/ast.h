@@ -375,10 +375,22 @@ struct UpsertClause {
 };
 
 // The clauses every DML statement may carry after its body.
+// A CHECK a lens carries down to a write it lowers (never parsed): the write evaluates it
+// over its written row with the target table's own CHECKs (docs/lenses.md).
+struct AttachedCheck {
+  std::string name;
+  std::string text;
+  std::shared_ptr<const Expr> expr;
+  bool on_insert = true;
+  bool on_update = true;
+  bool on_delete = false;
+};
+
 struct DmlClauses {
   std::vector<NamedExpr> context;       // WITH CONTEXT name = e, …
   TagList tags;                         // WITH TAGS (…)
   std::vector<std::string> schema_path; // WITH SCHEMA a, b
+  std::vector<AttachedCheck> attached_checks;  // a lens's logical constraints
 };
 
 struct InsertStmt : Statement, DmlClauses {

@@ -434,6 +434,7 @@ void copy_dml_clauses(const DmlClauses& from, DmlClauses& to) {
   to.context = clone_each(from.context);
   to.tags = clone_each(from.tags);
   to.schema_path = from.schema_path;
+  to.attached_checks = from.attached_checks;
 }
 
 StatementPtr clone_select(const SelectStmt& s) {

@@ -1323,6 +1323,54 @@ void Planner::plan_grouping(CoreState& st) {
   st.node = agg;
 }
 
+namespace {
+
+// Whether `e` (bound over `cols` at level 0) can never be NULL: a non-NULL literal, a
+// NOT NULL column, and the operators that yield NULL only from a NULL operand (unary
+// minus, +, -, * and ||; not / or %, which yield NULL on a zero divisor), a COLLATE and
+// COALESCE with a never-NULL argument. Conservative: anything else may be NULL.
+bool never_null(const ScalarExpr& e, const std::vector<Attribute>& cols) {
+  switch (e.kind) {
+    case ScalarKind::kLiteral: return !static_cast<const LiteralScalar&>(e).value.is_null();
+    case ScalarKind::kColumn: {
+      auto& c = static_cast<const ColumnScalar&>(e);
+      return c.level == 0 && c.slot >= 0 && static_cast<size_t>(c.slot) < cols.size() && !cols[c.slot].nullable;
+    }
+    case ScalarKind::kUnary: {
+      auto& u = static_cast<const UnaryScalar&>(e);
+      return (u.op == ast::UnaryOp::kNegate || u.op == ast::UnaryOp::kPlus) && never_null(*u.operand, cols);
+    }
+    case ScalarKind::kBinary: {
+      auto& b = static_cast<const BinaryScalar&>(e);
+      bool arith = b.op == ast::BinaryOp::kAdd || b.op == ast::BinaryOp::kSub || b.op == ast::BinaryOp::kMul ||
+                   b.op == ast::BinaryOp::kConcat;
+      return arith && never_null(*b.left, cols) && never_null(*b.right, cols);
+    }
+    case ScalarKind::kCollate: return never_null(*static_cast<const CollateScalar&>(e).operand, cols);
+    case ScalarKind::kFunction: {
+      auto& f = static_cast<const FunctionScalar&>(e);
+      if (!f.fn) return false;
+      if (iequals(f.fn->name, "coalesce") || iequals(f.fn->name, "ifnull")) {
+        for (const ScalarPtr& a : f.args)
+          if (never_null(*a, cols)) return true;
+        return false;
+      }
+      // Built-ins that yield NULL only from a NULL argument.
+      static const char* const kStrict[] = {"upper", "lower",  "substr", "substring", "trim", "ltrim", "rtrim",
+                                            "length", "abs", "replace", "round",    "instr", "hex",  "typeof",
+                                            "quote"};
+      if (std::none_of(std::begin(kStrict), std::end(kStrict), [&](const char* n) { return f.fn->name == n; }))
+        return false;
+      for (const ScalarPtr& a : f.args)
+        if (!never_null(*a, cols)) return false;
+      return true;
+    }
+    default: return false;
+  }
+}
+
+}  // namespace
+
 // Binds each select-list item over the post scope: the projection's expressions,
 // attributes and output names.
 void Planner::bind_select_list(CoreState& st) {
@@ -1352,6 +1400,7 @@ void Planner::bind_select_list(CoreState& st) {
         a.nullable = st.agg->columns[col->slot].nullable;  // a grouping key: NULL where its source is
       } else {
         a.id = mint_attr();
+        if (!st.aggregate && st.node && never_null(*e, st.node->columns)) a.nullable = false;
       }
     }
     a.name = it.name;

@@ -1025,6 +1025,47 @@ std::shared_ptr<const ViewEntry> maintained_view(PlanningContext& db, const Tabl
 
 }  // namespace
 
+namespace {
+
+// A write through a logical table carries the lens's logical constraints down: each
+// lowered statement on a basis relation gets the checks that relation's writes evaluate
+// (catalog/lens.h LensCheck; docs/lenses.md "Constraint attachment").
+void attach_lens_checks(const LensSlot& slot, LoweredWrite& out) {
+  for (ast::StatementPtr& st : out.statements) {
+    ast::DmlClauses* clauses = nullptr;
+    const ast::QualifiedName* target = nullptr;
+    switch (st->kind) {
+      case ast::StmtKind::kInsert: {
+        auto& s = static_cast<ast::InsertStmt&>(*st);
+        clauses = &s;
+        target = &s.table;
+        break;
+      }
+      case ast::StmtKind::kUpdate: {
+        auto& s = static_cast<ast::UpdateStmt&>(*st);
+        clauses = &s;
+        target = &s.table;
+        break;
+      }
+      case ast::StmtKind::kDelete: {
+        auto& s = static_cast<ast::DeleteStmt&>(*st);
+        clauses = &s;
+        target = &s.table;
+        break;
+      }
+      default: continue;
+    }
+    const std::string name = to_lower(target->name);
+    const std::string schema = target->schema.empty() ? slot.basis_schema : to_lower(target->schema);
+    for (const LensCheck& ck : slot.checks) {
+      if (ck.table != schema + "." + name) continue;
+      clauses->attached_checks.push_back({ck.name, ck.text, ck.expr, ck.on_insert, ck.on_update, ck.on_delete});
+    }
+  }
+}
+
+}  // namespace
+
 LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, const std::vector<std::string>* nested) {
   LoweredWrite out;
   const ast::QualifiedName* name = nullptr;
@@ -1062,6 +1103,10 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
   if (!rel.view) rel = planner.resolve_relation(*name);
   if (!rel.view && rel.table && rel.table->schema.derivation) rel.view = maintained_view(db, *rel.table, name->site);
   if (!rel.view) return out;
+  // A logical table whose primary key the lens cannot reconstruct is read-only.
+  if (rel.view->lens && !rel.view->lens->read_only.empty())
+    throw Error(StatusCode::kReadOnly, "cannot write through logical table '" + rel.view->lens->logical_schema + "." +
+                                           rel.view->lens->table + "': it is read-only: " + rel.view->lens->read_only);
   if (std::optional<SetOpBody> body = set_op_body(db, *rel.view)) {
     if (body->flat_union()) lower_set_op_write(db, *rel.view, body->leaves(), stmt, planner.search_path(), out);
     else lower_membership_write(db, *rel.view, *body, stmt, planner.search_path(), ephemeral, out);
@@ -1077,15 +1122,16 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
       case ast::StmtKind::kUpdate: lower_join_update(static_cast<ast::UpdateStmt&>(*copy), v, out); break;
       default: lower_join_delete(static_cast<ast::DeleteStmt&>(*copy), v, out); break;
     }
-    return out;
+  } else {
+    switch (copy->kind) {
+      case ast::StmtKind::kInsert: lower_insert(static_cast<ast::InsertStmt&>(*copy), v); break;
+      case ast::StmtKind::kUpdate: lower_update(static_cast<ast::UpdateStmt&>(*copy), v); break;
+      default: lower_delete(static_cast<ast::DeleteStmt&>(*copy), v); break;
+    }
+    out.statements.push_back(std::move(copy));
+    out.returning_from = 0;
   }
-  switch (copy->kind) {
-    case ast::StmtKind::kInsert: lower_insert(static_cast<ast::InsertStmt&>(*copy), v); break;
-    case ast::StmtKind::kUpdate: lower_update(static_cast<ast::UpdateStmt&>(*copy), v); break;
-    default: lower_delete(static_cast<ast::DeleteStmt&>(*copy), v); break;
-  }
-  out.statements.push_back(std::move(copy));
-  out.returning_from = 0;
+  if (rel.view->lens) attach_lens_checks(*rel.view->lens, out);
   return out;
 }
 

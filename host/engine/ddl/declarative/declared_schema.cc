@@ -621,8 +621,6 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
 }  // namespace
 
 void declare_schema(DatabaseImpl& db, const ast::DeclareSchemaStmt& s, DdlOrigin origin) {
-  if (s.logical)
-    throw Error(StatusCode::kUnsupported, "DECLARE LOGICAL SCHEMA (lenses) is not supported yet", s.site);
   for (const auto& opt : s.options) {
     if (!iequals(opt.key, "default_vtab_module"))
       throw Error(StatusCode::kUnsupported,

@@ -11,11 +11,13 @@
 
 #include "runtime/executable.h"
 #include "catalog/ddl_origin.h"
+#include "catalog/lens.h"
 
 namespace quereus {
 
 namespace ast {
 struct DeclareSchemaStmt;
+struct DeclareLensStmt;
 struct ApplySchemaStmt;
 struct DiffSchemaStmt;
 }  // namespace ast
@@ -26,6 +28,10 @@ struct DeclaredSchemas {
   // "schema.name" (lower-case) → the canonical text of the declaration that created the
   // object, so a re-apply of the same declaration is recognised as a no-op.
   std::map<std::string, std::string> applied;
+  // DECLARE LENS blocks by lower-case logical schema name (main/lenses.h).
+  std::map<std::string, std::shared_ptr<const ast::DeclareLensStmt>> lenses;
+  // The deployed lens of each applied logical schema.
+  std::map<std::string, std::shared_ptr<const LensDeployment>> deployments;
 };
 
 std::unique_ptr<Executable> plan_declare_schema(DatabaseImpl& db, const ast::DeclareSchemaStmt& stmt);

@@ -1,0 +1,83 @@
+// A logical table's lens slot (docs/lenses.md, spec/lens.md "The Lens Slot"): what the
+// lens compiler decided for one table of a logical schema — the effective body over the
+// basis (registered as the logical table's view), how each logical column is mapped, the
+// logical constraints attached to the basis writes, and the prover's verdicts. Built once
+// per APPLY SCHEMA of the logical schema (rewrite/lens_compiler.h); immutable after.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace quereus {
+
+namespace ast {
+struct CreateTableStmt;
+struct Expr;
+}  // namespace ast
+
+// One logical column's resolved disposition (quereus_effective_lens()).
+struct LensColumn {
+  std::string name;     // the logical column, declaration casing
+  bool covered = false; // 'override' (the lens body names it) or 'default' (gap-filled)
+  enum class Inverse { kInferred, kAuthored, kNone } inverse = Inverse::kNone;
+  std::string member;   // the advertised basis member backing it ("" without an advertisement)
+  // The basis column it writes (identity or an invertible term), "" when computed.
+  std::string basis_table;  // lower-case "schema.table" of that column's relation
+  std::string basis_column;
+};
+
+// A logical constraint carried down to a basis write: a CHECK the lowered write on
+// `table` evaluates over its written row (`new.<basis column>`), alongside the basis
+// table's own. A subquery inside defers it to COMMIT like any CHECK with one.
+struct LensCheck {
+  std::string table;  // lower-case "schema.table" of the basis relation whose writes carry it
+  std::string name;   // the logical constraint's name, quoted in the violation message
+  std::string text;   // the logical expression as declared (the message's text)
+  std::shared_ptr<const ast::Expr> expr;  // over the basis row: new.<col> / old.<col>
+  bool on_insert = true;
+  bool on_update = true;
+  bool on_delete = false;
+};
+
+struct LensSlot {
+  std::string logical_schema;  // lower-case
+  std::string table;           // declaration casing
+  std::string basis_schema;    // lower-case
+  std::shared_ptr<const ast::CreateTableStmt> spec;  // the logical declaration
+  std::vector<LensColumn> columns;  // declaration order
+  std::string anchor;           // the advertised decomposition's anchor ("" when none)
+  std::string effective_sql;    // the compiled body, basis-qualified
+  // Writes are refused (the primary key is not reconstructible at the boundary): why.
+  std::string read_only;
+  std::vector<LensCheck> checks;
+};
+
+// One finding of the lens prover (spec/lens.md "Coverage checklist"): coded, sited, an
+// error (blocks the deploy) or an advisory (a warning, governed by acknowledgement tags
+// and the table's escalation policy).
+struct LensAdvisory {
+  std::string table;       // the logical table
+  std::string code;        // lens.*
+  std::string constraint;  // the constraint's name ("primary key", "unique" when unnamed); "" when none
+  std::string column;      // "" when none
+  std::string message;
+  bool error = false;
+  std::string facts;        // what the fingerprint digests
+  // Governance (advisories only): active | re-surfaced | acknowledged |
+  // acknowledged-unconditional, the ack's rationale, and the fingerprints.
+  std::string status = "active";
+  std::string rationale;
+  std::string fingerprint;
+  std::string recorded;
+};
+
+// The last successful APPLY SCHEMA of one logical schema.
+struct LensDeployment {
+  std::string basis;  // lower-case
+  std::vector<std::shared_ptr<const LensSlot>> slots;  // declaration order
+  std::vector<LensAdvisory> advisories;  // warnings only (errors block the deploy)
+  std::shared_ptr<const LensDeployment> previous;  // the deploy before it (one level)
+};
+
+}  // namespace quereus

@@ -1,0 +1,1260 @@
+// The lens compiler and its prover (main/lenses.h; spec/lens.md "The Default Mapper",
+// "Sparse Overrides", "Constraint Attachment", "Proving the spec and the body agree").
+//
+// One logical table at a time: the effective body is composed at the AST level (the
+// author's override, gap-filled by name from its FROM; or an n-way join synthesized from
+// a module advertisement; or the plain name match), every basis source qualified with the
+// basis schema. The body is then analyzed by the view-write surface (which column writes
+// where, which is computed) and planned (types, nullability, keys), and the prover runs
+// its checklist over those facts. Finally the logical constraints that the body does not
+// guarantee become attached CHECKs over the basis write rows (catalog/lens.h LensCheck).
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "catalog/catalog.h"
+#include "common/strings.h"
+#include "ddl/declarative/declared_schema.h"
+#include "ddl/table_ddl.h"
+#include "eval/exec_context.h"
+#include "main/database_impl.h"
+#include "main/lenses.h"
+#include "parser/ast_build.h"
+#include "parser/ast_clone.h"
+#include "parser/ast_printer.h"
+#include "parser/ast_visit.h"
+#include "planner/planner.h"
+#include "planner/properties.h"
+#include "planner/scalar_expr.h"
+#include "rewrite/view_writes.h"
+#include "types/compare.h"
+#include "types/json_value.h"
+
+namespace quereus {
+
+namespace {
+
+using ast::ExprPtr;
+
+// ------------------------------------------------------------------ small helpers
+
+// The entries of a catalog tag set (JSON object text), values as text.
+std::vector<std::pair<std::string, std::string>> tag_entries(const std::string& json) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (json.empty()) return out;
+  auto j = jsonv::parse(json);
+  if (!j || !j->is_object()) return out;
+  for (auto it = j->begin(); it != j->end(); ++it)
+    out.emplace_back(it.key(), it->is_string() ? it->get<std::string>() : it->dump());
+  return out;
+}
+
+bool starts_with_ci(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
+}
+
+std::vector<std::string> split_trim(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t end = s.find(sep, start);
+    if (end == std::string::npos) end = s.size();
+    std::string part = s.substr(start, end - start);
+    size_t a = part.find_first_not_of(" \t"), b = part.find_last_not_of(" \t");
+    if (a != std::string::npos) out.push_back(part.substr(a, b - a + 1));
+    start = end + 1;
+  }
+  return out;
+}
+
+// A value as SQL would spell it, for messages.
+std::string sql_literal(const Value& v) {
+  if (v.is_null()) return "NULL";
+  if (v.type() == ValueType::kText) return "'" + v.to_text() + "'";
+  return v.to_text();
+}
+
+std::string tag_value(const std::string& json, std::string_view key) {
+  for (auto& [k, v] : tag_entries(json))
+    if (iequals(k, key)) return v;
+  return "";
+}
+
+// Every table source of a query, subqueries, CTE bodies and compound legs included.
+struct BodyWalk {
+  std::function<void(ast::TableSource&)> on_source;
+  std::function<void(ast::Select&)> on_select;
+
+  void select(ast::Select& s) {
+    if (on_select) on_select(s);
+    if (s.with)
+      for (auto& c : s.with->ctes)
+        if (c.select) select(*c.select);
+    core(s.core);
+    for (auto& leg : s.compounds) core(leg.core);
+    for (auto& o : s.order_by) expr(o.expr);
+    expr(s.limit);
+    expr(s.offset);
+    for (auto& d : s.defaults) expr(d.value);
+  }
+  void core(ast::SelectCore& c) {
+    if (c.nested) {
+      select(*c.nested);
+      return;
+    }
+    for (auto& rc : c.columns) {
+      expr(rc.expr);
+      for (auto& inv : rc.inverse) expr(inv.value);
+    }
+    if (c.from) source(*c.from);
+    expr(c.where);
+    for (auto& g : c.group_by) expr(g);
+    expr(c.having);
+    for (auto& row : c.values)
+      for (auto& v : row) expr(v);
+  }
+  void source(ast::TableSource& t) {
+    switch (t.kind) {
+      case ast::TableSource::Kind::kTable:
+        if (on_source) on_source(t);
+        break;
+      case ast::TableSource::Kind::kSubquery:
+        if (t.subquery) select(*t.subquery);
+        break;
+      case ast::TableSource::Kind::kFunction:
+        for (auto& a : t.function_args) expr(a);
+        break;
+      case ast::TableSource::Kind::kJoin:
+        if (t.left) source(*t.left);
+        if (t.right) source(*t.right);
+        expr(t.on);
+        break;
+    }
+  }
+  void expr(ExprPtr& e) {
+    if (!e) return;
+    ast::for_each_child(*e, [&](ExprPtr& c) { expr(c); }, [&](ast::Select& q) { select(q); });
+  }
+};
+
+bool has_subquery(const ast::Expr& e) {
+  bool found = false;
+  std::function<void(const ast::Expr&)> go = [&](const ast::Expr& x) {
+    ast::for_each_child(x, [&](const ExprPtr& c) { go(*c); }, [&](const ast::Select&) { found = true; });
+  };
+  go(e);
+  return found;
+}
+
+// Replaces every column reference at the expression's own level (not inside subqueries)
+// for which `fn` returns a replacement.
+void substitute(ExprPtr& e, const std::function<ExprPtr(const ast::ColumnRef&)>& fn) {
+  if (!e) return;
+  if (e->kind == ast::ExprKind::kColumn) {
+    if (ExprPtr r = fn(static_cast<const ast::ColumnRef&>(*e))) e = std::move(r);
+    return;
+  }
+  ast::for_each_child(*e, [&](ExprPtr& c) { substitute(c, fn); }, [](ast::Select&) {});
+}
+
+// The column references of `e` at its own level.
+void column_refs(const ast::Expr& e, std::vector<const ast::ColumnRef*>& out) {
+  if (e.kind == ast::ExprKind::kColumn) {
+    out.push_back(static_cast<const ast::ColumnRef*>(&e));
+    return;
+  }
+  ast::for_each_child(e, [&](const ExprPtr& c) { column_refs(*c, out); }, [](const ast::Select&) {});
+}
+
+ExprPtr literal_of(const Value& v) {
+  auto lit = std::make_unique<ast::Literal>();
+  switch (v.type()) {
+    case ValueType::kNull: lit->literal_kind = ast::LiteralKind::kNull; break;
+    case ValueType::kInteger:
+      if (v.as_int() < 0) return ast::negate(literal_of(Value::Integer(-v.as_int())));
+      lit->literal_kind = ast::LiteralKind::kInteger;
+      lit->text = std::to_string(v.as_int());
+      break;
+    case ValueType::kBoolean: lit->literal_kind = v.as_int() ? ast::LiteralKind::kTrue : ast::LiteralKind::kFalse; break;
+    case ValueType::kReal: {
+      if (v.as_real() < 0) return ast::negate(literal_of(Value::Real(-v.as_real())));
+      lit->literal_kind = ast::LiteralKind::kReal;
+      char buf[40];
+      std::snprintf(buf, sizeof buf, "%.17g", v.as_real());
+      lit->text = buf;
+      break;
+    }
+    case ValueType::kBlob: lit->literal_kind = ast::LiteralKind::kBlob; lit->text = v.to_text(); break;
+    default: lit->literal_kind = ast::LiteralKind::kString; lit->text = v.to_text(); break;
+  }
+  return lit;
+}
+
+// Whether a bound expression reads nothing but literals and deterministic functions.
+bool closed(const ScalarExpr& e) {
+  switch (e.kind) {
+    case ScalarKind::kColumn:
+    case ScalarKind::kParam:
+    case ScalarKind::kSubquery:
+    case ScalarKind::kExists:
+    case ScalarKind::kInSubquery: return false;
+    case ScalarKind::kFunction: {
+      auto& f = static_cast<const FunctionScalar&>(e);
+      if (!f.fn || !(f.fn->flags & kDeterministic) || (f.fn->flags & kPerRow)) return false;
+      break;
+    }
+    default: break;
+  }
+  for (const ScalarPtr* o : e.operands())
+    if (*o && !closed(**o)) return false;
+  return true;
+}
+
+// The value of a closed, deterministic expression; nullopt when it is not one (a
+// subquery, a volatile function, a column left over) or its evaluation fails. Never reads
+// a table.
+std::optional<Value> eval_const(DatabaseImpl& db, const ast::Expr& e) {
+  if (has_subquery(e)) return std::nullopt;
+  try {
+    Planner planner(db);
+    Scope none;
+    ScalarPtr s = planner.bind_expr(e, none);
+    if (!closed(*s)) return std::nullopt;
+    ExecContext ctx;
+    EvalEnv env{nullptr, nullptr, &ctx};
+    return s->eval(env);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+bool same_value(const Value& a, const Value& b) {
+  if (a.is_null() || b.is_null()) return a.is_null() && b.is_null();
+  return compare_values(a, b) == 0;
+}
+
+// `col IN (literal, …)` conjuncts over column `name` among `checks`: the enumerable
+// domain, narrowed by the other CHECKs that read only that column (each value is kept
+// when every such CHECK holds for it). nullopt when no IN-list constrains the column.
+std::optional<std::vector<Value>> enumerable_domain(DatabaseImpl& db, const std::vector<CheckSchema>& checks,
+                                                    const std::string& name) {
+  std::optional<std::vector<Value>> domain;
+  std::vector<const ast::Expr*> others;
+  for (const CheckSchema& ck : checks) {
+    if (!ck.on_insert && !ck.on_update) continue;
+    const ast::Expr& e = *ck.expr;
+    if (e.kind == ast::ExprKind::kIn) {
+      auto& in = static_cast<const ast::InExpr&>(e);
+      if (!in.negated && !in.subquery && in.operand && in.operand->kind == ast::ExprKind::kColumn &&
+          iequals(static_cast<const ast::ColumnRef&>(*in.operand).column, name)) {
+        std::vector<Value> values;
+        bool ok = true;
+        for (const auto& item : in.list) {
+          std::optional<Value> v = eval_const(db, *item);
+          if (!v) {
+            ok = false;
+            break;
+          }
+          values.push_back(*v);
+        }
+        if (ok && values.size() <= 64) {
+          if (!domain) domain = std::move(values);
+          else {
+            std::vector<Value> both;
+            for (const Value& v : *domain)
+              if (std::any_of(values.begin(), values.end(), [&](const Value& w) { return same_value(v, w); }))
+                both.push_back(v);
+            domain = std::move(both);
+          }
+          continue;
+        }
+      }
+    }
+    std::vector<const ast::ColumnRef*> refs;
+    column_refs(e, refs);
+    if (!refs.empty() && std::all_of(refs.begin(), refs.end(), [&](auto* r) { return iequals(r->column, name); }))
+      others.push_back(&e);
+  }
+  if (!domain) return domain;
+  std::vector<Value> kept;
+  for (const Value& v : *domain) {
+    bool holds = true;
+    for (const ast::Expr* o : others) {
+      ExprPtr probe = ast::clone(*o);
+      substitute(probe, [&](const ast::ColumnRef&) { return literal_of(v); });
+      std::optional<Value> r = eval_const(db, *probe);
+      bool null = false;
+      if (r && !r->truthy(&null) && !null) holds = false;
+    }
+    if (holds) kept.push_back(v);
+  }
+  return kept;
+}
+
+// ------------------------------------------------------------------ the body
+
+struct Source {
+  std::string qualifier;  // how the body's columns name it
+  std::string schema;     // lower-case
+  std::string name;
+  std::vector<std::string> columns;
+  std::shared_ptr<TableEntry> table;  // null for a basis view
+};
+
+std::vector<std::string> relation_column_names(DatabaseImpl& db, const std::string& schema, const std::string& name) {
+  ResolvedRelation rel = db.find_relation(schema, name);
+  if (rel.table) {
+    std::vector<std::string> out;
+    for (const ColumnSchema& c : rel.table->schema.columns) out.push_back(c.name);
+    return out;
+  }
+  std::vector<ast::ResultColumn> cols;
+  cols.push_back(ast::star());
+  auto q = ast::select(std::move(cols), ast::table_source({schema, name, {}}, ""));
+  Planner planner(db);
+  return planner.plan_select(*q, nullptr).names;
+}
+
+std::string quoted(const std::string& schema, const std::string& name) { return schema + "." + name; }
+
+[[noreturn]] void fail(const std::string& code, const std::string& message, std::optional<SourceSite> site = {}) {
+  throw Error(StatusCode::kError, code + ": " + message, site);
+}
+
+// A module advertisement read from the `quereus.lens.decomp.*` tags of the basis tables
+// (the shared builder of spec/lens.md "The module mapping advertisement", here for the
+// logical-tuple key kind): the members backing logical table `logical`.
+struct Advertisement {
+  std::string id;
+  std::string anchor;
+  std::vector<std::string> key;  // the logical key columns
+  struct Member {
+    std::shared_ptr<TableEntry> table;
+    bool optional = false;
+    std::vector<std::pair<std::string, std::string>> columns;  // logical → basis column
+  };
+  std::vector<Member> members;  // the anchor first
+};
+
+std::optional<Advertisement> find_advertisement(DatabaseImpl& db, const std::string& basis, const std::string& logical) {
+  const std::string prefix = "quereus.lens.decomp.";
+  std::optional<Advertisement> ad;
+  for (const auto& t : db.catalog().tables()) {
+    if (t->schema.schema_name != basis || t->schema.tags_json.empty()) continue;
+    auto tags = tag_entries(t->schema.tags_json);
+    for (auto& [k, v] : tags) {
+      if (!starts_with_ci(k, prefix + "logical.") || !iequals(v, logical)) continue;
+      std::string id = k.substr(prefix.size() + 8);
+      auto get = [&](const std::string& field) { return tag_value(t->schema.tags_json, prefix + field + "." + id); };
+      if (ad && !iequals(ad->id, id)) continue;  // one decomposition per logical table
+      if (!ad) {
+        ad.emplace();
+        ad->id = id;
+      }
+      std::string role = get("role");
+      if (!role.empty() && !iequals(role, "primary-storage")) continue;
+      std::string anchor = get("anchor");
+      if (anchor.empty())
+        fail("lens.malformed-advertisement", "basis table '" + t->qualified_name() + "' advertises logical table '" +
+                                                 logical + "' (decomposition '" + id + "') without an anchor");
+      if (!ad->anchor.empty() && !iequals(ad->anchor, anchor))
+        fail("lens.malformed-advertisement", "decomposition '" + id + "' of logical table '" + logical +
+                                                 "' names two anchors ('" + ad->anchor + "', '" + anchor + "')");
+      ad->anchor = anchor;
+      std::string keykind = get("keykind");
+      if (!keykind.empty() && !iequals(keykind, "logical-tuple"))
+        throw Error(StatusCode::kUnsupported, "lens.malformed-advertisement: decomposition '" + id +
+                                                  "' uses key kind '" + keykind +
+                                                  "'; only 'logical-tuple' shared keys are supported yet");
+      std::vector<std::string> key;
+      for (const std::string& part : split_trim(get("key"), ',')) key.push_back(part);
+      if (!ad->key.empty() && key != ad->key && !key.empty())
+        fail("lens.malformed-advertisement", "decomposition '" + id + "' names different shared keys on its members");
+      if (!key.empty()) ad->key = key;
+      Advertisement::Member m;
+      m.table = t;
+      std::string presence = get("presence");
+      m.optional = iequals(presence, "optional");
+      const std::string colp = prefix + "col." + id + ".";
+      for (auto& [k2, v2] : tags)
+        if (starts_with_ci(k2, colp)) {
+          if (t->schema.find_column(v2) < 0)
+            fail("lens.malformed-advertisement", "basis table '" + t->qualified_name() + "' advertises column '" + v2 +
+                                                     "', which it does not have");
+          m.columns.emplace_back(k2.substr(colp.size()), v2);
+        }
+      if (iequals(t->schema.name, anchor)) ad->members.insert(ad->members.begin(), std::move(m));
+      else ad->members.push_back(std::move(m));
+    }
+  }
+  if (!ad) return ad;
+  if (ad->members.empty() || !iequals(ad->members.front().table->schema.name, ad->anchor))
+    fail("lens.malformed-advertisement", "decomposition '" + ad->id + "' of logical table '" + logical +
+                                             "' names anchor '" + ad->anchor + "', which does not advertise it");
+  if (ad->key.empty())
+    fail("lens.malformed-advertisement", "decomposition '" + ad->id + "' of logical table '" + logical +
+                                             "' declares no shared key (quereus.lens.decomp.key)");
+  return ad;
+}
+
+// The basis column of member `m` that the shared key column `key` maps to.
+std::string member_key_column(const Advertisement::Member& m, const std::string& key) {
+  for (auto& [l, b] : m.columns)
+    if (iequals(l, key)) return b;
+  return key;
+}
+
+struct Body {
+  std::unique_ptr<ast::Select> select;
+  std::vector<Source> sources;       // the top-level FROM relations, in order
+  std::vector<bool> covered;         // per logical column
+  std::vector<std::string> member;   // per logical column: the advertised member backing it
+  std::string anchor;
+};
+
+ExprPtr qualified_ref(const std::string& qualifier, const std::string& column) {
+  return ast::column_ref(qualifier, column);
+}
+
+Body decomposition_body(DatabaseImpl& db, const TableSchema& ts, const Advertisement& ad, const std::string& basis) {
+  Body b;
+  b.anchor = ad.anchor;
+  const size_t n = ts.columns.size();
+  b.covered.assign(n, false);
+  b.member.assign(n, "");
+  for (const auto& m : ad.members) {
+    Source s;
+    s.qualifier = m.table->schema.name;
+    s.schema = basis;
+    s.name = m.table->schema.name;
+    s.table = m.table;
+    for (const ColumnSchema& c : m.table->schema.columns) s.columns.push_back(c.name);
+    b.sources.push_back(std::move(s));
+  }
+  for (const std::string& k : ad.key)
+    if (ts.find_column(k) < 0)
+      fail("lens.malformed-advertisement", "decomposition '" + ad.id + "' shares key '" + k +
+                                               "', which is not a column of logical table '" + ts.name + "'");
+  std::vector<ast::ResultColumn> cols;
+  for (size_t i = 0; i < n; ++i) {
+    const std::string& lc = ts.columns[i].name;
+    int found = -1;
+    std::string basis_col;
+    for (size_t mi = 0; mi < ad.members.size() && found < 0; ++mi)
+      for (auto& [l, bc] : ad.members[mi].columns)
+        if (iequals(l, lc)) {
+          found = static_cast<int>(mi);
+          basis_col = bc;
+          break;
+        }
+    if (found < 0) {
+      // A shared key column the anchor carries under its own name.
+      bool is_key = std::any_of(ad.key.begin(), ad.key.end(), [&](const std::string& k) { return iequals(k, lc); });
+      if (is_key && ad.members.front().table->schema.find_column(lc) >= 0) {
+        found = 0;
+        basis_col = ad.members.front().table->schema.columns[ad.members.front().table->schema.find_column(lc)].name;
+      }
+    }
+    if (found < 0)
+      fail("lens.uncovered-column", "logical column '" + ts.name + "." + lc +
+                                        "' has no basis backing: decomposition '" + ad.id +
+                                        "' advertises no member column for it");
+    b.member[i] = ad.members[found].table->schema.name;
+    cols.push_back(ast::result_column(qualified_ref(b.sources[found].qualifier, basis_col), lc));
+  }
+  // anchor [inner|left] join member on member.k = anchor.k …  (a singleton key: on true)
+  ast::TableSourcePtr from = ast::table_source({basis, ad.members.front().table->schema.name, {}}, "");
+  for (size_t mi = 1; mi < ad.members.size(); ++mi) {
+    auto j = std::make_unique<ast::TableSource>();
+    j->kind = ast::TableSource::Kind::kJoin;
+    j->join = ad.members[mi].optional ? ast::JoinKind::kLeft : ast::JoinKind::kInner;
+    j->left = std::move(from);
+    j->right = ast::table_source({basis, ad.members[mi].table->schema.name, {}}, "");
+    ExprPtr on;
+    for (const std::string& k : ad.key)
+      on = ast::conjoin(std::move(on),
+                        ast::binary(ast::BinaryOp::kEq,
+                                    qualified_ref(b.sources[mi].qualifier, member_key_column(ad.members[mi], k)),
+                                    qualified_ref(b.sources[0].qualifier, member_key_column(ad.members[0], k))));
+    if (!on) {
+      auto t = std::make_unique<ast::Literal>();
+      t->literal_kind = ast::LiteralKind::kTrue;
+      on = std::move(t);
+    }
+    j->on = std::move(on);
+    from = std::move(j);
+  }
+  b.select = ast::select(std::move(cols), std::move(from));
+  return b;
+}
+
+Body name_match_body(DatabaseImpl& db, const TableSchema& ts, const std::string& basis) {
+  Body b;
+  const size_t n = ts.columns.size();
+  b.covered.assign(n, false);
+  b.member.assign(n, "");
+  ResolvedRelation rel = db.find_relation(basis, ts.name);
+  if (!rel.table && !rel.view)
+    fail("lens.uncovered-column", "logical table '" + ts.name + "' has no basis backing: basis schema '" + basis +
+                                      "' has no relation named '" + ts.name + "'");
+  Source s;
+  s.schema = basis;
+  s.name = rel.table ? rel.table->schema.name : rel.view->name;
+  s.qualifier = s.name;
+  s.table = rel.table;
+  s.columns = relation_column_names(db, basis, s.name);
+  std::vector<ast::ResultColumn> cols;
+  for (size_t i = 0; i < n; ++i) {
+    const std::string& lc = ts.columns[i].name;
+    auto it = std::find_if(s.columns.begin(), s.columns.end(), [&](const std::string& c) { return iequals(c, lc); });
+    if (it == s.columns.end())
+      fail("lens.uncovered-column", "logical column '" + ts.name + "." + lc + "' has no basis backing: '" +
+                                        quoted(basis, s.name) + "' has no column '" + lc + "'");
+    cols.push_back(ast::result_column(qualified_ref(s.qualifier, *it), lc));
+  }
+  b.select = ast::select(std::move(cols), ast::table_source({basis, s.name, {}}, ""));
+  b.sources.push_back(std::move(s));
+  return b;
+}
+
+void collect_sources(DatabaseImpl& db, ast::TableSource& t, std::vector<Source>& out, const std::set<std::string>& ctes) {
+  if (t.kind == ast::TableSource::Kind::kJoin) {
+    if (t.left) collect_sources(db, *t.left, out, ctes);
+    if (t.right) collect_sources(db, *t.right, out, ctes);
+    return;
+  }
+  if (t.kind != ast::TableSource::Kind::kTable) return;
+  if (t.table.schema.empty() && ctes.count(to_lower(t.table.name))) return;
+  Source s;
+  s.schema = to_lower(t.table.schema);
+  s.name = t.table.name;
+  s.qualifier = t.alias.empty() ? t.table.name : t.alias;
+  ResolvedRelation rel = db.find_relation(s.schema, s.name);
+  s.table = rel.table;
+  s.columns = relation_column_names(db, s.schema, s.name);
+  out.push_back(std::move(s));
+}
+
+Body override_body(DatabaseImpl& db, const TableSchema& ts, const ast::DeclareLensStmt::View& ov,
+                   const std::string& basis) {
+  Body b;
+  const size_t n = ts.columns.size();
+  b.covered.assign(n, false);
+  b.member.assign(n, "");
+  b.select = ast::clone(*ov.select);
+  ast::Select& sel = *b.select;
+  const std::string where = "lens body for '" + ts.name + "'";
+  if (!sel.compounds.empty() || !sel.core.values.empty() || sel.core.nested)
+    fail("lens.body-shape", where + " must be a single SELECT (compound and VALUES bodies are not supported)", ov.site);
+  // A name any WITH of the body declares is that CTE everywhere in the body.
+  std::set<std::string> ctes;
+  BodyWalk collect;
+  collect.on_select = [&](ast::Select& s) {
+    if (s.with)
+      for (auto& c : s.with->ctes) ctes.insert(to_lower(c.name));
+  };
+  collect.select(sel);
+  // Every source names the basis (or a CTE): bare names are qualified with it.
+  BodyWalk qualify;
+  qualify.on_source = [&](ast::TableSource& t) {
+    if (t.table.schema.empty()) {
+      if (ctes.count(to_lower(t.table.name))) return;
+      ResolvedRelation rel = db.find_relation(basis, t.table.name);
+      if (!rel.table && !rel.view)
+        fail("lens.body-escapes-basis", where + " reads '" + t.table.name + "', which is not a relation of its basis '" +
+                                            basis + "'",
+             t.site);
+      t.table.schema = basis;
+      return;
+    }
+    if (!iequals(t.table.schema, basis))
+      fail("lens.body-escapes-basis", where + " reads '" + t.table.schema + "." + t.table.name +
+                                          "', outside its basis '" + basis + "'",
+           t.site);
+    t.table.schema = basis;
+  };
+  qualify.select(sel);
+  if (sel.core.from) collect_sources(db, *sel.core.from, b.sources, ctes);
+  // Coverage, by output name.
+  std::vector<std::optional<ast::ResultColumn>> by_column(n);
+  auto cover = [&](ast::ResultColumn rc, const std::string& name, const SourceSite& site) {
+    int i = ts.find_column(name);
+    if (i < 0)
+      fail("lens.body-shape", where + " outputs '" + name + "', which is not a column of logical table '" + ts.name + "'",
+           site);
+    if (by_column[i])
+      fail("lens.body-shape", where + " outputs logical column '" + ts.columns[i].name + "' more than once", site);
+    if (rc.alias.empty() && !(rc.expr && rc.expr->kind == ast::ExprKind::kColumn &&
+                              iequals(static_cast<const ast::ColumnRef&>(*rc.expr).column, ts.columns[i].name)))
+      rc.alias = ts.columns[i].name;
+    by_column[i] = std::move(rc);
+  };
+  for (ast::ResultColumn& rc : sel.core.columns) {
+    if (rc.kind == ast::ResultColumn::Kind::kExpr) {
+      std::string name = rc.alias;
+      if (name.empty()) {
+        if (rc.expr->kind != ast::ExprKind::kColumn)
+          fail("lens.body-shape", where + ": the computed term '" + expr_to_string(*rc.expr) +
+                                      "' maps to no logical column; alias it to the column it computes (… as <column>)",
+               rc.site);
+        name = static_cast<const ast::ColumnRef&>(*rc.expr).column;
+      }
+      SourceSite site = rc.site;
+      cover(std::move(rc), name, site);
+      continue;
+    }
+    for (const Source& s : b.sources) {
+      if (rc.kind == ast::ResultColumn::Kind::kTableStar && !iequals(rc.table, s.qualifier)) continue;
+      for (const std::string& c : s.columns) cover(ast::result_column(qualified_ref(s.qualifier, c)), c, rc.site);
+    }
+  }
+  // Gap-fill: an uncovered logical column name-matches a column of the FROM.
+  std::vector<ast::ResultColumn> cols;
+  for (size_t i = 0; i < n; ++i) {
+    if (by_column[i]) {
+      b.covered[i] = true;
+      cols.push_back(std::move(*by_column[i]));
+      continue;
+    }
+    const std::string& lc = ts.columns[i].name;
+    bool filled = false;
+    for (const Source& s : b.sources) {
+      auto it = std::find_if(s.columns.begin(), s.columns.end(), [&](const std::string& c) { return iequals(c, lc); });
+      if (it == s.columns.end()) continue;
+      cols.push_back(ast::result_column(qualified_ref(s.qualifier, *it), lc));
+      filled = true;
+      break;
+    }
+    if (!filled) {
+      std::string from;
+      for (const Source& s : b.sources) from += (from.empty() ? "" : ", ") + quoted(s.schema, s.name);
+      fail("lens.uncovered-column", "logical column '" + ts.name + "." + lc + "' has no basis backing: " + where +
+                                        " does not cover it and its FROM (" + from + ") has no column '" + lc + "'",
+           ov.site);
+    }
+  }
+  sel.core.columns = std::move(cols);
+  return b;
+}
+
+// ------------------------------------------------------------------ the prover
+
+const char* type_name(qrs_logical_type t) {
+  switch (t) {
+    case QRS_LT_INTEGER: return "INTEGER";
+    case QRS_LT_REAL: return "REAL";
+    case QRS_LT_TEXT: return "TEXT";
+    case QRS_LT_BLOB: return "BLOB";
+    case QRS_LT_BOOLEAN: return "BOOLEAN";
+    case QRS_LT_JSON: return "JSON";
+    case QRS_LT_NUMERIC: return "NUMERIC";
+    case QRS_LT_DATE: return "DATE";
+    case QRS_LT_TIME: return "TIME";
+    case QRS_LT_DATETIME: return "DATETIME";
+    case QRS_LT_TIMESPAN: return "TIMESPAN";
+    default: return "ANY";
+  }
+}
+
+// Whether a body column of type `body` satisfies a logical column declared `logical`.
+bool type_conforms(qrs_logical_type logical, qrs_logical_type body) {
+  if (logical == QRS_LT_ANY || body == QRS_LT_ANY || logical == body) return true;
+  auto numeric = [](qrs_logical_type t) {
+    return t == QRS_LT_INTEGER || t == QRS_LT_REAL || t == QRS_LT_NUMERIC || t == QRS_LT_BOOLEAN;
+  };
+  if ((logical == QRS_LT_REAL || logical == QRS_LT_NUMERIC) && numeric(body)) return true;
+  if (logical == QRS_LT_INTEGER && body == QRS_LT_BOOLEAN) return true;
+  return false;
+}
+
+struct ColumnFacts {
+  LensColumn::Inverse inverse = LensColumn::Inverse::kNone;
+  std::shared_ptr<TableEntry> table;  // the basis relation it writes (put target)
+  int column = -1;                    // its basis column (-1: none, or several puts)
+  int source = -1;                    // index into Body::sources
+  bool bijective = false;             // authored: forward/inverse proved a bijection
+};
+
+LensAdvisory finding(const TableSchema& ts, std::string code, std::string message, bool error,
+                     std::string constraint = "", std::string column = "") {
+  LensAdvisory a;
+  a.table = ts.name;
+  a.code = std::move(code);
+  a.message = std::move(message);
+  a.error = error;
+  a.constraint = std::move(constraint);
+  a.column = std::move(column);
+  return a;
+}
+
+// The display name of a key constraint: "primary key", the UNIQUE's name, or "unique".
+std::string key_site(const IndexSchema* ix) {
+  if (!ix) return "primary key";
+  return ix->constraint_named ? ix->name : "unique";
+}
+
+std::string band(const TableEntry* t) {
+  if (!t || !t->row_count) return "unknown";
+  int64_t n = *t->row_count;
+  return n == 0 ? "empty" : n < 1000 ? "small" : n < 1000000 ? "medium" : "large";
+}
+
+}  // namespace
+
+CompiledLensTable compile_lens_table(DatabaseImpl& db, const ast::DeclareSchemaStmt& logical,
+                                     const ast::CreateTableStmt& table, const ast::DeclareLensStmt* lens,
+                                     const std::string& basis) {
+  const std::string x = to_lower(logical.name);
+  TableSchema ts = build_table_schema(db, table, x);
+  const size_t n = ts.columns.size();
+  CompiledLensTable out;
+  auto& diags = out.diagnostics;
+
+  // ---- compose the effective body
+  const ast::DeclareLensStmt::View* ov = nullptr;
+  if (lens)
+    for (const auto& v : lens->views)
+      if (iequals(v.name, ts.name)) ov = &v;
+  Body body;
+  if (ov) body = override_body(db, ts, *ov, basis);
+  else if (auto ad = find_advertisement(db, basis, ts.name)) body = decomposition_body(db, ts, *ad, basis);
+  else body = name_match_body(db, ts, basis);
+  ast::Select& sel = *body.select;
+
+  auto slot = std::make_shared<LensSlot>();
+  slot->logical_schema = x;
+  slot->table = ts.name;
+  slot->basis_schema = basis;
+  slot->anchor = body.anchor;
+  {
+    auto copy = ast::clone(table);
+    slot->spec.reset(static_cast<ast::CreateTableStmt*>(copy.release()));
+  }
+  auto def = std::make_shared<ast::CreateViewStmt>();
+  def->view.name = ts.name;
+  for (const ColumnSchema& c : ts.columns) def->columns.push_back(c.name);
+  def->select = ast::clone(sel);
+  slot->effective_sql = select_to_string(*def->select);
+  auto view = std::make_shared<ViewEntry>();
+  view->schema_name = x;
+  view->name = ts.name;
+  view->columns = def->columns;
+  view->sql = statement_to_string(*def);
+  view->tags_json = ts.tags_json;
+  view->definition = def;
+  out.view = view;
+
+  // ---- what the body writes where, and its types, nullability and keys
+  const bool single = sel.core.from && sel.core.from->kind == ast::TableSource::Kind::kTable &&
+                      sel.core.group_by.empty() && !sel.core.having && !sel.core.distinct && !sel.limit &&
+                      !sel.offset && !sel.with && body.sources.size() == 1 && body.sources[0].table;
+  ViewWriteSurface surface = describe_view_writes(db, *view);
+  std::vector<ColumnFacts> facts(n);
+  for (size_t i = 0; i < n; ++i) {
+    const ast::ResultColumn& rc = sel.core.columns[i];
+    ColumnFacts& f = facts[i];
+    if (surface.ok && i < surface.sites.size() && surface.sites[i].table) {
+      f.table = surface.sites[i].table;
+      f.column = surface.sites[i].column;
+      for (size_t s = 0; s < body.sources.size(); ++s)
+        if (body.sources[s].table == f.table) f.source = static_cast<int>(s);
+    }
+    if (!rc.inverse.empty()) f.inverse = LensColumn::Inverse::kAuthored;
+    else if (f.table) f.inverse = LensColumn::Inverse::kInferred;
+  }
+  Planner planner(db);
+  QueryPlan qp = planner.plan_select(sel, nullptr);
+  const std::vector<Attribute>& attrs = qp.root->columns;
+  RelProperties props = derive_properties(*qp.root);
+
+  // ---- column conformance
+  for (size_t i = 0; i < n && i < attrs.size(); ++i) {
+    const ColumnSchema& c = ts.columns[i];
+    if (!type_conforms(c.logical_type, attrs[i].type))
+      diags.push_back(finding(ts, "lens.type-mismatch",
+                              "logical column '" + ts.name + "." + c.name + "' is declared " +
+                                  type_name(c.logical_type) + " but its lens body yields " + type_name(attrs[i].type),
+                              true, "", c.name));
+    if (c.not_null && attrs[i].nullable)
+      diags.push_back(finding(ts, "lens.nullability-mismatch",
+                              "logical column '" + ts.name + "." + c.name +
+                                  "' is NOT NULL but its lens body can yield NULL (declare it NULL, or map it to a "
+                                  "NOT NULL basis expression)",
+                              true, "", c.name));
+  }
+
+  // ---- authored inverses: PutGet by enumeration, bijectivity over the basis domain
+  bool read_only = false;
+  for (size_t i = 0; i < n; ++i) {
+    if (facts[i].inverse != LensColumn::Inverse::kAuthored || !single) continue;
+    const ast::ResultColumn& rc = sel.core.columns[i];
+    const ColumnSchema& c = ts.columns[i];
+    if (rc.inverse.size() != 1 || !facts[i].table || facts[i].column < 0) continue;
+    const std::string target = facts[i].table->schema.columns[facts[i].column].name;
+    const ast::Expr& put = *rc.inverse[0].value;
+    // Forward of basis value b; inverse of logical value v (nullopt: not const-foldable).
+    auto forward = [&](const Value& b) -> std::optional<Value> {
+      ExprPtr e = ast::clone(*rc.expr);
+      bool other = false;
+      substitute(e, [&](const ast::ColumnRef& r) -> ExprPtr {
+        if (iequals(r.column, target)) return literal_of(b);
+        other = true;
+        return nullptr;
+      });
+      if (other) return std::nullopt;
+      return eval_const(db, *e);
+    };
+    auto inverse = [&](const Value& v) -> std::optional<Value> {
+      ExprPtr e = ast::clone(put);
+      bool other = false;
+      substitute(e, [&](const ast::ColumnRef& r) -> ExprPtr {
+        if (iequals(r.table, "new") && iequals(r.column, rc.alias.empty() ? c.name : rc.alias)) return literal_of(v);
+        other = true;
+        return nullptr;
+      });
+      if (other) return std::nullopt;
+      return eval_const(db, *e);
+    };
+    if (auto domain = enumerable_domain(db, ts.checks, c.name)) {
+      for (const Value& v : *domain) {
+        auto b = inverse(v);
+        if (!b) break;
+        auto back = forward(*b);
+        if (!back) break;
+        if (!same_value(*back, v)) {
+          diags.push_back(finding(ts, "lens.putget-violation",
+                                  "writing " + sql_literal(v) + " to logical column '" + ts.name + "." + c.name +
+                                      "' stores " + sql_literal(*b) + " in '" + target + "', which reads back as " +
+                                      sql_literal(*back),
+                                  true, "", c.name));
+          break;
+        }
+      }
+    }
+    if (auto domain = enumerable_domain(db, facts[i].table->schema.checks, target)) {
+      bool bijective = !domain->empty();
+      std::vector<Value> images;
+      for (const Value& b : *domain) {
+        auto f = forward(b);
+        auto back = f ? inverse(*f) : std::nullopt;
+        if (!f || !back || !same_value(*back, b) ||
+            std::any_of(images.begin(), images.end(), [&](const Value& w) { return same_value(w, *f); })) {
+          bijective = false;
+          break;
+        }
+        images.push_back(*f);
+      }
+      facts[i].bijective = bijective;
+    }
+  }
+
+  // ---- writable intent
+  for (size_t i = 0; i < n; ++i) {
+    if (!single || facts[i].inverse != LensColumn::Inverse::kNone) continue;
+    if (tag_value(ts.columns[i].tags_json, "quereus.lens.writable") == "true")
+      diags.push_back(finding(ts, "lens.non-invertible",
+                              "logical column '" + ts.name + "." + ts.columns[i].name +
+                                  "' is tagged quereus.lens.writable = true, but its lens body '" +
+                                  expr_to_string(*sel.core.columns[i].expr) +
+                                  "' has no inverse (author one: … with inverse (<basis column> = <expr over new." +
+                                  ts.columns[i].name + ">))",
+                              true, "", ts.columns[i].name));
+  }
+
+  // ---- key reconstructibility: the primary key must map back to basis values
+  // A bare column (the written value is the basis value) or a proved bijection.
+  auto bare = [&](int col) {
+    const ast::Expr* e = sel.core.columns[col].expr.get();
+    while (e && e->kind == ast::ExprKind::kCollate) e = static_cast<const ast::CollateExpr&>(*e).operand.get();
+    return e && e->kind == ast::ExprKind::kColumn;
+  };
+  auto reconstructible = [&](int col) {
+    return (facts[col].inverse == LensColumn::Inverse::kInferred && bare(col)) ||
+           (facts[col].inverse == LensColumn::Inverse::kAuthored && facts[col].bijective);
+  };
+  if (ts.primary_key_declared)
+    for (const KeyColumn& k : ts.primary_key)
+      if (!reconstructible(k.column)) {
+        read_only = true;
+        slot->read_only = "its primary key column '" + ts.columns[k.column].name + "' is not reconstructible at the " +
+                          "lens boundary (" +
+                          (facts[k.column].inverse == LensColumn::Inverse::kAuthored
+                               ? std::string("its authored inverse is not proved a bijection")
+                               : "it is computed by '" + expr_to_string(*sel.core.columns[k.column].expr) + "'") +
+                          ")";
+        LensAdvisory a = finding(ts, "lens.pk-not-reconstructible",
+                                 "logical table '" + ts.name + "' is read-only: " + slot->read_only, false,
+                                 "primary key", ts.columns[k.column].name);
+        a.facts = a.code + "|" + ts.name + "|" + ts.columns[k.column].name;
+        diags.push_back(std::move(a));
+        break;
+      }
+
+  // getput-lossy: an authored column whose forward is not proved injective (a read-only
+  // table never runs the put, so it has nothing to warn about).
+  if (!read_only)
+    for (size_t i = 0; i < n; ++i) {
+      if (!single || facts[i].inverse != LensColumn::Inverse::kAuthored || facts[i].bijective) continue;
+      LensAdvisory a = finding(ts, "lens.getput-lossy",
+                               "logical column '" + ts.name + "." + ts.columns[i].name +
+                                   "' writes through an authored inverse whose forward is not proved injective: a "
+                                   "write-back normalizes the basis value to the inverse's representative",
+                               false, "", ts.columns[i].name);
+      std::string domain;
+      if (auto d = enumerable_domain(db, ts.checks, ts.columns[i].name))
+        for (const Value& v : *d) domain += sql_literal(v) + ",";
+      a.facts = a.code + "|" + ts.name + "|" + ts.columns[i].name + "|" + domain;
+      diags.push_back(std::move(a));
+    }
+
+  // ---- the logical column's term over the basis write row (`new.<col>`), and the source
+  // it reads; nullopt-like (null) when it reads no single source.
+  auto new_term = [&](int col, const char* image, int& source) -> ExprPtr {
+    ExprPtr e = ast::clone(*sel.core.columns[col].expr);
+    bool ok = true;
+    substitute(e, [&](const ast::ColumnRef& r) -> ExprPtr {
+      int owner = -1;
+      for (size_t s = 0; s < body.sources.size(); ++s) {
+        const Source& src = body.sources[s];
+        bool named = r.table.empty() ? std::any_of(src.columns.begin(), src.columns.end(),
+                                                   [&](const std::string& c) { return iequals(c, r.column); })
+                                     : iequals(r.table, src.qualifier);
+        if (named) {
+          owner = static_cast<int>(s);
+          break;
+        }
+      }
+      if (owner < 0 || (source >= 0 && owner != source)) {
+        ok = false;
+        return nullptr;
+      }
+      source = owner;
+      return ast::column_ref(image, r.column);
+    });
+    if (!ok || source < 0) return nullptr;
+    return e;
+  };
+  auto relation_key = [&](int source) {
+    const Source& s = body.sources[source];
+    return s.schema + "." + to_lower(s.name);
+  };
+
+  // ---- CHECK constraints: realizable when every column they read has a write path
+  // (an authored one only on a single-source body); enforced as a CHECK over the basis
+  // row of the member that owns every column they read.
+  for (const CheckSchema& ck : ts.checks) {
+    std::vector<const ast::ColumnRef*> refs;
+    column_refs(*ck.expr, refs);
+    std::set<int> cols;
+    for (const ast::ColumnRef* r : refs) {
+      int c = ts.find_column(r->column);
+      if (c >= 0 && (r->table.empty() || iequals(r->table, ts.name) || iequals(r->table, "new"))) cols.insert(c);
+    }
+    bool realizable = true;
+    std::string why;
+    for (int c : cols) {
+      if (facts[c].inverse == LensColumn::Inverse::kNone) {
+        realizable = false;
+        why = "column '" + ts.columns[c].name + "' is computed by '" + expr_to_string(*sel.core.columns[c].expr) +
+              "' and has no write path";
+      } else if (facts[c].inverse == LensColumn::Inverse::kAuthored && !single) {
+        realizable = false;
+        why = "column '" + ts.columns[c].name +
+              "' writes through an authored inverse on a multi-source body, where its forward cannot be evaluated "
+              "over one basis row";
+      }
+    }
+    std::string site = ck.named ? ck.name : "check";
+    if (!realizable) {
+      diags.push_back(finding(ts, "lens.unrealizable-constraint",
+                              "CHECK constraint " + site + " (" + expr_to_string(*ck.expr) + ") of logical table '" +
+                                  ts.name + "' can be neither proved nor enforced: " + why,
+                              true, site));
+      continue;
+    }
+    if (read_only) continue;
+    ExprPtr e = ast::clone(*ck.expr);
+    int source = -1;
+    bool ok = true;
+    substitute(e, [&](const ast::ColumnRef& r) -> ExprPtr {
+      int c = ts.find_column(r.column);
+      if (c < 0 || !(r.table.empty() || iequals(r.table, ts.name) || iequals(r.table, "new"))) return nullptr;
+      ExprPtr t = new_term(c, "new", source);
+      if (!t) ok = false;
+      return t;
+    });
+    if (!ok || source < 0) {
+      spdlog::debug("lens {}.{}: CHECK {} spans several basis members; not attached to a member write", x, ts.name,
+                    site);
+      continue;
+    }
+    LensCheck lc;
+    lc.table = relation_key(source);
+    lc.name = ck.name;
+    lc.text = expr_to_string(*ck.expr);
+    lc.expr = std::shared_ptr<const ast::Expr>(e.release());
+    lc.on_insert = ck.on_insert;
+    lc.on_update = ck.on_update;
+    lc.on_delete = ck.on_delete;
+    slot->checks.push_back(std::move(lc));
+  }
+
+  // ---- keys: proved by the body or by bijection transport onto a declared basis key;
+  // otherwise enforced at commit by a count over the logical table.
+  struct Key {
+    std::vector<int> cols;
+    const IndexSchema* ix = nullptr;  // null: the primary key
+    std::optional<qrs_conflict> action;
+  };
+  std::vector<Key> keys;
+  if (ts.primary_key_declared) {
+    Key k;
+    for (const KeyColumn& c : ts.primary_key) k.cols.push_back(c.column);
+    k.action = ts.pk_conflict;
+    keys.push_back(std::move(k));
+  }
+  for (const IndexSchema& ix : ts.indexes) {
+    if (!ix.unique || !ix.constraint) continue;
+    Key k;
+    for (const IndexColumn& c : ix.columns) k.cols.push_back(c.column);
+    k.ix = &ix;
+    k.action = ix.on_conflict;
+    keys.push_back(std::move(k));
+  }
+  auto resolves = [](const std::optional<qrs_conflict>& a) {
+    return a && (*a == QRS_CONFLICT_REPLACE || *a == QRS_CONFLICT_IGNORE);
+  };
+  for (const Key& key : keys) {
+    const std::string site = key_site(key.ix);
+    std::string names;
+    for (int c : key.cols) names += (names.empty() ? "" : ", ") + ts.columns[c].name;
+    // Realizable: every key column has a write path (an authored one proved bijective).
+    bool realizable = true;
+    for (int c : key.cols)
+      if (facts[c].inverse == LensColumn::Inverse::kNone ||
+          (facts[c].inverse == LensColumn::Inverse::kAuthored && !facts[c].bijective))
+        realizable = false;
+    if (!realizable) {
+      if (key.ix)
+        diags.push_back(finding(ts, "lens.unrealizable-constraint",
+                                "UNIQUE (" + names + ") of logical table '" + ts.name +
+                                    "' reads a column with no proven write path, so it can be neither proved nor "
+                                    "enforced",
+                                true, site));
+      continue;  // a primary key: the table is read-only (above)
+    }
+    // The basis columns the key writes, all in one relation.
+    std::shared_ptr<TableEntry> target;
+    std::vector<int> mapped;
+    bool one_relation = true;
+    for (int c : key.cols) {
+      if (!facts[c].table || facts[c].column < 0 || (target && facts[c].table != target) || !reconstructible(c))
+        one_relation = false;
+      else {
+        target = facts[c].table;
+        mapped.push_back(facts[c].column);
+      }
+    }
+    // The declared basis keys over those columns: (columns, action, not null).
+    struct BasisKey {
+      std::vector<int> cols;
+      std::optional<qrs_conflict> action;
+      bool not_null = true;
+    };
+    std::vector<BasisKey> basis_keys;
+    if (one_relation && target) {
+      const TableSchema& bs = target->schema;
+      if (bs.primary_key_declared) {
+        BasisKey bk;
+        for (const KeyColumn& c : bs.primary_key) bk.cols.push_back(c.column);
+        bk.action = bs.pk_conflict;
+        basis_keys.push_back(bk);
+      }
+      for (const IndexSchema& ix : bs.indexes)
+        if (ix.unique && !ix.where) {
+          BasisKey bk;
+          for (const IndexColumn& c : ix.columns) {
+            bk.cols.push_back(c.column);
+            bk.not_null = bk.not_null && bs.columns[c.column].not_null;
+          }
+          bk.action = ix.on_conflict;
+          basis_keys.push_back(bk);
+        }
+    }
+    std::set<int> mapped_set(mapped.begin(), mapped.end());
+    std::vector<const BasisKey*> governing;
+    bool transport = false;
+    for (const BasisKey& bk : basis_keys) {
+      std::set<int> s(bk.cols.begin(), bk.cols.end());
+      if (!bk.not_null) continue;
+      if (std::includes(mapped_set.begin(), mapped_set.end(), s.begin(), s.end())) governing.push_back(&bk);
+      if (s == mapped_set) transport = true;
+    }
+    bool body_proved = props.is_unique(key.cols, attrs.size()) &&
+                       std::all_of(key.cols.begin(), key.cols.end(), [&](int c) { return !attrs[c].nullable; });
+    const bool proved = transport || body_proved || !governing.empty();
+    if (proved) {
+      if (resolves(key.action)) {
+        bool agrees = !governing.empty() || !one_relation ? !governing.empty() : true;
+        for (const BasisKey* g : governing)
+          if (!g->action || *g->action != *key.action) agrees = false;
+        if (!agrees)
+          diags.push_back(finding(ts, "lens.unenforceable-conflict-action",
+                                  site + " (" + names + ") of logical table '" + ts.name +
+                                      "' declares an ON CONFLICT action that the basis key governing its writes does "
+                                      "not carry; declare the same action on the basis key, or drop it here",
+                                  true, site));
+      }
+      for (const BasisKey* g : governing)
+        if (g->cols.size() < mapped_set.size()) {
+          std::string gcols;
+          for (int c : g->cols) gcols += (gcols.empty() ? "" : ", ") + target->schema.columns[c].name;
+          LensAdvisory a = finding(ts, "lens.over-restrictive-basis-key",
+                                   site + " (" + names + ") of logical table '" + ts.name +
+                                       "' is stricter in the basis: basis key (" + gcols + ") of '" +
+                                       target->qualified_name() + "' refuses rows the logical key admits",
+                                   false, site);
+          a.facts = a.code + "|" + ts.name + "|" + site + "|" + gcols;
+          diags.push_back(std::move(a));
+          break;
+        }
+      continue;
+    }
+    // Commit-time: a count over the logical table, after the statement's writes.
+    if (resolves(key.action)) {
+      diags.push_back(finding(ts, "lens.unenforceable-conflict-action",
+                              site + " (" + names + ") of logical table '" + ts.name +
+                                  "' is enforced by a commit-time scan, which can only abort: ON CONFLICT " +
+                                  (*key.action == QRS_CONFLICT_REPLACE ? "REPLACE" : "IGNORE") +
+                                  " cannot be honored (add a basis key with that action)",
+                              true, site));
+      continue;
+    }
+    LensAdvisory a = finding(ts, "lens.no-backing-index",
+                             site + " (" + names + ") of logical table '" + ts.name +
+                                 "' has no basis structure answering it: it is enforced by an O(n) scan at commit "
+                                 "(add a basis UNIQUE, or a covering materialized view ordered by its columns)",
+                             false, site, key.ix && key.cols.size() == 1 ? ts.columns[key.cols[0]].name : "");
+    a.facts = a.code + "|" + ts.name + "|" + names + "|none|" + band(target.get()) + "|" +
+              (target ? target->qualified_name() : "");
+    diags.push_back(std::move(a));
+    if (read_only) continue;
+    // (select count(*) from x.T as _u where _u.k = <new term> …) <= 1
+    ExprPtr where;
+    int source = -1;
+    bool ok = true;
+    for (int c : key.cols) {
+      ExprPtr t = new_term(c, "new", source);
+      if (!t) {
+        ok = false;
+        break;
+      }
+      where = ast::conjoin(std::move(where),
+                           ast::binary(ast::BinaryOp::kEq, ast::column_ref("_u", ts.columns[c].name), std::move(t)));
+    }
+    if (!ok) continue;
+    auto count = std::make_unique<ast::FunctionCall>();
+    count->name = "count";
+    count->star = true;
+    std::vector<ast::ResultColumn> rcs;
+    rcs.push_back(ast::result_column(std::move(count)));
+    auto q = ast::select(std::move(rcs), ast::table_source({x, ts.name, {}}, "_u"), std::move(where));
+    LensCheck lc;
+    lc.table = relation_key(source);
+    lc.name = site == "primary key" ? "lens:pk" : "lens:" + site;
+    lc.text = site + " (" + names + ")";
+    lc.expr = std::shared_ptr<const ast::Expr>(
+        ast::binary(ast::BinaryOp::kLe, ast::scalar_subquery(std::move(q)), ast::integer_literal(1)).release());
+    slot->checks.push_back(std::move(lc));
+  }
+
+  // ---- child-side foreign keys: an existence check against the logical parent
+  for (const ForeignKeySchema& fk : ts.foreign_keys) {
+    bool realizable = true;
+    for (int c : fk.columns)
+      if (facts[c].inverse == LensColumn::Inverse::kNone) realizable = false;
+    std::string site = fk.name;
+    if (!realizable) {
+      diags.push_back(finding(ts, "lens.unrealizable-constraint",
+                              "FOREIGN KEY " + site + " of logical table '" + ts.name +
+                                  "' reads a computed column with no write path",
+                              true, site));
+      continue;
+    }
+    if (read_only) continue;
+    // The parent's columns: as written, or the parent's primary key from its declaration.
+    std::vector<std::string> parent_cols = fk.referenced_columns;
+    if (parent_cols.empty())
+      for (const auto& item : logical.items) {
+        if (item->kind != ast::StmtKind::kCreateTable) continue;
+        auto& pt = static_cast<const ast::CreateTableStmt&>(*item);
+        if (!iequals(pt.table.name, fk.referenced_table)) continue;
+        for (const auto& cd : pt.columns)
+          for (const auto& cc : cd.constraints)
+            if (cc.kind == ast::ColumnConstraint::Kind::kPrimaryKey) parent_cols.push_back(cd.name);
+        for (const auto& tc : pt.constraints)
+          if (tc.kind == ast::TableConstraint::Kind::kPrimaryKey)
+            for (const auto& ic : tc.columns) parent_cols.push_back(ic.name);
+      }
+    if (parent_cols.size() != fk.columns.size()) continue;
+    ExprPtr nulls, match;
+    int source = -1;
+    bool ok = true;
+    for (size_t i = 0; i < fk.columns.size(); ++i) {
+      ExprPtr t = new_term(fk.columns[i], "new", source);
+      ExprPtr t2 = t ? new_term(fk.columns[i], "new", source) : nullptr;
+      if (!t || !t2) {
+        ok = false;
+        break;
+      }
+      nulls = ast::disjoin(std::move(nulls), ast::logical_not(ast::is_not_null(std::move(t))));
+      match = ast::conjoin(std::move(match),
+                           ast::binary(ast::BinaryOp::kEq, ast::column_ref("_p", parent_cols[i]), std::move(t2)));
+    }
+    if (!ok) continue;
+    std::vector<ast::ResultColumn> rcs;
+    rcs.push_back(ast::result_column(ast::integer_literal(1)));
+    auto q = ast::select(std::move(rcs), ast::table_source({x, fk.referenced_table, {}}, "_p"), std::move(match));
+    LensCheck lc;
+    lc.table = relation_key(source);
+    lc.name = site;
+    lc.text = "foreign key references " + fk.referenced_table;
+    lc.expr = std::shared_ptr<const ast::Expr>(ast::disjoin(std::move(nulls), ast::exists(std::move(q))).release());
+    slot->checks.push_back(std::move(lc));
+  }
+
+  // ---- the partial-override note
+  if (ov) {
+    std::string gaps;
+    for (size_t i = 0; i < n; ++i)
+      if (!body.covered[i]) gaps += (gaps.empty() ? "" : ", ") + ts.columns[i].name;
+    if (!gaps.empty()) {
+      LensAdvisory a = finding(ts, "lens.partial-override",
+                               "the lens override of '" + ts.name + "' covers some columns; gap-filled by the default "
+                                   "mapper: " + gaps,
+                               false);
+      a.facts = a.code + "|" + ts.name + "|" + gaps;
+      diags.push_back(std::move(a));
+    }
+  }
+
+  // ---- the slot's column dispositions
+  for (size_t i = 0; i < n; ++i) {
+    LensColumn c;
+    c.name = ts.columns[i].name;
+    c.covered = body.covered[i];
+    c.inverse = facts[i].inverse;
+    c.member = body.member[i];
+    if (facts[i].table && facts[i].column >= 0) {
+      c.basis_table = facts[i].table->schema.schema_name + "." + to_lower(facts[i].table->schema.name);
+      c.basis_column = facts[i].table->schema.columns[facts[i].column].name;
+    }
+    slot->columns.push_back(std::move(c));
+  }
+  view->lens = slot;
+  return out;
+}
+
+}  // namespace quereus

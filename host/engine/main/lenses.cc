@@ -1,0 +1,459 @@
+// DECLARE LENS, APPLY SCHEMA of a logical schema, the advisory governance and the lens
+// introspection functions (main/lenses.h).
+#include "main/lenses.h"
+
+#include <spdlog/spdlog.h>
+
+#include <set>
+
+#include "catalog/catalog.h"
+#include "catalog/registry.h"
+#include "common/strings.h"
+#include "ddl/declarative/declared_schema.h"
+#include "ddl/tags.h"
+#include "main/database_impl.h"
+#include "parser/ast_clone.h"
+#include "parser/ast_printer.h"
+#include "types/json_value.h"
+
+namespace quereus {
+
+namespace {
+
+class LensActionExec : public Executable {
+ public:
+  explicit LensActionExec(std::function<void()> fn) : fn_(std::move(fn)) {}
+  void start(ExecContext&) override { fn_(); }
+  bool next(Row&) override { return false; }
+
+ private:
+  std::function<void()> fn_;
+};
+
+// ------------------------------------------------------------------ governance
+
+// The advisory codes a table's escalation policy may name (spec/lens.md "Escalation
+// policy"): the warnings the prover emits.
+const std::set<std::string>& governable_codes() {
+  static const std::set<std::string> codes = {
+      "lens.no-backing-index",       "lens.no-answering-structure", "lens.partial-override",
+      "lens.pk-not-reconstructible", "lens.getput-lossy",           "lens.over-restrictive-basis-key"};
+  return codes;
+}
+
+// FNV-1a (64-bit) of `facts`, as base64url without padding: the advisory's fingerprint.
+std::string fingerprint(const std::string& facts) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : facts) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  static const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  std::string out;
+  for (int i = 0; i < 11; ++i) {
+    out.push_back(alphabet[h & 63]);
+    h >>= 6;
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> string_tags(const ast::TagList& tags) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::string json = tags_json(tags);
+  if (json.empty()) return out;
+  auto j = jsonv::parse(json);
+  if (!j || !j->is_object()) return out;
+  for (auto it = j->begin(); it != j->end(); ++it)
+    out.emplace_back(it.key(), it->is_string() ? it->get<std::string>() : it->dump());
+  return out;
+}
+
+std::vector<std::string> csv(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t end = s.find(',', start);
+    if (end == std::string::npos) end = s.size();
+    std::string part = s.substr(start, end - start);
+    size_t a = part.find_first_not_of(" \t"), b = part.find_last_not_of(" \t");
+    if (a != std::string::npos) out.push_back(part.substr(a, b - a + 1));
+    start = end + 1;
+  }
+  return out;
+}
+
+struct Ack {
+  std::string code;       // lens.<code>
+  std::string target;     // "" when none
+  std::string rationale;  // without the #fp= token
+  std::string recorded;   // the recorded fingerprint, "" when none
+  std::string constraint; // the constraint it is written on ("" for the table)
+  std::vector<std::string> columns;  // that constraint's columns
+};
+
+std::vector<Ack> acks_of(const ast::CreateTableStmt& t) {
+  std::vector<Ack> out;
+  const std::string prefix = "quereus.lens.ack.";
+  auto read = [&](const ast::TagList& tags, const std::string& constraint, std::vector<std::string> columns) {
+    for (auto& [k, v] : string_tags(tags)) {
+      if (k.size() <= prefix.size() || !iequals(k.substr(0, prefix.size()), prefix)) continue;
+      Ack a;
+      std::string rest = k.substr(prefix.size());
+      size_t colon = rest.find(':');
+      a.code = "lens." + to_lower(rest.substr(0, colon));
+      if (colon != std::string::npos) a.target = rest.substr(colon + 1);
+      std::string value = v;
+      size_t fp = value.find("#fp=");
+      if (fp != std::string::npos) {
+        a.recorded = value.substr(fp + 4);
+        value = value.substr(0, fp);
+      }
+      size_t end = value.find_last_not_of(" \t");
+      a.rationale = end == std::string::npos ? "" : value.substr(0, end + 1);
+      a.constraint = constraint;
+      a.columns = columns;
+      out.push_back(std::move(a));
+    }
+  };
+  read(t.tags, "", {});
+  for (const auto& cd : t.columns)
+    for (const auto& cc : cd.constraints)
+      if (!cc.tags.empty()) read(cc.tags, cc.name.empty() ? "" : cc.name, {cd.name});
+  for (const auto& tc : t.constraints) {
+    std::vector<std::string> cols;
+    for (const auto& ic : tc.columns) cols.push_back(ic.name);
+    read(tc.tags, tc.name, cols);
+  }
+  return out;
+}
+
+bool ack_matches(const Ack& a, const LensAdvisory& adv) {
+  if (a.code != adv.code) return false;
+  if (!a.constraint.empty() && !iequals(a.constraint, adv.constraint)) {
+    // An ack on a constraint governs that constraint's advisories only.
+    bool same_columns = !a.columns.empty() && a.columns.size() == 1 && iequals(a.columns[0], adv.column);
+    if (!same_columns) return false;
+  }
+  if (a.target.empty()) return true;
+  if (iequals(a.target, adv.column) || iequals(a.target, adv.constraint)) return true;
+  for (const std::string& c : a.columns)
+    if (iequals(c, a.target) && adv.column.empty()) return true;
+  return false;
+}
+
+// Applies the table's acknowledgements and escalation policy to its warnings: sets each
+// one's status, and turns into errors what the policy escalates.
+void govern(const ast::CreateTableStmt& t, std::vector<LensAdvisory>& diags) {
+  std::vector<Ack> acks = acks_of(t);
+  for (LensAdvisory& d : diags) {
+    if (d.error) continue;
+    if (d.facts.empty()) d.facts = d.code + "|" + d.table + "|" + d.constraint + "|" + d.column;
+    d.fingerprint = fingerprint(d.facts);
+    for (const Ack& a : acks) {
+      if (!ack_matches(a, d)) continue;
+      d.rationale = a.rationale;
+      d.recorded = a.recorded;
+      if (a.rationale.empty())
+        spdlog::warn("lens: the acknowledgement of {} on '{}' has an empty rationale (it still applies)", d.code, d.table);
+      if (a.recorded.empty()) d.status = "acknowledged-unconditional";
+      else if (a.recorded == d.fingerprint) d.status = "acknowledged";
+      else {
+        d.status = "re-surfaced";
+        d.message += " (previously acknowledged; situation changed)";
+      }
+      break;
+    }
+  }
+  std::vector<std::string> error_on, require_ack;
+  for (auto& [k, v] : string_tags(t.tags)) {
+    std::vector<std::string>* list = iequals(k, "quereus.lens.policy.error-on")      ? &error_on
+                                     : iequals(k, "quereus.lens.policy.require-ack") ? &require_ack
+                                                                                     : nullptr;
+    if (!list) continue;
+    for (const std::string& code : csv(v)) {
+      if (!governable_codes().count(to_lower(code))) {
+        LensAdvisory e;
+        e.table = t.table.name;
+        e.code = "lens.unknown-policy-code";
+        e.error = true;
+        std::string known;
+        for (const std::string& c : governable_codes()) known += (known.empty() ? "" : ", ") + c;
+        e.message = "tag '" + k + "' of logical table '" + t.table.name + "' names '" + code +
+                    "', which is no advisory code (known: " + known + ")";
+        diags.push_back(std::move(e));
+        continue;
+      }
+      list->push_back(to_lower(code));
+    }
+  }
+  for (LensAdvisory& d : diags) {
+    if (d.error) continue;
+    bool hard = std::find(error_on.begin(), error_on.end(), d.code) != error_on.end();
+    bool needs_ack = std::find(require_ack.begin(), require_ack.end(), d.code) != require_ack.end() &&
+                     (d.status == "active" || d.status == "re-surfaced");
+    if (hard || needs_ack) {
+      d.error = true;
+      d.message += hard ? " (escalated by quereus.lens.policy.error-on)"
+                        : " (quereus.lens.policy.require-ack: acknowledge it with a quereus.lens.ack tag)";
+    }
+  }
+}
+
+std::string site_of(const LensAdvisory& d) {
+  std::string s = d.table;
+  if (!d.column.empty()) s += "." + d.column;
+  if (!d.constraint.empty()) s += " [" + d.constraint + "]";
+  return s;
+}
+
+// ------------------------------------------------------------------ the basis
+
+bool is_logical(DatabaseImpl& db, const std::string& schema) {
+  auto& declared = db.declared_schemas().declared;
+  auto it = declared.find(schema);
+  return it != declared.end() && it->second->logical;
+}
+
+std::string infer_basis(DatabaseImpl& db, const std::string& x, const std::vector<const ast::CreateTableStmt*>& tables) {
+  std::vector<std::string> candidates;
+  for (const std::string& s : db.catalog().schemas()) {
+    if (s == "temp" || s == x || is_logical(db, s)) continue;
+    bool has = false;
+    for (const auto& t : db.catalog().tables())
+      if (t->schema.schema_name == s && !t->schema.derivation) has = true;
+    for (const auto& v : db.catalog().views())
+      if (v->schema_name == s) has = true;
+    if (has) candidates.push_back(s);
+  }
+  if (candidates.size() == 1) return candidates[0];
+  std::vector<std::string> backing;
+  for (const std::string& s : candidates) {
+    bool all = true;
+    for (const auto* t : tables) {
+      ResolvedRelation rel = db.find_relation(s, t->table.name);
+      if (!rel.table && !rel.view) all = false;
+    }
+    if (all) backing.push_back(s);
+  }
+  if (backing.size() == 1) return backing[0];
+  std::string list;
+  for (const std::string& s : candidates) list += (list.empty() ? "" : ", ") + s;
+  throw Error(StatusCode::kError,
+              "logical schema '" + x + "' has no lens naming its basis, and " +
+                  (candidates.empty() ? std::string("no schema holds tables to map it onto")
+                                      : "the basis is ambiguous (" + list + ")") +
+                  ": declare lens for " + x + " over <basis schema> { }");
+}
+
+// The items of a logical declaration: its tables; anything physical is refused.
+std::vector<const ast::CreateTableStmt*> logical_tables(const ast::DeclareSchemaStmt& decl) {
+  const std::string x = decl.name;
+  std::vector<const ast::CreateTableStmt*> tables;
+  for (const auto& item : decl.items) {
+    switch (item->kind) {
+      case ast::StmtKind::kCreateTable: {
+        auto& t = static_cast<const ast::CreateTableStmt&>(*item);
+        if (!t.module_name.empty())
+          throw Error(StatusCode::kError,
+                      "table '" + t.table.name + "' of logical schema '" + x + "' names module '" + t.module_name +
+                          "': a logical table has no storage (map it onto a basis table with a lens)",
+                      t.site);
+        if (t.maintained)
+          throw Error(StatusCode::kError,
+                      "maintained table '" + t.table.name + "' is not allowed in logical schema '" + x + "'", t.site);
+        if (t.temporary)
+          throw Error(StatusCode::kError, "temporary table '" + t.table.name + "' is not allowed in logical schema '" + x + "'",
+                      t.site);
+        validate_reserved_tags(t.tags, TagSite::kLogicalTable);
+        for (const auto& cd : t.columns) {
+          validate_reserved_tags(cd.tags, TagSite::kLogicalColumn);
+          for (const auto& cc : cd.constraints) validate_reserved_tags(cc.tags, TagSite::kLogicalConstraint);
+        }
+        for (const auto& tc : t.constraints) validate_reserved_tags(tc.tags, TagSite::kLogicalConstraint);
+        for (const auto* other : tables)
+          if (iequals(other->table.name, t.table.name))
+            throw Error(StatusCode::kError, "table '" + t.table.name + "' is declared twice in logical schema '" + x + "'",
+                        t.site);
+        tables.push_back(&t);
+        break;
+      }
+      case ast::StmtKind::kCreateIndex:
+        throw Error(StatusCode::kError,
+                    "index '" + static_cast<const ast::CreateIndexStmt&>(*item).index.name +
+                        "' is not allowed in logical schema '" + x +
+                        "': indexes are basis structures (declare a materialized view over the basis)",
+                    item->site);
+      case ast::StmtKind::kCreateView:
+        throw Error(StatusCode::kError,
+                    "view '" + static_cast<const ast::CreateViewStmt&>(*item).view.name +
+                        "' is not allowed in logical schema '" + x + "' (declare it over the logical tables instead)",
+                    item->site);
+      case ast::StmtKind::kCreateMaterializedView:
+        throw Error(StatusCode::kError,
+                    "materialized view is not allowed in logical schema '" + x + "': it is a basis structure",
+                    item->site);
+      case ast::StmtKind::kSeed:
+        throw Error(StatusCode::kError,
+                    "seed data is not allowed in logical schema '" + x + "': a logical table stores nothing",
+                    item->site);
+      default:
+        throw Error(StatusCode::kError, "logical schema '" + x + "' may declare only tables", item->site);
+    }
+  }
+  return tables;
+}
+
+std::string lens_applied_key(const std::string& x) { return "lensapply:" + x; }
+
+}  // namespace
+
+void declare_lens(DatabaseImpl& db, const ast::DeclareLensStmt& s, DdlOrigin origin) {
+  ast::StatementPtr copy = ast::clone(s);
+  copy->text_begin = copy->text_end = 0;
+  std::shared_ptr<const ast::DeclareLensStmt> lens(static_cast<ast::DeclareLensStmt*>(copy.release()));
+  const std::string x = to_lower(s.logical_schema);
+  if (origin == DdlOrigin::kStatement) db.persist_declaration(x + "#lens", statement_to_string(*lens));
+  db.declared_schemas().lenses[x] = std::move(lens);
+}
+
+std::unique_ptr<Executable> plan_declare_lens(DatabaseImpl& db, const ast::DeclareLensStmt& s) {
+  return std::make_unique<LensActionExec>([&db, &s] { declare_lens(db, s); });
+}
+
+void apply_logical_schema(DatabaseImpl& db, const std::string& name, DdlOrigin origin) {
+  const std::string x = to_lower(name);
+  auto& ds = db.declared_schemas();
+  auto it = ds.declared.find(x);
+  if (it == ds.declared.end() || !it->second->logical)
+    throw Error(StatusCode::kError, "'" + name + "' is not a declared logical schema");
+  std::shared_ptr<const ast::DeclareSchemaStmt> decl = it->second;
+  std::vector<const ast::CreateTableStmt*> tables = logical_tables(*decl);
+  std::shared_ptr<const ast::DeclareLensStmt> lens;
+  if (auto l = ds.lenses.find(x); l != ds.lenses.end()) lens = l->second;
+  const std::string basis = lens ? to_lower(lens->basis_schema) : infer_basis(db, x, tables);
+  if (basis == x || is_logical(db, basis))
+    throw Error(StatusCode::kError, "logical schema '" + x + "' cannot be its own basis: a lens maps onto a physical schema");
+  if (!db.catalog().has_schema(basis))
+    throw Error(StatusCode::kError, "the basis '" + basis + "' of logical schema '" + x + "' does not exist");
+  if (lens)
+    for (const auto& v : lens->views) {
+      bool known = std::any_of(tables.begin(), tables.end(),
+                               [&](const ast::CreateTableStmt* t) { return iequals(t->table.name, v.name); });
+      if (!known)
+        throw Error(StatusCode::kError,
+                    "the lens for '" + x + "' maps view '" + v.name + "', which is not a table of the logical schema",
+                    v.site);
+    }
+  // Compile and prove every table before anything changes.
+  std::vector<CompiledLensTable> compiled;
+  std::vector<LensAdvisory> errors, warnings;
+  for (const ast::CreateTableStmt* t : tables) {
+    compiled.push_back(compile_lens_table(db, *decl, *t, lens.get(), basis));
+    govern(*t, compiled.back().diagnostics);
+    for (LensAdvisory& d : compiled.back().diagnostics) (d.error ? errors : warnings).push_back(d);
+  }
+  if (!errors.empty()) {
+    std::string msg = "apply schema " + x + ": the lens does not deploy (" + std::to_string(errors.size()) +
+                      (errors.size() == 1 ? " error" : " errors") + ")";
+    for (const LensAdvisory& e : errors) msg += "\n  " + e.code + " at " + site_of(e) + ": " + e.message;
+    throw Error(StatusCode::kConstraint, msg);
+  }
+  // The logical schema's names must be free for its tables (its previous lens views go).
+  Catalog& cat = db.catalog();
+  std::shared_ptr<const LensDeployment> previous;
+  if (auto d = ds.deployments.find(x); d != ds.deployments.end()) previous = d->second;
+  for (const CompiledLensTable& c : compiled) {
+    if (cat.find(x, c.view->name))
+      throw Error(StatusCode::kError, "logical table '" + x + "." + c.view->name + "' clashes with a table of that name");
+    auto v = cat.find_view(x, c.view->name);
+    if (v && !v->lens)
+      throw Error(StatusCode::kError, "logical table '" + x + "." + c.view->name + "' clashes with a view of that name");
+  }
+  for (const auto& v : cat.views())
+    if (v->schema_name == x && v->lens) cat.remove_view(x, v->name);
+  if (!cat.has_schema(x)) cat.add_schema(x);
+  auto dep = std::make_shared<LensDeployment>();
+  dep->basis = basis;
+  dep->previous = previous ? std::make_shared<LensDeployment>(LensDeployment{previous->basis, previous->slots,
+                                                                             previous->advisories, nullptr})
+                           : nullptr;
+  for (CompiledLensTable& c : compiled) {
+    dep->slots.push_back(c.view->lens);
+    cat.add_view(c.view);
+  }
+  dep->advisories = warnings;
+  ds.deployments[x] = dep;
+  for (const LensAdvisory& w : warnings)
+    if (w.status == "active" || w.status == "re-surfaced")
+      spdlog::warn("apply schema {}: {} at {}: {}", x, w.code, site_of(w), w.message);
+  if (origin == DdlOrigin::kStatement)
+    if (auto m = db.module(db.options().default_vtab_module)) m->catalog_put(lens_applied_key(x), "apply schema " + x);
+  db.bump_schema_version();
+}
+
+std::unique_ptr<Executable> plan_apply_logical_schema(DatabaseImpl& db, const std::string& name) {
+  return std::make_unique<LensActionExec>([&db, name] { apply_logical_schema(db, name); });
+}
+
+// ------------------------------------------------------------------ introspection
+
+void register_lens_functions(Registry& r) {
+  if (r.find_table_function("quereus_effective_lens")) return;  // an earlier Database::Open
+  TableFunction eff;
+  eff.name = "quereus_effective_lens";
+  eff.min_args = 2;
+  eff.num_args = 2;
+  eff.flags = 0;
+  eff.columns = {{"logical_column", QRS_LT_TEXT, false}, {"source", QRS_LT_TEXT, false},
+                 {"inverse", QRS_LT_TEXT, false},        {"advertised_member", QRS_LT_TEXT, true},
+                 {"advertisement_anchor", QRS_LT_TEXT, true}, {"effective_sql", QRS_LT_TEXT, false}};
+  eff.rows = [](DatabaseImpl& db, std::span<const Value> args) {
+    std::string schema = to_lower(args[0].to_text()), table = args[1].to_text();
+    auto view = db.catalog().find_view(schema, table);
+    if (!view || !view->lens)
+      throw Error(StatusCode::kError, "'" + schema + "." + table + "' is not a deployed logical table");
+    const LensSlot& slot = *view->lens;
+    std::vector<Row> rows;
+    for (const LensColumn& c : slot.columns) {
+      const char* inv = c.inverse == LensColumn::Inverse::kAuthored   ? "authored"
+                        : c.inverse == LensColumn::Inverse::kInferred ? "inferred"
+                                                                      : "none";
+      rows.push_back({Value::Text(c.name), Value::Text(c.covered ? "override" : "default"), Value::Text(inv),
+                      c.member.empty() ? Value() : Value::Text(c.member),
+                      slot.anchor.empty() ? Value() : Value::Text(slot.anchor), Value::Text(slot.effective_sql)});
+    }
+    return rows;
+  };
+  r.add_table_function(std::move(eff), "builtin");
+
+  TableFunction adv;
+  adv.name = "quereus_lens_advisories";
+  adv.min_args = 1;
+  adv.num_args = 1;
+  adv.flags = 0;
+  adv.columns = {{"table", QRS_LT_TEXT, false},       {"code", QRS_LT_TEXT, false},
+                 {"constraint", QRS_LT_TEXT, true},   {"column", QRS_LT_TEXT, true},
+                 {"status", QRS_LT_TEXT, false},      {"rationale", QRS_LT_TEXT, true},
+                 {"fingerprint", QRS_LT_TEXT, false}, {"recorded_fingerprint", QRS_LT_TEXT, true},
+                 {"message", QRS_LT_TEXT, false}};
+  adv.rows = [](DatabaseImpl& db, std::span<const Value> args) {
+    std::string schema = to_lower(args[0].to_text());
+    auto& deps = db.declared_schemas().deployments;
+    auto it = deps.find(schema);
+    if (it == deps.end()) {
+      if (!is_logical(db, schema))
+        throw Error(StatusCode::kError, "'" + schema + "' is not a logical schema");
+      return std::vector<Row>{};
+    }
+    std::vector<Row> rows;
+    auto text_or_null = [](const std::string& s) { return s.empty() ? Value() : Value::Text(s); };
+    for (const LensAdvisory& a : it->second->advisories)
+      rows.push_back({Value::Text(a.table), Value::Text(a.code), text_or_null(a.constraint), text_or_null(a.column),
+                      Value::Text(a.status), text_or_null(a.rationale), Value::Text(a.fingerprint),
+                      text_or_null(a.recorded), Value::Text(a.message)});
+    return rows;
+  };
+  r.add_table_function(std::move(adv), "builtin");
+}
+
+}  // namespace quereus
