@@ -367,6 +367,51 @@ TEST_F(StoreSqlTest, MaintainedTablesReopenWithoutARefill) {
   EXPECT_EQ(query("select g, c from over_view order by g"), (V{"a|3", "b|2"}));
 }
 
+// A deployed lens survives a reopen: the logical declaration, the lens block and the
+// apply are stored, and the reopened database serves the same logical tables with the
+// same constraints and advisories. A later DECLARE LENS that was not applied stays a
+// declaration: the reopen rebuilds the deploy from the stored declarations in order.
+TEST_F(StoreSqlTest, LensesReopenAsDeployed) {
+  exec("declare schema y { table core (id integer primary key, make text); "
+       "table speed (id integer primary key, v integer, unique (v)); }");
+  exec("apply schema y");
+  exec("declare logical schema x { table car (id integer primary key, make text, top integer check (top > 0), "
+       "unique (make)); }");
+  exec("declare lens for x over y { view car as select core.id as id, make, v as top "
+       "from core join speed on speed.id = core.id; }");
+  exec("apply schema x");
+  exec("insert into x.car values (1, 'civic', 180)");
+  EXPECT_EQ(query("select code from quereus_lens_advisories('x')"), V{"lens.no-backing-index"});
+
+  db_.reset();
+  DatabaseOptions o;
+  o.default_module = "stored";
+  ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
+  EXPECT_EQ(query("select id, make, top from x.car"), V{"1|civic|180"});
+  EXPECT_EQ(query("select code from quereus_lens_advisories('x')"), V{"lens.no-backing-index"});
+  EXPECT_EQ(query("select logical_column, source from quereus_effective_lens('x', 'car')"),
+            (V{"id|override", "make|override", "top|override"}));
+  // The logical CHECK and UNIQUE are still carried down to the basis writes.
+  fails("insert into x.car values (2, 'fit', 0)", StatusCode::kConstraint, "CHECK");
+  fails("insert into x.car values (3, 'civic', 150)", StatusCode::kConstraint, "unique");
+  exec("insert into x.car values (4, 'fit', 170)");
+  EXPECT_EQ(query("select count(*) from y.core"), V{"2"});
+  // A logical table is the lens's: it is not dropped or retagged as a view.
+  fails("drop view x.car", StatusCode::kError, "logical table");
+
+  // Re-declaring the lens without applying it keeps the deployed one, across a reopen.
+  exec("declare lens for x over y { view car as select core.id as id, make, v - 100 as top "
+       "from core join speed on speed.id = core.id; }");
+  db_.reset();
+  ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
+  EXPECT_EQ(query("select top from x.car order by id"), (V{"180", "170"}));
+  exec("apply schema x");
+  EXPECT_EQ(query("select top from x.car order by id"), (V{"80", "70"}));
+  db_.reset();
+  ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
+  EXPECT_EQ(query("select top from x.car order by id"), (V{"80", "70"}));
+}
+
 TEST_F(StoreSqlTest, IntegrityCheckFindsADamagedIndex) {
   exec("create table t (id integer primary key, u text unique, x integer null)");
   exec("create index tx on t (x)");

@@ -78,6 +78,8 @@ struct LensDeployment {
   std::vector<std::shared_ptr<const LensSlot>> slots;  // declaration order
   std::vector<LensAdvisory> advisories;  // warnings only (errors block the deploy)
   std::shared_ptr<const LensDeployment> previous;  // the deploy before it (one level)
+  // What was applied, as stored: the declarations' text and `apply schema x`.
+  std::string applied_text;
 };
 
 }  // namespace quereus

@@ -367,6 +367,10 @@ void alter_object_tags(DatabaseImpl& db, const ast::AlterTagsStmt& s, DdlOrigin 
       for (const std::string& schema : schemas)
         if (!view) view = db.catalog().find_view(schema, s.name.name);
       if (!view) throw Error(StatusCode::kNotFound, "View '" + s.name.name + "' not found", s.name.site);
+      if (view->lens)
+        throw Error(StatusCode::kError,
+                    "'" + s.name.name + "' is a logical table: its tags are declared in its logical schema",
+                    s.name.site);
       auto changed = std::make_shared<ViewEntry>(*view);
       changed->tags_json = apply_tag_verb(view->tags_json, s.verb, s.tags, "view '" + view->name + "'");
       if (origin == DdlOrigin::kStatement) db.persist_view(*changed);

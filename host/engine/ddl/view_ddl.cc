@@ -73,6 +73,12 @@ void drop_view(DatabaseImpl& db, const ast::DropStmt& s) {
     if (s.if_exists) return;
     throw Error(StatusCode::kError, "View '" + schema + "." + s.name.name + "' does not exist");
   }
+  if (view->lens)
+    throw Error(StatusCode::kError,
+                "'" + view->schema_name + "." + view->name +
+                    "' is a logical table: it is deployed by APPLY SCHEMA " + view->schema_name +
+                    " (remove it from the logical declaration and apply again)",
+                s.site);
   db.assertions().guard_drop("view", view->schema_name, view->name);
   db.catalog().remove_view(view->schema_name, view->name);
   db.bump_schema_version();

@@ -577,6 +577,41 @@ Body override_body(DatabaseImpl& db, const TableSchema& ts, const ast::DeclareLe
   };
   qualify.select(sel);
   if (sel.core.from) collect_sources(db, *sel.core.from, b.sources, ctes);
+  // A bare JOIN … USING column names the first source carrying it (in a plain query it
+  // is ambiguous; a lens body is read as the spec's examples write it).
+  std::vector<std::string> using_names;
+  std::function<void(const ast::TableSource&)> usings = [&](const ast::TableSource& t) {
+    if (t.kind != ast::TableSource::Kind::kJoin) return;
+    usings(*t.left);
+    usings(*t.right);
+    for (const std::string& u : t.using_columns) using_names.push_back(u);
+  };
+  if (sel.core.from) usings(*sel.core.from);
+  if (!using_names.empty()) {
+    auto qualify_using = [&](ExprPtr& e) {
+      substitute(e, [&](const ast::ColumnRef& r) -> ExprPtr {
+        if (!r.table.empty() || std::none_of(using_names.begin(), using_names.end(),
+                                             [&](const std::string& u) { return iequals(u, r.column); }))
+          return nullptr;
+        for (const Source& src : b.sources)
+          for (const std::string& c : src.columns)
+            if (iequals(c, r.column)) return qualified_ref(src.qualifier, c);
+        return nullptr;
+      });
+    };
+    for (ast::ResultColumn& rc : sel.core.columns)
+      if (rc.kind == ast::ResultColumn::Kind::kExpr) {
+        bool bare = rc.alias.empty() && rc.expr->kind == ast::ExprKind::kColumn &&
+                    static_cast<const ast::ColumnRef&>(*rc.expr).table.empty() &&
+                    std::any_of(using_names.begin(), using_names.end(), [&](const std::string& u) {
+                      return iequals(u, static_cast<const ast::ColumnRef&>(*rc.expr).column);
+                    });
+        std::string name = bare ? static_cast<const ast::ColumnRef&>(*rc.expr).column : "";
+        qualify_using(rc.expr);
+        if (bare) rc.alias = name;
+      }
+    qualify_using(sel.core.where);
+  }
   // Coverage, by output name.
   std::vector<std::optional<ast::ResultColumn>> by_column(n);
   auto cover = [&](ast::ResultColumn rc, const std::string& name, const SourceSite& site) {
@@ -1045,6 +1080,7 @@ CompiledLensTable compile_lens_table(DatabaseImpl& db, const ast::DeclareSchemaS
                                 true, site));
       continue;  // a primary key: the table is read-only (above)
     }
+    if (read_only) continue;  // nothing is written through it: no enforcement to classify
     // The basis columns the key writes, all in one relation.
     std::shared_ptr<TableEntry> target;
     std::vector<int> mapped;

@@ -320,16 +320,48 @@ std::unique_ptr<Executable> plan_declare_lens(DatabaseImpl& db, const ast::Decla
   return std::make_unique<LensActionExec>([&db, &s] { declare_lens(db, s); });
 }
 
+namespace {
+
+void deploy(DatabaseImpl& db, const std::string& x, std::shared_ptr<const ast::DeclareSchemaStmt> decl,
+            std::shared_ptr<const ast::DeclareLensStmt> lens, DdlOrigin origin);
+
+}  // namespace
+
 void apply_logical_schema(DatabaseImpl& db, const std::string& name, DdlOrigin origin) {
   const std::string x = to_lower(name);
   auto& ds = db.declared_schemas();
   auto it = ds.declared.find(x);
   if (it == ds.declared.end() || !it->second->logical)
     throw Error(StatusCode::kError, "'" + name + "' is not a declared logical schema");
-  std::shared_ptr<const ast::DeclareSchemaStmt> decl = it->second;
-  std::vector<const ast::CreateTableStmt*> tables = logical_tables(*decl);
   std::shared_ptr<const ast::DeclareLensStmt> lens;
   if (auto l = ds.lenses.find(x); l != ds.lenses.end()) lens = l->second;
+  deploy(db, x, it->second, lens, origin);
+}
+
+void replay_logical_apply(DatabaseImpl& db, const std::vector<ast::StatementPtr>& statements) {
+  std::shared_ptr<const ast::DeclareSchemaStmt> decl;
+  std::shared_ptr<const ast::DeclareLensStmt> lens;
+  std::string name;
+  for (const auto& st : statements) {
+    ast::StatementPtr copy = ast::clone(*st);
+    if (st->kind == ast::StmtKind::kDeclareSchema)
+      decl.reset(static_cast<ast::DeclareSchemaStmt*>(copy.release()));
+    else if (st->kind == ast::StmtKind::kDeclareLens)
+      lens.reset(static_cast<ast::DeclareLensStmt*>(copy.release()));
+    else if (st->kind == ast::StmtKind::kApplySchema)
+      name = static_cast<const ast::ApplySchemaStmt&>(*st).name;
+  }
+  if (!decl || name.empty() || !decl->logical)
+    throw Error(StatusCode::kCorrupt, "a stored lens deployment lacks its logical declaration or its apply");
+  deploy(db, to_lower(name), decl, lens, DdlOrigin::kStoredCatalog);
+}
+
+namespace {
+
+void deploy(DatabaseImpl& db, const std::string& x, std::shared_ptr<const ast::DeclareSchemaStmt> decl,
+            std::shared_ptr<const ast::DeclareLensStmt> lens, DdlOrigin origin) {
+  auto& ds = db.declared_schemas();
+  std::vector<const ast::CreateTableStmt*> tables = logical_tables(*decl);
   const std::string basis = lens ? to_lower(lens->basis_schema) : infer_basis(db, x, tables);
   if (basis == x || is_logical(db, basis))
     throw Error(StatusCode::kError, "logical schema '" + x + "' cannot be its own basis: a lens maps onto a physical schema");
@@ -374,22 +406,28 @@ void apply_logical_schema(DatabaseImpl& db, const std::string& name, DdlOrigin o
   if (!cat.has_schema(x)) cat.add_schema(x);
   auto dep = std::make_shared<LensDeployment>();
   dep->basis = basis;
-  dep->previous = previous ? std::make_shared<LensDeployment>(LensDeployment{previous->basis, previous->slots,
-                                                                             previous->advisories, nullptr})
-                           : nullptr;
+  if (previous) {
+    auto prior = std::make_shared<LensDeployment>(*previous);
+    prior->previous = nullptr;  // one level is kept
+    dep->previous = prior;
+  }
   for (CompiledLensTable& c : compiled) {
     dep->slots.push_back(c.view->lens);
     cat.add_view(c.view);
   }
   dep->advisories = warnings;
+  dep->applied_text = statement_to_string(*decl) + ";\n" + (lens ? statement_to_string(*lens) + ";\n" : "") +
+                      "apply schema " + x;
   ds.deployments[x] = dep;
   for (const LensAdvisory& w : warnings)
     if (w.status == "active" || w.status == "re-surfaced")
       spdlog::warn("apply schema {}: {} at {}: {}", x, w.code, site_of(w), w.message);
   if (origin == DdlOrigin::kStatement)
-    if (auto m = db.module(db.options().default_vtab_module)) m->catalog_put(lens_applied_key(x), "apply schema " + x);
+    if (auto m = db.module(db.options().default_vtab_module)) m->catalog_put(lens_applied_key(x), dep->applied_text);
   db.bump_schema_version();
 }
+
+}  // namespace
 
 std::unique_ptr<Executable> plan_apply_logical_schema(DatabaseImpl& db, const std::string& name) {
   return std::make_unique<LensActionExec>([&db, name] { apply_logical_schema(db, name); });

@@ -15,6 +15,7 @@
 
 #include "catalog/ddl_origin.h"
 #include "catalog/lens.h"
+#include "parser/ast.h"
 #include "runtime/executable.h"
 
 namespace quereus {
@@ -38,6 +39,10 @@ std::unique_ptr<Executable> plan_declare_lens(DatabaseImpl& db, const ast::Decla
 // blocked deploy (any lens.* error) changes nothing. From the stored catalog (reopen) the
 // deploy is rebuilt without being persisted again.
 void apply_logical_schema(DatabaseImpl& db, const std::string& name, DdlOrigin origin = DdlOrigin::kStatement);
+// The stored form of an apply: the logical declaration and the lens block as they were
+// applied, then `apply schema x` — so a reopen rebuilds exactly what was deployed, even
+// when a later DECLARE was not applied. `statements` is that text parsed.
+void replay_logical_apply(DatabaseImpl& db, const std::vector<ast::StatementPtr>& statements);
 std::unique_ptr<Executable> plan_apply_logical_schema(DatabaseImpl& db, const std::string& name);
 
 // quereus_effective_lens(schema, table), quereus_lens_advisories(schema).

@@ -208,7 +208,13 @@ bool DatabaseImpl::adopt_stored_maintained(const std::string& text) {
 // TABLE / INDEX, ALTER INDEX … SET TAGS, CREATE VIEW / ASSERTION, DECLARE SCHEMA.
 Status DatabaseImpl::run_stored(const std::string& text) {
   try {
-    for (auto& stmt : Parser::parse(text)) {
+    auto statements = Parser::parse(text);
+    // A logical schema's applied lens: its declarations as applied, then the apply.
+    if (!statements.empty() && statements.back()->kind == ast::StmtKind::kApplySchema) {
+      replay_logical_apply(*this, statements);
+      return Status::Ok();
+    }
+    for (auto& stmt : statements) {
       ExecContext ctx;
       ctx.db = this;
       ctx.generation = next_generation();
@@ -237,9 +243,6 @@ Status DatabaseImpl::run_stored(const std::string& text) {
           declare_schema(*this, static_cast<const ast::DeclareSchemaStmt&>(*stmt), kStored);
           break;
         case K::kDeclareLens: declare_lens(*this, static_cast<const ast::DeclareLensStmt&>(*stmt), kStored); break;
-        case K::kApplySchema:
-          apply_logical_schema(*this, static_cast<const ast::ApplySchemaStmt&>(*stmt).name, kStored);
-          break;
         default:
           throw Error(StatusCode::kCorrupt, "a catalog entry holds a statement the catalog never writes", stmt->site);
       }
@@ -365,10 +368,13 @@ std::string DatabaseImpl::reconcile_with_catalog(VtabModule& module, const std::
   bool holds_views = default_module != modules_.end() && default_module->second.instance.get() == &module;
   if (holds_views) {
     for (auto& v : catalog_.views())
-      if (persists(v->schema_name)) live[view_key(v->schema_name, v->name)] = statement_to_string(*v->definition, v->schema_name);
+      if (persists(v->schema_name) && !v->lens)  // a logical table is rebuilt by its apply
+        live[view_key(v->schema_name, v->name)] = statement_to_string(*v->definition, v->schema_name);
     for (auto& a : assertions_.list())
       if (persists(a->schema_name)) live[assertion_key(a->schema_name, a->name)] = assertion_ddl(*a);
     for (auto& [name, decl] : declared_schemas_.declared) live[declared_key(name)] = statement_to_string(*decl);
+    for (auto& [name, lens] : declared_schemas_.lenses) live[declared_key(name + "#lens")] = statement_to_string(*lens);
+    for (auto& [name, dep] : declared_schemas_.deployments) live["lensapply:" + name] = dep->applied_text;
   }
   std::vector<std::string> differ;
   for (auto& [key, text] : live)

@@ -263,7 +263,8 @@ void flatten_join(PlanningContext& db, const ast::TableSource& src, const std::v
                   std::vector<const ast::Expr*>& on) {
   using K = ast::TableSource::Kind;
   if (src.kind == K::kJoin) {
-    if (!src.using_columns.empty()) v.refuse("a join with USING is not updatable yet");
+    // USING (c) is the equality l.c = r.c: the plan's lineage carries it like an ON.
+    for (const std::string& c : src.using_columns) v.using_columns.push_back(c);
     if (!src.exists_columns.empty()) v.refuse("a join with existence columns is not updatable yet");
     bool outer = src.join == ast::JoinKind::kLeft || src.join == ast::JoinKind::kRight;
     if (src.join != ast::JoinKind::kInner && !outer)
@@ -293,7 +294,13 @@ std::pair<int, int> join_column(const ViewShape& v, const ast::Expr* e) {
     if (!ref.table.empty() && !iequals(ref.table, v.sides[s].qualifier)) continue;
     int c = v.sides[s].find(ref.column);
     if (c < 0) continue;
-    if (found.first >= 0) return {-1, -1};  // ambiguous: the body's plan refuses it anyway
+    if (found.first >= 0) {
+      // A bare USING column is the first side's; anything else ambiguous the body's
+      // plan refuses anyway.
+      bool shared = ref.table.empty() && std::any_of(v.using_columns.begin(), v.using_columns.end(),
+                                                      [&](const std::string& u) { return iequals(u, ref.column); });
+      return shared ? found : std::pair<int, int>{-1, -1};
+    }
     found = {static_cast<int>(s), c};
   }
   return found;

@@ -92,6 +92,8 @@ struct ViewShape {
   // the equivalence classes of (side, column) the ON equalities establish.
   std::vector<JoinSide> sides;
   std::vector<std::vector<std::pair<int, int>>> classes;
+  // The columns a JOIN … USING names: an unqualified reference is the first side's.
+  std::vector<std::string> using_columns;
   // The body's `WITH DEFAULTS (col = expr, …)`: values for columns an INSERT omits.
   const std::vector<ast::NamedExpr>* defaults = nullptr;
   // The writing statement's environment, for the names its subqueries read.
