@@ -156,7 +156,7 @@ Status write_dump(Database& db, const std::vector<std::string>& tables, std::ost
   for (const Object& o : objects)
     if ((o.type == "view" || o.type == "materialized_view") && keep(o)) views.push_back(&o);
   for (const Object* o : in_dependency_order(views)) emit(*o);
-  for (const std::string type : {"assertion", "declaration"})
+  for (const std::string type : {"assertion", "declaration", "lens", "apply"})
     for (const Object& o : objects)
       if (o.type == type && keep(o)) emit(o);
   out << "commit;\n";

@@ -124,6 +124,8 @@ std::string consistent_after(const std::string& scenario) {
   if (scenario == "set_maintained") return same("tc", "select id, u, x from t where x > 3", "id, u, x");
   if (scenario == "drop_maintained") return same("tmv", "select id, u from t", "id, u");
   if (scenario == "refresh_reshape") return same("tmv", "select id, u, x, extra from t", "id, u, x, extra");
+  // A deployed lens reads exactly the basis rows through its logical table.
+  if (scenario == "apply_logical") return same("lx.t", "select id, u, x from main.t", "id, u, x");
   return {};
 }
 
@@ -172,6 +174,14 @@ std::vector<Scenario> scenarios(int64_t n) {
        "index tx on t (x) table other (k integer primary key, v text null) table s (k integer primary key) "
        "table added (a integer primary key, b text unique) }",
        "apply schema main", n, n, dup_u, dup_u},
+      // Lenses (docs/lenses.md): a lens block is one stored declaration; a logical apply
+      // stores the deployment (its declarations as applied) in one entry.
+      {"declare_lens", "declare logical schema lx { table t (id integer primary key, u text unique, x integer null) }",
+       "declare lens for lx over main { view t as select id, u, x from t }", n, n, dup_u, dup_u},
+      {"apply_logical",
+       "declare logical schema lx { table t (id integer primary key, u text unique, x integer null) };"
+       "declare lens for lx over main { view t as select id, u, x from t }",
+       "apply schema lx", n, n, dup_u, dup_u},
   };
 }
 
@@ -220,6 +230,9 @@ std::string fingerprint(Database& db, Status* st) {
   std::vector<Row> rows = query(db, "select * from schema()", st);
   if (st->ok())  // assertions are catalog objects too, though schema() does not list them
     for (Row& r : query(db, "select 'assertion', schema_name, name, violation_sql from assertion_info()", st))
+      rows.push_back(std::move(r));
+  if (st->ok())  // declarations, lens blocks and logical deploys
+    for (Row& r : query(db, "select type, name, ddl from schema_ddl() where type in ('declaration', 'lens', 'apply')", st))
       rows.push_back(std::move(r));
   std::vector<std::string> lines;
   for (const Row& r : rows) lines.push_back(text_of(r));

@@ -708,13 +708,19 @@ void register_schema_ddl(Registry& r) {
             if (!ix.constraint)
               add(t->schema.schema_name, "index", ix.name, t->schema.name, create_index_ddl(t->schema, ix));
         for (const auto& v : db.catalog().views())
-          add(v->schema_name, "view", v->name, v->name, statement_to_string(*v->definition, v->schema_name));
+          if (!v->lens)  // a logical table: its apply (below) recreates it
+            add(v->schema_name, "view", v->name, v->name, statement_to_string(*v->definition, v->schema_name));
         for (const auto& t : tables)
           if (t->schema.derivation)
             add(t->schema.schema_name, "materialized_view", t->schema.name, t->schema.name, create_table_ddl(t->schema));
         for (const auto& a : db.assertions().list()) add(a->schema_name, "assertion", a->name, "", assertion_ddl(*a));
         for (const auto& [name, decl] : db.declared_schemas().declared)
           add(name, "declaration", name, "", statement_to_string(*decl));
+        // Lens blocks, then the logical schemas deployed (docs/lenses.md).
+        for (const auto& [name, lens] : db.declared_schemas().lenses)
+          add(name, "lens", name, "", statement_to_string(*lens));
+        for (const auto& [name, dep] : db.declared_schemas().deployments)
+          add(name, "apply", name, "", "apply schema " + name);
         return rows;
       });
 }
