@@ -378,6 +378,42 @@ std::shared_ptr<VtabModule> PluginModule::open_database(const std::string& datab
   return make(name_, out, library_);
 }
 
+std::optional<uint32_t> PluginModule::notify_lens_deployment(const LensDeploymentSnapshot& snap) {
+  if (!vt_.notify_lens_deployment) return std::nullopt;
+  // The C form borrows the snapshot's strings; the arrays live until the call returns.
+  std::vector<qrs_lens_table> tables;
+  std::vector<std::vector<qrs_string>> columns(snap.tables.size());
+  std::vector<std::vector<qrs_lens_relation>> relations(snap.tables.size());
+  std::vector<std::vector<std::vector<qrs_lens_column_backing>>> backings(snap.tables.size());
+  for (size_t t = 0; t < snap.tables.size(); ++t) {
+    const LensTableSnapshot& st = snap.tables[t];
+    for (const std::string& c : st.logical_columns) columns[t].push_back(to_qrs(c));
+    backings[t].resize(st.relations.size());
+    for (size_t r = 0; r < st.relations.size(); ++r) {
+      for (const auto& [b, l] : st.relations[r].columns) backings[t][r].push_back({to_qrs(b), to_qrs(l)});
+      relations[t].push_back({to_qrs(st.relations[r].schema), to_qrs(st.relations[r].table), backings[t][r].data(),
+                              static_cast<uint32_t>(backings[t][r].size())});
+    }
+    tables.push_back({to_qrs(st.logical_table), to_qrs(st.get_body), columns[t].data(),
+                      static_cast<uint32_t>(columns[t].size()), relations[t].data(),
+                      static_cast<uint32_t>(relations[t].size())});
+  }
+  qrs_lens_snapshot c{};
+  c.struct_size = sizeof(c);
+  c.logical_schema = to_qrs(snap.logical_schema);
+  c.basis_schema = to_qrs(snap.basis_schema);
+  c.basis_hash = to_qrs(snap.basis_hash);
+  c.tables = tables.data();
+  c.table_count = static_cast<uint32_t>(tables.size());
+  uint32_t backed = 0;
+  ErrorBox err;
+  qrs_status st = call_plugin("notify_lens_deployment", vt_.notify_lens_deployment, self_,
+                              static_cast<const qrs_lens_snapshot*>(&c), &backed, err.get());
+  if (st == QRS_UNSUPPORTED) return std::nullopt;
+  check(st, err, "module '" + name_ + "' lens deployment notification for logical schema '" + snap.logical_schema + "'");
+  return backed;
+}
+
 bool PluginModule::catalog_put(const std::string& key, const std::string& text) {
   if (!vt_.catalog_put) return false;
   ErrorBox err;

@@ -51,6 +51,7 @@ class PluginModule final : public VtabModule, public std::enable_shared_from_thi
   bool schema_begin() override;
   void schema_commit() override;
   void schema_rollback() noexcept override;
+  std::optional<uint32_t> notify_lens_deployment(const LensDeploymentSnapshot& snapshot) override;
 
  private:
   PluginModule(std::string name, qrs_module module, PluginLibrary library);

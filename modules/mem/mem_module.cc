@@ -77,6 +77,15 @@ void MemModule::rename(const std::shared_ptr<TableStore>& store, std::string_vie
   store->rename(std::string(new_name));
 }
 
+uint32_t MemModule::notify_lens_deployment(const sdk::LensDeploymentSnapshot& snapshot) {
+  std::lock_guard lock(mu_);
+  uint32_t backed = 0;
+  for (const sdk::LensTableSnapshot& t : snapshot.tables)
+    for (const sdk::LensRelationBacking& r : t.relations)
+      if (tables_.count(registry_key(r.schema_name, r.table_name))) ++backed;
+  return backed;
+}
+
 }  // namespace quereus::mem
 
 QUEREUS_PLUGIN(kMemManifest, quereus::mem::register_mem)

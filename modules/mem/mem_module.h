@@ -42,6 +42,9 @@ class MemModule : public sdk::Module {
   // registry never see each other's tables). Options: none.
   std::shared_ptr<sdk::Module> open_database(std::string_view database_name,
                                              const std::vector<sdk::Option>& options) override;
+  // SDK 1.6: a logical schema was deployed. An in-memory table keeps nothing for a lens:
+  // the module counts the basis relations it holds (and logs them), nothing more.
+  uint32_t notify_lens_deployment(const sdk::LensDeploymentSnapshot& snapshot) override;
 
  private:
   std::mutex mu_;  // guards tables_

@@ -161,6 +161,10 @@ std::shared_ptr<TableState> StoreDb::open_table(const sdk::TableSchema& schema, 
   return t;
 }
 
+bool StoreDb::has_table(std::string_view schema_name, std::string_view table_name) {
+  return kv_->get(registry_key(schema_name, table_name)).has_value();
+}
+
 void StoreDb::destroy_table(std::string_view schema_name, std::string_view table_name) {
   std::string rk = registry_key(schema_name, table_name);
   std::optional<std::string> idv = kv_->get(rk);

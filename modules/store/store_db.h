@@ -126,6 +126,7 @@ class StoreDb {
   // is gone).
   std::shared_ptr<TableState> open_table(const sdk::TableSchema& schema, bool create);
   void destroy_table(std::string_view schema_name, std::string_view table_name);
+  bool has_table(std::string_view schema_name, std::string_view table_name);
   void rename_table(TableState& t, std::string_view new_name);
 
   // ---- transactions (REQUIRES: mu() held) ----

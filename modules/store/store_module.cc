@@ -130,6 +130,15 @@ std::unique_ptr<sdk::Table> StoreDbModule::connect(const sdk::TableSchema& schem
   return std::make_unique<StoreTable>(db_, db_->open_table(schema, false));
 }
 
+uint32_t StoreDbModule::notify_lens_deployment(const sdk::LensDeploymentSnapshot& snapshot) {
+  std::lock_guard lock(db_->mu());
+  uint32_t backed = 0;
+  for (const sdk::LensTableSnapshot& t : snapshot.tables)
+    for (const sdk::LensRelationBacking& r : t.relations)
+      if (db_->has_table(r.schema_name, r.table_name)) ++backed;
+  return backed;
+}
+
 void StoreDbModule::destroy(std::string_view schema_name, std::string_view table_name) {
   std::lock_guard lock(db_->mu());
   db_->destroy_table(schema_name, table_name);

@@ -44,6 +44,8 @@ class StoreDbModule : public sdk::Module, public std::enable_shared_from_this<St
   void schema_begin() override;
   void schema_commit() override;
   void schema_rollback() override;
+  // SDK 1.6: counts the snapshot's basis relations this store holds.
+  uint32_t notify_lens_deployment(const sdk::LensDeploymentSnapshot& snapshot) override;
 
  private:
   std::shared_ptr<StoreDb> db_;

@@ -710,6 +710,18 @@ class TemplateModule : public sdk::Module {
     return std::make_shared<TemplateModule>();
   }
 
+  // ABI 1.6: a logical schema was deployed over basis relations. A module that keeps
+  // something per backed relation (a secondary structure, a layout hint) reconciles it
+  // here; this one only answers how many of the snapshot's relations it holds.
+  uint32_t notify_lens_deployment(const sdk::LensDeploymentSnapshot& snapshot) override {
+    std::lock_guard lock(mu_);
+    uint32_t backed = 0;
+    for (const sdk::LensTableSnapshot& t : snapshot.tables)
+      for (const sdk::LensRelationBacking& r : t.relations)
+        if (tables_.count(key(r.schema_name, r.table_name))) ++backed;
+    return backed;
+  }
+
   // ALTER TABLE … RENAME TO: the storage moves to its new name.
   void rename(const std::shared_ptr<Storage>& s, const std::string& new_name) {
     std::lock_guard lock(mu_);

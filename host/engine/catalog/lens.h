@@ -5,6 +5,7 @@
 // per APPLY SCHEMA of the logical schema (rewrite/lens_compiler.h); immutable after.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +16,28 @@ namespace ast {
 struct CreateTableStmt;
 struct Expr;
 }  // namespace ast
+
+// The deployment snapshot (spec/lens.md "The lens deployment snapshot"): per logical
+// table the compiled get body, the logical columns, and per basis relation the (basis
+// column → logical column) pairs it backs. Handed to every module after a logical apply
+// (SDK 1.6 notify_lens_deployment) and diffed by quereus_basis_backfill().
+struct LensRelationBacking {
+  std::string schema;  // lower-case
+  std::string table;
+  std::vector<std::pair<std::string, std::string>> columns;  // basis column → logical column
+};
+struct LensTableSnapshot {
+  std::string logical_table;
+  std::string get_body;
+  std::vector<std::string> logical_columns;
+  std::vector<LensRelationBacking> relations;
+};
+struct LensDeploymentSnapshot {
+  std::string logical_schema;
+  std::string basis_schema;
+  std::string basis_hash;
+  std::vector<LensTableSnapshot> tables;
+};
 
 // One logical column's resolved disposition (quereus_effective_lens()).
 struct LensColumn {
@@ -51,6 +74,7 @@ struct LensSlot {
   // Writes are refused (the primary key is not reconstructible at the boundary): why.
   std::string read_only;
   std::vector<LensCheck> checks;
+  LensTableSnapshot snapshot;  // this table's part of the deployment snapshot
 };
 
 // One finding of the lens prover (spec/lens.md "Coverage checklist"): coded, sited, an
@@ -80,6 +104,9 @@ struct LensDeployment {
   std::shared_ptr<const LensDeployment> previous;  // the deploy before it (one level)
   // What was applied, as stored: the declarations' text and `apply schema x`.
   std::string applied_text;
+  LensDeploymentSnapshot snapshot;
+  // Per module notified (registration order): how many snapshot relations it backs.
+  std::vector<std::pair<std::string, uint32_t>> notified;
 };
 
 }  // namespace quereus

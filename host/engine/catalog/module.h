@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "quereus/abi.h"
+#include "catalog/lens.h"
 #include "catalog/table_schema.h"
 #include "types/value.h"
 
@@ -197,6 +198,11 @@ class VtabModule {
   virtual bool schema_begin() { return false; }
   virtual void schema_commit() {}
   virtual void schema_rollback() noexcept {}
+  // SDK 1.6: a logical schema was deployed. How many of the snapshot's relations the module
+  // backs; nullopt when it takes no notification. Throws the module's error.
+  virtual std::optional<uint32_t> notify_lens_deployment(const LensDeploymentSnapshot& /*snapshot*/) {
+    return std::nullopt;
+  }
 };
 
 }  // namespace quereus

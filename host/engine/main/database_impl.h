@@ -84,6 +84,17 @@ class DatabaseImpl : public Database, public TransactionContext {
   // Opens the default module and every module named in the options, then replays the
   // persistent catalogs. Called once by Database::Open.
   void open_modules();
+  // The module instances this database has opened, each once (aliases folded), in name
+  // order, with the name each was first opened under.
+  std::vector<std::pair<std::string, std::shared_ptr<VtabModule>>> opened_modules() const {
+    std::vector<std::pair<std::string, std::shared_ptr<VtabModule>>> out;
+    for (const auto& [name, slot] : modules_) {
+      bool seen = false;
+      for (const auto& o : out) seen = seen || o.second == slot.instance;
+      if (!seen && slot.instance) out.emplace_back(name, slot.instance);
+    }
+    return out;
+  }
   // Writes the catalog entry of `table` (or removes the entry of schema.name) in its
   // module's persistent catalog; no-op for a module that keeps none.
   void persist_table(const TableEntry& table);

@@ -1289,6 +1289,85 @@ CompiledLensTable compile_lens_table(DatabaseImpl& db, const ast::DeclareSchemaS
     }
     slot->columns.push_back(std::move(c));
   }
+  // ---- this table's part of the deployment snapshot: which basis columns back which
+  // logical columns, a join key shared with a backed column backing the same one.
+  slot->snapshot.logical_table = ts.name;
+  slot->snapshot.get_body = slot->effective_sql;
+  for (const ColumnSchema& c : ts.columns) slot->snapshot.logical_columns.push_back(c.name);
+  {
+    // (source, basis column) pairs equated by the joins' ON equalities and USING lists.
+    using Site = std::pair<int, std::string>;
+    std::vector<std::pair<Site, Site>> equal;
+    auto site_of = [&](const ast::Expr* e) -> std::optional<Site> {
+      if (!e || e->kind != ast::ExprKind::kColumn) return std::nullopt;
+      auto& r = static_cast<const ast::ColumnRef&>(*e);
+      for (size_t i = 0; i < body.sources.size(); ++i) {
+        const Source& src = body.sources[i];
+        if (!r.table.empty() && !iequals(r.table, src.qualifier)) continue;
+        for (const std::string& c : src.columns)
+          if (iequals(c, r.column)) return Site{static_cast<int>(i), c};
+      }
+      return std::nullopt;
+    };
+    std::function<void(const ast::TableSource&)> joins = [&](const ast::TableSource& t) {
+      if (t.kind != ast::TableSource::Kind::kJoin) return;
+      joins(*t.left);
+      joins(*t.right);
+      std::vector<const ast::Expr*> conj;
+      std::function<void(const ast::Expr*)> split = [&](const ast::Expr* e) {
+        if (!e) return;
+        if (e->kind == ast::ExprKind::kBinary && static_cast<const ast::BinaryExpr&>(*e).op == ast::BinaryOp::kAnd) {
+          split(static_cast<const ast::BinaryExpr&>(*e).left.get());
+          split(static_cast<const ast::BinaryExpr&>(*e).right.get());
+          return;
+        }
+        conj.push_back(e);
+      };
+      split(t.on.get());
+      for (const ast::Expr* e : conj) {
+        if (e->kind != ast::ExprKind::kBinary) continue;
+        auto& b = static_cast<const ast::BinaryExpr&>(*e);
+        if (b.op != ast::BinaryOp::kEq && b.op != ast::BinaryOp::kEqEq) continue;
+        auto l = site_of(b.left.get()), r = site_of(b.right.get());
+        if (l && r) equal.push_back({*l, *r});
+      }
+      for (const std::string& u : t.using_columns) {
+        std::vector<Site> sites;
+        for (size_t i = 0; i < body.sources.size(); ++i)
+          for (const std::string& c : body.sources[i].columns)
+            if (iequals(c, u)) sites.push_back({static_cast<int>(i), c});
+        for (size_t k = 1; k < sites.size(); ++k) equal.push_back({sites[0], sites[k]});
+      }
+    };
+    if (sel.core.from) joins(*sel.core.from);
+    std::vector<LensRelationBacking> rels(body.sources.size());
+    for (size_t i = 0; i < body.sources.size(); ++i) {
+      rels[i].schema = body.sources[i].schema;
+      rels[i].table = body.sources[i].name;
+    }
+    auto add = [&](const Site& s, const std::string& logical) {
+      auto& cols = rels[s.first].columns;
+      for (auto& [b, l] : cols)
+        if (iequals(b, s.second)) return false;
+      cols.emplace_back(s.second, logical);
+      return true;
+    };
+    for (size_t i = 0; i < n; ++i) {
+      if (facts[i].source < 0 || !facts[i].table || facts[i].column < 0) continue;
+      add({facts[i].source, facts[i].table->schema.columns[facts[i].column].name}, ts.columns[i].name);
+    }
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (auto& [a, b] : equal)
+        for (const Site* from : {&a, &b}) {
+          const Site& to = from == &a ? b : a;
+          for (auto [bc, lc] : std::vector<std::pair<std::string, std::string>>(rels[from->first].columns))
+            if (iequals(bc, from->second) && add(to, lc)) grew = true;
+        }
+    }
+    for (auto& r : rels)
+      if (!r.columns.empty()) slot->snapshot.relations.push_back(std::move(r));
+  }
   view->lens = slot;
   return out;
 }

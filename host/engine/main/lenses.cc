@@ -10,6 +10,7 @@
 #include "catalog/registry.h"
 #include "common/strings.h"
 #include "ddl/declarative/declared_schema.h"
+#include "ddl/schema_ddl.h"
 #include "ddl/tags.h"
 #include "main/database_impl.h"
 #include "parser/ast_clone.h"
@@ -305,6 +306,18 @@ std::vector<const ast::CreateTableStmt*> logical_tables(const ast::DeclareSchema
 
 std::string lens_applied_key(const std::string& x) { return "lensapply:" + x; }
 
+// A digest of the basis tables' declarations (spec/lens.md "basisHash"): a later look can
+// tell whether the basis changed since the deploy.
+std::string basis_hash(DatabaseImpl& db, const std::string& basis) {
+  std::vector<std::string> ddl;
+  for (const auto& t : db.catalog().tables())
+    if (t->schema.schema_name == basis) ddl.push_back(create_table_ddl(t->schema));
+  std::sort(ddl.begin(), ddl.end());
+  std::string all;
+  for (const std::string& d : ddl) all += d + "\n";
+  return fingerprint(all);
+}
+
 }  // namespace
 
 void declare_lens(DatabaseImpl& db, const ast::DeclareLensStmt& s, DdlOrigin origin) {
@@ -416,6 +429,10 @@ void deploy(DatabaseImpl& db, const std::string& x, std::shared_ptr<const ast::D
     cat.add_view(c.view);
   }
   dep->advisories = warnings;
+  dep->snapshot.logical_schema = x;
+  dep->snapshot.basis_schema = basis;
+  dep->snapshot.basis_hash = basis_hash(db, basis);
+  for (const auto& slot : dep->slots) dep->snapshot.tables.push_back(slot->snapshot);
   dep->applied_text = statement_to_string(*decl) + ";\n" + (lens ? statement_to_string(*lens) + ";\n" : "") +
                       "apply schema " + x;
   ds.deployments[x] = dep;
@@ -429,8 +446,23 @@ void deploy(DatabaseImpl& db, const std::string& x, std::shared_ptr<const ast::D
 
 }  // namespace
 
-std::unique_ptr<Executable> plan_apply_logical_schema(DatabaseImpl& db, const std::string& name) {
-  return std::make_unique<LensActionExec>([&db, name] { apply_logical_schema(db, name); });
+void notify_lens_deployment(DatabaseImpl& db, const std::string& name) {
+  auto& deps = db.declared_schemas().deployments;
+  auto it = deps.find(to_lower(name));
+  if (it == deps.end()) return;
+  // The deployment record is shared with readers; the tally is rebuilt on a copy.
+  auto dep = std::make_shared<LensDeployment>(*it->second);
+  dep->notified.clear();
+  struct Store {
+    std::map<std::string, std::shared_ptr<const LensDeployment>>& deps;
+    std::string key;
+    std::shared_ptr<LensDeployment>& dep;
+    ~Store() { deps[key] = dep; }
+  } store{deps, it->first, dep};
+  for (const auto& [module_name, module] : db.opened_modules()) {
+    std::optional<uint32_t> backed = module->notify_lens_deployment(dep->snapshot);
+    if (backed) dep->notified.emplace_back(module_name, *backed);
+  }
 }
 
 // ------------------------------------------------------------------ introspection
@@ -492,6 +524,113 @@ void register_lens_functions(Registry& r) {
     return rows;
   };
   r.add_table_function(std::move(adv), "builtin");
+
+  TableFunction notes;
+  notes.name = "quereus_lens_notifications";
+  notes.min_args = 1;
+  notes.num_args = 1;
+  notes.flags = 0;
+  notes.columns = {{"module", QRS_LT_TEXT, false}, {"relations_backed", QRS_LT_INTEGER, false}};
+  notes.rows = [](DatabaseImpl& db, std::span<const Value> args) {
+    auto& deps = db.declared_schemas().deployments;
+    auto it = deps.find(to_lower(args[0].to_text()));
+    std::vector<Row> rows;
+    if (it == deps.end()) return rows;
+    for (const auto& [module, backed] : it->second->notified)
+      rows.push_back({Value::Text(module), Value::Integer(backed)});
+    return rows;
+  };
+  r.add_table_function(std::move(notes), "builtin");
+
+  // quereus_basis_backfill(logical_schema): per basis relation the current deploy reads and
+  // the previous one did not, how to populate it from the previous deploy's get body
+  // (spec/lens.md "Classification — re-decomposition vs needs-data").
+  TableFunction bf;
+  bf.name = "quereus_basis_backfill";
+  bf.min_args = 1;
+  bf.num_args = 1;
+  bf.flags = 0;
+  bf.columns = {{"logical_table", QRS_LT_TEXT, false},     {"basis_relation", QRS_LT_TEXT, false},
+                {"category", QRS_LT_TEXT, false},          {"backfill_sql", QRS_LT_TEXT, true},
+                {"generated_columns", QRS_LT_TEXT, false}, {"missing_columns", QRS_LT_TEXT, false},
+                {"reason", QRS_LT_TEXT, false}};
+  bf.rows = [](DatabaseImpl& db, std::span<const Value> args) {
+    std::string x = to_lower(args[0].to_text());
+    if (!is_logical(db, x)) throw Error(StatusCode::kError, "'" + x + "' is not a logical schema");
+    std::vector<Row> rows;
+    auto& deps = db.declared_schemas().deployments;
+    auto it = deps.find(x);
+    if (it == deps.end() || !it->second->previous) return rows;
+    const LensDeploymentSnapshot& now = it->second->snapshot;
+    const LensDeploymentSnapshot& before = it->second->previous->snapshot;
+    std::set<std::string> backed_before;
+    for (const auto& t : before.tables)
+      for (const auto& r : t.relations) backed_before.insert(r.schema + "." + to_lower(r.table));
+    const bool drifted = basis_hash(db, now.basis_schema) != now.basis_hash;
+    std::vector<std::pair<std::string, std::string>> order;  // (logical table, relation) sort keys
+    for (const auto& t : now.tables) {
+      const LensTableSnapshot* prior = nullptr;
+      for (const auto& p : before.tables)
+        if (iequals(p.logical_table, t.logical_table)) prior = &p;
+      if (!prior) continue;  // a new logical table has no prior rows
+      std::vector<const LensRelationBacking*> fresh;
+      for (const auto& r : t.relations)
+        if (!backed_before.count(r.schema + "." + to_lower(r.table))) fresh.push_back(&r);
+      std::sort(fresh.begin(), fresh.end(), [](auto* a, auto* b) { return to_lower(a->table) < to_lower(b->table); });
+      for (const LensRelationBacking* r : fresh) {
+        std::vector<std::pair<std::string, std::string>> gen;  // basis → logical
+        std::vector<std::string> missing;
+        for (const auto& [b, l] : r->columns) {
+          bool known = std::any_of(prior->logical_columns.begin(), prior->logical_columns.end(),
+                                   [&](const std::string& c) { return iequals(c, l); });
+          if (known) gen.emplace_back(b, l);
+          else missing.push_back(b);
+        }
+        // The NOT-NULL rule: every required basis column must be among those generated.
+        auto table = db.catalog().find(r->schema, r->table);
+        std::vector<std::string> unfilled;
+        if (table)
+          for (const ColumnSchema& c : table->schema.columns) {
+            if (!c.not_null || c.default_expr || c.generated()) continue;
+            bool filled = std::any_of(gen.begin(), gen.end(), [&](const auto& g) { return iequals(g.first, c.name); });
+            if (!filled) unfilled.push_back(c.name);
+          }
+        std::string category = missing.empty() ? "re-decomposition" : gen.empty() ? "needs-data" : "partial";
+        std::string reason;
+        Value sql;
+        if (category == "needs-data") {
+          reason = "no column of '" + r->table + "' is produced by the previous deploy: the application supplies its rows";
+        } else if (!unfilled.empty()) {
+          std::string list;
+          for (const std::string& u : unfilled) list += (list.empty() ? "" : ", ") + u;
+          reason = "required column(s) " + list +
+                   " (NOT NULL, no default) have no value from the previous deploy: the application owns the insert";
+        } else {
+          std::string cols, sel;
+          for (const auto& [b, l] : gen) {
+            cols += (cols.empty() ? "" : ", ") + quote_identifier(b);
+            sel += (sel.empty() ? "" : ", ") + std::string("prior.") + quote_identifier(l);
+          }
+          sql = Value::Text("insert into " + quote_identifier(r->schema) + "." + quote_identifier(r->table) + " (" +
+                            cols + ") select " + sel + " from (" + prior->get_body + ") as prior");
+          reason = category == "re-decomposition"
+                       ? "every column is reconstructible from the previous deploy's get body"
+                       : "the reconstructible columns are generated; the application supplies the missing ones";
+        }
+        if (drifted) reason += "; warning: the basis changed out of band since this deploy (basis hash drift)";
+        std::string generated, miss;
+        for (const auto& [b, l] : gen) generated += (generated.empty() ? "" : ",") + b;
+        for (const std::string& m : missing) miss += (miss.empty() ? "" : ",") + m;
+        rows.push_back({Value::Text(t.logical_table), Value::Text(r->schema + "." + r->table), Value::Text(category),
+                        sql, Value::Text(generated), Value::Text(miss), Value::Text(reason)});
+      }
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+      return to_lower(a[0].to_text()) < to_lower(b[0].to_text());
+    });
+    return rows;
+  };
+  r.add_table_function(std::move(bf), "builtin");
 }
 
 }  // namespace quereus

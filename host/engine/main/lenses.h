@@ -43,7 +43,11 @@ void apply_logical_schema(DatabaseImpl& db, const std::string& name, DdlOrigin o
 // applied, then `apply schema x` — so a reopen rebuilds exactly what was deployed, even
 // when a later DECLARE was not applied. `statements` is that text parsed.
 void replay_logical_apply(DatabaseImpl& db, const std::vector<ast::StatementPtr>& statements);
-std::unique_ptr<Executable> plan_apply_logical_schema(DatabaseImpl& db, const std::string& name);
+// After a logical apply's schema change is durable: hands the deployment snapshot to
+// every module the database has opened (SDK 1.6 notify_lens_deployment), in name order,
+// recording how many basis relations each backs. A module's error propagates; the lens
+// stays deployed (a later apply notifies again).
+void notify_lens_deployment(DatabaseImpl& db, const std::string& name);
 
 // quereus_effective_lens(schema, table), quereus_lens_advisories(schema).
 void register_lens_functions(Registry& r);

@@ -1116,7 +1116,13 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
       auto it = db.declared_schemas().declared.find(to_lower(a.name));
       if (it != db.declared_schemas().declared.end() && it->second->logical) {
         std::string name = a.name;
-        return ddl_exec(db, [&db, name](ExecContext&) { apply_logical_schema(db, name); });
+        return std::make_unique<ActionExec>(
+            [&db, name](ExecContext&) {
+              db.run_schema_change([&] { apply_logical_schema(db, name); });
+              db.maintenance().sync();
+              notify_lens_deployment(db, name);
+            },
+            false);
       }
       return plan_apply_schema(db, a);
     }

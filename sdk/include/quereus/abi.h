@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define QRS_ABI_MAJOR 1
-#define QRS_ABI_MINOR 5
+#define QRS_ABI_MINOR 6
 
 #if defined(_WIN32)
 #define QRS_EXPORT __declspec(dllexport)
@@ -582,6 +582,40 @@ typedef struct qrs_module_capabilities {
 
 struct qrs_module;
 
+/* 1.6: what a logical APPLY SCHEMA deployed (docs/lenses.md, "Module notification"): per
+ * logical table, the compiled read body over the basis and, per basis relation it reads,
+ * which basis columns back which logical columns. Every string and array is valid for the
+ * duration of the notify_lens_deployment call only. */
+typedef struct qrs_lens_column_backing {
+  qrs_string basis_column;
+  qrs_string logical_column;
+} qrs_lens_column_backing;
+
+typedef struct qrs_lens_relation {
+  qrs_string schema_name; /* lower-case */
+  qrs_string table_name;
+  const qrs_lens_column_backing* columns;
+  uint32_t column_count;
+} qrs_lens_relation;
+
+typedef struct qrs_lens_table {
+  qrs_string logical_table;
+  qrs_string get_body; /* the compiled SELECT over the basis, schema-qualified */
+  const qrs_string* logical_columns; /* declaration order */
+  uint32_t logical_column_count;
+  const qrs_lens_relation* relations;
+  uint32_t relation_count;
+} qrs_lens_table;
+
+typedef struct qrs_lens_snapshot {
+  uint32_t struct_size;
+  qrs_string logical_schema; /* lower-case */
+  qrs_string basis_schema;   /* lower-case */
+  qrs_string basis_hash;     /* a digest of the basis tables' declarations at deploy time */
+  const qrs_lens_table* tables;
+  uint32_t table_count;
+} qrs_lens_snapshot;
+
 typedef struct qrs_module_vtable {
   uint32_t struct_size;
   /* CREATE TABLE … USING this module: create storage and return a connected table. */
@@ -636,6 +670,17 @@ typedef struct qrs_module_vtable {
   qrs_status (*schema_begin)(void* self, qrs_error* err);
   qrs_status (*schema_commit)(void* self, qrs_error* err);
   void (*schema_rollback)(void* self);
+  /* 1.6: a logical schema was deployed (APPLY SCHEMA of a logical schema succeeded). Called
+   * once per successful logical apply, on every module of the database in registration
+   * order, after the logical tables are registered and the deployment snapshot rotated;
+   * `snapshot` is that deployment (an empty one when the logical schema no longer has
+   * tables). A module reconciles whatever it keeps for the basis relations it backs and
+   * stores in *relations_backed how many of the snapshot's relations are its tables (0 when
+   * it backs none: then it should do nothing else). An error aborts the APPLY SCHEMA with
+   * that error; the lens stays deployed (a later apply notifies again). Never called inside
+   * a schema-change scope or a transaction. NULL slot: not notified. */
+  qrs_status (*notify_lens_deployment)(void* self, const qrs_lens_snapshot* snapshot, uint32_t* relations_backed,
+                                       qrs_error* err);
 } qrs_module_vtable;
 
 typedef struct qrs_module {

@@ -647,6 +647,25 @@ struct Capabilities {
   bool backing_host = false;
 };
 
+// ABI 1.6: what a logical APPLY SCHEMA deployed (see qrs_lens_snapshot; docs/lenses.md).
+struct LensRelationBacking {
+  std::string schema_name;  // lower-case
+  std::string table_name;
+  std::vector<std::pair<std::string, std::string>> columns;  // basis column → logical column
+};
+struct LensTableSnapshot {
+  std::string logical_table;
+  std::string get_body;  // the compiled SELECT over the basis
+  std::vector<std::string> logical_columns;
+  std::vector<LensRelationBacking> relations;
+};
+struct LensDeploymentSnapshot {
+  std::string logical_schema;
+  std::string basis_schema;
+  std::string basis_hash;
+  std::vector<LensTableSnapshot> tables;
+};
+
 // A storage module: the factory of tables, registered under one or more names.
 //
 // Thread safety: the host may call a Module from several threads at once (one module can
@@ -694,6 +713,12 @@ class Module {
   virtual void schema_begin() { throw Error::unsupported("schema_begin"); }
   virtual void schema_commit() {}
   virtual void schema_rollback() {}
+
+  // 1.6: a logical schema was deployed over basis relations, some of which may be this
+  // module's tables (see qrs_module_vtable.notify_lens_deployment). Return how many of the
+  // snapshot's relations this module backs (0: it backs none and does nothing); throw to
+  // fail the APPLY SCHEMA (the lens stays deployed). The default backs none.
+  virtual uint32_t notify_lens_deployment(const LensDeploymentSnapshot& /*snapshot*/) { return 0; }
 };
 
 }  // namespace quereus::sdk

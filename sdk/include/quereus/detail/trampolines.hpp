@@ -621,6 +621,37 @@ inline void module_schema_rollback(void* self) {
   guard_void("module schema_rollback", [&] { static_cast<ModuleHolder*>(self)->module->schema_rollback(); });
 }
 
+inline qrs_status module_notify_lens_deployment(void* self, const qrs_lens_snapshot* snap, uint32_t* backed,
+                                                qrs_error* err) {
+  return guard(err, [&] {
+    if (!snap || !backed) throw Error::misuse("null lens snapshot");
+    require(snap, QRS_SDK_FIELD_END(qrs_lens_snapshot, table_count), "qrs_lens_snapshot");
+    LensDeploymentSnapshot s;
+    s.logical_schema = str(snap->logical_schema);
+    s.basis_schema = str(snap->basis_schema);
+    s.basis_hash = str(snap->basis_hash);
+    for (uint32_t t = 0; t < snap->table_count; ++t) {
+      const qrs_lens_table& ct = snap->tables[t];
+      LensTableSnapshot table;
+      table.logical_table = str(ct.logical_table);
+      table.get_body = str(ct.get_body);
+      for (uint32_t c = 0; c < ct.logical_column_count; ++c) table.logical_columns.push_back(str(ct.logical_columns[c]));
+      for (uint32_t r = 0; r < ct.relation_count; ++r) {
+        const qrs_lens_relation& cr = ct.relations[r];
+        LensRelationBacking rel;
+        rel.schema_name = str(cr.schema_name);
+        rel.table_name = str(cr.table_name);
+        for (uint32_t c = 0; c < cr.column_count; ++c)
+          rel.columns.emplace_back(str(cr.columns[c].basis_column), str(cr.columns[c].logical_column));
+        table.relations.push_back(std::move(rel));
+      }
+      s.tables.push_back(std::move(table));
+    }
+    *backed = static_cast<ModuleHolder*>(self)->module->notify_lens_deployment(s);
+    return QRS_OK;
+  });
+}
+
 inline constexpr qrs_module_vtable kModuleVtable{sizeof(qrs_module_vtable),
                                                  &module_create,
                                                  &module_connect,
@@ -632,7 +663,8 @@ inline constexpr qrs_module_vtable kModuleVtable{sizeof(qrs_module_vtable),
                                                  &module_catalog_list,
                                                  &module_schema_begin,
                                                  &module_schema_commit,
-                                                 &module_schema_rollback};
+                                                 &module_schema_rollback,
+                                                 &module_notify_lens_deployment};
 
 inline qrs_status module_open_database(void* self, qrs_string database_name, const qrs_option* options,
                                        uint32_t option_count, qrs_module* out, qrs_error* err) {
