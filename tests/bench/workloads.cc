@@ -714,6 +714,148 @@ WorkloadResult insert_with_join(BenchEngine& engine, const Sizes& sizes, const T
   return {ms, Checksum().add("count/sum_id/names", single_row(*check, 3)).str()};
 }
 
+// ---- lenses (docs/lenses.md): a logical t (id, a, b) over a two-table column split lc (id,
+// a) and ls (id, b); ours through the lens, SQLite through a plain view (an INSTEAD OF
+// trigger for the insert); each against the same work written by hand.
+
+void load_split(BenchEngine& engine, int64_t rows) {
+  engine.exec("create table lc (id integer primary key, a integer)");
+  engine.exec("create table ls (id integer primary key, b text)");
+  engine.exec("begin");
+  {
+    auto core = engine.prepare("insert into lc (id, a) values (?, ?)");
+    auto side = engine.prepare("insert into ls (id, b) values (?, ?)");
+    char b[kTextLength];
+    for (int64_t id = 1; id <= rows; ++id) {
+      b_of(id, b);
+      core->bind_int(1, id);
+      core->bind_int(2, static_cast<int64_t>(mix(id) % 1000));
+      run_once(*core);
+      side->bind_int(1, id);
+      side->bind_text(2, std::string_view(b, kTextLength));
+      run_once(*side);
+    }
+  }
+  engine.exec("commit");
+}
+
+// The logical table's name: lx.t through the lens (ours), lxt the view (SQLite).
+std::string deploy_split_lens(BenchEngine& engine) {
+  const std::string body = "select lc.id as id, a, b from lc join ls on ls.id = lc.id";
+  if (engine.is_sqlite()) {
+    engine.exec("create view lxt as " + body);
+    engine.exec("create trigger lxt_ins instead of insert on lxt begin insert into lc (id, a) values (new.id, new.a); "
+                "insert into ls (id, b) values (new.id, new.b); end");
+    return "lxt";
+  }
+  engine.exec("declare logical schema lx { table t (id integer primary key, a integer, b text) }");
+  engine.exec("declare lens for lx over main { view t as " + body + " }");
+  engine.exec("apply schema lx");
+  return "lx.t";
+}
+
+WorkloadResult lens_point_read(BenchEngine& engine, const Sizes& sizes, const TimedStart& started, bool lens) {
+  load_split(engine, sizes.rows);
+  const std::string target = lens ? deploy_split_lens(engine) : "";
+  auto select = engine.prepare(lens ? "select a, b from " + target + " where id = ?"
+                                    : "select lc.a, ls.b from lc join ls on ls.id = lc.id where lc.id = ?");
+  uint64_t found = 0, sum_a = 0;
+  Timer timer(started);
+  for (int64_t k = 0; k < sizes.lookups; ++k) {
+    select->bind_int(1, 1 + static_cast<int64_t>(mix(k + 0x2000) % u(sizes.rows)));
+    while (select->step()) {
+      ++found;
+      sum_a += u(select->int_at(0));
+    }
+    select->reset();
+  }
+  const double ms = timer.ms();
+  return {ms, Checksum().add("found", found).add("sum_a", sum_a).str()};
+}
+
+WorkloadResult lens_range_scan(BenchEngine& engine, const Sizes& sizes, const TimedStart& started, bool lens) {
+  load_split(engine, sizes.rows);
+  const std::string target = lens ? deploy_split_lens(engine) : "";
+  auto select = engine.prepare(
+      lens ? "select id, a, b from " + target + " where id between ? and ?"
+           : "select lc.id, lc.a, ls.b from lc join ls on ls.id = lc.id where lc.id between ? and ?");
+  const int64_t starts = sizes.rows - sizes.range_width + 1;
+  uint64_t rows = 0, sum_id = 0, sum_a = 0;
+  Timer timer(started);
+  for (int64_t k = 0; k < sizes.ranges; ++k) {
+    const int64_t lo = 1 + static_cast<int64_t>(mix(k + 0x3000) % u(starts));
+    select->bind_int(1, lo);
+    select->bind_int(2, lo + sizes.range_width - 1);
+    while (select->step()) {
+      ++rows;
+      sum_id += u(select->int_at(0));
+      sum_a += u(select->int_at(1));
+    }
+    select->reset();
+  }
+  const double ms = timer.ms();
+  return {ms, Checksum().add("rows", rows).add("sum_id", sum_id).add("sum_a", sum_a).str()};
+}
+
+WorkloadResult lens_insert(BenchEngine& engine, const Sizes& sizes, const TimedStart& started, bool lens) {
+  load_split(engine, sizes.rows);
+  const std::string target = lens ? deploy_split_lens(engine) : "";
+  std::unique_ptr<BenchStatement> one, two;
+  if (lens) one = engine.prepare("insert into " + target + " (id, a, b) values (?, ?, ?)");
+  else {
+    one = engine.prepare("insert into lc (id, a) values (?, ?)");
+    two = engine.prepare("insert into ls (id, b) values (?, ?)");
+  }
+  char b[kTextLength];
+  Timer timer(started);
+  engine.exec("begin");
+  for (int64_t k = 1; k <= sizes.writes; ++k) {
+    const int64_t id = sizes.rows + k;
+    b_of(id, b);
+    one->bind_int(1, id);
+    one->bind_int(2, static_cast<int64_t>(mix(id) % 1000));
+    if (lens) one->bind_text(3, std::string_view(b, kTextLength));
+    run_once(*one);
+    if (two) {
+      two->bind_int(1, id);
+      two->bind_text(2, std::string_view(b, kTextLength));
+      run_once(*two);
+    }
+  }
+  engine.exec("commit");
+  const double ms = timer.ms();
+  auto check = engine.prepare("select (select count(*) from lc), (select count(*) from ls), (select sum(a) from lc)");
+  return {ms, Checksum().add("lc/ls/sum_a", single_row(*check, 3)).str()};
+}
+
+// APPLY SCHEMA of a 50-table logical schema over 50 name-matched basis tables (SQLite: the
+// 50 views created in one transaction).
+WorkloadResult lens_apply_50(BenchEngine& engine, const Sizes&, const TimedStart& started) {
+  std::string logical = "declare logical schema app50 {";
+  for (int i = 0; i < 50; ++i) {
+    std::string cols = "(id integer primary key, name text, qty integer, note text null, unique (name))";
+    engine.exec("create table e" + std::to_string(i) + " " + cols);
+    logical += " table e" + std::to_string(i) + " " + cols + ";";
+  }
+  logical += " }";
+  if (!engine.is_sqlite()) {
+    engine.exec(logical);
+    engine.exec("declare lens for app50 over main { }");
+  }
+  Timer timer(started);
+  if (engine.is_sqlite()) {
+    engine.exec("begin");
+    for (int i = 0; i < 50; ++i)
+      engine.exec("create view v" + std::to_string(i) + " as select id, name, qty, note from e" + std::to_string(i));
+    engine.exec("commit");
+  } else {
+    engine.exec("apply schema app50");
+  }
+  const double ms = timer.ms();
+  auto check = engine.prepare(engine.is_sqlite() ? "select count(*) from v49" : "select count(*) from app50.e49");
+  return {ms, Checksum().add("rows", single_row(*check, 1)).str()};
+}
+
 WorkloadResult mv_insert_join(BenchEngine& engine, const Sizes& sizes, const TimedStart& started) {
   return insert_with_join(engine, sizes, started, true);
 }
@@ -813,6 +955,24 @@ const std::vector<Workload>& workloads() {
       {"insert_select_copy", "insert into an empty table select the same rows of t (a % 2 = 0)", insert_select_copy},
       {"mv_insert_join_by_hand", "the same inserts with the joined row inserted by hand (insert … select from dj)",
        mv_insert_join_by_hand},
+      {"lens_point_read",
+       "point_select through a logical table over a two-table column split (SQLite: a view); compare with "
+       "lens_point_read_by_hand",
+       [](BenchEngine& e, const Sizes& s, const TimedStart& t) { return lens_point_read(e, s, t, true); }},
+      {"lens_point_read_by_hand", "the same lookups as the hand-written join",
+       [](BenchEngine& e, const Sizes& s, const TimedStart& t) { return lens_point_read(e, s, t, false); }},
+      {"lens_range_scan",
+       "range_scan through the logical table over the split (SQLite: a view); compare with lens_range_scan_by_hand",
+       [](BenchEngine& e, const Sizes& s, const TimedStart& t) { return lens_range_scan(e, s, t, true); }},
+      {"lens_range_scan_by_hand", "the same ranges as the hand-written join",
+       [](BenchEngine& e, const Sizes& s, const TimedStart& t) { return lens_range_scan(e, s, t, false); }},
+      {"lens_insert",
+       "`writes` one-row inserts through the logical table, fanned out to both members (SQLite: an INSTEAD OF "
+       "trigger); compare with lens_insert_by_hand",
+       [](BenchEngine& e, const Sizes& s, const TimedStart& t) { return lens_insert(e, s, t, true); }},
+      {"lens_insert_by_hand", "the same rows written as two hand-written inserts",
+       [](BenchEngine& e, const Sizes& s, const TimedStart& t) { return lens_insert(e, s, t, false); }},
+      {"lens_apply_50", "apply schema of a 50-table logical schema (SQLite: 50 create view)", lens_apply_50},
       {"insert_unique_fk",
        "`writes` inserts in one transaction into c (id, code text unique, pid references p(id)); p has dim_rows rows",
        insert_unique_fk},
