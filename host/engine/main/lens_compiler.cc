@@ -31,16 +31,12 @@
 #include "rewrite/view_writes.h"
 #include "types/compare.h"
 #include "types/json_value.h"
+#include "types/logical_type.h"
 
 namespace quereus {
 
-namespace {
+// ------------------------------------------------------------------ shared helpers (lenses.h)
 
-using ast::ExprPtr;
-
-// ------------------------------------------------------------------ small helpers
-
-// The entries of a catalog tag set (JSON object text), values as text.
 std::vector<std::pair<std::string, std::string>> tag_entries(const std::string& json) {
   std::vector<std::pair<std::string, std::string>> out;
   if (json.empty()) return out;
@@ -51,9 +47,7 @@ std::vector<std::pair<std::string, std::string>> tag_entries(const std::string& 
   return out;
 }
 
-bool starts_with_ci(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
-}
+// ------------------------------------------------------------------ shared helpers (lenses.h)
 
 std::vector<std::string> split_trim(const std::string& s, char sep) {
   std::vector<std::string> out;
@@ -68,6 +62,19 @@ std::vector<std::string> split_trim(const std::string& s, char sep) {
   }
   return out;
 }
+
+namespace {
+
+using ast::ExprPtr;
+
+// ------------------------------------------------------------------ small helpers
+
+// The entries of a catalog tag set (JSON object text), values as text.
+
+bool starts_with_ci(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
+}
+
 
 // A value as SQL would spell it, for messages.
 std::string sql_literal(const Value& v) {
@@ -676,23 +683,6 @@ Body override_body(DatabaseImpl& db, const TableSchema& ts, const ast::DeclareLe
 
 // ------------------------------------------------------------------ the prover
 
-const char* type_name(qrs_logical_type t) {
-  switch (t) {
-    case QRS_LT_INTEGER: return "INTEGER";
-    case QRS_LT_REAL: return "REAL";
-    case QRS_LT_TEXT: return "TEXT";
-    case QRS_LT_BLOB: return "BLOB";
-    case QRS_LT_BOOLEAN: return "BOOLEAN";
-    case QRS_LT_JSON: return "JSON";
-    case QRS_LT_NUMERIC: return "NUMERIC";
-    case QRS_LT_DATE: return "DATE";
-    case QRS_LT_TIME: return "TIME";
-    case QRS_LT_DATETIME: return "DATETIME";
-    case QRS_LT_TIMESPAN: return "TIMESPAN";
-    default: return "ANY";
-  }
-}
-
 // Whether a body column of type `body` satisfies a logical column declared `logical`.
 bool type_conforms(qrs_logical_type logical, qrs_logical_type body) {
   if (logical == QRS_LT_ANY || body == QRS_LT_ANY || logical == body) return true;
@@ -810,7 +800,7 @@ CompiledLensTable compile_lens_table(DatabaseImpl& db, const ast::DeclareSchemaS
     if (!type_conforms(c.logical_type, attrs[i].type))
       diags.push_back(finding(ts, "lens.type-mismatch",
                               "logical column '" + ts.name + "." + c.name + "' is declared " +
-                                  type_name(c.logical_type) + " but its lens body yields " + type_name(attrs[i].type),
+                                  logical_type_name(c.logical_type) + " but its lens body yields " + logical_type_name(attrs[i].type),
                               true, "", c.name));
     if (c.not_null && attrs[i].nullable)
       diags.push_back(finding(ts, "lens.nullability-mismatch",

@@ -59,28 +59,7 @@ std::string fingerprint(const std::string& facts) {
 }
 
 std::vector<std::pair<std::string, std::string>> string_tags(const ast::TagList& tags) {
-  std::vector<std::pair<std::string, std::string>> out;
-  std::string json = tags_json(tags);
-  if (json.empty()) return out;
-  auto j = jsonv::parse(json);
-  if (!j || !j->is_object()) return out;
-  for (auto it = j->begin(); it != j->end(); ++it)
-    out.emplace_back(it.key(), it->is_string() ? it->get<std::string>() : it->dump());
-  return out;
-}
-
-std::vector<std::string> csv(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t end = s.find(',', start);
-    if (end == std::string::npos) end = s.size();
-    std::string part = s.substr(start, end - start);
-    size_t a = part.find_first_not_of(" \t"), b = part.find_last_not_of(" \t");
-    if (a != std::string::npos) out.push_back(part.substr(a, b - a + 1));
-    start = end + 1;
-  }
-  return out;
+  return tag_entries(tags_json(tags));
 }
 
 struct Ack {
@@ -171,7 +150,7 @@ void govern(const ast::CreateTableStmt& t, std::vector<LensAdvisory>& diags) {
                                      : iequals(k, "quereus.lens.policy.require-ack") ? &require_ack
                                                                                      : nullptr;
     if (!list) continue;
-    for (const std::string& code : csv(v)) {
+    for (const std::string& code : split_trim(v, ',')) {
       if (!governable_codes().count(to_lower(code))) {
         LensAdvisory e;
         e.table = t.table.name;

@@ -54,6 +54,11 @@ void register_lens_functions(Registry& r);
 
 // ---- the compiler (main/lens_compiler.cc)
 
+// The entries of a catalog tag set (JSON object text), values as text.
+std::vector<std::pair<std::string, std::string>> tag_entries(const std::string& json);
+// `s` split at `sep`, each part trimmed of spaces and tabs, empty parts dropped.
+std::vector<std::string> split_trim(const std::string& s, char sep);
+
 // One table's compile: the view to register (its slot attached) and what the prover
 // found, errors included (the deploy aggregates them before changing anything).
 struct CompiledLensTable {
