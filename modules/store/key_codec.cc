@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "quereus/text_case.hpp"
+
 namespace quereus::store {
 namespace {
 
@@ -298,11 +300,8 @@ void put_normalized(std::string& out, std::string_view s, Normalizer n) {
       put_escaped(out, s.substr(0, len));
       return;
     }
-    case Normalizer::kNocase: {
-      std::string folded(s);
-      for (char& c : folded)
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + ('a' - 'A'));
-      put_escaped(out, folded);
+    case Normalizer::kNocase: {  // the engine's NOCASE fold (store format 2; format 1 folded A-Z only)
+      put_escaped(out, sdk::nocase_fold(s));
       return;
     }
   }

@@ -18,7 +18,8 @@
 //                                                    8-byte ordered double of d
 //              12 <8-byte ordered double>            a real at or above 2^63 (incl. +inf)
 //   text       20 <escaped normalized bytes> 00 01   normalized by the member's collation:
-//                                                    BINARY as is, NOCASE ASCII A-Z folded,
+//                                                    BINARY as is, NOCASE by its Unicode
+//                                                    lower-case fold (quereus/text_case.hpp),
 //                                                    RTRIM trailing spaces removed,
 //                                                    JSON structurally (below)
 //   blob       30 <escaped bytes> 00 01

@@ -16,6 +16,7 @@ constexpr char kCatalog = 0x01;
 constexpr char kRegistry = 0x02;
 constexpr char kStats = 0x03;
 constexpr char kRows = 0x04;
+constexpr char kLegacyKeys = 0x05;
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -44,6 +45,12 @@ std::string StoreDb::registry_key(std::string_view schema, std::string_view tabl
   return k;
 }
 
+std::string StoreDb::legacy_key(uint64_t id) {
+  std::string k(1, kLegacyKeys);
+  put_u64_be(k, id);
+  return k;
+}
+
 std::string StoreDb::stats_key(uint64_t id) {
   std::string k(1, kStats);
   put_u64_be(k, id);
@@ -69,22 +76,78 @@ StoreDb::StoreDb(const StoreOptions& options) : sync_(options.sync) {
 
 void StoreDb::check_format() {
   std::optional<std::string> v = kv_->get(kFormatKey);
-  if (v) {
-    if (*v != kFormatVersion)
-      throw sdk::Error(QRS_FORMAT, "store at '" + path() + "' was written in store format version " + *v +
-                                       ", this build reads version " + std::string(kFormatVersion) +
-                                       "; open it with a matching Quereus build (or export and re-import "
-                                       "the data)");
+  if (v && *v == kFormatVersion) return;
+  if (v && *v == "1") {
+    // Format 1 folded only A-Z in NOCASE keys. The upgrade is one batch: the new version,
+    // and a mark on every table whose keys are still format 1's; each table is re-keyed
+    // (and unmarked) in one batch of its own when it is first opened, since only then is
+    // its key known (see rekey_legacy).
+    KvBatch b;
+    b.put(kFormatKey, std::string(kFormatVersion));
+    const std::string reg(1, kRegistry);
+    auto it = kv_->iterate(KvRange{reg, prefix_end(reg)}, false);
+    for (; it->valid(); it->next()) {
+      std::string_view in = it->value();
+      uint64_t id;
+      if (!get_varint(in, &id) || !in.empty())
+        throw sdk::Error(QRS_CORRUPT, "store at '" + path() + "': corrupt registry entry");
+      b.put(legacy_key(id), "1");
+    }
+    it->check();
+    kv_->write(b, true);
     return;
   }
+  if (v)
+    throw sdk::Error(QRS_FORMAT, "store at '" + path() + "' was written in store format version " + *v +
+                                     ", this build reads versions 1 and " + std::string(kFormatVersion) +
+                                     "; open it with a matching Quereus build (or export and re-import "
+                                     "the data)");
   auto it = kv_->iterate(KvRange{}, false);
   it->check();
   if (it->valid())
-    throw sdk::Error(QRS_CANTOPEN, "store at '" + path() +
-                                     "' holds data but no Quereus store format key: it is not a Quereus store "
+    throw sdk::Error(QRS_CANTOPEN, "store at '" + path() + "' holds data but no Quereus store format key: it is not a Quereus store "
                                      "(or was damaged); point the path at an empty or Quereus directory");
   KvBatch b;
   b.put(kFormatKey, std::string(kFormatVersion));
+  kv_->write(b, true);
+}
+
+void StoreDb::rekey_legacy(uint64_t id, const KeyCodec& codec, const sdk::TableSchema& schema) {
+  const std::string mark = legacy_key(id);
+  if (!kv_->get(mark)) return;
+  KvBatch b;
+  b.del(mark);
+  bool nocase = false;
+  for (size_t i = 0; i < codec.size(); ++i) nocase = nocase || codec.member(i).normalizer == Normalizer::kNocase;
+  if (nocase) {
+    const std::string prefix = table_prefix(id);
+    const std::string name = schema.schema_name + "." + schema.table_name;
+    std::vector<qrs_value> cells;
+    std::vector<std::string> keys;  // every key under the new fold, to find two rows that meet
+    size_t moved = 0;
+    auto it = kv_->iterate(KvRange{prefix, prefix_end(prefix)}, false);
+    for (; it->valid(); it->next()) {
+      decode_row(it->value(), cells, name);
+      std::string key = prefix;
+      codec.encode_row(key, cells);
+      if (key != it->key()) {
+        b.del(it->key());
+        b.put(key, it->value());
+        ++moved;
+      }
+      keys.push_back(std::move(key));
+    }
+    it->check();
+    if (moved > 0) {
+      std::sort(keys.begin(), keys.end());
+      if (std::adjacent_find(keys.begin(), keys.end()) != keys.end())
+        throw sdk::Error(QRS_FORMAT, "store at '" + path() + "': table " + name +
+                                         " holds two keys that differ only in the case of non-ASCII letters "
+                                         "('É' and 'é'), which store format 2 keys as one under NOCASE. Open the "
+                                         "store with the Quereus build that wrote it and make those keys distinct "
+                                         "(or .dump it and restore the script here); nothing was changed");
+    }
+  }
   kv_->write(b, true);
 }
 
@@ -105,6 +168,7 @@ std::shared_ptr<TableState> StoreDb::open_table(const sdk::TableSchema& schema, 
     if (auto live = live_[old_id].lock())
       throw sdk::Error::generic("table " + schema.schema_name + "." + schema.table_name + " already exists in the store");
     orphan.del(stats_key(old_id));
+    orphan.del(legacy_key(old_id));
     std::string old_prefix = table_prefix(old_id);
     auto it = kv_->iterate(KvRange{old_prefix, prefix_end(old_prefix)}, false);
     for (; it->valid(); it->next()) orphan.del(it->key());
@@ -124,6 +188,7 @@ std::shared_ptr<TableState> StoreDb::open_table(const sdk::TableSchema& schema, 
       live->codec = std::move(codec);
       return live;
     }
+    rekey_legacy(id, codec, schema);
     if (std::optional<std::string> c = kv_->get(stats_key(id))) {
       std::string_view cin = *c;
       uint64_t n;
@@ -175,6 +240,7 @@ void StoreDb::destroy_table(std::string_view schema_name, std::string_view table
   KvBatch b;
   b.del(rk);
   b.del(stats_key(id));
+  b.del(legacy_key(id));
   std::string prefix = table_prefix(id);
   auto it = kv_->iterate(KvRange{prefix, prefix_end(prefix)}, false);
   for (; it->valid(); it->next()) b.del(std::string(it->key()));

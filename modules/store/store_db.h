@@ -3,12 +3,15 @@
 //
 // Layout of the keyspace (one LevelDB per database):
 //
-//   00 "format"              the store's format version ("1"); refused when unknown
+//   00 "format"              the store's format version ("2"); "1" is upgraded at open,
+//                            another is refused
 //   00 "next_table_id"       varint: the next table id to hand out
 //   01 <catalog key>         the host's catalog entries (catalog_put / catalog_list)
 //   02 <schema> 00 <table>   the table registry: lower-case names -> varint table id
 //   03 <id: 8 bytes BE>      the table's committed row count (varint)
 //   04 <id: 8 bytes BE> <encoded primary key>   one row (row_codec.h)
+//   05 <id: 8 bytes BE>      "1": the table's keys are still format 1's (NOCASE folded
+//                            A-Z only); re-keyed when the table is first opened
 //
 // Rows live under the table's stable id, so RENAME TO rewrites one registry entry and no
 // row. Secondary indexes are the engine's companion tables: just more tables here.
@@ -45,7 +48,8 @@
 
 namespace quereus::store {
 
-inline constexpr std::string_view kFormatVersion = "1";
+// Format 2 keys NOCASE text by its Unicode fold (format 1: A-Z only).
+inline constexpr std::string_view kFormatVersion = "2";
 
 
 // The live state of one stored table, shared by its connected instances.
@@ -190,10 +194,15 @@ class StoreDb {
 
   static std::string registry_key(std::string_view schema, std::string_view table);
   static std::string stats_key(uint64_t id);
+  static std::string legacy_key(uint64_t id);
   static std::string table_prefix(uint64_t id);
 
  private:
   void check_format();
+  // A format-1 table's keys moved to the format-2 NOCASE fold, in one batch with the removal
+  // of its mark; no-op for a table without the mark. Two rows that meet: QRS_FORMAT, nothing
+  // written.
+  void rekey_legacy(uint64_t id, const KeyCodec& codec, const sdk::TableSchema& schema);
   void flush_ready();  // the group commit
   void clear(Txn& t);
 

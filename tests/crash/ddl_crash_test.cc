@@ -21,8 +21,9 @@
 //      every index holds exactly the table's member rows, UNIQUE holds, the row-count
 //      statistic equals a scan); the row count is the state's; a duplicate of a UNIQUE
 //      value is refused; and, in the state before, the statement runs again and succeeds.
-// Prints one line per scenario (write points, kills, states seen, violations) and exits 1
-// when any check failed.
+// Scenario upgrade_format_1 kills the open of a format-1 store at each write point of its
+// upgrade instead (run_upgrade). Prints one line per scenario (write points, kills, states
+// seen, violations) and exits 1 when any check failed.
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -44,6 +45,8 @@
 #include <spdlog/spdlog.h>
 
 #include "../../modules/store/kv.h"
+#include "../../modules/store/row_codec.h"
+#include "quereus/text_case.hpp"
 #include "crash_db.h"
 
 namespace fs = std::filesystem;
@@ -363,6 +366,175 @@ void copy_dir(const std::string& from, const std::string& to) {
   fs::copy(from, to, fs::copy_options::recursive);
 }
 
+// ---- the store format upgrade (1 -> 2) at open ---------------------------------------------
+//
+// The "statement" is Database::Open of a format-1 store: one batch marks every table, then
+// each NOCASE-keyed table is re-keyed in a batch of its own as the catalog is connected. A
+// kill at any write point of the open must leave a store the next open finishes upgrading:
+// same rows, NOCASE seeks that find the non-ASCII keys, no table left marked, integrity ok.
+
+const char* kUpgradeSetup =
+    "create table w1 (n text collate nocase primary key, v integer);"
+    "create table w2 (n text collate nocase primary key, v integer);"
+    "create table plain (id integer primary key, s text);";
+
+std::string upgrade_fill(int64_t n) {
+  const char* stems[] = {"Émile", "Zoë", "Ärger", "ΣΟΦΙΑ", "Øre", "apple"};
+  std::string sql = "begin;";
+  for (int64_t i = 0; i < n; ++i) {
+    std::string w = std::string(stems[i % 6]) + std::to_string(i);
+    sql += "insert into w1 values ('" + w + "', " + std::to_string(i) + ");";
+    if (i % 2 == 0) sql += "insert into w2 values ('" + w + "', " + std::to_string(i) + ");";
+    if (i % 5 == 0) sql += "insert into plain values (" + std::to_string(i) + ", '" + w + "');";
+  }
+  return sql + "commit;";
+}
+
+// What the data reads as: every row, and NOCASE seeks with another case of a key.
+std::string upgrade_content(Database& db, Status* st) {
+  std::string out;
+  for (const char* q : {"select n, v from w1 order by n", "select n, v from w2 order by n",
+                        "select id, s from plain order by id", "select v from w1 where n = 'émile0'",
+                        "select v from w2 where n = 'σοφια3'", "select count(*) from w1 where n like 'ärger%'"}) {
+    for (const Row& r : query(db, q, st)) out += text_of(r) + "\n";
+    if (!st->ok()) return out;
+  }
+  return out;
+}
+
+// Rewrites a store as format 1 wrote it: format "1", NOCASE keys whose first member is the
+// row's first (text) cell folded A-Z only. (Enough for kUpgradeSetup's tables.) Returns
+// the number of keys rewritten.
+size_t downgrade(const std::string& dir) {
+  store::KvOptions ko;
+  ko.path = dir + "/data";
+  ko.create_if_missing = false;
+  auto kv = store::open_leveldb(ko);
+  store::KvBatch b;
+  b.put(std::string(1, '\0') + "format", "1");
+  std::vector<qrs_value> cells;
+  size_t moved = 0;
+  for (auto it = kv->iterate(store::KvRange{std::string(1, '\x04'), std::string(1, '\x05')}, false); it->valid();
+       it->next()) {
+    std::string key(it->key());
+    store::decode_row(it->value(), cells);
+    if (cells.empty() || cells[0].type != QRS_TYPE_TEXT || key.size() < 10 || key[9] != '\x20') continue;
+    std::string text(cells[0].u.str.data, cells[0].u.str.len);
+    std::string folded = sdk::nocase_fold(text), ascii = text;
+    for (char& c : ascii)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+    if (key.compare(10, folded.size(), folded) != 0 || folded == ascii) continue;
+    std::string legacy = key.substr(0, 10) + ascii + key.substr(10 + folded.size());
+    b.del(key);
+    b.put(legacy, std::string(it->value()));
+    ++moved;
+  }
+  kv->write(b, true);
+  return moved;
+}
+
+bool marks_left(const std::string& dir) {
+  store::KvOptions ko;
+  ko.path = dir + "/data";
+  ko.create_if_missing = false;
+  auto kv = store::open_leveldb(ko);
+  auto it = kv->iterate(store::KvRange{std::string(1, '\x05'), std::string(1, '\x06')}, false);
+  return it->valid() || kv->get(std::string(1, '\0') + "format") != std::optional<std::string>("2");
+}
+
+// Returns the violations; adds the kills to *kills.
+int64_t run_upgrade(const Options& o, int64_t* kills) {
+  const std::string name = "upgrade_format_1";
+  std::string pristine = o.dir + "/" + name + ".pristine";
+  fs::remove_all(pristine);
+  fs::create_directories(pristine);
+  auto [expected, prep_status] = in_child([&](std::string& out) {
+    std::shared_ptr<Registry> registry;
+    std::unique_ptr<Database> db;
+    Status st = open_db(o, pristine, &registry, &db);
+    if (st.ok()) st = db->exec(kUpgradeSetup);
+    if (st.ok()) st = db->exec(upgrade_fill(std::max<int64_t>(o.rows / 4, 60)));
+    if (st.ok()) out = upgrade_content(*db, &st);
+    if (!st.ok()) {
+      out = st.to_string();
+      return 3;
+    }
+    return 0;
+  });
+  if (!WIFEXITED(prep_status) || WEXITSTATUS(prep_status) != 0) {
+    std::cerr << name << ": setup failed: " << expected << "\n";
+    return 1;
+  }
+  if (size_t moved = downgrade(pristine); moved == 0) {
+    std::cerr << name << ": the downgrade to format 1 moved no key\n";
+    return 1;
+  }
+  auto open_counting = [&](const std::string& dir, long die_at) {
+    return in_child([&, die_at](std::string& out) {
+      std::shared_ptr<Registry> registry;
+      std::unique_ptr<Database> db;
+      g_calls = 0;
+      g_die_at = die_at;
+      g_counting = true;
+      Status st = open_db(o, dir, &registry, &db);
+      g_counting = false;
+      if (die_at > 0) ::kill(::getpid(), SIGKILL);
+      out = st.ok() ? std::to_string(g_calls.load()) : st.to_string();
+      return st.ok() ? 0 : 3;
+    });
+  };
+  std::string dry = o.dir + "/" + name + ".dry";
+  copy_dir(pristine, dry);
+  auto [dry_out, dry_status] = open_counting(dry, 0);
+  if (!WIFEXITED(dry_status) || WEXITSTATUS(dry_status) != 0) {
+    std::cerr << name << ": the upgrading open failed: " << dry_out << "\n";
+    return 1;
+  }
+  long points = std::stol(dry_out);
+  int64_t violations = 0;
+  for (long k = 1; k <= points + 1; ++k) {
+    std::string copy = o.dir + "/" + name + ".run";
+    copy_dir(pristine, copy);
+    auto [kill_out, kill_status] = open_counting(copy, k);
+    if (!WIFSIGNALED(kill_status) || WTERMSIG(kill_status) != SIGKILL) {
+      std::cerr << name << " k=" << k << ": the opener was not killed: " << kill_out << "\n";
+      ++violations;
+      continue;
+    }
+    ++*kills;
+    auto [report, verify_status] = in_child([&](std::string& out) {
+      std::shared_ptr<Registry> registry;
+      std::unique_ptr<Database> db;
+      Status st = open_db(o, copy, &registry, &db);
+      if (!st.ok()) {
+        out = "!open: " + st.to_string() + "\n";
+        return 0;
+      }
+      std::string got = upgrade_content(*db, &st);
+      if (!st.ok()) out += "!read: " + st.to_string() + "\n";
+      else if (got != expected) out += "!the rows differ from the rows before the upgrade\n";
+      for (const Row& r : query(*db, "pragma integrity_check", &st))
+        if (r[0].to_text() != "ok") out += "!integrity: " + r[0].to_text() + "\n";
+      Status d = db->exec("insert into w1 values ('ÉMILE0', -1)");
+      if (d.code() != StatusCode::kConstraint) out += "!a NOCASE duplicate was not refused: " + d.to_string() + "\n";
+      db.reset();
+      registry.reset();
+      if (marks_left(copy)) out += "!the store is not fully upgraded after a complete open\n";
+      return 0;
+    });
+    if (!WIFEXITED(verify_status) || report.find('!') != std::string::npos) {
+      ++violations;
+      std::cerr << name << " k=" << k << "/" << points << ":\n" << report;
+    }
+  }
+  std::cout << name << "\twrite points " << points << "\tkills " << (points + 1) << "\tviolations " << violations
+            << std::endl;
+  fs::remove_all(pristine);
+  fs::remove_all(dry);
+  fs::remove_all(o.dir + "/" + name + ".run");
+  return violations;
+}
+
 int run(const Options& o) {
   int64_t total_kills = 0, total_violations = 0;
   fs::create_directories(o.dir);
@@ -484,6 +656,8 @@ int run(const Options& o) {
     fs::remove_all(dry);
     fs::remove_all(o.dir + "/" + sc.name + ".run");
   }
+  if (o.only.empty() || std::find(o.only.begin(), o.only.end(), "upgrade_format_1") != o.only.end())
+    total_violations += run_upgrade(o, &total_kills);
   std::cout << "total: kills " << total_kills << ", violations " << total_violations << std::endl;
   return total_violations == 0 ? 0 : 1;
 }

@@ -397,7 +397,13 @@ TEST(CollationTest, BuiltinOrders) {
   EXPECT_EQ(nocase.compare("HeLLo", "hello"), 0);
   EXPECT_LT(nocase.compare("a", "B"), 0);
   EXPECT_LT(nocase.compare("_", "A"), 0);  // like SQLite: folds to lower case, '_' < 'a'
-  EXPECT_NE(nocase.compare("\xc3\xa9", "\xc3\x89"), 0);  // only ASCII folds
+  // Unicode folds as JavaScript's toLowerCase does: 'é' = 'É', 'σ'/'ς' = 'Σ', 'ß' stays.
+  EXPECT_EQ(nocase.compare("\xc3\xa9", "\xc3\x89"), 0);
+  EXPECT_EQ(nocase.compare("\xce\x9f\xce\x94\xce\x9f\xce\xa3", "\xce\xbf\xce\xb4\xce\xbf\xcf\x82"), 0);
+  EXPECT_NE(nocase.compare("stra\xc3\x9f" "e", "STRASSE"), 0);
+  EXPECT_LT(nocase.compare("zoe", "\xc3\x89mile"), 0);  // code point order of the folds
+  EXPECT_LT(nocase.compare("\xc3\x89", "\xc3\xaa"), 0);  // 'É' folds to 'é' < 'ê'
+  EXPECT_GT(nocase.compare("\xc3\x89", "E"), 0);
   const Collation& rtrim = Collation::rtrim();
   EXPECT_EQ(rtrim.compare("abc  ", "abc"), 0);
   EXPECT_LT(rtrim.compare(" abc", "abc"), 0);

@@ -14,6 +14,7 @@
 
 #include "../../modules/store/kv.h"
 #include "../../modules/store/kv_staged.h"
+#include "../../modules/store/row_codec.h"
 #include "catalog/registry.h"
 #include "plugin/plugin_loader.h"
 #include "catalog/module.h"
@@ -481,6 +482,108 @@ TEST_F(StoreModuleTest, OpenErrorsAreClear) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find(dir_), std::string::npos) << e.what();
   }
+}
+
+// words(w TEXT COLLATE NOCASE PRIMARY KEY, n INTEGER)
+TableSchema words() {
+  TableSchema s;
+  s.schema_name = "main";
+  s.name = "words";
+  s.module_name = "store";
+  s.columns = {column("w", QRS_LT_TEXT, true), column("n", QRS_LT_INTEGER)};
+  s.columns[0].collation = coll(Collation::nocase());
+  s.primary_key = {{0, false}};
+  s.primary_key_declared = true;
+  return s;
+}
+
+// Rewrites the store in dir as store format 1 wrote it: NOCASE text keys folded A-Z only.
+void downgrade_to_format_1(const std::string& dir) {
+  store::KvOptions o;
+  o.path = dir;
+  auto kv = store::open_leveldb(o);
+  store::KvBatch b;
+  b.put(std::string(1, '\0') + "format", "1");
+  const std::string rows(1, '\x04');
+  auto it = kv->iterate(store::KvRange{rows, std::string(1, '\x05')}, false);
+  std::vector<qrs_value> cells;
+  for (; it->valid(); it->next()) {
+    std::string key(it->key());
+    store::decode_row(it->value(), cells);
+    std::string w(cells[0].u.str.data, cells[0].u.str.len);
+    for (char& c : w)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+    std::string legacy = key.substr(0, 9) + '\x20' + w + std::string("\x00\x01", 2);
+    if (legacy == key) continue;
+    b.del(key);
+    b.put(legacy, std::string(it->value()));
+  }
+  it->check();
+  kv->write(b, true);
+}
+
+// Format 1 folded only A-Z in NOCASE keys, so 'É' and 'é' were two keys; format 2 keys by
+// the engine's Unicode fold. A format-1 store opens, each table re-keyed at first open.
+TEST_F(StoreModuleTest, Format1StoreIsUpgradedAndItsNocaseKeysRefolded) {
+  {
+    auto db = open();
+    auto t = db->create(words());
+    for (const char* w : {"Émile", "apple", "Zoë", "ÖL"}) insert(*t, Row{Value::Text(w), Value::Integer(1)});
+  }
+  downgrade_to_format_1(dir_);
+  {
+    auto db = open();
+    auto t = db->connect(words());
+    // Key order is now the NOCASE order of the engine: 'apple' < 'zoë' < 'émile' < 'öl'.
+    EXPECT_EQ(scan(*t), (V{"apple|1", "Zoë|1", "Émile|1", "ÖL|1"}));
+    // A key differing only in non-ASCII case is the same key.
+    UpdateResult dup = insert(*t, Row{Value::Text("émile"), Value::Integer(2)});
+    EXPECT_EQ(dup.outcome, UpdateResult::Outcome::kConstraint);
+    ASSERT_TRUE(dup.existing_row.has_value());
+    EXPECT_EQ(render(*dup.existing_row), "Émile|1");
+    EXPECT_EQ(scan(*t, {filter(0, QRS_OP_EQ, Value::Text("öl"))}), (V{"ÖL|1"}));
+  }
+  {  // the upgrade is durable and done once
+    store::KvOptions o;
+    o.path = dir_;
+    o.create_if_missing = false;
+    auto kv = store::open_leveldb(o);
+    EXPECT_EQ(kv->get(std::string(1, '\0') + "format"), std::optional<std::string>("2"));
+    auto it = kv->iterate(store::KvRange{std::string(1, '\x05'), std::string(1, '\x06')}, false);
+    EXPECT_FALSE(it->valid()) << "a table is still marked as format 1";
+  }
+  auto db = open();
+  auto t = db->connect(words());
+  EXPECT_EQ(scan(*t).size(), 4u);
+}
+
+// Two format-1 keys that the new fold makes one: the open of that table fails, naming the
+// table, and nothing is changed.
+TEST_F(StoreModuleTest, Format1KeysThatMeetUnderTheNewFoldAreRefused) {
+  {
+    auto db = open();
+    auto t = db->create(words());
+    insert(*t, Row{Value::Text("Émile"), Value::Integer(1)});
+  }
+  downgrade_to_format_1(dir_);
+  {  // format 1 allowed 'émile' beside 'Émile': add it as format 1 would have
+    store::KvOptions o;
+    o.path = dir_;
+    auto kv = store::open_leveldb(o);
+    auto it = kv->iterate(store::KvRange{std::string(1, '\x04'), std::string(1, '\x05')}, false);
+    ASSERT_TRUE(it->valid());
+    std::string key(it->key()), value(it->value());
+    it.reset();
+    std::string lower = std::string("\xc3\xa9", 2);  // é
+    std::string k2 = key.substr(0, 10) + lower + key.substr(12);
+    store::KvBatch b;
+    std::string v2 = value;
+    v2.replace(v2.find("\xc3\x89"), 2, lower);
+    b.put(k2, v2);
+    kv->write(b, true);
+  }
+  auto db = open();
+  expect_error([&] { db->connect(words()); }, StatusCode::kFormat, {"main.words", "non-ASCII", "nothing was changed"});
 }
 
 TEST_F(StoreModuleTest, UnencodableKeyCollationIsRefusedAtCreate) {

@@ -108,6 +108,16 @@ TEST(PatternTest, LikeAndGlob) {
   EXPECT_TRUE(glob_match("a*", "abc"));
   EXPECT_FALSE(glob_match("A*", "abc"));
   EXPECT_TRUE(glob_match("[a-c]?", "bz"));
+  // Characters, not bytes; LIKE folds every letter (Unicode simple case mapping).
+  EXPECT_TRUE(like_match("\xc3\xa9" "cole", "\xc3\x89" "COLE", -1));  // 'école' ~ 'ÉCOLE'
+  EXPECT_TRUE(like_match("%\xc3\xa9", "caf\xc3\x89", -1));
+  EXPECT_FALSE(like_match("e", "\xc3\xa9", -1));  // accents are not folded
+  EXPECT_TRUE(like_match("a_c", "a\xf0\x9f\x99\x82" "c", -1));  // one emoji is one '_'
+  EXPECT_FALSE(like_match("a__c", "a\xf0\x9f\x99\x82" "c", -1));
+  EXPECT_TRUE(glob_match("a?c", "a\xf0\x9f\x99\x82" "c"));
+  EXPECT_TRUE(glob_match("[\xc3\xa0-\xc3\xbc]", "\xc3\xa9"));  // [à-ü] holds 'é'
+  EXPECT_FALSE(glob_match("\xc3\xa9", "\xc3\x89"));
+  EXPECT_TRUE(like_match("\xff%", "\xff\xfe", -1));  // bytes that are not UTF-8 match themselves
 }
 
 }  // namespace

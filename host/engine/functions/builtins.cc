@@ -2,7 +2,7 @@
 // Recipe for adding one: docs/recipes.md.
 #include "functions/builtins.h"
 
-#include <utf8proc.h>
+#include "quereus/text_case.hpp"
 
 #include <cmath>
 #include <random>
@@ -194,82 +194,16 @@ void aggregate(Registry& r, const char* name, int argc, std::function<std::uniqu
   r.add_aggregate(std::move(f), "builtin");
 }
 
-// `s` in upper or lower case as the reference's JavaScript does it: each code point through
-// utf8proc's case mappings, plus Unicode's unconditional special casings that change the
-// length ('ß' → "SS", the Latin ligatures, 'İ' → "i̇") and the final sigma ('ΣΑΣ' → "σας").
-// Bytes that are not UTF-8 are kept as they are.
-std::string map_case(const std::string& s, bool upper) {
-  std::string out;
-  out.reserve(s.size());
-  auto put = [&](utf8proc_int32_t cp) {
-    utf8proc_uint8_t buf[4];
-    const utf8proc_ssize_t m = utf8proc_encode_char(cp, buf);
-    out.append(reinterpret_cast<const char*>(buf), static_cast<size_t>(m));
-  };
-  auto is_letter = [](utf8proc_int32_t cp) {
-    const utf8proc_category_t c = utf8proc_category(cp);
-    return c == UTF8PROC_CATEGORY_LU || c == UTF8PROC_CATEGORY_LL || c == UTF8PROC_CATEGORY_LT;
-  };
-  auto p = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
-  utf8proc_ssize_t left = static_cast<utf8proc_ssize_t>(s.size());
-  utf8proc_int32_t prev = -1;
-  while (left > 0) {
-    if (*p < 0x80) {  // ASCII, the common case
-      out += static_cast<char>(upper ? std::toupper(*p) : std::tolower(*p));
-      prev = *p;
-      ++p;
-      --left;
-      continue;
-    }
-    utf8proc_int32_t cp = 0;
-    const utf8proc_ssize_t n = utf8proc_iterate(p, left, &cp);
-    if (n <= 0) {
-      out += static_cast<char>(*p);
-      prev = -1;
-      ++p;
-      --left;
-      continue;
-    }
-    p += n;
-    left -= n;
-    if (upper) {
-      switch (cp) {
-        case 0x00DF: out += "SS"; break;
-        case 0xFB00: out += "FF"; break;
-        case 0xFB01: out += "FI"; break;
-        case 0xFB02: out += "FL"; break;
-        case 0xFB03: out += "FFI"; break;
-        case 0xFB04: out += "FFL"; break;
-        case 0xFB05:
-        case 0xFB06: out += "ST"; break;
-        case 0x0149: put(0x02BC); out += 'N'; break;
-        default: put(utf8proc_toupper(cp));
-      }
-    } else if (cp == 0x0130) {
-      out += 'i';
-      put(0x0307);
-    } else if (cp == 0x03A3) {
-      utf8proc_int32_t next = -1;
-      if (left > 0) (void)utf8proc_iterate(p, left, &next);
-      put(prev >= 0 && is_letter(prev) && !(next >= 0 && is_letter(next)) ? 0x03C2 : 0x03C3);
-    } else {
-      put(utf8proc_tolower(cp));
-    }
-    prev = cp;
-  }
-  return out;
-}
-
 // Text: case, length, substrings, trimming, search and replace, hex and quoting.
 void register_string_functions(Registry& r) {
   // Unicode case mapping (utf8proc's per-code-point mappings: 'Ä' ↔ 'ä', 'Σ' ↔ 'σ').
   scalar(r, "lower", 1, [](Args a) {
     if (a[0].is_null()) return Value();
-    return Value::Text(map_case(a[0].to_text(), false));
+    return Value::Text(sdk::map_case(a[0].to_text(), false));
   }).returns(QRS_LT_TEXT);
   scalar(r, "upper", 1, [](Args a) {
     if (a[0].is_null()) return Value();
-    return Value::Text(map_case(a[0].to_text(), true));
+    return Value::Text(sdk::map_case(a[0].to_text(), true));
   }).returns(QRS_LT_TEXT);
   scalar(r, "length", 1, [](Args a) {
     switch (a[0].type()) {

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "absl/container/flat_hash_map.h"
+#include "quereus/text_case.hpp"
 
 #include "common/status.h"
 #include "types/temporal.h"
@@ -990,7 +991,14 @@ class AggregateOp : public Operator {
       while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
       return std::hash<std::string_view>()(s) ^ static_cast<size_t>(v.type());
     }
-    size_t h = 1469598103934665603ull;  // NOCASE: FNV-1a over ASCII-lowercased bytes
+    // NOCASE: FNV-1a over the fold's bytes (ASCII folded in place, other text through
+    // the Unicode fold the comparison uses).
+    std::string folded;
+    if (!sdk::is_ascii(s)) {
+      folded = sdk::nocase_fold(s);
+      s = folded;
+    }
+    size_t h = 1469598103934665603ull;
     for (char ch : s) {
       unsigned char u = static_cast<unsigned char>(ch);
       if (u >= 'A' && u <= 'Z') u = static_cast<unsigned char>(u + 32);

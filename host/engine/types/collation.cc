@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "quereus/text_case.hpp"
+
 namespace quereus {
 namespace {
 
@@ -14,18 +16,10 @@ int binary_compare(std::string_view a, std::string_view b) {
   return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
 }
 
-// SQLite's NOCASE: only ASCII A-Z fold (to lower case); other bytes compare as-is.
+// NOCASE: the operands' Unicode lower-case mappings compared as bytes (quereus/text_case.hpp),
+// the fold the reference's JavaScript does and the one the store keys by.
 int nocase_compare(void*, const char* a, size_t an, const char* b, size_t bn) {
-  auto fold = [](char ch) {
-    auto u = static_cast<unsigned char>(ch);
-    return u >= 'A' && u <= 'Z' ? u + ('a' - 'A') : u;
-  };
-  size_t n = std::min(an, bn);
-  for (size_t i = 0; i < n; ++i) {
-    int x = fold(a[i]), y = fold(b[i]);
-    if (x != y) return x < y ? -1 : 1;
-  }
-  return an < bn ? -1 : an > bn ? 1 : 0;
+  return sdk::nocase_compare({a, an}, {b, bn});
 }
 
 // SQLite's RTRIM: trailing spaces are ignored, the rest compares as BINARY.

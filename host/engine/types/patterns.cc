@@ -1,14 +1,18 @@
 // LIKE and GLOB (see patterns.h).
 #include "types/patterns.h"
 
-#include <cctype>
+#include <utf8proc.h>
+
+#include <cstdint>
+
+#include "quereus/text_case.hpp"
 
 namespace quereus {
 
 // LIKE and GLOB match iteratively in O(pattern x subject) time and constant stack: a
 // pattern is a sequence of segments separated by runs of '%' ('*'); every other token
-// consumes a number of bytes fixed by the subject position, so a segment matches at a
-// given position or not. Matching each segment at its earliest position is then optimal
+// consumes a number of bytes fixed by the subject position (one character), so a segment
+// matches at a given position or not. Matching each segment at its earliest position is then optimal
 // (the following wildcard absorbs whatever lies between), which needs only one resume
 // point: the last wildcard seen and the subject position it has absorbed up to.
 
@@ -19,34 +23,47 @@ enum class TokenMatch { kMatch, kMismatch, kNever };
 
 inline bool is_utf8_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
-inline int ascii_lower(unsigned char c) { return std::tolower(c); }
+// The code point at `s` (advancing it), or a byte that is not UTF-8 as 0x110000 + byte, so
+// it matches only itself.
+inline int32_t next_code_point(const char*& s, const char* se) {
+  const auto u = static_cast<unsigned char>(*s);
+  if (u < 0x80) {
+    ++s;
+    return u;
+  }
+  utf8proc_int32_t cp = 0;
+  const utf8proc_ssize_t n =
+      utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(s), static_cast<utf8proc_ssize_t>(se - s), &cp);
+  if (n <= 0) {
+    ++s;
+    return 0x110000 + u;
+  }
+  s += n;
+  return cp;
+}
 
-// LIKE: '_' is one UTF-8 character, ESCAPE x makes the next character literal, others
-// compare ASCII case-insensitively. Advances *p and *s on a match.
+// LIKE: '_' is one character, ESCAPE x makes the next character literal, others compare
+// case-insensitively code point by code point (Unicode simple lower-case mapping, so 'É'
+// matches 'é' as 'E' matches 'e'). Advances *p and *s on a match.
 TokenMatch like_token(const char*& p, const char* pe, const char*& s, const char* se, int esc) {
   unsigned char c = static_cast<unsigned char>(*p);
-  if (esc >= 0 && c == esc && p + 1 < pe) {
-    if (s >= se || ascii_lower(static_cast<unsigned char>(*s)) != ascii_lower(static_cast<unsigned char>(p[1])))
-      return TokenMatch::kMismatch;
-    p += 2;
-    ++s;
-    return TokenMatch::kMatch;
-  }
-  if (s >= se) return TokenMatch::kMismatch;
-  if (c == '_') {
-    ++s;
-    while (s < se && is_utf8_continuation(*s)) ++s;
+  if (esc >= 0 && c == esc && p + 1 < pe) ++p;  // the escaped character is a literal
+  else if (c == '_') {
+    if (s >= se) return TokenMatch::kMismatch;
+    (void)next_code_point(s, se);
     ++p;
     return TokenMatch::kMatch;
   }
-  if (ascii_lower(c) != ascii_lower(static_cast<unsigned char>(*s))) return TokenMatch::kMismatch;
-  ++p;
-  ++s;
+  if (s >= se) return TokenMatch::kMismatch;
+  const int32_t pc = next_code_point(p, pe);
+  const int32_t sc = next_code_point(s, se);
+  if (pc != sc && sdk::simple_lower(pc) != sdk::simple_lower(sc)) return TokenMatch::kMismatch;
   return TokenMatch::kMatch;
 }
 
-// GLOB: '?' is one byte, '[...]' a byte class ('^' negates, 'a-z' ranges, a ']' first is
-// literal), others compare exactly. An unterminated class never matches.
+// GLOB: '?' is one character, '[...]' a class of characters ('^' negates, 'a-z' ranges by
+// code point, a ']' first is literal), others compare exactly. An unterminated class never
+// matches.
 TokenMatch glob_token(const char*& p, const char* pe, const char*& s, const char* se, int /*esc*/) {
   char c = *p;
   if (c == '[') {
@@ -59,24 +76,32 @@ TokenMatch glob_token(const char*& p, const char* pe, const char*& s, const char
     bool matched = false;
     bool first = true;
     const bool have = s < se;
+    const char* s2 = s;
+    const int32_t sc = have ? next_code_point(s2, se) : -1;
     while (q < pe && (first || *q != ']')) {
       first = false;
-      if (q + 2 < pe && q[1] == '-' && q[2] != ']') {
-        if (have && *s >= q[0] && *s <= q[2]) matched = true;
-        q += 3;
-      } else {
-        if (have && *s == *q) matched = true;
+      const int32_t lo = next_code_point(q, pe);
+      if (q + 1 < pe && *q == '-' && q[1] != ']') {
         ++q;
+        const int32_t hi = next_code_point(q, pe);
+        if (have && sc >= lo && sc <= hi) matched = true;
+      } else if (have && sc == lo) {
+        matched = true;
       }
     }
     if (q >= pe) return TokenMatch::kNever;
     if (!have || matched == negate) return TokenMatch::kMismatch;
     p = q + 1;
-    ++s;
+    s = s2;
     return TokenMatch::kMatch;
   }
   if (s >= se) return TokenMatch::kMismatch;
-  if (c != '?' && c != *s) return TokenMatch::kMismatch;
+  if (c == '?') {
+    (void)next_code_point(s, se);
+    ++p;
+    return TokenMatch::kMatch;
+  }
+  if (c != *s) return TokenMatch::kMismatch;
   ++p;
   ++s;
   return TokenMatch::kMatch;
@@ -116,10 +141,11 @@ bool wildcard_match(std::string_view pattern, std::string_view text, char star, 
         continue;
       }
     }
-    // Mismatch: let the last wildcard absorb one more byte and retry its segment.
+    // Mismatch: let the last wildcard absorb one more character and retry its segment.
     if (resume_p == nullptr || resume_s >= se) return false;
     if (interrupt) interrupt->poll();
     ++resume_s;
+    while (resume_s < se && is_utf8_continuation(*resume_s)) ++resume_s;
     p = resume_p;
     s = resume_s;
   }

@@ -1,6 +1,6 @@
-// SQL LIKE (ASCII case-insensitive, optional ESCAPE character; -1 for none) and GLOB
-// (case-sensitive, [...] classes). Both match in time proportional to pattern x subject
-// with constant stack, whatever the pattern; `interrupt` (may be null) is polled as they
+// SQL LIKE (case-insensitive under Unicode simple case mapping, optional ESCAPE character;
+// -1 for none) and GLOB (case-sensitive, [...] classes of characters). Both match in time
+// proportional to pattern x subject with constant stack, whatever the pattern; `interrupt` (may be null) is polled as they
 // backtrack, so a long match still honours Database::interrupt() and statement timeouts.
 #pragma once
 
