@@ -491,9 +491,23 @@ Status Shell::cmd_import(const Input& in, const std::vector<std::string>& args) 
 }
 
 Status Shell::cmd_backup(const std::string& dir) {
-  // The same deployment with the module that keeps data on disk (the one given a `path`)
-  // pointed at `dir`: a new database there, filled from the dump of this one, in this
-  // process between two statements — a consistent copy.
+  // The module's online backup (the store: a LevelDB snapshot copied while writers go on),
+  // with progress on stderr for copies past a few megabytes.
+  const bool show = isatty(STDERR_FILENO);
+  uint64_t shown = 0;
+  Status st = db_.backup(dir, [&](uint64_t done, uint64_t total) {
+    if (cancel_.load(std::memory_order_relaxed)) return false;
+    if (show && done - shown >= (16u << 20)) {
+      err_ << "\rbackup: " << (done >> 20) << " MiB of about " << (total >> 20) << " MiB" << std::flush;
+      shown = done;
+    }
+    return true;
+  });
+  if (shown > 0) err_ << "\n";
+  if (st.code() != StatusCode::kUnsupported) return st;
+  // A module without an online backup: the same deployment with the module that keeps data
+  // on disk (the one given a `path`) pointed at `dir`, filled from the dump of this one, in
+  // this process between two statements — a consistent copy.
   if (!context_.registry) return Status(StatusCode::kMisuse, ".backup is not available here");
   DatabaseOptions options = context_.database_options;
   std::string module;

@@ -55,6 +55,9 @@ StatusCode map_status(qrs_status st) {
     case QRS_FORMAT: return StatusCode::kFormat;
     case QRS_RANGE: return StatusCode::kRange;
     case QRS_UNSUPPORTED: return StatusCode::kUnsupported;
+    case QRS_NOMEM: return StatusCode::kNoMem;
+    case QRS_INTERRUPT: return StatusCode::kInterrupt;
+    case QRS_TOOBIG: return StatusCode::kTooBig;
     case QRS_ROW:
     case QRS_DONE: return StatusCode::kInternal;  // not an error status: a plugin bug
     default: return StatusCode::kError;

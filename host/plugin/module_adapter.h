@@ -52,6 +52,8 @@ class PluginModule final : public VtabModule, public std::enable_shared_from_thi
   void schema_commit() override;
   void schema_rollback() noexcept override;
   std::optional<uint32_t> notify_lens_deployment(const LensDeploymentSnapshot& snapshot) override;
+  bool backup(const std::string& dest_dir,
+              const std::function<bool(uint64_t bytes_done, uint64_t bytes_total)>& progress) override;
 
  private:
   PluginModule(std::string name, qrs_module module, PluginLibrary library);

@@ -112,6 +112,65 @@ void StoreDb::check_format() {
   kv_->write(b, true);
 }
 
+void StoreDb::backup(const std::string& dest, const std::function<bool(uint64_t, uint64_t)>& progress) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const bool existed = fs::exists(dest, ec);
+  if (existed && (!fs::is_directory(dest, ec) || !fs::is_empty(dest, ec)))
+    throw sdk::Error(QRS_CANTOPEN, "'" + dest + "' exists and is not an empty directory: a backup goes to a new directory");
+  std::unique_ptr<KvIterator> it;
+  uint64_t total = 0;
+  {
+    std::lock_guard<std::recursive_mutex> lock(mu_);
+    it = base_->iterate(KvRange{}, false);
+    total = base_->approximate_bytes(KvRange{});
+  }
+  auto discard = [&] {
+    if (!existed) {
+      fs::remove_all(dest, ec);
+      return;
+    }
+    for (const auto& entry : fs::directory_iterator(dest, ec)) fs::remove_all(entry.path(), ec);
+  };
+  try {
+    KvOptions ko;
+    ko.path = dest;
+    ko.create_if_missing = true;
+    std::unique_ptr<KvStore> out = open_leveldb(ko);
+    constexpr uint64_t kChunk = 4u << 20;
+    KvBatch b;
+    uint64_t pending = 0, done = 0;
+    std::optional<std::string> format;
+    for (; it->valid(); it->next()) {
+      if (it->key() == kFormatKey) {
+        format.emplace(it->value());
+        continue;
+      }
+      b.put(it->key(), it->value());
+      pending += it->key().size() + it->value().size();
+      if (pending >= kChunk) {
+        out->write(b, false);
+        b.clear();
+        done += pending;
+        pending = 0;
+        if (progress && !progress(done, std::max(total, done)))
+          throw sdk::Error(QRS_INTERRUPT, "backup into '" + dest + "' stopped");
+      }
+    }
+    it->check();
+    it.reset();
+    if (!format) throw sdk::Error(QRS_CORRUPT, "store at '" + path() + "' has no format key");
+    b.put(kFormatKey, *format);  // last and synced: the copy opens only when it is whole
+    out->write(b, true);
+    done += pending;
+    if (progress) (void)progress(done, done);
+  } catch (...) {
+    it.reset();
+    discard();
+    throw;
+  }
+}
+
 void StoreDb::rekey_legacy(uint64_t id, const KeyCodec& codec, const sdk::TableSchema& schema) {
   const std::string mark = legacy_key(id);
   if (!kv_->get(mark)) return;

@@ -130,6 +130,10 @@ std::unique_ptr<sdk::Table> StoreDbModule::connect(const sdk::TableSchema& schem
   return std::make_unique<StoreTable>(db_, db_->open_table(schema, false));
 }
 
+void StoreDbModule::backup(std::string_view dest_dir, const BackupProgress& progress) {
+  db_->backup(std::string(dest_dir), progress);
+}
+
 uint32_t StoreDbModule::notify_lens_deployment(const sdk::LensDeploymentSnapshot& snapshot) {
   std::lock_guard lock(db_->mu());
   uint32_t backed = 0;

@@ -7,7 +7,9 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
+#include <thread>
 #include <memory>
 #include <string>
 #include <vector>
@@ -365,6 +367,85 @@ TEST_F(StoreSqlTest, MaintainedTablesReopenWithoutARefill) {
   ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
   EXPECT_EQ(query("select state, fills from materialized_view_info() where name = 'over_view'"), V{"live|0"});
   EXPECT_EQ(query("select g, c from over_view order by g"), (V{"a|3", "b|2"}));
+}
+
+// Database::backup (SDK 1.7 on the store): a copy of one committed state, taken while
+// another thread keeps committing two-table transactions; the copy opens, holds whole
+// transactions only, and passes the integrity check. Refusals and a stopped backup.
+TEST_F(StoreSqlTest, OnlineBackupCopiesOneCommittedStateWhileWritersGoOn) {
+  const std::string live = dir_ + "-live";  // the fixture's store instance holds dir_
+  std::filesystem::remove_all(live);
+  auto open_at = [&](const std::string& path, std::unique_ptr<Database>* out) {
+    DatabaseOptions o;
+    o.default_module = "store";
+    o.module_options["store"] = {{"path", Value::Text(path)}, {"sync", Value::Boolean(false)}};
+    return Database::Open(registry_, o, out);
+  };
+  auto rows = [](Database& d, const std::string& sql) {
+    std::vector<std::unique_ptr<Statement>> st;
+    EXPECT_TRUE(d.prepare(sql, &st).ok()) << sql;
+    bool has = false;
+    EXPECT_TRUE(st[0]->step(&has).ok());
+    return has ? st[0]->row()[0].as_int() : -1;
+  };
+  std::unique_ptr<Database> db;
+  ASSERT_TRUE(open_at(live, &db).ok());
+  ASSERT_TRUE(db->exec("create table a (id integer primary key, pad text); create table b (id integer primary key);"
+                       "begin; insert into a select value, hex(randomblob(150)) from generate_series(1, 20000);"
+                       "insert into b select value from generate_series(1, 20000); commit;")
+                  .ok());
+  const std::string copy = dir_ + "-copy";
+  std::filesystem::remove_all(copy);
+  std::atomic<bool> stop{false};
+  std::atomic<int64_t> last{20000};
+  std::thread writer([&] {
+    for (int64_t i = 20001; !stop.load(); ++i) {
+      const std::string n = std::to_string(i);
+      if (!db->exec("begin; insert into a values (" + n + ", 'w'); insert into b values (" + n + "); commit;").ok()) return;
+      last = i;
+    }
+  });
+  while (last.load() < 20050) std::this_thread::yield();
+  int calls = 0;
+  Status st = db->backup(copy, [&](uint64_t done, uint64_t total) {
+    ++calls;
+    EXPECT_LE(done, total);
+    return true;
+  });
+  const int64_t at_end = last.load();
+  while (last.load() < at_end + 20) std::this_thread::yield();  // the writer goes on after it too
+  stop = true;
+  writer.join();
+  ASSERT_TRUE(st.ok()) << st.to_string();
+  EXPECT_GE(calls, 1);
+  {
+    std::unique_ptr<Database> c;
+    ASSERT_TRUE(open_at(copy, &c).ok());
+    const int64_t n = rows(*c, "select count(*) from a");
+    EXPECT_GE(n, 20050);
+    EXPECT_LE(n, at_end + 1);
+    EXPECT_EQ(rows(*c, "select count(*) from b"), n);  // whole transactions only
+    EXPECT_EQ(rows(*c, "select max(id) from a"), n);
+    std::vector<std::unique_ptr<Statement>> ic;
+    ASSERT_TRUE(c->prepare("pragma integrity_check", &ic).ok());
+    bool has = false;
+    ASSERT_TRUE(ic[0]->step(&has).ok());
+    ASSERT_TRUE(has);
+    EXPECT_EQ(ic[0]->row()[0].to_text(), "ok");
+    EXPECT_LT(n, rows(*db, "select count(*) from a"));
+  }
+  // Into a directory that holds something: refused, nothing touched.
+  Status again = db->backup(copy);
+  EXPECT_EQ(again.code(), StatusCode::kCantOpen) << again.to_string();
+  // Stopped by its progress callback: INTERRUPT, and the directory is gone.
+  const std::string stopped = dir_ + "-stopped";
+  std::filesystem::remove_all(stopped);
+  Status halt = db->backup(stopped, [](uint64_t, uint64_t) { return false; });
+  EXPECT_EQ(halt.code(), StatusCode::kInterrupt) << halt.to_string();
+  EXPECT_FALSE(std::filesystem::exists(stopped));
+  db.reset();
+  std::filesystem::remove_all(copy);
+  std::filesystem::remove_all(live);
 }
 
 // A deployed lens survives a reopen: the logical declaration, the lens block and the

@@ -203,6 +203,13 @@ class VtabModule {
   virtual std::optional<uint32_t> notify_lens_deployment(const LensDeploymentSnapshot& /*snapshot*/) {
     return std::nullopt;
   }
+  // SDK 1.7: an online backup into `dest_dir` (qrs_module_vtable.backup). False when the
+  // module has none; throws the module's error. `progress(done, total)` returning false
+  // stops the backup (INTERRUPT).
+  virtual bool backup(const std::string& /*dest_dir*/,
+                      const std::function<bool(uint64_t bytes_done, uint64_t bytes_total)>& /*progress*/) {
+    return false;
+  }
 };
 
 }  // namespace quereus

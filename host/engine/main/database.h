@@ -159,6 +159,17 @@ class Database {
   // statement; an open transaction stays open (docs/configuration.md, "Limits").
   virtual void interrupt() = 0;
 
+  // Writes a copy of the database's on-disk module (the store) into `dest_dir`, a new or
+  // empty directory, as a database that module opens with `path: dest_dir`: one committed
+  // state (what committed before the call, whole; not the open transaction's uncommitted
+  // writes), taken while other connections and threads keep writing. Tables of in-memory
+  // modules are not copied. `progress(bytes_done, bytes_total)` (total 0: unknown) is
+  // called now and then; returning false stops the backup (INTERRUPT) and removes what it
+  // wrote. Until it returns OK the directory does not open as a database. May be called from
+  // another thread while this Database runs statements (the writers it does not hold up).
+  using BackupProgress = std::function<bool(uint64_t bytes_done, uint64_t bytes_total)>;
+  virtual Status backup(const std::string& dest_dir, const BackupProgress& progress = {}) = 0;
+
   // Reports `changes` (already applied to storage by the caller) as one statement: inside
   // the open transaction when there is one, otherwise in its own. The engine trusts the
   // origin and re-validates nothing (no CHECK, NOT NULL, UNIQUE or child-side key); an

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <string>
 #include <vector>
@@ -62,6 +63,7 @@ class DatabaseImpl : public Database, public TransactionContext {
   bool unsubscribe(uint64_t id) override;
   bool set_remote_origin(bool remote) override { return changes_.set_remote(remote); }
   void interrupt() override { interrupt_requested_.store(true, std::memory_order_relaxed); }
+  Status backup(const std::string& dest_dir, const BackupProgress& progress) override;
   // The flag interrupt() sets; a top-level statement clears it when it starts.
   std::atomic<bool>& interrupt_flag() { return interrupt_requested_; }
 
@@ -87,6 +89,7 @@ class DatabaseImpl : public Database, public TransactionContext {
   // The module instances this database has opened, each once (aliases folded), in name
   // order, with the name each was first opened under.
   std::vector<std::pair<std::string, std::shared_ptr<VtabModule>>> opened_modules() const {
+    std::lock_guard<std::mutex> lock(modules_mu_);
     std::vector<std::pair<std::string, std::shared_ptr<VtabModule>>> out;
     for (const auto& [name, slot] : modules_) {
       bool seen = false;
@@ -202,6 +205,9 @@ class DatabaseImpl : public Database, public TransactionContext {
     bool per_database = false;             // instance came from open_database
   };
   std::map<std::string, ModuleSlot> modules_;  // lower-case module name
+  // Guards modules_ against readers on other threads (backup()); the owning thread reads
+  // it without the lock, since only that thread writes it.
+  mutable std::mutex modules_mu_;
   // Runs a stored catalog entry (persistence.cc): its DDL as DdlOrigin::kStoredCatalog.
   Status run_stored(const std::string& text);
   bool adopt_stored_maintained(const std::string& text);

@@ -70,7 +70,10 @@ std::shared_ptr<VtabModule> DatabaseImpl::module(const std::string& name) {
   if (!base) return nullptr;
   // An alias of a module already opened shares its instance.
   for (auto& [k, s] : modules_)
-    if (s.base == base) return (modules_[key] = s).instance;
+    if (s.base == base) {
+      std::lock_guard<std::mutex> lock(modules_mu_);
+      return (modules_[key] = s).instance;
+    }
   std::vector<std::pair<std::string, Value>> options;
   for (auto& [m, opts] : db_options_.module_options)
     if (lower(m) == key) options = opts;
@@ -79,7 +82,10 @@ std::shared_ptr<VtabModule> DatabaseImpl::module(const std::string& name) {
   s.instance = base->open_database(db_options_.name, options);
   s.per_database = s.instance != nullptr;
   if (!s.instance) s.instance = base;
-  modules_[key] = s;
+  {
+    std::lock_guard<std::mutex> lock(modules_mu_);
+    modules_[key] = s;
+  }
   // Opened by a DDL statement (CREATE TABLE … USING it): it joins the statement's scope.
   bool seen = std::find(scoped_modules_.begin(), scoped_modules_.end(), s.instance) != scoped_modules_.end();
   if (schema_scope_depth_ > 0 && !seen && s.instance->schema_begin()) scoped_modules_.push_back(s.instance);
@@ -87,6 +93,7 @@ std::shared_ptr<VtabModule> DatabaseImpl::module(const std::string& name) {
 }
 
 bool DatabaseImpl::module_is_per_database(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(modules_mu_);
   auto it = modules_.find(lower(name));
   return it != modules_.end() && it->second.per_database;
 }

@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define QRS_ABI_MAJOR 1
-#define QRS_ABI_MINOR 6
+#define QRS_ABI_MINOR 7
 
 #if defined(_WIN32)
 #define QRS_EXPORT __declspec(dllexport)
@@ -681,6 +681,22 @@ typedef struct qrs_module_vtable {
    * a schema-change scope or a transaction. NULL slot: not notified. */
   qrs_status (*notify_lens_deployment)(void* self, const qrs_lens_snapshot* snapshot, uint32_t* relations_backed,
                                        qrs_error* err);
+  /* 1.7: an online backup of a per-database instance of a persistent module. Writes into
+   * `dest_dir` — a directory that does not exist or is empty — a copy of everything the
+   * module keeps for this database, which the module opens as a database when its `path`
+   * option names dest_dir. The copy is one committed state: every transaction and schema
+   * change committed before the call is in it whole, nothing committed after is, and
+   * uncommitted writes are not. Writers go on while the copy is written: the module holds
+   * them only to take its snapshot, not for the copy. Until the call returns OK the copy
+   * must not open as a database (a crash mid-backup leaves a directory the module refuses,
+   * never a silently partial database). `progress` (may be NULL) is called from the calling
+   * thread now and then with the bytes copied so far and an estimate of the total (0 when
+   * unknown); a non-OK return stops the backup with that status. On any failure the module
+   * removes what it wrote into dest_dir. NULL slot, or QRS_UNSUPPORTED: the module has no
+   * online backup. */
+  qrs_status (*backup)(void* self, qrs_string dest_dir, void* ctx,
+                       qrs_status (*progress)(void* ctx, uint64_t bytes_done, uint64_t bytes_total),
+                       qrs_error* err);
 } qrs_module_vtable;
 
 typedef struct qrs_module {

@@ -719,6 +719,15 @@ class Module {
   // snapshot's relations this module backs (0: it backs none and does nothing); throw to
   // fail the APPLY SCHEMA (the lens stays deployed). The default backs none.
   virtual uint32_t notify_lens_deployment(const LensDeploymentSnapshot& /*snapshot*/) { return 0; }
+
+  // 1.7: an online backup into `dest_dir` (see qrs_module_vtable.backup): one committed
+  // state, writers not held for the copy, nothing that opens until it is complete, nothing
+  // left on failure. `progress(bytes_done, bytes_total)` returning false stops it
+  // (QRS_INTERRUPT). The default throws QRS_UNSUPPORTED.
+  using BackupProgress = std::function<bool(uint64_t bytes_done, uint64_t bytes_total)>;
+  virtual void backup(std::string_view /*dest_dir*/, const BackupProgress& /*progress*/) {
+    throw Error::unsupported("backup");
+  }
 };
 
 }  // namespace quereus::sdk

@@ -652,6 +652,21 @@ inline qrs_status module_notify_lens_deployment(void* self, const qrs_lens_snaps
   });
 }
 
+inline qrs_status module_backup(void* self, qrs_string dest_dir, void* ctx,
+                                qrs_status (*progress)(void*, uint64_t, uint64_t), qrs_error* err) {
+  return guard(err, [&] {
+    Module::BackupProgress report;
+    if (progress)
+      report = [&](uint64_t done, uint64_t total) {
+        const qrs_status st = progress(ctx, done, total);
+        if (st != QRS_OK) throw Error(st, "backup stopped by the host");
+        return true;
+      };
+    static_cast<ModuleHolder*>(self)->module->backup(view(dest_dir), report);
+    return QRS_OK;
+  });
+}
+
 inline constexpr qrs_module_vtable kModuleVtable{sizeof(qrs_module_vtable),
                                                  &module_create,
                                                  &module_connect,
@@ -664,7 +679,8 @@ inline constexpr qrs_module_vtable kModuleVtable{sizeof(qrs_module_vtable),
                                                  &module_schema_begin,
                                                  &module_schema_commit,
                                                  &module_schema_rollback,
-                                                 &module_notify_lens_deployment};
+                                                 &module_notify_lens_deployment,
+                                                 &module_backup};
 
 inline qrs_status module_open_database(void* self, qrs_string database_name, const qrs_option* options,
                                        uint32_t option_count, qrs_module* out, qrs_error* err) {
