@@ -1,6 +1,9 @@
 // modules/store/store_db.cc — the opened store: registry, coordinator, catalog.
 #include "store_db.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
@@ -112,12 +115,18 @@ void StoreDb::check_format() {
   kv_->write(b, true);
 }
 
-void StoreDb::backup(const std::string& dest, const std::function<bool(uint64_t, uint64_t)>& progress) {
+void StoreDb::backup(const std::string& dest_in, const std::function<bool(uint64_t, uint64_t)>& progress) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  std::string dest = dest_in;
+  while (dest.size() > 1 && dest.back() == '/') dest.pop_back();
   const bool existed = fs::exists(dest, ec);
   if (existed && (!fs::is_directory(dest, ec) || !fs::is_empty(dest, ec)))
     throw sdk::Error(QRS_CANTOPEN, "'" + dest + "' exists and is not an empty directory: a backup goes to a new directory");
+  // The copy is built beside the destination and renamed into place once whole and synced,
+  // so the destination holds all of it or nothing, whenever the process dies.
+  const std::string partial = dest + ".incomplete";
+  fs::remove_all(partial, ec);  // the leftovers of a backup that was killed
   std::unique_ptr<KvIterator> it;
   uint64_t total = 0;
   {
@@ -125,48 +134,45 @@ void StoreDb::backup(const std::string& dest, const std::function<bool(uint64_t,
     it = base_->iterate(KvRange{}, false);
     total = base_->approximate_bytes(KvRange{});
   }
-  auto discard = [&] {
-    if (!existed) {
-      fs::remove_all(dest, ec);
-      return;
-    }
-    for (const auto& entry : fs::directory_iterator(dest, ec)) fs::remove_all(entry.path(), ec);
-  };
   try {
-    KvOptions ko;
-    ko.path = dest;
-    ko.create_if_missing = true;
-    std::unique_ptr<KvStore> out = open_leveldb(ko);
-    constexpr uint64_t kChunk = 4u << 20;
-    KvBatch b;
-    uint64_t pending = 0, done = 0;
-    std::optional<std::string> format;
-    for (; it->valid(); it->next()) {
-      if (it->key() == kFormatKey) {
-        format.emplace(it->value());
-        continue;
+    fs::create_directories(partial);
+    {
+      KvOptions ko;
+      ko.path = partial;
+      ko.create_if_missing = true;
+      std::unique_ptr<KvStore> out = open_leveldb(ko);
+      constexpr uint64_t kChunk = 4u << 20;
+      KvBatch b;
+      uint64_t pending = 0, done = 0;
+      for (; it->valid(); it->next()) {
+        b.put(it->key(), it->value());
+        pending += it->key().size() + it->value().size();
+        if (pending >= kChunk) {
+          out->write(b, false);
+          b.clear();
+          done += pending;
+          pending = 0;
+          if (progress && !progress(done, std::max(total, done)))
+            throw sdk::Error(QRS_INTERRUPT, "backup into '" + dest + "' stopped");
+        }
       }
-      b.put(it->key(), it->value());
-      pending += it->key().size() + it->value().size();
-      if (pending >= kChunk) {
-        out->write(b, false);
-        b.clear();
-        done += pending;
-        pending = 0;
-        if (progress && !progress(done, std::max(total, done)))
-          throw sdk::Error(QRS_INTERRUPT, "backup into '" + dest + "' stopped");
-      }
+      it->check();
+      it.reset();
+      out->write(b, true);  // synced: the log holds every batch before it too
+      done += pending;
+      if (progress) (void)progress(done, done);
     }
-    it->check();
-    it.reset();
-    if (!format) throw sdk::Error(QRS_CORRUPT, "store at '" + path() + "' has no format key");
-    b.put(kFormatKey, *format);  // last and synced: the copy opens only when it is whole
-    out->write(b, true);
-    done += pending;
-    if (progress) (void)progress(done, done);
+    if (existed) fs::remove(dest);
+    fs::rename(partial, dest);
+    if (int fd = ::open(fs::path(dest).parent_path().empty() ? "." : fs::path(dest).parent_path().c_str(),
+                        O_RDONLY | O_DIRECTORY);
+        fd >= 0) {
+      ::fsync(fd);  // the rename itself
+      ::close(fd);
+    }
   } catch (...) {
     it.reset();
-    discard();
+    fs::remove_all(partial, ec);
     throw;
   }
 }

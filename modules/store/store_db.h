@@ -202,9 +202,9 @@ class StoreDb {
  public:
   // An online copy into `dest` (new or empty): every key of one snapshot of the committed
   // store, taken under mu() — batches are written under it, so a snapshot is a commit
-  // boundary — and copied without it, so writers go on. The format key is written last, in
-  // a synced batch: a copy cut short holds data but no format key, which the store refuses
-  // to open ("not a Quereus store"). On failure what was written is removed.
+  // boundary — and copied without it, so writers go on. The copy is built in
+  // `<dest>.incomplete` and renamed to `dest` once whole and synced: `dest` holds all of it
+  // or nothing. On failure what was written is removed.
   // `progress(bytes_done, bytes_total)` returning false stops it (QRS_INTERRUPT).
   void backup(const std::string& dest, const std::function<bool(uint64_t, uint64_t)>& progress);
  private:

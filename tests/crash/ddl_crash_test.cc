@@ -22,7 +22,7 @@
 //      statistic equals a scan); the row count is the state's; a duplicate of a UNIQUE
 //      value is refused; and, in the state before, the statement runs again and succeeds.
 // Scenario upgrade_format_1 kills the open of a format-1 store at each write point of its
-// upgrade instead (run_upgrade). Prints one line per scenario (write points, kills, states
+// upgrade instead (run_upgrade), scenario backup an online backup (run_backup). Prints one line per scenario (write points, kills, states
 // seen, violations) and exits 1 when any check failed.
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -535,6 +535,115 @@ int64_t run_upgrade(const Options& o, int64_t* kills) {
   return violations;
 }
 
+// ---- the online backup ---------------------------------------------------------------------
+//
+// Database::backup writes only into the new directory. A kill at any of its write points
+// must leave the source as it was, and either no copy (the copy is built beside the
+// destination and renamed into place when whole) or a copy that opens whole: every row,
+// integrity ok.
+
+int64_t run_backup(const Options& o, int64_t* kills) {
+  const std::string name = "backup";
+  std::string pristine = o.dir + "/" + name + ".pristine";
+  fs::remove_all(pristine);
+  fs::create_directories(pristine);
+  const char* kCount = "select (select count(*) from t) * 1000 + (select count(*) from other)";
+  auto [expected, prep_status] = in_child([&](std::string& out) {
+    std::shared_ptr<Registry> registry;
+    std::unique_ptr<Database> db;
+    Status st = open_db(o, pristine, &registry, &db);
+    if (st.ok()) st = db->exec(kCommon);
+    if (st.ok()) st = db->exec(fill_sql(o.rows));
+    std::vector<Row> r;
+    if (st.ok()) r = query(*db, kCount, &st);
+    if (!st.ok() || r.empty()) {
+      out = st.to_string();
+      return 3;
+    }
+    out = text_of(r[0]);
+    return 0;
+  });
+  if (!WIFEXITED(prep_status) || WEXITSTATUS(prep_status) != 0) {
+    std::cerr << name << ": setup failed: " << expected << "\n";
+    return 1;
+  }
+  auto back_up = [&](const std::string& src, const std::string& dest, long die_at) {
+    return in_child([&, die_at](std::string& out) {
+      std::shared_ptr<Registry> registry;
+      std::unique_ptr<Database> db;
+      Status st = open_db(o, src, &registry, &db);
+      if (!st.ok()) {
+        out = st.to_string();
+        return 3;
+      }
+      g_calls = 0;
+      g_die_at = die_at;
+      g_counting = true;
+      st = db->backup(dest + "/data");
+      g_counting = false;
+      if (die_at > 0) ::kill(::getpid(), SIGKILL);
+      out = st.ok() ? std::to_string(g_calls.load()) : st.to_string();
+      return st.ok() ? 0 : 3;
+    });
+  };
+  auto check = [&](const std::string& dir, bool must_open) {
+    std::shared_ptr<Registry> registry;
+    std::unique_ptr<Database> db;
+    Status st = open_db(o, dir, &registry, &db);
+    if (!st.ok()) return must_open ? "!open: " + st.to_string() + "\n" : std::string("refused");
+    std::string out;
+    std::vector<Row> r = query(*db, kCount, &st);
+    if (!st.ok() || r.empty() || text_of(r[0]) != expected)
+      out += "!rows: " + (r.empty() ? st.to_string() : text_of(r[0])) + ", expected " + expected + "\n";
+    for (const Row& ic : query(*db, "pragma integrity_check", &st))
+      if (ic[0].to_text() != "ok") out += "!integrity: " + ic[0].to_text() + "\n";
+    return out.empty() ? std::string("whole") : out;
+  };
+  std::string dry_src = o.dir + "/" + name + ".dry", dry_dest = o.dir + "/" + name + ".dry-copy";
+  copy_dir(pristine, dry_src);
+  fs::remove_all(dry_dest);
+  auto [dry_out, dry_status] = back_up(dry_src, dry_dest, 0);
+  if (!WIFEXITED(dry_status) || WEXITSTATUS(dry_status) != 0) {
+    std::cerr << name << ": the backup failed: " << dry_out << "\n";
+    return 1;
+  }
+  long points = std::stol(dry_out);
+  int64_t violations = 0;
+  std::map<std::string, int> states;
+  for (long k = 1; k <= points + 1; ++k) {
+    std::string src = o.dir + "/" + name + ".run", dest = o.dir + "/" + name + ".run-copy";
+    copy_dir(pristine, src);
+    fs::remove_all(dest);
+    auto [kill_out, kill_status] = back_up(src, dest, k);
+    if (!WIFSIGNALED(kill_status) || WTERMSIG(kill_status) != SIGKILL) {
+      std::cerr << name << " k=" << k << ": the backup was not killed: " << kill_out << "\n";
+      ++violations;
+      continue;
+    }
+    ++*kills;
+    auto [report, verify_status] = in_child([&](std::string& out) {
+      std::string source = check(src, true);
+      if (source != "whole") out += "source " + source;
+      std::error_code ec;
+      std::string copy = !fs::exists(dest + "/data", ec) ? std::string(k > points ? "!no copy after the end\n" : "absent")
+                                                         : check(dest, true);
+      out += copy.find('!') != std::string::npos ? "copy " + copy : copy;
+      return 0;
+    });
+    ++states[report.find('!') != std::string::npos ? "violation" : report];
+    if (!WIFEXITED(verify_status) || report.find('!') != std::string::npos) {
+      ++violations;
+      std::cerr << name << " k=" << k << "/" << points << ":\n" << report << "\n";
+    }
+  }
+  std::string seen;
+  for (auto& [st, n] : states) seen += (seen.empty() ? "" : ", ") + st + " " + std::to_string(n);
+  std::cout << name << "\twrite points " << points << "\tkills " << (points + 1) << "\tcopies: " << seen
+            << "\tviolations " << violations << std::endl;
+  for (const char* suffix : {".pristine", ".dry", ".dry-copy", ".run", ".run-copy"}) fs::remove_all(o.dir + "/" + name + suffix);
+  return violations;
+}
+
 int run(const Options& o) {
   int64_t total_kills = 0, total_violations = 0;
   fs::create_directories(o.dir);
@@ -658,6 +767,8 @@ int run(const Options& o) {
   }
   if (o.only.empty() || std::find(o.only.begin(), o.only.end(), "upgrade_format_1") != o.only.end())
     total_violations += run_upgrade(o, &total_kills);
+  if (o.only.empty() || std::find(o.only.begin(), o.only.end(), "backup") != o.only.end())
+    total_violations += run_backup(o, &total_kills);
   std::cout << "total: kills " << total_kills << ", violations " << total_violations << std::endl;
   return total_violations == 0 ? 0 : 1;
 }

@@ -183,7 +183,7 @@ TEST_F(PluginExceptionsTest, EveryExceptionTypeCarriesItsMessage) {
       {"std", StatusCode::kInternal, "kaboom as std"},
       {"string", StatusCode::kInternal, "kaboom as string"},
       {"cstr", StatusCode::kInternal, "kaboom as cstr"},
-      {"bad_alloc", StatusCode::kError, "out of memory"},  // QRS_NOMEM has no engine twin
+      {"bad_alloc", StatusCode::kNoMem, "out of memory"},
       {"int", StatusCode::kInternal, "unknown exception of type 'int' (not derived from std::exception)"},
       {"custom", StatusCode::kInternal, "unknown exception of type 'thrower::Custom'"},
   };
