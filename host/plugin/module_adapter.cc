@@ -417,20 +417,19 @@ std::optional<uint32_t> PluginModule::notify_lens_deployment(const LensDeploymen
 bool PluginModule::backup(const std::string& dest_dir,
                           const std::function<bool(uint64_t bytes_done, uint64_t bytes_total)>& progress) {
   if (!vt_.backup) return false;
-  struct Ctx {
-    const std::function<bool(uint64_t, uint64_t)>* progress;
-  } ctx{&progress};
+  using Progress = std::function<bool(uint64_t, uint64_t)>;
   auto report = [](void* c, uint64_t done, uint64_t total) -> qrs_status {
-    const auto* p = static_cast<Ctx*>(c)->progress;
-    if (!*p) return QRS_OK;
+    const Progress& p = *static_cast<const Progress*>(c);
+    if (!p) return QRS_OK;
     try {
-      return (*p)(done, total) ? QRS_OK : QRS_INTERRUPT;
+      return p(done, total) ? QRS_OK : QRS_INTERRUPT;
     } catch (...) {
       return QRS_INTERRUPT;
     }
   };
   ErrorBox err;
-  qrs_status st = call_plugin("backup", vt_.backup, self_, to_qrs(dest_dir), static_cast<void*>(&ctx),
+  qrs_status st = call_plugin("backup", vt_.backup, self_, to_qrs(dest_dir),
+                              const_cast<void*>(static_cast<const void*>(&progress)),
                               static_cast<qrs_status (*)(void*, uint64_t, uint64_t)>(report), err.get());
   if (st == QRS_UNSUPPORTED) return false;
   check(st, err, "module '" + name_ + "' backup into '" + dest_dir + "'");

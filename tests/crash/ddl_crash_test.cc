@@ -204,11 +204,16 @@ std::vector<Row> query(Database& db, const std::string& sql, Status* st) { retur
 
 // Every key and value of the store at `dir` (opened raw, without the engine), folded
 // into one digest: the logical content LevelDB recovers, whatever its files look like.
-std::string kv_digest(const std::string& dir) {
+// The store of a test database at `dir`, opened raw (it must exist).
+std::unique_ptr<store::KvStore> open_raw(const std::string& dir) {
   store::KvOptions ko;
   ko.path = dir + "/data";
   ko.create_if_missing = false;
-  auto kv = store::open_leveldb(ko);
+  return store::open_leveldb(ko);
+}
+
+std::string kv_digest(const std::string& dir) {
+  auto kv = open_raw(dir);
   uint64_t h = 1469598103934665603ull, n = 0;
   auto mix = [&](std::string_view bytes) {
     for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
@@ -406,10 +411,7 @@ std::string upgrade_content(Database& db, Status* st) {
 // row's first (text) cell folded A-Z only. (Enough for kUpgradeSetup's tables.) Returns
 // the number of keys rewritten.
 size_t downgrade(const std::string& dir) {
-  store::KvOptions ko;
-  ko.path = dir + "/data";
-  ko.create_if_missing = false;
-  auto kv = store::open_leveldb(ko);
+  auto kv = open_raw(dir);
   store::KvBatch b;
   b.put(std::string(1, '\0') + "format", "1");
   std::vector<qrs_value> cells;
@@ -434,10 +436,7 @@ size_t downgrade(const std::string& dir) {
 }
 
 bool marks_left(const std::string& dir) {
-  store::KvOptions ko;
-  ko.path = dir + "/data";
-  ko.create_if_missing = false;
-  auto kv = store::open_leveldb(ko);
+  auto kv = open_raw(dir);
   auto it = kv->iterate(store::KvRange{std::string(1, '\x05'), std::string(1, '\x06')}, false);
   return it->valid() || kv->get(std::string(1, '\0') + "format") != std::optional<std::string>("2");
 }

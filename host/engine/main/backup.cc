@@ -1,9 +1,8 @@
 // Online backup (Database::backup, docs/operations.md): the database's persistent module
 // writes a copy of one committed state into a new directory while writers go on (SDK 1.7
-// qrs_module_vtable.backup). The engine only picks the module and relays progress. It
+// qrs_module_vtable.backup; the module checks the directory). The engine only picks the
+// module and relays progress. It
 // may run on another thread while this database executes statements.
-#include <filesystem>
-
 #include "main/database_impl.h"
 
 namespace quereus {
@@ -11,10 +10,6 @@ namespace quereus {
 Status DatabaseImpl::backup(const std::string& dest_dir, const BackupProgress& progress) {
   try {
     if (dest_dir.empty()) throw Error(StatusCode::kMisuse, "backup: name the directory to write the copy into");
-    std::error_code ec;
-    if (std::filesystem::exists(dest_dir, ec) &&
-        (!std::filesystem::is_directory(dest_dir, ec) || !std::filesystem::is_empty(dest_dir, ec)))
-      throw Error(StatusCode::kCantOpen, "'" + dest_dir + "' exists and is not an empty directory: a backup goes to a new directory");
     std::string name;
     std::shared_ptr<VtabModule> module;
     for (const auto& [n, m] : opened_modules()) {

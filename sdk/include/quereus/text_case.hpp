@@ -93,8 +93,14 @@ inline std::string map_case(std::string_view s, bool upper) {
   return out;
 }
 
-// The NOCASE fold: the lower-case mapping.
-inline std::string nocase_fold(std::string_view s) { return map_case(s, false); }
+// The NOCASE fold: the lower-case mapping (ASCII text folded in place).
+inline std::string nocase_fold(std::string_view s) {
+  if (!is_ascii(s)) return map_case(s, false);
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+  return out;
+}
 
 // NOCASE comparison: the folds compared as bytes (-1, 0, 1). ASCII operands fold byte by
 // byte without building the folds.
@@ -110,8 +116,8 @@ inline int nocase_compare(std::string_view a, std::string_view b) {
     return x.size() < y.size() ? -1 : x.size() > y.size() ? 1 : 0;
   };
   if (is_ascii(a) && is_ascii(b)) return bytes(a, b);
-  const std::string fa = nocase_fold(a), fb = nocase_fold(b);
-  return bytes(fa, fb);
+  const int c = nocase_fold(a).compare(nocase_fold(b));  // unsigned bytes
+  return c < 0 ? -1 : c > 0 ? 1 : 0;
 }
 
 // One code point's simple lower-case mapping (LIKE compares code point by code point).
