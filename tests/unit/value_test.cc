@@ -101,16 +101,17 @@ TEST(ConversionTest, ParseNumber) {
 }
 
 TEST(PatternTest, LikeAndGlob) {
-  EXPECT_TRUE(like_match("a%", "ABC", -1));
+  EXPECT_TRUE(like_match("A%", "ABC", -1));
+  EXPECT_FALSE(like_match("a%", "ABC", -1));  // LIKE is case-sensitive
   EXPECT_TRUE(like_match("_b_", "abc", -1));
   EXPECT_FALSE(like_match("a_", "abc", -1));
   EXPECT_TRUE(like_match("10\\%", "10%", '\\'));
   EXPECT_TRUE(glob_match("a*", "abc"));
   EXPECT_FALSE(glob_match("A*", "abc"));
   EXPECT_TRUE(glob_match("[a-c]?", "bz"));
-  // Characters, not bytes; LIKE folds every letter (Unicode simple case mapping).
-  EXPECT_TRUE(like_match("\xc3\xa9" "cole", "\xc3\x89" "COLE", -1));  // 'école' ~ 'ÉCOLE'
-  EXPECT_TRUE(like_match("%\xc3\xa9", "caf\xc3\x89", -1));
+  // Characters, not bytes, compared exactly.
+  EXPECT_FALSE(like_match("\xc3\xa9" "cole", "\xc3\x89" "cole", -1));  // 'école' vs 'École'
+  EXPECT_TRUE(like_match("%\xc3\xa9", "caf\xc3\xa9", -1));
   EXPECT_FALSE(like_match("e", "\xc3\xa9", -1));  // accents are not folded
   EXPECT_TRUE(like_match("a_c", "a\xf0\x9f\x99\x82" "c", -1));  // one emoji is one '_'
   EXPECT_FALSE(like_match("a__c", "a\xf0\x9f\x99\x82" "c", -1));

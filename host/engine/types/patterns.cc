@@ -5,8 +5,6 @@
 
 #include <cstdint>
 
-#include "quereus/text_case.hpp"
-
 namespace quereus {
 
 // LIKE and GLOB match iteratively in O(pattern x subject) time and constant stack: a
@@ -43,8 +41,9 @@ inline int32_t next_code_point(const char*& s, const char* se) {
 }
 
 // LIKE: '_' is one character, ESCAPE x makes the next character literal, others compare
-// case-insensitively code point by code point (Unicode simple lower-case mapping, so 'É'
-// matches 'é' as 'E' matches 'e'). Advances *p and *s on a match.
+// exactly, code point by code point: LIKE is case-sensitive, as in the reference (which has
+// no case_sensitive_like switch); `lower(x) like lower(p)` is the case-blind form.
+// Advances *p and *s on a match.
 TokenMatch like_token(const char*& p, const char* pe, const char*& s, const char* se, int esc) {
   unsigned char c = static_cast<unsigned char>(*p);
   if (esc >= 0 && c == esc && p + 1 < pe) ++p;  // the escaped character is a literal
@@ -57,7 +56,7 @@ TokenMatch like_token(const char*& p, const char* pe, const char*& s, const char
   if (s >= se) return TokenMatch::kMismatch;
   const int32_t pc = next_code_point(p, pe);
   const int32_t sc = next_code_point(s, se);
-  if (pc != sc && sdk::simple_lower(pc) != sdk::simple_lower(sc)) return TokenMatch::kMismatch;
+  if (pc != sc) return TokenMatch::kMismatch;
   return TokenMatch::kMatch;
 }
 
