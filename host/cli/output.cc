@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "cli/result_json.h"
+#include "io/result_json.h"
 
 namespace quereus {
 

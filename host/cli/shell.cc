@@ -18,7 +18,7 @@
 #include "cli/dump.h"
 #include "cli/hints.h"
 #include "cli/line_editor.h"
-#include "cli/result_json.h"
+#include "io/result_json.h"
 #include "cli/sql_input.h"
 #include "parser/lexer.h"
 #include "plugin/plugin_loader.h"

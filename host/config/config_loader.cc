@@ -334,7 +334,7 @@ class Parser {
       DatabaseConfig db;
       const std::string context = "databases." + name;
       if (dv.IsMap()) {
-        for_each(dv, context, {"default_module", "module_options", "limits", "statement_timeout_ms"},
+        for_each(dv, context, {"default_module", "module_options", "limits", "statement_timeout_ms", "file_access"},
                  [&](const std::string& key, const YAML::Node& ok, const YAML::Node& ov) {
                    if (key == "default_module") {
                      db.default_module = string(ok, ov);
@@ -344,6 +344,11 @@ class Parser {
                    }
                    if (key == "statement_timeout_ms") {
                      if (!ov.IsNull()) db.statement_timeout_ms = integer(ok, ov, 0);
+                     return;
+                   }
+                   if (key == "file_access") {
+                     static const char* const kAccess[] = {"none", "read", "read_write"};
+                     db.file_access = choice(ok, ov, kAccess);
                      return;
                    }
                    if (key == "limits") {

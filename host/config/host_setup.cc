@@ -62,6 +62,7 @@ DatabaseOptions database_options(const DatabaseConfig& config) {
   out.module_options = config.module_options;
   out.limits = config.limits;
   out.statement_timeout_ms = config.statement_timeout_ms;
+  out.file_access = static_cast<DatabaseOptions::FileAccess>(config.file_access);
   return out;
 }
 

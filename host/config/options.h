@@ -47,6 +47,9 @@ struct DatabaseConfig {
   Limits limits;
   // Default: 0 (no timeout). A statement running longer fails with INTERRUPT.
   int64_t statement_timeout_ms = 0;
+  // Default: 2 (read_write). What SQL may do with the host's files: 0 none, 1 read
+  // (read_csv, read_jsonl), 2 read_write (also COPY … TO). DatabaseOptions::FileAccess.
+  int file_access = 2;
   // Not a YAML key: per module name, where its configuration was written
   // ("config/x.yaml:12": its module_options mapping, else the default_module key), so an
   // error the module raises when the database opens can name the place.

@@ -11,7 +11,7 @@
 #include <regex>
 #include <sstream>
 
-#include "cli/result_json.h"
+#include "io/result_json.h"
 #include "config/host_setup.h"
 #include "main/database.h"
 #include "plugin/plugin_loader.h"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/result_json.h"
+#include "io/result_json.h"
 #include "mem_db_test.h"
 #include "types/big_int.h"
 #include "types/compare.h"

@@ -83,6 +83,13 @@ struct TableFunctionColumn {
   bool nullable = true;
 };
 
+// A cursor over one call's rows (TableFunction::open).
+class TableFunctionCursor {
+ public:
+  virtual ~TableFunctionCursor() = default;
+  virtual bool next(Row& out) = 0;
+};
+
 struct TableFunction {
   std::string name;  // lower-case
   int num_args = 0;  // -1: variadic; otherwise the maximum (min_args..num_args accepted)
@@ -94,6 +101,15 @@ struct TableFunction {
   std::vector<std::vector<int>> keys;
   // Produces the rows; throws quereus::Error. `db` is the calling database.
   std::function<std::vector<Row>(DatabaseImpl& db, std::span<const Value> args)> rows;
+  // Optional, for output columns that depend on the arguments (read_csv's header): called
+  // when a call is planned, with the arguments' values (each argument must then be closed,
+  // see planner/scalar_expr.h is_closed); its columns replace `columns` for that call.
+  std::function<std::vector<TableFunctionColumn>(DatabaseImpl& db, std::span<const Value> args)> shape;
+  // Optional streaming form of `rows` (one row in memory at a time), given the columns the
+  // call was planned with. Takes precedence over `rows`.
+  std::function<std::unique_ptr<TableFunctionCursor>(DatabaseImpl& db, std::span<const Value> args,
+                                                     std::span<const TableFunctionColumn> columns)>
+      open;
 };
 
 }  // namespace quereus

@@ -49,6 +49,9 @@ struct DatabaseOptions {
   Limits limits;
   // A statement running longer than this fails with INTERRUPT; 0 = no timeout.
   int64_t statement_timeout_ms = 0;
+  // What SQL may do with the host's files: read_csv / read_jsonl read, COPY … TO writes.
+  enum class FileAccess { kNone, kRead, kReadWrite };
+  FileAccess file_access = FileAccess::kReadWrite;
 };
 
 // Parameter types (ParamType, ParamTypes, value_fits_param): types/param_types.h.

@@ -302,6 +302,16 @@ void DatabaseImpl::check_ddl_allowed(const std::string& statement) const {
                                                 "pragma ddl_transaction_policy = 'permissive'.");
 }
 
+void DatabaseImpl::require_file_access(bool write, const std::string& what) const {
+  using A = DatabaseOptions::FileAccess;
+  const A have = db_options_.file_access;
+  if (have == A::kReadWrite || (!write && have == A::kRead)) return;
+  throw Error(StatusCode::kError, what + " is refused: this database's file_access is " +
+                                      (have == A::kNone ? "none" : "read") + " (databases." + db_options_.name +
+                                      ".file_access in the deployment file allows " +
+                                      (write ? "read_write" : "read or read_write") + ")");
+}
+
 std::shared_ptr<TableEntry> DatabaseImpl::require_table(const std::string& schema, const std::string& name) {
   if (!schema.empty()) {
     auto t = catalog_.has_schema(schema) ? catalog_.find(schema, name) : nullptr;

@@ -126,6 +126,9 @@ class DatabaseImpl : public Database, public TransactionContext {
   // Throws when module DDL (`statement`, e.g. "CREATE INDEX") may not run now: inside an
   // explicit transaction under ddl_transaction_policy = strict.
   void check_ddl_allowed(const std::string& statement) const;
+  // Throws unless the deployment lets SQL read (or, `write`, also write) the host's files
+  // (DatabaseOptions::file_access); `what` names the function or statement.
+  void require_file_access(bool write, const std::string& what) const;
 
   // Resolves a table by optional schema; throws "not found" when absent.
   std::shared_ptr<TableEntry> require_table(const std::string& schema, const std::string& name);
@@ -146,6 +149,9 @@ class DatabaseImpl : public Database, public TransactionContext {
 
   // ---- the planner's seams (planner/planning_context.h)
   RelPtr optimize_plan(RelPtr root) override;
+  std::vector<TableFunctionColumn> table_function_shape(const TableFunction& fn, std::span<const Value> args) override {
+    return fn.shape(*this, args);
+  }
   PlannedDml plan_dml_relation(const ast::Statement& stmt, const std::vector<std::string>& path,
                                const PlanSeed* seed) override;
 

@@ -199,26 +199,6 @@ ExprPtr literal_of(const Value& v) {
   return lit;
 }
 
-// Whether a bound expression reads nothing but literals and deterministic functions.
-bool closed(const ScalarExpr& e) {
-  switch (e.kind) {
-    case ScalarKind::kColumn:
-    case ScalarKind::kParam:
-    case ScalarKind::kSubquery:
-    case ScalarKind::kExists:
-    case ScalarKind::kInSubquery: return false;
-    case ScalarKind::kFunction: {
-      auto& f = static_cast<const FunctionScalar&>(e);
-      if (!f.fn || !(f.fn->flags & kDeterministic) || (f.fn->flags & kPerRow)) return false;
-      break;
-    }
-    default: break;
-  }
-  for (const ScalarPtr* o : e.operands())
-    if (*o && !closed(**o)) return false;
-  return true;
-}
-
 // The value of a closed, deterministic expression; nullopt when it is not one (a
 // subquery, a volatile function, a column left over) or its evaluation fails. Never reads
 // a table.
@@ -228,7 +208,7 @@ std::optional<Value> eval_const(DatabaseImpl& db, const ast::Expr& e) {
     Planner planner(db);
     Scope none;
     ScalarPtr s = planner.bind_expr(e, none);
-    if (!closed(*s)) return std::nullopt;
+    if (!is_closed(*s)) return std::nullopt;
     ExecContext ctx;
     EvalEnv env{nullptr, nullptr, &ctx};
     return s->eval(env);

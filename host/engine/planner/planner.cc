@@ -9,6 +9,7 @@
 
 #include "common/status.h"
 #include "common/limits.h"
+#include "eval/exec_context.h"
 #include "parser/ast_printer.h"
 #include "planner/planning_context.h"
 #include "catalog/registry.h"
@@ -955,18 +956,35 @@ Planner::Source Planner::plan_table_function(const ast::TableSource& src, const 
   Scope arg_scope;
   arg_scope.outer = outer;
   for (auto& a : src.function_args) node->args.push_back(bind_expr(*a, arg_scope));
+  node->shape = fn->columns;
+  if (fn->shape) {
+    // The columns depend on the arguments (a file's header): they are read now.
+    std::vector<Value> values;
+    ExecContext ctx;
+    EvalEnv env{nullptr, nullptr, &ctx};
+    for (size_t i = 0; i < node->args.size(); ++i) {
+      if (!is_closed(*node->args[i]))
+        fail(StatusCode::kError,
+             fn->name + "(): argument " + std::to_string(i + 1) +
+                 " must be a constant (the columns are learned when the statement is prepared)",
+             src.function_args[i]->site);
+      values.push_back(node->args[i]->eval(env));
+    }
+    node->shape = db_.table_function_shape(*fn, values);
+  }
+  const std::vector<TableFunctionColumn>& shape = node->shape;
   std::string alias = src.alias.empty() ? fn->name : src.alias;
-  check_alias_columns(src, fn->columns.size());
+  check_alias_columns(src, shape.size());
   Source out;
-  for (size_t i = 0; i < fn->columns.size(); ++i) {
+  for (size_t i = 0; i < shape.size(); ++i) {
     Scope::Column c;
     c.table = alias;
-    c.name = src.alias_columns.empty() ? fn->columns[i].name : src.alias_columns[i];
+    c.name = src.alias_columns.empty() ? shape[i].name : src.alias_columns[i];
     c.slot = static_cast<int>(i);
     c.attr.id = mint_attr();
     c.attr.name = c.name;
-    c.attr.type = static_cast<qrs_logical_type>(fn->columns[i].type);
-    c.attr.nullable = fn->columns[i].nullable;
+    c.attr.type = static_cast<qrs_logical_type>(shape[i].type);
+    c.attr.nullable = shape[i].nullable;
     node->columns.push_back(c.attr);
     out.scope.columns.push_back(c);
   }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,10 @@ class PlanningContext {
   // parameter types it inherits (may be null).
   virtual PlannedDml plan_dml_relation(const ast::Statement& stmt, const std::vector<std::string>& path,
                                        const PlanSeed* seed) = 0;
+  // The output columns of a call to `fn` (which has a shape callback) with these argument
+  // values: reads what the call's columns depend on (read_csv's header) now.
+  virtual std::vector<TableFunctionColumn> table_function_shape(const TableFunction& fn,
+                                                                std::span<const Value> args) = 0;
 };
 
 }  // namespace quereus

@@ -304,6 +304,8 @@ struct TableFunctionNode : RelNode {
   std::string describe() const override { return "TABLE FUNCTION " + fn->name; }
   const TableFunction* fn = nullptr;
   std::vector<ScalarPtr> args;
+  // The call's output columns: fn->columns, or what fn->shape returned at plan time.
+  std::vector<TableFunctionColumn> shape;
 };
 
 // A data-modifying statement used as a relation (write/dml_relation.h): reads the

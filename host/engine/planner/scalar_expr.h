@@ -228,5 +228,8 @@ struct IsNullScalar : ScalarExpr {
 void split_conjuncts(const ScalarPtr& e, std::vector<ScalarPtr>& out);
 // The AND of `conjuncts` (typed BOOLEAN); null when there are none.
 ScalarPtr conjoin(const std::vector<ScalarPtr>& conjuncts);
+// Whether `e` reads nothing but literals and deterministic functions (no column, no
+// parameter, no subquery): its value is known when the statement is planned.
+bool is_closed(const ScalarExpr& e);
 
 }  // namespace quereus

@@ -1420,15 +1420,22 @@ class TableFunctionOp : public Operator {
     EvalEnv env{nullptr, &outer, outer.ctx};
     std::vector<Value> args;
     for (auto& a : node_.args) args.push_back(a->eval(env));
-    rows_ = node_.fn->rows(*outer.ctx->db, args);
-    i_ = 0;
     ctx_ = outer.ctx;
+    i_ = 0;
+    rows_.clear();
+    cursor_.reset();
     memory_.reset(memory_budget(ctx_));
+    if (node_.fn->open) {
+      cursor_ = node_.fn->open(*outer.ctx->db, args, node_.shape);
+      return;
+    }
+    rows_ = node_.fn->rows(*outer.ctx->db, args);
     for (const Row& r : rows_) memory_.add_row(r);
   }
   bool next(Row& out) override {
-    if (i_ >= rows_.size()) return false;
     poll_interrupt(ctx_);
+    if (cursor_) return cursor_->next(out);
+    if (i_ >= rows_.size()) return false;
     out = std::move(rows_[i_++]);
     return true;
   }
@@ -1436,6 +1443,7 @@ class TableFunctionOp : public Operator {
  private:
   const TableFunctionNode& node_;
   ExecContext* ctx_ = nullptr;
+  std::unique_ptr<TableFunctionCursor> cursor_;
   std::vector<Row> rows_;
   MemoryCharge memory_;  // rows_
   size_t i_ = 0;

@@ -340,6 +340,25 @@ Value BinaryScalar::eval(const EvalEnv& env) const {
   }
 }
 
+bool is_closed(const ScalarExpr& e) {
+  switch (e.kind) {
+    case ScalarKind::kColumn:
+    case ScalarKind::kParam:
+    case ScalarKind::kSubquery:
+    case ScalarKind::kExists:
+    case ScalarKind::kInSubquery: return false;
+    case ScalarKind::kFunction: {
+      auto& f = static_cast<const FunctionScalar&>(e);
+      if (!f.fn || !(f.fn->flags & kDeterministic) || (f.fn->flags & kPerRow)) return false;
+      break;
+    }
+    default: break;
+  }
+  for (const ScalarPtr* o : e.operands())
+    if (*o && !is_closed(**o)) return false;
+  return true;
+}
+
 bool FunctionScalar::is_constant() const {
   if (!(fn->flags & kDeterministic) || (fn->flags & kPerRow)) return false;
   for (auto& a : args)

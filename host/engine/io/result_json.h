@@ -1,5 +1,5 @@
-// Result values and rows as JSON (FORMAT.md §6.2). Shared by the CLI (--format json) and
-// the logic-test runner (tests/runner), which compiles this file into its library.
+// Result values and rows as JSON (FORMAT.md §6.2): the CLI's --format json, COPY … TO a
+// JSON file, and the logic-test runner's comparisons.
 #pragma once
 
 #include <nlohmann/json.hpp>

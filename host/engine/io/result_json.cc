@@ -1,5 +1,5 @@
 // Result values → JSON, the shape FORMAT.md §6.2 specifies.
-#include "cli/result_json.h"
+#include "io/result_json.h"
 
 #include <cerrno>
 #include <cmath>

@@ -1,0 +1,120 @@
+// Data-file readers (see record_reader.h).
+#include "io/record_reader.h"
+
+#include <csv.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "common/status.h"
+
+namespace quereus::io {
+
+InputFile::InputFile(const std::string& path) : path_(path) {
+  f_ = std::fopen(path.c_str(), "rb");
+  if (!f_) throw Error(StatusCode::kCantOpen, "cannot open '" + path + "': " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fileno(f_), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      std::fclose(f_);
+      f_ = nullptr;
+      throw Error(StatusCode::kCantOpen, "cannot open '" + path + "': it is a directory");
+    }
+    size_ = static_cast<uint64_t>(st.st_size);
+  }
+}
+
+InputFile::~InputFile() {
+  std::free(buf_);
+  if (f_) std::fclose(f_);
+}
+
+bool InputFile::read_line(std::string_view* line) {
+  errno = 0;
+  const ssize_t n = ::getline(&buf_, &cap_, f_);
+  if (n <= 0) {
+    if (std::ferror(f_)) throw Error(StatusCode::kIoErr, path_ + ": read failed: " + std::strerror(errno));
+    return false;
+  }
+  ++line_;
+  size_t skip = line_ == 1 && n >= 3 && std::memcmp(buf_, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;  // as Excel writes
+  *line = std::string_view(buf_ + skip, static_cast<size_t>(n) - skip);
+  return true;
+}
+
+uint64_t InputFile::offset() const {
+  const long at = std::ftell(f_);
+  return at < 0 ? 0 : static_cast<uint64_t>(at);
+}
+
+void InputFile::fail(const std::string& message) const {
+  throw Error(StatusCode::kFormat, path_ + ":" + std::to_string(line_) + ": " + message);
+}
+
+// ---- CSV / TSV
+
+struct DelimitedReader::Parser {
+  csv_parser p;
+};
+
+struct DelimitedCallbacks {
+  static void field(void* s, size_t len, void* data) {
+    auto* r = static_cast<DelimitedReader*>(data);
+    if (s == nullptr)
+      r->current_.emplace_back(std::nullopt);
+    else
+      r->current_.emplace_back(std::string(static_cast<const char*>(s), len));
+  }
+  static void record(int, void* data) {
+    auto* r = static_cast<DelimitedReader*>(data);
+    r->ready_.push_back(std::move(r->current_));
+    r->current_.clear();
+  }
+};
+
+DelimitedReader::DelimitedReader(const std::string& path, DelimitedOptions options)
+    : file_(path), parser_(std::make_unique<Parser>()) {
+  if (csv_init(&parser_->p, CSV_APPEND_NULL | CSV_EMPTY_IS_NULL) != 0)
+    throw Error(StatusCode::kNoMem, "cannot start a CSV parser");
+  csv_set_delim(&parser_->p, static_cast<unsigned char>(options.delimiter));
+  csv_set_quote(&parser_->p, static_cast<unsigned char>(options.quote));
+}
+
+DelimitedReader::~DelimitedReader() { csv_free(&parser_->p); }
+
+bool DelimitedReader::next(Record* record) {
+  while (ready_.empty() && !done_) {
+    std::string_view line;
+    if (!file_.read_line(&line)) {
+      done_ = true;
+      if (csv_fini(&parser_->p, DelimitedCallbacks::field, DelimitedCallbacks::record, this) != 0)
+        file_.fail(std::string(csv_strerror(csv_error(&parser_->p))) + " (a quoted field is not closed)");
+      break;
+    }
+    if (csv_parse(&parser_->p, line.data(), line.size(), DelimitedCallbacks::field, DelimitedCallbacks::record,
+                  this) != line.size())
+      file_.fail(csv_strerror(csv_error(&parser_->p)));
+  }
+  if (ready_.empty()) return false;
+  *record = std::move(ready_.front());
+  ready_.pop_front();
+  return true;
+}
+
+// ---- JSON lines
+
+bool JsonLinesReader::next(nlohmann::ordered_json* object) {
+  std::string_view line;
+  while (file_.read_line(&line)) {
+    if (line.find_first_not_of(" \t\r\n") == std::string_view::npos) continue;
+    *object = nlohmann::ordered_json::parse(line, nullptr, false);
+    if (object->is_discarded()) file_.fail("not valid JSON");
+    if (!object->is_object()) file_.fail("a line must be a JSON object");
+    return true;
+  }
+  return false;
+}
+
+}  // namespace quereus::io

@@ -1,0 +1,136 @@
+// Data-file writer (see record_writer.h).
+#include "io/record_writer.h"
+
+#include <fcntl.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "common/status.h"
+#include "io/result_json.h"
+
+namespace quereus::io {
+
+namespace {
+
+bool ends_with_nocase(const std::string& s, const char* ext) {
+  const size_t l = std::strlen(ext);
+  return s.size() >= l && strcasecmp(s.c_str() + s.size() - l, ext) == 0;
+}
+
+// The text of a value in a CSV / TSV field: as the shell prints it (a BLOB as x'…').
+std::string field_text(const Value& v) {
+  if (v.type() != ValueType::kBlob) return v.to_text();
+  static const char* kHex = "0123456789abcdef";
+  std::string s = "x'";
+  for (unsigned char c : v.str()) s += {kHex[c >> 4], kHex[c & 15]};
+  return s + "'";
+}
+
+}  // namespace
+
+bool parse_file_format(const std::string& name, FileFormat* out) {
+  if (strcasecmp(name.c_str(), "csv") == 0) *out = FileFormat::kCsv;
+  else if (strcasecmp(name.c_str(), "tsv") == 0) *out = FileFormat::kTsv;
+  else if (strcasecmp(name.c_str(), "jsonl") == 0 || strcasecmp(name.c_str(), "ndjson") == 0) *out = FileFormat::kJsonl;
+  else if (strcasecmp(name.c_str(), "json") == 0) *out = FileFormat::kJson;
+  else return false;
+  return true;
+}
+
+FileFormat format_for_path(const std::string& path) {
+  if (ends_with_nocase(path, ".tsv") || ends_with_nocase(path, ".tab")) return FileFormat::kTsv;
+  if (ends_with_nocase(path, ".jsonl") || ends_with_nocase(path, ".ndjson")) return FileFormat::kJsonl;
+  if (ends_with_nocase(path, ".json")) return FileFormat::kJson;
+  return FileFormat::kCsv;
+}
+
+RecordWriter::RecordWriter(const std::string& path, std::vector<std::string> names, WriteOptions options)
+    : path_(path), names_(std::move(names)), options_(std::move(options)) {
+  if (options_.delimiter == 0) options_.delimiter = options_.format == FileFormat::kTsv ? '\t' : ',';
+  std::error_code ec;
+  if (std::filesystem::is_directory(path_, ec))
+    throw Error(StatusCode::kCantOpen, "cannot write '" + path_ + "': it is a directory");
+  temp_ = path_ + ".quereus-tmp-" + std::to_string(::getpid());
+  const int fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error(StatusCode::kCantOpen, "cannot write '" + path_ + "': " + std::strerror(errno));
+  f_ = ::fdopen(fd, "wb");
+  if (!f_) {
+    ::close(fd);
+    ::unlink(temp_.c_str());
+    throw Error(StatusCode::kCantOpen, "cannot write '" + path_ + "': " + std::strerror(errno));
+  }
+  if ((options_.format == FileFormat::kCsv || options_.format == FileFormat::kTsv) && options_.header) {
+    for (size_t i = 0; i < names_.size(); ++i) {
+      if (i) put(std::string(1, options_.delimiter));
+      field(names_[i], true);
+    }
+    put("\n");
+  }
+  if (options_.format == FileFormat::kJson) put("[");
+}
+
+RecordWriter::~RecordWriter() {
+  if (f_) std::fclose(f_);
+  if (!committed_) ::unlink(temp_.c_str());
+}
+
+void RecordWriter::io_failure(const char* what) {
+  throw Error(StatusCode::kIoErr, "cannot write '" + path_ + "': " + what + ": " + std::strerror(errno));
+}
+
+void RecordWriter::put(const std::string& s) {
+  if (std::fwrite(s.data(), 1, s.size(), f_) != s.size()) io_failure("write failed");
+}
+
+// RFC 4180: a field holding the delimiter, a quote, a line end or surrounding spaces is
+// quoted with its quotes doubled; so is an empty text (an empty unquoted field is NULL).
+void RecordWriter::field(const std::string& text, bool quote_empty) {
+  const bool quote = (text.empty() && quote_empty) ||
+                     text.find_first_of(std::string("\"\r\n") + options_.delimiter) != std::string::npos ||
+                     (!text.empty() && (text.front() == ' ' || text.back() == ' '));
+  if (!quote) return put(text);
+  std::string s = "\"";
+  for (char c : text) s += c == '"' ? std::string("\"\"") : std::string(1, c);
+  put(s + "\"");
+}
+
+void RecordWriter::write(const Row& row) {
+  switch (options_.format) {
+    case FileFormat::kCsv:
+    case FileFormat::kTsv:
+      for (size_t i = 0; i < row.size(); ++i) {
+        if (i) put(std::string(1, options_.delimiter));
+        if (row[i].is_null()) put(options_.null_text);
+        else field(field_text(row[i]), true);
+      }
+      put("\n");
+      break;
+    case FileFormat::kJsonl: put(row_json_text(names_, row) + "\n"); break;
+    case FileFormat::kJson: put((rows_ ? ",\n" : "\n") + row_json_text(names_, row)); break;
+  }
+  ++rows_;
+}
+
+void RecordWriter::commit() {
+  if (options_.format == FileFormat::kJson) put(rows_ ? "\n]\n" : "]\n");
+  if (std::fflush(f_) != 0) io_failure("flush failed");
+  if (::fsync(fileno(f_)) != 0) io_failure("fsync failed");
+  const int rc = std::fclose(f_);
+  f_ = nullptr;
+  if (rc != 0) io_failure("close failed");
+  if (::rename(temp_.c_str(), path_.c_str()) != 0) io_failure("rename failed");
+  committed_ = true;
+  std::filesystem::path dir = std::filesystem::path(path_).parent_path();
+  if (dir.empty()) dir = ".";
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    (void)::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+}  // namespace quereus::io
