@@ -10,7 +10,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root/host/engine"
 # Lowest first. ddl/declarative/ is part of ddl.
-order=(common types eval parser catalog functions planner rewrite optimizer runtime transaction write ddl maintained main)
+order=(common types io eval parser catalog functions planner rewrite optimizer runtime transaction write ddl maintained main)
 declare -A rank
 for i in "${!order[@]}"; do rank[${order[$i]}]=$i; done
 exceptions="$root/scripts/layering-exceptions.txt"

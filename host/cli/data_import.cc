@@ -2,9 +2,7 @@
 // INSERT). Files are read line by line, so errors can name a line.
 #include "cli/data_import.h"
 
-#include <csv.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -17,6 +15,7 @@
 #include <vector>
 
 #include "cli/dump.h"
+#include "io/record_reader.h"
 
 namespace quereus {
 
@@ -179,73 +178,30 @@ class TableWriter {
   std::unique_ptr<Statement> insert_;
 };
 
-// ---- CSV / TSV through libcsv
+// ---- CSV / TSV and JSON lines, through the engine's readers (io/record_reader.h)
 
-struct CsvParse {
-  std::vector<std::optional<std::string>> current;
-  std::function<Status(std::vector<std::optional<std::string>>&)> on_record;
-  Status failure;
-};
-
-void on_field(void* s, size_t len, void* data) {
-  auto* p = static_cast<CsvParse*>(data);
-  if (!p->failure.ok()) return;
-  if (s == nullptr)
-    p->current.emplace_back(std::nullopt);
-  else
-    p->current.emplace_back(std::string(static_cast<const char*>(s), len));
-}
-
-void on_record(int, void* data) {
-  auto* p = static_cast<CsvParse*>(data);
-  if (p->failure.ok()) p->failure = p->on_record(p->current);
-  p->current.clear();
-}
-
-Status read_delimited(FILE* f, char delimiter, const ImportOptions& options, TableWriter& writer,
-                      const std::function<void()>& after_row, int* line) {
+void read_delimited(io::DelimitedReader& reader, const ImportOptions& options, TableWriter& writer,
+                    const std::function<void()>& after_row) {
   uint64_t records = 0;
-  CsvParse parse;
-  parse.on_record = [&](std::vector<std::optional<std::string>>& rec) -> Status {
+  io::Record rec;
+  while (reader.next(&rec)) {
     ++records;
-    if (records <= options.skip) return Status::Ok();
-    if (rec.size() == 1 && !rec[0]) return Status::Ok();  // a blank line
+    if (records <= options.skip) continue;
+    if (rec.size() == 1 && !rec[0]) continue;  // a blank line
     if (!writer.ready()) {
       std::vector<std::string> names;
       if (options.header)
         for (const auto& field : rec) names.push_back(field.value_or(""));
-      Status s = writer.set_fields(names, rec.size(), "text null");
-      if (!s.ok() || options.header) return s;
+      if (Status s = writer.set_fields(names, rec.size(), "text null"); !s.ok()) throw Error(s.code(), s.raw_message());
+      if (options.header) continue;
     }
     std::vector<Value> values;
     values.reserve(rec.size());
     for (auto& field : rec) values.push_back(field ? Value::Text(std::move(*field)) : Value());
-    Status s = writer.add(values);
-    if (s.ok()) after_row();
-    return s;
-  };
-  csv_parser parser;
-  csv_init(&parser, CSV_APPEND_NULL | CSV_EMPTY_IS_NULL);
-  csv_set_delim(&parser, static_cast<unsigned char>(delimiter));
-  char* buf = nullptr;
-  size_t cap = 0;
-  ssize_t n;
-  while (parse.failure.ok() && (n = ::getline(&buf, &cap, f)) > 0) {
-    ++*line;
-    size_t bom = *line == 1 && n >= 3 && std::memcmp(buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;  // as Excel writes
-    n -= static_cast<ssize_t>(bom);
-    if (csv_parse(&parser, buf + bom, static_cast<size_t>(n), on_field, on_record, &parse) != static_cast<size_t>(n)) {
-      parse.failure = Status(StatusCode::kFormat, csv_strerror(csv_error(&parser)));
-      break;
-    }
+    if (Status s = writer.add(values); !s.ok()) throw Error(s.code(), s.raw_message());
+    after_row();
   }
-  std::free(buf);
-  if (parse.failure.ok()) csv_fini(&parser, on_field, on_record, &parse);
-  csv_free(&parser);
-  return parse.failure;
 }
-
-// ---- JSON lines through nlohmann::json
 
 Value json_value(const nlohmann::ordered_json& j) {
   switch (j.type()) {
@@ -263,24 +219,13 @@ Value json_value(const nlohmann::ordered_json& j) {
   }
 }
 
-Status read_jsonl(FILE* f, TableWriter& writer, const std::function<void()>& after_row, int* line) {
+void read_jsonl(io::JsonLinesReader& reader, TableWriter& writer, const std::function<void()>& after_row) {
   std::vector<std::string> keys;
-  char* buf = nullptr;
-  size_t cap = 0;
-  ssize_t n;
-  Status failure;
-  while (failure.ok() && (n = ::getline(&buf, &cap, f)) > 0) {
-    ++*line;
-    std::string_view text(buf, static_cast<size_t>(n));
-    if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) continue;
-    nlohmann::ordered_json j = nlohmann::ordered_json::parse(text, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
-      failure = Status(StatusCode::kFormat, j.is_discarded() ? "not valid JSON" : "a line must be a JSON object");
-      break;
-    }
+  nlohmann::ordered_json j;
+  while (reader.next(&j)) {
     if (!writer.ready()) {
       for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
-      if ((failure = writer.set_fields(keys, keys.size(), "any null")), !failure.ok()) break;
+      if (Status s = writer.set_fields(keys, keys.size(), "any null"); !s.ok()) throw Error(s.code(), s.raw_message());
     }
     std::vector<Value> values(keys.size());
     size_t found = 0;
@@ -291,18 +236,13 @@ Status read_jsonl(FILE* f, TableWriter& writer, const std::function<void()>& aft
         ++found;
       }
     }
-    if (found != j.size()) {
+    if (found != j.size())
       for (auto it = j.begin(); it != j.end(); ++it)
-        if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
-          failure = Status(StatusCode::kError, "key '" + it.key() + "' is not among the first line's keys");
-          break;
-        }
-      if (!failure.ok()) break;
-    }
-    if ((failure = writer.add(values)), failure.ok()) after_row();
+        if (std::find(keys.begin(), keys.end(), it.key()) == keys.end())
+          throw Error(StatusCode::kError, "key '" + it.key() + "' is not among the first line's keys");
+    if (Status s = writer.add(values); !s.ok()) throw Error(s.code(), s.raw_message());
+    after_row();
   }
-  std::free(buf);
-  return failure;
 }
 
 bool ends_with_nocase(const std::string& s, const char* ext) {
@@ -313,10 +253,6 @@ bool ends_with_nocase(const std::string& s, const char* ext) {
 }  // namespace
 
 Status import_file(Database& db, const ImportOptions& options, std::ostream& progress, ImportResult* result) {
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(options.file.c_str(), "rb"), &std::fclose);
-  if (!f) return Status(StatusCode::kCantOpen, "cannot open '" + options.file + "'");
-  struct stat st {};
-  const double size = ::fstat(fileno(f.get()), &st) == 0 ? static_cast<double>(st.st_size) : 0;
   ImportFormat format = options.format;
   if (format == ImportFormat::kAuto) {
     const std::string& n = options.file;
@@ -324,22 +260,44 @@ Status import_file(Database& db, const ImportOptions& options, std::ostream& pro
              : ends_with_nocase(n, ".jsonl") || ends_with_nocase(n, ".ndjson") ? ImportFormat::kJsonl
                                                                                 : ImportFormat::kCsv;
   }
+  std::unique_ptr<io::DelimitedReader> delimited;
+  std::unique_ptr<io::JsonLinesReader> jsonl;
+  io::InputFile* file = nullptr;
+  try {
+    if (format == ImportFormat::kJsonl) {
+      jsonl = std::make_unique<io::JsonLinesReader>(options.file);
+      file = &jsonl->file();
+    } else {
+      io::DelimitedOptions d;
+      d.delimiter = format == ImportFormat::kTsv ? '\t' : ',';
+      delimited = std::make_unique<io::DelimitedReader>(options.file, d);
+      file = &delimited->file();
+    }
+  } catch (const Error& e) {
+    return e.status();
+  }
+  const double size = static_cast<double>(file->size());
   auto after_row = [&]() {
     if (options.progress && result->rows % kProgressRows == 0) {
       progress << "\rimported " << result->rows << " rows";
-      if (size > 0) progress << " (" << static_cast<int>(100.0 * std::ftell(f.get()) / size) << "%)";
+      if (size > 0) progress << " (" << static_cast<int>(100.0 * static_cast<double>(file->offset()) / size) << "%)";
       progress << std::flush;
     }
   };
   TableWriter writer(db, options, result);
   if (Status s = writer.open(); !s.ok()) return s;
-  int line = 0;
-  Status failure = format == ImportFormat::kJsonl
-                       ? read_jsonl(f.get(), writer, after_row, &line)
-                       : read_delimited(f.get(), format == ImportFormat::kTsv ? '\t' : ',', options, writer,
-                                        after_row, &line);
+  Status failure;
+  try {
+    if (jsonl) read_jsonl(*jsonl, writer, after_row);
+    else read_delimited(*delimited, options, writer, after_row);
+  } catch (const Error& e) {
+    // The readers name file and line already; the table's refusals do not.
+    const std::string prefix = options.file + ":";
+    failure = e.raw_message().rfind(prefix, 0) == 0
+                  ? e.status()
+                  : Status(e.code(), prefix + std::to_string(file->line()) + ": " + e.raw_message());
+  }
   if (options.progress && result->rows >= kProgressRows) progress << "\n";
-  if (!failure.ok()) failure = Status(failure.code(), options.file + ":" + std::to_string(line) + ": " + failure.raw_message());
   return writer.close(failure);
 }
 

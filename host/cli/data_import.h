@@ -1,6 +1,6 @@
 // .import: rows from a CSV, TSV or JSON-lines file into a table, in one transaction (or a
-// savepoint inside the open one). CSV and TSV are parsed by libcsv (RFC 4180 quoting,
-// fields with newlines), JSON lines by nlohmann::json (one object per line).
+// savepoint inside the open one). Records come from the engine's readers (io/record_reader.h:
+// libcsv for CSV / TSV, nlohmann::json for JSON lines), as for read_csv and COPY … FROM.
 #pragma once
 
 #include <atomic>

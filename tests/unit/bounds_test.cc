@@ -31,7 +31,8 @@ std::string repeat(const std::string& s, size_t n) {
 // ---------------------------------------------------------------- LIKE / GLOB
 
 TEST(LikeGlobMatch, KeepsSemantics) {
-  EXPECT_TRUE(like_match("abc", "ABC", -1));  // ASCII case-insensitive
+  EXPECT_FALSE(like_match("abc", "ABC", -1));  // case-sensitive, as the reference
+  EXPECT_TRUE(like_match("aBc", "aBc", -1));
   EXPECT_TRUE(like_match("a%c", "abbbc", -1));
   EXPECT_TRUE(like_match("a%", "a", -1));
   EXPECT_TRUE(like_match("%", "", -1));

@@ -408,7 +408,6 @@ void register_builtin_functions(Registry& r) {
   register_generate_series(r);
 
   register_json_functions(r);
-  register_file_functions(r);
   register_datetime_functions(r);
   register_extra_functions(r);
 }

@@ -10,5 +10,4 @@ void register_builtin_functions(Registry& registry);
 void register_json_functions(Registry& registry);      // functions/json_functions.cc
 void register_datetime_functions(Registry& registry);  // functions/datetime_functions.cc
 void register_extra_functions(Registry& registry);     // functions/extra_functions.cc: math, string, conversion
-void register_file_functions(Registry& registry);      // functions/file_functions.cc: read_csv, read_jsonl
 }  // namespace quereus

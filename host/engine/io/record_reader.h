@@ -51,6 +51,18 @@ class InputFile {
   uint64_t size_ = 0;
 };
 
+// Where the current thread's reading of data files stands: the last file read from and its
+// line, and the rows the file cursors have produced (reset by the reader of it). COPY …
+// FROM uses it to name the file and line in an error raised while the rows are inserted,
+// and to report how many rows it read.
+struct ReadProgress {
+  std::string path;
+  int line = 0;
+  uint64_t rows = 0;
+  const void* file = nullptr;  // identity of the file `path` belongs to
+};
+ReadProgress& read_progress();
+
 class DelimitedReader {
  public:
   DelimitedReader(const std::string& path, DelimitedOptions options);

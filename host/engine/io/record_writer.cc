@@ -55,14 +55,8 @@ RecordWriter::RecordWriter(const std::string& path, std::vector<std::string> nam
   if (std::filesystem::is_directory(path_, ec))
     throw Error(StatusCode::kCantOpen, "cannot write '" + path_ + "': it is a directory");
   temp_ = path_ + ".quereus-tmp-" + std::to_string(::getpid());
-  const int fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error(StatusCode::kCantOpen, "cannot write '" + path_ + "': " + std::strerror(errno));
-  f_ = ::fdopen(fd, "wb");
-  if (!f_) {
-    ::close(fd);
-    ::unlink(temp_.c_str());
-    throw Error(StatusCode::kCantOpen, "cannot write '" + path_ + "': " + std::strerror(errno));
-  }
+  fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw Error(StatusCode::kCantOpen, "cannot write '" + path_ + "': " + std::strerror(errno));
   if ((options_.format == FileFormat::kCsv || options_.format == FileFormat::kTsv) && options_.header) {
     for (size_t i = 0; i < names_.size(); ++i) {
       if (i) put(std::string(1, options_.delimiter));
@@ -74,7 +68,7 @@ RecordWriter::RecordWriter(const std::string& path, std::vector<std::string> nam
 }
 
 RecordWriter::~RecordWriter() {
-  if (f_) std::fclose(f_);
+  if (fd_ >= 0) ::close(fd_);
   if (!committed_) ::unlink(temp_.c_str());
 }
 
@@ -83,7 +77,19 @@ void RecordWriter::io_failure(const char* what) {
 }
 
 void RecordWriter::put(const std::string& s) {
-  if (std::fwrite(s.data(), 1, s.size(), f_) != s.size()) io_failure("write failed");
+  buffer_ += s;
+  if (buffer_.size() >= 64 * 1024) flush();
+}
+
+void RecordWriter::flush() {
+  size_t done = 0;
+  while (done < buffer_.size()) {
+    const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) io_failure("write failed");
+    done += static_cast<size_t>(n);
+  }
+  buffer_.clear();
 }
 
 // RFC 4180: a field holding the delimiter, a quote, a line end or surrounding spaces is
@@ -117,10 +123,10 @@ void RecordWriter::write(const Row& row) {
 
 void RecordWriter::commit() {
   if (options_.format == FileFormat::kJson) put(rows_ ? "\n]\n" : "]\n");
-  if (std::fflush(f_) != 0) io_failure("flush failed");
-  if (::fsync(fileno(f_)) != 0) io_failure("fsync failed");
-  const int rc = std::fclose(f_);
-  f_ = nullptr;
+  flush();
+  if (::fsync(fd_) != 0) io_failure("fsync failed");
+  const int rc = ::close(fd_);
+  fd_ = -1;
   if (rc != 0) io_failure("close failed");
   if (::rename(temp_.c_str(), path_.c_str()) != 0) io_failure("rename failed");
   committed_ = true;

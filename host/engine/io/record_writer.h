@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -41,13 +40,15 @@ class RecordWriter {
 
  private:
   void put(const std::string& s);
+  void flush();
   void field(const std::string& text, bool quote_empty);
   [[noreturn]] void io_failure(const char* what);
 
   std::string path_, temp_;
   std::vector<std::string> names_;
   WriteOptions options_;
-  FILE* f_ = nullptr;
+  int fd_ = -1;
+  std::string buffer_;  // written out at 64 KB
   uint64_t rows_ = 0;
   bool committed_ = false;
 };

@@ -8,5 +8,7 @@ namespace quereus {
 class Registry;
 
 void register_introspection_functions(Registry& registry);
+// read_csv, read_jsonl (main/file_functions.cc).
+void register_file_functions(Registry& registry);
 
 }  // namespace quereus

@@ -15,6 +15,7 @@
 #include "ddl/index_ddl.h"
 #include "ddl/table_ddl.h"
 #include "ddl/view_ddl.h"
+#include "main/copy_statement.h"
 #include "main/integrity_check.h"
 #include "main/lenses.h"
 #include "main/materialized_views.h"
@@ -251,6 +252,31 @@ std::shared_ptr<const CascadeBindings> bind_cascades(DatabaseImpl& db, const std
   return out;
 }
 
+bool has_subquery(const ScalarExpr& e) {
+  if (e.kind == ScalarKind::kSubquery || e.kind == ScalarKind::kExists || e.kind == ScalarKind::kInSubquery)
+    return true;
+  for (const ScalarPtr* o : e.operands())
+    if (*o && has_subquery(**o)) return true;
+  return false;
+}
+
+// Whether a plan provably reads no table: a streaming table function (a data file) under
+// projections, with no subquery anywhere.
+bool reads_no_table(const RelNode& n) {
+  if (n.kind == RelKind::kProject) {
+    auto& p = static_cast<const ProjectNode&>(n);
+    for (const ScalarPtr& e : p.exprs)
+      if (has_subquery(*e)) return false;
+    return reads_no_table(*p.input);
+  }
+  if (n.kind != RelKind::kTableFunction) return false;
+  auto& f = static_cast<const TableFunctionNode&>(n);
+  if (!f.fn->open) return false;
+  for (const ScalarPtr& a : f.args)
+    if (has_subquery(*a)) return false;
+  return true;
+}
+
 class InsertExec : public BufferedExec {
  public:
   // `nested`: the search path of the statement this one is a relation of (null: top level).
@@ -362,9 +388,14 @@ class InsertExec : public BufferedExec {
       }
     }
     // Materialize the source first so a statement never reads its own writes. The
-    // operator tree is built once and re-opened by each execution.
+    // operator tree is built once and re-opened by each execution. A source that reads
+    // no table (a data file: COPY … FROM) streams, one row in memory at a time.
     if (!source_op_) source_op_ = source_->instantiate();
     source_op_->open(env);
+    if (reads_no_table(*source_)) {
+      for (Row r; source_op_->next(r);) write(r);
+      return;
+    }
     std::vector<Row> src_rows;
     ScopedCharge memory(memory_budget(env.ctx));
     Row r;
@@ -1088,6 +1119,7 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
       return ddl_exec(db, [&db, &s](ExecContext&) { db.assertions().create(db, s); });
     }
     case K::kAnalyze: return std::make_unique<AnalyzeExec>(db, static_cast<const ast::AnalyzeStmt&>(stmt));
+    case K::kCopy: return plan_copy(db, static_cast<const ast::CopyStmt&>(stmt), &typed);
     case K::kBegin: return std::make_unique<ActionExec>([&db](ExecContext&) { db.begin_explicit(); }, true);
     case K::kCommit: return std::make_unique<ActionExec>([&db](ExecContext&) { db.commit_explicit(); }, true);
     case K::kRollback: {

@@ -329,7 +329,7 @@ enum class StmtKind {
   kCreateTable, kCreateIndex, kCreateView, kCreateMaterializedView, kCreateAssertion,
   kDrop, kAlterTable, kAlterTags, kRefreshMaterializedView,
   kBegin, kCommit, kRollback, kSavepoint, kRelease,
-  kPragma, kAnalyze,
+  kPragma, kAnalyze, kCopy,
   kDeclareSchema, kDeclareLens, kSeed, kApplySchema, kDiffSchema, kExplainSchema,
 };
 
@@ -655,6 +655,26 @@ struct AnalyzeStmt : Statement {
   std::string schema;       // "" when not written
   std::string table;        // "" for ANALYZE or ANALYZE schema.*
   bool all_in_schema = false;  // ANALYZE schema.*
+};
+
+// COPY [schema.]table [(col, …)] TO | FROM 'path' [[WITH] (option [value], …)]
+// COPY (select …) TO 'path' [[WITH] (option [value], …)]
+// Data to or from a file (docs/sql-dialect.md "Files"). Options: FORMAT csv|tsv|jsonl|json,
+// HEADER [true|false], DELIMITER 'c', NULL 'text'; checked when the statement is planned.
+struct CopyStmt : Statement {
+  CopyStmt() : Statement(StmtKind::kCopy) {}
+  QualifiedName table;            // unset with `query`
+  std::vector<std::string> columns;
+  std::unique_ptr<Select> query;  // COPY (select …) TO
+  bool to = true;                 // TO a file; false: FROM a file
+  std::string path;
+  struct Option {
+    std::string name;   // lower-case
+    std::string value;  // the word, string or number as written; "" when none was given
+    bool has_value = false;
+    SourceSite site;
+  };
+  std::vector<Option> options;
 };
 
 // ---------------------------------------------------------------- declarative schema

@@ -19,6 +19,13 @@ ExprPtr integer_literal(int64_t v) {
   return l;
 }
 
+ExprPtr string_literal(std::string v) {
+  auto l = std::make_unique<Literal>();
+  l->literal_kind = LiteralKind::kString;
+  l->text = std::move(v);
+  return l;
+}
+
 ExprPtr binary(BinaryOp op, ExprPtr left, ExprPtr right) {
   auto b = std::make_unique<BinaryExpr>();
   b->op = op;
@@ -82,6 +89,14 @@ TableSourcePtr table_source(QualifiedName name, std::string alias) {
   t->kind = TableSource::Kind::kTable;
   t->table = std::move(name);
   t->alias = std::move(alias);
+  return t;
+}
+
+TableSourcePtr function_source(std::string name, std::vector<ExprPtr> args) {
+  auto t = std::make_unique<TableSource>();
+  t->kind = TableSource::Kind::kFunction;
+  t->function_name = std::move(name);
+  t->function_args = std::move(args);
   return t;
 }
 

@@ -16,6 +16,7 @@ namespace quereus::ast {
 ExprPtr column_ref(std::string table, std::string column);
 ExprPtr null_literal();
 ExprPtr integer_literal(int64_t v);
+ExprPtr string_literal(std::string v);
 ExprPtr binary(BinaryOp op, ExprPtr left, ExprPtr right);
 // `a AND b`; either may be null (then the other is returned).
 ExprPtr conjoin(ExprPtr a, ExprPtr b);
@@ -29,6 +30,8 @@ ExprPtr in_subquery(ExprPtr operand, std::unique_ptr<Select> q);
 ExprPtr scalar_subquery(std::unique_ptr<Select> q);
 
 TableSourcePtr table_source(QualifiedName name, std::string alias);
+// A table-valued function call in FROM: `name(args…)`.
+TableSourcePtr function_source(std::string name, std::vector<ExprPtr> args);
 TableSourcePtr subquery_source(std::unique_ptr<Select> q, std::string alias, std::vector<std::string> columns = {});
 
 ResultColumn result_column(ExprPtr e, std::string alias = "");

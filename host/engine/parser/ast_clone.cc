@@ -601,6 +601,17 @@ StatementPtr clone_analyze(const AnalyzeStmt& s) {
   return out;
 }
 
+StatementPtr clone_copy(const CopyStmt& s) {
+  auto out = fresh<CopyStmt>(s);
+  out->table = s.table;
+  out->columns = s.columns;
+  out->query = clone_or_null(s.query);
+  out->to = s.to;
+  out->path = s.path;
+  out->options = s.options;
+  return out;
+}
+
 StatementPtr clone_seed(const SeedStmt& s) {
   auto out = fresh<SeedStmt>(s);
   out->table = s.table;
@@ -676,6 +687,7 @@ StatementPtr clone(const Statement& s) {
     case StmtKind::kRelease: return copy_plain<ReleaseStmt>(s);
     case StmtKind::kPragma: return clone_pragma(as<PragmaStmt>(s));
     case StmtKind::kAnalyze: return clone_analyze(as<AnalyzeStmt>(s));
+    case StmtKind::kCopy: return clone_copy(as<CopyStmt>(s));
     case StmtKind::kDeclareSchema: return clone_declare_schema(as<DeclareSchemaStmt>(s));
     case StmtKind::kDeclareLens: return clone_declare_lens(as<DeclareLensStmt>(s));
     case StmtKind::kSeed: return clone_seed(as<SeedStmt>(s));

@@ -1333,6 +1333,7 @@ class Printer {
       case StmtKind::kCreateIndex: create_index(static_cast<const CreateIndexStmt&>(st)); break;
       case StmtKind::kCreateView: create_view(static_cast<const CreateViewStmt&>(st)); break;
       case StmtKind::kAnalyze: analyze(static_cast<const AnalyzeStmt&>(st)); break;
+      case StmtKind::kCopy: copy(static_cast<const CopyStmt&>(st)); break;
     }
   }
 
@@ -1628,6 +1629,39 @@ class Printer {
     out += " as ";
     select(*s.select);
     tags_clause(s.tags);
+  }
+
+  // `copy t [(cols)] to|from 'path' [(option value, …)]` or `copy (select …) to 'path' …`.
+  void copy(const CopyStmt& s) {
+    out += "copy ";
+    if (s.query) {
+      out += '(';
+      select(*s.query);
+      out += ')';
+    } else {
+      qualified(s.table);
+      if (!s.columns.empty()) {
+        out += " (";
+        for (size_t i = 0; i < s.columns.size(); ++i) {
+          if (i) out += ", ";
+          out += quote_identifier(s.columns[i]);
+        }
+        out += ')';
+      }
+    }
+    out += s.to ? " to " : " from ";
+    string_literal(s.path);
+    if (s.options.empty()) return;
+    out += " (";
+    for (size_t i = 0; i < s.options.size(); ++i) {
+      if (i) out += ", ";
+      out += s.options[i].name;
+      if (s.options[i].has_value) {
+        out += ' ';
+        string_literal(s.options[i].value);
+      }
+    }
+    out += ')';
   }
 
   // `analyze [schema.table | schema.* | table]`.

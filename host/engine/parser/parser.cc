@@ -14,6 +14,7 @@
 //   < COLLATE < -> ->> < primary
 #include "parser/parser.h"
 
+#include <cctype>
 #include <utility>
 
 #include "parser/lexer.h"
@@ -384,6 +385,7 @@ class ParserImpl {
           break;
       }
     }
+    if (check_word("copy")) return parse_copy();
     if (check_word("refresh")) {
       auto stmt = make_at<RefreshMaterializedViewStmt>(advance());
       expect_word("materialized", "Expected MATERIALIZED after REFRESH");
@@ -2147,6 +2149,51 @@ class ParserImpl {
       }
     } else {
       stmt->table = std::move(first);
+    }
+    return stmt;
+  }
+
+  StatementPtr parse_copy() {
+    auto stmt = make_at<CopyStmt>(advance());
+    if (match(TokenKind::kLParen)) {
+      stmt->query = parse_select_body(nullptr);
+      expect(TokenKind::kRParen, "Expected ')' after the query of COPY (…)");
+    } else {
+      stmt->table = expect_qualified_name(NameCtx::kTable, "Expected table name or '(' query ')' after COPY");
+      if (match(TokenKind::kLParen)) {
+        do {
+          stmt->columns.push_back(expect_name(NameCtx::kGeneral, "Expected column name"));
+        } while (match(TokenKind::kComma));
+        expect(TokenKind::kRParen, "Expected ')' after the column list");
+      }
+    }
+    if (match(Keyword::kFrom)) {
+      if (stmt->query) fail_expected("Expected TO (a query is copied to a file, not from one)");
+      stmt->to = false;
+    } else if (!match(Keyword::kTo)) {
+      fail_expected("Expected TO or FROM");
+    }
+    if (!check(TokenKind::kString)) fail_expected("Expected the file's path as a string");
+    stmt->path = advance().text;
+    match(Keyword::kWith);
+    if (match(TokenKind::kLParen)) {
+      do {
+        const Token& name = peek();
+        if (name.kind != TokenKind::kIdentifier && name.kind != TokenKind::kKeyword)
+          fail_expected("Expected a COPY option (FORMAT, HEADER, DELIMITER, NULL)");
+        CopyStmt::Option o;
+        o.site = name.site();
+        o.name = advance().text;
+        for (char& c : o.name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        const Token& v = peek();
+        if (v.kind == TokenKind::kIdentifier || v.kind == TokenKind::kKeyword || v.kind == TokenKind::kString ||
+            v.kind == TokenKind::kInteger) {
+          o.value = advance().text;
+          o.has_value = true;
+        }
+        stmt->options.push_back(std::move(o));
+      } while (match(TokenKind::kComma));
+      expect(TokenKind::kRParen, "Expected ')' after the COPY options");
     }
     return stmt;
   }

@@ -18,7 +18,7 @@
 
 #include "catalog/registry.h"
 #include "common/status.h"
-#include "functions/builtins.h"
+#include "main/introspection.h"
 #include "io/record_reader.h"
 #include "main/database_impl.h"
 #include "types/json_value.h"
@@ -255,6 +255,7 @@ class CsvCursor : public TableFunctionCursor {
     out.clear();
     out.reserve(r.size());
     for (size_t c = 0; c < r.size(); ++c) out.push_back(convert(r[c], c));
+    ++io::read_progress().rows;
     return true;
   }
 
@@ -387,6 +388,7 @@ class JsonlCursor : public TableFunctionCursor {
       }
       out[at->second] = std::move(v);
     }
+    ++io::read_progress().rows;
     return true;
   }
 
