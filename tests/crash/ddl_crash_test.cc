@@ -22,7 +22,8 @@
 //      statistic equals a scan); the row count is the state's; a duplicate of a UNIQUE
 //      value is refused; and, in the state before, the statement runs again and succeeds.
 // Scenario upgrade_format_1 kills the open of a format-1 store at each write point of its
-// upgrade instead (run_upgrade), scenario backup an online backup (run_backup). Prints one line per scenario (write points, kills, states
+// upgrade instead (run_upgrade), scenario backup an online backup (run_backup), scenario
+// copy_to a COPY … TO export (run_copy_to: the target is the old file or the whole export). Prints one line per scenario (write points, kills, states
 // seen, violations) and exits 1 when any check failed.
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -643,6 +644,121 @@ int64_t run_backup(const Options& o, int64_t* kills) {
   return violations;
 }
 
+// ---- COPY … TO a file ------------------------------------------------------------------------
+//
+// The export is written beside its target and renamed over it when whole. A kill at any of
+// its write points must leave the target exactly as it was or exactly the whole export,
+// and the database as it was.
+
+std::string file_text(const std::string& path) {
+  std::string out;
+  if (FILE* f = std::fopen(path.c_str(), "rb")) {
+    char buf[65536];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+    std::fclose(f);
+  }
+  return out;
+}
+
+int64_t run_copy_to(const Options& o, int64_t* kills) {
+  const std::string name = "copy_to";
+  const std::string pristine = o.dir + "/" + name + ".pristine", target = o.dir + "/" + name + ".target.csv";
+  const std::string old_text = "old contents\n";
+  fs::remove_all(pristine);
+  fs::create_directories(pristine);
+  auto [prep, prep_status] = in_child([&](std::string& out) {
+    std::shared_ptr<Registry> registry;
+    std::unique_ptr<Database> db;
+    Status st = open_db(o, pristine, &registry, &db);
+    if (st.ok()) st = db->exec(kCommon);
+    if (st.ok()) st = db->exec(fill_sql(o.rows));
+    out = st.to_string();
+    return st.ok() ? 0 : 3;
+  });
+  if (!WIFEXITED(prep_status) || WEXITSTATUS(prep_status) != 0) {
+    std::cerr << name << ": setup failed: " << prep << "\n";
+    return 1;
+  }
+  const std::string sql = "copy (select id, u, x from t order by id) to '" + target + "'";
+  auto export_rows = [&](const std::string& dir, long die_at) {
+    return in_child([&, die_at](std::string& out) {
+      std::shared_ptr<Registry> registry;
+      std::unique_ptr<Database> db;
+      Status st = open_db(o, dir, &registry, &db);
+      if (!st.ok()) {
+        out = st.to_string();
+        return 3;
+      }
+      g_calls = 0;
+      g_die_at = die_at;
+      g_counting = true;
+      st = db->exec(sql);
+      g_counting = false;
+      if (die_at > 0) ::kill(::getpid(), SIGKILL);
+      out = st.ok() ? std::to_string(g_calls.load()) : st.to_string();
+      return st.ok() ? 0 : 3;
+    });
+  };
+  auto reset_target = [&]() {
+    for (auto& e : fs::directory_iterator(o.dir))
+      if (e.path().filename().string().rfind(name + ".target", 0) == 0) fs::remove(e.path());
+    std::FILE* f = std::fopen(target.c_str(), "wb");
+    std::fwrite(old_text.data(), 1, old_text.size(), f);
+    std::fclose(f);
+  };
+  const std::string run_dir = o.dir + "/" + name + ".run";
+  copy_dir(pristine, run_dir);
+  reset_target();
+  auto [dry_out, dry_status] = export_rows(run_dir, 0);
+  if (!WIFEXITED(dry_status) || WEXITSTATUS(dry_status) != 0) {
+    std::cerr << name << ": the export failed: " << dry_out << "\n";
+    return 1;
+  }
+  const long points = std::stol(dry_out);
+  const std::string whole = file_text(target);
+  int64_t violations = 0;
+  std::map<std::string, int> states;
+  for (long k = 1; k <= points + 1; ++k) {
+    fs::remove_all(run_dir);
+    copy_dir(pristine, run_dir);
+    reset_target();
+    auto [kill_out, kill_status] = export_rows(run_dir, k);
+    if (!WIFSIGNALED(kill_status) || WTERMSIG(kill_status) != SIGKILL) {
+      std::cerr << name << " k=" << k << ": the export was not killed: " << kill_out << "\n";
+      ++violations;
+      continue;
+    }
+    ++*kills;
+    const std::string text = file_text(target);
+    std::string state = text == old_text ? "old" : text == whole ? "whole" : "!partial";
+    if (k > points && state != "whole") state = "!not whole after the end";
+    auto [report, verify_status] = in_child([&](std::string& out) {
+      std::shared_ptr<Registry> registry;
+      std::unique_ptr<Database> db;
+      Status st = open_db(o, run_dir, &registry, &db);
+      std::vector<Row> r;
+      if (st.ok()) r = query(*db, "select count(*) from t", &st);
+      if (!st.ok() || r.empty() || r[0][0].as_int() != o.rows) out = "!database: " + st.to_string();
+      return 0;
+    });
+    if (!report.empty()) state = report;
+    ++states[state.find('!') != std::string::npos ? "violation" : state];
+    if (!WIFEXITED(verify_status) || state.find('!') != std::string::npos) {
+      ++violations;
+      std::cerr << name << " k=" << k << "/" << points << ": " << state << " (" << text.size() << " bytes)\n";
+    }
+  }
+  std::string seen;
+  for (auto& [st, n] : states) seen += (seen.empty() ? "" : ", ") + st + " " + std::to_string(n);
+  std::cout << name << "\twrite points " << points << "\tkills " << (points + 1) << "\ttarget: " << seen
+            << "\tviolations " << violations << std::endl;
+  fs::remove_all(pristine);
+  fs::remove_all(run_dir);
+  for (auto& e : fs::directory_iterator(o.dir))
+    if (e.path().filename().string().rfind(name + ".target", 0) == 0) fs::remove(e.path());
+  return violations;
+}
+
 int run(const Options& o) {
   int64_t total_kills = 0, total_violations = 0;
   fs::create_directories(o.dir);
@@ -768,6 +884,8 @@ int run(const Options& o) {
     total_violations += run_upgrade(o, &total_kills);
   if (o.only.empty() || std::find(o.only.begin(), o.only.end(), "backup") != o.only.end())
     total_violations += run_backup(o, &total_kills);
+  if (o.only.empty() || std::find(o.only.begin(), o.only.end(), "copy_to") != o.only.end())
+    total_violations += run_copy_to(o, &total_kills);
   std::cout << "total: kills " << total_kills << ", violations " << total_violations << std::endl;
   return total_violations == 0 ? 0 : 1;
 }

@@ -88,7 +88,7 @@ struct DelimitedCallbacks {
 
 DelimitedReader::DelimitedReader(const std::string& path, DelimitedOptions options)
     : file_(path), parser_(std::make_unique<Parser>()) {
-  if (csv_init(&parser_->p, CSV_APPEND_NULL | CSV_EMPTY_IS_NULL) != 0)
+  if (csv_init(&parser_->p, CSV_APPEND_NULL | CSV_EMPTY_IS_NULL | CSV_STRICT | CSV_STRICT_FINI) != 0)
     throw Error(StatusCode::kNoMem, "cannot start a CSV parser");
   csv_set_delim(&parser_->p, static_cast<unsigned char>(options.delimiter));
   csv_set_quote(&parser_->p, static_cast<unsigned char>(options.quote));
@@ -107,7 +107,8 @@ bool DelimitedReader::next(Record* record) {
     }
     if (csv_parse(&parser_->p, line.data(), line.size(), DelimitedCallbacks::field, DelimitedCallbacks::record,
                   this) != line.size())
-      file_.fail(csv_strerror(csv_error(&parser_->p)));
+      file_.fail(std::string(csv_strerror(csv_error(&parser_->p))) +
+                 " (a quote inside a field must be doubled and the field quoted; or choose another 'quote')");
   }
   if (ready_.empty()) return false;
   *record = std::move(ready_.front());

@@ -417,6 +417,7 @@ void add_file_function(Registry& r, const char* name, decltype(TableFunction::sh
 }  // namespace
 
 void register_file_functions(Registry& r) {
+  if (r.find_table_function("read_csv")) return;  // registered by an earlier Database::Open
   add_file_function(r, "read_csv", csv_shape,
                     [](DatabaseImpl& db, std::span<const Value> args, std::span<const TableFunctionColumn> cols) {
                       return std::unique_ptr<TableFunctionCursor>(std::make_unique<CsvCursor>(csv_settings(db, args), cols));
