@@ -607,6 +607,9 @@ std::vector<std::string> Shell::completions(std::string_view before, std::string
     out.emplace_back(kw);
     if (static_cast<Keyword>(k) == Keyword::kXor) break;
   }
+  // Words the parser reads in context, not as keywords.
+  for (const char* w : {"copy", "refresh", "materialized", "lens", "logical", "read_csv", "read_jsonl"})
+    out.emplace_back(w);
   for (const std::string& t : tables) out.push_back(t);
   // Columns of the tables the line names (all tables when it names none).
   std::vector<std::string> named;

@@ -137,6 +137,18 @@ TEST(ConfigTest, LoggingLevelValidation) {
                        "key 'type' must be one of stderr, stdout, file"));
 }
 
+TEST(ConfigTest, FileAccess) {
+  HostOptions o;
+  ASSERT_TRUE(parse("databases:\n  main: {}\n", &o).ok());
+  EXPECT_EQ(database_options(o.databases["main"]).file_access, DatabaseOptions::FileAccess::kReadWrite);
+  ASSERT_TRUE(parse("databases:\n  main:\n    file_access: read\n", &o).ok());
+  EXPECT_EQ(database_options(o.databases["main"]).file_access, DatabaseOptions::FileAccess::kRead);
+  ASSERT_TRUE(parse("databases:\n  main:\n    file_access: none\n", &o).ok());
+  EXPECT_EQ(database_options(o.databases["main"]).file_access, DatabaseOptions::FileAccess::kNone);
+  EXPECT_EQ(error_of("databases:\n  main:\n    file_access: all\n"),
+            "x.yaml:3: key 'file_access' must be one of none, read, read_write (got 'all')");
+}
+
 TEST(ConfigTest, SyntaxErrorHasLine) {
   EXPECT_EQ(error_of("logging:\n  level: warn\n bad: x\n"),
             "x.yaml:3: YAML syntax error: end of map not found");
