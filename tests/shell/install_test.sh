@@ -4,9 +4,10 @@
 #      <prefix>/lib/quereus, runs the quickstart and a persistent database with the installed
 #      example configuration, and the man page, bash completion, licence and the
 #      conformance runner are in place;
-#   2. (when cpack and dpkg-deb exist) builds the .deb, unpacks it into a clean directory
-#      tree and runs the same from there; checks its dependencies resolve on this system
-#      (apt-get --simulate) when apt has package lists.
+#   2. (when cpack and dpkg exist) builds the .deb, installs it with dpkg into a clean
+#      directory tree (its own dpkg database: `dpkg --root`), runs the same from there and
+#      removes it again (nothing of it may stay); checks its dependencies resolve on this
+#      system (apt-get --simulate) when apt has package lists.
 # Usage: install_test.sh BUILD_DIR
 set -euo pipefail
 BUILD="$(cd "$1" && pwd)"
@@ -57,7 +58,7 @@ check_tree "$WORK/prefix"
 echo "ok: cmake --install"
 
 # 2. The Debian package.
-if command -v cpack >/dev/null && command -v dpkg-deb >/dev/null; then
+if command -v cpack >/dev/null && command -v dpkg >/dev/null && command -v dpkg-deb >/dev/null; then
   (cd "$WORK" && cpack --config "$BUILD/CPackConfig.cmake" -G DEB -B "$WORK/pkg" >"$WORK/cpack.log" 2>&1) \
     || { cat "$WORK/cpack.log" >&2; fail "cpack -G DEB"; }
   deb=$(ls "$WORK"/pkg/*.deb | head -1)
@@ -66,8 +67,17 @@ if command -v cpack >/dev/null && command -v dpkg-deb >/dev/null; then
   for lib in libedit libyaml-cpp libleveldb; do
     [[ "$depends" == *"$lib"* ]] || fail "the package does not depend on $lib: $depends"
   done
-  dpkg-deb -x "$deb" "$WORK/root"
+  mkdir -p "$WORK/root/var/lib/dpkg/info" "$WORK/root/var/lib/dpkg/updates"
+  touch "$WORK/root/var/lib/dpkg/status"
+  # Dependencies are this system's libraries (checked below), not the empty tree's.
+  dpkg --root="$WORK/root" --force-depends --force-not-root --force-script-chrootless -i "$deb" \
+    >"$WORK/dpkg.log" 2>&1 || { cat "$WORK/dpkg.log" >&2; fail "dpkg -i $deb"; }
+  dpkg --root="$WORK/root" -s quereus | grep -q "^Status: install ok installed" || fail "dpkg does not list quereus as installed"
   check_tree "$WORK/root/usr"
+  dpkg --root="$WORK/root" --force-not-root --force-script-chrootless -r quereus >"$WORK/dpkg.log" 2>&1 \
+    || { cat "$WORK/dpkg.log" >&2; fail "dpkg -r quereus"; }
+  left=$(find "$WORK/root" -path "$WORK/root/var" -prune -o -type f -print | head -5)
+  [ -z "$left" ] || fail "dpkg -r left files behind: $left"
   if [ -n "$(ls /var/lib/apt/lists 2>/dev/null | grep -v lock | head -1)" ]; then
     apt-get install --simulate -qq "$deb" >"$WORK/apt.log" 2>&1 || { cat "$WORK/apt.log" >&2; fail "apt cannot install $deb"; }
   fi
