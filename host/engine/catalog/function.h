@@ -75,6 +75,7 @@ struct AggregateFunction {
 };
 
 class DatabaseImpl;
+struct ExecContext;
 
 // A table-valued function: fixed output columns, rows produced from its arguments.
 struct TableFunctionColumn {
@@ -106,8 +107,8 @@ struct TableFunction {
   // see planner/scalar_expr.h is_closed); its columns replace `columns` for that call.
   std::function<std::vector<TableFunctionColumn>(DatabaseImpl& db, std::span<const Value> args)> shape;
   // Optional streaming form of `rows` (one row in memory at a time), given the columns the
-  // call was planned with. Takes precedence over `rows`.
-  std::function<std::unique_ptr<TableFunctionCursor>(DatabaseImpl& db, std::span<const Value> args,
+  // call was planned with and the run's context. Takes precedence over `rows`.
+  std::function<std::unique_ptr<TableFunctionCursor>(DatabaseImpl& db, ExecContext& ctx, std::span<const Value> args,
                                                      std::span<const TableFunctionColumn> columns)>
       open;
 };

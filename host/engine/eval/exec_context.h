@@ -13,6 +13,10 @@
 
 namespace quereus {
 
+namespace io {
+struct ReadProgress;
+}
+
 class DatabaseImpl;
 
 struct ExecContext {
@@ -35,6 +39,9 @@ struct ExecContext {
   // mutation_ordinal(): the 1-based ordinal of the row an INSERT is producing, set while
   // that row's column defaults are evaluated (vu-mutation-context.md); 0 otherwise.
   int64_t mutation_ordinal = 0;
+  // COPY … FROM: where the file being read stands (file, line, rows), kept by the file
+  // functions' cursors (main/file_functions.cc) while the statement runs; null otherwise.
+  io::ReadProgress* read_progress = nullptr;
 };
 
 // Sets the context's mutation ordinal for its lifetime, restoring the enclosing one (a

@@ -12,11 +12,6 @@
 
 namespace quereus::io {
 
-ReadProgress& read_progress() {
-  static thread_local ReadProgress progress;
-  return progress;
-}
-
 InputFile::InputFile(const std::string& path) : path_(path) {
   f_ = std::fopen(path.c_str(), "rb");
   if (!f_) throw Error(StatusCode::kCantOpen, "cannot open '" + path + "': " + std::strerror(errno));
@@ -32,7 +27,6 @@ InputFile::InputFile(const std::string& path) : path_(path) {
 }
 
 InputFile::~InputFile() {
-  if (read_progress().file == this) read_progress().file = nullptr;  // path and line stay
   std::free(buf_);
   if (f_) std::fclose(f_);
 }
@@ -45,15 +39,18 @@ bool InputFile::read_line(std::string_view* line) {
     return false;
   }
   ++line_;
-  ReadProgress& p = read_progress();
-  if (p.file != this) {
-    p.file = this;
-    p.path = path_;
-  }
-  p.line = line_;
+  if (progress_) progress_->line = line_;
   size_t skip = line_ == 1 && n >= 3 && std::memcmp(buf_, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;  // as Excel writes
   *line = std::string_view(buf_ + skip, static_cast<size_t>(n) - skip);
   return true;
+}
+
+void InputFile::set_progress(ReadProgress* progress) {
+  progress_ = progress;
+  if (progress_) {
+    progress_->path = path_;
+    progress_->line = line_;
+  }
 }
 
 uint64_t InputFile::offset() const {

@@ -24,6 +24,16 @@ struct DelimitedOptions {
   char quote = '"';
 };
 
+// Where the reading of a data file stands: its path and the line last read, and the rows a
+// file cursor produced from it. COPY … FROM hands one to the cursors it runs (through
+// ExecContext::read_progress) to name the file and line in an error raised while a row is
+// inserted, and to report how many rows it read.
+struct ReadProgress {
+  std::string path;
+  int line = 0;
+  uint64_t rows = 0;
+};
+
 // A file opened for reading, with its size for progress reports.
 class InputFile {
  public:
@@ -39,6 +49,8 @@ class InputFile {
   // Bytes read so far, and the file's size (0 when unknown).
   uint64_t offset() const;
   uint64_t size() const { return size_; }
+  // Reports each line read into *progress from now on (null: none).
+  void set_progress(ReadProgress* progress);
   // "path:line: message" as a FORMAT error.
   [[noreturn]] void fail(const std::string& message) const;
 
@@ -49,19 +61,8 @@ class InputFile {
   size_t cap_ = 0;
   int line_ = 0;
   uint64_t size_ = 0;
+  ReadProgress* progress_ = nullptr;
 };
-
-// Where the current thread's reading of data files stands: the last file read from and its
-// line, and the rows the file cursors have produced (reset by the reader of it). COPY …
-// FROM uses it to name the file and line in an error raised while the rows are inserted,
-// and to report how many rows it read.
-struct ReadProgress {
-  std::string path;
-  int line = 0;
-  uint64_t rows = 0;
-  const void* file = nullptr;  // identity of the file `path` belongs to
-};
-ReadProgress& read_progress();
 
 class DelimitedReader {
  public:

@@ -198,8 +198,13 @@ class CopyFromExec : public Executable {
 
   void start(ExecContext& ctx) override {
     done_ = false;
-    io::ReadProgress& progress = io::read_progress();
-    progress = io::ReadProgress{};
+    io::ReadProgress progress;
+    struct Scope {  // the file cursors of this run report into `progress`
+      ExecContext& ctx;
+      io::ReadProgress* saved;
+      ~Scope() { ctx.read_progress = saved; }
+    } scope{ctx, ctx.read_progress};
+    ctx.read_progress = &progress;
     try {
       inner_->start(ctx);
       for (Row r; inner_->next(r);) {

@@ -18,6 +18,7 @@
 
 #include "catalog/registry.h"
 #include "common/status.h"
+#include "eval/exec_context.h"
 #include "main/introspection.h"
 #include "io/record_reader.h"
 #include "main/database_impl.h"
@@ -229,8 +230,9 @@ std::vector<TableFunctionColumn> csv_shape(DatabaseImpl& db, std::span<const Val
 
 class CsvCursor : public TableFunctionCursor {
  public:
-  CsvCursor(CsvSettings s, std::span<const TableFunctionColumn> columns)
-      : s_(std::move(s)), columns_(columns.begin(), columns.end()), reader_(s_.path, s_.delimited) {
+  CsvCursor(CsvSettings s, std::span<const TableFunctionColumn> columns, io::ReadProgress* progress)
+      : s_(std::move(s)), columns_(columns.begin(), columns.end()), reader_(s_.path, s_.delimited), progress_(progress) {
+    reader_.file().set_progress(progress_);
     const size_t n = open_records(reader_, s_, &pending_).size();
     if (n != columns_.size())
       throw Error(StatusCode::kSchema, s_.path + " now has " + std::to_string(n) + " columns, not the " +
@@ -255,7 +257,7 @@ class CsvCursor : public TableFunctionCursor {
     out.clear();
     out.reserve(r.size());
     for (size_t c = 0; c < r.size(); ++c) out.push_back(convert(r[c], c));
-    ++io::read_progress().rows;
+    if (progress_) ++progress_->rows;
     return true;
   }
 
@@ -279,6 +281,7 @@ class CsvCursor : public TableFunctionCursor {
   io::DelimitedReader reader_;
   io::Record pending_;  // the first data record when there is no header
   bool has_pending_ = false;
+  io::ReadProgress* progress_;
 };
 
 // ---------------------------------------------------------------- JSON lines
@@ -362,8 +365,9 @@ std::vector<TableFunctionColumn> jsonl_shape(DatabaseImpl& db, std::span<const V
 
 class JsonlCursor : public TableFunctionCursor {
  public:
-  JsonlCursor(JsonlSettings s, std::span<const TableFunctionColumn> columns)
-      : s_(std::move(s)), columns_(columns.begin(), columns.end()), reader_(s_.path) {
+  JsonlCursor(JsonlSettings s, std::span<const TableFunctionColumn> columns, io::ReadProgress* progress)
+      : s_(std::move(s)), columns_(columns.begin(), columns.end()), reader_(s_.path), progress_(progress) {
+    reader_.file().set_progress(progress_);
     for (size_t i = 0; i < columns_.size(); ++i) index_[columns_[i].name] = i;
   }
 
@@ -388,7 +392,7 @@ class JsonlCursor : public TableFunctionCursor {
       }
       out[at->second] = std::move(v);
     }
-    ++io::read_progress().rows;
+    if (progress_) ++progress_->rows;
     return true;
   }
 
@@ -397,6 +401,7 @@ class JsonlCursor : public TableFunctionCursor {
   std::vector<TableFunctionColumn> columns_;
   std::map<std::string, size_t> index_;
   io::JsonLinesReader reader_;
+  io::ReadProgress* progress_;
 };
 
 void add_file_function(Registry& r, const char* name, decltype(TableFunction::shape) shape,
@@ -419,12 +424,16 @@ void add_file_function(Registry& r, const char* name, decltype(TableFunction::sh
 void register_file_functions(Registry& r) {
   if (r.find_table_function("read_csv")) return;  // registered by an earlier Database::Open
   add_file_function(r, "read_csv", csv_shape,
-                    [](DatabaseImpl& db, std::span<const Value> args, std::span<const TableFunctionColumn> cols) {
-                      return std::unique_ptr<TableFunctionCursor>(std::make_unique<CsvCursor>(csv_settings(db, args), cols));
+                    [](DatabaseImpl& db, ExecContext& ctx, std::span<const Value> args,
+                       std::span<const TableFunctionColumn> cols) {
+                      return std::unique_ptr<TableFunctionCursor>(
+                          std::make_unique<CsvCursor>(csv_settings(db, args), cols, ctx.read_progress));
                     });
   add_file_function(r, "read_jsonl", jsonl_shape,
-                    [](DatabaseImpl& db, std::span<const Value> args, std::span<const TableFunctionColumn> cols) {
-                      return std::unique_ptr<TableFunctionCursor>(std::make_unique<JsonlCursor>(jsonl_settings(db, args), cols));
+                    [](DatabaseImpl& db, ExecContext& ctx, std::span<const Value> args,
+                       std::span<const TableFunctionColumn> cols) {
+                      return std::unique_ptr<TableFunctionCursor>(
+                          std::make_unique<JsonlCursor>(jsonl_settings(db, args), cols, ctx.read_progress));
                     });
 }
 

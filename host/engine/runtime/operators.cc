@@ -1426,7 +1426,7 @@ class TableFunctionOp : public Operator {
     cursor_.reset();
     memory_.reset(memory_budget(ctx_));
     if (node_.fn->open) {
-      cursor_ = node_.fn->open(*outer.ctx->db, args, node_.shape);
+      cursor_ = node_.fn->open(*outer.ctx->db, *outer.ctx, args, node_.shape);
       return;
     }
     rows_ = node_.fn->rows(*outer.ctx->db, args);
