@@ -24,7 +24,8 @@
 #include <vector>
 
 #include "transaction/assertions.h"
-#include "main/database_impl.h"
+#include "catalog/registry.h"
+#include "ddl/ddl_context.h"
 #include "ddl/schema_expressions.h"
 #include "ddl/tags.h"
 #include "parser/ast.h"
@@ -57,7 +58,7 @@ struct AlterPlan {
 };
 
 struct AlterCtx {
-  DatabaseImpl& db;
+  DdlContext& db;
   std::shared_ptr<TableEntry> entry;
   ExecContext& ctx;
   const ast::AlterTableStmt& s;
@@ -322,7 +323,7 @@ class Renamer {
 // Rewrites every dependent of a rename across the catalog: CHECK expressions
 // and column DEFAULTs of every table, view bodies and assertion bodies. (Foreign keys are
 // handled by the caller: they name tables and columns, not expressions.)
-void propagate_rename(DatabaseImpl& db, Renamer renamer, int depth = 0) {
+void propagate_rename(DdlContext& db, Renamer renamer, int depth = 0) {
   std::vector<std::shared_ptr<TableEntry>> shifted;  // maintained tables whose column followed
   std::vector<std::pair<std::string, std::string>> shifted_views;  // views whose output followed
   // Whether a bare name in an expression resolving along `home` binds some other relation
@@ -796,7 +797,7 @@ AlterPlan plan_rename_table(AlterCtx& c) {
   p.change.kind = QRS_CHANGE_RENAME_TABLE;
   p.change.name = from;
   p.change.new_name = to;
-  DatabaseImpl& db = c.db;
+  DdlContext& db = c.db;
   p.after = [&db, schema, from, to] {
     for (auto& t : db.catalog().tables())
       for (ForeignKeySchema& fk : t->schema.foreign_keys)
@@ -854,7 +855,7 @@ AlterPlan plan_rename_column(AlterCtx& c) {
   p.change.column = idx;
   p.change.name = from;
   p.change.new_name = to;
-  DatabaseImpl& db = c.db;
+  DdlContext& db = c.db;
   std::string schema = c.old().schema_name, table = c.table();
   p.after = [&db, schema, table, from, to] {
     for (auto& t : db.catalog().tables())
@@ -1008,7 +1009,7 @@ void refuse_checks_reaching_through_views(AlterCtx& c, const TableSchema& narrow
 
 }  // namespace
 
-std::string expression_dependent_of(DatabaseImpl& db, const TableEntry& target) {
+std::string expression_dependent_of(DdlContext& db, const TableEntry& target) {
   const std::string& schema = target.schema.schema_name;
   const std::string& name = target.schema.name;
   auto reads = [&](const ast::Expr& e, const TableEntry& owner) {
@@ -1558,7 +1559,7 @@ void commit(AlterCtx& c, AlterPlan& p) {
 
 }  // namespace
 
-void alter_table(DatabaseImpl& db, const ast::AlterTableStmt& s, ExecContext& ctx) {
+void alter_table(DdlContext& db, const ast::AlterTableStmt& s, ExecContext& ctx) {
   std::string schema = ddl_schema(s.table.schema);
   std::shared_ptr<TableEntry> entry;
   for (const std::string& in : ddl_lookup_schemas(s.table.schema))

@@ -9,15 +9,15 @@
 
 namespace quereus {
 
-class DatabaseImpl;
+class DdlContext;
 struct TableEntry;
 struct ExecContext;
 namespace ast { struct AlterTableStmt; }
 
-void alter_table(DatabaseImpl& db, const ast::AlterTableStmt& s, ExecContext& ctx);
+void alter_table(DdlContext& db, const ast::AlterTableStmt& s, ExecContext& ctx);
 
 // The first CHECK, DEFAULT or generated column of another table that reads `target`
 // through a subquery, described for a refusal ("it is referenced by …"); empty when none.
-std::string expression_dependent_of(DatabaseImpl& db, const TableEntry& target);
+std::string expression_dependent_of(DdlContext& db, const TableEntry& target);
 
 }  // namespace quereus

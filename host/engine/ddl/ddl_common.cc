@@ -1,13 +1,14 @@
 // Shared DDL pieces (see ddl_common.h).
 #include "ddl/ddl_common.h"
 
-#include "main/database_impl.h"
+#include "catalog/registry.h"
+#include "ddl/ddl_context.h"
 #include "planner/scalar_expr.h"
 #include "parser/ast_clone.h"
 
 namespace quereus {
 
-ColumnSchema build_column(DatabaseImpl& db, const ast::ColumnDef& cd) {
+ColumnSchema build_column(DdlContext& db, const ast::ColumnDef& cd) {
   ColumnSchema col;
   col.name = cd.name;
   col.type_name = cd.type_name;

@@ -13,7 +13,7 @@
 
 namespace quereus {
 
-class DatabaseImpl;
+class DdlContext;
 
 // The column a definition declares, as CREATE TABLE, ALTER TABLE ADD COLUMN and the
 // declarative differ all build it: name, type, nullability (the session default, then
@@ -21,7 +21,7 @@ class DatabaseImpl;
 // default collation for text columns) and GENERATED ALWAYS AS. Constraints that reach
 // beyond the column — PRIMARY KEY, UNIQUE, CHECK, REFERENCES — are the caller's, which
 // walks cd.constraints for them. Throws on an unknown collation.
-ColumnSchema build_column(DatabaseImpl& db, const ast::ColumnDef& cd);
+ColumnSchema build_column(DdlContext& db, const ast::ColumnDef& cd);
 
 // A catalog-owned deep copy of `e` (ast::clone), so it outlives the statement that
 // declared it. Its source sites stay those of the declaring statement's text (the

@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "catalog/registry.h"
 #include "ddl/ddl_common.h"
 #include "parser/ast_printer.h"
 #include "planner/planner.h"
@@ -15,7 +16,7 @@ namespace quereus {
 
 namespace {
 
-IndexColumn index_column(DatabaseImpl& db, const TableSchema& ts, const ast::IndexedColumn& ic,
+IndexColumn index_column(DdlContext& db, const TableSchema& ts, const ast::IndexedColumn& ic,
                          const std::string& what) {
   int idx = ts.find_column(ic.name);
   if (idx < 0) throw Error(StatusCode::kError, "Column '" + ic.name + "' not found in table '" + ts.name + "' (" + what + ")");
@@ -50,7 +51,7 @@ void check_constraint_names(const TableSchema& ts) {
   for (const ForeignKeySchema& fk : ts.foreign_keys) claim(fk.name);
 }
 
-void add_unique_constraints(DatabaseImpl& db, const ast::CreateTableStmt& s, TableSchema& ts) {
+void add_unique_constraints(DdlContext& db, const ast::CreateTableStmt& s, TableSchema& ts) {
   auto add = [&](const std::string& name, std::vector<IndexColumn> cols, ast::ConflictClause on_conflict) {
     std::set<int> colset;
     for (const IndexColumn& c : cols) colset.insert(c.column);
@@ -112,7 +113,7 @@ void add_unique_constraints(DatabaseImpl& db, const ast::CreateTableStmt& s, Tab
   }
 }
 
-void create_index_storage(DatabaseImpl& db, TableEntry& table, ExecContext&, DdlOrigin origin) {
+void create_index_storage(DdlContext& db, TableEntry& table, ExecContext&, DdlOrigin origin) {
   // The table is new and empty: the companions start empty too (or, reopening a
   // persistent database, hold what they held).
   table.index_tables.clear();
@@ -127,7 +128,7 @@ void create_index_storage(DatabaseImpl& db, TableEntry& table, ExecContext&, Ddl
   }
 }
 
-std::shared_ptr<TableEntry> find_index(DatabaseImpl& db, const std::string& schema, const std::string& name,
+std::shared_ptr<TableEntry> find_index(DdlContext& db, const std::string& schema, const std::string& name,
                                        size_t* ordinal, bool user_only) {
   for (auto& t : db.catalog().tables()) {
     if (!iequals(t->schema.schema_name, schema)) continue;
@@ -140,10 +141,10 @@ std::shared_ptr<TableEntry> find_index(DatabaseImpl& db, const std::string& sche
   return nullptr;
 }
 
-void create_index(DatabaseImpl& db, const ast::CreateIndexStmt& s, const std::string& tags_json, ExecContext& ctx,
+void create_index(DdlContext& db, const ast::CreateIndexStmt& s, const std::string& tags_json, ExecContext& ctx,
                   DdlOrigin origin) {
   std::string schema_given = !s.index.schema.empty() ? s.index.schema : s.table.schema;
-  DatabaseImpl::Relation rel = db.find_relation(schema_given, s.table.name);
+  ResolvedRelation rel = db.find_relation(schema_given, s.table.name);
   if (!rel.table && !rel.view)
     throw Error(StatusCode::kError,
                 "no such table: " + s.table.name + " (" + db.relation_not_found(schema_given, s.table.name) + ")", s.site);
@@ -190,7 +191,7 @@ void create_index(DatabaseImpl& db, const ast::CreateIndexStmt& s, const std::st
                                             statement_to_string(s, schema), s.index.name));
 }
 
-void drop_index(DatabaseImpl& db, const ast::DropStmt& s) {
+void drop_index(DdlContext& db, const ast::DropStmt& s) {
   std::string schema = ddl_schema(s.name.schema);
   size_t ordinal = 0;
   // A UNIQUE constraint's index belongs to the constraint: it is not droppable by name.
@@ -213,7 +214,7 @@ void drop_index(DatabaseImpl& db, const ast::DropStmt& s) {
                                             statement_to_string(s, table->schema.schema_name), index_name));
 }
 
-void drop_table_indexes(DatabaseImpl& db, TableEntry& table) {
+void drop_table_indexes(DdlContext& db, TableEntry& table) {
   while (!table.index_tables.empty()) drop_index_storage(db, table, table.index_tables.size() - 1);
 }
 

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "main/database_impl.h"
+#include "ddl/ddl_context.h"
 #include "catalog/ddl_origin.h"
 #include "parser/ast.h"
 
@@ -16,7 +16,7 @@ struct ExecContext;
 
 // Adds the index enforcing each UNIQUE constraint of `s` to `ts.indexes` (columns
 // resolved, names minted `_uc_<cols>` when unnamed). Call once the columns exist.
-void add_unique_constraints(DatabaseImpl& db, const ast::CreateTableStmt& s, TableSchema& ts);
+void add_unique_constraints(DdlContext& db, const ast::CreateTableStmt& s, TableSchema& ts);
 
 // CREATE TABLE: constraint names (CHECK, UNIQUE, FOREIGN KEY) share one namespace per
 // table, so two constraints of the same name (case-insensitively, of any kinds) are
@@ -25,23 +25,23 @@ void add_unique_constraints(DatabaseImpl& db, const ast::CreateTableStmt& s, Tab
 void check_constraint_names(const TableSchema& ts);
 
 // Creates the (empty) companion tables of a new table's indexes.
-void create_index_storage(DatabaseImpl& db, TableEntry& table, ExecContext& ctx, DdlOrigin origin);
+void create_index_storage(DdlContext& db, TableEntry& table, ExecContext& ctx, DdlOrigin origin);
 
 // CREATE [UNIQUE] INDEX. `tags_json` is the evaluated WITH TAGS ("" when none). From the
 // stored catalog, the companion is connected (it holds its entries) and nothing recorded.
-void create_index(DatabaseImpl& db, const ast::CreateIndexStmt& s, const std::string& tags_json, ExecContext& ctx,
+void create_index(DdlContext& db, const ast::CreateIndexStmt& s, const std::string& tags_json, ExecContext& ctx,
                   DdlOrigin origin = DdlOrigin::kStatement);
 
 // DROP INDEX [IF EXISTS] name.
-void drop_index(DatabaseImpl& db, const ast::DropStmt& s);
+void drop_index(DdlContext& db, const ast::DropStmt& s);
 
 // Destroys the companion tables of a table being dropped.
-void drop_table_indexes(DatabaseImpl& db, TableEntry& table);
+void drop_table_indexes(DdlContext& db, TableEntry& table);
 
 // The table in `schema` owning the index `name` (case-insensitive), and its ordinal in
 // schema.indexes; null when no table has one. `user_only` skips UNIQUE constraints'
 // indexes (which are not user objects).
-std::shared_ptr<TableEntry> find_index(DatabaseImpl& db, const std::string& schema, const std::string& name,
+std::shared_ptr<TableEntry> find_index(DdlContext& db, const std::string& schema, const std::string& name,
                                        size_t* ordinal, bool user_only = false);
 
 }  // namespace quereus

@@ -5,7 +5,8 @@
 #include <algorithm>
 
 #include "common/status.h"
-#include "main/database_impl.h"
+#include "catalog/registry.h"
+#include "ddl/ddl_context.h"
 #include "parser/ast_printer.h"
 #include "parser/ast_visit.h"
 
@@ -73,7 +74,7 @@ struct AstWalker {
   }
 };
 
-bool nondeterministic_allowed(DatabaseImpl& db) { return db.options().nondeterministic_schema; }
+bool nondeterministic_allowed(DdlContext& db) { return db.options().nondeterministic_schema; }
 
 // The context variables as a scope level: `name` and `context.name`.
 Scope context_scope(const TableSchema& ts) {
@@ -280,7 +281,7 @@ void refuse_generated_write(const TableSchema& table, int column, const char* ve
 
 // ---------------------------------------------------------------- CREATE TABLE
 
-void validate_schema_expressions(DatabaseImpl& db, const TableSchema& ts) {
+void validate_schema_expressions(DdlContext& db, const TableSchema& ts) {
   for (const ColumnSchema& col : ts.columns) {
     if (col.generated() && col.default_expr)
       throw Error(StatusCode::kError,
@@ -297,7 +298,7 @@ void validate_schema_expressions(DatabaseImpl& db, const TableSchema& ts) {
       Planner planner(db);
       ScalarPtr bound = planner.bind_expr(*col.default_expr, Scope{});
       ExecContext ctx;
-      ctx.db = &db;
+      db.open_execution(ctx);
       EvalEnv env{nullptr, nullptr, &ctx};
       Value v;
       try {
@@ -310,7 +311,7 @@ void validate_schema_expressions(DatabaseImpl& db, const TableSchema& ts) {
   }
 }
 
-void resolve_schema_expressions(DatabaseImpl& db, TableEntry& entry) {
+void resolve_schema_expressions(DdlContext& db, TableEntry& entry) {
   TableSchema& ts = entry.schema;
   Planner planner(db);
   const int n = static_cast<int>(ts.columns.size());
@@ -353,7 +354,7 @@ void resolve_schema_expressions(DatabaseImpl& db, TableEntry& entry) {
   resolve_generated(db, entry);
 }
 
-void resolve_generated(DatabaseImpl& db, TableEntry& entry) {
+void resolve_generated(DdlContext& db, TableEntry& entry) {
   TableSchema& ts = entry.schema;
   Planner planner(db);
   planner.set_schema_authored(ts.schema_name);
@@ -421,7 +422,7 @@ std::vector<BoundGenerated> bind_generated(Planner& planner, const TableEntry& t
   return out;
 }
 
-std::vector<BoundCheck> bind_checks(DatabaseImpl& db, Planner& planner, const TableEntry& table,
+std::vector<BoundCheck> bind_checks(DdlContext& db, Planner& planner, const TableEntry& table,
                                     const std::vector<RowOp>& ops, std::set<int>& context_read,
                                     const std::vector<ast::AttachedCheck>* attached) {
   std::vector<BoundCheck> out;
@@ -471,7 +472,7 @@ std::vector<BoundCheck> bind_checks(DatabaseImpl& db, Planner& planner, const Ta
   return out;
 }
 
-ScalarPtr bind_default(DatabaseImpl& db, Planner& planner, const TableEntry& table, int column,
+ScalarPtr bind_default(DdlContext& db, Planner& planner, const TableEntry& table, int column,
                        const std::vector<bool>& visible, bool firing, std::set<int>& context_read) {
   const TableSchema& ts = table.schema;
   const ColumnSchema& col = ts.columns[column];

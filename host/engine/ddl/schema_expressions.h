@@ -20,7 +20,7 @@
 
 namespace quereus {
 
-class DatabaseImpl;
+class DdlContext;
 class Registry;
 struct TableEntry;
 struct TableSchema;
@@ -44,18 +44,18 @@ void require_deterministic(const Registry& registry, const ast::Expr& e, const s
 // Checks made before any storage exists: DEFAULT with GENERATED, bind parameters in a
 // DEFAULT, a literal DEFAULT its column's type cannot hold, non-deterministic GENERATED
 // bodies (unless `pragma nondeterministic_schema`). Throws on the first problem.
-void validate_schema_expressions(DatabaseImpl& db, const TableSchema& ts);
+void validate_schema_expressions(DdlContext& db, const TableSchema& ts);
 
 // Checks that need the table in the catalog (a body may read its own table through a
 // subquery): DEFAULT scope (no bare column) and determinism, generated-column names and
 // dependencies. Fills `entry.schema.generated_order`. Throws on the first problem; the
 // caller removes the table again.
-void resolve_schema_expressions(DatabaseImpl& db, TableEntry& entry);
+void resolve_schema_expressions(DdlContext& db, TableEntry& entry);
 
 // The generated-column part of resolve_schema_expressions (determinism, names,
 // dependencies → `entry.schema.generated_order`); ALTER TABLE ADD COLUMN runs it over
 // the table's new schema. Throws on the first problem.
-void resolve_generated(DatabaseImpl& db, TableEntry& entry);
+void resolve_generated(DdlContext& db, TableEntry& entry);
 
 // ---- DML binding
 
@@ -66,7 +66,7 @@ std::vector<BoundGenerated> bind_generated(Planner& planner, const TableEntry& t
 // that apply to one of `ops` are added to `context_read`.
 // `attached`: the checks a lens carried down to this write (ast::DmlClauses), bound after
 // the table's own, in the same scopes.
-std::vector<BoundCheck> bind_checks(DatabaseImpl& db, Planner& planner, const TableEntry& table,
+std::vector<BoundCheck> bind_checks(DdlContext& db, Planner& planner, const TableEntry& table,
                                     const std::vector<RowOp>& ops, std::set<int>& context_read,
                                     const std::vector<ast::AttachedCheck>* attached = nullptr);
 
@@ -74,7 +74,7 @@ std::vector<BoundCheck> bind_checks(DatabaseImpl& db, Planner& planner, const Ta
 // may be read (INSERT: the supplied columns). When `firing`, the default is one this
 // statement evaluates: its context reads are recorded and, unless `pragma
 // nondeterministic_schema`, a non-deterministic default is refused.
-ScalarPtr bind_default(DatabaseImpl& db, Planner& planner, const TableEntry& table, int column,
+ScalarPtr bind_default(DdlContext& db, Planner& planner, const TableEntry& table, int column,
                        const std::vector<bool>& visible, bool firing, std::set<int>& context_read);
 
 // A statement's WITH CONTEXT envelope for `table`: one bound value per declared variable

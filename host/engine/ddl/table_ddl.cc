@@ -11,7 +11,9 @@
 #include "ddl/index_ddl.h"
 #include "ddl/schema_expressions.h"
 #include "ddl/tags.h"
-#include "main/database_impl.h"
+#include "catalog/registry.h"
+#include "ddl/ddl_context.h"
+#include "transaction/assertions.h"
 #include "eval/exec_context.h"
 #include "parser/ast_printer.h"
 #include "parser/ast_walk.h"
@@ -25,7 +27,7 @@ namespace {
 // Builds the TableSchema of one CREATE TABLE, clause family by clause family.
 class TableSchemaBuilder {
  public:
-  TableSchemaBuilder(DatabaseImpl& db, const ast::CreateTableStmt& s, const std::string& schema) : db_(db), s_(s) {
+  TableSchemaBuilder(DdlContext& db, const ast::CreateTableStmt& s, const std::string& schema) : db_(db), s_(s) {
     ts_.schema_name = schema;
     ts_.name = s.table.name;
     ts_.module_name = s.module_name.empty() ? db.options().default_vtab_module : s.module_name;
@@ -155,8 +157,7 @@ class TableSchemaBuilder {
   void set_module_options() {
     if (s_.module_args.empty()) {
       if (db_.module_is_per_database(ts_.module_name)) return;
-      auto it = db_.db_options().module_options.find(ts_.module_name);
-      if (it != db_.db_options().module_options.end()) ts_.module_options = it->second;
+      if (const auto* configured = db_.configured_module_options(ts_.module_name)) ts_.module_options = *configured;
       return;
     }
     for (size_t i = 0; i < s_.module_args.size(); ++i) {
@@ -203,7 +204,7 @@ class TableSchemaBuilder {
     }
   }
 
-  DatabaseImpl& db_;
+  DdlContext& db_;
   const ast::CreateTableStmt& s_;
   TableSchema ts_;
   std::vector<KeyColumn> pk_;
@@ -215,7 +216,7 @@ class TableSchemaBuilder {
 // transaction, the module's table, and (`in_catalog`) its catalog entry. A table attached
 // from the stored catalog lets go of its handles but keeps its storage: the entry is
 // retried (a DEFAULT reading a table that reopens later) or reported, never destroyed.
-void discard_new_table(DatabaseImpl& db, TableEntry& entry, bool in_catalog, DdlOrigin origin) {
+void discard_new_table(DdlContext& db, TableEntry& entry, bool in_catalog, DdlOrigin origin) {
   std::string sname = entry.schema.schema_name, tname = entry.schema.name;
   if (origin == DdlOrigin::kStatement) {
     drop_table_indexes(db, entry);
@@ -236,11 +237,11 @@ void discard_new_table(DatabaseImpl& db, TableEntry& entry, bool in_catalog, Ddl
 
 }  // namespace
 
-TableSchema build_table_schema(DatabaseImpl& db, const ast::CreateTableStmt& s, const std::string& schema) {
+TableSchema build_table_schema(DdlContext& db, const ast::CreateTableStmt& s, const std::string& schema) {
   return TableSchemaBuilder(db, s, schema).build();
 }
 
-void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& ctx, DdlOrigin origin) {
+void create_table(DdlContext& db, const ast::CreateTableStmt& s, ExecContext& ctx, DdlOrigin origin) {
   std::string schema = ddl_schema(s.table.schema, s.temporary);
   if (!db.catalog().has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + schema);
   if (db.catalog().find(schema, s.table.name)) {
@@ -280,7 +281,7 @@ void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& 
                                             statement_to_string(s, entry->schema.schema_name)));
 }
 
-void drop_table(DatabaseImpl& db, const ast::DropStmt& s) {
+void drop_table(DdlContext& db, const ast::DropStmt& s) {
   std::string schema = ddl_schema(s.name.schema);
   std::shared_ptr<TableEntry> entry;
   for (const std::string& in : ddl_lookup_schemas(s.name.schema))

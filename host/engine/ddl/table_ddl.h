@@ -9,7 +9,7 @@
 
 namespace quereus {
 
-class DatabaseImpl;
+class DdlContext;
 struct ExecContext;
 
 // The TableSchema a CREATE TABLE declares in `schema`: columns, PRIMARY KEY, CHECK,
@@ -17,14 +17,14 @@ struct ExecContext;
 // and module options, and the WITH CONTEXT variables. Validates what it can without the
 // table existing (constraint names, FK collations against a known parent, schema
 // expressions); creates nothing.
-TableSchema build_table_schema(DatabaseImpl& db, const ast::CreateTableStmt& s, const std::string& schema);
+TableSchema build_table_schema(DdlContext& db, const ast::CreateTableStmt& s, const std::string& schema);
 
 // From the stored catalog the module's table and index companions are connected, not
 // created, and nothing is recorded in the catalog.
-void create_table(DatabaseImpl& db, const ast::CreateTableStmt& s, ExecContext& ctx,
+void create_table(DdlContext& db, const ast::CreateTableStmt& s, ExecContext& ctx,
                   DdlOrigin origin = DdlOrigin::kStatement);
 // DROP TABLE [IF EXISTS]: refused while an assertion reads the table, or (with foreign
 // keys enforced) while another table's rows reference its rows.
-void drop_table(DatabaseImpl& db, const ast::DropStmt& s);
+void drop_table(DdlContext& db, const ast::DropStmt& s);
 
 }  // namespace quereus

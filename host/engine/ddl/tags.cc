@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/status.h"
-#include "main/database_impl.h"
+#include "ddl/ddl_context.h"
 #include "types/json_value.h"
 #include "parser/ast_printer.h"
 #include "planner/scalar_expr.h"
@@ -334,7 +334,7 @@ void attach_column_tags(const ast::ColumnDef& cd, TableSchema& ts, int column) {
   }
 }
 
-void alter_table_tags(DatabaseImpl& db, TableEntry& table, const ast::AlterTableStmt& s) {
+void alter_table_tags(DdlContext& db, TableEntry& table, const ast::AlterTableStmt& s) {
   using Target = ast::AlterTableStmt::TagTarget;
   TableSchema& ts = table.schema;
   TagSite site = s.tag_target == Target::kTable    ? TagSite::kPhysicalTable
@@ -357,7 +357,7 @@ void alter_table_tags(DatabaseImpl& db, TableEntry& table, const ast::AlterTable
   db.persist_table(table);
 }
 
-void alter_object_tags(DatabaseImpl& db, const ast::AlterTagsStmt& s, DdlOrigin origin) {
+void alter_object_tags(DdlContext& db, const ast::AlterTagsStmt& s, DdlOrigin origin) {
   const std::string given = resolve_schema(s.name);
   std::vector<std::string> schemas = ddl_lookup_schemas(given);
   switch (s.object) {

@@ -12,7 +12,7 @@
 
 namespace quereus {
 
-class DatabaseImpl;
+class DdlContext;
 struct IndexSchema;
 struct TableEntry;
 struct TableSchema;
@@ -80,9 +80,9 @@ std::string set_tags_sql(const ast::TagList& tags);
 
 // ALTER TABLE … {SET|ADD|DROP} TAGS on the table, a column or a named constraint.
 // Catalog-only: the module is not called.
-void alter_table_tags(DatabaseImpl& db, TableEntry& table, const ast::AlterTableStmt& s);
+void alter_table_tags(DdlContext& db, TableEntry& table, const ast::AlterTableStmt& s);
 
 // ALTER VIEW | MATERIALIZED VIEW | INDEX … {SET|ADD|DROP} TAGS. Catalog-only.
-void alter_object_tags(DatabaseImpl& db, const ast::AlterTagsStmt& s, DdlOrigin origin = DdlOrigin::kStatement);
+void alter_object_tags(DdlContext& db, const ast::AlterTagsStmt& s, DdlOrigin origin = DdlOrigin::kStatement);
 
 }  // namespace quereus

@@ -4,7 +4,8 @@
 #include "catalog/ddl_names.h"
 
 #include "ddl/tags.h"
-#include "main/database_impl.h"
+#include "ddl/ddl_context.h"
+#include "transaction/assertions.h"
 #include "eval/exec_context.h"
 #include "parser/ast_clone.h"
 #include "parser/ast_printer.h"
@@ -12,7 +13,7 @@
 
 namespace quereus {
 
-void create_view(DatabaseImpl& db, const ast::CreateViewStmt& s, ExecContext&, DdlOrigin origin) {
+void create_view(DdlContext& db, const ast::CreateViewStmt& s, ExecContext&, DdlOrigin origin) {
   std::string schema = ddl_schema(s.view.schema);
   if (!db.catalog().has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + schema);
   if (const auto& dml = s.select->dml) {
@@ -60,7 +61,7 @@ void create_view(DatabaseImpl& db, const ast::CreateViewStmt& s, ExecContext&, D
   db.bump_schema_version();
 }
 
-void drop_view(DatabaseImpl& db, const ast::DropStmt& s) {
+void drop_view(DdlContext& db, const ast::DropStmt& s) {
   std::string schema = ddl_schema(s.name.schema);
   std::shared_ptr<const ViewEntry> view;
   for (const std::string& in : ddl_lookup_schemas(s.name.schema))

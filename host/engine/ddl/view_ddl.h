@@ -7,12 +7,12 @@
 
 namespace quereus {
 
-class DatabaseImpl;
+class DdlContext;
 struct ExecContext;
 
-void create_view(DatabaseImpl& db, const ast::CreateViewStmt& s, ExecContext& ctx,
+void create_view(DdlContext& db, const ast::CreateViewStmt& s, ExecContext& ctx,
                  DdlOrigin origin = DdlOrigin::kStatement);
 // DROP VIEW [IF EXISTS]: refused while an assertion reads the view.
-void drop_view(DatabaseImpl& db, const ast::DropStmt& s);
+void drop_view(DdlContext& db, const ast::DropStmt& s);
 
 }  // namespace quereus

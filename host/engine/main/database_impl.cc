@@ -303,6 +303,8 @@ void DatabaseImpl::check_ddl_allowed(const std::string& statement) const {
                                                 "pragma ddl_transaction_policy = 'permissive'.");
 }
 
+std::unique_ptr<Executable> DatabaseImpl::plan(const ast::Statement& stmt) { return plan_statement(*this, stmt); }
+
 void DatabaseImpl::require_file_access(bool write, const std::string& what) const {
   using A = DatabaseOptions::FileAccess;
   const A have = db_options_.file_access;

@@ -17,6 +17,8 @@
 #include "ddl/declarative/declared_schema.h"
 #include "transaction/deferred_constraints.h"
 #include "transaction/transaction_context.h"
+#include "transaction/engine_options.h"
+#include "ddl/ddl_context.h"
 #include "optimizer/optimizer.h"
 #include "planner/planning_context.h"
 #include "catalog/catalog.h"
@@ -25,30 +27,7 @@ namespace quereus {
 
 class MaintenanceManager;  // maintained/maintenance.h
 
-struct EngineOptions {
-  std::string default_vtab_module = "memory";
-  bool default_nullable = false;  // pragma default_column_nullability = 'nullable'
-  bool foreign_keys = true;
-  // pragma ddl_transaction_policy: 'permissive' (default) runs module DDL inside an
-  // explicit transaction, applied at once; 'strict' refuses it there.
-  bool ddl_strict = false;
-  std::string default_collation = "BINARY";  // as last set (pragma reads echo it)
-  // pragma nondeterministic_schema (alias allow_nondeterministic_schema_expressions):
-  // allows non-deterministic DEFAULT / CHECK / GENERATED expressions.
-  bool nondeterministic_schema = false;
-  // pragma optimizer_disabled_passes = 'name, …' (Optimizer::pass_names()).
-  OptimizerOptions optimizer;
-  // pragma schema_path = 'a,b': the session search path for unqualified relation names
-  // (lower-case; never empty).
-  std::vector<std::string> schema_path{"main"};
-  // The database's limits (common/limits.h): YAML `limits:`, pragma <limit name> = N.
-  Limits limits;
-  // pragma statement_timeout_ms (YAML statement_timeout_ms): a statement running longer
-  // fails with INTERRUPT; 0 = no timeout.
-  int64_t statement_timeout_ms = 0;
-};
-
-class DatabaseImpl : public Database, public TransactionContext {
+class DatabaseImpl : public Database, public DdlContext {
  public:
   DatabaseImpl(std::shared_ptr<Registry> registry, const DatabaseOptions& options);
   ~DatabaseImpl() override;
@@ -69,20 +48,24 @@ class DatabaseImpl : public Database, public TransactionContext {
 
   Registry& registry() override { return *registry_; }
   Catalog& catalog() override { return catalog_; }
-  DeclaredSchemas& declared_schemas() { return declared_schemas_; }
-  EngineOptions& options() { return options_; }
+  DeclaredSchemas& declared_schemas() override { return declared_schemas_; }
+  EngineOptions& options() override { return options_; }
   const std::vector<std::string>& schema_path() const override { return options_.schema_path; }
   const Limits& limits() const override { return options_.limits; }
   const DatabaseOptions& db_options() const { return db_options_; }
+  const std::vector<std::pair<std::string, Value>>* configured_module_options(const std::string& module) const override {
+    auto it = db_options_.module_options.find(module);
+    return it == db_options_.module_options.end() ? nullptr : &it->second;
+  }
 
   // ---- modules and the persistent catalog (docs/persistence.md)
   // The module instance serving this database under `name`: its per-database instance
   // (opened at first use when the database did not name it), else the registered one.
   // Null when no module has that name. Throws when the module cannot open the database.
-  std::shared_ptr<VtabModule> module(const std::string& name);
+  std::shared_ptr<VtabModule> module(const std::string& name) override;
   // True when `name` has a per-database instance (its module_options configure it, not
   // its tables).
-  bool module_is_per_database(const std::string& name) const;
+  bool module_is_per_database(const std::string& name) const override;
   // Opens the default module and every module named in the options, then replays the
   // persistent catalogs. Called once by Database::Open.
   void open_modules();
@@ -100,17 +83,17 @@ class DatabaseImpl : public Database, public TransactionContext {
   }
   // Writes the catalog entry of `table` (or removes the entry of schema.name) in its
   // module's persistent catalog; no-op for a module that keeps none.
-  void persist_table(const TableEntry& table);
-  void unpersist_table(const TableEntry& table, const std::string& old_name = {});
+  void persist_table(const TableEntry& table) override;
+  void unpersist_table(const TableEntry& table, const std::string& old_name = {}) override;
   // Views, assertions and declared schemas (with what their APPLY created) live in the
   // default module's catalog, like tables in theirs.
-  void persist_view(const ViewEntry& view);
-  void unpersist_view(const std::string& schema, const std::string& name);
+  void persist_view(const ViewEntry& view) override;
+  void unpersist_view(const std::string& schema, const std::string& name) override;
   void persist_assertion(const AssertionEntry& assertion) override;
   void unpersist_assertion(const std::string& schema, const std::string& name) override;
   // DECLARE SCHEMA: the declaration's canonical text. (A schema APPLY creates is implied
   // by the objects stored in it; the applied-object records stay in memory.)
-  void persist_declaration(const std::string& schema, const std::string& text);
+  void persist_declaration(const std::string& schema, const std::string& text) override;
   // Runs one DDL statement's effects (`ddl`) inside the schema-change scope (SDK 1.4) of
   // every module this database has opened that has one: what the statement writes there becomes
   // durable at the end in one atomic step, or not at all (docs/store.md, "Crash safety").
@@ -125,7 +108,7 @@ class DatabaseImpl : public Database, public TransactionContext {
 
   // Throws when module DDL (`statement`, e.g. "CREATE INDEX") may not run now: inside an
   // explicit transaction under ddl_transaction_policy = strict.
-  void check_ddl_allowed(const std::string& statement) const;
+  void check_ddl_allowed(const std::string& statement) const override;
   // Throws unless the deployment lets SQL read (or, `write`, also write) the host's files
   // (DatabaseOptions::file_access); `what` names the function or statement.
   void require_file_access(bool write, const std::string& what) const;
@@ -145,7 +128,10 @@ class DatabaseImpl : public Database, public TransactionContext {
                          const std::vector<std::string>* path = nullptr) override;
   // The message resolve_relation fails with for a name that resolves to nothing.
   std::string relation_not_found(const std::string& schema, const std::string& name,
-                                 const std::vector<std::string>* path = nullptr);
+                                 const std::vector<std::string>* path = nullptr) override;
+
+  // ---- DDL's seam (ddl/ddl_context.h): plan_statement on this database.
+  std::unique_ptr<Executable> plan(const ast::Statement& stmt) override;
 
   // ---- the planner's seams (planner/planning_context.h)
   RelPtr optimize_plan(RelPtr root) override;

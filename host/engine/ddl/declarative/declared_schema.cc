@@ -5,7 +5,8 @@
 #include <set>
 
 #include "common/status.h"
-#include "main/database_impl.h"
+#include "ddl/ddl_context.h"
+#include "transaction/assertions.h"
 #include "ddl/index_ddl.h"
 #include "ddl/declarative/schema_differ.h"
 #include "ddl/tags.h"
@@ -37,15 +38,15 @@ ast::StatementPtr own_statement(const ast::Statement& s) {
   return copy;
 }
 
-void run(DatabaseImpl& db, const ast::Statement& stmt, ExecContext& ctx) {
-  auto exec = plan_statement(db, stmt);
+void run(DdlContext& db, const ast::Statement& stmt, ExecContext& ctx) {
+  auto exec = db.plan(stmt);
   exec->start(ctx);
   Row r;
   while (exec->next(r)) {
   }
 }
 
-void run_sql(DatabaseImpl& db, const std::string& sql, ExecContext& ctx) {
+void run_sql(DdlContext& db, const std::string& sql, ExecContext& ctx) {
   for (auto& stmt : Parser::parse(sql)) run(db, *stmt, ctx);
 }
 
@@ -164,7 +165,7 @@ struct DeclaredNames {
 
 // The declaration of schema `name` (lowercased: `schema`), refused when none is stored or
 // it is at another version than `to_version` (when given).
-std::shared_ptr<const ast::DeclareSchemaStmt> find_declaration(DatabaseImpl& db, const std::string& schema,
+std::shared_ptr<const ast::DeclareSchemaStmt> find_declaration(DdlContext& db, const std::string& schema,
                                                               const std::string& name,
                                                               const std::string& to_version,
                                                               const SourceSite& site) {
@@ -236,7 +237,7 @@ void refuse_rename_of_live_table(Catalog& cat, const std::string& schema, const 
 
 // A declared table: an existing one is migrated in place by the differ's ALTERs (and its
 // tag drift); a new one is created.
-void plan_declared_table(DatabaseImpl& db, SchemaPlan& plan, Planned p, const std::string& name,
+void plan_declared_table(DdlContext& db, SchemaPlan& plan, Planned p, const std::string& name,
                          const SourceSite& site) {
   const std::string& schema = plan.schema;
   Catalog& cat = db.catalog();
@@ -262,7 +263,7 @@ void plan_declared_table(DatabaseImpl& db, SchemaPlan& plan, Planned p, const st
 
 // A declared view: an existing one must match its declaration (tags may drift and are
 // migrated); a new one is created.
-void plan_declared_view(DatabaseImpl& db, SchemaPlan& plan, Planned p, const std::string& name,
+void plan_declared_view(DdlContext& db, SchemaPlan& plan, Planned p, const std::string& name,
                         const SourceSite& site) {
   const std::string& schema = plan.schema;
   Catalog& cat = db.catalog();
@@ -297,7 +298,7 @@ void plan_declared_view(DatabaseImpl& db, SchemaPlan& plan, Planned p, const std
 
 // One declared item (not a seed): qualified into the schema, its name claimed, then
 // planned by kind.
-void plan_declared_item(DatabaseImpl& db, SchemaPlan& plan, const ast::Statement& item, const std::string& module,
+void plan_declared_item(DdlContext& db, SchemaPlan& plan, const ast::Statement& item, const std::string& module,
                         const std::string& schema_name, DeclaredNames& names) {
   const std::string& schema = plan.schema;
   Planned p;
@@ -375,7 +376,7 @@ void check_seed_tables(const ast::DeclareSchemaStmt& decl, const std::set<std::s
 }
 
 // The schema's objects the declaration no longer names, added to plan.drops.
-void plan_drops(DatabaseImpl& db, SchemaPlan& plan, const DeclaredNames& names) {
+void plan_drops(DdlContext& db, SchemaPlan& plan, const DeclaredNames& names) {
   const std::string& schema = plan.schema;
   Catalog& cat = db.catalog();
   // The schema's tables and views the declaration no longer names are dropped: a table
@@ -411,7 +412,7 @@ void plan_drops(DatabaseImpl& db, SchemaPlan& plan, const DeclaredNames& names) 
           plan.drops.emplace_back(ast::ObjectKind::kIndex, ix.name);
 }
 
-SchemaPlan plan_schema(DatabaseImpl& db, const std::string& name, const std::string& to_version,
+SchemaPlan plan_schema(DdlContext& db, const std::string& name, const std::string& to_version,
                        const SourceSite& site) {
   SchemaPlan plan;
   plan.schema = to_lower(name);
@@ -455,7 +456,7 @@ std::string drop_text(const SchemaPlan& plan, ast::ObjectKind kind, const std::s
 // DIFF SCHEMA: the DDL applying the declaration would run, one statement per row.
 class DiffSchemaExec : public Executable {
  public:
-  DiffSchemaExec(DatabaseImpl& db, const ast::DiffSchemaStmt& s) : db_(db), stmt_(s) { names_ = {"ddl"}; }
+  DiffSchemaExec(DdlContext& db, const ast::DiffSchemaStmt& s) : db_(db), stmt_(s) { names_ = {"ddl"}; }
   void start(ExecContext&) override {
     rows_.clear();
     i_ = 0;
@@ -475,7 +476,7 @@ class DiffSchemaExec : public Executable {
   }
 
  private:
-  DatabaseImpl& db_;
+  DdlContext& db_;
   const ast::DiffSchemaStmt& stmt_;
   std::vector<std::string> rows_;
   size_t i_ = 0;
@@ -484,7 +485,7 @@ class DiffSchemaExec : public Executable {
 // The apply: plan (refusals change nothing); then create in dependency order (tables,
 // indexes, views, the rest), drop what the declaration no longer names, and seed. A
 // failure while creating drops what this apply created.
-void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& ctx) {
+void apply_schema(DdlContext& db, const ast::ApplySchemaStmt& s, ExecContext& ctx) {
   SchemaPlan plan = plan_schema(db, s.name, s.to_version, s.site);
   const std::string& schema = plan.schema;
   const ast::DeclareSchemaStmt& decl = *plan.decl;
@@ -504,9 +505,9 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
     other_execs.clear();
     index_execs.clear();
     for (auto& p : others)
-      if (p.create) other_execs.push_back(plan_statement(db, *p.stmt));
+      if (p.create) other_execs.push_back(db.plan(*p.stmt));
     for (auto& p : indexes)
-      if (p.create) index_execs.push_back(plan_statement(db, *p.stmt));
+      if (p.create) index_execs.push_back(db.plan(*p.stmt));
   };
   // Assertions and indexes the declaration drops (or re-creates) go first, before the
   // ALTERs; the rest is planned after them.
@@ -620,7 +621,7 @@ void apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& s, ExecContext& 
 
 }  // namespace
 
-void declare_schema(DatabaseImpl& db, const ast::DeclareSchemaStmt& s, DdlOrigin origin) {
+void declare_schema(DdlContext& db, const ast::DeclareSchemaStmt& s, DdlOrigin origin) {
   for (const auto& opt : s.options) {
     if (!iequals(opt.key, "default_vtab_module"))
       throw Error(StatusCode::kUnsupported,
@@ -642,15 +643,15 @@ void declare_schema(DatabaseImpl& db, const ast::DeclareSchemaStmt& s, DdlOrigin
   db.declared_schemas().declared[to_lower(s.name)] = std::move(decl);
 }
 
-std::unique_ptr<Executable> plan_declare_schema(DatabaseImpl& db, const ast::DeclareSchemaStmt& stmt) {
+std::unique_ptr<Executable> plan_declare_schema(DdlContext& db, const ast::DeclareSchemaStmt& stmt) {
   return std::make_unique<SchemaActionExec>([&db, &stmt](ExecContext&) { declare_schema(db, stmt); });
 }
 
-std::unique_ptr<Executable> plan_diff_schema(DatabaseImpl& db, const ast::DiffSchemaStmt& stmt) {
+std::unique_ptr<Executable> plan_diff_schema(DdlContext& db, const ast::DiffSchemaStmt& stmt) {
   return std::make_unique<DiffSchemaExec>(db, stmt);
 }
 
-std::unique_ptr<Executable> plan_apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& stmt) {
+std::unique_ptr<Executable> plan_apply_schema(DdlContext& db, const ast::ApplySchemaStmt& stmt) {
   // Not one schema-change scope: an apply is a sequence of statements (a failure keeps
   // those that ran, docs/schemas.md), each of them crash-atomic on its own.
   return std::make_unique<SchemaActionExec>([&db, &stmt](ExecContext& ctx) { apply_schema(db, stmt, ctx); });

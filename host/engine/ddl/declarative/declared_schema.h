@@ -15,6 +15,8 @@
 
 namespace quereus {
 
+class DdlContext;
+
 namespace ast {
 struct DeclareSchemaStmt;
 struct DeclareLensStmt;
@@ -34,12 +36,12 @@ struct DeclaredSchemas {
   std::map<std::string, std::shared_ptr<const LensDeployment>> deployments;
 };
 
-std::unique_ptr<Executable> plan_declare_schema(DatabaseImpl& db, const ast::DeclareSchemaStmt& stmt);
+std::unique_ptr<Executable> plan_declare_schema(DdlContext& db, const ast::DeclareSchemaStmt& stmt);
 // DECLARE SCHEMA itself: records the declaration (in the module's catalog too, unless it
 // comes from there).
-void declare_schema(DatabaseImpl& db, const ast::DeclareSchemaStmt& s, DdlOrigin origin = DdlOrigin::kStatement);
-std::unique_ptr<Executable> plan_apply_schema(DatabaseImpl& db, const ast::ApplySchemaStmt& stmt);
+void declare_schema(DdlContext& db, const ast::DeclareSchemaStmt& s, DdlOrigin origin = DdlOrigin::kStatement);
+std::unique_ptr<Executable> plan_apply_schema(DdlContext& db, const ast::ApplySchemaStmt& stmt);
 // DIFF SCHEMA: the DDL APPLY SCHEMA would run, one `ddl` row per statement.
-std::unique_ptr<Executable> plan_diff_schema(DatabaseImpl& db, const ast::DiffSchemaStmt& stmt);
+std::unique_ptr<Executable> plan_diff_schema(DdlContext& db, const ast::DiffSchemaStmt& stmt);
 
 }  // namespace quereus

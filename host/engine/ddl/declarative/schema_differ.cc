@@ -5,7 +5,8 @@
 #include <utility>
 
 #include "common/status.h"
-#include "main/database_impl.h"
+#include "catalog/registry.h"
+#include "ddl/ddl_context.h"
 #include "ddl/ddl_common.h"
 #include "parser/ast_clone.h"
 #include "parser/ast_printer.h"
@@ -53,7 +54,7 @@ struct Constraint {
 
 class TableDiffer {
  public:
-  TableDiffer(DatabaseImpl& db, const TableSchema& live, const ast::CreateTableStmt& decl)
+  TableDiffer(DdlContext& db, const TableSchema& live, const ast::CreateTableStmt& decl)
       : db_(db), live_(live), decl_(decl) {}
 
   TableMigration run() {
@@ -418,7 +419,7 @@ class TableDiffer {
     return text + ")";
   }
 
-  DatabaseImpl& db_;
+  DdlContext& db_;
   const TableSchema& live_;
   const ast::CreateTableStmt& decl_;
   std::unique_ptr<ast::CreateTableStmt> own_;
@@ -431,7 +432,7 @@ class TableDiffer {
 
 }  // namespace
 
-TableMigration diff_table(DatabaseImpl& db, const TableSchema& live, const ast::CreateTableStmt& decl) {
+TableMigration diff_table(DdlContext& db, const TableSchema& live, const ast::CreateTableStmt& decl) {
   return TableDiffer(db, live, decl).run();
 }
 

@@ -11,7 +11,7 @@
 
 namespace quereus {
 
-class DatabaseImpl;
+class DdlContext;
 
 struct TableMigration {
   // Each entry is what follows `ALTER TABLE <table> ` ("ADD COLUMN y INTEGER", …), in the
@@ -27,6 +27,6 @@ struct TableMigration {
 // no ALTER expresses safely (a module, a generated column, a column rename hint, …)
 // is refused UNSUPPORTED, naming the table and what differs; nothing is guessed.
 // Tag-only differences are not listed here (the caller migrates them with SET TAGS).
-TableMigration diff_table(DatabaseImpl& db, const TableSchema& live, const ast::CreateTableStmt& decl);
+TableMigration diff_table(DdlContext& db, const TableSchema& live, const ast::CreateTableStmt& decl);
 
 }  // namespace quereus
