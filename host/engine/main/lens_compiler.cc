@@ -708,330 +708,325 @@ std::string band(const TableEntry* t) {
 
 }  // namespace
 
-CompiledLensTable compile_lens_table(DatabaseImpl& db, const ast::DeclareSchemaStmt& logical,
-                                     const ast::CreateTableStmt& table, const ast::DeclareLensStmt* lens,
-                                     const std::string& basis) {
-  const std::string x = to_lower(logical.name);
-  TableSchema ts = build_table_schema(db, table, x);
-  const size_t n = ts.columns.size();
-  CompiledLensTable out;
-  auto& diags = out.diagnostics;
+namespace {
 
-  // ---- compose the effective body
-  const ast::DeclareLensStmt::View* ov = nullptr;
-  if (lens)
-    for (const auto& v : lens->views)
-      if (iequals(v.name, ts.name)) ov = &v;
-  Body body;
-  if (ov) body = override_body(db, ts, *ov, basis);
-  else if (auto ad = find_advertisement(db, basis, ts.name)) body = decomposition_body(db, ts, *ad, basis);
-  else body = name_match_body(db, ts, basis);
-  ast::Select& sel = *body.select;
+// Compiles one logical table: composes its body, then runs the prover's checks in order,
+// each adding diagnostics and attaching what it can enforce to the slot.
+class LensTableCompiler {
+ public:
+  LensTableCompiler(DatabaseImpl& db, const ast::DeclareSchemaStmt& logical, const ast::CreateTableStmt& table,
+                    const ast::DeclareLensStmt* lens, const std::string& basis)
+      : db(db), logical(logical), table(table), lens(lens), basis(basis), x(to_lower(logical.name)),
+        ts(build_table_schema(db, table, x)), n(ts.columns.size()) {}
 
-  auto slot = std::make_shared<LensSlot>();
-  slot->logical_schema = x;
-  slot->table = ts.name;
-  slot->basis_schema = basis;
-  slot->anchor = body.anchor;
-  {
-    auto copy = ast::clone(table);
-    slot->spec.reset(static_cast<ast::CreateTableStmt*>(copy.release()));
+  CompiledLensTable run() {
+    compose_body();
+    analyze_body();
+    check_conformance();
+    check_authored_inverses();
+    check_writable_intent();
+    check_key_reconstructibility();
+    attach_checks();
+    attach_keys();
+    attach_foreign_keys();
+    note_partial_override();
+    record_dispositions();
+    record_snapshot();
+    view->lens = slot;
+    return std::move(out);
   }
-  auto def = std::make_shared<ast::CreateViewStmt>();
-  def->view.name = ts.name;
-  for (const ColumnSchema& c : ts.columns) def->columns.push_back(c.name);
-  def->select = ast::clone(sel);
-  slot->effective_sql = select_to_string(*def->select);
-  auto view = std::make_shared<ViewEntry>();
-  view->schema_name = x;
-  view->name = ts.name;
-  view->columns = def->columns;
-  view->sql = statement_to_string(*def);
-  view->tags_json = ts.tags_json;
-  view->definition = def;
-  out.view = view;
 
-  // ---- what the body writes where, and its types, nullability and keys
-  const bool single = sel.core.from && sel.core.from->kind == ast::TableSource::Kind::kTable &&
-                      sel.core.group_by.empty() && !sel.core.having && !sel.core.distinct && !sel.limit &&
-                      !sel.offset && !sel.with && body.sources.size() == 1 && body.sources[0].table;
-  ViewWriteSurface surface = describe_view_writes(db, *view);
-  std::vector<ColumnFacts> facts(n);
-  for (size_t i = 0; i < n; ++i) {
-    const ast::ResultColumn& rc = sel.core.columns[i];
-    ColumnFacts& f = facts[i];
-    if (surface.ok && i < surface.sites.size() && surface.sites[i].table) {
-      f.table = surface.sites[i].table;
-      f.column = surface.sites[i].column;
-      for (size_t s = 0; s < body.sources.size(); ++s)
-        if (body.sources[s].table == f.table) f.source = static_cast<int>(s);
+ private:
+  // Composes the effective body: the override, the advertised decomposition or the name
+  // match; the view the logical table is, carrying the slot.
+  void compose_body() {
+    if (lens)
+      for (const auto& v : lens->views)
+        if (iequals(v.name, ts.name)) ov = &v;
+    if (ov) body = override_body(db, ts, *ov, basis);
+    else if (auto ad = find_advertisement(db, basis, ts.name)) body = decomposition_body(db, ts, *ad, basis);
+    else body = name_match_body(db, ts, basis);
+
+    slot = std::make_shared<LensSlot>();
+    slot->logical_schema = x;
+    slot->table = ts.name;
+    slot->basis_schema = basis;
+    slot->anchor = body.anchor;
+    {
+      auto copy = ast::clone(table);
+      slot->spec.reset(static_cast<ast::CreateTableStmt*>(copy.release()));
     }
-    if (!rc.inverse.empty()) f.inverse = LensColumn::Inverse::kAuthored;
-    else if (f.table) f.inverse = LensColumn::Inverse::kInferred;
-  }
-  Planner planner(db);
-  QueryPlan qp = planner.plan_select(sel, nullptr);
-  const std::vector<Attribute>& attrs = qp.root->columns;
-  RelProperties props = derive_properties(*qp.root);
-
-  // ---- column conformance
-  for (size_t i = 0; i < n && i < attrs.size(); ++i) {
-    const ColumnSchema& c = ts.columns[i];
-    if (!type_conforms(c.logical_type, attrs[i].type))
-      diags.push_back(finding(ts, "lens.type-mismatch",
-                              "logical column '" + ts.name + "." + c.name + "' is declared " +
-                                  logical_type_name(c.logical_type) + " but its lens body yields " + logical_type_name(attrs[i].type),
-                              true, "", c.name));
-    if (c.not_null && attrs[i].nullable)
-      diags.push_back(finding(ts, "lens.nullability-mismatch",
-                              "logical column '" + ts.name + "." + c.name +
-                                  "' is NOT NULL but its lens body can yield NULL (declare it NULL, or map it to a "
-                                  "NOT NULL basis expression)",
-                              true, "", c.name));
+    auto def = std::make_shared<ast::CreateViewStmt>();
+    def->view.name = ts.name;
+    for (const ColumnSchema& c : ts.columns) def->columns.push_back(c.name);
+    def->select = ast::clone(sel());
+    slot->effective_sql = select_to_string(*def->select);
+    view = std::make_shared<ViewEntry>();
+    view->schema_name = x;
+    view->name = ts.name;
+    view->columns = def->columns;
+    view->sql = statement_to_string(*def);
+    view->tags_json = ts.tags_json;
+    view->definition = def;
+    out.view = view;
   }
 
-  // ---- authored inverses: PutGet by enumeration, bijectivity over the basis domain
-  bool read_only = false;
-  for (size_t i = 0; i < n; ++i) {
-    if (facts[i].inverse != LensColumn::Inverse::kAuthored || !single) continue;
-    const ast::ResultColumn& rc = sel.core.columns[i];
-    const ColumnSchema& c = ts.columns[i];
-    if (rc.inverse.size() != 1 || !facts[i].table || facts[i].column < 0) continue;
-    const std::string target = facts[i].table->schema.columns[facts[i].column].name;
-    const ast::Expr& put = *rc.inverse[0].value;
-    // Forward of basis value b; inverse of logical value v (nullopt: not const-foldable).
-    auto forward = [&](const Value& b) -> std::optional<Value> {
-      ExprPtr e = ast::clone(*rc.expr);
-      bool other = false;
-      substitute(e, [&](const ast::ColumnRef& r) -> ExprPtr {
-        if (iequals(r.column, target)) return literal_of(b);
-        other = true;
-        return nullptr;
-      });
-      if (other) return std::nullopt;
-      return eval_const(db, *e);
-    };
-    auto inverse = [&](const Value& v) -> std::optional<Value> {
-      ExprPtr e = ast::clone(put);
-      bool other = false;
-      substitute(e, [&](const ast::ColumnRef& r) -> ExprPtr {
-        if (iequals(r.table, "new") && iequals(r.column, rc.alias.empty() ? c.name : rc.alias)) return literal_of(v);
-        other = true;
-        return nullptr;
-      });
-      if (other) return std::nullopt;
-      return eval_const(db, *e);
-    };
-    if (auto domain = enumerable_domain(db, ts.checks, c.name)) {
-      for (const Value& v : *domain) {
-        auto b = inverse(v);
-        if (!b) break;
-        auto back = forward(*b);
-        if (!back) break;
-        if (!same_value(*back, v)) {
-          diags.push_back(finding(ts, "lens.putget-violation",
-                                  "writing " + sql_literal(v) + " to logical column '" + ts.name + "." + c.name +
-                                      "' stores " + sql_literal(*b) + " in '" + target + "', which reads back as " +
-                                      sql_literal(*back),
-                                  true, "", c.name));
-          break;
-        }
-      }
-    }
-    if (auto domain = enumerable_domain(db, facts[i].table->schema.checks, target)) {
-      bool bijective = !domain->empty();
-      std::vector<Value> images;
-      for (const Value& b : *domain) {
-        auto f = forward(b);
-        auto back = f ? inverse(*f) : std::nullopt;
-        if (!f || !back || !same_value(*back, b) ||
-            std::any_of(images.begin(), images.end(), [&](const Value& w) { return same_value(w, *f); })) {
-          bijective = false;
-          break;
-        }
-        images.push_back(*f);
-      }
-      facts[i].bijective = bijective;
-    }
-  }
-
-  // ---- writable intent
-  for (size_t i = 0; i < n; ++i) {
-    if (!single || facts[i].inverse != LensColumn::Inverse::kNone) continue;
-    if (tag_value(ts.columns[i].tags_json, "quereus.lens.writable") == "true")
-      diags.push_back(finding(ts, "lens.non-invertible",
-                              "logical column '" + ts.name + "." + ts.columns[i].name +
-                                  "' is tagged quereus.lens.writable = true, but its lens body '" +
-                                  expr_to_string(*sel.core.columns[i].expr) +
-                                  "' has no inverse (author one: … with inverse (<basis column> = <expr over new." +
-                                  ts.columns[i].name + ">))",
-                              true, "", ts.columns[i].name));
-  }
-
-  // ---- key reconstructibility: the primary key must map back to basis values
-  // A bare column (the written value is the basis value) or a proved bijection.
-  auto bare = [&](int col) {
-    const ast::Expr* e = sel.core.columns[col].expr.get();
-    while (e && e->kind == ast::ExprKind::kCollate) e = static_cast<const ast::CollateExpr&>(*e).operand.get();
-    return e && e->kind == ast::ExprKind::kColumn;
-  };
-  auto reconstructible = [&](int col) {
-    return (facts[col].inverse == LensColumn::Inverse::kInferred && bare(col)) ||
-           (facts[col].inverse == LensColumn::Inverse::kAuthored && facts[col].bijective);
-  };
-  if (ts.primary_key_declared)
-    for (const KeyColumn& k : ts.primary_key)
-      if (!reconstructible(k.column)) {
-        read_only = true;
-        slot->read_only = "its primary key column '" + ts.columns[k.column].name + "' is not reconstructible at the " +
-                          "lens boundary (" +
-                          (facts[k.column].inverse == LensColumn::Inverse::kAuthored
-                               ? std::string("its authored inverse is not proved a bijection")
-                               : "it is computed by '" + expr_to_string(*sel.core.columns[k.column].expr) + "'") +
-                          ")";
-        LensAdvisory a = finding(ts, "lens.pk-not-reconstructible",
-                                 "logical table '" + ts.name + "' is read-only: " + slot->read_only, false,
-                                 "primary key", ts.columns[k.column].name);
-        a.facts = a.code + "|" + ts.name + "|" + ts.columns[k.column].name;
-        diags.push_back(std::move(a));
-        break;
-      }
-
-  // getput-lossy: an authored column whose forward is not proved injective (a read-only
-  // table never runs the put, so it has nothing to warn about).
-  if (!read_only)
+  // What the body writes where, and its types, nullability and keys.
+  void analyze_body() {
+    single = sel().core.from && sel().core.from->kind == ast::TableSource::Kind::kTable &&
+                        sel().core.group_by.empty() && !sel().core.having && !sel().core.distinct && !sel().limit &&
+                        !sel().offset && !sel().with && body.sources.size() == 1 && body.sources[0].table;
+    ViewWriteSurface surface = describe_view_writes(db, *view);
+    facts.assign(n, ColumnFacts{});
     for (size_t i = 0; i < n; ++i) {
-      if (!single || facts[i].inverse != LensColumn::Inverse::kAuthored || facts[i].bijective) continue;
-      LensAdvisory a = finding(ts, "lens.getput-lossy",
-                               "logical column '" + ts.name + "." + ts.columns[i].name +
-                                   "' writes through an authored inverse whose forward is not proved injective: a "
-                                   "write-back normalizes the basis value to the inverse's representative",
-                               false, "", ts.columns[i].name);
-      std::string domain;
-      if (auto d = enumerable_domain(db, ts.checks, ts.columns[i].name))
-        for (const Value& v : *d) domain += sql_literal(v) + ",";
-      a.facts = a.code + "|" + ts.name + "|" + ts.columns[i].name + "|" + domain;
-      diags.push_back(std::move(a));
+      const ast::ResultColumn& rc = sel().core.columns[i];
+      ColumnFacts& f = facts[i];
+      if (surface.ok && i < surface.sites.size() && surface.sites[i].table) {
+        f.table = surface.sites[i].table;
+        f.column = surface.sites[i].column;
+        for (size_t s = 0; s < body.sources.size(); ++s)
+          if (body.sources[s].table == f.table) f.source = static_cast<int>(s);
+      }
+      if (!rc.inverse.empty()) f.inverse = LensColumn::Inverse::kAuthored;
+      else if (f.table) f.inverse = LensColumn::Inverse::kInferred;
     }
+    Planner planner(db);
+    QueryPlan qp = planner.plan_select(sel(), nullptr);
+    attrs = qp.root->columns;
+    props = derive_properties(*qp.root);
+  }
 
-  // ---- the logical column's term over the basis write row (`new.<col>`), and the source
-  // it reads; nullopt-like (null) when it reads no single source.
-  auto new_term = [&](int col, const char* image, int& source) -> ExprPtr {
-    ExprPtr e = ast::clone(*sel.core.columns[col].expr);
-    bool ok = true;
-    substitute(e, [&](const ast::ColumnRef& r) -> ExprPtr {
-      int owner = -1;
-      for (size_t s = 0; s < body.sources.size(); ++s) {
-        const Source& src = body.sources[s];
-        bool named = r.table.empty() ? std::any_of(src.columns.begin(), src.columns.end(),
-                                                   [&](const std::string& c) { return iequals(c, r.column); })
-                                     : iequals(r.table, src.qualifier);
-        if (named) {
-          owner = static_cast<int>(s);
-          break;
+  // Column conformance: each logical column's declared type and nullability against what
+  // the body yields.
+  void check_conformance() {
+    for (size_t i = 0; i < n && i < attrs.size(); ++i) {
+      const ColumnSchema& c = ts.columns[i];
+      if (!type_conforms(c.logical_type, attrs[i].type))
+        diags.push_back(finding(ts, "lens.type-mismatch",
+                                "logical column '" + ts.name + "." + c.name + "' is declared " +
+                                    logical_type_name(c.logical_type) + " but its lens body yields " + logical_type_name(attrs[i].type),
+                                true, "", c.name));
+      if (c.not_null && attrs[i].nullable)
+        diags.push_back(finding(ts, "lens.nullability-mismatch",
+                                "logical column '" + ts.name + "." + c.name +
+                                    "' is NOT NULL but its lens body can yield NULL (declare it NULL, or map it to a "
+                                    "NOT NULL basis expression)",
+                                true, "", c.name));
+    }
+  }
+
+  // Authored inverses: PutGet by enumeration, bijectivity over the basis domain.
+  void check_authored_inverses() {
+    for (size_t i = 0; i < n; ++i) {
+      if (facts[i].inverse != LensColumn::Inverse::kAuthored || !single) continue;
+      const ast::ResultColumn& rc = sel().core.columns[i];
+      const ColumnSchema& c = ts.columns[i];
+      if (rc.inverse.size() != 1 || !facts[i].table || facts[i].column < 0) continue;
+      const std::string target = facts[i].table->schema.columns[facts[i].column].name;
+      const ast::Expr& put = *rc.inverse[0].value;
+      // Forward of basis value b; inverse of logical value v (nullopt: not const-foldable).
+      auto forward = [&](const Value& b) -> std::optional<Value> {
+        ExprPtr e = ast::clone(*rc.expr);
+        bool other = false;
+        substitute(e, [&](const ast::ColumnRef& r) -> ExprPtr {
+          if (iequals(r.column, target)) return literal_of(b);
+          other = true;
+          return nullptr;
+        });
+        if (other) return std::nullopt;
+        return eval_const(db, *e);
+      };
+      auto inverse = [&](const Value& v) -> std::optional<Value> {
+        ExprPtr e = ast::clone(put);
+        bool other = false;
+        substitute(e, [&](const ast::ColumnRef& r) -> ExprPtr {
+          if (iequals(r.table, "new") && iequals(r.column, rc.alias.empty() ? c.name : rc.alias)) return literal_of(v);
+          other = true;
+          return nullptr;
+        });
+        if (other) return std::nullopt;
+        return eval_const(db, *e);
+      };
+      if (auto domain = enumerable_domain(db, ts.checks, c.name)) {
+        for (const Value& v : *domain) {
+          auto b = inverse(v);
+          if (!b) break;
+          auto back = forward(*b);
+          if (!back) break;
+          if (!same_value(*back, v)) {
+            diags.push_back(finding(ts, "lens.putget-violation",
+                                    "writing " + sql_literal(v) + " to logical column '" + ts.name + "." + c.name +
+                                        "' stores " + sql_literal(*b) + " in '" + target + "', which reads back as " +
+                                        sql_literal(*back),
+                                    true, "", c.name));
+            break;
+          }
         }
       }
-      if (owner < 0 || (source >= 0 && owner != source)) {
-        ok = false;
-        return nullptr;
+      if (auto domain = enumerable_domain(db, facts[i].table->schema.checks, target)) {
+        bool bijective = !domain->empty();
+        std::vector<Value> images;
+        for (const Value& b : *domain) {
+          auto f = forward(b);
+          auto back = f ? inverse(*f) : std::nullopt;
+          if (!f || !back || !same_value(*back, b) ||
+              std::any_of(images.begin(), images.end(), [&](const Value& w) { return same_value(w, *f); })) {
+            bijective = false;
+            break;
+          }
+          images.push_back(*f);
+        }
+        facts[i].bijective = bijective;
       }
-      source = owner;
-      return ast::column_ref(image, r.column);
-    });
-    if (!ok || source < 0) return nullptr;
-    return e;
-  };
-  auto relation_key = [&](int source) {
-    const Source& s = body.sources[source];
-    return s.schema + "." + to_lower(s.name);
-  };
+    }
+  }
 
-  // ---- CHECK constraints: realizable when every column they read has a write path
+  // Writable intent: a column tagged quereus.lens.writable needs an inverse.
+  void check_writable_intent() {
+    for (size_t i = 0; i < n; ++i) {
+      if (!single || facts[i].inverse != LensColumn::Inverse::kNone) continue;
+      if (tag_value(ts.columns[i].tags_json, "quereus.lens.writable") == "true")
+        diags.push_back(finding(ts, "lens.non-invertible",
+                                "logical column '" + ts.name + "." + ts.columns[i].name +
+                                    "' is tagged quereus.lens.writable = true, but its lens body '" +
+                                    expr_to_string(*sel().core.columns[i].expr) +
+                                    "' has no inverse (author one: … with inverse (<basis column> = <expr over new." +
+                                    ts.columns[i].name + ">))",
+                                true, "", ts.columns[i].name));
+    }
+  }
+
+  // Key reconstructibility: the primary key must map back to basis values (a bare column,
+  // whose written value is the basis value, or a proved bijection); then getput-lossy: an
+  // authored column whose forward is not proved injective (a read-only table never runs
+  // the put, so it has nothing to warn about).
+  void check_key_reconstructibility() {
+    if (ts.primary_key_declared)
+      for (const KeyColumn& k : ts.primary_key)
+        if (!reconstructible(k.column)) {
+          read_only = true;
+          slot->read_only = "its primary key column '" + ts.columns[k.column].name + "' is not reconstructible at the " +
+                            "lens boundary (" +
+                            (facts[k.column].inverse == LensColumn::Inverse::kAuthored
+                                 ? std::string("its authored inverse is not proved a bijection")
+                                 : "it is computed by '" + expr_to_string(*sel().core.columns[k.column].expr) + "'") +
+                            ")";
+          LensAdvisory a = finding(ts, "lens.pk-not-reconstructible",
+                                   "logical table '" + ts.name + "' is read-only: " + slot->read_only, false,
+                                   "primary key", ts.columns[k.column].name);
+          a.facts = a.code + "|" + ts.name + "|" + ts.columns[k.column].name;
+          diags.push_back(std::move(a));
+          break;
+        }
+    if (!read_only)
+      for (size_t i = 0; i < n; ++i) {
+        if (!single || facts[i].inverse != LensColumn::Inverse::kAuthored || facts[i].bijective) continue;
+        LensAdvisory a = finding(ts, "lens.getput-lossy",
+                                 "logical column '" + ts.name + "." + ts.columns[i].name +
+                                     "' writes through an authored inverse whose forward is not proved injective: a "
+                                     "write-back normalizes the basis value to the inverse's representative",
+                                 false, "", ts.columns[i].name);
+        std::string domain;
+        if (auto d = enumerable_domain(db, ts.checks, ts.columns[i].name))
+          for (const Value& v : *d) domain += sql_literal(v) + ",";
+        a.facts = a.code + "|" + ts.name + "|" + ts.columns[i].name + "|" + domain;
+        diags.push_back(std::move(a));
+      }
+  }
+
+  // CHECK constraints: realizable when every column they read has a write path
   // (an authored one only on a single-source body); enforced as a CHECK over the basis
   // row of the member that owns every column they read.
-  for (const CheckSchema& ck : ts.checks) {
-    std::vector<const ast::ColumnRef*> refs;
-    column_refs(*ck.expr, refs);
-    std::set<int> cols;
-    for (const ast::ColumnRef* r : refs) {
-      int c = ts.find_column(r->column);
-      if (c >= 0 && (r->table.empty() || iequals(r->table, ts.name) || iequals(r->table, "new"))) cols.insert(c);
-    }
-    bool realizable = true;
-    std::string why;
-    for (int c : cols) {
-      if (facts[c].inverse == LensColumn::Inverse::kNone) {
-        realizable = false;
-        why = "column '" + ts.columns[c].name + "' is computed by '" + expr_to_string(*sel.core.columns[c].expr) +
-              "' and has no write path";
-      } else if (facts[c].inverse == LensColumn::Inverse::kAuthored && !single) {
-        realizable = false;
-        why = "column '" + ts.columns[c].name +
-              "' writes through an authored inverse on a multi-source body, where its forward cannot be evaluated "
-              "over one basis row";
+  void attach_checks() {
+    for (const CheckSchema& ck : ts.checks) {
+      std::vector<const ast::ColumnRef*> refs;
+      column_refs(*ck.expr, refs);
+      std::set<int> cols;
+      for (const ast::ColumnRef* r : refs) {
+        int c = ts.find_column(r->column);
+        if (c >= 0 && (r->table.empty() || iequals(r->table, ts.name) || iequals(r->table, "new"))) cols.insert(c);
       }
+      bool realizable = true;
+      std::string why;
+      for (int c : cols) {
+        if (facts[c].inverse == LensColumn::Inverse::kNone) {
+          realizable = false;
+          why = "column '" + ts.columns[c].name + "' is computed by '" + expr_to_string(*sel().core.columns[c].expr) +
+                "' and has no write path";
+        } else if (facts[c].inverse == LensColumn::Inverse::kAuthored && !single) {
+          realizable = false;
+          why = "column '" + ts.columns[c].name +
+                "' writes through an authored inverse on a multi-source body, where its forward cannot be evaluated "
+                "over one basis row";
+        }
+      }
+      std::string site = ck.named ? ck.name : "check";
+      if (!realizable) {
+        diags.push_back(finding(ts, "lens.unrealizable-constraint",
+                                "CHECK constraint " + site + " (" + expr_to_string(*ck.expr) + ") of logical table '" +
+                                    ts.name + "' can be neither proved nor enforced: " + why,
+                                true, site));
+        continue;
+      }
+      if (read_only) continue;
+      ExprPtr e = ast::clone(*ck.expr);
+      int source = -1;
+      bool ok = true;
+      substitute(e, [&](const ast::ColumnRef& r) -> ExprPtr {
+        int c = ts.find_column(r.column);
+        if (c < 0 || !(r.table.empty() || iequals(r.table, ts.name) || iequals(r.table, "new"))) return nullptr;
+        ExprPtr t = new_term(c, "new", source);
+        if (!t) ok = false;
+        return t;
+      });
+      if (!ok || source < 0) {
+        spdlog::debug("lens {}.{}: CHECK {} spans several basis members; not attached to a member write", x, ts.name,
+                      site);
+        continue;
+      }
+      LensCheck lc;
+      lc.table = relation_key(source);
+      lc.name = ck.name;
+      lc.text = expr_to_string(*ck.expr);
+      lc.expr = std::shared_ptr<const ast::Expr>(e.release());
+      lc.on_insert = ck.on_insert;
+      lc.on_update = ck.on_update;
+      lc.on_delete = ck.on_delete;
+      slot->checks.push_back(std::move(lc));
     }
-    std::string site = ck.named ? ck.name : "check";
-    if (!realizable) {
-      diags.push_back(finding(ts, "lens.unrealizable-constraint",
-                              "CHECK constraint " + site + " (" + expr_to_string(*ck.expr) + ") of logical table '" +
-                                  ts.name + "' can be neither proved nor enforced: " + why,
-                              true, site));
-      continue;
-    }
-    if (read_only) continue;
-    ExprPtr e = ast::clone(*ck.expr);
-    int source = -1;
-    bool ok = true;
-    substitute(e, [&](const ast::ColumnRef& r) -> ExprPtr {
-      int c = ts.find_column(r.column);
-      if (c < 0 || !(r.table.empty() || iequals(r.table, ts.name) || iequals(r.table, "new"))) return nullptr;
-      ExprPtr t = new_term(c, "new", source);
-      if (!t) ok = false;
-      return t;
-    });
-    if (!ok || source < 0) {
-      spdlog::debug("lens {}.{}: CHECK {} spans several basis members; not attached to a member write", x, ts.name,
-                    site);
-      continue;
-    }
-    LensCheck lc;
-    lc.table = relation_key(source);
-    lc.name = ck.name;
-    lc.text = expr_to_string(*ck.expr);
-    lc.expr = std::shared_ptr<const ast::Expr>(e.release());
-    lc.on_insert = ck.on_insert;
-    lc.on_update = ck.on_update;
-    lc.on_delete = ck.on_delete;
-    slot->checks.push_back(std::move(lc));
   }
 
-  // ---- keys: proved by the body or by bijection transport onto a declared basis key;
+  // Keys: proved by the body or by bijection transport onto a declared basis key;
   // otherwise enforced at commit by a count over the logical table.
+  void attach_keys() {
+    std::vector<Key> keys;
+    if (ts.primary_key_declared) {
+      Key k;
+      for (const KeyColumn& c : ts.primary_key) k.cols.push_back(c.column);
+      k.action = ts.pk_conflict;
+      keys.push_back(std::move(k));
+    }
+    for (const IndexSchema& ix : ts.indexes) {
+      if (!ix.unique || !ix.constraint) continue;
+      Key k;
+      for (const IndexColumn& c : ix.columns) k.cols.push_back(c.column);
+      k.ix = &ix;
+      k.action = ix.on_conflict;
+      keys.push_back(std::move(k));
+    }
+    for (const Key& key : keys) attach_key(key);
+  }
+
   struct Key {
     std::vector<int> cols;
     const IndexSchema* ix = nullptr;  // null: the primary key
     std::optional<qrs_conflict> action;
   };
-  std::vector<Key> keys;
-  if (ts.primary_key_declared) {
-    Key k;
-    for (const KeyColumn& c : ts.primary_key) k.cols.push_back(c.column);
-    k.action = ts.pk_conflict;
-    keys.push_back(std::move(k));
-  }
-  for (const IndexSchema& ix : ts.indexes) {
-    if (!ix.unique || !ix.constraint) continue;
-    Key k;
-    for (const IndexColumn& c : ix.columns) k.cols.push_back(c.column);
-    k.ix = &ix;
-    k.action = ix.on_conflict;
-    keys.push_back(std::move(k));
-  }
-  auto resolves = [](const std::optional<qrs_conflict>& a) {
+  static bool resolves(const std::optional<qrs_conflict>& a) {
     return a && (*a == QRS_CONFLICT_REPLACE || *a == QRS_CONFLICT_IGNORE);
-  };
-  for (const Key& key : keys) {
+  }
+
+  void attach_key(const Key& key) {
     const std::string site = key_site(key.ix);
     std::string names;
     for (int c : key.cols) names += (names.empty() ? "" : ", ") + ts.columns[c].name;
@@ -1048,9 +1043,9 @@ CompiledLensTable compile_lens_table(DatabaseImpl& db, const ast::DeclareSchemaS
                                     "' reads a column with no proven write path, so it can be neither proved nor "
                                     "enforced",
                                 true, site));
-      continue;  // a primary key: the table is read-only (above)
+      return;  // a primary key: the table is read-only (above)
     }
-    if (read_only) continue;  // nothing is written through it: no enforcement to classify
+    if (read_only) return;  // nothing is written through it: no enforcement to classify
     // The basis columns the key writes, all in one relation.
     std::shared_ptr<TableEntry> target;
     std::vector<int> mapped;
@@ -1094,7 +1089,7 @@ CompiledLensTable compile_lens_table(DatabaseImpl& db, const ast::DeclareSchemaS
     bool transport = false;
     for (const BasisKey& bk : basis_keys) {
       std::set<int> s(bk.cols.begin(), bk.cols.end());
-      if (!bk.not_null) continue;
+      if (!bk.not_null) return;
       if (std::includes(mapped_set.begin(), mapped_set.end(), s.begin(), s.end())) governing.push_back(&bk);
       if (s == mapped_set) transport = true;
     }
@@ -1126,7 +1121,7 @@ CompiledLensTable compile_lens_table(DatabaseImpl& db, const ast::DeclareSchemaS
           diags.push_back(std::move(a));
           break;
         }
-      continue;
+      return;
     }
     // Commit-time: a count over the logical table, after the statement's writes.
     if (resolves(key.action)) {
@@ -1136,7 +1131,7 @@ CompiledLensTable compile_lens_table(DatabaseImpl& db, const ast::DeclareSchemaS
                                   (*key.action == QRS_CONFLICT_REPLACE ? "REPLACE" : "IGNORE") +
                                   " cannot be honored (add a basis key with that action)",
                               true, site));
-      continue;
+      return;
     }
     LensAdvisory a = finding(ts, "lens.no-backing-index",
                              site + " (" + names + ") of logical table '" + ts.name +
@@ -1146,7 +1141,7 @@ CompiledLensTable compile_lens_table(DatabaseImpl& db, const ast::DeclareSchemaS
     a.facts = a.code + "|" + ts.name + "|" + names + "|none|" + band(target.get()) + "|" +
               (target ? target->qualified_name() : "");
     diags.push_back(std::move(a));
-    if (read_only) continue;
+    if (read_only) return;
     // (select count(*) from x.T as _u where _u.k = <new term> …) <= 1
     ExprPtr where;
     int source = -1;
@@ -1160,7 +1155,7 @@ CompiledLensTable compile_lens_table(DatabaseImpl& db, const ast::DeclareSchemaS
       where = ast::conjoin(std::move(where),
                            ast::binary(ast::BinaryOp::kEq, ast::column_ref("_u", ts.columns[c].name), std::move(t)));
     }
-    if (!ok) continue;
+    if (!ok) return;
     auto count = std::make_unique<ast::FunctionCall>();
     count->name = "count";
     count->star = true;
@@ -1176,170 +1171,251 @@ CompiledLensTable compile_lens_table(DatabaseImpl& db, const ast::DeclareSchemaS
     slot->checks.push_back(std::move(lc));
   }
 
-  // ---- child-side foreign keys: an existence check against the logical parent
-  for (const ForeignKeySchema& fk : ts.foreign_keys) {
-    bool realizable = true;
-    for (int c : fk.columns)
-      if (facts[c].inverse == LensColumn::Inverse::kNone) realizable = false;
-    std::string site = fk.name;
-    if (!realizable) {
-      diags.push_back(finding(ts, "lens.unrealizable-constraint",
-                              "FOREIGN KEY " + site + " of logical table '" + ts.name +
-                                  "' reads a computed column with no write path",
-                              true, site));
-      continue;
-    }
-    if (read_only) continue;
-    // The parent's columns: as written, or the parent's primary key from its declaration.
-    std::vector<std::string> parent_cols = fk.referenced_columns;
-    if (parent_cols.empty())
-      for (const auto& item : logical.items) {
-        if (item->kind != ast::StmtKind::kCreateTable) continue;
-        auto& pt = static_cast<const ast::CreateTableStmt&>(*item);
-        if (!iequals(pt.table.name, fk.referenced_table)) continue;
-        for (const auto& cd : pt.columns)
-          for (const auto& cc : cd.constraints)
-            if (cc.kind == ast::ColumnConstraint::Kind::kPrimaryKey) parent_cols.push_back(cd.name);
-        for (const auto& tc : pt.constraints)
-          if (tc.kind == ast::TableConstraint::Kind::kPrimaryKey)
-            for (const auto& ic : tc.columns) parent_cols.push_back(ic.name);
+  // Child-side foreign keys: an existence check against the logical parent.
+  void attach_foreign_keys() {
+    for (const ForeignKeySchema& fk : ts.foreign_keys) {
+      bool realizable = true;
+      for (int c : fk.columns)
+        if (facts[c].inverse == LensColumn::Inverse::kNone) realizable = false;
+      std::string site = fk.name;
+      if (!realizable) {
+        diags.push_back(finding(ts, "lens.unrealizable-constraint",
+                                "FOREIGN KEY " + site + " of logical table '" + ts.name +
+                                    "' reads a computed column with no write path",
+                                true, site));
+        continue;
       }
-    if (parent_cols.size() != fk.columns.size()) continue;
-    ExprPtr nulls, match;
-    int source = -1;
-    bool ok = true;
-    for (size_t i = 0; i < fk.columns.size(); ++i) {
-      ExprPtr t = new_term(fk.columns[i], "new", source);
-      ExprPtr t2 = t ? new_term(fk.columns[i], "new", source) : nullptr;
-      if (!t || !t2) {
-        ok = false;
-        break;
-      }
-      nulls = ast::disjoin(std::move(nulls), ast::logical_not(ast::is_not_null(std::move(t))));
-      match = ast::conjoin(std::move(match),
-                           ast::binary(ast::BinaryOp::kEq, ast::column_ref("_p", parent_cols[i]), std::move(t2)));
-    }
-    if (!ok) continue;
-    std::vector<ast::ResultColumn> rcs;
-    rcs.push_back(ast::result_column(ast::integer_literal(1)));
-    auto q = ast::select(std::move(rcs), ast::table_source({x, fk.referenced_table, {}}, "_p"), std::move(match));
-    LensCheck lc;
-    lc.table = relation_key(source);
-    lc.name = site;
-    lc.text = "foreign key references " + fk.referenced_table;
-    lc.expr = std::shared_ptr<const ast::Expr>(ast::disjoin(std::move(nulls), ast::exists(std::move(q))).release());
-    slot->checks.push_back(std::move(lc));
-  }
-
-  // ---- the partial-override note
-  if (ov) {
-    std::string gaps;
-    for (size_t i = 0; i < n; ++i)
-      if (!body.covered[i]) gaps += (gaps.empty() ? "" : ", ") + ts.columns[i].name;
-    if (!gaps.empty()) {
-      LensAdvisory a = finding(ts, "lens.partial-override",
-                               "the lens override of '" + ts.name + "' covers some columns; gap-filled by the default "
-                                   "mapper: " + gaps,
-                               false);
-      a.facts = a.code + "|" + ts.name + "|" + gaps;
-      diags.push_back(std::move(a));
-    }
-  }
-
-  // ---- the slot's column dispositions
-  for (size_t i = 0; i < n; ++i) {
-    LensColumn c;
-    c.name = ts.columns[i].name;
-    c.covered = body.covered[i];
-    c.inverse = facts[i].inverse;
-    c.member = body.member[i];
-    if (facts[i].table && facts[i].column >= 0) {
-      c.basis_table = facts[i].table->schema.schema_name + "." + to_lower(facts[i].table->schema.name);
-      c.basis_column = facts[i].table->schema.columns[facts[i].column].name;
-    }
-    slot->columns.push_back(std::move(c));
-  }
-  // ---- this table's part of the deployment snapshot: which basis columns back which
-  // logical columns, a join key shared with a backed column backing the same one.
-  slot->snapshot.logical_table = ts.name;
-  slot->snapshot.get_body = slot->effective_sql;
-  for (const ColumnSchema& c : ts.columns) slot->snapshot.logical_columns.push_back(c.name);
-  {
-    // (source, basis column) pairs equated by the joins' ON equalities and USING lists.
-    using Site = std::pair<int, std::string>;
-    std::vector<std::pair<Site, Site>> equal;
-    auto site_of = [&](const ast::Expr* e) -> std::optional<Site> {
-      if (!e || e->kind != ast::ExprKind::kColumn) return std::nullopt;
-      auto& r = static_cast<const ast::ColumnRef&>(*e);
-      for (size_t i = 0; i < body.sources.size(); ++i) {
-        const Source& src = body.sources[i];
-        if (!r.table.empty() && !iequals(r.table, src.qualifier)) continue;
-        for (const std::string& c : src.columns)
-          if (iequals(c, r.column)) return Site{static_cast<int>(i), c};
-      }
-      return std::nullopt;
-    };
-    std::function<void(const ast::TableSource&)> joins = [&](const ast::TableSource& t) {
-      if (t.kind != ast::TableSource::Kind::kJoin) return;
-      joins(*t.left);
-      joins(*t.right);
-      std::vector<const ast::Expr*> conj;
-      std::function<void(const ast::Expr*)> split = [&](const ast::Expr* e) {
-        if (!e) return;
-        if (e->kind == ast::ExprKind::kBinary && static_cast<const ast::BinaryExpr&>(*e).op == ast::BinaryOp::kAnd) {
-          split(static_cast<const ast::BinaryExpr&>(*e).left.get());
-          split(static_cast<const ast::BinaryExpr&>(*e).right.get());
-          return;
+      if (read_only) continue;
+      // The parent's columns: as written, or the parent's primary key from its declaration.
+      std::vector<std::string> parent_cols = fk.referenced_columns;
+      if (parent_cols.empty())
+        for (const auto& item : logical.items) {
+          if (item->kind != ast::StmtKind::kCreateTable) continue;
+          auto& pt = static_cast<const ast::CreateTableStmt&>(*item);
+          if (!iequals(pt.table.name, fk.referenced_table)) continue;
+          for (const auto& cd : pt.columns)
+            for (const auto& cc : cd.constraints)
+              if (cc.kind == ast::ColumnConstraint::Kind::kPrimaryKey) parent_cols.push_back(cd.name);
+          for (const auto& tc : pt.constraints)
+            if (tc.kind == ast::TableConstraint::Kind::kPrimaryKey)
+              for (const auto& ic : tc.columns) parent_cols.push_back(ic.name);
         }
-        conj.push_back(e);
-      };
-      split(t.on.get());
-      for (const ast::Expr* e : conj) {
-        if (e->kind != ast::ExprKind::kBinary) continue;
-        auto& b = static_cast<const ast::BinaryExpr&>(*e);
-        if (b.op != ast::BinaryOp::kEq && b.op != ast::BinaryOp::kEqEq) continue;
-        auto l = site_of(b.left.get()), r = site_of(b.right.get());
-        if (l && r) equal.push_back({*l, *r});
+      if (parent_cols.size() != fk.columns.size()) continue;
+      ExprPtr nulls, match;
+      int source = -1;
+      bool ok = true;
+      for (size_t i = 0; i < fk.columns.size(); ++i) {
+        ExprPtr t = new_term(fk.columns[i], "new", source);
+        ExprPtr t2 = t ? new_term(fk.columns[i], "new", source) : nullptr;
+        if (!t || !t2) {
+          ok = false;
+          break;
+        }
+        nulls = ast::disjoin(std::move(nulls), ast::logical_not(ast::is_not_null(std::move(t))));
+        match = ast::conjoin(std::move(match),
+                             ast::binary(ast::BinaryOp::kEq, ast::column_ref("_p", parent_cols[i]), std::move(t2)));
       }
-      for (const std::string& u : t.using_columns) {
-        std::vector<Site> sites;
-        for (size_t i = 0; i < body.sources.size(); ++i)
-          for (const std::string& c : body.sources[i].columns)
-            if (iequals(c, u)) sites.push_back({static_cast<int>(i), c});
-        for (size_t k = 1; k < sites.size(); ++k) equal.push_back({sites[0], sites[k]});
-      }
-    };
-    if (sel.core.from) joins(*sel.core.from);
-    std::vector<LensRelationBacking> rels(body.sources.size());
-    for (size_t i = 0; i < body.sources.size(); ++i) {
-      rels[i].schema = body.sources[i].schema;
-      rels[i].table = body.sources[i].name;
+      if (!ok) continue;
+      std::vector<ast::ResultColumn> rcs;
+      rcs.push_back(ast::result_column(ast::integer_literal(1)));
+      auto q = ast::select(std::move(rcs), ast::table_source({x, fk.referenced_table, {}}, "_p"), std::move(match));
+      LensCheck lc;
+      lc.table = relation_key(source);
+      lc.name = site;
+      lc.text = "foreign key references " + fk.referenced_table;
+      lc.expr = std::shared_ptr<const ast::Expr>(ast::disjoin(std::move(nulls), ast::exists(std::move(q))).release());
+      slot->checks.push_back(std::move(lc));
     }
-    auto add = [&](const Site& s, const std::string& logical) {
-      auto& cols = rels[s.first].columns;
-      for (auto& [b, l] : cols)
-        if (iequals(b, s.second)) return false;
-      cols.emplace_back(s.second, logical);
-      return true;
-    };
+  }
+
+  // The partial-override note: which columns the default mapper filled in.
+  void note_partial_override() {
+    if (ov) {
+      std::string gaps;
+      for (size_t i = 0; i < n; ++i)
+        if (!body.covered[i]) gaps += (gaps.empty() ? "" : ", ") + ts.columns[i].name;
+      if (!gaps.empty()) {
+        LensAdvisory a = finding(ts, "lens.partial-override",
+                                 "the lens override of '" + ts.name + "' covers some columns; gap-filled by the default "
+                                     "mapper: " + gaps,
+                                 false);
+        a.facts = a.code + "|" + ts.name + "|" + gaps;
+        diags.push_back(std::move(a));
+      }
+    }
+  }
+
+  // The slot's column dispositions.
+  void record_dispositions() {
     for (size_t i = 0; i < n; ++i) {
-      if (facts[i].source < 0 || !facts[i].table || facts[i].column < 0) continue;
-      add({facts[i].source, facts[i].table->schema.columns[facts[i].column].name}, ts.columns[i].name);
+      LensColumn c;
+      c.name = ts.columns[i].name;
+      c.covered = body.covered[i];
+      c.inverse = facts[i].inverse;
+      c.member = body.member[i];
+      if (facts[i].table && facts[i].column >= 0) {
+        c.basis_table = facts[i].table->schema.schema_name + "." + to_lower(facts[i].table->schema.name);
+        c.basis_column = facts[i].table->schema.columns[facts[i].column].name;
+      }
+      slot->columns.push_back(std::move(c));
     }
-    for (bool grew = true; grew;) {
-      grew = false;
-      for (auto& [a, b] : equal)
-        for (const Site* from : {&a, &b}) {
-          const Site& to = from == &a ? b : a;
-          for (auto [bc, lc] : std::vector<std::pair<std::string, std::string>>(rels[from->first].columns))
-            if (iequals(bc, from->second) && add(to, lc)) grew = true;
-        }
-    }
-    for (auto& r : rels)
-      if (!r.columns.empty()) slot->snapshot.relations.push_back(std::move(r));
   }
-  view->lens = slot;
-  return out;
+
+  // This table's part of the deployment snapshot: which basis columns back which logical
+  // columns, a join key shared with a backed column backing the same one.
+  void record_snapshot() {
+    slot->snapshot.logical_table = ts.name;
+    slot->snapshot.get_body = slot->effective_sql;
+    for (const ColumnSchema& c : ts.columns) slot->snapshot.logical_columns.push_back(c.name);
+    {
+      // (source, basis column) pairs equated by the joins' ON equalities and USING lists.
+      using Site = std::pair<int, std::string>;
+      std::vector<std::pair<Site, Site>> equal;
+      auto site_of = [&](const ast::Expr* e) -> std::optional<Site> {
+        if (!e || e->kind != ast::ExprKind::kColumn) return std::nullopt;
+        auto& r = static_cast<const ast::ColumnRef&>(*e);
+        for (size_t i = 0; i < body.sources.size(); ++i) {
+          const Source& src = body.sources[i];
+          if (!r.table.empty() && !iequals(r.table, src.qualifier)) continue;
+          for (const std::string& c : src.columns)
+            if (iequals(c, r.column)) return Site{static_cast<int>(i), c};
+        }
+        return std::nullopt;
+      };
+      std::function<void(const ast::TableSource&)> joins = [&](const ast::TableSource& t) {
+        if (t.kind != ast::TableSource::Kind::kJoin) return;
+        joins(*t.left);
+        joins(*t.right);
+        std::vector<const ast::Expr*> conj;
+        std::function<void(const ast::Expr*)> split = [&](const ast::Expr* e) {
+          if (!e) return;
+          if (e->kind == ast::ExprKind::kBinary && static_cast<const ast::BinaryExpr&>(*e).op == ast::BinaryOp::kAnd) {
+            split(static_cast<const ast::BinaryExpr&>(*e).left.get());
+            split(static_cast<const ast::BinaryExpr&>(*e).right.get());
+            return;
+          }
+          conj.push_back(e);
+        };
+        split(t.on.get());
+        for (const ast::Expr* e : conj) {
+          if (e->kind != ast::ExprKind::kBinary) continue;
+          auto& b = static_cast<const ast::BinaryExpr&>(*e);
+          if (b.op != ast::BinaryOp::kEq && b.op != ast::BinaryOp::kEqEq) continue;
+          auto l = site_of(b.left.get()), r = site_of(b.right.get());
+          if (l && r) equal.push_back({*l, *r});
+        }
+        for (const std::string& u : t.using_columns) {
+          std::vector<Site> sites;
+          for (size_t i = 0; i < body.sources.size(); ++i)
+            for (const std::string& c : body.sources[i].columns)
+              if (iequals(c, u)) sites.push_back({static_cast<int>(i), c});
+          for (size_t k = 1; k < sites.size(); ++k) equal.push_back({sites[0], sites[k]});
+        }
+      };
+      if (sel().core.from) joins(*sel().core.from);
+      std::vector<LensRelationBacking> rels(body.sources.size());
+      for (size_t i = 0; i < body.sources.size(); ++i) {
+        rels[i].schema = body.sources[i].schema;
+        rels[i].table = body.sources[i].name;
+      }
+      auto add = [&](const Site& s, const std::string& logical) {
+        auto& cols = rels[s.first].columns;
+        for (auto& [b, l] : cols)
+          if (iequals(b, s.second)) return false;
+        cols.emplace_back(s.second, logical);
+        return true;
+      };
+      for (size_t i = 0; i < n; ++i) {
+        if (facts[i].source < 0 || !facts[i].table || facts[i].column < 0) continue;
+        add({facts[i].source, facts[i].table->schema.columns[facts[i].column].name}, ts.columns[i].name);
+      }
+      for (bool grew = true; grew;) {
+        grew = false;
+        for (auto& [a, b] : equal)
+          for (const Site* from : {&a, &b}) {
+            const Site& to = from == &a ? b : a;
+            for (auto [bc, lc] : std::vector<std::pair<std::string, std::string>>(rels[from->first].columns))
+              if (iequals(bc, from->second) && add(to, lc)) grew = true;
+          }
+      }
+      for (auto& r : rels)
+        if (!r.columns.empty()) slot->snapshot.relations.push_back(std::move(r));
+    }
+  }
+
+  ast::Select& sel() { return *body.select; }
+
+  // A column whose body term is a bare basis column (under COLLATE at most).
+  bool bare(int col) {
+    const ast::Expr* e = sel().core.columns[col].expr.get();
+    while (e && e->kind == ast::ExprKind::kCollate) e = static_cast<const ast::CollateExpr&>(*e).operand.get();
+    return e && e->kind == ast::ExprKind::kColumn;
+  }
+  // Whether a written value of the column maps back to one basis value.
+  bool reconstructible(int col) {
+    return (facts[col].inverse == LensColumn::Inverse::kInferred && bare(col)) ||
+           (facts[col].inverse == LensColumn::Inverse::kAuthored && facts[col].bijective);
+  }
+  // The logical column's term over the basis write row (`<image>.<col>`), setting `source`
+  // to the body source it reads; null when it reads no single source.
+  ExprPtr new_term(int col, const char* image, int& source) {
+    ExprPtr e = ast::clone(*sel().core.columns[col].expr);
+    bool ok = true;
+    substitute(e, [&](const ast::ColumnRef& r) -> ExprPtr {
+      int owner = -1;
+      for (size_t s = 0; s < body.sources.size(); ++s) {
+        const Source& src = body.sources[s];
+        bool named = r.table.empty() ? std::any_of(src.columns.begin(), src.columns.end(),
+                                                   [&](const std::string& c) { return iequals(c, r.column); })
+                                     : iequals(r.table, src.qualifier);
+        if (named) {
+          owner = static_cast<int>(s);
+          break;
+        }
+      }
+      if (owner < 0 || (source >= 0 && owner != source)) {
+        ok = false;
+        return nullptr;
+      }
+      source = owner;
+      return ast::column_ref(image, r.column);
+    });
+    if (!ok || source < 0) return nullptr;
+    return e;
+  }
+  // "schema.table" of a body source.
+  std::string relation_key(int source) {
+    const Source& s = body.sources[source];
+    return s.schema + "." + to_lower(s.name);
+  }
+
+  DatabaseImpl& db;
+  const ast::DeclareSchemaStmt& logical;
+  const ast::CreateTableStmt& table;
+  const ast::DeclareLensStmt* lens;
+  const std::string& basis;
+  const std::string x;  // the logical schema, lower-case
+  TableSchema ts;
+  const size_t n;
+  CompiledLensTable out;
+  std::vector<LensAdvisory>& diags = out.diagnostics;
+  const ast::DeclareLensStmt::View* ov = nullptr;  // the override, if any
+  Body body;
+  std::shared_ptr<LensSlot> slot;
+  std::shared_ptr<ViewEntry> view;
+  bool single = false;  // one plain source, no grouping or limits
+  std::vector<ColumnFacts> facts;
+  std::vector<Attribute> attrs;
+  RelProperties props;
+  bool read_only = false;
+};
+
+}  // namespace
+
+CompiledLensTable compile_lens_table(DatabaseImpl& db, const ast::DeclareSchemaStmt& logical,
+                                     const ast::CreateTableStmt& table, const ast::DeclareLensStmt* lens,
+                                     const std::string& basis) {
+  return LensTableCompiler(db, logical, table, lens, basis).run();
 }
 
 }  // namespace quereus

@@ -446,8 +446,10 @@ void notify_lens_deployment(DatabaseImpl& db, const std::string& name) {
 
 // ------------------------------------------------------------------ introspection
 
-void register_lens_functions(Registry& r) {
-  if (r.find_table_function("quereus_effective_lens")) return;  // an earlier Database::Open
+namespace {
+
+// quereus_effective_lens(schema, table).
+void register_effective_lens(Registry& r) {
   TableFunction eff;
   eff.name = "quereus_effective_lens";
   eff.min_args = 2;
@@ -474,7 +476,10 @@ void register_lens_functions(Registry& r) {
     return rows;
   };
   r.add_table_function(std::move(eff), "builtin");
+}
 
+// quereus_lens_advisories(schema).
+void register_lens_advisories(Registry& r) {
   TableFunction adv;
   adv.name = "quereus_lens_advisories";
   adv.min_args = 1;
@@ -503,7 +508,10 @@ void register_lens_functions(Registry& r) {
     return rows;
   };
   r.add_table_function(std::move(adv), "builtin");
+}
 
+// quereus_lens_notifications(schema).
+void register_lens_notifications(Registry& r) {
   TableFunction notes;
   notes.name = "quereus_lens_notifications";
   notes.min_args = 1;
@@ -520,7 +528,9 @@ void register_lens_functions(Registry& r) {
     return rows;
   };
   r.add_table_function(std::move(notes), "builtin");
+}
 
+void register_basis_backfill(Registry& r) {
   // quereus_basis_backfill(logical_schema): per basis relation the current deploy reads and
   // the previous one did not, how to populate it from the previous deploy's get body
   // (spec/lens.md "Classification — re-decomposition vs needs-data").
@@ -610,6 +620,16 @@ void register_lens_functions(Registry& r) {
     return rows;
   };
   r.add_table_function(std::move(bf), "builtin");
+}
+
+}  // namespace
+
+void register_lens_functions(Registry& r) {
+  if (r.find_table_function("quereus_effective_lens")) return;  // an earlier Database::Open
+  register_effective_lens(r);
+  register_lens_advisories(r);
+  register_lens_notifications(r);
+  register_basis_backfill(r);
 }
 
 }  // namespace quereus
