@@ -82,7 +82,6 @@ TEST(TagsTest, DriftIgnoresRenameHints) {
   EXPECT_FALSE(tags_drift(R"({"a":1})", Tags("(a = 1, \"quereus.id\" = 'x')").list()));
   EXPECT_TRUE(tags_drift(R"({"a":1})", Tags("(a = 2)").list()));
   EXPECT_TRUE(tags_drift("", Tags("(a = 1)").list()));
-  EXPECT_EQ(set_tags_sql(Tags("(a = 1, \"quereus.id\" = 'x')").list()), "set tags (a = 1, \"quereus.id\" = 'x')");
 }
 
 TEST(TagsTest, TrailingTagsGoToANamedInlineConstraintElseToTheColumn) {

@@ -307,15 +307,6 @@ bool tags_drift(const std::string& live, const ast::TagList& declared) {
   return jsonv::canonical(a) != jsonv::canonical(b);
 }
 
-std::string set_tags_sql(const ast::TagList& tags) {
-  std::string out = "set tags (";
-  for (size_t i = 0; i < tags.size(); ++i) {
-    out += (i ? ", " : "") + quote_identifier(tags[i].name) + " = ";
-    out += tags[i].value ? expr_to_string(*tags[i].value) : std::string("null");
-  }
-  return out + ")";
-}
-
 void attach_column_tags(const ast::ColumnDef& cd, TableSchema& ts, int column) {
   ts.columns[column].tags_json = tags_json(cd.tags);
   for (const ast::ColumnConstraint& c : cd.constraints) {

@@ -75,9 +75,6 @@ void attach_column_tags(const ast::ColumnDef& cd, TableSchema& ts, int column);
 // rename detection, not state).
 bool tags_drift(const std::string& live, const ast::TagList& declared);
 
-// `set tags (k = v, …)` restating `tags` whole (the differ's migration of tag drift).
-std::string set_tags_sql(const ast::TagList& tags);
-
 // ALTER TABLE … {SET|ADD|DROP} TAGS on the table, a column or a named constraint.
 // Catalog-only: the module is not called.
 void alter_table_tags(DdlContext& db, TableEntry& table, const ast::AlterTableStmt& s);

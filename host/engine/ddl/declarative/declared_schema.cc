@@ -13,7 +13,6 @@
 #include "parser/ast.h"
 #include "parser/ast_clone.h"
 #include "parser/ast_printer.h"
-#include "parser/parser.h"
 
 namespace quereus {
 namespace {
@@ -44,10 +43,6 @@ void run(DdlContext& db, const ast::Statement& stmt, ExecContext& ctx) {
   Row r;
   while (exec->next(r)) {
   }
-}
-
-void run_sql(DdlContext& db, const std::string& sql, ExecContext& ctx) {
-  for (auto& stmt : Parser::parse(sql)) run(db, *stmt, ctx);
 }
 
 std::string qualified(const std::string& schema, const std::string& name) {
@@ -94,10 +89,6 @@ void validate_declared_tags(const ast::Statement& stmt) {
   }
 }
 
-// A statement the differ adds to migrate tag drift (run with the "others").
-struct Planned;
-Planned drift_statement(const std::string& sql);
-
 struct Planned {
   ast::StatementPtr stmt;
   std::string key;   // "schema.name" for applied-record bookkeeping ("" when none)
@@ -109,25 +100,50 @@ struct Planned {
 // (dropped), and its items in creation order (tables, indexes, views, the rest), each
 // either to create or already matching. Refusals (a duplicate name, an object that
 // differs from its declaration) are thrown here, before anything changes.
-Planned drift_statement(const std::string& sql) {
+// A statement the differ adds to migrate tag drift (run with the "others"): the whole
+// declared tag set on one site.
+Planned drift_statement(ast::StatementPtr stmt) {
   Planned p;
-  auto parsed = Parser::parse(sql);
-  p.stmt = std::move(parsed.front());
-  p.text = sql;
+  p.text = statement_to_string(*stmt);
+  p.stmt = std::move(stmt);
   return p;
+}
+
+// ALTER VIEW | INDEX schema.name SET TAGS (…).
+Planned object_tags_statement(ast::ObjectKind kind, const std::string& schema, const std::string& name,
+                              const ast::TagList& tags) {
+  auto a = std::make_unique<ast::AlterTagsStmt>();
+  a->object = kind;
+  a->name = {schema, name, {}};
+  a->verb = ast::TagVerb::kSet;
+  a->tags = ast::clone(tags);
+  return drift_statement(std::move(a));
+}
+
+// ALTER TABLE schema.table [ALTER COLUMN c | ALTER CONSTRAINT k] SET TAGS (…).
+Planned table_tags_statement(const std::string& schema, const std::string& table,
+                             ast::AlterTableStmt::TagTarget target, const std::string& name,
+                             const ast::TagList& tags) {
+  auto a = std::make_unique<ast::AlterTableStmt>();
+  a->action = ast::AlterTableStmt::Action::kTags;
+  a->table = {schema, table, {}};
+  a->tag_target = target;
+  a->name = name;
+  a->tag_verb = ast::TagVerb::kSet;
+  a->tags = ast::clone(tags);
+  return drift_statement(std::move(a));
 }
 
 // Tag drift on a table that otherwise matches its declaration: a whole-set SET TAGS per
 // drifted site (the table, each column, each named table-level constraint).
 void table_tag_drift(const std::string& schema, const TableSchema& live, const ast::CreateTableStmt& decl,
                      const std::set<std::string>& readded, std::vector<Planned>& out) {
-  const std::string target = "alter table " + quote_identifier(schema) + "." + quote_identifier(live.name) + " ";
-  if (tags_drift(live.tags_json, decl.tags)) out.push_back(drift_statement(target + set_tags_sql(decl.tags)));
+  using T = ast::AlterTableStmt::TagTarget;
+  if (tags_drift(live.tags_json, decl.tags)) out.push_back(table_tags_statement(schema, live.name, T::kTable, "", decl.tags));
   for (const ast::ColumnDef& cd : decl.columns) {
     int idx = live.find_column(cd.name);
     if (idx >= 0 && tags_drift(live.columns[idx].tags_json, cd.tags))
-      out.push_back(drift_statement(target + "alter column " + quote_identifier(live.columns[idx].name) + " " +
-                                    set_tags_sql(cd.tags)));
+      out.push_back(table_tags_statement(schema, live.name, T::kColumn, live.columns[idx].name, cd.tags));
   }
   for (const ast::TableConstraint& tc : decl.constraints) {
     if (tc.name.empty() || readded.count(to_lower(tc.name))) continue;  // re-added with its tags
@@ -139,8 +155,7 @@ void table_tag_drift(const std::string& schema, const TableSchema& live, const a
     for (const ForeignKeySchema& fk : live.foreign_keys)
       if (iequals(fk.name, tc.name)) current = &fk.tags_json;
     if (current && tags_drift(*current, tc.tags))
-      out.push_back(drift_statement(target + "alter constraint " + quote_identifier(tc.name) + " " +
-                                    set_tags_sql(tc.tags)));
+      out.push_back(table_tags_statement(schema, live.name, T::kConstraint, tc.name, tc.tags));
   }
 }
 
@@ -150,9 +165,10 @@ struct SchemaPlan {
   std::vector<std::pair<ast::ObjectKind, std::string>> drops;
   std::vector<Planned> tables, indexes, views, others;
   // The ALTER TABLE statements migrating existing tables (the differ), in run order:
-  // the qualified text apply runs and the text diff shows (unqualified in main).
+  // the statement apply runs and the text diff shows (unqualified in main).
   struct Alter {
-    std::string run, shown;
+    std::unique_ptr<ast::AlterTableStmt> stmt;
+    std::string shown;
   };
   std::vector<Alter> alters;
 };
@@ -245,10 +261,13 @@ void plan_declared_table(DdlContext& db, SchemaPlan& plan, Planned p, const std:
     // An existing table is migrated in place by the ALTERs the differ generates.
     const auto& declared = static_cast<const ast::CreateTableStmt&>(*p.stmt);
     TableMigration m = diff_table(db, live->schema, declared);
-    const std::string run_target = "ALTER TABLE " + qualified(schema, live->schema.name) + " ";
     const std::string shown_target =
         "ALTER TABLE " + (schema == "main" ? quote_identifier(live->schema.name) : qualified(schema, live->schema.name)) + " ";
-    for (const std::string& action : m.actions) plan.alters.push_back({run_target + action, shown_target + action});
+    for (MigrationStep& step : m.actions) {
+      step.stmt->table = {schema, live->schema.name, declared.site};
+      step.stmt->site = declared.site;
+      plan.alters.push_back({std::move(step.stmt), shown_target + step.text});
+    }
     p.create = false;
     table_tag_drift(schema, live->schema, declared, m.readded, plan.others);
   } else if (cat.find_view(schema, name)) {
@@ -280,8 +299,7 @@ void plan_declared_view(DdlContext& db, SchemaPlan& plan, Planned p, const std::
     const bool body_same = statement_to_string(declared) == statement_to_string(*live_def);
     declared.tags = std::move(declared_tags);
     if (body_same && tags_drift(live->tags_json, declared.tags))
-      plan.others.push_back(drift_statement("alter view " + quote_identifier(schema) + "." +
-                                            quote_identifier(live->name) + " " + set_tags_sql(declared.tags)));
+      plan.others.push_back(object_tags_statement(ast::ObjectKind::kView, schema, live->name, declared.tags));
     if (!body_same && (rec == store.applied.end() || rec->second != p.text) && live->sql != p.text)
       throw Error(StatusCode::kUnsupported,
                   "View '" + live->qualified_name() +
@@ -339,9 +357,8 @@ void plan_declared_item(DdlContext& db, SchemaPlan& plan, const ast::Statement& 
     if (auto owner = find_index(db, schema, ci.index.name, &ordinal, /*user_only=*/true)) {
       p.create = false;  // an existing index is left alone (IF NOT EXISTS), its tags migrated
       if (tags_drift(owner->schema.indexes[ordinal].tags_json, ci.tags))
-        plan.others.push_back(drift_statement("alter index " + quote_identifier(schema) + "." +
-                                              quote_identifier(owner->schema.indexes[ordinal].name) + " " +
-                                              set_tags_sql(ci.tags)));
+        plan.others.push_back(object_tags_statement(ast::ObjectKind::kIndex, schema,
+                                                    owner->schema.indexes[ordinal].name, ci.tags));
     }
     plan.indexes.push_back(std::move(p));
   } else {
@@ -444,6 +461,16 @@ std::string ddl_text(const SchemaPlan& plan, ast::Statement& stmt) {
   return text;
 }
 
+// DROP <kind> IF EXISTS schema.name, as APPLY runs it.
+ast::DropStmt drop_statement(const std::string& schema, ast::ObjectKind kind, const std::string& name,
+                             bool if_exists = true) {
+  ast::DropStmt d;
+  d.object = kind;
+  d.if_exists = if_exists;
+  d.name = {schema, name, {}};
+  return d;
+}
+
 std::string drop_text(const SchemaPlan& plan, ast::ObjectKind kind, const std::string& name) {
   std::string target = plan.schema == "main" ? quote_identifier(name) : qualified(plan.schema, name);
   const char* verb = kind == ast::ObjectKind::kView        ? "DROP VIEW IF EXISTS "
@@ -534,11 +561,11 @@ void apply_schema(DdlContext& db, const ast::ApplySchemaStmt& s, ExecContext& ct
     for (const auto& [kind, name] : plan.drops)
       if (kind == ast::ObjectKind::kIndex || kind == ast::ObjectKind::kAssertion) {
         migrated = true;
-        run_sql(db, drop_text(plan, kind, name), ctx);
+        run(db, drop_statement(schema, kind, name), ctx);
       }
     for (const auto& a : plan.alters) {
       migrated = true;
-      run_sql(db, a.run, ctx);
+      run(db, *a.stmt, ctx);
     }
     if (plan_late) plan_rest();
     for (auto& e : index_execs) {
@@ -574,7 +601,7 @@ void apply_schema(DdlContext& db, const ast::ApplySchemaStmt& s, ExecContext& ct
     }
     for (const auto& [kind, name] : plan.drops) {
       if (kind == ast::ObjectKind::kIndex || kind == ast::ObjectKind::kAssertion) continue;  // dropped earlier
-      run_sql(db, drop_text(plan, kind, name), ctx);
+      run(db, drop_statement(schema, kind, name), ctx);
       store.applied.erase(schema + "." + to_lower(name));
     }
     if (s.with_seed) {
@@ -604,9 +631,7 @@ void apply_schema(DdlContext& db, const ast::ApplySchemaStmt& s, ExecContext& ct
     }
     for (auto c = created.rbegin(); c != created.rend(); ++c) {
       try {
-        run_sql(db, std::string(c->first == ast::ObjectKind::kView ? "drop view " : "drop table ") +
-                        qualified(schema, c->second),
-                ctx);
+        run(db, drop_statement(schema, c->first, c->second, false), ctx);
       } catch (const std::exception&) {
         // best effort: the original error is the one reported
       }

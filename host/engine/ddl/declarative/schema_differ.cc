@@ -24,6 +24,22 @@ std::string action_text(ast::AlterTableStmt& a) {
   return text.substr(kHead.size());
 }
 
+using Action = ast::AlterTableStmt::Action;
+using ColumnAction = ast::AlterTableStmt::ColumnAction;
+
+std::unique_ptr<ast::AlterTableStmt> alter(Action action, std::string name = {}) {
+  auto a = std::make_unique<ast::AlterTableStmt>();
+  a->action = action;
+  a->name = std::move(name);
+  return a;
+}
+
+std::unique_ptr<ast::AlterTableStmt> alter_column_step(const std::string& column, ColumnAction what) {
+  auto a = alter(Action::kAlterColumn, column);
+  a->column_action = what;
+  return a;
+}
+
 std::string conflict_sig(std::optional<qrs_conflict> c) { return c ? std::to_string(static_cast<int>(*c)) : "-"; }
 
 std::optional<qrs_conflict> conflict_of(ast::ConflictClause c) {
@@ -48,7 +64,7 @@ struct Constraint {
   std::string name;  // declared: "" when unnamed; live: its (possibly minted) name
   bool named = false;
   std::string sig;
-  std::string add;  // declared: the ADD action
+  MigrationStep add;  // declared: the ADD action
   bool matched = false;
 };
 
@@ -62,7 +78,7 @@ class TableDiffer {
     own_ = std::unique_ptr<ast::CreateTableStmt>(static_cast<ast::CreateTableStmt*>(ast::clone(decl_).release()));
     check_table_level();
     resolve_columns();
-    std::vector<std::string> add_columns, alter_columns, drop_columns;
+    std::vector<MigrationStep> add_columns, alter_columns, drop_columns;
     for (DeclaredColumn& dc : columns_) {
       int idx = live_.find_column(dc.def->name);
       if (idx < 0) {
@@ -72,17 +88,18 @@ class TableDiffer {
       }
     }
     for (const ColumnSchema& lc : live_.columns)
-      if (!declared_column(lc.name)) drop_columns.push_back("DROP COLUMN " + quote_identifier(lc.name));
-    std::vector<std::string> drop_constraints, add_constraints;
+      if (!declared_column(lc.name))
+        drop_columns.push_back({alter(Action::kDropColumn, lc.name), "DROP COLUMN " + quote_identifier(lc.name)});
+    std::vector<MigrationStep> drop_constraints, add_constraints;
     diff_constraints(drop_constraints, add_constraints);
     TableMigration m;
-    auto append = [&](std::vector<std::string>& v) {
+    auto append = [&](std::vector<MigrationStep>& v) {
       for (auto& a : v) m.actions.push_back(std::move(a));
     };
     append(add_columns);
     append(alter_columns);
     append(drop_constraints);
-    if (auto pk = primary_key_action()) m.actions.push_back(*pk);
+    if (auto pk = primary_key_action()) m.actions.push_back(std::move(*pk));
     append(add_constraints);
     append(drop_columns);
     m.readded = std::move(readded_);
@@ -164,25 +181,25 @@ class TableDiffer {
 
   // ADD COLUMN, with the column's inline constraints (its PRIMARY KEY membership is the
   // ALTER PRIMARY KEY step's).
-  std::string add_column(DeclaredColumn& dc) {
+  MigrationStep add_column(DeclaredColumn& dc) {
     if (dc.def->tags.size()) {
       for (const ast::NamedExpr& t : dc.def->tags)
         if (iequals(t.name, "quereus.previous_name") || iequals(t.name, "quereus.id"))
           refuse("column '" + dc.def->name + "', which carries a rename hint (renaming a column)");
     }
-    ast::AlterTableStmt a;
-    a.action = ast::AlterTableStmt::Action::kAddColumn;
-    a.column = std::make_unique<ast::ColumnDef>();
-    a.column->name = dc.def->name;
-    a.column->type_name = dc.def->type_name;
-    a.column->tags = std::move(dc.def->tags);
+    auto a = alter(Action::kAddColumn);
+    a->column = std::make_unique<ast::ColumnDef>();
+    a->column->name = dc.def->name;
+    a->column->type_name = dc.def->type_name;
+    a->column->tags = std::move(dc.def->tags);
     for (ast::ColumnConstraint& c : dc.def->constraints)
-      if (c.kind != ast::ColumnConstraint::Kind::kPrimaryKey) a.column->constraints.push_back(std::move(c));
+      if (c.kind != ast::ColumnConstraint::Kind::kPrimaryKey) a->column->constraints.push_back(std::move(c));
     dc.def->constraints.clear();  // moved: the constraint diff skips added columns
     dc.default_expr = nullptr;
     added_.insert(to_lower(dc.def->name));
     static const std::string kHead = "add column ";
-    return "ADD COLUMN " + action_text(a).substr(kHead.size());
+    std::string text = "ADD COLUMN " + action_text(*a).substr(kHead.size());
+    return {std::move(a), std::move(text)};
   }
 
   std::string default_text(const ast::Expr& e) {
@@ -200,7 +217,7 @@ class TableDiffer {
   // the collation moves on whichever side of the retype keeps it legal (BINARY first
   // when leaving text, the new collation after becoming text), a loosened NOT NULL goes
   // first and a tightened one last (its backfill reads the new default).
-  void alter_column(DeclaredColumn& dc, const ColumnSchema& lc, std::vector<std::string>& out) {
+  void alter_column(DeclaredColumn& dc, const ColumnSchema& lc, std::vector<MigrationStep>& out) {
     const std::string head = "ALTER COLUMN " + quote_identifier(lc.name) + " ";
     if (!iequals(lc.name, dc.def->name)) {
       // Same column, different casing: there is no case-only rename step yet.
@@ -219,14 +236,21 @@ class TableDiffer {
     const bool default_changes = (dc.default_expr != nullptr) != (lc.default_expr != nullptr) ||
                                  declared_default != live_default;
     const bool collation_changes = !iequals(dc.collation, lc.collation->name());
-    if (!dc.not_null && lc.not_null) out.push_back(head + "DROP NOT NULL");
-    if (default_changes && lc.default_expr && (retype || !dc.default_expr)) out.push_back(head + "DROP DEFAULT");
+    auto step = [&](ColumnAction what, const std::string& text) -> ast::AlterTableStmt& {
+      out.push_back({alter_column_step(lc.name, what), head + text});
+      return *out.back().stmt;
+    };
+    auto set_collate = [&] { step(ColumnAction::kSetCollate, "SET COLLATE " + dc.collation).collation = dc.collation; };
+    if (!dc.not_null && lc.not_null) step(ColumnAction::kDropNotNull, "DROP NOT NULL");
+    if (default_changes && lc.default_expr && (retype || !dc.default_expr)) step(ColumnAction::kDropDefault, "DROP DEFAULT");
     const bool becomes_text = logical_type_from_name(dc.def->type_name) == QRS_LT_TEXT;
-    if (collation_changes && !(retype && becomes_text)) out.push_back(head + "SET COLLATE " + dc.collation);
-    if (retype) out.push_back(head + "SET DATA TYPE " + dc.def->type_name);
-    if (collation_changes && retype && becomes_text) out.push_back(head + "SET COLLATE " + dc.collation);
-    if (default_changes && dc.default_expr) out.push_back(head + "SET DEFAULT " + default_text(*dc.default_expr));
-    if (dc.not_null && !lc.not_null) out.push_back(head + "SET NOT NULL");
+    if (collation_changes && !(retype && becomes_text)) set_collate();
+    if (retype) step(ColumnAction::kSetDataType, "SET DATA TYPE " + dc.def->type_name).type_name = dc.def->type_name;
+    if (collation_changes && retype && becomes_text) set_collate();
+    if (default_changes && dc.default_expr)
+      step(ColumnAction::kSetDefault, "SET DEFAULT " + default_text(*dc.default_expr)).default_value =
+          ast::clone(*dc.default_expr);
+    if (dc.not_null && !lc.not_null) step(ColumnAction::kSetNotNull, "SET NOT NULL");
   }
 
   // ---------------------------------------------------------------- constraints
@@ -277,11 +301,11 @@ class TableDiffer {
                      tc.fk_columns, referential_action(tc.fk_on_update), referential_action(tc.fk_on_delete),
                      tc.fk_deferral.initially == ast::FkDeferral::Initially::kDeferred);
     }
-    ast::AlterTableStmt a;
-    a.action = ast::AlterTableStmt::Action::kAddConstraint;
-    a.constraint = std::make_unique<ast::TableConstraint>(std::move(tc));
+    auto a = alter(Action::kAddConstraint);
+    a->constraint = std::make_unique<ast::TableConstraint>(std::move(tc));
     static const std::string kHead = "add ";
-    c.add = "ADD " + action_text(a).substr(kHead.size());
+    c.add.text = "ADD " + action_text(*a).substr(kHead.size());
+    c.add.stmt = std::move(a);
     return c;
   }
 
@@ -361,7 +385,7 @@ class TableDiffer {
   // A named declared constraint pairs with the live one of its name (a changed definition
   // is dropped and re-added); an unnamed one pairs with any live constraint of the same
   // definition. Unpaired live constraints are dropped, unpaired declared ones added.
-  void diff_constraints(std::vector<std::string>& drops, std::vector<std::string>& adds) {
+  void diff_constraints(std::vector<MigrationStep>& drops, std::vector<MigrationStep>& adds) {
     std::vector<Constraint> declared = declared_constraints();
     std::vector<Constraint> live = live_constraints();
     for (Constraint& d : declared) {
@@ -386,14 +410,14 @@ class TableDiffer {
     }
     for (const Constraint& l : live) {
       if (l.matched) continue;
-      drops.push_back("DROP CONSTRAINT " + quote_identifier(l.name));
+      drops.push_back({alter(Action::kDropConstraint, l.name), "DROP CONSTRAINT " + quote_identifier(l.name)});
     }
-    for (const Constraint& d : declared)
-      if (!d.matched) adds.push_back(d.add);
+    for (Constraint& d : declared)
+      if (!d.matched) adds.push_back(std::move(d.add));
   }
 
   // ALTER PRIMARY KEY when an explicitly declared key differs from the live one.
-  std::optional<std::string> primary_key_action() const {
+  std::optional<MigrationStep> primary_key_action() const {
     if (declared_pk_.empty()) {
       if (live_.primary_key_declared)
         refuse("its PRIMARY KEY (declared without one; the live table keys on " + live_key_text() + ")");
@@ -406,10 +430,13 @@ class TableDiffer {
       same = iequals(live_.columns[live_.primary_key[i].column].name, declared_pk_[i].first) &&
              live_.primary_key[i].desc == declared_pk_[i].second;
     if (same) return std::nullopt;
+    auto a = alter(Action::kAlterPrimaryKey);
     std::string text = "ALTER PRIMARY KEY (";
-    for (size_t i = 0; i < declared_pk_.size(); ++i)
+    for (size_t i = 0; i < declared_pk_.size(); ++i) {
       text += (i ? ", " : "") + quote_identifier(declared_pk_[i].first) + (declared_pk_[i].second ? " DESC" : "");
-    return text + ")";
+      a->key.push_back({declared_pk_[i].first, "", declared_pk_[i].second});
+    }
+    return MigrationStep{std::move(a), text + ")"};
   }
 
   std::string live_key_text() const {

@@ -2,6 +2,7 @@
 // existing table to its declaration (APPLY / DIFF SCHEMA, ddl/declarative/declared_schema.cc).
 #pragma once
 
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -13,11 +14,17 @@ namespace quereus {
 
 class DdlContext;
 
+// One ALTER TABLE step: the statement APPLY runs (its table left for the caller to set)
+// and the text DIFF shows after `ALTER TABLE <table> ` ("ADD COLUMN y INTEGER", …).
+struct MigrationStep {
+  std::unique_ptr<ast::AlterTableStmt> stmt;
+  std::string text;
+};
+
 struct TableMigration {
-  // Each entry is what follows `ALTER TABLE <table> ` ("ADD COLUMN y INTEGER", …), in the
-  // order they must run: ADD COLUMN, ALTER COLUMN, DROP CONSTRAINT, ALTER PRIMARY KEY,
-  // ADD CONSTRAINT, DROP COLUMN.
-  std::vector<std::string> actions;
+  // In the order they must run: ADD COLUMN, ALTER COLUMN, DROP CONSTRAINT, ALTER PRIMARY
+  // KEY, ADD CONSTRAINT, DROP COLUMN.
+  std::vector<MigrationStep> actions;
   // Lower-case names of named constraints dropped and re-added (their tags come with the
   // re-add, so no separate tag-drift statement is due).
   std::set<std::string> readded;
