@@ -1,5 +1,6 @@
 // Data files from SQL: read_csv, read_jsonl, COPY … TO and COPY … FROM
 // (docs/sql-dialect.md "Files").
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -210,6 +211,66 @@ TEST_F(FileIoTest, AFailedCopyFromKeepsNothingAndNamesTheLine) {
   exec("rollback");
   EXPECT_EQ(rows("select id from t"), "3\n");
   fails("copy t from '" + path("x.json") + "'", StatusCode::kError, "csv, tsv or jsonl");
+}
+
+// Found by review: each of these lost or changed data, or crashed.
+TEST_F(FileIoTest, RoundTripsTheEdgeCases) {
+  // A NULL in a one-column file is a blank line, and reads back as NULL.
+  exec("create table one (s text null)");
+  exec("insert into one values ('a'), (null), ('b'), ('')");
+  exec("copy one to '" + path("one.csv") + "'");
+  exec("create table one2 (s text null)");
+  EXPECT_EQ(rows("copy one2 from '" + path("one.csv") + "'"), "4\n");
+  EXPECT_EQ(rows("select count(*), count(s), sum(s = '') from one2"), "4|3|1\n");
+  // Tabs and spaces at a field's edges are kept, written or read.
+  exec("create table edges (id integer primary key, s text)");
+  exec("insert into edges values (1, char(9) || 'tab' || char(9)), (2, '  two  ')");
+  exec("copy edges to '" + path("edges.csv") + "'");
+  exec("create table edges2 (id integer primary key, s text)");
+  exec("copy edges2 from '" + path("edges.csv") + "'");
+  EXPECT_EQ(rows("select count(*) from (select * from edges except select * from edges2)"), "0\n");
+  const std::string spaced = write("spaced.csv", "a,b\n1,  y  \n");
+  EXPECT_EQ(rows("select '[' || b || ']' from read_csv('" + spaced + "')"), "[  y  ]\n");
+  // The NULL text is never written for a real value, and an empty one adds nothing.
+  exec("create table na (id integer primary key, s text null)");
+  exec("insert into na values (1, 'NA'), (2, null)");
+  fails("copy na to '" + path("na.csv") + "' (null 'NA')", StatusCode::kError, "the text chosen for NULL");
+  EXPECT_FALSE(fs::exists(path("na.csv")));
+  const std::string empty_null = write("en.csv", "a,b\n1,\"\"\n2,\n");
+  EXPECT_EQ(rows("select b is null from read_csv('" + empty_null + "', '{\"null\": \"\"}') order by a"),
+            "false\ntrue\n");
+  // Hexadecimal is text, not a number; integers past int64 stay exact.
+  const std::string hex = write("hex.csv", "code,big\n0x1A,99999999999999999999\n0x10,1\n");
+  EXPECT_EQ(rows("select code, typeof(code) from read_csv('" + hex + "') order by code"), "0x10|text\n0x1A|text\n");
+  EXPECT_EQ(rows("select count(*) from read_csv('" + hex + "') where big = 99999999999999999999"), "1\n");
+  // Header names made unique never collide, in either reader.
+  const std::string dup = write("dup3.csv", "a,a,a_2\n1,2,3\n");
+  EXPECT_EQ(rows("select a, a_2, a_2_2 from read_csv('" + dup + "')"), "1|2|3\n");
+  const std::string keys = write("keys.jsonl", "{\"a\": 1, \"A\": 2, \"\": 3}\n");
+  EXPECT_EQ(rows("select a, a_2, c3 from read_jsonl('" + keys + "')"), "1|2|3\n");
+  // Deep nesting is refused, not a crash.
+  const std::string deep = write("deep.jsonl", "{\"a\": " + std::string(100000, '[') + std::string(100000, ']') + "}\n");
+  fails("select * from read_jsonl('" + deep + "')", StatusCode::kFormat, "nested deeper than 1000");
+}
+
+TEST_F(FileIoTest, CopyToWritesOnlyRegularFilesAndNeverThroughALink) {
+  exec("create table t (a integer primary key)");
+  exec("insert into t values (1)");
+  write("victim.txt", "precious\n");
+  fs::create_symlink(path("victim.txt"), path("link.csv"));
+  fails("copy t to '" + path("link.csv") + "'", StatusCode::kCantOpen, "symbolic link");
+  EXPECT_EQ(read("victim.txt"), "precious\n");
+  fails("copy t to ''", StatusCode::kCantOpen, "empty");
+  // A target keeps its permissions.
+  write("kept.csv", "old\n");
+  fs::permissions(path("kept.csv"), fs::perms::owner_read | fs::perms::owner_write);
+  exec("copy t to '" + path("kept.csv") + "'");
+  EXPECT_EQ(fs::status(path("kept.csv")).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(read("kept.csv"), "a\n1\n");
+  fails("copy t to '" + path("x.csv") + "' (delimiter '\"')", StatusCode::kError, "cannot be a quote");
+  // Reading needs a regular file: it is read once for the columns and again for the rows.
+  ASSERT_EQ(::mkfifo(path("fifo.csv").c_str(), 0600), 0);
+  fails("select * from read_csv('" + path("fifo.csv") + "')", StatusCode::kCantOpen, "not a regular file");
 }
 
 TEST_F(FileIoTest, FileAccessIsADeploymentChoice) {

@@ -82,6 +82,9 @@ struct TableFunctionColumn {
   std::string name;
   uint32_t type = 0;  // qrs_logical_type
   bool nullable = true;
+  // What the function's source calls it, when that differs from `name` (read_jsonl: the
+  // object key, which may repeat a name in another case or be empty).
+  std::string source = {};
 };
 
 // A cursor over one call's rows (TableFunction::open).

@@ -13,17 +13,18 @@
 namespace quereus::io {
 
 InputFile::InputFile(const std::string& path) : path_(path) {
+  // Checked before opening: opening a pipe would wait for a writer.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    // A file is read once to learn its columns and again for its rows: a pipe or a
+    // device cannot be read twice.
+    throw Error(StatusCode::kCantOpen, "cannot open '" + path + "': " +
+                                           (S_ISDIR(st.st_mode) ? "it is a directory"
+                                                                : "not a regular file (a pipe or a device cannot be "
+                                                                  "read twice; copy it to a file first)"));
   f_ = std::fopen(path.c_str(), "rb");
   if (!f_) throw Error(StatusCode::kCantOpen, "cannot open '" + path + "': " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fileno(f_), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) {
-      std::fclose(f_);
-      f_ = nullptr;
-      throw Error(StatusCode::kCantOpen, "cannot open '" + path + "': it is a directory");
-    }
-    size_ = static_cast<uint64_t>(st.st_size);
-  }
+  if (::fstat(fileno(f_), &st) == 0) size_ = static_cast<uint64_t>(st.st_size);
 }
 
 InputFile::~InputFile() {
@@ -89,6 +90,10 @@ DelimitedReader::DelimitedReader(const std::string& path, DelimitedOptions optio
     throw Error(StatusCode::kNoMem, "cannot start a CSV parser");
   csv_set_delim(&parser_->p, static_cast<unsigned char>(options.delimiter));
   csv_set_quote(&parser_->p, static_cast<unsigned char>(options.quote));
+  // Spaces and tabs are part of a field (RFC 4180), not trimmed.
+  csv_set_space_func(&parser_->p, [](unsigned char) { return 0; });
+  // Grow a field's buffer in large steps: a long field must not cost quadratic time.
+  csv_set_blk_size(&parser_->p, 1 << 16);
 }
 
 DelimitedReader::~DelimitedReader() { csv_free(&parser_->p); }
@@ -101,6 +106,12 @@ bool DelimitedReader::next(Record* record) {
       if (csv_fini(&parser_->p, DelimitedCallbacks::field, DelimitedCallbacks::record, this) != 0)
         file_.fail(std::string(csv_strerror(csv_error(&parser_->p))) + " (a quoted field is not closed)");
       break;
+    }
+    // A blank line between records is a record of one empty unquoted field (in a
+    // one-column file, a NULL); libcsv itself reports none.
+    if (parser_->p.pstate == 0 && line.find_first_not_of("\r\n") == std::string_view::npos) {
+      ready_.push_back(Record{std::nullopt});
+      continue;
     }
     if (csv_parse(&parser_->p, line.data(), line.size(), DelimitedCallbacks::field, DelimitedCallbacks::record,
                   this) != line.size())
@@ -119,7 +130,15 @@ bool JsonLinesReader::next(nlohmann::ordered_json* object) {
   std::string_view line;
   while (file_.read_line(&line)) {
     if (line.find_first_not_of(" \t\r\n") == std::string_view::npos) continue;
-    *object = nlohmann::ordered_json::parse(line, nullptr, false);
+    // Nesting is bounded as everywhere JSON enters the engine (types/json_value.h).
+    bool too_deep = false;
+    nlohmann::ordered_json::parser_callback_t depth = [&](int d, nlohmann::ordered_json::parse_event_t,
+                                                          nlohmann::ordered_json&) {
+      if (d > kMaxJsonDepth) too_deep = true;
+      return !too_deep;
+    };
+    *object = nlohmann::ordered_json::parse(line, depth, false);
+    if (too_deep) file_.fail("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
     if (object->is_discarded()) file_.fail("not valid JSON");
     if (!object->is_object()) file_.fail("a line must be a JSON object");
     return true;

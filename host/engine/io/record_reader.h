@@ -86,6 +86,8 @@ class DelimitedReader {
 };
 
 // JSON lines: one object per line; blank lines are skipped. Object keys keep their order.
+// A line nested deeper than kMaxJsonDepth is refused (as jsonv::kMaxDepth).
+inline constexpr int kMaxJsonDepth = 1000;
 class JsonLinesReader {
  public:
   explicit JsonLinesReader(const std::string& path) : file_(path) {}

@@ -2,12 +2,15 @@
 #include "io/record_writer.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <strings.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <cstdio>
 #include <filesystem>
+#include <random>
 
 #include "common/status.h"
 #include "io/result_json.h"
@@ -51,12 +54,35 @@ FileFormat format_for_path(const std::string& path) {
 RecordWriter::RecordWriter(const std::string& path, std::vector<std::string> names, WriteOptions options)
     : path_(path), names_(std::move(names)), options_(std::move(options)) {
   if (options_.delimiter == 0) options_.delimiter = options_.format == FileFormat::kTsv ? '\t' : ',';
-  std::error_code ec;
-  if (std::filesystem::is_directory(path_, ec))
-    throw Error(StatusCode::kCantOpen, "cannot write '" + path_ + "': it is a directory");
-  temp_ = path_ + ".quereus-tmp-" + std::to_string(::getpid());
-  fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw Error(StatusCode::kCantOpen, "cannot write '" + path_ + "': " + std::strerror(errno));
+  if (path_.empty()) throw Error(StatusCode::kCantOpen, "cannot write '': the path is empty");
+  if (options_.delimiter == '"' || options_.delimiter == '\n' || options_.delimiter == '\r')
+    throw Error(StatusCode::kError, "the delimiter cannot be a quote or a line break");
+  if (options_.null_text.find_first_of(std::string("\"\r\n") + options_.delimiter) != std::string::npos)
+    throw Error(StatusCode::kError, "the NULL text cannot hold the delimiter, a quote or a line break");
+  // The export replaces a regular file (keeping its permissions) or creates one; it does
+  // not write through a link or into a pipe or device.
+  struct stat target {};
+  mode_t mode = 0644;
+  if (::lstat(path_.c_str(), &target) == 0) {
+    if (!S_ISREG(target.st_mode))
+      throw Error(StatusCode::kCantOpen, "cannot write '" + path_ + "': " +
+                                             (S_ISDIR(target.st_mode)   ? "it is a directory"
+                                              : S_ISLNK(target.st_mode) ? "it is a symbolic link (name the file it points to)"
+                                                                        : "not a regular file"));
+    mode = target.st_mode & 07777;
+  }
+  // A fresh temporary name beside the target, created exclusively (never through a link
+  // someone placed there).
+  std::random_device random;
+  for (int attempt = 0; fd_ < 0; ++attempt) {
+    char suffix[32];
+    std::snprintf(suffix, sizeof suffix, ".quereus-tmp-%d-%08x", static_cast<int>(::getpid()), random());
+    temp_ = path_ + suffix;
+    fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd_ < 0 && (errno != EEXIST || attempt > 16))
+      throw Error(StatusCode::kCantOpen, "cannot write '" + path_ + "': " + std::strerror(errno));
+  }
+  if (::fchmod(fd_, mode) != 0) io_failure("chmod failed");
   if ((options_.format == FileFormat::kCsv || options_.format == FileFormat::kTsv) && options_.header) {
     for (size_t i = 0; i < names_.size(); ++i) {
       if (i) put(std::string(1, options_.delimiter));
@@ -69,7 +95,7 @@ RecordWriter::RecordWriter(const std::string& path, std::vector<std::string> nam
 
 RecordWriter::~RecordWriter() {
   if (fd_ >= 0) ::close(fd_);
-  if (!committed_) ::unlink(temp_.c_str());
+  if (!committed_ && !temp_.empty()) ::unlink(temp_.c_str());
 }
 
 void RecordWriter::io_failure(const char* what) {
@@ -95,9 +121,10 @@ void RecordWriter::flush() {
 // RFC 4180: a field holding the delimiter, a quote, a line end or surrounding spaces is
 // quoted with its quotes doubled; so is an empty text (an empty unquoted field is NULL).
 void RecordWriter::field(const std::string& text, bool quote_empty) {
+  auto blank = [](char c) { return c == ' ' || c == '\t'; };
   const bool quote = (text.empty() && quote_empty) ||
                      text.find_first_of(std::string("\"\r\n") + options_.delimiter) != std::string::npos ||
-                     (!text.empty() && (text.front() == ' ' || text.back() == ' '));
+                     (!text.empty() && (blank(text.front()) || blank(text.back())));
   if (!quote) return put(text);
   std::string s = "\"";
   for (char c : text) s += c == '"' ? std::string("\"\"") : std::string(1, c);
@@ -110,8 +137,15 @@ void RecordWriter::write(const Row& row) {
     case FileFormat::kTsv:
       for (size_t i = 0; i < row.size(); ++i) {
         if (i) put(std::string(1, options_.delimiter));
-        if (row[i].is_null()) put(options_.null_text);
-        else field(field_text(row[i]), true);
+        if (row[i].is_null()) {
+          put(options_.null_text);
+        } else {
+          std::string text = field_text(row[i]);
+          if (!options_.null_text.empty() && text == options_.null_text)
+            throw Error(StatusCode::kError, "cannot write '" + path_ + "': column '" + names_[i] + "' holds '" + text +
+                                                "', the text chosen for NULL; choose another NULL text");
+          field(text, true);
+        }
       }
       put("\n");
       break;

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -90,14 +91,19 @@ bool ends_with_nocase(const std::string& s, const char* ext) {
   return s.size() >= l && strcasecmp(s.c_str() + s.size() - l, ext) == 0;
 }
 
-// Column names made unique (a repeat gets _2, _3, …) and never empty (c1, c2, …).
+// Column names made unique without regard to case (a repeat gets _2, _3, … — a suffix no
+// other name holds) and never empty (c1, c2, …).
 std::vector<std::string> unique_names(std::vector<std::string> names) {
-  std::map<std::string, int> seen;
+  auto lower = [](std::string n) {
+    for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return n;
+  };
+  std::set<std::string> used;
   for (size_t i = 0; i < names.size(); ++i) {
     if (names[i].empty()) names[i] = "c" + std::to_string(i + 1);
-    std::string lower = names[i];
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (int n = ++seen[lower]; n > 1) names[i] += "_" + std::to_string(n);
+    const std::string base = names[i];
+    for (int k = 2; used.count(lower(names[i])); ++k) names[i] = base + "_" + std::to_string(k);
+    used.insert(lower(names[i]));
   }
   return names;
 }
@@ -144,10 +150,12 @@ CsvSettings csv_settings(DatabaseImpl& db, std::span<const Value> args) {
 }
 
 bool is_blank(const io::Record& r) { return r.size() == 1 && !r[0]; }
+// A blank line is a row only in a one-column file (its NULL); elsewhere it is skipped.
+bool skipped(const io::Record& r, size_t columns) { return columns != 1 && is_blank(r); }
 
 // A field's value: nullopt (an empty unquoted field) and the `null` text are NULL.
 bool is_null_field(const std::optional<std::string>& f, const CsvSettings& s) {
-  return !f || (s.null_text && *f == *s.null_text);
+  return !f || (s.null_text && !s.null_text->empty() && *f == *s.null_text);
 }
 
 // What a field's text reads as: INTEGER (no leading zero, so codes like 007 stay text),
@@ -162,14 +170,24 @@ uint32_t classify(const std::string& t) {
   const size_t digits = c0 == '-' || c0 == '+' ? 1 : 0;
   if (t.size() > digits + 1 && t[digits] == '0' && std::isdigit(static_cast<unsigned char>(t[digits + 1])))
     return QRS_LT_TEXT;
+  // Decimal notation only: no hex (0x1A), no hex floats, no inf / nan.
+  if (t.find_first_not_of("0123456789+-.eE") != std::string::npos) return QRS_LT_TEXT;
+  if (t.find_first_not_of("0123456789", digits) == std::string::npos && t.size() > digits)
+    return QRS_LT_INTEGER;  // past int64 too: an exact big integer
   char* end = nullptr;
-  errno = 0;
-  (void)std::strtoll(t.c_str(), &end, 10);
-  if (*end == '\0' && errno == 0) return QRS_LT_INTEGER;
   errno = 0;
   const double d = std::strtod(t.c_str(), &end);
   if (*end == '\0' && std::isfinite(d)) return QRS_LT_REAL;
   return QRS_LT_TEXT;
+}
+
+// An integer field's value: int64, or an exact big integer past it.
+Value integer_value(const std::string& t) {
+  errno = 0;
+  const long long v = std::strtoll(t.c_str(), nullptr, 10);
+  if (errno != ERANGE) return Value::Integer(v);
+  std::string digits = t[0] == '+' ? t.substr(1) : t;
+  return Value::BigInteger(std::move(digits));
 }
 
 uint32_t widen(uint32_t have, uint32_t next) {
@@ -218,7 +236,7 @@ std::vector<TableFunctionColumn> csv_shape(DatabaseImpl& db, std::span<const Val
     ++seen;
   }
   for (io::Record r; seen < s.sample && reader.next(&r);)
-    if (!is_blank(r)) {
+    if (!skipped(r, names.size())) {
       observe(r);
       ++seen;
     }
@@ -233,11 +251,13 @@ class CsvCursor : public TableFunctionCursor {
   CsvCursor(CsvSettings s, std::span<const TableFunctionColumn> columns, io::ReadProgress* progress)
       : s_(std::move(s)), columns_(columns.begin(), columns.end()), reader_(s_.path, s_.delimited), progress_(progress) {
     reader_.file().set_progress(progress_);
-    const size_t n = open_records(reader_, s_, &pending_).size();
-    if (n != columns_.size())
-      throw Error(StatusCode::kSchema, s_.path + " now has " + std::to_string(n) + " columns, not the " +
-                                           std::to_string(columns_.size()) +
-                                           " it had when the statement was prepared; prepare it again");
+    const std::vector<std::string> names = unique_names(open_records(reader_, s_, &pending_));
+    bool same = names.size() == columns_.size();
+    for (size_t i = 0; same && i < names.size(); ++i) same = strcasecmp(names[i].c_str(), columns_[i].name.c_str()) == 0;
+    if (!same)
+      throw Error(StatusCode::kSchema, s_.path + " no longer has the columns it had when the statement was prepared (" +
+                                           std::to_string(columns_.size()) + ": " + columns_.front().name +
+                                           ", …); prepare the statement again");
     has_pending_ = !pending_.empty();
   }
 
@@ -249,7 +269,7 @@ class CsvCursor : public TableFunctionCursor {
     } else {
       while (true) {
         if (!reader_.next(&r)) return false;
-        if (!is_blank(r)) break;
+        if (!skipped(r, columns_.size())) break;
       }
     }
     if (r.size() != columns_.size())
@@ -268,7 +288,7 @@ class CsvCursor : public TableFunctionCursor {
     if (type == QRS_LT_TEXT) return Value::Text(std::move(*f));
     const std::string& t = *f;
     const uint32_t got = classify(t);
-    if (type == QRS_LT_INTEGER && got == QRS_LT_INTEGER) return Value::Integer(std::strtoll(t.c_str(), nullptr, 10));
+    if (type == QRS_LT_INTEGER && got == QRS_LT_INTEGER) return integer_value(t);
     if (type == QRS_LT_REAL && (got == QRS_LT_REAL || got == QRS_LT_INTEGER)) return Value::Real(std::strtod(t.c_str(), nullptr));
     if (type == QRS_LT_BOOLEAN && got == QRS_LT_BOOLEAN) return Value::Boolean(strcasecmp(t.c_str(), "true") == 0);
     reader_.file().fail("'" + t + "' in column '" + columns_[c].name + "' is not " + type_label(type) +
@@ -360,6 +380,14 @@ std::vector<TableFunctionColumn> jsonl_shape(DatabaseImpl& db, std::span<const V
     }
   }
   if (seen == 0) throw Error(StatusCode::kFormat, s.path + ": no JSON objects, so no columns");
+  // Keys differing only in case, or empty, become distinct column names.
+  std::vector<std::string> keys;
+  for (auto& c : out) keys.push_back(c.name);
+  std::vector<std::string> names = unique_names(keys);
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i].source = out[i].name;
+    out[i].name = names[i];
+  }
   return out;
 }
 
@@ -368,7 +396,7 @@ class JsonlCursor : public TableFunctionCursor {
   JsonlCursor(JsonlSettings s, std::span<const TableFunctionColumn> columns, io::ReadProgress* progress)
       : s_(std::move(s)), columns_(columns.begin(), columns.end()), reader_(s_.path), progress_(progress) {
     reader_.file().set_progress(progress_);
-    for (size_t i = 0; i < columns_.size(); ++i) index_[columns_[i].name] = i;
+    for (size_t i = 0; i < columns_.size(); ++i) index_[columns_[i].source] = i;
   }
 
   bool next(Row& out) override {
