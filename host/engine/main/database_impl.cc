@@ -111,7 +111,7 @@ class StatementImpl : public Statement {
         abort();
         if (ctx_.failed_action == QRS_CONFLICT_ROLLBACK) {
           try {
-            db_.rollback_explicit();
+            db_.transaction().rollback_explicit();
           } catch (const std::exception& re) {
             spdlog::error("transaction rollback failed: {}", re.what());
           }
@@ -246,7 +246,7 @@ DatabaseImpl::~DatabaseImpl() {
   // A destructor cannot fail: a rollback a module refuses is logged (its own journal
   // decides what survives the process).
   try {
-    if (explicit_ || implicit_) end_transaction(false);
+    txn_.abort();
   } catch (const std::exception& e) {
     spdlog::error("database '{}': rolling back the open transaction at close failed: {}", db_options_.name, e.what());
   } catch (...) {
@@ -297,7 +297,7 @@ Status DatabaseImpl::set_option(std::string_view name, const Value& value) {
 }
 
 void DatabaseImpl::check_ddl_allowed(const std::string& statement) const {
-  if (explicit_ && options_.ddl_strict)
+  if (txn_.in_explicit() && options_.ddl_strict)
     throw Error(StatusCode::kError, statement + " inside a transaction is refused: ddl_transaction_policy = strict "
                                                 "(no module here declares transactional DDL). Commit first, or set "
                                                 "pragma ddl_transaction_policy = 'permissive'.");
@@ -378,232 +378,6 @@ std::string DatabaseImpl::relation_not_found(const std::string& schema, const st
     }
   }
   return msg;
-}
-
-// ---------------------------------------------------------------- transactions
-
-uint32_t DatabaseImpl::current_depth() const {
-  return static_cast<uint32_t>(savepoints_.size()) + (statement_savepoint_ ? 1 : 0);
-}
-
-void DatabaseImpl::join(TableEntry& entry) {
-  if (entry.joined) return;
-  if (!entry.connection_opened) {
-    entry.connection = entry.table->open_connection();
-    entry.connection_opened = true;
-  }
-  if (!entry.connection) return;
-  entry.connection->begin();
-  for (uint32_t d = 1; d <= current_depth(); ++d) entry.connection->savepoint(d);
-  entry.joined = true;
-  joined_.push_back(&entry);
-}
-
-void DatabaseImpl::forget(TableEntry& entry) {
-  if (!entry.joined) return;
-  // The table is going away; a rollback its module refuses leaves nothing to undo here.
-  try {
-    entry.connection->rollback();
-  } catch (const std::exception& e) {
-    spdlog::warn("table '{}': rollback while dropping it failed: {}", entry.qualified_name(), e.what());
-  } catch (...) {
-    spdlog::warn("table '{}': rollback while dropping it failed", entry.qualified_name());
-  }
-  entry.joined = false;
-  joined_.erase(std::remove(joined_.begin(), joined_.end(), &entry), joined_.end());
-}
-
-void DatabaseImpl::end_transaction(bool commit) {
-  std::vector<TableEntry*> parts;
-  parts.swap(joined_);
-  Status first_error;
-  for (auto* t : parts) {
-    t->joined = false;
-    try {
-      if (commit) t->connection->commit(); else t->connection->rollback();
-    } catch (const Error& e) {
-      if (first_error.ok()) first_error = e.status();
-    }
-  }
-  // A commit a module refused is a rollback for the observers too (what they flushed
-  // went with the transaction).
-  if (!commit || !first_error.ok()) rollback_observers_to(0);
-  reset_observed();
-  explicit_ = implicit_ = statement_savepoint_ = savepoint_began_txn_ = false;
-  savepoints_.clear();
-  savepoint_marks_.clear();
-  deferred_.clear();
-  // A commit a module refused publishes no data: what landed is unknown.
-  publish(commit && first_error.ok());
-  if (!first_error.ok()) throw Error(first_error.code(), first_error.raw_message());
-}
-
-void DatabaseImpl::publish(bool committed) {
-  if (!committed) changes_.clear_data();  // DDL applied at once: its schema events stay
-  if (changes_.empty()) return;
-  ChangeBatch batch = changes_.take();
-  if (!listeners_.any()) return;
-  delivering_ = true;
-  listeners_.deliver(batch);
-  delivering_ = false;
-}
-
-uint64_t DatabaseImpl::on_data_change(DataChangeListener listener) {
-  uint64_t id = listeners_.add_data(std::move(listener));
-  changes_.set_capturing(true);
-  return id;
-}
-
-uint64_t DatabaseImpl::on_schema_change(SchemaChangeListener listener) {
-  uint64_t id = listeners_.add_schema(std::move(listener));
-  changes_.set_capturing(true);
-  return id;
-}
-
-uint64_t DatabaseImpl::on_commit(ChangeBatchListener listener) {
-  uint64_t id = listeners_.add_batch(std::move(listener));
-  changes_.set_capturing(true);
-  return id;
-}
-
-bool DatabaseImpl::unsubscribe(uint64_t id) {
-  bool found = listeners_.remove(id);
-  changes_.set_capturing(listeners_.any());
-  return found;
-}
-
-void DatabaseImpl::commit_transaction() {
-  try {
-    deferred_.run_commit(*this);
-    if (!joined_.empty()) assertions_.check(*this, joined_);
-    flush_observers();
-  } catch (...) {
-    end_transaction(false);
-    throw;
-  }
-  end_transaction(true);
-}
-
-void DatabaseImpl::statement_begin() {
-  if (delivering_)
-    throw Error(StatusCode::kMisuse, "a change listener may not run statements on the database that notifies it");
-  deferred_.clear_statement();
-  statement_mark_ = marks();
-  if (!explicit_) {
-    implicit_ = true;
-    return;
-  }
-  statement_savepoint_ = true;
-  uint32_t d = current_depth();
-  for (auto* t : joined_) t->connection->savepoint(d);
-}
-
-void DatabaseImpl::statement_commit() {
-  // Work deferred to the statement's end (materialized-view rebuilds), then the NO ACTION
-  // checks; a failure undoes the statement.
-  try {
-    end_statement_observers();
-    deferred_.run_statement_end(*this);
-  } catch (...) {
-    statement_rollback();
-    throw;
-  }
-  if (implicit_ && !explicit_) {
-    commit_transaction();
-    return;
-  }
-  if (statement_savepoint_) {
-    uint32_t d = current_depth();
-    for (auto* t : joined_) t->connection->release_savepoint(d);
-    statement_savepoint_ = false;
-  }
-}
-
-void DatabaseImpl::commit_statement_in_schema_scope() {
-  if (!implicit_ || explicit_) return;
-  end_statement_observers();
-  deferred_.run_statement_end(*this);
-  commit_transaction();
-}
-
-void DatabaseImpl::statement_rollback() {
-  deferred_.clear_statement();
-  deferred_.rollback_to(statement_mark_.deferred);
-  // A failed statement announces nothing: neither its rows nor its DDL.
-  changes_.rollback_data(statement_mark_.changes);
-  changes_.retract_schema(statement_mark_.changes);
-  rollback_observers_to(statement_mark_.observed);
-  if (implicit_ && !explicit_) {
-    end_transaction(false);
-    return;
-  }
-  if (statement_savepoint_) {
-    uint32_t d = current_depth();
-    for (auto* t : joined_) {
-      t->connection->rollback_to_savepoint(d);
-      t->connection->release_savepoint(d);
-    }
-    statement_savepoint_ = false;
-  }
-}
-
-void DatabaseImpl::begin_explicit() {
-  if (explicit_) throw Error(StatusCode::kError, "cannot BEGIN: already in a transaction");
-  explicit_ = true;
-}
-
-void DatabaseImpl::commit_explicit() {
-  if (!explicit_) return;  // COMMIT without a transaction is accepted (reference behaviour)
-  commit_transaction();
-}
-
-void DatabaseImpl::rollback_explicit() {
-  if (!explicit_) return;
-  end_transaction(false);
-}
-
-void DatabaseImpl::savepoint(const std::string& name) {
-  if (!explicit_) {
-    explicit_ = true;
-    savepoint_began_txn_ = true;
-  }
-  savepoints_.push_back(name);
-  savepoint_marks_.push_back(marks());
-  uint32_t d = current_depth();
-  for (auto* t : joined_) t->connection->savepoint(d);
-}
-
-static int find_savepoint(const std::vector<std::string>& sps, const std::string& name) {
-  for (int i = static_cast<int>(sps.size()) - 1; i >= 0; --i)
-    if (iequals(sps[i], name)) return i;
-  return -1;
-}
-
-void DatabaseImpl::release(const std::string& name) {
-  int i = find_savepoint(savepoints_, name);
-  if (i < 0) throw Error(StatusCode::kError, "no such savepoint: " + name);
-  uint32_t target = static_cast<uint32_t>(i) + 1;
-  for (uint32_t d = static_cast<uint32_t>(savepoints_.size()); d >= target; --d)
-    for (auto* t : joined_) t->connection->release_savepoint(d);
-  savepoints_.resize(i);
-  savepoint_marks_.resize(i);
-  if (savepoints_.empty() && savepoint_began_txn_) {
-    commit_transaction();
-  }
-}
-
-void DatabaseImpl::rollback_to(const std::string& name) {
-  int i = find_savepoint(savepoints_, name);
-  if (i < 0) throw Error(StatusCode::kError, "no such savepoint: " + name);
-  uint32_t target = static_cast<uint32_t>(i) + 1;
-  for (uint32_t d = static_cast<uint32_t>(savepoints_.size()); d > target; --d)
-    for (auto* t : joined_) t->connection->release_savepoint(d);
-  for (auto* t : joined_) t->connection->rollback_to_savepoint(target);
-  savepoints_.resize(i + 1);
-  deferred_.rollback_to(savepoint_marks_[i].deferred);
-  changes_.rollback_data(savepoint_marks_[i].changes);
-  rollback_observers_to(savepoint_marks_[i].observed);
-  savepoint_marks_.resize(i + 1);
 }
 
 // ---------------------------------------------------------------- write context

@@ -1,5 +1,6 @@
-// DatabaseImpl: the engine behind the public Database API — catalog, options,
-// the transaction coordinator and statement execution.
+// DatabaseImpl: the engine behind the public Database API — modules, catalog and its
+// persistence, options, and statement execution; it owns the transaction coordinator
+// (transaction/coordinator.h) and forwards the transaction's calls to it.
 #pragma once
 
 #include <atomic>
@@ -17,6 +18,7 @@
 #include "ddl/declarative/declared_schema.h"
 #include "transaction/deferred_constraints.h"
 #include "transaction/transaction_context.h"
+#include "transaction/coordinator.h"
 #include "transaction/engine_options.h"
 #include "ddl/ddl_context.h"
 #include "optimizer/optimizer.h"
@@ -35,12 +37,14 @@ class DatabaseImpl : public Database, public DdlContext {
   Status exec(std::string_view sql) override;
   Status prepare(std::string_view sql, std::vector<std::unique_ptr<Statement>>* out) override;
   Status set_option(std::string_view name, const Value& value) override;
-  bool in_transaction() const override { return explicit_; }
-  uint64_t on_data_change(DataChangeListener listener) override;
-  uint64_t on_schema_change(SchemaChangeListener listener) override;
-  uint64_t on_commit(ChangeBatchListener listener) override;
-  bool unsubscribe(uint64_t id) override;
-  bool set_remote_origin(bool remote) override { return changes_.set_remote(remote); }
+  bool in_transaction() const override { return txn_.in_explicit(); }
+  uint64_t on_data_change(DataChangeListener listener) override { return txn_.on_data_change(std::move(listener)); }
+  uint64_t on_schema_change(SchemaChangeListener listener) override {
+    return txn_.on_schema_change(std::move(listener));
+  }
+  uint64_t on_commit(ChangeBatchListener listener) override { return txn_.on_commit(std::move(listener)); }
+  bool unsubscribe(uint64_t id) override { return txn_.unsubscribe(id); }
+  bool set_remote_origin(bool remote) override { return txn_.changes().set_remote(remote); }
   void interrupt() override { interrupt_requested_.store(true, std::memory_order_relaxed); }
   Status backup(const std::string& dest_dir, const BackupProgress& progress) override;
   // The flag interrupt() sets; a top-level statement clears it when it starts.
@@ -141,34 +145,22 @@ class DatabaseImpl : public Database, public DdlContext {
   PlannedDml plan_dml_relation(const ast::Statement& stmt, const std::vector<std::string>& path,
                                const PlanSeed* seed) override;
 
-  // ---- transaction coordinator (used by statements)
-  // Brackets one statement: opens an implicit transaction in autocommit mode, or a
-  // statement savepoint inside an explicit one.
-  void statement_begin();
-  void statement_commit();
-  Status ingest_external_row_changes(const std::vector<ExternalRowChange>& changes,
-                                     const IngestOptions& options) override;
+  // ---- the transaction coordinator (transaction/coordinator.h), used by statements
+  TransactionCoordinator& transaction() { return txn_; }
+  void statement_begin() { txn_.statement_begin(); }
+  void statement_commit() { txn_.statement_commit(); }
+  void statement_rollback() { txn_.statement_rollback(); }
   // For a DDL statement that also writes rows (ALTER TABLE … SET MAINTAINED): in
   // autocommit, commits the statement's rows now, inside its schema-change scope, so a
   // module that stages the scope (store) writes rows and catalog in one batch. Inside an
   // explicit transaction the rows wait for its COMMIT as usual.
-  void commit_statement_in_schema_scope();
-  void statement_rollback();
-  // Makes `entry` a participant of the current transaction (begin + savepoint replay).
-  void join(TableEntry& entry) override;
-  // Transaction control statements.
-  void begin_explicit();
-  void commit_explicit();
-  void rollback_explicit();
-  void savepoint(const std::string& name);
-  void release(const std::string& name);
-  void rollback_to(const std::string& name);
-  // Removes a dropped table from the participants.
-  void forget(TableEntry& entry) override;
-  // The current transaction's deferred-constraint queue, and the assertions.
-  DeferredConstraints& deferred() override { return deferred_; }
-  // The current transaction's change events (recorded by the write path and by DDL).
-  ChangeLog& changes() override { return changes_; }
+  void commit_statement_in_schema_scope() { txn_.commit_statement_in_schema_scope(); }
+  Status ingest_external_row_changes(const std::vector<ExternalRowChange>& changes,
+                                     const IngestOptions& options) override;
+  void join(TableEntry& entry) override { txn_.join(entry); }
+  void forget(TableEntry& entry) override { txn_.forget(entry); }
+  DeferredConstraints& deferred() override { return txn_.deferred(); }
+  ChangeLog& changes() override { return txn_.changes(); }
   Assertions& assertions() override { return assertions_; }
 
   uint64_t next_generation() override { return ++generation_; }
@@ -181,16 +173,6 @@ class DatabaseImpl : public Database, public DdlContext {
   void open_execution(ExecContext& ctx) override;
 
  private:
-  uint32_t current_depth() const;
-  void end_transaction(bool commit);
-  // The commit pipeline, in order: the deferred checks, the assertions, the row
-  // observers' flush, the modules' commit (each joined table), then the change batch is
-  // published. A failure before the modules commit rolls the transaction back and
-  // rethrows; after it, only delivery remains, contained per listener.
-  void commit_transaction();
-  // Hands the events of the transaction that just ended to the listeners.
-  void publish(bool committed);
-
   struct ModuleSlot {
     std::shared_ptr<VtabModule> instance;  // what this database's tables use
     std::shared_ptr<VtabModule> base;      // the registered module
@@ -219,22 +201,9 @@ class DatabaseImpl : public Database, public DdlContext {
   std::string reconcile_with_catalog(VtabModule& module, const std::string& module_name);
   void unload_table(TableEntry& table);
 
-  DeferredConstraints deferred_;
   Assertions assertions_;
   // Row-time maintenance of maintained tables (a row observer, registered at construction).
   std::unique_ptr<MaintenanceManager> maintenance_;
-  ChangeLog changes_;
-  ChangeListeners listeners_;
-  bool delivering_ = false;  // listeners are running: statements are refused
-  // deferred_.mark() and changes_.mark() per named savepoint, and at the statement's start.
-  struct Marks {
-    size_t deferred = 0;
-    ChangeLog::Mark changes;
-    uint64_t observed = 0;  // WriteContext::observed_mark()
-  };
-  Marks marks() const { return {deferred_.mark(), changes_.mark(), observed_mark()}; }
-  std::vector<Marks> savepoint_marks_;
-  Marks statement_mark_;
 
   std::shared_ptr<Registry> registry_;
   DatabaseOptions db_options_;
@@ -243,14 +212,10 @@ class DatabaseImpl : public Database, public DdlContext {
   Catalog catalog_;
   DeclaredSchemas declared_schemas_;
 
-  bool explicit_ = false;
-  bool savepoint_began_txn_ = false;
-  std::vector<std::string> savepoints_;
-  bool statement_savepoint_ = false;
-  bool implicit_ = false;
-  std::vector<TableEntry*> joined_;
   uint64_t generation_ = 0;
   uint64_t schema_version_ = 1;
+  // Last: built over the members above, torn down first.
+  TransactionCoordinator txn_{*this, assertions_, row_observers()};
 };
 
 }  // namespace quereus

@@ -63,11 +63,11 @@ Status DatabaseImpl::ingest_external_row_changes(const std::vector<ExternalRowCh
         TableEntry& t = *tables[i];
         const Row* old_row = c.op == RowOp::kInsert ? nullptr : &c.old_row;
         const Row* new_row = c.op == RowOp::kDelete ? nullptr : &c.new_row;
-        if (options.capture_changes && changes_.capturing()) {
+        if (options.capture_changes && txn_.changes().capturing()) {
           switch (c.op) {
-            case RowOp::kInsert: changes_.record_insert(t.schema, c.new_row); break;
-            case RowOp::kUpdate: changes_.record_update(t.schema, c.old_row, c.new_row); break;
-            case RowOp::kDelete: changes_.record_delete(t.schema, c.old_row); break;
+            case RowOp::kInsert: txn_.changes().record_insert(t.schema, c.new_row); break;
+            case RowOp::kUpdate: txn_.changes().record_update(t.schema, c.old_row, c.new_row); break;
+            case RowOp::kDelete: txn_.changes().record_delete(t.schema, c.old_row); break;
           }
         }
         if (options.maintain_materialized_views) observe(t, c.op, old_row, new_row);

@@ -290,8 +290,7 @@ void DatabaseImpl::run_schema_change(const std::function<void()>& ddl) {
     temp_staged_.clear();
     // The failed statement announces nothing (also when a reload below rolls the
     // transaction back and publishes).
-    changes_.rollback_data(statement_mark_.changes);
-    changes_.retract_schema(statement_mark_.changes);
+    txn_.retract_statement_changes();
     std::vector<std::shared_ptr<VtabModule>> scoped;
     scoped.swap(scoped_modules_);
     for (size_t i = from; i < scoped.size(); ++i) scoped[i]->schema_rollback();
@@ -409,9 +408,9 @@ std::string DatabaseImpl::reconcile_with_catalog(VtabModule& module, const std::
       joined = joined || it->second->joined;
       for (auto& c : it->second->index_tables) joined = joined || c->joined;
     }
-  if (joined && (explicit_ || implicit_)) {
+  if (joined && txn_.active()) {
     try {
-      end_transaction(false);
+      txn_.abort();
     } catch (const std::exception& e) {
       note += std::string(" (rolling the open transaction back failed too: ") + e.what() + ")";
     }

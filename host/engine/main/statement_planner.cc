@@ -1120,21 +1120,21 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
     }
     case K::kAnalyze: return std::make_unique<AnalyzeExec>(db, static_cast<const ast::AnalyzeStmt&>(stmt));
     case K::kCopy: return plan_copy(db, static_cast<const ast::CopyStmt&>(stmt), &typed);
-    case K::kBegin: return std::make_unique<ActionExec>([&db](ExecContext&) { db.begin_explicit(); }, true);
-    case K::kCommit: return std::make_unique<ActionExec>([&db](ExecContext&) { db.commit_explicit(); }, true);
+    case K::kBegin: return std::make_unique<ActionExec>([&db](ExecContext&) { db.transaction().begin_explicit(); }, true);
+    case K::kCommit: return std::make_unique<ActionExec>([&db](ExecContext&) { db.transaction().commit_explicit(); }, true);
     case K::kRollback: {
       std::string sp = static_cast<const ast::RollbackStmt&>(stmt).savepoint;
       return std::make_unique<ActionExec>([&db, sp](ExecContext&) {
-        if (sp.empty()) db.rollback_explicit(); else db.rollback_to(sp);
+        if (sp.empty()) db.transaction().rollback_explicit(); else db.transaction().rollback_to(sp);
       }, true);
     }
     case K::kSavepoint: {
       std::string name = static_cast<const ast::SavepointStmt&>(stmt).name;
-      return std::make_unique<ActionExec>([&db, name](ExecContext&) { db.savepoint(name); }, true);
+      return std::make_unique<ActionExec>([&db, name](ExecContext&) { db.transaction().savepoint(name); }, true);
     }
     case K::kRelease: {
       std::string name = static_cast<const ast::ReleaseStmt&>(stmt).name;
-      return std::make_unique<ActionExec>([&db, name](ExecContext&) { db.release(name); }, true);
+      return std::make_unique<ActionExec>([&db, name](ExecContext&) { db.transaction().release(name); }, true);
     }
     case K::kPragma: {
       auto& p = static_cast<const ast::PragmaStmt&>(stmt);

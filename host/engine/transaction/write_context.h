@@ -55,6 +55,45 @@ class RowObserver {
   virtual void flush() {}
 };
 
+// The registered row observers and the number of the next observed change. The write
+// path calls observe(); the transaction coordinator (transaction/coordinator.h) drives
+// the rest in step with the transaction.
+class RowObservers {
+ public:
+  void add(RowObserver* o) { observers_.push_back(o); }
+  void remove(RowObserver* o) {
+    for (auto it = observers_.begin(); it != observers_.end(); ++it)
+      if (*it == o) {
+        observers_.erase(it);
+        return;
+      }
+  }
+  void observe(const TableEntry& table, RowOp op, const Row* old_row, const Row* new_row) {
+    if (observers_.empty()) return;
+    ObservedChange change{table, op, old_row, new_row, observed_++};
+    for (RowObserver* o : observers_) o->on_row(change);
+  }
+  // The number the next observed change gets (a savepoint's or statement's mark).
+  uint64_t mark() const { return observed_; }
+  void rollback_to(uint64_t mark) {
+    if (mark >= observed_) return;
+    observed_ = mark;
+    for (RowObserver* o : observers_) o->rollback_to(mark);
+  }
+  void flush() {
+    for (RowObserver* o : observers_) o->flush();
+  }
+  void statement_end() {
+    for (RowObserver* o : observers_) o->statement_end();
+  }
+  // The transaction ended (its changes flushed and committed, or rolled back).
+  void reset() { observed_ = 0; }
+
+ private:
+  std::vector<RowObserver*> observers_;
+  uint64_t observed_ = 0;
+};
+
 class WriteContext {
  public:
   virtual ~WriteContext() = default;
@@ -81,42 +120,19 @@ class WriteContext {
   virtual std::shared_ptr<const ScalarExpr> bind_row_expr(const TableEntry& table, const ast::Expr& expr) = 0;
 
   // ---- row observers (not owned; an observer stays registered until removed)
-  void add_row_observer(RowObserver* o) { observers_.push_back(o); }
-  void remove_row_observer(RowObserver* o) {
-    for (auto it = observers_.begin(); it != observers_.end(); ++it)
-      if (*it == o) {
-        observers_.erase(it);
-        return;
-      }
-  }
+  void add_row_observer(RowObserver* o) { observers_.add(o); }
+  void remove_row_observer(RowObserver* o) { observers_.remove(o); }
   // The write path's call, for each accepted row change.
   void observe(const TableEntry& table, RowOp op, const Row* old_row, const Row* new_row) {
-    if (observers_.empty()) return;
-    ObservedChange change{table, op, old_row, new_row, observed_++};
-    for (RowObserver* o : observers_) o->on_row(change);
+    observers_.observe(table, op, old_row, new_row);
   }
 
  protected:
-  // ---- the transaction coordinator's side
-  // The number the next observed change gets (a savepoint's or statement's mark).
-  uint64_t observed_mark() const { return observed_; }
-  void rollback_observers_to(uint64_t mark) {
-    if (mark >= observed_) return;
-    observed_ = mark;
-    for (RowObserver* o : observers_) o->rollback_to(mark);
-  }
-  void flush_observers() {
-    for (RowObserver* o : observers_) o->flush();
-  }
-  void end_statement_observers() {
-    for (RowObserver* o : observers_) o->statement_end();
-  }
-  // The transaction ended (its changes flushed and committed, or rolled back).
-  void reset_observed() { observed_ = 0; }
+  // The transaction coordinator's handle on the observers.
+  RowObservers& row_observers() { return observers_; }
 
  private:
-  std::vector<RowObserver*> observers_;
-  uint64_t observed_ = 0;
+  RowObservers observers_;
 };
 
 }  // namespace quereus
