@@ -31,20 +31,29 @@ StatusCode code_of(const std::function<void()>& fn) {
 }
 
 TEST(TagsTest, CatalogFormIsCanonicalJsonAndEmptyIsNone) {
-  EXPECT_EQ(tags_json(Tags("(b = 'x', a = 1, c = -2.5, d = true, e = null)").list()),
-            R"({"a":1,"b":"x","c":-2.5,"d":true,"e":null})");
-  EXPECT_EQ(tags_json(Tags("()").list()), "");
+  TagSet set = tag_set(Tags("(b = 'x', a = 1, c = -2.5, d = true, e = null, a = 7)").list());
+  EXPECT_EQ(set.to_json(), R"({"a":7,"b":"x","c":-2.5,"d":true,"e":null})");  // the later `a` wins
+  ASSERT_NE(set.find("a"), nullptr);
+  EXPECT_EQ(std::get<int64_t>(*set.find("a")), 7);
+  EXPECT_EQ(std::get<double>(*set.find("c")), -2.5);
+  EXPECT_TRUE(set.is_true("d"));
+  EXPECT_FALSE(set.is_true("a"));  // 7 is not true
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(*set.find("e")));
+  EXPECT_EQ(set.find("A"), nullptr);  // keys are exact
+  EXPECT_TRUE(tag_set(Tags("()").list()).empty());
+  EXPECT_EQ(tag_set(Tags("()").list()).to_json(), "");
 }
 
 TEST(TagsTest, VerbsReplaceMergeAndDropAtomically) {
-  const std::string current = R"({"a":1,"b":2})";
-  EXPECT_EQ(apply_tag_verb(current, ast::TagVerb::kSet, Tags("(c = 3)").list(), "t"), R"({"c":3})");
-  EXPECT_EQ(apply_tag_verb(current, ast::TagVerb::kSet, Tags("()").list(), "t"), "");
-  EXPECT_EQ(apply_tag_verb(current, ast::TagVerb::kAdd, Tags("(b = 9, c = null)").list(), "t"),
+  const TagSet current = tag_set(Tags("(a = 1, b = 2)").list());
+  auto json = [](const TagSet& t) { return t.to_json(); };
+  EXPECT_EQ(json(apply_tag_verb(current, ast::TagVerb::kSet, Tags("(c = 3)").list(), "t")), R"({"c":3})");
+  EXPECT_EQ(json(apply_tag_verb(current, ast::TagVerb::kSet, Tags("()").list(), "t")), "");
+  EXPECT_EQ(json(apply_tag_verb(current, ast::TagVerb::kAdd, Tags("(b = 9, c = null)").list(), "t")),
             R"({"a":1,"b":9,"c":null})");
-  EXPECT_EQ(apply_tag_verb(current, ast::TagVerb::kAdd, Tags("()").list(), "t"), current);
-  EXPECT_EQ(apply_tag_verb(current, ast::TagVerb::kDrop, Tags("(a, a)", "drop").list(), "t"), R"({"b":2})");
-  EXPECT_EQ(apply_tag_verb(current, ast::TagVerb::kDrop, Tags("(a, b)", "drop").list(), "t"), "");
+  EXPECT_EQ(json(apply_tag_verb(current, ast::TagVerb::kAdd, Tags("()").list(), "t")), json(current));
+  EXPECT_EQ(json(apply_tag_verb(current, ast::TagVerb::kDrop, Tags("(a, a)", "drop").list(), "t")), R"({"b":2})");
+  EXPECT_EQ(json(apply_tag_verb(current, ast::TagVerb::kDrop, Tags("(a, b)", "drop").list(), "t")), "");
   // An absent key: NOTFOUND naming it, and nothing is returned to store.
   try {
     apply_tag_verb(current, ast::TagVerb::kDrop, Tags("(a, zz)", "drop").list(), "table 't'");
@@ -79,9 +88,9 @@ TEST(TagsTest, ReservedKeysAreCheckedForSiteAndShape) {
 }
 
 TEST(TagsTest, DriftIgnoresRenameHints) {
-  EXPECT_FALSE(tags_drift(R"({"a":1})", Tags("(a = 1, \"quereus.id\" = 'x')").list()));
-  EXPECT_TRUE(tags_drift(R"({"a":1})", Tags("(a = 2)").list()));
-  EXPECT_TRUE(tags_drift("", Tags("(a = 1)").list()));
+  EXPECT_FALSE(tags_drift(tag_set(Tags("(a = 1)").list()), Tags("(a = 1, \"quereus.id\" = 'x')").list()));
+  EXPECT_TRUE(tags_drift(tag_set(Tags("(a = 1)").list()), Tags("(a = 2)").list()));
+  EXPECT_TRUE(tags_drift(TagSet{}, Tags("(a = 1)").list()));
 }
 
 TEST(TagsTest, TrailingTagsGoToANamedInlineConstraintElseToTheColumn) {

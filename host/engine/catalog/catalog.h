@@ -53,7 +53,7 @@ struct ViewEntry {
   // outlives the statement that created it; `sql` is its printed text). Never null.
   std::shared_ptr<const ast::CreateViewStmt> definition;
   std::string sql;        // canonical CREATE VIEW text (schema().sql)
-  std::string tags_json;  // WITH TAGS as a JSON object; "" when untagged
+  TagSet tags;  // WITH TAGS
   // A logical table (a table of a logical schema, compiled by its lens): the slot. Null
   // for an ordinary view. Such a view is never persisted as a view: the declarations and
   // the applied marker rebuild it at open.

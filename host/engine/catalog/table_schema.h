@@ -10,6 +10,7 @@
 #include "quereus/abi.h"
 #include "types/collation.h"
 #include "types/value.h"
+#include "catalog/tag_set.h"
 
 namespace quereus {
 
@@ -33,7 +34,7 @@ struct ColumnSchema {
   // being written (both kinds are stored; VIRTUAL is the default). Null when not generated.
   std::shared_ptr<const ast::Expr> generated_expr;
   bool generated_stored = false;
-  std::string tags_json;  // WITH TAGS as a JSON object; "" when untagged (also below)
+  TagSet tags;  // WITH TAGS (also below)
 
   bool generated() const { return generated_expr != nullptr; }
 };
@@ -84,7 +85,7 @@ struct ForeignKeySchema {
   ReferentialAction on_update = ReferentialAction::kRestrict;
   ReferentialAction on_delete = ReferentialAction::kRestrict;
   bool deferred = false;              // INITIALLY DEFERRED
-  std::string tags_json;
+  TagSet tags;
 };
 
 // A row-local CHECK constraint: a written row passes when `expr` is true or NULL. Bare
@@ -100,7 +101,7 @@ struct CheckSchema {
   bool on_update = true;
   bool on_delete = false;
   std::optional<qrs_conflict> on_conflict;  // CHECK … ON CONFLICT, when declared
-  std::string tags_json;
+  TagSet tags;
 };
 
 // A secondary index: a CREATE [UNIQUE] INDEX, or the structure that enforces a UNIQUE
@@ -124,11 +125,11 @@ struct IndexSchema {
   bool constraint_named = false;  // CONSTRAINT <name> was written
   std::optional<qrs_conflict> on_conflict;  // UNIQUE … ON CONFLICT, when declared
   // A CREATE INDEX's tags; for a UNIQUE constraint, the constraint's tags.
-  std::string tags_json;
+  TagSet tags;
   // A UNIQUE constraint whose tags set "quereus.expose_implicit_index" = true shows
   // this structure as an index (schema(), index_info(), ALTER INDEX … TAGS); these are
   // that index's own tags, kept apart from the constraint's (docs/tags.md).
-  std::string exposed_index_tags_json;
+  TagSet exposed_index_tags;
 };
 
 struct TableSchema {
@@ -140,7 +141,7 @@ struct TableSchema {
   bool primary_key_declared = false;
   // PRIMARY KEY … ON CONFLICT: the action a statement without its own OR clause takes.
   std::optional<qrs_conflict> pk_conflict;
-  std::string primary_key_tags_json;  // PRIMARY KEY … WITH TAGS
+  TagSet primary_key_tags;  // PRIMARY KEY … WITH TAGS
   std::vector<std::pair<std::string, Value>> module_options;
   std::vector<ForeignKeySchema> foreign_keys;
   std::vector<CheckSchema> checks;  // column-level first, in declaration order
@@ -149,7 +150,7 @@ struct TableSchema {
   // The generated columns in dependency order (a column after every generated column its
   // expression reads), fixed at CREATE TABLE.
   std::vector<int> generated_order;
-  std::string tags_json;  // the table's WITH TAGS
+  TagSet tags;  // the table's WITH TAGS
   // A maintained table's derivation (a materialized view); null for an ordinary table.
   std::shared_ptr<const Derivation> derivation;
 

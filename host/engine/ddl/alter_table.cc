@@ -1293,7 +1293,7 @@ AlterPlan plan_add_constraint(AlterCtx& c) {
         if (!constraint_exists(ns, candidate)) name = candidate;
       }
       ns.checks.push_back(make_check(name, *tc.expr, tc.check_on, tc.on_conflict, ns.name));
-      ns.checks.back().tags_json = tags_json(tc.tags);
+      ns.checks.back().tags = tag_set(tc.tags);
       p.change.name = name;
       validate_checks(c, ns, {&ns.checks.back()}, {});
       break;
@@ -1309,7 +1309,7 @@ AlterPlan plan_add_constraint(AlterCtx& c) {
       }
       std::string name = tc.name.empty() ? mint(ns, base) : tc.name;
       ns.foreign_keys.push_back(foreign_key_of(tc, std::move(cols), name, ns.schema_name, ns.name));
-      ns.foreign_keys.back().tags_json = tags_json(tc.tags);
+      ns.foreign_keys.back().tags = tag_set(tc.tags);
       p.change.name = name;
       validate_foreign_keys(c, ns, {&ns.foreign_keys.back()}, {});
       break;
@@ -1328,7 +1328,7 @@ AlterPlan plan_add_constraint(AlterCtx& c) {
       std::vector<std::string> spelled;
       for (auto& ic : tc.columns) spelled.push_back(ic.name);
       add_unique(ns, tc.name, std::move(cols), tc.on_conflict, spelled);
-      ns.indexes.back().tags_json = tags_json(tc.tags);
+      ns.indexes.back().tags = tag_set(tc.tags);
       p.change.name = ns.indexes.back().name;
       break;
     }

@@ -141,7 +141,7 @@ std::shared_ptr<TableEntry> find_index(DdlContext& db, const std::string& schema
   return nullptr;
 }
 
-void create_index(DdlContext& db, const ast::CreateIndexStmt& s, const std::string& tags_json, ExecContext& ctx,
+void create_index(DdlContext& db, const ast::CreateIndexStmt& s, const TagSet& tags, ExecContext& ctx,
                   DdlOrigin origin) {
   std::string schema_given = !s.index.schema.empty() ? s.index.schema : s.table.schema;
   ResolvedRelation rel = db.find_relation(schema_given, s.table.name);
@@ -166,7 +166,7 @@ void create_index(DdlContext& db, const ast::CreateIndexStmt& s, const std::stri
   IndexSchema ix;
   ix.name = s.index.name;
   ix.unique = s.unique;
-  ix.tags_json = tags_json;
+  ix.tags = tags;
   for (const ast::IndexedColumn& ic : s.columns) ix.columns.push_back(index_column(db, table.schema, ic, "CREATE INDEX"));
   if (ix.columns.empty()) throw Error(StatusCode::kError, "CREATE INDEX needs at least one column", s.site);
   if (s.where) {

@@ -27,9 +27,9 @@ void check_constraint_names(const TableSchema& ts);
 // Creates the (empty) companion tables of a new table's indexes.
 void create_index_storage(DdlContext& db, TableEntry& table, ExecContext& ctx, DdlOrigin origin);
 
-// CREATE [UNIQUE] INDEX. `tags_json` is the evaluated WITH TAGS ("" when none). From the
+// CREATE [UNIQUE] INDEX. `tags` is the evaluated WITH TAGS. From the
 // stored catalog, the companion is connected (it holds its entries) and nothing recorded.
-void create_index(DdlContext& db, const ast::CreateIndexStmt& s, const std::string& tags_json, ExecContext& ctx,
+void create_index(DdlContext& db, const ast::CreateIndexStmt& s, const TagSet& tags, ExecContext& ctx,
                   DdlOrigin origin = DdlOrigin::kStatement);
 
 // DROP INDEX [IF EXISTS] name.

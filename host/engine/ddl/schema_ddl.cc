@@ -50,23 +50,17 @@ std::string column_list(const TableSchema& t, const std::vector<int>& cols) {
   return s;
 }
 
-// " with tags (k = v, …)" from a tags JSON object; "" when untagged.
-std::string tags_clause(const std::string& json) {
-  if (json.empty()) return "";
-  auto j = jsonv::parse(json);
-  if (!j || !j->is_object() || j->empty()) return "";
+// " with tags (k = v, …)"; "" when untagged.
+std::string tags_clause(const TagSet& tags) {
+  if (tags.empty()) return "";
   std::string s = " with tags (";
   bool first = true;
-  for (auto it = j->begin(); it != j->end(); ++it) {
+  for (const auto& [key, v] : tags.entries()) {
     if (!first) s += ", ";
     first = false;
-    s += quote_identifier(it.key()) + " = ";
-    const auto& v = it.value();
-    if (v.is_string()) s += sql_literal(Value::Text(v.get<std::string>()));
-    else if (v.is_boolean()) s += v.get<bool>() ? "true" : "false";
-    else if (v.is_null()) s += "null";
-    else if (v.is_number()) s += v.dump();
-    else s += sql_literal(Value::Text(v.dump()));  // a structured value keeps its JSON text
+    s += quote_identifier(key) + " = ";
+    if (const auto* text = std::get_if<std::string>(&v)) s += sql_literal(Value::Text(*text));
+    else s += tag_json(v);  // null, true / false, a number
   }
   return s + ")";
 }
@@ -128,7 +122,7 @@ std::string create_table_ddl(const TableSchema& t) {
       s += " generated always as (" + expr_to_string(*c.generated_expr) + ")";
       s += c.generated_stored ? " stored" : " virtual";
     }
-    s += tags_clause(c.tags_json);
+    s += tags_clause(c.tags);
   }
   if (t.primary_key_declared) {
     sep();
@@ -138,7 +132,7 @@ std::string create_table_ddl(const TableSchema& t) {
       s += q(t.columns[t.primary_key[i].column].name);
       if (t.primary_key[i].desc) s += " desc";
     }
-    s += ")" + on_conflict(t.pk_conflict) + tags_clause(t.primary_key_tags_json);
+    s += ")" + on_conflict(t.pk_conflict) + tags_clause(t.primary_key_tags);
   }
   for (const IndexSchema& ix : t.indexes) {
     if (!ix.constraint) continue;
@@ -154,7 +148,7 @@ std::string create_table_ddl(const TableSchema& t) {
         s += " collate " + q(lower(c.collation->name()));
       if (c.desc) s += " desc";
     }
-    s += ")" + on_conflict(ix.on_conflict) + tags_clause(ix.tags_json);
+    s += ")" + on_conflict(ix.on_conflict) + tags_clause(ix.tags);
   }
   for (const CheckSchema& c : t.checks) {
     sep();
@@ -168,7 +162,7 @@ std::string create_table_ddl(const TableSchema& t) {
       if (c.on_delete) ops += std::string(ops.empty() ? "" : ", ") + "delete";
       s += " on " + ops;
     }
-    s += " (" + expr_to_string(*c.expr) + ")" + on_conflict(c.on_conflict) + tags_clause(c.tags_json);
+    s += " (" + expr_to_string(*c.expr) + ")" + on_conflict(c.on_conflict) + tags_clause(c.tags);
   }
   for (const ForeignKeySchema& fk : t.foreign_keys) {
     sep();
@@ -182,7 +176,7 @@ std::string create_table_ddl(const TableSchema& t) {
     }
     s += " on delete " + fk_action(fk.on_delete) + " on update " + fk_action(fk.on_update);
     if (fk.deferred) s += " deferrable initially deferred";
-    s += tags_clause(fk.tags_json);
+    s += tags_clause(fk.tags);
   }
   s += ") using " + q(t.module_name);
   if (!t.module_options.empty()) {
@@ -215,7 +209,7 @@ std::string create_table_ddl(const TableSchema& t) {
     }
     s += " as " + select_to_string(*t.derivation->body);
   }
-  s += tags_clause(t.tags_json);
+  s += tags_clause(t.tags);
   return s;
 }
 
@@ -231,14 +225,14 @@ std::string create_index_ddl(const TableSchema& t, const IndexSchema& ix) {
   }
   s += ")";
   if (ix.where) s += " where " + expr_to_string(*ix.where);
-  return s + tags_clause(ix.tags_json);
+  return s + tags_clause(ix.tags);
 }
 
 std::string table_bundle(const TableSchema& t) {
   std::string s = create_table_ddl(t);
   for (const IndexSchema& ix : t.indexes) {
     if (!ix.constraint) s += ";\n" + create_index_ddl(t, ix);
-    else if (std::string tags = tags_clause(ix.exposed_index_tags_json); !tags.empty())
+    else if (std::string tags = tags_clause(ix.exposed_index_tags); !tags.empty())
       // The exposed structure's own tags: " with tags (…)" as " set tags (…)".
       s += ";\nalter index " + q(t.schema_name) + "." + q(ix.name) + " set" + tags.substr(5);
   }

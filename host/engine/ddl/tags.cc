@@ -10,7 +10,6 @@
 
 #include "common/status.h"
 #include "ddl/ddl_context.h"
-#include "types/json_value.h"
 #include "parser/ast_printer.h"
 #include "planner/scalar_expr.h"
 #include "catalog/catalog.h"
@@ -95,14 +94,14 @@ const ReservedTag* find_reserved(std::string_view key) {
   return nullptr;
 }
 
-// A tag value (the parser admits only literals, optionally signed numbers) as JSON.
-jsonv::Json literal_json(const ast::Expr& e) {
+// A tag value (the parser admits only literals, optionally signed numbers).
+TagValue literal_tag(const ast::Expr& e) {
   if (e.kind == ast::ExprKind::kUnary) {
     const auto& u = static_cast<const ast::UnaryExpr&>(e);
-    jsonv::Json v = literal_json(*u.operand);
+    TagValue v = literal_tag(*u.operand);
     if (u.op == ast::UnaryOp::kNegate) {
-      if (v.is_number_integer()) return -v.get<int64_t>();
-      if (v.is_number()) return -v.get<double>();
+      if (auto* i = std::get_if<int64_t>(&v)) return *i == INT64_MIN ? TagValue(-static_cast<double>(*i)) : TagValue(-*i);
+      if (auto* d = std::get_if<double>(&v)) return -*d;
     }
     return v;
   }
@@ -110,7 +109,7 @@ jsonv::Json literal_json(const ast::Expr& e) {
     throw Error(StatusCode::kError, "Tag values must be literals (string, number, TRUE, FALSE, or NULL)", e.site);
   const auto& l = static_cast<const ast::Literal&>(e);
   switch (l.literal_kind) {
-    case ast::LiteralKind::kNull: return nullptr;
+    case ast::LiteralKind::kNull: return std::monostate{};
     case ast::LiteralKind::kTrue: return true;
     case ast::LiteralKind::kFalse: return false;
     case ast::LiteralKind::kString: return l.text;
@@ -126,39 +125,35 @@ jsonv::Json literal_json(const ast::Expr& e) {
   throw Error(StatusCode::kError, "Tag values must be literals (string, number, TRUE, FALSE, or NULL)", e.site);
 }
 
+TagValue tag_of(const ast::NamedExpr& t) { return t.value ? literal_tag(*t.value) : TagValue(); }
+
 void check_shape(const ReservedTag& r, const ast::NamedExpr& t) {
-  jsonv::Json v = t.value ? literal_json(*t.value) : jsonv::Json();
+  TagValue v = tag_of(t);
   bool ok = true;
   const char* expected = "";
   switch (r.shape) {
     case Shape::kString:
     case Shape::kRationale:
-      ok = v.is_string();
+      ok = std::holds_alternative<std::string>(v);
       expected = "a string";
       break;
     case Shape::kBoolean:
-      ok = v.is_boolean();
+      ok = std::holds_alternative<bool>(v);
       expected = "a boolean (true or false)";
       break;
     case Shape::kEviction:
-      ok = (v.is_string() && (v == "never" || v == "immediate")) || (v.is_number() && v.get<double>() >= 0);
+      if (const auto* str = std::get_if<std::string>(&v)) ok = *str == "never" || *str == "immediate";
+      else if (const auto* i = std::get_if<int64_t>(&v)) ok = *i >= 0;
+      else if (const auto* d = std::get_if<double>(&v)) ok = *d >= 0;
+      else ok = false;
       expected = "'never', 'immediate' or a non-negative number of milliseconds";
       break;
   }
   if (!ok)
     throw Error(StatusCode::kError,
-                "Reserved tag '" + t.name + "' expects " + expected + ", got " + (t.value ? v.dump() : "no value"),
+                "Reserved tag '" + t.name + "' expects " + expected + ", got " + (t.value ? tag_json(v) : "no value"),
                 t.site);
 }
-
-jsonv::Json parse_tags(const std::string& json) {
-  if (json.empty()) return jsonv::Json::object();
-  auto j = jsonv::parse(json);
-  if (!j || !j->is_object()) throw Error(StatusCode::kInternal, "malformed stored tags: " + json);
-  return *j;
-}
-
-std::string store_tags(const jsonv::Json& obj) { return obj.empty() ? "" : jsonv::canonical(obj); }
 
 void validate_column_sites(const ast::ColumnDef& cd) {
   validate_reserved_tags(cd.tags, TagSite::kPhysicalColumn);
@@ -167,21 +162,21 @@ void validate_column_sites(const ast::ColumnDef& cd) {
 
 // The constraint of `ts` a named-constraint tag verb addresses (CHECK, then UNIQUE,
 // then FOREIGN KEY): its tag slot, or NOTFOUND / ambiguous.
-std::string& constraint_tags(TableSchema& ts, const std::string& name) {
-  std::vector<std::pair<const char*, std::string*>> hits;
+TagSet& constraint_tags(TableSchema& ts, const std::string& name) {
+  std::vector<std::pair<const char*, TagSet*>> hits;
   for (CheckSchema& ck : ts.checks)
     if (ck.named && iequals(ck.name, name)) {
-      hits.emplace_back("CHECK", &ck.tags_json);
+      hits.emplace_back("CHECK", &ck.tags);
       break;
     }
   for (IndexSchema& ix : ts.indexes)
     if (ix.constraint && ix.constraint_named && iequals(ix.name, name)) {
-      hits.emplace_back("UNIQUE", &ix.tags_json);
+      hits.emplace_back("UNIQUE", &ix.tags);
       break;
     }
   for (ForeignKeySchema& fk : ts.foreign_keys)
     if (iequals(fk.name, name)) {
-      hits.emplace_back("FOREIGN KEY", &fk.tags_json);
+      hits.emplace_back("FOREIGN KEY", &fk.tags);
       break;
     }
   if (hits.empty())
@@ -217,46 +212,37 @@ void validate_reserved_tags(const ast::TagList& tags, TagSite site) {
   }
 }
 
-std::string tags_json(const ast::TagList& tags) {
-  jsonv::Json obj = jsonv::Json::object();
-  for (const ast::NamedExpr& t : tags) obj[t.name] = t.value ? literal_json(*t.value) : jsonv::Json();
-  return store_tags(obj);
+TagSet tag_set(const ast::TagList& tags) {
+  TagSet out;
+  for (const ast::NamedExpr& t : tags) out.set(t.name, tag_of(t));
+  return out;
 }
 
-std::string apply_tag_verb(const std::string& current, ast::TagVerb verb, const ast::TagList& tags,
-                           const std::string& what) {
+TagSet apply_tag_verb(const TagSet& current, ast::TagVerb verb, const ast::TagList& tags, const std::string& what) {
   switch (verb) {
-    case ast::TagVerb::kSet: return tags_json(tags);
+    case ast::TagVerb::kSet: return tag_set(tags);
     case ast::TagVerb::kAdd: {
-      jsonv::Json obj = parse_tags(current);
-      for (const ast::NamedExpr& t : tags) obj[t.name] = t.value ? literal_json(*t.value) : jsonv::Json();
-      return store_tags(obj);
+      TagSet out = current;
+      for (const ast::NamedExpr& t : tags) out.set(t.name, tag_of(t));
+      return out;
     }
     case ast::TagVerb::kDrop: {
-      jsonv::Json obj = parse_tags(current);
       std::string missing;
       for (const ast::NamedExpr& t : tags)
-        if (!obj.contains(t.name) && missing.find("'" + t.name + "'") == std::string::npos)
+        if (!current.contains(t.name) && missing.find("'" + t.name + "'") == std::string::npos)
           missing += (missing.empty() ? "'" : ", '") + t.name + "'";
       if (!missing.empty())
         throw Error(StatusCode::kNotFound, "Cannot drop tags from " + what + ": tag " + missing + " not found");
-      for (const ast::NamedExpr& t : tags) obj.erase(t.name);
-      return store_tags(obj);
+      TagSet out = current;
+      for (const ast::NamedExpr& t : tags) out.erase(t.name);
+      return out;
     }
   }
   return current;
 }
 
-bool tag_is_true(const std::string& tags, std::string_view key) {
-  if (tags.empty()) return false;
-  auto j = jsonv::parse(tags);
-  if (!j || !j->is_object()) return false;
-  auto it = j->find(std::string(key));
-  return it != j->end() && it->is_boolean() && it->get<bool>();
-}
-
 bool exposes_implicit_index(const IndexSchema& ix) {
-  return ix.constraint && tag_is_true(ix.tags_json, "quereus.expose_implicit_index");
+  return ix.constraint && ix.tags.is_true("quereus.expose_implicit_index");
 }
 
 void validate_create_table_tags(const ast::CreateTableStmt& s) {
@@ -268,21 +254,21 @@ void validate_create_table_tags(const ast::CreateTableStmt& s) {
 void attach_create_table_tags(const ast::CreateTableStmt& s, TableSchema& ts) {
   using CK = ast::ColumnConstraint::Kind;
   using TK = ast::TableConstraint::Kind;
-  ts.tags_json = tags_json(s.tags);
+  ts.tags = tag_set(s.tags);
   // CREATE TABLE adds CHECKs, FOREIGN KEYs and UNIQUEs column by column, then the
   // table-level ones, each in declaration order: walk the statement the same way.
   size_t check = 0, fk = 0, unique = 0;
   auto put = [](auto& list, size_t& next, const ast::TagList& tags) {
-    if (next < list.size()) list[next].tags_json = tags_json(tags);
+    if (next < list.size()) list[next].tags = tag_set(tags);
     ++next;
   };
   for (size_t i = 0; i < s.columns.size() && i < ts.columns.size(); ++i) {
     const ast::ColumnDef& cd = s.columns[i];
-    ts.columns[i].tags_json = tags_json(cd.tags);
+    ts.columns[i].tags = tag_set(cd.tags);
     for (const ast::ColumnConstraint& c : cd.constraints) {
       if (c.kind == CK::kCheck) put(ts.checks, check, c.tags);
       if (c.kind == CK::kForeignKey) put(ts.foreign_keys, fk, c.tags);
-      if (c.kind == CK::kPrimaryKey) ts.primary_key_tags_json = tags_json(c.tags);
+      if (c.kind == CK::kPrimaryKey) ts.primary_key_tags = tag_set(c.tags);
     }
   }
   for (const ast::ColumnDef& cd : s.columns)
@@ -292,36 +278,36 @@ void attach_create_table_tags(const ast::CreateTableStmt& s, TableSchema& ts) {
     if (tc.kind == TK::kCheck) put(ts.checks, check, tc.tags);
     if (tc.kind == TK::kForeignKey) put(ts.foreign_keys, fk, tc.tags);
     if (tc.kind == TK::kUnique) put(ts.indexes, unique, tc.tags);
-    if (tc.kind == TK::kPrimaryKey) ts.primary_key_tags_json = tags_json(tc.tags);
+    if (tc.kind == TK::kPrimaryKey) ts.primary_key_tags = tag_set(tc.tags);
   }
 }
 
 void validate_column_tags(const ast::ColumnDef& cd) { validate_column_sites(cd); }
 
-bool tags_drift(const std::string& live, const ast::TagList& declared) {
-  jsonv::Json a = parse_tags(live), b = parse_tags(tags_json(declared));
+bool tags_drift(const TagSet& live, const ast::TagList& declared) {
+  TagSet a = live, b = tag_set(declared);
   for (const char* hint : {"quereus.id", "quereus.previous_name"}) {
     a.erase(hint);
     b.erase(hint);
   }
-  return jsonv::canonical(a) != jsonv::canonical(b);
+  return a != b;
 }
 
 void attach_column_tags(const ast::ColumnDef& cd, TableSchema& ts, int column) {
-  ts.columns[column].tags_json = tags_json(cd.tags);
+  ts.columns[column].tags = tag_set(cd.tags);
   for (const ast::ColumnConstraint& c : cd.constraints) {
     if (c.name.empty() || c.tags.empty()) continue;
-    std::string json = tags_json(c.tags);
+    TagSet set = tag_set(c.tags);
     using CK = ast::ColumnConstraint::Kind;
     if (c.kind == CK::kCheck)
       for (CheckSchema& ck : ts.checks)
-        if (iequals(ck.name, c.name)) ck.tags_json = json;
+        if (iequals(ck.name, c.name)) ck.tags = set;
     if (c.kind == CK::kForeignKey)
       for (ForeignKeySchema& fk : ts.foreign_keys)
-        if (iequals(fk.name, c.name)) fk.tags_json = json;
+        if (iequals(fk.name, c.name)) fk.tags = set;
     if (c.kind == CK::kUnique)
       for (IndexSchema& ix : ts.indexes)
-        if (ix.constraint && iequals(ix.name, c.name)) ix.tags_json = json;
+        if (ix.constraint && iequals(ix.name, c.name)) ix.tags = set;
   }
 }
 
@@ -332,12 +318,12 @@ void alter_table_tags(DdlContext& db, TableEntry& table, const ast::AlterTableSt
                  : s.tag_target == Target::kColumn ? TagSite::kPhysicalColumn
                                                    : TagSite::kPhysicalConstraint;
   if (s.tag_verb != ast::TagVerb::kDrop) validate_reserved_tags(s.tags, site);
-  std::string* slot = &ts.tags_json;
+  TagSet* slot = &ts.tags;
   std::string what = "table '" + ts.name + "'";
   if (s.tag_target == Target::kColumn) {
     int idx = ts.find_column(s.name);
     if (idx < 0) throw Error(StatusCode::kNotFound, "Column '" + s.name + "' not found in table '" + ts.name + "'");
-    slot = &ts.columns[idx].tags_json;
+    slot = &ts.columns[idx].tags;
     what = "column '" + ts.columns[idx].name + "' of table '" + ts.name + "'";
   } else if (s.tag_target == Target::kConstraint) {
     slot = &constraint_tags(ts, s.name);
@@ -363,7 +349,7 @@ void alter_object_tags(DdlContext& db, const ast::AlterTagsStmt& s, DdlOrigin or
                     "'" + s.name.name + "' is a logical table: its tags are declared in its logical schema",
                     s.name.site);
       auto changed = std::make_shared<ViewEntry>(*view);
-      changed->tags_json = apply_tag_verb(view->tags_json, s.verb, s.tags, "view '" + view->name + "'");
+      changed->tags = apply_tag_verb(view->tags, s.verb, s.tags, "view '" + view->name + "'");
       if (origin == DdlOrigin::kStatement) db.persist_view(*changed);
       db.catalog().remove_view(view->schema_name, view->name);
       db.catalog().add_view(std::move(changed));
@@ -377,8 +363,8 @@ void alter_object_tags(DdlContext& db, const ast::AlterTagsStmt& s, DdlOrigin or
         if (!table) table = db.catalog().find(schema, s.name.name);
       if (!table || !table->schema.derivation)
         throw Error(StatusCode::kNotFound, "Materialized view '" + s.name.name + "' not found", s.name.site);
-      table->schema.tags_json =
-          apply_tag_verb(table->schema.tags_json, s.verb, s.tags, "materialized view '" + table->schema.name + "'");
+      table->schema.tags =
+          apply_tag_verb(table->schema.tags, s.verb, s.tags, "materialized view '" + table->schema.name + "'");
       db.bump_schema_version();
       if (origin == DdlOrigin::kStatement) db.persist_table(*table);
       break;
@@ -392,7 +378,7 @@ void alter_object_tags(DdlContext& db, const ast::AlterTagsStmt& s, DdlOrigin or
           if (t->schema.schema_name != schema) continue;
           for (IndexSchema& ix : t->schema.indexes) {
             if (!iequals(ix.name, s.name.name) || (ix.constraint && !exposes_implicit_index(ix))) continue;
-            std::string& slot = ix.constraint ? ix.exposed_index_tags_json : ix.tags_json;
+            TagSet& slot = ix.constraint ? ix.exposed_index_tags : ix.tags;
             slot = apply_tag_verb(slot, s.verb, s.tags, "index '" + ix.name + "'");
             db.bump_schema_version();
             if (origin == DdlOrigin::kStatement) db.persist_table(*t);

@@ -9,6 +9,7 @@
 
 #include "parser/ast.h"
 #include "catalog/ddl_origin.h"
+#include "catalog/tag_set.h"
 
 namespace quereus {
 
@@ -35,18 +36,13 @@ enum class TagSite {
 // on …"), or whose value has the wrong shape. Free-form keys pass untouched.
 void validate_reserved_tags(const ast::TagList& tags, TagSite site);
 
-// The catalog form of a tag list: a canonical JSON object text, "" for an empty list.
-std::string tags_json(const ast::TagList& tags);
+// The catalog form of a tag list (later keys win over earlier ones).
+TagSet tag_set(const ast::TagList& tags);
 
-// `current` (catalog form) after ALTER … {SET|ADD|DROP} TAGS `tags`: SET replaces the
-// whole set, ADD merges (an empty list changes nothing), DROP removes keys and refuses
-// with NOTFOUND, changing nothing, when one is absent. `what` names the target for
-// that message. An empty result is "".
-std::string apply_tag_verb(const std::string& current, ast::TagVerb verb, const ast::TagList& tags,
-                           const std::string& what);
-
-// True when the tag set holds `key` = true.
-bool tag_is_true(const std::string& tags_json, std::string_view key);
+// `current` after ALTER … {SET|ADD|DROP} TAGS `tags`: SET replaces the whole set, ADD
+// merges (an empty list changes nothing), DROP removes keys and refuses with NOTFOUND,
+// changing nothing, when one is absent. `what` names the target for that message.
+TagSet apply_tag_verb(const TagSet& current, ast::TagVerb verb, const ast::TagList& tags, const std::string& what);
 
 // A UNIQUE constraint whose tags set "quereus.expose_implicit_index" = true: its backing
 // structure is shown and tag-addressable as an index (its lifecycle stays the
@@ -70,10 +66,9 @@ void validate_column_tags(const ast::ColumnDef& cd);
 // on `ts`, where column `column` and its constraints have just been added.
 void attach_column_tags(const ast::ColumnDef& cd, TableSchema& ts, int column);
 
-// The declarative differ: whether a live tag set (catalog form) differs from a declared
-// list, ignoring the rename hints `quereus.id` / `quereus.previous_name` (they drive
+// The declarative differ: whether a live tag set differs from a declared list, ignoring the rename hints `quereus.id` / `quereus.previous_name` (they drive
 // rename detection, not state).
-bool tags_drift(const std::string& live, const ast::TagList& declared);
+bool tags_drift(const TagSet& live, const ast::TagList& declared);
 
 // ALTER TABLE … {SET|ADD|DROP} TAGS on the table, a column or a named constraint.
 // Catalog-only: the module is not called.

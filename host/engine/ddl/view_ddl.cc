@@ -51,7 +51,7 @@ void create_view(DdlContext& db, const ast::CreateViewStmt& s, ExecContext&, Ddl
   view->name = s.view.name;
   view->columns = s.columns;
   view->sql = statement_to_string(*def);
-  view->tags_json = tags_json(s.tags);
+  view->tags = tag_set(s.tags);
   view->definition = std::move(def);
   if (origin == DdlOrigin::kStatement) db.persist_view(*view);
   if (db.changes().capturing())

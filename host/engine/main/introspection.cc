@@ -90,14 +90,14 @@ std::string index_sql(const TableSchema& ts, const IndexSchema& ix) {
   return s;
 }
 
-Value tags_value(const std::string& json) { return json.empty() ? Value() : Value::Text(json); }
+Value tags_value(const TagSet& tags) { return tags.empty() ? Value() : Value::Text(tags.to_json()); }
 
 // Whether an index is listed as one (schema(), index_info()): every CREATE INDEX, and a
 // UNIQUE constraint's structure only when its constraint exposes it.
 bool listed_as_index(const IndexSchema& ix) { return !ix.constraint || exposes_implicit_index(ix); }
 
 // The tags an index row shows: an exposed structure's own, not its constraint's.
-const std::string& index_tags(const IndexSchema& ix) { return ix.constraint ? ix.exposed_index_tags_json : ix.tags_json; }
+const TagSet& index_tags(const IndexSchema& ix) { return ix.constraint ? ix.exposed_index_tags : ix.tags; }
 
 }  // namespace
 
@@ -316,7 +316,7 @@ void register_schema_listing(Registry& r) {
       // A maintained table is listed once, as the materialized view it is.
       const char* type = ts.derivation ? "materialized_view" : "table";
       rows.push_back({Value::Text(ts.schema_name), Value::Text(type), Value::Text(ts.name), Value::Text(ts.name),
-                      Value::Text(ts.derivation ? create_table_ddl(ts) : create_sql(ts)), tags_value(ts.tags_json)});
+                      Value::Text(ts.derivation ? create_table_ddl(ts) : create_sql(ts)), tags_value(ts.tags)});
       // A UNIQUE constraint's index is part of the constraint, not a schema object,
       // unless the constraint exposes it.
       for (const IndexSchema& ix : ts.indexes)
@@ -326,7 +326,7 @@ void register_schema_listing(Registry& r) {
     }
     for (auto& v : db.catalog().views())
       rows.push_back({Value::Text(v->schema_name), Value::Text("view"), Value::Text(v->name), Value::Text(v->name),
-                      Value::Text(v->sql), tags_value(v->tags_json)});
+                      Value::Text(v->sql), tags_value(v->tags)});
     // Functions (scalar, aggregate, table-valued) are schema objects too; never tagged.
     db.registry().for_each_function([&](const std::string& name, int argc, const char*, uint32_t) {
       std::string sig = name + "(" + (argc < 0 ? "..." : std::to_string(argc)) + ")";
@@ -365,7 +365,7 @@ void register_table_info_functions(Registry& r) {
                       Value::Text(c.type_name.empty() ? type_label(c.logical_type) : to_upper(c.type_name)),
                       Value::Integer(c.not_null ? 1 : 0),
                       c.default_expr ? Value::Text(expr_to_string(*c.default_expr)) : Value(), Value::Integer(pk ? 1 : 0),
-                      tags_value(c.tags_json), Value::Text(c.collation ? c.collation->name() : "BINARY"),
+                      tags_value(c.tags), Value::Text(c.collation ? c.collation->name() : "BINARY"),
                       Value::Integer(!c.generated() ? 0 : c.generated_stored ? 2 : 1)});
     }
     return rows;
@@ -417,7 +417,7 @@ void register_table_info_functions(Registry& r) {
                         Value::Text(ts.columns[fk.columns[seq]].name), Value::Text(fk.referenced_table),
                         Value::Text(fk.referenced_schema), std::move(to), Value::Text(referential_action_name(fk.on_update)),
                         Value::Text(referential_action_name(fk.on_delete)), Value::Integer(fk.deferred ? 1 : 0),
-                        Value::Integer(static_cast<int64_t>(seq)), tags_value(fk.tags_json)});
+                        Value::Integer(static_cast<int64_t>(seq)), tags_value(fk.tags)});
       }
     }
     return rows;
@@ -513,7 +513,7 @@ void register_constraint_functions(Registry& r) {
         if (on) ops += (ops.empty() ? "" : ",") + std::string(op);
       rows.push_back({Value::Integer(static_cast<int64_t>(id)), c.named ? Value::Text(c.name) : Value(),
                       Value::Text(c.expr ? expr_to_string(*c.expr) : ""), Value::Text(ops), Value::Integer(0),
-                      Value::Integer(0), tags_value(c.tags_json)});
+                      Value::Integer(0), tags_value(c.tags)});
     }
     return rows;
   });
@@ -537,7 +537,7 @@ void register_constraint_functions(Registry& r) {
         for (size_t k = 0; k < ix.columns.size(); ++k)
           rows.push_back({Value::Integer(id), cname, Value::Integer(static_cast<int64_t>(k)),
                           Value::Text(ts.columns[ix.columns[k].column].name), Value::Integer(ix.where ? 1 : 0),
-                          tags_value(ix.tags_json)});
+                          tags_value(ix.tags)});
         ++id;
       }
     return rows;

@@ -37,13 +37,9 @@ namespace quereus {
 
 // ------------------------------------------------------------------ shared helpers (lenses.h)
 
-std::vector<std::pair<std::string, std::string>> tag_entries(const std::string& json) {
+std::vector<std::pair<std::string, std::string>> tag_entries(const TagSet& tags) {
   std::vector<std::pair<std::string, std::string>> out;
-  if (json.empty()) return out;
-  auto j = jsonv::parse(json);
-  if (!j || !j->is_object()) return out;
-  for (auto it = j->begin(); it != j->end(); ++it)
-    out.emplace_back(it.key(), it->is_string() ? it->get<std::string>() : it->dump());
+  for (const auto& [key, value] : tags.entries()) out.emplace_back(key, tag_text(value));
   return out;
 }
 
@@ -69,7 +65,6 @@ using ast::ExprPtr;
 
 // ------------------------------------------------------------------ small helpers
 
-// The entries of a catalog tag set (JSON object text), values as text.
 
 bool starts_with_ci(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
@@ -83,9 +78,10 @@ std::string sql_literal(const Value& v) {
   return v.to_text();
 }
 
-std::string tag_value(const std::string& json, std::string_view key) {
-  for (auto& [k, v] : tag_entries(json))
-    if (iequals(k, key)) return v;
+// The value of tag `key` (matched without regard to case) as text; "" when absent.
+std::string tag_value(const TagSet& tags, std::string_view key) {
+  for (const auto& [k, v] : tags.entries())
+    if (iequals(k, key)) return tag_text(v);
   return "";
 }
 
@@ -329,12 +325,12 @@ std::optional<Advertisement> find_advertisement(DatabaseImpl& db, const std::str
   const std::string prefix = "quereus.lens.decomp.";
   std::optional<Advertisement> ad;
   for (const auto& t : db.catalog().tables()) {
-    if (t->schema.schema_name != basis || t->schema.tags_json.empty()) continue;
-    auto tags = tag_entries(t->schema.tags_json);
+    if (t->schema.schema_name != basis || t->schema.tags.empty()) continue;
+    auto tags = tag_entries(t->schema.tags);
     for (auto& [k, v] : tags) {
       if (!starts_with_ci(k, prefix + "logical.") || !iequals(v, logical)) continue;
       std::string id = k.substr(prefix.size() + 8);
-      auto get = [&](const std::string& field) { return tag_value(t->schema.tags_json, prefix + field + "." + id); };
+      auto get = [&](const std::string& field) { return tag_value(t->schema.tags, prefix + field + "." + id); };
       if (ad && !iequals(ad->id, id)) continue;  // one decomposition per logical table
       if (!ad) {
         ad.emplace();
@@ -766,7 +762,7 @@ class LensTableCompiler {
     view->name = ts.name;
     view->columns = def->columns;
     view->sql = statement_to_string(*def);
-    view->tags_json = ts.tags_json;
+    view->tags = ts.tags;
     view->definition = def;
     out.view = view;
   }
@@ -885,7 +881,7 @@ class LensTableCompiler {
   void check_writable_intent() {
     for (size_t i = 0; i < n; ++i) {
       if (!single || facts[i].inverse != LensColumn::Inverse::kNone) continue;
-      if (tag_value(ts.columns[i].tags_json, "quereus.lens.writable") == "true")
+      if (tag_value(ts.columns[i].tags, "quereus.lens.writable") == "true")
         diags.push_back(finding(ts, "lens.non-invertible",
                                 "logical column '" + ts.name + "." + ts.columns[i].name +
                                     "' is tagged quereus.lens.writable = true, but its lens body '" +

@@ -59,7 +59,7 @@ std::string fingerprint(const std::string& facts) {
 }
 
 std::vector<std::pair<std::string, std::string>> string_tags(const ast::TagList& tags) {
-  return tag_entries(tags_json(tags));
+  return tag_entries(tag_set(tags));
 }
 
 struct Ack {

@@ -15,6 +15,7 @@
 
 #include "catalog/ddl_origin.h"
 #include "catalog/lens.h"
+#include "catalog/tag_set.h"
 #include "parser/ast.h"
 #include "runtime/executable.h"
 
@@ -54,8 +55,8 @@ void register_lens_functions(Registry& r);
 
 // ---- the compiler (main/lens_compiler.cc)
 
-// The entries of a catalog tag set (JSON object text), values as text.
-std::vector<std::pair<std::string, std::string>> tag_entries(const std::string& json);
+// The entries of a tag set, values as text (tag_text).
+std::vector<std::pair<std::string, std::string>> tag_entries(const TagSet& tags);
 // `s` split at `sep`, each part trimmed of spaces and tabs, empty parts dropped.
 std::vector<std::string> split_trim(const std::string& s, char sep);
 

@@ -236,7 +236,7 @@ Status DatabaseImpl::run_stored(const std::string& text) {
         }
         case K::kCreateIndex: {
           auto& s = static_cast<const ast::CreateIndexStmt&>(*stmt);
-          create_index(*this, s, tags_json(s.tags), ctx, kStored);
+          create_index(*this, s, tag_set(s.tags), ctx, kStored);
           break;
         }
         case K::kAlterTags:

@@ -1090,7 +1090,7 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
       return ddl_exec(db, [&db, &s](ExecContext& ctx) {
         db.check_ddl_allowed("CREATE INDEX");
         validate_reserved_tags(s.tags, TagSite::kPhysicalIndex);
-        create_index(db, s, tags_json(s.tags), ctx);
+        create_index(db, s, tag_set(s.tags), ctx);
       });
     }
     case K::kCreateView: {

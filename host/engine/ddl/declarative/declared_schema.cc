@@ -139,21 +139,21 @@ Planned table_tags_statement(const std::string& schema, const std::string& table
 void table_tag_drift(const std::string& schema, const TableSchema& live, const ast::CreateTableStmt& decl,
                      const std::set<std::string>& readded, std::vector<Planned>& out) {
   using T = ast::AlterTableStmt::TagTarget;
-  if (tags_drift(live.tags_json, decl.tags)) out.push_back(table_tags_statement(schema, live.name, T::kTable, "", decl.tags));
+  if (tags_drift(live.tags, decl.tags)) out.push_back(table_tags_statement(schema, live.name, T::kTable, "", decl.tags));
   for (const ast::ColumnDef& cd : decl.columns) {
     int idx = live.find_column(cd.name);
-    if (idx >= 0 && tags_drift(live.columns[idx].tags_json, cd.tags))
+    if (idx >= 0 && tags_drift(live.columns[idx].tags, cd.tags))
       out.push_back(table_tags_statement(schema, live.name, T::kColumn, live.columns[idx].name, cd.tags));
   }
   for (const ast::TableConstraint& tc : decl.constraints) {
     if (tc.name.empty() || readded.count(to_lower(tc.name))) continue;  // re-added with its tags
-    const std::string* current = nullptr;
+    const TagSet* current = nullptr;
     for (const CheckSchema& ck : live.checks)
-      if (ck.named && iequals(ck.name, tc.name)) current = &ck.tags_json;
+      if (ck.named && iequals(ck.name, tc.name)) current = &ck.tags;
     for (const IndexSchema& ix : live.indexes)
-      if (ix.constraint && iequals(ix.name, tc.name)) current = &ix.tags_json;
+      if (ix.constraint && iequals(ix.name, tc.name)) current = &ix.tags;
     for (const ForeignKeySchema& fk : live.foreign_keys)
-      if (iequals(fk.name, tc.name)) current = &fk.tags_json;
+      if (iequals(fk.name, tc.name)) current = &fk.tags;
     if (current && tags_drift(*current, tc.tags))
       out.push_back(table_tags_statement(schema, live.name, T::kConstraint, tc.name, tc.tags));
   }
@@ -298,7 +298,7 @@ void plan_declared_view(DdlContext& db, SchemaPlan& plan, Planned p, const std::
     static_cast<ast::CreateViewStmt&>(*live_def).view.schema = declared.view.schema;
     const bool body_same = statement_to_string(declared) == statement_to_string(*live_def);
     declared.tags = std::move(declared_tags);
-    if (body_same && tags_drift(live->tags_json, declared.tags))
+    if (body_same && tags_drift(live->tags, declared.tags))
       plan.others.push_back(object_tags_statement(ast::ObjectKind::kView, schema, live->name, declared.tags));
     if (!body_same && (rec == store.applied.end() || rec->second != p.text) && live->sql != p.text)
       throw Error(StatusCode::kUnsupported,
@@ -356,7 +356,7 @@ void plan_declared_item(DdlContext& db, SchemaPlan& plan, const ast::Statement& 
     size_t ordinal = 0;
     if (auto owner = find_index(db, schema, ci.index.name, &ordinal, /*user_only=*/true)) {
       p.create = false;  // an existing index is left alone (IF NOT EXISTS), its tags migrated
-      if (tags_drift(owner->schema.indexes[ordinal].tags_json, ci.tags))
+      if (tags_drift(owner->schema.indexes[ordinal].tags, ci.tags))
         plan.others.push_back(object_tags_statement(ast::ObjectKind::kIndex, schema,
                                                     owner->schema.indexes[ordinal].name, ci.tags));
     }
