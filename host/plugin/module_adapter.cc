@@ -250,7 +250,7 @@ void call_slot(Fn fn, void* self, const char* what, Args... args) {
   check(call_plugin(what, fn, self, args..., err.get()), err, what);
 }
 
-void require(bool ok, const char* kind, const std::string& name, const char* what) {
+void require(bool ok, const char* kind, const std::string& name, const std::string& what) {
   if (!ok) throw Error(StatusCode::kPlugin, std::string(kind) + " '" + name + "': " + what);
 }
 
@@ -885,6 +885,29 @@ ScalarFunction make_plugin_scalar(const qrs_scalar_function_def& def, PluginLibr
   fn.num_args = def.num_args;
   fn.flags = def.flags;
   if (def.return_type <= QRS_LT_TIMESPAN) fn.return_type = static_cast<qrs_logical_type>(def.return_type);
+  // 1.8: the invertibility profile (a shorter struct was zero-filled: opaque).
+  switch (def.invertibility) {
+    case QRS_INVERT_OPAQUE: break;
+    case QRS_INVERT_PASSTHROUGH:
+    case QRS_INVERT_INVERSE: {
+      const bool inverse = def.invertibility == QRS_INVERT_INVERSE;
+      require(def.flags & QRS_FUNC_DETERMINISTIC, "function", name,
+              "declares an invertibility profile but is not deterministic");
+      require(def.invert_arg >= 0 && (def.num_args < 0 || def.invert_arg < def.num_args), "function", name,
+              "invert_arg " + std::to_string(def.invert_arg) + " is not one of its arguments");
+      fn.invertibility.kind = inverse ? Invertibility::Kind::kInverse : Invertibility::Kind::kPassthrough;
+      fn.invertibility.arg = def.invert_arg;
+      if (inverse) {
+        fn.invertibility.inverse = fold(to_view(def.inverse), ::tolower);
+        require(!fn.invertibility.inverse.empty(), "function", name, "an INVERSE profile names no inverse function");
+        require(fn.invertibility.inverse != name || def.num_args == 1, "function", name,
+                "is declared its own inverse with more than one argument");
+      }
+      break;
+    }
+    default:
+      require(false, "function", name, "unknown invertibility " + std::to_string(def.invertibility));
+  }
   fn.call = [user, call = def.call, what = "function " + name](std::span<const Value> args) {
     auto qargs = to_qrs(args);
     ResultBox out;

@@ -348,6 +348,21 @@ Status PluginLoader::load(const PluginSpec& spec) {
     return refuse(std::string(QRS_PLUGIN_ENTRY_V1 " failed (") + qrs_status_name(st) + ")" +
                   (err.message().empty() ? "" : ": " + err.message()));
 
+  // An INVERSE profile's function must exist with the arity it is called with (the
+  // written value plus the other arguments): registered by this plugin or already loaded.
+  for (const auto& f : staging.scalars) {
+    if (f.invertibility.kind != Invertibility::Kind::kInverse) continue;
+    const std::string& g = f.invertibility.inverse;
+    const int argc = f.num_args < 0 ? -1 : f.num_args;
+    bool found = registry_->find_scalar(g, argc) != nullptr;
+    for (const auto& o : staging.scalars)
+      found = found || (o.name == g && (o.num_args < 0 || o.num_args == argc));
+    if (!found)
+      return refuse("function '" + f.name + "': its inverse '" + g + "' is not a registered scalar function taking " +
+                    (argc < 0 ? std::string("its arguments") : std::to_string(argc) + " argument(s)") +
+                    " (register it in the same plugin)");
+  }
+
   // 7. Commit. Every registration already succeeded on a copy of the registry.
   LoadedPlugin record{shown, spec.origin, manifest, {}, {}, {}, library};
   for (auto& [name, module] : staging.modules) {

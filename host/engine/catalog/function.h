@@ -24,6 +24,15 @@ enum FunctionFlags : uint32_t {
 
 using ArgTypes = std::span<const qrs_logical_type>;
 
+// How a write through a view inverts a scalar function (vu-inverses.md, "Scalar
+// Invertibility"; plugins declare it through qrs_scalar_function_def since SDK 1.8).
+struct Invertibility {
+  enum class Kind { kOpaque, kPassthrough, kInverse };
+  Kind kind = Kind::kOpaque;
+  int arg = 0;          // the argument the result passes through or inverts to
+  std::string inverse;  // kInverse: g(v, the other arguments in order) = that argument
+};
+
 struct ScalarFunction {
   std::string name;  // lower-case
   int num_args = -1; // -1: variadic
@@ -48,6 +57,8 @@ struct ScalarFunction {
   // A function that reads the statement's run (mutation_ordinal()): called instead of
   // `call` with the arguments and the run's context (an empty one outside a statement).
   std::function<Value(std::span<const Value> args, const ExecContext& ctx)> context_call;
+  // Writes through a view: opaque (read-only) unless declared.
+  Invertibility invertibility;
 
   ScalarFunction& returns(qrs_logical_type t) { return_type = t; return *this; }
   ScalarFunction& infers(std::function<qrs_logical_type(ArgTypes)> f) { infer_type = std::move(f); return *this; }

@@ -272,7 +272,10 @@ Row view_info_row(DatabaseImpl& db, const ViewEntry& v) {
     for (size_t c = 0; c < t->schema.columns.size(); ++c) {
       const ColumnSchema& col = t->schema.columns[c];
       int ci = static_cast<int>(c);
-      if (col.not_null && !col.default_expr && !has(lin.reach, si, ci) && !has(lin.filled, si, ci)) insertable = false;
+      // A generated column needs no value; a registry inverse is not written by an INSERT.
+      if (col.not_null && !col.default_expr && !col.generated() && !has(lin.inserted, si, ci) &&
+          !has(lin.filled, si, ci))
+        insertable = false;
     }
   }
   insertable = insertable && !lin.insert_refused;

@@ -171,29 +171,7 @@ void column_refs(const ast::Expr& e, std::vector<const ast::ColumnRef*>& out) {
   ast::for_each_child(e, [&](const ExprPtr& c) { column_refs(*c, out); }, [](const ast::Select&) {});
 }
 
-ExprPtr literal_of(const Value& v) {
-  auto lit = std::make_unique<ast::Literal>();
-  switch (v.type()) {
-    case ValueType::kNull: lit->literal_kind = ast::LiteralKind::kNull; break;
-    case ValueType::kInteger:
-      if (v.as_int() < 0) return ast::negate(literal_of(Value::Integer(-v.as_int())));
-      lit->literal_kind = ast::LiteralKind::kInteger;
-      lit->text = std::to_string(v.as_int());
-      break;
-    case ValueType::kBoolean: lit->literal_kind = v.as_int() ? ast::LiteralKind::kTrue : ast::LiteralKind::kFalse; break;
-    case ValueType::kReal: {
-      if (v.as_real() < 0) return ast::negate(literal_of(Value::Real(-v.as_real())));
-      lit->literal_kind = ast::LiteralKind::kReal;
-      char buf[40];
-      std::snprintf(buf, sizeof buf, "%.17g", v.as_real());
-      lit->text = buf;
-      break;
-    }
-    case ValueType::kBlob: lit->literal_kind = ast::LiteralKind::kBlob; lit->text = v.to_text(); break;
-    default: lit->literal_kind = ast::LiteralKind::kString; lit->text = v.to_text(); break;
-  }
-  return lit;
-}
+ExprPtr literal_of(const Value& v) { return ast::value_literal(v); }
 
 // The value of a closed, deterministic expression; nullopt when it is not one (a
 // subquery, a volatile function, a column left over) or its evaluation fails. Never reads

@@ -1,6 +1,8 @@
 // Building syntax in code (see ast_build.h).
 #include "parser/ast_build.h"
 
+#include <cstdio>
+
 namespace quereus::ast {
 
 ExprPtr column_ref(std::string table, std::string column) {
@@ -17,6 +19,42 @@ ExprPtr integer_literal(int64_t v) {
   l->literal_kind = LiteralKind::kInteger;
   l->text = std::to_string(v);
   return l;
+}
+
+ExprPtr value_literal(const Value& v) {
+  auto lit = std::make_unique<Literal>();
+  bool negative = false;
+  switch (v.type()) {
+    case ValueType::kNull: lit->literal_kind = LiteralKind::kNull; break;
+    case ValueType::kBoolean: lit->literal_kind = v.as_int() ? LiteralKind::kTrue : LiteralKind::kFalse; break;
+    case ValueType::kInteger: {
+      const int64_t i = v.as_int();
+      negative = i < 0;
+      lit->literal_kind = i == INT64_MIN ? LiteralKind::kReal : LiteralKind::kInteger;  // an exact big integer
+      lit->text = i == INT64_MIN ? "9223372036854775808" : std::to_string(negative ? -i : i);
+      break;
+    }
+    case ValueType::kReal: {
+      const double d = v.as_real();
+      negative = d < 0;
+      lit->literal_kind = LiteralKind::kReal;
+      char buf[40];
+      std::snprintf(buf, sizeof buf, "%.17g", negative ? -d : d);
+      lit->text = buf;
+      if (lit->text.find_first_not_of("0123456789") == std::string::npos) lit->text += ".0";
+      break;
+    }
+    case ValueType::kBlob: lit->literal_kind = LiteralKind::kBlob; lit->text = v.to_text(); break;
+    default: lit->literal_kind = LiteralKind::kString; lit->text = v.to_text(); break;
+  }
+  return negative ? negate(std::move(lit)) : ExprPtr(std::move(lit));
+}
+
+ExprPtr call(std::string name, std::vector<ExprPtr> args) {
+  auto f = std::make_unique<FunctionCall>();
+  f->name = std::move(name);
+  f->args = std::move(args);
+  return f;
 }
 
 ExprPtr string_literal(std::string v) {

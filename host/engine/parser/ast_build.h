@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "parser/ast.h"
+#include "types/value.h"
 
 namespace quereus::ast {
 
@@ -17,6 +18,11 @@ ExprPtr column_ref(std::string table, std::string column);
 ExprPtr null_literal();
 ExprPtr integer_literal(int64_t v);
 ExprPtr string_literal(std::string v);
+// A value as syntax that reads back as it: a negative number as a negation, an exact
+// INT64_MIN as a big-integer literal, a real always with a fraction or exponent.
+ExprPtr value_literal(const Value& v);
+// `name(args…)`.
+ExprPtr call(std::string name, std::vector<ExprPtr> args);
 ExprPtr binary(BinaryOp op, ExprPtr left, ExprPtr right);
 // `a AND b`; either may be null (then the other is returned).
 ExprPtr conjoin(ExprPtr a, ExprPtr b);

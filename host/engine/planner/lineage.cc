@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "catalog/catalog.h"
+#include "catalog/function.h"
 
 namespace quereus {
 
@@ -91,6 +92,13 @@ bool numeric_constant(const ScalarExpr& e, Value* out) {
   return true;
 }
 
+InverseStep arithmetic_step(InverseStep::Op op, Value k) {
+  InverseStep step;
+  step.op = op;
+  step.constant = std::move(k);
+  return step;
+}
+
 // The level-0 column an invertible term reads, appending the inverse steps (outermost
 // first) and the cast targets met on the way; null when the term is not invertible.
 const ColumnScalar* invertible(const ScalarExpr& e, std::vector<InverseStep>& steps,
@@ -110,7 +118,7 @@ const ColumnScalar* invertible(const ScalarExpr& e, std::vector<InverseStep>& st
       auto& u = static_cast<const UnaryScalar&>(e);
       if (u.op == ast::UnaryOp::kPlus) return invertible(*u.operand, steps, casts);
       if (u.op != ast::UnaryOp::kNegate) return nullptr;
-      steps.push_back({InverseStep::Op::kNegate, Value()});
+      steps.push_back(arithmetic_step(InverseStep::Op::kNegate, Value()));
       return invertible(*u.operand, steps, casts);
     }
     case ScalarKind::kBinary: {
@@ -119,14 +127,36 @@ const ColumnScalar* invertible(const ScalarExpr& e, std::vector<InverseStep>& st
       if (!add && b.op != ast::BinaryOp::kSub) return nullptr;
       Value k;
       if (numeric_constant(*b.right, &k)) {  // x + k → v - k;  x - k → v + k
-        steps.push_back({add ? InverseStep::Op::kSubtract : InverseStep::Op::kAdd, k});
+        steps.push_back(arithmetic_step(add ? InverseStep::Op::kSubtract : InverseStep::Op::kAdd, k));
         return invertible(*b.left, steps, casts);
       }
       if (numeric_constant(*b.left, &k)) {  // k + x → v - k;  k - x → k - v
-        steps.push_back({add ? InverseStep::Op::kSubtract : InverseStep::Op::kFromConstant, k});
+        steps.push_back(arithmetic_step(add ? InverseStep::Op::kSubtract : InverseStep::Op::kFromConstant, k));
         return invertible(*b.right, steps, casts);
       }
       return nullptr;
+    }
+    case ScalarKind::kFunction: {
+      // A function's declared profile (catalog/function.h): passthrough sees through to
+      // one argument; inverse adds a step whose other arguments must be constants.
+      auto& f = static_cast<const FunctionScalar&>(e);
+      if (!f.fn || f.fn->invertibility.kind == Invertibility::Kind::kOpaque) return nullptr;
+      const Invertibility& inv = f.fn->invertibility;
+      if (inv.arg < 0 || static_cast<size_t>(inv.arg) >= f.args.size()) return nullptr;
+      const size_t through = static_cast<size_t>(inv.arg);
+      if (inv.kind == Invertibility::Kind::kPassthrough) return invertible(*f.args[through], steps, casts);
+      InverseStep step;
+      step.op = InverseStep::Op::kFunction;
+      step.function = inv.inverse;
+      for (size_t i = 0; i < f.args.size(); ++i) {
+        if (i == through) continue;
+        Value k;
+        if (f.args[i]->kind == ScalarKind::kLiteral) k = static_cast<const LiteralScalar&>(*f.args[i]).value;
+        else if (!numeric_constant(*f.args[i], &k)) return nullptr;
+        step.args.push_back(std::move(k));
+      }
+      steps.push_back(std::move(step));
+      return invertible(*f.args[through], steps, casts);
     }
     default: return nullptr;
   }

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "planner/properties.h"
@@ -23,16 +24,21 @@ struct TableEntry;
 
 // One step of an inverse: applied to a value written through the column, in order, the
 // steps give the value to store in the base column (vu-inverses.md, the built-in
-// profiles: ±k, negation, identity casts and collations).
+// profiles: ±k, negation, identity casts and collations; and the profiles functions
+// declare — ScalarFunction::invertibility, from plugins through the SDK).
 struct InverseStep {
   enum class Op {
     kSubtract,      // v - k   (the column reads base + k)
     kAdd,           // v + k   (the column reads base - k)
     kFromConstant,  // k - v   (the column reads k - base)
     kNegate,        // -v      (the column reads -base)
+    kFunction,      // g(v, a…) (the column reads f(…, base, …) and f declares inverse g)
   };
   Op op = Op::kNegate;
   Value constant;  // k
+  // kFunction: g's name and f's other arguments, in order (constants at the view).
+  std::string function;
+  std::vector<Value> args;
 };
 
 struct ColumnLineage {

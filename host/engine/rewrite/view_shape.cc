@@ -173,25 +173,7 @@ std::optional<bool> literals_equal(const ast::Literal& a, const ast::Literal& b)
 
 
 // A numeric constant of an inverse step as syntax (a negative one as a negation).
-ExprPtr number(const Value& k) {
-  auto lit = std::make_unique<ast::Literal>();
-  bool negative = false;
-  if (k.type() == ValueType::kInteger) {
-    lit->literal_kind = ast::LiteralKind::kInteger;
-    negative = k.as_int() < 0;
-    lit->text = k.as_int() == INT64_MIN ? "9223372036854775808" : std::to_string(negative ? -k.as_int() : k.as_int());
-    if (k.as_int() == INT64_MIN) lit->literal_kind = ast::LiteralKind::kReal;  // an exact big integer
-  } else {
-    lit->literal_kind = ast::LiteralKind::kReal;
-    double d = k.to_double();
-    negative = d < 0;
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.17g", negative ? -d : d);
-    lit->text = buf;
-    if (lit->text.find_first_not_of("0123456789") == std::string::npos) lit->text += ".0";
-  }
-  return negative ? negate(std::move(lit)) : ExprPtr(std::move(lit));
-}
+ExprPtr number(const Value& k) { return ast::value_literal(k.type() == ValueType::kInteger ? k : Value::Real(k.to_double())); }
 
 // The base value a written view value `v` stands for, through the lineage's inverse steps.
 ExprPtr apply_inverse(const std::vector<InverseStep>& steps, ExprPtr v) {
@@ -202,6 +184,13 @@ ExprPtr apply_inverse(const std::vector<InverseStep>& steps, ExprPtr v) {
       case Op::kAdd: v = binary(ast::BinaryOp::kAdd, std::move(v), number(step.constant)); break;
       case Op::kFromConstant: v = binary(ast::BinaryOp::kSub, number(step.constant), std::move(v)); break;
       case Op::kNegate: v = negate(std::move(v)); break;
+      case Op::kFunction: {
+        std::vector<ExprPtr> args;
+        args.push_back(std::move(v));
+        for (const Value& a : step.args) args.push_back(ast::value_literal(a));
+        v = ast::call(step.function, std::move(args));
+        break;
+      }
     }
   }
   return v;

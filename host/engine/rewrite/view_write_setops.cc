@@ -222,6 +222,10 @@ ViewWriteSurface describe_set_op_writes(PlanningContext& db, const ViewEntry& vi
       site.side += side_offset[p];
       out.reach.push_back(site);
     }
+    for (auto site : parts[p].inserted) {
+      site.side += side_offset[p];
+      out.inserted.push_back(site);
+    }
   }
   // A flag's site: its operand's first leg's first table, with no base column.
   for (int side = 0; side < 2; ++side) {
@@ -282,14 +286,21 @@ ViewWriteSurface describe_view_writes(PlanningContext& db, const ViewEntry& view
         for (auto& [side, col] : cls) out.filled.push_back({v.sides[side].table, col, side});
     }
     for (auto& s : v.sides) out.sides.push_back({s.table, s.padded});
-    for (auto& site : out.sites)
-      if (site.table && site.column >= 0) out.reach.push_back(site);
+    for (size_t i = 0; i < out.sites.size(); ++i) {
+      const Site& site = out.sites[i];
+      if (!site.table || site.column < 0) continue;
+      out.reach.push_back(site);
+      // A join insert writes supplied values verbatim: not through an inverse, and not
+      // through authored puts (deferred).
+      if (v.columns[i].inverse.empty() && !v.columns[i].authored) out.inserted.push_back(site);
+    }
     out.ok = true;
     return out;
   }
   // The source's own sites: the table's columns, or (a view over a view) its surface.
   std::vector<std::string> source_names = v.source_columns;
   std::vector<Site> source_sites;
+  std::vector<Site> inner_inserted;  // a view over a view: what the inner view's INSERT writes
   if (v.table) {
     for (size_t i = 0; i < source_names.size(); ++i) source_sites.push_back({v.table, static_cast<int>(i), 0});
     out.sides.push_back({v.table, false});
@@ -302,6 +313,7 @@ ViewWriteSurface describe_view_writes(PlanningContext& db, const ViewEntry& view
     source_sites = inner.sites;
     out.filled = inner.filled;
     out.sides = inner.sides;
+    inner_inserted = inner.inserted;
   }
   auto site_of = [&](const std::string& name) -> Site {
     for (size_t i = 0; i < source_names.size(); ++i)
@@ -321,8 +333,18 @@ ViewWriteSurface describe_view_writes(PlanningContext& db, const ViewEntry& view
     }
     if (!c.base.empty()) out.sites[i] = site_of(c.base);
   }
-  for (auto& site : out.sites)
-    if (site.table && site.column >= 0) out.reach.push_back(site);
+  auto inner_inserts = [&](const Site& site) {
+    if (v.table) return true;
+    return std::any_of(inner_inserted.begin(), inner_inserted.end(), [&](const Site& x) {
+      return x.table == site.table && x.column == site.column && x.side == site.side;
+    });
+  };
+  for (size_t i = 0; i < out.sites.size(); ++i) {
+    const Site& site = out.sites[i];
+    if (!site.table || site.column < 0) continue;
+    out.reach.push_back(site);
+    if (v.columns[i].inverse.empty() && inner_inserts(site)) out.inserted.push_back(site);
+  }
   for (auto& [col, lit] : constant_bindings(v)) out.filled.push_back(site_of(col));
   if (v.defaults)
     for (const ast::NamedExpr& d : *v.defaults) {

@@ -363,6 +363,11 @@ void authored_rows(ast::InsertStmt& s, const ViewShape& v, const Substituter& su
   }
 }
 
+[[noreturn]] void refuse_inverse_insert(const ViewShape& v, const ViewColumn& c) {
+  v.refuse("column '" + c.name + "' is not insertable (no-inverse): its inverse of " + expr_to_string(*c.term) +
+           " applies to UPDATE only; an INSERT writes values verbatim (author one WITH INVERSE to insert through it)");
+}
+
 void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
   std::string target = s.alias.empty() ? s.table.name : s.alias;
   Substituter sub(v, target);
@@ -391,25 +396,11 @@ void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
   // an unsupplied column takes the literal.
   std::vector<ExprPtr> extra;
   std::vector<std::string> extra_cols;
-  // An invertible view column writes its inverse: in each VALUES row, or over the source.
-  if (!authored && s.source && std::any_of(written.begin(), written.end(), [](const ViewColumn* c) { return !c->inverse.empty(); })) {
-    if (plain_values) {
-      for (auto& row : s.source->core.values)
-        for (size_t i = 0; i < row.size() && i < written.size(); ++i) row[i] = written[i]->to_base(std::move(row[i]));
-    } else {
-      // select <inverse of c0> as c0, … from (<source>) as __vw_inv(c0, …)
-      std::vector<ast::ResultColumn> cols;
-      std::vector<std::string> names;
-      for (size_t i = 0; i < written.size(); ++i) {
-        std::string c = "c" + std::to_string(i);
-        cols.push_back(ast::result_column(written[i]->to_base(ast::column_ref("", c)), c));
-        names.push_back(c);
-      }
-      auto path = s.source->schema_path;
-      s.source = ast::select(std::move(cols), ast::subquery_source(std::move(s.source), "__vw_inv", std::move(names)));
-      s.source->schema_path = path;
-    }
-  }
+  // A registry inverse (`b + 1 as bp`) serves UPDATE only: an INSERT writes supplied
+  // values verbatim, so such a column is not insertable (vu-inverses.md; an authored
+  // inverse is the insert hook).
+  for (const ViewColumn* c : written)
+    if (!c->authored && !c->inverse.empty()) refuse_inverse_insert(v, *c);
   for (auto& [col, lit] : constant_bindings(v)) {
     if (supplied(col)) {
       if (!plain_values) continue;
@@ -843,6 +834,7 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
                "join view's insert envelope is deferred");
     if (c.base.empty())
       v.refuse("column '" + c.name + "' is computed (" + expr_to_string(*c.term) + ") and read-only: it has no inverse");
+    if (!c.inverse.empty()) refuse_inverse_insert(v, c);
     auto key = std::make_pair(c.side, v.sides[c.side].find(c.base));
     supplied_sides.insert(c.side);
     std::shared_ptr<const ast::Expr> value = c.to_base(ast::column_ref(kEnvelope, "c" + std::to_string(i)));

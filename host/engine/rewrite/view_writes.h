@@ -68,6 +68,8 @@ struct ViewWriteSurface {
   std::vector<Site> sites;         // per view column
   std::vector<Site> reach;         // every base column a view column writes, per side
                                    // (a set operation's legs each reach their own)
+  std::vector<Site> inserted;      // the part of `reach` an INSERT writes: a registry
+                                   // inverse (`b + 1`) is updatable but not insertable
   std::vector<Site> filled;        // base columns an INSERT fills without the user
                                    // (constant bindings, WITH DEFAULTS, shared join keys)
 };

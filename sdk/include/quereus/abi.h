@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define QRS_ABI_MAJOR 1
-#define QRS_ABI_MINOR 7
+#define QRS_ABI_MINOR 8
 
 #if defined(_WIN32)
 #define QRS_EXPORT __declspec(dllexport)
@@ -723,6 +723,23 @@ enum {
 typedef qrs_status (*qrs_scalar_fn)(void* user, const qrs_value* args, uint32_t argc,
                                     qrs_result_sink* out, qrs_error* err);
 
+/* 1.8: how a write through a view inverts a function (docs/view-updates.md,
+ * "Invertible functions"). A view column `f(base, k…)` is
+ * - OPAQUE (the default, and what a plugin built before 1.8 declares): computed, read-only;
+ * - PASSTHROUGH: the result is argument `invert_arg` unchanged in value (a tagging or
+ *   labelling wrapper); the column is written, and inserted, as that argument;
+ * - INVERSE: `inverse` names a registered scalar function g with
+ *   g(v, a_1, …, a_n-1) = the value argument `invert_arg` must take for f to return v,
+ *   where a_i are f's other arguments in order. At the view they must be constants; the
+ *   column is then updatable (set col = v writes g(v, …) to the base column) but not
+ *   insertable, like the built-in ±k inverses. g must be deterministic, and f(g(v, …), …)
+ *   must equal v on the values written: the host does not check that law. */
+enum {
+  QRS_INVERT_OPAQUE = 0,
+  QRS_INVERT_PASSTHROUGH = 1,
+  QRS_INVERT_INVERSE = 2
+};
+
 typedef struct qrs_scalar_function_def {
   uint32_t struct_size;
   qrs_string name;
@@ -732,6 +749,11 @@ typedef struct qrs_scalar_function_def {
   void* user;
   qrs_scalar_fn call;
   void (*release_user)(void* user); /* may be NULL; called when the host drops the function */
+  /* 1.8 — the invertibility profile (above). A 1.7 struct ends before these: OPAQUE. */
+  uint32_t invertibility; /* QRS_INVERT_* */
+  int32_t invert_arg;     /* the argument the result passes through or inverts to (0-based) */
+  qrs_string inverse;     /* INVERSE: the inverse function's name (registered by any plugin
+                             or built in; checked when the plugin loads) */
 } qrs_scalar_function_def;
 
 /* Aggregates: init makes a state per group; step folds a row; final writes the

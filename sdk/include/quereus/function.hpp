@@ -21,6 +21,21 @@ namespace quereus::sdk {
 // threads: the callable must be thread-safe (a pure function is).
 using ScalarFunction = std::function<Value(std::span<const Value> args)>;
 
+// How a write through a view inverts a scalar function (abi.h, QRS_INVERT_*; SDK 1.8).
+// Pass one to Registrar::add_scalar:
+//   Invertibility::passthrough(0)            label(x, 'tag') is x in value
+//   Invertibility::inverse(0, "from_cents")  to_cents(x) = v  ⇔  x = from_cents(v)
+// The default is opaque: a view column over the function is read-only.
+struct Invertibility {
+  uint32_t kind = QRS_INVERT_OPAQUE;
+  int32_t arg = 0;
+  std::string_view inverse;  // INVERSE: the inverse function's name (must outlive the call)
+
+  static Invertibility opaque() { return {}; }
+  static Invertibility passthrough(int32_t arg) { return {QRS_INVERT_PASSTHROUGH, arg, {}}; }
+  static Invertibility inverse_by(int32_t arg, std::string_view fn) { return {QRS_INVERT_INVERSE, arg, fn}; }
+};
+
 // The state of one aggregate group. step folds one row's arguments, finish returns the
 // result (it may be called once, after the last step; the state is destroyed afterwards).
 // Thread safety: one state is used by one thread at a time.
