@@ -434,7 +434,7 @@ class InsertExec : public BufferedExec {
         int idx = ts.find_column(a.columns[0]);
         if (idx < 0) throw Error(StatusCode::kError, "Column not found: " + a.columns[0] + " in table " + ts.name, u.site);
         if (!seen.insert(idx).second)
-          throw Error(StatusCode::kError, "duplicate assignment to column " + a.columns[0], u.site);
+          throw Error(StatusCode::kError, "duplicate assignment to column '" + a.columns[0] + "'", u.site);
         refuse_generated_write(ts, idx, "UPDATE");
         b.set.emplace_back(idx, planner.bind_expr(*a.value, inner));
       }
@@ -542,7 +542,7 @@ class UpdateExec : public BufferedExec {
       if (a.columns.size() != 1) throw Error(StatusCode::kUnsupported, "row-value assignments are not supported yet");
       int idx = plan_.table->schema.find_column(a.columns[0]);
       if (idx < 0) throw Error(StatusCode::kError, "Column not found: " + a.columns[0] + " in table " + plan_.table->schema.name);
-      if (!seen.insert(idx).second) throw Error(StatusCode::kError, "duplicate assignment to column " + a.columns[0]);
+      if (!seen.insert(idx).second) throw Error(StatusCode::kError, "duplicate assignment to column '" + a.columns[0] + "'");
       refuse_generated_write(plan_.table->schema, idx, "UPDATE");
       assignments_.emplace_back(idx, planner.bind_expr(*a.value, scope));
     }

@@ -111,6 +111,24 @@ struct ViewShape {
   // it not insertable when it is not).
   bool shares_keys() const { return sides.size() == 2 && sides[0].table != sides[1].table; }
 
+  // Two view columns that expose one join key class (`p.pid as ppid, c.pid as cpid` over
+  // `c.pid = p.pid`): an INSERT could not honour two values (unsupported-join). Empty
+  // when none do.
+  std::vector<std::string> join_key_exposed_twice() const {
+    if (!shares_keys()) return {};
+    for (const auto& cls : classes) {
+      std::vector<std::string> names;
+      for (const ViewColumn& c : columns) {
+        if (c.base.empty() || c.authored) continue;
+        const int col = sides[c.side].find(c.base);
+        for (const auto& [side, column] : cls)
+          if (side == c.side && column == col) names.push_back(c.name);
+      }
+      if (names.size() > 1) return names;
+    }
+    return {};
+  }
+
   const ViewColumn* find(std::string_view n) const {
     for (auto& c : columns)
       if (iequals(c.name, n)) return &c;

@@ -286,6 +286,7 @@ ViewWriteSurface describe_view_writes(PlanningContext& db, const ViewEntry& view
         for (auto& [side, col] : cls) out.filled.push_back({v.sides[side].table, col, side});
     }
     for (auto& s : v.sides) out.sides.push_back({s.table, s.padded});
+    out.insert_refused = !v.join_key_exposed_twice().empty();
     for (size_t i = 0; i < out.sites.size(); ++i) {
       const Site& site = out.sites[i];
       if (!site.table || site.column < 0) continue;

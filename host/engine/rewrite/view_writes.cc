@@ -255,23 +255,34 @@ std::vector<std::pair<const ViewColumn*, ExprPtr>> assigned_values(ast::UpdateSt
   return out;
 }
 
+// Two assigned view columns land on one base column (view-updateability.md,
+// "conflicting-assignment"): named both.
+[[noreturn]] void refuse_conflicting_assignment(const ViewShape& v, const std::string& first, const std::string& second,
+                                                const std::string& base) {
+  if (iequals(first, second))
+    v.refuse("column '" + first + "' writes base column '" + base + "' twice (conflicting-assignment)");
+  v.refuse("view columns '" + first + "' and '" + second + "' both write base column '" + base +
+           "' (conflicting-assignment)");
+}
+
 void lower_update(ast::UpdateStmt& s, const ViewShape& v) {
   std::string target = s.alias.empty() ? s.table.name : s.alias;
   Substituter sub(v, target, kSelf);
   std::map<std::string, const ast::Expr*> written;
   auto assigned = assigned_values(s, v, sub, written);
   std::vector<ast::Assignment> out;
-  std::set<std::string> seen;
-  auto put = [&](const std::string& base, ExprPtr value) {
-    if (!seen.insert(to_lower(base)).second) v.refuse("two SET targets write base column '" + base + "'");
+  std::map<std::string, std::string> seen;  // base column → the view column writing it
+  auto put = [&](const std::string& view_column, const std::string& base, ExprPtr value) {
+    auto [it, fresh] = seen.emplace(to_lower(base), view_column);
+    if (!fresh) refuse_conflicting_assignment(v, it->second, view_column, base);
     out.push_back({{base}, std::move(value)});
   };
   for (auto& [c, value] : assigned) {
     if (c->authored) {  // authored wins over the registry's routing
-      for (const ast::NamedExpr& p : *c->authored) put(p.name, written_row(*p.value, sub, target, written));
+      for (const ast::NamedExpr& p : *c->authored) put(c->name, p.name, written_row(*p.value, sub, target, written));
       continue;
     }
-    put(c->base, c->to_base(clone(*value)));
+    put(c->name, c->base, c->to_base(clone(*value)));
   }
   s.assignments = std::move(out);
   sub(s.where);
@@ -659,14 +670,14 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
   // Assignments per side, as (base column, value).
   std::vector<std::vector<std::pair<std::string, ExprPtr>>> per_side(v.sides.size());
   std::vector<ast::ResultColumn> reads;  // partner columns a SET value reads: s0, s1, …
-  std::set<std::string> seen;
+  std::map<std::string, std::string> seen;  // side.base column → the view column writing it
   // Assignments to an outer join's padded side, for the rows it does not match yet.
   std::vector<std::pair<int, std::pair<std::string, ExprPtr>>> padded_values;
   // One base assignment on side `side`: a value reading another side's column reads it
   // from the captured join row.
   auto route = [&](const std::string& name, int side, const std::string& base, ExprPtr value) {
-    if (!seen.insert(std::to_string(side) + "." + to_lower(base)).second)
-      v.refuse("two SET targets write base column '" + base + "'");
+    if (auto [it, fresh] = seen.emplace(std::to_string(side) + "." + to_lower(base), name); !fresh)
+      refuse_conflicting_assignment(v, it->second, name, base);
     if (v.sides[side].padded) padded_values.emplace_back(side, std::make_pair(base, clone(*value)));
     walk(value, [&](ExprPtr& x, int depth) {
       if (depth > 0 || x->kind != ast::ExprKind::kColumn) return false;
@@ -787,20 +798,69 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
   if (!s.returning.empty()) out.returning_query = returning_query(v, s.returning, sub, target);
 }
 
+// True when side `child` declares a foreign key to side `parent`'s table that the join
+// correlates: each FK column is equated (one key class) with the referenced column.
+bool join_proves_fk(const ViewShape& v, int child, int parent) {
+  const TableSchema& c = v.sides[child].table->schema;
+  const TableSchema& p = v.sides[parent].table->schema;
+  auto same_class = [&](int cc, int pc) {
+    for (const auto& cls : v.classes) {
+      bool has_c = false, has_p = false;
+      for (const auto& [side, col] : cls) {
+        has_c = has_c || (side == child && col == cc);
+        has_p = has_p || (side == parent && col == pc);
+      }
+      if (has_c && has_p) return true;
+    }
+    return false;
+  };
+  for (const ForeignKeySchema& fk : c.foreign_keys) {
+    if (!iequals(fk.referenced_table, p.name) ||
+        !(fk.referenced_schema.empty() || iequals(fk.referenced_schema, p.schema_name)))
+      continue;
+    std::vector<int> ref;
+    if (fk.referenced_columns.empty()) {
+      for (const KeyColumn& k : p.primary_key) ref.push_back(k.column);
+    } else {
+      for (const std::string& n : fk.referenced_columns) ref.push_back(p.find_column(n));
+    }
+    if (ref.size() != fk.columns.size() || ref.empty()) continue;
+    bool all = true;
+    for (size_t i = 0; i < ref.size() && all; ++i) all = ref[i] >= 0 && same_class(fk.columns[i], ref[i]);
+    if (all) return true;
+  }
+  return false;
+}
+
 void lower_join_delete(ast::DeleteStmt& s, const ViewShape& v, LoweredWrite& out) {
   std::string target = s.alias.empty() ? s.table.name : s.alias;
   Substituter sub(v, target);
   sub(s.where);
   out.capture = key_capture(v, std::move(s.where), std::move(s.with), {});
   out.capture_name = kKeys;
-  // A view row stops existing when its rows are deleted from every side: children first.
+  // The candidate sides are the preserved ones (an outer join's row is the preserved
+  // row's: deleting it removes the view row and leaves the padded side, which other rows
+  // may share, alone). A side that is the parent of a foreign key the join correlates
+  // from another candidate stays: the FK proves the child side, which alone is deleted
+  // (vu-operators.md, Inner Join — Deletes). Without such proof the delete fans out to
+  // every candidate, children first.
+  std::vector<bool> deleted(v.sides.size(), false);
+  for (size_t side = 0; side < v.sides.size(); ++side) deleted[side] = !v.sides[side].padded;
+  std::vector<bool> parent(v.sides.size(), false);
+  for (size_t c = 0; c < v.sides.size(); ++c)
+    for (size_t p = 0; p < v.sides.size(); ++p)
+      if (c != p && deleted[c] && deleted[p] && v.sides[c].table != v.sides[p].table &&
+          join_proves_fk(v, static_cast<int>(c), static_cast<int>(p)))
+        parent[p] = true;
+  bool any_child = false;
+  for (size_t side = 0; side < v.sides.size(); ++side) any_child = any_child || (deleted[side] && !parent[side]);
+  if (any_child)
+    for (size_t side = 0; side < v.sides.size(); ++side) deleted[side] = deleted[side] && !parent[side];
   std::vector<int> order = parents_first(v);
   std::reverse(order.begin(), order.end());
   for (int side : order) {
     const JoinSide& js = v.sides[side];
-    // An outer join's row is the preserved row's: deleting it removes the view row and
-    // leaves the padded side (which other rows may share) alone.
-    if (js.padded) continue;
+    if (!deleted[side]) continue;
     // delete from <side> as <q> where exists (select 1 from __vw_keys as __vw_k where <match>)
     auto d = std::make_unique<ast::DeleteStmt>();
     d->table = qualified(js);
@@ -818,6 +878,9 @@ void lower_join_delete(ast::DeleteStmt& s, const ViewShape& v, LoweredWrite& out
 void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out) {
   std::string target = s.alias.empty() ? s.table.name : s.alias;
   Substituter sub(v, target);
+  if (auto twice = v.join_key_exposed_twice(); !twice.empty())
+    v.refuse("the join key is exposed by two view columns ('" + twice[0] + "' and '" + twice[1] +
+             "'): an INSERT could not honour two values for one key (unsupported-join)");
   if (!s.returning.empty())
     v.refuse("RETURNING through a multi-source (join) view insert is not supported yet");
   if (!s.upserts.empty()) v.refuse("ON CONFLICT through a multi-source (join) view insert is not supported yet");
@@ -826,6 +889,7 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
     for (auto& c : v.columns) view_cols.push_back(c.name);
   // (side, column) → its value, read from the envelope (cloned at each use).
   std::map<std::pair<int, int>, std::shared_ptr<const ast::Expr>> given;
+  std::map<std::pair<int, int>, size_t> supplied_by;  // (side, column) → the inserted column
   std::set<int> supplied_sides;
   for (size_t i = 0; i < view_cols.size(); ++i) {
     const ViewColumn& c = sub.column(view_cols[i]);
@@ -840,6 +904,7 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
     std::shared_ptr<const ast::Expr> value = c.to_base(ast::column_ref(kEnvelope, "c" + std::to_string(i)));
     if (!given.emplace(key, value).second)
       v.refuse("two inserted columns write base column '" + c.base + "'");
+    supplied_by[key] = i;
   }
   // The join's equivalence classes share one value per row: a supplied member's, else
   // the anchor's DEFAULT minted once per row (the first side, in FROM order, whose
@@ -878,6 +943,22 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
       lit = b.left.get();
     }
     if (col.first < 0 || lit->kind != ast::ExprKind::kLiteral) continue;
+    // A supplied VALUES literal that differs from the constant is refused (the row would
+    // not be visible through the view); one not provable at plan time is inserted.
+    if (auto it = supplied_by.find(col); it != supplied_by.end()) {
+      const bool plain_values = s.source && s.source->compounds.empty() && !s.source->core.values.empty();
+      if (!plain_values) continue;
+      const ColumnSchema& base = v.sides[col.first].table->schema.columns[col.second];
+      for (const auto& row : s.source->core.values) {
+        if (it->second >= row.size() || row[it->second]->kind != ast::ExprKind::kLiteral) continue;
+        auto& value = static_cast<const ast::Literal&>(*row[it->second]);
+        if (value.literal_kind == ast::LiteralKind::kNull ||
+            literals_equal(value, static_cast<const ast::Literal&>(*lit)) == false)
+          v.refuse("the inserted value " + expr_to_string(value) + " for column '" + base.name +
+                   "' contradicts its selection predicate (predicate-contradiction)");
+      }
+      continue;
+    }
     given.emplace(col, clone(*lit));
   }
   // An outer join's padded side gets a row only when the insert supplies one of its columns.
