@@ -254,8 +254,9 @@ void flatten_join(PlanningContext& db, const ast::TableSource& src, const std::v
   if (src.kind == K::kJoin) {
     // USING (c) is the equality l.c = r.c: the plan's lineage carries it like an ON.
     for (const std::string& c : src.using_columns) v.using_columns.push_back(c);
-    if (!src.exists_columns.empty()) v.refuse("a join with existence columns is not updatable yet");
     bool outer = src.join == ast::JoinKind::kLeft || src.join == ast::JoinKind::kRight;
+    if (!src.exists_columns.empty() && !outer)
+      v.refuse("existence columns are written only through a LEFT or RIGHT join (the non-preserved side's flag)");
     if (src.join != ast::JoinKind::kInner && !outer)
       v.refuse("a FULL or CROSS join body has no preserved side to anchor a write; it is not updatable");
     // An outer join is written through when it joins exactly two tables.
@@ -366,6 +367,11 @@ void analyze_join(PlanningContext& db, const ViewEntry& view, ViewShape& v) {
   // Routing: each column's site, from the lineage.
   for (size_t i = 0; i < v.columns.size(); ++i) {
     const ColumnLineage& c = lin.columns[i];
+    // An outer join's existence flag over its padded side is written through an effect
+    // (vu-operators.md, "Writing the flag"); a flag over the preserved side is computed.
+    if (c.kind == ColumnLineage::Kind::kExistence && c.scan >= 0 && v.sides[c.scan].padded &&
+        v.columns[i].term && v.columns[i].term->kind == ast::ExprKind::kColumn)
+      v.columns[i].existence_side = c.scan;
     if (c.kind != ColumnLineage::Kind::kBase || c.scan < 0) continue;
     v.columns[i].side = c.scan;
     v.columns[i].base = v.sides[c.scan].table->schema.columns[c.column].name;

@@ -65,6 +65,10 @@ struct ViewColumn {
   // it replaces the routing above. Null when the column has none.
   const std::vector<ast::NamedExpr>* authored = nullptr;
 
+  // Join views: an outer join's existence flag over padded side `existence_side` (-1: not
+  // one). Writing it materializes (true) or deletes (false) that side's row.
+  int existence_side = -1;
+
   ExprPtr to_base(ExprPtr value) const { return apply_inverse(inverse, std::move(value)); }
   bool writable() const { return authored || !base.empty(); }
 };

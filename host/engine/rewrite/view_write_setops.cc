@@ -271,6 +271,8 @@ ViewWriteSurface describe_view_writes(PlanningContext& db, const ViewEntry& view
         if (owner >= 0) out.sites[i] = {v.sides[owner].table, c.authored->size() == 1 ? column : -1, owner};
         continue;
       }
+      // An existence flag writes through an effect: updatable, no base column.
+      if (c.existence_side >= 0) out.sites[i] = {v.sides[c.existence_side].table, -1, c.existence_side};
       if (!c.base.empty()) out.sites[i] = {v.sides[c.side].table, v.sides[c.side].find(c.base), c.side};
     }
     // A join key class is filled when one member is written or declares a DEFAULT.

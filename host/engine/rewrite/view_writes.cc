@@ -664,9 +664,47 @@ ast::StatementPtr returning_query(const ViewShape& v, std::vector<ast::ResultCol
   return sel;
 }
 
+// An existence flag's written value: a boolean literal (`true` / `false`, or 1 / 0).
+// Anything else is refused: a per-row branch is not supported.
+bool flag_value(const ViewShape& v, const ViewColumn& c, const ast::Expr& e) {
+  if (e.kind == ast::ExprKind::kLiteral) {
+    auto& l = static_cast<const ast::Literal&>(e);
+    if (l.literal_kind == ast::LiteralKind::kTrue) return true;
+    if (l.literal_kind == ast::LiteralKind::kFalse) return false;
+    if (l.literal_kind == ast::LiteralKind::kInteger && (l.text == "1" || l.text == "0")) return l.text == "1";
+  }
+  v.refuse("existence column '" + c.name + "' takes only true or false (a per-row value is not supported: "
+           "unsupported-outer-join-update)");
+}
+
+// The existence-flag assignments of an UPDATE through an outer join, taken out of the SET
+// list: per padded side, true (materialize the side), false (delete it) or unset (-1).
+std::vector<int> take_flag_writes(ast::UpdateStmt& s, const ViewShape& v, const Substituter& sub) {
+  std::vector<int> flags(v.sides.size(), -1);
+  std::vector<ast::Assignment> rest;
+  for (auto& a : s.assignments) {
+    const ViewColumn* c = a.columns.size() == 1 ? &sub.column(a.columns[0]) : nullptr;
+    if (!c || c->existence_side < 0) {
+      rest.push_back(std::move(a));
+      continue;
+    }
+    const bool value = flag_value(v, *c, *a.value);
+    int& slot = flags[c->existence_side];
+    if (slot >= 0 && slot != (value ? 1 : 0))
+      v.refuse("existence column '" + c->name + "' is written twice with different values (conflicting-assignment)");
+    slot = value ? 1 : 0;
+  }
+  s.assignments = std::move(rest);
+  if (std::any_of(flags.begin(), flags.end(), [](int f) { return f >= 0; }) && !s.returning.empty())
+    v.refuse("RETURNING through an existence-column write is not supported: a materialized or deleted row cannot "
+             "be read back (returning-through-view)");
+  return flags;
+}
+
 void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out) {
   std::string target = s.alias.empty() ? s.table.name : s.alias;
   Substituter sub(v, target);
+  const std::vector<int> flags = take_flag_writes(s, v, sub);
   // Assignments per side, as (base column, value).
   std::vector<std::vector<std::pair<std::string, ExprPtr>>> per_side(v.sides.size());
   std::vector<ast::ResultColumn> reads;  // partner columns a SET value reads: s0, s1, …
@@ -718,12 +756,17 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
             written_row(*p.value, sub, target, written));
     }
   }
+  for (size_t side = 0; side < v.sides.size(); ++side)
+    if (flags[side] == 0 && !per_side[side].empty())
+      v.refuse("writing a column of '" + v.sides[side].qualifier +
+               "' while setting its existence column to false is a contradiction (conflicting-assignment)");
   sub(s.where);
   // Writing the padded side of an outer join: a view row without a partner gets one,
-  // inserted with the assigned values and the preserved side's join key.
+  // inserted with the assigned values and the preserved side's join key (also when its
+  // existence flag is set true with no column assigned).
   std::vector<ast::StatementPtr> materialize(v.sides.size());
   for (size_t side = 0; side < v.sides.size(); ++side) {
-    if (!v.sides[side].padded || per_side[side].empty()) continue;
+    if (!v.sides[side].padded || (per_side[side].empty() && flags[side] != 1)) continue;
     const JoinSide& js = v.sides[side];
     // A value of the view row, captured as column s<n> of the capture row.
     auto capture = [&](ExprPtr value) {
@@ -764,7 +807,7 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
       if (!col.not_null || col.default_expr || col.generated()) continue;
       if (std::none_of(cols.begin(), cols.end(), [&](auto& c) { return iequals(c.first, col.name); }))
         v.refuse("a view row without a '" + js.qualifier + "' partner would get one, but NOT NULL column '" +
-                 js.table->schema.name + "." + col.name + "' has no value or default");
+                 js.table->schema.name + "." + col.name + "' has no value or default (null-extended-create-conflict)");
     }
     // insert into <side> (<cols>) select <values> from __vw_keys as __vw_k where <guard>
     auto ins = std::make_unique<ast::InsertStmt>();
@@ -782,8 +825,21 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
   out.capture = key_capture(v, std::move(s.where), std::move(s.with), std::move(reads));
   out.capture_name = kKeys;
   for (int side : parents_first(v)) {
-    if (per_side[side].empty()) continue;
     const JoinSide& js = v.sides[side];
+    if (flags[side] == 0) {
+      // set <flag> = false: delete the matched partner rows (a padded row has none).
+      auto d = std::make_unique<ast::DeleteStmt>();
+      d->table = qualified(js);
+      d->alias = js.qualifier;
+      d->where = captured_rows(v, side, js.qualifier);
+      d->context = clone(s.context);
+      out.statements.push_back(std::move(d));
+      continue;
+    }
+    if (per_side[side].empty()) {
+      if (materialize[side]) out.statements.push_back(std::move(materialize[side]));
+      continue;
+    }
     // update <side> as <q> set … where exists (select 1 from __vw_keys as __vw_k where <match>)
     auto u = std::make_unique<ast::UpdateStmt>();
     u->or_action = s.or_action;
@@ -891,8 +947,31 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
   std::map<std::pair<int, int>, std::shared_ptr<const ast::Expr>> given;
   std::map<std::pair<int, int>, size_t> supplied_by;  // (side, column) → the inserted column
   std::set<int> supplied_sides;
+  // Existence flags are directives, never stored: true activates the padded side, false
+  // forces the preserved-only (null-extended) row. The value must be one boolean literal
+  // for every VALUES row.
+  std::vector<int> directive(v.sides.size(), -1);
   for (size_t i = 0; i < view_cols.size(); ++i) {
     const ViewColumn& c = sub.column(view_cols[i]);
+    if (c.existence_side < 0) continue;
+    const bool plain_values = s.source && s.source->compounds.empty() && !s.source->core.values.empty();
+    if (!plain_values)
+      v.refuse("existence column '" + c.name + "' as an INSERT directive needs a VALUES source "
+               "(unsupported-outer-join-update)");
+    int value = -1;
+    for (const auto& row : s.source->core.values) {
+      if (i >= row.size()) continue;
+      const int here = flag_value(v, c, *row[i]) ? 1 : 0;
+      if (value >= 0 && here != value)
+        v.refuse("existence column '" + c.name + "' must take the same value in every inserted row "
+                 "(unsupported-outer-join-update)");
+      value = here;
+    }
+    directive[c.existence_side] = value;
+  }
+  for (size_t i = 0; i < view_cols.size(); ++i) {
+    const ViewColumn& c = sub.column(view_cols[i]);
+    if (c.existence_side >= 0) continue;
     if (c.authored)
       v.refuse("column '" + c.name + "' has an authored inverse (WITH INVERSE); evaluating authored puts through a "
                "join view's insert envelope is deferred");
@@ -961,8 +1040,16 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
     }
     given.emplace(col, clone(*lit));
   }
-  // An outer join's padded side gets a row only when the insert supplies one of its columns.
-  auto written = [&](size_t side) { return !v.sides[side].padded || supplied_sides.count(static_cast<int>(side)); };
+  // An outer join's padded side gets a row only when the insert supplies one of its
+  // columns, or its existence directive is true; false forbids its columns.
+  for (size_t side = 0; side < v.sides.size(); ++side)
+    if (directive[side] == 0 && supplied_sides.count(static_cast<int>(side)))
+      v.refuse("an existence directive of false contradicts the supplied columns of '" + v.sides[side].qualifier +
+               "' (conflicting-assignment)");
+  auto written = [&](size_t side) {
+    return !v.sides[side].padded || directive[side] == 1 ||
+           (directive[side] != 0 && supplied_sides.count(static_cast<int>(side)));
+  };
   for (size_t side = 0; side < v.sides.size(); ++side) {
     if (!written(side)) continue;
     const TableSchema& ts = v.sides[side].table->schema;
