@@ -502,6 +502,61 @@ std::vector<std::pair<std::string, const ast::Literal*>> constant_bindings(const
       if (!col.empty() && lit) out.emplace_back(col, lit);
     }
   }
+  auto bound = [&](const std::string& col) {
+    return std::any_of(out.begin(), out.end(), [&](const auto& b) { return iequals(b.first, col); });
+  };
+  // A range closed on one value (`year >= 2026 and year <= 2026`, `between k and k`)
+  // binds the column to it.
+  std::vector<std::pair<std::string, const ast::Literal*>> lower, upper;
+  for (const ast::Expr* c : cs) {
+    if (c->kind == ast::ExprKind::kBetween) {
+      auto& b = static_cast<const ast::BetweenExpr&>(*c);
+      std::string col = column_of(b.operand.get());
+      const ast::Literal* lo = literal_of(b.low.get());
+      const ast::Literal* hi = literal_of(b.high.get());
+      if (!b.negated && !col.empty() && lo && hi) {
+        lower.emplace_back(col, lo);
+        upper.emplace_back(col, hi);
+      }
+      continue;
+    }
+    if (c->kind != ast::ExprKind::kBinary) continue;
+    auto& b = static_cast<const ast::BinaryExpr&>(*c);
+    const bool ge = b.op == ast::BinaryOp::kGe, le = b.op == ast::BinaryOp::kLe;
+    if (!ge && !le) continue;
+    if (std::string col = column_of(b.left.get()); !col.empty())
+      if (const ast::Literal* lit = literal_of(b.right.get())) (ge ? lower : upper).emplace_back(col, lit);
+    if (std::string col = column_of(b.right.get()); !col.empty())
+      if (const ast::Literal* lit = literal_of(b.left.get())) (ge ? upper : lower).emplace_back(col, lit);
+  }
+  for (const auto& [col, lo] : lower)
+    for (const auto& [col2, hi] : upper)
+      if (iequals(col, col2) && !bound(col) && literals_equal(*lo, *hi) == true) out.emplace_back(col, lo);
+  // `coalesce(col, d) = k and col is not null` binds col to k.
+  auto not_null = [&](const std::string& col) {
+    for (const ast::Expr* c : cs) {
+      if (c->kind != ast::ExprKind::kIsNull) continue;
+      auto& n = static_cast<const ast::IsNullExpr&>(*c);
+      if (n.negated && iequals(column_of(n.operand.get()), col)) return true;
+    }
+    return false;
+  };
+  for (const ast::Expr* c : cs) {
+    if (c->kind != ast::ExprKind::kBinary) continue;
+    auto& b = static_cast<const ast::BinaryExpr&>(*c);
+    if (b.op != ast::BinaryOp::kEq && b.op != ast::BinaryOp::kEqEq) continue;
+    const ast::Expr* call = b.left.get();
+    const ast::Literal* lit = literal_of(b.right.get());
+    if (!lit) {
+      call = b.right.get();
+      lit = literal_of(b.left.get());
+    }
+    if (!lit || call->kind != ast::ExprKind::kFunction) continue;
+    auto& f = static_cast<const ast::FunctionCall&>(*call);
+    if (!iequals(f.name, "coalesce") || f.args.empty()) continue;
+    std::string col = column_of(f.args[0].get());
+    if (!col.empty() && !bound(col) && not_null(col)) out.emplace_back(col, lit);
+  }
   return out;
 }
 

@@ -431,6 +431,43 @@ void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
     extra_cols.push_back(col);
     extra.push_back(clone(*lit));
   }
+  // Equivalence classes of the view's WHERE (`y = x`): an unsupplied member takes a
+  // supplied member's value, row by row (vu-operators.md, Projection, step 4). VALUES
+  // rows only: each row's cell is copied.
+  if (plain_values && v.table) {
+    std::vector<const ast::Expr*> cs;
+    conjuncts(v.where, cs);
+    auto source_column = [&](const ast::Expr* e) -> std::string {
+      if (!e || e->kind != ast::ExprKind::kColumn) return "";
+      auto& ref = static_cast<const ast::ColumnRef&>(*e);
+      if (!ref.table.empty() && !iequals(ref.table, v.qualifier)) return "";
+      for (auto& c : v.source_columns)
+        if (iequals(c, ref.column)) return c;
+      return "";
+    };
+    bool changed = true;
+    while (changed) {  // a chain (z = y, y = x) settles in a few passes
+      changed = false;
+      for (const ast::Expr* c : cs) {
+        if (c->kind != ast::ExprKind::kBinary) continue;
+        auto& b = static_cast<const ast::BinaryExpr&>(*c);
+        if (b.op != ast::BinaryOp::kEq && b.op != ast::BinaryOp::kEqEq) continue;
+        std::string l = source_column(b.left.get()), r = source_column(b.right.get());
+        if (l.empty() || r.empty() || iequals(l, r)) continue;
+        if (supplied(l) == supplied(r)) continue;
+        const std::string& from = supplied(l) ? l : r;
+        const std::string& to = supplied(l) ? r : l;
+        if (std::any_of(extra_cols.begin(), extra_cols.end(), [&](const std::string& x) { return iequals(x, to); }))
+          continue;
+        size_t at = 0;
+        while (!iequals(base_cols[at], from)) ++at;
+        for (auto& row : s.source->core.values)
+          if (at < row.size()) row.push_back(clone(*row[at]));
+        base_cols.push_back(to);
+        changed = true;
+      }
+    }
+  }
   // The view's WITH DEFAULTS entries fill what is still open (each names a view column or
   // a base column of the source).
   if (v.defaults)
@@ -1111,12 +1148,56 @@ namespace {
 // unqualified): an ephemeral view over the CTE's body, written through like a named one
 // (vu-operators.md, "the CTE-name DML target"). The CTE shadows a same-named table or
 // view, as it does for a read. Null when the target names no such CTE.
+// True when `q` reads a relation named `name` (unqualified) anywhere: its FROM sources,
+// compound legs, nested and expression subqueries, its own WITH.
+bool reads_name(const ast::Select& q, const std::string& name);
+
+bool core_reads_name(const ast::SelectCore& c, const std::string& name) {
+  if (c.nested) return reads_name(*c.nested, name);
+  bool found = false;
+  std::function<void(const ast::Expr&)> expr = [&](const ast::Expr& e) {
+    ast::for_each_child(
+        e, [&](const ExprPtr& x) { expr(*x); }, [&](const ast::Select& sub) { found = found || reads_name(sub, name); });
+  };
+  std::function<void(const ast::TableSource&)> source = [&](const ast::TableSource& t) {
+    using K = ast::TableSource::Kind;
+    if (t.kind == K::kTable && t.table.schema.empty() && iequals(t.table.name, name)) found = true;
+    if (t.kind == K::kSubquery && t.subquery) found = found || reads_name(*t.subquery, name);
+    if (t.kind == K::kJoin) {
+      source(*t.left);
+      source(*t.right);
+      if (t.on) expr(*t.on);
+    }
+    for (const auto& a : t.function_args) expr(*a);
+  };
+  if (c.from) source(*c.from);
+  for (const auto& rc : c.columns)
+    if (rc.expr) expr(*rc.expr);
+  if (c.where) expr(*c.where);
+  if (c.having) expr(*c.having);
+  for (const auto& row : c.values)
+    for (const auto& v : row) expr(*v);
+  return found;
+}
+
+bool reads_name(const ast::Select& q, const std::string& name) {
+  if (q.with)
+    for (const auto& cte : q.with->ctes)
+      if (cte.select && reads_name(*cte.select, name)) return true;
+  if (core_reads_name(q.core, name)) return true;
+  for (const auto& leg : q.compounds)
+    if (core_reads_name(leg.core, name)) return true;
+  return false;
+}
+
 std::shared_ptr<const ViewEntry> cte_target(const ast::WithClause* with, const ast::QualifiedName& name,
                                             const std::string& home) {
   if (!with || !name.schema.empty()) return nullptr;
   for (const ast::CommonTableExpr& cte : with->ctes) {
     if (!iequals(cte.name, name.name) || !cte.select) continue;
-    if (with->recursive)
+    // Under WITH RECURSIVE a target whose body does not read itself is an ordinary one
+    // (vu-operators.md, the CTE-name target).
+    if (with->recursive && reads_name(*cte.select, cte.name))
       throw Error(StatusCode::kError, "cannot write through CTE '" + cte.name + "': a recursive WITH is not updatable");
     auto def = std::make_shared<ast::CreateViewStmt>();
     def->view = {home, cte.name, cte.site};
