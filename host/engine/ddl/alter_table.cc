@@ -419,6 +419,9 @@ void propagate_rename(DdlContext& db, Renamer renamer, int depth = 0) {
     nv->sql = statement_to_string(*def);
     nv->definition = std::move(def);
     db.catalog().remove_view(v->schema_name, v->name);
+    // The stored catalog follows, in the same schema-change scope: a view left with its
+    // old text would not reload (its body names a column that no longer exists).
+    db.persist_view(*nv);
     db.catalog().add_view(std::move(nv));
   }
   // Assertion bodies, like view bodies, after the views they may read are rewritten.

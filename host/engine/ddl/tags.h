@@ -1,5 +1,5 @@
 // Metadata tags (WITH TAGS, sql-ddl.md §2.6.3 and sql-alter.md): the catalog form of a
-// tag list, the reserved `quereus.*` registry every authoring path validates against,
+// tag list, its check against the reserved `quereus.*` registry (catalog/reserved_tags.h)
 // and the catalog-only tag verbs (ALTER … {SET|ADD|DROP} TAGS). See docs/tags.md.
 #pragma once
 
@@ -9,6 +9,7 @@
 
 #include "parser/ast.h"
 #include "catalog/ddl_origin.h"
+#include "catalog/reserved_tags.h"
 #include "catalog/tag_set.h"
 
 namespace quereus {
@@ -17,19 +18,6 @@ class DdlContext;
 struct IndexSchema;
 struct TableEntry;
 struct TableSchema;
-
-// Where a tag list is written: the reserved keys legal at each differ.
-enum class TagSite {
-  kPhysicalTable,       // CREATE TABLE … WITH TAGS, ALTER TABLE … TAGS
-  kPhysicalColumn,      // a column (and an unnamed inline constraint's trailing tags)
-  kPhysicalConstraint,  // a table-level constraint, or a named inline one
-  kPhysicalIndex,       // CREATE INDEX, ALTER INDEX
-  kViewDdl,             // ALTER [MATERIALIZED] VIEW
-  kLogicalTable,        // a table of a logical schema declaration
-  kLogicalColumn,
-  kLogicalConstraint,
-  kDmlStatement,        // INSERT / UPDATE / DELETE … WITH TAGS
-};
 
 // Refuses the first reserved (`quereus.`-prefixed) key of `tags` that the registry does
 // not know ("Unknown reserved tag …"), that is not legal at `site` ("… is not allowed

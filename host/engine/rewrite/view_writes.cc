@@ -26,6 +26,7 @@
 #include "planner/scalar_expr.h"
 #include "catalog/catalog.h"
 #include "catalog/derivation.h"
+#include "catalog/reserved_tags.h"
 #include "parser/ast_visit.h"
 #include "rewrite/view_shape.h"
 
@@ -1344,6 +1345,15 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
   if (!rel.view) rel = planner.resolve_relation(*name);
   if (!rel.view && rel.table && rel.table->schema.derivation) rel.view = maintained_view(db, *rel.table, name->site);
   if (!rel.view) return out;
+  // A view's stored tags are checked against the reserved registry lazily, on the first
+  // write through it (vu-inverses.md, Tags): CREATE VIEW stores them as written.
+  if (!ephemeral && !rel.view->lens) {
+    try {
+      validate_reserved_tags(rel.view->tags, TagSite::kViewDdl);
+    } catch (const Error& e) {
+      throw Error(e.code(), "cannot write through view '" + rel.view->name + "': " + e.raw_message(), name->site);
+    }
+  }
   // A logical table whose primary key the lens cannot reconstruct is read-only.
   if (rel.view->lens && !rel.view->lens->read_only.empty())
     throw Error(StatusCode::kReadOnly, "cannot write through logical table '" + rel.view->lens->logical_schema + "." +
