@@ -128,6 +128,7 @@ std::string consistent_after(const std::string& scenario) {
   if (scenario == "set_maintained") return same("tc", "select id, u, x from t where x > 3", "id, u, x");
   if (scenario == "drop_maintained") return same("tmv", "select id, u from t", "id, u");
   if (scenario == "refresh_reshape") return same("tmv", "select id, u, x, extra from t", "id, u, x, extra");
+  if (scenario == "rename_column_view") return same("tv", "select id, y from t where y > 3", "id, y");
   // A deployed lens reads exactly the basis rows through its logical table.
   if (scenario == "apply_logical") return same("lx.t", "select id, u, x from main.t", "id, u, x");
   return {};
@@ -147,6 +148,9 @@ std::vector<Scenario> scenarios(int64_t n) {
       {"rename_table", "", "alter table t rename to t2", n, -1, dup_u, "insert into t2 (id, u, x) values (-1, 'u7', 1)"},
       {"rename_column", "", "alter table t rename column x to y", n, n, dup_u,
        "insert into t (id, u, y) values (-1, 'u7', 1)"},
+      // The view over the renamed column is rewritten in the same atomic step.
+      {"rename_column_view", "create view tv as select id, x from t where x > 3",
+       "alter table t rename column x to y", n, n, dup_u, "insert into t (id, u, y) values (-1, 'u7', 1)"},
       {"set_data_type", "", "alter table t alter column x set data type real", n, n, dup_u, dup_u},
       {"alter_primary_key", "", "alter table t alter primary key (u)", n, n, dup_u, dup_u},
       {"add_unique_constraint", "", "alter table t add constraint ux unique (x, id)", n, n, dup_u, dup_u},
