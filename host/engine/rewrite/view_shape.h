@@ -172,6 +172,11 @@ std::vector<std::pair<std::string, const ast::Literal*>> constant_bindings(const
 void lower_update(ast::UpdateStmt& s, const ViewShape& v);
 void lower_delete(ast::DeleteStmt& s, const ViewShape& v);
 void lower_insert(ast::InsertStmt& s, const ViewShape& v);
+// A set operation's leg over a join, written as its own target: `stmt` retargeted to a
+// CTE `__vw_leg<index>` over the leg's body (schema-qualified), which the statement's
+// planning lowers through the join path with its own key capture. The user's references
+// keep the view's name (the target's alias).
+ast::StatementPtr leg_as_cte_target(const ViewShape& v, const ast::Statement& stmt, size_t index);
 
 // ------------------------------------------------------------------ set operations
 // (view_write_membership.cc)

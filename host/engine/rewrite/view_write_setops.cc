@@ -72,8 +72,9 @@ bool update_leaves_leg(const ViewShape& v, const ast::UpdateStmt& s) {
 // A write through a UNION / UNION ALL view: each leg is written as its own view. UPDATE
 // and DELETE reach every leg (a leg whose predicate excludes the addressed rows changes
 // nothing); an INSERT … VALUES sends each row to every leg whose `col = literal`
-// discriminators it does not contradict (a row that fits no leg is refused). Legs over
-// joins, RETURNING and INSERT … SELECT are not written through yet.
+// discriminators it does not contradict (a row that fits no leg is refused). A leg over
+// an inner join is written as its own CTE target (leg_as_cte_target). RETURNING and
+// INSERT … SELECT are not written through yet.
 void lower_set_op_write(PlanningContext& db, const ViewEntry& view,
                         const std::vector<std::shared_ptr<const ViewEntry>>& legs, const ast::Statement& stmt,
                         const std::vector<std::string>& caller_path, LoweredWrite& out) {
@@ -83,7 +84,6 @@ void lower_set_op_write(PlanningContext& db, const ViewEntry& view,
   std::vector<ViewShape> shapes;
   for (const auto& leg : legs) {
     shapes.push_back(analyze(db, *leg));
-    if (shapes.back().join()) refuse("a set-operation leg over a join is not updatable yet");
     shapes.back().db = &db;
     shapes.back().caller_path = caller_path;
   }
@@ -96,11 +96,17 @@ void lower_set_op_write(PlanningContext& db, const ViewEntry& view,
   };
   if (has_returning()) refuse("RETURNING through a set-operation view is not supported yet");
   if (stmt.kind != ast::StmtKind::kInsert) {
-    for (const ViewShape& v : shapes) {
+    for (size_t leg = 0; leg < shapes.size(); ++leg) {
+      const ViewShape& v = shapes[leg];
       // An UPDATE that sets a leg's discriminator (`col = literal` in its WHERE) to a
       // literal it contradicts routes away from that leg (vu-operators.md, Union all).
       if (stmt.kind == ast::StmtKind::kUpdate && update_leaves_leg(v, static_cast<const ast::UpdateStmt&>(stmt)))
         continue;
+      // A leg over an inner join composes through the join path (its own key capture).
+      if (v.join()) {
+        out.statements.push_back(leg_as_cte_target(v, stmt, leg));
+        continue;
+      }
       ast::StatementPtr copy = clone(stmt);
       if (copy->kind == ast::StmtKind::kUpdate) lower_update(static_cast<ast::UpdateStmt&>(*copy), v);
       else lower_delete(static_cast<ast::DeleteStmt&>(*copy), v);
@@ -118,7 +124,8 @@ void lower_set_op_write(PlanningContext& db, const ViewEntry& view,
     for (auto& c : shapes.front().columns) cols.push_back(c.name);
   const auto& rows = ins.source->core.values;
   std::vector<bool> placed(rows.size(), false);
-  for (const ViewShape& v : shapes) {
+  for (size_t leg = 0; leg < shapes.size(); ++leg) {
+    const ViewShape& v = shapes[leg];
     std::vector<size_t> mine;
     for (size_t r = 0; r < rows.size(); ++r)
       if (row_fits_leg(v, cols, rows[r])) mine.push_back(r);
@@ -138,6 +145,10 @@ void lower_set_op_write(PlanningContext& db, const ViewEntry& view,
       leg_ins.columns.erase(leg_ins.columns.begin() + static_cast<std::ptrdiff_t>(i));
       for (auto& row : leg_ins.source->core.values)
         if (i < row.size()) row.erase(row.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    if (v.join()) {
+      out.statements.push_back(leg_as_cte_target(v, leg_ins, leg));
+      continue;
     }
     lower_insert(leg_ins, v);
     out.statements.push_back(std::move(copy));
@@ -175,10 +186,14 @@ ViewWriteSurface describe_set_op_writes(PlanningContext& db, const ViewEntry& vi
   }
   std::vector<ViewWriteSurface> parts;
   for (const auto& leg : legs) {
-    try {
-      if (analyze(db, *leg).join()) return ViewWriteSurface{};  // a leg over a join is refused
-    } catch (const Error&) {
-      return ViewWriteSurface{};
+    // Membership writes (flags, INTERSECT / EXCEPT, nested operands) do not reach a leg
+    // over a join yet; a flat UNION does (leg_as_cte_target).
+    if (!body.flat_union()) {
+      try {
+        if (analyze(db, *leg).join()) return ViewWriteSurface{};
+      } catch (const Error&) {
+        return ViewWriteSurface{};
+      }
     }
     parts.push_back(describe_view_writes(db, *leg));
     if (!parts.back().ok || parts.back().names.size() != body.data) return ViewWriteSurface{};

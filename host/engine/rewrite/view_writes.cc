@@ -655,6 +655,43 @@ std::unique_ptr<ast::SelectStmt> body_copy(const ViewShape& v) {
 }
 
 
+ast::StatementPtr leg_as_cte_target(const ViewShape& v, const ast::Statement& stmt, size_t index) {
+  ast::StatementPtr copy = clone(stmt);
+  ast::QualifiedName* name = nullptr;
+  std::string* alias = nullptr;
+  std::unique_ptr<ast::WithClause>* with = nullptr;
+  switch (copy->kind) {
+    case ast::StmtKind::kInsert: {
+      auto& s = static_cast<ast::InsertStmt&>(*copy);
+      name = &s.table, alias = &s.alias, with = &s.with;
+      break;
+    }
+    case ast::StmtKind::kUpdate: {
+      auto& s = static_cast<ast::UpdateStmt&>(*copy);
+      name = &s.table, alias = &s.alias, with = &s.with;
+      break;
+    }
+    case ast::StmtKind::kDelete: {
+      auto& s = static_cast<ast::DeleteStmt&>(*copy);
+      name = &s.table, alias = &s.alias, with = &s.with;
+      break;
+    }
+    default: throw Error(StatusCode::kInternal, "leg_as_cte_target: not a DML statement");
+  }
+  // The user's references keep reading the view's name: it becomes the target's alias.
+  if (alias->empty()) *alias = name->name;
+  ast::CommonTableExpr cte;
+  cte.name = "__vw_leg" + std::to_string(index);
+  for (const ViewColumn& c : v.columns) cte.columns.push_back(c.name);
+  cte.select = std::move(body_copy(v)->select);
+  cte.site = name->site;
+  name->schema.clear();
+  name->name = cte.name;
+  if (!*with) *with = std::make_unique<ast::WithClause>();
+  (*with)->ctes.insert((*with)->ctes.begin(), std::move(cte));
+  return copy;
+}
+
 // The capture of an UPDATE / DELETE: each addressed view row's base keys, k<side>_<j>.
 ast::StatementPtr key_capture(const ViewShape& v, ExprPtr user_where, std::unique_ptr<ast::WithClause> with,
                               std::vector<ast::ResultColumn> extra) {
