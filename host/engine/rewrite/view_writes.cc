@@ -929,6 +929,18 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
   if (!s.returning.empty()) out.returning_query = returning_query(v, s.returning, sub, target);
 }
 
+// The foreign key side `child` declares to side `parent`'s table (the first one; null
+// when none), whether or not the join correlates it.
+const ForeignKeySchema* declared_fk(const ViewShape& v, int child, int parent) {
+  const TableSchema& c = v.sides[child].table->schema;
+  const TableSchema& p = v.sides[parent].table->schema;
+  for (const ForeignKeySchema& fk : c.foreign_keys)
+    if (iequals(fk.referenced_table, p.name) &&
+        (fk.referenced_schema.empty() || iequals(fk.referenced_schema, p.schema_name)))
+      return &fk;
+  return nullptr;
+}
+
 // True when side `child` declares a foreign key to side `parent`'s table that the join
 // correlates: each FK column is equated (one key class) with the referenced column.
 bool join_proves_fk(const ViewShape& v, int child, int parent) {
@@ -989,6 +1001,27 @@ void lower_join_delete(ast::DeleteStmt& s, const ViewShape& v, LoweredWrite& out
     for (size_t side = 0; side < v.sides.size(); ++side) deleted[side] = deleted[side] && !parent[side];
   std::vector<int> order = parents_first(v);
   std::reverse(order.begin(), order.end());
+  // Two sides that reference each other (a mutual FK), both deleted: ON-DELETE-aware
+  // order — the side whose removal clears the other's reference (its inbound action sets
+  // NULL or a default) goes first. RESTRICT both ways, or RESTRICT against a CASCADE that
+  // recurses into it, cannot succeed in any order: refused up front when the join
+  // correlates a mutual edge (vu-operators.md, Inner Join — Deletes).
+  if (v.sides.size() == 2 && deleted[0] && deleted[1] && v.sides[0].table != v.sides[1].table) {
+    const ForeignKeySchema* to1 = declared_fk(v, 0, 1);  // side 0 references side 1
+    const ForeignKeySchema* to0 = declared_fk(v, 1, 0);
+    if (to1 && to0) {
+      using RA = ReferentialAction;
+      auto clears = [](RA a) { return a == RA::kSetNull || a == RA::kSetDefault; };
+      const RA into0 = to0->on_delete, into1 = to1->on_delete;  // what deleting side 0 / 1 does to the other
+      if (clears(into0)) order = {0, 1};
+      else if (clears(into1)) order = {1, 0};
+      else if ((into0 == RA::kRestrict || into1 == RA::kRestrict) && (join_proves_fk(v, 0, 1) || join_proves_fk(v, 1, 0)))
+        v.refuse("its two tables reference each other with ON DELETE " +
+                 std::string(into0 == RA::kRestrict && into1 == RA::kRestrict ? "RESTRICT both ways" : "RESTRICT against a CASCADE") +
+                 ": no order of the two deletes can succeed (mutual-fk-restrict-delete); break the cycle first "
+                 "(null the referencing column) or change an ON DELETE action");
+    }
+  }
   for (int side : order) {
     const JoinSide& js = v.sides[side];
     if (!deleted[side]) continue;
