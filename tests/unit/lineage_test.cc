@@ -164,11 +164,20 @@ TEST_F(LineageTest, FiltersAndSortsPassLineageAndAddTheirFacts) {
 TEST_F(LineageTest, AggregatesDistinctSetOperationsAndLimitsHideTheScans) {
   for (const char* sql : {"select pid, count(*) from c group by pid", "select distinct name from p",
                           "select name from p union select tag from c", "select name from p limit 3",
-                          "select row_number() over (order by id) from p", "select * from (values (1), (2))"}) {
+                          "select * from (values (1), (2))"}) {
     RelLineage l = lineage(sql);
     EXPECT_TRUE(l.scans.empty()) << sql;
     for (auto& c : l.columns) EXPECT_EQ(c.kind, Kind::kComputed) << sql;
   }
+}
+
+TEST_F(LineageTest, AWindowKeepsItsInputColumnsAndComputesItsCalls) {
+  RelLineage l = lineage("select id, name, row_number() over (order by id) as r from p where id > 1");
+  ASSERT_EQ(l.scans.size(), 1u);
+  ASSERT_EQ(l.columns.size(), 3u);
+  EXPECT_EQ(l.columns[0].kind, Kind::kBase);
+  EXPECT_EQ(l.columns[1].kind, Kind::kBase);
+  EXPECT_EQ(l.columns[2].kind, Kind::kComputed);
 }
 
 TEST_F(LineageTest, OutermostReadsStopAtTheProjection) {

@@ -276,6 +276,16 @@ NodeLineage derive_node(const RelNode& node) {
     case RelKind::kSemiJoin: return derive_node(*static_cast<const SemiJoinNode&>(node).left);
     case RelKind::kProject: return derive_project(static_cast<const ProjectNode&>(node));
     case RelKind::kJoin: return derive_join(static_cast<const JoinNode&>(node));
+    case RelKind::kWindow: {
+      // A window keeps its input rows one-to-one and appends its calls' results: the
+      // input columns keep their lineage, the results are computed (vu-operators.md,
+      // Window Functions).
+      auto& w = static_cast<const WindowNode&>(node);
+      NodeLineage out = derive_node(*w.input);
+      if (out.columns.size() != w.input->columns.size() || node.columns.size() < out.columns.size()) return opaque(node);
+      while (out.columns.size() < node.columns.size()) out.columns.push_back(computed(nullptr));
+      return out;
+    }
     default: return opaque(node);
   }
 }

@@ -401,7 +401,8 @@ ViewShape analyze(PlanningContext& db, const ViewEntry& view) {
   for (auto& rc : core.columns) {
     if (!rc.expr) continue;
     if (has_aggregate(db, *rc.expr)) v.refuse("aggregate body is not row-decomposable");
-    if (has_window(*rc.expr)) v.refuse("window body is not row-decomposable");
+    // A window function's column is computed (read-only); the other columns stay
+    // writable (vu-operators.md, Window Functions): the window keeps its rows one-to-one.
   }
   if (!core.from) v.refuse("no recoverable base operation (the body reads no table)");
   using K = ast::TableSource::Kind;

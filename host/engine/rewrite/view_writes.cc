@@ -52,6 +52,10 @@ class Substituter {
 
   // The base term of `c` as seen from image `image` ("" for the statement's own row).
   ExprPtr term(const ViewColumn& c, const std::string& image, int depth) const {
+    // A window function's result depends on other rows: a write cannot address, set or
+    // return it through the base rows.
+    if (c.term && has_window(*c.term))
+      v_.refuse("column '" + c.name + "' is a window function's result: a write cannot read it (no-inverse)");
     ExprPtr t = v_.term(c);
     if (!image.empty()) {
       if (v_.join()) v_.refuse(image + ".* references through a join view are not supported yet");
