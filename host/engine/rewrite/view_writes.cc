@@ -384,6 +384,48 @@ void authored_rows(ast::InsertStmt& s, const ViewShape& v, const Substituter& su
            " applies to UPDATE only; an INSERT writes values verbatim (author one WITH INVERSE to insert through it)");
 }
 
+// Equivalence classes of the view's WHERE (`y = x`): an unsupplied member takes a
+// supplied member's value, row by row (vu-operators.md, Projection, step 4). For a plain
+// VALUES source: each row's cell is copied, and the column joins `base_cols`.
+void propagate_equalities(ast::InsertStmt& s, const ViewShape& v, std::vector<std::string>& base_cols,
+                          const std::vector<std::string>& extra_cols) {
+  auto supplied = [&](const std::string& col) {
+    return std::any_of(base_cols.begin(), base_cols.end(), [&](const std::string& b) { return iequals(b, col); });
+  };
+  std::vector<const ast::Expr*> cs;
+  conjuncts(v.where, cs);
+  auto source_column = [&](const ast::Expr* e) -> std::string {
+    if (!e || e->kind != ast::ExprKind::kColumn) return "";
+    auto& ref = static_cast<const ast::ColumnRef&>(*e);
+    if (!ref.table.empty() && !iequals(ref.table, v.qualifier)) return "";
+    for (auto& c : v.source_columns)
+      if (iequals(c, ref.column)) return c;
+    return "";
+  };
+  bool changed = true;
+  while (changed) {  // a chain (z = y, y = x) settles in a few passes
+    changed = false;
+    for (const ast::Expr* c : cs) {
+      if (c->kind != ast::ExprKind::kBinary) continue;
+      auto& b = static_cast<const ast::BinaryExpr&>(*c);
+      if (b.op != ast::BinaryOp::kEq && b.op != ast::BinaryOp::kEqEq) continue;
+      std::string l = source_column(b.left.get()), r = source_column(b.right.get());
+      if (l.empty() || r.empty() || iequals(l, r)) continue;
+      if (supplied(l) == supplied(r)) continue;
+      const std::string& from = supplied(l) ? l : r;
+      const std::string& to = supplied(l) ? r : l;
+      if (std::any_of(extra_cols.begin(), extra_cols.end(), [&](const std::string& x) { return iequals(x, to); }))
+        continue;
+      size_t at = 0;
+      while (!iequals(base_cols[at], from)) ++at;
+      for (auto& row : s.source->core.values)
+        if (at < row.size()) row.push_back(clone(*row[at]));
+      base_cols.push_back(to);
+      changed = true;
+    }
+  }
+}
+
 void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
   std::string target = s.alias.empty() ? s.table.name : s.alias;
   Substituter sub(v, target);
@@ -436,43 +478,7 @@ void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
     extra_cols.push_back(col);
     extra.push_back(clone(*lit));
   }
-  // Equivalence classes of the view's WHERE (`y = x`): an unsupplied member takes a
-  // supplied member's value, row by row (vu-operators.md, Projection, step 4). VALUES
-  // rows only: each row's cell is copied.
-  if (plain_values && v.table) {
-    std::vector<const ast::Expr*> cs;
-    conjuncts(v.where, cs);
-    auto source_column = [&](const ast::Expr* e) -> std::string {
-      if (!e || e->kind != ast::ExprKind::kColumn) return "";
-      auto& ref = static_cast<const ast::ColumnRef&>(*e);
-      if (!ref.table.empty() && !iequals(ref.table, v.qualifier)) return "";
-      for (auto& c : v.source_columns)
-        if (iequals(c, ref.column)) return c;
-      return "";
-    };
-    bool changed = true;
-    while (changed) {  // a chain (z = y, y = x) settles in a few passes
-      changed = false;
-      for (const ast::Expr* c : cs) {
-        if (c->kind != ast::ExprKind::kBinary) continue;
-        auto& b = static_cast<const ast::BinaryExpr&>(*c);
-        if (b.op != ast::BinaryOp::kEq && b.op != ast::BinaryOp::kEqEq) continue;
-        std::string l = source_column(b.left.get()), r = source_column(b.right.get());
-        if (l.empty() || r.empty() || iequals(l, r)) continue;
-        if (supplied(l) == supplied(r)) continue;
-        const std::string& from = supplied(l) ? l : r;
-        const std::string& to = supplied(l) ? r : l;
-        if (std::any_of(extra_cols.begin(), extra_cols.end(), [&](const std::string& x) { return iequals(x, to); }))
-          continue;
-        size_t at = 0;
-        while (!iequals(base_cols[at], from)) ++at;
-        for (auto& row : s.source->core.values)
-          if (at < row.size()) row.push_back(clone(*row[at]));
-        base_cols.push_back(to);
-        changed = true;
-      }
-    }
-  }
+  if (plain_values && v.table) propagate_equalities(s, v, base_cols, extra_cols);
   // The view's WITH DEFAULTS entries fill what is still open (each names a view column or
   // a base column of the source).
   if (v.defaults)
@@ -743,6 +749,17 @@ ast::StatementPtr returning_query(const ViewShape& v, std::vector<ast::ResultCol
   return sel;
 }
 
+// `delete from <side> as <q> where <q> is a captured row` (a padded side: a matched one).
+ast::StatementPtr captured_delete(const ViewShape& v, int side, const std::vector<ast::NamedExpr>& context) {
+  const JoinSide& js = v.sides[side];
+  auto d = std::make_unique<ast::DeleteStmt>();
+  d->table = qualified(js);
+  d->alias = js.qualifier;
+  d->where = captured_rows(v, side, js.qualifier);
+  d->context = clone(context);
+  return d;
+}
+
 // An existence flag's written value: a boolean literal (`true` / `false`, or 1 / 0).
 // Anything else is refused: a per-row branch is not supported.
 bool flag_value(const ViewShape& v, const ViewColumn& c, const ast::Expr& e) {
@@ -905,14 +922,8 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
   out.capture_name = kKeys;
   for (int side : parents_first(v)) {
     const JoinSide& js = v.sides[side];
-    if (flags[side] == 0) {
-      // set <flag> = false: delete the matched partner rows (a padded row has none).
-      auto d = std::make_unique<ast::DeleteStmt>();
-      d->table = qualified(js);
-      d->alias = js.qualifier;
-      d->where = captured_rows(v, side, js.qualifier);
-      d->context = clone(s.context);
-      out.statements.push_back(std::move(d));
+    if (flags[side] == 0) {  // set <flag> = false: delete the matched partner rows
+      out.statements.push_back(captured_delete(v, side, s.context));
       continue;
     }
     if (per_side[side].empty()) {
@@ -1027,15 +1038,8 @@ void lower_join_delete(ast::DeleteStmt& s, const ViewShape& v, LoweredWrite& out
     }
   }
   for (int side : order) {
-    const JoinSide& js = v.sides[side];
     if (!deleted[side]) continue;
-    // delete from <side> as <q> where exists (select 1 from __vw_keys as __vw_k where <match>)
-    auto d = std::make_unique<ast::DeleteStmt>();
-    d->table = qualified(js);
-    d->alias = js.qualifier;
-    d->where = captured_rows(v, side, js.qualifier);
-    d->context = clone(s.context);
-    out.statements.push_back(std::move(d));
+    out.statements.push_back(captured_delete(v, side, s.context));
   }
   if (!s.returning.empty()) {
     out.returning_query = returning_query(v, s.returning, sub, target);
@@ -1043,25 +1047,26 @@ void lower_join_delete(ast::DeleteStmt& s, const ViewShape& v, LoweredWrite& out
   }
 }
 
-void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out) {
-  std::string target = s.alias.empty() ? s.table.name : s.alias;
-  Substituter sub(v, target);
-  if (auto twice = v.join_key_exposed_twice(); !twice.empty())
-    v.refuse("the join key is exposed by two view columns ('" + twice[0] + "' and '" + twice[1] +
-             "'): an INSERT could not honour two values for one key (unsupported-join)");
-  if (!s.returning.empty())
-    v.refuse("RETURNING through a multi-source (join) view insert is not supported yet");
-  if (!s.upserts.empty()) v.refuse("ON CONFLICT through a multi-source (join) view insert is not supported yet");
-  std::vector<std::string> view_cols = s.columns;
-  if (view_cols.empty() && !s.default_values)
-    for (auto& c : v.columns) view_cols.push_back(c.name);
-  // (side, column) → its value, read from the envelope (cloned at each use).
-  std::map<std::pair<int, int>, std::shared_ptr<const ast::Expr>> given;
-  std::map<std::pair<int, int>, size_t> supplied_by;  // (side, column) → the inserted column
-  std::set<int> supplied_sides;
-  // Existence flags are directives, never stored: true activates the padded side, false
-  // forces the preserved-only (null-extended) row. The value must be one boolean literal
-  // for every VALUES row.
+// Refuses a VALUES row whose literal in column `at` contradicts the body's constant `lit`
+// for base column `column` (predicate-contradiction); non-literal values pass.
+void refuse_contradicting_values(const ast::InsertStmt& s, const ViewShape& v, size_t at, const std::string& column,
+                                 const ast::Literal& lit) {
+  const bool plain_values = s.source && s.source->compounds.empty() && !s.source->core.values.empty();
+  if (!plain_values) return;
+  for (const auto& row : s.source->core.values) {
+    if (at >= row.size() || row[at]->kind != ast::ExprKind::kLiteral) continue;
+    auto& value = static_cast<const ast::Literal&>(*row[at]);
+    if (value.literal_kind == ast::LiteralKind::kNull || literals_equal(value, lit) == false)
+      v.refuse("the inserted value " + expr_to_string(value) + " for column '" + column +
+               "' contradicts its selection predicate (predicate-contradiction)");
+  }
+}
+
+// An INSERT's existence flags are directives, never stored: per side, 1 activates the
+// padded side, 0 forces the preserved-only (null-extended) row, -1 unset. The value must
+// be one boolean literal for every VALUES row.
+std::vector<int> existence_directives(const ast::InsertStmt& s, const ViewShape& v, const Substituter& sub,
+                                      const std::vector<std::string>& view_cols) {
   std::vector<int> directive(v.sides.size(), -1);
   for (size_t i = 0; i < view_cols.size(); ++i) {
     const ViewColumn& c = sub.column(view_cols[i]);
@@ -1081,6 +1086,26 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
     }
     directive[c.existence_side] = value;
   }
+  return directive;
+}
+
+void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out) {
+  std::string target = s.alias.empty() ? s.table.name : s.alias;
+  Substituter sub(v, target);
+  if (auto twice = v.join_key_exposed_twice(); !twice.empty())
+    v.refuse("the join key is exposed by two view columns ('" + twice[0] + "' and '" + twice[1] +
+             "'): an INSERT could not honour two values for one key (unsupported-join)");
+  if (!s.returning.empty())
+    v.refuse("RETURNING through a multi-source (join) view insert is not supported yet");
+  if (!s.upserts.empty()) v.refuse("ON CONFLICT through a multi-source (join) view insert is not supported yet");
+  std::vector<std::string> view_cols = s.columns;
+  if (view_cols.empty() && !s.default_values)
+    for (auto& c : v.columns) view_cols.push_back(c.name);
+  // (side, column) → its value, read from the envelope (cloned at each use).
+  std::map<std::pair<int, int>, std::shared_ptr<const ast::Expr>> given;
+  std::map<std::pair<int, int>, size_t> supplied_by;  // (side, column) → the inserted column
+  std::set<int> supplied_sides;
+  const std::vector<int> directive = existence_directives(s, v, sub, view_cols);
   for (size_t i = 0; i < view_cols.size(); ++i) {
     const ViewColumn& c = sub.column(view_cols[i]);
     if (c.existence_side >= 0) continue;
@@ -1137,17 +1162,8 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
     // A supplied VALUES literal that differs from the constant is refused (the row would
     // not be visible through the view); one not provable at plan time is inserted.
     if (auto it = supplied_by.find(col); it != supplied_by.end()) {
-      const bool plain_values = s.source && s.source->compounds.empty() && !s.source->core.values.empty();
-      if (!plain_values) continue;
-      const ColumnSchema& base = v.sides[col.first].table->schema.columns[col.second];
-      for (const auto& row : s.source->core.values) {
-        if (it->second >= row.size() || row[it->second]->kind != ast::ExprKind::kLiteral) continue;
-        auto& value = static_cast<const ast::Literal&>(*row[it->second]);
-        if (value.literal_kind == ast::LiteralKind::kNull ||
-            literals_equal(value, static_cast<const ast::Literal&>(*lit)) == false)
-          v.refuse("the inserted value " + expr_to_string(value) + " for column '" + base.name +
-                   "' contradicts its selection predicate (predicate-contradiction)");
-      }
+      refuse_contradicting_values(s, v, it->second, v.sides[col.first].table->schema.columns[col.second].name,
+                                  static_cast<const ast::Literal&>(*lit));
       continue;
     }
     given.emplace(col, clone(*lit));
