@@ -426,6 +426,102 @@ void propagate_equalities(ast::InsertStmt& s, const ViewShape& v, std::vector<st
   }
 }
 
+// A VALUES row the view's WHERE provably excludes is refused (vu-operators.md, Selection:
+// "if the inserted values contradict the selection (provable at plan time via constant
+// folding …) the engine rejects"; VU-003): each conjunct that reads only columns whose
+// value is known at plan time — a literal cell of matching type, a literal the write adds,
+// or NULL for an omitted column with no DEFAULT — is folded, and false or NULL refuses.
+// A conjunct with a subquery, a parameter or a function call is not judged.
+void refuse_rows_outside_view(const ast::InsertStmt& s, const ViewShape& v, const std::vector<std::string>& base_cols,
+                              const std::vector<std::string>& extra_cols, const std::vector<ExprPtr>& extra) {
+  if (!v.where || !v.table || !v.db || !s.source || s.source->core.values.empty()) return;
+  const TableSchema& ts = v.table->schema;
+  std::vector<const ast::Expr*> cs;
+  conjuncts(v.where, cs);
+  Planner planner(*v.db);
+  const Scope scope = planner.table_scope(*v.table, v.qualifier);
+  // The literal `e` as the value column `col` stores, or nullopt when not provable.
+  auto literal_value = [&](const ast::Expr* e, const ColumnSchema& col) -> std::optional<Value> {
+    const ast::Expr* lit = e;
+    if (lit->kind == ast::ExprKind::kUnary) lit = static_cast<const ast::UnaryExpr&>(*lit).operand.get();
+    if (lit->kind != ast::ExprKind::kLiteral) return std::nullopt;
+    const auto k = static_cast<const ast::Literal&>(*lit).literal_kind;
+    const bool numeric_col = col.logical_type == QRS_LT_INTEGER || col.logical_type == QRS_LT_REAL;
+    const bool numeric_lit = k == ast::LiteralKind::kInteger || k == ast::LiteralKind::kReal;
+    if (k != ast::LiteralKind::kNull) {
+      if (numeric_col != numeric_lit) return std::nullopt;
+      if (!numeric_col && !(col.logical_type == QRS_LT_TEXT && k == ast::LiteralKind::kString)) return std::nullopt;
+    }
+    try {
+      return planner.bind_expr(*e, scope)->eval(EvalEnv{});
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+  };
+  for (const ast::Expr* c : cs) {
+    bool judged = true;
+    std::vector<int> reads;
+    std::function<void(const ast::Expr&)> look = [&](const ast::Expr& e) {
+      if (e.kind == ast::ExprKind::kFunction || e.kind == ast::ExprKind::kParameter || e.kind == ast::ExprKind::kSubquery ||
+          e.kind == ast::ExprKind::kExists)
+        judged = false;
+      if (e.kind == ast::ExprKind::kColumn) {
+        auto& ref = static_cast<const ast::ColumnRef&>(e);
+        const int col = (ref.table.empty() || iequals(ref.table, v.qualifier)) ? ts.find_column(ref.column) : -1;
+        if (col < 0) judged = false;
+        else reads.push_back(col);
+      }
+      ast::for_each_child(e, [&](const ExprPtr& x) { look(*x); }, [&](const ast::Select&) { judged = false; });
+    };
+    look(*c);
+    if (!judged) continue;
+    ScalarPtr bound;
+    try {
+      bound = planner.bind_expr(*c, scope);
+    } catch (const Error&) {
+      continue;
+    }
+    for (size_t r = 0; r < s.source->core.values.size(); ++r) {
+      const auto& cells = s.source->core.values[r];
+      Row row(ts.columns.size());
+      bool known = true;
+      for (int col : reads) {
+        const ColumnSchema& cs_col = ts.columns[col];
+        std::optional<Value> value;
+        for (size_t i = 0; i < base_cols.size() && !value; ++i)
+          if (iequals(base_cols[i], cs_col.name)) {
+            if (i < cells.size()) value = literal_value(cells[i].get(), cs_col);
+            if (!value) known = false;
+          }
+        for (size_t i = 0; i < extra_cols.size() && !value && known; ++i)
+          if (iequals(extra_cols[i], cs_col.name)) {
+            value = literal_value(extra[i].get(), cs_col);
+            if (!value) known = false;
+          }
+        const bool named = std::any_of(base_cols.begin(), base_cols.end(), [&](auto& b) { return iequals(b, cs_col.name); }) ||
+                           std::any_of(extra_cols.begin(), extra_cols.end(), [&](auto& b) { return iequals(b, cs_col.name); });
+        if (!named) {
+          if (cs_col.default_expr || cs_col.generated()) known = false;
+          else value = Value();  // omitted, no DEFAULT: NULL
+        }
+        if (!known) break;
+        row[col] = *value;
+      }
+      if (!known) continue;
+      Value verdict;
+      try {
+        verdict = bound->eval(EvalEnv{&row, nullptr, nullptr});
+      } catch (const Error&) {
+        continue;
+      }
+      bool unknown = false;
+      if (!verdict.truthy(&unknown) || unknown)
+        v.refuse("the inserted row " + std::to_string(r + 1) + " does not satisfy the view's predicate " +
+                 expr_to_string(*c) + " (predicate-contradiction)");
+    }
+  }
+}
+
 void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
   std::string target = s.alias.empty() ? s.table.name : s.alias;
   Substituter sub(v, target);
@@ -506,6 +602,7 @@ void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
                "' (the view does not supply it)");
     }
   }
+  if (plain_values) refuse_rows_outside_view(s, v, base_cols, extra_cols, extra);
   if (!extra.empty()) {
     if (s.default_values) {
       auto sel = std::make_unique<ast::Select>();
