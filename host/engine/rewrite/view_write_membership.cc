@@ -14,6 +14,7 @@
 #include <array>
 #include <functional>
 #include <optional>
+#include <type_traits>
 
 #include "common/status.h"
 #include "parser/ast_build.h"
@@ -240,10 +241,27 @@ struct MembershipWrite {
 
   ViewShape shape(const ViewEntry& leg) const {
     ViewShape v = analyze(db, leg);
-    if (v.join()) refuse(view, "a set-operation leg over a join is not updatable yet");
     v.db = &db;
     v.caller_path = caller_path;
     return v;
+  }
+
+  // Lowers `stmt` (retargeted at `leg`, called by the view's name) through the leg: a
+  // single-source leg in place; a leg over a join becomes its own CTE target, lowered
+  // through the join path with its own key capture when planned (leg_as_cte_target).
+  template <typename S>
+  ast::StatementPtr through_leg(std::unique_ptr<S> stmt, const ViewEntry& leg) const {
+    ViewShape v = shape(leg);
+    if (v.join()) {
+      size_t index = 0;
+      const auto legs = body.leaves();
+      while (index < legs.size() && legs[index].get() != &leg) ++index;
+      return leg_as_cte_target(v, *stmt, index);
+    }
+    if constexpr (std::is_same_v<S, ast::UpdateStmt>) lower_update(*stmt, v);
+    else if constexpr (std::is_same_v<S, ast::DeleteStmt>) lower_delete(*stmt, v);
+    else lower_insert(*stmt, v);
+    return stmt;
   }
 
   // `exists (select 1 from __vw_setop as __vw_s where [__vw_s.<gate> and] __vw_s.c0 is
@@ -335,8 +353,7 @@ ast::StatementPtr membership_insert(const MembershipWrite& w, const ast::UpdateS
   ins->source = ast::select(std::move(cols), ast::table_source({"", kCapture, {}}, kRow),
                             ast::logical_not(ast::column_ref(kRow, w.body.flags[side])));
   ins->source->schema_path = s.schema_path;
-  lower_insert(*ins, v);
-  return ins;
+  return w.through_leg(std::move(ins), *o.leg);
 }
 
 // The UPDATE's assignments sorted into membership flips (per side) and data assignments.
@@ -391,8 +408,7 @@ void lower_update_through(const MembershipWrite& w, const ast::UpdateStmt& s, Lo
         for (const ast::Assignment* a : sorted.data) kept.push_back(clone(*a));
         u->assignments = std::move(kept);
         u->where = w.member_exists(t.gate);
-        lower_update(*u, w.shape(*t.leg));
-        out.statements.push_back(std::move(u));
+        out.statements.push_back(w.through_leg(std::move(u), *t.leg));
       }
   }
   for (int side = 0; side < 2; ++side) {
@@ -408,8 +424,7 @@ void lower_update_through(const MembershipWrite& w, const ast::UpdateStmt& s, Lo
       d->context = clone(s.context);
       d->tags = clone(s.tags);
       d->where = w.member_exists(w.body.flags[side]);
-      lower_delete(*d, w.shape(*t.leg));
-      out.statements.push_back(std::move(d));
+      out.statements.push_back(w.through_leg(std::move(d), *t.leg));
     }
   }
 }
@@ -425,8 +440,7 @@ void lower_delete_through(const MembershipWrite& w, const ast::DeleteStmt& s, Lo
     for (const FanTarget& t : fan_targets(w.view, w.body, side)) {
       auto d = w.retargeted(s);
       d->where = w.member_exists(t.gate);
-      lower_delete(*d, w.shape(*t.leg));
-      out.statements.push_back(std::move(d));
+      out.statements.push_back(w.through_leg(std::move(d), *t.leg));
     }
 }
 
@@ -506,8 +520,7 @@ void lower_insert_through(const MembershipWrite& w, const ast::InsertStmt& s, Lo
       kept.push_back(std::move(row));
     }
     copy->source->core.values = std::move(kept);
-    lower_insert(*copy, w.shape(*o.leg));
-    out.statements.push_back(std::move(copy));
+    out.statements.push_back(w.through_leg(std::move(copy), *o.leg));
   }
 }
 

@@ -186,15 +186,6 @@ ViewWriteSurface describe_set_op_writes(PlanningContext& db, const ViewEntry& vi
   }
   std::vector<ViewWriteSurface> parts;
   for (const auto& leg : legs) {
-    // Membership writes (flags, INTERSECT / EXCEPT, nested operands) do not reach a leg
-    // over a join yet; a flat UNION does (leg_as_cte_target).
-    if (!body.flat_union()) {
-      try {
-        if (analyze(db, *leg).join()) return ViewWriteSurface{};
-      } catch (const Error&) {
-        return ViewWriteSurface{};
-      }
-    }
     parts.push_back(describe_view_writes(db, *leg));
     if (!parts.back().ok || parts.back().names.size() != body.data) return ViewWriteSurface{};
   }
