@@ -115,6 +115,20 @@ class Substituter {
           }
         } else if (src.kind == K::kSubquery && !src.alias_columns.empty()) {
           cols = src.alias_columns;
+        } else if (src.kind == K::kSubquery && src.subquery && !src.subquery->dml && src.subquery->compounds.empty() &&
+                   !src.subquery->core.nested && src.subquery->core.values.empty()) {
+          // A FROM subquery's columns are its select list's names; a `select *` one's
+          // cannot be proved here, so whether a view-column name inside it reads the
+          // written row is unprovable: refused (vu-operators.md, nested subquery descent).
+          for (const ast::ResultColumn& rc : src.subquery->core.columns) {
+            if (rc.kind != ast::ResultColumn::Kind::kExpr)
+              v_.refuse("'" + name + "' inside a subquery reading '" + (src.alias.empty() ? "(select *)" : src.alias) +
+                        "' (a select * source) cannot be proved to be the written row's column or the source's "
+                        "(unsupported-subquery-correlation)");
+            if (!rc.alias.empty()) cols.push_back(rc.alias);
+            else if (rc.expr && rc.expr->kind == ast::ExprKind::kColumn)
+              cols.push_back(static_cast<const ast::ColumnRef&>(*rc.expr).column);
+          }
         } else {
           known = false;
         }
