@@ -398,6 +398,21 @@ void authored_rows(ast::InsertStmt& s, const ViewShape& v, const Substituter& su
            " applies to UPDATE only; an INSERT writes values verbatim (author one WITH INVERSE to insert through it)");
 }
 
+// Refuses a VALUES row whose literal in column `at` contradicts the body's constant `lit`
+// for base column `column` (predicate-contradiction); non-literal values pass.
+void refuse_contradicting_values(const ast::InsertStmt& s, const ViewShape& v, size_t at, const std::string& column,
+                                 const ast::Literal& lit) {
+  const bool plain_values = s.source && s.source->compounds.empty() && !s.source->core.values.empty();
+  if (!plain_values) return;
+  for (const auto& row : s.source->core.values) {
+    if (at >= row.size() || row[at]->kind != ast::ExprKind::kLiteral) continue;
+    auto& value = static_cast<const ast::Literal&>(*row[at]);
+    if (value.literal_kind == ast::LiteralKind::kNull || literals_equal(value, lit) == false)
+      v.refuse("the inserted value " + expr_to_string(value) + " for column '" + column +
+               "' contradicts its selection predicate (predicate-contradiction)");
+  }
+}
+
 // Equivalence classes of the view's WHERE (`y = x`): an unsupplied member takes a
 // supplied member's value, row by row (vu-operators.md, Projection, step 4). For a plain
 // VALUES source: each row's cell is copied, and the column joins `base_cols`.
@@ -574,13 +589,7 @@ void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
       if (!plain_values) continue;
       size_t at = 0;
       while (!iequals(base_cols[at], col)) ++at;
-      for (auto& row : s.source->core.values) {
-        if (at >= row.size() || row[at]->kind != ast::ExprKind::kLiteral) continue;
-        auto& given = static_cast<const ast::Literal&>(*row[at]);
-        if (given.literal_kind == ast::LiteralKind::kNull || literals_equal(given, *lit) == false)
-          v.refuse("the inserted value " + expr_to_string(given) + " for column '" + col +
-                   "' contradicts its selection predicate");
-      }
+      refuse_contradicting_values(s, v, at, col, *lit);
       continue;
     }
     if (std::any_of(extra_cols.begin(), extra_cols.end(), [&](const std::string& b) { return iequals(b, col); }))
@@ -684,16 +693,19 @@ std::vector<int> key_columns(const JoinSide& s) {
   return out;
 }
 
+// True when `fk` references table `parent` (its schema, when the FK names one).
+bool fk_references(const ForeignKeySchema& fk, const TableSchema& parent) {
+  return iequals(fk.referenced_table, parent.name) &&
+         (fk.referenced_schema.empty() || iequals(fk.referenced_schema, parent.schema_name));
+}
+
 // The sides in write order: a side whose table another side's foreign key references
 // (the parent) first; FROM order otherwise.
 std::vector<int> parents_first(const ViewShape& v) {
   auto references = [&](int child, int parent) {
-    const TableSchema& c = v.sides[child].table->schema;
     const TableSchema& p = v.sides[parent].table->schema;
-    for (auto& fk : c.foreign_keys)
-      if (iequals(fk.referenced_table, p.name) && (fk.referenced_schema.empty() || iequals(fk.referenced_schema, p.schema_name)))
-        return true;
-    return false;
+    const auto& fks = v.sides[child].table->schema.foreign_keys;
+    return std::any_of(fks.begin(), fks.end(), [&](const ForeignKeySchema& fk) { return fk_references(fk, p); });
   };
   std::vector<int> order;
   std::vector<bool> done(v.sides.size(), false);
@@ -1061,9 +1073,7 @@ const ForeignKeySchema* declared_fk(const ViewShape& v, int child, int parent) {
   const TableSchema& c = v.sides[child].table->schema;
   const TableSchema& p = v.sides[parent].table->schema;
   for (const ForeignKeySchema& fk : c.foreign_keys)
-    if (iequals(fk.referenced_table, p.name) &&
-        (fk.referenced_schema.empty() || iequals(fk.referenced_schema, p.schema_name)))
-      return &fk;
+    if (fk_references(fk, p)) return &fk;
   return nullptr;
 }
 
@@ -1084,9 +1094,7 @@ bool join_proves_fk(const ViewShape& v, int child, int parent) {
     return false;
   };
   for (const ForeignKeySchema& fk : c.foreign_keys) {
-    if (!iequals(fk.referenced_table, p.name) ||
-        !(fk.referenced_schema.empty() || iequals(fk.referenced_schema, p.schema_name)))
-      continue;
+    if (!fk_references(fk, p)) continue;
     std::vector<int> ref;
     if (fk.referenced_columns.empty()) {
       for (const KeyColumn& k : p.primary_key) ref.push_back(k.column);
@@ -1155,21 +1163,6 @@ void lower_join_delete(ast::DeleteStmt& s, const ViewShape& v, LoweredWrite& out
   if (!s.returning.empty()) {
     out.returning_query = returning_query(v, s.returning, sub, target);
     out.returning_before = true;
-  }
-}
-
-// Refuses a VALUES row whose literal in column `at` contradicts the body's constant `lit`
-// for base column `column` (predicate-contradiction); non-literal values pass.
-void refuse_contradicting_values(const ast::InsertStmt& s, const ViewShape& v, size_t at, const std::string& column,
-                                 const ast::Literal& lit) {
-  const bool plain_values = s.source && s.source->compounds.empty() && !s.source->core.values.empty();
-  if (!plain_values) return;
-  for (const auto& row : s.source->core.values) {
-    if (at >= row.size() || row[at]->kind != ast::ExprKind::kLiteral) continue;
-    auto& value = static_cast<const ast::Literal&>(*row[at]);
-    if (value.literal_kind == ast::LiteralKind::kNull || literals_equal(value, lit) == false)
-      v.refuse("the inserted value " + expr_to_string(value) + " for column '" + column +
-               "' contradicts its selection predicate (predicate-contradiction)");
   }
 }
 
