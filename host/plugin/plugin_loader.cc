@@ -181,7 +181,7 @@ struct Staging {
     return guard(ctx, err, [&](Staging& s) {
       auto d = copy_struct(def);
       s.check_function(d.name, d.num_args, [&](const ScalarFunction& f) {
-        s.trial.add_aggregate(AggregateFunction{f.name, f.num_args, f.flags, {}, {}}, s.origin);
+        s.trial.add_aggregate(AggregateFunction{f.name, f.num_args, f.flags, 0, {}, {}}, s.origin);
       });
       s.aggregates.push_back(make_plugin_aggregate(d, s.library));
     });

@@ -129,6 +129,8 @@ std::string consistent_after(const std::string& scenario) {
   if (scenario == "drop_maintained") return same("tmv", "select id, u from t", "id, u");
   if (scenario == "refresh_reshape") return same("tmv", "select id, u, x, extra from t", "id, u, x, extra");
   if (scenario == "rename_column_view") return same("tv", "select id, y from t where y > 3", "id, y");
+  // The view that never reads u stays live and equal to its body; the other is stale.
+  if (scenario == "set_collate_stale") return same("tmv2", "select id, x from t", "id, x");
   // A deployed lens reads exactly the basis rows through its logical table.
   if (scenario == "apply_logical") return same("lx.t", "select id, u, x from main.t", "id, u, x");
   return {};
@@ -152,6 +154,12 @@ std::vector<Scenario> scenarios(int64_t n) {
       {"rename_column_view", "create view tv as select id, x from t where x > 3",
        "alter table t rename column x to y", n, n, dup_u, "insert into t (id, u, y) values (-1, 'u7', 1)"},
       {"set_data_type", "", "alter table t alter column x set data type real", n, n, dup_u, dup_u},
+      // A collation change of a column a materialized view reads marks that view stale
+      // (its stored tag) in the same atomic step; the view that does not read it stays live.
+      {"set_collate_stale",
+       "create materialized view tmv as select id, x from t where u = 'u7';"
+       "create materialized view tmv2 as select id, x from t",
+       "alter table t alter column u set collate nocase", n, n, dup_u, dup_u},
       {"alter_primary_key", "", "alter table t alter primary key (u)", n, n, dup_u, dup_u},
       {"add_unique_constraint", "", "alter table t add constraint ux unique (x, id)", n, n, dup_u, dup_u},
       {"create_view", "", "create view tv as select id, u from t where x > 3", n, n, dup_u, dup_u},

@@ -560,5 +560,36 @@ TEST_F(StoreSqlTest, RenamesRewriteStoredViews) {
   EXPECT_EQ(query("select id, name, made from dfl2 order by id"), (V{"1|a|5", "2|v|1"}));
 }
 
+// A source ALTER that changes the meaning of a column a materialized view's body reads
+// (here the collation of a WHERE column) leaves the view stale: the mark is stored with
+// the view, so a reopen keeps serving its last rows unmaintained instead of adopting rows
+// its body no longer gives as live; REFRESH clears the mark in the same batch as the rows.
+TEST_F(StoreSqlTest, AStaleMaterializedViewStaysStaleAcrossReopen) {
+  exec("create table t9 (id integer primary key, u integer not null, name text not null collate binary)");
+  exec("insert into t9 values (1, 10, 'apple'), (2, 20, 'APPLE')");
+  exec("create materialized view mv9 as select id, u from t9 where name = 'apple'");
+  exec("create materialized view mv9u as select id, u from t9");  // never reads name: stays live
+  exec("alter table t9 alter column name set collate nocase");
+  exec("insert into t9 values (3, 30, 'apple')");
+  EXPECT_EQ(query("select id from mv9 order by id"), V{"1"});
+  EXPECT_EQ(query("select id from mv9u order by id"), (V{"1", "2", "3"}));
+  EXPECT_EQ(query("select json_extract(tags, '$.\"quereus.mv.stale\"') is not null from schema() where name = 'mv9'"),
+            V{"true"});
+  db_.reset();
+  DatabaseOptions o;
+  o.default_module = "stored";
+  ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
+  exec("insert into t9 values (4, 40, 'APPLE')");
+  EXPECT_EQ(query("select id from mv9 order by id"), V{"1"});
+  EXPECT_EQ(query("select id from mv9u order by id"), (V{"1", "2", "3", "4"}));
+  exec("refresh materialized view mv9");
+  EXPECT_EQ(query("select id from mv9 order by id"), (V{"1", "2", "3", "4"}));
+  EXPECT_EQ(query("select tags from schema() where name = 'mv9'"), V{"NULL"});
+  db_.reset();
+  ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
+  exec("insert into t9 values (5, 50, 'Apple')");
+  EXPECT_EQ(query("select id from mv9 order by id"), (V{"1", "2", "3", "4", "5"}));
+}
+
 }  // namespace
 }  // namespace quereus

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -47,6 +48,11 @@ inline const char* strategy_name(MaintenanceStrategy s) {
   }
   return "full-rebuild";
 }
+
+// The tag that marks a maintained table stale: a source ALTER changed the meaning of a
+// column its body reads (value: why). It serves its last rows and is not maintained until
+// REFRESH clears the tag; the tag is persisted with the table, so a reopen keeps it stale.
+inline constexpr std::string_view kStaleTag = "quereus.mv.stale";
 
 struct Derivation {
   // The body, owned by the catalog (a deep copy of the statement's).

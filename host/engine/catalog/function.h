@@ -81,6 +81,9 @@ struct AggregateFunction {
   std::string name;  // lower-case
   int num_args = -1;
   uint32_t flags = kDeterministic;
+  // The declared result type (qrs_logical_type): QRS_LT_ANY when it follows the input
+  // (sum, min, max) or is not declared (plugin aggregates).
+  uint32_t result_type = 0;
   std::function<std::unique_ptr<AggregateState>()> make_state;
   std::shared_ptr<void> keepalive;
 };

@@ -35,7 +35,7 @@ struct ReservedTag {
 
 // The reserved `quereus.*` keys (the reference's schema/reserved-tags.ts). The retired
 // `quereus.update.*` family is deliberately absent: such a key is unknown now.
-constexpr std::array<ReservedTag, 11> kRegistry{{
+constexpr std::array<ReservedTag, 12> kRegistry{{
     // Rename hints read by the declarative differ (inert everywhere else).
     {"quereus.id", false, kAllSchemaSites, Shape::kString},
     {"quereus.previous_name", false, kAllSchemaSites, Shape::kString},
@@ -45,6 +45,8 @@ constexpr std::array<ReservedTag, 11> kRegistry{{
     // Sync: replicate a maintained table's maintenance writes; basis-table eviction.
     {"quereus.sync.replicate", false, bit(TagSite::kPhysicalTable) | bit(TagSite::kViewDdl), Shape::kBoolean},
     {"quereus.sync.evict", false, bit(TagSite::kPhysicalTable), Shape::kEviction},
+    // A maintained table a source ALTER left stale (set by the engine, cleared by REFRESH).
+    {"quereus.mv.stale", false, bit(TagSite::kPhysicalTable) | bit(TagSite::kViewDdl), Shape::kString},
     // Lenses: per-logical-column writable intent, access hints, acknowledgements and
     // escalation policy on the logical side; decomposition advertisements on the basis.
     {"quereus.lens.writable", false, bit(TagSite::kLogicalColumn), Shape::kBoolean},

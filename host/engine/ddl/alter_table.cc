@@ -23,6 +23,8 @@
 #include <utility>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "transaction/assertions.h"
 #include "catalog/registry.h"
 #include "ddl/ddl_context.h"
@@ -979,12 +981,19 @@ AlterPlan plan_add_column(AlterCtx& c) {
 // reaching the table through views is bound again against the narrowed table, alone.
 void refuse_checks_reaching_through_views(AlterCtx& c, const TableSchema& narrowed, const std::string& col) {
   for (auto& t : c.db.catalog().tables()) {
-    if (t == c.entry) continue;
+    const std::string owner =
+        t->schema.schema_name == c.old().schema_name ? t->schema.name : t->schema.schema_name + "." + t->schema.name;
     for (size_t i = 0; i < t->schema.checks.size(); ++i) {
       const CheckSchema ck = t->schema.checks[i];
       auto refs = expression_references(c.db, *ck.expr, t->schema.schema_name);
       const AssertionReference* hit = table_reference(refs, c.old().schema_name, c.table());
       if (!hit || hit->through.empty()) continue;
+      if (t == c.entry) {
+        // The table's own CHECK: what it reaches through the chain must still plan.
+        if (plan_failure_when_narrowed(*c.entry, narrowed, [&] { plan_path_bodies(c.db, *hit); }).empty()) continue;
+        fail(StatusCode::kError, "Cannot drop column '" + col + "' from '" + c.table() + "': CHECK constraint '" +
+                                     ck.name + "' reaches it" + describe_view_chain(*hit));
+      }
       // Bind this CHECK alone (the table's other CHECKs set aside meanwhile).
       std::vector<CheckSchema> all = std::move(t->schema.checks);
       t->schema.checks = {ck};
@@ -994,6 +1003,7 @@ void refuse_checks_reaching_through_views(AlterCtx& c, const TableSchema& narrow
           Planner planner(c.db);
           planner.set_schema_authored(t->schema.schema_name);
           std::set<int> read;
+          plan_path_bodies(c.db, *hit);
           bind_checks(c.db, planner, *t, {}, read);
         });
       } catch (...) {
@@ -1002,10 +1012,45 @@ void refuse_checks_reaching_through_views(AlterCtx& c, const TableSchema& narrow
       }
       t->schema.checks = std::move(all);
       if (failure.empty()) continue;
-      const std::string owner =
-          t->schema.schema_name == c.old().schema_name ? t->schema.name : t->schema.schema_name + "." + t->schema.name;
       fail(StatusCode::kError, "Cannot drop column '" + col + "' from '" + c.table() + "': CHECK constraint '" +
-                                   ck.name + "' on table '" + owner + "' reaches it" + describe_view_chain(*hit));
+                                   ck.name + "' on table '" + owner + "' reaches it" + describe_view_chain(*hit) +
+                                   " (" + failure + ")");
+    }
+    // A DEFAULT or generated expression reaching the table through a chain fails when a
+    // body on that chain no longer plans against the narrowed table.
+    for (const ColumnSchema& oc : t->schema.columns) {
+      const ast::Expr* e = oc.generated() ? oc.generated_expr.get() : oc.default_expr.get();
+      if (!e) continue;
+      auto refs = expression_references(c.db, *e, t->schema.schema_name);
+      const AssertionReference* hit = table_reference(refs, c.old().schema_name, c.table());
+      if (!hit || hit->through.empty()) continue;
+      // The expression's own subqueries too (a star view republishes the column): judged
+      // only when they plan against the table as it is.
+      std::function<void(const ast::Expr&)> plan_subqueries = [&](const ast::Expr& x) {
+        ast::for_each_child(
+            x, [&](const ast::ExprPtr& child) { plan_subqueries(*child); },
+            [&](const ast::Select& q) {
+              Planner planner(c.db);
+              planner.plan_view_body(q, t->schema.schema_name);
+            });
+      };
+      auto probe = [&] {
+        plan_path_bodies(c.db, *hit);
+        plan_subqueries(*e);
+      };
+      bool plans_now = true;
+      try {
+        plan_subqueries(*e);
+      } catch (const Error&) {
+        plans_now = false;  // correlated to its row: the chain's bodies alone decide
+      }
+      if (plan_failure_when_narrowed(*c.entry, narrowed, plans_now ? std::function<void()>(probe) : [&] {
+            plan_path_bodies(c.db, *hit);
+          }).empty())
+        continue;
+      fail(StatusCode::kError, "Cannot drop column '" + col + "' from '" + c.table() + "': the " +
+                                   (oc.generated() ? "GENERATED expression" : "DEFAULT") + " of column '" + oc.name +
+                                   "' on table '" + owner + "' reaches it" + describe_view_chain(*hit));
     }
   }
 }
@@ -1518,6 +1563,51 @@ void announce(AlterCtx& c, const SchemaChange& change) {
   log.record_schema(std::move(e));
 }
 
+// A value-semantics ALTER (SET DATA TYPE that changes the type, SET COLLATE) of a column
+// a maintained table's body reads — projected or only in a WHERE, join, group or order
+// position, directly or through a generated column — can change which rows the body
+// gives while its shape stays: the stored rows are no longer provably its rows. Such a
+// view is marked stale (tag quereus.mv.stale, persisted with it): it serves its last rows
+// and maintenance skips it until REFRESH. A view whose body never reads the column stays
+// live (materialized views, mv-schema-change.md).
+void stale_maintained_readers(AlterCtx& c, const std::string& column, const std::string& what) {
+  const TableSchema& src = c.entry->schema;
+  std::vector<std::string> read_as{column};
+  for (const ColumnSchema& g : src.columns) {
+    if (!g.generated() || iequals(g.name, column)) continue;
+    auto probe = ast::clone(*g.generated_expr);
+    if (Renamer::column(src.schema_name, src.name, column, column + "\x01").owned_expr(*probe, src.schema_name, src.name))
+      read_as.push_back(g.name);
+  }
+  auto has_star = [](const ast::Select& b) {
+    auto star = [](const ast::SelectCore& core) {
+      return std::any_of(core.columns.begin(), core.columns.end(), [](const ast::ResultColumn& rc) {
+        return rc.kind == ast::ResultColumn::Kind::kStar || rc.kind == ast::ResultColumn::Kind::kTableStar;
+      });
+    };
+    return star(b.core) || std::any_of(b.compounds.begin(), b.compounds.end(), [&](const auto& leg) { return star(leg.core); });
+  };
+  for (auto& t : c.db.catalog().tables()) {
+    const auto& d = t->schema.derivation;
+    if (!d || !d->body || t == c.entry || t->schema.tags.contains(kStaleTag)) continue;
+    if (std::none_of(d->sources.begin(), d->sources.end(), [&](const auto& s) {
+          return s.first == src.schema_name && iequals(s.second, src.name);
+        }))
+      continue;
+    bool reads = has_star(*d->body);
+    for (size_t i = 0; !reads && i < read_as.size(); ++i) {
+      auto probe = ast::clone(*d->body);
+      reads = Renamer::column(src.schema_name, src.name, read_as[i], read_as[i] + "\x01").view_body(*probe);
+    }
+    if (!reads) continue;
+    t->schema.tags.set(std::string(kStaleTag), "the " + what + " of column '" + src.name + "." + column + "' its body reads changed");
+    spdlog::warn("materialized view '{}' is stale: the {} of column '{}.{}' its body reads changed; it serves its "
+                 "last rows until REFRESH",
+                 t->qualified_name(), what, src.name, column);
+    c.db.persist_table(*t);
+  }
+}
+
 void commit(AlterCtx& c, AlterPlan& p) {
   TableEntry& entry = *c.entry;
   bool indexes = touches_indexes(p, entry.schema);
@@ -1557,6 +1647,11 @@ void commit(AlterCtx& c, AlterPlan& p) {
   c.db.bump_schema_version();
   if (p.change.kind == QRS_CHANGE_RENAME_TABLE) c.db.unpersist_table(entry, c.s.table.name);
   c.db.persist_table(entry);
+  if ((p.change.kind == QRS_CHANGE_SET_DATA_TYPE && p.rewrites_rows) || p.change.kind == QRS_CHANGE_SET_COLLATION) {
+    stale_maintained_readers(c, entry.schema.columns[p.change.column].name,
+                             p.change.kind == QRS_CHANGE_SET_COLLATION ? "collation" : "type");
+    c.db.bump_schema_version();
+  }
   announce(c, p.change);
 }
 

@@ -185,11 +185,13 @@ class GroupConcatState : public AggregateState {
   bool any_ = false;
 };
 
-void aggregate(Registry& r, const char* name, int argc, std::function<std::unique_ptr<AggregateState>()> make) {
+void aggregate(Registry& r, const char* name, int argc, std::function<std::unique_ptr<AggregateState>()> make,
+               qrs_logical_type result = QRS_LT_ANY) {
   AggregateFunction f;
   f.name = name;
   f.num_args = argc;
   f.flags = kDeterministic | kReplicable;
+  f.result_type = result;
   f.make_state = std::move(make);
   r.add_aggregate(std::move(f), "builtin");
 }
@@ -353,15 +355,15 @@ void register_context_functions(Registry& r) {
 
 // count, sum, total, avg, min, max, group_concat.
 void register_aggregates(Registry& r) {
-  aggregate(r, "count", 0, [] { return std::make_unique<CountState>(true); });
-  aggregate(r, "count", 1, [] { return std::make_unique<CountState>(false); });
+  aggregate(r, "count", 0, [] { return std::make_unique<CountState>(true); }, QRS_LT_INTEGER);
+  aggregate(r, "count", 1, [] { return std::make_unique<CountState>(false); }, QRS_LT_INTEGER);
   aggregate(r, "sum", 1, [] { return std::make_unique<SumState>(SumState::Mode::kSum); });
   aggregate(r, "total", 1, [] { return std::make_unique<SumState>(SumState::Mode::kTotal); });
   aggregate(r, "avg", 1, [] { return std::make_unique<SumState>(SumState::Mode::kAvg); });
   aggregate(r, "min", 1, [] { return std::make_unique<MinMaxState>(false); });
   aggregate(r, "max", 1, [] { return std::make_unique<MinMaxState>(true); });
-  aggregate(r, "group_concat", 1, [] { return std::make_unique<GroupConcatState>(); });
-  aggregate(r, "group_concat", 2, [] { return std::make_unique<GroupConcatState>(); });
+  aggregate(r, "group_concat", 1, [] { return std::make_unique<GroupConcatState>(); }, QRS_LT_TEXT);
+  aggregate(r, "group_concat", 2, [] { return std::make_unique<GroupConcatState>(); }, QRS_LT_TEXT);
 }
 
 // generate_series(start, stop[, step]): the integers from start to stop inclusive,

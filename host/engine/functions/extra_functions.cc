@@ -652,7 +652,7 @@ void register_extra_functions(Registry& r) {
   add_aggregate(r, "var_samp", 1, [] { return std::make_unique<StatState>(K::kVarSamp); });
   add_aggregate(r, "stddev_pop", 1, [] { return std::make_unique<StatState>(K::kStdPop); });
   add_aggregate(r, "stddev_samp", 1, [] { return std::make_unique<StatState>(K::kStdSamp); });
-  add_aggregate(r, "string_concat", 1, [] { return std::make_unique<StringConcatState>(); });
+  add_aggregate(r, "string_concat", 1, [] { return std::make_unique<StringConcatState>(); }, fnutil::kPure, QRS_LT_TEXT);
 }
 
 }  // namespace quereus

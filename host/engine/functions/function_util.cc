@@ -20,11 +20,12 @@ ScalarFunction& add_scalar(Registry& r, const char* name, int argc, std::functio
 }
 
 void add_aggregate(Registry& r, const char* name, int argc, std::function<std::unique_ptr<AggregateState>()> make,
-                   uint32_t flags) {
+                   uint32_t flags, qrs_logical_type result) {
   AggregateFunction f;
   f.name = name;
   f.num_args = argc;
   f.flags = flags;
+  f.result_type = result;
   f.make_state = std::move(make);
   r.add_aggregate(std::move(f), "builtin");
 }

@@ -23,8 +23,9 @@ constexpr uint32_t kPure = kDeterministic | kReplicable;
 // Returns the registered function, for its plan-time typing: `.returns(QRS_LT_TEXT)`.
 ScalarFunction& add_scalar(Registry& r, const char* name, int argc, std::function<Value(Args)> fn,
                            uint32_t flags = kPure);
+// `result`: the declared result type (plan-time typing), QRS_LT_ANY when it follows the input.
 void add_aggregate(Registry& r, const char* name, int argc, std::function<std::unique_ptr<AggregateState>()> make,
-                   uint32_t flags = kPure);
+                   uint32_t flags = kPure, qrs_logical_type result = QRS_LT_ANY);
 
 // Plan-time typing shorthands for registrations (docs: types-inference).
 bool numeric_args(ArgTypes types);                 // every argument numeric or unknown

@@ -529,8 +529,8 @@ void register_json_functions(Registry& r) {
   add_scalar(r, "json_set", -1, [](Args a) { return json_modify(a, Modify::kSet); }).returns(QRS_LT_JSON);
   add_scalar(r, "json_remove", -1, json_remove).returns(QRS_LT_JSON);
   add_scalar(r, "json_patch", 2, json_patch, 0).returns(QRS_LT_JSON);  // non-deterministic in the reference
-  add_aggregate(r, "json_group_array", 1, [] { return std::make_unique<JsonGroupArrayState>(); });
-  add_aggregate(r, "json_group_object", 2, [] { return std::make_unique<JsonGroupObjectState>(); });
+  add_aggregate(r, "json_group_array", 1, [] { return std::make_unique<JsonGroupArrayState>(); }, fnutil::kPure, QRS_LT_JSON);
+  add_aggregate(r, "json_group_object", 2, [] { return std::make_unique<JsonGroupObjectState>(); }, fnutil::kPure, QRS_LT_JSON);
   add_json_table(r, "json_each", json_each_rows);
   add_json_table(r, "json_tree", json_tree_rows);
 }

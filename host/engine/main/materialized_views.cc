@@ -207,7 +207,7 @@ void verify_declared(const TableSchema& declared, const DerivedShape& shape, con
       fail("column " + std::to_string(i + 1) + " is declared '" + c.name + "' but the body names it '" +
            shape.names[i] + "'");
     if (a.type != QRS_LT_ANY && c.logical_type != a.type)
-      fail("column '" + c.name + "' is declared " + logical_type_name(c.logical_type) + " but the body derives " +
+      fail("column '" + c.name + "' is declared " + logical_type_name(c.logical_type) + " but its body derives type " +
            logical_type_name(a.type));
     if (c.not_null == a.nullable)
       fail("column '" + c.name + "' is declared " + (c.not_null ? "NOT NULL" : "nullable") + " but the body derives " +
@@ -340,7 +340,7 @@ std::shared_ptr<MaintenancePlan> attach_derivation(DatabaseImpl& db, const std::
     visit(*src);
     path.pop_back();
   }
-  if (d->sources.empty()) cannot_materialize(name, "its body reads no table, so no write could ever change it", site);
+  if (d->sources.empty()) cannot_materialize(name, "its body reads no source table, so no write could ever change it", site);
   return plan;
 }
 
@@ -565,22 +565,39 @@ void refresh_materialized_view(DatabaseImpl& db, const ast::RefreshMaterializedV
   const Derivation& d = *entry->schema.derivation;
   DerivedShape shape =
       derive_shape(db, *d.body, entry->schema.schema_name, entry->schema.name, d.columns, s.site, /*refreshing=*/true);
+  // A stale view (quereus.mv.stale) is live again once its rows are its body's: the tag
+  // goes in the same batch as the rows (restored if the refresh fails).
+  const TagSet tags = entry->schema.tags;
+  const bool was_stale = entry->schema.tags.erase(kStaleTag);
+  if (was_stale) db.bump_schema_version();
   // (Compiled here, not taken from the index: mid-reshape the column attributes lag.)
   auto reconcile = [&] {
     auto plan = compile_maintenance(db, entry, /*check_attributes=*/false);
     db.maintenance().replace_by_diff(*entry, db.maintenance().evaluate(*plan));
   };
-  if (same_shape(entry->schema, shape)) {
-    reconcile();
-    return;
+  try {
+    if (same_shape(entry->schema, shape)) {
+      reconcile();
+      if (was_stale) {
+        db.commit_statement_in_schema_scope();
+        db.persist_table(*entry);
+      }
+      return;
+    }
+    // The body's output moved (a source ALTER reached it): reshape the table in place, its
+    // rows reconciled in the statement (committed inside the schema-change scope, so the
+    // store writes the new shape and the rows in one batch).
+    reshape(db, entry, shape, s.site, ctx, [&] {
+      reconcile();
+      db.commit_statement_in_schema_scope();
+    });
+  } catch (...) {
+    if (was_stale) {
+      entry->schema.tags = tags;
+      db.bump_schema_version();
+    }
+    throw;
   }
-  // The body's output moved (a source ALTER reached it): reshape the table in place, its
-  // rows reconciled in the statement (committed inside the schema-change scope, so the
-  // store writes the new shape and the rows in one batch).
-  reshape(db, entry, shape, s.site, ctx, [&] {
-    reconcile();
-    db.commit_statement_in_schema_scope();
-  });
   db.persist_table(*entry);
 }
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "catalog/derivation.h"
+#include "catalog/tag_set.h"
 #include "common/status.h"
 #include "eval/exec_context.h"
 #include "parser/ast.h"
@@ -497,6 +499,8 @@ std::shared_ptr<MaintenancePlan> compile_maintenance(TransactionContext& db, std
   }
   // The stored rows are keyed by the view's primary key: the body must still prove some
   // key within it, or two body rows could claim one stored row.
+  if (const TagValue* why = view->schema.tags.find(kStaleTag))
+    throw Error(StatusCode::kSchema, "it is stale (" + tag_text(*why) + "): refresh it");
   bool keyed = false;
   for (const auto& k : body_keys(*qp.root)) {
     bool inside = true;
@@ -541,6 +545,14 @@ std::shared_ptr<MaintenancePlan> compile_maintenance(TransactionContext& db, std
   }
   collect_sources(*qp.root, plan->sources);
   plan->body = db.optimize_plan(qp.root);
+  // The optimizer folds a WHERE its sources' CHECK constraints contradict to no rows: the
+  // body then reads no source table, and no write could ever change it (frozen, its last
+  // rows served, until the contradiction is gone).
+  std::vector<TableEntry*> read;
+  collect_sources(*plan->body, read);
+  if (read.empty() && !plan->sources.empty())
+    throw Error(StatusCode::kSchema, "its body reads no source table (a CHECK constraint of its sources contradicts "
+                                     "its WHERE clause)");
   plan->view = std::move(view);
   return plan;
 }

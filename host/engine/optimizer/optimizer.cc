@@ -1,7 +1,10 @@
 // Optimizer: rule passes over the bound plan (see optimizer.h).
 #include "optimizer/optimizer.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <map>
 
 #include "common/status.h"
 #include "optimizer/decorrelate.h"
@@ -334,8 +337,121 @@ void Optimizer::plan_access(TableScanNode& scan) {
   scan.planned = true;
 }
 
+namespace {
+
+// ---------------------------------------------------------------- domain contradictions
+
+// The numeric interval a column is confined to by `col op number` facts.
+struct Interval {
+  double lo = -INFINITY, hi = INFINITY;
+  bool lo_incl = false, hi_incl = false;
+  bool constrained = false;  // a WHERE conjunct names the column (so it is not NULL)
+
+  void add(qrs_filter_op op, double v) {
+    auto raise = [&](double x, bool incl) {
+      if (x > lo || (x == lo && !incl)) { lo = x; lo_incl = incl; }
+    };
+    auto lower = [&](double x, bool incl) {
+      if (x < hi || (x == hi && !incl)) { hi = x; hi_incl = incl; }
+    };
+    switch (op) {
+      case QRS_OP_EQ: raise(v, true); lower(v, true); break;
+      case QRS_OP_GT: raise(v, false); break;
+      case QRS_OP_GE: raise(v, true); break;
+      case QRS_OP_LT: lower(v, false); break;
+      case QRS_OP_LE: lower(v, true); break;
+      default: break;
+    }
+  }
+  bool empty() const { return lo > hi || (lo == hi && !(lo_incl && hi_incl)); }
+};
+
+bool numeric_column(const Attribute& a) { return a.type == QRS_LT_INTEGER || a.type == QRS_LT_REAL; }
+
+// `col op number` in a CHECK constraint's text, for the scanned table's column slot.
+bool check_fact(const ast::Expr& e, const TableScanNode& scan, int* slot, qrs_filter_op* op, double* v) {
+  if (e.kind != ast::ExprKind::kBinary) return false;
+  auto& b = static_cast<const ast::BinaryExpr&>(e);
+  switch (b.op) {
+    case ast::BinaryOp::kEq: case ast::BinaryOp::kEqEq: *op = QRS_OP_EQ; break;
+    case ast::BinaryOp::kLt: *op = QRS_OP_LT; break;
+    case ast::BinaryOp::kLe: *op = QRS_OP_LE; break;
+    case ast::BinaryOp::kGt: *op = QRS_OP_GT; break;
+    case ast::BinaryOp::kGe: *op = QRS_OP_GE; break;
+    default: return false;
+  }
+  const ast::Expr* col = b.left.get();
+  const ast::Expr* lit = b.right.get();
+  if (col->kind != ast::ExprKind::kColumn) {
+    std::swap(col, lit);
+    *op = flip(*op);
+  }
+  if (col->kind != ast::ExprKind::kColumn || lit->kind != ast::ExprKind::kLiteral) return false;
+  auto& l = static_cast<const ast::Literal&>(*lit);
+  if (l.literal_kind != ast::LiteralKind::kInteger && l.literal_kind != ast::LiteralKind::kReal) return false;
+  int c = scan.table->schema.find_column(static_cast<const ast::ColumnRef&>(*col).column);
+  if (c < 0 || c >= static_cast<int>(scan.columns.size()) || !numeric_column(scan.columns[c])) return false;
+  char* end = nullptr;
+  *v = std::strtod(l.text.c_str(), &end);
+  if (end == l.text.c_str() || *end != '\0') return false;
+  *slot = c;
+  return true;
+}
+
+void check_conjuncts(const ast::Expr& e, std::vector<const ast::Expr*>& out) {
+  if (e.kind == ast::ExprKind::kBinary && static_cast<const ast::BinaryExpr&>(e).op == ast::BinaryOp::kAnd) {
+    check_conjuncts(*static_cast<const ast::BinaryExpr&>(e).left, out);
+    check_conjuncts(*static_cast<const ast::BinaryExpr&>(e).right, out);
+    return;
+  }
+  out.push_back(&e);
+}
+
+// Whether the scan's WHERE conjuncts, with the table's CHECK constraints as domain facts,
+// admit no row: numeric comparisons with literals whose intervals do not meet. A CHECK
+// holds for every stored row (it runs on insert and update) but passes NULL, so its facts
+// only narrow a column a WHERE comparison already requires to be non-NULL.
+bool contradicts_domain(const std::vector<ScalarPtr>& conjuncts, const TableScanNode& scan) {
+  std::map<int, Interval> ranges;
+  for (const ScalarPtr& c : conjuncts) {
+    PushedFilter pf;
+    if (!as_pushable(c, scan, &pf) || pf.op == QRS_OP_IN || !pf.value || pf.value->kind != ScalarKind::kLiteral ||
+        !numeric_column(scan.columns[pf.column]))
+      continue;
+    const Value& v = static_cast<const LiteralScalar&>(*pf.value).value;
+    if (v.type() != ValueType::kInteger && v.type() != ValueType::kReal) continue;
+    Interval& r = ranges[pf.column];
+    r.constrained = true;
+    r.add(pf.op, v.to_double());
+  }
+  if (ranges.empty()) return false;
+  if (scan.table && !scan.read_committed)
+    for (const CheckSchema& ck : scan.table->schema.checks) {
+      if (!ck.on_insert || !ck.on_update || !ck.expr) continue;
+      std::vector<const ast::Expr*> facts;
+      check_conjuncts(*ck.expr, facts);
+      for (const ast::Expr* f : facts) {
+        int slot;
+        qrs_filter_op op;
+        double v;
+        if (!check_fact(*f, scan, &slot, &op, &v)) continue;
+        auto it = ranges.find(slot);
+        if (it != ranges.end()) it->second.add(op, v);
+      }
+    }
+  return std::any_of(ranges.begin(), ranges.end(), [](const auto& r) { return r.second.empty(); });
+}
+
+}  // namespace
+
 RelPtr Optimizer::push_into_scan(RelPtr node, std::vector<ScalarPtr> conjuncts) {
   auto& scan = static_cast<TableScanNode&>(*node);
+  // A WHERE the column domains prove empty reads nothing: no scan, no rows.
+  if (enabled("constant_folding") && contradicts_domain(conjuncts, scan)) {
+    auto none = std::make_shared<ValuesNode>();
+    none->columns = node->columns;
+    return none;
+  }
   if (scan.planned && !conjuncts.empty()) return filter_over(node, std::move(conjuncts));  // planned once only
   if (!options_.module_pushdown) {  // reference mode: every conjunct stays a residual
     plan_access(scan);

@@ -457,7 +457,9 @@ ScalarPtr Planner::bind_aggregate(const ast::FunctionCall& f, AggBinding& ab, in
   }
   auto c = std::make_shared<ColumnScalar>(level, slot, 0);
   std::string lname = to_lower(f.name);
-  if (lname == "count") c->type = QRS_LT_INTEGER;
+  const AggregateFunction* fn = ab.node->aggs[slot - ab.group_exprs.size()].fn;
+  if (fn && fn->result_type != QRS_LT_ANY) c->type = static_cast<qrs_logical_type>(fn->result_type);
+  else if (lname == "count") c->type = QRS_LT_INTEGER;
   else if (lname == "min" || lname == "max") {
     auto& first = ab.node->aggs[slot - ab.group_exprs.size()];
     if (!first.args.empty()) {

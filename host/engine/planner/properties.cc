@@ -431,6 +431,12 @@ RelProperties derive(bool matched, const RelNode& node) {
       }
       return p;
     }
+    case RelKind::kRecursiveCte: {
+      // WITH RECURSIVE … UNION drops every row already produced: the result is a set.
+      p.is_set = !static_cast<const RecursiveCteNode&>(node).union_all;
+      for (const auto& key : node.keys) add_key(p, key, n);
+      return p;
+    }
     case RelKind::kWindow: {
       const RelNode* in = node.children().empty() ? nullptr : node.children()[0];
       if (in) p = derive(matched, *in);

@@ -2,6 +2,7 @@
 #include "transaction/assertions.h"
 
 #include "catalog/ddl_names.h"
+#include "catalog/derivation.h"
 
 #include <set>
 
@@ -79,16 +80,31 @@ class ReferenceWalker {
         ResolvedRelation rel = db_.find_relation(schema, src.table.name, home.empty() ? nullptr : &path);
         if (!rel.table && !rel.view) return;  // planning reports a missing relation
         if (rel.table) {
-          out_.push_back({false, rel.table->schema.schema_name, rel.table->schema.name, through_});
+          out_.push_back({false, rel.table->schema.schema_name, rel.table->schema.name, through_, path_});
+          // A maintained table reads its body's sources: they are reached through it.
+          const auto& d = rel.table->schema.derivation;
+          if (!d || !d->body || std::find(tables_.begin(), tables_.end(), rel.table.get()) != tables_.end()) return;
+          tables_.push_back(rel.table.get());
+          through_.push_back(std::string(d->sugar ? "materialized view '" : "maintained table '") +
+                             rel.table->schema.name + "'");
+          path_.push_back({true, rel.table->schema.schema_name, rel.table->schema.name});
+          auto saved = std::exchange(ctes_, {});
+          select(*d->body, rel.table->schema.schema_name);
+          ctes_ = std::move(saved);
+          path_.pop_back();
+          through_.pop_back();
+          tables_.pop_back();
           return;
         }
-        out_.push_back({true, rel.view->schema_name, rel.view->name, through_});
+        out_.push_back({true, rel.view->schema_name, rel.view->name, through_, path_});
         if (std::find(expanding_.begin(), expanding_.end(), rel.view.get()) != expanding_.end()) return;
         expanding_.push_back(rel.view.get());
         through_.push_back("view '" + rel.view->name + "'");
+        path_.push_back({false, rel.view->schema_name, rel.view->name});
         auto saved = std::exchange(ctes_, {});
         if (rel.view->definition && rel.view->definition->select) select(*rel.view->definition->select, rel.view->schema_name);
         ctes_ = std::move(saved);
+        path_.pop_back();
         through_.pop_back();
         expanding_.pop_back();
         return;
@@ -119,6 +135,8 @@ class ReferenceWalker {
   std::vector<std::set<std::string>> ctes_;
   std::vector<std::string> through_;
   std::vector<const ViewEntry*> expanding_;
+  std::vector<const TableEntry*> tables_;  // maintained tables being expanded
+  std::vector<PathStep> path_;
 };
 
 // The violation query, `select 1 where not (<check>)` (a.violation_sql), built on a copy
@@ -154,6 +172,36 @@ RelPtr plan_violation(TransactionContext& db, const AssertionEntry& a) {
 }  // namespace
 
 RelPtr plan_assertion_violation(TransactionContext& db, const AssertionEntry& a) { return plan_violation(db, a); }
+
+void plan_path_bodies(TransactionContext& db, const AssertionReference& r) {
+  for (const PathStep& step : r.path) {
+    const ast::Select* body = nullptr;
+    std::shared_ptr<TableEntry> t;
+    if (step.maintained) {
+      t = db.catalog().find(step.schema, step.name);
+      if (t && t->schema.derivation) body = t->schema.derivation->body.get();
+    } else if (auto v = db.catalog().find_view(step.schema, step.name); v && v->definition) {
+      body = v->definition->select.get();
+    }
+    if (!body) continue;
+    Planner planner(db);
+    QueryPlan qp = planner.plan_view_body(*body, step.schema);
+    // A view's explicit column list names the body's columns by position: a body whose
+    // arity moved (a star over the narrowed source) breaks the view, every column of it.
+    if (!t)
+      if (auto v = db.catalog().find_view(step.schema, step.name);
+          v && !v->definition->columns.empty() && v->definition->columns.size() != qp.names.size())
+        throw Error(StatusCode::kSchema, "view '" + step.name + "' names its " +
+                                             std::to_string(v->definition->columns.size()) +
+                                             " columns by position over a star, so dropping the column breaks it "
+                                             "outright");
+    // A maintained table keeps its columns: a body that no longer produces them (a star
+    // over a narrowed source) breaks it as surely as one that no longer plans.
+    if (t && qp.names.size() != t->schema.columns.size())
+      throw Error(StatusCode::kSchema, "the body of '" + step.name + "' no longer produces its " +
+                                           std::to_string(t->schema.columns.size()) + " columns");
+  }
+}
 
 std::string describe_view_chain(const AssertionReference& r) {
   std::string out;
@@ -306,7 +354,10 @@ void Assertions::guard_column_drop(TransactionContext& db, TableEntry& t, const 
     // The most direct way the assertion reaches the table (a view chain, or none).
     const AssertionReference* hit = table_reference(a->references, schema, t.schema.name);
     if (!hit) continue;
-    std::string failure = plan_failure_when_narrowed(t, narrowed, [&] { plan_violation(db, *a); });
+    std::string failure = plan_failure_when_narrowed(t, narrowed, [&] {
+      plan_path_bodies(db, *hit);
+      plan_violation(db, *a);
+    });
     if (failure.empty()) continue;
     // The assertion is qualified when it lives in another schema; through views (whose
     // text the assertion's own body may not show) the chain is named.

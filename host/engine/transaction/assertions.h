@@ -22,12 +22,25 @@ struct TableEntry;
 struct TableSchema;
 
 // A relation an assertion body reaches, with the views it goes through on the way.
+// A view or maintained table a reference passes through.
+struct PathStep {
+  bool maintained = false;  // a maintained table (its derivation's body), else a view
+  std::string schema;
+  std::string name;
+};
+
 struct AssertionReference {
   bool is_view = false;
   std::string schema;  // lower-case
   std::string name;    // catalog spelling
   std::vector<std::string> through;  // e.g. "view 'v1'", outermost first
+  // The views and maintained tables on that path, outermost first.
+  std::vector<PathStep> path = {};
 };
+
+// Plans the body of every view and maintained table on `r`'s path (throws what planning
+// throws): a change that breaks one breaks what reads through it.
+void plan_path_bodies(TransactionContext& db, const AssertionReference& r);
 
 // " through view 'a' -> view 'b'" for a reference reached through views; "" otherwise.
 std::string describe_view_chain(const AssertionReference& r);
