@@ -1,4 +1,5 @@
 #include "ddl/declarative/declared_schema.h"
+#include "catalog/derivation.h"
 
 #include <algorithm>
 #include <functional>
@@ -251,6 +252,65 @@ void refuse_rename_of_live_table(Catalog& cat, const std::string& schema, const 
   }
 }
 
+// Whether live table `t` is maintained by exactly `body` with rename list `columns`
+// (compared as canonical text, so a re-apply of the same declaration changes nothing).
+bool same_derivation(const TableSchema& t, const ast::Select& body, const std::vector<std::string>& columns) {
+  if (!t.derivation || !t.derivation->body) return false;
+  if (t.derivation->columns.size() != columns.size()) return false;
+  for (size_t i = 0; i < columns.size(); ++i)
+    if (!iequals(t.derivation->columns[i], columns[i])) return false;
+  return select_to_string(*t.derivation->body) == select_to_string(body);
+}
+
+// ALTER TABLE schema.table SET MAINTAINED [(cols)] AS body / DROP MAINTAINED: the
+// lifecycle verbs the differ migrates a derivation with (materialized-views.md,
+// "Declarative-schema integration") — never a drop and re-create, which would mint a new
+// table incarnation.
+MigrationStep derivation_step(const std::string& schema, const std::string& table, const ast::Select* body,
+                              const std::vector<std::string>& columns, const SourceSite& site) {
+  auto a = std::make_unique<ast::AlterTableStmt>();
+  a->action = body ? ast::AlterTableStmt::Action::kSetMaintained : ast::AlterTableStmt::Action::kDropMaintained;
+  a->table = {schema, table, site};
+  a->site = site;
+  if (body) {
+    a->maintained = ast::clone(*body);
+    a->maintained_columns = columns;
+  }
+  // Shown as the differ's other steps are: the verb upper-case, unqualified in main.
+  std::string shown =
+      "ALTER TABLE " + (schema == "main" ? quote_identifier(table) : qualified(schema, table)) + " ";
+  if (!body) return {std::move(a), shown + "DROP MAINTAINED"};
+  shown += "SET MAINTAINED ";
+  if (!columns.empty()) {
+    shown += "(";
+    for (size_t i = 0; i < columns.size(); ++i) shown += (i ? ", " : "") + quote_identifier(columns[i]);
+    shown += ") ";
+  }
+  return {std::move(a), shown + "AS " + select_to_string(*body)};
+}
+
+// A declared materialized view over a live table of its name: an unchanged derivation
+// is left alone; a changed body (or a plain table) is re-attached by SET MAINTAINED, its
+// rows reconciled by keyed diff.
+void plan_declared_materialized_view(DdlContext& db, SchemaPlan& plan, Planned p, const std::string& name,
+                                     const SourceSite& site) {
+  const std::string& schema = plan.schema;
+  auto& mv = static_cast<ast::CreateMaterializedViewStmt&>(*p.stmt);
+  if (auto live = db.catalog().find(schema, name)) {
+    p.create = false;
+    if (!same_derivation(live->schema, *mv.select, mv.columns)) {
+      MigrationStep step = derivation_step(schema, live->schema.name, mv.select.get(), mv.columns, site);
+      plan.alters.push_back({std::move(step.stmt), std::move(step.text)});
+    }
+  } else if (db.catalog().find_view(schema, name)) {
+    throw Error(StatusCode::kUnsupported,
+                "'" + schema + "." + name + "' is a view but is declared as a materialized view; replacing it is not "
+                "supported yet",
+                site);
+  }
+  plan.others.push_back(std::move(p));
+}
+
 // A declared table: an existing one is migrated in place by the differ's ALTERs (and its
 // tag drift); a new one is created.
 void plan_declared_table(DdlContext& db, SchemaPlan& plan, Planned p, const std::string& name,
@@ -263,10 +323,27 @@ void plan_declared_table(DdlContext& db, SchemaPlan& plan, Planned p, const std:
     TableMigration m = diff_table(db, live->schema, declared);
     const std::string shown_target =
         "ALTER TABLE " + (schema == "main" ? quote_identifier(live->schema.name) : qualified(schema, live->schema.name)) + " ";
+    // The derivation: a maintained table whose columns move is detached first (its shape
+    // is its body's), migrated, and re-attached; a changed body alone is re-attached; a
+    // table declared plain is detached.
+    const bool live_maintained = live->schema.derivation != nullptr;
+    const bool declared_maintained = declared.maintained != nullptr;
+    const bool body_moves =
+        declared_maintained && !same_derivation(live->schema, *declared.maintained, declared.maintained_columns);
+    const bool detach = live_maintained && (!declared_maintained || !m.actions.empty());
+    if (detach) {
+      MigrationStep step = derivation_step(schema, live->schema.name, nullptr, {}, declared.site);
+      plan.alters.push_back({std::move(step.stmt), std::move(step.text)});
+    }
     for (MigrationStep& step : m.actions) {
       step.stmt->table = {schema, live->schema.name, declared.site};
       step.stmt->site = declared.site;
       plan.alters.push_back({std::move(step.stmt), shown_target + step.text});
+    }
+    if (declared_maintained && (body_moves || detach)) {
+      MigrationStep step = derivation_step(schema, live->schema.name, declared.maintained.get(),
+                                           declared.maintained_columns, declared.site);
+      plan.alters.push_back({std::move(step.stmt), std::move(step.text)});
     }
     p.create = false;
     table_tag_drift(schema, live->schema, declared, m.readded, plan.others);
@@ -351,6 +428,8 @@ void plan_declared_item(DdlContext& db, SchemaPlan& plan, const ast::Statement& 
     plan_declared_table(db, plan, std::move(p), object_name, item.site);
   } else if (p.stmt->kind == ast::StmtKind::kCreateView) {
     plan_declared_view(db, plan, std::move(p), object_name, item.site);
+  } else if (p.stmt->kind == ast::StmtKind::kCreateMaterializedView) {
+    plan_declared_materialized_view(db, plan, std::move(p), object_name, item.site);
   } else if (p.stmt->kind == ast::StmtKind::kCreateIndex) {
     const auto& ci = static_cast<const ast::CreateIndexStmt&>(*p.stmt);
     size_t ordinal = 0;

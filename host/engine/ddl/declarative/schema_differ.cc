@@ -118,7 +118,8 @@ class TableDiffer {
     const std::string module = own_->module_name.empty() ? db_.options().default_vtab_module : own_->module_name;
     if (!iequals(module, live_.module_name))
       refuse("its module ('" + live_.module_name + "' is declared as '" + module + "')");
-    if (own_->maintained) refuse("its MAINTAINED AS body (a maintained table)");
+    // (A MAINTAINED AS body is the derivation: declared_schema.cc compares it and emits the
+    // attach / re-attach / detach around these column steps.)
     bool context_same = own_->context.size() == live_.context.size();
     for (size_t i = 0; context_same && i < own_->context.size(); ++i)
       context_same = iequals(own_->context[i].name, live_.context[i].name) &&
