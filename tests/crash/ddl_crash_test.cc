@@ -126,6 +126,7 @@ std::string consistent_after(const std::string& scenario) {
   if (scenario == "create_materialized_view")
     return same("tmv", "select id, u, x from t where x > 3", "id, u, x");
   if (scenario == "set_maintained") return same("tc", "select id, u, x from t where x > 3", "id, u, x");
+  if (scenario == "set_maintained_reshape") return same("tc", "select id, u, x from t where x > 3", "id, u, x");
   if (scenario == "drop_maintained") return same("tmv", "select id, u from t", "id, u");
   if (scenario == "refresh_reshape") return same("tmv", "select id, u, x, extra from t", "id, u, x, extra");
   if (scenario == "rename_column_view") return same("tv", "select id, y from t where y > 3", "id, y");
@@ -171,6 +172,12 @@ std::vector<Scenario> scenarios(int64_t n) {
       {"set_maintained",
        "create table tc (id integer primary key, u text, x integer null);"
        "insert into tc select id, u, x + 1 from t where id % 3 = 0",
+       "alter table tc set maintained as select id, u, x from t where x > 3", n, n, dup_u, dup_u},
+      // Reshape-on-attach: columns renamed by position, retyped and dropped, the rows
+      // reconciled, in one atomic step.
+      {"set_maintained_reshape",
+       "create table tc (id integer primary key, a text null, b text null, c integer null);"
+       "insert into tc select id, u, u, x from t where id % 3 = 0",
        "alter table tc set maintained as select id, u, x from t where x > 3", n, n, dup_u, dup_u},
       {"drop_maintained", "create materialized view tmv as select id, u from t", "alter table tmv drop maintained",
        n, n, dup_u, dup_u},

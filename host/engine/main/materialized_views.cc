@@ -303,15 +303,17 @@ void refuse_image_checks(const TableSchema& ts, const SourceSite& site) {
 // Stamps `entry` with the derivation of `body` and compiles its maintenance: refuses a
 // body that reads the table itself, directly or through the maintained tables it reads
 // (a derivation cycle, named by its path), and one that reads no table.
+// `check_attributes` false: the table is about to be reshaped to the body (attach), so its
+// columns' attributes are not yet the body's.
 std::shared_ptr<MaintenancePlan> attach_derivation(DatabaseImpl& db, const std::shared_ptr<TableEntry>& entry,
                                                    const ast::Select& body, const std::vector<std::string>& columns,
-                                                   bool sugar, const SourceSite& site) {
+                                                   bool sugar, const SourceSite& site, bool check_attributes = true) {
   auto d = std::make_shared<Derivation>();
   d->body = std::shared_ptr<const ast::Select>(clone(body));
   d->columns = columns;
   d->sugar = sugar;
   entry->schema.derivation = d;
-  auto plan = compile_maintenance(db, entry);
+  auto plan = compile_maintenance(db, entry, check_attributes);
   d->strategy = plan->strategy;
   const std::string& name = entry->schema.name;
   // Depth-first through the sources' derivations: a path back to `entry` is a cycle.
@@ -442,38 +444,66 @@ std::string collation_name(const Collation* c) { return c ? c->name() : std::str
 // dropped and added (nullable) before the reconcile; type, collation and NOT NULL are set
 // after it, so they judge the body's rows rather than the stale ones (the reference's
 // two-phase reshape). `reconcile` brings the rows to the body between the two phases.
-void reshape(DatabaseImpl& db, const std::shared_ptr<TableEntry>& entry, const DerivedShape& shape,
-             const SourceSite& site, ExecContext& ctx, const std::function<void()>& reconcile) {
-  const TableSchema& ts = entry->schema;
+// The columns of `ts` an in-place reshape to `shape` renames (by position); throws, with
+// nothing changed, when no in-place reshape expresses the change.
+std::vector<size_t> reshape_renames(const TableSchema& ts, const DerivedShape& shape, const SourceSite& site,
+                                    bool sugar = true) {
   const std::string& name = ts.name;
   auto incompatible = [&](const std::string& why) {
     throw Error(StatusCode::kError,
-                "materialized view '" + name + "': its body's output shape changed incompatibly (" + why +
+                std::string(sugar ? "materialized view '" : "maintained table '") + name +
+                    "': its body's output shape changed incompatibly (" + why +
                     "); the table is unchanged: drop and recreate it, or detach it (ALTER TABLE … DROP MAINTAINED), "
                     "alter it and attach again",
                 site);
   };
+  // Columns correspond by position: the kept ones may be renamed in place (a positional
+  // rename relabels the rows), trailing ones come and go. A name that moved to another
+  // position is an interleaving reorder, which no in-place reshape expresses.
+  const size_t kept = std::min(ts.columns.size(), shape.names.size());
+  auto shape_has = [&](const std::string& n) {
+    return std::any_of(shape.names.begin(), shape.names.end(), [&](const std::string& x) { return iequals(x, n); });
+  };
+  std::vector<size_t> renamed;
+  for (size_t i = 0; i < kept; ++i) {
+    if (iequals(ts.columns[i].name, shape.names[i])) continue;
+    if (ts.find_column(shape.names[i]) >= 0 || shape_has(ts.columns[i].name))
+      incompatible("column " + std::to_string(i + 1) + " is now '" + shape.names[i] + "', was '" + ts.columns[i].name +
+                   "', and one of the two names sits at another position (a reorder)");
+    renamed.push_back(i);
+  }
+  for (size_t i = kept; i < shape.names.size(); ++i)
+    if (ts.find_column(shape.names[i]) >= 0) incompatible("column '" + shape.names[i] + "' moved");
+  // The primary key: the same positions, directions and collations (a renamed key
+  // column is the same key, relabeled).
   bool same_key = ts.primary_key.size() == shape.key.size();
   for (size_t i = 0; same_key && i < shape.key.size(); ++i) {
     const KeyColumn& k = ts.primary_key[i];
-    same_key = iequals(ts.columns[k.column].name, shape.names[shape.key[i].column]) && k.desc == shape.key[i].desc &&
+    same_key = k.column == shape.key[i].column && static_cast<size_t>(k.column) < kept && k.desc == shape.key[i].desc &&
                collation_name(ts.columns[k.column].collation.get()) ==
                    collation_name(shape.attrs[shape.key[i].column].collation);
   }
   if (!same_key) incompatible("its primary key moved");
+  return renamed;
+}
+
+void reshape(DatabaseImpl& db, const std::shared_ptr<TableEntry>& entry, const DerivedShape& shape,
+             const SourceSite& site, ExecContext& ctx, const std::function<void()>& reconcile) {
+  const TableSchema& ts = entry->schema;
+  const std::vector<size_t> renamed = reshape_renames(ts, shape, site, !ts.derivation || ts.derivation->sugar);
   const size_t kept = std::min(ts.columns.size(), shape.names.size());
-  for (size_t i = 0; i < kept; ++i)
-    if (!iequals(ts.columns[i].name, shape.names[i]))
-      incompatible("column " + std::to_string(i + 1) + " is now '" + shape.names[i] + "', was '" + ts.columns[i].name +
-                   "'");
-  for (size_t i = kept; i < shape.names.size(); ++i)
-    if (ts.find_column(shape.names[i]) >= 0)
-      incompatible("column '" + shape.names[i] + "' moved");
   using A = ast::AlterTableStmt::Action;
   using C = ast::AlterTableStmt::ColumnAction;
   std::shared_ptr<const Derivation> derivation = entry->schema.derivation;
   entry->schema.derivation.reset();  // the arms refuse a maintained table
   try {
+    for (size_t i : renamed) {
+      ast::AlterTableStmt rename;
+      rename.action = A::kRenameColumn;
+      rename.name = entry->schema.columns[i].name;
+      rename.new_name = shape.names[i];
+      alter_backing(db, entry, rename, ctx);
+    }
     for (size_t i = ts.columns.size(); i-- > kept;) {
       ast::AlterTableStmt drop;
       drop.action = A::kDropColumn;
@@ -611,7 +641,7 @@ std::shared_ptr<TableEntry> require_altered(DatabaseImpl& db, const ast::AlterTa
 
 }  // namespace
 
-void set_maintained(DatabaseImpl& db, const ast::AlterTableStmt& s) {
+void set_maintained(DatabaseImpl& db, const ast::AlterTableStmt& s, ExecContext& ctx) {
   const std::shared_ptr<TableEntry> entry = require_altered(db, s);
   const std::string& module_name = entry->schema.module_name;
   if (!entry->module || !entry->module->capabilities().backing_host)
@@ -619,23 +649,45 @@ void set_maintained(DatabaseImpl& db, const ast::AlterTableStmt& s) {
                 "module '" + module_name + "' cannot host a maintained table: it is not a backing host (SDK 1.5)", s.site);
   DerivedShape shape =
       derive_shape(db, *s.maintained, entry->schema.schema_name, entry->schema.name, s.maintained_columns, s.site);
-  verify_declared(entry->schema, shape, s.site);
+  // Reshape-on-attach: the body owns the shape. A table whose columns differ from the
+  // body's is brought to them in place (positional renames — a bare re-attach follows the
+  // body's names, a `(cols)` list the authored ones —, trailing columns dropped or added,
+  // attributes moved); a moved key or a reorder is refused with the table untouched.
+  const bool reshaping = !same_shape(entry->schema, shape);
+  if (reshaping)  // refuses before anything changes
+    reshape_renames(entry->schema, shape, s.site, entry->schema.derivation && entry->schema.derivation->sugar);
+  else verify_declared(entry->schema, shape, s.site);
   refuse_image_checks(entry->schema, s.site);
   // A re-attach keeps its authored form (sugar or table form); a plain table takes the
   // table form.
   std::shared_ptr<const Derivation> prior = entry->schema.derivation;
   std::string prior_stale = entry->stale;
+  const TagSet prior_tags = entry->schema.tags;
   bool sugar = prior && prior->sugar;
   try {
-    auto plan = attach_derivation(db, entry, *s.maintained, s.maintained_columns, sugar, s.site);
+    auto plan = attach_derivation(db, entry, *s.maintained, s.maintained_columns, sugar, s.site, !reshaping);
     entry->stale.clear();
+    entry->schema.tags.erase(kStaleTag);  // an attach recomputes the rows: live again
     db.bump_schema_version();
     // Verify by diff: derived content wins, only genuine row changes are written (and
     // checked against the table's constraints), in the statement's transaction.
-    db.maintenance().replace_by_diff(*entry, db.maintenance().evaluate(*plan));
-    db.persist_table(*entry);
-    db.commit_statement_in_schema_scope();
+    auto reconcile = [&] {
+      auto p = reshaping ? compile_maintenance(db, entry, /*check_attributes=*/false) : plan;
+      db.maintenance().replace_by_diff(*entry, db.maintenance().evaluate(*p));
+    };
+    if (reshaping) {
+      reshape(db, entry, shape, s.site, ctx, [&] {
+        reconcile();
+        db.commit_statement_in_schema_scope();
+      });
+      db.persist_table(*entry);
+    } else {
+      reconcile();
+      db.persist_table(*entry);
+      db.commit_statement_in_schema_scope();
+    }
   } catch (...) {
+    entry->schema.tags = prior_tags;
     entry->schema.derivation = prior;
     entry->stale = prior_stale;
     db.bump_schema_version();

@@ -52,7 +52,7 @@ std::shared_ptr<const TableWritePlan> bind_table_write_plan(DatabaseImpl& db, co
 // (or replaces a maintained table's): the table's shape must be the body's; its rows are
 // reconciled with the body's by keyed diff (derived content wins) in the statement's
 // transaction, and a failure restores the prior derivation.
-void set_maintained(DatabaseImpl& db, const ast::AlterTableStmt& s);
+void set_maintained(DatabaseImpl& db, const ast::AlterTableStmt& s, ExecContext& ctx);
 // ALTER TABLE … DROP MAINTAINED: the table keeps its rows and becomes an ordinary table.
 void drop_maintained(DatabaseImpl& db, const ast::AlterTableStmt& s);
 

@@ -1104,7 +1104,7 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
         if (s.action != ast::AlterTableStmt::Action::kTags) db.check_ddl_allowed("ALTER TABLE");
         using A = ast::AlterTableStmt::Action;
         if (s.action == A::kSetMaintained || s.action == A::kDropMaintained) {
-          if (s.action == A::kSetMaintained) set_maintained(db, s); else drop_maintained(db, s);
+          if (s.action == A::kSetMaintained) set_maintained(db, s, ctx); else drop_maintained(db, s);
           return;
         }
         alter_table(db, s, ctx);

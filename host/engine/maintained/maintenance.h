@@ -183,7 +183,8 @@ void check_set(const TableSchema& view, std::vector<Row>& rows);
 // Compiles the maintenance plan of `view` (a table with a derivation): plans its body as
 // the view sees it (home schema first), classifies the strategy and binds the
 // inverse-projection expressions. Throws a planning error of the body.
-// `check_attributes` false: a body whose columns' types, nullability or collations moved
+// `check_attributes` false (a refresh or attach about to reshape the table): the column
+// count is not checked either; a body whose columns' types, nullability or collations moved
 // still compiles (a refresh reshaping the view evaluates it before it sets them).
 std::shared_ptr<MaintenancePlan> compile_maintenance(TransactionContext& db, std::shared_ptr<TableEntry> view,
                                                      bool check_attributes = true);
