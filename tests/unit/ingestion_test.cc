@@ -105,5 +105,55 @@ TEST_F(IngestionTest, ForeignKeyActionsRunOnlyWhenAsked) {
   EXPECT_NE(st.message().find("_fk_r_pid"), std::string::npos) << st.to_string();
 }
 
+// Captured rows take part in the commit's global assertions. Throw mode (the default)
+// fails the batch and undoes its derived effects; report mode commits the batch — the
+// views follow the reported rows — and lists every violated assertion; inside the
+// caller's transaction the assertions fire at its COMMIT whatever the mode.
+TEST_F(IngestionTest, GlobalAssertionsSeeReportedRowsAndReportModeCollects) {
+  exec("create table acct (id integer primary key, bal integer)");
+  exec("insert into acct values (1, 10), (2, 20)");
+  exec("create materialized view acct_mv as select id, bal from acct");
+  exec("create assertion nonneg check (not exists (select 1 from acct where bal < 0))");
+  exec("create assertion small check (not exists (select 1 from acct where bal > 1000))");
+  Row bad{Value::Integer(3), Value::Integer(-5)};
+  write_directly("acct", RowOp::kInsert, bad);
+  // Throw: the batch fails, the view does not take the row.
+  Status st = db_->ingest_external_row_changes({{"", "acct", RowOp::kInsert, {}, bad}});
+  EXPECT_EQ(st.code(), StatusCode::kConstraint) << st.to_string();
+  EXPECT_NE(st.message().find("nonneg"), std::string::npos) << st.to_string();
+  EXPECT_EQ(count("select count(*) from acct_mv"), 2);
+  // Report: the batch commits, the view follows, both violations are listed.
+  Row huge{Value::Integer(4), Value::Integer(5000)};
+  write_directly("acct", RowOp::kInsert, huge);
+  IngestOptions report;
+  report.assertion_failure_mode = IngestOptions::AssertionFailureMode::kReport;
+  IngestResult result;
+  st = db_->ingest_external_row_changes({{"", "acct", RowOp::kInsert, {}, bad}, {"", "acct", RowOp::kInsert, {}, huge}},
+                                        report, &result);
+  ASSERT_TRUE(st.ok()) << st.to_string();
+  EXPECT_EQ(count("select count(*) from acct_mv"), 4);
+  ASSERT_EQ(result.assertion_violations.size(), 2u);
+  EXPECT_EQ(result.assertion_violations[0].assertion, "nonneg");
+  EXPECT_EQ(result.assertion_violations[1].assertion, "small");
+  EXPECT_FALSE(result.assertion_violations[0].samples.empty());
+  // Capture off: the reported rows drive no assertion.
+  exec("delete from acct where id in (3, 4)");
+  Row bad5{Value::Integer(5), Value::Integer(-1)};
+  write_directly("acct", RowOp::kInsert, bad5);
+  IngestOptions quiet;
+  quiet.capture_changes = false;
+  EXPECT_TRUE(db_->ingest_external_row_changes({{"", "acct", RowOp::kInsert, {}, bad5}}, quiet).ok());
+  exec("delete from acct where id = 5");
+  // Inside the caller's transaction: report is not honored; COMMIT fails.
+  Row bad6{Value::Integer(6), Value::Integer(-2)};
+  exec("begin");
+  write_directly("acct", RowOp::kInsert, bad6);
+  result.assertion_violations.push_back({"stale", {}});
+  ASSERT_TRUE(db_->ingest_external_row_changes({{"", "acct", RowOp::kInsert, {}, bad6}}, report, &result).ok());
+  EXPECT_TRUE(result.assertion_violations.empty());
+  Status commit = db_->exec("commit");
+  EXPECT_EQ(commit.code(), StatusCode::kConstraint) << commit.to_string();
+}
+
 }  // namespace
 }  // namespace quereus

@@ -1579,13 +1579,44 @@ void stale_maintained_readers(AlterCtx& c, const std::string& column, const std:
     if (Renamer::column(src.schema_name, src.name, column, column + "\x01").owned_expr(*probe, src.schema_name, src.name))
       read_as.push_back(g.name);
   }
-  auto has_star = [](const ast::Select& b) {
-    auto star = [](const ast::SelectCore& core) {
-      return std::any_of(core.columns.begin(), core.columns.end(), [](const ast::ResultColumn& rc) {
-        return rc.kind == ast::ResultColumn::Kind::kStar || rc.kind == ast::ResultColumn::Kind::kTableStar;
-      });
-    };
-    return star(b.core) || std::any_of(b.compounds.begin(), b.compounds.end(), [&](const auto& leg) { return star(leg.core); });
+  // The name probe only sees what a body spells at its own level. A body it cannot judge
+  // — a star, a CTE, a subquery (in FROM or in an expression), a view or table function
+  // among its sources — counts as reading the column: freezing is the safe direction.
+  std::function<bool(const ast::Expr&)> expr_opaque = [&](const ast::Expr& e) {
+    bool found = false;
+    ast::for_each_child(
+        e, [&](const ast::ExprPtr& x) { found = found || expr_opaque(*x); }, [&](const ast::Select&) { found = true; });
+    return found;
+  };
+  std::function<bool(const ast::TableSource&)> source_opaque = [&](const ast::TableSource& t) {
+    using K = ast::TableSource::Kind;
+    switch (t.kind) {
+      case K::kTable: {
+        const auto views = c.db.catalog().views();
+        return std::any_of(views.begin(), views.end(), [&](const auto& v) { return iequals(v->name, t.table.name); });
+      }
+      case K::kJoin:
+        return (t.left && source_opaque(*t.left)) || (t.right && source_opaque(*t.right)) || (t.on && expr_opaque(*t.on));
+      default: return true;
+    }
+  };
+  auto core_opaque = [&](const ast::SelectCore& core) {
+    if (core.nested || !core.values.empty()) return true;
+    for (const ast::ResultColumn& rc : core.columns)
+      if (rc.kind != ast::ResultColumn::Kind::kExpr || (rc.expr && expr_opaque(*rc.expr))) return true;
+    if (core.from && source_opaque(*core.from)) return true;
+    if (core.where && expr_opaque(*core.where)) return true;
+    for (const auto& g : core.group_by)
+      if (expr_opaque(*g)) return true;
+    return core.having && expr_opaque(*core.having);
+  };
+  auto has_star = [&](const ast::Select& b) {
+    if (b.with || core_opaque(b.core)) return true;
+    for (const auto& leg : b.compounds)
+      if (core_opaque(leg.core)) return true;
+    for (const auto& o : b.order_by)
+      if (o.expr && expr_opaque(*o.expr)) return true;
+    return false;
   };
   for (auto& t : c.db.catalog().tables()) {
     const auto& d = t->schema.derivation;

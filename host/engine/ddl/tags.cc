@@ -2,6 +2,8 @@
 // and the catalog-only tag verbs.
 #include "ddl/tags.h"
 
+#include "catalog/derivation.h"
+
 #include "catalog/ddl_names.h"
 
 #include <algorithm>
@@ -105,7 +107,24 @@ TagSet tag_set(const ast::TagList& tags) {
   return out;
 }
 
+namespace {
+
+TagSet apply_verb(const TagSet& current, ast::TagVerb verb, const ast::TagList& tags, const std::string& what);
+
+}  // namespace
+
+// The engine's own tag (quereus.mv.stale: a maintained table a source ALTER left stale)
+// is not the tag verbs' to set or remove: only REFRESH removes it.
 TagSet apply_tag_verb(const TagSet& current, ast::TagVerb verb, const ast::TagList& tags, const std::string& what) {
+  TagSet out = apply_verb(current, verb, tags, what);
+  out.erase(kStaleTag);
+  if (const TagValue* v = current.find(kStaleTag)) out.set(std::string(kStaleTag), *v);
+  return out;
+}
+
+namespace {
+
+TagSet apply_verb(const TagSet& current, ast::TagVerb verb, const ast::TagList& tags, const std::string& what) {
   switch (verb) {
     case ast::TagVerb::kSet: return tag_set(tags);
     case ast::TagVerb::kAdd: {
@@ -127,6 +146,8 @@ TagSet apply_tag_verb(const TagSet& current, ast::TagVerb verb, const ast::TagLi
   }
   return current;
 }
+
+}  // namespace
 
 bool exposes_implicit_index(const IndexSchema& ix) {
   return ix.constraint && ix.tags.is_true("quereus.expose_implicit_index");
@@ -173,7 +194,7 @@ void validate_column_tags(const ast::ColumnDef& cd) { validate_column_sites(cd);
 
 bool tags_drift(const TagSet& live, const ast::TagList& declared) {
   TagSet a = live, b = tag_set(declared);
-  for (const char* hint : {"quereus.id", "quereus.previous_name"}) {
+  for (std::string_view hint : {std::string_view("quereus.id"), std::string_view("quereus.previous_name"), kStaleTag}) {
     a.erase(hint);
     b.erase(hint);
   }

@@ -81,6 +81,22 @@ struct IngestOptions {
   // and deletes. Off by default: a replicated stream already carries its origin's
   // cascades.
   bool apply_foreign_key_actions = false;
+  // What a global assertion the batch violates does at the batch's own commit: throw
+  // (the default: the batch's derived effects are undone), or report — the batch commits
+  // (its derived effects land) and every violated assertion is listed in the result.
+  // Report is honored only when the batch runs in its own transaction (autocommit) with
+  // capture_changes on; inside the caller's transaction assertions fire at its COMMIT.
+  enum class AssertionFailureMode { kThrow, kReport };
+  AssertionFailureMode assertion_failure_mode = AssertionFailureMode::kThrow;
+};
+
+// What an ingestion batch reports (IngestOptions::AssertionFailureMode::kReport).
+struct IngestResult {
+  struct Violation {
+    std::string assertion;  // its name (qualified outside main)
+    std::vector<Row> samples;  // up to five rows of its violation query
+  };
+  std::vector<Violation> assertion_violations;
 };
 
 class Statement {
@@ -181,7 +197,7 @@ class Database {
   // constraint) undoes the batch's derived effects; the reported rows stay where the
   // caller put them.
   virtual Status ingest_external_row_changes(const std::vector<ExternalRowChange>& changes,
-                                             const IngestOptions& options = {}) = 0;
+                                             const IngestOptions& options = {}, IngestResult* result = nullptr) = 0;
 
  protected:
   Database() = default;

@@ -155,8 +155,8 @@ class DatabaseImpl : public Database, public DdlContext {
   // module that stages the scope (store) writes rows and catalog in one batch. Inside an
   // explicit transaction the rows wait for its COMMIT as usual.
   void commit_statement_in_schema_scope() { txn_.commit_statement_in_schema_scope(); }
-  Status ingest_external_row_changes(const std::vector<ExternalRowChange>& changes,
-                                     const IngestOptions& options) override;
+  Status ingest_external_row_changes(const std::vector<ExternalRowChange>& changes, const IngestOptions& options,
+                                     IngestResult* result) override;
   void join(TableEntry& entry) override { txn_.join(entry); }
   void forget(TableEntry& entry) override { txn_.forget(entry); }
   DeferredConstraints& deferred() override { return txn_.deferred(); }

@@ -8,6 +8,7 @@
 #include "eval/exec_context.h"
 #include "main/database_impl.h"
 #include "main/materialized_views.h"
+#include "transaction/assertions.h"
 #include "write/dml_writer.h"
 
 namespace quereus {
@@ -48,7 +49,8 @@ std::vector<std::shared_ptr<TableEntry>> resolve_changes(DatabaseImpl& db, const
 }  // namespace
 
 Status DatabaseImpl::ingest_external_row_changes(const std::vector<ExternalRowChange>& changes,
-                                                 const IngestOptions& options) {
+                                                 const IngestOptions& options, IngestResult* result) {
+  if (result) result->assertion_violations.clear();
   try {
     std::vector<std::shared_ptr<TableEntry>> tables = resolve_changes(*this, changes);
     if (changes.empty()) return Status::Ok();
@@ -63,6 +65,9 @@ Status DatabaseImpl::ingest_external_row_changes(const std::vector<ExternalRowCh
         TableEntry& t = *tables[i];
         const Row* old_row = c.op == RowOp::kInsert ? nullptr : &c.old_row;
         const Row* new_row = c.op == RowOp::kDelete ? nullptr : &c.new_row;
+        // Captured rows take part in the commit's global assertions (the seam's
+        // delegated invariant maintenance): the table counts as written.
+        if (options.capture_changes) txn_.note_written(t);
         if (options.capture_changes && txn_.changes().capturing()) {
           switch (c.op) {
             case RowOp::kInsert: txn_.changes().record_insert(t.schema, c.new_row); break;
@@ -81,7 +86,23 @@ Status DatabaseImpl::ingest_external_row_changes(const std::vector<ExternalRowCh
           writer->apply_parent_side(*old_row, new_row);
         }
       }
+      // Report mode, in the batch's own transaction: its commit collects the violated
+      // assertions instead of failing (the sink is cleared whatever happens).
+      std::vector<AssertionViolation> violations;
+      const bool report = options.assertion_failure_mode == IngestOptions::AssertionFailureMode::kReport &&
+                          options.capture_changes && !txn_.in_explicit();
+      struct SinkGuard {
+        TransactionCoordinator& txn;
+        ~SinkGuard() { txn.set_assertion_sink(nullptr); }
+      } guard{txn_};
+      if (report) txn_.set_assertion_sink(&violations);
       statement_commit();
+      if (result)
+        for (AssertionViolation& v : violations) {
+          IngestResult::Violation out{std::move(v.assertion), {}};
+          for (auto& sample : v.samples) out.samples.emplace_back(sample.begin(), sample.end());
+          result->assertion_violations.push_back(std::move(out));
+        }
     } catch (...) {
       statement_rollback();
       throw;

@@ -484,6 +484,11 @@ std::vector<size_t> reshape_renames(const TableSchema& ts, const DerivedShape& s
                    collation_name(shape.attrs[shape.key[i].column].collation);
   }
   if (!same_key) incompatible("its primary key moved");
+  for (const KeyColumn& k : ts.primary_key) {
+    const Attribute& a = shape.attrs[k.column];
+    if (a.type != QRS_LT_ANY && a.type != ts.columns[k.column].logical_type)
+      incompatible("the type of its primary key column '" + ts.columns[k.column].name + "' moved");
+  }
   return renamed;
 }
 
@@ -654,8 +659,18 @@ void set_maintained(DatabaseImpl& db, const ast::AlterTableStmt& s, ExecContext&
   // body's names, a `(cols)` list the authored ones —, trailing columns dropped or added,
   // attributes moved); a moved key or a reorder is refused with the table untouched.
   const bool reshaping = !same_shape(entry->schema, shape);
-  if (reshaping)  // refuses before anything changes
+  if (reshaping) {  // refuses before anything changes
     reshape_renames(entry->schema, shape, s.site, entry->schema.derivation && entry->schema.derivation->sugar);
+    // The reshape runs as ALTER steps: a declared constraint or index a step or the
+    // reconcile could trip on part-way would leave the table half reshaped.
+    const TableSchema& ts = entry->schema;
+    if (!ts.checks.empty() || !ts.foreign_keys.empty() || !ts.indexes.empty())
+      throw Error(StatusCode::kError,
+                  "table '" + ts.name + "' cannot be reshaped to its body's columns while it declares CHECK, FOREIGN "
+                  "KEY, UNIQUE constraints or indexes; the table is unchanged: alter it to the body's shape first, "
+                  "or drop them",
+                  s.site);
+  }
   else verify_declared(entry->schema, shape, s.site);
   refuse_image_checks(entry->schema, s.site);
   // A re-attach keeps its authored form (sugar or table form); a plain table takes the

@@ -10,6 +10,7 @@
 #include "optimizer/decorrelate.h"
 #include "eval/exec_context.h"
 #include "catalog/catalog.h"
+#include "parser/ast_visit.h"
 
 namespace quereus {
 
@@ -368,6 +369,19 @@ struct Interval {
 
 bool numeric_column(const Attribute& a) { return a.type == QRS_LT_INTEGER || a.type == QRS_LT_REAL; }
 
+// A bound the interval reasoning may use: a number well inside ±2^53, where doubles are
+// exact integers and a stored integer converted to REAL cannot cross it.
+bool exact_bound(double v) { return std::isfinite(v) && std::fabs(v) < 9007199254740992.0; }
+
+// Whether `e` contains a subquery (a CHECK that does is deferred to COMMIT: no fact about
+// the rows a transaction sees).
+bool has_subquery(const ast::Expr& e) {
+  bool found = false;
+  ast::for_each_child(
+      e, [&](const ast::ExprPtr& x) { found = found || has_subquery(*x); }, [&](const ast::Select&) { found = true; });
+  return found;
+}
+
 // `col op number` in a CHECK constraint's text, for the scanned table's column slot.
 bool check_fact(const ast::Expr& e, const TableScanNode& scan, int* slot, qrs_filter_op* op, double* v) {
   if (e.kind != ast::ExprKind::kBinary) return false;
@@ -389,11 +403,15 @@ bool check_fact(const ast::Expr& e, const TableScanNode& scan, int* slot, qrs_fi
   if (col->kind != ast::ExprKind::kColumn || lit->kind != ast::ExprKind::kLiteral) return false;
   auto& l = static_cast<const ast::Literal&>(*lit);
   if (l.literal_kind != ast::LiteralKind::kInteger && l.literal_kind != ast::LiteralKind::kReal) return false;
-  int c = scan.table->schema.find_column(static_cast<const ast::ColumnRef&>(*col).column);
+  // Only the row's own column: `old.x` / `new.x` (an op-aware CHECK) is no fact about a
+  // stored row.
+  const auto& ref = static_cast<const ast::ColumnRef&>(*col);
+  if (!ref.schema.empty() || (!ref.table.empty() && !iequals(ref.table, scan.table->schema.name))) return false;
+  int c = scan.table->schema.find_column(ref.column);
   if (c < 0 || c >= static_cast<int>(scan.columns.size()) || !numeric_column(scan.columns[c])) return false;
   char* end = nullptr;
   *v = std::strtod(l.text.c_str(), &end);
-  if (end == l.text.c_str() || *end != '\0') return false;
+  if (end == l.text.c_str() || *end != '\0' || !exact_bound(*v)) return false;
   *slot = c;
   return true;
 }
@@ -419,7 +437,7 @@ bool contradicts_domain(const std::vector<ScalarPtr>& conjuncts, const TableScan
         !numeric_column(scan.columns[pf.column]))
       continue;
     const Value& v = static_cast<const LiteralScalar&>(*pf.value).value;
-    if (v.type() != ValueType::kInteger && v.type() != ValueType::kReal) continue;
+    if ((v.type() != ValueType::kInteger && v.type() != ValueType::kReal) || !exact_bound(v.to_double())) continue;
     Interval& r = ranges[pf.column];
     r.constrained = true;
     r.add(pf.op, v.to_double());
@@ -427,7 +445,7 @@ bool contradicts_domain(const std::vector<ScalarPtr>& conjuncts, const TableScan
   if (ranges.empty()) return false;
   if (scan.table && !scan.read_committed)
     for (const CheckSchema& ck : scan.table->schema.checks) {
-      if (!ck.on_insert || !ck.on_update || !ck.expr) continue;
+      if (!ck.on_insert || !ck.on_update || !ck.expr || has_subquery(*ck.expr)) continue;
       std::vector<const ast::Expr*> facts;
       check_conjuncts(*ck.expr, facts);
       for (const ast::Expr* f : facts) {

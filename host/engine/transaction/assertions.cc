@@ -302,7 +302,8 @@ std::string assertion_ddl(const AssertionEntry& a) {
          expr_to_string(*a.check) + ")";
 }
 
-void Assertions::check(TransactionContext& db, const std::vector<TableEntry*>& written) {
+void Assertions::check(TransactionContext& db, const std::vector<TableEntry*>& written,
+                       std::vector<AssertionViolation>* collect) {
   if (list_.empty()) return;
   std::set<std::string> changed;
   for (const TableEntry* t : written) changed.insert(to_lower(t->qualified_name()));
@@ -329,9 +330,13 @@ void Assertions::check(TransactionContext& db, const std::vector<TableEntry*>& w
     op->open(env);
     Row row;
     // Named as the reference names it: qualified outside main.
-    if (op->next(row))
-      throw Error(StatusCode::kConstraint,
-                  "Integrity assertion failed: " + (a->schema_name == "main" ? a->name : a->qualified_name()));
+    const std::string name = a->schema_name == "main" ? a->name : a->qualified_name();
+    if (!op->next(row)) continue;
+    if (!collect) throw Error(StatusCode::kConstraint, "Integrity assertion failed: " + name);
+    AssertionViolation v{name, {}};
+    do v.samples.emplace_back(row.begin(), row.end());
+    while (v.samples.size() < 5 && op->next(row));
+    collect->push_back(std::move(v));
   }
 }
 

@@ -29,6 +29,13 @@ struct PathStep {
   std::string name;
 };
 
+// A violated assertion, collected instead of thrown (docs/mv-ingestion.md, report mode):
+// its name and up to five rows of its violation query.
+struct AssertionViolation {
+  std::string assertion;
+  std::vector<std::vector<Value>> samples;
+};
+
 struct AssertionReference {
   bool is_view = false;
   std::string schema;  // lower-case
@@ -86,7 +93,10 @@ class Assertions {
   void drop(TransactionContext& db, const ast::DropStmt& s);
   // Throws "Integrity assertion failed: <name>" for the first assertion that does not
   // hold; `written` are the tables the transaction wrote.
-  void check(TransactionContext& db, const std::vector<TableEntry*>& written);
+  // `collect` non-null (the ingestion seam's report mode): every violated assertion is
+  // appended to it instead of the first throwing.
+  void check(TransactionContext& db, const std::vector<TableEntry*>& written,
+             std::vector<AssertionViolation>* collect = nullptr);
   // Refuses to drop a table / view an assertion reads (directly or through views).
   void guard_drop(const std::string& kind, const std::string& schema, const std::string& name) const;
   // Refuses to narrow `t` to `narrowed` (ALTER TABLE … DROP COLUMN `column`) when an

@@ -25,6 +25,7 @@ void TransactionCoordinator::join(TableEntry& entry) {
 }
 
 void TransactionCoordinator::forget(TableEntry& entry) {
+  noted_.erase(std::remove(noted_.begin(), noted_.end(), &entry), noted_.end());
   if (!entry.joined) return;
   // The table is going away; a rollback its module refuses leaves nothing to undo here.
   try {
@@ -38,9 +39,14 @@ void TransactionCoordinator::forget(TableEntry& entry) {
   joined_.erase(std::remove(joined_.begin(), joined_.end(), &entry), joined_.end());
 }
 
+void TransactionCoordinator::note_written(TableEntry& entry) {
+  if (std::find(noted_.begin(), noted_.end(), &entry) == noted_.end()) noted_.push_back(&entry);
+}
+
 void TransactionCoordinator::end_transaction(bool commit) {
   std::vector<TableEntry*> parts;
   parts.swap(joined_);
+  noted_.clear();
   Status first_error;
   for (auto* t : parts) {
     t->joined = false;
@@ -100,7 +106,12 @@ bool TransactionCoordinator::unsubscribe(uint64_t id) {
 void TransactionCoordinator::commit_transaction() {
   try {
     deferred_.run_commit(db_);
-    if (!joined_.empty()) assertions_.check(db_, joined_);
+    if (!joined_.empty() || !noted_.empty()) {
+      std::vector<TableEntry*> written = joined_;
+      for (TableEntry* t : noted_)
+        if (std::find(written.begin(), written.end(), t) == written.end()) written.push_back(t);
+      assertions_.check(db_, written, assertion_sink_);
+    }
     observers_.flush();
   } catch (...) {
     end_transaction(false);

@@ -25,6 +25,7 @@
 namespace quereus {
 
 class Assertions;
+struct AssertionViolation;
 struct TableEntry;
 
 class TransactionCoordinator {
@@ -45,6 +46,12 @@ class TransactionCoordinator {
   void join(TableEntry& entry);
   // Removes a dropped table from the participants (its pending writes are rolled back).
   void forget(TableEntry& entry);
+  // A table whose rows changed outside the engine's writes (the ingestion seam): the
+  // commit's assertion check treats it as written.
+  void note_written(TableEntry& entry);
+  // While set (the ingestion seam's report mode, around its own commit), the commit's
+  // violated assertions are appended to `sink` instead of failing it.
+  void set_assertion_sink(std::vector<AssertionViolation>* sink) { assertion_sink_ = sink; }
 
   // ---- statements
   // Brackets one statement: opens an implicit transaction in autocommit mode, or a
@@ -115,6 +122,8 @@ class TransactionCoordinator {
   std::vector<Marks> savepoint_marks_;  // per named savepoint
   Marks statement_mark_;                // at the open statement's start
   std::vector<TableEntry*> joined_;
+  std::vector<TableEntry*> noted_;  // note_written, until the transaction ends
+  std::vector<AssertionViolation>* assertion_sink_ = nullptr;
 };
 
 }  // namespace quereus
