@@ -88,7 +88,11 @@ std::string d_rows() {
       "create materialized view if not exists mv_b as select id, payload from b where id % 3 = 0;"
       "create materialized view if not exists mv_ab as select a.id, b.payload from a join b on a.id = b.id;"
       "create materialized view if not exists mv_g as select id % 5 as g, count(*) as n, max(id) as hi from b "
-      "group by id % 5");
+      "group by id % 5;"
+      // A group view folded by arithmetic (inserts, deletes and updates alike).
+      "create table if not exists gs (id integer primary key, g integer not null, v integer not null);"
+      "create materialized view if not exists mv_gs as select g, count(*) as n, sum(v) as t, avg(v) as av from gs "
+      "group by g");
   if (!st.ok()) {
     std::cerr << "writer: setup: " << st.to_string() << "\n";
     _exit(3);
@@ -107,7 +111,9 @@ std::string d_rows() {
     std::string n = std::to_string(i), p = "'" + n + "-" + pad + "'";
     st = db->exec("begin; insert into a values (" + n + ", " + p + "); insert into b values (" + n + ", " + p +
                   "); update c set n = " + n + " where k = 0; delete from b where id = " + std::to_string(i - 10) +
-                  "; commit");
+                  "; insert into gs values (" + n + ", " + std::to_string(i % 4) + ", " + n +
+                  "); update gs set v = v + 1, g = (g + 1) % 4 where id = " + std::to_string(i - 5) +
+                  "; delete from gs where id = " + std::to_string(i - 12) + "; commit");
     if (!st.ok()) {
       std::cerr << "writer: transaction " << n << ": " << st.to_string() << "\n";
       _exit(4);
@@ -215,7 +221,9 @@ int verify(const Options& o, int run) {
                                                                  "select a.id, b.payload from a join b on a.id = b.id "
                                                                  "order by a.id"},
                             {"select g, n, hi from mv_g order by g",
-                             "select id % 5, count(*), max(id) from b group by id % 5 order by 1"}}) {
+                             "select id % 5, count(*), max(id) from b group by id % 5 order by 1"},
+                            {"select g, n, t, av from mv_gs order by g",
+                             "select g, count(*), sum(v), avg(v) from gs group by g order by g"}}) {
     std::vector<Row> got = rows(*db, view, &st);
     if (!st.ok()) {
       if (!acks.empty()) violations += report(std::string("reading ") + view + ": " + st.to_string());

@@ -651,9 +651,10 @@ void MaintenanceManager::on_row(const ObservedChange& change) {
       continue;
     }
     if (dirty_.insert(plan.get()).second) dirty_hold_.push_back(plan);
-    if (plan->strategy == MaintenanceStrategy::kGroupResidual && !plan->delta.empty() && !change.old_row &&
-        change.new_row) {
-      inserted_[plan.get()].push_back(*change.new_row);
+    if (plan->strategy == MaintenanceStrategy::kGroupResidual && !plan->delta.empty()) {
+      auto& contributions = inserted_[plan.get()];
+      if (change.old_row) contributions.push_back({*change.old_row, -1});
+      if (change.new_row) contributions.push_back({*change.new_row, +1});
       continue;
     }
     if (plan->strategy == MaintenanceStrategy::kJoinResidual) {
@@ -797,7 +798,8 @@ void MaintenanceManager::statement_end() {
     std::vector<std::shared_ptr<const MaintenancePlan>> batch;
     batch.swap(dirty_hold_);
     dirty_.clear();
-    std::map<const MaintenancePlan*, std::vector<Row>> groups, inserted;
+    std::map<const MaintenancePlan*, std::vector<Row>> groups;
+    std::map<const MaintenancePlan*, std::vector<SignedRow>> inserted;
     groups.swap(dirty_groups_);
     inserted.swap(inserted_);
     std::set<const MaintenancePlan*> retracted;
@@ -808,13 +810,13 @@ void MaintenanceManager::statement_end() {
         continue;
       }
       if (plan->strategy == MaintenanceStrategy::kGroupResidual) {
-        std::vector<Row>& rows = inserted[plan.get()];
-        // Inserts alone fold into the stored rows; with any other change the statement's
-        // groups are recomputed (the inserts' groups among them).
-        if (!rows.empty() && (retracted.count(plan.get()) || !fold_inserts(*plan, rows))) {
-          std::vector<Row>& keys = groups[plan.get()];
-          for (const Row& r : rows) keys.push_back(group_key(*plan, r));
-        }
+        std::vector<SignedRow>& rows = inserted[plan.get()];
+        // The contributions fold into the stored rows by arithmetic; groups that cannot
+        // (a min / max group with a retraction) are recomputed, and all of them when the
+        // fold cannot run at all.
+        std::vector<Row>& keys = groups[plan.get()];
+        if (!rows.empty() && (retracted.count(plan.get()) || !fold_deltas(*plan, rows, keys)))
+          for (const SignedRow& r : rows) keys.push_back(group_key(*plan, r.row));
         if (!groups[plan.get()].empty()) flush_groups(*plan, std::move(groups[plan.get()]));
         continue;
       }
@@ -878,28 +880,40 @@ void MaintenanceManager::flush_groups(const MaintenancePlan& plan, std::vector<R
   apply(*plan.view, std::move(ops));
 }
 
-bool MaintenanceManager::fold_inserts(const MaintenancePlan& plan, const std::vector<Row>& rows) {
+bool MaintenanceManager::fold_deltas(const MaintenancePlan& plan, const std::vector<SignedRow>& rows,
+                                     std::vector<Row>& recompute) {
   using DC = MaintenancePlan::DeltaColumn;
   const TableSchema& vs = plan.view->schema;
   ExecContext& ctx = row_context();
-  std::map<Row, std::vector<const Row*>, GroupLess> by_group(GroupLess{&plan});
-  for (const Row& r : rows) {
-    if (plan.delta_filter) {
-      EvalEnv env{&r, nullptr, &ctx};
+  const bool tightens = std::any_of(plan.delta.begin(), plan.delta.end(), [](const DC& dc) {
+    return dc.kind == DC::Kind::kMin || dc.kind == DC::Kind::kMax;
+  });
+  std::map<Row, std::vector<const SignedRow*>, GroupLess> by_group(GroupLess{&plan});
+  for (const SignedRow& r : rows) {
+    if (plan.delta_filter) {  // a row outside the body's WHERE contributes nothing
+      EvalEnv env{&r.row, nullptr, &ctx};
       bool null = false;
       if (!plan.delta_filter->eval(env).truthy(&null) || null) continue;
     }
-    by_group[group_key(plan, r)].push_back(&r);
+    by_group[group_key(plan, r.row)].push_back(&r);
   }
-  std::vector<MaintenanceOp> ops;
-  for (const auto& [key, members] : by_group) {
-    std::optional<Row> stored = fetch_by_key(*plan.view, view_key_of_group(plan, key));
-    const int64_t added = static_cast<int64_t>(members.size());
+  // Computes one group's row (nullopt: the group is gone); false when its stored values
+  // are not what the fold expects (then the group is recomputed).
+  auto fold_group = [&](const Row& key, const std::vector<const SignedRow*>& members, const std::optional<Row>& stored,
+                        std::optional<Row>& out_row) {
+    int64_t added = 0;
+    for (const SignedRow* m : members) added += m->sign;
     int64_t count = 0;
     if (stored) {
       const Value& c = (*stored)[plan.count_star_column];
       if (c.type() != ValueType::kInteger) return false;
       count = c.as_int();
+    }
+    const int64_t size = count + added;
+    if (size < 0 || (size > 0 && !stored && added != size)) return false;  // not the stored state it assumes
+    if (size == 0) {
+      out_row.reset();
+      return true;
     }
     Row out(vs.columns.size());
     std::map<int, int64_t> sums;  // source column -> the group's new sum
@@ -920,20 +934,26 @@ bool MaintenanceManager::fold_inserts(const MaintenancePlan& plan, const std::ve
             if (before->type() != ValueType::kInteger) return false;
             acc = before->as_int();
           }
-          for (const Row* m : members) {
-            const Value& x = (*m)[dc.source];
-            if (x.type() != ValueType::kInteger || __builtin_add_overflow(acc, x.as_int(), &acc)) return false;
+          for (const SignedRow* m : members) {
+            const Value& x = m->row[dc.source];
+            if (x.type() != ValueType::kInteger) return false;
+            bool overflow = m->sign > 0 ? __builtin_add_overflow(acc, x.as_int(), &acc)
+                                        : __builtin_sub_overflow(acc, x.as_int(), &acc);
+            if (overflow) return false;
           }
           out[j] = Value::Integer(acc);
           sums[dc.source] = acc;
           break;
         }
         case DC::Kind::kMin:
-        case DC::Kind::kMax: {
+        case DC::Kind::kMax: {  // only tightens: the group has no retraction here
           Value best = before ? *before : Value();
-          for (const Row* m : members) {
-            const Value& x = (*m)[dc.source];
-            if (best.is_null()) { best = x; continue; }
+          for (const SignedRow* m : members) {
+            const Value& x = m->row[dc.source];
+            if (best.is_null()) {
+              best = x;
+              continue;
+            }
             int c = compare_values(x, best, nullptr);
             if (dc.kind == DC::Kind::kMin ? c < 0 : c > 0) best = x;
           }
@@ -948,12 +968,31 @@ bool MaintenanceManager::fold_inserts(const MaintenancePlan& plan, const std::ve
       if (dc.kind != DC::Kind::kAvg) continue;
       auto it = sums.find(dc.source);
       if (it == sums.end()) return false;
-      out[j] = Value::Real(static_cast<double>(it->second) / static_cast<double>(count + added));
+      out[j] = Value::Real(static_cast<double>(it->second) / static_cast<double>(size));
     }
-    ops.push_back({MaintenanceOp::Kind::kUpsert, std::move(out)});
+    out_row = std::move(out);
+    return true;
+  };
+  std::vector<MaintenanceOp> ops;
+  size_t folded = 0;
+  for (const auto& [key, members] : by_group) {
+    const bool retracts = std::any_of(members.begin(), members.end(), [](const SignedRow* m) { return m->sign < 0; });
+    if (retracts && tightens) {  // min / max cannot give back the extreme a retraction took
+      recompute.push_back(key);
+      continue;
+    }
+    std::optional<Row> stored = fetch_by_key(*plan.view, view_key_of_group(plan, key));
+    std::optional<Row> row;
+    if (!fold_group(key, members, stored, row)) {
+      recompute.push_back(key);
+      continue;
+    }
+    folded += members.size();
+    if (row) ops.push_back({MaintenanceOp::Kind::kUpsert, std::move(*row)});
+    else if (stored) ops.push_back({MaintenanceOp::Kind::kDeleteKey, view_key_of_group(plan, key)});
   }
   apply(*plan.view, std::move(ops));
-  counters_[plan.view->qualified_name()].folded_rows += rows.size();
+  counters_[plan.view->qualified_name()].folded_rows += folded;
   return true;
 }
 
@@ -971,7 +1010,7 @@ void MaintenanceManager::rollback_to(uint64_t seq) {
   // undone rows from the kept ones, so their groups are recomputed instead.
   for (auto& [plan, rows] : inserted_) {
     auto& keys = dirty_groups_[plan];
-    for (const Row& r : rows) keys.push_back(group_key(*plan, r));
+    for (const SignedRow& r : rows) keys.push_back(group_key(*plan, r.row));
     retracted_.insert(plan);
   }
   inserted_.clear();

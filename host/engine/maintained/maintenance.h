@@ -148,13 +148,21 @@ class MaintenanceManager : public RowObserver {
   // to date at its end (the group-residual ones at the groups in dirty_groups_).
   std::set<const MaintenancePlan*> dirty_;
   std::map<const MaintenancePlan*, std::vector<Row>> dirty_groups_;
-  // Rows inserted into a delta-eligible group-residual view's source this statement; any
-  // other change to the source sends the statement's groups down the recompute path.
-  std::map<const MaintenancePlan*, std::vector<Row>> inserted_;
+  // A source row's contribution to a delta-eligible group-residual view: +1 (an insert,
+  // an update's new image) or -1 (a delete, an update's old image).
+  struct SignedRow {
+    Row row;
+    int sign;
+  };
+  std::map<const MaintenancePlan*, std::vector<SignedRow>> inserted_;
+  // Group-residual views whose statement's groups must all be recomputed (a non-delta
+  // view's changes, or folded contributions a partial rollback could not unwind).
   std::set<const MaintenancePlan*> retracted_;
-  // Folds `rows` (all inserts) into the stored group rows; false when it cannot (then
-  // the caller recomputes).
-  bool fold_inserts(const MaintenancePlan& plan, const std::vector<Row>& rows);
+  // Folds `rows` into the stored group rows by arithmetic (count, integer sum, avg as
+  // sum / count; min and max only tighten); a group an aggregate cannot retract from (a
+  // min / max group with a retraction) goes to `recompute`. False when nothing could be
+  // folded (then the caller recomputes every group).
+  bool fold_deltas(const MaintenancePlan& plan, const std::vector<SignedRow>& rows, std::vector<Row>& recompute);
   std::vector<std::shared_ptr<const MaintenancePlan>> dirty_hold_;
   int depth_ = 0;  // cascade depth (a cycle guard)
   // The context the per-row arms evaluate in (their expressions read the row alone and
