@@ -92,7 +92,10 @@ std::string d_rows() {
       // A group view folded by arithmetic (inserts, deletes and updates alike).
       "create table if not exists gs (id integer primary key, g integer not null, v integer not null);"
       "create materialized view if not exists mv_gs as select g, count(*) as n, sum(v) as t, avg(v) as av from gs "
-      "group by g");
+      "group by g;"
+      // A lateral fan-out (prefix delete): each gs row's slice replaced per change.
+      "create materialized view if not exists mv_fan as select gs.id, f.value from gs cross join lateral "
+      "generate_series(0, gs.g) f");
   if (!st.ok()) {
     std::cerr << "writer: setup: " << st.to_string() << "\n";
     _exit(3);
@@ -223,7 +226,10 @@ int verify(const Options& o, int run) {
                             {"select g, n, hi from mv_g order by g",
                              "select id % 5, count(*), max(id) from b group by id % 5 order by 1"},
                             {"select g, n, t, av from mv_gs order by g",
-                             "select g, count(*), sum(v), avg(v) from gs group by g order by g"}}) {
+                             "select g, count(*), sum(v), avg(v) from gs group by g order by g"},
+                            {"select id, value from mv_fan order by id, value",
+                             "select gs.id, f.value from gs cross join lateral generate_series(0, gs.g) f "
+                             "order by 1, 2"}}) {
     std::vector<Row> got = rows(*db, view, &st);
     if (!st.ok()) {
       if (!acks.empty()) violations += report(std::string("reading ") + view + ": " + st.to_string());

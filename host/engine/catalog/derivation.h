@@ -34,6 +34,12 @@ enum class MaintenanceStrategy {
   // and new rows join (looked up by the join's equality columns); at the statement's end
   // each dirty key's row is recomputed by the body filtered to it.
   kJoinResidual,
+  // One table T fanned out by a lateral table function over its row (`select … from t
+  // cross join lateral f(<t columns>) x`), the view keyed by T's primary key followed by
+  // the function's key: a change to T dirties its old and new keys; at the statement's end
+  // each dirty key's slice (the view rows sharing that key prefix) is replaced by the
+  // body filtered to it — rows it no longer gives deleted, the others upserted.
+  kPrefixDelete,
   // Any other body: re-evaluated once per writing statement, the result diffed by key
   // against the stored rows.
   kFullRebuild,
@@ -44,6 +50,7 @@ inline const char* strategy_name(MaintenanceStrategy s) {
     case MaintenanceStrategy::kInverseProjection: return "inverse-projection";
     case MaintenanceStrategy::kGroupResidual: return "residual-recompute";
     case MaintenanceStrategy::kJoinResidual: return "join-residual";
+    case MaintenanceStrategy::kPrefixDelete: return "prefix-delete";
     case MaintenanceStrategy::kFullRebuild: break;
   }
   return "full-rebuild";

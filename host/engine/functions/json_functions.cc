@@ -508,6 +508,7 @@ void add_json_table(Registry& r, const char* name, std::vector<Row> (*rows)(std:
   f.columns = {{"key", QRS_LT_ANY, true},       {"value", QRS_LT_ANY, true},  {"type", QRS_LT_TEXT, false},
                {"atom", QRS_LT_ANY, true},      {"id", QRS_LT_INTEGER, false}, {"parent", QRS_LT_INTEGER, true},
                {"fullkey", QRS_LT_TEXT, false}, {"path", QRS_LT_TEXT, false}};
+  f.keys = {{4}};  // `id`: each node of the walked document once
   f.rows = [rows](DatabaseImpl&, std::span<const Value> args) { return rows(args); };
   r.add_table_function(std::move(f), "builtin");
 }

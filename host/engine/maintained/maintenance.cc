@@ -321,6 +321,82 @@ bool classify_join(const RelNode& root, const TableEntry& view, const std::strin
   return false;
 }
 
+// Recognizes the prefix-delete shape in the bound body: [Sort] over Project over [Filter]
+// over an inner or cross LATERAL join of a table scan T and a table function, no
+// aggregate, every expression reading the joined row alone, with the view's primary key
+// led by T's primary key (passthrough, in order, under T's collations): T's row is the
+// only input of its slice, so a change to it is repaired by replacing that slice.
+bool classify_lateral(const RelNode& root, const TableEntry& view, MaintenancePlan& plan) {
+  const RelNode* n = &root;
+  if (n->kind == RelKind::kSort) n = static_cast<const SortNode*>(n)->input.get();
+  if (n->kind != RelKind::kProject) return false;
+  const auto& project = static_cast<const ProjectNode&>(*n);
+  n = project.input.get();
+  if (n->kind == RelKind::kFilter) {
+    if (reads_other_rows(*static_cast<const FilterNode*>(n)->predicate)) return false;
+    n = static_cast<const FilterNode*>(n)->input.get();
+  }
+  if (n->kind != RelKind::kJoin) return false;
+  const auto& join = static_cast<const JoinNode&>(*n);
+  if (!join.lateral || !join.existence.empty() ||
+      (join.join != ast::JoinKind::kInner && join.join != ast::JoinKind::kCross))
+    return false;
+  if (join.on && reads_other_rows(*join.on)) return false;
+  if (join.left->kind != RelKind::kTableScan || join.right->kind != RelKind::kTableFunction) return false;
+  const auto& t = static_cast<const TableScanNode&>(*join.left);
+  if (!t.filters.empty() || t.read_committed || t.columns.size() != t.table->schema.columns.size()) return false;
+  for (const ScalarPtr& a : static_cast<const TableFunctionNode&>(*join.right).args)
+    if (reads_other_rows(*a)) return false;
+  for (const ScalarPtr& e : project.exprs)
+    if (reads_other_rows(*e)) return false;
+  const auto& tpk = t.table->schema.primary_key;
+  const auto& vpk = view.schema.primary_key;
+  if (tpk.empty() || vpk.size() <= tpk.size()) return false;
+  auto coll = [](const Collation* x) { return x ? x->name() : std::string("BINARY"); };
+  for (size_t i = 0; i < tpk.size(); ++i) {
+    const int vc = vpk[i].column;
+    if (vc >= static_cast<int>(project.exprs.size()) || passthrough_column(*project.exprs[vc]) != tpk[i].column ||
+        vpk[i].desc != tpk[i].desc ||
+        coll(view.schema.columns[vc].collation.get()) != coll(t.table->schema.columns[tpk[i].column].collation.get()))
+      return false;
+  }
+  plan.strategy = MaintenanceStrategy::kPrefixDelete;
+  plan.source = t.table.get();
+  for (size_t i = 0; i < tpk.size(); ++i) {
+    plan.group_columns.push_back(tpk[i].column);
+    plan.key_groups.push_back(static_cast<int>(i));
+  }
+  return true;
+}
+
+// `select * from <view> where k_i = ?i` over the view's leading key members (the slice
+// of one source key).
+RelPtr view_slice(TransactionContext& db, const MaintenancePlan& plan, const TableEntry& view) {
+  const TableSchema& vs = view.schema;
+  auto sel = std::make_unique<ast::Select>();
+  for (const ColumnSchema& c : vs.columns) {
+    ast::ResultColumn rc;
+    rc.expr = ast::column_ref("", c.name);
+    sel->core.columns.push_back(std::move(rc));
+  }
+  auto from = std::make_unique<ast::TableSource>();
+  from->kind = ast::TableSource::Kind::kTable;
+  from->table.schema = vs.schema_name;
+  from->table.name = vs.name;
+  sel->core.from = std::move(from);
+  for (size_t i = 0; i < plan.key_groups.size(); ++i) {
+    auto param = std::make_unique<ast::Parameter>();
+    param->index = static_cast<int>(i + 1);
+    param->spelling = "?" + std::to_string(i + 1);
+    sel->core.where = ast::conjoin(
+        std::move(sel->core.where),
+        ast::binary(ast::BinaryOp::kEq, ast::column_ref("", vs.columns[vs.primary_key[i].column].name),
+                    std::move(param)));
+  }
+  Planner planner(db);
+  return db.optimize_plan(planner.plan_view_body(*sel, vs.schema_name).root);
+}
+
 // `select <T pk> from T where a_i = ?i`: the driving keys whose row holds given values in
 // the join's driving columns.
 RelPtr join_members(TransactionContext& db, const MaintenancePlan& plan) {
@@ -545,6 +621,17 @@ std::shared_ptr<MaintenancePlan> compile_maintenance(TransactionContext& db, std
       *plan = std::move(trial);
     }
   }
+  if (plan->strategy == MaintenanceStrategy::kFullRebuild && from && from->kind == ast::TableSource::Kind::kJoin &&
+      from->left->kind == ast::TableSource::Kind::kTable && from->right->kind == ast::TableSource::Kind::kFunction &&
+      from->right->lateral && d.body->compounds.empty() && d.body->core.group_by.empty() && !d.body->core.having &&
+      !d.body->core.distinct && !d.body->limit && !d.body->with) {
+    MaintenancePlan trial;
+    if (classify_lateral(*qp.root, *view, trial)) {
+      trial.residual_eq = group_residual(db, *d.body, trial, view->schema.schema_name, false, name_of(*from->left));
+      trial.slice = view_slice(db, trial, *view);
+      *plan = std::move(trial);
+    }
+  }
   collect_sources(*qp.root, plan->sources);
   plan->body = db.optimize_plan(qp.root);
   // The optimizer folds a WHERE its sources' CHECK constraints contradict to no rows: the
@@ -655,6 +742,12 @@ void MaintenanceManager::on_row(const ObservedChange& change) {
       auto& contributions = inserted_[plan.get()];
       if (change.old_row) contributions.push_back({*change.old_row, -1});
       if (change.new_row) contributions.push_back({*change.new_row, +1});
+      continue;
+    }
+    if (plan->strategy == MaintenanceStrategy::kPrefixDelete) {
+      auto& keys = dirty_groups_[plan.get()];
+      for (const Row* r : {change.old_row, change.new_row})
+        if (r) keys.push_back(group_key(*plan, *r));
       continue;
     }
     if (plan->strategy == MaintenanceStrategy::kJoinResidual) {
@@ -809,6 +902,10 @@ void MaintenanceManager::statement_end() {
         if (!groups[plan.get()].empty()) flush_groups(*plan, std::move(groups[plan.get()]));
         continue;
       }
+      if (plan->strategy == MaintenanceStrategy::kPrefixDelete) {
+        if (!groups[plan.get()].empty()) flush_slices(*plan, std::move(groups[plan.get()]));
+        continue;
+      }
       if (plan->strategy == MaintenanceStrategy::kGroupResidual) {
         std::vector<SignedRow>& rows = inserted[plan.get()];
         // The contributions fold into the stored rows by arithmetic; groups that cannot
@@ -876,6 +973,50 @@ void MaintenanceManager::flush_groups(const MaintenancePlan& plan, std::vector<R
     } else {
       ops.push_back({MaintenanceOp::Kind::kUpsert, std::move(rows[0])});
     }
+  }
+  apply(*plan.view, std::move(ops));
+}
+
+void MaintenanceManager::flush_slices(const MaintenancePlan& plan, std::vector<Row> keys) {
+  counters_[plan.view->qualified_name()].recomputed_groups += keys.size();
+  GroupLess less{&plan};
+  std::sort(keys.begin(), keys.end(), less);
+  keys.erase(std::unique(keys.begin(), keys.end(), [&](const Row& a, const Row& b) { return !less(a, b) && !less(b, a); }),
+             keys.end());
+  const bool has_null = std::any_of(keys.begin(), keys.end(), [](const Row& k) {
+    return std::any_of(k.begin(), k.end(), [](const Value& v) { return v.is_null(); });
+  });
+  if (keys.size() > 64 || has_null) {  // one rebuild reads the source once
+    replace_by_diff(*plan.view, evaluate(plan));
+    return;
+  }
+  const TableSchema& vs = plan.view->schema;
+  KeyLess by_key{&vs};
+  std::vector<MaintenanceOp> ops;
+  auto run = [&](const RelPtr& p, const Row& params) {
+    ExecContext ctx;
+    db_.open_execution(ctx);
+    ctx.params = &params;
+    auto op = p->instantiate();
+    EvalEnv env{nullptr, nullptr, &ctx};
+    op->open(env);
+    std::vector<Row> rows;
+    Row r;
+    while (op->next(r)) rows.push_back(r);
+    return rows;
+  };
+  for (const Row& key : keys) {
+    std::vector<Row> fresh = run(plan.residual_eq, key);
+    std::vector<Row> stored = run(plan.slice, view_key_of_group(plan, key));
+    std::sort(fresh.begin(), fresh.end(), by_key);
+    for (size_t i = 1; i < fresh.size(); ++i)
+      if (!by_key(fresh[i - 1], fresh[i]))
+        throw Error(StatusCode::kConstraint, "materialized view '" + vs.name +
+                                                 "' must be a set: two rows of its body share a key");
+    for (const Row& old : stored)
+      if (!std::binary_search(fresh.begin(), fresh.end(), old, by_key))
+        ops.push_back({MaintenanceOp::Kind::kDeleteKey, key_of(vs, old)});
+    for (Row& r : fresh) ops.push_back({MaintenanceOp::Kind::kUpsert, std::move(r)});
   }
   apply(*plan.view, std::move(ops));
 }

@@ -58,6 +58,10 @@ struct MaintenancePlan {
   TableEntry* lookup = nullptr;
   std::vector<int> join_driving_columns, lookup_columns;  // equal pairwise
   RelPtr members;
+  // Prefix delete: `source` is T and the groups are its primary key, the leading members
+  // of the view's; `residual_eq` the body filtered to one T key; `slice` the view rows
+  // whose key starts with given values (`select * from view where k_i = ?i`).
+  RelPtr slice;
   // Delta path of the group residual (insert-only statements): per view column, what it
   // holds — a grouping key (its index) or an aggregate folded from the inserted rows; the
   // filter under the aggregate (null: none). Empty `delta` when the body is not eligible.
@@ -142,6 +146,8 @@ class MaintenanceManager : public RowObserver {
   std::map<const TableEntry*, std::shared_ptr<const MaintenancePlan>> by_view_;
   std::map<const TableEntry*, std::string> broken_;  // views whose body no longer plans: why
   void flush_groups(const MaintenancePlan& plan, std::vector<Row> keys);
+  // Prefix delete: replaces each dirty key's slice with what the body gives for it.
+  void flush_slices(const MaintenancePlan& plan, std::vector<Row> keys);
   // Join residual: appends the driving keys whose row the lookup row `lookup_row` joins.
   void join_members_of(const MaintenancePlan& plan, const Row& lookup_row, std::vector<Row>& keys);
   // Full-rebuild and group-residual views dirtied by the running statement, brought up
