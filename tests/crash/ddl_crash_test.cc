@@ -126,6 +126,8 @@ std::string consistent_after(const std::string& scenario) {
   if (scenario == "create_materialized_view")
     return same("tmv", "select id, u, x from t where x > 3", "id, u, x");
   if (scenario == "set_maintained") return same("tc", "select id, u, x from t where x > 3", "id, u, x");
+  if (scenario == "create_memory_materialized_view")
+    return same("tmm", "select id, u from t where x > 3", "id, u");
   if (scenario == "set_maintained_reshape") return same("tc", "select id, u, x from t where x > 3", "id, u, x");
   if (scenario == "drop_maintained") return same("tmv", "select id, u from t", "id, u");
   if (scenario == "refresh_reshape") return same("tmv", "select id, u, x, extra from t", "id, u, x, extra");
@@ -167,6 +169,9 @@ std::vector<Scenario> scenarios(int64_t n) {
       {"drop_view", "create view tv as select id, u from t", "drop view tv", n, n, dup_u, dup_u},
       {"create_materialized_view", "", "create materialized view tmv as select id, u, x from t where x > 3", n, n,
        dup_u, dup_u},
+      // A memory-hosted view: its definition goes to the store's catalog (refilled at reopen).
+      {"create_memory_materialized_view", "",
+       "create materialized view tmm using memory as select id, u from t where x > 3", n, n, dup_u, dup_u},
       {"drop_materialized_view", "create materialized view tmv as select id, u from t", "drop materialized view tmv",
        n, n, dup_u, dup_u},
       {"set_maintained",

@@ -591,5 +591,31 @@ TEST_F(StoreSqlTest, AStaleMaterializedViewStaysStaleAcrossReopen) {
   EXPECT_EQ(query("select id from mv9 order by id"), (V{"1", "2", "3", "4", "5"}));
 }
 
+// A materialized view hosted by the memory module in a store database: its definition is
+// kept in the store's catalog and it is refilled from its body at reopen (the memory
+// module keeps no catalog); a rename follows it, a detach removes it.
+TEST_F(StoreSqlTest, AMemoryHostedMaterializedViewIsRefilledAtReopen) {
+  exec("create table src (id integer primary key, v integer)");
+  exec("insert into src values (1, 1), (2, 2)");
+  exec("create materialized view mmv using memory as select id, v from src where v > 1");
+  DatabaseOptions o;
+  o.default_module = "stored";
+  auto reopen = [&] {
+    db_.reset();
+    ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
+  };
+  reopen();
+  EXPECT_EQ(query("select id from mmv order by id"), V{"2"});
+  exec("insert into src values (3, 3)");
+  EXPECT_EQ(query("select id from mmv order by id"), (V{"2", "3"}));
+  exec("alter table mmv rename to mmv2");
+  reopen();
+  EXPECT_EQ(query("select id from mmv2 order by id"), (V{"2", "3"}));
+  EXPECT_EQ(query("select count(*) from schema() where name = 'mmv'"), V{"0"});
+  exec("alter table mmv2 drop maintained");
+  reopen();
+  EXPECT_EQ(query("select count(*) from schema() where name = 'mmv2'"), V{"0"});
+}
+
 }  // namespace
 }  // namespace quereus

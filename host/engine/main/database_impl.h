@@ -185,6 +185,9 @@ class DatabaseImpl : public Database, public DdlContext {
   // Runs a stored catalog entry (persistence.cc): its DDL as DdlOrigin::kStoredCatalog.
   Status run_stored(const std::string& text);
   bool adopt_stored_maintained(const std::string& text);
+  // A maintained table whose module keeps no catalog (memory) in a database whose default
+  // module does: its definition is stored there ("hosted:"), and it is refilled at reopen.
+  bool hosted_here(const TableEntry& table);
   void replay_catalog(VtabModule& module, const std::string& module_name);
   // The modules whose schema-change scope is open (run_schema_change), and its depth.
   std::vector<std::shared_ptr<VtabModule>> scoped_modules_;

@@ -39,13 +39,16 @@ std::string assertion_key(const std::string& schema, const std::string& name) {
   return "assertion:" + schema + "." + lower(name);
 }
 std::string declared_key(const std::string& schema) { return "declared:" + lower(schema); }
+std::string hosted_key(const std::string& schema, const std::string& name) { return "hosted:" + schema + "." + lower(name); }
 
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 // The kinds of entry the default module's catalog holds besides tables, in the order
 // they are replayed (an assertion may read a view; a declaration reads nothing).
 // A logical schema's applied lens ("lensapply:") is rebuilt after every declaration.
-constexpr const char* kObjectKinds[] = {"view:", "assertion:", "declared:", "lensapply:"};
+// A maintained table hosted by a module that keeps no catalog of its own (memory) is
+// stored here as "hosted:", re-created and refilled from its body at reopen.
+constexpr const char* kObjectKinds[] = {"view:", "hosted:", "assertion:", "declared:", "lensapply:"};
 
 // Where an entry replays: 0 for a table, then 1, 2, … in kObjectKinds order; past the
 // end for a key of no known kind.
@@ -381,6 +384,12 @@ std::string DatabaseImpl::reconcile_with_catalog(VtabModule& module, const std::
     for (auto& [name, decl] : declared_schemas_.declared) live[declared_key(name)] = statement_to_string(*decl);
     for (auto& [name, lens] : declared_schemas_.lenses) live[declared_key(name + "#lens")] = statement_to_string(*lens);
     for (auto& [name, dep] : declared_schemas_.deployments) live["lensapply:" + name] = dep->applied_text;
+    for (auto& t : catalog_.tables())
+      if (hosted_here(*t)) {
+        std::string key = hosted_key(t->schema.schema_name, t->schema.name);
+        live[key] = table_bundle(t->schema);
+        live_tables[key] = t;
+      }
   }
   std::vector<std::string> differ;
   for (auto& [key, text] : live)
@@ -445,7 +454,7 @@ std::string DatabaseImpl::reconcile_with_catalog(VtabModule& module, const std::
     ~BumpOnExit() { db.bump_schema_version(); }
   } bump{*this};
   // Tables, then views over them, then assertions, then declarations.
-  for (int pass = 0; pass <= 3; ++pass)
+  for (int pass = 0; pass <= static_cast<int>(std::size(kObjectKinds)); ++pass)
     for (const std::string& key : differ) {
       if (replay_rank(key) != pass) continue;
       auto it = stored.find(key);
@@ -459,8 +468,23 @@ std::string DatabaseImpl::reconcile_with_catalog(VtabModule& module, const std::
   return note;
 }
 
+bool DatabaseImpl::hosted_here(const TableEntry& table) {
+  if (!table.module || table.module->capabilities().persistent || !persists(table.schema.schema_name)) return false;
+  auto m = module(options_.default_vtab_module);
+  return m && m.get() != table.module.get() && m->capabilities().persistent;
+}
+
 void DatabaseImpl::persist_table(const TableEntry& table) {
   if (!table.module) return;
+  // A memory-hosted materialized view: its definition lives in the default module's
+  // catalog (a detached one, no longer maintained, is removed from it: memory tables
+  // are not kept).
+  if (hosted_here(table)) {
+    module(options_.default_vtab_module)
+        ->catalog_put(hosted_key(table.schema.schema_name, table.schema.name),
+                      table.schema.derivation ? table_bundle(table.schema) : std::string());
+    return;
+  }
   if (!persists(table.schema.schema_name)) {
     if (schema_scope_depth_ > 0) {
       std::string key = table_key(table.schema.schema_name, table.schema.name);
@@ -474,6 +498,11 @@ void DatabaseImpl::persist_table(const TableEntry& table) {
 
 void DatabaseImpl::unpersist_table(const TableEntry& table, const std::string& old_name) {
   if (!table.module) return;
+  if (hosted_here(table)) {
+    module(options_.default_vtab_module)
+        ->catalog_put(hosted_key(table.schema.schema_name, old_name.empty() ? table.schema.name : old_name), "");
+    return;
+  }
   if (!persists(table.schema.schema_name)) {
     if (schema_scope_depth_ > 0)
       temp_staged_[table_key(table.schema.schema_name, old_name.empty() ? table.schema.name : old_name)] = "";
