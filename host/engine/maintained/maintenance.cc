@@ -940,7 +940,7 @@ void MaintenanceManager::join_members_of(const MaintenancePlan& plan, const Row&
 }
 
 void MaintenanceManager::flush_groups(const MaintenancePlan& plan, std::vector<Row> keys) {
-  counters_[plan.view->qualified_name()].recomputed_groups += keys.size();
+  view_state(*plan.view).counters->recomputed_groups += keys.size();
   // Distinct groups under the grouping columns' collations (one recompute each).
   GroupLess less{&plan};
   std::sort(keys.begin(), keys.end(), less);
@@ -978,7 +978,7 @@ void MaintenanceManager::flush_groups(const MaintenancePlan& plan, std::vector<R
 }
 
 void MaintenanceManager::flush_slices(const MaintenancePlan& plan, std::vector<Row> keys) {
-  counters_[plan.view->qualified_name()].recomputed_groups += keys.size();
+  view_state(*plan.view).counters->recomputed_groups += keys.size();
   GroupLess less{&plan};
   std::sort(keys.begin(), keys.end(), less);
   keys.erase(std::unique(keys.begin(), keys.end(), [&](const Row& a, const Row& b) { return !less(a, b) && !less(b, a); }),
@@ -1133,7 +1133,7 @@ bool MaintenanceManager::fold_deltas(const MaintenancePlan& plan, const std::vec
     else if (stored) ops.push_back({MaintenanceOp::Kind::kDeleteKey, view_key_of_group(plan, key)});
   }
   apply(*plan.view, std::move(ops));
-  counters_[plan.view->qualified_name()].folded_rows += folded;
+  view_state(*plan.view).counters->folded_rows += folded;
   return true;
 }
 
