@@ -615,6 +615,29 @@ TEST_F(StoreSqlTest, AMemoryHostedMaterializedViewIsRefilledAtReopen) {
   exec("alter table mmv2 drop maintained");
   reopen();
   EXPECT_EQ(query("select count(*) from schema() where name = 'mmv2'"), V{"0"});
+
+  // A memory view over a memory view is refilled too (not adopted empty).
+  exec("create materialized view ha using memory as select id, v from src where v > 1");
+  exec("create materialized view hb using memory as select id from ha");
+  reopen();
+  EXPECT_EQ(query("select id from hb order by id"), (V{"2", "3"}));
+  EXPECT_EQ(query("select state from materialized_view_info() where name = 'hb'"), V{"live"});
+
+  // A plain memory table is not touched by a failed statement's reload (it used to be
+  // unloaded as if it were an entry out of step with the stored catalog).
+  exec("create table pm (x integer primary key) using memory");
+  exec("insert into pm values (1), (2)");
+  fails("create table pm (y integer primary key)", StatusCode::kError, "already exists");
+  EXPECT_EQ(query("select count(*) from pm"), V{"2"});
+
+  // A memory view over a plain memory table cannot come back: it is not kept, and later
+  // failed statements reload cleanly.
+  exec("create materialized view overpm using memory as select x from pm");
+  reopen();
+  EXPECT_EQ(query("select count(*) from schema() where name = 'overpm'"), V{"0"});
+  exec("create table s2 (id integer primary key)");
+  fails("create table s2 (id integer primary key)", StatusCode::kError, "already exists");
+  EXPECT_EQ(query("select id from hb order by id"), (V{"2", "3"}));
 }
 
 }  // namespace

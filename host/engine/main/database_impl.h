@@ -188,6 +188,9 @@ class DatabaseImpl : public Database, public DdlContext {
   // A maintained table whose module keeps no catalog (memory) in a database whose default
   // module does: its definition is stored there ("hosted:"), and it is refilled at reopen.
   bool hosted_here(const TableEntry& table);
+  // Whether every source of maintained table `table` comes back at reopen (stored, or
+  // itself a hosted view whose sources do).
+  bool hosted_sources_durable(const TableEntry& table);
   void replay_catalog(VtabModule& module, const std::string& module_name);
   // The modules whose schema-change scope is open (run_schema_change), and its depth.
   std::vector<std::shared_ptr<VtabModule>> scoped_modules_;

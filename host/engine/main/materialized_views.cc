@@ -372,7 +372,7 @@ void create_maintained_table(DatabaseImpl& db, const ast::CreateTableStmt& s, Ex
     // Reopened from the catalog of the module that holds its rows and every source's, the
     // table is already equal to its body: each commit wrote the sources and the view in
     // one batch. A view whose sources live elsewhere (a memory table) is refilled.
-    bool persisted = origin == DdlOrigin::kStoredCatalog &&
+    bool persisted = origin == DdlOrigin::kStoredCatalog && entry->module->capabilities().persistent &&
                      std::all_of(plan->sources.begin(), plan->sources.end(),
                                  [&](const TableEntry* src) { return src->module == entry->module; });
     if (!persisted) {

@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "main/database_impl.h"
+#include "catalog/derivation.h"
 #include "main/lenses.h"
 #include "runtime/executable.h"
 #include "ddl/declarative/declared_schema.h"
@@ -385,7 +386,7 @@ std::string DatabaseImpl::reconcile_with_catalog(VtabModule& module, const std::
     for (auto& [name, lens] : declared_schemas_.lenses) live[declared_key(name + "#lens")] = statement_to_string(*lens);
     for (auto& [name, dep] : declared_schemas_.deployments) live["lensapply:" + name] = dep->applied_text;
     for (auto& t : catalog_.tables())
-      if (hosted_here(*t)) {
+      if (hosted_here(*t) && t->schema.derivation && hosted_sources_durable(*t)) {
         std::string key = hosted_key(t->schema.schema_name, t->schema.name);
         live[key] = table_bundle(t->schema);
         live_tables[key] = t;
@@ -461,11 +462,28 @@ std::string DatabaseImpl::reconcile_with_catalog(VtabModule& module, const std::
       if (it == stored.end()) continue;
       // Run in place (not through exec(): this is inside the failed statement's bracket).
       Status st = run_stored(it->second);
+      if (!st.ok() && starts_with(key, "hosted:")) {  // derived rows: refilled when it loads again
+        spdlog::warn("module '{}': catalog entry '{}' does not reload ({}); the view is unavailable", module_name, key,
+                     st.to_string());
+        continue;
+      }
       if (!st.ok())
         throw Error(StatusCode::kCorrupt, "module '" + module_name + "': catalog entry '" + key +
                                               "' does not reload: " + st.to_string());
     }
   return note;
+}
+
+bool DatabaseImpl::hosted_sources_durable(const TableEntry& table) {
+  if (!table.schema.derivation) return false;
+  for (const auto& [schema, name] : table.schema.derivation->sources) {
+    auto src = catalog_.find(schema, name);
+    if (!src || !src->module) return false;
+    if (src->module->capabilities().persistent) continue;
+    if (!hosted_here(*src) || !src->schema.derivation || src.get() == &table || !hosted_sources_durable(*src))
+      return false;
+  }
+  return true;
 }
 
 bool DatabaseImpl::hosted_here(const TableEntry& table) {
@@ -480,9 +498,12 @@ void DatabaseImpl::persist_table(const TableEntry& table) {
   // catalog (a detached one, no longer maintained, is removed from it: memory tables
   // are not kept).
   if (hosted_here(table)) {
+    // Kept only when its sources come back too (a view over a plain memory table could
+    // not be refilled at reopen: it goes with its source).
+    const bool keep = table.schema.derivation && hosted_sources_durable(table);
     module(options_.default_vtab_module)
         ->catalog_put(hosted_key(table.schema.schema_name, table.schema.name),
-                      table.schema.derivation ? table_bundle(table.schema) : std::string());
+                      keep ? table_bundle(table.schema) : std::string());
     return;
   }
   if (!persists(table.schema.schema_name)) {

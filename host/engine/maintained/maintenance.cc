@@ -109,6 +109,10 @@ void classify_delta(const ProjectNode& project, const AggregateNode& agg, bool h
     const size_t slot = static_cast<size_t>(static_cast<const ColumnScalar&>(e).slot);
     DC dc;
     if (slot < groups) {
+      // A stored group row keeps its key's spelling; under a non-BINARY collation the
+      // body may spell the group as another of its rows does: recompute instead.
+      const Collation* c = agg.group_by[slot]->collation;
+      if (c && c != &Collation::binary()) return;
       dc.group = static_cast<int>(slot);
       out.push_back(dc);
       continue;

@@ -330,9 +330,11 @@ RelProperties derive_join(const JoinNode& j, bool matched) {
   const bool keep_left = kind != JK::kRight && kind != JK::kFull;
   const bool keep_right = kind == JK::kInner || kind == JK::kCross;
   const bool keep_left_outer_mirror = kind == JK::kRight;
+  // A lateral right side's facts (its keys, its determinations) hold within one call — per
+  // left row — not across the output: only the product key below carries them.
   if (keep_left) append(p, remap(l, lmap, !left_preserved));
-  if (keep_right) append(p, remap(r, rmap, !right_preserved));
-  if (keep_left_outer_mirror) append(p, remap(r, rmap, !right_preserved));
+  if (keep_right && !j.lateral) append(p, remap(r, rmap, !right_preserved));
+  if (keep_left_outer_mirror && !j.lateral) append(p, remap(r, rmap, !right_preserved));
   if (keep_left && keep_right) {
     for (auto [a, b] : pairs) {
       int rb = static_cast<int>(lw) + b;
