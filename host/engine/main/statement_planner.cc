@@ -883,7 +883,11 @@ class AnalyzeExec : public BufferedExec {
   AnalyzeExec(DatabaseImpl& db, const ast::AnalyzeStmt& s) : db_(db) {
     names_ = {"table", "rows"};
     if (!s.table.empty()) {
-      auto rel = db.resolve_relation(s.schema, s.table);
+      // `committed.t` names t's last committed state: the same stored rows, resolved
+      // through the search path like a plain reference.
+      std::string schema = s.schema;
+      if (iequals(schema, "committed") && !db.catalog().has_schema("committed")) schema.clear();
+      auto rel = db.resolve_relation(schema, s.table);
       if (rel.view)
         throw Error(StatusCode::kError, "Cannot ANALYZE view '" + rel.view->qualified_name() +
                                             "': a view has no stored rows to collect statistics from.");
