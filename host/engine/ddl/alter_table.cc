@@ -1582,19 +1582,13 @@ void stale_maintained_readers(AlterCtx& c, const std::string& column, const std:
   // The name probe only sees what a body spells at its own level. A body it cannot judge
   // — a star, a CTE, a subquery (in FROM or in an expression), a view or table function
   // among its sources — counts as reading the column: freezing is the safe direction.
-  std::function<bool(const ast::Expr&)> expr_opaque = [&](const ast::Expr& e) {
-    bool found = false;
-    ast::for_each_child(
-        e, [&](const ast::ExprPtr& x) { found = found || expr_opaque(*x); }, [&](const ast::Select&) { found = true; });
-    return found;
-  };
+  auto expr_opaque = [](const ast::Expr& e) { return ast::contains_subquery(e); };
+  std::set<std::string> view_names;
+  for (const auto& v : c.db.catalog().views()) view_names.insert(to_lower(v->name));
   std::function<bool(const ast::TableSource&)> source_opaque = [&](const ast::TableSource& t) {
     using K = ast::TableSource::Kind;
     switch (t.kind) {
-      case K::kTable: {
-        const auto views = c.db.catalog().views();
-        return std::any_of(views.begin(), views.end(), [&](const auto& v) { return iequals(v->name, t.table.name); });
-      }
+      case K::kTable: return view_names.count(to_lower(t.table.name)) > 0;
       case K::kJoin:
         return (t.left && source_opaque(*t.left)) || (t.right && source_opaque(*t.right)) || (t.on && expr_opaque(*t.on));
       default: return true;
@@ -1610,7 +1604,7 @@ void stale_maintained_readers(AlterCtx& c, const std::string& column, const std:
       if (expr_opaque(*g)) return true;
     return core.having && expr_opaque(*core.having);
   };
-  auto has_star = [&](const ast::Select& b) {
+  auto opaque_body = [&](const ast::Select& b) {
     if (b.with || core_opaque(b.core)) return true;
     for (const auto& leg : b.compounds)
       if (core_opaque(leg.core)) return true;
@@ -1625,7 +1619,7 @@ void stale_maintained_readers(AlterCtx& c, const std::string& column, const std:
           return s.first == src.schema_name && iequals(s.second, src.name);
         }))
       continue;
-    bool reads = has_star(*d->body);
+    bool reads = opaque_body(*d->body);
     for (size_t i = 0; !reads && i < read_as.size(); ++i) {
       auto probe = ast::clone(*d->body);
       reads = Renamer::column(src.schema_name, src.name, read_as[i], read_as[i] + "\x01").view_body(*probe);

@@ -25,6 +25,7 @@
 #include "parser/ast_clone.h"
 #include "parser/ast_printer.h"
 #include "parser/ast_visit.h"
+#include "parser/ast_walk.h"
 #include "planner/planner.h"
 #include "planner/properties.h"
 #include "planner/scalar_expr.h"
@@ -142,15 +143,6 @@ struct BodyWalk {
   }
 };
 
-bool has_subquery(const ast::Expr& e) {
-  bool found = false;
-  std::function<void(const ast::Expr&)> go = [&](const ast::Expr& x) {
-    ast::for_each_child(x, [&](const ExprPtr& c) { go(*c); }, [&](const ast::Select&) { found = true; });
-  };
-  go(e);
-  return found;
-}
-
 // Replaces every column reference at the expression's own level (not inside subqueries)
 // for which `fn` returns a replacement.
 void substitute(ExprPtr& e, const std::function<ExprPtr(const ast::ColumnRef&)>& fn) {
@@ -177,7 +169,7 @@ ExprPtr literal_of(const Value& v) { return ast::value_literal(v); }
 // subquery, a volatile function, a column left over) or its evaluation fails. Never reads
 // a table.
 std::optional<Value> eval_const(DatabaseImpl& db, const ast::Expr& e) {
-  if (has_subquery(e)) return std::nullopt;
+  if (ast::contains_subquery(e)) return std::nullopt;
   try {
     Planner planner(db);
     Scope none;

@@ -373,40 +373,12 @@ bool classify_lateral(const RelNode& root, const TableEntry& view, MaintenancePl
   return true;
 }
 
-// `select * from <view> where k_i = ?i` over the view's leading key members (the slice
-// of one source key).
-RelPtr view_slice(TransactionContext& db, const MaintenancePlan& plan, const TableEntry& view) {
-  const TableSchema& vs = view.schema;
+// `select <columns> from <table> where <equal_i> = ?i`, planned: the rows of `ts` holding
+// given values in its columns `equal`.
+RelPtr select_where_equal(TransactionContext& db, const TableSchema& ts, const std::vector<int>& columns,
+                          const std::vector<int>& equal) {
   auto sel = std::make_unique<ast::Select>();
-  for (const ColumnSchema& c : vs.columns) {
-    ast::ResultColumn rc;
-    rc.expr = ast::column_ref("", c.name);
-    sel->core.columns.push_back(std::move(rc));
-  }
-  auto from = std::make_unique<ast::TableSource>();
-  from->kind = ast::TableSource::Kind::kTable;
-  from->table.schema = vs.schema_name;
-  from->table.name = vs.name;
-  sel->core.from = std::move(from);
-  for (size_t i = 0; i < plan.key_groups.size(); ++i) {
-    auto param = std::make_unique<ast::Parameter>();
-    param->index = static_cast<int>(i + 1);
-    param->spelling = "?" + std::to_string(i + 1);
-    sel->core.where = ast::conjoin(
-        std::move(sel->core.where),
-        ast::binary(ast::BinaryOp::kEq, ast::column_ref("", vs.columns[vs.primary_key[i].column].name),
-                    std::move(param)));
-  }
-  Planner planner(db);
-  return db.optimize_plan(planner.plan_view_body(*sel, vs.schema_name).root);
-}
-
-// `select <T pk> from T where a_i = ?i`: the driving keys whose row holds given values in
-// the join's driving columns.
-RelPtr join_members(TransactionContext& db, const MaintenancePlan& plan) {
-  const TableSchema& ts = plan.source->schema;
-  auto sel = std::make_unique<ast::Select>();
-  for (int c : plan.group_columns) {
+  for (int c : columns) {
     ast::ResultColumn rc;
     rc.expr = ast::column_ref("", ts.columns[c].name);
     sel->core.columns.push_back(std::move(rc));
@@ -416,17 +388,32 @@ RelPtr join_members(TransactionContext& db, const MaintenancePlan& plan) {
   from->table.schema = ts.schema_name;
   from->table.name = ts.name;
   sel->core.from = std::move(from);
-  for (size_t i = 0; i < plan.join_driving_columns.size(); ++i) {
+  for (size_t i = 0; i < equal.size(); ++i) {
     auto param = std::make_unique<ast::Parameter>();
     param->index = static_cast<int>(i + 1);
     param->spelling = "?" + std::to_string(i + 1);
     sel->core.where = ast::conjoin(
         std::move(sel->core.where),
-        ast::binary(ast::BinaryOp::kEq, ast::column_ref("", ts.columns[plan.join_driving_columns[i]].name),
-                    std::move(param)));
+        ast::binary(ast::BinaryOp::kEq, ast::column_ref("", ts.columns[equal[i]].name), std::move(param)));
   }
   Planner planner(db);
   return db.optimize_plan(planner.plan_view_body(*sel, ts.schema_name).root);
+}
+
+// The view rows of one source key: `select * from <view> where k_i = ?i` over the view's
+// leading key members (prefix delete).
+RelPtr view_slice(TransactionContext& db, const MaintenancePlan& plan, const TableEntry& view) {
+  const TableSchema& vs = view.schema;
+  std::vector<int> all(vs.columns.size()), leading;
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+  for (size_t i = 0; i < plan.key_groups.size(); ++i) leading.push_back(vs.primary_key[i].column);
+  return select_where_equal(db, vs, all, leading);
+}
+
+// The driving keys whose row holds given values in the join's driving columns:
+// `select <T pk> from T where a_i = ?i` (join residual).
+RelPtr join_members(TransactionContext& db, const MaintenancePlan& plan) {
+  return select_where_equal(db, plan.source->schema, plan.group_columns, plan.join_driving_columns);
 }
 
 Row key_of(const TableSchema& ts, const Row& row) {
@@ -481,6 +468,14 @@ struct GroupLess {
     return false;
   }
 };
+
+// Sorts `keys` and keeps one of each group under the grouping columns' collations.
+void distinct_groups(const MaintenancePlan& plan, std::vector<Row>& keys) {
+  GroupLess less{&plan};
+  std::sort(keys.begin(), keys.end(), less);
+  keys.erase(std::unique(keys.begin(), keys.end(), [&](const Row& a, const Row& b) { return !less(a, b) && !less(b, a); }),
+             keys.end());
+}
 
 }  // namespace
 
@@ -933,23 +928,25 @@ void MaintenanceManager::join_members_of(const MaintenancePlan& plan, const Row&
     if (lookup_row[c].is_null()) return;  // an equality with NULL joins nothing
     values.push_back(lookup_row[c]);
   }
+  for (Row& r : run_keyed(plan.members, values)) keys.push_back(std::move(r));
+}
+
+std::vector<Row> MaintenanceManager::run_keyed(const RelPtr& plan, const Row& params) {
   ExecContext ctx;
   db_.open_execution(ctx);
-  ctx.params = &values;
-  auto op = plan.members->instantiate();
+  ctx.params = &params;
+  auto op = plan->instantiate();
   EvalEnv env{nullptr, nullptr, &ctx};
   op->open(env);
+  std::vector<Row> rows;
   Row r;
-  while (op->next(r)) keys.push_back(r);
+  while (op->next(r)) rows.push_back(r);
+  return rows;
 }
 
 void MaintenanceManager::flush_groups(const MaintenancePlan& plan, std::vector<Row> keys) {
   view_state(*plan.view).counters->recomputed_groups += keys.size();
-  // Distinct groups under the grouping columns' collations (one recompute each).
-  GroupLess less{&plan};
-  std::sort(keys.begin(), keys.end(), less);
-  keys.erase(std::unique(keys.begin(), keys.end(), [&](const Row& a, const Row& b) { return !less(a, b) && !less(b, a); }),
-             keys.end());
+  distinct_groups(plan, keys);  // one recompute each
   // Many groups: one rebuild reads the source once where a recompute per group would
   // read (at least) the group each.
   if (keys.size() > 64) {
@@ -960,15 +957,7 @@ void MaintenanceManager::flush_groups(const MaintenancePlan& plan, std::vector<R
   std::vector<MaintenanceOp> ops;
   for (const Row& key : keys) {
     bool has_null = std::any_of(key.begin(), key.end(), [](const Value& v) { return v.is_null(); });
-    ExecContext ctx;
-    db_.open_execution(ctx);
-    ctx.params = &key;
-    auto op = (has_null ? plan.residual_is : plan.residual_eq)->instantiate();
-    EvalEnv env{nullptr, nullptr, &ctx};
-    op->open(env);
-    std::vector<Row> rows;
-    Row r;
-    while (op->next(r)) rows.push_back(r);
+    std::vector<Row> rows = run_keyed(has_null ? plan.residual_is : plan.residual_eq, key);
     if (rows.size() > 1)
       throw Error(StatusCode::kConstraint, "materialized view '" + vs.name + "' must be a set: one group gave " +
                                                std::to_string(rows.size()) + " rows");
@@ -983,10 +972,7 @@ void MaintenanceManager::flush_groups(const MaintenancePlan& plan, std::vector<R
 
 void MaintenanceManager::flush_slices(const MaintenancePlan& plan, std::vector<Row> keys) {
   view_state(*plan.view).counters->recomputed_groups += keys.size();
-  GroupLess less{&plan};
-  std::sort(keys.begin(), keys.end(), less);
-  keys.erase(std::unique(keys.begin(), keys.end(), [&](const Row& a, const Row& b) { return !less(a, b) && !less(b, a); }),
-             keys.end());
+  distinct_groups(plan, keys);
   const bool has_null = std::any_of(keys.begin(), keys.end(), [](const Row& k) {
     return std::any_of(k.begin(), k.end(), [](const Value& v) { return v.is_null(); });
   });
@@ -997,21 +983,9 @@ void MaintenanceManager::flush_slices(const MaintenancePlan& plan, std::vector<R
   const TableSchema& vs = plan.view->schema;
   KeyLess by_key{&vs};
   std::vector<MaintenanceOp> ops;
-  auto run = [&](const RelPtr& p, const Row& params) {
-    ExecContext ctx;
-    db_.open_execution(ctx);
-    ctx.params = &params;
-    auto op = p->instantiate();
-    EvalEnv env{nullptr, nullptr, &ctx};
-    op->open(env);
-    std::vector<Row> rows;
-    Row r;
-    while (op->next(r)) rows.push_back(r);
-    return rows;
-  };
   for (const Row& key : keys) {
-    std::vector<Row> fresh = run(plan.residual_eq, key);
-    std::vector<Row> stored = run(plan.slice, view_key_of_group(plan, key));
+    std::vector<Row> fresh = run_keyed(plan.residual_eq, key);
+    std::vector<Row> stored = run_keyed(plan.slice, view_key_of_group(plan, key));
     std::sort(fresh.begin(), fresh.end(), by_key);
     for (size_t i = 1; i < fresh.size(); ++i)
       if (!by_key(fresh[i - 1], fresh[i]))

@@ -148,6 +148,8 @@ class MaintenanceManager : public RowObserver {
   void flush_groups(const MaintenancePlan& plan, std::vector<Row> keys);
   // Prefix delete: replaces each dirty key's slice with what the body gives for it.
   void flush_slices(const MaintenancePlan& plan, std::vector<Row> keys);
+  // Runs a keyed plan (a residual, a slice, the join members) with `params` as ?1, ?2, ….
+  std::vector<Row> run_keyed(const RelPtr& plan, const Row& params);
   // Join residual: appends the driving keys whose row the lookup row `lookup_row` joins.
   void join_members_of(const MaintenancePlan& plan, const Row& lookup_row, std::vector<Row>& keys);
   // Full-rebuild and group-residual views dirtied by the running statement, brought up

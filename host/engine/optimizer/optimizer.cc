@@ -10,7 +10,7 @@
 #include "optimizer/decorrelate.h"
 #include "eval/exec_context.h"
 #include "catalog/catalog.h"
-#include "parser/ast_visit.h"
+#include "parser/ast_walk.h"
 
 namespace quereus {
 
@@ -373,14 +373,7 @@ bool numeric_column(const Attribute& a) { return a.type == QRS_LT_INTEGER || a.t
 // exact integers and a stored integer converted to REAL cannot cross it.
 bool exact_bound(double v) { return std::isfinite(v) && std::fabs(v) < 9007199254740992.0; }
 
-// Whether `e` contains a subquery (a CHECK that does is deferred to COMMIT: no fact about
-// the rows a transaction sees).
-bool has_subquery(const ast::Expr& e) {
-  bool found = false;
-  ast::for_each_child(
-      e, [&](const ast::ExprPtr& x) { found = found || has_subquery(*x); }, [&](const ast::Select&) { found = true; });
-  return found;
-}
+
 
 // `col op number` in a CHECK constraint's text, for the scanned table's column slot.
 bool check_fact(const ast::Expr& e, const TableScanNode& scan, int* slot, qrs_filter_op* op, double* v) {
@@ -445,7 +438,9 @@ bool contradicts_domain(const std::vector<ScalarPtr>& conjuncts, const TableScan
   if (ranges.empty()) return false;
   if (scan.table && !scan.read_committed)
     for (const CheckSchema& ck : scan.table->schema.checks) {
-      if (!ck.on_insert || !ck.on_update || !ck.expr || has_subquery(*ck.expr)) continue;
+      // (A CHECK holding a subquery is deferred to COMMIT: no fact about the rows a
+      // transaction sees.)
+      if (!ck.on_insert || !ck.on_update || !ck.expr || ast::contains_subquery(*ck.expr)) continue;
       std::vector<const ast::Expr*> facts;
       check_conjuncts(*ck.expr, facts);
       for (const ast::Expr* f : facts) {

@@ -64,4 +64,11 @@ bool any_expr_deep(const Expr& e, const Pred& pred) {
   return found;
 }
 
+bool contains_subquery(const Expr& e) {
+  bool found = false;
+  for_each_child(
+      e, [&](const ExprPtr& x) { found = found || contains_subquery(*x); }, [&](const Select&) { found = true; });
+  return found;
+}
+
 }  // namespace quereus::ast

@@ -12,4 +12,7 @@ namespace quereus::ast {
 // True when `pred` holds for `e` or any expression below it, subqueries included.
 bool any_expr_deep(const Expr& e, const std::function<bool(const Expr&)>& pred);
 
+// True when `e` holds a subquery (IN (select …), EXISTS, a scalar subquery) at any depth.
+bool contains_subquery(const Expr& e);
+
 }  // namespace quereus::ast
