@@ -126,6 +126,7 @@ std::string consistent_after(const std::string& scenario) {
   if (scenario == "create_materialized_view")
     return same("tmv", "select id, u, x from t where x > 3", "id, u, x");
   if (scenario == "set_maintained") return same("tc", "select id, u, x from t where x > 3", "id, u, x");
+  if (scenario == "refresh_stale") return same("tmv", "select id, x from t where u = 'v1'", "id, x");
   if (scenario == "create_memory_materialized_view")
     return same("tmm", "select id, u from t where x > 3", "id, u");
   if (scenario == "set_maintained_reshape") return same("tc", "select id, u, x from t where x > 3", "id, u, x");
@@ -169,6 +170,11 @@ std::vector<Scenario> scenarios(int64_t n) {
       {"drop_view", "create view tv as select id, u from t", "drop view tv", n, n, dup_u, dup_u},
       {"create_materialized_view", "", "create materialized view tmv as select id, u, x from t where x > 3", n, n,
        dup_u, dup_u},
+      // REFRESH of a stale view: the rows and the removal of its stale tag in one step.
+      {"refresh_stale",
+       "create materialized view tmv as select id, x from t where u = 'v1';"
+       "alter table t alter column u set collate nocase; insert into t (id, u, x) values (-5, 'V1', 1)",
+       "refresh materialized view tmv", n + 1, n + 1, dup_u, dup_u},
       // A memory-hosted view: its definition goes to the store's catalog (refilled at reopen).
       {"create_memory_materialized_view", "",
        "create materialized view tmm using memory as select id, u from t where x > 3", n, n, dup_u, dup_u},
