@@ -677,6 +677,7 @@ MaintenanceManager::ViewState& MaintenanceManager::view_state(const TableEntry& 
 
 void MaintenanceManager::refresh_index() {
   if (indexed_version_ == db_.schema_version()) return;
+  keyed_runs_.clear();  // their operators refer to the plans cleared below
   by_source_.clear();
   by_view_.clear();
   view_state_.clear();
@@ -932,15 +933,31 @@ void MaintenanceManager::join_members_of(const MaintenancePlan& plan, const Row&
 }
 
 std::vector<Row> MaintenanceManager::run_keyed(const RelPtr& plan, const Row& params) {
-  ExecContext ctx;
+  KeyedRun& run = keyed_runs_[plan.get()];
+  KeyedRun fresh;
+  KeyedRun& use = run.busy ? fresh : run;
+  if (!use.op) {
+    use.op = plan->instantiate();
+    use.ctx = std::make_unique<ExecContext>();
+  }
+  use.busy = true;
+  struct Release {
+    bool& busy;
+    ~Release() { busy = false; }
+  } release{use.busy};
+  ExecContext& ctx = *use.ctx;
   db_.open_execution(ctx);
   ctx.params = &params;
-  auto op = plan->instantiate();
   EvalEnv env{nullptr, nullptr, &ctx};
-  op->open(env);
   std::vector<Row> rows;
-  Row r;
-  while (op->next(r)) rows.push_back(r);
+  try {
+    use.op->open(env);
+    Row r;
+    while (use.op->next(r)) rows.push_back(r);
+  } catch (...) {
+    use.op.reset();  // a run cut short may hold a cursor: it is not kept
+    throw;
+  }
   return rows;
 }
 

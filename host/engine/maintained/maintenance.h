@@ -177,6 +177,15 @@ class MaintenanceManager : public RowObserver {
   // call deterministic functions only): made once.
   ExecContext& row_context();
   std::unique_ptr<ExecContext> row_ctx_;
+  // run_keyed's plans run once per dirty key, many times a transaction: each keeps its
+  // operator tree and context between runs (operators re-open), dropped with the plans
+  // at a schema change. A run that re-enters its own plan builds a fresh tree.
+  struct KeyedRun {
+    std::unique_ptr<Operator> op;
+    std::unique_ptr<ExecContext> ctx;
+    bool busy = false;
+  };
+  std::map<const RelNode*, KeyedRun> keyed_runs_;
 };
 
 // The unique keys a body's plan proves (output positions): those the plan carries, those
