@@ -1682,9 +1682,14 @@ void commit(AlterCtx& c, AlterPlan& p) {
 
 }  // namespace
 
-void alter_table(DdlContext& db, const ast::AlterTableStmt& s, ExecContext& ctx) {
+namespace {
+
+// The arm's plan (validations included) of `s`; `tags_only` set for the catalog-only tag
+// arm, which has none.
+AlterPlan plan_alter(DdlContext& db, const ast::AlterTableStmt& s, ExecContext& ctx, std::shared_ptr<TableEntry>& entry,
+                     bool& tags_only) {
+  tags_only = false;
   std::string schema = ddl_schema(s.table.schema);
-  std::shared_ptr<TableEntry> entry;
   for (const std::string& in : ddl_lookup_schemas(s.table.schema))
     if ((entry = db.catalog().find(in, s.table.name))) break;
   if (!entry) {
@@ -1732,13 +1737,33 @@ void alter_table(DdlContext& db, const ast::AlterTableStmt& s, ExecContext& ctx)
       p = plan_alter_column(c);
       break;
     case Action::kTags:
-      alter_table_tags(db, *entry, s);  // catalog-only: no module call
-      return;
+      tags_only = true;
+      break;
     case Action::kSetMaintained:
     case Action::kDropMaintained:
       fail(StatusCode::kUnsupported, "ALTER TABLE … MAINTAINED is not supported yet");
   }
+  return p;
+}
+
+}  // namespace
+
+void alter_table(DdlContext& db, const ast::AlterTableStmt& s, ExecContext& ctx) {
+  std::shared_ptr<TableEntry> entry;
+  bool tags_only = false;
+  AlterPlan p = plan_alter(db, s, ctx, entry, tags_only);
+  if (tags_only) {
+    alter_table_tags(db, *entry, s);  // catalog-only: no module call
+    return;
+  }
+  AlterCtx c{db, entry, ctx, s};
   commit(c, p);
+}
+
+void check_alter_table(DdlContext& db, const ast::AlterTableStmt& s, ExecContext& ctx) {
+  std::shared_ptr<TableEntry> entry;
+  bool tags_only = false;
+  plan_alter(db, s, ctx, entry, tags_only);
 }
 
 }  // namespace quereus

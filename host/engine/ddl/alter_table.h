@@ -16,6 +16,11 @@ namespace ast { struct AlterTableStmt; }
 
 void alter_table(DdlContext& db, const ast::AlterTableStmt& s, ExecContext& ctx);
 
+// Runs every validation `alter_table` would (the arm's plan) and changes nothing: throws
+// the error the statement would fail with. For callers that run several arms as one step
+// (a maintained table's reshape) and check them all before the first lands.
+void check_alter_table(DdlContext& db, const ast::AlterTableStmt& s, ExecContext& ctx);
+
 // The first CHECK, DEFAULT or generated column of another table that reads `target`
 // through a subquery, described for a refusal ("it is referenced by …"); empty when none.
 std::string expression_dependent_of(DdlContext& db, const TableEntry& target);

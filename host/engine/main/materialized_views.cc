@@ -499,29 +499,54 @@ void reshape(DatabaseImpl& db, const std::shared_ptr<TableEntry>& entry, const D
   const size_t kept = std::min(ts.columns.size(), shape.names.size());
   using A = ast::AlterTableStmt::Action;
   using C = ast::AlterTableStmt::ColumnAction;
+  auto column_step = [](A action, const std::string& name) {
+    ast::AlterTableStmt step;
+    step.action = action;
+    step.name = name;
+    return step;
+  };
+  auto alter_column = [](C what, const std::string& name) {
+    ast::AlterTableStmt step;
+    step.action = A::kAlterColumn;
+    step.column_action = what;
+    step.name = name;
+    return step;
+  };
+  std::vector<ast::AlterTableStmt> drops, renames;
+  for (size_t i = ts.columns.size(); i-- > kept;) drops.push_back(column_step(A::kDropColumn, ts.columns[i].name));
+  for (size_t i : renamed) {
+    renames.push_back(column_step(A::kRenameColumn, ts.columns[i].name));
+    renames.back().new_name = shape.names[i];
+  }
   std::shared_ptr<const Derivation> derivation = entry->schema.derivation;
   entry->schema.derivation.reset();  // the arms refuse a maintained table
+  // The steps that land before the reconcile, undone (newest first) when a later one
+  // fails on an engine without a schema-change scope (the memory module's catalog):
+  // renames back, added columns dropped, loosened columns tightened again. A dropped
+  // column cannot come back, so every drop and rename is checked before the first lands
+  // — a dependent (an assertion, another table's CHECK, a view) refuses the statement with
+  // the table untouched.
+  std::vector<ast::AlterTableStmt> undo;
   try {
-    for (size_t i : renamed) {
-      ast::AlterTableStmt rename;
-      rename.action = A::kRenameColumn;
-      rename.name = entry->schema.columns[i].name;
-      rename.new_name = shape.names[i];
-      alter_backing(db, entry, rename, ctx);
+    for (ast::AlterTableStmt& step : drops) {
+      step.table = {entry->schema.schema_name, entry->schema.name, {}};
+      check_alter_table(db, step, ctx);
     }
-    for (size_t i = ts.columns.size(); i-- > kept;) {
-      ast::AlterTableStmt drop;
-      drop.action = A::kDropColumn;
-      drop.name = ts.columns[i].name;
-      alter_backing(db, entry, drop, ctx);
+    for (ast::AlterTableStmt& step : renames) {
+      step.table = {entry->schema.schema_name, entry->schema.name, {}};
+      check_alter_table(db, step, ctx);
+    }
+    for (ast::AlterTableStmt& step : drops) alter_backing(db, entry, step, ctx);
+    for (ast::AlterTableStmt& step : renames) {
+      alter_backing(db, entry, step, ctx);
+      undo.push_back(column_step(A::kRenameColumn, step.new_name));
+      undo.back().new_name = step.name;
     }
     for (size_t i = 0; i < kept; ++i)
       if (entry->schema.columns[i].not_null && shape.attrs[i].nullable) {
-        ast::AlterTableStmt loosen;
-        loosen.action = A::kAlterColumn;
-        loosen.column_action = C::kDropNotNull;
-        loosen.name = shape.names[i];
+        ast::AlterTableStmt loosen = alter_column(C::kDropNotNull, shape.names[i]);
         alter_backing(db, entry, loosen, ctx);
+        undo.push_back(alter_column(C::kSetNotNull, shape.names[i]));
       }
     for (size_t i = kept; i < shape.names.size(); ++i) {
       ast::AlterTableStmt add;
@@ -533,39 +558,40 @@ void reshape(DatabaseImpl& db, const std::shared_ptr<TableEntry>& entry, const D
       null.kind = ast::ColumnConstraint::Kind::kNull;
       add.column->constraints.push_back(std::move(null));
       alter_backing(db, entry, add, ctx);
+      undo.push_back(column_step(A::kDropColumn, shape.names[i]));
     }
     entry->schema.derivation = derivation;
     db.bump_schema_version();
     reconcile();
+    undo.clear();  // the rows are the body's now: the new shape stays
     entry->schema.derivation.reset();
     for (size_t i = 0; i < shape.names.size(); ++i) {
       const ColumnSchema& c = entry->schema.columns[i];
       const Attribute& a = shape.attrs[i];
       if (a.type != QRS_LT_ANY && c.logical_type != a.type) {
-        ast::AlterTableStmt retype;
-        retype.action = A::kAlterColumn;
-        retype.column_action = C::kSetDataType;
-        retype.name = c.name;
+        ast::AlterTableStmt retype = alter_column(C::kSetDataType, c.name);
         retype.type_name = logical_type_name(a.type);
         alter_backing(db, entry, retype, ctx);
       }
       if (collation_name(entry->schema.columns[i].collation.get()) != collation_name(a.collation)) {
-        ast::AlterTableStmt recollate;
-        recollate.action = A::kAlterColumn;
-        recollate.column_action = C::kSetCollate;
-        recollate.name = shape.names[i];
+        ast::AlterTableStmt recollate = alter_column(C::kSetCollate, shape.names[i]);
         recollate.collation = collation_name(a.collation);
         alter_backing(db, entry, recollate, ctx);
       }
       if (!entry->schema.columns[i].not_null && !a.nullable) {
-        ast::AlterTableStmt tighten;
-        tighten.action = A::kAlterColumn;
-        tighten.column_action = C::kSetNotNull;
-        tighten.name = shape.names[i];
+        ast::AlterTableStmt tighten = alter_column(C::kSetNotNull, shape.names[i]);
         alter_backing(db, entry, tighten, ctx);
       }
     }
   } catch (...) {
+    entry->schema.derivation.reset();
+    for (size_t i = undo.size(); i-- > 0;) {
+      try {
+        alter_backing(db, entry, undo[i], ctx);
+      } catch (const std::exception& e) {
+        spdlog::warn("maintained table '{}': undoing a reshape step failed: {}", entry->qualified_name(), e.what());
+      }
+    }
     entry->schema.derivation = derivation;
     db.bump_schema_version();
     throw;
