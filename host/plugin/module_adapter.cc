@@ -278,6 +278,27 @@ class PluginAggregateState final : public AggregateState {
     check(call_plugin("aggregate final", def_.final, user_->user, state_, out.get(), err.get()), err, "aggregate " + name_);
     return out.take();
   }
+  void merge(const AggregateState& other) override {
+    const auto* o = dynamic_cast<const PluginAggregateState*>(&other);
+    if (!o || o->def_.merge != def_.merge || !def_.merge)
+      throw Error(StatusCode::kInternal, "aggregate " + name_ + ": merge of another function's state");
+    ErrorBox err;
+    check(call_plugin("aggregate merge", def_.merge, user_->user, state_, static_cast<const void*>(o->state_), err.get()),
+          err, "aggregate " + name_ + " merge");
+  }
+  void negate() override {
+    if (!def_.negate) throw Error(StatusCode::kInternal, "aggregate " + name_ + " has no negate");
+    ErrorBox err;
+    check(call_plugin("aggregate negate", def_.negate, user_->user, state_, err.get()), err,
+          "aggregate " + name_ + " negate");
+  }
+  void decode(const Value& stored) override {
+    if (!def_.decode) throw Error(StatusCode::kInternal, "aggregate " + name_ + " has no decode");
+    qrs_value q = to_qrs(stored);
+    ErrorBox err;
+    check(call_plugin("aggregate decode", def_.decode, user_->user, state_, static_cast<const qrs_value*>(&q), err.get()),
+          err, "aggregate " + name_ + " decode");
+  }
 
  private:
   std::shared_ptr<PluginUser> user_;
@@ -934,6 +955,14 @@ AggregateFunction make_plugin_aggregate(const qrs_aggregate_function_def& def,
     return std::make_unique<PluginAggregateState>(user, def, name);
   };
   fn.keepalive = user;
+  // SDK 1.9: the algebra (a 1.8 struct, copied host-sized, has none).
+  require(def.merge || (!def.negate && !def.decode), "aggregate", name, "negate and decode need merge");
+  require(def.decode || !(def.algebra_flags & QRS_AGG_DECODE_EXACT), "aggregate", name,
+          "QRS_AGG_DECODE_EXACT needs decode");
+  fn.algebra.merge = def.merge != nullptr;
+  fn.algebra.negate = def.negate != nullptr;
+  fn.algebra.decode = def.decode != nullptr;
+  fn.algebra.decode_exact = (def.algebra_flags & QRS_AGG_DECODE_EXACT) != 0;
   return fn;
 }
 

@@ -1,7 +1,9 @@
 // plugins/sample/sample_plugin.cc — a small third-party-style plugin: the NATURAL
-// collation and the fnv1a() scalar function. Built against sdk/include only.
+// collation, the fnv1a() scalar function and two aggregates that declare their algebra
+// (xor_agg, longest). Built against sdk/include only.
 #include <charconv>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -81,9 +83,75 @@ sdk::Value fnv1a(std::span<const sdk::Value> args) {
   return sdk::Value::integer(static_cast<int64_t>(fnv1a64(bytes)));
 }
 
+// xor_agg(x): the bitwise XOR of a group's non-NULL INTEGERs (NULL for none). Declares
+// its whole algebra (SDK 1.9), so a materialized view over it folds inserts, deletes and
+// updates into the stored value: XOR is its own inverse. `count` is the contributions
+// (negative for a retraction); a decoded state's count is unknown, so it is pinned
+// non-empty (decode is not exact: the engine retracts through it only with a NOT NULL
+// argument and rows left in the group).
+class XorAgg final : public sdk::Aggregate {
+ public:
+  void step(std::span<const sdk::Value> args) override {
+    const sdk::Value& v = args[0];
+    if (v.is_null()) return;
+    if (v.type() != sdk::ValueType::kInteger) throw sdk::Error::mismatch("xor_agg() takes INTEGER values");
+    acc_ ^= v.as_integer();
+    ++count_;
+  }
+  sdk::Value finish() override { return decoded_ || count_ != 0 ? sdk::Value::integer(acc_) : sdk::Value::null(); }
+  void merge(const sdk::Aggregate& other) override {
+    const auto& o = static_cast<const XorAgg&>(other);
+    acc_ ^= o.acc_;
+    count_ += o.count_;
+    decoded_ = decoded_ || o.decoded_;
+  }
+  void negate() override { count_ = -count_; }  // x ^ x = 0: the value is its own inverse
+  void decode(const sdk::Value& stored) override {
+    if (stored.is_null()) return;  // the empty state
+    acc_ = stored.as_integer();
+    decoded_ = true;
+  }
+
+ private:
+  int64_t acc_ = 0;
+  int64_t count_ = 0;
+  bool decoded_ = false;
+};
+
+// longest(x): the longest TEXT of a group (of two as long, the greater by bytes; NULL for
+// none). Its algebra merges and decodes but has no inverse: a view over it folds inserts
+// and recomputes a group a delete or update reaches (tighten-only, like max).
+class LongestAgg final : public sdk::Aggregate {
+ public:
+  void step(std::span<const sdk::Value> args) override {
+    if (!args[0].is_null()) offer(std::string(args[0].bytes()));
+  }
+  sdk::Value finish() override { return has_ ? sdk::Value::text(best_) : sdk::Value::null(); }
+  void merge(const sdk::Aggregate& other) override {
+    const auto& o = static_cast<const LongestAgg&>(other);
+    if (o.has_) offer(o.best_);
+  }
+  void decode(const sdk::Value& stored) override {
+    if (!stored.is_null()) offer(std::string(stored.bytes()));
+  }
+
+ private:
+  void offer(std::string s) {
+    if (!has_ || s.size() > best_.size() || (s.size() == best_.size() && s > best_)) best_ = std::move(s);
+    has_ = true;
+  }
+  bool has_ = false;
+  std::string best_;
+};
+
 void register_sample(sdk::Registrar& r) {
   r.add_collation("NATURAL", QRS_COLLATION_REPLICABLE | QRS_COLLATION_ORDER_PRESERVING, natural_compare);
   r.add_scalar("fnv1a", 1, QRS_FUNC_DETERMINISTIC | QRS_FUNC_REPLICABLE, QRS_LT_INTEGER, fnv1a);
+  const uint32_t pure = QRS_FUNC_DETERMINISTIC | QRS_FUNC_REPLICABLE;
+  r.add_aggregate("xor_agg", 1, pure, QRS_LT_INTEGER, [] { return std::make_unique<XorAgg>(); },
+                  {.merge = true, .negate = true, .decode = true});
+  r.add_aggregate("longest", 1, pure, QRS_LT_TEXT, [] { return std::make_unique<LongestAgg>(); },
+                  {.merge = true, .decode = true});
 }
 
 }  // namespace

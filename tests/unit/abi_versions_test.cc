@@ -1,6 +1,7 @@
 // ABI discipline (issue 7, point 5; docs/sdk.md "Versioning rules"), with real plugins
 // loaded through the loader (tests/sdk/abi_versions, tests/sdk/abi_v2):
-//   - a plugin built as of ABI 1.0 (shorter vtables, later slots absent) loads and works,
+//   - a plugin built as of ABI 1.0 (shorter vtables, later slots absent) loads and works
+//     (and its aggregate, laid out as 1.8 did, has no algebra: views over it recompute),
 //     and the host takes its fallback paths: FK parent and UNIQUE probes through cursors
 //     instead of `lookup`, ALTER TABLE without `alter_table` (schema-only arms applied by
 //     the host, row-rewriting arms refused), one shared instance without `open_database`.
@@ -126,6 +127,19 @@ TEST_F(AbiVersionsTest, OlderMinorPluginLoadsAndTheHostFallsBack) {
   exec(*db3, "create table t3 (id integer primary key)");
   exec(*db3, "insert into t3 values (1)");
   EXPECT_EQ(scalar(*db3, "select count(*) from t3"), 1);
+
+  // An aggregate registered with the 1.8 layout (no algebra; its slots past struct_size are
+  // poison): a grouped materialized view over it recomputes its groups and stays exact.
+  exec(*db, "create table ev (id integer primary key, g integer, x integer) using memory");
+  exec(*db, "insert into ev values (1, 1, 5), (2, 1, 7), (3, 2, 1)");
+  exec(*db, "create materialized view sv as select g, count(*) as n, abi_old_sum(x) as s from ev group by g");
+  exec(*db, "insert into ev values (4, 1, 10)");
+  exec(*db, "delete from ev where id = 3");
+  exec(*db, "update ev set x = 100 where id = 1");
+  EXPECT_EQ(scalar(*db, "select s from sv where g = 1"), 117);
+  EXPECT_EQ(scalar(*db, "select count(*) from sv"), 1);
+  EXPECT_EQ(scalar(*db, "select folded_rows from materialized_view_info() where name = 'sv'"), 0);
+  EXPECT_GE(scalar(*db, "select recomputed_groups from materialized_view_info() where name = 'sv'"), 3);
 
   // The slots past the 1.0 struct_size were never called, nor reached through C++.
   EXPECT_EQ(calls(*db, "abi_old", "beyond"), 0);

@@ -19,6 +19,7 @@ namespace {
 struct Captured {
   std::vector<std::pair<std::string, qrs_collation_def>> collations;
   std::vector<std::pair<std::string, qrs_scalar_function_def>> scalars;
+  std::vector<std::pair<std::string, qrs_aggregate_function_def>> aggregates;
 };
 
 qrs_status capture_module(void*, qrs_string, qrs_module, qrs_error*) { return QRS_UNSUPPORTED; }
@@ -26,7 +27,10 @@ qrs_status capture_scalar(void* ctx, const qrs_scalar_function_def* d, qrs_error
   static_cast<Captured*>(ctx)->scalars.emplace_back(std::string(d->name.data, d->name.len), *d);
   return QRS_OK;
 }
-qrs_status capture_aggregate(void*, const qrs_aggregate_function_def*, qrs_error*) { return QRS_UNSUPPORTED; }
+qrs_status capture_aggregate(void* ctx, const qrs_aggregate_function_def* d, qrs_error*) {
+  static_cast<Captured*>(ctx)->aggregates.emplace_back(std::string(d->name.data, d->name.len), *d);
+  return QRS_OK;
+}
 qrs_status capture_collation(void* ctx, const qrs_collation_def* d, qrs_error*) {
   static_cast<Captured*>(ctx)->collations.emplace_back(std::string(d->name.data, d->name.len), *d);
   return QRS_OK;
@@ -49,10 +53,12 @@ class SamplePluginTest : public ::testing::Test {
     ASSERT_EQ(entry(&host, &reg, nullptr), QRS_OK);
     ASSERT_EQ(captured_->collations.size(), 1u);
     ASSERT_EQ(captured_->scalars.size(), 1u);
+    ASSERT_EQ(captured_->aggregates.size(), 2u);
   }
   static void TearDownTestSuite() {
     for (auto& [n, c] : captured_->collations) c.release_user(c.user);
     for (auto& [n, f] : captured_->scalars) f.release_user(f.user);
+    for (auto& [n, f] : captured_->aggregates) f.release_user(f.user);
     delete captured_;
   }
 
@@ -145,6 +151,54 @@ TEST_F(SamplePluginTest, Fnv1aNullIntegerAndBlob) {
   b.type = QRS_TYPE_BLOB;
   b.u.str = {"a", 1};
   EXPECT_EQ(fnv1a(b).u.integer, fnv1a(text("a")).u.integer);
+}
+
+// SDK 1.9: the aggregates declare their algebra through the appended slots, and the
+// slots behave: xor_agg folds a retraction through negate, longest has no negate.
+TEST_F(SamplePluginTest, AggregatesDeclareTheirAlgebra) {
+  const qrs_aggregate_function_def* x = nullptr;
+  const qrs_aggregate_function_def* l = nullptr;
+  for (auto& [n, f] : captured_->aggregates) (n == "xor_agg" ? x : l) = &f;
+  ASSERT_NE(x, nullptr);
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(x->struct_size, sizeof(qrs_aggregate_function_def));
+  EXPECT_TRUE(x->merge && x->negate && x->decode);
+  EXPECT_EQ(x->algebra_flags & QRS_AGG_DECODE_EXACT, 0u);
+  EXPECT_TRUE(l->merge && l->decode);
+  EXPECT_EQ(l->negate, nullptr);
+
+  auto integer = [](int64_t v) {
+    qrs_value q{};
+    q.type = QRS_TYPE_INTEGER;
+    q.u.integer = v;
+    return q;
+  };
+  auto state_of = [&](std::initializer_list<int64_t> rows) {
+    void* st = nullptr;
+    EXPECT_EQ(x->init(x->user, &st, nullptr), QRS_OK);
+    for (int64_t r : rows) {
+      qrs_value q = integer(r);
+      EXPECT_EQ(x->step(x->user, st, &q, 1, nullptr), QRS_OK);
+    }
+    return st;
+  };
+  auto final_of = [&](void* st) {
+    Sink sink;
+    EXPECT_EQ(x->final(x->user, st, &sink.sink, nullptr), QRS_OK);
+    return sink.value;
+  };
+  // decode(5 ^ 3) then merge a retraction of 3: 5 is left.
+  void* stored = state_of({});
+  qrs_value six = integer(5 ^ 3);
+  ASSERT_EQ(x->decode(x->user, stored, &six, nullptr), QRS_OK);
+  void* gone = state_of({3});
+  ASSERT_EQ(x->negate(x->user, gone, nullptr), QRS_OK);
+  ASSERT_EQ(x->merge(x->user, stored, gone, nullptr), QRS_OK);
+  qrs_value v = final_of(stored);
+  EXPECT_EQ(v.type, QRS_TYPE_INTEGER);
+  EXPECT_EQ(v.u.integer, 5);
+  x->free_state(x->user, gone);
+  x->free_state(x->user, stored);
 }
 
 }  // namespace

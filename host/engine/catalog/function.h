@@ -75,6 +75,21 @@ class AggregateState {
   // The collation of the first argument (null: BINARY), set before the first step by
   // aggregates that compare text (min, max).
   virtual void set_collation(const Collation* /*collation*/) {}
+  // The algebra (aggregate-algebra.md; SDK 1.9 for plugins), called only when the
+  // function's AggregateAlgebra declares it. `other` is a state of the same function.
+  virtual void merge(const AggregateState& /*other*/);
+  virtual void negate();
+  virtual void decode(const Value& /*stored*/);
+};
+
+// What of the algebra an aggregate's states implement: merge folds two states into one
+// (a commutative monoid), negate makes a state's group inverse (absent: tighten-only),
+// decode rebuilds a state from its stored final value (exact: also under retractions).
+struct AggregateAlgebra {
+  bool merge = false;
+  bool negate = false;
+  bool decode = false;
+  bool decode_exact = false;
 };
 
 struct AggregateFunction {
@@ -86,6 +101,7 @@ struct AggregateFunction {
   uint32_t result_type = 0;
   std::function<std::unique_ptr<AggregateState>()> make_state;
   std::shared_ptr<void> keepalive;
+  AggregateAlgebra algebra = {};
 };
 
 class DatabaseImpl;

@@ -4,9 +4,18 @@
 #include <algorithm>
 #include <cctype>
 
+#include "catalog/function.h"
 #include "common/status.h"
 
 namespace quereus {
+
+// An aggregate's algebra is called only where its AggregateAlgebra declares it.
+void AggregateState::merge(const AggregateState&) {
+  throw Error(StatusCode::kInternal, "aggregate state has no merge");
+}
+void AggregateState::negate() { throw Error(StatusCode::kInternal, "aggregate state has no negate"); }
+void AggregateState::decode(const Value&) { throw Error(StatusCode::kInternal, "aggregate state has no decode"); }
+
 namespace {
 
 std::string fold(std::string_view s, int (*f)(int)) {

@@ -962,9 +962,10 @@ AlterPlan plan_add_column(AlterCtx& c) {
     };
   std::vector<const CheckSchema*> added;
   for (size_t i = first_check; i < ns.checks.size(); ++i) added.push_back(&ns.checks[i]);
-  auto extend = [&](const Row& r) {
+  // By value: the plan (and this frame) move on before the arm's commit calls it.
+  auto extend = [fill_row = p.change.fill](const Row& r) {
     Row out = r;
-    out.push_back(p.change.fill(r));
+    out.push_back(fill_row(r));
     return out;
   };
   validate_checks(c, ns, added, extend);

@@ -94,8 +94,9 @@ bool numeric_column(const TableSchema& ts, int c) {
 
 // The insert-only delta path of a group-residual view: no HAVING, every view column a
 // grouping key or one of the built-in count(*) / count / sum / min / max / avg over a
-// NOT NULL numeric source column, and a count(*) column (the group's size). Recognized by
-// the built-ins' names; any other aggregate keeps the view on recompute.
+// NOT NULL numeric source column, and a count(*) column (the group's size). The built-ins
+// are recognized by name; any other aggregate folds through its declared algebra (merge
+// and decode at least: a plugin's, SDK 1.9) or keeps the view on recompute.
 void classify_delta(const ProjectNode& project, const AggregateNode& agg, bool having, const ScalarPtr& filter,
                     const TableScanNode& scan, MaintenancePlan& plan) {
   if (having) return;
@@ -124,6 +125,27 @@ void classify_delta(const ProjectNode& project, const AggregateNode& agg, bool h
     if (call.star || (name == "count" && call.args.empty())) {
       dc.kind = DC::Kind::kCountStar;
       if (count_star < 0) count_star = static_cast<int>(j);
+      out.push_back(dc);
+      continue;
+    }
+    const bool builtin = name == "count" || name == "sum" || name == "min" || name == "max" || name == "avg";
+    if (!builtin) {
+      // An aggregate that declares its algebra folds through it (aggregate-algebra.md):
+      // decode the stored value, merge each row's state (negated for a retraction).
+      const AggregateAlgebra& algebra = call.fn->algebra;
+      if (!algebra.merge || !algebra.decode) return;
+      bool not_null = true;
+      for (const ScalarPtr& a : call.args) {
+        if (a->kind != ScalarKind::kColumn || static_cast<const ColumnScalar&>(*a).level != 0) return;
+        const int c = static_cast<const ColumnScalar&>(*a).slot;
+        dc.args.push_back(c);
+        not_null = not_null && scan.table->schema.columns[c].not_null;
+      }
+      dc.kind = DC::Kind::kAlgebra;
+      dc.fn = call.fn;
+      // A retraction through a decoded value is sound when decode is exact, or when no
+      // argument is NULL and the group's count(*) (required below) shows rows remain.
+      dc.retracts = algebra.negate && (algebra.decode_exact || not_null);
       out.push_back(dc);
       continue;
     }
@@ -1021,8 +1043,9 @@ bool MaintenanceManager::fold_deltas(const MaintenancePlan& plan, const std::vec
   using DC = MaintenancePlan::DeltaColumn;
   const TableSchema& vs = plan.view->schema;
   ExecContext& ctx = row_context();
+  // min / max, and an algebra without a sound retraction, only tighten.
   const bool tightens = std::any_of(plan.delta.begin(), plan.delta.end(), [](const DC& dc) {
-    return dc.kind == DC::Kind::kMin || dc.kind == DC::Kind::kMax;
+    return dc.kind == DC::Kind::kMin || dc.kind == DC::Kind::kMax || (dc.kind == DC::Kind::kAlgebra && !dc.retracts);
   });
   std::map<Row, std::vector<const SignedRow*>, GroupLess> by_group(GroupLess{&plan});
   for (const SignedRow& r : rows) {
@@ -1097,6 +1120,20 @@ bool MaintenanceManager::fold_deltas(const MaintenancePlan& plan, const std::vec
           break;
         }
         case DC::Kind::kAvg: break;  // below, once the sums are known
+        case DC::Kind::kAlgebra: {
+          std::unique_ptr<AggregateState> acc = dc.fn->make_state();
+          if (before) acc->decode(*before);
+          Row args(dc.args.size());
+          for (const SignedRow* m : members) {
+            std::unique_ptr<AggregateState> one = dc.fn->make_state();
+            for (size_t a = 0; a < dc.args.size(); ++a) args[a] = m->row[dc.args[a]];
+            one->step(args);
+            if (m->sign < 0) one->negate();
+            acc->merge(*one);
+          }
+          out[j] = acc->final();
+          break;
+        }
       }
     }
     for (size_t j = 0; j < plan.delta.size(); ++j) {

@@ -66,9 +66,15 @@ struct MaintenancePlan {
   // holds — a grouping key (its index) or an aggregate folded from the inserted rows; the
   // filter under the aggregate (null: none). Empty `delta` when the body is not eligible.
   struct DeltaColumn {
-    enum class Kind { kGroup, kCountStar, kCount, kSum, kMin, kMax, kAvg } kind = Kind::kGroup;
+    enum class Kind { kGroup, kCountStar, kCount, kSum, kMin, kMax, kAvg, kAlgebra } kind = Kind::kGroup;
     int group = -1;   // kGroup
     int source = -1;  // the aggregated source column
+    // kAlgebra: an aggregate that declares merge and decode (a plugin's, SDK 1.9), over
+    // these source columns; `retracts` when a retraction folds too (negate, and an exact
+    // decode or NOT NULL arguments), else a group a retraction reaches is recomputed.
+    const AggregateFunction* fn = nullptr;
+    std::vector<int> args;
+    bool retracts = false;
   };
   std::vector<DeltaColumn> delta;
   int count_star_column = -1;  // the view column holding count(*) (the group's size)

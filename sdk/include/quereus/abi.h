@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define QRS_ABI_MAJOR 1
-#define QRS_ABI_MINOR 8
+#define QRS_ABI_MINOR 9
 
 #if defined(_WIN32)
 #define QRS_EXPORT __declspec(dllexport)
@@ -757,7 +757,30 @@ typedef struct qrs_scalar_function_def {
 } qrs_scalar_function_def;
 
 /* Aggregates: init makes a state per group; step folds a row; final writes the
- * result and must not free the state; free_state releases it (always called). */
+ * result and must not free the state; free_state releases it (always called).
+ *
+ * 1.9 — the aggregate's algebra (docs/sdk.md "Aggregate algebra"): what lets a
+ * materialized view fold a write into a stored group's value instead of recomputing the
+ * group. Every slot is optional; a NULL slot is a property the aggregate does not have
+ * (a 1.8 struct ends before them: no algebra, its views recompute). Equivalence below is
+ * "final() gives the same value". The laws:
+ * - merge(user, state, other): folds `other` (a state of the same function, never freed
+ *   by the call) into `state`; commutative and associative, a fresh init state is its
+ *   identity, and step(a, x) ≡ merge(a, step(init, x)) — for NULL arguments too.
+ * - negate(user, state): turns `state` into its group inverse: merge(a, negate(a)) ≡ a
+ *   fresh state. Absent: the aggregate only tightens (min / max): a view folds inserts
+ *   into it and recomputes a group a delete or update leaves.
+ * - decode(user, state, stored): makes a fresh `state` behave as the state whose final()
+ *   was `stored` under further merges of inserted rows (a stored NULL: the empty state).
+ *   Absent: no fold (a view recomputes every group it touches). Needs merge.
+ * - QRS_AGG_DECODE_EXACT in algebra_flags: decode also holds under retractions (merges of
+ *   negated states). Without it a view retracts through a decoded value only when every
+ *   argument column is NOT NULL and the group's count(*) shows rows remain.
+ * merge, negate and decode must compare as step does, be pure and deterministic. */
+enum {
+  QRS_AGG_DECODE_EXACT = 1u << 0
+};
+
 typedef struct qrs_aggregate_function_def {
   uint32_t struct_size;
   qrs_string name;
@@ -770,6 +793,11 @@ typedef struct qrs_aggregate_function_def {
   qrs_status (*final)(void* user, void* state, qrs_result_sink* out, qrs_error* err);
   void (*free_state)(void* user, void* state);
   void (*release_user)(void* user);
+  /* 1.9 — the algebra (above); all may be NULL / 0. */
+  qrs_status (*merge)(void* user, void* state, const void* other, qrs_error* err);
+  qrs_status (*negate)(void* user, void* state, qrs_error* err);
+  qrs_status (*decode)(void* user, void* state, const qrs_value* stored, qrs_error* err);
+  uint32_t algebra_flags; /* QRS_AGG_* */
 } qrs_aggregate_function_def;
 
 enum {

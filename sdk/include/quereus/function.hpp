@@ -12,6 +12,7 @@
 #include <span>
 #include <string_view>
 
+#include "quereus/error.hpp"
 #include "quereus/value.hpp"
 
 namespace quereus::sdk {
@@ -48,6 +49,22 @@ class Aggregate {
 
   virtual void step(std::span<const Value> args) = 0;
   virtual Value finish() = 0;
+
+  // SDK 1.9, the aggregate's algebra (docs/sdk.md "Aggregate algebra"; the laws are in
+  // abi.h at qrs_aggregate_function_def). Called only when declared in the
+  // AggregateAlgebra passed to Registrar::add_aggregate; finish() may then be called more
+  // than once. `other` is a state the same factory made.
+  virtual void merge(const Aggregate& /*other*/) { throw Error::unsupported("aggregate merge not implemented"); }
+  virtual void negate() { throw Error::unsupported("aggregate negate not implemented"); }
+  virtual void decode(const Value& /*stored*/) { throw Error::unsupported("aggregate decode not implemented"); }
+};
+
+// What of the algebra an aggregate implements (SDK 1.9). negate and decode need merge.
+struct AggregateAlgebra {
+  bool merge = false;
+  bool negate = false;
+  bool decode = false;
+  bool decode_exact = false;  // decode holds under retractions too (count's does, sum's not)
 };
 
 // Makes a fresh state per group. Must be thread-safe and never return nullptr.

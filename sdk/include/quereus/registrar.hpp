@@ -110,10 +110,15 @@ class Registrar {
     holder.release();
   }
 
-  // Registers an aggregate: `factory` makes one Aggregate state per group.
+  // Registers an aggregate: `factory` makes one Aggregate state per group. `algebra`
+  // (SDK 1.9) declares which of Aggregate::merge / negate / decode the states implement,
+  // so materialized views over the aggregate fold writes instead of recomputing groups.
   void add_aggregate(std::string_view name, int32_t num_args, uint32_t flags, qrs_logical_type return_type,
-                     AggregateFactory factory) {
+                     AggregateFactory factory, AggregateAlgebra algebra = {}) {
     if (!factory) throw Error::misuse("add_aggregate: empty factory");
+    if ((algebra.negate || algebra.decode) && !algebra.merge)
+      throw Error::misuse("add_aggregate: negate and decode need merge");
+    if (algebra.decode_exact && !algebra.decode) throw Error::misuse("add_aggregate: decode_exact needs decode");
     auto holder = std::make_unique<detail::AggregateHolder>(detail::AggregateHolder{std::move(factory)});
     qrs_aggregate_function_def def{sizeof(qrs_aggregate_function_def),
                                    {name.data(), name.size()},
@@ -125,7 +130,11 @@ class Registrar {
                                    &detail::aggregate_step,
                                    &detail::aggregate_final,
                                    &detail::aggregate_free_state,
-                                   &detail::release_user<detail::AggregateHolder>};
+                                   &detail::release_user<detail::AggregateHolder>,
+                                   algebra.merge ? &detail::aggregate_merge : nullptr,
+                                   algebra.negate ? &detail::aggregate_negate : nullptr,
+                                   algebra.decode ? &detail::aggregate_decode : nullptr,
+                                   algebra.decode_exact ? uint32_t{QRS_AGG_DECODE_EXACT} : 0u};
     check(reg_->register_aggregate ? reg_->register_aggregate(reg_->ctx, &def, capture_.reset()) : QRS_UNSUPPORTED,
           "aggregate", name);
     holder.release();

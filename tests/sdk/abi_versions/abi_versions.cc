@@ -194,6 +194,54 @@ qrs_status poison_catalog_list(void*, void*, qrs_status (*)(void*, qrs_string, q
   return QRS_INTERNAL;
 }
 
+// An aggregate as 1.8 laid it out (its def ends before the 1.9 algebra): abi_old_sum(x),
+// the sum of integers. Its algebra slots are filled with poison: a host that read past
+// struct_size would fold through them; a correct one recomputes the groups.
+struct SumState {
+  int64_t sum = 0;
+  bool any = false;
+};
+qrs_status sum_init(void*, void** state, qrs_error*) {
+  *state = new SumState();
+  return QRS_OK;
+}
+qrs_status sum_step(void*, void* state, const qrs_value* args, uint32_t argc, qrs_error* err) {
+  if (argc != 1 || args[0].type != QRS_TYPE_INTEGER) {
+    if (argc == 1 && args[0].type == QRS_TYPE_NULL) return QRS_OK;
+    detail::set_error(err, "abi_old_sum takes one INTEGER");
+    return QRS_MISMATCH;
+  }
+  auto* s = static_cast<SumState*>(state);
+  s->sum += args[0].u.integer;
+  s->any = true;
+  return QRS_OK;
+}
+qrs_status sum_final(void*, void* state, qrs_result_sink* out, qrs_error*) {
+  auto* s = static_cast<SumState*>(state);
+  qrs_value v{};
+  v.type = s->any ? QRS_TYPE_INTEGER : QRS_TYPE_NULL;
+  v.u.integer = s->sum;
+  out->set(out, &v);
+  return QRS_OK;
+}
+void sum_free(void*, void* state) { delete static_cast<SumState*>(state); }
+qrs_status poison_merge(void*, void*, const void*, qrs_error* err) {
+  count(kBeyond);
+  detail::set_error(err, "host called merge past the 1.8 struct_size");
+  return QRS_INTERNAL;
+}
+qrs_status poison_negate(void*, void*, qrs_error* err) {
+  count(kBeyond);
+  detail::set_error(err, "host called negate past the 1.8 struct_size");
+  return QRS_INTERNAL;
+}
+qrs_status poison_decode(void*, void*, const qrs_value*, qrs_error* err) {
+  count(kBeyond);
+  detail::set_error(err, "host called decode past the 1.8 struct_size");
+  return QRS_INTERNAL;
+}
+constexpr uint32_t kAggregateDefSize18 = offsetof(qrs_aggregate_function_def, merge);
+
 // ABI 1.0 ended both vtables before these slots.
 constexpr uint32_t kTableVtableSize10 = offsetof(qrs_table_vtable, alter_table);
 constexpr uint32_t kModuleVtableSize10 = offsetof(qrs_module_vtable, open_database);
@@ -288,6 +336,24 @@ void register_plugin(sdk::Registrar& r, qrs_registrar* reg) {
   qrs_status st = reg->register_module(reg->ctx, {ABI_NAME, sizeof(ABI_NAME) - 1}, m, &err);
   if (st != QRS_OK) throw sdk::Error(st, "registering module " ABI_NAME ": " + message);
   holder.release();  // the host owns it now
+#if defined(ABI_VERSIONS_OLD)
+  qrs_aggregate_function_def sum{};
+  sum.struct_size = kAggregateDefSize18;
+  sum.name = {ABI_NAME "_sum", sizeof(ABI_NAME "_sum") - 1};
+  sum.num_args = 1;
+  sum.flags = QRS_FUNC_DETERMINISTIC;
+  sum.return_type = QRS_LT_INTEGER;
+  sum.init = &sum_init;
+  sum.step = &sum_step;
+  sum.final = &sum_final;
+  sum.free_state = &sum_free;
+  sum.merge = &poison_merge;  // past struct_size: never read
+  sum.negate = &poison_negate;
+  sum.decode = &poison_decode;
+  sum.algebra_flags = QRS_AGG_DECODE_EXACT;
+  st = reg->register_aggregate(reg->ctx, &sum, &err);
+  if (st != QRS_OK) throw sdk::Error(st, "registering aggregate " ABI_NAME "_sum: " + message);
+#endif
   r.add_scalar(ABI_NAME "_calls", 1, 0, QRS_LT_INTEGER, [](std::span<const Value> a) {
     for (int c = 0; c < kCounterCount; ++c)
       if (a[0].bytes() == kCounterNames[c]) return Value::integer(g_calls[c].load());

@@ -741,6 +741,29 @@ inline qrs_status aggregate_final(void*, void* state, qrs_result_sink* out, qrs_
   });
 }
 
+inline qrs_status aggregate_merge(void*, void* state, const void* other, qrs_error* err) {
+  return guard(err, [&] {
+    if (!other) throw Error::misuse("null aggregate state to merge");
+    static_cast<Aggregate*>(state)->merge(*static_cast<const Aggregate*>(other));
+    return QRS_OK;
+  });
+}
+
+inline qrs_status aggregate_negate(void*, void* state, qrs_error* err) {
+  return guard(err, [&] {
+    static_cast<Aggregate*>(state)->negate();
+    return QRS_OK;
+  });
+}
+
+inline qrs_status aggregate_decode(void*, void* state, const qrs_value* stored, qrs_error* err) {
+  return guard(err, [&] {
+    if (!stored) throw Error::misuse("null stored aggregate value");
+    static_cast<Aggregate*>(state)->decode(Value::from_c(*stored));
+    return QRS_OK;
+  });
+}
+
 inline void aggregate_free_state(void*, void* state) {
   guard_void("aggregate free_state", [&] { delete static_cast<Aggregate*>(state); });
 }
