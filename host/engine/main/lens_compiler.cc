@@ -946,8 +946,13 @@ class LensTableCompiler {
         return t;
       });
       if (!ok || source < 0) {
-        spdlog::debug("lens {}.{}: CHECK {} spans several basis members; not attached to a member write", x, ts.name,
-                      site);
+        std::string spans_why;
+        if (!attach_spanning_check(ck, cols, site, spans_why))
+          diags.push_back(finding(ts, "lens.unrealizable-constraint",
+                                  "CHECK constraint " + site + " (" + expr_to_string(*ck.expr) + ") of logical table '" +
+                                      ts.name + "' reads columns of several basis members and cannot be enforced: " +
+                                      spans_why,
+                                  true, site));
         continue;
       }
       LensCheck lc;
@@ -960,6 +965,70 @@ class LensTableCompiler {
       lc.on_delete = ck.on_delete;
       slot->checks.push_back(std::move(lc));
     }
+  }
+
+  // A CHECK reading columns of several members: no member's row holds them all, so it is
+  // evaluated over the logical row after the statement's writes to every member — a
+  // check with a subquery, which the engine defers to commit — attached to each member
+  // that backs one of its columns (a write to any of them re-checks the row):
+  //   not exists (select 1 from x.T as _c where _c.<k> = new.<the member's copy of k> …
+  //               and not (<the CHECK over _c>))
+  // False, with `why`, when a member does not carry the logical primary key.
+  bool attach_spanning_check(const CheckSchema& ck, const std::set<int>& cols, const std::string& site,
+                             std::string& why) {
+    if (ts.primary_key.empty()) {
+      why = "the logical table has no primary key to find the written row by";
+      return false;
+    }
+    std::set<int> members;
+    for (int c : cols)
+      if (facts[c].source >= 0) members.insert(facts[c].source);
+    if (members.size() < 2) {
+      why = "its columns do not map to basis columns";
+      return false;
+    }
+    const std::vector<LensRelationBacking> backing = relation_backing();
+    std::vector<LensCheck> attached;
+    for (int m : members) {
+      ExprPtr where;
+      for (const KeyColumn& k : ts.primary_key) {
+        const std::string& logical_name = ts.columns[k.column].name;
+        std::string basis_column;
+        for (const auto& [b, l] : backing[m].columns)
+          if (iequals(l, logical_name)) {
+            basis_column = b;
+            break;
+          }
+        if (basis_column.empty()) {
+          why = "basis member '" + relation_key(m) + "' does not carry the primary key column '" + logical_name + "'";
+          return false;
+        }
+        where = ast::conjoin(std::move(where), ast::binary(ast::BinaryOp::kEq, ast::column_ref("_c", logical_name),
+                                                           ast::column_ref("new", basis_column)));
+      }
+      ExprPtr e = ast::clone(*ck.expr);
+      substitute(e, [&](const ast::ColumnRef& r) -> ExprPtr {
+        int c = ts.find_column(r.column);
+        if (c < 0 || !(r.table.empty() || iequals(r.table, ts.name) || iequals(r.table, "new"))) return nullptr;
+        return ast::column_ref("_c", ts.columns[c].name);
+      });
+      // NOT (NULL) selects nothing: a CHECK that is unknown passes, as a CHECK does.
+      where = ast::conjoin(std::move(where), ast::logical_not(std::move(e)));
+      std::vector<ast::ResultColumn> rcs;
+      rcs.push_back(ast::result_column(ast::integer_literal(1)));
+      auto q = ast::select(std::move(rcs), ast::table_source({x, ts.name, {}}, "_c"), std::move(where));
+      LensCheck lc;
+      lc.table = relation_key(m);
+      lc.name = ck.name;
+      lc.text = expr_to_string(*ck.expr);
+      lc.expr = std::shared_ptr<const ast::Expr>(ast::logical_not(ast::exists(std::move(q))).release());
+      lc.on_insert = ck.on_insert;
+      lc.on_update = ck.on_update;
+      lc.on_delete = ck.on_delete;
+      attached.push_back(std::move(lc));
+    }
+    for (LensCheck& lc : attached) slot->checks.push_back(std::move(lc));
+    return true;
   }
 
   // Keys: proved by the body or by bijection transport onto a declared basis key;
@@ -1233,80 +1302,85 @@ class LensTableCompiler {
     slot->snapshot.logical_table = ts.name;
     slot->snapshot.get_body = slot->effective_sql;
     for (const ColumnSchema& c : ts.columns) slot->snapshot.logical_columns.push_back(c.name);
-    {
-      // (source, basis column) pairs equated by the joins' ON equalities and USING lists.
-      using Site = std::pair<int, std::string>;
-      std::vector<std::pair<Site, Site>> equal;
-      auto site_of = [&](const ast::Expr* e) -> std::optional<Site> {
-        if (!e || e->kind != ast::ExprKind::kColumn) return std::nullopt;
-        auto& r = static_cast<const ast::ColumnRef&>(*e);
-        for (size_t i = 0; i < body.sources.size(); ++i) {
-          const Source& src = body.sources[i];
-          if (!r.table.empty() && !iequals(r.table, src.qualifier)) continue;
-          for (const std::string& c : src.columns)
-            if (iequals(c, r.column)) return Site{static_cast<int>(i), c};
-        }
-        return std::nullopt;
-      };
-      std::function<void(const ast::TableSource&)> joins = [&](const ast::TableSource& t) {
-        if (t.kind != ast::TableSource::Kind::kJoin) return;
-        joins(*t.left);
-        joins(*t.right);
-        std::vector<const ast::Expr*> conj;
-        std::function<void(const ast::Expr*)> split = [&](const ast::Expr* e) {
-          if (!e) return;
-          if (e->kind == ast::ExprKind::kBinary && static_cast<const ast::BinaryExpr&>(*e).op == ast::BinaryOp::kAnd) {
-            split(static_cast<const ast::BinaryExpr&>(*e).left.get());
-            split(static_cast<const ast::BinaryExpr&>(*e).right.get());
-            return;
-          }
-          conj.push_back(e);
-        };
-        split(t.on.get());
-        for (const ast::Expr* e : conj) {
-          if (e->kind != ast::ExprKind::kBinary) continue;
-          auto& b = static_cast<const ast::BinaryExpr&>(*e);
-          if (b.op != ast::BinaryOp::kEq && b.op != ast::BinaryOp::kEqEq) continue;
-          auto l = site_of(b.left.get()), r = site_of(b.right.get());
-          if (l && r) equal.push_back({*l, *r});
-        }
-        for (const std::string& u : t.using_columns) {
-          std::vector<Site> sites;
-          for (size_t i = 0; i < body.sources.size(); ++i)
-            for (const std::string& c : body.sources[i].columns)
-              if (iequals(c, u)) sites.push_back({static_cast<int>(i), c});
-          for (size_t k = 1; k < sites.size(); ++k) equal.push_back({sites[0], sites[k]});
-        }
-      };
-      if (sel().core.from) joins(*sel().core.from);
-      std::vector<LensRelationBacking> rels(body.sources.size());
+    for (auto& r : relation_backing())
+      if (!r.columns.empty()) slot->snapshot.relations.push_back(std::move(r));
+  }
+
+  // Per body source, the (basis column, logical column) pairs it backs: the columns the
+  // body reads from it, and the join keys the ON equalities and USING lists equate with
+  // them (a member's copy of the shared key backs the same logical column).
+  std::vector<LensRelationBacking> relation_backing() {
+    // (source, basis column) pairs equated by the joins' ON equalities and USING lists.
+    using Site = std::pair<int, std::string>;
+    std::vector<std::pair<Site, Site>> equal;
+    auto site_of = [&](const ast::Expr* e) -> std::optional<Site> {
+      if (!e || e->kind != ast::ExprKind::kColumn) return std::nullopt;
+      auto& r = static_cast<const ast::ColumnRef&>(*e);
       for (size_t i = 0; i < body.sources.size(); ++i) {
-        rels[i].schema = body.sources[i].schema;
-        rels[i].table = body.sources[i].name;
+        const Source& src = body.sources[i];
+        if (!r.table.empty() && !iequals(r.table, src.qualifier)) continue;
+        for (const std::string& c : src.columns)
+          if (iequals(c, r.column)) return Site{static_cast<int>(i), c};
       }
-      auto add = [&](const Site& s, const std::string& logical) {
-        auto& cols = rels[s.first].columns;
-        for (auto& [b, l] : cols)
-          if (iequals(b, s.second)) return false;
-        cols.emplace_back(s.second, logical);
-        return true;
+      return std::nullopt;
+    };
+    std::function<void(const ast::TableSource&)> joins = [&](const ast::TableSource& t) {
+      if (t.kind != ast::TableSource::Kind::kJoin) return;
+      joins(*t.left);
+      joins(*t.right);
+      std::vector<const ast::Expr*> conj;
+      std::function<void(const ast::Expr*)> split = [&](const ast::Expr* e) {
+        if (!e) return;
+        if (e->kind == ast::ExprKind::kBinary && static_cast<const ast::BinaryExpr&>(*e).op == ast::BinaryOp::kAnd) {
+          split(static_cast<const ast::BinaryExpr&>(*e).left.get());
+          split(static_cast<const ast::BinaryExpr&>(*e).right.get());
+          return;
+        }
+        conj.push_back(e);
       };
-      for (size_t i = 0; i < n; ++i) {
-        if (facts[i].source < 0 || !facts[i].table || facts[i].column < 0) continue;
-        add({facts[i].source, facts[i].table->schema.columns[facts[i].column].name}, ts.columns[i].name);
+      split(t.on.get());
+      for (const ast::Expr* e : conj) {
+        if (e->kind != ast::ExprKind::kBinary) continue;
+        auto& b = static_cast<const ast::BinaryExpr&>(*e);
+        if (b.op != ast::BinaryOp::kEq && b.op != ast::BinaryOp::kEqEq) continue;
+        auto l = site_of(b.left.get()), r = site_of(b.right.get());
+        if (l && r) equal.push_back({*l, *r});
       }
-      for (bool grew = true; grew;) {
-        grew = false;
-        for (auto& [a, b] : equal)
-          for (const Site* from : {&a, &b}) {
-            const Site& to = from == &a ? b : a;
-            for (auto [bc, lc] : std::vector<std::pair<std::string, std::string>>(rels[from->first].columns))
-              if (iequals(bc, from->second) && add(to, lc)) grew = true;
-          }
+      for (const std::string& u : t.using_columns) {
+        std::vector<Site> sites;
+        for (size_t i = 0; i < body.sources.size(); ++i)
+          for (const std::string& c : body.sources[i].columns)
+            if (iequals(c, u)) sites.push_back({static_cast<int>(i), c});
+        for (size_t k = 1; k < sites.size(); ++k) equal.push_back({sites[0], sites[k]});
       }
-      for (auto& r : rels)
-        if (!r.columns.empty()) slot->snapshot.relations.push_back(std::move(r));
+    };
+    if (sel().core.from) joins(*sel().core.from);
+    std::vector<LensRelationBacking> rels(body.sources.size());
+    for (size_t i = 0; i < body.sources.size(); ++i) {
+      rels[i].schema = body.sources[i].schema;
+      rels[i].table = body.sources[i].name;
     }
+    auto add = [&](const Site& s, const std::string& logical) {
+      auto& cols = rels[s.first].columns;
+      for (auto& [b, l] : cols)
+        if (iequals(b, s.second)) return false;
+      cols.emplace_back(s.second, logical);
+      return true;
+    };
+    for (size_t i = 0; i < n; ++i) {
+      if (facts[i].source < 0 || !facts[i].table || facts[i].column < 0) continue;
+      add({facts[i].source, facts[i].table->schema.columns[facts[i].column].name}, ts.columns[i].name);
+    }
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (auto& [a, b] : equal)
+        for (const Site* from : {&a, &b}) {
+          const Site& to = from == &a ? b : a;
+          for (auto [bc, lc] : std::vector<std::pair<std::string, std::string>>(rels[from->first].columns))
+            if (iequals(bc, from->second) && add(to, lc)) grew = true;
+        }
+    }
+    return rels;
   }
 
   ast::Select& sel() { return *body.select; }
