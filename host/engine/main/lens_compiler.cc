@@ -695,6 +695,7 @@ class LensTableCompiler {
     attach_checks();
     attach_keys();
     attach_foreign_keys();
+    attach_parent_keys();
     note_partial_override();
     record_dispositions();
     record_snapshot();
@@ -1204,6 +1205,100 @@ class LensTableCompiler {
     lc.expr = std::shared_ptr<const ast::Expr>(
         ast::binary(ast::BinaryOp::kLe, ast::scalar_subquery(std::move(q)), ast::integer_literal(1)).release());
     slot->checks.push_back(std::move(lc));
+  }
+
+  // Parent-side foreign keys (NO ACTION / RESTRICT): a write through this table that
+  // deletes a row, or moves its key, must not leave a logical child row referencing the
+  // old key. A check on the member that holds the key, deferred to commit (it reads other
+  // tables), over the old image:
+  //   not exists (select 1 from x.C as _r where _r.<fk col> = old.<key term> …)
+  //   or exists (select 1 from x.T as _p where _p.<key col> = old.<key term> …)
+  // (the second: the key is still there — an update that kept it, a delete and re-insert).
+  // CASCADE / SET NULL / SET DEFAULT propagate writes, which the lens boundary does not do
+  // yet: such a key does not deploy rather than run as something it is not.
+  void attach_parent_keys() {
+    for (const auto& item : logical.items) {
+      if (item->kind != ast::StmtKind::kCreateTable) continue;
+      const auto& child = static_cast<const ast::CreateTableStmt&>(*item);
+      // Only tables whose declaration names this one as a parent are bound.
+      bool names_us = false;
+      for (const auto& cd : child.columns)
+        for (const auto& cc : cd.constraints)
+          names_us = names_us ||
+                     (cc.kind == ast::ColumnConstraint::Kind::kForeignKey && iequals(cc.fk_table.name, ts.name));
+      for (const auto& tc : child.constraints)
+        names_us = names_us ||
+                   (tc.kind == ast::TableConstraint::Kind::kForeignKey && iequals(tc.fk_table.name, ts.name));
+      if (!names_us) continue;
+      const TableSchema cs = iequals(child.table.name, ts.name) ? ts : build_table_schema(db, child, x);
+      for (const ForeignKeySchema& fk : cs.foreign_keys) {
+        if (!iequals(fk.referenced_table, ts.name)) continue;
+        const std::string site = fk.name;
+        auto propagates = [](ReferentialAction a) {
+          return a == ReferentialAction::kCascade || a == ReferentialAction::kSetNull ||
+                 a == ReferentialAction::kSetDefault;
+        };
+        if (propagates(fk.on_delete) || propagates(fk.on_update)) {
+          diags.push_back(finding(ts, "lens.unrealizable-constraint",
+                                  "FOREIGN KEY " + site + " of logical table '" + cs.name + "' declares an ON " +
+                                      (propagates(fk.on_delete) ? "DELETE" : "UPDATE") +
+                                      " action that propagates writes to '" + ts.name +
+                                      "''s children, which writes through a lens do not carry out yet; declare it "
+                                      "NO ACTION or RESTRICT (and the action on the basis foreign key)",
+                                  true, site));
+          continue;
+        }
+        if (read_only) continue;
+        std::vector<int> parent_cols;
+        if (fk.referenced_columns.empty())
+          for (const KeyColumn& k : ts.primary_key) parent_cols.push_back(k.column);
+        else
+          for (const std::string& c : fk.referenced_columns) parent_cols.push_back(ts.find_column(c));
+        if (parent_cols.size() != fk.columns.size() ||
+            std::any_of(parent_cols.begin(), parent_cols.end(), [](int c) { return c < 0; }))
+          continue;  // the child-side compile reports the mismatch
+        ExprPtr refs, still;
+        int source = -1;
+        bool ok = true;
+        for (size_t i = 0; i < parent_cols.size() && ok; ++i) {
+          ExprPtr t = new_term(parent_cols[i], "old", source);
+          ExprPtr t2 = t ? new_term(parent_cols[i], "old", source) : nullptr;
+          if (!t || !t2) {
+            ok = false;
+            break;
+          }
+          refs = ast::conjoin(std::move(refs), ast::binary(ast::BinaryOp::kEq,
+                                                           ast::column_ref("_r", cs.columns[fk.columns[i]].name),
+                                                           std::move(t)));
+          still = ast::conjoin(std::move(still), ast::binary(ast::BinaryOp::kEq,
+                                                             ast::column_ref("_p", ts.columns[parent_cols[i]].name),
+                                                             std::move(t2)));
+        }
+        if (!ok) {
+          diags.push_back(finding(ts, "lens.unrealizable-constraint",
+                                  "FOREIGN KEY " + site + " of logical table '" + cs.name + "' references columns of '" +
+                                      ts.name + "' that no one basis member holds, so a delete through '" + ts.name +
+                                      "' cannot check its children",
+                                  true, site));
+          continue;
+        }
+        std::vector<ast::ResultColumn> r1, r2;
+        r1.push_back(ast::result_column(ast::integer_literal(1)));
+        r2.push_back(ast::result_column(ast::integer_literal(1)));
+        auto children = ast::select(std::move(r1), ast::table_source({x, cs.name, {}}, "_r"), std::move(refs));
+        auto kept = ast::select(std::move(r2), ast::table_source({x, ts.name, {}}, "_p"), std::move(still));
+        LensCheck lc;
+        lc.table = relation_key(source);
+        lc.name = site;
+        lc.text = "rows of " + cs.name + " still reference " + ts.name;
+        lc.expr = std::shared_ptr<const ast::Expr>(
+            ast::disjoin(ast::logical_not(ast::exists(std::move(children))), ast::exists(std::move(kept))).release());
+        lc.on_insert = false;
+        lc.on_update = true;
+        lc.on_delete = true;
+        slot->checks.push_back(std::move(lc));
+      }
+    }
   }
 
   // Child-side foreign keys: an existence check against the logical parent.
