@@ -1626,10 +1626,12 @@ void stale_maintained_readers(AlterCtx& c, const std::string& column, const std:
       reads = Renamer::column(src.schema_name, src.name, read_as[i], read_as[i] + "\x01").view_body(*probe);
     }
     if (!reads) continue;
-    t->schema.tags.set(std::string(kStaleTag), "the " + what + " of column '" + src.name + "." + column + "' its body reads changed");
-    spdlog::warn("materialized view '{}' is stale: the {} of column '{}.{}' its body reads changed; it serves its "
-                 "last rows until REFRESH",
-                 t->qualified_name(), what, src.name, column);
+    t->schema.tags.set(std::string(kStaleTag),
+                       what == "drop" ? "column '" + src.name + "." + column + "' its body reads was dropped"
+                                      : "the " + what + " of column '" + src.name + "." + column +
+                                            "' its body reads changed");
+    spdlog::warn("materialized view '{}' is stale: {}; it serves its last rows until REFRESH", t->qualified_name(),
+                 tag_text(*t->schema.tags.find(kStaleTag)));
     c.db.persist_table(*t);
   }
 }
@@ -1673,6 +1675,12 @@ void commit(AlterCtx& c, AlterPlan& p) {
   c.db.bump_schema_version();
   if (p.change.kind == QRS_CHANGE_RENAME_TABLE) c.db.unpersist_table(entry, c.s.table.name);
   c.db.persist_table(entry);
+  if (p.change.kind == QRS_CHANGE_DROP_COLUMN) {
+    // A body reading the column no longer plans; should a column of that name come back,
+    // its rows are not the stored ones: stale until REFRESH.
+    stale_maintained_readers(c, p.change.name, "drop");
+    c.db.bump_schema_version();
+  }
   if ((p.change.kind == QRS_CHANGE_SET_DATA_TYPE && p.rewrites_rows) || p.change.kind == QRS_CHANGE_SET_COLLATION) {
     stale_maintained_readers(c, entry.schema.columns[p.change.column].name,
                              p.change.kind == QRS_CHANGE_SET_COLLATION ? "collation" : "type");

@@ -4,7 +4,9 @@
 #include "ddl/alter_table.h"
 
 #include "catalog/ddl_names.h"
+#include "catalog/derivation.h"
 
+#include <algorithm>
 #include <set>
 
 #include "ddl/ddl_common.h"
@@ -305,6 +307,18 @@ void drop_table(DdlContext& db, const ast::DropStmt& s) {
   entry->table.reset();
   entry->module->destroy(sname, tname);
   db.catalog().remove(sname, tname);
+  // A maintained table reading it no longer plans; should a table of that name come back,
+  // the stored rows are not its body's over the new one: stale until REFRESH
+  // (mv-schema-change.md).
+  for (auto& t : db.catalog().tables()) {
+    const auto& d = t->schema.derivation;
+    if (!d || t->schema.tags.contains(kStaleTag)) continue;
+    if (std::none_of(d->sources.begin(), d->sources.end(),
+                     [&](const auto& src) { return src.first == sname && iequals(src.second, tname); }))
+      continue;
+    t->schema.tags.set(std::string(kStaleTag), "its source table '" + sname + "." + tname + "' was dropped");
+    db.persist_table(*t);
+  }
   db.bump_schema_version();
   db.unpersist_table(*entry);
   if (db.changes().capturing())

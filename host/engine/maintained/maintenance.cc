@@ -6,10 +6,12 @@
 #include "catalog/derivation.h"
 #include "catalog/tag_set.h"
 #include "common/status.h"
+#include "common/strings.h"
 #include "eval/exec_context.h"
 #include "parser/ast.h"
 #include "parser/ast_build.h"
 #include "parser/ast_clone.h"
+#include "parser/ast_walk.h"
 #include "planner/planner.h"
 #include "planner/properties.h"
 #include "runtime/table_reads.h"
@@ -620,8 +622,14 @@ std::shared_ptr<MaintenancePlan> compile_maintenance(TransactionContext& db, std
     plan->coarsened = keyed && coarsens;
   }
   if (!keyed) throw Error(StatusCode::kSchema, "its body no longer proves its primary key unique (drop and recreate it)");
-  classify(*qp.root, *view, *plan);
-  const ast::TableSource* from = d.body->compounds.empty() ? d.body->core.from.get() : nullptr;
+  // A body that reads through a subquery (IN, EXISTS, a scalar subquery — in a WHERE,
+  // a HAVING, a select list) sees tables its scans do not: a write to one of them can
+  // change any of the view's rows, and a per-row or per-group arm cannot tell which. Such
+  // a body is kept by the full-rebuild floor, over every table it names.
+  const bool reads_through_subquery = ast::select_contains_subquery(*d.body);
+  if (!reads_through_subquery) classify(*qp.root, *view, *plan);
+  const ast::TableSource* from =
+      d.body->compounds.empty() && !reads_through_subquery ? d.body->core.from.get() : nullptr;
   auto name_of = [](const ast::TableSource& t) { return t.alias.empty() ? t.table.name : t.alias; };
   if (plan->strategy == MaintenanceStrategy::kFullRebuild && from && from->kind == ast::TableSource::Kind::kTable &&
       classify_group(*qp.root, *view, *plan)) {
@@ -654,6 +662,17 @@ std::shared_ptr<MaintenancePlan> compile_maintenance(TransactionContext& db, std
     }
   }
   collect_sources(*qp.root, plan->sources);
+  if (reads_through_subquery) {
+    std::vector<const ast::QualifiedName*> named;
+    ast::named_sources(*d.body, named);
+    for (const ast::QualifiedName* n : named) {
+      std::shared_ptr<TableEntry> t =
+          db.catalog().find(n->schema.empty() ? view->schema.schema_name : to_lower(n->schema), n->name);
+      if (!t && n->schema.empty()) t = db.catalog().find("main", n->name);
+      if (t && t != view && std::find(plan->sources.begin(), plan->sources.end(), t.get()) == plan->sources.end())
+        plan->sources.push_back(t.get());
+    }
+  }
   plan->body = db.optimize_plan(qp.root);
   // The optimizer folds a WHERE its sources' CHECK constraints contradict to no rows: the
   // body then reads no source table, and no write could ever change it (frozen, its last

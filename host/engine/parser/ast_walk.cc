@@ -64,6 +64,65 @@ bool any_expr_deep(const Expr& e, const Pred& pred) {
   return found;
 }
 
+bool select_contains_subquery(const Select& s) {
+  return in_select(s, [](const Expr& e) { return contains_subquery(e); });
+}
+
+namespace {
+
+void sources_in_select(const Select& s, std::vector<const QualifiedName*>& out);
+
+void sources_in_expr(const Expr* e, std::vector<const QualifiedName*>& out) {
+  if (!e) return;
+  for_each_child(
+      *e, [&](const ExprPtr& x) { sources_in_expr(x.get(), out); },
+      [&](const Select& q) { sources_in_select(q, out); });
+}
+
+void sources_in_source(const TableSource& t, std::vector<const QualifiedName*>& out) {
+  switch (t.kind) {
+    case TableSource::Kind::kTable: out.push_back(&t.table); break;
+    case TableSource::Kind::kSubquery:
+      if (t.subquery) sources_in_select(*t.subquery, out);
+      break;
+    case TableSource::Kind::kJoin:
+      if (t.left) sources_in_source(*t.left, out);
+      if (t.right) sources_in_source(*t.right, out);
+      sources_in_expr(t.on.get(), out);
+      break;
+    case TableSource::Kind::kFunction:
+      for (const auto& a : t.function_args) sources_in_expr(a.get(), out);
+      break;
+    default: break;
+  }
+}
+
+void sources_in_core(const SelectCore& c, std::vector<const QualifiedName*>& out) {
+  if (c.nested) sources_in_select(*c.nested, out);
+  for (const auto& rc : c.columns) sources_in_expr(rc.expr.get(), out);
+  if (c.from) sources_in_source(*c.from, out);
+  sources_in_expr(c.where.get(), out);
+  sources_in_expr(c.having.get(), out);
+  for (const auto& g : c.group_by) sources_in_expr(g.get(), out);
+  for (const auto& row : c.values)
+    for (const auto& v : row) sources_in_expr(v.get(), out);
+}
+
+void sources_in_select(const Select& s, std::vector<const QualifiedName*>& out) {
+  if (s.with)
+    for (const auto& cte : s.with->ctes)
+      if (cte.select) sources_in_select(*cte.select, out);
+  sources_in_core(s.core, out);
+  for (const auto& leg : s.compounds) sources_in_core(leg.core, out);
+  for (const auto& o : s.order_by) sources_in_expr(o.expr.get(), out);
+  sources_in_expr(s.limit.get(), out);
+  sources_in_expr(s.offset.get(), out);
+}
+
+}  // namespace
+
+void named_sources(const Select& s, std::vector<const QualifiedName*>& out) { sources_in_select(s, out); }
+
 bool contains_subquery(const Expr& e) {
   bool found = false;
   for_each_child(

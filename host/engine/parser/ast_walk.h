@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <vector>
 
 #include "parser/ast.h"
 
@@ -14,5 +15,14 @@ bool any_expr_deep(const Expr& e, const std::function<bool(const Expr&)>& pred);
 
 // True when `e` holds a subquery (IN (select …), EXISTS, a scalar subquery) at any depth.
 bool contains_subquery(const Expr& e);
+
+// True when an expression anywhere in `s` (its select lists, joins, WHERE, HAVING, …,
+// derived tables and CTE bodies included) holds a subquery.
+bool select_contains_subquery(const Select& s);
+
+// Every table-like source `s` names, at any depth: FROM and joins, derived tables, CTE
+// bodies, and the subqueries inside its expressions. CTE references are included (the
+// caller resolves the names).
+void named_sources(const Select& s, std::vector<const QualifiedName*>& out);
 
 }  // namespace quereus::ast
