@@ -54,15 +54,22 @@ void collect_sources(const RelNode& n, std::vector<TableEntry*>& out) {
   for (const RelNode* c : n.children()) collect_sources(*c, out);
 }
 
+// A body's top projection, under an ORDER BY at most (the shape every arm starts from);
+// null for any other shape.
+const ProjectNode* top_projection(const RelNode& root) {
+  const RelNode* n = &root;
+  if (n->kind == RelKind::kSort) n = static_cast<const SortNode*>(n)->input.get();
+  return n->kind == RelKind::kProject ? static_cast<const ProjectNode*>(n) : nullptr;
+}
+
 // Recognizes the inverse-projection shape in the bound (unoptimized) body: [Sort] over
 // Project over [Filter] over a scan of one table, every expression a function of the
 // scanned row alone, the source's primary key and the view's all passthrough columns.
 void classify(const RelNode& root, const TableEntry& view, MaintenancePlan& plan) {
-  const RelNode* n = &root;
-  if (n->kind == RelKind::kSort) n = static_cast<const SortNode*>(n)->input.get();
-  if (n->kind != RelKind::kProject) return;
-  const auto& project = static_cast<const ProjectNode&>(*n);
-  n = project.input.get();
+  const ProjectNode* top = top_projection(root);
+  if (!top) return;
+  const ProjectNode& project = *top;
+  const RelNode* n = project.input.get();
   ScalarPtr filter;
   if (n->kind == RelKind::kFilter) {
     filter = static_cast<const FilterNode*>(n)->predicate;
@@ -185,11 +192,10 @@ void classify_delta(const ProjectNode& project, const AggregateNode& agg, bool h
 // [Filter (HAVING)] over Aggregate grouped by source columns over [Filter] over a scan of
 // one table, with the view's primary key exactly its grouping keys (passthrough).
 bool classify_group(const RelNode& root, const TableEntry& view, MaintenancePlan& plan) {
-  const RelNode* n = &root;
-  if (n->kind == RelKind::kSort) n = static_cast<const SortNode*>(n)->input.get();
-  if (n->kind != RelKind::kProject) return false;
-  const auto& project = static_cast<const ProjectNode&>(*n);
-  n = project.input.get();
+  const ProjectNode* top = top_projection(root);
+  if (!top) return false;
+  const ProjectNode& project = *top;
+  const RelNode* n = project.input.get();
   const bool having = n->kind == RelKind::kFilter;
   if (having) n = static_cast<const FilterNode*>(n)->input.get();
   if (n->kind != RelKind::kAggregate) return false;
@@ -265,11 +271,10 @@ void conjuncts(const ScalarPtr& e, std::vector<const ScalarExpr*>& out) {
 // driving key. `qualifiers` are the two sources' names in the body (alias or table).
 bool classify_join(const RelNode& root, const TableEntry& view, const std::string qualifiers[2],
                    MaintenancePlan& plan, std::string& driving_qualifier) {
-  const RelNode* n = &root;
-  if (n->kind == RelKind::kSort) n = static_cast<const SortNode*>(n)->input.get();
-  if (n->kind != RelKind::kProject) return false;
-  const auto& project = static_cast<const ProjectNode&>(*n);
-  n = project.input.get();
+  const ProjectNode* top = top_projection(root);
+  if (!top) return false;
+  const ProjectNode& project = *top;
+  const RelNode* n = project.input.get();
   std::vector<const ScalarExpr*> tests;
   if (n->kind == RelKind::kFilter) {
     const ScalarPtr& f = static_cast<const FilterNode*>(n)->predicate;
@@ -355,11 +360,10 @@ bool classify_join(const RelNode& root, const TableEntry& view, const std::strin
 // led by T's primary key (passthrough, in order, under T's collations): T's row is the
 // only input of its slice, so a change to it is repaired by replacing that slice.
 bool classify_lateral(const RelNode& root, const TableEntry& view, MaintenancePlan& plan) {
-  const RelNode* n = &root;
-  if (n->kind == RelKind::kSort) n = static_cast<const SortNode*>(n)->input.get();
-  if (n->kind != RelKind::kProject) return false;
-  const auto& project = static_cast<const ProjectNode&>(*n);
-  n = project.input.get();
+  const ProjectNode* top = top_projection(root);
+  if (!top) return false;
+  const ProjectNode& project = *top;
+  const RelNode* n = project.input.get();
   if (n->kind == RelKind::kFilter) {
     if (reads_other_rows(*static_cast<const FilterNode*>(n)->predicate)) return false;
     n = static_cast<const FilterNode*>(n)->input.get();
