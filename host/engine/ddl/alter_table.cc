@@ -28,6 +28,7 @@
 #include "transaction/assertions.h"
 #include "catalog/registry.h"
 #include "ddl/ddl_context.h"
+#include "ddl/index_ddl.h"
 #include "ddl/schema_expressions.h"
 #include "ddl/tags.h"
 #include "parser/ast.h"
@@ -933,6 +934,14 @@ AlterPlan plan_add_column(AlterCtx& c) {
   if (def && col.generated())
     fail(StatusCode::kError, "Column '" + cd.name + "' cannot have both DEFAULT and GENERATED ALWAYS AS");
   ns.columns.push_back(col);
+  // The DEFAULT obeys CREATE TABLE's rules (no bare column, deterministic, no bind
+  // parameters): the catalog reloads the table from its CREATE text.
+  if (def) {
+    validate_schema_expressions(c.db, ns);
+    TableEntry probe;
+    probe.schema = ns;
+    resolve_default(c.db, probe, idx);
+  }
   // A generated column: names, determinism and dependency order as at CREATE TABLE,
   // over the new layout; existing rows get the computed value.
   std::shared_ptr<GeneratedFill> generated;
@@ -1671,7 +1680,10 @@ void commit(AlterCtx& c, AlterPlan& p) {
     entry.schema = std::move(p.schema);
   }
   if (p.after) p.after();
-  if (indexes) rebuild_indexes(c.db, entry, c.ctx);
+  if (indexes) {
+    rebuild_indexes(c.db, entry, c.ctx);
+    repair_indexes_after_rollback(c.db, entry);
+  }
   c.db.bump_schema_version();
   if (p.change.kind == QRS_CHANGE_RENAME_TABLE) c.db.unpersist_table(entry, c.s.table.name);
   c.db.persist_table(entry);

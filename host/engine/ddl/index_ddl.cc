@@ -3,6 +3,8 @@
 
 #include "catalog/ddl_names.h"
 
+#include <spdlog/spdlog.h>
+
 #include <set>
 
 #include "catalog/registry.h"
@@ -178,7 +180,10 @@ void create_index(DdlContext& db, const ast::CreateIndexStmt& s, const TagSet& t
   table.schema.indexes.push_back(std::move(ix));
   try {
     if (origin == DdlOrigin::kStoredCatalog) connect_index(table, table.schema.indexes.size() - 1);
-    else build_index(db, table, table.schema.indexes.size() - 1, ctx);
+    else {
+      build_index(db, table, table.schema.indexes.size() - 1, ctx);
+      repair_indexes_after_rollback(db, table, table.schema.indexes.size() - 1);
+    }
   } catch (...) {
     table.schema.indexes.pop_back();
     table.index_runtime.reset();
@@ -189,6 +194,33 @@ void create_index(DdlContext& db, const ast::CreateIndexStmt& s, const TagSet& t
   if (db.changes().capturing())
     db.changes().record_schema(schema_event(SchemaChangeKind::kCreate, SchemaObjectKind::kIndex, table.schema,
                                             statement_to_string(s, schema), s.index.name));
+}
+
+void repair_indexes_after_rollback(DdlContext& db, TableEntry& table, size_t first) {
+  if (!db.in_transaction()) return;
+  for (size_t i = first; i < table.index_tables.size(); ++i) {
+    std::weak_ptr<TableEntry> weak = table.index_tables[i];
+    db.deferred().after_rollback([&db, weak](ExecContext& ctx) {
+      std::shared_ptr<TableEntry> comp = weak.lock();
+      if (!comp) return;  // dropped since
+      for (const auto& t : db.catalog().tables())
+        for (size_t k = 0; k < t->index_tables.size(); ++k) {
+          if (t->index_tables[k] != comp) continue;
+          try {
+            reconcile_index(db, *t, k, ctx);
+          } catch (const Error& e) {
+            if (e.code() != StatusCode::kConstraint) throw;
+            std::string name = t->schema.indexes[k].name;
+            drop_index_storage(db, *t, k);
+            db.bump_schema_version();
+            db.persist_table(*t);
+            spdlog::warn("index '{}' on {} dropped: the rollback restored rows it does not allow ({})", name,
+                         t->qualified_name(), e.raw_message());
+          }
+          return;
+        }
+    });
+  }
 }
 
 void drop_index(DdlContext& db, const ast::DropStmt& s) {

@@ -32,6 +32,14 @@ void create_index_storage(DdlContext& db, TableEntry& table, ExecContext& ctx, D
 void create_index(DdlContext& db, const ast::CreateIndexStmt& s, const TagSet& tags, ExecContext& ctx,
                   DdlOrigin origin = DdlOrigin::kStatement);
 
+// Inside a transaction, an index built there (CREATE INDEX, ADD CONSTRAINT UNIQUE, an
+// ALTER that rebuilds the table's indexes) outlives a rollback that undoes the entries
+// its build wrote for the transaction's rows: registers, per companion of `table` built
+// now, a repair that reconciles it after every rollback. When the rollback revived rows
+// a unique index does not allow (a duplicate the transaction had deleted), the index is
+// dropped with a warning, never left violated. Outside a transaction: nothing to do.
+void repair_indexes_after_rollback(DdlContext& db, TableEntry& table, size_t first = 0);
+
 // DROP INDEX [IF EXISTS] name.
 void drop_index(DdlContext& db, const ast::DropStmt& s);
 

@@ -311,46 +311,45 @@ void validate_schema_expressions(DdlContext& db, const TableSchema& ts) {
   }
 }
 
-void resolve_schema_expressions(DdlContext& db, TableEntry& entry) {
-  TableSchema& ts = entry.schema;
+void resolve_default(DdlContext& db, TableEntry& entry, int column) {
+  const TableSchema& ts = entry.schema;
+  const ColumnSchema& col = ts.columns[column];
+  if (!col.default_expr) return;
   Planner planner(db);
-  const int n = static_cast<int>(ts.columns.size());
-
   // DEFAULT: context variables claim bare names; a bare column is refused (unless the
   // table declares a mutation context); `new.c` reads a supplied sibling, and such a
   // default's determinism is decided per INSERT.
   Scope ctx = context_scope(ts);
-  for (int i = 0; i < n; ++i) {
-    const ColumnSchema& col = ts.columns[i];
-    if (!col.default_expr) continue;
-    std::set<int> bare, siblings;
-    Scope row = planner.table_scope(entry, "");
-    Scope images;
-    add_images(images, row, "new", 0);
-    row.used = &bare;
-    images.used = &siblings;
-    row.outer = &images;
-    Scope vars = ctx;
-    vars.outer = &row;
-    planner.bind_expr(*col.default_expr, vars);
-    // In a table with a mutation context the bare form reads the supplied sibling as
-    // `new.c` does (vu-mutation-context.md: "the bare form resolves too unless a
-    // same-named mutation-context variable shadows it"); without one it is refused.
-    if (!bare.empty() && !ts.context.empty()) {
-      siblings.insert(bare.begin(), bare.end());
-      bare.clear();
-    }
-    if (!bare.empty()) {
-      const std::string& other = ts.columns[*bare.begin()].name;
-      throw Error(StatusCode::kError,
-                  "DEFAULT for column '" + col.name + "' may not reference a bare column ('" + other + "'): use new." +
-                      other + " to read a value the INSERT supplies, or a generated column to compute from any sibling",
-                  col.default_expr->site);
-    }
-    if (siblings.empty() && !nondeterministic_allowed(db))
-      require_deterministic(db.registry(), *col.default_expr, "DEFAULT", "for column '" + col.name + "'");
+  std::set<int> bare, siblings;
+  Scope row = planner.table_scope(entry, "");
+  Scope images;
+  add_images(images, row, "new", 0);
+  row.used = &bare;
+  images.used = &siblings;
+  row.outer = &images;
+  Scope vars = ctx;
+  vars.outer = &row;
+  planner.bind_expr(*col.default_expr, vars);
+  // In a table with a mutation context the bare form reads the supplied sibling as
+  // `new.c` does (vu-mutation-context.md: "the bare form resolves too unless a
+  // same-named mutation-context variable shadows it"); without one it is refused.
+  if (!bare.empty() && !ts.context.empty()) {
+    siblings.insert(bare.begin(), bare.end());
+    bare.clear();
   }
+  if (!bare.empty()) {
+    const std::string& other = ts.columns[*bare.begin()].name;
+    throw Error(StatusCode::kError,
+                "DEFAULT for column '" + col.name + "' may not reference a bare column ('" + other + "'): use new." +
+                    other + " to read a value the INSERT supplies, or a generated column to compute from any sibling",
+                col.default_expr->site);
+  }
+  if (siblings.empty() && !nondeterministic_allowed(db))
+    require_deterministic(db.registry(), *col.default_expr, "DEFAULT", "for column '" + col.name + "'");
+}
 
+void resolve_schema_expressions(DdlContext& db, TableEntry& entry) {
+  for (int i = 0; i < static_cast<int>(entry.schema.columns.size()); ++i) resolve_default(db, entry, i);
   resolve_generated(db, entry);
 }
 

@@ -52,6 +52,11 @@ void validate_schema_expressions(DdlContext& db, const TableSchema& ts);
 // caller removes the table again.
 void resolve_schema_expressions(DdlContext& db, TableEntry& entry);
 
+// The DEFAULT part of resolve_schema_expressions for one column (ALTER TABLE ADD COLUMN
+// runs it over the table's new schema, so a default the catalog could not load again
+// is refused as at CREATE TABLE).
+void resolve_default(DdlContext& db, TableEntry& entry, int column);
+
 // The generated-column part of resolve_schema_expressions (determinism, names,
 // dependencies → `entry.schema.generated_order`); ALTER TABLE ADD COLUMN runs it over
 // the table's new schema. Throws on the first problem.

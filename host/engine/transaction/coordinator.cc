@@ -63,7 +63,10 @@ void TransactionCoordinator::end_transaction(bool commit) {
   explicit_ = implicit_ = statement_savepoint_ = savepoint_began_txn_ = false;
   savepoints_.clear();
   savepoint_marks_.clear();
+  std::vector<DeferredConstraints::Check> repairs = deferred_.take_repairs();
   deferred_.clear();
+  // What the rollback undid under DDL that stays (outside any transaction now).
+  if (!commit || !first_error.ok()) DeferredConstraints::run_repairs(db_, repairs);
   // A commit a module refused publishes no data: what landed is unknown.
   publish(commit && first_error.ok());
   if (!first_error.ok()) throw Error(first_error.code(), first_error.raw_message());
@@ -180,6 +183,7 @@ void TransactionCoordinator::statement_rollback() {
       t->connection->release_savepoint(d);
     }
     statement_savepoint_ = false;
+    deferred_.run_repairs(db_);
   }
 }
 
@@ -240,6 +244,7 @@ void TransactionCoordinator::rollback_to(const std::string& name) {
   changes_.rollback_data(savepoint_marks_[i].changes);
   observers_.rollback_to(savepoint_marks_[i].observed);
   savepoint_marks_.resize(i + 1);
+  deferred_.run_repairs(db_);
 }
 
 void TransactionCoordinator::retract_statement_changes() {

@@ -1,6 +1,8 @@
 // The deferred-constraint queue (see deferred_constraints.h).
 #include "transaction/deferred_constraints.h"
 
+#include <spdlog/spdlog.h>
+
 #include "transaction/transaction_context.h"
 #include "eval/exec_context.h"
 
@@ -14,6 +16,21 @@ void DeferredConstraints::run(TransactionContext& db, std::vector<Check>& checks
   ExecContext ctx;
   db.open_execution(ctx);
   for (auto& check : todo) check(ctx);
+}
+
+void DeferredConstraints::run_repairs(TransactionContext& db) { run_repairs(db, repairs_); }
+
+void DeferredConstraints::run_repairs(TransactionContext& db, std::vector<Check>& repairs) {
+  if (repairs.empty()) return;
+  ExecContext ctx;
+  db.open_execution(ctx);
+  for (auto& repair : repairs) {
+    try {
+      repair(ctx);
+    } catch (const std::exception& e) {
+      spdlog::error("repair after a rollback failed: {}", e.what());
+    }
+  }
 }
 
 }  // namespace quereus

@@ -20,6 +20,12 @@ class DeferredConstraints {
 
   void at_statement_end(Check c) { statement_.push_back(std::move(c)); }
   void at_commit(Check c) { commit_.push_back(std::move(c)); }
+  // Work redone after every rollback inside the transaction (ROLLBACK TO, a failed
+  // statement's undo) and after the transaction's own rollback: DDL that escapes the
+  // transaction (a CREATE INDEX) re-establishes what the rollback undid under it (the
+  // new index's entries for the rows that survive). Kept until the transaction ends.
+  void after_rollback(Check c) { repairs_.push_back(std::move(c)); }
+  bool has_repairs() const { return !repairs_.empty(); }
 
   size_t mark() const { return commit_.size(); }
   void rollback_to(size_t mark) {
@@ -29,17 +35,25 @@ class DeferredConstraints {
   void clear() {
     statement_.clear();
     commit_.clear();
+    repairs_.clear();
   }
 
   // Run (and drop) the statement-end / commit checks; the first failure throws.
   void run_statement_end(TransactionContext& db) { run(db, statement_); }
   void run_commit(TransactionContext& db) { run(db, commit_); }
+  // Runs every repair, keeping them (a later rollback needs them again). A repair's
+  // failure is logged, never thrown: a rollback does not fail.
+  void run_repairs(TransactionContext& db);
+  // Hands the repairs over (the transaction is ending; the caller runs them once).
+  std::vector<Check> take_repairs() { return std::move(repairs_); }
+  static void run_repairs(TransactionContext& db, std::vector<Check>& repairs);
 
  private:
   static void run(TransactionContext& db, std::vector<Check>& checks);
 
   std::vector<Check> statement_;
   std::vector<Check> commit_;
+  std::vector<Check> repairs_;
 };
 
 }  // namespace quereus

@@ -393,6 +393,34 @@ void check_unique_rows(const TableSchema& ts, const std::vector<Row>& rows,
   }
 }
 
+void reconcile_index(WriteContext& db, TableEntry& table, size_t i, ExecContext& ctx) {
+  const IndexSchema& ix = table.schema.indexes[i];
+  TableEntry& comp = *table.index_tables[i];
+  bool in_txn = db.in_transaction();
+  IndexWriter w(db, table, &ctx, /*join=*/false);
+  if (in_txn) db.join(comp);
+  std::vector<Row> rows = scan_rows(table, false);
+  std::map<Row, bool, KeyLess> want{KeyLess{&comp.schema}};  // entry -> seen in the companion
+  for (const Row& row : rows)
+    if (w.member(i, row)) want.emplace(index_entry(table.schema, ix, row), false);
+  for (const Row& e : scan_rows(comp, false)) {
+    auto it = want.find(e);
+    if (it != want.end() && identical(it->first, e)) {
+      it->second = true;
+      continue;
+    }
+    comp.table->update(RowOp::kDelete, {}, e, ConflictAction::kAbort);
+  }
+  for (const auto& [e, seen] : want)
+    if (!seen) comp.table->update(RowOp::kInsert, e, {}, ConflictAction::kReplace);
+  if (!ix.unique) return;
+  for (const Row& row : rows) {
+    Row self;
+    for (const KeyColumn& k : table.schema.primary_key) self.push_back(row[k.column]);
+    if (auto c = w.find_conflict(row, self, i); c && c->index == i) throw Error(StatusCode::kConstraint, w.unique_message(i));
+  }
+}
+
 void drop_index_storage(WriteContext& db, TableEntry& table, size_t i) {
   std::shared_ptr<TableEntry> comp = table.index_tables[i];
   table.index_tables.erase(table.index_tables.begin() + static_cast<std::ptrdiff_t>(i));

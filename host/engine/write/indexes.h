@@ -93,6 +93,13 @@ void connect_index(TableEntry& table, size_t i);
 // the table's rows (after an ALTER TABLE changed columns, types, collations or keys).
 void rebuild_indexes(WriteContext& db, TableEntry& table, ExecContext& ctx);
 
+// Brings the companion of index `i` to the index entries of the table's rows as this
+// transaction sees them (committed rows outside one): after a rollback undid the entries
+// a CREATE INDEX wrote for rows that survive it. Writes only the difference. Throws the
+// UNIQUE violation when the rows now break a unique index (a rollback revived a
+// duplicate the transaction had deleted).
+void reconcile_index(WriteContext& db, TableEntry& table, size_t i, ExecContext& ctx);
+
 // Throws the UNIQUE violation of the first unique index of `ts` that `rows` (rows of
 // `ts`) violate. `member(i, r)` says whether rows[r] belongs to partial index i.
 void check_unique_rows(const TableSchema& ts, const std::vector<Row>& rows,
