@@ -135,6 +135,7 @@ std::string consistent_after(const std::string& scenario) {
   if (scenario == "rename_column_view") return same("tv", "select id, y from t where y > 3", "id, y");
   // The view that never reads u stays live and equal to its body; the other is stale.
   if (scenario == "set_collate_stale") return same("tmv2", "select id, x from t", "id, x");
+  if (scenario == "drop_column_stale") return same("tmv2", "select id, u from t", "id, u");
   // A deployed lens reads exactly the basis rows through its logical table.
   if (scenario == "apply_logical") return same("lx.t", "select id, u, x from main.t", "id, u, x");
   return {};
@@ -164,6 +165,15 @@ std::vector<Scenario> scenarios(int64_t n) {
        "create materialized view tmv as select id, x from t where u = 'u7';"
        "create materialized view tmv2 as select id, x from t",
        "alter table t alter column u set collate nocase", n, n, dup_u, dup_u},
+      // DROP TABLE of a materialized view's source / DROP COLUMN of a column it reads tag
+      // the view stale (its stored tag) in the same atomic step as the drop.
+      {"drop_table_stale",
+       "create table src (k integer primary key, v integer);"
+       "insert into src values (1, 1), (2, 2);"
+       "create materialized view tsv as select k, v from src",
+       "drop table src", n, n, dup_u, dup_u},
+      {"drop_column_stale", "create materialized view tmv as select id, x from t; create materialized view tmv2 as select id, u from t",
+       "alter table t drop column x", n, n, dup_u, "insert into t (id, u) values (-1, 'u7')"},
       {"alter_primary_key", "", "alter table t alter primary key (u)", n, n, dup_u, dup_u},
       {"add_unique_constraint", "", "alter table t add constraint ux unique (x, id)", n, n, dup_u, dup_u},
       {"create_view", "", "create view tv as select id, u from t where x > 3", n, n, dup_u, dup_u},
