@@ -5,6 +5,7 @@
 // header, never main/ (docs/architecture.md "Layout").
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -46,6 +47,10 @@ class DdlContext : public TransactionContext {
   virtual void persist_view(const ViewEntry& view) = 0;
   virtual void unpersist_view(const std::string& schema, const std::string& name) = 0;
   virtual void persist_declaration(const std::string& schema, const std::string& text) = 0;
+  // Runs `ddl` as one atomic schema change (every module's schema-change scope; on
+  // failure the catalog is brought back to what is stored). Statements get one from the
+  // executor; DDL the engine makes on its own (a repair after a rollback) asks for one.
+  virtual void run_schema_change(const std::function<void()>& ddl) = 0;
 
   // Throws when module DDL (`statement`, e.g. "CREATE INDEX") may not run now.
   virtual void check_ddl_allowed(const std::string& statement) const = 0;

@@ -211,9 +211,11 @@ void repair_indexes_after_rollback(DdlContext& db, TableEntry& table, size_t fir
           } catch (const Error& e) {
             if (e.code() != StatusCode::kConstraint) throw;
             std::string name = t->schema.indexes[k].name;
-            drop_index_storage(db, *t, k);
-            db.bump_schema_version();
-            db.persist_table(*t);
+            db.run_schema_change([&] {
+              drop_index_storage(db, *t, k);
+              db.bump_schema_version();
+              db.persist_table(*t);
+            });
             spdlog::warn("index '{}' on {} dropped: the rollback restored rows it does not allow ({})", name,
                          t->qualified_name(), e.raw_message());
           }

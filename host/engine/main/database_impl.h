@@ -105,7 +105,7 @@ class DatabaseImpl : public Database, public DdlContext {
   // whose in-memory definition no longer matches its module's stored catalog is reloaded
   // from it (an open transaction that such a table had joined is rolled back first).
   // Re-entrant: a DDL statement run inside another's scope joins it.
-  void run_schema_change(const std::function<void()>& ddl);
+  void run_schema_change(const std::function<void()>& ddl) override;
 
   // Row-time maintenance of the maintained tables (materialized views).
   MaintenanceManager& maintenance() { return *maintenance_; }
