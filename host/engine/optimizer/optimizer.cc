@@ -11,6 +11,7 @@
 #include "eval/exec_context.h"
 #include "catalog/catalog.h"
 #include "parser/ast_walk.h"
+#include "planner/properties.h"
 
 namespace quereus {
 
@@ -210,8 +211,9 @@ void Optimizer::fold_node_constants(RelNode& node) {
 }
 
 const std::vector<std::string>& Optimizer::pass_names() {
-  static const std::vector<std::string> names = {"constant_folding", "predicate_pushdown", "ordering_by_index", "hash_join",
-                                                   "subquery_decorrelation", "join_ordering", "index_nested_loop"};
+  static const std::vector<std::string> names = {"constant_folding",       "predicate_pushdown", "ordering_by_index",
+                                                   "hash_join",              "subquery_decorrelation", "join_ordering",
+                                                   "index_nested_loop",      "join_elimination",   "distinct_elimination"};
   return names;
 }
 
@@ -486,6 +488,94 @@ RelPtr Optimizer::push_into_scan(RelPtr node, std::vector<ScalarPtr> conjuncts) 
   return filter_over(node, std::move(rest));
 }
 
+namespace {
+
+// True when `e` reads nothing of its row past the first `width` columns and holds no
+// subquery (whose correlated references this walk does not follow).
+bool reads_only_first(const ScalarExpr& e, int width) {
+  switch (e.kind) {
+    case ScalarKind::kSubquery:
+    case ScalarKind::kInSubquery:
+    case ScalarKind::kExists: return false;
+    case ScalarKind::kColumn: {
+      auto& c = static_cast<const ColumnScalar&>(e);
+      if (c.level == 0 && c.slot >= width) return false;
+      break;
+    }
+    default: break;
+  }
+  for (const ScalarPtr* op : e.operands())
+    if (*op && !reads_only_first(**op, width)) return false;
+  return true;
+}
+
+// Marks the columns of its row `e` reads; false when it holds a subquery (whose
+// correlated references this walk does not follow).
+bool mark_reads(const ScalarExpr& e, std::vector<bool>& used) {
+  switch (e.kind) {
+    case ScalarKind::kSubquery:
+    case ScalarKind::kInSubquery:
+    case ScalarKind::kExists: return false;
+    case ScalarKind::kColumn: {
+      auto& c = static_cast<const ColumnScalar&>(e);
+      if (c.level == 0) {
+        if (c.slot < 0 || static_cast<size_t>(c.slot) >= used.size()) return false;
+        used[c.slot] = true;
+      }
+      break;
+    }
+    default: break;
+  }
+  for (const ScalarPtr* op : e.operands())
+    if (*op && !mark_reads(**op, used)) return false;
+  return true;
+}
+
+std::vector<int> all_columns_of(const RelNode& n) {
+  std::vector<int> cols(n.columns.size());
+  for (size_t i = 0; i < cols.size(); ++i) cols[i] = static_cast<int>(i);
+  return cols;
+}
+
+// A relation whose evaluation does nothing but read (no writes, no table functions).
+bool pure_reads(const RelNode& n) {
+  switch (n.kind) {
+    case RelKind::kTableScan:
+    case RelKind::kValues:
+    case RelKind::kSingleRow: return true;
+    case RelKind::kFilter: return pure_reads(*static_cast<const FilterNode&>(n).input);
+    case RelKind::kProject: return pure_reads(*static_cast<const ProjectNode&>(n).input);
+    case RelKind::kSort: return pure_reads(*static_cast<const SortNode&>(n).input);
+    case RelKind::kDistinct: return pure_reads(*static_cast<const DistinctNode&>(n).input);
+    case RelKind::kAggregate: return pure_reads(*static_cast<const AggregateNode&>(n).input);
+    case RelKind::kJoin: {
+      auto& j = static_cast<const JoinNode&>(n);
+      return pure_reads(*j.left) && pure_reads(*j.right);
+    }
+    default: return false;
+  }
+}
+
+}  // namespace
+
+// LEFT JOIN elimination (optimizer-fd.md): under a projection that reads only the left
+// side's columns, a LEFT JOIN whose left rows each meet at most one right row (the ON
+// equates a key of the right side) yields exactly its left rows: the join goes. This is
+// what lets a lens read that names only some members' columns plan as the hand-written
+// query over those members.
+RelPtr Optimizer::eliminate_left_joins(RelPtr input, const std::vector<ScalarPtr>& reads) {
+  while (input->kind == RelKind::kJoin) {
+    auto& j = static_cast<const JoinNode&>(*input);
+    if (j.join != ast::JoinKind::kLeft || j.lateral) break;
+    const int lw = static_cast<int>(j.left->columns.size());
+    bool left_only = true;
+    for (const ScalarPtr& e : reads) left_only = left_only && reads_only_first(*e, lw);
+    if (!left_only || !pure_reads(*j.right) || !left_meets_at_most_one(j)) break;
+    input = j.left;
+  }
+  return input;
+}
+
 RelPtr Optimizer::rewrite(RelPtr node) {
   if (enabled("constant_folding")) fold_node_constants(*node);
   switch (node->kind) {
@@ -556,12 +646,49 @@ RelPtr Optimizer::rewrite(RelPtr node) {
   }
   // Generic: rewrite children.
   switch (node->kind) {
-    case RelKind::kProject: { auto& n = static_cast<ProjectNode&>(*node); n.input = rewrite(n.input); break; }
+    case RelKind::kProject: {
+      auto& n = static_cast<ProjectNode&>(*node);
+      n.input = rewrite(n.input);
+      if (!enabled("join_elimination")) break;
+      n.input = eliminate_left_joins(n.input, n.exprs);
+      // A projection over a projection (a view's body under the query's select list):
+      // the join under the inner one goes when what the outer one reads of it reads only
+      // the left side; the inner outputs nobody reads become NULL.
+      if (n.input->kind != RelKind::kProject || n.input.use_count() != 1) break;
+      auto& inner = static_cast<ProjectNode&>(*n.input);
+      std::vector<bool> used(inner.exprs.size(), false);
+      bool known = true;
+      for (const ScalarPtr& e : n.exprs) known = known && mark_reads(*e, used);
+      if (!known) break;
+      std::vector<ScalarPtr> reads;
+      for (size_t i = 0; i < used.size(); ++i)
+        if (used[i]) reads.push_back(inner.exprs[i]);
+      RelPtr before = inner.input;
+      inner.input = eliminate_left_joins(inner.input, reads);
+      if (inner.input == before) break;
+      for (size_t i = 0; i < used.size(); ++i) {
+        if (used[i]) continue;
+        auto null = std::make_shared<LiteralScalar>(Value());
+        null->type = inner.exprs[i]->type;
+        inner.exprs[i] = std::move(null);
+      }
+      break;
+    }
     case RelKind::kJoin: return push_down(node, {});
     case RelKind::kAggregate: { auto& n = static_cast<AggregateNode&>(*node); n.input = rewrite(n.input); break; }
     case RelKind::kLimit: { auto& n = static_cast<LimitNode&>(*node); n.input = rewrite(n.input); break; }
     case RelKind::kWindow: { auto& n = static_cast<WindowNode&>(*node); n.input = rewrite(n.input); break; }
-    case RelKind::kDistinct: { auto& n = static_cast<DistinctNode&>(*node); n.input = rewrite(n.input); break; }
+    case RelKind::kDistinct: {
+      auto& n = static_cast<DistinctNode&>(*node);
+      n.input = rewrite(n.input);
+      // Rows that are already distinct (a key among the columns, compared as DISTINCT
+      // compares them) need no DISTINCT.
+      if (enabled("distinct_elimination")) {
+        RelProperties p = derive_properties(*n.input);
+        if (p.is_set || p.is_unique(all_columns_of(*n.input), n.input->columns.size())) return n.input;
+      }
+      break;
+    }
     case RelKind::kSetOp: { auto& n = static_cast<SetOpNode&>(*node); n.left = rewrite(n.left); n.right = rewrite(n.right); break; }
     case RelKind::kRecursiveCte: {
       auto& n = static_cast<RecursiveCteNode&>(*node);

@@ -929,6 +929,10 @@ Planner::Source Planner::plan_table_reference(const ast::TableSource& src) {
     for (const IndexColumn& c : ix.columns) {
       uk.push_back(c.column);
       nulls = nulls || !entry->schema.columns[c.column].not_null;
+      // Unique under a finer collation than the column compares by (a BINARY index over a
+      // NOCASE column) is no key of the values as the column sees them.
+      const Collation* declared = entry->schema.columns[c.column].collation.get();
+      if (c.collation.get() != declared && declared && declared != &Collation::binary()) nulls = true;
     }
     if (!nulls && !uk.empty()) scan->keys.push_back(std::move(uk));
   }

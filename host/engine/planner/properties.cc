@@ -306,6 +306,19 @@ void add_on_pins(const JoinNode& j, size_t lw, RelProperties& l_on, RelPropertie
 
 // A join: each kept side's facts (downgraded where the other side fans it out), plus the
 // ON equalities when both sides are kept.
+}  // namespace
+
+bool left_meets_at_most_one(const JoinNode& j) {
+  const size_t lw = j.left->columns.size(), rw = j.right->columns.size();
+  RelProperties l = derive(false, *j.left), r = derive(false, *j.right);
+  add_on_pins(j, lw, l, r);
+  std::vector<int> rcols;
+  for (auto [a, b] : join_equi_pairs(j, lw)) rcols.push_back(b);
+  return matches_at_most_one(r, rcols, rw);
+}
+
+namespace {
+
 RelProperties derive_join(const JoinNode& j, bool matched) {
   RelProperties p;
   const size_t n = j.columns.size();

@@ -50,6 +50,9 @@ struct RelProperties {
 };
 
 RelProperties derive_properties(const RelNode& node);
+// True when each row of the join's left side meets at most one row of its right side:
+// the ON's value-discriminating equalities (and pins) cover a key of the right side.
+bool left_meets_at_most_one(const JoinNode& j);
 // The same over the match relation: every outer join counted as an inner join (the rows
 // where both sides took part). For pairwise questions about what one side's row meets of
 // another's ("joins at most one"), which padding does not change.
