@@ -138,6 +138,9 @@ std::string consistent_after(const std::string& scenario) {
   if (scenario == "drop_column_stale") return same("tmv2", "select id, u from t", "id, u");
   // A deployed lens reads exactly the basis rows through its logical table.
   if (scenario == "apply_logical") return same("lx.t", "select id, u, x from main.t", "id, u, x");
+  // No child outlives its parent: the cascade and the delete landed together.
+  if (scenario == "lens_cascade_delete")
+    return "select count(*) from tch where tid is not null and not exists (select 1 from t where t.id = tch.tid)";
   return {};
 }
 
@@ -222,6 +225,16 @@ std::vector<Scenario> scenarios(int64_t n) {
       // stores the deployment (its declarations as applied) in one entry.
       {"declare_lens", "declare logical schema lx { table t (id integer primary key, u text unique, x integer null) }",
        "declare lens for lx over main { view t as select id, u, x from t }", n, n, dup_u, dup_u},
+      // A delete through a logical parent whose key a logical child references ON DELETE
+      // CASCADE: the child rows and the parent rows go in the statement's one commit.
+      {"lens_cascade_delete",
+       "create table tch (id integer primary key, tid integer null);"
+       "insert into tch select id + 100000, id from t where id % 2 = 0;"
+       "declare logical schema lx { table t (id integer primary key, u text unique, x integer null) "
+       "table tch (id integer primary key, tid integer null references t(id) on delete cascade) };"
+       "declare lens for lx over main { view t as select id, u, x from t view tch as select id, tid from tch };"
+       "apply schema lx",
+       "delete from lx.t where id between 11 and 20", n, n - 10, dup_u, dup_u},
       {"apply_logical",
        "declare logical schema lx { table t (id integer primary key, u text unique, x integer null) };"
        "declare lens for lx over main { view t as select id, u, x from t }",
@@ -275,8 +288,17 @@ std::string text_of(const Row& row) {
 }
 
 // The schema as the engine reports it, in a stable order.
-std::string fingerprint(Database& db, Status* st) {
+// A data statement under test changes rows, not the schema: its scenario names a query
+// whose rows join the fingerprint (empty: none).
+std::string data_fingerprint_query(const std::string& scenario) {
+  if (scenario == "lens_cascade_delete") return "select 'rows', (select count(*) from t), (select count(*) from tch)";
+  return {};
+}
+
+std::string fingerprint(Database& db, Status* st, const std::string& scenario) {
   std::vector<Row> rows = query(db, "select * from schema()", st);
+  if (std::string q = data_fingerprint_query(scenario); st->ok() && !q.empty())
+    for (Row& r : query(db, q, st)) rows.push_back(std::move(r));
   if (st->ok())  // assertions are catalog objects too, though schema() does not list them
     for (Row& r : query(db, "select 'assertion', schema_name, name, violation_sql from assertion_info()", st))
       rows.push_back(std::move(r));
@@ -359,7 +381,7 @@ std::string verify(const Options& o, const std::string& dir, const Scenario& sc,
   std::unique_ptr<Database> db;
   Status st = open_db(o, dir, &registry, &db);
   if (!st.ok()) return "!open: " + st.to_string();
-  std::string fp = fingerprint(*db, &st);
+  std::string fp = fingerprint(*db, &st, sc.name);
   if (!st.ok()) return "!schema(): " + st.to_string();
   std::string state = fp == before ? "before" : fp == after ? "after" : "";
   std::string out = "state " + (state.empty() ? std::string("neither") : state) + "\n";
@@ -814,7 +836,7 @@ int run(const Options& o) {
       if (st.ok()) st = db->exec(kCommon);
       if (st.ok()) st = db->exec(fill_sql(o.rows));
       if (st.ok() && !sc.setup.empty()) st = db->exec(sc.setup);
-      std::string fp = st.ok() ? fingerprint(*db, &st) : "";
+      std::string fp = st.ok() ? fingerprint(*db, &st, sc.name) : "";
       if (!st.ok()) {
         out = st.to_string();
         return 3;
@@ -849,7 +871,7 @@ int run(const Options& o) {
         out = "the statement failed: " + st.to_string();
         return 3;
       }
-      std::string fp = fingerprint(*db, &st);
+      std::string fp = fingerprint(*db, &st, sc.name);
       db.reset();
       out = std::to_string(calls) + "\n" + kv_digest(dry) + "\n" + fp;
       return 0;

@@ -63,6 +63,21 @@ struct LensCheck {
   bool on_delete = false;
 };
 
+// A propagating parent-side action of a logical foreign key (ON DELETE / ON UPDATE
+// CASCADE, SET NULL, SET DEFAULT) whose parent is this slot's table: a write through the
+// logical parent issues the propagating write against the logical child (rewrite/
+// view_writes.cc), so the child's own lens constraints and its own cascades apply.
+struct LensCascade {
+  enum class Action { kNone, kCascade, kSetNull, kSetDefault };
+  std::string child;                        // the logical child table, declaration casing
+  std::vector<std::string> child_columns;   // pairwise with parent_columns
+  std::vector<std::string> parent_columns;
+  Action on_delete = Action::kNone;
+  Action on_update = Action::kNone;
+  std::vector<std::string> defaults;        // per child column: its DEFAULT as SQL ("": NULL)
+  bool self = false;                        // the child is the parent table itself
+};
+
 struct LensSlot {
   std::string logical_schema;  // lower-case
   std::string table;           // declaration casing
@@ -74,6 +89,7 @@ struct LensSlot {
   // Writes are refused (the primary key is not reconstructible at the boundary): why.
   std::string read_only;
   std::vector<LensCheck> checks;
+  std::vector<LensCascade> cascades;
   LensTableSnapshot snapshot;  // this table's part of the deployment snapshot
 };
 

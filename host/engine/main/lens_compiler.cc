@@ -10,6 +10,7 @@
 // guarantee become attached CHECKs over the basis write rows (catalog/lens.h LensCheck).
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 
 #include <spdlog/spdlog.h>
@@ -1238,15 +1239,48 @@ class LensTableCompiler {
           return a == ReferentialAction::kCascade || a == ReferentialAction::kSetNull ||
                  a == ReferentialAction::kSetDefault;
         };
-        if (propagates(fk.on_delete) || propagates(fk.on_update)) {
-          diags.push_back(finding(ts, "lens.unrealizable-constraint",
-                                  "FOREIGN KEY " + site + " of logical table '" + cs.name + "' declares an ON " +
-                                      (propagates(fk.on_delete) ? "DELETE" : "UPDATE") +
-                                      " action that propagates writes to '" + ts.name +
-                                      "''s children, which writes through a lens do not carry out yet; declare it "
-                                      "NO ACTION or RESTRICT (and the action on the basis foreign key)",
-                                  true, site));
-          continue;
+        const bool del_prop = propagates(fk.on_delete), upd_prop = propagates(fk.on_update);
+        if (del_prop || upd_prop) {
+          std::string why;
+          const bool self = iequals(cs.name, ts.name);
+          if (self && fk.columns.size() > 1)
+            why = "a composite self-referencing key whose action propagates";
+          else if (!self && cascade_cycle(cs.name, ts.name))
+            why = "a cycle of foreign keys whose actions propagate (" + ts.name + " → " + cs.name + " → … → " +
+                  ts.name + ")";
+          if (!why.empty()) {
+            diags.push_back(finding(ts, "lens.unrealizable-constraint",
+                                    "FOREIGN KEY " + site + " of logical table '" + cs.name + "' declares " + why +
+                                        ", which writes through a lens do not carry out; declare it NO ACTION or "
+                                        "RESTRICT (and the action on the basis foreign key)",
+                                    true, site));
+            continue;
+          }
+          if (!read_only) {
+            auto action = [](ReferentialAction a) {
+              using A = LensCascade::Action;
+              return a == ReferentialAction::kCascade   ? A::kCascade
+                     : a == ReferentialAction::kSetNull ? A::kSetNull
+                     : a == ReferentialAction::kSetDefault ? A::kSetDefault
+                                                           : A::kNone;
+            };
+            LensCascade lc;
+            lc.child = cs.name;
+            lc.self = self;
+            lc.on_delete = action(fk.on_delete);
+            lc.on_update = action(fk.on_update);
+            for (int c : fk.columns) {
+              lc.child_columns.push_back(cs.columns[c].name);
+              lc.defaults.push_back(cs.columns[c].default_expr ? expr_to_string(*cs.columns[c].default_expr) : "");
+            }
+            if (fk.referenced_columns.empty())
+              for (const KeyColumn& k : ts.primary_key) lc.parent_columns.push_back(ts.columns[k.column].name);
+            else
+              lc.parent_columns = fk.referenced_columns;
+            if (lc.parent_columns.size() == lc.child_columns.size()) slot->cascades.push_back(std::move(lc));
+          }
+          // The action that does not propagate is checked below (NO ACTION / RESTRICT).
+          if (del_prop && upd_prop) continue;
         }
         if (read_only) continue;
         std::vector<int> parent_cols;
@@ -1294,12 +1328,47 @@ class LensTableCompiler {
         lc.expr = std::shared_ptr<const ast::Expr>(
             ast::disjoin(ast::logical_not(ast::exists(std::move(children))), ast::exists(std::move(kept))).release());
         lc.on_insert = false;
-        lc.on_update = true;
-        lc.on_delete = true;
+        lc.on_update = !upd_prop;
+        lc.on_delete = !del_prop;
         slot->checks.push_back(std::move(lc));
       }
     }
   }
+
+  // Whether a write propagating from `child` (a parent of others) reaches `parent` again
+  // through foreign keys whose actions propagate: the generated writes would not end.
+  bool cascade_cycle(const std::string& child, const std::string& parent) {
+    if (propagating_.empty()) {
+      propagating_[""] = {};  // computed
+      for (const auto& item : logical.items) {
+        if (item->kind != ast::StmtKind::kCreateTable) continue;
+        const auto& t = static_cast<const ast::CreateTableStmt&>(*item);
+        auto acts = [](ast::FkAction a) {
+          return a == ast::FkAction::kCascade || a == ast::FkAction::kSetNull || a == ast::FkAction::kSetDefault;
+        };
+        auto edge = [&](const std::string& to, ast::FkAction d, ast::FkAction u) {
+          if ((acts(d) || acts(u)) && !iequals(to, t.table.name))
+            propagating_[to_lower(to)].push_back(to_lower(t.table.name));
+        };
+        for (const auto& cd : t.columns)
+          for (const auto& cc : cd.constraints)
+            if (cc.kind == ast::ColumnConstraint::Kind::kForeignKey) edge(cc.fk_table.name, cc.fk_on_delete, cc.fk_on_update);
+        for (const auto& tc : t.constraints)
+          if (tc.kind == ast::TableConstraint::Kind::kForeignKey) edge(tc.fk_table.name, tc.fk_on_delete, tc.fk_on_update);
+      }
+    }
+    std::set<std::string> seen;
+    std::vector<std::string> todo{to_lower(child)};
+    while (!todo.empty()) {
+      std::string at = todo.back();
+      todo.pop_back();
+      if (at == to_lower(parent)) return true;
+      if (!seen.insert(at).second) continue;
+      for (const std::string& next : propagating_[at]) todo.push_back(next);
+    }
+    return false;
+  }
+  std::map<std::string, std::vector<std::string>> propagating_;
 
   // Child-side foreign keys: an existence check against the logical parent.
   void attach_foreign_keys() {

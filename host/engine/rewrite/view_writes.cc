@@ -28,6 +28,7 @@
 #include "catalog/derivation.h"
 #include "catalog/reserved_tags.h"
 #include "parser/ast_visit.h"
+#include "parser/parser.h"
 #include "rewrite/view_shape.h"
 
 namespace quereus {
@@ -157,8 +158,30 @@ class Substituter {
       x = term(column(c.column), image, depth);
       return true;
     }
-    if (names_view(c)) x = term(column(c.column), "", depth);
+    if (names_view(c) && !(depth > 0 && c.schema.empty() && shadowed(c.table))) x = term(column(c.column), "", depth);
     return true;
+  }
+
+  // Inside the user's subqueries: true when an enclosing subquery's FROM exposes a source
+  // named `qualifier` (`select v.id from v as v …` inside a write through v): `qualifier.c`
+  // then reads that source, not the written row.
+  bool shadowed(const std::string& qualifier) const {
+    for (auto it = cores_.rbegin(); it != cores_.rend(); ++it) {
+      bool found = false;
+      std::function<void(const ast::TableSource&)> look = [&](const ast::TableSource& src) {
+        using K = ast::TableSource::Kind;
+        if (src.kind == K::kJoin) {
+          look(*src.left);
+          look(*src.right);
+          return;
+        }
+        const std::string& exposed = !src.alias.empty() ? src.alias : src.table.name;
+        found = found || iequals(exposed, qualifier);
+      };
+      if ((*it)->from) look(*(*it)->from);
+      if (found) return true;
+    }
+    return false;
   }
 
   const ViewShape& v_;
@@ -1500,6 +1523,158 @@ void attach_lens_checks(const LensSlot& slot, LoweredWrite& out) {
   }
 }
 
+// Whether `e` names a column with a table qualifier, or holds a subquery.
+bool qualified_or_subquery(const ast::Expr& e) {
+  if (e.kind == ast::ExprKind::kColumn && !static_cast<const ast::ColumnRef&>(e).table.empty()) return true;
+  bool found = false;
+  ast::for_each_child(
+      e, [&](const ast::ExprPtr& c) { found = found || qualified_or_subquery(*c); },
+      [&](const ast::Select&) { found = true; });
+  return found;
+}
+
+// The propagating parent-side actions of logical foreign keys (catalog/lens.h
+// LensCascade; spec/lens.md "Parent-side CASCADE / SET NULL / SET DEFAULT"): a DELETE or
+// a key-changing UPDATE through the logical parent first writes the logical children —
+// statements against the child's logical table, so its own lens constraints and
+// cascades apply — then the parent. The parent rows are chosen by the statement's own
+// WHERE, read before anything is written. A self-referencing ON DELETE CASCADE widens
+// the statement to the whole subtree (a recursive closure) instead of re-issuing itself.
+// Returns the statement to lower in place of `stmt` (null: `stmt` itself) and appends the
+// child statements to `pre`.
+ast::StatementPtr lens_cascades(const LensSlot& slot, const ast::Statement& stmt, std::vector<ast::StatementPtr>& pre) {
+  using A = LensCascade::Action;
+  const bool is_delete = stmt.kind == ast::StmtKind::kDelete;
+  if (!is_delete && stmt.kind != ast::StmtKind::kUpdate) return nullptr;
+  const ast::Expr* where = nullptr;
+  std::string alias;
+  const ast::UpdateStmt* upd = nullptr;
+  bool with = false, target_query = false;
+  if (is_delete) {
+    auto& d = static_cast<const ast::DeleteStmt&>(stmt);
+    where = d.where.get();
+    alias = d.alias;
+    with = d.with != nullptr;
+    target_query = d.target_query != nullptr;
+  } else {
+    upd = &static_cast<const ast::UpdateStmt&>(stmt);
+    where = upd->where.get();
+    alias = upd->alias;
+    with = upd->with != nullptr;
+    target_query = upd->target_query != nullptr;
+  }
+  if (target_query) return nullptr;
+  const std::string parent = quote_identifier(slot.logical_schema) + "." + quote_identifier(slot.table);
+  const std::string a = quote_identifier(alias.empty() ? slot.table : alias);
+  std::string w = where ? "(" + expr_to_string(*where) + ")" : "1";
+  auto fail = [&](const std::string& why) {
+    throw Error(StatusCode::kUnsupported, std::string(is_delete ? "DELETE" : "UPDATE") + " through logical table '" +
+                                              slot.logical_schema + "." + slot.table + "': " + why);
+  };
+  ast::StatementPtr replaced;
+  // The new value of each parent key column an UPDATE assigns ("": not assigned).
+  std::map<std::string, std::string> assigned;
+  if (upd)
+    for (const ast::Assignment& as : upd->assignments) {
+      if (as.columns.size() != 1) {
+        for (const std::string& c : as.columns) assigned[to_lower(c)] = "";  // checked below
+        continue;
+      }
+      assigned[to_lower(as.columns[0])] = "(" + expr_to_string(*as.value) + ")";
+    }
+  for (const LensCascade& c : slot.cascades) {
+    const A act = is_delete ? c.on_delete : c.on_update;
+    if (act == A::kNone) continue;
+    if (with) fail("a WITH clause on a write whose foreign-key actions propagate is not supported yet");
+    const std::string child = quote_identifier(slot.logical_schema) + "." + quote_identifier(c.child);
+    const size_t n = c.parent_columns.size();
+    // UPDATE: only a statement assigning a key column moves references.
+    std::vector<std::string> fresh(n);
+    bool moves = is_delete;
+    for (size_t i = 0; i < n; ++i) {
+      auto it = assigned.find(to_lower(c.parent_columns[i]));
+      if (it == assigned.end()) {
+        fresh[i] = a + "." + quote_identifier(c.parent_columns[i]);
+        continue;
+      }
+      if (it->second.empty()) fail("a row-value assignment to a referenced key column is not supported yet");
+      fresh[i] = it->second;
+      moves = true;
+    }
+    if (!moves) continue;
+    if (c.self && !is_delete) {
+      if ((where && qualified_or_subquery(*where)) ||
+          std::any_of(upd->assignments.begin(), upd->assignments.end(),
+                      [](const ast::Assignment& as) { return as.value && qualified_or_subquery(*as.value); }))
+        fail("a self-referencing key moved by an UPDATE whose expressions qualify columns or hold subqueries is not "
+             "supported yet");
+    }
+    // The parent rows the statement writes (and, for an UPDATE, whose key it moves).
+    std::string chosen = w;
+    if (!is_delete) {
+      std::string same;
+      for (size_t i = 0; i < n; ++i)
+        same += (i ? " and " : "") + a + "." + quote_identifier(c.parent_columns[i]) + " is " + fresh[i];
+      chosen += " and not (" + same + ")";
+    }
+    if (c.self && is_delete && act == A::kCascade) {
+      // The statement deletes the subtree: every row reached from the chosen ones.
+      const std::string k = quote_identifier(c.parent_columns[0]), f = quote_identifier(c.child_columns[0]);
+      w = k + " in (with recursive _lens_subtree(k) as (select " + a + "." + k + " from " + parent + " as " + a +
+          " where " + w + " union select _lens_c." + k + " from " + parent + " as _lens_c join _lens_subtree on _lens_c." +
+          f + " = _lens_subtree.k) select k from _lens_subtree)";
+      auto d = ast::clone(stmt);
+      static_cast<ast::DeleteStmt&>(*d).where = Parser::parse_expression(w);
+      replaced = std::move(d);
+      continue;
+    }
+    // The child rows referencing them.
+    std::string refs;
+    if (n == 1) {
+      refs = quote_identifier(c.child_columns[0]) + " in (select " + a + "." + quote_identifier(c.parent_columns[0]) +
+             " from " + parent + " as " + a + " where " + chosen + ")";
+    } else {
+      if (iequals(alias.empty() ? slot.table : alias, c.child))
+        fail("alias the target: its name is the child table's, which the generated statement correlates by");
+      std::string match;
+      for (size_t i = 0; i < n; ++i)
+        match += a + "." + quote_identifier(c.parent_columns[i]) + " = " + quote_identifier(c.child) + "." +
+                 quote_identifier(c.child_columns[i]) + " and ";
+      refs = "exists (select 1 from " + parent + " as " + a + " where " + match + chosen + ")";
+    }
+    std::string sql;
+    if (act == A::kCascade && is_delete) {
+      sql = "delete from " + child + " where " + refs;
+    } else {
+      std::string sets;
+      for (size_t i = 0; i < n; ++i) {
+        std::string v = act == A::kSetNull      ? "null"
+                        : act == A::kSetDefault ? (c.defaults[i].empty() ? "null" : c.defaults[i])
+                                                : "";
+        if (act == A::kCascade) {
+          // The moved key: its new value, read from the parent row the child references.
+          if (c.self && n == 1) {
+            v = "(select " + fresh[i] + " from " + parent + " as _lens_p where _lens_p." +
+                quote_identifier(c.parent_columns[0]) + " = " + quote_identifier(c.child) + "." +
+                quote_identifier(c.child_columns[0]) + ")";
+            // (the self case: `fresh` names the parent's columns unqualified, read from _lens_p)
+          } else {
+            std::string m;
+            for (size_t j = 0; j < n; ++j)
+              m += a + "." + quote_identifier(c.parent_columns[j]) + " = " + quote_identifier(c.child) + "." +
+                   quote_identifier(c.child_columns[j]) + " and ";
+            v = "(select " + fresh[i] + " from " + parent + " as " + a + " where " + m + chosen + ")";
+          }
+        }
+        sets += (i ? ", " : "") + quote_identifier(c.child_columns[i]) + " = " + v;
+      }
+      sql = "update " + child + " set " + sets + " where " + refs;
+    }
+    for (ast::StatementPtr& st : Parser::parse(sql)) pre.push_back(std::move(st));
+  }
+  return replaced;
+}
+
 }  // namespace
 
 LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, const std::vector<std::string>* nested) {
@@ -1557,10 +1732,14 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
     else lower_membership_write(db, *rel.view, *body, stmt, planner.search_path(), ephemeral, out);
     return out;
   }
+  // A logical parent's propagating foreign-key actions: the child writes go first.
+  std::vector<ast::StatementPtr> cascades;
+  ast::StatementPtr widened;
+  if (rel.view->lens && !rel.view->lens->cascades.empty()) widened = lens_cascades(*rel.view->lens, stmt, cascades);
   ViewShape v = analyze(db, *rel.view);
   v.db = &db;
   v.caller_path = planner.search_path();
-  ast::StatementPtr copy = clone(stmt);
+  ast::StatementPtr copy = clone(widened ? *widened : stmt);
   if (v.join()) {
     switch (copy->kind) {
       case ast::StmtKind::kInsert: lower_join_insert(static_cast<ast::InsertStmt&>(*copy), v, out); break;
@@ -1577,6 +1756,11 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
     out.returning_from = 0;
   }
   if (rel.view->lens) attach_lens_checks(*rel.view->lens, out);
+  if (!cascades.empty()) {
+    out.statements.insert(out.statements.begin(), std::make_move_iterator(cascades.begin()),
+                          std::make_move_iterator(cascades.end()));
+    if (out.returning_from >= 0) out.returning_from += static_cast<int>(cascades.size());
+  }
   return out;
 }
 
