@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include "catalog/catalog.h"
+#include "catalog/derivation.h"
 #include "common/strings.h"
 #include "ddl/declarative/declared_schema.h"
 #include "ddl/table_ddl.h"
@@ -697,6 +698,7 @@ class LensTableCompiler {
     attach_keys();
     attach_foreign_keys();
     attach_parent_keys();
+    check_access_patterns();
     note_partial_override();
     record_dispositions();
     record_snapshot();
@@ -1424,6 +1426,71 @@ class LensTableCompiler {
       lc.text = "foreign key references " + fk.referenced_table;
       lc.expr = std::shared_ptr<const ast::Expr>(ast::disjoin(std::move(nulls), ast::exists(std::move(q))).release());
       slot->checks.push_back(std::move(lc));
+    }
+  }
+
+  // Declared access patterns (`quereus.lens.access.<column>` = 'lookup' | 'range' |
+  // 'order', a comma list): each needs a basis structure ordered by the column's basis
+  // column — the relation's primary key or an index leading with it, or a live
+  // materialized view over the relation keyed by it — else reads will scan
+  // (lens.no-answering-structure, an advisory).
+  void check_access_patterns() {
+    static const std::string prefix = "quereus.lens.access.";
+    for (const auto& [key, value] : ts.tags.entries()) {
+      if (key.size() <= prefix.size() || !iequals(std::string_view(key).substr(0, prefix.size()), prefix)) continue;
+      const std::string col = key.substr(prefix.size());
+      auto invalid = [&](const std::string& why) {
+        LensAdvisory e = finding(ts, "lens.invalid-access-tag", "tag '" + key + "' of logical table '" + ts.name + "' " + why,
+                                 true);
+        diags.push_back(std::move(e));
+      };
+      const int c = ts.find_column(col);
+      if (c < 0) {
+        invalid("names no column of the table");
+        continue;
+      }
+      std::vector<std::string> forms = split_trim(tag_text(value), ',');
+      bool ok = !forms.empty();
+      for (std::string& f : forms) {
+        f = to_lower(f);
+        ok = ok && (f == "lookup" || f == "range" || f == "order");
+      }
+      if (!ok) {
+        invalid("must be a comma list of lookup, range, order (got '" + tag_text(value) + "')");
+        continue;
+      }
+      const ColumnFacts& f = facts[c];
+      std::string answered_by;
+      if (f.table && f.column >= 0) {
+        const TableSchema& bs = f.table->schema;
+        const std::string& bcol = bs.columns[f.column].name;
+        if (!bs.primary_key.empty() && bs.primary_key[0].column == f.column) answered_by = "primary key";
+        for (const IndexSchema& ix : bs.indexes)
+          if (answered_by.empty() && !ix.where && !ix.columns.empty() && ix.columns[0].column == f.column)
+            answered_by = "index " + ix.name;
+        for (const auto& t : db.catalog().tables()) {
+          if (!answered_by.empty()) break;
+          if (!t->schema.derivation || !t->stale.empty() || t->schema.primary_key.empty()) continue;
+          bool over = false;
+          for (const auto& [sch, name] : t->schema.derivation->sources)
+            over = over || (iequals(sch, bs.schema_name) && iequals(name, bs.name));
+          if (over && iequals(t->schema.columns[t->schema.primary_key[0].column].name, bcol))
+            answered_by = "materialized view " + t->qualified_name();
+        }
+      }
+      if (!answered_by.empty()) continue;
+      std::string relation = f.table ? f.table->qualified_name() : "";
+      LensAdvisory a = finding(ts, "lens.no-answering-structure",
+                               "column '" + ts.columns[c].name + "' of logical table '" + ts.name + "' is declared for " +
+                                   tag_text(value) + " access, but no basis structure is ordered by " +
+                                   (f.table && f.column >= 0 ? "'" + relation + "." +
+                                                                   f.table->schema.columns[f.column].name + "'"
+                                                             : std::string("it (it has no basis column)")) +
+                                   ": reads will scan (add an index, or a materialized view ordered by it)",
+                               false, "", ts.columns[c].name);
+      a.facts = a.code + "|" + ts.name + "|" + ts.columns[c].name + "|" + to_lower(tag_text(value)) + "|none|" +
+                band(f.table.get()) + "|" + relation;
+      diags.push_back(std::move(a));
     }
   }
 
