@@ -33,4 +33,15 @@ echo "$out"
 grep -q "^  SKIP backing.upsert_suppression: the module does not declare the backing-host capability" <<<"$out" \
   || fail "badorder: the backing group was not skipped"
 grep -Eq "^0 passed, 0 failed, [1-9][0-9]* skipped$" <<<"$out" || fail "badorder: expected every backing test skipped"
+# Group 11: a module claiming relations that are not its tables is caught; one counting
+# its own passes.
+out="$("$1" --plugin "$2" --module noisy_backing --group lens --seed 7 2>&1)"
+echo "$out"
+grep -q "^  FAIL lens.counts_only_its_own: .*expected 2, got 4" <<<"$out" \
+  || fail "noisy_backing: lens.counts_only_its_own did not catch the claimed foreign relations"
+out="$("$1" --plugin "$2" --module torn_backing --group lens --seed 7 2>&1)"
+echo "$out"
+grep -q "^  PASS lens.counts_only_its_own$" <<<"$out" || fail "torn_backing: it counts its own tables and should pass"
+grep -q "^  PASS lens.backs_its_tables$" <<<"$out" || fail "torn_backing: lens.backs_its_tables should pass"
+
 echo "the broken backing hosts were caught and the module without the capability skipped: OK"

@@ -49,7 +49,8 @@ std::vector<GroupInfo> groups() {
           {7, "halloween", "Halloween-safe UPDATE / DELETE"},
           {8, "alter", "Schema-change hook arms"},
           {9, "persistence", "Persistence across reopen"},
-          {10, "backing", "Backing host (maintained tables)"}};
+          {10, "backing", "Backing host (maintained tables)"},
+          {11, "lens", "Lens deployment notification"}};
 }
 
 namespace detail {
@@ -339,6 +340,7 @@ Summary run_suite(const Options& options, Reporter& reporter) {
     add_alter_tests(tests);
     add_persistence_tests(tests);
     add_backing_tests(tests);
+    add_lens_tests(tests);
     for (const GroupInfo& g : groups()) {
       if (!selected(options, g)) continue;
       reporter.group_begin(g);

@@ -250,6 +250,16 @@ class BrokenModule final : public sdk::Module {
   std::shared_ptr<sdk::Module> open_database(std::string_view, const std::vector<sdk::Option>&) override {
     return std::make_shared<BrokenModule>(bug_);
   }
+  // The lens notification (conformance group 11): torn_backing counts its own tables;
+  // noisy_backing claims every relation of the snapshot, its own or not.
+  uint32_t notify_lens_deployment(const sdk::LensDeploymentSnapshot& snapshot) override {
+    std::lock_guard lock(mu_);
+    uint32_t n = 0;
+    for (const auto& t : snapshot.tables)
+      for (const auto& r : t.relations)
+        if (bug_ == Bug::kNoisyUpsert || tables_.count(name(r.schema_name, r.table_name))) ++n;
+    return n;
+  }
 
  private:
   static std::string name(std::string_view schema, std::string_view table) {
