@@ -67,8 +67,13 @@ struct LensCheck {
 // CASCADE, SET NULL, SET DEFAULT) whose parent is this slot's table: a write through the
 // logical parent issues the propagating write against the logical child (rewrite/
 // view_writes.cc), so the child's own lens constraints and its own cascades apply.
+//
+// kRestrict: the logical key is NO ACTION / RESTRICT but a basis foreign key onto the
+// parent's member propagates the write (a divergent basis action): the children are
+// checked before the parent's writes, so the basis cascade cannot hide them from the
+// logical check (the logical action wins).
 struct LensCascade {
-  enum class Action { kNone, kCascade, kSetNull, kSetDefault };
+  enum class Action { kNone, kCascade, kSetNull, kSetDefault, kRestrict };
   std::string child;                        // the logical child table, declaration casing
   std::vector<std::string> child_columns;   // pairwise with parent_columns
   std::vector<std::string> parent_columns;

@@ -1318,6 +1318,36 @@ class LensTableCompiler {
                                   true, site));
           continue;
         }
+        // A basis foreign key onto the key member whose action propagates would change the
+        // children before the commit-time check looks: the logical action wins by a check
+        // before the parent's writes (rewrite/view_writes.cc lens_cascades).
+        auto basis_propagates = [&](bool del) {
+          const Source& src = body.sources[source];
+          for (const auto& bt : db.catalog().tables()) {
+            if (!iequals(bt->schema.schema_name, src.schema)) continue;
+            for (const ForeignKeySchema& bfk : bt->schema.foreign_keys) {
+              if (!iequals(bfk.referenced_table, src.name) ||
+                  (!bfk.referenced_schema.empty() && !iequals(bfk.referenced_schema, src.schema)))
+                continue;
+              if (propagates(del ? bfk.on_delete : bfk.on_update)) return true;
+            }
+          }
+          return false;
+        };
+        const bool guard_delete = !del_prop && basis_propagates(true);
+        const bool guard_update = !upd_prop && basis_propagates(false);
+        if ((guard_delete || guard_update) && !iequals(cs.name, ts.name)) {
+          LensCascade g;
+          g.child = cs.name;
+          g.on_delete = guard_delete ? LensCascade::Action::kRestrict : LensCascade::Action::kNone;
+          g.on_update = guard_update ? LensCascade::Action::kRestrict : LensCascade::Action::kNone;
+          for (size_t i = 0; i < fk.columns.size(); ++i) {
+            g.child_columns.push_back(cs.columns[fk.columns[i]].name);
+            g.parent_columns.push_back(ts.columns[parent_cols[i]].name);
+            g.defaults.push_back("");
+          }
+          slot->cascades.push_back(std::move(g));
+        }
         std::vector<ast::ResultColumn> r1, r2;
         r1.push_back(ast::result_column(ast::integer_literal(1)));
         r2.push_back(ast::result_column(ast::integer_literal(1)));

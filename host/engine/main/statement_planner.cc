@@ -644,6 +644,20 @@ class ViewWriteExec : public Executable {
                 const PlanSeed* outer, int depth)
       : lowered_(std::move(lowered)) {
     if (outer) seed_ = *outer;
+    // Row sets bound before everything (lens parent keys): each sees the earlier ones.
+    for (auto& pc : lowered_.pre_captures) {
+      auto& sel = *static_cast<const ast::SelectStmt&>(*pc.select).select;
+      Planner planner(db);
+      planner.seed(&seed_);
+      if (nested) planner.inherit_statement_path(*nested);
+      planner.set_leading_with(sel.with.get());
+      QueryPlan qp = planner.plan_select(sel, nullptr);
+      BoundRows rows{pc.name, qp.root->columns, std::make_shared<std::vector<Row>>()};
+      for (size_t i = 0; i < rows.columns.size(); ++i) rows.columns[i].name = qp.names[i];
+      pre_captured_.push_back({std::make_unique<QueryExec>(optimize(db, qp.root), qp.names, planner.take_dml_prelude()),
+                               rows.rows});
+      seed_.rows.push_back(std::move(rows));
+    }
     if (lowered_.capture) {
       auto& sel = *static_cast<const ast::SelectStmt&>(*lowered_.capture).select;
       Planner planner(db);
@@ -670,6 +684,14 @@ class ViewWriteExec : public Executable {
       captured_ = rows.rows;
       seed_.rows.push_back(std::move(rows));
     }
+    for (auto& pc : lowered_.pre_checks) {
+      auto& sel = *static_cast<const ast::SelectStmt&>(*pc.select).select;
+      Planner planner(db);
+      planner.seed(&seed_);
+      if (nested) planner.inherit_statement_path(*nested);
+      QueryPlan qp = planner.plan_select(sel, nullptr);
+      pre_checks_.push_back(std::make_unique<QueryExec>(optimize(db, qp.root), qp.names));
+    }
     for (auto& s : lowered_.statements) parts_.push_back(plan_write(db, *s, nested, &seed_, depth + 1));
     if (lowered_.returning_query) {
       auto& sel = *static_cast<const ast::SelectStmt&>(*lowered_.returning_query).select;
@@ -686,6 +708,12 @@ class ViewWriteExec : public Executable {
   void start(ExecContext& ctx) override {
     rows_.clear();
     i_ = 0;
+    for (auto& [exec, into] : pre_captured_) {
+      into->clear();
+      exec->start(ctx);
+      Row r;
+      while (exec->next(r)) into->push_back(std::move(r));
+    }
     if (capture_) {
       captured_->clear();
       capture_->start(ctx);
@@ -707,6 +735,11 @@ class ViewWriteExec : public Executable {
         }
       }
       *captured_ = std::move(rows);
+    }
+    for (size_t c = 0; c < pre_checks_.size(); ++c) {
+      pre_checks_[c]->start(ctx);
+      Row r;
+      if (pre_checks_[c]->next(r)) throw Error(StatusCode::kConstraint, lowered_.pre_checks[c].message);
     }
     if (returning_ && lowered_.returning_before) drain(*returning_, ctx);
     for (size_t p = 0; p < parts_.size(); ++p) {
@@ -733,6 +766,8 @@ class ViewWriteExec : public Executable {
   LoweredWrite lowered_;  // owns the syntax the parts were planned from
   PlanSeed seed_;
   std::unique_ptr<Executable> capture_;
+  std::vector<std::unique_ptr<Executable>> pre_checks_;
+  std::vector<std::pair<std::unique_ptr<Executable>, std::shared_ptr<std::vector<Row>>>> pre_captured_;
   std::shared_ptr<std::vector<Row>> captured_;
   std::vector<ScalarPtr> minted_;
   std::vector<size_t> minted_width_;

@@ -10,6 +10,7 @@
 #include "rewrite/view_writes.h"
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <map>
 #include <optional>
@@ -166,7 +167,26 @@ class Substituter {
   // named `qualifier` (`select v.id from v as v …` inside a write through v): `qualifier.c`
   // then reads that source, not the written row.
   bool shadowed(const std::string& qualifier) const {
-    for (auto it = cores_.rbegin(); it != cores_.rend(); ++it) {
+    // A derived table (a FROM subquery) does not see its enclosing core's FROM names.
+    auto in_from = [](const ast::SelectCore& outer, const ast::SelectCore* inner) {
+      bool hit = false;
+      std::function<void(const ast::TableSource&)> look = [&](const ast::TableSource& src) {
+        using K = ast::TableSource::Kind;
+        if (src.kind == K::kJoin) {
+          look(*src.left);
+          look(*src.right);
+          return;
+        }
+        if (src.kind != K::kSubquery || !src.subquery) return;
+        hit = hit || &src.subquery->core == inner;
+        for (const auto& leg : src.subquery->compounds) hit = hit || &leg.core == inner;
+      };
+      if (outer.from) look(*outer.from);
+      return hit;
+    };
+    for (size_t idx = cores_.size(); idx-- > 0;) {
+      if (idx + 1 < cores_.size() && in_from(*cores_[idx], cores_[idx + 1])) continue;
+      const ast::SelectCore* const* it = &cores_[idx];
       bool found = false;
       std::function<void(const ast::TableSource&)> look = [&](const ast::TableSource& src) {
         using K = ast::TableSource::Kind;
@@ -1523,124 +1543,168 @@ void attach_lens_checks(const LensSlot& slot, LoweredWrite& out) {
   }
 }
 
-// Whether `e` names a column with a table qualifier, or holds a subquery.
-bool qualified_or_subquery(const ast::Expr& e) {
-  if (e.kind == ast::ExprKind::kColumn && !static_cast<const ast::ColumnRef&>(e).table.empty()) return true;
-  bool found = false;
-  ast::for_each_child(
-      e, [&](const ast::ExprPtr& c) { found = found || qualified_or_subquery(*c); },
-      [&](const ast::Select&) { found = true; });
-  return found;
+// The logical primary key of a lens slot's table, as declared ("" list: none).
+std::vector<std::string> logical_key(const LensSlot& slot) {
+  std::vector<std::string> pk;
+  if (!slot.spec) return pk;
+  for (const auto& cd : slot.spec->columns)
+    for (const auto& cc : cd.constraints)
+      if (cc.kind == ast::ColumnConstraint::Kind::kPrimaryKey) pk.push_back(cd.name);
+  for (const auto& tc : slot.spec->constraints)
+    if (tc.kind == ast::TableConstraint::Kind::kPrimaryKey)
+      for (const auto& ic : tc.columns) pk.push_back(ic.name);
+  return pk;
 }
 
-// The propagating parent-side actions of logical foreign keys (catalog/lens.h
-// LensCascade; spec/lens.md "Parent-side CASCADE / SET NULL / SET DEFAULT"): a DELETE or
-// a key-changing UPDATE through the logical parent first writes the logical children —
-// statements against the child's logical table, so its own lens constraints and
-// cascades apply — then the parent. The parent rows are chosen by the statement's own
-// WHERE, read before anything is written. A self-referencing ON DELETE CASCADE widens
-// the statement to the whole subtree (a recursive closure) instead of re-issuing itself.
-// Returns the statement to lower in place of `stmt` (null: `stmt` itself) and appends the
-// child statements to `pre`.
-ast::StatementPtr lens_cascades(const LensSlot& slot, const ast::Statement& stmt, std::vector<ast::StatementPtr>& pre) {
+ast::StatementPtr parse_one(const std::string& sql) {
+  std::vector<ast::StatementPtr> v = Parser::parse(sql);
+  return std::move(v.front());
+}
+
+// What a write through a logical parent does before its own statements (catalog/lens.h
+// LensCascade; spec/lens.md "Parent-side CASCADE / SET NULL / SET DEFAULT"):
+//  1. captures, once, the parent rows the statement addresses — their key columns and,
+//     for an UPDATE, the new values of the referenced ones — before anything is written
+//     (a self-referencing ON DELETE CASCADE captures the whole subtree);
+//  2. writes the logical children from those captured keys — statements against the
+//     child's logical table, so its own lens constraints and cascades apply;
+//  3. restricts the statement itself to the captured keys, so the child writes cannot
+//     change which parent rows it reaches.
+// Generated statements hold no user expression: the user's WHERE and SET terms are
+// cloned into the capture only (their parameters keep their positions).
+struct LensPrologue {
+  std::vector<LoweredWrite::Capture> captures;
+  std::vector<ast::StatementPtr> statements;
+  std::vector<LoweredWrite::PreCheck> checks;
+  ast::StatementPtr replaced;  // the statement to lower instead (null: unchanged)
+};
+
+LensPrologue lens_prologue(const LensSlot& slot, const ast::Statement& stmt) {
   using A = LensCascade::Action;
+  LensPrologue out;
   const bool is_delete = stmt.kind == ast::StmtKind::kDelete;
-  if (!is_delete && stmt.kind != ast::StmtKind::kUpdate) return nullptr;
+  if (!is_delete && stmt.kind != ast::StmtKind::kUpdate) return out;
   const ast::Expr* where = nullptr;
   std::string alias;
   const ast::UpdateStmt* upd = nullptr;
-  bool with = false, target_query = false;
+  bool with = false;
   if (is_delete) {
     auto& d = static_cast<const ast::DeleteStmt&>(stmt);
+    if (d.target_query) return out;
     where = d.where.get();
     alias = d.alias;
     with = d.with != nullptr;
-    target_query = d.target_query != nullptr;
   } else {
     upd = &static_cast<const ast::UpdateStmt&>(stmt);
+    if (upd->target_query) return out;
     where = upd->where.get();
     alias = upd->alias;
     with = upd->with != nullptr;
-    target_query = upd->target_query != nullptr;
   }
-  if (target_query) return nullptr;
-  const std::string parent = quote_identifier(slot.logical_schema) + "." + quote_identifier(slot.table);
-  const std::string a = quote_identifier(alias.empty() ? slot.table : alias);
-  std::string w = where ? "(" + expr_to_string(*where) + ")" : "1";
   auto fail = [&](const std::string& why) {
     throw Error(StatusCode::kUnsupported, std::string(is_delete ? "DELETE" : "UPDATE") + " through logical table '" +
                                               slot.logical_schema + "." + slot.table + "': " + why);
   };
-  ast::StatementPtr replaced;
-  // The new value of each parent key column an UPDATE assigns ("": not assigned).
-  std::map<std::string, std::string> assigned;
+  // The value an UPDATE assigns each column (null entry: a row-value assignment).
+  std::map<std::string, const ast::Expr*> assigned;
   if (upd)
-    for (const ast::Assignment& as : upd->assignments) {
-      if (as.columns.size() != 1) {
-        for (const std::string& c : as.columns) assigned[to_lower(c)] = "";  // checked below
-        continue;
-      }
-      assigned[to_lower(as.columns[0])] = "(" + expr_to_string(*as.value) + ")";
-    }
+    for (const ast::Assignment& as : upd->assignments)
+      for (const std::string& c : as.columns) assigned[to_lower(c)] = as.columns.size() == 1 ? as.value.get() : nullptr;
+  std::vector<const LensCascade*> relevant;
   for (const LensCascade& c : slot.cascades) {
-    const A act = is_delete ? c.on_delete : c.on_update;
-    if (act == A::kNone) continue;
-    if (with) fail("a WITH clause on a write whose foreign-key actions propagate is not supported yet");
-    const std::string child = quote_identifier(slot.logical_schema) + "." + quote_identifier(c.child);
-    const size_t n = c.parent_columns.size();
-    // UPDATE: only a statement assigning a key column moves references.
-    std::vector<std::string> fresh(n);
+    if ((is_delete ? c.on_delete : c.on_update) == A::kNone) continue;
     bool moves = is_delete;
-    for (size_t i = 0; i < n; ++i) {
-      auto it = assigned.find(to_lower(c.parent_columns[i]));
-      if (it == assigned.end()) {
-        fresh[i] = a + "." + quote_identifier(c.parent_columns[i]);
-        continue;
-      }
-      if (it->second.empty()) fail("a row-value assignment to a referenced key column is not supported yet");
-      fresh[i] = it->second;
+    for (const std::string& pc : c.parent_columns) {
+      auto it = assigned.find(to_lower(pc));
+      if (it == assigned.end()) continue;
+      if (!it->second) fail("a row-value assignment to a referenced key column is not supported yet");
       moves = true;
     }
-    if (!moves) continue;
-    if (c.self && !is_delete) {
-      if ((where && qualified_or_subquery(*where)) ||
-          std::any_of(upd->assignments.begin(), upd->assignments.end(),
-                      [](const ast::Assignment& as) { return as.value && qualified_or_subquery(*as.value); }))
-        fail("a self-referencing key moved by an UPDATE whose expressions qualify columns or hold subqueries is not "
-             "supported yet");
+    if (moves) relevant.push_back(&c);
+  }
+  if (relevant.empty()) return out;
+  if (with) fail("a WITH clause on a write whose foreign-key actions apply is not supported yet");
+  const std::vector<std::string> pk = logical_key(slot);
+  if (pk.empty()) fail("the logical table declares no primary key to address its rows by");
+  // The captured columns: the key, then every referenced column.
+  std::vector<std::string> cols;
+  auto index_of = [&](const std::string& name) {
+    for (size_t i = 0; i < cols.size(); ++i)
+      if (iequals(cols[i], name)) return static_cast<int>(i);
+    cols.push_back(name);
+    return static_cast<int>(cols.size() - 1);
+  };
+  for (const std::string& k : pk) index_of(k);
+  for (const LensCascade* c : relevant)
+    for (const std::string& pc : c->parent_columns) index_of(pc);
+  static std::atomic<uint64_t> counter{0};
+  const std::string cap = "__lens_keys_" + std::to_string(++counter);
+  const std::string parent = quote_identifier(slot.logical_schema) + "." + quote_identifier(slot.table);
+  const std::string a = quote_identifier(alias.empty() ? slot.table : alias);
+  auto k = [](size_t i) { return "k" + std::to_string(i); };
+  auto nv = [](size_t i) { return "n" + std::to_string(i); };
+  // 1. The capture: the addressed rows' columns (and new values), by the user's WHERE.
+  {
+    std::string sql = "select ";
+    for (size_t i = 0; i < cols.size(); ++i) sql += (i ? ", " : "") + a + "." + quote_identifier(cols[i]) + " as " + k(i);
+    if (upd)
+      for (size_t i = 0; i < cols.size(); ++i) sql += ", " + a + "." + quote_identifier(cols[i]) + " as " + nv(i);
+    sql += " from " + parent + " as " + a;
+    ast::StatementPtr st = parse_one(sql);
+    ast::SelectCore& core = static_cast<ast::SelectStmt&>(*st).select->core;
+    if (where) core.where = clone(*where);
+    if (upd)
+      for (size_t i = 0; i < cols.size(); ++i)
+        if (auto it = assigned.find(to_lower(cols[i])); it != assigned.end()) core.columns[cols.size() + i].expr = clone(*it->second);
+    out.captures.push_back({std::move(st), cap});
+  }
+  std::string keys = cap;
+  // A self-referencing ON DELETE CASCADE: the statement reaches the whole subtree.
+  const LensCascade* self_delete = nullptr;
+  for (const LensCascade* c : relevant)
+    if (is_delete && c->self && c->on_delete == A::kCascade) {
+      if (self_delete) fail("two self-referencing ON DELETE CASCADE keys are not supported yet");
+      self_delete = c;
     }
-    // The parent rows the statement writes (and, for an UPDATE, whose key it moves).
-    std::string chosen = w;
-    if (!is_delete) {
-      std::string same;
-      for (size_t i = 0; i < n; ++i)
-        same += (i ? " and " : "") + a + "." + quote_identifier(c.parent_columns[i]) + " is " + fresh[i];
-      chosen += " and not (" + same + ")";
+  if (self_delete) {
+    const std::string ref = k(index_of(self_delete->parent_columns[0]));
+    const std::string refcol = quote_identifier(self_delete->parent_columns[0]);
+    const std::string fk = quote_identifier(self_delete->child_columns[0]);
+    keys = cap + "_subtree";
+    std::string sql = "with recursive __lens_sub(k) as (select " + ref + " from " + cap +
+                      " union select _c." + refcol + " from " + parent + " as _c join __lens_sub on _c." + fk +
+                      " = __lens_sub.k) select ";
+    for (size_t i = 0; i < cols.size(); ++i) sql += (i ? ", " : "") + std::string("_r.") + quote_identifier(cols[i]) + " as " + k(i);
+    sql += " from " + parent + " as _r where _r." + refcol + " in (select k from __lens_sub) or exists (select 1 from " +
+           cap + " as _s where ";
+    for (size_t j = 0; j < pk.size(); ++j)
+      sql += (j ? " and " : "") + std::string("_s.") + k(j) + " = _r." + quote_identifier(pk[j]);
+    sql += ")";
+    out.captures.push_back({parse_one(sql), keys});
+  }
+  // 2. The child writes, from the captured keys.
+  for (const LensCascade* c : relevant) {
+    const A act = is_delete ? c->on_delete : c->on_update;
+    if (c == self_delete) continue;  // the subtree is the statement's own rows
+    const std::string child = quote_identifier(slot.logical_schema) + "." + quote_identifier(c->child);
+    const std::string cref = quote_identifier(c->child);
+    const size_t n = c->parent_columns.size();
+    std::vector<size_t> at;
+    for (const std::string& pc : c->parent_columns) at.push_back(static_cast<size_t>(index_of(pc)));
+    std::string changed;
+    if (upd) {
+      for (size_t i = 0; i < n; ++i) changed += (i ? " and " : "") + std::string("_k.") + k(at[i]) + " is _k." + nv(at[i]);
+      changed = "not (" + changed + ")";
     }
-    if (c.self && is_delete && act == A::kCascade) {
-      // The statement deletes the subtree: every row reached from the chosen ones.
-      const std::string k = quote_identifier(c.parent_columns[0]), f = quote_identifier(c.child_columns[0]);
-      w = k + " in (with recursive _lens_subtree(k) as (select " + a + "." + k + " from " + parent + " as " + a +
-          " where " + w + " union select _lens_c." + k + " from " + parent + " as _lens_c join _lens_subtree on _lens_c." +
-          f + " = _lens_subtree.k) select k from _lens_subtree)";
-      auto d = ast::clone(stmt);
-      static_cast<ast::DeleteStmt&>(*d).where = Parser::parse_expression(w);
-      replaced = std::move(d);
+    std::string match;
+    for (size_t i = 0; i < n; ++i)
+      match += (i ? " and " : "") + std::string("_k.") + k(at[i]) + " = " + cref + "." + quote_identifier(c->child_columns[i]);
+    const std::string refs = "exists (select 1 from " + keys + " as _k where " + match + (upd ? " and " + changed : "") + ")";
+    if (act == A::kRestrict) {
+      out.checks.push_back({parse_one("select 1 from " + child + " where " + refs + " limit 1"),
+                            "FOREIGN KEY constraint failed: rows of " + c->child + " still reference " + slot.table +
+                                " (" + (is_delete ? "delete" : "update") + ")"});
       continue;
-    }
-    // The child rows referencing them.
-    std::string refs;
-    if (n == 1) {
-      refs = quote_identifier(c.child_columns[0]) + " in (select " + a + "." + quote_identifier(c.parent_columns[0]) +
-             " from " + parent + " as " + a + " where " + chosen + ")";
-    } else {
-      if (iequals(alias.empty() ? slot.table : alias, c.child))
-        fail("alias the target: its name is the child table's, which the generated statement correlates by");
-      std::string match;
-      for (size_t i = 0; i < n; ++i)
-        match += a + "." + quote_identifier(c.parent_columns[i]) + " = " + quote_identifier(c.child) + "." +
-                 quote_identifier(c.child_columns[i]) + " and ";
-      refs = "exists (select 1 from " + parent + " as " + a + " where " + match + chosen + ")";
     }
     std::string sql;
     if (act == A::kCascade && is_delete) {
@@ -1649,30 +1713,22 @@ ast::StatementPtr lens_cascades(const LensSlot& slot, const ast::Statement& stmt
       std::string sets;
       for (size_t i = 0; i < n; ++i) {
         std::string v = act == A::kSetNull      ? "null"
-                        : act == A::kSetDefault ? (c.defaults[i].empty() ? "null" : c.defaults[i])
-                                                : "";
-        if (act == A::kCascade) {
-          // The moved key: its new value, read from the parent row the child references.
-          if (c.self && n == 1) {
-            v = "(select " + fresh[i] + " from " + parent + " as _lens_p where _lens_p." +
-                quote_identifier(c.parent_columns[0]) + " = " + quote_identifier(c.child) + "." +
-                quote_identifier(c.child_columns[0]) + ")";
-            // (the self case: `fresh` names the parent's columns unqualified, read from _lens_p)
-          } else {
-            std::string m;
-            for (size_t j = 0; j < n; ++j)
-              m += a + "." + quote_identifier(c.parent_columns[j]) + " = " + quote_identifier(c.child) + "." +
-                   quote_identifier(c.child_columns[j]) + " and ";
-            v = "(select " + fresh[i] + " from " + parent + " as " + a + " where " + m + chosen + ")";
-          }
-        }
-        sets += (i ? ", " : "") + quote_identifier(c.child_columns[i]) + " = " + v;
+                        : act == A::kSetDefault ? (c->defaults[i].empty() ? "null" : c->defaults[i])
+                                                : "(select _k." + nv(at[i]) + " from " + keys + " as _k where " + match + ")";
+        sets += (i ? ", " : "") + quote_identifier(c->child_columns[i]) + " = " + v;
       }
       sql = "update " + child + " set " + sets + " where " + refs;
     }
-    for (ast::StatementPtr& st : Parser::parse(sql)) pre.push_back(std::move(st));
+    out.statements.push_back(parse_one(sql));
   }
-  return replaced;
+  // 3. The statement itself reaches the captured rows only.
+  std::string own;
+  for (size_t j = 0; j < pk.size(); ++j) own += (j ? " and " : "") + std::string("_s.") + k(j) + " = " + a + "." + quote_identifier(pk[j]);
+  ast::ExprPtr mine = Parser::parse_expression("exists (select 1 from " + keys + " as _s where " + own + ")");
+  out.replaced = clone(stmt);
+  if (is_delete) static_cast<ast::DeleteStmt&>(*out.replaced).where = std::move(mine);
+  else static_cast<ast::UpdateStmt&>(*out.replaced).where = std::move(mine);
+  return out;
 }
 
 }  // namespace
@@ -1733,9 +1789,10 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
     return out;
   }
   // A logical parent's propagating foreign-key actions: the child writes go first.
-  std::vector<ast::StatementPtr> cascades;
-  ast::StatementPtr widened;
-  if (rel.view->lens && !rel.view->lens->cascades.empty()) widened = lens_cascades(*rel.view->lens, stmt, cascades);
+  LensPrologue prologue;
+  if (rel.view->lens && !rel.view->lens->cascades.empty()) prologue = lens_prologue(*rel.view->lens, stmt);
+  ast::StatementPtr& widened = prologue.replaced;
+  std::vector<ast::StatementPtr>& cascades = prologue.statements;
   ViewShape v = analyze(db, *rel.view);
   v.db = &db;
   v.caller_path = planner.search_path();
@@ -1756,6 +1813,8 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
     out.returning_from = 0;
   }
   if (rel.view->lens) attach_lens_checks(*rel.view->lens, out);
+  out.pre_checks = std::move(prologue.checks);
+  out.pre_captures = std::move(prologue.captures);
   if (!cascades.empty()) {
     out.statements.insert(out.statements.begin(), std::make_move_iterator(cascades.begin()),
                           std::make_move_iterator(cascades.end()));

@@ -40,6 +40,22 @@ struct LoweredWrite {
   // (DELETE: the deleted image).
   ast::StatementPtr returning_query;
   bool returning_before = false;
+  // Checks run after the capture and before any statement: a SELECT that must return no
+  // row, else the write fails with CONSTRAINT and `message` (a logical RESTRICT over a
+  // basis foreign key whose action would otherwise change the children first).
+  struct PreCheck {
+    ast::StatementPtr select;
+    std::string message;
+  };
+  std::vector<PreCheck> pre_checks;
+  // Row sets computed before everything else (before `capture`), each bound under its
+  // name for what follows, in order (a later one may read an earlier one): the parent
+  // keys a logical foreign key's actions are carried out from.
+  struct Capture {
+    ast::StatementPtr select;
+    std::string name;
+  };
+  std::vector<Capture> pre_captures;
 };
 
 // How writes through a view reach its base tables, for the introspection surfaces
