@@ -40,12 +40,13 @@ std::string plugin(const char* name) { return std::string(QUEREUS_PLUGIN_DIR) + 
 
 TEST(ConformanceApi, GroupsAreNumberedInRunOrder) {
   std::vector<qc::GroupInfo> g = qc::groups();
-  ASSERT_EQ(g.size(), 10u);
+  ASSERT_EQ(g.size(), 11u);
   for (size_t i = 0; i < g.size(); ++i) EXPECT_EQ(g[i].number, static_cast<int>(i) + 1);
   EXPECT_EQ(g[0].name, "load");
   EXPECT_EQ(g[4].name, "honesty");
   EXPECT_EQ(g[8].name, "persistence");
   EXPECT_EQ(g[9].name, "backing");
+  EXPECT_EQ(g[10].name, "lens");
 }
 
 TEST(ConformanceApi, AMissingPluginIsOneFatalFailure) {

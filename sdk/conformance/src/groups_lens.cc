@@ -126,7 +126,7 @@ void serves_after_notify(Env& env) {
 
 // A persistent module recognizes its tables after a reopen: a new apply counts them again.
 void after_reopen(Env& env) {
-  if (!env.ctx().caps.persistent) skip("the module is not persistent");
+  if (!env.ctx().caps.persistent) skip("the module does not declare the `persistent` capability");
   deploy(env);
   if (!backed(env, "lx")) skip("the module is not notified (its notify_lens_deployment slot is empty)");
   env.reopen();
