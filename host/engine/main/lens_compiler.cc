@@ -1281,8 +1281,9 @@ class LensTableCompiler {
               lc.parent_columns = fk.referenced_columns;
             if (lc.parent_columns.size() == lc.child_columns.size()) slot->cascades.push_back(std::move(lc));
           }
-          // The action that does not propagate is checked below (NO ACTION / RESTRICT).
-          if (del_prop && upd_prop) continue;
+          // The check below stays for both operations: after a propagating action no
+          // child references the old key, so it passes; it catches what no action ran for
+          // (an INSERT OR REPLACE evicting a referenced parent row).
         }
         if (read_only) continue;
         std::vector<int> parent_cols;
@@ -1360,8 +1361,8 @@ class LensTableCompiler {
         lc.expr = std::shared_ptr<const ast::Expr>(
             ast::disjoin(ast::logical_not(ast::exists(std::move(children))), ast::exists(std::move(kept))).release());
         lc.on_insert = false;
-        lc.on_update = !upd_prop;
-        lc.on_delete = !del_prop;
+        lc.on_update = true;
+        lc.on_delete = true;
         slot->checks.push_back(std::move(lc));
       }
     }
