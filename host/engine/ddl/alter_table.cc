@@ -837,6 +837,34 @@ AlterPlan plan_rename_column(AlterCtx& c) {
                                    "' to '" + to + "': materialized view '" + t->schema.name +
                                    "' republishes it and already publishes a column named '" + to + "'");
   }
+  // A view (plain or maintained) reading the table beside another source that names `to`
+  // bare would find it ambiguous once the table has a `to` too: refused (qualify the
+  // reference in the view first), as SQLite refuses a rename that breaks the schema.
+  {
+    Renamer probe = Renamer::column(c.old().schema_name, c.table(), c.old().columns[idx].name, to);
+    auto breaks = [&](const ast::Select& body) {
+      if (!probe.reads_target_table(body)) return false;
+      std::vector<const ast::QualifiedName*> names;
+      ast::named_sources(body, names);
+      if (names.size() < 2) return false;
+      return ast::any_expr_in_select(body, [&](const ast::Expr& e) {
+        return e.kind == ast::ExprKind::kColumn && static_cast<const ast::ColumnRef&>(e).table.empty() &&
+               iequals(static_cast<const ast::ColumnRef&>(e).column, to);
+      });
+    };
+    for (const auto& v : c.db.catalog().views())
+      if (v->definition && v->definition->select && breaks(*v->definition->select))
+        fail(StatusCode::kError, "Cannot rename column '" + c.old().columns[idx].name + "' of '" + c.table() + "' to '" +
+                                     to + "': view '" + v->name + "' names '" + to +
+                                     "' unqualified beside another source, which the rename would make ambiguous "
+                                     "(qualify it in the view first)");
+    for (const auto& t : c.db.catalog().tables())
+      if (t->schema.derivation && t->schema.derivation->body && breaks(*t->schema.derivation->body))
+        fail(StatusCode::kError, "Cannot rename column '" + c.old().columns[idx].name + "' of '" + c.table() + "' to '" +
+                                     to + "': materialized view '" + t->schema.name + "' names '" + to +
+                                     "' unqualified beside another source, which the rename would make ambiguous "
+                                     "(qualify it in the view first)");
+  }
   AlterPlan p{c.old(), {}, false, {}, {}};
   std::string from = p.schema.columns[idx].name;
   p.schema.columns[idx].name = to;

@@ -1337,9 +1337,10 @@ class LensTableCompiler {
         };
         const bool guard_delete = !del_prop && basis_propagates(true);
         const bool guard_update = !upd_prop && basis_propagates(false);
-        if ((guard_delete || guard_update) && !iequals(cs.name, ts.name)) {
+        if (guard_delete || guard_update) {
           LensCascade g;
           g.child = cs.name;
+          g.self = iequals(cs.name, ts.name);
           g.on_delete = guard_delete ? LensCascade::Action::kRestrict : LensCascade::Action::kNone;
           g.on_update = guard_update ? LensCascade::Action::kRestrict : LensCascade::Action::kNone;
           for (size_t i = 0; i < fk.columns.size(); ++i) {

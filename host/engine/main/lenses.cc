@@ -376,6 +376,27 @@ void deploy(DatabaseImpl& db, const std::string& x, std::shared_ptr<const ast::D
     govern(*t, compiled.back().diagnostics);
     for (LensAdvisory& d : compiled.back().diagnostics) (d.error ? errors : warnings).push_back(d);
   }
+  // A propagating foreign-key action writes its child: a read-only logical child cannot
+  // take it (every delete through the parent would fail planning its child write).
+  for (const CompiledLensTable& c : compiled) {
+    if (!c.view || !c.view->lens) continue;
+    for (const LensCascade& cas : c.view->lens->cascades) {
+      using Act = LensCascade::Action;
+      auto writes = [](Act a) { return a == Act::kCascade || a == Act::kSetNull || a == Act::kSetDefault; };
+      if (!writes(cas.on_delete) && !writes(cas.on_update)) continue;
+      for (const CompiledLensTable& ch : compiled)
+        if (ch.view && ch.view->lens && iequals(ch.view->lens->table, cas.child) && !ch.view->lens->read_only.empty()) {
+          LensAdvisory e;
+          e.table = cas.child;
+          e.code = "lens.unrealizable-constraint";
+          e.error = true;
+          e.message = "the foreign key of logical table '" + cas.child + "' onto '" + c.view->lens->table +
+                      "' declares an action that writes '" + cas.child + "', which is read-only (" +
+                      ch.view->lens->read_only + ")";
+          errors.push_back(std::move(e));
+        }
+    }
+  }
   if (!errors.empty()) {
     std::string msg = "apply schema " + x + ": the lens does not deploy (" + std::to_string(errors.size()) +
                       (errors.size() == 1 ? " error" : " errors") + ")";

@@ -64,6 +64,8 @@ bool any_expr_deep(const Expr& e, const Pred& pred) {
   return found;
 }
 
+bool any_expr_in_select(const Select& s, const std::function<bool(const Expr&)>& pred) { return in_select(s, pred); }
+
 bool select_contains_subquery(const Select& s) {
   return in_select(s, [](const Expr& e) { return contains_subquery(e); });
 }

@@ -16,6 +16,10 @@ bool any_expr_deep(const Expr& e, const std::function<bool(const Expr&)>& pred);
 // True when `e` holds a subquery (IN (select …), EXISTS, a scalar subquery) at any depth.
 bool contains_subquery(const Expr& e);
 
+// True when `pred` holds for an expression anywhere in `s` (select lists, joins, WHERE,
+// HAVING, …, derived tables, CTE bodies and the subqueries inside expressions included).
+bool any_expr_in_select(const Select& s, const std::function<bool(const Expr&)>& pred);
+
 // True when an expression anywhere in `s` (its select lists, joins, WHERE, HAVING, …,
 // derived tables and CTE bodies included) holds a subquery.
 bool select_contains_subquery(const Select& s);

@@ -1730,7 +1730,11 @@ void Planner::bind_rows(const BoundRows& rows) {
   binding->working = node;
   std::map<std::string, std::shared_ptr<CteBinding>> level;
   level.emplace(to_lower(rows.name), binding);
-  cte_stack_.insert(cte_stack_.begin(), std::move(level));
+  // Below every WITH of the statement, above the row sets bound before it: a later binding
+  // of a name (a nested view write's own capture) shadows an earlier one (the enclosing
+  // write's), as an inner WITH shadows an outer one.
+  const size_t at = std::min(bound_rows_.size() - 1, cte_stack_.size());
+  cte_stack_.insert(cte_stack_.begin() + static_cast<std::ptrdiff_t>(at), std::move(level));
 }
 
 void Planner::set_statement_path(const std::vector<std::string>& path) {

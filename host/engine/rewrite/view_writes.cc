@@ -1577,6 +1577,12 @@ struct LensPrologue {
   std::vector<ast::StatementPtr> statements;
   std::vector<LoweredWrite::PreCheck> checks;
   ast::StatementPtr replaced;  // the statement to lower instead (null: unchanged)
+  // A self-referencing ON DELETE CASCADE: `replaced` deletes the rows the statement
+  // addressed (its RETURNING rows), `descendants` the rest of their subtree, lowered
+  // beside it (not through the logical table again); a join body, whose lowering is one
+  // statement, deletes the whole subtree with `whole` instead.
+  ast::StatementPtr descendants;
+  ast::StatementPtr whole;
 };
 
 LensPrologue lens_prologue(const LensSlot& slot, const ast::Statement& stmt) {
@@ -1637,6 +1643,12 @@ LensPrologue lens_prologue(const LensSlot& slot, const ast::Statement& stmt) {
   for (const std::string& k : pk) index_of(k);
   for (const LensCascade* c : relevant)
     for (const std::string& pc : c->parent_columns) index_of(pc);
+  // Every column an UPDATE assigns one value: its new value is computed once, in the
+  // capture, and the statement writes that value (not a second evaluation after the
+  // child writes, which could read them).
+  if (upd)
+    for (const ast::Assignment& as : upd->assignments)
+      if (as.columns.size() == 1) index_of(as.columns[0]);
   static std::atomic<uint64_t> counter{0};
   const std::string cap = "__lens_keys_" + std::to_string(++counter);
   const std::string parent = quote_identifier(slot.logical_schema) + "." + quote_identifier(slot.table);
@@ -1701,7 +1713,15 @@ LensPrologue lens_prologue(const LensSlot& slot, const ast::Statement& stmt) {
       match += (i ? " and " : "") + std::string("_k.") + k(at[i]) + " = " + cref + "." + quote_identifier(c->child_columns[i]);
     const std::string refs = "exists (select 1 from " + keys + " as _k where " + match + (upd ? " and " + changed : "") + ")";
     if (act == A::kRestrict) {
-      out.checks.push_back({parse_one("select 1 from " + child + " where " + refs + " limit 1"),
+      // A self-reference: a child the statement deletes too does not hold the key back.
+      std::string also;
+      if (c->self && is_delete) {
+        std::string mine_too;
+        for (size_t j = 0; j < pk.size(); ++j)
+          mine_too += (j ? " and " : "") + std::string("_s.") + k(j) + " = " + cref + "." + quote_identifier(pk[j]);
+        also = " and not exists (select 1 from " + keys + " as _s where " + mine_too + ")";
+      }
+      out.checks.push_back({parse_one("select 1 from " + child + " where " + refs + also + " limit 1"),
                             "FOREIGN KEY constraint failed: rows of " + c->child + " still reference " + slot.table +
                                 " (" + (is_delete ? "delete" : "update") + ")"});
       continue;
@@ -1726,8 +1746,28 @@ LensPrologue lens_prologue(const LensSlot& slot, const ast::Statement& stmt) {
   for (size_t j = 0; j < pk.size(); ++j) own += (j ? " and " : "") + std::string("_s.") + k(j) + " = " + a + "." + quote_identifier(pk[j]);
   ast::ExprPtr mine = Parser::parse_expression("exists (select 1 from " + keys + " as _s where " + own + ")");
   out.replaced = clone(stmt);
-  if (is_delete) static_cast<ast::DeleteStmt&>(*out.replaced).where = std::move(mine);
-  else static_cast<ast::UpdateStmt&>(*out.replaced).where = std::move(mine);
+  if (is_delete) {
+    if (self_delete) {
+      ast::ExprPtr roots = Parser::parse_expression("exists (select 1 from " + cap + " as _s where " + own + ")");
+      out.whole = clone(stmt);
+      static_cast<ast::DeleteStmt&>(*out.whole).where = clone(*mine);
+      out.descendants = clone(stmt);
+      auto& d = static_cast<ast::DeleteStmt&>(*out.descendants);
+      d.where = ast::conjoin(std::move(mine), ast::logical_not(clone(*roots)));
+      d.returning.clear();
+      static_cast<ast::DeleteStmt&>(*out.replaced).where = std::move(roots);
+    } else {
+      static_cast<ast::DeleteStmt&>(*out.replaced).where = std::move(mine);
+    }
+  } else {
+    auto& u = static_cast<ast::UpdateStmt&>(*out.replaced);
+    u.where = std::move(mine);
+    for (ast::Assignment& as : u.assignments) {
+      if (as.columns.size() != 1) continue;
+      const size_t i = static_cast<size_t>(index_of(as.columns[0]));
+      as.value = Parser::parse_expression("(select _s." + nv(i) + " from " + keys + " as _s where " + own + ")");
+    }
+  }
   return out;
 }
 
@@ -1796,6 +1836,7 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
   ViewShape v = analyze(db, *rel.view);
   v.db = &db;
   v.caller_path = planner.search_path();
+  if (prologue.descendants && v.join()) widened = std::move(prologue.whole);
   ast::StatementPtr copy = clone(widened ? *widened : stmt);
   if (v.join()) {
     switch (copy->kind) {
@@ -1809,8 +1850,12 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
       case ast::StmtKind::kUpdate: lower_update(static_cast<ast::UpdateStmt&>(*copy), v); break;
       default: lower_delete(static_cast<ast::DeleteStmt&>(*copy), v); break;
     }
+    if (prologue.descendants) {
+      lower_delete(static_cast<ast::DeleteStmt&>(*prologue.descendants), v);
+      out.statements.push_back(std::move(prologue.descendants));
+    }
     out.statements.push_back(std::move(copy));
-    out.returning_from = 0;
+    out.returning_from = static_cast<int>(out.statements.size()) - 1;
   }
   if (rel.view->lens) attach_lens_checks(*rel.view->lens, out);
   out.pre_checks = std::move(prologue.checks);
