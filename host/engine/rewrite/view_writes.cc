@@ -1630,8 +1630,13 @@ LensPrologue lens_prologue(const LensSlot& slot, const ast::Statement& stmt) {
   }
   if (relevant.empty()) return out;
   if (with) fail("a WITH clause on a write whose foreign-key actions apply is not supported yet");
-  const std::vector<std::string> pk = logical_key(slot);
-  if (pk.empty()) fail("the logical table declares no primary key to address its rows by");
+  std::vector<std::string> pk = logical_key(slot);
+  // No declared key: every column together addresses a row (compared NULL-safely).
+  const bool all_columns = pk.empty();
+  if (all_columns && slot.spec)
+    for (const auto& cd : slot.spec->columns) pk.push_back(cd.name);
+  if (pk.empty()) fail("the logical table has no columns to address its rows by");
+  const std::string eq = all_columns ? " is " : " = ";
   // The captured columns: the key, then every referenced column.
   std::vector<std::string> cols;
   auto index_of = [&](const std::string& name) {
@@ -1690,7 +1695,7 @@ LensPrologue lens_prologue(const LensSlot& slot, const ast::Statement& stmt) {
     sql += " from " + parent + " as _r where _r." + refcol + " in (select k from __lens_sub) or exists (select 1 from " +
            cap + " as _s where ";
     for (size_t j = 0; j < pk.size(); ++j)
-      sql += (j ? " and " : "") + std::string("_s.") + k(j) + " = _r." + quote_identifier(pk[j]);
+      sql += (j ? " and " : "") + std::string("_s.") + k(j) + eq + "_r." + quote_identifier(pk[j]);
     sql += ")";
     out.captures.push_back({parse_one(sql), keys});
   }
@@ -1718,7 +1723,7 @@ LensPrologue lens_prologue(const LensSlot& slot, const ast::Statement& stmt) {
       if (c->self && is_delete) {
         std::string mine_too;
         for (size_t j = 0; j < pk.size(); ++j)
-          mine_too += (j ? " and " : "") + std::string("_s.") + k(j) + " = " + cref + "." + quote_identifier(pk[j]);
+          mine_too += (j ? " and " : "") + std::string("_s.") + k(j) + eq + cref + "." + quote_identifier(pk[j]);
         also = " and not exists (select 1 from " + keys + " as _s where " + mine_too + ")";
       }
       out.checks.push_back({parse_one("select 1 from " + child + " where " + refs + also + " limit 1"),
@@ -1743,7 +1748,7 @@ LensPrologue lens_prologue(const LensSlot& slot, const ast::Statement& stmt) {
   }
   // 3. The statement itself reaches the captured rows only.
   std::string own;
-  for (size_t j = 0; j < pk.size(); ++j) own += (j ? " and " : "") + std::string("_s.") + k(j) + " = " + a + "." + quote_identifier(pk[j]);
+  for (size_t j = 0; j < pk.size(); ++j) own += (j ? " and " : "") + std::string("_s.") + k(j) + eq + a + "." + quote_identifier(pk[j]);
   ast::ExprPtr mine = Parser::parse_expression("exists (select 1 from " + keys + " as _s where " + own + ")");
   out.replaced = clone(stmt);
   if (is_delete) {
