@@ -1720,6 +1720,7 @@ void Planner::bind_rows(const BoundRows& rows) {
   auto node = std::make_shared<WorkingTableNode>();
   node->name = rows.name;
   node->rows = rows.rows;
+  node->bound = true;
   for (Attribute a : rows.columns) {
     a.id = mint_attr();
     a.nullable = true;

@@ -256,6 +256,9 @@ struct WorkingTableNode : RelNode {
   std::string describe() const override { return "WORKING TABLE " + name; }
   std::string name;
   std::shared_ptr<std::vector<Row>> rows;  // filled by the RecursiveCteNode per iteration
+  // A row set bound for a whole execution (Planner::bind_rows: a view write's captures),
+  // not a recursive CTE's changing iteration: readers may index it once per execution.
+  bool bound = false;
 };
 
 // WITH RECURSIVE: runs `initial`, then `recursive` over the previous iteration's rows

@@ -331,11 +331,85 @@ class SingleRowOp : public Operator {
 
 // ---------------------------------------------------------------- filter / project
 
+// A key expression FilterOp can evaluate once per open: it reads no column of the
+// filtered row (only enclosing rows, literals, parameters).
+bool outer_only(const ScalarExpr& e) {
+  switch (e.kind) {
+    case ScalarKind::kColumn: return static_cast<const ColumnScalar&>(e).level > 0;
+    case ScalarKind::kLiteral:
+    case ScalarKind::kParam: return true;
+    default: return false;
+  }
+}
+
 class FilterOp : public Operator {
  public:
-  explicit FilterOp(const FilterNode& n) : node_(n), input_(n.input->instantiate()) {}
-  void open(const EvalEnv& outer) override { outer_ = outer; input_->open(outer); }
+  explicit FilterOp(const FilterNode& n) : node_(n), input_(n.input->instantiate()) {
+    // A correlated lookup into a bound row set (`select … from <capture> as k where k.c =
+    // outer.x`), re-opened per outer row: an integer equality is answered from an index
+    // of the row set built once per execution instead of a scan per open.
+    if (n.input->kind != RelKind::kWorkingTable || !static_cast<const WorkingTableNode&>(*n.input).bound) return;
+    std::vector<const ScalarExpr*> conj;
+    std::function<void(const ScalarExpr&)> split = [&](const ScalarExpr& e) {
+      if (e.kind == ScalarKind::kAnd) {
+        for (const ScalarPtr* op : e.operands()) split(**op);
+        return;
+      }
+      conj.push_back(&e);
+    };
+    split(*n.predicate);
+    for (const ScalarExpr* c : conj) {
+      if (c->kind != ScalarKind::kBinary) continue;
+      auto& b = static_cast<const BinaryScalar&>(*c);
+      if (b.op != ast::BinaryOp::kEq || b.duration_order) continue;
+      auto local = [](const ScalarExpr& e) {
+        return e.kind == ScalarKind::kColumn && static_cast<const ColumnScalar&>(e).level == 0 ? &static_cast<const ColumnScalar&>(e) : nullptr;
+      };
+      if (const ColumnScalar* l = local(*b.left); l && outer_only(*b.right)) {
+        key_slot_ = l->slot;
+        key_ = b.right.get();
+      } else if (const ColumnScalar* r = local(*b.right); r && outer_only(*b.left)) {
+        key_slot_ = r->slot;
+        key_ = b.left.get();
+      }
+      if (key_) break;
+    }
+  }
+  void open(const EvalEnv& outer) override {
+    outer_ = outer;
+    indexed_ = false;
+    if (key_) {
+      EvalEnv env{nullptr, &outer_, outer_.ctx};
+      Value k = key_->eval(env);
+      if (k.type() == ValueType::kInteger) {
+        const auto& wt = static_cast<const WorkingTableNode&>(*node_.input);
+        rows_ = wt.rows;
+        if (rows_ && key_slot_ >= 0) {
+          build_index();
+          candidates_.clear();
+          if (auto it = index_.find(k.as_int()); it != index_.end()) candidates_ = it->second;
+          candidates_.insert(candidates_.end(), others_.begin(), others_.end());
+          std::sort(candidates_.begin(), candidates_.end());
+          ci_ = 0;
+          indexed_ = true;
+          return;
+        }
+      }
+    }
+    input_->open(outer);
+  }
   bool next(Row& out) override {
+    if (indexed_) {
+      while (ci_ < candidates_.size()) {
+        out = (*rows_)[candidates_[ci_++]];
+        poll_interrupt(outer_.ctx);
+        EvalEnv env{&out, &outer_, outer_.ctx};
+        Value v = node_.predicate->eval(env);
+        bool is_null;
+        if (v.truthy(&is_null)) return true;
+      }
+      return false;
+    }
     while (input_->next(out)) {
       poll_interrupt(outer_.ctx);
       EvalEnv env{&out, &outer_, outer_.ctx};
@@ -347,9 +421,39 @@ class FilterOp : public Operator {
   }
 
  private:
+  // Integer values of the key column → row positions; every other non-NULL value's row
+  // in `others_` (an integer key may still equal a REAL or TEXT cell: the predicate
+  // decides). Rebuilt when the row set or the execution changes.
+  void build_index() {
+    const uint64_t generation = outer_.ctx ? outer_.ctx->generation : 0;
+    if (built_for_ == rows_.get() && built_generation_ == generation && built_size_ == rows_->size()) return;
+    index_.clear();
+    others_.clear();
+    for (size_t i = 0; i < rows_->size(); ++i) {
+      const Row& r = (*rows_)[i];
+      if (static_cast<size_t>(key_slot_) >= r.size()) continue;
+      const Value& v = r[key_slot_];
+      if (v.type() == ValueType::kInteger) index_[v.as_int()].push_back(i);
+      else if (!v.is_null()) others_.push_back(i);
+    }
+    built_for_ = rows_.get();
+    built_generation_ = generation;
+    built_size_ = rows_->size();
+  }
+
   const FilterNode& node_;
   std::unique_ptr<Operator> input_;
   EvalEnv outer_;
+  const ScalarExpr* key_ = nullptr;
+  int key_slot_ = -1;
+  bool indexed_ = false;
+  std::shared_ptr<std::vector<Row>> rows_;
+  std::unordered_map<int64_t, std::vector<size_t>> index_;
+  std::vector<size_t> others_, candidates_;
+  size_t ci_ = 0;
+  const std::vector<Row>* built_for_ = nullptr;
+  uint64_t built_generation_ = 0;
+  size_t built_size_ = 0;
 };
 
 class ProjectOp : public Operator {
@@ -1317,28 +1421,29 @@ class SetOpOp : public Operator {
   EvalEnv outer_;
 };
 
+// Reads the row set in place: its owner (a recursive CTE's iteration, a bound capture)
+// does not change it while a reader is open — a recursive CTE swaps in the next
+// iteration's rows only after draining the step that reads them — so a correlated
+// subquery re-opening it per outer row costs no copy.
 class WorkingTableOp : public Operator {
  public:
   explicit WorkingTableOp(const WorkingTableNode& n) : node_(n) {}
   void open(const EvalEnv& outer) override {
     ctx_ = outer.ctx;
-    memory_.reset(memory_budget(ctx_));
-    for (const Row& r : *node_.rows) memory_.add_row(r);
-    rows_ = *node_.rows;
+    rows_ = node_.rows;
     i_ = 0;
   }
   bool next(Row& out) override {
-    if (i_ >= rows_.size()) return false;
+    if (!rows_ || i_ >= rows_->size()) return false;
     poll_interrupt(ctx_);
-    out = rows_[i_++];
+    out = (*rows_)[i_++];
     return true;
   }
 
  private:
   const WorkingTableNode& node_;
   ExecContext* ctx_ = nullptr;
-  std::vector<Row> rows_;
-  MemoryCharge memory_;  // rows_
+  std::shared_ptr<std::vector<Row>> rows_;
   size_t i_ = 0;
 };
 
