@@ -1585,6 +1585,66 @@ struct LensPrologue {
   ast::StatementPtr whole;
 };
 
+// The capture a lens prologue reads its parent rows from: column i of the addressed row
+// as k<i> (its new value as n<i> for an UPDATE), the row's key as the first pk.size().
+struct CaptureLayout {
+  bool is_delete;
+  bool update;
+  std::string keys;  // the bound row set's name
+  std::string eq;    // how key columns compare (" = ", or " is " for an all-columns key)
+  std::vector<std::string> pk;
+};
+
+// One logical foreign key's child write (or RESTRICT pre-check), from the captured parent
+// rows; `at[i]` is the capture column of c.parent_columns[i].
+void child_write(const LensSlot& slot, const LensCascade& c, const std::vector<size_t>& at, const CaptureLayout& L,
+                 LensPrologue& out) {
+  using A = LensCascade::Action;
+  auto k = [](size_t i) { return "k" + std::to_string(i); };
+  auto nv = [](size_t i) { return "n" + std::to_string(i); };
+  const A act = L.is_delete ? c.on_delete : c.on_update;
+  const std::string child = quote_identifier(slot.logical_schema) + "." + quote_identifier(c.child);
+  const std::string cref = quote_identifier(c.child);
+  const size_t n = c.parent_columns.size();
+  std::string changed;
+  if (L.update) {
+    for (size_t i = 0; i < n; ++i) changed += (i ? " and " : "") + std::string("_k.") + k(at[i]) + " is _k." + nv(at[i]);
+    changed = "not (" + changed + ")";
+  }
+  std::string match;
+  for (size_t i = 0; i < n; ++i)
+    match += (i ? " and " : "") + std::string("_k.") + k(at[i]) + " = " + cref + "." + quote_identifier(c.child_columns[i]);
+  const std::string refs = "exists (select 1 from " + L.keys + " as _k where " + match + (L.update ? " and " + changed : "") + ")";
+  if (act == A::kRestrict) {
+    // A self-reference: a child the statement deletes too does not hold the key back.
+    std::string also;
+    if (c.self && L.is_delete) {
+      std::string mine_too;
+      for (size_t j = 0; j < L.pk.size(); ++j)
+        mine_too += (j ? " and " : "") + std::string("_s.") + k(j) + L.eq + cref + "." + quote_identifier(L.pk[j]);
+      also = " and not exists (select 1 from " + L.keys + " as _s where " + mine_too + ")";
+    }
+    out.checks.push_back({parse_one("select 1 from " + child + " where " + refs + also + " limit 1"),
+                          "FOREIGN KEY constraint failed: rows of " + c.child + " still reference " + slot.table + " (" +
+                              (L.is_delete ? "delete" : "update") + ")"});
+    return;
+  }
+  std::string sql;
+  if (act == A::kCascade && L.is_delete) {
+    sql = "delete from " + child + " where " + refs;
+  } else {
+    std::string sets;
+    for (size_t i = 0; i < n; ++i) {
+      std::string v = act == A::kSetNull      ? "null"
+                      : act == A::kSetDefault ? (c.defaults[i].empty() ? "null" : c.defaults[i])
+                                              : "(select _k." + nv(at[i]) + " from " + L.keys + " as _k where " + match + ")";
+      sets += (i ? ", " : "") + quote_identifier(c.child_columns[i]) + " = " + v;
+    }
+    sql = "update " + child + " set " + sets + " where " + refs;
+  }
+  out.statements.push_back(parse_one(sql));
+}
+
 LensPrologue lens_prologue(const LensSlot& slot, const ast::Statement& stmt) {
   using A = LensCascade::Action;
   LensPrologue out;
@@ -1700,51 +1760,15 @@ LensPrologue lens_prologue(const LensSlot& slot, const ast::Statement& stmt) {
     out.captures.push_back({parse_one(sql), keys});
   }
   // 2. The child writes, from the captured keys.
-  for (const LensCascade* c : relevant) {
-    const A act = is_delete ? c->on_delete : c->on_update;
-    if (c == self_delete) continue;  // the subtree is the statement's own rows
-    const std::string child = quote_identifier(slot.logical_schema) + "." + quote_identifier(c->child);
-    const std::string cref = quote_identifier(c->child);
-    const size_t n = c->parent_columns.size();
-    std::vector<size_t> at;
-    for (const std::string& pc : c->parent_columns) at.push_back(static_cast<size_t>(index_of(pc)));
-    std::string changed;
-    if (upd) {
-      for (size_t i = 0; i < n; ++i) changed += (i ? " and " : "") + std::string("_k.") + k(at[i]) + " is _k." + nv(at[i]);
-      changed = "not (" + changed + ")";
+  {
+    std::vector<std::vector<size_t>> at;
+    for (const LensCascade* c : relevant) {
+      at.emplace_back();
+      for (const std::string& pc : c->parent_columns) at.back().push_back(static_cast<size_t>(index_of(pc)));
     }
-    std::string match;
-    for (size_t i = 0; i < n; ++i)
-      match += (i ? " and " : "") + std::string("_k.") + k(at[i]) + " = " + cref + "." + quote_identifier(c->child_columns[i]);
-    const std::string refs = "exists (select 1 from " + keys + " as _k where " + match + (upd ? " and " + changed : "") + ")";
-    if (act == A::kRestrict) {
-      // A self-reference: a child the statement deletes too does not hold the key back.
-      std::string also;
-      if (c->self && is_delete) {
-        std::string mine_too;
-        for (size_t j = 0; j < pk.size(); ++j)
-          mine_too += (j ? " and " : "") + std::string("_s.") + k(j) + eq + cref + "." + quote_identifier(pk[j]);
-        also = " and not exists (select 1 from " + keys + " as _s where " + mine_too + ")";
-      }
-      out.checks.push_back({parse_one("select 1 from " + child + " where " + refs + also + " limit 1"),
-                            "FOREIGN KEY constraint failed: rows of " + c->child + " still reference " + slot.table +
-                                " (" + (is_delete ? "delete" : "update") + ")"});
-      continue;
-    }
-    std::string sql;
-    if (act == A::kCascade && is_delete) {
-      sql = "delete from " + child + " where " + refs;
-    } else {
-      std::string sets;
-      for (size_t i = 0; i < n; ++i) {
-        std::string v = act == A::kSetNull      ? "null"
-                        : act == A::kSetDefault ? (c->defaults[i].empty() ? "null" : c->defaults[i])
-                                                : "(select _k." + nv(at[i]) + " from " + keys + " as _k where " + match + ")";
-        sets += (i ? ", " : "") + quote_identifier(c->child_columns[i]) + " = " + v;
-      }
-      sql = "update " + child + " set " + sets + " where " + refs;
-    }
-    out.statements.push_back(parse_one(sql));
+    CaptureLayout layout{is_delete, upd != nullptr, keys, eq, pk};
+    for (size_t r = 0; r < relevant.size(); ++r)
+      if (relevant[r] != self_delete) child_write(slot, *relevant[r], at[r], layout, out);  // the subtree: own rows
   }
   // 3. The statement itself reaches the captured rows only.
   std::string own;
