@@ -492,23 +492,6 @@ namespace {
 
 // True when `e` reads nothing of its row past the first `width` columns and holds no
 // subquery (whose correlated references this walk does not follow).
-bool reads_only_first(const ScalarExpr& e, int width) {
-  switch (e.kind) {
-    case ScalarKind::kSubquery:
-    case ScalarKind::kInSubquery:
-    case ScalarKind::kExists: return false;
-    case ScalarKind::kColumn: {
-      auto& c = static_cast<const ColumnScalar&>(e);
-      if (c.level == 0 && c.slot >= width) return false;
-      break;
-    }
-    default: break;
-  }
-  for (const ScalarPtr* op : e.operands())
-    if (*op && !reads_only_first(**op, width)) return false;
-  return true;
-}
-
 // Marks the columns of its row `e` reads; false when it holds a subquery (whose
 // correlated references this walk does not follow).
 bool mark_reads(const ScalarExpr& e, std::vector<bool>& used) {
@@ -529,6 +512,11 @@ bool mark_reads(const ScalarExpr& e, std::vector<bool>& used) {
   for (const ScalarPtr* op : e.operands())
     if (*op && !mark_reads(**op, used)) return false;
   return true;
+}
+
+bool reads_only_first(const ScalarExpr& e, int width) {
+  std::vector<bool> used(static_cast<size_t>(width), false);
+  return mark_reads(e, used);
 }
 
 std::vector<int> all_columns_of(const RelNode& n) {

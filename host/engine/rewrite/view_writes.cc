@@ -39,6 +39,17 @@ namespace view_write {
 
 // Replaces the view-column references of a user expression by their base terms.
 // `target` is the name the statement calls the view by (its alias, or the view name).
+// Calls `fn` on each source of a FROM tree that is not a join (tables, subqueries, table
+// functions), left to right.
+void for_each_leaf(const ast::TableSource& src, const std::function<void(const ast::TableSource&)>& fn) {
+  if (src.kind == ast::TableSource::Kind::kJoin) {
+    for_each_leaf(*src.left, fn);
+    for_each_leaf(*src.right, fn);
+    return;
+  }
+  fn(src);
+}
+
 class Substituter {
  public:
   // `self`: the correlation name the lowered UPDATE / DELETE gives its target, which every
@@ -170,35 +181,21 @@ class Substituter {
     // A derived table (a FROM subquery) does not see its enclosing core's FROM names.
     auto in_from = [](const ast::SelectCore& outer, const ast::SelectCore* inner) {
       bool hit = false;
-      std::function<void(const ast::TableSource&)> look = [&](const ast::TableSource& src) {
-        using K = ast::TableSource::Kind;
-        if (src.kind == K::kJoin) {
-          look(*src.left);
-          look(*src.right);
-          return;
-        }
-        if (src.kind != K::kSubquery || !src.subquery) return;
-        hit = hit || &src.subquery->core == inner;
-        for (const auto& leg : src.subquery->compounds) hit = hit || &leg.core == inner;
-      };
-      if (outer.from) look(*outer.from);
+      if (outer.from)
+        for_each_leaf(*outer.from, [&](const ast::TableSource& src) {
+          if (src.kind != ast::TableSource::Kind::kSubquery || !src.subquery) return;
+          hit = hit || &src.subquery->core == inner;
+          for (const auto& leg : src.subquery->compounds) hit = hit || &leg.core == inner;
+        });
       return hit;
     };
     for (size_t idx = cores_.size(); idx-- > 0;) {
       if (idx + 1 < cores_.size() && in_from(*cores_[idx], cores_[idx + 1])) continue;
-      const ast::SelectCore* const* it = &cores_[idx];
       bool found = false;
-      std::function<void(const ast::TableSource&)> look = [&](const ast::TableSource& src) {
-        using K = ast::TableSource::Kind;
-        if (src.kind == K::kJoin) {
-          look(*src.left);
-          look(*src.right);
-          return;
-        }
-        const std::string& exposed = !src.alias.empty() ? src.alias : src.table.name;
-        found = found || iequals(exposed, qualifier);
-      };
-      if ((*it)->from) look(*(*it)->from);
+      if (cores_[idx]->from)
+        for_each_leaf(*cores_[idx]->from, [&](const ast::TableSource& src) {
+          found = found || iequals(!src.alias.empty() ? src.alias : src.table.name, qualifier);
+        });
       if (found) return true;
     }
     return false;
