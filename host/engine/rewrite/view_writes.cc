@@ -1797,6 +1797,22 @@ LensPrologue lens_prologue(const LensSlot& slot, const ast::Statement& stmt) {
   return out;
 }
 
+// Whether a write to `t` may skip a row instead of failing: a constraint declaring
+// ON CONFLICT IGNORE or FAIL (an UPDATE has no statement-level OR clause to override it).
+bool may_skip_rows(const TableSchema& t) {
+  auto skips = [](const std::optional<qrs_conflict>& c) {
+    return c && (*c == QRS_CONFLICT_IGNORE || *c == QRS_CONFLICT_FAIL);
+  };
+  if (skips(t.pk_conflict)) return true;
+  for (const ColumnSchema& c : t.columns)
+    if (skips(c.not_null_conflict)) return true;
+  for (const CheckSchema& c : t.checks)
+    if (skips(c.on_conflict)) return true;
+  for (const IndexSchema& i : t.indexes)
+    if (skips(i.on_conflict)) return true;
+  return false;
+}
+
 }  // namespace
 
 LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, const std::vector<std::string>* nested) {
@@ -1867,7 +1883,15 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
   if (v.join()) {
     switch (copy->kind) {
       case ast::StmtKind::kInsert: lower_join_insert(static_cast<ast::InsertStmt&>(*copy), v, out); break;
-      case ast::StmtKind::kUpdate: lower_join_update(static_cast<ast::UpdateStmt&>(*copy), v, out); break;
+      case ast::StmtKind::kUpdate: {
+        lower_join_update(static_cast<ast::UpdateStmt&>(*copy), v, out);
+        bool skips = false;
+        for (const JoinSide& side : v.sides) skips = skips || may_skip_rows(side.table->schema);
+        if (!cascades.empty() && skips)  // as below, for each side's statement
+          for (ast::StatementPtr& s : out.statements)
+            if (s->kind == ast::StmtKind::kUpdate) static_cast<ast::UpdateStmt&>(*s).or_action = ast::ConflictClause::kAbort;
+        break;
+      }
       default: lower_join_delete(static_cast<ast::DeleteStmt&>(*copy), v, out); break;
     }
   } else {
@@ -1880,6 +1904,11 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
       lower_delete(static_cast<ast::DeleteStmt&>(*prologue.descendants), v);
       out.statements.push_back(std::move(prologue.descendants));
     }
+    // A key move whose children were already written cannot let a basis constraint's
+    // IGNORE (or FAIL) skip a parent row: the children would reference the wrong parent.
+    // Such a conflict fails the statement instead (docs/lenses.md, foreign-key actions).
+    if (copy->kind == ast::StmtKind::kUpdate && !cascades.empty() && (!v.table || may_skip_rows(v.table->schema)))
+      static_cast<ast::UpdateStmt&>(*copy).or_action = ast::ConflictClause::kAbort;
     out.statements.push_back(std::move(copy));
     out.returning_from = static_cast<int>(out.statements.size()) - 1;
   }
