@@ -1650,19 +1650,19 @@ LensPrologue lens_prologue(const LensSlot& slot, const ast::Statement& stmt) {
   const ast::Expr* where = nullptr;
   std::string alias;
   const ast::UpdateStmt* upd = nullptr;
-  bool with = false;
+  const ast::WithClause* with = nullptr;
   if (is_delete) {
     auto& d = static_cast<const ast::DeleteStmt&>(stmt);
     if (d.target_query) return out;
     where = d.where.get();
     alias = d.alias;
-    with = d.with != nullptr;
+    with = d.with.get();
   } else {
     upd = &static_cast<const ast::UpdateStmt&>(stmt);
     if (upd->target_query) return out;
     where = upd->where.get();
     alias = upd->alias;
-    with = upd->with != nullptr;
+    with = upd->with.get();
   }
   auto fail = [&](const std::string& why) {
     throw Error(StatusCode::kUnsupported, std::string(is_delete ? "DELETE" : "UPDATE") + " through logical table '" +
@@ -1686,7 +1686,6 @@ LensPrologue lens_prologue(const LensSlot& slot, const ast::Statement& stmt) {
     if (moves) relevant.push_back(&c);
   }
   if (relevant.empty()) return out;
-  if (with) fail("a WITH clause on a write whose foreign-key actions apply is not supported yet");
   std::vector<std::string> pk = logical_key(slot);
   // No declared key: every column together addresses a row (compared NULL-safely).
   const bool all_columns = pk.empty();
@@ -1726,6 +1725,8 @@ LensPrologue lens_prologue(const LensSlot& slot, const ast::Statement& stmt) {
     sql += " from " + parent + " as " + a;
     ast::StatementPtr st = parse_one(sql);
     ast::SelectCore& core = static_cast<ast::SelectStmt&>(*st).select->core;
+    // The statement's WITH is the capture's: its CTEs are what the WHERE and SET read.
+    if (with) static_cast<ast::SelectStmt&>(*st).select->with = clone(*with);
     if (where) core.where = clone(*where);
     if (upd)
       for (size_t i = 0; i < cols.size(); ++i)
