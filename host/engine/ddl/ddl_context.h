@@ -47,6 +47,10 @@ class DdlContext : public TransactionContext {
   virtual void persist_view(const ViewEntry& view) = 0;
   virtual void unpersist_view(const std::string& schema, const std::string& name) = 0;
   virtual void persist_declaration(const std::string& schema, const std::string& text) = 0;
+  // Marks (or unmarks) a UNIQUE index whose durable entries were built while the open
+  // transaction's uncommitted writes decided that it holds: a crash before the mark is
+  // cleared makes the next open validate the index (docs/transactions.md).
+  virtual void mark_unvalidated_index(const TableEntry& table, const std::string& index, bool on) = 0;
   // Runs `ddl` as one atomic schema change (every module's schema-change scope; on
   // failure the catalog is brought back to what is stored). Statements get one from the
   // executor; DDL the engine makes on its own (a repair after a rollback) asks for one.

@@ -196,6 +196,36 @@ void create_index(DdlContext& db, const ast::CreateIndexStmt& s, const TagSet& t
                                             statement_to_string(s, schema), s.index.name));
 }
 
+bool reconcile_or_drop_index(DdlContext& db, TableEntry& table, size_t i, ExecContext& ctx, const std::string& why) {
+  try {
+    reconcile_index(db, table, i, ctx);
+    return true;
+  } catch (const Error& e) {
+    if (e.code() != StatusCode::kConstraint) throw;
+    std::string name = table.schema.indexes[i].name;
+    db.run_schema_change([&] {
+      drop_index_storage(db, table, i);
+      db.bump_schema_version();
+      db.persist_table(table);
+    });
+    spdlog::warn("index '{}' on {} dropped: {} ({})", name, table.qualified_name(), why, e.raw_message());
+    return false;
+  }
+}
+
+namespace {
+
+// Where companion `comp` sits now (a rename or another DROP may have moved it): its
+// table and ordinal, or null.
+std::pair<std::shared_ptr<TableEntry>, size_t> find_companion(DdlContext& db, const std::shared_ptr<TableEntry>& comp) {
+  for (const auto& t : db.catalog().tables())
+    for (size_t k = 0; k < t->index_tables.size(); ++k)
+      if (t->index_tables[k] == comp) return {t, k};
+  return {nullptr, 0};
+}
+
+}  // namespace
+
 void repair_indexes_after_rollback(DdlContext& db, TableEntry& table, size_t first) {
   if (!db.in_transaction()) return;
   for (size_t i = first; i < table.index_tables.size(); ++i) {
@@ -203,24 +233,20 @@ void repair_indexes_after_rollback(DdlContext& db, TableEntry& table, size_t fir
     db.deferred().after_rollback([&db, weak](ExecContext& ctx) {
       std::shared_ptr<TableEntry> comp = weak.lock();
       if (!comp) return;  // dropped since
-      for (const auto& t : db.catalog().tables())
-        for (size_t k = 0; k < t->index_tables.size(); ++k) {
-          if (t->index_tables[k] != comp) continue;
-          try {
-            reconcile_index(db, *t, k, ctx);
-          } catch (const Error& e) {
-            if (e.code() != StatusCode::kConstraint) throw;
-            std::string name = t->schema.indexes[k].name;
-            db.run_schema_change([&] {
-              drop_index_storage(db, *t, k);
-              db.bump_schema_version();
-              db.persist_table(*t);
-            });
-            spdlog::warn("index '{}' on {} dropped: the rollback restored rows it does not allow ({})", name,
-                         t->qualified_name(), e.raw_message());
-          }
-          return;
-        }
+      if (auto [t, k] = find_companion(db, comp); t)
+        reconcile_or_drop_index(db, *t, k, ctx, "the rollback restored rows it does not allow");
+    });
+    if (!table.schema.indexes[i].unique) continue;
+    // The durable entries cover the committed rows, which the transaction's own writes
+    // (a deleted duplicate) may be what made valid: marked in the same schema change as
+    // the build, cleared when the transaction has ended either way.
+    const std::string name = table.schema.indexes[i].name;
+    db.mark_unvalidated_index(table, name, true);
+    db.deferred().at_end([&db, weak, name, schema = table.schema.schema_name, tname = table.schema.name](ExecContext&) {
+      std::shared_ptr<TableEntry> t;
+      if (std::shared_ptr<TableEntry> comp = weak.lock()) t = find_companion(db, comp).first;
+      if (!t) t = db.catalog().find(schema, tname);
+      if (t) db.mark_unvalidated_index(*t, name, false);
     });
   }
 }

@@ -38,7 +38,15 @@ void create_index(DdlContext& db, const ast::CreateIndexStmt& s, const TagSet& t
 // now, a repair that reconciles it after every rollback. When the rollback revived rows
 // a unique index does not allow (a duplicate the transaction had deleted), the index is
 // dropped with a warning, never left violated. Outside a transaction: nothing to do.
+// A unique index is also marked unvalidated in the catalog until the transaction ends
+// (committed or not): a crash in between leaves rows the durable build did not check,
+// and the next open validates it (validate_unvalidated_index).
 void repair_indexes_after_rollback(DdlContext& db, TableEntry& table, size_t first = 0);
+
+// Brings index `i` of `table` in line with the table's rows; a unique index the rows
+// violate is dropped (in its own schema change) with a warning naming `why`. Returns
+// whether the index was kept.
+bool reconcile_or_drop_index(DdlContext& db, TableEntry& table, size_t i, ExecContext& ctx, const std::string& why);
 
 // DROP INDEX [IF EXISTS] name.
 void drop_index(DdlContext& db, const ast::DropStmt& s);

@@ -98,6 +98,7 @@ class DatabaseImpl : public Database, public DdlContext {
   // DECLARE SCHEMA: the declaration's canonical text. (A schema APPLY creates is implied
   // by the objects stored in it; the applied-object records stay in memory.)
   void persist_declaration(const std::string& schema, const std::string& text) override;
+  void mark_unvalidated_index(const TableEntry& table, const std::string& index, bool on) override;
   // Runs one DDL statement's effects (`ddl`) inside the schema-change scope (SDK 1.4) of
   // every module this database has opened that has one: what the statement writes there becomes
   // durable at the end in one atomic step, or not at all (docs/store.md, "Crash safety").
@@ -192,6 +193,7 @@ class DatabaseImpl : public Database, public DdlContext {
   // itself a hosted view whose sources do).
   bool hosted_sources_durable(const TableEntry& table);
   void replay_catalog(VtabModule& module, const std::string& module_name);
+  void validate_marked_indexes(VtabModule& module, const std::vector<std::pair<std::string, std::string>>& marks);
   // The modules whose schema-change scope is open (run_schema_change), and its depth.
   std::vector<std::shared_ptr<VtabModule>> scoped_modules_;
   int schema_scope_depth_ = 0;

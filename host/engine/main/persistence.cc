@@ -23,6 +23,7 @@
 #include "main/materialized_views.h"
 #include "parser/ast_printer.h"
 #include "parser/parser.h"
+#include "common/strings.h"
 #include "eval/exec_context.h"
 
 namespace quereus {
@@ -41,6 +42,9 @@ std::string assertion_key(const std::string& schema, const std::string& name) {
 }
 std::string declared_key(const std::string& schema) { return "declared:" + lower(schema); }
 std::string hosted_key(const std::string& schema, const std::string& name) { return "hosted:" + schema + "." + lower(name); }
+// A unique index whose durable build a transaction's uncommitted writes validated
+// (mark_unvalidated_index).
+constexpr const char* kUnvalidated = "unvalidated:";
 
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
@@ -117,7 +121,12 @@ void DatabaseImpl::open_modules() {
 
 void DatabaseImpl::replay_catalog(VtabModule& module, const std::string& module_name) {
   std::vector<std::pair<std::string, std::string>> tables, objects;
+  std::vector<std::pair<std::string, std::string>> unvalidated;
   bool has = module.catalog_list([&](const std::string& key, const std::string& text) {
+    if (starts_with(key, kUnvalidated)) {
+      unvalidated.emplace_back(key, text);
+      return;
+    }
     if (starts_with(key, "table:")) {
       tables.emplace_back(key, text);
       return;
@@ -192,6 +201,43 @@ void DatabaseImpl::replay_catalog(VtabModule& module, const std::string& module_
   for (size_t i = 0; i < pending_objects.size(); ++i)
     spdlog::error("module '{}': catalog entry '{}' does not reopen ({}); the object is unavailable, its entry is kept",
                   module_name, pending_objects[i].first, object_errors[i].to_string());
+  validate_marked_indexes(module, unvalidated);
+}
+
+// A unique index built inside a transaction that never finished: the entries are those
+// of the committed rows, which only the transaction's lost writes may have made unique.
+// Each marked index is reconciled with its table's rows and kept, or dropped with a
+// warning when the rows violate it (what a rollback would have done); then the mark goes.
+void DatabaseImpl::validate_marked_indexes(VtabModule& module,
+                                           const std::vector<std::pair<std::string, std::string>>& marks) {
+  for (const auto& [key, text] : marks) {
+    const size_t colon = key.find(':'), dot = key.find('.', colon), nl = text.find('\n');
+    std::shared_ptr<TableEntry> table;
+    if (dot != std::string::npos && nl != std::string::npos)
+      table = catalog_.find(key.substr(colon + 1, dot - colon - 1), text.substr(0, nl));
+    const std::string name = nl == std::string::npos ? std::string() : text.substr(nl + 1);
+    for (size_t i = 0; table && i < table->schema.indexes.size(); ++i) {
+      if (!iequals(table->schema.indexes[i].name, name) || !table->schema.indexes[i].unique) continue;
+      ExecContext ctx;
+      ctx.db = this;
+      ctx.generation = next_generation();
+      const bool kept = reconcile_or_drop_index(
+          *this, *table, i, ctx, "a transaction that never committed had validated it over rows it had deleted");
+      spdlog::info("database '{}': index '{}' on {} validated at open{}", db_options_.name, name, table->qualified_name(),
+                   kept ? "" : " and dropped");
+      break;
+    }
+    module.catalog_put(key, "");
+  }
+}
+
+// One entry per index: "unvalidated:<schema>.<table>.<index>" holding the table's and
+// the index's names, one per line.
+void DatabaseImpl::mark_unvalidated_index(const TableEntry& table, const std::string& index, bool on) {
+  if (!table.module || hosted_here(table) || !persists(table.schema.schema_name)) return;
+  table.module->catalog_put(
+      kUnvalidated + table.schema.schema_name + "." + lower(table.schema.name) + "." + lower(index),
+      on ? table.schema.name + "\n" + index : std::string());
 }
 
 // Adopts a stored maintained table that does not reopen maintained (adopt_maintained_table);

@@ -64,9 +64,11 @@ void TransactionCoordinator::end_transaction(bool commit) {
   savepoints_.clear();
   savepoint_marks_.clear();
   std::vector<DeferredConstraints::Check> repairs = deferred_.take_repairs();
+  std::vector<DeferredConstraints::Check> end = deferred_.take_end();
   deferred_.clear();
   // What the rollback undid under DDL that stays (outside any transaction now).
   if (!commit || !first_error.ok()) DeferredConstraints::run_repairs(db_, repairs);
+  DeferredConstraints::run_end(db_, end);
   // A commit a module refused publishes no data: what landed is unknown.
   publish(commit && first_error.ok());
   if (!first_error.ok()) throw Error(first_error.code(), first_error.raw_message());

@@ -20,6 +20,19 @@ void DeferredConstraints::run(TransactionContext& db, std::vector<Check>& checks
 
 void DeferredConstraints::run_repairs(TransactionContext& db) { run_repairs(db, repairs_); }
 
+void DeferredConstraints::run_end(TransactionContext& db, std::vector<Check>& work) {
+  if (work.empty()) return;
+  ExecContext ctx;
+  db.open_execution(ctx);
+  for (auto& w : work) {
+    try {
+      w(ctx);
+    } catch (const std::exception& e) {
+      spdlog::error("work at the end of a transaction failed: {}", e.what());
+    }
+  }
+}
+
 void DeferredConstraints::run_repairs(TransactionContext& db, std::vector<Check>& repairs) {
   if (repairs.empty()) return;
   ExecContext ctx;

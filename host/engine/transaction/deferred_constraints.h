@@ -26,6 +26,10 @@ class DeferredConstraints {
   // new index's entries for the rows that survive). Kept until the transaction ends.
   void after_rollback(Check c) { repairs_.push_back(std::move(c)); }
   bool has_repairs() const { return !repairs_.empty(); }
+  // Work run once when the transaction ends, committed or not, after the repairs (the
+  // mark of an index whose validity depended on the transaction's writes is cleared).
+  void at_end(Check c) { end_.push_back(std::move(c)); }
+  std::vector<Check> take_end() { return std::move(end_); }
 
   size_t mark() const { return commit_.size(); }
   void rollback_to(size_t mark) {
@@ -36,6 +40,7 @@ class DeferredConstraints {
     statement_.clear();
     commit_.clear();
     repairs_.clear();
+    end_.clear();
   }
 
   // Run (and drop) the statement-end / commit checks; the first failure throws.
@@ -47,6 +52,7 @@ class DeferredConstraints {
   // Hands the repairs over (the transaction is ending; the caller runs them once).
   std::vector<Check> take_repairs() { return std::move(repairs_); }
   static void run_repairs(TransactionContext& db, std::vector<Check>& repairs);
+  static void run_end(TransactionContext& db, std::vector<Check>& work);
 
  private:
   static void run(TransactionContext& db, std::vector<Check>& checks);
@@ -54,6 +60,7 @@ class DeferredConstraints {
   std::vector<Check> statement_;
   std::vector<Check> commit_;
   std::vector<Check> repairs_;
+  std::vector<Check> end_;
 };
 
 }  // namespace quereus
