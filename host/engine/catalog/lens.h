@@ -95,6 +95,11 @@ struct LensSlot {
   std::string read_only;
   std::vector<LensCheck> checks;
   std::vector<LensCascade> cascades;
+  // Logical keys the prover proved that the body's own facts do not show (a key over a
+  // column read through a bijective authored inverse): each a list of logical columns,
+  // all NOT NULL. A read through the table asserts them (spec/lens.md "FD contribution
+  // to the optimizer"; Planner::plan_view).
+  std::vector<std::vector<std::string>> asserted_keys;
   LensTableSnapshot snapshot;  // this table's part of the deployment snapshot
 };
 

@@ -1126,15 +1126,31 @@ class LensTableCompiler {
     std::set<int> mapped_set(mapped.begin(), mapped.end());
     std::vector<const BasisKey*> governing;
     bool transport = false;
+    // A nullable basis UNIQUE within the key's columns enforces it at row time (its index,
+    // NULL-distinct as the logical key is) without proving it unconditionally.
+    bool row_time = false;
     for (const BasisKey& bk : basis_keys) {
       std::set<int> s(bk.cols.begin(), bk.cols.end());
-      if (!bk.not_null) return;
-      if (std::includes(mapped_set.begin(), mapped_set.end(), s.begin(), s.end())) governing.push_back(&bk);
+      const bool within = std::includes(mapped_set.begin(), mapped_set.end(), s.begin(), s.end());
+      if (!bk.not_null) {
+        row_time = row_time || within;
+        continue;
+      }
+      if (within) governing.push_back(&bk);
       if (s == mapped_set) transport = true;
     }
     bool body_proved = props.is_unique(key.cols, attrs.size()) &&
                        std::all_of(key.cols.begin(), key.cols.end(), [&](int c) { return !attrs[c].nullable; });
     const bool proved = transport || body_proved || !governing.empty();
+    if (!proved && row_time) return;
+    // A proved key the body's facts lose is asserted at the boundary — only over one
+    // plain source (a join could fan rows out) and NOT NULL columns (an unconditional key).
+    if (proved && !body_proved && single &&
+        std::none_of(key.cols.begin(), key.cols.end(), [&](int c) { return attrs[c].nullable || !ts.columns[c].not_null; })) {
+      std::vector<std::string> cols;
+      for (int c : key.cols) cols.push_back(ts.columns[c].name);
+      slot->asserted_keys.push_back(std::move(cols));
+    }
     if (proved) {
       if (resolves(key.action)) {
         bool agrees = !governing.empty() || !one_relation ? !governing.empty() : true;

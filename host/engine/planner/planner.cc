@@ -15,6 +15,7 @@
 #include "catalog/registry.h"
 #include "planner/type_coercion.h"
 #include "catalog/catalog.h"
+#include "catalog/lens.h"
 #include "types/logical_type.h"
 #include "types/param_types.h"
 #include "parser/ast_visit.h"
@@ -1351,8 +1352,8 @@ namespace {
 
 // Whether `e` (bound over `cols` at level 0) can never be NULL: a non-NULL literal, a
 // NOT NULL column, and the operators that yield NULL only from a NULL operand (unary
-// minus, +, -, * and ||; not / or %, which yield NULL on a zero divisor), a COLLATE and
-// COALESCE with a never-NULL argument. Conservative: anything else may be NULL.
+// minus, +, -, * and ||; not / or %, which yield NULL on a zero divisor), a COLLATE,
+// COALESCE with a never-NULL argument, and a CASE whose every branch and ELSE are never NULL. Conservative: anything else may be NULL.
 bool never_null(const ScalarExpr& e, const std::vector<Attribute>& cols) {
   switch (e.kind) {
     case ScalarKind::kLiteral: return !static_cast<const LiteralScalar&>(e).value.is_null();
@@ -1371,6 +1372,14 @@ bool never_null(const ScalarExpr& e, const std::vector<Attribute>& cols) {
       return arith && never_null(*b.left, cols) && never_null(*b.right, cols);
     }
     case ScalarKind::kCollate: return never_null(*static_cast<const CollateScalar&>(e).operand, cols);
+    case ScalarKind::kCase: {
+      // Every THEN and the ELSE never NULL (no ELSE: NULL when nothing matches).
+      auto& c = static_cast<const CaseScalar&>(e);
+      if (!c.else_expr || !never_null(*c.else_expr, cols)) return false;
+      for (const auto& [w, t] : c.whens)
+        if (!never_null(*t, cols)) return false;
+      return true;
+    }
     case ScalarKind::kFunction: {
       auto& f = static_cast<const FunctionScalar&>(e);
       if (!f.fn) return false;
@@ -1818,6 +1827,22 @@ Planner::Source Planner::plan_view(const ViewEntry& view, const ast::TableSource
     fail(StatusCode::kError, "View '" + view.name + "' has " + std::to_string(view.columns.size()) +
                                  " declared columns but body produces " + std::to_string(width),
          src.site);
+  // A logical table: the keys its lens proved that the body's own facts do not show
+  // (AssertedKeys, spec/lens.md "FD contribution to the optimizer"). The body is planned
+  // afresh per reference, so its root is this reference's own.
+  if (view.lens && qp.root->kind == RelKind::kProject)
+    for (const std::vector<std::string>& key : view.lens->asserted_keys) {
+      std::vector<int> at;
+      for (const std::string& name : key)
+        for (size_t i = 0; i < width; ++i)
+          if (iequals(view.columns.empty() ? qp.names[i] : view.columns[i], name)) {
+            at.push_back(static_cast<int>(i));
+            break;
+          }
+      std::sort(at.begin(), at.end());
+      if (at.size() == key.size() && std::find(qp.root->keys.begin(), qp.root->keys.end(), at) == qp.root->keys.end())
+        qp.root->keys.push_back(std::move(at));
+    }
   Source out;
   out.node = qp.root;
   out.scope = output_scope(qp, src.alias.empty() ? view.name : src.alias, view.schema_name, view.columns);
