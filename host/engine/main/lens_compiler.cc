@@ -1191,7 +1191,8 @@ class LensTableCompiler {
     LensAdvisory a = finding(ts, "lens.no-backing-index",
                              site + " (" + names + ") of logical table '" + ts.name +
                                  "' has no basis structure answering it: it is enforced by an O(n) scan at commit "
-                                 "(add a basis UNIQUE, or a covering materialized view ordered by its columns)",
+                                 "(add a basis UNIQUE over its columns: its index, or a covering materialized view over it, "
+                                 "answers it at row time)",
                              false, site, key.ix && key.cols.size() == 1 ? ts.columns[key.cols[0]].name : "");
     a.facts = a.code + "|" + ts.name + "|" + names + "|none|" + band(target.get()) + "|" +
               (target ? target->qualified_name() : "");
