@@ -163,6 +163,11 @@ double estimate_rows(const RelNode& n) {
     }
     case RelKind::kValues: return std::max<double>(static_cast<const ValuesNode&>(n).rows.size(), 1);
     case RelKind::kSingleRow: return 1;
+    // A recursive CTE's working table holds one iteration's new rows: few, typically
+    // (a walk down a chain or a tree level), and the join reading it runs once per
+    // iteration — so it drives the join and the other side is sought by index (SQLite
+    // estimates its recursive table the same way).
+    case RelKind::kWorkingTable: return 1;
     case RelKind::kFilter:
       return std::max(1.0, estimate_rows(*static_cast<const FilterNode&>(n).input) * kFilterSelectivity);
     case RelKind::kProject: return estimate_rows(*static_cast<const ProjectNode&>(n).input);
@@ -242,28 +247,40 @@ LookupSide lookup_side(RelNode& n) {
 struct SeekProbe {
   bool ok = false;
   PlanResult plan;
+  // Through a secondary index (TableScanNode::index …), or the table itself (-1).
+  int index = -1;
+  std::vector<int> index_filters;
+  PlanResult index_plan;
 };
 
+// The scan with one more equality on `column` (its value bound per outer row), planned
+// as plan_access plans it — the table's own key or one of its secondary indexes.
 SeekProbe probe_seek(const TableScanNode& scan, int column) {
   SeekProbe probe;
   if (!scan.planned) return probe;
-  PlanRequest req = access_request(scan);
-  FilterSpec eq;
+  TableScanNode trial = scan;
+  PushedFilter eq;
   eq.column = column;
   eq.op = QRS_OP_EQ;
-  eq.usable = true;
-  req.filters.push_back(eq);
+  trial.filters.push_back(std::move(eq));
+  trial.index = -1;
+  trial.index_filters.clear();
   try {
-    probe.plan = scan.table->table->best_access_plan(req);
+    trial.plan = scan.table->table->best_access_plan(access_request(trial));
+    trial.plan.handled.resize(trial.filters.size(), false);
+    consider_indexes(trial);
   } catch (const std::exception&) {
     return probe;  // a module that cannot plan the shape: no seek
   }
-  probe.plan.handled.resize(req.filters.size(), false);
-  if (!probe.plan.handled.back()) return probe;
+  if (!trial.plan.handled.back()) return probe;
   for (size_t i = 0; i < scan.filters.size() && i < scan.plan.handled.size(); ++i)
-    if (scan.plan.handled[i] && !probe.plan.handled[i]) return probe;
-  if (!scan.ordering.empty() && probe.plan.provides_ordering != scan.plan.provides_ordering) return probe;
+    if (scan.plan.handled[i] && !trial.plan.handled[i]) return probe;
+  if (!scan.ordering.empty() && trial.plan.provides_ordering != scan.plan.provides_ordering) return probe;
   probe.ok = true;
+  probe.plan = std::move(trial.plan);
+  probe.index = trial.index;
+  probe.index_filters = std::move(trial.index_filters);
+  probe.index_plan = std::move(trial.index_plan);
   return probe;
 }
 
@@ -619,7 +636,13 @@ RelPtr Optimizer::plan_inner_joins(RelPtr top, std::vector<ScalarPtr> conjuncts)
     std::vector<int> best = model.best_order();
     if (best != order) {
       double was = model.cost(order), now = model.cost(best);
-      if (now < 0.5 * was && was - now >= kMinSaving) order = best;
+      // A region reading a working table runs once per iteration: no saving is too small.
+      const bool per_iteration = std::any_of(rels.begin(), rels.end(), [](const Relation& r) {
+        const RelNode* n = r.node.get();
+        while (n->kind == RelKind::kProject || n->kind == RelKind::kFilter) n = n->children().front();
+        return n->kind == RelKind::kWorkingTable;
+      });
+      if (now < 0.5 * was && (per_iteration || was - now >= kMinSaving)) order = best;
     }
   }
 
@@ -773,6 +796,9 @@ bool Optimizer::use_index_lookup(JoinNode& j) {
   filters.push_back(std::move(key));
   scan.filters = std::move(filters);
   scan.plan = std::move(best.plan);
+  scan.index = best.index;
+  scan.index_filters = std::move(best.index_filters);
+  scan.index_plan = std::move(best.index_plan);
   if (side.residual) side.residual->predicate = residual_pred;
   if (side.project) side.project->exprs = std::move(projected);
   j.index_lookup = true;

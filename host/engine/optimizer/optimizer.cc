@@ -245,6 +245,8 @@ namespace {
 // Estimated cost of sorting `rows` rows (what a plan without the requested order adds).
 double sort_cost(double rows) { return rows > 1 ? rows * std::log2(rows + 1) * 0.5 : 0; }
 
+}  // namespace
+
 // The cheapest plan through one of the table's secondary indexes, when it beats `base`
 // (the module's plan for the table itself). Filters on index columns whose collation
 // is the index column's are offered to the index's companion table; each entry then
@@ -319,8 +321,6 @@ void consider_indexes(TableScanNode& scan) {
     scan.plan = std::move(chosen);
   }
 }
-
-}  // namespace
 
 void Optimizer::plan_access(TableScanNode& scan) {
   scan.index = -1;

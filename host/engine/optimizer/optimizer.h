@@ -82,5 +82,8 @@ RelPtr filter_over(RelPtr input, std::vector<ScalarPtr> conjuncts);
 double estimate_rows(const RelNode& n);
 // The access-plan request for a scan's pushed filters and requested ordering.
 PlanRequest access_request(const TableScanNode& scan);
+// Replaces the scan's plan with a plan through one of its table's secondary indexes when
+// one is cheaper (sets scan.index, index_filters, index_plan).
+void consider_indexes(TableScanNode& scan);
 
 }  // namespace quereus

@@ -197,6 +197,11 @@ struct SubqueryScalar : ScalarExpr {
   mutable uint64_t cache_generation = 0;
   mutable std::vector<Row> cache;
   mutable MemoryCharge cache_memory;  // cache
+  // IN over a large uncorrelated result: its non-NULL values sorted under the site's
+  // order, searched per probe (rebuilt with the cache), and whether a NULL was among them.
+  mutable uint64_t sorted_generation = 0;
+  mutable std::vector<Value> sorted;
+  mutable bool sorted_saw_null = false;
   // The operator tree of `plan`, built once and re-opened per evaluation (a correlated
   // subquery runs once per outer row). `op_busy` guards against re-entrant evaluation.
   mutable std::shared_ptr<Operator> op;

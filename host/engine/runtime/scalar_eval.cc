@@ -497,6 +497,26 @@ Value SubqueryScalar::eval(const EvalEnv& env) const {
       Value v = cast_value(operand->eval(env), probe_cast);
       if (rows->empty()) return bool_value(negated);
       if (v.is_null()) return Value();
+      if (!correlated && !duration_order && rows->size() >= 16) {
+        // Sorted once per execution, then a binary search per probe.
+        if (sorted_generation != cache_generation) {
+          sorted.clear();
+          sorted_saw_null = false;
+          for (auto& r : *rows) {
+            Value x = cast_value(r[0], value_cast);
+            if (x.is_null()) sorted_saw_null = true;
+            else sorted.push_back(std::move(x));
+          }
+          auto less = [&](const Value& a, const Value& b) { return *sql_compare(a, b, collation) < 0; };
+          std::sort(sorted.begin(), sorted.end(), less);
+          sorted_generation = cache_generation;
+        }
+        auto it = std::lower_bound(sorted.begin(), sorted.end(), v,
+                                   [&](const Value& a, const Value& b) { return *sql_compare(a, b, collation) < 0; });
+        if (it != sorted.end() && *sql_compare(*it, v, collation) == 0) return bool_value(!negated);
+        if (sorted_saw_null) return Value();
+        return bool_value(negated);
+      }
       bool saw_null = false;
       for (auto& r : *rows) {
         Value x = cast_value(r[0], value_cast);
