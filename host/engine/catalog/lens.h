@@ -96,10 +96,17 @@ struct LensSlot {
   std::vector<LensCheck> checks;
   std::vector<LensCascade> cascades;
   // Logical keys the prover proved that the body's own facts do not show (a key over a
-  // column read through a bijective authored inverse): each a list of logical columns,
-  // all NOT NULL. A read through the table asserts them (spec/lens.md "FD contribution
-  // to the optimizer"; Planner::plan_view).
-  std::vector<std::vector<std::string>> asserted_keys;
+  // column read through a bijective authored inverse): the logical columns (all NOT
+  // NULL), the basis table the proof read and its facts then (key_proof_facts: columns,
+  // nullability, key, CHECKs). A read through the table asserts a key only while the
+  // basis still has those facts (spec/lens.md "FD contribution to the optimizer";
+  // Planner::plan_view).
+  struct AssertedKey {
+    std::vector<std::string> columns;
+    std::string basis_schema, basis_table;
+    std::string facts;
+  };
+  std::vector<AssertedKey> asserted_keys;
   LensTableSnapshot snapshot;  // this table's part of the deployment snapshot
 };
 

@@ -158,4 +158,14 @@ struct TableSchema {
   int find_column(std::string_view name) const;
 };
 
+// The position in `ix` of table column `column` under the column's own collation — the
+// index column a filter or an ordering on the column can use — or -1 when none (an index
+// may hold a column twice, under different collations).
+inline int index_position(const TableSchema& t, const IndexSchema& ix, int column) {
+  for (size_t k = 0; k < ix.columns.size(); ++k)
+    if (ix.columns[k].column == column && ix.columns[k].collation == t.columns[static_cast<size_t>(column)].collation)
+      return static_cast<int>(k);
+  return -1;
+}
+
 }  // namespace quereus

@@ -198,7 +198,8 @@ std::optional<std::vector<Value>> enumerable_domain(DatabaseImpl& db, const std:
   std::optional<std::vector<Value>> domain;
   std::vector<const ast::Expr*> others;
   for (const CheckSchema& ck : checks) {
-    if (!ck.on_insert && !ck.on_update) continue;
+    // Only a CHECK every write of the column passes bounds the stored values.
+    if (!ck.on_insert || !ck.on_update) continue;
     const ast::Expr& e = *ck.expr;
     if (e.kind == ast::ExprKind::kIn) {
       auto& in = static_cast<const ast::InExpr&>(e);
@@ -835,6 +836,8 @@ class LensTableCompiler {
       }
       if (auto domain = enumerable_domain(db, facts[i].table->schema.checks, target)) {
         bool bijective = !domain->empty();
+        // A CHECK passes NULL: a nullable column's domain holds it too.
+        if (!facts[i].table->schema.columns[facts[i].column].not_null) domain->push_back(Value());
         std::vector<Value> images;
         for (const Value& b : *domain) {
           auto f = forward(b);
@@ -1108,7 +1111,10 @@ class LensTableCompiler {
       const TableSchema& bs = target->schema;
       if (bs.primary_key_declared) {
         BasisKey bk;
-        for (const KeyColumn& c : bs.primary_key) bk.cols.push_back(c.column);
+        for (const KeyColumn& c : bs.primary_key) {
+          bk.cols.push_back(c.column);
+          bk.not_null = bk.not_null && bs.columns[c.column].not_null;
+        }
         bk.action = bs.pk_conflict;
         basis_keys.push_back(bk);
       }
@@ -1127,13 +1133,17 @@ class LensTableCompiler {
     std::vector<const BasisKey*> governing;
     bool transport = false;
     // A nullable basis UNIQUE within the key's columns enforces it at row time (its index,
-    // NULL-distinct as the logical key is) without proving it unconditionally.
+    // NULL-distinct as the logical key is) without proving it unconditionally — when a
+    // logical NULL is exactly a basis NULL: no key column through an authored inverse
+    // (which may store NULL for a value, or read a value from NULL).
     bool row_time = false;
+    const bool nulls_match = std::none_of(key.cols.begin(), key.cols.end(),
+                                          [&](int c) { return facts[c].inverse == LensColumn::Inverse::kAuthored; });
     for (const BasisKey& bk : basis_keys) {
       std::set<int> s(bk.cols.begin(), bk.cols.end());
       const bool within = std::includes(mapped_set.begin(), mapped_set.end(), s.begin(), s.end());
       if (!bk.not_null) {
-        row_time = row_time || within;
+        row_time = row_time || (within && nulls_match);
         continue;
       }
       if (within) governing.push_back(&bk);
@@ -1145,11 +1155,14 @@ class LensTableCompiler {
     if (!proved && row_time) return;
     // A proved key the body's facts lose is asserted at the boundary — only over one
     // plain source (a join could fan rows out) and NOT NULL columns (an unconditional key).
-    if (proved && !body_proved && single &&
+    if (proved && !body_proved && single && target &&
         std::none_of(key.cols.begin(), key.cols.end(), [&](int c) { return attrs[c].nullable || !ts.columns[c].not_null; })) {
-      std::vector<std::string> cols;
-      for (int c : key.cols) cols.push_back(ts.columns[c].name);
-      slot->asserted_keys.push_back(std::move(cols));
+      LensSlot::AssertedKey ak;
+      for (int c : key.cols) ak.columns.push_back(ts.columns[c].name);
+      ak.basis_schema = target->schema.schema_name;
+      ak.basis_table = target->schema.name;
+      ak.facts = key_proof_facts(target->schema);
+      slot->asserted_keys.push_back(std::move(ak));
     }
     if (proved) {
       if (resolves(key.action)) {

@@ -262,12 +262,7 @@ void consider_indexes(TableScanNode& scan) {
   for (size_t i = 0; i < t.schema.indexes.size(); ++i) {
     const IndexSchema& ix = t.schema.indexes[i];
     if (ix.where) continue;  // a partial index holds only some rows
-    auto position = [&](int column) {
-      for (size_t k = 0; k < ix.columns.size(); ++k)
-        if (ix.columns[k].column == column && ix.columns[k].collation == t.schema.columns[column].collation)
-          return static_cast<int>(k);
-      return -1;
-    };
+    auto position = [&](int column) { return index_position(t.schema, ix, column); };
     PlanRequest req;
     std::vector<int> sent;
     for (size_t f = 0; f < base_req.filters.size(); ++f) {

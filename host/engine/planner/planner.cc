@@ -1807,6 +1807,16 @@ QueryPlan Planner::plan_view_body(const ast::Select& body, const std::string& ho
   }
 }
 
+std::string key_proof_facts(const TableSchema& t) {
+  std::string out;
+  for (const ColumnSchema& c : t.columns) out += c.name + (c.not_null ? " nn;" : " null;");
+  out += "pk";
+  for (const KeyColumn& k : t.primary_key) out += " " + std::to_string(k.column);
+  for (const CheckSchema& ck : t.checks)
+    out += ";check " + std::to_string(ck.on_insert) + std::to_string(ck.on_update) + " " + expr_to_string(*ck.expr);
+  return out;
+}
+
 // A view referenced in FROM: its body planned afresh (a view is not cached), under the
 // reference's alias, with the view's column list naming the body's outputs.
 Planner::Source Planner::plan_view(const ViewEntry& view, const ast::TableSource& src) {
@@ -1828,19 +1838,22 @@ Planner::Source Planner::plan_view(const ViewEntry& view, const ast::TableSource
                                  " declared columns but body produces " + std::to_string(width),
          src.site);
   // A logical table: the keys its lens proved that the body's own facts do not show
-  // (AssertedKeys, spec/lens.md "FD contribution to the optimizer"). The body is planned
-  // afresh per reference, so its root is this reference's own.
+  // (AssertedKeys, spec/lens.md "FD contribution to the optimizer"), while the basis
+  // facts the proof read stand. The body is planned afresh per reference, so its root is
+  // this reference's own.
   if (view.lens && qp.root->kind == RelKind::kProject)
-    for (const std::vector<std::string>& key : view.lens->asserted_keys) {
+    for (const LensSlot::AssertedKey& key : view.lens->asserted_keys) {
+      std::shared_ptr<TableEntry> basis = db_.catalog().find(key.basis_schema, key.basis_table);
+      if (!basis || key_proof_facts(basis->schema) != key.facts) continue;
       std::vector<int> at;
-      for (const std::string& name : key)
+      for (const std::string& name : key.columns)
         for (size_t i = 0; i < width; ++i)
           if (iequals(view.columns.empty() ? qp.names[i] : view.columns[i], name)) {
             at.push_back(static_cast<int>(i));
             break;
           }
       std::sort(at.begin(), at.end());
-      if (at.size() == key.size() && std::find(qp.root->keys.begin(), qp.root->keys.end(), at) == qp.root->keys.end())
+      if (at.size() == key.columns.size() && std::find(qp.root->keys.begin(), qp.root->keys.end(), at) == qp.root->keys.end())
         qp.root->keys.push_back(std::move(at));
     }
   Source out;

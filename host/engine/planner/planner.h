@@ -26,6 +26,11 @@ struct AggBinding;
 struct DmlRun;
 struct WindowBinding;
 
+// The facts of a basis table a lens key proof reads (its columns and their nullability,
+// its primary key, its CHECKs with the operations they run on), as one comparable text:
+// a logical key asserted from a proof holds only while these are unchanged.
+std::string key_proof_facts(const TableSchema& t);
+
 // A named relation visible to FROM: a CTE.
 struct CteBinding {
   const ast::CommonTableExpr* cte = nullptr;

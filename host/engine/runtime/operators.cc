@@ -218,19 +218,14 @@ class IndexScanOp : public Operator {
     args_.provides_ordering = n.index_plan.provides_ordering;
     for (int f : n.index_filters) {
       FilterSpec s;
-      for (size_t k = 0; k < ix.columns.size(); ++k)
-        if (ix.columns[k].column == n.filters[static_cast<size_t>(f)].column) s.column = static_cast<int>(k);
+      // The index column the plan chose (consider_indexes): the one under the column's collation.
+      s.column = index_position(n.table->schema, ix, n.filters[static_cast<size_t>(f)].column);
       s.op = n.filters[static_cast<size_t>(f)].op;
       s.has_value = true;
       args_.filters.push_back(std::move(s));
     }
     if (n.plan.provides_ordering)
-      for (const OrderSpec& o : n.ordering)
-        for (size_t k = 0; k < ix.columns.size(); ++k)
-          if (ix.columns[k].column == o.column) {
-            args_.ordering.push_back({static_cast<int>(k), o.desc});
-            break;
-          }
+      for (const OrderSpec& o : n.ordering) args_.ordering.push_back({index_position(n.table->schema, ix, o.column), o.desc});
     for (const KeyColumn& k : n.table->schema.primary_key) key_columns_.push_back(k.column);
   }
   void open(const EvalEnv& outer) override {
