@@ -1884,15 +1884,7 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
   if (v.join()) {
     switch (copy->kind) {
       case ast::StmtKind::kInsert: lower_join_insert(static_cast<ast::InsertStmt&>(*copy), v, out); break;
-      case ast::StmtKind::kUpdate: {
-        lower_join_update(static_cast<ast::UpdateStmt&>(*copy), v, out);
-        bool skips = false;
-        for (const JoinSide& side : v.sides) skips = skips || may_skip_rows(side.table->schema);
-        if (!cascades.empty() && skips)  // as below, for each side's statement
-          for (ast::StatementPtr& s : out.statements)
-            if (s->kind == ast::StmtKind::kUpdate) static_cast<ast::UpdateStmt&>(*s).or_action = ast::ConflictClause::kAbort;
-        break;
-      }
+      case ast::StmtKind::kUpdate: lower_join_update(static_cast<ast::UpdateStmt&>(*copy), v, out); break;
       default: lower_join_delete(static_cast<ast::DeleteStmt&>(*copy), v, out); break;
     }
   } else {
@@ -1905,13 +1897,18 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
       lower_delete(static_cast<ast::DeleteStmt&>(*prologue.descendants), v);
       out.statements.push_back(std::move(prologue.descendants));
     }
-    // A key move whose children were already written cannot let a basis constraint's
-    // IGNORE (or FAIL) skip a parent row: the children would reference the wrong parent.
-    // Such a conflict fails the statement instead (docs/lenses.md, foreign-key actions).
-    if (copy->kind == ast::StmtKind::kUpdate && !cascades.empty() && (!v.table || may_skip_rows(v.table->schema)))
-      static_cast<ast::UpdateStmt&>(*copy).or_action = ast::ConflictClause::kAbort;
     out.statements.push_back(std::move(copy));
     out.returning_from = static_cast<int>(out.statements.size()) - 1;
+  }
+  // A key move whose children were already written cannot let a basis constraint's
+  // IGNORE (or FAIL) skip a parent row: the children would reference the wrong parent.
+  // Such a conflict fails the statement instead (docs/lenses.md, foreign-key actions).
+  if (stmt.kind == ast::StmtKind::kUpdate && !cascades.empty()) {
+    bool skips = !v.join() && (!v.table || may_skip_rows(v.table->schema));
+    for (const JoinSide& side : v.sides) skips = skips || may_skip_rows(side.table->schema);
+    if (skips)
+      for (ast::StatementPtr& s : out.statements)
+        if (s->kind == ast::StmtKind::kUpdate) static_cast<ast::UpdateStmt&>(*s).or_action = ast::ConflictClause::kAbort;
   }
   if (rel.view->lens) attach_lens_checks(*rel.view->lens, out);
   out.pre_checks = std::move(prologue.checks);

@@ -499,6 +499,7 @@ Value SubqueryScalar::eval(const EvalEnv& env) const {
       if (v.is_null()) return Value();
       if (!correlated && !duration_order && rows->size() >= 16) {
         // Sorted once per execution, then a binary search per probe.
+        auto less = [&](const Value& a, const Value& b) { return *sql_compare(a, b, collation) < 0; };
         if (sorted_generation != cache_generation) {
           sorted.clear();
           sorted_saw_null = false;
@@ -507,12 +508,10 @@ Value SubqueryScalar::eval(const EvalEnv& env) const {
             if (x.is_null()) sorted_saw_null = true;
             else sorted.push_back(std::move(x));
           }
-          auto less = [&](const Value& a, const Value& b) { return *sql_compare(a, b, collation) < 0; };
           std::sort(sorted.begin(), sorted.end(), less);
           sorted_generation = cache_generation;
         }
-        auto it = std::lower_bound(sorted.begin(), sorted.end(), v,
-                                   [&](const Value& a, const Value& b) { return *sql_compare(a, b, collation) < 0; });
+        auto it = std::lower_bound(sorted.begin(), sorted.end(), v, less);
         if (it != sorted.end() && *sql_compare(*it, v, collation) == 0) return bool_value(!negated);
         if (sorted_saw_null) return Value();
         return bool_value(negated);

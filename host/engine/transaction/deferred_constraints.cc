@@ -20,7 +20,10 @@ void DeferredConstraints::run(TransactionContext& db, std::vector<Check>& checks
 
 void DeferredConstraints::run_repairs(TransactionContext& db) { run_repairs(db, repairs_); }
 
-void DeferredConstraints::run_end(TransactionContext& db, std::vector<Check>& work) {
+namespace {
+
+// Runs each of `work` in one fresh execution, logging (never throwing) a failure as `what`.
+void run_logged(TransactionContext& db, std::vector<DeferredConstraints::Check>& work, const char* what) {
   if (work.empty()) return;
   ExecContext ctx;
   db.open_execution(ctx);
@@ -28,22 +31,19 @@ void DeferredConstraints::run_end(TransactionContext& db, std::vector<Check>& wo
     try {
       w(ctx);
     } catch (const std::exception& e) {
-      spdlog::error("work at the end of a transaction failed: {}", e.what());
+      spdlog::error("{} failed: {}", what, e.what());
     }
   }
 }
 
+}  // namespace
+
+void DeferredConstraints::run_end(TransactionContext& db, std::vector<Check>& work) {
+  run_logged(db, work, "work at the end of a transaction");
+}
+
 void DeferredConstraints::run_repairs(TransactionContext& db, std::vector<Check>& repairs) {
-  if (repairs.empty()) return;
-  ExecContext ctx;
-  db.open_execution(ctx);
-  for (auto& repair : repairs) {
-    try {
-      repair(ctx);
-    } catch (const std::exception& e) {
-      spdlog::error("repair after a rollback failed: {}", e.what());
-    }
-  }
+  run_logged(db, repairs, "repair after a rollback");
 }
 
 }  // namespace quereus
