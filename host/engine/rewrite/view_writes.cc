@@ -1233,6 +1233,45 @@ std::vector<int> existence_directives(const ast::InsertStmt& s, const ViewShape&
   return directive;
 }
 
+// A literal or parameter, signed or cast: the same value however often it is evaluated.
+bool constant_value(const ast::Expr& e) {
+  switch (e.kind) {
+    case ast::ExprKind::kLiteral:
+    case ast::ExprKind::kParameter: return true;
+    case ast::ExprKind::kUnary: {
+      auto& u = static_cast<const ast::UnaryExpr&>(e);
+      return (u.op == ast::UnaryOp::kNegate || u.op == ast::UnaryOp::kPlus) && constant_value(*u.operand);
+    }
+    case ast::ExprKind::kCast: return constant_value(*static_cast<const ast::CastExpr&>(e).operand);
+    default: return false;
+  }
+}
+
+// A plain VALUES list of `width` constant values per row.
+bool constant_values(const ast::Select& q, size_t width) {
+  if (!q.compounds.empty() || q.core.values.empty() || q.with || !q.order_by.empty() || q.limit || q.offset || q.dml)
+    return false;
+  for (const auto& row : q.core.values) {
+    if (row.size() != width) return false;
+    for (const auto& x : row)
+      if (!x || !constant_value(*x)) return false;
+  }
+  return true;
+}
+
+// `value` (over the envelope's columns c0, c1, …) with row's values in their place.
+ExprPtr enveloped(const ast::Expr& value, const std::vector<ExprPtr>& row) {
+  ExprPtr out = clone(value);
+  walk(out, [&](ExprPtr& e, int) {
+    if (e->kind != ast::ExprKind::kColumn) return false;
+    auto& c = static_cast<const ast::ColumnRef&>(*e);
+    if (c.table != kEnvelope || c.column.size() < 2 || c.column[0] != 'c') return false;
+    e = clone(*row.at(std::stoul(c.column.substr(1))));
+    return true;
+  });
+  return out;
+}
+
 void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out) {
   std::string target = s.alias.empty() ? s.table.name : s.alias;
   Substituter sub(v, target);
@@ -1331,6 +1370,32 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
         continue;
       v.refuse("no default for NOT NULL column '" + ts.name + "." + col.name + "' (the view does not supply it)");
     }
+  }
+  // A VALUES source of literals and parameters needs no envelope: each side's insert
+  // takes its own VALUES, the inserted columns substituted in (the same values, evaluated
+  // alike; no row to materialize). Anything else is evaluated once, into the envelope.
+  if (out.minted.empty() && !s.with && s.source && constant_values(*s.source, view_cols.size())) {
+    for (int side : parents_first(v)) {
+      if (!written(side)) continue;
+      const JoinSide& js = v.sides[side];
+      auto ins = std::make_unique<ast::InsertStmt>();
+      ins->or_action = s.or_action;
+      ins->table = qualified(js);
+      auto source = std::make_unique<ast::Select>();
+      source->schema_path = s.source->schema_path;
+      source->core.values.resize(s.source->core.values.size());
+      for (auto& [key, value] : given) {
+        if (key.first != side) continue;
+        ins->columns.push_back(js.table->schema.columns[key.second].name);
+        for (size_t r = 0; r < s.source->core.values.size(); ++r)
+          source->core.values[r].push_back(enveloped(*value, s.source->core.values[r]));
+      }
+      if (ins->columns.empty()) v.refuse("the insert supplies no column of '" + js.table->schema.name + "'");
+      ins->source = std::move(source);
+      ins->context = clone(s.context);
+      out.statements.push_back(std::move(ins));
+    }
+    return;
   }
   // The envelope: the user's source, once, with its columns named c0, c1, ….
   auto env = std::make_unique<ast::SelectStmt>();
