@@ -3,6 +3,7 @@
 #include "plugin/module_adapter.h"
 
 #include <cctype>
+#include <cstddef>
 #include <cmath>
 #include <cstring>
 #include <exception>
@@ -14,6 +15,7 @@
 #include "types/json_value.h"
 #include "types/temporal.h"
 #include "types/big_int.h"
+#include "catalog/tag_set.h"
 
 namespace quereus {
 
@@ -455,6 +457,105 @@ bool PluginModule::backup(const std::string& dest_dir,
   if (st == QRS_UNSUPPORTED) return false;
   check(st, err, "module '" + name_ + "' backup into '" + dest_dir + "'");
   return true;
+}
+
+std::optional<std::vector<MappingAdvertisement>> PluginModule::mapping_advertisements(
+    const std::string& basis_schema, const std::vector<const TableSchema*>& tables) {
+  if (!vt_.mapping_advertisements) return std::nullopt;
+  // The C form borrows the schemas and tag values; they live until the call returns.
+  std::vector<std::unique_ptr<SchemaView>> views;
+  std::vector<std::vector<Value>> values(tables.size());
+  std::vector<std::vector<qrs_option>> tags(tables.size());
+  std::vector<qrs_basis_table> in;
+  for (size_t i = 0; i < tables.size(); ++i) {
+    views.push_back(std::make_unique<SchemaView>(*tables[i]));
+    for (const auto& [k, v] : tables[i]->tags.entries()) values[i].push_back(Value::Text(tag_text(v)));
+    size_t j = 0;
+    for (const auto& [k, v] : tables[i]->tags.entries()) tags[i].push_back({to_qrs(k), to_qrs(values[i][j++])});
+    qrs_basis_table b{};
+    b.struct_size = sizeof(b);
+    b.schema = views.back()->get();
+    b.tags = tags[i].data();
+    b.tag_count = static_cast<uint32_t>(tags[i].size());
+    in.push_back(b);
+  }
+  struct Sink {
+    std::vector<MappingAdvertisement> ads;
+    std::string error;
+  } sink;
+  auto emit = [](void* ctx, const qrs_mapping_advertisement* c) -> qrs_status {
+    auto& out = *static_cast<Sink*>(ctx);
+    auto str = [](qrs_string s) { return s.data ? std::string(s.data, s.len) : std::string(); };
+    if (!c || c->struct_size < offsetof(qrs_mapping_advertisement, access_count) + sizeof(uint32_t) ||
+        (c->member_count && !c->members)) {
+      out.error = "a malformed qrs_mapping_advertisement";
+      return QRS_MISUSE;
+    }
+    MappingAdvertisement ad;
+    ad.id = str(c->id);
+    ad.logical_table = str(c->logical_table);
+    ad.auxiliary = c->role == QRS_AD_AUXILIARY_ACCESS;
+    ad.anchor = str(c->anchor_relation_id);
+    ad.surrogate = c->key_kind == QRS_AD_KEY_SURROGATE;
+    if (c->role != QRS_AD_PRIMARY_STORAGE && c->role != QRS_AD_AUXILIARY_ACCESS) {
+      out.error = "advertisement '" + ad.id + "' has role " + std::to_string(c->role);
+      return QRS_MISUSE;
+    }
+    if (c->key_kind != QRS_AD_KEY_LOGICAL_TUPLE && c->key_kind != QRS_AD_KEY_SURROGATE) {
+      out.error = "advertisement '" + ad.id + "' has key kind " + std::to_string(c->key_kind);
+      return QRS_MISUSE;
+    }
+    const size_t stride = c->member_count ? c->members[0].struct_size : 0;
+    if (c->member_count && stride < offsetof(qrs_ad_member, key_column_count) + sizeof(uint32_t)) {
+      out.error = "advertisement '" + ad.id + "' has members of an unknown size";
+      return QRS_MISUSE;
+    }
+    for (uint32_t i = 0; i < c->member_count; ++i) {
+      const auto& m = *reinterpret_cast<const qrs_ad_member*>(reinterpret_cast<const char*>(c->members) + i * stride);
+      if ((m.column_count && !m.columns) || (m.key_column_count && !m.key_columns)) {
+        out.error = "advertisement '" + ad.id + "' has a member with null arrays";
+        return QRS_MISUSE;
+      }
+      AdvertisedMember am;
+      am.relation_id = str(m.relation_id);
+      am.schema_name = str(m.schema_name);
+      am.table_name = str(m.table_name);
+      am.optional = m.presence == QRS_AD_OPTIONAL;
+      for (uint32_t k = 0; k < m.column_count; ++k)
+        am.columns.emplace_back(str(m.columns[k].logical_column), str(m.columns[k].basis_column));
+      if (m.pivot) am.pivot = AdvertisedMember::Pivot{str(m.pivot->entity_column), str(m.pivot->attribute_column),
+                                                      str(m.pivot->value_column)};
+      for (uint32_t k = 0; k < m.key_column_count; ++k) am.key_columns.push_back(str(m.key_columns[k]));
+      ad.members.push_back(std::move(am));
+    }
+    if (c->access_count && !c->access) {
+      out.error = "advertisement '" + ad.id + "' has a null access array";
+      return QRS_MISUSE;
+    }
+    for (uint32_t i = 0; i < c->access_count; ++i) {
+      const qrs_ad_access& a = c->access[i];
+      if ((a.column_count && !a.columns) || (a.form_count && !a.forms)) {
+        out.error = "advertisement '" + ad.id + "' has an access shape with null arrays";
+        return QRS_MISUSE;
+      }
+      MappingAdvertisement::Access acc;
+      for (uint32_t k = 0; k < a.column_count; ++k) acc.columns.push_back(str(a.columns[k]));
+      for (uint32_t k = 0; k < a.form_count; ++k) acc.forms.push_back(str(a.forms[k]));
+      ad.access.push_back(std::move(acc));
+    }
+    out.ads.push_back(std::move(ad));
+    return QRS_OK;
+  };
+  ErrorBox err;
+  qrs_status st = call_plugin("mapping_advertisements", vt_.mapping_advertisements, self_, to_qrs(basis_schema),
+                              static_cast<const qrs_basis_table*>(in.data()), static_cast<uint32_t>(in.size()),
+                              static_cast<void*>(&sink),
+                              static_cast<qrs_status (*)(void*, const qrs_mapping_advertisement*)>(emit), err.get());
+  if (st == QRS_UNSUPPORTED) return std::nullopt;
+  if (!sink.error.empty()) plugin_bug("module '" + name_ + "' emitted " + sink.error);
+  check(st, err, "module '" + name_ + "' mapping advertisements for basis schema '" + basis_schema + "'");
+  for (auto& ad : sink.ads) ad.module = name_;
+  return std::move(sink.ads);
 }
 
 bool PluginModule::catalog_put(const std::string& key, const std::string& text) {

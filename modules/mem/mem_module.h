@@ -45,6 +45,12 @@ class MemModule : public sdk::Module {
   // SDK 1.6: a logical schema was deployed. An in-memory table keeps nothing for a lens:
   // the module counts the basis relations it holds (and logs them), nothing more.
   uint32_t notify_lens_deployment(const sdk::LensDeploymentSnapshot& snapshot) override;
+  // SDK 1.10: a generic module stores whatever shape its tables' `quereus.lens.decomp.*`
+  // tags describe (docs/decompositions.md).
+  std::vector<sdk::MappingAdvertisement> mapping_advertisements(std::string_view /*basis_schema*/,
+                                                                const std::vector<sdk::BasisTable>& tables) override {
+    return sdk::advertisements_from_tags(tables);
+  }
 
  private:
   std::mutex mu_;  // guards tables_

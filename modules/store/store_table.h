@@ -46,6 +46,11 @@ class StoreDbModule : public sdk::Module, public std::enable_shared_from_this<St
   void schema_rollback() override;
   // SDK 1.6: counts the snapshot's basis relations this store holds.
   uint32_t notify_lens_deployment(const sdk::LensDeploymentSnapshot& snapshot) override;
+  // SDK 1.10: advertisements built from the tables' `quereus.lens.decomp.*` tags.
+  std::vector<sdk::MappingAdvertisement> mapping_advertisements(std::string_view /*basis_schema*/,
+                                                                const std::vector<sdk::BasisTable>& tables) override {
+    return sdk::advertisements_from_tags(tables);
+  }
   // SDK 1.7: a copy of the store from one LevelDB snapshot (StoreDb::backup).
   void backup(std::string_view dest_dir, const BackupProgress& progress) override;
 

@@ -165,6 +165,36 @@ class VtabTable {
   virtual bool replace_contents(const std::function<bool(Row&)>& /*next*/) { return false; }
 };
 
+// SDK 1.10: how a module says a set of its basis tables jointly backs one logical table
+// (abi.h qrs_mapping_advertisement; docs/decompositions.md). Checked against the catalog
+// by the lens compiler (main/lens_compiler.cc) before it is used.
+struct AdvertisedMember {
+  std::string relation_id;
+  std::string schema_name;
+  std::string table_name;
+  bool optional = false;
+  std::vector<std::pair<std::string, std::string>> columns;  // logical column → basis column
+  struct Pivot {
+    std::string entity, attribute, value;
+  };
+  std::optional<Pivot> pivot;            // set: an entity-attribute-value member
+  std::vector<std::string> key_columns;  // its shared-key columns
+};
+struct MappingAdvertisement {
+  std::string id;
+  std::string logical_table;
+  bool auxiliary = false;  // auxiliary-access (else primary storage)
+  std::string anchor;      // the anchor member's relation id
+  bool surrogate = false;  // the shared key is a surrogate (else the logical key's tuple)
+  std::vector<AdvertisedMember> members;
+  struct Access {
+    std::vector<std::string> columns;  // logical columns
+    std::vector<std::string> forms;    // "equality", "range", "contains", …
+  };
+  std::vector<Access> access;
+  std::string module;  // the module that advertised it (filled by the resolver)
+};
+
 struct ModuleCapabilities {
   bool persistent = false;
   bool scan_snapshot_isolation = false;
@@ -209,6 +239,13 @@ class VtabModule {
   virtual bool backup(const std::string& /*dest_dir*/,
                       const std::function<bool(uint64_t bytes_done, uint64_t bytes_total)>& /*progress*/) {
     return false;
+  }
+  // SDK 1.10: the mapping advertisements the module recognizes over `tables` (its own
+  // tables of basis schema `basis_schema`); nullopt when it advertises nothing (name-match
+  // only). Throws the module's error.
+  virtual std::optional<std::vector<MappingAdvertisement>> mapping_advertisements(
+      const std::string& /*basis_schema*/, const std::vector<const TableSchema*>& /*tables*/) {
+    return std::nullopt;
   }
 };
 

@@ -24,4 +24,13 @@ bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
+std::string join(const std::vector<std::string>& items, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out += sep;
+    out += items[i];
+  }
+  return out;
+}
+
 }  // namespace quereus

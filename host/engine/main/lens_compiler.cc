@@ -68,12 +68,6 @@ using ast::ExprPtr;
 
 // ------------------------------------------------------------------ small helpers
 
-
-bool starts_with_ci(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
-}
-
-
 // A value as SQL would spell it, for messages.
 std::string sql_literal(const Value& v) {
   if (v.is_null()) return "NULL";
@@ -279,87 +273,198 @@ std::string quoted(const std::string& schema, const std::string& name) { return 
   throw Error(StatusCode::kError, code + ": " + message, site);
 }
 
-// A module advertisement read from the `quereus.lens.decomp.*` tags of the basis tables
-// (the shared builder of spec/lens.md "The module mapping advertisement", here for the
-// logical-tuple key kind): the members backing logical table `logical`.
+// The primary-storage mapping advertisement of one logical table, resolved against the
+// catalog: what the modules owning the basis tables advertised (SDK 1.10; the generic
+// modules build theirs from `quereus.lens.decomp.*` tags), checked member by member
+// (spec/lens.md "The module mapping advertisement"; docs/decompositions.md).
 struct Advertisement {
   std::string id;
-  std::string anchor;
-  std::vector<std::string> key;  // the logical key columns
+  std::string anchor;   // the anchor's relation id
+  bool surrogate = false;
+  std::string module;   // the module that advertised it
   struct Member {
     std::shared_ptr<TableEntry> table;
+    std::string relation_id;
     bool optional = false;
     std::vector<std::pair<std::string, std::string>> columns;  // logical → basis column
+    std::optional<AdvertisedMember::Pivot> pivot;              // an EAV member
+    std::vector<std::string> key;                              // its shared-key basis columns
   };
   std::vector<Member> members;  // the anchor first
+  std::vector<MappingAdvertisement> auxiliaries;
 };
 
-std::optional<Advertisement> find_advertisement(DatabaseImpl& db, const std::string& basis, const std::string& logical) {
-  const std::string prefix = "quereus.lens.decomp.";
-  std::optional<Advertisement> ad;
+// Every advertisement the modules owning basis tables of `basis` make for logical table
+// `logical` (case-insensitive), each module asked once with its own tables.
+std::vector<MappingAdvertisement> collect_advertisements(DatabaseImpl& db, const std::string& basis,
+                                                         const std::string& logical) {
+  std::vector<std::pair<VtabModule*, std::vector<const TableSchema*>>> by_module;
   for (const auto& t : db.catalog().tables()) {
-    if (t->schema.schema_name != basis || t->schema.tags.empty()) continue;
-    auto tags = tag_entries(t->schema.tags);
-    for (auto& [k, v] : tags) {
-      if (!starts_with_ci(k, prefix + "logical.") || !iequals(v, logical)) continue;
-      std::string id = k.substr(prefix.size() + 8);
-      auto get = [&](const std::string& field) { return tag_value(t->schema.tags, prefix + field + "." + id); };
-      if (ad && !iequals(ad->id, id)) continue;  // one decomposition per logical table
-      if (!ad) {
-        ad.emplace();
-        ad->id = id;
-      }
-      std::string role = get("role");
-      if (!role.empty() && !iequals(role, "primary-storage")) continue;
-      std::string anchor = get("anchor");
-      if (anchor.empty())
-        fail("lens.malformed-advertisement", "basis table '" + t->qualified_name() + "' advertises logical table '" +
-                                                 logical + "' (decomposition '" + id + "') without an anchor");
-      if (!ad->anchor.empty() && !iequals(ad->anchor, anchor))
-        fail("lens.malformed-advertisement", "decomposition '" + id + "' of logical table '" + logical +
-                                                 "' names two anchors ('" + ad->anchor + "', '" + anchor + "')");
-      ad->anchor = anchor;
-      std::string keykind = get("keykind");
-      if (!keykind.empty() && !iequals(keykind, "logical-tuple"))
-        throw Error(StatusCode::kUnsupported, "lens.malformed-advertisement: decomposition '" + id +
-                                                  "' uses key kind '" + keykind +
-                                                  "'; only 'logical-tuple' shared keys are supported yet");
-      std::vector<std::string> key;
-      for (const std::string& part : split_trim(get("key"), ',')) key.push_back(part);
-      if (!ad->key.empty() && key != ad->key && !key.empty())
-        fail("lens.malformed-advertisement", "decomposition '" + id + "' names different shared keys on its members");
-      if (!key.empty()) ad->key = key;
-      Advertisement::Member m;
-      m.table = t;
-      std::string presence = get("presence");
-      m.optional = iequals(presence, "optional");
-      const std::string colp = prefix + "col." + id + ".";
-      for (auto& [k2, v2] : tags)
-        if (starts_with_ci(k2, colp)) {
-          if (t->schema.find_column(v2) < 0)
-            fail("lens.malformed-advertisement", "basis table '" + t->qualified_name() + "' advertises column '" + v2 +
-                                                     "', which it does not have");
-          m.columns.emplace_back(k2.substr(colp.size()), v2);
-        }
-      if (iequals(t->schema.name, anchor)) ad->members.insert(ad->members.begin(), std::move(m));
-      else ad->members.push_back(std::move(m));
+    if (t->schema.schema_name != basis || !t->module || t->schema.derivation) continue;
+    auto it = std::find_if(by_module.begin(), by_module.end(), [&](auto& e) { return e.first == t->module.get(); });
+    if (it == by_module.end()) {
+      by_module.push_back({t->module.get(), {}});
+      it = by_module.end() - 1;
     }
+    it->second.push_back(&t->schema);
   }
-  if (!ad) return ad;
-  if (ad->members.empty() || !iequals(ad->members.front().table->schema.name, ad->anchor))
-    fail("lens.malformed-advertisement", "decomposition '" + ad->id + "' of logical table '" + logical +
-                                             "' names anchor '" + ad->anchor + "', which does not advertise it");
-  if (ad->key.empty())
-    fail("lens.malformed-advertisement", "decomposition '" + ad->id + "' of logical table '" + logical +
-                                             "' declares no shared key (quereus.lens.decomp.key)");
-  return ad;
+  std::vector<MappingAdvertisement> out;
+  for (auto& [module, tables] : by_module) {
+    std::optional<std::vector<MappingAdvertisement>> ads;
+    try {
+      ads = module->mapping_advertisements(basis, tables);
+    } catch (const Error& e) {
+      // A module's refusal fails the deploy with the module's own code and message.
+      throw Error(e.code(), e.raw_message());
+    }
+    if (!ads) continue;
+    for (auto& ad : *ads)
+      if (iequals(ad.logical_table, logical)) out.push_back(std::move(ad));
+  }
+  return out;
 }
 
-// The basis column of member `m` that the shared key column `key` maps to.
-std::string member_key_column(const Advertisement::Member& m, const std::string& key) {
-  for (auto& [l, b] : m.columns)
-    if (iequals(l, key)) return b;
-  return key;
+// True when `cols` (basis column names of `t`) are, as a set, its primary key or the
+// columns of one of its non-partial UNIQUE constraints / indexes.
+bool declared_unique(const TableSchema& t, const std::vector<std::string>& cols) {
+  std::set<int> want;
+  for (const std::string& c : cols) want.insert(t.find_column(c));
+  if (want.count(-1) || want.size() != cols.size()) return false;
+  std::set<int> pk;
+  for (const KeyColumn& k : t.primary_key) pk.insert(k.column);
+  if (pk == want) return true;
+  for (const IndexSchema& ix : t.indexes) {
+    if (!ix.unique || ix.where) continue;
+    std::set<int> got;
+    for (const IndexColumn& c : ix.columns) got.insert(c.column);
+    if (got == want) return true;
+  }
+  return false;
+}
+
+std::optional<Advertisement> find_advertisement(DatabaseImpl& db, const std::string& basis, const TableSchema& ts) {
+  const std::string& logical = ts.name;
+  std::vector<MappingAdvertisement> all = collect_advertisements(db, basis, logical);
+  const MappingAdvertisement* primary = nullptr;
+  std::vector<MappingAdvertisement> aux;
+  for (const MappingAdvertisement& a : all) {
+    if (a.auxiliary) {
+      aux.push_back(a);
+      continue;
+    }
+    if (primary)
+      fail("lens.malformed-advertisement", "logical table '" + logical + "' has two primary-storage advertisements ('" +
+                                               primary->id + "' from module '" + primary->module + "', '" + a.id +
+                                               "' from module '" + a.module + "')");
+    primary = &a;
+  }
+  if (!primary) return std::nullopt;
+  const MappingAdvertisement& p = *primary;
+  const std::string what = "decomposition '" + p.id + "' of logical table '" + logical + "'";
+  Advertisement ad;
+  ad.id = p.id;
+  ad.anchor = p.anchor;
+  ad.surrogate = p.surrogate;
+  ad.module = p.module;
+  ad.auxiliaries = std::move(aux);
+  if (p.anchor.empty()) fail("lens.malformed-advertisement", what + " names no anchor");
+  std::set<std::string> ids;
+  for (const AdvertisedMember& m : p.members) {
+    Advertisement::Member am;
+    am.relation_id = m.relation_id;
+    if (!ids.insert(to_lower(m.relation_id)).second)
+      fail("lens.malformed-advertisement", what + " names member '" + m.relation_id + "' twice");
+    const std::string schema = m.schema_name.empty() ? basis : to_lower(m.schema_name);
+    ResolvedRelation rel = db.find_relation(schema, m.table_name);
+    if (schema != basis || !rel.table)
+      fail("lens.malformed-advertisement", what + ": member '" + m.relation_id + "' names basis table '" + schema + "." +
+                                               m.table_name + "', which is not a table of basis schema '" + basis + "'");
+    am.table = rel.table;
+    const TableSchema& t = rel.table->schema;
+    auto column = [&](const std::string& c, const std::string& role) {
+      int at = t.find_column(c);
+      if (at < 0)
+        fail("lens.malformed-advertisement", what + ": member '" + m.relation_id + "' advertises " + role + " '" + c +
+                                                 "', which table '" + t.name + "' does not have");
+      return t.columns[at].name;
+    };
+    am.optional = m.optional;
+    for (const auto& [l, b] : m.columns) {
+      if (ts.find_column(l) < 0)
+        fail("lens.malformed-advertisement", what + ": member '" + m.relation_id + "' backs column '" + l +
+                                                 "', which logical table '" + logical + "' does not have");
+      am.columns.emplace_back(ts.columns[ts.find_column(l)].name, column(b, "column"));
+    }
+    if (m.pivot) {
+      am.pivot = AdvertisedMember::Pivot{column(m.pivot->entity, "entity column"),
+                                         column(m.pivot->attribute, "attribute column"),
+                                         column(m.pivot->value, "value column")};
+      if (!declared_unique(t, {am.pivot->entity, am.pivot->attribute}))
+        fail("lens.malformed-advertisement", what + ": EAV member '" + m.relation_id + "' needs a PRIMARY KEY or "
+                                                 "non-partial UNIQUE on (" + am.pivot->entity + ", " +
+                                                 am.pivot->attribute + ") of table '" + t.name + "'");
+    }
+    for (const std::string& k : m.key_columns) {
+      // A logical-tuple key may be spelled by the logical column a member column backs.
+      std::string c = k;
+      if (t.find_column(c) < 0)
+        for (const auto& [l, b] : am.columns)
+          if (iequals(l, k) && !am.pivot) c = b;
+      am.key.push_back(column(c, "key column"));
+    }
+    if (iequals(m.relation_id, p.anchor)) ad.members.insert(ad.members.begin(), std::move(am));
+    else ad.members.push_back(std::move(am));
+  }
+  if (ad.members.empty() || !iequals(ad.members.front().relation_id, p.anchor))
+    fail("lens.malformed-advertisement", what + " names anchor '" + p.anchor + "', which is not one of its members");
+  const Advertisement::Member& anchor = ad.members.front();
+  if (anchor.pivot) fail("lens.malformed-advertisement", what + ": the anchor '" + anchor.relation_id + "' is an EAV member");
+  std::vector<std::string> logical_pk;
+  for (const KeyColumn& k : ts.primary_key) logical_pk.push_back(ts.columns[k.column].name);
+  if (!ts.primary_key_declared) logical_pk.clear();
+  if (ad.surrogate) {
+    if (anchor.key.empty())
+      fail("lens.malformed-advertisement", what + ": a surrogate shared key needs the anchor's key columns "
+                                               "(quereus.lens.decomp.key)");
+    for (const std::string& k : anchor.key) {
+      const ColumnSchema& c = anchor.table->schema.columns[anchor.table->schema.find_column(k)];
+      if (!c.default_expr)
+        fail("lens.malformed-advertisement", what + ": the surrogate key column '" + anchor.table->schema.name + "." +
+                                                 c.name + "' declares no DEFAULT (the engine generates no key of its own)");
+    }
+  }
+  const size_t arity = ad.surrogate ? anchor.key.size() : logical_pk.size();
+  for (Advertisement::Member& m : ad.members) {
+    if (m.key.empty() && !ad.surrogate && !m.pivot) {
+      // A logical-tuple member keyed by the logical key's own column names.
+      for (const std::string& k : logical_pk) {
+        std::string c = k;
+        for (const auto& [l, b] : m.columns)
+          if (iequals(l, k)) c = b;
+        if (m.table->schema.find_column(c) < 0) break;
+        m.key.push_back(m.table->schema.columns[m.table->schema.find_column(c)].name);
+      }
+    }
+    if (m.key.size() != arity)
+      fail("lens.malformed-advertisement", what + ": member '" + m.relation_id + "' shares a key of " +
+                                               std::to_string(m.key.size()) + " column(s), the " +
+                                               (ad.surrogate ? "anchor's surrogate key" : "logical primary key") +
+                                               " has " + std::to_string(arity));
+    if (arity > 0 && !m.pivot && !declared_unique(m.table->schema, m.key))
+      fail("lens.malformed-advertisement", what + ": the stitch key (" + join(m.key, ", ") + ") of member '" +
+                                               m.relation_id + "' is not a PRIMARY KEY or non-partial UNIQUE of table '" +
+                                               m.table->schema.name + "'");
+  }
+  // Every logical column backed at most once.
+  std::map<std::string, std::string> backed;
+  for (const Advertisement::Member& m : ad.members)
+    for (const auto& [l, b] : m.columns) {
+      auto [it, fresh] = backed.emplace(to_lower(l), m.relation_id);
+      if (!fresh)
+        fail("lens.malformed-advertisement", what + ": logical column '" + l + "' is backed by two members ('" +
+                                                 it->second + "', '" + m.relation_id + "')");
+    }
+  return ad;
 }
 
 struct Body {
@@ -374,66 +479,92 @@ ExprPtr qualified_ref(const std::string& qualifier, const std::string& column) {
   return ast::column_ref(qualifier, column);
 }
 
-Body decomposition_body(DatabaseImpl& db, const TableSchema& ts, const Advertisement& ad, const std::string& basis) {
+// The get of an advertised decomposition (spec/lens.md "Get synthesis"): rooted at the
+// existence anchor, every other stored member joined on its shared key — mandatory inner,
+// optional left —, an EAV member read per column as a correlated scalar subquery
+// `(select value from pivot where entity = anchor.key and attribute = '<attr>')`, and a
+// keyless (`primary key ()`) singleton joined `on true`.
+Body decomposition_body(const TableSchema& ts, const Advertisement& ad, const std::string& basis) {
   Body b;
   b.anchor = ad.anchor;
   const size_t n = ts.columns.size();
   b.covered.assign(n, false);
   b.member.assign(n, "");
-  for (const auto& m : ad.members) {
+  const Advertisement::Member& anchor = ad.members.front();
+  std::vector<int> source_of(ad.members.size(), -1);
+  for (size_t mi = 0; mi < ad.members.size(); ++mi) {
+    const auto& m = ad.members[mi];
+    if (m.pivot) continue;
     Source s;
     s.qualifier = m.table->schema.name;
     s.schema = basis;
     s.name = m.table->schema.name;
     s.table = m.table;
     for (const ColumnSchema& c : m.table->schema.columns) s.columns.push_back(c.name);
+    source_of[mi] = static_cast<int>(b.sources.size());
     b.sources.push_back(std::move(s));
   }
-  for (const std::string& k : ad.key)
-    if (ts.find_column(k) < 0)
-      fail("lens.malformed-advertisement", "decomposition '" + ad.id + "' shares key '" + k +
-                                               "', which is not a column of logical table '" + ts.name + "'");
+  const std::string& aq = b.sources[0].qualifier;
+  auto anchor_key = [&](size_t j) { return qualified_ref(aq, anchor.key[j]); };
+  std::vector<std::string> logical_pk;
+  if (ts.primary_key_declared)
+    for (const KeyColumn& k : ts.primary_key) logical_pk.push_back(ts.columns[k.column].name);
   std::vector<ast::ResultColumn> cols;
   for (size_t i = 0; i < n; ++i) {
     const std::string& lc = ts.columns[i].name;
-    int found = -1;
-    std::string basis_col;
-    for (size_t mi = 0; mi < ad.members.size() && found < 0; ++mi)
-      for (auto& [l, bc] : ad.members[mi].columns)
-        if (iequals(l, lc)) {
-          found = static_cast<int>(mi);
-          basis_col = bc;
+    ExprPtr e;
+    for (size_t mi = 0; mi < ad.members.size() && !e; ++mi) {
+      const auto& m = ad.members[mi];
+      for (const auto& [l, bc] : m.columns) {
+        if (!iequals(l, lc)) continue;
+        b.member[i] = m.table->schema.name;
+        if (!m.pivot) {
+          e = qualified_ref(b.sources[source_of[mi]].qualifier, bc);
           break;
         }
-    if (found < 0) {
-      // A shared key column the anchor carries under its own name.
-      bool is_key = std::any_of(ad.key.begin(), ad.key.end(), [&](const std::string& k) { return iequals(k, lc); });
-      if (is_key && ad.members.front().table->schema.find_column(lc) >= 0) {
-        found = 0;
-        basis_col = ad.members.front().table->schema.columns[ad.members.front().table->schema.find_column(lc)].name;
+        // An EAV attribute: the value of the pivot row keyed (entity, attribute).
+        const std::string alias = "quereus_eav";
+        ExprPtr where = ast::binary(ast::BinaryOp::kEq, qualified_ref(alias, m.pivot->attribute),
+                                    ast::string_literal(lc));
+        for (size_t j = 0; j < m.key.size(); ++j)
+          where = ast::conjoin(std::move(where),
+                               ast::binary(ast::BinaryOp::kEq, qualified_ref(alias, m.key[j]), anchor_key(j)));
+        std::vector<ast::ResultColumn> v;
+        v.push_back(ast::result_column(qualified_ref(alias, m.pivot->value)));
+        e = ast::scalar_subquery(
+            ast::select(std::move(v), ast::table_source({basis, m.table->schema.name, {}}, alias), std::move(where)));
+        break;
       }
     }
-    if (found < 0)
+    if (!e && !ad.surrogate) {
+      // A logical key column no member names: the anchor's shared-key column in its place.
+      for (size_t j = 0; j < logical_pk.size() && j < anchor.key.size(); ++j)
+        if (iequals(logical_pk[j], lc)) {
+          e = anchor_key(j);
+          b.member[i] = anchor.table->schema.name;
+        }
+    }
+    if (!e)
       fail("lens.uncovered-column", "logical column '" + ts.name + "." + lc +
                                         "' has no basis backing: decomposition '" + ad.id +
                                         "' advertises no member column for it");
-    b.member[i] = ad.members[found].table->schema.name;
-    cols.push_back(ast::result_column(qualified_ref(b.sources[found].qualifier, basis_col), lc));
+    cols.push_back(ast::result_column(std::move(e), lc));
   }
   // anchor [inner|left] join member on member.k = anchor.k …  (a singleton key: on true)
-  ast::TableSourcePtr from = ast::table_source({basis, ad.members.front().table->schema.name, {}}, "");
+  ast::TableSourcePtr from = ast::table_source({basis, anchor.table->schema.name, {}}, "");
   for (size_t mi = 1; mi < ad.members.size(); ++mi) {
+    const auto& m = ad.members[mi];
+    if (m.pivot) continue;
     auto j = std::make_unique<ast::TableSource>();
     j->kind = ast::TableSource::Kind::kJoin;
-    j->join = ad.members[mi].optional ? ast::JoinKind::kLeft : ast::JoinKind::kInner;
+    j->join = m.optional ? ast::JoinKind::kLeft : ast::JoinKind::kInner;
     j->left = std::move(from);
-    j->right = ast::table_source({basis, ad.members[mi].table->schema.name, {}}, "");
+    j->right = ast::table_source({basis, m.table->schema.name, {}}, "");
     ExprPtr on;
-    for (const std::string& k : ad.key)
-      on = ast::conjoin(std::move(on),
-                        ast::binary(ast::BinaryOp::kEq,
-                                    qualified_ref(b.sources[mi].qualifier, member_key_column(ad.members[mi], k)),
-                                    qualified_ref(b.sources[0].qualifier, member_key_column(ad.members[0], k))));
+    for (size_t k = 0; k < m.key.size(); ++k)
+      on = ast::conjoin(std::move(on), ast::binary(ast::BinaryOp::kEq,
+                                                   qualified_ref(b.sources[source_of[mi]].qualifier, m.key[k]),
+                                                   anchor_key(k)));
     if (!on) {
       auto t = std::make_unique<ast::Literal>();
       t->literal_kind = ast::LiteralKind::kTrue;
@@ -715,7 +846,7 @@ class LensTableCompiler {
       for (const auto& v : lens->views)
         if (iequals(v.name, ts.name)) ov = &v;
     if (ov) body = override_body(db, ts, *ov, basis);
-    else if (auto ad = find_advertisement(db, basis, ts.name)) body = decomposition_body(db, ts, *ad, basis);
+    else if (auto ad = find_advertisement(db, basis, ts)) body = decomposition_body(ts, *ad, basis);
     else body = name_match_body(db, ts, basis);
 
     slot = std::make_shared<LensSlot>();

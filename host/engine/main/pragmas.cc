@@ -39,12 +39,6 @@ std::vector<std::string> split_list(const std::string& list) {
   return out;
 }
 
-std::string join(const std::vector<std::string>& items, const char* sep) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : sep) + i;
-  return out;
-}
-
 Status set_optimizer_disabled_passes(DatabaseImpl& db, const Value& v) {
   // '' (or NULL) enables every pass again.
   std::set<std::string> disabled;

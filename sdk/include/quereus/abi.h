@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define QRS_ABI_MAJOR 1
-#define QRS_ABI_MINOR 9
+#define QRS_ABI_MINOR 10
 
 #if defined(_WIN32)
 #define QRS_EXPORT __declspec(dllexport)
@@ -616,6 +616,80 @@ typedef struct qrs_lens_snapshot {
   uint32_t table_count;
 } qrs_lens_snapshot;
 
+/* 1.10: mapping advertisements (docs/decompositions.md): how a set of a module's basis
+ * tables jointly back one logical table. The host asks with the module's own tables of one
+ * basis schema, each with its WITH TAGS; the module emits every advertisement it
+ * recognizes (a generic module builds them from `quereus.lens.decomp.*` tags with the
+ * SDK's builder, quereus/mapping_advertisement.hpp; a dedicated one from its own
+ * knowledge). The host validates what it receives at APPLY SCHEMA, before any catalog
+ * change. Every string and array is borrowed for the duration of the call (tables) or of
+ * the emit call (advertisements). */
+typedef struct qrs_basis_table {
+  uint32_t struct_size;
+  const qrs_table_schema* schema;
+  const qrs_option* tags; /* the table's WITH TAGS: key, scalar value */
+  uint32_t tag_count;
+} qrs_basis_table;
+
+enum {
+  QRS_AD_PRIMARY_STORAGE = 1,  /* drives reads and the write fan-out; at most one per table */
+  QRS_AD_AUXILIARY_ACCESS = 2, /* a read-path structure the planner may route through */
+  QRS_AD_KEY_LOGICAL_TUPLE = 1, /* members share the logical primary key's values */
+  QRS_AD_KEY_SURROGATE = 2,     /* members share a key minted by the anchor column's DEFAULT */
+  QRS_AD_MANDATORY = 1,         /* every logical row has this member's row (inner join) */
+  QRS_AD_OPTIONAL = 2           /* absent when the row has no value for it (outer join) */
+};
+
+typedef struct qrs_ad_column {
+  qrs_string logical_column; /* the logical column this member backs */
+  qrs_string basis_column;   /* the member's column holding it */
+} qrs_ad_column;
+
+/* An entity-attribute-value member: one row per (entity, attribute) holding `value`; the
+ * attribute column holds the logical column's name exactly as declared. */
+typedef struct qrs_ad_pivot {
+  qrs_string entity_column;
+  qrs_string attribute_column;
+  qrs_string value_column;
+} qrs_ad_pivot;
+
+typedef struct qrs_ad_member {
+  uint32_t struct_size;
+  qrs_string relation_id; /* stable and unique within the basis schema */
+  qrs_string schema_name;
+  qrs_string table_name;
+  uint32_t presence; /* QRS_AD_MANDATORY / QRS_AD_OPTIONAL */
+  const qrs_ad_column* columns; /* the logical columns it backs (for a pivot: the attributes) */
+  uint32_t column_count;
+  const qrs_ad_pivot* pivot; /* NULL: a columnar member */
+  /* The member's shared-key columns, aligned with the logical primary key (logical tuple)
+   * or with the anchor's key (surrogate). A pivot's key is its entity column. */
+  const qrs_string* key_columns;
+  uint32_t key_column_count;
+} qrs_ad_member;
+
+/* What an auxiliary structure answers: predicates of `forms` (open vocabulary: "equality",
+ * "range", "prefix", "contains", "intersects", "knn", …) over logical `columns`. */
+typedef struct qrs_ad_access {
+  const qrs_string* columns;
+  uint32_t column_count;
+  const qrs_string* forms;
+  uint32_t form_count;
+} qrs_ad_access;
+
+typedef struct qrs_mapping_advertisement {
+  uint32_t struct_size;
+  qrs_string id;            /* == anchor_relation_id for a primary-storage advertisement */
+  qrs_string logical_table; /* matched case-insensitively */
+  uint32_t role;            /* QRS_AD_PRIMARY_STORAGE / QRS_AD_AUXILIARY_ACCESS */
+  qrs_string anchor_relation_id; /* the member deciding row existence */
+  uint32_t key_kind;        /* QRS_AD_KEY_LOGICAL_TUPLE / QRS_AD_KEY_SURROGATE */
+  const qrs_ad_member* members;
+  uint32_t member_count;
+  const qrs_ad_access* access;
+  uint32_t access_count;
+} qrs_mapping_advertisement;
+
 typedef struct qrs_module_vtable {
   uint32_t struct_size;
   /* CREATE TABLE … USING this module: create storage and return a connected table. */
@@ -697,6 +771,16 @@ typedef struct qrs_module_vtable {
   qrs_status (*backup)(void* self, qrs_string dest_dir, void* ctx,
                        qrs_status (*progress)(void* ctx, uint64_t bytes_done, uint64_t bytes_total),
                        qrs_error* err);
+  /* 1.10: the mapping advertisements (above) the module recognizes over `tables`, its own
+   * tables of basis schema `basis_schema`: `emit` once per advertisement (an emit
+   * returning non-OK stops the call with that status). An error fails the APPLY SCHEMA
+   * that asked, before any catalog change. Called at lens compile time, outside any
+   * transaction; it must not call back into the engine. NULL slot, or QRS_UNSUPPORTED:
+   * the module advertises nothing, and its tables map to logical ones by name only. */
+  qrs_status (*mapping_advertisements)(void* self, qrs_string basis_schema, const qrs_basis_table* tables,
+                                       uint32_t table_count, void* ctx,
+                                       qrs_status (*emit)(void* ctx, const qrs_mapping_advertisement* ad),
+                                       qrs_error* err);
 } qrs_module_vtable;
 
 typedef struct qrs_module {

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -666,6 +667,43 @@ struct LensDeploymentSnapshot {
   std::vector<LensTableSnapshot> tables;
 };
 
+// ABI 1.10: mapping advertisements (see qrs_mapping_advertisement; docs/decompositions.md).
+// One of the module's tables of the basis schema asked about, with its WITH TAGS (each
+// value as text: a string as itself, a number in decimal, true / false, "" for null).
+struct BasisTable {
+  TableSchema schema;
+  std::vector<std::pair<std::string, std::string>> tags;
+};
+enum class AdRole : uint32_t { kPrimaryStorage = QRS_AD_PRIMARY_STORAGE, kAuxiliaryAccess = QRS_AD_AUXILIARY_ACCESS };
+enum class SharedKeyKind : uint32_t { kLogicalTuple = QRS_AD_KEY_LOGICAL_TUPLE, kSurrogate = QRS_AD_KEY_SURROGATE };
+struct AdPivot {  // an entity-attribute-value member's columns
+  std::string entity_column;
+  std::string attribute_column;
+  std::string value_column;
+};
+struct AdMember {
+  std::string relation_id;  // stable, unique within the basis schema
+  std::string schema_name;
+  std::string table_name;
+  bool optional = false;  // outer-joined (absent when the row has no value for it)
+  std::vector<std::pair<std::string, std::string>> columns;  // logical column → basis column
+  std::optional<AdPivot> pivot;                              // set: an EAV member
+  std::vector<std::string> key_columns;                      // its shared-key columns
+};
+struct AdAccess {  // predicates of `forms` over logical `columns` an auxiliary answers
+  std::vector<std::string> columns;
+  std::vector<std::string> forms;
+};
+struct MappingAdvertisement {
+  std::string id;  // == anchor_relation_id for primary storage
+  std::string logical_table;
+  AdRole role = AdRole::kPrimaryStorage;
+  std::string anchor_relation_id;
+  SharedKeyKind key_kind = SharedKeyKind::kLogicalTuple;
+  std::vector<AdMember> members;
+  std::vector<AdAccess> access;
+};
+
 // A storage module: the factory of tables, registered under one or more names.
 //
 // Thread safety: the host may call a Module from several threads at once (one module can
@@ -727,6 +765,16 @@ class Module {
   using BackupProgress = std::function<bool(uint64_t bytes_done, uint64_t bytes_total)>;
   virtual void backup(std::string_view /*dest_dir*/, const BackupProgress& /*progress*/) {
     throw Error::unsupported("backup");
+  }
+
+  // 1.10: every mapping advertisement the module recognizes over `tables`, its own tables
+  // of basis schema `basis_schema` (see qrs_module_vtable.mapping_advertisements). A
+  // generic module returns advertisements_from_tags(tables)
+  // (quereus/mapping_advertisement.hpp); a dedicated one builds its own. Throw to fail the
+  // APPLY SCHEMA asking. The default throws QRS_UNSUPPORTED: name-match only.
+  virtual std::vector<MappingAdvertisement> mapping_advertisements(std::string_view /*basis_schema*/,
+                                                                   const std::vector<BasisTable>& /*tables*/) {
+    throw Error::unsupported("mapping_advertisements");
   }
 };
 

@@ -31,6 +31,7 @@
 #include "quereus/detail/trampolines.hpp"
 #include "quereus/error.hpp"
 #include "quereus/function.hpp"
+#include "quereus/mapping_advertisement.hpp"
 #include "quereus/module.hpp"
 #include "quereus/registrar.hpp"
 #include "quereus/value.hpp"

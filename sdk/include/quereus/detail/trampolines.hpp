@@ -667,6 +667,87 @@ inline qrs_status module_backup(void* self, qrs_string dest_dir, void* ctx,
   });
 }
 
+// A tag value as the builder reads it: text as itself, numbers in decimal, true / false.
+inline std::string tag_text(const qrs_value& v) {
+  switch (v.type) {
+    case QRS_TYPE_TEXT:
+    case QRS_TYPE_JSON:
+    case QRS_TYPE_BLOB: return str(v.u.str);
+    case QRS_TYPE_INTEGER: return std::to_string(v.u.integer);
+    case QRS_TYPE_REAL: return std::to_string(v.u.real);
+    case QRS_TYPE_BOOLEAN: return v.u.boolean ? "true" : "false";
+    default: return "";
+  }
+}
+
+inline qrs_status module_mapping_advertisements(void* self, qrs_string basis_schema, const qrs_basis_table* tables,
+                                                uint32_t table_count, void* ctx,
+                                                qrs_status (*emit)(void*, const qrs_mapping_advertisement*),
+                                                qrs_error* err) {
+  return guard(err, [&] {
+    if (!emit) throw Error::misuse("null emit");
+    if (table_count && !tables) throw Error::misuse("null basis tables");
+    std::vector<BasisTable> in;
+    for (uint32_t i = 0; i < table_count; ++i) {
+      const qrs_basis_table& t = tables[i];
+      require(&t, QRS_SDK_FIELD_END(qrs_basis_table, tag_count), "qrs_basis_table");
+      BasisTable b;
+      b.schema = schema_from_c(t.schema);
+      for (uint32_t k = 0; k < t.tag_count; ++k) b.tags.emplace_back(str(t.tags[k].key), tag_text(t.tags[k].value));
+      in.push_back(std::move(b));
+    }
+    std::vector<MappingAdvertisement> ads = static_cast<ModuleHolder*>(self)->module->mapping_advertisements(view(basis_schema), in);
+    auto q = [](const std::string& x) { return qrs_string{x.data(), x.size()}; };
+    for (const MappingAdvertisement& ad : ads) {
+      // The C form borrows the advertisement's strings for the emit call.
+      std::vector<std::vector<qrs_ad_column>> cols(ad.members.size());
+      std::vector<std::vector<qrs_string>> keys(ad.members.size());
+      std::vector<qrs_ad_pivot> pivots(ad.members.size());
+      std::vector<qrs_ad_member> members;
+      for (size_t m = 0; m < ad.members.size(); ++m) {
+        const AdMember& am = ad.members[m];
+        for (const auto& [l, b] : am.columns) cols[m].push_back({q(l), q(b)});
+        for (const std::string& k : am.key_columns) keys[m].push_back(q(k));
+        if (am.pivot) pivots[m] = {q(am.pivot->entity_column), q(am.pivot->attribute_column), q(am.pivot->value_column)};
+        qrs_ad_member cm{};
+        cm.struct_size = sizeof(cm);
+        cm.relation_id = q(am.relation_id);
+        cm.schema_name = q(am.schema_name);
+        cm.table_name = q(am.table_name);
+        cm.presence = am.optional ? QRS_AD_OPTIONAL : QRS_AD_MANDATORY;
+        cm.columns = cols[m].data();
+        cm.column_count = static_cast<uint32_t>(cols[m].size());
+        cm.pivot = am.pivot ? &pivots[m] : nullptr;
+        cm.key_columns = keys[m].data();
+        cm.key_column_count = static_cast<uint32_t>(keys[m].size());
+        members.push_back(cm);
+      }
+      std::vector<std::vector<qrs_string>> acols(ad.access.size()), aforms(ad.access.size());
+      std::vector<qrs_ad_access> access;
+      for (size_t a = 0; a < ad.access.size(); ++a) {
+        for (const std::string& c : ad.access[a].columns) acols[a].push_back(q(c));
+        for (const std::string& f : ad.access[a].forms) aforms[a].push_back(q(f));
+        access.push_back({acols[a].data(), static_cast<uint32_t>(acols[a].size()), aforms[a].data(),
+                          static_cast<uint32_t>(aforms[a].size())});
+      }
+      qrs_mapping_advertisement c{};
+      c.struct_size = sizeof(c);
+      c.id = q(ad.id);
+      c.logical_table = q(ad.logical_table);
+      c.role = static_cast<uint32_t>(ad.role);
+      c.anchor_relation_id = q(ad.anchor_relation_id);
+      c.key_kind = static_cast<uint32_t>(ad.key_kind);
+      c.members = members.data();
+      c.member_count = static_cast<uint32_t>(members.size());
+      c.access = access.data();
+      c.access_count = static_cast<uint32_t>(access.size());
+      const qrs_status st = emit(ctx, &c);
+      if (st != QRS_OK) throw Error(st, "mapping advertisement refused by the host");
+    }
+    return QRS_OK;
+  });
+}
+
 inline constexpr qrs_module_vtable kModuleVtable{sizeof(qrs_module_vtable),
                                                  &module_create,
                                                  &module_connect,
@@ -680,7 +761,8 @@ inline constexpr qrs_module_vtable kModuleVtable{sizeof(qrs_module_vtable),
                                                  &module_schema_commit,
                                                  &module_schema_rollback,
                                                  &module_notify_lens_deployment,
-                                                 &module_backup};
+                                                 &module_backup,
+                                                 &module_mapping_advertisements};
 
 inline qrs_status module_open_database(void* self, qrs_string database_name, const qrs_option* options,
                                        uint32_t option_count, qrs_module* out, qrs_error* err) {
