@@ -722,6 +722,63 @@ class TemplateModule : public sdk::Module {
     return backed;
   }
 
+  // ABI 1.10: how tables of `basis_schema` jointly back one logical table. A dedicated
+  // module knows its own layout; this one shows the shape with a naming convention: a
+  // table `X` and a companion `X_ext` with the same primary-key column names back logical
+  // table `X` — `X` is the existence anchor (mandatory), `X_ext` an optional member
+  // outer-joined on the key, every other column mapped to the logical column of the same
+  // name. Tables tagged `quereus.lens.decomp.*` advertise through the SDK's shared builder
+  // as mem and store do. Return nothing (or throw UNSUPPORTED) to leave name-match alone.
+  std::vector<sdk::MappingAdvertisement> mapping_advertisements(std::string_view basis_schema,
+                                                                const std::vector<sdk::BasisTable>& tables) override {
+    std::vector<sdk::MappingAdvertisement> out = sdk::advertisements_from_tags(tables);
+    auto lower = [](std::string_view s) {
+      std::string l;
+      for (char c : s) l += static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+      return l;
+    };
+    auto key_names = [&](const sdk::TableSchema& t) {
+      std::vector<std::string> k;
+      for (const sdk::KeyColumn& c : t.primary_key) k.push_back(lower(t.columns.at(c.column).name));
+      return k;
+    };
+    auto tagged = [&](const std::string& logical) {
+      for (const sdk::MappingAdvertisement& a : out)
+        if (lower(a.logical_table) == lower(logical)) return true;
+      return false;
+    };
+    for (const sdk::BasisTable& ext : tables) {
+      const std::string& name = ext.schema.table_name;
+      if (name.size() <= 4 || lower(name.substr(name.size() - 4)) != "_ext") continue;
+      const std::string base_name = name.substr(0, name.size() - 4);
+      auto base = std::find_if(tables.begin(), tables.end(),
+                               [&](const sdk::BasisTable& t) { return lower(t.schema.table_name) == lower(base_name); });
+      if (base == tables.end() || tagged(base->schema.table_name)) continue;
+      const std::vector<std::string> key = key_names(base->schema);
+      if (key.empty() || key != key_names(ext.schema)) continue;  // no shared key: no decomposition
+      sdk::MappingAdvertisement ad;
+      ad.id = base->schema.table_name;
+      ad.logical_table = base->schema.table_name;
+      ad.anchor_relation_id = base->schema.table_name;
+      ad.key_kind = sdk::SharedKeyKind::kLogicalTuple;
+      for (const sdk::BasisTable* t : {&*base, &ext}) {
+        sdk::AdMember m;
+        m.relation_id = t->schema.table_name;
+        m.schema_name = std::string(basis_schema);
+        m.table_name = t->schema.table_name;
+        m.optional = t == &ext;
+        for (const sdk::KeyColumn& c : t->schema.primary_key) m.key_columns.push_back(t->schema.columns.at(c.column).name);
+        for (const sdk::ColumnDef& c : t->schema.columns) {
+          const bool is_key = std::find(key.begin(), key.end(), lower(c.name)) != key.end();
+          if (!is_key || t == &*base) m.columns.emplace_back(c.name, c.name);
+        }
+        ad.members.push_back(std::move(m));
+      }
+      out.push_back(std::move(ad));
+    }
+    return out;
+  }
+
   // ALTER TABLE … RENAME TO: the storage moves to its new name.
   void rename(const std::shared_ptr<Storage>& s, const std::string& new_name) {
     std::lock_guard lock(mu_);

@@ -90,6 +90,15 @@ struct LensSlot {
   std::shared_ptr<const ast::CreateTableStmt> spec;  // the logical declaration
   std::vector<LensColumn> columns;  // declaration order
   std::string anchor;           // the advertised decomposition's anchor ("" when none)
+  // The decomposition's entity-attribute-value members: read as correlated subqueries,
+  // their triples go with the anchor row on DELETE.
+  struct EavMember {
+    std::string schema, table;         // the pivot relation
+    std::string entity, attribute;     // its entity and attribute columns
+    std::string anchor_key;            // the anchor column the entity column stitches to
+    std::vector<std::string> columns;  // the logical columns (= attributes) it backs
+  };
+  std::vector<EavMember> eav;
   std::string effective_sql;    // the compiled body, basis-qualified
   // Writes are refused (the primary key is not reconstructible at the boundary): why.
   std::string read_only;

@@ -473,6 +473,7 @@ struct Body {
   std::vector<bool> covered;         // per logical column
   std::vector<std::string> member;   // per logical column: the advertised member backing it
   std::string anchor;
+  std::vector<LensSlot::EavMember> eav;
 };
 
 ExprPtr qualified_ref(const std::string& qualifier, const std::string& column) {
@@ -505,6 +506,13 @@ Body decomposition_body(const TableSchema& ts, const Advertisement& ad, const st
     b.sources.push_back(std::move(s));
   }
   const std::string& aq = b.sources[0].qualifier;
+  for (const auto& m : ad.members)
+    if (m.pivot && m.key.size() == 1 && anchor.key.size() == 1)
+    {
+      LensSlot::EavMember e{basis, m.table->schema.name, m.pivot->entity, m.pivot->attribute, anchor.key[0], {}};
+      for (const auto& [l, bc] : m.columns) e.columns.push_back(l);
+      b.eav.push_back(std::move(e));
+    }
   auto anchor_key = [&](size_t j) { return qualified_ref(aq, anchor.key[j]); };
   std::vector<std::string> logical_pk;
   if (ts.primary_key_declared)
@@ -854,6 +862,7 @@ class LensTableCompiler {
     slot->table = ts.name;
     slot->basis_schema = basis;
     slot->anchor = body.anchor;
+    slot->eav = body.eav;
     {
       auto copy = ast::clone(table);
       slot->spec.reset(static_cast<ast::CreateTableStmt*>(copy.release()));
@@ -870,6 +879,7 @@ class LensTableCompiler {
     view->sql = statement_to_string(*def);
     view->tags = ts.tags;
     view->definition = def;
+    view->lens = slot;  // the analyses below see a lens view (an advertised decomposition's writes)
     out.view = view;
   }
 
@@ -1356,6 +1366,10 @@ class LensTableCompiler {
                            ast::binary(ast::BinaryOp::kEq, ast::column_ref("_u", ts.columns[c].name), std::move(t)));
     }
     if (!ok) return;
+    // The empty key (`primary key ()`, at most one row): the count rides the writes of
+    // the body's first relation, the existence anchor.
+    if (key.cols.empty()) source = 0;
+    if (source < 0 || source >= static_cast<int>(body.sources.size())) return;
     auto count = std::make_unique<ast::FunctionCall>();
     count->name = "count";
     count->star = true;
@@ -1849,6 +1863,8 @@ class LensTableCompiler {
   }
   // "schema.table" of a body source.
   std::string relation_key(int source) {
+    if (source < 0 || source >= static_cast<int>(body.sources.size()))
+      throw Error(StatusCode::kInternal, "lens compiler: a constraint of '" + ts.name + "' rides no body relation");
     const Source& s = body.sources[source];
     return s.schema + "." + to_lower(s.name);
   }

@@ -17,6 +17,9 @@ struct NodeLineage {
   std::vector<ColumnLineage> columns;
   std::vector<ScanLineage> scans;
   std::vector<std::pair<int, int>> join_equalities;  // output positions
+  // The same ON equalities between bare scan columns, kept when a projection inside the
+  // join tree prunes one of their columns (a three-way join's inner pair).
+  std::vector<JoinEquality> scan_equalities;
 };
 
 ColumnLineage computed(const ScalarExpr* expr) {
@@ -207,6 +210,7 @@ NodeLineage derive_project(const ProjectNode& pr) {
     int l = first[eq.first], r = first[eq.second];
     if (l >= 0 && r >= 0) out.join_equalities.emplace_back(l, r);
   }
+  out.scan_equalities = in.scan_equalities;
   return out;
 }
 
@@ -256,7 +260,23 @@ NodeLineage derive_join(const JoinNode& j) {
   }
   out.join_equalities = l.join_equalities;
   for (auto eq : r.join_equalities) out.join_equalities.emplace_back(eq.first + lw, eq.second + lw);
+  out.scan_equalities = l.scan_equalities;
+  for (JoinEquality eq : r.scan_equalities) {
+    eq.left_scan += left_scans;
+    eq.right_scan += left_scans;
+    out.scan_equalities.push_back(eq);
+  }
+  const size_t before = out.join_equalities.size();
   add_on_equalities(j, out);
+  for (size_t k = before; k < out.join_equalities.size(); ++k) {
+    const auto [a, b] = out.join_equalities[k];
+    const ColumnLineage& lc = out.columns[a];
+    const ColumnLineage& rc = out.columns[b];
+    if (lc.kind != ColumnLineage::Kind::kBase || rc.kind != ColumnLineage::Kind::kBase || !lc.inverse.empty() ||
+        !rc.inverse.empty() || lc.scan < 0 || rc.scan < 0 || lc.scan == rc.scan)
+      continue;
+    out.scan_equalities.push_back({lc.scan, lc.column, rc.scan, rc.column});
+  }
   for (auto side : j.existence) {
     ColumnLineage c;
     c.kind = ColumnLineage::Kind::kExistence;
@@ -350,13 +370,12 @@ RelLineage derive_lineage(const RelNode& root) {
   out.columns = std::move(top.columns);
   out.scans = std::move(top.scans);
   // The ON equalities, as scan columns, from the source row (nothing projected away yet).
-  for (auto [a, b] : below.join_equalities) {
-    const ColumnLineage& l = below.columns[a];
-    const ColumnLineage& r = below.columns[b];
-    if (l.kind != ColumnLineage::Kind::kBase || r.kind != ColumnLineage::Kind::kBase || !l.inverse.empty() ||
-        !r.inverse.empty() || l.scan == r.scan)
-      continue;
-    out.join_equalities.push_back({l.scan, l.column, r.scan, r.column});
+  for (const JoinEquality& eq : below.scan_equalities) {
+    const bool seen = std::any_of(out.join_equalities.begin(), out.join_equalities.end(), [&](const JoinEquality& e) {
+      return e.left_scan == eq.left_scan && e.left_column == eq.left_column && e.right_scan == eq.right_scan &&
+             e.right_column == eq.right_column;
+    });
+    if (!seen) out.join_equalities.push_back(eq);
   }
   out.reads = outermost_reads(root);
   // The scans below are the same scans, in the same order, when the outermost

@@ -259,9 +259,13 @@ void flatten_join(PlanningContext& db, const ast::TableSource& src, const std::v
       v.refuse("existence columns are written only through a LEFT or RIGHT join (the non-preserved side's flag)");
     if (src.join != ast::JoinKind::kInner && !outer)
       v.refuse("a FULL or CROSS join body has no preserved side to anchor a write; it is not updatable");
-    // An outer join is written through when it joins exactly two tables.
-    if (outer && (!v.sides.empty() || src.left->kind != K::kTable || src.right->kind != K::kTable))
+    // An outer join is written through when its padded side is one table: a RIGHT join
+    // of exactly two tables, or a left-deep chain whose every LEFT join pads the table on
+    // its right (a decomposition's optional members, each joined to the anchor).
+    if (src.join == ast::JoinKind::kRight && (!v.sides.empty() || src.left->kind != K::kTable || src.right->kind != K::kTable))
       v.refuse("an outer join of more than two tables is not updatable yet");
+    if (src.join == ast::JoinKind::kLeft && src.right->kind != K::kTable)
+      v.refuse("an outer join whose padded side is itself a join is not updatable yet");
     flatten_join(db, *src.left, path, v, on);
     flatten_join(db, *src.right, path, v, on);
     if (src.join == ast::JoinKind::kLeft) v.sides.back().padded = true;
@@ -389,6 +393,7 @@ ViewShape analyze(PlanningContext& db, const ViewEntry& view) {
   ViewShape v;
   v.name = view.name;
   v.schema = view.schema_name;
+  v.decomposition = view.lens && !view.lens->anchor.empty();
   const ast::Select& body = *view.definition->select;
   if (body.dml) v.refuse("its body is a data-modifying statement");
   if (!body.compounds.empty()) v.refuse("set-operation body (UNION / INTERSECT / EXCEPT) is not updatable yet");

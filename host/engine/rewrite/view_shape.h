@@ -113,7 +113,21 @@ struct ViewShape {
   // key is the one ON equality between them (vu-operators.md, Inserts). A join of more
   // tables, or a self-join, leaves each side's key to be supplied (view_info() reports
   // it not insertable when it is not).
-  bool shares_keys() const { return sides.size() == 2 && sides[0].table != sides[1].table; }
+  // A lens body synthesized from a mapping advertisement (docs/decompositions.md): every
+  // padded side is an optional member keyed 1:1 by the anchor, so it belongs to the row
+  // and a DELETE removes it too (anchor last).
+  bool decomposition = false;
+  std::vector<LensSlot::EavMember> eav;  // its EAV members (their triples go on DELETE)
+  // Join keys shared as one value per row: two different tables, or every member of an
+  // advertised decomposition (a plain view over more than two tables stays
+  // non-insertable, as the reference has it: vu-operators.md, Inner Join).
+  bool shares_keys() const {
+    if (sides.size() < 2 || (sides.size() > 2 && !decomposition)) return false;
+    for (size_t i = 0; i < sides.size(); ++i)
+      for (size_t j = i + 1; j < sides.size(); ++j)
+        if (sides[i].table == sides[j].table) return false;  // a self-join: aliases differ, keys do not
+    return true;
+  }
 
   // Two view columns that expose one join key class (`p.pid as ppid, c.pid as cpid` over
   // `c.pid = p.pid`): an INSERT could not honour two values (unsupported-join). Empty

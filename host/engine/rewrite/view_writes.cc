@@ -1163,6 +1163,34 @@ void lower_join_delete(ast::DeleteStmt& s, const ViewShape& v, LoweredWrite& out
   // every candidate, children first.
   std::vector<bool> deleted(v.sides.size(), false);
   for (size_t side = 0; side < v.sides.size(); ++side) deleted[side] = !v.sides[side].padded;
+  if (v.decomposition) {
+    // An advertised decomposition: every member goes, the existence anchor (side 0)
+    // last, each member's rows identified from the keys captured before any delete.
+    for (size_t side = 1; side < v.sides.size(); ++side) out.statements.push_back(captured_delete(v, static_cast<int>(side), s.context));
+    // An EAV member's triples of every deleted entity:
+    //   delete from <pivot> where <entity> in (select k0_<j> from <captured keys>)
+    const std::vector<int> anchor_keys = key_columns(v.sides[0]);
+    for (const LensSlot::EavMember& m : v.eav) {
+      int at = -1;
+      for (size_t j = 0; j < anchor_keys.size(); ++j)
+        if (iequals(v.sides[0].table->schema.columns[anchor_keys[j]].name, m.anchor_key)) at = static_cast<int>(j);
+      if (at < 0)
+        v.refuse("the EAV member '" + m.table + "' stitches to anchor column '" + m.anchor_key +
+                 "', which is not a primary-key column of the anchor: its triples cannot be deleted with the row");
+      auto d = std::make_unique<ast::DeleteStmt>();
+      d->table = {m.schema, m.table, {}};
+      d->where = ast::in_subquery(ast::column_ref(m.table, m.entity),
+                                  from_capture(captured("k0_" + std::to_string(at)), nullptr));
+      d->context = clone(s.context);
+      out.statements.push_back(std::move(d));
+    }
+    out.statements.push_back(captured_delete(v, 0, s.context));
+    if (!s.returning.empty()) {
+      out.returning_query = returning_query(v, s.returning, sub, target);
+      out.returning_before = true;
+    }
+    return;
+  }
   std::vector<bool> parent(v.sides.size(), false);
   for (size_t c = 0; c < v.sides.size(); ++c)
     for (size_t p = 0; p < v.sides.size(); ++p)
@@ -1374,7 +1402,19 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
   // A VALUES source of literals and parameters needs no envelope: each side's insert
   // takes its own VALUES, the inserted columns substituted in (the same values, evaluated
   // alike; no row to materialize). Anything else is evaluated once, into the envelope.
-  if (out.minted.empty() && !s.with && s.source && constant_values(*s.source, view_cols.size())) {
+  // An advertised decomposition's optional member gets a row only for the logical rows
+  // that supply a non-NULL value to one of its columns (the presence filter: the outer
+  // join reads an absent member as all-NULL, so the row round-trips either way).
+  auto presence = [&](int side) -> ExprPtr {
+    if (!v.decomposition || !v.sides[side].padded) return nullptr;
+    ExprPtr any;
+    for (auto& [key, at] : supplied_by)
+      if (key.first == side) any = ast::disjoin(std::move(any), ast::is_not_null(clone(*given[key])));
+    return any;
+  };
+  bool filtered = false;
+  for (size_t side = 0; side < v.sides.size(); ++side) filtered = filtered || (written(side) && presence(static_cast<int>(side)));
+  if (!filtered && out.minted.empty() && !s.with && s.source && constant_values(*s.source, view_cols.size())) {
     for (int side : parents_first(v)) {
       if (!written(side)) continue;
       const JoinSide& js = v.sides[side];
@@ -1431,7 +1471,7 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
       values.push_back(ast::result_column(clone(*value)));
     }
     if (ins->columns.empty()) v.refuse("the insert supplies no column of '" + js.table->schema.name + "'");
-    ins->source = ast::select(std::move(values), ast::table_source({"", kEnvelope, {}}, ""));
+    ins->source = ast::select(std::move(values), ast::table_source({"", kEnvelope, {}}, ""), presence(side));
     ins->context = clone(s.context);
     out.statements.push_back(std::move(ins));
   }
@@ -1942,6 +1982,30 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
   ast::StatementPtr& widened = prologue.replaced;
   std::vector<ast::StatementPtr>& cascades = prologue.statements;
   ViewShape v = analyze(db, *rel.view);
+  v.decomposition = rel.view->lens && !rel.view->lens->anchor.empty();
+  if (v.decomposition) v.eav = rel.view->lens->eav;
+  // Writing an EAV attribute (a triple upsert per attribute) is not carried out yet:
+  // refused by name rather than as a computed column.
+  for (const LensSlot::EavMember& m : v.eav) {
+    std::vector<std::string> written;
+    if (stmt.kind == ast::StmtKind::kInsert) {
+      auto& s = static_cast<const ast::InsertStmt&>(stmt);
+      written = s.columns;
+      if (written.empty() && !s.default_values) written = rel.view->columns;
+    } else if (stmt.kind == ast::StmtKind::kUpdate) {
+      for (const auto& a : static_cast<const ast::UpdateStmt&>(stmt).assignments)
+        written.insert(written.end(), a.columns.begin(), a.columns.end());
+    }
+    for (const std::string& c : written)
+      for (const std::string& attr : m.columns)
+        if (iequals(c, attr))
+          throw Error(StatusCode::kUnsupported,
+                      "cannot write through logical table '" + rel.view->lens->logical_schema + "." +
+                          rel.view->lens->table + "': column '" + attr + "' is an attribute of EAV member '" + m.table +
+                          "'; writing EAV attributes through a decomposition is not supported yet (write the triple "
+                          "to '" + m.table + "' directly)",
+                      name->site);
+  }
   v.db = &db;
   v.caller_path = planner.search_path();
   if (prologue.descendants && v.join()) widened = std::move(prologue.whole);
@@ -1962,6 +2026,22 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
       lower_delete(static_cast<ast::DeleteStmt&>(*prologue.descendants), v);
       out.statements.push_back(std::move(prologue.descendants));
     }
+    // An advertised decomposition of the anchor and EAV members only: each member's
+    // triples of the rows the anchor delete takes go first (anchor last):
+    //   delete from <pivot> where <entity> in (select <key> from <anchor> as __vw_self where <pred>)
+    if (copy->kind == ast::StmtKind::kDelete && v.decomposition && v.table)
+      for (const LensSlot::EavMember& m : v.eav) {
+        auto& d = static_cast<ast::DeleteStmt&>(*copy);
+        std::vector<ast::ResultColumn> key;
+        key.push_back(ast::result_column(ast::column_ref(kSelf, m.anchor_key)));
+        auto rows = ast::select(std::move(key), ast::table_source(d.table, kSelf), d.where ? clone(*d.where) : nullptr);
+        rows->schema_path = d.schema_path;
+        auto del = std::make_unique<ast::DeleteStmt>();
+        del->table = {m.schema, m.table, {}};
+        del->where = ast::in_subquery(ast::column_ref(m.table, m.entity), std::move(rows));
+        del->context = clone(d.context);
+        out.statements.push_back(std::move(del));
+      }
     out.statements.push_back(std::move(copy));
     out.returning_from = static_cast<int>(out.statements.size()) - 1;
   }

@@ -50,7 +50,8 @@ std::vector<GroupInfo> groups() {
           {8, "alter", "Schema-change hook arms"},
           {9, "persistence", "Persistence across reopen"},
           {10, "backing", "Backing host (maintained tables)"},
-          {11, "lens", "Lens deployment notification"}};
+          {11, "lens", "Lens deployment notification"},
+          {12, "advertise", "Mapping advertisements"}};
 }
 
 namespace detail {
@@ -341,6 +342,7 @@ Summary run_suite(const Options& options, Reporter& reporter) {
     add_persistence_tests(tests);
     add_backing_tests(tests);
     add_lens_tests(tests);
+    add_advertise_tests(tests);
     for (const GroupInfo& g : groups()) {
       if (!selected(options, g)) continue;
       reporter.group_begin(g);

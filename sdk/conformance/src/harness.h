@@ -124,6 +124,7 @@ void add_alter_tests(TestList& out);     // 8
 void add_persistence_tests(TestList& out);  // 9
 void add_backing_tests(TestList& out);      // 10
 void add_lens_tests(TestList& out);         // 11
+void add_advertise_tests(TestList& out);    // 12
 
 // Checks with a uniform message.
 void expect_eq(const std::string& what, const std::string& expected, const std::string& got);
