@@ -40,13 +40,14 @@ std::string plugin(const char* name) { return std::string(QUEREUS_PLUGIN_DIR) + 
 
 TEST(ConformanceApi, GroupsAreNumberedInRunOrder) {
   std::vector<qc::GroupInfo> g = qc::groups();
-  ASSERT_EQ(g.size(), 11u);
+  ASSERT_EQ(g.size(), 12u);
   for (size_t i = 0; i < g.size(); ++i) EXPECT_EQ(g[i].number, static_cast<int>(i) + 1);
   EXPECT_EQ(g[0].name, "load");
   EXPECT_EQ(g[4].name, "honesty");
   EXPECT_EQ(g[8].name, "persistence");
   EXPECT_EQ(g[9].name, "backing");
   EXPECT_EQ(g[10].name, "lens");
+  EXPECT_EQ(g[11].name, "advertise");
 }
 
 TEST(ConformanceApi, AMissingPluginIsOneFatalFailure) {

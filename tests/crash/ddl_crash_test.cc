@@ -142,10 +142,26 @@ std::string consistent_after(const std::string& scenario) {
   if (scenario == "drop_column_stale") return same("tmv2", "select id, u from t", "id, u");
   // A deployed lens reads exactly the basis rows through its logical table.
   if (scenario == "apply_logical") return same("lx.t", "select id, u, x from main.t", "id, u, x");
+  // No member row outlives its anchor row, and the lens reads what the members hold.
+  if (scenario == "decomposition_delete" || scenario == "decomposition_insert")
+    return "select (select count(*) from t_more where not exists (select 1 from t where t.id = t_more.id)) + "
+           "(select count(*) from lx.T) - (select count(*) from t)";
   // No child outlives its parent: the cascade and the delete landed together.
   if (scenario == "lens_cascade_delete")
     return "select count(*) from tch where tid is not null and not exists (select 1 from t where t.id = tch.tid)";
   return {};
+}
+
+std::string decomposition_setup() {
+  const std::string d = "\"quereus.lens.decomp.";
+  return "alter table t set tags (" + d + "logical.d\" = 'T', " + d + "anchor.d\" = 't', " + d + "col.d.id\" = 'id', " +
+         d + "col.d.u\" = 'u', " + d + "col.d.x\" = 'x');"
+         "create table t_more (id integer primary key, w integer null) with tags (" + d + "logical.d\" = 'T', " + d +
+         "anchor.d\" = 't', " + d + "presence.d\" = 'optional', " + d + "col.d.w\" = 'w');"
+         "insert into t_more select id, id * 2 from t where id % 2 = 0;"
+         "declare logical schema lx { table T (id integer primary key, u text unique, x integer null, w integer null) };"
+         "declare lens for lx over main { };"
+         "apply schema lx";
 }
 
 std::vector<Scenario> scenarios(int64_t n) {
@@ -246,6 +262,15 @@ std::vector<Scenario> scenarios(int64_t n) {
        "create table d (id integer primary key, v integer); insert into d values (1, 5), (2, 5), (3, 6)",
        "begin; delete from d where id = 2; create unique index dv on d (v); commit", n, n, dup_u,
        "insert into d values (9, 6)", true},
+      // A decomposition advertised by tags (docs/decompositions.md): t is the anchor,
+      // t_more an optional member. A delete through the logical table removes both
+      // members' rows in the statement's one commit (anchor last); an insert writes the
+      // anchor and, for rows with a value, the member.
+      {"decomposition_delete", decomposition_setup(), "delete from lx.T where id between 11 and 20", n, n - 10,
+       dup_u, dup_u},
+      {"decomposition_insert", decomposition_setup(),
+       "insert into lx.T select -id, 'n' || id, id, case when id % 2 = 0 then id end from t where id between 1 and 50",
+       n, n + 50, dup_u, dup_u},
       {"apply_logical",
        "declare logical schema lx { table t (id integer primary key, u text unique, x integer null) };"
        "declare lens for lx over main { view t as select id, u, x from t }",
@@ -306,6 +331,8 @@ std::string text_of(const Row& row) {
 // whose rows join the fingerprint (empty: none).
 std::string data_fingerprint_query(const std::string& scenario) {
   if (scenario == "lens_cascade_delete") return "select 'rows', (select count(*) from t), (select count(*) from tch)";
+  if (scenario == "decomposition_delete" || scenario == "decomposition_insert")
+    return "select 'rows', (select count(*) from t), (select count(*) from t_more)";
   if (scenario == "unique_index_in_txn") return "select 'rows', (select count(*) from d), (select count(*) from d where v = 5)";
   return {};
 }
