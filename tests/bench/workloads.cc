@@ -884,6 +884,138 @@ WorkloadResult lens_insert(BenchEngine& engine, const Sizes& sizes, const TimedS
   return {ms, Checksum().add("lc/ls/sum_a", single_row(*check, 3)).str()};
 }
 
+// ---- decompositions (docs/decompositions.md): a logical t (id, a0 … a4) stored as five
+// members d0 (the anchor) … d4 sharing the key id, d1 and d2 mandatory, d3 and d4
+// optional; ours advertised by tags and written through the lens, SQLite through a view
+// with INSTEAD OF triggers; each against the same work written by hand on the members.
+// rows / 10 logical rows (100,000 at scale 1).
+
+constexpr int kMembers = 5;
+
+int64_t decomp_rows(const Sizes& sizes) { return std::max<int64_t>(sizes.rows / 10, 100); }
+
+void load_decomposition(BenchEngine& engine, int64_t rows) {
+  for (int m = 0; m < kMembers; ++m) {
+    const std::string n = std::to_string(m);
+    std::string ddl = "create table d" + n + " (id integer primary key, a" + n + " integer" + (m >= 3 ? " null" : "") + ")";
+    if (!engine.is_sqlite()) {
+      const std::string t = "\"quereus.lens.decomp.";
+      ddl += " with tags (" + t + "logical.d\" = 't', " + t + "anchor.d\" = 'd0', " + t + "presence.d\" = '" +
+             (m >= 3 ? "optional" : "mandatory") + "', " + t + "col.d.a" + n + "\" = 'a" + n + "'" +
+             (m == 0 ? ", " + t + "col.d.id\" = 'id'" : "") + ")";
+    }
+    engine.exec(ddl);
+  }
+  engine.exec("begin");
+  for (int m = 0; m < kMembers; ++m) {
+    auto ins = engine.prepare("insert into d" + std::to_string(m) + " values (?, ?)");
+    for (int64_t id = 1; id <= rows; ++id) {
+      ins->bind_int(1, id);
+      ins->bind_int(2, static_cast<int64_t>(mix(id + m) % 1000));
+      run_once(*ins);
+    }
+  }
+  engine.exec("commit");
+}
+
+std::string decomposition_body() {
+  return "select d0.id as id, a0, a1, a2, a3, a4 from d0 join d1 on d1.id = d0.id join d2 on d2.id = d0.id "
+         "left join d3 on d3.id = d0.id left join d4 on d4.id = d0.id";
+}
+
+// The logical table's name: ld.t through the lens (ours), ldt the view (SQLite).
+std::string deploy_decomposition(BenchEngine& engine) {
+  if (engine.is_sqlite()) {
+    engine.exec("create view ldt as " + decomposition_body());
+    std::string ins = "create trigger ldt_ins instead of insert on ldt begin";
+    for (int m = 0; m < kMembers; ++m) {
+      const std::string n = std::to_string(m);
+      ins += " insert into d" + n + " (id, a" + n + ") select new.id, new.a" + n +
+             (m >= 3 ? " where new.a" + n + " is not null" : "") + ";";
+    }
+    engine.exec(ins + " end");
+    engine.exec("create trigger ldt_upd instead of update of a2 on ldt begin update d2 set a2 = new.a2 where id = old.id; end");
+    return "ldt";
+  }
+  engine.exec(
+      "declare logical schema ld { table t (id integer primary key, a0 integer, a1 integer, a2 integer, a3 integer "
+      "null, a4 integer null) }");
+  engine.exec("declare lens for ld over main { }");
+  engine.exec("apply schema ld");
+  return "ld.t";
+}
+
+WorkloadResult decomp_point_read(BenchEngine& engine, const Sizes& sizes, const TimedStart& started, bool lens) {
+  const int64_t rows = decomp_rows(sizes);
+  load_decomposition(engine, rows);
+  const std::string target = lens ? deploy_decomposition(engine) : "";
+  auto select = engine.prepare(lens ? "select a0, a1, a2, a3, a4 from " + target + " where id = ?"
+                                    : "select a0, a1, a2, a3, a4 from d0 join d1 on d1.id = d0.id join d2 on d2.id = d0.id left join d3 on "
+                                      "d3.id = d0.id left join d4 on d4.id = d0.id where d0.id = ?");
+  uint64_t found = 0, sum = 0;
+  Timer timer(started);
+  for (int64_t k = 0; k < sizes.lookups; ++k) {
+    select->bind_int(1, 1 + static_cast<int64_t>(mix(k + 0x2100) % u(rows)));
+    while (select->step()) {
+      ++found;
+      for (int c = 0; c < kMembers; ++c) sum += u(select->int_at(c));
+    }
+    select->reset();
+  }
+  const double ms = timer.ms();
+  return {ms, Checksum().add("found", found).add("sum", sum).str()};
+}
+
+WorkloadResult decomp_insert(BenchEngine& engine, const Sizes& sizes, const TimedStart& started, bool lens) {
+  const int64_t rows = decomp_rows(sizes);
+  load_decomposition(engine, rows);
+  const std::string target = lens ? deploy_decomposition(engine) : "";
+  std::vector<std::unique_ptr<BenchStatement>> ins;
+  if (lens) ins.push_back(engine.prepare("insert into " + target + " values (?, ?, ?, ?, ?, ?)"));
+  else
+    for (int m = 0; m < kMembers; ++m) ins.push_back(engine.prepare("insert into d" + std::to_string(m) + " values (?, ?)"));
+  const int64_t writes = std::min<int64_t>(sizes.writes, rows);
+  Timer timer(started);
+  engine.exec("begin");
+  for (int64_t k = 1; k <= writes; ++k) {
+    const int64_t id = rows + k;
+    if (lens) {
+      ins[0]->bind_int(1, id);
+      for (int m = 0; m < kMembers; ++m) ins[0]->bind_int(2 + m, static_cast<int64_t>(mix(id + m) % 1000));
+      run_once(*ins[0]);
+    } else {
+      for (int m = 0; m < kMembers; ++m) {
+        ins[m]->bind_int(1, id);
+        ins[m]->bind_int(2, static_cast<int64_t>(mix(id + m) % 1000));
+        run_once(*ins[m]);
+      }
+    }
+  }
+  engine.exec("commit");
+  const double ms = timer.ms();
+  auto check = engine.prepare("select (select count(*) from d0), (select count(*) from d4), (select sum(a4) from d4)");
+  return {ms, Checksum().add("d0/d4/sum_a4", single_row(*check, 3)).str()};
+}
+
+WorkloadResult decomp_update(BenchEngine& engine, const Sizes& sizes, const TimedStart& started, bool lens) {
+  const int64_t rows = decomp_rows(sizes);
+  load_decomposition(engine, rows);
+  const std::string target = lens ? deploy_decomposition(engine) : "";
+  auto upd = engine.prepare(lens ? "update " + target + " set a2 = ? where id = ?" : "update d2 set a2 = ? where id = ?");
+  const int64_t writes = std::min<int64_t>(sizes.writes, rows);
+  Timer timer(started);
+  engine.exec("begin");
+  for (int64_t k = 0; k < writes; ++k) {
+    upd->bind_int(1, k);
+    upd->bind_int(2, 1 + static_cast<int64_t>(mix(k + 0x2200) % u(rows)));
+    run_once(*upd);
+  }
+  engine.exec("commit");
+  const double ms = timer.ms();
+  auto check = engine.prepare("select count(*), sum(a2), 0 from d2");
+  return {ms, Checksum().add("d2/sum_a2", single_row(*check, 3)).str()};
+}
+
 // APPLY SCHEMA of a 50-table logical schema over 50 name-matched basis tables (SQLite: the
 // 50 views created in one transaction).
 WorkloadResult lens_apply_50(BenchEngine& engine, const Sizes&, const TimedStart& started) {
@@ -1034,6 +1166,23 @@ const std::vector<Workload>& workloads() {
        [](BenchEngine& e, const Sizes& s, const TimedStart& t) { return lens_insert(e, s, t, true); }},
       {"lens_insert_by_hand", "the same rows written as two hand-written inserts",
        [](BenchEngine& e, const Sizes& s, const TimedStart& t) { return lens_insert(e, s, t, false); }},
+      {"decomp_point_read",
+       "point reads through a logical table over a five-member columnar decomposition (rows / 10 logical rows; SQLite: "
+       "a view); compare with decomp_point_read_by_hand",
+       [](BenchEngine& e, const Sizes& s, const TimedStart& t) { return decomp_point_read(e, s, t, true); }},
+      {"decomp_point_read_by_hand", "the same lookups as the hand-written five-way join",
+       [](BenchEngine& e, const Sizes& s, const TimedStart& t) { return decomp_point_read(e, s, t, false); }},
+      {"decomp_insert",
+       "one-row inserts through the decomposition (SQLite: an INSTEAD OF trigger); compare with decomp_insert_by_hand",
+       [](BenchEngine& e, const Sizes& s, const TimedStart& t) { return decomp_insert(e, s, t, true); }},
+      {"decomp_insert_by_hand", "the same rows written as five hand-written inserts",
+       [](BenchEngine& e, const Sizes& s, const TimedStart& t) { return decomp_insert(e, s, t, false); }},
+      {"decomp_update",
+       "one-row updates of a mandatory member's column through the decomposition (SQLite: an INSTEAD OF trigger); "
+       "compare with decomp_update_by_hand",
+       [](BenchEngine& e, const Sizes& s, const TimedStart& t) { return decomp_update(e, s, t, true); }},
+      {"decomp_update_by_hand", "the same updates written on the member",
+       [](BenchEngine& e, const Sizes& s, const TimedStart& t) { return decomp_update(e, s, t, false); }},
       {"lens_apply_50", "apply schema of a 50-table logical schema (SQLite: 50 create view)", lens_apply_50},
       {"insert_unique_fk",
        "`writes` inserts in one transaction into c (id, code text unique, pid references p(id)); p has dim_rows rows",

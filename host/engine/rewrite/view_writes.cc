@@ -960,9 +960,93 @@ std::vector<int> take_flag_writes(ast::UpdateStmt& s, const ViewShape& v, const 
   return flags;
 }
 
+// True when `e` reads no subquery and only columns qualified `q` (`q` empty: none at all).
+bool reads_only(ExprPtr& e, const std::string& q) {
+  bool ok = true;
+  walk(e, [&](ExprPtr& x, int depth) {
+    if (depth > 0 || x->kind == ast::ExprKind::kExists || x->kind == ast::ExprKind::kSubquery ||
+        (x->kind == ast::ExprKind::kIn && static_cast<ast::InExpr&>(*x).subquery))
+      ok = false;
+    else if (x->kind == ast::ExprKind::kColumn)
+      ok = ok && !q.empty() && iequals(static_cast<ast::ColumnRef&>(*x).table, q);
+    return false;
+  });
+  return ok;
+}
+
+// An advertised decomposition's UPDATE whose values read no column and whose WHERE reads
+// only the anchor, assigning mandatory members and the anchor (spec/lens.md "The put
+// fan-out"): each member is keyed off the anchor alone, no join row captured —
+//   update <member> set … where <key> in (select <anchor key> from <anchor> where <pred>)
+// members first, the anchor last (its own update may change what <pred> reads). False
+// (nothing emitted) when the statement has another shape.
+bool lower_anchor_keyed_update(const ast::UpdateStmt& original, const ViewShape& v, Substituter& sub,
+                               LoweredWrite& out) {
+  if (!v.decomposition || !original.returning.empty() || original.with || v.where) return false;
+  // Worked on a copy: the statement stays whole for the general path.
+  ast::StatementPtr copy = clone(original);
+  auto& s = static_cast<ast::UpdateStmt&>(*copy);
+  const JoinSide& anchor = v.sides[0];
+  const std::vector<int> anchor_key = key_columns(anchor);
+  if (anchor_key.size() != 1) return false;
+  // Every side's one key column shares the anchor key's class.
+  std::vector<std::string> member_key(v.sides.size());
+  for (size_t side = 0; side < v.sides.size(); ++side) {
+    const std::vector<int> k = key_columns(v.sides[side]);
+    if (k.size() != 1) return false;
+    bool same = side == 0;
+    for (const auto& cls : v.classes) {
+      bool has_anchor = false, has_member = false;
+      for (const auto& m : cls) {
+        has_anchor = has_anchor || (m.first == 0 && m.second == anchor_key[0]);
+        has_member = has_member || (m.first == static_cast<int>(side) && m.second == k[0]);
+      }
+      same = same || (has_anchor && has_member);
+    }
+    if (!same) return false;
+    member_key[side] = v.sides[side].table->schema.columns[k[0]].name;
+  }
+  std::map<std::string, const ast::Expr*> written;
+  std::vector<std::vector<std::pair<std::string, ExprPtr>>> per_side(v.sides.size());
+  for (auto& [c, value] : assigned_values(s, v, sub, written)) {
+    if (c->authored || c->existence_side >= 0 || c->base.empty() || v.sides[c->side].padded) return false;
+    ExprPtr base = c->to_base(clone(*value));
+    if (!reads_only(base, "")) return false;
+    for (const auto& [col, _] : per_side[c->side])
+      if (iequals(col, c->base)) return false;  // the general path names the conflict
+    per_side[c->side].emplace_back(c->base, std::move(base));
+  }
+  ExprPtr where = s.where ? clone(*s.where) : nullptr;
+  sub(where);
+  if (where && !reads_only(where, anchor.qualifier)) return false;
+  for (size_t k = 1; k <= v.sides.size(); ++k) {
+    const size_t side = k % v.sides.size();  // 1, 2, …, then the anchor (0)
+    if (per_side[side].empty()) continue;
+    const JoinSide& js = v.sides[side];
+    auto u = std::make_unique<ast::UpdateStmt>();
+    u->or_action = s.or_action;
+    u->table = qualified(js);
+    u->alias = js.qualifier;
+    for (auto& [column, value] : per_side[side]) u->assignments.push_back({{column}, std::move(value)});
+    if (side == 0) {
+      u->where = where ? clone(*where) : nullptr;
+    } else {
+      std::vector<ast::ResultColumn> key;
+      key.push_back(ast::result_column(ast::column_ref(anchor.qualifier, member_key[0])));
+      auto rows = ast::select(std::move(key), ast::table_source(qualified(anchor), anchor.qualifier),
+                              where ? clone(*where) : nullptr);
+      u->where = ast::in_subquery(ast::column_ref(js.qualifier, member_key[side]), std::move(rows));
+    }
+    u->context = clone(s.context);
+    out.statements.push_back(std::move(u));
+  }
+  return !out.statements.empty();
+}
+
 void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out) {
   std::string target = s.alias.empty() ? s.table.name : s.alias;
   Substituter sub(v, target);
+  if (lower_anchor_keyed_update(s, v, sub, out)) return;
   const std::vector<int> flags = take_flag_writes(s, v, sub);
   // Assignments per side, as (base column, value).
   std::vector<std::vector<std::pair<std::string, ExprPtr>>> per_side(v.sides.size());
