@@ -1009,7 +1009,7 @@ bool lower_anchor_keyed_update(const ast::UpdateStmt& original, const ViewShape&
   std::map<std::string, const ast::Expr*> written;
   std::vector<std::vector<std::pair<std::string, ExprPtr>>> per_side(v.sides.size());
   for (auto& [c, value] : assigned_values(s, v, sub, written)) {
-    if (c->authored || c->existence_side >= 0 || c->base.empty() || v.sides[c->side].padded) return false;
+    if (c->authored || c->existence_side >= 0 || c->base.empty()) return false;
     ExprPtr base = c->to_base(clone(*value));
     if (!reads_only(base, "")) return false;
     for (const auto& [col, _] : per_side[c->side])
@@ -1019,10 +1019,80 @@ bool lower_anchor_keyed_update(const ast::UpdateStmt& original, const ViewShape&
   ExprPtr where = s.where ? clone(*s.where) : nullptr;
   sub(where);
   if (where && !reads_only(where, anchor.qualifier)) return false;
+  // The anchor rows the statement addresses, as `select <anchor key>[, <extra>…] from
+  // <anchor> where <pred>`.
+  auto anchor_rows = [&](std::vector<ast::ResultColumn> extra) {
+    std::vector<ast::ResultColumn> key;
+    key.push_back(ast::result_column(ast::column_ref(anchor.qualifier, member_key[0])));
+    for (auto& e : extra) key.push_back(std::move(e));
+    return ast::select(std::move(key), ast::table_source(qualified(anchor), anchor.qualifier),
+                       where ? clone(*where) : nullptr);
+  };
+  auto is_null = [](const ast::Expr& e) {
+    return e.kind == ast::ExprKind::kLiteral && static_cast<const ast::Literal&>(e).literal_kind == ast::LiteralKind::kNull;
+  };
   for (size_t k = 1; k <= v.sides.size(); ++k) {
     const size_t side = k % v.sides.size();  // 1, 2, …, then the anchor (0)
     if (per_side[side].empty()) continue;
     const JoinSide& js = v.sides[side];
+    if (js.padded) {
+      // An optional member: its rows are a materialization of the logical row.
+      const TableSchema& ts = js.table->schema;
+      size_t values = 0, nulls = 0;
+      for (const ColumnSchema& col : ts.columns) {
+        if (iequals(col.name, member_key[side])) continue;
+        ++values;
+        for (const auto& [c, value] : per_side[side])
+          if (iequals(c, col.name) && is_null(*value)) ++nulls;
+      }
+      auto in_anchor = [&]() {
+        return ast::in_subquery(ast::column_ref(js.qualifier, member_key[side]), anchor_rows({}));
+      };
+      if (nulls == values) {
+        // Every value column set NULL: the component is emptied, its row deleted.
+        auto d = std::make_unique<ast::DeleteStmt>();
+        d->table = qualified(js);
+        d->alias = js.qualifier;
+        d->where = in_anchor();
+        d->context = clone(s.context);
+        out.statements.push_back(std::move(d));
+        continue;
+      }
+      // A value column left unassigned must read NULL (or take its DEFAULT) in a new row.
+      for (const ColumnSchema& col : ts.columns) {
+        if (iequals(col.name, member_key[side]) || col.generated()) continue;
+        const bool assigned = std::any_of(per_side[side].begin(), per_side[side].end(),
+                                          [&](const auto& a) { return iequals(a.first, col.name); });
+        if (!assigned && col.not_null && !col.default_expr) return false;  // the general path names it
+      }
+      // The matched rows: update <member> set … where <key> in (<anchor rows>).
+      auto u = std::make_unique<ast::UpdateStmt>();
+      u->or_action = s.or_action;
+      u->table = qualified(js);
+      u->alias = js.qualifier;
+      for (auto& [column, value] : per_side[side]) u->assignments.push_back({{column}, clone(*value)});
+      u->where = in_anchor();
+      u->context = clone(s.context);
+      out.statements.push_back(std::move(u));
+      // The absent ones: insert into <member> (<key>, <cols>) select <anchor key>, <values>
+      // from <anchor> where <pred> on conflict (<key>) do nothing.
+      auto ins = std::make_unique<ast::InsertStmt>();
+      ins->or_action = s.or_action;
+      ins->table = qualified(js);
+      ins->columns.push_back(member_key[side]);
+      std::vector<ast::ResultColumn> vals;
+      for (auto& [column, value] : per_side[side]) {
+        ins->columns.push_back(column);
+        vals.push_back(ast::result_column(std::move(value)));
+      }
+      ins->source = anchor_rows(std::move(vals));
+      ast::UpsertClause nothing;
+      nothing.target.push_back({member_key[side], "", false});
+      ins->upserts.push_back(std::move(nothing));
+      ins->context = clone(s.context);
+      out.statements.push_back(std::move(ins));
+      continue;
+    }
     auto u = std::make_unique<ast::UpdateStmt>();
     u->or_action = s.or_action;
     u->table = qualified(js);
