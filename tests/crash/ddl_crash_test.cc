@@ -146,6 +146,11 @@ std::string consistent_after(const std::string& scenario) {
   if (scenario == "decomposition_delete" || scenario == "decomposition_insert")
     return "select (select count(*) from t_more where not exists (select 1 from t where t.id = t_more.id)) + "
            "(select count(*) from lx.T) - (select count(*) from t)";
+  // The triples and the anchor moved together: every entity 1..40 got its new note (or
+  // lost it) exactly when its x became 0.
+  if (scenario == "decomposition_eav_update")
+    return "select count(*) from t where id between 1 and 40 and ((x = 0) <> (coalesce((select v from t_attr "
+           "where e = t.id and a = 'note'), '') = case when id % 2 = 0 then '' else 'n' || id end))";
   // No child outlives its parent: the cascade and the delete landed together.
   if (scenario == "lens_cascade_delete")
     return "select count(*) from tch where tid is not null and not exists (select 1 from t where t.id = tch.tid)";
@@ -160,6 +165,20 @@ std::string decomposition_setup() {
          "anchor.d\" = 't', " + d + "presence.d\" = 'optional', " + d + "col.d.w\" = 'w');"
          "insert into t_more select id, id * 2 from t where id % 2 = 0;"
          "declare logical schema lx { table T (id integer primary key, u text unique, x integer null, w integer null) };"
+         "declare lens for lx over main { };"
+         "apply schema lx";
+}
+
+std::string eav_setup() {
+  const std::string d = "\"quereus.lens.decomp.";
+  return "alter table t set tags (" + d + "logical.d\" = 'T', " + d + "anchor.d\" = 't', " + d + "col.d.id\" = 'id', " +
+         d + "col.d.u\" = 'u', " + d + "col.d.x\" = 'x');"
+         "create table t_attr (e integer, a text, v text null, primary key (e, a)) with tags (" + d +
+         "logical.d\" = 'T', " + d + "anchor.d\" = 't', " + d + "presence.d\" = 'optional', " + d +
+         "pivot.d.entity\" = 'e', " + d + "pivot.d.attribute\" = 'a', " + d + "pivot.d.value\" = 'v', " + d +
+         "col.d.note\" = 'v');"
+         "insert into t_attr select id, 'note', 'old' from t where id <= 60;"
+         "declare logical schema lx { table T (id integer primary key, u text unique, x integer null, note text null) };"
          "declare lens for lx over main { };"
          "apply schema lx";
 }
@@ -271,6 +290,11 @@ std::vector<Scenario> scenarios(int64_t n) {
       {"decomposition_insert", decomposition_setup(),
        "insert into lx.T select -id, 'n' || id, id, case when id % 2 = 0 then id end from t where id between 1 and 50",
        n, n + 50, dup_u, dup_u},
+      // EAV attributes: an update upserts (non-NULL) or deletes (NULL) each entity's
+      // triple from a row set captured first, with the anchor's update, in one commit.
+      {"decomposition_eav_update", eav_setup(),
+       "update lx.T set note = case when id % 2 = 0 then null else 'n' || id end, x = 0 where id between 1 and 40", n, n,
+       dup_u, dup_u},
       {"apply_logical",
        "declare logical schema lx { table t (id integer primary key, u text unique, x integer null) };"
        "declare lens for lx over main { view t as select id, u, x from t }",
@@ -333,6 +357,8 @@ std::string data_fingerprint_query(const std::string& scenario) {
   if (scenario == "lens_cascade_delete") return "select 'rows', (select count(*) from t), (select count(*) from tch)";
   if (scenario == "decomposition_delete" || scenario == "decomposition_insert")
     return "select 'rows', (select count(*) from t), (select count(*) from t_more)";
+  if (scenario == "decomposition_eav_update")
+    return "select 'rows', (select count(*) from t_attr), (select count(*) from t where x = 0)";
   if (scenario == "unique_index_in_txn") return "select 'rows', (select count(*) from d), (select count(*) from d where v = 5)";
   return {};
 }

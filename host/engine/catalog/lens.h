@@ -95,6 +95,7 @@ struct LensSlot {
   struct EavMember {
     std::string schema, table;         // the pivot relation
     std::string entity, attribute;     // its entity and attribute columns
+    std::string value;                 // its value column
     std::string anchor_key;            // the anchor column the entity column stitches to
     std::vector<std::string> columns;  // the logical columns (= attributes) it backs
   };

@@ -509,7 +509,8 @@ Body decomposition_body(const TableSchema& ts, const Advertisement& ad, const st
   for (const auto& m : ad.members)
     if (m.pivot && m.key.size() == 1 && anchor.key.size() == 1)
     {
-      LensSlot::EavMember e{basis, m.table->schema.name, m.pivot->entity, m.pivot->attribute, anchor.key[0], {}};
+      LensSlot::EavMember e{basis, m.table->schema.name, m.pivot->entity, m.pivot->attribute, m.pivot->value,
+                            anchor.key[0], {}};
       for (const auto& [l, bc] : m.columns) e.columns.push_back(l);
       b.eav.push_back(std::move(e));
     }

@@ -2075,6 +2075,152 @@ bool may_skip_rows(const TableSchema& t) {
 
 }  // namespace
 
+// The EAV part of a write through an advertised decomposition (spec/lens.md "The put
+// fan-out"; docs/decompositions.md).
+struct EavSplit {
+  LoweredWrite::Capture capture;             // the rows the triples are written from
+  std::vector<ast::StatementPtr> statements; // the triple writes
+  bool nothing_else = false;                 // the statement wrote EAV attributes only
+};
+
+// Takes the EAV attributes out of `stmt` (an INSERT or UPDATE on the logical table `view`)
+// and returns the statements that write their triples:
+//  - UPDATE: `__vw_eav` = select <key>, <value>… from <logical table> where <pred>, before
+//    anything changes; per attribute, a NULL value deletes the entity's triple and any
+//    other upserts it: insert into <pivot> (e, a, v) select k, '<attr>', vN from __vw_eav
+//    where vN is not null on conflict (e, a) do update set v = excluded.v;
+//  - INSERT: `__vw_eav` = the source rows, once; the base insert reads its other columns
+//    from there, then one triple per non-NULL attribute.
+EavSplit split_eav_writes(const ViewEntry& view, const std::vector<LensSlot::EavMember>& eav, ast::Statement& stmt,
+                          const SourceSite& site) {
+  EavSplit out;
+  const LensSlot& slot = *view.lens;
+  const std::string what = "cannot write through logical table '" + slot.logical_schema + "." + slot.table + "': ";
+  auto member_of = [&](const std::string& column) -> const LensSlot::EavMember* {
+    for (const LensSlot::EavMember& m : eav)
+      for (const std::string& c : m.columns)
+        if (iequals(c, column)) return &m;
+    return nullptr;
+  };
+  const std::vector<std::string> pk = logical_key(slot);
+  auto refuse = [&](const std::string& why) {
+    throw Error(StatusCode::kUnsupported, what + why, site);
+  };
+  const std::string cap = "__vw_eav";
+  // The statements of one attribute, reading key column `k` and value column `val` of
+  // the capture.
+  auto triple_writes = [&](const LensSlot::EavMember& m, const std::string& attr, const std::string& val,
+                           bool deletes) {
+    if (deletes) {
+      auto d = std::make_unique<ast::DeleteStmt>();
+      d->table = {m.schema, m.table, {}};
+      std::vector<ast::ResultColumn> k;
+      k.push_back(ast::result_column(ast::column_ref(cap, "k")));
+      d->where = conjoin(ast::binary(ast::BinaryOp::kEq, ast::column_ref(m.table, m.attribute), ast::string_literal(attr)),
+                         ast::in_subquery(ast::column_ref(m.table, m.entity),
+                                          ast::select(std::move(k), ast::table_source({"", cap, {}}, ""),
+                                                      ast::logical_not(ast::is_not_null(ast::column_ref(cap, val))))));
+      out.statements.push_back(std::move(d));
+    }
+    auto ins = std::make_unique<ast::InsertStmt>();
+    ins->table = {m.schema, m.table, {}};
+    ins->columns = std::vector<std::string>{m.entity, m.attribute, m.value};
+    std::vector<ast::ResultColumn> cols;
+    cols.push_back(ast::result_column(ast::column_ref(cap, "k")));
+    cols.push_back(ast::result_column(ast::string_literal(attr)));
+    cols.push_back(ast::result_column(ast::column_ref(cap, val)));
+    ins->source = ast::select(std::move(cols), ast::table_source({"", cap, {}}, ""), ast::is_not_null(ast::column_ref(cap, val)));
+    ast::UpsertClause up;
+    up.target.push_back({m.entity, "", false});
+    up.target.push_back({m.attribute, "", false});
+    up.do_nothing = false;
+    ast::Assignment set;
+    set.columns.push_back(m.value);
+    set.value = ast::column_ref("excluded", m.value);
+    up.set.push_back(std::move(set));
+    ins->upserts.push_back(std::move(up));
+    out.statements.push_back(std::move(ins));
+  };
+  if (stmt.kind == ast::StmtKind::kUpdate) {
+    auto& s = static_cast<ast::UpdateStmt&>(stmt);
+    std::vector<ast::Assignment> rest;
+    std::vector<std::pair<const LensSlot::EavMember*, ast::Assignment>> attrs;
+    for (auto& a : s.assignments) {
+      const LensSlot::EavMember* m = a.columns.size() == 1 ? member_of(a.columns[0]) : nullptr;
+      if (m) attrs.emplace_back(m, std::move(a));
+      else rest.push_back(std::move(a));
+    }
+    if (attrs.empty()) {
+      s.assignments = std::move(rest);
+      return out;
+    }
+    if (pk.size() != 1) refuse("writing an EAV attribute needs a one-column logical primary key");
+    if (!s.returning.empty()) refuse("RETURNING from an update of an EAV attribute is not supported yet");
+    const std::string alias = s.alias.empty() ? s.table.name : s.alias;
+    std::vector<ast::ResultColumn> cols;
+    cols.push_back(ast::result_column(ast::column_ref(alias, pk[0]), "k"));
+    for (size_t i = 0; i < attrs.size(); ++i) cols.push_back(ast::result_column(clone(*attrs[i].second.value), "v" + std::to_string(i)));
+    auto sel = std::make_unique<ast::SelectStmt>();
+    sel->select = ast::select(std::move(cols), ast::table_source(s.table, alias), s.where ? clone(*s.where) : nullptr);
+    sel->select->schema_path = s.schema_path;
+    if (s.with) sel->select->with = clone(*s.with);
+    out.capture = {std::move(sel), cap};
+    for (size_t i = 0; i < attrs.size(); ++i) {
+      const std::string attr = attrs[i].second.columns[0];
+      std::string declared = attr;
+      for (const std::string& c : attrs[i].first->columns)
+        if (iequals(c, attr)) declared = c;  // the attribute literal as the column is declared
+      triple_writes(*attrs[i].first, declared, "v" + std::to_string(i), true);
+    }
+    s.assignments = std::move(rest);
+    out.nothing_else = s.assignments.empty();
+    return out;
+  }
+  if (stmt.kind != ast::StmtKind::kInsert) return out;
+  auto& s = static_cast<ast::InsertStmt&>(stmt);
+  std::vector<std::string> cols = s.columns;
+  if (cols.empty() && !s.default_values) cols = view.columns;
+  bool any = false;
+  for (const std::string& c : cols) any = any || member_of(c);
+  if (!any) return out;
+  if (pk.size() != 1) refuse("writing an EAV attribute needs a one-column logical primary key");
+  if (!s.returning.empty() || !s.upserts.empty())
+    refuse("RETURNING or ON CONFLICT on an insert of EAV attributes is not supported yet");
+  int key_at = -1;
+  for (size_t i = 0; i < cols.size(); ++i)
+    if (iequals(cols[i], pk[0])) key_at = static_cast<int>(i);
+  if (key_at < 0) refuse("an insert of EAV attributes must supply the logical key '" + pk[0] + "'");
+  // __vw_eav = select * from (<source>) as __vw_src(c0, c1, …), plus k = the key column.
+  std::vector<std::string> names;
+  for (size_t i = 0; i < cols.size(); ++i) names.push_back("c" + std::to_string(i));
+  std::vector<ast::ResultColumn> all;
+  all.push_back(ast::star());
+  all.push_back(ast::result_column(ast::column_ref("__vw_src", "c" + std::to_string(key_at)), "k"));
+  auto path = s.source->schema_path;
+  auto sel = std::make_unique<ast::SelectStmt>();
+  sel->select = ast::select(std::move(all), ast::subquery_source(std::move(s.source), "__vw_src", names));
+  sel->select->schema_path = s.schema_path.empty() ? path : s.schema_path;
+  sel->select->with = std::move(s.with);
+  out.capture = {std::move(sel), cap};
+  // The base insert: the other columns, read back from the capture.
+  std::vector<std::string> kept;
+  std::vector<ast::ResultColumn> values;
+  for (size_t i = 0; i < cols.size(); ++i) {
+    if (const LensSlot::EavMember* m = member_of(cols[i])) {
+      std::string declared = cols[i];
+      for (const std::string& c : m->columns)
+        if (iequals(c, cols[i])) declared = c;
+      triple_writes(*m, declared, "c" + std::to_string(i), false);
+      continue;
+    }
+    kept.push_back(cols[i]);
+    values.push_back(ast::result_column(ast::column_ref(cap, "c" + std::to_string(i))));
+  }
+  s.columns = std::move(kept);
+  s.source = ast::select(std::move(values), ast::table_source({"", cap, {}}, ""));
+  return out;
+}
+
 LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, const std::vector<std::string>* nested) {
   LoweredWrite out;
   const ast::QualifiedName* name = nullptr;
@@ -2138,32 +2284,20 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
   ViewShape v = analyze(db, *rel.view);
   v.decomposition = rel.view->lens && !rel.view->lens->anchor.empty();
   if (v.decomposition) v.eav = rel.view->lens->eav;
-  // Writing an EAV attribute (a triple upsert per attribute) is not carried out yet:
-  // refused by name rather than as a computed column.
-  for (const LensSlot::EavMember& m : v.eav) {
-    std::vector<std::string> written;
-    if (stmt.kind == ast::StmtKind::kInsert) {
-      auto& s = static_cast<const ast::InsertStmt&>(stmt);
-      written = s.columns;
-      if (written.empty() && !s.default_values) written = rel.view->columns;
-    } else if (stmt.kind == ast::StmtKind::kUpdate) {
-      for (const auto& a : static_cast<const ast::UpdateStmt&>(stmt).assignments)
-        written.insert(written.end(), a.columns.begin(), a.columns.end());
-    }
-    for (const std::string& c : written)
-      for (const std::string& attr : m.columns)
-        if (iequals(c, attr))
-          throw Error(StatusCode::kUnsupported,
-                      "cannot write through logical table '" + rel.view->lens->logical_schema + "." +
-                          rel.view->lens->table + "': column '" + attr + "' is an attribute of EAV member '" + m.table +
-                          "'; writing EAV attributes through a decomposition is not supported yet (write the triple "
-                          "to '" + m.table + "' directly)",
-                      name->site);
-  }
   v.db = &db;
   v.caller_path = planner.search_path();
   if (prologue.descendants && v.join()) widened = std::move(prologue.whole);
   ast::StatementPtr copy = clone(widened ? *widened : stmt);
+  // An advertised decomposition's EAV attributes: their triples are written from a row
+  // set captured before anything changes, and the rest of the statement is lowered as if
+  // the attributes were not there.
+  EavSplit eav;
+  if (v.decomposition && !v.eav.empty()) eav = split_eav_writes(*rel.view, v.eav, *copy, name->site);
+  if (eav.nothing_else) {
+    out.pre_captures.push_back(std::move(eav.capture));
+    out.statements = std::move(eav.statements);
+    return out;
+  }
   if (v.join()) {
     switch (copy->kind) {
       case ast::StmtKind::kInsert: lower_join_insert(static_cast<ast::InsertStmt&>(*copy), v, out); break;
@@ -2212,6 +2346,18 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
   if (rel.view->lens) attach_lens_checks(*rel.view->lens, out);
   out.pre_checks = std::move(prologue.checks);
   out.pre_captures = std::move(prologue.captures);
+  if (eav.capture.select) {
+    // The triples go after the anchor's INSERT (its key exists first), before an
+    // UPDATE's base statements (everything they write was captured already).
+    out.pre_captures.push_back(std::move(eav.capture));
+    if (stmt.kind == ast::StmtKind::kInsert) {
+      for (auto& e : eav.statements) out.statements.push_back(std::move(e));
+    } else {
+      out.statements.insert(out.statements.begin(), std::make_move_iterator(eav.statements.begin()),
+                            std::make_move_iterator(eav.statements.end()));
+      if (out.returning_from >= 0) out.returning_from += static_cast<int>(eav.statements.size());
+    }
+  }
   if (!cascades.empty()) {
     out.statements.insert(out.statements.begin(), std::make_move_iterator(cascades.begin()),
                           std::make_move_iterator(cascades.end()));
