@@ -2186,6 +2186,9 @@ EavSplit split_eav_writes(const ViewEntry& view, const std::vector<LensSlot::Eav
   if (pk.size() != 1) refuse("writing an EAV attribute needs a one-column logical primary key");
   if (!s.returning.empty() || !s.upserts.empty())
     refuse("RETURNING or ON CONFLICT on an insert of EAV attributes is not supported yet");
+  // A skipped or replaced anchor row would still get the triples: refused.
+  if (s.or_action == ast::ConflictClause::kIgnore || s.or_action == ast::ConflictClause::kReplace)
+    refuse("INSERT OR IGNORE / OR REPLACE of EAV attributes is not supported yet");
   int key_at = -1;
   for (size_t i = 0; i < cols.size(); ++i)
     if (iequals(cols[i], pk[0])) key_at = static_cast<int>(i);
