@@ -2156,6 +2156,9 @@ EavSplit split_eav_writes(const ViewEntry& view, const std::vector<LensSlot::Eav
     }
     if (pk.size() != 1) refuse("writing an EAV attribute needs a one-column logical primary key");
     if (!s.returning.empty()) refuse("RETURNING from an update of an EAV attribute is not supported yet");
+    // A row a member's conflict skipped would still have its triples rewritten: refused.
+    if (!rest.empty() && (s.or_action == ast::ConflictClause::kIgnore || s.or_action == ast::ConflictClause::kReplace))
+      refuse("UPDATE OR IGNORE / OR REPLACE of EAV attributes together with other columns is not supported yet");
     const std::string alias = s.alias.empty() ? s.table.name : s.alias;
     std::vector<ast::ResultColumn> cols;
     cols.push_back(ast::result_column(ast::column_ref(alias, pk[0]), "k"));
