@@ -1101,11 +1101,7 @@ bool lower_anchor_keyed_update(const ast::UpdateStmt& original, const ViewShape&
     if (side == 0) {
       u->where = where ? clone(*where) : nullptr;
     } else {
-      std::vector<ast::ResultColumn> key;
-      key.push_back(ast::result_column(ast::column_ref(anchor.qualifier, member_key[0])));
-      auto rows = ast::select(std::move(key), ast::table_source(qualified(anchor), anchor.qualifier),
-                              where ? clone(*where) : nullptr);
-      u->where = ast::in_subquery(ast::column_ref(js.qualifier, member_key[side]), std::move(rows));
+      u->where = ast::in_subquery(ast::column_ref(js.qualifier, member_key[side]), anchor_rows({}));
     }
     u->context = clone(s.context);
     out.statements.push_back(std::move(u));
