@@ -126,6 +126,7 @@ class FilterViews {
       q.value = to_qrs(f.value);
       q.in_values = in_lists_.back().data();
       q.in_count = f.in_values.empty() ? f.in_count : static_cast<uint32_t>(f.in_values.size());
+      q.form = {f.form.data(), f.form.size()};
       filters_.push_back(q);
     }
     for (const OrderSpec& o : ordering) {
@@ -332,6 +333,7 @@ PluginModule::PluginModule(std::string name, qrs_module module, PluginLibrary li
     caps_.scan_snapshot_isolation = c.scan_snapshot_isolation != 0;
     caps_.committed_reads = c.committed_reads != 0;
     caps_.backing_host = c.backing_host != 0;  // zero from a plugin built before 1.5
+    caps_.access_forms = c.access_forms != 0;  // zero from a plugin built before 1.11
   }
 }
 
@@ -1029,6 +1031,19 @@ ScalarFunction make_plugin_scalar(const qrs_scalar_function_def& def, PluginLibr
     }
     default:
       require(false, "function", name, "unknown invertibility " + std::to_string(def.invertibility));
+  }
+  // 1.11: an access-form recognizer (a shorter struct was zero-filled: none).
+  fn.access_form = fold(to_view(def.access_form), ::tolower);
+  if (!fn.access_form.empty()) {
+    auto is_arg = [&](int32_t a) { return a >= 0 && (def.num_args < 0 || a < def.num_args); };
+    require(is_arg(def.form_column_arg) && is_arg(def.form_value_arg) && def.form_column_arg != def.form_value_arg,
+            "function", name, "access form '" + fn.access_form + "' names arguments " +
+            std::to_string(def.form_column_arg) + " and " + std::to_string(def.form_value_arg) +
+            ", which are not two distinct arguments of it");
+    require(def.flags & QRS_FUNC_DETERMINISTIC, "function", name,
+            "declares access form '" + fn.access_form + "' but is not deterministic");
+    fn.form_column_arg = def.form_column_arg;
+    fn.form_value_arg = def.form_value_arg;
   }
   fn.call = [user, call = def.call, what = "function " + name](std::span<const Value> args) {
     auto qargs = to_qrs(args);

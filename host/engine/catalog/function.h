@@ -59,6 +59,12 @@ struct ScalarFunction {
   std::function<Value(std::span<const Value> args, const ExecContext& ctx)> context_call;
   // Writes through a view: opaque (read-only) unless declared.
   Invertibility invertibility;
+  // An access-form recognizer (SDK 1.11; docs/decompositions.md "Auxiliary access"): a
+  // WHERE conjunct calling this function with argument `form_column_arg` a column and
+  // `form_value_arg` free of the row is a predicate of access form `access_form`.
+  std::string access_form;  // lower-case; empty: none
+  int form_column_arg = 0;
+  int form_value_arg = 1;
 
   ScalarFunction& returns(qrs_logical_type t) { return_type = t; return *this; }
   ScalarFunction& infers(std::function<qrs_logical_type(ArgTypes)> f) { infer_type = std::move(f); return *this; }

@@ -100,6 +100,20 @@ struct LensSlot {
     std::vector<std::string> columns;  // the logical columns (= attributes) it backs
   };
   std::vector<EavMember> eav;
+  // Auxiliary access (spec/lens.md "Auxiliary-access read-path routing";
+  // docs/decompositions.md): a read-only structure an auxiliary-access advertisement
+  // names, keyed like the anchor, answering predicates of `forms` over logical `column`.
+  // A read whose WHERE holds such a predicate starts from the auxiliary (Planner::plan_view).
+  struct AuxRoute {
+    std::string id;                // the advertisement's id (several match: the least id)
+    std::string schema, table;     // the auxiliary relation
+    std::string column;            // the logical column
+    std::string aux_column;        // its column in the auxiliary
+    std::vector<std::string> forms;  // lower-case form names
+    std::vector<std::pair<std::string, std::string>> key;  // auxiliary key column → anchor key column
+    std::string anchor_qualifier;  // the anchor's qualifier in the body
+  };
+  std::vector<AuxRoute> aux_routes;
   std::string effective_sql;    // the compiled body, basis-qualified
   // Writes are refused (the primary key is not reconstructible at the boundary): why.
   std::string read_only;

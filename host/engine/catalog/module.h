@@ -25,6 +25,7 @@ struct FilterSpec {
   Value value;                // EQ/GT/GE/LT/LE
   std::vector<Value> in_values;  // IN
   uint32_t in_count = 0;
+  std::string form;  // QRS_OP_FORM: the access form's name
 };
 
 struct OrderSpec {
@@ -200,6 +201,7 @@ struct ModuleCapabilities {
   bool scan_snapshot_isolation = false;
   bool committed_reads = false;  // honours ScanArgs::read_committed
   bool backing_host = false;     // SDK 1.5: may host a maintained table
+  bool access_forms = false;     // SDK 1.11: plans QRS_OP_FORM filters
 };
 
 class VtabModule {

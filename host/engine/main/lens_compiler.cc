@@ -346,10 +346,24 @@ std::optional<Advertisement> find_advertisement(DatabaseImpl& db, const std::str
   const std::string& logical = ts.name;
   std::vector<MappingAdvertisement> all = collect_advertisements(db, basis, logical);
   const MappingAdvertisement* primary = nullptr;
+  std::optional<MappingAdvertisement> merged;
   std::vector<MappingAdvertisement> aux;
   for (const MappingAdvertisement& a : all) {
     if (a.auxiliary) {
       aux.push_back(a);
+      continue;
+    }
+    if (primary && iequals(primary->id, a.id) && primary->module != a.module) {
+      // One decomposition over tables of several modules: each module advertises the
+      // members it holds; the parts must agree on the decomposition's own fields.
+      if (!iequals(primary->anchor, a.anchor) || primary->surrogate != a.surrogate)
+        fail("lens.malformed-advertisement", "decomposition '" + a.id + "' of logical table '" + logical +
+                                                 "' is advertised differently by modules '" + primary->module +
+                                                 "' and '" + a.module + "' (anchor or shared-key kind)");
+      if (!merged) merged = *primary;
+      for (const AdvertisedMember& m : a.members) merged->members.push_back(m);
+      merged->module += ", " + a.module;
+      primary = &*merged;
       continue;
     }
     if (primary)
@@ -474,6 +488,7 @@ struct Body {
   std::vector<std::string> member;   // per logical column: the advertised member backing it
   std::string anchor;
   std::vector<LensSlot::EavMember> eav;
+  std::vector<LensSlot::AuxRoute> aux;
 };
 
 ExprPtr qualified_ref(const std::string& qualifier, const std::string& column) {
@@ -485,7 +500,77 @@ ExprPtr qualified_ref(const std::string& qualifier, const std::string& column) {
 // optional left —, an EAV member read per column as a correlated scalar subquery
 // `(select value from pivot where entity = anchor.key and attribute = '<attr>')`, and a
 // keyless (`primary key ()`) singleton joined `on true`.
-Body decomposition_body(const TableSchema& ts, const Advertisement& ad, const std::string& basis) {
+// The routes of the auxiliary-access advertisements (spec/lens.md "Auxiliary-access
+// read-path routing"): each auxiliary member keyed like the anchor on the logical key
+// (a PRIMARY KEY or non-partial UNIQUE of its table), one route per advertised column.
+// A surrogate-keyed decomposition routes nothing (the auxiliary would have to join
+// through the surrogate; deferred). A member or column the catalog lacks is malformed.
+std::vector<LensSlot::AuxRoute> aux_routes(DatabaseImpl& db, const TableSchema& ts, const Advertisement& ad,
+                                           const std::string& basis, const std::string& anchor_qualifier) {
+  std::vector<LensSlot::AuxRoute> out;
+  const Advertisement::Member& anchor = ad.members.front();
+  std::vector<std::string> logical_pk;
+  if (ts.primary_key_declared)
+    for (const KeyColumn& k : ts.primary_key) logical_pk.push_back(ts.columns[k.column].name);
+  for (const MappingAdvertisement& a : ad.auxiliaries) {
+    const std::string what = "auxiliary-access advertisement '" + a.id + "' of logical table '" + ts.name + "'";
+    for (const AdvertisedMember& m : a.members) {
+      const std::string schema = m.schema_name.empty() ? basis : to_lower(m.schema_name);
+      ResolvedRelation rel = db.find_relation(schema, m.table_name);
+      if (schema != basis || !rel.table)
+        fail("lens.malformed-advertisement", what + ": member '" + m.relation_id + "' names basis table '" + schema +
+                                                 "." + m.table_name + "', which is not a table of basis schema '" +
+                                                 basis + "'");
+      const TableSchema& t = rel.table->schema;
+      auto column = [&](const std::string& c, const std::string& role) {
+        int at = t.find_column(c);
+        if (at < 0)
+          fail("lens.malformed-advertisement", what + ": member '" + m.relation_id + "' advertises " + role + " '" +
+                                                   c + "', which table '" + t.name + "' does not have");
+        return t.columns[at].name;
+      };
+      // Its key, aligned with the anchor's: the advertised key columns, else the logical
+      // key's names (through the member's column map).
+      std::vector<std::string> key;
+      for (const std::string& k : m.key_columns) key.push_back(column(k, "key column"));
+      if (key.empty())
+        for (const std::string& k : logical_pk) {
+          std::string c = k;
+          for (const auto& [l, b] : m.columns)
+            if (iequals(l, k)) c = b;
+          key.push_back(column(c, "key column"));
+        }
+      const bool routable = !ad.surrogate && !key.empty() && key.size() == anchor.key.size() &&
+                            declared_unique(t, key);
+      for (const MappingAdvertisement::Access& acc : a.access)
+        for (const std::string& lc : acc.columns) {
+          const int li = ts.find_column(lc);
+          if (li < 0)
+            fail("lens.malformed-advertisement", what + " answers column '" + lc + "', which logical table '" +
+                                                     ts.name + "' does not have");
+          std::string bc = ts.columns[li].name;
+          for (const auto& [l, b] : m.columns)
+            if (iequals(l, lc)) bc = b;
+          bc = column(bc, "column");
+          if (!routable) continue;
+          LensSlot::AuxRoute r;
+          r.id = a.id;
+          r.schema = basis;
+          r.table = t.name;
+          r.column = ts.columns[li].name;
+          r.aux_column = bc;
+          for (const std::string& f : acc.forms) r.forms.push_back(to_lower(f));
+          for (size_t j = 0; j < key.size(); ++j) r.key.emplace_back(key[j], anchor.key[j]);
+          r.anchor_qualifier = anchor_qualifier;
+          out.push_back(std::move(r));
+        }
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return to_lower(x.id) < to_lower(y.id); });
+  return out;
+}
+
+Body decomposition_body(DatabaseImpl& db, const TableSchema& ts, const Advertisement& ad, const std::string& basis) {
   Body b;
   b.anchor = ad.anchor;
   const size_t n = ts.columns.size();
@@ -515,6 +600,7 @@ Body decomposition_body(const TableSchema& ts, const Advertisement& ad, const st
       b.eav.push_back(std::move(e));
     }
   auto anchor_key = [&](size_t j) { return qualified_ref(aq, anchor.key[j]); };
+  b.aux = aux_routes(db, ts, ad, basis, aq);
   std::vector<std::string> logical_pk;
   if (ts.primary_key_declared)
     for (const KeyColumn& k : ts.primary_key) logical_pk.push_back(ts.columns[k.column].name);
@@ -855,7 +941,7 @@ class LensTableCompiler {
       for (const auto& v : lens->views)
         if (iequals(v.name, ts.name)) ov = &v;
     if (ov) body = override_body(db, ts, *ov, basis);
-    else if (auto ad = find_advertisement(db, basis, ts)) body = decomposition_body(ts, *ad, basis);
+    else if (auto ad = find_advertisement(db, basis, ts)) body = decomposition_body(db, ts, *ad, basis);
     else body = name_match_body(db, ts, basis);
 
     slot = std::make_shared<LensSlot>();
@@ -864,6 +950,7 @@ class LensTableCompiler {
     slot->basis_schema = basis;
     slot->anchor = body.anchor;
     slot->eav = body.eav;
+    slot->aux_routes = body.aux;
     {
       auto copy = ast::clone(table);
       slot->spec.reset(static_cast<ast::CreateTableStmt*>(copy.release()));

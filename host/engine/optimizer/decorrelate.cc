@@ -164,6 +164,7 @@ bool hashable(const Collation* coll, bool duration_order, const ScalarExpr& a, c
 ScalarPtr pushed_predicate(const TableScanNode& scan, const PushedFilter& pf) {
   if (pf.column < 0 || pf.column >= static_cast<int>(scan.columns.size())) return nullptr;
   if (pf.in_subquery) return pf.in_subquery;  // `column IN (select …)` as it was written
+  if (pf.op == QRS_OP_FORM) return pf.form_source;  // an access form's conjunct, as written
   const Attribute& a = scan.columns[pf.column];
   auto col = std::make_shared<ColumnScalar>(0, pf.column, a.id);
   col->type = a.type;

@@ -11,6 +11,7 @@
 #include "eval/exec_context.h"
 #include "catalog/catalog.h"
 #include "parser/ast_walk.h"
+#include "planner/access_forms.h"
 #include "planner/properties.h"
 
 namespace quereus {
@@ -223,6 +224,7 @@ PlanRequest access_request(const TableScanNode& scan) {
     FilterSpec s;
     s.column = f.column;
     s.op = f.op;
+    s.form = f.form;
     s.usable = true;
     if (f.value && f.value->kind == ScalarKind::kLiteral) {
       s.has_value = true;
@@ -267,7 +269,7 @@ void consider_indexes(TableScanNode& scan) {
     std::vector<int> sent;
     for (size_t f = 0; f < base_req.filters.size(); ++f) {
       int k = position(base_req.filters[f].column);
-      if (k < 0) continue;
+      if (k < 0 || base_req.filters[f].op == QRS_OP_FORM) continue;
       FilterSpec spec = base_req.filters[f];
       spec.column = k;
       req.filters.push_back(std::move(spec));
@@ -452,6 +454,22 @@ bool contradicts_domain(const std::vector<ScalarPtr>& conjuncts, const TableScan
   return std::any_of(ranges.begin(), ranges.end(), [](const auto& r) { return r.second.empty(); });
 }
 
+// A conjunct an access-form recognizer reads over one of the scan's columns with a
+// row-independent argument (planner/access_forms.h): a QRS_OP_FORM filter, offered only
+// to a module that plans forms.
+bool as_form_filter(const ScalarPtr& e, PushedFilter* out) {
+  std::optional<FormMatch> m = recognize_form(*e);
+  if (!m) return false;
+  const ColumnScalar* col = as_local_column(*m->column);
+  if (!col || !independent_of_row(*m->value)) return false;
+  out->column = col->slot;
+  out->op = QRS_OP_FORM;
+  out->value = m->value;
+  out->form = m->form;
+  out->form_source = e;
+  return true;
+}
+
 }  // namespace
 
 RelPtr Optimizer::push_into_scan(RelPtr node, std::vector<ScalarPtr> conjuncts) {
@@ -468,9 +486,10 @@ RelPtr Optimizer::push_into_scan(RelPtr node, std::vector<ScalarPtr> conjuncts) 
     return filter_over(node, std::move(conjuncts));
   }
   std::vector<ScalarPtr> rest, pushed_src;
+  const bool forms = scan.table->module && scan.table->module->capabilities().access_forms;
   for (auto& c : conjuncts) {
     PushedFilter pf;
-    if (as_pushable(c, scan, &pf)) {
+    if (as_pushable(c, scan, &pf) || (forms && as_form_filter(c, &pf))) {
       scan.filters.push_back(std::move(pf));
       pushed_src.push_back(c);
     } else {

@@ -1203,6 +1203,7 @@ QueryPlan Planner::plan_values(const ast::SelectCore& core, const Scope* outer) 
 void Planner::plan_core_source(CoreState& st) {
   const ast::SelectCore& core = st.core;
   if (core.from) {
+    if (core.where) route_auxiliary_access(core);
     st.src = plan_from(*core.from, st.outer);
   } else {
     st.src.node = std::make_shared<SingleRowNode>();
@@ -1826,7 +1827,14 @@ Planner::Source Planner::plan_view(const ViewEntry& view, const ast::TableSource
   expanding_views_.push_back(&view);
   QueryPlan qp;
   try {
-    qp = plan_view_body(*view.definition->select, view.schema_name);
+    auto routed = aux_routing_.find(&src);
+    if (routed != aux_routing_.end() && routed->second.slot == view.lens) {
+      std::unique_ptr<ast::Select> body = routed_body(*view.definition->select, routed->second);
+      aux_routing_.erase(routed);
+      qp = body ? plan_view_body(*body, view.schema_name) : plan_view_body(*view.definition->select, view.schema_name);
+    } else {
+      qp = plan_view_body(*view.definition->select, view.schema_name);
+    }
   } catch (...) {
     expanding_views_.pop_back();
     throw;

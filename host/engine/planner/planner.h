@@ -22,6 +22,7 @@ namespace quereus {
 struct ParamTypes;
 
 struct ViewEntry;
+struct LensSlot;
 struct AggBinding;
 struct DmlRun;
 struct WindowBinding;
@@ -174,6 +175,17 @@ class Planner {
   PlannedDml make_dml_run(const ast::Statement& stmt, const CteFrame* siblings = nullptr);
   QueryPlan plan_dml(const PlannedDml& dml);
   Source plan_view(const ViewEntry& view, const ast::TableSource& src);
+  // Auxiliary-access routing (planner/aux_routing.cc; spec/lens.md "Auxiliary-access
+  // read-path routing"): a WHERE conjunct of `core` that reads one logical table's column
+  // in a form an auxiliary of its lens answers makes that reference's body start from
+  // the auxiliary, restricted by the conjunct moved onto it (the conjunct stays in WHERE).
+  struct AuxRouting {
+    std::shared_ptr<const LensSlot> slot;
+    size_t route = 0;           // index into slot->aux_routes
+    ast::ExprPtr predicate;     // the conjunct over the auxiliary's column
+  };
+  void route_auxiliary_access(const ast::SelectCore& core);
+  std::unique_ptr<ast::Select> routed_body(const ast::Select& body, const AuxRouting& r) const;
   Source plan_from(const ast::TableSource& src, const Scope* outer);
   // plan_from by kind of source (planner.cc).
   std::optional<Source> plan_cte_reference(const ast::TableSource& src, const Scope* outer);
@@ -236,6 +248,7 @@ class Planner {
   const ParamTypes* param_types_ = nullptr;  // PlanSeed::param_types
   std::vector<std::shared_ptr<DmlRun>> dml_prelude_;
   std::vector<const ViewEntry*> expanding_views_;  // views being expanded (cycle guard)
+  std::map<const ast::TableSource*, AuxRouting> aux_routing_;  // FROM references routed
   std::vector<std::shared_ptr<ast::CommonTableExpr>> bound_rows_;  // names bound by bind_rows
 };
 

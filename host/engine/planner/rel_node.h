@@ -70,6 +70,10 @@ struct PushedFilter {
   // IN over an uncorrelated subquery (`column IN (select …)`): the SubqueryScalar whose
   // member values, computed once per execution, are the IN list at open.
   ScalarPtr in_subquery;
+  // QRS_OP_FORM (SDK 1.11, planner/access_forms.h): the form's name, `value` its argument,
+  // and the conjunct it was read from.
+  std::string form;
+  ScalarPtr form_source;
 };
 
 struct TableScanNode : RelNode {

@@ -93,6 +93,7 @@ class TableScanOp : public Operator {
       FilterSpec s;
       s.column = f.column;
       s.op = f.op;
+      s.form = f.form;
       s.has_value = true;
       args_.filters.push_back(std::move(s));
     }

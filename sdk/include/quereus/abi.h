@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define QRS_ABI_MAJOR 1
-#define QRS_ABI_MINOR 10
+#define QRS_ABI_MINOR 11
 
 #if defined(_WIN32)
 #define QRS_EXPORT __declspec(dllexport)
@@ -242,7 +242,13 @@ typedef enum qrs_filter_op {
   QRS_OP_LE = 5,
   QRS_OP_IN = 6,
   QRS_OP_IS_NULL = 7,
-  QRS_OP_IS_NOT_NULL = 8
+  QRS_OP_IS_NOT_NULL = 8,
+  /* 1.11: a predicate of an access form (docs/decompositions.md "Auxiliary access"):
+     qrs_filter.form names the form ("prefix", "contains", or one a plugin function
+     declares), `value` is its argument. Sent only to modules of ABI minor >= 11; a
+     module that does not know the form leaves it unhandled (the engine then evaluates
+     the predicate itself). */
+  QRS_OP_FORM = 9
 } qrs_filter_op;
 
 /* One predicate `column op value` the engine offers to the module. */
@@ -256,6 +262,9 @@ typedef struct qrs_filter {
   qrs_value value;      /* the comparand for EQ/GT/GE/LT/LE */
   const qrs_value* in_values; /* the IN list (op == QRS_OP_IN) */
   uint32_t in_count;          /* IN list length, known even when has_value == 0 */
+  /* 1.11: the access form's name when op == QRS_OP_FORM (empty otherwise). Arrays of
+     qrs_filter are walked by their struct_size, so a 1.10 reader skips it. */
+  qrs_string form;
 } qrs_filter;
 
 typedef struct qrs_order_spec {
@@ -577,7 +586,9 @@ typedef struct qrs_module_capabilities {
   uint8_t backing_host;             /* 1.5: its tables implement apply_maintenance and
                                      * replace_contents and may host a maintained table
                                      * (a materialized view); see qrs_maintenance_op */
-  uint8_t reserved_[4];
+  uint8_t access_forms;             /* 1.11: best_access_plan understands QRS_OP_FORM
+                                     * filters (the engine offers them only then) */
+  uint8_t reserved_[3];
 } qrs_module_capabilities;
 
 struct qrs_module;
@@ -838,6 +849,16 @@ typedef struct qrs_scalar_function_def {
   int32_t invert_arg;     /* the argument the result passes through or inverts to (0-based) */
   qrs_string inverse;     /* INVERSE: the inverse function's name (registered by any plugin
                              or built in; checked when the plugin loads) */
+  /* 1.11 — an access-form recognizer (docs/decompositions.md "Auxiliary access"): a WHERE
+     conjunct that is a call of this function, with argument `form_column_arg` a column
+     and argument `form_value_arg` free of the row, is a predicate of access form
+     `access_form` over that column. The engine offers it to the column's table as a
+     QRS_OP_FORM filter (value: that argument) and routes reads of a logical table
+     through an auxiliary that advertises the form. Empty `access_form`: none. The call
+     must be true exactly for the rows the form's filter admits. */
+  qrs_string access_form;
+  int32_t form_column_arg;
+  int32_t form_value_arg;
 } qrs_scalar_function_def;
 
 /* Aggregates: init makes a state per group; step folds a row; final writes the

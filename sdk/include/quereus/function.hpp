@@ -37,6 +37,19 @@ struct Invertibility {
   static Invertibility inverse_by(int32_t arg, std::string_view fn) { return {QRS_INVERT_INVERSE, arg, fn}; }
 };
 
+// An access-form recognizer (SDK 1.11, abi.h qrs_scalar_function_def.access_form): a
+// WHERE conjunct `fn(…)` whose argument `column_arg` is a column and `value_arg` free of
+// the row is a predicate of access form `form` over that column, e.g.
+//   AccessFormCall{"contains", 0, 1}   trigram_match(body, 'abc') — "body contains 'abc'"
+// The engine offers it to the column's table as a FilterOp::kForm filter and routes reads
+// of a logical table through an auxiliary that advertises the form. The function must be
+// true exactly for the rows the module's form filter admits.
+struct AccessFormCall {
+  std::string_view form;  // empty: the function is no recognizer (must outlive the call)
+  int32_t column_arg = 0;
+  int32_t value_arg = 1;
+};
+
 // The state of one aggregate group. step folds one row's arguments, finish returns the
 // result (it may be called once, after the last step; the state is destroyed afterwards).
 // Thread safety: one state is used by one thread at a time.

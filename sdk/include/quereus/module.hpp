@@ -106,7 +106,8 @@ enum class FilterOp : uint32_t {
   kLe = QRS_OP_LE,
   kIn = QRS_OP_IN,
   kIsNull = QRS_OP_IS_NULL,
-  kIsNotNull = QRS_OP_IS_NOT_NULL
+  kIsNotNull = QRS_OP_IS_NOT_NULL,
+  kForm = QRS_OP_FORM  // 1.11: a predicate of access form Filter::form; `value` its argument
 };
 
 // One predicate `column op value` the engine offers.
@@ -118,6 +119,7 @@ struct Filter {
   Value value;             // comparand of EQ/GT/GE/LT/LE when has_value
   std::vector<Value> in_values;  // the IN list when has_value
   uint32_t in_count = 0;         // IN list length, known even when !has_value
+  std::string form;              // kForm: the access form's name ("contains", "prefix", …)
 };
 
 struct OrderSpec {
@@ -646,6 +648,9 @@ struct Capabilities {
   // ABI 1.5: the module's tables implement apply_maintenance and replace_contents and may
   // host a maintained table (a materialized view).
   bool backing_host = false;
+  // ABI 1.11: best_access_plan understands FilterOp::kForm filters (access forms such as
+  // "contains"); the engine offers them only to modules declaring this.
+  bool access_forms = false;
 };
 
 // ABI 1.6: what a logical APPLY SCHEMA deployed (see qrs_lens_snapshot; docs/lenses.md).

@@ -89,9 +89,10 @@ class Registrar {
   // Registers a scalar function. num_args: exact arity, or -1 for variadic. flags:
   // QRS_FUNC_DETERMINISTIC | QRS_FUNC_REPLICABLE. return_type: QRS_LT_ANY when it varies.
   // `invert` declares how a write through a view inverts it (function.hpp, SDK 1.8); a
-  // host older than 1.8 ignores it (the function is opaque there).
+  // host older than 1.8 ignores it (the function is opaque there). `form` (SDK 1.11)
+  // declares the call a predicate of an access form (function.hpp AccessFormCall).
   void add_scalar(std::string_view name, int32_t num_args, uint32_t flags, qrs_logical_type return_type,
-                  ScalarFunction fn, Invertibility invert = {}) {
+                  ScalarFunction fn, Invertibility invert = {}, AccessFormCall form = {}) {
     if (!fn) throw Error::misuse("add_scalar: empty function");
     auto holder = std::make_unique<detail::ScalarHolder>(detail::ScalarHolder{std::move(fn)});
     qrs_scalar_function_def def{sizeof(qrs_scalar_function_def),
@@ -104,7 +105,10 @@ class Registrar {
                                 &detail::release_user<detail::ScalarHolder>,
                                 invert.kind,
                                 invert.arg,
-                                {invert.inverse.data(), invert.inverse.size()}};
+                                {invert.inverse.data(), invert.inverse.size()},
+                                {form.form.data(), form.form.size()},
+                                form.column_arg,
+                                form.value_arg};
     check(reg_->register_scalar ? reg_->register_scalar(reg_->ctx, &def, capture_.reset()) : QRS_UNSUPPORTED,
           "function", name);
     holder.release();

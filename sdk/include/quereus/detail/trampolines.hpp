@@ -221,6 +221,7 @@ inline std::vector<Filter> filters_from_c(const qrs_filter* f, uint32_t count) {
     y.usable = x.usable != 0;
     y.has_value = x.has_value != 0;
     y.in_count = x.in_count;
+    if (x.op == QRS_OP_FORM && x.struct_size >= QRS_SDK_FIELD_END(qrs_filter, form)) y.form = str(x.form);
     if (!y.has_value) continue;
     if (x.op == QRS_OP_IN) {
       if (x.in_count && !x.in_values) throw Error::misuse("qrs_filter: null in_values");
@@ -574,6 +575,8 @@ inline void module_capabilities(void* self, qrs_module_capabilities* out) {
       out->committed_reads = c.committed_reads ? 1 : 0;
     if (out->struct_size >= QRS_SDK_FIELD_END(qrs_module_capabilities, backing_host))
       out->backing_host = c.backing_host ? 1 : 0;
+    if (out->struct_size >= QRS_SDK_FIELD_END(qrs_module_capabilities, access_forms))
+      out->access_forms = c.access_forms ? 1 : 0;
   });
 }
 
