@@ -42,3 +42,26 @@ plugins:
 YAML
 "$BUILD/bin/quereus-logic" --config "$WORK/deploy.yaml" "$SRC/tests/logic-sample"
 echo "out-of-tree plugin built against the installed SDK and loaded: OK"
+
+# The trigram test plugin (a storage module with access forms and advertisements, issue
+# 21) builds the same way, and runs its decomposition over mem, store and itself.
+mkdir -p "$WORK/trigram"
+cp "$SRC/plugins/trigram/trigram_plugin.cc" "$SRC/plugins/trigram/trigram.plugin.json" "$WORK/trigram/"
+cat > "$WORK/trigram/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(trigram_out_of_tree CXX)
+find_package(QuereusSDK 0.1 REQUIRED)
+quereus_sdk_add_plugin(trigram SOURCES trigram_plugin.cc MANIFEST trigram.plugin.json)
+quereus_embed_manifest(trigram trigram.plugin.json kTrigramManifest)
+CMAKE
+cmake -S "$WORK/trigram" -B "$WORK/trigram/build" -G Ninja -DCMAKE_PREFIX_PATH="$WORK/prefix" \
+  -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$WORK/trigram/build" >/dev/null
+cp "$BUILD/lib/quereus/mem.so" "$BUILD/lib/quereus/mem.plugin.json" "$BUILD/lib/quereus/store.so" \
+  "$BUILD/lib/quereus/store.plugin.json" "$WORK/trigram/build/plugins/"
+cat > "$WORK/trigram.yaml" <<YAML
+plugin_dir: $WORK/trigram/build/plugins
+plugins: [{path: store}, {path: trigram}]
+YAML
+"$BUILD/bin/quereus-logic" --module store --config "$WORK/trigram.yaml" "$SRC/tests/logic-trigram"
+echo "out-of-tree trigram module built against the installed SDK and routed: OK"
