@@ -342,7 +342,10 @@ bool declared_unique(const TableSchema& t, const std::vector<std::string>& cols)
   return false;
 }
 
-std::optional<Advertisement> find_advertisement(DatabaseImpl& db, const std::string& basis, const TableSchema& ts) {
+// `for_override`: an override composes with it, so an advertised column the logical
+// table does not have (the override renamed it) is dropped, not refused.
+std::optional<Advertisement> find_advertisement(DatabaseImpl& db, const std::string& basis, const TableSchema& ts,
+                                                bool for_override = false) {
   const std::string& logical = ts.name;
   std::vector<MappingAdvertisement> all = collect_advertisements(db, basis, logical);
   const MappingAdvertisement* primary = nullptr;
@@ -404,6 +407,7 @@ std::optional<Advertisement> find_advertisement(DatabaseImpl& db, const std::str
     };
     am.optional = m.optional;
     for (const auto& [l, b] : m.columns) {
+      if (ts.find_column(l) < 0 && for_override) continue;
       if (ts.find_column(l) < 0)
         fail("lens.malformed-advertisement", what + ": member '" + m.relation_id + "' backs column '" + l +
                                                  "', which logical table '" + logical + "' does not have");
@@ -720,7 +724,7 @@ void collect_sources(DatabaseImpl& db, ast::TableSource& t, std::vector<Source>&
 }
 
 Body override_body(DatabaseImpl& db, const TableSchema& ts, const ast::DeclareLensStmt::View& ov,
-                   const std::string& basis) {
+                   const std::string& basis, const std::optional<Advertisement>& ad) {
   Body b;
   const size_t n = ts.columns.size();
   b.covered.assign(n, false);
@@ -827,7 +831,47 @@ Body override_body(DatabaseImpl& db, const TableSchema& ts, const ast::DeclareLe
       for (const std::string& c : s.columns) cover(ast::result_column(qualified_ref(s.qualifier, c)), c, rc.site);
     }
   }
-  // Gap-fill: an uncovered logical column name-matches a column of the FROM.
+  // Override composition with an advertisement (spec/lens.md "Override composition with
+  // an advertisement"): a sparse override (one that leaves columns to gap-fill) stays
+  // inside the advertised decomposition — its FROM reads only the decomposition's members
+  // — and an uncovered column is filled from the member the advertisement names for it,
+  // re-qualified to that member's alias in the FROM. A full override bypasses the
+  // advertisement. Every column keeps the advertised member as its provenance.
+  const bool sparse = std::any_of(by_column.begin(), by_column.end(), [](const auto& c) { return !c; });
+  auto member_of = [&](const std::string& table) -> const Advertisement::Member* {
+    if (!ad) return nullptr;
+    for (const Advertisement::Member& m : ad->members)
+      if (iequals(m.table->schema.name, table)) return &m;
+    return nullptr;
+  };
+  if (ad)
+    for (size_t i = 0; i < n; ++i)
+      for (const Advertisement::Member& m : ad->members)
+        for (const auto& [l, bc] : m.columns)
+          if (iequals(l, ts.columns[i].name)) b.member[i] = m.table->schema.name;
+  // A covered column reading a member's column directly (a rename) keeps that member.
+  for (size_t i = 0; i < n && ad; ++i) {
+    if (!b.member[i].empty() || !by_column[i] || !by_column[i]->expr ||
+        by_column[i]->expr->kind != ast::ExprKind::kColumn)
+      continue;
+    const auto& ref = static_cast<const ast::ColumnRef&>(*by_column[i]->expr);
+    for (const Source& s : b.sources)
+      if ((ref.table.empty() || iequals(ref.table, s.qualifier)) && member_of(s.name) &&
+          std::any_of(s.columns.begin(), s.columns.end(), [&](const std::string& c) { return iequals(c, ref.column); })) {
+        b.member[i] = member_of(s.name)->table->schema.name;
+        break;
+      }
+  }
+  if (ad && sparse)
+    for (const Source& s : b.sources)
+      if (!s.table || s.schema != basis || !member_of(s.name))
+        fail("lens.override-outside-decomposition",
+             where + " leaves columns to the advertised decomposition '" + ad->id + "' (anchor '" + ad->anchor +
+                 "') but reads '" + quoted(s.schema, s.name) +
+                 "', which is not one of its members; a body that reads other relations must cover every column",
+             ov.site);
+  // Gap-fill: an uncovered logical column takes the advertised member's column, else
+  // name-matches a column of the FROM.
   std::vector<ast::ResultColumn> cols;
   for (size_t i = 0; i < n; ++i) {
     if (by_column[i]) {
@@ -837,6 +881,28 @@ Body override_body(DatabaseImpl& db, const TableSchema& ts, const ast::DeclareLe
     }
     const std::string& lc = ts.columns[i].name;
     bool filled = false;
+    if (ad)
+      for (const Advertisement::Member& m : ad->members)
+        for (const auto& [l, bc] : m.columns) {
+          if (filled || !iequals(l, lc)) continue;
+          if (m.pivot)
+            fail("lens.uncovered-column", "logical column '" + ts.name + "." + lc + "' is an EAV attribute of member '" +
+                                              m.relation_id + "'; " + where + " must cover it (a sparse override "
+                                              "does not gap-fill EAV attributes yet)",
+                 ov.site);
+          auto src = std::find_if(b.sources.begin(), b.sources.end(), [&](const Source& s) {
+            return s.table && iequals(s.name, m.table->schema.name);
+          });
+          if (src == b.sources.end())
+            fail("lens.uncovered-column", "logical column '" + ts.name + "." + lc + "' is backed by member '" +
+                                              m.relation_id + "' (table '" + m.table->schema.name +
+                                              "') of decomposition '" + ad->id + "', which " + where +
+                                              " does not read; add it to the FROM or cover the column",
+                 ov.site);
+          cols.push_back(ast::result_column(qualified_ref(src->qualifier, bc), lc));
+          filled = true;
+        }
+    if (filled) continue;
     for (const Source& s : b.sources) {
       auto it = std::find_if(s.columns.begin(), s.columns.end(), [&](const std::string& c) { return iequals(c, lc); });
       if (it == s.columns.end()) continue;
@@ -853,6 +919,9 @@ Body override_body(DatabaseImpl& db, const TableSchema& ts, const ast::DeclareLe
     }
   }
   sel.core.columns = std::move(cols);
+  // A sparse override rooted at the anchor writes as the decomposition does.
+  if (ad && sparse && !b.sources.empty() && iequals(b.sources.front().name, ad->members.front().table->schema.name))
+    b.anchor = ad->anchor;
   return b;
 }
 
@@ -940,7 +1009,7 @@ class LensTableCompiler {
     if (lens)
       for (const auto& v : lens->views)
         if (iequals(v.name, ts.name)) ov = &v;
-    if (ov) body = override_body(db, ts, *ov, basis);
+    if (ov) body = override_body(db, ts, *ov, basis, find_advertisement(db, basis, ts, /*for_override=*/true));
     else if (auto ad = find_advertisement(db, basis, ts)) body = decomposition_body(db, ts, *ad, basis);
     else body = name_match_body(db, ts, basis);
 
