@@ -2223,6 +2223,87 @@ EavSplit split_eav_writes(const ViewEntry& view, const std::vector<LensSlot::Eav
   return out;
 }
 
+// An advertised decomposition's UPDATE that assigns only EAV attributes, each a value
+// reading no column, under a WHERE that reads only the anchor (spec/lens.md "The put
+// fan-out", the constant shape): each attribute's triples are written straight off the
+// anchor, no logical row captured —
+//   delete from <pivot> where <attr> = '<a>' and <entity> in (select <key> from <anchor> where <pred>) and <v> is null
+//   insert into <pivot> (e, a, v) select <key>, '<a>', <v> from <anchor> where <pred> and <v> is not null
+//     on conflict (e, a) do update set v = excluded.v
+// (a literal value keeps only the statement it needs). False when the statement has
+// another shape (the capture path then lowers it).
+bool lower_eav_constant_update(const ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out) {
+  if (!v.decomposition || v.eav.empty() || !s.returning.empty() || s.with || v.where ||
+      s.or_action != ast::ConflictClause::kNone || s.assignments.empty())
+    return false;
+  const std::shared_ptr<TableEntry>& anchor = v.join() ? v.sides[0].table : v.table;
+  const std::string& aq = v.join() ? v.sides[0].qualifier : v.qualifier;
+  if (!anchor) return false;
+  std::vector<std::pair<const LensSlot::EavMember*, std::pair<std::string, ExprPtr>>> attrs;
+  for (const ast::Assignment& a : s.assignments) {
+    if (a.columns.size() != 1) return false;
+    const LensSlot::EavMember* m = nullptr;
+    std::string declared;
+    for (const LensSlot::EavMember& e : v.eav)
+      for (const std::string& c : e.columns)
+        if (iequals(c, a.columns[0])) m = &e, declared = c;
+    if (!m) return false;
+    ExprPtr value = clone(*a.value);
+    if (!reads_only(value, "")) return false;
+    attrs.emplace_back(m, std::make_pair(declared, std::move(value)));
+  }
+  Substituter sub(v, s.alias.empty() ? s.table.name : s.alias);
+  ExprPtr where = s.where ? clone(*s.where) : nullptr;
+  sub(where);
+  if (where && !reads_only(where, aq)) return false;
+  const ast::QualifiedName anchor_name{anchor->schema.schema_name, anchor->schema.name, {}};
+  auto is_null_literal = [](const ast::Expr& e) {
+    return e.kind == ast::ExprKind::kLiteral && static_cast<const ast::Literal&>(e).literal_kind == ast::LiteralKind::kNull;
+  };
+  for (auto& [m, av] : attrs) {
+    auto& [attr, value] = av;
+    const bool literal = value->kind == ast::ExprKind::kLiteral;
+    const bool null = is_null_literal(*value);
+    auto rows = [&](std::vector<ast::ResultColumn> cols, ExprPtr extra) {
+      return ast::select(std::move(cols), ast::table_source(anchor_name, aq),
+                         ast::conjoin(where ? clone(*where) : nullptr, std::move(extra)));
+    };
+    if (!literal || null) {
+      std::vector<ast::ResultColumn> key;
+      key.push_back(ast::result_column(ast::column_ref(aq, m->anchor_key)));
+      auto d = std::make_unique<ast::DeleteStmt>();
+      d->table = {m->schema, m->table, {}};
+      d->where = ast::conjoin(
+          ast::binary(ast::BinaryOp::kEq, ast::column_ref(m->table, m->attribute), ast::string_literal(attr)),
+          ast::in_subquery(ast::column_ref(m->table, m->entity), rows(std::move(key), nullptr)));
+      if (!null) d->where = ast::conjoin(ast::logical_not(ast::is_not_null(clone(*value))), std::move(d->where));
+      d->context = clone(s.context);
+      out.statements.push_back(std::move(d));
+    }
+    if (null) continue;
+    auto ins = std::make_unique<ast::InsertStmt>();
+    ins->table = {m->schema, m->table, {}};
+    ins->columns = std::vector<std::string>{m->entity, m->attribute, m->value};
+    std::vector<ast::ResultColumn> cols;
+    cols.push_back(ast::result_column(ast::column_ref(aq, m->anchor_key)));
+    cols.push_back(ast::result_column(ast::string_literal(attr)));
+    cols.push_back(ast::result_column(clone(*value)));
+    ins->source = rows(std::move(cols), literal ? nullptr : ast::is_not_null(clone(*value)));
+    ast::UpsertClause up;
+    up.target.push_back({m->entity, "", false});
+    up.target.push_back({m->attribute, "", false});
+    up.do_nothing = false;
+    ast::Assignment set;
+    set.columns.push_back(m->value);
+    set.value = ast::column_ref("excluded", m->value);
+    up.set.push_back(std::move(set));
+    ins->upserts.push_back(std::move(up));
+    ins->context = clone(s.context);
+    out.statements.push_back(std::move(ins));
+  }
+  return true;
+}
+
 LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, const std::vector<std::string>* nested) {
   LoweredWrite out;
   const ast::QualifiedName* name = nullptr;
@@ -2293,6 +2374,9 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
   // An advertised decomposition's EAV attributes: their triples are written from a row
   // set captured before anything changes, and the rest of the statement is lowered as if
   // the attributes were not there.
+  if (copy->kind == ast::StmtKind::kUpdate && cascades.empty() &&
+      lower_eav_constant_update(static_cast<const ast::UpdateStmt&>(*copy), v, out))
+    return out;
   EavSplit eav;
   if (v.decomposition && !v.eav.empty()) eav = split_eav_writes(*rel.view, v.eav, *copy, name->site);
   if (eav.nothing_else) {

@@ -341,6 +341,7 @@ bool outer_only(const ScalarExpr& e) {
 class FilterOp : public Operator {
  public:
   explicit FilterOp(const FilterNode& n) : node_(n), input_(n.input->instantiate()) {
+    collect_gates(*n.predicate);
     // A correlated lookup into a bound row set (`select … from <capture> as k where k.c =
     // outer.x`), re-opened per outer row: an integer equality is answered from an index
     // of the row set built once per execution instead of a scan per open.
@@ -374,6 +375,17 @@ class FilterOp : public Operator {
   void open(const EvalEnv& outer) override {
     outer_ = outer;
     indexed_ = false;
+    // A one-time gate: a conjunct that reads nothing of the row and is not true now
+    // admits no row — the input is not even opened (its seeks and subqueries not run).
+    gated_ = false;
+    for (const ScalarExpr* g : gates_) {
+      EvalEnv env{nullptr, &outer_, outer_.ctx};
+      bool is_null;
+      if (!g->eval(env).truthy(&is_null)) {
+        gated_ = true;
+        return;
+      }
+    }
     if (key_) {
       EvalEnv env{nullptr, &outer_, outer_.ctx};
       Value k = key_->eval(env);
@@ -395,6 +407,7 @@ class FilterOp : public Operator {
     input_->open(outer);
   }
   bool next(Row& out) override {
+    if (gated_) return false;
     if (indexed_) {
       while (ci_ < candidates_.size()) {
         out = (*rows_)[candidates_[ci_++]];
@@ -417,6 +430,43 @@ class FilterOp : public Operator {
   }
 
  private:
+  // Whether `e` reads nothing of the filtered row and may be evaluated once per open:
+  // literals, parameters, enclosing rows' columns, and deterministic functions and
+  // operators over them (no subquery, nothing per row or volatile).
+  static bool row_free(const ScalarExpr& e) {
+    switch (e.kind) {
+      case ScalarKind::kLiteral:
+      case ScalarKind::kParam: return true;
+      case ScalarKind::kColumn: return static_cast<const ColumnScalar&>(e).level > 0;
+      case ScalarKind::kFunction: {
+        auto& f = static_cast<const FunctionScalar&>(e);
+        if (!f.fn || !(f.fn->flags & kDeterministic) || (f.fn->flags & kPerRow)) return false;
+        break;
+      }
+      case ScalarKind::kUnary:
+      case ScalarKind::kBinary:
+      case ScalarKind::kNot:
+      case ScalarKind::kAnd:
+      case ScalarKind::kOr:
+      case ScalarKind::kIsNull:
+      case ScalarKind::kCast:
+      case ScalarKind::kCollate: break;
+      default: return false;
+    }
+    for (const ScalarPtr* op : e.operands())
+      if (*op && !row_free(**op)) return false;
+    return true;
+  }
+  // The predicate's top-level conjuncts that are row-free and not plain constants (the
+  // optimizer folds those).
+  void collect_gates(const ScalarExpr& e) {
+    if (e.kind == ScalarKind::kAnd) {
+      for (const ScalarPtr* op : e.operands()) collect_gates(**op);
+      return;
+    }
+    if (e.kind != ScalarKind::kLiteral && row_free(e)) gates_.push_back(&e);
+  }
+
   // Integer values of the key column → row positions; every other non-NULL value's row
   // in `others_` (an integer key may still equal a REAL or TEXT cell: the predicate
   // decides). Rebuilt when the row set or the execution changes.
@@ -437,6 +487,8 @@ class FilterOp : public Operator {
     built_size_ = rows_->size();
   }
 
+  std::vector<const ScalarExpr*> gates_;
+  bool gated_ = false;
   const FilterNode& node_;
   std::unique_ptr<Operator> input_;
   EvalEnv outer_;
