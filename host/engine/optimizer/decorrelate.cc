@@ -251,6 +251,9 @@ class Decorrelator {
     // function must keep doing so (an uncorrelated one already runs once per execution).
     if (refs.nondeterministic && refs.frames.upper_bound(0) != refs.frames.end()) return false;
     spec->conjunct = conjunct;
+    // An uncorrelated EXISTS stays a predicate: the filter evaluates it once per open, as
+    // a gate (runtime FilterOp), where a semi join would re-run it per row.
+    if (!refs.reads(1) && sq.kind == ScalarKind::kExists) return false;
     if (!refs.reads(1)) return !seekable_membership(sq, spec->anti) && uncorrelated(sq, spec);
     spec->probe_cost = run_cost(*sq.plan);
     return correlated(sq, spec);

@@ -1031,6 +1031,27 @@ bool lower_anchor_keyed_update(const ast::UpdateStmt& original, const ViewShape&
   auto is_null = [](const ast::Expr& e) {
     return e.kind == ast::ExprKind::kLiteral && static_cast<const ast::Literal&>(e).literal_kind == ast::LiteralKind::kNull;
   };
+  // A WHERE that pins the anchor key (`<anchor>.<key> = <value reading no column>`): a
+  // member's rows are then `<member key> = <value>`, present only while the anchor row
+  // is: `… where <key> = <value> and exists (<anchor rows>)` — a point seek under a
+  // once-per-statement gate instead of an IN list.
+  const ast::Expr* pinned = nullptr;
+  if (where && where->kind == ast::ExprKind::kBinary) {
+    auto& b = static_cast<ast::BinaryExpr&>(*where);
+    auto is_key = [&](const ast::Expr& e) {
+      return e.kind == ast::ExprKind::kColumn && iequals(static_cast<const ast::ColumnRef&>(e).table, anchor.qualifier) &&
+             iequals(static_cast<const ast::ColumnRef&>(e).column, member_key[0]);
+    };
+    if (b.op == ast::BinaryOp::kEq || b.op == ast::BinaryOp::kEqEq) {
+      if (is_key(*b.left) && reads_only(b.right, "")) pinned = b.right.get();
+      else if (is_key(*b.right) && reads_only(b.left, "")) pinned = b.left.get();
+    }
+  }
+  auto member_rows = [&](const JoinSide& js, const std::string& key) -> ExprPtr {
+    if (!pinned) return ast::in_subquery(ast::column_ref(js.qualifier, key), anchor_rows({}));
+    return ast::conjoin(ast::binary(ast::BinaryOp::kEq, ast::column_ref(js.qualifier, key), clone(*pinned)),
+                        ast::exists(anchor_rows({})));
+  };
   for (size_t k = 1; k <= v.sides.size(); ++k) {
     const size_t side = k % v.sides.size();  // 1, 2, …, then the anchor (0)
     if (per_side[side].empty()) continue;
@@ -1045,9 +1066,7 @@ bool lower_anchor_keyed_update(const ast::UpdateStmt& original, const ViewShape&
         for (const auto& [c, value] : per_side[side])
           if (iequals(c, col.name) && is_null(*value)) ++nulls;
       }
-      auto in_anchor = [&]() {
-        return ast::in_subquery(ast::column_ref(js.qualifier, member_key[side]), anchor_rows({}));
-      };
+      auto in_anchor = [&]() { return member_rows(js, member_key[side]); };
       if (nulls == values) {
         // Every value column set NULL: the component is emptied, its row deleted.
         auto d = std::make_unique<ast::DeleteStmt>();
@@ -1101,7 +1120,7 @@ bool lower_anchor_keyed_update(const ast::UpdateStmt& original, const ViewShape&
     if (side == 0) {
       u->where = where ? clone(*where) : nullptr;
     } else {
-      u->where = ast::in_subquery(ast::column_ref(js.qualifier, member_key[side]), anchor_rows({}));
+      u->where = member_rows(js, member_key[side]);
     }
     u->context = clone(s.context);
     out.statements.push_back(std::move(u));

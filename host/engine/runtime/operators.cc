@@ -431,10 +431,16 @@ class FilterOp : public Operator {
 
  private:
   // Whether `e` reads nothing of the filtered row and may be evaluated once per open:
-  // literals, parameters, enclosing rows' columns, and deterministic functions and
-  // operators over them (no subquery, nothing per row or volatile).
+  // literals, parameters, enclosing rows' columns, uncorrelated subqueries (computed once
+  // per execution anyway), and deterministic functions and operators over them (nothing
+  // per row or volatile).
   static bool row_free(const ScalarExpr& e) {
     switch (e.kind) {
+      case ScalarKind::kExists:
+      case ScalarKind::kSubquery:
+      case ScalarKind::kInSubquery:
+        if (static_cast<const SubqueryScalar&>(e).correlated) return false;
+        break;
       case ScalarKind::kLiteral:
       case ScalarKind::kParam: return true;
       case ScalarKind::kColumn: return static_cast<const ColumnScalar&>(e).level > 0;
