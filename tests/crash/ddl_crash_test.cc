@@ -671,6 +671,129 @@ int64_t run_upgrade(const Options& o, int64_t* kills) {
   return violations;
 }
 
+// ---- one decomposition over two modules ----------------------------------------------------
+//
+// Logical T is the store anchor xa, a store member xs and a memory member xm (each module
+// advertises its own members; docs/decompositions.md "Across modules"). An insert of 50
+// logical rows through the lens is killed at each of its write points (the setup runs in
+// the same process, unwatched, since the memory member does not outlive it). After the
+// crash, on the store: the anchor has all 50 new rows or none, the store member holds
+// exactly the new rows' components when the anchor does and none otherwise, no member
+// row is without its anchor row, and integrity holds.
+
+const char* kCrossSetup =
+    "create table xa (id integer primary key, a integer) with tags (\"quereus.lens.decomp.logical.d\" = 'T', "
+    "\"quereus.lens.decomp.anchor.d\" = 'xa', \"quereus.lens.decomp.col.d.a\" = 'a');"
+    "create table xs (id integer primary key, s integer null) with tags (\"quereus.lens.decomp.logical.d\" = 'T', "
+    "\"quereus.lens.decomp.anchor.d\" = 'xa', \"quereus.lens.decomp.presence.d\" = 'optional', "
+    "\"quereus.lens.decomp.col.d.s\" = 's');"
+    "create table xm (id integer primary key, m integer null) using memory with tags ("
+    "\"quereus.lens.decomp.logical.d\" = 'T', \"quereus.lens.decomp.anchor.d\" = 'xa', "
+    "\"quereus.lens.decomp.presence.d\" = 'optional', \"quereus.lens.decomp.col.d.m\" = 'm');"
+    "insert into xa select value, value from generate_series(1, 200);"
+    "insert into xs select value, value from generate_series(1, 200) where value % 2 = 0;"
+    "declare logical schema lx { table T (id integer primary key, a integer, s integer null, m integer null) };"
+    "declare lens for lx over main { };"
+    "apply schema lx";
+const char* kCrossInsert =
+    "insert into lx.T select -value, value, case when value % 3 <> 0 then value end, value from "
+    "generate_series(1, 50)";
+
+int64_t run_cross_module(const Options& o, int64_t* kills) {
+  const std::string name = "decomposition_cross_module";
+  auto run = [&](const std::string& dir, long die_at) {
+    return in_child([&, die_at](std::string& out) {
+      std::shared_ptr<Registry> registry;
+      std::unique_ptr<Database> db;
+      Status st = open_db(o, dir, &registry, &db);
+      if (st.ok()) st = db->exec(kCrossSetup);
+      if (!st.ok()) {
+        out = "setup: " + st.to_string();
+        return 3;
+      }
+      g_calls = 0;
+      g_die_at = die_at;
+      g_counting = true;
+      st = db->exec(kCrossInsert);
+      g_counting = false;
+      if (die_at > 0) ::kill(::getpid(), SIGKILL);
+      std::vector<Row> r;
+      if (st.ok()) r = query(*db, "select (select count(*) from xm where id < 0)", &st);
+      if (!st.ok() || r.empty() || r[0][0].to_text() != "50") {
+        out = "the insert failed or missed the memory member: " + st.to_string();
+        return 3;
+      }
+      out = std::to_string(g_calls.load());
+      return 0;
+    });
+  };
+  std::string dry = o.dir + "/" + name + ".dry";
+  fs::remove_all(dry);
+  fs::create_directories(dry);
+  auto [dry_out, dry_status] = run(dry, 0);
+  if (!WIFEXITED(dry_status) || WEXITSTATUS(dry_status) != 0) {
+    std::cerr << name << ": dry run failed: " << dry_out << "\n";
+    return 1;
+  }
+  const long points = std::stol(dry_out);
+  int64_t violations = 0;
+  std::map<std::string, int> states;
+  for (long k = 1; k <= points + 1; ++k) {
+    std::string copy = o.dir + "/" + name + ".run";
+    fs::remove_all(copy);
+    fs::create_directories(copy);
+    auto [kill_out, kill_status] = run(copy, k);
+    if (!WIFSIGNALED(kill_status) || WTERMSIG(kill_status) != SIGKILL) {
+      std::cerr << name << " k=" << k << ": the writer was not killed: " << kill_out << "\n";
+      ++violations;
+      continue;
+    }
+    ++*kills;
+    auto [report, verify_status] = in_child([&](std::string& out) {
+      std::shared_ptr<Registry> registry;
+      std::unique_ptr<Database> db;
+      Status st = open_db(o, copy, &registry, &db);
+      if (!st.ok()) {
+        out = "!open: " + st.to_string() + "\n";
+        return 0;
+      }
+      // Anchor rows, store-member rows, orphans, and store-member rows the new anchor rows lack.
+      std::vector<Row> r = query(*db,
+                                 "select (select count(*) from xa where id < 0), (select count(*) from xs where id < 0), "
+                                 "(select count(*) from xs where not exists (select 1 from xa where xa.id = xs.id)), "
+                                 "(select count(*) from xa where id < 0 and -id % 3 <> 0 and not exists "
+                                 "(select 1 from xs where xs.id = xa.id))",
+                                 &st);
+      if (!st.ok() || r.empty()) {
+        out = "!read: " + st.to_string() + "\n";
+        return 0;
+      }
+      const std::string anchors = r[0][0].to_text(), members = r[0][1].to_text();
+      out += "state " + anchors + "/" + members + "\n";
+      if (!((anchors == "0" && members == "0") || (anchors == "50" && members == "34")))
+        out += "!anchor rows " + anchors + ", store-member rows " + members + ": one member is ahead of another\n";
+      if (r[0][2].to_text() != "0") out += "!store-member rows without their anchor row: " + r[0][2].to_text() + "\n";
+      if (r[0][3].to_text() != "0") out += "!new anchor rows missing their store component: " + r[0][3].to_text() + "\n";
+      for (const Row& row : query(*db, "pragma integrity_check", &st))
+        if (row[0].to_text() != "ok") out += "!integrity: " + row[0].to_text() + "\n";
+      return 0;
+    });
+    if (!WIFEXITED(verify_status) || report.find('!') != std::string::npos) {
+      ++violations;
+      std::cerr << name << " k=" << k << "/" << points << ":\n" << report;
+    } else {
+      ++states[report.substr(0, report.find('\n'))];
+    }
+  }
+  std::string seen;
+  for (const auto& [s, n] : states) seen += (seen.empty() ? "" : ", ") + s + " ×" + std::to_string(n);
+  std::cout << name << "\twrite points " << points << "\tkills " << (points + 1) << "\tstates: " << seen
+            << "\tviolations " << violations << std::endl;
+  fs::remove_all(dry);
+  fs::remove_all(o.dir + "/" + name + ".run");
+  return violations;
+}
+
 // ---- the online backup ---------------------------------------------------------------------
 //
 // Database::backup writes only into the new directory. A kill at any of its write points
@@ -1020,6 +1143,8 @@ int run(const Options& o) {
     total_violations += run_upgrade(o, &total_kills);
   if (o.only.empty() || std::find(o.only.begin(), o.only.end(), "backup") != o.only.end())
     total_violations += run_backup(o, &total_kills);
+  if (o.only.empty() || std::find(o.only.begin(), o.only.end(), "decomposition_cross_module") != o.only.end())
+    total_violations += run_cross_module(o, &total_kills);
   if (o.only.empty() || std::find(o.only.begin(), o.only.end(), "copy_to") != o.only.end())
     total_violations += run_copy_to(o, &total_kills);
   std::cout << "total: kills " << total_kills << ", violations " << total_violations << std::endl;
