@@ -114,6 +114,19 @@ struct LensSlot {
     std::string anchor_qualifier;  // the anchor's qualifier in the body
   };
   std::vector<AuxRoute> aux_routes;
+  // The inclusion dependencies the decomposition's advertisement implies (spec/lens.md
+  // "The existence-anchor inclusion-dependency contract"): every anchor key has a row of
+  // each mandatory member, keyed 1:1. One per mandatory non-anchor member (optional and
+  // EAV members, and the keyless singleton, imply none). A read that uses none of such a
+  // member's columns skips its join (Planner::plan_view).
+  struct InclusionDependency {
+    std::string qualifier;             // the member's qualifier in the body
+    std::string schema, table;         // the member relation
+    std::vector<std::string> key;      // its shared-key columns
+    std::vector<std::string> anchor_key;
+    std::vector<std::string> columns;  // the logical columns it backs
+  };
+  std::vector<InclusionDependency> inds;
   std::string effective_sql;    // the compiled body, basis-qualified
   // Writes are refused (the primary key is not reconstructible at the boundary): why.
   std::string read_only;

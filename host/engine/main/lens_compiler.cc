@@ -493,6 +493,7 @@ struct Body {
   std::string anchor;
   std::vector<LensSlot::EavMember> eav;
   std::vector<LensSlot::AuxRoute> aux;
+  std::vector<LensSlot::InclusionDependency> inds;
 };
 
 ExprPtr qualified_ref(const std::string& qualifier, const std::string& column) {
@@ -605,6 +606,15 @@ Body decomposition_body(DatabaseImpl& db, const TableSchema& ts, const Advertise
     }
   auto anchor_key = [&](size_t j) { return qualified_ref(aq, anchor.key[j]); };
   b.aux = aux_routes(db, ts, ad, basis, aq);
+  // One inclusion dependency per mandatory stored member but the anchor (a keyed one).
+  for (size_t mi = 1; mi < ad.members.size(); ++mi) {
+    const auto& m = ad.members[mi];
+    if (m.pivot || m.optional || m.key.empty() || source_of[mi] < 0) continue;
+    LensSlot::InclusionDependency ind{b.sources[source_of[mi]].qualifier, basis, m.table->schema.name, m.key,
+                                      anchor.key, {}};
+    for (const auto& [l, bc] : m.columns) ind.columns.push_back(l);
+    b.inds.push_back(std::move(ind));
+  }
   std::vector<std::string> logical_pk;
   if (ts.primary_key_declared)
     for (const KeyColumn& k : ts.primary_key) logical_pk.push_back(ts.columns[k.column].name);
@@ -1020,6 +1030,7 @@ class LensTableCompiler {
     slot->anchor = body.anchor;
     slot->eav = body.eav;
     slot->aux_routes = body.aux;
+    slot->inds = body.inds;
     {
       auto copy = ast::clone(table);
       slot->spec.reset(static_cast<ast::CreateTableStmt*>(copy.release()));

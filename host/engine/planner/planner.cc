@@ -1204,6 +1204,7 @@ void Planner::plan_core_source(CoreState& st) {
   const ast::SelectCore& core = st.core;
   if (core.from) {
     if (core.where) route_auxiliary_access(core);
+    note_used_columns(core, st.order_by);
     st.src = plan_from(*core.from, st.outer);
   } else {
     st.src.node = std::make_shared<SingleRowNode>();
@@ -1827,14 +1828,20 @@ Planner::Source Planner::plan_view(const ViewEntry& view, const ast::TableSource
   expanding_views_.push_back(&view);
   QueryPlan qp;
   try {
+    // A logical table's body as this reference reads it: started from an auxiliary
+    // (a routed WHERE), without the mandatory members it reads nothing of.
+    std::unique_ptr<ast::Select> body;
     auto routed = aux_routing_.find(&src);
-    if (routed != aux_routing_.end() && routed->second.slot == view.lens) {
-      std::unique_ptr<ast::Select> body = routed_body(*view.definition->select, routed->second);
-      aux_routing_.erase(routed);
-      qp = body ? plan_view_body(*body, view.schema_name) : plan_view_body(*view.definition->select, view.schema_name);
-    } else {
-      qp = plan_view_body(*view.definition->select, view.schema_name);
+    if (routed != aux_routing_.end() && routed->second.slot == view.lens)
+      body = routed_body(*view.definition->select, routed->second);
+    if (routed != aux_routing_.end()) aux_routing_.erase(routed);
+    auto used = used_columns_.find(&src);
+    if (used != used_columns_.end() && view.lens) {
+      if (auto reduced = reduced_body(body ? *body : *view.definition->select, *view.lens, used->second))
+        body = std::move(reduced);
     }
+    if (used != used_columns_.end()) used_columns_.erase(used);
+    qp = plan_view_body(body ? *body : *view.definition->select, view.schema_name);
   } catch (...) {
     expanding_views_.pop_back();
     throw;

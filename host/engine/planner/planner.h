@@ -175,7 +175,7 @@ class Planner {
   PlannedDml make_dml_run(const ast::Statement& stmt, const CteFrame* siblings = nullptr);
   QueryPlan plan_dml(const PlannedDml& dml);
   Source plan_view(const ViewEntry& view, const ast::TableSource& src);
-  // Auxiliary-access routing (planner/aux_routing.cc; spec/lens.md "Auxiliary-access
+  // Auxiliary-access routing (planner/lens_reads.cc; spec/lens.md "Auxiliary-access
   // read-path routing"): a WHERE conjunct of `core` that reads one logical table's column
   // in a form an auxiliary of its lens answers makes that reference's body start from
   // the auxiliary, restricted by the conjunct moved onto it (the conjunct stays in WHERE).
@@ -185,6 +185,13 @@ class Planner {
     ast::ExprPtr predicate;     // the conjunct over the auxiliary's column
   };
   void route_auxiliary_access(const ast::SelectCore& core);
+  // Mandatory-member elimination (planner/lens_reads.cc): for a reference of a logical
+  // table whose decomposition has inclusion dependencies, the names of the view columns
+  // the query may read; plan_view then leaves out a mandatory member none of whose
+  // columns is among them (its row exists for every anchor row, keyed 1:1).
+  void note_used_columns(const ast::SelectCore& core, const std::vector<ast::OrderingTerm>* order_by);
+  std::unique_ptr<ast::Select> reduced_body(const ast::Select& body, const LensSlot& slot,
+                                            const std::set<std::string>& used) const;
   std::unique_ptr<ast::Select> routed_body(const ast::Select& body, const AuxRouting& r) const;
   Source plan_from(const ast::TableSource& src, const Scope* outer);
   // plan_from by kind of source (planner.cc).
@@ -249,6 +256,7 @@ class Planner {
   std::vector<std::shared_ptr<DmlRun>> dml_prelude_;
   std::vector<const ViewEntry*> expanding_views_;  // views being expanded (cycle guard)
   std::map<const ast::TableSource*, AuxRouting> aux_routing_;  // FROM references routed
+  std::map<const ast::TableSource*, std::set<std::string>> used_columns_;  // lower-case
   std::vector<std::shared_ptr<ast::CommonTableExpr>> bound_rows_;  // names bound by bind_rows
 };
 

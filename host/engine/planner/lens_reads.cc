@@ -1,3 +1,6 @@
+// How a reference reads a logical table over an advertised decomposition (docs/decompositions.md):
+// auxiliary-access routing and mandatory-member elimination.
+//
 // Auxiliary-access read-path routing (spec/lens.md "Auxiliary-access read-path routing";
 // docs/decompositions.md "Auxiliary access").
 //
@@ -28,6 +31,7 @@
 #include "parser/ast_build.h"
 #include "parser/ast_clone.h"
 #include "parser/ast_visit.h"
+#include "parser/ast_walk.h"
 #include "planner/access_forms.h"
 #include "planner/planner.h"
 #include "planner/planning_context.h"
@@ -152,6 +156,129 @@ std::unique_ptr<ast::Select> Planner::routed_body(const ast::Select& body, const
   join->right = std::move(*leaf);
   *leaf = std::move(join);
   out->core.where = ast::conjoin(std::move(out->core.where), ast::clone(*routing.predicate));
+  return out;
+}
+
+// ---- mandatory-member elimination (spec/lens.md "The existence-anchor
+// inclusion-dependency contract"): a mandatory member has exactly one row per anchor row
+// (its key is the anchor's, and the advertisement promises the row exists), so an inner
+// join to it neither drops nor repeats a logical row. A reference that reads none of its
+// columns reads the body without it.
+
+namespace {
+
+// Adds to `used` every column name `e` (subqueries included) could read of the reference
+// named `name`: unqualified names and names qualified by it. False: it reads all (a star).
+void names_read(const ast::Expr& e, const std::string& name, std::set<std::string>& used) {
+  ast::any_expr_deep(e, [&](const ast::Expr& x) {
+    if (x.kind == ast::ExprKind::kColumn) {
+      auto& c = static_cast<const ast::ColumnRef&>(x);
+      if (c.table.empty() || iequals(c.table, name)) used.insert(to_lower(c.column));
+    }
+    return false;
+  });
+}
+
+// (A star inside a derived table names that table's own sources only.)
+bool select_reads(const ast::Select& s, const std::string& name, std::set<std::string>& used) {
+  ast::any_expr_in_select(s, [&](const ast::Expr& x) {
+    names_read(x, name, used);
+    return false;
+  });
+  return true;
+}
+
+// Every name the FROM tree's joins read (ON, USING), its derived tables and functions.
+bool from_reads(const ast::TableSource& t, const std::string& name, std::set<std::string>& used) {
+  switch (t.kind) {
+    case ast::TableSource::Kind::kJoin:
+      if (t.on) names_read(*t.on, name, used);
+      for (const std::string& u : t.using_columns) used.insert(to_lower(u));
+      return from_reads(*t.left, name, used) && from_reads(*t.right, name, used);
+    case ast::TableSource::Kind::kSubquery: return !t.subquery || select_reads(*t.subquery, name, used);
+    case ast::TableSource::Kind::kFunction:
+      for (const auto& a : t.function_args)
+        if (a) names_read(*a, name, used);
+      return true;
+    case ast::TableSource::Kind::kTable: return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void Planner::note_used_columns(const ast::SelectCore& core, const std::vector<ast::OrderingTerm>* order_by) {
+  if (!core.from) return;
+  std::vector<const ast::TableSource*> leaves;
+  leaf_tables(*core.from, leaves);
+  std::vector<std::string> path;
+  for (const ast::TableSource* s : leaves) {
+    if (s->table.schema.empty()) {
+      bool cte = false;
+      for (const auto& level : cte_stack_) cte = cte || level.count(to_lower(s->table.name));
+      if (cte) continue;
+    }
+    if (path.empty()) path = search_path();
+    ResolvedRelation rel;
+    try {
+      rel = db_.resolve_relation(s->table.schema, s->table.name, &path);
+    } catch (const Error&) {
+      continue;
+    }
+    if (!rel.view || !rel.view->lens || rel.view->lens->inds.empty()) continue;
+    const std::string name = s->alias.empty() ? s->table.name : s->alias;
+    std::set<std::string> used;
+    bool all = false;
+    for (const ast::ResultColumn& rc : core.columns) {
+      if (rc.kind == ast::ResultColumn::Kind::kStar) all = true;
+      else if (rc.kind == ast::ResultColumn::Kind::kTableStar && (iequals(rc.table, name) || rc.table.empty())) all = true;
+      else if (rc.expr) names_read(*rc.expr, name, used);
+    }
+    if (core.where) names_read(*core.where, name, used);
+    for (const auto& g : core.group_by)
+      if (g) names_read(*g, name, used);
+    if (core.having) names_read(*core.having, name, used);
+    if (order_by)
+      for (const ast::OrderingTerm& o : *order_by)
+        if (o.expr) names_read(*o.expr, name, used);
+    if (!from_reads(*core.from, name, used)) all = true;
+    if (!all) used_columns_[s] = std::move(used);
+  }
+}
+
+std::unique_ptr<ast::Select> Planner::reduced_body(const ast::Select& body, const LensSlot& slot,
+                                                   const std::set<std::string>& used) const {
+  if (!body.compounds.empty() || !body.core.from) return nullptr;
+  std::unique_ptr<ast::Select> out;
+  for (const LensSlot::InclusionDependency& ind : slot.inds) {
+    bool read = false;
+    for (const std::string& c : ind.columns) read = read || used.count(to_lower(c));
+    if (read) continue;
+    ast::Select& sel = out ? *out : *(out = ast::clone(body));
+    // The inner join whose right side is the member, on the left-deep spine.
+    ast::TableSourcePtr* at = &sel.core.from;
+    bool removed = false;
+    while ((*at)->kind == ast::TableSource::Kind::kJoin) {
+      ast::TableSource& j = **at;
+      const ast::TableSource& r = *j.right;
+      if (j.join == ast::JoinKind::kInner && r.kind == ast::TableSource::Kind::kTable && !j.lateral &&
+          iequals(r.alias.empty() ? r.table.name : r.alias, ind.qualifier)) {
+        *at = std::move(j.left);
+        removed = true;
+        break;
+      }
+      at = &j.left;
+    }
+    if (!removed) continue;
+    // Its columns, read by nobody, become NULL under their names.
+    for (ast::ResultColumn& rc : sel.core.columns) {
+      if (rc.kind != ast::ResultColumn::Kind::kExpr || !rc.expr) continue;
+      bool reads_member = ast::any_expr_deep(*rc.expr, [&](const ast::Expr& x) {
+        return x.kind == ast::ExprKind::kColumn && iequals(static_cast<const ast::ColumnRef&>(x).table, ind.qualifier);
+      });
+      if (reads_member) rc.expr = ast::null_literal();
+    }
+  }
   return out;
 }
 
