@@ -246,6 +246,16 @@ void Planner::note_used_columns(const ast::SelectCore& core, const std::vector<a
   }
 }
 
+void Planner::forget_lens_reads(const ast::TableSource& from) {
+  if (aux_routing_.empty() && used_columns_.empty()) return;
+  std::vector<const ast::TableSource*> leaves;
+  leaf_tables(from, leaves);
+  for (const ast::TableSource* s : leaves) {
+    aux_routing_.erase(s);
+    used_columns_.erase(s);
+  }
+}
+
 std::unique_ptr<ast::Select> Planner::reduced_body(const ast::Select& body, const LensSlot& slot,
                                                    const std::set<std::string>& used) const {
   if (!body.compounds.empty() || !body.core.from) return nullptr;

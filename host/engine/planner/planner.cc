@@ -1205,7 +1205,13 @@ void Planner::plan_core_source(CoreState& st) {
   if (core.from) {
     if (core.where) route_auxiliary_access(core);
     note_used_columns(core, st.order_by);
-    st.src = plan_from(*core.from, st.outer);
+    try {
+      st.src = plan_from(*core.from, st.outer);
+    } catch (...) {
+      forget_lens_reads(*core.from);
+      throw;
+    }
+    forget_lens_reads(*core.from);
   } else {
     st.src.node = std::make_shared<SingleRowNode>();
   }

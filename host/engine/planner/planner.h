@@ -190,6 +190,9 @@ class Planner {
   // the query may read; plan_view then leaves out a mandatory member none of whose
   // columns is among them (its row exists for every anchor row, keyed 1:1).
   void note_used_columns(const ast::SelectCore& core, const std::vector<ast::OrderingTerm>* order_by);
+  // Drops what route_auxiliary_access / note_used_columns noted for `from`'s references
+  // and plan_view did not take (the keys are syntax nodes: none may outlive its plan_from).
+  void forget_lens_reads(const ast::TableSource& from);
   std::unique_ptr<ast::Select> reduced_body(const ast::Select& body, const LensSlot& slot,
                                             const std::set<std::string>& used) const;
   std::unique_ptr<ast::Select> routed_body(const ast::Select& body, const AuxRouting& r) const;
