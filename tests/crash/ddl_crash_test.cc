@@ -148,6 +148,13 @@ std::string consistent_after(const std::string& scenario) {
            "(select count(*) from lx.T) - (select count(*) from t)";
   // The triples and the anchor moved together: every entity 1..40 got its new note (or
   // lost it) exactly when its x became 0.
+  // Every anchor row the WHERE named got the triple; no other row did.
+  if (scenario == "decomposition_eav_constant_update")
+    return "select count(*) from t where (x between 1 and 40) <> coalesce((select v from t_attr where e = t.id and a = "
+           "'note') = 'c', false)";
+  // The member row and the anchor row moved together.
+  if (scenario == "decomposition_pinned_update")
+    return "select (select count(*) from t_more where id = 3 and w = 7) + (select count(*) from t where id = 3 and x = 5) - 2";
   if (scenario == "decomposition_eav_update")
     return "select count(*) from t where id between 1 and 40 and ((x = 0) <> (coalesce((select v from t_attr "
            "where e = t.id and a = 'note'), '') = case when id % 2 = 0 then '' else 'n' || id end))";
@@ -295,6 +302,14 @@ std::vector<Scenario> scenarios(int64_t n) {
       {"decomposition_eav_update", eav_setup(),
        "update lx.T set note = case when id % 2 = 0 then null else 'n' || id end, x = 0 where id between 1 and 40", n, n,
        dup_u, dup_u},
+      // A constant attribute value under an anchor-only WHERE: the triples are upserted
+      // straight off the anchor (no capture), in one commit.
+      {"decomposition_eav_constant_update", eav_setup(), "update lx.T set note = 'c' where x between 1 and 40", n, n,
+       dup_u, dup_u},
+      // A WHERE pinning the anchor key: the optional member's row is materialized under
+      // an EXISTS gate on the anchor, with the anchor's own update, in one commit.
+      {"decomposition_pinned_update", decomposition_setup(), "update lx.T set w = 7, x = 5 where id = 3", n, n, dup_u,
+       dup_u},
       {"apply_logical",
        "declare logical schema lx { table t (id integer primary key, u text unique, x integer null) };"
        "declare lens for lx over main { view t as select id, u, x from t }",
@@ -359,6 +374,10 @@ std::string data_fingerprint_query(const std::string& scenario) {
     return "select 'rows', (select count(*) from t), (select count(*) from t_more)";
   if (scenario == "decomposition_eav_update")
     return "select 'rows', (select count(*) from t_attr), (select count(*) from t where x = 0)";
+  if (scenario == "decomposition_eav_constant_update")
+    return "select 'rows', (select count(*) from t_attr), (select count(*) from t_attr where v = 'c')";
+  if (scenario == "decomposition_pinned_update")
+    return "select 'rows', (select count(*) from t_more), (select count(*) from t where x = 5)";
   if (scenario == "unique_index_in_txn") return "select 'rows', (select count(*) from d), (select count(*) from d where v = 5)";
   return {};
 }

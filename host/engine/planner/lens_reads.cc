@@ -75,22 +75,18 @@ void retarget(ast::Expr& e, const std::string& column) {
 
 }  // namespace
 
-void Planner::route_auxiliary_access(const ast::SelectCore& core) {
+void Planner::note_lens_reads(const ast::SelectCore& core, const std::vector<ast::OrderingTerm>* order_by) {
   std::vector<const ast::TableSource*> leaves;
   leaf_tables(*core.from, leaves);
-  // The references that name a logical table with routes.
-  struct Candidate {
-    const ast::TableSource* src;
-    std::shared_ptr<const ViewEntry> view;
-  };
-  std::vector<Candidate> candidates;
-  std::vector<std::string> path = search_path();
+  std::vector<LensReference> refs;
+  std::vector<std::string> path;
   for (const ast::TableSource* s : leaves) {
     if (s->table.schema.empty()) {  // a CTE of that name shadows the catalog
       bool cte = false;
       for (const auto& level : cte_stack_) cte = cte || level.count(to_lower(s->table.name));
       if (cte) continue;
     }
+    if (path.empty()) path = search_path();
     // A name that does not resolve (or `committed.<table>`) is for plan_from to report.
     ResolvedRelation rel;
     try {
@@ -98,8 +94,18 @@ void Planner::route_auxiliary_access(const ast::SelectCore& core) {
     } catch (const Error&) {
       continue;
     }
-    if (rel.view && rel.view->lens && !rel.view->lens->aux_routes.empty()) candidates.push_back({s, rel.view});
+    if (rel.view && rel.view->lens) refs.push_back({s, rel.view});
   }
+  if (refs.empty()) return;
+  if (core.where) route_auxiliary_access(core, refs, leaves.size());
+  note_used_columns(core, order_by, refs);
+}
+
+void Planner::route_auxiliary_access(const ast::SelectCore& core, const std::vector<LensReference>& refs,
+                                     size_t leaves) {
+  std::vector<const LensReference*> candidates;  // the references with routes
+  for (const LensReference& r : refs)
+    if (!r.view->lens->aux_routes.empty()) candidates.push_back(&r);
   if (candidates.empty()) return;
   std::vector<const ast::Expr*> where;
   conjuncts(*core.where, where);
@@ -109,10 +115,10 @@ void Planner::route_auxiliary_access(const ast::SelectCore& core) {
     if (!m) continue;
     // The reference the access column belongs to: named by its qualifier, or the only
     // table of the FROM when unqualified.
-    const Candidate* at = nullptr;
-    for (const Candidate& cand : candidates) {
-      const std::string& name = cand.src->alias.empty() ? cand.src->table.name : cand.src->alias;
-      if (m->column->table.empty() ? leaves.size() == 1 : iequals(m->column->table, name)) at = &cand;
+    const LensReference* at = nullptr;
+    for (const LensReference* cand : candidates) {
+      const std::string& name = cand->src->alias.empty() ? cand->src->table.name : cand->src->alias;
+      if (m->column->table.empty() ? leaves == 1 : iequals(m->column->table, name)) at = cand;
     }
     if (!at || aux_routing_.count(at->src)) continue;
     const LensSlot& slot = *at->view->lens;
@@ -207,25 +213,11 @@ bool from_reads(const ast::TableSource& t, const std::string& name, std::set<std
 
 }  // namespace
 
-void Planner::note_used_columns(const ast::SelectCore& core, const std::vector<ast::OrderingTerm>* order_by) {
-  if (!core.from) return;
-  std::vector<const ast::TableSource*> leaves;
-  leaf_tables(*core.from, leaves);
-  std::vector<std::string> path;
-  for (const ast::TableSource* s : leaves) {
-    if (s->table.schema.empty()) {
-      bool cte = false;
-      for (const auto& level : cte_stack_) cte = cte || level.count(to_lower(s->table.name));
-      if (cte) continue;
-    }
-    if (path.empty()) path = search_path();
-    ResolvedRelation rel;
-    try {
-      rel = db_.resolve_relation(s->table.schema, s->table.name, &path);
-    } catch (const Error&) {
-      continue;
-    }
-    if (!rel.view || !rel.view->lens || rel.view->lens->inds.empty()) continue;
+void Planner::note_used_columns(const ast::SelectCore& core, const std::vector<ast::OrderingTerm>* order_by,
+                                const std::vector<LensReference>& refs) {
+  for (const LensReference& r : refs) {
+    if (r.view->lens->inds.empty()) continue;
+    const ast::TableSource* s = r.src;
     const std::string name = s->alias.empty() ? s->table.name : s->alias;
     std::set<std::string> used;
     bool all = false;

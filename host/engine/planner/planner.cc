@@ -1203,8 +1203,7 @@ QueryPlan Planner::plan_values(const ast::SelectCore& core, const Scope* outer) 
 void Planner::plan_core_source(CoreState& st) {
   const ast::SelectCore& core = st.core;
   if (core.from) {
-    if (core.where) route_auxiliary_access(core);
-    note_used_columns(core, st.order_by);
+    note_lens_reads(core, st.order_by);
     try {
       st.src = plan_from(*core.from, st.outer);
     } catch (...) {

@@ -184,13 +184,21 @@ class Planner {
     size_t route = 0;           // index into slot->aux_routes
     ast::ExprPtr predicate;     // the conjunct over the auxiliary's column
   };
-  void route_auxiliary_access(const ast::SelectCore& core);
+  // The FROM's table references that name a logical table (a CTE of the name shadows it;
+  // a name that does not resolve is left for plan_from to report), resolved once per core.
+  struct LensReference {
+    const ast::TableSource* src;
+    std::shared_ptr<const ViewEntry> view;
+  };
+  void note_lens_reads(const ast::SelectCore& core, const std::vector<ast::OrderingTerm>* order_by);
+  void route_auxiliary_access(const ast::SelectCore& core, const std::vector<LensReference>& refs, size_t leaves);
   // Mandatory-member elimination (planner/lens_reads.cc): for a reference of a logical
   // table whose decomposition has inclusion dependencies, the names of the view columns
   // the query may read; plan_view then leaves out a mandatory member none of whose
   // columns is among them (its row exists for every anchor row, keyed 1:1).
-  void note_used_columns(const ast::SelectCore& core, const std::vector<ast::OrderingTerm>* order_by);
-  // Drops what route_auxiliary_access / note_used_columns noted for `from`'s references
+  void note_used_columns(const ast::SelectCore& core, const std::vector<ast::OrderingTerm>* order_by,
+                         const std::vector<LensReference>& refs);
+  // Drops what note_lens_reads noted for `from`'s references
   // and plan_view did not take (the keys are syntax nodes: none may outlive its plan_from).
   void forget_lens_reads(const ast::TableSource& from);
   std::unique_ptr<ast::Select> reduced_body(const ast::Select& body, const LensSlot& slot,

@@ -2098,6 +2098,25 @@ struct EavSplit {
   bool nothing_else = false;                 // the statement wrote EAV attributes only
 };
 
+// `insert into <pivot> (entity, attribute, value) <source> on conflict (entity, attribute)
+// do update set value = excluded.value`: the triple write of an EAV attribute.
+std::unique_ptr<ast::InsertStmt> triple_upsert(const LensSlot::EavMember& m, std::unique_ptr<ast::Select> source) {
+  auto ins = std::make_unique<ast::InsertStmt>();
+  ins->table = {m.schema, m.table, {}};
+  ins->columns = std::vector<std::string>{m.entity, m.attribute, m.value};
+  ins->source = std::move(source);
+  ast::UpsertClause up;
+  up.target.push_back({m.entity, "", false});
+  up.target.push_back({m.attribute, "", false});
+  up.do_nothing = false;
+  ast::Assignment set;
+  set.columns.push_back(m.value);
+  set.value = ast::column_ref("excluded", m.value);
+  up.set.push_back(std::move(set));
+  ins->upserts.push_back(std::move(up));
+  return ins;
+}
+
 // Takes the EAV attributes out of `stmt` (an INSERT or UPDATE on the logical table `view`)
 // and returns the statements that write their triples:
 //  - UPDATE: `__vw_eav` = select <key>, <value>… from <logical table> where <pred>, before
@@ -2137,24 +2156,12 @@ EavSplit split_eav_writes(const ViewEntry& view, const std::vector<LensSlot::Eav
                                                       ast::logical_not(ast::is_not_null(ast::column_ref(cap, val))))));
       out.statements.push_back(std::move(d));
     }
-    auto ins = std::make_unique<ast::InsertStmt>();
-    ins->table = {m.schema, m.table, {}};
-    ins->columns = std::vector<std::string>{m.entity, m.attribute, m.value};
     std::vector<ast::ResultColumn> cols;
     cols.push_back(ast::result_column(ast::column_ref(cap, "k")));
     cols.push_back(ast::result_column(ast::string_literal(attr)));
     cols.push_back(ast::result_column(ast::column_ref(cap, val)));
-    ins->source = ast::select(std::move(cols), ast::table_source({"", cap, {}}, ""), ast::is_not_null(ast::column_ref(cap, val)));
-    ast::UpsertClause up;
-    up.target.push_back({m.entity, "", false});
-    up.target.push_back({m.attribute, "", false});
-    up.do_nothing = false;
-    ast::Assignment set;
-    set.columns.push_back(m.value);
-    set.value = ast::column_ref("excluded", m.value);
-    up.set.push_back(std::move(set));
-    ins->upserts.push_back(std::move(up));
-    out.statements.push_back(std::move(ins));
+    out.statements.push_back(triple_upsert(
+        m, ast::select(std::move(cols), ast::table_source({"", cap, {}}, ""), ast::is_not_null(ast::column_ref(cap, val)))));
   };
   if (stmt.kind == ast::StmtKind::kUpdate) {
     auto& s = static_cast<ast::UpdateStmt&>(stmt);
@@ -2300,23 +2307,11 @@ bool lower_eav_constant_update(const ast::UpdateStmt& s, const ViewShape& v, Low
       out.statements.push_back(std::move(d));
     }
     if (null) continue;
-    auto ins = std::make_unique<ast::InsertStmt>();
-    ins->table = {m->schema, m->table, {}};
-    ins->columns = std::vector<std::string>{m->entity, m->attribute, m->value};
     std::vector<ast::ResultColumn> cols;
     cols.push_back(ast::result_column(ast::column_ref(aq, m->anchor_key)));
     cols.push_back(ast::result_column(ast::string_literal(attr)));
     cols.push_back(ast::result_column(clone(*value)));
-    ins->source = rows(std::move(cols), literal ? nullptr : ast::is_not_null(clone(*value)));
-    ast::UpsertClause up;
-    up.target.push_back({m->entity, "", false});
-    up.target.push_back({m->attribute, "", false});
-    up.do_nothing = false;
-    ast::Assignment set;
-    set.columns.push_back(m->value);
-    set.value = ast::column_ref("excluded", m->value);
-    up.set.push_back(std::move(set));
-    ins->upserts.push_back(std::move(up));
+    auto ins = triple_upsert(*m, rows(std::move(cols), literal ? nullptr : ast::is_not_null(clone(*value))));
     ins->context = clone(s.context);
     out.statements.push_back(std::move(ins));
   }
