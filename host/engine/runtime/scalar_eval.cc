@@ -448,11 +448,12 @@ const std::vector<Row>& subquery_rows(const SubqueryScalar& sq, const EvalEnv& e
     sq.op_busy = true;
     tree->open(env);
     memory.reset(memory_budget(env.ctx));
-    Row r;
-    while ((max_rows == 0 || out.size() < max_rows) && tree->next(r)) {
-      memory.add_row(r);
-      out.push_back(r);
+    out.emplace_back();
+    while ((max_rows == 0 || out.size() <= max_rows) && tree->next(out.back())) {
+      memory.add_row(out.back());
+      out.emplace_back();
     }
+    out.pop_back();  // the slot the last next() did not fill
   };
   if (sq.correlated) {
     run(local, local_memory);
