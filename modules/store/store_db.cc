@@ -279,6 +279,7 @@ std::shared_ptr<TableState> StoreDb::open_table(const sdk::TableSchema& schema, 
     b.put(kNextIdKey, varint(next + 1));
     b.put(rk, varint(id));
     b.put(stats_key(id), varint(0));
+    if (observer_) observer_->table_event(CommitObserver::TableEvent::kCreated, id, schema.schema_name, schema.table_name, b);
     kv_->write(b, true);
   }
   auto t = std::make_shared<TableState>();
@@ -293,6 +294,16 @@ std::shared_ptr<TableState> StoreDb::open_table(const sdk::TableSchema& schema, 
 
 bool StoreDb::has_table(std::string_view schema_name, std::string_view table_name) {
   return kv_->get(registry_key(schema_name, table_name)).has_value();
+}
+
+std::optional<uint64_t> StoreDb::table_id(std::string_view schema_name, std::string_view table_name) {
+  std::optional<std::string> v = kv_->get(registry_key(schema_name, table_name));
+  if (!v) return std::nullopt;
+  std::string_view in = *v;
+  uint64_t id;
+  if (!get_varint(in, &id) || !in.empty())
+    throw sdk::Error(QRS_CORRUPT, "store at '" + path() + "': corrupt registry entry of " + std::string(table_name));
+  return id;
 }
 
 void StoreDb::destroy_table(std::string_view schema_name, std::string_view table_name) {
@@ -310,6 +321,7 @@ void StoreDb::destroy_table(std::string_view schema_name, std::string_view table
   auto it = kv_->iterate(KvRange{prefix, prefix_end(prefix)}, false);
   for (; it->valid(); it->next()) b.del(std::string(it->key()));
   it->check();
+  if (observer_) observer_->table_event(CommitObserver::TableEvent::kDropped, id, schema_name, table_name, b);
   kv_->write(b, true);
   live_.erase(id);
 }
@@ -324,6 +336,7 @@ void StoreDb::rename_table(TableState& t, std::string_view new_name) {
     KvBatch b;
     b.del(from);
     b.put(to, varint(t.id));
+    if (observer_) observer_->table_event(CommitObserver::TableEvent::kRenamed, t.id, t.schema.schema_name, new_name, b);
     kv_->write(b, true);
   }
   t.schema.table_name = std::string(new_name);
@@ -377,7 +390,22 @@ void StoreDb::write(Txn& t, std::span<const Put> puts) {
     int64_t count = std::max<int64_t>(t.table->row_count + d, 0);
     if (d != 0) b.put(stats_key(t.table->id), varint(static_cast<uint64_t>(count)));
     touch(t.table);
-    kv_->write(b, sync_);
+    if (observer_ && !staged_) {
+      std::vector<CommitObserver::RowWrite> rows;
+      rows.reserve(puts.size());
+      for (const Put& p : puts)
+        rows.push_back({t.table.get(), p.key, p.deletion ? std::string_view() : p.row});
+      observer_->before_commit(rows, b);
+      try {
+        kv_->write(b, sync_);
+      } catch (...) {
+        observer_->after_commit(false);
+        throw;
+      }
+      observer_->after_commit(true);
+    } else {
+      kv_->write(b, sync_);
+    }
     t.table->row_count = count;
     if (!top.empty()) t.table->raise_bound(top);
     return;
@@ -480,13 +508,32 @@ void StoreDb::flush_ready() {
     }
   for (const auto& [table, d] : deltas)
     b.stats.put(stats_key(table->id), varint(static_cast<uint64_t>(std::max<int64_t>(table->row_count + d, 0))));
+  CommitObserver* observer = staged_ ? nullptr : observer_;
   try {
-    kv_->write(b, sync_);
+    if (observer) {
+      std::vector<CommitObserver::RowWrite> rows;
+      for (Txn* t : txns_) {
+        if (!t->ready) continue;
+        for (const auto& [key, slot] : t->pending.map())
+          rows.push_back({t->table.get(), key, slot.live() ? slot.row : std::string_view()});
+      }
+      if (!rows.empty()) observer->before_commit(rows, b.stats);
+      else observer = nullptr;
+    }
   } catch (...) {
     for (Txn* t : txns_)
       if (t->ready) clear(*t);  // nothing of the group landed
     throw;
   }
+  try {
+    kv_->write(b, sync_);
+  } catch (...) {
+    if (observer) observer->after_commit(false);
+    for (Txn* t : txns_)
+      if (t->ready) clear(*t);  // nothing of the group landed
+    throw;
+  }
+  if (observer) observer->after_commit(true);
   for (const auto& [table, d] : deltas) table->row_count = std::max<int64_t>(table->row_count + d, 0);
   for (Txn* t : txns_) {
     if (!t->ready) continue;

@@ -98,6 +98,32 @@ struct Txn {
   bool doomed = false;
 };
 
+// Sees every batch of row writes of a transaction (or of an autocommit write) before it is
+// written, and may add writes of its own to the same atomic batch: sync-store's change
+// capture stages its replication metadata this way, so data and metadata land together or
+// not at all. Calls are made with mu() held; the committed store (StoreDb::kv) still reads
+// as it was before the batch.
+class CommitObserver {
+ public:
+  struct RowWrite {
+    TableState* table;
+    std::string_view key;  // the full row key (TableState::prefix ‖ encoded primary key)
+    std::string_view row;  // the new encoded row; data() == nullptr: the row is deleted
+  };
+  virtual ~CommitObserver() = default;
+  // `rows`: the batch's net row writes. What the observer puts in `out` lands in the same
+  // batch, after the rows. A throw abandons the batch (nothing lands).
+  virtual void before_commit(std::span<const RowWrite> rows, KvBatch& out) = 0;
+  // The batch landed (`landed`) or failed; not called when before_commit threw.
+  virtual void after_commit(bool landed) = 0;
+  // A table was registered, dropped or renamed (`name` is the new name): what the observer
+  // puts in `out` lands with the registry change (in the schema-change scope's batch when
+  // one is open).
+  enum class TableEvent { kCreated, kDropped, kRenamed };
+  virtual void table_event(TableEvent /*kind*/, uint64_t /*id*/, std::string_view /*schema*/,
+                           std::string_view /*name*/, KvBatch& /*out*/) {}
+};
+
 struct StoreOptions {
   KvOptions kv;
   bool sync = true;
@@ -131,6 +157,8 @@ class StoreDb {
   std::shared_ptr<TableState> open_table(const sdk::TableSchema& schema, bool create);
   void destroy_table(std::string_view schema_name, std::string_view table_name);
   bool has_table(std::string_view schema_name, std::string_view table_name);
+  // The stable id of a registered table (nullopt: none by that name).
+  std::optional<uint64_t> table_id(std::string_view schema_name, std::string_view table_name);
   void rename_table(TableState& t, std::string_view new_name);
 
   // ---- transactions (REQUIRES: mu() held) ----
@@ -170,6 +198,9 @@ class StoreDb {
   }
   // The txns of table `id` (for ALTER's busy check).
   std::vector<Txn*> txns_of(uint64_t id) const;
+  // The observer of every row batch (null: none). Not owned; it outlives the StoreDb's use.
+  void set_observer(CommitObserver* o) { observer_ = o; }
+  CommitObserver* observer() const { return observer_; }
   // Writes `batch` (plus nothing else) durably per the sync option.
   void write_batch(const KvBatch& batch) { kv_->write(batch, sync_); }
 
@@ -227,6 +258,7 @@ class StoreDb {
   std::vector<Txn*> rewritten_txns_;
   ScopeStats scope_stats_;
   bool sync_;
+  CommitObserver* observer_ = nullptr;
   std::map<uint64_t, std::weak_ptr<TableState>> live_;
   std::vector<Txn*> txns_;
 };

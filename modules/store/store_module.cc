@@ -1,11 +1,10 @@
-// modules/store/store_module.cc — the module objects, option parsing and the plugin entry.
+// modules/store/store_module.cc — the module objects and option parsing (the plugin entry
+// is store_plugin.cc; sync-store builds on the same objects).
 #include <mutex>
 #include <string>
 #include <utility>
 
 #include "store_table.h"
-
-extern const char kStoreManifest[];  // store.plugin.json, embedded by CMake
 
 namespace quereus::store {
 namespace {
@@ -23,11 +22,13 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-std::string option_error_prefix(std::string_view db) {
-  return "store (database " + std::string(db) + "): option ";
+}  // namespace
+
+std::string option_error_prefix(std::string_view module, std::string_view db) {
+  return std::string(module) + " (database " + std::string(db) + "): option ";
 }
 
-bool as_bool(std::string_view db, const sdk::Option& o) {
+bool option_bool(std::string_view module, std::string_view db, const sdk::Option& o) {
   const sdk::Value& v = o.value;
   switch (v.type()) {
     case sdk::ValueType::kBoolean: return v.as_boolean();
@@ -42,11 +43,11 @@ bool as_bool(std::string_view db, const sdk::Option& o) {
     }
     default: break;
   }
-  throw sdk::Error::misuse(option_error_prefix(db) + "'" + o.key + "' must be true or false, got " +
+  throw sdk::Error::misuse(option_error_prefix(module, db) + "'" + o.key + "' must be true or false, got " +
                            v.debug_string());
 }
 
-int64_t as_size(std::string_view db, const sdk::Option& o) {
+int64_t option_size(std::string_view module, std::string_view db, const sdk::Option& o) {
   const sdk::Value& v = o.value;
   if (v.type() == sdk::ValueType::kInteger && v.as_integer() >= 0) return v.as_integer();
   if (v.type() == sdk::ValueType::kText) {
@@ -58,43 +59,42 @@ int64_t as_size(std::string_view db, const sdk::Option& o) {
     } catch (const std::exception&) {
     }
   }
-  throw sdk::Error::misuse(option_error_prefix(db) + "'" + o.key + "' must be a byte count (a non-negative integer), got " +
-                           v.debug_string());
+  throw sdk::Error::misuse(option_error_prefix(module, db) + "'" + o.key +
+                           "' must be a byte count (a non-negative integer), got " + v.debug_string());
 }
 
-}  // namespace
-
-StoreOptions parse_options(std::string_view db, const std::vector<sdk::Option>& options) {
+StoreOptions parse_options(std::string_view db, const std::vector<sdk::Option>& options, std::string_view module,
+                           const std::function<bool(const sdk::Option&)>& extra, std::string_view extra_names) {
   StoreOptions out;
   bool has_path = false;
   for (const sdk::Option& o : options) {
     std::string key = lower(o.key);
     if (key == "path") {
       if (o.value.type() != sdk::ValueType::kText || o.value.as_text().empty())
-        throw sdk::Error::misuse(option_error_prefix(db) + "'path' must be a non-empty directory path, got " +
+        throw sdk::Error::misuse(option_error_prefix(module, db) + "'path' must be a non-empty directory path, got " +
                                  o.value.debug_string());
       out.kv.path = std::string(o.value.as_text());
       has_path = true;
     } else if (key == "sync") {
-      out.sync = as_bool(db, o);
+      out.sync = option_bool(module, db, o);
     } else if (key == "cache_size") {
-      out.kv.cache_size = as_size(db, o);
+      out.kv.cache_size = option_size(module, db, o);
     } else if (key == "paranoid_checks") {
-      out.kv.paranoid_checks = as_bool(db, o);
+      out.kv.paranoid_checks = option_bool(module, db, o);
     } else if (key == "verify_checksums") {
-      out.kv.verify_checksums = as_bool(db, o);
+      out.kv.verify_checksums = option_bool(module, db, o);
     } else if (key == "create_if_missing") {
-      out.kv.create_if_missing = as_bool(db, o);
-    } else {
-      throw sdk::Error::misuse(option_error_prefix(db) + "'" + o.key +
-                               "' is unknown (the store takes path, sync, cache_size, paranoid_checks, "
-                               "verify_checksums, create_if_missing)");
+      out.kv.create_if_missing = option_bool(module, db, o);
+    } else if (!extra || !extra(o)) {
+      throw sdk::Error::misuse(option_error_prefix(module, db) + "'" + o.key + "' is unknown (" + std::string(module) +
+                               " takes path, sync, cache_size, paranoid_checks, verify_checksums, create_if_missing" +
+                               std::string(extra_names) + ")");
     }
   }
   if (!has_path)
-    throw sdk::Error::misuse("store (database " + std::string(db) +
+    throw sdk::Error::misuse(std::string(module) + " (database " + std::string(db) +
                              "): the option 'path' is required: name the data directory of the database "
-                             "(module_options.store.path)");
+                             "(module_options." + std::string(module) + ".path)");
   return out;
 }
 
@@ -180,10 +180,4 @@ void StoreDbModule::schema_rollback() {
   db_->schema_rollback();
 }
 
-namespace {
-void register_store(sdk::Registrar& registrar) { registrar.add_module("store", std::make_shared<StoreModule>()); }
-}  // namespace
-
 }  // namespace quereus::store
-
-QUEREUS_PLUGIN(kStoreManifest, quereus::store::register_store)

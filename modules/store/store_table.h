@@ -2,6 +2,7 @@
 #ifndef QUEREUS_MODULES_STORE_STORE_TABLE_H_
 #define QUEREUS_MODULES_STORE_STORE_TABLE_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -28,7 +29,18 @@ class StoreModule : public sdk::Module {
 // Parses the module options of a database (path, sync, cache_size, paranoid_checks,
 // create_if_missing). Throws QRS_MISUSE naming the option when one is missing, unknown or
 // of the wrong type.
-StoreOptions parse_options(std::string_view database_name, const std::vector<sdk::Option>& options);
+// `module` is the name errors cite; `extra`, when given, is offered every option the store
+// does not take and returns true when it took it (`extra_names` lists those for the error
+// about an unknown one, e.g. ", site_id, allow_resurrection").
+StoreOptions parse_options(std::string_view database_name, const std::vector<sdk::Option>& options,
+                           std::string_view module = "store",
+                           const std::function<bool(const sdk::Option&)>& extra = {},
+                           std::string_view extra_names = "");
+// One option's value as a boolean (true/false, yes/no, on/off, 1/0) or a byte count;
+// QRS_MISUSE naming the module, database and option otherwise.
+bool option_bool(std::string_view module, std::string_view database_name, const sdk::Option& o);
+int64_t option_size(std::string_view module, std::string_view database_name, const sdk::Option& o);
+std::string option_error_prefix(std::string_view module, std::string_view database_name);
 
 // One opened database: tables over its StoreDb, and the persistent catalog.
 class StoreDbModule : public sdk::Module, public std::enable_shared_from_this<StoreDbModule> {
@@ -54,7 +66,7 @@ class StoreDbModule : public sdk::Module, public std::enable_shared_from_this<St
   // SDK 1.7: a copy of the store from one LevelDB snapshot (StoreDb::backup).
   void backup(std::string_view dest_dir, const BackupProgress& progress) override;
 
- private:
+ protected:
   std::shared_ptr<StoreDb> db_;
 };
 

@@ -1,0 +1,60 @@
+// modules/sync-store/change_set.h — what replicas exchange: facts grouped by transaction.
+//
+// A Change is one fact: a column's new value or a row's deletion, stamped with the HLC of
+// the transaction that made it (op_seq separates the facts of one transaction). Rows are
+// addressed by their raw primary-key values; each replica derives its own identity
+// (collation-folded key) from them. A ChangeSet carries the facts of one origin
+// transaction. JSON forms: docs/sync-store.md §Wire.
+#ifndef QUEREUS_MODULES_SYNC_STORE_CHANGE_SET_H_
+#define QUEREUS_MODULES_SYNC_STORE_CHANGE_SET_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hlc.h"
+#include "quereus/sdk.hpp"
+
+namespace quereus::sync {
+
+struct Change {
+  enum class Kind { kColumn, kDelete };
+  Kind kind = Kind::kColumn;
+  std::string schema;
+  std::string table;
+  std::vector<sdk::Value> pk;  // the row's address: raw key values, in key order
+  Hlc hlc;
+  std::string column;          // kColumn
+  sdk::Value value;            // kColumn
+  // kColumn: the newest deletion of this row its writer had seen when it wrote (the write
+  // re-creates the row after that deletion; see docs/sync-store.md §Tombstones).
+  std::optional<Hlc> seen_delete;
+};
+
+struct ChangeSet {
+  SiteId site;                 // the origin
+  std::string transaction_id;  // Hlc::transaction_id of the base
+  Hlc hlc;                     // the largest fact HLC
+  std::vector<Change> changes; // in op_seq order
+};
+
+// One page of outbound changes.
+struct ChangeBatch {
+  std::vector<ChangeSet> sets;
+  uint64_t cursor = 0;   // the position after this page (the next call's `since`)
+  bool has_more = false; // more changes wait past `cursor`
+  bool snapshot_required = false;  // `since` is older than the tombstone horizon kept
+};
+
+struct ApplyResult {
+  uint64_t applied = 0;    // facts that changed this replica
+  uint64_t skipped = 0;    // echoes, duplicates, stale or blocked facts
+  uint64_t conflicts = 0;  // facts that lost to a newer local one
+  uint64_t transactions = 0;
+  uint64_t unknown_table = 0;  // facts for tables this replica does not have
+};
+
+}  // namespace quereus::sync
+
+#endif  // QUEREUS_MODULES_SYNC_STORE_CHANGE_SET_H_

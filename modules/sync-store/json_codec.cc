@@ -1,0 +1,162 @@
+// modules/sync-store/json_codec.cc — JSON change batches (nlohmann/json).
+#include "json_codec.h"
+
+#include <nlohmann/json.hpp>
+
+namespace quereus::sync {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void bad(const std::string& path, const std::string& what) {
+  throw sdk::Error(QRS_FORMAT, "sync-store: malformed change batch at " + path + ": " + what +
+                                   " (refused, nothing applied)");
+}
+
+json value_to_json(const sdk::Value& v) {
+  switch (v.type()) {
+    case sdk::ValueType::kNull: return nullptr;
+    case sdk::ValueType::kInteger: return v.as_integer();
+    case sdk::ValueType::kReal: return v.as_real();
+    case sdk::ValueType::kText: return std::string(v.as_text());
+    case sdk::ValueType::kBoolean: return v.as_boolean();
+    case sdk::ValueType::kBlob: return json{{"$blob", base64(v.bytes())}};
+    case sdk::ValueType::kJson: return json{{"$json", std::string(v.bytes())}};
+  }
+  return nullptr;
+}
+
+sdk::Value value_from_json(const json& j, const std::string& path) {
+  switch (j.type()) {
+    case json::value_t::null: return sdk::Value::null();
+    case json::value_t::boolean: return sdk::Value::boolean(j.get<bool>());
+    case json::value_t::number_integer: return sdk::Value::integer(j.get<int64_t>());
+    case json::value_t::number_unsigned: {
+      uint64_t u = j.get<uint64_t>();
+      if (u > static_cast<uint64_t>(INT64_MAX)) bad(path, "an integer beyond 64 bits");
+      return sdk::Value::integer(static_cast<int64_t>(u));
+    }
+    case json::value_t::number_float: return sdk::Value::real(j.get<double>());
+    case json::value_t::string: return sdk::Value::text(j.get<std::string>());
+    case json::value_t::object: {
+      if (j.size() == 1 && j.contains("$blob") && j["$blob"].is_string()) {
+        auto raw = base64_decode(j["$blob"].get<std::string>());
+        if (!raw) bad(path + ".$blob", "not base64");
+        return sdk::Value::blob(std::move(*raw));
+      }
+      if (j.size() == 1 && j.contains("$json") && j["$json"].is_string()) return sdk::Value::json(j["$json"].get<std::string>());
+      bad(path, "an object that is neither {\"$blob\": …} nor {\"$json\": …}");
+    }
+    default: bad(path, "not a value");
+  }
+}
+
+Hlc hlc_from(const json& j, const std::string& path) {
+  if (!j.is_string()) bad(path, "an HLC must be a base64 string");
+  auto h = Hlc::parse(j.get<std::string>());
+  if (!h) bad(path, "not the base64 of a 30-byte HLC");
+  return *h;
+}
+
+const json& member(const json& obj, const char* name, const std::string& path) {
+  auto it = obj.find(name);
+  if (it == obj.end()) bad(path, std::string("missing member '") + name + "'");
+  return *it;
+}
+
+std::string string_member(const json& obj, const char* name, const std::string& path) {
+  const json& v = member(obj, name, path);
+  if (!v.is_string()) bad(path + "." + name, "not a string");
+  return v.get<std::string>();
+}
+
+}  // namespace
+
+std::string batch_to_json(const ChangeBatch& batch) {
+  json sets = json::array();
+  for (const ChangeSet& s : batch.sets) {
+    json changes = json::array();
+    for (const Change& c : s.changes) {
+      json o{{"type", c.kind == Change::Kind::kDelete ? "delete" : "column"},
+             {"schema", c.schema},
+             {"table", c.table},
+             {"hlc", c.hlc.text()}};
+      json pk = json::array();
+      for (const sdk::Value& v : c.pk) pk.push_back(value_to_json(v));
+      o["pk"] = std::move(pk);
+      if (c.kind == Change::Kind::kColumn) {
+        o["column"] = c.column;
+        o["value"] = value_to_json(c.value);
+        if (c.seen_delete) o["seenDelete"] = c.seen_delete->text();
+      }
+      changes.push_back(std::move(o));
+    }
+    sets.push_back(json{{"siteId", s.site.text()},
+                        {"transactionId", s.transaction_id},
+                        {"hlc", s.hlc.text()},
+                        {"changes", std::move(changes)}});
+  }
+  json out{{"changeSets", std::move(sets)}, {"cursor", batch.cursor}, {"hasMore", batch.has_more}};
+  if (batch.snapshot_required) out["snapshotRequired"] = true;
+  return out.dump();
+}
+
+std::vector<ChangeSet> sets_from_json(std::string_view text) {
+  if (text.size() > kMaxDocumentBytes)
+    bad("$", "the document is " + std::to_string(text.size()) + " bytes, above the limit of " +
+                 std::to_string(kMaxDocumentBytes));
+  json doc = json::parse(text.begin(), text.end(), nullptr, false);
+  if (doc.is_discarded()) bad("$", "not JSON");
+  const json* sets = &doc;
+  if (doc.is_object()) sets = &member(doc, "changeSets", "$");
+  if (!sets->is_array()) bad("$.changeSets", "not an array");
+  std::vector<ChangeSet> out;
+  for (size_t i = 0; i < sets->size(); ++i) {
+    const json& s = (*sets)[i];
+    const std::string path = "$.changeSets[" + std::to_string(i) + "]";
+    if (!s.is_object()) bad(path, "not an object");
+    ChangeSet cs;
+    auto site = SiteId::parse(string_member(s, "siteId", path));
+    if (!site) bad(path + ".siteId", "not a 22-character base64url site id");
+    cs.site = *site;
+    cs.transaction_id = string_member(s, "transactionId", path);
+    cs.hlc = hlc_from(member(s, "hlc", path), path + ".hlc");
+    const json& changes = member(s, "changes", path);
+    if (!changes.is_array()) bad(path + ".changes", "not an array");
+    for (size_t k = 0; k < changes.size(); ++k) {
+      const json& c = changes[k];
+      const std::string cp = path + ".changes[" + std::to_string(k) + "]";
+      if (!c.is_object()) bad(cp, "not an object");
+      Change ch;
+      std::string type = string_member(c, "type", cp);
+      if (type == "delete") ch.kind = Change::Kind::kDelete;
+      else if (type == "column") ch.kind = Change::Kind::kColumn;
+      else bad(cp + ".type", "'" + type + "' is neither 'column' nor 'delete'");
+      ch.schema = string_member(c, "schema", cp);
+      ch.table = string_member(c, "table", cp);
+      ch.hlc = hlc_from(member(c, "hlc", cp), cp + ".hlc");
+      const json& pk = member(c, "pk", cp);
+      if (!pk.is_array() || pk.empty()) bad(cp + ".pk", "not a non-empty array");
+      for (size_t p = 0; p < pk.size(); ++p) ch.pk.push_back(value_from_json(pk[p], cp + ".pk[" + std::to_string(p) + "]"));
+      if (ch.kind == Change::Kind::kColumn) {
+        ch.column = string_member(c, "column", cp);
+        ch.value = value_from_json(member(c, "value", cp), cp + ".value");
+        if (auto it = c.find("seenDelete"); it != c.end()) ch.seen_delete = hlc_from(*it, cp + ".seenDelete");
+      }
+      cs.changes.push_back(std::move(ch));
+    }
+    out.push_back(std::move(cs));
+  }
+  return out;
+}
+
+std::string result_to_json(const ApplyResult& r) {
+  json o{{"applied", r.applied},
+         {"skipped", r.skipped},
+         {"conflicts", r.conflicts},
+         {"transactions", r.transactions},
+         {"unknownTable", r.unknown_table}};
+  return o.dump();
+}
+
+}  // namespace quereus::sync

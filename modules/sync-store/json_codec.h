@@ -1,0 +1,26 @@
+// modules/sync-store/json_codec.h — the JSON forms of change batches and apply results
+// (docs/sync-store.md §Wire). Decoding is strict: a malformed document is QRS_FORMAT
+// naming the JSON path of the first bad member, and nothing else happens.
+#ifndef QUEREUS_MODULES_SYNC_STORE_JSON_CODEC_H_
+#define QUEREUS_MODULES_SYNC_STORE_JSON_CODEC_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "change_set.h"
+
+namespace quereus::sync {
+
+// Values: NULL null, INTEGER a JSON integer, REAL a JSON number with a fraction or
+// exponent, TEXT a string, BOOLEAN true/false, BLOB {"$blob": base64}, JSON {"$json": text}.
+std::string batch_to_json(const ChangeBatch& batch);
+std::vector<ChangeSet> sets_from_json(std::string_view text);
+std::string result_to_json(const ApplyResult& r);
+
+// Documents larger than this are refused before parsing.
+inline constexpr size_t kMaxDocumentBytes = 64u << 20;
+
+}  // namespace quereus::sync
+
+#endif  // QUEREUS_MODULES_SYNC_STORE_JSON_CODEC_H_

@@ -1,0 +1,731 @@
+// modules/sync-store/replica.cc — capture, delta, apply (docs/sync-store.md).
+#include "replica.h"
+
+#include <algorithm>
+#include <set>
+
+#include "../store/row_codec.h"
+
+namespace quereus::sync {
+namespace {
+
+using store::KvBatch;
+using store::KvRange;
+using store::prefix_end;
+
+constexpr char kMeta = 0x20;
+constexpr char kRows = 0x21;
+constexpr char kLog = 0x22;
+constexpr char kPeers = 0x23;
+constexpr char kTables = 0x24;
+
+std::string meta_key(std::string_view name) {
+  std::string k(1, kMeta);
+  k += name;
+  return k;
+}
+
+void put_u64(std::string& out, uint64_t v) {
+  for (int s = 56; s >= 0; s -= 8) out.push_back(static_cast<char>((v >> s) & 0xFF));
+}
+uint64_t get_u64(std::string_view in) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < 8 && i < in.size(); ++i) v = (v << 8) | uint8_t(in[i]);
+  return v;
+}
+std::string u64(uint64_t v) {
+  std::string s;
+  put_u64(s, v);
+  return s;
+}
+
+std::string log_key(uint64_t seq) {
+  std::string k(1, kLog);
+  put_u64(k, seq);
+  return k;
+}
+std::string table_key(uint64_t id) {
+  std::string k(1, kTables);
+  put_u64(k, id);
+  return k;
+}
+std::string peer_key(const SiteId& s) {
+  std::string k(1, kPeers);
+  k.append(reinterpret_cast<const char*>(s.bytes.data()), s.bytes.size());
+  return k;
+}
+// A row key (04 ‖ id ‖ pk key) → its versions' key (21 ‖ id ‖ pk key), and the part both
+// share, which the change log stores.
+std::string versions_key(std::string_view row_key) {
+  std::string k(1, kRows);
+  k += row_key.substr(1);
+  return k;
+}
+
+[[noreturn]] void corrupt(const std::string& what) {
+  throw sdk::Error(QRS_CORRUPT, "sync-store: corrupt replication metadata (" + what + ")");
+}
+
+struct Reader {
+  std::string_view in;
+  uint8_t byte() {
+    if (in.empty()) corrupt("truncated record");
+    uint8_t b = uint8_t(in[0]);
+    in.remove_prefix(1);
+    return b;
+  }
+  uint64_t varint() {
+    uint64_t v;
+    if (!store::get_varint(in, &v)) corrupt("bad varint");
+    return v;
+  }
+  std::string_view bytes(size_t n) {
+    if (in.size() < n) corrupt("truncated record");
+    std::string_view out = in.substr(0, n);
+    in.remove_prefix(n);
+    return out;
+  }
+  std::string_view prefixed() { return bytes(varint()); }
+  Hlc hlc() {
+    auto h = Hlc::from_bytes(bytes(kHlcBytes));
+    return *h;
+  }
+};
+
+void put_prefixed(std::string& out, std::string_view b) {
+  store::put_varint(out, b.size());
+  out.append(b);
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+  return out;
+}
+
+std::string encode_value(const qrs_value& v) { return store::encode_row(std::span<const qrs_value>(&v, 1)); }
+
+sdk::Value decode_value(std::string_view bytes) {
+  std::vector<qrs_value> cells;
+  store::decode_row(bytes, cells, "a column version");
+  if (cells.size() != 1) corrupt("a column version holds " + std::to_string(cells.size()) + " cells");
+  return sdk::Value::from_c(cells[0]);
+}
+
+std::vector<sdk::Value> decode_values(std::string_view bytes) {
+  std::vector<qrs_value> cells;
+  store::decode_row(bytes, cells, "a row address");
+  std::vector<sdk::Value> out;
+  out.reserve(cells.size());
+  for (const qrs_value& c : cells) out.push_back(sdk::Value::from_c(c));
+  return out;
+}
+
+std::string encode_values(const std::vector<sdk::Value>& values) {
+  std::vector<qrs_value> cells;
+  cells.reserve(values.size());
+  for (const sdk::Value& v : values) cells.push_back(v.to_c());
+  return store::encode_row(cells);
+}
+
+}  // namespace
+
+// ---- RowVersions ----
+
+std::string RowVersions::encode() const {
+  std::string out;
+  out.push_back(1);  // record version
+  put_prefixed(out, address);
+  out.push_back(tombstone ? 1 : 0);
+  if (tombstone) {
+    tombstone->append_to(out);
+    store::put_varint(out, tombstone_seq);
+    store::put_varint(out, tombstone_created);
+  }
+  store::put_varint(out, columns.size());
+  for (const ColumnVersion& c : columns) {
+    put_prefixed(out, c.name);
+    c.hlc.append_to(out);
+    store::put_varint(out, c.seq);
+    put_prefixed(out, c.value);
+    out.push_back(c.seen_delete ? 1 : 0);
+    if (c.seen_delete) c.seen_delete->append_to(out);
+  }
+  return out;
+}
+
+RowVersions RowVersions::decode(std::string_view bytes) {
+  Reader r{bytes};
+  if (r.byte() != 1) corrupt("unknown row-version record version");
+  RowVersions m;
+  m.address = std::string(r.prefixed());
+  if (r.byte()) {
+    m.tombstone = r.hlc();
+    m.tombstone_seq = r.varint();
+    m.tombstone_created = r.varint();
+  }
+  uint64_t n = r.varint();
+  if (n > 65536) corrupt("column count");
+  m.columns.reserve(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    ColumnVersion c;
+    c.name = std::string(r.prefixed());
+    c.hlc = r.hlc();
+    c.seq = r.varint();
+    c.value = std::string(r.prefixed());
+    if (r.byte()) c.seen_delete = r.hlc();
+    m.columns.push_back(std::move(c));
+  }
+  if (!r.in.empty()) corrupt("trailing bytes in a row-version record");
+  return m;
+}
+
+ColumnVersion* RowVersions::column(std::string_view lower_name) {
+  for (ColumnVersion& c : columns)
+    if (c.name == lower_name) return &c;
+  return nullptr;
+}
+
+bool RowVersions::valid(const ColumnVersion& c, bool allow_resurrection) const {
+  if (!tombstone) return true;
+  if (c.seen_delete && *c.seen_delete >= *tombstone) return true;  // written after seeing it
+  return allow_resurrection && c.hlc > *tombstone;
+}
+
+// ---- open ----
+
+Replica::Replica(std::shared_ptr<store::StoreDb> db, ReplicaOptions options)
+    : db_(std::move(db)), options_(std::move(options)), clock_(SiteId{}) {
+  std::lock_guard lock(db_->mu());
+  load_metadata();
+  db_->set_observer(this);
+}
+
+Replica::~Replica() {
+  std::lock_guard lock(db_->mu());
+  if (db_->observer() == this) db_->set_observer(nullptr);
+}
+
+void Replica::load_metadata() {
+  store::KvStore& kv = db_->kv();
+  std::optional<std::string> format = kv.get(meta_key("format"));
+  std::optional<std::string> site = kv.get(meta_key("site"));
+  if (!format && site)
+    throw sdk::Error(QRS_FORMAT, "sync-store at '" + db_->path() +
+                                     "': the store holds a site id but no sync format version; it was not "
+                                     "written by this sync-store. Clear its replication metadata and bootstrap "
+                                     "it again from a peer");
+  if (format && *format != kSyncFormat)
+    throw sdk::Error(QRS_FORMAT, "sync-store at '" + db_->path() + "': replication metadata format " + *format +
+                                     " is not the format this build reads (" + std::string(kSyncFormat) +
+                                     "); open it with the build that wrote it, or bootstrap a fresh replica from a peer");
+  if (!format) {
+    // A fresh replica: its identity, clock and counters, in one batch.
+    site_ = options_.site ? *options_.site : SiteId::random();
+    KvBatch b;
+    b.put(meta_key("format"), kSyncFormat);
+    std::string s(reinterpret_cast<const char*>(site_.bytes.data()), site_.bytes.size());
+    put_u64(s, options_.clock());
+    b.put(meta_key("site"), s);
+    clock_ = HlcClock(site_);
+    b.put(meta_key("clock"), clock_.state());
+    b.put(meta_key("seq"), u64(1));
+    b.put(meta_key("floor"), u64(0));
+    kv.write(b, true);
+    next_seq_ = 1;
+    floor_ = 0;
+    return;
+  }
+  if (!site || site->size() != 24) corrupt("site record");
+  std::copy_n(reinterpret_cast<const uint8_t*>(site->data()), 16, site_.bytes.begin());
+  uint64_t wall = 0;
+  uint16_t counter = 0;
+  std::optional<std::string> c = kv.get(meta_key("clock"));
+  if (!c || !HlcClock::parse_state(*c, &wall, &counter)) corrupt("clock record");
+  clock_ = HlcClock(site_, wall, counter);
+  std::optional<std::string> seq = kv.get(meta_key("seq"));
+  if (!seq || seq->size() != 8) corrupt("sequence record");
+  next_seq_ = get_u64(*seq);
+  std::optional<std::string> floor = kv.get(meta_key("floor"));
+  floor_ = floor && floor->size() == 8 ? get_u64(*floor) : 0;
+}
+
+bool Replica::replicated(std::string_view table_name) {
+  // Index companions (`<table>$idx$<index>`) are derived on every peer by its engine.
+  return table_name.find("$idx$") == std::string_view::npos;
+}
+
+void Replica::table_event(TableEvent kind, uint64_t id, std::string_view schema, std::string_view name,
+                          KvBatch& out) {
+  if (kind == TableEvent::kDropped) {
+    out.del(table_key(id));
+    // The incarnation's versions go with it (a re-created table is a new incarnation and
+    // inherits no tombstone); its change-log entries resolve to nothing from now on.
+    std::string lo(1, kRows);
+    put_u64(lo, id);
+    auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
+    for (; it->valid(); it->next()) out.del(it->key());
+    it->check();
+    return;
+  }
+  std::string v(schema);
+  v.push_back('\0');
+  v += name;
+  out.put(table_key(id), v);
+}
+
+std::optional<Replica::TableName> Replica::table_name(uint64_t id) {
+  std::optional<std::string> v = db_->kv().get(table_key(id));
+  if (!v) return std::nullopt;
+  size_t z = v->find('\0');
+  if (z == std::string::npos) corrupt("table record");
+  return TableName{v->substr(0, z), v->substr(z + 1)};
+}
+
+// ---- local capture ----
+
+void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
+  std::lock_guard lock(writer_);
+  store::KvStore& kv = db_->kv();
+  HlcClock clock = clock_;
+  uint64_t seq = next_seq_;
+  std::optional<Hlc> base;  // ticked once, on the first fact
+  uint32_t op = 0;
+  const uint64_t now = options_.clock();
+  std::vector<qrs_value> cells;
+  for (const RowWrite& w : rows) {
+    if (!replicated(w.table->schema.table_name)) continue;
+    const std::string vkey = versions_key(w.key);
+    std::optional<std::string> stored = kv.get(vkey);
+    RowVersions m = stored ? RowVersions::decode(*stored) : RowVersions{};
+    std::set<uint64_t> before;
+    for (const ColumnVersion& c : m.columns) before.insert(c.seq);
+    if (m.tombstone) before.insert(m.tombstone_seq);
+    auto next_hlc = [&]() {
+      if (!base) base = clock.tick(now);
+      if (op == UINT32_MAX) throw sdk::Error(QRS_RANGE, "sync-store: a transaction of more than 2^32 facts");
+      Hlc h = *base;
+      h.op_seq = op++;
+      return h;
+    };
+    bool changed = false;
+    if (w.row.data() == nullptr) {
+      // A deletion. A key with no live version was never a row here (written and deleted
+      // inside this transaction): nothing to tell.
+      if (m.columns.empty()) continue;
+      m.tombstone = next_hlc();
+      m.tombstone_seq = seq;
+      m.tombstone_created = now;
+      m.columns.clear();
+      changed = true;
+    } else {
+      store::decode_row(w.row, cells, w.table->schema.table_name);
+      const auto& cols = w.table->schema.columns;
+      if (m.address.empty() || m.columns.empty()) {
+        std::vector<qrs_value> pk;
+        for (const auto& k : w.table->schema.primary_key) pk.push_back(cells.at(k.column));
+        m.address = store::encode_row(pk);
+      }
+      for (size_t i = 0; i < cols.size() && i < cells.size(); ++i) {
+        std::string name = lower(cols[i].name);
+        std::string value = encode_value(cells[i]);
+        ColumnVersion* c = m.column(name);
+        if (c && m.valid(*c, options_.allow_resurrection) && c->value == value) continue;  // unchanged
+        ColumnVersion fresh{name, next_hlc(), seq, std::move(value), m.tombstone};
+        if (c) *c = std::move(fresh); else m.columns.push_back(std::move(fresh));
+        changed = true;
+      }
+    }
+    if (!changed) continue;
+    std::set<uint64_t> after;
+    for (const ColumnVersion& c : m.columns) after.insert(c.seq);
+    if (m.tombstone) after.insert(m.tombstone_seq);
+    for (uint64_t s : before)
+      if (!after.count(s)) out.del(log_key(s));
+    out.put(vkey, m.encode());
+    out.put(log_key(seq), std::string_view(w.key).substr(1));
+    ++seq;
+  }
+  if (!base) return;  // nothing replicated changed: no tick consumed
+  out.put(meta_key("clock"), clock.state());
+  out.put(meta_key("seq"), u64(seq));
+  staged_ = Staged{clock, seq};
+}
+
+void Replica::after_commit(bool landed) {
+  std::lock_guard lock(writer_);
+  if (landed && staged_) {
+    clock_ = staged_->clock;
+    next_seq_ = staged_->next_seq;
+    ++captured_batches_;
+  }
+  staged_.reset();
+}
+
+// ---- outbound ----
+
+ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t since, size_t batch_size) {
+  std::lock_guard db_lock(db_->mu());
+  std::lock_guard lock(writer_);
+  ChangeBatch batch;
+  batch.cursor = since;
+  if (since < floor_) {
+    batch.snapshot_required = true;
+    return batch;
+  }
+  store::KvStore& kv = db_->kv();
+  std::map<std::string, ChangeSet> sets;  // transaction id -> set
+  std::map<uint64_t, std::optional<TableName>> names;
+  size_t facts = 0;
+  std::set<std::string> in_page;  // transaction ids already in this page
+  auto it = kv.iterate(KvRange{log_key(since + 1), prefix_end(std::string(1, kLog))}, false);
+  for (; it->valid(); it->next()) {
+    const uint64_t s = get_u64(it->key().substr(1));
+    std::string_view ref = it->value();  // id ‖ pk key
+    std::optional<std::string> stored = kv.get(std::string(1, kRows) + std::string(ref));
+    std::vector<Change> found;
+    if (stored && ref.size() >= 8) {
+      RowVersions m = RowVersions::decode(*stored);
+      const uint64_t id = get_u64(ref.substr(0, 8));
+      auto n = names.find(id);
+      if (n == names.end()) n = names.emplace(id, table_name(id)).first;
+      if (n->second) {
+        std::vector<sdk::Value> pk = decode_values(m.address);
+        if (m.tombstone && m.tombstone_seq == s) {
+          Change c;
+          c.kind = Change::Kind::kDelete;
+          c.hlc = *m.tombstone;
+          found.push_back(std::move(c));
+        }
+        for (const ColumnVersion& v : m.columns) {
+          if (v.seq != s) continue;
+          Change c;
+          c.column = v.name;
+          c.value = decode_value(v.value);
+          c.hlc = v.hlc;
+          c.seen_delete = v.seen_delete;
+          found.push_back(std::move(c));
+        }
+        for (Change& c : found) {
+          c.schema = n->second->schema;
+          c.table = n->second->table;
+          c.pk = pk;
+        }
+      }
+    }
+    std::erase_if(found, [&](const Change& c) { return peer && c.hlc.site == *peer; });
+    if (facts >= batch_size) {
+      // Past the page's size: go on only while the entry continues a transaction already
+      // in the page (a transaction is never split when its facts are contiguous).
+      bool continues = !found.empty();
+      for (const Change& c : found) continues = continues && in_page.count(c.hlc.transaction_id());
+      if (!continues && !found.empty()) {
+        batch.has_more = true;
+        break;
+      }
+    }
+    for (Change& c : found) {
+      std::string tx = c.hlc.transaction_id();
+      in_page.insert(tx);
+      ChangeSet& set = sets[tx];
+      if (set.changes.empty()) {
+        set.site = c.hlc.site;
+        set.transaction_id = tx;
+        set.hlc = c.hlc;
+      }
+      if (c.hlc > set.hlc) set.hlc = c.hlc;
+      set.changes.push_back(std::move(c));
+      ++facts;
+    }
+    batch.cursor = s;
+  }
+  it->check();
+  for (auto& [tx, set] : sets) {
+    std::sort(set.changes.begin(), set.changes.end(),
+              [](const Change& a, const Change& b) { return a.hlc.op_seq < b.hlc.op_seq; });
+    batch.sets.push_back(std::move(set));
+  }
+  std::sort(batch.sets.begin(), batch.sets.end(), [](const ChangeSet& a, const ChangeSet& b) {
+    Hlc x = a.hlc, y = b.hlc;
+    x.op_seq = y.op_seq = 0;
+    return x < y;
+  });
+  return batch;
+}
+
+// ---- inbound ----
+
+ApplyResult Replica::apply(const std::vector<ChangeSet>& sets) {
+  std::lock_guard db_lock(db_->mu());
+  std::lock_guard lock(writer_);
+  const uint64_t now = options_.clock();
+  ApplyResult result;
+  result.transactions = sets.size();
+  // 1. Validation, before anything is read or written: every fact's site is its set's,
+  //    and no fact is too far ahead of this clock (not only the envelope).
+  std::optional<Hlc> max_hlc;
+  for (const ChangeSet& set : sets) {
+    for (const Change& c : set.changes) {
+      if (c.hlc.site != set.site)
+        throw sdk::Error(QRS_FORMAT, "sync-store: a change of transaction " + set.transaction_id + " names site " +
+                                         c.hlc.site.text() + " but its change set comes from site " + set.site.text() +
+                                         ": refused, nothing applied");
+      HlcClock::check_drift(c.hlc, now);
+      if (c.seen_delete) HlcClock::check_drift(*c.seen_delete, now);
+      if (!max_hlc || c.hlc > *max_hlc) max_hlc = c.hlc;
+      if (c.kind == Change::Kind::kColumn && c.column.empty())
+        throw sdk::Error(QRS_FORMAT, "sync-store: a column change of transaction " + set.transaction_id +
+                                         " names no column: refused, nothing applied");
+    }
+  }
+  store::KvStore& kv = db_->kv();
+  // 2. Resolution, per row, with no write.
+  struct RowWork {
+    std::shared_ptr<store::TableState> table;
+    std::string row_key;
+    std::vector<const Change*> incoming;
+  };
+  std::map<std::string, RowWork> rows;  // by row key
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<store::TableState>> tables;
+  for (const ChangeSet& set : sets) {
+    for (const Change& c : set.changes) {
+      if (c.hlc.site == site_) {
+        ++result.skipped;  // our own change, relayed back
+        continue;
+      }
+      auto tk = std::make_pair(lower(c.schema.empty() ? "main" : c.schema), lower(c.table));
+      auto t = tables.find(tk);
+      if (t == tables.end()) {
+        std::shared_ptr<store::TableState> state;
+        if (replicated(tk.second))
+          if (std::optional<uint64_t> id = db_->table_id(tk.first, tk.second)) state = db_->live_state(*id);
+        t = tables.emplace(tk, std::move(state)).first;
+      }
+      if (!t->second) {
+        ++result.unknown_table;  // quarantine: docs/sync-store.md §Not yet
+        continue;
+      }
+      const store::TableState& st = *t->second;
+      if (c.pk.size() != st.codec.size())
+        throw sdk::Error(QRS_FORMAT, "sync-store: a change for " + st.schema.table_name + " carries " +
+                                         std::to_string(c.pk.size()) + " key values; its primary key has " +
+                                         std::to_string(st.codec.size()) + ": refused, nothing applied");
+      std::vector<qrs_value> key;
+      for (const sdk::Value& v : c.pk) key.push_back(v.to_c());
+      std::string row_key = st.prefix;
+      st.codec.encode_key(row_key, key);
+      RowWork& w = rows[row_key];
+      if (!w.table) {
+        w.table = t->second;
+        w.row_key = row_key;
+      }
+      w.incoming.push_back(&c);
+    }
+  }
+  // 3. Each row's new versions and data, into one batch.
+  KvBatch b;
+  uint64_t seq = next_seq_;
+  std::map<store::TableState*, int64_t> deltas;
+  std::vector<std::pair<store::TableState*, std::string>> raised;
+  std::vector<qrs_value> cells;
+  for (auto& [row_key, w] : rows) {
+    std::sort(w.incoming.begin(), w.incoming.end(), [](const Change* a, const Change* b) { return a->hlc < b->hlc; });
+    const std::string vkey = versions_key(row_key);
+    std::optional<std::string> stored = kv.get(vkey);
+    RowVersions m = stored ? RowVersions::decode(*stored) : RowVersions{};
+    std::set<uint64_t> before;
+    for (const ColumnVersion& c : m.columns) before.insert(c.seq);
+    if (m.tombstone) before.insert(m.tombstone_seq);
+    bool changed = false;
+    std::set<std::string> touched;  // columns whose version this batch replaced
+    // Deletions first: the newest one is the row's tombstone.
+    for (const Change* c : w.incoming) {
+      if (c->kind != Change::Kind::kDelete) continue;
+      if (m.tombstone && *m.tombstone >= c->hlc) {
+        ++result.skipped;
+        continue;
+      }
+      m.tombstone = c->hlc;
+      m.tombstone_seq = seq;
+      m.tombstone_created = now;
+      ++result.applied;
+      changed = true;
+    }
+    // Versions the tombstone now covers leave the row.
+    const size_t had = m.columns.size();
+    std::erase_if(m.columns, [&](const ColumnVersion& c) { return !m.valid(c, options_.allow_resurrection); });
+    bool lost_columns = m.columns.size() != had;
+    changed = changed || lost_columns;
+    const auto& schema_cols = w.table->schema.columns;
+    for (const Change* c : w.incoming) {
+      if (c->kind != Change::Kind::kColumn) continue;
+      const std::string name = lower(c->column);
+      auto col = std::find_if(schema_cols.begin(), schema_cols.end(),
+                              [&](const sdk::ColumnDef& d) { return lower(d.name) == name; });
+      if (col == schema_cols.end()) {
+        ++result.skipped;  // a column this replica does not have (dropped here, or newer)
+        continue;
+      }
+      ColumnVersion fresh{name, c->hlc, seq, encode_value(c->value.to_c()), c->seen_delete};
+      if (!m.valid(fresh, options_.allow_resurrection)) {
+        ++result.skipped;  // blocked by the deletion
+        continue;
+      }
+      ColumnVersion* cur = m.column(name);
+      if (cur && cur->hlc == c->hlc) {
+        ++result.skipped;  // a duplicate
+        continue;
+      }
+      if (cur && cur->hlc > c->hlc) {
+        ++result.conflicts;  // the local version is newer
+        continue;
+      }
+      if (cur) *cur = std::move(fresh); else m.columns.push_back(std::move(fresh));
+      touched.insert(name);
+      ++result.applied;
+      changed = true;
+    }
+    if (!changed) continue;
+    if (m.address.empty()) m.address = encode_values(w.incoming.front()->pk);
+    // The data: the row as its versions say, over what is stored.
+    std::optional<std::string> current = kv.get(row_key);
+    std::string row;
+    if (!m.columns.empty()) {
+      std::vector<sdk::Value> values(schema_cols.size());
+      bool have_current = current.has_value() && !lost_columns && !(m.tombstone && m.tombstone_seq == seq);
+      if (have_current) {
+        store::decode_row(*current, cells, w.table->schema.table_name);
+        for (size_t i = 0; i < values.size() && i < cells.size(); ++i) values[i] = sdk::Value::from_c(cells[i]);
+      }
+      std::vector<sdk::Value> pk = decode_values(m.address);
+      for (size_t k = 0; k < w.table->schema.primary_key.size() && k < pk.size(); ++k)
+        values[w.table->schema.primary_key[k].column] = pk[k];
+      for (size_t i = 0; i < schema_cols.size(); ++i)
+        if (ColumnVersion* v = m.column(lower(schema_cols[i].name))) values[i] = decode_value(v->value);
+      row = encode_values(values);
+    }
+    if (!m.columns.empty()) {
+      if (!current || *current != row) {
+        b.put(row_key, row);
+        raised.emplace_back(w.table.get(), row_key);
+      }
+      if (!current) ++deltas[w.table.get()];
+    } else if (current) {
+      b.del(row_key);
+      --deltas[w.table.get()];
+    }
+    std::set<uint64_t> after;
+    for (const ColumnVersion& c : m.columns) after.insert(c.seq);
+    if (m.tombstone) after.insert(m.tombstone_seq);
+    for (uint64_t s : before)
+      if (!after.count(s)) b.del(log_key(s));
+    b.put(vkey, m.encode());
+    if (after.count(seq)) b.put(log_key(seq), std::string_view(row_key).substr(1));
+    ++seq;
+  }
+  HlcClock clock = clock_;
+  if (max_hlc) clock.receive(*max_hlc, now);
+  if (b.empty() && clock.wall() == clock_.wall() && clock.counter() == clock_.counter()) return result;
+  for (const auto& [t, d] : deltas) {
+    if (d == 0) continue;
+    std::string v;
+    store::put_varint(v, static_cast<uint64_t>(std::max<int64_t>(t->row_count + d, 0)));
+    b.put(store::StoreDb::stats_key(t->id), v);
+  }
+  b.put(meta_key("clock"), clock.state());
+  b.put(meta_key("seq"), u64(seq));
+  db_->write_batch(b);
+  for (const auto& [t, d] : deltas) t->row_count = std::max<int64_t>(t->row_count + d, 0);
+  for (const auto& [t, key] : raised) t->raise_bound(key);
+  clock_ = clock;
+  next_seq_ = seq;
+  ++applied_batches_;
+  return result;
+}
+
+// ---- peers, GC, status ----
+
+Replica::PeerCursors Replica::peer(const SiteId& p) {
+  std::lock_guard db_lock(db_->mu());
+  std::optional<std::string> v = db_->kv().get(peer_key(p));
+  PeerCursors c;
+  if (v && v->size() == 16) {
+    c.received = get_u64(std::string_view(*v).substr(0, 8));
+    c.sent = get_u64(std::string_view(*v).substr(8, 8));
+  }
+  return c;
+}
+
+void Replica::set_peer(const SiteId& p, const PeerCursors& c) {
+  std::lock_guard db_lock(db_->mu());
+  std::string v;
+  put_u64(v, c.received);
+  put_u64(v, c.sent);
+  KvBatch b;
+  b.put(peer_key(p), v);
+  db_->write_batch(b);
+}
+
+uint64_t Replica::prune_tombstones() {
+  std::lock_guard db_lock(db_->mu());
+  std::lock_guard lock(writer_);
+  const uint64_t now = options_.clock();
+  KvBatch b;
+  uint64_t pruned = 0, new_floor = floor_;
+  std::string lo(1, kRows);
+  auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
+  for (; it->valid(); it->next()) {
+    RowVersions m = RowVersions::decode(it->value());
+    if (!m.tombstone || now - std::min(now, m.tombstone_created) <= options_.tombstone_horizon_ms) continue;
+    // A delta that started before this tombstone's entry could miss the deletion: such a
+    // cursor must take a snapshot instead.
+    new_floor = std::max(new_floor, m.tombstone_seq);
+    b.del(log_key(m.tombstone_seq));
+    m.tombstone.reset();
+    m.tombstone_seq = 0;
+    if (m.columns.empty()) b.del(it->key()); else b.put(it->key(), m.encode());
+    ++pruned;
+  }
+  it->check();
+  if (pruned == 0) return 0;
+  b.put(meta_key("floor"), u64(new_floor));
+  db_->write_batch(b);
+  floor_ = new_floor;
+  return pruned;
+}
+
+ReplicaStatus Replica::status() {
+  std::lock_guard db_lock(db_->mu());
+  std::lock_guard lock(writer_);
+  ReplicaStatus s;
+  s.site = site_;
+  s.clock = Hlc{clock_.wall(), clock_.counter(), site_, 0};
+  s.next_seq = next_seq_;
+  s.floor = floor_;
+  std::string lo(1, kLog);
+  auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
+  for (; it->valid(); it->next()) ++s.log_entries;
+  it->check();
+  s.captured_batches = captured_batches_;
+  s.applied_batches = applied_batches_;
+  return s;
+}
+
+std::optional<RowVersions> Replica::versions(std::string_view schema, std::string_view table,
+                                             const std::vector<sdk::Value>& pk) {
+  std::lock_guard db_lock(db_->mu());
+  std::optional<uint64_t> id = db_->table_id(schema, table);
+  if (!id) return std::nullopt;
+  std::shared_ptr<store::TableState> st = db_->live_state(*id);
+  if (!st) return std::nullopt;
+  std::vector<qrs_value> key;
+  for (const sdk::Value& v : pk) key.push_back(v.to_c());
+  std::string row_key = st->prefix;
+  st->codec.encode_key(row_key, key);
+  std::optional<std::string> v = db_->kv().get(versions_key(row_key));
+  if (!v) return std::nullopt;
+  return RowVersions::decode(*v);
+}
+
+}  // namespace quereus::sync

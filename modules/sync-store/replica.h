@@ -1,0 +1,161 @@
+// modules/sync-store/replica.h — the replication state of one sync-store database.
+//
+// A Replica rides on a StoreDb as its CommitObserver: every batch of row writes that
+// commits carries, in the same atomic LevelDB batch, the metadata that replicates it (one
+// row-version record per written row and one change-log entry per write), so no crash can
+// separate a write from its capture. It also answers peers (changes_since) and applies
+// their changes (apply), each in one atomic batch, under one writer lock.
+//
+// Keyspace (beside the store's 00–05, docs/sync-store.md §Layout):
+//   20 "format"                  the sync metadata format ("1"); checked at open
+//   20 "site"                    site id (16) + created-at ms (8, BE)
+//   20 "clock"                   the HLC state: wall (8) + counter (2)
+//   20 "seq"                     the next arrival sequence number (8, BE)
+//   20 "floor"                   the oldest arrival sequence a delta can start from
+//   21 <table id 8> <pk key>     the row's versions (RowVersions, below)
+//   22 <seq 8>                   change log: <table id 8> <pk key> written at arrival seq
+//   23 <peer site 16>            a peer's cursors (received, sent)
+//   24 <table id 8>              the table's schema and name (kept with the registry)
+//
+// The change log is keyed by *arrival order at this replica*, not by origin HLC: a
+// straggler's old writes arrive late, take new sequence numbers and so reach every peer
+// whose cursor is past their HLCs (the reference's scalar-watermark fault).
+#ifndef QUEREUS_MODULES_SYNC_STORE_REPLICA_H_
+#define QUEREUS_MODULES_SYNC_STORE_REPLICA_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../store/store_db.h"
+#include "change_set.h"
+#include "hlc.h"
+
+namespace quereus::sync {
+
+inline constexpr std::string_view kSyncFormat = "1";
+
+struct ReplicaOptions {
+  std::optional<SiteId> site;       // used only when the replica is created
+  bool allow_resurrection = false;  // a write newer than a deletion revives the row
+  uint64_t tombstone_horizon_ms = 30ull * 24 * 3600 * 1000;
+  std::function<uint64_t()> clock = now_ms;  // wall time (tests inject one)
+};
+
+// One column's current version.
+struct ColumnVersion {
+  std::string name;   // lower-case column name
+  Hlc hlc;
+  uint64_t seq = 0;   // the arrival sequence that wrote it
+  std::string value;  // the value, encoded as a one-cell row (row_codec.h)
+  std::optional<Hlc> seen_delete;  // the deletion its writer had seen
+};
+
+// Everything the replica knows of one row: its address, its newest deletion and the
+// current version of each column it has.
+struct RowVersions {
+  std::string address;  // the raw primary-key cells, encoded as a row (row_codec.h)
+  std::optional<Hlc> tombstone;
+  uint64_t tombstone_seq = 0;
+  uint64_t tombstone_created = 0;  // local receive time (ms), for the GC horizon
+  std::vector<ColumnVersion> columns;
+
+  std::string encode() const;
+  static RowVersions decode(std::string_view bytes);  // throws QRS_CORRUPT
+  ColumnVersion* column(std::string_view lower_name);
+  // Is a column version still part of the row under `tombstone`?
+  bool valid(const ColumnVersion& c, bool allow_resurrection) const;
+};
+
+struct ReplicaStatus {
+  SiteId site;
+  Hlc clock;
+  uint64_t next_seq = 0;
+  uint64_t floor = 0;
+  uint64_t log_entries = 0;
+  uint64_t captured_batches = 0;  // since open
+  uint64_t applied_batches = 0;   // since open
+};
+
+class Replica : public store::CommitObserver {
+ public:
+  // Opens (or creates) the replication metadata of `db` and attaches as its observer.
+  // Throws sdk::Error (QRS_FORMAT) when the store holds another sync format, or a site id
+  // without a format (a store written by something else).
+  Replica(std::shared_ptr<store::StoreDb> db, ReplicaOptions options);
+  ~Replica() override;
+  Replica(const Replica&) = delete;
+  Replica& operator=(const Replica&) = delete;
+
+  const SiteId& site() const { return site_; }
+  const ReplicaOptions& options() const { return options_; }
+
+  // The changes recorded here after arrival sequence `since` (0: from the start), the
+  // facts originating at `peer` left out (it has them), whole transactions, about
+  // `batch_size` facts per page.
+  ChangeBatch changes_since(const std::optional<SiteId>& peer, uint64_t since, size_t batch_size = 1000);
+
+  // Applies changes from peers in one atomic batch (rows and metadata together); any
+  // permutation of `sets` gives the same state. Refused before any write (QRS_RANGE,
+  // QRS_FORMAT) when a fact's HLC is more than 60 s ahead of this clock, or names a site
+  // other than its change set's. Direct mode: rows are written to the store itself (the
+  // engine-routed path, with indexes, views and events, is docs/sync-store.md §Not yet).
+  ApplyResult apply(const std::vector<ChangeSet>& sets);
+
+  // A peer's cursors: `received` is the last position of theirs we applied, `sent` the
+  // last of ours they acknowledged.
+  struct PeerCursors {
+    uint64_t received = 0;
+    uint64_t sent = 0;
+  };
+  PeerCursors peer(const SiteId& peer);
+  void set_peer(const SiteId& peer, const PeerCursors& cursors);
+
+  // Deletes tombstones older than the horizon (and the change-log entries they hold),
+  // raising the delta floor past them. Returns how many went.
+  uint64_t prune_tombstones();
+
+  ReplicaStatus status();
+  // Test and tool access: the versions recorded for a row of `schema.table` (nullopt: none).
+  std::optional<RowVersions> versions(std::string_view schema, std::string_view table,
+                                      const std::vector<sdk::Value>& pk);
+
+  // store::CommitObserver: local capture.
+  void before_commit(std::span<const RowWrite> rows, store::KvBatch& out) override;
+  void after_commit(bool landed) override;
+  void table_event(TableEvent kind, uint64_t id, std::string_view schema, std::string_view name,
+                   store::KvBatch& out) override;
+
+  static bool replicated(std::string_view table_name);
+
+ private:
+  struct TableName {
+    std::string schema, table;
+  };
+  std::optional<TableName> table_name(uint64_t id);
+  void load_metadata();
+
+  std::shared_ptr<store::StoreDb> db_;
+  ReplicaOptions options_;
+  SiteId site_;
+  HlcClock clock_;
+  uint64_t next_seq_ = 1;
+  uint64_t floor_ = 0;
+  // A capture staged by before_commit, made current by after_commit(true).
+  struct Staged {
+    HlcClock clock;
+    uint64_t next_seq;
+  };
+  std::optional<Staged> staged_;
+  std::recursive_mutex writer_;  // capture, apply, prune: one at a time
+  uint64_t captured_batches_ = 0, applied_batches_ = 0;
+};
+
+}  // namespace quereus::sync
+
+#endif  // QUEREUS_MODULES_SYNC_STORE_REPLICA_H_

@@ -1,0 +1,159 @@
+// modules/sync-store/sync_module.cc — options, the module objects and the SQL functions.
+#include "sync_module.h"
+
+#include <map>
+#include <mutex>
+
+#include "json_codec.h"
+#include <nlohmann/json.hpp>
+
+namespace quereus::sync {
+namespace {
+
+constexpr std::string_view kModule = "sync-store";
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+  return out;
+}
+
+// Open replicas, by database name and by path (weak: the database owns its replica).
+struct OpenReplicas {
+  std::mutex mu;
+  std::multimap<std::string, std::weak_ptr<Replica>> by_name;
+  std::map<std::string, std::weak_ptr<Replica>> by_path;
+};
+OpenReplicas& open_replicas() {
+  static OpenReplicas r;
+  return r;
+}
+
+}  // namespace
+
+std::pair<store::StoreOptions, ReplicaOptions> parse_sync_options(std::string_view db,
+                                                                   const std::vector<sdk::Option>& options) {
+  ReplicaOptions ro;
+  auto extra = [&](const sdk::Option& o) {
+    const std::string key = lower(o.key);
+    if (key == "site_id") {
+      if (o.value.type() != sdk::ValueType::kText || !SiteId::parse(o.value.as_text()))
+        throw sdk::Error::misuse(store::option_error_prefix(kModule, db) +
+                                 "'site_id' must be a site id: 22 characters of base64url (16 bytes), got " +
+                                 o.value.debug_string());
+      ro.site = SiteId::parse(o.value.as_text());
+      return true;
+    }
+    if (key == "allow_resurrection") {
+      ro.allow_resurrection = store::option_bool(kModule, db, o);
+      return true;
+    }
+    if (key == "tombstone_horizon_ms") {
+      ro.tombstone_horizon_ms = static_cast<uint64_t>(store::option_size(kModule, db, o));
+      return true;
+    }
+    return false;
+  };
+  store::StoreOptions so =
+      store::parse_options(db, options, kModule, extra, ", site_id, allow_resurrection, tombstone_horizon_ms");
+  return {so, ro};
+}
+
+sdk::Capabilities SyncStoreModule::capabilities() const { return store::StoreModule::capabilities(); }
+
+std::shared_ptr<sdk::Module> SyncStoreModule::open_database(std::string_view database_name,
+                                                            const std::vector<sdk::Option>& options) {
+  auto [so, ro] = parse_sync_options(database_name, options);
+  auto db = std::make_shared<store::StoreDb>(so);
+  auto replica = std::make_shared<Replica>(db, std::move(ro));
+  {
+    OpenReplicas& open = open_replicas();
+    std::lock_guard lock(open.mu);
+    std::erase_if(open.by_name, [](const auto& e) { return e.second.expired(); });
+    std::erase_if(open.by_path, [](const auto& e) { return e.second.expired(); });
+    open.by_name.emplace(lower(database_name), replica);
+    open.by_path[db->path()] = replica;
+  }
+  return std::make_shared<SyncStoreDbModule>(std::move(db), std::move(replica));
+}
+
+std::shared_ptr<Replica> find_replica(std::string_view key) {
+  OpenReplicas& open = open_replicas();
+  std::lock_guard lock(open.mu);
+  if (auto p = open.by_path.find(std::string(key)); p != open.by_path.end())
+    if (auto r = p->second.lock()) return r;
+  std::shared_ptr<Replica> found;
+  auto [lo, hi] = open.by_name.equal_range(lower(key));
+  for (auto it = lo; it != hi; ++it) {
+    auto r = it->second.lock();
+    if (!r) continue;
+    if (found)
+      throw sdk::Error::misuse("sync-store: more than one open database is named '" + std::string(key) +
+                               "'; name it by its path instead");
+    found = r;
+  }
+  if (!found)
+    throw sdk::Error(QRS_NOTFOUND, "sync-store: no open sync-store database is named '" + std::string(key) +
+                                       "' (give the database's name or its path)");
+  return found;
+}
+
+namespace {
+
+std::string text_arg(std::span<const sdk::Value> args, size_t i, const char* fn) {
+  if (i >= args.size() || args[i].type() != sdk::ValueType::kText)
+    throw sdk::Error::mismatch(std::string(fn) + "() takes the database name (TEXT) as argument " + std::to_string(i + 1));
+  return std::string(args[i].as_text());
+}
+
+}  // namespace
+
+void register_sync_store(sdk::Registrar& r) {
+  r.add_module(std::string(kModule), std::make_shared<SyncStoreModule>());
+  // sync_site_id(db): this replica's site id.
+  r.add_scalar("sync_site_id", 1, 0, QRS_LT_TEXT, [](std::span<const sdk::Value> args) {
+    return sdk::Value::text(find_replica(text_arg(args, 0, "sync_site_id"))->site().text());
+  });
+  // sync_status(db): the replica's state as JSON.
+  r.add_scalar("sync_status", 1, 0, QRS_LT_JSON, [](std::span<const sdk::Value> args) {
+    ReplicaStatus s = find_replica(text_arg(args, 0, "sync_status"))->status();
+    nlohmann::json o{{"siteId", s.site.text()},
+                     {"clock", s.clock.text()},
+                     {"nextSeq", s.next_seq},
+                     {"floor", s.floor},
+                     {"logEntries", s.log_entries},
+                     {"capturedBatches", s.captured_batches},
+                     {"appliedBatches", s.applied_batches}};
+    return sdk::Value::json(o.dump());
+  });
+  // sync_changes(db, since [, peer site id]): a page of changes after `since`, as JSON.
+  r.add_scalar("sync_changes", -1, 0, QRS_LT_JSON, [](std::span<const sdk::Value> args) {
+    if (args.size() < 2 || args.size() > 4)
+      throw sdk::Error::misuse("sync_changes(db, since [, peer_site_id [, batch_size]]) takes 2 to 4 arguments");
+    auto replica = find_replica(text_arg(args, 0, "sync_changes"));
+    if (args[1].type() != sdk::ValueType::kInteger || args[1].as_integer() < 0)
+      throw sdk::Error::mismatch("sync_changes(): `since` must be a non-negative INTEGER (a cursor)");
+    std::optional<SiteId> peer;
+    if (args.size() >= 3 && !args[2].is_null()) {
+      peer = args[2].type() == sdk::ValueType::kText ? SiteId::parse(args[2].as_text()) : std::nullopt;
+      if (!peer) throw sdk::Error::mismatch("sync_changes(): the peer must be a site id (22 characters of base64url)");
+    }
+    size_t batch = 1000;
+    if (args.size() == 4) {
+      if (args[3].type() != sdk::ValueType::kInteger || args[3].as_integer() < 1)
+        throw sdk::Error::mismatch("sync_changes(): batch_size must be a positive INTEGER");
+      batch = static_cast<size_t>(args[3].as_integer());
+    }
+    return sdk::Value::json(batch_to_json(replica->changes_since(peer, static_cast<uint64_t>(args[1].as_integer()), batch)));
+  });
+  // sync_apply(db, changes): applies a change batch (sync_changes' JSON), returns counts.
+  r.add_scalar("sync_apply", 2, 0, QRS_LT_JSON, [](std::span<const sdk::Value> args) {
+    auto replica = find_replica(text_arg(args, 0, "sync_apply"));
+    if (args[1].type() != sdk::ValueType::kText && args[1].type() != sdk::ValueType::kJson)
+      throw sdk::Error::mismatch("sync_apply(): the changes must be JSON text (what sync_changes returns)");
+    return sdk::Value::json(result_to_json(replica->apply(sets_from_json(args[1].bytes()))));
+  });
+}
+
+}  // namespace quereus::sync

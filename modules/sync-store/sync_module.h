@@ -1,0 +1,47 @@
+// modules/sync-store/sync_module.h — the module "sync-store": the store's tables with a
+// Replica attached to each opened database, and the SQL functions that reach it.
+#ifndef QUEREUS_MODULES_SYNC_STORE_SYNC_MODULE_H_
+#define QUEREUS_MODULES_SYNC_STORE_SYNC_MODULE_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../store/store_table.h"
+#include "replica.h"
+
+namespace quereus::sync {
+
+// Parses a database's module options: the store's (path, sync, cache_size, …) plus
+// site_id (base64url, used when the replica is created), allow_resurrection (boolean) and
+// tombstone_horizon_ms.
+std::pair<store::StoreOptions, ReplicaOptions> parse_sync_options(std::string_view database_name,
+                                                                   const std::vector<sdk::Option>& options);
+
+class SyncStoreModule : public store::StoreModule {
+ public:
+  sdk::Capabilities capabilities() const override;
+  std::shared_ptr<sdk::Module> open_database(std::string_view database_name,
+                                             const std::vector<sdk::Option>& options) override;
+};
+
+class SyncStoreDbModule : public store::StoreDbModule {
+ public:
+  SyncStoreDbModule(std::shared_ptr<store::StoreDb> db, std::shared_ptr<Replica> replica)
+      : StoreDbModule(std::move(db)), replica_(std::move(replica)) {}
+  const std::shared_ptr<Replica>& replica() const { return replica_; }
+
+ private:
+  std::shared_ptr<Replica> replica_;
+};
+
+// The replica of an open sync-store database, by its database name or its path; QRS_NOTFOUND
+// (or QRS_MISUSE when a name is ambiguous) otherwise.
+std::shared_ptr<Replica> find_replica(std::string_view name_or_path);
+
+void register_sync_store(sdk::Registrar& registrar);
+
+}  // namespace quereus::sync
+
+#endif  // QUEREUS_MODULES_SYNC_STORE_SYNC_MODULE_H_
