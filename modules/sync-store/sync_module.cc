@@ -147,6 +147,10 @@ void register_sync_store(sdk::Registrar& r) {
     }
     return sdk::Value::json(batch_to_json(replica->changes_since(peer, static_cast<uint64_t>(args[1].as_integer()), batch)));
   });
+  // sync_prune(db): deletes the tombstones older than the horizon; returns how many.
+  r.add_scalar("sync_prune", 1, 0, QRS_LT_INTEGER, [](std::span<const sdk::Value> args) {
+    return sdk::Value::integer(static_cast<int64_t>(find_replica(text_arg(args, 0, "sync_prune"))->prune_tombstones()));
+  });
   // sync_apply(db, changes): applies a change batch (sync_changes' JSON), returns counts.
   r.add_scalar("sync_apply", 2, 0, QRS_LT_JSON, [](std::span<const sdk::Value> args) {
     auto replica = find_replica(text_arg(args, 0, "sync_apply"));

@@ -1,0 +1,706 @@
+// The sync-store acceptance properties (docs/sync-store.md; ../shared/design/sync-brief.md
+// §12), one test per property, named sync.pNN_…. Peers are databases over the sync-store
+// plugin in temporary directories, all in one registry; they exchange change batches through
+// the plugin's SQL functions (sync_changes / sync_apply), exactly the JSON a transport
+// carries. Clock properties test the HLC directly (modules/sync-store/hlc.h).
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "../../modules/sync-store/hlc.h"
+#include "quereus/sdk.hpp"
+#include "catalog/module.h"
+#include "catalog/registry.h"
+#include "main/database.h"
+#include "plugin/plugin_loader.h"
+
+namespace quereus {
+namespace {
+
+using nlohmann::json;
+using sync::Hlc;
+using sync::HlcClock;
+using sync::SiteId;
+using V = std::vector<std::string>;
+
+SiteId site_of(uint8_t b) {
+  SiteId s;
+  s.bytes.fill(b);
+  return s;
+}
+
+// ---- clock ----
+
+TEST(sync, p01_hlc_order_is_total_and_matches_memcmp) {
+  std::mt19937_64 rng(1);
+  std::vector<Hlc> hs;
+  for (int i = 0; i < 400; ++i) {
+    Hlc h{rng() % 4, static_cast<uint16_t>(rng() % 3), site_of(static_cast<uint8_t>(rng() % 3)),
+          static_cast<uint32_t>(rng() % 3)};
+    hs.push_back(h);
+  }
+  for (const Hlc& a : hs)
+    for (const Hlc& b : hs) {
+      const int mem = a.bytes().compare(b.bytes());
+      EXPECT_EQ(mem < 0, a < b);
+      EXPECT_EQ(mem == 0, a == b);
+      EXPECT_EQ(a.bytes().size(), sync::kHlcBytes);
+    }
+  // Site before op_seq: (w, c, site 1, op 9) < (w, c, site 2, op 0).
+  EXPECT_LT((Hlc{5, 0, site_of(1), 9}), (Hlc{5, 0, site_of(2), 0}));
+  // Round trips; the legacy 26-byte form and other lengths are refused.
+  Hlc h{1796414801738, 7, SiteId::random(), 3};
+  EXPECT_EQ(Hlc::from_bytes(h.bytes()), h);
+  EXPECT_EQ(Hlc::parse(h.text()), h);
+  EXPECT_FALSE(Hlc::from_bytes(h.bytes().substr(0, 26)));
+  EXPECT_FALSE(Hlc::parse("not base64!"));
+  // Site ids: UUIDv4 stamped, 22 characters of base64url, other lengths refused.
+  SiteId s = SiteId::random();
+  EXPECT_EQ(s.bytes[6] >> 4, 4);
+  EXPECT_EQ(s.bytes[8] >> 6, 2);
+  EXPECT_EQ(s.text().size(), 22u);
+  EXPECT_EQ(SiteId::parse(s.text()), s);
+  EXPECT_FALSE(SiteId::parse(s.text() + "A"));
+  EXPECT_FALSE(SiteId::parse(s.text().substr(1)));
+}
+
+TEST(sync, p02_tick_is_strictly_monotonic_backwards_and_across_overflow) {
+  HlcClock c(site_of(1));
+  Hlc last = c.tick(1000);
+  for (uint64_t now : {999u, 500u, 1000u, 1000u, 2000u, 10u}) {
+    Hlc h = c.tick(now);
+    EXPECT_GT(h, last);
+    last = h;
+  }
+  HlcClock o(site_of(1), 5000, 0xFFFE);
+  Hlc a = o.tick(10), b = o.tick(10), d = o.tick(10);
+  EXPECT_LT(a, b);
+  EXPECT_LT(b, d);
+  EXPECT_EQ(a.counter, 0xFFFFu);
+  EXPECT_EQ(b.wall, 5001u);  // the counter overflowed into the wall
+  EXPECT_EQ(b.counter, 0u);
+}
+
+TEST(sync, p03_receive_moves_past_the_remote_and_ignores_op_seq) {
+  HlcClock c(site_of(1), 1000, 3);
+  Hlc r{5000, 9, site_of(2), 77};
+  c.receive(r, 2000);
+  Hlc next = c.tick(2000);
+  EXPECT_GT(next, r);
+  EXPECT_EQ(c.wall(), 5000u);
+  HlcClock d(site_of(1), 1000, 3);
+  Hlc r2{1000, 3, site_of(2), 0xFFFFFFFF};
+  d.receive(r2, 10);
+  EXPECT_EQ(d.counter(), 4);  // max(3, 3) + 1; op_seq ignored
+  // Too far ahead: refused, clock unchanged.
+  HlcClock e(site_of(1), 100, 0);
+  EXPECT_THROW(e.receive(Hlc{1000 + sync::kMaxDriftMs + 1, 0, site_of(2), 0}, 1000), sdk::Error);
+  EXPECT_EQ(e.wall(), 100u);
+}
+
+// ---- peers ----
+
+class Peers : public ::testing::Test {
+ protected:
+  struct Peer {
+    std::string name, dir;
+    std::shared_ptr<VtabModule> module;
+    std::unique_ptr<Database> db;
+    std::string site;
+    std::map<std::string, uint64_t> cursor;  // per source peer: the source's position applied here
+  };
+
+  void SetUp() override {
+    root_ = (std::filesystem::temp_directory_path() /
+             ("quereus-sync-" + std::to_string(::getpid()) + "-" +
+              ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+                .string();
+    std::filesystem::remove_all(root_);
+    registry_ = std::make_shared<Registry>();
+    PluginLoader loader(registry_, {QUEREUS_PLUGIN_DIR});
+    for (const char* name : {"mem", "sync-store"}) {
+      PluginSpec spec;
+      spec.path = name;
+      ASSERT_TRUE(loader.load(spec).ok()) << name;
+    }
+  }
+  void TearDown() override {
+    peers_.clear();
+    std::filesystem::remove_all(root_);
+  }
+
+  Peer& open(const std::string& name, std::vector<std::pair<std::string, Value>> extra = {}) {
+    auto p = std::make_unique<Peer>();
+    p->name = name;
+    p->dir = root_ + "/" + name;
+    std::vector<std::pair<std::string, Value>> options{{"path", Value::Text(p->dir)}};
+    for (auto& e : extra) options.push_back(e);
+    p->module = registry_->find_module("sync-store")->open_database(name, options);
+    registry_->add_module("peer_" + name, p->module, "test");
+    DatabaseOptions o;
+    o.default_module = "peer_" + name;
+    EXPECT_TRUE(Database::Open(registry_, o, &p->db).ok());
+    peers_[name] = std::move(p);
+    Peer& peer = *peers_[name];
+    peer.site = one(peer, "select sync_site_id('" + name + "')");
+    return peer;
+  }
+  void close(const std::string& name) { peers_.erase(name); }
+
+  void exec(Peer& p, const std::string& sql) {
+    Status st = p.db->exec(sql);
+    ASSERT_TRUE(st.ok()) << p.name << ": " << sql << ": " << st.to_string();
+  }
+  std::vector<std::string> query(Peer& p, const std::string& sql, const std::vector<Value>& params = {}) {
+    std::vector<std::unique_ptr<Statement>> stmts;
+    Status st = p.db->prepare(sql, &stmts);
+    EXPECT_TRUE(st.ok()) << sql << ": " << st.to_string();
+    std::vector<std::string> out;
+    for (auto& s : stmts) {
+      for (size_t i = 0; i < params.size(); ++i) EXPECT_TRUE(s->bind(static_cast<int>(i + 1), params[i]).ok());
+      out.clear();
+      for (;;) {
+        bool has = false;
+        st = s->step(&has);
+        EXPECT_TRUE(st.ok()) << p.name << ": " << sql << ": " << st.to_string();
+        last_status_ = st;
+        if (!st.ok() || !has) break;
+        std::string line;
+        for (const Value& v : s->row()) line += (line.empty() ? "" : "|") + (v.is_null() ? std::string("NULL") : v.to_text());
+        out.push_back(line);
+      }
+    }
+    return out;
+  }
+  std::string one(Peer& p, const std::string& sql, const std::vector<Value>& params = {}) {
+    V rows = query(p, sql, params);
+    EXPECT_EQ(rows.size(), 1u) << sql;
+    return rows.empty() ? "" : rows[0];
+  }
+  // A failing statement's status.
+  Status run(Peer& p, const std::string& sql, const std::vector<Value>& params = {}) {
+    std::vector<std::unique_ptr<Statement>> stmts;
+    Status st = p.db->prepare(sql, &stmts);
+    if (!st.ok()) return st;
+    for (auto& s : stmts) {
+      for (size_t i = 0; i < params.size(); ++i) (void)s->bind(static_cast<int>(i + 1), params[i]);
+      for (;;) {
+        bool has = false;
+        st = s->step(&has);
+        if (!st.ok()) return st;
+        if (!has) break;
+      }
+    }
+    return st;
+  }
+
+  json changes(Peer& from, uint64_t since, const std::string& peer_site = "", int64_t batch = 1000) {
+    std::string sql = "select sync_changes('" + from.name + "', " + std::to_string(since) + ", " +
+                      (peer_site.empty() ? "null" : "'" + peer_site + "'") + ", " + std::to_string(batch) + ")";
+    return json::parse(one(from, sql));
+  }
+  json apply(Peer& to, const json& batch) {
+    return json::parse(one(to, "select sync_apply('" + to.name + "', ?)", {Value::Text(batch.dump())}));
+  }
+  // `to` takes every change of `from` it has not seen (paging), as a transport would.
+  json pull(Peer& to, Peer& from) {
+    json total{{"applied", 0}, {"skipped", 0}, {"conflicts", 0}};
+    for (;;) {
+      json page = changes(from, to.cursor[from.name], to.site);
+      EXPECT_FALSE(page.value("snapshotRequired", false));
+      json r = apply(to, page);
+      for (const char* k : {"applied", "skipped", "conflicts"}) total[k] = total[k].get<int64_t>() + r[k].get<int64_t>();
+      to.cursor[from.name] = page["cursor"].get<uint64_t>();
+      if (!page["hasMore"].get<bool>()) break;
+    }
+    return total;
+  }
+  void exchange(Peer& a, Peer& b) {
+    pull(b, a);
+    pull(a, b);
+    pull(b, a);
+  }
+  std::string content(Peer& p, const std::string& table = "t") {
+    std::string out;
+    for (const std::string& r : query(p, "select * from " + table + " order by 1")) out += r + "\n";
+    return out;
+  }
+  json status(Peer& p) { return json::parse(one(p, "select sync_status('" + p.name + "')")); }
+
+  std::string root_;
+  std::shared_ptr<Registry> registry_;
+  std::map<std::string, std::unique_ptr<Peer>> peers_;
+  Status last_status_;
+};
+
+constexpr const char* kT = "create table t (id integer primary key, a text null, b integer null)";
+
+TEST_F(Peers, p04_a_far_future_fact_in_a_sane_envelope_is_refused_with_nothing_written) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(b, kT);
+  exec(a, "insert into t values (1, 'x', 1), (2, 'y', 2)");
+  json page = changes(a, 0);
+  // The second fact's HLC moved 10 minutes ahead; the envelope keeps the sane one.
+  auto& c = page["changeSets"][0]["changes"][1];
+  Hlc h = *Hlc::parse(c["hlc"].get<std::string>());
+  h.wall += 600'000;
+  c["hlc"] = h.text();
+  const json before = status(b);
+  Status st = run(b, "select sync_apply('b', ?)", {Value::Text(page.dump())});
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("ahead"), std::string::npos) << st.to_string();
+  EXPECT_EQ(content(b), "");
+  EXPECT_EQ(status(b)["clock"], before["clock"]);
+  EXPECT_EQ(status(b)["logEntries"], before["logEntries"]);
+  // A fact naming another site than its change set: refused the same way.
+  json forged = changes(a, 0);
+  Hlc f = *Hlc::parse(forged["changeSets"][0]["changes"][0]["hlc"].get<std::string>());
+  f.site = site_of(9);
+  forged["changeSets"][0]["changes"][0]["hlc"] = f.text();
+  st = run(b, "select sync_apply('b', ?)", {Value::Text(forged.dump())});
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("names site"), std::string::npos) << st.to_string();
+  EXPECT_EQ(content(b), "");
+}
+
+TEST_F(Peers, p05_a_multi_table_transaction_is_one_tick_and_one_change_set) {
+  Peer& a = open("a");
+  exec(a, kT);
+  exec(a, "create table u (k text primary key, v integer)");
+  exec(a, "begin; insert into t values (1, 'x', 1), (2, 'y', 2); insert into u values ('p', 1); commit");
+  json page = changes(a, 0);
+  ASSERT_EQ(page["changeSets"].size(), 1u);
+  const json& set = page["changeSets"][0];
+  std::vector<uint32_t> ops;
+  std::optional<Hlc> base;
+  for (const json& c : set["changes"]) {
+    Hlc h = *Hlc::parse(c["hlc"].get<std::string>());
+    if (!base) base = h;
+    EXPECT_TRUE(h.same_transaction(*base));
+    ops.push_back(h.op_seq);
+  }
+  ASSERT_EQ(ops.size(), 8u);  // t: 2 rows × 3 columns, u: 1 row × 2 columns
+  for (size_t i = 0; i < ops.size(); ++i) EXPECT_EQ(ops[i], i);
+  EXPECT_EQ(set["transactionId"], base->transaction_id());
+  EXPECT_EQ(set["siteId"], a.site);
+}
+
+TEST_F(Peers, p07_rollback_consumes_no_tick_and_an_echo_records_nothing) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(b, kT);
+  exec(a, "insert into t values (1, 'x', 1)");
+  const json before = status(a);
+  exec(a, "begin; insert into t values (2, 'y', 2); update t set a = 'z'; rollback");
+  EXPECT_EQ(status(a)["clock"], before["clock"]);
+  EXPECT_EQ(status(a)["nextSeq"], before["nextSeq"]);
+  // b takes a's change, then a gets it back from b: skipped, nothing recorded.
+  pull(b, a);
+  json echo = changes(b, 0);  // no peer filter: a's own facts come back
+  json r = apply(a, echo);
+  EXPECT_EQ(r["applied"], 0);
+  EXPECT_EQ(status(a)["nextSeq"], before["nextSeq"]);
+  EXPECT_EQ(status(a)["logEntries"], before["logEntries"]);
+}
+
+TEST_F(Peers, p08_repeated_touches_in_one_transaction_leave_one_entry_per_row) {
+  Peer& a = open("a");
+  exec(a, kT);
+  exec(a, "begin; insert into t values (1, 'x', 1); update t set a = 'y'; update t set a = 'z', b = 5; "
+          "insert into t values (2, 'gone', 0); delete from t where id = 2; commit");
+  EXPECT_EQ(status(a)["logEntries"], 1);
+  json page = changes(a, 0);
+  ASSERT_EQ(page["changeSets"].size(), 1u);
+  V facts;
+  for (const json& c : page["changeSets"][0]["changes"])
+    facts.push_back(c["type"].get<std::string>() + ":" + c["pk"].dump() + ":" + c.value("column", "") + "=" +
+                    c.value("value", json()).dump());
+  EXPECT_EQ(facts, (V{"column:[1]:id=1", "column:[1]:a=\"z\"", "column:[1]:b=5"}));
+  // Across transactions, an overwritten column's entry moves: still one per row.
+  exec(a, "update t set a = 'w' where id = 1");
+  exec(a, "update t set b = 6 where id = 1");
+  // At most one entry per (row, column): id's at the first write, a's and b's at theirs.
+  EXPECT_EQ(status(a)["logEntries"], 3);
+  exec(a, "update t set a = 'v', b = 7 where id = 1");
+  EXPECT_EQ(status(a)["logEntries"], 2);
+}
+
+TEST_F(Peers, p09_key_updates_nocase_rewrites_and_identical_values) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  const char* ddl = "create table n (k text collate nocase primary key, v blob null)";
+  exec(a, ddl);
+  exec(b, ddl);
+  exec(a, "insert into n values ('abc', x'0102'), ('old', null)");
+  exchange(a, b);
+  const json before = status(a);
+  exec(a, "update n set v = x'0102' where k = 'abc'");  // the same blob: no fact
+  EXPECT_EQ(status(a)["nextSeq"], before["nextSeq"]);
+  exec(a, "update n set k = 'ABC' where k = 'abc'");  // a case-only rewrite under NOCASE: an update
+  exec(a, "update n set k = 'new' where k = 'old'");  // a key change: delete + insert
+  exchange(a, b);
+  EXPECT_EQ(content(b, "n"), content(a, "n"));
+  EXPECT_EQ(query(b, "select k from n order by k"), (V{"ABC", "new"}));
+}
+
+TEST_F(Peers, p11_concurrent_updates_to_different_columns_both_survive) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(b, kT);
+  exec(a, "insert into t values (1, 'x', 1)");
+  exchange(a, b);
+  exec(a, "update t set a = 'from a'");
+  exec(b, "update t set b = 42");
+  exchange(a, b);
+  EXPECT_EQ(content(a), "1|from a|42\n");
+  EXPECT_EQ(content(b), content(a));
+}
+
+TEST_F(Peers, p12_same_column_higher_hlc_wins_and_ties_break_by_site) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(b, kT);
+  exec(a, "insert into t values (1, 'x', 1)");
+  exchange(a, b);
+  exec(a, "update t set a = 'a first'");
+  ::usleep(5000);
+  exec(b, "update t set a = 'b later'");
+  exchange(a, b);
+  EXPECT_EQ(content(a), "1|b later|1\n");
+  EXPECT_EQ(content(b), content(a));
+  // Equal (wall, counter) from two sites: the larger site id wins on every replica.
+  Peer& c = open("c");
+  exec(c, kT);
+  auto forge = [&](uint8_t site_byte, const char* value) {
+    SiteId site = site_of(site_byte);
+    json changes = json::array();
+    uint32_t op = 0;
+    for (auto [column, v] : std::vector<std::pair<const char*, json>>{{"id", 1}, {"a", value}, {"b", 5}}) {
+      Hlc h{1'000'000, 1, site, op++};
+      changes.push_back(json{{"type", "column"}, {"schema", "main"}, {"table", "t"}, {"pk", json::array({1})},
+                             {"hlc", h.text()}, {"column", column}, {"value", v}});
+    }
+    json s{{"siteId", site.text()}, {"transactionId", Hlc{1'000'000, 1, site, 0}.transaction_id()},
+           {"hlc", changes.back()["hlc"]}, {"changes", changes}};
+    return json{{"changeSets", json::array({s})}};
+  };
+  json low = forge(0x11, "low site"), high = forge(0x22, "high site");
+  Peer& d = open("d");
+  exec(d, kT);
+  apply(c, low);
+  apply(c, high);
+  apply(d, high);
+  apply(d, low);
+  EXPECT_EQ(content(c), content(d));
+  EXPECT_EQ(query(c, "select a from t"), V{"high site"});
+}
+
+TEST_F(Peers, p13_any_permutation_of_a_batch_gives_the_same_state) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(b, kT);
+  exec(a, "insert into t values (1, 'x', 1), (2, 'y', 2), (3, 'z', 3)");
+  exec(a, "update t set a = 'x2' where id = 1");
+  exec(a, "delete from t where id = 2");
+  exec(b, "insert into t values (2, 'b2', 20), (4, 'b4', 40)");
+  exec(b, "update t set b = 99 where id = 4");
+  json all = json::array();
+  for (Peer* p : {&a, &b}) {
+    const json page = changes(*p, 0);
+    for (const json& s : page["changeSets"]) all.push_back(s);
+  }
+  std::mt19937 rng(7);
+  std::string first;
+  for (int round = 0; round < 4; ++round) {
+    std::shuffle(all.begin(), all.end(), rng);
+    json shuffled = all;
+    for (json& s : shuffled) {
+      json ch = s["changes"];
+      std::vector<json> v(ch.begin(), ch.end());
+      std::shuffle(v.begin(), v.end(), rng);
+      s["changes"] = v;
+    }
+    Peer& r = open("r" + std::to_string(round));
+    exec(r, kT);
+    json res = apply(r, json{{"changeSets", shuffled}});
+    if (round == 0) {
+      first = content(r);
+      EXPECT_NE(first, "") << res.dump() << "\n" << shuffled.dump();
+    }
+    EXPECT_EQ(content(r), first) << "round " << round;
+  }
+  exchange(a, b);
+  EXPECT_EQ(content(a), first);
+  EXPECT_EQ(content(b), first);
+}
+
+TEST_F(Peers, p14_a_redelivered_batch_is_idempotent) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(b, kT);
+  exec(a, "insert into t values (1, 'x', 1), (2, 'y', 2)");
+  exec(a, "delete from t where id = 2");
+  json page = changes(a, 0);
+  json first = apply(b, page);
+  EXPECT_GT(first["applied"].get<int>(), 0);
+  const json before = status(b);
+  json again = apply(b, page);
+  EXPECT_EQ(again["applied"], 0);
+  EXPECT_EQ(again["conflicts"], 0);
+  EXPECT_EQ(status(b)["logEntries"], before["logEntries"]);
+  EXPECT_EQ(status(b)["nextSeq"], before["nextSeq"]);
+  EXPECT_EQ(content(b), content(a));
+}
+
+TEST_F(Peers, p15_batches_from_several_peers_in_different_orders_converge) {
+  std::vector<Peer*> ps;
+  for (const char* n : {"a", "b", "c"}) {
+    ps.push_back(&open(n));
+    exec(*ps.back(), kT);
+  }
+  exec(*ps[0], "insert into t values (1, 'a', 1), (2, 'a', 2)");
+  exec(*ps[1], "insert into t values (2, 'b', 20), (3, 'b', 30)");
+  exec(*ps[2], "insert into t values (3, 'c', 300), (1, 'c', 100)");
+  exec(*ps[1], "delete from t where id = 3");
+  pull(*ps[0], *ps[1]);
+  pull(*ps[0], *ps[2]);
+  pull(*ps[2], *ps[0]);
+  pull(*ps[1], *ps[2]);
+  pull(*ps[1], *ps[0]);
+  pull(*ps[0], *ps[1]);
+  pull(*ps[2], *ps[1]);
+  EXPECT_EQ(content(*ps[0]), content(*ps[1]));
+  EXPECT_EQ(content(*ps[1]), content(*ps[2]));
+}
+
+TEST_F(Peers, p16_nocase_spellings_converge_to_one_row) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  const char* ddl = "create table n (k text collate nocase primary key, v integer)";
+  exec(a, ddl);
+  exec(b, ddl);
+  exec(a, "insert into n values ('Key', 1)");
+  exec(b, "insert into n values ('KEY', 2)");
+  exchange(a, b);
+  EXPECT_EQ(query(a, "select count(*) from n"), V{"1"});
+  EXPECT_EQ(content(a, "n"), content(b, "n"));
+}
+
+TEST_F(Peers, p17_a_bigint_key_beyond_2_53_round_trips) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(b, kT);
+  exec(a, "insert into t values (9007199254740993, 'big', 9223372036854775807)");
+  exchange(a, b);
+  EXPECT_EQ(content(b), "9007199254740993|big|9223372036854775807\n");
+}
+
+TEST_F(Peers, p18_a_self_origin_change_relayed_back_is_skipped) {
+  Peer& a = open("a");
+  Peer& hub = open("hub");
+  exec(a, kT);
+  exec(hub, kT);
+  exec(a, "insert into t values (1, 'x', 1)");
+  pull(hub, a);
+  json back = changes(hub, 0);  // not filtered: carries a's facts
+  json r = apply(a, back);
+  EXPECT_EQ(r["applied"], 0);
+  EXPECT_EQ(r["skipped"], 3);
+}
+
+TEST_F(Peers, p19_a_delete_blocks_concurrent_updates_older_and_newer) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(b, kT);
+  exec(a, "insert into t values (1, 'x', 1), (2, 'y', 2)");
+  exchange(a, b);
+  exec(b, "update t set a = 'older' where id = 1");
+  ::usleep(5000);
+  exec(a, "delete from t where id = 1");
+  exec(a, "delete from t where id = 2");
+  ::usleep(5000);
+  exec(b, "update t set a = 'newer' where id = 2");
+  exchange(a, b);
+  EXPECT_EQ(content(a), "");
+  EXPECT_EQ(content(b), "");
+  // A write made after seeing the deletion re-creates the row everywhere.
+  exec(b, "insert into t values (2, 'again', 3)");
+  exchange(a, b);
+  EXPECT_EQ(content(a), "2|again|3\n");
+  EXPECT_EQ(content(b), content(a));
+}
+
+TEST_F(Peers, p20_allow_resurrection_revives_with_newer_writes_only) {
+  std::vector<std::pair<std::string, Value>> res{{"allow_resurrection", Value::Text("true")}};
+  Peer& a = open("a", res);
+  Peer& b = open("b", res);
+  exec(a, kT);
+  exec(b, kT);
+  exec(a, "insert into t values (1, 'x', 1), (2, 'y', 2)");
+  exchange(a, b);
+  exec(b, "update t set a = 'older' where id = 1");
+  ::usleep(5000);
+  exec(a, "delete from t where id = 1");
+  exec(a, "delete from t where id = 2");
+  ::usleep(5000);
+  exec(b, "update t set a = 'newer' where id = 2");
+  exchange(a, b);
+  EXPECT_EQ(content(a), "2|newer|NULL\n");  // revived from its key and the newer facts
+  EXPECT_EQ(content(b), content(a));
+}
+
+TEST_F(Peers, p21_delete_and_recreate_in_one_batch_equals_two_batches) {
+  for (const char* resurrect : {"false", "true"}) {
+    std::vector<std::pair<std::string, Value>> o{{"allow_resurrection", Value::Text(resurrect)}};
+    const std::string s = resurrect;
+    Peer& a = open("a" + s, o);
+    Peer& one_batch = open("one" + s, o);
+    Peer& two_batches = open("two" + s, o);
+    for (Peer* p : {&a, &one_batch, &two_batches}) exec(*p, kT);
+    exec(a, "insert into t values (1, 'x', 1)");
+    pull(two_batches, a);
+    exec(a, "delete from t where id = 1");
+    pull(two_batches, a);
+    exec(a, "insert into t values (1, 'again', 2)");
+    pull(two_batches, a);
+    pull(one_batch, a);
+    EXPECT_EQ(content(one_batch), "1|again|2\n") << resurrect;
+    EXPECT_EQ(content(two_batches), content(one_batch)) << resurrect;
+  }
+}
+
+TEST_F(Peers, p22_tombstones_go_only_after_the_horizon_with_their_log_entries) {
+  Peer& a = open("a", {{"tombstone_horizon_ms", Value::Integer(200)}});
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 1)");
+  exec(a, "delete from t where id = 1");
+  EXPECT_EQ(status(a)["logEntries"], 1);
+  EXPECT_EQ(one(a, "select sync_prune('a')"), "0");
+  ::usleep(300'000);
+  EXPECT_EQ(one(a, "select sync_prune('a')"), "1");
+  EXPECT_EQ(status(a)["logEntries"], 0);
+}
+
+TEST_F(Peers, p23_a_peer_behind_the_horizon_must_take_a_snapshot) {
+  Peer& a = open("a", {{"tombstone_horizon_ms", Value::Integer(100)}});
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(b, kT);
+  exec(a, "insert into t values (1, 'x', 1), (2, 'y', 2)");
+  pull(b, a);
+  const uint64_t old_cursor = b.cursor["a"];
+  exec(a, "delete from t where id = 1");
+  ::usleep(200'000);
+  EXPECT_EQ(one(a, "select sync_prune('a')"), "1");
+  json page = changes(a, old_cursor, b.site);
+  EXPECT_TRUE(page.value("snapshotRequired", false));
+  EXPECT_EQ(page["changeSets"].size(), 0u);
+  // A peer already past the tombstone's entry is not affected.
+  json fresh = changes(a, status(a)["nextSeq"].get<uint64_t>() - 1, b.site);
+  EXPECT_FALSE(fresh.value("snapshotRequired", false));
+}
+
+TEST_F(Peers, p29_a_stragglers_old_writes_still_reach_every_peer_by_delta) {
+  Peer& straggler = open("s");
+  Peer& hub = open("hub");
+  Peer& client = open("c");
+  for (Peer* p : {&straggler, &hub, &client}) exec(*p, kT);
+  exec(straggler, "insert into t values (1, 'old write', 1)");  // offline: the oldest HLC
+  ::usleep(5000);
+  exec(client, "insert into t values (2, 'client', 2)");
+  pull(hub, client);
+  pull(client, hub);  // the client's cursor on the hub is now past every HLC it knows
+  ::usleep(5000);
+  exec(hub, "insert into t values (3, 'hub', 3)");
+  pull(client, hub);
+  pull(hub, straggler);  // the straggler comes online: its old write reaches the hub
+  pull(client, hub);     // and the client, by delta, despite its old HLC
+  EXPECT_EQ(content(client), "1|old write|1\n2|client|2\n3|hub|3\n");
+  pull(straggler, hub);
+  EXPECT_EQ(content(straggler), content(client));
+  EXPECT_EQ(content(hub), content(client));
+}
+
+TEST_F(Peers, paging_keeps_transactions_whole_and_converges) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(b, kT);
+  for (int i = 0; i < 20; ++i)
+    exec(a, "begin; insert into t values (" + std::to_string(2 * i) + ", 'x', 1), (" + std::to_string(2 * i + 1) +
+                ", 'y', 2); commit");
+  json page = changes(a, 0, b.site, 5);
+  EXPECT_TRUE(page["hasMore"].get<bool>());
+  for (const json& s : page["changeSets"]) EXPECT_EQ(s["changes"].size(), 6u);  // whole transactions
+  for (;;) {
+    json p = changes(a, b.cursor["a"], b.site, 5);
+    apply(b, p);
+    b.cursor["a"] = p["cursor"].get<uint64_t>();
+    if (!p["hasMore"].get<bool>()) break;
+  }
+  EXPECT_EQ(content(b), content(a));
+}
+
+TEST_F(Peers, malformed_batches_are_refused_naming_the_member) {
+  Peer& a = open("a");
+  exec(a, kT);
+  for (const char* doc : {"not json", "{\"changeSets\": 5}", "{\"changeSets\": [{\"siteId\": \"short\"}]}",
+                          "[{\"siteId\":\"AAAAAAAAAAAAAAAAAAAAAA\",\"transactionId\":\"x\",\"hlc\":\"zz\",\"changes\":[]}]"}) {
+    Status st = run(a, "select sync_apply('a', ?)", {Value::Text(doc)});
+    EXPECT_FALSE(st.ok()) << doc;
+    EXPECT_NE(st.message().find("malformed change batch at $"), std::string::npos) << st.to_string();
+  }
+  EXPECT_EQ(content(a), "");
+}
+
+// p10: a process killed at any moment leaves every committed row with its replication
+// metadata (both are one LevelDB batch): on reopen, the change log covers every row.
+TEST_F(Peers, p10_a_crash_between_data_and_capture_loses_nothing) {
+  for (int round = 0; round < 6; ++round) {
+    const std::string name = "k" + std::to_string(round);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      Peer& p = open(name, {{"sync", Value::Text("false")}});
+      if (!p.db->exec(kT).ok()) _exit(2);
+      for (int i = 0;; ++i) {
+        if (!p.db->exec("insert into t values (" + std::to_string(i) + ", 'v', " + std::to_string(i) + ")").ok()) _exit(3);
+        if (i % 7 == 0 && !p.db->exec("update t set b = b + 1 where id = " + std::to_string(i / 2)).ok()) _exit(4);
+      }
+    }
+    ::usleep(60'000 + 25'000 * round);
+    ::kill(child, SIGKILL);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    Peer& p = open(name);
+    Peer& mirror = open("m" + std::to_string(round));
+    exec(mirror, kT);
+    pull(mirror, p);
+    EXPECT_EQ(content(mirror), content(p)) << "round " << round;
+    EXPECT_NE(content(p), "") << "round " << round;
+  }
+}
+
+}  // namespace
+}  // namespace quereus
