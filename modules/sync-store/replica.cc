@@ -104,15 +104,6 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-std::string encode_value(const qrs_value& v) { return store::encode_row(std::span<const qrs_value>(&v, 1)); }
-
-sdk::Value decode_value(std::string_view bytes) {
-  std::vector<qrs_value> cells;
-  store::decode_row(bytes, cells, "a column version");
-  if (cells.size() != 1) corrupt("a column version holds " + std::to_string(cells.size()) + " cells");
-  return sdk::Value::from_c(cells[0]);
-}
-
 std::vector<sdk::Value> decode_values(std::string_view bytes) {
   std::vector<qrs_value> cells;
   store::decode_row(bytes, cells, "a row address");
@@ -135,20 +126,35 @@ std::string encode_values(const std::vector<sdk::Value>& values) {
 
 std::string RowVersions::encode() const {
   std::string out;
-  out.push_back(1);  // record version
-  put_prefixed(out, address);
+  out.push_back(2);  // record version
   out.push_back(tombstone ? 1 : 0);
   if (tombstone) {
+    put_prefixed(out, address);
     tombstone->append_to(out);
     store::put_varint(out, tombstone_seq);
     store::put_varint(out, tombstone_created);
   }
+  // The distinct bases (wall, counter, site: the first 26 bytes of an HLC), in order of use.
+  std::vector<std::string_view> bases;
+  std::vector<std::string> hlcs;
+  hlcs.reserve(columns.size());
+  std::vector<size_t> index(columns.size());
+  for (size_t i = 0; i < columns.size(); ++i) {
+    hlcs.push_back(columns[i].hlc.bytes());
+    std::string_view b = std::string_view(hlcs.back()).substr(0, kHlcBytes - 4);
+    auto it = std::find(bases.begin(), bases.end(), b);
+    index[i] = static_cast<size_t>(it - bases.begin());
+    if (it == bases.end()) bases.push_back(b);
+  }
+  store::put_varint(out, bases.size());
+  for (std::string_view b : bases) out.append(b);
   store::put_varint(out, columns.size());
-  for (const ColumnVersion& c : columns) {
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const ColumnVersion& c = columns[i];
     put_prefixed(out, c.name);
-    c.hlc.append_to(out);
+    store::put_varint(out, index[i]);
+    store::put_varint(out, c.hlc.op_seq);
     store::put_varint(out, c.seq);
-    put_prefixed(out, c.value);
     out.push_back(c.seen_delete ? 1 : 0);
     if (c.seen_delete) c.seen_delete->append_to(out);
   }
@@ -157,23 +163,33 @@ std::string RowVersions::encode() const {
 
 RowVersions RowVersions::decode(std::string_view bytes) {
   Reader r{bytes};
-  if (r.byte() != 1) corrupt("unknown row-version record version");
+  if (r.byte() != 2) corrupt("unknown row-version record version");
   RowVersions m;
-  m.address = std::string(r.prefixed());
   if (r.byte()) {
+    m.address = std::string(r.prefixed());
     m.tombstone = r.hlc();
     m.tombstone_seq = r.varint();
     m.tombstone_created = r.varint();
   }
+  uint64_t nb = r.varint();
+  if (nb > 65536) corrupt("base count");
+  std::vector<std::string_view> bases;
+  for (uint64_t i = 0; i < nb; ++i) bases.push_back(r.bytes(kHlcBytes - 4));
   uint64_t n = r.varint();
   if (n > 65536) corrupt("column count");
   m.columns.reserve(n);
+  std::string hlc;
   for (uint64_t i = 0; i < n; ++i) {
     ColumnVersion c;
     c.name = std::string(r.prefixed());
-    c.hlc = r.hlc();
+    uint64_t b = r.varint();
+    if (b >= bases.size()) corrupt("base index");
+    uint64_t op = r.varint();
+    if (op > UINT32_MAX) corrupt("op_seq");
+    hlc.assign(bases[b]);
+    for (int s = 24; s >= 0; s -= 8) hlc.push_back(static_cast<char>((op >> s) & 0xFF));
+    c.hlc = *Hlc::from_bytes(hlc);
     c.seq = r.varint();
-    c.value = std::string(r.prefixed());
     if (r.byte()) c.seen_delete = r.hlc();
     m.columns.push_back(std::move(c));
   }
@@ -260,6 +276,7 @@ void Replica::table_event(TableEvent kind, uint64_t id, std::string_view schema,
                           KvBatch& out) {
   if (kind == TableEvent::kDropped) {
     out.del(table_key(id));
+    versions_bound_.erase(id);
     // The incarnation's versions go with it (a re-created table is a new incarnation and
     // inherits no tombstone); its change-log entries resolve to nothing from now on.
     std::string lo(1, kRows);
@@ -285,6 +302,24 @@ std::optional<Replica::TableName> Replica::table_name(uint64_t id) {
 
 // ---- local capture ----
 
+const std::optional<std::string>& Replica::versions_bound(uint64_t id) {
+  auto it = versions_bound_.find(id);
+  if (it != versions_bound_.end()) return it->second;
+  std::string lo(1, kRows);
+  put_u64(lo, id);
+  std::optional<std::string> bound;
+  auto walk = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, true);
+  if (walk->valid()) bound = std::string(walk->key());
+  walk->check();
+  return versions_bound_.emplace(id, std::move(bound)).first->second;
+}
+
+void Replica::raise_versions_bound(uint64_t id, std::string_view key) {
+  auto it = versions_bound_.find(id);
+  if (it == versions_bound_.end()) return;  // found by a seek when next asked
+  if (!it->second || key > std::string_view(*it->second)) it->second = std::string(key);
+}
+
 void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
   std::lock_guard lock(writer_);
   store::KvStore& kv = db_->kv();
@@ -293,15 +328,19 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
   std::optional<Hlc> base;  // ticked once, on the first fact
   uint32_t op = 0;
   const uint64_t now = options_.clock();
-  std::vector<qrs_value> cells;
+  std::vector<qrs_value> cells, old_cells;
+  std::vector<std::pair<uint64_t, std::string>> bounds;  // versions keys written, per table
+  std::string vkey, key_ref;
   for (const RowWrite& w : rows) {
-    if (!replicated(w.table->schema.table_name)) continue;
-    const std::string vkey = versions_key(w.key);
-    std::optional<std::string> stored = kv.get(vkey);
+    const store::TableState& t = *w.table;
+    if (!replicated(t.schema.table_name)) continue;
+    vkey.assign(1, kRows);
+    vkey.append(w.key.substr(1));
+    // A key above every versions record of the table has none (the common append).
+    const std::optional<std::string>& bound = versions_bound(t.id);
+    std::optional<std::string> stored;
+    if (bound && std::string_view(vkey) <= std::string_view(*bound)) stored = kv.get(vkey);
     RowVersions m = stored ? RowVersions::decode(*stored) : RowVersions{};
-    std::set<uint64_t> before;
-    for (const ColumnVersion& c : m.columns) before.insert(c.seq);
-    if (m.tombstone) before.insert(m.tombstone_seq);
     auto next_hlc = [&]() {
       if (!base) base = clock.tick(now);
       if (op == UINT32_MAX) throw sdk::Error(QRS_RANGE, "sync-store: a transaction of more than 2^32 facts");
@@ -309,48 +348,61 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
       h.op_seq = op++;
       return h;
     };
+    // The seqs the record holds now: their log entries go when nothing refers to them.
+    std::vector<uint64_t> before;
+    for (const ColumnVersion& c : m.columns) before.push_back(c.seq);
+    if (m.tombstone) before.push_back(m.tombstone_seq);
     bool changed = false;
     if (w.row.data() == nullptr) {
       // A deletion. A key with no live version was never a row here (written and deleted
       // inside this transaction): nothing to tell.
       if (m.columns.empty()) continue;
+      std::optional<std::string> old_row = kv.get(w.key);
+      if (old_row) {
+        store::decode_row(*old_row, old_cells, t.schema.table_name);
+        std::vector<qrs_value> pk;
+        for (const auto& k : t.schema.primary_key) pk.push_back(old_cells.at(k.column));
+        m.address = store::encode_row(pk);
+      }
       m.tombstone = next_hlc();
       m.tombstone_seq = seq;
       m.tombstone_created = now;
       m.columns.clear();
       changed = true;
     } else {
-      store::decode_row(w.row, cells, w.table->schema.table_name);
-      const auto& cols = w.table->schema.columns;
-      if (m.address.empty() || m.columns.empty()) {
-        std::vector<qrs_value> pk;
-        for (const auto& k : w.table->schema.primary_key) pk.push_back(cells.at(k.column));
-        m.address = store::encode_row(pk);
-      }
+      store::decode_row(w.row, cells, t.schema.table_name);
+      // The committed row, to leave unchanged columns out (only when the row has versions:
+      // a fresh key has no row either).
+      std::optional<std::string> old_row;
+      if (!m.columns.empty()) old_row = kv.get(w.key);
+      if (old_row) store::decode_row(*old_row, old_cells, t.schema.table_name); else old_cells.clear();
+      const auto& cols = t.schema.columns;
       for (size_t i = 0; i < cols.size() && i < cells.size(); ++i) {
         std::string name = lower(cols[i].name);
-        std::string value = encode_value(cells[i]);
         ColumnVersion* c = m.column(name);
-        if (c && m.valid(*c, options_.allow_resurrection) && c->value == value) continue;  // unchanged
-        ColumnVersion fresh{name, next_hlc(), seq, std::move(value), m.tombstone};
+        if (c && i < old_cells.size() && m.valid(*c, options_.allow_resurrection) &&
+            sdk::identical(cells[i], old_cells[i]))
+          continue;  // unchanged (same type and bytes: a blob compares by content)
+        ColumnVersion fresh{std::move(name), next_hlc(), seq, m.tombstone};
         if (c) *c = std::move(fresh); else m.columns.push_back(std::move(fresh));
         changed = true;
       }
     }
     if (!changed) continue;
-    std::set<uint64_t> after;
-    for (const ColumnVersion& c : m.columns) after.insert(c.seq);
-    if (m.tombstone) after.insert(m.tombstone_seq);
-    for (uint64_t s : before)
-      if (!after.count(s)) out.del(log_key(s));
+    for (uint64_t s : before) {
+      bool kept = m.tombstone && m.tombstone_seq == s;
+      for (const ColumnVersion& c : m.columns) kept = kept || c.seq == s;
+      if (!kept) out.del(log_key(s));
+    }
     out.put(vkey, m.encode());
     out.put(log_key(seq), std::string_view(w.key).substr(1));
+    bounds.emplace_back(t.id, vkey);
     ++seq;
   }
   if (!base) return;  // nothing replicated changed: no tick consumed
   out.put(meta_key("clock"), clock.state());
   out.put(meta_key("seq"), u64(seq));
-  staged_ = Staged{clock, seq};
+  staged_ = Staged{clock, seq, std::move(bounds)};
 }
 
 void Replica::after_commit(bool landed) {
@@ -358,6 +410,7 @@ void Replica::after_commit(bool landed) {
   if (landed && staged_) {
     clock_ = staged_->clock;
     next_seq_ = staged_->next_seq;
+    for (const auto& [id, key] : staged_->bounds) raise_versions_bound(id, key);
     ++captured_batches_;
   }
   staged_.reset();
@@ -378,6 +431,7 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
   std::map<std::string, ChangeSet> sets;  // transaction id -> set
   std::map<uint64_t, std::optional<TableName>> names;
   size_t facts = 0;
+  std::vector<qrs_value> cells;
   std::set<std::string> in_page;  // transaction ids already in this page
   auto it = kv.iterate(KvRange{log_key(since + 1), prefix_end(std::string(1, kLog))}, false);
   for (; it->valid(); it->next()) {
@@ -390,8 +444,23 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
       const uint64_t id = get_u64(ref.substr(0, 8));
       auto n = names.find(id);
       if (n == names.end()) n = names.emplace(id, table_name(id)).first;
-      if (n->second) {
-        std::vector<sdk::Value> pk = decode_values(m.address);
+      bool wanted = m.tombstone && m.tombstone_seq == s;
+      for (const ColumnVersion& v : m.columns) wanted = wanted || v.seq == s;
+      std::shared_ptr<store::TableState> st;
+      if (wanted && n->second) st = db_->live_state(id);
+      if (st) {
+        // The address, and each column's value, from the stored row (a deleted row: the
+        // address its tombstone kept).
+        std::vector<sdk::Value> pk;
+        std::optional<std::string> row = m.columns.empty() ? std::nullopt : kv.get(std::string(1, 0x04) + std::string(ref));
+        if (row) {
+          store::decode_row(*row, cells, st->schema.table_name);
+          for (const auto& k : st->schema.primary_key)
+            if (k.column < cells.size()) pk.push_back(sdk::Value::from_c(cells[k.column]));
+        } else {
+          pk = decode_values(m.address);
+          cells.clear();
+        }
         if (m.tombstone && m.tombstone_seq == s) {
           Change c;
           c.kind = Change::Kind::kDelete;
@@ -399,10 +468,14 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
           found.push_back(std::move(c));
         }
         for (const ColumnVersion& v : m.columns) {
-          if (v.seq != s) continue;
+          if (v.seq != s || !row) continue;
+          const auto& cols = st->schema.columns;
+          size_t i = 0;
+          while (i < cols.size() && lower(cols[i].name) != v.name) ++i;
+          if (i >= cols.size() || i >= cells.size()) continue;  // a column dropped since
           Change c;
           c.column = v.name;
-          c.value = decode_value(v.value);
+          c.value = sdk::Value::from_c(cells[i]);
           c.hlc = v.hlc;
           c.seen_delete = v.seen_delete;
           found.push_back(std::move(c));
@@ -528,17 +601,18 @@ ApplyResult Replica::apply(const std::vector<ChangeSet>& sets) {
   uint64_t seq = next_seq_;
   std::map<store::TableState*, int64_t> deltas;
   std::vector<std::pair<store::TableState*, std::string>> raised;
+  std::vector<std::pair<uint64_t, std::string>> vbounds;
   std::vector<qrs_value> cells;
   for (auto& [row_key, w] : rows) {
     std::sort(w.incoming.begin(), w.incoming.end(), [](const Change* a, const Change* b) { return a->hlc < b->hlc; });
     const std::string vkey = versions_key(row_key);
     std::optional<std::string> stored = kv.get(vkey);
     RowVersions m = stored ? RowVersions::decode(*stored) : RowVersions{};
-    std::set<uint64_t> before;
-    for (const ColumnVersion& c : m.columns) before.insert(c.seq);
-    if (m.tombstone) before.insert(m.tombstone_seq);
+    std::vector<uint64_t> before;
+    for (const ColumnVersion& c : m.columns) before.push_back(c.seq);
+    if (m.tombstone) before.push_back(m.tombstone_seq);
     bool changed = false;
-    std::set<std::string> touched;  // columns whose version this batch replaced
+    std::map<std::string, const sdk::Value*> touched;  // columns this batch won, and their values
     // Deletions first: the newest one is the row's tombstone.
     for (const Change* c : w.incoming) {
       if (c->kind != Change::Kind::kDelete) continue;
@@ -567,7 +641,7 @@ ApplyResult Replica::apply(const std::vector<ChangeSet>& sets) {
         ++result.skipped;  // a column this replica does not have (dropped here, or newer)
         continue;
       }
-      ColumnVersion fresh{name, c->hlc, seq, encode_value(c->value.to_c()), c->seen_delete};
+      ColumnVersion fresh{name, c->hlc, seq, c->seen_delete};
       if (!m.valid(fresh, options_.allow_resurrection)) {
         ++result.skipped;  // blocked by the deletion
         continue;
@@ -582,27 +656,31 @@ ApplyResult Replica::apply(const std::vector<ChangeSet>& sets) {
         continue;
       }
       if (cur) *cur = std::move(fresh); else m.columns.push_back(std::move(fresh));
-      touched.insert(name);
+      touched[name] = &c->value;
       ++result.applied;
       changed = true;
     }
     if (!changed) continue;
-    if (m.address.empty()) m.address = encode_values(w.incoming.front()->pk);
-    // The data: the row as its versions say, over what is stored.
+    if (m.tombstone) m.address = encode_values(w.incoming.front()->pk);
+    // The data: the row as its versions say, over what is stored. A row this batch deleted
+    // (or whose columns a deletion took) restarts from its key and NULLs.
     std::optional<std::string> current = kv.get(row_key);
     std::string row;
     if (!m.columns.empty()) {
+      const bool reset = lost_columns || (m.tombstone && m.tombstone_seq == seq);
       std::vector<sdk::Value> values(schema_cols.size());
-      bool have_current = current.has_value() && !lost_columns && !(m.tombstone && m.tombstone_seq == seq);
-      if (have_current) {
-        store::decode_row(*current, cells, w.table->schema.table_name);
-        for (size_t i = 0; i < values.size() && i < cells.size(); ++i) values[i] = sdk::Value::from_c(cells[i]);
-      }
-      std::vector<sdk::Value> pk = decode_values(m.address);
+      if (current) store::decode_row(*current, cells, w.table->schema.table_name); else cells.clear();
+      const std::vector<sdk::Value>& pk = w.incoming.front()->pk;
       for (size_t k = 0; k < w.table->schema.primary_key.size() && k < pk.size(); ++k)
         values[w.table->schema.primary_key[k].column] = pk[k];
-      for (size_t i = 0; i < schema_cols.size(); ++i)
-        if (ColumnVersion* v = m.column(lower(schema_cols[i].name))) values[i] = decode_value(v->value);
+      for (size_t i = 0; i < schema_cols.size(); ++i) {
+        const std::string name = lower(schema_cols[i].name);
+        if (auto t = touched.find(name); t != touched.end()) {
+          values[i] = *t->second;
+        } else if (i < cells.size() && (!reset || m.column(name))) {
+          values[i] = sdk::Value::from_c(cells[i]);
+        }
+      }
       row = encode_values(values);
     }
     if (!m.columns.empty()) {
@@ -621,6 +699,7 @@ ApplyResult Replica::apply(const std::vector<ChangeSet>& sets) {
     for (uint64_t s : before)
       if (!after.count(s)) b.del(log_key(s));
     b.put(vkey, m.encode());
+    vbounds.emplace_back(w.table->id, vkey);
     if (after.count(seq)) b.put(log_key(seq), std::string_view(row_key).substr(1));
     ++seq;
   }
@@ -638,6 +717,7 @@ ApplyResult Replica::apply(const std::vector<ChangeSet>& sets) {
   db_->write_batch(b);
   for (const auto& [t, d] : deltas) t->row_count = std::max<int64_t>(t->row_count + d, 0);
   for (const auto& [t, key] : raised) t->raise_bound(key);
+  for (const auto& [id, key] : vbounds) raise_versions_bound(id, key);
   clock_ = clock;
   next_seq_ = seq;
   ++applied_batches_;

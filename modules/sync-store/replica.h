@@ -47,19 +47,21 @@ struct ReplicaOptions {
   std::function<uint64_t()> clock = now_ms;  // wall time (tests inject one)
 };
 
-// One column's current version.
+// One column's current version. Its value is the row's: data and versions are written in
+// one batch, always, so the stored row holds each column's winning value.
 struct ColumnVersion {
   std::string name;   // lower-case column name
   Hlc hlc;
   uint64_t seq = 0;   // the arrival sequence that wrote it
-  std::string value;  // the value, encoded as a one-cell row (row_codec.h)
   std::optional<Hlc> seen_delete;  // the deletion its writer had seen
 };
 
-// Everything the replica knows of one row: its address, its newest deletion and the
-// current version of each column it has.
+// Everything the replica knows of one row: its newest deletion (with the row's address,
+// which a deleted row no longer holds) and the current version of each column it has.
+// Stored compactly: the distinct (wall, counter, site) bases once, each column as a base
+// index and its op_seq.
 struct RowVersions {
-  std::string address;  // the raw primary-key cells, encoded as a row (row_codec.h)
+  std::string address;  // tombstoned rows: the raw primary-key cells, encoded as a row
   std::optional<Hlc> tombstone;
   uint64_t tombstone_seq = 0;
   uint64_t tombstone_created = 0;  // local receive time (ms), for the GC horizon
@@ -140,6 +142,13 @@ class Replica : public store::CommitObserver {
   std::optional<TableName> table_name(uint64_t id);
   void load_metadata();
 
+  // The largest versions key of table `id` (its records' keys all sort below or at it;
+  // nullopt: the table has none), found by one reverse seek and kept current: a key above
+  // it has no record, so a fresh insert needs no read.
+  const std::optional<std::string>& versions_bound(uint64_t id);
+  void raise_versions_bound(uint64_t id, std::string_view key);
+  std::map<uint64_t, std::optional<std::string>> versions_bound_;
+
   std::shared_ptr<store::StoreDb> db_;
   ReplicaOptions options_;
   SiteId site_;
@@ -150,6 +159,7 @@ class Replica : public store::CommitObserver {
   struct Staged {
     HlcClock clock;
     uint64_t next_seq;
+    std::vector<std::pair<uint64_t, std::string>> bounds;  // versions keys written
   };
   std::optional<Staged> staged_;
   std::recursive_mutex writer_;  // capture, apply, prune: one at a time

@@ -50,7 +50,9 @@ constexpr const char* kUsage =
     "  --module NAME      our storage module for the tables (default: memory). With store:\n"
     "                     a fresh directory per run, SQLite on a WAL file database, and\n"
     "                     raw LevelDB doing the same key/value work (fillseq, fillrandom,\n"
-    "                     readrandom) in a third table\n"
+    "                     readrandom) in a third table. With sync-store: as store, and\n"
+    "                     each workload also runs on store, the overhead of replication\n"
+    "                     in a third table (bar: sync-store <= 1.3x store)\n"
     "  --sync on|off      store commits synced (SQLite synchronous = full / off; default on)\n"
     "  --scale F          multiply every row and iteration count by F (default: 1 —\n"
     "                     1,000,000 rows; 0.01 is a smoke test)\n"
@@ -120,12 +122,13 @@ void write_all(int fd, const std::string& text) {
   std::string report;
   // The store module: a fresh directory per run, for our database and SQLite's file.
   std::string dir;
-  if (module == "store") {
+  if (module == "store" || module == "sync-store") {
     std::string tmpl = (std::filesystem::temp_directory_path() / "quereus-bench-XXXXXX").string();
     if (mkdtemp(tmpl.data())) dir = tmpl;
   }
   try {
-    if (module == "store" && dir.empty()) throw BenchError("cannot make a temporary directory");
+    if ((module == "store" || module == "sync-store") && dir.empty())
+      throw BenchError("cannot make a temporary directory");
     std::unique_ptr<BenchEngine> engine =
         kind == EngineKind::kOurs ? open_quereus(registry, module, dir, g_sync)
                                   : open_sqlite(dir.empty() ? "" : dir + "/sqlite.db", g_sync);
@@ -492,11 +495,18 @@ int main(int argc, char** argv) {
   // Load the plugins once, before forking, as the CLI does (host/cli/main.cc).
   HostOptions options;
   options.plugin_dir = plugin_dir;
-  if (module == "store") {
+  const bool persistent = module == "store" || module == "sync-store";
+  if (persistent) {
     PluginEntry store;
     store.path = "store";
-    store.origin = "quereus-bench --module store";
+    store.origin = "quereus-bench --module " + module;
     options.plugins.push_back(store);
+  }
+  if (module == "sync-store") {  // compared with the store on the same work (replication overhead)
+    PluginEntry sync;
+    sync.path = "sync-store";
+    sync.origin = "quereus-bench --module sync-store";
+    options.plugins.push_back(sync);
   }
   if (Status s = apply_logging(options.logging); !s.ok()) {
     std::cerr << "Error: " << s.to_string() << "\n";
@@ -510,7 +520,7 @@ int main(int argc, char** argv) {
   }
   try {
     // Refuses an unknown module before any child runs.
-    if (module == "store") {
+    if (persistent) {
       std::string tmpl = (std::filesystem::temp_directory_path() / "quereus-bench-XXXXXX").string();
       if (!mkdtemp(tmpl.data())) throw BenchError("cannot make a temporary directory");
       open_quereus(registry, module, tmpl, g_sync);
@@ -535,6 +545,11 @@ int main(int argc, char** argv) {
   std::map<std::string, double> ours_ms;  // per workload, for the raw LevelDB table
   std::vector<std::string> over_bar, failed;
   std::vector<FlatLine> flat_lines;
+  struct Replication {
+    std::string name;
+    Outcome sync, plain;
+  };
+  std::vector<Replication> replication;
   for (const Workload* w : selected) {
     const Outcome ours = run_repeated(repeat, *w, EngineKind::kOurs, registry, module, sizes, timeout_s);
     const Outcome lite = run_repeated(repeat, *w, EngineKind::kSqlite, registry, module, sizes, timeout_s);
@@ -576,6 +591,30 @@ int main(int argc, char** argv) {
       flat_lines.push_back({w->name, "sqlite", lite});
     }
     if (ours.state == Outcome::State::kOk) ours_ms[w->name] = ours.ms;
+    if (module == "sync-store") {
+      const Outcome plain = run_repeated(repeat, *w, EngineKind::kOurs, registry, "store", sizes, timeout_s);
+      if (plain.state == Outcome::State::kOk && ours.state == Outcome::State::kOk && plain.checksum != ours.checksum) {
+        std::cerr << "MISMATCH: " << w->name << ": sync-store " << ours.checksum << "; store " << plain.checksum << "\n";
+        all_ok = false;
+      }
+      replication.push_back({w->name, ours, plain});
+    }
+  }
+  if (module == "sync-store") {
+    // The cost of replication: the same workload on sync-store (capture in the commit
+    // batch) against the store alone. Bar: 1.3x (cr-sqlite publishes about 2.5x).
+    std::cout << "\nworkload\tsync_store_ms\tstore_ms\toverhead\tbar (<= 1.30)\n";
+    for (const auto& r : replication) {
+      std::string ratio = "-", verdict = "-";
+      if (r.sync.state == Outcome::State::kOk && r.plain.state == Outcome::State::kOk && r.plain.ms > 0) {
+        const double x = r.sync.ms / r.plain.ms;
+        ratio = fixed(x, 2);
+        verdict = x <= 1.3 ? "PASS" : "FAIL";
+      }
+      std::cout << r.name << "\t" << ms_cell(r.sync) << "\t" << ms_cell(r.plain) << "\t" << ratio << "\t" << verdict
+                << "\n";
+    }
+    std::cout << std::flush;
   }
   std::vector<std::string> below_leveldb;
   if (module == "store") print_leveldb_table(sizes, repeat, ours_ms, &below_leveldb, &all_ok);

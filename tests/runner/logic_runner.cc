@@ -245,7 +245,9 @@ Value param_value(const Json& j) {
 
 // ---- Running one file ----
 
-bool is_store_mode(const RunnerOptions& options) { return options.module == "store"; }
+// Store mode: a module that keeps tables in a data directory (the store, and sync-store —
+// the store with replication), over a fresh directory per file.
+bool is_store_mode(const RunnerOptions& options) { return options.module == "store" || options.module == "sync-store"; }
 
 const std::set<std::string>& memory_only_files() {
   static const std::set<std::string> files = {
@@ -280,12 +282,13 @@ class FileRun {
     bool store = is_store_mode(options_);
     if (store) {
       // Store mode (FORMAT.md §3): the store plugin over a fresh directory per file.
+      const std::string plugin = options_.module;
       bool listed = std::any_of(host.plugins.begin(), host.plugins.end(),
-                                [](const PluginEntry& p) { return fs::path(p.path).stem() == "store"; });
+                                [&](const PluginEntry& p) { return fs::path(p.path).stem() == plugin; });
       if (!listed) {
         PluginEntry entry;
-        entry.path = "store";
-        entry.origin = "quereus-logic --module store";
+        entry.path = plugin;
+        entry.origin = "quereus-logic --module " + plugin;
         host.plugins.push_back(entry);
       }
       std::string tmpl = (fs::temp_directory_path() / "quereus-logic-XXXXXX").string();
@@ -298,7 +301,8 @@ class FileRun {
     auto it = options_.host.databases.find("main");
     if (it != options_.host.databases.end()) db_options = database_options(it->second);
     db_options.default_module = options_.module;
-    if (store) db_options.module_options["store"] = {{"path", Value::Text(data_dir_)}, {"sync", Value::Boolean(false)}};
+    if (store)
+      db_options.module_options[options_.module] = {{"path", Value::Text(data_dir_)}, {"sync", Value::Boolean(false)}};
     Status opened = Database::Open(registry_, db_options, &db_);
     return it != options_.host.databases.end() ? attach_config_origin(opened, it->second, "main") : opened;
   }

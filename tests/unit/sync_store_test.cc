@@ -26,13 +26,25 @@
 #include "main/database.h"
 #include "plugin/plugin_loader.h"
 
-namespace quereus {
+// The suite is named `sync` (ctest: sync.pNN_…), so the tests live outside namespace
+// quereus, whose quereus::sync it would collide with.
 namespace {
 
 using nlohmann::json;
-using sync::Hlc;
-using sync::HlcClock;
-using sync::SiteId;
+using quereus::Database;
+using quereus::DatabaseOptions;
+using quereus::PluginLoader;
+using quereus::PluginSpec;
+using quereus::Registry;
+using quereus::Statement;
+using quereus::Status;
+using quereus::Value;
+using quereus::VtabModule;
+using quereus::sync::Hlc;
+using quereus::sync::HlcClock;
+using quereus::sync::SiteId;
+namespace sdk = quereus::sdk;
+namespace qsync = quereus::sync;
 using V = std::vector<std::string>;
 
 SiteId site_of(uint8_t b) {
@@ -41,78 +53,9 @@ SiteId site_of(uint8_t b) {
   return s;
 }
 
-// ---- clock ----
-
-TEST(sync, p01_hlc_order_is_total_and_matches_memcmp) {
-  std::mt19937_64 rng(1);
-  std::vector<Hlc> hs;
-  for (int i = 0; i < 400; ++i) {
-    Hlc h{rng() % 4, static_cast<uint16_t>(rng() % 3), site_of(static_cast<uint8_t>(rng() % 3)),
-          static_cast<uint32_t>(rng() % 3)};
-    hs.push_back(h);
-  }
-  for (const Hlc& a : hs)
-    for (const Hlc& b : hs) {
-      const int mem = a.bytes().compare(b.bytes());
-      EXPECT_EQ(mem < 0, a < b);
-      EXPECT_EQ(mem == 0, a == b);
-      EXPECT_EQ(a.bytes().size(), sync::kHlcBytes);
-    }
-  // Site before op_seq: (w, c, site 1, op 9) < (w, c, site 2, op 0).
-  EXPECT_LT((Hlc{5, 0, site_of(1), 9}), (Hlc{5, 0, site_of(2), 0}));
-  // Round trips; the legacy 26-byte form and other lengths are refused.
-  Hlc h{1796414801738, 7, SiteId::random(), 3};
-  EXPECT_EQ(Hlc::from_bytes(h.bytes()), h);
-  EXPECT_EQ(Hlc::parse(h.text()), h);
-  EXPECT_FALSE(Hlc::from_bytes(h.bytes().substr(0, 26)));
-  EXPECT_FALSE(Hlc::parse("not base64!"));
-  // Site ids: UUIDv4 stamped, 22 characters of base64url, other lengths refused.
-  SiteId s = SiteId::random();
-  EXPECT_EQ(s.bytes[6] >> 4, 4);
-  EXPECT_EQ(s.bytes[8] >> 6, 2);
-  EXPECT_EQ(s.text().size(), 22u);
-  EXPECT_EQ(SiteId::parse(s.text()), s);
-  EXPECT_FALSE(SiteId::parse(s.text() + "A"));
-  EXPECT_FALSE(SiteId::parse(s.text().substr(1)));
-}
-
-TEST(sync, p02_tick_is_strictly_monotonic_backwards_and_across_overflow) {
-  HlcClock c(site_of(1));
-  Hlc last = c.tick(1000);
-  for (uint64_t now : {999u, 500u, 1000u, 1000u, 2000u, 10u}) {
-    Hlc h = c.tick(now);
-    EXPECT_GT(h, last);
-    last = h;
-  }
-  HlcClock o(site_of(1), 5000, 0xFFFE);
-  Hlc a = o.tick(10), b = o.tick(10), d = o.tick(10);
-  EXPECT_LT(a, b);
-  EXPECT_LT(b, d);
-  EXPECT_EQ(a.counter, 0xFFFFu);
-  EXPECT_EQ(b.wall, 5001u);  // the counter overflowed into the wall
-  EXPECT_EQ(b.counter, 0u);
-}
-
-TEST(sync, p03_receive_moves_past_the_remote_and_ignores_op_seq) {
-  HlcClock c(site_of(1), 1000, 3);
-  Hlc r{5000, 9, site_of(2), 77};
-  c.receive(r, 2000);
-  Hlc next = c.tick(2000);
-  EXPECT_GT(next, r);
-  EXPECT_EQ(c.wall(), 5000u);
-  HlcClock d(site_of(1), 1000, 3);
-  Hlc r2{1000, 3, site_of(2), 0xFFFFFFFF};
-  d.receive(r2, 10);
-  EXPECT_EQ(d.counter(), 4);  // max(3, 3) + 1; op_seq ignored
-  // Too far ahead: refused, clock unchanged.
-  HlcClock e(site_of(1), 100, 0);
-  EXPECT_THROW(e.receive(Hlc{1000 + sync::kMaxDriftMs + 1, 0, site_of(2), 0}, 1000), sdk::Error);
-  EXPECT_EQ(e.wall(), 100u);
-}
-
 // ---- peers ----
 
-class Peers : public ::testing::Test {
+class sync : public ::testing::Test {
  protected:
   struct Peer {
     std::string name, dir;
@@ -245,9 +188,78 @@ class Peers : public ::testing::Test {
   Status last_status_;
 };
 
+// ---- clock ----
+
+TEST_F(sync, p01_hlc_order_is_total_and_matches_memcmp) {
+  std::mt19937_64 rng(1);
+  std::vector<Hlc> hs;
+  for (int i = 0; i < 400; ++i) {
+    Hlc h{rng() % 4, static_cast<uint16_t>(rng() % 3), site_of(static_cast<uint8_t>(rng() % 3)),
+          static_cast<uint32_t>(rng() % 3)};
+    hs.push_back(h);
+  }
+  for (const Hlc& a : hs)
+    for (const Hlc& b : hs) {
+      const int mem = a.bytes().compare(b.bytes());
+      EXPECT_EQ(mem < 0, a < b);
+      EXPECT_EQ(mem == 0, a == b);
+      EXPECT_EQ(a.bytes().size(), qsync::kHlcBytes);
+    }
+  // Site before op_seq: (w, c, site 1, op 9) < (w, c, site 2, op 0).
+  EXPECT_LT((Hlc{5, 0, site_of(1), 9}), (Hlc{5, 0, site_of(2), 0}));
+  // Round trips; the legacy 26-byte form and other lengths are refused.
+  Hlc h{1796414801738, 7, SiteId::random(), 3};
+  EXPECT_EQ(Hlc::from_bytes(h.bytes()), h);
+  EXPECT_EQ(Hlc::parse(h.text()), h);
+  EXPECT_FALSE(Hlc::from_bytes(h.bytes().substr(0, 26)));
+  EXPECT_FALSE(Hlc::parse("not base64!"));
+  // Site ids: UUIDv4 stamped, 22 characters of base64url, other lengths refused.
+  SiteId s = SiteId::random();
+  EXPECT_EQ(s.bytes[6] >> 4, 4);
+  EXPECT_EQ(s.bytes[8] >> 6, 2);
+  EXPECT_EQ(s.text().size(), 22u);
+  EXPECT_EQ(SiteId::parse(s.text()), s);
+  EXPECT_FALSE(SiteId::parse(s.text() + "A"));
+  EXPECT_FALSE(SiteId::parse(s.text().substr(1)));
+}
+
+TEST_F(sync, p02_tick_is_strictly_monotonic_backwards_and_across_overflow) {
+  HlcClock c(site_of(1));
+  Hlc last = c.tick(1000);
+  for (uint64_t now : {999u, 500u, 1000u, 1000u, 2000u, 10u}) {
+    Hlc h = c.tick(now);
+    EXPECT_GT(h, last);
+    last = h;
+  }
+  HlcClock o(site_of(1), 5000, 0xFFFE);
+  Hlc a = o.tick(10), b = o.tick(10), d = o.tick(10);
+  EXPECT_LT(a, b);
+  EXPECT_LT(b, d);
+  EXPECT_EQ(a.counter, 0xFFFFu);
+  EXPECT_EQ(b.wall, 5001u);  // the counter overflowed into the wall
+  EXPECT_EQ(b.counter, 0u);
+}
+
+TEST_F(sync, p03_receive_moves_past_the_remote_and_ignores_op_seq) {
+  HlcClock c(site_of(1), 1000, 3);
+  Hlc r{5000, 9, site_of(2), 77};
+  c.receive(r, 2000);
+  Hlc next = c.tick(2000);
+  EXPECT_GT(next, r);
+  EXPECT_EQ(c.wall(), 5000u);
+  HlcClock d(site_of(1), 1000, 3);
+  Hlc r2{1000, 3, site_of(2), 0xFFFFFFFF};
+  d.receive(r2, 10);
+  EXPECT_EQ(d.counter(), 4);  // max(3, 3) + 1; op_seq ignored
+  // Too far ahead: refused, clock unchanged.
+  HlcClock e(site_of(1), 100, 0);
+  EXPECT_THROW(e.receive(Hlc{1000 + qsync::kMaxDriftMs + 1, 0, site_of(2), 0}, 1000), sdk::Error);
+  EXPECT_EQ(e.wall(), 100u);
+}
+
 constexpr const char* kT = "create table t (id integer primary key, a text null, b integer null)";
 
-TEST_F(Peers, p04_a_far_future_fact_in_a_sane_envelope_is_refused_with_nothing_written) {
+TEST_F(sync, p04_a_far_future_fact_in_a_sane_envelope_is_refused_with_nothing_written) {
   Peer& a = open("a");
   Peer& b = open("b");
   exec(a, kT);
@@ -277,7 +289,7 @@ TEST_F(Peers, p04_a_far_future_fact_in_a_sane_envelope_is_refused_with_nothing_w
   EXPECT_EQ(content(b), "");
 }
 
-TEST_F(Peers, p05_a_multi_table_transaction_is_one_tick_and_one_change_set) {
+TEST_F(sync, p05_a_multi_table_transaction_is_one_tick_and_one_change_set) {
   Peer& a = open("a");
   exec(a, kT);
   exec(a, "create table u (k text primary key, v integer)");
@@ -299,7 +311,7 @@ TEST_F(Peers, p05_a_multi_table_transaction_is_one_tick_and_one_change_set) {
   EXPECT_EQ(set["siteId"], a.site);
 }
 
-TEST_F(Peers, p07_rollback_consumes_no_tick_and_an_echo_records_nothing) {
+TEST_F(sync, p07_rollback_consumes_no_tick_and_an_echo_records_nothing) {
   Peer& a = open("a");
   Peer& b = open("b");
   exec(a, kT);
@@ -318,7 +330,7 @@ TEST_F(Peers, p07_rollback_consumes_no_tick_and_an_echo_records_nothing) {
   EXPECT_EQ(status(a)["logEntries"], before["logEntries"]);
 }
 
-TEST_F(Peers, p08_repeated_touches_in_one_transaction_leave_one_entry_per_row) {
+TEST_F(sync, p08_repeated_touches_in_one_transaction_leave_one_entry_per_row) {
   Peer& a = open("a");
   exec(a, kT);
   exec(a, "begin; insert into t values (1, 'x', 1); update t set a = 'y'; update t set a = 'z', b = 5; "
@@ -340,7 +352,7 @@ TEST_F(Peers, p08_repeated_touches_in_one_transaction_leave_one_entry_per_row) {
   EXPECT_EQ(status(a)["logEntries"], 2);
 }
 
-TEST_F(Peers, p09_key_updates_nocase_rewrites_and_identical_values) {
+TEST_F(sync, p09_key_updates_nocase_rewrites_and_identical_values) {
   Peer& a = open("a");
   Peer& b = open("b");
   const char* ddl = "create table n (k text collate nocase primary key, v blob null)";
@@ -358,7 +370,7 @@ TEST_F(Peers, p09_key_updates_nocase_rewrites_and_identical_values) {
   EXPECT_EQ(query(b, "select k from n order by k"), (V{"ABC", "new"}));
 }
 
-TEST_F(Peers, p11_concurrent_updates_to_different_columns_both_survive) {
+TEST_F(sync, p11_concurrent_updates_to_different_columns_both_survive) {
   Peer& a = open("a");
   Peer& b = open("b");
   exec(a, kT);
@@ -372,7 +384,7 @@ TEST_F(Peers, p11_concurrent_updates_to_different_columns_both_survive) {
   EXPECT_EQ(content(b), content(a));
 }
 
-TEST_F(Peers, p12_same_column_higher_hlc_wins_and_ties_break_by_site) {
+TEST_F(sync, p12_same_column_higher_hlc_wins_and_ties_break_by_site) {
   Peer& a = open("a");
   Peer& b = open("b");
   exec(a, kT);
@@ -412,7 +424,7 @@ TEST_F(Peers, p12_same_column_higher_hlc_wins_and_ties_break_by_site) {
   EXPECT_EQ(query(c, "select a from t"), V{"high site"});
 }
 
-TEST_F(Peers, p13_any_permutation_of_a_batch_gives_the_same_state) {
+TEST_F(sync, p13_any_permutation_of_a_batch_gives_the_same_state) {
   Peer& a = open("a");
   Peer& b = open("b");
   exec(a, kT);
@@ -452,7 +464,7 @@ TEST_F(Peers, p13_any_permutation_of_a_batch_gives_the_same_state) {
   EXPECT_EQ(content(b), first);
 }
 
-TEST_F(Peers, p14_a_redelivered_batch_is_idempotent) {
+TEST_F(sync, p14_a_redelivered_batch_is_idempotent) {
   Peer& a = open("a");
   Peer& b = open("b");
   exec(a, kT);
@@ -471,7 +483,7 @@ TEST_F(Peers, p14_a_redelivered_batch_is_idempotent) {
   EXPECT_EQ(content(b), content(a));
 }
 
-TEST_F(Peers, p15_batches_from_several_peers_in_different_orders_converge) {
+TEST_F(sync, p15_batches_from_several_peers_in_different_orders_converge) {
   std::vector<Peer*> ps;
   for (const char* n : {"a", "b", "c"}) {
     ps.push_back(&open(n));
@@ -492,7 +504,7 @@ TEST_F(Peers, p15_batches_from_several_peers_in_different_orders_converge) {
   EXPECT_EQ(content(*ps[1]), content(*ps[2]));
 }
 
-TEST_F(Peers, p16_nocase_spellings_converge_to_one_row) {
+TEST_F(sync, p16_nocase_spellings_converge_to_one_row) {
   Peer& a = open("a");
   Peer& b = open("b");
   const char* ddl = "create table n (k text collate nocase primary key, v integer)";
@@ -505,7 +517,7 @@ TEST_F(Peers, p16_nocase_spellings_converge_to_one_row) {
   EXPECT_EQ(content(a, "n"), content(b, "n"));
 }
 
-TEST_F(Peers, p17_a_bigint_key_beyond_2_53_round_trips) {
+TEST_F(sync, p17_a_bigint_key_beyond_2_53_round_trips) {
   Peer& a = open("a");
   Peer& b = open("b");
   exec(a, kT);
@@ -515,7 +527,7 @@ TEST_F(Peers, p17_a_bigint_key_beyond_2_53_round_trips) {
   EXPECT_EQ(content(b), "9007199254740993|big|9223372036854775807\n");
 }
 
-TEST_F(Peers, p18_a_self_origin_change_relayed_back_is_skipped) {
+TEST_F(sync, p18_a_self_origin_change_relayed_back_is_skipped) {
   Peer& a = open("a");
   Peer& hub = open("hub");
   exec(a, kT);
@@ -528,7 +540,7 @@ TEST_F(Peers, p18_a_self_origin_change_relayed_back_is_skipped) {
   EXPECT_EQ(r["skipped"], 3);
 }
 
-TEST_F(Peers, p19_a_delete_blocks_concurrent_updates_older_and_newer) {
+TEST_F(sync, p19_a_delete_blocks_concurrent_updates_older_and_newer) {
   Peer& a = open("a");
   Peer& b = open("b");
   exec(a, kT);
@@ -551,7 +563,7 @@ TEST_F(Peers, p19_a_delete_blocks_concurrent_updates_older_and_newer) {
   EXPECT_EQ(content(b), content(a));
 }
 
-TEST_F(Peers, p20_allow_resurrection_revives_with_newer_writes_only) {
+TEST_F(sync, p20_allow_resurrection_revives_with_newer_writes_only) {
   std::vector<std::pair<std::string, Value>> res{{"allow_resurrection", Value::Text("true")}};
   Peer& a = open("a", res);
   Peer& b = open("b", res);
@@ -570,7 +582,7 @@ TEST_F(Peers, p20_allow_resurrection_revives_with_newer_writes_only) {
   EXPECT_EQ(content(b), content(a));
 }
 
-TEST_F(Peers, p21_delete_and_recreate_in_one_batch_equals_two_batches) {
+TEST_F(sync, p21_delete_and_recreate_in_one_batch_equals_two_batches) {
   for (const char* resurrect : {"false", "true"}) {
     std::vector<std::pair<std::string, Value>> o{{"allow_resurrection", Value::Text(resurrect)}};
     const std::string s = resurrect;
@@ -590,7 +602,7 @@ TEST_F(Peers, p21_delete_and_recreate_in_one_batch_equals_two_batches) {
   }
 }
 
-TEST_F(Peers, p22_tombstones_go_only_after_the_horizon_with_their_log_entries) {
+TEST_F(sync, p22_tombstones_go_only_after_the_horizon_with_their_log_entries) {
   Peer& a = open("a", {{"tombstone_horizon_ms", Value::Integer(200)}});
   exec(a, kT);
   exec(a, "insert into t values (1, 'x', 1)");
@@ -602,7 +614,7 @@ TEST_F(Peers, p22_tombstones_go_only_after_the_horizon_with_their_log_entries) {
   EXPECT_EQ(status(a)["logEntries"], 0);
 }
 
-TEST_F(Peers, p23_a_peer_behind_the_horizon_must_take_a_snapshot) {
+TEST_F(sync, p23_a_peer_behind_the_horizon_must_take_a_snapshot) {
   Peer& a = open("a", {{"tombstone_horizon_ms", Value::Integer(100)}});
   Peer& b = open("b");
   exec(a, kT);
@@ -621,7 +633,7 @@ TEST_F(Peers, p23_a_peer_behind_the_horizon_must_take_a_snapshot) {
   EXPECT_FALSE(fresh.value("snapshotRequired", false));
 }
 
-TEST_F(Peers, p29_a_stragglers_old_writes_still_reach_every_peer_by_delta) {
+TEST_F(sync, p29_a_stragglers_old_writes_still_reach_every_peer_by_delta) {
   Peer& straggler = open("s");
   Peer& hub = open("hub");
   Peer& client = open("c");
@@ -642,7 +654,7 @@ TEST_F(Peers, p29_a_stragglers_old_writes_still_reach_every_peer_by_delta) {
   EXPECT_EQ(content(hub), content(client));
 }
 
-TEST_F(Peers, paging_keeps_transactions_whole_and_converges) {
+TEST_F(sync, paging_keeps_transactions_whole_and_converges) {
   Peer& a = open("a");
   Peer& b = open("b");
   exec(a, kT);
@@ -662,7 +674,7 @@ TEST_F(Peers, paging_keeps_transactions_whole_and_converges) {
   EXPECT_EQ(content(b), content(a));
 }
 
-TEST_F(Peers, malformed_batches_are_refused_naming_the_member) {
+TEST_F(sync, malformed_batches_are_refused_naming_the_member) {
   Peer& a = open("a");
   exec(a, kT);
   for (const char* doc : {"not json", "{\"changeSets\": 5}", "{\"changeSets\": [{\"siteId\": \"short\"}]}",
@@ -676,7 +688,7 @@ TEST_F(Peers, malformed_batches_are_refused_naming_the_member) {
 
 // p10: a process killed at any moment leaves every committed row with its replication
 // metadata (both are one LevelDB batch): on reopen, the change log covers every row.
-TEST_F(Peers, p10_a_crash_between_data_and_capture_loses_nothing) {
+TEST_F(sync, p10_a_crash_between_data_and_capture_loses_nothing) {
   for (int round = 0; round < 6; ++round) {
     const std::string name = "k" + std::to_string(round);
     const pid_t child = ::fork();
@@ -703,4 +715,3 @@ TEST_F(Peers, p10_a_crash_between_data_and_capture_loses_nothing) {
 }
 
 }  // namespace
-}  // namespace quereus
