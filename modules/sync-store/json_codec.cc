@@ -70,27 +70,56 @@ std::string string_member(const json& obj, const char* name, const std::string& 
   return v.get<std::string>();
 }
 
+Change change_from(const json& c, const std::string& cp) {
+  if (!c.is_object()) bad(cp, "not an object");
+  Change ch;
+  std::string type = string_member(c, "type", cp);
+  if (type == "delete") ch.kind = Change::Kind::kDelete;
+  else if (type == "column") ch.kind = Change::Kind::kColumn;
+  else bad(cp + ".type", "'" + type + "' is neither 'column' nor 'delete'");
+  ch.schema = string_member(c, "schema", cp);
+  ch.table = string_member(c, "table", cp);
+  ch.hlc = hlc_from(member(c, "hlc", cp), cp + ".hlc");
+  const json& pk = member(c, "pk", cp);
+  if (!pk.is_array() || pk.empty()) bad(cp + ".pk", "not a non-empty array");
+  for (size_t p = 0; p < pk.size(); ++p) ch.pk.push_back(value_from_json(pk[p], cp + ".pk[" + std::to_string(p) + "]"));
+  if (ch.kind == Change::Kind::kColumn) {
+    ch.column = string_member(c, "column", cp);
+    ch.value = value_from_json(member(c, "value", cp), cp + ".value");
+    if (auto it = c.find("seenDelete"); it != c.end()) ch.seen_delete = hlc_from(*it, cp + ".seenDelete");
+  }
+  return ch;
+}
+
 }  // namespace
+
+std::string change_to_json(const Change& c) {
+  json o{{"type", c.kind == Change::Kind::kDelete ? "delete" : "column"},
+         {"schema", c.schema},
+         {"table", c.table},
+         {"hlc", c.hlc.text()}};
+  json pk = json::array();
+  for (const sdk::Value& v : c.pk) pk.push_back(value_to_json(v));
+  o["pk"] = std::move(pk);
+  if (c.kind == Change::Kind::kColumn) {
+    o["column"] = c.column;
+    o["value"] = value_to_json(c.value);
+    if (c.seen_delete) o["seenDelete"] = c.seen_delete->text();
+  }
+  return o.dump();
+}
+
+Change change_from_json(std::string_view text) {
+  json doc = json::parse(text.begin(), text.end(), nullptr, false);
+  if (doc.is_discarded()) bad("$", "not JSON");
+  return change_from(doc, "$");
+}
 
 std::string batch_to_json(const ChangeBatch& batch) {
   json sets = json::array();
   for (const ChangeSet& s : batch.sets) {
     json changes = json::array();
-    for (const Change& c : s.changes) {
-      json o{{"type", c.kind == Change::Kind::kDelete ? "delete" : "column"},
-             {"schema", c.schema},
-             {"table", c.table},
-             {"hlc", c.hlc.text()}};
-      json pk = json::array();
-      for (const sdk::Value& v : c.pk) pk.push_back(value_to_json(v));
-      o["pk"] = std::move(pk);
-      if (c.kind == Change::Kind::kColumn) {
-        o["column"] = c.column;
-        o["value"] = value_to_json(c.value);
-        if (c.seen_delete) o["seenDelete"] = c.seen_delete->text();
-      }
-      changes.push_back(std::move(o));
-    }
+    for (const Change& c : s.changes) changes.push_back(json::parse(change_to_json(c)));
     sets.push_back(json{{"siteId", s.site.text()},
                         {"transactionId", s.transaction_id},
                         {"hlc", s.hlc.text()},
@@ -124,26 +153,7 @@ std::vector<ChangeSet> sets_from_json(std::string_view text) {
     const json& changes = member(s, "changes", path);
     if (!changes.is_array()) bad(path + ".changes", "not an array");
     for (size_t k = 0; k < changes.size(); ++k) {
-      const json& c = changes[k];
-      const std::string cp = path + ".changes[" + std::to_string(k) + "]";
-      if (!c.is_object()) bad(cp, "not an object");
-      Change ch;
-      std::string type = string_member(c, "type", cp);
-      if (type == "delete") ch.kind = Change::Kind::kDelete;
-      else if (type == "column") ch.kind = Change::Kind::kColumn;
-      else bad(cp + ".type", "'" + type + "' is neither 'column' nor 'delete'");
-      ch.schema = string_member(c, "schema", cp);
-      ch.table = string_member(c, "table", cp);
-      ch.hlc = hlc_from(member(c, "hlc", cp), cp + ".hlc");
-      const json& pk = member(c, "pk", cp);
-      if (!pk.is_array() || pk.empty()) bad(cp + ".pk", "not a non-empty array");
-      for (size_t p = 0; p < pk.size(); ++p) ch.pk.push_back(value_from_json(pk[p], cp + ".pk[" + std::to_string(p) + "]"));
-      if (ch.kind == Change::Kind::kColumn) {
-        ch.column = string_member(c, "column", cp);
-        ch.value = value_from_json(member(c, "value", cp), cp + ".value");
-        if (auto it = c.find("seenDelete"); it != c.end()) ch.seen_delete = hlc_from(*it, cp + ".seenDelete");
-      }
-      cs.changes.push_back(std::move(ch));
+      cs.changes.push_back(change_from(changes[k], path + ".changes[" + std::to_string(k) + "]"));
     }
     out.push_back(std::move(cs));
   }

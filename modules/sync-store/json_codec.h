@@ -17,6 +17,9 @@ namespace quereus::sync {
 std::string batch_to_json(const ChangeBatch& batch);
 std::vector<ChangeSet> sets_from_json(std::string_view text);
 std::string result_to_json(const ApplyResult& r);
+// One change (a quarantined hold keeps its change this way).
+std::string change_to_json(const Change& c);
+Change change_from_json(std::string_view text);
 
 // Documents larger than this are refused before parsing.
 inline constexpr size_t kMaxDocumentBytes = 64u << 20;

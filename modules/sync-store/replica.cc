@@ -5,6 +5,8 @@
 #include <set>
 
 #include "../store/row_codec.h"
+#include "json_codec.h"
+#include <nlohmann/json.hpp>
 
 namespace quereus::sync {
 namespace {
@@ -18,6 +20,7 @@ constexpr char kRows = 0x21;
 constexpr char kLog = 0x22;
 constexpr char kPeers = 0x23;
 constexpr char kTables = 0x24;
+constexpr char kHolds = 0x25;
 
 std::string meta_key(std::string_view name) {
   std::string k(1, kMeta);
@@ -439,7 +442,13 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
     std::string_view ref = it->value();  // id ‖ pk key
     std::optional<std::string> stored = kv.get(std::string(1, kRows) + std::string(ref));
     std::vector<Change> found;
-    if (stored && ref.size() >= 8) {
+    if (!ref.empty() && ref[0] == '\xFF') {
+      // A forwardable hold (store-and-forward): relayed with its original HLC and site.
+      if (std::optional<std::string> hv = kv.get(std::string(1, kHolds) + std::string(ref.substr(1)))) {
+        Hold h = Hold::decode(*hv);
+        if (h.forward && h.seq == s) found.push_back(change_from_json(h.change));
+      }
+    } else if (stored && ref.size() >= 8) {
       RowVersions m = RowVersions::decode(*stored);
       const uint64_t id = get_u64(ref.substr(0, 8));
       auto n = names.find(id);
@@ -532,6 +541,11 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
 ApplyResult Replica::apply(const std::vector<ChangeSet>& sets) {
   std::lock_guard db_lock(db_->mu());
   std::lock_guard lock(writer_);
+  drain_locked();  // holds whose table is here now, as their own unit first
+  return apply_locked(sets, KvBatch{}, true);
+}
+
+ApplyResult Replica::apply_locked(const std::vector<ChangeSet>& sets, KvBatch b, bool merge_clock) {
   const uint64_t now = options_.clock();
   ApplyResult result;
   result.transactions = sets.size();
@@ -560,6 +574,7 @@ ApplyResult Replica::apply(const std::vector<ChangeSet>& sets) {
     std::vector<const Change*> incoming;
   };
   std::map<std::string, RowWork> rows;  // by row key
+  std::vector<std::pair<const Change*, const ChangeSet*>> held;  // for unknown tables
   std::map<std::pair<std::string, std::string>, std::shared_ptr<store::TableState>> tables;
   for (const ChangeSet& set : sets) {
     for (const Change& c : set.changes) {
@@ -576,7 +591,12 @@ ApplyResult Replica::apply(const std::vector<ChangeSet>& sets) {
         t = tables.emplace(tk, std::move(state)).first;
       }
       if (!t->second) {
-        ++result.unknown_table;  // quarantine: docs/sync-store.md §Not yet
+        // A table this replica does not have (yet): held per the disposition, never in the
+        // row versions or the change log of rows.
+        ++result.unknown_table;
+        ++unknown_by_table_[tk.first + "." + tk.second];
+        if (options_.unknown_tables == UnknownTables::kIgnore) ++ignored_;
+        else held.emplace_back(&c, &set);
         continue;
       }
       const store::TableState& st = *t->second;
@@ -597,8 +617,26 @@ ApplyResult Replica::apply(const std::vector<ChangeSet>& sets) {
     }
   }
   // 3. Each row's new versions and data, into one batch.
-  KvBatch b;
   uint64_t seq = next_seq_;
+  for (const auto& [c, set] : held) {
+    const std::string key = hold_key(*c);
+    std::optional<std::string> prior = kv.get(key);
+    Hold h;
+    if (prior) h = Hold::decode(*prior);
+    const bool forward = options_.unknown_tables == UnknownTables::kForward;
+    if (!prior && forward) {
+      h.seq = seq++;  // a forwardable hold is relayed by delta, in arrival order
+      std::string ref(1, '\xFF');
+      ref += std::string_view(key).substr(1);
+      b.put(log_key(h.seq), ref);
+    }
+    h.site = set->site;
+    h.change = change_to_json(*c);
+    h.received = now;
+    h.forward = forward || (prior && h.forward);
+    b.put(key, h.encode());
+    if (forward) ++forwarded_; else ++quarantined_;
+  }
   std::map<store::TableState*, int64_t> deltas;
   std::vector<std::pair<store::TableState*, std::string>> raised;
   std::vector<std::pair<uint64_t, std::string>> vbounds;
@@ -704,7 +742,7 @@ ApplyResult Replica::apply(const std::vector<ChangeSet>& sets) {
     ++seq;
   }
   HlcClock clock = clock_;
-  if (max_hlc) clock.receive(*max_hlc, now);
+  if (max_hlc && merge_clock) clock.receive(*max_hlc, now);
   if (b.empty() && clock.wall() == clock_.wall() && clock.counter() == clock_.counter()) return result;
   for (const auto& [t, d] : deltas) {
     if (d == 0) continue;
@@ -722,6 +760,105 @@ ApplyResult Replica::apply(const std::vector<ChangeSet>& sets) {
   next_seq_ = seq;
   ++applied_batches_;
   return result;
+}
+
+// ---- holds (unknown tables) ----
+
+std::string Hold::encode() const {
+  std::string out(reinterpret_cast<const char*>(site.bytes.data()), site.bytes.size());
+  store::put_varint(out, received);
+  store::put_varint(out, seq);
+  out.push_back(forward ? 1 : 0);
+  out += change;
+  return out;
+}
+
+Hold Hold::decode(std::string_view bytes) {
+  Reader r{bytes};
+  Hold h;
+  std::string_view site = r.bytes(16);
+  std::copy_n(reinterpret_cast<const uint8_t*>(site.data()), 16, h.site.bytes.begin());
+  h.received = r.varint();
+  h.seq = r.varint();
+  h.forward = r.byte() != 0;
+  h.change = std::string(r.in);
+  return h;
+}
+
+std::string Replica::hold_key(const Change& c) {
+  std::string k(1, kHolds);
+  k += lower(c.schema.empty() ? "main" : c.schema);
+  k.push_back('\0');
+  k += lower(c.table);
+  k.push_back('\0');
+  c.hlc.append_to(k);
+  k.push_back(c.kind == Change::Kind::kDelete ? 2 : 1);
+  return k;
+}
+
+uint64_t Replica::drain() {
+  std::lock_guard db_lock(db_->mu());
+  std::lock_guard lock(writer_);
+  return drain_locked();
+}
+
+uint64_t Replica::drain_locked() {
+  store::KvStore& kv = db_->kv();
+  std::string lo(1, kHolds);
+  std::map<std::pair<std::string, std::string>, bool> present;
+  std::vector<ChangeSet> sets;
+  KvBatch b;
+  uint64_t considered = 0;
+  auto it = kv.iterate(KvRange{lo, prefix_end(lo)}, false);
+  for (; it->valid(); it->next()) {
+    std::string_view key = it->key().substr(1);
+    size_t z1 = key.find('\0');
+    size_t z2 = z1 == std::string_view::npos ? z1 : key.find('\0', z1 + 1);
+    if (z2 == std::string_view::npos) corrupt("hold key");
+    auto tk = std::make_pair(std::string(key.substr(0, z1)), std::string(key.substr(z1 + 1, z2 - z1 - 1)));
+    auto p = present.find(tk);
+    if (p == present.end()) {
+      std::optional<uint64_t> id = db_->table_id(tk.first, tk.second);
+      p = present.emplace(tk, id && db_->live_state(*id)).first;
+    }
+    if (!p->second) continue;
+    Hold h = Hold::decode(it->value());
+    Change c = change_from_json(h.change);
+    ChangeSet set;
+    set.site = h.site;
+    set.transaction_id = c.hlc.transaction_id();
+    set.hlc = c.hlc;
+    set.changes.push_back(std::move(c));
+    sets.push_back(std::move(set));
+    b.del(it->key());
+    if (h.seq) b.del(log_key(h.seq));
+    ++considered;
+  }
+  it->check();
+  if (considered == 0) return 0;
+  apply_locked(sets, std::move(b), false);
+  drained_ += considered;
+  return considered;
+}
+
+uint64_t Replica::prune_holds() {
+  std::lock_guard db_lock(db_->mu());
+  std::lock_guard lock(writer_);
+  const uint64_t now = options_.clock();
+  KvBatch b;
+  uint64_t pruned = 0;
+  std::string lo(1, kHolds);
+  auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
+  for (; it->valid(); it->next()) {
+    Hold h = Hold::decode(it->value());
+    if (now - std::min(now, h.received) <= options_.quarantine_horizon_ms) continue;
+    b.del(it->key());
+    if (h.seq) b.del(log_key(h.seq));
+    ++pruned;
+  }
+  it->check();
+  if (pruned) db_->write_batch(b);
+  return pruned;
 }
 
 // ---- peers, GC, status ----
@@ -789,6 +926,15 @@ ReplicaStatus Replica::status() {
   it->check();
   s.captured_batches = captured_batches_;
   s.applied_batches = applied_batches_;
+  std::string holds(1, kHolds);
+  auto h = db_->kv().iterate(KvRange{holds, prefix_end(holds)}, false);
+  for (; h->valid(); h->next()) ++s.holds;
+  h->check();
+  s.quarantined = quarantined_;
+  s.ignored = ignored_;
+  s.forwarded = forwarded_;
+  s.drained = drained_;
+  s.unknown_by_table = unknown_by_table_;
   return s;
 }
 

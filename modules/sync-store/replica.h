@@ -40,10 +40,19 @@ namespace quereus::sync {
 
 inline constexpr std::string_view kSyncFormat = "1";
 
+// What happens to a change for a table this replica does not have.
+enum class UnknownTables {
+  kQuarantine,  // held (once per fact), applied when the table appears
+  kIgnore,      // dropped; counted
+  kForward,     // held as by quarantine, and relayed to other peers by delta
+};
+
 struct ReplicaOptions {
   std::optional<SiteId> site;       // used only when the replica is created
   bool allow_resurrection = false;  // a write newer than a deletion revives the row
   uint64_t tombstone_horizon_ms = 30ull * 24 * 3600 * 1000;
+  UnknownTables unknown_tables = UnknownTables::kQuarantine;
+  uint64_t quarantine_horizon_ms = 30ull * 24 * 3600 * 1000;
   std::function<uint64_t()> clock = now_ms;  // wall time (tests inject one)
 };
 
@@ -82,6 +91,20 @@ struct ReplicaStatus {
   uint64_t log_entries = 0;
   uint64_t captured_batches = 0;  // since open
   uint64_t applied_batches = 0;   // since open
+  uint64_t holds = 0;             // changes held for unknown tables
+  uint64_t quarantined = 0, ignored = 0, forwarded = 0, drained = 0;  // since open
+  std::map<std::string, uint64_t> unknown_by_table;  // "schema.table" -> changes, since open
+};
+
+// A change held for a table this replica does not have.
+struct Hold {
+  SiteId site;
+  std::string change;  // change_to_json
+  uint64_t received = 0;
+  uint64_t seq = 0;    // forwardable: its arrival sequence (its change-log entry)
+  bool forward = false;
+  std::string encode() const;
+  static Hold decode(std::string_view bytes);
 };
 
 class Replica : public store::CommitObserver {
@@ -123,6 +146,12 @@ class Replica : public store::CommitObserver {
   uint64_t prune_tombstones();
 
   ReplicaStatus status();
+  // Applies the held changes of every table that exists now (LWW against what is here),
+  // deleting every hold it considered, in one batch; the clock is not merged. Returns how
+  // many holds it considered. Runs before each apply too.
+  uint64_t drain();
+  // Deletes holds received longer ago than the quarantine horizon. Returns how many.
+  uint64_t prune_holds();
   // Test and tool access: the versions recorded for a row of `schema.table` (nullopt: none).
   std::optional<RowVersions> versions(std::string_view schema, std::string_view table,
                                       const std::vector<sdk::Value>& pk);
@@ -140,6 +169,11 @@ class Replica : public store::CommitObserver {
     std::string schema, table;
   };
   std::optional<TableName> table_name(uint64_t id);
+  ApplyResult apply_locked(const std::vector<ChangeSet>& sets, store::KvBatch b, bool merge_clock);
+  uint64_t drain_locked();
+  static std::string hold_key(const Change& c);
+  uint64_t quarantined_ = 0, ignored_ = 0, forwarded_ = 0, drained_ = 0;
+  std::map<std::string, uint64_t> unknown_by_table_;
   void load_metadata();
 
   // The largest versions key of table `id` (its records' keys all sort below or at it;

@@ -49,6 +49,21 @@ std::pair<store::StoreOptions, ReplicaOptions> parse_sync_options(std::string_vi
       ro.allow_resurrection = store::option_bool(kModule, db, o);
       return true;
     }
+    if (key == "unknown_tables") {
+      const std::string v = o.value.type() == sdk::ValueType::kText ? lower(o.value.as_text()) : "";
+      if (v == "quarantine") ro.unknown_tables = UnknownTables::kQuarantine;
+      else if (v == "ignore") ro.unknown_tables = UnknownTables::kIgnore;
+      else if (v == "store-and-forward") ro.unknown_tables = UnknownTables::kForward;
+      else
+        throw sdk::Error::misuse(store::option_error_prefix(kModule, db) +
+                                 "'unknown_tables' must be quarantine, ignore or store-and-forward, got " +
+                                 o.value.debug_string());
+      return true;
+    }
+    if (key == "quarantine_horizon_ms") {
+      ro.quarantine_horizon_ms = static_cast<uint64_t>(store::option_size(kModule, db, o));
+      return true;
+    }
     if (key == "tombstone_horizon_ms") {
       ro.tombstone_horizon_ms = static_cast<uint64_t>(store::option_size(kModule, db, o));
       return true;
@@ -56,7 +71,7 @@ std::pair<store::StoreOptions, ReplicaOptions> parse_sync_options(std::string_vi
     return false;
   };
   store::StoreOptions so =
-      store::parse_options(db, options, kModule, extra, ", site_id, allow_resurrection, tombstone_horizon_ms");
+      store::parse_options(db, options, kModule, extra, ", site_id, allow_resurrection, tombstone_horizon_ms, unknown_tables, quarantine_horizon_ms");
   return {so, ro};
 }
 
@@ -124,7 +139,14 @@ void register_sync_store(sdk::Registrar& r) {
                      {"floor", s.floor},
                      {"logEntries", s.log_entries},
                      {"capturedBatches", s.captured_batches},
-                     {"appliedBatches", s.applied_batches}};
+                     {"appliedBatches", s.applied_batches},
+                     {"holds", s.holds},
+                     {"unknownTables",
+                      {{"quarantined", s.quarantined},
+                       {"ignored", s.ignored},
+                       {"forwarded", s.forwarded},
+                       {"drained", s.drained},
+                       {"byTable", s.unknown_by_table}}}};
     return sdk::Value::json(o.dump());
   });
   // sync_changes(db, since [, peer site id]): a page of changes after `since`, as JSON.
@@ -147,9 +169,15 @@ void register_sync_store(sdk::Registrar& r) {
     }
     return sdk::Value::json(batch_to_json(replica->changes_since(peer, static_cast<uint64_t>(args[1].as_integer()), batch)));
   });
-  // sync_prune(db): deletes the tombstones older than the horizon; returns how many.
+  // sync_prune(db): deletes the tombstones and holds older than their horizons; returns
+  // how many.
   r.add_scalar("sync_prune", 1, 0, QRS_LT_INTEGER, [](std::span<const sdk::Value> args) {
-    return sdk::Value::integer(static_cast<int64_t>(find_replica(text_arg(args, 0, "sync_prune"))->prune_tombstones()));
+    auto replica = find_replica(text_arg(args, 0, "sync_prune"));
+    return sdk::Value::integer(static_cast<int64_t>(replica->prune_tombstones() + replica->prune_holds()));
+  });
+  // sync_drain(db): applies the held changes of tables that exist now; returns how many.
+  r.add_scalar("sync_drain", 1, 0, QRS_LT_INTEGER, [](std::span<const sdk::Value> args) {
+    return sdk::Value::integer(static_cast<int64_t>(find_replica(text_arg(args, 0, "sync_drain"))->drain()));
   });
   // sync_apply(db, changes): applies a change batch (sync_changes' JSON), returns counts.
   r.add_scalar("sync_apply", 2, 0, QRS_LT_JSON, [](std::span<const sdk::Value> args) {

@@ -686,6 +686,74 @@ TEST_F(sync, malformed_batches_are_refused_naming_the_member) {
   EXPECT_EQ(content(a), "");
 }
 
+TEST_F(sync, p42_quarantine_holds_once_per_fact_and_ignore_holds_nothing) {
+  Peer& a = open("a");
+  Peer& q = open("q");
+  Peer& i = open("i", {{"unknown_tables", Value::Text("ignore")}});
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 1), (2, 'y', 2)");
+  json r = pull(q, a);
+  EXPECT_EQ(r["applied"], 0);
+  json st = status(q);
+  EXPECT_EQ(st["holds"], 6);
+  EXPECT_EQ(st["logEntries"], 0);  // no row metadata for a table it does not have
+  EXPECT_EQ(st["unknownTables"]["quarantined"], 6);
+  EXPECT_EQ(st["unknownTables"]["byTable"]["main.t"], 6);
+  apply(q, changes(a, 0));  // re-delivered: still one hold per fact
+  EXPECT_EQ(status(q)["holds"], 6);
+  pull(i, a);
+  st = status(i);
+  EXPECT_EQ(st["holds"], 0);
+  EXPECT_EQ(st["unknownTables"]["ignored"], 6);
+  EXPECT_EQ(st["logEntries"], 0);
+}
+
+TEST_F(sync, p43_store_and_forward_relays_the_original_hlc_and_site) {
+  Peer& s = open("s");
+  Peer& relay = open("relay", {{"unknown_tables", Value::Text("store-and-forward")}});
+  Peer& relay2 = open("relay2", {{"unknown_tables", Value::Text("store-and-forward")}});
+  Peer& holder = open("h");
+  exec(s, kT);
+  exec(holder, kT);
+  exec(s, "insert into t values (1, 'straggler', 1)");
+  pull(relay, s);
+  EXPECT_EQ(status(relay)["holds"], 3);
+  pull(holder, relay);
+  EXPECT_EQ(content(holder), "1|straggler|1\n");
+  const json page = changes(holder, 0);
+  ASSERT_EQ(page["changeSets"].size(), 1u);
+  EXPECT_EQ(page["changeSets"][0]["siteId"], s.site);  // the original origin, not the relay
+  // Two non-holders quiesce: after one exchange nothing new flows between them.
+  pull(relay2, relay);
+  pull(relay, relay2);
+  EXPECT_EQ(status(relay2)["holds"], 3);
+  json again = pull(relay2, relay);
+  EXPECT_EQ(again["applied"], 0);
+  EXPECT_EQ(pull(relay, relay2)["applied"], 0);
+  EXPECT_EQ(changes(relay, relay2.cursor["relay"], relay2.site)["changeSets"].size(), 0u);
+  EXPECT_EQ(changes(relay2, relay.cursor["relay2"], relay.site)["changeSets"].size(), 0u);
+}
+
+TEST_F(sync, p44_drain_on_reappearance_resolves_by_lww_and_drops_stale_columns) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'old', 1), (2, 'held', 2)");
+  pull(b, a);
+  EXPECT_EQ(status(b)["holds"], 6);
+  // b creates the table later, without column b, and writes row 1 itself (newer).
+  ::usleep(5000);
+  exec(b, "create table t (id integer primary key, a text null)");
+  exec(b, "insert into t values (1, 'fresh')");
+  EXPECT_EQ(one(b, "select sync_drain('b')"), "6");
+  EXPECT_EQ(content(b), "1|fresh\n2|held\n");
+  json st = status(b);
+  EXPECT_EQ(st["holds"], 0);
+  EXPECT_EQ(st["unknownTables"]["drained"], 6);
+  // A drain is its own unit: the next apply finds nothing held.
+  EXPECT_EQ(one(b, "select sync_drain('b')"), "0");
+}
+
 // p10: a process killed at any moment leaves every committed row with its replication
 // metadata (both are one LevelDB batch): on reopen, the change log covers every row.
 TEST_F(sync, p10_a_crash_between_data_and_capture_loses_nothing) {
