@@ -172,6 +172,7 @@ class Replica : public store::CommitObserver {
   ApplyResult apply_locked(const std::vector<ChangeSet>& sets, store::KvBatch b, bool merge_clock);
   uint64_t drain_locked();
   static std::string hold_key(const Change& c);
+  bool has_index_companions(std::string_view schema, std::string_view table);
   uint64_t quarantined_ = 0, ignored_ = 0, forwarded_ = 0, drained_ = 0;
   std::map<std::string, uint64_t> unknown_by_table_;
   void load_metadata();

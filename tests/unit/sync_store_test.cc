@@ -754,6 +754,20 @@ TEST_F(sync, p44_drain_on_reappearance_resolves_by_lww_and_drops_stale_columns) 
   EXPECT_EQ(one(b, "select sync_drain('b')"), "0");
 }
 
+TEST_F(sync, apply_to_a_table_with_engine_indexes_is_refused_until_engine_routed) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(b, kT);
+  exec(b, "create index t_a on t(a)");
+  exec(a, "insert into t values (1, 'x', 1)");
+  Status st = run(b, "select sync_apply('b', ?)", {Value::Text(changes(a, 0).dump())});
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("engine-routed apply"), std::string::npos) << st.to_string();
+  EXPECT_EQ(content(b), "");
+  EXPECT_EQ(query(b, "select count(*) from t where a = 'x'"), V{"0"});
+}
+
 // p10: a process killed at any moment leaves every committed row with its replication
 // metadata (both are one LevelDB batch): on reopen, the change log covers every row.
 TEST_F(sync, p10_a_crash_between_data_and_capture_loses_nothing) {
