@@ -461,6 +461,20 @@ bool PluginModule::backup(const std::string& dest_dir,
   return true;
 }
 
+std::optional<std::string> PluginModule::replication(const std::string& op, const std::string& args) {
+  if (!vt_.replication) return std::nullopt;
+  std::string out;
+  auto reply = [](void* ctx, qrs_string json) {
+    static_cast<std::string*>(ctx)->assign(json.data ? json.data : "", json.len);
+  };
+  ErrorBox err;
+  qrs_status st = call_plugin("replication", vt_.replication, self_, to_qrs(op), to_qrs(args), &out,
+                              static_cast<void (*)(void*, qrs_string)>(reply), err.get());
+  if (st == QRS_UNSUPPORTED) return std::nullopt;
+  check(st, err, "module '" + name_ + "' replication '" + op + "'");
+  return out;
+}
+
 std::optional<std::vector<MappingAdvertisement>> PluginModule::mapping_advertisements(
     const std::string& basis_schema, const std::vector<const TableSchema*>& tables) {
   if (!vt_.mapping_advertisements) return std::nullopt;

@@ -54,6 +54,7 @@ class PluginModule final : public VtabModule, public std::enable_shared_from_thi
   std::optional<uint32_t> notify_lens_deployment(const LensDeploymentSnapshot& snapshot) override;
   bool backup(const std::string& dest_dir,
               const std::function<bool(uint64_t bytes_done, uint64_t bytes_total)>& progress) override;
+  std::optional<std::string> replication(const std::string& op, const std::string& args) override;
   std::optional<std::vector<MappingAdvertisement>> mapping_advertisements(
       const std::string& basis_schema, const std::vector<const TableSchema*>& tables) override;
 

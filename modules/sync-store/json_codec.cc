@@ -93,6 +93,8 @@ Change change_from(const json& c, const std::string& cp) {
 
 }  // namespace
 
+std::string value_json(const sdk::Value& v) { return value_to_json(v).dump(); }
+
 std::string change_to_json(const Change& c) {
   json o{{"type", c.kind == Change::Kind::kDelete ? "delete" : "column"},
          {"schema", c.schema},

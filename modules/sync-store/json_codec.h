@@ -17,6 +17,8 @@ namespace quereus::sync {
 std::string batch_to_json(const ChangeBatch& batch);
 std::vector<ChangeSet> sets_from_json(std::string_view text);
 std::string result_to_json(const ApplyResult& r);
+// One value in the wire form.
+std::string value_json(const sdk::Value& v);
 // One change (a quarantined hold keeps its change this way).
 std::string change_to_json(const Change& c);
 Change change_from_json(std::string_view text);

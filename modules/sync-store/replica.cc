@@ -328,6 +328,15 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
   store::KvStore& kv = db_->kv();
   HlcClock clock = clock_;
   uint64_t seq = next_seq_;
+  // An armed engine-routed apply: its metadata rides this batch, its rows are not local
+  // writes, and local capture continues after its sequence numbers and merged clock.
+  const Plan* plan = pending_ && pending_->armed && !pending_->written && pending_plan_ ? &*pending_plan_ : nullptr;
+  if (plan) {
+    plan->meta.for_each([&](std::string_view k, std::string_view v) { out.put(k, v); },
+                        [&](std::string_view k) { out.del(k); });
+    clock = plan->clock;
+    seq = plan->next_seq;
+  }
   std::optional<Hlc> base;  // ticked once, on the first fact
   uint32_t op = 0;
   const uint64_t now = options_.clock();
@@ -337,6 +346,7 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
   for (const RowWrite& w : rows) {
     const store::TableState& t = *w.table;
     if (!replicated(t.schema.table_name)) continue;
+    if (plan && plan->keys.count(std::string(w.key))) continue;  // the plan's own row
     vkey.assign(1, kRows);
     vkey.append(w.key.substr(1));
     // A key above every versions record of the table has none (the common append).
@@ -402,10 +412,15 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
     bounds.emplace_back(t.id, vkey);
     ++seq;
   }
+  if (plan) {
+    for (const auto& b : plan->vbounds) bounds.push_back(b);
+    staged_ = Staged{clock, seq, std::move(bounds), true};
+    if (!base) return;  // the plan's clock and seq are in its metadata already
+  }
   if (!base) return;  // nothing replicated changed: no tick consumed
   out.put(meta_key("clock"), clock.state());
   out.put(meta_key("seq"), u64(seq));
-  staged_ = Staged{clock, seq, std::move(bounds)};
+  staged_ = Staged{clock, seq, std::move(bounds), plan != nullptr};
 }
 
 void Replica::after_commit(bool landed) {
@@ -415,6 +430,10 @@ void Replica::after_commit(bool landed) {
     next_seq_ = staged_->next_seq;
     for (const auto& [id, key] : staged_->bounds) raise_versions_bound(id, key);
     ++captured_batches_;
+    if (staged_->with_plan && pending_) {
+      pending_->written = true;
+      ++applied_batches_;
+    }
   }
   staged_.reset();
 }
@@ -546,7 +565,12 @@ ApplyResult Replica::apply(const std::vector<ChangeSet>& sets) {
 }
 
 ApplyResult Replica::apply_locked(const std::vector<ChangeSet>& sets, KvBatch b, bool merge_clock) {
+  return write_direct(resolve_locked(sets, std::move(b), merge_clock));
+}
+
+Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatch b, bool merge_clock) {
   const uint64_t now = options_.clock();
+  Plan plan;
   ApplyResult result;
   result.transactions = sets.size();
   // 1. Validation, before anything is read or written: every fact's site is its set's,
@@ -601,7 +625,7 @@ ApplyResult Replica::apply_locked(const std::vector<ChangeSet>& sets, KvBatch b,
         continue;
       }
       const store::TableState& st = *t->second;
-      if (checked_indexes.insert(tk).second && has_index_companions(tk.first, tk.second))
+      if (!indexes_routed_ && checked_indexes.insert(tk).second && has_index_companions(tk.first, tk.second))
         throw sdk::Error(QRS_UNSUPPORTED,
                          "sync-store: table " + tk.first + "." + st.schema.table_name +
                              " has a secondary index or UNIQUE constraint, which the engine keeps in companion "
@@ -644,8 +668,6 @@ ApplyResult Replica::apply_locked(const std::vector<ChangeSet>& sets, KvBatch b,
     b.put(key, h.encode());
     if (forward) ++forwarded_; else ++quarantined_;
   }
-  std::map<store::TableState*, int64_t> deltas;
-  std::vector<std::pair<store::TableState*, std::string>> raised;
   std::vector<std::pair<uint64_t, std::string>> vbounds;
   std::vector<qrs_value> cells;
   for (auto& [row_key, w] : rows) {
@@ -729,15 +751,12 @@ ApplyResult Replica::apply_locked(const std::vector<ChangeSet>& sets, KvBatch b,
       row = encode_values(values);
     }
     if (!m.columns.empty()) {
-      if (!current || *current != row) {
-        b.put(row_key, row);
-        raised.emplace_back(w.table.get(), row_key);
-      }
-      if (!current) ++deltas[w.table.get()];
+      if (!current || *current != row)
+        plan.rows.push_back({w.table, row_key, false, std::move(row), current.has_value()});
     } else if (current) {
-      b.del(row_key);
-      --deltas[w.table.get()];
+      plan.rows.push_back({w.table, row_key, true, {}, true});
     }
+    plan.keys.insert(row_key);
     std::set<uint64_t> after;
     for (const ColumnVersion& c : m.columns) after.insert(c.seq);
     if (m.tombstone) after.insert(m.tombstone_seq);
@@ -748,25 +767,144 @@ ApplyResult Replica::apply_locked(const std::vector<ChangeSet>& sets, KvBatch b,
     if (after.count(seq)) b.put(log_key(seq), std::string_view(row_key).substr(1));
     ++seq;
   }
-  HlcClock clock = clock_;
-  if (max_hlc && merge_clock) clock.receive(*max_hlc, now);
-  if (b.empty() && clock.wall() == clock_.wall() && clock.counter() == clock_.counter()) return result;
+  plan.clock = clock_;
+  if (max_hlc && merge_clock) plan.clock.receive(*max_hlc, now);
+  plan.next_seq = seq;
+  plan.vbounds = std::move(vbounds);
+  if (!b.empty() || plan.clock.wall() != clock_.wall() || plan.clock.counter() != clock_.counter()) {
+    b.put(meta_key("clock"), plan.clock.state());
+    b.put(meta_key("seq"), u64(seq));
+  }
+  plan.meta = std::move(b);
+  plan.result = result;
+  return plan;
+}
+
+ApplyResult Replica::write_direct(Plan plan) {
+  if (plan.meta.empty()) return plan.result;
+  KvBatch b;
+  std::map<store::TableState*, int64_t> deltas;
+  for (const PlanRow& r : plan.rows) {
+    if (r.deletion) {
+      b.del(r.key);
+      --deltas[r.table.get()];
+    } else {
+      b.put(r.key, r.row);
+      if (!r.existed) ++deltas[r.table.get()];
+    }
+  }
   for (const auto& [t, d] : deltas) {
     if (d == 0) continue;
     std::string v;
     store::put_varint(v, static_cast<uint64_t>(std::max<int64_t>(t->row_count + d, 0)));
     b.put(store::StoreDb::stats_key(t->id), v);
   }
-  b.put(meta_key("clock"), clock.state());
-  b.put(meta_key("seq"), u64(seq));
+  plan.meta.for_each([&](std::string_view k, std::string_view v) { b.put(k, v); },
+                     [&](std::string_view k) { b.del(k); });
   db_->write_batch(b);
   for (const auto& [t, d] : deltas) t->row_count = std::max<int64_t>(t->row_count + d, 0);
-  for (const auto& [t, key] : raised) t->raise_bound(key);
-  for (const auto& [id, key] : vbounds) raise_versions_bound(id, key);
-  clock_ = clock;
-  next_seq_ = seq;
+  for (const PlanRow& r : plan.rows)
+    if (!r.deletion) r.table->raise_bound(r.key);
+  for (const auto& [id, key] : plan.vbounds) raise_versions_bound(id, key);
+  clock_ = plan.clock;
+  next_seq_ = plan.next_seq;
   ++applied_batches_;
-  return result;
+  return plan.result;
+}
+
+std::string Replica::resolve_for_engine(const std::vector<ChangeSet>& sets) {
+  std::lock_guard db_lock(db_->mu());
+  std::lock_guard lock(writer_);
+  if (pending_)
+    throw sdk::Error::misuse("sync-store: an engine-routed apply is already pending (token " +
+                             std::to_string(pending_->token) + "); finish or abandon it first");
+  // The holds of tables that exist now drain in the same unit, through the engine too.
+  std::vector<ChangeSet> all;
+  KvBatch seed;
+  const uint64_t drained = collect_holds(all, seed);
+  all.insert(all.end(), sets.begin(), sets.end());
+  indexes_routed_ = true;  // the engine maintains companions: no refusal
+  Plan plan;
+  try {
+    plan = resolve_locked(all, std::move(seed), true);
+    drained_ += drained;
+  } catch (...) {
+    indexes_routed_ = false;
+    throw;
+  }
+  indexes_routed_ = false;
+  nlohmann::json rows = nlohmann::json::array();
+  std::vector<qrs_value> cells;
+  for (const PlanRow& r : plan.rows) {
+    const sdk::TableSchema& ts = r.table->schema;
+    nlohmann::json o{{"schema", ts.schema_name}, {"table", ts.table_name}, {"op", r.deletion ? "delete" : "upsert"}};
+    if (r.deletion) {
+      // The key as stored now (its values in the row being deleted).
+      std::optional<std::string> current = db_->kv().get(r.key);
+      if (!current) continue;
+      store::decode_row(*current, cells, ts.table_name);
+      nlohmann::json key = nlohmann::json::array(), values = nlohmann::json::array();
+      for (const auto& k : ts.primary_key) {
+        key.push_back(ts.columns[k.column].name);
+        values.push_back(nlohmann::json::parse(value_json(sdk::Value::from_c(cells.at(k.column)))));
+      }
+      o["key"] = std::move(key);
+      o["values"] = std::move(values);
+    } else {
+      store::decode_row(r.row, cells, ts.table_name);
+      nlohmann::json columns = nlohmann::json::array(), values = nlohmann::json::array();
+      for (size_t i = 0; i < ts.columns.size() && i < cells.size(); ++i) {
+        columns.push_back(ts.columns[i].name);
+        values.push_back(nlohmann::json::parse(value_json(sdk::Value::from_c(cells[i]))));
+      }
+      o["columns"] = std::move(columns);
+      o["values"] = std::move(values);
+    }
+    rows.push_back(std::move(o));
+  }
+  const uint64_t token = next_token_++;
+  nlohmann::json reply{{"token", token}, {"rows", std::move(rows)}, {"result", nlohmann::json::parse(result_to_json(plan.result))}};
+  pending_ = Pending{token, false, false};
+  pending_plan_ = std::move(plan);
+  return reply.dump();
+}
+
+void Replica::arm(uint64_t token) {
+  std::lock_guard db_lock(db_->mu());
+  std::lock_guard lock(writer_);
+  if (!pending_ || pending_->token != token)
+    throw sdk::Error::misuse("sync-store: no pending engine-routed apply with token " + std::to_string(token));
+  pending_->armed = true;
+}
+
+std::string Replica::finish(uint64_t token) {
+  std::lock_guard db_lock(db_->mu());
+  std::lock_guard lock(writer_);
+  if (!pending_ || pending_->token != token)
+    throw sdk::Error::misuse("sync-store: no pending engine-routed apply with token " + std::to_string(token));
+  ApplyResult result = pending_plan_->result;
+  if (!pending_->written) {
+    // No commit batch took the plan: the host wrote no row (every one was value-identical,
+    // or the plan had only metadata); its metadata lands alone.
+    Plan plan = std::move(*pending_plan_);
+    plan.rows.clear();
+    write_direct(std::move(plan));
+  }
+  pending_.reset();
+  pending_plan_.reset();
+  return result_to_json(result);
+}
+
+void Replica::abandon(uint64_t token) {
+  std::lock_guard db_lock(db_->mu());
+  std::lock_guard lock(writer_);
+  if (pending_ && pending_->token == token) {
+    if (pending_->written)
+      throw sdk::Error::misuse("sync-store: the engine-routed apply " + std::to_string(token) +
+                               " already committed; finish it instead");
+    pending_.reset();
+    pending_plan_.reset();
+  }
 }
 
 bool Replica::has_index_companions(std::string_view schema, std::string_view table) {
@@ -819,11 +957,19 @@ uint64_t Replica::drain() {
 }
 
 uint64_t Replica::drain_locked() {
+  std::vector<ChangeSet> sets;
+  KvBatch b;
+  const uint64_t considered = collect_holds(sets, b);
+  if (considered == 0) return 0;
+  apply_locked(sets, std::move(b), false);
+  drained_ += considered;
+  return considered;
+}
+
+uint64_t Replica::collect_holds(std::vector<ChangeSet>& sets, KvBatch& b) {
   store::KvStore& kv = db_->kv();
   std::string lo(1, kHolds);
   std::map<std::pair<std::string, std::string>, bool> present;
-  std::vector<ChangeSet> sets;
-  KvBatch b;
   uint64_t considered = 0;
   auto it = kv.iterate(KvRange{lo, prefix_end(lo)}, false);
   for (; it->valid(); it->next()) {
@@ -851,9 +997,6 @@ uint64_t Replica::drain_locked() {
     ++considered;
   }
   it->check();
-  if (considered == 0) return 0;
-  apply_locked(sets, std::move(b), false);
-  drained_ += considered;
   return considered;
 }
 

@@ -28,6 +28,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -145,6 +146,17 @@ class Replica : public store::CommitObserver {
   // raising the delta floor past them. Returns how many went.
   uint64_t prune_tombstones();
 
+  // Engine-routed apply (SDK 1.12 replication, docs/sync-store.md): `resolve` plans an
+  // apply without writing and returns the rows the host must write through the engine (as
+  // JSON: schema, table, op, columns, values / key); the plan waits as pending. `arm` makes
+  // the next commit batch carry the plan's metadata (rows of the plan are not captured as
+  // local writes); `finish` writes the metadata alone if no batch took it and returns the
+  // result; `abandon` drops the plan. One plan at a time.
+  std::string resolve_for_engine(const std::vector<ChangeSet>& sets);
+  void arm(uint64_t token);
+  std::string finish(uint64_t token);
+  void abandon(uint64_t token);
+
   ReplicaStatus status();
   // Applies the held changes of every table that exists now (LWW against what is here),
   // deleting every hold it considered, in one batch; the clock is not merged. Returns how
@@ -169,8 +181,31 @@ class Replica : public store::CommitObserver {
     std::string schema, table;
   };
   std::optional<TableName> table_name(uint64_t id);
+  // An apply resolved against local state, nothing written yet: the data rows to write,
+  // and the metadata (versions, log entries, holds, clock) that must land with them.
+  struct PlanRow {
+    std::shared_ptr<store::TableState> table;
+    std::string key;  // the row key
+    bool deletion = false;
+    std::string row;  // the encoded row (not a deletion)
+    bool existed = false;
+  };
+  struct Plan {
+    store::KvBatch meta;
+    std::vector<PlanRow> rows;
+    std::set<std::string> keys;  // row keys whose versions `meta` writes
+    ApplyResult result;
+    HlcClock clock{SiteId{}};
+    uint64_t next_seq = 0;
+    std::vector<std::pair<uint64_t, std::string>> vbounds;
+  };
+  Plan resolve_locked(const std::vector<ChangeSet>& sets, store::KvBatch seed, bool merge_clock);
+  // Rows and metadata in one batch written by the replica itself (direct mode).
+  ApplyResult write_direct(Plan plan);
   ApplyResult apply_locked(const std::vector<ChangeSet>& sets, store::KvBatch b, bool merge_clock);
   uint64_t drain_locked();
+  // The holds of tables that exist now, as change sets, their deletions into `b`.
+  uint64_t collect_holds(std::vector<ChangeSet>& sets, store::KvBatch& b);
   static std::string hold_key(const Change& c);
   bool has_index_companions(std::string_view schema, std::string_view table);
   uint64_t quarantined_ = 0, ignored_ = 0, forwarded_ = 0, drained_ = 0;
@@ -195,9 +230,20 @@ class Replica : public store::CommitObserver {
     HlcClock clock;
     uint64_t next_seq;
     std::vector<std::pair<uint64_t, std::string>> bounds;  // versions keys written
+    bool with_plan = false;  // the batch carries the pending engine-routed apply
   };
   std::optional<Staged> staged_;
   std::recursive_mutex writer_;  // capture, apply, prune: one at a time
+  // The engine-routed apply waiting for its commit (resolve_for_engine .. finish).
+  struct Pending {
+    uint64_t token = 0;
+    bool armed = false;
+    bool written = false;
+  };
+  std::optional<Pending> pending_;
+  std::optional<Plan> pending_plan_;
+  uint64_t next_token_ = 1;
+  bool indexes_routed_ = false;  // resolving for the engine: index companions are fine
   uint64_t captured_batches_ = 0, applied_batches_ = 0;
 };
 

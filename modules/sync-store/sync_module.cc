@@ -114,6 +114,55 @@ std::shared_ptr<Replica> find_replica(std::string_view key) {
   return found;
 }
 
+std::string status_json(Replica& replica) {
+  ReplicaStatus s = replica.status();
+  nlohmann::json o{{"siteId", s.site.text()},
+                     {"clock", s.clock.text()},
+                     {"nextSeq", s.next_seq},
+                     {"floor", s.floor},
+                     {"logEntries", s.log_entries},
+                     {"capturedBatches", s.captured_batches},
+                     {"appliedBatches", s.applied_batches},
+                     {"holds", s.holds},
+                     {"unknownTables",
+                      {{"quarantined", s.quarantined},
+                       {"ignored", s.ignored},
+                       {"forwarded", s.forwarded},
+                       {"drained", s.drained},
+                       {"byTable", s.unknown_by_table}}}};
+    return o.dump();
+}
+
+std::string SyncStoreDbModule::replication(std::string_view op, std::string_view args) {
+  nlohmann::json a = args.empty() ? nlohmann::json::object() : nlohmann::json::parse(args.begin(), args.end(), nullptr, false);
+  if (a.is_discarded() || !a.is_object())
+    throw sdk::Error(QRS_FORMAT, "sync-store: replication '" + std::string(op) + "': the arguments are not a JSON object");
+  auto token = [&]() {
+    if (!a.contains("token") || !a["token"].is_number_unsigned())
+      throw sdk::Error(QRS_FORMAT, "sync-store: replication '" + std::string(op) + "' needs a numeric token");
+    return a["token"].get<uint64_t>();
+  };
+  if (op == "status") return status_json(*replica_);
+  if (op == "changes") {
+    std::optional<SiteId> peer;
+    if (a.contains("peer") && a["peer"].is_string()) peer = SiteId::parse(a["peer"].get<std::string>());
+    const uint64_t since = a.value("since", uint64_t{0});
+    const uint64_t batch = a.value("batchSize", uint64_t{1000});
+    return batch_to_json(replica_->changes_since(peer, since, batch == 0 ? 1000 : batch));
+  }
+  if (op == "resolve") return replica_->resolve_for_engine(sets_from_json(args));
+  if (op == "arm") {
+    replica_->arm(token());
+    return "{}";
+  }
+  if (op == "finish") return replica_->finish(token());
+  if (op == "abandon") {
+    replica_->abandon(token());
+    return "{}";
+  }
+  throw sdk::Error(QRS_NOTFOUND, "sync-store: unknown replication request '" + std::string(op) + "'");
+}
+
 namespace {
 
 std::string text_arg(std::span<const sdk::Value> args, size_t i, const char* fn) {
@@ -132,22 +181,7 @@ void register_sync_store(sdk::Registrar& r) {
   });
   // sync_status(db): the replica's state as JSON.
   r.add_scalar("sync_status", 1, 0, QRS_LT_JSON, [](std::span<const sdk::Value> args) {
-    ReplicaStatus s = find_replica(text_arg(args, 0, "sync_status"))->status();
-    nlohmann::json o{{"siteId", s.site.text()},
-                     {"clock", s.clock.text()},
-                     {"nextSeq", s.next_seq},
-                     {"floor", s.floor},
-                     {"logEntries", s.log_entries},
-                     {"capturedBatches", s.captured_batches},
-                     {"appliedBatches", s.applied_batches},
-                     {"holds", s.holds},
-                     {"unknownTables",
-                      {{"quarantined", s.quarantined},
-                       {"ignored", s.ignored},
-                       {"forwarded", s.forwarded},
-                       {"drained", s.drained},
-                       {"byTable", s.unknown_by_table}}}};
-    return sdk::Value::json(o.dump());
+    return sdk::Value::json(status_json(*find_replica(text_arg(args, 0, "sync_status"))));
   });
   // sync_changes(db, since [, peer site id]): a page of changes after `since`, as JSON.
   r.add_scalar("sync_changes", -1, 0, QRS_LT_JSON, [](std::span<const sdk::Value> args) {

@@ -31,6 +31,9 @@ class SyncStoreDbModule : public store::StoreDbModule {
   SyncStoreDbModule(std::shared_ptr<store::StoreDb> db, std::shared_ptr<Replica> replica)
       : StoreDbModule(std::move(db)), replica_(std::move(replica)) {}
   const std::shared_ptr<Replica>& replica() const { return replica_; }
+  // SDK 1.12: the host's sync driver — "status", "changes", "resolve", "arm", "finish",
+  // "abandon" (docs/sync-store.md "Engine-routed apply").
+  std::string replication(std::string_view op, std::string_view args) override;
 
  private:
   std::shared_ptr<Replica> replica_;
@@ -41,6 +44,9 @@ class SyncStoreDbModule : public store::StoreDbModule {
 std::shared_ptr<Replica> find_replica(std::string_view name_or_path);
 
 void register_sync_store(sdk::Registrar& registrar);
+
+// sync_status's JSON.
+std::string status_json(Replica& replica);
 
 }  // namespace quereus::sync
 

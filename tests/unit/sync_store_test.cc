@@ -24,6 +24,7 @@
 #include "catalog/module.h"
 #include "catalog/registry.h"
 #include "main/database.h"
+#include "transaction/change_types.h"
 #include "plugin/plugin_loader.h"
 
 // The suite is named `sync` (ctest: sync.pNN_…), so the tests live outside namespace
@@ -154,7 +155,15 @@ class sync : public ::testing::Test {
                       (peer_site.empty() ? "null" : "'" + peer_site + "'") + ", " + std::to_string(batch) + ")";
     return json::parse(one(from, sql));
   }
+  // Through the engine (Database::sync_apply, SDK 1.12); apply_direct through the plugin's
+  // SQL function sync_apply, which writes the rows itself.
   json apply(Peer& to, const json& batch) {
+    std::string result;
+    Status st = to.db->sync_apply(batch.dump(), &result);
+    EXPECT_TRUE(st.ok()) << to.name << ": " << st.to_string();
+    return st.ok() ? json::parse(result) : json{{"applied", 0}, {"skipped", 0}, {"conflicts", 0}};
+  }
+  json apply_direct(Peer& to, const json& batch) {
     return json::parse(one(to, "select sync_apply('" + to.name + "', ?)", {Value::Text(batch.dump())}));
   }
   // `to` takes every change of `from` it has not seen (paging), as a transport would.
@@ -823,6 +832,62 @@ TEST_F(sync, p26_a_crash_during_apply_leaves_each_batch_whole_or_absent) {
     EXPECT_EQ(content(d), content(fresh)) << "round " << round;
   }
   EXPECT_GE(rounds_with_rows, 4);  // the kills landed mid-stream, not before the first apply
+}
+
+// Engine-routed apply (SDK 1.12 replication, Database::sync_apply): remote rows go through
+// the engine's write path, so an index, a materialized view and change events see them;
+// the replication metadata rides the same commit batch.
+TEST_F(sync, engine_routed_apply_keeps_indexes_views_and_events) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(b, kT);
+  exec(b, "create index t_a on t(a)");
+  exec(b, "create materialized view tcount using memory as select count(*) as n, sum(b) as s from t");
+  std::vector<std::pair<int64_t, bool>> events;  // id, remote
+  b.db->on_data_change([&](const quereus::DataChangeEvent& e) {
+    if (e.table == "t") events.emplace_back(e.key.at(0).as_int(), e.remote);
+  });
+  exec(a, "insert into t values (1, 'x', 1), (2, 'y', 2)");
+  exec(a, "update t set b = 20 where id = 2");
+  std::string result;
+  Status st = b.db->sync_apply(changes(a, 0, b.site).dump(), &result);
+  ASSERT_TRUE(st.ok()) << st.to_string();
+  EXPECT_EQ(json::parse(result)["applied"], 6);  // 2 rows x 3 columns (the update superseded b's first value)
+  EXPECT_EQ(content(b), "1|x|1\n2|y|20\n");
+  EXPECT_EQ(query(b, "select id from t where a = 'y'"), V{"2"});  // through the index
+  EXPECT_EQ(query(b, "select n, s from tcount"), V{"2|21"});
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_TRUE(events[0].second && events[1].second);  // marked remote
+  // The metadata landed with the rows: b relays a's facts (a's site) to a third peer.
+  Peer& c = open("c");
+  exec(c, kT);
+  pull(c, b);
+  EXPECT_EQ(content(c), content(b));
+  EXPECT_EQ(changes(b, 0)["changeSets"][0]["siteId"], a.site);
+  // Re-delivered: nothing applied, no event; a local write afterwards is captured as local.
+  events.clear();
+  st = b.db->sync_apply(changes(a, 0, b.site).dump(), &result);
+  ASSERT_TRUE(st.ok()) << st.to_string();
+  EXPECT_EQ(json::parse(result)["applied"], 0);
+  EXPECT_TRUE(events.empty());
+  exec(b, "update t set a = 'b wrote' where id = 1");
+  exchange(a, b);
+  EXPECT_EQ(content(a), "1|b wrote|1\n2|y|20\n");
+  // A remote row that breaks a local constraint fails the whole apply: nothing lands.
+  Peer& strict = open("strict");
+  exec(strict, "create table t (id integer primary key, a text null, b integer null check (b < 10))");
+  const json before = status(strict);
+  st = strict.db->sync_apply(changes(a, 0).dump(), &result);
+  EXPECT_FALSE(st.ok());
+  EXPECT_EQ(content(strict), "");
+  EXPECT_EQ(status(strict)["logEntries"], before["logEntries"]);
+  EXPECT_FALSE(strict.db->in_transaction());
+  // Not inside an open transaction.
+  exec(b, "begin");
+  st = b.db->sync_apply(changes(a, 0).dump(), &result);
+  EXPECT_EQ(st.code(), quereus::StatusCode::kMisuse);
+  exec(b, "rollback");
 }
 
 // p10: a process killed at any moment leaves every committed row with its replication

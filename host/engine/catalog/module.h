@@ -249,6 +249,11 @@ class VtabModule {
       const std::string& /*basis_schema*/, const std::vector<const TableSchema*>& /*tables*/) {
     return std::nullopt;
   }
+  // SDK 1.12: a replication request (`op`, JSON `args`) and the module's JSON reply;
+  // nullopt when the module does not replicate. Throws the module's error.
+  virtual std::optional<std::string> replication(const std::string& /*op*/, const std::string& /*args*/) {
+    return std::nullopt;
+  }
 };
 
 }  // namespace quereus

@@ -189,6 +189,17 @@ class Database {
   using BackupProgress = std::function<bool(uint64_t bytes_done, uint64_t bytes_total)>;
   virtual Status backup(const std::string& dest_dir, const BackupProgress& progress = {}) = 0;
 
+  // Replication (SDK 1.12; docs/sync-store.md "Engine-routed apply"). sync_request relays
+  // `op` with its JSON `args` to the database's replicating module (sync-store) and returns
+  // its JSON reply ("status", "changes", …). sync_apply applies a page of a peer's changes
+  // (the JSON of "changes"): the module resolves it against local state, the engine writes
+  // the resulting rows in one transaction marked remote — indexes, materialized views,
+  // assertions and change events see them — and the module's replication metadata lands in
+  // the same commit batch. Refused inside an open transaction (MISUSE); NOTFOUND when no
+  // module of this database replicates. *result: the module's counts (applied, skipped, …).
+  virtual Status sync_request(const std::string& op, const std::string& args, std::string* reply) = 0;
+  virtual Status sync_apply(const std::string& changes, std::string* result) = 0;
+
   // Reports `changes` (already applied to storage by the caller) as one statement: inside
   // the open transaction when there is one, otherwise in its own. The engine trusts the
   // origin and re-validates nothing (no CHECK, NOT NULL, UNIQUE or child-side key); an

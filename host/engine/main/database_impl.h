@@ -47,6 +47,8 @@ class DatabaseImpl : public Database, public DdlContext {
   bool set_remote_origin(bool remote) override { return txn_.changes().set_remote(remote); }
   void interrupt() override { interrupt_requested_.store(true, std::memory_order_relaxed); }
   Status backup(const std::string& dest_dir, const BackupProgress& progress) override;
+  Status sync_request(const std::string& op, const std::string& args, std::string* reply) override;
+  Status sync_apply(const std::string& changes, std::string* result) override;
   // The flag interrupt() sets; a top-level statement clears it when it starts.
   std::atomic<bool>& interrupt_flag() { return interrupt_requested_; }
 
@@ -185,6 +187,8 @@ class DatabaseImpl : public Database, public DdlContext {
   mutable std::mutex modules_mu_;
   // Runs a stored catalog entry (persistence.cc): its DDL as DdlOrigin::kStoredCatalog.
   Status run_stored(const std::string& text);
+  // The module of this database that replicates (SDK 1.12), and its name; throws NOTFOUND.
+  std::pair<std::string, std::shared_ptr<VtabModule>> replicating_module();
   bool adopt_stored_maintained(const std::string& text);
   // A maintained table whose module keeps no catalog (memory) in a database whose default
   // module does: its definition is stored there ("hosted:"), and it is refilled at reopen.

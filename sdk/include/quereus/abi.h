@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define QRS_ABI_MAJOR 1
-#define QRS_ABI_MINOR 11
+#define QRS_ABI_MINOR 12
 
 #if defined(_WIN32)
 #define QRS_EXPORT __declspec(dllexport)
@@ -792,6 +792,19 @@ typedef struct qrs_module_vtable {
                                        uint32_t table_count, void* ctx,
                                        qrs_status (*emit)(void* ctx, const qrs_mapping_advertisement* ad),
                                        qrs_error* err);
+  /* 1.12: replication. A per-database instance whose tables replicate between peers
+   * (sync-store) answers the host's sync driver: `op` names the request, `args` is its JSON
+   * object, and the module calls `reply` exactly once with its JSON answer (the text is
+   * copied by the host before `reply` returns). The operations and their JSON are the
+   * module's protocol with the driver (docs/sync-store.md "Engine-routed apply"): "changes"
+   * (a page of outbound changes), "resolve" (inbound change sets resolved against local state
+   * into the row writes the host must make, held by the module as a pending plan), "commit"
+   * (the plan's metadata rides the next commit batch of this database's tables, or is
+   * written alone when the host wrote nothing), "abandon" (drop the plan), "status". The
+   * module may call back into nothing. An unknown `op` is QRS_NOTFOUND. NULL slot, or
+   * QRS_UNSUPPORTED: the module does not replicate. */
+  qrs_status (*replication)(void* self, qrs_string op, qrs_string args, void* ctx,
+                            void (*reply)(void* ctx, qrs_string json), qrs_error* err);
 } qrs_module_vtable;
 
 typedef struct qrs_module {

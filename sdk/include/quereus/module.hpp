@@ -781,6 +781,12 @@ class Module {
                                                                    const std::vector<BasisTable>& /*tables*/) {
     throw Error::unsupported("mapping_advertisements");
   }
+  // SDK 1.12: a replication request of the host's sync driver (see
+  // qrs_module_vtable.replication): `op` and its JSON `args`; returns the JSON reply. The
+  // default throws QRS_UNSUPPORTED: the module does not replicate.
+  virtual std::string replication(std::string_view /*op*/, std::string_view /*args*/) {
+    throw Error::unsupported("replication");
+  }
 };
 
 }  // namespace quereus::sdk

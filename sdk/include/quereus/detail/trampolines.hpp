@@ -751,6 +751,16 @@ inline qrs_status module_mapping_advertisements(void* self, qrs_string basis_sch
   });
 }
 
+inline qrs_status module_replication(void* self, qrs_string op, qrs_string args, void* ctx,
+                                     void (*reply)(void*, qrs_string), qrs_error* err) {
+  return guard(err, [&] {
+    if (!reply) throw Error::misuse("null reply");
+    const std::string out = static_cast<ModuleHolder*>(self)->module->replication(view(op), view(args));
+    reply(ctx, qrs_string{out.data(), out.size()});
+    return QRS_OK;
+  });
+}
+
 inline constexpr qrs_module_vtable kModuleVtable{sizeof(qrs_module_vtable),
                                                  &module_create,
                                                  &module_connect,
@@ -765,7 +775,8 @@ inline constexpr qrs_module_vtable kModuleVtable{sizeof(qrs_module_vtable),
                                                  &module_schema_rollback,
                                                  &module_notify_lens_deployment,
                                                  &module_backup,
-                                                 &module_mapping_advertisements};
+                                                 &module_mapping_advertisements,
+                                                 &module_replication};
 
 inline qrs_status module_open_database(void* self, qrs_string database_name, const qrs_option* options,
                                        uint32_t option_count, qrs_module* out, qrs_error* err) {

@@ -1,0 +1,172 @@
+// Engine-routed replication (Database::sync_request / sync_apply, docs/sync-store.md
+// "Engine-routed apply"): the replicating module (SDK 1.12 qrs_module_vtable.replication)
+// resolves a peer's change page into row writes; the engine makes them through its own
+// write path — `insert or replace` / `delete` by key, in one transaction with the change
+// origin set to remote — so index companions, materialized views, assertions and change
+// events follow; the module's metadata rides the same commit batch ("arm" before COMMIT).
+#include <nlohmann/json.hpp>
+
+#include "main/database_impl.h"
+
+namespace quereus {
+namespace {
+
+std::string quoted(const std::string& name) {
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
+// A value in the sync wire form (modules/sync-store/json_codec.h).
+Value wire_value(const nlohmann::json& j) {
+  using nlohmann::json;
+  switch (j.type()) {
+    case json::value_t::null: return Value();
+    case json::value_t::boolean: return Value::Boolean(j.get<bool>());
+    case json::value_t::number_integer: return Value::Integer(j.get<int64_t>());
+    case json::value_t::number_unsigned: return Value::Integer(static_cast<int64_t>(j.get<uint64_t>()));
+    case json::value_t::number_float: return Value::Real(j.get<double>());
+    case json::value_t::string: return Value::Text(j.get<std::string>());
+    case json::value_t::object:
+      if (j.contains("$json") && j["$json"].is_string()) return Value::Json(j["$json"].get<std::string>());
+      if (j.contains("$blob") && j["$blob"].is_string()) {
+        const std::string b64 = j["$blob"].get<std::string>();
+        std::string out;
+        uint32_t acc = 0;
+        int bits = 0;
+        for (char c : b64) {
+          int d = c >= 'A' && c <= 'Z'   ? c - 'A'
+                  : c >= 'a' && c <= 'z' ? c - 'a' + 26
+                  : c >= '0' && c <= '9' ? c - '0' + 52
+                  : c == '+' || c == '-' ? 62
+                  : c == '/' || c == '_' ? 63
+                                         : -1;
+          if (d < 0) continue;  // padding
+          acc = (acc << 6) | static_cast<uint32_t>(d);
+          bits += 6;
+          if (bits >= 8) {
+            bits -= 8;
+            out.push_back(static_cast<char>((acc >> bits) & 0xFF));
+          }
+        }
+        return Value::Blob(std::move(out));
+      }
+      break;
+    default: break;
+  }
+  throw Error(StatusCode::kFormat, "sync apply: the replicating module returned a value the engine cannot read: " + j.dump());
+}
+
+}  // namespace
+
+std::pair<std::string, std::shared_ptr<VtabModule>> DatabaseImpl::replicating_module() {
+  std::pair<std::string, std::shared_ptr<VtabModule>> found;
+  for (const auto& [name, m] : opened_modules()) {
+    if (!m->replication("status", "{}")) continue;
+    if (found.second && found.second != m)
+      throw Error(StatusCode::kMisuse, "modules '" + found.first + "' and '" + name +
+                                           "' both replicate this database's tables; one sync driver per database");
+    found = {name, m};
+  }
+  if (found.second) return found;
+  throw Error(StatusCode::kNotFound,
+              "no module of this database replicates (SDK 1.12 replication): open it with sync-store "
+              "(docs/sync-store.md)");
+}
+
+Status DatabaseImpl::sync_request(const std::string& op, const std::string& args, std::string* reply) {
+  try {
+    auto [name, module] = replicating_module();
+    std::optional<std::string> r = module->replication(op, args);
+    if (!r) throw Error(StatusCode::kUnsupported, "module '" + name + "' stopped answering replication requests");
+    if (reply) *reply = std::move(*r);
+  } catch (const std::exception& e) {
+    return status_of(e);
+  }
+  return Status::Ok();
+}
+
+Status DatabaseImpl::sync_apply(const std::string& changes, std::string* result) {
+  uint64_t token = 0;
+  std::shared_ptr<VtabModule> module;
+  bool began = false, was_remote = false;
+  try {
+    if (in_transaction())
+      throw Error(StatusCode::kMisuse, "sync apply runs as its own transaction: commit or roll back the open one first");
+    std::string name;
+    std::tie(name, module) = replicating_module();
+    const nlohmann::json plan = nlohmann::json::parse(*module->replication("resolve", changes));
+    token = plan.at("token").get<uint64_t>();
+    const nlohmann::json& rows = plan.at("rows");
+    if (!rows.empty()) {
+      Status s = exec("begin");
+      if (!s.ok()) throw Error(s.code(), s.message());
+      began = true;
+      was_remote = set_remote_origin(true);
+      std::map<std::string, std::unique_ptr<Statement>> prepared;  // by SQL text
+      for (const nlohmann::json& r : rows) {
+        const std::string table = quoted(r.at("schema").get<std::string>()) + "." + quoted(r.at("table").get<std::string>());
+        const bool del = r.at("op").get<std::string>() == "delete";
+        const nlohmann::json& cols = r.at(del ? "key" : "columns");
+        std::string sql;
+        if (del) {
+          sql = "delete from " + table + " where ";
+          for (size_t i = 0; i < cols.size(); ++i) sql += (i ? " and " : "") + quoted(cols[i].get<std::string>()) + " = ?";
+        } else {
+          sql = "insert or replace into " + table + " (";
+          std::string marks;
+          for (size_t i = 0; i < cols.size(); ++i) {
+            sql += (i ? ", " : "") + quoted(cols[i].get<std::string>());
+            marks += i ? ", ?" : "?";
+          }
+          sql += ") values (" + marks + ")";
+        }
+        auto& stmt = prepared[sql];
+        if (!stmt) {
+          std::vector<std::unique_ptr<Statement>> out;
+          Status ps = prepare(sql, &out);
+          if (!ps.ok()) throw Error(ps.code(), ps.message());
+          stmt = std::move(out.at(0));
+        }
+        const nlohmann::json& values = r.at("values");
+        for (size_t i = 0; i < values.size(); ++i) {
+          Status bs = stmt->bind(static_cast<int>(i + 1), wire_value(values[i]));
+          if (!bs.ok()) throw Error(bs.code(), bs.message());
+        }
+        bool has = true;
+        while (has) {
+          Status st = stmt->step(&has);
+          if (!st.ok()) throw Error(st.code(), "sync apply: writing a remote row into " + table + ": " + st.message());
+        }
+        (void)stmt->reset();
+      }
+      prepared.clear();
+      (void)module->replication("arm", "{\"token\":" + std::to_string(token) + "}");
+      Status cs = exec("commit");
+      set_remote_origin(was_remote);
+      began = false;
+      if (!cs.ok()) throw Error(cs.code(), cs.message());
+    }
+    std::string r = *module->replication("finish", "{\"token\":" + std::to_string(token) + "}");
+    token = 0;
+    if (result) *result = std::move(r);
+  } catch (const std::exception& e) {
+    if (began) {
+      (void)exec("rollback");
+      set_remote_origin(was_remote);
+    }
+    if (module && token) {
+      try {
+        (void)module->replication("abandon", "{\"token\":" + std::to_string(token) + "}");
+      } catch (const std::exception&) {
+      }
+    }
+    return status_of(e);
+  }
+  return Status::Ok();
+}
+
+}  // namespace quereus
