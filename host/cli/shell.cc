@@ -1,6 +1,8 @@
 // Shell: input lines → statements and dot-commands → printed results.
 #include "cli/shell.h"
 
+#include <fstream>
+#include <sstream>
 #include <openssl/evp.h>
 
 #include <strings.h>
@@ -53,6 +55,9 @@ constexpr const char* kHelp[][2] = {
     {".schema [PATTERN]", "the CREATE statements of the objects whose name is LIKE PATTERN"},
     {".show", "the current settings"},
     {".stats [on|off]", "the session's counters; on: rows and time after each statement"},
+    {".sync status", "the replica's site, clock, change log and unknown-table counters (sync-store)"},
+    {".sync changes SINCE [FILE]", "a page of this replica's changes after cursor SINCE, as JSON (to FILE)"},
+    {".sync apply FILE", "apply a page of a peer's changes (JSON) through the engine (docs/sync-store.md)"},
     {".tables [PATTERN]", "the tables and views (whose name is LIKE PATTERN)"},
     {".timer on|off", "the time each statement takes"},
 };
@@ -418,6 +423,7 @@ Status Shell::dot_command(const Input& in, std::string_view line, int line_no) {
     return done(write_dump(db_, tables, out()));
   }
   if (cmd == "backup" && n == 2) return done(cmd_backup(args[1]));
+  if (cmd == "sync" && n >= 2) return done(cmd_sync(args));
   if (cmd == "plugins" && n == 1) return done(cmd_plugins());
   if (cmd == "databases" && n == 1) return done(cmd_databases());
   return bad("unknown command or bad arguments: " + std::string(line) + " (try .help)");
@@ -488,6 +494,43 @@ Status Shell::cmd_import(const Input& in, const std::vector<std::string>& args) 
   }
   if (in.interactive) err_ << "imported " << result.rows << " row(s) into " << opts.table << "\n";
   return s;
+}
+
+Status Shell::cmd_sync(const std::vector<std::string>& args) {
+  const std::string& op = args[1];
+  std::string reply;
+  if (op == "status" && args.size() == 2) {
+    Status st = db_.sync_request("status", "{}", &reply);
+    if (!st.ok()) return st;
+    out() << reply << "\n";
+    return Status::Ok();
+  }
+  if (op == "changes" && (args.size() == 3 || args.size() == 4)) {
+    char* end = nullptr;
+    const unsigned long long since = std::strtoull(args[2].c_str(), &end, 10);
+    if (args[2].empty() || *end) return Status(StatusCode::kMisuse, ".sync changes: SINCE must be a cursor (a number)");
+    Status st = db_.sync_request("changes", "{\"since\":" + std::to_string(since) + "}", &reply);
+    if (!st.ok()) return st;
+    if (args.size() == 3) {
+      out() << reply << "\n";
+      return Status::Ok();
+    }
+    std::ofstream f(args[3], std::ios::binary);
+    f << reply << "\n";
+    if (!f) return Status(StatusCode::kIoErr, ".sync changes: cannot write " + args[3]);
+    return Status::Ok();
+  }
+  if (op == "apply" && args.size() == 3) {
+    std::ifstream f(args[2], std::ios::binary);
+    if (!f) return Status(StatusCode::kIoErr, ".sync apply: cannot read " + args[2]);
+    std::stringstream text;
+    text << f.rdbuf();
+    Status st = db_.sync_apply(text.str(), &reply);
+    if (!st.ok()) return st;
+    out() << reply << "\n";
+    return Status::Ok();
+  }
+  return Status(StatusCode::kMisuse, "usage: .sync status | .sync changes SINCE [FILE] | .sync apply FILE");
 }
 
 Status Shell::cmd_backup(const std::string& dir) {

@@ -88,6 +88,7 @@ class Shell {
   Status cmd_schema(std::string_view pattern);
   Status cmd_import(const Input& in, const std::vector<std::string>& args);
   Status cmd_backup(const std::string& dir);
+  Status cmd_sync(const std::vector<std::string>& args);
   Status cmd_plugins();
   Status cmd_databases();
   Status cmd_output(const std::vector<std::string>& args, bool once);

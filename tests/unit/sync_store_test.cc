@@ -777,8 +777,8 @@ TEST_F(sync, apply_to_a_table_with_engine_indexes_is_refused_until_engine_routed
   EXPECT_EQ(query(b, "select count(*) from t where a = 'x'"), V{"0"});
 }
 
-// p25/p26: apply killed at any moment (SIGKILL) leaves each batch's rows, versions, log
-// entries and clock all there or all absent: on reopen the replica's metadata describes its
+// p25/p26: apply killed at any moment (SIGKILL) — through the engine and directly —
+// leaves each batch's rows, versions, log entries and clock all there or all absent: on reopen the replica's metadata describes its
 // rows exactly (a fresh mirror pulled from it equals it), and re-applying everything
 // converges to the source.
 TEST_F(sync, p26_a_crash_during_apply_leaves_each_batch_whole_or_absent) {
@@ -806,11 +806,16 @@ TEST_F(sync, p26_a_crash_during_apply_leaves_each_batch_whole_or_absent) {
       if (!d.db->exec(kT).ok()) _exit(2);
       for (int pass = 0;; ++pass)
         for (const std::string& page : pages) {
-          std::vector<std::unique_ptr<Statement>> st;
-          if (!d.db->prepare("select sync_apply('" + name + "', ?)", &st).ok()) _exit(3);
-          (void)st[0]->bind(1, Value::Text(page));
-          bool has = false;
-          if (!st[0]->step(&has).ok()) _exit(4);
+          if (round % 2 == 1) {  // odd rounds: through the engine (Database::sync_apply)
+            std::string result;
+            if (!d.db->sync_apply(page, &result).ok()) _exit(5);
+          } else {  // even rounds: the direct path (the plugin's sync_apply())
+            std::vector<std::unique_ptr<Statement>> st;
+            if (!d.db->prepare("select sync_apply('" + name + "', ?)", &st).ok()) _exit(3);
+            (void)st[0]->bind(1, Value::Text(page));
+            bool has = false;
+            if (!st[0]->step(&has).ok()) _exit(4);
+          }
           if (pass > 0) (void)d.db->exec("update t set a = 'local' where id % 7 = " + std::to_string(pass % 7));
         }
     }
