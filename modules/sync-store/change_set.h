@@ -53,6 +53,7 @@ struct ApplyResult {
   uint64_t conflicts = 0;  // facts that lost to a newer local one
   uint64_t transactions = 0;
   uint64_t unknown_table = 0;  // facts for tables this replica does not have
+  uint64_t rejected = 0;       // facts held aside: their row failed to write here
 };
 
 }  // namespace quereus::sync

@@ -167,7 +167,8 @@ std::string result_to_json(const ApplyResult& r) {
          {"skipped", r.skipped},
          {"conflicts", r.conflicts},
          {"transactions", r.transactions},
-         {"unknownTable", r.unknown_table}};
+         {"unknownTable", r.unknown_table},
+         {"rejected", r.rejected}};
   return o.dump();
 }
 

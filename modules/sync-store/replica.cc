@@ -600,6 +600,7 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
   std::map<std::string, RowWork> rows;  // by row key
   std::vector<std::pair<const Change*, const ChangeSet*>> held;  // for unknown tables
   std::set<std::pair<std::string, std::string>> checked_indexes;
+  std::vector<std::tuple<const Change*, const ChangeSet*, const std::string*>> poisoned;  // with the error
   std::map<std::pair<std::string, std::string>, std::shared_ptr<store::TableState>> tables;
   for (const ChangeSet& set : sets) {
     for (const Change& c : set.changes) {
@@ -639,6 +640,10 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
       for (const sdk::Value& v : c.pk) key.push_back(v.to_c());
       std::string row_key = st.prefix;
       st.codec.encode_key(row_key, key);
+      if (auto r = rejected_.find(row_key); r != rejected_.end()) {
+        poisoned.emplace_back(&c, &set, &r->second);  // its row failed locally: held, reported
+        continue;
+      }
       RowWork& w = rows[row_key];
       if (!w.table) {
         w.table = t->second;
@@ -667,6 +672,18 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
     h.forward = forward || (prior && h.forward);
     b.put(key, h.encode());
     if (forward) ++forwarded_; else ++quarantined_;
+  }
+  for (const auto& [c, set, error] : poisoned) {
+    // A change whose row this replica could not write (a local constraint refused it): held
+    // aside with the error, never drained on its own, so the rest of the stream goes on.
+    Hold h;
+    h.site = set->site;
+    h.change = change_to_json(*c);
+    h.received = now;
+    h.rejected = true;
+    h.error = *error;
+    b.put(hold_key(*c), h.encode());
+    ++plan.result.rejected;
   }
   std::vector<std::pair<uint64_t, std::string>> vbounds;
   std::vector<qrs_value> cells;
@@ -776,6 +793,7 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
     b.put(meta_key("seq"), u64(seq));
   }
   plan.meta = std::move(b);
+  result.rejected = plan.result.rejected;
   plan.result = result;
   return plan;
 }
@@ -892,16 +910,22 @@ std::string Replica::finish(uint64_t token) {
   }
   pending_.reset();
   pending_plan_.reset();
+  rejected_.clear();
+  rejected_total_ += result.rejected;
   return result_to_json(result);
 }
 
-void Replica::abandon(uint64_t token) {
+void Replica::abandon(uint64_t token, std::optional<size_t> reject_row, std::string error) {
   std::lock_guard db_lock(db_->mu());
   std::lock_guard lock(writer_);
   if (pending_ && pending_->token == token) {
     if (pending_->written)
       throw sdk::Error::misuse("sync-store: the engine-routed apply " + std::to_string(token) +
                                " already committed; finish it instead");
+    // The host could not write row `reject_row` of the plan: the next resolve holds that
+    // row's incoming changes aside (poison isolation) until an apply finishes.
+    if (reject_row && *reject_row < pending_plan_->rows.size())
+      rejected_[pending_plan_->rows[*reject_row].key] = std::move(error);
     pending_.reset();
     pending_plan_.reset();
   }
@@ -922,7 +946,8 @@ std::string Hold::encode() const {
   std::string out(reinterpret_cast<const char*>(site.bytes.data()), site.bytes.size());
   store::put_varint(out, received);
   store::put_varint(out, seq);
-  out.push_back(forward ? 1 : 0);
+  out.push_back(static_cast<char>((forward ? 1 : 0) | (rejected ? 2 : 0)));
+  if (rejected) put_prefixed(out, error);
   out += change;
   return out;
 }
@@ -934,7 +959,10 @@ Hold Hold::decode(std::string_view bytes) {
   std::copy_n(reinterpret_cast<const uint8_t*>(site.data()), 16, h.site.bytes.begin());
   h.received = r.varint();
   h.seq = r.varint();
-  h.forward = r.byte() != 0;
+  const uint8_t flags = r.byte();
+  h.forward = flags & 1;
+  h.rejected = flags & 2;
+  if (h.rejected) h.error = std::string(r.prefixed());
   h.change = std::string(r.in);
   return h;
 }
@@ -985,6 +1013,7 @@ uint64_t Replica::collect_holds(std::vector<ChangeSet>& sets, KvBatch& b) {
     }
     if (!p->second) continue;
     Hold h = Hold::decode(it->value());
+    if (h.rejected) continue;  // waits for an operator (sync_status lists it)
     Change c = change_from_json(h.change);
     ChangeSet set;
     set.site = h.site;
@@ -1087,7 +1116,10 @@ ReplicaStatus Replica::status() {
   s.applied_batches = applied_batches_;
   std::string holds(1, kHolds);
   auto h = db_->kv().iterate(KvRange{holds, prefix_end(holds)}, false);
-  for (; h->valid(); h->next()) ++s.holds;
+  for (; h->valid(); h->next()) {
+    ++s.holds;
+    if (Hold::decode(h->value()).rejected) ++s.rejected_holds;
+  }
   h->check();
   s.quarantined = quarantined_;
   s.ignored = ignored_;

@@ -25,6 +25,7 @@
 
 #include <functional>
 #include <map>
+#include <tuple>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -92,7 +93,8 @@ struct ReplicaStatus {
   uint64_t log_entries = 0;
   uint64_t captured_batches = 0;  // since open
   uint64_t applied_batches = 0;   // since open
-  uint64_t holds = 0;             // changes held for unknown tables
+  uint64_t holds = 0;             // changes held (unknown tables, rejected rows)
+  uint64_t rejected_holds = 0;    // of which rejected: their row failed to write here
   uint64_t quarantined = 0, ignored = 0, forwarded = 0, drained = 0;  // since open
   std::map<std::string, uint64_t> unknown_by_table;  // "schema.table" -> changes, since open
 };
@@ -104,6 +106,8 @@ struct Hold {
   uint64_t received = 0;
   uint64_t seq = 0;    // forwardable: its arrival sequence (its change-log entry)
   bool forward = false;
+  bool rejected = false;  // its row failed to write here (poison): not drained on its own
+  std::string error;      // rejected: why
   std::string encode() const;
   static Hold decode(std::string_view bytes);
 };
@@ -155,7 +159,9 @@ class Replica : public store::CommitObserver {
   std::string resolve_for_engine(const std::vector<ChangeSet>& sets);
   void arm(uint64_t token);
   std::string finish(uint64_t token);
-  void abandon(uint64_t token);
+  // `reject_row`: the plan row the host failed to write (its changes are held aside as
+  // rejected by the next resolve, with `error`).
+  void abandon(uint64_t token, std::optional<size_t> reject_row = std::nullopt, std::string error = {});
 
   ReplicaStatus status();
   // Applies the held changes of every table that exists now (LWW against what is here),
@@ -244,6 +250,8 @@ class Replica : public store::CommitObserver {
   std::optional<Plan> pending_plan_;
   uint64_t next_token_ = 1;
   bool indexes_routed_ = false;  // resolving for the engine: index companions are fine
+  std::map<std::string, std::string> rejected_;  // row key -> error, until an apply finishes
+  uint64_t rejected_total_ = 0;
   uint64_t captured_batches_ = 0, applied_batches_ = 0;
 };
 

@@ -124,6 +124,7 @@ std::string status_json(Replica& replica) {
                      {"capturedBatches", s.captured_batches},
                      {"appliedBatches", s.applied_batches},
                      {"holds", s.holds},
+                     {"rejectedHolds", s.rejected_holds},
                      {"unknownTables",
                       {{"quarantined", s.quarantined},
                        {"ignored", s.ignored},
@@ -157,7 +158,9 @@ std::string SyncStoreDbModule::replication(std::string_view op, std::string_view
   }
   if (op == "finish") return replica_->finish(token());
   if (op == "abandon") {
-    replica_->abandon(token());
+    std::optional<size_t> reject;
+    if (a.contains("reject") && a["reject"].is_number_unsigned()) reject = a["reject"].get<size_t>();
+    replica_->abandon(token(), reject, a.value("error", std::string()));
     return "{}";
   }
   throw sdk::Error(QRS_NOTFOUND, "sync-store: unknown replication request '" + std::string(op) + "'");

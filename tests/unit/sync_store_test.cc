@@ -886,15 +886,6 @@ TEST_F(sync, engine_routed_apply_keeps_indexes_views_and_events) {
   exec(b, "update t set a = 'b wrote' where id = 1");
   exchange(a, b);
   EXPECT_EQ(content(a), "1|b wrote|1\n2|y|20\n");
-  // A remote row that breaks a local constraint fails the whole apply: nothing lands.
-  Peer& strict = open("strict");
-  exec(strict, "create table t (id integer primary key, a text null, b integer null check (b < 10))");
-  const json before = status(strict);
-  st = strict.db->sync_apply(changes(a, 0).dump(), &result);
-  EXPECT_FALSE(st.ok());
-  EXPECT_EQ(content(strict), "");
-  EXPECT_EQ(status(strict)["logEntries"], before["logEntries"]);
-  EXPECT_FALSE(strict.db->in_transaction());
   // Not inside an open transaction.
   exec(b, "begin");
   st = b.db->sync_apply(changes(a, 0).dump(), &result);
@@ -983,6 +974,28 @@ TEST_F(sync, p31_concurrent_applies_on_one_replica_do_not_interleave) {
   exec(mirror, kT);
   pull(mirror, b);
   EXPECT_EQ(content(mirror), content(b));  // b's metadata describes its rows
+}
+
+TEST_F(sync, p32_a_row_refused_here_is_held_aside_and_the_stream_goes_on) {
+  Peer& a = open("a");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'b wrote', 1), (2, 'y', 20)");
+  std::string result;
+  Status st;
+  // A remote row that breaks a local constraint does not wedge the stream: its changes
+  // are held aside as rejected (reported), the rest of the page applies.
+  Peer& strict = open("strict");
+  exec(strict, "create table t (id integer primary key, a text null, b integer null check (b < 10))");
+  st = strict.db->sync_apply(changes(a, 0).dump(), &result);
+  ASSERT_TRUE(st.ok()) << st.to_string();
+  EXPECT_EQ(json::parse(result)["rejected"], 3);  // row 2 (b = 20): id, a, b
+  EXPECT_EQ(content(strict), "1|b wrote|1\n");
+  EXPECT_EQ(status(strict)["rejectedHolds"], 3);
+  EXPECT_FALSE(strict.db->in_transaction());
+  exec(a, "insert into t values (3, 'later', 3)");  // the stream goes on
+  st = strict.db->sync_apply(changes(a, 0).dump(), &result);
+  ASSERT_TRUE(st.ok()) << st.to_string();
+  EXPECT_EQ(content(strict), "1|b wrote|1\n3|later|3\n");
 }
 
 // p10: a process killed at any moment leaves every committed row with its replication

@@ -14,6 +14,8 @@
 #include "common/limits.h"
 #include "transaction/assertions.h"
 #include "transaction/change_events.h"
+#include <nlohmann/json_fwd.hpp>
+
 #include "main/database.h"
 #include "ddl/declarative/declared_schema.h"
 #include "transaction/deferred_constraints.h"
@@ -189,6 +191,11 @@ class DatabaseImpl : public Database, public DdlContext {
   Status run_stored(const std::string& text);
   // The module of this database that replicates (SDK 1.12), and its name; throws NOTFOUND.
   std::pair<std::string, std::shared_ptr<VtabModule>> replicating_module();
+  // Writes a resolved plan's rows in one remote-origin transaction and commits it with the
+  // plan armed; the index of a row a local constraint refused (transaction rolled back, the
+  // reason in *failure), or nullopt when it committed.
+  std::optional<size_t> write_sync_rows(const nlohmann::json& rows, const std::shared_ptr<VtabModule>& module,
+                                        const std::string& token, std::string* failure);
   bool adopt_stored_maintained(const std::string& text);
   // A maintained table whose module keeps no catalog (memory) in a database whose default
   // module does: its definition is stored there ("hosted:"), and it is refilled at reopen.

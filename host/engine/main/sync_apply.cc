@@ -4,6 +4,9 @@
 // write path — `insert or replace` / `delete` by key, in one transaction with the change
 // origin set to remote — so index companions, materialized views, assertions and change
 // events follow; the module's metadata rides the same commit batch ("arm" before COMMIT).
+#include <map>
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 #include "main/database_impl.h"
@@ -90,83 +93,111 @@ Status DatabaseImpl::sync_request(const std::string& op, const std::string& args
 }
 
 Status DatabaseImpl::sync_apply(const std::string& changes, std::string* result) {
-  uint64_t token = 0;
-  std::shared_ptr<VtabModule> module;
-  bool began = false, was_remote = false;
+  // A row this database cannot write (a local constraint refuses it) would fail the page
+  // every time and wedge the stream: the module holds that row's changes aside as rejected
+  // (reported in the result and in status) and the page is resolved again without it.
+  constexpr int kMaxRejects = 64;
   try {
     if (in_transaction())
       throw Error(StatusCode::kMisuse, "sync apply runs as its own transaction: commit or roll back the open one first");
-    std::string name;
-    std::tie(name, module) = replicating_module();
-    const nlohmann::json plan = nlohmann::json::parse(*module->replication("resolve", changes));
-    token = plan.at("token").get<uint64_t>();
-    const nlohmann::json& rows = plan.at("rows");
-    if (!rows.empty()) {
-      Status s = exec("begin");
-      if (!s.ok()) throw Error(s.code(), s.message());
-      began = true;
-      was_remote = set_remote_origin(true);
-      std::map<std::string, std::unique_ptr<Statement>> prepared;  // by SQL text
-      for (const nlohmann::json& r : rows) {
-        const std::string table = quoted(r.at("schema").get<std::string>()) + "." + quoted(r.at("table").get<std::string>());
-        const bool del = r.at("op").get<std::string>() == "delete";
-        const nlohmann::json& cols = r.at(del ? "key" : "columns");
-        std::string sql;
-        if (del) {
-          sql = "delete from " + table + " where ";
-          for (size_t i = 0; i < cols.size(); ++i) sql += (i ? " and " : "") + quoted(cols[i].get<std::string>()) + " = ?";
-        } else {
-          sql = "insert or replace into " + table + " (";
-          std::string marks;
-          for (size_t i = 0; i < cols.size(); ++i) {
-            sql += (i ? ", " : "") + quoted(cols[i].get<std::string>());
-            marks += i ? ", ?" : "?";
-          }
-          sql += ") values (" + marks + ")";
-        }
-        auto& stmt = prepared[sql];
-        if (!stmt) {
-          std::vector<std::unique_ptr<Statement>> out;
-          Status ps = prepare(sql, &out);
-          if (!ps.ok()) throw Error(ps.code(), ps.message());
-          stmt = std::move(out.at(0));
-        }
-        const nlohmann::json& values = r.at("values");
-        for (size_t i = 0; i < values.size(); ++i) {
-          Status bs = stmt->bind(static_cast<int>(i + 1), wire_value(values[i]));
-          if (!bs.ok()) throw Error(bs.code(), bs.message());
-        }
-        bool has = true;
-        while (has) {
-          Status st = stmt->step(&has);
-          if (!st.ok()) throw Error(st.code(), "sync apply: writing a remote row into " + table + ": " + st.message());
-        }
-        (void)stmt->reset();
-      }
-      prepared.clear();
-      (void)module->replication("arm", "{\"token\":" + std::to_string(token) + "}");
-      Status cs = exec("commit");
-      set_remote_origin(was_remote);
-      began = false;
-      if (!cs.ok()) throw Error(cs.code(), cs.message());
-    }
-    std::string r = *module->replication("finish", "{\"token\":" + std::to_string(token) + "}");
-    token = 0;
-    if (result) *result = std::move(r);
-  } catch (const std::exception& e) {
-    if (began) {
-      (void)exec("rollback");
-      set_remote_origin(was_remote);
-    }
-    if (module && token) {
+    auto [name, module] = replicating_module();
+    for (int attempt = 0;; ++attempt) {
+      const nlohmann::json plan = nlohmann::json::parse(*module->replication("resolve", changes));
+      const uint64_t token = plan.at("token").get<uint64_t>();
+      const std::string tok = "{\"token\":" + std::to_string(token);
+      std::optional<size_t> failed_row;
+      std::string failure;
       try {
-        (void)module->replication("abandon", "{\"token\":" + std::to_string(token) + "}");
-      } catch (const std::exception&) {
+        failed_row = write_sync_rows(plan.at("rows"), module, tok, &failure);
+      } catch (...) {
+        try {
+          (void)module->replication("abandon", tok + "}");
+        } catch (const std::exception&) {
+        }
+        throw;
       }
+      if (!failed_row) {
+        std::string r = *module->replication("finish", tok + "}");
+        if (result) *result = std::move(r);
+        return Status::Ok();
+      }
+      nlohmann::json abandon{{"token", token}, {"reject", *failed_row}, {"error", failure}};
+      (void)module->replication("abandon", abandon.dump());
+      if (attempt + 1 >= kMaxRejects)
+        throw Error(StatusCode::kConstraint, "sync apply: " + std::to_string(kMaxRejects) +
+                                                 " rows of the page were refused here; last: " + failure);
     }
+  } catch (const std::exception& e) {
     return status_of(e);
   }
-  return Status::Ok();
+}
+
+std::optional<size_t> DatabaseImpl::write_sync_rows(const nlohmann::json& rows, const std::shared_ptr<VtabModule>& module,
+                                                    const std::string& token, std::string* failure) {
+  if (rows.empty()) return std::nullopt;
+  Status s = exec("begin");
+  if (!s.ok()) throw Error(s.code(), s.message());
+  const bool was_remote = set_remote_origin(true);
+  struct Restore {
+    DatabaseImpl* db;
+    bool was_remote;
+    bool open = true;
+    ~Restore() {
+      if (open) (void)db->exec("rollback");
+      db->set_remote_origin(was_remote);
+    }
+  } restore{this, was_remote};
+  std::map<std::string, std::unique_ptr<Statement>> prepared;  // by SQL text
+  for (size_t n = 0; n < rows.size(); ++n) {
+    const nlohmann::json& r = rows[n];
+    const std::string table = quoted(r.at("schema").get<std::string>()) + "." + quoted(r.at("table").get<std::string>());
+    const bool del = r.at("op").get<std::string>() == "delete";
+    const nlohmann::json& cols = r.at(del ? "key" : "columns");
+    std::string sql;
+    if (del) {
+      sql = "delete from " + table + " where ";
+      for (size_t i = 0; i < cols.size(); ++i) sql += (i ? " and " : "") + quoted(cols[i].get<std::string>()) + " = ?";
+    } else {
+      sql = "insert or replace into " + table + " (";
+      std::string marks;
+      for (size_t i = 0; i < cols.size(); ++i) {
+        sql += (i ? ", " : "") + quoted(cols[i].get<std::string>());
+        marks += i ? ", ?" : "?";
+      }
+      sql += ") values (" + marks + ")";
+    }
+    auto& stmt = prepared[sql];
+    if (!stmt) {
+      std::vector<std::unique_ptr<Statement>> out;
+      Status ps = prepare(sql, &out);
+      if (!ps.ok()) throw Error(ps.code(), ps.message());
+      stmt = std::move(out.at(0));
+    }
+    const nlohmann::json& values = r.at("values");
+    for (size_t i = 0; i < values.size(); ++i) {
+      Status bs = stmt->bind(static_cast<int>(i + 1), wire_value(values[i]));
+      if (!bs.ok()) throw Error(bs.code(), bs.message());
+    }
+    bool has = true;
+    while (has) {
+      Status st = stmt->step(&has);
+      if (st.ok()) continue;
+      if (st.code() != StatusCode::kConstraint && st.code() != StatusCode::kMismatch) 
+        throw Error(st.code(), "sync apply: writing a remote row into " + table + ": " + st.message());
+      *failure = "writing a remote row into " + table + ": " + st.to_string();
+      return n;  // Restore rolls the transaction back
+    }
+    (void)stmt->reset();
+  }
+  prepared.clear();
+  (void)module->replication("arm", token + "}");
+  restore.open = false;
+  Status cs = exec("commit");
+  if (!cs.ok()) {
+    (void)exec("rollback");
+    throw Error(cs.code(), cs.message());
+  }
+  return std::nullopt;
 }
 
 }  // namespace quereus
