@@ -21,6 +21,7 @@ constexpr char kLog = 0x22;
 constexpr char kPeers = 0x23;
 constexpr char kTables = 0x24;
 constexpr char kHolds = 0x25;
+constexpr char kBasis = 0x26;  // basis lifecycle: <schema> 00 <table> -> JSON record
 
 std::string meta_key(std::string_view name) {
   std::string k(1, kMeta);
@@ -1047,6 +1048,96 @@ uint64_t Replica::prune_holds() {
   it->check();
   if (pruned) db_->write_batch(b);
   return pruned;
+}
+
+// ---- lens backing: the basis lifecycle record ----
+
+uint32_t Replica::record_lens_deployment(const sdk::LensDeploymentSnapshot& snap) {
+  std::lock_guard db_lock(db_->mu());
+  std::lock_guard lock(writer_);
+  store::KvStore& kv = db_->kv();
+  const std::string basis = lower(snap.basis_schema.empty() ? "main" : snap.basis_schema);
+  const uint64_t now = options_.clock();
+  auto record_key = [&](const std::string& table) {
+    std::string k(1, kBasis);
+    k += basis;
+    k.push_back('\0');
+    k += table;
+    return k;
+  };
+  // The universe: the basis tables here, the tables this deployment maps, the records kept.
+  std::set<std::string> universe, mapped, in_basis;
+  {
+    const std::string lo = store::StoreDb::registry_key(basis, "");
+    auto it = kv.iterate(KvRange{lo, prefix_end(lo)}, false);
+    for (; it->valid(); it->next()) {
+      std::string name(it->key().substr(lo.size()));
+      if (!replicated(name)) continue;
+      universe.insert(name);
+      in_basis.insert(name);
+    }
+    it->check();
+  }
+  uint32_t backed = 0;
+  for (const sdk::LensTableSnapshot& t : snap.tables)
+    for (const sdk::LensRelationBacking& r : t.relations) {
+      if (lower(r.schema_name) != basis) continue;
+      mapped.insert(lower(r.table_name));
+      universe.insert(lower(r.table_name));
+      if (in_basis.count(lower(r.table_name))) ++backed;
+    }
+  {
+    const std::string lo = record_key("");
+    auto it = kv.iterate(KvRange{lo, prefix_end(lo)}, false);
+    for (; it->valid(); it->next()) universe.insert(std::string(it->key().substr(lo.size())));
+    it->check();
+  }
+  const std::string logical = lower(snap.logical_schema);
+  KvBatch b;
+  for (const std::string& table : universe) {
+    const std::string key = record_key(table);
+    std::optional<std::string> stored = kv.get(key);
+    nlohmann::json rec = stored ? nlohmann::json::parse(*stored, nullptr, false) : nlohmann::json::object();
+    if (rec.is_discarded() || !rec.is_object()) rec = nlohmann::json::object();
+    const nlohmann::json before = rec;
+    std::set<std::string> by;
+    if (rec.contains("mappedBy") && rec["mappedBy"].is_array())
+      for (const auto& m : rec["mappedBy"])
+        if (m.is_string()) by.insert(m.get<std::string>());
+    const std::string old_state = rec.value("state", std::string());
+    if (mapped.count(table)) by.insert(logical); else by.erase(logical);
+    const bool present = in_basis.count(table) > 0;
+    const std::string state = !by.empty() ? "directly-mapped" : present ? "unreferenced" : "detached";
+    rec["schema"] = basis;
+    rec["table"] = table;
+    rec["mappedBy"] = by;
+    rec["inBasis"] = present;
+    rec["state"] = state;
+    if (state == "directly-mapped" && old_state != state) {
+      rec["mappedSince"] = now;
+      rec.erase("unmappedSince");
+    } else if (old_state == "directly-mapped" && state != old_state) {
+      rec["unmappedSince"] = now;
+    }
+    if (state == "detached" && old_state != state) rec["detachedAt"] = now;
+    else if (state != "detached") rec.erase("detachedAt");
+    if (!stored || rec != before) b.put(key, rec.dump());
+  }
+  if (!b.empty()) db_->write_batch(b);
+  return backed;
+}
+
+std::string Replica::basis_records() {
+  std::lock_guard db_lock(db_->mu());
+  nlohmann::json out = nlohmann::json::array();
+  const std::string lo(1, kBasis);
+  auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
+  for (; it->valid(); it->next()) {
+    nlohmann::json rec = nlohmann::json::parse(it->value(), nullptr, false);
+    if (!rec.is_discarded()) out.push_back(std::move(rec));
+  }
+  it->check();
+  return out.dump();
 }
 
 // ---- peers, GC, status ----

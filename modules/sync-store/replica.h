@@ -163,6 +163,16 @@ class Replica : public store::CommitObserver {
   // rejected by the next resolve, with `error`).
   void abandon(uint64_t token, std::optional<size_t> reject_row = std::nullopt, std::string error = {});
 
+  // The basis lifecycle record (docs/sync-store.md "Lens backing"): after a logical
+  // schema's deployment, each basis table of this store (and each table a record still
+  // names) gets its state — directly-mapped (some logical schema maps it), unreferenced (in
+  // the basis, mapped by none), detached (gone from the basis) — with the logical schemas
+  // mapping it and the times it entered and left those states; changed records are written
+  // in one batch. Returns how many of the snapshot's relations are tables here.
+  uint32_t record_lens_deployment(const sdk::LensDeploymentSnapshot& snapshot);
+  // Every lifecycle record, as a JSON array.
+  std::string basis_records();
+
   ReplicaStatus status();
   // Applies the held changes of every table that exists now (LWW against what is here),
   // deleting every hold it considered, in one batch; the clock is not merged. Returns how

@@ -212,6 +212,10 @@ void register_sync_store(sdk::Registrar& r) {
     auto replica = find_replica(text_arg(args, 0, "sync_prune"));
     return sdk::Value::integer(static_cast<int64_t>(replica->prune_tombstones() + replica->prune_holds()));
   });
+  // sync_basis(db): the basis lifecycle records (which logical schemas map each basis table).
+  r.add_scalar("sync_basis", 1, 0, QRS_LT_JSON, [](std::span<const sdk::Value> args) {
+    return sdk::Value::json(find_replica(text_arg(args, 0, "sync_basis"))->basis_records());
+  });
   // sync_drain(db): applies the held changes of tables that exist now; returns how many.
   r.add_scalar("sync_drain", 1, 0, QRS_LT_INTEGER, [](std::span<const sdk::Value> args) {
     return sdk::Value::integer(static_cast<int64_t>(find_replica(text_arg(args, 0, "sync_drain"))->drain()));

@@ -34,6 +34,10 @@ class SyncStoreDbModule : public store::StoreDbModule {
   // SDK 1.12: the host's sync driver — "status", "changes", "resolve", "arm", "finish",
   // "abandon" (docs/sync-store.md "Engine-routed apply").
   std::string replication(std::string_view op, std::string_view args) override;
+  // SDK 1.6: records which basis tables the deployed lenses back (the lifecycle record).
+  uint32_t notify_lens_deployment(const sdk::LensDeploymentSnapshot& snapshot) override {
+    return replica_->record_lens_deployment(snapshot);
+  }
 
  private:
   std::shared_ptr<Replica> replica_;

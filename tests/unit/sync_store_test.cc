@@ -998,6 +998,45 @@ TEST_F(sync, p32_a_row_refused_here_is_held_aside_and_the_stream_goes_on) {
   EXPECT_EQ(content(strict), "1|b wrote|1\n3|later|3\n");
 }
 
+// p52: the basis lifecycle record (notify_lens_deployment): a basis table stays
+// directly-mapped until its last mapping logical schema is gone; transitions are stamped.
+TEST_F(sync, p52_a_basis_table_stays_directly_mapped_until_its_last_mapper_goes) {
+  Peer& p = open("p");
+  exec(p, "create table item (id integer primary key, name text)");
+  exec(p, "create table other (id integer primary key)");
+  auto record = [&](const std::string& table) {
+    for (const json& r : json::parse(one(p, "select sync_basis('p')")))
+      if (r["table"] == table) return r;
+    return json();
+  };
+  exec(p, "declare logical schema one { table item (id integer primary key, name text) }");
+  exec(p, "declare lens for one over main { }");
+  exec(p, "apply schema one");
+  exec(p, "declare logical schema two { table item (id integer primary key, name text) }");
+  exec(p, "declare lens for two over main { }");
+  exec(p, "apply schema two");
+  json item = record("item");
+  EXPECT_EQ(item["state"], "directly-mapped");
+  EXPECT_EQ(item["mappedBy"], json::array({"one", "two"}));
+  EXPECT_TRUE(item.contains("mappedSince"));
+  EXPECT_EQ(record("other")["state"], "unreferenced");
+  // `one` stops mapping item: still directly-mapped (two maps it).
+  exec(p, "declare logical schema one { table unrelated (id integer primary key) }");
+  exec(p, "create table unrelated (id integer primary key)");
+  exec(p, "apply schema one");
+  item = record("item");
+  EXPECT_EQ(item["state"], "directly-mapped");
+  EXPECT_EQ(item["mappedBy"], json::array({"two"}));
+  EXPECT_FALSE(item.contains("unmappedSince"));
+  // The last mapper goes: unreferenced, with the time it left.
+  exec(p, "declare logical schema two { table unrelated (id integer primary key) }");
+  exec(p, "apply schema two");
+  item = record("item");
+  EXPECT_EQ(item["state"], "unreferenced");
+  EXPECT_EQ(item["mappedBy"], json::array());
+  EXPECT_TRUE(item.contains("unmappedSince"));
+}
+
 // p10: a process killed at any moment leaves every committed row with its replication
 // metadata (both are one LevelDB batch): on reopen, the change log covers every row.
 TEST_F(sync, p10_a_crash_between_data_and_capture_loses_nothing) {
