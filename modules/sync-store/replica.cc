@@ -631,8 +631,9 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
         throw sdk::Error(QRS_UNSUPPORTED,
                          "sync-store: table " + tk.first + "." + st.schema.table_name +
                              " has a secondary index or UNIQUE constraint, which the engine keeps in companion "
-                             "tables; applying remote rows to it needs the engine-routed apply, which is not "
-                             "built yet (docs/sync-store.md, Not there yet): refused, nothing applied");
+                             "tables; the direct apply (sync_apply()) would bypass them: apply through the engine "
+                             "instead (Database::sync_apply, the shell's .sync apply; docs/sync-store.md): "
+                             "refused, nothing applied");
       if (c.pk.size() != st.codec.size())
         throw sdk::Error(QRS_FORMAT, "sync-store: a change for " + st.schema.table_name + " carries " +
                                          std::to_string(c.pk.size()) + " key values; its primary key has " +
