@@ -1,6 +1,9 @@
 // modules/sync-store/json_codec.cc — JSON change batches (nlohmann/json).
 #include "json_codec.h"
 
+#include <cmath>
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 namespace quereus::sync {
@@ -17,7 +20,13 @@ json value_to_json(const sdk::Value& v) {
   switch (v.type()) {
     case sdk::ValueType::kNull: return nullptr;
     case sdk::ValueType::kInteger: return v.as_integer();
-    case sdk::ValueType::kReal: return v.as_real();
+    case sdk::ValueType::kReal: {
+      // JSON has no NaN or infinities: tagged, so they never arrive as null.
+      const double d = v.as_real();
+      if (std::isnan(d)) return json{{"$real", "NaN"}};
+      if (std::isinf(d)) return json{{"$real", d > 0 ? "Infinity" : "-Infinity"}};
+      return d;
+    }
     case sdk::ValueType::kText: return std::string(v.as_text());
     case sdk::ValueType::kBoolean: return v.as_boolean();
     case sdk::ValueType::kBlob: return json{{"$blob", base64(v.bytes())}};
@@ -45,6 +54,13 @@ sdk::Value value_from_json(const json& j, const std::string& path) {
         return sdk::Value::blob(std::move(*raw));
       }
       if (j.size() == 1 && j.contains("$json") && j["$json"].is_string()) return sdk::Value::json(j["$json"].get<std::string>());
+      if (j.size() == 1 && j.contains("$real") && j["$real"].is_string()) {
+        const std::string r = j["$real"].get<std::string>();
+        if (r == "NaN") return sdk::Value::real(std::numeric_limits<double>::quiet_NaN());
+        if (r == "Infinity") return sdk::Value::real(std::numeric_limits<double>::infinity());
+        if (r == "-Infinity") return sdk::Value::real(-std::numeric_limits<double>::infinity());
+        bad(path + ".$real", "'" + r + "' is none of NaN, Infinity, -Infinity");
+      }
       bad(path, "an object that is neither {\"$blob\": …} nor {\"$json\": …}");
     }
     default: bad(path, "not a value");

@@ -207,6 +207,14 @@ ColumnVersion* RowVersions::column(std::string_view lower_name) {
   return nullptr;
 }
 
+bool ColumnVersion::outranks(const ColumnVersion& o, bool allow_resurrection) const {
+  // Delete wins: a version written after seeing a deletion outranks one that had not seen
+  // it, whatever their HLCs, so the winner is valid exactly when some version is — the
+  // state is the same in any order of arrival. With resurrection, validity follows the HLC.
+  if (!allow_resurrection && seen_delete != o.seen_delete) return !o.seen_delete || (seen_delete && *seen_delete > *o.seen_delete);
+  return hlc > o.hlc;
+}
+
 bool RowVersions::valid(const ColumnVersion& c, bool allow_resurrection) const {
   if (!tombstone) return true;
   if (c.seen_delete && *c.seen_delete >= *tombstone) return true;  // written after seeing it
@@ -241,6 +249,20 @@ void Replica::load_metadata() {
                                      " is not the format this build reads (" + std::string(kSyncFormat) +
                                      "); open it with the build that wrote it, or bootstrap a fresh replica from a peer");
   if (!format) {
+    // A store that already holds tables has rows with no versions: their deletes and
+    // updates could not be told apart from never-replicated rows. Refused (convert by
+    // dumping the store and replaying the script into a fresh sync-store database).
+    {
+      const std::string lo(1, 0x02);  // the store's table registry
+      auto it = kv.iterate(KvRange{lo, prefix_end(lo)}, false);
+      const bool has_tables = it->valid();
+      it->check();
+      if (has_tables)
+        throw sdk::Error(QRS_FORMAT, "sync-store at '" + db_->path() +
+                                         "': the directory is a store that already holds tables, written without "
+                                         "replication metadata; sync-store cannot replicate rows it never captured. "
+                                         "Dump it (.dump) and replay the script into a fresh sync-store database");
+    }
     // A fresh replica: its identity, clock and counters, in one batch.
     site_ = options_.site ? *options_.site : SiteId::random();
     KvBatch b;
@@ -333,6 +355,21 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
   // writes, and local capture continues after its sequence numbers and merged clock.
   const Plan* plan = pending_ && pending_->armed && !pending_->written && pending_plan_ ? &*pending_plan_ : nullptr;
   if (plan) {
+    // Only the host's own commit carries the plan: a batch that holds none of its rows is
+    // another connection's (a plan with no rows is finished alone, never attached).
+    bool ours = false;
+    for (const RowWrite& w : rows) ours = ours || plan->keys.count(std::string(w.key)) > 0;
+    if (!ours || plan->rows.empty()) plan = nullptr;
+  }
+  if (pending_ && !pending_->written && !plan) {
+    // A commit between resolve and the host's commit: the plan was resolved against a state
+    // that is gone (and its sequence numbers are taken). The host's commit will refuse it.
+    pending_->stale = true;
+  } else if (plan && pending_->stale) {
+    throw sdk::Error(QRS_BUSY, "sync-store: another connection committed while a sync apply was being written; "
+                                   "nothing of the apply landed: apply the page again");
+  }
+  if (plan) {
     plan->meta.for_each([&](std::string_view k, std::string_view v) { out.put(k, v); },
                         [&](std::string_view k) { out.del(k); });
     clock = plan->clock;
@@ -391,13 +428,18 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
       if (!m.columns.empty()) old_row = kv.get(w.key);
       if (old_row) store::decode_row(*old_row, old_cells, t.schema.table_name); else old_cells.clear();
       const auto& cols = t.schema.columns;
+      // What this writer has seen: the row's tombstone and every deletion its current
+      // versions had seen (so a local write outranks them, as it is newer causally).
+      std::optional<Hlc> seen = m.tombstone;
+      for (const ColumnVersion& c : m.columns)
+        if (c.seen_delete && (!seen || *c.seen_delete > *seen)) seen = c.seen_delete;
       for (size_t i = 0; i < cols.size() && i < cells.size(); ++i) {
         std::string name = lower(cols[i].name);
         ColumnVersion* c = m.column(name);
         if (c && i < old_cells.size() && m.valid(*c, options_.allow_resurrection) &&
             sdk::identical(cells[i], old_cells[i]))
           continue;  // unchanged (same type and bytes: a blob compares by content)
-        ColumnVersion fresh{std::move(name), next_hlc(), seq, m.tombstone};
+        ColumnVersion fresh{std::move(name), next_hlc(), seq, seen};
         if (c) *c = std::move(fresh); else m.columns.push_back(std::move(fresh));
         changed = true;
       }
@@ -413,15 +455,13 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
     bounds.emplace_back(t.id, vkey);
     ++seq;
   }
-  if (plan) {
+  if (plan)
     for (const auto& b : plan->vbounds) bounds.push_back(b);
-    staged_ = Staged{clock, seq, std::move(bounds), true};
-    if (!base) return;  // the plan's clock and seq are in its metadata already
+  if (base) {  // local facts: their clock and seq (a plan's alone are in its metadata)
+    out.put(meta_key("clock"), clock.state());
+    out.put(meta_key("seq"), u64(seq));
   }
-  if (!base) return;  // nothing replicated changed: no tick consumed
-  out.put(meta_key("clock"), clock.state());
-  out.put(meta_key("seq"), u64(seq));
-  staged_ = Staged{clock, seq, std::move(bounds), plan != nullptr};
+  if (base || plan) staged_ = Staged{clock, seq, std::move(bounds), plan != nullptr};
 }
 
 void Replica::after_commit(bool landed) {
@@ -434,6 +474,10 @@ void Replica::after_commit(bool landed) {
     if (staged_->with_plan && pending_) {
       pending_->written = true;
       ++applied_batches_;
+      if (pending_->finish_requested) {  // a deferred apply's rows landed with its metadata
+        pending_.reset();
+        pending_plan_.reset();
+      }
     }
   }
   staged_.reset();
@@ -446,7 +490,9 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
   std::lock_guard lock(writer_);
   ChangeBatch batch;
   batch.cursor = since;
-  if (since < floor_) {
+  if (since < floor_ || since >= next_seq_) {
+    // Behind the tombstone floor, or ahead of this replica (restored from a backup older
+    // than what the peer saw): a delta cannot be trusted.
     batch.snapshot_required = true;
     return batch;
   }
@@ -476,7 +522,8 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
       bool wanted = m.tombstone && m.tombstone_seq == s;
       for (const ColumnVersion& v : m.columns) wanted = wanted || v.seq == s;
       std::shared_ptr<store::TableState> st;
-      if (wanted && n->second) st = db_->live_state(id);
+      if (wanted) st = db_->live_state(id);
+      if (st && !n->second) n->second = TableName{st->schema.schema_name, st->schema.table_name};
       if (st) {
         // The address, and each column's value, from the stored row (a deleted row: the
         // address its tombstone kept).
@@ -486,18 +533,21 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
           store::decode_row(*row, cells, st->schema.table_name);
           for (const auto& k : st->schema.primary_key)
             if (k.column < cells.size()) pk.push_back(sdk::Value::from_c(cells[k.column]));
-        } else {
+        } else if (!m.address.empty()) {
           pk = decode_values(m.address);
           cells.clear();
+        } else {
+          found.clear();  // versions without a row or an address: nothing to tell
+          st.reset();
         }
-        if (m.tombstone && m.tombstone_seq == s) {
+        if (st && m.tombstone && m.tombstone_seq == s) {
           Change c;
           c.kind = Change::Kind::kDelete;
           c.hlc = *m.tombstone;
           found.push_back(std::move(c));
         }
         for (const ColumnVersion& v : m.columns) {
-          if (v.seq != s || !row) continue;
+          if (!st || v.seq != s || !row) continue;
           const auto& cols = st->schema.columns;
           size_t i = 0;
           while (i < cols.size() && lower(cols[i].name) != v.name) ++i;
@@ -584,7 +634,10 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
                                          c.hlc.site.text() + " but its change set comes from site " + set.site.text() +
                                          ": refused, nothing applied");
       HlcClock::check_drift(c.hlc, now);
-      if (c.seen_delete) HlcClock::check_drift(*c.seen_delete, now);
+      if (c.seen_delete && !(*c.seen_delete < c.hlc))
+        throw sdk::Error(QRS_FORMAT, "sync-store: a change of transaction " + set.transaction_id +
+                                         " claims to have seen a deletion at or after its own time: refused, nothing "
+                                         "applied");
       if (!max_hlc || c.hlc > *max_hlc) max_hlc = c.hlc;
       if (c.kind == Change::Kind::kColumn && c.column.empty())
         throw sdk::Error(QRS_FORMAT, "sync-store: a column change of transaction " + set.transaction_id +
@@ -639,7 +692,26 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
                                          std::to_string(c.pk.size()) + " key values; its primary key has " +
                                          std::to_string(st.codec.size()) + ": refused, nothing applied");
       std::vector<qrs_value> key;
-      for (const sdk::Value& v : c.pk) key.push_back(v.to_c());
+      for (size_t k = 0; k < c.pk.size(); ++k) {
+        // A key value of another type than its column would be coerced by the engine onto
+        // another row: refused.
+        const sdk::Value& v = c.pk[k];
+        const qrs_logical_type lt = st.schema.columns[st.schema.primary_key[k].column].logical_type;
+        const bool fits = v.is_null() || lt == QRS_LT_ANY ||
+                          (lt == QRS_LT_INTEGER && v.type() == sdk::ValueType::kInteger) ||
+                          (lt == QRS_LT_REAL && (v.type() == sdk::ValueType::kReal || v.type() == sdk::ValueType::kInteger)) ||
+                          (lt == QRS_LT_TEXT && v.type() == sdk::ValueType::kText) ||
+                          (lt == QRS_LT_BLOB && v.type() == sdk::ValueType::kBlob) ||
+                          (lt == QRS_LT_BOOLEAN && v.type() == sdk::ValueType::kBoolean) ||
+                          (lt != QRS_LT_INTEGER && lt != QRS_LT_REAL && lt != QRS_LT_TEXT && lt != QRS_LT_BLOB &&
+                           lt != QRS_LT_BOOLEAN);
+        if (!fits)
+          throw sdk::Error(QRS_FORMAT, "sync-store: a change for " + st.schema.table_name + " carries key value " +
+                                           v.debug_string() + " for column " +
+                                           st.schema.columns[st.schema.primary_key[k].column].name +
+                                           " of another type: refused, nothing applied");
+        key.push_back(v.to_c());
+      }
       std::string row_key = st.prefix;
       st.codec.encode_key(row_key, key);
       if (auto r = rejected_.find(row_key); r != rejected_.end()) {
@@ -737,8 +809,8 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
         ++result.skipped;  // a duplicate
         continue;
       }
-      if (cur && cur->hlc > c->hlc) {
-        ++result.conflicts;  // the local version is newer
+      if (cur && !fresh.outranks(*cur, options_.allow_resurrection)) {
+        ++result.conflicts;  // the local version wins
         continue;
       }
       if (cur) *cur = std::move(fresh); else m.columns.push_back(std::move(fresh));
@@ -757,12 +829,26 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
       std::vector<sdk::Value> values(schema_cols.size());
       if (current) store::decode_row(*current, cells, w.table->schema.table_name); else cells.clear();
       const std::vector<sdk::Value>& pk = w.incoming.front()->pk;
-      for (size_t k = 0; k < w.table->schema.primary_key.size() && k < pk.size(); ++k)
+      std::vector<bool> is_key(schema_cols.size(), false);
+      std::vector<size_t> member_of(schema_cols.size(), 0);
+      for (size_t k = 0; k < w.table->schema.primary_key.size() && k < pk.size(); ++k) {
         values[w.table->schema.primary_key[k].column] = pk[k];
+        is_key[w.table->schema.primary_key[k].column] = true;
+        member_of[w.table->schema.primary_key[k].column] = k;
+      }
+      auto same_identity = [&](size_t column, const sdk::Value& v) {
+        const store::KeyMember& km = w.table->codec.member(member_of[column]);
+        std::string x, y;
+        store::encode_component(x, v.to_c(), km.normalizer, km.desc);
+        store::encode_component(y, pk[member_of[column]].to_c(), km.normalizer, km.desc);
+        return x == y;
+      };
       for (size_t i = 0; i < schema_cols.size(); ++i) {
         const std::string name = lower(schema_cols[i].name);
         if (auto t = touched.find(name); t != touched.end()) {
-          values[i] = *t->second;
+          // A key column's fact may change its spelling (NOCASE 'abc' -> 'ABC'), never the
+          // row it addresses: a value of another identity is ignored.
+          if (!is_key[i] || same_identity(i, *t->second)) values[i] = *t->second;
         } else if (i < cells.size() && (!reset || m.column(name))) {
           values[i] = sdk::Value::from_c(cells[i]);
         }
@@ -871,6 +957,21 @@ std::string Replica::resolve_for_engine(const std::vector<ChangeSet>& sets) {
       o["key"] = std::move(key);
       o["values"] = std::move(values);
     } else {
+      // An existing row is updated in place by its stored key (a REPLACE would delete it
+      // first and run its children's ON DELETE actions); a new one is inserted.
+      o["existed"] = r.existed;
+      if (r.existed) {
+        std::optional<std::string> current = db_->kv().get(r.key);
+        if (!current) continue;
+        store::decode_row(*current, cells, ts.table_name);
+        nlohmann::json key = nlohmann::json::array(), key_values = nlohmann::json::array();
+        for (const auto& k : ts.primary_key) {
+          key.push_back(ts.columns[k.column].name);
+          key_values.push_back(nlohmann::json::parse(value_json(sdk::Value::from_c(cells.at(k.column)))));
+        }
+        o["key"] = std::move(key);
+        o["keyValues"] = std::move(key_values);
+      }
       store::decode_row(r.row, cells, ts.table_name);
       nlohmann::json columns = nlohmann::json::array(), values = nlohmann::json::array();
       for (size_t i = 0; i < ts.columns.size() && i < cells.size(); ++i) {
@@ -903,6 +1004,20 @@ std::string Replica::finish(uint64_t token) {
   if (!pending_ || pending_->token != token)
     throw sdk::Error::misuse("sync-store: no pending engine-routed apply with token " + std::to_string(token));
   ApplyResult result = pending_plan_->result;
+  if (pending_->stale) {
+    pending_.reset();
+    pending_plan_.reset();
+    throw sdk::Error(QRS_BUSY, "sync-store: another connection committed while a sync apply was being written; "
+                               "apply the page again");
+  }
+  if (!pending_->written && !pending_plan_->rows.empty()) {
+    // The host's rows wait in a group commit another connection's open transaction holds
+    // back: the plan stays armed and lands with them.
+    pending_->finish_requested = true;
+    nlohmann::json r = nlohmann::json::parse(result_to_json(result));
+    r["deferred"] = true;
+    return r.dump();
+  }
   if (!pending_->written) {
     // No commit batch took the plan: the host wrote no row (every one was value-identical,
     // or the plan had only metadata); its metadata lands alone.
@@ -921,9 +1036,11 @@ void Replica::abandon(uint64_t token, std::optional<size_t> reject_row, std::str
   std::lock_guard db_lock(db_->mu());
   std::lock_guard lock(writer_);
   if (pending_ && pending_->token == token) {
-    if (pending_->written)
-      throw sdk::Error::misuse("sync-store: the engine-routed apply " + std::to_string(token) +
-                               " already committed; finish it instead");
+    if (pending_->written) {  // its batch landed: nothing to drop, the plan is done
+      pending_.reset();
+      pending_plan_.reset();
+      return;
+    }
     // The host could not write row `reject_row` of the plan: the next resolve holds that
     // row's incoming changes aside (poison isolation) until an apply finishes.
     if (reject_row && *reject_row < pending_plan_->rows.size())

@@ -64,7 +64,10 @@ struct ColumnVersion {
   std::string name;   // lower-case column name
   Hlc hlc;
   uint64_t seq = 0;   // the arrival sequence that wrote it
-  std::optional<Hlc> seen_delete;  // the deletion its writer had seen
+  std::optional<Hlc> seen_delete;  // the newest deletion its writer had seen
+  // Does this version win over `o` (last-writer-wins, with delete-wins ranking versions
+  // that had seen a newer deletion first)?
+  bool outranks(const ColumnVersion& o, bool allow_resurrection) const;
 };
 
 // Everything the replica knows of one row: its newest deletion (with the row's address,
@@ -255,6 +258,8 @@ class Replica : public store::CommitObserver {
     uint64_t token = 0;
     bool armed = false;
     bool written = false;
+    bool stale = false;             // another commit landed between resolve and the host's
+    bool finish_requested = false;  // finished while its rows wait in a deferred group commit
   };
   std::optional<Pending> pending_;
   std::optional<Plan> pending_plan_;

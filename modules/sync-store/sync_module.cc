@@ -135,6 +135,14 @@ std::string status_json(Replica& replica) {
 }
 
 std::string SyncStoreDbModule::replication(std::string_view op, std::string_view args) {
+  try {
+    return replication_request(op, args);
+  } catch (const nlohmann::json::exception& e) {
+    throw sdk::Error(QRS_FORMAT, "sync-store: replication '" + std::string(op) + "': malformed arguments (" + e.what() + ")");
+  }
+}
+
+std::string SyncStoreDbModule::replication_request(std::string_view op, std::string_view args) {
   nlohmann::json a = args.empty() ? nlohmann::json::object() : nlohmann::json::parse(args.begin(), args.end(), nullptr, false);
   if (a.is_discarded() || !a.is_object())
     throw sdk::Error(QRS_FORMAT, "sync-store: replication '" + std::string(op) + "': the arguments are not a JSON object");

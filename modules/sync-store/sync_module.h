@@ -40,6 +40,7 @@ class SyncStoreDbModule : public store::StoreDbModule {
   }
 
  private:
+  std::string replication_request(std::string_view op, std::string_view args);
   std::shared_ptr<Replica> replica_;
 };
 

@@ -1154,6 +1154,96 @@ TEST_F(sync, chaos_in_process_converges_under_drops_duplicates_and_reordering) {
             << " dropped)" << (::testing::Test::HasFailure() ? ", NOT all converged" : ", every run converged") << "\n";
 }
 
+// Review findings (docs/sync-store.md): a remote update of a parent row does not run its
+// children's ON DELETE actions; generated columns are computed here; NaN and infinities
+// survive the wire; a key value of another type is refused.
+TEST_F(sync, remote_updates_keep_children_generated_columns_and_special_reals) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  for (Peer* p : {&a, &b}) {
+    exec(*p, "create table parent (id integer primary key, name text, r real null)");
+    exec(*p, "create table child (id integer primary key, pid integer references parent(id) on delete cascade)");
+    exec(*p, "create table g (id integer primary key, x integer, twice integer generated always as (x * 2) stored)");
+  }
+  exec(a, "insert into parent values (1, 'p', 1.5)");
+  exec(a, "insert into child values (10, 1)");
+  exec(a, "insert into g (id, x) values (1, 21)");
+  pull(b, a);
+  EXPECT_EQ(query(b, "select count(*) from child"), V{"1"});
+  exec(a, "update parent set name = 'renamed', r = 1e999 where id = 1");
+  exec(a, "update g set x = 5 where id = 1");
+  pull(b, a);
+  EXPECT_EQ(query(b, "select name from parent"), V{"renamed"});
+  EXPECT_EQ(query(b, "select count(*) from child"), V{"1"});  // the cascade did not run
+  EXPECT_EQ(query(b, "select r > 1e308 from parent"), V{"true"});  // infinity, not NULL
+  EXPECT_EQ(query(b, "select x, twice from g"), V{"5|10"});
+  // A key of another type than its column is refused, nothing applied.
+  json page = changes(a, 0);
+  page["changeSets"][0]["changes"][0]["pk"] = json::array({"1"});
+  std::string result;
+  Status st = b.db->sync_apply(page.dump(), &result);
+  EXPECT_EQ(st.code(), quereus::StatusCode::kFormat) << st.to_string();
+}
+
+// Delete wins, in any order of arrival: a version written after seeing the deletion wins
+// over a concurrent newer one that had not seen it (finding: order-dependence).
+TEST_F(sync, delete_wins_ranks_versions_that_saw_the_deletion_first) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(b, kT);
+  exec(a, "insert into t values (1, 'x', 1)");
+  exchange(a, b);
+  exec(b, "delete from t where id = 1");
+  exec(b, "insert into t values (1, 'after delete', 2)");  // saw the deletion
+  ::usleep(5000);
+  exec(a, "update t set a = 'newer, unaware' where id = 1");  // newer HLC, had not seen it
+  const json from_a = changes(a, 0, b.site), from_b = changes(b, 0, a.site);
+  // Two fresh replicas, the same facts in opposite orders.
+  Peer& r1 = open("r1");
+  Peer& r2 = open("r2");
+  exec(r1, kT);
+  exec(r2, kT);
+  apply(r1, from_a);
+  apply(r1, from_b);
+  apply(r2, from_b);
+  apply(r2, from_a);
+  EXPECT_EQ(content(r1), content(r2));
+  EXPECT_EQ(query(r1, "select a from t"), V{"after delete"});
+  exchange(a, b);
+  EXPECT_EQ(content(a), content(r1));
+  EXPECT_EQ(content(b), content(r1));
+}
+
+TEST_F(sync, a_store_with_tables_cannot_become_a_sync_store) {
+  const std::string dir = root_ + "/plain";
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // a plain store directory, written by the store module, then closed
+    PluginLoader loader(registry_, {QUEREUS_PLUGIN_DIR});
+    PluginSpec spec;
+    spec.path = "store";
+    if (!loader.load(spec).ok()) _exit(2);
+    auto m = registry_->find_module("store")->open_database("plain", {{"path", Value::Text(dir)}});
+    registry_->add_module("plain_store", m, "test");
+    std::unique_ptr<Database> db;
+    DatabaseOptions o;
+    o.default_module = "plain_store";
+    if (!Database::Open(registry_, o, &db).ok()) _exit(3);
+    if (!db->exec("create table t (id integer primary key); insert into t values (1)").ok()) _exit(4);
+    _exit(0);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  try {
+    (void)registry_->find_module("sync-store")->open_database("plain", {{"path", Value::Text(dir)}});
+    ADD_FAILURE() << "a store with tables opened as sync-store";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("already holds tables"), std::string::npos) << e.what();
+  }
+}
+
 // p10: a process killed at any moment leaves every committed row with its replication
 // metadata (both are one LevelDB batch): on reopen, the change log covers every row.
 TEST_F(sync, p10_a_crash_between_data_and_capture_loses_nothing) {

@@ -4,6 +4,7 @@
 // write path — `insert or replace` / `delete` by key, in one transaction with the change
 // origin set to remote — so index companions, materialized views, assertions and change
 // events follow; the module's metadata rides the same commit batch ("arm" before COMMIT).
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -35,6 +36,12 @@ Value wire_value(const nlohmann::json& j) {
     case json::value_t::string: return Value::Text(j.get<std::string>());
     case json::value_t::object:
       if (j.contains("$json") && j["$json"].is_string()) return Value::Json(j["$json"].get<std::string>());
+      if (j.contains("$real") && j["$real"].is_string()) {
+        const std::string r = j["$real"].get<std::string>();
+        if (r == "NaN") return Value::Real(std::numeric_limits<double>::quiet_NaN());
+        if (r == "Infinity") return Value::Real(std::numeric_limits<double>::infinity());
+        if (r == "-Infinity") return Value::Real(-std::numeric_limits<double>::infinity());
+      }
       if (j.contains("$blob") && j["$blob"].is_string()) {
         const std::string b64 = j["$blob"].get<std::string>();
         std::string out;
@@ -117,7 +124,16 @@ Status DatabaseImpl::sync_apply(const std::string& changes, std::string* result)
         throw;
       }
       if (!failed_row) {
-        std::string r = *module->replication("finish", tok + "}");
+        std::string r;
+        try {
+          r = *module->replication("finish", tok + "}");
+        } catch (...) {
+          try {
+            (void)module->replication("abandon", tok + "}");
+          } catch (const std::exception&) {
+          }
+          throw;
+        }
         if (result) *result = std::move(r);
         return Status::Ok();
       }
@@ -150,19 +166,57 @@ std::optional<size_t> DatabaseImpl::write_sync_rows(const nlohmann::json& rows, 
   std::map<std::string, std::unique_ptr<Statement>> prepared;  // by SQL text
   for (size_t n = 0; n < rows.size(); ++n) {
     const nlohmann::json& r = rows[n];
-    const std::string table = quoted(r.at("schema").get<std::string>()) + "." + quoted(r.at("table").get<std::string>());
+    const std::string schema_name = r.at("schema").get<std::string>(), table_name = r.at("table").get<std::string>();
+    const std::string table = quoted(schema_name) + "." + quoted(table_name);
     const bool del = r.at("op").get<std::string>() == "delete";
-    const nlohmann::json& cols = r.at(del ? "key" : "columns");
+    const bool existed = r.value("existed", false);
+    // Generated columns are the engine's to compute: never written.
+    std::shared_ptr<TableEntry> entry = catalog_.find(schema_name, table_name);
+    auto generated = [&](const std::string& column) {
+      if (!entry) return false;
+      for (const auto& c : entry->schema.columns)
+        if (iequals(c.name, column)) return c.generated();
+      return false;
+    };
     std::string sql;
+    std::vector<Value> binds;
     if (del) {
+      const nlohmann::json& key = r.at("key");
       sql = "delete from " + table + " where ";
-      for (size_t i = 0; i < cols.size(); ++i) sql += (i ? " and " : "") + quoted(cols[i].get<std::string>()) + " = ?";
+      for (size_t i = 0; i < key.size(); ++i) {
+        sql += (i ? " and " : "") + quoted(key[i].get<std::string>()) + " = ?";
+        binds.push_back(wire_value(r.at("values")[i]));
+      }
+    } else if (existed) {
+      // In place, by the stored key: its key columns keep their stored spelling.
+      const nlohmann::json& key = r.at("key");
+      const nlohmann::json& cols = r.at("columns");
+      std::string set;
+      for (size_t i = 0; i < cols.size(); ++i) {
+        const std::string c = cols[i].get<std::string>();
+        bool unchanged_key = false;  // a key column is set only to change its spelling
+        for (size_t k = 0; k < key.size(); ++k)
+          if (key[k].get<std::string>() == c) unchanged_key = r.at("keyValues")[k] == r.at("values")[i];
+        if (unchanged_key || generated(c)) continue;
+        set += (set.empty() ? "" : ", ") + quoted(c) + " = ?";
+        binds.push_back(wire_value(r.at("values")[i]));
+      }
+      if (set.empty()) continue;  // a row of key columns only: nothing to change
+      sql = "update " + table + " set " + set + " where ";
+      for (size_t i = 0; i < key.size(); ++i) {
+        sql += (i ? " and " : "") + quoted(key[i].get<std::string>()) + " = ?";
+        binds.push_back(wire_value(r.at("keyValues")[i]));
+      }
     } else {
-      sql = "insert or replace into " + table + " (";
+      const nlohmann::json& cols = r.at("columns");
+      sql = "insert into " + table + " (";
       std::string marks;
       for (size_t i = 0; i < cols.size(); ++i) {
-        sql += (i ? ", " : "") + quoted(cols[i].get<std::string>());
-        marks += i ? ", ?" : "?";
+        const std::string c = cols[i].get<std::string>();
+        if (generated(c)) continue;
+        sql += (marks.empty() ? "" : ", ") + quoted(c);
+        marks += marks.empty() ? "?" : ", ?";
+        binds.push_back(wire_value(r.at("values")[i]));
       }
       sql += ") values (" + marks + ")";
     }
@@ -173,9 +227,8 @@ std::optional<size_t> DatabaseImpl::write_sync_rows(const nlohmann::json& rows, 
       if (!ps.ok()) throw Error(ps.code(), ps.message());
       stmt = std::move(out.at(0));
     }
-    const nlohmann::json& values = r.at("values");
-    for (size_t i = 0; i < values.size(); ++i) {
-      Status bs = stmt->bind(static_cast<int>(i + 1), wire_value(values[i]));
+    for (size_t i = 0; i < binds.size(); ++i) {
+      Status bs = stmt->bind(static_cast<int>(i + 1), binds[i]);
       if (!bs.ok()) throw Error(bs.code(), bs.message());
     }
     bool has = true;
