@@ -233,6 +233,12 @@ void alter_stored_table(StoreDb& db, TableState& st, const sdk::SchemaChange& ch
   for (Txn* t : txns)
     if (!t->pending.empty() || !t->undo.empty()) db.touch_txn(t);
   for (Moved& m : rows) b.put(m.now.key, m.now.row);
+  if (rekey && db.observer()) {
+    std::vector<std::pair<std::string, std::string>> moves;
+    for (const Moved& m : rows)
+      if (m.old_key != m.now.key) moves.emplace_back(m.old_key, m.now.key);
+    if (!moves.empty()) db.observer()->rekeyed(st, moves, b);
+  }
   db.kv().write(b, true);
   st.bound = TableState::Bound::kUnknown;  // the keys moved
   st.schema = ns;

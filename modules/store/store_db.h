@@ -122,6 +122,12 @@ class CommitObserver {
   enum class TableEvent { kCreated, kDropped, kRenamed };
   virtual void table_event(TableEvent /*kind*/, uint64_t /*id*/, std::string_view /*schema*/,
                            std::string_view /*name*/, KvBatch& /*out*/) {}
+  // An ALTER moves `table`'s committed rows to new keys (ALTER PRIMARY KEY, or a key
+  // column's collation, type or nullability): `moves` are (old full key, new full key) of the
+  // rows whose key changed; what the observer puts in `out` lands with the moved rows (in the
+  // schema-change scope's batch). Throw to refuse the ALTER before anything is written.
+  virtual void rekeyed(const TableState& /*table*/, const std::vector<std::pair<std::string, std::string>>& /*moves*/,
+                       KvBatch& /*out*/) {}
 };
 
 struct StoreOptions {

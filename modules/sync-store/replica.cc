@@ -293,6 +293,30 @@ void Replica::load_metadata() {
   floor_ = floor && floor->size() == 8 ? get_u64(*floor) : 0;
 }
 
+void Replica::rekeyed(const store::TableState& table, const std::vector<std::pair<std::string, std::string>>& moves,
+                      KvBatch& out) {
+  std::lock_guard lock(writer_);
+  if (!replicated(table.schema.table_name)) return;
+  // Read every moved record first; then delete all old keys before writing any new one (a
+  // new key may be another row's old key).
+  std::vector<std::pair<std::string, std::string>> records;  // new versions key, record
+  for (const auto& [old_key, new_key] : moves) {
+    const std::string old_v = versions_key(old_key);
+    std::optional<std::string> rec = db_->kv().get(old_v);
+    if (!rec) continue;
+    out.del(old_v);
+    records.emplace_back(new_key, std::move(*rec));
+  }
+  for (const auto& [new_key, rec] : records) {
+    out.put(versions_key(new_key), rec);
+    RowVersions m = RowVersions::decode(rec);
+    const std::string_view ref = std::string_view(new_key).substr(1);
+    for (const ColumnVersion& c : m.columns) out.put(log_key(c.seq), ref);
+    if (m.tombstone) out.put(log_key(m.tombstone_seq), ref);
+  }
+  versions_bound_.erase(table.id);  // found again by a seek when next asked
+}
+
 bool Replica::replicated(std::string_view table_name) {
   // Index companions (`<table>$idx$<index>`) are derived on every peer by its engine.
   return table_name.find("$idx$") == std::string_view::npos;

@@ -193,6 +193,11 @@ class Replica : public store::CommitObserver {
   void table_event(TableEvent kind, uint64_t id, std::string_view schema, std::string_view name,
                    store::KvBatch& out) override;
 
+  // A re-keying ALTER: the row versions move with their rows (and their change-log
+  // entries follow), in the ALTER's own batch.
+  void rekeyed(const store::TableState& table, const std::vector<std::pair<std::string, std::string>>& moves,
+               store::KvBatch& out) override;
+
   static bool replicated(std::string_view table_name);
 
  private:

@@ -1244,6 +1244,27 @@ TEST_F(sync, a_store_with_tables_cannot_become_a_sync_store) {
   }
 }
 
+// A re-keying ALTER moves the row versions with the rows: afterwards local updates and
+// deletes at the new keys replicate (the versions are not stranded at the old keys).
+TEST_F(sync, an_alter_that_rekeys_a_table_moves_its_versions) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, "create table k (id integer primary key, code text collate binary, n integer)");
+  exec(b, "create table k (id integer primary key, code text collate binary, n integer)");
+  exec(a, "insert into k values (1, 'x', 10), (2, 'y', 20), (3, 'z', 30)");
+  pull(b, a);
+  exec(a, "alter table k alter primary key (code)");
+  exec(b, "alter table k alter primary key (code)");  // (schema replication is not built yet)
+  exec(a, "update k set n = 11 where code = 'x'");
+  exec(a, "delete from k where code = 'y'");
+  pull(b, a);
+  EXPECT_EQ(query(b, "select id, code, n from k order by id"), (V{"1|x|11", "3|z|30"}));
+  Peer& c = open("c");
+  exec(c, "create table k (id integer, code text collate binary primary key, n integer)");
+  pull(c, a);  // a fresh peer from zero: every row, at its new key
+  EXPECT_EQ(query(c, "select id, code, n from k order by id"), (V{"1|x|11", "3|z|30"}));
+}
+
 // p10: a process killed at any moment leaves every committed row with its replication
 // metadata (both are one LevelDB batch): on reopen, the change log covers every row.
 TEST_F(sync, p10_a_crash_between_data_and_capture_loses_nothing) {
