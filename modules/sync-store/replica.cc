@@ -124,6 +124,12 @@ std::string encode_values(const std::vector<sdk::Value>& values) {
   return store::encode_row(cells);
 }
 
+// A row's change-log entries that its versions no longer refer to go, in the same batch.
+void drop_unreferenced_log(const std::set<uint64_t>& before, const std::set<uint64_t>& after, KvBatch& out) {
+  for (uint64_t s : before)
+    if (!after.count(s)) out.del(log_key(s));
+}
+
 }  // namespace
 
 // ---- RowVersions ----
@@ -199,6 +205,13 @@ RowVersions RowVersions::decode(std::string_view bytes) {
   }
   if (!r.in.empty()) corrupt("trailing bytes in a row-version record");
   return m;
+}
+
+std::set<uint64_t> RowVersions::seqs() const {
+  std::set<uint64_t> out;
+  for (const ColumnVersion& c : columns) out.insert(c.seq);
+  if (tombstone) out.insert(tombstone_seq);
+  return out;
 }
 
 ColumnVersion* RowVersions::column(std::string_view lower_name) {
@@ -423,10 +436,7 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
       h.op_seq = op++;
       return h;
     };
-    // The seqs the record holds now: their log entries go when nothing refers to them.
-    std::vector<uint64_t> before;
-    for (const ColumnVersion& c : m.columns) before.push_back(c.seq);
-    if (m.tombstone) before.push_back(m.tombstone_seq);
+    const std::set<uint64_t> before = m.seqs();  // their log entries go when nothing refers to them
     bool changed = false;
     if (w.row.data() == nullptr) {
       // A deletion. A key with no live version was never a row here (written and deleted
@@ -469,11 +479,7 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
       }
     }
     if (!changed) continue;
-    for (uint64_t s : before) {
-      bool kept = m.tombstone && m.tombstone_seq == s;
-      for (const ColumnVersion& c : m.columns) kept = kept || c.seq == s;
-      if (!kept) out.del(log_key(s));
-    }
+    drop_unreferenced_log(before, m.seqs(), out);
     out.put(vkey, m.encode());
     out.put(log_key(seq), std::string_view(w.key).substr(1));
     bounds.emplace_back(t.id, vkey);
@@ -790,9 +796,7 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
     const std::string vkey = versions_key(row_key);
     std::optional<std::string> stored = kv.get(vkey);
     RowVersions m = stored ? RowVersions::decode(*stored) : RowVersions{};
-    std::vector<uint64_t> before;
-    for (const ColumnVersion& c : m.columns) before.push_back(c.seq);
-    if (m.tombstone) before.push_back(m.tombstone_seq);
+    const std::set<uint64_t> before = m.seqs();
     bool changed = false;
     std::map<std::string, const sdk::Value*> touched;  // columns this batch won, and their values
     // Deletions first: the newest one is the row's tombstone.
@@ -886,11 +890,8 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
       plan.rows.push_back({w.table, row_key, true, {}, true});
     }
     plan.keys.insert(row_key);
-    std::set<uint64_t> after;
-    for (const ColumnVersion& c : m.columns) after.insert(c.seq);
-    if (m.tombstone) after.insert(m.tombstone_seq);
-    for (uint64_t s : before)
-      if (!after.count(s)) b.del(log_key(s));
+    const std::set<uint64_t> after = m.seqs();
+    drop_unreferenced_log(before, after, b);
     b.put(vkey, m.encode());
     vbounds.emplace_back(w.table->id, vkey);
     if (after.count(seq)) b.put(log_key(seq), std::string_view(row_key).substr(1));

@@ -84,6 +84,8 @@ struct RowVersions {
   std::string encode() const;
   static RowVersions decode(std::string_view bytes);  // throws QRS_CORRUPT
   ColumnVersion* column(std::string_view lower_name);
+  // The arrival sequences this record refers to (its columns' and its tombstone's).
+  std::set<uint64_t> seqs() const;
   // Is a column version still part of the row under `tombstone`?
   bool valid(const ColumnVersion& c, bool allow_resurrection) const;
 };

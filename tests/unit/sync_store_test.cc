@@ -59,6 +59,8 @@ SiteId site_of(uint8_t b) {
   return s;
 }
 
+constexpr const char* kT = "create table t (id integer primary key, a text null, b integer null)";
+
 // ---- peers ----
 
 class sync : public ::testing::Test {
@@ -200,6 +202,21 @@ class sync : public ::testing::Test {
     }
     return pages;
   }
+  // Rows 1 and 2 on both; b updates row 1 before a deletes rows 1 and 2, and row 2 after
+  // (b had not seen the deletions); then both exchange.
+  void concurrent_deletes(Peer& a, Peer& b) {
+    exec(a, kT);
+    exec(b, kT);
+    exec(a, "insert into t values (1, 'x', 1), (2, 'y', 2)");
+    exchange(a, b);
+    exec(b, "update t set a = 'older' where id = 1");
+    ::usleep(5000);
+    exec(a, "delete from t where id = 1");
+    exec(a, "delete from t where id = 2");
+    ::usleep(5000);
+    exec(b, "update t set a = 'newer' where id = 2");
+    exchange(a, b);
+  }
   std::string content(Peer& p, const std::string& table = "t") {
     std::string out;
     for (const std::string& r : query(p, "select * from " + table + " order by 1")) out += r + "\n";
@@ -282,7 +299,6 @@ TEST_F(sync, p03_receive_moves_past_the_remote_and_ignores_op_seq) {
   EXPECT_EQ(e.wall(), 100u);
 }
 
-constexpr const char* kT = "create table t (id integer primary key, a text null, b integer null)";
 
 TEST_F(sync, p04_a_far_future_fact_in_a_sane_envelope_is_refused_with_nothing_written) {
   Peer& a = open("a");
@@ -568,17 +584,7 @@ TEST_F(sync, p18_a_self_origin_change_relayed_back_is_skipped) {
 TEST_F(sync, p19_a_delete_blocks_concurrent_updates_older_and_newer) {
   Peer& a = open("a");
   Peer& b = open("b");
-  exec(a, kT);
-  exec(b, kT);
-  exec(a, "insert into t values (1, 'x', 1), (2, 'y', 2)");
-  exchange(a, b);
-  exec(b, "update t set a = 'older' where id = 1");
-  ::usleep(5000);
-  exec(a, "delete from t where id = 1");
-  exec(a, "delete from t where id = 2");
-  ::usleep(5000);
-  exec(b, "update t set a = 'newer' where id = 2");
-  exchange(a, b);
+  concurrent_deletes(a, b);
   EXPECT_EQ(content(a), "");
   EXPECT_EQ(content(b), "");
   // A write made after seeing the deletion re-creates the row everywhere.
@@ -592,17 +598,7 @@ TEST_F(sync, p20_allow_resurrection_revives_with_newer_writes_only) {
   std::vector<std::pair<std::string, Value>> res{{"allow_resurrection", Value::Text("true")}};
   Peer& a = open("a", res);
   Peer& b = open("b", res);
-  exec(a, kT);
-  exec(b, kT);
-  exec(a, "insert into t values (1, 'x', 1), (2, 'y', 2)");
-  exchange(a, b);
-  exec(b, "update t set a = 'older' where id = 1");
-  ::usleep(5000);
-  exec(a, "delete from t where id = 1");
-  exec(a, "delete from t where id = 2");
-  ::usleep(5000);
-  exec(b, "update t set a = 'newer' where id = 2");
-  exchange(a, b);
+  concurrent_deletes(a, b);
   EXPECT_EQ(content(a), "2|newer|NULL\n");  // revived from its key and the newer facts
   EXPECT_EQ(content(b), content(a));
 }
