@@ -19,6 +19,9 @@
 #include "config/host_setup.h"
 #include "config/logging.h"
 #include "plugin/plugin_loader.h"
+#include "sync/client.h"
+#include "sync/hub.h"
+#include "sync/server.h"
 
 #ifndef QUEREUS_VERSION
 #define QUEREUS_VERSION "dev"
@@ -45,6 +48,9 @@ Output formats (--format, .mode):
   line      one 'column = value' line per column, rows separated by a blank line
 
 Commands:
+  quereus serve --config FILE
+            run the sync hub the file's `server:` section describes (WebSocket and HTTP;
+            docs/sync-network.md); prints the address it listens on; SIGINT/SIGTERM stop it
   quereus check [--config FILE]
             verify the database: every row reads, every index agrees with its table,
             UNIQUE holds, row counts match the statistics; prints the problems (or 'ok');
@@ -88,6 +94,29 @@ int run_check(quereus::Database& db) {
   return problems ? 1 : 0;
 }
 
+// quereus serve: the sync hub of the deployment's `server:` section.
+int run_serve(const quereus::HostOptions& options, const std::string& config_path,
+              std::shared_ptr<quereus::Registry> registry) {
+  using namespace quereus;
+  if (!options.server)
+    return fail(2, (config_path.empty() ? std::string("the built-in configuration") : config_path) +
+                       ": `quereus serve` needs a `server:` section (docs/sync-network.md)");
+  if (!registry->find_module("sync-store"))
+    return fail(2, config_path + ": `quereus serve` keeps its databases in sync-store: list it under `plugins:`");
+  try {
+    syncnet::Hub hub(*options.server, registry);
+    syncnet::Server server(hub);
+    const std::string& listen = options.server->listen;
+    std::cout << "quereus sync hub listening on " << listen.substr(0, listen.rfind(':')) << ":" << server.port()
+              << options.server->base_path << "/ws (" << (options.server->tls_cert_file.empty() ? "ws" : "wss")
+              << ", protocol 1)" << std::endl;
+    server.run(true);
+  } catch (const std::exception& e) {
+    return fail(2, e.what());
+  }
+  return 0;
+}
+
 std::string history_path() {
   if (const char* p = std::getenv("QUEREUS_HISTORY")) return p;
   if (const char* home = std::getenv("HOME")) return std::string(home) + "/.quereus_history";
@@ -123,6 +152,8 @@ int main(int argc, char** argv) {
   app.add_option("script", script, "a file of SQL and dot-commands to run");
   CLI::App* check = app.add_subcommand("check", "verify the database (see below)");
   check->fallthrough();
+  CLI::App* serve = app.add_subcommand("serve", "run the sync hub of the config's `server:` section (see below)");
+  serve->fallthrough();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -144,6 +175,7 @@ int main(int argc, char** argv) {
   std::shared_ptr<Registry> registry;
   std::unique_ptr<PluginLoader> loader;
   if (Status s = load_host_plugins(options, &registry, &loader); !s.ok()) return fail(2, s.to_string());
+  if (*serve) return run_serve(options, config_path, registry);
   std::unique_ptr<Database> db;
   if (*check) {
     // Checking must not create: a mistyped or missing store path is an error, not an
@@ -171,6 +203,35 @@ int main(int argc, char** argv) {
   shell_options.output.headers = headers == "on" && !no_header;
   shell_options.output.null_text = null_text;
   shell_options.bail = bail == "on";
+  // A `sync:` section: a background client syncs the database with its hub while the
+  // shell runs; the shell and the client take turns on the database.
+  std::recursive_mutex db_mutex;
+  std::unique_ptr<syncnet::SyncClient> sync_client;
+  if (const auto& sync = options.databases["main"].sync) {
+    Database* raw = db.get();
+    sync_client = std::make_unique<syncnet::SyncClient>(*sync, "main", [raw, &db_mutex](const auto& fn) {
+      std::lock_guard lock(db_mutex);
+      fn(*raw);
+    });
+    syncnet::SyncClient* client = sync_client.get();
+    db->on_commit([client](const ChangeBatch& batch) {
+      for (const auto& e : batch.data)
+        if (!e.remote) return client->local_commit();
+    });
+    context.db_mutex = &db_mutex;
+    context.sync_client_state = [client] { return client->state_json(); };
+    sync_client->start();
+  }
+  // Before a non-interactive run ends, its writes reach the hub (a few seconds at most).
+  struct FlushOnExit {
+    syncnet::SyncClient* client;
+    ~FlushOnExit() {
+      if (!client || client->state().state == "failed") return;
+      if (!client->wait_caught_up(std::chrono::seconds(10)))
+        std::cerr << "Warning: sync: not caught up with the hub after 10 s (" << client->state().state
+                  << "); what was not pushed goes at the next connection\n";
+    }
+  } flush_on_exit{nullptr};
   Shell shell(*db, context, shell_options, std::cout, std::cerr);
 
   g_interruptible = db.get();
@@ -189,6 +250,7 @@ int main(int argc, char** argv) {
     shell.interactive(editor);
     return 0;
   }
+  flush_on_exit.client = sync_client.get();
   Status last;
   for (const std::string& text : commands) {
     Status s = shell.run_text(text);

@@ -55,6 +55,7 @@ constexpr const char* kHelp[][2] = {
     {".schema [PATTERN]", "the CREATE statements of the objects whose name is LIKE PATTERN"},
     {".show", "the current settings"},
     {".stats [on|off]", "the session's counters; on: rows and time after each statement"},
+    {".sync client", "the background sync client: connection, hub cursors, pages pulled and pushed"},
     {".sync status", "the replica's site, clock, change log and unknown-table counters (sync-store)"},
     {".sync changes SINCE [FILE]", "a page of this replica's changes after cursor SINCE, as JSON (to FILE)"},
     {".sync apply FILE", "apply a page of a peer's changes (JSON) through the engine (docs/sync-store.md)"},
@@ -217,9 +218,12 @@ void Shell::interactive(LineEditor& editor) {
 
 Status Shell::feed(Input& in, const std::string& line) {
   ++in.line;
+  std::unique_lock<std::recursive_mutex> lock;
+  if (context_.db_mutex) lock = std::unique_lock<std::recursive_mutex>(*context_.db_mutex, std::defer_lock);
   if (in.buffer.empty()) {
     const std::string_view t = trim(line);
     if (t.empty()) return Status::Ok();
+    if (lock.mutex()) lock.lock();
     if (t[0] == '.') return dot_command(in, t, in.line);
     in.buffer_line = in.line;
   }
@@ -236,6 +240,7 @@ Status Shell::feed(Input& in, const std::string& line) {
   }
   std::string sql = std::move(in.buffer);
   in.buffer.clear();
+  if (lock.mutex() && !lock.owns_lock()) lock.lock();
   return run_sql(in, sql, in.buffer_line);
 }
 
@@ -499,6 +504,12 @@ Status Shell::cmd_import(const Input& in, const std::vector<std::string>& args) 
 Status Shell::cmd_sync(const std::vector<std::string>& args) {
   const std::string& op = args[1];
   std::string reply;
+  if (op == "client" && args.size() == 2) {
+    if (!context_.sync_client_state)
+      return Status(StatusCode::kMisuse, ".sync client: this database has no `sync:` section (no background sync)");
+    out() << context_.sync_client_state() << "\n";
+    return Status::Ok();
+  }
   if (op == "status" && args.size() == 2) {
     Status st = db_.sync_request("status", "{}", &reply);
     if (!st.ok()) return st;
@@ -530,7 +541,7 @@ Status Shell::cmd_sync(const std::vector<std::string>& args) {
     out() << reply << "\n";
     return Status::Ok();
   }
-  return Status(StatusCode::kMisuse, "usage: .sync status | .sync changes SINCE [FILE] | .sync apply FILE");
+  return Status(StatusCode::kMisuse, "usage: .sync status | .sync client | .sync changes SINCE [FILE] | .sync apply FILE");
 }
 
 Status Shell::cmd_backup(const std::string& dir) {

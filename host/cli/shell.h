@@ -12,7 +12,9 @@
 #include <cstdint>
 #include <fstream>
 #include <istream>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -36,6 +38,11 @@ struct ShellContext {
   // The registry the database was opened over (.backup opens a second database on it).
   // May be null: .backup is then refused.
   std::shared_ptr<Registry> registry;
+  // When the database is shared with another thread (a background sync client): held
+  // while each statement or dot-command runs. May be null.
+  std::recursive_mutex* db_mutex = nullptr;
+  // The background sync client's state as JSON (`.sync client`). May be empty.
+  std::function<std::string()> sync_client_state;
 };
 
 struct ShellOptions {

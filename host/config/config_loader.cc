@@ -112,7 +112,7 @@ class Parser {
     if (root.IsNull()) return;
     check_expansion(root);
     if (!root.IsMap()) fail(root.Mark(), "the top level must be a mapping");
-    for_each(root, "top level", {"plugin_dir", "plugins", "databases", "logging"},
+    for_each(root, "top level", {"plugin_dir", "plugins", "databases", "logging", "server"},
              [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
                if (key == "plugin_dir")
                  out->plugin_dir = string(k, v);
@@ -120,6 +120,8 @@ class Parser {
                  plugins(k, v, &out->plugins);
                else if (key == "databases")
                  databases(k, v, &out->databases);
+               else if (key == "server")
+                 server(k, v, out);
                else
                  logging(k, v, &out->logging);
              });
@@ -334,8 +336,12 @@ class Parser {
       DatabaseConfig db;
       const std::string context = "databases." + name;
       if (dv.IsMap()) {
-        for_each(dv, context, {"default_module", "module_options", "limits", "statement_timeout_ms", "file_access"},
+        for_each(dv, context, {"default_module", "module_options", "limits", "statement_timeout_ms", "file_access", "sync"},
                  [&](const std::string& key, const YAML::Node& ok, const YAML::Node& ov) {
+                   if (key == "sync") {
+                     db.sync = sync_client(ok, ov, context + ".sync", name);
+                     return;
+                   }
                    if (key == "default_module") {
                      db.default_module = string(ok, ov);
                      if (db.default_module.empty()) fail(ok.Mark(), "key 'default_module' must not be empty");
@@ -367,6 +373,115 @@ class Parser {
       }
       (*out)[name] = std::move(db);
     });
+  }
+
+  SyncClientConfig sync_client(const YAML::Node& k, const YAML::Node& v, const std::string& context,
+                               const std::string& db_name) {
+    if (!v.IsMap()) fail(k.Mark(), "key '" + k.Scalar() + "' must be a mapping (at least `url:`)");
+    SyncClientConfig c;
+    c.database_id = db_name;
+    c.origin = where(k.Mark());
+    bool has_url = false;
+    for_each(v, context,
+             {"url", "database_id", "token", "batch_size", "push_debounce_ms", "poll_ms", "reconnect_max_ms",
+              "read_only", "ca_file"},
+             [&](const std::string& key, const YAML::Node& sk, const YAML::Node& sv) {
+               if (key == "url") {
+                 c.url = string(sk, sv);
+                 has_url = true;
+                 if (c.url.rfind("ws://", 0) != 0 && c.url.rfind("wss://", 0) != 0)
+                   fail(sk.Mark(), "key 'url' must start with ws:// or wss:// (got '" + c.url + "')");
+               } else if (key == "database_id") {
+                 c.database_id = string(sk, sv);
+                 if (!valid_hub_database_id(c.database_id))
+                   fail(sk.Mark(), "key 'database_id' must be 1 to 128 characters of A-Z a-z 0-9 _ : . - (got '" +
+                                       c.database_id + "')");
+               } else if (key == "token") {
+                 c.token = string(sk, sv);
+               } else if (key == "batch_size") {
+                 c.batch_size = integer(sk, sv, 1);
+               } else if (key == "push_debounce_ms") {
+                 c.push_debounce_ms = integer(sk, sv, 0);
+               } else if (key == "poll_ms") {
+                 c.poll_ms = integer(sk, sv, 0);
+               } else if (key == "reconnect_max_ms") {
+                 c.reconnect_max_ms = integer(sk, sv, 1000);
+               } else if (key == "read_only") {
+                 c.read_only = boolean(sk, sv);
+               } else if (key == "ca_file") {
+                 c.ca_file = string(sk, sv);
+               }
+             });
+    if (!has_url) fail(k.Mark(), "key '" + k.Scalar() + "' needs `url:` (ws://HOST:PORT/sync)");
+    if (!valid_hub_database_id(c.database_id))
+      fail(k.Mark(), "the database name '" + c.database_id +
+                         "' is not a hub database id (A-Z a-z 0-9 _ : . -); give `database_id:`");
+    return c;
+  }
+
+  void server(const YAML::Node& k, const YAML::Node& v, HostOptions* out) {
+    if (!v.IsMap()) fail(k.Mark(), "key 'server' must be a mapping (at least `data_dir:`)");
+    ServerConfig c;
+    c.origin = where(k.Mark());
+    bool has_dir = false;
+    for_each(v, "server",
+             {"listen", "base_path", "data_dir", "tokens", "allow_anonymous", "tls_cert_file", "tls_key_file",
+              "max_message_bytes", "batch_size", "max_open_databases", "max_queued_messages", "module_options"},
+             [&](const std::string& key, const YAML::Node& sk, const YAML::Node& sv) {
+               if (key == "listen") {
+                 c.listen = string(sk, sv);
+                 const size_t colon = c.listen.rfind(':');
+                 if (colon == std::string::npos || colon + 1 == c.listen.size() ||
+                     !std::all_of(c.listen.begin() + static_cast<long>(colon) + 1, c.listen.end(),
+                                  [](char ch) { return ch >= '0' && ch <= '9'; }) ||
+                     std::stol(c.listen.substr(colon + 1)) > 65535)
+                   fail(sk.Mark(), "key 'listen' must be HOST:PORT with a port from 0 to 65535 (got '" + c.listen + "')");
+               } else if (key == "base_path") {
+                 c.base_path = string(sk, sv);
+                 if (c.base_path.empty() || c.base_path[0] != '/' || c.base_path.find_first_of("?# ") != std::string::npos)
+                   fail(sk.Mark(), "key 'base_path' must be a path starting with '/' (got '" + c.base_path + "')");
+                 while (c.base_path.size() > 1 && c.base_path.back() == '/') c.base_path.pop_back();
+               } else if (key == "data_dir") {
+                 c.data_dir = string(sk, sv);
+                 has_dir = !c.data_dir.empty();
+               } else if (key == "tokens") {
+                 if (!sv.IsSequence()) fail(sk.Mark(), "key 'tokens' must be a list of strings");
+                 for (const YAML::Node& t : sv) {
+                   std::string tok = string(sk, t);
+                   if (tok.size() < 8) fail(t.Mark(), "a token in 'tokens' must be at least 8 characters");
+                   c.tokens.push_back(std::move(tok));
+                 }
+               } else if (key == "allow_anonymous") {
+                 c.allow_anonymous = boolean(sk, sv);
+               } else if (key == "tls_cert_file") {
+                 c.tls_cert_file = string(sk, sv);
+               } else if (key == "tls_key_file") {
+                 c.tls_key_file = string(sk, sv);
+               } else if (key == "max_message_bytes") {
+                 c.max_message_bytes = integer(sk, sv, 1024);
+               } else if (key == "batch_size") {
+                 c.batch_size = integer(sk, sv, 1);
+               } else if (key == "max_open_databases") {
+                 c.max_open_databases = integer(sk, sv, 1);
+               } else if (key == "max_queued_messages") {
+                 c.max_queued_messages = integer(sk, sv, 1);
+               } else if (key == "module_options") {
+                 c.module_options = settings(sk, sv, "server.module_options");
+               }
+             });
+    if (!has_dir) fail(k.Mark(), "key 'server' needs `data_dir:` (where the hub keeps its databases)");
+    if (c.tokens.empty() && !c.allow_anonymous)
+      fail(k.Mark(), "key 'server' needs `tokens:` (bearer tokens peers present), or `allow_anonymous: true` "
+                     "for development");
+    if (c.tls_cert_file.empty() != c.tls_key_file.empty())
+      fail(k.Mark(), "key 'server': TLS needs both `tls_cert_file:` and `tls_key_file:`");
+    out->server = std::move(c);
+  }
+
+  bool boolean(const YAML::Node& k, const YAML::Node& v) const {
+    Value x = value(k, v);
+    if (x.type() != ValueType::kBoolean) fail(k.Mark(), "key '" + k.Scalar() + "' must be true or false");
+    return x.as_bool();
   }
 
   void logging(const YAML::Node& k, const YAML::Node& v, LoggingOptions* out) {
@@ -452,6 +567,13 @@ class Parser {
 };
 
 }  // namespace
+
+bool valid_hub_database_id(std::string_view id) {
+  if (id.empty() || id.size() > 128 || id == "." || id == "..") return false;
+  return std::all_of(id.begin(), id.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '.' || c == '-';
+  });
+}
 
 const char* log_level_name(LogLevel level) { return kLevelNames[static_cast<int>(level)]; }
 const char* log_sink_type_name(LogSinkType type) { return kSinkNames[static_cast<int>(type)]; }

@@ -28,6 +28,10 @@ Status load_config(const std::string& path, HostOptions* out);
 Status parse_config(std::string_view yaml_text, const std::string& display_name, HostOptions* out);
 
 // Names used in YAML for the enums (e.g. "warn", "file").
+// A hub database id (SyncClientConfig::database_id, the hub's directory names): 1 to 128
+// characters of A-Z a-z 0-9 _ : . -, not "." or "..".
+bool valid_hub_database_id(std::string_view id);
+
 const char* log_level_name(LogLevel level);
 const char* log_sink_type_name(LogSinkType type);
 

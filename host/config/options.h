@@ -35,6 +35,33 @@ struct PluginEntry {
   std::string origin;
 };
 
+// `databases.NAME.sync:` — the database syncs with a hub (`quereus serve`) in the
+// background while the host runs (docs/sync-network.md). Its module must replicate
+// (sync-store).
+struct SyncClientConfig {
+  // Required: ws://HOST:PORT/BASE or wss://HOST:PORT/BASE (the hub's base path, default /sync).
+  std::string url;
+  // Default: the database's name. Which of the hub's databases this one syncs with.
+  std::string database_id;
+  // Default: empty (no token). The bearer token sent in the handshake; write it as
+  // ${SOME_ENV_VAR} rather than in the file.
+  std::string token;
+  // Default: 1000. Facts per page, both ways.
+  int64_t batch_size = 1000;
+  // Default: 50. Local commits within this many milliseconds are pushed together.
+  int64_t push_debounce_ms = 50;
+  // Default: 10000. Pulls at least this often even without a notification (0: only on one).
+  int64_t poll_ms = 10000;
+  // Default: 60000. Reconnection backs off 1 s, 2 s, 4 s, … up to this.
+  int64_t reconnect_max_ms = 60000;
+  // Default: false. Pull only: local writes are not pushed.
+  bool read_only = false;
+  // wss: Default: the system's roots. A PEM file of the certificates to trust.
+  std::string ca_file;
+  // Not a YAML key: where the section was written ("config/x.yaml:12").
+  std::string origin;
+};
+
 // One entry of `databases:`.
 struct DatabaseConfig {
   // Default: "memory". The module used by CREATE TABLE without USING.
@@ -54,6 +81,38 @@ struct DatabaseConfig {
   // ("config/x.yaml:12": its module_options mapping, else the default_module key), so an
   // error the module raises when the database opens can name the place.
   std::map<std::string, std::string> module_origins;
+  // Default: none (no background sync). See SyncClientConfig.
+  std::optional<SyncClientConfig> sync;
+};
+
+// `server:` — what `quereus serve` runs: a sync hub (coordinator) that peers sync through
+// over WebSocket, plus a small HTTP API (docs/sync-network.md).
+struct ServerConfig {
+  // Default: 127.0.0.1:8686. HOST:PORT to listen on (port 0: any free port, printed).
+  std::string listen = "127.0.0.1:8686";
+  // Default: /sync. The WebSocket endpoint is BASE/ws, the HTTP routes BASE/status, ….
+  std::string base_path = "/sync";
+  // Required. One sync-store directory per hub database id, under this directory.
+  std::string data_dir;
+  // Bearer tokens accepted. Required (non-empty) unless allow_anonymous is true.
+  std::vector<std::string> tokens;
+  // Default: false. Accept connections without a token (development only).
+  bool allow_anonymous = false;
+  // Default: none (plain). Both set: TLS (wss:// and https://) with this PEM chain and key.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  // Default: 16 MiB. A larger frame or request body is refused and the connection closed.
+  int64_t max_message_bytes = int64_t{16} << 20;
+  // Default: 1000. Facts per `changes` page a peer is sent.
+  int64_t batch_size = 1000;
+  // Default: 100. Hub databases open at once; the least recently used idle one closes.
+  int64_t max_open_databases = 100;
+  // Default: 64. Outgoing messages queued for one connection before it is closed as too slow.
+  int64_t max_queued_messages = 64;
+  // Default: empty. Extra sync-store options for the hub's databases (horizons, …).
+  SettingList module_options;
+  // Not a YAML key: where the section was written.
+  std::string origin;
 };
 
 enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError, kOff };
@@ -94,6 +153,8 @@ struct HostOptions {
   std::map<std::string, DatabaseConfig> databases = {{"main", DatabaseConfig{}}};
   // Default: see LoggingOptions.
   LoggingOptions logging;
+  // Default: none. Only `quereus serve` uses it (and requires it).
+  std::optional<ServerConfig> server;
 };
 
 }  // namespace quereus

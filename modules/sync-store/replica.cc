@@ -2,6 +2,7 @@
 #include "replica.h"
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 
 #include "../store/row_codec.h"
@@ -515,7 +516,8 @@ void Replica::after_commit(bool landed) {
 
 // ---- outbound ----
 
-ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t since, size_t batch_size) {
+ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t since, size_t batch_size,
+                                   const std::optional<SiteId>& only) {
   std::lock_guard db_lock(db_->mu());
   std::lock_guard lock(writer_);
   ChangeBatch batch;
@@ -596,7 +598,7 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
         }
       }
     }
-    std::erase_if(found, [&](const Change& c) { return peer && c.hlc.site == *peer; });
+    std::erase_if(found, [&](const Change& c) { return (peer && c.hlc.site == *peer) || (only && c.hlc.site != *only); });
     if (facts >= batch_size) {
       // Past the page's size: go on only while the entry continues a transaction already
       // in the page (a transaction is never split when its facts are contiguous).
@@ -1360,6 +1362,16 @@ ReplicaStatus Replica::status() {
   s.forwarded = forwarded_;
   s.drained = drained_;
   s.unknown_by_table = unknown_by_table_;
+  std::string peers(1, kPeers);
+  auto pi = db_->kv().iterate(KvRange{peers, prefix_end(peers)}, false);
+  for (; pi->valid(); pi->next()) {
+    std::string_view k = pi->key(), v = pi->value();
+    if (k.size() != 17 || v.size() != 16) continue;
+    SiteId id;
+    std::memcpy(id.bytes.data(), k.data() + 1, 16);
+    s.peers[id.text()] = {get_u64(v.substr(0, 8)), get_u64(v.substr(8, 8))};
+  }
+  pi->check();
   return s;
 }
 

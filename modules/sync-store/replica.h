@@ -102,6 +102,8 @@ struct ReplicaStatus {
   uint64_t rejected_holds = 0;    // of which rejected: their row failed to write here
   uint64_t quarantined = 0, ignored = 0, forwarded = 0, drained = 0;  // since open
   std::map<std::string, uint64_t> unknown_by_table;  // "schema.table" -> changes, since open
+  // Per peer site id (text): the position of theirs applied here, of ours they acknowledged.
+  std::map<std::string, std::pair<uint64_t, uint64_t>> peers;
 };
 
 // A change held for a table this replica does not have.
@@ -132,8 +134,10 @@ class Replica : public store::CommitObserver {
 
   // The changes recorded here after arrival sequence `since` (0: from the start), the
   // facts originating at `peer` left out (it has them), whole transactions, about
-  // `batch_size` facts per page.
-  ChangeBatch changes_since(const std::optional<SiteId>& peer, uint64_t since, size_t batch_size = 1000);
+  // `batch_size` facts per page. `only`: just the facts originating at that site (what a
+  // peer pushes to a hub: its own writes, not what it relays).
+  ChangeBatch changes_since(const std::optional<SiteId>& peer, uint64_t since, size_t batch_size = 1000,
+                            const std::optional<SiteId>& only = std::nullopt);
 
   // Applies changes from peers in one atomic batch (rows and metadata together); any
   // permutation of `sets` gives the same state. Refused before any write (QRS_RANGE,

@@ -131,6 +131,9 @@ std::string status_json(Replica& replica) {
                        {"forwarded", s.forwarded},
                        {"drained", s.drained},
                        {"byTable", s.unknown_by_table}}}};
+  nlohmann::json peers = nlohmann::json::object();
+  for (const auto& [site, c] : s.peers) peers[site] = {{"received", c.first}, {"sent", c.second}};
+  o["peers"] = std::move(peers);
     return o.dump();
 }
 
@@ -157,7 +160,25 @@ std::string SyncStoreDbModule::replication_request(std::string_view op, std::str
     if (a.contains("peer") && a["peer"].is_string()) peer = SiteId::parse(a["peer"].get<std::string>());
     const uint64_t since = a.value("since", uint64_t{0});
     const uint64_t batch = a.value("batchSize", uint64_t{1000});
-    return batch_to_json(replica_->changes_since(peer, since, batch == 0 ? 1000 : batch));
+    std::optional<SiteId> only;
+    if (a.value("origin", std::string()) == "self") only = replica_->site();
+    return batch_to_json(replica_->changes_since(peer, since, batch == 0 ? 1000 : batch, only));
+  }
+  if (op == "peer" || op == "set_peer") {
+    // A peer's cursors (a hub's, for the network client): `received` is the position of
+    // theirs we applied up to, `sent` the position of ours they acknowledged.
+    std::optional<SiteId> site = a.contains("site") && a["site"].is_string()
+                                     ? SiteId::parse(a["site"].get<std::string>())
+                                     : std::nullopt;
+    if (!site)
+      throw sdk::Error(QRS_FORMAT, "sync-store: replication '" + std::string(op) + "' needs `site`, a site id");
+    Replica::PeerCursors c = replica_->peer(*site);
+    if (op == "set_peer") {
+      if (a.contains("received")) c.received = a["received"].get<uint64_t>();
+      if (a.contains("sent")) c.sent = a["sent"].get<uint64_t>();
+      replica_->set_peer(*site, c);
+    }
+    return nlohmann::json{{"received", c.received}, {"sent", c.sent}}.dump();
   }
   if (op == "resolve") return replica_->resolve_for_engine(sets_from_json(args));
   if (op == "arm") {

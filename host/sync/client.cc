@@ -1,0 +1,623 @@
+#include "sync/client.h"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/ssl.hpp>
+#include <boost/beast/websocket.hpp>
+#include <boost/beast/websocket/ssl.hpp>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "sync/protocol.h"
+
+namespace quereus::syncnet {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+using tcp = net::ip::tcp;
+using net::use_awaitable;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// A refusal reconnecting cannot cure (token, protocol version, database id).
+struct Fatal : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Url {
+  bool tls = false;
+  std::string host, port, path;
+};
+
+Url parse_url(const std::string& url) {
+  Url u;
+  std::string rest;
+  if (url.rfind("wss://", 0) == 0) {
+    u.tls = true;
+    rest = url.substr(6);
+  } else if (url.rfind("ws://", 0) == 0) {
+    rest = url.substr(5);
+  } else {
+    throw Fatal("sync: the hub url must start with ws:// or wss:// (got '" + url + "')");
+  }
+  const size_t slash = rest.find('/');
+  std::string authority = rest.substr(0, slash);
+  u.path = slash == std::string::npos ? "/sync" : rest.substr(slash);
+  while (u.path.size() > 1 && u.path.back() == '/') u.path.pop_back();
+  u.path += "/ws";
+  if (!authority.empty() && authority[0] == '[') {
+    const size_t close = authority.find(']');
+    if (close == std::string::npos) throw Fatal("sync: bad IPv6 address in the hub url '" + url + "'");
+    u.host = authority.substr(1, close - 1);
+    if (close + 1 < authority.size() && authority[close + 1] == ':') u.port = authority.substr(close + 2);
+  } else {
+    const size_t colon = authority.rfind(':');
+    u.host = authority.substr(0, colon);
+    if (colon != std::string::npos) u.port = authority.substr(colon + 1);
+  }
+  if (u.port.empty()) u.port = u.tls ? "443" : "80";
+  if (u.host.empty()) throw Fatal("sync: the hub url names no host ('" + url + "')");
+  return u;
+}
+
+nlohmann::json parse_object(const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  return j.is_object() ? j : nlohmann::json::object();
+}
+
+}  // namespace
+
+struct SyncClient::Impl {
+  SyncClientConfig cfg;
+  std::string name;
+  DatabaseAccess access;
+  Url url;
+  net::io_context ioc{1};
+  std::thread thread;
+
+  mutable std::mutex mu;  // guards st, pushed_commits, pulled_at_head
+  std::condition_variable cv;
+  State st;
+  std::atomic<uint64_t> local_commits{0};
+  uint64_t pushed_commits = 0;  // local commits known to be pushed (and acknowledged)
+  bool pulled_at_head = false;
+
+  // I/O-thread state.
+  bool stopping = false;
+  net::steady_timer wake{ioc};
+  std::function<void()> close_socket;
+  std::string my_site, hub_site;
+  uint64_t received = 0, sent = 0;
+  bool want_pull = false, pull_inflight = false;
+  Clock::time_point pull_due{}, push_due{}, next_poll{};
+  bool want_push = false;
+  struct Push {
+    std::string id;
+    uint64_t cursor = 0;
+    bool has_more = false;
+    uint64_t commits = 0;  // local_commits when the page was read
+  };
+  std::optional<Push> push;
+  uint64_t push_commits_mark = 0;
+  uint64_t request_counter = 0;  // never reset: request ids stay unique across reconnects
+  bool healthy = false;          // this session applied a page
+
+  Impl(SyncClientConfig c, std::string n, DatabaseAccess a)
+      : cfg(std::move(c)), name(std::move(n)), access(std::move(a)), url(parse_url(cfg.url)) {}
+
+  void set_state(const std::string& s, const std::string& error = {}) {
+    std::lock_guard lock(mu);
+    st.state = s;
+    if (!error.empty()) st.last_error = error;
+    cv.notify_all();
+  }
+
+  // Runs fn with the database; a failed Status is thrown.
+  std::string db_request(const std::string& op, const nlohmann::json& args) {
+    std::string reply;
+    Status status;
+    access([&](Database& db) { status = db.sync_request(op, args.dump(), &reply); });
+    if (!status.ok()) throw std::runtime_error("sync: " + op + ": " + status.to_string());
+    return reply;
+  }
+
+  void save_cursors() {
+    db_request("set_peer", {{"site", hub_site}, {"received", received}, {"sent", sent}});
+    std::lock_guard lock(mu);
+    st.received = received;
+    st.sent = sent;
+  }
+
+  void kick() { wake.cancel(); }
+
+  net::awaitable<void> run() {
+    int attempt = 0;
+    while (!stopping) {
+      set_state("connecting");
+      bool acked = false;
+      healthy = false;
+      try {
+        if (url.tls)
+          co_await session_tls(acked);
+        else
+          co_await session_plain(acked);
+      } catch (const Fatal& f) {
+        spdlog::error("sync '{}': {} — not reconnecting", name, f.what());
+        std::lock_guard lock(mu);
+        st.state = "failed";
+        st.last_error = f.what();
+        ++st.failures;
+        cv.notify_all();
+        co_return;
+      } catch (const std::exception& e) {
+        if (!stopping) {
+          spdlog::warn("sync '{}': connection to {} lost: {}", name, cfg.url, e.what());
+          std::lock_guard lock(mu);
+          st.last_error = e.what();
+          ++st.failures;
+        }
+      }
+      close_socket = nullptr;
+      if (stopping) break;
+      if (healthy) attempt = 0;  // backoff starts over only after a session that pulled a page
+      const int64_t delay = std::min<int64_t>(cfg.reconnect_max_ms, int64_t{1000} << std::min(attempt, 20));
+      ++attempt;
+      set_state("backoff");
+      wake.expires_after(std::chrono::milliseconds(delay));
+      beast::error_code ec;
+      co_await wake.async_wait(net::redirect_error(use_awaitable, ec));
+    }
+    set_state("stopped");
+  }
+
+  net::awaitable<tcp::resolver::results_type> resolve() {
+    tcp::resolver resolver(ioc);
+    co_return co_await resolver.async_resolve(url.host, url.port, use_awaitable);
+  }
+
+  net::awaitable<void> session_plain(bool& acked) {
+    auto endpoints = co_await resolve();
+    websocket::stream<beast::tcp_stream> ws(ioc);
+    beast::get_lowest_layer(ws).expires_after(std::chrono::seconds(10));
+    co_await beast::get_lowest_layer(ws).async_connect(endpoints, use_awaitable);
+    co_await converse(ws, acked);
+  }
+
+  net::awaitable<void> session_tls(bool& acked) {
+    auto endpoints = co_await resolve();
+    net::ssl::context ctx(net::ssl::context::tls_client);
+    ctx.set_verify_mode(net::ssl::verify_peer);
+    if (cfg.ca_file.empty())
+      ctx.set_default_verify_paths();
+    else
+      ctx.load_verify_file(cfg.ca_file);
+    websocket::stream<beast::ssl_stream<beast::tcp_stream>> ws(ioc, ctx);
+    beast::get_lowest_layer(ws).expires_after(std::chrono::seconds(10));
+    co_await beast::get_lowest_layer(ws).async_connect(endpoints, use_awaitable);
+    if (!SSL_set_tlsext_host_name(ws.next_layer().native_handle(), url.host.c_str()))
+      throw std::runtime_error("sync: cannot set the TLS server name");
+    ws.next_layer().set_verify_callback(net::ssl::host_name_verification(url.host));
+    co_await ws.next_layer().async_handshake(net::ssl::stream_base::client, use_awaitable);
+    co_await converse(ws, acked);
+  }
+
+  template <class Ws>
+  net::awaitable<void> converse(Ws& ws, bool& acked) {
+    co_await ws.async_handshake(url.host + ":" + url.port, url.path, use_awaitable);
+    beast::get_lowest_layer(ws).expires_never();
+    websocket::stream_base::timeout t = websocket::stream_base::timeout::suggested(beast::role_type::client);
+    t.idle_timeout = std::chrono::seconds(30);
+    t.keep_alive_pings = true;
+    ws.set_option(t);
+    ws.read_message_max(std::max<uint64_t>(64u << 20, 1));
+    close_socket = [&ws] {
+      beast::error_code ignored;
+      beast::get_lowest_layer(ws).socket().shutdown(tcp::socket::shutdown_both, ignored);
+      beast::get_lowest_layer(ws).socket().close(ignored);
+    };
+    const std::string hello = handshake_message();
+    co_await ws.async_write(net::buffer(hello), use_awaitable);
+    // The acknowledgement, within 10 s.
+    beast::flat_buffer buffer;
+    net::steady_timer ack_timer(ioc, std::chrono::seconds(10));
+    bool timed_out = false;
+    ack_timer.async_wait([&](beast::error_code ec) {
+      if (!ec) {
+        timed_out = true;
+        if (close_socket) close_socket();
+      }
+    });
+    beast::error_code ec;
+    co_await ws.async_read(buffer, net::redirect_error(use_awaitable, ec));
+    ack_timer.cancel();
+    if (timed_out) throw std::runtime_error("the hub did not acknowledge the handshake within 10 s");
+    if (ec) throw std::runtime_error("handshake: " + ec.message());
+    nlohmann::json ack = parse_object(beast::buffers_to_string(buffer.data()));
+    if (ack.value("type", "") == "error") {
+      const std::string msg = ack.value("code", std::string("ERROR")) + ": " + ack.value("message", std::string());
+      if (ack.value("fatal", false)) throw Fatal("the hub refused the handshake: " + msg);
+      throw std::runtime_error("the hub refused the handshake: " + msg);
+    }
+    if (ack.value("type", "") != "handshake_ack")
+      throw Fatal("the hub answered the handshake with something else: " + ack.dump().substr(0, 200));
+    if (!ack.contains("protocolVersion") || ack["protocolVersion"] != kProtocolVersion)
+      throw Fatal("the hub speaks another sync protocol version (" +
+                  (ack.contains("protocolVersion") ? ack["protocolVersion"].dump() : std::string("none")) + "; this peer speaks " +
+                  std::to_string(kProtocolVersion) + ")");
+    hub_site = ack.value("serverSiteId", std::string());
+    if (hub_site.size() != 22) throw Fatal("the hub's acknowledgement names no site id");
+    acked = true;
+    load_cursors();
+    {
+      std::lock_guard lock(mu);
+      st.state = "connected";
+      st.hub_site = hub_site;
+      st.received = received;
+      st.sent = sent;
+      ++st.connects;
+      pulled_at_head = false;
+      cv.notify_all();
+    }
+    spdlog::info("sync '{}': connected to {} (hub site {}, cursors received {} sent {})", name, cfg.url, hub_site,
+                 received, sent);
+    want_pull = true;
+    pull_inflight = false;
+    pull_due = Clock::now();
+    want_push = !cfg.read_only;
+    push_due = Clock::now();
+    push.reset();
+    next_poll = Clock::now() + std::chrono::milliseconds(cfg.poll_ms);
+
+    bool reader_done = false;
+    std::exception_ptr reader_error;
+    net::co_spawn(ioc, reader(ws), [&](std::exception_ptr e) {
+      reader_done = true;
+      reader_error = e;
+      kick();
+    });
+    std::exception_ptr driver_error;
+    try {
+      while (!stopping && !reader_done) {
+        const auto now = Clock::now();
+        if (want_pull && !pull_inflight && now >= pull_due) {
+          want_pull = false;
+          pull_inflight = true;
+          const std::string ask = get_changes_message();
+          co_await ws.async_write(net::buffer(ask), use_awaitable);
+          continue;
+        }
+        if (want_push && !push && now >= push_due) {
+          co_await push_page(ws);
+          continue;
+        }
+        if (cfg.poll_ms > 0 && now >= next_poll) {
+          next_poll = now + std::chrono::milliseconds(cfg.poll_ms);
+          want_pull = true;
+          continue;
+        }
+        auto until = cfg.poll_ms > 0 ? next_poll : Clock::now() + std::chrono::hours(1);
+        if (want_pull && !pull_inflight) until = std::min(until, pull_due);
+        if (want_push && !push) until = std::min(until, push_due);
+        wake.expires_at(until);
+        co_await wake.async_wait(net::redirect_error(use_awaitable, ec));
+      }
+    } catch (...) {
+      driver_error = std::current_exception();
+    }
+    if (driver_error) {
+      if (close_socket) close_socket();
+      while (!reader_done) {
+        net::steady_timer t(ioc, std::chrono::milliseconds(5));
+        co_await t.async_wait(net::redirect_error(use_awaitable, ec));
+      }
+      std::rethrow_exception(driver_error);
+    }
+    if (stopping) {
+      websocket::close_reason reason(websocket::close_code::normal);
+      net::steady_timer guard(ioc, std::chrono::seconds(1));
+      guard.async_wait([&](beast::error_code e) {
+        if (!e && close_socket) close_socket();
+      });
+      co_await ws.async_close(reason, net::redirect_error(use_awaitable, ec));
+      guard.cancel();
+    }
+    if (close_socket) close_socket();
+    while (!reader_done) {
+      net::steady_timer t(ioc, std::chrono::milliseconds(5));
+      co_await t.async_wait(net::redirect_error(use_awaitable, ec));
+    }
+    close_socket = nullptr;
+    if (reader_error && !stopping) std::rethrow_exception(reader_error);
+  }
+
+  // The handshake (JSON built outside the coroutines: GCC 12 miscompiles brace-initialized
+  // JSON inside one).
+  std::string handshake_message() {
+    my_site = parse_object(db_request("status", nlohmann::json::object())).value("siteId", std::string());
+    nlohmann::json hello{{"type", "handshake"},
+                         {"databaseId", cfg.database_id},
+                         {"siteId", my_site},
+                         {"protocolVersion", kProtocolVersion}};
+    if (!cfg.token.empty()) hello["token"] = cfg.token;
+    return hello.dump();
+  }
+
+  std::string get_changes_message() const {
+    return nlohmann::json{{"type", "get_changes"}, {"since", received}}.dump();
+  }
+
+  void load_cursors() {
+    nlohmann::json cursors = parse_object(db_request("peer", {{"site", hub_site}}));
+    received = cursors.value("received", uint64_t{0});
+    sent = cursors.value("sent", uint64_t{0});
+  }
+
+  // Reads this replica's own writes after `sent` as one page: the message to send, or ""
+  // when there is nothing to push (the cursor is moved past foreign entries).
+  std::string own_page() {
+    const uint64_t commits = local_commits.load();
+    std::string page = db_request("changes", {{"since", sent}, {"origin", "self"}, {"batchSize", cfg.batch_size}});
+    nlohmann::json j = parse_object(page);
+    const uint64_t cursor = j.value("cursor", sent);
+    const bool has_more = j.value("hasMore", false);
+    if (j.value("snapshotRequired", false)) {
+      // Our own log no longer reaches back to what the hub acknowledged (a restored
+      // backup): start over from our oldest entry; the hub skips what it has.
+      spdlog::warn("sync '{}': the local change log does not reach back to cursor {}; pushing from the start", name, sent);
+      sent = 0;
+      save_cursors();
+      return "";
+    }
+    if (!j.contains("changeSets") || j["changeSets"].empty()) {
+      if (cursor != sent) {
+        sent = cursor;
+        save_cursors();
+      }
+      want_push = has_more;
+      if (!has_more) {
+        std::lock_guard lock(mu);
+        pushed_commits = std::max(pushed_commits, commits);
+        cv.notify_all();
+      }
+      return "";
+    }
+    Push p;
+    p.id = "apply-" + std::to_string(++request_counter);
+    p.cursor = cursor;
+    p.has_more = has_more;
+    p.commits = commits;
+    push = p;
+    want_push = false;
+    std::string msg = with_type("apply_changes", page);
+    msg.insert(1, "\"requestId\":\"" + p.id + "\",");
+    return msg;
+  }
+
+  template <class Ws>
+  net::awaitable<void> push_page(Ws& ws) {
+    const std::string msg = own_page();
+    if (!msg.empty()) co_await ws.async_write(net::buffer(msg), use_awaitable);
+  }
+
+  template <class Ws>
+  net::awaitable<void> reader(Ws& ws) {
+    beast::flat_buffer buffer;
+    for (;;) {
+      buffer.clear();
+      co_await ws.async_read(buffer, use_awaitable);
+      std::string text = beast::buffers_to_string(buffer.data());
+      std::string why;
+      std::optional<nlohmann::json> m = parse_message(text, &why);
+      if (!m) {
+        spdlog::warn("sync '{}': the hub sent something that is not a message ({})", name, why);
+        continue;
+      }
+      const std::string type = (*m)["type"].get<std::string>();
+      if (type == "changes") {
+        on_changes(text, *m);
+      } else if (type == "changes_available") {
+        want_pull = true;
+      } else if (type == "apply_result") {
+        on_apply_result(*m);
+      } else if (type == "error") {
+        const std::string msg = m->value("code", std::string("ERROR")) + ": " + m->value("message", std::string());
+        if (m->value("fatal", false)) throw Fatal("the hub closed the session: " + msg);
+        spdlog::warn("sync '{}': the hub reports {}", name, msg);
+        {
+          std::lock_guard lock(mu);
+          st.last_error = msg;
+        }
+        if (push && m->contains("requestId") && (*m)["requestId"] == push->id) {
+          push.reset();  // retried after a pause: the same page, from the same cursor
+          want_push = true;
+          push_due = Clock::now() + std::chrono::seconds(1);
+        } else if (m->value("code", std::string()) == code::kGetChangesError) {
+          pull_inflight = false;
+          want_pull = true;
+          pull_due = Clock::now() + std::chrono::seconds(1);
+        }
+      }
+      kick();
+    }
+  }
+
+  void on_changes(const std::string& text, const nlohmann::json& m) {
+    pull_inflight = false;
+    if (m.value("snapshotRequired", false)) {
+      // The hub's log does not reach back to our cursor. From 0 the hub answers everything
+      // it still has when its floor allows; otherwise a snapshot is needed.
+      if (received != 0) {
+        spdlog::warn("sync '{}': the hub cannot answer from cursor {}; pulling from the start", name, received);
+        received = 0;
+        save_cursors();
+        want_pull = true;
+        return;
+      }
+      throw Fatal("the hub's change log no longer reaches back to the start and snapshots are not built yet");
+    }
+    bool deferred = false;
+    Status status;
+    std::string result;
+    access([&](Database& db) {
+      if (db.in_transaction()) {
+        deferred = true;  // an explicit transaction is open: try again shortly
+        return;
+      }
+      status = db.sync_apply(text, &result);
+    });
+    if (deferred) {
+      want_pull = true;
+      pull_due = Clock::now() + std::chrono::milliseconds(100);
+      return;
+    }
+    if (!status.ok()) {
+      // Nothing was applied (the apply is atomic): the same page comes again later.
+      spdlog::error("sync '{}': applying a page from the hub failed: {}", name, status.to_string());
+      {
+        std::lock_guard lock(mu);
+        st.last_error = status.to_string();
+      }
+      want_pull = true;
+      pull_due = Clock::now() + std::chrono::seconds(2);
+      return;
+    }
+    nlohmann::json r = parse_object(result);
+    received = m.value("cursor", received);
+    save_cursors();
+    healthy = true;
+    const bool more = m.value("hasMore", false);
+    if (more) want_pull = true;
+    std::lock_guard lock(mu);
+    ++st.pages_pulled;
+    st.facts_applied += r.value("applied", uint64_t{0});
+    st.conflicts += r.value("conflicts", uint64_t{0});
+    st.rejected += r.value("rejected", uint64_t{0});
+    pulled_at_head = !more;
+    cv.notify_all();
+  }
+
+  void on_apply_result(const nlohmann::json& m) {
+    if (!push || !m.contains("requestId") || m["requestId"] != push->id) return;  // unknown, late or duplicate
+    sent = std::max(sent, push->cursor);
+    save_cursors();
+    const Push done = *push;
+    push.reset();
+    want_push = done.has_more || local_commits.load() != done.commits;
+    push_due = Clock::now();
+    std::lock_guard lock(mu);
+    ++st.pages_pushed;
+    if (!done.has_more) pushed_commits = std::max(pushed_commits, done.commits);
+    cv.notify_all();
+  }
+};
+
+SyncClient::SyncClient(SyncClientConfig config, std::string database_name, DatabaseAccess access)
+    : impl_(std::make_unique<Impl>(std::move(config), std::move(database_name), std::move(access))) {}
+
+SyncClient::~SyncClient() { stop(); }
+
+void SyncClient::start() {
+  if (impl_->thread.joinable()) return;
+  Impl* impl = impl_.get();
+  net::co_spawn(impl->ioc, impl->run(), [impl](std::exception_ptr e) {
+    if (!e) return;
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      spdlog::error("sync '{}': stopped: {}", impl->name, x.what());
+      impl->set_state("failed", x.what());
+    }
+  });
+  impl->thread = std::thread([impl] { impl->ioc.run(); });
+}
+
+void SyncClient::stop() {
+  Impl* impl = impl_.get();
+  if (!impl->thread.joinable()) return;
+  net::post(impl->ioc, [impl] {
+    impl->stopping = true;
+    impl->kick();
+  });
+  // A clean close within a second and a half; then the loop is stopped where it is.
+  {
+    std::unique_lock lock(impl->mu);
+    impl->cv.wait_for(lock, std::chrono::milliseconds(1500),
+                      [impl] { return impl->st.state == "stopped" || impl->st.state == "failed"; });
+  }
+  impl->ioc.stop();
+  impl->thread.join();
+}
+
+void SyncClient::local_commit() {
+  Impl* impl = impl_.get();
+  impl->local_commits.fetch_add(1);
+  if (impl->cfg.read_only || !impl->thread.joinable()) return;
+  net::post(impl->ioc, [impl] {
+    if (!impl->want_push) {
+      impl->want_push = true;
+      impl->push_due = Clock::now() + std::chrono::milliseconds(impl->cfg.push_debounce_ms);
+    }
+    impl->kick();
+  });
+}
+
+SyncClient::State SyncClient::state() const {
+  std::lock_guard lock(impl_->mu);
+  State s = impl_->st;
+  s.caught_up = impl_->pulled_at_head && impl_->pushed_commits >= impl_->local_commits.load();
+  return s;
+}
+
+std::string SyncClient::state_json() const {
+  State s = state();
+  return nlohmann::json{{"url", impl_->cfg.url},
+                        {"databaseId", impl_->cfg.database_id},
+                        {"state", s.state},
+                        {"hubSite", s.hub_site},
+                        {"received", s.received},
+                        {"sent", s.sent},
+                        {"pagesPulled", s.pages_pulled},
+                        {"pagesPushed", s.pages_pushed},
+                        {"factsApplied", s.facts_applied},
+                        {"conflicts", s.conflicts},
+                        {"rejected", s.rejected},
+                        {"connects", s.connects},
+                        {"failures", s.failures},
+                        {"caughtUp", s.caught_up},
+                        {"lastError", s.last_error}}
+      .dump();
+}
+
+bool SyncClient::wait_caught_up(std::chrono::milliseconds timeout) {
+  Impl* impl = impl_.get();
+  const uint64_t target = impl->local_commits.load();
+  // Ask for a fresh pull so "at head" means after this call.
+  {
+    std::lock_guard lock(impl->mu);
+    impl->pulled_at_head = false;
+  }
+  net::post(impl->ioc, [impl] {
+    impl->want_pull = true;
+    impl->kick();
+  });
+  std::unique_lock lock(impl->mu);
+  return impl->cv.wait_for(lock, timeout, [&] {
+    return impl->st.state == "connected" && impl->pulled_at_head &&
+           (impl->cfg.read_only || impl->pushed_commits >= target);
+  });
+}
+
+}  // namespace quereus::syncnet
