@@ -94,6 +94,11 @@ struct SyncClient::Impl {
   std::atomic<uint64_t> local_commits{0};
   uint64_t pushed_commits = 0;  // local commits known to be pushed (and acknowledged)
   bool pulled_at_head = false;
+  // wait_caught_up asks for a pull (pull_wanted_gen); a pull sent after that carries its
+  // generation, and reaching the hub's head records it (head_gen): an older pull in flight
+  // does not count.
+  uint64_t pull_wanted_gen = 0, head_gen = 0;
+  uint64_t inflight_gen = 0;  // I/O thread: the generation of the pull in flight
 
   // I/O-thread state.
   bool stopping = false;
@@ -295,6 +300,10 @@ struct SyncClient::Impl {
         if (want_pull && !pull_inflight && now >= pull_due) {
           want_pull = false;
           pull_inflight = true;
+          {
+            std::lock_guard lock(mu);
+            inflight_gen = pull_wanted_gen;
+          }
           const std::string ask = get_changes_message();
           co_await ws.async_write(net::buffer(ask), use_awaitable);
           continue;
@@ -506,6 +515,7 @@ struct SyncClient::Impl {
     st.conflicts += r.value("conflicts", uint64_t{0});
     st.rejected += r.value("rejected", uint64_t{0});
     pulled_at_head = !more;
+    if (!more) head_gen = std::max(head_gen, inflight_gen);
     cv.notify_all();
   }
 
@@ -604,10 +614,11 @@ std::string SyncClient::state_json() const {
 bool SyncClient::wait_caught_up(std::chrono::milliseconds timeout) {
   Impl* impl = impl_.get();
   const uint64_t target = impl->local_commits.load();
-  // Ask for a fresh pull so "at head" means after this call.
+  // A pull sent after this call must reach the hub's head.
+  uint64_t gen;
   {
     std::lock_guard lock(impl->mu);
-    impl->pulled_at_head = false;
+    gen = ++impl->pull_wanted_gen;
   }
   net::post(impl->ioc, [impl] {
     impl->want_pull = true;
@@ -615,7 +626,7 @@ bool SyncClient::wait_caught_up(std::chrono::milliseconds timeout) {
   });
   std::unique_lock lock(impl->mu);
   return impl->cv.wait_for(lock, timeout, [&] {
-    return impl->st.state == "connected" && impl->pulled_at_head &&
+    return impl->st.state == "connected" && impl->head_gen >= gen &&
            (impl->cfg.read_only || impl->pushed_commits >= target);
   });
 }

@@ -1,0 +1,413 @@
+// The sync network (host/sync, docs/sync-network.md) over loopback: a hub (Hub + Server on
+// an ephemeral port, on its own thread) and peers (sync-store databases with a SyncClient
+// each), all in this process; raw WebSocket clients for the refusals.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include "catalog/registry.h"
+#include "config/host_setup.h"
+#include "main/database.h"
+#include "plugin/plugin_loader.h"
+#include "sync/client.h"
+#include "sync/hub.h"
+#include "sync/protocol.h"
+#include "sync/server.h"
+
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
+using nlohmann::json;
+using namespace quereus;
+using namespace std::chrono_literals;
+
+constexpr const char* kToken = "test-token-123";
+
+class sync_net : public ::testing::Test {
+ protected:
+  struct Peer {
+    std::string name, dir;
+    std::unique_ptr<Database> db;
+    std::recursive_mutex mu;
+    std::unique_ptr<syncnet::SyncClient> client;
+  };
+
+  void SetUp() override {
+    root_ = (std::filesystem::temp_directory_path() /
+             ("quereus-syncnet-" + std::to_string(::getpid()) + "-" +
+              ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+                .string();
+    std::filesystem::remove_all(root_);
+    registry_ = std::make_shared<Registry>();
+    loader_ = std::make_unique<PluginLoader>(registry_, std::vector<std::string>{QUEREUS_PLUGIN_DIR});
+    for (const char* name : {"mem", "sync-store"}) {
+      PluginSpec spec;
+      spec.path = name;
+      ASSERT_TRUE(loader_->load(spec).ok()) << name;
+    }
+  }
+  void TearDown() override {
+    for (auto& [n, p] : peers_)
+      if (p->client) p->client->stop();
+    peers_.clear();
+    stop_hub();
+    std::filesystem::remove_all(root_);
+  }
+
+  ServerConfig hub_config(uint16_t port = 0) {
+    ServerConfig c;
+    c.listen = "127.0.0.1:" + std::to_string(port);
+    c.data_dir = root_ + "/hub";
+    c.tokens = {kToken};
+    c.origin = "test";
+    return c;
+  }
+  void start_hub(ServerConfig c) {
+    hub_ = std::make_unique<syncnet::Hub>(std::move(c), registry_);
+    server_ = std::make_unique<syncnet::Server>(*hub_);
+    port_ = server_->port();
+    hub_thread_ = std::thread([this] { server_->run(false); });
+  }
+  void start_hub() { start_hub(hub_config()); }
+  void stop_hub() {
+    if (!server_) return;
+    server_->stop();
+    hub_thread_.join();
+    server_.reset();
+    hub_.reset();
+  }
+
+  SyncClientConfig client_config() {
+    SyncClientConfig c;
+    c.url = "ws://127.0.0.1:" + std::to_string(port_) + "/sync";
+    c.database_id = "shop";
+    c.token = kToken;
+    c.push_debounce_ms = 5;
+    c.poll_ms = 200;
+    c.reconnect_max_ms = 1000;
+    return c;
+  }
+
+  Peer& open(const std::string& name, std::optional<SyncClientConfig> sync = std::nullopt, bool start = true) {
+    auto p = std::make_unique<Peer>();
+    p->name = name;
+    p->dir = root_ + "/" + name;
+    DatabaseConfig dc;
+    dc.default_module = "sync-store";
+    dc.module_options["sync-store"] = {{"path", Value::Text(p->dir)}};
+    Status st = open_configured_database(registry_, name, dc, &p->db);
+    EXPECT_TRUE(st.ok()) << st.to_string();
+    if (!sync) sync = client_config();
+    Peer* raw = p.get();
+    p->client = std::make_unique<syncnet::SyncClient>(*sync, name, [raw](const auto& fn) {
+      std::lock_guard lock(raw->mu);
+      fn(*raw->db);
+    });
+    syncnet::SyncClient* client = p->client.get();
+    p->db->on_commit([client](const ChangeBatch& b) {
+      for (const auto& e : b.data)
+        if (!e.remote) return client->local_commit();
+    });
+    if (start) p->client->start();
+    peers_[name] = std::move(p);
+    return *peers_[name];
+  }
+
+  void exec(Peer& p, const std::string& sql) {
+    std::lock_guard lock(p.mu);
+    Status st = p.db->exec(sql);
+    ASSERT_TRUE(st.ok()) << p.name << ": " << sql << ": " << st.to_string();
+  }
+  std::string rows(Peer& p, const std::string& sql) {
+    std::lock_guard lock(p.mu);
+    std::vector<std::unique_ptr<Statement>> stmts;
+    EXPECT_TRUE(p.db->prepare(sql, &stmts).ok());
+    std::string out;
+    for (auto& s : stmts) {
+      for (;;) {
+        bool has = false;
+        Status st = s->step(&has);
+        EXPECT_TRUE(st.ok()) << st.to_string();
+        if (!st.ok() || !has) break;
+        for (size_t i = 0; i < s->row().size(); ++i) out += (i ? "|" : "") + s->row()[i].to_text();
+        out += "\n";
+      }
+    }
+    return out;
+  }
+  void caught_up(Peer& p, std::chrono::milliseconds t = 10s) {
+    ASSERT_TRUE(p.client->wait_caught_up(t)) << p.name << ": " << p.client->state_json();
+  }
+
+  // A raw WebSocket connection to the hub.
+  struct Raw {
+    net::io_context ioc;
+    websocket::stream<tcp::socket> ws{ioc};
+    explicit Raw(uint16_t port) {
+      tcp::resolver r(ioc);
+      net::connect(ws.next_layer(), r.resolve("127.0.0.1", std::to_string(port)));
+      ws.handshake("127.0.0.1", "/sync/ws");
+    }
+    void send(const std::string& s) { ws.write(net::buffer(s)); }
+    json read() {
+      beast::flat_buffer b;
+      ws.read(b);
+      return json::parse(beast::buffers_to_string(b.data()));
+    }
+    // Reads until the hub closes; returns the close code (0: closed without one).
+    int closed(bool strict = true) {
+      beast::error_code ec;
+      for (;;) {
+        beast::flat_buffer b;
+        ws.read(b, ec);
+        if (ec) {
+          if (strict && ec != websocket::error::closed) ADD_FAILURE() << "closed by " << ec.message();
+          return ec == websocket::error::closed ? ws.reason().code : 0;
+        }
+      }
+    }
+  };
+  json hello(const std::string& site, const std::string& token = kToken, int version = syncnet::kProtocolVersion) {
+    return json{{"type", "handshake"}, {"databaseId", "shop"}, {"siteId", site}, {"token", token},
+                {"protocolVersion", version}};
+  }
+
+  std::string root_;
+  std::shared_ptr<Registry> registry_;
+  std::unique_ptr<PluginLoader> loader_;
+  std::unique_ptr<syncnet::Hub> hub_;
+  std::unique_ptr<syncnet::Server> server_;
+  std::thread hub_thread_;
+  uint16_t port_ = 0;
+  std::map<std::string, std::unique_ptr<Peer>> peers_;
+};
+
+constexpr const char* kT = "create table t (id integer primary key, v text null, n integer null)";
+constexpr const char* kSite = "AAAAAAAAAAAAAAAAAAAAAQ";  // 22 characters of base64url
+
+TEST_F(sync_net, two_peers_converge_through_the_hub) {
+  start_hub();
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(b, kT);
+  exec(a, "insert into t values (1, 'one', 10), (2, 'two', 20)");
+  caught_up(a);
+  caught_up(b);
+  EXPECT_EQ(rows(b, "select * from t order by id"), "1|one|10\n2|two|20\n");
+  // Both sides write, concurrently and on the same row: column-level LWW, one result.
+  exec(b, "update t set v = 'uno' where id = 1");
+  exec(a, "update t set n = 11 where id = 1");
+  exec(a, "delete from t where id = 2");
+  exec(b, "insert into t values (3, 'three', 30)");
+  for (int round = 0; round < 2; ++round) {
+    caught_up(a);
+    caught_up(b);
+  }
+  EXPECT_EQ(rows(a, "select * from t order by id"), "1|uno|11\n3|three|30\n");
+  EXPECT_EQ(rows(a, "select * from t order by id"), rows(b, "select * from t order by id"));
+  auto st = a.client->state();
+  EXPECT_EQ(st.state, "connected");
+  EXPECT_GE(st.pages_pushed, 2u);
+  EXPECT_GT(st.sent, 0u);
+  EXPECT_GT(st.received, 0u);
+  // The cursors are the replica's: visible in sync_status's peers.
+  json status = json::parse(rows(a, "select sync_status('a')"));
+  ASSERT_TRUE(status["peers"].contains(st.hub_site)) << status.dump();
+  EXPECT_EQ(status["peers"][st.hub_site]["sent"], st.sent);
+}
+
+TEST_F(sync_net, a_page_at_a_time_with_has_more) {
+  ServerConfig c = hub_config();
+  c.batch_size = 7;
+  start_hub(c);
+  SyncClientConfig small = client_config();
+  small.batch_size = 5;
+  Peer& a = open("a", small);
+  Peer& b = open("b", small);
+  exec(a, kT);
+  exec(b, kT);
+  exec(a, "insert into t select value, 'v' || value, value from generate_series(1, 120)");
+  for (int i = 0; i < 40; ++i) exec(a, "update t set n = n + 1 where id = " + std::to_string(1 + i));
+  caught_up(a, 20s);
+  caught_up(b, 20s);
+  EXPECT_EQ(rows(b, "select count(*), sum(n) from t"), "120|7300\n");
+  EXPECT_GT(b.client->state().pages_pulled, 5u);
+  EXPECT_GT(a.client->state().pages_pushed, 5u);
+}
+
+TEST_F(sync_net, reconnects_with_backoff_and_pushes_what_waited) {
+  start_hub();
+  const uint16_t port = port_;
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(b, kT);
+  exec(a, "insert into t values (1, 'before', 0)");
+  caught_up(a);
+  stop_hub();
+  exec(a, "insert into t values (2, 'while the hub was down', 0)");
+  std::this_thread::sleep_for(300ms);
+  EXPECT_NE(a.client->state().state, "connected");
+  start_hub(hub_config(port));  // the same port and data: the hub comes back
+  caught_up(a, 15s);
+  caught_up(b, 15s);
+  EXPECT_EQ(rows(b, "select id, v from t order by id"), "1|before\n2|while the hub was down\n");
+  EXPECT_GE(a.client->state().connects, 2u);
+}
+
+TEST_F(sync_net, a_wrong_token_is_fatal_and_touches_nothing) {
+  start_hub();
+  SyncClientConfig bad = client_config();
+  bad.token = "not-the-token";
+  Peer& a = open("a", bad);
+  for (int i = 0; i < 100 && a.client->state().state != "failed"; ++i) std::this_thread::sleep_for(20ms);
+  auto st = a.client->state();
+  EXPECT_EQ(st.state, "failed");
+  EXPECT_NE(st.last_error.find("AUTH_FAILED"), std::string::npos) << st.last_error;
+  EXPECT_FALSE(std::filesystem::exists(root_ + "/hub/shop"));  // no store was opened
+  Raw raw(port_);
+  raw.send(hello(kSite, "").dump());
+  json e = raw.read();
+  EXPECT_EQ(e["code"], "AUTH_FAILED");
+  EXPECT_EQ(raw.closed(), syncnet::kCloseAuthFailed);
+}
+
+TEST_F(sync_net, another_protocol_version_is_refused_before_authentication) {
+  start_hub();
+  Raw raw(port_);
+  raw.send(hello(kSite, "wrong token too", 2).dump());
+  json e = raw.read();
+  EXPECT_EQ(e["code"], "PROTOCOL_VERSION_MISMATCH");
+  EXPECT_EQ(e["fatal"], true);
+  EXPECT_EQ(raw.closed(), syncnet::kCloseVersionMismatch);
+  EXPECT_FALSE(std::filesystem::exists(root_ + "/hub/shop"));
+}
+
+TEST_F(sync_net, hostile_messages_are_refused_with_nothing_applied) {
+  start_hub();
+  Raw raw(port_);
+  raw.send("{\"type\":\"get_changes\"}");
+  EXPECT_EQ(raw.read()["code"], "NOT_AUTHENTICATED");
+  raw.send(hello(kSite).dump());
+  json ack = raw.read();
+  ASSERT_EQ(ack["type"], "handshake_ack") << ack.dump();
+  raw.send(hello(kSite).dump());  // a second handshake: fatal
+  // (a fresh connection for the rest)
+  EXPECT_EQ(raw.read()["code"], "ALREADY_AUTHENTICATED");
+  Raw r(port_);
+  r.send(hello(kSite).dump());
+  ASSERT_EQ(r.read()["type"], "handshake_ack");
+  r.send("this is not json");
+  EXPECT_EQ(r.read()["code"], "MESSAGE_ERROR");
+  r.send("[1,2,3]");
+  EXPECT_EQ(r.read()["code"], "MESSAGE_ERROR");
+  r.send(R"({"type":"launch_missiles"})");
+  EXPECT_EQ(r.read()["code"], "UNKNOWN_MESSAGE");
+  // A change set naming another site than this connection's.
+  const std::string other = "AAAAAAAAAAAAAAAAAAAAAg";
+  Raw peer(port_);
+  // Build a well-formed fact from a real replica, then tamper with it.
+  Peer& a = open("a", std::nullopt, false);
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 1)");
+  json page = json::parse(rows(a, "select sync_changes('a', 0)"));
+  ASSERT_FALSE(page["changeSets"].empty());
+  json cs = page["changeSets"][0];
+  const std::string a_site = cs["siteId"];
+  peer.send(hello(a_site).dump());
+  ASSERT_EQ(peer.read()["type"], "handshake_ack");
+  json forged = cs;
+  forged["siteId"] = other;
+  peer.send(json{{"type", "apply_changes"}, {"requestId", "x1"}, {"changeSets", {forged}}}.dump());
+  json e = peer.read();
+  EXPECT_EQ(e["code"], "APPLY_CHANGES_ERROR");
+  EXPECT_EQ(e["requestId"], "x1");
+  EXPECT_NE(e["message"].get<std::string>().find("own site"), std::string::npos) << e.dump();
+  // A far-future HLC inside a sane envelope: the whole page is refused.
+  json future = cs;
+  std::string hlc = future["changes"][0]["hlc"];
+  future["changes"][0]["hlc"] = "z" + hlc.substr(1);  // the wall clock's top bits set
+  peer.send(json{{"type", "apply_changes"}, {"requestId", "x2"}, {"changeSets", {future}}}.dump());
+  e = peer.read();
+  EXPECT_EQ(e["code"], "APPLY_CHANGES_ERROR") << e.dump();
+  // Nothing of either reached the hub: another peer pulls an empty log.
+  r.send(R"({"type":"get_changes","since":0})");
+  json got = r.read();
+  EXPECT_EQ(got["type"], "changes");
+  EXPECT_TRUE(got["changeSets"].empty()) << got.dump();
+  // The genuine page applies.
+  peer.send(json{{"type", "apply_changes"}, {"requestId", "x3"}, {"changeSets", page["changeSets"]}}.dump());
+  json res = peer.read();
+  EXPECT_EQ(res["type"], "apply_result") << res.dump();
+  EXPECT_EQ(res["requestId"], "x3");
+  // r hears about it, then pulls it.
+  EXPECT_EQ(r.read()["type"], "changes_available");
+  r.send(R"({"type":"get_changes","since":0})");
+  got = r.read();
+  EXPECT_EQ(got["changeSets"].size(), page["changeSets"].size());
+}
+
+TEST_F(sync_net, an_oversized_message_closes_the_connection) {
+  ServerConfig c = hub_config();
+  c.max_message_bytes = 4096;
+  start_hub(c);
+  Raw r(port_);
+  r.send(hello(kSite).dump());
+  ASSERT_EQ(r.read()["type"], "handshake_ack");
+  r.send(R"({"type":"ping","pad":")" + std::string(10000, 'x') + "\"}");
+  // The hub fails the connection as soon as the frame header announces the size ("message
+  // too big", 1009); the sender may see the close or a broken pipe, by timing.
+  const int code = r.closed(false);
+  EXPECT_TRUE(code == 1009 || code == 0) << code;
+  Raw again(port_);  // the hub goes on serving
+  again.send(hello(kSite).dump());
+  EXPECT_EQ(again.read()["type"], "handshake_ack");
+}
+
+TEST_F(sync_net, http_routes_need_the_version_and_a_token) {
+  start_hub();
+  auto get = [&](const std::string& target, const std::string& token, const std::string& version) {
+    net::io_context ioc;
+    tcp::resolver res(ioc);
+    beast::tcp_stream s(ioc);
+    s.connect(res.resolve("127.0.0.1", std::to_string(port_)));
+    http::request<http::string_body> req{http::verb::get, target, 11};
+    req.set(http::field::host, "127.0.0.1");
+    if (!token.empty()) req.set(http::field::authorization, "Bearer " + token);
+    if (!version.empty()) req.set("X-Quereus-Sync-Protocol", version);
+    req.set("X-Site-Id", kSite);
+    http::write(s, req);
+    beast::flat_buffer b;
+    http::response<http::string_body> out;
+    http::read(s, b, out);
+    return std::make_pair(out.result_int(), out.body());
+  };
+  auto [st, body] = get("/sync/status", "", "");
+  EXPECT_EQ(st, 200u);
+  EXPECT_EQ(json::parse(body)["ok"], true);
+  EXPECT_EQ(get("/sync/shop/changes?since=0", kToken, "").first, 400u);
+  EXPECT_EQ(get("/sync/shop/changes?since=0", "", "1").first, 401u);
+  EXPECT_EQ(get("/sync/shop/changes?since=0", "bad-token-x", "1").first, 401u);
+  auto ok = get("/sync/shop/changes?since=0", kToken, "1");
+  EXPECT_EQ(ok.first, 200u) << ok.second;
+  EXPECT_TRUE(json::parse(ok.second)["data"]["changeSets"].empty());
+  EXPECT_EQ(get("/sync/metrics", "", "").first, 200u);
+  EXPECT_EQ(get("/nowhere", "", "").first, 404u);
+}
+
+}  // namespace
