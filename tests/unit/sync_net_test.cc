@@ -10,6 +10,10 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
 #include <nlohmann/json.hpp>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 #include <filesystem>
 #include <mutex>
@@ -36,6 +40,36 @@ using namespace quereus;
 using namespace std::chrono_literals;
 
 constexpr const char* kToken = "test-token-123";
+
+// A self-signed certificate for "localhost" (P-256), as PEM files cert.pem and key.pem in dir.
+void write_self_signed(const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  EVP_PKEY* key = EVP_EC_gen("P-256");
+  X509* cert = X509_new();
+  X509_set_version(cert, 2);
+  ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
+  X509_gmtime_adj(X509_getm_notBefore(cert), -3600);
+  X509_gmtime_adj(X509_getm_notAfter(cert), 3600);
+  X509_set_pubkey(cert, key);
+  X509_NAME* name = X509_get_subject_name(cert);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("localhost"), -1, -1, 0);
+  X509_set_issuer_name(cert, name);
+  X509V3_CTX ctx;
+  X509V3_set_ctx_nodb(&ctx);
+  X509V3_set_ctx(&ctx, cert, cert, nullptr, nullptr, 0);
+  X509_EXTENSION* san = X509V3_EXT_conf_nid(nullptr, &ctx, NID_subject_alt_name, "DNS:localhost");
+  X509_add_ext(cert, san, -1);
+  X509_EXTENSION_free(san);
+  X509_sign(cert, key, EVP_sha256());
+  FILE* f = std::fopen((dir + "/cert.pem").c_str(), "w");
+  PEM_write_X509(f, cert);
+  std::fclose(f);
+  f = std::fopen((dir + "/key.pem").c_str(), "w");
+  PEM_write_PrivateKey(f, key, nullptr, nullptr, 0, nullptr, nullptr);
+  std::fclose(f);
+  X509_free(cert);
+  EVP_PKEY_free(key);
+}
 
 class sync_net : public ::testing::Test {
  protected:
@@ -377,6 +411,35 @@ TEST_F(sync_net, an_oversized_message_closes_the_connection) {
   Raw again(port_);  // the hub goes on serving
   again.send(hello(kSite).dump());
   EXPECT_EQ(again.read()["type"], "handshake_ack");
+}
+
+TEST_F(sync_net, tls_peers_verify_the_hub) {
+  const std::string certs = root_ + "/certs";
+  write_self_signed(certs);
+  ServerConfig c = hub_config();
+  c.tls_cert_file = certs + "/cert.pem";
+  c.tls_key_file = certs + "/key.pem";
+  start_hub(c);
+  SyncClientConfig tls = client_config();
+  tls.url = "wss://localhost:" + std::to_string(port_) + "/sync";
+  tls.ca_file = certs + "/cert.pem";
+  Peer& a = open("a", tls);
+  Peer& b = open("b", tls);
+  exec(a, kT);
+  exec(b, kT);
+  exec(a, "insert into t values (1, 'over tls', 1)");
+  caught_up(a);
+  caught_up(b);
+  EXPECT_EQ(rows(b, "select v from t"), "over tls\n");
+  // A peer that does not trust the hub's certificate never gets through.
+  SyncClientConfig untrusted = client_config();
+  untrusted.url = tls.url;
+  Peer& c2 = open("c", untrusted);
+  std::this_thread::sleep_for(600ms);
+  auto st = c2.client->state();
+  EXPECT_NE(st.state, "connected");
+  EXPECT_EQ(st.connects, 0u);
+  EXPECT_GE(st.failures, 1u) << st.last_error;
 }
 
 TEST_F(sync_net, http_routes_need_the_version_and_a_token) {
