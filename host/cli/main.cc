@@ -207,14 +207,19 @@ int main(int argc, char** argv) {
   // shell runs; the shell and the client take turns on the database.
   std::recursive_mutex db_mutex;
   std::unique_ptr<syncnet::SyncClient> sync_client;
+  uint64_t commit_subscription = 0;
   if (const auto& sync = options.databases["main"].sync) {
     Database* raw = db.get();
-    sync_client = std::make_unique<syncnet::SyncClient>(*sync, "main", [raw, &db_mutex](const auto& fn) {
-      std::lock_guard lock(db_mutex);
-      fn(*raw);
-    });
+    try {
+      sync_client = std::make_unique<syncnet::SyncClient>(*sync, "main", [raw, &db_mutex](const auto& fn) {
+        std::lock_guard lock(db_mutex);
+        fn(*raw);
+      });
+    } catch (const std::exception& e) {
+      return fail(2, sync->origin + ": " + e.what());
+    }
     syncnet::SyncClient* client = sync_client.get();
-    db->on_commit([client](const ChangeBatch& batch) {
+    commit_subscription = db->on_commit([client](const ChangeBatch& batch) {
       for (const auto& e : batch.data)
         if (!e.remote) return client->local_commit();
     });
@@ -222,17 +227,24 @@ int main(int argc, char** argv) {
     context.sync_client_state = [client] { return client->state_json(); };
     sync_client->start();
   }
-  // Before a non-interactive run ends, its writes reach the hub (a few seconds at most).
-  struct FlushOnExit {
+  Shell shell(*db, context, shell_options, std::cout, std::cerr);
+  // Declared after the shell, so it runs first at exit: a non-interactive run's writes
+  // reach the hub (10 s at most), then the client stops, before the shell and the
+  // database go.
+  struct StopSync {
     syncnet::SyncClient* client;
-    ~FlushOnExit() {
-      if (!client || client->state().state == "failed") return;
-      if (!client->wait_caught_up(std::chrono::seconds(10)))
+    bool flush = false;
+    Database* db;
+    uint64_t subscription;
+    ~StopSync() {
+      if (!client) return;
+      if (flush && client->state().state != "failed" && !client->wait_caught_up(std::chrono::seconds(10)))
         std::cerr << "Warning: sync: not caught up with the hub after 10 s (" << client->state().state
                   << "); what was not pushed goes at the next connection\n";
+      client->stop();
+      db->unsubscribe(subscription);
     }
-  } flush_on_exit{nullptr};
-  Shell shell(*db, context, shell_options, std::cout, std::cerr);
+  } stop_sync{sync_client.get(), false, db.get(), commit_subscription};
 
   g_interruptible = db.get();
   const bool interactive = commands.empty() && script.empty() && isatty(STDIN_FILENO);
@@ -250,7 +262,7 @@ int main(int argc, char** argv) {
     shell.interactive(editor);
     return 0;
   }
-  flush_on_exit.client = sync_client.get();
+  stop_sync.flush = true;
   Status last;
   for (const std::string& text : commands) {
     Status s = shell.run_text(text);

@@ -28,6 +28,21 @@
 namespace quereus {
 
 namespace {
+// Holds the database's lock while the shell uses it, when another thread shares it.
+struct DbLock {
+  explicit DbLock(std::recursive_mutex* m) : mu(m) {
+    if (mu) mu->lock();
+  }
+  ~DbLock() {
+    if (mu) mu->unlock();
+  }
+  DbLock(const DbLock&) = delete;
+  DbLock& operator=(const DbLock&) = delete;
+  std::recursive_mutex* mu;
+};
+}  // namespace
+
+namespace {
 
 constexpr const char* kPrompt = "quereus> ";
 constexpr const char* kContinuation = "   ...> ";
@@ -152,7 +167,10 @@ std::atomic<bool> Shell::cancel_{false};
 Shell::Shell(Database& db, ShellContext context, ShellOptions options, std::ostream& out, std::ostream& err)
     : db_(db), context_(std::move(context)), options_(std::move(options)), out_(out), err_(err) {}
 
-Shell::~Shell() { watch_events(false); }
+Shell::~Shell() {
+  DbLock lock(context_.db_mutex);
+  watch_events(false);
+}
 
 std::ostream& Shell::out() { return redirect_ ? *redirect_ : out_; }
 
@@ -218,12 +236,9 @@ void Shell::interactive(LineEditor& editor) {
 
 Status Shell::feed(Input& in, const std::string& line) {
   ++in.line;
-  std::unique_lock<std::recursive_mutex> lock;
-  if (context_.db_mutex) lock = std::unique_lock<std::recursive_mutex>(*context_.db_mutex, std::defer_lock);
   if (in.buffer.empty()) {
     const std::string_view t = trim(line);
     if (t.empty()) return Status::Ok();
-    if (lock.mutex()) lock.lock();
     if (t[0] == '.') return dot_command(in, t, in.line);
     in.buffer_line = in.line;
   }
@@ -240,7 +255,6 @@ Status Shell::feed(Input& in, const std::string& line) {
   }
   std::string sql = std::move(in.buffer);
   in.buffer.clear();
-  if (lock.mutex() && !lock.owns_lock()) lock.lock();
   return run_sql(in, sql, in.buffer_line);
 }
 
@@ -258,6 +272,7 @@ void Shell::report(const Input& in, const Status& s, int line, int column) {
 }
 
 Status Shell::run_sql(const Input& in, std::string_view text, int first_line) {
+  DbLock lock(context_.db_mutex);
   std::vector<std::unique_ptr<Statement>> stmts;
   Status s = db_.prepare(text, &stmts);
   size_t failed_at = 0;
@@ -317,6 +332,7 @@ Status Shell::query(std::string_view sql, const std::function<void(const Row&)>&
 }
 
 Status Shell::dot_command(const Input& in, std::string_view line, int line_no) {
+  DbLock lock(context_.db_mutex);
   const std::vector<std::string> args = split_args(line.substr(1));
   const std::string cmd = args.empty() ? "" : args[0];
   const size_t n = args.size();
@@ -629,6 +645,7 @@ Status Shell::cmd_databases() {
 }
 
 std::vector<std::string> Shell::completions(std::string_view before, std::string_view word) {
+  DbLock lock(context_.db_mutex);
   std::vector<std::string> out;
   const std::string_view head = trim(before);
   if (!head.empty() && head[0] == '.' && head.find(' ') == std::string_view::npos) {

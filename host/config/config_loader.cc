@@ -389,8 +389,25 @@ class Parser {
                if (key == "url") {
                  c.url = string(sk, sv);
                  has_url = true;
-                 if (c.url.rfind("ws://", 0) != 0 && c.url.rfind("wss://", 0) != 0)
+                 const size_t scheme = c.url.rfind("wss://", 0) == 0 ? 6 : c.url.rfind("ws://", 0) == 0 ? 5 : 0;
+                 if (scheme == 0)
                    fail(sk.Mark(), "key 'url' must start with ws:// or wss:// (got '" + c.url + "')");
+                 const std::string authority = c.url.substr(scheme, c.url.find('/', scheme) - scheme);
+                 const size_t colon = authority.rfind(':');
+                 const bool bracketed = !authority.empty() && authority[0] == '[';
+                 const size_t host_end = bracketed ? authority.find(']') : colon;
+                 std::string port = bracketed ? (host_end != std::string::npos && host_end + 1 < authority.size() &&
+                                                         authority[host_end + 1] == ':'
+                                                     ? authority.substr(host_end + 2)
+                                                     : "")
+                                              : (colon == std::string::npos ? "" : authority.substr(colon + 1));
+                 unsigned port_no = 0;
+                 if (authority.empty() || host_end == 0 || (bracketed && host_end == std::string::npos) ||
+                     (!port.empty() && ([&] {
+                                        auto r = std::from_chars(port.data(), port.data() + port.size(), port_no);
+                                        return r.ptr != port.data() + port.size() || r.ec != std::errc();
+                                      }() || port_no == 0 || port_no > 65535)))
+                   fail(sk.Mark(), "key 'url' must be ws[s]://HOST[:PORT][/BASE] (got '" + c.url + "')");
                } else if (key == "database_id") {
                  c.database_id = string(sk, sv);
                  if (!valid_hub_database_id(c.database_id))
@@ -426,15 +443,20 @@ class Parser {
     bool has_dir = false;
     for_each(v, "server",
              {"listen", "base_path", "data_dir", "tokens", "allow_anonymous", "tls_cert_file", "tls_key_file",
-              "max_message_bytes", "batch_size", "max_open_databases", "max_queued_messages", "module_options"},
+              "max_message_bytes", "batch_size", "max_open_databases", "max_databases", "max_queued_messages",
+              "module_options"},
              [&](const std::string& key, const YAML::Node& sk, const YAML::Node& sv) {
                if (key == "listen") {
                  c.listen = string(sk, sv);
                  const size_t colon = c.listen.rfind(':');
-                 if (colon == std::string::npos || colon + 1 == c.listen.size() ||
-                     !std::all_of(c.listen.begin() + static_cast<long>(colon) + 1, c.listen.end(),
-                                  [](char ch) { return ch >= '0' && ch <= '9'; }) ||
-                     std::stol(c.listen.substr(colon + 1)) > 65535)
+                 unsigned port = 0;
+                 const char* first = colon == std::string::npos ? nullptr : c.listen.data() + colon + 1;
+                 const char* last = c.listen.data() + c.listen.size();
+                 if (colon == std::string::npos || colon == 0 || first == last ||
+                     [&] {
+                       auto r = std::from_chars(first, last, port);
+                       return r.ptr != last || r.ec != std::errc();
+                     }() || port > 65535)
                    fail(sk.Mark(), "key 'listen' must be HOST:PORT with a port from 0 to 65535 (got '" + c.listen + "')");
                } else if (key == "base_path") {
                  c.base_path = string(sk, sv);
@@ -445,11 +467,31 @@ class Parser {
                  c.data_dir = string(sk, sv);
                  has_dir = !c.data_dir.empty();
                } else if (key == "tokens") {
-                 if (!sv.IsSequence()) fail(sk.Mark(), "key 'tokens' must be a list of strings");
+                 if (!sv.IsSequence()) fail(sk.Mark(), "key 'tokens' must be a list of strings or {token, sites} mappings");
                  for (const YAML::Node& t : sv) {
-                   std::string tok = string(sk, t);
-                   if (tok.size() < 8) fail(t.Mark(), "a token in 'tokens' must be at least 8 characters");
-                   c.tokens.push_back(std::move(tok));
+                   ServerToken entry;
+                   if (t.IsMap()) {
+                     for_each(t, "server.tokens[]", {"token", "sites"},
+                              [&](const std::string& tk, const YAML::Node& tkn, const YAML::Node& tv) {
+                                if (tk == "token") {
+                                  entry.token = string(tkn, tv);
+                                  return;
+                                }
+                                if (!tv.IsSequence()) fail(tkn.Mark(), "key 'sites' must be a list of site ids");
+                                for (const YAML::Node& site : tv) {
+                                  std::string id = string(tkn, site);
+                                  if (id.size() != 22 || !std::all_of(id.begin(), id.end(), [](char ch) {
+                                        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_';
+                                      }))
+                                    fail(site.Mark(), "'" + id + "' is not a site id (22 characters of base64url)");
+                                  entry.sites.push_back(std::move(id));
+                                }
+                              });
+                   } else {
+                     entry.token = string(sk, t);
+                   }
+                   if (entry.token.size() < 8) fail(t.Mark(), "a token in 'tokens' must be at least 8 characters");
+                   c.tokens.push_back(std::move(entry));
                  }
                } else if (key == "allow_anonymous") {
                  c.allow_anonymous = boolean(sk, sv);
@@ -463,6 +505,8 @@ class Parser {
                  c.batch_size = integer(sk, sv, 1);
                } else if (key == "max_open_databases") {
                  c.max_open_databases = integer(sk, sv, 1);
+               } else if (key == "max_databases") {
+                 c.max_databases = integer(sk, sv, 1);
                } else if (key == "max_queued_messages") {
                  c.max_queued_messages = integer(sk, sv, 1);
                } else if (key == "module_options") {

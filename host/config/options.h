@@ -85,6 +85,13 @@ struct DatabaseConfig {
   std::optional<SyncClientConfig> sync;
 };
 
+// One entry of `server.tokens`: a bearer token, and the site ids that may use it (empty:
+// any site).
+struct ServerToken {
+  std::string token;
+  std::vector<std::string> sites;
+};
+
 // `server:` — what `quereus serve` runs: a sync hub (coordinator) that peers sync through
 // over WebSocket, plus a small HTTP API (docs/sync-network.md).
 struct ServerConfig {
@@ -94,8 +101,9 @@ struct ServerConfig {
   std::string base_path = "/sync";
   // Required. One sync-store directory per hub database id, under this directory.
   std::string data_dir;
-  // Bearer tokens accepted. Required (non-empty) unless allow_anonymous is true.
-  std::vector<std::string> tokens;
+  // Bearer tokens accepted. Required (non-empty) unless allow_anonymous is true. In YAML a
+  // string, or {token: …, sites: [site ids]} to bind the token to those sites.
+  std::vector<ServerToken> tokens;
   // Default: false. Accept connections without a token (development only).
   bool allow_anonymous = false;
   // Default: none (plain). Both set: TLS (wss:// and https://) with this PEM chain and key.
@@ -107,6 +115,9 @@ struct ServerConfig {
   int64_t batch_size = 1000;
   // Default: 100. Hub databases open at once; the least recently used idle one closes.
   int64_t max_open_databases = 100;
+  // Default: 1000. Hub databases that may exist (directories under data_dir); a handshake
+  // naming a new one past this is refused.
+  int64_t max_databases = 1000;
   // Default: 64. Outgoing messages queued for one connection before it is closed as too slow.
   int64_t max_queued_messages = 64;
   // Default: empty. Extra sync-store options for the hub's databases (horizons, …).

@@ -119,6 +119,11 @@ struct SyncClient::Impl {
   uint64_t push_commits_mark = 0;
   uint64_t request_counter = 0;  // never reset: request ids stay unique across reconnects
   bool healthy = false;          // this session applied a page
+  uint64_t hub_max_bytes = uint64_t{16} << 20;  // the hub's frame limit (its acknowledgement)
+  bool push_blocked = false;     // a page the hub cannot take: no more pushes this session
+  int push_failures = 0;         // refused pushes in a row: the retry backs off
+  int pull_failures = 0;         // pages in a row that failed to apply: likewise
+  net::steady_timer backoff{ioc};  // between connections (not woken by commits)
 
   Impl(SyncClientConfig c, std::string n, DatabaseAccess a)
       : cfg(std::move(c)), name(std::move(n)), access(std::move(a)), url(parse_url(cfg.url)) {}
@@ -181,9 +186,9 @@ struct SyncClient::Impl {
       const int64_t delay = std::min<int64_t>(cfg.reconnect_max_ms, int64_t{1000} << std::min(attempt, 20));
       ++attempt;
       set_state("backoff");
-      wake.expires_after(std::chrono::milliseconds(delay));
+      backoff.expires_after(std::chrono::milliseconds(delay));
       beast::error_code ec;
-      co_await wake.async_wait(net::redirect_error(use_awaitable, ec));
+      co_await backoff.async_wait(net::redirect_error(use_awaitable, ec));
     }
     set_state("stopped");
   }
@@ -227,7 +232,6 @@ struct SyncClient::Impl {
     t.idle_timeout = std::chrono::seconds(30);
     t.keep_alive_pings = true;
     ws.set_option(t);
-    ws.read_message_max(std::max<uint64_t>(64u << 20, 1));
     close_socket = [&ws] {
       beast::error_code ignored;
       beast::get_lowest_layer(ws).socket().shutdown(tcp::socket::shutdown_both, ignored);
@@ -238,19 +242,21 @@ struct SyncClient::Impl {
     // The acknowledgement, within 10 s.
     beast::flat_buffer buffer;
     net::steady_timer ack_timer(ioc, std::chrono::seconds(10));
-    bool timed_out = false;
+    bool timed_out = false, answered = false;
     ack_timer.async_wait([&](beast::error_code ec) {
-      if (!ec) {
+      if (!ec && !answered) {
         timed_out = true;
         if (close_socket) close_socket();
       }
     });
     beast::error_code ec;
     co_await ws.async_read(buffer, net::redirect_error(use_awaitable, ec));
+    answered = true;
     ack_timer.cancel();
     if (timed_out) throw std::runtime_error("the hub did not acknowledge the handshake within 10 s");
     if (ec) throw std::runtime_error("handshake: " + ec.message());
-    nlohmann::json ack = parse_object(beast::buffers_to_string(buffer.data()));
+    std::string why;
+    nlohmann::json ack = parse_message(beast::buffers_to_string(buffer.data()), &why).value_or(nlohmann::json::object());
     if (ack.value("type", "") == "error") {
       const std::string msg = ack.value("code", std::string("ERROR")) + ": " + ack.value("message", std::string());
       if (ack.value("fatal", false)) throw Fatal("the hub refused the handshake: " + msg);
@@ -264,6 +270,12 @@ struct SyncClient::Impl {
                   std::to_string(kProtocolVersion) + ")");
     hub_site = ack.value("serverSiteId", std::string());
     if (hub_site.size() != 22) throw Fatal("the hub's acknowledgement names no site id");
+    hub_max_bytes = ack.contains("maxMessageBytes") && ack["maxMessageBytes"].is_number_unsigned()
+                        ? ack["maxMessageBytes"].get<uint64_t>()
+                        : uint64_t{16} << 20;
+    ws.read_message_max(std::max<uint64_t>(uint64_t{64} << 20, hub_max_bytes));
+    push_blocked = false;
+    push_failures = 0;
     acked = true;
     load_cursors();
     {
@@ -378,16 +390,33 @@ struct SyncClient::Impl {
   // when there is nothing to push (the cursor is moved past foreign entries).
   std::string own_page() {
     const uint64_t commits = local_commits.load();
-    std::string page = db_request("changes", {{"since", sent}, {"origin", "self"}, {"batchSize", cfg.batch_size}});
+    if (push_blocked) {
+      want_push = false;
+      return "";
+    }
+    std::string page = db_request("changes", {{"since", sent},
+                                              {"origin", "self"},
+                                              {"batchSize", cfg.batch_size},
+                                              {"maxBytes", hub_max_bytes / 2}});
     nlohmann::json j = parse_object(page);
     const uint64_t cursor = j.value("cursor", sent);
     const bool has_more = j.value("hasMore", false);
     if (j.value("snapshotRequired", false)) {
-      // Our own log no longer reaches back to what the hub acknowledged (a restored
-      // backup): start over from our oldest entry; the hub skips what it has.
-      spdlog::warn("sync '{}': the local change log does not reach back to cursor {}; pushing from the start", name, sent);
-      sent = 0;
+      // Our own log does not answer from `sent`: its oldest entries were pruned (tombstone
+      // horizon), or it is behind what the hub acknowledged (a restored backup). Go on from
+      // the oldest position it still answers; what was pruned is gone everywhere.
+      const uint64_t floor = parse_object(db_request("status", nlohmann::json::object())).value("floor", uint64_t{0});
+      want_push = false;
+      if (floor == sent) {
+        spdlog::error("sync '{}': the local change log answers no position from {}; not pushing", name, sent);
+        push_blocked = true;
+        return "";
+      }
+      spdlog::warn("sync '{}': the local change log does not answer from {}; pushing from {}", name, sent, floor);
+      sent = floor;
       save_cursors();
+      want_push = true;
+      push_due = Clock::now() + std::chrono::milliseconds(100);
       return "";
     }
     if (!j.contains("changeSets") || j["changeSets"].empty()) {
@@ -412,6 +441,17 @@ struct SyncClient::Impl {
     want_push = false;
     std::string msg = with_type("apply_changes", page);
     msg.insert(1, "\"requestId\":\"" + p.id + "\",");
+    if (msg.size() > hub_max_bytes) {
+      // One transaction larger than the hub takes (a page never splits one): it cannot go.
+      const std::string e = "a transaction of " + std::to_string(msg.size()) + " bytes is larger than the hub's " +
+                            "max_message_bytes (" + std::to_string(hub_max_bytes) + "); pushing stopped";
+      spdlog::error("sync '{}': {}", name, e);
+      push.reset();
+      push_blocked = true;
+      std::lock_guard lock(mu);
+      st.last_error = e;
+      return "";
+    }
     return msg;
   }
 
@@ -450,9 +490,12 @@ struct SyncClient::Impl {
           st.last_error = msg;
         }
         if (push && m->contains("requestId") && (*m)["requestId"] == push->id) {
-          push.reset();  // retried after a pause: the same page, from the same cursor
+          // Retried after a pause that doubles each time (1 s … 60 s): the same page, from
+          // the same cursor, until the hub takes it.
+          push.reset();
           want_push = true;
-          push_due = Clock::now() + std::chrono::seconds(1);
+          push_due = Clock::now() + std::chrono::milliseconds(1000LL << std::min(push_failures, 6));
+          ++push_failures;
         } else if (m->value("code", std::string()) == code::kGetChangesError) {
           pull_inflight = false;
           want_pull = true;
@@ -500,13 +543,15 @@ struct SyncClient::Impl {
         st.last_error = status.to_string();
       }
       want_pull = true;
-      pull_due = Clock::now() + std::chrono::seconds(2);
+      pull_due = Clock::now() + std::chrono::milliseconds(1000LL << std::min(pull_failures, 6));
+      ++pull_failures;
       return;
     }
     nlohmann::json r = parse_object(result);
     received = m.value("cursor", received);
     save_cursors();
     healthy = true;
+    pull_failures = 0;
     const bool more = m.value("hasMore", false);
     if (more) want_pull = true;
     std::lock_guard lock(mu);
@@ -525,6 +570,14 @@ struct SyncClient::Impl {
     save_cursors();
     const Push done = *push;
     push.reset();
+    push_failures = 0;
+    if (const uint64_t rejected = m.value("rejected", uint64_t{0})) {
+      // The hub could not write some rows (a constraint of its own tables): it holds them
+      // aside, visible in its status; they are not relayed.
+      spdlog::warn("sync '{}': the hub held {} pushed fact(s) aside as rejected", name, rejected);
+      std::lock_guard lock(mu);
+      st.rejected_by_hub += rejected;
+    }
     want_push = done.has_more || local_commits.load() != done.commits;
     push_due = Clock::now();
     std::lock_guard lock(mu);
@@ -560,6 +613,7 @@ void SyncClient::stop() {
   net::post(impl->ioc, [impl] {
     impl->stopping = true;
     impl->kick();
+    impl->backoff.cancel();
   });
   // A clean close within a second and a half; then the loop is stopped where it is.
   {
@@ -604,6 +658,7 @@ std::string SyncClient::state_json() const {
                         {"factsApplied", s.facts_applied},
                         {"conflicts", s.conflicts},
                         {"rejected", s.rejected},
+                        {"rejectedByHub", s.rejected_by_hub},
                         {"connects", s.connects},
                         {"failures", s.failures},
                         {"caughtUp", s.caught_up},

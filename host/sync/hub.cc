@@ -18,9 +18,9 @@ nlohmann::json parse_object(const std::string& text) {
   return j.is_object() ? j : nlohmann::json::object();
 }
 
-std::string http_ok(const nlohmann::json& data) { return nlohmann::json{{"ok", true}, {"data", data}}.dump(); }
+std::string http_ok(const nlohmann::json& data) { return safe_dump(nlohmann::json{{"ok", true}, {"data", data}}); }
 HttpReply http_error(unsigned status, std::string_view code, std::string_view message) {
-  return {status, nlohmann::json{{"ok", false}, {"error", {{"code", code}, {"message", message}}}}.dump()};
+  return {status, safe_dump(nlohmann::json{{"ok", false}, {"error", {{"code", code}, {"message", message}}}})};
 }
 
 std::string query_param(std::string_view target, std::string_view name) {
@@ -54,18 +54,29 @@ Hub::Hub(ServerConfig config, std::shared_ptr<Registry> registry)
 
 Hub::~Hub() = default;
 
-bool Hub::token_ok(std::string_view token) const {
+bool Hub::token_ok(std::string_view token, std::string_view site) const {
   bool ok = false;
-  for (const std::string& t : config_.tokens)  // every token compared, in constant time each
-    if (t.size() == token.size() && CRYPTO_memcmp(t.data(), token.data(), t.size()) == 0) ok = true;
+  for (const ServerToken& t : config_.tokens) {  // every token compared, each in constant time
+    if (t.token.size() != token.size() || CRYPTO_memcmp(t.token.data(), token.data(), token.size()) != 0) continue;
+    ok = ok || site.empty() || t.sites.empty() || std::find(t.sites.begin(), t.sites.end(), site) != t.sites.end();
+  }
   return ok || (config_.allow_anonymous && token.empty());
 }
 
-Hub::Db& Hub::open(const std::string& id) {
+Hub::Db& Hub::open(const std::string& id, bool create) {
   auto it = dbs_.find(id);
   if (it != dbs_.end()) {
     it->second.last_used = std::chrono::steady_clock::now();
     return it->second;
+  }
+  namespace fs = std::filesystem;
+  if (!fs::exists(fs::path(config_.data_dir) / id)) {
+    if (!create) throw Error(StatusCode::kNotFound, "no hub database '" + id + "'");
+    size_t existing = 0;
+    for (const auto& e : fs::directory_iterator(config_.data_dir)) existing += e.is_directory() ? 1 : 0;
+    if (existing >= static_cast<size_t>(config_.max_databases))
+      throw Error(StatusCode::kTooBig, "the hub holds " + std::to_string(existing) +
+                                           " databases (max_databases); refusing to create '" + id + "'");
   }
   if (dbs_.size() >= static_cast<size_t>(config_.max_open_databases)) {
     // Close the least recently used database no connection is on.
@@ -124,7 +135,7 @@ HubReply Hub::handshake(HubSession& s, const nlohmann::json& m) {
       m["protocolVersion"].get<int64_t>() != kProtocolVersion)
     return fatal(code::kVersionMismatch,
                  "this hub speaks sync protocol version " + std::to_string(kProtocolVersion) + "; the peer sent " +
-                     (m.contains("protocolVersion") ? m["protocolVersion"].dump() : std::string("none")),
+                     (m.contains("protocolVersion") ? safe_dump(m["protocolVersion"]).substr(0, 32) : std::string("none")),
                  kCloseVersionMismatch);
   if (s.authenticated) {
     ++counters_.errors;
@@ -140,6 +151,12 @@ HubReply Hub::handshake(HubSession& s, const nlohmann::json& m) {
     return fatal(code::kAuthFailed, token.empty() ? "a token is required" : "the token is not accepted",
                  kCloseAuthFailed);
   }
+  const std::string claimed = m.contains("siteId") && m["siteId"].is_string() ? m["siteId"].get<std::string>() : "";
+  if (!token_ok(token, claimed)) {
+    ++counters_.auth_failures;
+    spdlog::warn("sync hub: connection {} refused: its token is not bound to site {}", s.id, claimed.substr(0, 22));
+    return fatal(code::kAuthFailed, "the token is not accepted for this site id", kCloseAuthFailed);
+  }
   const std::string id = m.contains("databaseId") && m["databaseId"].is_string() ? m["databaseId"].get<std::string>() : "";
   if (!valid_hub_database_id(id))
     return fatal(code::kMissingDatabase,
@@ -152,7 +169,14 @@ HubReply Hub::handshake(HubSession& s, const nlohmann::json& m) {
       }))
     return fatal(code::kMessageError, "the handshake's siteId is not a site id (22 characters of base64url)",
                  kCloseProtocolError);
-  Db& d = open(id);
+  Db* opened = nullptr;
+  try {
+    opened = &open(id);
+  } catch (const Error& e) {
+    if (e.code() != StatusCode::kTooBig) throw;
+    return fatal(code::kMissingDatabase, e.what(), kCloseMissingDatabase);
+  }
+  Db& d = *opened;
   if (site == d.site)
     return fatal(code::kWrongSite, "the peer claims the hub's own site id", kCloseProtocolError);
   s.authenticated = true;
@@ -165,6 +189,7 @@ HubReply Hub::handshake(HubSession& s, const nlohmann::json& m) {
                                       {"serverSiteId", d.site},
                                       {"connectionId", std::to_string(s.id)},
                                       {"databaseId", id},
+                                      {"maxMessageBytes", config_.max_message_bytes},
                                       {"protocolVersion", kProtocolVersion}}
                            .dump());
   return r;
@@ -173,7 +198,11 @@ HubReply Hub::handshake(HubSession& s, const nlohmann::json& m) {
 std::string Hub::changes(Db& d, const std::string& peer_site, uint64_t since, uint64_t batch) {
   std::string reply;
   Status st = d.db->sync_request(
-      "changes", nlohmann::json{{"since", since}, {"peer", peer_site}, {"batchSize", batch}}.dump(), &reply);
+      "changes",
+      nlohmann::json{{"since", since}, {"peer", peer_site}, {"batchSize", batch},
+                     {"maxBytes", static_cast<uint64_t>(config_.max_message_bytes) / 2}}
+          .dump(),
+      &reply);
   if (!st.ok()) throw Error(st.code(), st.message());
   ++counters_.pages_served;
   return reply;
@@ -222,7 +251,7 @@ HubReply Hub::handle(HubSession& s, std::string_view text) {
     return r;
   }
   const std::string type = (*m)["type"].get<std::string>();
-  const nlohmann::json request_id = m->contains("requestId") ? (*m)["requestId"] : nlohmann::json();
+  const nlohmann::json request_id = request_id_of(*m);
   if (type == "handshake") {
     try {
       return handshake(s, *m);
@@ -263,7 +292,7 @@ HubReply Hub::handle(HubSession& s, std::string_view text) {
       s.notify_pending = false;
       std::string page = changes(d, s.site, since, static_cast<uint64_t>(config_.batch_size));
       std::string msg = with_type("changes", page);
-      if (!request_id.is_null()) msg.insert(1, "\"requestId\":" + request_id.dump() + ",");
+      if (!request_id.is_null()) msg.insert(1, "\"requestId\":" + safe_dump(request_id) + ",");
       r.messages.push_back(std::move(msg));
     } catch (const std::exception& e) {
       ++counters_.errors;
@@ -277,7 +306,7 @@ HubReply Hub::handle(HubSession& s, std::string_view text) {
       nlohmann::json out = parse_object(result);
       out["type"] = "apply_result";
       out["requestId"] = request_id;
-      r.messages.push_back(out.dump());
+      r.messages.push_back(safe_dump(out));
     } catch (const std::exception& e) {
       ++counters_.errors;
       spdlog::warn("sync hub: apply from site {} on '{}' refused: {}", s.site, s.database_id, e.what());
@@ -322,6 +351,12 @@ HttpReply Hub::http(std::string_view method, std::string_view target, std::strin
   if (path.substr(0, base.size()) != base || (path.size() > base.size() && path[base.size()] != '/'))
     return http_error(404, "NOT_FOUND", "no such route: " + std::string(path.substr(0, 200)));
   std::string_view rest = path.substr(std::min(path.size(), base.size() + 1));
+  std::string token;
+  if (authorization.substr(0, 7) == "Bearer ") token = std::string(authorization.substr(7));
+  if ((rest == "status" || rest == "metrics") && !token_ok(token)) {
+    ++counters_.auth_failures;
+    return http_error(401, code::kAuthFailed, "a bearer token is required");
+  }
   if (rest == "status" && method == "GET") return {200, http_ok(parse_object(status_json()))};
   if (rest == "metrics" && method == "GET") {
     std::string m;
@@ -350,17 +385,18 @@ HttpReply Hub::http(std::string_view method, std::string_view target, std::strin
     return http_error(400, code::kVersionMismatch,
                       "send X-Quereus-Sync-Protocol: " + std::to_string(kProtocolVersion) + " (got '" +
                           std::string(version_header.substr(0, 16)) + "')");
-  std::string token;
-  if (authorization.substr(0, 7) == "Bearer ") token = std::string(authorization.substr(7));
-  if (!token_ok(token)) {
+  const std::string site(site_header);
+  if (!token_ok(token, site)) {
     ++counters_.auth_failures;
     return http_error(401, code::kAuthFailed, token.empty() ? "a bearer token is required" : "the token is not accepted");
   }
   if (!valid_hub_database_id(id)) return http_error(400, code::kMissingDatabase, "not a database id");
-  const std::string site(site_header);
-  if (site.size() != 22) return http_error(400, code::kMessageError, "send X-Site-Id: the peer's site id");
+  if (site.size() != 22 || !std::all_of(site.begin(), site.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+      }))
+    return http_error(400, code::kMessageError, "send X-Site-Id: the peer's site id (22 characters of base64url)");
   try {
-    Db& d = open(id);
+    Db& d = open(id, method == "POST");
     if (method == "GET") {
       uint64_t since = 0;
       std::string s = query_param(target, "since");
@@ -368,11 +404,13 @@ HttpReply Hub::http(std::string_view method, std::string_view target, std::strin
       return {200, "{\"ok\":true,\"data\":" + changes(d, site, since, static_cast<uint64_t>(config_.batch_size)) + "}"};
     }
     if (method == "POST") {
-      nlohmann::json m = nlohmann::json::parse(body, nullptr, false);
-      if (m.is_discarded() || !m.is_object()) return http_error(400, code::kMessageError, "the body is not a JSON object");
-      return {200, "{\"ok\":true,\"data\":" + apply(d, nullptr, site, body, m) + "}"};
+      std::string why;
+      std::optional<nlohmann::json> m = parse_object_bounded(body, &why);
+      if (!m) return http_error(400, code::kMessageError, "the body: " + why);
+      return {200, "{\"ok\":true,\"data\":" + apply(d, nullptr, site, body, *m) + "}"};
     }
   } catch (const Error& e) {
+    if (e.code() == StatusCode::kNotFound) return http_error(404, code::kMissingDatabase, e.what());
     const unsigned status = e.code() == StatusCode::kMisuse ? 403 : e.code() == StatusCode::kFormat ? 400 : 500;
     return http_error(status, status == 500 ? "HUB_ERROR" : code::kMessageError, e.what());
   } catch (const std::exception& e) {

@@ -77,8 +77,11 @@ class Hub {
     std::set<HubSession*> sessions;
     std::chrono::steady_clock::time_point last_used;
   };
-  Db& open(const std::string& id);
-  bool token_ok(std::string_view token) const;
+  // The database `id`, opened; a new one is created only when `create` (and fewer than
+  // max_databases exist). Throws Error (kNotFound, kTooBig, or the open's error).
+  Db& open(const std::string& id, bool create = true);
+  // Whether `token` is accepted (for `site`, when given and the token is bound to sites).
+  bool token_ok(std::string_view token, std::string_view site = {}) const;
   HubReply handshake(HubSession& s, const nlohmann::json& m);
   std::string changes(Db& d, const std::string& peer_site, uint64_t since, uint64_t batch);
   // Applies a peer's pushed page; every change set must name `site`. Returns the module's

@@ -4,8 +4,24 @@
 
 namespace quereus::syncnet {
 
-std::optional<nlohmann::json> parse_message(std::string_view text, std::string* error) {
-  nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+namespace {
+struct TooDeep {};
+}  // namespace
+
+std::optional<nlohmann::json> parse_object_bounded(std::string_view text, std::string* error) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(
+        text.begin(), text.end(),
+        [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+          if (depth > kMaxJsonDepth) throw TooDeep{};
+          return true;
+        },
+        false);
+  } catch (const TooDeep&) {
+    *error = "the message nests deeper than " + std::to_string(kMaxJsonDepth) + " levels";
+    return std::nullopt;
+  }
   if (j.is_discarded()) {
     *error = "the message is not JSON";
     return std::nullopt;
@@ -14,19 +30,38 @@ std::optional<nlohmann::json> parse_message(std::string_view text, std::string* 
     *error = "the message is not a JSON object";
     return std::nullopt;
   }
+  return j;
+}
+
+std::optional<nlohmann::json> parse_message(std::string_view text, std::string* error) {
+  std::optional<nlohmann::json> m = parse_object_bounded(text, error);
+  if (!m) return m;
+  nlohmann::json& j = *m;
   auto t = j.find("type");
   if (t == j.end() || !t->is_string()) {
     *error = "the message has no string \"type\"";
     return std::nullopt;
   }
-  return j;
+  return m;
+}
+
+nlohmann::json request_id_of(const nlohmann::json& message) {
+  auto it = message.find("requestId");
+  if (it == message.end()) return nullptr;
+  if (it->is_string() && it->get_ref<const std::string&>().size() <= 128) return *it;
+  if (it->is_number_integer()) return *it;
+  return nullptr;
+}
+
+std::string safe_dump(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string error_message(std::string_view code, std::string_view message, bool fatal,
                           const nlohmann::json& request_id) {
   nlohmann::json j{{"type", "error"}, {"code", code}, {"message", message}, {"fatal", fatal}};
   if (!request_id.is_null()) j["requestId"] = request_id;
-  return j.dump();
+  return safe_dump(j);
 }
 
 std::string with_type(std::string_view type, std::string_view object_json) {

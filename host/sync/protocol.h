@@ -36,9 +36,22 @@ inline constexpr const char* kGetChangesError = "GET_CHANGES_ERROR";
 inline constexpr const char* kTooLarge = "MESSAGE_TOO_LARGE";
 }  // namespace code
 
-// A parsed message: an object with a string "type". Anything else is a MESSAGE_ERROR whose
-// text `error` receives.
+// Nesting deeper than this is refused while parsing (a deeply nested document would
+// otherwise cost stack in every later copy and dump).
+inline constexpr int kMaxJsonDepth = 32;
+
+// A parsed message: an object with a string "type", nested at most kMaxJsonDepth deep.
+// Anything else is a MESSAGE_ERROR whose text `error` receives.
 std::optional<nlohmann::json> parse_message(std::string_view text, std::string* error);
+// The same without the "type" requirement: a JSON object nested at most kMaxJsonDepth deep.
+std::optional<nlohmann::json> parse_object_bounded(std::string_view text, std::string* error);
+
+// A message's requestId when it is a string of at most 128 bytes or an integer; null
+// otherwise (ignored).
+nlohmann::json request_id_of(const nlohmann::json& message);
+
+// JSON text of `j`; invalid UTF-8 in strings is replaced, never thrown.
+std::string safe_dump(const nlohmann::json& j);
 
 std::string error_message(std::string_view code, std::string_view message, bool fatal,
                           const nlohmann::json& request_id = nullptr);

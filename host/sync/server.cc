@@ -47,6 +47,7 @@ struct Connection {
   std::unique_ptr<net::steady_timer> wake;
   std::function<void()> abort;  // closes the socket under the reader and writer
   bool closing = false;
+  bool writer_done = false;
 };
 
 }  // namespace
@@ -59,6 +60,13 @@ struct Server::Impl {
   std::set<std::shared_ptr<Connection>> connections;
   uint64_t next_id = 0;
   bool stopping = false;
+  static constexpr size_t kMaxConnections = 4096;
+  size_t open_sockets = 0;  // accepted and not yet closed (HTTP and WebSocket)
+  struct SocketCount {
+    size_t& n;
+    explicit SocketCount(size_t& c) : n(c) { ++n; }
+    ~SocketCount() { --n; }
+  };
 
   explicit Impl(Hub& h) : hub(h) {}
 
@@ -69,6 +77,13 @@ struct Server::Impl {
       if (ec) {
         if (stopping || ec == net::error::operation_aborted) co_return;
         spdlog::warn("sync hub: accept failed: {}", ec.message());
+        net::steady_timer pause(ioc, std::chrono::milliseconds(100));  // EMFILE and the like: do not spin
+        co_await pause.async_wait(net::redirect_error(use_awaitable, ec));
+        continue;
+      }
+      if (open_sockets >= kMaxConnections) {
+        spdlog::warn("sync hub: {} connections open: refusing another", open_sockets);
+        socket.close(ec);
         continue;
       }
       socket.set_option(tcp::no_delay(true), ec);
@@ -95,6 +110,16 @@ struct Server::Impl {
   // HTTP requests until the connection closes or upgrades to a WebSocket.
   template <class Stream>
   net::awaitable<void> serve(Stream stream) {
+    SocketCount counted(open_sockets);
+    try {
+      co_await serve_requests(std::move(stream));
+    } catch (const std::exception& e) {
+      spdlog::info("sync hub: connection dropped: {}", e.what());
+    }
+  }
+
+  template <class Stream>
+  net::awaitable<void> serve_requests(Stream stream) {
     beast::flat_buffer buffer;
     const ServerConfig& cfg = hub.config();
     for (;;) {
@@ -132,10 +157,17 @@ struct Server::Impl {
         auto it = req.find(f);
         return it == req.end() ? std::string_view() : std::string_view(it->value().data(), it->value().size());
       };
-      HttpReply reply = hub.http(std::string_view(req.method_string().data(), req.method_string().size()),
-                                 std::string_view(req.target().data(), req.target().size()),
-                                 field(http::field::authorization), named("X-Site-Id"),
-                                 named("X-Quereus-Sync-Protocol"), req.body());
+      HttpReply reply;
+      try {
+        reply = hub.http(std::string_view(req.method_string().data(), req.method_string().size()),
+                         std::string_view(req.target().data(), req.target().size()),
+                         field(http::field::authorization), named("X-Site-Id"), named("X-Quereus-Sync-Protocol"),
+                         req.body());
+      } catch (const std::exception& e) {
+        spdlog::error("sync hub: HTTP {}: {}", std::string(req.target().data(), std::min<size_t>(req.target().size(), 200)),
+                      e.what());
+        reply = HttpReply{500, R"({"ok":false,"error":{"code":"HUB_ERROR","message":"internal error"}})"};
+      }
       http::response<http::string_body> res{static_cast<http::status>(reply.status), req.version()};
       res.set(http::field::server, "quereus-sync");
       res.set(http::field::content_type, reply.content_type);
@@ -161,15 +193,19 @@ struct Server::Impl {
     conn->session.id = ++next_id;
     conn->wake = std::make_unique<net::steady_timer>(ioc);
     conn->wake->expires_at(net::steady_timer::time_point::max());
-    conn->abort = [&ws, conn] {
-      conn->closing = true;
+    // `ws` lives in this frame, which ends only after the writer has finished (below), and
+    // `abort` is cleared before it ends.
+    std::weak_ptr<Connection> weak = conn;
+    conn->abort = [&ws, weak] {
+      auto c = weak.lock();
+      if (c) c->closing = true;
       beast::error_code ignored;
       beast::get_lowest_layer(ws).socket().shutdown(tcp::socket::shutdown_both, ignored);
       beast::get_lowest_layer(ws).socket().close(ignored);
-      conn->wake->cancel();
+      if (c) c->wake->cancel();
     };
     const size_t max_queued = static_cast<size_t>(cfg.max_queued_messages);
-    conn->session.send = [this, weak = std::weak_ptr<Connection>(conn), max_queued](std::string text) {
+    conn->session.send = [weak, max_queued](std::string text) {
       auto c = weak.lock();
       if (!c || c->closing) return;
       if (c->outbox.size() >= max_queued) {
@@ -187,42 +223,68 @@ struct Server::Impl {
     };
     connections.insert(conn);
     spdlog::info("sync hub: connection {} open", conn->session.id);
-    bool writer_done = false;
-    net::co_spawn(ioc, writer(ws, conn), [&writer_done](std::exception_ptr) { writer_done = true; });
-    beast::flat_buffer buffer;
-    while (!conn->closing) {
-      buffer.clear();
-      co_await ws.async_read(buffer, net::redirect_error(use_awaitable, ec));
-      if (ec) {
-        if (ec == websocket::error::message_too_big) {
-          conn->outbox.push_back({error_message(code::kTooLarge,
-                                                "the message is larger than max_message_bytes (" +
-                                                    std::to_string(cfg.max_message_bytes) + ")",
-                                                true),
-                                  true, 1009, "too big"});
-          conn->wake->cancel();
-        }
-        break;
-      }
-      if (!ws.got_text()) {
-        conn->session.send(error_message(code::kMessageError, "binary frames are not part of the protocol", true));
-        conn->outbox.push_back({"", true, kCloseProtocolError, "binary frame"});
-        conn->wake->cancel();
-        break;
-      }
-      std::string text = beast::buffers_to_string(buffer.data());
-      HubReply reply = hub.handle(conn->session, text);
-      for (std::string& m : reply.messages) conn->outbox.push_back({std::move(m)});
-      if (reply.close) conn->outbox.push_back({"", true, reply.close_code, reply.close_reason});
+    net::co_spawn(ioc, writer(ws, conn), [conn](std::exception_ptr) {
+      conn->writer_done = true;
       conn->wake->cancel();
-      if (reply.close) break;
+    });
+    // The handshake must come within 10 s.
+    net::steady_timer deadline(ioc, std::chrono::seconds(10));
+    deadline.async_wait([weak](beast::error_code e) {
+      auto c = weak.lock();
+      if (!e && c && !c->session.authenticated && c->abort) {
+        spdlog::info("sync hub: connection {} sent no handshake within 10 s: closing it", c->session.id);
+        c->abort();
+      }
+    });
+    try {
+      beast::flat_buffer buffer;
+      while (!conn->closing) {
+        // Backpressure: while this connection has not read what it was sent, read nothing
+        // more from it; a peer that stays behind for 30 s is closed.
+        for (int waited = 0; conn->outbox.size() >= max_queued && !conn->closing; ++waited) {
+          if (waited == 3000) {
+            spdlog::warn("sync hub: connection {} does not read its replies: closing it", conn->session.id);
+            conn->abort();
+            break;
+          }
+          net::steady_timer t(ioc, std::chrono::milliseconds(10));
+          co_await t.async_wait(net::redirect_error(use_awaitable, ec));
+        }
+        if (conn->closing) break;
+        buffer.clear();
+        co_await ws.async_read(buffer, net::redirect_error(use_awaitable, ec));
+        if (ec) break;  // closed, timed out, or a frame over max_message_bytes (1009)
+        if (!ws.got_text()) {
+          conn->outbox.push_back({error_message(code::kMessageError, "binary frames are not part of the protocol", true),
+                                  true, kCloseProtocolError, "binary frame"});
+          conn->wake->cancel();
+          break;
+        }
+        HubReply reply;
+        try {
+          reply = hub.handle(conn->session, beast::buffers_to_string(buffer.data()));
+        } catch (const std::exception& e) {
+          spdlog::error("sync hub: connection {}: {}", conn->session.id, e.what());
+          reply.messages.push_back(error_message("HUB_ERROR", e.what(), true));
+          reply.close = true;
+          reply.close_code = 1011;
+        }
+        for (std::string& m : reply.messages) conn->outbox.push_back({std::move(m)});
+        if (reply.close) conn->outbox.push_back({"", true, reply.close_code, reply.close_reason});
+        conn->wake->cancel();
+        if (reply.close) break;
+      }
+    } catch (const std::exception& e) {
+      spdlog::error("sync hub: connection {}: {}", conn->session.id, e.what());
     }
-    // Let the writer flush (and send the close) before the connection goes.
+    deadline.cancel();
+    // The hub forgets the session; the writer flushes (and sends the close) before the
+    // connection goes, within 5 s.
     conn->session.send = nullptr;
     hub.closed(conn->session);
-    for (int waited = 0; !writer_done; ++waited) {
+    for (int waited = 0; !conn->writer_done; ++waited) {
       if (conn->outbox.empty() && !conn->closing) conn->outbox.push_back({"", true, websocket::close_code::normal, ""});
-      if (waited == 1000 && conn->abort) conn->abort();  // 5 s: a peer that does not read its close
+      if (waited == 1000 && conn->abort) conn->abort();
       conn->wake->cancel();
       net::steady_timer t(ioc, std::chrono::milliseconds(5));
       co_await t.async_wait(net::redirect_error(use_awaitable, ec));

@@ -517,7 +517,7 @@ void Replica::after_commit(bool landed) {
 // ---- outbound ----
 
 ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t since, size_t batch_size,
-                                   const std::optional<SiteId>& only) {
+                                   const std::optional<SiteId>& only, size_t max_bytes) {
   std::lock_guard db_lock(db_->mu());
   std::lock_guard lock(writer_);
   ChangeBatch batch;
@@ -531,7 +531,7 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
   store::KvStore& kv = db_->kv();
   std::map<std::string, ChangeSet> sets;  // transaction id -> set
   std::map<uint64_t, std::optional<TableName>> names;
-  size_t facts = 0;
+  size_t facts = 0, bytes = 0;
   std::vector<qrs_value> cells;
   std::set<std::string> in_page;  // transaction ids already in this page
   auto it = kv.iterate(KvRange{log_key(since + 1), prefix_end(std::string(1, kLog))}, false);
@@ -599,7 +599,7 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
       }
     }
     std::erase_if(found, [&](const Change& c) { return (peer && c.hlc.site == *peer) || (only && c.hlc.site != *only); });
-    if (facts >= batch_size) {
+    if (facts >= batch_size || (max_bytes && bytes >= max_bytes)) {
       // Past the page's size: go on only while the entry continues a transaction already
       // in the page (a transaction is never split when its facts are contiguous).
       bool continues = !found.empty();
@@ -619,6 +619,9 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
         set.hlc = c.hlc;
       }
       if (c.hlc > set.hlc) set.hlc = c.hlc;
+      // About what the fact costs on the wire: its value, its address, its names and HLC.
+      bytes += 160 + c.table.size() + c.column.size() + c.value.bytes().size();
+      for (const sdk::Value& k : c.pk) bytes += 8 + k.bytes().size();
       set.changes.push_back(std::move(c));
       ++facts;
     }

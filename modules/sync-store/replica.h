@@ -134,10 +134,11 @@ class Replica : public store::CommitObserver {
 
   // The changes recorded here after arrival sequence `since` (0: from the start), the
   // facts originating at `peer` left out (it has them), whole transactions, about
-  // `batch_size` facts per page. `only`: just the facts originating at that site (what a
-  // peer pushes to a hub: its own writes, not what it relays).
+  // `batch_size` facts (and, when `max_bytes` is not 0, about that many bytes) per page. A
+  // transaction is never split, so one larger than the bounds makes a larger page. `only`:
+  // just the facts originating at that site (what a peer pushes to a hub: its own writes).
   ChangeBatch changes_since(const std::optional<SiteId>& peer, uint64_t since, size_t batch_size = 1000,
-                            const std::optional<SiteId>& only = std::nullopt);
+                            const std::optional<SiteId>& only = std::nullopt, size_t max_bytes = 0);
 
   // Applies changes from peers in one atomic batch (rows and metadata together); any
   // permutation of `sets` gives the same state. Refused before any write (QRS_RANGE,

@@ -162,7 +162,8 @@ std::string SyncStoreDbModule::replication_request(std::string_view op, std::str
     const uint64_t batch = a.value("batchSize", uint64_t{1000});
     std::optional<SiteId> only;
     if (a.value("origin", std::string()) == "self") only = replica_->site();
-    return batch_to_json(replica_->changes_since(peer, since, batch == 0 ? 1000 : batch, only));
+    const uint64_t max_bytes = a.value("maxBytes", uint64_t{0});
+    return batch_to_json(replica_->changes_since(peer, since, batch == 0 ? 1000 : batch, only, max_bytes));
   }
   if (op == "peer" || op == "set_peer") {
     // A peer's cursors (a hub's, for the network client): `received` is the position of

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "catalog/registry.h"
+#include "config/config_loader.h"
 #include "config/host_setup.h"
 #include "main/database.h"
 #include "plugin/plugin_loader.h"
@@ -106,7 +107,7 @@ class sync_net : public ::testing::Test {
     ServerConfig c;
     c.listen = "127.0.0.1:" + std::to_string(port);
     c.data_dir = root_ + "/hub";
-    c.tokens = {kToken};
+    c.tokens = {ServerToken{kToken, {}}};
     c.origin = "test";
     return c;
   }
@@ -396,6 +397,82 @@ TEST_F(sync_net, hostile_messages_are_refused_with_nothing_applied) {
   EXPECT_EQ(got["changeSets"].size(), page["changeSets"].size());
 }
 
+TEST_F(sync_net, hostile_documents_do_not_take_the_hub_down) {
+  start_hub();
+  {
+    // 100,000 levels of nesting, before any handshake: refused while parsing.
+    Raw r(port_);
+    r.send(R"({"type":"ping","requestId":)" + std::string(100000, '[') + std::string(100000, ']') + "}");
+    json e = r.read();
+    EXPECT_EQ(e["code"], "MESSAGE_ERROR");
+    EXPECT_NE(e["message"].get<std::string>().find("nests deeper"), std::string::npos) << e.dump();
+    // A requestId that is not a short string or an integer is ignored.
+    r.send(R"({"type":"get_changes","requestId":{"a":[1,2,3]}})");
+    e = r.read();
+    EXPECT_EQ(e["code"], "NOT_AUTHENTICATED");
+    EXPECT_FALSE(e.contains("requestId"));
+  }
+  {
+    // A type whose cut-off text would split a UTF-8 sequence.
+    Raw r(port_);
+    r.send(hello(kSite).dump());
+    ASSERT_EQ(r.read()["type"], "handshake_ack");
+    r.send(R"({"type":")" + std::string(63, 'x') + "\xc3\xa9\xc3\xa9\xc3\xa9\"}");
+    EXPECT_EQ(r.read()["code"], "UNKNOWN_MESSAGE");
+    r.send(R"({"type":"ping"})");
+    EXPECT_EQ(r.read()["type"], "pong");
+  }
+  Raw again(port_);
+  again.send(hello(kSite).dump());
+  EXPECT_EQ(again.read()["type"], "handshake_ack");
+}
+
+TEST_F(sync_net, a_token_bound_to_sites_admits_only_them) {
+  ServerConfig c = hub_config();
+  c.tokens.push_back(ServerToken{"bound-token-456", {kSite}});
+  start_hub(c);
+  Raw ok(port_);
+  ok.send(hello(kSite, "bound-token-456").dump());
+  EXPECT_EQ(ok.read()["type"], "handshake_ack");
+  Raw other(port_);
+  other.send(hello("AAAAAAAAAAAAAAAAAAAAAg", "bound-token-456").dump());
+  json e = other.read();
+  EXPECT_EQ(e["code"], "AUTH_FAILED");
+  EXPECT_EQ(other.closed(), syncnet::kCloseAuthFailed);
+}
+
+TEST_F(sync_net, config_refuses_bad_sync_and_server_sections) {
+  auto refused = [](const std::string& yaml, const std::string& needle) {
+    HostOptions o;
+    Status st = parse_config(yaml, "t.yaml", &o);
+    EXPECT_FALSE(st.ok()) << yaml;
+    EXPECT_NE(st.message().find(needle), std::string::npos) << st.message();
+  };
+  refused("databases:\n  main:\n    sync:\n      url: ws:///sync\n", "key 'url' must be");
+  refused("databases:\n  main:\n    sync:\n      url: http://h:1/sync\n", "must start with ws://");
+  refused("databases:\n  main:\n    sync:\n      url: ws://h:99999/sync\n", "key 'url' must be");
+  refused("databases:\n  main:\n    sync:\n      token: x\n", "needs `url:`");
+  refused("databases:\n  main:\n    sync:\n      url: ws://h:1\n      database_id: ../x\n", "database_id");
+  refused("server:\n  data_dir: /tmp/x\n  tokens: [abcdefgh]\n  listen: h:99999999999999999999\n", "key 'listen'");
+  refused("server:\n  data_dir: /tmp/x\n", "needs `tokens:`");
+  refused("server:\n  tokens: [abcdefgh]\n", "needs `data_dir:`");
+  refused("server:\n  data_dir: /tmp/x\n  tokens: [short]\n", "at least 8");
+  refused("server:\n  data_dir: /tmp/x\n  tokens: [{token: abcdefghij, sites: [nope]}]\n", "not a site id");
+  refused("server:\n  data_dir: /tmp/x\n  tokens: [abcdefgh]\n  tls_cert_file: a.pem\n", "both");
+  HostOptions o;
+  Status st = parse_config(
+      "server:\n  data_dir: /tmp/x\n  tokens: [abcdefgh, {token: ijklmnop, sites: [AAAAAAAAAAAAAAAAAAAAAQ]}]\n"
+      "databases:\n  main:\n    sync:\n      url: wss://[::1]:8443/base\n      poll_ms: 0\n",
+      "t.yaml", &o);
+  ASSERT_TRUE(st.ok()) << st.to_string();
+  ASSERT_TRUE(o.server);
+  EXPECT_EQ(o.server->tokens.size(), 2u);
+  EXPECT_EQ(o.server->tokens[1].sites.size(), 1u);
+  ASSERT_TRUE(o.databases["main"].sync);
+  EXPECT_EQ(o.databases["main"].sync->database_id, "main");
+  EXPECT_EQ(o.databases["main"].sync->poll_ms, 0);
+}
+
 TEST_F(sync_net, an_oversized_message_closes_the_connection) {
   ServerConfig c = hub_config();
   c.max_message_bytes = 4096;
@@ -460,16 +537,22 @@ TEST_F(sync_net, http_routes_need_the_version_and_a_token) {
     http::read(s, b, out);
     return std::make_pair(out.result_int(), out.body());
   };
-  auto [st, body] = get("/sync/status", "", "");
+  EXPECT_EQ(get("/sync/status", "", "").first, 401u);
+  auto [st, body] = get("/sync/status", kToken, "");
   EXPECT_EQ(st, 200u);
   EXPECT_EQ(json::parse(body)["ok"], true);
   EXPECT_EQ(get("/sync/shop/changes?since=0", kToken, "").first, 400u);
   EXPECT_EQ(get("/sync/shop/changes?since=0", "", "1").first, 401u);
   EXPECT_EQ(get("/sync/shop/changes?since=0", "bad-token-x", "1").first, 401u);
+  // A GET does not create a database.
+  EXPECT_EQ(get("/sync/shop/changes?since=0", kToken, "1").first, 404u);
+  Raw r(port_);
+  r.send(hello(kSite).dump());
+  ASSERT_EQ(r.read()["type"], "handshake_ack");
   auto ok = get("/sync/shop/changes?since=0", kToken, "1");
   EXPECT_EQ(ok.first, 200u) << ok.second;
   EXPECT_TRUE(json::parse(ok.second)["data"]["changeSets"].empty());
-  EXPECT_EQ(get("/sync/metrics", "", "").first, 200u);
+  EXPECT_EQ(get("/sync/metrics", kToken, "").first, 200u);
   EXPECT_EQ(get("/nowhere", "", "").first, 404u);
 }
 
