@@ -15,7 +15,9 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include <atomic>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -71,6 +73,47 @@ void write_self_signed(const std::string& dir) {
   X509_free(cert);
   EVP_PKEY_free(key);
 }
+
+// A scripted hub: accepts one WebSocket connection at a time and hands each received
+// message to `script`, which returns the messages to send back (or sets *close).
+struct FakeHub {
+  using Script = std::function<std::vector<json>(const json& in, bool* close)>;
+  net::io_context ioc;
+  tcp::acceptor acceptor{ioc, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0)};
+  std::thread thread;
+  std::atomic<bool> done{false};
+  std::atomic<int> connections{0};
+  Script script;
+  explicit FakeHub(Script s) : script(std::move(s)) {
+    thread = std::thread([this] {
+      while (!done) {
+        beast::error_code ec;
+        tcp::socket socket(ioc);
+        acceptor.accept(socket, ec);
+        if (ec || done) break;
+        ++connections;
+        websocket::stream<tcp::socket> ws(std::move(socket));
+        ws.accept(ec);
+        for (bool close = false; !ec && !close && !done;) {
+          beast::flat_buffer b;
+          ws.read(b, ec);
+          if (ec) break;
+          for (const json& out : script(json::parse(beast::buffers_to_string(b.data())), &close))
+            ws.write(net::buffer(out.dump()), ec);
+        }
+        ws.close(websocket::close_code::normal, ec);
+      }
+    });
+  }
+  uint16_t port() const { return acceptor.local_endpoint().port(); }
+  ~FakeHub() {
+    done = true;
+    beast::error_code ec;
+    tcp::socket poke(ioc);
+    poke.connect(acceptor.local_endpoint(), ec);  // wakes accept()
+    thread.join();
+  }
+};
 
 class sync_net : public ::testing::Test {
  protected:
@@ -554,6 +597,125 @@ TEST_F(sync_net, http_routes_need_the_version_and_a_token) {
   EXPECT_TRUE(json::parse(ok.second)["data"]["changeSets"].empty());
   EXPECT_EQ(get("/sync/metrics", kToken, "").first, 200u);
   EXPECT_EQ(get("/nowhere", "", "").first, 404u);
+}
+
+}  // namespace
+
+namespace {
+
+constexpr const char* kHubSite = "HUBHUBHUBHUBHUBHUBHUBw";
+
+json ack(int version = syncnet::kProtocolVersion) {
+  return json{{"type", "handshake_ack"}, {"serverSiteId", kHubSite}, {"connectionId", "1"},
+              {"databaseId", "shop"}, {"protocolVersion", version}};
+}
+json empty_page(uint64_t cursor = 0) {
+  return json{{"type", "changes"}, {"changeSets", json::array()}, {"cursor", cursor}, {"hasMore", false}};
+}
+
+TEST_F(sync_net, p28_duplicate_reordered_and_stale_acks_never_move_the_cursor_wrongly) {
+  // The hub answers each push with: an ack for an unknown id, an id-less ack, then the
+  // right ack twice, then (after the next push) a stale ack of the first push again.
+  std::vector<std::string> pushed_ids;
+  std::mutex mu;
+  FakeHub hub([&](const json& in, bool*) -> std::vector<json> {
+    const std::string type = in["type"];
+    if (type == "handshake") return {ack()};
+    if (type == "get_changes") return {empty_page()};
+    if (type == "apply_changes") {
+      std::lock_guard lock(mu);
+      pushed_ids.push_back(in["requestId"]);
+      json right{{"type", "apply_result"}, {"requestId", in["requestId"]}, {"applied", 1}};
+      std::vector<json> out{json{{"type", "apply_result"}, {"requestId", "apply-999999"}, {"applied", 1}},
+                            json{{"type", "apply_result"}, {"applied", 1}}, right, right};
+      if (pushed_ids.size() >= 2)
+        out.push_back(json{{"type", "apply_result"}, {"requestId", pushed_ids.front()}, {"applied", 1}});
+      return out;
+    }
+    return {};
+  });
+  port_ = hub.port();
+  Peer& a = open("a");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 1)");
+  caught_up(a);
+  const uint64_t first = a.client->state().sent;
+  EXPECT_GT(first, 0u);
+  exec(a, "insert into t values (2, 'y', 2)");
+  caught_up(a);
+  const uint64_t second = a.client->state().sent;
+  EXPECT_GT(second, first);
+  exec(a, "update t set n = 3 where id = 2");
+  caught_up(a);
+  auto st = a.client->state();
+  EXPECT_GT(st.sent, second);
+  EXPECT_EQ(st.pages_pushed, 3u);  // one credit per push, whatever else came
+  json status = json::parse(rows(a, "select sync_status('a')"));
+  EXPECT_EQ(status["peers"][kHubSite]["sent"], st.sent);  // persisted, never moved back
+}
+
+TEST_F(sync_net, p54_a_protocol_mismatch_is_fatal_at_the_peer_and_touches_nothing) {
+  FakeHub hub([&](const json& in, bool* close) -> std::vector<json> {
+    *close = true;
+    return {ack(syncnet::kProtocolVersion + 1)};
+  });
+  port_ = hub.port();
+  Peer& a = open("a");
+  for (int i = 0; i < 200 && a.client->state().state != "failed"; ++i) std::this_thread::sleep_for(10ms);
+  auto st = a.client->state();
+  EXPECT_EQ(st.state, "failed");
+  EXPECT_NE(st.last_error.find("protocol version"), std::string::npos) << st.last_error;
+  std::this_thread::sleep_for(1500ms);  // no reconnection
+  EXPECT_EQ(hub.connections.load(), 1);
+  json status = json::parse(rows(a, "select sync_status('a')"));
+  EXPECT_TRUE(status["peers"].empty()) << status.dump();  // no cursor written
+}
+
+TEST_F(sync_net, p54_a_transient_error_keeps_the_session) {
+  std::atomic<int> pulls{0};
+  FakeHub hub([&](const json& in, bool*) -> std::vector<json> {
+    const std::string type = in["type"];
+    if (type == "handshake") return {ack()};
+    if (type == "get_changes") {
+      if (++pulls == 1)
+        return {json{{"type", "error"}, {"code", "GET_CHANGES_ERROR"}, {"message", "try later"}, {"fatal", false}}};
+      return {empty_page()};
+    }
+    return {};
+  });
+  port_ = hub.port();
+  Peer& a = open("a");
+  caught_up(a);
+  EXPECT_GE(pulls.load(), 2);
+  EXPECT_EQ(hub.connections.load(), 1);  // the same session went on
+  EXPECT_EQ(a.client->state().connects, 1u);
+}
+
+TEST_F(sync_net, p24_a_failed_apply_commits_nothing_and_the_next_sync_converges) {
+  start_hub();
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(b, kT);
+  // b refuses rows with n > 100 at commit time (an assertion: the whole apply fails).
+  exec(b, "create assertion small_n check (not exists (select 1 from t where n > 100))");
+  exec(a, "insert into t values (1, 'ok', 1)");
+  caught_up(a);
+  caught_up(b);
+  const uint64_t cursor = b.client->state().received;
+  const std::string log_before = json::parse(rows(b, "select sync_status('b')"))["logEntries"].dump();
+  exec(a, "insert into t values (2, 'too big', 1000)");
+  caught_up(a);
+  std::this_thread::sleep_for(500ms);
+  auto st = b.client->state();
+  EXPECT_EQ(st.received, cursor);  // the watermark did not move
+  EXPECT_NE(st.last_error.find("small_n"), std::string::npos) << st.last_error;
+  EXPECT_EQ(rows(b, "select count(*) from t"), "1\n");
+  EXPECT_EQ(json::parse(rows(b, "select sync_status('b')"))["logEntries"].dump(), log_before);  // no metadata
+  exec(b, "drop assertion small_n");
+  caught_up(b, 15s);
+  EXPECT_EQ(rows(b, "select id, v, n from t order by id"), "1|ok|1\n2|too big|1000\n");
+  EXPECT_GT(b.client->state().received, cursor);
 }
 
 }  // namespace
