@@ -106,6 +106,9 @@ struct SyncClient::Impl {
   std::function<void()> close_socket;
   std::string my_site, hub_site;
   uint64_t received = 0, sent = 0;
+  bool in_snapshot = false;       // pulling a snapshot (resumable: after / head)
+  uint64_t snapshot_head = 0;
+  std::string snapshot_after;     // base64 of the last key applied
   bool want_pull = false, pull_inflight = false;
   Clock::time_point pull_due{}, push_due{}, next_poll{};
   bool want_push = false;
@@ -145,7 +148,9 @@ struct SyncClient::Impl {
   }
 
   void save_cursors() {
-    db_request("set_peer", {{"site", hub_site}, {"received", received}, {"sent", sent}});
+    nlohmann::json args{{"site", hub_site}, {"received", received}, {"sent", sent}, {"snapshot", nullptr}};
+    if (in_snapshot) args["snapshot"] = {{"head", snapshot_head}, {"after", snapshot_after}};
+    db_request("set_peer", args);
     std::lock_guard lock(mu);
     st.received = received;
     st.sent = sent;
@@ -377,6 +382,11 @@ struct SyncClient::Impl {
   }
 
   std::string get_changes_message() const {
+    if (in_snapshot) {
+      nlohmann::json m{{"type", "get_snapshot"}, {"after", snapshot_after}};
+      if (!snapshot_after.empty()) m["head"] = snapshot_head;
+      return m.dump();
+    }
     return nlohmann::json{{"type", "get_changes"}, {"since", received}}.dump();
   }
 
@@ -384,6 +394,10 @@ struct SyncClient::Impl {
     nlohmann::json cursors = parse_object(db_request("peer", {{"site", hub_site}}));
     received = cursors.value("received", uint64_t{0});
     sent = cursors.value("sent", uint64_t{0});
+    in_snapshot = cursors.contains("snapshot");
+    snapshot_head = in_snapshot ? cursors["snapshot"].value("head", uint64_t{0}) : 0;
+    snapshot_after = in_snapshot ? cursors["snapshot"].value("after", std::string()) : "";
+    if (in_snapshot) spdlog::info("sync '{}': resuming a snapshot from the hub", name);
   }
 
   // Reads this replica's own writes after `sent` as one page: the message to send, or ""
@@ -477,6 +491,8 @@ struct SyncClient::Impl {
       const std::string type = (*m)["type"].get<std::string>();
       if (type == "changes") {
         on_changes(text, *m);
+      } else if (type == "snapshot_chunk") {
+        on_snapshot_chunk(text, *m);
       } else if (type == "changes_available") {
         want_pull = true;
       } else if (type == "apply_result") {
@@ -496,7 +512,8 @@ struct SyncClient::Impl {
           want_push = true;
           push_due = Clock::now() + std::chrono::milliseconds(1000LL << std::min(push_failures, 6));
           ++push_failures;
-        } else if (m->value("code", std::string()) == code::kGetChangesError) {
+        } else if (m->value("code", std::string()) == code::kGetChangesError ||
+                   m->value("code", std::string()) == "SNAPSHOT_ERROR") {
           pull_inflight = false;
           want_pull = true;
           pull_due = Clock::now() + std::chrono::seconds(1);
@@ -506,37 +523,26 @@ struct SyncClient::Impl {
     }
   }
 
-  void on_changes(const std::string& text, const nlohmann::json& m) {
-    pull_inflight = false;
-    if (m.value("snapshotRequired", false)) {
-      // The hub's log does not reach back to our cursor. From 0 the hub answers everything
-      // it still has when its floor allows; otherwise a snapshot is needed.
-      if (received != 0) {
-        spdlog::warn("sync '{}': the hub cannot answer from cursor {}; pulling from the start", name, received);
-        received = 0;
-        save_cursors();
-        want_pull = true;
-        return;
-      }
-      throw Fatal("the hub's change log no longer reaches back to the start and snapshots are not built yet");
-    }
+  // Applies a page (changes or a snapshot chunk) through the engine. False when it did not
+  // apply (an explicit transaction is open, or the apply failed: nothing of it landed) —
+  // the pull is then asked again later.
+  bool apply_page(const std::string& text, nlohmann::json* result) {
     bool deferred = false;
     Status status;
-    std::string result;
+    std::string out;
     access([&](Database& db) {
       if (db.in_transaction()) {
         deferred = true;  // an explicit transaction is open: try again shortly
         return;
       }
-      status = db.sync_apply(text, &result);
+      status = db.sync_apply(text, &out);
     });
     if (deferred) {
       want_pull = true;
       pull_due = Clock::now() + std::chrono::milliseconds(100);
-      return;
+      return false;
     }
     if (!status.ok()) {
-      // Nothing was applied (the apply is atomic): the same page comes again later.
       spdlog::error("sync '{}': applying a page from the hub failed: {}", name, status.to_string());
       {
         std::lock_guard lock(mu);
@@ -545,23 +551,64 @@ struct SyncClient::Impl {
       want_pull = true;
       pull_due = Clock::now() + std::chrono::milliseconds(1000LL << std::min(pull_failures, 6));
       ++pull_failures;
-      return;
+      return false;
     }
-    nlohmann::json r = parse_object(result);
-    received = m.value("cursor", received);
-    save_cursors();
+    *result = parse_object(out);
     healthy = true;
     pull_failures = 0;
+    std::lock_guard lock(mu);
+    ++st.pages_pulled;
+    st.facts_applied += result->value("applied", uint64_t{0});
+    st.conflicts += result->value("conflicts", uint64_t{0});
+    st.rejected += result->value("rejected", uint64_t{0});
+    return true;
+  }
+
+  void on_changes(const std::string& text, const nlohmann::json& m) {
+    pull_inflight = false;
+    if (in_snapshot) return;  // a late reply from before the snapshot began
+    if (m.value("snapshotRequired", false)) {
+      // The hub's log does not reach back to our cursor (its tombstones were collected, or
+      // it was restored from an older copy): take a snapshot, then go on by delta.
+      spdlog::warn("sync '{}': the hub cannot answer from cursor {}; taking a snapshot", name, received);
+      in_snapshot = true;
+      snapshot_after.clear();
+      snapshot_head = 0;
+      save_cursors();
+      want_pull = true;
+      return;
+    }
+    nlohmann::json r;
+    if (!apply_page(text, &r)) return;
+    received = m.value("cursor", received);
+    save_cursors();
     const bool more = m.value("hasMore", false);
     if (more) want_pull = true;
     std::lock_guard lock(mu);
-    ++st.pages_pulled;
-    st.facts_applied += r.value("applied", uint64_t{0});
-    st.conflicts += r.value("conflicts", uint64_t{0});
-    st.rejected += r.value("rejected", uint64_t{0});
     pulled_at_head = !more;
     if (!more) head_gen = std::max(head_gen, inflight_gen);
     cv.notify_all();
+  }
+
+  void on_snapshot_chunk(const std::string& text, const nlohmann::json& m) {
+    pull_inflight = false;
+    if (!in_snapshot) return;
+    nlohmann::json r;
+    if (!apply_page(text, &r)) return;  // nothing landed: the checkpoint stays, the chunk comes again
+    const uint64_t head = m.value("head", uint64_t{0});
+    if (m.value("done", false)) {
+      in_snapshot = false;
+      snapshot_after.clear();
+      received = head;
+      spdlog::info("sync '{}': snapshot complete; going on by delta from {}", name, head);
+    } else {
+      snapshot_after = m.value("next", std::string());
+      snapshot_head = head;
+    }
+    save_cursors();  // the checkpoint: a reconnect resumes after the last chunk applied
+    want_pull = true;
+    std::lock_guard lock(mu);
+    ++st.snapshot_chunks;
   }
 
   void on_apply_result(const nlohmann::json& m) {
@@ -659,6 +706,7 @@ std::string SyncClient::state_json() const {
                         {"conflicts", s.conflicts},
                         {"rejected", s.rejected},
                         {"rejectedByHub", s.rejected_by_hub},
+                        {"snapshotChunks", s.snapshot_chunks},
                         {"connects", s.connects},
                         {"failures", s.failures},
                         {"caughtUp", s.caught_up},

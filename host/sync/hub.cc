@@ -300,6 +300,31 @@ HubReply Hub::handle(HubSession& s, std::string_view text) {
     }
     return r;
   }
+  if (type == "get_snapshot") {
+    try {
+      nlohmann::json args{{"batchSize", static_cast<uint64_t>(config_.batch_size)},
+                          {"maxBytes", static_cast<uint64_t>(config_.max_message_bytes) / 2}};
+      if (m->contains("after")) {
+        if (!(*m)["after"].is_string()) throw Error(StatusCode::kFormat, "$.after: not a string");
+        args["after"] = (*m)["after"];
+      }
+      if (m->contains("head")) {
+        if (!(*m)["head"].is_number_unsigned()) throw Error(StatusCode::kFormat, "$.head: not a cursor");
+        args["head"] = (*m)["head"];
+      }
+      std::string page;
+      Status st = d.db->sync_request("snapshot", args.dump(), &page);
+      if (!st.ok()) throw Error(st.code(), st.message());
+      ++counters_.pages_served;
+      std::string msg = with_type("snapshot_chunk", page);
+      if (!request_id.is_null()) msg.insert(1, "\"requestId\":" + safe_dump(request_id) + ",");
+      r.messages.push_back(std::move(msg));
+    } catch (const std::exception& e) {
+      ++counters_.errors;
+      r.messages.push_back(error_message("SNAPSHOT_ERROR", e.what(), false, request_id));
+    }
+    return r;
+  }
   if (type == "apply_changes") {
     try {
       std::string result = apply(d, &s, s.site, text, *m);

@@ -516,6 +516,97 @@ void Replica::after_commit(bool landed) {
 
 // ---- outbound ----
 
+// Adds a fact to the page's change set of its transaction; returns about what it costs on
+// the wire (its value, its address, its names and HLC).
+static size_t page_add(std::map<std::string, ChangeSet>& sets, Change c) {
+  std::string tx = c.hlc.transaction_id();
+  ChangeSet& set = sets[tx];
+  if (set.changes.empty()) {
+    set.site = c.hlc.site;
+    set.transaction_id = std::move(tx);
+    set.hlc = c.hlc;
+  }
+  if (c.hlc > set.hlc) set.hlc = c.hlc;
+  size_t bytes = 160 + c.table.size() + c.column.size() + c.value.bytes().size();
+  for (const sdk::Value& k : c.pk) bytes += 8 + k.bytes().size();
+  set.changes.push_back(std::move(c));
+  return bytes;
+}
+
+// The page's change sets: facts in op_seq order, sets in HLC order.
+static std::vector<ChangeSet> page_sets(std::map<std::string, ChangeSet>& sets) {
+  std::vector<ChangeSet> out;
+  for (auto& [tx, set] : sets) {
+    std::sort(set.changes.begin(), set.changes.end(),
+              [](const Change& a, const Change& b) { return a.hlc.op_seq < b.hlc.op_seq; });
+    out.push_back(std::move(set));
+  }
+  std::sort(out.begin(), out.end(), [](const ChangeSet& a, const ChangeSet& b) {
+    Hlc x = a.hlc, y = b.hlc;
+    x.op_seq = y.op_seq = 0;
+    return x < y;
+  });
+  return out;
+}
+
+// The facts a row's versions record tells, into `found`: its tombstone and its columns
+// (values from the stored row) — only those written at arrival `seq` when given, else all
+// of them. A record without a row or an address tells nothing.
+void Replica::record_facts(std::string_view ref, const RowVersions& m, std::optional<uint64_t> seq,
+                           std::map<uint64_t, std::optional<TableName>>& names, std::vector<qrs_value>& cells,
+                           std::vector<Change>& found) {
+  store::KvStore& kv = db_->kv();
+  const uint64_t id = get_u64(ref.substr(0, 8));
+  auto n = names.find(id);
+  if (n == names.end()) n = names.emplace(id, table_name(id)).first;
+  bool wanted = !seq || (m.tombstone && m.tombstone_seq == *seq);
+  for (const ColumnVersion& v : m.columns) wanted = wanted || v.seq == *seq;
+  if (!wanted) return;
+  std::shared_ptr<store::TableState> st = db_->live_state(id);
+  if (!st) return;
+  if (!n->second) n->second = TableName{st->schema.schema_name, st->schema.table_name};
+  // The address, and each column's value, from the stored row (a deleted row: the address
+  // its tombstone kept).
+  std::vector<sdk::Value> pk;
+  std::optional<std::string> row = m.columns.empty() ? std::nullopt : kv.get(std::string(1, 0x04) + std::string(ref));
+  if (row) {
+    store::decode_row(*row, cells, st->schema.table_name);
+    for (const auto& k : st->schema.primary_key)
+      if (k.column < cells.size()) pk.push_back(sdk::Value::from_c(cells[k.column]));
+  } else if (!m.address.empty()) {
+    pk = decode_values(m.address);
+    cells.clear();
+  } else {
+    return;  // versions without a row or an address: nothing to tell
+  }
+  const size_t first = found.size();
+  if (m.tombstone && (!seq || m.tombstone_seq == *seq)) {
+    Change c;
+    c.kind = Change::Kind::kDelete;
+    c.hlc = *m.tombstone;
+    found.push_back(std::move(c));
+  }
+  for (const ColumnVersion& v : m.columns) {
+    if ((seq && v.seq != *seq) || !row) continue;
+    if (!seq && !m.valid(v, options_.allow_resurrection)) continue;  // a snapshot: blocked by the tombstone
+    const auto& cols = st->schema.columns;
+    size_t i = 0;
+    while (i < cols.size() && lower(cols[i].name) != v.name) ++i;
+    if (i >= cols.size() || i >= cells.size()) continue;  // a column dropped since
+    Change c;
+    c.column = v.name;
+    c.value = sdk::Value::from_c(cells[i]);
+    c.hlc = v.hlc;
+    c.seen_delete = v.seen_delete;
+    found.push_back(std::move(c));
+  }
+  for (size_t i = first; i < found.size(); ++i) {
+    found[i].schema = n->second->schema;
+    found[i].table = n->second->table;
+    found[i].pk = pk;
+  }
+}
+
 ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t since, size_t batch_size,
                                    const std::optional<SiteId>& only, size_t max_bytes) {
   std::lock_guard db_lock(db_->mu());
@@ -547,56 +638,7 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
         if (h.forward && h.seq == s) found.push_back(change_from_json(h.change));
       }
     } else if (stored && ref.size() >= 8) {
-      RowVersions m = RowVersions::decode(*stored);
-      const uint64_t id = get_u64(ref.substr(0, 8));
-      auto n = names.find(id);
-      if (n == names.end()) n = names.emplace(id, table_name(id)).first;
-      bool wanted = m.tombstone && m.tombstone_seq == s;
-      for (const ColumnVersion& v : m.columns) wanted = wanted || v.seq == s;
-      std::shared_ptr<store::TableState> st;
-      if (wanted) st = db_->live_state(id);
-      if (st && !n->second) n->second = TableName{st->schema.schema_name, st->schema.table_name};
-      if (st) {
-        // The address, and each column's value, from the stored row (a deleted row: the
-        // address its tombstone kept).
-        std::vector<sdk::Value> pk;
-        std::optional<std::string> row = m.columns.empty() ? std::nullopt : kv.get(std::string(1, 0x04) + std::string(ref));
-        if (row) {
-          store::decode_row(*row, cells, st->schema.table_name);
-          for (const auto& k : st->schema.primary_key)
-            if (k.column < cells.size()) pk.push_back(sdk::Value::from_c(cells[k.column]));
-        } else if (!m.address.empty()) {
-          pk = decode_values(m.address);
-          cells.clear();
-        } else {
-          found.clear();  // versions without a row or an address: nothing to tell
-          st.reset();
-        }
-        if (st && m.tombstone && m.tombstone_seq == s) {
-          Change c;
-          c.kind = Change::Kind::kDelete;
-          c.hlc = *m.tombstone;
-          found.push_back(std::move(c));
-        }
-        for (const ColumnVersion& v : m.columns) {
-          if (!st || v.seq != s || !row) continue;
-          const auto& cols = st->schema.columns;
-          size_t i = 0;
-          while (i < cols.size() && lower(cols[i].name) != v.name) ++i;
-          if (i >= cols.size() || i >= cells.size()) continue;  // a column dropped since
-          Change c;
-          c.column = v.name;
-          c.value = sdk::Value::from_c(cells[i]);
-          c.hlc = v.hlc;
-          c.seen_delete = v.seen_delete;
-          found.push_back(std::move(c));
-        }
-        for (Change& c : found) {
-          c.schema = n->second->schema;
-          c.table = n->second->table;
-          c.pk = pk;
-        }
-      }
+      record_facts(ref, RowVersions::decode(*stored), s, names, cells, found);
     }
     std::erase_if(found, [&](const Change& c) { return (peer && c.hlc.site == *peer) || (only && c.hlc.site != *only); });
     if (facts >= batch_size || (max_bytes && bytes >= max_bytes)) {
@@ -610,35 +652,61 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
       }
     }
     for (Change& c : found) {
-      std::string tx = c.hlc.transaction_id();
-      in_page.insert(tx);
-      ChangeSet& set = sets[tx];
-      if (set.changes.empty()) {
-        set.site = c.hlc.site;
-        set.transaction_id = tx;
-        set.hlc = c.hlc;
-      }
-      if (c.hlc > set.hlc) set.hlc = c.hlc;
-      // About what the fact costs on the wire: its value, its address, its names and HLC.
-      bytes += 160 + c.table.size() + c.column.size() + c.value.bytes().size();
-      for (const sdk::Value& k : c.pk) bytes += 8 + k.bytes().size();
-      set.changes.push_back(std::move(c));
+      in_page.insert(c.hlc.transaction_id());
+      bytes += page_add(sets, std::move(c));
       ++facts;
     }
     batch.cursor = s;
   }
   it->check();
-  for (auto& [tx, set] : sets) {
-    std::sort(set.changes.begin(), set.changes.end(),
-              [](const Change& a, const Change& b) { return a.hlc.op_seq < b.hlc.op_seq; });
-    batch.sets.push_back(std::move(set));
-  }
-  std::sort(batch.sets.begin(), batch.sets.end(), [](const ChangeSet& a, const ChangeSet& b) {
-    Hlc x = a.hlc, y = b.hlc;
-    x.op_seq = y.op_seq = 0;
-    return x < y;
-  });
+  batch.sets = page_sets(sets);
   return batch;
+}
+
+Replica::SnapshotPage Replica::snapshot(std::string_view after, uint64_t head, size_t batch_size, size_t max_bytes) {
+  std::lock_guard db_lock(db_->mu());
+  std::lock_guard lock(writer_);
+  SnapshotPage page;
+  // A snapshot pages through the rows' versions (21 ‖ id ‖ key), then the forwardable
+  // holds (25 ‖ …), in key order; `after` is the last key of the previous page. Its first
+  // page fixes `head`: what the log held when it began; after the last page the receiver
+  // goes on by delta from there (writes made meanwhile come again, idempotently).
+  page.head = after.empty() ? next_seq_ - 1 : head;
+  store::KvStore& kv = db_->kv();
+  std::map<std::string, ChangeSet> sets;
+  std::map<uint64_t, std::optional<TableName>> names;
+  std::vector<qrs_value> cells;
+  size_t facts = 0, bytes = 0;
+  bool full = false;
+  for (char space : {kRows, kHolds}) {
+    const std::string lo(1, space);
+    if (!after.empty() && after.substr(0, 1) > lo) continue;
+    std::string from = after.empty() || after.substr(0, 1) < lo ? lo : std::string(after) + '\0';
+    auto it = kv.iterate(KvRange{from, prefix_end(lo)}, false);
+    for (; it->valid(); it->next()) {
+      if (facts >= batch_size || (max_bytes && bytes >= max_bytes)) {
+        full = true;
+        break;
+      }
+      std::vector<Change> found;
+      if (space == kRows) {
+        record_facts(it->key().substr(1), RowVersions::decode(it->value()), std::nullopt, names, cells, found);
+      } else {
+        Hold h = Hold::decode(it->value());
+        if (h.forward) found.push_back(change_from_json(h.change));
+      }
+      for (Change& c : found) {
+        bytes += page_add(sets, std::move(c));
+        ++facts;
+      }
+      page.next = std::string(it->key());
+    }
+    it->check();
+    if (full) break;
+  }
+  page.done = !full;
+  page.sets = page_sets(sets);
+  return page;
 }
 
 // ---- inbound ----
@@ -1294,9 +1362,14 @@ Replica::PeerCursors Replica::peer(const SiteId& p) {
   std::lock_guard db_lock(db_->mu());
   std::optional<std::string> v = db_->kv().get(peer_key(p));
   PeerCursors c;
-  if (v && v->size() == 16) {
+  if (v && v->size() >= 16) {
     c.received = get_u64(std::string_view(*v).substr(0, 8));
     c.sent = get_u64(std::string_view(*v).substr(8, 8));
+    if (v->size() >= 24) {
+      c.in_snapshot = true;
+      c.snapshot_head = get_u64(std::string_view(*v).substr(16, 8));
+      c.snapshot_after = v->substr(24);
+    }
   }
   return c;
 }
@@ -1306,6 +1379,10 @@ void Replica::set_peer(const SiteId& p, const PeerCursors& c) {
   std::string v;
   put_u64(v, c.received);
   put_u64(v, c.sent);
+  if (c.in_snapshot) {
+    put_u64(v, c.snapshot_head);
+    v += c.snapshot_after;
+  }
   KvBatch b;
   b.put(peer_key(p), v);
   db_->write_batch(b);
@@ -1369,7 +1446,7 @@ ReplicaStatus Replica::status() {
   auto pi = db_->kv().iterate(KvRange{peers, prefix_end(peers)}, false);
   for (; pi->valid(); pi->next()) {
     std::string_view k = pi->key(), v = pi->value();
-    if (k.size() != 17 || v.size() != 16) continue;
+    if (k.size() != 17 || v.size() < 16) continue;
     SiteId id;
     std::memcpy(id.bytes.data(), k.data() + 1, 16);
     s.peers[id.text()] = {get_u64(v.substr(0, 8)), get_u64(v.substr(8, 8))};

@@ -140,6 +140,18 @@ class Replica : public store::CommitObserver {
   ChangeBatch changes_since(const std::optional<SiteId>& peer, uint64_t since, size_t batch_size = 1000,
                             const std::optional<SiteId>& only = std::nullopt, size_t max_bytes = 0);
 
+  // A snapshot, a page at a time: every row's current facts (live columns with their values,
+  // tombstones) and the forwardable holds, in key order after `after` ("" to begin). The
+  // first page sets `head` (the log position it covers); pass it back on the next pages.
+  // After the last page (`done`), deltas continue from `head`.
+  struct SnapshotPage {
+    std::vector<ChangeSet> sets;
+    std::string next;  // the last key of this page: the next page's `after`
+    bool done = false;
+    uint64_t head = 0;
+  };
+  SnapshotPage snapshot(std::string_view after, uint64_t head, size_t batch_size, size_t max_bytes = 0);
+
   // Applies changes from peers in one atomic batch (rows and metadata together); any
   // permutation of `sets` gives the same state. Refused before any write (QRS_RANGE,
   // QRS_FORMAT) when a fact's HLC is more than 60 s ahead of this clock, or names a site
@@ -152,6 +164,11 @@ class Replica : public store::CommitObserver {
   struct PeerCursors {
     uint64_t received = 0;
     uint64_t sent = 0;
+    // A snapshot from this peer in progress: the last key applied and the position it
+    // ends at (resumed after a reconnect or a restart).
+    bool in_snapshot = false;
+    uint64_t snapshot_head = 0;
+    std::string snapshot_after;
   };
   PeerCursors peer(const SiteId& peer);
   void set_peer(const SiteId& peer, const PeerCursors& cursors);
@@ -212,6 +229,9 @@ class Replica : public store::CommitObserver {
     std::string schema, table;
   };
   std::optional<TableName> table_name(uint64_t id);
+  void record_facts(std::string_view ref, const RowVersions& m, std::optional<uint64_t> seq,
+                    std::map<uint64_t, std::optional<TableName>>& names, std::vector<qrs_value>& cells,
+                    std::vector<Change>& found);
   // An apply resolved against local state, nothing written yet: the data rows to write,
   // and the metadata (versions, log entries, holds, clock) that must land with them.
   struct PlanRow {

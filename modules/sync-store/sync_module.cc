@@ -165,6 +165,28 @@ std::string SyncStoreDbModule::replication_request(std::string_view op, std::str
     const uint64_t max_bytes = a.value("maxBytes", uint64_t{0});
     return batch_to_json(replica_->changes_since(peer, since, batch == 0 ? 1000 : batch, only, max_bytes));
   }
+  if (op == "snapshot") {
+    // A snapshot page (docs/sync-network.md "Snapshots"): `after` is the previous page's
+    // `next` (base64; "" to begin), `head` the first page's.
+    std::string after;
+    if (a.contains("after") && a["after"].is_string() && !a["after"].get<std::string>().empty()) {
+      std::optional<std::string> k = base64_decode(a["after"].get<std::string>());
+      if (!k) throw sdk::Error(QRS_FORMAT, "sync-store: snapshot: `after` is not base64");
+      after = std::move(*k);
+    }
+    const uint64_t batch = a.value("batchSize", uint64_t{1000});
+    Replica::SnapshotPage page = replica_->snapshot(after, a.value("head", uint64_t{0}), batch == 0 ? 1000 : batch,
+                                                    a.value("maxBytes", uint64_t{0}));
+    ChangeBatch b;
+    b.sets = std::move(page.sets);
+    nlohmann::json j = nlohmann::json::parse(batch_to_json(b));
+    j.erase("cursor");
+    j.erase("hasMore");
+    j["next"] = base64(page.next);
+    j["done"] = page.done;
+    j["head"] = page.head;
+    return j.dump();
+  }
   if (op == "peer" || op == "set_peer") {
     // A peer's cursors (a hub's, for the network client): `received` is the position of
     // theirs we applied up to, `sent` the position of ours they acknowledged.
@@ -177,9 +199,22 @@ std::string SyncStoreDbModule::replication_request(std::string_view op, std::str
     if (op == "set_peer") {
       if (a.contains("received")) c.received = a["received"].get<uint64_t>();
       if (a.contains("sent")) c.sent = a["sent"].get<uint64_t>();
+      if (a.contains("snapshot")) {
+        const nlohmann::json& snap = a["snapshot"];
+        c.in_snapshot = snap.is_object();
+        c.snapshot_head = c.in_snapshot ? snap.value("head", uint64_t{0}) : 0;
+        c.snapshot_after.clear();
+        if (c.in_snapshot && snap.contains("after")) {
+          std::optional<std::string> k = base64_decode(snap["after"].get<std::string>());
+          if (!k) throw sdk::Error(QRS_FORMAT, "sync-store: set_peer: snapshot.after is not base64");
+          c.snapshot_after = std::move(*k);
+        }
+      }
       replica_->set_peer(*site, c);
     }
-    return nlohmann::json{{"received", c.received}, {"sent", c.sent}}.dump();
+    nlohmann::json out{{"received", c.received}, {"sent", c.sent}};
+    if (c.in_snapshot) out["snapshot"] = {{"head", c.snapshot_head}, {"after", base64(c.snapshot_after)}};
+    return out.dump();
   }
   if (op == "resolve") return replica_->resolve_for_engine(sets_from_json(args));
   if (op == "arm") {
