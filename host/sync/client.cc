@@ -570,10 +570,16 @@ struct SyncClient::Impl {
     if (m.value("snapshotRequired", false)) {
       // The hub's log does not reach back to our cursor (its tombstones were collected, or
       // it was restored from an older copy): take a snapshot, then go on by delta.
-      spdlog::warn("sync '{}': the hub cannot answer from cursor {}; taking a snapshot", name, received);
+      spdlog::warn("sync '{}': the hub cannot answer from cursor {}; taking a snapshot and pushing this "
+                   "replica's writes again",
+                   name, received);
       in_snapshot = true;
       snapshot_after.clear();
       snapshot_head = 0;
+      // A hub restored from an older copy may have lost what it acknowledged: push every
+      // write of ours again (the hub skips what it has).
+      sent = 0;
+      want_push = !cfg.read_only;
       save_cursors();
       want_pull = true;
       return;

@@ -348,6 +348,46 @@ TEST_F(sync_net, reconnects_with_backoff_and_pushes_what_waited) {
   EXPECT_GE(a.client->state().connects, 2u);
 }
 
+TEST_F(sync_net, a_hub_restored_from_an_older_copy_is_healed_by_snapshot_and_push) {
+  start_hub();
+  const uint16_t port = port_;
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(b, kT);
+  exec(a, "insert into t values (1, 'before the copy', 1)");
+  caught_up(a);
+  caught_up(b);
+  stop_hub();
+  std::filesystem::copy(root_ + "/hub", root_ + "/hub-copy", std::filesystem::copy_options::recursive);
+  start_hub(hub_config(port));
+  exec(a, "insert into t values (2, 'after the copy', 2)");
+  exec(b, "insert into t values (3, 'also after', 3)");
+  for (int i = 0; i < 2; ++i) {
+    caught_up(a);
+    caught_up(b);
+  }
+  // The hub is restored from the copy: it lost rows 2 and 3, and its log is behind both
+  // peers' cursors.
+  stop_hub();
+  std::filesystem::remove_all(root_ + "/hub");
+  std::filesystem::rename(root_ + "/hub-copy", root_ + "/hub");
+  start_hub(hub_config(port));
+  for (int i = 0; i < 3; ++i) {
+    caught_up(a, 15s);
+    caught_up(b, 15s);
+  }
+  EXPECT_GE(a.client->state().snapshot_chunks + b.client->state().snapshot_chunks, 2u);
+  // A newcomer gets everything: the peers pushed their writes again.
+  Peer& c = open("c");
+  exec(c, kT);
+  caught_up(c, 15s);
+  const std::string all = "1|before the copy|1\n2|after the copy|2\n3|also after|3\n";
+  EXPECT_EQ(rows(c, "select * from t order by id"), all);
+  EXPECT_EQ(rows(a, "select * from t order by id"), all);
+  EXPECT_EQ(rows(b, "select * from t order by id"), all);
+}
+
 TEST_F(sync_net, a_wrong_token_is_fatal_and_touches_nothing) {
   start_hub();
   SyncClientConfig bad = client_config();

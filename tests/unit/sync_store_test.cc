@@ -71,6 +71,8 @@ class sync : public ::testing::Test {
     std::unique_ptr<Database> db;
     std::string site;
     std::map<std::string, uint64_t> cursor;  // per source peer: the source's position applied here
+    std::string snapshot_after;              // a snapshot in progress: its checkpoint
+    uint64_t snapshot_head = 0;
   };
 
   void SetUp() override {
@@ -223,6 +225,34 @@ class sync : public ::testing::Test {
     return out;
   }
   json status(Peer& p) { return json::parse(one(p, "select sync_status('" + p.name + "')")); }
+  // One snapshot page of `from` after `after` (base64; "" to begin).
+  json snapshot_page(Peer& from, const std::string& after, uint64_t head, int64_t batch) {
+    std::string reply;
+    json args{{"after", after}, {"head", head}, {"batchSize", batch}};
+    Status st = from.db->sync_request("snapshot", args.dump(), &reply);
+    EXPECT_TRUE(st.ok()) << st.to_string();
+    return st.ok() ? json::parse(reply) : json{{"done", true}, {"changeSets", json::array()}, {"head", 0}};
+  }
+  // `to` takes a whole snapshot of `from` in pages of `batch` facts, then goes on by delta
+  // from its head; returns the number of pages. `stop_after`: take only that many pages
+  // (an interrupted transfer) and return.
+  int take_snapshot(Peer& to, Peer& from, int64_t batch, int stop_after = -1) {
+    int pages = 0;
+    for (;;) {
+      json page = snapshot_page(from, to.snapshot_after, to.snapshot_head, batch);
+      apply(to, page);
+      ++pages;
+      if (page["done"].get<bool>()) {
+        to.cursor[from.name] = page["head"].get<uint64_t>();
+        to.snapshot_after.clear();
+        to.snapshot_head = 0;
+        return pages;
+      }
+      to.snapshot_after = page["next"].get<std::string>();
+      to.snapshot_head = page["head"].get<uint64_t>();
+      if (pages == stop_after) return pages;
+    }
+  }
 
   std::string root_;
   std::shared_ptr<Registry> registry_;
@@ -652,6 +682,73 @@ TEST_F(sync, p23_a_peer_behind_the_horizon_must_take_a_snapshot) {
   // A peer already past the tombstone's entry is not affected.
   json fresh = changes(a, status(a)["nextSeq"].get<uint64_t>() - 1, b.site);
   EXPECT_FALSE(fresh.value("snapshotRequired", false));
+  // b takes the snapshot instead, then goes on by delta. (Row 1, deleted at a and its
+  // tombstone collected since, stays at b: a snapshot merges, it does not yet purge rows
+  // the source no longer knows — docs/sync-network.md "Not there yet".)
+  exec(a, "update t set a = 'changed while b was away' where id = 2");
+  take_snapshot(b, a, 1);
+  EXPECT_EQ(one(b, "select a from t where id = 2"), "changed while b was away");
+  exec(a, "insert into t values (3, 'after', 3)");
+  pull(b, a);
+  EXPECT_EQ(one(b, "select a from t where id = 3"), "after");
+  EXPECT_EQ(query(b, "select id from t where id > 1 order by id"), query(a, "select id from t where id > 1 order by id"));
+}
+
+TEST_F(sync, p47_an_interrupted_snapshot_resumes_and_keeps_every_row) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(b, kT);
+  exec(a, "insert into t select value, 'v' || value, value from generate_series(1, 300)");
+  exec(a, "delete from t where id % 7 = 0");
+  // Interrupted after a few pages; meanwhile a writes on both sides of the checkpoint.
+  EXPECT_EQ(take_snapshot(b, a, 50, 3), 3);
+  const std::string partial = one(b, "select count(*) from t");
+  EXPECT_GT(std::stoi(partial), 0);
+  exec(a, "update t set a = 'changed' where id in (1, 299)");
+  exec(a, "insert into t values (1000, 'new', 0)");
+  // Resumed from the checkpoint (no page re-taken), then delta from the head.
+  EXPECT_GT(take_snapshot(b, a, 50), 1);
+  pull(b, a);
+  EXPECT_EQ(content(b), content(a));
+  EXPECT_EQ(one(b, "select count(*) from t"), "259");  // 300 - 42 deleted + 1
+}
+
+TEST_F(sync, p48_a_deleted_row_stays_deleted_after_a_snapshot_and_a_stale_write_stays_blocked) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  Peer& c = open("c");
+  for (Peer* p : {&a, &b, &c}) exec(*p, kT);
+  exec(a, "insert into t values (1, 'x', 1), (2, 'y', 2)");
+  pull(b, a);  // b has row 1
+  pull(c, a);
+  exec(c, "update t set a = 'stale' where id = 1");  // older than the deletion below
+  ::usleep(5000);
+  exec(a, "delete from t where id = 1");
+  take_snapshot(b, a, 1);
+  EXPECT_EQ(content(b), "2|y|2\n");  // the tombstone came with the snapshot
+  pull(b, c);  // c's older write stays blocked by it
+  EXPECT_EQ(content(b), "2|y|2\n");
+}
+
+TEST_F(sync, p50_a_drifted_snapshot_chunk_changes_nothing) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(b, kT);
+  exec(a, "insert into t values (1, 'x', 1)");
+  json page = snapshot_page(a, "", 0, 100);
+  json forged = page;
+  std::string hlc = forged["changeSets"][0]["changes"][0]["hlc"];
+  forged["changeSets"][0]["changes"][0]["hlc"] = "z" + hlc.substr(1);  // far in the future
+  const json before = status(b);
+  std::string result;
+  EXPECT_FALSE(b.db->sync_apply(forged.dump(), &result).ok());
+  EXPECT_EQ(content(b), "");
+  EXPECT_EQ(status(b)["clock"], before["clock"]);
+  EXPECT_EQ(status(b)["logEntries"], before["logEntries"]);
+  apply(b, page);  // the genuine chunk applies
+  EXPECT_EQ(content(b), "1|x|1\n");
 }
 
 TEST_F(sync, p29_a_stragglers_old_writes_still_reach_every_peer_by_delta) {
