@@ -731,6 +731,28 @@ TEST_F(sync, p48_a_deleted_row_stays_deleted_after_a_snapshot_and_a_stale_write_
   EXPECT_EQ(content(b), "2|y|2\n");
 }
 
+TEST_F(sync, p49_a_snapshot_from_a_raw_keyed_relay_collapses_spellings_here) {
+  // The relay has no table: it holds both peers' facts under their raw keys ('Key' and
+  // 'KEY'); the receiver's NOCASE key makes them one row, resolved by LWW.
+  constexpr const char* kNocase = "create table n (k text collate nocase primary key, v integer null)";
+  Peer& a = open("a");
+  Peer& b = open("b");
+  Peer& relay = open("relay", {{"unknown_tables", Value::Text("store-and-forward")}});
+  Peer& c = open("c");
+  for (Peer* p : {&a, &b, &c}) exec(*p, kNocase);
+  exec(a, "insert into n values ('Key', 1)");
+  ::usleep(5000);
+  exec(b, "insert into n values ('KEY', 2)");  // later: wins
+  pull(relay, a);
+  pull(relay, b);
+  EXPECT_EQ(status(relay)["holds"], 4);
+  take_snapshot(c, relay, 1);
+  EXPECT_EQ(query(c, "select count(*), max(v) from n"), std::vector<std::string>{"1|2"});
+  pull(a, b);
+  pull(b, a);
+  EXPECT_EQ(query(a, "select v from n"), query(c, "select v from n"));
+}
+
 TEST_F(sync, p50_a_drifted_snapshot_chunk_changes_nothing) {
   Peer& a = open("a");
   Peer& b = open("b");
