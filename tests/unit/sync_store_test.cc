@@ -924,11 +924,15 @@ TEST_F(sync, p26_a_crash_during_apply_leaves_each_batch_whole_or_absent) {
   int rounds_with_rows = 0;
   for (int round = 0; round < 8; ++round) {
     const std::string name = "d" + std::to_string(round);
+    int ready[2];
+    ASSERT_EQ(::pipe(ready), 0);
     const pid_t child = ::fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
+      ::close(ready[0]);
       Peer& d = open(name, {{"sync", Value::Text("false")}});
       if (!d.db->exec(kT).ok()) _exit(2);
+      if (::write(ready[1], "r", 1) != 1) _exit(6);  // the table exists: the kill timer may start
       for (int pass = 0;; ++pass)
         for (const std::string& page : pages) {
           if (round % 2 == 1) {  // odd rounds: through the engine (Database::sync_apply)
@@ -944,7 +948,11 @@ TEST_F(sync, p26_a_crash_during_apply_leaves_each_batch_whole_or_absent) {
           if (pass > 0) (void)d.db->exec("update t set a = 'local' where id % 7 = " + std::to_string(pass % 7));
         }
     }
-    ::usleep(30'000 + 20'000 * round);
+    ::close(ready[1]);
+    char byte = 0;
+    ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+    ::close(ready[0]);
+    ::usleep(20'000 + 20'000 * round);
     ::kill(child, SIGKILL);
     int status = 0;
     ::waitpid(child, &status, 0);
@@ -1385,17 +1393,25 @@ TEST_F(sync, an_alter_that_rekeys_a_table_moves_its_versions) {
 TEST_F(sync, p10_a_crash_between_data_and_capture_loses_nothing) {
   for (int round = 0; round < 6; ++round) {
     const std::string name = "k" + std::to_string(round);
+    int ready[2];
+    ASSERT_EQ(::pipe(ready), 0);
     const pid_t child = ::fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
+      ::close(ready[0]);
       Peer& p = open(name, {{"sync", Value::Text("false")}});
       if (!p.db->exec(kT).ok()) _exit(2);
       for (int i = 0;; ++i) {
         if (!p.db->exec("insert into t values (" + std::to_string(i) + ", 'v', " + std::to_string(i) + ")").ok()) _exit(3);
         if (i % 7 == 0 && !p.db->exec("update t set b = b + 1 where id = " + std::to_string(i / 2)).ok()) _exit(4);
+        if (i == 0 && ::write(ready[1], "r", 1) != 1) _exit(5);  // the first row is committed
       }
     }
-    ::usleep(60'000 + 25'000 * round);
+    ::close(ready[1]);
+    char byte = 0;
+    ASSERT_EQ(::read(ready[0], &byte, 1), 1);  // the kill timer starts once the writer writes
+    ::close(ready[0]);
+    ::usleep(30'000 + 25'000 * round);
     ::kill(child, SIGKILL);
     int status = 0;
     ::waitpid(child, &status, 0);
