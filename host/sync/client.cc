@@ -648,6 +648,8 @@ SyncClient::~SyncClient() { stop(); }
 void SyncClient::start() {
   if (impl_->thread.joinable()) return;
   Impl* impl = impl_.get();
+  impl->stopping = false;  // a client stopped before starts again
+  impl->ioc.restart();
   net::co_spawn(impl->ioc, impl->run(), [impl](std::exception_ptr e) {
     if (!e) return;
     try {

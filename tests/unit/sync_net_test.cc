@@ -388,6 +388,47 @@ TEST_F(sync_net, a_hub_restored_from_an_older_copy_is_healed_by_snapshot_and_pus
   EXPECT_EQ(rows(b, "select * from t order by id"), all);
 }
 
+TEST_F(sync_net, p51_a_snapshot_never_replaces_a_replica_that_has_data) {
+  // A fresh replica joins by delta (no snapshot while the hub's log reaches back), and a
+  // replica with its own unsynced rows that must take a snapshot keeps them: a snapshot
+  // merges by LWW, it never replaces (the reference bootstraps only an empty replica,
+  // because its bootstrap clears what is there).
+  start_hub();
+  const uint16_t port = port_;
+  Peer& a = open("a");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'a1', 1)");
+  caught_up(a);
+  Peer& fresh = open("fresh");
+  exec(fresh, kT);
+  caught_up(fresh);
+  EXPECT_EQ(fresh.client->state().snapshot_chunks, 0u);
+  EXPECT_EQ(rows(fresh, "select v from t"), "a1\n");
+  // The hub goes back to an older copy of itself: fresh's cursor is then ahead of its log
+  // and fresh must take a snapshot — while it has a row of its own the hub never saw.
+  stop_hub();
+  std::filesystem::copy(root_ + "/hub", root_ + "/hub-copy", std::filesystem::copy_options::recursive);
+  start_hub(hub_config(port));
+  exec(a, "insert into t values (3, 'a3', 3)");
+  caught_up(a);
+  caught_up(fresh);
+  fresh.client->stop();
+  exec(fresh, "insert into t values (2, 'local, unsynced', 2)");
+  stop_hub();
+  std::filesystem::remove_all(root_ + "/hub");
+  std::filesystem::rename(root_ + "/hub-copy", root_ + "/hub");
+  start_hub(hub_config(port));
+  fresh.client->start();
+  for (int i = 0; i < 2; ++i) {
+    caught_up(fresh, 15s);
+    caught_up(a, 15s);
+  }
+  EXPECT_GE(fresh.client->state().snapshot_chunks, 1u);
+  const std::string all = "1|a1\n2|local, unsynced\n3|a3\n";
+  EXPECT_EQ(rows(fresh, "select id, v from t order by id"), all);
+  EXPECT_EQ(rows(a, "select id, v from t order by id"), all);
+}
+
 TEST_F(sync_net, a_wrong_token_is_fatal_and_touches_nothing) {
   start_hub();
   SyncClientConfig bad = client_config();
