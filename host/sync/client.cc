@@ -126,6 +126,7 @@ struct SyncClient::Impl {
   bool push_blocked = false;     // a page the hub cannot take: no more pushes this session
   int push_failures = 0;         // refused pushes in a row: the retry backs off
   int pull_failures = 0;         // pages in a row that failed to apply: likewise
+  int snapshot_failures = 0;     // refusals of the snapshot checkpoint in a row
   net::steady_timer backoff{ioc};  // between connections (not woken by commits)
 
   Impl(SyncClientConfig c, std::string n, DatabaseAccess a)
@@ -512,6 +513,17 @@ struct SyncClient::Impl {
           want_push = true;
           push_due = Clock::now() + std::chrono::milliseconds(1000LL << std::min(push_failures, 6));
           ++push_failures;
+        } else if (m->value("code", std::string()) == "SNAPSHOT_ERROR" && in_snapshot && ++snapshot_failures >= 3) {
+          // A checkpoint the hub keeps refusing (its data moved on, or it is damaged): start
+          // the snapshot over.
+          spdlog::warn("sync '{}': the hub refused the snapshot checkpoint 3 times; starting the snapshot again", name);
+          snapshot_failures = 0;
+          snapshot_after.clear();
+          snapshot_head = 0;
+          save_cursors();
+          pull_inflight = false;
+          want_pull = true;
+          pull_due = Clock::now() + std::chrono::seconds(1);
         } else if (m->value("code", std::string()) == code::kGetChangesError ||
                    m->value("code", std::string()) == "SNAPSHOT_ERROR") {
           pull_inflight = false;
@@ -577,8 +589,10 @@ struct SyncClient::Impl {
       snapshot_after.clear();
       snapshot_head = 0;
       // A hub restored from an older copy may have lost what it acknowledged: push every
-      // write of ours again (the hub skips what it has).
+      // write of ours again (the hub skips what it has). A push in flight is forgotten, so
+      // its ack cannot move the cursor back up.
       sent = 0;
+      push.reset();
       want_push = !cfg.read_only;
       save_cursors();
       want_pull = true;
@@ -602,6 +616,7 @@ struct SyncClient::Impl {
     nlohmann::json r;
     if (!apply_page(text, &r)) return;  // nothing landed: the checkpoint stays, the chunk comes again
     const uint64_t head = m.value("head", uint64_t{0});
+    snapshot_failures = 0;
     if (m.value("done", false)) {
       in_snapshot = false;
       snapshot_after.clear();

@@ -290,8 +290,6 @@ void Replica::load_metadata() {
     b.put(meta_key("floor"), u64(0));
     kv.write(b, true);
     next_seq_ = 1;
-    seq_ceiling_ = 1;
-    clock_ceiling_ = 0;
     floor_ = 0;
     return;
   }
@@ -301,14 +299,10 @@ void Replica::load_metadata() {
   uint16_t counter = 0;
   std::optional<std::string> c = kv.get(meta_key("clock"));
   if (!c || !HlcClock::parse_state(*c, &wall, &counter)) corrupt("clock record");
-  // The stored clock and sequence are leases (see `lease`): every HLC issued before was
-  // below the stored clock, every sequence below the stored one.
   clock_ = HlcClock(site_, wall, counter);
-  clock_ceiling_ = wall;
   std::optional<std::string> seq = kv.get(meta_key("seq"));
   if (!seq || seq->size() != 8) corrupt("sequence record");
   next_seq_ = get_u64(*seq);
-  seq_ceiling_ = next_seq_;
   std::optional<std::string> floor = kv.get(meta_key("floor"));
   floor_ = floor && floor->size() == 8 ? get_u64(*floor) : 0;
 }
@@ -494,20 +488,11 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
   }
   if (plan)
     for (const auto& b : plan->vbounds) bounds.push_back(b);
-  Staged staged{clock, seq, std::move(bounds), plan != nullptr, std::nullopt, std::nullopt};
-  if (base) lease(clock, seq, out, staged);  // local facts (a plan's alone are in its metadata)
-  if (base || plan) staged_ = std::move(staged);
-}
-
-void Replica::lease(const HlcClock& clock, uint64_t next_seq, KvBatch& out, Staged& staged) {
-  if (clock.wall() >= clock_ceiling_) {
-    staged.clock_ceiling = clock.wall() + kClockLeaseMs;
-    out.put(meta_key("clock"), HlcClock(site_, *staged.clock_ceiling, 0).state());
+  if (base) {  // local facts: their clock and seq (a plan's alone are in its metadata)
+    out.put(meta_key("clock"), clock.state());
+    out.put(meta_key("seq"), u64(seq));
   }
-  if (next_seq >= seq_ceiling_) {
-    staged.seq_ceiling = next_seq + kSeqLease;
-    out.put(meta_key("seq"), u64(*staged.seq_ceiling));
-  }
+  if (base || plan) staged_ = Staged{clock, seq, std::move(bounds), plan != nullptr};
 }
 
 void Replica::after_commit(bool landed) {
@@ -515,8 +500,6 @@ void Replica::after_commit(bool landed) {
   if (landed && staged_) {
     clock_ = staged_->clock;
     next_seq_ = staged_->next_seq;
-    if (staged_->clock_ceiling) clock_ceiling_ = *staged_->clock_ceiling;
-    if (staged_->seq_ceiling) seq_ceiling_ = *staged_->seq_ceiling;
     for (const auto& [id, key] : staged_->bounds) raise_versions_bound(id, key);
     ++captured_batches_;
     if (staged_->with_plan && pending_) {
@@ -684,6 +667,11 @@ Replica::SnapshotPage Replica::snapshot(std::string_view after, uint64_t head, s
   std::lock_guard db_lock(db_->mu());
   std::lock_guard lock(writer_);
   SnapshotPage page;
+  batch_size = std::max<size_t>(batch_size, 1);  // a page always takes at least one record
+  if (!after.empty() && head >= next_seq_)
+    throw sdk::Error(QRS_RANGE, "sync-store: the snapshot checkpoint names log position " + std::to_string(head) +
+                                    ", past this replica's (" + std::to_string(next_seq_ - 1) +
+                                    "): it was restored from an older copy; start the snapshot again");
   // A snapshot pages through the rows' versions (21 ‖ id ‖ key), then the forwardable
   // holds (25 ‖ …), in key order; `after` is the last key of the previous page. Its first
   // page fixes `head`: what the log held when it began; after the last page the receiver
@@ -992,11 +980,8 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
   plan.next_seq = seq;
   plan.vbounds = std::move(vbounds);
   if (!b.empty() || plan.clock.wall() != clock_.wall() || plan.clock.counter() != clock_.counter()) {
-    // Never below the leases (local capture issued up to them).
-    const HlcClock lease_clock(site_, clock_ceiling_, 0);
-    const bool behind = plan.clock.wall() < clock_ceiling_;
-    b.put(meta_key("clock"), behind ? lease_clock.state() : plan.clock.state());
-    b.put(meta_key("seq"), u64(std::max(seq, seq_ceiling_)));
+    b.put(meta_key("clock"), plan.clock.state());
+    b.put(meta_key("seq"), u64(seq));
   }
   plan.meta = std::move(b);
   result.rejected = plan.result.rejected;

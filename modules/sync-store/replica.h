@@ -282,15 +282,7 @@ class Replica : public store::CommitObserver {
     uint64_t next_seq;
     std::vector<std::pair<uint64_t, std::string>> bounds;  // versions keys written
     bool with_plan = false;  // the batch carries the pending engine-routed apply
-    std::optional<uint64_t> clock_ceiling, seq_ceiling;  // leases this batch renewed
   };
-  // The stored clock and sequence are leases: the stored clock is above every HLC issued
-  // (wall below it), the stored sequence above every sequence issued; a capture rewrites
-  // them only when it reaches them (not on every batch), and a reopen starts from them.
-  static constexpr uint64_t kClockLeaseMs = 1000;
-  static constexpr uint64_t kSeqLease = 4096;
-  uint64_t clock_ceiling_ = 0, seq_ceiling_ = 0;
-  void lease(const HlcClock& clock, uint64_t next_seq, store::KvBatch& out, Staged& staged);
   std::optional<Staged> staged_;
   std::recursive_mutex writer_;  // capture, apply, prune: one at a time
   // The engine-routed apply waiting for its commit (resolve_for_engine .. finish).

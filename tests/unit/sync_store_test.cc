@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -1390,6 +1391,46 @@ TEST_F(sync, an_alter_that_rekeys_a_table_moves_its_versions) {
 
 // p10: a process killed at any moment leaves every committed row with its replication
 // metadata (both are one LevelDB batch): on reopen, the change log covers every row.
+// Opening, writing and closing over and over (a script per request, a crash loop) must not
+// push the clock ahead of real time: every reopen starts from the clock actually issued.
+TEST_F(sync, repeated_open_write_close_does_not_drift_the_clock) {
+  const std::string dir = root_ + "/cycles";
+  std::filesystem::create_directories(root_);
+  const std::string cfg = root_ + "/cycles.yaml";
+  {
+    std::ofstream f(cfg);
+    f << "plugin_dir: " << QUEREUS_PLUGIN_DIR << "\nplugins:\n  - path: sync-store\ndatabases:\n  main:\n"
+      << "    default_module: sync-store\n    module_options:\n      sync-store:\n        path: " << dir << "\n";
+  }
+  const std::string bin = std::string(QUEREUS_BINARY_DIR) + "/bin/quereus --config " + cfg + " >/dev/null 2>&1";
+  ASSERT_EQ(std::system((bin + " -c 'create table t (id integer primary key, v integer null)'").c_str()), 0);
+  const auto start = std::chrono::system_clock::now();
+  for (int i = 0; i < 15; ++i)
+    ASSERT_EQ(std::system((bin + " -c 'insert into t values (" + std::to_string(i) + ", 1)'").c_str()), 0);
+  const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now() - start);
+  // The last write's HLC wall time: at most the real elapsed time past the start, plus slack.
+  const std::string out = root_ + "/cycles.out";
+  ASSERT_EQ(std::system((std::string(QUEREUS_BINARY_DIR) + "/bin/quereus --config " + cfg +
+                         " --format csv --no-header -c \"select sync_status('main')\" > " + out + " 2>/dev/null")
+                            .c_str()),
+            0);
+  std::ifstream in(out);
+  std::string line((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // csv quoting doubles the JSON's quotes
+  std::string j;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '"' && i + 1 < line.size() && line[i + 1] == '"') { j += '"'; ++i; }
+    else if (line[i] != '"' && line[i] != '\n') j += line[i];
+  }
+  const json status = json::parse(j);
+  const auto hlc = quereus::sync::Hlc::parse(status["clock"].get<std::string>());
+  ASSERT_TRUE(hlc) << j;
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch()).count();
+  EXPECT_LE(static_cast<int64_t>(hlc->wall), now_ms + 1000) << "the clock ran " << (static_cast<int64_t>(hlc->wall) - now_ms)
+                                                             << " ms ahead after " << elapsed.count() << " ms of cycles";
+}
+
 TEST_F(sync, p10_a_crash_between_data_and_capture_loses_nothing) {
   for (int round = 0; round < 6; ++round) {
     const std::string name = "k" + std::to_string(round);
