@@ -321,12 +321,22 @@ void Replica::rekeyed(const store::TableState& table, const std::vector<std::pai
     out.del(old_v);
     records.emplace_back(new_key, std::move(*rec));
   }
+  // Each moved row takes a new arrival position (its facts keep their HLCs): a snapshot in
+  // progress elsewhere, whose checkpoint the new keys may fall behind, gets the row again
+  // by delta; a peer that has it skips it as a duplicate.
+  uint64_t seq = next_seq_;
   for (const auto& [new_key, rec] : records) {
-    out.put(versions_key(new_key), rec);
     RowVersions m = RowVersions::decode(rec);
-    const std::string_view ref = std::string_view(new_key).substr(1);
-    for (const ColumnVersion& c : m.columns) out.put(log_key(c.seq), ref);
-    if (m.tombstone) out.put(log_key(m.tombstone_seq), ref);
+    for (uint64_t old : m.seqs()) out.del(log_key(old));
+    const uint64_t s = seq++;
+    for (ColumnVersion& c : m.columns) c.seq = s;
+    if (m.tombstone) m.tombstone_seq = s;
+    out.put(versions_key(new_key), m.encode());
+    out.put(log_key(s), std::string_view(new_key).substr(1));
+  }
+  if (seq != next_seq_) {
+    out.put(meta_key("seq"), u64(seq));
+    next_seq_ = seq;  // a batch that fails to land leaves a gap, never a reused position
   }
   versions_bound_.erase(table.id);  // found again by a seek when next asked
 }
@@ -499,7 +509,7 @@ void Replica::after_commit(bool landed) {
   std::lock_guard lock(writer_);
   if (landed && staged_) {
     clock_ = staged_->clock;
-    next_seq_ = staged_->next_seq;
+    next_seq_ = std::max(next_seq_, staged_->next_seq);  // positions only ever grow
     for (const auto& [id, key] : staged_->bounds) raise_versions_bound(id, key);
     ++captured_batches_;
     if (staged_->with_plan && pending_) {
