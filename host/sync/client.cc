@@ -73,11 +73,6 @@ Url parse_url(const std::string& url) {
   return u;
 }
 
-nlohmann::json parse_object(const std::string& text) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  return j.is_object() ? j : nlohmann::json::object();
-}
-
 }  // namespace
 
 struct SyncClient::Impl {
@@ -454,8 +449,7 @@ struct SyncClient::Impl {
     p.commits = commits;
     push = p;
     want_push = false;
-    std::string msg = with_type("apply_changes", page);
-    msg.insert(1, "\"requestId\":\"" + p.id + "\",");
+    std::string msg = with_request_id(with_type("apply_changes", page), p.id);
     if (msg.size() > hub_max_bytes) {
       // One transaction larger than the hub takes (a page never splits one): it cannot go.
       const std::string e = "a transaction of " + std::to_string(msg.size()) + " bytes is larger than the hub's " +

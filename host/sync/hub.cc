@@ -13,11 +13,6 @@
 namespace quereus::syncnet {
 namespace {
 
-nlohmann::json parse_object(const std::string& text) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  return j.is_object() ? j : nlohmann::json::object();
-}
-
 std::string http_ok(const nlohmann::json& data) { return safe_dump(nlohmann::json{{"ok", true}, {"data", data}}); }
 HttpReply http_error(unsigned status, std::string_view code, std::string_view message) {
   return {status, safe_dump(nlohmann::json{{"ok", false}, {"error", {{"code", code}, {"message", message}}}})};
@@ -151,10 +146,10 @@ HubReply Hub::handshake(HubSession& s, const nlohmann::json& m) {
     return fatal(code::kAuthFailed, token.empty() ? "a token is required" : "the token is not accepted",
                  kCloseAuthFailed);
   }
-  const std::string claimed = m.contains("siteId") && m["siteId"].is_string() ? m["siteId"].get<std::string>() : "";
-  if (!token_ok(token, claimed)) {
+  const std::string site = m.contains("siteId") && m["siteId"].is_string() ? m["siteId"].get<std::string>() : "";
+  if (!token_ok(token, site)) {
     ++counters_.auth_failures;
-    spdlog::warn("sync hub: connection {} refused: its token is not bound to site {}", s.id, claimed.substr(0, 22));
+    spdlog::warn("sync hub: connection {} refused: its token is not bound to site {}", s.id, site.substr(0, 22));
     return fatal(code::kAuthFailed, "the token is not accepted for this site id", kCloseAuthFailed);
   }
   const std::string id = m.contains("databaseId") && m["databaseId"].is_string() ? m["databaseId"].get<std::string>() : "";
@@ -163,10 +158,7 @@ HubReply Hub::handshake(HubSession& s, const nlohmann::json& m) {
                  id.empty() ? "the handshake names no databaseId"
                             : "'" + id.substr(0, 64) + "' is not a database id (A-Z a-z 0-9 _ : . -, at most 128)",
                  kCloseMissingDatabase);
-  const std::string site = m.contains("siteId") && m["siteId"].is_string() ? m["siteId"].get<std::string>() : "";
-  if (site.size() != 22 || !std::all_of(site.begin(), site.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
-      }))
+  if (!is_site_id_text(site))
     return fatal(code::kMessageError, "the handshake's siteId is not a site id (22 characters of base64url)",
                  kCloseProtocolError);
   Db* opened = nullptr;
@@ -208,7 +200,7 @@ std::string Hub::changes(Db& d, const std::string& peer_site, uint64_t since, ui
   return reply;
 }
 
-std::string Hub::apply(Db& d, HubSession* from, const std::string& site, std::string_view text,
+std::string Hub::apply(Db& d, HubSession* from, const std::string& site, const std::string& text,
                        const nlohmann::json& m) {
   // [FIX] A site is bound to its connection: a peer pushes its own writes only, so a change
   // set naming another site is refused whole (nothing applied).
@@ -221,7 +213,7 @@ std::string Hub::apply(Db& d, HubSession* from, const std::string& site, std::st
                                       "site's changes (this connection is site " + site + ")");
   }
   std::string result;
-  Status st = d.db->sync_apply(std::string(text), &result);
+  Status st = d.db->sync_apply(text, &result);  // the frame as received: no copy
   if (!st.ok()) throw Error(st.code(), st.message());
   nlohmann::json r = parse_object(result);
   const uint64_t applied = r.value("applied", uint64_t{0}), held = r.value("unknownTable", uint64_t{0});
@@ -240,7 +232,7 @@ std::string Hub::apply(Db& d, HubSession* from, const std::string& site, std::st
   return result;
 }
 
-HubReply Hub::handle(HubSession& s, std::string_view text) {
+HubReply Hub::handle(HubSession& s, const std::string& text) {
   ++counters_.messages;
   HubReply r;
   std::string why;
@@ -291,9 +283,7 @@ HubReply Hub::handle(HubSession& s, std::string_view text) {
       }
       s.notify_pending = false;
       std::string page = changes(d, s.site, since, static_cast<uint64_t>(config_.batch_size));
-      std::string msg = with_type("changes", page);
-      if (!request_id.is_null()) msg.insert(1, "\"requestId\":" + safe_dump(request_id) + ",");
-      r.messages.push_back(std::move(msg));
+      r.messages.push_back(with_request_id(with_type("changes", page), request_id));
     } catch (const std::exception& e) {
       ++counters_.errors;
       r.messages.push_back(error_message(code::kGetChangesError, e.what(), false, request_id));
@@ -316,9 +306,7 @@ HubReply Hub::handle(HubSession& s, std::string_view text) {
       Status st = d.db->sync_request("snapshot", args.dump(), &page);
       if (!st.ok()) throw Error(st.code(), st.message());
       ++counters_.pages_served;
-      std::string msg = with_type("snapshot_chunk", page);
-      if (!request_id.is_null()) msg.insert(1, "\"requestId\":" + safe_dump(request_id) + ",");
-      r.messages.push_back(std::move(msg));
+      r.messages.push_back(with_request_id(with_type("snapshot_chunk", page), request_id));
     } catch (const std::exception& e) {
       ++counters_.errors;
       r.messages.push_back(error_message("SNAPSHOT_ERROR", e.what(), false, request_id));
@@ -370,7 +358,7 @@ std::string Hub::status_json() {
 }
 
 HttpReply Hub::http(std::string_view method, std::string_view target, std::string_view authorization,
-                    std::string_view site_header, std::string_view version_header, std::string_view body) {
+                    std::string_view site_header, std::string_view version_header, const std::string& body) {
   const std::string& base = config_.base_path;
   std::string_view path = target.substr(0, target.find('?'));
   if (path.substr(0, base.size()) != base || (path.size() > base.size() && path[base.size()] != '/'))
@@ -416,9 +404,7 @@ HttpReply Hub::http(std::string_view method, std::string_view target, std::strin
     return http_error(401, code::kAuthFailed, token.empty() ? "a bearer token is required" : "the token is not accepted");
   }
   if (!valid_hub_database_id(id)) return http_error(400, code::kMissingDatabase, "not a database id");
-  if (site.size() != 22 || !std::all_of(site.begin(), site.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
-      }))
+  if (!is_site_id_text(site))
     return http_error(400, code::kMessageError, "send X-Site-Id: the peer's site id (22 characters of base64url)");
   try {
     Db& d = open(id, method == "POST");

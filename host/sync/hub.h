@@ -58,12 +58,12 @@ class Hub {
   Hub& operator=(const Hub&) = delete;
 
   // One WebSocket text message of `s`; the replies to write, in order.
-  HubReply handle(HubSession& s, std::string_view text);
+  HubReply handle(HubSession& s, const std::string& text);
   // The connection of `s` is gone.
   void closed(HubSession& s);
   // One HTTP request (BASE/status, BASE/metrics, BASE/DB/changes).
   HttpReply http(std::string_view method, std::string_view target, std::string_view authorization,
-                 std::string_view site_header, std::string_view version_header, std::string_view body);
+                 std::string_view site_header, std::string_view version_header, const std::string& body);
   // Closes hub databases no session has used for `idle`.
   void close_idle(std::chrono::steady_clock::duration idle);
 
@@ -86,7 +86,7 @@ class Hub {
   std::string changes(Db& d, const std::string& peer_site, uint64_t since, uint64_t batch);
   // Applies a peer's pushed page; every change set must name `site`. Returns the module's
   // result JSON, or throws Error.
-  std::string apply(Db& d, HubSession* from, const std::string& site, std::string_view text,
+  std::string apply(Db& d, HubSession* from, const std::string& site, const std::string& text,
                     const nlohmann::json& m);
 
   ServerConfig config_;

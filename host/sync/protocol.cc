@@ -53,6 +53,22 @@ nlohmann::json request_id_of(const nlohmann::json& message) {
   return nullptr;
 }
 
+nlohmann::json parse_object(std::string_view text) {
+  nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  return j.is_object() ? j : nlohmann::json::object();
+}
+
+bool is_site_id_text(std::string_view s) {
+  return s.size() == 22 && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+         });
+}
+
+std::string with_request_id(std::string message, const nlohmann::json& id) {
+  if (!id.is_null() && message.size() > 1) message.insert(1, "\"requestId\":" + safe_dump(id) + ",");
+  return message;
+}
+
 std::string safe_dump(const nlohmann::json& j) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

@@ -50,6 +50,15 @@ std::optional<nlohmann::json> parse_object_bounded(std::string_view text, std::s
 // otherwise (ignored).
 nlohmann::json request_id_of(const nlohmann::json& message);
 
+// A JSON object from a trusted producer (the module's replies); {} when it is not one.
+nlohmann::json parse_object(std::string_view text);
+
+// 22 characters of base64url: the text form of a site id.
+bool is_site_id_text(std::string_view s);
+
+// `message` (a JSON object's text) with `"requestId": id` first, when id is not null.
+std::string with_request_id(std::string message, const nlohmann::json& id);
+
 // JSON text of `j`; invalid UTF-8 in strings is replaced, never thrown.
 std::string safe_dump(const nlohmann::json& j);
 

@@ -149,11 +149,7 @@ struct Server::Impl {
           co_return;
         }
       }
-      auto field = [&](http::field f) {
-        auto it = req.find(f);
-        return it == req.end() ? std::string_view() : std::string_view(it->value().data(), it->value().size());
-      };
-      auto named = [&](const char* f) {
+      auto field = [&](const auto& f) {  // an http::field or a header name
         auto it = req.find(f);
         return it == req.end() ? std::string_view() : std::string_view(it->value().data(), it->value().size());
       };
@@ -161,7 +157,7 @@ struct Server::Impl {
       try {
         reply = hub.http(std::string_view(req.method_string().data(), req.method_string().size()),
                          std::string_view(req.target().data(), req.target().size()),
-                         field(http::field::authorization), named("X-Site-Id"), named("X-Quereus-Sync-Protocol"),
+                         field(http::field::authorization), field("X-Site-Id"), field("X-Quereus-Sync-Protocol"),
                          req.body());
       } catch (const std::exception& e) {
         spdlog::error("sync hub: HTTP {}: {}", std::string(req.target().data(), std::min<size_t>(req.target().size(), 200)),
