@@ -19,7 +19,8 @@
 namespace quereus::sync {
 
 struct Change {
-  enum class Kind { kColumn, kDelete };
+  // kSchema: one part of a table's definition (docs/sync-store.md "Schema replication").
+  enum class Kind { kColumn, kDelete, kSchema };
   Kind kind = Kind::kColumn;
   std::string schema;
   std::string table;
@@ -30,6 +31,17 @@ struct Change {
   // kColumn: the newest deletion of this row its writer had seen when it wrote (the write
   // re-creates the row after that deletion; see docs/sync-store.md §Tombstones).
   std::optional<Hlc> seen_delete;
+  // kSchema: the table's incarnation (the HLC of its creation), the part ("table", "name",
+  // "col:<name>", "pk", "uniq:<name>", "check:<name>", "fk:<name>", "tail", "idx:<name>"),
+  // its definition text, whether it is dropped, the HLC of its first version (orders
+  // columns), and for a renamed column its old name. `seen_delete` is the drop of this
+  // part its writer had seen (a part re-added after a drop).
+  Hlc inc;
+  std::string object;
+  std::string text;
+  bool drop = false;
+  std::optional<Hlc> born;
+  std::string from;
 };
 
 struct ChangeSet {

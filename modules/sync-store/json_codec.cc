@@ -92,10 +92,31 @@ Change change_from(const json& c, const std::string& cp) {
   std::string type = string_member(c, "type", cp);
   if (type == "delete") ch.kind = Change::Kind::kDelete;
   else if (type == "column") ch.kind = Change::Kind::kColumn;
-  else bad(cp + ".type", "'" + type + "' is neither 'column' nor 'delete'");
+  else if (type == "schema") ch.kind = Change::Kind::kSchema;
+  else bad(cp + ".type", "'" + type + "' is none of 'column', 'delete', 'schema'");
   ch.schema = string_member(c, "schema", cp);
   ch.table = string_member(c, "table", cp);
   ch.hlc = hlc_from(member(c, "hlc", cp), cp + ".hlc");
+  if (ch.kind == Change::Kind::kSchema) {
+    ch.inc = hlc_from(member(c, "inc", cp), cp + ".inc");
+    ch.object = string_member(c, "object", cp);
+    if (ch.object.empty() || ch.object.size() > 4096) bad(cp + ".object", "empty, or longer than 4096 bytes");
+    if (auto it = c.find("text"); it != c.end()) {
+      if (!it->is_string()) bad(cp + ".text", "not a string");
+      ch.text = it->get<std::string>();
+    }
+    if (auto it = c.find("drop"); it != c.end()) {
+      if (!it->is_boolean()) bad(cp + ".drop", "not a boolean");
+      ch.drop = it->get<bool>();
+    }
+    if (auto it = c.find("born"); it != c.end()) ch.born = hlc_from(*it, cp + ".born");
+    if (auto it = c.find("seen"); it != c.end()) ch.seen_delete = hlc_from(*it, cp + ".seen");
+    if (auto it = c.find("from"); it != c.end()) {
+      if (!it->is_string()) bad(cp + ".from", "not a string");
+      ch.from = it->get<std::string>();
+    }
+    return ch;
+  }
   const json& pk = member(c, "pk", cp);
   if (!pk.is_array() || pk.empty()) bad(cp + ".pk", "not a non-empty array");
   for (size_t p = 0; p < pk.size(); ++p) ch.pk.push_back(value_from_json(pk[p], cp + ".pk[" + std::to_string(p) + "]"));
@@ -112,10 +133,22 @@ Change change_from(const json& c, const std::string& cp) {
 std::string value_json(const sdk::Value& v) { return value_to_json(v).dump(); }
 
 std::string change_to_json(const Change& c) {
-  json o{{"type", c.kind == Change::Kind::kDelete ? "delete" : "column"},
+  json o{{"type", c.kind == Change::Kind::kDelete   ? "delete"
+                  : c.kind == Change::Kind::kSchema ? "schema"
+                                                    : "column"},
          {"schema", c.schema},
          {"table", c.table},
          {"hlc", c.hlc.text()}};
+  if (c.kind == Change::Kind::kSchema) {
+    o["inc"] = c.inc.text();
+    o["object"] = c.object;
+    if (!c.text.empty()) o["text"] = c.text;
+    if (c.drop) o["drop"] = true;
+    if (c.born) o["born"] = c.born->text();
+    if (c.seen_delete) o["seen"] = c.seen_delete->text();
+    if (!c.from.empty()) o["from"] = c.from;
+    return o.dump();
+  }
   json pk = json::array();
   for (const sdk::Value& v : c.pk) pk.push_back(value_to_json(v));
   o["pk"] = std::move(pk);

@@ -7,107 +7,13 @@
 
 #include "../store/row_codec.h"
 #include "json_codec.h"
+#include "replica_keys.h"
 #include <nlohmann/json.hpp>
 
 namespace quereus::sync {
 namespace {
 
-using store::KvBatch;
-using store::KvRange;
-using store::prefix_end;
-
-constexpr char kMeta = 0x20;
-constexpr char kRows = 0x21;
-constexpr char kLog = 0x22;
-constexpr char kPeers = 0x23;
-constexpr char kTables = 0x24;
-constexpr char kHolds = 0x25;
-constexpr char kBasis = 0x26;  // basis lifecycle: <schema> 00 <table> -> JSON record
-
-std::string meta_key(std::string_view name) {
-  std::string k(1, kMeta);
-  k += name;
-  return k;
-}
-
-void put_u64(std::string& out, uint64_t v) {
-  for (int s = 56; s >= 0; s -= 8) out.push_back(static_cast<char>((v >> s) & 0xFF));
-}
-uint64_t get_u64(std::string_view in) {
-  uint64_t v = 0;
-  for (size_t i = 0; i < 8 && i < in.size(); ++i) v = (v << 8) | uint8_t(in[i]);
-  return v;
-}
-std::string u64(uint64_t v) {
-  std::string s;
-  put_u64(s, v);
-  return s;
-}
-
-std::string log_key(uint64_t seq) {
-  std::string k(1, kLog);
-  put_u64(k, seq);
-  return k;
-}
-std::string table_key(uint64_t id) {
-  std::string k(1, kTables);
-  put_u64(k, id);
-  return k;
-}
-std::string peer_key(const SiteId& s) {
-  std::string k(1, kPeers);
-  k.append(reinterpret_cast<const char*>(s.bytes.data()), s.bytes.size());
-  return k;
-}
-// A row key (04 ‖ id ‖ pk key) → its versions' key (21 ‖ id ‖ pk key), and the part both
-// share, which the change log stores.
-std::string versions_key(std::string_view row_key) {
-  std::string k(1, kRows);
-  k += row_key.substr(1);
-  return k;
-}
-
-[[noreturn]] void corrupt(const std::string& what) {
-  throw sdk::Error(QRS_CORRUPT, "sync-store: corrupt replication metadata (" + what + ")");
-}
-
-struct Reader {
-  std::string_view in;
-  uint8_t byte() {
-    if (in.empty()) corrupt("truncated record");
-    uint8_t b = uint8_t(in[0]);
-    in.remove_prefix(1);
-    return b;
-  }
-  uint64_t varint() {
-    uint64_t v;
-    if (!store::get_varint(in, &v)) corrupt("bad varint");
-    return v;
-  }
-  std::string_view bytes(size_t n) {
-    if (in.size() < n) corrupt("truncated record");
-    std::string_view out = in.substr(0, n);
-    in.remove_prefix(n);
-    return out;
-  }
-  std::string_view prefixed() { return bytes(varint()); }
-  Hlc hlc() {
-    auto h = Hlc::from_bytes(bytes(kHlcBytes));
-    return *h;
-  }
-};
-
-void put_prefixed(std::string& out, std::string_view b) {
-  store::put_varint(out, b.size());
-  out.append(b);
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-  return out;
-}
+using namespace keys;
 
 std::vector<sdk::Value> decode_values(std::string_view bytes) {
   std::vector<qrs_value> cells;
@@ -348,30 +254,50 @@ bool Replica::replicated(std::string_view table_name) {
 
 void Replica::table_event(TableEvent kind, uint64_t id, std::string_view schema, std::string_view name,
                           KvBatch& out) {
+  if (!replicated(name)) {  // an index companion: no schema of its own
+    if (kind == TableEvent::kDropped) out.del(table_key(id));
+    else {
+      std::string v(schema);
+      v.push_back('\0');
+      v += name;
+      out.put(table_key(id), v);
+    }
+    if (kind != TableEvent::kDropped) return;
+  }
+  if (!scope_) scope_.emplace();
   if (kind == TableEvent::kDropped) {
+    if (replicated(name))
+      if (std::optional<TableRecord> r = table_record(id)) scope_->drops.push_back(std::move(*r));
     out.del(table_key(id));
     versions_bound_.erase(id);
     // The incarnation's versions go with it (a re-created table is a new incarnation and
-    // inherits no tombstone); its change-log entries resolve to nothing from now on.
-    std::string lo(1, kRows);
-    put_u64(lo, id);
-    auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
-    for (; it->valid(); it->next()) out.del(it->key());
-    it->check();
+    // inherits no tombstone); its change-log entries resolve to nothing from now on. Its
+    // definition's parts go too (the drop's record, 1F, is written when the scope commits).
+    for (char space : {kRows, kParts}) {
+      std::string lo(1, space);
+      put_u64(lo, id);
+      auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
+      for (; it->valid(); it->next()) {
+        out.del(it->key());
+        if (space == kParts) out.del(log_key(PartVersion::decode(it->value()).seq));
+      }
+      it->check();
+    }
     return;
   }
-  std::string v(schema);
-  v.push_back('\0');
-  v += name;
-  out.put(table_key(id), v);
+  TableRecord r;
+  if (std::optional<TableRecord> prior = table_record(id)) r = std::move(*prior);
+  else scope_->created.insert(id);
+  r.id = id;
+  r.schema = std::string(schema);
+  r.name = std::string(name);
+  put_table_record(r, out);
 }
 
 std::optional<Replica::TableName> Replica::table_name(uint64_t id) {
-  std::optional<std::string> v = db_->kv().get(table_key(id));
-  if (!v) return std::nullopt;
-  size_t z = v->find('\0');
-  if (z == std::string::npos) corrupt("table record");
-  return TableName{v->substr(0, z), v->substr(z + 1)};
+  std::optional<TableRecord> r = table_record(id);
+  if (!r) return std::nullopt;
+  return TableName{r->schema, r->name};
 }
 
 // ---- local capture ----
@@ -635,13 +561,16 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
   size_t facts = 0, bytes = 0;
   std::vector<qrs_value> cells;
   std::set<std::string> in_page;  // transaction ids already in this page
+  std::optional<std::vector<TableRecord>> records;
   auto it = kv.iterate(KvRange{log_key(since + 1), prefix_end(std::string(1, kLog))}, false);
   for (; it->valid(); it->next()) {
     const uint64_t s = get_u64(it->key().substr(1));
     std::string_view ref = it->value();  // id ‖ pk key
     std::optional<std::string> stored = kv.get(std::string(1, kRows) + std::string(ref));
     std::vector<Change> found;
-    if (!ref.empty() && ref[0] == '\xFF') {
+    if (!ref.empty() && ref[0] == '\xFE') {
+      schema_facts(ref, s, found, records);  // a part of a table's definition
+    } else if (!ref.empty() && ref[0] == '\xFF') {
       // A forwardable hold (store-and-forward): relayed with its original HLC and site.
       if (std::optional<std::string> hv = kv.get(std::string(1, kHolds) + std::string(ref.substr(1)))) {
         Hold h = Hold::decode(*hv);
@@ -693,18 +622,46 @@ Replica::SnapshotPage Replica::snapshot(std::string_view after, uint64_t head, s
   std::vector<qrs_value> cells;
   size_t facts = 0, bytes = 0;
   bool full = false;
-  for (char space : {kRows, kHolds}) {
+  // The tables' definitions come first (a receiver makes each table before its rows), each
+  // table's parts in one page; then the dropped incarnations.
+  for (char space : {kParts, kDead, kRows, kHolds}) {
     const std::string lo(1, space);
     if (!after.empty() && after.substr(0, 1) > lo) continue;
     std::string from = after.empty() || after.substr(0, 1) < lo ? lo : std::string(after) + '\0';
+    if (space == kParts && from.size() > 1) {
+      // Past the table the previous page ended in.
+      std::string id_prefix = from.substr(0, 9);
+      from = prefix_end(id_prefix);
+    }
     auto it = kv.iterate(KvRange{from, prefix_end(lo)}, false);
+    std::optional<uint64_t> table;
     for (; it->valid(); it->next()) {
+      if (space == kParts && table && get_u64(it->key().substr(1)) == *table) {
+        page.next = std::string(it->key());
+        continue;  // sent with its table's first part
+      }
       if (facts >= batch_size || (max_bytes && bytes >= max_bytes)) {
         full = true;
         break;
       }
       std::vector<Change> found;
-      if (space == kRows) {
+      if (space == kParts) {
+        table = get_u64(it->key().substr(1));
+        snapshot_schema(*table, found);
+      } else if (space == kDead) {
+        std::vector<Change> none;
+        std::optional<std::vector<TableRecord>> records;
+        const std::optional<Hlc> inc = Hlc::from_bytes(it->key().substr(1));
+        if (inc) {
+          // A dropped incarnation's record: told as its drop.
+          std::string ref(1, '\xFE');
+          inc->append_to(ref);
+          ref += "table";
+          Reader r{it->value()};
+          (void)r.hlc();
+          schema_facts(ref, r.varint(), found, records);
+        }
+      } else if (space == kRows) {
         record_facts(it->key().substr(1), RowVersions::decode(it->value()), std::nullopt, names, cells, found);
       } else {
         Hold h = Hold::decode(it->value());
@@ -737,14 +694,9 @@ ApplyResult Replica::apply_locked(const std::vector<ChangeSet>& sets, KvBatch b,
   return write_direct(resolve_locked(sets, std::move(b), merge_clock));
 }
 
-Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatch b, bool merge_clock) {
-  const uint64_t now = options_.clock();
-  Plan plan;
-  ApplyResult result;
-  result.transactions = sets.size();
-  // 1. Validation, before anything is read or written: every fact's site is its set's,
-  //    and no fact is too far ahead of this clock (not only the envelope).
-  std::optional<Hlc> max_hlc;
+void Replica::validate(const std::vector<ChangeSet>& sets, uint64_t now) {
+  // Every fact's site is its set's, and no fact is too far ahead of this clock (not only
+  // the envelope).
   for (const ChangeSet& set : sets) {
     for (const Change& c : set.changes) {
       if (c.hlc.site != set.site)
@@ -756,12 +708,28 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
         throw sdk::Error(QRS_FORMAT, "sync-store: a change of transaction " + set.transaction_id +
                                          " claims to have seen a deletion at or after its own time: refused, nothing "
                                          "applied");
-      if (!max_hlc || c.hlc > *max_hlc) max_hlc = c.hlc;
       if (c.kind == Change::Kind::kColumn && c.column.empty())
         throw sdk::Error(QRS_FORMAT, "sync-store: a column change of transaction " + set.transaction_id +
                                          " names no column: refused, nothing applied");
+      if (c.kind == Change::Kind::kSchema) {
+        HlcClock::check_drift(c.inc, now);
+        if (c.born) HlcClock::check_drift(*c.born, now);
+      }
     }
   }
+}
+
+Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatch b, bool merge_clock) {
+  const uint64_t now = options_.clock();
+  Plan plan;
+  ApplyResult result;
+  result.transactions = sets.size();
+  // 1. Validation, before anything is read or written.
+  validate(sets, now);
+  std::optional<Hlc> max_hlc;
+  for (const ChangeSet& set : sets)
+    for (const Change& c : set.changes)
+      if (c.kind != Change::Kind::kSchema && (!max_hlc || c.hlc > *max_hlc)) max_hlc = c.hlc;
   store::KvStore& kv = db_->kv();
   // 2. Resolution, per row, with no write.
   struct RowWork {
@@ -776,6 +744,7 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
   std::map<std::pair<std::string, std::string>, std::shared_ptr<store::TableState>> tables;
   for (const ChangeSet& set : sets) {
     for (const Change& c : set.changes) {
+      if (c.kind == Change::Kind::kSchema) continue;  // the schema phases' (resolve_schema)
       if (c.hlc.site == site_) {
         ++result.skipped;  // our own change, relayed back
         continue;

@@ -15,7 +15,10 @@
 //   21 <table id 8> <pk key>     the row's versions (RowVersions, below)
 //   22 <seq 8>                   change log: <table id 8> <pk key> written at arrival seq
 //   23 <peer site 16>            a peer's cursors (received, sent)
-//   24 <table id 8>              the table's schema and name (kept with the registry)
+//   24 <table id 8>              the table's schema and name (kept with the registry), and
+//                                its incarnation ids (schema replication)
+//   1E <table id 8> <part>       a part of the table's definition: its version (schema_sync.cc)
+//   1F <incarnation 30>          a dropped incarnation: the drop's HLC, its schema and name
 //
 // The change log is keyed by *arrival order at this replica*, not by origin HLC: a
 // straggler's old writes arrive late, take new sequence numbers and so reach every peer
@@ -52,6 +55,9 @@ enum class UnknownTables {
 struct ReplicaOptions {
   std::optional<SiteId> site;       // used only when the replica is created
   bool allow_resurrection = false;  // a write newer than a deletion revives the row
+  // Local DDL replicates, and peers' DDL runs here (false: each peer manages its own
+  // schema; schema facts received are skipped and counted).
+  bool replicate_schema = true;
   uint64_t tombstone_horizon_ms = 30ull * 24 * 3600 * 1000;
   UnknownTables unknown_tables = UnknownTables::kQuarantine;
   uint64_t quarantine_horizon_ms = 30ull * 24 * 3600 * 1000;
@@ -224,11 +230,100 @@ class Replica : public store::CommitObserver {
 
   static bool replicated(std::string_view table_name);
 
+  // ---- schema replication (schema_sync.cc, docs/sync-store.md "Schema replication") ----
+  // Local DDL, inside the statement's schema-change scope: the host tells each table's
+  // definition as parts after the statement ({"schema","table","parts":[[part,text]…],
+  // "renames":[[old,new]…]}); drops come from the store's table events. At the scope's
+  // commit (schema_flush, before the store writes the scope) the parts that changed get
+  // versions at one tick, with change-log entries, in the scope's own batch.
+  void capture_schema(std::string_view args);
+  void schema_flush();
+  void schema_end(bool landed);
+  // Inbound: the schema facts of a page resolved against the local definitions (most
+  // destructive wins per part, LWW at one level) into the DDL the host must run before the
+  // page's data and after it, as JSON; the plan waits as pending. schema_phase("before" |
+  // "after") marks the host's next schema-change scope as that phase's: its versions ride
+  // that scope's batch and its DDL is not captured as local. schema_done returns the counts.
+  std::string resolve_schema(const std::vector<ChangeSet>& sets);
+  void schema_phase(uint64_t token, std::string_view phase);
+  std::string schema_done(uint64_t token);
+
  private:
   struct TableName {
     std::string schema, table;
   };
   std::optional<TableName> table_name(uint64_t id);
+  // ---- schema replication state (schema_sync.cc) ----
+ public:
+  struct PartVersion {
+    Hlc hlc;
+    uint64_t seq = 0;
+    bool drop = false;
+    std::optional<Hlc> seen;  // the drop of this part its writer had seen
+    Hlc born;                 // the HLC of the part's first version (orders columns)
+    std::string text;
+    std::string from;         // a renamed column: its old name
+    std::string encode() const;
+    static PartVersion decode(std::string_view bytes);
+    // Most destructive wins: a drop beats a concurrent version of the part, a version
+    // written after seeing the drop beats the drop; otherwise the higher HLC.
+    bool beats(const PartVersion& o) const;
+  };
+  struct TableRecord {
+    uint64_t id = 0;
+    std::string schema, name;
+    std::vector<Hlc> incs;  // the first is the one shipped
+  };
+ private:
+  std::optional<TableRecord> table_record(uint64_t id);
+  std::vector<TableRecord> table_records();
+  void put_table_record(const TableRecord& r, store::KvBatch& out);
+  std::map<std::string, PartVersion> parts_of(uint64_t id);
+  // The schema facts a change-log entry (FE ‖ incarnation ‖ part) at `seq` tells; `records`
+  // caches the table records for one walk.
+  void schema_facts(std::string_view ref, uint64_t seq, std::vector<Change>& found,
+                    std::optional<std::vector<TableRecord>>& records);
+  // Refuses (before anything is read or written) a page whose facts name another site than
+  // their change set's, lie too far ahead of this clock, or are malformed.
+  static void validate(const std::vector<ChangeSet>& sets, uint64_t now);
+  void snapshot_schema(uint64_t id, std::vector<Change>& found);
+  struct SchemaCapture {
+    std::string schema, table;
+    std::vector<std::pair<std::string, std::string>> parts;
+    std::map<std::string, std::string> renamed_from;  // new column part -> old column name
+  };
+  struct SchemaWrite {  // one part version an inbound phase writes
+    std::string schema, table;  // the table, by its name once the phase's DDL ran
+    Hlc inc;
+    std::string part;
+    PartVersion v;
+  };
+  struct SchemaDead {
+    std::vector<Hlc> incs;
+    Hlc hlc;
+    std::string schema, table;
+  };
+  struct SchemaPhasePlan {
+    std::vector<SchemaWrite> writes;
+    std::vector<std::pair<std::pair<std::string, std::string>, std::vector<Hlc>>> incs;  // table -> incs to add
+    std::vector<SchemaDead> dead;
+  };
+  struct SchemaPlan {
+    uint64_t token = 0;
+    SchemaPhasePlan before, after;
+    uint64_t applied = 0, skipped = 0, unknown = 0;
+    std::optional<Hlc> max_hlc;
+  };
+  struct SchemaScope {
+    std::vector<SchemaCapture> captures;
+    std::vector<TableRecord> drops;
+    std::set<uint64_t> created;
+    const SchemaPhasePlan* phase = nullptr;  // an inbound phase: its writes, no capture
+    std::optional<HlcClock> clock;  // staged by schema_flush
+    uint64_t next_seq = 0;
+  };
+  std::optional<SchemaScope> scope_;
+  std::optional<SchemaPlan> schema_plan_;
   void record_facts(std::string_view ref, const RowVersions& m, std::optional<uint64_t> seq,
                     std::map<uint64_t, std::optional<TableName>>& names, std::vector<qrs_value>& cells,
                     std::vector<Change>& found);

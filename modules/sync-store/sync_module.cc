@@ -49,6 +49,10 @@ std::pair<store::StoreOptions, ReplicaOptions> parse_sync_options(std::string_vi
       ro.allow_resurrection = store::option_bool(kModule, db, o);
       return true;
     }
+    if (key == "replicate_schema") {
+      ro.replicate_schema = store::option_bool(kModule, db, o);
+      return true;
+    }
     if (key == "unknown_tables") {
       const std::string v = o.value.type() == sdk::ValueType::kText ? lower(o.value.as_text()) : "";
       if (v == "quarantine") ro.unknown_tables = UnknownTables::kQuarantine;
@@ -71,7 +75,7 @@ std::pair<store::StoreOptions, ReplicaOptions> parse_sync_options(std::string_vi
     return false;
   };
   store::StoreOptions so =
-      store::parse_options(db, options, kModule, extra, ", site_id, allow_resurrection, tombstone_horizon_ms, unknown_tables, quarantine_horizon_ms");
+      store::parse_options(db, options, kModule, extra, ", site_id, allow_resurrection, replicate_schema, tombstone_horizon_ms, unknown_tables, quarantine_horizon_ms");
   return {so, ro};
 }
 
@@ -135,6 +139,23 @@ std::string status_json(Replica& replica) {
   for (const auto& [site, c] : s.peers) peers[site] = {{"received", c.first}, {"sent", c.second}};
   o["peers"] = std::move(peers);
     return o.dump();
+}
+
+void SyncStoreDbModule::schema_commit() {
+  try {
+    replica_->schema_flush();
+    StoreDbModule::schema_commit();
+  } catch (...) {
+    StoreDbModule::schema_rollback();
+    replica_->schema_end(false);
+    throw;
+  }
+  replica_->schema_end(true);
+}
+
+void SyncStoreDbModule::schema_rollback() {
+  StoreDbModule::schema_rollback();
+  replica_->schema_end(false);
 }
 
 std::string SyncStoreDbModule::replication(std::string_view op, std::string_view args) {
@@ -217,6 +238,17 @@ std::string SyncStoreDbModule::replication_request(std::string_view op, std::str
     return out.dump();
   }
   if (op == "resolve") return replica_->resolve_for_engine(sets_from_json(args));
+  // Schema replication (docs/sync-store.md "Schema replication").
+  if (op == "capture_schema") {
+    replica_->capture_schema(args);
+    return "{}";
+  }
+  if (op == "resolve_schema") return replica_->resolve_schema(sets_from_json(args));
+  if (op == "schema_phase") {
+    replica_->schema_phase(token(), a.value("phase", std::string("before")));
+    return "{}";
+  }
+  if (op == "schema_done") return replica_->schema_done(token());
   if (op == "arm") {
     replica_->arm(token());
     return "{}";

@@ -38,6 +38,9 @@ class SyncStoreDbModule : public store::StoreDbModule {
   uint32_t notify_lens_deployment(const sdk::LensDeploymentSnapshot& snapshot) override {
     return replica_->record_lens_deployment(snapshot);
   }
+  // SDK 1.4: the scope's schema versions (local DDL, or an inbound phase) join its batch.
+  void schema_commit() override;
+  void schema_rollback() override;
 
  private:
   std::string replication_request(std::string_view op, std::string_view args);

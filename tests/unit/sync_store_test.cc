@@ -61,6 +61,8 @@ SiteId site_of(uint8_t b) {
 }
 
 constexpr const char* kT = "create table t (id integer primary key, a text null, b integer null)";
+// A peer that manages its own schema: peers' DDL is not run here (unknown-table tests).
+const std::pair<std::string, Value> kLocalSchema{"replicate_schema", Value::Boolean(false)};
 
 // ---- peers ----
 
@@ -193,6 +195,20 @@ class sync : public ::testing::Test {
     pull(b, a);
     pull(a, b);
     pull(b, a);
+  }
+  // A page without its schema facts (the tests of data capture look at data alone).
+  static json data_only(json page) {
+    json sets = json::array();
+    for (json& set : page["changeSets"]) {
+      json kept = json::array();
+      for (json& c : set["changes"])
+        if (c["type"] != "schema") kept.push_back(c);
+      if (kept.empty()) continue;
+      set["changes"] = kept;
+      sets.push_back(set);
+    }
+    page["changeSets"] = sets;
+    return page;
   }
   // Every page of `from`'s changes from the start, as JSON texts.
   std::vector<std::string> pages_of(Peer& from, int64_t batch) {
@@ -366,7 +382,7 @@ TEST_F(sync, p05_a_multi_table_transaction_is_one_tick_and_one_change_set) {
   exec(a, kT);
   exec(a, "create table u (k text primary key, v integer)");
   exec(a, "begin; insert into t values (1, 'x', 1), (2, 'y', 2); insert into u values ('p', 1); commit");
-  json page = changes(a, 0);
+  json page = data_only(changes(a, 0));
   ASSERT_EQ(page["changeSets"].size(), 1u);
   const json& set = page["changeSets"][0];
   std::vector<uint32_t> ops;
@@ -395,7 +411,7 @@ TEST_F(sync, p07_rollback_consumes_no_tick_and_an_echo_records_nothing) {
   EXPECT_EQ(status(a)["nextSeq"], before["nextSeq"]);
   // b takes a's change, then a gets it back from b: skipped, nothing recorded.
   pull(b, a);
-  json echo = changes(b, 0);  // no peer filter: a's own facts come back
+  json echo = data_only(changes(b, 0));  // no peer filter: a's own facts come back
   json r = apply(a, echo);
   EXPECT_EQ(r["applied"], 0);
   EXPECT_EQ(status(a)["nextSeq"], before["nextSeq"]);
@@ -405,10 +421,10 @@ TEST_F(sync, p07_rollback_consumes_no_tick_and_an_echo_records_nothing) {
 TEST_F(sync, p08_repeated_touches_in_one_transaction_leave_one_entry_per_row) {
   Peer& a = open("a");
   exec(a, kT);
+  const int64_t schema_entries = status(a)["logEntries"].get<int64_t>();  // the table's definition
   exec(a, "begin; insert into t values (1, 'x', 1); update t set a = 'y'; update t set a = 'z', b = 5; "
           "insert into t values (2, 'gone', 0); delete from t where id = 2; commit");
-  EXPECT_EQ(status(a)["logEntries"], 1);
-  json page = changes(a, 0);
+  json page = data_only(changes(a, 0));
   ASSERT_EQ(page["changeSets"].size(), 1u);
   V facts;
   for (const json& c : page["changeSets"][0]["changes"])
@@ -419,9 +435,9 @@ TEST_F(sync, p08_repeated_touches_in_one_transaction_leave_one_entry_per_row) {
   exec(a, "update t set a = 'w' where id = 1");
   exec(a, "update t set b = 6 where id = 1");
   // At most one entry per (row, column): id's at the first write, a's and b's at theirs.
-  EXPECT_EQ(status(a)["logEntries"], 3);
+  EXPECT_EQ(status(a)["logEntries"], schema_entries + 3);
   exec(a, "update t set a = 'v', b = 7 where id = 1");
-  EXPECT_EQ(status(a)["logEntries"], 2);
+  EXPECT_EQ(status(a)["logEntries"], schema_entries + 2);
 }
 
 TEST_F(sync, p09_key_updates_nocase_rewrites_and_identical_values) {
@@ -657,13 +673,14 @@ TEST_F(sync, p21_delete_and_recreate_in_one_batch_equals_two_batches) {
 TEST_F(sync, p22_tombstones_go_only_after_the_horizon_with_their_log_entries) {
   Peer& a = open("a", {{"tombstone_horizon_ms", Value::Integer(200)}});
   exec(a, kT);
+  const int64_t schema_entries = status(a)["logEntries"].get<int64_t>();  // the table's definition
   exec(a, "insert into t values (1, 'x', 1)");
   exec(a, "delete from t where id = 1");
-  EXPECT_EQ(status(a)["logEntries"], 1);
+  EXPECT_EQ(status(a)["logEntries"], schema_entries + 1);
   EXPECT_EQ(one(a, "select sync_prune('a')"), "0");
   ::usleep(300'000);
   EXPECT_EQ(one(a, "select sync_prune('a')"), "1");
-  EXPECT_EQ(status(a)["logEntries"], 0);
+  EXPECT_EQ(status(a)["logEntries"], schema_entries);
 }
 
 TEST_F(sync, p23_a_peer_behind_the_horizon_must_take_a_snapshot) {
@@ -738,8 +755,8 @@ TEST_F(sync, p49_a_snapshot_from_a_raw_keyed_relay_collapses_spellings_here) {
   constexpr const char* kNocase = "create table n (k text collate nocase primary key, v integer null)";
   Peer& a = open("a");
   Peer& b = open("b");
-  Peer& relay = open("relay", {{"unknown_tables", Value::Text("store-and-forward")}});
-  Peer& c = open("c");
+  Peer& relay = open("relay", {{"unknown_tables", Value::Text("store-and-forward")}, kLocalSchema});
+  Peer& c = open("c", {kLocalSchema});
   for (Peer* p : {&a, &b, &c}) exec(*p, kNocase);
   exec(a, "insert into n values ('Key', 1)");
   ::usleep(5000);
@@ -803,7 +820,7 @@ TEST_F(sync, paging_keeps_transactions_whole_and_converges) {
   for (int i = 0; i < 20; ++i)
     exec(a, "begin; insert into t values (" + std::to_string(2 * i) + ", 'x', 1), (" + std::to_string(2 * i + 1) +
                 ", 'y', 2); commit");
-  json page = changes(a, 0, b.site, 5);
+  json page = data_only(changes(a, 0, b.site, 5));
   EXPECT_TRUE(page["hasMore"].get<bool>());
   for (const json& s : page["changeSets"]) EXPECT_EQ(s["changes"].size(), 6u);  // whole transactions
   for (;;) {
@@ -829,8 +846,8 @@ TEST_F(sync, malformed_batches_are_refused_naming_the_member) {
 
 TEST_F(sync, p42_quarantine_holds_once_per_fact_and_ignore_holds_nothing) {
   Peer& a = open("a");
-  Peer& q = open("q");
-  Peer& i = open("i", {{"unknown_tables", Value::Text("ignore")}});
+  Peer& q = open("q", {kLocalSchema});
+  Peer& i = open("i", {{"unknown_tables", Value::Text("ignore")}, kLocalSchema});
   exec(a, kT);
   exec(a, "insert into t values (1, 'x', 1), (2, 'y', 2)");
   json r = pull(q, a);
@@ -851,9 +868,9 @@ TEST_F(sync, p42_quarantine_holds_once_per_fact_and_ignore_holds_nothing) {
 
 TEST_F(sync, p43_store_and_forward_relays_the_original_hlc_and_site) {
   Peer& s = open("s");
-  Peer& relay = open("relay", {{"unknown_tables", Value::Text("store-and-forward")}});
-  Peer& relay2 = open("relay2", {{"unknown_tables", Value::Text("store-and-forward")}});
-  Peer& holder = open("h");
+  Peer& relay = open("relay", {{"unknown_tables", Value::Text("store-and-forward")}, kLocalSchema});
+  Peer& relay2 = open("relay2", {{"unknown_tables", Value::Text("store-and-forward")}, kLocalSchema});
+  Peer& holder = open("h", {kLocalSchema});
   exec(s, kT);
   exec(holder, kT);
   exec(s, "insert into t values (1, 'straggler', 1)");
@@ -877,7 +894,7 @@ TEST_F(sync, p43_store_and_forward_relays_the_original_hlc_and_site) {
 
 TEST_F(sync, p44_drain_on_reappearance_resolves_by_lww_and_drops_stale_columns) {
   Peer& a = open("a");
-  Peer& b = open("b");
+  Peer& b = open("b", {kLocalSchema});
   exec(a, kT);
   exec(a, "insert into t values (1, 'old', 1), (2, 'held', 2)");
   pull(b, a);
@@ -1003,7 +1020,7 @@ TEST_F(sync, engine_routed_apply_keeps_indexes_views_and_events) {
   exec(c, kT);
   pull(c, b);
   EXPECT_EQ(content(c), content(b));
-  EXPECT_EQ(changes(b, 0)["changeSets"][0]["siteId"], a.site);
+  EXPECT_EQ(data_only(changes(b, 0))["changeSets"][0]["siteId"], a.site);
   // Re-delivered: nothing applied, no event; a local write afterwards is captured as local.
   events.clear();
   st = b.db->sync_apply(changes(a, 0, b.site).dump(), &result);
@@ -1111,7 +1128,7 @@ TEST_F(sync, p32_a_row_refused_here_is_held_aside_and_the_stream_goes_on) {
   Status st;
   // A remote row that breaks a local constraint does not wedge the stream: its changes
   // are held aside as rejected (reported), the rest of the page applies.
-  Peer& strict = open("strict");
+  Peer& strict = open("strict", {kLocalSchema});  // its own CHECK: it manages its own schema
   exec(strict, "create table t (id integer primary key, a text null, b integer null check (b < 10))");
   st = strict.db->sync_apply(changes(a, 0).dump(), &result);
   ASSERT_TRUE(st.ok()) << st.to_string();
@@ -1302,7 +1319,7 @@ TEST_F(sync, remote_updates_keep_children_generated_columns_and_special_reals) {
   EXPECT_EQ(query(b, "select r > 1e308 from parent"), V{"true"});  // infinity, not NULL
   EXPECT_EQ(query(b, "select x, twice from g"), V{"5|10"});
   // A key of another type than its column is refused, nothing applied.
-  json page = changes(a, 0);
+  json page = data_only(changes(a, 0));
   page["changeSets"][0]["changes"][0]["pk"] = json::array({"1"});
   std::string result;
   Status st = b.db->sync_apply(page.dump(), &result);

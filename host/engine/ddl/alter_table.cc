@@ -898,6 +898,7 @@ AlterPlan plan_rename_column(AlterCtx& c) {
           for (std::string& rc : fk.referenced_columns)
             if (iequals(rc, from)) rc = to;
     propagate_rename(db, Renamer::column(schema, table, from, to));
+    db.note_column_rename(schema, table, from, to);
   };
   return p;
 }

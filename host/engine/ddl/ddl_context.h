@@ -43,6 +43,10 @@ class DdlContext : public TransactionContext {
 
   // The persistent catalog (docs/persistence.md).
   virtual void persist_table(const TableEntry& table) = 0;
+  // ALTER TABLE … RENAME COLUMN renamed `from` to `to` (schema replication tells peers a
+  // rename from a drop and an add). Called before the table is persisted again.
+  virtual void note_column_rename(const std::string& /*schema*/, const std::string& /*table*/,
+                                  const std::string& /*from*/, const std::string& /*to*/) {}
   virtual void unpersist_table(const TableEntry& table, const std::string& old_name = {}) = 0;
   virtual void persist_view(const ViewEntry& view) = 0;
   virtual void unpersist_view(const std::string& schema, const std::string& name) = 0;

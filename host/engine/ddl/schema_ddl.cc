@@ -102,16 +102,10 @@ std::string sql_literal(const Value& v) {
   return "null";
 }
 
-std::string create_table_ddl(const TableSchema& t) {
-  std::string s = "create table " + q(t.schema_name) + "." + q(t.name) + " (";
-  bool first = true;
-  auto sep = [&] {
-    if (!first) s += ", ";
-    first = false;
-  };
+std::vector<std::pair<std::string, std::string>> table_objects(const TableSchema& t) {
+  std::vector<std::pair<std::string, std::string>> out;
   for (const ColumnSchema& c : t.columns) {
-    sep();
-    s += q(c.name);
+    std::string s = q(c.name);
     if (!c.type_name.empty()) s += " " + c.type_name;
     s += c.not_null ? " not null" : " null";
     s += on_conflict(c.not_null_conflict);
@@ -123,20 +117,24 @@ std::string create_table_ddl(const TableSchema& t) {
       s += c.generated_stored ? " stored" : " virtual";
     }
     s += tags_clause(c.tags);
+    out.emplace_back("col:" + lower(c.name), std::move(s));
   }
-  if (t.primary_key_declared) {
-    sep();
-    s += "primary key (";
-    for (size_t i = 0; i < t.primary_key.size(); ++i) {
-      if (i) s += ", ";
-      s += q(t.columns[t.primary_key[i].column].name);
-      if (t.primary_key[i].desc) s += " desc";
+  {
+    std::string s;
+    if (t.primary_key_declared) {
+      s += "primary key (";
+      for (size_t i = 0; i < t.primary_key.size(); ++i) {
+        if (i) s += ", ";
+        s += q(t.columns[t.primary_key[i].column].name);
+        if (t.primary_key[i].desc) s += " desc";
+      }
+      s += ")" + on_conflict(t.pk_conflict) + tags_clause(t.primary_key_tags);
     }
-    s += ")" + on_conflict(t.pk_conflict) + tags_clause(t.primary_key_tags);
+    out.emplace_back("pk", std::move(s));
   }
   for (const IndexSchema& ix : t.indexes) {
     if (!ix.constraint) continue;
-    sep();
+    std::string s;
     if (ix.constraint_named) s += "constraint " + q(ix.name) + " ";
     s += "unique (";
     for (size_t i = 0; i < ix.columns.size(); ++i) {
@@ -149,9 +147,10 @@ std::string create_table_ddl(const TableSchema& t) {
       if (c.desc) s += " desc";
     }
     s += ")" + on_conflict(ix.on_conflict) + tags_clause(ix.tags);
+    out.emplace_back("uniq:" + lower(ix.name), std::move(s));
   }
   for (const CheckSchema& c : t.checks) {
-    sep();
+    std::string s;
     if (c.named) s += "constraint " + q(c.name) + " ";
     s += "check";
     bool default_ops = c.on_insert && c.on_update && !c.on_delete;
@@ -163,10 +162,11 @@ std::string create_table_ddl(const TableSchema& t) {
       s += " on " + ops;
     }
     s += " (" + expr_to_string(*c.expr) + ")" + on_conflict(c.on_conflict) + tags_clause(c.tags);
+    // An unnamed CHECK is known by its text (two peers adding the same one add one).
+    out.emplace_back("check:" + (c.named ? lower(c.name) : s), s);
   }
   for (const ForeignKeySchema& fk : t.foreign_keys) {
-    sep();
-    s += "constraint " + q(fk.name) + " foreign key (" + column_list(t, fk.columns) + ") references ";
+    std::string s = "constraint " + q(fk.name) + " foreign key (" + column_list(t, fk.columns) + ") references ";
     if (!fk.referenced_schema.empty()) s += q(fk.referenced_schema) + ".";
     s += q(fk.referenced_table);
     if (!fk.referenced_columns.empty()) {
@@ -177,16 +177,9 @@ std::string create_table_ddl(const TableSchema& t) {
     s += " on delete " + fk_action(fk.on_delete) + " on update " + fk_action(fk.on_update);
     if (fk.deferred) s += " deferrable initially deferred";
     s += tags_clause(fk.tags);
+    out.emplace_back("fk:" + lower(fk.name), std::move(s));
   }
-  s += ") using " + q(t.module_name);
-  if (!t.module_options.empty()) {
-    s += "(";
-    for (size_t i = 0; i < t.module_options.size(); ++i) {
-      if (i) s += ", ";
-      s += q(t.module_options[i].first) + " = " + sql_literal(t.module_options[i].second);
-    }
-    s += ")";
-  }
+  std::string s;
   if (!t.context.empty()) {
     s += " with context (";
     for (size_t i = 0; i < t.context.size(); ++i) {
@@ -210,7 +203,31 @@ std::string create_table_ddl(const TableSchema& t) {
     s += " as " + select_to_string(*t.derivation->body);
   }
   s += tags_clause(t.tags);
-  return s;
+  out.emplace_back("tail", std::move(s));
+  for (const IndexSchema& ix : t.indexes)
+    if (!ix.constraint) out.emplace_back("idx:" + lower(ix.name), create_index_ddl(t, ix));
+  return out;
+}
+
+std::string create_table_ddl(const TableSchema& t) {
+  std::string s = "create table " + q(t.schema_name) + "." + q(t.name) + " (", tail;
+  bool first = true;
+  for (auto& [object, text] : table_objects(t)) {
+    if (object == "tail") tail = text;
+    if (object == "tail" || object.starts_with("idx:") || text.empty()) continue;
+    s += (first ? "" : ", ") + text;
+    first = false;
+  }
+  s += ") using " + q(t.module_name);
+  if (!t.module_options.empty()) {
+    s += "(";
+    for (size_t i = 0; i < t.module_options.size(); ++i) {
+      if (i) s += ", ";
+      s += q(t.module_options[i].first) + " = " + sql_literal(t.module_options[i].second);
+    }
+    s += ")";
+  }
+  return s + tail;
 }
 
 std::string create_index_ddl(const TableSchema& t, const IndexSchema& ix) {

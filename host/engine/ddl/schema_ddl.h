@@ -15,6 +15,14 @@
 namespace quereus {
 
 std::string create_table_ddl(const TableSchema& table);
+// The table's definition as named parts, each with its text as create_table_ddl spells it:
+// "col:<name>" per column, "pk" (empty when no key is declared), "uniq:<name>",
+// "check:<name>" (an unnamed CHECK: "check:" and its text), "fk:<name>", "tail" (WITH
+// CONTEXT, MAINTAINED AS, WITH TAGS) and "idx:<name>" per user index (its CREATE INDEX).
+// create_table_ddl is "create table S.N (" + the non-empty parts before "tail", joined by
+// ", " + ") using M(options)" + tail. The module clause is not a part: it is local.
+// Schema replication merges tables part by part (docs/sync-store.md "Schema replication").
+std::vector<std::pair<std::string, std::string>> table_objects(const TableSchema& table);
 // CREATE [UNIQUE] INDEX for a user index (not a UNIQUE constraint's structure).
 std::string create_index_ddl(const TableSchema& table, const IndexSchema& index);
 // The table and its user indexes, one statement per line: a catalog entry.

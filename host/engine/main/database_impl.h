@@ -92,6 +92,10 @@ class DatabaseImpl : public Database, public DdlContext {
   // Writes the catalog entry of `table` (or removes the entry of schema.name) in its
   // module's persistent catalog; no-op for a module that keeps none.
   void persist_table(const TableEntry& table) override;
+  void note_column_rename(const std::string& schema, const std::string& table, const std::string& from,
+                          const std::string& to) override {
+    column_renames_.push_back({schema, table, from, to});
+  }
   void unpersist_table(const TableEntry& table, const std::string& old_name = {}) override;
   // Views, assertions and declared schemas (with what their APPLY created) live in the
   // default module's catalog, like tables in theirs.
@@ -196,6 +200,19 @@ class DatabaseImpl : public Database, public DdlContext {
   // reason in *failure), or nullopt when it committed.
   std::optional<size_t> write_sync_rows(const nlohmann::json& rows, const std::shared_ptr<VtabModule>& module,
                                         const std::string& token, std::string* failure);
+  // Schema replication (sync_apply.cc, docs/sync-store.md "Schema replication"): a
+  // replicating module is told each table's definition, as parts, after local DDL; a peer
+  // page's schema changes run as DDL in two schema-change scopes, before and after its data.
+  bool replicates(VtabModule* module);
+  void capture_schema(const TableEntry& table);
+  void run_schema_phase(const std::shared_ptr<VtabModule>& module, const std::string& module_name, uint64_t token,
+                        const char* phase, const nlohmann::json& steps);
+  void run_schema_step(const nlohmann::json& step, const std::string& module_name);
+  std::map<VtabModule*, bool> replicates_;
+  struct ColumnRename {
+    std::string schema, table, from, to;
+  };
+  std::vector<ColumnRename> column_renames_;  // this DDL statement's, until captured
   bool adopt_stored_maintained(const std::string& text);
   // A maintained table whose module keeps no catalog (memory) in a database whose default
   // module does: its definition is stored there ("hosted:"), and it is refilled at reopen.

@@ -319,6 +319,7 @@ void DatabaseImpl::run_schema_change(const std::function<void()>& ddl) {
   }
   scoped_modules_.clear();
   temp_staged_.clear();
+  column_renames_.clear();
   try {
     for (auto& [name, slot] : modules_) {
       bool seen = std::any_of(scoped_modules_.begin(), scoped_modules_.end(), [&](auto& m) { return m == slot.instance; });
@@ -561,6 +562,7 @@ void DatabaseImpl::persist_table(const TableEntry& table) {
     return;
   }
   table.module->catalog_put(table_key(table.schema.schema_name, table.schema.name), table_bundle(table.schema));
+  capture_schema(table);
 }
 
 void DatabaseImpl::unpersist_table(const TableEntry& table, const std::string& old_name) {

@@ -10,12 +10,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ddl/declarative/schema_differ.h"
+#include "common/strings.h"
+#include "ddl/schema_ddl.h"
 #include "main/database_impl.h"
+#include "parser/parser.h"
 
 namespace quereus {
 namespace {
 
-std::string quoted(const std::string& name) {
+std::string sql_name(const std::string& name) {
   std::string out = "\"";
   for (char c : name) {
     if (c == '"') out.push_back('"');
@@ -70,7 +74,108 @@ Value wire_value(const nlohmann::json& j) {
   throw Error(StatusCode::kFormat, "sync apply: the replicating module returned a value the engine cannot read: " + j.dump());
 }
 
+// Does the page hold a schema fact ("type": "schema")? A cheap scan, so a page of data
+// alone is not parsed twice; a false positive costs only the schema resolution's parse.
+bool mentions_schema(std::string_view page) {
+  for (size_t at = page.find("\"type\""); at != std::string_view::npos; at = page.find("\"type\"", at + 6)) {
+    size_t i = at + 6;
+    while (i < page.size() && (page[i] == ' ' || page[i] == ':' || page[i] == '\n' || page[i] == '\t' || page[i] == '\r'))
+      ++i;
+    if (page.substr(i, 8) == "\"schema\"") return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+bool DatabaseImpl::replicates(VtabModule* module) {
+  auto it = replicates_.find(module);
+  if (it != replicates_.end()) return it->second;
+  bool r = false;
+  try {
+    r = module->replication("status", "{}").has_value();
+  } catch (const std::exception&) {
+  }
+  return replicates_[module] = r;
+}
+
+void DatabaseImpl::capture_schema(const TableEntry& table) {
+  // Materialized views are derived on each peer (docs/sync-store.md): not replicated as DDL.
+  if (schema_scope_depth_ == 0 || !table.module || table.schema.derivation || !replicates(table.module.get())) return;
+  nlohmann::json parts = nlohmann::json::array();
+  for (auto& [part, text] : table_objects(table.schema)) parts.push_back(nlohmann::json::array({part, text}));
+  nlohmann::json renames = nlohmann::json::array();
+  std::erase_if(column_renames_, [&](const ColumnRename& r) {
+    if (r.schema != table.schema.schema_name || !iequals(r.table, table.schema.name)) return false;
+    renames.push_back(nlohmann::json::array({r.from, r.to}));
+    return true;
+  });
+  nlohmann::json args{{"schema", table.schema.schema_name}, {"table", table.schema.name}, {"parts", parts},
+                      {"renames", renames}};
+  table.module->replication("capture_schema", args.dump());
+}
+
+void DatabaseImpl::run_schema_step(const nlohmann::json& step, const std::string& module_name) {
+  auto run = [this](const std::string& sql) {
+    Status st = exec(sql);
+    if (!st.ok()) throw Error(st.code(), "sync apply: the peer's schema change `" + sql + "` failed here: " + st.message());
+  };
+  const std::string op = step.at("op").get<std::string>(), schema = step.at("schema").get<std::string>();
+  std::string table = step.at("table").get<std::string>();
+  auto qualified = [&] { return sql_name(schema) + "." + sql_name(table); };
+  if (op == "drop") {
+    run("drop table if exists " + qualified());
+    return;
+  }
+  // The table lives in the replicating module here, under this database's name for it.
+  const std::string ddl = step.at("ddl").get<std::string>() + " using " + sql_name(module_name) + step.value("tail", "");
+  if (op == "create") {
+    run(ddl);
+    for (auto& [name, ddl] : step.at("indexes").items()) run(ddl.get<std::string>());
+    return;
+  }
+  if (step.contains("renameTo")) {
+    run("alter table " + qualified() + " rename to " + sql_name(step["renameTo"].get<std::string>()));
+    table = step["renameTo"].get<std::string>();
+  }
+  if (step.contains("renameColumns"))
+    for (const auto& r : step["renameColumns"])
+      run("alter table " + qualified() + " rename column " + sql_name(r.at(0).get<std::string>()) + " to " +
+          sql_name(r.at(1).get<std::string>()));
+  std::shared_ptr<TableEntry> live = catalog_.find(schema, table);
+  if (!live) throw Error(StatusCode::kNotFound, "sync apply: the peer's schema change names table " + qualified() + ", which is not here");
+  // The declarative differ: only the ALTER steps still needed (idempotent by construction).
+  auto stmts = Parser::parse(ddl);
+  if (stmts.size() != 1 || stmts[0]->kind != ast::StmtKind::kCreateTable)
+    throw Error(StatusCode::kFormat, "sync apply: the peer's definition of " + qualified() + " is not one CREATE TABLE");
+  TableMigration m = diff_table(*this, live->schema, static_cast<const ast::CreateTableStmt&>(*stmts[0]));
+  for (const MigrationStep& a : m.actions) run("alter table " + qualified() + " " + a.text);
+  live = catalog_.find(schema, table);
+  std::map<std::string, std::string> have;
+  for (const IndexSchema& ix : live->schema.indexes)
+    if (!ix.constraint) have[to_lower(ix.name)] = create_index_ddl(live->schema, ix);
+  const nlohmann::json& wanted = step.at("indexes");
+  for (const auto& [name, ddl] : have)
+    if (!wanted.contains(name) || wanted[name].get<std::string>() != ddl) run("drop index " + sql_name(schema) + "." + sql_name(name));
+  for (auto& [name, ddl] : wanted.items())
+    if (!have.count(name) || have[name] != ddl.get<std::string>()) run(ddl.get<std::string>());
+}
+
+void DatabaseImpl::run_schema_phase(const std::shared_ptr<VtabModule>& module, const std::string& module_name,
+                                    uint64_t token, const char* phase, const nlohmann::json& steps) {
+  const bool was_remote = set_remote_origin(true);
+  struct Restore {
+    DatabaseImpl* db;
+    bool was;
+    ~Restore() { db->set_remote_origin(was); }
+  } restore{this, was_remote};
+  // One scope: the phase's DDL and the versions it records land together or not at all.
+  run_schema_change([&] {
+    nlohmann::json args{{"token", token}, {"phase", phase}};
+    (void)module->replication("schema_phase", args.dump());
+    for (const auto& step : steps) run_schema_step(step, module_name);
+  });
+}
 
 std::pair<std::string, std::shared_ptr<VtabModule>> DatabaseImpl::replicating_module() {
   std::pair<std::string, std::shared_ptr<VtabModule>> found;
@@ -108,6 +213,25 @@ Status DatabaseImpl::sync_apply(const std::string& changes, std::string* result)
     if (in_transaction())
       throw Error(StatusCode::kMisuse, "sync apply runs as its own transaction: commit or roll back the open one first");
     auto [name, module] = replicating_module();
+    // The page's schema changes: loosening DDL before its data, tightening DDL after it.
+    uint64_t schema_token = 0;
+    nlohmann::json schema_plan;
+    if (mentions_schema(changes)) {
+      schema_plan = nlohmann::json::parse(*module->replication("resolve_schema", changes));
+      schema_token = schema_plan.value("token", uint64_t{0});
+    }
+    struct SchemaDone {
+      const std::shared_ptr<VtabModule>& module;
+      uint64_t token;
+      ~SchemaDone() {
+        if (!token) return;
+        try {
+          (void)module->replication("schema_done", "{\"token\":" + std::to_string(token) + "}");
+        } catch (const std::exception&) {
+        }
+      }
+    } schema_done{module, schema_token};
+    if (schema_token) run_schema_phase(module, name, schema_token, "before", schema_plan.at("before"));
     for (int attempt = 0;; ++attempt) {
       const nlohmann::json plan = nlohmann::json::parse(*module->replication("resolve", changes));
       const uint64_t token = plan.at("token").get<uint64_t>();
@@ -133,6 +257,19 @@ Status DatabaseImpl::sync_apply(const std::string& changes, std::string* result)
           } catch (const std::exception&) {
           }
           throw;
+        }
+        if (schema_token) {
+          run_schema_phase(module, name, schema_token, "after", schema_plan.at("after"));
+          nlohmann::json counts = nlohmann::json::parse(
+              *module->replication("schema_done", "{\"token\":" + std::to_string(schema_token) + "}"));
+          schema_done.token = 0;
+          nlohmann::json res = nlohmann::json::parse(r);
+          res["schema"] = counts;
+          r = res.dump();
+        } else if (schema_plan.contains("skipped")) {
+          nlohmann::json res = nlohmann::json::parse(r);
+          res["schema"] = {{"applied", 0}, {"skipped", schema_plan["skipped"]}};
+          r = res.dump();
         }
         if (result) *result = std::move(r);
         return Status::Ok();
@@ -167,7 +304,7 @@ std::optional<size_t> DatabaseImpl::write_sync_rows(const nlohmann::json& rows, 
   for (size_t n = 0; n < rows.size(); ++n) {
     const nlohmann::json& r = rows[n];
     const std::string schema_name = r.at("schema").get<std::string>(), table_name = r.at("table").get<std::string>();
-    const std::string table = quoted(schema_name) + "." + quoted(table_name);
+    const std::string table = sql_name(schema_name) + "." + sql_name(table_name);
     const bool del = r.at("op").get<std::string>() == "delete";
     const bool existed = r.value("existed", false);
     // Generated columns are the engine's to compute: never written.
@@ -184,7 +321,7 @@ std::optional<size_t> DatabaseImpl::write_sync_rows(const nlohmann::json& rows, 
       const nlohmann::json& key = r.at("key");
       sql = "delete from " + table + " where ";
       for (size_t i = 0; i < key.size(); ++i) {
-        sql += (i ? " and " : "") + quoted(key[i].get<std::string>()) + " = ?";
+        sql += (i ? " and " : "") + sql_name(key[i].get<std::string>()) + " = ?";
         binds.push_back(wire_value(r.at("values")[i]));
       }
     } else if (existed) {
@@ -198,13 +335,13 @@ std::optional<size_t> DatabaseImpl::write_sync_rows(const nlohmann::json& rows, 
         for (size_t k = 0; k < key.size(); ++k)
           if (key[k].get<std::string>() == c) unchanged_key = r.at("keyValues")[k] == r.at("values")[i];
         if (unchanged_key || generated(c)) continue;
-        set += (set.empty() ? "" : ", ") + quoted(c) + " = ?";
+        set += (set.empty() ? "" : ", ") + sql_name(c) + " = ?";
         binds.push_back(wire_value(r.at("values")[i]));
       }
       if (set.empty()) continue;  // a row of key columns only: nothing to change
       sql = "update " + table + " set " + set + " where ";
       for (size_t i = 0; i < key.size(); ++i) {
-        sql += (i ? " and " : "") + quoted(key[i].get<std::string>()) + " = ?";
+        sql += (i ? " and " : "") + sql_name(key[i].get<std::string>()) + " = ?";
         binds.push_back(wire_value(r.at("keyValues")[i]));
       }
     } else {
@@ -214,7 +351,7 @@ std::optional<size_t> DatabaseImpl::write_sync_rows(const nlohmann::json& rows, 
       for (size_t i = 0; i < cols.size(); ++i) {
         const std::string c = cols[i].get<std::string>();
         if (generated(c)) continue;
-        sql += (marks.empty() ? "" : ", ") + quoted(c);
+        sql += (marks.empty() ? "" : ", ") + sql_name(c);
         marks += marks.empty() ? "?" : ", ?";
         binds.push_back(wire_value(r.at("values")[i]));
       }

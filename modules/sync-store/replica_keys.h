@@ -1,0 +1,117 @@
+// modules/sync-store/replica_keys.h — the replica's keyspace and record helpers, shared by
+// replica.cc and schema_sync.cc (layout: replica.h, docs/sync-store.md §Layout).
+#ifndef QUEREUS_MODULES_SYNC_STORE_REPLICA_KEYS_H_
+#define QUEREUS_MODULES_SYNC_STORE_REPLICA_KEYS_H_
+
+#include <string>
+#include <string_view>
+
+#include "../store/kv.h"
+#include "../store/row_codec.h"
+#include "hlc.h"
+#include "quereus/sdk.hpp"
+
+namespace quereus::sync::keys {
+
+using store::KvBatch;
+using store::KvRange;
+using store::prefix_end;
+
+inline constexpr char kParts = 0x1E;  // a table's definition parts: <table id 8> <part> -> PartVersion
+inline constexpr char kDead = 0x1F;   // a dropped incarnation: <inc 30> -> HLC, seq, schema, name
+inline constexpr char kMeta = 0x20;
+inline constexpr char kRows = 0x21;
+inline constexpr char kLog = 0x22;
+inline constexpr char kPeers = 0x23;
+inline constexpr char kTables = 0x24;
+inline constexpr char kHolds = 0x25;
+inline constexpr char kBasis = 0x26;  // basis lifecycle: <schema> 00 <table> -> JSON record
+
+inline std::string meta_key(std::string_view name) {
+  std::string k(1, kMeta);
+  k += name;
+  return k;
+}
+
+inline void put_u64(std::string& out, uint64_t v) {
+  for (int s = 56; s >= 0; s -= 8) out.push_back(static_cast<char>((v >> s) & 0xFF));
+}
+inline uint64_t get_u64(std::string_view in) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < 8 && i < in.size(); ++i) v = (v << 8) | uint8_t(in[i]);
+  return v;
+}
+inline std::string u64(uint64_t v) {
+  std::string s;
+  put_u64(s, v);
+  return s;
+}
+
+inline std::string log_key(uint64_t seq) {
+  std::string k(1, kLog);
+  put_u64(k, seq);
+  return k;
+}
+inline std::string table_key(uint64_t id) {
+  std::string k(1, kTables);
+  put_u64(k, id);
+  return k;
+}
+inline std::string peer_key(const SiteId& s) {
+  std::string k(1, kPeers);
+  k.append(reinterpret_cast<const char*>(s.bytes.data()), s.bytes.size());
+  return k;
+}
+// A row key (04 ‖ id ‖ pk key) → its versions' key (21 ‖ id ‖ pk key), and the part both
+// share, which the change log stores.
+inline std::string versions_key(std::string_view row_key) {
+  std::string k(1, kRows);
+  k += row_key.substr(1);
+  return k;
+}
+
+[[noreturn]] inline void corrupt(const std::string& what) {
+  throw sdk::Error(QRS_CORRUPT, "sync-store: corrupt replication metadata (" + what + ")");
+}
+
+struct Reader {
+  std::string_view in;
+  uint8_t byte() {
+    if (in.empty()) corrupt("truncated record");
+    uint8_t b = uint8_t(in[0]);
+    in.remove_prefix(1);
+    return b;
+  }
+  uint64_t varint() {
+    uint64_t v;
+    if (!store::get_varint(in, &v)) corrupt("bad varint");
+    return v;
+  }
+  std::string_view bytes(size_t n) {
+    if (in.size() < n) corrupt("truncated record");
+    std::string_view out = in.substr(0, n);
+    in.remove_prefix(n);
+    return out;
+  }
+  std::string_view prefixed() { return bytes(varint()); }
+  Hlc hlc() {
+    auto h = Hlc::from_bytes(bytes(kHlcBytes));
+    return *h;
+  }
+};
+
+inline void put_prefixed(std::string& out, std::string_view b) {
+  store::put_varint(out, b.size());
+  out.append(b);
+}
+
+inline std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+  return out;
+}
+
+}  // namespace quereus::sync::keys
+
+#endif  // QUEREUS_MODULES_SYNC_STORE_REPLICA_KEYS_H_

@@ -1,0 +1,733 @@
+// modules/sync-store/schema_sync.cc — schema replication (docs/sync-store.md "Schema
+// replication").
+//
+// A table's definition is a set of parts — its existence ("table"), its name, each column,
+// the primary key, each constraint, the tail (module, options, tags) and each index — each
+// with its own version, as a row's columns have theirs. Local DDL gives the parts that
+// changed a version at one tick, written in the DDL's own schema-change batch with a
+// change-log entry; peers merge part by part: a drop beats a concurrent version of the same
+// part (most destructive wins), a version written after seeing the drop beats the drop, and
+// otherwise the higher HLC wins. A table's identity is its incarnation (the HLC of its
+// creation), so a renamed table keeps its history and a dropped-and-recreated one starts
+// afresh. The host turns the merged definition into DDL (the declarative differ) and runs
+// loosening steps before a page's data and tightening ones after it.
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "replica.h"
+#include "replica_keys.h"
+
+namespace quereus::sync {
+namespace {
+
+using namespace keys;
+
+std::string part_key(uint64_t id, std::string_view part) {
+  std::string k(1, kParts);
+  put_u64(k, id);
+  k += part;
+  return k;
+}
+std::string dead_key(const Hlc& inc) {
+  std::string k(1, kDead);
+  inc.append_to(k);
+  return k;
+}
+// A change-log entry naming a part: FE ‖ incarnation ‖ part.
+std::string part_ref(const Hlc& inc, std::string_view part) {
+  std::string r(1, '\xFE');
+  inc.append_to(r);
+  r += part;
+  return r;
+}
+
+// A table created before schema replication has no incarnation of its own: one derived
+// from its name, so every peer that has it agrees.
+Hlc legacy_inc(std::string_view schema, std::string_view name) {
+  Hlc h;
+  uint64_t a = 1469598103934665603ull, b = 1099511628211ull * 31;
+  std::string key = lower(schema) + "." + lower(name);
+  for (unsigned char c : key) {
+    a = (a ^ c) * 1099511628211ull;
+    b = (b ^ c) * 14029467366897019727ull;
+  }
+  for (int i = 0; i < 8; ++i) {
+    h.site.bytes[i] = static_cast<uint8_t>(a >> (56 - 8 * i));
+    h.site.bytes[8 + i] = static_cast<uint8_t>(b >> (56 - 8 * i));
+  }
+  return h;
+}
+
+std::string quote(std::string_view id) {
+  std::string s = "\"";
+  for (char c : id) {
+    if (c == '"') s += '"';
+    s += c;
+  }
+  return s + "\"";
+}
+
+struct Dead {
+  Hlc hlc;
+  uint64_t seq = 0;
+  std::string schema, name;
+  std::string encode() const {
+    std::string out;
+    hlc.append_to(out);
+    store::put_varint(out, seq);
+    put_prefixed(out, schema);
+    put_prefixed(out, name);
+    return out;
+  }
+  static Dead decode(std::string_view bytes) {
+    Reader r{bytes};
+    Dead d;
+    d.hlc = r.hlc();
+    d.seq = r.varint();
+    d.schema = std::string(r.prefixed());
+    d.name = std::string(r.prefixed());
+    return d;
+  }
+};
+
+// The end of a column part's name: past a quoted identifier, or up to the first space.
+size_t after_name(const std::string& t) {
+  if (t.empty() || t[0] != '"') return std::min(t.find(' '), t.size());
+  for (size_t i = 1; i < t.size(); ++i)
+    if (t[i] == '"') {
+      if (i + 1 < t.size() && t[i + 1] == '"') ++i;
+      else return i + 1;
+    }
+  return t.size();
+}
+
+// Does a column's new definition narrow what it accepts (NOT NULL added, another type)?
+bool tightens_column(const std::string& before, const std::string& after) {
+  auto not_null = [](const std::string& t) { return t.find(" not null", after_name(t)) != std::string::npos; };
+  auto type = [](const std::string& t) {
+    size_t i = after_name(t), j = t.find(" not null", i);
+    if (j == std::string::npos) j = t.find(" null", i);
+    return t.substr(i, j == std::string::npos ? std::string::npos : j - i);
+  };
+  return (!not_null(before) && not_null(after)) || type(before) != type(after);
+}
+
+// The CREATE TABLE of a definition's live parts: columns in the order they were first
+// made, the key, the constraints; the tail (after the module clause, which is the
+// receiver's own) into `tail_out`; the indexes' CREATE INDEX into `indexes`.
+std::string assemble(const std::string& schema, const std::string& name,
+                     const std::map<std::string, Replica::PartVersion>& parts, nlohmann::json* indexes,
+                     std::string* tail_out = nullptr) {
+  std::vector<std::pair<Hlc, std::string>> cols, cons;
+  std::string pk, tail;
+  for (const auto& [part, v] : parts) {
+    if (v.drop) continue;
+    if (part.starts_with("col:")) cols.emplace_back(v.born, v.text);
+    else if (part.starts_with("uniq:") || part.starts_with("check:") || part.starts_with("fk:"))
+      cons.emplace_back(v.born, v.text);
+    else if (part == "pk") pk = v.text;
+    else if (part == "tail") tail = v.text;
+    else if (part.starts_with("idx:") && indexes) (*indexes)[part.substr(4)] = v.text;
+  }
+  if (cols.empty())
+    throw sdk::Error(QRS_FORMAT, "sync-store: the definition received for table " + schema + "." + name +
+                                     " has no column: refused, nothing applied");
+  std::sort(cols.begin(), cols.end());
+  std::sort(cons.begin(), cons.end());
+  std::string s = "create table " + quote(schema) + "." + quote(name) + " (";
+  bool first = true;
+  auto add = [&](const std::string& t) {
+    if (t.empty()) return;
+    s += (first ? "" : ", ") + t;
+    first = false;
+  };
+  for (auto& c : cols) add(c.second);
+  add(pk);
+  for (auto& c : cons) add(c.second);
+  if (tail_out) *tail_out = tail;
+  else s += ")" + tail;
+  return tail_out ? s + ")" : s;
+}
+
+}  // namespace
+
+// ---- records ----
+
+std::string Replica::PartVersion::encode() const {
+  std::string out;
+  hlc.append_to(out);
+  store::put_varint(out, seq);
+  out.push_back(static_cast<char>((drop ? 1 : 0) | (seen ? 2 : 0)));
+  if (seen) seen->append_to(out);
+  born.append_to(out);
+  put_prefixed(out, text);
+  put_prefixed(out, from);
+  return out;
+}
+
+Replica::PartVersion Replica::PartVersion::decode(std::string_view bytes) {
+  Reader r{bytes};
+  PartVersion v;
+  v.hlc = r.hlc();
+  v.seq = r.varint();
+  const uint8_t flags = r.byte();
+  v.drop = flags & 1;
+  if (flags & 2) v.seen = r.hlc();
+  v.born = r.hlc();
+  v.text = std::string(r.prefixed());
+  v.from = std::string(r.prefixed());
+  return v;
+}
+
+bool Replica::PartVersion::beats(const PartVersion& o) const {
+  if (hlc == o.hlc) return false;
+  if (drop != o.drop) {
+    if (drop) return !(o.seen && *o.seen >= hlc);  // o was written after seeing this drop
+    return seen && *seen >= o.hlc;                   // re-made after seeing o's drop
+  }
+  return hlc > o.hlc;
+}
+
+std::optional<Replica::TableRecord> Replica::table_record(uint64_t id) {
+  std::optional<std::string> v = db_->kv().get(table_key(id));
+  if (!v) return std::nullopt;
+  TableRecord r;
+  r.id = id;
+  const size_t z1 = v->find('\0');
+  if (z1 == std::string::npos) corrupt("table record");
+  const size_t z2 = v->find('\0', z1 + 1);
+  r.schema = v->substr(0, z1);
+  r.name = v->substr(z1 + 1, z2 == std::string::npos ? std::string::npos : z2 - z1 - 1);
+  if (z2 != std::string::npos) {
+    std::string_view rest = std::string_view(*v).substr(z2 + 1);
+    if (rest.size() % kHlcBytes) corrupt("table record incarnations");
+    for (size_t i = 0; i < rest.size(); i += kHlcBytes) r.incs.push_back(*Hlc::from_bytes(rest.substr(i, kHlcBytes)));
+  }
+  if (r.incs.empty() && replicated(r.name)) r.incs.push_back(legacy_inc(r.schema, r.name));
+  return r;
+}
+
+std::vector<Replica::TableRecord> Replica::table_records() {
+  std::vector<TableRecord> out;
+  const std::string lo(1, kTables);
+  std::vector<uint64_t> ids;
+  auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
+  for (; it->valid(); it->next()) ids.push_back(get_u64(it->key().substr(1)));
+  it->check();
+  for (uint64_t id : ids)
+    if (std::optional<TableRecord> r = table_record(id); r && replicated(r->name)) out.push_back(std::move(*r));
+  return out;
+}
+
+void Replica::put_table_record(const TableRecord& r, KvBatch& out) {
+  std::string v = r.schema;
+  v.push_back('\0');
+  v += r.name;
+  if (!r.incs.empty()) {
+    v.push_back('\0');
+    for (const Hlc& h : r.incs) h.append_to(v);
+  }
+  out.put(table_key(r.id), v);
+}
+
+std::map<std::string, Replica::PartVersion> Replica::parts_of(uint64_t id) {
+  std::map<std::string, PartVersion> out;
+  const std::string lo = part_key(id, "");
+  auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
+  for (; it->valid(); it->next()) out.emplace(std::string(it->key().substr(lo.size())), PartVersion::decode(it->value()));
+  it->check();
+  return out;
+}
+
+// ---- local capture ----
+
+void Replica::capture_schema(std::string_view args) {
+  std::lock_guard db_lock(db_->mu());
+  std::lock_guard lock(writer_);
+  if (!options_.replicate_schema) return;
+  if (!scope_) scope_.emplace();
+  if (scope_->phase) return;  // an inbound phase's DDL: its versions are the peer's
+  const nlohmann::json a = nlohmann::json::parse(args);
+  SchemaCapture c;
+  c.schema = a.at("schema").get<std::string>();
+  c.table = a.at("table").get<std::string>();
+  for (const auto& p : a.at("parts")) c.parts.emplace_back(p.at(0).get<std::string>(), p.at(1).get<std::string>());
+  if (a.contains("renames"))
+    for (const auto& r : a["renames"])
+      c.renamed_from["col:" + lower(r.at(1).get<std::string>())] = r.at(0).get<std::string>();
+  scope_->captures.push_back(std::move(c));
+}
+
+void Replica::schema_flush() {
+  std::lock_guard db_lock(db_->mu());
+  std::lock_guard lock(writer_);
+  if (!scope_) return;
+  SchemaScope& sc = *scope_;
+  const uint64_t now = options_.clock();
+  store::KvStore& kv = db_->kv();
+  HlcClock clock = clock_;
+  uint64_t seq = next_seq_;
+  KvBatch b;
+  std::optional<Hlc> base;
+  uint32_t op = 0;
+  auto stamp = [&] {
+    if (!base) base = clock.tick(now);
+    Hlc h = *base;
+    h.op_seq = op++;
+    return h;
+  };
+  auto put_version = [&](uint64_t id, const Hlc& inc, const std::string& part, PartVersion v, const PartVersion* old) {
+    if (old) b.del(log_key(old->seq));
+    v.seq = seq++;
+    b.put(part_key(id, part), v.encode());
+    b.put(log_key(v.seq), part_ref(inc, part));
+  };
+  auto put_dead = [&](const std::vector<Hlc>& incs, const Hlc& hlc, const std::string& schema, const std::string& name) {
+    if (incs.empty()) return;
+    Dead d{hlc, seq++, schema, name};
+    for (const Hlc& inc : incs) b.put(dead_key(inc), d.encode());
+    b.put(log_key(d.seq), part_ref(incs.front(), "table"));
+  };
+  if (sc.phase) {
+    // An inbound phase: the winning versions of the peer's parts, with fresh positions here
+    // (so they relay on), the incarnations a create or a merge brought, the drops.
+    const SchemaPhasePlan& ph = *sc.phase;
+    for (const SchemaDead& d : ph.dead) put_dead(d.incs, d.hlc, d.schema, d.table);
+    std::map<uint64_t, TableRecord> recs;
+    auto record_of = [&](const std::string& schema, const std::string& table) -> TableRecord* {
+      std::optional<uint64_t> id = db_->table_id(schema, table);
+      if (!id) return nullptr;
+      auto it = recs.find(*id);
+      if (it == recs.end()) {
+        std::optional<TableRecord> r = table_record(*id);
+        if (!r) return nullptr;
+        it = recs.emplace(*id, std::move(*r)).first;
+      }
+      return &it->second;
+    };
+    for (const auto& [tk, incs] : ph.incs) {
+      TableRecord* r = record_of(tk.first, tk.second);
+      if (!r)
+        throw sdk::Error(QRS_CORRUPT, "sync-store: table " + tk.first + "." + tk.second +
+                                          ", which the inbound schema change should have made, is not here");
+      if (sc.created.count(r->id)) r->incs.clear();  // made by this phase: the peer's identity only
+      for (const Hlc& h : incs)
+        if (std::find(r->incs.begin(), r->incs.end(), h) == r->incs.end()) r->incs.push_back(h);
+      std::sort(r->incs.begin(), r->incs.end());  // the oldest is the one shipped: peers agree
+      put_table_record(*r, b);
+    }
+    for (const SchemaWrite& w : ph.writes) {
+      TableRecord* r = record_of(w.schema, w.table);
+      if (!r) continue;  // gone again within the phase
+      std::optional<std::string> prior = kv.get(part_key(r->id, w.part));
+      std::optional<PartVersion> old;
+      if (prior) old = PartVersion::decode(*prior);
+      if (old && !w.v.beats(*old)) continue;
+      put_version(r->id, r->incs.front(), w.part, w.v, old ? &*old : nullptr);
+    }
+    if (schema_plan_ && schema_plan_->max_hlc) clock.receive(*schema_plan_->max_hlc, now);
+  } else {
+    if (!options_.replicate_schema) {
+      sc.drops.clear();
+      sc.captures.clear();
+    }
+    for (const TableRecord& d : sc.drops) put_dead(d.incs, stamp(), d.schema, d.name);
+    // The last capture of each table (a statement may persist a table more than once).
+    std::map<uint64_t, SchemaCapture> last;
+    for (SchemaCapture& c : sc.captures) {
+      std::optional<uint64_t> id = db_->table_id(c.schema, c.table);
+      if (!id) continue;  // dropped later in the scope
+      auto [it, fresh] = last.try_emplace(*id);
+      std::map<std::string, std::string> renamed = std::move(it->second.renamed_from);
+      it->second = std::move(c);
+      it->second.renamed_from.merge(renamed);
+    }
+    for (auto& [id, cap] : last) {
+      std::optional<TableRecord> rec = table_record(id);
+      if (!rec) continue;
+      std::map<std::string, PartVersion> stored = parts_of(id);
+      if (sc.created.count(id) || stored.empty()) {
+        // A new incarnation (or a table from before schema replication, first altered now).
+        if (sc.created.count(id)) rec->incs = {stamp()};
+        put_table_record(*rec, b);
+        PartVersion t;
+        t.hlc = sc.created.count(id) ? rec->incs.front() : stamp();
+        t.born = t.hlc;
+        put_version(id, rec->incs.front(), "table", t, nullptr);
+      }
+      const Hlc inc = rec->incs.front();
+      // In the table's order: a new table's columns are born in their declared order.
+      std::vector<std::pair<std::string, std::string>> ordered = cap.parts;
+      ordered.emplace_back("name", cap.table);
+      const std::map<std::string, std::string> now_parts(ordered.begin(), ordered.end());
+      for (const auto& [part, text] : ordered) {
+        auto it = stored.find(part);
+        const PartVersion* old = it == stored.end() ? nullptr : &it->second;
+        if (old && !old->drop && old->text == text) continue;
+        PartVersion v;
+        v.hlc = stamp();
+        v.text = text;
+        v.seen = old ? (old->drop ? std::optional<Hlc>(old->hlc) : old->seen) : std::nullopt;
+        v.born = old && !old->drop ? old->born : v.hlc;
+        if (auto r = cap.renamed_from.find(part); r != cap.renamed_from.end()) {
+          v.from = r->second;
+          if (auto o = stored.find("col:" + lower(r->second)); o != stored.end() && !o->second.drop) v.born = o->second.born;
+        }
+        put_version(id, inc, part, v, old);
+      }
+      for (const auto& [part, old] : stored) {
+        if (part == "table" || old.drop || now_parts.count(part)) continue;
+        PartVersion v;
+        v.hlc = stamp();
+        v.drop = true;
+        v.seen = old.seen;
+        v.born = old.born;
+        put_version(id, inc, part, v, &old);
+      }
+    }
+  }
+  if (!b.empty()) {
+    b.put(meta_key("clock"), clock.state());
+    b.put(meta_key("seq"), u64(seq));
+    kv.write(b, false);  // into the scope's staged overlay: lands with the DDL or not at all
+  }
+  sc.clock = clock;
+  sc.next_seq = seq;
+}
+
+void Replica::schema_end(bool landed) {
+  std::lock_guard lock(writer_);
+  if (landed && scope_ && scope_->clock) {
+    clock_ = *scope_->clock;
+    next_seq_ = std::max(next_seq_, scope_->next_seq);
+  }
+  scope_.reset();
+}
+
+// ---- outbound ----
+
+void Replica::snapshot_schema(uint64_t id, std::vector<Change>& found) {
+  std::optional<TableRecord> rec = table_record(id);
+  if (!rec || rec->incs.empty()) return;
+  for (auto& [part, v] : parts_of(id)) {
+    Change c;
+    c.kind = Change::Kind::kSchema;
+    c.schema = rec->schema;
+    c.table = rec->name;
+    c.inc = rec->incs.front();
+    c.object = part;
+    c.hlc = v.hlc;
+    c.text = std::move(v.text);
+    c.drop = v.drop;
+    c.born = v.born;
+    c.seen_delete = v.seen;
+    c.from = std::move(v.from);
+    found.push_back(std::move(c));
+  }
+}
+
+void Replica::schema_facts(std::string_view ref, uint64_t seq, std::vector<Change>& found,
+                           std::optional<std::vector<TableRecord>>& records) {
+  if (ref.size() <= 1 + kHlcBytes) return;
+  const Hlc inc = *Hlc::from_bytes(ref.substr(1, kHlcBytes));
+  const std::string part(ref.substr(1 + kHlcBytes));
+  if (!records) records = table_records();
+  const TableRecord* rec = nullptr;
+  for (const TableRecord& r : *records)
+    if (std::find(r.incs.begin(), r.incs.end(), inc) != r.incs.end()) rec = &r;
+  if (rec) {
+    std::optional<std::string> v = db_->kv().get(part_key(rec->id, part));
+    if (!v || PartVersion::decode(*v).seq != seq) return;  // superseded: a later entry tells it
+    if (part == "table") {
+      // A creation travels with the whole current definition, so a receiver never makes a
+      // table from part of it (later entries repeat a part: the receiver skips duplicates).
+      snapshot_schema(rec->id, found);
+      return;
+    }
+    std::vector<Change> one;
+    snapshot_schema(rec->id, one);
+    for (Change& c : one)
+      if (c.object == part) found.push_back(std::move(c));
+    return;
+  }
+  std::optional<std::string> dv = db_->kv().get(dead_key(inc));
+  if (!dv || part != "table") return;
+  Dead d = Dead::decode(*dv);
+  if (d.seq != seq) return;
+  Change c;
+  c.kind = Change::Kind::kSchema;
+  c.schema = d.schema;
+  c.table = d.name;
+  c.inc = inc;
+  c.object = "table";
+  c.hlc = d.hlc;
+  c.drop = true;
+  found.push_back(std::move(c));
+}
+
+// ---- inbound ----
+
+std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
+  std::lock_guard db_lock(db_->mu());
+  std::lock_guard lock(writer_);
+  const uint64_t now = options_.clock();
+  validate(sets, now);
+  SchemaPlan plan;
+  std::map<Hlc, std::vector<const Change*>> groups;  // by incarnation
+  for (const ChangeSet& set : sets)
+    for (const Change& c : set.changes) {
+      if (c.kind != Change::Kind::kSchema) continue;
+      if (c.hlc.site == site_ || !options_.replicate_schema) {
+        ++plan.skipped;  // our own, relayed back; or schema is managed by each peer
+        continue;
+      }
+      groups[c.inc].push_back(&c);
+      if (!plan.max_hlc || c.hlc > *plan.max_hlc) plan.max_hlc = c.hlc;
+    }
+  if (groups.empty()) {
+    schema_plan_.reset();
+    nlohmann::json out{{"token", 0}, {"skipped", plan.skipped}};
+    return out.dump();
+  }
+  plan.token = next_token_++;
+  std::vector<TableRecord> records = table_records();
+  auto by_inc = [&](const Hlc& inc) -> TableRecord* {
+    for (TableRecord& r : records)
+      if (std::find(r.incs.begin(), r.incs.end(), inc) != r.incs.end()) return &r;
+    return nullptr;
+  };
+  auto by_name = [&](const std::string& schema, const std::string& name) -> TableRecord* {
+    for (TableRecord& r : records)
+      if (lower(r.schema) == lower(schema) && lower(r.name) == lower(name)) return &r;
+    return nullptr;
+  };
+  struct Group {
+    Hlc inc;
+    std::vector<const Change*> facts;
+    TableRecord* rec = nullptr;
+    bool create = false;
+    const Change* table_fact = nullptr;  // the newest "table" fact (a drop if there is one)
+    std::string schema, name;            // the table's name as the peer last named it
+  };
+  std::vector<Group> work;
+  for (auto& [inc, facts] : groups) {
+    std::sort(facts.begin(), facts.end(), [](const Change* a, const Change* b) { return a->hlc < b->hlc; });
+    if (db_->kv().get(dead_key(inc))) {
+      plan.skipped += facts.size();  // a dropped incarnation: its drop beat these
+      continue;
+    }
+    Group g;
+    g.inc = inc;
+    g.facts = facts;
+    g.schema = lower(facts.front()->schema.empty() ? "main" : facts.front()->schema);
+    g.name = facts.back()->table;
+    const Change* name_fact = nullptr;
+    for (const Change* c : facts) {
+      if (c->object == "table" && (!g.table_fact || c->drop || !g.table_fact->drop)) g.table_fact = c;
+      if (c->object == "name" && !c->drop) name_fact = c;
+    }
+    if (name_fact) g.name = name_fact->text;
+    work.push_back(std::move(g));
+  }
+  std::set<std::pair<std::string, std::string>> created_names;
+  for (Group& g : work) {
+    g.rec = by_inc(g.inc);
+    if (g.rec) continue;
+    if (g.table_fact && g.table_fact->drop) continue;  // a drop of a table never seen here
+    g.rec = by_name(g.schema, g.name);
+    if (!g.rec && g.table_fact) {
+      g.create = true;
+      created_names.emplace(g.schema, lower(g.name));
+    }
+  }
+  nlohmann::json before = nlohmann::json::array(), after = nlohmann::json::array();
+  nlohmann::json drops_before = nlohmann::json::array(), creates = nlohmann::json::array();
+  for (Group& g : work) {
+    if (!g.rec && !g.create) {
+      if (g.table_fact && g.table_fact->drop) {
+        // Dropped before it reached us: remember the drop, so a late change of it is beaten.
+        plan.before.dead.push_back({{g.inc}, g.table_fact->hlc, g.schema, g.name});
+        ++plan.applied;
+        plan.skipped += g.facts.size() - 1;
+      } else {
+        plan.unknown += g.facts.size();  // changes of a table this replica never had
+      }
+      continue;
+    }
+    std::map<std::string, PartVersion> stored = g.rec ? parts_of(g.rec->id) : std::map<std::string, PartVersion>{};
+    std::map<std::string, PartVersion> current = stored, winners;
+    for (const Change* c : g.facts) {
+      PartVersion v;
+      v.hlc = c->hlc;
+      v.drop = c->drop;
+      v.seen = c->seen_delete;
+      v.born = c->born ? *c->born : c->hlc;
+      v.text = c->text;
+      v.from = c->from;
+      auto it = current.find(c->object);
+      if (it != current.end() && !v.beats(it->second)) {
+        ++plan.skipped;  // a duplicate, or beaten by what is here
+        continue;
+      }
+      current[c->object] = v;
+      winners[c->object] = v;
+    }
+    if (g.rec && !g.rec->incs.empty() && std::find(g.rec->incs.begin(), g.rec->incs.end(), g.inc) == g.rec->incs.end()) {
+      // The same table made on two peers (or one from before schema replication): one table
+      // when their definitions agree, an error naming both otherwise.
+      if (g.table_fact && !g.table_fact->drop) {
+        auto defining = [](const std::map<std::string, PartVersion>& parts) {
+          std::map<std::string, std::string> out;
+          for (const auto& [p, v] : parts)
+            if (!v.drop && p != "table" && p != "name" && !p.starts_with("idx:")) out[p] = v.text;
+          return out;
+        };
+        std::map<std::string, PartVersion> incoming;
+        for (const Change* c : g.facts) {
+          PartVersion v;
+          v.hlc = c->hlc;
+          v.drop = c->drop;
+          v.born = c->born ? *c->born : c->hlc;
+          v.text = c->text;
+          auto it = incoming.find(c->object);
+          if (it == incoming.end() || v.beats(it->second)) incoming[c->object] = v;
+        }
+        if (!stored.empty() && defining(stored) != defining(incoming))
+          throw sdk::Error(QRS_CONSTRAINT,
+                           "sync-store: table " + g.schema + "." + g.rec->name + " exists here and was created by site " +
+                               g.table_fact->hlc.site.text() + " with another definition; here: " +
+                               assemble(g.rec->schema, g.rec->name, stored, nullptr) +
+                               "; there: " + assemble(g.schema, g.name, incoming, nullptr) +
+                               ". Make one side match the other (or drop one), then sync again: nothing applied");
+      }
+      plan.before.incs.push_back({{g.rec->schema, g.rec->name}, {g.inc}});
+    }
+    if (g.create) plan.before.incs.push_back({{g.schema, g.name}, {g.inc}});
+    const std::string local_name = g.rec ? g.rec->name : g.name;
+    const std::string schema = g.rec ? g.rec->schema : g.schema;
+    if (winners.empty()) continue;
+    plan.applied += winners.size();
+    // The table's drop beats everything else of it.
+    if (auto t = winners.find("table"); t != winners.end() && t->second.drop && g.rec) {
+      const bool name_wanted = created_names.count({lower(schema), lower(local_name)}) > 0;
+      std::vector<Hlc> incs = g.rec->incs;
+      if (std::find(incs.begin(), incs.end(), g.inc) == incs.end()) incs.push_back(g.inc);
+      std::sort(incs.begin(), incs.end());
+      (name_wanted ? plan.before : plan.after).dead.push_back({incs, t->second.hlc, schema, local_name});
+      nlohmann::json step{{"op", "drop"}, {"schema", schema}, {"table", local_name}};
+      (name_wanted ? drops_before : after).push_back(step);
+      continue;
+    }
+    // Which phase each winner belongs to: what loosens runs before the data, what tightens
+    // after it.
+    std::map<std::string, PartVersion> live_before, live_after;
+    for (const auto& [p, v] : stored)
+      if (!v.drop) live_before[p] = live_after[p] = v;
+    std::vector<std::pair<std::string, std::string>> renames;
+    std::string rename_to;
+    std::set<std::string> renamed_away;
+    for (const auto& [p, v] : winners)
+      if (p.starts_with("col:") && !v.drop && !v.from.empty()) {
+        const std::string old = "col:" + lower(v.from);
+        if (live_before.count(old) && !live_before.count(p)) {
+          renames.emplace_back(v.from, p.substr(4));
+          renamed_away.insert(old);
+        }
+      }
+    bool any_before = false, any_after = false;
+    for (const auto& [p, v] : winners) {
+      auto old = stored.find(p);
+      const bool had = old != stored.end() && !old->second.drop;
+      bool late;
+      if (p == "table" || p == "name" || p == "tail") late = false;
+      else if (p.starts_with("col:")) late = v.drop ? !renamed_away.count(p) : had && tightens_column(old->second.text, v.text);
+      else if (p == "pk") late = true;
+      else if (p.starts_with("idx:")) late = !v.drop && v.text.starts_with("create unique");
+      else late = !v.drop;  // a constraint: adding one tightens, dropping one loosens
+      SchemaWrite w{schema, "", g.inc, p, v};
+      if (p == "name" && !v.drop) rename_to = v.text;
+      (late ? plan.after : plan.before).writes.push_back(std::move(w));
+      (late ? any_after : any_before) = true;
+      auto apply = [&](std::map<std::string, PartVersion>& live) {
+        if (v.drop) live.erase(p); else live[p] = v;
+      };
+      apply(live_after);
+      if (!late) apply(live_before);
+    }
+    for (const std::string& old : renamed_away) live_before.erase(old);
+    const std::string final_name = rename_to.empty() ? local_name : rename_to;
+    for (SchemaWrite& w : plan.before.writes)
+      if (w.table.empty()) w.table = final_name;
+    for (SchemaWrite& w : plan.after.writes)
+      if (w.table.empty()) w.table = final_name;
+    if (g.create) {
+      nlohmann::json idx = nlohmann::json::object();
+      std::string tail;
+      const std::string ddl = assemble(schema, final_name, live_before, &idx, &tail);
+      nlohmann::json step{{"op", "create"}, {"schema", schema}, {"table", final_name}, {"ddl", ddl},
+                          {"tail", tail}, {"indexes", idx}};
+      creates.push_back(step);
+      if (any_after) {
+        nlohmann::json idx2 = nlohmann::json::object();
+        std::string tail2;
+        const std::string ddl2 = assemble(schema, final_name, live_after, &idx2, &tail2);
+        after.push_back({{"op", "alter"}, {"schema", schema}, {"table", final_name}, {"ddl", ddl2}, {"tail", tail2},
+                         {"indexes", idx2}});
+      }
+      continue;
+    }
+    if (stored.empty()) continue;  // a table from before schema replication: nothing to compare with
+    auto columns = [](const std::map<std::string, PartVersion>& live) {
+      for (const auto& [p, v] : live)
+        if (p.starts_with("col:")) return true;
+      return false;
+    };
+    if (any_before && columns(live_before)) {
+      nlohmann::json idx = nlohmann::json::object();
+      std::string tail;
+      const std::string ddl = assemble(schema, final_name, live_before, &idx, &tail);
+      nlohmann::json step{{"op", "alter"}, {"schema", schema}, {"table", local_name}, {"ddl", ddl},
+                          {"tail", tail}, {"indexes", idx}};
+      if (!rename_to.empty() && rename_to != local_name) step["renameTo"] = rename_to;
+      nlohmann::json rc = nlohmann::json::array();
+      for (auto& [a, b] : renames) rc.push_back(nlohmann::json::array({a, b}));
+      step["renameColumns"] = rc;
+      before.push_back(step);
+    }
+    if (any_after && columns(live_after)) {
+      nlohmann::json idx = nlohmann::json::object();
+      std::string tail;
+      const std::string ddl = assemble(schema, final_name, live_after, &idx, &tail);
+      after.push_back({{"op", "alter"}, {"schema", schema}, {"table", final_name}, {"ddl", ddl}, {"tail", tail},
+                       {"indexes", idx}});
+    }
+  }
+  // Before the data: drops whose name a create takes, then alterations, then creates.
+  nlohmann::json first = drops_before;
+  for (auto& s : before) first.push_back(s);
+  for (auto& s : creates) first.push_back(s);
+  nlohmann::json out{{"token", plan.token}, {"before", first}, {"after", after}};
+  schema_plan_ = std::move(plan);
+  return out.dump();
+}
+
+void Replica::schema_phase(uint64_t token, std::string_view phase) {
+  std::lock_guard lock(writer_);
+  if (!schema_plan_ || schema_plan_->token != token)
+    throw sdk::Error(QRS_MISUSE, "sync-store: no inbound schema change " + std::to_string(token) + " is pending");
+  if (!scope_) scope_.emplace();
+  scope_->phase = phase == "after" ? &schema_plan_->after : &schema_plan_->before;
+}
+
+std::string Replica::schema_done(uint64_t token) {
+  std::lock_guard lock(writer_);
+  nlohmann::json out = nlohmann::json::object();
+  if (schema_plan_ && schema_plan_->token == token) {
+    out = {{"applied", schema_plan_->applied}, {"skipped", schema_plan_->skipped}, {"unknownTable", schema_plan_->unknown}};
+    schema_plan_.reset();
+  }
+  return out.dump();
+}
+
+}  // namespace quereus::sync
