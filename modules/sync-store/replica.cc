@@ -351,6 +351,10 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
   }
   std::optional<Hlc> base;  // ticked once, on the first fact
   uint32_t op = 0;
+  if (!plan && ddl_txn_base_ && clock.state() == ddl_txn_base_->clock_state) {
+    base = ddl_txn_base_->base;  // the same transaction's DDL came first (sync.p06)
+    op = ddl_txn_base_->next_op;
+  }
   const uint64_t now = options_.clock();
   std::vector<qrs_value> cells, old_cells;
   std::vector<std::pair<uint64_t, std::string>> bounds;  // versions keys written, per table
@@ -433,6 +437,7 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
 
 void Replica::after_commit(bool landed) {
   std::lock_guard lock(writer_);
+  if (landed) ddl_txn_base_.reset();
   if (landed && staged_) {
     clock_ = staged_->clock;
     next_seq_ = std::max(next_seq_, staged_->next_seq);  // positions only ever grow
@@ -941,10 +946,16 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
       row = encode_values(values);
     }
     if (!m.columns.empty()) {
-      if (!current || *current != row)
-        plan.rows.push_back({w.table, row_key, false, std::move(row), current.has_value()});
+      if (!current || *current != row) {
+        plan.rows.push_back({w.table, row_key, false, std::move(row), current.has_value(), {}});
+        if (!current) {
+          std::vector<bool>& v = plan.rows.back().versioned;
+          v.resize(schema_cols.size());
+          for (size_t i = 0; i < schema_cols.size(); ++i) v[i] = m.column(lower(schema_cols[i].name)) != nullptr;
+        }
+      }
     } else if (current) {
-      plan.rows.push_back({w.table, row_key, true, {}, true});
+      plan.rows.push_back({w.table, row_key, true, {}, true, {}});
     }
     plan.keys.insert(row_key);
     const std::set<uint64_t> after = m.seqs();
@@ -1057,6 +1068,7 @@ std::string Replica::resolve_for_engine(const std::vector<ChangeSet>& sets) {
       store::decode_row(r.row, cells, ts.table_name);
       nlohmann::json columns = nlohmann::json::array(), values = nlohmann::json::array();
       for (size_t i = 0; i < ts.columns.size() && i < cells.size(); ++i) {
+        if (!r.existed && i < r.versioned.size() && !r.versioned[i]) continue;  // the engine's default
         columns.push_back(ts.columns[i].name);
         values.push_back(nlohmann::json::parse(value_json(sdk::Value::from_c(cells[i]))));
       }

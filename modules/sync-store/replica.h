@@ -314,6 +314,13 @@ class Replica : public store::CommitObserver {
     uint64_t applied = 0, skipped = 0, unknown = 0;
     std::optional<Hlc> max_hlc;
   };
+  // Local DDL inside an open host transaction: the transaction's data, committed next with
+  // no other tick between, continues the DDL's HLC base (one change set, DDL first).
+  struct DdlBase {
+    Hlc base;
+    uint32_t next_op = 0;
+    std::string clock_state;
+  };
   struct SchemaScope {
     std::vector<SchemaCapture> captures;
     std::vector<TableRecord> drops;
@@ -321,8 +328,11 @@ class Replica : public store::CommitObserver {
     const SchemaPhasePlan* phase = nullptr;  // an inbound phase: its writes, no capture
     std::optional<HlcClock> clock;  // staged by schema_flush
     uint64_t next_seq = 0;
+    bool in_transaction = false;     // the host's DDL runs inside its open transaction
+    std::optional<DdlBase> ddl_base;  // staged by schema_flush
   };
   std::optional<SchemaScope> scope_;
+  std::optional<DdlBase> ddl_txn_base_;
   std::optional<SchemaPlan> schema_plan_;
   void record_facts(std::string_view ref, const RowVersions& m, std::optional<uint64_t> seq,
                     std::map<uint64_t, std::optional<TableName>>& names, std::vector<qrs_value>& cells,
@@ -335,6 +345,9 @@ class Replica : public store::CommitObserver {
     bool deletion = false;
     std::string row;  // the encoded row (not a deletion)
     bool existed = false;
+    // A new row: which columns have versions. The others had no fact (an ADD COLUMN's
+    // default filled them at the origin): the engine fills them here the same way.
+    std::vector<bool> versioned;
   };
   struct Plan {
     store::KvBatch meta;

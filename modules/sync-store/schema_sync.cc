@@ -250,6 +250,7 @@ void Replica::capture_schema(std::string_view args) {
   if (scope_->phase) return;  // an inbound phase's DDL: its versions are the peer's
   const nlohmann::json a = nlohmann::json::parse(args);
   SchemaCapture c;
+  scope_->in_transaction = scope_->in_transaction || a.value("inTransaction", false);
   c.schema = a.at("schema").get<std::string>();
   c.table = a.at("table").get<std::string>();
   for (const auto& p : a.at("parts")) c.parts.emplace_back(p.at(0).get<std::string>(), p.at(1).get<std::string>());
@@ -387,6 +388,7 @@ void Replica::schema_flush() {
       }
     }
   }
+  if (base && !sc.phase && sc.in_transaction) sc.ddl_base = DdlBase{*base, op, clock.state()};
   if (!b.empty()) {
     b.put(meta_key("clock"), clock.state());
     b.put(meta_key("seq"), u64(seq));
@@ -401,6 +403,7 @@ void Replica::schema_end(bool landed) {
   if (landed && scope_ && scope_->clock) {
     clock_ = *scope_->clock;
     next_seq_ = std::max(next_seq_, scope_->next_seq);
+    ddl_txn_base_ = scope_->ddl_base;
   }
   scope_.reset();
 }
@@ -531,11 +534,16 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
     work.push_back(std::move(g));
   }
   std::set<std::pair<std::string, std::string>> created_names;
+  std::set<uint64_t> dropping;  // tables this page drops: their names are free for its creates
   for (Group& g : work) {
     g.rec = by_inc(g.inc);
+    if (g.rec && g.table_fact && g.table_fact->drop) dropping.insert(g.rec->id);
+  }
+  for (Group& g : work) {
     if (g.rec) continue;
     if (g.table_fact && g.table_fact->drop) continue;  // a drop of a table never seen here
     g.rec = by_name(g.schema, g.name);
+    if (g.rec && dropping.count(g.rec->id)) g.rec = nullptr;
     if (!g.rec && g.table_fact) {
       g.create = true;
       created_names.emplace(g.schema, lower(g.name));
@@ -640,9 +648,10 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
       auto old = stored.find(p);
       const bool had = old != stored.end() && !old->second.drop;
       bool late;
-      if (p == "table" || p == "name" || p == "tail") late = false;
+      // A new table takes its whole definition at once; a key change comes first too, since
+      // the page's rows are addressed by the key as it is now at the origin.
+      if (g.create || p == "table" || p == "name" || p == "tail" || p == "pk") late = false;
       else if (p.starts_with("col:")) late = v.drop ? !renamed_away.count(p) : had && tightens_column(old->second.text, v.text);
-      else if (p == "pk") late = true;
       else if (p.starts_with("idx:")) late = !v.drop && v.text.starts_with("create unique");
       else late = !v.drop;  // a constraint: adding one tightens, dropping one loosens
       SchemaWrite w{schema, "", g.inc, p, v};

@@ -1504,3 +1504,349 @@ TEST_F(sync, p10_a_crash_between_data_and_capture_loses_nothing) {
 }
 
 }  // namespace
+
+// ---- schema replication (docs/sync-store.md "Schema replication") ----
+
+namespace {
+// The schema facts of a page alone.
+json schema_only(json page) {
+  json sets = json::array();
+  for (json& set : page["changeSets"]) {
+    json kept = json::array();
+    for (json& c : set["changes"])
+      if (c["type"] == "schema") kept.push_back(c);
+    if (kept.empty()) continue;
+    set["changes"] = kept;
+    sets.push_back(set);
+  }
+  page["changeSets"] = sets;
+  return page;
+}
+}  // namespace
+
+TEST_F(sync, p06_ddl_and_dml_in_one_transaction_are_one_change_set_ddl_first) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, "begin; create table u (k text primary key, v integer); insert into u values ('p', 1), ('q', 2); commit");
+  json page = changes(a, 0);
+  ASSERT_EQ(page["changeSets"].size(), 1u) << page.dump();
+  uint32_t last_schema = 0, first_data = UINT32_MAX;
+  std::optional<Hlc> base;
+  for (const json& c : page["changeSets"][0]["changes"]) {
+    Hlc h = *Hlc::parse(c["hlc"].get<std::string>());
+    if (!base) base = h;
+    EXPECT_TRUE(h.same_transaction(*base));
+    if (c["type"] == "schema") last_schema = std::max(last_schema, h.op_seq);
+    else first_data = std::min(first_data, h.op_seq);
+  }
+  EXPECT_LT(last_schema, first_data);  // the migration's op_seqs come before the data's
+  pull(b, a);
+  EXPECT_EQ(query(b, "select k, v from u order by k"), (V{"p|1", "q|2"}));
+}
+
+TEST_F(sync, p33_an_identical_table_made_on_two_peers_converges_both_ways_repeatedly) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(b, kT);
+  exec(a, "insert into t values (1, 'a', 1)");
+  exec(b, "insert into t values (2, 'b', 2)");
+  for (int round = 0; round < 3; ++round) exchange(a, b);
+  EXPECT_EQ(content(a), "1|a|1\n2|b|2\n");
+  EXPECT_EQ(content(b), content(a));
+  // Nothing left to tell: another exchange applies nothing, schema included.
+  json r1 = pull(a, b), r2 = pull(b, a);
+  EXPECT_EQ(r1["applied"], 0);
+  EXPECT_EQ(r2["applied"], 0);
+  // One table: a later ALTER on either side reaches the other.
+  exec(b, "alter table t add column c integer null");
+  exec(b, "update t set c = 7 where id = 1");
+  exchange(a, b);
+  EXPECT_EQ(query(a, "select id, c from t order by id"), (V{"1|7", "2|NULL"}));
+}
+
+TEST_F(sync, p34_a_divergent_create_names_both_definitions) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, "create table t (id integer primary key, a text null)");
+  exec(b, "create table t (id integer primary key, a integer null)");
+  exec(a, "insert into t values (1, 'x')");
+  std::string result;
+  Status st = b.db->sync_apply(changes(a, 0).dump(), &result);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("a text"), std::string::npos) << st.to_string();
+  EXPECT_NE(st.message().find("a integer"), std::string::npos) << st.to_string();
+  EXPECT_EQ(content(b), "");  // nothing applied
+  // Again: the same refusal, nothing half-done.
+  st = b.db->sync_apply(changes(a, 0).dump(), &result);
+  EXPECT_FALSE(st.ok());
+}
+
+TEST_F(sync, p35_a_drop_beats_a_concurrent_alter_whichever_hlc_is_higher) {
+  for (bool drop_first : {true, false}) {
+    const std::string s = drop_first ? "1" : "2";
+    Peer& a = open("a" + s);
+    Peer& b = open("b" + s);
+    exec(a, kT);
+    exec(a, "insert into t values (1, 'x', 1)");
+    pull(b, a);
+    ASSERT_EQ(content(b), "1|x|1\n");
+    if (drop_first) {
+      exec(a, "drop table t");
+      ::usleep(5000);
+      exec(b, "alter table t add column c integer null");  // the higher HLC
+      exec(b, "insert into t values (2, 'y', 2, 3)");
+    } else {
+      exec(b, "alter table t add column c integer null");
+      ::usleep(5000);
+      exec(a, "drop table t");  // the higher HLC
+    }
+    exchange(a, b);
+    exchange(a, b);
+    EXPECT_EQ(query(a, "select count(*) from schema() where type = 'table' and name = 't'"), V{"0"}) << s;
+    EXPECT_EQ(query(b, "select count(*) from schema() where type = 'table' and name = 't'"), V{"0"}) << s;
+  }
+}
+
+TEST_F(sync, p36_concurrent_add_column_x_and_y_both_survive_on_both_peers) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'r', 1)");
+  pull(b, a);
+  exec(a, "alter table t add column x integer null");
+  exec(b, "alter table t add column y text null");
+  exec(a, "update t set x = 10 where id = 1");
+  exec(b, "update t set y = 'why' where id = 1");
+  exchange(a, b);
+  EXPECT_EQ(query(a, "select id, a, b, x, y from t"), V{"1|r|1|10|why"});
+  EXPECT_EQ(query(b, "select id, a, b, x, y from t"), V{"1|r|1|10|why"});
+}
+
+TEST_F(sync, p37_every_alter_arm_replicates_idempotently_and_data_lands_in_the_new_shape) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, "create table t (id integer primary key, a text null, b integer null, c text null)");
+  exec(a, "insert into t values (1, 'x', 1, 'c1'), (2, 'y', 2, null)");
+  pull(b, a);
+  auto definition = [&](Peer& p) {
+    V out = query(p, "select sql from schema() where type in ('table', 'index') and tbl_name = 'u' order by type, name");
+    for (std::string& d : out) d = d.substr(0, d.find(" using "));  // the module's name is each peer's own
+    return out;
+  };
+  const std::vector<std::string> arms = {
+      "alter table t add column d integer null default 5",
+      "alter table t rename column a to a2",
+      "alter table t alter column b set default 42",
+      // Tightening after the data that satisfies it, in one page.
+      "update t set c = 'filled' where c is null; alter table t alter column c set not null",
+      "alter table t alter column c drop not null",
+      "alter table t alter column b set data type text",
+      "alter table t add constraint a_unique unique (a2)",
+      "alter table t add constraint d_small check (d < 100)",
+      "alter table t drop constraint d_small",
+      "create index t_c on t(c)",
+      "alter table t drop column c",
+      "alter table t rename to u",
+  };
+  for (const std::string& arm : arms) {
+    exec(a, arm);
+    const std::string table = arm.find("rename to u") != std::string::npos ? "u" : "t";
+    const bool has_c = query(a, "select count(*) from table_info('" + table + "') where name = 'c'") == V{"1"};
+    const std::string id = std::to_string(10 + (&arm - arms.data()));
+    exec(a, has_c ? "insert into " + table + " (id, c) values (" + id + ", 'v')"
+                  : "insert into " + table + " (id) values (" + id + ")");
+    pull(b, a);
+    EXPECT_EQ(query(b, "select * from " + table + " order by id"), query(a, "select * from " + table + " order by id"))
+        << arm;
+    // Delivered again: nothing applied, nothing run.
+    json again = apply(b, changes(a, 0, b.site));
+    EXPECT_EQ(again["applied"], 0) << arm;
+    EXPECT_EQ(again["schema"].value("applied", 0), 0) << arm;
+  }
+  EXPECT_EQ(definition(b), definition(a));
+  EXPECT_FALSE(definition(a).empty());
+}
+
+TEST_F(sync, p38_a_rename_carries_its_batchs_rows_and_chains_resolve) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 1)");
+  pull(b, a);
+  // Rename and rows in one batch; then a chain t2 -> t3, a rename back and a rename + drop.
+  exec(a, "alter table t rename to t2");
+  exec(a, "insert into t2 values (2, 'after', 2)");
+  exec(a, "alter table t2 rename to t3");
+  exec(a, "create table gone (id integer primary key)");
+  exec(a, "alter table gone rename to gone2");
+  exec(a, "drop table gone2");
+  exec(a, "create table back (id integer primary key)");
+  exec(a, "insert into back values (5)");
+  exec(a, "alter table back rename to away");
+  exec(a, "alter table away rename to back");
+  pull(b, a);
+  EXPECT_EQ(query(b, "select * from t3 order by id"), (V{"1|x|1", "2|after|2"}));
+  EXPECT_EQ(query(b, "select name from schema() where type = 'table' order by name"), (V{"back", "t3"}));
+  EXPECT_EQ(query(b, "select * from back"), V{"5"});
+  // The renamed table kept its history: a's delete of row 1 reaches it under its new name.
+  exec(a, "delete from t3 where id = 1");
+  pull(b, a);
+  EXPECT_EQ(query(b, "select id from t3"), V{"2"});
+}
+
+TEST_F(sync, p39_a_rename_of_a_table_dropped_here_diverts_its_rows_without_wedging) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  pull(b, a);
+  exec(b, "drop table t");
+  exec(a, "alter table t rename to t2");
+  exec(a, "insert into t2 values (1, 'x', 1)");
+  json r = pull(b, a);  // does not fail: the rows are held as for a table b does not have
+  EXPECT_EQ(query(b, "select count(*) from schema() where type = 'table'"), V{"0"});
+  EXPECT_GT(status(b)["holds"].get<int64_t>(), 0);
+  pull(a, b);  // a gets b's drop: most destructive wins
+  EXPECT_EQ(query(a, "select count(*) from schema() where type = 'table'"), V{"0"});
+}
+
+TEST_F(sync, p40_drop_and_recreate_in_one_batch_lands_rows_unblocked_by_old_tombstones) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 1)");
+  exec(a, "delete from t where id = 1");  // a tombstone of the old incarnation
+  pull(b, a);
+  exec(a, "drop table t");
+  exec(a, "create table t (id integer primary key, a text null, b integer null)");
+  exec(a, "insert into t values (1, 'new incarnation', 2)");
+  pull(b, a);  // one page: the drop, the create and the row
+  EXPECT_EQ(content(b), "1|new incarnation|2\n");
+  EXPECT_EQ(content(b), content(a));
+}
+
+TEST_F(sync, p41_snapshot_ddl_for_a_table_and_its_index_applies_in_causal_order) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "create index t_a on t(a)");
+  exec(a, "create table t2 (k text primary key)");
+  exec(a, "insert into t values (1, 'x', 1), (2, 'y', 2)");
+  exec(a, "insert into t2 values ('k')");
+  take_snapshot(b, a, 1);  // one record per page
+  EXPECT_EQ(content(b), content(a));
+  EXPECT_EQ(query(b, "select name from schema() where type = 'index' and tbl_name = 't'"), V{"t_a"});
+  EXPECT_EQ(query(b, "select id from t where a = 'y'"), V{"2"});
+}
+
+TEST_F(sync, p45_an_inbound_create_drains_held_rows_and_a_dominated_one_does_not) {
+  Peer& a = open("a");
+  Peer& relay = open("relay", {{"unknown_tables", Value::Text("store-and-forward")}, kLocalSchema});
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 1)");
+  pull(relay, a);              // the relay holds the rows, not the schema
+  pull(b, relay);              // b gets the rows alone: held
+  EXPECT_EQ(status(b)["holds"], 3);
+  apply(b, schema_only(changes(a, 0)));  // the create arrives: the held rows land with it
+  EXPECT_EQ(content(b), "1|x|1\n");
+  EXPECT_EQ(status(b)["holds"], 0);
+  // A create whose incarnation b has seen dropped (dominated) makes nothing and drains nothing.
+  Peer& c = open("c");
+  exec(c, "create table w (id integer primary key)");
+  exec(c, "insert into w values (1)");
+  json create_w = schema_only(changes(c, 0));
+  pull(b, c);
+  exec(b, "drop table w");
+  Peer& relay2 = open("relay2", {{"unknown_tables", Value::Text("store-and-forward")}, kLocalSchema});
+  exec(c, "insert into w values (2)");
+  pull(relay2, c);
+  pull(b, relay2);
+  const int64_t held = status(b)["holds"].get<int64_t>();
+  EXPECT_GT(held, 0);
+  apply(b, create_w);
+  EXPECT_EQ(query(b, "select count(*) from schema() where type = 'table' and name = 'w'"), V{"0"});
+  EXPECT_EQ(status(b)["holds"].get<int64_t>(), held);
+}
+
+TEST_F(sync, p46_a_table_larger_than_a_page_bootstraps_because_ddl_comes_first) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "create table u (k text primary key, v integer null)");
+  exec(a, "insert into t select value, 'v' || value, value from generate_series(1, 300)");
+  exec(a, "insert into u select 'k' || value, value from generate_series(1, 50)");
+  EXPECT_GT(take_snapshot(b, a, 25), 10);
+  EXPECT_EQ(content(b), content(a));
+  EXPECT_EQ(query(b, "select count(*), sum(v) from u"), V{"50|1275"});
+}
+
+// SIGKILL while a peer applies pages that carry DDL (each inbound schema phase is one
+// schema-change batch with its versions; data rides its own): after a restart the replica
+// opens, its definitions and rows are whole, and syncing again converges on the source's.
+TEST_F(sync, a_crash_while_applying_schema_changes_leaves_each_phase_whole) {
+  Peer& src = open("src");
+  exec(src, kT);
+  for (int i = 0; i < 12; ++i) {
+    exec(src, "insert into t (id, a, b) values (" + std::to_string(i) + ", 'r', " + std::to_string(i) + ")");
+    exec(src, "alter table t add column c" + std::to_string(i) + " integer null default " + std::to_string(i));
+    exec(src, "create table s" + std::to_string(i) + " (k integer primary key, v text null)");
+    exec(src, "insert into s" + std::to_string(i) + " values (1, 'v')");
+    if (i % 3 == 0) exec(src, "create index t_i" + std::to_string(i) + " on t(c" + std::to_string(i) + ")");
+    if (i % 4 == 1) exec(src, "alter table s" + std::to_string(i - 1) + " rename to r" + std::to_string(i));
+    if (i % 4 == 2) exec(src, "drop table s" + std::to_string(i - 1));
+  }
+  const std::vector<std::string> pages = pages_of(src, 6);
+  ASSERT_GT(pages.size(), 10u);
+  auto definitions = [&](Peer& p) {
+    V out = query(p, "select sql from schema() where type in ('table', 'index') order by type, name");
+    for (std::string& d : out) d = d.substr(0, d.find(" using "));
+    return out;
+  };
+  int rounds_mid = 0;
+  for (int round = 0; round < 6; ++round) {
+    const std::string name = "d" + std::to_string(round);
+    int ready[2];
+    ASSERT_EQ(::pipe(ready), 0);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      ::close(ready[0]);
+      Peer& d = open(name, {{"sync", Value::Text("false")}});
+      for (;;)
+        for (const std::string& page : pages) {
+          std::string result;
+          if (!d.db->sync_apply(page, &result).ok()) _exit(5);
+          if (::write(ready[1], "p", 1) != 1) _exit(6);  // one byte per applied page
+        }
+    }
+    ::close(ready[1]);
+    // Killed while it applies a page in the middle of the stream (a different one each round),
+    // at a moment within it that varies too.
+    const size_t target = 1 + (static_cast<size_t>(round) * 5) % (pages.size() - 2);
+    char byte = 0;
+    for (size_t n = 0; n < target; ++n) ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+    ::usleep(static_cast<useconds_t>(round * 400));
+    ::kill(child, SIGKILL);
+    ::close(ready[0]);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "round " << round << ": the child stopped by itself (" << status << ")";
+    Peer& d = open(name);
+    if (definitions(d) != definitions(src) || content(d) != content(src)) ++rounds_mid;
+    // What d recorded describes what it has: a mirror built from d alone matches it.
+    Peer& mirror = open("m" + std::to_string(round));
+    pull(mirror, d);
+    EXPECT_EQ(definitions(mirror), definitions(d)) << "round " << round;
+    for (const std::string& t : query(d, "select name from schema() where type = 'table' order by name"))
+      EXPECT_EQ(query(mirror, "select * from " + t + " order by 1"), query(d, "select * from " + t + " order by 1"))
+          << "round " << round << " table " << t;
+    // And syncing on reaches the source's state.
+    pull(d, src);
+    EXPECT_EQ(definitions(d), definitions(src)) << "round " << round;
+    for (const std::string& t : query(src, "select name from schema() where type = 'table' order by name"))
+      EXPECT_EQ(query(d, "select * from " + t + " order by 1"), query(src, "select * from " + t + " order by 1"))
+          << "round " << round << " table " << t;
+  }
+  EXPECT_GE(rounds_mid, 1);  // some kill landed between the first and the last schema change
+}

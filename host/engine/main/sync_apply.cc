@@ -111,7 +111,7 @@ void DatabaseImpl::capture_schema(const TableEntry& table) {
     return true;
   });
   nlohmann::json args{{"schema", table.schema.schema_name}, {"table", table.schema.name}, {"parts", parts},
-                      {"renames", renames}};
+                      {"renames", renames}, {"inTransaction", in_transaction()}};
   table.module->replication("capture_schema", args.dump());
 }
 
