@@ -948,10 +948,11 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
     if (!m.columns.empty()) {
       if (!current || *current != row) {
         plan.rows.push_back({w.table, row_key, false, std::move(row), current.has_value(), {}});
-        if (!current) {
+        if (!current && !m.tombstone) {  // a row rebuilt after a deletion starts from its key and NULLs
           std::vector<bool>& v = plan.rows.back().versioned;
           v.resize(schema_cols.size());
           for (size_t i = 0; i < schema_cols.size(); ++i) v[i] = m.column(lower(schema_cols[i].name)) != nullptr;
+          for (const auto& k : w.table->schema.primary_key) v[k.column] = true;  // the row's address
         }
       }
     } else if (current) {
