@@ -131,8 +131,9 @@ Change change_from(const json& c, const std::string& cp) {
 }  // namespace
 
 std::string value_json(const sdk::Value& v) { return value_to_json(v).dump(); }
+nlohmann::json value_json_object(const sdk::Value& v) { return value_to_json(v); }
 
-std::string change_to_json(const Change& c) {
+static json change_object(const Change& c) {
   json o{{"type", c.kind == Change::Kind::kDelete   ? "delete"
                   : c.kind == Change::Kind::kSchema ? "schema"
                                                     : "column"},
@@ -147,7 +148,7 @@ std::string change_to_json(const Change& c) {
     if (c.born) o["born"] = c.born->text();
     if (c.seen_delete) o["seen"] = c.seen_delete->text();
     if (!c.from.empty()) o["from"] = c.from;
-    return o.dump();
+    return o;
   }
   json pk = json::array();
   for (const sdk::Value& v : c.pk) pk.push_back(value_to_json(v));
@@ -157,8 +158,10 @@ std::string change_to_json(const Change& c) {
     o["value"] = value_to_json(c.value);
     if (c.seen_delete) o["seenDelete"] = c.seen_delete->text();
   }
-  return o.dump();
+  return o;
 }
+
+std::string change_to_json(const Change& c) { return change_object(c).dump(); }
 
 Change change_from_json(std::string_view text) {
   json doc = json::parse(text.begin(), text.end(), nullptr, false);
@@ -170,7 +173,7 @@ std::string batch_to_json(const ChangeBatch& batch) {
   json sets = json::array();
   for (const ChangeSet& s : batch.sets) {
     json changes = json::array();
-    for (const Change& c : s.changes) changes.push_back(json::parse(change_to_json(c)));
+    for (const Change& c : s.changes) changes.push_back(change_object(c));
     sets.push_back(json{{"siteId", s.site.text()},
                         {"transactionId", s.transaction_id},
                         {"hlc", s.hlc.text()},

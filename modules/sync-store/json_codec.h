@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "change_set.h"
 
 namespace quereus::sync {
@@ -19,6 +21,7 @@ std::vector<ChangeSet> sets_from_json(std::string_view text);
 std::string result_to_json(const ApplyResult& r);
 // One value in the wire form.
 std::string value_json(const sdk::Value& v);
+nlohmann::json value_json_object(const sdk::Value& v);
 // One change (a quarantined hold keeps its change this way).
 std::string change_to_json(const Change& c);
 Change change_from_json(std::string_view text);

@@ -1046,7 +1046,7 @@ std::string Replica::resolve_for_engine(const std::vector<ChangeSet>& sets) {
       nlohmann::json key = nlohmann::json::array(), values = nlohmann::json::array();
       for (const auto& k : ts.primary_key) {
         key.push_back(ts.columns[k.column].name);
-        values.push_back(nlohmann::json::parse(value_json(sdk::Value::from_c(cells.at(k.column)))));
+        values.push_back(value_json_object(sdk::Value::from_c(cells.at(k.column))));
       }
       o["key"] = std::move(key);
       o["values"] = std::move(values);
@@ -1061,7 +1061,7 @@ std::string Replica::resolve_for_engine(const std::vector<ChangeSet>& sets) {
         nlohmann::json key = nlohmann::json::array(), key_values = nlohmann::json::array();
         for (const auto& k : ts.primary_key) {
           key.push_back(ts.columns[k.column].name);
-          key_values.push_back(nlohmann::json::parse(value_json(sdk::Value::from_c(cells.at(k.column)))));
+          key_values.push_back(value_json_object(sdk::Value::from_c(cells.at(k.column))));
         }
         o["key"] = std::move(key);
         o["keyValues"] = std::move(key_values);
@@ -1071,7 +1071,7 @@ std::string Replica::resolve_for_engine(const std::vector<ChangeSet>& sets) {
       for (size_t i = 0; i < ts.columns.size() && i < cells.size(); ++i) {
         if (!r.existed && i < r.versioned.size() && !r.versioned[i]) continue;  // the engine's default
         columns.push_back(ts.columns[i].name);
-        values.push_back(nlohmann::json::parse(value_json(sdk::Value::from_c(cells[i]))));
+        values.push_back(value_json_object(sdk::Value::from_c(cells[i])));
       }
       o["columns"] = std::move(columns);
       o["values"] = std::move(values);

@@ -237,13 +237,29 @@ std::string SyncStoreDbModule::replication_request(std::string_view op, std::str
     if (c.in_snapshot) out["snapshot"] = {{"head", c.snapshot_head}, {"after", base64(c.snapshot_after)}};
     return out.dump();
   }
-  if (op == "resolve") return replica_->resolve_for_engine(sets_from_json(args));
+  // The host resolves a page's schema, then its data: the page is parsed once.
+  auto parsed = [&]() {
+    const size_t h = std::hash<std::string_view>{}(args);  // with the length: parsed_ keys on both
+    if (parsed_ && parsed_->first == (h ^ args.size())) {
+      std::vector<ChangeSet> sets = std::move(parsed_->second);
+      parsed_.reset();
+      return sets;
+    }
+    parsed_.reset();
+    return sets_from_json(args);
+  };
+  if (op == "resolve") return replica_->resolve_for_engine(parsed());
   // Schema replication (docs/sync-store.md "Schema replication").
   if (op == "capture_schema") {
     replica_->capture_schema(args);
     return "{}";
   }
-  if (op == "resolve_schema") return replica_->resolve_schema(sets_from_json(args));
+  if (op == "resolve_schema") {
+    std::vector<ChangeSet> sets = parsed();
+    std::string out = replica_->resolve_schema(sets);
+    parsed_.emplace(std::hash<std::string_view>{}(args) ^ args.size(), std::move(sets));
+    return out;
+  }
   if (op == "schema_phase") {
     replica_->schema_phase(token(), a.value("phase", std::string("before")));
     return "{}";

@@ -67,7 +67,26 @@ class QuereusStatement : public BenchStatement {
 
 class QuereusEngine : public BenchEngine {
  public:
-  explicit QuereusEngine(std::unique_ptr<Database> db) : db_(std::move(db)) {}
+  QuereusEngine(std::unique_ptr<Database> db, std::shared_ptr<Registry> registry, std::string module,
+                std::string data_dir, bool sync)
+      : db_(std::move(db)), registry_(std::move(registry)), module_(std::move(module)), dir_(std::move(data_dir)),
+        sync_(sync) {}
+  std::unique_ptr<BenchEngine> peer() override {
+    if (module_ != "sync-store" || dir_.empty()) return nullptr;
+    DatabaseOptions options;
+    options.name = "peer";
+    options.default_module = module_;
+    options.module_options[module_] = {{"path", Value::Text(dir_ + "/peer")}, {"sync", Value::Boolean(sync_)}};
+    std::unique_ptr<Database> db;
+    check(Database::Open(registry_, options, &db), "Database::Open (peer)");
+    return std::make_unique<QuereusEngine>(std::move(db), registry_, "", "", sync_);
+  }
+  bool sync_apply(const std::string& page) override {
+    if (module_ != "sync-store") return false;
+    std::string result;
+    check(db_->sync_apply(page, &result), "sync_apply");
+    return true;
+  }
 
   void exec(const std::string& sql) override { check(db_->exec(sql), sql); }
   std::unique_ptr<BenchStatement> prepare(const std::string& sql) override {
@@ -79,6 +98,9 @@ class QuereusEngine : public BenchEngine {
 
  private:
   std::unique_ptr<Database> db_;
+  std::shared_ptr<Registry> registry_;
+  std::string module_, dir_;
+  bool sync_;
 };
 
 // ---------------------------------------------------------------- SQLite
@@ -162,8 +184,8 @@ std::unique_ptr<BenchEngine> open_quereus(std::shared_ptr<Registry> registry, co
   if (!data_dir.empty())
     options.module_options[module] = {{"path", Value::Text(data_dir)}, {"sync", Value::Boolean(sync)}};
   std::unique_ptr<Database> db;
-  check(Database::Open(std::move(registry), options, &db), "Database::Open");
-  return std::make_unique<QuereusEngine>(std::move(db));
+  check(Database::Open(registry, options, &db), "Database::Open");
+  return std::make_unique<QuereusEngine>(std::move(db), std::move(registry), module, data_dir, sync);
 }
 
 std::unique_ptr<BenchEngine> open_sqlite(const std::string& file, bool sync) {

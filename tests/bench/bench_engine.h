@@ -58,6 +58,11 @@ class BenchEngine {
   // True for SQLite: a workload whose SQL must differ (a view SQLite writes through only
   // with INSTEAD OF triggers) asks.
   virtual bool is_sqlite() const { return false; }
+  // Replication (sync-store): a second database of the same kind beside this one (its own
+  // directory), and the engine-routed apply of a page of a peer's changes. An engine that
+  // does not replicate returns null / false.
+  virtual std::unique_ptr<BenchEngine> peer() { return nullptr; }
+  virtual bool sync_apply(const std::string& /*page*/) { return false; }
 
  protected:
   BenchEngine() = default;

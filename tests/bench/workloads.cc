@@ -1201,6 +1201,43 @@ WorkloadResult lens_apply_50(BenchEngine& engine, const Sizes&, const TimedStart
   return {ms, Checksum().add("rows", single_row(*check, 1)).str()};
 }
 
+// `writes` remote changes applied (sync-store: a peer's page — half the rows, two facts
+// each — through Database::sync_apply, in one call; elsewhere the same rows written by
+// hand in one transaction, which is what the apply must approach).
+WorkloadResult sync_apply_page(BenchEngine& engine, const Sizes& sizes, const TimedStart& started) {
+  const int64_t rows = std::max<int64_t>(1, sizes.writes / 2);
+  const std::string ddl = "create table r (id integer primary key, v text)";
+  std::unique_ptr<BenchEngine> peer = engine.peer();
+  std::string page;
+  if (peer) {
+    peer->exec(ddl);
+    peer->exec("insert into r select value, 'v' || value from generate_series(1, " + std::to_string(rows) + ")");
+    auto q = peer->prepare("select cast(sync_changes('peer', 0, null, " + std::to_string(rows * 2 + 100) + ") as text)");
+    if (!q->step()) throw BenchError("sync_changes returned no row");
+    page = std::string(q->text_at(0));
+  } else {
+    engine.exec(ddl);
+  }
+  Timer timer(started);
+  if (peer) {
+    engine.sync_apply(page);
+  } else {
+    engine.exec("begin");
+    auto ins = engine.prepare("insert into r values (?, ?)");
+    for (int64_t i = 1; i <= rows; ++i) {
+      ins->bind_int(1, i);
+      ins->bind_text(2, "v" + std::to_string(i));
+      while (ins->step()) {
+      }
+      ins->reset();
+    }
+    engine.exec("commit");
+  }
+  const double ms = timer.ms();
+  auto check = engine.prepare("select count(*), sum(id), sum(length(v)) from r");
+  return {ms, Checksum().add("count/sum/len", single_row(*check, 3)).str()};
+}
+
 WorkloadResult mv_insert_join(BenchEngine& engine, const Sizes& sizes, const TimedStart& started) {
   return insert_with_join(engine, sizes, started, true);
 }
@@ -1361,6 +1398,8 @@ const std::vector<Workload>& workloads() {
        "the same triple upserts where the anchor row exists (the logical update's meaning)",
        [](BenchEngine& e, const Sizes& s, const TimedStart& t) { return eav_update(e, s, t, UpdateBy::kHandChecked); }},
       {"lens_apply_50", "apply schema of a 50-table logical schema (SQLite: 50 create view)", lens_apply_50},
+      {"sync_apply", "apply a peer's page of `writes` changes (sync-store; elsewhere: the rows in one transaction)",
+       sync_apply_page},
       {"insert_unique_fk",
        "`writes` inserts in one transaction into c (id, code text unique, pid references p(id)); p has dim_rows rows",
        insert_unique_fk},
