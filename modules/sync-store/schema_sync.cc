@@ -102,6 +102,18 @@ size_t after_name(const std::string& t) {
   return t.size();
 }
 
+// The name a column part's text gives its column (unquoted).
+std::string column_name(const std::string& t) {
+  const size_t end = after_name(t);
+  if (t.empty() || t[0] != '"') return t.substr(0, end);
+  std::string out;
+  for (size_t i = 1; i + 1 < end; ++i) {
+    out += t[i];
+    if (t[i] == '"') ++i;
+  }
+  return out;
+}
+
 // Does a column's new definition narrow what it accepts (NOT NULL added, another type)?
 bool tightens_column(const std::string& before, const std::string& after) {
   auto not_null = [](const std::string& t) { return t.find(" not null", after_name(t)) != std::string::npos; };
@@ -181,12 +193,13 @@ Replica::PartVersion Replica::PartVersion::decode(std::string_view bytes) {
 }
 
 bool Replica::PartVersion::beats(const PartVersion& o) const {
-  if (hlc == o.hlc) return false;
-  if (drop != o.drop) {
-    if (drop) return !(o.seen && *o.seen >= hlc);  // o was written after seeing this drop
-    return seen && *seen >= o.hlc;                   // re-made after seeing o's drop
-  }
-  return hlc > o.hlc;
+  // A total order, so every peer picks the same winner whatever the order of arrival: first
+  // the drop a version stands after (a drop its own HLC, any other version the drop its
+  // writer had seen), a version beating the drop it saw; then the higher HLC. So a drop
+  // beats every concurrent version that had not seen it, a re-add after it beats it, and a
+  // later drop beats that re-add.
+  auto rank = [](const PartVersion& v) { return std::make_tuple(v.drop ? v.hlc : v.seen.value_or(Hlc{}), !v.drop, v.hlc); };
+  return hlc != o.hlc && rank(*this) > rank(o);
 }
 
 std::optional<Replica::TableRecord> Replica::table_record(uint64_t id) {
@@ -534,16 +547,23 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
     work.push_back(std::move(g));
   }
   std::set<std::pair<std::string, std::string>> created_names;
-  std::set<uint64_t> dropping;  // tables this page drops: their names are free for its creates
+  // Tables this page drops or renames: their current names are free for its creates, and a
+  // name a rename takes frees it from a table the page drops (run first).
+  std::set<uint64_t> moving;
   for (Group& g : work) {
     g.rec = by_inc(g.inc);
-    if (g.rec && g.table_fact && g.table_fact->drop) dropping.insert(g.rec->id);
+    if (!g.rec) continue;
+    if (g.table_fact && g.table_fact->drop) moving.insert(g.rec->id);
+    else if (lower(g.name) != lower(g.rec->name)) {
+      moving.insert(g.rec->id);
+      created_names.emplace(lower(g.rec->schema), lower(g.name));
+    }
   }
   for (Group& g : work) {
     if (g.rec) continue;
     if (g.table_fact && g.table_fact->drop) continue;  // a drop of a table never seen here
     g.rec = by_name(g.schema, g.name);
-    if (g.rec && dropping.count(g.rec->id)) g.rec = nullptr;
+    if (g.rec && moving.count(g.rec->id)) g.rec = nullptr;
     if (!g.rec && g.table_fact) {
       g.create = true;
       created_names.emplace(g.schema, lower(g.name));
@@ -601,7 +621,18 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
           auto it = incoming.find(c->object);
           if (it == incoming.end() || v.beats(it->second)) incoming[c->object] = v;
         }
-        if (!stored.empty() && defining(stored) != defining(incoming))
+        // Only what both creates said is compared: a part added since on either side merges.
+        auto created = [](std::map<std::string, PartVersion> parts, const Hlc& create) {
+          std::erase_if(parts, [&](const auto& e) { return !e.second.born.same_transaction(create); });
+          return parts;
+        };
+        const Hlc local_create = stored.count("table") ? stored.at("table").hlc : Hlc{};
+        std::map<std::string, std::string> here = defining(created(stored, local_create)),
+                                           there = defining(created(incoming, g.table_fact->hlc));
+        bool differ = false;
+        for (const auto& [p, text] : here)
+          if (auto it = there.find(p); it != there.end() && it->second != text) differ = true;
+        if (!stored.empty() && differ)
           throw sdk::Error(QRS_CONSTRAINT,
                            "sync-store: table " + g.schema + "." + g.rec->name + " exists here and was created by site " +
                                g.table_fact->hlc.site.text() + " with another definition; here: " +
@@ -633,16 +664,23 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
     for (const auto& [p, v] : stored)
       if (!v.drop) live_before[p] = live_after[p] = v;
     std::vector<std::pair<std::string, std::string>> renames;
+    std::vector<std::string> recreated;  // columns dropped and made again since ours was made
     std::string rename_to;
     std::set<std::string> renamed_away;
-    for (const auto& [p, v] : winners)
-      if (p.starts_with("col:") && !v.drop && !v.from.empty()) {
-        const std::string old = "col:" + lower(v.from);
-        if (live_before.count(old) && !live_before.count(p)) {
-          renames.emplace_back(v.from, p.substr(4));
-          renamed_away.insert(old);
-        }
+    for (const auto& [p, v] : winners) {
+      if (!p.starts_with("col:") || v.drop) continue;
+      if (!live_before.count(p)) {
+        // A column is known by its birth: one born with ours under another name is ours renamed.
+        for (const auto& [q, lv] : live_before)
+          if (q.starts_with("col:") && lv.born == v.born && q != p) {
+            renames.emplace_back(column_name(lv.text), column_name(v.text));
+            renamed_away.insert(q);
+            break;
+          }
+      } else if (const PartVersion& lv = live_before.at(p); lv.born != v.born && v.seen && *v.seen >= lv.born) {
+        recreated.push_back(column_name(lv.text));  // its values are not the new column's
       }
+    }
     bool any_before = false, any_after = false;
     for (const auto& [p, v] : winners) {
       auto old = stored.find(p);
@@ -665,6 +703,7 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
       if (!late) apply(live_before);
     }
     for (const std::string& old : renamed_away) live_before.erase(old);
+    if (!recreated.empty()) any_before = true;
     const std::string final_name = rename_to.empty() ? local_name : rename_to;
     for (SchemaWrite& w : plan.before.writes)
       if (w.table.empty()) w.table = final_name;
@@ -702,6 +741,7 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
       nlohmann::json rc = nlohmann::json::array();
       for (auto& [a, b] : renames) rc.push_back(nlohmann::json::array({a, b}));
       step["renameColumns"] = rc;
+      step["dropColumns"] = recreated;
       before.push_back(step);
     }
     if (any_after && columns(live_after)) {

@@ -1850,3 +1850,149 @@ TEST_F(sync, a_crash_while_applying_schema_changes_leaves_each_phase_whole) {
   }
   EXPECT_GE(rounds_mid, 1);  // some kill landed between the first and the last schema change
 }
+
+// ---- found by review (schema replication) ----
+
+// R1: beats() is not transitive (drop D1 < re-add R (seen D1) < concurrent alter X (higher HLC,
+// never saw D1)): arrival order decides, and the own-site echo skip freezes the split.
+TEST_F(sync, schema_parts_merge_on_a_total_order_so_peers_converge_in_any_order) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  Peer& c = open("c");
+  exec(a, "create table t (id integer primary key, c integer null)");
+  exec(a, "insert into t values (1, 1)");
+  pull(b, a);
+  pull(c, a);
+  exec(a, "alter table t drop column c");  // D1
+  pull(b, a);                              // b holds D1
+  ::usleep(5000);
+  exec(a, "alter table t add column c integer null");  // R, seen D1
+  ::usleep(5000);
+  exec(c, "alter table t alter column c set default 5");  // X: higher HLC, never saw D1
+  pull(a, c);                                              // a: X beats R
+  pull(c, b);                                              // c: D1 beats X
+  for (int round = 0; round < 3; ++round) {
+    exchange(a, b);
+    exchange(b, c);
+    exchange(a, c);
+  }
+  auto shape = [&](Peer& p) { return query(p, "select name from table_info('t') order by name"); };
+  EXPECT_EQ(shape(a), shape(b));
+  EXPECT_EQ(shape(b), shape(c));
+}
+
+
+// R2: a column rename followed by another change of the renamed column: the rename's `from`
+// is gone from the part's newest version, so the receiver adds a new column and drops the
+// old one (its values).
+TEST_F(sync, a_renamed_column_altered_afterwards_keeps_its_values) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 1)");
+  pull(b, a);
+  exec(a, "alter table t rename column a to a2");
+  exec(a, "alter table t alter column a2 set default 'z'");
+  pull(b, a);
+  EXPECT_EQ(query(b, "select id, a2, b from t"), query(a, "select id, a2, b from t"));
+}
+
+
+// R4: drop u; rename t to u — one page: the rename runs before the drop (drops go "after"
+// unless a create wants the name) and fails every time.
+TEST_F(sync, a_rename_into_the_name_of_a_table_the_page_drops) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "create table u (k integer primary key)");
+  pull(b, a);
+  exec(a, "drop table u");
+  exec(a, "alter table t rename to u");
+  exec(a, "insert into u values (5, 'y', 5)");
+  std::string result;
+  Status st = b.db->sync_apply(changes(a, 0, b.site).dump(), &result);
+  EXPECT_TRUE(st.ok()) << st.to_string();
+}
+
+
+// R7: part texts are executed as SQL: a peer's "tail" (or idx:, col:) runs arbitrary statements.
+TEST_F(sync, a_peers_definition_text_runs_only_as_one_statement_of_its_kind) {
+  Peer& a = open("a");
+  Peer& b = open("b", {kLocalSchema});
+  Peer& c = open("c");
+  exec(c, "create table victim (k integer primary key)");
+  exec(c, "insert into victim values (1)");
+  exec(a, kT);
+  json page = changes(a, 0);
+  for (json& set : page["changeSets"])
+    for (json& ch : set["changes"])
+      if (ch["type"] == "schema" && ch["object"] == "tail") ch["text"] = "; delete from victim";
+  (void)b;
+  std::string result;
+  Status st = c.db->sync_apply(page.dump(), &result);
+  EXPECT_FALSE(st.ok());  // refused whole: nothing of the page ran
+  EXPECT_NE(st.message().find("refused"), std::string::npos) << st.to_string();
+  EXPECT_EQ(query(c, "select count(*) from victim"), V{"1"}) << "the peer's text ran here";
+  EXPECT_EQ(query(c, "select count(*) from schema() where type = 'table' and name = 't'"), V{"0"});
+  // A part that closes the column list and comments out the module clause is refused too.
+  page = changes(a, 0);
+  for (json& set : page["changeSets"])
+    for (json& ch : set["changes"])
+      if (ch["type"] == "schema" && ch["object"] == "col:b") ch["text"] = "b integer null) using memory --";
+  EXPECT_FALSE(c.db->sync_apply(page.dump(), &result).ok());
+  EXPECT_EQ(query(c, "select count(*) from schema() where type = 'table' and name = 't'"), V{"0"});
+}
+
+
+// R9: identical creates, then one side adds a column before they meet (spec §6.4 "a stale
+// create against a locally altered table"): refused in both directions, forever.
+TEST_F(sync, an_identical_create_then_a_local_alter_merges) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(b, kT);
+  exec(b, "alter table t add column c integer null");
+  std::string result;
+  Status st = b.db->sync_apply(changes(a, 0, b.site).dump(), &result);
+  EXPECT_TRUE(st.ok()) << st.to_string();
+  st = a.db->sync_apply(changes(b, 0, a.site).dump(), &result);
+  EXPECT_TRUE(st.ok()) << st.to_string();
+}
+
+
+// R11: drop column c; add column c — the receiver gets only the re-add (the drop is
+// superseded in the log), finds c there with the same text and keeps its old values, while
+// the origin's c is NULL.
+TEST_F(sync, a_dropped_and_re_added_column_starts_empty_on_every_peer) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, "create table t (id integer primary key, c integer null)");
+  exec(a, "insert into t values (1, 5)");
+  pull(b, a);
+  exec(a, "alter table t drop column c");
+  exec(a, "alter table t add column c integer null");
+  pull(b, a);
+  exchange(a, b);
+  EXPECT_EQ(query(b, "select id, c from t"), query(a, "select id, c from t"));
+}
+
+
+// R13: rename a table away and create a new one under its name (the archive pattern): the
+// receiver takes the create for its own, still-named table (by_name before the rename runs).
+TEST_F(sync, a_table_renamed_away_and_a_new_one_created_under_its_name) {
+  for (bool same : {true, false}) {
+    const std::string s = same ? "1" : "2";
+    Peer& a = open("a" + s);
+    Peer& b = open("b" + s);
+    exec(a, kT);
+    exec(a, "insert into t values (1, 'x', 1)");
+    pull(b, a);
+    exec(a, "alter table t rename to t_old");
+    exec(a, same ? std::string(kT) : std::string("create table t (id integer primary key, z text null)"));
+    exec(a, "insert into t (id) values (2)");
+    std::string result;
+    Status st = b.db->sync_apply(changes(a, 0, b.site).dump(), &result);
+    EXPECT_TRUE(st.ok()) << s << ": " << st.to_string();
+    EXPECT_EQ(query(b, "select name from schema() where type = 'table' order by name"), (V{"t", "t_old"})) << s;
+  }
+}

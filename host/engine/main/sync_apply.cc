@@ -129,9 +129,46 @@ void DatabaseImpl::run_schema_step(const nlohmann::json& step, const std::string
   }
   // The table lives in the replicating module here, under this database's name for it.
   const std::string ddl = step.at("ddl").get<std::string>() + " using " + sql_name(module_name) + step.value("tail", "");
+  // A peer's text runs here only as what it claims to be: one CREATE TABLE of this table in
+  // this module (no maintained body), one CREATE INDEX on it. Anything else — a second
+  // statement smuggled into a part, another table, a comment hiding the module clause — is
+  // refused before anything runs.
+  const std::string final_table = step.contains("renameTo") ? step["renameTo"].get<std::string>() : table;
+  auto refuse = [&](const std::string& what) {
+    throw Error(StatusCode::kFormat, "sync apply: the peer's definition of " + qualified() + " is refused: " + what +
+                                         "; nothing of the schema change ran");
+  };
+  auto create_stmt = [&]() {
+    std::vector<ast::StatementPtr> stmts;
+    try {
+      stmts = Parser::parse(ddl);
+    } catch (const std::exception& e) {
+      refuse(std::string("it does not parse (") + e.what() + ")");
+    }
+    if (stmts.size() != 1 || stmts[0]->kind != ast::StmtKind::kCreateTable) refuse("it is not one CREATE TABLE");
+    auto& c = static_cast<ast::CreateTableStmt&>(*stmts[0]);
+    if ((!c.table.schema.empty() && !iequals(c.table.schema, schema)) || !iequals(c.table.name, final_table))
+      refuse("it names another table");
+    if (!iequals(c.module_name, module_name) || !c.module_args.empty() || c.maintained) refuse("it names another module or a body");
+    return stmts;
+  };
+  auto check_index = [&](const std::string& text, const std::string& on) {
+    std::vector<ast::StatementPtr> stmts;
+    try {
+      stmts = Parser::parse(text);
+    } catch (const std::exception& e) {
+      refuse(std::string("an index does not parse (") + e.what() + ")");
+    }
+    if (stmts.size() != 1 || stmts[0]->kind != ast::StmtKind::kCreateIndex) refuse("an index is not one CREATE INDEX");
+    auto& c = static_cast<ast::CreateIndexStmt&>(*stmts[0]);
+    if (!iequals(c.table.name, on) || (!c.index.schema.empty() && !iequals(c.index.schema, schema)))
+      refuse("an index is on another table");
+  };
+  auto stmts = create_stmt();  // validated before anything runs
+  for (auto& [name, text] : step.at("indexes").items()) check_index(text.get<std::string>(), final_table);
   if (op == "create") {
     run(ddl);
-    for (auto& [name, ddl] : step.at("indexes").items()) run(ddl.get<std::string>());
+    for (auto& [name, text] : step.at("indexes").items()) run(text.get<std::string>());
     return;
   }
   if (step.contains("renameTo")) {
@@ -142,12 +179,14 @@ void DatabaseImpl::run_schema_step(const nlohmann::json& step, const std::string
     for (const auto& r : step["renameColumns"])
       run("alter table " + qualified() + " rename column " + sql_name(r.at(0).get<std::string>()) + " to " +
           sql_name(r.at(1).get<std::string>()));
+  // A column dropped and made again at the peer since ours was made: ours goes (its values
+  // are not the new column's), the differ below adds the new one.
+  if (step.contains("dropColumns"))
+    for (const auto& c : step["dropColumns"]) run("alter table " + qualified() + " drop column " + sql_name(c.get<std::string>()));
   std::shared_ptr<TableEntry> live = catalog_.find(schema, table);
   if (!live) throw Error(StatusCode::kNotFound, "sync apply: the peer's schema change names table " + qualified() + ", which is not here");
   // The declarative differ: only the ALTER steps still needed (idempotent by construction).
-  auto stmts = Parser::parse(ddl);
-  if (stmts.size() != 1 || stmts[0]->kind != ast::StmtKind::kCreateTable)
-    throw Error(StatusCode::kFormat, "sync apply: the peer's definition of " + qualified() + " is not one CREATE TABLE");
+
   TableMigration m = diff_table(*this, live->schema, static_cast<const ast::CreateTableStmt&>(*stmts[0]));
   for (const MigrationStep& a : m.actions) run("alter table " + qualified() + " " + a.text);
   live = catalog_.find(schema, table);
