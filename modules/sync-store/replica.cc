@@ -640,6 +640,7 @@ Replica::SnapshotPage Replica::snapshot(std::string_view after, uint64_t head, s
     }
     auto it = kv.iterate(KvRange{from, prefix_end(lo)}, false);
     std::optional<uint64_t> table;
+    std::optional<std::vector<TableRecord>> records;  // the dropped incarnations' lookups share it
     for (; it->valid(); it->next()) {
       if (space == kParts && table && get_u64(it->key().substr(1)) == *table) {
         page.next = std::string(it->key());
@@ -654,8 +655,6 @@ Replica::SnapshotPage Replica::snapshot(std::string_view after, uint64_t head, s
         table = get_u64(it->key().substr(1));
         snapshot_schema(*table, found);
       } else if (space == kDead) {
-        std::vector<Change> none;
-        std::optional<std::vector<TableRecord>> records;
         const std::optional<Hlc> inc = Hlc::from_bytes(it->key().substr(1));
         if (inc) {
           // A dropped incarnation's record: told as its drop.

@@ -423,24 +423,28 @@ void Replica::schema_end(bool landed) {
 
 // ---- outbound ----
 
+namespace {
+Change part_change(const Replica::TableRecord& rec, const std::string& part, Replica::PartVersion v) {
+  Change c;
+  c.kind = Change::Kind::kSchema;
+  c.schema = rec.schema;
+  c.table = rec.name;
+  c.inc = rec.incs.front();
+  c.object = part;
+  c.hlc = v.hlc;
+  c.text = std::move(v.text);
+  c.drop = v.drop;
+  c.born = v.born;
+  c.seen_delete = v.seen;
+  c.from = std::move(v.from);
+  return c;
+}
+}  // namespace
+
 void Replica::snapshot_schema(uint64_t id, std::vector<Change>& found) {
   std::optional<TableRecord> rec = table_record(id);
   if (!rec || rec->incs.empty()) return;
-  for (auto& [part, v] : parts_of(id)) {
-    Change c;
-    c.kind = Change::Kind::kSchema;
-    c.schema = rec->schema;
-    c.table = rec->name;
-    c.inc = rec->incs.front();
-    c.object = part;
-    c.hlc = v.hlc;
-    c.text = std::move(v.text);
-    c.drop = v.drop;
-    c.born = v.born;
-    c.seen_delete = v.seen;
-    c.from = std::move(v.from);
-    found.push_back(std::move(c));
-  }
+  for (auto& [part, v] : parts_of(id)) found.push_back(part_change(*rec, part, std::move(v)));
 }
 
 void Replica::schema_facts(std::string_view ref, uint64_t seq, std::vector<Change>& found,
@@ -454,17 +458,16 @@ void Replica::schema_facts(std::string_view ref, uint64_t seq, std::vector<Chang
     if (std::find(r.incs.begin(), r.incs.end(), inc) != r.incs.end()) rec = &r;
   if (rec) {
     std::optional<std::string> v = db_->kv().get(part_key(rec->id, part));
-    if (!v || PartVersion::decode(*v).seq != seq) return;  // superseded: a later entry tells it
+    if (!v) return;
+    PartVersion pv = PartVersion::decode(*v);
+    if (pv.seq != seq) return;  // superseded: a later entry tells it
     if (part == "table") {
       // A creation travels with the whole current definition, so a receiver never makes a
       // table from part of it (later entries repeat a part: the receiver skips duplicates).
       snapshot_schema(rec->id, found);
       return;
     }
-    std::vector<Change> one;
-    snapshot_schema(rec->id, one);
-    for (Change& c : one)
-      if (c.object == part) found.push_back(std::move(c));
+    found.push_back(part_change(*rec, part, std::move(pv)));
     return;
   }
   std::optional<std::string> dv = db_->kv().get(dead_key(inc));

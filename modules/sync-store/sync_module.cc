@@ -239,8 +239,8 @@ std::string SyncStoreDbModule::replication_request(std::string_view op, std::str
   }
   // The host resolves a page's schema, then its data: the page is parsed once.
   auto parsed = [&]() {
-    const size_t h = std::hash<std::string_view>{}(args);  // with the length: parsed_ keys on both
-    if (parsed_ && parsed_->first == (h ^ args.size())) {
+    std::lock_guard lock(parsed_mu_);
+    if (parsed_ && parsed_->first == args) {
       std::vector<ChangeSet> sets = std::move(parsed_->second);
       parsed_.reset();
       return sets;
@@ -257,7 +257,8 @@ std::string SyncStoreDbModule::replication_request(std::string_view op, std::str
   if (op == "resolve_schema") {
     std::vector<ChangeSet> sets = parsed();
     std::string out = replica_->resolve_schema(sets);
-    parsed_.emplace(std::hash<std::string_view>{}(args) ^ args.size(), std::move(sets));
+    std::lock_guard lock(parsed_mu_);
+    parsed_.emplace(std::string(args), std::move(sets));
     return out;
   }
   if (op == "schema_phase") {

@@ -45,8 +45,9 @@ class SyncStoreDbModule : public store::StoreDbModule {
  private:
   std::string replication_request(std::string_view op, std::string_view args);
   std::shared_ptr<Replica> replica_;
-  // The last page resolve_schema parsed (by the hash of its text), for the resolve after it.
-  std::optional<std::pair<size_t, std::vector<ChangeSet>>> parsed_;
+  // The last page resolve_schema parsed (with its text), for the resolve after it.
+  std::mutex parsed_mu_;
+  std::optional<std::pair<std::string, std::vector<ChangeSet>>> parsed_;
 };
 
 // The replica of an open sync-store database, by its database name or its path; QRS_NOTFOUND
