@@ -35,14 +35,27 @@ json value_to_json(const sdk::Value& v) {
   return nullptr;
 }
 
-sdk::Value value_from_json(const json& j, const std::string& path) {
+// A JSON path, spelled out only when an error names it (a page holds many facts).
+struct At {
+  const std::string& base;
+  std::string_view suffix;
+  long index = -1;
+  std::string str() const {
+    std::string s = base;
+    s += suffix;
+    if (index >= 0) s += "[" + std::to_string(index) + "]";
+    return s;
+  }
+};
+
+sdk::Value value_from_json(const json& j, const At& at) {
   switch (j.type()) {
     case json::value_t::null: return sdk::Value::null();
     case json::value_t::boolean: return sdk::Value::boolean(j.get<bool>());
     case json::value_t::number_integer: return sdk::Value::integer(j.get<int64_t>());
     case json::value_t::number_unsigned: {
       uint64_t u = j.get<uint64_t>();
-      if (u > static_cast<uint64_t>(INT64_MAX)) bad(path, "an integer beyond 64 bits");
+      if (u > static_cast<uint64_t>(INT64_MAX)) bad(at.str(), "an integer beyond 64 bits");
       return sdk::Value::integer(static_cast<int64_t>(u));
     }
     case json::value_t::number_float: return sdk::Value::real(j.get<double>());
@@ -50,7 +63,7 @@ sdk::Value value_from_json(const json& j, const std::string& path) {
     case json::value_t::object: {
       if (j.size() == 1 && j.contains("$blob") && j["$blob"].is_string()) {
         auto raw = base64_decode(j["$blob"].get<std::string>());
-        if (!raw) bad(path + ".$blob", "not base64");
+        if (!raw) bad(at.str() + ".$blob", "not base64");
         return sdk::Value::blob(std::move(*raw));
       }
       if (j.size() == 1 && j.contains("$json") && j["$json"].is_string()) return sdk::Value::json(j["$json"].get<std::string>());
@@ -59,18 +72,18 @@ sdk::Value value_from_json(const json& j, const std::string& path) {
         if (r == "NaN") return sdk::Value::real(std::numeric_limits<double>::quiet_NaN());
         if (r == "Infinity") return sdk::Value::real(std::numeric_limits<double>::infinity());
         if (r == "-Infinity") return sdk::Value::real(-std::numeric_limits<double>::infinity());
-        bad(path + ".$real", "'" + r + "' is none of NaN, Infinity, -Infinity");
+        bad(at.str() + ".$real", "'" + r + "' is none of NaN, Infinity, -Infinity");
       }
-      bad(path, "an object that is neither {\"$blob\": …} nor {\"$json\": …}");
+      bad(at.str(), "an object that is neither {\"$blob\": …} nor {\"$json\": …}");
     }
-    default: bad(path, "not a value");
+    default: bad(at.str(), "not a value");
   }
 }
 
-Hlc hlc_from(const json& j, const std::string& path) {
-  if (!j.is_string()) bad(path, "an HLC must be a base64 string");
+Hlc hlc_from(const json& j, const At& at) {
+  if (!j.is_string()) bad(at.str(), "an HLC must be a base64 string");
   auto h = Hlc::parse(j.get<std::string>());
-  if (!h) bad(path, "not the base64 of a 30-byte HLC");
+  if (!h) bad(at.str(), "not the base64 of a 30-byte HLC");
   return *h;
 }
 
@@ -96,9 +109,9 @@ Change change_from(const json& c, const std::string& cp) {
   else bad(cp + ".type", "'" + type + "' is none of 'column', 'delete', 'schema'");
   ch.schema = string_member(c, "schema", cp);
   ch.table = string_member(c, "table", cp);
-  ch.hlc = hlc_from(member(c, "hlc", cp), cp + ".hlc");
+  ch.hlc = hlc_from(member(c, "hlc", cp), At{cp, ".hlc"});
   if (ch.kind == Change::Kind::kSchema) {
-    ch.inc = hlc_from(member(c, "inc", cp), cp + ".inc");
+    ch.inc = hlc_from(member(c, "inc", cp), At{cp, ".inc"});
     ch.object = string_member(c, "object", cp);
     if (ch.object.empty() || ch.object.size() > 4096) bad(cp + ".object", "empty, or longer than 4096 bytes");
     if (auto it = c.find("text"); it != c.end()) {
@@ -109,8 +122,8 @@ Change change_from(const json& c, const std::string& cp) {
       if (!it->is_boolean()) bad(cp + ".drop", "not a boolean");
       ch.drop = it->get<bool>();
     }
-    if (auto it = c.find("born"); it != c.end()) ch.born = hlc_from(*it, cp + ".born");
-    if (auto it = c.find("seen"); it != c.end()) ch.seen_delete = hlc_from(*it, cp + ".seen");
+    if (auto it = c.find("born"); it != c.end()) ch.born = hlc_from(*it, At{cp, ".born"});
+    if (auto it = c.find("seen"); it != c.end()) ch.seen_delete = hlc_from(*it, At{cp, ".seen"});
     if (auto it = c.find("from"); it != c.end()) {
       if (!it->is_string()) bad(cp + ".from", "not a string");
       ch.from = it->get<std::string>();
@@ -119,11 +132,11 @@ Change change_from(const json& c, const std::string& cp) {
   }
   const json& pk = member(c, "pk", cp);
   if (!pk.is_array() || pk.empty()) bad(cp + ".pk", "not a non-empty array");
-  for (size_t p = 0; p < pk.size(); ++p) ch.pk.push_back(value_from_json(pk[p], cp + ".pk[" + std::to_string(p) + "]"));
+  for (size_t p = 0; p < pk.size(); ++p) ch.pk.push_back(value_from_json(pk[p], At{cp, ".pk", static_cast<long>(p)}));
   if (ch.kind == Change::Kind::kColumn) {
     ch.column = string_member(c, "column", cp);
-    ch.value = value_from_json(member(c, "value", cp), cp + ".value");
-    if (auto it = c.find("seenDelete"); it != c.end()) ch.seen_delete = hlc_from(*it, cp + ".seenDelete");
+    ch.value = value_from_json(member(c, "value", cp), At{cp, ".value"});
+    if (auto it = c.find("seenDelete"); it != c.end()) ch.seen_delete = hlc_from(*it, At{cp, ".seenDelete"});
   }
   return ch;
 }
@@ -194,6 +207,7 @@ std::vector<ChangeSet> sets_from_json(std::string_view text) {
   if (doc.is_object()) sets = &member(doc, "changeSets", "$");
   if (!sets->is_array()) bad("$.changeSets", "not an array");
   std::vector<ChangeSet> out;
+  out.reserve(sets->size());
   for (size_t i = 0; i < sets->size(); ++i) {
     const json& s = (*sets)[i];
     const std::string path = "$.changeSets[" + std::to_string(i) + "]";
@@ -203,9 +217,10 @@ std::vector<ChangeSet> sets_from_json(std::string_view text) {
     if (!site) bad(path + ".siteId", "not a 22-character base64url site id");
     cs.site = *site;
     cs.transaction_id = string_member(s, "transactionId", path);
-    cs.hlc = hlc_from(member(s, "hlc", path), path + ".hlc");
+    cs.hlc = hlc_from(member(s, "hlc", path), At{path, ".hlc"});
     const json& changes = member(s, "changes", path);
     if (!changes.is_array()) bad(path + ".changes", "not an array");
+    cs.changes.reserve(changes.size());
     for (size_t k = 0; k < changes.size(); ++k) {
       cs.changes.push_back(change_from(changes[k], path + ".changes[" + std::to_string(k) + "]"));
     }
