@@ -1806,29 +1806,39 @@ TEST_F(sync, a_crash_while_applying_schema_changes_leaves_each_phase_whole) {
   int rounds_mid = 0;
   for (int round = 0; round < 6; ++round) {
     const std::string name = "d" + std::to_string(round);
-    int ready[2];
+    int ready[2], go[2];
     ASSERT_EQ(::pipe(ready), 0);
+    ASSERT_EQ(::pipe(go), 0);
     const pid_t child = ::fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
       ::close(ready[0]);
+      ::close(go[1]);
       Peer& d = open(name, {{"sync", Value::Text("false")}});
-      for (;;)
-        for (const std::string& page : pages) {
-          std::string result;
-          if (!d.db->sync_apply(page, &result).ok()) _exit(5);
-          if (::write(ready[1], "p", 1) != 1) _exit(6);  // one byte per applied page
-        }
+      char g = 0;
+      for (const std::string& page : pages) {  // in lockstep with the parent: one page per "go"
+        if (::read(go[0], &g, 1) != 1) _exit(7);
+        std::string result;
+        if (!d.db->sync_apply(page, &result).ok()) _exit(5);
+        if (::write(ready[1], "p", 1) != 1) _exit(6);  // one byte per applied page
+      }
+      for (;;) ::pause();
     }
     ::close(ready[1]);
+    ::close(go[0]);
     // Killed while it applies a page in the middle of the stream (a different one each round),
     // at a moment within it that varies too.
     const size_t target = 1 + (static_cast<size_t>(round) * 5) % (pages.size() - 2);
     char byte = 0;
-    for (size_t n = 0; n < target; ++n) ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+    for (size_t n = 0; n < target; ++n) {
+      ASSERT_EQ(::write(go[1], "g", 1), 1);
+      ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+    }
+    ASSERT_EQ(::write(go[1], "g", 1), 1);  // the page it is killed in
     ::usleep(static_cast<useconds_t>(round * 400));
     ::kill(child, SIGKILL);
     ::close(ready[0]);
+    ::close(go[1]);
     int status = 0;
     ::waitpid(child, &status, 0);
     ASSERT_TRUE(WIFSIGNALED(status)) << "round " << round << ": the child stopped by itself (" << status << ")";
