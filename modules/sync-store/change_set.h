@@ -31,7 +31,8 @@ struct Change {
   // kColumn: the newest deletion of this row its writer had seen when it wrote (the write
   // re-creates the row after that deletion; see docs/sync-store.md §Tombstones).
   std::optional<Hlc> seen_delete;
-  // kSchema: the table's incarnation (the HLC of its creation), the part ("table", "name",
+  // The table's incarnation (the HLC of its creation; zero when not told — rows' facts carry
+  // it through their change set's `incarnations`). kSchema: also the part ("table", "name",
   // "col:<name>", "pk", "uniq:<name>", "check:<name>", "fk:<name>", "tail", "idx:<name>"),
   // its definition text, whether it is dropped, the HLC of its first version (orders
   // columns), and for a renamed column its old name. `seen_delete` is the drop of this

@@ -1,6 +1,8 @@
 // modules/sync-store/json_codec.cc — JSON change batches (nlohmann/json).
 #include "json_codec.h"
 
+#include <map>
+
 #include <cmath>
 #include <limits>
 
@@ -186,11 +188,20 @@ std::string batch_to_json(const ChangeBatch& batch) {
   json sets = json::array();
   for (const ChangeSet& s : batch.sets) {
     json changes = json::array();
-    for (const Change& c : s.changes) changes.push_back(change_object(c));
-    sets.push_back(json{{"siteId", s.site.text()},
-                        {"transactionId", s.transaction_id},
-                        {"hlc", s.hlc.text()},
-                        {"changes", std::move(changes)}});
+    // The incarnation of each table whose rows the set holds, once per set.
+    std::map<std::pair<std::string, std::string>, Hlc> incs;
+    for (const Change& c : s.changes) {
+      changes.push_back(change_object(c));
+      if (c.kind != Change::Kind::kSchema && c.inc != Hlc{}) incs.emplace(std::make_pair(c.schema, c.table), c.inc);
+    }
+    json set{{"siteId", s.site.text()}, {"transactionId", s.transaction_id}, {"hlc", s.hlc.text()},
+             {"changes", std::move(changes)}};
+    if (!incs.empty()) {
+      json list = json::array();
+      for (const auto& [t, h] : incs) list.push_back(json::array({t.first, t.second, h.text()}));
+      set["incarnations"] = std::move(list);
+    }
+    sets.push_back(std::move(set));
   }
   json out{{"changeSets", std::move(sets)}, {"cursor", batch.cursor}, {"hasMore", batch.has_more}};
   if (batch.snapshot_required) out["snapshotRequired"] = true;
@@ -223,6 +234,21 @@ std::vector<ChangeSet> sets_from_json(std::string_view text) {
     cs.changes.reserve(changes.size());
     for (size_t k = 0; k < changes.size(); ++k) {
       cs.changes.push_back(change_from(changes[k], path + ".changes[" + std::to_string(k) + "]"));
+    }
+    if (auto it = s.find("incarnations"); it != s.end()) {
+      // [[schema, table, incarnation], …]: the rows' tables, by identity.
+      if (!it->is_array()) bad(path + ".incarnations", "not an array");
+      std::map<std::pair<std::string, std::string>, Hlc> incs;
+      for (size_t k = 0; k < it->size(); ++k) {
+        const json& e = (*it)[k];
+        const std::string ep = path + ".incarnations[" + std::to_string(k) + "]";
+        if (!e.is_array() || e.size() != 3 || !e[0].is_string() || !e[1].is_string())
+          bad(ep, "not [schema, table, incarnation]");
+        incs[{e[0].get<std::string>(), e[1].get<std::string>()}] = hlc_from(e[2], At{ep, "[2]"});
+      }
+      for (Change& c : cs.changes)
+        if (c.kind != Change::Kind::kSchema)
+          if (auto f = incs.find({c.schema, c.table}); f != incs.end()) c.inc = f->second;
     }
     out.push_back(std::move(cs));
   }

@@ -297,7 +297,7 @@ void Replica::table_event(TableEvent kind, uint64_t id, std::string_view schema,
 std::optional<Replica::TableName> Replica::table_name(uint64_t id) {
   std::optional<TableRecord> r = table_record(id);
   if (!r) return std::nullopt;
-  return TableName{r->schema, r->name};
+  return TableName{r->schema, r->name, r->incs.empty() ? Hlc{} : r->incs.front()};
 }
 
 // ---- local capture ----
@@ -505,7 +505,7 @@ void Replica::record_facts(std::string_view ref, const RowVersions& m, std::opti
   if (!wanted) return;
   std::shared_ptr<store::TableState> st = db_->live_state(id);
   if (!st) return;
-  if (!n->second) n->second = TableName{st->schema.schema_name, st->schema.table_name};
+  if (!n->second) n->second = TableName{st->schema.schema_name, st->schema.table_name, Hlc{}};
   // The address, and each column's value, from the stored row (a deleted row: the address
   // its tombstone kept).
   std::vector<sdk::Value> pk;
@@ -544,6 +544,7 @@ void Replica::record_facts(std::string_view ref, const RowVersions& m, std::opti
   for (size_t i = first; i < found.size(); ++i) {
     found[i].schema = n->second->schema;
     found[i].table = n->second->table;
+    found[i].inc = n->second->inc;
     found[i].pk = pk;
   }
 }
@@ -746,6 +747,8 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
   std::set<std::pair<std::string, std::string>> checked_indexes;
   std::vector<std::tuple<const Change*, const ChangeSet*, const std::string*>> poisoned;  // with the error
   std::map<std::pair<std::string, std::string>, std::shared_ptr<store::TableState>> tables;
+  std::optional<std::map<Hlc, uint64_t>> incs;  // incarnation -> table id, read once
+  std::map<Hlc, bool> dropped_incs;
   for (const ChangeSet& set : sets) {
     for (const Change& c : set.changes) {
       if (c.kind == Change::Kind::kSchema) continue;  // the schema phases' (resolve_schema)
@@ -754,6 +757,22 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
         continue;
       }
       auto tk = std::make_pair(lower(c.schema.empty() ? "main" : c.schema), lower(c.table));
+      if (c.inc != Hlc{}) {
+        // The row's table by its incarnation, whatever it is called here (a concurrent
+        // rename), and never another incarnation of the name (a drop and re-create).
+        if (!incs) incs = incarnation_tables();
+        auto known = dropped_incs.find(c.inc);
+        if (known == dropped_incs.end()) known = dropped_incs.emplace(c.inc, incarnation_dropped(c.inc)).first;
+        if (known->second) {
+          ++result.skipped;  // its table was dropped here: the drop beats it
+          continue;
+        }
+        if (auto it = incs->find(c.inc); it != incs->end())
+          if (std::shared_ptr<store::TableState> st = db_->live_state(it->second)) {
+            tk = std::make_pair(lower(st->schema.schema_name), lower(st->schema.table_name));
+            tables.emplace(tk, st);
+          }
+      }
       auto t = tables.find(tk);
       if (t == tables.end()) {
         std::shared_ptr<store::TableState> state;

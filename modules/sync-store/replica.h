@@ -251,6 +251,7 @@ class Replica : public store::CommitObserver {
  private:
   struct TableName {
     std::string schema, table;
+    Hlc inc;  // the incarnation shipped with its rows' facts (zero: none)
   };
   std::optional<TableName> table_name(uint64_t id);
   // ---- schema replication state (schema_sync.cc) ----
@@ -286,6 +287,10 @@ class Replica : public store::CommitObserver {
   // Refuses (before anything is read or written) a page whose facts name another site than
   // their change set's, lie too far ahead of this clock, or are malformed.
   static void validate(const std::vector<ChangeSet>& sets, uint64_t now);
+  // Rows' facts carry their table's incarnation: the local table of each incarnation, and
+  // whether one was dropped here (its rows' facts are beaten by the drop).
+  std::map<Hlc, uint64_t> incarnation_tables();
+  bool incarnation_dropped(const Hlc& inc);
   void snapshot_schema(uint64_t id, std::vector<Change>& found);
   struct SchemaCapture {
     std::string schema, table;

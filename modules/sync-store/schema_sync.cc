@@ -253,6 +253,15 @@ std::map<std::string, Replica::PartVersion> Replica::parts_of(uint64_t id) {
   return out;
 }
 
+std::map<Hlc, uint64_t> Replica::incarnation_tables() {
+  std::map<Hlc, uint64_t> out;
+  for (const TableRecord& r : table_records())
+    for (const Hlc& h : r.incs) out[h] = r.id;
+  return out;
+}
+
+bool Replica::incarnation_dropped(const Hlc& inc) { return db_->kv().get(dead_key(inc)).has_value(); }
+
 // ---- local capture ----
 
 void Replica::capture_schema(std::string_view args) {
