@@ -468,6 +468,7 @@ void StoreDb::commit(Txn& t) {
 }
 
 void StoreDb::rollback(Txn& t) {
+  if (observer_) observer_->rolled_back();
   clear(t);
   t.doomed = false;
   flush_ready();  // the rest of the group may have been waiting for this one

@@ -116,6 +116,8 @@ class CommitObserver {
   virtual void before_commit(std::span<const RowWrite> rows, KvBatch& out) = 0;
   // The batch landed (`landed`) or failed; not called when before_commit threw.
   virtual void after_commit(bool landed) = 0;
+  // A transaction on one of the store's tables rolled back (nothing of it lands).
+  virtual void rolled_back() {}
   // A table was registered, dropped or renamed (`name` is the new name): what the observer
   // puts in `out` lands with the registry change (in the schema-change scope's batch when
   // one is open).

@@ -220,6 +220,11 @@ class Replica : public store::CommitObserver {
   // store::CommitObserver: local capture.
   void before_commit(std::span<const RowWrite> rows, store::KvBatch& out) override;
   void after_commit(bool landed) override;
+  // A rolled-back transaction's DDL base is not continued by the next commit.
+  void rolled_back() override {
+    std::lock_guard lock(writer_);
+    ddl_txn_base_.reset();
+  }
   void table_event(TableEvent kind, uint64_t id, std::string_view schema, std::string_view name,
                    store::KvBatch& out) override;
 

@@ -2069,3 +2069,22 @@ TEST_F(sync, rows_under_a_losing_concurrent_rename_follow_their_table) {
   EXPECT_EQ(query(b, "select name from schema() where type = 'table'"), V{"y"});
   EXPECT_EQ(content(b, "y"), content(a, "y"));
 }
+
+// The DDL of a rolled-back transaction (its schema change landed; its rows did not) does not
+// lend its HLC base to the next, unrelated transaction.
+TEST_F(sync, a_rolled_back_transactions_ddl_base_is_not_continued) {
+  Peer& a = open("a");
+  exec(a, kT);
+  exec(a, "begin; alter table t add column c integer null; insert into t (id) values (1); rollback");
+  ::usleep(5000);
+  exec(a, "insert into t (id) values (2)");
+  json page = changes(a, 0);
+  std::set<std::string> txids;
+  std::string alter_tx, insert_tx;
+  for (const json& set : page["changeSets"])
+    for (const json& ch : set["changes"]) {
+      if (ch["type"] == "schema" && ch["object"] == "col:c") alter_tx = set.value("transactionId", std::string());
+      if (ch["type"] == "column") insert_tx = set.value("transactionId", std::string());
+    }
+  EXPECT_NE(alter_tx, insert_tx) << page.dump();
+}
