@@ -691,6 +691,8 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
           }
       } else if (const PartVersion& lv = live_before.at(p); lv.born != v.born && v.seen && *v.seen >= lv.born) {
         recreated.push_back(column_name(lv.text));  // its values are not the new column's
+      } else if (column_name(lv.text) != column_name(v.text)) {
+        renames.emplace_back(column_name(lv.text), column_name(v.text));  // a rename of its casing only
       }
     }
     bool any_before = false, any_after = false;

@@ -2088,3 +2088,19 @@ TEST_F(sync, a_rolled_back_transactions_ddl_base_is_not_continued) {
     }
   EXPECT_NE(alter_tx, insert_tx) << page.dump();
 }
+
+// A rename that changes only a column's casing reaches peers as a rename.
+TEST_F(sync, a_column_renamed_in_its_casing_only_replicates) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  pull(b, a);
+  exec(a, "insert into t values (1, 'kept', 1)");
+  pull(b, a);
+  exec(a, "alter table t rename column a to A");
+  std::string result;
+  Status st = b.db->sync_apply(changes(a, 0, b.site).dump(), &result);
+  EXPECT_TRUE(st.ok()) << st.to_string();
+  EXPECT_EQ(query(b, "select name from table_info('t') order by cid"), query(a, "select name from table_info('t') order by cid"));
+  EXPECT_EQ(query(b, "select \"A\" from t"), V{"kept"});
+}
