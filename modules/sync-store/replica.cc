@@ -254,20 +254,12 @@ bool Replica::replicated(std::string_view table_name) {
 
 void Replica::table_event(TableEvent kind, uint64_t id, std::string_view schema, std::string_view name,
                           KvBatch& out) {
-  if (!replicated(name)) {  // an index companion: no schema of its own
-    if (kind == TableEvent::kDropped) out.del(table_key(id));
-    else {
-      std::string v(schema);
-      v.push_back('\0');
-      v += name;
-      out.put(table_key(id), v);
-    }
-    if (kind != TableEvent::kDropped) return;
-  }
-  if (!scope_) scope_.emplace();
+  const bool companion = !replicated(name);  // an index companion: no schema of its own
   if (kind == TableEvent::kDropped) {
-    if (replicated(name))
+    if (!companion) {
+      if (!scope_) scope_.emplace();
       if (std::optional<TableRecord> r = table_record(id)) scope_->drops.push_back(std::move(*r));
+    }
     out.del(table_key(id));
     versions_bound_.erase(id);
     // The incarnation's versions go with it (a re-created table is a new incarnation and
@@ -285,6 +277,11 @@ void Replica::table_event(TableEvent kind, uint64_t id, std::string_view schema,
     }
     return;
   }
+  if (companion) {
+    out.put(table_key(id), std::string(schema) + '\0' + std::string(name));
+    return;
+  }
+  if (!scope_) scope_.emplace();
   TableRecord r;
   if (std::optional<TableRecord> prior = table_record(id)) r = std::move(*prior);
   else scope_->created.insert(id);

@@ -162,6 +162,16 @@ std::string assemble(const std::string& schema, const std::string& name,
   return tail_out ? s + ")" : s;
 }
 
+// A DDL step for the host: `op` on `table` (its name here now), reaching the definition of
+// `parts` (named `name`): its CREATE TABLE without the module clause, its tail, its indexes.
+nlohmann::json definition_step(const char* op, const std::string& schema, const std::string& table,
+                               const std::string& name, const std::map<std::string, Replica::PartVersion>& parts) {
+  nlohmann::json idx = nlohmann::json::object();
+  std::string tail;
+  const std::string ddl = assemble(schema, name, parts, &idx, &tail);
+  return {{"op", op}, {"schema", schema}, {"table", table}, {"ddl", ddl}, {"tail", tail}, {"indexes", idx}};
+}
+
 }  // namespace
 
 // ---- records ----
@@ -724,19 +734,8 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
     for (SchemaWrite& w : plan.after.writes)
       if (w.table.empty()) w.table = final_name;
     if (g.create) {
-      nlohmann::json idx = nlohmann::json::object();
-      std::string tail;
-      const std::string ddl = assemble(schema, final_name, live_before, &idx, &tail);
-      nlohmann::json step{{"op", "create"}, {"schema", schema}, {"table", final_name}, {"ddl", ddl},
-                          {"tail", tail}, {"indexes", idx}};
-      creates.push_back(step);
-      if (any_after) {
-        nlohmann::json idx2 = nlohmann::json::object();
-        std::string tail2;
-        const std::string ddl2 = assemble(schema, final_name, live_after, &idx2, &tail2);
-        after.push_back({{"op", "alter"}, {"schema", schema}, {"table", final_name}, {"ddl", ddl2}, {"tail", tail2},
-                         {"indexes", idx2}});
-      }
+      creates.push_back(definition_step("create", schema, final_name, final_name, live_before));
+      if (any_after) after.push_back(definition_step("alter", schema, final_name, final_name, live_after));
       continue;
     }
     if (stored.empty()) continue;  // a table from before schema replication: nothing to compare with
@@ -746,11 +745,7 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
       return false;
     };
     if (any_before && columns(live_before)) {
-      nlohmann::json idx = nlohmann::json::object();
-      std::string tail;
-      const std::string ddl = assemble(schema, final_name, live_before, &idx, &tail);
-      nlohmann::json step{{"op", "alter"}, {"schema", schema}, {"table", local_name}, {"ddl", ddl},
-                          {"tail", tail}, {"indexes", idx}};
+      nlohmann::json step = definition_step("alter", schema, local_name, final_name, live_before);
       if (!rename_to.empty() && rename_to != local_name) step["renameTo"] = rename_to;
       nlohmann::json rc = nlohmann::json::array();
       for (auto& [a, b] : renames) rc.push_back(nlohmann::json::array({a, b}));
@@ -758,13 +753,7 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
       step["dropColumns"] = recreated;
       before.push_back(step);
     }
-    if (any_after && columns(live_after)) {
-      nlohmann::json idx = nlohmann::json::object();
-      std::string tail;
-      const std::string ddl = assemble(schema, final_name, live_after, &idx, &tail);
-      after.push_back({{"op", "alter"}, {"schema", schema}, {"table", final_name}, {"ddl", ddl}, {"tail", tail},
-                       {"indexes", idx}});
-    }
+    if (any_after && columns(live_after)) after.push_back(definition_step("alter", schema, final_name, final_name, live_after));
   }
   // Before the data: drops whose name a create takes, then alterations, then creates.
   nlohmann::json first = drops_before;

@@ -61,6 +61,22 @@ SiteId site_of(uint8_t b) {
 }
 
 constexpr const char* kT = "create table t (id integer primary key, a text null, b integer null)";
+// A page with only its schema facts (`schema`) or only its data facts (the tests of data
+// capture look at data alone).
+json facts_of(json page, bool schema) {
+  json sets = json::array();
+  for (json& set : page["changeSets"]) {
+    json kept = json::array();
+    for (json& c : set["changes"])
+      if ((c["type"] == "schema") == schema) kept.push_back(c);
+    if (kept.empty()) continue;
+    set["changes"] = kept;
+    sets.push_back(set);
+  }
+  page["changeSets"] = sets;
+  return page;
+}
+
 // A peer that manages its own schema: peers' DDL is not run here (unknown-table tests).
 const std::pair<std::string, Value> kLocalSchema{"replicate_schema", Value::Boolean(false)};
 
@@ -195,20 +211,6 @@ class sync : public ::testing::Test {
     pull(b, a);
     pull(a, b);
     pull(b, a);
-  }
-  // A page without its schema facts (the tests of data capture look at data alone).
-  static json data_only(json page) {
-    json sets = json::array();
-    for (json& set : page["changeSets"]) {
-      json kept = json::array();
-      for (json& c : set["changes"])
-        if (c["type"] != "schema") kept.push_back(c);
-      if (kept.empty()) continue;
-      set["changes"] = kept;
-      sets.push_back(set);
-    }
-    page["changeSets"] = sets;
-    return page;
   }
   // Every page of `from`'s changes from the start, as JSON texts.
   std::vector<std::string> pages_of(Peer& from, int64_t batch) {
@@ -382,7 +384,7 @@ TEST_F(sync, p05_a_multi_table_transaction_is_one_tick_and_one_change_set) {
   exec(a, kT);
   exec(a, "create table u (k text primary key, v integer)");
   exec(a, "begin; insert into t values (1, 'x', 1), (2, 'y', 2); insert into u values ('p', 1); commit");
-  json page = data_only(changes(a, 0));
+  json page = facts_of(changes(a, 0), false);
   ASSERT_EQ(page["changeSets"].size(), 1u);
   const json& set = page["changeSets"][0];
   std::vector<uint32_t> ops;
@@ -411,7 +413,7 @@ TEST_F(sync, p07_rollback_consumes_no_tick_and_an_echo_records_nothing) {
   EXPECT_EQ(status(a)["nextSeq"], before["nextSeq"]);
   // b takes a's change, then a gets it back from b: skipped, nothing recorded.
   pull(b, a);
-  json echo = data_only(changes(b, 0));  // no peer filter: a's own facts come back
+  json echo = facts_of(changes(b, 0), false);  // no peer filter: a's own facts come back
   json r = apply(a, echo);
   EXPECT_EQ(r["applied"], 0);
   EXPECT_EQ(status(a)["nextSeq"], before["nextSeq"]);
@@ -424,7 +426,7 @@ TEST_F(sync, p08_repeated_touches_in_one_transaction_leave_one_entry_per_row) {
   const int64_t schema_entries = status(a)["logEntries"].get<int64_t>();  // the table's definition
   exec(a, "begin; insert into t values (1, 'x', 1); update t set a = 'y'; update t set a = 'z', b = 5; "
           "insert into t values (2, 'gone', 0); delete from t where id = 2; commit");
-  json page = data_only(changes(a, 0));
+  json page = facts_of(changes(a, 0), false);
   ASSERT_EQ(page["changeSets"].size(), 1u);
   V facts;
   for (const json& c : page["changeSets"][0]["changes"])
@@ -820,7 +822,7 @@ TEST_F(sync, paging_keeps_transactions_whole_and_converges) {
   for (int i = 0; i < 20; ++i)
     exec(a, "begin; insert into t values (" + std::to_string(2 * i) + ", 'x', 1), (" + std::to_string(2 * i + 1) +
                 ", 'y', 2); commit");
-  json page = data_only(changes(a, 0, b.site, 5));
+  json page = facts_of(changes(a, 0, b.site, 5), false);
   EXPECT_TRUE(page["hasMore"].get<bool>());
   for (const json& s : page["changeSets"]) EXPECT_EQ(s["changes"].size(), 6u);  // whole transactions
   for (;;) {
@@ -1020,7 +1022,7 @@ TEST_F(sync, engine_routed_apply_keeps_indexes_views_and_events) {
   exec(c, kT);
   pull(c, b);
   EXPECT_EQ(content(c), content(b));
-  EXPECT_EQ(data_only(changes(b, 0))["changeSets"][0]["siteId"], a.site);
+  EXPECT_EQ(facts_of(changes(b, 0), false)["changeSets"][0]["siteId"], a.site);
   // Re-delivered: nothing applied, no event; a local write afterwards is captured as local.
   events.clear();
   st = b.db->sync_apply(changes(a, 0, b.site).dump(), &result);
@@ -1319,7 +1321,7 @@ TEST_F(sync, remote_updates_keep_children_generated_columns_and_special_reals) {
   EXPECT_EQ(query(b, "select r > 1e308 from parent"), V{"true"});  // infinity, not NULL
   EXPECT_EQ(query(b, "select x, twice from g"), V{"5|10"});
   // A key of another type than its column is refused, nothing applied.
-  json page = data_only(changes(a, 0));
+  json page = facts_of(changes(a, 0), false);
   page["changeSets"][0]["changes"][0]["pk"] = json::array({"1"});
   std::string result;
   Status st = b.db->sync_apply(page.dump(), &result);
@@ -1507,22 +1509,6 @@ TEST_F(sync, p10_a_crash_between_data_and_capture_loses_nothing) {
 
 // ---- schema replication (docs/sync-store.md "Schema replication") ----
 
-namespace {
-// The schema facts of a page alone.
-json schema_only(json page) {
-  json sets = json::array();
-  for (json& set : page["changeSets"]) {
-    json kept = json::array();
-    for (json& c : set["changes"])
-      if (c["type"] == "schema") kept.push_back(c);
-    if (kept.empty()) continue;
-    set["changes"] = kept;
-    sets.push_back(set);
-  }
-  page["changeSets"] = sets;
-  return page;
-}
-}  // namespace
 
 TEST_F(sync, p06_ddl_and_dml_in_one_transaction_are_one_change_set_ddl_first) {
   Peer& a = open("a");
@@ -1750,14 +1736,14 @@ TEST_F(sync, p45_an_inbound_create_drains_held_rows_and_a_dominated_one_does_not
   pull(relay, a);              // the relay holds the rows, not the schema
   pull(b, relay);              // b gets the rows alone: held
   EXPECT_EQ(status(b)["holds"], 3);
-  apply(b, schema_only(changes(a, 0)));  // the create arrives: the held rows land with it
+  apply(b, facts_of(changes(a, 0), true));  // the create arrives: the held rows land with it
   EXPECT_EQ(content(b), "1|x|1\n");
   EXPECT_EQ(status(b)["holds"], 0);
   // A create whose incarnation b has seen dropped (dominated) makes nothing and drains nothing.
   Peer& c = open("c");
   exec(c, "create table w (id integer primary key)");
   exec(c, "insert into w values (1)");
-  json create_w = schema_only(changes(c, 0));
+  json create_w = facts_of(changes(c, 0), true);
   pull(b, c);
   exec(b, "drop table w");
   Peer& relay2 = open("relay2", {{"unknown_tables", Value::Text("store-and-forward")}, kLocalSchema});

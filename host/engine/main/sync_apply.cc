@@ -138,14 +138,19 @@ void DatabaseImpl::run_schema_step(const nlohmann::json& step, const std::string
     throw Error(StatusCode::kFormat, "sync apply: the peer's definition of " + qualified() + " is refused: " + what +
                                          "; nothing of the schema change ran");
   };
-  auto create_stmt = [&]() {
+  // Exactly one statement of `kind`, or the page is refused.
+  auto one = [&](const std::string& text, ast::StmtKind kind, const char* what) {
     std::vector<ast::StatementPtr> stmts;
     try {
-      stmts = Parser::parse(ddl);
+      stmts = Parser::parse(text);
     } catch (const std::exception& e) {
-      refuse(std::string("it does not parse (") + e.what() + ")");
+      refuse(std::string(what) + " does not parse (" + e.what() + ")");
     }
-    if (stmts.size() != 1 || stmts[0]->kind != ast::StmtKind::kCreateTable) refuse("it is not one CREATE TABLE");
+    if (stmts.size() != 1 || stmts[0]->kind != kind) refuse(std::string(what) + " is not one statement of its kind");
+    return stmts;
+  };
+  auto create_stmt = [&]() {
+    auto stmts = one(ddl, ast::StmtKind::kCreateTable, "the table");
     auto& c = static_cast<ast::CreateTableStmt&>(*stmts[0]);
     if ((!c.table.schema.empty() && !iequals(c.table.schema, schema)) || !iequals(c.table.name, final_table))
       refuse("it names another table");
@@ -153,13 +158,7 @@ void DatabaseImpl::run_schema_step(const nlohmann::json& step, const std::string
     return stmts;
   };
   auto check_index = [&](const std::string& text, const std::string& on) {
-    std::vector<ast::StatementPtr> stmts;
-    try {
-      stmts = Parser::parse(text);
-    } catch (const std::exception& e) {
-      refuse(std::string("an index does not parse (") + e.what() + ")");
-    }
-    if (stmts.size() != 1 || stmts[0]->kind != ast::StmtKind::kCreateIndex) refuse("an index is not one CREATE INDEX");
+    auto stmts = one(text, ast::StmtKind::kCreateIndex, "an index");
     auto& c = static_cast<ast::CreateIndexStmt&>(*stmts[0]);
     if (!iequals(c.table.name, on) || (!c.index.schema.empty() && !iequals(c.index.schema, schema)))
       refuse("an index is on another table");
