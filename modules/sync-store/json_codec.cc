@@ -188,17 +188,29 @@ std::string batch_to_json(const ChangeBatch& batch) {
   json sets = json::array();
   for (const ChangeSet& s : batch.sets) {
     json changes = json::array();
-    // The incarnation of each table whose rows the set holds, once per set.
-    std::map<std::pair<std::string, std::string>, Hlc> incs;
+    // The incarnation of each table whose rows the set holds, once per set, with the birth
+    // of each column its facts name (a column is known by its birth across renames).
+    std::map<std::pair<std::string, std::string>, std::pair<Hlc, std::map<std::string, Hlc>>> incs;
     for (const Change& c : s.changes) {
       changes.push_back(change_object(c));
-      if (c.kind != Change::Kind::kSchema && c.inc != Hlc{}) incs.emplace(std::make_pair(c.schema, c.table), c.inc);
+      if (c.kind == Change::Kind::kSchema || c.inc == Hlc{}) continue;
+      auto& entry = incs[std::make_pair(c.schema, c.table)];
+      entry.first = c.inc;
+      if (c.kind == Change::Kind::kColumn && c.born) entry.second.emplace(c.column, *c.born);
     }
     json set{{"siteId", s.site.text()}, {"transactionId", s.transaction_id}, {"hlc", s.hlc.text()},
              {"changes", std::move(changes)}};
     if (!incs.empty()) {
       json list = json::array();
-      for (const auto& [t, h] : incs) list.push_back(json::array({t.first, t.second, h.text()}));
+      for (const auto& [t, e] : incs) {
+        json item = json::array({t.first, t.second, e.first.text()});
+        if (!e.second.empty()) {
+          json births = json::object();
+          for (const auto& [column, born] : e.second) births[column] = born.text();
+          item.push_back(std::move(births));
+        }
+        list.push_back(std::move(item));
+      }
       set["incarnations"] = std::move(list);
     }
     sets.push_back(std::move(set));
@@ -236,19 +248,30 @@ std::vector<ChangeSet> sets_from_json(std::string_view text) {
       cs.changes.push_back(change_from(changes[k], path + ".changes[" + std::to_string(k) + "]"));
     }
     if (auto it = s.find("incarnations"); it != s.end()) {
-      // [[schema, table, incarnation], …]: the rows' tables, by identity.
+      // [[schema, table, incarnation, {column: birth}?], …]: the rows' tables, by identity,
+      // and their columns by birth.
       if (!it->is_array()) bad(path + ".incarnations", "not an array");
-      std::map<std::pair<std::string, std::string>, Hlc> incs;
+      std::map<std::pair<std::string, std::string>, std::pair<Hlc, std::map<std::string, Hlc>>> incs;
       for (size_t k = 0; k < it->size(); ++k) {
         const json& e = (*it)[k];
         const std::string ep = path + ".incarnations[" + std::to_string(k) + "]";
-        if (!e.is_array() || e.size() != 3 || !e[0].is_string() || !e[1].is_string())
-          bad(ep, "not [schema, table, incarnation]");
-        incs[{e[0].get<std::string>(), e[1].get<std::string>()}] = hlc_from(e[2], At{ep, "[2]"});
+        if (!e.is_array() || (e.size() != 3 && e.size() != 4) || !e[0].is_string() || !e[1].is_string())
+          bad(ep, "not [schema, table, incarnation, births?]");
+        auto& entry = incs[{e[0].get<std::string>(), e[1].get<std::string>()}];
+        entry.first = hlc_from(e[2], At{ep, "[2]"});
+        if (e.size() == 4) {
+          if (!e[3].is_object()) bad(ep + "[3]", "not an object of column births");
+          for (const auto& [column, born] : e[3].items()) entry.second[column] = hlc_from(born, At{ep + "[3]", "." + column});
+        }
       }
-      for (Change& c : cs.changes)
-        if (c.kind != Change::Kind::kSchema)
-          if (auto f = incs.find({c.schema, c.table}); f != incs.end()) c.inc = f->second;
+      for (Change& c : cs.changes) {
+        if (c.kind == Change::Kind::kSchema) continue;
+        auto f = incs.find({c.schema, c.table});
+        if (f == incs.end()) continue;
+        c.inc = f->second.first;
+        if (c.kind == Change::Kind::kColumn)
+          if (auto b = f->second.second.find(c.column); b != f->second.second.end()) c.born = b->second;
+      }
     }
     out.push_back(std::move(cs));
   }

@@ -247,6 +247,33 @@ void Replica::rekeyed(const store::TableState& table, const std::vector<std::pai
   versions_bound_.erase(table.id);  // found again by a seek when next asked
 }
 
+// A column renamed here (by local DDL or a peer's): every row's versions of it take the
+// new name in the same batch as the DDL, so its values keep their history and reach peers.
+// A version still under the new name is a dropped column's, which the rename replaces.
+void Replica::rename_version_columns(uint64_t id, const std::vector<std::pair<std::string, std::string>>& renames,
+                                     KvBatch& out) {
+  std::string lo(1, kRows);
+  put_u64(lo, id);
+  auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
+  for (; it->valid(); it->next()) {
+    RowVersions m = RowVersions::decode(it->value());
+    const std::set<uint64_t> before = m.seqs();
+    bool changed = false;
+    for (const auto& [from, to] : renames) {
+      if (from == to) continue;
+      changed = std::erase_if(m.columns, [&](const ColumnVersion& c) { return c.name == to; }) > 0 || changed;
+      if (ColumnVersion* c = m.column(from)) {
+        c->name = to;
+        changed = true;
+      }
+    }
+    if (!changed) continue;
+    drop_unreferenced_log(before, m.seqs(), out);
+    out.put(it->key(), m.encode());
+  }
+  it->check();
+}
+
 bool Replica::replicated(std::string_view table_name) {
   // Index companions (`<table>$idx$<index>`) are derived on every peer by its engine.
   return table_name.find("$idx$") == std::string_view::npos;
@@ -294,7 +321,7 @@ void Replica::table_event(TableEvent kind, uint64_t id, std::string_view schema,
 std::optional<Replica::TableName> Replica::table_name(uint64_t id) {
   std::optional<TableRecord> r = table_record(id);
   if (!r) return std::nullopt;
-  return TableName{r->schema, r->name, r->incs.empty() ? Hlc{} : r->incs.front()};
+  return TableName{r->schema, r->name, r->incs.empty() ? Hlc{} : r->incs.front(), {}};
 }
 
 // ---- local capture ----
@@ -496,13 +523,18 @@ void Replica::record_facts(std::string_view ref, const RowVersions& m, std::opti
   store::KvStore& kv = db_->kv();
   const uint64_t id = get_u64(ref.substr(0, 8));
   auto n = names.find(id);
-  if (n == names.end()) n = names.emplace(id, table_name(id)).first;
+  if (n == names.end()) {
+    n = names.emplace(id, table_name(id)).first;
+    if (n->second)
+      for (const auto& [part, v] : parts_of(id))
+        if (part.starts_with("col:") && !v.drop) n->second->births.emplace(part.substr(4), v.born);
+  }
   bool wanted = !seq || (m.tombstone && m.tombstone_seq == *seq);
   for (const ColumnVersion& v : m.columns) wanted = wanted || v.seq == *seq;
   if (!wanted) return;
   std::shared_ptr<store::TableState> st = db_->live_state(id);
   if (!st) return;
-  if (!n->second) n->second = TableName{st->schema.schema_name, st->schema.table_name, Hlc{}};
+  if (!n->second) n->second = TableName{st->schema.schema_name, st->schema.table_name, Hlc{}, {}};
   // The address, and each column's value, from the stored row (a deleted row: the address
   // its tombstone kept).
   std::vector<sdk::Value> pk;
@@ -536,6 +568,7 @@ void Replica::record_facts(std::string_view ref, const RowVersions& m, std::opti
     c.value = sdk::Value::from_c(cells[i]);
     c.hlc = v.hlc;
     c.seen_delete = v.seen_delete;
+    if (auto b = n->second->births.find(v.name); b != n->second->births.end()) c.born = b->second;
     found.push_back(std::move(c));
   }
   for (size_t i = first; i < found.size(); ++i) {
@@ -868,6 +901,7 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
   }
   std::vector<std::pair<uint64_t, std::string>> vbounds;
   std::vector<qrs_value> cells;
+  std::map<uint64_t, std::map<Hlc, std::string>> column_births;  // per table: birth -> column
   for (auto& [row_key, w] : rows) {
     std::sort(w.incoming.begin(), w.incoming.end(), [](const Change* a, const Change* b) { return a->hlc < b->hlc; });
     const std::string vkey = versions_key(row_key);
@@ -897,7 +931,18 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
     const auto& schema_cols = w.table->schema.columns;
     for (const Change* c : w.incoming) {
       if (c->kind != Change::Kind::kColumn) continue;
-      const std::string name = lower(c->column);
+      std::string name = lower(c->column);
+      if (c->born) {
+        // A column is known by its birth: a fact written under a name it had before a rename
+        // (here or there) is a fact about it under its name here.
+        auto births = column_births.find(w.table->id);
+        if (births == column_births.end()) {
+          births = column_births.emplace(w.table->id, std::map<Hlc, std::string>{}).first;
+          for (const auto& [part, v] : parts_of(w.table->id))
+            if (part.starts_with("col:") && !v.drop) births->second.emplace(v.born, part.substr(4));
+        }
+        if (auto b = births->second.find(*c->born); b != births->second.end()) name = b->second;
+      }
       auto col = std::find_if(schema_cols.begin(), schema_cols.end(),
                               [&](const sdk::ColumnDef& d) { return lower(d.name) == name; });
       if (col == schema_cols.end()) {

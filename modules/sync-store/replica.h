@@ -257,6 +257,7 @@ class Replica : public store::CommitObserver {
   struct TableName {
     std::string schema, table;
     Hlc inc;  // the incarnation shipped with its rows' facts (zero: none)
+    std::map<std::string, Hlc> births;  // column (lowered) -> its birth, from the table's parts
   };
   std::optional<TableName> table_name(uint64_t id);
   // ---- schema replication state (schema_sync.cc) ----
@@ -339,9 +340,13 @@ class Replica : public store::CommitObserver {
     std::optional<HlcClock> clock;  // staged by schema_flush
     uint64_t next_seq = 0;
     bool in_transaction = false;     // the host's DDL runs inside its open transaction
+    // Column renames (lowered old -> new, in order) per table id: its rows' versions follow.
+    std::map<uint64_t, std::vector<std::pair<std::string, std::string>>> column_renames;
     std::optional<DdlBase> ddl_base;  // staged by schema_flush
   };
   std::optional<SchemaScope> scope_;
+  void rename_version_columns(uint64_t id, const std::vector<std::pair<std::string, std::string>>& renames,
+                              store::KvBatch& out);
   std::optional<DdlBase> ddl_txn_base_;
   std::optional<SchemaPlan> schema_plan_;
   void record_facts(std::string_view ref, const RowVersions& m, std::optional<uint64_t> seq,

@@ -277,10 +277,17 @@ bool Replica::incarnation_dropped(const Hlc& inc) { return db_->kv().get(dead_ke
 void Replica::capture_schema(std::string_view args) {
   std::lock_guard db_lock(db_->mu());
   std::lock_guard lock(writer_);
-  if (!options_.replicate_schema) return;
-  if (!scope_) scope_.emplace();
-  if (scope_->phase) return;  // an inbound phase's DDL: its versions are the peer's
   const nlohmann::json a = nlohmann::json::parse(args);
+  if (!scope_) scope_.emplace();
+  if (a.contains("renames") && !a["renames"].empty()) {
+    // Whoever's DDL it is, the rows' versions follow a column's rename.
+    if (std::optional<uint64_t> id = db_->table_id(a.at("schema").get<std::string>(), a.at("table").get<std::string>())) {
+      auto& list = scope_->column_renames[*id];
+      for (const auto& r : a["renames"]) list.emplace_back(lower(r.at(0).get<std::string>()), lower(r.at(1).get<std::string>()));
+    }
+  }
+  if (!options_.replicate_schema) return;
+  if (scope_->phase) return;  // an inbound phase's DDL: its versions are the peer's
   SchemaCapture c;
   scope_->in_transaction = scope_->in_transaction || a.value("inTransaction", false);
   c.schema = a.at("schema").get<std::string>();
@@ -420,6 +427,8 @@ void Replica::schema_flush() {
       }
     }
   }
+  for (const auto& [id, renames] : sc.column_renames) rename_version_columns(id, renames, b);
+  sc.column_renames.clear();  // a scope may flush more than once
   if (base && !sc.phase && sc.in_transaction) sc.ddl_base = DdlBase{*base, op, clock.state()};
   if (!b.empty()) {
     b.put(meta_key("clock"), clock.state());

@@ -2090,3 +2090,51 @@ TEST_F(sync, a_column_renamed_in_its_casing_only_replicates) {
   EXPECT_EQ(query(b, "select name from table_info('t') order by cid"), query(a, "select name from table_info('t') order by cid"));
   EXPECT_EQ(query(b, "select \"A\" from t"), V{"kept"});
 }
+
+
+// A column renamed here keeps its history: a peer that bootstraps afterwards (by delta from
+// the start or by snapshot) gets every row's value under the new name, and a peer that
+// relays rows it took before the rename tells them under the new name too.
+TEST_F(sync, a_renamed_columns_values_reach_peers_that_join_later) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 10), (2, 'y', 20)");
+  pull(b, a);
+  exec(a, "alter table t rename column a to a2");
+  exec(a, "insert into t values (3, 'z', 30)");
+  pull(b, a);
+  const std::string want = content(a);
+  EXPECT_EQ(content(b), want);
+  Peer& c = open("c");
+  pull(c, a);
+  EXPECT_EQ(content(c), want);
+  Peer& d = open("d");
+  take_snapshot(d, a, 2);
+  EXPECT_EQ(content(d), want);
+  Peer& e = open("e");
+  pull(e, b);  // b renamed the column by applying a's rename
+  EXPECT_EQ(content(e), want);
+  Peer& f = open("f");
+  take_snapshot(f, b, 2);
+  EXPECT_EQ(content(f), want);
+}
+
+
+// A column renamed on one peer while another updates it under its old name: the update is
+// a fact about the same column (known by its birth) and survives on both.
+TEST_F(sync, an_update_concurrent_with_a_column_rename_survives_both_ways) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 10), (2, 'y', 20)");
+  exchange(a, b);
+  exec(a, "alter table t rename column a to a2");
+  exec(a, "update t set a2 = 'by-a' where id = 2");
+  ::usleep(5000);
+  exec(b, "update t set a = 'by-b' where id = 1");
+  exchange(a, b);
+  EXPECT_EQ(content(a), "1|by-b|10\n2|by-a|20\n");
+  EXPECT_EQ(content(b), content(a));
+  EXPECT_EQ(query(b, "select name from table_info('t') order by cid"), query(a, "select name from table_info('t') order by cid"));
+}
