@@ -1494,6 +1494,15 @@ ReplicaStatus Replica::status() {
     if (Hold::decode(h->value()).rejected) ++s.rejected_holds;
   }
   h->check();
+  std::string schema_holds(1, kSchemaHolds);
+  auto sh = db_->kv().iterate(KvRange{schema_holds, prefix_end(schema_holds)}, false);
+  for (; sh->valid(); sh->next()) {
+    if (++s.held_schema_steps > 100) continue;
+    Hold h = Hold::decode(sh->value());
+    Change c = change_from_json(h.change);
+    s.schema_holds.push_back({c.schema + "." + c.table, c.object, h.error});
+  }
+  sh->check();
   s.quarantined = quarantined_;
   s.ignored = ignored_;
   s.forwarded = forwarded_;

@@ -106,6 +106,8 @@ struct ReplicaStatus {
   uint64_t applied_batches = 0;   // since open
   uint64_t holds = 0;             // changes held (unknown tables, rejected rows)
   uint64_t rejected_holds = 0;    // of which rejected: their row failed to write here
+  uint64_t held_schema_steps = 0; // peers' schema parts whose step failed here, retried on each apply
+  std::vector<std::array<std::string, 3>> schema_holds;  // table, part, error (the first 100)
   uint64_t quarantined = 0, ignored = 0, forwarded = 0, drained = 0;  // since open
   std::map<std::string, uint64_t> unknown_by_table;  // "schema.table" -> changes, since open
   // Per peer site id (text): the position of theirs applied here, of ours they acknowledged.
@@ -250,7 +252,13 @@ class Replica : public store::CommitObserver {
   // "after") marks the host's next schema-change scope as that phase's: its versions ride
   // that scope's batch and its DDL is not captured as local. schema_done returns the counts.
   std::string resolve_schema(const std::vector<ChangeSet>& sets);
-  void schema_phase(uint64_t token, std::string_view phase);
+  // `table` (schema, name): a phase run one table's step at a time (the "after" phase, whose
+  // steps may fail on rows here; such a step is held by schema_hold and retried later).
+  void schema_phase(uint64_t token, std::string_view phase,
+                    std::optional<std::pair<std::string, std::string>> table = std::nullopt);
+  // Returns whether any of the parts was not held already.
+  bool schema_hold(uint64_t token, const std::string& schema, const std::string& table, const std::string& error);
+  uint64_t held_schema_steps();
   std::string schema_done(uint64_t token);
 
  private:
@@ -337,6 +345,7 @@ class Replica : public store::CommitObserver {
     std::vector<TableRecord> drops;
     std::set<uint64_t> created;
     const SchemaPhasePlan* phase = nullptr;  // an inbound phase: its writes, no capture
+    std::optional<std::pair<std::string, std::string>> phase_table;  // lowered: only its writes
     std::optional<HlcClock> clock;  // staged by schema_flush
     uint64_t next_seq = 0;
     bool in_transaction = false;     // the host's DDL runs inside its open transaction

@@ -26,6 +26,16 @@ inline constexpr char kPeers = 0x23;
 inline constexpr char kTables = 0x24;
 inline constexpr char kHolds = 0x25;
 inline constexpr char kBasis = 0x26;  // basis lifecycle: <schema> 00 <table> -> JSON record
+// A peer's schema step that failed here (a tightening the rows here violate): <inc 30> <part>
+// -> Hold (rejected, with the error), retried on every later apply.
+inline constexpr char kSchemaHolds = 0x27;
+
+inline std::string schema_hold_key(const Hlc& inc, std::string_view part) {
+  std::string k(1, kSchemaHolds);
+  inc.append_to(k);
+  k += part;
+  return k;
+}
 
 inline std::string meta_key(std::string_view name) {
   std::string k(1, kMeta);

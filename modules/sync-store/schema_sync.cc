@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_codec.h"
 #include "replica.h"
 #include "replica_keys.h"
 
@@ -333,7 +334,12 @@ void Replica::schema_flush() {
     // An inbound phase: the winning versions of the peer's parts, with fresh positions here
     // (so they relay on), the incarnations a create or a merge brought, the drops.
     const SchemaPhasePlan& ph = *sc.phase;
-    for (const SchemaDead& d : ph.dead) put_dead(d.incs, d.hlc, d.schema, d.table);
+    // A phase run a table at a time writes only that table's versions.
+    auto ours = [&](const std::string& schema, const std::string& table) {
+      return !sc.phase_table || (lower(schema) == sc.phase_table->first && lower(table) == sc.phase_table->second);
+    };
+    for (const SchemaDead& d : ph.dead)
+      if (ours(d.schema, d.table)) put_dead(d.incs, d.hlc, d.schema, d.table);
     std::map<uint64_t, TableRecord> recs;
     auto record_of = [&](const std::string& schema, const std::string& table) -> TableRecord* {
       std::optional<uint64_t> id = db_->table_id(schema, table);
@@ -347,6 +353,7 @@ void Replica::schema_flush() {
       return &it->second;
     };
     for (const auto& [tk, incs] : ph.incs) {
+      if (!ours(tk.first, tk.second)) continue;
       TableRecord* r = record_of(tk.first, tk.second);
       if (!r)
         throw sdk::Error(QRS_CORRUPT, "sync-store: table " + tk.first + "." + tk.second +
@@ -358,6 +365,8 @@ void Replica::schema_flush() {
       put_table_record(*r, b);
     }
     for (const SchemaWrite& w : ph.writes) {
+      if (!ours(w.schema, w.table)) continue;
+      b.del(schema_hold_key(w.inc, w.part));  // a held step that ran at last
       TableRecord* r = record_of(w.schema, w.table);
       if (!r) continue;  // gone again within the phase
       std::optional<std::string> prior = kv.get(part_key(r->id, w.part));
@@ -522,6 +531,23 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
   validate(sets, now);
   SchemaPlan plan;
   std::map<Hlc, std::vector<const Change*>> groups;  // by incarnation
+  // Steps that failed here before (held) are resolved again with the page: still winning,
+  // they run again; beaten since, they go.
+  std::vector<Change> held;
+  std::vector<std::string> held_keys;
+  {
+    const std::string lo(1, kSchemaHolds);
+    auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
+    for (; it->valid(); it->next()) {
+      held.push_back(change_from_json(Hold::decode(it->value()).change));
+      held_keys.emplace_back(it->key());
+    }
+    it->check();
+  }
+  for (const Change& c : held) {
+    groups[c.inc].push_back(&c);
+    if (!plan.max_hlc || c.hlc > *plan.max_hlc) plan.max_hlc = c.hlc;
+  }
   for (const ChangeSet& set : sets)
     for (const Change& c : set.changes) {
       if (c.kind != Change::Kind::kSchema) continue;
@@ -768,17 +794,77 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
   nlohmann::json first = drops_before;
   for (auto& s : before) first.push_back(s);
   for (auto& s : creates) first.push_back(s);
+  // A held step beaten since (by what is here or by this page) is dropped; one still
+  // winning is in the plan again, and goes when its write lands.
+  KvBatch stale;
+  for (size_t i = 0; i < held.size(); ++i) {
+    bool pending = false;
+    for (const SchemaPhasePlan* ph : {&plan.before, &plan.after})
+      for (const SchemaWrite& w : ph->writes)
+        pending = pending || (w.inc == held[i].inc && w.part == held[i].object && w.v.hlc == held[i].hlc);
+    if (!pending) stale.del(held_keys[i]);
+  }
+  if (!stale.empty()) db_->kv().write(stale, true);
   nlohmann::json out{{"token", plan.token}, {"before", first}, {"after", after}};
   schema_plan_ = std::move(plan);
   return out.dump();
 }
 
-void Replica::schema_phase(uint64_t token, std::string_view phase) {
+void Replica::schema_phase(uint64_t token, std::string_view phase, std::optional<std::pair<std::string, std::string>> table) {
   std::lock_guard lock(writer_);
   if (!schema_plan_ || schema_plan_->token != token)
     throw sdk::Error(QRS_MISUSE, "sync-store: no inbound schema change " + std::to_string(token) + " is pending");
   if (!scope_) scope_.emplace();
   scope_->phase = phase == "after" ? &schema_plan_->after : &schema_plan_->before;
+  if (table) scope_->phase_table = std::make_pair(lower(table->first), lower(table->second));
+}
+
+// The step of `table` in the "after" phase failed here (its DDL rolled back): its parts are
+// held, with the error, and resolved again with every later page until they run or lose.
+bool Replica::schema_hold(uint64_t token, const std::string& schema, const std::string& table, const std::string& error) {
+  std::lock_guard db_lock(db_->mu());
+  std::lock_guard lock(writer_);
+  if (!schema_plan_ || schema_plan_->token != token)
+    throw sdk::Error(QRS_MISUSE, "sync-store: no inbound schema change " + std::to_string(token) + " is pending");
+  KvBatch b;
+  bool fresh = false;
+  const uint64_t now = options_.clock();
+  for (const SchemaWrite& w : schema_plan_->after.writes) {
+    if (lower(w.schema) != lower(schema) || lower(w.table) != lower(table)) continue;
+    Change c;
+    c.kind = Change::Kind::kSchema;
+    c.schema = w.schema;
+    c.table = w.table;
+    c.inc = w.inc;
+    c.object = w.part;
+    c.hlc = w.v.hlc;
+    c.text = w.v.text;
+    c.drop = w.v.drop;
+    c.born = w.v.born;
+    c.seen_delete = w.v.seen;
+    c.from = w.v.from;
+    Hold h;
+    h.site = w.v.hlc.site;
+    h.change = change_to_json(c);
+    h.received = now;
+    h.rejected = true;
+    h.error = error;
+    const std::string key = schema_hold_key(w.inc, w.part);
+    fresh = fresh || !db_->kv().get(key);
+    b.put(key, h.encode());
+  }
+  if (!b.empty()) db_->kv().write(b, true);
+  return fresh;
+}
+
+uint64_t Replica::held_schema_steps() {
+  std::lock_guard db_lock(db_->mu());
+  uint64_t n = 0;
+  const std::string lo(1, kSchemaHolds);
+  auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
+  for (; it->valid(); it->next()) ++n;
+  it->check();
+  return n;
 }
 
 std::string Replica::schema_done(uint64_t token) {

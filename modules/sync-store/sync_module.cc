@@ -129,6 +129,8 @@ std::string status_json(Replica& replica) {
                      {"appliedBatches", s.applied_batches},
                      {"holds", s.holds},
                      {"rejectedHolds", s.rejected_holds},
+                     {"heldSchemaSteps", s.held_schema_steps},
+                     {"schemaHolds", s.schema_holds},
                      {"unknownTables",
                       {{"quarantined", s.quarantined},
                        {"ignored", s.ignored},
@@ -262,9 +264,17 @@ std::string SyncStoreDbModule::replication_request(std::string_view op, std::str
     return out;
   }
   if (op == "schema_phase") {
-    replica_->schema_phase(token(), a.value("phase", std::string("before")));
+    std::optional<std::pair<std::string, std::string>> table;
+    if (a.contains("table")) table.emplace(a.value("schema", std::string("main")), a["table"].get<std::string>());
+    replica_->schema_phase(token(), a.value("phase", std::string("before")), std::move(table));
     return "{}";
   }
+  if (op == "schema_hold") {
+    const bool fresh = replica_->schema_hold(token(), a.at("schema").get<std::string>(),
+                                             a.at("table").get<std::string>(), a.value("error", std::string()));
+    return nlohmann::json{{"new", fresh}}.dump();
+  }
+  if (op == "schema_held") return nlohmann::json{{"held", replica_->held_schema_steps()}}.dump();
   if (op == "schema_done") return replica_->schema_done(token());
   if (op == "arm") {
     replica_->arm(token());

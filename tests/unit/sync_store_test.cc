@@ -2138,3 +2138,61 @@ TEST_F(sync, an_update_concurrent_with_a_column_rename_survives_both_ways) {
   EXPECT_EQ(content(b), content(a));
   EXPECT_EQ(query(b, "select name from table_info('t') order by cid"), query(a, "select name from table_info('t') order by cid"));
 }
+
+
+// A tightening step the receiver's own rows violate (set not null while a local row holds a
+// NULL): the step is held aside, reported in status, the rest of the stream goes on, and
+// the step runs by itself on a later apply once the rows allow it.
+TEST_F(sync, a_tightening_step_local_rows_violate_is_held_and_retried) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 10)");
+  exchange(a, b);
+  exec(b, "insert into t values (2, null, 20)");
+  exec(a, "alter table t alter column a set not null");
+  exec(a, "insert into t values (3, 'z', 30)");
+  exec(a, "create table u (k integer primary key)");
+  exec(a, "insert into u values (7)");
+  json r = pull(b, a);  // does not fail: the step waits
+  EXPECT_EQ(content(b), "1|x|10\n2|NULL|20\n3|z|30\n");
+  EXPECT_EQ(content(b, "u"), "7\n");
+  json s = status(b);
+  EXPECT_EQ(s["heldSchemaSteps"].get<int64_t>(), 1) << s.dump();
+  EXPECT_EQ(one(b, "select \"notnull\" from table_info('t') where name = 'a'"), "0");
+  // Another page, nothing new: still held, no error.
+  pull(b, a);
+  EXPECT_EQ(status(b)["heldSchemaSteps"].get<int64_t>(), 1);
+  // The local row is fixed: the next apply (even an empty page) runs the step.
+  exec(b, "update t set a = 'fixed' where id = 2");
+  pull(b, a);
+  EXPECT_EQ(status(b)["heldSchemaSteps"].get<int64_t>(), 0);
+  EXPECT_EQ(one(b, "select \"notnull\" from table_info('t') where name = 'a'"), "1");
+  exchange(a, b);
+  EXPECT_EQ(content(a), content(b));
+  EXPECT_EQ(query(a, "select name, type, \"notnull\" from table_info('t') order by cid"),
+            query(b, "select name, type, \"notnull\" from table_info('t') order by cid"));
+}
+
+
+// The same for a peer's unique index over values that repeat here: held with its error in
+// status, built once the duplicates are gone.
+TEST_F(sync, a_unique_index_duplicates_here_violate_is_held_and_retried) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exchange(a, b);
+  exec(b, "insert into t values (1, 'x', 5), (2, 'y', 5)");
+  exec(a, "create unique index t_b on t (b)");
+  pull(b, a);
+  json s = status(b);
+  ASSERT_EQ(s["heldSchemaSteps"].get<int64_t>(), 1) << s.dump();
+  EXPECT_EQ(s["schemaHolds"][0][1], "idx:t_b") << s.dump();
+  EXPECT_NE(s["schemaHolds"][0][2].get<std::string>().find("t_b"), std::string::npos) << s.dump();
+  EXPECT_TRUE(query(b, "select name from schema() where name = 't_b'").empty());
+  exec(b, "update t set b = 6 where id = 2");
+  pull(b, a);
+  EXPECT_EQ(status(b)["heldSchemaSteps"].get<int64_t>(), 0);
+  Status dup = run(b, "insert into t values (3, 'z', 6)");
+  EXPECT_FALSE(dup.ok()) << "the unique index is built here";
+}

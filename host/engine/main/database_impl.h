@@ -204,6 +204,8 @@ class DatabaseImpl : public Database, public DdlContext {
   // replicating module is told each table's definition, as parts, after local DDL; a peer
   // page's schema changes run as DDL in two schema-change scopes, before and after its data.
   bool replicates(VtabModule* module);
+  // Whether the module holds peers' schema steps that failed here (retried with every page).
+  bool held_schema_steps(const std::shared_ptr<VtabModule>& module);
   void capture_schema(const TableEntry& table);
   void run_schema_phase(const std::shared_ptr<VtabModule>& module, const std::string& module_name, uint64_t token,
                         const char* phase, const nlohmann::json& steps);

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
 #include "ddl/declarative/schema_differ.h"
 #include "common/strings.h"
@@ -199,6 +200,11 @@ void DatabaseImpl::run_schema_step(const nlohmann::json& step, const std::string
     if (!have.count(name) || have[name] != ddl.get<std::string>()) run(ddl.get<std::string>());
 }
 
+bool DatabaseImpl::held_schema_steps(const std::shared_ptr<VtabModule>& module) {
+  std::optional<std::string> r = module->replication("schema_held", "{}");
+  return r && nlohmann::json::parse(*r).value("held", uint64_t{0}) > 0;
+}
+
 void DatabaseImpl::run_schema_phase(const std::shared_ptr<VtabModule>& module, const std::string& module_name,
                                     uint64_t token, const char* phase, const nlohmann::json& steps) {
   const bool was_remote = set_remote_origin(true);
@@ -207,12 +213,42 @@ void DatabaseImpl::run_schema_phase(const std::shared_ptr<VtabModule>& module, c
     bool was;
     ~Restore() { db->set_remote_origin(was); }
   } restore{this, was_remote};
-  // One scope: the phase's DDL and the versions it records land together or not at all.
-  run_schema_change([&] {
-    nlohmann::json args{{"token", token}, {"phase", phase}};
-    (void)module->replication("schema_phase", args.dump());
-    for (const auto& step : steps) run_schema_step(step, module_name);
-  });
+  if (std::string_view(phase) != "after") {
+    // One scope: the phase's DDL and the versions it records land together or not at all.
+    run_schema_change([&] {
+      nlohmann::json args{{"token", token}, {"phase", phase}};
+      (void)module->replication("schema_phase", args.dump());
+      for (const auto& step : steps) run_schema_step(step, module_name);
+    });
+    return;
+  }
+  // After the data, one scope per table: a tightening step the rows here violate (set not
+  // null over a local NULL, a unique index over duplicates) rolls back alone and is held by
+  // the module, which resolves it again with every later page; the stream goes on.
+  for (const auto& step : steps) {
+    nlohmann::json args{{"token", token}, {"phase", phase}, {"schema", step.at("schema")}, {"table", step.at("table")}};
+    try {
+      run_schema_change([&] {
+        (void)module->replication("schema_phase", args.dump());
+        run_schema_step(step, module_name);
+      });
+    } catch (const Error& e) {
+      switch (e.code()) {
+        case StatusCode::kConstraint: case StatusCode::kMismatch: case StatusCode::kRange:
+        case StatusCode::kFormat: case StatusCode::kSchema: case StatusCode::kUnsupported:
+        case StatusCode::kNotFound: case StatusCode::kError: case StatusCode::kSyntax:
+          break;  // the step's own failure: held
+        default:
+          throw;  // the database's (I/O, corruption, interrupt): the page fails
+      }
+      nlohmann::json hold{{"token", token}, {"schema", step.at("schema")}, {"table", step.at("table")}, {"error", e.what()}};
+      std::optional<std::string> r = module->replication("schema_hold", hold.dump());
+      const bool fresh = r && nlohmann::json::parse(*r).value("new", false);
+      spdlog::log(fresh ? spdlog::level::warn : spdlog::level::debug,
+                  "sync apply: the peer's schema change of {}.{} waits (held; retried with every page): {}",
+                  step.at("schema").get<std::string>(), step.at("table").get<std::string>(), e.what());
+    }
+  }
 }
 
 std::pair<std::string, std::shared_ptr<VtabModule>> DatabaseImpl::replicating_module() {
@@ -254,7 +290,7 @@ Status DatabaseImpl::sync_apply(const std::string& changes, std::string* result)
     // The page's schema changes: loosening DDL before its data, tightening DDL after it.
     uint64_t schema_token = 0;
     nlohmann::json schema_plan;
-    if (mentions_schema(changes)) {
+    if (mentions_schema(changes) || held_schema_steps(module)) {
       schema_plan = nlohmann::json::parse(*module->replication("resolve_schema", changes));
       schema_token = schema_plan.value("token", uint64_t{0});
     }
