@@ -628,6 +628,7 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
   }
   nlohmann::json before = nlohmann::json::array(), after = nlohmann::json::array();
   nlohmann::json drops_before = nlohmann::json::array(), creates = nlohmann::json::array();
+  nlohmann::json set_aside = nlohmann::json::array();
   for (Group& g : work) {
     if (!g.rec && !g.create) {
       if (g.table_fact && g.table_fact->drop) {
@@ -781,7 +782,16 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
     };
     if (any_before && columns(live_before)) {
       nlohmann::json step = definition_step("alter", schema, local_name, final_name, live_before);
-      if (!rename_to.empty() && rename_to != local_name) step["renameTo"] = rename_to;
+      if (!rename_to.empty() && rename_to != local_name) {
+        step["renameTo"] = rename_to;
+        // A name another table of this page moves away from (a swap, a chain): this table
+        // steps aside under a name of its own first, so the order of the renames is free.
+        if (TableRecord* there = by_name(schema, rename_to); there && there->id != g.rec->id && moving.count(there->id)) {
+          const std::string aside = local_name + "$sync" + std::to_string(g.rec->id);
+          set_aside.push_back({{"op", "rename"}, {"schema", schema}, {"table", local_name}, {"to", aside}});
+          step["table"] = aside;
+        }
+      }
       nlohmann::json rc = nlohmann::json::array();
       for (auto& [a, b] : renames) rc.push_back(nlohmann::json::array({a, b}));
       step["renameColumns"] = rc;
@@ -790,8 +800,10 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
     }
     if (any_after && columns(live_after)) after.push_back(definition_step("alter", schema, final_name, final_name, live_after));
   }
-  // Before the data: drops whose name a create takes, then alterations, then creates.
+  // Before the data: drops whose name a create takes, tables stepping aside for a rename,
+  // then alterations, then creates.
   nlohmann::json first = drops_before;
+  for (auto& s : set_aside) first.push_back(s);
   for (auto& s : before) first.push_back(s);
   for (auto& s : creates) first.push_back(s);
   // A held step beaten since (by what is here or by this page) is dropped; one still

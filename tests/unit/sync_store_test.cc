@@ -2196,3 +2196,28 @@ TEST_F(sync, a_unique_index_duplicates_here_violate_is_held_and_retried) {
   Status dup = run(b, "insert into t values (3, 'z', 6)");
   EXPECT_FALSE(dup.ok()) << "the unique index is built here";
 }
+
+
+// Two tables swap names in one page (t -> tmp, u -> t, tmp -> u at the origin): the
+// receiver frees each wanted name first, and rows follow their tables.
+TEST_F(sync, two_tables_swapping_names_in_one_page) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "create table u (k integer primary key, v text null)");
+  exec(a, "insert into t values (1, 'x', 10)");
+  exec(a, "insert into u values (7, 'seven')");
+  exchange(a, b);
+  exec(a, "alter table t rename to tmp");
+  exec(a, "alter table u rename to t");
+  exec(a, "alter table tmp rename to u");
+  exec(a, "insert into t values (8, 'eight')");
+  exec(a, "insert into u values (2, 'y', 20)");
+  pull(b, a);
+  EXPECT_EQ(content(b, "t"), "7|seven\n8|eight\n");
+  EXPECT_EQ(content(b, "u"), "1|x|10\n2|y|20\n");
+  exec(b, "update t set v = 'by-b' where k = 7");
+  exchange(a, b);
+  EXPECT_EQ(content(a, "t"), content(b, "t"));
+  EXPECT_EQ(content(a, "u"), content(b, "u"));
+}

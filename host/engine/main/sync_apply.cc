@@ -128,6 +128,10 @@ void DatabaseImpl::run_schema_step(const nlohmann::json& step, const std::string
     run("drop table if exists " + qualified());
     return;
   }
+  if (op == "rename") {  // a table stepping aside for a swap of names (the module's own step)
+    run("alter table " + qualified() + " rename to " + sql_name(step.at("to").get<std::string>()));
+    return;
+  }
   // The table lives in the replicating module here, under this database's name for it.
   const std::string ddl = step.at("ddl").get<std::string>() + " using " + sql_name(module_name) + step.value("tail", "");
   // A peer's text runs here only as what it claims to be: one CREATE TABLE of this table in
