@@ -169,7 +169,10 @@ std::string SyncStoreDbModule::replication(std::string_view op, std::string_view
 }
 
 std::string SyncStoreDbModule::replication_request(std::string_view op, std::string_view args) {
-  nlohmann::json a = args.empty() ? nlohmann::json::object() : nlohmann::json::parse(args.begin(), args.end(), nullptr, false);
+  // A page (resolve, resolve_schema) is parsed by the change-set reader alone, once.
+  const bool page = op == "resolve" || op == "resolve_schema";
+  nlohmann::json a = args.empty() || page ? nlohmann::json::object()
+                                          : nlohmann::json::parse(args.begin(), args.end(), nullptr, false);
   if (a.is_discarded() || !a.is_object())
     throw sdk::Error(QRS_FORMAT, "sync-store: replication '" + std::string(op) + "': the arguments are not a JSON object");
   auto token = [&]() {
