@@ -513,6 +513,10 @@ void StoreDb::flush_ready() {
   try {
     if (observer) {
       std::vector<CommitObserver::RowWrite> rows;
+      size_t n = 0;
+      for (const Txn* t : txns_)
+        if (t->ready) n += t->pending.map().size();
+      rows.reserve(n);
       for (Txn* t : txns_) {
         if (!t->ready) continue;
         for (const auto& [key, slot] : t->pending.map())

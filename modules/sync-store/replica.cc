@@ -381,8 +381,29 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
   }
   const uint64_t now = options_.clock();
   std::vector<qrs_value> cells, old_cells;
-  std::vector<std::pair<uint64_t, std::string>> bounds;  // versions keys written, per table
-  std::string vkey, key_ref;
+  std::vector<std::pair<uint64_t, std::string>> bounds;  // per table: the largest versions key written
+  auto raise_bound = [&bounds](uint64_t id, std::string_view key) {
+    for (auto& [tid, top] : bounds)
+      if (tid == id) {
+        if (key > std::string_view(top)) top.assign(key);
+        return;
+      }
+    bounds.emplace_back(id, std::string(key));
+  };
+  // About a versions record and a change-log entry per row: one allocation, not a doubling.
+  size_t key_bytes = 0;
+  for (const RowWrite& w : rows) key_bytes += w.key.size();
+  out.reserve(rows.size() * 2, key_bytes * 2 + rows.size() * 96);
+  std::string vkey, key_ref, record, base_bytes;
+  const store::TableState* names_of = nullptr;
+  std::vector<std::string> names;  // the lowered column names of names_of
+  auto next_hlc = [&]() {
+    if (!base) base = clock.tick(now);
+    if (op == UINT32_MAX) throw sdk::Error(QRS_RANGE, "sync-store: a transaction of more than 2^32 facts");
+    Hlc h = *base;
+    h.op_seq = op++;
+    return h;
+  };
   for (const RowWrite& w : rows) {
     const store::TableState& t = *w.table;
     if (!replicated(t.schema.table_name)) continue;
@@ -393,14 +414,38 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
     const std::optional<std::string>& bound = versions_bound(t.id);
     std::optional<std::string> stored;
     if (bound && std::string_view(vkey) <= std::string_view(*bound)) stored = kv.get(vkey);
+    if (!stored && w.row.data() != nullptr) {
+      // A row new to the replica: every column is a fresh version of this transaction's
+      // base, none had seen a deletion. Encoded straight into RowVersions' record form.
+      if (names_of != &t) {
+        names_of = &t;
+        names.clear();
+        for (const auto& c : t.schema.columns) names.push_back(lower(c.name));
+      }
+      store::decode_row(w.row, cells, t.schema.table_name);
+      const size_t n = std::min(names.size(), cells.size());
+      if (n == 0) continue;
+      next_hlc();
+      --op;  // the first column's op, taken again below
+      if (base_bytes.empty()) base_bytes = base->bytes().substr(0, kHlcBytes - 4);
+      record.assign({char(2), char(0), char(1)});
+      record += base_bytes;
+      store::put_varint(record, n);
+      for (size_t i = 0; i < n; ++i) {
+        if (op == UINT32_MAX) throw sdk::Error(QRS_RANGE, "sync-store: a transaction of more than 2^32 facts");
+        put_prefixed(record, names[i]);
+        record.push_back(0);  // base index
+        store::put_varint(record, op++);
+        store::put_varint(record, seq);
+        record.push_back(0);  // no deletion seen
+      }
+      out.put(vkey, record);
+      out.put(log_key(seq), std::string_view(w.key).substr(1));
+      raise_bound(t.id, vkey);
+      ++seq;
+      continue;
+    }
     RowVersions m = stored ? RowVersions::decode(*stored) : RowVersions{};
-    auto next_hlc = [&]() {
-      if (!base) base = clock.tick(now);
-      if (op == UINT32_MAX) throw sdk::Error(QRS_RANGE, "sync-store: a transaction of more than 2^32 facts");
-      Hlc h = *base;
-      h.op_seq = op++;
-      return h;
-    };
     const std::set<uint64_t> before = m.seqs();  // their log entries go when nothing refers to them
     bool changed = false;
     if (w.row.data() == nullptr) {
@@ -447,7 +492,7 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
     drop_unreferenced_log(before, m.seqs(), out);
     out.put(vkey, m.encode());
     out.put(log_key(seq), std::string_view(w.key).substr(1));
-    bounds.emplace_back(t.id, vkey);
+    raise_bound(t.id, vkey);
     ++seq;
   }
   if (plan)
