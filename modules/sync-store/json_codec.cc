@@ -184,7 +184,9 @@ Change change_from_json(std::string_view text) {
   return change_from(doc, "$");
 }
 
-std::string batch_to_json(const ChangeBatch& batch) {
+std::string batch_to_json(const ChangeBatch& batch) { return batch_json(batch).dump(); }
+
+json batch_json(const ChangeBatch& batch) {
   json sets = json::array();
   for (const ChangeSet& s : batch.sets) {
     json changes = json::array();
@@ -217,7 +219,7 @@ std::string batch_to_json(const ChangeBatch& batch) {
   }
   json out{{"changeSets", std::move(sets)}, {"cursor", batch.cursor}, {"hasMore", batch.has_more}};
   if (batch.snapshot_required) out["snapshotRequired"] = true;
-  return out.dump();
+  return out;
 }
 
 std::vector<ChangeSet> sets_from_json(std::string_view text) {

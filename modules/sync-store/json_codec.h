@@ -17,6 +17,7 @@ namespace quereus::sync {
 // Values: NULL null, INTEGER a JSON integer, REAL a JSON number with a fraction or
 // exponent, TEXT a string, BOOLEAN true/false, BLOB {"$blob": base64}, JSON {"$json": text}.
 std::string batch_to_json(const ChangeBatch& batch);
+nlohmann::json batch_json(const ChangeBatch& batch);  // the same, as a document to add to
 std::vector<ChangeSet> sets_from_json(std::string_view text);
 std::string result_to_json(const ApplyResult& r);
 // One value in the wire form.

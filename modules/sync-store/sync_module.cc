@@ -205,7 +205,7 @@ std::string SyncStoreDbModule::replication_request(std::string_view op, std::str
                                                     a.value("maxBytes", uint64_t{0}));
     ChangeBatch b;
     b.sets = std::move(page.sets);
-    nlohmann::json j = nlohmann::json::parse(batch_to_json(b));
+    nlohmann::json j = batch_json(b);
     j.erase("cursor");
     j.erase("hasMore");
     j["next"] = base64(page.next);

@@ -87,6 +87,12 @@ class QuereusEngine : public BenchEngine {
     check(db_->sync_apply(page, &result), "sync_apply");
     return true;
   }
+  std::optional<std::string> sync_request(const std::string& op, const std::string& args) override {
+    if (module_ != "sync-store") return std::nullopt;
+    std::string reply;
+    check(db_->sync_request(op, args, &reply), "sync_request " + op);
+    return reply;
+  }
 
   void exec(const std::string& sql) override { check(db_->exec(sql), sql); }
   std::unique_ptr<BenchStatement> prepare(const std::string& sql) override {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -63,6 +64,11 @@ class BenchEngine {
   // does not replicate returns null / false.
   virtual std::unique_ptr<BenchEngine> peer() { return nullptr; }
   virtual bool sync_apply(const std::string& /*page*/) { return false; }
+  // A replication request (Database::sync_request: "snapshot", "changes", …); nullopt for
+  // an engine that does not replicate.
+  virtual std::optional<std::string> sync_request(const std::string& /*op*/, const std::string& /*args*/) {
+    return std::nullopt;
+  }
 
  protected:
   BenchEngine() = default;

@@ -7,8 +7,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
 #include <numeric>
 #include <string_view>
+
+#include <nlohmann/json.hpp>
 
 namespace quereus::bench {
 
@@ -1201,6 +1206,90 @@ WorkloadResult lens_apply_50(BenchEngine& engine, const Sizes&, const TimedStart
   return {ms, Checksum().add("rows", single_row(*check, 1)).str()};
 }
 
+// The resident set's growth while `body` runs: the peak (VmHWM) is reset first through
+// /proc/self/clear_refs, so what the set-up used does not count. -1 when unreadable.
+static long rss_growth_kb(const std::function<void()>& body) {
+  auto read = [](const char* field) {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+      if (line.rfind(field, 0) == 0) return std::strtol(line.c_str() + std::strlen(field), nullptr, 10);
+    return -1L;
+  };
+  {
+    std::ofstream reset("/proc/self/clear_refs");
+    reset << "5";
+  }
+  const long before = read("VmRSS:");
+  body();
+  const long peak = read("VmHWM:");
+  return before < 0 || peak < 0 ? -1 : peak - before;
+}
+
+// A snapshot of `rows` rows streamed in pages of 1,000 facts (sync-store: the
+// "snapshot" request, each page parsed and dropped, as a hub's sender does; elsewhere the
+// same rows read in keyset pages of 1,000). The note on stderr gives the resident set's
+// growth while streaming, which must follow the page size, not the table.
+WorkloadResult sync_snapshot(BenchEngine& engine, const Sizes& sizes, const TimedStart& started) {
+  engine.exec("create table s (id integer primary key, v text)");
+  engine.exec("begin");
+  auto ins = engine.prepare("insert into s values (?, ?)");
+  for (int64_t i = 1; i <= sizes.rows; ++i) {
+    ins->bind_int(1, i);
+    ins->bind_text(2, "row " + std::to_string(i));
+    while (ins->step()) {
+    }
+    ins->reset();
+  }
+  engine.exec("commit");
+  constexpr int64_t kBatch = 1000;
+  int64_t streamed = 0, pages = 0;
+  uint64_t sum = 0;
+  double ms = 0;
+  const long growth_kb = rss_growth_kb([&] {
+    Timer timer(started);
+    if (engine.sync_request("status", "{}")) {
+      std::string after;
+      uint64_t head = 0;
+      for (;;) {
+        nlohmann::json args{{"after", after}, {"head", head}, {"batchSize", kBatch}};
+        const nlohmann::json page = nlohmann::json::parse(*engine.sync_request("snapshot", args.dump()));
+        ++pages;
+        for (const auto& set : page.at("changeSets"))
+          for (const auto& c : set.at("changes"))
+            if (c.at("type") == "column" && c.at("column") == "id") {
+              ++streamed;
+              sum += c.at("value").get<uint64_t>();
+            }
+        if (page.at("done").get<bool>()) break;
+        after = page.at("next").get<std::string>();
+        head = page.at("head").get<uint64_t>();
+      }
+    } else {
+      auto q = engine.prepare("select id, v from s where id > ? order by id limit " + std::to_string(kBatch));
+      int64_t last = 0;
+      for (;;) {
+        q->bind_int(1, last);
+        int64_t n = 0;
+        while (q->step()) {
+          last = q->int_at(0);
+          sum += static_cast<uint64_t>(last);
+          ++n;
+        }
+        q->reset();
+        ++pages;
+        streamed += n;
+        if (n < kBatch) break;
+      }
+    }
+    ms = timer.ms();
+  });
+  std::fprintf(stderr, "# sync_snapshot (%s): %lld rows in %lld pages of %lld; resident set grew %.1f MB while streaming\n",
+               engine.is_sqlite() ? "sqlite" : "ours", static_cast<long long>(streamed), static_cast<long long>(pages),
+               static_cast<long long>(kBatch), growth_kb / 1024.0);
+  return {ms, Checksum().add("rows/sum", std::to_string(streamed) + "/" + std::to_string(sum)).str()};
+}
+
 // `writes` remote changes applied (sync-store: a peer's page — half the rows, two facts
 // each — through Database::sync_apply, in one call; elsewhere the same rows written by
 // hand in one transaction, which is what the apply must approach).
@@ -1400,6 +1489,10 @@ const std::vector<Workload>& workloads() {
       {"lens_apply_50", "apply schema of a 50-table logical schema (SQLite: 50 create view)", lens_apply_50},
       {"sync_apply", "apply a peer's page of `writes` changes (sync-store; elsewhere: the rows in one transaction)",
        sync_apply_page},
+      {"sync_snapshot",
+       "stream a snapshot of `rows` rows in pages of 1,000 (sync-store; elsewhere: keyset pages); stderr notes the "
+       "resident set's growth while streaming",
+       sync_snapshot},
       {"insert_unique_fk",
        "`writes` inserts in one transaction into c (id, code text unique, pid references p(id)); p has dim_rows rows",
        insert_unique_fk},
