@@ -211,6 +211,24 @@ void Replica::load_metadata() {
   next_seq_ = get_u64(*seq);
   std::optional<std::string> floor = kv.get(meta_key("floor"));
   floor_ = floor && floor->size() == 8 ? get_u64(*floor) : 0;
+  // A snapshot in progress when the process stopped keeps its write barrier.
+  const std::string peers(1, kPeers);
+  auto it = kv.iterate(KvRange{peers, prefix_end(peers)}, false);
+  for (; it->valid(); it->next())
+    if (it->key().size() == 17 && it->value().size() >= 24) {
+      SiteId id;
+      std::memcpy(id.bytes.data(), it->key().data() + 1, 16);
+      bootstrapping_.insert(id);
+    }
+  it->check();
+}
+
+void Replica::check_barrier(const char* what) {
+  if (bootstrapping_.empty()) return;
+  throw sdk::Error(QRS_BUSY, std::string("sync-store: ") + what + " refused: this replica is taking a snapshot from peer " +
+                                 bootstrapping_.begin()->text() +
+                                 " (the write barrier of a bootstrap); local writes resume when the snapshot completes "
+                                 "(the sync client resumes it after a restart; sync_status shows writeBarrier)");
 }
 
 void Replica::rekeyed(const store::TableState& table, const std::vector<std::pair<std::string, std::string>>& moves,
@@ -408,6 +426,7 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
     const store::TableState& t = *w.table;
     if (!replicated(t.schema.table_name)) continue;
     if (plan && plan->keys.count(std::string(w.key))) continue;  // the plan's own row
+    check_barrier("a local write");
     vkey.assign(1, kRows);
     vkey.append(w.key.substr(1));
     // A key above every versions record of the table has none (the common append).
@@ -1488,6 +1507,8 @@ void Replica::set_peer(const SiteId& p, const PeerCursors& c) {
   KvBatch b;
   b.put(peer_key(p), v);
   db_->write_batch(b);
+  std::lock_guard lock(writer_);
+  if (c.in_snapshot) bootstrapping_.insert(p); else bootstrapping_.erase(p);
 }
 
 uint64_t Replica::prune_tombstones() {
@@ -1539,6 +1560,7 @@ ReplicaStatus Replica::status() {
     if (Hold::decode(h->value()).rejected) ++s.rejected_holds;
   }
   h->check();
+  for (const SiteId& p : bootstrapping_) s.write_barrier.push_back(p.text());
   std::string schema_holds(1, kSchemaHolds);
   auto sh = db_->kv().iterate(KvRange{schema_holds, prefix_end(schema_holds)}, false);
   for (; sh->valid(); sh->next()) {

@@ -107,6 +107,7 @@ struct ReplicaStatus {
   uint64_t holds = 0;             // changes held (unknown tables, rejected rows)
   uint64_t rejected_holds = 0;    // of which rejected: their row failed to write here
   uint64_t held_schema_steps = 0; // peers' schema parts whose step failed here, retried on each apply
+  std::vector<std::string> write_barrier;  // peers whose snapshot is in progress here (local writes wait)
   std::vector<std::array<std::string, 3>> schema_holds;  // table, part, error (the first 100)
   uint64_t quarantined = 0, ignored = 0, forwarded = 0, drained = 0;  // since open
   std::map<std::string, uint64_t> unknown_by_table;  // "schema.table" -> changes, since open
@@ -393,6 +394,11 @@ class Replica : public store::CommitObserver {
   bool has_index_companions(std::string_view schema, std::string_view table);
   uint64_t quarantined_ = 0, ignored_ = 0, forwarded_ = 0, drained_ = 0;
   std::map<std::string, uint64_t> unknown_by_table_;
+  // Peers whose snapshot this replica is taking (their cursors record one in progress): while
+  // any is, local writes are refused (the write barrier of a bootstrap; persisted with the
+  // cursors, so it holds across a crash until the snapshot completes or is abandoned).
+  std::set<SiteId> bootstrapping_;
+  void check_barrier(const char* what);
   void load_metadata();
 
   // The largest versions key of table `id` (its records' keys all sort below or at it;

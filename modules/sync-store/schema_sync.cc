@@ -287,8 +287,9 @@ void Replica::capture_schema(std::string_view args) {
       for (const auto& r : a["renames"]) list.emplace_back(lower(r.at(0).get<std::string>()), lower(r.at(1).get<std::string>()));
     }
   }
-  if (!options_.replicate_schema) return;
   if (scope_->phase) return;  // an inbound phase's DDL: its versions are the peer's
+  check_barrier("local DDL");
+  if (!options_.replicate_schema) return;
   SchemaCapture c;
   scope_->in_transaction = scope_->in_transaction || a.value("inTransaction", false);
   c.schema = a.at("schema").get<std::string>();

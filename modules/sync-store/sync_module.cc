@@ -131,6 +131,7 @@ std::string status_json(Replica& replica) {
                      {"rejectedHolds", s.rejected_holds},
                      {"heldSchemaSteps", s.held_schema_steps},
                      {"schemaHolds", s.schema_holds},
+                     {"writeBarrier", s.write_barrier},
                      {"unknownTables",
                       {{"quarantined", s.quarantined},
                        {"ignored", s.ignored},

@@ -2304,3 +2304,49 @@ TEST_F(sync, a_crash_during_local_ddl_leaves_the_replica_describing_what_it_has)
   }
   EXPECT_GT(partial, 0);
 }
+
+
+// While a replica takes a snapshot from a peer (its cursors for that peer record one in
+// progress), local writes and local DDL are refused with BUSY; the snapshot's own pages
+// apply; the barrier survives a reopen (a crash mid-bootstrap) and lifts when the snapshot
+// completes.
+TEST_F(sync, a_snapshot_in_progress_holds_a_write_barrier_until_it_completes) {
+  Peer& a = open("a");
+  exec(a, kT);
+  for (int i = 1; i <= 6; ++i) exec(a, "insert into t values (" + std::to_string(i) + ", 'x', " + std::to_string(i) + ")");
+  auto set_snapshot = [&](Peer& p, bool on) {
+    json args{{"site", a.site}, {"received", 0}, {"sent", 0}, {"snapshot", nullptr}};
+    if (on) args["snapshot"] = {{"head", 0}, {"after", ""}};
+    std::string reply;
+    return p.db->sync_request("set_peer", args.dump(), &reply).ok();
+  };
+  const json page = snapshot_page(a, "", 0, 4);
+  // A child takes the first page and stops there (no clean close: a crash mid-bootstrap).
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    Peer& b = open("b");
+    if (!set_snapshot(b, true)) _exit(2);
+    std::string result;
+    if (!b.db->sync_apply(page.dump(), &result).ok()) _exit(3);  // the snapshot's own rows and DDL land
+    Status st = run(b, "insert into t values (100, 'local', 1)");
+    if (st.code() != quereus::StatusCode::kBusy || st.message().find("snapshot") == std::string::npos) _exit(4);
+    if (run(b, "create table z (k integer primary key)").code() != quereus::StatusCode::kBusy) _exit(5);
+    if (status(b)["writeBarrier"].size() != 1) _exit(6);
+    _exit(0);
+  }
+  int wstatus = 0;
+  ::waitpid(child, &wstatus, 0);
+  ASSERT_TRUE(WIFEXITED(wstatus));
+  ASSERT_EQ(WEXITSTATUS(wstatus), 0) << "the child's check that failed";
+  Peer& b = open("b");  // reopened mid-bootstrap: still held
+  EXPECT_EQ(run(b, "insert into t values (100, 'local', 1)").code(), quereus::StatusCode::kBusy);
+  EXPECT_EQ(status(b)["writeBarrier"].size(), 1u);
+  b.snapshot_after = page["next"].get<std::string>();
+  b.snapshot_head = page["head"].get<uint64_t>();
+  take_snapshot(b, a, 4);
+  ASSERT_TRUE(set_snapshot(b, false));  // the client records the snapshot done
+  exec(b, "insert into t values (100, 'local', 1)");
+  EXPECT_TRUE(status(b)["writeBarrier"].empty());
+  EXPECT_EQ(one(b, "select count(*) from t"), "7");
+}
