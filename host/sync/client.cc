@@ -368,7 +368,7 @@ struct SyncClient::Impl {
   // The handshake (JSON built outside the coroutines: GCC 12 miscompiles brace-initialized
   // JSON inside one).
   std::string handshake_message() {
-    my_site = parse_object(db_request("status", nlohmann::json::object())).value("siteId", std::string());
+    my_site = parse_object(db_request("site", nlohmann::json::object())).value("siteId", std::string());
     nlohmann::json hello{{"type", "handshake"},
                          {"databaseId", cfg.database_id},
                          {"siteId", my_site},
@@ -415,7 +415,7 @@ struct SyncClient::Impl {
       // Our own log does not answer from `sent`: its oldest entries were pruned (tombstone
       // horizon), or it is behind what the hub acknowledged (a restored backup). Go on from
       // the oldest position it still answers; what was pruned is gone everywhere.
-      const uint64_t floor = parse_object(db_request("status", nlohmann::json::object())).value("floor", uint64_t{0});
+      const uint64_t floor = parse_object(db_request("site", nlohmann::json::object())).value("floor", uint64_t{0});
       want_push = false;
       if (floor == sent) {
         spdlog::error("sync '{}': the local change log answers no position from {}; not pushing", name, sent);

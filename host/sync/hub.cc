@@ -96,7 +96,7 @@ Hub::Db& Hub::open(const std::string& id, bool create) {
   Status st = open_configured_database(registry_, id, dc, &db);
   if (!st.ok()) throw Error(st.code(), "hub database '" + id + "': " + st.message());
   std::string status;
-  st = db->sync_request("status", "{}", &status);
+  st = db->sync_request("site", "{}", &status);
   if (!st.ok()) throw Error(st.code(), "hub database '" + id + "': " + st.message());
   Db& d = dbs_[id];
   d.db = std::move(db);

@@ -1479,6 +1479,11 @@ std::string Replica::basis_records() {
 
 // ---- peers, GC, status ----
 
+Replica::Position Replica::position() {
+  std::lock_guard lock(writer_);
+  return {next_seq_, floor_};
+}
+
 Replica::PeerCursors Replica::peer(const SiteId& p) {
   std::lock_guard db_lock(db_->mu());
   std::optional<std::string> v = db_->kv().get(peer_key(p));

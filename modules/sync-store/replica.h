@@ -179,6 +179,10 @@ class Replica : public store::CommitObserver {
     uint64_t snapshot_head = 0;
     std::string snapshot_after;
   };
+  struct Position {
+    uint64_t next_seq = 0, floor = 0;
+  };
+  Position position();
   PeerCursors peer(const SiteId& peer);
   void set_peer(const SiteId& peer, const PeerCursors& cursors);
 
