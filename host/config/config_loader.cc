@@ -511,6 +511,13 @@ class Parser {
                  c.max_queued_messages = integer(sk, sv, 1);
                } else if (key == "module_options") {
                  c.module_options = settings(sk, sv, "server.module_options");
+                 // A hub relays every peer's facts, schema included: a hub that kept its
+                 // schema its own would stop peers' tables and columns from reaching each other.
+                 for (const auto& [name, v] : c.module_options)
+                   if (name == "replicate_schema" && v.type() == ValueType::kBoolean && !v.as_bool())
+                     fail(sv["replicate_schema"].IsDefined() ? sv["replicate_schema"].Mark() : sk.Mark(),
+                          "key 'server.module_options.replicate_schema': a hub relays schema changes between "
+                          "peers; false would stop them (set it on peers that keep their schema their own)");
                }
              });
     if (!has_dir) fail(k.Mark(), "key 'server' needs `data_dir:` (where the hub keeps its databases)");

@@ -583,6 +583,8 @@ TEST_F(sync_net, config_refuses_bad_sync_and_server_sections) {
   refused("server:\n  data_dir: /tmp/x\n  tokens: [short]\n", "at least 8");
   refused("server:\n  data_dir: /tmp/x\n  tokens: [{token: abcdefghij, sites: [nope]}]\n", "not a site id");
   refused("server:\n  data_dir: /tmp/x\n  tokens: [abcdefgh]\n  tls_cert_file: a.pem\n", "both");
+  refused("server:\n  data_dir: /tmp/x\n  tokens: [abcdefgh]\n  module_options:\n    replicate_schema: false\n",
+          "t.yaml:5: key 'server.module_options.replicate_schema'");
   HostOptions o;
   Status st = parse_config(
       "server:\n  data_dir: /tmp/x\n  tokens: [abcdefgh, {token: ijklmnop, sites: [AAAAAAAAAAAAAAAAAAAAAQ]}]\n"
