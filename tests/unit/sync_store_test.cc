@@ -977,6 +977,7 @@ TEST_F(sync, p26_a_crash_during_apply_leaves_each_batch_whole_or_absent) {
     int status = 0;
     ::waitpid(child, &status, 0);
     Peer& d = open(name);
+    EXPECT_EQ(query(d, "pragma integrity_check"), V{"ok"}) << "round " << round;
     Peer& mirror = open("m" + std::to_string(round));
     exec(mirror, kT);
     pull(mirror, d);
@@ -1497,6 +1498,7 @@ TEST_F(sync, p10_a_crash_between_data_and_capture_loses_nothing) {
     int status = 0;
     ::waitpid(child, &status, 0);
     Peer& p = open(name);
+    EXPECT_EQ(query(p, "pragma integrity_check"), V{"ok"}) << "round " << round;
     Peer& mirror = open("m" + std::to_string(round));
     exec(mirror, kT);
     pull(mirror, p);
@@ -1831,6 +1833,7 @@ TEST_F(sync, a_crash_while_applying_schema_changes_leaves_each_phase_whole) {
     ::waitpid(child, &status, 0);
     ASSERT_TRUE(WIFSIGNALED(status)) << "round " << round << ": the child stopped by itself (" << status << ")";
     Peer& d = open(name);
+    EXPECT_EQ(query(d, "pragma integrity_check"), V{"ok"}) << "round " << round;
     if (definitions(d) != definitions(src) || content(d) != content(src)) ++rounds_mid;
     // What d recorded describes what it has: a mirror built from d alone matches it.
     Peer& mirror = open("m" + std::to_string(round));
