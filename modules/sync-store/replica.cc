@@ -228,7 +228,8 @@ void Replica::check_barrier(const char* what) {
   throw sdk::Error(QRS_BUSY, std::string("sync-store: ") + what + " refused: this replica is taking a snapshot from peer " +
                                  bootstrapping_.begin()->text() +
                                  " (the write barrier of a bootstrap); local writes resume when the snapshot completes "
-                                 "(the sync client resumes it after a restart; sync_status shows writeBarrier)");
+                                 "(the sync client resumes it after a restart; sync_status shows writeBarrier; "
+                                 "sync_abandon_snapshot(db) gives it up)");
 }
 
 void Replica::rekeyed(const store::TableState& table, const std::vector<std::pair<std::string, std::string>>& moves,
@@ -1482,6 +1483,22 @@ std::string Replica::basis_records() {
 Replica::Position Replica::position() {
   std::lock_guard lock(writer_);
   return {next_seq_, floor_};
+}
+
+uint64_t Replica::abandon_snapshots() {
+  std::vector<SiteId> peers;
+  {
+    std::lock_guard lock(writer_);
+    peers.assign(bootstrapping_.begin(), bootstrapping_.end());
+  }
+  for (const SiteId& p : peers) {
+    PeerCursors c = peer(p);
+    c.in_snapshot = false;
+    c.snapshot_head = 0;
+    c.snapshot_after.clear();
+    set_peer(p, c);
+  }
+  return peers.size();
 }
 
 Replica::PeerCursors Replica::peer(const SiteId& p) {

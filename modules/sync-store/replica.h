@@ -183,6 +183,8 @@ class Replica : public store::CommitObserver {
     uint64_t next_seq = 0, floor = 0;
   };
   Position position();
+  // Clears every peer's snapshot-in-progress state (lifting the write barrier); returns how many.
+  uint64_t abandon_snapshots();
   PeerCursors peer(const SiteId& peer);
   void set_peer(const SiteId& peer, const PeerCursors& cursors);
 

@@ -348,6 +348,13 @@ void register_sync_store(sdk::Registrar& r) {
   r.add_scalar("sync_basis", 1, 0, QRS_LT_JSON, [](std::span<const sdk::Value> args) {
     return sdk::Value::json(find_replica(text_arg(args, 0, "sync_basis"))->basis_records());
   });
+  // sync_abandon_snapshot(db): forgets every snapshot in progress (its checkpoint), which
+  // lifts the write barrier; the sync client starts over by delta, or by a new snapshot if
+  // the source asks for one. Returns how many were abandoned.
+  r.add_scalar("sync_abandon_snapshot", 1, 0, QRS_LT_INTEGER, [](std::span<const sdk::Value> args) {
+    return sdk::Value::integer(
+        static_cast<int64_t>(find_replica(text_arg(args, 0, "sync_abandon_snapshot"))->abandon_snapshots()));
+  });
   // sync_drain(db): applies the held changes of tables that exist now; returns how many.
   r.add_scalar("sync_drain", 1, 0, QRS_LT_INTEGER, [](std::span<const sdk::Value> args) {
     return sdk::Value::integer(static_cast<int64_t>(find_replica(text_arg(args, 0, "sync_drain"))->drain()));

@@ -2345,6 +2345,10 @@ TEST_F(sync, a_snapshot_in_progress_holds_a_write_barrier_until_it_completes) {
   Peer& b = open("b");  // reopened mid-bootstrap: still held
   EXPECT_EQ(run(b, "insert into t values (100, 'local', 1)").code(), quereus::StatusCode::kBusy);
   EXPECT_EQ(status(b)["writeBarrier"].size(), 1u);
+  EXPECT_EQ(one(b, "select sync_abandon_snapshot('b')"), "1");  // an operator gives it up…
+  exec(b, "insert into t values (99, 'local', 1)");
+  exec(b, "delete from t where id = 99");
+  ASSERT_TRUE(set_snapshot(b, true));  // …and the client takes it again
   b.snapshot_after = page["next"].get<std::string>();
   b.snapshot_head = page["head"].get<uint64_t>();
   take_snapshot(b, a, 4);
