@@ -32,9 +32,9 @@ std::string encode_values(const std::vector<sdk::Value>& values) {
 }
 
 // A row's change-log entries that its versions no longer refer to go, in the same batch.
-void drop_unreferenced_log(const std::set<uint64_t>& before, const std::set<uint64_t>& after, KvBatch& out) {
+void drop_unreferenced_log(const std::vector<uint64_t>& before, const std::vector<uint64_t>& after, KvBatch& out) {
   for (uint64_t s : before)
-    if (!after.count(s)) out.del(log_key(s));
+    if (!std::binary_search(after.begin(), after.end(), s)) out.del(log_key(s));
 }
 
 }  // namespace
@@ -52,19 +52,19 @@ std::string RowVersions::encode() const {
     store::put_varint(out, tombstone_created);
   }
   // The distinct bases (wall, counter, site: the first 26 bytes of an HLC), in order of use.
-  std::vector<std::string_view> bases;
-  std::vector<std::string> hlcs;
-  hlcs.reserve(columns.size());
+  std::vector<const Hlc*> bases;
   std::vector<size_t> index(columns.size());
+  auto same_base = [](const Hlc& a, const Hlc& b) { return a.wall == b.wall && a.counter == b.counter && a.site == b.site; };
   for (size_t i = 0; i < columns.size(); ++i) {
-    hlcs.push_back(columns[i].hlc.bytes());
-    std::string_view b = std::string_view(hlcs.back()).substr(0, kHlcBytes - 4);
-    auto it = std::find(bases.begin(), bases.end(), b);
+    auto it = std::find_if(bases.begin(), bases.end(), [&](const Hlc* b) { return same_base(*b, columns[i].hlc); });
     index[i] = static_cast<size_t>(it - bases.begin());
-    if (it == bases.end()) bases.push_back(b);
+    if (it == bases.end()) bases.push_back(&columns[i].hlc);
   }
   store::put_varint(out, bases.size());
-  for (std::string_view b : bases) out.append(b);
+  for (const Hlc* b : bases) {
+    b->append_to(out);
+    out.resize(out.size() - 4);  // the base without its op_seq
+  }
   store::put_varint(out, columns.size());
   for (size_t i = 0; i < columns.size(); ++i) {
     const ColumnVersion& c = columns[i];
@@ -114,10 +114,13 @@ RowVersions RowVersions::decode(std::string_view bytes) {
   return m;
 }
 
-std::set<uint64_t> RowVersions::seqs() const {
-  std::set<uint64_t> out;
-  for (const ColumnVersion& c : columns) out.insert(c.seq);
-  if (tombstone) out.insert(tombstone_seq);
+std::vector<uint64_t> RowVersions::seqs() const {
+  std::vector<uint64_t> out;
+  out.reserve(columns.size() + 1);
+  for (const ColumnVersion& c : columns) out.push_back(c.seq);
+  if (tombstone) out.push_back(tombstone_seq);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
@@ -259,6 +262,28 @@ void Replica::rekeyed(const store::TableState& table, const std::vector<std::pai
     out.put(versions_key(new_key), m.encode());
     out.put(log_key(s), std::string_view(new_key).substr(1));
   }
+  // A deleted row's tombstone is addressed by its old key's values; the new key's values of
+  // a row that is gone are unknown, so its tombstone cannot follow it: it goes, with its log
+  // entry (a peer that has not yet taken the deletion keeps the row — the key change is a
+  // schema change of its own; docs/sync-store.md "Not there yet").
+  {
+    std::set<std::string> moved;  // old and new versions keys of the rows that moved
+    for (const auto& [old_key, new_key] : moves) {
+      moved.insert(versions_key(old_key));
+      moved.insert(versions_key(new_key));
+    }
+    std::string lo(1, kRows);
+    put_u64(lo, table.id);
+    auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
+    for (; it->valid(); it->next()) {
+      if (moved.count(std::string(it->key()))) continue;
+      RowVersions m = RowVersions::decode(it->value());
+      if (!m.columns.empty()) continue;  // a live row's versions (moved above when it moved)
+      for (uint64_t old : m.seqs()) out.del(log_key(old));
+      out.del(it->key());
+    }
+    it->check();
+  }
   if (seq != next_seq_) {
     out.put(meta_key("seq"), u64(seq));
     next_seq_ = seq;  // a batch that fails to land leaves a gap, never a reused position
@@ -276,7 +301,7 @@ void Replica::rename_version_columns(uint64_t id, const std::vector<std::pair<st
   auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
   for (; it->valid(); it->next()) {
     RowVersions m = RowVersions::decode(it->value());
-    const std::set<uint64_t> before = m.seqs();
+    const std::vector<uint64_t> before = m.seqs();
     bool changed = false;
     for (const auto& [from, to] : renames) {
       if (from == to) continue;
@@ -466,7 +491,7 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
       continue;
     }
     RowVersions m = stored ? RowVersions::decode(*stored) : RowVersions{};
-    const std::set<uint64_t> before = m.seqs();  // their log entries go when nothing refers to them
+    const std::vector<uint64_t> before = m.seqs();  // their log entries go when nothing refers to them
     bool changed = false;
     if (w.row.data() == nullptr) {
       // A deletion. A key with no live version was never a row here (written and deleted
@@ -972,7 +997,7 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
     const std::string vkey = versions_key(row_key);
     std::optional<std::string> stored = kv.get(vkey);
     RowVersions m = stored ? RowVersions::decode(*stored) : RowVersions{};
-    const std::set<uint64_t> before = m.seqs();
+    const std::vector<uint64_t> before = m.seqs();
     bool changed = false;
     std::map<std::string, const sdk::Value*> touched;  // columns this batch won, and their values
     // Deletions first: the newest one is the row's tombstone.
@@ -1064,7 +1089,9 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
           // A key column's fact may change its spelling (NOCASE 'abc' -> 'ABC'), never the
           // row it addresses: a value of another identity is ignored.
           if (!is_key[i] || same_identity(i, *t->second)) values[i] = *t->second;
-        } else if (i < cells.size() && (!reset || m.column(name))) {
+        } else if (i < cells.size() && (!reset || m.column(name) || !options_.allow_resurrection)) {
+          // (When deletions win, a re-created row's every column has a fact from the
+          // re-insert but one an ADD COLUMN backfilled since, which keeps its backfill here.)
           values[i] = sdk::Value::from_c(cells[i]);
         }
       }
@@ -1073,7 +1100,12 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
     if (!m.columns.empty()) {
       if (!current || *current != row) {
         plan.rows.push_back({w.table, row_key, false, std::move(row), current.has_value(), {}});
-        if (!current && !m.tombstone) {  // a row rebuilt after a deletion starts from its key and NULLs
+        // A new row: its columns without a fact were filled by an ADD COLUMN's default at the
+        // origin, and are left to the engine's default here. So is a row re-created after a
+        // deletion when deletions win (its valid versions were all written after seeing the
+        // deletion: a re-insert versions every column, so a fact-less one is a backfill);
+        // with resurrection a row revived by an update starts from its key and NULLs.
+        if (!current && (!m.tombstone || !options_.allow_resurrection)) {
           std::vector<bool>& v = plan.rows.back().versioned;
           v.resize(schema_cols.size());
           for (size_t i = 0; i < schema_cols.size(); ++i) v[i] = m.column(lower(schema_cols[i].name)) != nullptr;
@@ -1084,11 +1116,11 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
       plan.rows.push_back({w.table, row_key, true, {}, true, {}});
     }
     plan.keys.insert(row_key);
-    const std::set<uint64_t> after = m.seqs();
+    const std::vector<uint64_t> after = m.seqs();
     drop_unreferenced_log(before, after, b);
     b.put(vkey, m.encode());
     vbounds.emplace_back(w.table->id, vkey);
-    if (after.count(seq)) b.put(log_key(seq), std::string_view(row_key).substr(1));
+    if (std::binary_search(after.begin(), after.end(), seq)) b.put(log_key(seq), std::string_view(row_key).substr(1));
     ++seq;
   }
   plan.clock = clock_;

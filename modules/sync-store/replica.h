@@ -91,7 +91,7 @@ struct RowVersions {
   static RowVersions decode(std::string_view bytes);  // throws QRS_CORRUPT
   ColumnVersion* column(std::string_view lower_name);
   // The arrival sequences this record refers to (its columns' and its tombstone's).
-  std::set<uint64_t> seqs() const;
+  std::vector<uint64_t> seqs() const;  // sorted, distinct
   // Is a column version still part of the row under `tombstone`?
   bool valid(const ColumnVersion& c, bool allow_resurrection) const;
 };
@@ -328,6 +328,7 @@ class Replica : public store::CommitObserver {
     std::vector<Hlc> incs;
     Hlc hlc;
     std::string schema, table;
+    Hlc fact_inc;  // the incarnation the drop's fact named (its hold's key)
   };
   struct SchemaPhasePlan {
     std::vector<SchemaWrite> writes;

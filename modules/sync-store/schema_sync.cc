@@ -340,7 +340,10 @@ void Replica::schema_flush() {
       return !sc.phase_table || (lower(schema) == sc.phase_table->first && lower(table) == sc.phase_table->second);
     };
     for (const SchemaDead& d : ph.dead)
-      if (ours(d.schema, d.table)) put_dead(d.incs, d.hlc, d.schema, d.table);
+      if (ours(d.schema, d.table)) {
+        put_dead(d.incs, d.hlc, d.schema, d.table);
+        b.del(schema_hold_key(d.fact_inc, "table"));  // a held drop that ran at last
+      }
     std::map<uint64_t, TableRecord> recs;
     auto record_of = [&](const std::string& schema, const std::string& table) -> TableRecord* {
       std::optional<uint64_t> id = db_->table_id(schema, table);
@@ -617,6 +620,15 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
       created_names.emplace(lower(g.rec->schema), lower(g.name));
     }
   }
+  // Renames that take a name another table of the page moves away from (a swap, a chain):
+  // then every renamed table steps aside under a name of its own first, so the order in
+  // which the renames run does not matter.
+  bool renames_collide = false;
+  for (Group& g : work) {
+    if (!g.rec || (g.table_fact && g.table_fact->drop) || lower(g.name) == lower(g.rec->name)) continue;
+    if (TableRecord* there = by_name(g.rec->schema, g.name); there && there->id != g.rec->id && moving.count(there->id))
+      renames_collide = true;
+  }
   for (Group& g : work) {
     if (g.rec) continue;
     if (g.table_fact && g.table_fact->drop) continue;  // a drop of a table never seen here
@@ -634,7 +646,7 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
     if (!g.rec && !g.create) {
       if (g.table_fact && g.table_fact->drop) {
         // Dropped before it reached us: remember the drop, so a late change of it is beaten.
-        plan.before.dead.push_back({{g.inc}, g.table_fact->hlc, g.schema, g.name});
+        plan.before.dead.push_back({{g.inc}, g.table_fact->hlc, g.schema, g.name, g.inc});
         ++plan.applied;
         plan.skipped += g.facts.size() - 1;
       } else {
@@ -712,7 +724,7 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
       std::vector<Hlc> incs = g.rec->incs;
       if (std::find(incs.begin(), incs.end(), g.inc) == incs.end()) incs.push_back(g.inc);
       std::sort(incs.begin(), incs.end());
-      (name_wanted ? plan.before : plan.after).dead.push_back({incs, t->second.hlc, schema, local_name});
+      (name_wanted ? plan.before : plan.after).dead.push_back({incs, t->second.hlc, schema, local_name, g.inc});
       nlohmann::json step{{"op", "drop"}, {"schema", schema}, {"table", local_name}};
       (name_wanted ? drops_before : after).push_back(step);
       continue;
@@ -723,23 +735,55 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
     for (const auto& [p, v] : stored)
       if (!v.drop) live_before[p] = live_after[p] = v;
     std::vector<std::pair<std::string, std::string>> renames;
-    std::vector<std::string> recreated;  // columns dropped and made again since ours was made
+    std::vector<std::string> recreated;  // columns here whose name a different column takes
     std::string rename_to;
     std::set<std::string> renamed_away;
+    std::map<std::string, PartVersion> renamed_from;  // a renamed column's part -> its version here
+    // A column is known by its birth: a winner born with one of ours is ours, renamed when
+    // its name differs (even onto a name one of ours holds now: a swap, a rename into a
+    // dropped column's name).
+    std::set<Hlc> winner_births;
+    for (const auto& [p, v] : winners)
+      if (p.starts_with("col:") && !v.drop) winner_births.insert(v.born);
     for (const auto& [p, v] : winners) {
       if (!p.starts_with("col:") || v.drop) continue;
-      if (!live_before.count(p)) {
-        // A column is known by its birth: one born with ours under another name is ours renamed.
-        for (const auto& [q, lv] : live_before)
-          if (q.starts_with("col:") && lv.born == v.born && q != p) {
-            renames.emplace_back(column_name(lv.text), column_name(v.text));
-            renamed_away.insert(q);
-            break;
-          }
-      } else if (const PartVersion& lv = live_before.at(p); lv.born != v.born && v.seen && *v.seen >= lv.born) {
-        recreated.push_back(column_name(lv.text));  // its values are not the new column's
-      } else if (column_name(lv.text) != column_name(v.text)) {
-        renames.emplace_back(column_name(lv.text), column_name(v.text));  // a rename of its casing only
+      const std::string* ours = nullptr;
+      for (const auto& [q, lv] : live_before)
+        if (q.starts_with("col:") && lv.born == v.born) ours = &q;
+      if (ours && *ours != p) {
+        renames.emplace_back(column_name(live_before.at(*ours).text), column_name(v.text));
+        renamed_away.insert(*ours);
+        renamed_from[p] = live_before.at(*ours);
+      } else if (ours) {
+        if (column_name(live_before.at(p).text) != column_name(v.text))
+          renames.emplace_back(column_name(live_before.at(p).text), column_name(v.text));  // its casing only
+      }
+      // Ours under this name is another column that keeps no name of the page: it goes when
+      // a rename takes its name or the column was made again after its writer saw ours
+      // dropped (its values are not the new column's). Two columns made concurrently under
+      // one name stay one column (the differ aligns the definition).
+      if (auto here = live_before.find(p); here != live_before.end() && here->second.born != v.born &&
+                                           !winner_births.count(here->second.born) &&
+                                           (renamed_from.count(p) || (v.seen && *v.seen >= here->second.born)))
+        recreated.push_back(column_name(here->second.text));
+    }
+    // Renames onto names held here now run through names of their own: sources step aside,
+    // the columns losing their name are dropped, then the targets are taken.
+    std::vector<std::pair<std::string, std::string>> renames_final;
+    {
+      std::set<std::string> held;
+      for (const auto& [q, lv] : live_before)
+        if (q.starts_with("col:")) held.insert(lower(column_name(lv.text)));
+      bool occupied = false;
+      for (const auto& [from, to] : renames) occupied = occupied || (lower(from) != lower(to) && held.count(lower(to)));
+      if (occupied) {
+        std::vector<std::pair<std::string, std::string>> first;
+        for (size_t i = 0; i < renames.size(); ++i) {
+          const std::string aside = renames[i].first + "$sync$" + std::to_string(i) + "$" + std::to_string(plan.token);
+          first.emplace_back(renames[i].first, aside);
+          renames_final.emplace_back(aside, renames[i].second);
+        }
+        renames = std::move(first);
       }
     }
     bool any_before = false, any_after = false;
@@ -750,7 +794,18 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
       // A new table takes its whole definition at once; a key change comes first too, since
       // the page's rows are addressed by the key as it is now at the origin.
       if (g.create || p == "table" || p == "name" || p == "tail" || p == "pk") late = false;
-      else if (p.starts_with("col:")) late = v.drop ? !renamed_away.count(p) : had && tightens_column(old->second.text, v.text);
+      else if (p.starts_with("col:") && renamed_from.count(p)) {
+        // A renamed column: the rename runs before the data (the page's rows use the new
+        // name); a tightening of it after, so the column stands renamed with its old rule.
+        const PartVersion& src = renamed_from.at(p);
+        late = tightens_column(src.text, v.text);
+        if (late) {
+          PartVersion renamed = src;
+          renamed.text = v.text.substr(0, after_name(v.text)) + src.text.substr(after_name(src.text));
+          live_before[p] = renamed;
+          any_before = true;
+        }
+      } else if (p.starts_with("col:")) late = v.drop ? !renamed_away.count(p) : had && tightens_column(old->second.text, v.text);
       else if (p.starts_with("idx:")) late = !v.drop && v.text.starts_with("create unique");
       else late = !v.drop;  // a constraint: adding one tightens, dropping one loosens
       SchemaWrite w{schema, "", g.inc, p, v};
@@ -763,7 +818,8 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
       apply(live_after);
       if (!late) apply(live_before);
     }
-    for (const std::string& old : renamed_away) live_before.erase(old);
+    for (const std::string& old : renamed_away)
+      if (!renamed_from.count(old)) live_before.erase(old);  // (a swap: the name is taken again)
     if (!recreated.empty()) any_before = true;
     const std::string final_name = rename_to.empty() ? local_name : rename_to;
     for (SchemaWrite& w : plan.before.writes)
@@ -785,18 +841,19 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
       nlohmann::json step = definition_step("alter", schema, local_name, final_name, live_before);
       if (!rename_to.empty() && rename_to != local_name) {
         step["renameTo"] = rename_to;
-        // A name another table of this page moves away from (a swap, a chain): this table
-        // steps aside under a name of its own first, so the order of the renames is free.
-        if (TableRecord* there = by_name(schema, rename_to); there && there->id != g.rec->id && moving.count(there->id)) {
-          const std::string aside = local_name + "$sync" + std::to_string(g.rec->id);
+        if (renames_collide) {
+          // Unlikely to be taken: the table's id and this plan's token.
+          const std::string aside = local_name + "$sync$" + std::to_string(g.rec->id) + "$" + std::to_string(plan.token);
           set_aside.push_back({{"op", "rename"}, {"schema", schema}, {"table", local_name}, {"to", aside}});
           step["table"] = aside;
         }
       }
-      nlohmann::json rc = nlohmann::json::array();
+      nlohmann::json rc = nlohmann::json::array(), rf = nlohmann::json::array();
       for (auto& [a, b] : renames) rc.push_back(nlohmann::json::array({a, b}));
+      for (auto& [a, b] : renames_final) rf.push_back(nlohmann::json::array({a, b}));
       step["renameColumns"] = rc;
       step["dropColumns"] = recreated;
+      if (!rf.empty()) step["renameColumnsFinal"] = rf;
       before.push_back(step);
     }
     if (any_after && columns(live_after)) after.push_back(definition_step("alter", schema, final_name, final_name, live_after));
@@ -815,6 +872,9 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
     for (const SchemaPhasePlan* ph : {&plan.before, &plan.after})
       for (const SchemaWrite& w : ph->writes)
         pending = pending || (w.inc == held[i].inc && w.part == held[i].object && w.v.hlc == held[i].hlc);
+    for (const SchemaPhasePlan* ph : {&plan.before, &plan.after})
+      for (const SchemaDead& d : ph->dead)
+        pending = pending || (held[i].object == "table" && d.fact_inc == held[i].inc && d.hlc == held[i].hlc);
     if (!pending) stale.del(held_keys[i]);
   }
   if (!stale.empty()) db_->kv().write(stale, true);
@@ -863,6 +923,26 @@ bool Replica::schema_hold(uint64_t token, const std::string& schema, const std::
     h.rejected = true;
     h.error = error;
     const std::string key = schema_hold_key(w.inc, w.part);
+    fresh = fresh || !db_->kv().get(key);
+    b.put(key, h.encode());
+  }
+  for (const SchemaDead& d : schema_plan_->after.dead) {  // a table's drop
+    if (lower(d.schema) != lower(schema) || lower(d.table) != lower(table)) continue;
+    Change c;
+    c.kind = Change::Kind::kSchema;
+    c.schema = d.schema;
+    c.table = d.table;
+    c.inc = d.fact_inc;
+    c.object = "table";
+    c.hlc = d.hlc;
+    c.drop = true;
+    Hold h;
+    h.site = d.hlc.site;
+    h.change = change_to_json(c);
+    h.received = now;
+    h.rejected = true;
+    h.error = error;
+    const std::string key = schema_hold_key(d.fact_inc, "table");
     fresh = fresh || !db_->kv().get(key);
     b.put(key, h.encode());
   }

@@ -2430,3 +2430,367 @@ TEST_F(sync, a_crash_during_prune_or_rekey_leaves_the_replica_whole) {
   }
   EXPECT_EQ(rounds, 8);
 }
+
+
+
+// ---- hostile review (2026-12-05): the defects it confirmed, and what it checked ----
+
+TEST_F(sync, review_drop_re_add_vs_concurrent_update_converges) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 10)");
+  exchange(a, b);
+  exec(a, "alter table t drop column a");
+  exec(a, "alter table t add column a text null");
+  ::usleep(5000);
+  exec(b, "update t set a = 'by-b' where id = 1");
+  exchange(a, b);
+  exchange(a, b);
+  EXPECT_EQ(content(a), content(b));
+  Peer& c = open("c");
+  pull(c, a);
+  EXPECT_EQ(content(c), content(a));
+}
+
+
+TEST_F(sync, review_rolled_back_column_rename_keeps_versions) {
+  Peer& a = open("a");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 10)");
+  exec(a, "begin; alter table t rename column a to a2; rollback");
+  Peer& c = open("c");
+  pull(c, a);
+  EXPECT_EQ(content(c), "1|x|10\n");
+}
+
+
+TEST_F(sync, review_chain_of_table_renames_in_one_page) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "create table u (k integer primary key, v text null)");
+  exec(a, "insert into t values (1, 'x', 10)");
+  exec(a, "insert into u values (7, 'seven')");
+  exchange(a, b);
+  exec(a, "alter table u rename to v");
+  exec(a, "alter table t rename to u");
+  exec(a, "insert into u values (2, 'y', 20)");
+  std::string result;
+  Status st = b.db->sync_apply(changes(a, 0, b.site).dump(), &result);
+  EXPECT_TRUE(st.ok()) << st.to_string();
+  EXPECT_EQ(query(b, "select name from schema() where type = 'table' order by name"), (V{"u", "v"}));
+}
+
+
+TEST_F(sync, review_tightening_then_column_rename_does_not_wedge) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 10)");
+  exchange(a, b);
+  exec(b, "insert into t values (2, null, 20)");
+  exec(a, "alter table t alter column a set not null");
+  exec(a, "alter table t rename column a to a2");
+  exec(a, "insert into t values (3, 'z', 30)");
+  std::string result;
+  Status st = b.db->sync_apply(changes(a, 0, b.site).dump(), &result);
+  EXPECT_TRUE(st.ok()) << st.to_string();
+  EXPECT_EQ(content(b), "1|x|10\n2|NULL|20\n3|z|30\n");
+}
+
+
+TEST_F(sync, review_held_tightening_then_column_rename_does_not_wedge) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 10)");
+  exchange(a, b);
+  exec(b, "insert into t values (2, null, 20)");
+  exec(a, "alter table t alter column a set not null");
+  pull(b, a);
+  ASSERT_EQ(status(b)["heldSchemaSteps"].get<int64_t>(), 1);
+  exec(a, "alter table t rename column a to a2");
+  exec(a, "insert into t values (3, 'z', 30)");
+  std::string result;
+  Status st = b.db->sync_apply(changes(a, 0, b.site).dump(), &result);
+  EXPECT_TRUE(st.ok()) << st.to_string();
+  EXPECT_EQ(content(b), "1|x|10\n2|NULL|20\n3|z|30\n");
+  exec(b, "update t set a2 = 'fixed' where id = 2");
+  pull(b, a);
+  exchange(a, b);
+  EXPECT_EQ(status(b)["heldSchemaSteps"].get<int64_t>(), 0);
+  EXPECT_EQ(query(a, "select name, \"notnull\" from table_info('t') order by cid"),
+            query(b, "select name, \"notnull\" from table_info('t') order by cid"));
+  EXPECT_EQ(content(a), content(b));
+}
+
+
+TEST_F(sync, review_held_step_beaten_locally_converges) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 10)");
+  exchange(a, b);
+  exec(b, "insert into t values (2, null, 20)");
+  exec(a, "alter table t alter column a set not null");
+  pull(b, a);
+  ASSERT_EQ(status(b)["heldSchemaSteps"].get<int64_t>(), 1);
+  ::usleep(5000);
+  exec(b, "alter table t alter column a set default 'q'");
+  exchange(a, b);
+  exchange(a, b);
+  EXPECT_EQ(status(b)["heldSchemaSteps"].get<int64_t>(), 0);
+  EXPECT_EQ(query(a, "select name, \"notnull\", dflt_value from table_info('t') order by cid"),
+            query(b, "select name, \"notnull\", dflt_value from table_info('t') order by cid"));
+  EXPECT_EQ(content(a), content(b));
+}
+
+
+TEST_F(sync, review_two_columns_swapping_names_keep_their_values) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, "create table t (id integer primary key, a text null, b text null)");
+  exec(a, "insert into t values (1, 'A', 'B')");
+  exchange(a, b);
+  exec(a, "alter table t rename column a to tmp");
+  exec(a, "alter table t rename column b to a");
+  exec(a, "alter table t rename column tmp to b");
+  EXPECT_EQ(query(a, "select id, a, b from t"), V{"1|B|A"});
+  pull(b, a);
+  EXPECT_EQ(query(b, "select id, a, b from t"), V{"1|B|A"});
+  Peer& c = open("c");
+  pull(c, a);
+  EXPECT_EQ(query(c, "select id, a, b from t"), V{"1|B|A"});
+}
+
+
+TEST_F(sync, review_a_table_drop_that_fails_here_is_held_not_lost) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 10)");
+  exchange(a, b);
+  exec(b, "create assertion t_small check (not exists (select 1 from t where b > 100))");
+  exec(a, "drop table t");
+  pull(b, a);  // succeeds: the transport moves its cursor on
+  json s = status(b);
+  EXPECT_EQ(s["heldSchemaSteps"].get<int64_t>(), 1) << "the failed drop is neither applied nor held: " << s.dump();
+  exec(b, "drop assertion t_small");
+  pull(b, a);
+  pull(b, a);
+  EXPECT_EQ(query(b, "select name from schema() where type = 'table'"), V{}) << "t stays on b forever";
+}
+
+
+TEST_F(sync, review_a_column_drop_that_fails_here_is_held_and_retried) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 10)");
+  exchange(a, b);
+  exec(b, "create assertion t_small check (not exists (select 1 from t where b > 100))");
+  exec(a, "alter table t drop column b");
+  pull(b, a);
+  exec(b, "drop assertion t_small");
+  pull(b, a);
+  EXPECT_EQ(query(b, "select name from table_info('t') order by cid"), query(a, "select name from table_info('t') order by cid"));
+}
+
+
+TEST_F(sync, review_rename_into_the_name_of_a_dropped_column_keeps_values) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, "create table t (id integer primary key, a text null, c text null)");
+  exec(a, "insert into t values (1, 'A', 'C')");
+  exchange(a, b);
+  exec(a, "alter table t drop column c");
+  exec(a, "alter table t rename column a to c");
+  EXPECT_EQ(query(a, "select id, c from t"), V{"1|A"});
+  pull(b, a);
+  EXPECT_EQ(query(b, "select name from table_info('t') order by cid"), query(a, "select name from table_info('t') order by cid"));
+  EXPECT_EQ(content(b), content(a));
+}
+
+
+TEST_F(sync, review_a_smuggled_after_phase_part_refuses_the_page) {
+  Peer& a = open("a");
+  Peer& c = open("c");
+  exec(c, "create table victim (k integer primary key)");
+  exec(a, kT);
+  exchange(a, c);
+  exec(a, "create unique index t_b on t (b)");
+  exec(a, "insert into t values (1, 'x', 10)");
+  json page = changes(a, 0, c.site);
+  bool tampered = false;
+  for (json& set : page["changeSets"])
+    for (json& ch : set["changes"])
+      if (ch["type"] == "schema" && ch["object"] == "idx:t_b") {
+        ch["text"] = ch["text"].get<std::string>() + "; drop table victim";
+        tampered = true;
+      }
+  ASSERT_TRUE(tampered) << page.dump();
+  std::string result;
+  Status st = c.db->sync_apply(page.dump(), &result);
+  EXPECT_FALSE(st.ok()) << "accepted; status: " << status(c).dump();
+  EXPECT_EQ(query(c, "select count(*) from t"), V{"0"}) << "the page's rows landed";
+}
+
+
+TEST_F(sync, review_column_rename_in_a_transaction_with_later_writes_keeps_values) {
+  Peer& a = open("a");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 10), (2, 'y', 20)");
+  exec(a, "begin; alter table t rename column a to a2; update t set b = 11 where id = 1; commit");
+  Peer& c = open("c");
+  pull(c, a);
+  EXPECT_EQ(content(c), content(a));
+  exec(a, "begin; alter table t rename column a2 to x; alter table t rename column x to y; commit");
+  Peer& d = open("d");
+  pull(d, a);
+  EXPECT_EQ(content(d), content(a));
+  Peer& e = open("e");
+  take_snapshot(e, a, 100);
+  EXPECT_EQ(content(e), content(a));
+}
+
+
+TEST_F(sync, review_drop_re_add_then_write_vs_later_update_of_the_old_column) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 10)");
+  exchange(a, b);
+  exec(a, "alter table t drop column a");
+  exec(a, "alter table t add column a text null");
+  exec(a, "update t set a = 'new' where id = 1");
+  ::usleep(5000);
+  exec(b, "update t set a = 'by-b' where id = 1");
+  exchange(a, b);
+  exchange(a, b);
+  EXPECT_EQ(content(a), content(b));
+  Peer& c = open("c");
+  pull(c, a);
+  EXPECT_EQ(content(c), content(a));
+}
+
+
+TEST_F(sync, review_held_step_then_table_dropped_by_the_peer) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 10)");
+  exchange(a, b);
+  exec(b, "insert into t values (2, null, 20)");
+  exec(a, "alter table t alter column a set not null");
+  pull(b, a);
+  ASSERT_EQ(status(b)["heldSchemaSteps"].get<int64_t>(), 1);
+  exec(a, "drop table t");
+  pull(b, a);
+  EXPECT_EQ(status(b)["heldSchemaSteps"].get<int64_t>(), 0);
+  EXPECT_EQ(query(b, "select name from schema() where type = 'table'"), V{});
+}
+
+
+TEST_F(sync, review_held_step_then_table_renamed_by_the_peer) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 10)");
+  exchange(a, b);
+  exec(b, "insert into t values (2, null, 20)");
+  exec(a, "alter table t alter column a set not null");
+  pull(b, a);
+  ASSERT_EQ(status(b)["heldSchemaSteps"].get<int64_t>(), 1);
+  exec(a, "alter table t rename to t2");
+  pull(b, a);
+  exec(b, "update t2 set a = 'fixed' where id = 2");
+  pull(b, a);
+  EXPECT_EQ(status(b)["heldSchemaSteps"].get<int64_t>(), 0);
+  EXPECT_EQ(one(b, "select \"notnull\" from table_info('t2') where name = 'a'"), "1");
+  exchange(a, b);
+  EXPECT_EQ(content(a, "t2"), content(b, "t2"));
+}
+
+
+TEST_F(sync, review_fast_path_matches_general_path) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "insert into t values (5, 'e', 5), (9, 'i', 9)");
+  pull(b, a);
+  exec(a, "delete from t where id = 5");
+  exec(a, "insert into t values (5, 'e2', 55), (3, 'c', 3), (7, 'g', 7)");
+  exec(a, "alter table t add column c integer null default 4");
+  exec(a, "insert into t (id, a) values (1, 'a'), (20, 't')");
+  exec(a, "begin; insert into t values (30, 'x', 1, 2); delete from t where id = 30; insert into t values (31, 'y', 1, 2); commit");
+  pull(b, a);
+  EXPECT_EQ(content(b), content(a));
+  Peer& c = open("c");
+  pull(c, a);
+  EXPECT_EQ(content(c), content(a));
+  Peer& d = open("d");
+  take_snapshot(d, a, 3);
+  EXPECT_EQ(content(d), content(a));
+  exec(b, "update t set a = 'by-b' where id = 5");
+  exchange(a, b);
+  EXPECT_EQ(content(b), content(a));
+}
+
+
+TEST_F(sync, review_malformed_births_are_refused) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 10)");
+  json page = changes(a, 0, b.site);
+  json* inc = nullptr;
+  for (json& set : page["changeSets"])
+    if (set.contains("incarnations")) inc = &set["incarnations"][0];
+  ASSERT_NE(inc, nullptr) << page.dump();
+  ASSERT_EQ(inc->size(), 4u) << inc->dump();
+  for (json bad : {json(5), json::array(), json{{"a", 7}}, json{{"a", "nope"}}, json{{"a", nullptr}}}) {
+    json p = page;
+    for (json& set : p["changeSets"])
+      if (set.contains("incarnations")) set["incarnations"][0][3] = bad;
+    std::string result;
+    Status st = b.db->sync_apply(p.dump(), &result);
+    EXPECT_FALSE(st.ok()) << bad.dump();
+    EXPECT_NE(st.message().find("incarnations"), std::string::npos) << st.to_string();
+  }
+  // A birth that names another column here moves the fact there: the key column is not
+  // rewritten by it.
+  json p = page;
+  std::string id_birth;
+  for (json& set : p["changeSets"])
+    if (set.contains("incarnations")) {
+      json& births = set["incarnations"][0][3];
+      id_birth = births["id"].get<std::string>();
+      births["a"] = id_birth;
+    }
+  std::string result;
+  Status st = b.db->sync_apply(p.dump(), &result);
+  EXPECT_TRUE(st.ok()) << st.to_string();
+  EXPECT_EQ(content(b), "1|NULL|10\n");
+}
+
+
+TEST_F(sync, review_identical_creates_then_concurrent_rename_and_update) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 10)");
+  ::usleep(5000);
+  exec(b, kT);
+  exec(b, "insert into t values (2, 'y', 20)");
+  exchange(a, b);
+  exchange(a, b);
+  ASSERT_EQ(content(a), content(b));
+  exec(a, "alter table t rename column a to a2");
+  ::usleep(5000);
+  exec(b, "update t set a = 'by-b' where id in (1, 2)");
+  exchange(a, b);
+  exchange(a, b);
+  EXPECT_EQ(content(a), "1|by-b|10\n2|by-b|20\n");
+  EXPECT_EQ(content(b), content(a));
+}

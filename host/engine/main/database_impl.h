@@ -209,7 +209,7 @@ class DatabaseImpl : public Database, public DdlContext {
   void capture_schema(const TableEntry& table);
   void run_schema_phase(const std::shared_ptr<VtabModule>& module, const std::string& module_name, uint64_t token,
                         const char* phase, const nlohmann::json& steps);
-  void run_schema_step(const nlohmann::json& step, const std::string& module_name);
+  void run_schema_step(const nlohmann::json& step, const std::string& module_name, bool check_only = false);
   std::map<VtabModule*, bool> replicates_;
   struct ColumnRename {
     std::string schema, table, from, to;

@@ -116,7 +116,7 @@ void DatabaseImpl::capture_schema(const TableEntry& table) {
   table.module->replication("capture_schema", args.dump());
 }
 
-void DatabaseImpl::run_schema_step(const nlohmann::json& step, const std::string& module_name) {
+void DatabaseImpl::run_schema_step(const nlohmann::json& step, const std::string& module_name, bool check_only) {
   auto run = [this](const std::string& sql) {
     Status st = exec(sql);
     if (!st.ok()) throw Error(st.code(), "sync apply: the peer's schema change `" + sql + "` failed here: " + st.message());
@@ -125,11 +125,11 @@ void DatabaseImpl::run_schema_step(const nlohmann::json& step, const std::string
   std::string table = step.at("table").get<std::string>();
   auto qualified = [&] { return sql_name(schema) + "." + sql_name(table); };
   if (op == "drop") {
-    run("drop table if exists " + qualified());
+    if (!check_only) run("drop table if exists " + qualified());
     return;
   }
   if (op == "rename") {  // a table stepping aside for a swap of names (the module's own step)
-    run("alter table " + qualified() + " rename to " + sql_name(step.at("to").get<std::string>()));
+    if (!check_only) run("alter table " + qualified() + " rename to " + sql_name(step.at("to").get<std::string>()));
     return;
   }
   // The table lives in the replicating module here, under this database's name for it.
@@ -170,6 +170,7 @@ void DatabaseImpl::run_schema_step(const nlohmann::json& step, const std::string
   };
   auto stmts = create_stmt();  // validated before anything runs
   for (auto& [name, text] : step.at("indexes").items()) check_index(text.get<std::string>(), final_table);
+  if (check_only) return;
   if (op == "create") {
     run(ddl);
     for (auto& [name, text] : step.at("indexes").items()) run(text.get<std::string>());
@@ -187,6 +188,12 @@ void DatabaseImpl::run_schema_step(const nlohmann::json& step, const std::string
   // are not the new column's), the differ below adds the new one.
   if (step.contains("dropColumns"))
     for (const auto& c : step["dropColumns"]) run("alter table " + qualified() + " drop column " + sql_name(c.get<std::string>()));
+  // Renames onto names that were held (a swap; a rename into a dropped column's name) run
+  // in two steps around the drops: to names of their own above, to their targets here.
+  if (step.contains("renameColumnsFinal"))
+    for (const auto& r : step["renameColumnsFinal"])
+      run("alter table " + qualified() + " rename column " + sql_name(r.at(0).get<std::string>()) + " to " +
+          sql_name(r.at(1).get<std::string>()));
   std::shared_ptr<TableEntry> live = catalog_.find(schema, table);
   if (!live) throw Error(StatusCode::kNotFound, "sync apply: the peer's schema change names table " + qualified() + ", which is not here");
   // The declarative differ: only the ALTER steps still needed (idempotent by construction).
@@ -239,11 +246,13 @@ void DatabaseImpl::run_schema_phase(const std::shared_ptr<VtabModule>& module, c
     } catch (const Error& e) {
       switch (e.code()) {
         case StatusCode::kConstraint: case StatusCode::kMismatch: case StatusCode::kRange:
-        case StatusCode::kFormat: case StatusCode::kSchema: case StatusCode::kUnsupported:
-        case StatusCode::kNotFound: case StatusCode::kError: case StatusCode::kSyntax:
-          break;  // the step's own failure: held
+        case StatusCode::kSchema: case StatusCode::kUnsupported: case StatusCode::kNotFound:
+        case StatusCode::kError:
+          break;  // the step's own failure against the rows here: held
         default:
-          throw;  // the database's (I/O, corruption, interrupt): the page fails
+          // A peer's text refused (FORMAT, SYNTAX: the page is refused, nothing of it waits),
+          // or the database's own failure (I/O, corruption, interrupt): the page fails.
+          throw;
       }
       nlohmann::json hold{{"token", token}, {"schema", step.at("schema")}, {"table", step.at("table")}, {"error", e.what()}};
       std::optional<std::string> r = module->replication("schema_hold", hold.dump());
@@ -309,7 +318,13 @@ Status DatabaseImpl::sync_apply(const std::string& changes, std::string* result)
         }
       }
     } schema_done{module, schema_token};
-    if (schema_token) run_schema_phase(module, name, schema_token, "before", schema_plan.at("before"));
+    if (schema_token) {
+      // Every peer text of the page is checked before anything runs: a refused one refuses
+      // the page whole, the rows included (an "after" step runs after the data has landed).
+      for (const char* phase : {"before", "after"})
+        for (const auto& step : schema_plan.at(phase)) run_schema_step(step, name, /*check_only=*/true);
+      run_schema_phase(module, name, schema_token, "before", schema_plan.at("before"));
+    }
     for (int attempt = 0;; ++attempt) {
       const nlohmann::json plan = nlohmann::json::parse(*module->replication("resolve", changes));
       const uint64_t token = plan.at("token").get<uint64_t>();
