@@ -428,7 +428,8 @@ void register_table_info_functions(Registry& r) {
   r.add_table_function(std::move(fk_info), "builtin");
 }
 
-// function_info([name]): the registered scalar, aggregate and table functions.
+// function_info([name]): the registered scalar, aggregate and table functions, and the
+// window-only ones.
 void register_function_info(Registry& r) {
   TableFunction finfo;
   finfo.name = "function_info";
@@ -446,6 +447,18 @@ void register_function_info(Registry& r) {
       rows.push_back({Value::Text(name), Value::Integer(argc), Value::Text(type),
                       Value::Integer(flags & kDeterministic ? 1 : 0), Value::Integer(flags), Value::Text(sig)});
     });
+    // The window-only functions (ranking and navigation), which the planner evaluates
+    // itself rather than through the registry: type 'window' (functions.md, function_info).
+    static const std::pair<const char*, int> kWindowOnly[] = {
+        {"row_number", 0}, {"rank", 0},        {"dense_rank", 0},  {"percent_rank", 0},
+        {"cume_dist", 0},  {"ntile", 1},       {"lag", -1},        {"lead", -1},
+        {"first_value", 1}, {"last_value", 1}, {"nth_value", 2}};
+    for (const auto& [name, argc] : kWindowOnly) {
+      if (!filter.empty() && filter != name) continue;
+      std::string sig = std::string(name) + "(" + (argc < 0 ? "..." : std::to_string(argc)) + ")";
+      rows.push_back({Value::Text(name), Value::Integer(argc), Value::Text("window"), Value::Integer(1),
+                      Value::Integer(kDeterministic), Value::Text(sig)});
+    }
     return rows;
   };
   r.add_table_function(std::move(finfo), "builtin");
