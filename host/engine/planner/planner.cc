@@ -616,8 +616,12 @@ ScalarPtr Planner::bind_case(const ast::CaseExpr& c, const Scope& scope) {
   if (c.else_expr) s->else_expr = bind_expr(*c.else_expr, scope);
   if (s->base) {
     // Each WHEN matches exactly as `base = when` would: its own collation.
-    for (auto& when : s->whens)
-      s->when_collations.push_back(comparison_collation(*s->base, *when.first, e.site));
+    for (auto& when : s->whens) {
+      const Collation* c = comparison_collation(*s->base, *when.first, e.site);
+      // A TIMESPAN on either side matches by elapsed time, as `=` does.
+      if (s->base->type == QRS_LT_TIMESPAN || when.first->type == QRS_LT_TIMESPAN) c = &Collation::duration();
+      s->when_collations.push_back(c);
+    }
     std::vector<ScalarPtr*> values;
     for (auto& when : s->whens) values.push_back(&when.first);
     coerce_comparison_set(s->base, values);
@@ -748,6 +752,10 @@ ScalarPtr Planner::bind_function(const ast::FunctionCall& f, const Scope& scope)
     CollationBid bid;
     for (auto& a : s->args) bid = merge_collation_bids(bid, collation_bid(*a), f.site);
     s->compare_collation = bid_collation(bid);
+    // nullif / greatest / least over a TIMESPAN compare by elapsed time, as `=` and ORDER
+    // BY do (types-ordering.md, "Semantic ordering").
+    for (auto& a : s->args)
+      if (a->type == QRS_LT_TIMESPAN) s->compare_collation = &Collation::duration();
   }
   return s;
 }
