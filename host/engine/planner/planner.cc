@@ -903,7 +903,14 @@ Planner::Source Planner::plan_table_reference(const ast::TableSource& src) {
   const bool committed = iequals(schema, "committed") && !db_.catalog().has_schema("committed");
   if (committed) schema.clear();
   std::vector<std::string> path = search_path();
-  auto rel = db_.resolve_relation(schema, src.table.name, &path);
+  ResolvedRelation rel;
+  try {
+    rel = db_.resolve_relation(schema, src.table.name, &path);
+  } catch (const Error& e) {
+    // errors.md "Semantic Errors": an unresolvable relation is NOTFOUND, with its site.
+    if (e.code() != StatusCode::kNotFound || e.site()) throw;
+    fail(e.code(), e.raw_message(), src.site);
+  }
   if (rel.view) {
     if (committed) fail(StatusCode::kUnsupported, "committed.<view> is not supported: '" + src.table.name + "' is a view", src.site);
     return plan_view(*rel.view, src);
