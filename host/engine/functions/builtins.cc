@@ -317,9 +317,12 @@ void register_math_functions(Registry& r) {
     };
   };
   (void)minmax;  // multi-argument min/max: the reference offers greatest()/least() instead
+  // A pseudo-random integer in the safe JS range, ±(2^53 - 1) (functions.md, "Math Functions").
   scalar(r, "random", 0, [](Args) {
     static thread_local std::mt19937_64 gen{std::random_device{}()};
-    return Value::Integer(static_cast<int64_t>(gen()));
+    constexpr int64_t kMaxSafe = (int64_t{1} << 53) - 1;
+    std::uniform_int_distribution<int64_t> safe(-kMaxSafe, kMaxSafe);
+    return Value::Integer(safe(gen));
   }, 0).returns(QRS_LT_INTEGER);
   scalar(r, "sign", 1, [](Args a) {
     if (a[0].is_null()) return Value();

@@ -677,7 +677,7 @@ void register_assertion_functions(Registry& r) {
   });
 }
 
-// query_plan(sql): the optimized plan of one SELECT, one row per node.
+// query_plan(sql): the optimized plan of one SELECT, one row per node; scheduler_program(sql).
 void register_query_plan(Registry& r) {
   TableFunction qp;
   qp.name = "query_plan";
@@ -698,7 +698,25 @@ void register_query_plan(Registry& r) {
     plan_rows(*root, 0, -1, next_id, rows);
     return rows;
   };
+  TableFunction program = qp;
   r.add_table_function(std::move(qp), "builtin");
+
+  // scheduler_program(sql): the plan as the steps that run it, operands before the step
+  // that consumes them (functions.md, "Debug/Explain Functions"). There is no separate
+  // instruction program here: each plan node and expression is one step, `addr` its
+  // position in execution order, `description` what it does.
+  program.name = "scheduler_program";
+  program.columns = {{"addr", QRS_LT_INTEGER, false}, {"description", QRS_LT_TEXT, false},
+                     {"node_type", QRS_LT_TEXT, false}};
+  auto plan = program.rows;
+  program.rows = [plan](DatabaseImpl& db, std::span<const Value> args) {
+    std::vector<Row> nodes = plan(db, args);
+    std::vector<Row> rows;
+    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it)
+      rows.push_back({Value::Integer(static_cast<int64_t>(rows.size())), (*it)[4], (*it)[2]});
+    return rows;
+  };
+  r.add_table_function(std::move(program), "builtin");
 }
 
 // schema_ddl(): the statements that recreate the catalog exactly, in an order that can be

@@ -792,10 +792,20 @@ ScalarPtr Planner::bind_window(const ast::FunctionCall& f, const Scope& scope) {
     call.has_frame = true;
     call.unit = static_cast<int>(w.frame->unit);
     call.start_kind = static_cast<int>(w.frame->start.kind);
-    if (w.frame->start.offset) call.start_offset = bind_expr(*w.frame->start.offset, inner);
+    // A frame offset is a non-negative integer literal, in RANGE as in ROWS; anything
+    // else (a fraction, a parameter, an expression) is refused when the query is planned
+    // (window-functions.md, "Frame offsets").
+    auto offset = [&](const ast::Expr& e) {
+      ScalarPtr x = bind_expr(e, inner);
+      const auto* lit = x->kind == ScalarKind::kLiteral ? static_cast<const LiteralScalar*>(x.get()) : nullptr;
+      if (!lit || !lit->value.is_integer() || lit->value.to_double() < 0)
+        fail(StatusCode::kError, "Invalid window frame offset", e.site);
+      return x;
+    };
+    if (w.frame->start.offset) call.start_offset = offset(*w.frame->start.offset);
     if (w.frame->has_end) {
       call.end_kind = static_cast<int>(w.frame->end.kind);
-      if (w.frame->end.offset) call.end_offset = bind_expr(*w.frame->end.offset, inner);
+      if (w.frame->end.offset) call.end_offset = offset(*w.frame->end.offset);
     } else {
       call.end_kind = static_cast<int>(ast::FrameBound::Kind::kCurrentRow);
     }
