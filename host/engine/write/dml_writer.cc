@@ -120,9 +120,9 @@ Value DmlWriter::coerce(const Value& v, const ColumnSchema& col, const TableSche
       switch (v.type()) {
         case ValueType::kJson: return v;
         case ValueType::kText: {
-          std::optional<jsonv::Json> j = jsonv::parse(v.str());
-          if (!j) throw mismatch();
-          return jsonv::to_value(*j);
+          std::optional<Value> doc = jsonv::document_value(v.str());  // keys as written
+          if (!doc) throw mismatch();
+          return *doc;
         }
         case ValueType::kBlob: throw mismatch();
         default: return cast_value(v, QRS_LT_JSON);
