@@ -31,6 +31,8 @@ std::string hint_for(std::string_view sql, const Status& error) {
     std::string column = "name";
     if (const size_t colon = msg.rfind(": "); colon != std::string::npos) {
       column = msg.substr(colon + 2);
+      // "t.c (the table has rows …)": the name ends at the first space.
+      if (const size_t space = column.find(' '); space != std::string::npos) column.resize(space);
       if (const size_t dot = column.rfind('.'); dot != std::string::npos) column = column.substr(dot + 1);
     }
     return "columns are NOT NULL by default in Quereus (unless declared `null`): to allow NULL, declare it `" +

@@ -155,7 +155,7 @@ TEST_F(FileIoTest, CopyToWritesEveryFormat) {
   fails("copy t to '" + path("x.csv") + "' (header maybe)", StatusCode::kError, "expected true or false");
   fails("copy t to '" + path("x.csv") + "' (skip 1)", StatusCode::kError, "unknown COPY option 'skip'");
   fails("copy t to '" + path("no/such/dir/x.csv") + "'", StatusCode::kCantOpen, "cannot write");
-  fails("copy nope to '" + path("x.csv") + "'", StatusCode::kError, "nope");
+  fails("copy nope to '" + path("x.csv") + "'", StatusCode::kNotFound, "nope");
 }
 
 TEST_F(FileIoTest, AFailedCopyToLeavesTheTargetAsItWas) {

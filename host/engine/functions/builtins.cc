@@ -15,6 +15,7 @@
 #include "eval/exec_context.h"
 #include "types/big_int.h"
 #include "types/compare.h"
+#include "types/json_value.h"
 
 namespace quereus {
 
@@ -44,11 +45,27 @@ size_t utf8_offset(const std::string& s, int64_t chars) {
   return i;
 }
 
+// The text a string built-in reads from a non-text argument. The reference's substr, trim,
+// replace and instr use JavaScript's own String(v) here (functions.md, "String
+// Functions"): a number as JS prints it, a boolean as true/false, and a BLOB as its
+// comma-joined byte numbers (x'6162' reads as '97,98'), not its UTF-8 decoding.
+std::string string_arg(const Value& v) { return v.type() == ValueType::kText ? v.str() : fnutil::js_string(v); }
+
+// The text of an argument the reference's lower / upper only accept as a string: a
+// non-text argument makes them return NULL (functions.md, "String Functions").
+std::optional<std::string> text_only_arg(const Value& v) {
+  if (v.type() == ValueType::kText) return v.str();
+  if (v.type() == ValueType::kJson) {
+    auto j = jsonv::parse(v.str());
+    if (j && j->is_string()) return j->get<std::string>();
+  }
+  return std::nullopt;
+}
+
 Value substr(Args a) {
   if (a[0].is_null() || a[1].is_null() || (a.size() > 2 && a[2].is_null())) return Value();
-  bool blob = a[0].type() == ValueType::kBlob;
-  std::string s = a[0].to_text();
-  int64_t len = blob ? static_cast<int64_t>(s.size()) : static_cast<int64_t>(utf8_length(s));
+  std::string s = string_arg(a[0]);
+  int64_t len = static_cast<int64_t>(utf8_length(s));
   // The reference's rule: 1-based start, negative counts from the end, 0 is the start;
   // a negative length gives the empty string.
   int64_t start = cast_value(a[1], QRS_LT_INTEGER).as_int();
@@ -58,16 +75,15 @@ Value substr(Args a) {
   int64_t count = a.size() > 2 ? cast_value(a[2], QRS_LT_INTEGER).as_int() : len - begin;
   if (count < 0) count = 0;
   int64_t end = std::min(len, begin + count);
-  if (blob) return Value::Blob(s.substr(begin, end - begin));
   size_t b = utf8_offset(s, begin), e = utf8_offset(s, end);
   return Value::Text(s.substr(b, e - b));
 }
 
 Value trim_impl(Args a, bool left, bool right) {
   if (a[0].is_null()) return Value();
-  std::string s = a[0].to_text();
-  std::string chars = a.size() > 1 ? (a[1].is_null() ? "" : a[1].to_text()) : " ";
   if (a.size() > 1 && a[1].is_null()) return Value();
+  std::string s = string_arg(a[0]);
+  std::string chars = a.size() > 1 ? string_arg(a[1]) : " ";
   size_t b = 0, e = s.size();
   if (left) while (b < e && chars.find(s[b]) != std::string::npos) ++b;
   if (right) while (e > b && chars.find(s[e - 1]) != std::string::npos) --e;
@@ -159,7 +175,8 @@ class MinMaxState : public AggregateState {
     if (max_ ? c > 0 : c < 0) v_ = std::move(v);
   }
   Value final() override { return v_; }
-  // min/max order text under the argument's collation, as ORDER BY does.
+  // min/max rank as ORDER BY does: text under the argument's collation, a TIMESPAN
+  // argument by elapsed time (its ordering_collation).
   void set_collation(const Collation* collation) override { collation_ = collation; }
 
  private:
@@ -200,19 +217,19 @@ void aggregate(Registry& r, const char* name, int argc, std::function<std::uniqu
 void register_string_functions(Registry& r) {
   // Unicode case mapping (utf8proc's per-code-point mappings: 'Ä' ↔ 'ä', 'Σ' ↔ 'σ').
   scalar(r, "lower", 1, [](Args a) {
-    if (a[0].is_null()) return Value();
-    return Value::Text(sdk::map_case(a[0].to_text(), false));
+    std::optional<std::string> s = text_only_arg(a[0]);
+    return s ? Value::Text(sdk::map_case(*s, false)) : Value();
   }).returns(QRS_LT_TEXT);
   scalar(r, "upper", 1, [](Args a) {
-    if (a[0].is_null()) return Value();
-    return Value::Text(sdk::map_case(a[0].to_text(), true));
+    std::optional<std::string> s = text_only_arg(a[0]);
+    return s ? Value::Text(sdk::map_case(*s, true)) : Value();
   }).returns(QRS_LT_TEXT);
+  // Characters of a text, bytes of a blob; like lower / upper, NULL for anything else
+  // (a number, a boolean, a JSON document): functions.md, "String Functions".
   scalar(r, "length", 1, [](Args a) {
-    switch (a[0].type()) {
-      case ValueType::kNull: return Value();
-      case ValueType::kBlob: return Value::Integer(static_cast<int64_t>(a[0].str().size()));
-      default: return Value::Integer(static_cast<int64_t>(utf8_length(a[0].to_text())));
-    }
+    if (a[0].type() == ValueType::kBlob) return Value::Integer(static_cast<int64_t>(a[0].str().size()));
+    std::optional<std::string> s = text_only_arg(a[0]);
+    return s ? Value::Integer(static_cast<int64_t>(utf8_length(*s))) : Value();
   }).returns(QRS_LT_INTEGER);
   scalar(r, "substr", 2, substr).returns(QRS_LT_TEXT);
   scalar(r, "substr", 3, substr).returns(QRS_LT_TEXT);
@@ -225,7 +242,7 @@ void register_string_functions(Registry& r) {
   }
   scalar(r, "replace", 3, [](Args a) {
     if (a[0].is_null() || a[1].is_null() || a[2].is_null()) return Value();
-    std::string s = a[0].to_text(), from = a[1].to_text(), to = a[2].to_text();
+    std::string s = string_arg(a[0]), from = string_arg(a[1]), to = string_arg(a[2]);
     if (from.empty()) return Value::Text(s);
     std::string out;
     size_t i = 0, j;
@@ -234,7 +251,7 @@ void register_string_functions(Registry& r) {
   }).returns(QRS_LT_TEXT);
   scalar(r, "instr", 2, [](Args a) {
     if (a[0].is_null() || a[1].is_null()) return Value();
-    std::string s = a[0].to_text(), t = a[1].to_text();
+    std::string s = string_arg(a[0]), t = string_arg(a[1]);
     if (s.empty() || t.empty()) return Value::Integer(0);
     size_t p = s.find(t);
     if (p == std::string::npos) return Value::Integer(0);
@@ -300,9 +317,12 @@ void register_math_functions(Registry& r) {
     };
   };
   (void)minmax;  // multi-argument min/max: the reference offers greatest()/least() instead
+  // A pseudo-random integer in the safe JS range, ±(2^53 - 1) (functions.md, "Math Functions").
   scalar(r, "random", 0, [](Args) {
     static thread_local std::mt19937_64 gen{std::random_device{}()};
-    return Value::Integer(static_cast<int64_t>(gen()));
+    constexpr int64_t kMaxSafe = (int64_t{1} << 53) - 1;
+    std::uniform_int_distribution<int64_t> safe(-kMaxSafe, kMaxSafe);
+    return Value::Integer(safe(gen));
   }, 0).returns(QRS_LT_INTEGER);
   scalar(r, "sign", 1, [](Args a) {
     if (a[0].is_null()) return Value();
@@ -398,6 +418,39 @@ void register_generate_series(Registry& r) {
   r.add_table_function(std::move(series), "builtin");
 }
 
+// split_string(str, delimiter): one row per segment (value, 0-based ordinal), split as
+// JavaScript's String.split does: an empty delimiter splits into characters, an empty
+// string is one empty segment. A NULL argument gives no rows.
+void register_split_string(Registry& r) {
+  TableFunction split;
+  split.name = "split_string";
+  split.num_args = 2;
+  split.min_args = 2;
+  split.flags = fnutil::kPure;
+  split.columns = {{"value", QRS_LT_TEXT, false}, {"ordinal", QRS_LT_INTEGER, false}};
+  split.keys = {{1}};
+  split.rows = [](DatabaseImpl&, std::span<const Value> a) {
+    std::vector<Row> rows;
+    if (a[0].is_null() || a[1].is_null()) return rows;
+    const std::string s = string_arg(a[0]), delim = string_arg(a[1]);
+    auto emit = [&rows](std::string part) {
+      rows.push_back({Value::Text(std::move(part)), Value::Integer(static_cast<int64_t>(rows.size()))});
+    };
+    if (delim.empty()) {
+      for (std::string& cp : fnutil::code_points(s)) emit(std::move(cp));
+      return rows;
+    }
+    size_t from = 0, at;
+    while ((at = s.find(delim, from)) != std::string::npos) {
+      emit(s.substr(from, at - from));
+      from = at + delim.size();
+    }
+    emit(s.substr(from));
+    return rows;
+  };
+  r.add_table_function(std::move(split), "builtin");
+}
+
 }  // namespace
 
 void register_builtin_functions(Registry& r) {
@@ -408,6 +461,7 @@ void register_builtin_functions(Registry& r) {
   register_context_functions(r);
   register_aggregates(r);
   register_generate_series(r);
+  register_split_string(r);
 
   register_json_functions(r);
   register_datetime_functions(r);

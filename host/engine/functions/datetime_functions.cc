@@ -539,6 +539,9 @@ void register_datetime_functions(Registry& r) {
 
   add_scalar(r, "isisodate", 1, is_iso_date).returns(QRS_LT_BOOLEAN);
   add_scalar(r, "isisodatetime", 1, is_iso_datetime).returns(QRS_LT_BOOLEAN);
+  // The spellings sql-functions.md ("5.4 Date and Time Functions") gives them.
+  add_scalar(r, "is_iso_date", 1, is_iso_date).returns(QRS_LT_BOOLEAN);
+  add_scalar(r, "is_iso_datetime", 1, is_iso_datetime).returns(QRS_LT_BOOLEAN);
 
   add_extractor(r, "timespan_years", &Duration::years);
   add_extractor(r, "timespan_months", &Duration::months);

@@ -1,7 +1,7 @@
 // Built-in functions: math, string, conversion and statistical aggregates beyond the
 // core set in builtins.cc.
 //
-//   conversion  integer(x) real(x) text(x) boolean(x)   (json(x), date(x) … live with
+//   conversion  integer(x) real(x) text(x) boolean(x) blob(x)   (json(x), date(x) … live with
 //               their families)
 //   math        sqrt pow power floor ceil ceiling trunc clamp greatest least choose
 //               exp ln log log10 log2 pi sin cos tan asin acos atan atan2 degrees
@@ -148,15 +148,22 @@ Value text_conversion(Args a) {
   switch (v.type()) {
     case ValueType::kNull: return Value();
     case ValueType::kText: return v;
-    case ValueType::kBlob: {
-      static const char* kHex = "0123456789abcdef";
-      std::string out;
-      for (unsigned char c : v.str()) { out += kHex[c >> 4]; out += kHex[c & 15]; }
-      return Value::Text(out);
-    }
+    case ValueType::kBlob: return cast_value(v, QRS_LT_TEXT);  // UTF-8 decoded, as CAST does
     case ValueType::kJson: return Value::Text(fnutil::js_string(v));
     default: return Value::Text(v.to_text());
   }
+}
+
+// blob(x): a string's literal UTF-8 bytes (no hex sniffing; unhex() parses hex), any
+// other scalar through its text; a JSON document is refused, where CAST stays lenient.
+Value blob_conversion(Args a) {
+  const Value& v = a[0];
+  if (v.type() == ValueType::kJson) {
+    auto j = jsonv::parse(v.str());
+    if (!j || j->is_object() || j->is_array()) conversion_error("BLOB", "Cannot convert a JSON document to BLOB");
+    return cast_value(unwrap_json(v), QRS_LT_BLOB);
+  }
+  return cast_value(v, QRS_LT_BLOB);
 }
 
 Value boolean_conversion(Args a) {
@@ -555,6 +562,7 @@ void register_extra_functions(Registry& r) {
   add_scalar(r, "real", 1, real_conversion).returns(QRS_LT_REAL);
   add_scalar(r, "text", 1, text_conversion).returns(QRS_LT_TEXT);
   add_scalar(r, "boolean", 1, boolean_conversion).returns(QRS_LT_BOOLEAN);
+  add_scalar(r, "blob", 1, blob_conversion).returns(QRS_LT_BLOB);
 
   // Math.
   add_scalar(r, "sqrt", 1, unary_math([](double x) { return std::sqrt(x); }, [](double x) { return x >= 0; }))

@@ -39,11 +39,12 @@ Value json_conversion(Args a) {
     case ValueType::kBoolean:
     case ValueType::kBigInt: return jsonv::to_value(jsonv::from_sql_element(v));
     case ValueType::kText: {
-      auto j = jsonv::parse(v.str());
-      if (!j)
+      // The document keeps its key order (jsonv::document_value).
+      auto doc = jsonv::document_value(v.str());
+      if (!doc)
         throw Error(StatusCode::kMismatch,
                     "Cannot convert to JSON: Cannot convert '" + v.str() + "' to JSON: invalid JSON syntax");
-      return jsonv::to_value(*j);
+      return *doc;
     }
     case ValueType::kBlob: break;
   }

@@ -318,12 +318,12 @@ void DatabaseImpl::require_file_access(bool write, const std::string& what) cons
 std::shared_ptr<TableEntry> DatabaseImpl::require_table(const std::string& schema, const std::string& name) {
   if (!schema.empty()) {
     auto t = catalog_.has_schema(schema) ? catalog_.find(schema, name) : nullptr;
-    if (!t) throw Error(StatusCode::kError, "Table not found: " + schema + "." + name);
+    if (!t) throw Error(StatusCode::kNotFound, "Table not found: " + schema + "." + name);
     return t;
   }
   for (const std::string& s : ddl_lookup_schemas(""))
     if (auto t = catalog_.find(s, name)) return t;
-  throw Error(StatusCode::kError, "Table '" + name + "' not found in schema path: main");
+  throw Error(StatusCode::kNotFound, "Table '" + name + "' not found in schema path: main");
 }
 
 DatabaseImpl::Relation DatabaseImpl::find_relation(const std::string& schema, const std::string& name,
@@ -344,7 +344,7 @@ DatabaseImpl::Relation DatabaseImpl::resolve_relation(const std::string& schema,
                                                      const std::vector<std::string>* path) {
   Relation r = find_relation(schema, name, path);
   if (r.table || r.view) return r;
-  throw Error(StatusCode::kError, relation_not_found(schema, name, path));
+  throw Error(StatusCode::kNotFound, relation_not_found(schema, name, path));
 }
 
 void DatabaseImpl::open_execution(ExecContext& ctx) {

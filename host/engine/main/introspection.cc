@@ -428,7 +428,8 @@ void register_table_info_functions(Registry& r) {
   r.add_table_function(std::move(fk_info), "builtin");
 }
 
-// function_info([name]): the registered scalar, aggregate and table functions.
+// function_info([name]): the registered scalar, aggregate and table functions, and the
+// window-only ones.
 void register_function_info(Registry& r) {
   TableFunction finfo;
   finfo.name = "function_info";
@@ -446,6 +447,18 @@ void register_function_info(Registry& r) {
       rows.push_back({Value::Text(name), Value::Integer(argc), Value::Text(type),
                       Value::Integer(flags & kDeterministic ? 1 : 0), Value::Integer(flags), Value::Text(sig)});
     });
+    // The window-only functions (ranking and navigation), which the planner evaluates
+    // itself rather than through the registry: type 'window' (functions.md, function_info).
+    static const std::pair<const char*, int> kWindowOnly[] = {
+        {"row_number", 0}, {"rank", 0},        {"dense_rank", 0},  {"percent_rank", 0},
+        {"cume_dist", 0},  {"ntile", 1},       {"lag", -1},        {"lead", -1},
+        {"first_value", 1}, {"last_value", 1}, {"nth_value", 2}};
+    for (const auto& [name, argc] : kWindowOnly) {
+      if (!filter.empty() && filter != name) continue;
+      std::string sig = std::string(name) + "(" + (argc < 0 ? "..." : std::to_string(argc)) + ")";
+      rows.push_back({Value::Text(name), Value::Integer(argc), Value::Text("window"), Value::Integer(1),
+                      Value::Integer(kDeterministic), Value::Text(sig)});
+    }
     return rows;
   };
   r.add_table_function(std::move(finfo), "builtin");
@@ -664,7 +677,7 @@ void register_assertion_functions(Registry& r) {
   });
 }
 
-// query_plan(sql): the optimized plan of one SELECT, one row per node.
+// query_plan(sql): the optimized plan of one SELECT, one row per node; scheduler_program(sql).
 void register_query_plan(Registry& r) {
   TableFunction qp;
   qp.name = "query_plan";
@@ -685,7 +698,25 @@ void register_query_plan(Registry& r) {
     plan_rows(*root, 0, -1, next_id, rows);
     return rows;
   };
+  TableFunction program = qp;
   r.add_table_function(std::move(qp), "builtin");
+
+  // scheduler_program(sql): the plan as the steps that run it, operands before the step
+  // that consumes them (functions.md, "Debug/Explain Functions"). There is no separate
+  // instruction program here: each plan node and expression is one step, `addr` its
+  // position in execution order, `description` what it does.
+  program.name = "scheduler_program";
+  program.columns = {{"addr", QRS_LT_INTEGER, false}, {"description", QRS_LT_TEXT, false},
+                     {"node_type", QRS_LT_TEXT, false}};
+  auto plan = program.rows;
+  program.rows = [plan](DatabaseImpl& db, std::span<const Value> args) {
+    std::vector<Row> nodes = plan(db, args);
+    std::vector<Row> rows;
+    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it)
+      rows.push_back({Value::Integer(static_cast<int64_t>(rows.size())), (*it)[4], (*it)[2]});
+    return rows;
+  };
+  r.add_table_function(std::move(program), "builtin");
 }
 
 // schema_ddl(): the statements that recreate the catalog exactly, in an order that can be

@@ -67,6 +67,8 @@ bool contextual_keyword(Keyword kw, NameCtx ctx) {
     case Keyword::kCascade:
     case Keyword::kRestrict:
     case Keyword::kLike:
+    case Keyword::kGenerated:  // table_info()'s `generated` column (functions.md)
+    case Keyword::kStored:
       return true;
     case Keyword::kTemp:
     case Keyword::kTemporary:

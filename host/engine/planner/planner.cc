@@ -616,8 +616,12 @@ ScalarPtr Planner::bind_case(const ast::CaseExpr& c, const Scope& scope) {
   if (c.else_expr) s->else_expr = bind_expr(*c.else_expr, scope);
   if (s->base) {
     // Each WHEN matches exactly as `base = when` would: its own collation.
-    for (auto& when : s->whens)
-      s->when_collations.push_back(comparison_collation(*s->base, *when.first, e.site));
+    for (auto& when : s->whens) {
+      const Collation* c = comparison_collation(*s->base, *when.first, e.site);
+      // A TIMESPAN on either side matches by elapsed time, as `=` does.
+      if (s->base->type == QRS_LT_TIMESPAN || when.first->type == QRS_LT_TIMESPAN) c = &Collation::duration();
+      s->when_collations.push_back(c);
+    }
     std::vector<ScalarPtr*> values;
     for (auto& when : s->whens) values.push_back(&when.first);
     coerce_comparison_set(s->base, values);
@@ -748,6 +752,10 @@ ScalarPtr Planner::bind_function(const ast::FunctionCall& f, const Scope& scope)
     CollationBid bid;
     for (auto& a : s->args) bid = merge_collation_bids(bid, collation_bid(*a), f.site);
     s->compare_collation = bid_collation(bid);
+    // nullif / greatest / least over a TIMESPAN compare by elapsed time, as `=` and ORDER
+    // BY do (types-ordering.md, "Semantic ordering").
+    for (auto& a : s->args)
+      if (a->type == QRS_LT_TIMESPAN) s->compare_collation = &Collation::duration();
   }
   return s;
 }
@@ -784,10 +792,20 @@ ScalarPtr Planner::bind_window(const ast::FunctionCall& f, const Scope& scope) {
     call.has_frame = true;
     call.unit = static_cast<int>(w.frame->unit);
     call.start_kind = static_cast<int>(w.frame->start.kind);
-    if (w.frame->start.offset) call.start_offset = bind_expr(*w.frame->start.offset, inner);
+    // A frame offset is a non-negative integer literal, in RANGE as in ROWS; anything
+    // else (a fraction, a parameter, an expression) is refused when the query is planned
+    // (window-functions.md, "Frame offsets").
+    auto offset = [&](const ast::Expr& e) {
+      ScalarPtr x = bind_expr(e, inner);
+      const auto* lit = x->kind == ScalarKind::kLiteral ? static_cast<const LiteralScalar*>(x.get()) : nullptr;
+      if (!lit || !lit->value.is_integer() || lit->value.to_double() < 0)
+        fail(StatusCode::kError, "Invalid window frame offset", e.site);
+      return x;
+    };
+    if (w.frame->start.offset) call.start_offset = offset(*w.frame->start.offset);
     if (w.frame->has_end) {
       call.end_kind = static_cast<int>(w.frame->end.kind);
-      if (w.frame->end.offset) call.end_offset = bind_expr(*w.frame->end.offset, inner);
+      if (w.frame->end.offset) call.end_offset = offset(*w.frame->end.offset);
     } else {
       call.end_kind = static_cast<int>(ast::FrameBound::Kind::kCurrentRow);
     }
@@ -895,7 +913,14 @@ Planner::Source Planner::plan_table_reference(const ast::TableSource& src) {
   const bool committed = iequals(schema, "committed") && !db_.catalog().has_schema("committed");
   if (committed) schema.clear();
   std::vector<std::string> path = search_path();
-  auto rel = db_.resolve_relation(schema, src.table.name, &path);
+  ResolvedRelation rel;
+  try {
+    rel = db_.resolve_relation(schema, src.table.name, &path);
+  } catch (const Error& e) {
+    // errors.md "Semantic Errors": an unresolvable relation is NOTFOUND, with its site.
+    if (e.code() != StatusCode::kNotFound || e.site()) throw;
+    fail(e.code(), e.raw_message(), src.site);
+  }
   if (rel.view) {
     if (committed) fail(StatusCode::kUnsupported, "committed.<view> is not supported: '" + src.table.name + "' is a view", src.site);
     return plan_view(*rel.view, src);

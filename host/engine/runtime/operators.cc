@@ -37,7 +37,7 @@ struct RowLess {
 
 std::vector<const Collation*> collations_of(const std::vector<Attribute>& cols) {
   std::vector<const Collation*> out;
-  for (auto& c : cols) out.push_back(c.collation);
+  for (auto& c : cols) out.push_back(ordering_collation(c.collation, c.type));
   return out;
 }
 
@@ -989,10 +989,10 @@ class AggregateOp : public Operator {
   explicit AggregateOp(const AggregateNode& n)
       : node_(n), input_(n.input->instantiate()), hashed_(0, KeyHash{this}, KeyEq{this}) {
     for (auto& g : n.group_by) {
-      key_collations_.push_back(g->collation);
+      key_collations_.push_back(ordering_collation(g->collation, g->type));
       // Groups are found by hashing when every key's equality can be hashed: BINARY,
       // NOCASE and RTRIM text, and no JSON (structural equality). Otherwise an ordered map.
-      const Collation* c = g->collation;
+      const Collation* c = key_collations_.back();
       bool known = !c || c == &Collation::binary() || c == &Collation::nocase() || c == &Collation::rtrim();
       if (!known || g->type == QRS_LT_JSON) hashable_ = false;
     }
@@ -1000,7 +1000,7 @@ class AggregateOp : public Operator {
     for (auto& a : n.aggs) {
       any_distinct_ = any_distinct_ || a.distinct;
       arg_collations_.emplace_back();
-      for (auto& e : a.args) arg_collations_.back().push_back(e->collation);
+      for (auto& e : a.args) arg_collations_.back().push_back(ordering_collation(e->collation, e->type));
     }
   }
   void open(const EvalEnv& outer) override {

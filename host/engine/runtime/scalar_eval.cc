@@ -67,15 +67,21 @@ Value mixed_arith(ast::BinaryOp op, Value a, Value b) {
   if (big(a) && integral(b)) b = bigint::from_double(b.as_real());
   else if (big(b) && integral(a)) a = bigint::from_double(a.as_real());
   if (a.is_integer() && b.is_integer()) return bigint::arith(op_char(op), a, b);
-  double x = a.to_double(), y = b.to_double();
+  double x = a.to_double(), y = b.to_double(), r;
   switch (op) {
-    case ast::BinaryOp::kAdd: return Value::Real(x + y);
-    case ast::BinaryOp::kSub: return Value::Real(x - y);
-    case ast::BinaryOp::kMul: return Value::Real(x * y);
-    case ast::BinaryOp::kDiv: return y == 0 ? Value() : Value::Real(x / y);
+    case ast::BinaryOp::kAdd: r = x + y; break;
+    case ast::BinaryOp::kSub: r = x - y; break;
+    case ast::BinaryOp::kMul: r = x * y; break;
+    case ast::BinaryOp::kDiv:
+      if (y == 0) return Value();
+      r = x / y;
+      break;
     case ast::BinaryOp::kMod: return y == 0 ? Value() : Value::Real(std::fmod(x, y));
     default: return Value();
   }
+  // A non-finite result is NULL, as the reference's binary operators give it (functions.md,
+  // "Aggregate Functions": sum() overflows to Infinity "unlike binary +").
+  return std::isfinite(r) ? Value::Real(r) : Value();
 }
 
 Value arith(ast::BinaryOp op, const Value& a0, const Value& b0) {
@@ -99,10 +105,17 @@ Value arith(ast::BinaryOp op, const Value& a0, const Value& b0) {
       case ast::BinaryOp::kMul:
         if (!__builtin_mul_overflow(x, y, &r)) return Value::Integer(r);
         return bigint::arith('*', a, b);
-      case ast::BinaryOp::kDiv:
+      case ast::BinaryOp::kDiv: {
         if (y == 0) return Value();
         if (x == std::numeric_limits<int64_t>::min() && y == -1) return bigint::negate(a);
-        return Value::Integer(x / y);
+        // The reference divides two safe integers (|v| < 2^53, JS numbers) as reals:
+        // 7 / 2 is 3.5, 20 / 10 stays 2 (types-inference.md, "Binary operator result
+        // types"). Past 2^53 it is on its bigint path, which truncates.
+        constexpr int64_t kMaxSafe = (int64_t{1} << 53) - 1;
+        bool safe = x >= -kMaxSafe && x <= kMaxSafe && y >= -kMaxSafe && y <= kMaxSafe;
+        if (!safe || x % y == 0) return Value::Integer(x / y);
+        return Value::Real(static_cast<double>(x) / static_cast<double>(y));
+      }
       case ast::BinaryOp::kMod:
         if (y == 0) return Value();
         if (y == -1) return Value::Integer(0);

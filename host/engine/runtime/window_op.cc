@@ -26,7 +26,7 @@ int compare_keys(const std::vector<Value>& a, const std::vector<Value>& b, const
       bool first = keys[i].nulls_first;
       return x.is_null() == first ? -1 : 1;
     }
-    int c = compare_values(x, y, keys[i].expr->collation);
+    int c = compare_values(x, y, ordering_collation(keys[i].expr->collation, keys[i].expr->type));
     if (c) return keys[i].desc ? -c : c;
   }
   return 0;
@@ -280,7 +280,7 @@ class WindowOp : public Operator {
       if (incremental && lo == 0) {
         if (!running || hi < running_hi) {
           running = call.aggregate->make_state();
-          if (!call.args.empty()) running->set_collation(call.args[0]->collation);
+          if (!call.args.empty()) running->set_collation(ordering_collation(call.args[0]->collation, call.args[0]->type));
           running_hi = 0;
         }
         while (running_hi < hi) step(*running, running_hi++);
@@ -288,7 +288,7 @@ class WindowOp : public Operator {
         continue;
       }
       auto st = call.aggregate->make_state();
-      if (!call.args.empty()) st->set_collation(call.args[0]->collation);
+      if (!call.args.empty()) st->set_collation(ordering_collation(call.args[0]->collation, call.args[0]->type));
       std::vector<std::vector<Value>> seen;
       for (size_t p = lo; p < hi; ++p) {
         if (excluded(call, j, p, group_of)) continue;
@@ -296,7 +296,8 @@ class WindowOp : public Operator {
           Value v = eval(call.args[0], part[p]);
           if (v.is_null()) continue;
           bool dup = false;
-          for (auto& s : seen) if (compare_values(s[0], v) == 0) { dup = true; break; }
+          const Collation* coll = ordering_collation(call.args[0]->collation, call.args[0]->type);
+          for (auto& s : seen) if (compare_values(s[0], v, coll) == 0) { dup = true; break; }
           if (dup) continue;
           seen.push_back({v});
         }

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "quereus/text_case.hpp"
+#include "types/temporal.h"
 
 namespace quereus {
 namespace {
@@ -27,6 +28,11 @@ int rtrim_compare(void*, const char* a, size_t an, const char* b, size_t bn) {
   while (an > 0 && a[an - 1] == ' ') --an;
   while (bn > 0 && b[bn - 1] == ' ') --bn;
   return binary_compare({a, an}, {b, bn});
+}
+
+// TIMESPAN's order: durations by elapsed time ('PT90M' < 'PT2H', 'PT1H' = 'PT60M').
+int duration_compare(void*, const char* a, size_t an, const char* b, size_t bn) {
+  return temporal::compare_timespan_texts({a, an}, {b, bn});
 }
 
 constexpr uint32_t kBuiltinFlags = QRS_COLLATION_REPLICABLE | QRS_COLLATION_ORDER_PRESERVING;
@@ -60,6 +66,15 @@ const Collation& Collation::nocase() {
 const Collation& Collation::rtrim() {
   static const Collation c("RTRIM", &rtrim_compare, nullptr, kBuiltinFlags);
   return c;
+}
+
+const Collation& Collation::duration() {
+  static const Collation c("TIMESPAN", &duration_compare, nullptr, QRS_COLLATION_REPLICABLE);
+  return c;
+}
+
+const Collation* ordering_collation(const Collation* declared, qrs_logical_type type) {
+  return type == QRS_LT_TIMESPAN ? &Collation::duration() : declared;
 }
 
 }  // namespace quereus

@@ -26,6 +26,11 @@ class Collation {
   static const Collation& binary();
   static const Collation& nocase();
   static const Collation& rtrim();
+  // Not a collation a user names: the elapsed-time order of TIMESPAN text, which the
+  // runtime's identity and ordering sites (DISTINCT, GROUP BY, window keys, min/max,
+  // the comparison built-ins, simple CASE) apply to a TIMESPAN-typed operand
+  // (types-ordering.md, "Semantic ordering").
+  static const Collation& duration();
 
  private:
   std::string name_;
@@ -34,5 +39,9 @@ class Collation {
   uint32_t flags_;
   std::shared_ptr<void> keepalive_;  // keeps a plugin's library and user data alive
 };
+
+// The order an identity or ordering site applies to values of plan-time type `type`
+// under `declared`: Collation::duration() for TIMESPAN, else `declared`.
+const Collation* ordering_collation(const Collation* declared, qrs_logical_type type);
 
 }  // namespace quereus

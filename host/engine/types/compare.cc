@@ -75,6 +75,11 @@ size_t hash_value(const Value& v) {
       if (bigint::exact_double(v, &d)) return std::hash<double>()(d);
       return std::hash<std::string>()(v.str());
     }
+    case ValueType::kJson: {
+      // Structural: a document's text keeps its key order, so hash its canonical form.
+      auto j = jsonv::parse(v.str());
+      return std::hash<std::string>()(j ? jsonv::canonical(*j) : v.str()) ^ static_cast<size_t>(v.type());
+    }
     default: return std::hash<std::string>()(v.str()) ^ static_cast<size_t>(v.type());
   }
 }

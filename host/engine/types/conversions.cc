@@ -164,9 +164,10 @@ Value cast_value(const Value& v, qrs_logical_type target) {
         case ValueType::kJson: return v;
         case ValueType::kBlob: return Value();
         case ValueType::kText: {
-          // JSON source when it parses; otherwise a bare string is a JSON string scalar.
-          std::optional<jsonv::Json> j = jsonv::parse(v.str());
-          return jsonv::to_value(j ? *j : jsonv::Json(v.str()));
+          // JSON source when it parses (its keys as written); otherwise a bare string is
+          // a JSON string scalar.
+          if (std::optional<Value> doc = jsonv::document_value(v.str())) return *doc;
+          return jsonv::to_value(jsonv::Json(v.str()));
         }
         default: return jsonv::to_value(jsonv::from_sql_element(v));
       }

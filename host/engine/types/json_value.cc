@@ -14,23 +14,26 @@ namespace {
 constexpr double kMaxSafeInteger = 9007199254740991.0;
 
 // A double as the JSON number a JavaScript engine would hold.
-Json number(double d) {
-  if (!std::isfinite(d)) return Json(nullptr);
-  if (d == std::floor(d) && std::fabs(d) <= kMaxSafeInteger) return Json(static_cast<int64_t>(d));
-  return Json(d);
+template <class J = Json>
+J number(double d) {
+  if (!std::isfinite(d)) return J(nullptr);
+  if (d == std::floor(d) && std::fabs(d) <= kMaxSafeInteger) return J(static_cast<int64_t>(d));
+  return J(d);
 }
 
-void normalize(Json& j) {
+// Over Json (keys sorted) and nlohmann::ordered_json (keys as written) alike.
+template <class J>
+void normalize(J& j) {
   switch (j.type()) {
-    case Json::value_t::number_float: j = number(j.get<double>()); break;
-    case Json::value_t::number_unsigned: {
-      uint64_t u = j.get<uint64_t>();
-      if (u <= static_cast<uint64_t>(INT64_MAX)) j = Json(static_cast<int64_t>(u));
-      else j = Json(static_cast<double>(u));
+    case J::value_t::number_float: j = number<J>(j.template get<double>()); break;
+    case J::value_t::number_unsigned: {
+      uint64_t u = j.template get<uint64_t>();
+      if (u <= static_cast<uint64_t>(INT64_MAX)) j = J(static_cast<int64_t>(u));
+      else j = J(static_cast<double>(u));
       break;
     }
-    case Json::value_t::array:
-    case Json::value_t::object:
+    case J::value_t::array:
+    case J::value_t::object:
       for (auto& e : j) normalize(e);
       break;
     default: break;
@@ -62,20 +65,21 @@ void append_string(const std::string& s, std::string& out) {
   out += '"';
 }
 
-void dump(const Json& j, std::string& out) {
+template <class J>
+void dump(const J& j, std::string& out) {
   switch (j.type()) {
-    case Json::value_t::null:
-    case Json::value_t::discarded: out += "null"; break;
-    case Json::value_t::boolean: out += j.get<bool>() ? "true" : "false"; break;
-    case Json::value_t::number_integer: out += std::to_string(j.get<int64_t>()); break;
-    case Json::value_t::number_unsigned: out += std::to_string(j.get<uint64_t>()); break;
-    case Json::value_t::number_float: {
-      double d = j.get<double>();
+    case J::value_t::null:
+    case J::value_t::discarded: out += "null"; break;
+    case J::value_t::boolean: out += j.template get<bool>() ? "true" : "false"; break;
+    case J::value_t::number_integer: out += std::to_string(j.template get<int64_t>()); break;
+    case J::value_t::number_unsigned: out += std::to_string(j.template get<uint64_t>()); break;
+    case J::value_t::number_float: {
+      double d = j.template get<double>();
       out += std::isfinite(d) ? format_real(d) : "null";
       break;
     }
-    case Json::value_t::string: append_string(j.get_ref<const std::string&>(), out); break;
-    case Json::value_t::array: {
+    case J::value_t::string: append_string(j.template get_ref<const std::string&>(), out); break;
+    case J::value_t::array: {
       out += '[';
       bool first = true;
       for (const auto& e : j) {
@@ -86,7 +90,7 @@ void dump(const Json& j, std::string& out) {
       out += ']';
       break;
     }
-    case Json::value_t::object: {
+    case J::value_t::object: {
       out += '{';
       bool first = true;
       for (auto it = j.begin(); it != j.end(); ++it) {
@@ -99,7 +103,7 @@ void dump(const Json& j, std::string& out) {
       out += '}';
       break;
     }
-    case Json::value_t::binary: out += "null"; break;
+    case J::value_t::binary: out += "null"; break;
   }
 }
 
@@ -190,6 +194,17 @@ std::string canonical(const Json& j) {
 Value to_value(const Json& j) {
   if (j.is_null()) return Value();
   return Value::Json(canonical(j));
+}
+
+std::optional<Value> document_value(std::string_view source) {
+  if (!depth_within_limit(source)) return std::nullopt;
+  auto j = nlohmann::ordered_json::parse(source.begin(), source.end(), nullptr, false);
+  if (j.is_discarded()) return std::nullopt;
+  if (j.is_null()) return Value();
+  normalize(j);
+  std::string out;
+  dump(j, out);
+  return Value::Json(std::move(out));
 }
 
 std::optional<Json> from_sql_document(const Value& v) {

@@ -26,11 +26,18 @@ std::optional<Json> parse(std::string_view text);
 
 // The canonical text of a JSON value: no whitespace, object keys sorted, numbers printed
 // as JavaScript prints them (1, 0.1, 1e+21), non-finite numbers as null. Two values are
-// structurally equal exactly when their canonical texts are equal.
+// structurally equal exactly when their canonical texts are equal. A Value::Json's text
+// need not be canonical (document_value keeps key order): compare and hash structurally.
 std::string canonical(const Json& j);
 
 // A JSON result as an SQL value: JSON null → NULL, anything else → Value::Json(canonical).
 Value to_value(const Json& j);
+
+// JSON source text as the document a JSON column or json() holds: its objects keep the
+// keys in the order written (types.md, "Value to text": storage and display keep the
+// document's own order; equality and order stay structural), numbers as canonical()
+// prints them. JSON null → NULL; nullopt when the text is not JSON.
+std::optional<Value> document_value(std::string_view source);
 
 // The JSON document an SQL argument denotes for the json_* functions (coerceToJsonValue):
 // NULL → JSON null; TEXT → parsed source (nullopt when not JSON); JSON → itself;

@@ -555,9 +555,18 @@ std::optional<Duration> parse_human_duration(std::string_view input) {
     i = u + len;
   }
   if (!any) return std::nullopt;
+  // Temporal wants whole units, except that seconds may carry a fraction (milliseconds and
+  // below): '1 minute 30.5 seconds' is PT1M30.5S (functions.md, timespan_seconds).
+  double whole_seconds = std::floor(sums[6]);
+  double frac_seconds = sums[6] - whole_seconds;
+  sums[6] = whole_seconds;
   for (double v : sums)
-    if (v != std::floor(v) || !std::isfinite(v) || v > 9e15) return std::nullopt;  // Temporal wants integers
+    if (v != std::floor(v) || !std::isfinite(v) || v > 9e15) return std::nullopt;
   Duration d;
+  int64_t frac_nanos = static_cast<int64_t>(std::llround(frac_seconds * 1e9));
+  d.milliseconds = frac_nanos / 1'000'000;
+  d.microseconds = frac_nanos / 1'000 % 1'000;
+  d.nanoseconds = frac_nanos % 1'000;
   d.years = static_cast<int64_t>(sums[0]);
   d.months = static_cast<int64_t>(sums[1]);
   d.weeks = static_cast<int64_t>(sums[2]);
@@ -931,7 +940,9 @@ bool temporal_arithmetic(char op, const Value& a, const Value& b, Value* out) {
   switch (op) {
     case '-':
       if (a_instant && b_instant) {
-        Nanos diff = dt(a, ka).epoch_nanos() - dt(b, kb).epoch_nanos();
+        // The reference collapses both sides to their calendar dates first (types.md,
+        // "Temporal arithmetic"): datetime('…20T10:00') - datetime('…15T08:00') is P5D.
+        Nanos diff = static_cast<Nanos>(dt(a, ka).date.epoch_day() - dt(b, kb).date.epoch_day()) * kNanosPerDay;
         *out = Value::Text(format_duration(balance_nanos(diff, 'd')));
         return true;
       }

@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "eval/exec_context.h"
+#include "types/big_int.h"
+#include "types/conversions.h"
 #include "types/json_value.h"
 #include "planner/scalar_expr.h"
 #include "write/indexes.h"
@@ -55,9 +57,15 @@ Value DmlWriter::coerce(const Value& v, const ColumnSchema& col, const TableSche
         case ValueType::kBigInt: throw out_of_range();
         case ValueType::kBoolean: return Value::Integer(v.as_int());
         case ValueType::kReal: {
+          // The reference's INTEGER parse truncates a fraction toward zero (types.md,
+          // INTEGER); NaN and ±Infinity are not integers.
           double d = v.as_real();
-          if (std::floor(d) == d && std::fabs(d) < 9.2e18) return Value::Integer(static_cast<int64_t>(d));
-          return v;  // keeps its fraction, like SQLite's INTEGER affinity
+          if (!std::isfinite(d)) throw mismatch();
+          d = std::trunc(d);
+          if (std::fabs(d) < 9.2e18) return Value::Integer(static_cast<int64_t>(d));
+          throw Error(StatusCode::kRange, "integer value " + bigint::from_double(d).to_text() +
+                                              " is out of range for column " + table.name + "." + col.name +
+                                              " (exact 64-bit integers only)");
         }
         case ValueType::kText: {
           Value n = parse_number(v.str(), false);
@@ -93,9 +101,10 @@ Value DmlWriter::coerce(const Value& v, const ColumnSchema& col, const TableSche
         default: throw mismatch();
       }
     case QRS_LT_TEXT:
+      // One value-to-text conversion (types.md, "Value to text"): a BLOB stores its
+      // UTF-8 decoding, lossy for bytes that are not UTF-8.
       if (v.type() == ValueType::kText) return v;
-      if (v.type() == ValueType::kBlob) throw mismatch();
-      return Value::Text(v.to_text());
+      return cast_value(v, QRS_LT_TEXT);
     case QRS_LT_BLOB:
       // The BLOB conversion is total (docs: types, BLOB): any other value is stored as
       // the UTF-8 bytes of its text, literally (no hex sniffing), like CAST(v AS BLOB).
@@ -111,9 +120,9 @@ Value DmlWriter::coerce(const Value& v, const ColumnSchema& col, const TableSche
       switch (v.type()) {
         case ValueType::kJson: return v;
         case ValueType::kText: {
-          std::optional<jsonv::Json> j = jsonv::parse(v.str());
-          if (!j) throw mismatch();
-          return jsonv::to_value(*j);
+          std::optional<Value> doc = jsonv::document_value(v.str());  // keys as written
+          if (!doc) throw mismatch();
+          return *doc;
         }
         case ValueType::kBlob: throw mismatch();
         default: return cast_value(v, QRS_LT_JSON);
