@@ -902,8 +902,20 @@ bool Replica::schema_hold(uint64_t token, const std::string& schema, const std::
   KvBatch b;
   bool fresh = false;
   const uint64_t now = options_.clock();
+  auto hold = [&](const Change& c) {
+    Hold h;
+    h.site = c.hlc.site;
+    h.change = change_to_json(c);
+    h.received = now;
+    h.rejected = true;
+    h.error = error;
+    const std::string key = schema_hold_key(c.inc, c.object);
+    fresh = fresh || !db_->kv().get(key);
+    b.put(key, h.encode());
+  };
+  auto ours = [&](const std::string& s, const std::string& t) { return lower(s) == lower(schema) && lower(t) == lower(table); };
   for (const SchemaWrite& w : schema_plan_->after.writes) {
-    if (lower(w.schema) != lower(schema) || lower(w.table) != lower(table)) continue;
+    if (!ours(w.schema, w.table)) continue;
     Change c;
     c.kind = Change::Kind::kSchema;
     c.schema = w.schema;
@@ -916,18 +928,10 @@ bool Replica::schema_hold(uint64_t token, const std::string& schema, const std::
     c.born = w.v.born;
     c.seen_delete = w.v.seen;
     c.from = w.v.from;
-    Hold h;
-    h.site = w.v.hlc.site;
-    h.change = change_to_json(c);
-    h.received = now;
-    h.rejected = true;
-    h.error = error;
-    const std::string key = schema_hold_key(w.inc, w.part);
-    fresh = fresh || !db_->kv().get(key);
-    b.put(key, h.encode());
+    hold(c);
   }
   for (const SchemaDead& d : schema_plan_->after.dead) {  // a table's drop
-    if (lower(d.schema) != lower(schema) || lower(d.table) != lower(table)) continue;
+    if (!ours(d.schema, d.table)) continue;
     Change c;
     c.kind = Change::Kind::kSchema;
     c.schema = d.schema;
@@ -936,15 +940,7 @@ bool Replica::schema_hold(uint64_t token, const std::string& schema, const std::
     c.object = "table";
     c.hlc = d.hlc;
     c.drop = true;
-    Hold h;
-    h.site = d.hlc.site;
-    h.change = change_to_json(c);
-    h.received = now;
-    h.rejected = true;
-    h.error = error;
-    const std::string key = schema_hold_key(d.fact_inc, "table");
-    fresh = fresh || !db_->kv().get(key);
-    b.put(key, h.encode());
+    hold(c);
   }
   if (!b.empty()) db_->kv().write(b, true);
   return fresh;
