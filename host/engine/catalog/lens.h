@@ -98,6 +98,11 @@ struct LensSlot {
     std::string value;                 // its value column
     std::string anchor_key;            // the anchor column the entity column stitches to
     std::vector<std::string> columns;  // the logical columns (= attributes) it backs
+    // A surrogate shared key: the entity is the anchor's surrogate, not the logical key.
+    // A write finds it through the anchor column that backs the one-column logical key
+    // (`key_backing`; empty: the logical key is not on the anchor, writes are refused).
+    bool surrogate = false;
+    std::string anchor_schema, anchor_table, key_backing;
   };
   std::vector<EavMember> eav;
   // Auxiliary access (spec/lens.md "Auxiliary-access read-path routing";

@@ -597,11 +597,23 @@ Body decomposition_body(DatabaseImpl& db, const TableSchema& ts, const Advertise
   }
   const std::string& aq = b.sources[0].qualifier;
   for (const auto& m : ad.members)
-    if (m.pivot && m.key.size() == 1 && anchor.key.size() == 1)
-    {
-      LensSlot::EavMember e{basis, m.table->schema.name, m.pivot->entity, m.pivot->attribute, m.pivot->value,
-                            anchor.key[0], {}};
+    if (m.pivot && m.key.size() == 1 && anchor.key.size() == 1) {
+      LensSlot::EavMember e;
+      e.schema = basis;
+      e.table = m.table->schema.name;
+      e.entity = m.pivot->entity;
+      e.attribute = m.pivot->attribute;
+      e.value = m.pivot->value;
+      e.anchor_key = anchor.key[0];
       for (const auto& [l, bc] : m.columns) e.columns.push_back(l);
+      if (ad.surrogate) {
+        e.surrogate = true;
+        e.anchor_schema = basis;
+        e.anchor_table = anchor.table->schema.name;
+        if (ts.primary_key_declared && ts.primary_key.size() == 1)
+          for (const auto& [l, bc] : anchor.columns)
+            if (iequals(l, ts.columns[ts.primary_key[0].column].name)) e.key_backing = bc;
+      }
       b.eav.push_back(std::move(e));
     }
   auto anchor_key = [&](size_t j) { return qualified_ref(aq, anchor.key[j]); };

@@ -29,6 +29,7 @@
 #include "catalog/derivation.h"
 #include "catalog/reserved_tags.h"
 #include "parser/ast_visit.h"
+#include "parser/ast_walk.h"
 #include "parser/parser.h"
 #include "rewrite/view_shape.h"
 
@@ -1144,6 +1145,17 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
   auto route = [&](const std::string& name, int side, const std::string& base, ExprPtr value) {
     if (auto [it, fresh] = seen.emplace(std::to_string(side) + "." + to_lower(base), name); !fresh)
       refuse_conflicting_assignment(v, it->second, name, base);
+    if (ast::contains_subquery(*value)) {
+      // A value holding a subquery may correlate to any side (spec/lens.md "The put
+      // fan-out": an arbitrary value rides the per-row capture): it is computed once per
+      // join row, before any base write, and read back by the assigned side's key.
+      std::string col = "s" + std::to_string(reads.size());
+      reads.push_back(ast::result_column(std::move(value), col));
+      if (v.sides[side].padded) padded_values.emplace_back(side, std::make_pair(base, captured(col)));
+      per_side[side].emplace_back(
+          base, ast::scalar_subquery(from_capture(captured(col), key_match(v, side, v.sides[side].qualifier))));
+      return;
+    }
     if (v.sides[side].padded) padded_values.emplace_back(side, std::make_pair(base, clone(*value)));
     walk(value, [&](ExprPtr& x, int depth) {
       if (depth > 0 || x->kind != ast::ExprKind::kColumn) return false;
@@ -1224,7 +1236,7 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
         if (depth > 0 || x->kind != ast::ExprKind::kColumn) return false;
         auto& ref = static_cast<ast::ColumnRef&>(*x);
         if (iequals(ref.table, js.qualifier)) x = ast::null_literal();  // a padded row reads NULL
-        else if (!ref.table.empty()) x = captured(capture(clone(*x)));
+        else if (!ref.table.empty() && !iequals(ref.table, "__vw_k")) x = captured(capture(clone(*x)));
         return true;
       });
       auto same = [&](const std::pair<std::string, ExprPtr>& c) { return iequals(c.first, assignment.first); };
@@ -2096,6 +2108,7 @@ struct EavSplit {
   LoweredWrite::Capture capture;             // the rows the triples are written from
   std::vector<ast::StatementPtr> statements; // the triple writes
   bool nothing_else = false;                 // the statement wrote EAV attributes only
+  ast::StatementPtr returning;               // an UPDATE's RETURNING, read after the writes
 };
 
 // `insert into <pivot> (entity, attribute, value) <source> on conflict (entity, attribute)
@@ -2141,6 +2154,21 @@ EavSplit split_eav_writes(const ViewEntry& view, const std::vector<LensSlot::Eav
     throw Error(StatusCode::kUnsupported, what + why, site);
   };
   const std::string cap = "__vw_eav";
+  // The entity of a captured row: its logical key `k`, or, under a surrogate shared key,
+  // the anchor's surrogate found by the anchor column backing the logical key —
+  //   (select <surrogate> from <anchor> where <key backing> = __vw_eav.k)
+  // (an INSERT's triples go after the anchor row, an UPDATE's before any base write).
+  auto entity = [&](const LensSlot::EavMember& m) -> ExprPtr {
+    if (!m.surrogate) return ast::column_ref(cap, "k");
+    if (m.key_backing.empty())
+      refuse("writing an EAV attribute under a surrogate shared key needs the logical key on the anchor '" +
+             m.anchor_table + "'");
+    std::vector<ast::ResultColumn> sk;
+    sk.push_back(ast::result_column(ast::column_ref("__vw_anchor", m.anchor_key)));
+    return ast::scalar_subquery(ast::select(
+        std::move(sk), ast::table_source({m.anchor_schema, m.anchor_table, {}}, "__vw_anchor"),
+        ast::binary(ast::BinaryOp::kEq, ast::column_ref("__vw_anchor", m.key_backing), ast::column_ref(cap, "k"))));
+  };
   // The statements of one attribute, reading key column `k` and value column `val` of
   // the capture.
   auto triple_writes = [&](const LensSlot::EavMember& m, const std::string& attr, const std::string& val,
@@ -2149,7 +2177,7 @@ EavSplit split_eav_writes(const ViewEntry& view, const std::vector<LensSlot::Eav
       auto d = std::make_unique<ast::DeleteStmt>();
       d->table = {m.schema, m.table, {}};
       std::vector<ast::ResultColumn> k;
-      k.push_back(ast::result_column(ast::column_ref(cap, "k")));
+      k.push_back(ast::result_column(entity(m)));
       d->where = conjoin(ast::binary(ast::BinaryOp::kEq, ast::column_ref(m.table, m.attribute), ast::string_literal(attr)),
                          ast::in_subquery(ast::column_ref(m.table, m.entity),
                                           ast::select(std::move(k), ast::table_source({"", cap, {}}, ""),
@@ -2157,7 +2185,7 @@ EavSplit split_eav_writes(const ViewEntry& view, const std::vector<LensSlot::Eav
       out.statements.push_back(std::move(d));
     }
     std::vector<ast::ResultColumn> cols;
-    cols.push_back(ast::result_column(ast::column_ref(cap, "k")));
+    cols.push_back(ast::result_column(entity(m)));
     cols.push_back(ast::result_column(ast::string_literal(attr)));
     cols.push_back(ast::result_column(ast::column_ref(cap, val)));
     out.statements.push_back(triple_upsert(
@@ -2177,11 +2205,26 @@ EavSplit split_eav_writes(const ViewEntry& view, const std::vector<LensSlot::Eav
       return out;
     }
     if (pk.size() != 1) refuse("writing an EAV attribute needs a one-column logical primary key");
-    if (!s.returning.empty()) refuse("RETURNING from an update of an EAV attribute is not supported yet");
+    const std::string alias = s.alias.empty() ? s.table.name : s.alias;
+    if (!s.returning.empty()) {
+      // The new image of the rows addressed, read after the writes:
+      //   select <items> from <logical table> where <key> in (select k from __vw_eav)
+      for (const ast::Assignment& a : s.assignments)
+        for (const std::string& c : a.columns)
+          if (iequals(c, pk[0])) refuse("RETURNING from an update that moves the logical key is not supported");
+      std::vector<ast::ResultColumn> k;
+      k.push_back(ast::result_column(ast::column_ref(cap, "k")));
+      auto q = std::make_unique<ast::SelectStmt>();
+      q->select = ast::select(std::move(s.returning), ast::table_source(s.table, alias),
+                              ast::in_subquery(ast::column_ref(alias, pk[0]),
+                                               ast::select(std::move(k), ast::table_source({"", cap, {}}, ""))));
+      q->select->schema_path = s.schema_path;
+      s.returning.clear();
+      out.returning = std::move(q);
+    }
     // A row a member's conflict skipped would still have its triples rewritten: refused.
     if (!rest.empty() && (s.or_action == ast::ConflictClause::kIgnore || s.or_action == ast::ConflictClause::kReplace))
       refuse("UPDATE OR IGNORE / OR REPLACE of EAV attributes together with other columns is not supported yet");
-    const std::string alias = s.alias.empty() ? s.table.name : s.alias;
     std::vector<ast::ResultColumn> cols;
     cols.push_back(ast::result_column(ast::column_ref(alias, pk[0]), "k"));
     for (size_t i = 0; i < attrs.size(); ++i) cols.push_back(ast::result_column(clone(*attrs[i].second.value), "v" + std::to_string(i)));
@@ -2318,6 +2361,188 @@ bool lower_eav_constant_update(const ast::UpdateStmt& s, const ViewShape& v, Low
   return true;
 }
 
+// An INSERT … ON CONFLICT / RETURNING through an advertised decomposition (spec/lens.md
+// "The put fan-out": on conflict composes across the member ops). The logical statement
+// is re-expressed as plain writes on the logical table itself, each lowered again:
+//   __vw_ups = select * from (<source>) as __vw_src(c0, c1, …)        (once)
+//   __vw_new = the rows of __vw_ups whose logical key no logical row has
+//   __vw_upd = with DO UPDATE: the logical rows a source row conflicts with (and the
+//              arm's WHERE admits), keyed by their logical key
+//   update <table> set <arm, excluded.c → the source row's value> where <key> in __vw_upd
+//   insert into <table> (<cols>) select … from __vw_ups where <key> in __vw_new
+//   RETURNING: the logical rows keyed in __vw_new ∪ __vw_upd, read after the writes.
+// The conflict target is the logical primary key (or none); the key must be supplied.
+void lower_decomposition_insert(const ast::InsertStmt& s, const LensSlot& slot, const std::vector<std::string>& path,
+                                LoweredWrite& out) {
+  const std::string what = "cannot write through logical table '" + slot.logical_schema + "." + slot.table + "': ";
+  auto refuse = [&](const std::string& why) { throw Error(StatusCode::kUnsupported, what + why, s.table.site); };
+  const std::vector<std::string> pk = logical_key(slot);
+  if (pk.empty()) refuse("ON CONFLICT or RETURNING on an insert needs a logical primary key");
+  if (s.default_values || !s.source) refuse("ON CONFLICT or RETURNING on an insert needs the logical key supplied");
+  if (s.or_action != ast::ConflictClause::kNone || s.replace)
+    refuse("INSERT OR … together with ON CONFLICT or RETURNING is not supported");
+  if (s.upserts.size() > 1) refuse("more than one ON CONFLICT clause is not supported");
+  std::vector<std::string> cols = s.columns;
+  if (cols.empty())
+    for (const LensColumn& c : slot.columns) cols.push_back(c.name);
+  std::vector<std::string> key_col;  // per logical key column: its capture column
+  for (const std::string& k : pk) {
+    std::string found;
+    for (size_t i = 0; i < cols.size(); ++i)
+      if (iequals(cols[i], k)) found = "c" + std::to_string(i);
+    if (found.empty()) refuse("ON CONFLICT or RETURNING on an insert must supply the logical key '" + k + "'");
+    key_col.push_back(found);
+  }
+  const ast::UpsertClause* up = s.upserts.empty() ? nullptr : &s.upserts[0];
+  if (up) {
+    if (up->target_where) refuse("a partial ON CONFLICT target is not supported");
+    bool is_key = up->target.empty() || up->target.size() == pk.size();
+    for (const auto& t : up->target) {
+      bool in = false;
+      for (const std::string& k : pk) in = in || iequals(t.name, k);
+      is_key = is_key && in;
+    }
+    if (!is_key) refuse("the ON CONFLICT target must be the logical primary key (" + join(pk, ", ") + ")");
+    for (const ast::Assignment& a : up->set)
+      for (const std::string& c : a.columns)
+        for (const std::string& k : pk)
+          if (iequals(c, k)) refuse("ON CONFLICT DO UPDATE may not assign the logical key '" + k + "'");
+  }
+  const std::string ups = "__vw_ups", fresh = "__vw_new", upd = "__vw_upd";
+  const std::string alias = s.alias.empty() ? s.table.name : s.alias;
+  // `<q>.<key> = <r>.<capture key>` for every key column.
+  auto key_match = [&](const std::string& q, const std::string& r, bool capture_side) {
+    ExprPtr on;
+    for (size_t j = 0; j < pk.size(); ++j)
+      on = conjoin(std::move(on), binary(ast::BinaryOp::kEq, ast::column_ref(q, pk[j]),
+                                         ast::column_ref(r, capture_side ? key_col[j] : pk[j])));
+    return on;
+  };
+  auto one = [] {
+    std::vector<ast::ResultColumn> c;
+    c.push_back(ast::result_column(ast::integer_literal(1)));
+    return c;
+  };
+  auto select_from = [&](const std::string& name, const std::string& as, ExprPtr where,
+                         std::vector<ast::ResultColumn> cols_out) {
+    auto q = ast::select(std::move(cols_out), ast::table_source({"", name, {}}, as), std::move(where));
+    q->schema_path = path;
+    return q;
+  };
+  auto logical = [&](const std::string& as, ExprPtr where, std::vector<ast::ResultColumn> cols_out) {
+    auto q = ast::select(std::move(cols_out), ast::table_source(s.table, as), std::move(where));
+    q->schema_path = path;
+    return q;
+  };
+  auto capture = [&](std::unique_ptr<ast::Select> q, const std::string& name) {
+    auto st = std::make_unique<ast::SelectStmt>();
+    st->select = std::move(q);
+    out.pre_captures.push_back({std::move(st), name});
+  };
+  // __vw_ups: the source, once.
+  {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < cols.size(); ++i) names.push_back("c" + std::to_string(i));
+    std::vector<ast::ResultColumn> all;
+    all.push_back(ast::star());
+    auto q = ast::select(std::move(all), ast::subquery_source(clone(*s.source), "__vw_src", names));
+    q->schema_path = s.schema_path.empty() ? s.source->schema_path : s.schema_path;
+    if (s.with) q->with = clone(*s.with);
+    capture(std::move(q), ups);
+  }
+  // __vw_new: the source rows no logical row conflicts with.
+  {
+    std::vector<ast::ResultColumn> k;
+    for (const std::string& c : key_col) k.push_back(ast::result_column(ast::column_ref(ups, c), c));
+    capture(select_from(ups, ups, ast::logical_not(ast::exists(logical("__vw_old", key_match("__vw_old", ups, true), one()))),
+                        std::move(k)),
+            fresh);
+  }
+  // excluded.<c> → the conflicting source row's value of <c>.
+  auto excluded = [&](ExprPtr& e) {
+    walk(e, [&](ExprPtr& x, int) {
+      if (x->kind != ast::ExprKind::kColumn) return false;
+      auto& c = static_cast<ast::ColumnRef&>(*x);
+      if (!iequals(c.table, "excluded")) return false;
+      int at = -1;
+      for (size_t i = 0; i < cols.size(); ++i)
+        if (iequals(cols[i], c.column)) at = static_cast<int>(i);
+      bool known = at >= 0;
+      for (const LensColumn& lc : slot.columns) known = known || iequals(lc.name, c.column);
+      if (!known) throw Error(StatusCode::kError, "no such column: excluded." + c.column, c.site);
+      if (at < 0) {
+        x = ast::null_literal();  // a column the insert leaves out: its proposed value is NULL
+        return true;
+      }
+      std::vector<ast::ResultColumn> v;
+      v.push_back(ast::result_column(ast::column_ref(ups, "c" + std::to_string(at))));
+      x = ast::scalar_subquery(select_from(ups, ups, key_match(alias, ups, true), std::move(v)));
+      return true;
+    });
+  };
+  if (up && !up->do_nothing) {
+    // __vw_upd: the logical rows the arm updates, before anything changes.
+    std::vector<ast::ResultColumn> k;
+    for (const std::string& c : pk) k.push_back(ast::result_column(ast::column_ref(alias, c), c));
+    ExprPtr where = ast::exists(select_from(ups, ups, key_match(alias, ups, true), one()));
+    if (up->where) {
+      ExprPtr w = clone(*up->where);
+      excluded(w);
+      where = conjoin(std::move(where), std::move(w));
+    }
+    capture(logical(alias, std::move(where), std::move(k)), upd);
+    auto u = std::make_unique<ast::UpdateStmt>();
+    u->table = s.table;
+    u->alias = s.alias;
+    u->schema_path = path;
+    for (const ast::Assignment& a : up->set) {
+      ast::Assignment c;
+      c.columns = a.columns;
+      c.value = clone(*a.value);
+      excluded(c.value);
+      u->assignments.push_back(std::move(c));
+    }
+    u->where = ast::exists(select_from(upd, upd, key_match(alias, upd, false), one()));
+    u->context = clone(s.context);
+    out.statements.push_back(std::move(u));
+  }
+  // The insert of the rows no logical row had.
+  {
+    auto ins = std::make_unique<ast::InsertStmt>();
+    ins->table = s.table;
+    ins->alias = s.alias;
+    ins->columns = cols;
+    ins->schema_path = path;
+    std::vector<ast::ResultColumn> v;
+    for (size_t i = 0; i < cols.size(); ++i) v.push_back(ast::result_column(ast::column_ref(ups, "c" + std::to_string(i))));
+    ExprPtr is_new;
+    for (size_t j = 0; j < key_col.size(); ++j)
+      is_new = conjoin(std::move(is_new), binary(ast::BinaryOp::kEq, ast::column_ref(fresh, key_col[j]),
+                                                 ast::column_ref(ups, key_col[j])));
+    ExprPtr where = up ? ast::exists(select_from(fresh, fresh, std::move(is_new), one())) : nullptr;
+    ins->source = select_from(ups, ups, std::move(where), std::move(v));
+    ins->context = clone(s.context);
+    out.statements.push_back(std::move(ins));
+  }
+  if (!s.returning.empty()) {
+    // The new image of every row the statement inserted or updated.
+    ExprPtr keyed;
+    for (const std::string& set : {fresh, upd}) {
+      if (set == upd && (!up || up->do_nothing)) continue;
+      ExprPtr on;
+      for (size_t j = 0; j < pk.size(); ++j)
+        on = conjoin(std::move(on), binary(ast::BinaryOp::kEq, ast::column_ref(alias, pk[j]),
+                                           ast::column_ref(set, set == fresh ? key_col[j] : pk[j])));
+      keyed = ast::disjoin(std::move(keyed), ast::exists(select_from(set, set, std::move(on), one())));
+    }
+    std::vector<ast::ResultColumn> items;
+    for (const ast::ResultColumn& rc : s.returning) items.push_back(clone(rc));
+    auto q = std::make_unique<ast::SelectStmt>();
+    q->select = logical(alias, std::move(keyed), std::move(items));
+    out.returning_query = std::move(q);
+  }
+}
+
 LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, const std::vector<std::string>* nested) {
   LoweredWrite out;
   const ast::QualifiedName* name = nullptr;
@@ -2385,6 +2610,13 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
   v.caller_path = planner.search_path();
   if (prologue.descendants && v.join()) widened = std::move(prologue.whole);
   ast::StatementPtr copy = clone(widened ? *widened : stmt);
+  if (v.decomposition && copy->kind == ast::StmtKind::kInsert && cascades.empty()) {
+    const auto& ins = static_cast<const ast::InsertStmt&>(*copy);
+    if (!ins.upserts.empty() || !ins.returning.empty()) {
+      lower_decomposition_insert(ins, *rel.view->lens, *path, out);
+      return out;
+    }
+  }
   // An advertised decomposition's EAV attributes: their triples are written from a row
   // set captured before anything changes, and the rest of the statement is lowered as if
   // the attributes were not there.
@@ -2396,6 +2628,7 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
   if (eav.nothing_else) {
     out.pre_captures.push_back(std::move(eav.capture));
     out.statements = std::move(eav.statements);
+    out.returning_query = std::move(eav.returning);
     return out;
   }
   if (v.join()) {
@@ -2457,6 +2690,11 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
                             std::make_move_iterator(eav.statements.end()));
       if (out.returning_from >= 0) out.returning_from += static_cast<int>(eav.statements.size());
     }
+  }
+  if (eav.returning) {
+    out.returning_query = std::move(eav.returning);
+    out.returning_before = false;
+    out.returning_from = -1;
   }
   if (!cascades.empty()) {
     out.statements.insert(out.statements.begin(), std::make_move_iterator(cascades.begin()),
