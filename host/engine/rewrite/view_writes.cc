@@ -2377,10 +2377,17 @@ void lower_decomposition_insert(const ast::InsertStmt& s, const LensSlot& slot, 
   const std::string what = "cannot write through logical table '" + slot.logical_schema + "." + slot.table + "': ";
   auto refuse = [&](const std::string& why) { throw Error(StatusCode::kUnsupported, what + why, s.table.site); };
   const std::vector<std::string> pk = logical_key(slot);
-  if (pk.empty()) refuse("ON CONFLICT or RETURNING on an insert needs a logical primary key");
-  if (s.default_values || !s.source) refuse("ON CONFLICT or RETURNING on an insert needs the logical key supplied");
-  if (s.or_action != ast::ConflictClause::kNone || s.replace)
-    refuse("INSERT OR … together with ON CONFLICT or RETURNING is not supported");
+  if (pk.empty()) refuse("INSERT OR IGNORE / OR REPLACE, ON CONFLICT or RETURNING needs a logical primary key");
+  if (s.default_values || !s.source) refuse("INSERT OR IGNORE / OR REPLACE, ON CONFLICT or RETURNING must supply the logical key");
+  // INSERT OR IGNORE skips a row whose logical key is taken, whole (DO NOTHING); INSERT
+  // OR REPLACE deletes the logical row first, every member of it (a member row the new
+  // row does not supply must not survive).
+  const bool replace = s.replace || s.or_action == ast::ConflictClause::kReplace;
+  const bool ignore = s.or_action == ast::ConflictClause::kIgnore;
+  if ((s.or_action != ast::ConflictClause::kNone || s.replace) && !s.upserts.empty())
+    refuse("INSERT OR … together with ON CONFLICT is not supported");
+  if (s.or_action != ast::ConflictClause::kNone && !replace && !ignore)
+    refuse("INSERT OR ABORT / FAIL / ROLLBACK together with RETURNING is not supported");
   if (s.upserts.size() > 1) refuse("more than one ON CONFLICT clause is not supported");
   std::vector<std::string> cols = s.columns;
   if (cols.empty())
@@ -2390,10 +2397,11 @@ void lower_decomposition_insert(const ast::InsertStmt& s, const LensSlot& slot, 
     std::string found;
     for (size_t i = 0; i < cols.size(); ++i)
       if (iequals(cols[i], k)) found = "c" + std::to_string(i);
-    if (found.empty()) refuse("ON CONFLICT or RETURNING on an insert must supply the logical key '" + k + "'");
+    if (found.empty()) refuse("INSERT OR IGNORE / OR REPLACE, ON CONFLICT or RETURNING must supply the logical key '" + k + "'");
     key_col.push_back(found);
   }
-  const ast::UpsertClause* up = s.upserts.empty() ? nullptr : &s.upserts[0];
+  ast::UpsertClause skip;  // OR IGNORE: DO NOTHING on the logical key
+  const ast::UpsertClause* up = s.upserts.empty() ? (ignore ? &skip : nullptr) : &s.upserts[0];
   if (up) {
     if (up->target_where) refuse("a partial ON CONFLICT target is not supported");
     bool is_key = up->target.empty() || up->target.size() == pk.size();
@@ -2506,6 +2514,16 @@ void lower_decomposition_insert(const ast::InsertStmt& s, const LensSlot& slot, 
     u->context = clone(s.context);
     out.statements.push_back(std::move(u));
   }
+  if (replace) {
+    // delete from <table> where exists (select 1 from __vw_ups where <key match>)
+    auto d = std::make_unique<ast::DeleteStmt>();
+    d->table = s.table;
+    d->alias = s.alias;
+    d->schema_path = path;
+    d->where = ast::exists(select_from(ups, ups, key_match(alias, ups, true), one()));
+    d->context = clone(s.context);
+    out.statements.push_back(std::move(d));
+  }
   // The insert of the rows no logical row had.
   {
     auto ins = std::make_unique<ast::InsertStmt>();
@@ -2527,12 +2545,13 @@ void lower_decomposition_insert(const ast::InsertStmt& s, const LensSlot& slot, 
   if (!s.returning.empty()) {
     // The new image of every row the statement inserted or updated.
     ExprPtr keyed;
-    for (const std::string& set : {fresh, upd}) {
+    for (const std::string& set : {fresh, upd, ups}) {
       if (set == upd && (!up || up->do_nothing)) continue;
+      if ((set == ups) != replace) continue;  // REPLACE: every source row's key
       ExprPtr on;
       for (size_t j = 0; j < pk.size(); ++j)
         on = conjoin(std::move(on), binary(ast::BinaryOp::kEq, ast::column_ref(alias, pk[j]),
-                                           ast::column_ref(set, set == fresh ? key_col[j] : pk[j])));
+                                           ast::column_ref(set, set == upd ? pk[j] : key_col[j])));
       keyed = ast::disjoin(std::move(keyed), ast::exists(select_from(set, set, std::move(on), one())));
     }
     std::vector<ast::ResultColumn> items;
@@ -2612,7 +2631,8 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
   ast::StatementPtr copy = clone(widened ? *widened : stmt);
   if (v.decomposition && copy->kind == ast::StmtKind::kInsert && cascades.empty()) {
     const auto& ins = static_cast<const ast::InsertStmt&>(*copy);
-    if (!ins.upserts.empty() || !ins.returning.empty()) {
+    if (!ins.upserts.empty() || !ins.returning.empty() || ins.replace ||
+        ins.or_action == ast::ConflictClause::kIgnore || ins.or_action == ast::ConflictClause::kReplace) {
       lower_decomposition_insert(ins, *rel.view->lens, *path, out);
       return out;
     }
