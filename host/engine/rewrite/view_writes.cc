@@ -1229,6 +1229,7 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
       guard = conjoin(std::move(guard), ast::is_not_null(captured(value)));
       cols.emplace_back(js.table->schema.columns[own].name, captured(value));
     }
+    ExprPtr nonempty;
     for (auto& [owner, assignment] : padded_values) {
       if (owner != static_cast<int>(side)) continue;
       ExprPtr value = std::move(assignment.second);
@@ -1241,8 +1242,13 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
       });
       auto same = [&](const std::pair<std::string, ExprPtr>& c) { return iequals(c.first, assignment.first); };
       cols.erase(std::remove_if(cols.begin(), cols.end(), same), cols.end());
+      if (v.decomposition) nonempty = ast::disjoin(std::move(nonempty), ast::is_not_null(clone(*value)));
       cols.emplace_back(assignment.first, std::move(value));
     }
+    // An advertised decomposition's absent component is materialized only when a value
+    // it would get is not NULL (spec/lens.md "The put fan-out": the runtime non-empty
+    // filter): an all-NULL row would be a phantom (set c = c + 1 over an absent c).
+    if (nonempty) guard = conjoin(std::move(guard), std::move(nonempty));
     for (auto& col : js.table->schema.columns) {
       if (!col.not_null || col.default_expr || col.generated()) continue;
       if (std::none_of(cols.begin(), cols.end(), [&](auto& c) { return iequals(c.first, col.name); }))
@@ -2361,6 +2367,25 @@ bool lower_eav_constant_update(const ast::UpdateStmt& s, const ViewShape& v, Low
   return true;
 }
 
+// An UPDATE through an advertised decomposition may not assign a shared-key column (spec/
+// lens.md "Current Limitations": a key write is an identity change, not a value write):
+// moving the anchor's key alone would leave every member row, and every triple, behind.
+void refuse_identity_write(const ast::UpdateStmt& s, const ViewShape& v, const LensSlot& slot) {
+  for (const ast::Assignment& a : s.assignments)
+    for (const std::string& name : a.columns) {
+      const ViewColumn* c = v.find(name);
+      if (!c || c->base.empty()) continue;
+      const TableSchema& ts = v.join() ? v.sides[c->side].table->schema : v.table->schema;
+      for (const KeyColumn& k : ts.primary_key)
+        if (iequals(ts.columns[k.column].name, c->base))
+          throw Error(StatusCode::kUnsupported,
+                      "cannot write through logical table '" + slot.logical_schema + "." + slot.table + "': column '" +
+                          c->name + "' is the decomposition's shared key ('" + ts.name + "." + c->base +
+                          "'): an identity change is not supported (delete the row and insert it under the new key)",
+                      s.table.site);
+    }
+}
+
 // An INSERT … ON CONFLICT / RETURNING through an advertised decomposition (spec/lens.md
 // "The put fan-out": on conflict composes across the member ops). The logical statement
 // is re-expressed as plain writes on the logical table itself, each lowered again:
@@ -2629,6 +2654,8 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
   v.caller_path = planner.search_path();
   if (prologue.descendants && v.join()) widened = std::move(prologue.whole);
   ast::StatementPtr copy = clone(widened ? *widened : stmt);
+  if (v.decomposition && copy->kind == ast::StmtKind::kUpdate)
+    refuse_identity_write(static_cast<const ast::UpdateStmt&>(*copy), v, *rel.view->lens);
   if (v.decomposition && copy->kind == ast::StmtKind::kInsert && cascades.empty()) {
     const auto& ins = static_cast<const ast::InsertStmt&>(*copy);
     if (!ins.upserts.empty() || !ins.returning.empty() || ins.replace ||
