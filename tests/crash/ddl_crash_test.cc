@@ -146,6 +146,15 @@ std::string consistent_after(const std::string& scenario) {
   if (scenario == "decomposition_delete" || scenario == "decomposition_insert")
     return "select (select count(*) from t_more where not exists (select 1 from t where t.id = t_more.id)) + "
            "(select count(*) from lx.T) - (select count(*) from t)";
+  // The upsert's updated rows moved in both members together (x = 0 exactly where w =
+  // 1000 + id), and no member row outlives its anchor.
+  if (scenario == "decomposition_upsert")
+    return "select (select count(*) from t where id between 1 and 40 and ((x = 0) <> coalesce((select w from t_more "
+           "where id = t.id) = 1000 + t.id, false))) + (select count(*) from t_more where not exists (select 1 from t "
+           "where t.id = t_more.id))";
+  // A replaced row lost its optional member row with its anchor's new values.
+  if (scenario == "decomposition_replace")
+    return "select count(*) from t where x = -1 and exists (select 1 from t_more where t_more.id = t.id)";
   // The triples and the anchor moved together: every entity 1..40 got its new note (or
   // lost it) exactly when its x became 0.
   // Every anchor row the WHERE named got the triple; no other row did.
@@ -310,6 +319,17 @@ std::vector<Scenario> scenarios(int64_t n) {
       // an EXISTS gate on the anchor, with the anchor's own update, in one commit.
       {"decomposition_pinned_update", decomposition_setup(), "update lx.T set w = 7, x = 5 where id = 3", n, n, dup_u,
        dup_u},
+      // INSERT … ON CONFLICT DO UPDATE through the decomposition: the conflicting rows are
+      // updated in both members, the new ones inserted, in the statement's one commit.
+      {"decomposition_upsert", decomposition_setup(),
+       "insert into lx.T select id, 'u' || id, 0, 1000 + id from t where id between 1 and 40 union all "
+       "select -id, 'n' || id, id, id from t where id between 1 and 20 on conflict (id) do update set x = excluded.x, "
+       "w = excluded.w",
+       n, n + 20, dup_u, dup_u},
+      // INSERT OR REPLACE: every member of the old logical row goes, the new row lands.
+      {"decomposition_replace", decomposition_setup(),
+       "insert or replace into lx.T select id, 'u' || id, -1, null from t where id between 1 and 40", n, n, dup_u,
+       dup_u},
       {"apply_logical",
        "declare logical schema lx { table t (id integer primary key, u text unique, x integer null) };"
        "declare lens for lx over main { view t as select id, u, x from t }",
@@ -378,6 +398,8 @@ std::string data_fingerprint_query(const std::string& scenario) {
     return "select 'rows', (select count(*) from t_attr), (select count(*) from t_attr where v = 'c')";
   if (scenario == "decomposition_pinned_update")
     return "select 'rows', (select count(*) from t_more), (select count(*) from t where x = 5)";
+  if (scenario == "decomposition_upsert" || scenario == "decomposition_replace")
+    return "select 'rows', (select count(*) from t), (select count(*) from t_more), (select count(*) from t where x <= 0)";
   if (scenario == "unique_index_in_txn") return "select 'rows', (select count(*) from d), (select count(*) from d where v = 5)";
   return {};
 }
