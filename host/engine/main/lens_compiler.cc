@@ -575,6 +575,45 @@ std::vector<LensSlot::AuxRoute> aux_routes(DatabaseImpl& db, const TableSchema& 
   return out;
 }
 
+// An EAV member of advertisement `ad` as the lens slot records it (its logical columns
+// left to the caller).
+LensSlot::EavMember eav_member(const TableSchema& ts, const Advertisement& ad, const Advertisement::Member& m,
+                               const std::string& basis) {
+  const Advertisement::Member& anchor = ad.members.front();
+  LensSlot::EavMember e;
+  e.schema = basis;
+  e.table = m.table->schema.name;
+  e.entity = m.pivot->entity;
+  e.attribute = m.pivot->attribute;
+  e.value = m.pivot->value;
+  e.anchor_key = anchor.key[0];
+  if (ad.surrogate) {
+    e.surrogate = true;
+    e.anchor_schema = basis;
+    e.anchor_table = anchor.table->schema.name;
+    if (ts.primary_key_declared && ts.primary_key.size() == 1)
+      for (const auto& [l, bc] : anchor.columns)
+        if (iequals(l, ts.columns[ts.primary_key[0].column].name)) e.key_backing = bc;
+  }
+  return e;
+}
+
+// An EAV attribute's read: the value of the pivot row keyed (entity, attribute) —
+//   (select <value> from <pivot> as quereus_eav where quereus_eav.<attribute> = '<column>'
+//      and quereus_eav.<entity> = <anchor qualifier>.<anchor key>)
+ExprPtr eav_attribute(const Advertisement::Member& m, const Advertisement::Member& anchor, const std::string& column,
+                      const std::string& basis, const std::string& anchor_qualifier) {
+  const std::string alias = "quereus_eav";
+  ExprPtr where = ast::binary(ast::BinaryOp::kEq, qualified_ref(alias, m.pivot->attribute), ast::string_literal(column));
+  for (size_t j = 0; j < m.key.size(); ++j)
+    where = ast::conjoin(std::move(where), ast::binary(ast::BinaryOp::kEq, qualified_ref(alias, m.key[j]),
+                                                       qualified_ref(anchor_qualifier, anchor.key[j])));
+  std::vector<ast::ResultColumn> v;
+  v.push_back(ast::result_column(qualified_ref(alias, m.pivot->value)));
+  return ast::scalar_subquery(
+      ast::select(std::move(v), ast::table_source({basis, m.table->schema.name, {}}, alias), std::move(where)));
+}
+
 Body decomposition_body(DatabaseImpl& db, const TableSchema& ts, const Advertisement& ad, const std::string& basis) {
   Body b;
   b.anchor = ad.anchor;
@@ -598,22 +637,8 @@ Body decomposition_body(DatabaseImpl& db, const TableSchema& ts, const Advertise
   const std::string& aq = b.sources[0].qualifier;
   for (const auto& m : ad.members)
     if (m.pivot && m.key.size() == 1 && anchor.key.size() == 1) {
-      LensSlot::EavMember e;
-      e.schema = basis;
-      e.table = m.table->schema.name;
-      e.entity = m.pivot->entity;
-      e.attribute = m.pivot->attribute;
-      e.value = m.pivot->value;
-      e.anchor_key = anchor.key[0];
+      LensSlot::EavMember e = eav_member(ts, ad, m, basis);
       for (const auto& [l, bc] : m.columns) e.columns.push_back(l);
-      if (ad.surrogate) {
-        e.surrogate = true;
-        e.anchor_schema = basis;
-        e.anchor_table = anchor.table->schema.name;
-        if (ts.primary_key_declared && ts.primary_key.size() == 1)
-          for (const auto& [l, bc] : anchor.columns)
-            if (iequals(l, ts.columns[ts.primary_key[0].column].name)) e.key_backing = bc;
-      }
       b.eav.push_back(std::move(e));
     }
   auto anchor_key = [&](size_t j) { return qualified_ref(aq, anchor.key[j]); };
@@ -643,17 +668,7 @@ Body decomposition_body(DatabaseImpl& db, const TableSchema& ts, const Advertise
           e = qualified_ref(b.sources[source_of[mi]].qualifier, bc);
           break;
         }
-        // An EAV attribute: the value of the pivot row keyed (entity, attribute).
-        const std::string alias = "quereus_eav";
-        ExprPtr where = ast::binary(ast::BinaryOp::kEq, qualified_ref(alias, m.pivot->attribute),
-                                    ast::string_literal(lc));
-        for (size_t j = 0; j < m.key.size(); ++j)
-          where = ast::conjoin(std::move(where),
-                               ast::binary(ast::BinaryOp::kEq, qualified_ref(alias, m.key[j]), anchor_key(j)));
-        std::vector<ast::ResultColumn> v;
-        v.push_back(ast::result_column(qualified_ref(alias, m.pivot->value)));
-        e = ast::scalar_subquery(
-            ast::select(std::move(v), ast::table_source({basis, m.table->schema.name, {}}, alias), std::move(where)));
+        e = eav_attribute(m, anchor, lc, basis, aq);
         break;
       }
     }
@@ -907,11 +922,30 @@ Body override_body(DatabaseImpl& db, const TableSchema& ts, const ast::DeclareLe
       for (const Advertisement::Member& m : ad->members)
         for (const auto& [l, bc] : m.columns) {
           if (filled || !iequals(l, lc)) continue;
-          if (m.pivot)
-            fail("lens.uncovered-column", "logical column '" + ts.name + "." + lc + "' is an EAV attribute of member '" +
-                                              m.relation_id + "'; " + where + " must cover it (a sparse override "
-                                              "does not gap-fill EAV attributes yet)",
-                 ov.site);
+          if (m.pivot) {
+            // An EAV attribute: its correlated read, keyed by the anchor's alias in the
+            // FROM; written as the decomposition writes it.
+            const Advertisement::Member& anchor = ad->members.front();
+            auto src = std::find_if(b.sources.begin(), b.sources.end(), [&](const Source& s) {
+              return s.table && iequals(s.name, anchor.table->schema.name);
+            });
+            if (src == b.sources.end() || m.key.size() != 1 || anchor.key.size() != 1)
+              fail("lens.uncovered-column", "logical column '" + ts.name + "." + lc + "' is an EAV attribute of member '" +
+                                                m.relation_id + "', keyed by the anchor '" + ad->anchor + "' (table '" +
+                                                anchor.table->schema.name + "'), which " + where +
+                                                " does not read; add the anchor to the FROM or cover the column",
+                   ov.site);
+            cols.push_back(ast::result_column(eav_attribute(m, anchor, lc, basis, src->qualifier), lc));
+            auto e = std::find_if(b.eav.begin(), b.eav.end(),
+                                  [&](const LensSlot::EavMember& x) { return iequals(x.table, m.table->schema.name); });
+            if (e == b.eav.end()) {
+              b.eav.push_back(eav_member(ts, *ad, m, basis));
+              e = b.eav.end() - 1;
+            }
+            e->columns.push_back(lc);
+            filled = true;
+            continue;
+          }
           auto src = std::find_if(b.sources.begin(), b.sources.end(), [&](const Source& s) {
             return s.table && iequals(s.name, m.table->schema.name);
           });
