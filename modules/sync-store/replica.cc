@@ -1028,8 +1028,10 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
         auto births = column_births.find(w.table->id);
         if (births == column_births.end()) {
           births = column_births.emplace(w.table->id, std::map<Hlc, std::string>{}).first;
-          for (const auto& [part, v] : parts_of(w.table->id))
-            if (part.starts_with("col:") && !v.drop) births->second.emplace(v.born, part.substr(4));
+          const std::map<std::string, PartVersion> parts = parts_of(w.table->id);
+          const std::set<std::string> shadowed = shadowed_columns(parts);
+          for (const auto& [part, v] : parts)
+            if (part.starts_with("col:") && !v.drop && !shadowed.count(part)) births->second.emplace(v.born, part.substr(4));
         }
         if (auto b = births->second.find(*c->born); b != births->second.end()) name = b->second;
       }

@@ -264,6 +264,21 @@ std::map<std::string, Replica::PartVersion> Replica::parts_of(uint64_t id) {
   return out;
 }
 
+std::set<std::string> Replica::shadowed_columns(const std::map<std::string, PartVersion>& parts) {
+  std::map<Hlc, const std::pair<const std::string, PartVersion>*> standing;  // birth -> its winner
+  std::set<std::string> out;
+  for (const auto& e : parts) {
+    if (!e.first.starts_with("col:") || e.second.drop) continue;
+    auto [it, fresh] = standing.emplace(e.second.born, &e);
+    if (fresh) continue;
+    const auto* w = it->second;
+    const bool later = w->second.hlc < e.second.hlc || (w->second.hlc == e.second.hlc && w->first < e.first);
+    out.insert(later ? w->first : e.first);
+    if (later) it->second = &e;
+  }
+  return out;
+}
+
 std::map<Hlc, uint64_t> Replica::incarnation_tables() {
   std::map<Hlc, uint64_t> out;
   for (const TableRecord& r : table_records())
@@ -429,8 +444,9 @@ void Replica::schema_flush() {
         }
         put_version(id, inc, part, v, old);
       }
+      const std::set<std::string> shadowed = shadowed_columns(stored);
       for (const auto& [part, old] : stored) {
-        if (part == "table" || old.drop || now_parts.count(part)) continue;
+        if (part == "table" || old.drop || now_parts.count(part) || shadowed.count(part)) continue;
         PartVersion v;
         v.hlc = stamp();
         v.drop = true;
@@ -732,8 +748,9 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
     // Which phase each winner belongs to: what loosens runs before the data, what tightens
     // after it.
     std::map<std::string, PartVersion> live_before, live_after;
+    const std::set<std::string> shadowed_here = shadowed_columns(stored);
     for (const auto& [p, v] : stored)
-      if (!v.drop) live_before[p] = live_after[p] = v;
+      if (!v.drop && !shadowed_here.count(p)) live_before[p] = live_after[p] = v;
     std::vector<std::pair<std::string, std::string>> renames;
     std::vector<std::string> recreated;  // columns here whose name a different column takes
     std::string rename_to;
@@ -745,11 +762,20 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
     std::set<Hlc> winner_births;
     for (const auto& [p, v] : winners)
       if (p.starts_with("col:") && !v.drop) winner_births.insert(v.born);
+    std::set<std::string> shadowed;  // winners of their part a column of their birth here outranks
     for (const auto& [p, v] : winners) {
       if (!p.starts_with("col:") || v.drop) continue;
       const std::string* ours = nullptr;
       for (const auto& [q, lv] : live_before)
         if (q.starts_with("col:") && lv.born == v.born) ours = &q;
+      if (ours && *ours != p) {
+        // Renamed concurrently here and there: the later rename's name stands.
+        const PartVersion& here = live_before.at(*ours);
+        if (v.hlc < here.hlc || (v.hlc == here.hlc && p < *ours)) {
+          shadowed.insert(p);
+          continue;
+        }
+      }
       if (ours && *ours != p) {
         renames.emplace_back(column_name(live_before.at(*ours).text), column_name(v.text));
         renamed_away.insert(*ours);
@@ -809,6 +835,10 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
       else if (p.starts_with("idx:")) late = !v.drop && v.text.starts_with("create unique");
       else late = !v.drop;  // a constraint: adding one tightens, dropping one loosens
       SchemaWrite w{schema, "", g.inc, p, v};
+      if (shadowed.count(p)) {
+        plan.before.writes.push_back(std::move(w));  // kept (and relayed), not standing
+        continue;
+      }
       if (p == "name" && !v.drop) rename_to = v.text;
       (late ? plan.after : plan.before).writes.push_back(std::move(w));
       (late ? any_after : any_before) = true;
@@ -819,7 +849,10 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
       if (!late) apply(live_before);
     }
     for (const std::string& old : renamed_away)
-      if (!renamed_from.count(old)) live_before.erase(old);  // (a swap: the name is taken again)
+      if (!renamed_from.count(old)) {  // (a swap: the name is taken again)
+        live_before.erase(old);
+        live_after.erase(old);
+      }
     if (!recreated.empty()) any_before = true;
     const std::string final_name = rename_to.empty() ? local_name : rename_to;
     for (SchemaWrite& w : plan.before.writes)

@@ -2143,6 +2143,65 @@ TEST_F(sync, an_update_concurrent_with_a_column_rename_survives_both_ways) {
 }
 
 
+// Two peers rename one column to two different names concurrently: one column stays, under
+// the later rename's name, with its values, on both (one winner per column birth).
+TEST_F(sync, concurrent_renames_of_one_column_to_two_names_converge) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 10), (2, 'y', 20)");
+  exchange(a, b);
+  exec(a, "alter table t rename column a to from_a");
+  exec(a, "insert into t values (3, 'z', 30)");
+  ::usleep(5000);
+  exec(b, "alter table t rename column a to from_b");
+  exec(b, "update t set from_b = 'yy' where id = 2");
+  exchange(a, b);
+  exchange(a, b);
+  const std::string cols = "select name from table_info('t') order by cid";
+  EXPECT_EQ(query(a, cols), query(b, cols));
+  EXPECT_EQ(one(a, "select count(*) from table_info('t') where name = 'from_b'"), "1");
+  EXPECT_EQ(one(a, "select count(*) from table_info('t')"), "3");
+  EXPECT_EQ(content(a), "1|x|10\n2|yy|20\n3|z|30\n");
+  EXPECT_EQ(content(b), content(a));
+  // Later DDL on either side does not bring the losing name back, nor drop the column.
+  exec(a, "alter table t add column c integer null");
+  exchange(a, b);
+  EXPECT_EQ(query(a, cols), query(b, cols));
+  EXPECT_EQ(one(b, "select count(*) from table_info('t')"), "4");
+  std::string values;
+  for (const std::string& r : query(b, "select id, from_b from t order by id")) values += r + "\n";
+  EXPECT_EQ(values, "1|x\n2|yy\n3|z\n");
+}
+
+// The same race seen by a third peer that hears the later rename first: every peer lands
+// on the later rename's name.
+TEST_F(sync, concurrent_renames_converge_whichever_arrives_first) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  Peer& c = open("c");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 10)");
+  exchange(a, b);
+  exchange(a, c);
+  exec(a, "alter table t rename column a to from_a");
+  ::usleep(5000);
+  exec(b, "alter table t rename column a to from_b");
+  exec(b, "insert into t values (2, 'w', 20)");
+  pull(c, b);
+  pull(c, a);
+  for (int round = 0; round < 2; ++round) {
+    exchange(a, b);
+    exchange(b, c);
+    exchange(a, c);
+  }
+  const std::string cols = "select name from table_info('t') order by cid";
+  for (Peer* p : {&a, &b, &c}) {
+    EXPECT_EQ(query(*p, cols), (std::vector<std::string>{"id", "from_b", "b"})) << p->name;
+    EXPECT_EQ(content(*p), "1|x|10\n2|w|20\n") << p->name;
+  }
+}
+
 // A tightening step the receiver's own rows violate (set not null while a local row holds a
 // NULL): the step is held aside, reported in status, the rest of the stream goes on, and
 // the step runs by itself on a later apply once the rows allow it.
