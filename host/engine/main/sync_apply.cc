@@ -6,6 +6,8 @@
 // events follow; the module's metadata rides the same commit batch ("arm" before COMMIT).
 #include <limits>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -291,6 +293,24 @@ Status DatabaseImpl::sync_request(const std::string& op, const std::string& args
   return Status::Ok();
 }
 
+namespace {
+// One apply at a time per replicating module: connections sharing a module share its
+// replica, whose apply is a sequence of requests (resolve, phases, arm, finish) over one
+// pending plan. A second apply meanwhile is refused BUSY (retryable), never interleaved.
+std::unique_lock<std::mutex> apply_slot(const VtabModule* module) {
+  static std::mutex mu;
+  static std::map<const VtabModule*, std::unique_ptr<std::mutex>> slots;
+  std::mutex* slot;
+  {
+    std::lock_guard lock(mu);
+    auto& s = slots[module];
+    if (!s) s = std::make_unique<std::mutex>();
+    slot = s.get();
+  }
+  return std::unique_lock<std::mutex>(*slot, std::try_to_lock);
+}
+}  // namespace
+
 Status DatabaseImpl::sync_apply(const std::string& changes, std::string* result) {
   // A row this database cannot write (a local constraint refuses it) would fail the page
   // every time and wedge the stream: the module holds that row's changes aside as rejected
@@ -300,6 +320,10 @@ Status DatabaseImpl::sync_apply(const std::string& changes, std::string* result)
     if (in_transaction())
       throw Error(StatusCode::kMisuse, "sync apply runs as its own transaction: commit or roll back the open one first");
     auto [name, module] = replicating_module();
+    std::unique_lock<std::mutex> slot = apply_slot(module.get());
+    if (!slot.owns_lock())
+      throw Error(StatusCode::kBusy, "another sync apply is in progress on this replica (module '" + name +
+                                         "', from another connection): retry when it has finished");
     // The page's schema changes: loosening DDL before its data, tightening DDL after it.
     uint64_t schema_token = 0;
     nlohmann::json schema_plan;
