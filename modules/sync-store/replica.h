@@ -301,10 +301,11 @@ class Replica : public store::CommitObserver {
   std::vector<TableRecord> table_records();
   void put_table_record(const TableRecord& r, store::KvBatch& out);
   std::map<std::string, PartVersion> parts_of(uint64_t id);
-  // The live column parts another live column part of the same birth shadows: two peers
-  // renamed one column to two names concurrently, and one column stands, under the name
-  // of the later rename (the higher HLC; the part name breaks a tie). Every peer holds
-  // both versions and picks the same one.
+  // The live column parts that do not stand: another live column part of the same birth
+  // shadows them (two peers renamed one column to two names concurrently, and one column
+  // stands, under the name of the later rename: the higher HLC, the part name breaking a
+  // tie), or their birth ended (an `end:<birth>` part: a peer dropped the column while
+  // another renamed it — the drop wins). Every peer holds the same parts and agrees.
   static std::set<std::string> shadowed_columns(const std::map<std::string, PartVersion>& parts);
   // The schema facts a change-log entry (FE ‖ incarnation ‖ part) at `seq` tells; `records`
   // caches the table records for one walk.

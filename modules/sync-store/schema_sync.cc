@@ -24,6 +24,11 @@ namespace {
 
 using namespace keys;
 
+// A column's end: the part `end:<birth>` says the column born then was dropped (not
+// renamed away), so it ends under every name a concurrent rename gave it. A fact that only
+// ever appears (its versions are all live), merged like any part.
+constexpr std::string_view kColumnEnd = "end:";
+
 std::string part_key(uint64_t id, std::string_view part) {
   std::string k(1, kParts);
   put_u64(k, id);
@@ -266,9 +271,16 @@ std::map<std::string, Replica::PartVersion> Replica::parts_of(uint64_t id) {
 
 std::set<std::string> Replica::shadowed_columns(const std::map<std::string, PartVersion>& parts) {
   std::map<Hlc, const std::pair<const std::string, PartVersion>*> standing;  // birth -> its winner
+  std::set<Hlc> dead;  // births a column drop (not a rename's) ended
+  for (const auto& e : parts)
+    if (e.first.starts_with(kColumnEnd) && !e.second.drop) dead.insert(e.second.born);
   std::set<std::string> out;
   for (const auto& e : parts) {
     if (!e.first.starts_with("col:") || e.second.drop) continue;
+    if (dead.count(e.second.born)) {
+      out.insert(e.first);
+      continue;
+    }
     auto [it, fresh] = standing.emplace(e.second.born, &e);
     if (fresh) continue;
     const auto* w = it->second;
@@ -445,14 +457,28 @@ void Replica::schema_flush() {
         put_version(id, inc, part, v, old);
       }
       const std::set<std::string> shadowed = shadowed_columns(stored);
+      std::set<std::string> renamed_away;  // the old parts of this scope's column renames
+      for (const auto& [to, from] : cap.renamed_from) renamed_away.insert("col:" + lower(from));
       for (const auto& [part, old] : stored) {
-        if (part == "table" || old.drop || now_parts.count(part) || shadowed.count(part)) continue;
+        if (part == "table" || part.starts_with(kColumnEnd) || old.drop || now_parts.count(part) || shadowed.count(part))
+          continue;
         PartVersion v;
         v.hlc = stamp();
         v.drop = true;
         v.seen = old.seen;
         v.born = old.born;
         put_version(id, inc, part, v, &old);
+        if (part.starts_with("col:") && !renamed_away.count(part)) {
+          // A column dropped, not renamed away: the column itself ends, under any name.
+          const std::string end = std::string(kColumnEnd) + old.born.text();
+          if (!stored.count(end)) {
+            PartVersion e;
+            e.hlc = stamp();
+            e.born = old.born;
+            e.text = part.substr(4);
+            put_version(id, inc, end, e, nullptr);
+          }
+        }
       }
     }
   }
@@ -763,8 +789,15 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
     for (const auto& [p, v] : winners)
       if (p.starts_with("col:") && !v.drop) winner_births.insert(v.born);
     std::set<std::string> shadowed;  // winners of their part a column of their birth here outranks
+    std::set<Hlc> dead;                // column births a real drop (here or in the page) ended
+    for (const auto& [p, v] : current)
+      if (p.starts_with(kColumnEnd) && !v.drop) dead.insert(v.born);
     for (const auto& [p, v] : winners) {
       if (!p.starts_with("col:") || v.drop) continue;
+      if (dead.count(v.born)) {
+        shadowed.insert(p);  // a rename (or alter) of a column dropped concurrently: the drop wins
+        continue;
+      }
       const std::string* ours = nullptr;
       for (const auto& [q, lv] : live_before)
         if (q.starts_with("col:") && lv.born == v.born) ours = &q;
@@ -852,6 +885,15 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
       if (!renamed_from.count(old)) {  // (a swap: the name is taken again)
         live_before.erase(old);
         live_after.erase(old);
+      }
+    // A column here whose birth the page's drop ended (renamed here while a peer dropped
+    // it): it goes too, after the data, as drops do.
+    for (auto it = live_after.begin(); it != live_after.end();)
+      if (it->first.starts_with("col:") && dead.count(it->second.born)) {
+        it = live_after.erase(it);
+        any_after = true;
+      } else {
+        ++it;
       }
     if (!recreated.empty()) any_before = true;
     const std::string final_name = rename_to.empty() ? local_name : rename_to;

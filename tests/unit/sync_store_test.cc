@@ -2250,6 +2250,48 @@ TEST_F(sync, concurrent_applies_from_two_connections_are_refused_busy_not_interl
   std::cerr << "busy refusals: " << busy.load() << "\n";
 }
 
+// One peer renames a column while another drops it: the drop wins on both (most
+// destructive wins; the rename's writer had not seen the drop), whichever came later.
+TEST_F(sync, a_column_rename_concurrent_with_its_drop_converges_on_the_drop) {
+  for (bool rename_later : {false, true}) {
+    SCOPED_TRACE(rename_later ? "rename later" : "drop later");
+    Peer& a = open(rename_later ? "a1" : "a0");
+    Peer& b = open(rename_later ? "b1" : "b0");
+    exec(a, kT);
+    exec(a, "insert into t values (1, 'x', 10), (2, 'y', 20)");
+    exchange(a, b);
+    if (rename_later) {
+      exec(b, "alter table t drop column a");
+      ::usleep(5000);
+      exec(a, "alter table t rename column a to a2");
+    } else {
+      exec(a, "alter table t rename column a to a2");
+      ::usleep(5000);
+      exec(b, "alter table t drop column a");
+    }
+    exec(a, "insert into t values (3, 'z', 30)");
+    exchange(a, b);
+    exchange(a, b);
+    const std::string cols = "select name from table_info('t') order by cid";
+    EXPECT_EQ(query(a, cols), (std::vector<std::string>{"id", "b"}));
+    EXPECT_EQ(query(b, cols), query(a, cols));
+    EXPECT_EQ(content(a), "1|10\n2|20\n3|30\n");
+    EXPECT_EQ(content(b), content(a));
+    // A column added later under the old name is a new column everywhere, and a peer
+    // joining later has the same shape.
+    exec(b, "alter table t add column a text null");
+    exec(b, "update t set a = 'new' where id = 1");
+    exchange(a, b);
+    EXPECT_EQ(query(a, cols), (std::vector<std::string>{"id", "b", "a"}));
+    EXPECT_EQ(content(a), "1|10|new\n2|20|NULL\n3|30|NULL\n");
+    EXPECT_EQ(content(b), content(a));
+    Peer& c = open(rename_later ? "c1" : "c0");
+    pull(c, a);
+    EXPECT_EQ(query(c, cols), query(a, cols));
+    EXPECT_EQ(content(c), content(a));
+  }
+}
+
 // A tightening step the receiver's own rows violate (set not null while a local row holds a
 // NULL): the step is held aside, reported in status, the rest of the stream goes on, and
 // the step runs by itself on a later apply once the rows allow it.
