@@ -818,12 +818,15 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
           renames.emplace_back(column_name(live_before.at(p).text), column_name(v.text));  // its casing only
       }
       // Ours under this name is another column that keeps no name of the page: it goes when
-      // a rename takes its name or the column was made again after its writer saw ours
-      // dropped (its values are not the new column's). Two columns made concurrently under
-      // one name stay one column (the differ aligns the definition).
+      // a rename takes its name, the column was made again after its writer saw ours
+      // dropped (its values are not the new column's), or ours came to the name by a rename
+      // that lost it to a concurrent add (a column of its own, with values of its own). Two
+      // columns added concurrently under one name stay one column (the differ aligns the
+      // definition).
       if (auto here = live_before.find(p); here != live_before.end() && here->second.born != v.born &&
                                            !winner_births.count(here->second.born) &&
-                                           (renamed_from.count(p) || (v.seen && *v.seen >= here->second.born)))
+                                           (renamed_from.count(p) || (v.seen && *v.seen >= here->second.born) ||
+                                            !here->second.from.empty()))
         recreated.push_back(column_name(here->second.text));
     }
     // Renames onto names held here now run through names of their own: sources step aside,

@@ -2292,6 +2292,42 @@ TEST_F(sync, a_column_rename_concurrent_with_its_drop_converges_on_the_drop) {
   }
 }
 
+// One peer renames a column onto a name another peer concurrently adds: one column holds
+// the name on both, with the same values (the later of the two stands).
+TEST_F(sync, a_rename_onto_a_name_added_concurrently_converges) {
+  for (bool rename_later : {false, true}) {
+    SCOPED_TRACE(rename_later ? "rename later" : "add later");
+    Peer& a = open(rename_later ? "a1" : "a0");
+    Peer& b = open(rename_later ? "b1" : "b0");
+    exec(a, kT);
+    exec(a, "insert into t values (1, 'x', 10), (2, 'y', 20)");
+    exchange(a, b);
+    if (rename_later) {
+      exec(b, "alter table t add column c text null");
+      exec(b, "update t set c = 'bc' where id = 1");
+      ::usleep(5000);
+      exec(a, "alter table t rename column a to c");
+    } else {
+      exec(a, "alter table t rename column a to c");
+      ::usleep(5000);
+      exec(b, "alter table t add column c text null");
+      exec(b, "update t set c = 'bc' where id = 1");
+    }
+    exchange(a, b);
+    exchange(a, b);
+    const std::string cols = "select name from table_info('t') order by cid";
+    EXPECT_EQ(query(b, cols), query(a, cols));
+    EXPECT_EQ(content(b), content(a));
+    Peer& c = open(rename_later ? "c1" : "c0");
+    pull(c, a);
+    EXPECT_EQ(query(c, cols), query(a, cols));
+    EXPECT_EQ(content(c), content(a));
+    // The later stands: the renamed column with its values, or the added one with its own
+    // (the renamed column lost its name, and its values with it, everywhere).
+    EXPECT_EQ(content(a), rename_later ? "1|x|10\n2|y|20\n" : "1|10|bc\n2|20|NULL\n");
+  }
+}
+
 // A tightening step the receiver's own rows violate (set not null while a local row holds a
 // NULL): the step is held aside, reported in status, the rest of the stream goes on, and
 // the step runs by itself on a later apply once the rows allow it.
