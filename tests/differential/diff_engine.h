@@ -1,0 +1,54 @@
+// Differential testing: one small interface over the two engines a generated query runs
+// on — Quereus (through the public Database / Statement API, main/database.h) and SQLite
+// (libsqlite3, in memory) — returning every result as engine-neutral cells.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "catalog/registry.h"
+
+namespace quereus::difftest {
+
+// One result value, as either engine produced it (a BOOLEAN is kInt 0 / 1: SQLite has none).
+struct Cell {
+  enum class Kind { kNull, kInt, kReal, kText, kBlob };
+  Kind kind = Kind::kNull;
+  int64_t i = 0;
+  double r = 0;
+  std::string s;  // text or blob bytes
+};
+
+struct QueryResult {
+  bool ok = true;
+  bool internal = false;  // Quereus: the error was INTERNAL (always a bug)
+  std::string error;      // when !ok
+  std::vector<std::vector<Cell>> rows;
+};
+
+class DiffEngine {
+ public:
+  virtual ~DiffEngine() = default;
+  DiffEngine(const DiffEngine&) = delete;
+  DiffEngine& operator=(const DiffEngine&) = delete;
+
+  // Runs every statement of `sql`, draining rows; the error text on failure.
+  virtual QueryResult exec(const std::string& sql) = 0;
+  // Runs one query and collects its rows.
+  virtual QueryResult query(const std::string& sql) = 0;
+
+ protected:
+  DiffEngine() = default;
+};
+
+// Quereus in memory: a Database over `registry` (which must outlive it), default module
+// `memory`, every option at its default.
+std::unique_ptr<DiffEngine> open_quereus(const std::shared_ptr<Registry>& registry);
+
+// SQLite in memory, with `pragma case_sensitive_like = on` (Quereus's LIKE is
+// case-sensitive, docs/sql-dialect.md "Text: case, collations, patterns").
+std::unique_ptr<DiffEngine> open_sqlite();
+
+}  // namespace quereus::difftest
