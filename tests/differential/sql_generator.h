@@ -99,6 +99,7 @@ class SqlGenerator {
     SqlType type;
     TextColl coll;
     bool key = false;  // part of its table's primary key
+    bool digits = false;  // text that may look like a number (Expr::digits)
   };
   struct Scope {
     std::vector<ScopeColumn> columns;
@@ -113,6 +114,7 @@ class SqlGenerator {
     TextColl coll;                    // text only
     CollName fold = CollName::kBinary;  // value only determined up to this collation
     bool has_collate = false;         // a COLLATE somewhere inside (SQLite looks into it)
+    bool digits = false;              // text that may look like a number (from a CAST)
   };
   // Where an expression is being generated.
   struct Ctx {
@@ -170,6 +172,7 @@ class SqlGenerator {
   // first argument that has a collation, explicit or not).
   void force_collation(Expr& l, Expr& r);
   static std::vector<ScopeColumn> unfolded_keys(const std::vector<ScopeColumn>& keys);
+  std::string order_direction();
   SqlType random_type();
   SqlType random_value_type();
 
