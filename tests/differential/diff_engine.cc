@@ -100,6 +100,8 @@ class QuereusEngine : public DiffEngine {
 
 // ---------------------------------------------------------------- SQLite
 
+constexpr int kSqliteTransitive = 0x00000080;  // SQLITE_Transitive in sqliteInt.h
+
 class SqliteEngine : public DiffEngine {
  public:
   SqliteEngine() {
@@ -107,7 +109,14 @@ class SqliteEngine : public DiffEngine {
                         nullptr) != SQLITE_OK)
       db_ = nullptr;
     else
-      exec("pragma case_sensitive_like = on");
+      // case_sensitive_like: Quereus's LIKE is case-sensitive. automatic_index off: SQLite
+      // 3.40.1's automatic indexes ignore an RTRIM comparison's collation
+      // (`a.rtrim_col = b.binary_col` in a join finds only byte-equal rows).
+      exec("pragma case_sensitive_like = on; pragma automatic_index = off");
+    // SQLite 3.40.1 carries an equality across two joins with different collations
+    // (`a.x collate nocase = b.y and b.y = c.z` also matches a.x = c.z under NOCASE once
+    // the join order changes): its transitive-constraint optimization is turned off.
+    if (db_) sqlite3_test_control(SQLITE_TESTCTRL_OPTIMIZATIONS, db_, kSqliteTransitive);
   }
   ~SqliteEngine() override { sqlite3_close_v2(db_); }
 

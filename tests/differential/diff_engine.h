@@ -48,7 +48,8 @@ class DiffEngine {
 std::unique_ptr<DiffEngine> open_quereus(const std::shared_ptr<Registry>& registry);
 
 // SQLite in memory, with `pragma case_sensitive_like = on` (Quereus's LIKE is
-// case-sensitive, docs/sql-dialect.md "Text: case, collations, patterns").
+// case-sensitive, docs/sql-dialect.md "Text: case, collations, patterns") and
+// `pragma automatic_index = off` (a SQLite 3.40.1 bug, see diff_engine.cc).
 std::unique_ptr<DiffEngine> open_sqlite();
 
 }  // namespace quereus::difftest

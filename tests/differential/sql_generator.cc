@@ -377,6 +377,7 @@ SqlGenerator::Source SqlGenerator::gen_from(int depth, const Scope* outer) {
         ctx.scope = &joined;
         // SQLite 3.40.1 loses the unmatched rows of a RIGHT / FULL JOIN that follows a join
         // whose ON holds a constant-false term: no extra ON terms beside such joins.
+        if (on.empty() && right_or_full) on = "1 = 1";
         if (on.empty() || (!right_or_full && chance(0.3))) {
           Expr extra = gen_bool(ctx, 1);
           on = on.empty() ? extra.sql : on + " and " + extra.sql;
