@@ -120,13 +120,14 @@ struct Outcome {
   QueryResult ours, theirs;
 };
 
-// Loads `schema` (with only `rows`) into both engines; a load failure is a disagreement.
+// Loads `schema` (with only `rows`, then the data changes of `history`) into both
+// engines; a load failure is a disagreement.
 struct Pair {
   std::unique_ptr<DiffEngine> ours, theirs;
 };
 
 std::string load(Pair& p, const std::shared_ptr<Registry>& registry, const GeneratedSchema& schema,
-                 const std::vector<std::string>& rows) {
+                 const std::vector<std::string>& rows, const std::vector<std::string>& history) {
   p.ours = open_quereus(registry);
   p.theirs = open_sqlite();
   if (!p.ours) return "cannot open a Quereus database";
@@ -134,10 +135,30 @@ std::string load(Pair& p, const std::shared_ptr<Registry>& registry, const Gener
     if (QueryResult r = p.ours->exec(ddl); !r.ok) return "Quereus refused `" + ddl + "`: " + r.error;
   for (const std::string& ddl : schema.sqlite_ddl)
     if (QueryResult r = p.theirs->exec(ddl); !r.ok) return "SQLite refused `" + ddl + "`: " + r.error;
-  for (const std::string& row : rows) {
-    QueryResult a = p.ours->exec(row), b = p.theirs->exec(row);
-    if (a.ok != b.ok || a.internal)
-      return "`" + row + "`: Quereus " + (a.ok ? "ok" : a.error) + ", SQLite " + (b.ok ? "ok" : b.error);
+  for (const std::string& view : schema.view_ddl) {
+    QueryResult a = p.ours->exec(view), b = p.theirs->exec(view);
+    if (!a.ok || !b.ok)
+      return "`" + view + "`: Quereus " + (a.ok ? "ok" : a.error) + ", SQLite " + (b.ok ? "ok" : b.error);
+  }
+  for (const std::vector<std::string>* list : {&rows, &history})
+    for (const std::string& sql : *list) {
+      QueryResult a = p.ours->exec(sql), b = p.theirs->exec(sql);
+      if (a.ok != b.ok || a.internal)
+        return "`" + sql + "`: Quereus " + (a.ok ? "ok" : a.error) + ", SQLite " + (b.ok ? "ok" : b.error);
+    }
+  return "";
+}
+
+// Every table's rows, compared after a data change; empty when they agree.
+std::string compare_tables(Pair& p, const GeneratedSchema& schema) {
+  for (const TableDef& t : schema.tables) {
+    GeneratedQuery q;
+    q.sql = "select * from " + t.name;
+    for (const ColumnDef& c : t.columns) q.columns.push_back(OutColumn{c.type});
+    QueryResult a = p.ours->query(q.sql), b = p.theirs->query(q.sql);
+    if (!a.ok || !b.ok || canonical_rows(a, q) != canonical_rows(b, q))
+      return "table " + t.name + " differs after the change\n-- Quereus\n" + show_rows(a, q) + "-- SQLite\n" +
+             show_rows(b, q);
   }
   return "";
 }
@@ -166,34 +187,46 @@ Outcome compare(Pair& p, const GeneratedQuery& q) {
 
 // Drops rows while the same kind of disagreement remains.
 std::vector<std::string> shrink(const std::shared_ptr<Registry>& registry, const GeneratedSchema& schema,
-                                const GeneratedQuery& q, const std::string& what) {
+                                const std::vector<std::string>& history, const GeneratedQuery& q,
+                                const std::string& what) {
   std::vector<std::string> rows = schema.rows;
   for (size_t i = rows.size(); i-- > 0;) {
     std::vector<std::string> fewer = rows;
     fewer.erase(fewer.begin() + static_cast<long>(i));
     Pair p;
-    if (!load(p, registry, schema, fewer).empty()) continue;
+    if (!load(p, registry, schema, fewer, history).empty()) continue;
     Outcome o = compare(p, q);
     if (o.verdict == Verdict::kDiffer && o.what == what) rows = std::move(fewer);
   }
   return rows;
 }
 
+void print_script(const GeneratedSchema& schema, const std::vector<std::string>& rows,
+                  const std::vector<std::string>& history) {
+  std::cout << "-- Quereus schema\n";
+  for (const std::string& s : schema.quereus_ddl) std::cout << s << ";\n";
+  std::cout << "-- SQLite schema\n";
+  for (const std::string& s : schema.sqlite_ddl) std::cout << s << ";\n";
+  std::cout << "-- views (both)\n";
+  for (const std::string& s : schema.view_ddl) std::cout << s << ";\n";
+  std::cout << "-- rows (" << rows.size() << " of " << schema.rows.size() << " still needed)\n";
+  for (const std::string& s : rows) std::cout << s << ";\n";
+  std::cout << "-- data changes so far (both)\n";
+  for (const std::string& s : history) std::cout << s << ";\n";
+}
+
 void report(const std::shared_ptr<Registry>& registry, uint64_t db_seed, int query_index,
-            const GeneratedSchema& schema, const GeneratedQuery& q, const std::string& what) {
-  std::vector<std::string> rows = shrink(registry, schema, q, what);
+            const GeneratedSchema& schema, const std::vector<std::string>& history, const GeneratedQuery& q,
+            const std::string& what) {
+  std::vector<std::string> rows = shrink(registry, schema, history, q, what);
   Pair p;
-  load(p, registry, schema, rows);
+  load(p, registry, schema, rows, history);
   Outcome o = compare(p, q);
   std::cout << "\n==== DISAGREEMENT: " << what << "\n"
             << "seed " << db_seed << ", query " << query_index << " (reproduce: quereus-difftest --seed " << db_seed
             << " --databases 1 --per-database " << (query_index + 1) << ")\n"
-            << "-- Quereus schema\n";
-  for (const std::string& s : schema.quereus_ddl) std::cout << s << ";\n";
-  std::cout << "-- SQLite schema\n";
-  for (const std::string& s : schema.sqlite_ddl) std::cout << s << ";\n";
-  std::cout << "-- rows (" << rows.size() << " of " << schema.rows.size() << " still needed)\n";
-  for (const std::string& s : rows) std::cout << s << ";\n";
+            ;
+  print_script(schema, rows, history);
   std::cout << "-- query\n" << q.sql << ";\n"
             << "-- Quereus\n" << show_rows(o.ours, q) << "-- SQLite\n" << show_rows(o.theirs, q) << std::flush;
 }
@@ -257,7 +290,8 @@ int main(int argc, char** argv) {
     return seconds > 0 &&
            std::chrono::steady_clock::now() - start >= std::chrono::seconds(seconds);
   };
-  long long compared = 0, non_empty = 0, both_refused = 0, databases = 0, disagreements = 0;
+  long long compared = 0, non_empty = 0, both_refused = 0, databases = 0, disagreements = 0, changes = 0,
+            changes_refused = 0;
   for (uint64_t db_seed = static_cast<uint64_t>(seed);; ++db_seed) {
     if ((queries > 0 && compared >= queries) || out_of_time()) break;
     if (max_databases > 0 && databases >= max_databases) break;
@@ -265,7 +299,8 @@ int main(int argc, char** argv) {
     SqlGenerator gen(db_seed);
     GeneratedSchema schema = gen.make_schema();
     Pair p;
-    if (std::string err = load(p, registry, schema, schema.rows); !err.empty()) {
+    std::vector<std::string> history;  // data changes both engines ran
+    if (std::string err = load(p, registry, schema, schema.rows, history); !err.empty()) {
       std::cout << "\n==== DISAGREEMENT while loading, seed " << db_seed << ": " << err << "\n";
       ++disagreements;
       if (!keep_going) return 1;
@@ -273,6 +308,32 @@ int main(int argc, char** argv) {
     }
     for (int qi = 0; qi < per_database; ++qi) {
       if ((queries > 0 && compared >= queries) || out_of_time()) break;
+      if (gen.make_change_now()) {
+        const std::string change = gen.make_change(schema);
+        QueryResult a = p.ours->exec(change), b = p.theirs->exec(change);
+        std::string what;
+        if (a.internal)
+          what = "INTERNAL error in Quereus: " + a.error;
+        else if (a.ok != b.ok)
+          what = std::string(a.ok ? "SQLite" : "Quereus") + " refused a change the other made: " +
+                 (a.ok ? b.error : a.error);
+        else
+          what = compare_tables(p, schema);
+        if (verbose) std::cout << db_seed << "/" << qi << " change: " << change << "\n  -> " << (a.ok ? "ok" : a.error) << "\n";
+        ++changes;
+        if (!a.ok && !b.ok) ++changes_refused;
+        if (!what.empty()) {
+          ++disagreements;
+          std::cout << "\n==== DISAGREEMENT on a data change: " << what << "\nseed " << db_seed
+                    << " (reproduce: quereus-difftest --seed " << db_seed << " --databases 1 --per-database " << (qi + 1)
+                    << ")\n";
+          print_script(schema, schema.rows, history);
+          std::cout << "-- the change\n" << change << ";\n" << std::flush;
+          if (!keep_going) return 1;
+          break;
+        }
+        history.push_back(change);
+      }
       GeneratedQuery q = gen.make_query(schema);
       Outcome o = compare(p, q);
       if (verbose)
@@ -289,7 +350,7 @@ int main(int argc, char** argv) {
         continue;
       }
       ++disagreements;
-      report(registry, db_seed, qi, schema, q, o.what);
+      report(registry, db_seed, qi, schema, history, q, o.what);
       if (!keep_going) {
         std::cout << "compared " << compared << " queries before the first disagreement\n";
         return 1;
@@ -298,8 +359,8 @@ int main(int argc, char** argv) {
     }
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("compared %lld queries (%lld with rows) over %lld databases in %.1f s; refused by both: %lld; "
-              "disagreements: %lld\n",
-              compared, non_empty, databases, secs, both_refused, disagreements);
+  std::printf("compared %lld queries (%lld with rows) and %lld data changes (%lld refused by both) over %lld "
+              "databases in %.1f s; queries refused by both: %lld; disagreements: %lld\n",
+              compared, non_empty, changes, changes_refused, databases, secs, both_refused, disagreements);
   return disagreements ? 1 : 0;
 }

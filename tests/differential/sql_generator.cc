@@ -192,11 +192,14 @@ GeneratedSchema SqlGenerator::make_schema() {
     }
     std::string q = "create table " + def.name + " (", s = q;
     for (const ColumnDef& c : def.columns) {
+      // SQLite: INT, not INTEGER — a one-column INTEGER PRIMARY KEY is the rowid, which
+      // takes a NULL as "pick the next rowid" (Quereus has no rowid).
       const char* type = c.type == SqlType::kInt ? "integer" : c.type == SqlType::kReal ? "real" : "text";
-      std::string col = c.name + " " + type;
-      if (c.coll != CollName::kBinary) col += std::string(" collate ") + coll_sql(c.coll);
-      q += col + (c.nullable ? " null" : "") + ", ";
-      s += col + (c.nullable ? "" : " not null") + ", ";
+      const char* lite = c.type == SqlType::kInt ? "int" : type;
+      std::string coll;
+      if (c.coll != CollName::kBinary) coll = std::string(" collate ") + coll_sql(c.coll);
+      q += c.name + " " + type + coll + (c.nullable ? " null" : "") + ", ";
+      s += c.name + " " + lite + coll + (c.nullable ? "" : " not null") + ", ";
     }
     std::string key = "primary key (";
     for (size_t i = 0; i < def.key_count; ++i) key += (i ? ", " : "") + def.columns[i].name;
@@ -214,7 +217,7 @@ GeneratedSchema SqlGenerator::make_schema() {
       out.sqlite_ddl.push_back(idx);
     }
     // Rows: unique keys (under the key columns' collations), duplicates and NULLs elsewhere.
-    const int nrows = chance(0.1) ? 0 : rnd(22);
+    const int nrows = chance(0.1) ? 0 : chance(0.1) ? 30 + rnd(50) : rnd(22);
     std::set<std::vector<std::string>> keys;
     for (int r = 0; r < nrows; ++r) {
       std::vector<std::string> vals, folded;
@@ -239,7 +242,61 @@ GeneratedSchema SqlGenerator::make_schema() {
     }
     out.tables.push_back(std::move(def));
   }
+  // Views over the tables (and earlier views), read as FROM items like derived tables.
+  schema_ = &out;
+  const int views = rnd(3);
+  for (int v = 0; v < views; ++v) {
+    alias_counter_ = 0;
+    ctes_.clear();
+    Select sel = gen_derived(1, nullptr);
+    ViewDef view;
+    view.name = "v" + std::to_string(v);
+    for (const Expr& e : sel.columns) {
+      view.types.push_back(e.type);
+      view.colls.push_back(e.coll);
+      view.digits.push_back(e.digits);
+    }
+    out.view_ddl.push_back("create view " + view.name + " as " + sel.sql);
+    out.views.push_back(std::move(view));
+  }
+  schema_ = nullptr;
   return out;
+}
+
+const TableDef& SqlGenerator::pick_table() {
+  for (;;) {
+    const TableDef& t = schema_->tables[rnd(static_cast<int>(schema_->tables.size()))];
+    if (&t != excluded_table_) return t;
+  }
+}
+
+SqlGenerator::Select SqlGenerator::gen_derived(int depth, const std::vector<SqlType>* want) {
+  Select sel;
+  if (chance(0.2)) {
+    sel = gen_compound(depth, nullptr, want);
+    for (const Expr& e : sel.columns)
+      if (e.fold != CollName::kBinary) sel.compound = false;
+    if (!sel.compound) sel = gen_select(depth, nullptr, want, false);
+  } else {
+    sel = gen_select(depth, nullptr, want, false);
+  }
+  // A LIMIT keeps a determined set of rows only under an order of whole rows without
+  // collation ties: numeric columns only.
+  bool numeric = true;
+  for (const Expr& e : sel.columns)
+    if (e.type == SqlType::kText) numeric = false;
+  if (numeric && chance(0.2)) {
+    sel.sql += " order by ";
+    for (size_t i = 0; i < sel.columns.size(); ++i) sel.sql += (i ? ", " : "") + std::to_string(i + 1) + order_direction();
+    sel.sql += " limit " + std::to_string(rnd(6));
+  }
+  for (Expr& e : sel.columns) {
+    // Read from outside, a column over an expression with no collation is a BINARY
+    // column or no collation in SQLite, depending on flattening.
+    if (e.coll.kind == Kind::kFree) e.coll.kind = Kind::kDerivedFree;
+    if (e.coll.kind == Kind::kExplicit || e.mixed) e.coll = TextColl{Kind::kPoison, CollName::kBinary};
+  }
+  return sel;
 }
 
 // ---------------------------------------------------------------- queries
@@ -251,13 +308,22 @@ GeneratedQuery SqlGenerator::make_query(const GeneratedSchema& schema) {
   GeneratedQuery out;
   std::string with;
   if (chance(0.12)) {
-    Select cte = gen_select(1, nullptr, nullptr, false);
+    Select cte = gen_derived(1, nullptr);
     Cte c;
     c.name = "w0";
     for (const Expr& e : cte.columns) c.columns.push_back(e);
-    with = "with w0 as (" + cte.sql + ") ";
+    with = "w0 as (" + cte.sql + ")";
     ctes_.push_back(std::move(c));
   }
+  if (chance(0.08)) {  // a recursive CTE counting from 1
+    Cte c;
+    c.name = "w1";
+    c.columns.push_back(Expr{"x0", SqlType::kInt, TextColl{Kind::kDerivedFree, CollName::kBinary}});
+    with += std::string(with.empty() ? "" : ", ") + "w1(x0) as (select 1 union all select x0 + 1 from w1 where x0 < " +
+            std::to_string(1 + rnd(12)) + ")";
+    ctes_.push_back(std::move(c));
+  }
+  if (!with.empty()) with = std::string(ctes_.back().name == "w1" ? "with recursive " : "with ") + with + " ";
   Select body = chance(0.15) ? gen_compound(2, nullptr, nullptr) : gen_select(2 + rnd(2), nullptr, nullptr, true);
   out.sql = with + body.sql;
   bool orderable = true;
@@ -313,29 +379,30 @@ SqlGenerator::Source SqlGenerator::gen_from(int depth, const Scope* outer) {
     bool keyed = false;
     const int kind = rnd(100);
     if (kind < 12 && depth > 0) {
-      Select sub = gen_select(depth - 1, nullptr, nullptr, false);
+      Select sub = gen_derived(depth - 1, nullptr);
       item = "(" + sub.sql + ") as " + alias;
       for (size_t k = 0; k < sub.columns.size(); ++k) {
         const Expr& e = sub.columns[k];
-        TextColl c = e.coll;
-        if (c.kind == Kind::kFree) c.kind = Kind::kDerivedFree;
-        if (c.kind == Kind::kExplicit) c.kind = Kind::kPoison;
         if (e.type == SqlType::kBool) continue;  // a boolean column is not reused
-        cols.push_back(ScopeColumn{alias + ".x" + std::to_string(k), e.type, c, false, e.digits});
+        cols.push_back(ScopeColumn{alias + ".x" + std::to_string(k), e.type, e.coll, false, e.digits});
       }
     } else if (kind < 22 && !ctes_.empty()) {
       const Cte& cte = ctes_[rnd(static_cast<int>(ctes_.size()))];
       item = cte.name + " as " + alias;
       for (size_t k = 0; k < cte.columns.size(); ++k) {
         const Expr& e = cte.columns[k];
-        TextColl c = e.coll;
-        if (c.kind == Kind::kFree) c.kind = Kind::kDerivedFree;
-        if (c.kind == Kind::kExplicit) c.kind = Kind::kPoison;
         if (e.type == SqlType::kBool) continue;
-        cols.push_back(ScopeColumn{alias + ".x" + std::to_string(k), e.type, c, false, e.digits});
+        cols.push_back(ScopeColumn{alias + ".x" + std::to_string(k), e.type, e.coll, false, e.digits});
+      }
+    } else if (kind < 32 && !schema_->views.empty() && !excluded_table_) {  // a view may read the target
+      const ViewDef& v = schema_->views[rnd(static_cast<int>(schema_->views.size()))];
+      item = v.name + " as " + alias;
+      for (size_t k = 0; k < v.types.size(); ++k) {
+        if (v.types[k] == SqlType::kBool) continue;
+        cols.push_back(ScopeColumn{alias + ".x" + std::to_string(k), v.types[k], v.colls[k], false, v.digits[k]});
       }
     } else {
-      const TableDef& t = schema_->tables[rnd(static_cast<int>(schema_->tables.size()))];
+      const TableDef& t = pick_table();
       item = t.name + " as " + alias;
       keyed = true;
       for (size_t k = 0; k < t.columns.size(); ++k) {
@@ -423,10 +490,30 @@ SqlGenerator::Select SqlGenerator::gen_select(int depth, const Scope* outer, con
       const int nkeys = candidates.empty() ? 0 : 1 + rnd(std::min<int>(3, static_cast<int>(candidates.size())));
       std::set<std::string> seen;
       for (int i = 0; i < nkeys; ++i) {
-        const ScopeColumn* c = pick(candidates);
-        if (!seen.insert(c->ref).second) continue;
-        keys.push_back(*c);
-        group_by += (group_by.empty() ? "" : ", ") + c->ref;
+        ScopeColumn key = *pick(candidates);
+        // Sometimes an expression over the column, written the same way wherever it is used.
+        const bool plain_text = key.type == SqlType::kText &&
+                                (key.coll.kind == Kind::kDerivedFree ||
+                                 (key.coll.kind == Kind::kColumn && key.coll.name == CollName::kBinary));
+        if (chance(0.3) && key.type != SqlType::kText) {
+          static const std::vector<std::string> kForms = {"(%s %% 3)", "abs(%s)", "(%s + 1)", "-(%s)"};
+          std::string form = pick(kForms), out;
+          for (size_t p = 0; p < form.size(); ++p) {
+            if (form.compare(p, 2, "%s") == 0) { out += key.ref; ++p; }
+            else if (form.compare(p, 2, "%%") == 0) { out += '%'; ++p; }
+            else out += form[p];
+          }
+          if (key.type == SqlType::kReal && out.find('%') != std::string::npos) out = "abs(" + key.ref + ")";
+          key.ref = out;
+          key.key = false;
+        } else if (chance(0.3) && plain_text && !key.digits) {
+          key.ref = chance(0.5) ? "lower(" + key.ref + ")" : "substr(" + key.ref + ", 1, 1)";
+          key.coll = TextColl{};
+          key.key = false;
+        }
+        if (!seen.insert(key.ref).second) continue;
+        keys.push_back(key);
+        group_by += (group_by.empty() ? "" : ", ") + key.ref;
       }
       if (keys.empty()) kind = kAggregate;
     }
@@ -513,9 +600,14 @@ SqlGenerator::Select SqlGenerator::gen_compound(int depth, const Scope* outer, c
   for (int i = 0; i < legs; ++i) parts.push_back(gen_select(depth - 1, outer, &types, false));
   bool distinct_op = ops[0] != " union all ";
   Select out;
+  out.compound = true;
   for (size_t c = 0; c < types.size(); ++c) {
     Expr e = parts[0].columns[c];
     e.sql = "x" + std::to_string(c);
+    for (const Select& p : parts) {
+      e.digits = e.digits || p.columns[c].digits;
+      if (p.columns[c].coll.kind != e.coll.kind || p.columns[c].coll.name != e.coll.name) e.mixed = true;
+    }
     if (types[c] == SqlType::kText) {
       std::vector<TextColl> colls;
       for (const Select& p : parts) colls.push_back(p.columns[c].coll);
@@ -639,16 +731,33 @@ SqlGenerator::Expr SqlGenerator::gen_expr(SqlType t, const Ctx& ctx_in, int dept
   ctx.top = false;
   const int r = rnd(100);
   if (r < 8 && !ctx.keys) return gen_subquery_scalar(t, ctx, depth);
-  if (r < 20) {  // CASE over this type
+  if (r < 20) {  // CASE over this type (searched, simple or iif)
     Expr c = gen_bool(ctx, depth - 1), a = gen_expr(t, ctx, depth - 1), b = gen_expr(t, ctx, depth - 1);
     std::string sql = "case when " + c.sql + " then " + a.sql + (chance(0.7) ? " else " + b.sql : "") + " end";
+    Expr extra(gen_leaf(t, ctx));  // a simple CASE's second THEN
+    const int form = rnd(10);
+    if (form < 2) {
+      sql = "iif(" + c.sql + ", " + a.sql + ", " + b.sql + ")";
+    } else if (form < 4) {
+      // case x when v1 then … : each WHEN compares as `x = v` does (literals bid nothing).
+      const SqlType xt = chance(0.6) ? SqlType::kInt : SqlType::kText;
+      Expr x = gen_expr(xt, ctx, depth - 1);
+      if (xt == SqlType::kText && !own_collation(x.coll)) {
+        Expr literal;
+        settle_collation(x, literal);
+      }
+      c.has_collate = c.has_collate || x.has_collate;
+      sql = "case " + x.sql + " when " + gen_leaf(xt, Ctx{}).sql + " then " + a.sql;
+      if (chance(0.6)) sql += " when " + gen_leaf(xt, Ctx{}).sql + " then " + extra.sql;
+      sql += (chance(0.7) ? " else " + b.sql : "") + " end";
+    }
     if (t == SqlType::kText) {
-      Expr e = text_op(sql, {&a, &b});
+      Expr e = text_op(sql, {&a, &b, &extra});
       if (c.has_collate) e.coll = TextColl{Kind::kPoison, CollName::kBinary};
       e.has_collate = e.has_collate || c.has_collate;
       return e;
     }
-    return Expr{sql, t, {}, CollName::kBinary, a.has_collate || b.has_collate || c.has_collate};
+    return Expr{sql, t, {}, CollName::kBinary, a.has_collate || b.has_collate || c.has_collate || extra.has_collate};
   }
   if (r < 28) {  // coalesce / ifnull / nullif
     Expr a = gen_expr(t, ctx, depth - 1), b = gen_expr(t, ctx, depth - 1);
@@ -702,6 +811,10 @@ SqlGenerator::Expr SqlGenerator::gen_expr(SqlType t, const Ctx& ctx_in, int dept
         Expr a = gen_expr(SqlType::kInt, ctx, depth - 1);
         return Expr{"(" + a.sql + " * 1.0)", t, {}, CollName::kBinary, a.has_collate};
       }
+      if (r < 88) {  // round half away from zero in both (Quereus may answer an INTEGER)
+        Expr a = gen_expr(SqlType::kReal, ctx, depth - 1);
+        return Expr{"round(" + a.sql + (chance(0.5) ? ", 1)" : ")"), t, {}, CollName::kBinary, a.has_collate};
+      }
       return gen_leaf(t, ctx);
     }
     case SqlType::kText: {
@@ -719,7 +832,8 @@ SqlGenerator::Expr SqlGenerator::gen_expr(SqlType t, const Ctx& ctx_in, int dept
       }
       if (r < 78) {
         static const std::vector<std::string> kTrims = {"trim(", "ltrim(", "rtrim("};
-        return text_op(pick(kTrims) + a.sql + ")", {&a});
+        static const std::vector<std::string> kChars = {"", "", ", 'a'", ", ' b'", ", 'xy'"};
+        return text_op(pick(kTrims) + a.sql + pick(kChars) + ")", {&a});
       }
       if (r < 86) {
         return text_op("replace(" + a.sql + ", " + quote(pick(std::vector<std::string>{"a", "b", " ", "A"})) + ", " +
@@ -727,7 +841,12 @@ SqlGenerator::Expr SqlGenerator::gen_expr(SqlType t, const Ctx& ctx_in, int dept
                        {&a});
       }
       Expr n = gen_expr(SqlType::kInt, ctx, depth - 1);
-      return text_op("cast(" + n.sql + " as text)", {&n});  // digits: see gen_agg
+      Expr e = text_op("cast(" + n.sql + " as text)", {&n});  // digits: see gen_agg
+      // SQLite gives CAST its operand's collation: a bare column's (BINARY) — or, through
+      // a derived table, none.
+      if (n.sql.find_first_of("( ") == std::string::npos && n.sql.find('.') != std::string::npos && !e.has_collate)
+        e.coll = TextColl{Kind::kDerivedFree, CollName::kBinary};
+      return e;
     }
     case SqlType::kBool: break;
   }
@@ -793,7 +912,7 @@ SqlGenerator::Expr SqlGenerator::gen_agg(SqlType t, const Ctx& ctx, int depth) {
 
 SqlGenerator::Expr SqlGenerator::gen_subquery_scalar(SqlType t, const Ctx& ctx, int depth) {
   // An aggregate over a correlated single-table query: always exactly one row.
-  const TableDef& table = schema_->tables[rnd(static_cast<int>(schema_->tables.size()))];
+  const TableDef& table = pick_table();
   const std::string alias = next_alias();
   Scope inner;
   inner.outer = ctx.scope;
@@ -901,10 +1020,11 @@ SqlGenerator::Expr SqlGenerator::gen_bool(const Ctx& ctx_in, int depth) {
       keys_scope.columns = unfolded_keys(*ctx.keys);
       outer = &keys_scope;
     }
-    Select sub = gen_select(d, outer, &one, false);
+    Select sub = chance(0.3) ? gen_derived(d, &one) : gen_select(d, outer, &one, false);
     if (t == SqlType::kText) {
       TextColl sc = sub.columns[0].coll;
       if (sc.kind == Kind::kFree) sc.kind = Kind::kDerivedFree;
+      if (sc.kind == Kind::kExplicit) sc.kind = Kind::kPoison;
       if (!shared_resolution(x.coll, sc)) {
         Expr rhs{"", t, sc};
         settle_collation(x, rhs);
@@ -929,6 +1049,10 @@ SqlGenerator::Expr SqlGenerator::gen_bool(const Ctx& ctx_in, int depth) {
   Expr x = gen_expr(SqlType::kText, ctx, d);
   if (chance(0.25))
     return Expr{"(" + x.sql + " glob " + quote(pick(std::vector<std::string>{"a*", "*b", "?", "*", "[ab]*", "A?"})) + ")",
+                SqlType::kBool, {}, CollName::kBinary, x.has_collate};
+  if (chance(0.15))
+    return Expr{"(" + x.sql + " like " + quote(pick(std::vector<std::string>{"a!%", "%!_%", "!%%", "a!_b", "%!!"})) +
+                    " escape '!')",
                 SqlType::kBool, {}, CollName::kBinary, x.has_collate};
   return Expr{"(" + x.sql + (chance(0.2) ? " not like " : " like ") + quote(pick(kLikePatterns)) + ")", SqlType::kBool,
               {}, CollName::kBinary, x.has_collate};
@@ -1046,6 +1170,80 @@ SqlGenerator::Expr SqlGenerator::gen_window(SqlType t, const Source& from, int d
   }
   Expr e{call + " " + over, result, coll, fold};
   return e;
+}
+
+// ---------------------------------------------------------------- data changes
+
+std::string SqlGenerator::make_change(const GeneratedSchema& schema) {
+  schema_ = &schema;
+  alias_counter_ = 0;
+  ctes_.clear();
+  const TableDef& t = schema.tables[rnd(static_cast<int>(schema.tables.size()))];
+  excluded_table_ = &t;
+  Scope scope;
+  for (size_t k = 0; k < t.columns.size(); ++k) {
+    const ColumnDef& c = t.columns[k];
+    scope.columns.push_back(ScopeColumn{t.name + "." + c.name, c.type, TextColl{Kind::kColumn, c.coll}, k < t.key_count});
+  }
+  Ctx ctx;
+  ctx.scope = &scope;
+  auto row_values = [&] {
+    std::string v = "(";
+    for (size_t i = 0; i < t.columns.size(); ++i) v += (i ? ", " : "") + value_literal(t.columns[i], t.columns[i].nullable);
+    return v + ")";
+  };
+  std::string sql;
+  const int k = rnd(100);
+  if (k < 25) {
+    // Rows in a fixed order: OR IGNORE keeps the first of two clashing ones, OR REPLACE the last.
+    sql = std::string("insert ") + pick(std::vector<std::string>{"", "", "or ignore ", "or replace "}) + "into " + t.name +
+          " values " + row_values();
+    if (chance(0.4)) sql += ", " + row_values();
+  } else if (k < 35) {
+    sql = "insert into " + t.name + " values " + row_values() + " on conflict ";
+    std::string key;
+    for (size_t i = 0; i < t.key_count; ++i) key += (i ? ", " : "") + t.columns[i].name;
+    if (t.columns.size() == t.key_count || chance(0.4)) {
+      sql += "do nothing";
+    } else {
+      const ColumnDef& c = t.columns[t.key_count + rnd(static_cast<int>(t.columns.size() - t.key_count))];
+      sql += "(" + key + ") do update set " + c.name + " = excluded." + c.name;
+    }
+  } else if (k < 45) {
+    // The selected rows come in no fixed order: a plain INSERT, so a clash fails the whole
+    // statement in both engines instead of keeping an arbitrary one of the clashing rows.
+    std::vector<SqlType> types;
+    for (const ColumnDef& c : t.columns) types.push_back(c.type);
+    Select sel = gen_select(1, nullptr, &types, false);
+    bool digits = false;
+    for (const Expr& e : sel.columns) digits = digits || e.digits;
+    sql = digits ? "insert into " + t.name + " values " + row_values() : "insert into " + t.name + " " + sel.sql;
+  } else if (k < 80) {
+    // Key columns stay: SQLite checks a key per row, mid-statement.
+    std::vector<const ColumnDef*> settable;
+    for (size_t i = t.key_count; i < t.columns.size(); ++i) settable.push_back(&t.columns[i]);
+    if (settable.empty()) {
+      sql = "delete from " + t.name + " where " + gen_bool(ctx, 2).sql;
+    } else {
+      sql = "update " + t.name + " set ";
+      std::set<std::string> seen;
+      const int n = 1 + rnd(2);
+      for (int i = 0; i < n; ++i) {
+        const ColumnDef& c = *pick(settable);
+        if (!seen.insert(c.name).second) continue;
+        Expr value = gen_expr(c.type, ctx, 2);
+        if (value.digits) value = gen_leaf(c.type, Ctx{});  // stored digits would meet min / max (gen_agg)
+        sql += (seen.size() > 1 ? ", " : "") + c.name + " = " + value.sql;
+      }
+      if (chance(0.8)) sql += " where " + gen_bool(ctx, 2).sql;
+    }
+  } else {
+    sql = "delete from " + t.name;
+    if (chance(0.9)) sql += " where " + gen_bool(ctx, 2).sql;
+  }
+  excluded_table_ = nullptr;
+  schema_ = nullptr;
+  return sql;
 }
 
 }  // namespace quereus::difftest

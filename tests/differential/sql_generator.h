@@ -63,10 +63,20 @@ struct TableDef {
   size_t key_count = 1;  // the first key_count columns are the primary key
 };
 
+// A view: its columns as a derived table's (TextColl of each, as FROM items see them).
+struct ViewDef {
+  std::string name;
+  std::vector<SqlType> types;
+  std::vector<TextColl> colls;
+  std::vector<bool> digits;
+};
+
 // A database both engines load: DDL in each dialect, then one INSERT per row (the same
-// text for both engines, so a failing case can be shrunk row by row).
+// text for both engines, so a failing case can be shrunk row by row), then the views.
 struct GeneratedSchema {
   std::vector<TableDef> tables;
+  std::vector<ViewDef> views;
+  std::vector<std::string> view_ddl;  // the same text for both engines, after the rows
   std::vector<std::string> quereus_ddl;
   std::vector<std::string> sqlite_ddl;
   std::vector<std::string> rows;
@@ -92,6 +102,12 @@ class SqlGenerator {
 
   GeneratedSchema make_schema();
   GeneratedQuery make_query(const GeneratedSchema& schema);
+  // A data change (INSERT / UPDATE / DELETE, some with OR / ON CONFLICT) on one table; the
+  // caller compares the tables afterwards. Its subqueries never read the target table
+  // (SQLite may let an UPDATE's subquery see rows the statement already changed).
+  std::string make_change(const GeneratedSchema& schema);
+  // Whether the next step is a data change (about one step in seven).
+  bool make_change_now() { return chance(0.15); }
 
  private:
   struct ScopeColumn {
@@ -115,6 +131,7 @@ class SqlGenerator {
     CollName fold = CollName::kBinary;  // value only determined up to this collation
     bool has_collate = false;         // a COLLATE somewhere inside (SQLite looks into it)
     bool digits = false;              // text that may look like a number (from a CAST)
+    bool mixed = false;               // a set operation's column whose legs differ in collation
   };
   // Where an expression is being generated.
   struct Ctx {
@@ -127,6 +144,7 @@ class SqlGenerator {
   struct Select {
     std::string sql;
     std::vector<Expr> columns;
+    bool compound = false;
   };
   struct Cte {  // a WITH item the FROM clauses may name
     std::string name;
@@ -153,6 +171,10 @@ class SqlGenerator {
   // ---- queries
   Select gen_select(int depth, const Scope* outer, const std::vector<SqlType>* want, bool allow_fold);
   Select gen_compound(int depth, const Scope* outer, const std::vector<SqlType>* want);
+  // A relation read as a FROM item, CTE or view: fold-free, its columns' TextColl as an
+  // outer query sees them (kDerivedFree, kPoison where the engines may differ).
+  Select gen_derived(int depth, const std::vector<SqlType>* want);
+  const TableDef& pick_table();
   Source gen_from(int depth, const Scope* outer);
   std::string next_alias() { return "a" + std::to_string(alias_counter_++); }
 
@@ -180,6 +202,7 @@ class SqlGenerator {
   const GeneratedSchema* schema_ = nullptr;
   int alias_counter_ = 0;
   std::vector<Cte> ctes_;
+  const TableDef* excluded_table_ = nullptr;  // make_change: the target
 };
 
 }  // namespace quereus::difftest
