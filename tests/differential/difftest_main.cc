@@ -112,7 +112,15 @@ std::string show_rows(const QueryResult& r, const GeneratedQuery& q) {
 
 // ---------------------------------------------------------------- one comparison
 
-enum class Verdict { kSame, kBothRefused, kDiffer };
+enum class Verdict { kSame, kBothRefused, kSqliteBug, kDiffer };
+
+// SQLite 3.40.1 errors that are its own bugs (fixed in later releases), met on queries
+// that are valid in both dialects: such a query is skipped and counted, not compared.
+bool known_sqlite_bug(const std::string& error) {
+  // A false "ON clause references tables to its right" when a RIGHT / FULL JOIN sits in
+  // a flattened subquery or beside an ON clause holding a subquery or a constant.
+  return error.find("ON clause references tables to its right") != std::string::npos;
+}
 
 struct Outcome {
   Verdict verdict = Verdict::kSame;
@@ -175,6 +183,8 @@ Outcome compare(Pair& p, const GeneratedQuery& q) {
   } else if (!o.ours.ok) {
     o.verdict = Verdict::kDiffer;
     o.what = "Quereus refused a query SQLite ran";
+  } else if (!o.theirs.ok && known_sqlite_bug(o.theirs.error)) {
+    o.verdict = Verdict::kSqliteBug;
   } else if (!o.theirs.ok) {
     o.verdict = Verdict::kDiffer;
     o.what = "SQLite refused a query Quereus ran";
@@ -291,7 +301,7 @@ int main(int argc, char** argv) {
            std::chrono::steady_clock::now() - start >= std::chrono::seconds(seconds);
   };
   long long compared = 0, non_empty = 0, both_refused = 0, databases = 0, disagreements = 0, changes = 0,
-            changes_refused = 0;
+            changes_refused = 0, sqlite_bugs = 0;
   for (uint64_t db_seed = static_cast<uint64_t>(seed);; ++db_seed) {
     if ((queries > 0 && compared >= queries) || out_of_time()) break;
     if (max_databases > 0 && databases >= max_databases) break;
@@ -344,6 +354,10 @@ int main(int argc, char** argv) {
         ++both_refused;
         continue;
       }
+      if (o.verdict == Verdict::kSqliteBug) {
+        ++sqlite_bugs;
+        continue;
+      }
       ++compared;
       if (o.verdict == Verdict::kSame) {
         if (!o.ours.rows.empty()) ++non_empty;
@@ -360,7 +374,9 @@ int main(int argc, char** argv) {
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("compared %lld queries (%lld with rows) and %lld data changes (%lld refused by both) over %lld "
-              "databases in %.1f s; queries refused by both: %lld; disagreements: %lld\n",
-              compared, non_empty, changes, changes_refused, databases, secs, both_refused, disagreements);
+              "databases in %.1f s; queries refused by both: %lld; skipped for a known SQLite bug: %lld; "
+              "disagreements: %lld\n",
+              compared, non_empty, changes, changes_refused, databases, secs, both_refused, sqlite_bugs,
+              disagreements);
   return disagreements ? 1 : 0;
 }
