@@ -6,6 +6,8 @@
 #include <sqlite3.h>
 
 #include <exception>
+#include <filesystem>
+#include <system_error>
 
 #include "main/database.h"
 
@@ -61,7 +63,12 @@ Cell to_cell(const Value& v) {
 
 class QuereusEngine : public DiffEngine {
  public:
-  explicit QuereusEngine(std::unique_ptr<Database> db) : db_(std::move(db)) {}
+  QuereusEngine(std::unique_ptr<Database> db, std::string data_dir) : db_(std::move(db)), dir_(std::move(data_dir)) {}
+  ~QuereusEngine() override {
+    db_.reset();
+    std::error_code ec;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+  }
 
   QueryResult exec(const std::string& sql) override {
     try {
@@ -96,6 +103,7 @@ class QuereusEngine : public DiffEngine {
 
  private:
   std::unique_ptr<Database> db_;
+  std::string dir_;
 };
 
 // ---------------------------------------------------------------- SQLite
@@ -188,11 +196,14 @@ class SqliteEngine : public DiffEngine {
 
 }  // namespace
 
-std::unique_ptr<DiffEngine> open_quereus(const std::shared_ptr<Registry>& registry) {
+std::unique_ptr<DiffEngine> open_quereus(const std::shared_ptr<Registry>& registry, const std::string& module,
+                                         const std::string& data_dir) {
   DatabaseOptions options;
+  options.default_module = module;
+  if (!data_dir.empty()) options.module_options[module] = {{"path", Value::Text(data_dir)}, {"sync", Value::Boolean(false)}};
   std::unique_ptr<Database> db;
   if (Status s = Database::Open(registry, options, &db); !s.ok()) return nullptr;
-  return std::make_unique<QuereusEngine>(std::move(db));
+  return std::make_unique<QuereusEngine>(std::move(db), data_dir);
 }
 
 std::unique_ptr<DiffEngine> open_sqlite() { return std::make_unique<SqliteEngine>(); }

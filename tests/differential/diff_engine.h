@@ -43,9 +43,11 @@ class DiffEngine {
   DiffEngine() = default;
 };
 
-// Quereus in memory: a Database over `registry` (which must outlive it), default module
-// `memory`, every option at its default.
-std::unique_ptr<DiffEngine> open_quereus(const std::shared_ptr<Registry>& registry);
+// Quereus: a Database over `registry` (which must outlive it) whose tables go to `module`
+// ("memory", or "store" with `data_dir` a fresh directory it owns: removed when the engine
+// is destroyed), every other option at its default. Null when the database cannot open.
+std::unique_ptr<DiffEngine> open_quereus(const std::shared_ptr<Registry>& registry, const std::string& module,
+                                         const std::string& data_dir);
 
 // SQLite in memory, with `pragma case_sensitive_like = on` (Quereus's LIKE is
 // case-sensitive, docs/sql-dialect.md "Text: case, collations, patterns") and

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -33,6 +34,8 @@ namespace {
 using namespace quereus;
 using namespace quereus::difftest;
 
+std::string g_module = "memory";  // set once by main() before any database opens
+
 constexpr const char* kUsage =
     "Usage: quereus-difftest [options]\n"
     "  --seed N           the first database's seed (default: from the clock; printed)\n"
@@ -40,7 +43,9 @@ constexpr const char* kUsage =
     "  --seconds S        stop after S seconds instead\n"
     "  --per-database N   queries against each generated database (default: 60)\n"
     "  --databases N      stop after N databases\n"
-    "  --plugin-dir DIR   where mem.so is found (default: <exe dir>/../lib/quereus)\n"
+    "  --module NAME      where our tables live: memory (default) or store (a fresh\n"
+    "                     LevelDB directory per database, commits not synced)\n"
+    "  --plugin-dir DIR   where mem.so / store.so are found (default: <exe dir>/../lib/quereus)\n"
     "  --keep-going       report every disagreement, continue with the next database\n"
     "  --verbose          print every query and its row count\n";
 
@@ -136,9 +141,14 @@ struct Pair {
 
 std::string load(Pair& p, const std::shared_ptr<Registry>& registry, const GeneratedSchema& schema,
                  const std::vector<std::string>& rows, const std::vector<std::string>& history) {
-  p.ours = open_quereus(registry);
+  std::string dir;
+  if (g_module != "memory") {
+    dir = (std::filesystem::temp_directory_path() / "quereus-difftest-XXXXXX").string();
+    if (!mkdtemp(dir.data())) return "cannot make a temporary directory";
+  }
+  p.ours = open_quereus(registry, g_module, dir);
   p.theirs = open_sqlite();
-  if (!p.ours) return "cannot open a Quereus database";
+  if (!p.ours) return "cannot open a Quereus database on module " + g_module;
   for (const std::string& ddl : schema.quereus_ddl)
     if (QueryResult r = p.ours->exec(ddl); !r.ok) return "Quereus refused `" + ddl + "`: " + r.error;
   for (const std::string& ddl : schema.sqlite_ddl)
@@ -234,7 +244,7 @@ void report(const std::shared_ptr<Registry>& registry, uint64_t db_seed, int que
   Outcome o = compare(p, q);
   std::cout << "\n==== DISAGREEMENT: " << what << "\n"
             << "seed " << db_seed << ", query " << query_index << " (reproduce: quereus-difftest --seed " << db_seed
-            << " --databases 1 --per-database " << (query_index + 1) << ")\n"
+            << (g_module == "memory" ? "" : " --module " + g_module) << " --databases 1 --per-database " << (query_index + 1) << ")\n"
             ;
   print_script(schema, rows, history);
   std::cout << "-- query\n" << q.sql << ";\n"
@@ -264,10 +274,10 @@ int main(int argc, char** argv) {
       keep_going = true;
     } else if (arg == "--verbose") {
       verbose = true;
-    } else if (arg == "--plugin-dir") {
+    } else if (arg == "--plugin-dir" || arg == "--module") {
       const char* v = value();
-      if (!v) return std::cerr << "--plugin-dir needs a value\n" << kUsage, 2;
-      plugin_dir = v;
+      if (!v) return std::cerr << arg << " needs a value\n" << kUsage, 2;
+      (arg == "--module" ? g_module : plugin_dir) = v;
     } else if (arg == "--seed" || arg == "--queries" || arg == "--seconds" || arg == "--per-database" ||
                arg == "--databases") {
       const char* v = value();
@@ -288,13 +298,19 @@ int main(int argc, char** argv) {
 
   HostOptions options;
   options.plugin_dir = plugin_dir;
+  if (g_module != "memory") {
+    PluginEntry entry;
+    entry.path = g_module;
+    entry.origin = "quereus-difftest --module " + g_module;
+    options.plugins.push_back(entry);
+  }
   if (Status s = apply_logging(options.logging); !s.ok()) return std::cerr << s.to_string() << "\n", 2;
   std::shared_ptr<Registry> registry;
   std::unique_ptr<PluginLoader> loader;
   if (Status s = load_host_plugins(options, &registry, &loader); !s.ok())
     return std::cerr << "Error: " << s.to_string() << "\n", 2;
 
-  std::cout << "quereus-difftest --seed " << seed << std::endl;
+  std::cout << "quereus-difftest --seed " << seed << (g_module == "memory" ? "" : " --module " + g_module) << std::endl;
   const auto start = std::chrono::steady_clock::now();
   auto out_of_time = [&] {
     return seconds > 0 &&
@@ -335,7 +351,7 @@ int main(int argc, char** argv) {
         if (!what.empty()) {
           ++disagreements;
           std::cout << "\n==== DISAGREEMENT on a data change: " << what << "\nseed " << db_seed
-                    << " (reproduce: quereus-difftest --seed " << db_seed << " --databases 1 --per-database " << (qi + 1)
+                    << " (reproduce: quereus-difftest --seed " << db_seed << (g_module == "memory" ? "" : " --module " + g_module) << " --databases 1 --per-database " << (qi + 1)
                     << ")\n";
           print_script(schema, schema.rows, history);
           std::cout << "-- the change\n" << change << ";\n" << std::flush;
