@@ -203,6 +203,7 @@ class SqlGenerator {
   int alias_counter_ = 0;
   std::vector<Cte> ctes_;
   const TableDef* excluded_table_ = nullptr;  // make_change: the target
+  bool right_full_allowed_ = false;           // the next gen_from may use RIGHT / FULL JOIN
 };
 
 }  // namespace quereus::difftest
