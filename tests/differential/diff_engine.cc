@@ -79,7 +79,7 @@ class QuereusEngine : public DiffEngine {
     }
   }
 
-  QueryResult query(const std::string& sql) override {
+  QueryResult query(const std::string& sql, size_t row_limit) override {
     try {
       std::vector<std::unique_ptr<Statement>> stmts;
       if (Status s = db_->prepare(sql, &stmts); !s.ok()) return failure(s);
@@ -90,6 +90,10 @@ class QuereusEngine : public DiffEngine {
           bool has_row = false;
           if (Status s = stmt->step(&has_row); !s.ok()) return failure(s);
           if (!has_row) break;
+          if (row_limit && out.rows.size() >= row_limit) {
+            out.truncated = true;
+            break;
+          }
           std::vector<Cell> row;
           for (const Value& v : stmt->row()) row.push_back(to_cell(v));
           out.rows.push_back(std::move(row));
@@ -139,7 +143,7 @@ class SqliteEngine : public DiffEngine {
     return r;
   }
 
-  QueryResult query(const std::string& sql) override {
+  QueryResult query(const std::string& sql, size_t row_limit) override {
     if (!db_) return error("cannot open an in-memory SQLite database");
     sqlite3_stmt* stmt = nullptr;
     if (sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size()), &stmt, nullptr) != SQLITE_OK)
@@ -151,6 +155,10 @@ class SqliteEngine : public DiffEngine {
       if (rc == SQLITE_DONE) break;
       if (rc != SQLITE_ROW) {
         out = error(sqlite3_errmsg(db_));
+        break;
+      }
+      if (row_limit && out.rows.size() >= row_limit) {
+        out.truncated = true;
         break;
       }
       std::vector<Cell> row(n);

@@ -26,6 +26,7 @@ struct QueryResult {
   bool internal = false;  // Quereus: the error was INTERNAL (always a bug)
   std::string error;      // when !ok
   std::vector<std::vector<Cell>> rows;
+  bool truncated = false;  // stopped at the row limit of query()
 };
 
 class DiffEngine {
@@ -36,8 +37,8 @@ class DiffEngine {
 
   // Runs every statement of `sql`, draining rows; the error text on failure.
   virtual QueryResult exec(const std::string& sql) = 0;
-  // Runs one query and collects its rows.
-  virtual QueryResult query(const std::string& sql) = 0;
+  // Runs one query and collects its rows, stopping after `row_limit` (0: no limit).
+  virtual QueryResult query(const std::string& sql, size_t row_limit = 0) = 0;
 
  protected:
   DiffEngine() = default;
