@@ -5,6 +5,7 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <exception>
 #include <filesystem>
 #include <system_error>
@@ -15,12 +16,15 @@ namespace quereus::difftest {
 
 namespace {
 
+constexpr int kStatementTimeoutMs = 10000;  // per query, in both engines
+
 // ---------------------------------------------------------------- ours
 
 QueryResult failure(const Status& s) {
   QueryResult r;
   r.ok = false;
   r.internal = s.code() == StatusCode::kInternal;
+  r.timed_out = s.code() == StatusCode::kInterrupt;
   r.error = s.to_string();
   return r;
 }
@@ -129,6 +133,11 @@ class SqliteEngine : public DiffEngine {
     // (`a.x collate nocase = b.y and b.y = c.z` also matches a.x = c.z under NOCASE once
     // the join order changes): its transitive-constraint optimization is turned off.
     if (db_) sqlite3_test_control(SQLITE_TESTCTRL_OPTIMIZATIONS, db_, kSqliteTransitive);
+    if (db_)
+      sqlite3_progress_handler(
+          db_, 10000,
+          [](void* self) { return std::chrono::steady_clock::now() > static_cast<SqliteEngine*>(self)->deadline_ ? 1 : 0; },
+          this);
   }
   ~SqliteEngine() override { sqlite3_close_v2(db_); }
 
@@ -145,6 +154,7 @@ class SqliteEngine : public DiffEngine {
 
   QueryResult query(const std::string& sql, size_t row_limit) override {
     if (!db_) return error("cannot open an in-memory SQLite database");
+    deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(kStatementTimeoutMs);
     sqlite3_stmt* stmt = nullptr;
     if (sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size()), &stmt, nullptr) != SQLITE_OK)
       return error(sqlite3_errmsg(db_));
@@ -155,6 +165,7 @@ class SqliteEngine : public DiffEngine {
       if (rc == SQLITE_DONE) break;
       if (rc != SQLITE_ROW) {
         out = error(sqlite3_errmsg(db_));
+        out.timed_out = rc == SQLITE_INTERRUPT;
         break;
       }
       if (row_limit && out.rows.size() >= row_limit) {
@@ -200,6 +211,7 @@ class SqliteEngine : public DiffEngine {
   }
 
   sqlite3* db_ = nullptr;
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
 };
 
 }  // namespace
@@ -208,6 +220,7 @@ std::unique_ptr<DiffEngine> open_quereus(const std::shared_ptr<Registry>& regist
                                          const std::string& data_dir) {
   DatabaseOptions options;
   options.default_module = module;
+  options.statement_timeout_ms = kStatementTimeoutMs;
   if (!data_dir.empty()) options.module_options[module] = {{"path", Value::Text(data_dir)}, {"sync", Value::Boolean(false)}};
   std::unique_ptr<Database> db;
   if (Status s = Database::Open(registry, options, &db); !s.ok()) return nullptr;

@@ -27,6 +27,7 @@ struct QueryResult {
   std::string error;      // when !ok
   std::vector<std::vector<Cell>> rows;
   bool truncated = false;  // stopped at the row limit of query()
+  bool timed_out = false;  // stopped after 10 s (Quereus: statement_timeout_ms; SQLite: a progress handler)
 };
 
 class DiffEngine {

@@ -122,8 +122,9 @@ std::string show_rows(const QueryResult& r, const GeneratedQuery& q) {
 
 enum class Verdict { kSame, kBothRefused, kSqliteBug, kTooLarge, kDiffer };
 
-// Results past this many rows (a cross product of views) are not compared: SQLite answers
-// first, and such a query is skipped and counted, to keep a run's time bounded.
+// Results past this many rows (a cross product of views), or that SQLite does not finish
+// in 10 s, are not compared: SQLite answers first, and such a query is skipped and counted,
+// to keep a run's time bounded.
 constexpr size_t kRowLimit = 100000;
 
 // SQLite 3.40.1 errors that are its own bugs (fixed in later releases) or limits, met on
@@ -193,7 +194,7 @@ std::string compare_tables(Pair& p, const GeneratedSchema& schema) {
 Outcome compare(Pair& p, const GeneratedQuery& q) {
   Outcome o;
   o.theirs = p.theirs->query(q.sql, kRowLimit);
-  if (o.theirs.truncated) {
+  if (o.theirs.truncated || o.theirs.timed_out) {
     o.verdict = Verdict::kTooLarge;
     return o;
   }
@@ -201,6 +202,9 @@ Outcome compare(Pair& p, const GeneratedQuery& q) {
   if (o.ours.internal) {
     o.verdict = Verdict::kDiffer;
     o.what = "INTERNAL error in Quereus";
+  } else if (o.ours.timed_out) {
+    o.verdict = Verdict::kDiffer;
+    o.what = "Quereus did not finish in 10 s a query SQLite answered";
   } else if (!o.ours.ok && !o.theirs.ok) {
     o.verdict = Verdict::kBothRefused;
   } else if (!o.ours.ok) {
@@ -378,9 +382,10 @@ int main(int argc, char** argv) {
         history.push_back(change);
       }
       GeneratedQuery q = gen.make_query(schema);
+      if (verbose) std::cout << db_seed << "/" << qi << ": " << q.sql << std::endl;  // before: a hang shows its query
       Outcome o = compare(p, q);
       if (verbose)
-        std::cout << db_seed << "/" << qi << ": " << q.sql << "\n  -> "
+        std::cout << "  -> "
                   << (o.ours.ok ? std::to_string(o.ours.rows.size()) + " rows" : o.ours.error)
                   << (o.verdict == Verdict::kDiffer ? "  [DIFFER]" : "") << "\n";
       if (o.verdict == Verdict::kBothRefused) {
@@ -412,7 +417,7 @@ int main(int argc, char** argv) {
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("compared %lld queries (%lld with rows) and %lld data changes (%lld refused by both) over %lld "
               "databases in %.1f s; queries refused by both: %lld; skipped for a known SQLite bug: %lld; "
-              "skipped over %zu rows: %lld; disagreements: %lld\n",
+              "skipped over %zu rows or 10 s: %lld; disagreements: %lld\n",
               compared, non_empty, changes, changes_refused, databases, secs, both_refused, sqlite_bugs, kRowLimit,
               too_large, disagreements);
   return disagreements ? 1 : 0;
