@@ -144,6 +144,7 @@ class SqliteEngine : public DiffEngine {
   QueryResult exec(const std::string& sql) override {
     QueryResult r;
     if (!db_) return error("cannot open an in-memory SQLite database");
+    deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(kStatementTimeoutMs);
     char* err = nullptr;
     if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
       r = error(err ? err : sqlite3_errmsg(db_));
