@@ -1,6 +1,7 @@
 // Planner: AST → bound relational plan (see planner.h for its place in the pipeline).
 #include "planner/planner.h"
 
+#include <functional>
 #include <algorithm>
 #include <map>
 #include <cctype>
@@ -488,6 +489,8 @@ ScalarPtr Planner::bind_expr(const ast::Expr& e, const Scope& scope) {
       if (is_aggregate_call(f)) return bind_aggregate(f, ab, 0);
     }
   }
+  if (e.kind != K::kColumn && e.kind != K::kLiteral)
+    if (ScalarPtr key = bind_outer_group_key(e, scope)) return key;
 
   switch (e.kind) {
     case K::kLiteral: return bind_literal(static_cast<const ast::Literal&>(e));
@@ -709,6 +712,53 @@ ScalarPtr Planner::bind_subquery(const ast::Select& sel, const Scope& scope, Sca
     }
   }
   return s;
+}
+
+namespace {
+
+// Whether every column reference in `e` names a column of `target` rather than of a scope
+// nearer to `scope` (which would capture it). An expression holding a subquery is not
+// matched at all.
+bool references_reach(const ast::Expr& e, const Scope& scope, const Scope* target) {
+  bool ok = true;
+  std::function<void(const ast::Expr&)> walk = [&](const ast::Expr& x) {
+    if (!ok) return;
+    if (x.kind == ast::ExprKind::kColumn) {
+      auto& c = static_cast<const ast::ColumnRef&>(x);
+      for (const Scope* s = &scope; s && s != target; s = s->outer)
+        for (auto& col : s->columns)
+          if (iequals(col.name, c.column) && (c.table.empty() || iequals(col.table, c.table))) ok = false;
+      return;
+    }
+    ast::for_each_child(x, [&](const ast::ExprPtr& child) { walk(*child); }, [&](const ast::Select&) { ok = false; });
+  };
+  walk(e);
+  return ok;
+}
+
+}  // namespace
+
+// A non-bare GROUP BY key of an enclosing grouped query, named from a correlated subquery
+// in its select list or HAVING: the key's value, as the same expression at the grouped
+// level is (sql-select.md "GROUP BY Clause": a non-bare key "is recognised elsewhere in
+// the query by matching the whole expression"). Null when no outer key matches.
+ScalarPtr Planner::bind_outer_group_key(const ast::Expr& e, const Scope& scope) {
+  std::string text;
+  int level = 1;
+  for (const Scope* s = scope.outer; s; s = s->outer, ++level) {
+    if (!s->agg) continue;
+    if (text.empty()) text = expr_fingerprint(e);
+    const AggBinding& ab = *s->agg;
+    for (size_t i = 0; i < ab.group_texts.size(); ++i) {
+      if (ab.group_texts[i] != text || !references_reach(e, scope, s)) continue;
+      for (const Scope* t = &scope; t != s->outer; t = t->outer) t->correlated = true;
+      auto c = std::make_shared<ColumnScalar>(level, static_cast<int>(i), 0);
+      c->type = ab.group_exprs[i]->type;
+      c->set_collation(ab.group_exprs[i]->collation, ab.group_exprs[i]->collation_source());
+      return c;
+    }
+  }
+  return nullptr;
 }
 
 ScalarPtr Planner::bind_function(const ast::FunctionCall& f, const Scope& scope) {
@@ -1908,12 +1958,22 @@ Planner::Source Planner::plan_view(const ViewEntry& view, const ast::TableSource
 }
 
 // Plans a CTE body. A recursive CTE (a compound whose last arm references the CTE) becomes
-// a RecursiveCteNode over a working table; anything else plans as an ordinary query.
+// a RecursiveCteNode over a working table; anything else plans as an ordinary query — a
+// body under WITH RECURSIVE that never names its CTE included (sql-select.md 3.7.2: the
+// recursive case is the "query that references cte_name"; iterating a body that does not
+// would only repeat its rows).
 QueryPlan Planner::plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding, const Scope* outer) {
   const ast::Select& sel = *cte.select;
   bool union_arm = !sel.compounds.empty() && (sel.compounds.back().op == ast::CompoundOp::kUnion ||
                                               sel.compounds.back().op == ast::CompoundOp::kUnionAll);
-  if (!binding.recursive || !union_arm) {
+  bool names_itself = false;
+  if (binding.recursive && union_arm) {
+    std::vector<const ast::QualifiedName*> named;
+    ast::named_sources(sel, named);
+    for (const ast::QualifiedName* n : named)
+      if (n->schema.empty() && iequals(n->name, cte.name)) names_itself = true;
+  }
+  if (!binding.recursive || !union_arm || !names_itself) {
     CteBinding hidden = binding;
     binding.recursive = false;  // a non-recursive body does not see itself
     QueryPlan qp = plan_select(sel, outer);

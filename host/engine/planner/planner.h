@@ -236,6 +236,7 @@ class Planner {
   ScalarPtr bind_case(const ast::CaseExpr& c, const Scope& scope);
   ScalarPtr bind_in(const ast::InExpr& in, const Scope& scope);
   ScalarPtr bind_function(const ast::FunctionCall& call, const Scope& scope);
+  ScalarPtr bind_outer_group_key(const ast::Expr& e, const Scope& scope);
   ScalarPtr bind_aggregate(const ast::FunctionCall& call, AggBinding& agg, int level);
   RelPtr sort_output(RelPtr node, const std::vector<std::string>& names,
                      const std::vector<ast::OrderingTerm>& order_by, const Scope* outer);
