@@ -236,6 +236,10 @@ class ParserImpl {
   // the message also points at the '(' it would close.
   [[noreturn]] void fail_expected(const std::string& expectation) const {
     std::string msg = expectation + " but found " + describe(peek());
+    // A parenthesized join (`from (a join b on …)`), refused on purpose: say what to write.
+    if (expectation == "Expected table name" && check(TokenKind::kLParen) && is_name(peek(1), NameCtx::kTable))
+      msg += "; parenthesized joins are not supported: write the joins without parentheses (`a join b on … join c "
+             "on …`), or make the inner join a subquery: `(select … from a join b on …) as ab`";
     throw Error(StatusCode::kSyntax, msg, peek().site());
   }
   [[noreturn]] void fail_unsupported(const Token& t, const std::string& message) const {
@@ -591,7 +595,8 @@ class ParserImpl {
     if (match(Keyword::kFrom)) {
       core.from = parse_join_chain();
       if (check(TokenKind::kComma)) {
-        fail_unsupported(peek(), "SELECT with multiple FROM sources (joins) not supported");
+        fail_unsupported(peek(), "SELECT with multiple FROM sources (joins) not supported; write `a join b on …` "
+                                 "(`a cross join b` for every pairing) instead of `a, b`");
       }
     }
     if (match(Keyword::kWhere)) core.where = parse_expr();
@@ -789,6 +794,8 @@ class ParserImpl {
       parse_source_alias(*src, /*allow_columns=*/true);
       return src;
     }
+    if (check(TokenKind::kLParen) && !starts_query(1, true) && is_name(peek(1), NameCtx::kTable))
+      fail_expected("Expected table name");  // the reference's text; the hint follows
     if (check_name(NameCtx::kTable) && check(TokenKind::kLParen, 1)) {
       src->kind = TableSource::Kind::kFunction;
       src->function_name = advance().text;
@@ -1092,7 +1099,10 @@ class ParserImpl {
     parse_dml_clauses(*stmt);
     expect(Keyword::kSet, "Expected 'SET' after table name in UPDATE");
     stmt->assignments = parse_assignments();
-    if (check(Keyword::kFrom)) fail_unsupported(peek(), "UPDATE … FROM is not supported");
+    if (check(Keyword::kFrom))
+      fail_unsupported(peek(), "UPDATE … FROM is not supported; read the other table in subqueries instead: "
+                               "`update t set c = (select u.c from u where u.k = t.k) where exists (select 1 from u "
+                               "where u.k = t.k)`");
     if (match(Keyword::kWhere)) stmt->where = parse_expr();
     parse_dml_clauses(*stmt);
     if (match(Keyword::kReturning)) stmt->returning = parse_result_columns();
@@ -1152,7 +1162,8 @@ class ParserImpl {
     stmt->if_not_exists = parse_if_not_exists();
     stmt->table = expect_qualified_name(NameCtx::kTable, "Expected table name");
     if (check(Keyword::kAs)) {
-      fail_unsupported(peek(), "CREATE TABLE AS SELECT is not supported.");
+      fail_unsupported(peek(), "CREATE TABLE AS SELECT is not supported. Create the table, then fill it: "
+                               "`insert into t select …`");
     }
     // Inside a schema declaration USING may precede the column list, which may be
     // written in braces.
@@ -2767,7 +2778,8 @@ class ParserImpl {
     }
     expect(TokenKind::kRParen, "Expected ')' after function arguments");
     if (check_word("filter") && check(TokenKind::kLParen, 1)) {
-      fail_unsupported(peek(), "FILTER clause on aggregate functions is not supported");
+      fail_unsupported(peek(), "FILTER clause on aggregate functions is not supported; move the condition into "
+                               "the argument: `sum(case when <cond> then x end)`, `count(case when <cond> then 1 end)`");
     }
     if (match(Keyword::kOver)) fn->over = parse_window_spec();
     return fn;

@@ -226,6 +226,7 @@ std::vector<JoinNode::Side> existence_sides(const ast::TableSource& join) {
 [[noreturn]] void fail_ungrouped(const Scope& scope, const std::string& column, const SourceSite& site) {
   std::string msg = "Column '" + column + "' must appear in the GROUP BY clause or be used in an aggregate function";
   if (scope.implicit_group) msg += " (a query without GROUP BY cannot mix aggregate and non-aggregate columns)";
+  msg += "; add it to the GROUP BY, or read it through an aggregate (e.g. min(" + column + "))";
   fail(StatusCode::kError, msg, site);
 }
 
