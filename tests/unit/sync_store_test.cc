@@ -2246,7 +2246,7 @@ TEST_F(sync, concurrent_applies_from_two_connections_are_refused_busy_not_interl
   EXPECT_EQ(other.load(), 0);
   pull(b, a);  // anything a page's arrival order left out
   EXPECT_EQ(content(b), content(a));
-  EXPECT_EQ(query(*&b, "select count(*) from t"), (std::vector<std::string>{"40"}));
+  EXPECT_EQ(query(b, "select count(*) from t"), (std::vector<std::string>{"40"}));
   std::cerr << "busy refusals: " << busy.load() << "\n";
 }
 

@@ -2483,8 +2483,9 @@ void lower_decomposition_insert(const ast::InsertStmt& s, const LensSlot& slot, 
     if (s.with) q->with = clone(*s.with);
     capture(std::move(q), ups);
   }
-  // __vw_new: the source rows no logical row conflicts with.
-  {
+  // __vw_new: the source rows no logical row conflicts with (read by the conflict arms'
+  // insert and by RETURNING; a REPLACE deletes first and returns every source row).
+  if (up || (!s.returning.empty() && !replace)) {
     std::vector<ast::ResultColumn> k;
     for (const std::string& c : key_col) k.push_back(ast::result_column(ast::column_ref(ups, c), c));
     capture(select_from(ups, ups, ast::logical_not(ast::exists(logical("__vw_old", key_match("__vw_old", ups, true), one()))),
