@@ -336,8 +336,18 @@ class Parser {
       DatabaseConfig db;
       const std::string context = "databases." + name;
       if (dv.IsMap()) {
-        for_each(dv, context, {"default_module", "module_options", "limits", "statement_timeout_ms", "file_access", "sync"},
+        for_each(dv, context,
+                 {"default_module", "module_options", "limits", "statement_timeout_ms", "file_access", "sync", "schema",
+                  "migrate"},
                  [&](const std::string& key, const YAML::Node& ok, const YAML::Node& ov) {
+                   if (key == "schema") {
+                     schema_files(ok, ov, context + ".schema", &db.schema_files);
+                     return;
+                   }
+                   if (key == "migrate") {
+                     migrate(ok, ov, context + ".migrate", &db.migrate);
+                     return;
+                   }
                    if (key == "sync") {
                      db.sync = sync_client(ok, ov, context + ".sync", name);
                      return;
@@ -371,8 +381,121 @@ class Parser {
                                   });
                  });
       }
+      // Reconciliation errors name the file whose `migrate:` would authorize a change.
+      if (db.migrate.file.empty() && !db.schema_files.empty()) db.migrate.file = file_;
       (*out)[name] = std::move(db);
     });
+  }
+
+  // A file named by the deployment, relative to the YAML file's directory, read whole
+  // (at most 16 MiB).
+  std::string read_named_file(const YAML::Node& k, const std::string& name, std::string* resolved) const {
+    namespace fs = std::filesystem;
+    fs::path p(name);
+    if (p.is_relative()) p = fs::path(file_).parent_path() / p;
+    *resolved = p.lexically_normal().string();
+    std::ifstream in(*resolved, std::ios::binary);
+    if (!in) fail(k.Mark(), "cannot open file '" + *resolved + "'");
+    constexpr size_t kMax = 16u << 20;
+    std::string text(kMax + 1, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<size_t>(in.gcount()));
+    if (in.bad()) fail(k.Mark(), "cannot read file '" + *resolved + "'");
+    if (text.size() > kMax) fail(k.Mark(), "file '" + *resolved + "' is larger than 16 MiB");
+    return text;
+  }
+
+  // `schema:` a file name or a list of them.
+  void schema_files(const YAML::Node& k, const YAML::Node& v, const std::string& context,
+                    std::vector<DeclaredSchemaFile>* out) {
+    if (v.IsNull()) return;
+    std::vector<YAML::Node> names;
+    if (v.IsScalar()) names.push_back(v);
+    else if (v.IsSequence()) for (auto it = v.begin(); it != v.end(); ++it) names.push_back(*it);
+    else fail(k.Mark(), "key 'schema' must be a file name or a list of file names");
+    for (const YAML::Node& n : names) {
+      if (!n.IsScalar() || n.Scalar().empty()) fail(n.Mark(), "an entry of " + context + " must be a file name");
+      DeclaredSchemaFile f;
+      f.text = read_named_file(n, interpolate(n.Scalar(), k), &f.path);
+      f.origin = where(n.Mark());
+      out->push_back(std::move(f));
+    }
+  }
+
+  // A table reference of a migrate intent: `name` or `schema.name`.
+  std::string table_ref(const YAML::Node& n, const std::string& context) const {
+    if (!n.IsScalar() || n.Scalar().empty()) fail(n.Mark(), context + ": a table name (or schema.table) is expected");
+    const std::string& s = n.Scalar();
+    const size_t dot = s.find('.');
+    if (dot == 0 || dot + 1 == s.size() || (dot != std::string::npos && s.find('.', dot + 1) != std::string::npos))
+      fail(n.Mark(), context + ": '" + s + "' is not a table name (name or schema.name)");
+    return s;
+  }
+
+  void migrate(const YAML::Node& k, const YAML::Node& v, const std::string& context, StructuralIntent* out) {
+    require_map(k, v);
+    out->file = file_;
+    out->where = where(k.Mark());
+    if (v.IsNull()) return;
+    auto names = [&](const YAML::Node& nk, const YAML::Node& nv, const std::string& key,
+                     std::vector<StructuralIntent::Named>* list) {
+      if (nv.IsNull()) return;
+      if (!nv.IsSequence()) fail(nk.Mark(), "key '" + key + "' must be a list of table names");
+      for (auto it = nv.begin(); it != nv.end(); ++it)
+        list->push_back({table_ref(*it, context + "." + key), {where(it->Mark()), context + "." + key}});
+    };
+    for_each(v, context, {"rename", "drop", "preserve", "retag", "prepare_constraints"},
+             [&](const std::string& key, const YAML::Node& mk, const YAML::Node& mv) {
+               if (key == "drop") return names(mk, mv, key, &out->drops);
+               if (key == "preserve") return names(mk, mv, key, &out->preserves);
+               if (key == "rename" || key == "retag") {
+                 require_map(mk, mv);
+                 if (mv.IsNull()) return;
+                 for_each_named(mv, context + "." + key,
+                                [&](const std::string& name, const YAML::Node& ek, const YAML::Node& ev) {
+                                  const std::string path = context + "." + key + "." + name;
+                                  IntentOrigin origin{where(ek.Mark()), path};
+                                  if (key == "rename") {
+                                    out->renames.push_back({table_ref(ek, path), table_ref(ev, path), origin});
+                                  } else {
+                                    if (!ev.IsScalar() || ev.Scalar().empty())
+                                      fail(ek.Mark(), path + ": the table's previous quereus.id is expected");
+                                    out->retags.push_back({table_ref(ek, path), ev.Scalar(), origin});
+                                  }
+                                });
+                 return;
+               }
+               if (mv.IsNull()) return;
+               if (!mv.IsSequence())
+                 fail(mk.Mark(), "key 'prepare_constraints' must be a list of {name, sql} or {name, file} mappings");
+               for (auto it = mv.begin(); it != mv.end(); ++it) {
+                 const YAML::Node item = *it;
+                 const std::string ctx = context + ".prepare_constraints";
+                 if (!item.IsMap()) fail(item.Mark(), "an entry of " + ctx + " must be a mapping {name, sql | file}");
+                 StructuralIntent::Prepare p;
+                 bool has_sql = false;
+                 for_each(item, ctx, {"name", "sql", "file"},
+                          [&](const std::string& pk, const YAML::Node& pkn, const YAML::Node& pv) {
+                            if (pk == "name") {
+                              p.name = string(pkn, pv);
+                            } else if (has_sql) {
+                              fail(pkn.Mark(), "an entry of " + ctx + " takes one of 'sql' and 'file'");
+                            } else {
+                              has_sql = true;
+                              if (pk == "sql") {
+                                p.sql = string(pkn, pv);
+                              } else {
+                                std::string resolved;
+                                p.sql = read_named_file(pkn, string(pkn, pv), &resolved);
+                              }
+                            }
+                          });
+                 if (p.name.empty()) fail(item.Mark(), "an entry of " + ctx + " needs a 'name'");
+                 if (!has_sql) fail(item.Mark(), "entry '" + p.name + "' of " + ctx + " needs 'sql' or 'file'");
+                 p.origin = {where(item.Mark()), ctx + "." + p.name};
+                 out->prepare_constraints.push_back(std::move(p));
+               }
+             });
   }
 
   SyncClientConfig sync_client(const YAML::Node& k, const YAML::Node& v, const std::string& context,

@@ -63,6 +63,8 @@ DatabaseOptions database_options(const DatabaseConfig& config) {
   out.limits = config.limits;
   out.statement_timeout_ms = config.statement_timeout_ms;
   out.file_access = static_cast<DatabaseOptions::FileAccess>(config.file_access);
+  out.schema_files = config.schema_files;
+  out.migrate = config.migrate;
   return out;
 }
 

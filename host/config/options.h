@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/limits.h"
+#include "ddl/declarative/reconciliation.h"
 #include "types/value.h"
 
 namespace quereus {
@@ -83,6 +84,15 @@ struct DatabaseConfig {
   std::map<std::string, std::string> module_origins;
   // Default: none (no background sync). See SyncClientConfig.
   std::optional<SyncClientConfig> sync;
+  // Default: none. `schema:` — a file or a list of files (relative to the YAML file) of
+  // DECLARE SCHEMA / DECLARE LENS statements applied at every open; the loader reads them.
+  // With them the open reconciles the stored schema with the declaration
+  // (docs/reconciliation.md).
+  std::vector<DeclaredSchemaFile> schema_files;
+  // Default: none. `migrate:` — the structural intents reconciliation may need: rename
+  // {old: new}, drop [..], preserve [..], retag {table: previous_id}, prepare_constraints
+  // [{name, sql | file}].
+  StructuralIntent migrate;
 };
 
 // One entry of `server.tokens`: a bearer token, and the site ids that may use it (empty:

@@ -203,6 +203,23 @@ for sql in "pragma table_info(t)" "select * from sqlite_master" "describe t" "sh
   "$Q" -c "create table t (a integer primary key)" -c "$sql" >/dev/null 2>err.txt
   contains "a hint for: $sql" "instead" "$(cat err.txt)"
 done
+# ---- open-time reconciliation (docs/reconciliation.md): YAML schema files and migrate intents
+mkdir -p rec/schema
+printf 'declare schema main {\n  table users (id integer primary key, email text) with tags ("quereus.id" = %s);\n  table drafts (id integer primary key, body text);\n}\n' "'usr'" >rec/schema/v1.sql
+printf 'declare schema main {\n  table users (id integer primary key, email text) with tags ("quereus.id" = %s);\n  table notes (id integer primary key, body text);\n}\n' "'usr'" >rec/schema/v2.sql
+printf 'plugins: [{path: store}]\ndatabases:\n  main:\n    default_module: store\n    module_options: {store: {path: ./data, sync: false}}\n    schema: [schema/v1.sql]\n' >rec/v1.yaml
+sed 's#v1.sql#v2.sql#' rec/v1.yaml >rec/v2.yaml
+printf '    migrate:\n      rename: {drafts: notes}\n' | cat rec/v2.yaml - >rec/v2m.yaml
+printf '    migrate:\n      drop: [nosuch]\n' | cat rec/v2.yaml - >rec/v2bad.yaml
+"$Q" --config rec/v1.yaml -c "insert into drafts values (1, 'kept')" 2>err.txt || { echo "FAIL: reconcile v1"; cat err.txt; failures=$((failures+1)); }
+"$Q" --config rec/v2.yaml -c "select 1" >/dev/null 2>err.txt; check "reconcile: a vanished table fails the open (exit 2)" 2 $?
+contains "reconcile: the refusal names the table" "Table 'main.drafts' is stored but no longer declared" "$(cat err.txt)"
+contains "reconcile: the refusal shows the YAML" "rename: {drafts: notes}" "$(cat err.txt)"
+"$Q" --config rec/v2bad.yaml -c "select 1" >/dev/null 2>err.txt; check "reconcile: a contradictory intent fails the open (exit 2)" 2 $?
+contains "reconcile: the intent's file and line" "v2bad.yaml:8" "$(cat err.txt)"
+check "reconcile: the rename hands over the rows" $'body\nkept' "$("$Q" --config rec/v2m.yaml --format csv -c "select body from notes")"
+check "reconcile: the same YAML opens again" $'n\n1' "$("$Q" --config rec/v2m.yaml --format csv -c "select count(*) as n from notes")"
+
 "$Q" -c "create table nn (a integer primary key, b text)" -c "insert into nn values (1, null)" >/dev/null 2>err.txt
 contains "NOT NULL by default is explained" "NOT NULL by default" "$(cat err.txt)"
 

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -260,6 +262,74 @@ TEST(LoggingTest, AppliesLevelAndSinks) {
   l.sinks.push_back(LogSink{LogSinkType::kFile, "/dev/null/q.log"});
   EXPECT_EQ(apply_logging(l).code(), StatusCode::kConfig);
   ASSERT_TRUE(apply_logging(LoggingOptions{}).ok());
+}
+
+}  // namespace
+}  // namespace quereus
+
+namespace quereus {
+namespace {
+
+// databases.<name>.schema and .migrate (docs/reconciliation.md): files read relative to
+// the YAML file, every intent with its line and key, mistakes refused with file:line.
+TEST(ConfigReconciliationTest, SchemaFilesAndIntentsParseWithTheirOrigins) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("quereus-config-reconcile-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "schema");
+  std::ofstream(dir / "schema" / "app.sql") << "declare schema main { table t (id integer primary key); }";
+  std::ofstream(dir / "fix.sql") << "delete from t where id < 0";
+  const std::string yaml = R"(databases:
+  main:
+    default_module: store
+    schema: [schema/app.sql]
+    migrate:
+      rename: {drafts: notes}
+      drop: [cache, other.junk]
+      preserve: [experiments]
+      retag: {users: usr}
+      prepare_constraints:
+        - name: inline
+          sql: delete from t where id > 100
+        - {name: from_file, file: fix.sql}
+)";
+  std::ofstream(dir / "app.yaml") << yaml;
+  HostOptions o;
+  Status s = load_config((dir / "app.yaml").string(), &o);
+  ASSERT_TRUE(s.ok()) << s.to_string();
+  const DatabaseConfig& db = o.databases["main"];
+  ASSERT_EQ(db.schema_files.size(), 1u);
+  EXPECT_NE(db.schema_files[0].text.find("declare schema main"), std::string::npos);
+  EXPECT_TRUE(db.schema_files[0].origin.size() > 0 && db.schema_files[0].origin.find("app.yaml:4") != std::string::npos)
+      << db.schema_files[0].origin;
+  ASSERT_EQ(db.migrate.renames.size(), 1u);
+  EXPECT_EQ(db.migrate.renames[0].from, "drafts");
+  EXPECT_EQ(db.migrate.renames[0].to, "notes");
+  EXPECT_NE(db.migrate.renames[0].origin.where.find("app.yaml:6"), std::string::npos);
+  EXPECT_EQ(db.migrate.renames[0].origin.key, "databases.main.migrate.rename.drafts");
+  ASSERT_EQ(db.migrate.drops.size(), 2u);
+  EXPECT_EQ(db.migrate.drops[1].table, "other.junk");
+  ASSERT_EQ(db.migrate.preserves.size(), 1u);
+  ASSERT_EQ(db.migrate.retags.size(), 1u);
+  EXPECT_EQ(db.migrate.retags[0].previous_id, "usr");
+  ASSERT_EQ(db.migrate.prepare_constraints.size(), 2u);
+  EXPECT_EQ(db.migrate.prepare_constraints[0].sql, "delete from t where id > 100");
+  EXPECT_EQ(db.migrate.prepare_constraints[1].sql, "delete from t where id < 0");
+  EXPECT_EQ(database_options(db).schema_files.size(), 1u);
+  EXPECT_EQ(database_options(db).migrate.prepare_constraints.size(), 2u);
+  fs::remove_all(dir);
+}
+
+TEST(ConfigReconciliationTest, BadSchemaAndMigrateEntriesNameTheLine) {
+  EXPECT_TRUE(contains(error_of("databases:\n  main:\n    schema: [/no/such/file.sql]\n"), "x.yaml:3"));
+  EXPECT_TRUE(contains(error_of("databases:\n  main:\n    schema: [/no/such/file.sql]\n"), "cannot open file"));
+  EXPECT_TRUE(contains(error_of("databases:\n  main:\n    migrate:\n      drop: cache\n"), "must be a list"));
+  EXPECT_TRUE(contains(error_of("databases:\n  main:\n    migrate:\n      rename: {a: b.c.d}\n"), "is not a table name"));
+  EXPECT_TRUE(contains(error_of("databases:\n  main:\n    migrate:\n      retgag: {a: b}\n"), "did you mean 'retag'"));
+  EXPECT_TRUE(contains(error_of("databases:\n  main:\n    migrate:\n      prepare_constraints:\n        - {sql: x}\n"),
+                       "needs a 'name'"));
+  EXPECT_TRUE(contains(
+      error_of("databases:\n  main:\n    migrate:\n      prepare_constraints:\n        - {name: a, sql: x, file: y}\n"),
+      "one of 'sql' and 'file'"));
 }
 
 }  // namespace

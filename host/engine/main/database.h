@@ -29,6 +29,7 @@
 #include "common/status.h"
 #include "quereus/abi.h"
 #include "catalog/registry.h"
+#include "ddl/declarative/reconciliation.h"
 #include "transaction/change_types.h"
 #include "types/param_types.h"
 #include "types/value.h"
@@ -52,6 +53,14 @@ struct DatabaseOptions {
   // What SQL may do with the host's files: read_csv / read_jsonl read, COPY … TO writes.
   enum class FileAccess { kNone, kRead, kReadWrite };
   FileAccess file_access = FileAccess::kReadWrite;
+  // Open-time structural reconciliation (docs/reconciliation.md). When schema files are
+  // given, every open runs their DECLARE SCHEMA / DECLARE LENS statements and brings the
+  // stored schema to the declared shape in one atomic step: derived structure
+  // automatically; a table that disappeared, a table taking over another's rows or an
+  // identity (`quereus.id`) change only as `migrate` authorizes — otherwise Open fails
+  // (SCHEMA, or CONFIG for contradictory intents) and nothing on disk changes.
+  std::vector<DeclaredSchemaFile> schema_files;
+  StructuralIntent migrate;
 };
 
 // Parameter types (ParamType, ParamTypes, value_fits_param): types/param_types.h.

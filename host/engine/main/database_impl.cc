@@ -221,6 +221,7 @@ Status Database::Open(std::shared_ptr<Registry> registry, const DatabaseOptions&
   auto db = std::make_unique<DatabaseImpl>(std::move(registry), options);
   try {
     db->open_modules();
+    db->reconcile_structure();
   } catch (const std::exception& e) {
     return status_of(e);
   }

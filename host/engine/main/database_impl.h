@@ -77,6 +77,10 @@ class DatabaseImpl : public Database, public DdlContext {
   // Opens the default module and every module named in the options, then replays the
   // persistent catalogs. Called once by Database::Open.
   void open_modules();
+  // Open-time structural reconciliation (main/reconciliation.cc, docs/reconciliation.md):
+  // when the options name schema files, brings the stored schema to the declared one in
+  // one schema-change scope, or throws with nothing changed. Called once by Database::Open.
+  void reconcile_structure();
   // The module instances this database has opened, each once (aliases folded), in name
   // order, with the name each was first opened under.
   std::vector<std::pair<std::string, std::shared_ptr<VtabModule>>> opened_modules() const {
@@ -223,6 +227,15 @@ class DatabaseImpl : public Database, public DdlContext {
   // itself a hosted view whose sources do).
   bool hosted_sources_durable(const TableEntry& table);
   void replay_catalog(VtabModule& module, const std::string& module_name);
+  // Read at open, used by reconcile_structure: the tables an earlier reconciliation
+  // preserved ("dormant:<schema>.<table>" → their stored text and module), and the
+  // structural history of the default module's catalog ("" when none).
+  struct DormantEntry {
+    std::string text;
+    std::shared_ptr<VtabModule> module;
+  };
+  std::map<std::string, DormantEntry> dormant_entries_;
+  std::string history_text_;
   void validate_marked_indexes(VtabModule& module, const std::vector<std::pair<std::string, std::string>>& marks);
   // The modules whose schema-change scope is open (run_schema_change), and its depth.
   std::vector<std::shared_ptr<VtabModule>> scoped_modules_;

@@ -122,7 +122,19 @@ void DatabaseImpl::open_modules() {
 void DatabaseImpl::replay_catalog(VtabModule& module, const std::string& module_name) {
   std::vector<std::pair<std::string, std::string>> tables, objects;
   std::vector<std::pair<std::string, std::string>> unvalidated;
+  std::shared_ptr<VtabModule> self;
+  for (auto& [n, slot] : modules_)
+    if (slot.instance.get() == &module) self = slot.instance;
   bool has = module.catalog_list([&](const std::string& key, const std::string& text) {
+    // Kept for open-time reconciliation, never replayed (main/reconciliation.cc).
+    if (starts_with(key, "dormant:")) {
+      dormant_entries_[key] = {text, self};
+      return;
+    }
+    if (starts_with(key, "structure:")) {
+      if (key == "structure:history") history_text_ = text;
+      return;
+    }
     if (starts_with(key, kUnvalidated)) {
       unvalidated.emplace_back(key, text);
       return;

@@ -588,6 +588,14 @@ class DiffSchemaExec : public Executable {
   size_t i_ = 0;
 };
 
+// Whether a differ step materializes a constraint over existing rows (held back from the
+// structure phase of an open-time reconciliation, until its prepare_constraints repairs ran).
+bool materializes_constraint(const ast::AlterTableStmt& a) {
+  using A = ast::AlterTableStmt::Action;
+  return a.action == A::kAddConstraint || a.action == A::kAlterPrimaryKey ||
+         (a.action == A::kAlterColumn && a.column_action == ast::AlterTableStmt::ColumnAction::kSetNotNull);
+}
+
 // The apply: plan (refusals change nothing); then create in dependency order (tables,
 // indexes, views, the rest), drop what the declaration no longer names, and seed. A
 // failure while creating drops what this apply created.
@@ -643,8 +651,13 @@ void apply_schema(DdlContext& db, const ast::ApplySchemaStmt& s, ExecContext& ct
         run(db, drop_statement(schema, kind, name), ctx);
       }
     for (const auto& a : plan.alters) {
+      if (store.structure_phase_only && materializes_constraint(*a.stmt)) continue;
       migrated = true;
       run(db, *a.stmt, ctx);
+    }
+    if (store.structure_phase_only) {
+      db.bump_schema_version();
+      return;
     }
     if (plan_late) plan_rest();
     for (auto& e : index_execs) {

@@ -34,6 +34,12 @@ struct DeclaredSchemas {
   std::map<std::string, std::shared_ptr<const ast::DeclareLensStmt>> lenses;
   // The deployed lens of each applied logical schema.
   std::map<std::string, std::shared_ptr<const LensDeployment>> deployments;
+  // Set by open-time reconciliation around its first APPLY of each schema: the apply
+  // creates the missing tables and runs the differ's structural ALTERs, but not the ones
+  // that materialize constraints (ADD CONSTRAINT, ALTER PRIMARY KEY, SET NOT NULL), nor
+  // indexes, views, drops or seeds — the prepare_constraints repairs run between the two
+  // (docs/reconciliation.md).
+  bool structure_phase_only = false;
 };
 
 std::unique_ptr<Executable> plan_declare_schema(DdlContext& db, const ast::DeclareSchemaStmt& stmt);
