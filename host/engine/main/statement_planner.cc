@@ -292,6 +292,9 @@ class InsertExec : public BufferedExec {
     planner.set_statement_path(!s.schema_path.empty() || !s.source ? s.schema_path : s.source->schema_path);
     if (nested) planner.inherit_statement_path(*nested);
     if (!nested) planner.set_leading_with(s.with.get());
+    // The leading WITH is visible to every clause: the source, a VALUES row's subquery,
+    // RETURNING, the upsert arms and WITH CONTEXT (sql-select.md 3.7).
+    if (s.with) planner.push_with(*s.with);
     plan_.table = write_target(planner, s.table, "INSERT");
     Planner authored = schema_authored_planner(db, *plan_.table);
     const TableSchema& ts = plan_.table->schema;
@@ -326,9 +329,7 @@ class InsertExec : public BufferedExec {
     plan_.bindings.generated = bind_generated(authored, *plan_.table);
     context_ = bind_context_values(planner, ts, s.context);
     if (s.source) {
-      if (s.with) planner.push_with(*s.with);
       QueryPlan qp = planner.plan_select(*s.source, nullptr);
-      if (s.with) planner.pop_with();
       size_t width = qp.root->columns.size();
       if (width != targets_.size()) {
         if (s.columns.empty())

@@ -501,7 +501,7 @@ class ParserImpl {
   std::unique_ptr<Select> parse_select_body(std::unique_ptr<WithClause> with) {
     auto sel = std::make_unique<Select>();
     sel->site = peek().site();
-    parse_leg(sel->core, /*first=*/true);
+    bool parenthesized = parse_leg(sel->core, /*first=*/true);
     for (;;) {
       CompoundOp op;
       if (match(Keyword::kUnion)) {
@@ -515,6 +515,18 @@ class ParserImpl {
       } else {
         break;
       }
+      // Parenthesized operands group as written (left-associative): after `(A) op (B)`,
+      // a further operator takes the whole of it as its left operand. Unparenthesized
+      // chains keep their right-leaning grouping (sql-select.md 2.1).
+      if (parenthesized && !sel->compounds.empty()) {
+        auto group = std::make_unique<Select>();
+        group->site = sel->site;
+        group->core = std::move(sel->core);
+        group->compounds = std::move(sel->compounds);
+        sel->core = SelectCore{};
+        sel->compounds.clear();
+        sel->core.nested = std::move(group);
+      }
       CompoundLeg leg;
       leg.op = op;
       if (check(Keyword::kExists) && (check(Keyword::kLeft, 1) || check(Keyword::kRight, 1))) {
@@ -527,7 +539,7 @@ class ParserImpl {
         fail_at(prev(), "Too many terms in compound SELECT (maximum " + std::to_string(max_compound_) +
                             ", the limit max_compound_select)");
       }
-      parse_leg(leg.core, /*first=*/false);
+      parenthesized = parse_leg(leg.core, /*first=*/false);
       sel->compounds.push_back(std::move(leg));
     }
     parse_select_trailers(*sel);  // the reference also accepts them before ORDER BY
@@ -546,7 +558,8 @@ class ParserImpl {
     return sel;
   }
 
-  void parse_leg(SelectCore& core, bool first) {
+  // One operand of a compound; true when it was written in parentheses.
+  bool parse_leg(SelectCore& core, bool first) {
     if (check(Keyword::kSelect)) {
       parse_select_core(core);
     } else if (check(Keyword::kValues)) {
@@ -560,6 +573,7 @@ class ParserImpl {
       } else {
         core.nested = std::move(inner);
       }
+      return true;
     } else if (!first && starts_query(0, false)) {
       core.nested = parse_query(/*require_returning=*/true);
     } else {
@@ -567,6 +581,7 @@ class ParserImpl {
                         ? "Expected SELECT or VALUES"
                         : "Expected SELECT, VALUES, or DML statement after set operation keyword");
     }
+    return false;
   }
 
   void parse_values(SelectCore& core) {

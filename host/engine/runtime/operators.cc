@@ -1529,9 +1529,11 @@ class RecursiveCteOp : public Operator {
       }
       if (pending_.empty()) return false;
       // Next iteration over the rows the previous one produced.
-      if (++iterations_ > kMaxIterations)
+      int64_t limit = node_.max_iterations > 0 ? node_.max_iterations : kMaxIterations;
+      if (++iterations_ > limit)
         throw Error(StatusCode::kError, "recursive CTE '" + node_.name + "' exceeded " +
-                                            std::to_string(kMaxIterations) + " iterations");
+                                            std::to_string(limit) + " iterations" +
+                                            (node_.max_iterations > 0 ? " (MAXRECURSION)" : ""));
       *node_.working = std::move(pending_);
       pending_.clear();
       pi_ = 0;
