@@ -14,6 +14,7 @@
 //   < COLLATE < -> ->> < primary
 #include "parser/parser.h"
 
+#include <algorithm>
 #include <cctype>
 #include <utility>
 
@@ -785,7 +786,7 @@ class ParserImpl {
           join->using_columns.push_back(expect_name(NameCtx::kGeneral, "Expected column name"));
         } while (match(TokenKind::kComma));
         expect(TokenKind::kRParen, "Expected ')' after USING columns");
-      } else if (kind != JoinKind::kCross) {
+      } else if (kind != JoinKind::kCross && !lateral) {  // a lateral join's ON is optional
         fail_expected("Expected 'ON' or 'USING' after JOIN");
       }
       if (check(Keyword::kExists) &&
@@ -2659,6 +2660,14 @@ class ParserImpl {
           }
         } else {
           p->name = t.text.substr(1);
+          // An all-digit name (`:1`, `$007`) is a 1-based positional slot: it binds from
+          // the same array position a `?` would (sql.md 11.1).
+          if (std::all_of(p->name.begin(), p->name.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+              p->name.size() <= 7) {
+            p->index = std::stoi(p->name);
+            if (p->index > param_counter_) param_counter_ = p->index;
+            if (p->index == 0) fail_at(t, "Parameter number out of range: " + t.text);
+          }
         }
         return p;
       }

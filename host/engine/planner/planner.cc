@@ -404,7 +404,10 @@ std::string Planner::column_name(const ast::ResultColumn& rc) {
 
 const Collation* Planner::resolve_collation(std::string_view name) const {
   auto c = db_.registry().find_collation(name);
-  if (!c) throw Error(StatusCode::kError, "Unknown collation: " + std::string(name));
+  // The reference's query-time wording (sql-select.md 4.4) beside the DDL-time one.
+  if (!c)
+    throw Error(StatusCode::kError, "Unknown collation: " + std::string(name) + " (no such collation sequence: " +
+                                        std::string(name) + ")");
   return c.get();
 }
 
@@ -1239,7 +1242,15 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
     }
     return qp;
   }
-  if (!core.values.empty()) return plan_values(core, outer);
+  if (!core.values.empty()) {
+    // `values (…), … order by …` sorts its rows (sql.md 12.2, values_stmt).
+    QueryPlan qp = plan_values(core, outer);
+    if (order_by && !order_by->empty()) {
+      qp.root = sort_output(qp.root, qp.names, *order_by, outer);
+      if (sorted_root) *sorted_root = qp.root;
+    }
+    return qp;
+  }
 
   CoreState st(core, outer, order_by);
   plan_core_source(st);
@@ -1763,7 +1774,6 @@ void Planner::push_with(const ast::WithClause& with) {
     b->cte = &cte;
     b->recursive = with.recursive;
     b->order = order++;
-    b->max_recursion = with.max_recursion.value_or(0);
     if (!m.emplace(to_lower(cte.name), b).second)
       fail(StatusCode::kError, "Duplicate CTE name '" + cte.name + "' in WITH clause", cte.site);
   }
@@ -2064,7 +2074,6 @@ QueryPlan Planner::plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding
   node->initial = init.root;
   node->recursive = rec.root;
   node->working = working->rows;
-  node->max_iterations = binding.max_recursion;
   node->columns = working->columns;
   QueryPlan qp;
   qp.root = node;

@@ -39,7 +39,6 @@ struct CteBinding {
   // While the recursive term is planned, references to the CTE read this working table.
   std::shared_ptr<WorkingTableNode> working;
   int order = 0;  // position in its WITH list
-  int64_t max_recursion = 0;  // the WITH clause's OPTION (MAXRECURSION n); 0: none
   // A data-modifying member (insert/update/delete … returning) of a statement's leading
   // WITH clause: its one run, shared by every reference (null run: not such a member).
   PlannedDml dml;

@@ -276,7 +276,6 @@ struct RecursiveCteNode : RelNode {
   bool union_all = true;
   RelPtr initial, recursive;
   std::shared_ptr<std::vector<Row>> working;  // shared with the WorkingTableNode
-  int64_t max_iterations = 0;  // OPTION (MAXRECURSION n); 0: the engine's own bound
 };
 
 // One window function call: fn(args) OVER (PARTITION BY … ORDER BY … frame).

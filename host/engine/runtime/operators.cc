@@ -1529,11 +1529,9 @@ class RecursiveCteOp : public Operator {
       }
       if (pending_.empty()) return false;
       // Next iteration over the rows the previous one produced.
-      int64_t limit = node_.max_iterations > 0 ? node_.max_iterations : kMaxIterations;
-      if (++iterations_ > limit)
+      if (++iterations_ > kMaxIterations)
         throw Error(StatusCode::kError, "recursive CTE '" + node_.name + "' exceeded " +
-                                            std::to_string(limit) + " iterations" +
-                                            (node_.max_iterations > 0 ? " (MAXRECURSION)" : ""));
+                                            std::to_string(kMaxIterations) + " iterations");
       *node_.working = std::move(pending_);
       pending_.clear();
       pi_ = 0;
