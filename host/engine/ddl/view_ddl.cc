@@ -23,8 +23,6 @@ void create_view(DdlContext& db, const ast::CreateViewStmt& s, ExecContext&, Ddl
                                     "would re-drive the write. Move the mutation into the statement that references the view.",
                 dml->site);
   }
-  // Reserved `quereus.*` keys are validated as on ALTER VIEW … SET TAGS (sql-views.md 2.8).
-  validate_reserved_tags(s.tags, TagSite::kViewDdl);
   // The body is planned now, so a missing table or column fails the CREATE.
   Planner planner(db);
   QueryPlan body = planner.plan_view_body(*s.select, schema);
