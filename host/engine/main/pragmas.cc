@@ -125,6 +125,12 @@ const std::vector<Pragma> kPragmas = {
      }},
     {"schema_path", "search_path", [](DatabaseImpl& db) { return Value::Text(join(db.options().schema_path, ",")); },
      set_schema_path},
+    // SQLite's journal and sync settings are accepted and have no effect: storage and
+    // durability belong to the modules (sql-txn.md 9.4).
+    {"journal_mode", nullptr, [](DatabaseImpl&) { return Value::Text("memory"); },
+     [](DatabaseImpl&, const Value&) { return Status::Ok(); }},
+    {"synchronous", nullptr, [](DatabaseImpl&) { return Value::Text("off"); },
+     [](DatabaseImpl&, const Value&) { return Status::Ok(); }},
     {"statement_timeout_ms", nullptr, [](DatabaseImpl& db) { return Value::Integer(db.options().statement_timeout_ms); },
      [](DatabaseImpl& db, const Value& v) {
        if (v.type() != ValueType::kInteger || v.as_int() < 0)

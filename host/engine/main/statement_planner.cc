@@ -40,6 +40,43 @@ namespace quereus {
 
 namespace {
 
+// True when `s` writes: a DML statement in a relation position, directly or as a FROM
+// source, a compound leg or a nested query of it.
+bool query_writes(const ast::Select& s);
+bool source_writes(const ast::TableSource* t) {
+  if (!t) return false;
+  if (t->kind == ast::TableSource::Kind::kSubquery) return t->subquery && query_writes(*t->subquery);
+  if (t->kind == ast::TableSource::Kind::kJoin) return source_writes(t->left.get()) || source_writes(t->right.get());
+  return false;
+}
+bool query_writes(const ast::Select& s) {
+  if (s.dml) return true;
+  if (s.core.nested && query_writes(*s.core.nested)) return true;
+  if (source_writes(s.core.from.get())) return true;
+  for (const auto& leg : s.compounds)
+    if ((leg.core.nested && query_writes(*leg.core.nested)) || source_writes(leg.core.from.get())) return true;
+  return false;
+}
+
+// An UPDATE / DELETE evaluates SET and WHERE once per target row; a data-modifying
+// subquery there would run per row of the outer write, whose ordering the reference
+// refuses to guess at (sql-select.md "Query expressions").
+void refuse_per_row_dml(const ast::Expr* e, const char* verb) {
+  if (!e) return;
+  bool writes = ast::any_expr_deep(*e, [](const ast::Expr& x) {
+    const ast::Select* sub = nullptr;
+    if (x.kind == ast::ExprKind::kSubquery) sub = static_cast<const ast::SubqueryExpr&>(x).subquery.get();
+    if (x.kind == ast::ExprKind::kExists) sub = static_cast<const ast::ExistsExpr&>(x).subquery.get();
+    if (x.kind == ast::ExprKind::kIn) sub = static_cast<const ast::InExpr&>(x).subquery.get();
+    return sub && query_writes(*sub);
+  });
+  if (writes)
+    throw Error(StatusCode::kUnsupported,
+                std::string("A data-modifying subquery evaluated per row of an outer ") + verb +
+                    " is not supported; run it first in the statement's WITH clause, or as a statement of its own",
+                e->site);
+}
+
 ConflictAction conflict_of(ast::ConflictClause c, ConflictAction def = ConflictAction::kAbort) {
   switch (c) {
     case ast::ConflictClause::kRollback: return ConflictAction::kRollback;
@@ -292,6 +329,9 @@ class InsertExec : public BufferedExec {
     planner.set_statement_path(!s.schema_path.empty() || !s.source ? s.schema_path : s.source->schema_path);
     if (nested) planner.inherit_statement_path(*nested);
     if (!nested) planner.set_leading_with(s.with.get());
+    // The leading WITH is visible to every clause: the source, a VALUES row's subquery,
+    // RETURNING, the upsert arms and WITH CONTEXT (sql-select.md 3.7).
+    if (s.with) planner.push_with(*s.with);
     plan_.table = write_target(planner, s.table, "INSERT");
     Planner authored = schema_authored_planner(db, *plan_.table);
     const TableSchema& ts = plan_.table->schema;
@@ -326,9 +366,7 @@ class InsertExec : public BufferedExec {
     plan_.bindings.generated = bind_generated(authored, *plan_.table);
     context_ = bind_context_values(planner, ts, s.context);
     if (s.source) {
-      if (s.with) planner.push_with(*s.with);
       QueryPlan qp = planner.plan_select(*s.source, nullptr);
-      if (s.with) planner.pop_with();
       size_t width = qp.root->columns.size();
       if (width != targets_.size()) {
         if (s.columns.empty())
@@ -544,8 +582,10 @@ class UpdateExec : public BufferedExec {
       if (idx < 0) throw Error(StatusCode::kError, "Column not found: " + a.columns[0] + " in table " + plan_.table->schema.name);
       if (!seen.insert(idx).second) throw Error(StatusCode::kError, "duplicate assignment to column '" + a.columns[0] + "'");
       refuse_generated_write(plan_.table->schema, idx, "UPDATE");
+      refuse_per_row_dml(a.value.get(), "UPDATE");
       assignments_.emplace_back(idx, planner.bind_expr(*a.value, scope));
     }
+    refuse_per_row_dml(s.where.get(), "UPDATE");
     scan_ = plan_target_scan(planner, db, plan_.table, scope, s.where.get());
     plan_.returning = bind_returning(planner, s.returning, scope, names_, WriteKind::kUpdate);
     std::set<int> context_read;
@@ -598,6 +638,7 @@ class DeleteExec : public BufferedExec {
     if (!nested) planner.set_leading_with(s.with.get());
     if (s.with) planner.push_with(*s.with);
     plan_.table = write_target(planner, s.table, "DELETE");
+    refuse_per_row_dml(s.where.get(), "DELETE");
     Scope scope = planner.table_scope(*plan_.table, s.alias);
     scan_ = plan_target_scan(planner, db, plan_.table, scope, s.where.get());
     plan_.returning = bind_returning(planner, s.returning, scope, names_, WriteKind::kDelete);

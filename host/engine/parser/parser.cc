@@ -14,6 +14,7 @@
 //   < COLLATE < -> ->> < primary
 #include "parser/parser.h"
 
+#include <algorithm>
 #include <cctype>
 #include <utility>
 
@@ -501,7 +502,7 @@ class ParserImpl {
   std::unique_ptr<Select> parse_select_body(std::unique_ptr<WithClause> with) {
     auto sel = std::make_unique<Select>();
     sel->site = peek().site();
-    parse_leg(sel->core, /*first=*/true);
+    bool parenthesized = parse_leg(sel->core, /*first=*/true);
     for (;;) {
       CompoundOp op;
       if (match(Keyword::kUnion)) {
@@ -515,6 +516,18 @@ class ParserImpl {
       } else {
         break;
       }
+      // Parenthesized operands group as written (left-associative): after `(A) op (B)`,
+      // a further operator takes the whole of it as its left operand. Unparenthesized
+      // chains keep their right-leaning grouping (sql-select.md 2.1).
+      if (parenthesized && !sel->compounds.empty()) {
+        auto group = std::make_unique<Select>();
+        group->site = sel->site;
+        group->core = std::move(sel->core);
+        group->compounds = std::move(sel->compounds);
+        sel->core = SelectCore{};
+        sel->compounds.clear();
+        sel->core.nested = std::move(group);
+      }
       CompoundLeg leg;
       leg.op = op;
       if (check(Keyword::kExists) && (check(Keyword::kLeft, 1) || check(Keyword::kRight, 1))) {
@@ -527,7 +540,7 @@ class ParserImpl {
         fail_at(prev(), "Too many terms in compound SELECT (maximum " + std::to_string(max_compound_) +
                             ", the limit max_compound_select)");
       }
-      parse_leg(leg.core, /*first=*/false);
+      parenthesized = parse_leg(leg.core, /*first=*/false);
       sel->compounds.push_back(std::move(leg));
     }
     parse_select_trailers(*sel);  // the reference also accepts them before ORDER BY
@@ -546,7 +559,8 @@ class ParserImpl {
     return sel;
   }
 
-  void parse_leg(SelectCore& core, bool first) {
+  // One operand of a compound; true when it was written in parentheses.
+  bool parse_leg(SelectCore& core, bool first) {
     if (check(Keyword::kSelect)) {
       parse_select_core(core);
     } else if (check(Keyword::kValues)) {
@@ -560,6 +574,7 @@ class ParserImpl {
       } else {
         core.nested = std::move(inner);
       }
+      return true;
     } else if (!first && starts_query(0, false)) {
       core.nested = parse_query(/*require_returning=*/true);
     } else {
@@ -567,6 +582,7 @@ class ParserImpl {
                         ? "Expected SELECT or VALUES"
                         : "Expected SELECT, VALUES, or DML statement after set operation keyword");
     }
+    return false;
   }
 
   void parse_values(SelectCore& core) {
@@ -770,7 +786,7 @@ class ParserImpl {
           join->using_columns.push_back(expect_name(NameCtx::kGeneral, "Expected column name"));
         } while (match(TokenKind::kComma));
         expect(TokenKind::kRParen, "Expected ')' after USING columns");
-      } else if (kind != JoinKind::kCross) {
+      } else if (kind != JoinKind::kCross && !lateral) {  // a lateral join's ON is optional
         fail_expected("Expected 'ON' or 'USING' after JOIN");
       }
       if (check(Keyword::kExists) &&
@@ -2644,6 +2660,14 @@ class ParserImpl {
           }
         } else {
           p->name = t.text.substr(1);
+          // An all-digit name (`:1`, `$007`) is a 1-based positional slot: it binds from
+          // the same array position a `?` would (sql.md 11.1).
+          if (std::all_of(p->name.begin(), p->name.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+              p->name.size() <= 7) {
+            p->index = std::stoi(p->name);
+            if (p->index > param_counter_) param_counter_ = p->index;
+            if (p->index == 0) fail_at(t, "Parameter number out of range: " + t.text);
+          }
         }
         return p;
       }

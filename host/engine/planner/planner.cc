@@ -39,6 +39,10 @@ struct WindowBinding {
   std::shared_ptr<WindowNode> node;
   int base = kPlaceholderBase;  // slots are remapped once the input width is final
   std::vector<std::shared_ptr<ColumnScalar>> refs;
+  // A grouped query's select-list aliases and the expressions they name: a window
+  // specification may name a grouping key or an aggregate by its alias (sql-select.md 3.3),
+  // as the lowest-precedence name.
+  std::vector<std::pair<std::string, const ast::Expr*>> aliases;
 };
 
 namespace {
@@ -400,7 +404,10 @@ std::string Planner::column_name(const ast::ResultColumn& rc) {
 
 const Collation* Planner::resolve_collation(std::string_view name) const {
   auto c = db_.registry().find_collation(name);
-  if (!c) throw Error(StatusCode::kError, "Unknown collation: " + std::string(name));
+  // The reference's query-time wording (sql-select.md 4.4) beside the DDL-time one.
+  if (!c)
+    throw Error(StatusCode::kError, "Unknown collation: " + std::string(name) + " (no such collation sequence: " +
+                                        std::string(name) + ")");
   return c.get();
 }
 
@@ -826,10 +833,29 @@ ScalarPtr Planner::bind_window(const ast::FunctionCall& f, const Scope& scope) {
   }
   for (auto& a : f.args) call.args.push_back(bind_expr(*a, inner));
   const ast::WindowSpec& w = *f.over;
-  for (auto& p : w.partition_by) call.partition_by.push_back(bind_expr(*p, inner));
+  // A bare name that binds nothing else (or only an ungrouped column) may be a select-list
+  // alias of a grouped query.
+  auto bind_spec = [&](const ast::Expr& e) -> ScalarPtr {
+    const ast::Expr* aliased = nullptr;
+    if (e.kind == ast::ExprKind::kColumn && static_cast<const ast::ColumnRef&>(e).table.empty())
+      for (auto& [name, expr] : wb.aliases)
+        if (iequals(name, static_cast<const ast::ColumnRef&>(e).column) && !ast::any_expr_deep(*expr, [](const ast::Expr& x) {
+              return x.kind == ast::ExprKind::kFunction && static_cast<const ast::FunctionCall&>(x).over;
+            })) {
+          aliased = expr;
+          break;
+        }
+    if (!aliased) return bind_expr(e, inner);
+    try {
+      return bind_expr(e, inner);
+    } catch (const Error&) {
+      return bind_expr(*aliased, inner);
+    }
+  };
+  for (auto& p : w.partition_by) call.partition_by.push_back(bind_spec(*p));
   for (auto& o : w.order_by) {
     SortKey k;
-    k.expr = bind_expr(*o.expr, inner);
+    k.expr = bind_spec(*o.expr);
     k.desc = o.desc;
     k.nulls_first = o.nulls != ast::OrderingTerm::Nulls::kLast;
     call.order_by.push_back(k);
@@ -1216,7 +1242,15 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
     }
     return qp;
   }
-  if (!core.values.empty()) return plan_values(core, outer);
+  if (!core.values.empty()) {
+    // `values (…), … order by …` sorts its rows (sql.md 12.2, values_stmt).
+    QueryPlan qp = plan_values(core, outer);
+    if (order_by && !order_by->empty()) {
+      qp.root = sort_output(qp.root, qp.names, *order_by, outer);
+      if (sorted_root) *sorted_root = qp.root;
+    }
+    return qp;
+  }
 
   CoreState st(core, outer, order_by);
   plan_core_source(st);
@@ -1236,6 +1270,9 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
   // between the (aggregated) rows and the projection, appending one column per call.
   st.wb.node = std::make_shared<WindowNode>();
   st.post.win = &st.wb;
+  if (st.aggregate)
+    for (auto& item : st.items)
+      if (!item.alias.empty() && item.expr) st.wb.aliases.emplace_back(item.alias, item.expr);
   bind_select_list(st);
   bind_having(st);
   bind_order_by(st);
@@ -1747,8 +1784,12 @@ void Planner::push_with(const ast::WithClause& with) {
     if (!cte.select->dml) continue;
     if (&with != leading_with_)
       throw MisplacedDmlError(StatusCode::kError,
-                              "Data-modifying statement in WITH clause member '" + cte.name +
-                                  "' is only allowed in a statement's own leading WITH clause",
+                              "WITH member '" + cte.name + "' is data-modifying (" +
+                                  (cte.select->dml->kind == ast::StmtKind::kInsert   ? "INSERT"
+                                   : cte.select->dml->kind == ast::StmtKind::kUpdate ? "UPDATE"
+                                                                                     : "DELETE") +
+                                  "), which is only allowed in a statement's own leading WITH clause; "
+                                  "move the mutation to the statement that uses the query",
                               cte.site.line > 0 ? std::optional<SourceSite>(cte.site) : std::nullopt);
   }
   if (&with == leading_with_) {
