@@ -30,7 +30,7 @@ class ReconciliationTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
     registry_ = std::make_shared<Registry>();
     PluginLoader loader(registry_, {QUEREUS_PLUGIN_DIR});
-    for (const char* name : {"mem", "store"}) {
+    for (const char* name : {"mem", "store", "sync-store"}) {
       PluginSpec spec;
       spec.path = name;
       ASSERT_TRUE(loader.load(spec).ok()) << name;
@@ -46,8 +46,8 @@ class ReconciliationTest : public ::testing::Test {
     db_.reset();
     DatabaseOptions o;
     if (store) {
-      o.default_module = "store";
-      o.module_options["store"] = {{"path", Value::Text(dir_)}};
+      o.default_module = module_;
+      o.module_options[module_] = {{"path", Value::Text(dir_)}};
     }
     if (!schema.empty()) o.schema_files.push_back({"app.sql", schema, "app.yaml:4"});
     o.migrate = intent;
@@ -91,6 +91,7 @@ class ReconciliationTest : public ::testing::Test {
   }
 
   std::string dir_;
+  std::string module_ = "store";  // the persistent module the tests open
   std::shared_ptr<Registry> registry_;
   std::unique_ptr<Database> db_;
 };
@@ -379,6 +380,67 @@ TEST_F(ReconciliationTest, ASchemaFileWithOtherStatementsIsRefusedWithItsLine) {
   st = open("declare schema main { table t (id integer primary key) ");
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("app.sql:1"), std::string::npos) << st.to_string();
+}
+
+TEST_F(ReconciliationTest, MaintainedTablesAndViewsFollowTheDeclarationWithoutIntent) {
+  const std::string v1 =
+      "declare schema main {\n"
+      "  table sales (id integer primary key, region text, amount integer);\n"
+      "  materialized view totals as select region, sum(amount) as total from sales group by region;\n"
+      "  view big as select * from sales where amount > 10;\n"
+      "}\n";
+  opens(v1);
+  exec("insert into sales values (1, 'n', 5), (2, 'n', 20), (3, 's', 7)");
+  EXPECT_EQ(rows("select region, total from totals order by region"), "n|25;s|7");
+  // The derived structures change or go; the plain table keeps its rows.
+  const std::string v2 =
+      "declare schema main {\n"
+      "  table sales (id integer primary key, region text, amount integer);\n"
+      "  materialized view totals as select region, count(*) as n from sales group by region;\n"
+      "}\n";
+  opens(v2);
+  EXPECT_EQ(rows("select region, n from totals order by region"), "n|2;s|1");
+  EXPECT_EQ(rows("select count(*) from schema() where name = 'big'"), "0");
+  opens("declare schema main { table sales (id integer primary key, region text, amount integer); }");
+  EXPECT_EQ(rows("select count(*) from schema() where name = 'totals'"), "0");
+  EXPECT_EQ(rows("select count(*) from sales"), "3");
+}
+
+TEST_F(ReconciliationTest, ALogicalSchemaAndItsLensComeFromTheSchemaFileToo) {
+  const std::string v1 =
+      "declare schema main { table person_row (id integer primary key, full_name text); }\n"
+      "declare logical schema app { table person (id integer primary key, full_name text); }\n"
+      "declare lens for app over main { view person as select id, full_name from main.person_row; }\n";
+  opens(v1);
+  exec("insert into app.person values (1, 'Ada')");
+  opens(v1);
+  EXPECT_EQ(rows("select full_name from app.person"), "Ada");
+  EXPECT_EQ(rows("select full_name from person_row"), "Ada");
+}
+
+TEST_F(ReconciliationTest, OnSyncStoreRenamePreserveAndReactivateWorkAlike) {
+  module_ = "sync-store";
+  opens(kV1);
+  exec("insert into drafts values (1, 'synced')");
+  exec("insert into cache values ('k', 'v')");
+  const std::string v2 =
+      "declare schema main {\n"
+      "  table users (id integer primary key, email text) with tags (\"quereus.id\" = 'usr');\n"
+      "  table notes (id integer primary key, body text);\n"
+      "}\n";
+  StructuralIntent intent;
+  intent.renames.push_back({"drafts", "notes", {"app.yaml:11", "databases.main.migrate.rename.drafts"}});
+  intent.preserves.push_back(named("cache"));
+  refused(v2, {}, StatusCode::kSchema, {"main.drafts", "main.cache"});
+  opens(v2, intent);
+  EXPECT_EQ(rows("select body from notes"), "synced");
+  EXPECT_EQ(rows("select count(*) from schema() where name = 'cache'"), "0");
+  // Declared again (with notes in drafts' place): cache is back with its row.
+  std::string v3 = kV1;
+  v3.replace(v3.find("drafts"), 6, "notes");
+  opens(v3);
+  EXPECT_EQ(rows("select v from cache"), "v");
+  EXPECT_EQ(rows("select body from notes"), "synced");
 }
 
 }  // namespace
