@@ -123,6 +123,20 @@ TEST_F(ReconciliationTest, IndexesComeAndGoWithoutIntent) {
   opens(v2);
   EXPECT_EQ(rows("select count(*) from schema() where name = 'users_email'"), "1");
   EXPECT_EQ(rows("select email from users where email = 'a@x'"), "a@x");
+  // A changed index (another column, then unique) is rebuilt.
+  std::string v3 = std::string(kV1);
+  v3.insert(v3.rfind('}'), "  index users_email on users (id desc, email);\n");
+  opens(v3);
+  EXPECT_EQ(rows("select sql from schema() where name = 'users_email'"),
+            "CREATE INDEX \"users_email\" ON \"users\" (\"id\" COLLATE BINARY DESC, \"email\" COLLATE BINARY)");
+  exec("insert into users values (2, 'a@x')");
+  std::string v4 = std::string(kV1);
+  v4.insert(v4.rfind('}'), "  unique index users_email on users (email);\n");
+  EXPECT_EQ(open(v4).code(), StatusCode::kConstraint);  // duplicate emails: nothing changes
+  opens(v3);
+  exec("delete from users where id = 2");
+  opens(v4);
+  EXPECT_NE(rows("insert into users values (3, 'a@x')").find("CONSTRAINT"), std::string::npos);
   opens(kV1);
   EXPECT_EQ(rows("select count(*) from schema() where name = 'users_email'"), "0");
   EXPECT_EQ(rows("select count(*) from users"), "1");
@@ -441,6 +455,98 @@ TEST_F(ReconciliationTest, OnSyncStoreRenamePreserveAndReactivateWorkAlike) {
   opens(v3);
   EXPECT_EQ(rows("select v from cache"), "v");
   EXPECT_EQ(rows("select body from notes"), "synced");
+}
+
+// Review findings: a preserved table's names stay reserved, its schema may have gone, a
+// drop may wait for the declaration to drop a foreign key to it, a referenced table is
+// not preserved, an untagged declaration does not take a tagged dormant table.
+TEST_F(ReconciliationTest, APreservedTablesNamesStayReservedUntilItIsReactivated) {
+  const std::string v1 =
+      "declare schema main {\n"
+      "  table keep (id integer primary key);\n"
+      "  table x (id integer primary key, v text) with tags (\"quereus.id\" = 'xid');\n"
+      "  index ix_v on x (v);\n"
+      "}\n";
+  const std::string v2 = "declare schema main { table keep (id integer primary key); }";
+  opens(v1);
+  exec("insert into x values (1, 'a'), (2, 'b')");
+  StructuralIntent keep;
+  keep.preserves.push_back(named("x"));
+  opens(v2, keep);
+  // Neither the table's nor its index's name may be taken meanwhile, by any statement.
+  EXPECT_NE(rows("create table x (id integer primary key)").find("held by preserved table 'main.x'"), std::string::npos);
+  EXPECT_NE(rows("create view x as select 1 as a").find("held by preserved table"), std::string::npos);
+  EXPECT_NE(rows("create index ix_v on keep (id)").find("held by preserved table"), std::string::npos);
+  EXPECT_NE(rows("alter table keep rename to x").find("held by preserved table"), std::string::npos);
+  // Nor declared: a materialized view of that name fails the open, and changes nothing.
+  Status st = open("declare schema main { table keep (id integer primary key); materialized view x as select id from keep; }");
+  EXPECT_FALSE(st.ok());
+  // An untagged declaration does not take the tagged dormant table silently.
+  refused("declare schema main { table keep (id integer primary key); table x (id integer primary key, v text); }", {},
+          StatusCode::kSchema, {"reuses the name of a preserved table", "retag: {x: xid}"});
+  opens(v1);
+  EXPECT_EQ(rows("select id, v from x order by id"), "1|a;2|b");
+}
+
+TEST_F(ReconciliationTest, ADormantTableWhoseSchemaWentIsReactivatedOrDropped) {
+  const std::string v1 =
+      "declare schema main { table k (id integer primary key); }\n"
+      "declare schema app { table x (id integer primary key, v text); }\n";
+  const std::string v2 = "declare schema main { table k (id integer primary key); }";
+  opens(v1);
+  exec("insert into app.x values (1, 'one')");
+  StructuralIntent keep;
+  keep.preserves.push_back(named("app.x"));
+  opens(v2, keep);
+  opens(v2);
+  opens(v1);
+  EXPECT_EQ(rows("select v from app.x"), "one");
+  opens(v2, keep);
+  StructuralIntent drop;
+  drop.drops.push_back(named("app.x"));
+  opens(v2, drop);
+  opens(v1);
+  EXPECT_EQ(rows("select count(*) from app.x"), "0");
+}
+
+TEST_F(ReconciliationTest, DropWaitsForTheDeclarationToRemoveAForeignKeyAndPreserveRefusesAReferencedTable) {
+  const std::string v1 =
+      "declare schema main {\n"
+      "  table parent (id integer primary key);\n"
+      "  table child (id integer primary key, pid integer null references parent(id));\n"
+      "}\n";
+  opens(v1);
+  exec("insert into parent values (1)");
+  exec("insert into child values (1, 1)");
+  StructuralIntent preserve;
+  preserve.preserves.push_back(named("parent"));
+  refused("declare schema main { table child (id integer primary key, pid integer null references parent(id)); }",
+          preserve, StatusCode::kSchema, {"'main.parent' cannot be preserved", "main.child"});
+  StructuralIntent drop;
+  drop.drops.push_back(named("parent"));
+  opens("declare schema main { table child (id integer primary key, pid integer null); }", drop);
+  EXPECT_EQ(rows("select id, pid from child"), "1|1");
+  EXPECT_EQ(rows("select count(*) from schema() where name = 'parent'"), "0");
+}
+
+TEST_F(ReconciliationTest, ARenameKeepsTheDeclaredSpellingAndAFutureHistoryIsRefused) {
+  opens(kV1);
+  const std::string v2 =
+      "declare schema main {\n"
+      "  table users (id integer primary key, email text) with tags (\"quereus.id\" = 'usr');\n"
+      "  table MyNotes (id integer primary key, body text);\n"
+      "  table cache (k text primary key, v text);\n"
+      "}\n";
+  StructuralIntent intent;
+  intent.renames.push_back({"Drafts", "MyNotes", {"app.yaml:11", "databases.main.migrate.rename.Drafts"}});
+  opens(v2, intent);
+  EXPECT_EQ(rows("select name from schema() where type = 'table' and lower(name) = 'mynotes'"), "MyNotes");
+  EXPECT_THROW(StructuralHistory::decode(R"({"format":2})"), Error);
+  try {
+    StructuralHistory::decode(R"({"format":2})");
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), StatusCode::kFormat);
+  }
 }
 
 }  // namespace

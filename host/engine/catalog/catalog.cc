@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/status.h"
+
 namespace quereus {
 
 int TableSchema::find_column(std::string_view name) const {
@@ -25,6 +27,24 @@ void Catalog::add(std::shared_ptr<TableEntry> entry) {
 }
 
 void Catalog::remove(std::string_view schema, std::string_view name) { tables_.erase(key(schema, name)); }
+
+void Catalog::reserve(std::string_view kind, std::string_view schema, std::string_view name, std::string owner) {
+  reserved_[std::string(kind) + ":" + key(schema, name)] = std::move(owner);
+}
+
+void Catalog::release(std::string_view kind, std::string_view schema, std::string_view name) {
+  reserved_.erase(std::string(kind) + ":" + key(schema, name));
+}
+
+void Catalog::check_unreserved(std::string_view kind, std::string_view schema, std::string_view name) const {
+  auto it = reserved_.find(std::string(kind) + ":" + key(schema, name));
+  if (it == reserved_.end()) return;
+  throw Error(StatusCode::kConstraint,
+              std::string(kind == "index" ? "Index '" : "Table '") + std::string(schema) + "." + std::string(name) +
+                  "' is held by preserved table '" + it->second +
+                  "' (dormant, docs/reconciliation.md): declare that table again to reactivate it, or drop it "
+                  "with migrate.drop, before reusing the name");
+}
 
 std::vector<std::shared_ptr<TableEntry>> Catalog::tables() const {
   std::vector<std::shared_ptr<TableEntry>> out;

@@ -84,11 +84,20 @@ class Catalog {
   void remove_view(std::string_view schema, std::string_view name);
   std::vector<std::shared_ptr<const ViewEntry>> views() const;
 
+  // Names held by tables that open-time reconciliation preserved (dormant: stored, not
+  // loaded; docs/reconciliation.md): a table, view or index may not take one, or it would
+  // meet the dormant table's storage. `kind` is "table" or "index".
+  void reserve(std::string_view kind, std::string_view schema, std::string_view name, std::string owner);
+  void release(std::string_view kind, std::string_view schema, std::string_view name);
+  // Throws CONSTRAINT naming the dormant table when `name` is reserved.
+  void check_unreserved(std::string_view kind, std::string_view schema, std::string_view name) const;
+
  private:
   static std::string key(std::string_view schema, std::string_view name);
   std::map<std::string, std::shared_ptr<TableEntry>> tables_;
   std::map<std::string, std::shared_ptr<const ViewEntry>> views_;
   std::vector<std::string> schemas_;  // created schemas (lower-case), in creation order
+  std::map<std::string, std::string> reserved_;  // "kind:schema.name" (lower-case) → the dormant table
 };
 
 }  // namespace quereus

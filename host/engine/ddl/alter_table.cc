@@ -798,6 +798,7 @@ AlterPlan plan_rename_table(AlterCtx& c) {
   std::string schema = c.old().schema_name, from = c.table();
   if (!iequals(to, from) && (c.db.catalog().find(schema, to) || c.db.catalog().find_view(schema, to)))
     fail(StatusCode::kError, "Table '" + to + "' already exists in schema '" + schema + "'");
+  c.db.catalog().check_unreserved("table", schema, to);
   AlterPlan p{c.old(), {}, false, {}, {}};
   p.schema.name = to;
   p.change.kind = QRS_CHANGE_RENAME_TABLE;

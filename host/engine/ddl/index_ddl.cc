@@ -161,6 +161,7 @@ void create_index(DdlContext& db, const ast::CreateIndexStmt& s, const TagSet& t
       if (s.if_not_exists) return;
       throw Error(StatusCode::kError, "Index " + s.index.name + " already exists on table " + table.schema.name, s.site);
     }
+  if (origin != DdlOrigin::kStoredCatalog) db.catalog().check_unreserved("index", schema, s.index.name);
   if (auto owner = find_index(db, schema, s.index.name, nullptr, /*user_only=*/true))
     throw Error(StatusCode::kError, "Index '" + s.index.name + "' already exists in schema '" + schema + "' on table '" +
                                         owner->schema.name + "'",

@@ -253,6 +253,7 @@ void create_table(DdlContext& db, const ast::CreateTableStmt& s, ExecContext& ct
   if (db.catalog().find_view(schema, s.table.name))
     throw Error(StatusCode::kError, "Schema '" + schema + "': Cannot add table '" + s.table.name +
                                         "', a view with the same name already exists.");
+  if (origin != DdlOrigin::kStoredCatalog) db.catalog().check_unreserved("table", schema, s.table.name);
   const std::string module_name = s.module_name.empty() ? db.options().default_vtab_module : s.module_name;
   auto module = db.module(module_name);
   if (!module) throw Error(StatusCode::kError, "No virtual table module named '" + module_name + "'");

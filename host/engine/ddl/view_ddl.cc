@@ -16,6 +16,7 @@ namespace quereus {
 void create_view(DdlContext& db, const ast::CreateViewStmt& s, ExecContext&, DdlOrigin origin) {
   std::string schema = ddl_schema(s.view.schema);
   if (!db.catalog().has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + schema);
+  if (origin != DdlOrigin::kStoredCatalog) db.catalog().check_unreserved("table", schema, s.view.name);
   if (const auto& dml = s.select->dml) {
     const char* verb = dml->kind == ast::StmtKind::kInsert ? "INSERT" : dml->kind == ast::StmtKind::kUpdate ? "UPDATE" : "DELETE";
     throw Error(StatusCode::kError,

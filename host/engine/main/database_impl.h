@@ -235,6 +235,9 @@ class DatabaseImpl : public Database, public DdlContext {
     std::shared_ptr<VtabModule> module;
   };
   std::map<std::string, DormantEntry> dormant_entries_;
+  // Reserves (or releases) in the catalog the table and index names of a preserved
+  // table's stored text, so nothing created meanwhile lands on its storage.
+  void reserve_dormant_names(const std::string& text, const std::string& schema, bool reserve);
   std::string history_text_;
   void validate_marked_indexes(VtabModule& module, const std::vector<std::pair<std::string, std::string>>& marks);
   // The modules whose schema-change scope is open (run_schema_change), and its depth.

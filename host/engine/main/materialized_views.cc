@@ -355,6 +355,7 @@ void create_maintained_table(DatabaseImpl& db, const ast::CreateTableStmt& s, Ex
     if (s.if_not_exists) return;
     throw Error(StatusCode::kError, "Table " + schema + "." + s.table.name + " already exists", s.site);
   }
+  if (origin != DdlOrigin::kStoredCatalog) db.catalog().check_unreserved("table", schema, s.table.name);
   const std::string module_name = s.module_name.empty() ? db.options().default_vtab_module : s.module_name;
   auto module = db.module(module_name);
   if (!module) throw Error(StatusCode::kError, "No virtual table module named '" + module_name + "'", s.site);

@@ -129,6 +129,8 @@ void DatabaseImpl::replay_catalog(VtabModule& module, const std::string& module_
     // Kept for open-time reconciliation, never replayed (main/reconciliation.cc).
     if (starts_with(key, "dormant:")) {
       dormant_entries_[key] = {text, self};
+      const size_t colon = key.find(':'), dot = key.find('.', colon);
+      if (dot != std::string::npos) reserve_dormant_names(text, key.substr(colon + 1, dot - colon - 1), true);
       return;
     }
     if (starts_with(key, "structure:")) {

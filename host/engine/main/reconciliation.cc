@@ -80,6 +80,8 @@ void DatabaseImpl::reconcile_structure() {
   in.database = db_options_.name;
   in.intent = &intent;
   std::vector<std::string> physical_schemas, all_schemas;
+  std::map<std::string, std::string> spelled;          // qualified lower-case → the declared name
+  std::map<std::string, std::string> referenced_by;    // a table declared FKs reference → one referencing table
   for (const DeclaredSchemaFile& f : files) {
     std::vector<ast::StatementPtr> stmts;
     try {
@@ -103,6 +105,16 @@ void DatabaseImpl::reconcile_structure() {
         const auto& t = static_cast<const ast::CreateTableStmt&>(*item);
         if (t.maintained) continue;  // derived rows: reconciled without intent
         in.declared.push_back({schema, to_lower(t.table.name), declared_id(t.tags)});
+        spelled[schema + "." + to_lower(t.table.name)] = t.table.name;
+        auto references = [&](const ast::QualifiedName& parent) {
+          const std::string ps = parent.schema.empty() ? schema : to_lower(parent.schema);
+          referenced_by.emplace(ps + "." + to_lower(parent.name), schema + "." + t.table.name);
+        };
+        for (const auto& col : t.columns)
+          for (const auto& c : col.constraints)
+            if (c.kind == ast::ColumnConstraint::Kind::kForeignKey) references(c.fk_table);
+        for (const auto& c : t.constraints)
+          if (c.kind == ast::TableConstraint::Kind::kForeignKey) references(c.fk_table);
       }
     }
   }
@@ -133,6 +145,13 @@ void DatabaseImpl::reconcile_structure() {
   if (history) in.history = &*history;
 
   const ReconcilePlan plan = plan_reconciliation(in);
+  // A preserved table must not be one a declared foreign key still references: every
+  // write to the referencing table would fail.
+  for (const TableIdentity& t : plan.preserves)
+    if (auto it = referenced_by.find(t.qualified()); it != referenced_by.end())
+      throw Error(StatusCode::kSchema, "Table '" + t.qualified() + "' cannot be preserved: declared table '" +
+                                           it->second + "' references it with a FOREIGN KEY (declare it, or drop "
+                                           "the reference first)");
 
   // Carried out in one schema-change scope: all of it lands, or none of it.
   auto sql = [this](const std::string& text) { check(exec(text)); };
@@ -142,18 +161,17 @@ void DatabaseImpl::reconcile_structure() {
     for (const TableIdentity& t : plan.reactivations) {
       const std::string key = dormant_key(t.schema, t.name);
       const DormantEntry& d = dormant_entries_.at(key);
+      if (!catalog_.has_schema(t.schema)) catalog_.add_schema(t.schema);  // its schema may have gone meanwhile
+      reserve_dormant_names(d.text, t.schema, /*reserve=*/false);
       check(run_stored(d.text));
       d.module->catalog_put(table_key(t.schema, t.name), d.text);
       d.module->catalog_put(key, "");
       spdlog::info("database '{}': preserved table {} reactivated", db_options_.name, t.qualified());
     }
     for (const auto& r : plan.renames) {
-      sql("alter table " + quoted(r.from) + " rename to " + quote_identifier(r.to));
+      auto it = spelled.find(r.from.schema + "." + r.to);
+      sql("alter table " + quoted(r.from) + " rename to " + quote_identifier(it != spelled.end() ? it->second : r.to));
       spdlog::info("database '{}': table {} renamed to {} (migrate.rename)", db_options_.name, r.from.qualified(), r.to);
-    }
-    for (const TableIdentity& t : plan.drops) {
-      sql("drop table " + quoted(t));
-      spdlog::info("database '{}': table {} dropped (migrate.drop)", db_options_.name, t.qualified());
     }
     for (const TableIdentity& t : plan.preserves) {
       auto entry = catalog_.find(t.schema, t.name);
@@ -162,6 +180,7 @@ void DatabaseImpl::reconcile_structure() {
       entry->module->catalog_put(dormant_key(t.schema, t.name), text);
       unpersist_table(*entry);
       unload_table(*entry);
+      reserve_dormant_names(text, t.schema, /*reserve=*/true);
       bump_schema_version();
       spdlog::info("database '{}': table {} preserved (dormant)", db_options_.name, t.qualified());
     }
@@ -192,6 +211,12 @@ void DatabaseImpl::reconcile_structure() {
       }
     }
     for (const std::string& s : all_schemas) sql("apply schema " + quote_identifier(s));
+    // Drops last: the apply has removed what referenced them (a declared table's FOREIGN
+    // KEY); in a declared schema the apply has dropped them already.
+    for (const TableIdentity& t : plan.drops) {
+      sql("drop table if exists " + quoted(t));
+      spdlog::info("database '{}': table {} dropped (migrate.drop)", db_options_.name, t.qualified());
+    }
 
     // The history, last.
     StructuralHistory next = history ? *history : StructuralHistory{};
@@ -219,6 +244,26 @@ void DatabaseImpl::reconcile_structure() {
                  "reactivated, {} prepare step(s))",
                  db_options_.name, plan.renames.size(), plan.drops.size(), plan.preserves.size(),
                  plan.reactivations.size(), plan.prepare.size());
+}
+
+void DatabaseImpl::reserve_dormant_names(const std::string& text, const std::string& schema, bool reserve) {
+  std::vector<ast::StatementPtr> stmts;
+  try {
+    stmts = Parser::parse(text);
+  } catch (const Error& e) {
+    spdlog::error("database '{}': a preserved table's stored text does not parse ({})", db_options_.name, e.what());
+    return;
+  }
+  if (stmts.empty() || stmts[0]->kind != ast::StmtKind::kCreateTable) return;
+  const std::string owner = schema + "." + static_cast<const ast::CreateTableStmt&>(*stmts[0]).table.name;
+  for (const auto& stmt : stmts) {
+    const bool table = stmt->kind == ast::StmtKind::kCreateTable;
+    if (!table && stmt->kind != ast::StmtKind::kCreateIndex) continue;
+    const std::string& name = table ? static_cast<const ast::CreateTableStmt&>(*stmt).table.name
+                                    : static_cast<const ast::CreateIndexStmt&>(*stmt).index.name;
+    if (reserve) catalog_.reserve(table ? "table" : "index", schema, name, owner);
+    else catalog_.release(table ? "table" : "index", schema, name);
+  }
 }
 
 }  // namespace quereus

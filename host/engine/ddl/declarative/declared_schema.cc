@@ -391,6 +391,25 @@ void plan_declared_view(DdlContext& db, SchemaPlan& plan, Planned p, const std::
   plan.views.push_back(std::move(p));
 }
 
+// Whether live index `ix` of `table` is the one `ci` declares: its table, columns, their
+// order, direction and collation (a column's own when the declaration names none),
+// uniqueness and partial predicate. Tags are compared apart (they migrate in place).
+bool index_matches(const TableSchema& table, const IndexSchema& ix, const ast::CreateIndexStmt& ci) {
+  if (!iequals(table.name, ci.table.name) || ix.unique != ci.unique || ix.columns.size() != ci.columns.size())
+    return false;
+  for (size_t i = 0; i < ix.columns.size(); ++i) {
+    const IndexColumn& live = ix.columns[i];
+    const ast::IndexedColumn& decl = ci.columns[i];
+    const ColumnSchema& col = table.columns[static_cast<size_t>(live.column)];
+    if (live.desc != decl.desc || !iequals(col.name, decl.name)) return false;
+    const std::string declared_collation = decl.collation.empty() ? col.collation->name() : decl.collation;
+    const std::string live_collation = live.collation ? live.collation->name() : col.collation->name();
+    if (!iequals(declared_collation, live_collation)) return false;
+  }
+  if (!ix.where != !ci.where) return false;
+  return !ix.where || expr_to_string(*ix.where) == expr_to_string(*ci.where);
+}
+
 // One declared item (not a seed): qualified into the schema, its name claimed, then
 // planned by kind.
 void plan_declared_item(DdlContext& db, SchemaPlan& plan, const ast::Statement& item, const std::string& module,
@@ -434,6 +453,13 @@ void plan_declared_item(DdlContext& db, SchemaPlan& plan, const ast::Statement& 
     const auto& ci = static_cast<const ast::CreateIndexStmt&>(*p.stmt);
     size_t ordinal = 0;
     if (auto owner = find_index(db, schema, ci.index.name, &ordinal, /*user_only=*/true)) {
+      if (!index_matches(owner->schema, owner->schema.indexes[ordinal], ci)) {
+        // A changed body (table, columns, order, collations, uniqueness, predicate): there
+        // is no in-place redefinition, so it is dropped (before the ALTERs) and built again.
+        plan.drops.emplace_back(ast::ObjectKind::kIndex, owner->schema.indexes[ordinal].name);
+        plan.indexes.push_back(std::move(p));
+        return;
+      }
       p.create = false;  // an existing index is left alone (IF NOT EXISTS), its tags migrated
       if (tags_drift(owner->schema.indexes[ordinal].tags, ci.tags))
         plan.others.push_back(object_tags_statement(ast::ObjectKind::kIndex, schema,

@@ -167,6 +167,9 @@ class Planner {
       config_error(p.origin, "table '" + yaml_name(t) +
                                  "' is declared: preserve keeps a table the declaration no longer names (declaring "
                                  "a preserved table reactivates it)");
+    if (live_.count(t) && dormant_.count(t))
+      config_error(p.origin, "table '" + yaml_name(t) + "' is already preserved: a second table of that name cannot "
+                                                        "be preserved over it");
     if (live_.count(t)) {
       plan_.preserves.push_back(live_.at(t));
       plan_.applied.push_back(canon);
@@ -257,29 +260,38 @@ class Planner {
 
   void declared_table(const TableIdentity& t) {
     const std::string name = t.qualified();
+    // A preserved table's identity stays its own: no other declared table takes it
+    // (preserved earlier, or by this open).
+    if (!t.id.empty()) {
+      auto refuse_reuse = [&](const TableIdentity& d) {
+        if (d.id == t.id && d.qualified() != name)
+          throw Error(StatusCode::kSchema, "Table '" + name + "' is declared with quereus.id '" + t.id +
+                                               "', the identity of preserved table '" + d.qualified() +
+                                               "'. Declare '" + yaml_name(d) +
+                                               "' again under its own name to reactivate it, or give '" + name +
+                                               "' another quereus.id");
+      };
+      for (const auto& [dn, d] : dormant_)
+        if (!handled_.count(dn)) refuse_reuse(d);
+      for (const TableIdentity& d : plan_.preserves) refuse_reuse(d);
+    }
     if (auto c = continued_.find(name); c != continued_.end()) {
       check_identity(name, c->second);
       return;
     }
     if (live_.count(name)) return;  // checked as a prior table
     if (auto d = dormant_.find(name); d != dormant_.end()) {
-      if (!d->second.id.empty() && !t.id.empty() && d->second.id != t.id)
+      if (!d->second.id.empty() && d->second.id != t.id && !retag_ok_.count(name))
         throw Error(StatusCode::kSchema, "Table '" + name + "' reuses the name of a preserved table stored with "
-                                         "identity '" + d->second.id + "', but is declared with quereus.id '" + t.id +
-                                         "'. Declare it with quereus.id '" + d->second.id +
-                                         "' to reactivate the preserved table, or give it another name");
+                                         "identity '" + d->second.id + "', but is declared with quereus.id " +
+                                         quoted_id(t.id) + ". Declare it with quereus.id '" + d->second.id +
+                                         "' to reactivate the preserved table, authorize the change with retag: {" +
+                                         yaml_name(name) + ": " + d->second.id + "}, or give it another name");
       plan_.reactivations.push_back(d->second);
       if (d->second.id != t.id) plan_.retags.push_back({d->second, t.id});
       return;
     }
     if (t.id.empty()) return;  // a new table
-    for (const auto& [dn, d] : dormant_)
-      if (d.id == t.id && !handled_.count(dn))
-        throw Error(StatusCode::kSchema, "Table '" + name + "' is declared with quereus.id '" + t.id +
-                                             "', the identity of preserved table '" + dn +
-                                             "'. Declare '" + yaml_name(dn) +
-                                             "' again under its own name to reactivate it, or give '" + name +
-                                             "' another quereus.id");
     for (const auto& [ln, l] : live_)
       if (l.id == t.id && !declared_.count(ln))
         undecided_.push_back("Table '" + name + "' is declared with quereus.id '" + t.id +
@@ -374,8 +386,10 @@ StructuralHistory StructuralHistory::decode(const std::string& text) {
     nlohmann::json j = nlohmann::json::parse(text);
     const int format = j.at("format").get<int>();
     if (format != kHistoryFormat)
-      throw Error(StatusCode::kCorrupt, "the structural history is of format " + std::to_string(format) +
-                                            "; this build reads format " + std::to_string(kHistoryFormat));
+      throw Error(StatusCode::kFormat, "the structural history (catalog entry structure:history) is of format " +
+                                           std::to_string(format) + "; this build reads format " +
+                                           std::to_string(kHistoryFormat) +
+                                           ". Open the database with the build that wrote it, or a newer one");
     StructuralHistory h;
     h.schemas = j.at("schemas").get<std::set<std::string>>();
     h.active = tables_of(j.at("active"));
