@@ -2,6 +2,7 @@
 // reading a query's rows.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,9 +13,11 @@
 namespace quereus::crash {
 
 // Opens a database whose default module is `store` (sync on) at `dir`/data, with the
-// mem and store plugins of `plugin_dir` loaded into a fresh registry.
+// mem and store plugins of `plugin_dir` loaded into a fresh registry; `adjust` may add to
+// the options (schema files, intents).
 inline Status open_store_db(const std::string& plugin_dir, const std::string& dir, std::shared_ptr<Registry>* registry,
-                            std::unique_ptr<Database>* db) {
+                            std::unique_ptr<Database>* db,
+                            const std::function<void(DatabaseOptions&)>& adjust = {}) {
   *registry = std::make_shared<Registry>();
   PluginLoader loader(*registry, {plugin_dir});
   for (const char* name : {"mem", "store"}) {
@@ -25,6 +28,7 @@ inline Status open_store_db(const std::string& plugin_dir, const std::string& di
   DatabaseOptions options;
   options.default_module = "store";
   options.module_options["store"] = {{"path", Value::Text(dir + "/data")}, {"sync", Value::Boolean(true)}};
+  if (adjust) adjust(options);
   return Database::Open(*registry, options, db);
 }
 

@@ -736,28 +736,19 @@ const char* kReconcileV2 =
 
 Status open_reconciling(const Options& o, const std::string& dir, int version, std::shared_ptr<Registry>* registry,
                         std::unique_ptr<Database>* db) {
-  *registry = std::make_shared<Registry>();
-  PluginLoader loader(*registry, {o.plugin_dir});
-  for (const char* name : {"mem", "store"}) {
-    PluginSpec spec;
-    spec.path = name;
-    if (Status s = loader.load(spec); !s.ok()) return s;
-  }
-  DatabaseOptions options;
-  options.default_module = "store";
-  options.module_options["store"] = {{"path", Value::Text(dir + "/data")}, {"sync", Value::Boolean(true)}};
-  options.schema_files.push_back({"app.sql", version == 1 ? kReconcileV1 : kReconcileV2, "crash.yaml:3"});
-  if (version == 2) {
-    StructuralIntent& m = options.migrate;
-    m.renames.push_back({"drafts", "notes", {"crash.yaml:6", "databases.main.migrate.rename.drafts"}});
-    m.drops.push_back({"cache", {"crash.yaml:7", "databases.main.migrate.drop"}});
-    m.preserves.push_back({"experiments", {"crash.yaml:8", "databases.main.migrate.preserve"}});
-    m.retags.push_back({"users", "usr", {"crash.yaml:9", "databases.main.migrate.retag.users"}});
-    m.prepare_constraints.push_back(
-        {"dedupe", "delete from users where id in (select b.id from users a join users b on a.email = b.email and b.id > a.id)",
-         {"crash.yaml:11", "databases.main.migrate.prepare_constraints.dedupe"}});
-  }
-  return Database::Open(*registry, options, db);
+  return crash::open_store_db(o.plugin_dir, dir, registry, db, [version](DatabaseOptions& options) {
+    options.schema_files.push_back({"app.sql", version == 1 ? kReconcileV1 : kReconcileV2, "crash.yaml:3"});
+    if (version == 2) {
+      StructuralIntent& m = options.migrate;
+      m.renames.push_back({"drafts", "notes", {"crash.yaml:6", "databases.main.migrate.rename.drafts"}});
+      m.drops.push_back({"cache", {"crash.yaml:7", "databases.main.migrate.drop"}});
+      m.preserves.push_back({"experiments", {"crash.yaml:8", "databases.main.migrate.preserve"}});
+      m.retags.push_back({"users", "usr", {"crash.yaml:9", "databases.main.migrate.retag.users"}});
+      m.prepare_constraints.push_back(
+          {"dedupe", "delete from users where id in (select b.id from users a join users b on a.email = b.email and b.id > a.id)",
+           {"crash.yaml:11", "databases.main.migrate.prepare_constraints.dedupe"}});
+    }
+  });
 }
 
 // What each state holds, as one string (fails the read when the tables are not there).
