@@ -1285,6 +1285,11 @@ AlterPlan plan_alter_column(AlterCtx& c) {
         break;
       }
       if (!c.s.default_value) fail(StatusCode::kInternal, "SET DEFAULT without an expression");
+      // The scope checks of the CREATE TABLE validator stay active with
+      // nondeterministic_schema on (determinism.md "Validation Timing").
+      if (ast::any_expr_deep(*c.s.default_value, [](const ast::Expr& x) { return x.kind == ast::ExprKind::kParameter; }))
+        throw Error(StatusCode::kError, "DEFAULT for column '" + col.name + "' may not reference bind parameters",
+                    c.s.default_value->site);
       col.default_expr = own_expr(*c.s.default_value);
       {
         // The CREATE TABLE rules for the new default (names, `new.c` siblings, context
