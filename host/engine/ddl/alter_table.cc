@@ -685,7 +685,7 @@ void add_unique(TableSchema& ts, const std::string& name, std::vector<IndexColum
     std::set<int> have;
     for (const IndexColumn& c : ix.columns) have.insert(c.column);
     if (name.empty() && ix.constraint && !ix.constraint_named && have == wanted)
-      fail(StatusCode::kError, "an equivalent UNIQUE constraint on (" + list + ") already exists");
+      fail(StatusCode::kConstraint, "an equivalent UNIQUE constraint on (" + list + ") already exists");
   }
   // The backing structure takes the constraint's name, or the derived `_uc_<cols>`: an
   // index of that name on the table would be silently taken over.
@@ -958,7 +958,7 @@ AlterPlan plan_add_column(AlterCtx& c) {
   std::set<std::string> claimed;
   for (const std::string& name : added_names)
     if (constraint_exists(ns, name) || !claimed.insert(to_lower(name)).second)
-      fail(StatusCode::kError, "duplicate constraint name '" + name +
+      fail(StatusCode::kConstraint, "duplicate constraint name '" + name +
                                    "': a constraint with that name already exists on table '" + c.table() + "'");
   if (def && col.generated())
     fail(StatusCode::kError, "Column '" + cd.name + "' cannot have both DEFAULT and GENERATED ALWAYS AS");
@@ -1373,7 +1373,7 @@ AlterPlan plan_add_constraint(AlterCtx& c) {
         fail(StatusCode::kError, "UNIQUE constraint '" + tc.name + "' would collide with the backing structure of " +
                                      describe_unique(ns, other));
   if (!tc.name.empty() && constraint_exists(ns, tc.name))
-    fail(StatusCode::kError, "duplicate constraint name '" + tc.name +
+    fail(StatusCode::kConstraint, "duplicate constraint name '" + tc.name +
                                  "': a constraint with that name already exists on table '" + ns.name + "'");
   p.change.kind = QRS_CHANGE_ADD_CONSTRAINT;
   using K = ast::TableConstraint::Kind;
@@ -1481,7 +1481,7 @@ AlterPlan plan_rename_constraint(AlterCtx& c) {
   }
   if (!slot) fail(StatusCode::kNotFound, "Constraint '" + c.s.name + "' not found on table '" + ns.name + "'");
   if (!iequals(*slot, c.s.new_name) && constraint_exists(ns, c.s.new_name))
-    fail(StatusCode::kError, "duplicate constraint name '" + c.s.new_name +
+    fail(StatusCode::kConstraint, "duplicate constraint name '" + c.s.new_name +
                                  "': a constraint with that name already exists on table '" + ns.name + "'");
   p.change.name = *slot;
   p.change.new_name = c.s.new_name;
