@@ -1121,6 +1121,40 @@ std::string expression_dependent_of(DdlContext& db, const TableEntry& target) {
   return {};
 }
 
+std::string expression_dependent_via_views(DdlContext& db, bool view, const std::string& schema,
+                                           const std::string& name, const TableEntry* self) {
+  const std::string lschema = to_lower(schema);
+  for (auto& t : db.catalog().tables()) {
+    if (t.get() == self) continue;
+    const std::string tname = t->schema.schema_name == schema ? t->schema.name : t->qualified_name();
+    auto describe = [&](const ast::Expr& e, const std::string& what) -> std::string {
+      const AssertionReference* hit = nullptr;
+      for (const AssertionReference& r : expression_references(db, e, t->schema.schema_name)) {
+        if (r.is_view != view || r.schema != lschema || !iequals(r.name, name)) continue;
+        if (!hit || r.through.size() < hit->through.size()) hit = &r;
+      }
+      if (!hit) return {};
+      // A table read directly is expression_dependent_of's (its walk is scope-exact).
+      if (hit->through.empty()) return view ? "it is referenced by " + what : std::string();
+      return what + " reaches it" + describe_view_chain(*hit);
+    };
+    std::string why;
+    for (const CheckSchema& ck : t->schema.checks)
+      if (!(why = describe(*ck.expr, "CHECK constraint '" + ck.name + "' on table '" + tname + "'")).empty()) return why;
+    for (const ColumnSchema& c : t->schema.columns) {
+      if (c.default_expr &&
+          !(why = describe(*c.default_expr, "the DEFAULT of column '" + c.name + "' on table '" + tname + "'")).empty())
+        return why;
+      if (c.generated() &&
+          !(why = describe(*c.generated_expr,
+                           "the GENERATED expression of column '" + c.name + "' on table '" + tname + "'"))
+               .empty())
+        return why;
+    }
+  }
+  return {};
+}
+
 namespace {
 
 AlterPlan plan_drop_column(AlterCtx& c) {

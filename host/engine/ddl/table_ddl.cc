@@ -309,8 +309,15 @@ void drop_table(DdlContext& db, const ast::DropStmt& s) {
                              entry->schema.name);
   guard_parent_drop(db, entry);
   // A stored expression of another table reading this one would fail on every write.
-  if (std::string why = expression_dependent_of(db, *entry); !why.empty())
-    throw Error(StatusCode::kError, "Cannot drop table '" + entry->schema.name + "': " + why, s.site);
+  std::string why = expression_dependent_of(db, *entry);
+  if (why.empty())
+    why = expression_dependent_via_views(db, false, entry->schema.schema_name, entry->schema.name, entry.get());
+  if (!why.empty())
+    throw Error(StatusCode::kConstraint,
+                std::string("cannot drop ") +
+                    (s.object == ast::ObjectKind::kMaterializedView ? "materialized view" : "table") + " '" +
+                    entry->schema.schema_name + "." + entry->schema.name + "': " + why + " — drop or redefine it first",
+                s.site);
   drop_table_indexes(db, *entry);
   entry->fk_links.reset();  // resolved keys point back at the table
   db.forget(*entry);

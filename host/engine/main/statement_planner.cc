@@ -1206,6 +1206,7 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
       return ddl_exec(db, [&db, &l](ExecContext&) { declare_lens(db, l); });
     }
     case K::kDiffSchema: return plan_diff_schema(db, static_cast<const ast::DiffSchemaStmt&>(stmt));
+    case K::kExplainSchema: return plan_explain_schema(db, static_cast<const ast::ExplainSchemaStmt&>(stmt));
     default: break;
   }
   if (stmt.kind == K::kDrop) {

@@ -2,8 +2,11 @@
 #include "catalog/derivation.h"
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <set>
+
+#include <openssl/evp.h>
 
 #include "common/status.h"
 #include "ddl/ddl_context.h"
@@ -95,6 +98,7 @@ struct Planned {
   std::string key;   // "schema.name" for applied-record bookkeeping ("" when none)
   std::string text;  // canonical declaration text
   bool create = true;
+  bool replace = false;  // an existing view whose body changed: dropped, then created
 };
 
 // What applying a declaration does: the objects of the schema it no longer names
@@ -377,12 +381,10 @@ void plan_declared_view(DdlContext& db, SchemaPlan& plan, Planned p, const std::
     declared.tags = std::move(declared_tags);
     if (body_same && tags_drift(live->tags, declared.tags))
       plan.others.push_back(object_tags_statement(ast::ObjectKind::kView, schema, live->name, declared.tags));
-    if (!body_same && (rec == store.applied.end() || rec->second != p.text) && live->sql != p.text)
-      throw Error(StatusCode::kUnsupported,
-                  "View '" + live->qualified_name() +
-                      "' differs from its declaration; replacing an existing view is not supported yet",
-                  site);
-    p.create = false;
+    // A changed body is migrated by drop + create (sql-ddl.md "Rename detection": views
+    // have no in-place primitive).
+    p.create = !body_same && (rec == store.applied.end() || rec->second != p.text) && live->sql != p.text;
+    p.replace = p.create;
   } else if (cat.find(schema, name)) {
     throw Error(StatusCode::kUnsupported,
                 "'" + schema + "." + name + "' is a table but is declared as a view; replacing it is not supported yet",
@@ -568,6 +570,8 @@ class DiffSchemaExec : public Executable {
     i_ = 0;
     SchemaPlan plan = plan_schema(db_, stmt_.name, "", stmt_.site);
     for (const auto& [kind, name] : plan.drops) rows_.push_back(drop_text(plan, kind, name));
+    for (auto& p : plan.views)
+      if (p.replace) rows_.push_back(drop_text(plan, ast::ObjectKind::kView, item_name(*p.stmt).name->name));
     for (auto& p : plan.tables)
       if (p.create) rows_.push_back(ddl_text(plan, *p.stmt));
     for (const auto& a : plan.alters) rows_.push_back(a.shown);
@@ -653,6 +657,13 @@ void apply_schema(DdlContext& db, const ast::ApplySchemaStmt& s, ExecContext& ct
       while (e->next(r)) {
       }
     }
+    // A view whose body changed is dropped before the creates (a migration step: once
+    // it ran, a later failure keeps it).
+    for (auto& p : views)
+      if (p.replace) {
+        migrated = true;
+        run(db, drop_statement(schema, ast::ObjectKind::kView, item_name(*p.stmt).name->name), ctx);
+      }
     // Views may read each other in any declared order: retry until no progress.
     std::vector<Planned*> pending;
     for (auto& p : views)
@@ -684,8 +695,17 @@ void apply_schema(DdlContext& db, const ast::ApplySchemaStmt& s, ExecContext& ct
       store.applied.erase(schema + "." + to_lower(name));
     }
     if (s.with_seed) {
-      // Seeds insert each declared row unless its key already exists, so a re-apply keeps
-      // rows the application added or edited.
+      // Seeding is destructive (sql-ddl.md "Safety"): each seeded table is cleared (in
+      // reverse declaration order, children before their parents when declared after
+      // them), then filled with the declared rows.
+      for (auto item = decl.items.rbegin(); item != decl.items.rend(); ++item) {
+        if ((*item)->kind != ast::StmtKind::kSeed) continue;
+        ast::DeleteStmt clear;
+        clear.site = (*item)->site;
+        clear.table.schema = schema;
+        clear.table.name = static_cast<const ast::SeedStmt&>(**item).table;
+        run(db, clear, ctx);
+      }
       for (const auto& item : decl.items) {
         if (item->kind != ast::StmtKind::kSeed) continue;
         const auto& seed = static_cast<const ast::SeedStmt&>(*item);
@@ -699,7 +719,7 @@ void apply_schema(DdlContext& db, const ast::ApplySchemaStmt& s, ExecContext& ct
         insert.source = std::make_unique<ast::Select>();
         insert.source->site = seed.site;
         for (const auto& row : seed.rows) insert.source->core.values.push_back(ast::clone(row));
-        insert.upserts.emplace_back();  // DO NOTHING on any uniqueness conflict
+        insert.upserts.emplace_back();  // DO NOTHING: a row the seed repeats lands once
         run(db, insert, ctx);
       }
     }
@@ -727,10 +747,20 @@ void apply_schema(DdlContext& db, const ast::ApplySchemaStmt& s, ExecContext& ct
 
 void declare_schema(DdlContext& db, const ast::DeclareSchemaStmt& s, DdlOrigin origin) {
   for (const auto& opt : s.options) {
-    if (!iequals(opt.key, "default_vtab_module"))
-      throw Error(StatusCode::kUnsupported,
-                  "DECLARE SCHEMA option '" + opt.key + "' is not supported yet (supported: default_vtab_module)",
-                  s.site);
+    if (iequals(opt.key, "default_vtab_module")) continue;
+    // default_vtab_args (sql-ddl.md "Declaration Syntax"): an empty argument object is
+    // what every table gets anyway; arguments themselves are not carried yet.
+    if (iequals(opt.key, "default_vtab_args") && opt.value) {
+      std::string args = expr_to_string(*opt.value);
+      if (args.size() >= 2 && args.front() == '\'') args = args.substr(1, args.size() - 2);
+      args.erase(std::remove_if(args.begin(), args.end(), [](unsigned char c) { return std::isspace(c); }),
+                 args.end());
+      if (args == "{}") continue;
+    }
+    throw Error(StatusCode::kUnsupported,
+                "DECLARE SCHEMA option '" + opt.key +
+                    "' is not supported yet (supported: default_vtab_module, an empty default_vtab_args)",
+                s.site);
   }
   std::set<std::string> seeded;
   for (const auto& item : s.items) {
@@ -753,6 +783,80 @@ std::unique_ptr<Executable> plan_declare_schema(DdlContext& db, const ast::Decla
 
 std::unique_ptr<Executable> plan_diff_schema(DdlContext& db, const ast::DiffSchemaStmt& stmt) {
   return std::make_unique<DiffSchemaExec>(db, stmt);
+}
+
+namespace {
+
+// The declaration's items (seeds included) in a canonical form: each printed without its
+// tags (informational, never hashed: sql-ddl.md "2.6.3 Metadata Tags"), sorted, so the
+// declared order does not matter.
+std::string canonical_schema_text(const ast::DeclareSchemaStmt& decl) {
+  std::vector<std::string> items;
+  for (const auto& item : decl.items) {
+    ast::StatementPtr copy = own_statement(*item);
+    switch (copy->kind) {
+      case ast::StmtKind::kCreateTable: {
+        auto& t = static_cast<ast::CreateTableStmt&>(*copy);
+        t.tags.clear();
+        for (auto& c : t.columns) {
+          c.tags.clear();
+          for (auto& cc : c.constraints) cc.tags.clear();
+        }
+        for (auto& tc : t.constraints) tc.tags.clear();
+        break;
+      }
+      case ast::StmtKind::kCreateView: static_cast<ast::CreateViewStmt&>(*copy).tags.clear(); break;
+      case ast::StmtKind::kCreateMaterializedView:
+        static_cast<ast::CreateMaterializedViewStmt&>(*copy).tags.clear();
+        break;
+      case ast::StmtKind::kCreateIndex: static_cast<ast::CreateIndexStmt&>(*copy).tags.clear(); break;
+      default: break;
+    }
+    items.push_back(statement_to_string(*copy));
+  }
+  std::sort(items.begin(), items.end());
+  std::string out = "version " + decl.version + "\n";
+  for (const std::string& i : items) out += i + "\n";
+  return out;
+}
+
+// EXPLAIN SCHEMA: one row, {"info": "hash:<first 12 hex digits of the SHA-256>"}.
+class ExplainSchemaExec : public Executable {
+ public:
+  ExplainSchemaExec(DdlContext& db, const ast::ExplainSchemaStmt& s) : db_(db), stmt_(s) { names_ = {"info"}; }
+  void start(ExecContext&) override {
+    done_ = false;
+    auto decl = find_declaration(db_, to_lower(stmt_.name), stmt_.name, "", stmt_.site);
+    const std::string text = canonical_schema_text(*decl);
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    if (EVP_Digest(text.data(), text.size(), md, &len, EVP_sha256(), nullptr) != 1)
+      throw Error(StatusCode::kInternal, "SHA-256 digest failed");
+    static const char kHex[] = "0123456789abcdef";
+    info_ = "hash:";
+    for (unsigned int i = 0; i < 6 && i < len; ++i) {
+      info_ += kHex[md[i] >> 4];
+      info_ += kHex[md[i] & 15];
+    }
+  }
+  bool next(Row& out) override {
+    if (done_) return false;
+    done_ = true;
+    out = {Value::Text(info_)};
+    return true;
+  }
+
+ private:
+  DdlContext& db_;
+  const ast::ExplainSchemaStmt& stmt_;
+  std::string info_;
+  bool done_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Executable> plan_explain_schema(DdlContext& db, const ast::ExplainSchemaStmt& stmt) {
+  return std::make_unique<ExplainSchemaExec>(db, stmt);
 }
 
 std::unique_ptr<Executable> plan_apply_schema(DdlContext& db, const ast::ApplySchemaStmt& stmt) {
