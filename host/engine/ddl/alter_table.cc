@@ -107,6 +107,7 @@ class Renamer {
     std::vector<std::string> qualifiers;  // qualifiers binding the column-renamed table
     bool bare = false;                    // bare names bind the column-renamed table
     bool table_unaliased = false;         // the renamed table is a source without alias
+    std::vector<std::string> ctes;        // WITH names declared here: they shadow tables
     const Scope* outer = nullptr;
   };
 
@@ -176,6 +177,15 @@ class Renamer {
         if (iequals(x, q)) return true;
     return false;
   }
+  // An unqualified source naming a CTE in scope reads the CTE, not the table
+  // (sql-alter.md "RENAME TABLE": the rewrite is scope-aware).
+  bool cte_shadows(const Scope* s, const ast::QualifiedName& n) const {
+    if (!n.schema.empty()) return false;
+    for (; s; s = s->outer)
+      for (auto& x : s->ctes)
+        if (iequals(x, n.name)) return true;
+    return false;
+  }
   bool table_visible(const Scope* s) const {
     for (; s; s = s->outer)
       if (s->table_unaliased) return true;
@@ -205,6 +215,7 @@ class Renamer {
     using K = ast::TableSource::Kind;
     switch (t.kind) {
       case K::kTable:
+        if (cte_shadows(&sc, t.table)) break;
         if (!old_table_.empty() && is_target(t.table, old_table_)) {
           t.table.name = new_table_;
           changed_ = true;
@@ -306,9 +317,17 @@ class Renamer {
   }
 
   void select(ast::Select& s, const Scope* outer) {
-    if (s.with)
-      for (auto& cte : s.with->ctes)
-        if (cte.select) select(*cte.select, outer);
+    Scope with_scope;
+    if (s.with) {
+      // A CTE's body sees the members declared before it (and itself when recursive).
+      with_scope.outer = outer;
+      for (auto& cte : s.with->ctes) {
+        if (s.with->recursive) with_scope.ctes.push_back(cte.name);
+        if (cte.select) select(*cte.select, &with_scope);
+        if (!s.with->recursive) with_scope.ctes.push_back(cte.name);
+      }
+      outer = &with_scope;
+    }
     core(s.core, outer, s.compounds.empty() ? &s.order_by : nullptr);
     for (auto& leg : s.compounds) core(leg.core, outer, nullptr);
     if (!s.compounds.empty())
@@ -837,6 +856,32 @@ AlterPlan plan_rename_column(AlterCtx& c) {
                                    "' to '" + to + "': materialized view '" + t->schema.name +
                                    "' republishes it and already publishes a column named '" + to + "'");
   }
+  // A plain view likewise (sql-alter.md "RENAME COLUMN": the dependent would publish two
+  // columns of the new name); an explicit column list pins its names.
+  for (const auto& v : c.db.catalog().views()) {
+    if (!v->definition || !v->definition->select || !v->columns.empty()) continue;
+    const ast::Select& body = *v->definition->select;
+    if (!body.compounds.empty()) continue;
+    Renamer probe = Renamer::column(c.old().schema_name, c.table(), c.old().columns[idx].name, to);
+    if (!probe.reads_target_table(body)) continue;
+    bool republishes = false;
+    for (const ast::ResultColumn& rc : body.core.columns)
+      republishes = republishes || rc.kind != ast::ResultColumn::Kind::kExpr ||
+                    (rc.alias.empty() && rc.expr && rc.expr->kind == ast::ExprKind::kColumn &&
+                     iequals(static_cast<const ast::ColumnRef&>(*rc.expr).column, c.old().columns[idx].name));
+    if (!republishes) continue;
+    std::vector<std::string> published;
+    try {
+      Planner planner(c.db);
+      published = planner.plan_view_body(body, v->schema_name).names;
+    } catch (const Error&) {
+      continue;  // a view that no longer plans publishes nothing to collide with
+    }
+    if (std::any_of(published.begin(), published.end(), [&](const std::string& n) { return iequals(n, to); }))
+      fail(StatusCode::kError, "Cannot rename column '" + c.old().columns[idx].name + "' of '" + c.table() +
+                                   "' to '" + to + "': view '" + v->name +
+                                   "' republishes it and already publishes a column named '" + to + "'");
+  }
   // A view (plain or maintained) reading the table beside another source that names `to`
   // bare would find it ambiguous once the table has a `to` too: refused (qualify the
   // reference in the view first), as SQLite refuses a rename that breaks the schema.
@@ -1181,6 +1226,11 @@ AlterPlan plan_drop_column(AlterCtx& c) {
   for (auto& other : c.old().columns)
     if (other.default_expr && !iequals(other.name, col) && reads_column(*other.default_expr, c.table(), col))
       refuse("it is referenced by the DEFAULT of column '" + other.name + "'");
+  // A partial index could not evaluate its predicate (sql-alter.md "DROP COLUMN"); a key
+  // column alone is fine (the index narrows).
+  for (const IndexSchema& ix : c.old().indexes)
+    if (ix.where && reads_column(*ix.where, c.table(), col))
+      refuse("it is referenced by the WHERE clause of partial index '" + ix.name + "' — drop the index first");
   // Another table's CHECK, DEFAULT or generated column reading the column through a
   // subquery (a scope-aware probe: the rename walker reports whether it would rewrite).
   auto reads_through_subquery = [&](const ast::Expr& e, const TableEntry& owner) {
