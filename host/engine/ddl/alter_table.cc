@@ -108,6 +108,7 @@ class Renamer {
     bool bare = false;                    // bare names bind the column-renamed table
     bool table_unaliased = false;         // the renamed table is a source without alias
     std::vector<std::string> ctes;        // WITH names declared here: they shadow tables
+    std::vector<std::string> bound;       // qualifiers this level's FROM sources bind
     const Scope* outer = nullptr;
   };
 
@@ -171,10 +172,15 @@ class Renamer {
       if (s->bare) return true;
     return false;
   }
+  // Whether qualifier `q` reaches the column-renamed table: the innermost level binding
+  // it decides, so an inner source named or aliased `new` shadows the row image.
   bool qualifier_binds(const Scope* s, const std::string& q) const {
-    for (; s; s = s->outer)
+    for (; s; s = s->outer) {
       for (auto& x : s->qualifiers)
         if (iequals(x, q)) return true;
+      for (auto& x : s->bound)
+        if (iequals(x, q)) return false;
+    }
     return false;
   }
   // An unqualified source naming a CTE in scope reads the CTE, not the table
@@ -215,6 +221,7 @@ class Renamer {
     using K = ast::TableSource::Kind;
     switch (t.kind) {
       case K::kTable:
+        sc.bound.push_back(t.alias.empty() ? t.table.name : t.alias);
         if (cte_shadows(&sc, t.table)) break;
         if (!old_table_.empty() && is_target(t.table, old_table_)) {
           t.table.name = new_table_;
@@ -227,6 +234,7 @@ class Renamer {
         }
         break;
       case K::kSubquery:
+        if (!t.alias.empty()) sc.bound.push_back(t.alias);
         if (t.subquery) select(*t.subquery, sc.outer);
         break;
       case K::kJoin:
@@ -235,6 +243,7 @@ class Renamer {
         if (t.on) expr(*t.on, &sc);
         break;
       case K::kFunction:
+        if (!t.alias.empty()) sc.bound.push_back(t.alias);
         for (auto& a : t.function_args)
           if (a) expr(*a, sc.outer);
         break;
@@ -1211,6 +1220,13 @@ AlterPlan plan_drop_column(AlterCtx& c) {
   };
   if (is_key_member(c.old(), idx)) refuse("Cannot drop PRIMARY KEY column '" + col + "'");
   if (c.old().columns.size() == 1) refuse("a table must keep at least one column");
+  // The table's own expressions, scope-aware: a qualifier an inner FROM rebinds (a table
+  // called "new") names that source, not the written row (sql-alter.md "DROP COLUMN").
+  auto reads_column = [&](const ast::Expr& e, const std::string&, const std::string&) {
+    auto probe = ast::clone(e);  // the walker rewrites what it visits: run it on a copy
+    Renamer r = Renamer::column(c.old().schema_name, c.table(), col, col + "\x01");
+    return r.owned_expr(*probe, c.old().schema_name, c.table());
+  };
   for (auto& other : c.old().columns)
     if (other.generated() && !iequals(other.name, col) && reads_column(*other.generated_expr, c.table(), col))
       refuse("it is referenced by generated column '" + other.name + "'");
