@@ -109,6 +109,7 @@ class Renamer {
     bool table_unaliased = false;         // the renamed table is a source without alias
     std::vector<std::string> ctes;        // WITH names declared here: they shadow tables
     std::vector<std::string> bound;       // qualifiers this level's FROM sources bind
+    bool bare_elsewhere = false;          // another source here has a column of the old name
     const Scope* outer = nullptr;
   };
 
@@ -125,6 +126,12 @@ class Renamer {
     changed_ = false;
     expr(e, &root);
     return changed_;
+  }
+  // With the catalog, a bare name another FROM source of a subquery exposes binds that
+  // source, not the renamed table (sql-alter.md "DROP COLUMN": detection is scope-aware).
+  Renamer& with_catalog(const Catalog& catalog) {
+    catalog_ = &catalog;
+    return *this;
   }
   // An expression whose home schema has its own table of the target's name: there a
   // bare name binds that table, so only a qualified name reaches the target.
@@ -168,8 +175,29 @@ class Renamer {
     return iequals(n.name, name) && (n.schema.empty() || iequals(n.schema, schema_));
   }
   bool bare_binds(const Scope* s) const {
-    for (; s; s = s->outer)
+    for (; s; s = s->outer) {
       if (s->bare) return true;
+      if (s->bare_elsewhere) return false;
+    }
+    return false;
+  }
+  // Whether the (non-target) source `n` exposes a column named like the renamed one: a
+  // table's column, or a view's column list / named result column.
+  bool exposes_old_column(const ast::QualifiedName& n) const {
+    if (!catalog_ || old_col_.empty()) return false;
+    const std::string schema = n.schema.empty() ? schema_ : to_lower(n.schema);
+    if (auto t = catalog_->find(schema, n.name)) return t->schema.find_column(old_col_) >= 0;
+    if (auto v = catalog_->find_view(schema, n.name)) {
+      if (!v->columns.empty())
+        return std::any_of(v->columns.begin(), v->columns.end(), [&](const std::string& c) { return iequals(c, old_col_); });
+      if (!v->definition || !v->definition->select) return false;
+      for (const ast::ResultColumn& rc : v->definition->select->core.columns) {
+        if (!rc.alias.empty() ? iequals(rc.alias, old_col_)
+                              : rc.expr && rc.expr->kind == ast::ExprKind::kColumn &&
+                                    iequals(static_cast<const ast::ColumnRef&>(*rc.expr).column, old_col_))
+          return true;
+      }
+    }
     return false;
   }
   // Whether qualifier `q` reaches the column-renamed table: the innermost level binding
@@ -231,6 +259,8 @@ class Renamer {
         if (!col_table_.empty() && is_target(t.table, col_table_)) {
           sc.bare = true;
           sc.qualifiers.push_back(t.alias.empty() ? t.table.name : t.alias);
+        } else if (exposes_old_column(t.table)) {
+          sc.bare_elsewhere = true;
         }
         break;
       case K::kSubquery:
@@ -345,6 +375,7 @@ class Renamer {
   }
 
   std::string schema_;
+  const Catalog* catalog_ = nullptr;
   bool bare_binds_elsewhere_ = false;
   std::string old_table_, new_table_;
   std::string col_table_, old_col_, new_col_;
@@ -802,23 +833,6 @@ bool is_key_member(const TableSchema& ts, int column) {
   return false;
 }
 
-// True when `e`, owned by table `owner`, reads `column` of it (bare or through
-// new./old.).
-bool reads_column(const ast::Expr& e, const std::string& owner, const std::string& column) {
-  bool found = false;
-  walk_expr(
-      const_cast<ast::Expr&>(e),
-      [&](ast::Expr& x) {
-        if (x.kind != ast::ExprKind::kColumn) return;
-        auto& c = static_cast<ast::ColumnRef&>(x);
-        if (iequals(c.column, column) &&
-            (c.table.empty() || iequals(c.table, owner) || iequals(c.table, "new") || iequals(c.table, "old")))
-          found = true;
-      },
-      [](ast::Select&) {});
-  return found;
-}
-
 // ---------------------------------------------------------------- the arms
 
 AlterPlan plan_rename_table(AlterCtx& c) {
@@ -951,7 +965,7 @@ AlterPlan plan_rename_column(AlterCtx& c) {
         if (fk.referenced_schema == schema && iequals(fk.referenced_table, table))
           for (std::string& rc : fk.referenced_columns)
             if (iequals(rc, from)) rc = to;
-    propagate_rename(db, Renamer::column(schema, table, from, to));
+    propagate_rename(db, Renamer::column(schema, table, from, to).with_catalog(db.catalog()));
     db.note_column_rename(schema, table, from, to);
   };
   return p;
@@ -1183,7 +1197,8 @@ std::string expression_dependent_via_views(DdlContext& db, bool view, const std:
     const std::string tname = t->schema.schema_name == schema ? t->schema.name : t->qualified_name();
     auto describe = [&](const ast::Expr& e, const std::string& what) -> std::string {
       const AssertionReference* hit = nullptr;
-      for (const AssertionReference& r : expression_references(db, e, t->schema.schema_name)) {
+      const std::vector<AssertionReference> refs = expression_references(db, e, t->schema.schema_name);
+      for (const AssertionReference& r : refs) {
         if (r.is_view != view || r.schema != lschema || !iequals(r.name, name)) continue;
         if (!hit || r.through.size() < hit->through.size()) hit = &r;
       }
@@ -1225,6 +1240,7 @@ AlterPlan plan_drop_column(AlterCtx& c) {
   auto reads_column = [&](const ast::Expr& e, const std::string&, const std::string&) {
     auto probe = ast::clone(e);  // the walker rewrites what it visits: run it on a copy
     Renamer r = Renamer::column(c.old().schema_name, c.table(), col, col + "\x01");
+    r.with_catalog(c.db.catalog());
     return r.owned_expr(*probe, c.old().schema_name, c.table());
   };
   for (auto& other : c.old().columns)
@@ -1252,6 +1268,7 @@ AlterPlan plan_drop_column(AlterCtx& c) {
   auto reads_through_subquery = [&](const ast::Expr& e, const TableEntry& owner) {
     auto probe = ast::clone(e);  // the walker rewrites what it visits: run it on a copy
     Renamer r = Renamer::column(c.old().schema_name, c.table(), col, col + "\x01");
+    r.with_catalog(c.db.catalog());
     r.set_bare_binds_elsewhere(owner.schema.schema_name != c.old().schema_name &&
                                c.db.catalog().find(owner.schema.schema_name, c.table()) != nullptr);
     return r.owned_expr(*probe, owner.schema.schema_name, owner.schema.name);
