@@ -204,7 +204,7 @@ TEST_F(WritePathTest, CascadeProblemsSurfaceOnlyWhereTheActionRuns) {
   exec("insert into q values (1), (2)");
   exec("insert into d values (5, 2)");
   // A table a CHECK reads cannot be dropped from under it (so no binding breaks).
-  fails("drop table aux", StatusCode::kError, "referenced by CHECK constraint '_check_0' on table 'd'");
+  fails("drop table aux", StatusCode::kConstraint, "referenced by CHECK constraint '_check_0' on table 'd'");
   exec("insert into q values (3)");    // writes q; d's CHECK is not needed
   exec("delete from q where id = 1");  // no row of d references it: nothing cascades
   exec("delete from q where id = 2");  // cascades to d, whose CHECK still binds

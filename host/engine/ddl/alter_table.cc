@@ -107,6 +107,9 @@ class Renamer {
     std::vector<std::string> qualifiers;  // qualifiers binding the column-renamed table
     bool bare = false;                    // bare names bind the column-renamed table
     bool table_unaliased = false;         // the renamed table is a source without alias
+    std::vector<std::string> ctes;        // WITH names declared here: they shadow tables
+    std::vector<std::string> bound;       // qualifiers this level's FROM sources bind
+    bool bare_elsewhere = false;          // another source here has a column of the old name
     const Scope* outer = nullptr;
   };
 
@@ -123,6 +126,12 @@ class Renamer {
     changed_ = false;
     expr(e, &root);
     return changed_;
+  }
+  // With the catalog, a bare name another FROM source of a subquery exposes binds that
+  // source, not the renamed table (sql-alter.md "DROP COLUMN": detection is scope-aware).
+  Renamer& with_catalog(const Catalog& catalog) {
+    catalog_ = &catalog;
+    return *this;
   }
   // An expression whose home schema has its own table of the target's name: there a
   // bare name binds that table, so only a qualified name reaches the target.
@@ -166,14 +175,49 @@ class Renamer {
     return iequals(n.name, name) && (n.schema.empty() || iequals(n.schema, schema_));
   }
   bool bare_binds(const Scope* s) const {
-    for (; s; s = s->outer)
+    for (; s; s = s->outer) {
       if (s->bare) return true;
+      if (s->bare_elsewhere) return false;
+    }
     return false;
   }
+  // Whether the (non-target) source `n` exposes a column named like the renamed one: a
+  // table's column, or a view's column list / named result column.
+  bool exposes_old_column(const ast::QualifiedName& n) const {
+    if (!catalog_ || old_col_.empty()) return false;
+    const std::string schema = n.schema.empty() ? schema_ : to_lower(n.schema);
+    if (auto t = catalog_->find(schema, n.name)) return t->schema.find_column(old_col_) >= 0;
+    if (auto v = catalog_->find_view(schema, n.name)) {
+      if (!v->columns.empty())
+        return std::any_of(v->columns.begin(), v->columns.end(), [&](const std::string& c) { return iequals(c, old_col_); });
+      if (!v->definition || !v->definition->select) return false;
+      for (const ast::ResultColumn& rc : v->definition->select->core.columns) {
+        if (!rc.alias.empty() ? iequals(rc.alias, old_col_)
+                              : rc.expr && rc.expr->kind == ast::ExprKind::kColumn &&
+                                    iequals(static_cast<const ast::ColumnRef&>(*rc.expr).column, old_col_))
+          return true;
+      }
+    }
+    return false;
+  }
+  // Whether qualifier `q` reaches the column-renamed table: the innermost level binding
+  // it decides, so an inner source named or aliased `new` shadows the row image.
   bool qualifier_binds(const Scope* s, const std::string& q) const {
-    for (; s; s = s->outer)
+    for (; s; s = s->outer) {
       for (auto& x : s->qualifiers)
         if (iequals(x, q)) return true;
+      for (auto& x : s->bound)
+        if (iequals(x, q)) return false;
+    }
+    return false;
+  }
+  // An unqualified source naming a CTE in scope reads the CTE, not the table
+  // (sql-alter.md "RENAME TABLE": the rewrite is scope-aware).
+  bool cte_shadows(const Scope* s, const ast::QualifiedName& n) const {
+    if (!n.schema.empty()) return false;
+    for (; s; s = s->outer)
+      for (auto& x : s->ctes)
+        if (iequals(x, n.name)) return true;
     return false;
   }
   bool table_visible(const Scope* s) const {
@@ -205,6 +249,8 @@ class Renamer {
     using K = ast::TableSource::Kind;
     switch (t.kind) {
       case K::kTable:
+        sc.bound.push_back(t.alias.empty() ? t.table.name : t.alias);
+        if (cte_shadows(&sc, t.table)) break;
         if (!old_table_.empty() && is_target(t.table, old_table_)) {
           t.table.name = new_table_;
           changed_ = true;
@@ -213,9 +259,12 @@ class Renamer {
         if (!col_table_.empty() && is_target(t.table, col_table_)) {
           sc.bare = true;
           sc.qualifiers.push_back(t.alias.empty() ? t.table.name : t.alias);
+        } else if (exposes_old_column(t.table)) {
+          sc.bare_elsewhere = true;
         }
         break;
       case K::kSubquery:
+        if (!t.alias.empty()) sc.bound.push_back(t.alias);
         if (t.subquery) select(*t.subquery, sc.outer);
         break;
       case K::kJoin:
@@ -224,6 +273,7 @@ class Renamer {
         if (t.on) expr(*t.on, &sc);
         break;
       case K::kFunction:
+        if (!t.alias.empty()) sc.bound.push_back(t.alias);
         for (auto& a : t.function_args)
           if (a) expr(*a, sc.outer);
         break;
@@ -306,9 +356,17 @@ class Renamer {
   }
 
   void select(ast::Select& s, const Scope* outer) {
-    if (s.with)
-      for (auto& cte : s.with->ctes)
-        if (cte.select) select(*cte.select, outer);
+    Scope with_scope;
+    if (s.with) {
+      // A CTE's body sees the members declared before it (and itself when recursive).
+      with_scope.outer = outer;
+      for (auto& cte : s.with->ctes) {
+        if (s.with->recursive) with_scope.ctes.push_back(cte.name);
+        if (cte.select) select(*cte.select, &with_scope);
+        if (!s.with->recursive) with_scope.ctes.push_back(cte.name);
+      }
+      outer = &with_scope;
+    }
     core(s.core, outer, s.compounds.empty() ? &s.order_by : nullptr);
     for (auto& leg : s.compounds) core(leg.core, outer, nullptr);
     if (!s.compounds.empty())
@@ -317,6 +375,7 @@ class Renamer {
   }
 
   std::string schema_;
+  const Catalog* catalog_ = nullptr;
   bool bare_binds_elsewhere_ = false;
   std::string old_table_, new_table_;
   std::string col_table_, old_col_, new_col_;
@@ -685,7 +744,7 @@ void add_unique(TableSchema& ts, const std::string& name, std::vector<IndexColum
     std::set<int> have;
     for (const IndexColumn& c : ix.columns) have.insert(c.column);
     if (name.empty() && ix.constraint && !ix.constraint_named && have == wanted)
-      fail(StatusCode::kError, "an equivalent UNIQUE constraint on (" + list + ") already exists");
+      fail(StatusCode::kConstraint, "an equivalent UNIQUE constraint on (" + list + ") already exists");
   }
   // The backing structure takes the constraint's name, or the derived `_uc_<cols>`: an
   // index of that name on the table would be silently taken over.
@@ -774,23 +833,6 @@ bool is_key_member(const TableSchema& ts, int column) {
   return false;
 }
 
-// True when `e`, owned by table `owner`, reads `column` of it (bare or through
-// new./old.).
-bool reads_column(const ast::Expr& e, const std::string& owner, const std::string& column) {
-  bool found = false;
-  walk_expr(
-      const_cast<ast::Expr&>(e),
-      [&](ast::Expr& x) {
-        if (x.kind != ast::ExprKind::kColumn) return;
-        auto& c = static_cast<ast::ColumnRef&>(x);
-        if (iequals(c.column, column) &&
-            (c.table.empty() || iequals(c.table, owner) || iequals(c.table, "new") || iequals(c.table, "old")))
-          found = true;
-      },
-      [](ast::Select&) {});
-  return found;
-}
-
 // ---------------------------------------------------------------- the arms
 
 AlterPlan plan_rename_table(AlterCtx& c) {
@@ -836,6 +878,32 @@ AlterPlan plan_rename_column(AlterCtx& c) {
     if (republishes)
       fail(StatusCode::kError, "Cannot rename column '" + c.old().columns[idx].name + "' of '" + c.table() +
                                    "' to '" + to + "': materialized view '" + t->schema.name +
+                                   "' republishes it and already publishes a column named '" + to + "'");
+  }
+  // A plain view likewise (sql-alter.md "RENAME COLUMN": the dependent would publish two
+  // columns of the new name); an explicit column list pins its names.
+  for (const auto& v : c.db.catalog().views()) {
+    if (!v->definition || !v->definition->select || !v->columns.empty()) continue;
+    const ast::Select& body = *v->definition->select;
+    if (!body.compounds.empty()) continue;
+    Renamer probe = Renamer::column(c.old().schema_name, c.table(), c.old().columns[idx].name, to);
+    if (!probe.reads_target_table(body)) continue;
+    bool republishes = false;
+    for (const ast::ResultColumn& rc : body.core.columns)
+      republishes = republishes || rc.kind != ast::ResultColumn::Kind::kExpr ||
+                    (rc.alias.empty() && rc.expr && rc.expr->kind == ast::ExprKind::kColumn &&
+                     iequals(static_cast<const ast::ColumnRef&>(*rc.expr).column, c.old().columns[idx].name));
+    if (!republishes) continue;
+    std::vector<std::string> published;
+    try {
+      Planner planner(c.db);
+      published = planner.plan_view_body(body, v->schema_name).names;
+    } catch (const Error&) {
+      continue;  // a view that no longer plans publishes nothing to collide with
+    }
+    if (std::any_of(published.begin(), published.end(), [&](const std::string& n) { return iequals(n, to); }))
+      fail(StatusCode::kError, "Cannot rename column '" + c.old().columns[idx].name + "' of '" + c.table() +
+                                   "' to '" + to + "': view '" + v->name +
                                    "' republishes it and already publishes a column named '" + to + "'");
   }
   // A view (plain or maintained) reading the table beside another source that names `to`
@@ -898,7 +966,7 @@ AlterPlan plan_rename_column(AlterCtx& c) {
         if (fk.referenced_schema == schema && iequals(fk.referenced_table, table))
           for (std::string& rc : fk.referenced_columns)
             if (iequals(rc, from)) rc = to;
-    propagate_rename(db, Renamer::column(schema, table, from, to));
+    propagate_rename(db, Renamer::column(schema, table, from, to).with_catalog(db.catalog()));
     db.note_column_rename(schema, table, from, to);
   };
   return p;
@@ -959,7 +1027,7 @@ AlterPlan plan_add_column(AlterCtx& c) {
   std::set<std::string> claimed;
   for (const std::string& name : added_names)
     if (constraint_exists(ns, name) || !claimed.insert(to_lower(name)).second)
-      fail(StatusCode::kError, "duplicate constraint name '" + name +
+      fail(StatusCode::kConstraint, "duplicate constraint name '" + name +
                                    "': a constraint with that name already exists on table '" + c.table() + "'");
   if (def && col.generated())
     fail(StatusCode::kError, "Column '" + cd.name + "' cannot have both DEFAULT and GENERATED ALWAYS AS");
@@ -1122,6 +1190,41 @@ std::string expression_dependent_of(DdlContext& db, const TableEntry& target) {
   return {};
 }
 
+std::string expression_dependent_via_views(DdlContext& db, bool view, const std::string& schema,
+                                           const std::string& name, const TableEntry* self) {
+  const std::string lschema = to_lower(schema);
+  for (auto& t : db.catalog().tables()) {
+    if (t.get() == self) continue;
+    const std::string tname = t->schema.schema_name == schema ? t->schema.name : t->qualified_name();
+    auto describe = [&](const ast::Expr& e, const std::string& what) -> std::string {
+      const AssertionReference* hit = nullptr;
+      const std::vector<AssertionReference> refs = expression_references(db, e, t->schema.schema_name);
+      for (const AssertionReference& r : refs) {
+        if (r.is_view != view || r.schema != lschema || !iequals(r.name, name)) continue;
+        if (!hit || r.through.size() < hit->through.size()) hit = &r;
+      }
+      if (!hit) return {};
+      // A table read directly is expression_dependent_of's (its walk is scope-exact).
+      if (hit->through.empty()) return view ? "it is referenced by " + what : std::string();
+      return what + " reaches it" + describe_view_chain(*hit);
+    };
+    std::string why;
+    for (const CheckSchema& ck : t->schema.checks)
+      if (!(why = describe(*ck.expr, "CHECK constraint '" + ck.name + "' on table '" + tname + "'")).empty()) return why;
+    for (const ColumnSchema& c : t->schema.columns) {
+      if (c.default_expr &&
+          !(why = describe(*c.default_expr, "the DEFAULT of column '" + c.name + "' on table '" + tname + "'")).empty())
+        return why;
+      if (c.generated() &&
+          !(why = describe(*c.generated_expr,
+                           "the GENERATED expression of column '" + c.name + "' on table '" + tname + "'"))
+               .empty())
+        return why;
+    }
+  }
+  return {};
+}
+
 namespace {
 
 AlterPlan plan_drop_column(AlterCtx& c) {
@@ -1133,6 +1236,14 @@ AlterPlan plan_drop_column(AlterCtx& c) {
   };
   if (is_key_member(c.old(), idx)) refuse("Cannot drop PRIMARY KEY column '" + col + "'");
   if (c.old().columns.size() == 1) refuse("a table must keep at least one column");
+  // The table's own expressions, scope-aware: a qualifier an inner FROM rebinds (a table
+  // called "new") names that source, not the written row (sql-alter.md "DROP COLUMN").
+  auto reads_column = [&](const ast::Expr& e, const std::string&, const std::string&) {
+    auto probe = ast::clone(e);  // the walker rewrites what it visits: run it on a copy
+    Renamer r = Renamer::column(c.old().schema_name, c.table(), col, col + "\x01");
+    r.with_catalog(c.db.catalog());
+    return r.owned_expr(*probe, c.old().schema_name, c.table());
+  };
   for (auto& other : c.old().columns)
     if (other.generated() && !iequals(other.name, col) && reads_column(*other.generated_expr, c.table(), col))
       refuse("it is referenced by generated column '" + other.name + "'");
@@ -1148,11 +1259,17 @@ AlterPlan plan_drop_column(AlterCtx& c) {
   for (auto& other : c.old().columns)
     if (other.default_expr && !iequals(other.name, col) && reads_column(*other.default_expr, c.table(), col))
       refuse("it is referenced by the DEFAULT of column '" + other.name + "'");
+  // A partial index could not evaluate its predicate (sql-alter.md "DROP COLUMN"); a key
+  // column alone is fine (the index narrows).
+  for (const IndexSchema& ix : c.old().indexes)
+    if (ix.where && reads_column(*ix.where, c.table(), col))
+      refuse("it is referenced by the WHERE clause of partial index '" + ix.name + "' — drop the index first");
   // Another table's CHECK, DEFAULT or generated column reading the column through a
   // subquery (a scope-aware probe: the rename walker reports whether it would rewrite).
   auto reads_through_subquery = [&](const ast::Expr& e, const TableEntry& owner) {
     auto probe = ast::clone(e);  // the walker rewrites what it visits: run it on a copy
     Renamer r = Renamer::column(c.old().schema_name, c.table(), col, col + "\x01");
+    r.with_catalog(c.db.catalog());
     r.set_bare_binds_elsewhere(owner.schema.schema_name != c.old().schema_name &&
                                c.db.catalog().find(owner.schema.schema_name, c.table()) != nullptr);
     return r.owned_expr(*probe, owner.schema.schema_name, owner.schema.name);
@@ -1286,6 +1403,11 @@ AlterPlan plan_alter_column(AlterCtx& c) {
         break;
       }
       if (!c.s.default_value) fail(StatusCode::kInternal, "SET DEFAULT without an expression");
+      // The scope checks of the CREATE TABLE validator stay active with
+      // nondeterministic_schema on (determinism.md "Validation Timing").
+      if (ast::any_expr_deep(*c.s.default_value, [](const ast::Expr& x) { return x.kind == ast::ExprKind::kParameter; }))
+        throw Error(StatusCode::kError, "DEFAULT for column '" + col.name + "' may not reference bind parameters",
+                    c.s.default_value->site);
       col.default_expr = own_expr(*c.s.default_value);
       {
         // The CREATE TABLE rules for the new default (names, `new.c` siblings, context
@@ -1369,7 +1491,7 @@ AlterPlan plan_add_constraint(AlterCtx& c) {
         fail(StatusCode::kError, "UNIQUE constraint '" + tc.name + "' would collide with the backing structure of " +
                                      describe_unique(ns, other));
   if (!tc.name.empty() && constraint_exists(ns, tc.name))
-    fail(StatusCode::kError, "duplicate constraint name '" + tc.name +
+    fail(StatusCode::kConstraint, "duplicate constraint name '" + tc.name +
                                  "': a constraint with that name already exists on table '" + ns.name + "'");
   p.change.kind = QRS_CHANGE_ADD_CONSTRAINT;
   using K = ast::TableConstraint::Kind;
@@ -1477,7 +1599,7 @@ AlterPlan plan_rename_constraint(AlterCtx& c) {
   }
   if (!slot) fail(StatusCode::kNotFound, "Constraint '" + c.s.name + "' not found on table '" + ns.name + "'");
   if (!iequals(*slot, c.s.new_name) && constraint_exists(ns, c.s.new_name))
-    fail(StatusCode::kError, "duplicate constraint name '" + c.s.new_name +
+    fail(StatusCode::kConstraint, "duplicate constraint name '" + c.s.new_name +
                                  "': a constraint with that name already exists on table '" + ns.name + "'");
   p.change.name = *slot;
   p.change.new_name = c.s.new_name;

@@ -25,4 +25,11 @@ void check_alter_table(DdlContext& db, const ast::AlterTableStmt& s, ExecContext
 // through a subquery, described for a refusal ("it is referenced by …"); empty when none.
 std::string expression_dependent_of(DdlContext& db, const TableEntry& target);
 
+// The first CHECK, DEFAULT or generated column that reads the view `schema.name`, or
+// reaches the table or view through a chain of views, described for a refusal ("it is
+// referenced by …" / "… reaches it through view 'v'"); empty when none. `self` (a table
+// being dropped) is skipped: its own expressions go with it.
+std::string expression_dependent_via_views(DdlContext& db, bool view, const std::string& schema,
+                                           const std::string& name, const TableEntry* self);
+
 }  // namespace quereus

@@ -45,7 +45,7 @@ void check_constraint_names(const TableSchema& ts) {
   std::set<std::string> seen;
   auto claim = [&](const std::string& name) {
     if (!name.empty() && !seen.insert(to_lower(name)).second)
-      throw Error(StatusCode::kError, "duplicate constraint name '" + name + "' on table '" + ts.name + "'");
+      throw Error(StatusCode::kConstraint, "duplicate constraint name '" + name + "' on table '" + ts.name + "'");
   };
   for (const CheckSchema& ck : ts.checks) claim(ck.name);
   for (const IndexSchema& ix : ts.indexes)
@@ -64,7 +64,7 @@ void add_unique_constraints(DdlContext& db, const ast::CreateTableStmt& s, Table
       if (name.empty() && other.constraint && !other.constraint_named && o == colset) {
         std::string list;
         for (const IndexColumn& c : cols) list += (list.empty() ? "" : ", ") + ts.columns[c.column].name;
-        throw Error(StatusCode::kError, "an equivalent UNIQUE constraint on (" + list + ") already exists");
+        throw Error(StatusCode::kConstraint, "an equivalent UNIQUE constraint on (" + list + ") already exists");
       }
     }
     // Two constraints deriving one structure name would share one structure.

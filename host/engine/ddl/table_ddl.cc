@@ -51,14 +51,30 @@ class TableSchemaBuilder {
   }
 
  private:
-  // Unnamed CHECKs are minted `_check_<column>` (column-level, `_<N>` on a collision) or
-  // `_check_<index among the table's checks>` (table-level): the written names come first.
+  // Unnamed CHECKs are minted `_check_<column>` (column-level) or `_check_<index among
+  // the table's checks>` (table-level), unnamed FOREIGN KEYs `_fk_<table>_<columns>`;
+  // a mint that collides takes a `_<N>` suffix. The names the user wrote (CHECK, UNIQUE
+  // and FOREIGN KEY share one case-folded namespace) are taken first, so a mint never
+  // lands on one (sql-constraints.md §7).
   void reserve_check_names() {
+    auto reserved = [](bool kind, const std::string& name) { return kind && !name.empty(); };
+    using CK = ast::ColumnConstraint::Kind;
+    using TK = ast::TableConstraint::Kind;
     for (const ast::ColumnDef& cd : s_.columns)
       for (const ast::ColumnConstraint& c : cd.constraints)
-        if (c.kind == ast::ColumnConstraint::Kind::kCheck && !c.name.empty()) check_names_.insert(to_lower(c.name));
+        if (reserved(c.kind == CK::kCheck || c.kind == CK::kForeignKey || c.kind == CK::kUnique, c.name))
+          check_names_.insert(to_lower(c.name));
     for (const ast::TableConstraint& tc : s_.constraints)
-      if (tc.kind == ast::TableConstraint::Kind::kCheck && !tc.name.empty()) check_names_.insert(to_lower(tc.name));
+      if (reserved(tc.kind == TK::kCheck || tc.kind == TK::kForeignKey || tc.kind == TK::kUnique, tc.name))
+        check_names_.insert(to_lower(tc.name));
+  }
+
+  // `minted`, or `minted_<N>` for the first N >= 2 that is free; the name is taken.
+  std::string mint(const std::string& minted) {
+    std::string name = minted;
+    for (int n = 2; check_names_.count(to_lower(name)); ++n) name = minted + "_" + std::to_string(n);
+    check_names_.insert(to_lower(name));
+    return name;
   }
 
   // One CHECK constraint, named `name` or minted from `minted`.
@@ -68,11 +84,7 @@ class TableSchemaBuilder {
     ck.name = name;
     ck.named = !name.empty();
     if (on_conflict != ast::ConflictClause::kNone) ck.on_conflict = declared_conflict(on_conflict);
-    if (ck.name.empty()) {
-      ck.name = minted;
-      for (int n = 2; check_names_.count(to_lower(ck.name)); ++n) ck.name = minted + "_" + std::to_string(n);
-      check_names_.insert(to_lower(ck.name));
-    }
+    if (ck.name.empty()) ck.name = mint(minted);
     if (ast::any_expr_deep(e, [](const ast::Expr& x) { return x.kind == ast::ExprKind::kParameter; }))
       throw Error(StatusCode::kError,
                   "CHECK constraint '" + ck.name + "' on table '" + ts_.name + "' may not reference bind parameters.",
@@ -104,7 +116,7 @@ class TableSchemaBuilder {
           pk_.push_back({ordinal, c.desc});
           break;
         case K::kForeignKey:
-          ts_.foreign_keys.push_back(foreign_key_of(c, {ordinal}, c.name.empty() ? "_fk_" + ts_.name + "_" + cd.name : c.name,
+          ts_.foreign_keys.push_back(foreign_key_of(c, {ordinal}, c.name.empty() ? mint("_fk_" + ts_.name + "_" + cd.name) : c.name,
                                                     ts_.schema_name, ts_.name));
           break;
         case K::kCheck:
@@ -134,7 +146,7 @@ class TableSchemaBuilder {
         minted += "_" + ic.name;
       }
       ts_.foreign_keys.push_back(
-          foreign_key_of(tc, std::move(cols), tc.name.empty() ? minted : tc.name, ts_.schema_name, ts_.name));
+          foreign_key_of(tc, std::move(cols), tc.name.empty() ? mint(minted) : tc.name, ts_.schema_name, ts_.name));
       return;
     }
     if (tc.kind != K::kPrimaryKey) return;
@@ -298,8 +310,15 @@ void drop_table(DdlContext& db, const ast::DropStmt& s) {
                              entry->schema.name);
   guard_parent_drop(db, entry);
   // A stored expression of another table reading this one would fail on every write.
-  if (std::string why = expression_dependent_of(db, *entry); !why.empty())
-    throw Error(StatusCode::kError, "Cannot drop table '" + entry->schema.name + "': " + why, s.site);
+  std::string why = expression_dependent_of(db, *entry);
+  if (why.empty())
+    why = expression_dependent_via_views(db, false, entry->schema.schema_name, entry->schema.name, entry.get());
+  if (!why.empty())
+    throw Error(StatusCode::kConstraint,
+                std::string("cannot drop ") +
+                    (s.object == ast::ObjectKind::kMaterializedView ? "materialized view" : "table") + " '" +
+                    entry->schema.schema_name + "." + entry->schema.name + "': " + why + " — drop or redefine it first",
+                s.site);
   drop_table_indexes(db, *entry);
   entry->fk_links.reset();  // resolved keys point back at the table
   db.forget(*entry);

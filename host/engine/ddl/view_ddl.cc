@@ -3,6 +3,7 @@
 
 #include "catalog/ddl_names.h"
 
+#include "ddl/alter_table.h"
 #include "ddl/tags.h"
 #include "ddl/ddl_context.h"
 #include "transaction/assertions.h"
@@ -82,6 +83,12 @@ void drop_view(DdlContext& db, const ast::DropStmt& s) {
                     " (remove it from the logical declaration and apply again)",
                 s.site);
   db.assertions().guard_drop("view", view->schema_name, view->name);
+  // A CHECK, DEFAULT or generated column reading the view would fail on every write of
+  // its table (sql-ddl.md "CHECK Constraints"); a plain view over it is left broken.
+  if (std::string why = expression_dependent_via_views(db, true, view->schema_name, view->name, nullptr); !why.empty())
+    throw Error(StatusCode::kConstraint, "cannot drop view '" + view->schema_name + "." + view->name + "': " + why +
+                                             " — drop or redefine it first",
+                s.site);
   db.catalog().remove_view(view->schema_name, view->name);
   db.bump_schema_version();
   db.unpersist_view(view->schema_name, view->name);

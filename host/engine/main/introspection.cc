@@ -363,7 +363,9 @@ void register_table_info_functions(Registry& r) {
       const ColumnSchema& c = ts.columns[i];
       int pk = 0;
       for (size_t k = 0; k < ts.primary_key.size(); ++k)
-        if (ts.primary_key[k].column == static_cast<int>(i) && ts.primary_key_declared) pk = static_cast<int>(k) + 1;
+        // A table without a PRIMARY KEY is keyed on every column, and reports so: the
+        // synthesized key is the same schema as the written-out one (sql-constraints.md §7.1).
+        if (ts.primary_key[k].column == static_cast<int>(i)) pk = static_cast<int>(k) + 1;
       rows.push_back({Value::Integer(static_cast<int64_t>(i)), Value::Text(c.name),
                       Value::Text(c.type_name.empty() ? type_label(c.logical_type) : to_upper(c.type_name)),
                       Value::Integer(c.not_null ? 1 : 0),

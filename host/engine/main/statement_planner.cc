@@ -1196,6 +1196,10 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
     }
     case K::kCreateAssertion: {
       auto& s = static_cast<const ast::CreateAssertionStmt&>(stmt);
+      // A data-changing statement in the body is non-deterministic (determinism.md
+      // "Strict-mode behaviour"): refused before the body would run it at every COMMIT.
+      if (!db.options().nondeterministic_schema)
+        require_deterministic(db.registry(), *s.check, "CHECK", "of assertion '" + s.name.name + "'", false, true);
       return ddl_exec(db, [&db, &s](ExecContext&) { db.assertions().create(db, s); });
     }
     case K::kAnalyze: return std::make_unique<AnalyzeExec>(db, static_cast<const ast::AnalyzeStmt&>(stmt));
@@ -1243,6 +1247,7 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
       return ddl_exec(db, [&db, &l](ExecContext&) { declare_lens(db, l); });
     }
     case K::kDiffSchema: return plan_diff_schema(db, static_cast<const ast::DiffSchemaStmt&>(stmt));
+    case K::kExplainSchema: return plan_explain_schema(db, static_cast<const ast::ExplainSchemaStmt&>(stmt));
     default: break;
   }
   if (stmt.kind == K::kDrop) {

@@ -369,7 +369,7 @@ void Assertions::guard_column_drop(TransactionContext& db, TableEntry& t, const 
     std::string who = a->schema_name == schema ? a->name : a->qualified_name();
     throw Error(StatusCode::kError, "Cannot drop column '" + column + "' from '" + t.schema.name +
                                         "': it is referenced by assertion '" + who + "'" + describe_view_chain(*hit) +
-                                        " (" + failure + ")");
+                                        " — drop or redefine the assertion first (" + failure + ")");
   }
 }
 
@@ -389,7 +389,7 @@ void Assertions::guard_drop(const std::string& kind, const std::string& schema, 
       msg += "reaches it through ";
       for (size_t i = 0; i < hit->through.size(); ++i) msg += (i ? " -> " : "") + hit->through[i];
     }
-    throw Error(StatusCode::kConstraint, msg);
+    throw Error(StatusCode::kConstraint, msg + " — drop or redefine the assertion first");
   }
 }
 

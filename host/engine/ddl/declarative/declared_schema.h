@@ -22,6 +22,7 @@ struct DeclareSchemaStmt;
 struct DeclareLensStmt;
 struct ApplySchemaStmt;
 struct DiffSchemaStmt;
+struct ExplainSchemaStmt;
 }  // namespace ast
 
 struct DeclaredSchemas {
@@ -49,5 +50,9 @@ void declare_schema(DdlContext& db, const ast::DeclareSchemaStmt& s, DdlOrigin o
 std::unique_ptr<Executable> plan_apply_schema(DdlContext& db, const ast::ApplySchemaStmt& stmt);
 // DIFF SCHEMA: the DDL APPLY SCHEMA would run, one `ddl` row per statement.
 std::unique_ptr<Executable> plan_diff_schema(DdlContext& db, const ast::DiffSchemaStmt& stmt);
+
+// EXPLAIN SCHEMA name: one row `info` = "hash:<12 hex digits>", the SHA-256 of the
+// declaration's canonical text (item order and tags do not move it).
+std::unique_ptr<Executable> plan_explain_schema(DdlContext& db, const ast::ExplainSchemaStmt& stmt);
 
 }  // namespace quereus

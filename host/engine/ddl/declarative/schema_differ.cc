@@ -70,15 +70,28 @@ struct Constraint {
 
 class TableDiffer {
  public:
-  TableDiffer(DdlContext& db, const TableSchema& live, const ast::CreateTableStmt& decl)
-      : db_(db), live_(live), decl_(decl) {}
+  TableDiffer(DdlContext& db, const TableSchema& live, const ast::CreateTableStmt& decl, RenamePolicy policy)
+      : db_(db), live_(live), decl_(decl), policy_(policy) {}
 
   TableMigration run() {
     // A private copy of the declaration: constraints are moved out of it into ALTERs.
     own_ = std::unique_ptr<ast::CreateTableStmt>(static_cast<ast::CreateTableStmt*>(ast::clone(decl_).release()));
     check_table_level();
     resolve_columns();
-    std::vector<MigrationStep> add_columns, alter_columns, drop_columns;
+    std::vector<MigrationStep> rename_columns, add_columns, alter_columns, drop_columns;
+    // Hinted renames first: RENAME COLUMN <old> TO <declared>; from then on the live
+    // column is compared under its new name.
+    if (policy_ != RenamePolicy::kDeny)
+      for (DeclaredColumn& dc : columns_) {
+        if (live_.find_column(dc.def->name) >= 0) continue;
+        int idx = hinted_column(dc);
+        if (idx < 0) continue;
+        auto a = alter(Action::kRenameColumn, live_.columns[idx].name);
+        a->new_name = dc.def->name;
+        rename_columns.push_back({std::move(a), "RENAME COLUMN " + quote_identifier(live_.columns[idx].name) + " TO " +
+                                                    quote_identifier(dc.def->name)});
+        live_.columns[idx].name = dc.def->name;
+      }
     for (DeclaredColumn& dc : columns_) {
       int idx = live_.find_column(dc.def->name);
       if (idx < 0) {
@@ -90,12 +103,20 @@ class TableDiffer {
     for (const ColumnSchema& lc : live_.columns)
       if (!declared_column(lc.name))
         drop_columns.push_back({alter(Action::kDropColumn, lc.name), "DROP COLUMN " + quote_identifier(lc.name)});
+    if (policy_ == RenamePolicy::kRequireHint && !add_columns.empty() && !drop_columns.empty())
+      throw Error(StatusCode::kError,
+                  "rename_policy = 'require-hint': table '" + live_.schema_name + "." + live_.name +
+                      "' would drop column '" + drop_columns.front().stmt->name + "' and add column '" +
+                      add_columns.front().stmt->column->name +
+                      "'; mark a rename with a \"quereus.previous_name\" or \"quereus.id\" tag",
+                  decl_.site);
     std::vector<MigrationStep> drop_constraints, add_constraints;
     diff_constraints(drop_constraints, add_constraints);
     TableMigration m;
     auto append = [&](std::vector<MigrationStep>& v) {
       for (auto& a : v) m.actions.push_back(std::move(a));
     };
+    append(rename_columns);
     append(add_columns);
     append(alter_columns);
     append(drop_constraints);
@@ -125,6 +146,23 @@ class TableDiffer {
       context_same = iequals(own_->context[i].name, live_.context[i].name) &&
                      iequals(own_->context[i].type_name, live_.context[i].type_name);
     if (!context_same) refuse("its WITH CONTEXT variables");
+  }
+
+  // The live column a declared column renames: the one carrying its "quereus.id", else
+  // the first live name of its "quereus.previous_name" list not declared itself; -1.
+  int hinted_column(const DeclaredColumn& dc) const {
+    if (std::optional<std::string> id = rename_hint_id(dc.def->tags)) {
+      for (size_t i = 0; i < live_.columns.size(); ++i) {
+        const TagValue* v = live_.columns[i].tags.find("quereus.id");
+        if (v && std::holds_alternative<std::string>(*v) && std::get<std::string>(*v) == *id)
+          return declared_column(live_.columns[i].name) ? -1 : static_cast<int>(i);
+      }
+    }
+    for (const std::string& old : rename_hint_names(dc.def->tags)) {
+      int idx = live_.find_column(old);
+      if (idx >= 0 && !declared_column(live_.columns[idx].name)) return idx;
+    }
+    return -1;
   }
 
   const DeclaredColumn* declared_column(const std::string& name) const {
@@ -183,11 +221,6 @@ class TableDiffer {
   // ADD COLUMN, with the column's inline constraints (its PRIMARY KEY membership is the
   // ALTER PRIMARY KEY step's).
   MigrationStep add_column(DeclaredColumn& dc) {
-    if (dc.def->tags.size()) {
-      for (const ast::NamedExpr& t : dc.def->tags)
-        if (iequals(t.name, "quereus.previous_name") || iequals(t.name, "quereus.id"))
-          refuse("column '" + dc.def->name + "', which carries a rename hint (renaming a column)");
-    }
     auto a = alter(Action::kAddColumn);
     a->column = std::make_unique<ast::ColumnDef>();
     a->column->name = dc.def->name;
@@ -448,7 +481,7 @@ class TableDiffer {
   }
 
   DdlContext& db_;
-  const TableSchema& live_;
+  TableSchema live_;  // a copy: hinted column renames are applied to it
   const ast::CreateTableStmt& decl_;
   std::unique_ptr<ast::CreateTableStmt> own_;
   std::vector<DeclaredColumn> columns_;
@@ -456,12 +489,43 @@ class TableDiffer {
   std::optional<qrs_conflict> pk_conflict_;
   std::set<std::string> added_;
   std::set<std::string> readded_;
+  RenamePolicy policy_;
 };
+
+std::string hint_text(const ast::TagList& tags, std::string_view key) {
+  for (const ast::NamedExpr& t : tags)
+    if (iequals(t.name, key) && t.value && t.value->kind == ast::ExprKind::kLiteral)
+      return static_cast<const ast::Literal&>(*t.value).text;
+  return {};
+}
 
 }  // namespace
 
-TableMigration diff_table(DdlContext& db, const TableSchema& live, const ast::CreateTableStmt& decl) {
-  return TableDiffer(db, live, decl).run();
+std::optional<std::string> rename_hint_id(const ast::TagList& tags) {
+  std::string id = hint_text(tags, "quereus.id");
+  if (id.empty()) return std::nullopt;
+  return id;
+}
+
+std::vector<std::string> rename_hint_names(const ast::TagList& tags) {
+  std::vector<std::string> out;
+  const std::string names = hint_text(tags, "quereus.previous_name");
+  size_t start = 0;
+  while (start <= names.size() && !names.empty()) {
+    size_t comma = names.find(',', start);
+    std::string old = names.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    old.erase(0, old.find_first_not_of(" \t"));
+    old.erase(old.find_last_not_of(" \t") + 1);
+    if (!old.empty()) out.push_back(old);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+TableMigration diff_table(DdlContext& db, const TableSchema& live, const ast::CreateTableStmt& decl,
+                          RenamePolicy policy) {
+  return TableDiffer(db, live, decl, policy).run();
 }
 
 }  // namespace quereus
