@@ -346,6 +346,16 @@ std::string SqlGrammar::source(const Scope* outer, int depth, Scope* into, bool 
       return name + " as " + alias;
     }
   }
+  if (kind == 6 && chance(10)) {
+    // DML as a relation: INSERT / UPDATE / DELETE … RETURNING in FROM.
+    const RelationModel* t = table();
+    if (t && !t->columns.empty()) {
+      std::string dml = chance(50) ? "insert into " + t->name + insert_values(*t, 1)
+                                   : "delete from " + t->name + " where " + column(Scope{}, Ty::kBool);
+      for (const auto& c : t->columns) into->cols.push_back({alias, c.name, c.type});
+      return "(" + dml + " returning *) as " + alias;
+    }
+  }
   if (kind <= 7) {
     Query q = select(lateral_ok ? outer : nullptr, depth - 1, -1);
     for (const auto& c : q.cols) into->cols.push_back({alias, c.name, c.type});
@@ -589,6 +599,7 @@ SqlGrammar::Query SqlGrammar::select(const Scope* outer, int depth, int ncols) {
     q.sql += order_by(s, 1, n);
   }
   if (chance(30)) q.sql += limit();
+  if (chance(2)) q.sql += " with schema main";
   q.sql = with + q.sql;
   return q;
 }
@@ -709,6 +720,7 @@ std::string SqlGrammar::create_table(const std::string& name, bool with_fk) {
   std::string sql = std::string("create ") + (chance(3) ? "temp " : "") + "table " +
                     (chance(10) ? "if not exists " : "") + name + " (" + join(defs) + ")";
   if (chance(5)) sql += " using memory";
+  if (chance(4)) sql += " with context (ctx integer" + std::string(chance(50) ? " null" : "") + ")";
   if (chance(5)) sql += " " + tags();
   if (model_ == &initial_) initial_.relations.push_back({name, RelationModel::Kind::kTable, cols});
   return sql;
@@ -758,7 +770,6 @@ std::string SqlGrammar::insert() {
         if (!c.generated) names.push_back(c.name);
       Query q = select(nullptr, 2, n);
       body = " (" + join(names) + ") select * from (" + q.sql + ") limit " + std::to_string(range(0, 5));
-      if (chance(20)) body = " (" + join(names) + ") " + q.sql + " limit 3";
       break;
     }
     case 2:
@@ -792,10 +803,11 @@ std::string SqlGrammar::insert() {
     }
     if (chance(10)) sql += " on conflict do nothing";
   }
+  if (chance(4)) sql += " " + tags();
+  if (chance(3)) sql += " with context ctx = " + literal(Ty::kInt);
   Scope rs;
   for (const auto& c : t->columns) rs.cols.push_back({"", c.name, c.type});
   sql += returning(rs);
-  if (chance(4)) sql += " " + tags();
   return sql;
 }
 
