@@ -175,9 +175,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return &l;
   }();
   (void)keeper;
-  static const std::string file_dir = [] {
-    std::string d = (std::filesystem::temp_directory_path() / ("quereus-grammar-fuzz-" + std::to_string(getpid()))).string();
-    std::filesystem::create_directories(d);
+  // Never destroyed: the exit handler that removes the directory runs after the statics die.
+  static const std::string& file_dir = *[] {
+    auto* d = new std::string(
+        (std::filesystem::temp_directory_path() / ("quereus-grammar-fuzz-" + std::to_string(getpid()))).string());
+    std::filesystem::create_directories(*d);
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(file_dir, ec);
+    });
     return d;
   }();
 
