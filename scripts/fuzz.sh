@@ -96,6 +96,7 @@ fuzz_one() {
   # it mutates: a short run (CI) starts from the seeds alone so that it ends on time.
   if [ "$f" = grammar ] && [ "$secs" -le 120 ]; then
     corpus="$out/corpus/grammar-short"
+    log="$out/grammar-short.log"
     rm -rf "$corpus"
   fi
   mkdir -p "$corpus"
