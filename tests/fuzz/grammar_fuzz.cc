@@ -36,7 +36,7 @@ using quereus::fuzz::SchemaModel;
 using quereus::fuzz::Ty;
 
 constexpr int64_t kStatementTimeoutMs = 10'000;
-constexpr int kMaxStatements = 40;
+constexpr int kMaxStatements = 30;
 // An input whose statements together run longer than this stops early (not a finding):
 // libFuzzer's -timeout (scripts/fuzz.sh) stays well above it.
 constexpr double kInputBudgetSeconds = 20.0;
@@ -199,7 +199,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const Catalog catalog = read_catalog(*db);
 
   FuzzedDataProvider in(data, size);
-  quereus::fuzz::SqlGrammar grammar(in, catalog.functions, catalog.passes, file_dir);
+  uint64_t seed = 14695981039346656037ull;  // FNV-1a of the input
+  for (size_t i = 0; i < size; ++i) seed = (seed ^ data[i]) * 1099511628211ull;
+  quereus::fuzz::SqlGrammar grammar(in, seed, catalog.functions, catalog.passes, file_dir);
   const auto started = std::chrono::steady_clock::now();
   auto run = [&](const std::string& sql) {
     if (print_mode()) {
@@ -220,7 +222,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   for (const auto& g : grammar.schema()) run(g.sql);
   SchemaModel model = read_schema(*db);
-  for (int i = 0; i < kMaxStatements && in.remaining_bytes() > 0 && !over_budget(); ++i) {
+  for (int i = 0; i < kMaxStatements && !over_budget(); ++i) {
     quereus::fuzz::GeneratedStatement g = grammar.next(model);
     run(g.sql);
     if (g.changes_schema) model = read_schema(*db);

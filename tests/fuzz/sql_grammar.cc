@@ -57,15 +57,19 @@ const std::vector<std::string> kTags = {"'x'", "1", "true", "null", "2.5", "'dis
 
 }  // namespace
 
-SqlGrammar::SqlGrammar(FuzzedDataProvider& in, const std::vector<FunctionModel>& functions,
+SqlGrammar::SqlGrammar(FuzzedDataProvider& in, uint64_t seed, const std::vector<FunctionModel>& functions,
                        const std::vector<std::string>& optimizer_passes, std::string file_dir)
-    : in_(in), functions_(functions), passes_(optimizer_passes), file_dir_(std::move(file_dir)) {}
+    : in_(in), rng_(seed), functions_(functions), passes_(optimizer_passes), file_dir_(std::move(file_dir)) {}
 
 // ---------------------------------------------------------------- decisions
 
-bool SqlGrammar::chance(int percent) { return in_.ConsumeIntegralInRange<int>(0, 99) < percent; }
-int SqlGrammar::pick(int n) { return n <= 1 ? 0 : in_.ConsumeIntegralInRange<int>(0, n - 1); }
-int SqlGrammar::range(int lo, int hi) { return in_.ConsumeIntegralInRange<int>(lo, hi); }
+int SqlGrammar::draw(int lo, int hi) {
+  if (in_.remaining_bytes() > 0) return in_.ConsumeIntegralInRange<int>(lo, hi);
+  return lo + static_cast<int>(rng_() % static_cast<uint64_t>(hi - lo + 1));
+}
+bool SqlGrammar::chance(int percent) { return draw(0, 99) < percent; }
+int SqlGrammar::pick(int n) { return n <= 1 ? 0 : draw(0, n - 1); }
+int SqlGrammar::range(int lo, int hi) { return draw(lo, hi); }
 
 // ---------------------------------------------------------------- names and values
 

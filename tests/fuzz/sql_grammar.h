@@ -12,6 +12,7 @@
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -57,8 +58,10 @@ struct GeneratedStatement {
 class SqlGrammar {
  public:
   // `functions`: the registry's functions; `optimizer_passes`: the pass names.
-  // `file_dir`: the directory COPY and read_csv / read_jsonl may use.
-  SqlGrammar(FuzzedDataProvider& in, const std::vector<FunctionModel>& functions,
+  // `file_dir`: the directory COPY and read_csv / read_jsonl may use. Once `in` is used
+  // up, decisions come from a generator seeded with `seed` (a hash of the whole input), so
+  // a short input still makes a full sequence of statements.
+  SqlGrammar(FuzzedDataProvider& in, uint64_t seed, const std::vector<FunctionModel>& functions,
              const std::vector<std::string>& optimizer_passes, std::string file_dir);
 
   // The opening schema: tables (keys, defaults, CHECK, UNIQUE, FOREIGN KEY, generated
@@ -85,6 +88,7 @@ class SqlGrammar {
   };
 
   // Decisions.
+  int draw(int lo, int hi);  // lo … hi, from the input while it lasts
   bool chance(int percent);
   int pick(int n);  // 0 … n-1
   int range(int lo, int hi);
@@ -144,6 +148,7 @@ class SqlGrammar {
   std::string tags();
 
   FuzzedDataProvider& in_;
+  std::mt19937_64 rng_;
   const std::vector<FunctionModel>& functions_;
   const std::vector<std::string>& passes_;
   std::string file_dir_;
