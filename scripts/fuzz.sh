@@ -5,7 +5,7 @@
 # plugin manifests, a few stored rows). Inputs found interesting are kept in
 # build-fuzz/corpus/<fuzzer>/ across runs.
 #
-# Usage: scripts/fuzz.sh [seconds] [fuzzer...]     fuzzers: parser sql config manifest codec
+# Usage: scripts/fuzz.sh [seconds] [fuzzer...]     fuzzers: parser sql grammar config manifest codec
 #
 # QUEREUS_FUZZ_PARALLEL=1 runs the fuzzers side by side instead of one after the other (the
 # long runs: `QUEREUS_FUZZ_PARALLEL=1 nice scripts/fuzz.sh 3600` is one hour of each).
@@ -14,6 +14,9 @@
 # the input (build-fuzz/<fuzzer>-crash-*). For the SQL fuzzer a statement that runs too
 # long or too large is not a finding (libFuzzer's fork mode skips it): the engine's own
 # bounds (statement_timeout_ms, max_statement_memory) are off or generous by default.
+# The grammar fuzzer (random schemas and statements, tests/fuzz/sql_grammar.cc) also fails on
+# an INTERNAL status and on a statement that reaches its 10 s statement timeout; replay an
+# input with QUEREUS_GRAMMAR_FUZZ_PRINT=1 build-fuzz/grammar_fuzz FILE to see its SQL.
 # In fork mode the SQL fuzzer first runs every seed (on this 2-core machine about 40
 # minutes for the ~1,900 seeds of a long run), then mutates.
 set -euo pipefail
@@ -21,7 +24,7 @@ cd "$(dirname "$0")/.."
 secs="${1:-60}"
 shift || true
 fuzzers=("$@")
-[ ${#fuzzers[@]} -gt 0 ] || fuzzers=(parser sql config manifest codec)
+[ ${#fuzzers[@]} -gt 0 ] || fuzzers=(parser sql grammar config manifest codec)
 
 # The same packages scripts/setup.sh installs, plus clang 16 and its runtime (libFuzzer):
 # the engine captures structured bindings in lambdas, which clang 14 (Debian 12's default)
@@ -46,7 +49,7 @@ cmake --build "$out" -j "${QUEREUS_JOBS:-2}" --target "${targets[@]}"
 # ---- seeds
 seeds="$out/seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds"/{parser,sql,config,manifest,codec}
+mkdir -p "$seeds"/{parser,sql,grammar,config,manifest,codec}
 n=0
 for f in tests/logic/*.sqllogic ../shared/conformance/quereus-logic/*.sqllogic; do
   [ -f "$f" ] || continue
@@ -66,6 +69,13 @@ if [ "$secs" -le 120 ]; then
     done
   fi
 fi
+# grammar: the input is the generator's decisions, not SQL; any bytes will do. A fixed
+# sample of the SQL seeds gives it a reproducible start.
+i=0
+for f in "$seeds"/parser/*; do
+  [ $((i % 150)) -eq 0 ] && cp "$f" "$seeds/grammar/"
+  i=$((i + 1))
+done
 cp config/*.yaml "$seeds/config/"
 for f in modules/*/*.plugin.json plugins/*/*.plugin.json tests/sdk/*/*.plugin.json; do
   cp "$f" "$seeds/manifest/$(basename "$(dirname "$f")")-$(basename "$f")"
@@ -82,6 +92,13 @@ printf '\x01\x58\x00\x00\x00\x00\x00\x00\xf8\x3f\x00\x00\x00\x00\x00\x00\xe0\x43
 
 fuzz_one() {
   local f="$1" corpus="$out/corpus/$1" log="$out/$1.log" rc=0
+  # The grammar fuzzer runs about two inputs a second and replays its whole corpus before
+  # it mutates: a short run (CI) starts from the seeds alone so that it ends on time.
+  if [ "$f" = grammar ] && [ "$secs" -le 120 ]; then
+    corpus="$out/corpus/grammar-short"
+    log="$out/grammar-short.log"
+    rm -rf "$corpus"
+  fi
   mkdir -p "$corpus"
   local args=(-max_total_time="$secs" -print_final_stats=1 -artifact_prefix="$out/$f-")
   case "$f" in
@@ -90,6 +107,10 @@ fuzz_one() {
     # not the run; crashes still stop it.
     sql) args+=(-fork=1 -ignore_timeouts=1 -ignore_ooms=1 -timeout=5 -rss_limit_mb=2048 -max_len=2048
                 -dict=tests/fuzz/sql.dict) ;;
+    # Not fork mode: every timeout is a finding (the generator writes bounded SQL; the
+    # harness stops an input after 20 s and fails a statement that reaches 10 s). Inputs
+    # are decisions, not text: -len_control=0 lets them be long (more statements) at once.
+    grammar) args+=(-timeout=60 -rss_limit_mb=3072 -max_len=4096 -len_control=0) ;;
     config) args+=(-timeout=10 -max_len=65536 -dict=tests/fuzz/yaml.dict) ;;
     manifest) args+=(-timeout=10 -max_len=8192) ;;
     codec) args+=(-timeout=10 -max_len=4096) ;;

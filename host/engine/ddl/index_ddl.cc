@@ -10,6 +10,7 @@
 #include "catalog/registry.h"
 #include "ddl/ddl_common.h"
 #include "parser/ast_printer.h"
+#include "parser/ast_walk.h"
 #include "planner/planner.h"
 #include "eval/exec_context.h"
 #include "write/indexes.h"
@@ -173,6 +174,11 @@ void create_index(DdlContext& db, const ast::CreateIndexStmt& s, const TagSet& t
   for (const ast::IndexedColumn& ic : s.columns) ix.columns.push_back(index_column(db, table.schema, ic, "CREATE INDEX"));
   if (ix.columns.empty()) throw Error(StatusCode::kError, "CREATE INDEX needs at least one column", s.site);
   if (s.where) {
+    // Membership must depend on the row alone: a subquery would make it change with other
+    // rows (which index maintenance never revisits), and its plan, cached on the table,
+    // would hold the table alive (a reference cycle).
+    if (origin != DdlOrigin::kStoredCatalog && ast::contains_subquery(*s.where))
+      throw Error(StatusCode::kError, "subqueries prohibited in partial index WHERE clauses", s.where->site);
     ix.where = own_expr(*s.where);
     // Bind it now so an unknown column or function fails the CREATE.
     Planner planner(db);

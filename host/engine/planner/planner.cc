@@ -118,6 +118,14 @@ const std::set<std::string>& window_only_functions() {
   return names;
 }
 
+// Whether a window-only function takes `argc` arguments (the runtime reads them unchecked).
+bool window_only_arity_ok(const std::string& name, int argc) {
+  if (name == "ntile" || name == "first_value" || name == "last_value") return argc == 1;
+  if (name == "nth_value") return argc == 2;
+  if (name == "lag" || name == "lead") return argc >= 1 && argc <= 3;
+  return argc == 0;  // row_number, rank, dense_rank, percent_rank, cume_dist
+}
+
 // The scope over a planned relation's output under `table` (and `schema`), its columns
 // named by `names` when given (a FROM alias's or a view's column list), else as planned.
 Scope output_scope(const QueryPlan& qp, const std::string& table, const std::string& schema,
@@ -830,6 +838,8 @@ ScalarPtr Planner::bind_window(const ast::FunctionCall& f, const Scope& scope) {
   if (!window_only_functions().count(call.name)) {
     call.aggregate = db_.registry().find_aggregate(call.name, argc);
     if (!call.aggregate) fail(StatusCode::kError, "Function not found: " + call.name + "/" + std::to_string(argc) + " (window)", f.site);
+  } else if (!window_only_arity_ok(call.name, argc)) {
+    fail(StatusCode::kError, "Function not found: " + call.name + "/" + std::to_string(argc) + " (window)", f.site);
   }
   for (auto& a : f.args) call.args.push_back(bind_expr(*a, inner));
   const ast::WindowSpec& w = *f.over;

@@ -335,17 +335,38 @@ void analyze_join(PlanningContext& db, const ViewEntry& view, ViewShape& v) {
   std::vector<std::string> names = view.columns.empty() ? qp.names : view.columns;
   // The terms, as syntax every statement over the join reads the same way (each column
   // qualified by its side).
+  auto side_columns = [&](size_t s) {
+    for (auto& c : v.sides[s].table->schema.columns) {
+      ViewColumn col;
+      col.qualified = ast::column_ref(v.sides[s].qualifier, c.name);
+      v.columns.push_back(std::move(col));
+    }
+  };
+  // `*` reads the join as the planner lays it out: each join's left columns, its right
+  // columns, then its existence flags (`exists as f`), which `t.*` never includes.
+  std::function<void(const ast::TableSource&, size_t&)> star = [&](const ast::TableSource& src, size_t& side) {
+    if (src.kind != ast::TableSource::Kind::kJoin) {
+      side_columns(side++);
+      return;
+    }
+    star(*src.left, side);
+    star(*src.right, side);
+    for (const ast::ExistenceColumn& ec : src.exists_columns) {
+      ViewColumn col;
+      col.qualified = ast::column_ref("", ec.name);
+      v.columns.push_back(std::move(col));
+    }
+  };
   for (auto& rc : body.core.columns) {
     using RK = ast::ResultColumn::Kind;
-    if (rc.kind != RK::kExpr) {
-      for (size_t s = 0; s < v.sides.size(); ++s) {
-        if (rc.kind == RK::kTableStar && !iequals(rc.table, v.sides[s].qualifier)) continue;
-        for (auto& c : v.sides[s].table->schema.columns) {
-          ViewColumn col;
-          col.qualified = ast::column_ref(v.sides[s].qualifier, c.name);
-          v.columns.push_back(std::move(col));
-        }
-      }
+    if (rc.kind == RK::kStar) {
+      size_t side = 0;
+      star(*body.core.from, side);
+      continue;
+    }
+    if (rc.kind == RK::kTableStar) {
+      for (size_t s = 0; s < v.sides.size(); ++s)
+        if (iequals(rc.table, v.sides[s].qualifier)) side_columns(s);
       continue;
     }
     ViewColumn col;
@@ -374,7 +395,7 @@ void analyze_join(PlanningContext& db, const ViewEntry& view, ViewShape& v) {
     // An outer join's existence flag over its padded side is written through an effect
     // (vu-operators.md, "Writing the flag"); a flag over the preserved side is computed.
     if (c.kind == ColumnLineage::Kind::kExistence && c.scan >= 0 && v.sides[c.scan].padded &&
-        v.columns[i].term && v.columns[i].term->kind == ast::ExprKind::kColumn)
+        (!v.columns[i].term || v.columns[i].term->kind == ast::ExprKind::kColumn))  // null: `*`'s flag
       v.columns[i].existence_side = c.scan;
     if (c.kind != ColumnLineage::Kind::kBase || c.scan < 0) continue;
     v.columns[i].side = c.scan;
