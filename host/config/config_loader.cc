@@ -422,13 +422,17 @@ class Parser {
     }
   }
 
-  // A table reference of a migrate intent: `name` or `schema.name`.
+  // A table reference of a migrate intent: `name` or `schema.name`, a part holding a dot
+  // or other punctuation in SQL double quotes (`'"my.table"'`: YAML's own quotes around).
   std::string table_ref(const YAML::Node& n, const std::string& context) const {
     if (!n.IsScalar() || n.Scalar().empty()) fail(n.Mark(), context + ": a table name (or schema.table) is expected");
     const std::string& s = n.Scalar();
-    const size_t dot = s.find('.');
-    if (dot == 0 || dot + 1 == s.size() || (dot != std::string::npos && s.find('.', dot + 1) != std::string::npos))
-      fail(n.Mark(), context + ": '" + s + "' is not a table name (name or schema.name)");
+    size_t quotes = std::count(s.begin(), s.end(), '"');
+    const std::vector<std::string> parts = table_ref_parts(s);
+    if (quotes % 2 != 0 || parts.size() > 2 ||
+        std::any_of(parts.begin(), parts.end(), [](const std::string& p) { return p.empty(); }))
+      fail(n.Mark(), context + ": '" + s + "' is not a table name (name or schema.name; a name holding a dot " +
+                         "in SQL double quotes, the whole in YAML single quotes: '\"my.table\"')");
     return s;
   }
 

@@ -331,6 +331,10 @@ TEST_F(ReconciliationTest, PrepareConstraintsRepairsRowsBeforeTheDeclaredConstra
   Status st = open(v2);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.code(), StatusCode::kConstraint) << st.to_string();
+  // The error names the schema file (and the declared table's line) and the YAML naming it.
+  EXPECT_NE(st.message().find("app.sql:2:"), std::string::npos) << st.to_string();
+  EXPECT_NE(st.message().find("applying schema 'main'"), std::string::npos) << st.to_string();
+  EXPECT_NE(st.message().find("(schema file named at app.yaml:4)"), std::string::npos) << st.to_string();
   opens(kV1);
   EXPECT_EQ(rows("select count(*) from users"), "3");
   StructuralIntent intent;
@@ -547,6 +551,34 @@ TEST_F(ReconciliationTest, ARenameKeepsTheDeclaredSpellingAndAFutureHistoryIsRef
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), StatusCode::kFormat);
   }
+}
+
+TEST_F(ReconciliationTest, TableNamesHoldingADotAreWrittenInSqlQuotes) {
+  const std::string v1 =
+      "declare schema main {\n"
+      "  table \"old.cache\" (k text primary key, v text);\n"
+      "  table \"draft notes\" (id integer primary key, body text);\n"
+      "}\n";
+  opens(v1);
+  exec("insert into \"old.cache\" values ('a', 'b')");
+  exec("insert into \"draft notes\" values (1, 'hello')");
+  const std::string v2 =
+      "declare schema main {\n"
+      "  table \"notes.v2\" (id integer primary key, body text);\n"
+      "}\n";
+  // The refusal prints each choice as YAML that reads back to the same table.
+  refused(v2, {}, StatusCode::kSchema,
+          {"drop: ['\"old.cache\"']", "preserve: ['\"draft notes\"']", "rename: {'\"draft notes\"': '\"notes.v2\"'}"});
+  StructuralIntent intent;
+  intent.drops.push_back(named("\"old.cache\""));
+  intent.renames.push_back({"\"draft notes\"", "\"notes.v2\"", {"app.yaml:11", "databases.main.migrate.rename"}});
+  opens(v2, intent);
+  EXPECT_EQ(rows("select id, body from \"notes.v2\""), "1|hello");
+  EXPECT_EQ(rows("select count(*) from schema() where name in ('old.cache', 'draft notes')"), "0");
+  // Unquoted, the dot qualifies: `old.cache` is table `cache` of schema `old`.
+  EXPECT_EQ(split_table_ref("old.cache"), (std::pair<std::string, std::string>{"old", "cache"}));
+  EXPECT_EQ(split_table_ref("\"Old.Cache\""), (std::pair<std::string, std::string>{"main", "old.cache"}));
+  EXPECT_EQ(split_table_ref("s.\"a \"\"b\"\"\""), (std::pair<std::string, std::string>{"s", "a \"b\""}));
 }
 
 }  // namespace

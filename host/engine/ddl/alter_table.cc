@@ -1225,6 +1225,18 @@ std::string expression_dependent_via_views(DdlContext& db, bool view, const std:
   return {};
 }
 
+bool rename_in_view_body(DdlContext& db, const std::string& view_schema, ast::CreateViewStmt& view,
+                         const std::string& schema, const std::string& table, const std::string& column_from,
+                         const std::string& to) {
+  if (!view.select) return false;
+  Renamer renamer = column_from.empty() ? Renamer::table(schema, table, to)
+                                        : Renamer::column(schema, table, column_from, to).with_catalog(db.catalog());
+  // As propagate_rename: a bare name in the body binds the target only when the view lives
+  // in the target's schema.
+  renamer.set_bare_binds_elsewhere(view_schema != schema);
+  return renamer.view_body(*view.select);
+}
+
 namespace {
 
 AlterPlan plan_drop_column(AlterCtx& c) {

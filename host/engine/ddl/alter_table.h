@@ -12,7 +12,7 @@ namespace quereus {
 class DdlContext;
 struct TableEntry;
 struct ExecContext;
-namespace ast { struct AlterTableStmt; }
+namespace ast { struct AlterTableStmt; struct CreateViewStmt; }
 
 void alter_table(DdlContext& db, const ast::AlterTableStmt& s, ExecContext& ctx);
 
@@ -31,5 +31,13 @@ std::string expression_dependent_of(DdlContext& db, const TableEntry& target);
 // being dropped) is skipped: its own expressions go with it.
 std::string expression_dependent_via_views(DdlContext& db, bool view, const std::string& schema,
                                            const std::string& name, const TableEntry* self);
+
+// Rewrites a view definition as a rename would (a table RENAME TO when `column_from` is
+// empty, else a RENAME COLUMN of `schema.table` from `column_from`), without touching the
+// catalog; whether anything changed. The declarative differ compares a live view with its
+// declaration across the renames of the same diff.
+bool rename_in_view_body(DdlContext& db, const std::string& view_schema, ast::CreateViewStmt& view,
+                         const std::string& schema, const std::string& table, const std::string& column_from,
+                         const std::string& to);
 
 }  // namespace quereus

@@ -82,6 +82,7 @@ void DatabaseImpl::reconcile_structure() {
   std::vector<std::string> physical_schemas, all_schemas;
   std::map<std::string, std::string> spelled;          // qualified lower-case → the declared name
   std::map<std::string, std::string> referenced_by;    // a table declared FKs reference → one referencing table
+  std::map<std::string, const DeclaredSchemaFile*> declared_in;  // schema (lower-case) → the file declaring it
   for (const DeclaredSchemaFile& f : files) {
     std::vector<ast::StatementPtr> stmts;
     try {
@@ -97,6 +98,7 @@ void DatabaseImpl::reconcile_structure() {
       const std::string schema = to_lower(decl.name);
       if (schema == "temp") file_error(f, StatusCode::kConfig, "the temp schema is not declared at open", stmt->site);
       all_schemas.push_back(decl.name);
+      declared_in[schema] = &f;
       if (decl.logical) continue;
       physical_schemas.push_back(decl.name);
       in.declared_schemas.insert(schema);
@@ -155,6 +157,17 @@ void DatabaseImpl::reconcile_structure() {
 
   // Carried out in one schema-change scope: all of it lands, or none of it.
   auto sql = [this](const std::string& text) { check(exec(text)); };
+  // APPLY SCHEMA of a declared schema: its error names the schema file (and the line of
+  // the declared item it is about, when it has one) and the YAML entry naming the file.
+  auto apply = [&](const std::string& schema) {
+    Status st = exec("apply schema " + quote_identifier(schema));
+    if (st.ok()) return;
+    auto f = declared_in.find(to_lower(schema));
+    if (f == declared_in.end()) check(st);
+    std::optional<SourceSite> site = st.site();
+    if (site && site->line <= 1 && site->column <= 1) site.reset();  // the synthesized APPLY itself
+    file_error(*f->second, st.code(), "applying schema '" + schema + "': " + st.raw_message(), site);
+  };
   auto quoted = [](const TableIdentity& t) { return quote_identifier(t.schema) + "." + quote_identifier(t.name); };
   size_t tables_before = catalog_.tables().size();
   run_schema_change([&] {
@@ -196,7 +209,7 @@ void DatabaseImpl::reconcile_structure() {
     if (!plan.prepare.empty()) {
       declared_schemas_.structure_phase_only = true;
       try {
-        for (const std::string& s : physical_schemas) sql("apply schema " + quote_identifier(s));
+        for (const std::string& s : physical_schemas) apply(s);
       } catch (...) {
         declared_schemas_.structure_phase_only = false;
         throw;
@@ -210,7 +223,7 @@ void DatabaseImpl::reconcile_structure() {
         spdlog::info("database '{}': prepare_constraints step '{}' ran", db_options_.name, p->name);
       }
     }
-    for (const std::string& s : all_schemas) sql("apply schema " + quote_identifier(s));
+    for (const std::string& s : all_schemas) apply(s);
     // Drops last: the apply has removed what referenced them (a declared table's FOREIGN
     // KEY); in a declared schema the apply has dropped them already.
     for (const TableIdentity& t : plan.drops) {

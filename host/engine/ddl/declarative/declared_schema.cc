@@ -11,6 +11,7 @@
 #include "common/status.h"
 #include "ddl/ddl_context.h"
 #include "transaction/assertions.h"
+#include "ddl/alter_table.h"
 #include "ddl/index_ddl.h"
 #include "ddl/declarative/schema_differ.h"
 #include "ddl/tags.h"
@@ -421,6 +422,43 @@ void plan_declared_view(DdlContext& db, SchemaPlan& plan, Planned p, const std::
   plan.views.push_back(std::move(p));
 }
 
+// A live view that reads a table or column this diff renames: its body is compared as the
+// renames will leave it (the rename propagation rewrites it), so an unchanged-in-spirit
+// view is neither dropped nor re-created (sql-ddl.md "Rename detection"). The comparison
+// of plan_declared_view saw the body before the renames; views it marked for re-creation
+// are looked at again once every table is planned.
+void reconcile_renamed_views(DdlContext& db, SchemaPlan& plan) {
+  using A = ast::AlterTableStmt::Action;
+  std::vector<const ast::AlterTableStmt*> renames;
+  for (const auto& a : plan.alters)
+    if (a.stmt->action == A::kRenameTable || a.stmt->action == A::kRenameColumn) renames.push_back(a.stmt.get());
+  if (renames.empty()) return;
+  const std::string& schema = plan.schema;
+  for (Planned& p : plan.views) {
+    if (!p.replace) continue;
+    auto& declared = static_cast<ast::CreateViewStmt&>(*p.stmt);
+    auto live = db.catalog().find_view(schema, declared.view.name);
+    if (!live || !live->definition) continue;
+    auto copy = own_statement(*live->definition);
+    auto& live_def = static_cast<ast::CreateViewStmt&>(*copy);
+    for (const ast::AlterTableStmt* r : renames) {
+      const std::string& in = r->table.schema.empty() ? schema : r->table.schema;
+      if (r->action == A::kRenameTable) rename_in_view_body(db, schema, live_def, in, r->table.name, "", r->new_name);
+      else rename_in_view_body(db, schema, live_def, in, r->table.name, r->name, r->new_name);
+    }
+    live_def.tags.clear();
+    live_def.view.schema = declared.view.schema;
+    ast::TagList declared_tags = std::move(declared.tags);
+    declared.tags.clear();
+    const bool same = statement_to_string(declared) == statement_to_string(live_def);
+    declared.tags = std::move(declared_tags);
+    if (!same) continue;
+    p.create = p.replace = false;
+    if (tags_drift(live->tags, declared.tags))
+      plan.others.push_back(object_tags_statement(ast::ObjectKind::kView, schema, live->name, declared.tags));
+  }
+}
+
 // Whether live index `ix` of `table` is the one `ci` declares: its table, columns, their
 // order, direction and collation (a column's own when the declaration names none),
 // uniqueness and partial predicate. Tags are compared apart (they migrate in place).
@@ -577,6 +615,7 @@ SchemaPlan plan_schema(DdlContext& db, const std::string& name, const std::strin
   for (const auto& item : decl.items)
     if (item->kind != ast::StmtKind::kSeed) plan_declared_item(db, plan, *item, module, name, names);
   check_seed_tables(decl, names.tables, name);
+  reconcile_renamed_views(db, plan);
   plan_drops(db, plan, names);
   // require-hint: a dropped and a created object of one kind is a name change without a
   // hint (a view re-created for its new body is not).
@@ -631,6 +670,10 @@ std::string drop_text(const SchemaPlan& plan, ast::ObjectKind kind, const std::s
   return verb + target;
 }
 
+// A table RENAME TO step: the apply runs these before anything else (the drops of
+// assertions and indexes included), so what reads the table follows it first.
+bool is_table_rename(const SchemaPlan::Alter& a) { return a.stmt->action == ast::AlterTableStmt::Action::kRenameTable; }
+
 // DIFF SCHEMA: the DDL applying the declaration would run, one statement per row.
 class DiffSchemaExec : public Executable {
  public:
@@ -639,12 +682,16 @@ class DiffSchemaExec : public Executable {
     rows_.clear();
     i_ = 0;
     SchemaPlan plan = plan_schema(db_, stmt_.name, "", stmt_.site);
+    // Table renames first, as APPLY runs them.
+    for (const auto& a : plan.alters)
+      if (is_table_rename(a)) rows_.push_back(a.shown);
     for (const auto& [kind, name] : plan.drops) rows_.push_back(drop_text(plan, kind, name));
     for (auto& p : plan.views)
       if (p.replace) rows_.push_back(drop_text(plan, ast::ObjectKind::kView, item_name(*p.stmt).name->name));
     for (auto& p : plan.tables)
       if (p.create) rows_.push_back(ddl_text(plan, *p.stmt));
-    for (const auto& a : plan.alters) rows_.push_back(a.shown);
+    for (const auto& a : plan.alters)
+      if (!is_table_rename(a)) rows_.push_back(a.shown);
     for (auto* list : {&plan.indexes, &plan.views, &plan.others})
       for (auto& p : *list)
         if (p.create) rows_.push_back(ddl_text(plan, *p.stmt));
@@ -732,15 +779,20 @@ void apply_schema(DdlContext& db, const ast::ApplySchemaStmt& s, ExecContext& ct
     }
     // Each generated ALTER is one ordinary statement: once one has run, a later failure
     // keeps everything that landed (the reference's partially-applied migration).
-    // Undeclared indexes and assertions go before the ALTERs (a dropped column may be an
-    // index's key or read by an assertion).
+    // Table renames, then undeclared indexes and assertions, before the other ALTERs (a
+    // dropped column may be an index's key or read by an assertion).
+    for (const auto& a : plan.alters)
+      if (is_table_rename(a)) {
+        migrated = true;
+        run(db, *a.stmt, ctx);
+      }
     for (const auto& [kind, name] : plan.drops)
       if (kind == ast::ObjectKind::kIndex || kind == ast::ObjectKind::kAssertion) {
         migrated = true;
         run(db, drop_statement(schema, kind, name), ctx);
       }
     for (const auto& a : plan.alters) {
-      if (store.structure_phase_only && materializes_constraint(*a.stmt)) continue;
+      if (is_table_rename(a) || (store.structure_phase_only && materializes_constraint(*a.stmt))) continue;
       migrated = true;
       run(db, *a.stmt, ctx);
     }

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 #include "common/status.h"
@@ -21,10 +22,35 @@ Tables by_name(const std::vector<TableIdentity>& list) {
   return out;
 }
 
-// How a table is written in YAML: bare in main, qualified elsewhere.
-std::string yaml_name(const TableIdentity& t) { return t.schema == "main" ? t.name : t.qualified(); }
+// A name part as YAML writes it: bare when it is a plain identifier, else in SQL double
+// quotes (a dot inside it would otherwise split it).
+std::string yaml_part(const std::string& n) {
+  bool plain = !n.empty() && !std::isdigit(static_cast<unsigned char>(n[0]));
+  for (char c : n) plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  if (plain) return n;
+  std::string out = "\"";
+  for (char c : n) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// How a table is written in YAML: bare in main, qualified elsewhere; a reference holding
+// SQL quotes is itself a single-quoted YAML scalar (YAML would take the double quotes).
+std::string yaml_name(const std::string& schema, const std::string& name) {
+  std::string ref = (schema == "main" ? std::string() : yaml_part(schema) + ".") + yaml_part(name);
+  if (ref.find('"') == std::string::npos) return ref;
+  std::string out = "'";
+  for (char c : ref) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+// The internal key "schema.name" (the schema holds no dot): its two parts.
+std::pair<std::string, std::string> split_key(const std::string& key) {
+  size_t dot = key.find('.');
+  return {key.substr(0, dot), key.substr(dot + 1)};
+}
+std::string yaml_name(const TableIdentity& t) { return yaml_name(t.schema, t.name); }
 std::string yaml_name(const std::string& qualified) {
-  return qualified.rfind("main.", 0) == 0 ? qualified.substr(5) : qualified;
+  auto [schema, name] = split_key(qualified);
+  return yaml_name(schema, name);
 }
 
 std::string quoted_id(const std::string& id) { return id.empty() ? "none" : "'" + id + "'"; }
@@ -63,7 +89,7 @@ class Planner {
   std::string file_note() const { return intent_.file.empty() ? std::string() : " in " + intent_.file; }
 
   static std::string qualify(const std::string& ref, const std::string& default_schema = "main") {
-    if (ref.find('.') == std::string::npos) return default_schema + "." + to_lower(ref);
+    if (table_ref_parts(ref).size() == 1) return default_schema + "." + split_table_ref(ref).second;
     auto [s, t] = split_table_ref(ref);
     return s + "." + t;
   }
@@ -95,7 +121,7 @@ class Planner {
     for (const auto& r : intent_.renames) {
       const std::string from = qualify(r.from), to = qualify(r.to, split_table_ref(r.from).first);
       claim(from, r.origin);
-      if (split_table_ref(from).first != split_table_ref(to).first)
+      if (split_key(from).first != split_key(to).first)
         config_error(r.origin, "a rename stays in its schema ('" + from + "' → '" + to + "')");
       auto [it, fresh] = onto.emplace(to, &r);
       if (!fresh)
@@ -135,7 +161,7 @@ class Planner {
     if (dormant_.count(to))
       config_error(r.origin, "'" + yaml_name(to) + "' is the name of a preserved table");
     const TableIdentity& old = live_.at(from);
-    plan_.renames.push_back({old, split_table_ref(to).second});
+    plan_.renames.push_back({old, split_key(to).second});
     continued_[to] = old;
     handled_.insert(from);
     plan_.applied.push_back(canon);
@@ -341,10 +367,32 @@ class Planner {
 
 }  // namespace
 
+std::vector<std::string> table_ref_parts(const std::string& ref) {
+  std::vector<std::string> parts(1);
+  bool quoted = false;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const char c = ref[i];
+    if (quoted) {
+      if (c != '"') parts.back() += c;
+      else if (i + 1 < ref.size() && ref[i + 1] == '"') parts.back() += c, ++i;
+      else quoted = false;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == '.') {
+      parts.emplace_back();
+    } else {
+      parts.back() += c;
+    }
+  }
+  return parts;
+}
+
 std::pair<std::string, std::string> split_table_ref(const std::string& ref) {
-  size_t dot = ref.find('.');
-  if (dot == std::string::npos) return {"main", to_lower(ref)};
-  return {to_lower(ref.substr(0, dot)), to_lower(ref.substr(dot + 1))};
+  std::vector<std::string> parts = table_ref_parts(ref);
+  if (parts.size() == 1) return {"main", to_lower(parts[0])};
+  std::string name = parts[1];
+  for (size_t i = 2; i < parts.size(); ++i) name += "." + parts[i];  // an unquoted dotted name: the first dot splits
+  return {to_lower(parts[0]), to_lower(name)};
 }
 
 ReconcilePlan plan_reconciliation(const ReconcileInputs& in) { return Planner(in).run(); }

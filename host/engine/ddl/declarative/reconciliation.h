@@ -125,7 +125,11 @@ struct ReconcilePlan {
 // history) are accepted as done.
 ReconcilePlan plan_reconciliation(const ReconcileInputs& in);
 
-// "t" → {"main", "t"}, "s.t" → {"s", "t"}, lower-cased.
+// A table reference as the YAML migrate: block writes it: `t` → {"main", "t"}, `s.t` →
+// {"s", "t"}, lower-cased; either part may be in SQL double quotes (`"my.table"`,
+// `s."odd name"`, `""` for a quote inside) to hold a dot or other punctuation.
 std::pair<std::string, std::string> split_table_ref(const std::string& ref);
+// Its dot-separated parts, unquoted (one part: an unqualified name).
+std::vector<std::string> table_ref_parts(const std::string& ref);
 
 }  // namespace quereus
