@@ -72,7 +72,7 @@ TEST_F(SchemaDifferTest, AFailedStepKeepsTheStepsBeforeIt) {
 
 // APPLY runs on the stored declaration, a copy that outlives DECLARE SCHEMA: its
 // defaults migrate as declared and its seed rows are inserted as written, into the
-// declared schema, after the seeded table is cleared (sql-ddl.md "Safety").
+// declared schema, keeping rows already there (ON CONFLICT (primary key) DO NOTHING).
 TEST_F(SchemaDifferTest, SeedsAndDefaultsComeFromTheStoredDeclaration) {
   exec("create table t (id integer primary key, a integer default 1)");
   exec("declare schema main { table t (id integer primary key, a integer default (2 * 3)) "
@@ -82,11 +82,12 @@ TEST_F(SchemaDifferTest, SeedsAndDefaultsComeFromTheStoredDeclaration) {
   EXPECT_TRUE(diff("main").empty());
   exec("insert into t (id) values (3)");
   exec("update t set a = 0 where id = 1");
-  exec("apply schema main with seed");  // a re-seed clears the table: the seed rows again
+  exec("apply schema main with seed");  // a re-seed keeps the edited row
   auto rows = query("select id, a from t order by id");
-  ASSERT_EQ(rows.size(), 2u);
-  EXPECT_EQ(rows[0][1].as_int(), 11);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0][1].as_int(), 0);
   EXPECT_EQ(rows[1][1].as_int(), 25);
+  EXPECT_EQ(rows[2][1].as_int(), 6);
 
   exec("declare schema app { table k (id integer primary key, label text) seed k ((1, 'one' || '!')) }");
   exec("apply schema app with seed");

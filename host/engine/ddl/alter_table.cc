@@ -109,6 +109,7 @@ class Renamer {
     bool table_unaliased = false;         // the renamed table is a source without alias
     std::vector<std::string> ctes;        // WITH names declared here: they shadow tables
     std::vector<std::string> bound;       // qualifiers this level's FROM sources bind
+    std::vector<std::string> from_names;  // every qualifier of this level's FROM (collected first)
     bool bare_elsewhere = false;          // another source here has a column of the old name
     const Scope* outer = nullptr;
   };
@@ -132,6 +133,13 @@ class Renamer {
   Renamer& with_catalog(const Catalog& catalog) {
     catalog_ = &catalog;
     return *this;
+  }
+  // Pinning: every source naming schema.table (bare ones included) is qualified with the
+  // schema, so a table that takes the name nearer on the search path does not capture it.
+  static Renamer pin(std::string schema, const std::string& table) {
+    Renamer r = Renamer::table(std::move(schema), table, table);
+    r.pin_ = true;
+    return r;
   }
   // An expression whose home schema has its own table of the target's name: there a
   // bare name binds that table, so only a qualified name reaches the target.
@@ -252,7 +260,14 @@ class Renamer {
         sc.bound.push_back(t.alias.empty() ? t.table.name : t.alias);
         if (cte_shadows(&sc, t.table)) break;
         if (!old_table_.empty() && is_target(t.table, old_table_)) {
+          // An unaliased source whose new name another source of the FROM already uses
+          // as its qualifier keeps its old name as an alias: both qualifiers stay bound.
+          const bool collides =
+              t.alias.empty() && !pin_ &&
+              std::any_of(sc.from_names.begin(), sc.from_names.end(), [&](const std::string& q) { return iequals(q, new_table_); });
+          if (collides) t.alias = t.table.name;
           t.table.name = new_table_;
+          if (pin_) t.table.schema = schema_;
           changed_ = true;
           if (t.alias.empty()) sc.table_unaliased = true;
         }
@@ -280,6 +295,18 @@ class Renamer {
     }
   }
 
+  static void qualifiers_of(const ast::TableSource& t, std::vector<std::string>& out) {
+    using K = ast::TableSource::Kind;
+    if (t.kind == K::kJoin) {
+      if (t.left) qualifiers_of(*t.left, out);
+      if (t.right) qualifiers_of(*t.right, out);
+    } else if (!t.alias.empty()) {
+      out.push_back(t.alias);
+    } else if (t.kind == K::kTable) {
+      out.push_back(t.table.name);
+    }
+  }
+
   void core(ast::SelectCore& c, const Scope* outer, std::vector<ast::OrderingTerm>* order_by) {
     if (c.nested) {
       select(*c.nested, outer);
@@ -290,7 +317,10 @@ class Renamer {
         if (v) expr(*v, outer);
     Scope sc;
     sc.outer = outer;
-    if (c.from) source(*c.from, sc);
+    if (c.from) {
+      qualifiers_of(*c.from, sc.from_names);
+      source(*c.from, sc);
+    }
     const bool shifts = output_name_shifts(c, sc);
     for (auto& rc : c.columns)
       if (rc.expr) expr(*rc.expr, &sc);
@@ -377,6 +407,7 @@ class Renamer {
   std::string schema_;
   const Catalog* catalog_ = nullptr;
   bool bare_binds_elsewhere_ = false;
+  bool pin_ = false;  // a matched table source is qualified with schema_
   std::string old_table_, new_table_;
   std::string col_table_, old_col_, new_col_;
   bool changed_ = false;
@@ -386,6 +417,25 @@ class Renamer {
 // and column DEFAULTs of every table, view bodies and assertion bodies. (Foreign keys are
 // handled by the caller: they name tables and columns, not expressions.)
 void propagate_rename(DdlContext& db, Renamer renamer, int depth = 0) {
+  // A table renamed onto a name main also holds: a view of the renamed table's schema
+  // whose bare name reached main's relation (its schema has none of that name, main is
+  // next on its path) would now bind the renamed table. Such references are pinned to
+  // main first (qualified), so the view keeps reading what it read.
+  if (renamer.renames_table() && renamer.target_schema() != "main" &&
+      (db.catalog().find("main", renamer.new_table()) || db.catalog().find_view("main", renamer.new_table()))) {
+    for (auto& v : db.catalog().views()) {
+      if (v->schema_name != renamer.target_schema() || !v->definition) continue;
+      auto copy = ast::clone(*v->definition);
+      std::shared_ptr<ast::CreateViewStmt> def(static_cast<ast::CreateViewStmt*>(copy.release()));
+      if (!def->select || !Renamer::pin("main", renamer.new_table()).view_body(*def->select)) continue;
+      auto nv = std::make_shared<ViewEntry>(*v);
+      nv->sql = statement_to_string(*def);
+      nv->definition = std::move(def);
+      db.catalog().remove_view(v->schema_name, v->name);
+      db.persist_view(*nv);
+      db.catalog().add_view(std::move(nv));
+    }
+  }
   std::vector<std::shared_ptr<TableEntry>> shifted;  // maintained tables whose column followed
   std::vector<std::pair<std::string, std::string>> shifted_views;  // views whose output followed
   // Whether a bare name in an expression resolving along `home` binds some other relation
@@ -1225,16 +1275,15 @@ std::string expression_dependent_via_views(DdlContext& db, bool view, const std:
   return {};
 }
 
-bool rename_in_view_body(DdlContext& db, const std::string& view_schema, ast::CreateViewStmt& view,
+bool rename_in_view_body(DdlContext& db, const std::string& view_schema, ast::Select& body,
                          const std::string& schema, const std::string& table, const std::string& column_from,
                          const std::string& to) {
-  if (!view.select) return false;
   Renamer renamer = column_from.empty() ? Renamer::table(schema, table, to)
                                         : Renamer::column(schema, table, column_from, to).with_catalog(db.catalog());
   // As propagate_rename: a bare name in the body binds the target only when the view lives
   // in the target's schema.
   renamer.set_bare_binds_elsewhere(view_schema != schema);
-  return renamer.view_body(*view.select);
+  return renamer.view_body(body);
 }
 
 namespace {

@@ -12,7 +12,7 @@ namespace quereus {
 class DdlContext;
 struct TableEntry;
 struct ExecContext;
-namespace ast { struct AlterTableStmt; struct CreateViewStmt; }
+namespace ast { struct AlterTableStmt; struct Select; }
 
 void alter_table(DdlContext& db, const ast::AlterTableStmt& s, ExecContext& ctx);
 
@@ -32,11 +32,11 @@ std::string expression_dependent_of(DdlContext& db, const TableEntry& target);
 std::string expression_dependent_via_views(DdlContext& db, bool view, const std::string& schema,
                                            const std::string& name, const TableEntry* self);
 
-// Rewrites a view definition as a rename would (a table RENAME TO when `column_from` is
+// Rewrites a view's or maintained table's body as a rename would (a table RENAME TO when `column_from` is
 // empty, else a RENAME COLUMN of `schema.table` from `column_from`), without touching the
 // catalog; whether anything changed. The declarative differ compares a live view with its
 // declaration across the renames of the same diff.
-bool rename_in_view_body(DdlContext& db, const std::string& view_schema, ast::CreateViewStmt& view,
+bool rename_in_view_body(DdlContext& db, const std::string& view_schema, ast::Select& body,
                          const std::string& schema, const std::string& table, const std::string& column_from,
                          const std::string& to);
 

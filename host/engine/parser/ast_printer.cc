@@ -969,7 +969,8 @@ class Printer {
   void default_value(const Expr& e) {
     // Literals (and signed numbers) print bare; anything else is parenthesized so the
     // following constraints cannot be read into it (DEFAULT takes a whole expression).
-    bool bare = e.kind == ExprKind::kLiteral;
+    // A scalar subquery prints its own parentheses.
+    bool bare = e.kind == ExprKind::kLiteral || e.kind == ExprKind::kSubquery;
     if (e.kind == ExprKind::kUnary) {
       const auto& u = static_cast<const UnaryExpr&>(e);
       bare = (u.op == UnaryOp::kNegate || u.op == UnaryOp::kPlus) &&

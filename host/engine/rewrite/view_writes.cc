@@ -36,6 +36,13 @@
 namespace quereus {
 namespace view_write {
 
+// The refusal of an insert through a view that leaves a NOT NULL base column without a
+// value or default: the reference's constraint text, then why.
+std::string not_null_unsupplied(const std::string& table, const std::string& column) {
+  return "NOT NULL constraint failed: " + table + "." + column + " (no default for NOT NULL column '" + table + "." +
+         column + "'; the view does not supply it)";
+}
+
 // ------------------------------------------------------------------ substitution
 
 // Replaces the view-column references of a user expression by their base terms.
@@ -662,8 +669,7 @@ void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
       if (!c.not_null || c.default_expr || c.generated() || supplied(c.name)) continue;
       if (std::any_of(extra_cols.begin(), extra_cols.end(), [&](const std::string& b) { return iequals(b, c.name); }))
         continue;
-      v.refuse("no default for NOT NULL column '" + v.table->schema.name + "." + c.name +
-               "' (the view does not supply it)");
+      v.refuse(not_null_unsupplied(v.table->schema.name, c.name));
     }
   }
   if (plain_values) refuse_rows_outside_view(s, v, base_cols, extra_cols, extra);
@@ -1583,7 +1589,7 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
       const ColumnSchema& col = ts.columns[i];
       if (!col.not_null || col.default_expr || col.generated() || given.count({static_cast<int>(side), static_cast<int>(i)}))
         continue;
-      v.refuse("no default for NOT NULL column '" + ts.name + "." + col.name + "' (the view does not supply it)");
+      v.refuse(not_null_unsupplied(ts.name, col.name));
     }
   }
   // A VALUES source of literals and parameters needs no envelope: each side's insert
