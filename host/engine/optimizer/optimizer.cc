@@ -539,6 +539,30 @@ std::vector<int> all_columns_of(const RelNode& n) {
   return cols;
 }
 
+// Whether a conjunct of `predicate` is a constant that is FALSE or NULL (folded).
+bool never_true(const ScalarPtr& predicate) {
+  std::vector<ScalarPtr> conjuncts;
+  split_conjuncts(predicate, conjuncts);
+  for (const ScalarPtr& c : conjuncts) {
+    if (c->kind != ScalarKind::kLiteral) continue;
+    bool is_null = false;
+    try {
+      if (!static_cast<const LiteralScalar&>(*c).value.truthy(&is_null) || is_null) return true;
+    } catch (const std::exception&) {
+      // a value with no truth value: left to run time
+    }
+  }
+  return false;
+}
+
+// Whether evaluating `n` writes (a DML statement used as a relation, anywhere below).
+bool writes(const RelNode& n) {
+  if (n.kind == RelKind::kDml) return true;
+  for (const RelNode* c : n.children())
+    if (c && writes(*c)) return true;
+  return false;
+}
+
 // A relation whose evaluation does nothing but read (no writes, no table functions).
 bool pure_reads(const RelNode& n) {
   switch (n.kind) {
@@ -587,6 +611,13 @@ RelPtr Optimizer::rewrite(RelPtr node) {
         if (RelPtr joined = decorrelate_subqueries(node, d)) return joined;
       }
       auto& f = static_cast<FilterNode&>(*node);
+      // A WHERE / HAVING that folded to FALSE or NULL passes no row: its input is not
+      // evaluated at all (unless it writes — a DML source runs whatever the filter says).
+      if (enabled("constant_folding") && never_true(f.predicate) && !writes(*f.input)) {
+        auto none = std::make_shared<ValuesNode>();
+        none->columns = node->columns;
+        return none;
+      }
       if (enabled("predicate_pushdown")) {
         std::vector<ScalarPtr> conjuncts;
         split_conjuncts(f.predicate, conjuncts);
