@@ -509,7 +509,10 @@ void StoreDb::flush_ready() {
     }
   for (const auto& [table, d] : deltas)
     b.stats.put(stats_key(table->id), varint(static_cast<uint64_t>(std::max<int64_t>(table->row_count + d, 0))));
-  CommitObserver* observer = staged_ ? nullptr : observer_;
+  // Inside a schema-change scope the observer sees the transaction too (a data repair an
+  // open-time reconciliation runs is replicated like any write); what it adds lands with the
+  // scope, or not at all.
+  CommitObserver* observer = observer_;
   try {
     if (observer) {
       std::vector<CommitObserver::RowWrite> rows;

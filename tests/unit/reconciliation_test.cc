@@ -553,6 +553,38 @@ TEST_F(ReconciliationTest, ARenameKeepsTheDeclaredSpellingAndAFutureHistoryIsRef
   }
 }
 
+// On sync-store a prepare_constraints repair is replicated like any write: its deletions
+// are in the change log peers pull (it runs inside the open's schema-change scope).
+TEST_F(ReconciliationTest, OnSyncStoreAPrepareStepsRepairIsReplicated) {
+  module_ = "sync-store";
+  opens(kV1);
+  exec("insert into users values (1, 'a@x'), (2, 'b@x'), (3, 'a@x')");
+  auto deletions = [&] {
+    std::string page = rows("select sync_changes('main', 0, null, 1000)");
+    size_t n = 0;
+    for (size_t at = page.find("\"delete\""); at != std::string::npos; at = page.find("\"delete\"", at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(deletions(), 0u);
+  const std::string v2 =
+      "declare schema main {\n"
+      "  table users (id integer primary key, email text unique) with tags (\"quereus.id\" = 'usr');\n"
+      "  table drafts (id integer primary key, body text);\n"
+      "  table cache (k text primary key, v text);\n"
+      "}\n";
+  StructuralIntent intent;
+  intent.prepare_constraints.push_back({"dedupe_emails",
+                                        "delete from users where id in (select b.id from users a join users b "
+                                        "on a.email = b.email and b.id > a.id)",
+                                        {"app.yaml:14", "databases.main.migrate.prepare_constraints.dedupe_emails"}});
+  opens(v2, intent);
+  EXPECT_EQ(rows("select id from users order by id"), "1;2");
+  EXPECT_EQ(deletions(), 1u) << rows("select sync_changes('main', 0, null, 1000)");
+  // Reopened, the log still holds it (it landed with the scope).
+  opens(v2, intent);
+  EXPECT_EQ(deletions(), 1u);
+}
+
 TEST_F(ReconciliationTest, TableNamesHoldingADotAreWrittenInSqlQuotes) {
   const std::string v1 =
       "declare schema main {\n"
