@@ -20,7 +20,7 @@ inline Status open_store_db(const std::string& plugin_dir, const std::string& di
                             const std::function<void(DatabaseOptions&)>& adjust = {}) {
   *registry = std::make_shared<Registry>();
   PluginLoader loader(*registry, {plugin_dir});
-  for (const char* name : {"mem", "store"}) {
+  for (const char* name : {"mem", "store", "sync-store"}) {
     PluginSpec spec;
     spec.path = name;
     if (Status s = loader.load(spec); !s.ok()) return s;
