@@ -2484,6 +2484,15 @@ void lower_decomposition_insert(const ast::InsertStmt& s, const LensSlot& slot, 
     for (size_t i = 0; i < cols.size(); ++i) names.push_back("c" + std::to_string(i));
     std::vector<ast::ResultColumn> all;
     all.push_back(ast::star());
+    // __vw_n: the source row's position (a key the source repeats is inserted once, from
+    // its first row, when the conflict arm does nothing).
+    auto n = std::make_unique<ast::FunctionCall>();
+    n->name = "row_number";
+    n->over = std::make_shared<ast::WindowSpec>();
+    // Ordered by a constant: the window's sort is stable, so the numbering is the source's
+    // own order (row_number() needs an ORDER BY).
+    n->over->order_by.push_back({ast::integer_literal(0)});
+    all.push_back(ast::result_column(std::move(n), "__vw_n"));
     auto q = ast::select(std::move(all), ast::subquery_source(clone(*s.source), "__vw_src", names));
     q->schema_path = s.schema_path.empty() ? s.source->schema_path : s.schema_path;
     if (s.with) q->with = clone(*s.with);
@@ -2570,6 +2579,15 @@ void lower_decomposition_insert(const ast::InsertStmt& s, const LensSlot& slot, 
       is_new = conjoin(std::move(is_new), binary(ast::BinaryOp::kEq, ast::column_ref(fresh, key_col[j]),
                                                  ast::column_ref(ups, key_col[j])));
     ExprPtr where = up ? ast::exists(select_from(fresh, fresh, std::move(is_new), one())) : nullptr;
+    if (up && up->do_nothing) {
+      // DO NOTHING / OR IGNORE: a later source row with a key an earlier one inserts
+      // conflicts with that row and is skipped, as it would be row by row.
+      ExprPtr earlier = binary(ast::BinaryOp::kLt, ast::column_ref("__vw_dup", "__vw_n"), ast::column_ref(ups, "__vw_n"));
+      for (const std::string& c : key_col)
+        earlier = conjoin(std::move(earlier),
+                          binary(ast::BinaryOp::kEq, ast::column_ref("__vw_dup", c), ast::column_ref(ups, c)));
+      where = conjoin(std::move(where), ast::logical_not(ast::exists(select_from(ups, "__vw_dup", std::move(earlier), one()))));
+    }
     ins->source = select_from(ups, ups, std::move(where), std::move(v));
     ins->context = clone(s.context);
     out.statements.push_back(std::move(ins));
