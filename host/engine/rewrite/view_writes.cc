@@ -2530,6 +2530,21 @@ void lower_decomposition_insert(const ast::InsertStmt& s, const LensSlot& slot, 
     });
   };
   if (up && !up->do_nothing) {
+    // One source row per logical key: a second one would have to update the first (row by
+    // row, SQLite applies it so); refused by name rather than by its scalar subquery.
+    {
+      auto q = select_from(ups, ups, nullptr, one());
+      for (const std::string& c : key_col) q->core.group_by.push_back(ast::column_ref(ups, c));
+      auto count = std::make_unique<ast::FunctionCall>();
+      count->name = "count";
+      count->star = true;
+      q->core.having = binary(ast::BinaryOp::kGt, std::move(count), ast::integer_literal(1));
+      auto st = std::make_unique<ast::SelectStmt>();
+      st->select = std::move(q);
+      out.pre_checks.push_back({std::move(st), what + "two rows of the INSERT's source have one logical key (" +
+                                                   join(pk, ", ") + "); ON CONFLICT DO UPDATE through a "
+                                                   "decomposition takes each key once"});
+    }
     // __vw_upd: the logical rows the arm updates, before anything changes.
     std::vector<ast::ResultColumn> k;
     for (const std::string& c : pk) k.push_back(ast::result_column(ast::column_ref(alias, c), c));
