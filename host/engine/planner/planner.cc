@@ -1783,6 +1783,7 @@ void Planner::push_with(const ast::WithClause& with) {
     auto b = std::make_shared<CteBinding>();
     b->cte = &cte;
     b->recursive = with.recursive;
+    b->max_recursion = with.max_recursion;
     b->order = order++;
     if (!m.emplace(to_lower(cte.name), b).second)
       fail(StatusCode::kError, "Duplicate CTE name '" + cte.name + "' in WITH clause", cte.site);
@@ -2081,6 +2082,10 @@ QueryPlan Planner::plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding
   auto node = std::make_shared<RecursiveCteNode>();
   node->name = cte.name;
   node->union_all = sel.compounds.back().op == ast::CompoundOp::kUnionAll;
+  if (binding.max_recursion) {
+    node->max_iterations = *binding.max_recursion;
+    node->explicit_limit = true;
+  }
   node->initial = init.root;
   node->recursive = rec.root;
   node->working = working->rows;

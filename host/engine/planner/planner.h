@@ -36,6 +36,7 @@ std::string key_proof_facts(const TableSchema& t);
 struct CteBinding {
   const ast::CommonTableExpr* cte = nullptr;
   bool recursive = false;  // declared under WITH RECURSIVE
+  std::optional<int64_t> max_recursion;  // the clause's OPTION (MAXRECURSION n)
   // While the recursive term is planned, references to the CTE read this working table.
   std::shared_ptr<WorkingTableNode> working;
   int order = 0;  // position in its WITH list

@@ -274,6 +274,11 @@ struct RecursiveCteNode : RelNode {
   std::vector<const RelNode*> children() const override { return {initial.get(), recursive.get()}; }
   std::string name;
   bool union_all = true;
+  // Iterations of the recursive term before the statement fails: the engine's bound, or the
+  // WITH clause's OPTION (MAXRECURSION n) (0: no bound).
+  static constexpr int64_t kDefaultMaxIterations = 1000000;
+  int64_t max_iterations = kDefaultMaxIterations;
+  bool explicit_limit = false;
   RelPtr initial, recursive;
   std::shared_ptr<std::vector<Row>> working;  // shared with the WorkingTableNode
 };

@@ -1529,9 +1529,10 @@ class RecursiveCteOp : public Operator {
       }
       if (pending_.empty()) return false;
       // Next iteration over the rows the previous one produced.
-      if (++iterations_ > kMaxIterations)
+      if (++iterations_ > node_.max_iterations && node_.max_iterations > 0)
         throw Error(StatusCode::kError, "recursive CTE '" + node_.name + "' exceeded " +
-                                            std::to_string(kMaxIterations) + " iterations");
+                                            std::to_string(node_.max_iterations) + " iterations" +
+                                            (node_.explicit_limit ? " (option maxrecursion)" : ""));
       *node_.working = std::move(pending_);
       pending_.clear();
       pi_ = 0;
@@ -1552,7 +1553,6 @@ class RecursiveCteOp : public Operator {
   }
 
  private:
-  static constexpr int kMaxIterations = 1000000;
   void add(const Row& r) {
     if (!node_.union_all && !seen_.insert(r).second) return;
     // UNION keeps every row it has seen; UNION ALL only the current iteration's.
@@ -1568,7 +1568,7 @@ class RecursiveCteOp : public Operator {
   MemoryCharge memory_;  // seen_ and pending_
   int64_t pending_bytes_ = 0;
   size_t pi_ = 0;
-  int iterations_ = 0;
+  int64_t iterations_ = 0;
   EvalEnv outer_;
 };
 
