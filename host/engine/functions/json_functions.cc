@@ -489,6 +489,7 @@ std::vector<Row> json_each_rows(std::span<const Value> args) {
   return rows;
 }
 
+// parent_id 0: the walk's root, whose `parent` is NULL.
 void tree_walk(const Json& v, const Value& key, const std::string& path, int64_t parent_id, int64_t* next_id,
                std::vector<Row>& rows) {
   int64_t id = ++*next_id;
@@ -498,7 +499,7 @@ void tree_walk(const Json& v, const Value& key, const std::string& path, int64_t
   // The root row's path is its own parent's (`$` for the whole document).
   const std::string parent = key.is_null() ? parent_path(path) : path;
   rows.push_back({key, column_value(v), Value::Text(jsonv::type_name(v)), column_atom(v), Value::Integer(id),
-                  Value::Integer(parent_id), Value::Text(fullkey), Value::Text(parent)});
+                  parent_id == 0 ? Value() : Value::Integer(parent_id), Value::Text(fullkey), Value::Text(parent)});
   if (v.is_array()) {
     for (size_t i = 0; i < v.size(); ++i)
       tree_walk(v[i], Value::Integer(static_cast<int64_t>(i)), fullkey, id, next_id, rows);
