@@ -228,7 +228,7 @@ TEST_F(FunctionsSqlTest, JsonFunctions) {
   EXPECT_EQ(text("select typeof(json_array(1, 2))"), "json");
   EXPECT_EQ(text("select json('not json')").rfind("error: ", 0), 0u);
   EXPECT_EQ(text("select count(*) from json_each('[1,2,3]')"), "3");
-  EXPECT_EQ(text(R"(select fullkey from json_tree('{"a":[5]}') where atom = 5)"), ".a[0]");
+  EXPECT_EQ(text(R"(select fullkey from json_tree('{"a":[5]}') where atom = 5)"), "$.a[0]");
 }
 
 TEST_F(FunctionsSqlTest, DatetimeFunctions) {

@@ -51,6 +51,14 @@ namespace {
 using Action = ast::AlterTableStmt::Action;
 using ColumnAction = ast::AlterTableStmt::ColumnAction;
 
+// A UNIQUE constraint's backing structure would take a name an index of its own table
+// already holds (sql-vtab.md 6.3, in the reference's words).
+std::string backing_index_collision(const std::string& table, const std::string& constraint,
+                                    const std::string& index) {
+  return "Cannot add constraint '" + constraint + "' to table '" + table + "': its backing index '" + constraint +
+         "' would collide with existing index '" + index + "' on the same table. Rename the constraint or the index.";
+}
+
 struct AlterPlan {
   TableSchema schema;           // the whole table after the change
   SchemaChange change;          // what the module is told
@@ -816,7 +824,7 @@ void add_unique(TableSchema& ts, const std::string& name, std::vector<IndexColum
   }
   for (const IndexSchema& other : ts.indexes)
     if (!other.constraint && iequals(other.name, derived))
-      fail(StatusCode::kError, "UNIQUE constraint '" + derived + "' would collide with existing index '" + other.name + "'");
+      fail(StatusCode::kError, backing_index_collision(ts.name, derived, other.name));
   IndexSchema ix;
   ix.unique = true;
   ix.constraint = true;
@@ -1001,7 +1009,7 @@ AlterPlan plan_rename_column(AlterCtx& c) {
                                      describe_unique(p.schema, other));
     for (const IndexSchema& other : p.schema.indexes)
       if (!other.constraint && iequals(other.name, derived))
-        fail(StatusCode::kError, "UNIQUE constraint '" + derived + "' would collide with existing index '" + other.name + "'");
+        fail(StatusCode::kError, backing_index_collision(p.schema.name, derived, other.name));
     ix.name = derived;
   }
   p.change.kind = QRS_CHANGE_RENAME_COLUMN;
@@ -1655,8 +1663,7 @@ AlterPlan plan_rename_constraint(AlterCtx& c) {
     renamed_index->constraint_named = true;
     for (const IndexSchema& other : ns.indexes)
       if (!other.constraint && iequals(other.name, c.s.new_name))
-        fail(StatusCode::kError, "UNIQUE constraint '" + c.s.new_name + "' would collide with existing index '" +
-                                     other.name + "'");
+        fail(StatusCode::kError, backing_index_collision(ns.name, c.s.new_name, other.name));
   }
   if (!slot) fail(StatusCode::kNotFound, "Constraint '" + c.s.name + "' not found on table '" + ns.name + "'");
   if (!iequals(*slot, c.s.new_name) && constraint_exists(ns, c.s.new_name))

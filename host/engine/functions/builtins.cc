@@ -110,8 +110,15 @@ class CountState : public AggregateState {
   int64_t n_ = 0;
 };
 
+// Number.isSafeInteger: whole and within +-(2^53 - 1).
+bool is_safe_integer(double d) {
+  constexpr double kMaxSafe = 9007199254740991.0;
+  return std::isfinite(d) && std::trunc(d) == d && std::fabs(d) <= kMaxSafe;
+}
+
 // sum / total / avg keep two parts, as the reference does: integers add exactly (past
-// int64 as a big integer), reals add in double, and the two combine only in final(), so
+// int64 as a big integer; a whole REAL in the safe range counts as an integer), reals add
+// in double, and the two combine only in final(), so
 // the answer does not depend on the order rows arrive in.
 class SumState : public AggregateState {
  public:
@@ -133,6 +140,10 @@ class SumState : public AggregateState {
       exact_.add(v->as_int());
     } else if (t == ValueType::kBigInt) {
       exact_.add(*v);
+    } else if (t == ValueType::kReal && is_safe_integer(v->as_real())) {
+      // A whole REAL inside +-(2^53-1) is a safe integer and joins the exact part, so
+      // a REAL column's total can finalize past 2^53 exactly (types-inference.md, sum()).
+      exact_.add(static_cast<int64_t>(v->as_real()));
     } else {
       has_real_ = true;
       rsum_ += v->to_double();

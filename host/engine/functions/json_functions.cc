@@ -448,9 +448,23 @@ const Json* table_root(const Json& data, std::span<const Value> args) {
   return &data;
 }
 
+// The JSON path of the walk's root: `$`, or the path argument (fullkey / path columns
+// are JSON paths, as in json_extract: `$.users[0].name`).
+std::string table_base_path(std::span<const Value> args) {
+  if (args.size() > 1 && args[1].type() == ValueType::kText && !args[1].str().empty()) return args[1].str();
+  return "$";
+}
+
+// The path of a node's parent: its fullkey without the last `.key` / `[i]` step.
+std::string parent_path(const std::string& fullkey) {
+  size_t cut = fullkey.find_last_of(".[");
+  return cut == std::string::npos || cut == 0 ? fullkey.substr(0, 1) : fullkey.substr(0, cut);
+}
+
 std::vector<Row> json_each_rows(std::span<const Value> args) {
   Json data = table_input(args, "json_each");
   const Json* root = table_root(data, args);
+  const std::string base = table_base_path(args);
   std::vector<Row> rows;
   if (!root) return rows;
   int64_t id = 0;
@@ -458,30 +472,34 @@ std::vector<Row> json_each_rows(std::span<const Value> args) {
     for (size_t i = 0; i < root->size(); ++i) {
       const Json& c = (*root)[i];
       rows.push_back({Value::Integer(static_cast<int64_t>(i)), column_value(c), Value::Text(jsonv::type_name(c)),
-                      column_atom(c), Value::Integer(id++), Value(), Value::Text("[" + std::to_string(i) + "]"),
-                      Value::Text("")});
+                      column_atom(c), Value::Integer(id++), Value(), Value::Text(base + "[" + std::to_string(i) + "]"),
+                      Value::Text(base)});
     }
   } else if (root->is_object()) {
     for (auto it = root->begin(); it != root->end(); ++it) {
       const Json& c = it.value();
       rows.push_back({Value::Text(it.key()), column_value(c), Value::Text(jsonv::type_name(c)), column_atom(c),
-                      Value::Integer(id++), Value(), Value::Text("." + it.key()), Value::Text("")});
+                      Value::Integer(id++), Value(), Value::Text(base + "." + it.key()), Value::Text(base)});
     }
   } else {
     rows.push_back({Value(), jsonv::to_sql_scalar(*root), Value::Text(jsonv::type_name(*root)),
-                    jsonv::to_sql_scalar(*root), Value::Integer(id++), Value(), Value::Text(""), Value::Text("")});
+                    jsonv::to_sql_scalar(*root), Value::Integer(id++), Value(), Value::Text(base),
+                    Value::Text(parent_path(base))});
   }
   return rows;
 }
 
+// parent_id 0: the walk's root, whose `parent` is NULL.
 void tree_walk(const Json& v, const Value& key, const std::string& path, int64_t parent_id, int64_t* next_id,
                std::vector<Row>& rows) {
   int64_t id = ++*next_id;
   std::string fullkey = path;
   if (key.type() == ValueType::kInteger) fullkey += "[" + std::to_string(key.as_int()) + "]";
   else if (key.type() == ValueType::kText) fullkey += "." + key.str();
+  // The root row's path is its own parent's (`$` for the whole document).
+  const std::string parent = key.is_null() ? parent_path(path) : path;
   rows.push_back({key, column_value(v), Value::Text(jsonv::type_name(v)), column_atom(v), Value::Integer(id),
-                  Value::Integer(parent_id), Value::Text(fullkey), Value::Text(path)});
+                  parent_id == 0 ? Value() : Value::Integer(parent_id), Value::Text(fullkey), Value::Text(parent)});
   if (v.is_array()) {
     for (size_t i = 0; i < v.size(); ++i)
       tree_walk(v[i], Value::Integer(static_cast<int64_t>(i)), fullkey, id, next_id, rows);
@@ -496,7 +514,7 @@ std::vector<Row> json_tree_rows(std::span<const Value> args) {
   std::vector<Row> rows;
   if (!root) return rows;
   int64_t next_id = 0;
-  tree_walk(*root, Value(), "", 0, &next_id, rows);
+  tree_walk(*root, Value(), table_base_path(args), 0, &next_id, rows);
   return rows;
 }
 
