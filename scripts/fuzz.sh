@@ -110,7 +110,7 @@ fuzz_one() {
     # Not fork mode: every timeout is a finding (the generator writes bounded SQL; the
     # harness stops an input after 20 s and fails a statement that reaches 10 s). Inputs
     # are decisions, not text: -len_control=0 lets them be long (more statements) at once.
-    grammar) args+=(-timeout=60 -rss_limit_mb=3072 -max_len=4096 -len_control=0) ;;
+    grammar) args+=(-timeout=120 -rss_limit_mb=3072 -max_len=4096 -len_control=0) ;;
     config) args+=(-timeout=10 -max_len=65536 -dict=tests/fuzz/yaml.dict) ;;
     manifest) args+=(-timeout=10 -max_len=8192) ;;
     codec) args+=(-timeout=10 -max_len=4096) ;;
