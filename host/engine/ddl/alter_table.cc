@@ -922,18 +922,22 @@ AlterPlan plan_rename_column(AlterCtx& c) {
     fail(StatusCode::kError, "Column '" + to + "' already exists in table '" + c.table() + "'");
   // A materialized view republishing the column under its own name (a bare projection
   // or a star) would then publish `to` twice: refused before anything changes.
+  // Whether a dependent body over the table (no column list, no compound) publishes the
+  // renamed column under its own name: a bare projection of it, or a star.
+  auto republishes = [&](const ast::Select& body) {
+    if (!body.compounds.empty()) return false;
+    Renamer probe = Renamer::column(c.old().schema_name, c.table(), c.old().columns[idx].name, to);
+    if (!probe.reads_target_table(body)) return false;
+    for (const ast::ResultColumn& rc : body.core.columns)
+      if (rc.kind != ast::ResultColumn::Kind::kExpr ||
+          (rc.alias.empty() && rc.expr && rc.expr->kind == ast::ExprKind::kColumn &&
+           iequals(static_cast<const ast::ColumnRef&>(*rc.expr).column, c.old().columns[idx].name)))
+        return true;
+    return false;
+  };
   for (const auto& t : c.db.catalog().tables()) {
     if (!t->schema.derivation || !t->schema.derivation->columns.empty() || t->schema.find_column(to) < 0) continue;
-    const ast::Select& body = *t->schema.derivation->body;
-    if (!body.compounds.empty()) continue;
-    Renamer probe = Renamer::column(c.old().schema_name, c.table(), c.old().columns[idx].name, to);
-    if (!probe.reads_target_table(body)) continue;
-    bool republishes = false;
-    for (const ast::ResultColumn& rc : body.core.columns)
-      republishes = republishes || rc.kind != ast::ResultColumn::Kind::kExpr ||
-                    (rc.alias.empty() && rc.expr && rc.expr->kind == ast::ExprKind::kColumn &&
-                     iequals(static_cast<const ast::ColumnRef&>(*rc.expr).column, c.old().columns[idx].name));
-    if (republishes)
+    if (republishes(*t->schema.derivation->body))
       fail(StatusCode::kError, "Cannot rename column '" + c.old().columns[idx].name + "' of '" + c.table() +
                                    "' to '" + to + "': materialized view '" + t->schema.name +
                                    "' republishes it and already publishes a column named '" + to + "'");
@@ -943,15 +947,7 @@ AlterPlan plan_rename_column(AlterCtx& c) {
   for (const auto& v : c.db.catalog().views()) {
     if (!v->definition || !v->definition->select || !v->columns.empty()) continue;
     const ast::Select& body = *v->definition->select;
-    if (!body.compounds.empty()) continue;
-    Renamer probe = Renamer::column(c.old().schema_name, c.table(), c.old().columns[idx].name, to);
-    if (!probe.reads_target_table(body)) continue;
-    bool republishes = false;
-    for (const ast::ResultColumn& rc : body.core.columns)
-      republishes = republishes || rc.kind != ast::ResultColumn::Kind::kExpr ||
-                    (rc.alias.empty() && rc.expr && rc.expr->kind == ast::ExprKind::kColumn &&
-                     iequals(static_cast<const ast::ColumnRef&>(*rc.expr).column, c.old().columns[idx].name));
-    if (!republishes) continue;
+    if (!republishes(body)) continue;
     std::vector<std::string> published;
     try {
       Planner planner(c.db);

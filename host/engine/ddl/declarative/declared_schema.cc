@@ -399,6 +399,18 @@ void plan_declared_table(DdlContext& db, SchemaPlan& plan, Planned p, const std:
   plan.tables.push_back(std::move(p));
 }
 
+// Whether a declared view and (a copy of) a live one have the same definition, tags
+// aside (tag drift is migrated in place). `live` is adjusted: its tags and schema dropped.
+bool same_view_body(ast::CreateViewStmt& declared, ast::CreateViewStmt& live) {
+  live.tags.clear();
+  live.view.schema = declared.view.schema;
+  ast::TagList declared_tags = std::move(declared.tags);
+  declared.tags.clear();
+  const bool same = statement_to_string(declared) == statement_to_string(live);
+  declared.tags = std::move(declared_tags);
+  return same;
+}
+
 // A declared view: an existing one must match its declaration (tags may drift and are
 // migrated); a new one is created.
 void plan_declared_view(DdlContext& db, SchemaPlan& plan, Planned p, const std::string& name,
@@ -410,13 +422,8 @@ void plan_declared_view(DdlContext& db, SchemaPlan& plan, Planned p, const std::
     auto rec = store.applied.find(p.key);
     // A tag-only difference is migrated in place (SET TAGS), never by re-creating.
     auto& declared = static_cast<ast::CreateViewStmt&>(*p.stmt);
-    ast::TagList declared_tags = std::move(declared.tags);
-    declared.tags.clear();
     auto live_def = own_statement(*live->definition);
-    static_cast<ast::CreateViewStmt&>(*live_def).tags.clear();
-    static_cast<ast::CreateViewStmt&>(*live_def).view.schema = declared.view.schema;
-    const bool body_same = statement_to_string(declared) == statement_to_string(*live_def);
-    declared.tags = std::move(declared_tags);
+    const bool body_same = same_view_body(declared, static_cast<ast::CreateViewStmt&>(*live_def));
     if (body_same && tags_drift(live->tags, declared.tags))
       plan.others.push_back(object_tags_statement(ast::ObjectKind::kView, schema, live->name, declared.tags));
     // A changed body is migrated by drop + create (sql-ddl.md "Rename detection": views
@@ -481,13 +488,7 @@ void reconcile_renamed_views(DdlContext& db, SchemaPlan& plan) {
     auto& live_def = static_cast<ast::CreateViewStmt&>(*copy);
     if (!live_def.select) continue;
     renamed(*live_def.select);
-    live_def.tags.clear();
-    live_def.view.schema = declared.view.schema;
-    ast::TagList declared_tags = std::move(declared.tags);
-    declared.tags.clear();
-    const bool same = statement_to_string(declared) == statement_to_string(live_def);
-    declared.tags = std::move(declared_tags);
-    if (!same) continue;
+    if (!same_view_body(declared, live_def)) continue;
     p.create = p.replace = false;
     if (tags_drift(live->tags, declared.tags))
       plan.others.push_back(object_tags_statement(ast::ObjectKind::kView, schema, live->name, declared.tags));
