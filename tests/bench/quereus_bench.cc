@@ -508,6 +508,15 @@ int main(int argc, char** argv) {
     sync.origin = "quereus-bench --module sync-store";
     options.plugins.push_back(sync);
   }
+  // The auxiliary-access workloads store a member in the trigram test plugin.
+  for (const Workload* w : selected)
+    if (std::string_view(w->name).starts_with("decomp_aux_read")) {
+      PluginEntry trigram;
+      trigram.path = "trigram";
+      trigram.origin = "quereus-bench --workload " + std::string(w->name);
+      options.plugins.push_back(trigram);
+      break;
+    }
   if (Status s = apply_logging(options.logging); !s.ok()) {
     std::cerr << "Error: " << s.to_string() << "\n";
     return 2;
