@@ -258,8 +258,10 @@ TableSchema build_table_schema(DdlContext& db, const ast::CreateTableStmt& s, co
 void create_table(DdlContext& db, const ast::CreateTableStmt& s, ExecContext& ctx, DdlOrigin origin) {
   std::string schema = ddl_schema(s.table.schema, s.temporary);
   if (!db.catalog().has_schema(schema)) throw Error(StatusCode::kError, "Schema not found: " + schema);
-  if (db.catalog().find(schema, s.table.name)) {
+  if (auto existing = db.catalog().find(schema, s.table.name)) {
     if (s.if_not_exists) return;
+    if (existing->schema.derivation)  // a materialized view: materialized-views.md "One namespace"
+      throw Error(StatusCode::kError, "Table " + schema + "." + existing->schema.name + " already exists (a materialized view)");
     throw Error(StatusCode::kError, "Table '" + s.table.name + "' already exists in schema '" + schema + "'");
   }
   if (db.catalog().find_view(schema, s.table.name))

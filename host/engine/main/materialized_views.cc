@@ -18,6 +18,7 @@
 #include "main/database_impl.h"
 #include "maintained/maintenance.h"
 #include "parser/ast_clone.h"
+#include "parser/ast_walk.h"
 #include "planner/planner.h"
 #include "planner/scalar_expr.h"
 #include "catalog/function.h"
@@ -88,6 +89,15 @@ DerivedShape derive_shape(DatabaseImpl& db, const ast::Select& body, const std::
   try {
     qp = planner.plan_view_body(body, schema);
   } catch (const Error& e) {
+    // Not created yet, the view's own name finds nothing: say why it may not be there.
+    if (!refreshing && e.code() == StatusCode::kNotFound) {
+      std::vector<const ast::QualifiedName*> named;
+      ast::named_sources(body, named);
+      for (const ast::QualifiedName* n : named)
+        if (iequals(n->name, name) && (n->schema.empty() || iequals(n->schema, schema)))
+          throw Error(StatusCode::kError,
+                      "materialized view '" + name + "': its body may not reference the view itself", site);
+    }
     if (!refreshing) throw;
     throw Error(e.code(), "materialized view '" + name + "' no longer plans: " + e.raw_message(), site);
   }
@@ -336,7 +346,7 @@ std::shared_ptr<MaintenancePlan> attach_derivation(DatabaseImpl& db, const std::
   };
   for (TableEntry* src : plan->sources) {
     if (src == entry.get())
-      throw Error(StatusCode::kError, "materialized view '" + name + "': its body may not read the view itself", site);
+      throw Error(StatusCode::kError, "materialized view '" + name + "': its body may not reference the view itself", site);
     d->sources.emplace_back(src->schema.schema_name, to_lower(src->schema.name));
     path.push_back(src->qualified_name());
     visit(*src);
