@@ -1940,8 +1940,10 @@ AlterPlan plan_alter(DdlContext& db, const ast::AlterTableStmt& s, ExecContext& 
       s.action != Action::kDropMaintained) {
     if (s.action == Action::kTags)
       fail(StatusCode::kError, "'" + s.table.name + "' is a materialized view: set its tags with ALTER MATERIALIZED VIEW");
-    fail(StatusCode::kError, "Cannot ALTER TABLE '" + s.table.name +
-                                 "': it is a materialized view, whose shape its body defines (drop and recreate it)");
+    fail(StatusCode::kError, "ALTER TABLE " + s.table.name +
+                                 ": cannot ALTER: it is a materialized view — its shape is defined by the view body "
+                                 "(drop and recreate to change it; or detach it with DROP MAINTAINED, alter the "
+                                 "table, and re-attach)");
   }
   AlterCtx c{db, entry, ctx, s};
   AlterPlan p;

@@ -1014,8 +1014,9 @@ Planner::Source Planner::plan_table_reference(const ast::TableSource& src) {
   }
   auto entry = rel.table;
   if (!entry->stale.empty())
-    fail(StatusCode::kError, "materialized view '" + entry->schema.name + "' is stale: " + entry->stale +
-                                 ". REFRESH MATERIALIZED VIEW, or drop and recreate it", src.site);
+    fail(StatusCode::kError, "materialized view '" + entry->schema.name +
+                                 "' is stale: a source changed in an incompatible way — drop and recreate (" +
+                                 entry->stale + "; REFRESH MATERIALIZED VIEW once the body plans again)", src.site);
   auto scan = std::make_shared<TableScanNode>();
   scan->table = entry;
   if (committed) {
