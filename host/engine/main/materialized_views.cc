@@ -285,8 +285,8 @@ void fill(DatabaseImpl& db, const std::shared_ptr<TableEntry>& entry, std::vecto
     rebuild_indexes(db, *entry, ctx);
   } catch (const Error& e) {
     if (e.code() != StatusCode::kConstraint) throw;
-    throw Error(StatusCode::kConstraint,
-                "row derived into maintained table '" + entry->qualified_name() + "' violates " + e.raw_message());
+    throw Error(StatusCode::kConstraint, e.raw_message() + " — row derived into maintained table '" +
+                                             entry->qualified_name() + "' collides on its declared UNIQUE constraint");
   }
 }
 

@@ -28,9 +28,11 @@ bool check_holds(const BoundCheck& c, const Row& row, const Row& images, ExecCon
   return c.expr->eval(env).truthy(&is_null) || is_null;
 }
 
+// The messages are materialized-views.md's ("Derived-row constraint validation"): the
+// ordinary failure first, then the maintained table the derived row went into.
 [[noreturn]] void check_failed(const TableEntry& table, const BoundCheck& c) {
-  throw Error(StatusCode::kConstraint,
-              derived_prefix(table) + " fails CHECK constraint " + c.name + " (" + c.text + ")");
+  throw Error(StatusCode::kConstraint, "CHECK constraint failed: " + c.name + " (" + c.text + ") — " +
+                                           derived_prefix(table) + " violates its declared constraint");
 }
 
 // A derived row is neither a user INSERT nor UPDATE: a CHECK applying to either applies
@@ -61,8 +63,9 @@ void check_row_constraints(WriteContext& db, const TableWritePlan& plan, const R
     std::optional<Row> values = child_values(*link, row);
     if (!values) continue;  // MATCH SIMPLE: a NULL member references nothing
     if (link->parent && parent_exists(*link, *values)) continue;
-    throw Error(StatusCode::kConstraint, derived_prefix(table) + " references a missing '" + link->parent_name() +
-                                             "' (FOREIGN KEY " + link->fk.name + ")");
+    throw Error(StatusCode::kConstraint, "FOREIGN KEY constraint failed: " + link->fk.name + " — " +
+                                             derived_prefix(table) + " references a missing '" + link->parent_name() +
+                                             "'");
   }
 }
 
@@ -80,9 +83,16 @@ void DmlWriter::apply_derived(const std::vector<DerivedChange>& changes) {
       if (c.old_row) indexes_->remove(*c.old_row);
     for (const DerivedChange& c : changes) {
       if (!c.new_row) continue;
-      if (auto conflict = indexes_->find_conflict(*c.new_row, key_of(*c.new_row)))
-        throw Error(StatusCode::kConstraint,
-                    derived_prefix(*table_) + " violates " + indexes_->unique_message(conflict->index));
+      if (auto conflict = indexes_->find_conflict(*c.new_row, key_of(*c.new_row))) {
+        std::string key;
+        for (const IndexColumn& ic : table_->schema.indexes[conflict->index].columns) {
+          const Value& v = (*c.new_row)[ic.column];
+          key += (key.empty() ? "" : ", ") + (v.is_null() ? std::string("NULL") : v.to_text());
+        }
+        throw Error(StatusCode::kConstraint, indexes_->unique_message(conflict->index) + " — " +
+                                                 derived_prefix(*table_) +
+                                                 " collides on its declared UNIQUE constraint (key: " + key + ")");
+      }
       indexes_->add(*c.new_row);
     }
   }
