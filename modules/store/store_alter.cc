@@ -15,6 +15,7 @@
 // see may refuse the arm; a re-key collision confined to rows it deleted is BUSY; ALTER
 // PRIMARY KEY with uncommitted writes is BUSY (as mem).
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <map>
 #include <optional>
@@ -237,7 +238,30 @@ void alter_stored_table(StoreDb& db, TableState& st, const sdk::SchemaChange& ch
     std::vector<std::pair<std::string, std::string>> moves;
     for (const Moved& m : rows)
       if (m.old_key != m.now.key) moves.emplace_back(m.old_key, m.now.key);
-    if (!moves.empty()) db.observer()->rekeyed(st, moves, b);
+    // A deleted row the observer kept: matched by name into the old layout, then moved by the
+    // same transformation as a stored row.
+    CommitObserver::Rekey rekey_row = [&](const CommitObserver::NamedRow& named) -> std::optional<CommitObserver::MovedKey> {
+      std::vector<sdk::Value> values(st.schema.columns.size());
+      for (size_t i = 0; i < st.schema.columns.size(); ++i) {
+        std::string lower = st.schema.columns[i].name;
+        for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        for (const auto& [name, v] : named)
+          if (name == lower) values[i] = v;
+      }
+      std::vector<qrs_value> old_cells;
+      for (const sdk::Value& v : values) old_cells.push_back(v.to_c());
+      try {
+        const std::string old_row = encode_row(old_cells);
+        Rewritten r = rewrite(old_row, false);
+        std::vector<qrs_value> now, pk;
+        decode_row(r.row, now, table);
+        for (const auto& k : ns.primary_key) pk.push_back(now.at(k.column));
+        return CommitObserver::MovedKey{std::move(r.key), encode_row(pk)};
+      } catch (const sdk::Error&) {
+        return std::nullopt;  // the ALTER could not convert it
+      }
+    };
+    db.observer()->rekeyed(st, moves, rekey_row, b);
   }
   db.kv().write(b, true);
   st.bound = TableState::Bound::kUnknown;  // the keys moved

@@ -124,12 +124,25 @@ class CommitObserver {
   enum class TableEvent { kCreated, kDropped, kRenamed };
   virtual void table_event(TableEvent /*kind*/, uint64_t /*id*/, std::string_view /*schema*/,
                            std::string_view /*name*/, KvBatch& /*out*/) {}
+  // A row that is gone, as (lower-case column name, value) cells — what an observer kept of
+  // a deleted row — and where the ALTER would have moved it.
+  using NamedRow = std::vector<std::pair<std::string, sdk::Value>>;
+  struct MovedKey {
+    std::string key;      // the new full row key
+    std::string address;  // the new primary-key cells, encoded as a row (row_codec)
+  };
+  // Runs the ALTER's own row transformation on `row` (its columns matched by name to the
+  // table's columns before the ALTER; a column it lacks reads NULL). nullopt: the ALTER
+  // could not convert it.
+  using Rekey = std::function<std::optional<MovedKey>(const NamedRow& row)>;
   // An ALTER moves `table`'s committed rows to new keys (ALTER PRIMARY KEY, or a key
   // column's collation, type or nullability): `moves` are (old full key, new full key) of the
-  // rows whose key changed; what the observer puts in `out` lands with the moved rows (in the
-  // schema-change scope's batch). Throw to refuse the ALTER before anything is written.
+  // rows whose key changed; `rekey` computes the same move for a row that is no longer
+  // stored (a deleted row whose tombstone must follow it). What the observer puts in `out`
+  // lands with the moved rows (in the schema-change scope's batch). Throw to refuse the
+  // ALTER before anything is written.
   virtual void rekeyed(const TableState& /*table*/, const std::vector<std::pair<std::string, std::string>>& /*moves*/,
-                       KvBatch& /*out*/) {}
+                       const Rekey& /*rekey*/, KvBatch& /*out*/) {}
 };
 
 struct StoreOptions {

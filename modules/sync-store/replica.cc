@@ -44,12 +44,14 @@ void drop_unreferenced_log(const std::vector<uint64_t>& before, const std::vecto
 std::string RowVersions::encode() const {
   std::string out;
   out.push_back(2);  // record version
-  out.push_back(tombstone ? 1 : 0);
+  // 0: no tombstone; 1: a tombstone; 2: a tombstone with the deleted row's image.
+  out.push_back(tombstone ? (image.empty() ? 1 : 2) : 0);
   if (tombstone) {
     put_prefixed(out, address);
     tombstone->append_to(out);
     store::put_varint(out, tombstone_seq);
     store::put_varint(out, tombstone_created);
+    if (!image.empty()) put_prefixed(out, image);
   }
   // The distinct bases (wall, counter, site: the first 26 bytes of an HLC), in order of use.
   std::vector<const Hlc*> bases;
@@ -82,11 +84,14 @@ RowVersions RowVersions::decode(std::string_view bytes) {
   Reader r{bytes};
   if (r.byte() != 2) corrupt("unknown row-version record version");
   RowVersions m;
-  if (r.byte()) {
+  const uint8_t dead = r.byte();
+  if (dead > 2) corrupt("tombstone flag");
+  if (dead) {
     m.address = std::string(r.prefixed());
     m.tombstone = r.hlc();
     m.tombstone_seq = r.varint();
     m.tombstone_created = r.varint();
+    if (dead == 2) m.image = std::string(r.prefixed());
   }
   uint64_t nb = r.varint();
   if (nb > 65536) corrupt("base count");
@@ -112,6 +117,46 @@ RowVersions RowVersions::decode(std::string_view bytes) {
   }
   if (!r.in.empty()) corrupt("trailing bytes in a row-version record");
   return m;
+}
+
+std::string RowVersions::image_of(std::span<const qrs_value> cells, const std::vector<sdk::ColumnDef>& columns) {
+  std::vector<std::string> names;
+  std::vector<qrs_value> pairs;
+  const size_t n = std::min(cells.size(), columns.size());
+  names.reserve(n);
+  for (size_t i = 0; i < n; ++i) names.push_back(lower(columns[i].name));
+  for (size_t i = 0; i < n; ++i) {
+    qrs_value name{};
+    name.type = QRS_TYPE_TEXT;
+    name.u.str = {names[i].data(), names[i].size()};
+    pairs.push_back(name);
+    pairs.push_back(cells[i]);
+  }
+  return store::encode_row(pairs);
+}
+
+std::string RowVersions::image_of(const store::CommitObserver::NamedRow& row) {
+  std::vector<qrs_value> pairs;
+  for (const auto& [name, v] : row) {
+    qrs_value n{};
+    n.type = QRS_TYPE_TEXT;
+    n.u.str = {name.data(), name.size()};
+    pairs.push_back(n);
+    pairs.push_back(v.to_c());
+  }
+  return store::encode_row(pairs);
+}
+
+store::CommitObserver::NamedRow RowVersions::named_image() const {
+  store::CommitObserver::NamedRow out;
+  if (image.empty()) return out;
+  std::vector<qrs_value> cells;
+  store::decode_row(image, cells, "a tombstone's image");
+  for (size_t i = 0; i + 1 < cells.size(); i += 2) {
+    if (cells[i].type != QRS_TYPE_TEXT) corrupt("tombstone image");
+    out.emplace_back(std::string(cells[i].u.str.data, cells[i].u.str.len), sdk::Value::from_c(cells[i + 1]));
+  }
+  return out;
 }
 
 std::vector<uint64_t> RowVersions::seqs() const {
@@ -167,6 +212,12 @@ void Replica::load_metadata() {
                                      "': the store holds a site id but no sync format version; it was not "
                                      "written by this sync-store. Clear its replication metadata and bootstrap "
                                      "it again from a peer");
+  if (format && *format == "1") {  // every format-1 record reads as format 2
+    KvBatch b;
+    b.put(meta_key("format"), kSyncFormat);
+    kv.write(b, true);
+    format = std::string(kSyncFormat);
+  }
   if (format && *format != kSyncFormat)
     throw sdk::Error(QRS_FORMAT, "sync-store at '" + db_->path() + "': replication metadata format " + *format +
                                      " is not the format this build reads (" + std::string(kSyncFormat) +
@@ -236,7 +287,7 @@ void Replica::check_barrier(const char* what) {
 }
 
 void Replica::rekeyed(const store::TableState& table, const std::vector<std::pair<std::string, std::string>>& moves,
-                      KvBatch& out) {
+                      const Rekey& rekey, KvBatch& out) {
   std::lock_guard lock(writer_);
   if (!replicated(table.schema.table_name)) return;
   // Read every moved record first; then delete all old keys before writing any new one (a
@@ -262,16 +313,19 @@ void Replica::rekeyed(const store::TableState& table, const std::vector<std::pai
     out.put(versions_key(new_key), m.encode());
     out.put(log_key(s), std::string_view(new_key).substr(1));
   }
-  // A deleted row's tombstone is addressed by its old key's values; the new key's values of
-  // a row that is gone are unknown, so its tombstone cannot follow it: it goes, with its log
-  // entry (a peer that has not yet taken the deletion keeps the row — the key change is a
-  // schema change of its own; docs/sync-store.md "Not there yet").
+  // A deleted row's tombstone is addressed by its old key's values. When the row's image was
+  // kept (deleted here, or deleted by a peer while it was stored here), the ALTER's own
+  // transformation gives the key the row would have now, and the tombstone moves there with
+  // a new arrival position — so a peer that has not yet taken the deletion, and re-keys the
+  // row itself, still deletes it. A tombstone without an image, or whose new key a live row
+  // holds, goes with its log entry (that peer keeps the row; docs/sync-store.md).
   {
     std::set<std::string> moved;  // old and new versions keys of the rows that moved
     for (const auto& [old_key, new_key] : moves) {
       moved.insert(versions_key(old_key));
       moved.insert(versions_key(new_key));
     }
+    std::map<std::string, RowVersions> follow;  // new versions key -> the tombstone moving there
     std::string lo(1, kRows);
     put_u64(lo, table.id);
     auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
@@ -281,8 +335,26 @@ void Replica::rekeyed(const store::TableState& table, const std::vector<std::pai
       if (!m.columns.empty()) continue;  // a live row's versions (moved above when it moved)
       for (uint64_t old : m.seqs()) out.del(log_key(old));
       out.del(it->key());
+      if (m.image.empty() || !m.tombstone) continue;
+      std::optional<MovedKey> to = rekey(m.named_image());
+      if (!to) continue;
+      const std::string vkey = versions_key(to->key);
+      if (vkey == it->key()) {  // the key did not change (the ALTER left this row's key as it was)
+        follow[vkey] = std::move(m);
+        continue;
+      }
+      if (moved.count(vkey) || db_->kv().get(to->key)) continue;  // a live row holds the key
+      m.address = std::move(to->address);
+      auto [at, fresh] = follow.try_emplace(vkey, m);
+      if (!fresh && *at->second.tombstone < *m.tombstone) at->second = std::move(m);  // the newer deletion
     }
     it->check();
+    for (auto& [vkey, m] : follow) {
+      const uint64_t s = seq++;
+      m.tombstone_seq = s;
+      out.put(vkey, m.encode());
+      out.put(log_key(s), std::string_view(vkey).substr(1));
+    }
   }
   if (seq != next_seq_) {
     out.put(meta_key("seq"), u64(seq));
@@ -308,6 +380,20 @@ void Replica::rename_version_columns(uint64_t id, const std::vector<std::pair<st
       changed = std::erase_if(m.columns, [&](const ColumnVersion& c) { return c.name == to; }) > 0 || changed;
       if (ColumnVersion* c = m.column(from)) {
         c->name = to;
+        changed = true;
+      }
+    }
+    if (!m.image.empty()) {  // a deleted row's image follows the rename too
+      store::CommitObserver::NamedRow image = m.named_image();
+      bool renamed = false;
+      for (const auto& [from, to] : renames) {
+        if (from == to) continue;
+        std::erase_if(image, [&](const auto& cell) { return cell.first == to; });
+        for (auto& cell : image)
+          if (cell.first == from) cell.first = to, renamed = true;
+      }
+      if (renamed) {
+        m.image = RowVersions::image_of(image);
         changed = true;
       }
     }
@@ -503,6 +589,7 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
         std::vector<qrs_value> pk;
         for (const auto& k : t.schema.primary_key) pk.push_back(old_cells.at(k.column));
         m.address = store::encode_row(pk);
+        m.image = RowVersions::image_of(old_cells, t.schema.columns);  // a re-key moves the tombstone
       }
       m.tombstone = next_hlc();
       m.tombstone_seq = seq;
@@ -1065,6 +1152,12 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
     // The data: the row as its versions say, over what is stored. A row this batch deleted
     // (or whose columns a deletion took) restarts from its key and NULLs.
     std::optional<std::string> current = kv.get(row_key);
+    if (m.tombstone && m.tombstone_seq == seq && m.columns.empty() && current) {
+      // The row as it was here, for a re-keying ALTER to move the tombstone with it.
+      std::vector<qrs_value> was;
+      store::decode_row(*current, was, w.table->schema.table_name);
+      m.image = RowVersions::image_of(was, schema_cols);
+    }
     std::string row;
     if (!m.columns.empty()) {
       const bool reset = lost_columns || (m.tombstone && m.tombstone_seq == seq);

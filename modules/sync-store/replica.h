@@ -7,7 +7,7 @@
 // their changes (apply), each in one atomic batch, under one writer lock.
 //
 // Keyspace (beside the store's 00–05, docs/sync-store.md §Layout):
-//   20 "format"                  the sync metadata format ("1"); checked at open
+//   20 "format"                  the sync metadata format ("2"); checked at open
 //   20 "site"                    site id (16) + created-at ms (8, BE)
 //   20 "clock"                   the HLC state: wall (8) + counter (2)
 //   20 "seq"                     the next arrival sequence number (8, BE)
@@ -43,7 +43,10 @@
 
 namespace quereus::sync {
 
-inline constexpr std::string_view kSyncFormat = "1";
+// 2: a tombstone may carry the deleted row's image (RowVersions::image). Format 1 stores
+// are read as they are and their format record is raised to 2 at open (every format-1
+// record is a format-2 record); a build that reads only 1 then refuses the store.
+inline constexpr std::string_view kSyncFormat = "2";
 
 // What happens to a change for a table this replica does not have.
 enum class UnknownTables {
@@ -82,6 +85,10 @@ struct ColumnVersion {
 // index and its op_seq.
 struct RowVersions {
   std::string address;  // tombstoned rows: the raw primary-key cells, encoded as a row
+  // Tombstoned rows: the row as it was when deleted here, as (lower-case name, value) pairs
+  // encoded as one row (name, value, name, value, …) — so a re-keying ALTER can move the
+  // tombstone to the key the row would have now. Empty when the row was not stored here.
+  std::string image;
   std::optional<Hlc> tombstone;
   uint64_t tombstone_seq = 0;
   uint64_t tombstone_created = 0;  // local receive time (ms), for the GC horizon
@@ -89,6 +96,10 @@ struct RowVersions {
 
   std::string encode() const;
   static RowVersions decode(std::string_view bytes);  // throws QRS_CORRUPT
+  // `image` from a stored row's cells and its table's columns, and back.
+  static std::string image_of(std::span<const qrs_value> cells, const std::vector<sdk::ColumnDef>& columns);
+  store::CommitObserver::NamedRow named_image() const;
+  static std::string image_of(const store::CommitObserver::NamedRow& row);
   ColumnVersion* column(std::string_view lower_name);
   // The arrival sequences this record refers to (its columns' and its tombstone's).
   std::vector<uint64_t> seqs() const;  // sorted, distinct
@@ -238,9 +249,10 @@ class Replica : public store::CommitObserver {
                    store::KvBatch& out) override;
 
   // A re-keying ALTER: the row versions move with their rows (and their change-log
-  // entries follow), in the ALTER's own batch.
+  // entries follow), in the ALTER's own batch; so do the tombstones of deleted rows whose
+  // image was kept (moved by `rekey`, the ALTER's own transformation).
   void rekeyed(const store::TableState& table, const std::vector<std::pair<std::string, std::string>>& moves,
-               store::KvBatch& out) override;
+               const Rekey& rekey, store::KvBatch& out) override;
 
   static bool replicated(std::string_view table_name);
 
