@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -78,6 +79,29 @@ struct AlterCtx {
 };
 
 [[noreturn]] void fail(StatusCode code, const std::string& message) { throw Error(code, message); }
+
+// A backfill (an added column's DEFAULT or generated body, SET NOT NULL's default) whose
+// expression holds a subquery may read the altered table itself — and the module fills its
+// rows while it holds that table (mem: its lock; a re-entrant read was an INTERNAL
+// "Resource deadlock avoided"). Such a fill is computed for every row first, over the rows
+// as the statement sees them, and the module's calls read the values back.
+void compute_fill_first(AlterCtx& c, const ast::Expr* body,
+                        std::function<Value(std::span<const Value> old_row)>& fill) {
+  if (!body || !ast::contains_subquery(*body)) return;
+  struct Less {
+    bool operator()(const Row& a, const Row& b) const {
+      for (size_t i = 0; i < a.size() && i < b.size(); ++i)
+        if (int d = compare_values(a[i], b[i])) return d < 0;
+      return a.size() < b.size();
+    }
+  };
+  auto values = std::make_shared<std::map<Row, Value, Less>>();
+  for (const Row& r : scan_rows(*c.entry)) values->emplace(r, fill(r));
+  fill = [values, direct = fill](std::span<const Value> old_row) {
+    auto it = values->find(Row(old_row.begin(), old_row.end()));
+    return it != values->end() ? it->second : direct(old_row);
+  };
+}
 
 // ---------------------------------------------------------------- AST helpers
 
@@ -1121,6 +1145,7 @@ AlterPlan plan_add_column(AlterCtx& c) {
     p.change.fill = [fill, schema, idx, ctx](std::span<const Value> old_row) {
       return fill->value(old_row, schema->columns[idx], *schema, *ctx);
     };
+  compute_fill_first(c, generated ? ns.columns[idx].generated_expr.get() : def, p.change.fill);
   std::vector<const CheckSchema*> added;
   for (size_t i = first_check; i < ns.checks.size(); ++i) added.push_back(&ns.checks[i]);
   // By value: the plan (and this frame) move on before the arm's commit calls it.
@@ -1452,6 +1477,7 @@ AlterPlan plan_alter_column(AlterCtx& c) {
       p.change.fill = [fill, schema, idx, ctx](std::span<const Value> old_row) {
         return fill->value(old_row, schema->columns[idx], *schema, *ctx);
       };
+      compute_fill_first(c, col.default_expr.get(), p.change.fill);
       // UNIQUE is judged on the backfilled rows.
       p.to_new = [fill = p.change.fill, idx](const Row& r) {
         Row out = r;
