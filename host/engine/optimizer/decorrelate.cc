@@ -501,9 +501,13 @@ RelPtr decorrelate_subqueries(const RelPtr& filter, const DecorrelationOptions& 
     if (!spec.on.empty()) j->on = conjoin(spec.on);
     j->equi = std::move(spec.equi);
     j->null_aware_key = spec.null_aware_key;
-    // Its right side reads no outer row at all: build it once per execution.
+    // Its right side reads no outer row at all: build it once per execution. The build
+    // hashes each right row on the equi keys' right sides, evaluated over the right row with
+    // the query's outer rows beyond it — a key reading an outer row (`where a1.c0 = a0.c4`
+    // two levels down, its right side `a0.c4`) makes the build differ per outer row.
     FrameRefs r;
     collect(*j->right, 1, r);
+    for (const auto& k : j->equi) collect(k.right, 1, r);
     j->right_constant = !r.unknown && r.frames.empty();
     node = j;
   }
