@@ -543,6 +543,7 @@ SqlGenerator::Select SqlGenerator::gen_select(int depth, const Scope* outer, con
         if (!fit.empty()) {
           const ScopeColumn& k = *pick(fit);
           e = Expr{k.ref, k.type, k.coll};
+          e.digits = k.digits;  // a key over numeric-looking text stays out of min / max
           if (k.type == SqlType::kText) e.fold = own_collation(k.coll).value_or(CollName::kBinary);
         } else {
           e = gen_expr(types[i], out_ctx, depth);
@@ -701,6 +702,7 @@ SqlGenerator::Expr SqlGenerator::gen_leaf(SqlType t, const Ctx& ctx) {
     if (!fit.empty() && chance(0.6)) {
       const ScopeColumn& k = *pick(fit);
       Expr e{k.ref, k.type, k.coll};
+      e.digits = k.digits;
       if (t == SqlType::kText) e.fold = own_collation(k.coll).value_or(CollName::kBinary);
       return e;
     }

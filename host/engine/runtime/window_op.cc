@@ -248,6 +248,33 @@ class WindowOp : public Operator {
     }
     // Frame-based: first_value, last_value, nth_value and aggregates.
     bool incremental = call.aggregate && !call.distinct && static_cast<Excl>(call.exclude) == Excl::kNone;
+    // A frame that runs to the partition's end, from a start that never moves back (CURRENT
+    // ROW, n PRECEDING, n FOLLOWING): walked from the last row up, each frame is the next
+    // one plus the rows before it — one pass instead of one per row. Only for aggregates
+    // whose answer does not depend on the order rows reach them (reals would round apart).
+    if (incremental && static_cast<FB>(call.end_kind) == FB::kUnboundedFollowing &&
+        static_cast<FB>(call.start_kind) != FB::kUnboundedPreceding && (f == "count" || f == "min" || f == "max")) {
+      std::vector<size_t> los(m);
+      for (size_t j = 0; j < m; ++j) {
+        size_t hi;
+        frame_of(call, part, j, group_of, groups, keys, np, &los[j], &hi);
+      }
+      auto running = call.aggregate->make_state();
+      if (!call.args.empty()) running->set_collation(ordering_collation(call.args[0]->collation, call.args[0]->type));
+      std::vector<Value> args;
+      size_t running_lo = m;
+      for (size_t j = m; j-- > 0;) {
+        poll_interrupt(outer_.ctx);
+        while (running_lo > los[j]) {
+          --running_lo;
+          args.clear();
+          for (auto& a : call.args) args.push_back(eval(a, part[running_lo]));
+          running->step(args);
+        }
+        out[part[j]] = running->final();
+      }
+      return;
+    }
     std::unique_ptr<AggregateState> running;
     size_t running_hi = 0;
     for (size_t j = 0; j < m; ++j) {
