@@ -42,6 +42,12 @@ TEST_F(PragmasTest, EveryPragmaReadsBackWhatWasSet) {
       // Accepted with no effect (sql-txn.md 9.4): they read back the one mode they have.
       {"journal_mode", "'memory'", "memory"},
       {"synchronous", "'off'", "off"},
+      // The reference's options with no counterpart here (usage.md, "Available Options").
+      {"default_vtab_args", "'{}'", "{}"},
+      {"runtime_stats", "true", "true"},
+      {"validate_plan", "on", "true"},
+      {"trace_plan_stack", "1", "true"},
+      {"runtime_fuse_scalars", "false", "false"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -63,6 +69,10 @@ TEST_F(PragmasTest, AliasesReachTheSameSetting) {
   EXPECT_EQ(read("nondeterministic_schema"), "true");
   ASSERT_NE(find_pragma("SEARCH_PATH"), nullptr);
   EXPECT_EQ(find_pragma("search_path"), find_pragma("schema_path"));
+  // An entry may have several aliases.
+  EXPECT_EQ(find_pragma("nullable_default"), find_pragma("default_column_nullability"));
+  EXPECT_EQ(find_pragma("column_nullability_default"), find_pragma("default_column_nullability"));
+  EXPECT_EQ(find_pragma("fk_enforcement"), find_pragma("foreign_keys"));
 }
 
 TEST_F(PragmasTest, ARefusedValueLeavesTheSettingAsItWas) {
