@@ -84,6 +84,8 @@ TEST_F(PragmasTest, ARefusedValueLeavesTheSettingAsItWas) {
   fails("pragma statement_timeout_ms = -1", StatusCode::kError, "statement_timeout_ms");
   EXPECT_EQ(read("statement_timeout_ms"), "0");
   fails("pragma default_collation = 'klingon'", StatusCode::kError, "Unknown collation");
+  fails("pragma default_vtab_args = '{\"k\": 1}'", StatusCode::kError, "default_vtab_args other than an empty object");
+  EXPECT_EQ(read("default_vtab_args"), "{}");
   fails("pragma no_such_setting = 1", StatusCode::kError, "Unknown pragma");
   fails("pragma no_such_setting", StatusCode::kError, "Unknown pragma");
 }
