@@ -62,7 +62,8 @@ Status set_default_vtab_args(DatabaseImpl&, const Value& v) {
   std::string t = v.is_null() ? std::string() : v.to_text();
   t.erase(std::remove_if(t.begin(), t.end(), [](unsigned char c) { return std::isspace(c); }), t.end());
   if (t.empty() || t == "{}" || t == "[]" || iequals(t, "null")) return Status::Ok();
-  return Status(StatusCode::kError, "default_vtab_args other than an empty object is not supported (got " + v.to_text() + ")");
+  return Status(StatusCode::kError,
+                "default_vtab_args other than an empty object is not supported (got " + v.to_text() + ")");
 }
 
 Status set_schema_path(DatabaseImpl& db, const Value& v) {

@@ -1317,7 +1317,8 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
     for (auto& item : st.items) {
       if (!item.alias.empty() && item.expr) st.wb.aliases.emplace_back(item.alias, item.expr);
       if (item.expr)
-        visit_aggregates(*item.expr, false, [&](const ast::FunctionCall& f) { st.wb.select_aggregates.insert(expr_fingerprint(f)); });
+        visit_aggregates(*item.expr, false,
+                         [&](const ast::FunctionCall& f) { st.wb.select_aggregates.insert(expr_fingerprint(f)); });
     }
   }
   bind_select_list(st);
