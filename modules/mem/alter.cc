@@ -134,11 +134,13 @@ void TableStore::alter(const sdk::SchemaChange& ch, const sdk::TableSchema& ns, 
   bool rekey = ch.kind == K::kAlterPrimaryKey ||
                ((ch.kind == K::kSetCollation || ch.kind == K::kSetNotNull) && is_key_member(schema_, ch.column));
   const std::string& table = ns.table_name;
+  // The altering transaction's own pending rows are re-keyed below (memory-table.md,
+  // "Schema Evolution"); another transaction's cannot be judged from here.
   if (ch.kind == K::kAlterPrimaryKey) {
     for (const TableTxn* t : txns_)
-      if (!t->pending_.empty())
+      if (t != &self && !t->pending_.empty())
         throw sdk::Error::busy("Cannot change the primary key of '" + table +
-                               "' while a transaction has uncommitted changes "
+                               "' while another transaction has uncommitted changes "
                                "to it. Commit/rollback and retry");
   }
   if (!f && !rekey) {  // schema-only: no row and no key moves

@@ -119,16 +119,18 @@ void alter_stored_table(StoreDb& db, TableState& st, const sdk::SchemaChange& ch
     return;
   }
   std::vector<Txn*> txns = db.txns_of(st.id);
-  if (ch.kind == K::kAlterPrimaryKey)
-    for (const Txn* t : txns)
-      if (!t->pending.empty())
-        throw sdk::Error::busy("Cannot change the primary key of '" + table +
-                               "' while a transaction has uncommitted changes to it. Commit/rollback and retry");
   // The altering transaction: the instance with pending writes (the host writes and alters
-  // through one instance per table); its view decides which committed rows are visible.
+  // through one instance per table); its view decides which committed rows are visible,
+  // and its pending rows are re-keyed below. Pending writes of a second one cannot be
+  // judged from here.
   const Txn* self = nullptr;
-  for (const Txn* t : txns)
-    if (!t->pending.empty()) self = t;
+  for (const Txn* t : txns) {
+    if (t->pending.empty()) continue;
+    if (self && ch.kind == K::kAlterPrimaryKey)
+      throw sdk::Error::busy("Cannot change the primary key of '" + table +
+                             "' while another transaction has uncommitted changes to it. Commit/rollback and retry");
+    self = t;
+  }
 
   Cells cells;
   auto rewrite = [&](std::string_view stored, bool visible) {

@@ -294,6 +294,7 @@ TEST(AstClone, EveryStatementKind) {
       "apply schema main to version '1.0.0' with seed options (allow_destructive = true)",
       "diff schema main",
       "explain schema main",
+      "explain schema main version '2.0'",
   };
   for (const char* sql : kStatements) {
     SCOPED_TRACE(sql);

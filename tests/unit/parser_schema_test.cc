@@ -436,6 +436,9 @@ TEST(ParserDeclarative, ApplyDiffExplain) {
   EXPECT_EQ(print("APPLY SCHEMA main WITH SEED"), "apply schema main with seed");
   EXPECT_EQ(parse_as<DiffSchemaStmt>("diff schema main")->name, "main");
   EXPECT_EQ(parse_as<ExplainSchemaStmt>("explain schema main")->name, "main");
+  EXPECT_FALSE(parse_as<ExplainSchemaStmt>("explain schema main")->version);
+  EXPECT_EQ(parse_as<ExplainSchemaStmt>("explain schema main version '2.0'")->version, "2.0");
+  EXPECT_EQ(print("EXPLAIN SCHEMA main VERSION '2.0'"), "explain schema main version '2.0'");
   EXPECT_PARSE_ERROR("apply schema main options (dry_run = true)",
                      "Unsupported apply schema option 'dry_run'");
   EXPECT_PARSE_ERROR("apply schema main options (allow_destructive = 'yes')",

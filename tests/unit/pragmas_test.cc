@@ -42,6 +42,12 @@ TEST_F(PragmasTest, EveryPragmaReadsBackWhatWasSet) {
       // Accepted with no effect (sql-txn.md 9.4): they read back the one mode they have.
       {"journal_mode", "'memory'", "memory"},
       {"synchronous", "'off'", "off"},
+      // The reference's options with no counterpart here (usage.md, "Available Options").
+      {"default_vtab_args", "'{}'", "{}"},
+      {"runtime_stats", "true", "true"},
+      {"validate_plan", "on", "true"},
+      {"trace_plan_stack", "1", "true"},
+      {"runtime_fuse_scalars", "false", "false"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -63,6 +69,10 @@ TEST_F(PragmasTest, AliasesReachTheSameSetting) {
   EXPECT_EQ(read("nondeterministic_schema"), "true");
   ASSERT_NE(find_pragma("SEARCH_PATH"), nullptr);
   EXPECT_EQ(find_pragma("search_path"), find_pragma("schema_path"));
+  // An entry may have several aliases.
+  EXPECT_EQ(find_pragma("nullable_default"), find_pragma("default_column_nullability"));
+  EXPECT_EQ(find_pragma("column_nullability_default"), find_pragma("default_column_nullability"));
+  EXPECT_EQ(find_pragma("fk_enforcement"), find_pragma("foreign_keys"));
 }
 
 TEST_F(PragmasTest, ARefusedValueLeavesTheSettingAsItWas) {
@@ -74,6 +84,8 @@ TEST_F(PragmasTest, ARefusedValueLeavesTheSettingAsItWas) {
   fails("pragma statement_timeout_ms = -1", StatusCode::kError, "statement_timeout_ms");
   EXPECT_EQ(read("statement_timeout_ms"), "0");
   fails("pragma default_collation = 'klingon'", StatusCode::kError, "Unknown collation");
+  fails("pragma default_vtab_args = '{\"k\": 1}'", StatusCode::kError, "default_vtab_args other than an empty object");
+  EXPECT_EQ(read("default_vtab_args"), "{}");
   fails("pragma no_such_setting = 1", StatusCode::kError, "Unknown pragma");
   fails("pragma no_such_setting", StatusCode::kError, "Unknown pragma");
 }

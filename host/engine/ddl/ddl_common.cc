@@ -2,6 +2,7 @@
 #include "ddl/ddl_common.h"
 
 #include "catalog/registry.h"
+#include "common/strings.h"
 #include "ddl/ddl_context.h"
 #include "planner/scalar_expr.h"
 #include "parser/ast_clone.h"
@@ -30,8 +31,24 @@ ColumnSchema build_column(DdlContext& db, const ast::ColumnDef& cd) {
         break;
       case K::kDefault: col.default_expr = own_expr(*k.expr); break;
       case K::kCollate: {
+        // A registered collation suits any collatable column; DATE / TIME / DATETIME /
+        // TIMESPAN / JSON compare by their own semantics and take BINARY only (schema.md,
+        // "Column COLLATE validation").
+        const std::string type = cd.type_name.empty() ? std::string("ANY") : to_upper(cd.type_name);
         auto coll = db.registry().find_collation(k.collation);
-        if (!coll) throw Error(StatusCode::kError, "Unknown collation: " + k.collation);
+        if (!coll) throw Error(StatusCode::kError, "Unknown collation '" + k.collation + "' for type '" + type + "'");
+        switch (col.logical_type) {
+          case QRS_LT_DATE:
+          case QRS_LT_TIME:
+          case QRS_LT_DATETIME:
+          case QRS_LT_TIMESPAN:
+          case QRS_LT_JSON:
+            if (!iequals(coll->name(), "BINARY"))
+              throw Error(StatusCode::kError,
+                          "Unknown collation '" + k.collation + "' for type '" + type + "' (it supports BINARY only)");
+            break;
+          default: break;
+        }
         col.collation = coll;
         col.collation_declared = true;
         break;

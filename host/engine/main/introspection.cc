@@ -32,42 +32,6 @@ namespace {
 
 std::string type_label(uint32_t t) { return logical_type_name(t); }
 
-// Canonical CREATE TABLE text of a table (what schema().sql shows).
-std::string create_sql(const TableSchema& ts) {
-  std::string s = "create table " + quote_identifier(ts.schema_name) + "." + quote_identifier(ts.name) + " (";
-  for (size_t i = 0; i < ts.columns.size(); ++i) {
-    const ColumnSchema& c = ts.columns[i];
-    if (i) s += ", ";
-    s += quote_identifier(c.name);
-    if (!c.type_name.empty()) s += " " + c.type_name;
-    s += c.not_null ? " not null" : " null";
-    if (c.collation && c.collation->name() != "BINARY") s += " collate " + to_lower(c.collation->name());
-    if (c.default_expr) s += " default " + expr_to_string(*c.default_expr);
-  }
-  if (ts.primary_key_declared) {
-    s += ", primary key (";
-    for (size_t i = 0; i < ts.primary_key.size(); ++i) {
-      if (i) s += ", ";
-      s += quote_identifier(ts.columns[ts.primary_key[i].column].name);
-      if (ts.primary_key[i].desc) s += " desc";
-    }
-    s += ")";
-  }
-  for (const IndexSchema& ix : ts.indexes) {
-    if (!ix.constraint) continue;
-    s += ", ";
-    if (ix.constraint_named) s += "constraint " + quote_identifier(ix.name) + " ";
-    s += "unique (";
-    for (size_t i = 0; i < ix.columns.size(); ++i) {
-      if (i) s += ", ";
-      s += quote_identifier(ts.columns[ix.columns[i].column].name);
-    }
-    s += ")";
-  }
-  s += ") using " + ts.module_name;
-  return s;
-}
-
 std::string dq(const std::string& name) {
   std::string out = "\"";
   for (char c : name) {
@@ -306,7 +270,8 @@ void add_catalog_function(Registry& r, std::string name, int min_args, int num_a
   r.add_table_function(std::move(f), "builtin");
 }
 
-// schema(): every table, index, view and function, with its DDL and tags.
+// schema(): every table, index, view and function, with its DDL and tags. A table's DDL
+// is the one its catalog persists (ddl/schema_ddl.h), so it recreates the table exactly.
 void register_schema_listing(Registry& r) {
   TableFunction schema_fn;
   schema_fn.name = "schema";
@@ -319,7 +284,7 @@ void register_schema_listing(Registry& r) {
       // A maintained table is listed once, as the materialized view it is.
       const char* type = ts.derivation ? "materialized_view" : "table";
       rows.push_back({Value::Text(ts.schema_name), Value::Text(type), Value::Text(ts.name), Value::Text(ts.name),
-                      Value::Text(ts.derivation ? create_table_ddl(ts) : create_sql(ts)), tags_value(ts.tags)});
+                      Value::Text(create_table_ddl(ts)), tags_value(ts.tags)});
       // A UNIQUE constraint's index is part of the constraint, not a schema object,
       // unless the constraint exposes it.
       for (const IndexSchema& ix : ts.indexes)

@@ -2,6 +2,7 @@
 #include "main/pragmas.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
@@ -53,6 +54,18 @@ Status set_optimizer_disabled_passes(DatabaseImpl& db, const Value& v) {
   return Status::Ok();
 }
 
+// A switch the engine accepts and reads back without acting on it (EngineOptions).
+Value read_switch(bool on) { return Value::Boolean(on); }
+
+// default_vtab_args: only the empty set of arguments (the memory module takes none).
+Status set_default_vtab_args(DatabaseImpl&, const Value& v) {
+  std::string t = v.is_null() ? std::string() : v.to_text();
+  t.erase(std::remove_if(t.begin(), t.end(), [](unsigned char c) { return std::isspace(c); }), t.end());
+  if (t.empty() || t == "{}" || t == "[]" || iequals(t, "null")) return Status::Ok();
+  return Status(StatusCode::kError,
+                "default_vtab_args other than an empty object is not supported (got " + v.to_text() + ")");
+}
+
 Status set_schema_path(DatabaseImpl& db, const Value& v) {
   std::vector<std::string> path;
   for (std::string item : split_list(lower_text(v))) {
@@ -73,7 +86,8 @@ const std::vector<Pragma> kPragmas = {
        db.options().default_vtab_module = v.to_text();
        return Status::Ok();
      }},
-    {"default_column_nullability", nullptr,
+    {"default_vtab_args", nullptr, [](DatabaseImpl&) { return Value::Text("{}"); }, set_default_vtab_args},
+    {"default_column_nullability", "column_nullability_default,nullable_default",
      [](DatabaseImpl& db) { return Value::Text(db.options().default_nullable ? "nullable" : "not_null"); },
      [](DatabaseImpl& db, const Value& v) {
        std::string t = lower_text(v);
@@ -91,7 +105,7 @@ const std::vector<Pragma> kPragmas = {
        db.options().ddl_strict = t == "strict";
        return Status::Ok();
      }},
-    {"foreign_keys", nullptr, [](DatabaseImpl& db) { return Value::Boolean(db.options().foreign_keys); },
+    {"foreign_keys", "fk_enforcement", [](DatabaseImpl& db) { return Value::Boolean(db.options().foreign_keys); },
      [](DatabaseImpl& db, const Value& v) {
        db.options().foreign_keys = truthy_text(v);
        return Status::Ok();
@@ -131,6 +145,26 @@ const std::vector<Pragma> kPragmas = {
      [](DatabaseImpl&, const Value&) { return Status::Ok(); }},
     {"synchronous", nullptr, [](DatabaseImpl&) { return Value::Text("off"); },
      [](DatabaseImpl&, const Value&) { return Status::Ok(); }},
+    {"runtime_stats", "runtime_metrics", [](DatabaseImpl& db) { return read_switch(db.options().runtime_stats); },
+     [](DatabaseImpl& db, const Value& v) {
+       db.options().runtime_stats = truthy_text(v);
+       return Status::Ok();
+     }},
+    {"validate_plan", "plan_validation", [](DatabaseImpl& db) { return read_switch(db.options().validate_plan); },
+     [](DatabaseImpl& db, const Value& v) {
+       db.options().validate_plan = truthy_text(v);
+       return Status::Ok();
+     }},
+    {"trace_plan_stack", nullptr, [](DatabaseImpl& db) { return read_switch(db.options().trace_plan_stack); },
+     [](DatabaseImpl& db, const Value& v) {
+       db.options().trace_plan_stack = truthy_text(v);
+       return Status::Ok();
+     }},
+    {"runtime_fuse_scalars", nullptr, [](DatabaseImpl& db) { return read_switch(db.options().runtime_fuse_scalars); },
+     [](DatabaseImpl& db, const Value& v) {
+       db.options().runtime_fuse_scalars = truthy_text(v);
+       return Status::Ok();
+     }},
     {"statement_timeout_ms", nullptr, [](DatabaseImpl& db) { return Value::Integer(db.options().statement_timeout_ms); },
      [](DatabaseImpl& db, const Value& v) {
        if (v.type() != ValueType::kInteger || v.as_int() < 0)
@@ -168,8 +202,12 @@ Status set_limit(Limits& limits, std::string_view name, const Value& value) {
 const std::vector<Pragma>& pragmas() { return kPragmas; }
 
 const Pragma* find_pragma(std::string_view name) {
-  for (const Pragma& p : kPragmas)
-    if (iequals(name, p.name) || (p.alias && iequals(name, p.alias))) return &p;
+  for (const Pragma& p : kPragmas) {
+    if (iequals(name, p.name)) return &p;
+    if (p.alias)
+      for (const std::string& alias : split_list(p.alias))
+        if (iequals(name, alias)) return &p;
+  }
   return nullptr;
 }
 

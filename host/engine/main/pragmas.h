@@ -15,7 +15,7 @@ class DatabaseImpl;
 
 struct Pragma {
   const char* name;
-  const char* alias;  // another accepted name, or nullptr
+  const char* alias;  // other accepted names, comma-separated, or nullptr
   // The value a `pragma name` read returns.
   Value (*get)(DatabaseImpl& db);
   // Validates and applies a new value; an error Status leaves the setting as it was.

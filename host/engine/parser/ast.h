@@ -733,6 +733,7 @@ struct DiffSchemaStmt : Statement {
 struct ExplainSchemaStmt : Statement {
   ExplainSchemaStmt() : Statement(StmtKind::kExplainSchema) {}
   std::string name;
+  std::optional<std::string> version;  // `explain schema x version '2.0'`
 };
 
 }  // namespace quereus::ast

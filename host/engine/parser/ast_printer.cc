@@ -1313,6 +1313,10 @@ class Printer {
       case StmtKind::kExplainSchema:
         out += "explain schema ";
         out += quote_identifier(static_cast<const ExplainSchemaStmt&>(st).name);
+        if (const auto& v = static_cast<const ExplainSchemaStmt&>(st).version) {
+          out += " version ";
+          string_literal(*v);
+        }
         break;
       case StmtKind::kBegin:
       case StmtKind::kCommit:

@@ -386,6 +386,10 @@ class ParserImpl {
           advance();
           auto stmt = make_at<ExplainSchemaStmt>(at);
           stmt->name = expect_name(NameCtx::kTable, "Expected schema name");
+          if (match_word("version")) {
+            if (!check(TokenKind::kString)) fail_expected("Expected version string after VERSION");
+            stmt->version = advance().text;
+          }
           return stmt;
         }
         default:

@@ -43,6 +43,11 @@ struct WindowBinding {
   // specification may name a grouping key or an aggregate by its alias (sql-select.md 3.3),
   // as the lowest-precedence name.
   std::vector<std::pair<std::string, const ast::Expr*>> aliases;
+  // A grouped query's select-list aggregates outside any window call (fingerprints): the
+  // window runs above the aggregation, so an aggregate in a window specification or
+  // argument must be one of them (window-functions.md, "Grouped queries").
+  bool grouped = false;
+  std::set<std::string> select_aggregates;
 };
 
 namespace {
@@ -451,6 +456,19 @@ bool Planner::contains_aggregate(const ast::Expr& e) const {
   return found;
 }
 
+// Calls on(call) for each aggregate call in `e`, not looking inside subqueries (theirs) nor
+// inside an aggregate's arguments; a window call's arguments and specification are
+// searched only when `into_windows`.
+void Planner::visit_aggregates(const ast::Expr& e, bool into_windows,
+                               const std::function<void(const ast::FunctionCall&)>& on) const {
+  if (e.kind == ast::ExprKind::kFunction) {
+    const auto& f = static_cast<const ast::FunctionCall&>(e);
+    if (is_aggregate_call(f)) return on(f);
+    if (f.over && !into_windows) return;
+  }
+  ast::for_each_child_expr(e, [&](const ast::ExprPtr& x) { visit_aggregates(*x, into_windows, on); });
+}
+
 // ---------------------------------------------------------------- expressions
 
 // An aggregate call computed by the aggregation `ab`, read `level` query levels up.
@@ -841,8 +859,22 @@ ScalarPtr Planner::bind_window(const ast::FunctionCall& f, const Scope& scope) {
   } else if (!window_only_arity_ok(call.name, argc)) {
     fail(StatusCode::kError, "Function not found: " + call.name + "/" + std::to_string(argc) + " (window)", f.site);
   }
-  for (auto& a : f.args) call.args.push_back(bind_expr(*a, inner));
   const ast::WindowSpec& w = *f.over;
+  if (wb.grouped) {
+    auto check = [&](const ast::Expr& e, const char* where) {
+      visit_aggregates(e, true, [&](const ast::FunctionCall& agg) {
+        if (!wb.select_aggregates.count(expr_fingerprint(agg)))
+          fail(StatusCode::kError,
+               "Aggregate function " + to_lower(agg.name) + " in a window function's " + where +
+                   " is only supported when the same aggregate also appears in the SELECT list",
+               agg.site);
+      });
+    };
+    for (auto& p : w.partition_by) check(*p, "PARTITION BY");
+    for (auto& o : w.order_by) check(*o.expr, "ORDER BY");
+    for (auto& a : f.args) check(*a, "arguments");
+  }
+  for (auto& a : f.args) call.args.push_back(bind_expr(*a, inner));
   // A bare name that binds nothing else (or only an ungrouped column) may be a select-list
   // alias of a grouped query.
   auto bind_spec = [&](const ast::Expr& e) -> ScalarPtr {
@@ -1281,9 +1313,15 @@ QueryPlan Planner::plan_core(const ast::SelectCore& core, const Scope* outer,
   // between the (aggregated) rows and the projection, appending one column per call.
   st.wb.node = std::make_shared<WindowNode>();
   st.post.win = &st.wb;
-  if (st.aggregate)
-    for (auto& item : st.items)
+  if (st.aggregate) {
+    st.wb.grouped = true;
+    for (auto& item : st.items) {
       if (!item.alias.empty() && item.expr) st.wb.aliases.emplace_back(item.alias, item.expr);
+      if (item.expr)
+        visit_aggregates(*item.expr, false,
+                         [&](const ast::FunctionCall& f) { st.wb.select_aggregates.insert(expr_fingerprint(f)); });
+    }
+  }
   bind_select_list(st);
   bind_having(st);
   bind_order_by(st);

@@ -249,6 +249,8 @@ class Planner {
   const Collation* resolve_collation(std::string_view name) const;
   bool is_aggregate_call(const ast::FunctionCall& f) const;
   bool contains_aggregate(const ast::Expr& e) const;
+  void visit_aggregates(const ast::Expr& e, bool into_windows,
+                        const std::function<void(const ast::FunctionCall&)>& on) const;
 
   // Views and CTE bodies are planned afresh at every reference: their nesting is bounded
   // by Limits::max_view_depth and their total per statement by kMaxExpansions, so that

@@ -162,17 +162,19 @@ class WindowOp : public Operator {
             if (gi >= static_cast<int64_t>(groups.size())) return static_cast<int64_t>(m);
             return static_cast<int64_t>(is_start ? groups[gi].first : groups[gi].second);
           }
-          // RANGE with an offset: a numeric ORDER BY key within k of the current one.
+          // RANGE with an offset: a numeric ORDER BY key within k of the current one. A NULL
+          // or non-numeric key has no place on the number line: its frame is its peer group,
+          // and it lies in no numeric row's interval (window-functions.md, "Frame offsets").
           if (call.order_by.size() != 1) throw Error(StatusCode::kError, "RANGE with an offset requires exactly one ORDER BY term");
           const Value& cur = keys[part[j]][np];
-          if (cur.is_null()) return static_cast<int64_t>(is_start ? g.first : g.second);
+          if (!cur.is_numeric()) return static_cast<int64_t>(is_start ? g.first : g.second);
           bool desc = call.order_by[0].desc;
           double target = cur.to_double() + ((back != desc) ? -static_cast<double>(k) : static_cast<double>(k));
           size_t p = 0;
           if (is_start) {
             while (p < m) {
               const Value& v = keys[part[p]][np];
-              if (!v.is_null() && (desc ? v.to_double() <= target : v.to_double() >= target)) break;
+              if (v.is_numeric() && (desc ? v.to_double() <= target : v.to_double() >= target)) break;
               ++p;
             }
             return static_cast<int64_t>(p);
@@ -180,7 +182,7 @@ class WindowOp : public Operator {
           p = m;
           while (p > 0) {
             const Value& v = keys[part[p - 1]][np];
-            if (!v.is_null() && (desc ? v.to_double() >= target : v.to_double() <= target)) break;
+            if (v.is_numeric() && (desc ? v.to_double() >= target : v.to_double() <= target)) break;
             --p;
           }
           return static_cast<int64_t>(p);

@@ -33,6 +33,12 @@ struct EngineOptions {
   // pragma statement_timeout_ms (YAML statement_timeout_ms): a statement running longer
   // fails with INTERRUPT; 0 = no timeout.
   int64_t statement_timeout_ms = 0;
+  // The reference's diagnostic switches (usage.md, "Available Options"): accepted and read
+  // back, but this engine has no counterpart for them, so they change nothing.
+  bool runtime_stats = false;
+  bool validate_plan = false;
+  bool trace_plan_stack = false;
+  bool runtime_fuse_scalars = true;
 };
 
 }  // namespace quereus

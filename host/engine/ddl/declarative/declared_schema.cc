@@ -1053,7 +1053,8 @@ std::string canonical_schema_text(const ast::DeclareSchemaStmt& decl) {
   return out;
 }
 
-// EXPLAIN SCHEMA: one row, {"info": "hash:<first 12 hex digits of the SHA-256>"}.
+// EXPLAIN SCHEMA: one row, {"info": "hash:<first 12 hex digits of the SHA-256>"}, or with
+// VERSION 'v' {"info": "version:v,hash:…"} (schema.md, "Schema Hashing").
 class ExplainSchemaExec : public Executable {
  public:
   ExplainSchemaExec(DdlContext& db, const ast::ExplainSchemaStmt& s) : db_(db), stmt_(s) { names_ = {"info"}; }
@@ -1066,7 +1067,7 @@ class ExplainSchemaExec : public Executable {
     if (EVP_Digest(text.data(), text.size(), md, &len, EVP_sha256(), nullptr) != 1)
       throw Error(StatusCode::kInternal, "SHA-256 digest failed");
     static const char kHex[] = "0123456789abcdef";
-    info_ = "hash:";
+    info_ = stmt_.version ? "version:" + *stmt_.version + ",hash:" : "hash:";
     for (unsigned int i = 0; i < 6 && i < len; ++i) {
       info_ += kHex[md[i] >> 4];
       info_ += kHex[md[i] & 15];
