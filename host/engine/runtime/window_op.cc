@@ -257,25 +257,30 @@ class WindowOp : public Operator {
     if (incremental && static_cast<FB>(call.end_kind) == FB::kUnboundedFollowing &&
         static_cast<FB>(call.start_kind) != FB::kUnboundedPreceding && (f == "count" || f == "min" || f == "max")) {
       std::vector<size_t> los(m);
-      for (size_t j = 0; j < m; ++j) {
+      bool suffixes = true;  // every frame ends at the partition's end, its start never moving back
+      for (size_t j = 0; j < m && suffixes; ++j) {
         size_t hi;
         frame_of(call, part, j, group_of, groups, keys, np, &los[j], &hi);
+        // (A RANGE offset over a NULL or non-numeric key frames its peer group instead.)
+        suffixes = hi == m && (j == 0 || los[j] >= los[j - 1]);
       }
-      auto running = call.aggregate->make_state();
-      if (!call.args.empty()) running->set_collation(ordering_collation(call.args[0]->collation, call.args[0]->type));
-      std::vector<Value> args;
-      size_t running_lo = m;
-      for (size_t j = m; j-- > 0;) {
-        poll_interrupt(outer_.ctx);
-        while (running_lo > los[j]) {
-          --running_lo;
-          args.clear();
-          for (auto& a : call.args) args.push_back(eval(a, part[running_lo]));
-          running->step(args);
+      if (suffixes) {
+        auto running = call.aggregate->make_state();
+        if (!call.args.empty()) running->set_collation(ordering_collation(call.args[0]->collation, call.args[0]->type));
+        std::vector<Value> args;
+        size_t running_lo = m;
+        for (size_t j = m; j-- > 0;) {
+          poll_interrupt(outer_.ctx);
+          while (running_lo > los[j]) {
+            --running_lo;
+            args.clear();
+            for (auto& a : call.args) args.push_back(eval(a, part[running_lo]));
+            running->step(args);
+          }
+          out[part[j]] = running->final();
         }
-        out[part[j]] = running->final();
+        return;
       }
-      return;
     }
     std::unique_ptr<AggregateState> running;
     size_t running_hi = 0;
