@@ -1221,6 +1221,7 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
       return col;
     };
     std::vector<std::pair<std::string, ExprPtr>> cols;  // base column, value
+    std::vector<std::string> keys;                      // the join-key columns among them
     ExprPtr guard = ast::logical_not(captured("m" + std::to_string(side)));
     for (auto& cls : v.classes) {
       int own = -1;
@@ -1234,6 +1235,7 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
       std::string value = capture(std::move(from));
       guard = conjoin(std::move(guard), ast::is_not_null(captured(value)));
       cols.emplace_back(js.table->schema.columns[own].name, captured(value));
+      keys.push_back(js.table->schema.columns[own].name);
     }
     ExprPtr nonempty;
     for (auto& [owner, assignment] : padded_values) {
@@ -1262,15 +1264,30 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
                  js.table->schema.name + "." + col.name + "' has no value or default (null-extended-create-conflict)");
     }
     // insert into <side> (<cols>) select <values> from __vw_keys as __vw_k where <guard>
+    //   group by <join key> — one partner per distinct key, however many preserved rows
+    //   share it; each other value is min(<value>) (vu-operators.md, Outer Joins: the same
+    //   for every row of a group unless it reads the preserved row, where min decides).
     auto ins = std::make_unique<ast::InsertStmt>();
     ins->or_action = s.or_action;
     ins->table = qualified(js);
     std::vector<ast::ResultColumn> values;
+    std::vector<ExprPtr> group_by;
     for (auto& [n, val] : cols) {
       ins->columns.push_back(n);
-      values.push_back(ast::result_column(std::move(val)));
+      bool key = std::any_of(keys.begin(), keys.end(), [&](const std::string& k) { return iequals(k, n); });
+      if (keys.empty()) {
+        values.push_back(ast::result_column(std::move(val)));
+      } else if (key) {
+        group_by.push_back(clone(*val));
+        values.push_back(ast::result_column(std::move(val)));
+      } else {
+        std::vector<ExprPtr> arg;
+        arg.push_back(std::move(val));
+        values.push_back(ast::result_column(ast::call("min", std::move(arg))));
+      }
     }
     ins->source = ast::select(std::move(values), ast::table_source({"", kKeys, {}}, "__vw_k"), std::move(guard));
+    ins->source->core.group_by = std::move(group_by);
     ins->context = clone(s.context);
     materialize[side] = std::move(ins);
   }
