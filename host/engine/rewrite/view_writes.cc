@@ -358,6 +358,7 @@ void lower_update(ast::UpdateStmt& s, const ViewShape& v) {
   s.table = v.source;
   s.alias = kSelf;
   s.target_query.reset();
+  s.target_columns.clear();
 }
 
 void lower_delete(ast::DeleteStmt& s, const ViewShape& v) {
@@ -369,6 +370,7 @@ void lower_delete(ast::DeleteStmt& s, const ViewShape& v) {
   s.table = v.source;
   s.alias = kSelf;
   s.target_query.reset();
+  s.target_columns.clear();
 }
 
 // `select *, <extra…> from (<source>) as __vw_src`. The source moves in as syntax, so its
@@ -1770,16 +1772,24 @@ const ast::Select* target_query(const ast::Statement& stmt) {
   return nullptr;
 }
 
+// … and the rename list of its columns (`as v (a, b)`; empty when none).
+const std::vector<std::string>& target_columns(const ast::Statement& stmt) {
+  if (stmt.kind == ast::StmtKind::kUpdate) return static_cast<const ast::UpdateStmt&>(stmt).target_columns;
+  return static_cast<const ast::DeleteStmt&>(stmt).target_columns;
+}
+
 // An inline subquery target: an ephemeral view over the subquery, named by its alias
 // (vu-operators.md, "Inline subquery DML target").
-std::shared_ptr<const ViewEntry> subquery_target(const ast::Select& query, const ast::QualifiedName& name,
-                                                 const std::string& home) {
+std::shared_ptr<const ViewEntry> subquery_target(const ast::Select& query, const std::vector<std::string>& columns,
+                                                 const ast::QualifiedName& name, const std::string& home) {
   auto def = std::make_shared<ast::CreateViewStmt>();
   def->view = {home, name.name, name.site};
+  def->columns = columns;
   def->select = clone(query);
   auto view = std::make_shared<ViewEntry>();
   view->schema_name = home;
   view->name = name.name;
+  view->columns = columns;
   view->definition = std::move(def);
   return view;
 }
@@ -2676,7 +2686,8 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
   if (nested) planner.inherit_statement_path(*nested);
   ResolvedRelation rel;
   rel.view = cte_target(with, *name, planner.search_path().front());
-  if (const ast::Select* inline_target = target_query(stmt)) rel.view = subquery_target(*inline_target, *name, planner.search_path().front());
+  if (const ast::Select* inline_target = target_query(stmt))
+    rel.view = subquery_target(*inline_target, target_columns(stmt), *name, planner.search_path().front());
   const bool ephemeral = rel.view != nullptr;
   if (!rel.view) rel = planner.resolve_relation(*name);
   if (!rel.view && rel.table && rel.table->schema.derivation) rel.view = maintained_view(db, *rel.table, name->site);
