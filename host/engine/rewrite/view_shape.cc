@@ -439,7 +439,16 @@ ViewShape analyze(PlanningContext& db, const ViewEntry& view) {
     case K::kSubquery: v.refuse("a FROM-subquery body is not updatable yet");
     case K::kJoin: break;
   }
-  if (body.with) v.refuse("a body with its own WITH clause is not updatable yet");
+  if (body.with) {
+    // A single-source body's blocks ride the lowered statement (view_writes.cc,
+    // carry_body_with); a join's capture, a recursive block, or a source that is one of
+    // the blocks is not lowered yet.
+    if (core.from->kind == K::kJoin || body.with->recursive || v.decomposition)
+      v.refuse("a body with its own WITH clause is not updatable yet");
+    for (const ast::CommonTableExpr& cte : body.with->ctes)
+      if (core.from->table.schema.empty() && iequals(cte.name, core.from->table.name))
+        v.refuse("a body reading its own WITH block '" + cte.name + "' is not updatable yet");
+  }
   if (core.from->kind == K::kJoin) {
     analyze_join(db, view, v);
     return v;

@@ -2654,6 +2654,28 @@ void lower_decomposition_insert(const ast::InsertStmt& s, const LensSlot& slot, 
   }
 }
 
+// A single-source body's own WITH blocks ride its lowered statement, ahead of the
+// statement's own: the fragments the lowering copies out of the body (its WHERE, a
+// column's term, an authored put) read them (view-updateability.md, "Schema resolution
+// during write-through"). A block named like one of the statement's own is refused.
+void carry_body_with(ast::Statement& stmt, const ast::WithClause& body, const ViewShape& v) {
+  std::unique_ptr<ast::WithClause>* with = nullptr;
+  switch (stmt.kind) {
+    case ast::StmtKind::kInsert: with = &static_cast<ast::InsertStmt&>(stmt).with; break;
+    case ast::StmtKind::kUpdate: with = &static_cast<ast::UpdateStmt&>(stmt).with; break;
+    case ast::StmtKind::kDelete: with = &static_cast<ast::DeleteStmt&>(stmt).with; break;
+    default: return;
+  }
+  if (!*with) *with = std::make_unique<ast::WithClause>();
+  for (const ast::CommonTableExpr& own : (*with)->ctes)
+    for (const ast::CommonTableExpr& block : body.ctes)
+      if (iequals(own.name, block.name))
+        v.refuse("the body's WITH block '" + block.name + "' has the name of a CTE of the writing statement");
+  std::unique_ptr<ast::WithClause> carried = clone(body);
+  (*with)->ctes.insert((*with)->ctes.begin(), std::make_move_iterator(carried->ctes.begin()),
+                       std::make_move_iterator(carried->ctes.end()));
+}
+
 LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, const std::vector<std::string>* nested) {
   LoweredWrite out;
   const ast::QualifiedName* name = nullptr;
@@ -2778,6 +2800,7 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
         del->context = clone(d.context);
         out.statements.push_back(std::move(del));
       }
+    if (const ast::WithClause* body_with = rel.view->definition->select->with.get()) carry_body_with(*copy, *body_with, v);
     out.statements.push_back(std::move(copy));
     out.returning_from = static_cast<int>(out.statements.size()) - 1;
   }
