@@ -1564,7 +1564,11 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
       }
       if (anchor.first < 0) continue;
       value = ast::column_ref(kEnvelope, "m" + std::to_string(out.minted.size()));
-      out.minted.push_back({v.sides[anchor.first].table, anchor.second});
+      const TableSchema& at = v.sides[anchor.first].table->schema;
+      std::vector<int> from(at.columns.size(), -1);
+      for (size_t j = 0; j < at.columns.size(); ++j)
+        if (auto it = supplied_by.find({anchor.first, static_cast<int>(j)}); it != supplied_by.end()) from[j] = static_cast<int>(it->second);
+      out.minted.push_back({v.sides[anchor.first].table, anchor.second, std::move(from)});
     }
     for (auto& m : cls) given.emplace(m, value);
   }
@@ -1608,6 +1612,14 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
       const ColumnSchema& col = ts.columns[i];
       if (!col.not_null || col.default_expr || col.generated() || given.count({static_cast<int>(side), static_cast<int>(i)}))
         continue;
+      // A shared join key nobody supplies: the engine mints no key, the anchor's DEFAULT
+      // does (vu-mutation-context.md, "Shared keys are ordinary defaults").
+      bool shared = false;
+      for (auto& cls : v.classes)
+        for (auto& m : cls) shared = shared || (m.first == static_cast<int>(side) && m.second == static_cast<int>(i));
+      if (shared && v.shares_keys())
+        v.refuse(not_null_unsupplied(ts.name, col.name) + "; it is the shared join key: supply it, or declare a DEFAULT on it, e.g. " +
+                 "default (coalesce((select max(" + col.name + ") from " + ts.name + "), 0) + mutation_ordinal())");
       v.refuse(not_null_unsupplied(ts.name, col.name));
     }
   }
