@@ -1548,6 +1548,7 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
   // The join's equivalence classes share one value per row: a supplied member's, else
   // the anchor's DEFAULT minted once per row (the first side, in FROM order, whose
   // member column declares one).
+  std::map<std::pair<int, int>, int> minted_by;  // (side, column) → the side whose DEFAULT minted it
   for (auto& cls : v.classes) {
     if (!v.shares_keys()) break;
     std::shared_ptr<const ast::Expr> value;
@@ -1569,6 +1570,7 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
       for (size_t j = 0; j < at.columns.size(); ++j)
         if (auto it = supplied_by.find({anchor.first, static_cast<int>(j)}); it != supplied_by.end()) from[j] = static_cast<int>(it->second);
       out.minted.push_back({v.sides[anchor.first].table, anchor.second, std::move(from)});
+      for (auto& m : cls) minted_by.emplace(m, anchor.first);
     }
     for (auto& m : cls) given.emplace(m, value);
   }
@@ -1626,11 +1628,12 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
   // A VALUES source of literals and parameters needs no envelope: each side's insert
   // takes its own VALUES, the inserted columns substituted in (the same values, evaluated
   // alike; no row to materialize). Anything else is evaluated once, into the envelope.
-  // An advertised decomposition's optional member gets a row only for the logical rows
-  // that supply a non-NULL value to one of its columns (the presence filter: the outer
-  // join reads an absent member as all-NULL, so the row round-trips either way).
+  // A padded side (an outer join's, or an advertised decomposition's optional member)
+  // gets a row only for the rows that supply a non-NULL value to one of its columns (the
+  // presence filter: the outer join reads an absent side as all-NULL, so the row
+  // round-trips either way), unless an existence directive of true asks for it.
   auto presence = [&](int side) -> ExprPtr {
-    if (!v.decomposition || !v.sides[side].padded) return nullptr;
+    if (!v.sides[side].padded || directive[side] == 1) return nullptr;
     ExprPtr any;
     for (auto& [key, at] : supplied_by)
       if (key.first == side) any = ast::disjoin(std::move(any), ast::is_not_null(clone(*given[key])));
@@ -1692,7 +1695,18 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
     for (auto& [key, value] : given) {
       if (key.first != side) continue;
       ins->columns.push_back(js.table->schema.columns[key.second].name);
-      values.push_back(ast::result_column(clone(*value)));
+      ExprPtr cell = clone(*value);
+      // A key minted by a gated padded side's DEFAULT, threaded into a foreign key that
+      // references that side: NULL in the rows where the side gets no row (no dangling
+      // reference; vu-operators.md, Outer Joins, the per-row conditional key thread).
+      if (auto it = minted_by.find(key); it != minted_by.end() && it->second != side && declared_fk(v, side, it->second))
+        if (ExprPtr gate = presence(it->second)) {
+          auto c = std::make_unique<ast::CaseExpr>();
+          c->whens.emplace_back(std::move(gate), std::move(cell));
+          c->else_expr = ast::null_literal();
+          cell = std::move(c);
+        }
+      values.push_back(ast::result_column(std::move(cell)));
     }
     if (ins->columns.empty()) v.refuse("the insert supplies no column of '" + js.table->schema.name + "'");
     ins->source = ast::select(std::move(values), ast::table_source({"", kEnvelope, {}}, ""), presence(side));
