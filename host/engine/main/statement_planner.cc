@@ -718,6 +718,7 @@ class ViewWriteExec : public Executable {
         rows.columns.push_back(a);
         Planner authored = schema_authored_planner(db, *key.table);
         std::vector<bool> visible(key.table->schema.columns.size(), false);
+        for (size_t j = 0; j < key.supplied.size(); ++j) visible[j] = key.supplied[j] >= 0;
         std::set<int> context_read;
         minted_.push_back(bind_default(db, authored, *key.table, key.column, visible, true, context_read));
         minted_width_.push_back(key.table->schema.context.size());
@@ -769,6 +770,8 @@ class ViewWriteExec : public Executable {
         for (size_t k = 0; k < minted_.size(); ++k) {
           const auto& key = lowered_.minted[k];
           Row image(key.table->schema.columns.size());
+          for (size_t j = 0; j < key.supplied.size(); ++j)
+            if (key.supplied[j] >= 0) image[j] = row[key.supplied[j]];
           Row context(minted_width_[k]);
           EvalEnv images{&image, nullptr, &ctx};
           EvalEnv env{&context, &images, &ctx};

@@ -414,9 +414,11 @@ struct UpdateStmt : Statement, DmlClauses {
   ConflictClause or_action = ConflictClause::kNone;
   QualifiedName table;
   std::string alias;
-  // `update (select …) as v set …`: an inline subquery target, written through like a
-  // view (docs/view-updates.md); `table` is then the alias, unqualified.
+  // `update (select …) as v [(a, b)] set …`: an inline subquery target, written through
+  // like a view (docs/view-updates.md); `table` is then the alias, unqualified, and
+  // `target_columns` the optional rename list of the subquery's columns.
   std::unique_ptr<Select> target_query;
+  std::vector<std::string> target_columns;
   std::vector<Assignment> assignments;
   ExprPtr where;
   std::vector<ResultColumn> returning;
@@ -427,8 +429,9 @@ struct DeleteStmt : Statement, DmlClauses {
   std::unique_ptr<WithClause> with;
   QualifiedName table;
   std::string alias;
-  // `delete from (select …) as v …` (see UpdateStmt::target_query).
+  // `delete from (select …) as v [(a, b)] …` (see UpdateStmt::target_query).
   std::unique_ptr<Select> target_query;
+  std::vector<std::string> target_columns;
   ExprPtr where;
   std::vector<ResultColumn> returning;
 };

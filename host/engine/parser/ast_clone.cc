@@ -467,6 +467,7 @@ StatementPtr clone_update(const UpdateStmt& s) {
   out->table = s.table;
   out->alias = s.alias;
   out->target_query = clone_or_null(s.target_query);
+  out->target_columns = s.target_columns;
   out->assignments = clone_each(s.assignments);
   out->where = clone_or_null(s.where);
   out->returning = clone_each(s.returning);
@@ -480,6 +481,7 @@ StatementPtr clone_delete(const DeleteStmt& s) {
   out->table = s.table;
   out->alias = s.alias;
   out->target_query = clone_or_null(s.target_query);
+  out->target_columns = s.target_columns;
   out->where = clone_or_null(s.where);
   out->returning = clone_each(s.returning);
   return out;

@@ -1413,6 +1413,14 @@ class Printer {
       out += " as ";
       out += quote_identifier(s.alias);
     }
+    if (!s.target_columns.empty()) {
+      out += " (";
+      for (size_t i = 0; i < s.target_columns.size(); ++i) {
+        if (i) out += ", ";
+        out += quote_identifier(s.target_columns[i]);
+      }
+      out += ')';
+    }
   }
 
   void update_stmt(const UpdateStmt& s) {

@@ -1089,7 +1089,7 @@ class ParserImpl {
 
 
   // An UPDATE / DELETE target: `[schema.]table [as alias]`, or an inline subquery
-  // `(select …) [as] alias` (the alias is required: it names the target).
+  // `(select …) [as] alias [(column, …)]` (the alias is required: it names the target).
   template <class Stmt>
   void parse_write_target(Stmt& stmt) {
     if (check(TokenKind::kLParen) && starts_query(1, true)) {
@@ -1098,8 +1098,13 @@ class ParserImpl {
       expect(TokenKind::kRParen, "Expected ')' after the subquery target");
       const bool as = match(Keyword::kAs);
       if (!as && (check(Keyword::kSet) || check(Keyword::kWhere) || check(Keyword::kReturning)))
-        fail_expected("Expected an alias naming the subquery target");
-      stmt.alias = expect_name(NameCtx::kGeneral, "Expected an alias naming the subquery target");
+        fail_expected("A subquery write target requires an alias naming it");
+      stmt.alias = expect_name(NameCtx::kGeneral, "A subquery write target requires an alias naming it");
+      if (match(TokenKind::kLParen)) {
+        do stmt.target_columns.push_back(expect_name(NameCtx::kGeneral, "Expected a column name"));
+        while (match(TokenKind::kComma));
+        expect(TokenKind::kRParen, "Expected ')' after the target's column list");
+      }
       stmt.table.name = stmt.alias;
       stmt.table.site = stmt.target_query->site;
       return;

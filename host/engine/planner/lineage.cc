@@ -105,24 +105,24 @@ InverseStep arithmetic_step(InverseStep::Op op, Value k) {
 // The level-0 column an invertible term reads, appending the inverse steps (outermost
 // first) and the cast targets met on the way; null when the term is not invertible.
 const ColumnScalar* invertible(const ScalarExpr& e, std::vector<InverseStep>& steps,
-                               std::vector<qrs_logical_type>& casts) {
+                               std::vector<qrs_logical_type>& casts, const std::vector<Attribute>& input) {
   switch (e.kind) {
     case ScalarKind::kColumn: {
       auto& c = static_cast<const ColumnScalar&>(e);
       return c.level == 0 ? &c : nullptr;
     }
-    case ScalarKind::kCollate: return invertible(*static_cast<const CollateScalar&>(e).operand, steps, casts);
+    case ScalarKind::kCollate: return invertible(*static_cast<const CollateScalar&>(e).operand, steps, casts, input);
     case ScalarKind::kCast: {
       auto& c = static_cast<const CastScalar&>(e);
       casts.push_back(c.target);
-      return invertible(*c.operand, steps, casts);
+      return invertible(*c.operand, steps, casts, input);
     }
     case ScalarKind::kUnary: {
       auto& u = static_cast<const UnaryScalar&>(e);
-      if (u.op == ast::UnaryOp::kPlus) return invertible(*u.operand, steps, casts);
+      if (u.op == ast::UnaryOp::kPlus) return invertible(*u.operand, steps, casts, input);
       if (u.op != ast::UnaryOp::kNegate) return nullptr;
       steps.push_back(arithmetic_step(InverseStep::Op::kNegate, Value()));
-      return invertible(*u.operand, steps, casts);
+      return invertible(*u.operand, steps, casts, input);
     }
     case ScalarKind::kBinary: {
       auto& b = static_cast<const BinaryScalar&>(e);
@@ -131,11 +131,11 @@ const ColumnScalar* invertible(const ScalarExpr& e, std::vector<InverseStep>& st
       Value k;
       if (numeric_constant(*b.right, &k)) {  // x + k → v - k;  x - k → v + k
         steps.push_back(arithmetic_step(add ? InverseStep::Op::kSubtract : InverseStep::Op::kAdd, k));
-        return invertible(*b.left, steps, casts);
+        return invertible(*b.left, steps, casts, input);
       }
       if (numeric_constant(*b.left, &k)) {  // k + x → v - k;  k - x → k - v
         steps.push_back(arithmetic_step(add ? InverseStep::Op::kSubtract : InverseStep::Op::kFromConstant, k));
-        return invertible(*b.right, steps, casts);
+        return invertible(*b.right, steps, casts, input);
       }
       return nullptr;
     }
@@ -143,11 +143,18 @@ const ColumnScalar* invertible(const ScalarExpr& e, std::vector<InverseStep>& st
       // A function's declared profile (catalog/function.h): passthrough sees through to
       // one argument; inverse adds a step whose other arguments must be constants.
       auto& f = static_cast<const FunctionScalar&>(e);
+      // coalesce(x, …) / ifnull(x, d) over a NOT NULL column never reaches its default:
+      // a passthrough of x (vu-inverses.md, Scalar Invertibility).
+      if (f.fn && (f.fn->name == "coalesce" || f.fn->name == "ifnull") && !f.args.empty() &&
+          f.args[0]->kind == ScalarKind::kColumn) {
+        auto& c = static_cast<const ColumnScalar&>(*f.args[0]);
+        if (c.level == 0 && c.slot >= 0 && static_cast<size_t>(c.slot) < input.size() && !input[c.slot].nullable) return &c;
+      }
       if (!f.fn || f.fn->invertibility.kind == Invertibility::Kind::kOpaque) return nullptr;
       const Invertibility& inv = f.fn->invertibility;
       if (inv.arg < 0 || static_cast<size_t>(inv.arg) >= f.args.size()) return nullptr;
       const size_t through = static_cast<size_t>(inv.arg);
-      if (inv.kind == Invertibility::Kind::kPassthrough) return invertible(*f.args[through], steps, casts);
+      if (inv.kind == Invertibility::Kind::kPassthrough) return invertible(*f.args[through], steps, casts, input);
       InverseStep step;
       step.op = InverseStep::Op::kFunction;
       step.function = inv.inverse;
@@ -159,7 +166,7 @@ const ColumnScalar* invertible(const ScalarExpr& e, std::vector<InverseStep>& st
         step.args.push_back(std::move(k));
       }
       steps.push_back(std::move(step));
-      return invertible(*f.args[through], steps, casts);
+      return invertible(*f.args[through], steps, casts, input);
     }
     default: return nullptr;
   }
@@ -176,7 +183,7 @@ NodeLineage derive_project(const ProjectNode& pr) {
     const ScalarExpr& e = *pr.exprs[i];
     std::vector<InverseStep> steps;
     std::vector<qrs_logical_type> casts;
-    const ColumnScalar* read = invertible(e, steps, casts);
+    const ColumnScalar* read = invertible(e, steps, casts, pr.input->columns);
     if (!read || read->slot < 0 || static_cast<size_t>(read->slot) >= in.columns.size()) {
       out.columns.push_back(computed(&e));
       continue;
@@ -341,7 +348,7 @@ std::vector<SourceRead> outermost_reads(const RelNode& root) {
   for (size_t i = 0; i < pr.exprs.size() && i < out.size(); ++i) {
     std::vector<InverseStep> steps;
     std::vector<qrs_logical_type> casts;
-    const ColumnScalar* read = invertible(*pr.exprs[i], steps, casts);
+    const ColumnScalar* read = invertible(*pr.exprs[i], steps, casts, pr.input->columns);
     if (!read || read->slot < 0 || static_cast<size_t>(read->slot) >= pr.input->columns.size()) continue;
     // A cast is the identity only onto the source column's own type.
     const qrs_logical_type type = pr.input->columns[read->slot].type;

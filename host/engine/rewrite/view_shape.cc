@@ -164,7 +164,8 @@ std::optional<bool> literals_equal(const ast::Literal& a, const ast::Literal& b)
     }
   }
   if (a.literal_kind == L::kString && b.literal_kind == L::kString) return a.text == b.text;
-  if ((a.literal_kind == L::kTrue || a.literal_kind == L::kFalse) && a.literal_kind == b.literal_kind) return true;
+  auto boolean = [](const ast::Literal& l) { return l.literal_kind == L::kTrue || l.literal_kind == L::kFalse; };
+  if (boolean(a) && boolean(b)) return a.literal_kind == b.literal_kind;
   return std::nullopt;
 }
 
@@ -438,7 +439,16 @@ ViewShape analyze(PlanningContext& db, const ViewEntry& view) {
     case K::kSubquery: v.refuse("a FROM-subquery body is not updatable yet");
     case K::kJoin: break;
   }
-  if (body.with) v.refuse("a body with its own WITH clause is not updatable yet");
+  if (body.with) {
+    // A single-source body's blocks ride the lowered statement (view_writes.cc,
+    // carry_body_with); a join's capture, a recursive block, or a source that is one of
+    // the blocks is not lowered yet.
+    if (core.from->kind == K::kJoin || body.with->recursive || v.decomposition)
+      v.refuse("a body with its own WITH clause is not updatable yet");
+    for (const ast::CommonTableExpr& cte : body.with->ctes)
+      if (core.from->table.schema.empty() && iequals(cte.name, core.from->table.name))
+        v.refuse("a body reading its own WITH block '" + cte.name + "' is not updatable yet");
+  }
   if (core.from->kind == K::kJoin) {
     analyze_join(db, view, v);
     return v;
@@ -527,6 +537,20 @@ std::vector<std::pair<std::string, const ast::Literal*>> constant_bindings(const
       std::string col = column_of(in.operand.get());
       const ast::Literal* lit = literal_of(in.list[0].get());
       if (!col.empty() && lit) out.emplace_back(col, lit);
+    } else {
+      // A BOOLEAN column as a conjunct (`where isDog`, `where not isDog`) binds it to true
+      // / false (vu-operators.md, Union All).
+      bool negated = c->kind == ast::ExprKind::kUnary && static_cast<const ast::UnaryExpr*>(c)->op == ast::UnaryOp::kNot;
+      const ast::Expr* e = negated ? static_cast<const ast::UnaryExpr*>(c)->operand.get() : c;
+      std::string col = column_of(e);
+      if (col.empty() || !v.table) continue;
+      int at = v.table->schema.find_column(col);
+      if (at < 0 || v.table->schema.columns[at].logical_type != QRS_LT_BOOLEAN) continue;
+      struct BoolLiteral : ast::Literal {
+        explicit BoolLiteral(bool b) { literal_kind = b ? ast::LiteralKind::kTrue : ast::LiteralKind::kFalse; }
+      };
+      static const BoolLiteral kTrue(true), kFalse(false);
+      out.emplace_back(col, negated ? static_cast<const ast::Literal*>(&kFalse) : &kTrue);
     }
   }
   auto bound = [&](const std::string& col) {

@@ -298,6 +298,7 @@ struct MembershipWrite {
     auto copy = std::unique_ptr<S>(static_cast<S*>(clone(stmt).release()));
     copy->table = {"", view.name, {}};  // the alias, if any, stays: SET values may use it
     copy->target_query.reset();
+    copy->target_columns.clear();
     copy->returning.clear();
     return copy;
   }

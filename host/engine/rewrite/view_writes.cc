@@ -358,6 +358,7 @@ void lower_update(ast::UpdateStmt& s, const ViewShape& v) {
   s.table = v.source;
   s.alias = kSelf;
   s.target_query.reset();
+  s.target_columns.clear();
 }
 
 void lower_delete(ast::DeleteStmt& s, const ViewShape& v) {
@@ -369,6 +370,7 @@ void lower_delete(ast::DeleteStmt& s, const ViewShape& v) {
   s.table = v.source;
   s.alias = kSelf;
   s.target_query.reset();
+  s.target_columns.clear();
 }
 
 // `select *, <extra…> from (<source>) as __vw_src`. The source moves in as syntax, so its
@@ -1221,6 +1223,7 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
       return col;
     };
     std::vector<std::pair<std::string, ExprPtr>> cols;  // base column, value
+    std::vector<std::string> keys;                      // the join-key columns among them
     ExprPtr guard = ast::logical_not(captured("m" + std::to_string(side)));
     for (auto& cls : v.classes) {
       int own = -1;
@@ -1234,6 +1237,7 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
       std::string value = capture(std::move(from));
       guard = conjoin(std::move(guard), ast::is_not_null(captured(value)));
       cols.emplace_back(js.table->schema.columns[own].name, captured(value));
+      keys.push_back(js.table->schema.columns[own].name);
     }
     ExprPtr nonempty;
     for (auto& [owner, assignment] : padded_values) {
@@ -1262,15 +1266,30 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
                  js.table->schema.name + "." + col.name + "' has no value or default (null-extended-create-conflict)");
     }
     // insert into <side> (<cols>) select <values> from __vw_keys as __vw_k where <guard>
+    //   group by <join key> — one partner per distinct key, however many preserved rows
+    //   share it; each other value is min(<value>) (vu-operators.md, Outer Joins: the same
+    //   for every row of a group unless it reads the preserved row, where min decides).
     auto ins = std::make_unique<ast::InsertStmt>();
     ins->or_action = s.or_action;
     ins->table = qualified(js);
     std::vector<ast::ResultColumn> values;
+    std::vector<ExprPtr> group_by;
     for (auto& [n, val] : cols) {
       ins->columns.push_back(n);
-      values.push_back(ast::result_column(std::move(val)));
+      bool key = std::any_of(keys.begin(), keys.end(), [&](const std::string& k) { return iequals(k, n); });
+      if (keys.empty()) {
+        values.push_back(ast::result_column(std::move(val)));
+      } else if (key) {
+        group_by.push_back(clone(*val));
+        values.push_back(ast::result_column(std::move(val)));
+      } else {
+        std::vector<ExprPtr> arg;
+        arg.push_back(std::move(val));
+        values.push_back(ast::result_column(ast::call("min", std::move(arg))));
+      }
     }
     ins->source = ast::select(std::move(values), ast::table_source({"", kKeys, {}}, "__vw_k"), std::move(guard));
+    ins->source->core.group_by = std::move(group_by);
     ins->context = clone(s.context);
     materialize[side] = std::move(ins);
   }
@@ -1529,6 +1548,7 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
   // The join's equivalence classes share one value per row: a supplied member's, else
   // the anchor's DEFAULT minted once per row (the first side, in FROM order, whose
   // member column declares one).
+  std::map<std::pair<int, int>, int> minted_by;  // (side, column) → the side whose DEFAULT minted it
   for (auto& cls : v.classes) {
     if (!v.shares_keys()) break;
     std::shared_ptr<const ast::Expr> value;
@@ -1545,7 +1565,12 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
       }
       if (anchor.first < 0) continue;
       value = ast::column_ref(kEnvelope, "m" + std::to_string(out.minted.size()));
-      out.minted.push_back({v.sides[anchor.first].table, anchor.second});
+      const TableSchema& at = v.sides[anchor.first].table->schema;
+      std::vector<int> from(at.columns.size(), -1);
+      for (size_t j = 0; j < at.columns.size(); ++j)
+        if (auto it = supplied_by.find({anchor.first, static_cast<int>(j)}); it != supplied_by.end()) from[j] = static_cast<int>(it->second);
+      out.minted.push_back({v.sides[anchor.first].table, anchor.second, std::move(from)});
+      for (auto& m : cls) minted_by.emplace(m, anchor.first);
     }
     for (auto& m : cls) given.emplace(m, value);
   }
@@ -1589,17 +1614,26 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
       const ColumnSchema& col = ts.columns[i];
       if (!col.not_null || col.default_expr || col.generated() || given.count({static_cast<int>(side), static_cast<int>(i)}))
         continue;
+      // A shared join key nobody supplies: the engine mints no key, the anchor's DEFAULT
+      // does (vu-mutation-context.md, "Shared keys are ordinary defaults").
+      bool shared = false;
+      for (auto& cls : v.classes)
+        for (auto& m : cls) shared = shared || (m.first == static_cast<int>(side) && m.second == static_cast<int>(i));
+      if (shared && v.shares_keys())
+        v.refuse(not_null_unsupplied(ts.name, col.name) + "; it is the shared join key: supply it, or declare a DEFAULT on it, e.g. " +
+                 "default (coalesce((select max(" + col.name + ") from " + ts.name + "), 0) + mutation_ordinal())");
       v.refuse(not_null_unsupplied(ts.name, col.name));
     }
   }
   // A VALUES source of literals and parameters needs no envelope: each side's insert
   // takes its own VALUES, the inserted columns substituted in (the same values, evaluated
   // alike; no row to materialize). Anything else is evaluated once, into the envelope.
-  // An advertised decomposition's optional member gets a row only for the logical rows
-  // that supply a non-NULL value to one of its columns (the presence filter: the outer
-  // join reads an absent member as all-NULL, so the row round-trips either way).
+  // A padded side (an outer join's, or an advertised decomposition's optional member)
+  // gets a row only for the rows that supply a non-NULL value to one of its columns (the
+  // presence filter: the outer join reads an absent side as all-NULL, so the row
+  // round-trips either way), unless an existence directive of true asks for it.
   auto presence = [&](int side) -> ExprPtr {
-    if (!v.decomposition || !v.sides[side].padded) return nullptr;
+    if (!v.sides[side].padded || directive[side] == 1) return nullptr;
     ExprPtr any;
     for (auto& [key, at] : supplied_by)
       if (key.first == side) any = ast::disjoin(std::move(any), ast::is_not_null(clone(*given[key])));
@@ -1661,7 +1695,18 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
     for (auto& [key, value] : given) {
       if (key.first != side) continue;
       ins->columns.push_back(js.table->schema.columns[key.second].name);
-      values.push_back(ast::result_column(clone(*value)));
+      ExprPtr cell = clone(*value);
+      // A key minted by a gated padded side's DEFAULT, threaded into a foreign key that
+      // references that side: NULL in the rows where the side gets no row (no dangling
+      // reference; vu-operators.md, Outer Joins, the per-row conditional key thread).
+      if (auto it = minted_by.find(key); it != minted_by.end() && it->second != side && declared_fk(v, side, it->second))
+        if (ExprPtr gate = presence(it->second)) {
+          auto c = std::make_unique<ast::CaseExpr>();
+          c->whens.emplace_back(std::move(gate), std::move(cell));
+          c->else_expr = ast::null_literal();
+          cell = std::move(c);
+        }
+      values.push_back(ast::result_column(std::move(cell)));
     }
     if (ins->columns.empty()) v.refuse("the insert supplies no column of '" + js.table->schema.name + "'");
     ins->source = ast::select(std::move(values), ast::table_source({"", kEnvelope, {}}, ""), presence(side));
@@ -1753,16 +1798,24 @@ const ast::Select* target_query(const ast::Statement& stmt) {
   return nullptr;
 }
 
+// … and the rename list of its columns (`as v (a, b)`; empty when none).
+const std::vector<std::string>& target_columns(const ast::Statement& stmt) {
+  if (stmt.kind == ast::StmtKind::kUpdate) return static_cast<const ast::UpdateStmt&>(stmt).target_columns;
+  return static_cast<const ast::DeleteStmt&>(stmt).target_columns;
+}
+
 // An inline subquery target: an ephemeral view over the subquery, named by its alias
 // (vu-operators.md, "Inline subquery DML target").
-std::shared_ptr<const ViewEntry> subquery_target(const ast::Select& query, const ast::QualifiedName& name,
-                                                 const std::string& home) {
+std::shared_ptr<const ViewEntry> subquery_target(const ast::Select& query, const std::vector<std::string>& columns,
+                                                 const ast::QualifiedName& name, const std::string& home) {
   auto def = std::make_shared<ast::CreateViewStmt>();
   def->view = {home, name.name, name.site};
+  def->columns = columns;
   def->select = clone(query);
   auto view = std::make_shared<ViewEntry>();
   view->schema_name = home;
   view->name = name.name;
+  view->columns = columns;
   view->definition = std::move(def);
   return view;
 }
@@ -2627,6 +2680,28 @@ void lower_decomposition_insert(const ast::InsertStmt& s, const LensSlot& slot, 
   }
 }
 
+// A single-source body's own WITH blocks ride its lowered statement, ahead of the
+// statement's own: the fragments the lowering copies out of the body (its WHERE, a
+// column's term, an authored put) read them (view-updateability.md, "Schema resolution
+// during write-through"). A block named like one of the statement's own is refused.
+void carry_body_with(ast::Statement& stmt, const ast::WithClause& body, const ViewShape& v) {
+  std::unique_ptr<ast::WithClause>* with = nullptr;
+  switch (stmt.kind) {
+    case ast::StmtKind::kInsert: with = &static_cast<ast::InsertStmt&>(stmt).with; break;
+    case ast::StmtKind::kUpdate: with = &static_cast<ast::UpdateStmt&>(stmt).with; break;
+    case ast::StmtKind::kDelete: with = &static_cast<ast::DeleteStmt&>(stmt).with; break;
+    default: return;
+  }
+  if (!*with) *with = std::make_unique<ast::WithClause>();
+  for (const ast::CommonTableExpr& own : (*with)->ctes)
+    for (const ast::CommonTableExpr& block : body.ctes)
+      if (iequals(own.name, block.name))
+        v.refuse("the body's WITH block '" + block.name + "' has the name of a CTE of the writing statement");
+  std::unique_ptr<ast::WithClause> carried = clone(body);
+  (*with)->ctes.insert((*with)->ctes.begin(), std::make_move_iterator(carried->ctes.begin()),
+                       std::make_move_iterator(carried->ctes.end()));
+}
+
 LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, const std::vector<std::string>* nested) {
   LoweredWrite out;
   const ast::QualifiedName* name = nullptr;
@@ -2659,7 +2734,8 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
   if (nested) planner.inherit_statement_path(*nested);
   ResolvedRelation rel;
   rel.view = cte_target(with, *name, planner.search_path().front());
-  if (const ast::Select* inline_target = target_query(stmt)) rel.view = subquery_target(*inline_target, *name, planner.search_path().front());
+  if (const ast::Select* inline_target = target_query(stmt))
+    rel.view = subquery_target(*inline_target, target_columns(stmt), *name, planner.search_path().front());
   const bool ephemeral = rel.view != nullptr;
   if (!rel.view) rel = planner.resolve_relation(*name);
   if (!rel.view && rel.table && rel.table->schema.derivation) rel.view = maintained_view(db, *rel.table, name->site);
@@ -2750,6 +2826,7 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
         del->context = clone(d.context);
         out.statements.push_back(std::move(del));
       }
+    if (const ast::WithClause* body_with = rel.view->definition->select->with.get()) carry_body_with(*copy, *body_with, v);
     out.statements.push_back(std::move(copy));
     out.returning_from = static_cast<int>(out.statements.size()) - 1;
   }

@@ -30,6 +30,9 @@ struct LoweredWrite {
   struct MintedKey {
     std::shared_ptr<TableEntry> table;
     int column = -1;
+    // Per column of `table`: the envelope column (c<i>) the user supplies it from, or -1;
+    // the DEFAULT reads those as new.<column> (vu-mutation-context.md).
+    std::vector<int> supplied;
   };
   std::vector<MintedKey> minted;
   std::vector<ast::StatementPtr> statements;
