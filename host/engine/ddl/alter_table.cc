@@ -891,22 +891,11 @@ int require_column(const TableSchema& ts, const std::string& name) {
   return idx;
 }
 
-// DATE / TIME / DATETIME / TIMESPAN / JSON compare by their own semantics and accept only
-// BINARY, as CREATE TABLE does.
+// A column's collation, as CREATE TABLE checks it (takes_binary_only).
 void require_collation_supported(const ColumnSchema& col) {
-  switch (col.logical_type) {
-    case QRS_LT_DATE:
-    case QRS_LT_TIME:
-    case QRS_LT_DATETIME:
-    case QRS_LT_TIMESPAN:
-    case QRS_LT_JSON:
-      if (col.collation && !iequals(col.collation->name(), "BINARY"))
-        fail(StatusCode::kError, "Unknown collation '" + col.collation->name() + "' for type '" +
-                                     to_upper(col.type_name) + "' (it supports BINARY only)");
-      break;
-    default:
-      break;
-  }
+  if (takes_binary_only(col.logical_type) && col.collation && !iequals(col.collation->name(), "BINARY"))
+    fail(StatusCode::kError, "Unknown collation '" + col.collation->name() + "' for type '" + to_upper(col.type_name) +
+                                 "' (it supports BINARY only)");
 }
 
 bool is_key_member(const TableSchema& ts, int column) {

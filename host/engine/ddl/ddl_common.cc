@@ -9,6 +9,10 @@
 
 namespace quereus {
 
+bool takes_binary_only(qrs_logical_type t) {
+  return t == QRS_LT_DATE || t == QRS_LT_TIME || t == QRS_LT_DATETIME || t == QRS_LT_TIMESPAN || t == QRS_LT_JSON;
+}
+
 ColumnSchema build_column(DdlContext& db, const ast::ColumnDef& cd) {
   ColumnSchema col;
   col.name = cd.name;
@@ -37,18 +41,9 @@ ColumnSchema build_column(DdlContext& db, const ast::ColumnDef& cd) {
         const std::string type = cd.type_name.empty() ? std::string("ANY") : to_upper(cd.type_name);
         auto coll = db.registry().find_collation(k.collation);
         if (!coll) throw Error(StatusCode::kError, "Unknown collation '" + k.collation + "' for type '" + type + "'");
-        switch (col.logical_type) {
-          case QRS_LT_DATE:
-          case QRS_LT_TIME:
-          case QRS_LT_DATETIME:
-          case QRS_LT_TIMESPAN:
-          case QRS_LT_JSON:
-            if (!iequals(coll->name(), "BINARY"))
-              throw Error(StatusCode::kError,
-                          "Unknown collation '" + k.collation + "' for type '" + type + "' (it supports BINARY only)");
-            break;
-          default: break;
-        }
+        if (takes_binary_only(col.logical_type) && !iequals(coll->name(), "BINARY"))
+          throw Error(StatusCode::kError,
+                      "Unknown collation '" + k.collation + "' for type '" + type + "' (it supports BINARY only)");
         col.collation = coll;
         col.collation_declared = true;
         break;

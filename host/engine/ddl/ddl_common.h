@@ -23,6 +23,10 @@ class DdlContext;
 // walks cd.constraints for them. Throws on an unknown collation.
 ColumnSchema build_column(DdlContext& db, const ast::ColumnDef& cd);
 
+// DATE / TIME / DATETIME / TIMESPAN / JSON compare by their own semantics and take only the
+// BINARY collation (schema.md, "Column COLLATE validation"): CREATE TABLE and ALTER alike.
+bool takes_binary_only(qrs_logical_type t);
+
 // A catalog-owned deep copy of `e` (ast::clone), so it outlives the statement that
 // declared it. Its source sites stay those of the declaring statement's text (the
 // persisted DDL text once reloaded): errors found when the CREATE / ALTER binds it point
