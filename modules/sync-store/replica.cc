@@ -31,6 +31,73 @@ std::string encode_values(const std::vector<sdk::Value>& values) {
   return store::encode_row(cells);
 }
 
+// The change log's positions from `from` on, in order: single entries (22 ‖ seq -> ref)
+// and the positions of runs (22 ‖ first ‖ 'R'), a run that began before `from` entered
+// part-way. A run's value is copied: the walk's views outlive the iterator's step.
+class LogWalk {
+ public:
+  LogWalk(store::KvStore& kv, uint64_t from) : from_(from) {
+    const std::string lo(1, kLog);
+    // A run that began before `from` and reaches it: the record just before log_key(from).
+    auto back = kv.iterate(KvRange{lo, log_key(from)}, true);
+    if (back->valid() && is_run_key(back->key())) enter(back->key(), back->value());
+    back->check();
+    it_ = kv.iterate(KvRange{log_key(from), prefix_end(lo)}, false);
+  }
+  // The next position at or after `from`; false at the end of the log.
+  bool next(uint64_t& seq, std::string_view& ref) {
+    for (;;) {
+      while (run_left_ > 0) {
+        --run_left_;
+        ref = run_.prefixed();
+        seq = run_seq_++;
+        if (seq >= from_) return true;
+      }
+      if (started_) it_->next();
+      started_ = true;
+      if (!it_->valid()) {
+        it_->check();
+        return false;
+      }
+      if (is_run_key(it_->key())) {
+        enter(it_->key(), it_->value());
+        continue;
+      }
+      seq = get_u64(it_->key().substr(1));
+      ref = it_->value();
+      return true;
+    }
+  }
+ private:
+  void enter(std::string_view key, std::string_view value) {
+    value_.assign(value);
+    run_ = Reader{value_};
+    run_seq_ = get_u64(key.substr(1));
+    run_left_ = run_.varint();
+    (void)run_.prefixed();  // the clock state (load_metadata's)
+  }
+  uint64_t from_;
+  std::unique_ptr<store::KvIterator> it_;
+  bool started_ = false;
+  std::string value_;
+  Reader run_{};
+  uint64_t run_seq_ = 0, run_left_ = 0;
+};
+
+// Whether the log position `seq` → `ref` still tells a current fact. A part's or a hold's
+// entry is deleted when it stops being current, so it is; a row's is when the row's
+// versions still name the position.
+bool position_current(store::KvStore& kv, uint64_t seq, std::string_view ref) {
+  if (!ref.empty() && (ref[0] == '\xFE' || ref[0] == '\xFF')) return true;
+  std::optional<std::string> stored = kv.get(std::string(1, kRows) + std::string(ref));
+  if (!stored) return false;
+  const RowVersions m = RowVersions::decode(*stored);
+  if (m.tombstone && m.tombstone_seq == seq) return true;
+  for (const ColumnVersion& c : m.columns)
+    if (c.seq == seq) return true;
+  return false;
+}
+
 // A row's change-log entries that its versions no longer refer to go, in the same batch.
 void drop_unreferenced_log(const std::vector<uint64_t>& before, const std::vector<uint64_t>& after, KvBatch& out) {
   for (uint64_t s : before)
@@ -212,7 +279,7 @@ void Replica::load_metadata() {
                                      "': the store holds a site id but no sync format version; it was not "
                                      "written by this sync-store. Clear its replication metadata and bootstrap "
                                      "it again from a peer");
-  if (format && *format == "1") {  // every format-1 record reads as format 2
+  if (format && (*format == "1" || *format == "2")) {  // every format-1 and -2 record reads as format 3
     KvBatch b;
     b.put(meta_key("format"), kSyncFormat);
     kv.write(b, true);
@@ -263,6 +330,27 @@ void Replica::load_metadata() {
   std::optional<std::string> seq = kv.get(meta_key("seq"));
   if (!seq || seq->size() != 8) corrupt("sequence record");
   next_seq_ = get_u64(*seq);
+  {
+    // Local commits keep their clock and next position in their log run, not in the meta
+    // records: the newest log record, when a run, may be ahead of both.
+    const std::string lo(1, kLog);
+    auto last = kv.iterate(KvRange{lo, prefix_end(lo)}, true);
+    if (last->valid()) {
+      const uint64_t first = get_u64(last->key().substr(1));
+      if (is_run_key(last->key())) {
+        Reader r{last->value()};
+        const uint64_t n = r.varint();
+        uint64_t run_wall = 0;
+        uint16_t run_counter = 0;
+        if (!HlcClock::parse_state(r.prefixed(), &run_wall, &run_counter)) corrupt("log run clock");
+        if (std::pair(run_wall, run_counter) > std::pair(wall, counter)) clock_ = HlcClock(site_, run_wall, run_counter);
+        next_seq_ = std::max(next_seq_, first + n);
+      } else {
+        next_seq_ = std::max(next_seq_, first + 1);
+      }
+    }
+    last->check();
+  }
   std::optional<std::string> floor = kv.get(meta_key("floor"));
   floor_ = floor && floor->size() == 8 ? get_u64(*floor) : 0;
   // A snapshot in progress when the process stopped keeps its write barrier.
@@ -503,6 +591,8 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
     clock = plan->clock;
     seq = plan->next_seq;
   }
+  const uint64_t first_seq = seq;
+  std::vector<std::string_view> refs;  // the log position of each row told, from first_seq
   std::optional<Hlc> base;  // ticked once, on the first fact
   uint32_t op = 0;
   if (!plan && ddl_txn_base_ && clock.state() == ddl_txn_base_->clock_state) {
@@ -523,7 +613,7 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
   // About a versions record and a change-log entry per row: one allocation, not a doubling.
   size_t key_bytes = 0;
   for (const RowWrite& w : rows) key_bytes += w.key.size();
-  out.reserve(rows.size() * 2, key_bytes * 2 + rows.size() * 96);
+  out.reserve(rows.size() + rows.size() / kRunMax + 2, key_bytes * 2 + rows.size() * 96);
   std::string vkey, key_ref, record, base_bytes;
   const store::TableState* names_of = nullptr;
   std::vector<std::string> names;  // the lowered column names of names_of
@@ -571,13 +661,12 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
         record.push_back(0);  // no deletion seen
       }
       out.put(vkey, record);
-      out.put(log_key(seq), std::string_view(w.key).substr(1));
+      refs.push_back(w.key.substr(1));
       raise_bound(t.id, vkey);
       ++seq;
       continue;
     }
     RowVersions m = stored ? RowVersions::decode(*stored) : RowVersions{};
-    const std::vector<uint64_t> before = m.seqs();  // their log entries go when nothing refers to them
     bool changed = false;
     if (w.row.data() == nullptr) {
       // A deletion. A key with no live version was never a row here (written and deleted
@@ -621,15 +710,29 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
       }
     }
     if (!changed) continue;
-    drop_unreferenced_log(before, m.seqs(), out);
+    // The positions the row's old versions held stay in the log, dead (a delta resolves a
+    // position by its seq and finds nothing); sync_prune sweeps them.
     out.put(vkey, m.encode());
-    out.put(log_key(seq), std::string_view(w.key).substr(1));
+    refs.push_back(w.key.substr(1));
     raise_bound(t.id, vkey);
     ++seq;
   }
   if (plan)
     for (const auto& b : plan->vbounds) bounds.push_back(b);
-  if (base) {  // local facts: their clock and seq (a plan's alone are in its metadata)
+  if (!refs.empty()) {
+    // The commit's positions as runs, each carrying the clock: the newest run is where
+    // load_metadata finds the clock and the next position, so no meta record is written.
+    const std::string state = clock.state();
+    std::string value;
+    for (size_t at = 0; at < refs.size(); at += kRunMax) {
+      const size_t n = std::min(kRunMax, refs.size() - at);
+      value.clear();
+      store::put_varint(value, n);
+      put_prefixed(value, state);
+      for (size_t i = at; i < at + n; ++i) put_prefixed(value, refs[i]);
+      out.put(run_key(first_seq + at), value);
+    }
+  } else if (base) {  // the transaction's DDL base taken, no row told: its clock and seq
     out.put(meta_key("clock"), clock.state());
     out.put(meta_key("seq"), u64(seq));
   }
@@ -775,10 +878,10 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
   std::vector<qrs_value> cells;
   std::set<std::string> in_page;  // transaction ids already in this page
   std::optional<std::vector<TableRecord>> records;
-  auto it = kv.iterate(KvRange{log_key(since + 1), prefix_end(std::string(1, kLog))}, false);
-  for (; it->valid(); it->next()) {
-    const uint64_t s = get_u64(it->key().substr(1));
-    std::string_view ref = it->value();  // id ‖ pk key
+  LogWalk walk(kv, since + 1);
+  uint64_t s = 0;
+  std::string_view ref;  // id ‖ pk key (or a part's or a hold's reference)
+  while (walk.next(s, ref)) {
     std::optional<std::string> stored = kv.get(std::string(1, kRows) + std::string(ref));
     std::vector<Change> found;
     if (!ref.empty() && ref[0] == '\xFE') {
@@ -810,7 +913,6 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
     }
     batch.cursor = s;
   }
-  it->check();
   batch.sets = page_sets(sets);
   return batch;
 }
@@ -1665,7 +1767,8 @@ uint64_t Replica::prune_tombstones() {
   std::lock_guard lock(writer_);
   const uint64_t now = options_.clock();
   KvBatch b;
-  uint64_t pruned = 0, new_floor = floor_;
+  uint64_t pruned = 0, swept = 0, new_floor = floor_;
+  std::set<uint64_t> gone;  // the positions of the tombstones pruned here
   std::string lo(1, kRows);
   auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
   for (; it->valid(); it->next()) {
@@ -1674,6 +1777,7 @@ uint64_t Replica::prune_tombstones() {
     // A delta that started before this tombstone's entry could miss the deletion: such a
     // cursor must take a snapshot instead.
     new_floor = std::max(new_floor, m.tombstone_seq);
+    gone.insert(m.tombstone_seq);
     b.del(log_key(m.tombstone_seq));
     m.tombstone.reset();
     m.tombstone_seq = 0;
@@ -1681,8 +1785,42 @@ uint64_t Replica::prune_tombstones() {
     ++pruned;
   }
   it->check();
-  if (pruned == 0) return 0;
-  b.put(meta_key("floor"), u64(new_floor));
+  // The log's dead positions: a row's single entry or a whole run none of whose positions
+  // tells a current fact goes (the newest record stays: a run there holds the clock and
+  // the next position load_metadata reads).
+  {
+    store::KvStore& kv = db_->kv();
+    const std::string lo(1, kLog);
+    std::string newest;
+    {
+      auto last = kv.iterate(KvRange{lo, prefix_end(lo)}, true);
+      if (last->valid()) newest = std::string(last->key());
+      last->check();
+    }
+    auto live = [&](uint64_t seq, std::string_view ref) { return !gone.count(seq) && position_current(kv, seq, ref); };
+    auto log = kv.iterate(KvRange{lo, prefix_end(lo)}, false);
+    for (; log->valid(); log->next()) {
+      if (log->key() == newest) continue;
+      const uint64_t first = get_u64(log->key().substr(1));
+      bool dead = true;
+      if (is_run_key(log->key())) {
+        Reader r{log->value()};
+        const uint64_t n = r.varint();
+        (void)r.prefixed();
+        for (uint64_t i = 0; i < n && dead; ++i) dead = !live(first + i, r.prefixed());
+      } else {
+        std::string_view ref = log->value();
+        dead = !ref.empty() && ref[0] != '\xFE' && ref[0] != '\xFF' && !live(first, ref);
+      }
+      if (dead) {
+        b.del(log->key());
+        ++swept;
+      }
+    }
+    log->check();
+  }
+  if (pruned == 0 && swept == 0) return 0;
+  if (pruned) b.put(meta_key("floor"), u64(new_floor));
   db_->write_batch(b);
   floor_ = new_floor;
   return pruned;
@@ -1696,10 +1834,16 @@ ReplicaStatus Replica::status() {
   s.clock = Hlc{clock_.wall(), clock_.counter(), site_, 0};
   s.next_seq = next_seq_;
   s.floor = floor_;
-  std::string lo(1, kLog);
-  auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
-  for (; it->valid(); it->next()) ++s.log_entries;
-  it->check();
+  {
+    // The positions that still tell a fact (a run keeps the dead ones until sync_prune).
+    LogWalk walk(db_->kv(), 0);
+    uint64_t seq = 0;
+    std::string_view ref;
+    while (walk.next(seq, ref)) {
+      ++s.log_positions;
+      if (position_current(db_->kv(), seq, ref)) ++s.log_entries;
+    }
+  }
   s.captured_batches = captured_batches_;
   s.applied_batches = applied_batches_;
   std::string holds(1, kHolds);

@@ -43,10 +43,12 @@
 
 namespace quereus::sync {
 
-// 2: a tombstone may carry the deleted row's image (RowVersions::image). Format 1 stores
-// are read as they are and their format record is raised to 2 at open (every format-1
-// record is a format-2 record); a build that reads only 1 then refuses the store.
-inline constexpr std::string_view kSyncFormat = "2";
+// 2: a tombstone may carry the deleted row's image (RowVersions::image).
+// 3: a local commit's log positions are runs (keys::run_key) carrying the clock, and the
+// commit writes no meta records. Format 1 and 2 stores are read as they are and their
+// format record is raised to 3 at open (every older record is a format-3 record); a build
+// that reads only an older format then refuses the store.
+inline constexpr std::string_view kSyncFormat = "3";
 
 // What happens to a change for a table this replica does not have.
 enum class UnknownTables {
@@ -112,7 +114,8 @@ struct ReplicaStatus {
   Hlc clock;
   uint64_t next_seq = 0;
   uint64_t floor = 0;
-  uint64_t log_entries = 0;
+  uint64_t log_entries = 0;  // log positions that still tell a current fact
+  uint64_t log_positions = 0;  // all positions stored, dead ones too (sync_prune sweeps those)
   uint64_t captured_batches = 0;  // since open
   uint64_t applied_batches = 0;   // since open
   uint64_t holds = 0;             // changes held (unknown tables, rejected rows)

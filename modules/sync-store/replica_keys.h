@@ -62,6 +62,20 @@ inline std::string log_key(uint64_t seq) {
   put_u64(k, seq);
   return k;
 }
+// A run: the change-log positions first .. first+n-1 of one local commit in one record
+// (22 ‖ first ‖ 'R' -> <varint n> <prefixed clock state> <prefixed ref> × n), so a commit of
+// many rows adds one log entry, not one per row. It sorts after a single entry at `first`
+// and before `first + 1`; the clock state it carries is the capture's (load_metadata takes
+// the newest run's, so a local commit writes no meta records).
+inline constexpr char kRunMark = 'R';
+inline constexpr size_t kRunMax = 1024;  // positions per run record
+inline std::string run_key(uint64_t first) {
+  std::string k = log_key(first);
+  k.push_back(kRunMark);
+  return k;
+}
+inline bool is_run_key(std::string_view k) { return k.size() == 10 && k[9] == kRunMark; }
+
 inline std::string table_key(uint64_t id) {
   std::string k(1, kTables);
   put_u64(k, id);

@@ -125,6 +125,7 @@ std::string status_json(Replica& replica) {
                      {"nextSeq", s.next_seq},
                      {"floor", s.floor},
                      {"logEntries", s.log_entries},
+                     {"logPositions", s.log_positions},
                      {"capturedBatches", s.captured_batches},
                      {"appliedBatches", s.applied_batches},
                      {"holds", s.holds},

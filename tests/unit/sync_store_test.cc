@@ -1462,9 +1462,95 @@ TEST_F(sync, a_rekey_moves_the_tombstones_so_a_lagging_peer_still_deletes) {
   EXPECT_EQ(content(d, "k"), content(a, "k"));
 }
 
-// A format-1 replica (tombstones without images) opens under format 2 as it is: its
-// format record is raised, its rows and tombstones read unchanged and keep replicating.
-TEST_F(sync, a_format_1_replica_opens_and_is_raised_to_format_2) {
+// Format 3: a local commit's log positions are one run record carrying the clock, and no
+// meta record is written. A replica killed after such commits reopens with its next
+// position past the newest run (a reused position would overwrite a run and lose its rows
+// for every peer that had not pulled them), and a fresh peer pulls every row from zero.
+TEST_F(sync, a_replica_killed_after_run_commits_reopens_past_its_newest_run) {
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(ready[0]);
+    Peer& a = open("a");
+    if (!run(a, kT).ok()) _exit(2);
+    for (int i = 1; i <= 20; ++i)  // autocommits: a run of one each
+      if (!run(a, "insert into t values (" + std::to_string(i) + ", 'x', " + std::to_string(i) + ")").ok()) _exit(3);
+    std::string rows;
+    for (int i = 100; i < 2600; ++i)  // one commit of 2,500 rows: three runs
+      rows += (rows.empty() ? "" : ", ") + ("(" + std::to_string(i) + ", 'bulk', " + std::to_string(i) + ")");
+    if (!run(a, "insert into t values " + rows).ok()) _exit(4);
+    if (!run(a, "update t set b = b + 1 where id <= 5").ok()) _exit(5);
+    const std::string next = std::to_string(status(a)["nextSeq"].get<uint64_t>());
+    if (::write(ready[1], next.data(), next.size()) != static_cast<ssize_t>(next.size())) _exit(6);
+    ::close(ready[1]);
+    for (;;) ::pause();
+  }
+  ::close(ready[1]);
+  char buf[32] = {};
+  ASSERT_GT(::read(ready[0], buf, sizeof buf - 1), 0);
+  ::close(ready[0]);
+  const uint64_t next_before = std::stoull(buf);
+  ::kill(child, SIGKILL);
+  int wstatus = 0;
+  ::waitpid(child, &wstatus, 0);
+  ASSERT_TRUE(WIFSIGNALED(wstatus));
+  Peer& a = open("a");
+  EXPECT_EQ(status(a)["nextSeq"].get<uint64_t>(), next_before);
+  EXPECT_EQ(status(a)["logEntries"], status(a)["logPositions"]);  // the updated rows' old positions still hold id and a
+  exec(a, "insert into t values (5000, 'after', 1)");
+  exec(a, "update t set a = 'again' where id = 100");
+  Peer& b = open("b");
+  pull(b, a);
+  EXPECT_EQ(content(b), content(a));
+  EXPECT_EQ(one(b, "select count(*) from t"), "2521");
+}
+
+// A delta cursor inside a run (a commit of many rows) gets the run's remaining positions;
+// sync_prune sweeps runs and entries whose positions no longer tell anything, keeping the
+// newest record (it holds the clock), and what peers pull is unchanged by the sweep.
+TEST_F(sync, log_runs_page_from_inside_and_sync_prune_sweeps_the_dead_ones) {
+  Peer& a = open("a");
+  exec(a, kT);
+  const uint64_t before = status(a)["nextSeq"].get<uint64_t>();
+  std::string rows;
+  for (int i = 1; i <= 3000; ++i)
+    rows += (rows.empty() ? "" : ", ") + ("(" + std::to_string(i) + ", 'r', " + std::to_string(i) + ")");
+  exec(a, "insert into t values " + rows);
+  EXPECT_EQ(status(a)["nextSeq"].get<uint64_t>(), before + 3000);
+  // From inside the run (the 1,500th row's position is `before + 1499`).
+  json page = changes(a, before + 1499, "", 100000);
+  std::set<std::string> keys;
+  for (const json& set : page["changeSets"])
+    for (const json& c : set["changes"]) keys.insert(c["pk"].dump());
+  EXPECT_EQ(keys.size(), 1500u);
+  EXPECT_EQ(page["cursor"].get<uint64_t>(), before + 2999);
+  // Rewrites leave dead positions; the sweep removes them without changing what is told.
+  for (int k = 0; k < 40; ++k) exec(a, "update t set b = b + 1 where id <= 3");
+  exec(a, "delete from t where id between 10 and 12");
+  const int64_t live = status(a)["logEntries"].get<int64_t>();
+  EXPECT_GT(status(a)["logPositions"].get<int64_t>(), live + 100);
+  Peer& b = open("b");
+  pull(b, a);
+  EXPECT_EQ(one(a, "select sync_prune('a')"), "0");  // no tombstone is past the horizon
+  EXPECT_EQ(status(a)["logEntries"].get<int64_t>(), live);
+  // What stays dead: the deleted rows' positions inside the bulk run, whose other positions live.
+  EXPECT_EQ(status(a)["logPositions"].get<int64_t>(), live + 3);
+  exec(a, "update t set a = 'after the sweep' where id = 2");
+  pull(b, a);
+  Peer& c = open("c");
+  pull(c, a);
+  EXPECT_EQ(content(b), content(a));
+  EXPECT_EQ(content(c), content(a));
+  EXPECT_EQ(one(c, "select count(*) from t"), "2997");
+  EXPECT_EQ(query(a, "pragma integrity_check"), V{"ok"});
+}
+
+// A format-1 replica (tombstones without images, a log entry per position) opens under
+// format 3 as it is: its format record is raised, its rows and tombstones read unchanged
+// and keep replicating.
+TEST_F(sync, a_format_1_replica_opens_and_is_raised_to_format_3) {
   const pid_t child = ::fork();  // the writer, in a process of its own (its store closes with it)
   ASSERT_GE(child, 0);
   if (child == 0) {
@@ -1502,7 +1588,7 @@ TEST_F(sync, a_format_1_replica_opens_and_is_raised_to_format_2) {
   ::waitpid(opener, &wstatus, 0);
   ASSERT_TRUE(WIFEXITED(wstatus));
   ASSERT_EQ(WEXITSTATUS(wstatus), 0);
-  EXPECT_EQ(format_of(), "2");
+  EXPECT_EQ(format_of(), "3");
   Peer& a = open("a");
   EXPECT_EQ(query(a, "select id, n from k order by id"), (V{"1|10"}));
   Peer& b = open("b");
