@@ -2,7 +2,7 @@
 // in the same run and prints one tab-separated line per workload (docs/benchmarks.md).
 //
 //   quereus-bench [--module NAME] [--workload NAME]... [--scale F] [--plugin-dir DIR]
-//                 [--timeout SECONDS] [--repeat N] [--list]
+//                 [--timeout SECONDS] [--repeat N] [--clock wall|cpu] [--list]
 //
 // Every (workload, engine) pair runs in its own forked child, so that each peak-memory
 // figure (VmHWM at the end minus VmHWM right after fork) belongs to that engine alone.
@@ -58,6 +58,9 @@ constexpr const char* kUsage =
     "                     1,000,000 rows; 0.01 is a smoke test)\n"
     "  --plugin-dir DIR   where mem.so is found (default: <exe dir>/../lib/quereus)\n"
     "  --timeout SECONDS  per workload and engine run; 0 for none (default: 300)\n"
+    "  --clock wall|cpu   time the workloads by the wall clock (default) or by the\n"
+    "                     process's CPU time, all threads (steadier on a shared machine;\n"
+    "                     time waiting on the disk is not counted)\n"
     "  --repeat N         run each workload N times per engine, report the fastest time,\n"
     "                     and the largest peak (default: 1)\n"
     "  --list             print the workload names and what they do, then exit\n"
@@ -447,10 +450,13 @@ int main(int argc, char** argv) {
     } else if (arg == "--list") {
       list = true;
     } else if (arg == "--module" || arg == "--workload" || arg == "--scale" || arg == "--plugin-dir" ||
-               arg == "--timeout" || arg == "--repeat" || arg == "--sync") {
+               arg == "--timeout" || arg == "--repeat" || arg == "--sync" || arg == "--clock") {
       const char* v = value();
       if (!v) return usage_error(arg + " needs a value");
-      if (arg == "--module") {
+      if (arg == "--clock") {
+        if (std::string(v) != "wall" && std::string(v) != "cpu") return usage_error("--clock takes wall or cpu");
+        set_cpu_clock(std::string(v) == "cpu");
+      } else if (arg == "--module") {
         module = v;
       } else if (arg == "--sync") {
         if (std::string(v) != "on" && std::string(v) != "off") return usage_error("--sync takes on or off");

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -88,22 +89,33 @@ void perf_control(const char* command) {
   }
 }
 
+bool g_cpu_clock = false;
+
+// Milliseconds on the chosen clock (set_cpu_clock).
+double clock_ms() {
+  if (g_cpu_clock) {
+    timespec ts{};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+  }
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 class Timer {
  public:
   explicit Timer(const TimedStart& started) {
     if (started) started();
     perf_control("enable\n");
-    start_ = std::chrono::steady_clock::now();
+    start_ = clock_ms();
   }
   double ms() const {
-    const double elapsed =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+    const double elapsed = clock_ms() - start_;
     perf_control("disable\n");
     return elapsed;
   }
 
  private:
-  std::chrono::steady_clock::time_point start_;
+  double start_ = 0;
 };
 
 // Builds "name=value,name=value"; integer sums wrap (unsigned) so any order gives the same.
@@ -1593,5 +1605,7 @@ const std::vector<Workload>& workloads() {
   };
   return kAll;
 }
+
+void set_cpu_clock(bool cpu) { g_cpu_clock = cpu; }
 
 }  // namespace quereus::bench

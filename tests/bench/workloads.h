@@ -47,6 +47,11 @@ struct WorkloadResult {
   double last_us = -1;
 };
 
+// What the timed sections measure: wall time (the default) or the process's CPU time, all
+// threads (--clock cpu: steadier on a machine shared with other work; LevelDB's background
+// compaction counts, time waiting on the disk does not).
+void set_cpu_clock(bool cpu);
+
 // Called when the timed section begins (after the untimed setup); may be empty.
 using TimedStart = std::function<void()>;
 

@@ -3,7 +3,7 @@
 // or after the statement — never a mixture — with rows, indexes, statistics and UNIQUE
 // enforcement consistent (issue 15 point 1; docs/store.md "Crash safety").
 //
-//   quereus-ddl-crash-test --plugin-dir DIR [--dir PATH] [--rows N] [--scenario NAME]...
+//   quereus-ddl-crash-test --plugin-dir DIR [--dir PATH] [--rows N] [--scenario NAME]... [--shard K/N]
 //
 // Write points are found, not guessed: this executable interposes write(2), fdatasync(2)
 // and fsync(2) (it exports them; the store's LevelDB resolves them here first) and counts
@@ -342,7 +342,18 @@ struct Options {
   std::string dir;
   int64_t rows = 3000;
   std::vector<std::string> only;
+  // --shard K/N: only the scenarios whose position in the full list is K modulo N (CTest
+  // runs the shards side by side, each under its own timeout).
+  int shard = 0, shards = 1;
+  mutable int position = 0;  // of the next scenario asked about
 };
+
+// Whether this run takes the scenario `name` (asked once per scenario, in list order).
+bool wants(const Options& o, const std::string& name) {
+  const int at = o.position++;
+  if (!o.only.empty()) return std::find(o.only.begin(), o.only.end(), name) != o.only.end();
+  return at % o.shards == o.shard;
+}
 
 Status open_db(const Options& o, const std::string& dir, std::shared_ptr<Registry>* registry,
                std::unique_ptr<Database>* db) {
@@ -1249,7 +1260,7 @@ int run(const Options& o) {
   int64_t total_kills = 0, total_violations = 0;
   fs::create_directories(o.dir);
   for (const Scenario& sc : scenarios(o.rows)) {
-    if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), sc.name) == o.only.end()) continue;
+    if (!wants(o, sc.name)) continue;
     std::string pristine = o.dir + "/" + sc.name + ".pristine";
     fs::remove_all(pristine);
     fs::create_directories(pristine);
@@ -1366,17 +1377,17 @@ int run(const Options& o) {
     fs::remove_all(dry);
     fs::remove_all(o.dir + "/" + sc.name + ".run");
   }
-  if (o.only.empty() || std::find(o.only.begin(), o.only.end(), "upgrade_format_1") != o.only.end())
+  if (wants(o, "upgrade_format_1"))
     total_violations += run_upgrade(o, &total_kills);
-  if (o.only.empty() || std::find(o.only.begin(), o.only.end(), "backup") != o.only.end())
+  if (wants(o, "backup"))
     total_violations += run_backup(o, &total_kills);
-  if (o.only.empty() || std::find(o.only.begin(), o.only.end(), "decomposition_cross_module") != o.only.end())
+  if (wants(o, "decomposition_cross_module"))
     total_violations += run_cross_module(o, &total_kills);
-  if (o.only.empty() || std::find(o.only.begin(), o.only.end(), "copy_to") != o.only.end())
+  if (wants(o, "copy_to"))
     total_violations += run_copy_to(o, &total_kills);
-  if (o.only.empty() || std::find(o.only.begin(), o.only.end(), "reconcile") != o.only.end())
+  if (wants(o, "reconcile"))
     total_violations += run_reconcile(o, &total_kills, "store");
-  if (o.only.empty() || std::find(o.only.begin(), o.only.end(), "reconcile-sync") != o.only.end())
+  if (wants(o, "reconcile-sync"))
     total_violations += run_reconcile(o, &total_kills, "sync-store");
   std::cout << "total: kills " << total_kills << ", violations " << total_violations << std::endl;
   return total_violations == 0 ? 0 : 1;
@@ -1400,8 +1411,17 @@ int main(int argc, char** argv) {
     else if (a == "--dir") o.dir = next();
     else if (a == "--rows") o.rows = std::stoll(next());
     else if (a == "--scenario") o.only.push_back(next());
+    else if (a == "--shard") {
+      const std::string v = next();
+      const size_t slash = v.find('/');
+      if (slash == std::string::npos || (o.shards = std::stoi(v.substr(slash + 1))) < 1 ||
+          (o.shard = std::stoi(v.substr(0, slash))) < 0 || o.shard >= o.shards) {
+        std::cerr << "--shard takes K/N with 0 <= K < N\n";
+        return 2;
+      }
+    }
     else {
-      std::cerr << "usage: quereus-ddl-crash-test --plugin-dir DIR [--dir PATH] [--rows N] [--scenario NAME]...\n";
+      std::cerr << "usage: quereus-ddl-crash-test --plugin-dir DIR [--dir PATH] [--rows N] [--scenario NAME]... [--shard K/N]\n";
       return 2;
     }
   }
