@@ -178,6 +178,8 @@ struct ViewShape {
 ViewShape analyze(PlanningContext& db, const ViewEntry& view);
 // A window call at the expression's own level (not inside its subqueries).
 bool has_window(const ast::Expr& e);
+// An aggregate call at the expression's own level.
+bool has_aggregate(PlanningContext& db, const ast::Expr& e);
 std::pair<int, int> join_column(const ViewShape& v, const ast::Expr* e);
 std::vector<std::string> relation_columns(PlanningContext& db, const ResolvedRelation& rel);
 std::vector<std::pair<std::string, const ast::Literal*>> constant_bindings(const ViewShape& v);

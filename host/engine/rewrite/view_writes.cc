@@ -1768,10 +1768,137 @@ bool reads_name(const ast::Select& q, const std::string& name) {
   return false;
 }
 
-std::shared_ptr<const ViewEntry> cte_target(const ast::WithClause* with, const ast::QualifiedName& name,
-                                            const std::string& home) {
+// Why a CTE body cannot be inlined into the body that reads it (the reason a single-level
+// target of that shape gives); empty when it can: a single-source projection and filter.
+std::string chain_link_refusal(PlanningContext& db, const ast::Select& q) {
+  using K = ast::TableSource::Kind;
+  const ast::SelectCore& c = q.core;
+  if (q.dml) return "its body is a data-modifying statement";
+  if (!q.compounds.empty()) return "set-operation body (UNION / INTERSECT / EXCEPT) is not updatable yet";
+  if (c.nested) return "parenthesized body is not updatable yet";
+  if (!c.values.empty()) return "no recoverable base operation (a VALUES body reads no base table)";
+  if (q.limit || q.offset) return "LIMIT/OFFSET body cannot be reproduced as a predicate on the base rows";
+  if (c.distinct) return "DISTINCT body has no one-to-one base-row lineage";
+  if (!c.group_by.empty() || c.having) return "aggregate body is not row-decomposable";
+  for (const ast::ResultColumn& rc : c.columns) {
+    if (!rc.expr) continue;
+    if (has_aggregate(db, *rc.expr)) return "aggregate body is not row-decomposable";
+    if (has_window(*rc.expr)) return "a window function in a CTE another CTE's body reads is not inlined";
+    if (!rc.inverse.empty()) return "an authored inverse (WITH INVERSE) in a CTE another CTE's body reads is not inlined";
+  }
+  if (!c.from) return "no recoverable base operation (the body reads no table)";
+  if (c.from->kind == K::kFunction) return "no recoverable base operation (a table-valued function is read-only)";
+  if (c.from->kind == K::kSubquery) return "a FROM-subquery body is not updatable yet";
+  if (c.from->kind == K::kJoin) return "a join body in a CTE another CTE's body reads is not updatable yet";
+  if (q.with) return "a body with its own WITH clause is not updatable yet";
+  if (!q.defaults.empty()) return "WITH DEFAULTS on a CTE another CTE's body reads is not merged yet";
+  if (!q.schema_path.empty()) return "WITH SCHEMA on a CTE another CTE's body reads is not merged yet";
+  return "";
+}
+
+// Multi-level CTE body (vu-operators.md, "Multi-level CTE body — transparent inlining"): a
+// target body whose single source is a CTE it can see (`visible`, in definition order) is
+// composed with that CTE's body, down to a base table — each reference to the CTE's
+// columns replaced by the column's defining expression, the CTE's WHERE conjoined first
+// and its FROM taken over. A link that is not a projection and filter refuses with the
+// reason a single-level target of its shape gives. The body's own WITH blocks and a name
+// no visible CTE has end the chain (the body then reads a table or view).
+void inline_cte_chain(PlanningContext& db, ast::Select& body, std::vector<const ast::CommonTableExpr*> visible,
+                      const std::string& target) {
+  using K = ast::TableSource::Kind;
+  auto refuse = [&](const std::string& why) {
+    throw Error(StatusCode::kError, "cannot write through view '" + target + "': " + why);
+  };
+  while (!visible.empty()) {
+    ast::SelectCore& core = body.core;
+    if (body.dml || core.nested || !core.values.empty() || !core.from || core.from->kind != K::kTable ||
+        !core.from->table.schema.empty())
+      return;
+    const std::string source = core.from->table.name;
+    if (body.with)
+      for (const ast::CommonTableExpr& own : body.with->ctes)
+        if (iequals(own.name, source)) return;
+    size_t at = visible.size();
+    for (size_t i = 0; i < visible.size(); ++i)
+      if (iequals(visible[i]->name, source)) at = i;
+    if (at == visible.size() || !visible[at]->select) return;
+    const ast::CommonTableExpr& cte = *visible[at];
+    const ast::Select& inner = *cte.select;
+    if (std::string why = chain_link_refusal(db, inner); !why.empty()) refuse(why);
+    const ast::TableSource& inner_from = *inner.core.from;
+    const std::string inner_q = inner_from.alias.empty() ? inner_from.table.name : inner_from.alias;
+    // The CTE's output columns: (name, defining expression over its own FROM).
+    std::vector<std::pair<std::string, const ast::Expr*>> outs;
+    std::vector<ExprPtr> owned;  // the terms `*` stands for
+    for (const ast::ResultColumn& rc : inner.core.columns) {
+      if (rc.kind == ast::ResultColumn::Kind::kExpr) {
+        std::string n = rc.alias;
+        if (n.empty() && rc.expr->kind == ast::ExprKind::kColumn) n = static_cast<const ast::ColumnRef&>(*rc.expr).column;
+        outs.emplace_back(n, rc.expr.get());
+        continue;
+      }
+      ResolvedRelation rel = db.resolve_relation(inner_from.table.schema, inner_from.table.name, nullptr);
+      for (const std::string& n : relation_columns(db, rel)) {
+        owned.push_back(ast::column_ref(inner_q, n));
+        outs.emplace_back(n, owned.back().get());
+      }
+    }
+    if (!cte.columns.empty()) {
+      if (cte.columns.size() != outs.size()) return;  // the read reports the count mismatch
+      for (size_t i = 0; i < outs.size(); ++i) outs[i].first = cte.columns[i];
+    }
+    const std::string q = core.from->alias.empty() ? source : core.from->alias;
+    auto term_of = [&](const std::string& n) -> const ast::Expr* {
+      for (const auto& [name, e] : outs)
+        if (!name.empty() && iequals(name, n)) return e;
+      return nullptr;
+    };
+    // A reference to the CTE's column: unqualified at the body's own level, or qualified by
+    // the source's name at any depth.
+    const Rewrite substitute = [&](ExprPtr& x, int depth) {
+      if (x->kind != ast::ExprKind::kColumn) return false;
+      auto& ref = static_cast<ast::ColumnRef&>(*x);
+      const bool ours = ref.schema.empty() && (ref.table.empty() ? depth == 0 : iequals(ref.table, q));
+      if (!ours) return true;
+      if (const ast::Expr* t = term_of(ref.column)) x = clone(*t);
+      return true;
+    };
+    std::vector<ast::ResultColumn> columns;
+    for (ast::ResultColumn& rc : core.columns) {
+      if (rc.kind == ast::ResultColumn::Kind::kStar ||
+          (rc.kind == ast::ResultColumn::Kind::kTableStar && iequals(rc.table, q))) {
+        for (const auto& [name, e] : outs) {
+          ast::ResultColumn out;
+          out.expr = clone(*e);
+          out.alias = name;
+          out.site = rc.site;
+          columns.push_back(std::move(out));
+        }
+        continue;
+      }
+      if (rc.kind == ast::ResultColumn::Kind::kExpr) {
+        // The column keeps the name the read gives it.
+        if (rc.alias.empty() && rc.expr->kind == ast::ExprKind::kColumn)
+          rc.alias = static_cast<const ast::ColumnRef&>(*rc.expr).column;
+        walk(rc.expr, substitute);
+        for (ast::NamedExpr& inv : rc.inverse) walk(inv.value, substitute);
+      }
+      columns.push_back(std::move(rc));
+    }
+    core.columns = std::move(columns);
+    if (core.where) walk(core.where, substitute);
+    for (ast::OrderingTerm& o : body.order_by) walk(o.expr, substitute);
+    core.where = conjoin(inner.core.where ? clone(*inner.core.where) : nullptr, std::move(core.where));
+    core.from = clone(inner_from);
+    visible.resize(at);  // the CTE's own body sees only the CTEs before it
+  }
+}
+
+std::shared_ptr<const ViewEntry> cte_target(PlanningContext& db, const ast::WithClause* with,
+                                            const ast::QualifiedName& name, const std::string& home) {
   if (!with || !name.schema.empty()) return nullptr;
-  for (const ast::CommonTableExpr& cte : with->ctes) {
+  for (size_t index = 0; index < with->ctes.size(); ++index) {
+    const ast::CommonTableExpr& cte = with->ctes[index];
     if (!iequals(cte.name, name.name) || !cte.select) continue;
     // Under WITH RECURSIVE a target whose body does not read itself is an ordinary one
     // (vu-operators.md, the CTE-name target).
@@ -1781,6 +1908,11 @@ std::shared_ptr<const ViewEntry> cte_target(const ast::WithClause* with, const a
     def->view = {home, cte.name, cte.site};
     def->columns = cte.columns;
     def->select = clone(*cte.select);
+    // A body reading a prior sibling is composed down to its base table; the target's own
+    // name is not among them (`with base as (select … from base)` reads the table).
+    std::vector<const ast::CommonTableExpr*> prior;
+    for (size_t i = 0; i < index; ++i) prior.push_back(&with->ctes[i]);
+    inline_cte_chain(db, *def->select, std::move(prior), cte.name);
     auto view = std::make_shared<ViewEntry>();
     view->schema_name = home;
     view->name = cte.name;
@@ -1806,12 +1938,20 @@ const std::vector<std::string>& target_columns(const ast::Statement& stmt) {
 
 // An inline subquery target: an ephemeral view over the subquery, named by its alias
 // (vu-operators.md, "Inline subquery DML target").
-std::shared_ptr<const ViewEntry> subquery_target(const ast::Select& query, const std::vector<std::string>& columns,
-                                                 const ast::QualifiedName& name, const std::string& home) {
+std::shared_ptr<const ViewEntry> subquery_target(PlanningContext& db, const ast::WithClause* with, const ast::Select& query,
+                                                 const std::vector<std::string>& columns, const ast::QualifiedName& name,
+                                                 const std::string& home) {
   auto def = std::make_shared<ast::CreateViewStmt>();
   def->view = {home, name.name, name.site};
   def->columns = columns;
   def->select = clone(query);
+  // An inline body reading one of the statement's CTEs is composed down to its base table
+  // (it sees every CTE of the statement; it has no name of its own to shadow).
+  if (with) {
+    std::vector<const ast::CommonTableExpr*> all;
+    for (const ast::CommonTableExpr& cte : with->ctes) all.push_back(&cte);
+    if (!with->recursive) inline_cte_chain(db, *def->select, std::move(all), name.name);
+  }
   auto view = std::make_shared<ViewEntry>();
   view->schema_name = home;
   view->name = name.name;
@@ -2733,9 +2873,9 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
   planner.set_statement_path(*path);
   if (nested) planner.inherit_statement_path(*nested);
   ResolvedRelation rel;
-  rel.view = cte_target(with, *name, planner.search_path().front());
+  rel.view = cte_target(db, with, *name, planner.search_path().front());
   if (const ast::Select* inline_target = target_query(stmt))
-    rel.view = subquery_target(*inline_target, target_columns(stmt), *name, planner.search_path().front());
+    rel.view = subquery_target(db, with, *inline_target, target_columns(stmt), *name, planner.search_path().front());
   const bool ephemeral = rel.view != nullptr;
   if (!rel.view) rel = planner.resolve_relation(*name);
   if (!rel.view && rel.table && rel.table->schema.derivation) rel.view = maintained_view(db, *rel.table, name->site);
