@@ -95,9 +95,14 @@ bool DatabaseImpl::replicates(VtabModule* module) {
   auto it = replicates_.find(module);
   if (it != replicates_.end()) return it->second;
   bool r = false;
-  try {
-    r = module->replication("status", "{}").has_value();
-  } catch (const std::exception&) {
+  // "site" is the cheap probe (sync-store's "status" walks its whole change log); a module
+  // that answers only "status" is asked that.
+  for (const char* op : {"site", "status"}) {
+    try {
+      r = module->replication(op, "{}").has_value();
+      break;
+    } catch (const std::exception&) {
+    }
   }
   return replicates_[module] = r;
 }
