@@ -212,6 +212,7 @@ Status Database::Open(std::shared_ptr<Registry> registry, const DatabaseOptions&
     register_builtin_functions(*registry);
     register_introspection_functions(*registry);
     register_file_functions(*registry);
+    register_debug_trace_functions(*registry);
     register_lens_functions(*registry);
   } catch (const std::exception& e) {
     return status_of(e);

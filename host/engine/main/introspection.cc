@@ -155,10 +155,11 @@ void expression_rows(const ScalarExpr& e, int64_t parent, int64_t& next_id, std:
   for (const ScalarPtr* c : e.operands()) expression_rows(**c, id, next_id, out);
 }
 
-void plan_rows(const RelNode& n, int64_t id, int64_t parent, int64_t& next_id, std::vector<Row>& out) {
+void plan_rows(const RelNode& n, int64_t id, int64_t parent, int64_t& next_id, std::vector<Row>& out,
+               std::vector<const RelNode*>* nodes = nullptr) {
   static const char* kNames[] = {"TableScan", "Values", "SingleRow", "Filter", "Project", "Join", "Aggregate",
                                  "Sort", "Limit", "Distinct", "SetOperation", "WorkingTable", "RecursiveCTE",
-                                 "Window", "TableFunction", "SemiJoin"};
+                                 "Window", "TableFunction", "SemiJoin", "DmlRelation"};
   Row r;
   r.push_back(Value::Integer(id));
   r.push_back(parent < 0 ? Value() : Value::Integer(parent));
@@ -169,10 +170,12 @@ void plan_rows(const RelNode& n, int64_t id, int64_t parent, int64_t& next_id, s
   r.push_back(Value::Text(d));
   r.push_back(Value::Text(derive_properties(n).to_json()));
   out.push_back(std::move(r));
+  if (nodes) nodes->push_back(&n);
   for (const ScalarExpr* e : node_expressions(n)) expression_rows(*e, id, next_id, out);
+  if (nodes) nodes->resize(out.size(), nullptr);
   for (auto* c : n.children()) {
     int64_t cid = next_id++;
-    plan_rows(*c, cid, id, next_id, out);
+    plan_rows(*c, cid, id, next_id, out, nodes);
   }
 }
 
@@ -644,6 +647,17 @@ void register_assertion_functions(Registry& r) {
   });
 }
 
+}  // namespace
+
+std::vector<Row> plan_listing(const RelNode& root, std::vector<const RelNode*>* nodes) {
+  std::vector<Row> rows;
+  int64_t next_id = 1;
+  plan_rows(root, 0, -1, next_id, rows, nodes);
+  return rows;
+}
+
+namespace {
+
 // query_plan(sql): the optimized plan of one SELECT, one row per node; scheduler_program(sql).
 void register_query_plan(Registry& r) {
   TableFunction qp;
@@ -660,10 +674,7 @@ void register_query_plan(Registry& r) {
     Planner planner(db);
     QueryPlan plan = planner.plan_select(*static_cast<const ast::SelectStmt&>(*stmts[0]).select, nullptr);
     RelPtr root = Optimizer(db.options().optimizer).optimize(plan.root);
-    std::vector<Row> rows;
-    int64_t next_id = 1;
-    plan_rows(*root, 0, -1, next_id, rows);
-    return rows;
+    return plan_listing(*root);
   };
   TableFunction program = qp;
   r.add_table_function(std::move(qp), "builtin");

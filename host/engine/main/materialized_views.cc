@@ -21,6 +21,7 @@
 #include "parser/ast_walk.h"
 #include "planner/planner.h"
 #include "planner/scalar_expr.h"
+#include "transaction/assertion_explain.h"
 #include "catalog/function.h"
 #include "types/logical_type.h"
 #include "write/dml_writer.h"
@@ -53,10 +54,43 @@ bool calls_nondeterministic(const ScalarExpr& e) {
   return false;
 }
 
+// A table function that is not deterministic (execution_trace(), schema(), …) read
+// anywhere in a body, the subqueries of its expressions included; null when none is.
+const TableFunction* nondeterministic_table_function(const RelNode& n);
+const TableFunction* nondeterministic_table_function(const ScalarExpr& e) {
+  if (e.kind == ScalarKind::kSubquery || e.kind == ScalarKind::kExists || e.kind == ScalarKind::kInSubquery) {
+    const auto& sq = static_cast<const SubqueryScalar&>(e);
+    if (sq.plan)
+      if (const TableFunction* f = nondeterministic_table_function(*sq.plan)) return f;
+  }
+  for (const ScalarPtr* o : e.operands())
+    if (*o)
+      if (const TableFunction* f = nondeterministic_table_function(**o)) return f;
+  return nullptr;
+}
+const TableFunction* nondeterministic_table_function(const RelNode& n) {
+  if (n.kind == RelKind::kTableFunction) {
+    const TableFunction* fn = static_cast<const TableFunctionNode&>(n).fn;
+    if (fn && !(fn->flags & kDeterministic)) return fn;
+  }
+  for (const ScalarExpr* e : node_expressions(n))
+    if (const TableFunction* f = nondeterministic_table_function(*e)) return f;
+  for (const RelNode* c : n.children())
+    if (const TableFunction* f = nondeterministic_table_function(*c)) return f;
+  return nullptr;
+}
+
 // No maintenance keeps a non-deterministic body equal to itself: a projected column or
-// a filter calling random(), now() or a volatile function refuses the create.
+// a filter calling random(), now() or a volatile function refuses the create, and so does
+// a body reading a table function that is not deterministic (its rows change with no
+// write to a source).
 void check_deterministic(const RelNode& root, const std::vector<std::string>& names, const std::string& view,
                          const SourceSite& site) {
+  if (const TableFunction* f = nondeterministic_table_function(root))
+    throw Error(StatusCode::kError,
+                "materialized view '" + view + "' cannot be materialized: it reads table function '" + f->name +
+                    "', which is not deterministic",
+                site);
   for (const RelNode* n = &root; n;) {
     if (n->kind == RelKind::kProject) {
       const auto& p = static_cast<const ProjectNode&>(*n);
