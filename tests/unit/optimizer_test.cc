@@ -6,6 +6,7 @@
 
 #include "main/database_impl.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/plan_validator.h"
 #include "parser/parser.h"
 #include "planner/planner.h"
 
@@ -86,6 +87,43 @@ TEST_F(OptimizerTest, FoldedResultsMatchUnfolded) {
   auto plain = run(q);
   ASSERT_EQ(folded.size(), 2u);
   EXPECT_EQ(folded, plain);
+}
+
+// pragma validate_plan (usage.md "Available Options"): every optimized plan is checked
+// before it runs. Correct plans of every shape pass; a plan whose column reads a slot its
+// input does not have is reported as INTERNAL naming the invariant, not run.
+TEST_F(OptimizerTest, ValidatePlanPassesCorrectPlansAndNamesABrokenOne) {
+  ASSERT_TRUE(db_->exec("pragma validate_plan = on").ok());
+  ASSERT_TRUE(db_->exec("create table u (id integer primary key, t_id integer, w real)").ok());
+  ASSERT_TRUE(db_->exec("insert into t values (1, 'a'), (2, 'b'); insert into u values (1, 1, 0.5), (2, 1, 1.5)").ok());
+  for (const char* sql : {
+           "select v, (select count(*) from u where u.t_id = t.id) from t where id in (select t_id from u)",
+           "select t.v, sum(u.w) from t join u on u.t_id = t.id group by t.v having sum(u.w) > 0 order by 1",
+           "select d.v, d.n from (select v, count(*) as n from t group by v) as d where d.n > 0",
+           "select v, row_number() over (order by t.id desc) from t left join u on u.t_id = t.id",
+           "with recursive c(x) as (select 1 union all select x + 1 from c where x < 5) select sum(x) from c",
+           "select v from t where exists (select 1 from u where u.t_id = t.id) union select 'z' limit 3",
+       }) {
+    std::vector<std::unique_ptr<Statement>> stmts;
+    Status s = db_->prepare(sql, &stmts);
+    ASSERT_TRUE(s.ok()) << sql << ": " << s.to_string();
+    for (bool has = true; has;) {
+      s = stmts.back()->step(&has);
+      ASSERT_TRUE(s.ok()) << sql << ": " << s.to_string();
+    }
+  }
+  // A filter reading slot 5 of a one-column row.
+  auto input = std::make_shared<SingleRowNode>();
+  auto filter = std::make_shared<FilterNode>();
+  filter->input = input;
+  filter->predicate = std::make_shared<const ColumnScalar>(0, 5, 0);
+  try {
+    validate_plan(*filter);
+    FAIL() << "a broken plan passed validation";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), StatusCode::kInternal);
+    EXPECT_NE(std::string(e.what()).find("slot 5 of a row of 0"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "functions/builtins.h"
 #include "main/introspection.h"
 #include "main/pragmas.h"
+#include "optimizer/plan_validator.h"
 #include "parser/parser.h"
 #include "planner/planner.h"
 #include "types/logical_type.h"
@@ -354,7 +355,11 @@ void DatabaseImpl::open_execution(ExecContext& ctx) {
   ctx.generation = next_generation();
 }
 
-RelPtr DatabaseImpl::optimize_plan(RelPtr root) { return Optimizer(options_.optimizer).optimize(std::move(root)); }
+RelPtr DatabaseImpl::optimize_plan(RelPtr root) {
+  RelPtr plan = Optimizer(options_.optimizer).optimize(std::move(root));
+  if (options_.validate_plan && plan) validate_plan(*plan);  // pragma validate_plan
+  return plan;
+}
 
 PlannedDml DatabaseImpl::plan_dml_relation(const ast::Statement& stmt, const std::vector<std::string>& path,
                                            const PlanSeed* seed) {

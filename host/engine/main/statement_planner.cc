@@ -96,9 +96,7 @@ std::optional<ConflictAction> statement_action(ast::ConflictClause c) {
   return conflict_of(c);
 }
 
-RelPtr optimize(DatabaseImpl& db, RelPtr root) {
-  return Optimizer(db.options().optimizer).optimize(std::move(root));
-}
+RelPtr optimize(DatabaseImpl& db, RelPtr root) { return db.optimize_plan(std::move(root)); }
 
 // Plans subqueries' access paths as well: walk the scalar trees of every node.
 class QueryExec : public Executable {
