@@ -133,6 +133,39 @@ TEST(JsonValue, CanonicalTextSortsKeysAndPrintsNumbersLikeJavaScript) {
   EXPECT_FALSE(jsonv::parse(""));
 }
 
+TEST(JsonValue, ObjectsKeepInsertionOrderInTextButNotInCanonicalForm) {
+  auto j = jsonv::parse(R"({"b": 1, "a": {"z": 1, "y": 2}, "b": 3})");
+  ASSERT_TRUE(j);
+  EXPECT_EQ(jsonv::text(*j), R"({"b":3,"a":{"z":1,"y":2}})");  // a repeated key: first place, last value
+  EXPECT_EQ(jsonv::canonical(*j), R"({"a":{"y":2,"z":1},"b":3})");
+  jsonv::Json o = jsonv::Json::object();
+  o["name"] = "Alice";
+  o["age"] = 30;
+  o["name"] = "Ann";  // replaced in place
+  EXPECT_EQ(jsonv::text(o), R"({"name":"Ann","age":30})");
+  o.erase("name");
+  o["name"] = "Bo";  // removed, then appended
+  EXPECT_EQ(jsonv::text(o), R"({"age":30,"name":"Bo"})");
+}
+
+TEST(JsonValue, BigObjectsAreIndexedAndStayConsistentAcrossErase) {
+  jsonv::Json o = jsonv::Json::object();
+  const int n = 50000;
+  for (int i = n; i > 0; --i) o["k" + std::to_string(i)] = i;  // descending: order is not sorted
+  ASSERT_EQ(o.size(), static_cast<size_t>(n));
+  EXPECT_EQ(o.begin().key(), "k" + std::to_string(n));
+  EXPECT_EQ(o["k7"].get<int>(), 7);
+  o.erase("k7");
+  EXPECT_FALSE(o.contains("k7"));
+  EXPECT_EQ(o.at("k8").get<int>(), 8);
+  o["k7"] = 70;
+  EXPECT_EQ(std::prev(o.end()).key(), "k7");
+  const jsonv::Json copy = o;  // a copy starts without an index; const lookups still work
+  EXPECT_EQ(copy.at("k7").get<int>(), 70);
+  EXPECT_EQ(copy.count("k9"), 1u);
+  EXPECT_EQ(jsonv::compare(copy, o), 0);
+}
+
 TEST(JsonValue, StructuralComparisonIgnoresKeyOrder) {
   EXPECT_EQ(jsonv::compare_text(R"({"a":1,"b":2})", R"({"b":2,"a":1})"), 0);
   EXPECT_LT(jsonv::compare_text(R"({"a":2})", R"({"a":10})"), 0);

@@ -3,7 +3,8 @@
 // json_replace, json_set, json_remove, json_patch (RFC 6902), the json_group_array /
 // json_group_object aggregates and the json_each / json_tree table functions.
 //
-// JSON results are Value::Json holding canonical text (types/json_value.h); a JSON
+// JSON results are Value::Json holding their text, objects in member order
+// (types/json_value.h: built objects keep insertion order); a JSON
 // null result is SQL NULL. Scalars extracted from a document come back as SQL scalars.
 //
 // Determinism: everything here is deterministic and replicable (pure text processing),
@@ -102,7 +103,7 @@ Value json_quote(Args a) {
     case ValueType::kBlob: return Value();
     case ValueType::kText: return Value::Text(jsonv::canonical(Json(v.str())));
     case ValueType::kJson: return Value::Text(v.str());
-    default: return Value::Text(jsonv::canonical(jsonv::from_sql_element(v)));
+    default: return Value::Text(jsonv::text(jsonv::from_sql_element(v)));
   }
 }
 
@@ -427,7 +428,7 @@ const Json* eval_basic_path(const Json& data, const std::string& path) {
 }
 
 Value column_value(const Json& j) {
-  if (j.is_array() || j.is_object()) return Value::Text(jsonv::canonical(j));
+  if (j.is_array() || j.is_object()) return Value::Text(jsonv::text(j));
   return jsonv::to_sql_scalar(j);
 }
 

@@ -1,9 +1,11 @@
 // JSON helpers: canonical text, SQL ↔ JSON conversions, paths, structural comparison.
 #include "types/json_value.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include "types/big_int.h"
 
@@ -21,7 +23,6 @@ J number(double d) {
   return J(d);
 }
 
-// Over Json (keys sorted) and nlohmann::ordered_json (keys as written) alike.
 template <class J>
 void normalize(J& j) {
   switch (j.type()) {
@@ -65,8 +66,18 @@ void append_string(const std::string& s, std::string& out) {
   out += '"';
 }
 
-template <class J>
-void dump(const J& j, std::string& out) {
+// An object's members sorted by key (canonical form and structural comparison).
+std::vector<std::pair<const std::string*, const Json*>> sorted_members(const Json& j) {
+  std::vector<std::pair<const std::string*, const Json*>> m;
+  m.reserve(j.size());
+  for (auto it = j.begin(); it != j.end(); ++it) m.emplace_back(&it.key(), &it.value());
+  std::sort(m.begin(), m.end(), [](const auto& a, const auto& b) { return *a.first < *b.first; });
+  return m;
+}
+
+// `sorted`: object keys in byte order (canonical()); otherwise in member order (text()).
+void dump(const Json& j, bool sorted, std::string& out) {
+  using J = Json;
   switch (j.type()) {
     case J::value_t::null:
     case J::value_t::discarded: out += "null"; break;
@@ -85,7 +96,7 @@ void dump(const J& j, std::string& out) {
       for (const auto& e : j) {
         if (!first) out += ',';
         first = false;
-        dump(e, out);
+        dump(e, sorted, out);
       }
       out += ']';
       break;
@@ -93,12 +104,17 @@ void dump(const J& j, std::string& out) {
     case J::value_t::object: {
       out += '{';
       bool first = true;
-      for (auto it = j.begin(); it != j.end(); ++it) {
+      auto member = [&](const std::string& key, const Json& value) {
         if (!first) out += ',';
         first = false;
-        append_string(it.key(), out);
+        append_string(key, out);
         out += ':';
-        dump(it.value(), out);
+        dump(value, sorted, out);
+      };
+      if (sorted) {
+        for (const auto& [key, value] : sorted_members(j)) member(*key, *value);
+      } else {
+        for (auto it = j.begin(); it != j.end(); ++it) member(it.key(), it.value());
       }
       out += '}';
       break;
@@ -187,24 +203,28 @@ std::optional<Json> parse(std::string_view text) {
 
 std::string canonical(const Json& j) {
   std::string out;
-  dump(j, out);
+  dump(j, true, out);
+  return out;
+}
+
+std::string text(const Json& j) {
+  std::string out;
+  dump(j, false, out);
   return out;
 }
 
 Value to_value(const Json& j) {
   if (j.is_null()) return Value();
-  return Value::Json(canonical(j));
+  return Value::Json(text(j));
 }
 
 std::optional<Value> document_value(std::string_view source) {
   if (!depth_within_limit(source)) return std::nullopt;
-  auto j = nlohmann::ordered_json::parse(source.begin(), source.end(), nullptr, false);
+  auto j = Json::parse(source.begin(), source.end(), nullptr, false);
   if (j.is_discarded()) return std::nullopt;
   if (j.is_null()) return Value();
   normalize(j);
-  std::string out;
-  dump(j, out);
-  return Value::Json(std::move(out));
+  return Value::Json(text(j));
 }
 
 std::optional<Json> from_sql_document(const Value& v) {
@@ -254,7 +274,7 @@ Value to_sql_scalar(const Json& j) {
     case Json::value_t::number_float: return Value::Real(j.get<double>());
     case Json::value_t::string: return Value::Text(j.get<std::string>());
     case Json::value_t::array:
-    case Json::value_t::object: return Value::Json(canonical(j));
+    case Json::value_t::object: return Value::Json(text(j));
     default: return Value();
   }
 }
@@ -294,14 +314,14 @@ int compare(const Json& a, const Json& b) {
       return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
     }
     default: {
-      auto ia = a.begin(), ib = b.begin();
-      for (; ia != a.end() && ib != b.end(); ++ia, ++ib) {
-        int c = ia.key().compare(ib.key());
+      const auto ma = sorted_members(a), mb = sorted_members(b);
+      for (size_t i = 0; i < ma.size() && i < mb.size(); ++i) {
+        int c = ma[i].first->compare(*mb[i].first);
         if (c) return c < 0 ? -1 : 1;
       }
-      if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
-      for (ia = a.begin(), ib = b.begin(); ia != a.end(); ++ia, ++ib)
-        if (int c = compare(ia.value(), ib.value())) return c;
+      if (ma.size() != mb.size()) return ma.size() < mb.size() ? -1 : 1;
+      for (size_t i = 0; i < ma.size(); ++i)
+        if (int c = compare(*ma[i].second, *mb[i].second)) return c;
       return 0;
     }
   }

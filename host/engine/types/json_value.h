@@ -1,5 +1,5 @@
 // JSON helpers shared by the json_* functions and available to the rest of the engine:
-// the canonical text form of Value::Json, SQL value ↔ JSON conversions with the
+// the text and canonical (hash-key) forms of Value::Json, SQL value ↔ JSON conversions with the
 // reference's rules, JSON paths, and the structural comparison of JSON values.
 #pragma once
 
@@ -10,11 +10,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "types/json_object_map.h"
 #include "types/value.h"
 
 namespace quereus::jsonv {
 
-using Json = nlohmann::json;  // objects keep their keys sorted (std::map)
+// Objects keep their members in insertion order, as the reference's native objects do:
+// a parsed document in the order written, a built one in the order its keys were first
+// set (IndexedOrderedMap). Equality, order and hashing never depend on that order:
+// compare() and canonical() sort the keys.
+using Json = nlohmann::basic_json<IndexedOrderedMap>;
 
 // Parses JSON source text (RFC 8259, what JSON.parse accepts) and normalizes numbers the
 // way a JavaScript engine sees them: an integral float within ±2^53 becomes an integer,
@@ -26,11 +31,16 @@ std::optional<Json> parse(std::string_view text);
 
 // The canonical text of a JSON value: no whitespace, object keys sorted, numbers printed
 // as JavaScript prints them (1, 0.1, 1e+21), non-finite numbers as null. Two values are
-// structurally equal exactly when their canonical texts are equal. A Value::Json's text
-// need not be canonical (document_value keeps key order): compare and hash structurally.
+// structurally equal exactly when their canonical texts are equal: it is the hash key,
+// never what a user sees. A Value::Json's text is not canonical (it keeps key order):
+// compare and hash structurally.
 std::string canonical(const Json& j);
 
-// A JSON result as an SQL value: JSON null → NULL, anything else → Value::Json(canonical).
+// The text of a JSON value as stored and displayed (JSON.stringify): canonical() except
+// that object members keep their order.
+std::string text(const Json& j);
+
+// A JSON result as an SQL value: JSON null → NULL, anything else → Value::Json(text).
 Value to_value(const Json& j);
 
 // JSON source text as the document a JSON column or json() holds: its objects keep the
@@ -59,7 +69,7 @@ const char* type_name(const Json& j);
 
 // Deep comparison, the reference's JSON ordering: null < boolean < number < string <
 // array < object; arrays element-wise then by length; objects by sorted key list, then
-// by values. Returns -1, 0 or 1.
+// by values in key order (member order is not significant). Returns -1, 0 or 1.
 int compare(const Json& a, const Json& b);
 // compare() over canonical texts (for Value::Json operands); texts that do not parse
 // compare bytewise.
