@@ -445,7 +445,10 @@ void Replica::rekeyed(const store::TableState& table, const std::vector<std::pai
     }
   }
   if (seq != next_seq_) {
+    // Single entries above the newest run: the clock a run would have carried goes to the
+    // meta record too (load_metadata reads a run's clock only when it is the newest record).
     out.put(meta_key("seq"), u64(seq));
+    out.put(meta_key("clock"), clock_.state());
     next_seq_ = seq;  // a batch that fails to land leaves a gap, never a reused position
   }
   versions_bound_.erase(table.id);  // found again by a seek when next asked
@@ -1360,8 +1363,9 @@ ApplyResult Replica::write_direct(Plan plan) {
   for (const PlanRow& r : plan.rows)
     if (!r.deletion) r.table->raise_bound(r.key);
   for (const auto& [id, key] : plan.vbounds) raise_versions_bound(id, key);
-  clock_ = plan.clock;
-  next_seq_ = plan.next_seq;
+  // Never backwards: a local commit or DDL since the plan was resolved may have moved on.
+  if (std::pair(plan.clock.wall(), plan.clock.counter()) > std::pair(clock_.wall(), clock_.counter())) clock_ = plan.clock;
+  next_seq_ = std::max(next_seq_, plan.next_seq);
   ++applied_batches_;
   return plan.result;
 }
@@ -1821,6 +1825,9 @@ uint64_t Replica::prune_tombstones() {
   }
   if (pruned == 0 && swept == 0) return 0;
   if (pruned) b.put(meta_key("floor"), u64(new_floor));
+  // The sweep may take the run that held the newest clock: the meta records keep it.
+  b.put(meta_key("clock"), clock_.state());
+  b.put(meta_key("seq"), u64(next_seq_));
   db_->write_batch(b);
   floor_ = new_floor;
   return pruned;

@@ -1507,6 +1507,41 @@ TEST_F(sync, a_replica_killed_after_run_commits_reopens_past_its_newest_run) {
   EXPECT_EQ(one(b, "select count(*) from t"), "2521");
 }
 
+// Review 2026-12-05 (seventh session): a re-keying ALTER writes single log entries above the
+// newest run; with schema replication off nothing else wrote the meta clock, so a reopen
+// read the clock from the meta record the run era no longer updates (wall 0) and issued
+// HLCs again. The clock a replica shows must survive a reopen after any write path.
+TEST_F(sync, the_clock_survives_a_reopen_after_a_rekey_without_schema_replication) {
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(ready[0]);
+    Peer& a = open("a", {kLocalSchema});
+    if (!run(a, "create table k (id integer primary key, b integer)").ok()) _exit(2);
+    if (!run(a, "insert into k values (1, 10), (2, 20)").ok()) _exit(3);
+    if (!run(a, "alter table k alter primary key (b)").ok()) _exit(4);
+    const std::string clock = status(a)["clock"].get<std::string>();
+    if (::write(ready[1], clock.data(), clock.size()) != static_cast<ssize_t>(clock.size())) _exit(5);
+    _exit(0);
+  }
+  ::close(ready[1]);
+  char buf[128] = {};
+  ASSERT_GT(::read(ready[0], buf, sizeof buf - 1), 0);
+  ::close(ready[0]);
+  int wstatus = 0;
+  ::waitpid(child, &wstatus, 0);
+  ASSERT_TRUE(WIFEXITED(wstatus));
+  ASSERT_EQ(WEXITSTATUS(wstatus), 0);
+  Peer& a = open("a", {kLocalSchema});
+  EXPECT_EQ(status(a)["clock"].get<std::string>(), std::string(buf));
+  // And after a sweep took the runs: prune, reopen in another process, same clock.
+  EXPECT_EQ(one(a, "select sync_prune('a')"), "0");
+  const std::string after_prune = status(a)["clock"].get<std::string>();
+  EXPECT_EQ(after_prune, std::string(buf));
+}
+
 // A delta cursor inside a run (a commit of many rows) gets the run's remaining positions;
 // sync_prune sweeps runs and entries whose positions no longer tell anything, keeping the
 // newest record (it holds the clock), and what peers pull is unchanged by the sweep.
