@@ -511,7 +511,7 @@ class Parser {
     bool has_url = false;
     for_each(v, context,
              {"url", "database_id", "token", "batch_size", "push_debounce_ms", "poll_ms", "reconnect_max_ms",
-              "read_only", "ca_file"},
+              "prune_interval_ms", "read_only", "ca_file"},
              [&](const std::string& key, const YAML::Node& sk, const YAML::Node& sv) {
                if (key == "url") {
                  c.url = string(sk, sv);
@@ -550,6 +550,8 @@ class Parser {
                  c.poll_ms = integer(sk, sv, 0);
                } else if (key == "reconnect_max_ms") {
                  c.reconnect_max_ms = integer(sk, sv, 1000);
+               } else if (key == "prune_interval_ms") {
+                 c.prune_interval_ms = integer(sk, sv, 0);
                } else if (key == "read_only") {
                  c.read_only = boolean(sk, sv);
                } else if (key == "ca_file") {

@@ -55,6 +55,10 @@ struct SyncClientConfig {
   int64_t poll_ms = 10000;
   // Default: 60000. Reconnection backs off 1 s, 2 s, 4 s, … up to this.
   int64_t reconnect_max_ms = 60000;
+  // Default: 3600000 (an hour). How often, while connected, the replica's maintenance runs:
+  // tombstones and held changes past their horizons are collected and the change log's dead
+  // positions swept (what `select sync_prune(db)` does). 0: never (run sync_prune yourself).
+  int64_t prune_interval_ms = 3'600'000;
   // Default: false. Pull only: local writes are not pushed.
   bool read_only = false;
   // wss: Default: the system's roots. A PEM file of the certificates to trust.

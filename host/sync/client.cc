@@ -105,7 +105,7 @@ struct SyncClient::Impl {
   uint64_t snapshot_head = 0;
   std::string snapshot_after;     // base64 of the last key applied
   bool want_pull = false, pull_inflight = false;
-  Clock::time_point pull_due{}, push_due{}, next_poll{};
+  Clock::time_point pull_due{}, push_due{}, next_poll{}, prune_due{};
   bool want_push = false;
   struct Push {
     std::string id;
@@ -153,6 +153,25 @@ struct SyncClient::Impl {
   }
 
   void kick() { wake.cancel(); }
+
+  // The replica's maintenance (prune_interval_ms): tombstones and holds past their horizons,
+  // the change log's dead positions. A failure is logged; the session goes on.
+  void prune() {
+    try {
+      const nlohmann::json r = parse_object(db_request("prune", nlohmann::json::object()));
+      const uint64_t tombstones = r.value("tombstones", uint64_t{0}), holds = r.value("holds", uint64_t{0}),
+                     swept = r.value("swept", uint64_t{0});
+      {
+        std::lock_guard lock(mu);
+        ++st.prunes;
+      }
+      if (tombstones || holds || swept)
+        spdlog::info("sync '{}': maintenance collected {} tombstones and {} held changes, swept {} log records", name,
+                     tombstones, holds, swept);
+    } catch (const std::exception& e) {
+      spdlog::warn("sync '{}': maintenance failed: {}", name, e.what());
+    }
+  }
 
   net::awaitable<void> run() {
     int attempt = 0;
@@ -298,6 +317,7 @@ struct SyncClient::Impl {
     push_due = Clock::now();
     push.reset();
     next_poll = Clock::now() + std::chrono::milliseconds(cfg.poll_ms);
+    if (prune_due == Clock::time_point{}) prune_due = Clock::now() + std::chrono::milliseconds(cfg.prune_interval_ms);
 
     bool reader_done = false;
     std::exception_ptr reader_error;
@@ -330,7 +350,13 @@ struct SyncClient::Impl {
           want_pull = true;
           continue;
         }
+        if (cfg.prune_interval_ms > 0 && now >= prune_due) {
+          prune_due = now + std::chrono::milliseconds(cfg.prune_interval_ms);
+          prune();
+          continue;
+        }
         auto until = cfg.poll_ms > 0 ? next_poll : Clock::now() + std::chrono::hours(1);
+        if (cfg.prune_interval_ms > 0) until = std::min(until, prune_due);
         if (want_pull && !pull_inflight) until = std::min(until, pull_due);
         if (want_push && !push) until = std::min(until, push_due);
         wake.expires_at(until);

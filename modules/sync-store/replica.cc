@@ -1823,6 +1823,7 @@ uint64_t Replica::prune_tombstones() {
     }
     log->check();
   }
+  last_swept_ = swept;
   if (pruned == 0 && swept == 0) return 0;
   if (pruned) b.put(meta_key("floor"), u64(new_floor));
   // The sweep may take the run that held the newest clock: the meta records keep it.

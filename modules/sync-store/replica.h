@@ -236,6 +236,8 @@ class Replica : public store::CommitObserver {
   uint64_t drain();
   // Deletes holds received longer ago than the quarantine horizon. Returns how many.
   uint64_t prune_holds();
+  // The dead log positions' records the last prune_tombstones swept.
+  uint64_t last_swept() const { return last_swept_; }
   // Test and tool access: the versions recorded for a row of `schema.table` (nullopt: none).
   std::optional<RowVersions> versions(std::string_view schema, std::string_view table,
                                       const std::vector<sdk::Value>& pk);
@@ -442,6 +444,7 @@ class Replica : public store::CommitObserver {
   HlcClock clock_;
   uint64_t next_seq_ = 1;
   uint64_t floor_ = 0;
+  uint64_t last_swept_ = 0;  // REQUIRES: writer_ (set by prune_tombstones)
   // A capture staged by before_commit, made current by after_commit(true).
   struct Staged {
     HlcClock clock;

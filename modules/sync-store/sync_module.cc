@@ -183,6 +183,12 @@ std::string SyncStoreDbModule::replication_request(std::string_view op, std::str
     return a["token"].get<uint64_t>();
   };
   if (op == "status") return status_json(*replica_);
+  if (op == "prune") {  // the maintenance the sync client runs every prune_interval_ms
+    const uint64_t tombstones = replica_->prune_tombstones();
+    const uint64_t swept = replica_->last_swept();
+    const uint64_t holds = replica_->prune_holds();
+    return nlohmann::json{{"tombstones", tombstones}, {"holds", holds}, {"swept", swept}}.dump();
+  }
   if (op == "site") {  // the cheap part of status (status walks the change log to count it)
     Replica::Position pos = replica_->position();
     return nlohmann::json{{"siteId", replica_->site().text()}, {"floor", pos.floor}, {"nextSeq", pos.next_seq}}.dump();

@@ -180,13 +180,15 @@ class sync_net : public ::testing::Test {
     return c;
   }
 
-  Peer& open(const std::string& name, std::optional<SyncClientConfig> sync = std::nullopt, bool start = true) {
+  Peer& open(const std::string& name, std::optional<SyncClientConfig> sync = std::nullopt, bool start = true,
+             std::vector<std::pair<std::string, Value>> module_options = {}) {
     auto p = std::make_unique<Peer>();
     p->name = name;
     p->dir = root_ + "/" + name;
     DatabaseConfig dc;
     dc.default_module = "sync-store";
     dc.module_options["sync-store"] = {{"path", Value::Text(p->dir)}};
+    for (auto& o : module_options) dc.module_options["sync-store"].push_back(std::move(o));
     Status st = open_configured_database(registry_, name, dc, &p->db);
     EXPECT_TRUE(st.ok()) << st.to_string();
     if (!sync) sync = client_config();
@@ -307,6 +309,35 @@ TEST_F(sync_net, two_peers_converge_through_the_hub) {
   json status = json::parse(rows(a, "select sync_status('a')"));
   ASSERT_TRUE(status["peers"].contains(st.hub_site)) << status.dump();
   EXPECT_EQ(status["peers"][st.hub_site]["sent"], st.sent);
+}
+
+// prune_interval_ms: while connected, the client runs the replica's maintenance — tombstones
+// past their horizon are collected (the floor moves) and the change log's dead positions
+// swept — with no `sync_prune` from the application.
+TEST_F(sync_net, the_client_runs_the_replicas_maintenance_every_prune_interval) {
+  start_hub();
+  SyncClientConfig c = client_config();
+  c.prune_interval_ms = 150;
+  Peer& a = open("a", c, true, {{"tombstone_horizon_ms", Value::Integer(0)}});
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'one', 10), (2, 'two', 20)");
+  for (int k = 0; k < 30; ++k) exec(a, "update t set n = n + 1 where id = 1");
+  exec(a, "delete from t where id = 2");
+  caught_up(a);
+  json status;
+  for (int i = 0; i < 100; ++i) {  // up to 5 s
+    status = json::parse(rows(a, "select sync_status('a')"));
+    if (status["floor"].get<uint64_t>() > 0 &&
+        status["logPositions"].get<int64_t>() <= status["logEntries"].get<int64_t>() + 2)
+      break;
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_GT(status["floor"].get<uint64_t>(), 0u) << status.dump();  // the tombstone was collected
+  // What stays dead: row 2's position in the insert's run (row 1's lives) and the newest
+  // record, the deletion's, kept for its clock.
+  EXPECT_LE(status["logPositions"].get<int64_t>(), status["logEntries"].get<int64_t>() + 2) << status.dump();
+  EXPECT_GE(a.client->state().prunes, 1u);
+  EXPECT_EQ(rows(a, "select id, n from t"), "1|40\n");
 }
 
 TEST_F(sync_net, a_page_at_a_time_with_has_more) {
@@ -576,6 +607,7 @@ TEST_F(sync_net, config_refuses_bad_sync_and_server_sections) {
   refused("databases:\n  main:\n    sync:\n      url: http://h:1/sync\n", "must start with ws://");
   refused("databases:\n  main:\n    sync:\n      url: ws://h:99999/sync\n", "key 'url' must be");
   refused("databases:\n  main:\n    sync:\n      token: x\n", "needs `url:`");
+  refused("databases:\n  main:\n    sync:\n      url: ws://h:1\n      prune_interval_ms: -5\n", "t.yaml:5");
   refused("databases:\n  main:\n    sync:\n      url: ws://h:1\n      database_id: ../x\n", "database_id");
   refused("server:\n  data_dir: /tmp/x\n  tokens: [abcdefgh]\n  listen: h:99999999999999999999\n", "key 'listen'");
   refused("server:\n  data_dir: /tmp/x\n", "needs `tokens:`");
@@ -588,7 +620,7 @@ TEST_F(sync_net, config_refuses_bad_sync_and_server_sections) {
   HostOptions o;
   Status st = parse_config(
       "server:\n  data_dir: /tmp/x\n  tokens: [abcdefgh, {token: ijklmnop, sites: [AAAAAAAAAAAAAAAAAAAAAQ]}]\n"
-      "databases:\n  main:\n    sync:\n      url: wss://[::1]:8443/base\n      poll_ms: 0\n",
+      "databases:\n  main:\n    sync:\n      url: wss://[::1]:8443/base\n      poll_ms: 0\n      prune_interval_ms: 0\n",
       "t.yaml", &o);
   ASSERT_TRUE(st.ok()) << st.to_string();
   ASSERT_TRUE(o.server);
@@ -597,6 +629,7 @@ TEST_F(sync_net, config_refuses_bad_sync_and_server_sections) {
   ASSERT_TRUE(o.databases["main"].sync);
   EXPECT_EQ(o.databases["main"].sync->database_id, "main");
   EXPECT_EQ(o.databases["main"].sync->poll_ms, 0);
+  EXPECT_EQ(o.databases["main"].sync->prune_interval_ms, 0);
 }
 
 TEST_F(sync_net, an_oversized_message_closes_the_connection) {
