@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <string_view>
 
 namespace quereus::sync {
@@ -77,6 +78,11 @@ class HlcClock {
   void receive(const Hlc& r, uint64_t now);
   // Throws as receive would, changing nothing.
   static void check_drift(const Hlc& r, uint64_t now);
+
+  // Moves to (wall, counter) when that is later than the clock; never back.
+  void advance_to(uint64_t wall, uint16_t counter) {
+    if (std::pair(wall, counter) > std::pair(wall_, counter_)) wall_ = wall, counter_ = counter;
+  }
 
   uint64_t wall() const { return wall_; }
   uint16_t counter() const { return counter_; }

@@ -73,8 +73,7 @@ class LogWalk {
     value_.assign(value);
     run_ = Reader{value_};
     run_seq_ = get_u64(key.substr(1));
-    run_left_ = run_.varint();
-    (void)run_.prefixed();  // the clock state (load_metadata's)
+    run_left_ = read_run_header(run_).n;
   }
   uint64_t from_;
   std::unique_ptr<store::KvIterator> it_;
@@ -339,12 +338,12 @@ void Replica::load_metadata() {
       const uint64_t first = get_u64(last->key().substr(1));
       if (is_run_key(last->key())) {
         Reader r{last->value()};
-        const uint64_t n = r.varint();
+        const RunHeader run = read_run_header(r);
         uint64_t run_wall = 0;
         uint16_t run_counter = 0;
-        if (!HlcClock::parse_state(r.prefixed(), &run_wall, &run_counter)) corrupt("log run clock");
-        if (std::pair(run_wall, run_counter) > std::pair(wall, counter)) clock_ = HlcClock(site_, run_wall, run_counter);
-        next_seq_ = std::max(next_seq_, first + n);
+        if (!HlcClock::parse_state(run.clock, &run_wall, &run_counter)) corrupt("log run clock");
+        clock_.advance_to(run_wall, run_counter);
+        next_seq_ = std::max(next_seq_, first + run.n);
       } else {
         next_seq_ = std::max(next_seq_, first + 1);
       }
@@ -1364,7 +1363,7 @@ ApplyResult Replica::write_direct(Plan plan) {
     if (!r.deletion) r.table->raise_bound(r.key);
   for (const auto& [id, key] : plan.vbounds) raise_versions_bound(id, key);
   // Never backwards: a local commit or DDL since the plan was resolved may have moved on.
-  if (std::pair(plan.clock.wall(), plan.clock.counter()) > std::pair(clock_.wall(), clock_.counter())) clock_ = plan.clock;
+  clock_.advance_to(plan.clock.wall(), plan.clock.counter());
   next_seq_ = std::max(next_seq_, plan.next_seq);
   ++applied_batches_;
   return plan.result;
@@ -1809,8 +1808,7 @@ uint64_t Replica::prune_tombstones() {
       bool dead = true;
       if (is_run_key(log->key())) {
         Reader r{log->value()};
-        const uint64_t n = r.varint();
-        (void)r.prefixed();
+        const uint64_t n = read_run_header(r).n;
         for (uint64_t i = 0; i < n && dead; ++i) dead = !live(first + i, r.prefixed());
       } else {
         std::string_view ref = log->value();

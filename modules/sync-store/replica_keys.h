@@ -124,6 +124,17 @@ struct Reader {
   }
 };
 
+// A run record's header (run_key): how many positions it holds and the clock state it
+// carries; `r` is left at the first row reference.
+struct RunHeader {
+  uint64_t n;
+  std::string_view clock;
+};
+inline RunHeader read_run_header(Reader& r) {
+  const uint64_t n = r.varint();
+  return {n, r.prefixed()};
+}
+
 inline void put_prefixed(std::string& out, std::string_view b) {
   store::put_varint(out, b.size());
   out.append(b);

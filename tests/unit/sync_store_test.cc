@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -245,6 +246,44 @@ class sync : public ::testing::Test {
     return out;
   }
   json status(Peer& p) { return json::parse(one(p, "select sync_status('" + p.name + "')")); }
+  // Runs `body` in a forked child (a replica keeps its store's lock until its process ends)
+  // and returns the text it reports; then the child is SIGKILLed (`kill`) or exits. A body
+  // that returns nothing fails the test.
+  std::string in_child_reporting(const std::function<std::string()>& body, bool kill) {
+    int ready[2];
+    if (::pipe(ready) != 0) {
+      ADD_FAILURE() << "pipe";
+      return "";
+    }
+    const pid_t child = ::fork();
+    if (child < 0) {
+      ADD_FAILURE() << "fork";
+      return "";
+    }
+    if (child == 0) {
+      ::close(ready[0]);
+      const std::string out = body();
+      if (out.empty() || ::write(ready[1], out.data(), out.size()) != static_cast<ssize_t>(out.size())) _exit(2);
+      ::close(ready[1]);
+      if (!kill) _exit(0);
+      for (;;) ::pause();
+    }
+    ::close(ready[1]);
+    std::string out;
+    char buf[256];
+    for (ssize_t n; (n = ::read(ready[0], buf, sizeof buf)) > 0;) {
+      out.append(buf, static_cast<size_t>(n));
+      if (kill) break;  // the child stays alive until killed: no end of file
+    }
+    ::close(ready[0]);
+    if (kill) ::kill(child, SIGKILL);
+    int wstatus = 0;
+    ::waitpid(child, &wstatus, 0);
+    if (kill) EXPECT_TRUE(WIFSIGNALED(wstatus)) << "the child stopped by itself (" << wstatus << ")";
+    else EXPECT_TRUE(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0) << "the child failed (" << wstatus << ")";
+    EXPECT_FALSE(out.empty()) << "the child reported nothing";
+    return out;
+  }
   // One snapshot page of `from` after `after` (base64; "" to begin).
   json snapshot_page(Peer& from, const std::string& after, uint64_t head, int64_t batch) {
     std::string reply;
@@ -1467,35 +1506,22 @@ TEST_F(sync, a_rekey_moves_the_tombstones_so_a_lagging_peer_still_deletes) {
 // position past the newest run (a reused position would overwrite a run and lose its rows
 // for every peer that had not pulled them), and a fresh peer pulls every row from zero.
 TEST_F(sync, a_replica_killed_after_run_commits_reopens_past_its_newest_run) {
-  int ready[2];
-  ASSERT_EQ(::pipe(ready), 0);
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    ::close(ready[0]);
-    Peer& a = open("a");
-    if (!run(a, kT).ok()) _exit(2);
-    for (int i = 1; i <= 20; ++i)  // autocommits: a run of one each
-      if (!run(a, "insert into t values (" + std::to_string(i) + ", 'x', " + std::to_string(i) + ")").ok()) _exit(3);
-    std::string rows;
-    for (int i = 100; i < 2600; ++i)  // one commit of 2,500 rows: three runs
-      rows += (rows.empty() ? "" : ", ") + ("(" + std::to_string(i) + ", 'bulk', " + std::to_string(i) + ")");
-    if (!run(a, "insert into t values " + rows).ok()) _exit(4);
-    if (!run(a, "update t set b = b + 1 where id <= 5").ok()) _exit(5);
-    const std::string next = std::to_string(status(a)["nextSeq"].get<uint64_t>());
-    if (::write(ready[1], next.data(), next.size()) != static_cast<ssize_t>(next.size())) _exit(6);
-    ::close(ready[1]);
-    for (;;) ::pause();
-  }
-  ::close(ready[1]);
-  char buf[32] = {};
-  ASSERT_GT(::read(ready[0], buf, sizeof buf - 1), 0);
-  ::close(ready[0]);
-  const uint64_t next_before = std::stoull(buf);
-  ::kill(child, SIGKILL);
-  int wstatus = 0;
-  ::waitpid(child, &wstatus, 0);
-  ASSERT_TRUE(WIFSIGNALED(wstatus));
+  const std::string reported = in_child_reporting(
+      [&]() -> std::string {
+        Peer& a = open("a");
+        if (!run(a, kT).ok()) return "";
+        for (int i = 1; i <= 20; ++i)  // autocommits: a run of one each
+          if (!run(a, "insert into t values (" + std::to_string(i) + ", 'x', " + std::to_string(i) + ")").ok()) return "";
+        std::string rows;
+        for (int i = 100; i < 2600; ++i)  // one commit of 2,500 rows: three runs
+          rows += (rows.empty() ? "" : ", ") + ("(" + std::to_string(i) + ", 'bulk', " + std::to_string(i) + ")");
+        if (!run(a, "insert into t values " + rows).ok()) return "";
+        if (!run(a, "update t set b = b + 1 where id <= 5").ok()) return "";
+        return std::to_string(status(a)["nextSeq"].get<uint64_t>());
+      },
+      /*kill=*/true);
+  ASSERT_FALSE(reported.empty());
+  const uint64_t next_before = std::stoull(reported);
   Peer& a = open("a");
   EXPECT_EQ(status(a)["nextSeq"].get<uint64_t>(), next_before);
   EXPECT_EQ(status(a)["logEntries"], status(a)["logPositions"]);  // the updated rows' old positions still hold id and a
@@ -1512,28 +1538,16 @@ TEST_F(sync, a_replica_killed_after_run_commits_reopens_past_its_newest_run) {
 // read the clock from the meta record the run era no longer updates (wall 0) and issued
 // HLCs again. The clock a replica shows must survive a reopen after any write path.
 TEST_F(sync, the_clock_survives_a_reopen_after_a_rekey_without_schema_replication) {
-  int ready[2];
-  ASSERT_EQ(::pipe(ready), 0);
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    ::close(ready[0]);
-    Peer& a = open("a", {kLocalSchema});
-    if (!run(a, "create table k (id integer primary key, b integer)").ok()) _exit(2);
-    if (!run(a, "insert into k values (1, 10), (2, 20)").ok()) _exit(3);
-    if (!run(a, "alter table k alter primary key (b)").ok()) _exit(4);
-    const std::string clock = status(a)["clock"].get<std::string>();
-    if (::write(ready[1], clock.data(), clock.size()) != static_cast<ssize_t>(clock.size())) _exit(5);
-    _exit(0);
-  }
-  ::close(ready[1]);
-  char buf[128] = {};
-  ASSERT_GT(::read(ready[0], buf, sizeof buf - 1), 0);
-  ::close(ready[0]);
-  int wstatus = 0;
-  ::waitpid(child, &wstatus, 0);
-  ASSERT_TRUE(WIFEXITED(wstatus));
-  ASSERT_EQ(WEXITSTATUS(wstatus), 0);
+  const std::string buf = in_child_reporting(
+      [&]() -> std::string {
+        Peer& a = open("a", {kLocalSchema});
+        if (!run(a, "create table k (id integer primary key, b integer)").ok()) return "";
+        if (!run(a, "insert into k values (1, 10), (2, 20)").ok()) return "";
+        if (!run(a, "alter table k alter primary key (b)").ok()) return "";
+        return status(a)["clock"].get<std::string>();
+      },
+      /*kill=*/false);
+  ASSERT_FALSE(buf.empty());
   Peer& a = open("a", {kLocalSchema});
   EXPECT_EQ(status(a)["clock"].get<std::string>(), std::string(buf));
   // And after a sweep took the runs: prune, reopen in another process, same clock.

@@ -1413,14 +1413,7 @@ class Printer {
       out += " as ";
       out += quote_identifier(s.alias);
     }
-    if (!s.target_columns.empty()) {
-      out += " (";
-      for (size_t i = 0; i < s.target_columns.size(); ++i) {
-        if (i) out += ", ";
-        out += quote_identifier(s.target_columns[i]);
-      }
-      out += ')';
-    }
+    optional_names(s.target_columns);
   }
 
   void update_stmt(const UpdateStmt& s) {
@@ -1653,14 +1646,7 @@ class Printer {
       out += ')';
     } else {
       qualified(s.table);
-      if (!s.columns.empty()) {
-        out += " (";
-        for (size_t i = 0; i < s.columns.size(); ++i) {
-          if (i) out += ", ";
-          out += quote_identifier(s.columns[i]);
-        }
-        out += ')';
-      }
+      optional_names(s.columns);
     }
     out += s.to ? " to " : " from ";
     string_literal(s.path);
