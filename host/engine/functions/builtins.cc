@@ -74,7 +74,7 @@ Value substr(Args a) {
   if (begin > len) begin = len;
   int64_t count = a.size() > 2 ? cast_value(a[2], QRS_LT_INTEGER).as_int() : len - begin;
   if (count < 0) count = 0;
-  int64_t end = std::min(len, begin + count);
+  int64_t end = count > len - begin ? len : begin + count;  // no overflow for a huge count
   size_t b = utf8_offset(s, begin), e = utf8_offset(s, end);
   return Value::Text(s.substr(b, e - b));
 }
