@@ -8,6 +8,7 @@ namespace quereus::store {
 namespace {
 
 constexpr char kRowFormat = 0x01;
+constexpr char kSidecarFormat = 0x02;
 
 [[noreturn]] void corrupt(std::string_view where, const char* what) {
   throw sdk::Error(QRS_CORRUPT, "store: corrupt row of " + std::string(where) + ": " + what);
@@ -90,8 +91,51 @@ std::string encode_row(const sdk::Row& row) {
   return encode_row(cells);
 }
 
+namespace {
+// Splits a 02 row into its sidecar and its 01 body; a 01 row is all body.
+void split(std::string_view in, std::string_view* sidecar, std::string_view* body, std::string_view where) {
+  if (in.empty() || in.front() != kSidecarFormat) {
+    *sidecar = {};
+    *body = in;
+    return;
+  }
+  in.remove_prefix(1);
+  uint64_t n;
+  if (!get_varint(in, &n) || n > in.size()) corrupt(where, "bad sidecar length");
+  *sidecar = in.substr(0, n);
+  *body = in.substr(n);
+}
+}  // namespace
+
+std::string_view row_sidecar(std::string_view bytes, std::string_view where) {
+  std::string_view sidecar, body;
+  split(bytes, &sidecar, &body, where);
+  return sidecar;
+}
+
+std::string_view row_body(std::string_view bytes, std::string_view where) {
+  std::string_view sidecar, body;
+  split(bytes, &sidecar, &body, where);
+  return body;
+}
+
+void wrap_row(std::string& out, std::string_view sidecar, std::string_view row) {
+  const std::string_view body = row_body(row);
+  out.clear();
+  if (sidecar.empty()) {
+    out.assign(body);
+    return;
+  }
+  out.reserve(body.size() + sidecar.size() + 6);
+  out.push_back(kSidecarFormat);
+  put_varint(out, sidecar.size());
+  out.append(sidecar);
+  out.append(body);
+}
+
 void decode_row(std::string_view in, std::vector<qrs_value>& out, std::string_view where) {
   out.clear();
+  in = row_body(in, where);
   if (in.empty() || in.front() != kRowFormat) corrupt(where, "unknown row format");
   in.remove_prefix(1);
   uint64_t n;

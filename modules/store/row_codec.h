@@ -9,6 +9,12 @@
 //     TEXT / BLOB / JSON  <varint length> <bytes>
 //     NULL     nothing
 //
+// A second form carries an observer's opaque bytes beside the cells (sync-store keeps a
+// row's versions there, so a row and its versions are one entry):
+//   02 <varint n> <n bytes: the sidecar> <the row in the 01 form above>
+// Every reader decodes both forms; the store's own rewrites of a row (ALTER's re-encode,
+// a re-key's move) keep its sidecar.
+//
 // Decoding yields C views (qrs_value) pointing into the encoded bytes, so a cursor hands
 // a row to the host without building Values: it keeps the bytes alive and shares them.
 #ifndef QUEREUS_MODULES_STORE_ROW_CODEC_H_
@@ -33,6 +39,12 @@ std::string encode_row(const sdk::Row& row);
 // writes (any malformed input: never a crash, never a read past `bytes`). The cell count
 // is the row's own; a caller that expects a schema's column count must compare.
 void decode_row(std::string_view bytes, std::vector<qrs_value>& out, std::string_view where = "a table");
+// The sidecar of a stored row (empty for the 01 form) and the row's 01 form (the bytes
+// themselves for a 01 row). Throw QRS_CORRUPT on a malformed 02 header.
+std::string_view row_sidecar(std::string_view bytes, std::string_view where = "a table");
+std::string_view row_body(std::string_view bytes, std::string_view where = "a table");
+// `row` (either form) with `sidecar` (replacing any it had; empty: the 01 form), into `out`.
+void wrap_row(std::string& out, std::string_view sidecar, std::string_view row);
 // A fresh owned row (copies the bytes).
 sdk::RowPtr decode_row_owned(std::string_view bytes);
 

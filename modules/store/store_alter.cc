@@ -143,6 +143,12 @@ void alter_stored_table(StoreDb& db, TableState& st, const sdk::SchemaChange& ch
     r.key = st.prefix;
     codec.encode_row(r.key, cells);
     r.row = encode_row(cells);  // packed now: fill / convert views die at the next call
+    // An observer's sidecar (a replica's versions) stays with its row.
+    if (const std::string_view sidecar = row_sidecar(stored, table); !sidecar.empty()) {
+      std::string wrapped;
+      wrap_row(wrapped, sidecar, r.row);
+      r.row = std::move(wrapped);
+    }
     return r;
   };
 
@@ -237,9 +243,9 @@ void alter_stored_table(StoreDb& db, TableState& st, const sdk::SchemaChange& ch
     if (!t->pending.empty() || !t->undo.empty()) db.touch_txn(t);
   for (Moved& m : rows) b.put(m.now.key, m.now.row);
   if (rekey && db.observer()) {
-    std::vector<std::pair<std::string, std::string>> moves;
+    std::vector<CommitObserver::KeyMove> moves;
     for (const Moved& m : rows)
-      if (m.old_key != m.now.key) moves.emplace_back(m.old_key, m.now.key);
+      if (m.old_key != m.now.key) moves.push_back({m.old_key, m.now.key, m.now.row});
     // A deleted row the observer kept: matched by name into the old layout, then moved by the
     // same transformation as a stored row.
     CommitObserver::Rekey rekey_row = [&](const CommitObserver::NamedRow& named) -> std::optional<CommitObserver::MovedKey> {

@@ -382,8 +382,26 @@ void StoreDb::write(Txn& t, std::span<const Put> puts) {
     KvBatch b;
     int64_t d = 0;
     std::string_view top;
-    for (const Put& p : puts) {
-      if (p.deletion) b.del(p.key); else b.put(p.key, p.row);
+    std::vector<CommitObserver::RowWrite> rows;
+    if (observer_) {
+      // The observer's writes go first here: they never name a key of `puts` (its own
+      // rows' versions ride in their sidecars).
+      rows.reserve(puts.size());
+      for (const Put& p : puts)
+        rows.push_back({t.table.get(), p.key, p.deletion ? std::string_view() : p.row, {}});
+      if (staged_) observer_->carry_sidecars(rows); else observer_->before_commit(rows, b);
+    }
+    std::string wrapped;
+    for (size_t i = 0; i < puts.size(); ++i) {
+      const Put& p = puts[i];
+      if (p.deletion) {
+        b.del(p.key);
+      } else if (!rows.empty() && !rows[i].sidecar.empty()) {
+        wrap_row(wrapped, rows[i].sidecar, p.row);
+        b.put(p.key, wrapped);
+      } else {
+        b.put(p.key, p.row);
+      }
       d += (p.deletion ? 0 : 1) - (p.existed ? 1 : 0);
       if (p.key > top) top = p.key;
     }
@@ -391,11 +409,6 @@ void StoreDb::write(Txn& t, std::span<const Put> puts) {
     if (d != 0) b.put(stats_key(t.table->id), varint(static_cast<uint64_t>(count)));
     touch(t.table);
     if (observer_ && !staged_) {
-      std::vector<CommitObserver::RowWrite> rows;
-      rows.reserve(puts.size());
-      for (const Put& p : puts)
-        rows.push_back({t.table.get(), p.key, p.deletion ? std::string_view() : p.row});
-      observer_->before_commit(rows, b);
       try {
         kv_->write(b, sync_);
       } catch (...) {
@@ -482,8 +495,11 @@ void StoreDb::flush_ready() {
   }
   if (!any) return;
   // The group's pending writes go straight into the engine's batch, then the row counts.
+  // With an observer the rows are emitted from what it saw (each with its sidecar).
+  std::vector<CommitObserver::RowWrite> rows;
   struct Group : KvWrites {
     const std::vector<Txn*>* txns;
+    const std::vector<CommitObserver::RowWrite>* rows = nullptr;
     KvBatch stats;
     bool empty() const override {
       for (const Txn* t : *txns)
@@ -491,10 +507,24 @@ void StoreDb::flush_ready() {
       return stats.empty();
     }
     void emit(KvSink& sink) const override {
-      for (const Txn* t : *txns) {
-        if (!t->ready) continue;
-        for (const auto& [key, slot] : t->pending.map()) {
-          if (slot.live()) sink.put(key, slot.row); else sink.del(key);
+      if (rows) {
+        std::string wrapped;
+        for (const CommitObserver::RowWrite& w : *rows) {
+          if (w.row.data() == nullptr) {
+            sink.del(w.key);
+          } else if (!w.sidecar.empty()) {
+            wrap_row(wrapped, w.sidecar, w.row);
+            sink.put(w.key, wrapped);
+          } else {
+            sink.put(w.key, w.row);
+          }
+        }
+      } else {
+        for (const Txn* t : *txns) {
+          if (!t->ready) continue;
+          for (const auto& [key, slot] : t->pending.map()) {
+            if (slot.live()) sink.put(key, slot.row); else sink.del(key);
+          }
         }
       }
       stats.emit(sink);
@@ -515,7 +545,6 @@ void StoreDb::flush_ready() {
   CommitObserver* observer = observer_;
   try {
     if (observer) {
-      std::vector<CommitObserver::RowWrite> rows;
       size_t n = 0;
       for (const Txn* t : txns_)
         if (t->ready) n += t->pending.map().size();
@@ -523,10 +552,14 @@ void StoreDb::flush_ready() {
       for (Txn* t : txns_) {
         if (!t->ready) continue;
         for (const auto& [key, slot] : t->pending.map())
-          rows.push_back({t->table.get(), key, slot.live() ? slot.row : std::string_view()});
+          rows.push_back({t->table.get(), key, slot.live() ? slot.row : std::string_view(), {}});
       }
-      if (!rows.empty()) observer->before_commit(rows, b.stats);
-      else observer = nullptr;
+      if (!rows.empty()) {
+        observer->before_commit(rows, b.stats);
+        b.rows = &rows;
+      } else {
+        observer = nullptr;
+      }
     }
   } catch (...) {
     for (Txn* t : txns_)

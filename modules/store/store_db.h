@@ -109,11 +109,18 @@ class CommitObserver {
     TableState* table;
     std::string_view key;  // the full row key (TableState::prefix ‖ encoded primary key)
     std::string_view row;  // the new encoded row; data() == nullptr: the row is deleted
+    // Set by the observer: bytes stored with the row (row_codec's 02 form), read back with
+    // row_sidecar. Empty: the row is stored without one.
+    std::string sidecar;
   };
   virtual ~CommitObserver() = default;
   // `rows`: the batch's net row writes. What the observer puts in `out` lands in the same
-  // batch, after the rows. A throw abandons the batch (nothing lands).
-  virtual void before_commit(std::span<const RowWrite> rows, KvBatch& out) = 0;
+  // batch (keys other than `rows`' own: their order against the rows is not fixed); a live
+  // row's `sidecar` lands in its own entry. A throw abandons the batch (nothing lands).
+  virtual void before_commit(std::span<RowWrite> rows, KvBatch& out) = 0;
+  // Rows written inside a schema-change scope outside a transaction (not captured): the
+  // observer keeps each live row's sidecar as the committed row has it.
+  virtual void carry_sidecars(std::span<RowWrite> /*rows*/) {}
   // The batch landed (`landed`) or failed; not called when before_commit threw.
   virtual void after_commit(bool landed) = 0;
   // A transaction on one of the store's tables rolled back (nothing of it lands).
@@ -136,13 +143,17 @@ class CommitObserver {
   // could not convert it.
   using Rekey = std::function<std::optional<MovedKey>(const NamedRow& row)>;
   // An ALTER moves `table`'s committed rows to new keys (ALTER PRIMARY KEY, or a key
-  // column's collation, type or nullability): `moves` are (old full key, new full key) of the
+  // column's collation, type or nullability): `moves` are (old full key, new full key, row) of the
   // rows whose key changed; `rekey` computes the same move for a row that is no longer
   // stored (a deleted row whose tombstone must follow it). What the observer puts in `out`
   // lands with the moved rows (in the schema-change scope's batch). Throw to refuse the
   // ALTER before anything is written.
-  virtual void rekeyed(const TableState& /*table*/, const std::vector<std::pair<std::string, std::string>>& /*moves*/,
-                       const Rekey& /*rekey*/, KvBatch& /*out*/) {}
+  struct KeyMove {
+    std::string old_key, new_key;
+    std::string_view row;  // the row as it lands at new_key (its sidecar carried over)
+  };
+  virtual void rekeyed(const TableState& /*table*/, const std::vector<KeyMove>& /*moves*/, const Rekey& /*rekey*/,
+                       KvBatch& /*out*/) {}
 };
 
 struct StoreOptions {

@@ -376,7 +376,7 @@ void StoreTable::apply_maintenance(std::span<const sdk::MaintenanceOp> ops, sdk:
       row_buf_.clear();
       encode_row(row_buf_, op.row);
       RowRef old = db_->find(*txn_, key);
-      if (old && old.bytes == row_buf_) continue;  // value-identical: the encoding keeps type and bytes
+      if (old && row_body(old.bytes) == row_buf_) continue;  // value-identical: the encoding keeps type and bytes
       db_->write(*txn_, key, row_buf_, false, static_cast<bool>(old));
       if (old) {
         decode_checked(old.bytes, old_cells, *state_);

@@ -83,14 +83,42 @@ class LogWalk {
   uint64_t run_seq_ = 0, run_left_ = 0;
 };
 
+// The row key (04 ‖ id ‖ pk key) of a log reference (id ‖ pk key).
+std::string row_key_of(std::string_view ref) {
+  std::string k(1, 0x04);
+  k += ref;
+  return k;
+}
+
+// The versions of the row at `row_key`: in the stored row's sidecar (format 4: a live row
+// and its versions are one entry), else in its 21 record (a deleted row's tombstone).
+// `row` receives the stored row; `recorded`, whether a 21 record was found.
+std::optional<RowVersions> load_versions(store::KvStore& kv, std::string_view row_key, std::optional<std::string>& row,
+                                         bool* recorded = nullptr) {
+  if (recorded) *recorded = false;
+  row = kv.get(row_key);
+  if (row)
+    if (const std::string_view sidecar = store::row_sidecar(*row); !sidecar.empty()) return RowVersions::decode(sidecar);
+  std::optional<std::string> record = kv.get(versions_key(row_key));
+  if (!record) return std::nullopt;
+  if (recorded) *recorded = true;
+  return RowVersions::decode(*record);
+}
+
+// `row` (either form) carrying `m` as its sidecar, into `out`.
+void wrap_versions(std::string& out, const RowVersions& m, std::string_view row) {
+  store::wrap_row(out, m.encode(), row);
+}
+
 // Whether the log position `seq` → `ref` still tells a current fact. A part's or a hold's
 // entry is deleted when it stops being current, so it is; a row's is when the row's
 // versions still name the position.
 bool position_current(store::KvStore& kv, uint64_t seq, std::string_view ref) {
   if (!ref.empty() && (ref[0] == '\xFE' || ref[0] == '\xFF')) return true;
-  std::optional<std::string> stored = kv.get(std::string(1, kRows) + std::string(ref));
-  if (!stored) return false;
-  const RowVersions m = RowVersions::decode(*stored);
+  std::optional<std::string> row;
+  const std::optional<RowVersions> found = load_versions(kv, row_key_of(ref), row);
+  if (!found) return false;
+  const RowVersions& m = *found;
   if (m.tombstone && m.tombstone_seq == seq) return true;
   for (const ColumnVersion& c : m.columns)
     if (c.seq == seq) return true;
@@ -278,10 +306,10 @@ void Replica::load_metadata() {
                                      "': the store holds a site id but no sync format version; it was not "
                                      "written by this sync-store. Clear its replication metadata and bootstrap "
                                      "it again from a peer");
-  if (format && (*format == "1" || *format == "2")) {  // every format-1 and -2 record reads as format 3
-    KvBatch b;
-    b.put(meta_key("format"), kSyncFormat);
-    kv.write(b, true);
+  if (format && (*format == "1" || *format == "2" || *format == "3")) {
+    // Every format-1 and -2 record reads as format 3; format 4 moves live rows' versions
+    // into the rows.
+    upgrade_to_sidecars();
     format = std::string(kSyncFormat);
   }
   if (format && *format != kSyncFormat)
@@ -364,6 +392,63 @@ void Replica::load_metadata() {
   it->check();
 }
 
+void Replica::upgrade_to_sidecars() {
+  store::KvStore& kv = db_->kv();
+  const std::string lo(1, kRows);
+  std::string from = lo, wrapped;
+  for (;;) {
+    // A chunk of live rows per batch: each batch moves its records whole (a record gone from
+    // 21 is in its row), so a crash between batches leaves a store the next open goes on
+    // upgrading from where it stopped.
+    KvBatch b;
+    size_t n = 0;
+    bool more = false;
+    auto it = kv.iterate(KvRange{from, prefix_end(lo)}, false);
+    for (; it->valid(); it->next()) {
+      const std::string row_key = row_key_of(it->key().substr(1));
+      std::optional<std::string> row = kv.get(row_key);
+      if (!row) continue;  // a deleted row: its tombstone stays under 21
+      RowVersions m = RowVersions::decode(it->value());
+      m.image.clear();
+      wrap_versions(wrapped, m, *row);
+      b.put(row_key, wrapped);
+      b.del(it->key());
+      if (++n == 4096) {
+        from = std::string(it->key()) + '\0';
+        more = true;
+        break;
+      }
+    }
+    it->check();
+    if (!more) b.put(meta_key("format"), kSyncFormat);
+    kv.write(b, true);
+    if (!more) return;
+  }
+}
+
+void Replica::carry_sidecars(std::span<RowWrite> rows) {
+  std::lock_guard lock(writer_);
+  for (RowWrite& w : rows) {
+    if (w.row.data() == nullptr || !replicated(w.table->schema.table_name)) continue;
+    if (db_->above_committed(*w.table, w.key)) continue;
+    if (std::optional<std::string> old = db_->kv().get(w.key))
+      w.sidecar.assign(store::row_sidecar(*old, w.table->schema.table_name));
+  }
+}
+
+void Replica::land_unwritten_sidecars(const Plan& plan, const std::set<std::string_view>& written, KvBatch& out) {
+  std::string wrapped;
+  for (const auto& [key, sidecar] : plan.sidecars) {
+    if (written.count(key)) continue;
+    if (std::optional<std::string> row = db_->kv().get(key)) {
+      store::wrap_row(wrapped, sidecar, *row);
+      out.put(key, wrapped);
+    } else {
+      out.put(versions_key(key), sidecar);
+    }
+  }
+}
+
 void Replica::check_barrier(const char* what) {
   if (bootstrapping_.empty()) return;
   throw sdk::Error(QRS_BUSY, std::string("sync-store: ") + what + " refused: this replica is taking a snapshot from peer " +
@@ -373,32 +458,28 @@ void Replica::check_barrier(const char* what) {
                                  "sync_abandon_snapshot(db) gives it up)");
 }
 
-void Replica::rekeyed(const store::TableState& table, const std::vector<std::pair<std::string, std::string>>& moves,
-                      const Rekey& rekey, KvBatch& out) {
+void Replica::rekeyed(const store::TableState& table, const std::vector<KeyMove>& moves, const Rekey& rekey,
+                      KvBatch& out) {
   std::lock_guard lock(writer_);
   if (!replicated(table.schema.table_name)) return;
-  // Read every moved record first; then delete all old keys before writing any new one (a
-  // new key may be another row's old key).
-  std::vector<std::pair<std::string, std::string>> records;  // new versions key, record
-  for (const auto& [old_key, new_key] : moves) {
-    const std::string old_v = versions_key(old_key);
-    std::optional<std::string> rec = db_->kv().get(old_v);
-    if (!rec) continue;
-    out.del(old_v);
-    records.emplace_back(new_key, std::move(*rec));
-  }
-  // Each moved row takes a new arrival position (its facts keep their HLCs): a snapshot in
-  // progress elsewhere, whose checkpoint the new keys may fall behind, gets the row again
-  // by delta; a peer that has it skips it as a duplicate.
+  // A moved row carries its versions in its sidecar (the store moved it whole). Each moved
+  // row takes a new arrival position (its facts keep their HLCs): a snapshot in progress
+  // elsewhere, whose checkpoint the new keys may fall behind, gets the row again by delta;
+  // a peer that has it skips it as a duplicate. The row is written again, over the store's
+  // put in the same batch, with its positions renewed.
   uint64_t seq = next_seq_;
-  for (const auto& [new_key, rec] : records) {
-    RowVersions m = RowVersions::decode(rec);
+  std::string wrapped;
+  for (const KeyMove& mv : moves) {
+    const std::string_view sidecar = store::row_sidecar(mv.row, table.schema.table_name);
+    if (sidecar.empty()) continue;  // a row without versions (never captured)
+    RowVersions m = RowVersions::decode(sidecar);
     for (uint64_t old : m.seqs()) out.del(log_key(old));
     const uint64_t s = seq++;
     for (ColumnVersion& c : m.columns) c.seq = s;
     if (m.tombstone) m.tombstone_seq = s;
-    out.put(versions_key(new_key), m.encode());
-    out.put(log_key(s), std::string_view(new_key).substr(1));
+    wrap_versions(wrapped, m, mv.row);
+    out.put(mv.new_key, wrapped);
+    out.put(log_key(s), std::string_view(mv.new_key).substr(1));
   }
   // A deleted row's tombstone is addressed by its old key's values. When the row's image was
   // kept (deleted here, or deleted by a peer while it was stored here), the ALTER's own
@@ -408,18 +489,17 @@ void Replica::rekeyed(const store::TableState& table, const std::vector<std::pai
   // holds, goes with its log entry (that peer keeps the row; docs/sync-store.md).
   {
     std::set<std::string> moved;  // old and new versions keys of the rows that moved
-    for (const auto& [old_key, new_key] : moves) {
-      moved.insert(versions_key(old_key));
-      moved.insert(versions_key(new_key));
+    for (const KeyMove& mv : moves) {
+      moved.insert(versions_key(mv.old_key));
+      moved.insert(versions_key(mv.new_key));
     }
     std::map<std::string, RowVersions> follow;  // new versions key -> the tombstone moving there
     std::string lo(1, kRows);
     put_u64(lo, table.id);
     auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
     for (; it->valid(); it->next()) {
-      if (moved.count(std::string(it->key()))) continue;
       RowVersions m = RowVersions::decode(it->value());
-      if (!m.columns.empty()) continue;  // a live row's versions (moved above when it moved)
+      if (!m.columns.empty()) continue;  // (a live row's versions ride in the row)
       for (uint64_t old : m.seqs()) out.del(log_key(old));
       out.del(it->key());
       if (m.image.empty() || !m.tombstone) continue;
@@ -458,12 +538,7 @@ void Replica::rekeyed(const store::TableState& table, const std::vector<std::pai
 // A version still under the new name is a dropped column's, which the rename replaces.
 void Replica::rename_version_columns(uint64_t id, const std::vector<std::pair<std::string, std::string>>& renames,
                                      KvBatch& out) {
-  std::string lo(1, kRows);
-  put_u64(lo, id);
-  auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
-  for (; it->valid(); it->next()) {
-    RowVersions m = RowVersions::decode(it->value());
-    const std::vector<uint64_t> before = m.seqs();
+  auto rename = [&](RowVersions& m) {
     bool changed = false;
     for (const auto& [from, to] : renames) {
       if (from == to) continue;
@@ -487,11 +562,34 @@ void Replica::rename_version_columns(uint64_t id, const std::vector<std::pair<st
         changed = true;
       }
     }
-    if (!changed) continue;
+    return changed;
+  };
+  // Deleted rows' records, then live rows' sidecars (the row rewritten with them).
+  std::string lo(1, kRows);
+  put_u64(lo, id);
+  auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
+  for (; it->valid(); it->next()) {
+    RowVersions m = RowVersions::decode(it->value());
+    const std::vector<uint64_t> before = m.seqs();
+    if (!rename(m)) continue;
     drop_unreferenced_log(before, m.seqs(), out);
     out.put(it->key(), m.encode());
   }
   it->check();
+  const std::string rows = store::StoreDb::table_prefix(id);
+  auto r = db_->kv().iterate(KvRange{rows, prefix_end(rows)}, false);
+  std::string wrapped;
+  for (; r->valid(); r->next()) {
+    const std::string_view sidecar = store::row_sidecar(r->value());
+    if (sidecar.empty()) continue;
+    RowVersions m = RowVersions::decode(sidecar);
+    const std::vector<uint64_t> before = m.seqs();
+    if (!rename(m)) continue;
+    drop_unreferenced_log(before, m.seqs(), out);
+    wrap_versions(wrapped, m, r->value());
+    out.put(r->key(), wrapped);
+  }
+  r->check();
 }
 
 bool Replica::replicated(std::string_view table_name) {
@@ -564,7 +662,7 @@ void Replica::raise_versions_bound(uint64_t id, std::string_view key) {
   if (!it->second || key > std::string_view(*it->second)) it->second = std::string(key);
 }
 
-void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
+void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
   std::lock_guard lock(writer_);
   store::KvStore& kv = db_->kv();
   HlcClock clock = clock_;
@@ -612,11 +710,11 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
       }
     bounds.emplace_back(id, std::string(key));
   };
-  // About a versions record and a change-log entry per row: one allocation, not a doubling.
+  // The log runs (and a deleted row's tombstone record): one allocation, not a doubling.
   size_t key_bytes = 0;
   for (const RowWrite& w : rows) key_bytes += w.key.size();
-  out.reserve(rows.size() + rows.size() / kRunMax + 2, key_bytes * 2 + rows.size() * 96);
-  std::string vkey, key_ref, record, base_bytes;
+  out.reserve(rows.size() / kRunMax + 2, key_bytes + 64);
+  std::string vkey, base_bytes;
   const store::TableState* names_of = nullptr;
   std::vector<std::string> names;  // the lowered column names of names_of
   auto next_hlc = [&]() {
@@ -626,18 +724,34 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
     h.op_seq = op++;
     return h;
   };
-  for (const RowWrite& w : rows) {
-    const store::TableState& t = *w.table;
+  std::set<std::string_view> plan_written;  // the plan's rows this batch writes
+  for (RowWrite& w : rows) {
+    store::TableState& t = *w.table;
     if (!replicated(t.schema.table_name)) continue;
-    if (plan && plan->keys.count(std::string(w.key))) continue;  // the plan's own row
+    if (plan && plan->keys.count(std::string(w.key))) {  // the plan's own row: its versions
+      if (w.row.data() != nullptr)
+        if (auto sc = plan->sidecars.find(std::string(w.key)); sc != plan->sidecars.end()) {
+          w.sidecar = sc->second;
+          plan_written.insert(sc->first);
+        }
+      continue;
+    }
     check_barrier("a local write");
+    // The committed row and its versions (its sidecar); a key above every committed row of
+    // the table has none (the common append: no read). A deleted row's versions (its
+    // tombstone) are in its 21 record, read only when a record may exist at that key.
+    std::optional<std::string> old_row;
+    if (!db_->above_committed(t, w.key)) old_row = kv.get(w.key);
+    const std::string_view old_sidecar = old_row ? store::row_sidecar(*old_row, t.schema.table_name) : std::string_view();
     vkey.assign(1, kRows);
     vkey.append(w.key.substr(1));
-    // A key above every versions record of the table has none (the common append).
-    const std::optional<std::string>& bound = versions_bound(t.id);
     std::optional<std::string> stored;
-    if (bound && std::string_view(vkey) <= std::string_view(*bound)) stored = kv.get(vkey);
-    if (!stored && w.row.data() != nullptr) {
+    if (old_sidecar.empty()) {
+      const std::optional<std::string>& bound = versions_bound(t.id);
+      if (bound && std::string_view(vkey) <= std::string_view(*bound)) stored = kv.get(vkey);
+    }
+    const bool recorded = stored.has_value();  // versions under 21, to delete when the row lives
+    if (old_sidecar.empty() && !stored && w.row.data() != nullptr) {
       // A row new to the replica: every column is a fresh version of this transaction's
       // base, none had seen a deletion. Encoded straight into RowVersions' record form.
       if (names_of != &t) {
@@ -651,6 +765,7 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
       next_hlc();
       --op;  // the first column's op, taken again below
       if (base_bytes.empty()) base_bytes = base->bytes().substr(0, kHlcBytes - 4);
+      std::string& record = w.sidecar;
       record.assign({char(2), char(0), char(1)});
       record += base_bytes;
       store::put_varint(record, n);
@@ -662,19 +777,18 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
         store::put_varint(record, seq);
         record.push_back(0);  // no deletion seen
       }
-      out.put(vkey, record);
       refs.push_back(w.key.substr(1));
-      raise_bound(t.id, vkey);
       ++seq;
       continue;
     }
-    RowVersions m = stored ? RowVersions::decode(*stored) : RowVersions{};
+    RowVersions m = !old_sidecar.empty() ? RowVersions::decode(old_sidecar)
+                    : stored            ? RowVersions::decode(*stored)
+                                        : RowVersions{};
     bool changed = false;
     if (w.row.data() == nullptr) {
       // A deletion. A key with no live version was never a row here (written and deleted
       // inside this transaction): nothing to tell.
       if (m.columns.empty()) continue;
-      std::optional<std::string> old_row = kv.get(w.key);
       if (old_row) {
         store::decode_row(*old_row, old_cells, t.schema.table_name);
         std::vector<qrs_value> pk;
@@ -686,39 +800,47 @@ void Replica::before_commit(std::span<const RowWrite> rows, KvBatch& out) {
       m.tombstone_seq = seq;
       m.tombstone_created = now;
       m.columns.clear();
-      changed = true;
-    } else {
-      store::decode_row(w.row, cells, t.schema.table_name);
-      // The committed row, to leave unchanged columns out (only when the row has versions:
-      // a fresh key has no row either).
-      std::optional<std::string> old_row;
-      if (!m.columns.empty()) old_row = kv.get(w.key);
-      if (old_row) store::decode_row(*old_row, old_cells, t.schema.table_name); else old_cells.clear();
-      const auto& cols = t.schema.columns;
-      // What this writer has seen: the row's tombstone and every deletion its current
-      // versions had seen (so a local write outranks them, as it is newer causally).
-      std::optional<Hlc> seen = m.tombstone;
-      for (const ColumnVersion& c : m.columns)
-        if (c.seen_delete && (!seen || *c.seen_delete > *seen)) seen = c.seen_delete;
-      for (size_t i = 0; i < cols.size() && i < cells.size(); ++i) {
-        std::string name = lower(cols[i].name);
-        ColumnVersion* c = m.column(name);
-        if (c && i < old_cells.size() && m.valid(*c, options_.allow_resurrection) &&
-            sdk::identical(cells[i], old_cells[i]))
-          continue;  // unchanged (same type and bytes: a blob compares by content)
-        ColumnVersion fresh{std::move(name), next_hlc(), seq, seen};
-        if (c) *c = std::move(fresh); else m.columns.push_back(std::move(fresh));
-        changed = true;
-      }
+      // The row's entry goes: its versions (now its tombstone) live under 21.
+      out.put(vkey, m.encode());
+      raise_bound(t.id, vkey);
+      refs.push_back(w.key.substr(1));
+      ++seq;
+      continue;
     }
-    if (!changed) continue;
+    store::decode_row(w.row, cells, t.schema.table_name);
+    // The committed row, to leave unchanged columns out (only when the row has versions:
+    // a fresh key has no row either).
+    if (old_row && !m.columns.empty()) store::decode_row(*old_row, old_cells, t.schema.table_name); else old_cells.clear();
+    const auto& cols = t.schema.columns;
+    // What this writer has seen: the row's tombstone and every deletion its current
+    // versions had seen (so a local write outranks them, as it is newer causally).
+    std::optional<Hlc> seen = m.tombstone;
+    for (const ColumnVersion& c : m.columns)
+      if (c.seen_delete && (!seen || *c.seen_delete > *seen)) seen = c.seen_delete;
+    for (size_t i = 0; i < cols.size() && i < cells.size(); ++i) {
+      std::string name = lower(cols[i].name);
+      ColumnVersion* c = m.column(name);
+      if (c && i < old_cells.size() && m.valid(*c, options_.allow_resurrection) &&
+          sdk::identical(cells[i], old_cells[i]))
+        continue;  // unchanged (same type and bytes: a blob compares by content)
+      ColumnVersion fresh{std::move(name), next_hlc(), seq, seen};
+      if (c) *c = std::move(fresh); else m.columns.push_back(std::move(fresh));
+      changed = true;
+    }
+    if (recorded) out.del(vkey);  // the live row carries its versions from now on
+    if (!changed) {
+      // Rewritten with every value as it was: the versions stay as they were, with the row.
+      if (!old_sidecar.empty()) w.sidecar.assign(old_sidecar); else if (!m.columns.empty()) w.sidecar = m.encode();
+      continue;
+    }
     // The positions the row's old versions held stay in the log, dead (a delta resolves a
     // position by its seq and finds nothing); sync_prune sweeps them.
-    out.put(vkey, m.encode());
+    m.image.clear();  // a deleted row's image: the row itself is stored now
+    w.sidecar = m.encode();
     refs.push_back(w.key.substr(1));
-    raise_bound(t.id, vkey);
     ++seq;
   }
+  if (plan) land_unwritten_sidecars(*plan, plan_written, out);
   if (plan)
     for (const auto& b : plan->vbounds) bounds.push_back(b);
   if (!refs.empty()) {
@@ -799,10 +921,9 @@ static std::vector<ChangeSet> page_sets(std::map<std::string, ChangeSet>& sets) 
 // The facts a row's versions record tells, into `found`: its tombstone and its columns
 // (values from the stored row) — only those written at arrival `seq` when given, else all
 // of them. A record without a row or an address tells nothing.
-void Replica::record_facts(std::string_view ref, const RowVersions& m, std::optional<uint64_t> seq,
+void Replica::record_facts(std::string_view ref, const RowVersions& m, const std::string* row, std::optional<uint64_t> seq,
                            std::map<uint64_t, std::optional<TableName>>& names, std::vector<qrs_value>& cells,
                            std::vector<Change>& found) {
-  store::KvStore& kv = db_->kv();
   const uint64_t id = get_u64(ref.substr(0, 8));
   auto n = names.find(id);
   if (n == names.end()) {
@@ -820,7 +941,7 @@ void Replica::record_facts(std::string_view ref, const RowVersions& m, std::opti
   // The address, and each column's value, from the stored row (a deleted row: the address
   // its tombstone kept).
   std::vector<sdk::Value> pk;
-  std::optional<std::string> row = m.columns.empty() ? std::nullopt : kv.get(std::string(1, 0x04) + std::string(ref));
+  if (m.columns.empty()) row = nullptr;
   if (row) {
     store::decode_row(*row, cells, st->schema.table_name);
     for (const auto& k : st->schema.primary_key)
@@ -884,7 +1005,6 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
   uint64_t s = 0;
   std::string_view ref;  // id ‖ pk key (or a part's or a hold's reference)
   while (walk.next(s, ref)) {
-    std::optional<std::string> stored = kv.get(std::string(1, kRows) + std::string(ref));
     std::vector<Change> found;
     if (!ref.empty() && ref[0] == '\xFE') {
       schema_facts(ref, s, found, records);  // a part of a table's definition
@@ -894,8 +1014,10 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
         Hold h = Hold::decode(*hv);
         if (h.forward && h.seq == s) found.push_back(change_from_json(h.change));
       }
-    } else if (stored && ref.size() >= 8) {
-      record_facts(ref, RowVersions::decode(*stored), s, names, cells, found);
+    } else if (ref.size() >= 8) {
+      std::optional<std::string> row;
+      if (std::optional<RowVersions> m = load_versions(kv, row_key_of(ref), row))
+        record_facts(ref, *m, row ? &*row : nullptr, s, names, cells, found);
     }
     std::erase_if(found, [&](const Change& c) { return (peer && c.hlc.site == *peer) || (only && c.hlc.site != *only); });
     if (facts >= batch_size || (max_bytes && bytes >= max_bytes)) {
@@ -928,7 +1050,7 @@ Replica::SnapshotPage Replica::snapshot(std::string_view after, uint64_t head, s
     throw sdk::Error(QRS_RANGE, "sync-store: the snapshot checkpoint names log position " + std::to_string(head) +
                                     ", past this replica's (" + std::to_string(next_seq_ - 1) +
                                     "): it was restored from an older copy; start the snapshot again");
-  // A snapshot pages through the rows' versions (21 ‖ id ‖ key), then the forwardable
+  // A snapshot pages through the rows' versions (spelled 21 ‖ id ‖ key), then the forwardable
   // holds (25 ‖ …), in key order; `after` is the last key of the previous page. Its first
   // page fixes `head`: what the log held when it began; after the last page the receiver
   // goes on by delta from there (writes made meanwhile come again, idempotently).
@@ -949,6 +1071,49 @@ Replica::SnapshotPage Replica::snapshot(std::string_view after, uint64_t head, s
       // Past the table the previous page ended in.
       std::string id_prefix = from.substr(0, 9);
       from = prefix_end(id_prefix);
+    }
+    if (space == kRows) {
+      // The rows: live rows' versions in their sidecars (04 ‖ id ‖ key) and deleted rows'
+      // records (21 ‖ id ‖ key), merged in key order; a page ends at a row's key spelled
+      // as its 21 key.
+      const std::string rows_lo(1, 0x04);
+      auto live = kv.iterate(KvRange{rows_lo + from.substr(1), prefix_end(rows_lo)}, false);
+      auto dead = kv.iterate(KvRange{from, prefix_end(lo)}, false);
+      std::string row;
+      while (live->valid() || dead->valid()) {
+        const bool take_live =
+            live->valid() && (!dead->valid() || live->key().substr(1) <= dead->key().substr(1));
+        const std::string_view ref = take_live ? live->key().substr(1) : dead->key().substr(1);
+        std::optional<RowVersions> m;
+        if (take_live) {
+          if (dead->valid() && dead->key().substr(1) == ref) dead->next();  // (the row's own, stale)
+          const std::string_view sidecar = store::row_sidecar(live->value());
+          if (sidecar.empty()) {  // a row without versions (an index companion's, …)
+            live->next();
+            continue;
+          }
+          m = RowVersions::decode(sidecar);
+        } else {
+          m = RowVersions::decode(dead->value());
+        }
+        if (facts >= batch_size || (max_bytes && bytes >= max_bytes)) {
+          full = true;
+          break;
+        }
+        std::vector<Change> found;
+        if (take_live) row.assign(live->value());
+        record_facts(ref, *m, take_live ? &row : nullptr, std::nullopt, names, cells, found);
+        for (Change& c : found) {
+          bytes += page_add(sets, std::move(c));
+          ++facts;
+        }
+        page.next = std::string(lo) + std::string(ref);
+        if (take_live) live->next(); else dead->next();
+      }
+      live->check();
+      dead->check();
+      if (full) break;
+      continue;
     }
     auto it = kv.iterate(KvRange{from, prefix_end(lo)}, false);
     std::optional<uint64_t> table;
@@ -977,8 +1142,6 @@ Replica::SnapshotPage Replica::snapshot(std::string_view after, uint64_t head, s
           (void)r.hlc();
           schema_facts(ref, r.varint(), found, records);
         }
-      } else if (space == kRows) {
-        record_facts(it->key().substr(1), RowVersions::decode(it->value()), std::nullopt, names, cells, found);
       } else {
         Hold h = Hold::decode(it->value());
         if (h.forward) found.push_back(change_from_json(h.change));
@@ -1186,8 +1349,10 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
   for (auto& [row_key, w] : rows) {
     std::sort(w.incoming.begin(), w.incoming.end(), [](const Change* a, const Change* b) { return a->hlc < b->hlc; });
     const std::string vkey = versions_key(row_key);
-    std::optional<std::string> stored = kv.get(vkey);
-    RowVersions m = stored ? RowVersions::decode(*stored) : RowVersions{};
+    std::optional<std::string> current;  // the stored row
+    bool recorded = false;               // versions under 21 (a deleted row's)
+    std::optional<RowVersions> found = load_versions(kv, row_key, current, &recorded);
+    RowVersions m = found ? std::move(*found) : RowVersions{};
     const std::vector<uint64_t> before = m.seqs();
     bool changed = false;
     std::map<std::string, const sdk::Value*> touched;  // columns this batch won, and their values
@@ -1255,7 +1420,6 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
     if (m.tombstone) m.address = encode_values(w.incoming.front()->pk);
     // The data: the row as its versions say, over what is stored. A row this batch deleted
     // (or whose columns a deletion took) restarts from its key and NULLs.
-    std::optional<std::string> current = kv.get(row_key);
     if (m.tombstone && m.tombstone_seq == seq && m.columns.empty() && current) {
       // The row as it was here, for a re-keying ALTER to move the tombstone with it.
       std::vector<qrs_value> was;
@@ -1296,8 +1460,10 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
       }
       row = encode_values(values);
     }
+    bool host_writes = false;  // the plan writes the row (it lands with its sidecar)
     if (!m.columns.empty()) {
-      if (!current || *current != row) {
+      if (!current || store::row_body(*current) != row) {
+        host_writes = true;
         plan.rows.push_back({w.table, row_key, false, std::move(row), current.has_value(), {}});
         // A new row: its columns without a fact were filled by an ADD COLUMN's default at the
         // origin, and are left to the engine's default here. So is a row re-created after a
@@ -1317,8 +1483,22 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
     plan.keys.insert(row_key);
     const std::vector<uint64_t> after = m.seqs();
     drop_unreferenced_log(before, after, b);
-    b.put(vkey, m.encode());
-    vbounds.emplace_back(w.table->id, vkey);
+    if (!m.columns.empty()) {
+      // A live row: its versions ride in its entry, written by the plan's row or, when the
+      // row's values are as stored, rewritten here with them.
+      m.image.clear();
+      if (host_writes) {
+        plan.sidecars[row_key] = m.encode();
+      } else {
+        std::string wrapped;
+        wrap_versions(wrapped, m, *current);
+        b.put(row_key, wrapped);
+      }
+      if (recorded) b.del(vkey);
+    } else {
+      b.put(vkey, m.encode());
+      vbounds.emplace_back(w.table->id, vkey);
+    }
     if (std::binary_search(after.begin(), after.end(), seq)) b.put(log_key(seq), std::string_view(row_key).substr(1));
     ++seq;
   }
@@ -1340,15 +1520,25 @@ ApplyResult Replica::write_direct(Plan plan) {
   if (plan.meta.empty()) return plan.result;
   KvBatch b;
   std::map<store::TableState*, int64_t> deltas;
+  std::set<std::string_view> written;
+  std::string wrapped;
   for (const PlanRow& r : plan.rows) {
     if (r.deletion) {
       b.del(r.key);
       --deltas[r.table.get()];
     } else {
-      b.put(r.key, r.row);
+      auto sc = plan.sidecars.find(r.key);
+      if (sc != plan.sidecars.end()) {
+        store::wrap_row(wrapped, sc->second, r.row);
+        b.put(r.key, wrapped);
+        written.insert(sc->first);
+      } else {
+        b.put(r.key, r.row);
+      }
       if (!r.existed) ++deltas[r.table.get()];
     }
   }
+  land_unwritten_sidecars(plan, written, b);
   for (const auto& [t, d] : deltas) {
     if (d == 0) continue;
     std::string v;
@@ -1898,9 +2088,8 @@ std::optional<RowVersions> Replica::versions(std::string_view schema, std::strin
   for (const sdk::Value& v : pk) key.push_back(v.to_c());
   std::string row_key = st->prefix;
   st->codec.encode_key(row_key, key);
-  std::optional<std::string> v = db_->kv().get(versions_key(row_key));
-  if (!v) return std::nullopt;
-  return RowVersions::decode(*v);
+  std::optional<std::string> row;
+  return load_versions(db_->kv(), row_key, row);
 }
 
 }  // namespace quereus::sync

@@ -1,18 +1,19 @@
 // modules/sync-store/replica.h — the replication state of one sync-store database.
 //
 // A Replica rides on a StoreDb as its CommitObserver: every batch of row writes that
-// commits carries, in the same atomic LevelDB batch, the metadata that replicates it (one
-// row-version record per written row and one change-log entry per write), so no crash can
+// commits carries, in the same atomic LevelDB batch, the metadata that replicates it (each
+// written row's versions in the row's own entry, and the commit's change-log run), so no crash can
 // separate a write from its capture. It also answers peers (changes_since) and applies
 // their changes (apply), each in one atomic batch, under one writer lock.
 //
 // Keyspace (beside the store's 00–05, docs/sync-store.md §Layout):
-//   20 "format"                  the sync metadata format ("2"); checked at open
+//   20 "format"                  the sync metadata format ("4"); checked at open
 //   20 "site"                    site id (16) + created-at ms (8, BE)
 //   20 "clock"                   the HLC state: wall (8) + counter (2)
 //   20 "seq"                     the next arrival sequence number (8, BE)
 //   20 "floor"                   the oldest arrival sequence a delta can start from
-//   21 <table id 8> <pk key>     the row's versions (RowVersions, below)
+//   04 … (the store's row)       a live row's versions ride in its sidecar (RowVersions)
+//   21 <table id 8> <pk key>     a deleted row's versions: its tombstone (RowVersions)
 //   22 <seq 8>                   change log: <table id 8> <pk key> written at arrival seq
 //   23 <peer site 16>            a peer's cursors (received, sent)
 //   24 <table id 8>              the table's schema and name (kept with the registry), and
@@ -48,7 +49,11 @@ namespace quereus::sync {
 // commit writes no meta records. Format 1 and 2 stores are read as they are and their
 // format record is raised to 3 at open (every older record is a format-3 record); a build
 // that reads only an older format then refuses the store.
-inline constexpr std::string_view kSyncFormat = "3";
+// 4: a live row's versions ride in its own entry (the store's row sidecar, row_codec's 02
+// form); 21 keeps only deleted rows' records (tombstones). Format 1–3 stores are upgraded
+// at open: the live rows' 21 records move into their rows in chunked batches, each atomic,
+// the format record written with the last.
+inline constexpr std::string_view kSyncFormat = "4";
 
 // What happens to a change for a table this replica does not have.
 enum class UnknownTables {
@@ -243,7 +248,8 @@ class Replica : public store::CommitObserver {
                                       const std::vector<sdk::Value>& pk);
 
   // store::CommitObserver: local capture.
-  void before_commit(std::span<const RowWrite> rows, store::KvBatch& out) override;
+  void before_commit(std::span<RowWrite> rows, store::KvBatch& out) override;
+  void carry_sidecars(std::span<RowWrite> rows) override;
   void after_commit(bool landed) override;
   // A rolled-back transaction's DDL base is not continued by the next commit.
   void rolled_back() override {
@@ -256,8 +262,8 @@ class Replica : public store::CommitObserver {
   // A re-keying ALTER: the row versions move with their rows (and their change-log
   // entries follow), in the ALTER's own batch; so do the tombstones of deleted rows whose
   // image was kept (moved by `rekey`, the ALTER's own transformation).
-  void rekeyed(const store::TableState& table, const std::vector<std::pair<std::string, std::string>>& moves,
-               const Rekey& rekey, store::KvBatch& out) override;
+  void rekeyed(const store::TableState& table, const std::vector<KeyMove>& moves, const Rekey& rekey,
+               store::KvBatch& out) override;
 
   static bool replicated(std::string_view table_name);
 
@@ -389,7 +395,8 @@ class Replica : public store::CommitObserver {
                               store::KvBatch& out);
   std::optional<DdlBase> ddl_txn_base_;
   std::optional<SchemaPlan> schema_plan_;
-  void record_facts(std::string_view ref, const RowVersions& m, std::optional<uint64_t> seq,
+  // `row`: the stored row (nullptr: none).
+  void record_facts(std::string_view ref, const RowVersions& m, const std::string* row, std::optional<uint64_t> seq,
                     std::map<uint64_t, std::optional<TableName>>& names, std::vector<qrs_value>& cells,
                     std::vector<Change>& found);
   // An apply resolved against local state, nothing written yet: the data rows to write,
@@ -407,7 +414,10 @@ class Replica : public store::CommitObserver {
   struct Plan {
     store::KvBatch meta;
     std::vector<PlanRow> rows;
-    std::set<std::string> keys;  // row keys whose versions `meta` writes
+    std::set<std::string> keys;  // row keys whose versions the plan writes
+    // The versions of the live rows the host writes (row key -> sidecar): they land in the
+    // rows' own entries at the host's commit.
+    std::map<std::string, std::string> sidecars;
     ApplyResult result;
     HlcClock clock{SiteId{}};
     uint64_t next_seq = 0;
@@ -416,6 +426,11 @@ class Replica : public store::CommitObserver {
   Plan resolve_locked(const std::vector<ChangeSet>& sets, store::KvBatch seed, bool merge_clock);
   // Rows and metadata in one batch written by the replica itself (direct mode).
   ApplyResult write_direct(Plan plan);
+  // The sidecars of the plan's rows no batch wrote (`written`): onto the stored row, or, with
+  // none, under 21 (never lost).
+  void land_unwritten_sidecars(const Plan& plan, const std::set<std::string_view>& written, store::KvBatch& out);
+  // Format 3 -> 4 at open: live rows' versions move from 21 into their rows' sidecars.
+  void upgrade_to_sidecars();
   ApplyResult apply_locked(const std::vector<ChangeSet>& sets, store::KvBatch b, bool merge_clock);
   uint64_t drain_locked();
   // The holds of tables that exist now, as change sets, their deletions into `b`.

@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../../modules/store/kv.h"
+#include "../../modules/store/row_codec.h"
 #include "../../modules/sync-store/hlc.h"
 #include "quereus/sdk.hpp"
 #include "catalog/module.h"
@@ -1599,51 +1600,173 @@ TEST_F(sync, log_runs_page_from_inside_and_sync_prune_sweeps_the_dead_ones) {
 // A format-1 replica (tombstones without images, a log entry per position) opens under
 // format 3 as it is: its format record is raised, its rows and tombstones read unchanged
 // and keep replicating.
-TEST_F(sync, a_format_1_replica_opens_and_is_raised_to_format_3) {
-  const pid_t child = ::fork();  // the writer, in a process of its own (its store closes with it)
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    Peer& a = open("a");
-    if (!run(a, "create table k (id integer primary key, n integer)").ok()) _exit(2);
-    if (!run(a, "insert into k values (1, 10), (2, 20)").ok()) _exit(3);
-    if (!run(a, "delete from k where id = 2").ok()) _exit(4);
-    _exit(0);
+// A store as a format-3 build left it: each live row's versions under 21 (the row in the
+// 01 form), the format record `format`. Returns how many records moved out of the rows.
+static size_t as_format_3(const std::string& dir, const std::string& format) {
+  quereus::store::KvOptions o;
+  o.path = dir;
+  auto kv = quereus::store::open_leveldb(o);
+  quereus::store::KvBatch b;
+  size_t n = 0;
+  const std::string lo(1, 0x04);
+  auto it = kv->iterate(quereus::store::KvRange{lo, quereus::store::prefix_end(lo)}, false);
+  for (; it->valid(); it->next()) {
+    const std::string_view sidecar = quereus::store::row_sidecar(it->value());
+    if (sidecar.empty()) continue;
+    b.put(std::string(1, 0x21) + std::string(it->key().substr(1)), sidecar);
+    b.put(it->key(), quereus::store::row_body(it->value()));
+    ++n;
   }
-  int wstatus = 0;
-  ::waitpid(child, &wstatus, 0);
-  ASSERT_TRUE(WIFEXITED(wstatus));
-  ASSERT_EQ(WEXITSTATUS(wstatus), 0);
-  auto format_of = [&] {
-    quereus::store::KvOptions o;
-    o.path = root_ + "/a";
-    auto kv = quereus::store::open_leveldb(o);
-    return kv->get(std::string(1, 0x20) + "format").value_or("");
-  };
+  it->check();
+  b.put(std::string(1, 0x20) + "format", format);
+  kv->write(b, true);
+  return n;
+}
+
+// Read only: (live rows carrying versions, records under 21) of the store at `dir`.
+static std::pair<size_t, size_t> sidecars_and_records(const std::string& dir) {
+  quereus::store::KvOptions o;
+  o.path = dir;
+  auto kv = quereus::store::open_leveldb(o);
+  std::pair<size_t, size_t> n{0, 0};
+  for (char space : {char(0x04), char(0x21)}) {
+    const std::string lo(1, space);
+    auto it = kv->iterate(quereus::store::KvRange{lo, quereus::store::prefix_end(lo)}, false);
+    for (; it->valid(); it->next()) {
+      if (space == 0x21) ++n.second;
+      else if (!quereus::store::row_sidecar(it->value()).empty()) ++n.first;
+    }
+    it->check();
+  }
+  return n;
+}
+
+static std::string format_at(const std::string& dir) {
+  quereus::store::KvOptions o;
+  o.path = dir;
+  auto kv = quereus::store::open_leveldb(o);
+  return kv->get(std::string(1, 0x20) + "format").value_or("");
+}
+
+// Format 1–3 stores open and are raised to format 4: the live rows' versions move into the
+// rows, a deleted row's tombstone stays; a fresh peer then pulls the same content, with the
+// deletion. (Every fork comes before this process opens a store: a child forked beside
+// LevelDB's threads may inherit a held lock.)
+class sync_format : public sync {
+ protected:
+  void raised_from(const std::string& from) {
+    const pid_t child = ::fork();  // the writer, in a process of its own (its store closes with it)
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      Peer& a = open("a");
+      if (!run(a, "create table k (id integer primary key, n integer)").ok()) _exit(2);
+      if (!run(a, "insert into k values (1, 10), (2, 20), (3, 30)").ok()) _exit(3);
+      if (!run(a, "delete from k where id = 2").ok()) _exit(4);
+      _exit(0);
+    }
+    int wstatus = 0;
+    ::waitpid(child, &wstatus, 0);
+    ASSERT_TRUE(WIFEXITED(wstatus));
+    ASSERT_EQ(WEXITSTATUS(wstatus), 0);
+    const std::string dir = root_ + "/a";
+    ASSERT_EQ(format_at(dir), "4");
+    EXPECT_EQ(sidecars_and_records(dir), (std::pair<size_t, size_t>{2, 1}));  // rows 1 and 3; row 2's tombstone
+    EXPECT_EQ(as_format_3(dir, from), 2u);
+    ASSERT_EQ(format_at(dir), from);
+    EXPECT_EQ(sidecars_and_records(dir), (std::pair<size_t, size_t>{0, 3}));
+    const pid_t opener = ::fork();  // an open raises the format record
+    ASSERT_GE(opener, 0);
+    if (opener == 0) {
+      Peer& a = open("a");
+      _exit(one(a, "select count(*) from k") == "2" ? 0 : 2);
+    }
+    ::waitpid(opener, &wstatus, 0);
+    ASSERT_TRUE(WIFEXITED(wstatus));
+    ASSERT_EQ(WEXITSTATUS(wstatus), 0);
+    EXPECT_EQ(format_at(dir), "4");
+    EXPECT_EQ(sidecars_and_records(dir), (std::pair<size_t, size_t>{2, 1}));
+    Peer& a = open("a");
+    EXPECT_EQ(query(a, "select id, n from k order by id"), (V{"1|10", "3|30"}));
+    Peer& b = open("b");
+    exec(b, "create table k (id integer primary key, n integer)");
+    pull(b, a);
+    EXPECT_EQ(content(b, "k"), content(a, "k"));
+    EXPECT_EQ(one(b, "select count(*) from k"), "2");
+  }
+};
+
+TEST_F(sync_format, a_format_1_replica_opens_and_is_raised_to_format_4) { raised_from("1"); }
+TEST_F(sync_format, a_format_3_replica_opens_and_is_raised_to_format_4) { raised_from("3"); }
+
+// The format-4 upgrade moves the live rows in batches; a process SIGKILLed at any moment of
+// it leaves a store the next open finishes: every row keeps its versions (a fresh peer
+// pulls every row, and an update replicates as the one column it changed, not a new row).
+TEST_F(sync, an_upgrade_to_format_4_killed_midway_finishes_at_the_next_open) {
+  const int rows = 20000;  // five batches
+  const std::string dir = root_ + "/a";
   {
-    quereus::store::KvOptions o;
-    o.path = root_ + "/a";
-    auto kv = quereus::store::open_leveldb(o);
-    quereus::store::KvBatch b;
-    b.put(std::string(1, 0x20) + "format", "1");
-    kv->write(b, true);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      Peer& a = open("a");
+      if (!run(a, "create table k (id integer primary key, n integer)").ok()) _exit(2);
+      if (!run(a, "insert into k select value, value * 10 from generate_series(1, " + std::to_string(rows) + ")").ok())
+        _exit(3);
+      if (!run(a, "delete from k where id % 1000 = 0").ok()) _exit(4);
+      _exit(0);
+    }
+    int wstatus = 0;
+    ::waitpid(child, &wstatus, 0);
+    ASSERT_TRUE(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0);
   }
-  ASSERT_EQ(format_of(), "1");
-  const pid_t opener = ::fork();  // an open raises the format record
-  ASSERT_GE(opener, 0);
-  if (opener == 0) {
-    Peer& a = open("a");
-    _exit(one(a, "select count(*) from k") == "1" ? 0 : 2);
+  const size_t live = as_format_3(dir, "3");
+  const size_t dead = static_cast<size_t>(rows / 1000);
+  ASSERT_EQ(live, static_cast<size_t>(rows) - dead);
+  // Openers killed at growing delays: the first ones inside the upgrade's batches.
+  int killed_inside = 0, midway = 0;
+  for (int delay_us : {0, 3000, 6000, 10000, 15000, 25000, 40000, 80000}) {
+    const pid_t opener = ::fork();
+    ASSERT_GE(opener, 0);
+    if (opener == 0) {
+      open("a");
+      for (;;) ::pause();
+    }
+    ::usleep(static_cast<useconds_t>(delay_us));
+    ::kill(opener, SIGKILL);
+    int wstatus = 0;
+    ::waitpid(opener, &wstatus, 0);
+    const auto [moved, records] = sidecars_and_records(dir);
+    EXPECT_EQ(moved + records, live + dead) << "after a kill at " << delay_us << " us";
+    if (format_at(dir) == "3") ++killed_inside, midway += moved > 0 ? 1 : 0;
   }
-  ::waitpid(opener, &wstatus, 0);
-  ASSERT_TRUE(WIFEXITED(wstatus));
-  ASSERT_EQ(WEXITSTATUS(wstatus), 0);
-  EXPECT_EQ(format_of(), "3");
+  std::cerr << killed_inside << " of 8 openers were killed before the upgrade finished, " << midway
+            << " of them after some of its batches\n";
+  {
+    const pid_t opener = ::fork();  // the last open finishes it
+    ASSERT_GE(opener, 0);
+    if (opener == 0) {
+      open("a");
+      _exit(0);
+    }
+    int wstatus = 0;
+    ::waitpid(opener, &wstatus, 0);
+    ASSERT_TRUE(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0);
+  }
+  EXPECT_EQ(format_at(dir), "4");
+  EXPECT_EQ(sidecars_and_records(dir), (std::pair<size_t, size_t>{live, dead}));
   Peer& a = open("a");
-  EXPECT_EQ(query(a, "select id, n from k order by id"), (V{"1|10"}));
+  EXPECT_EQ(one(a, "select count(*) from k"), std::to_string(live));
   Peer& b = open("b");
   pull(b, a);
   EXPECT_EQ(content(b, "k"), content(a, "k"));
-  EXPECT_EQ(one(b, "select count(*) from k"), "1");
+  exec(a, "update k set n = -1 where id = 7");
+  const json page = changes(a, b.cursor["a"], b.site);
+  ASSERT_EQ(page["changeSets"].size(), 1u);
+  ASSERT_EQ(page["changeSets"][0]["changes"].size(), 1u);
+  EXPECT_EQ(page["changeSets"][0]["changes"][0]["column"], "n");
+  pull(b, a);
+  EXPECT_EQ(one(b, "select n from k where id = 7"), "-1");
+  EXPECT_EQ(content(b, "k"), content(a, "k"));
 }
 
 // p10: a process killed at any moment leaves every committed row with its replication
