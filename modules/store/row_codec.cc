@@ -119,6 +119,15 @@ std::string_view row_body(std::string_view bytes, std::string_view where) {
   return body;
 }
 
+size_t row_cell_count(std::string_view bytes, std::string_view where) {
+  std::string_view body = row_body(bytes, where);
+  if (body.empty() || body.front() != kRowFormat) corrupt(where, "unknown row format");
+  body.remove_prefix(1);
+  uint64_t n;
+  if (!get_varint(body, &n) || n > body.size()) corrupt(where, "bad cell count");
+  return static_cast<size_t>(n);
+}
+
 void wrap_row(std::string& out, std::string_view sidecar, std::string_view row) {
   const std::string_view body = row_body(row);
   out.clear();

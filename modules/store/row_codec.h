@@ -43,6 +43,8 @@ void decode_row(std::string_view bytes, std::vector<qrs_value>& out, std::string
 // themselves for a 01 row). Throw QRS_CORRUPT on a malformed 02 header.
 std::string_view row_sidecar(std::string_view bytes, std::string_view where = "a table");
 std::string_view row_body(std::string_view bytes, std::string_view where = "a table");
+// The cell count of a stored row (either form), without decoding its cells.
+size_t row_cell_count(std::string_view bytes, std::string_view where = "a table");
 // `row` (either form) with `sidecar` (replacing any it had; empty: the 01 form), into `out`.
 void wrap_row(std::string& out, std::string_view sidecar, std::string_view row);
 // A fresh owned row (copies the bytes).

@@ -93,30 +93,30 @@ std::string row_key_of(std::string_view ref) {
 // The versions of the row at `row_key`: in the stored row's sidecar (format 4: a live row
 // and its versions are one entry), else in its 21 record (a deleted row's tombstone).
 // `row` receives the stored row; `recorded`, whether a 21 record was found.
-std::optional<RowVersions> load_versions(store::KvStore& kv, std::string_view row_key, std::optional<std::string>& row,
-                                         bool* recorded = nullptr) {
+std::optional<RowVersions> load_versions(store::KvStore& kv, const SiteId& local, std::string_view row_key,
+                                         std::optional<std::string>& row, bool* recorded = nullptr) {
   if (recorded) *recorded = false;
   row = kv.get(row_key);
   if (row)
-    if (const std::string_view sidecar = store::row_sidecar(*row); !sidecar.empty()) return RowVersions::decode(sidecar);
+    if (const std::string_view sidecar = store::row_sidecar(*row); !sidecar.empty()) return RowVersions::decode(sidecar, local);
   std::optional<std::string> record = kv.get(versions_key(row_key));
   if (!record) return std::nullopt;
   if (recorded) *recorded = true;
-  return RowVersions::decode(*record);
+  return RowVersions::decode(*record, local);
 }
 
 // `row` (either form) carrying `m` as its sidecar, into `out`.
-void wrap_versions(std::string& out, const RowVersions& m, std::string_view row) {
-  store::wrap_row(out, m.encode(), row);
+void wrap_versions(std::string& out, const RowVersions& m, std::string_view row, const SiteId& local) {
+  store::wrap_row(out, m.encode(local), row);
 }
 
 // Whether the log position `seq` → `ref` still tells a current fact. A part's or a hold's
 // entry is deleted when it stops being current, so it is; a row's is when the row's
 // versions still name the position.
-bool position_current(store::KvStore& kv, uint64_t seq, std::string_view ref) {
+bool position_current(store::KvStore& kv, const SiteId& local, uint64_t seq, std::string_view ref) {
   if (!ref.empty() && (ref[0] == '\xFE' || ref[0] == '\xFF')) return true;
   std::optional<std::string> row;
-  const std::optional<RowVersions> found = load_versions(kv, row_key_of(ref), row);
+  const std::optional<RowVersions> found = load_versions(kv, local, row_key_of(ref), row);
   if (!found) return false;
   const RowVersions& m = *found;
   if (m.tombstone && m.tombstone_seq == seq) return true;
@@ -135,8 +135,38 @@ void drop_unreferenced_log(const std::vector<uint64_t>& before, const std::vecto
 
 // ---- RowVersions ----
 
-std::string RowVersions::encode() const {
+void RowVersions::append_fresh(std::string& out, const Hlc& base, uint64_t seq, std::span<const std::string> names,
+                               const SiteId& local) {
+  out.push_back(3);  // record version: a fresh row's
+  const bool here = base.site == local;
+  out.push_back(here ? 1 : 0);
+  store::put_varint(out, base.wall);
+  store::put_varint(out, base.counter);
+  if (!here) out.append(reinterpret_cast<const char*>(base.site.bytes.data()), base.site.bytes.size());
+  store::put_varint(out, base.op_seq);
+  store::put_varint(out, seq);
+  store::put_varint(out, names.size());
+  for (const std::string& name : names) put_prefixed(out, name);
+}
+
+std::string RowVersions::encode(const SiteId& local) const {
   std::string out;
+  // A row whose every column is one transaction's fresh version (one base, consecutive
+  // ops, one arrival, no deletion seen, no tombstone): the compact form.
+  bool fresh = !tombstone && !columns.empty() && columns.size() <= UINT32_MAX;
+  for (size_t i = 0; fresh && i < columns.size(); ++i) {
+    const ColumnVersion& c = columns[i];
+    const Hlc& b = columns[0].hlc;
+    fresh = !c.seen_delete && c.seq == columns[0].seq && c.hlc.wall == b.wall && c.hlc.counter == b.counter &&
+            c.hlc.site == b.site && uint64_t(c.hlc.op_seq) == uint64_t(b.op_seq) + i;
+  }
+  if (fresh) {
+    std::vector<std::string> names;
+    names.reserve(columns.size());
+    for (const ColumnVersion& c : columns) names.push_back(c.name);
+    append_fresh(out, columns[0].hlc, columns[0].seq, names, local);
+    return out;
+  }
   out.push_back(2);  // record version
   // 0: no tombstone; 1: a tombstone; 2: a tombstone with the deleted row's image.
   out.push_back(tombstone ? (image.empty() ? 1 : 2) : 0);
@@ -174,10 +204,41 @@ std::string RowVersions::encode() const {
   return out;
 }
 
-RowVersions RowVersions::decode(std::string_view bytes) {
+RowVersions RowVersions::decode(std::string_view bytes, const SiteId& local) {
   Reader r{bytes};
-  if (r.byte() != 2) corrupt("unknown row-version record version");
+  const uint8_t version = r.byte();
   RowVersions m;
+  if (version == 3) {  // a fresh row's compact form (append_fresh)
+    const uint8_t here = r.byte();
+    if (here > 1) corrupt("site flag");
+    Hlc base;
+    base.wall = r.varint();
+    const uint64_t counter = r.varint();
+    if (counter > 0xFFFF) corrupt("counter");
+    base.counter = static_cast<uint16_t>(counter);
+    if (here) {
+      base.site = local;
+    } else {
+      const std::string_view site = r.bytes(16);
+      std::memcpy(base.site.bytes.data(), site.data(), 16);
+    }
+    const uint64_t first_op = r.varint();
+    const uint64_t seq = r.varint();
+    const uint64_t n = r.varint();
+    if (n == 0 || n > 65536 || first_op + n - 1 > UINT32_MAX) corrupt("column count");
+    m.columns.reserve(n);
+    for (uint64_t i = 0; i < n; ++i) {
+      ColumnVersion c;
+      c.name = std::string(r.prefixed());
+      c.hlc = base;
+      c.hlc.op_seq = static_cast<uint32_t>(first_op + i);
+      c.seq = seq;
+      m.columns.push_back(std::move(c));
+    }
+    if (!r.in.empty()) corrupt("trailing bytes in a row-version record");
+    return m;
+  }
+  if (version != 2) corrupt("unknown row-version record version");
   const uint8_t dead = r.byte();
   if (dead > 2) corrupt("tombstone flag");
   if (dead) {
@@ -306,12 +367,10 @@ void Replica::load_metadata() {
                                      "': the store holds a site id but no sync format version; it was not "
                                      "written by this sync-store. Clear its replication metadata and bootstrap "
                                      "it again from a peer");
-  if (format && (*format == "1" || *format == "2" || *format == "3")) {
-    // Every format-1 and -2 record reads as format 3; format 4 moves live rows' versions
-    // into the rows.
-    upgrade_to_sidecars();
-    format = std::string(kSyncFormat);
-  }
+  // Every format-1 and -2 record reads as format 3; format 4 moves live rows' versions into
+  // the rows (once the site is known: a record of this site's is written compactly).
+  const bool upgrade = format && (*format == "1" || *format == "2" || *format == "3");
+  if (upgrade) format = std::string(kSyncFormat);
   if (format && *format != kSyncFormat)
     throw sdk::Error(QRS_FORMAT, "sync-store at '" + db_->path() + "': replication metadata format " + *format +
                                      " is not the format this build reads (" + std::string(kSyncFormat) +
@@ -349,6 +408,7 @@ void Replica::load_metadata() {
   }
   if (!site || site->size() != 24) corrupt("site record");
   std::copy_n(reinterpret_cast<const uint8_t*>(site->data()), 16, site_.bytes.begin());
+  if (upgrade) upgrade_to_sidecars();
   uint64_t wall = 0;
   uint16_t counter = 0;
   std::optional<std::string> c = kv.get(meta_key("clock"));
@@ -408,9 +468,9 @@ void Replica::upgrade_to_sidecars() {
       const std::string row_key = row_key_of(it->key().substr(1));
       std::optional<std::string> row = kv.get(row_key);
       if (!row) continue;  // a deleted row: its tombstone stays under 21
-      RowVersions m = RowVersions::decode(it->value());
+      RowVersions m = RowVersions::decode(it->value(), site_);
       m.image.clear();
-      wrap_versions(wrapped, m, *row);
+      wrap_versions(wrapped, m, *row, site_);
       b.put(row_key, wrapped);
       b.del(it->key());
       if (++n == 4096) {
@@ -472,12 +532,12 @@ void Replica::rekeyed(const store::TableState& table, const std::vector<KeyMove>
   for (const KeyMove& mv : moves) {
     const std::string_view sidecar = store::row_sidecar(mv.row, table.schema.table_name);
     if (sidecar.empty()) continue;  // a row without versions (never captured)
-    RowVersions m = RowVersions::decode(sidecar);
+    RowVersions m = RowVersions::decode(sidecar, site_);
     for (uint64_t old : m.seqs()) out.del(log_key(old));
     const uint64_t s = seq++;
     for (ColumnVersion& c : m.columns) c.seq = s;
     if (m.tombstone) m.tombstone_seq = s;
-    wrap_versions(wrapped, m, mv.row);
+    wrap_versions(wrapped, m, mv.row, site_);
     out.put(mv.new_key, wrapped);
     out.put(log_key(s), std::string_view(mv.new_key).substr(1));
   }
@@ -498,7 +558,7 @@ void Replica::rekeyed(const store::TableState& table, const std::vector<KeyMove>
     put_u64(lo, table.id);
     auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
     for (; it->valid(); it->next()) {
-      RowVersions m = RowVersions::decode(it->value());
+      RowVersions m = RowVersions::decode(it->value(), site_);
       if (!m.columns.empty()) continue;  // (a live row's versions ride in the row)
       for (uint64_t old : m.seqs()) out.del(log_key(old));
       out.del(it->key());
@@ -519,7 +579,7 @@ void Replica::rekeyed(const store::TableState& table, const std::vector<KeyMove>
     for (auto& [vkey, m] : follow) {
       const uint64_t s = seq++;
       m.tombstone_seq = s;
-      out.put(vkey, m.encode());
+      out.put(vkey, m.encode(site_));
       out.put(log_key(s), std::string_view(vkey).substr(1));
     }
   }
@@ -569,11 +629,11 @@ void Replica::rename_version_columns(uint64_t id, const std::vector<std::pair<st
   put_u64(lo, id);
   auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
   for (; it->valid(); it->next()) {
-    RowVersions m = RowVersions::decode(it->value());
+    RowVersions m = RowVersions::decode(it->value(), site_);
     const std::vector<uint64_t> before = m.seqs();
     if (!rename(m)) continue;
     drop_unreferenced_log(before, m.seqs(), out);
-    out.put(it->key(), m.encode());
+    out.put(it->key(), m.encode(site_));
   }
   it->check();
   const std::string rows = store::StoreDb::table_prefix(id);
@@ -582,11 +642,11 @@ void Replica::rename_version_columns(uint64_t id, const std::vector<std::pair<st
   for (; r->valid(); r->next()) {
     const std::string_view sidecar = store::row_sidecar(r->value());
     if (sidecar.empty()) continue;
-    RowVersions m = RowVersions::decode(sidecar);
+    RowVersions m = RowVersions::decode(sidecar, site_);
     const std::vector<uint64_t> before = m.seqs();
     if (!rename(m)) continue;
     drop_unreferenced_log(before, m.seqs(), out);
-    wrap_versions(wrapped, m, r->value());
+    wrap_versions(wrapped, m, r->value(), site_);
     out.put(r->key(), wrapped);
   }
   r->check();
@@ -714,7 +774,7 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
   size_t key_bytes = 0;
   for (const RowWrite& w : rows) key_bytes += w.key.size();
   out.reserve(rows.size() / kRunMax + 2, key_bytes + 64);
-  std::string vkey, base_bytes;
+  std::string vkey;
   const store::TableState* names_of = nullptr;
   std::vector<std::string> names;  // the lowered column names of names_of
   auto next_hlc = [&]() {
@@ -759,30 +819,19 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
         names.clear();
         for (const auto& c : t.schema.columns) names.push_back(lower(c.name));
       }
-      store::decode_row(w.row, cells, t.schema.table_name);
-      const size_t n = std::min(names.size(), cells.size());
+      const size_t n = std::min(names.size(), store::row_cell_count(w.row, t.schema.table_name));
       if (n == 0) continue;
-      next_hlc();
-      --op;  // the first column's op, taken again below
-      if (base_bytes.empty()) base_bytes = base->bytes().substr(0, kHlcBytes - 4);
-      std::string& record = w.sidecar;
-      record.assign({char(2), char(0), char(1)});
-      record += base_bytes;
-      store::put_varint(record, n);
-      for (size_t i = 0; i < n; ++i) {
-        if (op == UINT32_MAX) throw sdk::Error(QRS_RANGE, "sync-store: a transaction of more than 2^32 facts");
-        put_prefixed(record, names[i]);
-        record.push_back(0);  // base index
-        store::put_varint(record, op++);
-        store::put_varint(record, seq);
-        record.push_back(0);  // no deletion seen
-      }
+      const Hlc first = next_hlc();  // the first column's; the others follow it
+      if (uint64_t(first.op_seq) + n > UINT32_MAX)
+        throw sdk::Error(QRS_RANGE, "sync-store: a transaction of more than 2^32 facts");
+      op = static_cast<uint32_t>(first.op_seq + n);
+      RowVersions::append_fresh(w.sidecar, first, seq, std::span<const std::string>(names).first(n), site_);
       refs.push_back(w.key.substr(1));
       ++seq;
       continue;
     }
-    RowVersions m = !old_sidecar.empty() ? RowVersions::decode(old_sidecar)
-                    : stored            ? RowVersions::decode(*stored)
+    RowVersions m = !old_sidecar.empty() ? RowVersions::decode(old_sidecar, site_)
+                    : stored            ? RowVersions::decode(*stored, site_)
                                         : RowVersions{};
     bool changed = false;
     if (w.row.data() == nullptr) {
@@ -801,7 +850,7 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
       m.tombstone_created = now;
       m.columns.clear();
       // The row's entry goes: its versions (now its tombstone) live under 21.
-      out.put(vkey, m.encode());
+      out.put(vkey, m.encode(site_));
       raise_bound(t.id, vkey);
       refs.push_back(w.key.substr(1));
       ++seq;
@@ -830,13 +879,13 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
     if (recorded) out.del(vkey);  // the live row carries its versions from now on
     if (!changed) {
       // Rewritten with every value as it was: the versions stay as they were, with the row.
-      if (!old_sidecar.empty()) w.sidecar.assign(old_sidecar); else if (!m.columns.empty()) w.sidecar = m.encode();
+      if (!old_sidecar.empty()) w.sidecar.assign(old_sidecar); else if (!m.columns.empty()) w.sidecar = m.encode(site_);
       continue;
     }
     // The positions the row's old versions held stay in the log, dead (a delta resolves a
     // position by its seq and finds nothing); sync_prune sweeps them.
     m.image.clear();  // a deleted row's image: the row itself is stored now
-    w.sidecar = m.encode();
+    w.sidecar = m.encode(site_);
     refs.push_back(w.key.substr(1));
     ++seq;
   }
@@ -1016,7 +1065,7 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
       }
     } else if (ref.size() >= 8) {
       std::optional<std::string> row;
-      if (std::optional<RowVersions> m = load_versions(kv, row_key_of(ref), row))
+      if (std::optional<RowVersions> m = load_versions(kv, site_, row_key_of(ref), row))
         record_facts(ref, *m, row ? &*row : nullptr, s, names, cells, found);
     }
     std::erase_if(found, [&](const Change& c) { return (peer && c.hlc.site == *peer) || (only && c.hlc.site != *only); });
@@ -1092,9 +1141,9 @@ Replica::SnapshotPage Replica::snapshot(std::string_view after, uint64_t head, s
             live->next();
             continue;
           }
-          m = RowVersions::decode(sidecar);
+          m = RowVersions::decode(sidecar, site_);
         } else {
-          m = RowVersions::decode(dead->value());
+          m = RowVersions::decode(dead->value(), site_);
         }
         if (facts >= batch_size || (max_bytes && bytes >= max_bytes)) {
           full = true;
@@ -1351,7 +1400,7 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
     const std::string vkey = versions_key(row_key);
     std::optional<std::string> current;  // the stored row
     bool recorded = false;               // versions under 21 (a deleted row's)
-    std::optional<RowVersions> found = load_versions(kv, row_key, current, &recorded);
+    std::optional<RowVersions> found = load_versions(kv, site_, row_key, current, &recorded);
     RowVersions m = found ? std::move(*found) : RowVersions{};
     const std::vector<uint64_t> before = m.seqs();
     bool changed = false;
@@ -1488,15 +1537,15 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
       // row's values are as stored, rewritten here with them.
       m.image.clear();
       if (host_writes) {
-        plan.sidecars[row_key] = m.encode();
+        plan.sidecars[row_key] = m.encode(site_);
       } else {
         std::string wrapped;
-        wrap_versions(wrapped, m, *current);
+        wrap_versions(wrapped, m, *current, site_);
         b.put(row_key, wrapped);
       }
       if (recorded) b.del(vkey);
     } else {
-      b.put(vkey, m.encode());
+      b.put(vkey, m.encode(site_));
       vbounds.emplace_back(w.table->id, vkey);
     }
     if (std::binary_search(after.begin(), after.end(), seq)) b.put(log_key(seq), std::string_view(row_key).substr(1));
@@ -1965,7 +2014,7 @@ uint64_t Replica::prune_tombstones() {
   std::string lo(1, kRows);
   auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
   for (; it->valid(); it->next()) {
-    RowVersions m = RowVersions::decode(it->value());
+    RowVersions m = RowVersions::decode(it->value(), site_);
     if (!m.tombstone || now - std::min(now, m.tombstone_created) <= options_.tombstone_horizon_ms) continue;
     // A delta that started before this tombstone's entry could miss the deletion: such a
     // cursor must take a snapshot instead.
@@ -1974,7 +2023,7 @@ uint64_t Replica::prune_tombstones() {
     b.del(log_key(m.tombstone_seq));
     m.tombstone.reset();
     m.tombstone_seq = 0;
-    if (m.columns.empty()) b.del(it->key()); else b.put(it->key(), m.encode());
+    if (m.columns.empty()) b.del(it->key()); else b.put(it->key(), m.encode(site_));
     ++pruned;
   }
   it->check();
@@ -1990,7 +2039,7 @@ uint64_t Replica::prune_tombstones() {
       if (last->valid()) newest = std::string(last->key());
       last->check();
     }
-    auto live = [&](uint64_t seq, std::string_view ref) { return !gone.count(seq) && position_current(kv, seq, ref); };
+    auto live = [&](uint64_t seq, std::string_view ref) { return !gone.count(seq) && position_current(kv, site_, seq, ref); };
     auto log = kv.iterate(KvRange{lo, prefix_end(lo)}, false);
     for (; log->valid(); log->next()) {
       if (log->key() == newest) continue;
@@ -2037,7 +2086,7 @@ ReplicaStatus Replica::status() {
     std::string_view ref;
     while (walk.next(seq, ref)) {
       ++s.log_positions;
-      if (position_current(db_->kv(), seq, ref)) ++s.log_entries;
+      if (position_current(db_->kv(), site_, seq, ref)) ++s.log_entries;
     }
   }
   s.captured_batches = captured_batches_;
@@ -2089,7 +2138,7 @@ std::optional<RowVersions> Replica::versions(std::string_view schema, std::strin
   std::string row_key = st->prefix;
   st->codec.encode_key(row_key, key);
   std::optional<std::string> row;
-  return load_versions(db_->kv(), row_key, row);
+  return load_versions(db_->kv(), site_, row_key, row);
 }
 
 }  // namespace quereus::sync

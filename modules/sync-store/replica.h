@@ -101,8 +101,14 @@ struct RowVersions {
   uint64_t tombstone_created = 0;  // local receive time (ms), for the GC horizon
   std::vector<ColumnVersion> columns;
 
-  std::string encode() const;
-  static RowVersions decode(std::string_view bytes);  // throws QRS_CORRUPT
+  // `local`: this replica's site (the compact form of a fresh row leaves it implied).
+  std::string encode(const SiteId& local) const;
+  static RowVersions decode(std::string_view bytes, const SiteId& local);  // throws QRS_CORRUPT
+  // A fresh row's versions in the compact form (record version 3): every column of `names`
+  // at `base` with consecutive op_seqs from base.op_seq, written at arrival `seq`, none
+  // having seen a deletion.
+  static void append_fresh(std::string& out, const Hlc& base, uint64_t seq, std::span<const std::string> names,
+                           const SiteId& local);
   // `image` from a stored row's cells and its table's columns, and back.
   static std::string image_of(std::span<const qrs_value> cells, const std::vector<sdk::ColumnDef>& columns);
   store::CommitObserver::NamedRow named_image() const;

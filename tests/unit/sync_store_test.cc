@@ -29,6 +29,7 @@
 #include "../../modules/store/kv.h"
 #include "../../modules/store/row_codec.h"
 #include "../../modules/sync-store/hlc.h"
+#include "../../modules/sync-store/replica.h"
 #include "quereus/sdk.hpp"
 #include "catalog/module.h"
 #include "catalog/registry.h"
@@ -1621,6 +1622,56 @@ static size_t as_format_3(const std::string& dir, const std::string& format) {
   b.put(std::string(1, 0x20) + "format", format);
   kv->write(b, true);
   return n;
+}
+
+// A fresh row's versions (one base, consecutive ops, one arrival, no deletion seen) take the
+// compact record form 3, with this replica's site implied; anything else keeps form 2. Both
+// read back exactly, and a damaged compact record is refused, never misread.
+TEST(sync_versions, a_fresh_rows_record_is_compact_and_reads_back_exactly) {
+  using quereus::sync::ColumnVersion;
+  using quereus::sync::Hlc;
+  using quereus::sync::RowVersions;
+  using quereus::sync::SiteId;
+  const SiteId here = SiteId::random(), there = SiteId::random();
+  auto fresh = [](const SiteId& site) {
+    RowVersions m;
+    Hlc base{1'800'000'000'000ull, 7, site, 40};
+    for (uint32_t i = 0; i < 3; ++i) {
+      Hlc h = base;
+      h.op_seq = 40 + i;
+      m.columns.push_back(ColumnVersion{std::string(1, char('a' + i)), h, 123456, std::nullopt});
+    }
+    return m;
+  };
+  auto same = [](const RowVersions& x, const RowVersions& y) {
+    if (x.columns.size() != y.columns.size() || x.tombstone != y.tombstone) return false;
+    for (size_t i = 0; i < x.columns.size(); ++i) {
+      const ColumnVersion &a = x.columns[i], &b = y.columns[i];
+      if (a.name != b.name || !(a.hlc == b.hlc) || a.seq != b.seq || a.seen_delete != b.seen_delete) return false;
+    }
+    return true;
+  };
+  for (const SiteId* site : {&here, &there}) {
+    const RowVersions m = fresh(*site);
+    const std::string bytes = m.encode(here);
+    EXPECT_EQ(bytes[0], 3);
+    EXPECT_TRUE(same(RowVersions::decode(bytes, here), m));
+    EXPECT_LE(bytes.size(), site == &here ? 20u : 36u);  // form 2: 54 bytes
+    for (size_t cut = 1; cut < bytes.size(); ++cut)  // every truncation is refused
+      EXPECT_THROW(RowVersions::decode(bytes.substr(0, cut), here), quereus::sdk::Error) << cut;
+    EXPECT_THROW(RowVersions::decode(bytes + "x", here), quereus::sdk::Error);
+  }
+  RowVersions gap = fresh(here);
+  gap.columns[2].hlc.op_seq = 50;  // not consecutive
+  RowVersions seen = fresh(here);
+  seen.columns[1].seen_delete = seen.columns[0].hlc;
+  RowVersions two_seqs = fresh(there);
+  two_seqs.columns[0].seq = 9;
+  for (const RowVersions* m : {&gap, &seen, &two_seqs}) {
+    const std::string bytes = m->encode(here);
+    EXPECT_EQ(bytes[0], 2);
+    EXPECT_TRUE(same(RowVersions::decode(bytes, here), *m));
+  }
 }
 
 // Read only: (live rows carrying versions, records under 21) of the store at `dir`.
