@@ -175,6 +175,7 @@ struct SyncClient::Impl {
 
   net::awaitable<void> run() {
     int attempt = 0;
+    prune_due = Clock::now() + std::chrono::milliseconds(cfg.prune_interval_ms);
     while (!stopping) {
       set_state("connecting");
       bool acked = false;
@@ -206,9 +207,21 @@ struct SyncClient::Impl {
       const int64_t delay = std::min<int64_t>(cfg.reconnect_max_ms, int64_t{1000} << std::min(attempt, 20));
       ++attempt;
       set_state("backoff");
-      backoff.expires_after(std::chrono::milliseconds(delay));
-      beast::error_code ec;
-      co_await backoff.async_wait(net::redirect_error(use_awaitable, ec));
+      // The replica's maintenance keeps its schedule while the hub is out of reach (a peer
+      // offline for days still collects its tombstones and sweeps its log).
+      const auto resume = Clock::now() + std::chrono::milliseconds(delay);
+      while (!stopping) {
+        const auto now = Clock::now();
+        if (cfg.prune_interval_ms > 0 && now >= prune_due) {
+          prune_due = now + std::chrono::milliseconds(cfg.prune_interval_ms);
+          prune();
+          continue;
+        }
+        if (now >= resume) break;
+        backoff.expires_at(cfg.prune_interval_ms > 0 ? std::min(resume, prune_due) : resume);
+        beast::error_code ec;
+        co_await backoff.async_wait(net::redirect_error(use_awaitable, ec));
+      }
     }
     set_state("stopped");
   }
@@ -317,7 +330,6 @@ struct SyncClient::Impl {
     push_due = Clock::now();
     push.reset();
     next_poll = Clock::now() + std::chrono::milliseconds(cfg.poll_ms);
-    if (prune_due == Clock::time_point{}) prune_due = Clock::now() + std::chrono::milliseconds(cfg.prune_interval_ms);
 
     bool reader_done = false;
     std::exception_ptr reader_error;
