@@ -31,6 +31,8 @@ enum class RelKind {
   kTableScan, kValues, kSingleRow, kFilter, kProject, kJoin, kAggregate, kSort, kLimit,
   kDistinct, kSetOp, kWorkingTable, kRecursiveCte, kWindow, kTableFunction, kSemiJoin,
   kDml,  // DmlRelNode; its run and operator in write/dml_relation.h
+  kTrace,  // runtime/execution_trace.h TraceNode: only in an instrumented copy of a plan,
+           // which the runtime alone sees (no optimizer pass or listing walks one)
 };
 
 // A stateful iterator over one execution of a plan node.

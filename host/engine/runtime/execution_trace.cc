@@ -133,8 +133,8 @@ class Instrumenter {
       case RelKind::kWorkingTable:
       case RelKind::kTableFunction:
       case RelKind::kDml: break;
+      case RelKind::kTrace: throw Error(StatusCode::kInternal, "a plan is instrumented twice");
     }
-    if (n->kind == kTraceKind) throw Error(StatusCode::kInternal, "a plan is instrumented twice");
     if (!n->children().empty())
       throw Error(StatusCode::kInternal, "instrument_plan: no copy for a plan node with inputs: " + n->describe());
     return n;

@@ -85,9 +85,8 @@ class ExecutionTracer {
   std::vector<int> error_stack_;
 };
 
-// The kind of a TraceNode: outside the planner's kinds (planner/rel_node.h), since only the
-// runtime ever sees an instrumented plan; no optimizer pass or listing walks one.
-inline constexpr RelKind kTraceKind = static_cast<RelKind>(0x7f);
+// The kind of a TraceNode (planner/rel_node.h): only the runtime ever sees an instrumented plan.
+inline constexpr RelKind kTraceKind = RelKind::kTrace;
 
 // Sits above one node of an instrumented plan and reports its operator's calls.
 struct TraceNode : RelNode {
