@@ -434,7 +434,29 @@ void StoreTable::replace_contents(sdk::RowSource& source) {
     for (; it->valid(); it->next()) b.del(it->key());
     it->check();
   }
-  for (const auto& [key, row] : fresh) b.put(prefix + key, row);
+  if (CommitObserver* observer = db_->observer()) {
+    // A replacement is not a captured write: each row whose key stays keeps the observer's
+    // sidecar it has now (a replica's versions), as any uncaptured write does.
+    std::vector<std::string> keys;
+    keys.reserve(fresh.size());
+    for (const auto& [key, row] : fresh) keys.push_back(prefix + key);
+    std::vector<CommitObserver::RowWrite> rows;
+    rows.reserve(fresh.size());
+    size_t i = 0;
+    for (const auto& [key, row] : fresh) rows.push_back({state_.get(), keys[i++], row, {}});
+    observer->carry_sidecars(rows);
+    std::string wrapped;
+    for (const CommitObserver::RowWrite& w : rows) {
+      if (w.sidecar.empty()) {
+        b.put(w.key, w.row);
+      } else {
+        wrap_row(wrapped, w.sidecar, w.row);
+        b.put(w.key, wrapped);
+      }
+    }
+  } else {
+    for (const auto& [key, row] : fresh) b.put(prefix + key, row);
+  }
   b.put(StoreDb::stats_key(state_->id), [&] {
     std::string v;
     put_varint(v, fresh.size());

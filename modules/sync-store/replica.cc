@@ -469,6 +469,10 @@ void Replica::upgrade_to_sidecars() {
       std::optional<std::string> row = kv.get(row_key);
       if (!row) continue;  // a deleted row: its tombstone stays under 21
       RowVersions m = RowVersions::decode(it->value(), site_);
+      // A tombstone without live versions beside a stored row (re-created uncaptured) stays
+      // under 21: moved into the row, it would vanish with the row's next deletion, which
+      // capture does not tell (no live version), and with it the deletion it records.
+      if (m.columns.empty()) continue;
       m.image.clear();
       wrap_versions(wrapped, m, *row, site_);
       b.put(row_key, wrapped);
@@ -746,8 +750,21 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
                                    "nothing of the apply landed: apply the page again");
   }
   if (plan) {
-    plan->meta.for_each([&](std::string_view k, std::string_view v) { out.put(k, v); },
-                        [&](std::string_view k) { out.del(k); });
+    // A row the plan rewrites in its metadata (its values as stored, its versions new) that
+    // the host's batch writes too (a trigger): the batch's row takes those versions, and a
+    // row the batch deletes is not brought back (the two puts' order is not fixed).
+    std::map<std::string_view, RowWrite*> batch_rows;
+    for (RowWrite& w : rows)
+      if (plan->keys.count(std::string(w.key))) batch_rows[w.key] = &w;
+    plan->meta.for_each(
+        [&](std::string_view k, std::string_view v) {
+          if (auto f = batch_rows.find(k); f != batch_rows.end()) {
+            if (f->second->row.data() != nullptr) f->second->sidecar.assign(store::row_sidecar(v));
+            return;
+          }
+          out.put(k, v);
+        },
+        [&](std::string_view k) { out.del(k); });
     clock = plan->clock;
     seq = plan->next_seq;
   }
@@ -789,11 +806,12 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
     store::TableState& t = *w.table;
     if (!replicated(t.schema.table_name)) continue;
     if (plan && plan->keys.count(std::string(w.key))) {  // the plan's own row: its versions
-      if (w.row.data() != nullptr)
-        if (auto sc = plan->sidecars.find(std::string(w.key)); sc != plan->sidecars.end()) {
-          w.sidecar = sc->second;
-          plan_written.insert(sc->first);
-        }
+      if (auto sc = plan->sidecars.find(std::string(w.key)); sc != plan->sidecars.end()) {
+        // A row the host's batch deletes (a trigger, a cascade) is not brought back by its
+        // sidecar landing on the committed row below: its versions go with it.
+        if (w.row.data() != nullptr) w.sidecar = sc->second;
+        plan_written.insert(sc->first);
+      }
       continue;
     }
     check_barrier("a local write");
@@ -1135,12 +1153,12 @@ Replica::SnapshotPage Replica::snapshot(std::string_view after, uint64_t head, s
         const std::string_view ref = take_live ? live->key().substr(1) : dead->key().substr(1);
         std::optional<RowVersions> m;
         if (take_live) {
-          if (dead->valid() && dead->key().substr(1) == ref) dead->next();  // (the row's own, stale)
           const std::string_view sidecar = store::row_sidecar(live->value());
-          if (sidecar.empty()) {  // a row without versions (an index companion's, …)
-            live->next();
+          if (sidecar.empty()) {  // a row without versions (an index companion's, …): its
+            live->next();         // 21 record, if any, is its versions (as load_versions reads)
             continue;
           }
+          if (dead->valid() && dead->key().substr(1) == ref) dead->next();  // (the row's own, stale)
           m = RowVersions::decode(sidecar, site_);
         } else {
           m = RowVersions::decode(dead->value(), site_);
