@@ -3371,3 +3371,36 @@ TEST_F(sync, review_identical_creates_then_concurrent_rename_and_update) {
   EXPECT_EQ(content(a), "1|by-b|10\n2|by-b|20\n");
   EXPECT_EQ(content(b), content(a));
 }
+
+// Review of format 4: one apply deletes a parent (from a peer that never had the child) and
+// re-versions its child with the value stored here (from another peer). The parent's
+// deletion runs the child's ON DELETE SET NULL in the host's own batch; the metadata's
+// rewrite of the child (its stored values, its new versions) must not undo it — the child
+// keeps pid NULL and carries the new versions (before the fix it came back pointing at the
+// deleted parent).
+TEST_F(sync, one_apply_that_deletes_a_parent_and_re_versions_its_child_keeps_the_set_null) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  Peer& c = open("c");
+  const char* parent = "create table parent (id integer primary key, name text)";
+  const char* child = "create table child (id integer primary key, pid integer null references parent(id) on delete set null, v text)";
+  for (Peer* p : {&a, &b, &c}) {
+    exec(*p, parent);
+    exec(*p, child);
+  }
+  exec(a, "insert into parent values (1, 'p')");
+  pull(c, a);  // c has the parent, never the child
+  exec(a, "insert into child values (10, 1, 'x')");
+  pull(b, a);
+  exec(b, "update child set v = 'same' where id = 10");  // older, the same value
+  ::usleep(5000);
+  exec(a, "update child set v = 'same' where id = 10");  // newer: re-versions b's row, same bytes
+  ASSERT_EQ(query(c, "select count(*) from parent"), V{"1"});
+  exec(c, "delete from parent where id = 1");
+  json merged = facts_of(changes(a, b.cursor["a"], b.site), false);
+  const json from_c = changes(c, 0, b.site);  // with its schema (its incarnation)
+  for (const json& set : from_c["changeSets"]) merged["changeSets"].push_back(set);
+  const json r = apply(b, merged);
+  EXPECT_EQ(query(b, "select count(*) from parent"), V{"0"}) << r.dump();
+  EXPECT_EQ(query(b, "select id, pid is null, v from child"), V{"10|true|same"});
+}
