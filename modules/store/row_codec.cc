@@ -101,7 +101,8 @@ void split(std::string_view in, std::string_view* sidecar, std::string_view* bod
   }
   in.remove_prefix(1);
   uint64_t n;
-  if (!get_varint(in, &n) || n > in.size()) corrupt(where, "bad sidecar length");
+  // (An empty sidecar is written as the 01 form: one encoding per row.)
+  if (!get_varint(in, &n) || n == 0 || n > in.size()) corrupt(where, "bad sidecar length");
   *sidecar = in.substr(0, n);
   *body = in.substr(n);
 }

@@ -1,9 +1,10 @@
 // libFuzzer target for the store's codecs (modules/store/row_codec, key_codec).
 //
 // Input byte 0 picks the check:
-//   even: the rest is a stored row. decode_row either throws QRS_CORRUPT or yields cells
-//         whose encoding is exactly the input (the decoder accepts only what the encoder
-//         writes), and decode_row_owned agrees.
+//   even: the rest is a stored row (form 01, or 02 with a sidecar). decode_row either throws
+//         QRS_CORRUPT or yields cells whose encoding (wrapped with the input's sidecar) is
+//         exactly the input (the decoder accepts only what the encoder writes), and
+//         decode_row_owned and row_cell_count agree.
 //   odd:  byte 1 picks a normalizer, a direction and a type; the rest is two values a, b.
 //         Encoding never crashes, no component starts with 00 or FF, NULL is 05, and for
 //         numbers and BINARY text and blobs the byte order of the components is the
@@ -37,7 +38,11 @@ void check_row(std::string_view bytes) {
     if (e.code() != QRS_CORRUPT) finding("decode_row threw something other than CORRUPT");
     return;
   }
-  if (quereus::store::encode_row(cells) != bytes) finding("decode_row accepted bytes encode_row does not write");
+  // The 02 form: the sidecar, then the row exactly as encode_row writes it.
+  std::string expected;
+  quereus::store::wrap_row(expected, quereus::store::row_sidecar(bytes), quereus::store::encode_row(cells));
+  if (expected != bytes) finding("decode_row accepted bytes encode_row (with wrap_row) does not write");
+  if (quereus::store::row_cell_count(bytes) != cells.size()) finding("row_cell_count disagrees with decode_row");
   auto owned = quereus::store::decode_row_owned(bytes);
   if (owned->size() != cells.size()) finding("decode_row_owned disagrees with decode_row");
 }
