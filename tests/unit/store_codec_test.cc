@@ -269,7 +269,13 @@ void expect_corrupt(const std::string& bytes, const std::string& why) {
 TEST(StoreRowCodec, MalformedRowsAreCorrupt) {
   using namespace std::string_literals;
   expect_corrupt("", "unknown row format");
-  expect_corrupt("\x02\x00"s, "unknown row format");
+  expect_corrupt("\x03\x00"s, "unknown row format");
+  // The 02 form (a sidecar, then a row): an empty sidecar is written as 01, never as 02.
+  expect_corrupt("\x02\x00"s, "bad sidecar length");
+  expect_corrupt("\x02\x00\x01\x00"s, "bad sidecar length");
+  expect_corrupt("\x02\x05" "ab"s, "bad sidecar length");
+  expect_corrupt("\x02\x01x"s, "unknown row format");
+  expect_corrupt("\x02\x01x\x02\x01y\x01\x00"s, "unknown row format");  // a sidecar inside a sidecar
   expect_corrupt("\x01"s, "bad cell count");
   expect_corrupt("\x01\x80"s, "bad cell count");                           // unterminated varint
   expect_corrupt("\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"s, "bad cell count");  // 2^64-ish
