@@ -115,6 +115,8 @@ struct FakeHub {
   }
 };
 
+constexpr const char* kT = "create table t (id integer primary key, v text null, n integer null)";
+
 class sync_net : public ::testing::Test {
  protected:
   struct Peer {
@@ -233,6 +235,18 @@ class sync_net : public ::testing::Test {
     ASSERT_TRUE(p.client->wait_caught_up(t)) << p.name << ": " << p.client->state_json();
   }
 
+  // The maintenance tests' peer "a": a hub, a client that runs the replica's maintenance
+  // every 150 ms, tombstones collectable at once (horizon 0), and t holding rows 1 and 2.
+  Peer& open_maintained_peer() {
+    start_hub();
+    SyncClientConfig c = client_config();
+    c.prune_interval_ms = 150;
+    Peer& a = open("a", c, true, {{"tombstone_horizon_ms", Value::Integer(0)}});
+    exec(a, kT);
+    exec(a, "insert into t values (1, 'one', 10), (2, 'two', 20)");
+    return a;
+  }
+
   // A raw WebSocket connection to the hub.
   struct Raw {
     net::io_context ioc;
@@ -276,7 +290,6 @@ class sync_net : public ::testing::Test {
   std::map<std::string, std::unique_ptr<Peer>> peers_;
 };
 
-constexpr const char* kT = "create table t (id integer primary key, v text null, n integer null)";
 constexpr const char* kSite = "AAAAAAAAAAAAAAAAAAAAAQ";  // 22 characters of base64url
 
 TEST_F(sync_net, two_peers_converge_through_the_hub) {
@@ -315,12 +328,7 @@ TEST_F(sync_net, two_peers_converge_through_the_hub) {
 // past their horizon are collected (the floor moves) and the change log's dead positions
 // swept — with no `sync_prune` from the application.
 TEST_F(sync_net, the_client_runs_the_replicas_maintenance_every_prune_interval) {
-  start_hub();
-  SyncClientConfig c = client_config();
-  c.prune_interval_ms = 150;
-  Peer& a = open("a", c, true, {{"tombstone_horizon_ms", Value::Integer(0)}});
-  exec(a, kT);
-  exec(a, "insert into t values (1, 'one', 10), (2, 'two', 20)");
+  Peer& a = open_maintained_peer();
   for (int k = 0; k < 30; ++k) exec(a, "update t set n = n + 1 where id = 1");
   exec(a, "delete from t where id = 2");
   caught_up(a);
@@ -343,12 +351,7 @@ TEST_F(sync_net, the_client_runs_the_replicas_maintenance_every_prune_interval) 
 // The maintenance keeps its schedule while the hub is out of reach (issue 22: a peer offline
 // for days still collects its tombstones).
 TEST_F(sync_net, the_replicas_maintenance_runs_while_the_hub_is_unreachable) {
-  start_hub();
-  SyncClientConfig c = client_config();
-  c.prune_interval_ms = 150;
-  Peer& a = open("a", c, true, {{"tombstone_horizon_ms", Value::Integer(0)}});
-  exec(a, kT);
-  exec(a, "insert into t values (1, 'one', 10), (2, 'two', 20)");
+  Peer& a = open_maintained_peer();
   caught_up(a);
   stop_hub();
   for (int i = 0; i < 100 && a.client->state().state == "connected"; ++i) std::this_thread::sleep_for(50ms);
