@@ -377,28 +377,59 @@ RowRef StoreDb::find(const Txn& t, std::string_view key, bool committed_only) {
   return RowRef::own(std::move(*v));
 }
 
+StoreDb::CommitRows::CommitRows(StoreDb& db) : db_(db), borrowed_(!db.row_pool_busy_) {
+  pool_ = borrowed_ ? &db.row_pool_ : &local_;
+  wrapped_ = borrowed_ ? &db.wrap_buffer_ : &local_wrapped_;
+  db.row_pool_busy_ = true;
+}
+
+StoreDb::CommitRows::~CommitRows() {
+  if (!borrowed_) return;
+  // Kept for the next commit while small: a big transaction's rows and buffer go.
+  constexpr size_t kKept = 64;
+  if (pool_->size() > kKept) {
+    pool_->resize(kKept);
+    pool_->shrink_to_fit();
+  }
+  for (CommitObserver::RowWrite& w : *pool_) {
+    w.table = nullptr;
+    w.key = w.row = {};
+    if (w.sidecar.capacity() > 256) std::string().swap(w.sidecar);
+  }
+  if (wrapped_->capacity() > 4096) std::string().swap(*wrapped_);
+  db_.row_pool_busy_ = false;
+}
+
+void StoreDb::CommitRows::add(TableState* table, std::string_view key, std::string_view row) {
+  if (n_ == pool_->size()) pool_->emplace_back();
+  CommitObserver::RowWrite& w = (*pool_)[n_++];
+  w.table = table;
+  w.key = key;
+  w.row = row;
+  w.sidecar.clear();
+}
+
 void StoreDb::write(Txn& t, std::span<const Put> puts) {
   if (!t.active) {  // autocommit: one batch of its own
     KvBatch b;
     int64_t d = 0;
     std::string_view top;
-    std::vector<CommitObserver::RowWrite> rows;
+    CommitRows commit(*this);
+    std::span<CommitObserver::RowWrite> rows;
     if (observer_) {
       // The observer's writes go first here: they never name a key of `puts` (its own
       // rows' versions ride in their sidecars).
-      rows.reserve(puts.size());
-      for (const Put& p : puts)
-        rows.push_back({t.table.get(), p.key, p.deletion ? std::string_view() : p.row, {}});
+      for (const Put& p : puts) commit.add(t.table.get(), p.key, p.deletion ? std::string_view() : p.row);
+      rows = commit.rows();
       if (staged_) observer_->carry_sidecars(rows); else observer_->before_commit(rows, b);
     }
-    std::string wrapped;
     for (size_t i = 0; i < puts.size(); ++i) {
       const Put& p = puts[i];
       if (p.deletion) {
         b.del(p.key);
       } else if (!rows.empty() && !rows[i].sidecar.empty()) {
-        wrap_row(wrapped, rows[i].sidecar, p.row);
-        b.put(p.key, wrapped);
+        wrap_row(commit.wrapped(), rows[i].sidecar, p.row);
+        b.put(p.key, commit.wrapped());
       } else {
         b.put(p.key, p.row);
       }
@@ -496,10 +527,12 @@ void StoreDb::flush_ready() {
   if (!any) return;
   // The group's pending writes go straight into the engine's batch, then the row counts.
   // With an observer the rows are emitted from what it saw (each with its sidecar).
-  std::vector<CommitObserver::RowWrite> rows;
+  CommitRows commit(*this);
   struct Group : KvWrites {
     const std::vector<Txn*>* txns;
-    const std::vector<CommitObserver::RowWrite>* rows = nullptr;
+    std::span<const CommitObserver::RowWrite> rows;
+    std::string* wrapped = nullptr;
+    bool with_rows = false;
     KvBatch stats;
     bool empty() const override {
       for (const Txn* t : *txns)
@@ -507,14 +540,13 @@ void StoreDb::flush_ready() {
       return stats.empty();
     }
     void emit(KvSink& sink) const override {
-      if (rows) {
-        std::string wrapped;
-        for (const CommitObserver::RowWrite& w : *rows) {
+      if (with_rows) {
+        for (const CommitObserver::RowWrite& w : rows) {
           if (w.row.data() == nullptr) {
             sink.del(w.key);
           } else if (!w.sidecar.empty()) {
-            wrap_row(wrapped, w.sidecar, w.row);
-            sink.put(w.key, wrapped);
+            wrap_row(*wrapped, w.sidecar, w.row);
+            sink.put(w.key, *wrapped);
           } else {
             sink.put(w.key, w.row);
           }
@@ -545,18 +577,16 @@ void StoreDb::flush_ready() {
   CommitObserver* observer = observer_;
   try {
     if (observer) {
-      size_t n = 0;
-      for (const Txn* t : txns_)
-        if (t->ready) n += t->pending.map().size();
-      rows.reserve(n);
       for (Txn* t : txns_) {
         if (!t->ready) continue;
         for (const auto& [key, slot] : t->pending.map())
-          rows.push_back({t->table.get(), key, slot.live() ? slot.row : std::string_view(), {}});
+          commit.add(t->table.get(), key, slot.live() ? slot.row : std::string_view());
       }
-      if (!rows.empty()) {
-        observer->before_commit(rows, b.stats);
-        b.rows = &rows;
+      if (!commit.rows().empty()) {
+        observer->before_commit(commit.rows(), b.stats);
+        b.rows = commit.rows();
+        b.wrapped = &commit.wrapped();
+        b.with_rows = true;
       } else {
         observer = nullptr;
       }

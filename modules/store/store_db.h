@@ -293,6 +293,32 @@ class StoreDb {
   CommitObserver* observer_ = nullptr;
   std::map<uint64_t, std::weak_ptr<TableState>> live_;
   std::vector<Txn*> txns_;
+
+  // The observer's rows of one commit, from a pool reused from commit to commit (so a small
+  // commit allocates neither the vector nor, once warm, its rows' sidecars) and the buffer a
+  // row is wrapped with its sidecar in. REQUIRES: mu().
+  class CommitRows {
+   public:
+    explicit CommitRows(StoreDb& db);
+    ~CommitRows();
+    CommitRows(const CommitRows&) = delete;
+    CommitRows& operator=(const CommitRows&) = delete;
+    void add(TableState* table, std::string_view key, std::string_view row);
+    std::span<CommitObserver::RowWrite> rows() { return {pool_->data(), n_}; }
+    std::string& wrapped() { return *wrapped_; }
+
+   private:
+    StoreDb& db_;
+    bool borrowed_;  // the pool (false: it is in use further up the stack; a local one)
+    std::vector<CommitObserver::RowWrite> local_;
+    std::string local_wrapped_;
+    std::vector<CommitObserver::RowWrite>* pool_;
+    std::string* wrapped_;
+    size_t n_ = 0;
+  };
+  std::vector<CommitObserver::RowWrite> row_pool_;
+  std::string wrap_buffer_;
+  bool row_pool_busy_ = false;
 };
 
 }  // namespace quereus::store

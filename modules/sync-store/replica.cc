@@ -135,18 +135,47 @@ void drop_unreferenced_log(const std::vector<uint64_t>& before, const std::vecto
 
 // ---- RowVersions ----
 
+// Capture's hot path writes through a raw pointer (store::put_varint's encoding).
+static char* raw_varint(char* p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<char>((v & 0x7F) | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<char>(v);
+  return p;
+}
+static char* raw_be(char* p, uint64_t v, int bytes) {
+  for (int i = bytes - 1; i >= 0; --i) *p++ = static_cast<char>((v >> (8 * i)) & 0xFF);
+  return p;
+}
+static char* raw_prefixed(char* p, std::string_view b) {
+  p = raw_varint(p, b.size());
+  if (!b.empty()) std::memcpy(p, b.data(), b.size());
+  return p + b.size();
+}
+
 void RowVersions::append_fresh(std::string& out, const Hlc& base, uint64_t seq, std::span<const std::string> names,
                                const SiteId& local) {
-  out.push_back(3);  // record version: a fresh row's
+  size_t bound = 2 + 5 * 10 + base.site.bytes.size();  // the header's largest
+  for (const std::string& name : names) bound += 10 + name.size();
+  const size_t at = out.size();
+  out.resize(at + bound);
+  char* const begin = out.data() + at;
+  char* p = begin;
+  *p++ = 3;  // record version: a fresh row's
   const bool here = base.site == local;
-  out.push_back(here ? 1 : 0);
-  store::put_varint(out, base.wall);
-  store::put_varint(out, base.counter);
-  if (!here) out.append(reinterpret_cast<const char*>(base.site.bytes.data()), base.site.bytes.size());
-  store::put_varint(out, base.op_seq);
-  store::put_varint(out, seq);
-  store::put_varint(out, names.size());
-  for (const std::string& name : names) put_prefixed(out, name);
+  *p++ = here ? 1 : 0;
+  p = raw_varint(p, base.wall);
+  p = raw_varint(p, base.counter);
+  if (!here) {
+    std::memcpy(p, base.site.bytes.data(), base.site.bytes.size());
+    p += base.site.bytes.size();
+  }
+  p = raw_varint(p, base.op_seq);
+  p = raw_varint(p, seq);
+  p = raw_varint(p, names.size());
+  for (const std::string& name : names) p = raw_prefixed(p, name);
+  out.resize(at + static_cast<size_t>(p - begin));
 }
 
 std::string RowVersions::encode(const SiteId& local) const {
@@ -726,6 +755,26 @@ void Replica::raise_versions_bound(uint64_t id, std::string_view key) {
   if (!it->second || key > std::string_view(*it->second)) it->second = std::string(key);
 }
 
+std::span<const std::string> Replica::lowered_names(const store::TableState& t) {
+  auto same = [](std::string_view lowered, std::string_view name) {
+    if (lowered.size() != name.size()) return false;
+    for (size_t i = 0; i < name.size(); ++i)
+      if (lowered[i] != (name[i] >= 'A' && name[i] <= 'Z' ? static_cast<char>(name[i] + 32) : name[i])) return false;
+    return true;
+  };
+  const auto& cols = t.schema.columns;
+  std::vector<std::string>& names = scratch_.names;
+  bool current = scratch_.names_of == &t && names.size() == cols.size();
+  for (size_t i = 0; current && i < cols.size(); ++i) current = same(names[i], cols[i].name);
+  if (!current) {
+    names.clear();
+    names.reserve(cols.size());
+    for (const auto& c : cols) names.push_back(lower(c.name));
+    scratch_.names_of = &t;
+  }
+  return names;
+}
+
 void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
   std::lock_guard lock(writer_);
   store::KvStore& kv = db_->kv();
@@ -769,7 +818,8 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
     seq = plan->next_seq;
   }
   const uint64_t first_seq = seq;
-  std::vector<std::string_view> refs;  // the log position of each row told, from first_seq
+  std::vector<std::string_view>& refs = scratch_.refs;  // the log position of each row told, from first_seq
+  refs.clear();
   std::optional<Hlc> base;  // ticked once, on the first fact
   uint32_t op = 0;
   if (!plan && ddl_txn_base_ && clock.state() == ddl_txn_base_->clock_state) {
@@ -788,12 +838,12 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
     bounds.emplace_back(id, std::string(key));
   };
   // The log runs (and a deleted row's tombstone record): one allocation, not a doubling.
-  size_t key_bytes = 0;
-  for (const RowWrite& w : rows) key_bytes += w.key.size();
-  out.reserve(rows.size() / kRunMax + 2, key_bytes + 64);
+  if (rows.size() > 8) {
+    size_t key_bytes = 0;
+    for (const RowWrite& w : rows) key_bytes += w.key.size();
+    out.reserve(rows.size() / kRunMax + 2, key_bytes + 64);
+  }
   std::string vkey;
-  const store::TableState* names_of = nullptr;
-  std::vector<std::string> names;  // the lowered column names of names_of
   auto next_hlc = [&]() {
     if (!base) base = clock.tick(now);
     if (op == UINT32_MAX) throw sdk::Error(QRS_RANGE, "sync-store: a transaction of more than 2^32 facts");
@@ -832,18 +882,14 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
     if (old_sidecar.empty() && !stored && w.row.data() != nullptr) {
       // A row new to the replica: every column is a fresh version of this transaction's
       // base, none had seen a deletion. Encoded straight into RowVersions' record form.
-      if (names_of != &t) {
-        names_of = &t;
-        names.clear();
-        for (const auto& c : t.schema.columns) names.push_back(lower(c.name));
-      }
+      const std::span<const std::string> names = lowered_names(t);
       const size_t n = std::min(names.size(), store::row_cell_count(w.row, t.schema.table_name));
       if (n == 0) continue;
       const Hlc first = next_hlc();  // the first column's; the others follow it
       if (uint64_t(first.op_seq) + n > UINT32_MAX)
         throw sdk::Error(QRS_RANGE, "sync-store: a transaction of more than 2^32 facts");
       op = static_cast<uint32_t>(first.op_seq + n);
-      RowVersions::append_fresh(w.sidecar, first, seq, std::span<const std::string>(names).first(n), site_);
+      RowVersions::append_fresh(w.sidecar, first, seq, names.first(n), site_);
       refs.push_back(w.key.substr(1));
       ++seq;
       continue;
@@ -913,16 +959,28 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
   if (!refs.empty()) {
     // The commit's positions as runs, each carrying the clock: the newest run is where
     // load_metadata finds the clock and the next position, so no meta record is written.
-    const std::string state = clock.state();
-    std::string value;
+    std::string& value = scratch_.run;
     for (size_t at = 0; at < refs.size(); at += kRunMax) {
       const size_t n = std::min(kRunMax, refs.size() - at);
-      value.clear();
-      store::put_varint(value, n);
-      put_prefixed(value, state);
-      for (size_t i = at; i < at + n; ++i) put_prefixed(value, refs[i]);
-      out.put(run_key(first_seq + at), value);
+      size_t bound = 10 + 1 + 10;  // n, the clock state (wall 8 + counter 2) and its length
+      for (size_t i = at; i < at + n; ++i) bound += 10 + refs[i].size();
+      value.resize(bound);
+      char* p = value.data();
+      p = raw_varint(p, n);
+      *p++ = 10;
+      p = raw_be(p, clock.wall(), 8);
+      p = raw_be(p, clock.counter(), 2);
+      for (size_t i = at; i < at + n; ++i) p = raw_prefixed(p, refs[i]);
+      value.resize(static_cast<size_t>(p - value.data()));
+      char key[10];  // run_key: 22 ‖ first ‖ 'R'
+      key[0] = kLog;
+      raw_be(key + 1, first_seq + at, 8);
+      key[9] = kRunMark;
+      out.put(std::string_view(key, sizeof key), value);
     }
+    refs.clear();  // views of this batch's keys
+    if (value.capacity() > 4096) std::string().swap(value);  // a big transaction's: not kept
+    if (refs.capacity() > 4096) std::vector<std::string_view>().swap(refs);
   } else if (base) {  // the transaction's DDL base taken, no row told: its clock and seq
     out.put(meta_key("clock"), clock.state());
     out.put(meta_key("seq"), u64(seq));

@@ -474,6 +474,17 @@ class Replica : public store::CommitObserver {
     bool with_plan = false;  // the batch carries the pending engine-routed apply
   };
   std::optional<Staged> staged_;
+  // Capture's scratch, reused from commit to commit (REQUIRES: writer_): a one-row
+  // autocommit then allocates nothing of its own but the row's sidecar.
+  struct CaptureScratch {
+    std::vector<std::string_view> refs;  // the log position of each row told
+    std::string run;                     // a run record's value
+    const store::TableState* names_of = nullptr;
+    std::vector<std::string> names;      // names_of's column names, lowered
+  };
+  CaptureScratch scratch_;
+  // The lowered column names of `t`, from scratch_ while they still match its schema.
+  std::span<const std::string> lowered_names(const store::TableState& t);
   std::recursive_mutex writer_;  // capture, apply, prune: one at a time
   // The engine-routed apply waiting for its commit (resolve_for_engine .. finish).
   struct Pending {
