@@ -49,7 +49,7 @@ class LogWalk {
     for (;;) {
       while (run_left_ > 0) {
         --run_left_;
-        ref = run_.prefixed();
+        ref = refs_->next();
         seq = run_seq_++;
         if (seq >= from_) return true;
       }
@@ -71,15 +71,16 @@ class LogWalk {
  private:
   void enter(std::string_view key, std::string_view value) {
     value_.assign(value);
-    run_ = Reader{value_};
+    Reader r{value_};
     run_seq_ = get_u64(key.substr(1));
-    run_left_ = read_run_header(run_).n;
+    run_left_ = read_run_header(r).n;
+    refs_.emplace(r, is_compact_run(key));
   }
   uint64_t from_;
   std::unique_ptr<store::KvIterator> it_;
   bool started_ = false;
   std::string value_;
-  Reader run_{};
+  std::optional<RunRefs> refs_;
   uint64_t run_seq_ = 0, run_left_ = 0;
 };
 
@@ -400,6 +401,14 @@ void Replica::load_metadata() {
   // the rows (once the site is known: a record of this site's is written compactly).
   const bool upgrade = format && (*format == "1" || *format == "2" || *format == "3");
   if (upgrade) format = std::string(kSyncFormat);
+  if (format && *format == "4") {
+    // Format 5 only adds the compact run ('C'): a format-4 store is read as it is; the
+    // record says that a format-4 build must no longer open it.
+    KvBatch b;
+    b.put(meta_key("format"), kSyncFormat);
+    kv.write(b, true);
+    format = std::string(kSyncFormat);
+  }
   if (format && *format != kSyncFormat)
     throw sdk::Error(QRS_FORMAT, "sync-store at '" + db_->path() + "': replication metadata format " + *format +
                                      " is not the format this build reads (" + std::string(kSyncFormat) +
@@ -963,19 +972,30 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
     for (size_t at = 0; at < refs.size(); at += kRunMax) {
       const size_t n = std::min(kRunMax, refs.size() - at);
       size_t bound = 10 + 1 + 10;  // n, the clock state (wall 8 + counter 2) and its length
-      for (size_t i = at; i < at + n; ++i) bound += 10 + refs[i].size();
+      for (size_t i = at; i < at + n; ++i) bound += 20 + refs[i].size();
       value.resize(bound);
       char* p = value.data();
       p = raw_varint(p, n);
       *p++ = 10;
       p = raw_be(p, clock.wall(), 8);
       p = raw_be(p, clock.counter(), 2);
-      for (size_t i = at; i < at + n; ++i) p = raw_prefixed(p, refs[i]);
+      // The references prefix-compressed (RunRefs): each as what it shares with the one
+      // before (the first, with eight zero bytes) and the rest.
+      static constexpr char kZeros[8] = {};
+      std::string_view prev(kZeros, sizeof kZeros);
+      for (size_t i = at; i < at + n; ++i) {
+        const std::string_view ref = refs[i];
+        size_t shared = 0;
+        while (shared < prev.size() && shared < ref.size() && prev[shared] == ref[shared]) ++shared;
+        p = raw_varint(p, shared);
+        p = raw_prefixed(p, ref.substr(shared));
+        prev = ref;
+      }
       value.resize(static_cast<size_t>(p - value.data()));
-      char key[10];  // run_key: 22 ‖ first ‖ 'R'
+      char key[10];  // a compact run's key: 22 ‖ first ‖ 'C'
       key[0] = kLog;
       raw_be(key + 1, first_seq + at, 8);
-      key[9] = kRunMark;
+      key[9] = kCompactRunMark;
       out.put(std::string_view(key, sizeof key), value);
     }
     refs.clear();  // views of this batch's keys
@@ -2124,7 +2144,8 @@ uint64_t Replica::prune_tombstones() {
       if (is_run_key(log->key())) {
         Reader r{log->value()};
         const uint64_t n = read_run_header(r).n;
-        for (uint64_t i = 0; i < n && dead; ++i) dead = !live(first + i, r.prefixed());
+        RunRefs refs(r, is_compact_run(log->key()));
+        for (uint64_t i = 0; i < n && dead; ++i) dead = !live(first + i, refs.next());
       } else {
         std::string_view ref = log->value();
         dead = !ref.empty() && ref[0] != '\xFE' && ref[0] != '\xFF' && !live(first, ref);

@@ -53,7 +53,7 @@ namespace quereus::sync {
 // form); 21 keeps only deleted rows' records (tombstones). Format 1–3 stores are upgraded
 // at open: the live rows' 21 records move into their rows in chunked batches, each atomic,
 // the format record written with the last.
-inline constexpr std::string_view kSyncFormat = "4";
+inline constexpr std::string_view kSyncFormat = "5";
 
 // What happens to a change for a table this replica does not have.
 enum class UnknownTables {

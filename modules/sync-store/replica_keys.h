@@ -74,7 +74,10 @@ inline std::string run_key(uint64_t first) {
   k.push_back(kRunMark);
   return k;
 }
-inline bool is_run_key(std::string_view k) { return k.size() == 10 && k[9] == kRunMark; }
+// Format 5: a run whose references are prefix-compressed (RunRefs); 'R' runs stay readable.
+inline constexpr char kCompactRunMark = 'C';
+inline bool is_run_key(std::string_view k) { return k.size() == 10 && (k[9] == kRunMark || k[9] == kCompactRunMark); }
+inline bool is_compact_run(std::string_view k) { return k.size() == 10 && k[9] == kCompactRunMark; }
 
 inline std::string table_key(uint64_t id) {
   std::string k(1, kTables);
@@ -134,6 +137,30 @@ inline RunHeader read_run_header(Reader& r) {
   const uint64_t n = r.varint();
   return {n, r.prefixed()};
 }
+
+// A run record's references, after its header (read_run_header). An 'R' run stores each
+// reference whole (prefixed); a 'C' run (format 5) stores each as the number of leading
+// bytes it shares with the one before, then the rest (prefixed): the first is taken against
+// eight zero bytes, so a small table id's leading zeros cost nothing, and a commit's rows of
+// one table cost their keys' differing tails. A view returned lives until the next call.
+class RunRefs {
+ public:
+  RunRefs(Reader r, bool compact) : r_(r), compact_(compact), prev_(8, '\0') {}
+  std::string_view next() {
+    if (!compact_) return r_.prefixed();
+    const uint64_t shared = r_.varint();
+    if (shared > prev_.size()) corrupt("bad run reference");
+    const std::string_view rest = r_.prefixed();
+    prev_.resize(shared);
+    prev_.append(rest);
+    return prev_;
+  }
+
+ private:
+  Reader r_;
+  bool compact_;
+  std::string prev_;
+};
 
 inline void put_prefixed(std::string& out, std::string_view b) {
   store::put_varint(out, b.size());

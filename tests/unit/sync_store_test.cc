@@ -30,6 +30,7 @@
 #include "../../modules/store/row_codec.h"
 #include "../../modules/sync-store/hlc.h"
 #include "../../modules/sync-store/replica.h"
+#include "../../modules/sync-store/replica_keys.h"
 #include "quereus/sdk.hpp"
 #include "catalog/module.h"
 #include "catalog/registry.h"
@@ -1601,17 +1602,38 @@ TEST_F(sync, log_runs_page_from_inside_and_sync_prune_sweeps_the_dead_ones) {
 // A format-1 replica (tombstones without images, a log entry per position) opens under
 // format 3 as it is: its format record is raised, its rows and tombstones read unchanged
 // and keep replicating.
-// A store as a format-3 build left it: each live row's versions under 21 (the row in the
-// 01 form), the format record `format`. Returns how many records moved out of the rows.
+// A store as a build of format `format` left it: every compact log run ('C', format 5)
+// spelled out as an 'R' run; before format 4, each live row's versions under 21 too (the
+// row in the 01 form). Returns how many records moved out of the rows.
 static size_t as_format_3(const std::string& dir, const std::string& format) {
+  namespace keys = quereus::sync::keys;
   quereus::store::KvOptions o;
   o.path = dir;
   auto kv = quereus::store::open_leveldb(o);
   quereus::store::KvBatch b;
+  {
+    const std::string lo(1, keys::kLog);
+    auto log = kv->iterate(quereus::store::KvRange{lo, quereus::store::prefix_end(lo)}, false);
+    for (; log->valid(); log->next()) {
+      if (!keys::is_compact_run(log->key())) continue;
+      keys::Reader r{log->value()};
+      const keys::RunHeader head = keys::read_run_header(r);
+      std::string value;
+      quereus::store::put_varint(value, head.n);
+      keys::put_prefixed(value, head.clock);
+      keys::RunRefs refs(r, true);
+      for (uint64_t i = 0; i < head.n; ++i) keys::put_prefixed(value, refs.next());
+      std::string key(log->key());
+      b.del(key);
+      key.back() = keys::kRunMark;
+      b.put(key, value);
+    }
+    log->check();
+  }
   size_t n = 0;
   const std::string lo(1, 0x04);
   auto it = kv->iterate(quereus::store::KvRange{lo, quereus::store::prefix_end(lo)}, false);
-  for (; it->valid(); it->next()) {
+  for (; format != "4" && it->valid(); it->next()) {
     const std::string_view sidecar = quereus::store::row_sidecar(it->value());
     if (sidecar.empty()) continue;
     b.put(std::string(1, 0x21) + std::string(it->key().substr(1)), sidecar);
@@ -1720,11 +1742,15 @@ class sync_format : public sync {
     ASSERT_TRUE(WIFEXITED(wstatus));
     ASSERT_EQ(WEXITSTATUS(wstatus), 0);
     const std::string dir = root_ + "/a";
-    ASSERT_EQ(format_at(dir), "4");
+    ASSERT_EQ(format_at(dir), "5");
     EXPECT_EQ(sidecars_and_records(dir), (std::pair<size_t, size_t>{2, 1}));  // rows 1 and 3; row 2's tombstone
-    EXPECT_EQ(as_format_3(dir, from), 2u);
+    EXPECT_EQ(runs_at(dir), (std::pair<size_t, size_t>{0, 2}));               // ('R', 'C'): the insert's, the delete's
+    const bool sidecars = from == "4";  // format 4 already kept them in the rows
+    EXPECT_EQ(as_format_3(dir, from), sidecars ? 0u : 2u);
     ASSERT_EQ(format_at(dir), from);
-    EXPECT_EQ(sidecars_and_records(dir), (std::pair<size_t, size_t>{0, 3}));
+    EXPECT_EQ(runs_at(dir), (std::pair<size_t, size_t>{2, 0}));
+    const std::pair<size_t, size_t> older = sidecars ? std::pair<size_t, size_t>(2, 1) : std::pair<size_t, size_t>(0, 3);
+    EXPECT_EQ(sidecars_and_records(dir), older);
     const pid_t opener = ::fork();  // an open raises the format record
     ASSERT_GE(opener, 0);
     if (opener == 0) {
@@ -1734,20 +1760,39 @@ class sync_format : public sync {
     ::waitpid(opener, &wstatus, 0);
     ASSERT_TRUE(WIFEXITED(wstatus));
     ASSERT_EQ(WEXITSTATUS(wstatus), 0);
-    EXPECT_EQ(format_at(dir), "4");
+    EXPECT_EQ(format_at(dir), "5");
     EXPECT_EQ(sidecars_and_records(dir), (std::pair<size_t, size_t>{2, 1}));
     Peer& a = open("a");
     EXPECT_EQ(query(a, "select id, n from k order by id"), (V{"1|10", "3|30"}));
+    exec(a, "insert into k values (4, 40), (5, 50)");  // a compact run after the old ones
     Peer& b = open("b");
     exec(b, "create table k (id integer primary key, n integer)");
-    pull(b, a);
+    pull(b, a);  // the old runs and the new one, in order
     EXPECT_EQ(content(b, "k"), content(a, "k"));
-    EXPECT_EQ(one(b, "select count(*) from k"), "2");
+    EXPECT_EQ(one(b, "select count(*) from k"), "4");
+  }
+  // ('R' runs, 'C' runs) in the change log of the (closed) store at `dir`.
+  static std::pair<size_t, size_t> runs_at(const std::string& dir) {
+    namespace keys = quereus::sync::keys;
+    quereus::store::KvOptions o;
+    o.path = dir;
+    auto kv = quereus::store::open_leveldb(o);
+    std::pair<size_t, size_t> n{0, 0};
+    const std::string lo(1, keys::kLog);
+    auto log = kv->iterate(quereus::store::KvRange{lo, quereus::store::prefix_end(lo)}, false);
+    for (; log->valid(); log->next()) {
+      if (keys::is_compact_run(log->key())) ++n.second;
+      else if (keys::is_run_key(log->key())) ++n.first;
+    }
+    log->check();
+    return n;
   }
 };
 
-TEST_F(sync_format, a_format_1_replica_opens_and_is_raised_to_format_4) { raised_from("1"); }
-TEST_F(sync_format, a_format_3_replica_opens_and_is_raised_to_format_4) { raised_from("3"); }
+TEST_F(sync_format, a_format_1_replica_opens_and_is_raised_to_format_5) { raised_from("1"); }
+TEST_F(sync_format, a_format_3_replica_opens_and_is_raised_to_format_5) { raised_from("3"); }
+// Format 5 adds only the compact run: a format-4 store's 'R' runs read as they are.
+TEST_F(sync_format, a_format_4_replica_opens_as_format_5_and_its_runs_still_read) { raised_from("4"); }
 
 // The format-4 upgrade moves the live rows in batches; a process SIGKILLed at any moment of
 // it leaves a store the next open finishes: every row keeps its versions (a fresh peer
@@ -1803,7 +1848,7 @@ TEST_F(sync, an_upgrade_to_format_4_killed_midway_finishes_at_the_next_open) {
     ::waitpid(opener, &wstatus, 0);
     ASSERT_TRUE(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0);
   }
-  EXPECT_EQ(format_at(dir), "4");
+  EXPECT_EQ(format_at(dir), "5");
   EXPECT_EQ(sidecars_and_records(dir), (std::pair<size_t, size_t>{live, dead}));
   Peer& a = open("a");
   EXPECT_EQ(one(a, "select count(*) from k"), std::to_string(live));
