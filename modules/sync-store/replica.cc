@@ -538,7 +538,8 @@ void Replica::carry_sidecars(std::span<RowWrite> rows) {
   }
 }
 
-void Replica::land_unwritten_sidecars(const Plan& plan, const std::set<std::string_view>& written, KvBatch& out) {
+void Replica::land_unwritten_sidecars(const Plan& plan, const std::set<std::string_view>& written, KvBatch& out,
+                                      std::vector<std::pair<uint64_t, std::string>>& bounds) {
   std::string wrapped;
   for (const auto& [key, sidecar] : plan.sidecars) {
     if (written.count(key)) continue;
@@ -546,7 +547,9 @@ void Replica::land_unwritten_sidecars(const Plan& plan, const std::set<std::stri
       store::wrap_row(wrapped, sidecar, *row);
       out.put(key, wrapped);
     } else {
-      out.put(versions_key(key), sidecar);
+      std::string vkey = versions_key(key);
+      out.put(vkey, sidecar);
+      bounds.emplace_back(get_u64(std::string_view(key).substr(1)), std::move(vkey));  // 04 ‖ table id ‖ pk
     }
   }
 }
@@ -962,7 +965,7 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
     refs.push_back(w.key.substr(1));
     ++seq;
   }
-  if (plan) land_unwritten_sidecars(*plan, plan_written, out);
+  if (plan) land_unwritten_sidecars(*plan, plan_written, out, bounds);
   if (plan)
     for (const auto& b : plan->vbounds) bounds.push_back(b);
   if (!refs.empty()) {
@@ -1683,7 +1686,7 @@ ApplyResult Replica::write_direct(Plan plan) {
       if (!r.existed) ++deltas[r.table.get()];
     }
   }
-  land_unwritten_sidecars(plan, written, b);
+  land_unwritten_sidecars(plan, written, b, plan.vbounds);
   for (const auto& [t, d] : deltas) {
     if (d == 0) continue;
     std::string v;

@@ -433,8 +433,10 @@ class Replica : public store::CommitObserver {
   // Rows and metadata in one batch written by the replica itself (direct mode).
   ApplyResult write_direct(Plan plan);
   // The sidecars of the plan's rows no batch wrote (`written`): onto the stored row, or, with
-  // none, under 21 (never lost).
-  void land_unwritten_sidecars(const Plan& plan, const std::set<std::string_view>& written, store::KvBatch& out);
+  // none, under 21 (never lost; each such key joins `bounds`, to be raised once the batch
+  // lands, so a later local insert at the key reads the record and takes it into its row).
+  void land_unwritten_sidecars(const Plan& plan, const std::set<std::string_view>& written, store::KvBatch& out,
+                               std::vector<std::pair<uint64_t, std::string>>& bounds);
   // Format 3 -> 4 at open: live rows' versions move from 21 into their rows' sidecars.
   void upgrade_to_sidecars();
   ApplyResult apply_locked(const std::vector<ChangeSet>& sets, store::KvBatch b, bool merge_clock);
