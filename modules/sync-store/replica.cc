@@ -2126,6 +2126,37 @@ uint64_t Replica::prune_tombstones() {
     ++pruned;
   }
   it->check();
+  {
+    // A row re-created after its deletion keeps the tombstone in its sidecar (format 4):
+    // collected past the horizon like one under 21, the row rewritten with the rest of its
+    // versions. Only a record of form 2 with its tombstone flag set is decoded.
+    const std::string rows_lo(1, 0x04);  // the store's rows
+    std::string wrapped;
+    auto r = db_->kv().iterate(KvRange{rows_lo, prefix_end(rows_lo)}, false);
+    for (; r->valid(); r->next()) {
+      const std::string_view sidecar = store::row_sidecar(r->value());
+      if (sidecar.size() < 2 || sidecar[0] != 2 || sidecar[1] == 0) continue;
+      RowVersions m = RowVersions::decode(sidecar, site_);
+      if (!m.tombstone || now - std::min(now, m.tombstone_created) <= options_.tombstone_horizon_ms) continue;
+      new_floor = std::max(new_floor, m.tombstone_seq);
+      gone.insert(m.tombstone_seq);
+      b.del(log_key(m.tombstone_seq));
+      m.tombstone.reset();
+      m.tombstone_seq = 0;
+      m.tombstone_created = 0;
+      m.address.clear();
+      m.image.clear();
+      const std::string_view body = store::row_body(r->value());
+      if (m.columns.empty()) {
+        b.put(r->key(), body);
+      } else {
+        wrap_versions(wrapped, m, body, site_);
+        b.put(r->key(), wrapped);
+      }
+      ++pruned;
+    }
+    r->check();
+  }
   // The log's dead positions: a row's single entry or a whole run none of whose positions
   // tells a current fact goes (the newest record stays: a run there holds the clock and
   // the next position load_metadata reads).

@@ -728,6 +728,39 @@ TEST_F(sync, p22_tombstones_go_only_after_the_horizon_with_their_log_entries) {
   EXPECT_EQ(status(a)["logEntries"], schema_entries);
 }
 
+// A row deleted and then inserted again keeps the deletion's tombstone in its own entry
+// (format 4); sync_prune collects it past the horizon as it does one under 21: the floor
+// moves, the tombstone's log position goes, the row keeps its values and versions, and a
+// new peer (behind the floor) takes it by snapshot and later updates as single columns.
+TEST_F(sync, a_recreated_rows_tombstone_is_collected_past_the_horizon) {
+  Peer& a = open("a", {{"tombstone_horizon_ms", Value::Integer(200)}});
+  exec(a, kT);
+  const int64_t schema_entries = status(a)["logEntries"].get<int64_t>();
+  exec(a, "insert into t values (1, 'x', 1), (2, 'y', 2)");
+  exec(a, "delete from t where id = 1");
+  exec(a, "insert into t values (1, 'again', 10)");
+  // Rows 1 and 2, and row 1's tombstone (its position tells the deletion).
+  EXPECT_EQ(status(a)["logEntries"], schema_entries + 3);
+  EXPECT_EQ(one(a, "select sync_prune('a')"), "0");
+  ::usleep(300'000);
+  EXPECT_EQ(one(a, "select sync_prune('a')"), "1");
+  EXPECT_GT(status(a)["floor"].get<uint64_t>(), 0u);
+  EXPECT_EQ(status(a)["logEntries"], schema_entries + 2);
+  EXPECT_EQ(one(a, "select sync_prune('a')"), "0");  // nothing left to collect
+  EXPECT_EQ(query(a, "select id, a, b from t order by id"), (V{"1|again|10", "2|y|2"}));
+  Peer& b = open("b");
+  exec(b, kT);
+  EXPECT_TRUE(changes(a, 0, b.site).value("snapshotRequired", false));  // behind the new floor
+  take_snapshot(b, a, 1);
+  EXPECT_EQ(content(b), content(a));
+  exec(a, "update t set b = 11 where id = 1");
+  const json page = changes(a, status(a)["nextSeq"].get<uint64_t>() - 2);  // the update's position
+  ASSERT_EQ(page["changeSets"].size(), 1u) << page.dump();
+  EXPECT_EQ(page["changeSets"][0]["changes"].size(), 1u) << page.dump();  // the one column
+  pull(b, a);
+  EXPECT_EQ(content(b), content(a));
+}
+
 TEST_F(sync, p23_a_peer_behind_the_horizon_must_take_a_snapshot) {
   Peer& a = open("a", {{"tombstone_horizon_ms", Value::Integer(100)}});
   Peer& b = open("b");
@@ -2994,6 +3027,9 @@ TEST_F(sync, a_crash_during_prune_or_rekey_leaves_the_replica_whole) {
     }
     script.push_back("insert into k values " + rows);
     script.push_back("delete from k where v % 3 = 0");
+    // A deleted row inserted again: its tombstone rides in its sidecar, which the prune collects.
+    const std::string again = std::to_string(i * 100 + 3);
+    script.push_back("insert into k values (" + again + ", 'c" + again + "', 3)");
     // The re-key moves the tombstones of the rows just deleted (their images), then the prune
     // collects them.
     script.push_back(i % 2 == 0 ? "alter table k alter primary key (code)" : "alter table k alter primary key (id)");
