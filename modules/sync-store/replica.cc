@@ -306,10 +306,16 @@ RowVersions RowVersions::decode(std::string_view bytes, const SiteId& local) {
 
 std::string RowVersions::image_of(std::span<const qrs_value> cells, const std::vector<sdk::ColumnDef>& columns) {
   std::vector<std::string> names;
-  std::vector<qrs_value> pairs;
   const size_t n = std::min(cells.size(), columns.size());
   names.reserve(n);
   for (size_t i = 0; i < n; ++i) names.push_back(lower(columns[i].name));
+  return image_of(cells, names);
+}
+
+std::string RowVersions::image_of(std::span<const qrs_value> cells, std::span<const std::string> names) {
+  std::vector<qrs_value> pairs;
+  const size_t n = std::min(cells.size(), names.size());
+  pairs.reserve(2 * n);
   for (size_t i = 0; i < n; ++i) {
     qrs_value name{};
     name.type = QRS_TYPE_TEXT;
@@ -917,9 +923,10 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
       if (old_row) {
         store::decode_row(*old_row, old_cells, t.schema.table_name);
         std::vector<qrs_value> pk;
+        pk.reserve(t.schema.primary_key.size());
         for (const auto& k : t.schema.primary_key) pk.push_back(old_cells.at(k.column));
         m.address = store::encode_row(pk);
-        m.image = RowVersions::image_of(old_cells, t.schema.columns);  // a re-key moves the tombstone
+        m.image = RowVersions::image_of(old_cells, lowered_names(t));  // a re-key moves the tombstone
       }
       m.tombstone = next_hlc();
       m.tombstone_seq = seq;
@@ -942,13 +949,14 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
     std::optional<Hlc> seen = m.tombstone;
     for (const ColumnVersion& c : m.columns)
       if (c.seen_delete && (!seen || *c.seen_delete > *seen)) seen = c.seen_delete;
+    const std::span<const std::string> names = lowered_names(t);
     for (size_t i = 0; i < cols.size() && i < cells.size(); ++i) {
-      std::string name = lower(cols[i].name);
+      const std::string& name = names[i];
       ColumnVersion* c = m.column(name);
       if (c && i < old_cells.size() && m.valid(*c, options_.allow_resurrection) &&
           sdk::identical(cells[i], old_cells[i]))
         continue;  // unchanged (same type and bytes: a blob compares by content)
-      ColumnVersion fresh{std::move(name), next_hlc(), seq, seen};
+      ColumnVersion fresh{name, next_hlc(), seq, seen};
       if (c) *c = std::move(fresh); else m.columns.push_back(std::move(fresh));
       changed = true;
     }

@@ -111,6 +111,8 @@ struct RowVersions {
                            const SiteId& local);
   // `image` from a stored row's cells and its table's columns, and back.
   static std::string image_of(std::span<const qrs_value> cells, const std::vector<sdk::ColumnDef>& columns);
+  // The same, with the columns' lowered names given.
+  static std::string image_of(std::span<const qrs_value> cells, std::span<const std::string> names);
   store::CommitObserver::NamedRow named_image() const;
   static std::string image_of(const store::CommitObserver::NamedRow& row);
   ColumnVersion* column(std::string_view lower_name);
