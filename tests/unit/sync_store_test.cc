@@ -1599,6 +1599,75 @@ TEST_F(sync, log_runs_page_from_inside_and_sync_prune_sweeps_the_dead_ones) {
   EXPECT_EQ(query(a, "pragma integrity_check"), V{"ok"});
 }
 
+// Format 5's compact runs: row references that share long prefixes (a shared length and a
+// tail past one varint byte), shorter and longer than the one before, two tables in one
+// commit, commits past 1,024 rows (a run's chain starts again at each record), paged from
+// inside runs, read again by a reopen in another process (the newest run's header), swept,
+// and told to fresh peers: what they hold is what the source holds.
+TEST_F(sync, compact_runs_round_trip_long_shared_prefixes_two_tables_and_a_reopen) {
+  constexpr const char* kK = "create table k (id text primary key, n integer null)";
+  constexpr const char* kM = "create table m (id integer primary key, s text null)";
+  auto rounds = [&](Peer& a, uint32_t seed, int count) -> bool {
+    std::mt19937 rng(seed);
+    auto key = [&]() {
+      const int shape = static_cast<int>(rng() % 4);
+      const std::string stem = shape == 0 ? "" : shape == 1 ? "q" : std::string(140 + rng() % 60, 'p');
+      return stem + std::to_string(rng() % 5000);
+    };
+    for (int r = 0; r < count; ++r) {
+      std::string sql = "begin; ";
+      const int rows = r % 5 == 0 ? 1100 + static_cast<int>(rng() % 200) : 1 + static_cast<int>(rng() % 12);
+      std::string ks, ms;
+      for (int i = 0; i < rows; ++i) {
+        ks += (ks.empty() ? "" : ", ") + ("('" + key() + "', " + std::to_string(rng() % 100) + ")");
+        if (i % 3 == 0) ms += (ms.empty() ? "" : ", ") + ("(" + std::to_string(rng() % 100000) + ", 'm')");
+      }
+      sql += "insert or replace into k values " + ks + "; insert or replace into m values " + ms + "; ";
+      sql += "delete from k where n = " + std::to_string(rng() % 100) + "; ";
+      sql += "update m set s = 'u" + std::to_string(r) + "' where id % 7 = " + std::to_string(rng() % 7) + "; commit";
+      if (!run(a, sql).ok()) return false;
+      if (!run(a, "insert or replace into k values ('" + key() + "', 1)").ok()) return false;  // an autocommit
+    }
+    return true;
+  };
+  const std::string reported = in_child_reporting(
+      [&]() -> std::string {
+        Peer& a = open("a");
+        if (!run(a, kK).ok() || !run(a, kM).ok() || !rounds(a, 1, 12)) return "";
+        return std::to_string(status(a)["nextSeq"].get<uint64_t>());
+      },
+      /*kill=*/true);
+  ASSERT_FALSE(reported.empty());
+  Peer& a = open("a");
+  EXPECT_EQ(status(a)["nextSeq"].get<uint64_t>(), std::stoull(reported));
+  EXPECT_GT(std::stoi(one(a, "select count(*) from k")), 2000);
+  Peer& b = open("b");
+  exec(b, kK);
+  exec(b, kM);
+  auto pull_paged = [&](Peer& to, int64_t batch) {
+    for (;;) {
+      json page = changes(a, to.cursor["a"], to.site, batch);
+      ASSERT_FALSE(page.value("snapshotRequired", false));
+      apply(to, page);
+      to.cursor["a"] = page["cursor"].get<uint64_t>();
+      if (!page["hasMore"].get<bool>()) break;
+    }
+  };
+  pull_paged(b, 97);
+  ASSERT_TRUE(rounds(a, 2, 8));
+  pull_paged(b, 331);
+  EXPECT_EQ(content(b, "k"), content(a, "k"));
+  EXPECT_EQ(content(b, "m"), content(a, "m"));
+  EXPECT_EQ(one(a, "select sync_prune('a')"), "0");
+  Peer& c = open("c");
+  exec(c, kK);
+  exec(c, kM);
+  pull_paged(c, 1000);
+  EXPECT_EQ(content(c, "k"), content(a, "k"));
+  EXPECT_EQ(content(c, "m"), content(a, "m"));
+  EXPECT_EQ(query(a, "pragma integrity_check"), V{"ok"});
+}
+
 // A format-1 replica (tombstones without images, a log entry per position) opens under
 // format 3 as it is: its format record is raised, its rows and tombstones read unchanged
 // and keep replicating.
