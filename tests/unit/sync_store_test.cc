@@ -1668,6 +1668,38 @@ TEST_F(sync, compact_runs_round_trip_long_shared_prefixes_two_tables_and_a_reope
   EXPECT_EQ(query(a, "pragma integrity_check"), V{"ok"});
 }
 
+// Capture lowers a table's column names once and keeps them while they match its schema: a
+// new row after each ALTER (a rename, an added column, a dropped one, a rename of case only)
+// is told under the columns the table has then.
+TEST_F(sync, a_new_row_after_each_alter_is_told_under_the_current_column_names) {
+  Peer& a = open("a");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 1)");
+  exec(a, "alter table t rename column a to a2");
+  exec(a, "insert into t values (2, 'y', 2)");
+  exec(a, "alter table t add column c integer null");
+  exec(a, "insert into t values (3, 'z', 3, 30)");
+  exec(a, "alter table t drop column b");
+  exec(a, "insert into t values (4, 'w', 40)");
+  exec(a, "alter table t rename column a2 to A2");
+  exec(a, "insert into t values (5, 'v', 50)");
+  std::set<std::string> columns;
+  std::map<std::string, std::set<std::string>> told;  // pk -> columns
+  for (uint64_t cursor = 0;;) {
+    const json page = changes(a, cursor);
+    const json data = facts_of(page, false);
+    for (const json& set : data["changeSets"])
+      for (const json& c : set["changes"]) told[c["pk"].dump()].insert(c["column"].get<std::string>());
+    cursor = page["cursor"].get<uint64_t>();
+    if (!page["hasMore"].get<bool>()) break;
+  }
+  for (const char* pk : {"[4]", "[5]"}) columns.insert(told[pk].begin(), told[pk].end());
+  EXPECT_EQ(columns, (std::set<std::string>{"id", "a2", "c"}));
+  Peer& b = open("b");
+  pull(b, a);
+  EXPECT_EQ(content(b), content(a));
+}
+
 // A format-1 replica (tombstones without images, a log entry per position) opens under
 // format 3 as it is: its format record is raised, its rows and tombstones read unchanged
 // and keep replicating.
