@@ -32,8 +32,9 @@ std::string encode_values(const std::vector<sdk::Value>& values) {
 }
 
 // The change log's positions from `from` on, in order: single entries (22 ‖ seq -> ref)
-// and the positions of runs (22 ‖ first ‖ 'R'), a run that began before `from` entered
-// part-way. A run's value is copied: the walk's views outlive the iterator's step.
+// and the positions of runs (22 ‖ first ‖ 'R' or 'C'), a run that began before `from`
+// entered part-way. A run's value is copied. The `ref` next() gives lives until the next
+// call only (a compact run's reference is rebuilt in place, RunRefs).
 class LogWalk {
  public:
   LogWalk(store::KvStore& kv, uint64_t from) : from_(from) {

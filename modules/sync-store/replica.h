@@ -7,7 +7,7 @@
 // their changes (apply), each in one atomic batch, under one writer lock.
 //
 // Keyspace (beside the store's 00–05, docs/sync-store.md §Layout):
-//   20 "format"                  the sync metadata format ("4"); checked at open
+//   20 "format"                  the sync metadata format ("5"); checked at open
 //   20 "site"                    site id (16) + created-at ms (8, BE)
 //   20 "clock"                   the HLC state: wall (8) + counter (2)
 //   20 "seq"                     the next arrival sequence number (8, BE)
@@ -15,6 +15,7 @@
 //   04 … (the store's row)       a live row's versions ride in its sidecar (RowVersions)
 //   21 <table id 8> <pk key>     a deleted row's versions: its tombstone (RowVersions)
 //   22 <seq 8>                   change log: <table id 8> <pk key> written at arrival seq
+//   22 <first 8> 'R' | 'C'       a run: one local commit's positions (keys::run_key, RunRefs)
 //   23 <peer site 16>            a peer's cursors (received, sent)
 //   24 <table id 8>              the table's schema and name (kept with the registry), and
 //                                its incarnation ids (schema replication)
@@ -53,6 +54,9 @@ namespace quereus::sync {
 // form); 21 keeps only deleted rows' records (tombstones). Format 1–3 stores are upgraded
 // at open: the live rows' 21 records move into their rows in chunked batches, each atomic,
 // the format record written with the last.
+// 5: a commit's run is written compact ('C', keys::RunRefs: each reference as what it shares
+// with the one before, and the rest); 'R' runs stay readable. A format-4 store opens as it
+// is and its format record is raised to 5 (a format-4 build then refuses it).
 inline constexpr std::string_view kSyncFormat = "5";
 
 // What happens to a change for a table this replica does not have.
