@@ -1457,7 +1457,9 @@ void Planner::plan_grouping(CoreState& st) {
     // GROUP BY may name a select-list alias or ordinal.
     if (ge->kind == ast::ExprKind::kLiteral &&
         static_cast<const ast::Literal*>(ge)->literal_kind == ast::LiteralKind::kInteger) {
-      int n = std::atoi(static_cast<const ast::Literal*>(ge)->text.c_str());
+      const std::string& digits = static_cast<const ast::Literal*>(ge)->text;
+      long long big = std::strtoll(digits.c_str(), nullptr, 10);
+      int n = big > 1000000 ? 1000000 : static_cast<int>(big);
       if (n >= 1 && n <= static_cast<int>(st.items.size()) && st.items[n - 1].star_col) {
         const Scope::Column& sc = *st.items[n - 1].star_col;
         auto key = std::make_shared<ColumnScalar>(0, sc.slot, sc.attr.id);
@@ -1467,7 +1469,9 @@ void Planner::plan_grouping(CoreState& st) {
         ab.group_exprs.push_back(key);
         continue;
       }
-      if (n >= 1 && n <= static_cast<int>(st.items.size())) ge = st.items[n - 1].expr;
+      if (n < 1 || n > static_cast<int>(st.items.size()))
+        fail(StatusCode::kError, "GROUP BY position " + digits + " is not in the SELECT list", ge->site);
+      ge = st.items[n - 1].expr;
     } else if (ge->kind == ast::ExprKind::kColumn) {
       auto& cr = static_cast<const ast::ColumnRef&>(*ge);
       bool is_source_col = false;
