@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "parser/ast_clone.h"
+#include "parser/ast_walk.h"
 #include "parser/lexer.h"
 
 namespace quereus {
@@ -783,6 +784,13 @@ class ParserImpl {
       join->left = std::move(left);
       join->right = parse_table_source();
       join->right->lateral = lateral;
+      // A table-valued function whose arguments read a column (`join json_each(t.tags) j
+      // on …`) reads the sources before it, as in SQLite: it is a lateral source.
+      if (!lateral && join->right->kind == TableSource::Kind::kFunction &&
+          std::any_of(join->right->function_args.begin(), join->right->function_args.end(), [](const ExprPtr& a) {
+            return a && any_expr_deep(*a, [](const Expr& x) { return x.kind == ExprKind::kColumn; });
+          }))
+        join->right->lateral = true;
       if (match(Keyword::kOn)) {
         join->on = parse_expr();
       } else if (match(Keyword::kUsing)) {
