@@ -129,11 +129,16 @@ TEST_F(ParamTypesTest, DeclaredTypesTypeThePlan) {
   ASSERT_TRUE(st->bind(1, Value::Text("9")).ok());
   EXPECT_EQ(run(*st), (std::vector<std::string>{"1", "2"}));
 
-  // Undeclared (ANY), the same text value compares by storage class: text sorts above
-  // every number, so every id is less than it.
-  auto any = prepare("select id from n where id < ? order by id");
-  ASSERT_TRUE(any->bind(1, Value::Text("9")).ok());
-  EXPECT_EQ(run(*any), (std::vector<std::string>{"1", "2", "10"}));
+  // Undeclared, the bound value types the parameter (types-parameters.md "Type Inference
+  // Rules"): the same text value is TEXT, so it compares numerically as well.
+  auto inferred = prepare("select id from n where id < ? order by id");
+  ASSERT_TRUE(inferred->bind(1, Value::Text("9")).ok());
+  EXPECT_EQ(run(*inferred), (std::vector<std::string>{"1", "2"}));
+  // A value of another type re-plans the statement with that type.
+  ASSERT_TRUE(inferred->bind(1, Value::Integer(10)).ok());
+  EXPECT_EQ(run(*inferred), (std::vector<std::string>{"1", "2"}));
+  ASSERT_TRUE(inferred->bind(1, Value::Text("2")).ok());
+  EXPECT_EQ(run(*inferred), (std::vector<std::string>{"1"}));
 }
 
 // The declared types travel with the statement's plan (PlanSeed), not through the

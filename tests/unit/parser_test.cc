@@ -571,7 +571,12 @@ TEST(ParserDml, UpdateAndDelete) {
   EXPECT_EQ(u->returning.size(), 1u);
   EXPECT_PARSE_ERROR("update or ignore t set a = 1", "Expected table name");
   EXPECT_PARSE_ERROR("update t set (a, b) = (select 1, 2)", "Expected column name");
-  EXPECT_PARSE_ERROR("update t set a = 1 from u", "UPDATE … FROM is not supported");
+  // UPDATE … FROM parses to its correlated form: SET values and WHERE read the FROM.
+  auto uf = parse_as<UpdateStmt>("update t set a = u.b from u where u.k = t.k");
+  ASSERT_EQ(uf->assignments.size(), 1u);
+  EXPECT_EQ(uf->assignments[0].value->kind, ExprKind::kSubquery);
+  ASSERT_TRUE(uf->where);
+  EXPECT_EQ(uf->where->kind, ExprKind::kExists);
   EXPECT_PARSE_ERROR("UPDATE;", "Expected table name");
   auto d = parse_as<DeleteStmt>("delete from t where x returning old.x");
   EXPECT_EQ(d->table.name, "t");

@@ -140,6 +140,7 @@ class Renamer {
     bool bare = false;                    // bare names bind the column-renamed table
     bool table_unaliased = false;         // the renamed table is a source without alias
     std::vector<std::string> ctes;        // WITH names declared here: they shadow tables
+    std::vector<bool> ctes_reexpose;      // per ctes entry: it passes the renamed column through
     std::vector<std::string> bound;       // qualifiers this level's FROM sources bind
     std::vector<std::string> from_names;  // every qualifier of this level's FROM (collected first)
     bool bare_elsewhere = false;          // another source here has a column of the old name
@@ -260,6 +261,15 @@ class Renamer {
         if (iequals(x, n.name)) return true;
     return false;
   }
+  // Whether the CTE an unqualified source names (the innermost of that name) re-exposes
+  // the renamed column under its old name: no column list, and a passthrough of it
+  // (sql-alter.md "RENAME COLUMN"). Its readers then follow the rename.
+  bool cte_reexposes(const Scope* s, const ast::QualifiedName& n) const {
+    for (; s; s = s->outer)
+      for (size_t i = s->ctes.size(); i-- > 0;)
+        if (iequals(s->ctes[i], n.name)) return i < s->ctes_reexpose.size() && s->ctes_reexpose[i];
+    return false;
+  }
   bool table_visible(const Scope* s) const {
     for (; s; s = s->outer)
       if (s->table_unaliased) return true;
@@ -290,7 +300,13 @@ class Renamer {
     switch (t.kind) {
       case K::kTable:
         sc.bound.push_back(t.alias.empty() ? t.table.name : t.alias);
-        if (cte_shadows(&sc, t.table)) break;
+        if (cte_shadows(&sc, t.table)) {
+          if (cte_reexposes(&sc, t.table)) {
+            sc.bare = true;
+            sc.qualifiers.push_back(t.alias.empty() ? t.table.name : t.alias);
+          }
+          break;
+        }
         if (!old_table_.empty() && is_target(t.table, old_table_)) {
           // An unaliased source whose new name another source of the FROM already uses
           // as its qualifier keeps its old name as an alias: both qualifiers stay bound.
@@ -312,7 +328,12 @@ class Renamer {
         break;
       case K::kSubquery:
         if (!t.alias.empty()) sc.bound.push_back(t.alias);
-        if (t.subquery) select(*t.subquery, sc.outer);
+        // A derived table that passes the renamed column through (no column list)
+        // re-exposes it, as a CTE does.
+        if (t.subquery && select(*t.subquery, sc.outer) && t.alias_columns.empty()) {
+          sc.bare = true;
+          if (!t.alias.empty()) sc.qualifiers.push_back(t.alias);
+        }
         break;
       case K::kJoin:
         if (t.left) source(*t.left, sc);
@@ -339,11 +360,9 @@ class Renamer {
     }
   }
 
-  void core(ast::SelectCore& c, const Scope* outer, std::vector<ast::OrderingTerm>* order_by) {
-    if (c.nested) {
-      select(*c.nested, outer);
-      return;
-    }
+  // Returns whether the core's output name for the renamed column shifts.
+  bool core(ast::SelectCore& c, const Scope* outer, std::vector<ast::OrderingTerm>* order_by) {
+    if (c.nested) return select(*c.nested, outer);
     for (auto& row : c.values)
       for (auto& v : row)
         if (v) expr(*v, outer);
@@ -365,6 +384,7 @@ class Renamer {
     if (order_by)
       for (auto& o : *order_by)
         if (o.expr) expr(*o.expr, &sc);
+    return shifts;
   }
 
   // RENAME COLUMN: whether the select's own output name for the column changes — an
@@ -417,23 +437,32 @@ class Renamer {
     });
   }
 
-  void select(ast::Select& s, const Scope* outer) {
+  // Returns whether the select's output name for the renamed column shifts (its
+  // first core names the columns).
+  bool select(ast::Select& s, const Scope* outer) {
     Scope with_scope;
     if (s.with) {
       // A CTE's body sees the members declared before it (and itself when recursive).
       with_scope.outer = outer;
       for (auto& cte : s.with->ctes) {
-        if (s.with->recursive) with_scope.ctes.push_back(cte.name);
-        if (cte.select) select(*cte.select, &with_scope);
-        if (!s.with->recursive) with_scope.ctes.push_back(cte.name);
+        if (s.with->recursive) {
+          with_scope.ctes.push_back(cte.name);
+          with_scope.ctes_reexpose.push_back(false);
+        }
+        const bool shifts = cte.select && select(*cte.select, &with_scope);
+        if (!s.with->recursive) {
+          with_scope.ctes.push_back(cte.name);
+          with_scope.ctes_reexpose.push_back(shifts && cte.columns.empty());
+        }
       }
       outer = &with_scope;
     }
-    core(s.core, outer, s.compounds.empty() ? &s.order_by : nullptr);
+    const bool shifts = core(s.core, outer, s.compounds.empty() ? &s.order_by : nullptr);
     for (auto& leg : s.compounds) core(leg.core, outer, nullptr);
     if (!s.compounds.empty())
       for (auto& o : s.order_by)
         if (o.expr) expr(*o.expr, outer);
+    return shifts;
   }
 
   std::string schema_;

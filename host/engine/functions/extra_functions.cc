@@ -4,8 +4,8 @@
 //   conversion  integer(x) real(x) text(x) boolean(x) blob(x)   (json(x), date(x) … live with
 //               their families)
 //   math        sqrt pow power floor ceil ceiling trunc clamp greatest least choose
-//               exp ln log log10 log2 pi sin cos tan asin acos atan atan2 degrees
-//               radians mod
+//               exp ln log log10 log2 pi sin cos tan asin acos atan atan2 sinh cosh
+//               tanh asinh acosh atanh degrees radians mod
 //   string      reverse lpad rpad like glob char unicode concat concat_ws printf format
 //               unhex zeroblob octet_length randomblob
 //   aggregate   var_pop var_samp stddev_pop stddev_samp string_concat
@@ -371,6 +371,35 @@ Value concat_ws_fn(Args a) {
   return Value::Text(out);
 }
 
+// The double nearest to d rounded to `places` decimals with ties away from zero, as
+// SQLite's printf rounds (C's printf rounds an exact tie to even: %.0f of 2.5 is "2").
+// The exact decimal expansion decides the tie; the nearest double to the rounded
+// decimal prints back as that decimal.
+double round_half_away(double d, int places) {
+  if (places < 0 || places > 60) return d;
+  char digits[512];
+  std::snprintf(digits, sizeof digits, "%.*f", places + 25, d);
+  std::string s = digits;
+  size_t dot = s.find('.');
+  if (dot == std::string::npos) return d;
+  size_t cut = dot + 1 + static_cast<size_t>(places);
+  bool up = cut < s.size() && s[cut] >= '5';
+  s.resize(cut);
+  if (places == 0) s.pop_back();  // no fraction: drop the '.'
+  if (up) {
+    size_t k = s.size();
+    while (k > 0) {
+      --k;
+      if (s[k] == '.') continue;
+      if (s[k] == '-') { s.insert(k + 1, "1"); break; }
+      if (s[k] == '9') { s[k] = '0'; if (k == 0) s.insert(0, "1"); continue; }
+      ++s[k];
+      break;
+    }
+  }
+  return std::strtod(s.c_str(), nullptr);
+}
+
 // printf / format with SQLite's conversions: d i u f e E g G x X o c s q Q w %.
 Value printf_fn(Args a) {
   if (a.empty() || a[0].is_null()) return Value();
@@ -406,7 +435,23 @@ Value printf_fn(Args a) {
       case 'd': case 'i': case 'u': {
         Value v = arg();
         long long n = v.is_null() ? 0 : cast_value(v, QRS_LT_INTEGER).as_int();
-        std::snprintf(buf, sizeof buf, (spec + "lld").c_str(), n);
+        if (flags.find(',') != std::string::npos) {
+          // SQLite's ',' flag groups the digits in threes.
+          std::snprintf(buf, sizeof buf, conv == 'u' ? "%llu" : "%lld", n);
+          std::string digits = buf, sign;
+          if (!digits.empty() && digits[0] == '-') { sign = "-"; digits.erase(0, 1); }
+          std::string grouped;
+          for (size_t k = 0; k < digits.size(); ++k) {
+            if (k > 0 && (digits.size() - k) % 3 == 0) grouped += ',';
+            grouped += digits[k];
+          }
+          std::string pad = flags.find('-') != std::string::npos ? "%-" : "%";
+          std::snprintf(buf, sizeof buf, (pad + width + "s").c_str(), (sign + grouped).c_str());
+        } else if (conv == 'u') {
+          std::snprintf(buf, sizeof buf, (spec + "llu").c_str(), static_cast<unsigned long long>(n));
+        } else {
+          std::snprintf(buf, sizeof buf, (spec + "lld").c_str(), n);
+        }
         out += buf;
         break;
       }
@@ -420,6 +465,7 @@ Value printf_fn(Args a) {
       case 'f': case 'e': case 'E': case 'g': case 'G': {
         Value v = arg();
         double d = v.is_null() ? 0.0 : cast_value(v, QRS_LT_REAL).as_real();
+        if (conv == 'f' && std::isfinite(d)) d = round_half_away(d, has_precision ? std::atoi(precision.c_str()) : 6);
         std::snprintf(buf, sizeof buf, (spec + conv).c_str(), d);
         out += buf;
         break;
@@ -610,6 +656,13 @@ void register_extra_functions(Registry& r) {
     if (!y || !x) return Value();
     return Value::Real(std::atan2(*y, *x));
   }, kLibm).returns(QRS_LT_REAL);
+  // The hyperbolic set of SQLite's math extension; a result outside the domain is NULL.
+  add_scalar(r, "sinh", 1, unary_math([](double x) { return std::sinh(x); }), kLibm).returns(QRS_LT_REAL);
+  add_scalar(r, "cosh", 1, unary_math([](double x) { return std::cosh(x); }), kLibm).returns(QRS_LT_REAL);
+  add_scalar(r, "tanh", 1, unary_math([](double x) { return std::tanh(x); }), kLibm).returns(QRS_LT_REAL);
+  add_scalar(r, "asinh", 1, unary_math([](double x) { return std::asinh(x); }), kLibm).returns(QRS_LT_REAL);
+  add_scalar(r, "acosh", 1, unary_math([](double x) { return std::acosh(x); }), kLibm).returns(QRS_LT_REAL);
+  add_scalar(r, "atanh", 1, unary_math([](double x) { return std::atanh(x); }), kLibm).returns(QRS_LT_REAL);
   add_scalar(r, "degrees", 1, unary_math([](double x) { return x * 180.0 / M_PI; }), kLibm).returns(QRS_LT_REAL);
   add_scalar(r, "radians", 1, unary_math([](double x) { return x * M_PI / 180.0; }), kLibm).returns(QRS_LT_REAL);
 

@@ -463,6 +463,7 @@ std::string parent_path(const std::string& fullkey) {
 }
 
 std::vector<Row> json_each_rows(std::span<const Value> args) {
+  if (args.empty() || args[0].is_null()) return {};  // SQL NULL: no document, no rows (SQLite)
   Json data = table_input(args, "json_each");
   const Json* root = table_root(data, args);
   const std::string base = table_base_path(args);
@@ -510,6 +511,7 @@ void tree_walk(const Json& v, const Value& key, const std::string& path, int64_t
 }
 
 std::vector<Row> json_tree_rows(std::span<const Value> args) {
+  if (args.empty() || args[0].is_null()) return {};  // SQL NULL: no document, no rows (SQLite)
   Json data = table_input(args, "json_tree");
   const Json* root = table_root(data, args);
   std::vector<Row> rows;

@@ -138,11 +138,50 @@ class StatementImpl : public Statement {
   }
 
  private:
+  // Without declared types, a statement is planned with the types of the values bound
+  // when it runs (types-parameters.md "Type Inference Rules": a string is TEXT, a safe
+  // integer INTEGER, …), so a TEXT parameter compared with an INTEGER column is converted
+  // as a TEXT literal would be; it is planned again only when a bound value's type changes.
   void ensure_planned() {
+    if (!typed_ && !inferred_matches()) {
+      inferred_ = ParamTypes::from_values(params_, named_);
+      inferred_sig_ = signature();
+      exec_.reset();
+    }
     if (!exec_ || planned_version_ != db_.schema_version()) {
-      exec_ = plan_statement(db_, *ast_, typed_ ? &param_types_ : nullptr);
+      const ParamTypes* types = typed_ ? &param_types_ : (inferred_sig_.empty() ? nullptr : &inferred_);
+      exec_ = plan_statement(db_, *ast_, types);
       planned_version_ = db_.schema_version();
     }
+  }
+  static qrs_logical_type value_type_of(const Value& v) {
+    switch (v.type()) {
+      case ValueType::kInteger:
+      case ValueType::kBigInt: return QRS_LT_INTEGER;
+      case ValueType::kReal: return QRS_LT_REAL;
+      case ValueType::kText: return QRS_LT_TEXT;
+      case ValueType::kBlob: return QRS_LT_BLOB;
+      case ValueType::kBoolean: return QRS_LT_BOOLEAN;
+      case ValueType::kJson: return QRS_LT_JSON;
+      default: return QRS_LT_ANY;
+    }
+  }
+  // The bound values' types, positional then named (in name order).
+  std::vector<qrs_logical_type> signature() const {
+    std::vector<qrs_logical_type> sig;
+    sig.reserve(params_.size() + named_.size());
+    for (const Value& v : params_) sig.push_back(value_type_of(v));
+    for (const auto& [n, v] : named_) sig.push_back(value_type_of(v));
+    return sig;
+  }
+  bool inferred_matches() const {
+    if (inferred_sig_.size() != params_.size() + named_.size()) return false;
+    size_t i = 0;
+    for (const Value& v : params_)
+      if (inferred_sig_[i++] != value_type_of(v)) return false;
+    for (const auto& [n, v] : named_)
+      if (inferred_sig_[i++] != value_type_of(v)) return false;
+    return true;
   }
   // Every declared parameter's bound value (NULL when unbound) must fit its type.
   void check_parameters() const {
@@ -199,6 +238,8 @@ class StatementImpl : public Statement {
   std::map<std::string, Value> named_;
   ParamTypes param_types_;
   bool typed_ = false;  // some parameter has a declared type
+  ParamTypes inferred_;                         // without declared types: the bound values'
+  std::vector<qrs_logical_type> inferred_sig_;  // … as planned (empty: planned untyped)
   ExecContext ctx_;
   Row row_;
   bool running_ = false;

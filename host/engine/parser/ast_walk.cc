@@ -124,6 +124,7 @@ void sources_in_select(const Select& s, std::vector<const QualifiedName*>& out) 
 }  // namespace
 
 void named_sources(const Select& s, std::vector<const QualifiedName*>& out) { sources_in_select(s, out); }
+void named_sources(const SelectCore& c, std::vector<const QualifiedName*>& out) { sources_in_core(c, out); }
 
 bool contains_subquery(const Expr& e) {
   bool found = false;

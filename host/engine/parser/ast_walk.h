@@ -28,5 +28,6 @@ bool select_contains_subquery(const Select& s);
 // bodies, and the subqueries inside its expressions. CTE references are included (the
 // caller resolves the names).
 void named_sources(const Select& s, std::vector<const QualifiedName*>& out);
+void named_sources(const SelectCore& c, std::vector<const QualifiedName*>& out);
 
 }  // namespace quereus::ast

@@ -18,6 +18,8 @@
 #include <cctype>
 #include <utility>
 
+#include "parser/ast_clone.h"
+#include "parser/ast_walk.h"
 #include "parser/lexer.h"
 
 namespace quereus {
@@ -782,6 +784,13 @@ class ParserImpl {
       join->left = std::move(left);
       join->right = parse_table_source();
       join->right->lateral = lateral;
+      // A table-valued function whose arguments read a column (`join json_each(t.tags) j
+      // on …`) reads the sources before it, as in SQLite: it is a lateral source.
+      if (!lateral && join->right->kind == TableSource::Kind::kFunction &&
+          std::any_of(join->right->function_args.begin(), join->right->function_args.end(), [](const ExprPtr& a) {
+            return a && any_expr_deep(*a, [](const Expr& x) { return x.kind == ExprKind::kColumn; });
+          }))
+        join->right->lateral = true;
       if (match(Keyword::kOn)) {
         join->on = parse_expr();
       } else if (match(Keyword::kUsing)) {
@@ -1124,14 +1133,64 @@ class ParserImpl {
     parse_dml_clauses(*stmt);
     expect(Keyword::kSet, "Expected 'SET' after table name in UPDATE");
     stmt->assignments = parse_assignments();
-    if (check(Keyword::kFrom))
-      fail_unsupported(peek(), "UPDATE … FROM is not supported; read the other table in subqueries instead: "
-                               "`update t set c = (select u.c from u where u.k = t.k) where exists (select 1 from u "
-                               "where u.k = t.k)`");
+    TableSourcePtr from;
+    if (match(Keyword::kFrom)) {
+      from = parse_join_chain();
+      // SQLite's multi-table form `from u, v`: each comma is a cross join.
+      while (check(TokenKind::kComma)) {
+        const Token& comma = advance();
+        auto join = std::make_unique<TableSource>();
+        join->kind = TableSource::Kind::kJoin;
+        join->site = comma.site();
+        join->join = JoinKind::kCross;
+        join->left = std::move(from);
+        join->right = parse_join_chain();
+        from = std::move(join);
+      }
+    }
     if (match(Keyword::kWhere)) stmt->where = parse_expr();
     parse_dml_clauses(*stmt);
     if (match(Keyword::kReturning)) stmt->returning = parse_result_columns();
+    if (from) desugar_update_from(*stmt, *from);
     return stmt;
+  }
+
+  // `update t set c = e, … from F where W` (sql-dml.md 2.3, "With CTE") is the correlated
+  // form `update t set c = (select e from F where W limit 1), … where exists (select 1
+  // from F where W)`: a target row is updated when some FROM row matches it, from the
+  // first matching row; the target's columns are outer references inside F's scope.
+  void desugar_update_from(UpdateStmt& stmt, const TableSource& from) {
+    auto matching = [&](ExprPtr item, bool first_only) {
+      auto sel = std::make_unique<Select>();
+      sel->site = from.site;
+      ResultColumn rc;
+      rc.expr = std::move(item);
+      sel->core.columns.push_back(std::move(rc));
+      sel->core.from = clone(from);
+      if (stmt.where) sel->core.where = clone(*stmt.where);
+      if (first_only) {
+        auto one = std::make_unique<Literal>();
+        one->literal_kind = LiteralKind::kInteger;
+        one->text = "1";
+        one->site = from.site;
+        sel->limit = std::move(one);
+      }
+      return sel;
+    };
+    for (Assignment& a : stmt.assignments) {
+      auto sub = std::make_unique<SubqueryExpr>();
+      sub->site = a.value->site;
+      sub->subquery = matching(std::move(a.value), true);
+      a.value = std::move(sub);
+    }
+    auto one = std::make_unique<Literal>();
+    one->literal_kind = LiteralKind::kInteger;
+    one->text = "1";
+    one->site = from.site;
+    auto exists = std::make_unique<ExistsExpr>();
+    exists->site = from.site;
+    exists->subquery = matching(std::move(one), false);
+    stmt.where = std::move(exists);
   }
 
   std::unique_ptr<DeleteStmt> parse_delete(std::unique_ptr<WithClause> with, const Token& start) {

@@ -1457,7 +1457,9 @@ void Planner::plan_grouping(CoreState& st) {
     // GROUP BY may name a select-list alias or ordinal.
     if (ge->kind == ast::ExprKind::kLiteral &&
         static_cast<const ast::Literal*>(ge)->literal_kind == ast::LiteralKind::kInteger) {
-      int n = std::atoi(static_cast<const ast::Literal*>(ge)->text.c_str());
+      const std::string& digits = static_cast<const ast::Literal*>(ge)->text;
+      long long big = std::strtoll(digits.c_str(), nullptr, 10);
+      int n = big > 1000000 ? 1000000 : static_cast<int>(big);
       if (n >= 1 && n <= static_cast<int>(st.items.size()) && st.items[n - 1].star_col) {
         const Scope::Column& sc = *st.items[n - 1].star_col;
         auto key = std::make_shared<ColumnScalar>(0, sc.slot, sc.attr.id);
@@ -1467,7 +1469,9 @@ void Planner::plan_grouping(CoreState& st) {
         ab.group_exprs.push_back(key);
         continue;
       }
-      if (n >= 1 && n <= static_cast<int>(st.items.size())) ge = st.items[n - 1].expr;
+      if (n < 1 || n > static_cast<int>(st.items.size()))
+        fail(StatusCode::kError, "GROUP BY position " + digits + " is not in the SELECT list", ge->site);
+      ge = st.items[n - 1].expr;
     } else if (ge->kind == ast::ExprKind::kColumn) {
       auto& cr = static_cast<const ast::ColumnRef&>(*ge);
       bool is_source_col = false;
@@ -2081,13 +2085,33 @@ QueryPlan Planner::plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding
     bool pushed;
     ~WithPop() { if (pushed) planner.pop_with(); }
   } with_pop{*this, sel.with != nullptr};
-  // Initial term: the core and every compound arm but the last.
-  // Plan the anchor by temporarily viewing the select without its recursive arm.
-  const ast::SelectCore& rec_core = sel.compounds.back().core;
+  // Initial term: the arms before the first one naming the CTE; the recursive term: that
+  // arm and every later one (SQLite's multiple recursive SELECTs), each run over the
+  // previous iteration's rows, when all of them are joined by UNION [ALL].
+  auto arm_names_itself = [&](const ast::SelectCore& c) {
+    std::vector<const ast::QualifiedName*> named;
+    ast::named_sources(c, named);
+    return std::any_of(named.begin(), named.end(),
+                       [&](const ast::QualifiedName* n) { return n->schema.empty() && iequals(n->name, cte.name); });
+  };
+  size_t first_rec = sel.compounds.size() - 1;  // index into compounds
+  for (size_t i = 0; i + 1 < sel.compounds.size(); ++i)
+    if (arm_names_itself(sel.compounds[i].core)) {
+      first_rec = i;
+      break;
+    }
+  bool all_unions = true, union_all = true;
+  for (size_t i = first_rec; i < sel.compounds.size(); ++i) {
+    const ast::CompoundOp op = sel.compounds[i].op;
+    if (op != ast::CompoundOp::kUnion && op != ast::CompoundOp::kUnionAll) all_unions = false;
+    if (op != ast::CompoundOp::kUnionAll) union_all = false;
+  }
+  if (!all_unions) first_rec = sel.compounds.size() - 1;
+  const ast::SelectCore& rec_core = sel.compounds[first_rec].core;
   CteBinding saved = binding;
   binding.recursive = false;
   QueryPlan init = plan_core(sel.core, outer, nullptr, nullptr);
-  for (size_t i = 0; i + 1 < sel.compounds.size(); ++i) {
+  for (size_t i = 0; i < first_rec; ++i) {
     QueryPlan rhs = plan_core(sel.compounds[i].core, outer, nullptr, nullptr);
     auto so = std::make_shared<SetOpNode>();
     so->op = sel.compounds[i].op;
@@ -2111,6 +2135,17 @@ QueryPlan Planner::plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding
   QueryPlan rec;
   try {
     rec = plan_core(rec_core, outer, nullptr, nullptr);
+    for (size_t i = first_rec + 1; i < sel.compounds.size(); ++i) {
+      QueryPlan more = plan_core(sel.compounds[i].core, outer, nullptr, nullptr);
+      if (more.root->columns.size() != rec.root->columns.size())
+        throw Error(StatusCode::kError, "column count mismatch: SELECTs to the left and right of UNION do not have the same number of result columns");
+      auto so = std::make_shared<SetOpNode>();
+      so->op = ast::CompoundOp::kUnionAll;
+      so->left = rec.root;
+      so->right = more.root;
+      so->columns = rec.root->columns;
+      rec.root = so;
+    }
   } catch (...) {
     binding.working.reset();
     throw;
@@ -2120,7 +2155,7 @@ QueryPlan Planner::plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding
     throw Error(StatusCode::kError, "column count mismatch: SELECTs to the left and right of UNION do not have the same number of result columns");
   auto node = std::make_shared<RecursiveCteNode>();
   node->name = cte.name;
-  node->union_all = sel.compounds.back().op == ast::CompoundOp::kUnionAll;
+  node->union_all = all_unions ? union_all : sel.compounds.back().op == ast::CompoundOp::kUnionAll;
   if (binding.max_recursion) {
     node->max_iterations = *binding.max_recursion;
     node->explicit_limit = true;
