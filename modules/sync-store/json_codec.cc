@@ -133,7 +133,8 @@ Change change_from(const json& c, const std::string& cp) {
     return ch;
   }
   const json& pk = member(c, "pk", cp);
-  if (!pk.is_array() || pk.empty()) bad(cp + ".pk", "not a non-empty array");
+  // Empty for a singleton table's row (`primary key ()`): its key is the table alone.
+  if (!pk.is_array()) bad(cp + ".pk", "not an array");
   for (size_t p = 0; p < pk.size(); ++p) ch.pk.push_back(value_from_json(pk[p], At{cp, ".pk", static_cast<long>(p)}));
   if (ch.kind == Change::Kind::kColumn) {
     ch.column = string_member(c, "column", cp);

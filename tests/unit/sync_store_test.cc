@@ -1753,6 +1753,43 @@ TEST_F(sync, a_singleton_tables_eight_byte_reference_round_trips_in_a_compact_ru
   EXPECT_EQ(status(a)["logPositions"].get<int64_t>() - status(a)["logEntries"].get<int64_t>(), 2);  // s's first two
 }
 
+// A singleton table's changes (an empty pk on the wire) apply at a peer: its row's insert,
+// update and deletion, and a re-insert after it; an empty pk is refused for a table with a
+// key. (The wire refused every empty pk, so a page holding one was refused whole.)
+TEST_F(sync, a_singleton_tables_changes_apply_at_a_peer) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  for (Peer* p : {&a, &b}) {
+    exec(*p, "create table s (v integer null, w text null, primary key ())");
+    exec(*p, kT);
+  }
+  exec(a, "insert into s values (1, 'one')");
+  exec(a, "insert into t values (1, 'x', 1)");
+  pull(b, a);
+  EXPECT_EQ(query(b, "select v, w from s"), V{"1|one"});
+  exec(a, "update s set v = 2");
+  pull(b, a);
+  EXPECT_EQ(query(b, "select v, w from s"), V{"2|one"});
+  exec(b, "update s set w = 'from b'");
+  pull(a, b);
+  EXPECT_EQ(query(a, "select v, w from s"), V{"2|from b"});
+  exec(a, "delete from s");
+  pull(b, a);
+  EXPECT_EQ(one(b, "select count(*) from s"), "0");
+  exec(a, "insert into s values (3, 'again')");
+  pull(b, a);
+  EXPECT_EQ(content(b, "s"), content(a, "s"));
+  EXPECT_EQ(content(b), content(a));
+  // An empty pk for t (keyed on id) names no row: refused with nothing applied.
+  json bad = changes(a, 0);
+  for (json& set : bad["changeSets"])
+    for (json& c : set["changes"])
+      if (c.value("type", "") == "column" && c.value("table", "") == "t") c["pk"] = json::array();
+  std::string result;
+  EXPECT_FALSE(b.db->sync_apply(bad.dump(), &result).ok());
+  EXPECT_EQ(content(b), content(a));
+}
+
 // A format-1 replica (tombstones without images, a log entry per position) opens under
 // format 3 as it is: its format record is raised, its rows and tombstones read unchanged
 // and keep replicating.

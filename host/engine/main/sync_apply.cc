@@ -441,9 +441,9 @@ std::optional<size_t> DatabaseImpl::write_sync_rows(const nlohmann::json& rows, 
     std::vector<Value> binds;
     if (del) {
       const nlohmann::json& key = r.at("key");
-      sql = "delete from " + table + " where ";
+      sql = "delete from " + table + " where true";  // a singleton table (`primary key ()`): no key
       for (size_t i = 0; i < key.size(); ++i) {
-        sql += (i ? " and " : "") + sql_name(key[i].get<std::string>()) + " = ?";
+        sql += " and " + sql_name(key[i].get<std::string>()) + " = ?";
         binds.push_back(wire_value(r.at("values")[i]));
       }
     } else if (existed) {
@@ -461,9 +461,9 @@ std::optional<size_t> DatabaseImpl::write_sync_rows(const nlohmann::json& rows, 
         binds.push_back(wire_value(r.at("values")[i]));
       }
       if (set.empty()) continue;  // a row of key columns only: nothing to change
-      sql = "update " + table + " set " + set + " where ";
+      sql = "update " + table + " set " + set + " where true";
       for (size_t i = 0; i < key.size(); ++i) {
-        sql += (i ? " and " : "") + sql_name(key[i].get<std::string>()) + " = ?";
+        sql += " and " + sql_name(key[i].get<std::string>()) + " = ?";
         binds.push_back(wire_value(r.at("keyValues")[i]));
       }
     } else {

@@ -202,6 +202,7 @@ class TableDiffer {
           case K::kCollate: written_collation = c.collation; break;
           case K::kGenerated: dc.generated = &c; break;
           case K::kPrimaryKey:
+            pk_declared_ = true;
             declared_pk_.push_back({cd.name, c.desc});
             pk_conflict_ = conflict_of(c.on_conflict);
             break;
@@ -213,6 +214,7 @@ class TableDiffer {
     }
     for (const ast::TableConstraint& tc : own_->constraints) {
       if (tc.kind != ast::TableConstraint::Kind::kPrimaryKey) continue;
+      pk_declared_ = true;  // `primary key ()` too: a singleton table, keyed on nothing
       for (const ast::IndexedColumn& ic : tc.columns) declared_pk_.push_back({ic.name, ic.desc});
       pk_conflict_ = conflict_of(tc.on_conflict);
     }
@@ -452,7 +454,7 @@ class TableDiffer {
 
   // ALTER PRIMARY KEY when an explicitly declared key differs from the live one.
   std::optional<MigrationStep> primary_key_action() const {
-    if (declared_pk_.empty()) {
+    if (!pk_declared_) {
       if (live_.primary_key_declared)
         refuse("its PRIMARY KEY (declared without one; the live table keys on " + live_key_text() + ")");
       return std::nullopt;
@@ -486,6 +488,7 @@ class TableDiffer {
   std::unique_ptr<ast::CreateTableStmt> own_;
   std::vector<DeclaredColumn> columns_;
   std::vector<std::pair<std::string, bool>> declared_pk_;  // (column, desc)
+  bool pk_declared_ = false;  // a PRIMARY KEY clause was written (an empty one included)
   std::optional<qrs_conflict> pk_conflict_;
   std::set<std::string> added_;
   std::set<std::string> readded_;
