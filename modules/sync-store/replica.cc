@@ -2119,18 +2119,22 @@ uint64_t Replica::prune_tombstones() {
   KvBatch b;
   uint64_t pruned = 0, swept = 0, new_floor = floor_;
   std::set<uint64_t> gone;  // the positions of the tombstones pruned here
-  std::string lo(1, kRows);
-  auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
-  for (; it->valid(); it->next()) {
-    RowVersions m = RowVersions::decode(it->value(), site_);
-    if (!m.tombstone || now - std::min(now, m.tombstone_created) <= options_.tombstone_horizon_ms) continue;
-    // A delta that started before this tombstone's entry could miss the deletion: such a
-    // cursor must take a snapshot instead.
+  // Takes `m`'s tombstone when past the horizon (its log entry goes; the floor moves: a
+  // delta that started before the entry could miss the deletion and must take a snapshot).
+  auto collect = [&](RowVersions& m) {
+    if (!m.tombstone || now - std::min(now, m.tombstone_created) <= options_.tombstone_horizon_ms) return false;
     new_floor = std::max(new_floor, m.tombstone_seq);
     gone.insert(m.tombstone_seq);
     b.del(log_key(m.tombstone_seq));
     m.tombstone.reset();
     m.tombstone_seq = 0;
+    return true;
+  };
+  std::string lo(1, kRows);
+  auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
+  for (; it->valid(); it->next()) {
+    RowVersions m = RowVersions::decode(it->value(), site_);
+    if (!collect(m)) continue;
     if (m.columns.empty()) b.del(it->key()); else b.put(it->key(), m.encode(site_));
     ++pruned;
   }
@@ -2146,12 +2150,7 @@ uint64_t Replica::prune_tombstones() {
       const std::string_view sidecar = store::row_sidecar(r->value());
       if (sidecar.size() < 2 || sidecar[0] != 2 || sidecar[1] == 0) continue;
       RowVersions m = RowVersions::decode(sidecar, site_);
-      if (!m.tombstone || now - std::min(now, m.tombstone_created) <= options_.tombstone_horizon_ms) continue;
-      new_floor = std::max(new_floor, m.tombstone_seq);
-      gone.insert(m.tombstone_seq);
-      b.del(log_key(m.tombstone_seq));
-      m.tombstone.reset();
-      m.tombstone_seq = 0;
+      if (!collect(m)) continue;
       m.tombstone_created = 0;
       m.address.clear();
       m.image.clear();
