@@ -605,6 +605,7 @@ struct SyncClient::Impl {
     st.facts_applied += result->value("applied", uint64_t{0});
     st.conflicts += result->value("conflicts", uint64_t{0});
     st.rejected += result->value("rejected", uint64_t{0});
+    st.purged += result->value("purged", uint64_t{0});
     return true;
   }
 
@@ -620,12 +621,12 @@ struct SyncClient::Impl {
       in_snapshot = true;
       snapshot_after.clear();
       snapshot_head = 0;
-      // A hub restored from an older copy may have lost what it acknowledged: push every
-      // write of ours again (the hub skips what it has). A push in flight is forgotten, so
-      // its ack cannot move the cursor back up.
-      sent = 0;
+      // A hub restored from an older copy may have lost what it acknowledged: every write of
+      // ours is pushed again (the hub skips what it has) once the snapshot is in — not
+      // before, since the snapshot's purge of rows the hub no longer has trusts the hub's
+      // frontier as of the snapshot's start (docs/sync-store.md "Snapshot purge"). A push in
+      // flight is forgotten, so its ack cannot move the cursor back up.
       push.reset();
-      want_push = !cfg.read_only;
       save_cursors();
       want_pull = true;
       return;
@@ -653,7 +654,17 @@ struct SyncClient::Impl {
       in_snapshot = false;
       snapshot_after.clear();
       received = head;
-      spdlog::info("sync '{}': snapshot complete; going on by delta from {}", name, head);
+      sent = 0;  // every write of ours again (above, on snapshotRequired)
+      push.reset();
+      want_push = !cfg.read_only;
+      uint64_t purged = 0;
+      {
+        std::lock_guard lock(mu);
+        purged = st.purged;
+      }
+      spdlog::info("sync '{}': snapshot complete ({} row(s) the hub no longer has removed here so far); going on by "
+                   "delta from {}",
+                   name, purged, head);
     } else {
       snapshot_after = m.value("next", std::string());
       snapshot_head = head;
@@ -762,6 +773,7 @@ std::string SyncClient::state_json() const {
                         {"rejected", s.rejected},
                         {"rejectedByHub", s.rejected_by_hub},
                         {"snapshotChunks", s.snapshot_chunks},
+                        {"purged", s.purged},
                         {"connects", s.connects},
                         {"failures", s.failures},
                         {"caughtUp", s.caught_up},

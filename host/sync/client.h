@@ -46,6 +46,7 @@ class SyncClient {
     uint64_t pages_pulled = 0, pages_pushed = 0, facts_applied = 0, conflicts = 0, rejected = 0;
     uint64_t rejected_by_hub = 0;  // pushed facts the hub held aside (its own constraints)
     uint64_t snapshot_chunks = 0;  // snapshot chunks applied
+    uint64_t purged = 0;           // rows snapshots found gone at the hub, deleted here
     uint64_t connects = 0, failures = 0;
     uint64_t prunes = 0;           // maintenance runs (prune_interval_ms)
     bool caught_up = false;  // the last pull reached the hub's head and nothing waits to push

@@ -67,6 +67,17 @@ struct ApplyResult {
   uint64_t transactions = 0;
   uint64_t unknown_table = 0;  // facts for tables this replica does not have
   uint64_t rejected = 0;       // facts held aside: their row failed to write here
+  uint64_t purged = 0;         // rows a snapshot chunk found gone at its source, deleted here
+};
+
+// What a snapshot chunk says besides its facts (docs/sync-store.md "Snapshot purge"): whose
+// snapshot it is, the checkpoint it follows (`after`, empty on the first chunk) and the one
+// it ends at (`next`), whether it is the last, and on the first chunk the source's frontier.
+struct SnapshotChunk {
+  SiteId source;
+  std::string after, next;  // raw keys (base64 on the wire)
+  bool done = false;
+  std::vector<Hlc> frontier;
 };
 
 }  // namespace quereus::sync

@@ -223,7 +223,30 @@ json batch_json(const ChangeBatch& batch) {
   return out;
 }
 
-std::vector<ChangeSet> sets_from_json(std::string_view text) {
+static SnapshotChunk snapshot_from(const json& s) {
+  const std::string path = "$.snapshot";
+  if (!s.is_object()) bad(path, "not an object");
+  SnapshotChunk c;
+  auto site = SiteId::parse(string_member(s, "source", path));
+  if (!site) bad(path + ".source", "not a 22-character base64url site id");
+  c.source = *site;
+  for (auto [name, out] : {std::pair{"after", &c.after}, std::pair{"next", &c.next}}) {
+    std::optional<std::string> k = base64_decode(string_member(s, name, path));
+    if (!k) bad(path + "." + name, "not base64");
+    *out = std::move(*k);
+  }
+  const json& done = member(s, "done", path);
+  if (!done.is_boolean()) bad(path + ".done", "not a boolean");
+  c.done = done.get<bool>();
+  if (auto f = s.find("frontier"); f != s.end()) {
+    if (!f->is_array()) bad(path + ".frontier", "not an array");
+    for (size_t i = 0; i < f->size(); ++i)
+      c.frontier.push_back(hlc_from((*f)[i], At{path, ".frontier", static_cast<long>(i)}));
+  }
+  return c;
+}
+
+std::vector<ChangeSet> sets_from_json(std::string_view text, std::optional<SnapshotChunk>* snapshot) {
   if (text.size() > kMaxDocumentBytes)
     bad("$", "the document is " + std::to_string(text.size()) + " bytes, above the limit of " +
                  std::to_string(kMaxDocumentBytes));
@@ -231,6 +254,8 @@ std::vector<ChangeSet> sets_from_json(std::string_view text) {
   if (doc.is_discarded()) bad("$", "not JSON");
   const json* sets = &doc;
   if (doc.is_object()) sets = &member(doc, "changeSets", "$");
+  if (snapshot && doc.is_object())
+    if (auto it = doc.find("snapshot"); it != doc.end() && !it->is_null()) *snapshot = snapshot_from(*it);
   if (!sets->is_array()) bad("$.changeSets", "not an array");
   std::vector<ChangeSet> out;
   out.reserve(sets->size());
@@ -288,6 +313,7 @@ std::string result_to_json(const ApplyResult& r) {
          {"transactions", r.transactions},
          {"unknownTable", r.unknown_table},
          {"rejected", r.rejected}};
+  if (r.purged) o["purged"] = r.purged;
   return o.dump();
 }
 

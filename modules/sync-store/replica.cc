@@ -485,6 +485,9 @@ void Replica::load_metadata() {
   }
   std::optional<std::string> floor = kv.get(meta_key("floor"));
   floor_ = floor && floor->size() == 8 ? get_u64(*floor) : 0;
+  if (std::optional<std::string> f = kv.get(meta_key("frontier")))
+    for (size_t i = 0; i + kHlcBytes <= f->size(); i += kHlcBytes)
+      if (std::optional<Hlc> h = Hlc::from_bytes(std::string_view(*f).substr(i, kHlcBytes))) received_max_[h->site] = *h;
   // A snapshot in progress when the process stopped keeps its write barrier.
   const std::string peers(1, kPeers);
   auto it = kv.iterate(KvRange{peers, prefix_end(peers)}, false);
@@ -883,7 +886,8 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
       }
       continue;
     }
-    check_barrier("a local write");
+    // (A write the plan's rows caused — a cascade — is the apply's, not a local one.)
+    if (!plan) check_barrier("a local write");
     // The committed row and its versions (its sidecar); a key above every committed row of
     // the table has none (the common append: no read). A deleted row's versions (its
     // tombstone) are in its 21 record, read only when a record may exist at that key.
@@ -1030,6 +1034,7 @@ void Replica::after_commit(bool landed) {
     ++captured_batches_;
     if (staged_->with_plan && pending_) {
       pending_->written = true;
+      if (pending_plan_) plan_landed(*pending_plan_);
       ++applied_batches_;
       if (pending_->finish_requested) {  // a deferred apply's rows landed with its metadata
         pending_.reset();
@@ -1213,6 +1218,19 @@ Replica::SnapshotPage Replica::snapshot(std::string_view after, uint64_t head, s
   // goes on by delta from there (writes made meanwhile come again, idempotently).
   page.head = after.empty() ? next_seq_ - 1 : head;
   store::KvStore& kv = db_->kv();
+  if (after.empty()) {
+    // The frontier (docs/sync-store.md "Snapshot purge"): every fact of ours up to the clock,
+    // of another site up to the newest applied here — but a site with facts held here
+    // (quarantined, forwarded or rejected) is left out: those rows are not in our tables.
+    std::set<SiteId> holding;
+    const std::string holds(1, kHolds);
+    auto it = kv.iterate(KvRange{holds, prefix_end(holds)}, false);
+    for (; it->valid(); it->next()) holding.insert(Hold::decode(it->value()).site);
+    it->check();
+    page.frontier.push_back(Hlc{clock_.wall(), clock_.counter(), site_, UINT32_MAX});
+    for (const auto& [site, h] : received_max_)
+      if (site != site_ && !holding.count(site)) page.frontier.push_back(h);
+  }
   std::map<std::string, ChangeSet> sets;
   std::map<uint64_t, std::optional<TableName>> names;
   std::vector<qrs_value> cells;
@@ -1355,17 +1373,34 @@ void Replica::validate(const std::vector<ChangeSet>& sets, uint64_t now) {
   }
 }
 
-Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatch b, bool merge_clock) {
+Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatch b, bool merge_clock,
+                                      const SnapshotChunk* snapshot) {
   const uint64_t now = options_.clock();
   Plan plan;
   ApplyResult result;
   result.transactions = sets.size();
   // 1. Validation, before anything is read or written.
   validate(sets, now);
+  if (snapshot)
+    for (const Hlc& h : snapshot->frontier) HlcClock::check_drift(h, now);  // a sane frontier, like a fact
   std::optional<Hlc> max_hlc;
+  std::optional<std::map<SiteId, Hlc>> received;  // received_max_, raised by this page
   for (const ChangeSet& set : sets)
-    for (const Change& c : set.changes)
+    for (const Change& c : set.changes) {
       if (c.kind != Change::Kind::kSchema && (!max_hlc || c.hlc > *max_hlc)) max_hlc = c.hlc;
+      if (c.hlc.site == site_) continue;
+      auto known = received ? received->find(c.hlc.site) : received_max_.find(c.hlc.site);
+      if (known != (received ? received->end() : received_max_.end()) && known->second >= c.hlc) continue;
+      if (!received) received = received_max_;
+      (*received)[c.hlc.site] = c.hlc;
+    }
+  if (received) {
+    std::string f;
+    for (const auto& [site, h] : *received) h.append_to(f);
+    b.put(meta_key("frontier"), f);
+    plan.received = std::move(received);
+  }
+  std::map<uint64_t, Mentioned> mentioned;  // a snapshot chunk's rows and tables, per table here
   store::KvStore& kv = db_->kv();
   // 2. Resolution, per row, with no write.
   struct RowWork {
@@ -1382,9 +1417,26 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
   std::map<Hlc, bool> dropped_incs;
   for (const ChangeSet& set : sets) {
     for (const Change& c : set.changes) {
-      if (c.kind == Change::Kind::kSchema) continue;  // the schema phases' (resolve_schema)
-      if (c.hlc.site == site_) {
-        ++result.skipped;  // our own change, relayed back
+      // Our own change, relayed back: skipped (a snapshot chunk's still says its row is there).
+      const bool own = c.hlc.site == site_;
+      if (c.kind == Change::Kind::kSchema) {  // the schema phases' (resolve_schema)
+        if (snapshot) {
+          // A table the snapshot defines: on its last chunk, the rows past what it covered
+          // are gone at the source.
+          std::optional<uint64_t> id;
+          if (c.inc != Hlc{}) {  // by its incarnation, else by name (as a row's table is found)
+            if (!incs) incs = incarnation_tables();
+            if (auto it = incs->find(c.inc); it != incs->end()) id = it->second;
+          }
+          if (!id && !c.table.empty()) id = db_->table_id(lower(c.schema.empty() ? "main" : c.schema), lower(c.table));
+          if (id && !c.drop && !mentioned.count(*id))
+            if (std::shared_ptr<store::TableState> st = db_->live_state(*id); st && replicated(st->schema.table_name))
+              mentioned[*id].table = std::move(st);
+        }
+        continue;
+      }
+      if (own && !snapshot) {
+        ++result.skipped;
         continue;
       }
       auto tk = std::make_pair(lower(c.schema.empty() ? "main" : c.schema), lower(c.table));
@@ -1410,6 +1462,10 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
         if (replicated(tk.second))
           if (std::optional<uint64_t> id = db_->table_id(tk.first, tk.second)) state = db_->live_state(*id);
         t = tables.emplace(tk, std::move(state)).first;
+      }
+      if (!t->second && own) {
+        ++result.skipped;
+        continue;
       }
       if (!t->second) {
         // A table this replica does not have (yet): held per the disposition, never in the
@@ -1455,6 +1511,15 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
       }
       std::string row_key = st.prefix;
       st.codec.encode_key(row_key, key);
+      if (snapshot) {
+        Mentioned& m = mentioned[st.id];
+        if (!m.table) m.table = t->second;
+        m.keys.insert(row_key);
+      }
+      if (own) {
+        ++result.skipped;
+        continue;
+      }
       if (auto r = rejected_.find(row_key); r != rejected_.end()) {
         poisoned.emplace_back(&c, &set, &r->second);  // its row failed locally: held, reported
         continue;
@@ -1659,6 +1724,7 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
     if (std::binary_search(after.begin(), after.end(), seq)) b.put(log_key(seq), std::string_view(row_key).substr(1));
     ++seq;
   }
+  if (snapshot) result.purged = purge_absent(*snapshot, mentioned, plan, b);
   plan.clock = clock_;
   if (max_hlc && merge_clock) plan.clock.receive(*max_hlc, now);
   plan.next_seq = seq;
@@ -1671,6 +1737,129 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
   result.rejected = plan.result.rejected;
   plan.result = result;
   return plan;
+}
+
+uint64_t Replica::purge_absent(const SnapshotChunk& chunk, const std::map<uint64_t, Mentioned>& mentioned, Plan& plan,
+                               KvBatch& b) {
+  // The snapshot's progress here, one record: its source, the checkpoint its last chunk
+  // ended at, the source's frontier (from the first chunk: facts the source takes in after
+  // that come again by delta), and per table the largest row key its chunks covered ("":
+  // defined, none covered yet). `off`: a chunk came out of order, so nothing more is purged.
+  const std::string skey = meta_key("purge");
+  struct State {
+    SiteId source;
+    std::string next;
+    std::vector<Hlc> frontier;
+    std::map<uint64_t, std::string> covered;
+    bool off = false;
+  };
+  std::optional<State> st;
+  if (std::optional<std::string> rec = db_->kv().get(skey)) {
+    const nlohmann::json j = nlohmann::json::parse(*rec, nullptr, false);
+    std::optional<SiteId> source = j.is_object() ? SiteId::parse(j.value("source", std::string())) : std::nullopt;
+    std::optional<std::string> next = j.is_object() ? base64_decode(j.value("next", std::string())) : std::nullopt;
+    if (source && next) {
+      st.emplace();
+      st->source = *source;
+      st->next = std::move(*next);
+      st->off = j.value("off", true);
+      for (const auto& h : j.value("frontier", nlohmann::json::array()))
+        if (auto x = h.is_string() ? Hlc::parse(h.get<std::string>()) : std::nullopt) st->frontier.push_back(*x);
+      for (const auto& c : j.value("covered", nlohmann::json::array()))
+        if (c.is_array() && c.size() == 2 && c[0].is_number_unsigned() && c[1].is_string())
+          if (auto k = base64_decode(c[1].get<std::string>())) st->covered[c[0].get<uint64_t>()] = std::move(*k);
+    }
+    // (An unreadable record: treated as none; the chunk below then stops the purge.)
+  }
+  if (chunk.after.empty()) {
+    st.emplace();  // a snapshot begins (again): whatever an earlier one left is forgotten
+    st->source = chunk.source;
+    st->frontier = chunk.frontier;
+  } else if (!st || st->source != chunk.source) {
+    st.emplace();
+    st->source = chunk.source;
+    st->off = true;
+  } else if (st->next != chunk.after) {
+    if (st->next == chunk.next && !chunk.done) return 0;  // this chunk again (its checkpoint was not saved): done already
+    st->off = true;
+  }
+  uint64_t purged = 0;
+  if (!st->off) {
+    std::map<SiteId, Hlc> frontier;
+    for (const Hlc& h : st->frontier) frontier[h.site] = h;
+    auto within = [&](const Hlc& h) {
+      auto f = frontier.find(h.site);
+      return f != frontier.end() && h <= f->second;
+    };
+    store::KvStore& kv = db_->kv();
+    // The rows of `t` in (lo, hi] (lo empty: from the first; hi absent: to the last) that
+    // the chunk does not name, each of whose facts the source had: gone there, so here too.
+    auto purge_range = [&](const std::shared_ptr<store::TableState>& t, const std::string& lo, const std::string* hi,
+                           const std::set<std::string>* named) {
+      const std::string from = lo.empty() ? t->prefix : lo + '\0';
+      const std::string to = hi ? *hi + '\0' : prefix_end(t->prefix);
+      if (from >= to) return;
+      std::vector<std::string> keys;
+      auto it = kv.iterate(KvRange{from, to}, false);
+      for (; it->valid(); it->next())
+        if (!(named && named->count(std::string(it->key()))) && !plan.keys.count(std::string(it->key())))
+          keys.emplace_back(it->key());
+      it->check();
+      for (const std::string& key : keys) {
+        std::optional<std::string> row;
+        bool recorded = false;
+        const std::optional<RowVersions> m = load_versions(kv, site_, key, row, &recorded);
+        // A row without versions here is never the snapshot's to judge; one with a fact the
+        // source may not have had (a write of ours not yet pushed, one from elsewhere) stays.
+        if (!row || !m || m->columns.empty()) continue;
+        bool known = !m->tombstone || within(*m->tombstone);
+        for (const ColumnVersion& c : m->columns) known = known && within(c.hlc);
+        if (!known) continue;
+        plan.rows.push_back({t, key, true, {}, true, {}});
+        plan.keys.insert(key);
+        drop_unreferenced_log(m->seqs(), {}, b);
+        if (recorded) b.del(versions_key(key));
+        ++purged;
+      }
+    };
+    for (const auto& [id, m] : mentioned) {
+      std::string& covered = st->covered[id];
+      if (m.keys.empty()) continue;  // defined by the chunk, no rows yet
+      const std::string& hi = *m.keys.rbegin();
+      if (!covered.empty() && hi <= covered) continue;
+      purge_range(m.table, covered, &hi, &m.keys);
+      covered = hi;
+    }
+    if (chunk.done) {
+      // The last chunk: each table the snapshot defined or sent rows of has nothing past
+      // what it covered.
+      for (const auto& [id, covered] : st->covered) {
+        std::shared_ptr<store::TableState> t = db_->live_state(id);
+        if (!t || !replicated(t->schema.table_name)) continue;
+        auto m = mentioned.find(id);
+        purge_range(t, covered, nullptr, m == mentioned.end() ? nullptr : &m->second.keys);
+      }
+    }
+  }
+  if (chunk.done) {
+    b.del(skey);
+    return purged;
+  }
+  st->next = chunk.next;
+  nlohmann::json j{{"source", st->source.text()}, {"next", base64(st->next)}, {"off", st->off}};
+  nlohmann::json f = nlohmann::json::array(), c = nlohmann::json::array();
+  for (const Hlc& h : st->frontier) f.push_back(h.text());
+  for (const auto& [id, key] : st->covered) c.push_back(nlohmann::json::array({id, base64(key)}));
+  j["frontier"] = std::move(f);
+  j["covered"] = std::move(c);
+  b.put(skey, j.dump());
+  return purged;
+}
+
+void Replica::plan_landed(const Plan& plan) {
+  if (plan.received)
+    for (const auto& [site, h] : *plan.received)
+      if (auto [it, fresh] = received_max_.try_emplace(site, h); !fresh && h > it->second) it->second = h;
 }
 
 ApplyResult Replica::write_direct(Plan plan) {
@@ -1712,11 +1901,12 @@ ApplyResult Replica::write_direct(Plan plan) {
   // Never backwards: a local commit or DDL since the plan was resolved may have moved on.
   clock_.advance_to(plan.clock.wall(), plan.clock.counter());
   next_seq_ = std::max(next_seq_, plan.next_seq);
+  plan_landed(plan);
   ++applied_batches_;
   return plan.result;
 }
 
-std::string Replica::resolve_for_engine(const std::vector<ChangeSet>& sets) {
+std::string Replica::resolve_for_engine(const std::vector<ChangeSet>& sets, const SnapshotChunk* snapshot) {
   std::lock_guard db_lock(db_->mu());
   std::lock_guard lock(writer_);
   if (pending_)
@@ -1730,7 +1920,7 @@ std::string Replica::resolve_for_engine(const std::vector<ChangeSet>& sets) {
   indexes_routed_ = true;  // the engine maintains companions: no refusal
   Plan plan;
   try {
-    plan = resolve_locked(all, std::move(seed), true);
+    plan = resolve_locked(all, std::move(seed), true, snapshot);
     drained_ += drained;
   } catch (...) {
     indexes_routed_ = false;

@@ -189,6 +189,11 @@ class Replica : public store::CommitObserver {
     std::string next;  // the last key of this page: the next page's `after`
     bool done = false;
     uint64_t head = 0;
+    // The first page's (empty on later pages): for each site, an HLC up to which this
+    // replica holds every fact of that site (its own clock; the newest applied from the
+    // others, a site with held facts left out). A receiver purges a row the snapshot does
+    // not mention only when every fact of it is covered (docs/sync-store.md "Snapshot purge").
+    std::vector<Hlc> frontier;
   };
   SnapshotPage snapshot(std::string_view after, uint64_t head, size_t batch_size, size_t max_bytes = 0);
 
@@ -229,7 +234,9 @@ class Replica : public store::CommitObserver {
   // the next commit batch carry the plan's metadata (rows of the plan are not captured as
   // local writes); `finish` writes the metadata alone if no batch took it and returns the
   // result; `abandon` drops the plan. One plan at a time.
-  std::string resolve_for_engine(const std::vector<ChangeSet>& sets);
+  // `snapshot`: the page is a snapshot chunk (docs/sync-store.md "Snapshot purge"): rows the
+  // source no longer has, between the keys its chunks covered, are deleted in the same plan.
+  std::string resolve_for_engine(const std::vector<ChangeSet>& sets, const SnapshotChunk* snapshot = nullptr);
   void arm(uint64_t token);
   std::string finish(uint64_t token);
   // `reject_row`: the plan row the host failed to write (its changes are held aside as
@@ -434,8 +441,27 @@ class Replica : public store::CommitObserver {
     HlcClock clock{SiteId{}};
     uint64_t next_seq = 0;
     std::vector<std::pair<uint64_t, std::string>> vbounds;
+    std::optional<std::map<SiteId, Hlc>> received;  // received_max_ once the plan lands
   };
-  Plan resolve_locked(const std::vector<ChangeSet>& sets, store::KvBatch seed, bool merge_clock);
+  Plan resolve_locked(const std::vector<ChangeSet>& sets, store::KvBatch seed, bool merge_clock,
+                      const SnapshotChunk* snapshot = nullptr);
+  // A plan's batch landed: what it says of this replica in memory.
+  void plan_landed(const Plan& plan);
+  // Snapshot purge (docs/sync-store.md "Snapshot purge"): the rows of the tables a chunk
+  // mentions, between the keys the snapshot covered before it and its largest, that it does
+  // not mention (and on the last chunk, every table's rest) are deleted in `plan` when each
+  // of their facts is within the source's frontier. `mentioned`: per table here, the row
+  // keys the chunk names. The snapshot's progress is kept in one record, in `b`.
+  struct Mentioned {
+    std::shared_ptr<store::TableState> table;
+    std::set<std::string> keys;
+  };
+  uint64_t purge_absent(const SnapshotChunk& chunk, const std::map<uint64_t, Mentioned>& mentioned, Plan& plan,
+                        store::KvBatch& b);
+  // The newest HLC applied here from each other site (its record: meta "frontier", 30-byte
+  // HLCs one after another); a peer's facts reach a hub in their order (each pushes its own),
+  // so every fact of a site up to it has been applied here.
+  std::map<SiteId, Hlc> received_max_;
   // Rows and metadata in one batch written by the replica itself (direct mode).
   ApplyResult write_direct(Plan plan);
   // The sidecars of the plan's rows no batch wrote (`written`): onto the stored row, or, with

@@ -223,6 +223,15 @@ std::string SyncStoreDbModule::replication_request(std::string_view op, std::str
     j["next"] = base64(page.next);
     j["done"] = page.done;
     j["head"] = page.head;
+    // For the receiver's purge of rows this replica no longer has (docs/sync-store.md
+    // "Snapshot purge"): whose chunk, between which checkpoints, and the first's frontier.
+    nlohmann::json snap{{"source", replica_->site().text()}, {"after", base64(after)}, {"next", j["next"]}, {"done", page.done}};
+    if (after.empty()) {
+      nlohmann::json f = nlohmann::json::array();
+      for (const Hlc& h : page.frontier) f.push_back(h.text());
+      snap["frontier"] = std::move(f);
+    }
+    j["snapshot"] = std::move(snap);
     return j.dump();
   }
   if (op == "peer" || op == "set_peer") {
@@ -257,25 +266,31 @@ std::string SyncStoreDbModule::replication_request(std::string_view op, std::str
   // The host resolves a page's schema, then its data: the page is parsed once.
   auto parsed = [&]() {
     std::lock_guard lock(parsed_mu_);
-    if (parsed_ && parsed_->first == args) {
-      std::vector<ChangeSet> sets = std::move(parsed_->second);
+    if (parsed_ && parsed_->text == args) {
+      ParsedPage p = std::move(*parsed_);
       parsed_.reset();
-      return sets;
+      return p;
     }
     parsed_.reset();
-    return sets_from_json(args);
+    ParsedPage p;
+    p.sets = sets_from_json(args, &p.snapshot);
+    return p;
   };
-  if (op == "resolve") return replica_->resolve_for_engine(parsed());
+  if (op == "resolve") {
+    ParsedPage p = parsed();
+    return replica_->resolve_for_engine(p.sets, p.snapshot ? &*p.snapshot : nullptr);
+  }
   // Schema replication (docs/sync-store.md "Schema replication").
   if (op == "capture_schema") {
     replica_->capture_schema(args);
     return "{}";
   }
   if (op == "resolve_schema") {
-    std::vector<ChangeSet> sets = parsed();
-    std::string out = replica_->resolve_schema(sets);
+    ParsedPage p = parsed();
+    std::string out = replica_->resolve_schema(p.sets);
+    p.text.assign(args);
     std::lock_guard lock(parsed_mu_);
-    parsed_.emplace(std::string(args), std::move(sets));
+    parsed_.emplace(std::move(p));
     return out;
   }
   if (op == "schema_phase") {

@@ -47,7 +47,12 @@ class SyncStoreDbModule : public store::StoreDbModule {
   std::shared_ptr<Replica> replica_;
   // The last page resolve_schema parsed (with its text), for the resolve after it.
   std::mutex parsed_mu_;
-  std::optional<std::pair<std::string, std::vector<ChangeSet>>> parsed_;
+  struct ParsedPage {
+    std::string text;
+    std::vector<ChangeSet> sets;
+    std::optional<SnapshotChunk> snapshot;
+  };
+  std::optional<ParsedPage> parsed_;
 };
 
 // The replica of an open sync-store database, by its database name or its path; QRS_NOTFOUND

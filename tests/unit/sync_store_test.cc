@@ -778,16 +778,16 @@ TEST_F(sync, p23_a_peer_behind_the_horizon_must_take_a_snapshot) {
   // A peer already past the tombstone's entry is not affected.
   json fresh = changes(a, status(a)["nextSeq"].get<uint64_t>() - 1, b.site);
   EXPECT_FALSE(fresh.value("snapshotRequired", false));
-  // b takes the snapshot instead, then goes on by delta. (Row 1, deleted at a and its
-  // tombstone collected since, stays at b: a snapshot merges, it does not yet purge rows
-  // the source no longer knows — docs/sync-network.md "Not there yet".)
+  // b takes the snapshot instead, then goes on by delta. Row 1, deleted at a and its
+  // tombstone collected since, goes at b too: the snapshot purges rows its source no longer
+  // has (docs/sync-store.md "Snapshot purge").
   exec(a, "update t set a = 'changed while b was away' where id = 2");
   take_snapshot(b, a, 1);
   EXPECT_EQ(one(b, "select a from t where id = 2"), "changed while b was away");
   exec(a, "insert into t values (3, 'after', 3)");
   pull(b, a);
   EXPECT_EQ(one(b, "select a from t where id = 3"), "after");
-  EXPECT_EQ(query(b, "select id from t where id > 1 order by id"), query(a, "select id from t where id > 1 order by id"));
+  EXPECT_EQ(content(b), content(a));
 }
 
 TEST_F(sync, p47_an_interrupted_snapshot_resumes_and_keeps_every_row) {
@@ -3642,4 +3642,207 @@ TEST_F(sync, one_apply_that_deletes_a_parent_and_re_versions_its_child_keeps_the
   const json r = apply(b, merged);
   EXPECT_EQ(query(b, "select count(*) from parent"), V{"0"}) << r.dump();
   EXPECT_EQ(query(b, "select id, pid is null, v from child"), V{"10|true|same"});
+}
+
+// ---- snapshot purge (docs/sync-store.md "Snapshot purge") ----
+
+// A snapshot removes the rows its source deleted and no longer has a tombstone for (a peer
+// offline past the horizon missed the deletions), but keeps the peer's own writes the
+// source never received.
+TEST_F(sync, a_snapshot_purges_rows_the_source_deleted_past_its_horizon) {
+  Peer& a = open("a", {{"tombstone_horizon_ms", Value::Integer(100)}});
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(b, kT);
+  exec(a, "insert into t select value, 'v' || value, value from generate_series(1, 40)");
+  exec(b, "insert into t values (50, 'from b, pushed', 50)");
+  pull(b, a);
+  pull(a, b);  // a has b's row 50 (and so every fact of b's up to it)
+  const uint64_t old_cursor = b.cursor["a"];
+  exec(a, "delete from t where id % 4 = 0 or id in (1, 40, 50)");
+  exec(a, "update t set a = 'changed while b was away' where id = 2");
+  ::usleep(200'000);
+  EXPECT_EQ(one(a, "select sync_prune('a')"), "12");
+  EXPECT_TRUE(changes(a, old_cursor, b.site).value("snapshotRequired", false));
+  // b writes meanwhile: a new row and an update of a row a deleted; a never saw either.
+  exec(b, "insert into t values (60, 'from b, not pushed', 60)");
+  exec(b, "update t set a = 'b kept this' where id = 8");
+  uint64_t purged = 0;
+  for (;;) {  // the snapshot in pages of 3 facts: the purge runs chunk by chunk
+    json page = snapshot_page(a, b.snapshot_after, b.snapshot_head, 3);
+    purged += apply(b, page).value("purged", uint64_t{0});
+    if (page["done"].get<bool>()) break;
+    b.snapshot_after = page["next"].get<std::string>();
+    b.snapshot_head = page["head"].get<uint64_t>();
+  }
+  EXPECT_EQ(purged, 11u);  // the 12 deleted rows, but for row 8 (b's update is newer than a knows)
+  EXPECT_EQ(query(b, "select id from t where id % 4 = 0 or id in (1, 40, 50, 60) order by id"), (V{"8", "60"}));
+  EXPECT_EQ(one(b, "select a from t where id = 2"), "changed while b was away");
+  EXPECT_EQ(query(b, "pragma integrity_check"), V{"ok"});
+  // Apart from b's own two writes, b now holds what a does.
+  EXPECT_EQ(query(b, "select * from t where id not in (8, 60) order by id"), query(a, "select * from t order by id"));
+  // The purged rows left no versions or log entries: a fresh peer pulling b gets b's rows.
+  Peer& c = open("c");
+  exec(c, kT);
+  pull(c, b);
+  EXPECT_EQ(content(c), content(b));
+}
+
+// A row whose facts come from a site the source holds facts of aside (a quarantined table's,
+// a rejected row's) is never judged gone; nor is one from a site the source never heard of.
+TEST_F(sync, a_snapshot_keeps_rows_whose_facts_the_source_may_not_have) {
+  Peer& a = open("a", {{"tombstone_horizon_ms", Value::Integer(100)}});
+  Peer& b = open("b");
+  Peer& c = open("c");
+  exec(a, kT);
+  exec(b, kT);
+  exec(c, kT);
+  exec(c, "insert into t values (1, 'from c', 1)");
+  pull(b, c);  // b has c's row; a never heard of c
+  exec(a, "insert into t values (2, 'from a', 2)");
+  pull(b, a);
+  exec(a, "delete from t where id = 2");
+  ::usleep(200'000);
+  EXPECT_EQ(one(a, "select sync_prune('a')"), "1");
+  b.snapshot_after.clear();
+  take_snapshot(b, a, 1);
+  EXPECT_EQ(content(b), "1|from c|1\n");  // row 2 went; c's row stayed
+}
+
+// A snapshot taken in interrupted runs purges all the same, and a chunk applied twice (its
+// checkpoint lost in a crash) purges nothing twice and spoils nothing.
+TEST_F(sync, an_interrupted_snapshot_and_a_chunk_applied_twice_still_purge_exactly) {
+  Peer& a = open("a", {{"tombstone_horizon_ms", Value::Integer(100)}});
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(b, kT);
+  exec(a, "insert into t select value, 'v' || value, value from generate_series(1, 300)");
+  pull(b, a);
+  exec(a, "delete from t where id % 7 = 0 or id > 290");
+  ::usleep(200'000);
+  EXPECT_EQ(one(a, "select sync_prune('a')"), "51");
+  EXPECT_EQ(take_snapshot(b, a, 40, 2), 2);
+  // The third chunk, applied twice (the checkpoint after the first was never saved).
+  json third = snapshot_page(a, b.snapshot_after, b.snapshot_head, 40);
+  ASSERT_FALSE(third["done"].get<bool>());
+  apply(b, third);
+  EXPECT_EQ(apply(b, third).value("purged", uint64_t{0}), 0u);
+  b.snapshot_after = third["next"].get<std::string>();
+  take_snapshot(b, a, 40);
+  EXPECT_EQ(content(b), content(a));
+  EXPECT_EQ(one(b, "select count(*) from t"), "249");
+  // A chunk out of order (not after the one before) stops the purge for that snapshot.
+  Peer& d = open("d");
+  exec(d, kT);
+  take_snapshot(d, a, 1000);
+  exec(a, "insert into t values (1000, 'x', 1)");
+  pull(d, a);
+  exec(a, "delete from t where id = 1000");
+  ::usleep(200'000);
+  EXPECT_EQ(one(a, "select sync_prune('a')"), "1");
+  json first = snapshot_page(a, "", 0, 40);
+  json second = snapshot_page(a, first["next"].get<std::string>(), first["head"].get<uint64_t>(), 40);
+  apply(d, second);  // the first never came
+  d.snapshot_after = second["next"].get<std::string>();
+  d.snapshot_head = second["head"].get<uint64_t>();
+  take_snapshot(d, a, 40);
+  EXPECT_EQ(one(d, "select count(*) from t where id = 1000"), "1");  // kept: not judged
+}
+
+// The purge goes through the engine: an index forgets the row, a cascade follows (and is
+// not refused by the write barrier the snapshot holds), change events tell it as remote.
+TEST_F(sync, a_snapshot_purge_runs_through_the_engine_under_the_write_barrier) {
+  Peer& a = open("a", {{"tombstone_horizon_ms", Value::Integer(100)}});
+  Peer& b = open("b");
+  for (Peer* p : {&a, &b}) {
+    exec(*p, "create table parent (id integer primary key, name text)");
+    exec(*p, "create unique index parent_name on parent (name)");
+    exec(*p, "create table child (id integer primary key, pid integer null references parent (id) on delete cascade)");
+  }
+  exec(a, "insert into parent values (1, 'one'), (2, 'two')");
+  exec(a, "insert into child values (10, 1), (20, 2)");
+  pull(b, a);
+  exec(a, "delete from parent where id = 1");  // its child goes by the cascade
+  ::usleep(200'000);
+  EXPECT_EQ(one(a, "select sync_prune('a')"), "2");
+  // b's client would hold the barrier while the snapshot is in progress.
+  std::string reply;
+  json barrier{{"site", a.site}, {"received", 0}, {"sent", 0}, {"snapshot", {{"head", 0}, {"after", ""}}}};
+  ASSERT_TRUE(b.db->sync_request("set_peer", barrier.dump(), &reply).ok());
+  EXPECT_FALSE(run(b, "insert into parent values (3, 'three')").ok());  // the barrier holds
+  take_snapshot(b, a, 2);
+  barrier["snapshot"] = nullptr;
+  ASSERT_TRUE(b.db->sync_request("set_peer", barrier.dump(), &reply).ok());
+  EXPECT_EQ(content(b, "parent"), "2|two\n");
+  EXPECT_EQ(content(b, "child"), "20|2\n");
+  exec(b, "insert into parent values (3, 'one')");  // the unique index forgot 'one'
+  EXPECT_EQ(query(b, "pragma integrity_check"), V{"ok"});
+}
+
+// SIGKILL at any moment of a purging snapshot: each chunk's rows, purges and progress land
+// whole or not at all, so resuming from the last checkpoint saved finishes exactly.
+TEST_F(sync, a_purging_snapshot_killed_at_any_moment_resumes_exactly) {
+  Peer& src = open("src", {{"tombstone_horizon_ms", Value::Integer(100)}});
+  exec(src, kT);
+  exec(src, "insert into t select value, 'v' || value, value from generate_series(1, 400)");
+  const std::vector<std::string> rows = pages_of(src, 100);
+  exec(src, "delete from t where id % 3 = 0");
+  exec(src, "update t set a = 'after' where id % 5 = 0");
+  ::usleep(200'000);
+  EXPECT_EQ(one(src, "select sync_prune('src')"), "133");
+  std::vector<std::string> chunks;
+  for (std::string after;;) {
+    json page = snapshot_page(src, after, chunks.empty() ? 0 : json::parse(chunks[0])["head"].get<uint64_t>(), 25);
+    chunks.push_back(page.dump());
+    if (page["done"].get<bool>()) break;
+    after = page["next"].get<std::string>();
+  }
+  ASSERT_GT(chunks.size(), 10u);
+  const std::string expected = content(src);
+  int mid = 0;
+  for (int round = 0; round < 8; ++round) {
+    const std::string name = "d" + std::to_string(round), progress = root_ + "/progress-" + name;
+    int ready[2];
+    ASSERT_EQ(::pipe(ready), 0);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      ::close(ready[0]);
+      Peer& d = open(name);
+      if (!d.db->exec(kT).ok()) _exit(2);
+      for (const std::string& page : rows)
+        if (!d.db->sync_apply(page, nullptr).ok()) _exit(3);
+      if (::write(ready[1], "r", 1) != 1) _exit(6);
+      for (size_t i = 0; i < chunks.size(); ++i) {
+        if (!d.db->sync_apply(chunks[i], nullptr).ok()) _exit(4);
+        std::ofstream(progress, std::ios::trunc) << i;  // the checkpoint, saved after the chunk (as the client does)
+        ::usleep(2'000);
+      }
+      for (;;) ::pause();
+    }
+    ::close(ready[1]);
+    char byte = 0;
+    ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+    ::close(ready[0]);
+    ::usleep(3'000 + 6'000 * round);
+    ::kill(child, SIGKILL);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    size_t next = 0;
+    if (std::ifstream in(progress); in) {
+      size_t done = 0;
+      if (in >> done) next = done + 1;
+    }
+    if (next > 0 && next < chunks.size()) ++mid;
+    Peer& d = open(name);
+    for (size_t i = next; i < chunks.size(); ++i) apply(d, json::parse(chunks[i]));
+    EXPECT_EQ(content(d), expected) << "round " << round << ", resumed at chunk " << next;
+    EXPECT_EQ(query(d, "pragma integrity_check"), V{"ok"}) << "round " << round;
+    Peer& mirror = open("m" + std::to_string(round));
+    exec(mirror, kT);
+    pull(mirror, d);
+    EXPECT_EQ(content(mirror), expected) << "round " << round;
+    close("m" + std::to_string(round));
+  }
+  EXPECT_GE(mid, 3);  // the kills landed inside the snapshot
 }
