@@ -573,6 +573,7 @@ class Parser {
     for_each(v, "server",
              {"listen", "base_path", "data_dir", "tokens", "allow_anonymous", "tls_cert_file", "tls_key_file",
               "max_message_bytes", "batch_size", "max_open_databases", "max_databases", "max_queued_messages",
+              "prune_interval_ms",
               "module_options"},
              [&](const std::string& key, const YAML::Node& sk, const YAML::Node& sv) {
                if (key == "listen") {
@@ -638,6 +639,8 @@ class Parser {
                  c.max_databases = integer(sk, sv, 1);
                } else if (key == "max_queued_messages") {
                  c.max_queued_messages = integer(sk, sv, 1);
+               } else if (key == "prune_interval_ms") {
+                 c.prune_interval_ms = integer(sk, sv, 0);
                } else if (key == "module_options") {
                  c.module_options = settings(sk, sv, "server.module_options");
                  // A hub relays every peer's facts, schema included: a hub that kept its

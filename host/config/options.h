@@ -136,6 +136,9 @@ struct ServerConfig {
   int64_t max_queued_messages = 64;
   // Default: empty. Extra sync-store options for the hub's databases (horizons, …).
   SettingList module_options;
+  // Default: 3600000 (an hour). Each open hub database's maintenance runs this often:
+  // tombstones and holds past their horizons are collected. 0: never.
+  int64_t prune_interval_ms = 3'600'000;
   // Not a YAML key: where the section was written.
   std::string origin;
 };

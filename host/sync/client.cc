@@ -117,6 +117,11 @@ struct SyncClient::Impl {
   uint64_t push_commits_mark = 0;
   uint64_t request_counter = 0;  // never reset: request ids stay unique across reconnects
   bool healthy = false;          // this session applied a page
+  // This session's first pull was answered from our cursor (no snapshot needed). Until then,
+  // and while a snapshot is in progress, nothing is pushed: a hub restored from an older
+  // copy must not take a write of ours past a gap in what it has of us, or its frontier
+  // would cover writes it lost (docs/sync-store.md "Snapshot purge").
+  bool pulled = false;
   uint64_t hub_max_bytes = uint64_t{16} << 20;  // the hub's frame limit (its acknowledgement)
   bool push_blocked = false;     // a page the hub cannot take: no more pushes this session
   int push_failures = 0;         // refused pushes in a row: the retry backs off
@@ -329,6 +334,7 @@ struct SyncClient::Impl {
     want_push = !cfg.read_only;
     push_due = Clock::now();
     push.reset();
+    pulled = false;
     next_poll = Clock::now() + std::chrono::milliseconds(cfg.poll_ms);
 
     bool reader_done = false;
@@ -353,7 +359,8 @@ struct SyncClient::Impl {
           co_await ws.async_write(net::buffer(ask), use_awaitable);
           continue;
         }
-        if (want_push && !push && now >= push_due) {
+        const bool may_push = want_push && !push && pulled && !in_snapshot;
+        if (may_push && now >= push_due) {
           co_await push_page(ws);
           continue;
         }
@@ -370,7 +377,7 @@ struct SyncClient::Impl {
         auto until = cfg.poll_ms > 0 ? next_poll : Clock::now() + std::chrono::hours(1);
         if (cfg.prune_interval_ms > 0) until = std::min(until, prune_due);
         if (want_pull && !pull_inflight) until = std::min(until, pull_due);
-        if (want_push && !push) until = std::min(until, push_due);
+        if (may_push) until = std::min(until, push_due);
         wake.expires_at(until);
         co_await wake.async_wait(net::redirect_error(use_awaitable, ec));
       }
@@ -631,6 +638,7 @@ struct SyncClient::Impl {
       want_pull = true;
       return;
     }
+    pulled = true;
     nlohmann::json r;
     if (!apply_page(text, &r)) return;
     received = m.value("cursor", received);
@@ -657,6 +665,7 @@ struct SyncClient::Impl {
       sent = 0;  // every write of ours again (above, on snapshotRequired)
       push.reset();
       want_push = !cfg.read_only;
+      pulled = true;
       uint64_t purged = 0;
       {
         std::lock_guard lock(mu);

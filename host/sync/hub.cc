@@ -101,7 +101,7 @@ Hub::Db& Hub::open(const std::string& id, bool create) {
   Db& d = dbs_[id];
   d.db = std::move(db);
   d.site = parse_object(status).value("siteId", std::string());
-  d.last_used = std::chrono::steady_clock::now();
+  d.last_used = d.last_pruned = std::chrono::steady_clock::now();
   spdlog::info("sync hub: opened database '{}' (site {})", id, d.site);
   return d;
 }
@@ -113,6 +113,30 @@ void Hub::close_idle(std::chrono::steady_clock::duration idle) {
     if (go) spdlog::info("sync hub: closing idle database '{}'", e.first);
     return go;
   });
+}
+
+void Hub::maintain() {
+  if (config_.prune_interval_ms <= 0) return;
+  const auto now = std::chrono::steady_clock::now();
+  for (auto& [id, d] : dbs_) {
+    if (now - d.last_pruned < std::chrono::milliseconds(config_.prune_interval_ms)) continue;
+    d.last_pruned = now;
+    std::string out;
+    Status st = d.db->sync_request("prune", "{}", &out);
+    if (!st.ok()) {
+      ++counters_.errors;
+      spdlog::warn("sync hub: the maintenance of database '{}' failed: {}", id, st.to_string());
+      continue;
+    }
+    const nlohmann::json r = parse_object(out);
+    const uint64_t tombstones = r.value("tombstones", uint64_t{0}), holds = r.value("holds", uint64_t{0});
+    ++counters_.prunes;
+    counters_.tombstones_pruned += tombstones;
+    counters_.holds_pruned += holds;
+    if (tombstones || holds)
+      spdlog::info("sync hub: database '{}': collected {} tombstone(s) and {} hold(s) past their horizons", id,
+                   tombstones, holds);
+  }
 }
 
 HubReply Hub::handshake(HubSession& s, const nlohmann::json& m) {
@@ -353,7 +377,10 @@ std::string Hub::status_json() {
                         {"applies", counters_.applies},
                         {"factsApplied", counters_.facts_applied},
                         {"factsHeld", counters_.facts_held},
-                        {"pagesServed", counters_.pages_served}}
+                        {"pagesServed", counters_.pages_served},
+                        {"prunes", counters_.prunes},
+                        {"tombstonesPruned", counters_.tombstones_pruned},
+                        {"holdsPruned", counters_.holds_pruned}}
       .dump();
 }
 

@@ -66,6 +66,9 @@ class Hub {
                  std::string_view site_header, std::string_view version_header, const std::string& body);
   // Closes hub databases no session has used for `idle`.
   void close_idle(std::chrono::steady_clock::duration idle);
+  // Runs the maintenance (tombstones and holds past their horizons) of each open database
+  // whose prune_interval_ms has passed since it was opened or last maintained.
+  void maintain();
 
   const ServerConfig& config() const { return config_; }
   std::string status_json();
@@ -76,6 +79,7 @@ class Hub {
     std::string site;  // the hub replica's site id for this database
     std::set<HubSession*> sessions;
     std::chrono::steady_clock::time_point last_used;
+    std::chrono::steady_clock::time_point last_pruned;
   };
   // The database `id`, opened; a new one is created only when `create` (and fewer than
   // max_databases exist). Throws Error (kNotFound, kTooBig, or the open's error).
@@ -95,6 +99,7 @@ class Hub {
   struct Counters {
     uint64_t connections = 0, handshakes = 0, auth_failures = 0, messages = 0, errors = 0;
     uint64_t applies = 0, facts_applied = 0, facts_held = 0, pages_served = 0, notifications = 0;
+    uint64_t prunes = 0, tombstones_pruned = 0, holds_pruned = 0;
   } counters_;
 };
 

@@ -14,6 +14,7 @@
 #include <boost/beast/websocket/ssl.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <deque>
 #include <set>
 
@@ -321,12 +322,21 @@ struct Server::Impl {
 
   net::awaitable<void> sweep() {
     net::steady_timer t(ioc);
+    // Idle databases close after 5 minutes; each open one's maintenance runs every
+    // prune_interval_ms (the timer wakes at least that often, at most every 50 ms).
+    const int64_t prune = hub.config().prune_interval_ms;
+    const auto period = std::chrono::milliseconds(prune > 0 ? std::clamp<int64_t>(prune, 50, 60'000) : 60'000);
+    auto idle_due = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     for (;;) {
-      t.expires_after(std::chrono::seconds(60));
+      t.expires_after(period);
       beast::error_code ec;
       co_await t.async_wait(net::redirect_error(use_awaitable, ec));
       if (stopping) co_return;
-      hub.close_idle(std::chrono::minutes(5));
+      hub.maintain();
+      if (std::chrono::steady_clock::now() >= idle_due) {
+        hub.close_idle(std::chrono::minutes(5));
+        idle_due = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+      }
     }
   }
 

@@ -78,6 +78,11 @@ struct SnapshotChunk {
   std::string after, next;  // raw keys (base64 on the wire)
   bool done = false;
   std::vector<Hlc> frontier;
+  // The source's tables' key definitions, fingerprinted: a change between chunks (a
+  // re-keying ALTER there) changes the order its rows come in, and stops the purge.
+  std::string key_epoch;
+  bool holds = false;    // the chunk carries held facts (not rows of the source's tables)
+  size_t first_set = 0;  // not on the wire: the sets before it are not the chunk's (drained holds)
 };
 
 }  // namespace quereus::sync

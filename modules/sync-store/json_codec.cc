@@ -238,6 +238,14 @@ static SnapshotChunk snapshot_from(const json& s) {
   const json& done = member(s, "done", path);
   if (!done.is_boolean()) bad(path + ".done", "not a boolean");
   c.done = done.get<bool>();
+  if (auto k = s.find("keyEpoch"); k != s.end()) {
+    if (!k->is_string()) bad(path + ".keyEpoch", "not a string");
+    c.key_epoch = k->get<std::string>();
+  }
+  if (auto h = s.find("holds"); h != s.end()) {
+    if (!h->is_boolean()) bad(path + ".holds", "not a boolean");
+    c.holds = h->get<bool>();
+  }
   if (auto f = s.find("frontier"); f != s.end()) {
     if (!f->is_array()) bad(path + ".frontier", "not an array");
     for (size_t i = 0; i < f->size(); ++i)

@@ -1231,6 +1231,22 @@ Replica::SnapshotPage Replica::snapshot(std::string_view after, uint64_t head, s
     for (const auto& [site, h] : received_max_)
       if (site != site_ && !holding.count(site)) page.frontier.push_back(h);
   }
+  {
+    // The key epoch: each table's id and key members (name, order, collation, type).
+    std::string keys;
+    for (const TableRecord& r : table_records())
+      if (std::shared_ptr<store::TableState> t = db_->live_state(r.id); t && replicated(t->schema.table_name)) {
+        put_u64(keys, r.id);
+        for (const sdk::KeyColumn& k : t->schema.primary_key) {
+          const sdk::ColumnDef& c = t->schema.columns.at(k.column);
+          keys += lower(c.name) + (k.desc ? "-" : "+") + k.collation.name() + ":" +
+                  std::to_string(static_cast<int>(c.logical_type)) + ";";
+        }
+      }
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016zx", std::hash<std::string>{}(keys));
+    page.key_epoch = hex;
+  }
   std::map<std::string, ChangeSet> sets;
   std::map<uint64_t, std::optional<TableName>> names;
   std::vector<qrs_value> cells;
@@ -1291,6 +1307,10 @@ Replica::SnapshotPage Replica::snapshot(std::string_view after, uint64_t head, s
       continue;
     }
     auto it = kv.iterate(KvRange{from, prefix_end(lo)}, false);
+    if (space == kHolds && it->valid() && facts > 0) {
+      full = true;  // held facts come in pages of their own (a receiver counts no row of theirs covered)
+      break;
+    }
     std::optional<uint64_t> table;
     std::optional<std::vector<TableRecord>> records;  // the dropped incarnations' lookups share it
     for (; it->valid(); it->next()) {
@@ -1319,7 +1339,10 @@ Replica::SnapshotPage Replica::snapshot(std::string_view after, uint64_t head, s
         }
       } else {
         Hold h = Hold::decode(it->value());
-        if (h.forward) found.push_back(change_from_json(h.change));
+        if (h.forward) {
+          found.push_back(change_from_json(h.change));
+          page.holds = true;
+        }
       }
       for (Change& c : found) {
         bytes += page_add(sets, std::move(c));
@@ -1511,7 +1534,7 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
       }
       std::string row_key = st.prefix;
       st.codec.encode_key(row_key, key);
-      if (snapshot) {
+      if (snapshot && !snapshot->holds && static_cast<size_t>(&set - sets.data()) >= snapshot->first_set) {
         Mentioned& m = mentioned[st.id];
         if (!m.table) m.table = t->second;
         m.keys.insert(row_key);
@@ -1742,19 +1765,26 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
 uint64_t Replica::purge_absent(const SnapshotChunk& chunk, const std::map<uint64_t, Mentioned>& mentioned, Plan& plan,
                                KvBatch& b) {
   // The snapshot's progress here, one record: its source, the checkpoint its last chunk
-  // ended at, the source's frontier (from the first chunk: facts the source takes in after
-  // that come again by delta), and per table the largest row key its chunks covered ("":
-  // defined, none covered yet). `off`: a chunk came out of order, so nothing more is purged.
+  // ended at, the source's frontier and key epoch (from the first chunk: facts the source
+  // takes in after that come again by delta), per table the largest row key its chunks
+  // covered ("": defined, none covered yet), and the tables with candidates. `off`: a chunk
+  // came out of order, or the source re-keyed a table meanwhile, so nothing is purged.
+  // A candidate (a row in a covered range the chunk did not name) is recorded under
+  // `20 "purge" 00 ‖ row key` and judged only on the last chunk, once every row the snapshot
+  // sends has landed: a purge earlier would cascade into rows a later chunk brings.
   const std::string skey = meta_key("purge");
+  const std::string cprefix = skey + '\0';
+  store::KvStore& kv = db_->kv();
   struct State {
     SiteId source;
-    std::string next;
+    std::string next, epoch;
     std::vector<Hlc> frontier;
     std::map<uint64_t, std::string> covered;
+    std::set<uint64_t> with_candidates;
     bool off = false;
   };
   std::optional<State> st;
-  if (std::optional<std::string> rec = db_->kv().get(skey)) {
+  if (std::optional<std::string> rec = kv.get(skey)) {
     const nlohmann::json j = nlohmann::json::parse(*rec, nullptr, false);
     std::optional<SiteId> source = j.is_object() ? SiteId::parse(j.value("source", std::string())) : std::nullopt;
     std::optional<std::string> next = j.is_object() ? base64_decode(j.value("next", std::string())) : std::nullopt;
@@ -1762,20 +1792,31 @@ uint64_t Replica::purge_absent(const SnapshotChunk& chunk, const std::map<uint64
       st.emplace();
       st->source = *source;
       st->next = std::move(*next);
+      st->epoch = j.value("epoch", std::string());
       st->off = j.value("off", true);
       for (const auto& h : j.value("frontier", nlohmann::json::array()))
         if (auto x = h.is_string() ? Hlc::parse(h.get<std::string>()) : std::nullopt) st->frontier.push_back(*x);
       for (const auto& c : j.value("covered", nlohmann::json::array()))
         if (c.is_array() && c.size() == 2 && c[0].is_number_unsigned() && c[1].is_string())
           if (auto k = base64_decode(c[1].get<std::string>())) st->covered[c[0].get<uint64_t>()] = std::move(*k);
+      for (const auto& id : j.value("candidates", nlohmann::json::array()))
+        if (id.is_number_unsigned()) st->with_candidates.insert(id.get<uint64_t>());
     }
     // (An unreadable record: treated as none; the chunk below then stops the purge.)
   }
+  auto drop_candidates = [&]() {
+    auto it = kv.iterate(KvRange{cprefix, prefix_end(cprefix)}, false);
+    for (; it->valid(); it->next()) b.del(it->key());
+    it->check();
+  };
   if (chunk.after.empty()) {
-    st.emplace();  // a snapshot begins (again): whatever an earlier one left is forgotten
+    drop_candidates();  // a snapshot begins (again): whatever an earlier one left goes
+    st.emplace();
     st->source = chunk.source;
     st->frontier = chunk.frontier;
+    st->epoch = chunk.key_epoch;
   } else if (!st || st->source != chunk.source) {
+    if (st) drop_candidates();
     st.emplace();
     st->source = chunk.source;
     st->off = true;
@@ -1783,37 +1824,88 @@ uint64_t Replica::purge_absent(const SnapshotChunk& chunk, const std::map<uint64
     if (st->next == chunk.next && !chunk.done) return 0;  // this chunk again (its checkpoint was not saved): done already
     st->off = true;
   }
+  if (!st->epoch.empty() && !chunk.key_epoch.empty() && st->epoch != chunk.key_epoch) st->off = true;
   uint64_t purged = 0;
   if (!st->off) {
-    std::map<SiteId, Hlc> frontier;
-    for (const Hlc& h : st->frontier) frontier[h.site] = h;
-    auto within = [&](const Hlc& h) {
-      auto f = frontier.find(h.site);
-      return f != frontier.end() && h <= f->second;
-    };
-    store::KvStore& kv = db_->kv();
     // The rows of `t` in (lo, hi] (lo empty: from the first; hi absent: to the last) that
-    // the chunk does not name, each of whose facts the source had: gone there, so here too.
-    auto purge_range = [&](const std::shared_ptr<store::TableState>& t, const std::string& lo, const std::string* hi,
-                           const std::set<std::string>* named) {
+    // the chunk does not name: `out` (the last chunk's, judged now) or recorded candidates.
+    std::vector<std::pair<std::shared_ptr<store::TableState>, std::string>> judge;
+    auto absent = [&](const std::shared_ptr<store::TableState>& t, const std::string& lo, const std::string* hi,
+                      const std::set<std::string>* named) {
       const std::string from = lo.empty() ? t->prefix : lo + '\0';
       const std::string to = hi ? *hi + '\0' : prefix_end(t->prefix);
       if (from >= to) return;
-      std::vector<std::string> keys;
       auto it = kv.iterate(KvRange{from, to}, false);
-      for (; it->valid(); it->next())
-        if (!(named && named->count(std::string(it->key()))) && !plan.keys.count(std::string(it->key())))
-          keys.emplace_back(it->key());
+      for (; it->valid(); it->next()) {
+        std::string key(it->key());
+        if ((named && named->count(key)) || plan.keys.count(key)) continue;
+        if (chunk.done) {
+          judge.emplace_back(t, std::move(key));
+        } else {
+          b.put(cprefix + key, "");
+          st->with_candidates.insert(t->id);
+        }
+      }
       it->check();
-      for (const std::string& key : keys) {
+    };
+    for (const auto& [id, m] : mentioned) {
+      // A candidate a later chunk names after all (a forwarded fact, a row moved by a key
+      // change) is not one.
+      if (st->with_candidates.count(id))
+        for (const std::string& k : m.keys) b.del(cprefix + k);
+      std::string& covered = st->covered[id];
+      if (m.keys.empty()) continue;  // defined by the chunk, no rows yet
+      const std::string& hi = *m.keys.rbegin();
+      if (!covered.empty() && hi <= covered) continue;
+      absent(m.table, covered, &hi, &m.keys);
+      covered = hi;
+    }
+    if (chunk.done) {
+      // The last chunk: each table the snapshot defined or sent rows of has nothing past
+      // what it covered; then every candidate is judged.
+      for (const auto& [id, covered] : st->covered) {
+        std::shared_ptr<store::TableState> t = db_->live_state(id);
+        if (!t || !replicated(t->schema.table_name)) continue;
+        auto m = mentioned.find(id);
+        absent(t, covered, nullptr, m == mentioned.end() ? nullptr : &m->second.keys);
+      }
+      std::vector<std::pair<std::string, std::shared_ptr<store::TableState>>> tables;  // by row prefix
+      for (const TableRecord& r : table_records())
+        if (std::shared_ptr<store::TableState> t = db_->live_state(r.id); t && replicated(t->schema.table_name))
+          tables.emplace_back(t->prefix, std::move(t));
+      auto it = kv.iterate(KvRange{cprefix, prefix_end(cprefix)}, false);
+      for (; it->valid(); it->next()) {
+        std::string key(it->key().substr(cprefix.size()));
+        b.del(it->key());
+        if (plan.keys.count(key)) continue;
+        bool named = false;
+        for (const auto& [id, m] : mentioned) named = named || m.keys.count(key);
+        if (named) continue;
+        for (const auto& [prefix, t] : tables)
+          if (key.starts_with(prefix)) judge.emplace_back(t, key);
+      }
+      it->check();
+      // Each fact must be within the source's frontier, and a fact of ours also at a log
+      // position the source acknowledged (a write pushed since, or never, stays).
+      std::map<SiteId, Hlc> frontier;
+      for (const Hlc& h : st->frontier) frontier[h.site] = h;
+      uint64_t acked = 0;
+      if (std::optional<std::string> v = kv.get(peer_key(chunk.source)); v && v->size() >= 16)
+        acked = get_u64(std::string_view(*v).substr(8, 8));
+      auto within = [&](const Hlc& h) {
+        auto f = frontier.find(h.site);
+        return f != frontier.end() && h <= f->second;
+      };
+      std::set<std::string> judged;
+      for (auto& [t, key] : judge) {
+        if (!judged.insert(key).second || rejected_.count(key)) continue;  // (a purge this database refused stays)
         std::optional<std::string> row;
         bool recorded = false;
         const std::optional<RowVersions> m = load_versions(kv, site_, key, row, &recorded);
-        // A row without versions here is never the snapshot's to judge; one with a fact the
-        // source may not have had (a write of ours not yet pushed, one from elsewhere) stays.
+        // A row without versions here is never the snapshot's to judge.
         if (!row || !m || m->columns.empty()) continue;
         bool known = !m->tombstone || within(*m->tombstone);
-        for (const ColumnVersion& c : m->columns) known = known && within(c.hlc);
+        for (const ColumnVersion& c : m->columns) known = known && within(c.hlc) && (c.hlc.site != site_ || c.seq <= acked);
         if (!known) continue;
         plan.rows.push_back({t, key, true, {}, true, {}});
         plan.keys.insert(key);
@@ -1821,37 +1913,21 @@ uint64_t Replica::purge_absent(const SnapshotChunk& chunk, const std::map<uint64
         if (recorded) b.del(versions_key(key));
         ++purged;
       }
-    };
-    for (const auto& [id, m] : mentioned) {
-      std::string& covered = st->covered[id];
-      if (m.keys.empty()) continue;  // defined by the chunk, no rows yet
-      const std::string& hi = *m.keys.rbegin();
-      if (!covered.empty() && hi <= covered) continue;
-      purge_range(m.table, covered, &hi, &m.keys);
-      covered = hi;
-    }
-    if (chunk.done) {
-      // The last chunk: each table the snapshot defined or sent rows of has nothing past
-      // what it covered.
-      for (const auto& [id, covered] : st->covered) {
-        std::shared_ptr<store::TableState> t = db_->live_state(id);
-        if (!t || !replicated(t->schema.table_name)) continue;
-        auto m = mentioned.find(id);
-        purge_range(t, covered, nullptr, m == mentioned.end() ? nullptr : &m->second.keys);
-      }
     }
   }
   if (chunk.done) {
+    if (st->off) drop_candidates();
     b.del(skey);
     return purged;
   }
   st->next = chunk.next;
-  nlohmann::json j{{"source", st->source.text()}, {"next", base64(st->next)}, {"off", st->off}};
+  nlohmann::json j{{"source", st->source.text()}, {"next", base64(st->next)}, {"off", st->off}, {"epoch", st->epoch}};
   nlohmann::json f = nlohmann::json::array(), c = nlohmann::json::array();
   for (const Hlc& h : st->frontier) f.push_back(h.text());
   for (const auto& [id, key] : st->covered) c.push_back(nlohmann::json::array({id, base64(key)}));
   j["frontier"] = std::move(f);
   j["covered"] = std::move(c);
+  j["candidates"] = st->with_candidates;
   b.put(skey, j.dump());
   return purged;
 }
@@ -1916,11 +1992,16 @@ std::string Replica::resolve_for_engine(const std::vector<ChangeSet>& sets, cons
   std::vector<ChangeSet> all;
   KvBatch seed;
   const uint64_t drained = collect_holds(all, seed);
+  std::optional<SnapshotChunk> chunk;  // its mentions are the page's own sets, not the drained holds
+  if (snapshot) {
+    chunk = *snapshot;
+    chunk->first_set = all.size();
+  }
   all.insert(all.end(), sets.begin(), sets.end());
   indexes_routed_ = true;  // the engine maintains companions: no refusal
   Plan plan;
   try {
-    plan = resolve_locked(all, std::move(seed), true, snapshot);
+    plan = resolve_locked(all, std::move(seed), true, chunk ? &*chunk : nullptr);
     drained_ += drained;
   } catch (...) {
     indexes_routed_ = false;

@@ -194,6 +194,11 @@ class Replica : public store::CommitObserver {
     // others, a site with held facts left out). A receiver purges a row the snapshot does
     // not mention only when every fact of it is covered (docs/sync-store.md "Snapshot purge").
     std::vector<Hlc> frontier;
+    // Every page's: a fingerprint of the tables' key definitions (a re-key between pages
+    // changes the order rows come in), and whether the page carries held facts (a page
+    // never carries both rows and holds).
+    std::string key_epoch;
+    bool holds = false;
   };
   SnapshotPage snapshot(std::string_view after, uint64_t head, size_t batch_size, size_t max_bytes = 0);
 

@@ -225,7 +225,8 @@ std::string SyncStoreDbModule::replication_request(std::string_view op, std::str
     j["head"] = page.head;
     // For the receiver's purge of rows this replica no longer has (docs/sync-store.md
     // "Snapshot purge"): whose chunk, between which checkpoints, and the first's frontier.
-    nlohmann::json snap{{"source", replica_->site().text()}, {"after", base64(after)}, {"next", j["next"]}, {"done", page.done}};
+    nlohmann::json snap{{"source", replica_->site().text()}, {"after", base64(after)}, {"next", j["next"]},
+                        {"done", page.done}, {"keyEpoch", page.key_epoch}, {"holds", page.holds}};
     if (after.empty()) {
       nlohmann::json f = nlohmann::json::array();
       for (const Hlc& h : page.frontier) f.push_back(h.text());

@@ -97,6 +97,12 @@ class Peer:
         self.args, self.index = args, index
         self.dir = os.path.join(root, f"peer{index}")
         self.config = os.path.join(root, f"peer{index}.yaml")
+        horizon = prune = ""
+        if args.horizon_ms:
+            # Short horizons: a peer kept away longer than this falls behind the hub's pruned
+            # log and must take a snapshot (which purges what the hub deleted meanwhile).
+            horizon = f"\n        tombstone_horizon_ms: {args.horizon_ms}"
+            prune = f"\n      prune_interval_ms: {max(args.horizon_ms // 2, 100)}"
         with open(self.config, "w") as f:
             f.write(f"""plugin_dir: {args.plugin_dir}
 plugins:
@@ -106,7 +112,7 @@ databases:
     default_module: sync-store
     module_options:
       sync-store:
-        path: {self.dir}
+        path: {self.dir}{horizon}
     sync:
       url: ws://127.0.0.1:{proxy_port}/sync
       database_id: chaos
@@ -114,7 +120,7 @@ databases:
       poll_ms: 300
       push_debounce_ms: 10
       reconnect_max_ms: 2000
-      batch_size: 50
+      batch_size: 50{prune}
 logging:
   level: error
 """)
@@ -177,6 +183,10 @@ def one_run(args, seed):
     root = tempfile.mkdtemp(prefix="quereus-chaos-")
     hub_port = free_port()
     hub_cfg = os.path.join(root, "hub.yaml")
+    hub_extra = ""
+    if args.horizon_ms:
+        hub_extra = (f"\n  prune_interval_ms: {max(args.horizon_ms // 2, 100)}"
+                     f"\n  module_options:\n    tombstone_horizon_ms: {args.horizon_ms}")
     with open(hub_cfg, "w") as f:
         f.write(f"""plugin_dir: {args.plugin_dir}
 plugins:
@@ -185,7 +195,7 @@ server:
   listen: 127.0.0.1:{hub_port}
   data_dir: {root}/hub
   tokens: [{TOKEN}]
-  batch_size: 40
+  batch_size: 40{hub_extra}
 logging:
   level: error
 """)
@@ -315,6 +325,9 @@ def main():
     ap.add_argument("--converge-seconds", type=int, default=60)
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--horizon-ms", type=int, default=0,
+                    help="tombstone horizon (hub and peers) with maintenance at half of it: peers kept away "
+                         "longer fall behind and take snapshots (0: the default, an hour)")
     args = ap.parse_args()
     args.bin = os.path.abspath(args.bin)
     args.plugin_dir = os.path.abspath(args.plugin_dir)
