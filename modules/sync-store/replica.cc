@@ -1150,7 +1150,10 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
   std::lock_guard lock(writer_);
   ChangeBatch batch;
   batch.cursor = since;
-  if (since < floor_ || since >= next_seq_) {
+  // Our own writes alone (what a peer pushes) answer from behind the floor: a deletion of
+  // ours is collected only once every peer we push to acknowledged it (prune_tombstones).
+  const bool own = only && *only == site_;
+  if ((since < floor_ && !own) || since >= next_seq_) {
     // Behind the tombstone floor, or ahead of this replica (restored from a backup older
     // than what the peer saw): a delta cannot be trusted.
     batch.snapshot_required = true;
@@ -2390,10 +2393,22 @@ uint64_t Replica::prune_tombstones() {
   KvBatch b;
   uint64_t pruned = 0, swept = 0, new_floor = floor_;
   std::set<uint64_t> gone;  // the positions of the tombstones pruned here
+  // A deletion of ours that a peer we push to has not acknowledged (its record's `sent` is
+  // below the tombstone's position) stays whatever its age: collected, it would never
+  // reach that peer (a peer offline past the horizon still deletes on reconnect).
+  uint64_t acked = UINT64_MAX;
+  {
+    const std::string peers(1, kPeers);
+    auto p = db_->kv().iterate(KvRange{peers, prefix_end(peers)}, false);
+    for (; p->valid(); p->next())
+      if (p->key().size() == 17 && p->value().size() >= 16) acked = std::min(acked, get_u64(p->value().substr(8, 8)));
+    p->check();
+  }
   // Takes `m`'s tombstone when past the horizon (its log entry goes; the floor moves: a
   // delta that started before the entry could miss the deletion and must take a snapshot).
   auto collect = [&](RowVersions& m) {
     if (!m.tombstone || now - std::min(now, m.tombstone_created) <= options_.tombstone_horizon_ms) return false;
+    if (m.tombstone->site == site_ && m.tombstone_seq > acked) return false;
     new_floor = std::max(new_floor, m.tombstone_seq);
     gone.insert(m.tombstone_seq);
     b.del(log_key(m.tombstone_seq));

@@ -122,15 +122,16 @@ databases:
       reconnect_max_ms: 2000
       batch_size: 50{prune}
 logging:
-  level: error
+  level: {args.log_level}
 """)
+        self.log = os.path.join(root, f"peer{index}.log")
         self.proc = None
         self.lines = queue.Queue()
 
     def start(self):
         self.proc = subprocess.Popen(
             [self.args.bin, "--config", self.config, "--format", "csv", "--no-header", "--bail", "off"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(self.log, "a"), text=True, bufsize=1)
         self.lines = queue.Queue()
         proc, lines = self.proc, self.lines
 
@@ -325,6 +326,7 @@ def main():
     ap.add_argument("--converge-seconds", type=int, default=60)
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--log-level", default="error", help="the peers' log level (their logs: peerN.log in the run's directory)")
     ap.add_argument("--horizon-ms", type=int, default=0,
                     help="tombstone horizon (hub and peers) with maintenance at half of it: peers kept away "
                          "longer fall behind and take snapshots (0: the default, an hour)")

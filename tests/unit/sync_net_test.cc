@@ -877,3 +877,43 @@ TEST_F(sync_net, p24_a_failed_apply_commits_nothing_and_the_next_sync_converges)
 }
 
 }  // namespace
+
+// The hub collects its tombstones every server.prune_interval_ms; a peer away longer than
+// the horizon then takes a snapshot, which purges the rows deleted meanwhile (their
+// tombstones are gone) and keeps the peer's own writes made while away, which it then
+// pushes (docs/sync-store.md "Snapshot purge").
+TEST_F(sync_net, a_peer_away_past_the_hubs_horizon_takes_a_snapshot_that_purges_what_was_deleted) {
+  ServerConfig hc = hub_config();
+  hc.prune_interval_ms = 50;
+  hc.module_options.emplace_back("tombstone_horizon_ms", Value::Integer(0));
+  start_hub(hc);
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(b, kT);
+  exec(a, "insert into t values (1, 'one', 1), (2, 'two', 2), (3, 'three', 3)");
+  caught_up(a);
+  caught_up(b);
+  EXPECT_EQ(rows(b, "select count(*) from t"), "3\n");
+  b.client->stop();
+  exec(a, "delete from t where id in (1, 3)");
+  exec(a, "insert into t values (4, 'four', 4)");
+  caught_up(a);
+  exec(b, "insert into t values (5, 'b, while away', 5)");
+  json status;
+  for (int i = 0; i < 100; ++i) {  // the hub's maintenance collects the two tombstones
+    status = json::parse(hub_->status_json());
+    if (status.value("tombstonesPruned", uint64_t{0}) >= 2) break;
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_GE(status.value("tombstonesPruned", uint64_t{0}), 2u) << status.dump();
+  b.client->start();
+  caught_up(b, 15s);
+  caught_up(a, 15s);
+  caught_up(b, 15s);
+  EXPECT_GE(b.client->state().snapshot_chunks, 1u);
+  EXPECT_EQ(b.client->state().purged, 2u);
+  const std::string all = "2|two\n4|four\n5|b, while away\n";
+  EXPECT_EQ(rows(b, "select id, v from t order by id"), all);
+  EXPECT_EQ(rows(a, "select id, v from t order by id"), all);
+}
