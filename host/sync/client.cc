@@ -460,7 +460,9 @@ struct SyncClient::Impl {
       // Our own log does not answer from `sent`: its oldest entries were pruned (tombstone
       // horizon), or it is behind what the hub acknowledged (a restored backup). Go on from
       // the oldest position it still answers; what was pruned is gone everywhere.
-      const uint64_t floor = parse_object(db_request("site", nlohmann::json::object())).value("floor", uint64_t{0});
+      // (Our own writes answer from the newest deletion of ours collected: `ownFloor`.)
+      const nlohmann::json site = parse_object(db_request("site", nlohmann::json::object()));
+      const uint64_t floor = site.value("ownFloor", site.value("floor", uint64_t{0}));
       want_push = false;
       if (floor == sent) {
         spdlog::error("sync '{}': the local change log answers no position from {}; not pushing", name, sent);
@@ -658,6 +660,16 @@ struct SyncClient::Impl {
     if (!apply_page(text, &r)) return;  // nothing landed: the checkpoint stays, the chunk comes again
     const uint64_t head = m.value("head", uint64_t{0});
     snapshot_failures = 0;
+    if (r.value("restartSnapshot", false)) {
+      // The hub re-keyed a table since the snapshot began: nothing of the chunk landed; the
+      // snapshot starts again (its first chunks carry the new key).
+      spdlog::warn("sync '{}': the hub re-keyed a table during the snapshot; taking it again", name);
+      snapshot_after.clear();
+      snapshot_head = 0;
+      save_cursors();
+      want_pull = true;
+      return;
+    }
     if (m.value("done", false)) {
       in_snapshot = false;
       snapshot_after.clear();

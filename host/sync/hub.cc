@@ -101,7 +101,8 @@ Hub::Db& Hub::open(const std::string& id, bool create) {
   Db& d = dbs_[id];
   d.db = std::move(db);
   d.site = parse_object(status).value("siteId", std::string());
-  d.last_used = d.last_pruned = std::chrono::steady_clock::now();
+  d.last_used = std::chrono::steady_clock::now();
+  d.last_pruned = {};  // maintained at the next tick: a database reopened often is still collected
   spdlog::info("sync hub: opened database '{}' (site {})", id, d.site);
   return d;
 }

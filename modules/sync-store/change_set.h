@@ -68,6 +68,9 @@ struct ApplyResult {
   uint64_t unknown_table = 0;  // facts for tables this replica does not have
   uint64_t rejected = 0;       // facts held aside: their row failed to write here
   uint64_t purged = 0;         // rows a snapshot chunk found gone at its source, deleted here
+  // The chunk was not applied: its source re-keyed a table since the snapshot began, so its
+  // rows are addressed by a key this replica does not have yet; take the snapshot again.
+  bool restart_snapshot = false;
 };
 
 // What a snapshot chunk says besides its facts (docs/sync-store.md "Snapshot purge"): whose

@@ -322,6 +322,7 @@ std::string result_to_json(const ApplyResult& r) {
          {"unknownTable", r.unknown_table},
          {"rejected", r.rejected}};
   if (r.purged) o["purged"] = r.purged;
+  if (r.restart_snapshot) o["restartSnapshot"] = true;
   return o.dump();
 }
 

@@ -448,7 +448,7 @@ void Replica::load_metadata() {
     b.put(meta_key("floor"), u64(0));
     kv.write(b, true);
     next_seq_ = 1;
-    floor_ = 0;
+    floor_ = own_floor_ = 0;
     return;
   }
   if (!site || site->size() != 24) corrupt("site record");
@@ -485,6 +485,8 @@ void Replica::load_metadata() {
   }
   std::optional<std::string> floor = kv.get(meta_key("floor"));
   floor_ = floor && floor->size() == 8 ? get_u64(*floor) : 0;
+  std::optional<std::string> own_floor = kv.get(meta_key("own_floor"));
+  own_floor_ = own_floor && own_floor->size() == 8 ? get_u64(*own_floor) : floor_;
   if (std::optional<std::string> f = kv.get(meta_key("frontier")))
     for (size_t i = 0; i + kHlcBytes <= f->size(); i += kHlcBytes)
       if (std::optional<Hlc> h = Hlc::from_bytes(std::string_view(*f).substr(i, kHlcBytes))) received_max_[h->site] = *h;
@@ -1150,10 +1152,11 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
   std::lock_guard lock(writer_);
   ChangeBatch batch;
   batch.cursor = since;
-  // Our own writes alone (what a peer pushes) answer from behind the floor: a deletion of
-  // ours is collected only once every peer we push to acknowledged it (prune_tombstones).
+  // Our own writes alone (what a peer pushes) answer from the newest deletion of ours
+  // collected, not from the floor (which others' collected deletions raise too): a push
+  // reaches every write of ours not yet acknowledged (prune_tombstones keeps those).
   const bool own = only && *only == site_;
-  if ((since < floor_ && !own) || since >= next_seq_) {
+  if (since < (own ? own_floor_ : floor_) || since >= next_seq_) {
     // Behind the tombstone floor, or ahead of this replica (restored from a backup older
     // than what the peer saw): a delta cannot be trusted.
     batch.snapshot_required = true;
@@ -1234,22 +1237,19 @@ Replica::SnapshotPage Replica::snapshot(std::string_view after, uint64_t head, s
     for (const auto& [site, h] : received_max_)
       if (site != site_ && !holding.count(site)) page.frontier.push_back(h);
   }
-  {
-    // The key epoch: each table's id and key members (name, order, collation, type).
-    std::string keys;
-    for (const TableRecord& r : table_records())
-      if (std::shared_ptr<store::TableState> t = db_->live_state(r.id); t && replicated(t->schema.table_name)) {
-        put_u64(keys, r.id);
-        for (const sdk::KeyColumn& k : t->schema.primary_key) {
-          const sdk::ColumnDef& c = t->schema.columns.at(k.column);
-          keys += lower(c.name) + (k.desc ? "-" : "+") + k.collation.name() + ":" +
-                  std::to_string(static_cast<int>(c.logical_type)) + ";";
-        }
+  for (const TableRecord& r : table_records())
+    if (std::shared_ptr<store::TableState> t = db_->live_state(r.id); t && replicated(t->schema.table_name)) {
+      // The key epoch: per table (`id=hash;`), its key members (name, order, collation, type).
+      std::string keys;
+      for (const sdk::KeyColumn& k : t->schema.primary_key) {
+        const sdk::ColumnDef& c = t->schema.columns.at(k.column);
+        keys += lower(c.name) + (k.desc ? "-" : "+") + k.collation.name() + ":" +
+                std::to_string(static_cast<int>(c.logical_type)) + ";";
       }
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016zx", std::hash<std::string>{}(keys));
-    page.key_epoch = hex;
-  }
+      char hex[17];
+      std::snprintf(hex, sizeof hex, "%016zx", std::hash<std::string>{}(keys));
+      page.key_epoch += std::to_string(r.id) + "=" + hex + ";";
+    }
   std::map<std::string, ChangeSet> sets;
   std::map<uint64_t, std::optional<TableName>> names;
   std::vector<qrs_value> cells;
@@ -1765,6 +1765,24 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
   return plan;
 }
 
+// Whether a table's key definition changed between two key epochs of a source (a table
+// made meanwhile is no change).
+static bool rekeyed_since(std::string_view first, std::string_view now) {
+  auto entries = [](std::string_view e) {
+    std::map<std::string_view, std::string_view> m;
+    for (size_t at = 0; at < e.size();) {
+      const size_t end = std::min(e.find(';', at), e.size()), eq = e.find('=', at);
+      if (eq < end) m.emplace(e.substr(at, eq - at), e.substr(eq + 1, end - eq - 1));
+      at = end + 1;
+    }
+    return m;
+  };
+  const auto a = entries(first), b = entries(now);
+  for (const auto& [table, hash] : b)
+    if (auto f = a.find(table); f != a.end() && f->second != hash) return true;
+  return false;
+}
+
 uint64_t Replica::purge_absent(const SnapshotChunk& chunk, const std::map<uint64_t, Mentioned>& mentioned, Plan& plan,
                                KvBatch& b) {
   // The snapshot's progress here, one record: its source, the checkpoint its last chunk
@@ -1827,7 +1845,7 @@ uint64_t Replica::purge_absent(const SnapshotChunk& chunk, const std::map<uint64
     if (st->next == chunk.next && !chunk.done) return 0;  // this chunk again (its checkpoint was not saved): done already
     st->off = true;
   }
-  if (!st->epoch.empty() && !chunk.key_epoch.empty() && st->epoch != chunk.key_epoch) st->off = true;
+  if (rekeyed_since(st->epoch, chunk.key_epoch)) st->off = true;
   uint64_t purged = 0;
   if (!st->off) {
     // The rows of `t` in (lo, hi] (lo empty: from the first; hi absent: to the last) that
@@ -1852,11 +1870,14 @@ uint64_t Replica::purge_absent(const SnapshotChunk& chunk, const std::map<uint64
       it->check();
     };
     for (const auto& [id, m] : mentioned) {
-      // A candidate a later chunk names after all (a forwarded fact, a row moved by a key
-      // change) is not one.
-      if (st->with_candidates.count(id))
-        for (const std::string& k : m.keys) b.del(cprefix + k);
       std::string& covered = st->covered[id];
+      // A candidate a later chunk names after all (a row moved by a key change) is not one
+      // (candidates lie at or below what was covered).
+      if (st->with_candidates.count(id))
+        for (const std::string& k : m.keys) {
+          if (k > covered) break;
+          b.del(cprefix + k);
+        }
       if (m.keys.empty()) continue;  // defined by the chunk, no rows yet
       const std::string& hi = *m.keys.rbegin();
       if (!covered.empty() && hi <= covered) continue;
@@ -1873,10 +1894,11 @@ uint64_t Replica::purge_absent(const SnapshotChunk& chunk, const std::map<uint64
         absent(t, covered, nullptr, m == mentioned.end() ? nullptr : &m->second.keys);
       }
       std::vector<std::pair<std::string, std::shared_ptr<store::TableState>>> tables;  // by row prefix
-      for (const TableRecord& r : table_records())
-        if (std::shared_ptr<store::TableState> t = db_->live_state(r.id); t && replicated(t->schema.table_name))
+      for (const auto& [id, covered] : st->covered)
+        if (std::shared_ptr<store::TableState> t = db_->live_state(id); t && replicated(t->schema.table_name))
           tables.emplace_back(t->prefix, std::move(t));
-      auto it = kv.iterate(KvRange{cprefix, prefix_end(cprefix)}, false);
+      // (A snapshot in one chunk has no candidates: any stored are an earlier one's, going.)
+      auto it = kv.iterate(KvRange{cprefix, chunk.after.empty() ? cprefix : prefix_end(cprefix)}, false);
       for (; it->valid(); it->next()) {
         std::string key(it->key().substr(cprefix.size()));
         b.del(it->key());
@@ -1899,6 +1921,9 @@ uint64_t Replica::purge_absent(const SnapshotChunk& chunk, const std::map<uint64
         auto f = frontier.find(h.site);
         return f != frontier.end() && h <= f->second;
       };
+      // Children before parents, as far as table order tells (a child table is usually made
+      // after its parent): a parent whose child the source deleted too is not refused.
+      std::stable_sort(judge.begin(), judge.end(), [](const auto& x, const auto& y) { return x.first->id > y.first->id; });
       std::set<std::string> judged;
       for (auto& [t, key] : judge) {
         if (!judged.insert(key).second || rejected_.count(key)) continue;  // (a purge this database refused stays)
@@ -1994,6 +2019,32 @@ std::string Replica::resolve_for_engine(const std::vector<ChangeSet>& sets, cons
   // The holds of tables that exist now drain in the same unit, through the engine too.
   std::vector<ChangeSet> all;
   KvBatch seed;
+  if (snapshot && !snapshot->after.empty()) {
+    // A source that re-keyed a table since its snapshot began now addresses that table's
+    // rows by a key this replica does not have yet (the key change comes by delta, after
+    // the snapshot): nothing of the chunk is applied, the snapshot is taken again (its
+    // first chunks carry the new definition).
+    std::optional<std::string> rec = db_->kv().get(meta_key("purge"));
+    const nlohmann::json j = rec ? nlohmann::json::parse(*rec, nullptr, false) : nlohmann::json();
+    if (j.is_object() && j.value("source", std::string()) == snapshot->source.text() &&
+        rekeyed_since(j.value("epoch", std::string()), snapshot->key_epoch)) {
+      KvBatch b;
+      b.del(meta_key("purge"));
+      const std::string cprefix = meta_key("purge") + '\0';
+      auto it = db_->kv().iterate(KvRange{cprefix, prefix_end(cprefix)}, false);
+      for (; it->valid(); it->next()) b.del(it->key());
+      it->check();
+      db_->write_batch(b);
+      ApplyResult r;
+      r.restart_snapshot = true;
+      const uint64_t token = next_token_++;
+      nlohmann::json reply{{"token", token}, {"rows", nlohmann::json::array()}, {"result", nlohmann::json::parse(result_to_json(r))}};
+      pending_ = Pending{token, false, false};
+      pending_plan_ = Plan{};
+      pending_plan_->result = r;
+      return reply.dump();
+    }
+  }
   const uint64_t drained = collect_holds(all, seed);
   std::optional<SnapshotChunk> chunk;  // its mentions are the page's own sets, not the drained holds
   if (snapshot) {
@@ -2335,7 +2386,7 @@ std::string Replica::basis_records() {
 
 Replica::Position Replica::position() {
   std::lock_guard lock(writer_);
-  return {next_seq_, floor_};
+  return {next_seq_, floor_, own_floor_};
 }
 
 uint64_t Replica::abandon_snapshots() {
@@ -2391,7 +2442,7 @@ uint64_t Replica::prune_tombstones() {
   std::lock_guard lock(writer_);
   const uint64_t now = options_.clock();
   KvBatch b;
-  uint64_t pruned = 0, swept = 0, new_floor = floor_;
+  uint64_t pruned = 0, swept = 0, new_floor = floor_, new_own_floor = own_floor_;
   std::set<uint64_t> gone;  // the positions of the tombstones pruned here
   // A deletion of ours that a peer we push to has not acknowledged (its record's `sent` is
   // below the tombstone's position) stays whatever its age: collected, it would never
@@ -2410,6 +2461,7 @@ uint64_t Replica::prune_tombstones() {
     if (!m.tombstone || now - std::min(now, m.tombstone_created) <= options_.tombstone_horizon_ms) return false;
     if (m.tombstone->site == site_ && m.tombstone_seq > acked) return false;
     new_floor = std::max(new_floor, m.tombstone_seq);
+    if (m.tombstone->site == site_) new_own_floor = std::max(new_own_floor, m.tombstone_seq);
     gone.insert(m.tombstone_seq);
     b.del(log_key(m.tombstone_seq));
     m.tombstone.reset();
@@ -2487,12 +2539,16 @@ uint64_t Replica::prune_tombstones() {
   }
   last_swept_ = swept;
   if (pruned == 0 && swept == 0) return 0;
-  if (pruned) b.put(meta_key("floor"), u64(new_floor));
+  if (pruned) {
+    b.put(meta_key("floor"), u64(new_floor));
+    b.put(meta_key("own_floor"), u64(new_own_floor));
+  }
   // The sweep may take the run that held the newest clock: the meta records keep it.
   b.put(meta_key("clock"), clock_.state());
   b.put(meta_key("seq"), u64(next_seq_));
   db_->write_batch(b);
   floor_ = new_floor;
+  if (pruned) own_floor_ = new_own_floor;
   return pruned;
 }
 

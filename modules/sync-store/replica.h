@@ -221,7 +221,7 @@ class Replica : public store::CommitObserver {
     std::string snapshot_after;
   };
   struct Position {
-    uint64_t next_seq = 0, floor = 0;
+    uint64_t next_seq = 0, floor = 0, own_floor = 0;
   };
   Position position();
   // Clears every peer's snapshot-in-progress state (lifting the write barrier); returns how many.
@@ -504,6 +504,9 @@ class Replica : public store::CommitObserver {
   HlcClock clock_;
   uint64_t next_seq_ = 1;
   uint64_t floor_ = 0;
+  // The newest position of a deletion of ours collected (meta "own_floor"; a replica from
+  // before it: the floor): a read of our own writes alone answers from there.
+  uint64_t own_floor_ = 0;
   uint64_t last_swept_ = 0;  // REQUIRES: writer_ (set by prune_tombstones)
   // A capture staged by before_commit, made current by after_commit(true).
   struct Staged {

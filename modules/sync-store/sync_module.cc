@@ -191,7 +191,11 @@ std::string SyncStoreDbModule::replication_request(std::string_view op, std::str
   }
   if (op == "site") {  // the cheap part of status (status walks the change log to count it)
     Replica::Position pos = replica_->position();
-    return nlohmann::json{{"siteId", replica_->site().text()}, {"floor", pos.floor}, {"nextSeq", pos.next_seq}}.dump();
+    return nlohmann::json{{"siteId", replica_->site().text()},
+                          {"floor", pos.floor},
+                          {"ownFloor", pos.own_floor},
+                          {"nextSeq", pos.next_seq}}
+        .dump();
   }
   if (op == "changes") {
     std::optional<SiteId> peer;
