@@ -178,9 +178,20 @@ struct SyncClient::Impl {
     }
   }
 
+  // Until the hub's record exists (its site is known at the first handshake), a placeholder
+  // record (the zero site, nothing acknowledged) keeps the replica's maintenance from
+  // collecting deletions of ours that no hub has yet (docs/sync-store.md "Snapshot purge").
+  static constexpr const char* kPendingHub = "AAAAAAAAAAAAAAAAAAAAAA";
+  bool pending_hub_cleared = false;
+
   net::awaitable<void> run() {
     int attempt = 0;
     prune_due = Clock::now() + std::chrono::milliseconds(cfg.prune_interval_ms);
+    try {
+      db_request("set_peer", {{"site", kPendingHub}, {"received", 0}, {"sent", 0}, {"snapshot", nullptr}});
+    } catch (const std::exception& e) {
+      spdlog::warn("sync '{}': {}", name, e.what());
+    }
     while (!stopping) {
       set_state("connecting");
       bool acked = false;
@@ -316,6 +327,11 @@ struct SyncClient::Impl {
     push_failures = 0;
     acked = true;
     load_cursors();
+    if (!pending_hub_cleared) {
+      save_cursors();  // the hub's record exists from here on
+      db_request("forget_peer", {{"site", kPendingHub}});
+      pending_hub_cleared = true;
+    }
     {
       std::lock_guard lock(mu);
       st.state = "connected";

@@ -2437,6 +2437,15 @@ void Replica::set_peer(const SiteId& p, const PeerCursors& c) {
   if (c.in_snapshot) bootstrapping_.insert(p); else bootstrapping_.erase(p);
 }
 
+void Replica::forget_peer(const SiteId& p) {
+  std::lock_guard db_lock(db_->mu());
+  KvBatch b;
+  b.del(peer_key(p));
+  db_->write_batch(b);
+  std::lock_guard lock(writer_);
+  bootstrapping_.erase(p);
+}
+
 uint64_t Replica::prune_tombstones() {
   std::lock_guard db_lock(db_->mu());
   std::lock_guard lock(writer_);

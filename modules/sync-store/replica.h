@@ -228,6 +228,8 @@ class Replica : public store::CommitObserver {
   uint64_t abandon_snapshots();
   PeerCursors peer(const SiteId& peer);
   void set_peer(const SiteId& peer, const PeerCursors& cursors);
+  // Deletes a peer's record (its cursors stop holding our deletions back).
+  void forget_peer(const SiteId& peer);
 
   // Deletes tombstones older than the horizon (and the change-log entries they hold),
   // raising the delta floor past them. Returns how many went.

@@ -239,6 +239,14 @@ std::string SyncStoreDbModule::replication_request(std::string_view op, std::str
     j["snapshot"] = std::move(snap);
     return j.dump();
   }
+  if (op == "forget_peer") {
+    std::optional<SiteId> site = a.contains("site") && a["site"].is_string()
+                                     ? SiteId::parse(a["site"].get<std::string>())
+                                     : std::nullopt;
+    if (!site) throw sdk::Error(QRS_FORMAT, "sync-store: replication 'forget_peer' needs `site`, a site id");
+    replica_->forget_peer(*site);
+    return "{}";
+  }
   if (op == "peer" || op == "set_peer") {
     // A peer's cursors (a hub's, for the network client): `received` is the position of
     // theirs we applied up to, `sent` the position of ours they acknowledged.

@@ -241,7 +241,11 @@ logging:
                 if kind < 0.6:
                     next_id[0] += 1
                     rid = next_id[0]
-                    if peer.run(f"insert into t values ({rid}, 'p{i}', {rng.randrange(1000)})") is not None:
+                    # Acknowledged only when the row is there after the statement: a refused
+                    # write (BUSY while the peer takes a snapshot) reports on stderr.
+                    out = peer.run(f"insert into t values ({rid}, 'p{i}', {rng.randrange(1000)}); "
+                                   f"select 'ins-' || count(*) from t where id = {rid}")
+                    if out is not None and "ins-1" in out:
                         acked_inserts[rid] = i
                         stats["writes"] += 1
                 elif kind < 0.9:

@@ -927,3 +927,30 @@ TEST_F(sync_net, a_peer_away_past_the_hubs_horizon_takes_a_snapshot_that_purges_
   EXPECT_EQ(rows(b, "select id, v from t order by id"), all);
   EXPECT_EQ(rows(a, "select id, v from t order by id"), all);
 }
+
+// A peer that has never reached its hub keeps its deletions (its maintenance may run, but
+// no hub has them yet), and its first push takes every write of its own: an insert made
+// before the first connection is not skipped behind a floor its collected deletions raised.
+// (Found by the short-horizon chaos test: inserts acknowledged locally never reached anyone.)
+TEST_F(sync_net, a_peer_that_never_reached_its_hub_keeps_its_deletions_until_it_does) {
+  ServerConfig hc = hub_config();
+  start_hub(hc);
+  const uint16_t port = port_;
+  stop_hub();
+  SyncClientConfig c = client_config();
+  c.prune_interval_ms = 50;
+  Peer& a = open("a", c, true, {{"tombstone_horizon_ms", Value::Integer(0)}});
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'one', 1), (2, 'two', 2)");
+  exec(a, "delete from t where id = 2");
+  const uint64_t before = a.client->state().prunes;
+  for (int i = 0; i < 100 && a.client->state().prunes < before + 3; ++i) std::this_thread::sleep_for(50ms);
+  EXPECT_GE(a.client->state().prunes, before + 3);
+  EXPECT_EQ(json::parse(rows(a, "select sync_status('a')"))["floor"].get<uint64_t>(), 0u);
+  start_hub(hub_config(port));
+  caught_up(a, 15s);
+  Peer& b = open("b");
+  exec(b, kT);
+  caught_up(b, 15s);
+  EXPECT_EQ(rows(b, "select id, v from t order by id"), "1|one\n");
+}
