@@ -2610,6 +2610,10 @@ ReplicaStatus Replica::status() {
     if (k.size() != 17 || v.size() < 16) continue;
     SiteId id;
     std::memcpy(id.bytes.data(), k.data() + 1, 16);
+    if (id.is_zero()) {  // the sync client's placeholder until its hub's record exists
+      s.pending_hub = true;
+      continue;
+    }
     s.peers[id.text()] = {get_u64(v.substr(0, 8)), get_u64(v.substr(8, 8))};
   }
   pi->check();

@@ -144,6 +144,9 @@ struct ReplicaStatus {
   std::map<std::string, uint64_t> unknown_by_table;  // "schema.table" -> changes, since open
   // Per peer site id (text): the position of theirs applied here, of ours they acknowledged.
   std::map<std::string, std::pair<uint64_t, uint64_t>> peers;
+  // A sync client's placeholder peer record stands (it has not reached its hub yet): our
+  // deletions wait for it.
+  bool pending_hub = false;
 };
 
 // A change held for a table this replica does not have.

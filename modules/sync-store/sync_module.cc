@@ -142,6 +142,7 @@ std::string status_json(Replica& replica) {
   nlohmann::json peers = nlohmann::json::object();
   for (const auto& [site, c] : s.peers) peers[site] = {{"received", c.first}, {"sent", c.second}};
   o["peers"] = std::move(peers);
+  if (s.pending_hub) o["pendingHub"] = true;
     return o.dump();
 }
 

@@ -832,6 +832,7 @@ TEST_F(sync_net, p54_a_protocol_mismatch_is_fatal_at_the_peer_and_touches_nothin
   EXPECT_EQ(hub.connections.load(), 1);
   json status = json::parse(rows(a, "select sync_status('a')"));
   EXPECT_TRUE(status["peers"].empty()) << status.dump();  // no cursor written
+  EXPECT_TRUE(status.value("pendingHub", false)) << status.dump();  // (only the placeholder: our deletions wait)
 }
 
 TEST_F(sync_net, p54_a_transient_error_keeps_the_session) {
