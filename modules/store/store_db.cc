@@ -377,9 +377,26 @@ RowRef StoreDb::find(const Txn& t, std::string_view key, bool committed_only) {
   return RowRef::own(std::move(*v));
 }
 
+void CommitObserver::Sidecar::assign(std::string_view bytes) {
+  if (bytes.empty()) {
+    len_ = 0;
+    return;
+  }
+  if (bytes.data() >= arena_->data() && bytes.data() < arena_->data() + arena_->size()) {
+    const std::string copy(bytes);  // bytes of the arena itself: appending may move them
+    assign(copy);
+    return;
+  }
+  at_ = arena_->size();
+  arena_->append(bytes);
+  len_ = bytes.size();
+}
+
 StoreDb::CommitRows::CommitRows(StoreDb& db) : db_(db), borrowed_(!db.row_pool_busy_) {
   pool_ = borrowed_ ? &db.row_pool_ : &local_;
   wrapped_ = borrowed_ ? &db.wrap_buffer_ : &local_wrapped_;
+  arena_ = borrowed_ ? &db.sidecar_arena_ : &local_arena_;
+  arena_->clear();
   db.row_pool_busy_ = true;
 }
 
@@ -394,19 +411,20 @@ StoreDb::CommitRows::~CommitRows() {
   for (CommitObserver::RowWrite& w : *pool_) {
     w.table = nullptr;
     w.key = w.row = {};
-    if (w.sidecar.capacity() > 256) std::string().swap(w.sidecar);
+    w.sidecar.clear();
   }
   if (wrapped_->capacity() > 4096) std::string().swap(*wrapped_);
+  if (arena_->capacity() > 16384) std::string().swap(*arena_); else arena_->clear();
   db_.row_pool_busy_ = false;
 }
 
 void StoreDb::CommitRows::add(TableState* table, std::string_view key, std::string_view row) {
-  if (n_ == pool_->size()) pool_->emplace_back();
+  if (n_ == pool_->size()) pool_->push_back({nullptr, {}, {}, CommitObserver::Sidecar(arena_)});
   CommitObserver::RowWrite& w = (*pool_)[n_++];
   w.table = table;
   w.key = key;
   w.row = row;
-  w.sidecar.clear();
+  w.sidecar = CommitObserver::Sidecar(arena_);
 }
 
 void StoreDb::write(Txn& t, std::span<const Put> puts) {
@@ -428,7 +446,7 @@ void StoreDb::write(Txn& t, std::span<const Put> puts) {
       if (p.deletion) {
         b.del(p.key);
       } else if (!rows.empty() && !rows[i].sidecar.empty()) {
-        wrap_row(commit.wrapped(), rows[i].sidecar, p.row);
+        wrap_row(commit.wrapped(), rows[i].sidecar.view(), p.row);
         b.put(p.key, commit.wrapped());
       } else {
         b.put(p.key, p.row);
@@ -545,7 +563,7 @@ void StoreDb::flush_ready() {
           if (w.row.data() == nullptr) {
             sink.del(w.key);
           } else if (!w.sidecar.empty()) {
-            wrap_row(*wrapped, w.sidecar, w.row);
+            wrap_row(*wrapped, w.sidecar.view(), w.row);
             sink.put(w.key, *wrapped);
           } else {
             sink.put(w.key, w.row);
@@ -577,6 +595,10 @@ void StoreDb::flush_ready() {
   CommitObserver* observer = observer_;
   try {
     if (observer) {
+      size_t total = 0;
+      for (const Txn* t : txns_)
+        if (t->ready) total += t->pending.map().size();
+      commit.reserve(total, 32);
       for (Txn* t : txns_) {
         if (!t->ready) continue;
         for (const auto& [key, slot] : t->pending.map())

@@ -105,13 +105,41 @@ struct Txn {
 // as it was before the batch.
 class CommitObserver {
  public:
+  // A row's sidecar: its bytes live in one buffer shared by the commit's rows (a big
+  // transaction's sidecars are not one allocation each). Setting it again appends the new
+  // bytes; the old ones stay unused until the commit ends.
+  class Sidecar {
+   public:
+    explicit Sidecar(std::string* arena = nullptr) : arena_(arena) {}
+    bool empty() const { return len_ == 0; }
+    size_t size() const { return len_; }
+    std::string_view view() const { return len_ == 0 ? std::string_view() : std::string_view(arena_->data() + at_, len_); }
+    operator std::string_view() const { return view(); }  // NOLINT: reads as the bytes
+    void assign(std::string_view bytes);
+    Sidecar& operator=(std::string_view bytes) {
+      assign(bytes);
+      return *this;
+    }
+    // Writing in place: append the sidecar's bytes to the string open() returns, then close().
+    std::string& open() {
+      at_ = arena_->size();
+      return *arena_;
+    }
+    void close() { len_ = arena_->size() - at_; }
+    void clear() { len_ = 0; }
+
+   private:
+    std::string* arena_;
+    size_t at_ = 0;
+    size_t len_ = 0;
+  };
   struct RowWrite {
     TableState* table;
     std::string_view key;  // the full row key (TableState::prefix ‖ encoded primary key)
     std::string_view row;  // the new encoded row; data() == nullptr: the row is deleted
     // Set by the observer: bytes stored with the row (row_codec's 02 form), read back with
     // row_sidecar. Empty: the row is stored without one.
-    std::string sidecar;
+    Sidecar sidecar;
   };
   virtual ~CommitObserver() = default;
   // `rows`: the batch's net row writes. What the observer puts in `out` lands in the same
@@ -304,6 +332,12 @@ class StoreDb {
     CommitRows(const CommitRows&) = delete;
     CommitRows& operator=(const CommitRows&) = delete;
     void add(TableState* table, std::string_view key, std::string_view row);
+    // Room for `n` rows in all (a big transaction's rows are not reallocated as they come),
+    // and for their sidecars at `sidecar_bytes` each.
+    void reserve(size_t n, size_t sidecar_bytes) {
+      if (n > pool_->size()) pool_->reserve(n);
+      arena_->reserve(n * sidecar_bytes);
+    }
     std::span<CommitObserver::RowWrite> rows() { return {pool_->data(), n_}; }
     std::string& wrapped() { return *wrapped_; }
 
@@ -312,12 +346,15 @@ class StoreDb {
     bool borrowed_;  // the pool (false: it is in use further up the stack; a local one)
     std::vector<CommitObserver::RowWrite> local_;
     std::string local_wrapped_;
+    std::string local_arena_;
     std::vector<CommitObserver::RowWrite>* pool_;
     std::string* wrapped_;
+    std::string* arena_;  // the rows' sidecars
     size_t n_ = 0;
   };
   std::vector<CommitObserver::RowWrite> row_pool_;
   std::string wrap_buffer_;
+  std::string sidecar_arena_;
   bool row_pool_busy_ = false;
 };
 

@@ -442,15 +442,16 @@ void StoreTable::replace_contents(sdk::RowSource& source) {
     for (const auto& [key, row] : fresh) keys.push_back(prefix + key);
     std::vector<CommitObserver::RowWrite> rows;
     rows.reserve(fresh.size());
+    std::string sidecars;
     size_t i = 0;
-    for (const auto& [key, row] : fresh) rows.push_back({state_.get(), keys[i++], row, {}});
+    for (const auto& [key, row] : fresh) rows.push_back({state_.get(), keys[i++], row, CommitObserver::Sidecar(&sidecars)});
     observer->carry_sidecars(rows);
     std::string wrapped;
     for (const CommitObserver::RowWrite& w : rows) {
       if (w.sidecar.empty()) {
         b.put(w.key, w.row);
       } else {
-        wrap_row(wrapped, w.sidecar, w.row);
+        wrap_row(wrapped, w.sidecar.view(), w.row);
         b.put(w.key, wrapped);
       }
     }

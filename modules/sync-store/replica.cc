@@ -844,6 +844,7 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
   const uint64_t first_seq = seq;
   std::vector<std::string_view>& refs = scratch_.refs;  // the log position of each row told, from first_seq
   refs.clear();
+  refs.reserve(rows.size());
   std::optional<Hlc> base;  // ticked once, on the first fact
   uint32_t op = 0;
   if (!plan && ddl_txn_base_ && clock.state() == ddl_txn_base_->clock_state) {
@@ -883,7 +884,7 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
       if (auto sc = plan->sidecars.find(std::string(w.key)); sc != plan->sidecars.end()) {
         // A row the host's batch deletes (a trigger, a cascade) is not brought back by its
         // sidecar landing on the committed row below: its versions go with it.
-        if (w.row.data() != nullptr) w.sidecar = sc->second;
+        if (w.row.data() != nullptr) w.sidecar.assign(sc->second);
         plan_written.insert(sc->first);
       }
       continue;
@@ -914,7 +915,8 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
       if (uint64_t(first.op_seq) + n > UINT32_MAX)
         throw sdk::Error(QRS_RANGE, "sync-store: a transaction of more than 2^32 facts");
       op = static_cast<uint32_t>(first.op_seq + n);
-      RowVersions::append_fresh(w.sidecar, first, seq, names.first(n), site_);
+      RowVersions::append_fresh(w.sidecar.open(), first, seq, names.first(n), site_);
+      w.sidecar.close();
       refs.push_back(w.key.substr(1));
       ++seq;
       continue;
@@ -970,13 +972,13 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
     if (recorded) out.del(vkey);  // the live row carries its versions from now on
     if (!changed) {
       // Rewritten with every value as it was: the versions stay as they were, with the row.
-      if (!old_sidecar.empty()) w.sidecar.assign(old_sidecar); else if (!m.columns.empty()) w.sidecar = m.encode(site_);
+      if (!old_sidecar.empty()) w.sidecar.assign(old_sidecar); else if (!m.columns.empty()) w.sidecar.assign(m.encode(site_));
       continue;
     }
     // The positions the row's old versions held stay in the log, dead (a delta resolves a
     // position by its seq and finds nothing); sync_prune sweeps them.
     m.image.clear();  // a deleted row's image: the row itself is stored now
-    w.sidecar = m.encode(site_);
+    w.sidecar.assign(m.encode(site_));
     refs.push_back(w.key.substr(1));
     ++seq;
   }
