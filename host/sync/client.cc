@@ -124,6 +124,9 @@ struct SyncClient::Impl {
   bool pulled = false;
   uint64_t hub_max_bytes = uint64_t{16} << 20;  // the hub's frame limit (its acknowledgement)
   bool push_blocked = false;     // a page the hub cannot take: no more pushes this session
+  // The hub refused a push as starting past its record of us (it was restored from an older
+  // copy): our own writes are read from that record even behind our collected deletions.
+  bool push_past_floor = false;
   int push_failures = 0;         // refused pushes in a row: the retry backs off
   int pull_failures = 0;         // pages in a row that failed to apply: likewise
   int snapshot_failures = 0;     // refusals of the snapshot checkpoint in a row
@@ -467,6 +470,7 @@ struct SyncClient::Impl {
     }
     std::string page = db_request("changes", {{"since", sent},
                                               {"origin", "self"},
+                                              {"pastFloor", push_past_floor},
                                               {"batchSize", cfg.batch_size},
                                               {"maxBytes", hub_max_bytes / 2}});
     nlohmann::json j = parse_object(page);
@@ -492,11 +496,7 @@ struct SyncClient::Impl {
       push_due = Clock::now() + std::chrono::milliseconds(100);
       return "";
     }
-    if (!j.contains("changeSets") || j["changeSets"].empty()) {
-      if (cursor != sent) {
-        sent = cursor;
-        save_cursors();
-      }
+    if ((!j.contains("changeSets") || j["changeSets"].empty()) && cursor == sent) {
       want_push = has_more;
       if (!has_more) {
         std::lock_guard lock(mu);
@@ -505,6 +505,8 @@ struct SyncClient::Impl {
       }
       return "";
     }
+    // (A page with no facts of ours whose cursor moved past others' entries goes too: the
+    // hub's record of us moves with it, so our next push starts where that record ends.)
     Push p;
     p.id = "apply-" + std::to_string(++request_counter);
     p.cursor = cursor;
@@ -714,6 +716,22 @@ struct SyncClient::Impl {
 
   void on_apply_result(const nlohmann::json& m) {
     if (!push || !m.contains("requestId") || m["requestId"] != push->id) return;  // unknown, late or duplicate
+    if (m.value("pushGap", false)) {
+      // The hub has our writes only up to `pushedThrough` (it was restored from an older
+      // copy since we last pushed): nothing of the page was applied; push again from there.
+      const uint64_t have = m.value("pushedThrough", uint64_t{0});
+      spdlog::warn("sync '{}': the hub has our writes only up to position {} (we had {} acknowledged; was it "
+                   "restored from an older copy?): pushing again from there", name, have, sent);
+      sent = std::min(sent, have);
+      push_past_floor = true;
+      save_cursors();
+      push.reset();
+      want_push = true;
+      push_due = Clock::now();
+      std::lock_guard lock(mu);
+      ++st.push_gaps;
+      return;
+    }
     sent = std::max(sent, push->cursor);
     save_cursors();
     const Push done = *push;
@@ -811,6 +829,7 @@ std::string SyncClient::state_json() const {
                         {"rejectedByHub", s.rejected_by_hub},
                         {"snapshotChunks", s.snapshot_chunks},
                         {"purged", s.purged},
+                        {"pushGaps", s.push_gaps},
                         {"connects", s.connects},
                         {"failures", s.failures},
                         {"caughtUp", s.caught_up},

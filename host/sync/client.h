@@ -49,6 +49,7 @@ class SyncClient {
     uint64_t purged = 0;           // rows snapshots found gone at the hub, deleted here
     uint64_t connects = 0, failures = 0;
     uint64_t prunes = 0;           // maintenance runs (prune_interval_ms)
+    uint64_t push_gaps = 0;        // pushes the hub refused as starting past its record of us
     bool caught_up = false;  // the last pull reached the hub's head and nothing waits to push
     std::string last_error;
   };

@@ -237,6 +237,13 @@ std::string Hub::apply(Db& d, HubSession* from, const std::string& site, const s
       throw Error(StatusCode::kMisuse, "$.changeSets[" + std::to_string(i) + "].siteId: a peer may only push its own "
                                       "site's changes (this connection is site " + site + ")");
   }
+  // The push's place in the pusher's log names the pusher: it is this connection's site
+  // too (the database keeps its record of each pusher by it).
+  if (auto o = m.find("origin"); o != m.end() && !o->is_null()) {
+    if (!o->is_object() || !o->contains("site") || (*o)["site"] != site)
+      throw Error(StatusCode::kMisuse, "$.origin.site: a peer may only push its own site's changes (this connection is "
+                                       "site " + site + ")");
+  }
   std::string result;
   Status st = d.db->sync_apply(text, &result);  // the frame as received: no copy
   if (!st.ok()) throw Error(st.code(), st.message());

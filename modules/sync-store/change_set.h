@@ -52,12 +52,20 @@ struct ChangeSet {
   std::vector<Change> changes; // in op_seq order
 };
 
+// A push's place in its pusher's log (docs/sync-network.md "The hub's record of each
+// pusher"): the page holds the pusher's own facts at positions in (after, through].
+struct PushOrigin {
+  SiteId site;
+  uint64_t after = 0, through = 0;
+};
+
 // One page of outbound changes.
 struct ChangeBatch {
   std::vector<ChangeSet> sets;
   uint64_t cursor = 0;   // the position after this page (the next call's `since`)
   bool has_more = false; // more changes wait past `cursor`
   bool snapshot_required = false;  // `since` is older than the tombstone horizon kept
+  std::optional<PushOrigin> origin;  // a page of our own writes: where it sits in our log
 };
 
 struct ApplyResult {
@@ -71,6 +79,10 @@ struct ApplyResult {
   // The chunk was not applied: its source re-keyed a table since the snapshot began, so its
   // rows are addressed by a key this replica does not have yet; take the snapshot again.
   bool restart_snapshot = false;
+  // The push was not applied: it starts past the position this replica has applied its
+  // pusher's own writes up to (this replica was restored from an older copy). The pusher
+  // pushes again from here.
+  std::optional<uint64_t> push_gap;
 };
 
 // What a snapshot chunk says besides its facts (docs/sync-store.md "Snapshot purge"): whose

@@ -220,6 +220,8 @@ json batch_json(const ChangeBatch& batch) {
   }
   json out{{"changeSets", std::move(sets)}, {"cursor", batch.cursor}, {"hasMore", batch.has_more}};
   if (batch.snapshot_required) out["snapshotRequired"] = true;
+  if (batch.origin)
+    out["origin"] = {{"site", batch.origin->site.text()}, {"after", batch.origin->after}, {"through", batch.origin->through}};
   return out;
 }
 
@@ -254,7 +256,24 @@ static SnapshotChunk snapshot_from(const json& s) {
   return c;
 }
 
-std::vector<ChangeSet> sets_from_json(std::string_view text, std::optional<SnapshotChunk>* snapshot) {
+static PushOrigin origin_from(const json& o) {
+  const std::string path = "$.origin";
+  if (!o.is_object()) bad(path, "not an object");
+  PushOrigin p;
+  auto site = SiteId::parse(string_member(o, "site", path));
+  if (!site) bad(path + ".site", "not a 22-character base64url site id");
+  p.site = *site;
+  for (auto [name, out] : {std::pair{"after", &p.after}, std::pair{"through", &p.through}}) {
+    const json& v = member(o, name, path);
+    if (!v.is_number_unsigned()) bad(path + "." + name, "not a log position (an unsigned integer)");
+    *out = v.get<uint64_t>();
+  }
+  if (p.through < p.after) bad(path + ".through", "before `after`");
+  return p;
+}
+
+std::vector<ChangeSet> sets_from_json(std::string_view text, std::optional<SnapshotChunk>* snapshot,
+                                      std::optional<PushOrigin>* origin) {
   if (text.size() > kMaxDocumentBytes)
     bad("$", "the document is " + std::to_string(text.size()) + " bytes, above the limit of " +
                  std::to_string(kMaxDocumentBytes));
@@ -264,6 +283,8 @@ std::vector<ChangeSet> sets_from_json(std::string_view text, std::optional<Snaps
   if (doc.is_object()) sets = &member(doc, "changeSets", "$");
   if (snapshot && doc.is_object())
     if (auto it = doc.find("snapshot"); it != doc.end() && !it->is_null()) *snapshot = snapshot_from(*it);
+  if (origin && doc.is_object())
+    if (auto it = doc.find("origin"); it != doc.end() && !it->is_null()) *origin = origin_from(*it);
   if (!sets->is_array()) bad("$.changeSets", "not an array");
   std::vector<ChangeSet> out;
   out.reserve(sets->size());
@@ -323,6 +344,10 @@ std::string result_to_json(const ApplyResult& r) {
          {"rejected", r.rejected}};
   if (r.purged) o["purged"] = r.purged;
   if (r.restart_snapshot) o["restartSnapshot"] = true;
+  if (r.push_gap) {
+    o["pushGap"] = true;
+    o["pushedThrough"] = *r.push_gap;
+  }
   return o.dump();
 }
 

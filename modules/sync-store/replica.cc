@@ -1149,7 +1149,7 @@ void Replica::record_facts(std::string_view ref, const RowVersions& m, const std
 }
 
 ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t since, size_t batch_size,
-                                   const std::optional<SiteId>& only, size_t max_bytes) {
+                                   const std::optional<SiteId>& only, size_t max_bytes, bool past_floor) {
   std::lock_guard db_lock(db_->mu());
   std::lock_guard lock(writer_);
   ChangeBatch batch;
@@ -1158,7 +1158,8 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
   // collected, not from the floor (which others' collected deletions raise too): a push
   // reaches every write of ours not yet acknowledged (prune_tombstones keeps those).
   const bool own = only && *only == site_;
-  if (since < (own ? own_floor_ : floor_) || since >= next_seq_) {
+  const uint64_t floor = own ? (past_floor ? 0 : own_floor_) : floor_;
+  if (since < floor || since >= next_seq_) {
     // Behind the tombstone floor, or ahead of this replica (restored from a backup older
     // than what the peer saw): a delta cannot be trusted.
     batch.snapshot_required = true;
@@ -2012,15 +2013,48 @@ ApplyResult Replica::write_direct(Plan plan) {
   return plan.result;
 }
 
-std::string Replica::resolve_for_engine(const std::vector<ChangeSet>& sets, const SnapshotChunk* snapshot) {
+static std::string pushed_key(const SiteId& pusher) { return meta_key("pushed") + '\0' + pusher.text(); }
+
+uint64_t Replica::pushed_through(const SiteId& pusher) {
+  std::optional<std::string> v = db_->kv().get(pushed_key(pusher));
+  return v && v->size() == 8 ? get_u64(*v) : 0;
+}
+
+std::string Replica::resolve_for_engine(const std::vector<ChangeSet>& sets, const SnapshotChunk* snapshot,
+                                        const PushOrigin* origin) {
   std::lock_guard db_lock(db_->mu());
   std::lock_guard lock(writer_);
   if (pending_)
     throw sdk::Error::misuse("sync-store: an engine-routed apply is already pending (token " +
                              std::to_string(pending_->token) + "); finish or abandon it first");
+  // A result with nothing applied (the host finishes it like any other).
+  auto refuse = [&](const ApplyResult& r) {
+    const uint64_t token = next_token_++;
+    nlohmann::json reply{{"token", token}, {"rows", nlohmann::json::array()}, {"result", nlohmann::json::parse(result_to_json(r))}};
+    pending_ = Pending{token, false, false};
+    pending_plan_ = Plan{};
+    pending_plan_->result = r;
+    return reply.dump();
+  };
   // The holds of tables that exist now drain in the same unit, through the engine too.
   std::vector<ChangeSet> all;
   KvBatch seed;
+  if (origin) {
+    // A push holds its pusher's own writes only; one that starts past what we have of the
+    // pusher (we were restored from an older copy since it last pushed) would leave a gap
+    // for good, and a frontier claiming the writes in it: refused, the pusher goes back.
+    for (const ChangeSet& s : sets)
+      if (s.site != origin->site)
+        throw sdk::Error(QRS_FORMAT, "sync-store: a push from site " + origin->site.text() +
+                                         " holds a change set of site " + s.site.text() + "; nothing applied");
+    const uint64_t have = pushed_through(origin->site);
+    if (origin->after > have) {
+      ApplyResult r;
+      r.push_gap = have;
+      return refuse(r);
+    }
+    if (origin->through > have) seed.put(pushed_key(origin->site), u64(origin->through));
+  }
   if (snapshot && !snapshot->after.empty()) {
     // A source that re-keyed a table since its snapshot began now addresses that table's
     // rows by a key this replica does not have yet (the key change comes by delta, after
@@ -2039,12 +2073,7 @@ std::string Replica::resolve_for_engine(const std::vector<ChangeSet>& sets, cons
       db_->write_batch(b);
       ApplyResult r;
       r.restart_snapshot = true;
-      const uint64_t token = next_token_++;
-      nlohmann::json reply{{"token", token}, {"rows", nlohmann::json::array()}, {"result", nlohmann::json::parse(result_to_json(r))}};
-      pending_ = Pending{token, false, false};
-      pending_plan_ = Plan{};
-      pending_plan_->result = r;
-      return reply.dump();
+      return refuse(r);
     }
   }
   const uint64_t drained = collect_holds(all, seed);

@@ -180,8 +180,12 @@ class Replica : public store::CommitObserver {
   // `batch_size` facts (and, when `max_bytes` is not 0, about that many bytes) per page. A
   // transaction is never split, so one larger than the bounds makes a larger page. `only`:
   // just the facts originating at that site (what a peer pushes to a hub: its own writes).
+  // `past_floor` (with `only` this replica): our own live writes from behind the newest
+  // deletion of ours collected, which a delta from there no longer has (for a hub restored
+  // from an older copy: the rest of what it lost).
   ChangeBatch changes_since(const std::optional<SiteId>& peer, uint64_t since, size_t batch_size = 1000,
-                            const std::optional<SiteId>& only = std::nullopt, size_t max_bytes = 0);
+                            const std::optional<SiteId>& only = std::nullopt, size_t max_bytes = 0,
+                            bool past_floor = false);
 
   // A snapshot, a page at a time: every row's current facts (live columns with their values,
   // tombstones) and the forwardable holds, in key order after `after` ("" to begin). The
@@ -246,7 +250,14 @@ class Replica : public store::CommitObserver {
   // result; `abandon` drops the plan. One plan at a time.
   // `snapshot`: the page is a snapshot chunk (docs/sync-store.md "Snapshot purge"): rows the
   // source no longer has, between the keys its chunks covered, are deleted in the same plan.
-  std::string resolve_for_engine(const std::vector<ChangeSet>& sets, const SnapshotChunk* snapshot = nullptr);
+  // `origin`: the page is a push of its origin's own writes (docs/sync-network.md "The
+  // hub's record of each pusher"): refused, with nothing applied, when it starts past the
+  // position this replica applied that pusher's writes up to (result `pushGap`); otherwise
+  // that position moves to the page's end in the apply's own batch.
+  std::string resolve_for_engine(const std::vector<ChangeSet>& sets, const SnapshotChunk* snapshot = nullptr,
+                                 const PushOrigin* origin = nullptr);
+  // Where this replica has applied `pusher`'s own writes up to, by pushes (0: none yet).
+  uint64_t pushed_through(const SiteId& pusher);
   void arm(uint64_t token);
   std::string finish(uint64_t token);
   // `reject_row`: the plan row the host failed to write (its changes are held aside as

@@ -206,7 +206,13 @@ std::string SyncStoreDbModule::replication_request(std::string_view op, std::str
     std::optional<SiteId> only;
     if (a.value("origin", std::string()) == "self") only = replica_->site();
     const uint64_t max_bytes = a.value("maxBytes", uint64_t{0});
-    return batch_to_json(replica_->changes_since(peer, since, batch == 0 ? 1000 : batch, only, max_bytes));
+    // `pastFloor`: our own writes from a position behind the newest deletion of ours
+    // collected (the live ones; the collected deletions are gone) — for a hub that lost
+    // what it had acknowledged.
+    const bool past_floor = only && a.value("pastFloor", false);
+    ChangeBatch b = replica_->changes_since(peer, since, batch == 0 ? 1000 : batch, only, max_bytes, past_floor);
+    if (only && !b.snapshot_required) b.origin = PushOrigin{replica_->site(), since, b.cursor};
+    return batch_to_json(b);
   }
   if (op == "snapshot") {
     // A snapshot page (docs/sync-network.md "Snapshots"): `after` is the previous page's
@@ -287,12 +293,12 @@ std::string SyncStoreDbModule::replication_request(std::string_view op, std::str
     }
     parsed_.reset();
     ParsedPage p;
-    p.sets = sets_from_json(args, &p.snapshot);
+    p.sets = sets_from_json(args, &p.snapshot, &p.origin);
     return p;
   };
   if (op == "resolve") {
     ParsedPage p = parsed();
-    return replica_->resolve_for_engine(p.sets, p.snapshot ? &*p.snapshot : nullptr);
+    return replica_->resolve_for_engine(p.sets, p.snapshot ? &*p.snapshot : nullptr, p.origin ? &*p.origin : nullptr);
   }
   // Schema replication (docs/sync-store.md "Schema replication").
   if (op == "capture_schema") {
@@ -301,7 +307,10 @@ std::string SyncStoreDbModule::replication_request(std::string_view op, std::str
   }
   if (op == "resolve_schema") {
     ParsedPage p = parsed();
-    std::string out = replica_->resolve_schema(p.sets);
+    // A push the resolve will refuse (it starts past what we have of its pusher) runs none
+    // of its schema steps either; the held ones still run.
+    const bool gap = p.origin && p.origin->after > replica_->pushed_through(p.origin->site);
+    std::string out = replica_->resolve_schema(gap ? std::vector<ChangeSet>{} : p.sets);
     p.text.assign(args);
     std::lock_guard lock(parsed_mu_);
     parsed_.emplace(std::move(p));

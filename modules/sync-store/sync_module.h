@@ -51,6 +51,7 @@ class SyncStoreDbModule : public store::StoreDbModule {
     std::string text;
     std::vector<ChangeSet> sets;
     std::optional<SnapshotChunk> snapshot;
+    std::optional<PushOrigin> origin;
   };
   std::optional<ParsedPage> parsed_;
 };

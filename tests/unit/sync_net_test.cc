@@ -459,6 +459,45 @@ TEST_F(sync_net, a_hub_restored_from_an_older_copy_is_healed_by_snapshot_and_pus
   EXPECT_EQ(rows(b, "select * from t order by id"), all);
 }
 
+// The hub checks each pusher's cursor (issue 22; docs/sync-network.md "Pushing"). A peer
+// pushed a write, pulled nothing since, and the hub was then restored from a copy older than
+// that write: the peer's first pull is answered from its cursor (the copy's log reaches it),
+// so nothing tells it of the restore. Its next push starts past what the hub now has of it;
+// the hub refuses that push (nothing applied) and says where its record of the peer ends,
+// and the peer pushes again from there. Before, the hub took the newer write and kept the
+// gap for good: the lost write reached no one.
+TEST_F(sync_net, a_restored_hub_refuses_a_push_past_its_gap_and_the_peer_pushes_again_from_its_record) {
+  start_hub();
+  const uint16_t port = port_;
+  SyncClientConfig quiet = client_config();
+  quiet.poll_ms = 600000;  // a pull only when asked
+  Peer& a = open("a", quiet);
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'before the copy', 1)");
+  caught_up(a);
+  stop_hub();
+  std::filesystem::copy(root_ + "/hub", root_ + "/hub-copy", std::filesystem::copy_options::recursive);
+  start_hub(hub_config(port));
+  caught_up(a, 15s);
+  const uint64_t pushed = a.client->state().pages_pushed;
+  exec(a, "insert into t values (2, 'pushed, then lost by the restore', 2)");
+  for (int i = 0; i < 200 && a.client->state().pages_pushed == pushed; ++i) std::this_thread::sleep_for(25ms);
+  ASSERT_GT(a.client->state().pages_pushed, pushed);  // acknowledged, and not pulled since
+  stop_hub();
+  std::filesystem::remove_all(root_ + "/hub");
+  std::filesystem::rename(root_ + "/hub-copy", root_ + "/hub");
+  start_hub(hub_config(port));
+  exec(a, "insert into t values (3, 'after the restore', 3)");
+  caught_up(a, 15s);
+  EXPECT_EQ(a.client->state().snapshot_chunks, 0u);  // the pull went on by delta
+  Peer& c = open("c");
+  exec(c, kT);
+  caught_up(c, 15s);
+  EXPECT_EQ(rows(c, "select id, v from t order by id"),
+            "1|before the copy\n2|pushed, then lost by the restore\n3|after the restore\n");
+  EXPECT_GE(a.client->state().push_gaps, 1u);
+}
+
 TEST_F(sync_net, p51_a_snapshot_never_replaces_a_replica_that_has_data) {
   // A fresh replica joins by delta (no snapshot while the hub's log reaches back), and a
   // replica with its own unsynced rows that must take a snapshot keeps them: a snapshot
