@@ -1788,51 +1788,15 @@ static bool rekeyed_since(std::string_view first, std::string_view now) {
 
 uint64_t Replica::purge_absent(const SnapshotChunk& chunk, const std::map<uint64_t, Mentioned>& mentioned, Plan& plan,
                                KvBatch& b) {
-  // The snapshot's progress here, one record: its source, the checkpoint its last chunk
-  // ended at, the source's frontier and key epoch (from the first chunk: facts the source
-  // takes in after that come again by delta), per table the largest row key its chunks
-  // covered ("": defined, none covered yet), and the tables with candidates. `off`: a chunk
-  // came out of order, or the source re-keyed a table meanwhile, so nothing is purged.
-  // A candidate (a row in a covered range the chunk did not name) is recorded under
-  // `20 "purge" 00 ‖ row key` and judged only on the last chunk, once every row the snapshot
-  // sends has landed: a purge earlier would cascade into rows a later chunk brings.
+  // The snapshot's progress is one record (PurgeState). A candidate (a row in a covered
+  // range the chunk did not name) is recorded under `20 "purge" 00 ‖ row key` and judged
+  // only on the last chunk, once every row the snapshot sends has landed: a purge earlier
+  // would cascade into rows a later chunk brings.
   const std::string skey = meta_key("purge");
   const std::string cprefix = skey + '\0';
   store::KvStore& kv = db_->kv();
-  struct State {
-    SiteId source;
-    std::string next, epoch;
-    std::vector<Hlc> frontier;
-    std::map<uint64_t, std::string> covered;
-    std::set<uint64_t> with_candidates;
-    bool off = false;
-  };
-  std::optional<State> st;
-  if (std::optional<std::string> rec = kv.get(skey)) {
-    const nlohmann::json j = nlohmann::json::parse(*rec, nullptr, false);
-    std::optional<SiteId> source = j.is_object() ? SiteId::parse(j.value("source", std::string())) : std::nullopt;
-    std::optional<std::string> next = j.is_object() ? base64_decode(j.value("next", std::string())) : std::nullopt;
-    if (source && next) {
-      st.emplace();
-      st->source = *source;
-      st->next = std::move(*next);
-      st->epoch = j.value("epoch", std::string());
-      st->off = j.value("off", true);
-      for (const auto& h : j.value("frontier", nlohmann::json::array()))
-        if (auto x = h.is_string() ? Hlc::parse(h.get<std::string>()) : std::nullopt) st->frontier.push_back(*x);
-      for (const auto& c : j.value("covered", nlohmann::json::array()))
-        if (c.is_array() && c.size() == 2 && c[0].is_number_unsigned() && c[1].is_string())
-          if (auto k = base64_decode(c[1].get<std::string>())) st->covered[c[0].get<uint64_t>()] = std::move(*k);
-      for (const auto& id : j.value("candidates", nlohmann::json::array()))
-        if (id.is_number_unsigned()) st->with_candidates.insert(id.get<uint64_t>());
-    }
-    // (An unreadable record: treated as none; the chunk below then stops the purge.)
-  }
-  auto drop_candidates = [&]() {
-    auto it = kv.iterate(KvRange{cprefix, prefix_end(cprefix)}, false);
-    for (; it->valid(); it->next()) b.del(it->key());
-    it->check();
-  };
+  std::optional<PurgeState> st = load_purge_state();
+  auto drop_candidates = [&]() { drop_purge_candidates(b); };
   if (chunk.after.empty()) {
     drop_candidates();  // a snapshot begins (again): whatever an earlier one left goes
     st.emplace();
@@ -1952,15 +1916,48 @@ uint64_t Replica::purge_absent(const SnapshotChunk& chunk, const std::map<uint64
     return purged;
   }
   st->next = chunk.next;
-  nlohmann::json j{{"source", st->source.text()}, {"next", base64(st->next)}, {"off", st->off}, {"epoch", st->epoch}};
+  save_purge_state(*st, b);
+  return purged;
+}
+
+std::optional<Replica::PurgeState> Replica::load_purge_state() {
+  std::optional<std::string> rec = db_->kv().get(meta_key("purge"));
+  if (!rec) return std::nullopt;
+  const nlohmann::json j = nlohmann::json::parse(*rec, nullptr, false);
+  std::optional<SiteId> source = j.is_object() ? SiteId::parse(j.value("source", std::string())) : std::nullopt;
+  std::optional<std::string> next = j.is_object() ? base64_decode(j.value("next", std::string())) : std::nullopt;
+  if (!source || !next) return std::nullopt;
+  PurgeState st;
+  st.source = *source;
+  st.next = std::move(*next);
+  st.epoch = j.value("epoch", std::string());
+  st.off = j.value("off", true);
+  for (const auto& h : j.value("frontier", nlohmann::json::array()))
+    if (auto x = h.is_string() ? Hlc::parse(h.get<std::string>()) : std::nullopt) st.frontier.push_back(*x);
+  for (const auto& c : j.value("covered", nlohmann::json::array()))
+    if (c.is_array() && c.size() == 2 && c[0].is_number_unsigned() && c[1].is_string())
+      if (auto k = base64_decode(c[1].get<std::string>())) st.covered[c[0].get<uint64_t>()] = std::move(*k);
+  for (const auto& id : j.value("candidates", nlohmann::json::array()))
+    if (id.is_number_unsigned()) st.with_candidates.insert(id.get<uint64_t>());
+  return st;
+}
+
+void Replica::save_purge_state(const PurgeState& st, KvBatch& b) {
+  nlohmann::json j{{"source", st.source.text()}, {"next", base64(st.next)}, {"off", st.off}, {"epoch", st.epoch}};
   nlohmann::json f = nlohmann::json::array(), c = nlohmann::json::array();
-  for (const Hlc& h : st->frontier) f.push_back(h.text());
-  for (const auto& [id, key] : st->covered) c.push_back(nlohmann::json::array({id, base64(key)}));
+  for (const Hlc& h : st.frontier) f.push_back(h.text());
+  for (const auto& [id, key] : st.covered) c.push_back(nlohmann::json::array({id, base64(key)}));
   j["frontier"] = std::move(f);
   j["covered"] = std::move(c);
-  j["candidates"] = st->with_candidates;
-  b.put(skey, j.dump());
-  return purged;
+  j["candidates"] = st.with_candidates;
+  b.put(meta_key("purge"), j.dump());
+}
+
+void Replica::drop_purge_candidates(KvBatch& b) {
+  const std::string cprefix = meta_key("purge") + '\0';
+  auto it = db_->kv().iterate(KvRange{cprefix, prefix_end(cprefix)}, false);
+  for (; it->valid(); it->next()) b.del(it->key());
+  it->check();
 }
 
 void Replica::plan_landed(const Plan& plan) {
@@ -2060,16 +2057,11 @@ std::string Replica::resolve_for_engine(const std::vector<ChangeSet>& sets, cons
     // rows by a key this replica does not have yet (the key change comes by delta, after
     // the snapshot): nothing of the chunk is applied, the snapshot is taken again (its
     // first chunks carry the new definition).
-    std::optional<std::string> rec = db_->kv().get(meta_key("purge"));
-    const nlohmann::json j = rec ? nlohmann::json::parse(*rec, nullptr, false) : nlohmann::json();
-    if (j.is_object() && j.value("source", std::string()) == snapshot->source.text() &&
-        rekeyed_since(j.value("epoch", std::string()), snapshot->key_epoch)) {
+    std::optional<PurgeState> st = load_purge_state();
+    if (st && st->source == snapshot->source && rekeyed_since(st->epoch, snapshot->key_epoch)) {
       KvBatch b;
       b.del(meta_key("purge"));
-      const std::string cprefix = meta_key("purge") + '\0';
-      auto it = db_->kv().iterate(KvRange{cprefix, prefix_end(cprefix)}, false);
-      for (; it->valid(); it->next()) b.del(it->key());
-      it->check();
+      drop_purge_candidates(b);
       db_->write_batch(b);
       ApplyResult r;
       r.restart_snapshot = true;

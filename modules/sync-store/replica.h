@@ -479,6 +479,23 @@ class Replica : public store::CommitObserver {
   };
   uint64_t purge_absent(const SnapshotChunk& chunk, const std::map<uint64_t, Mentioned>& mentioned, Plan& plan,
                         store::KvBatch& b);
+  // The snapshot's progress here (meta "purge"): its source, the checkpoint its last chunk
+  // ended at, the source's frontier and key epoch (from the first chunk), per table the
+  // largest row key its chunks covered ("": defined, none covered yet), the tables with
+  // candidates; `off`: nothing is purged (a chunk came out of order, or the source re-keyed).
+  struct PurgeState {
+    SiteId source;
+    std::string next, epoch;
+    std::vector<Hlc> frontier;
+    std::map<uint64_t, std::string> covered;
+    std::set<uint64_t> with_candidates;
+    bool off = false;
+  };
+  // None when there is no record (or it cannot be read: the next chunk then stops the purge).
+  std::optional<PurgeState> load_purge_state();
+  void save_purge_state(const PurgeState& st, store::KvBatch& b);
+  // Deletes every recorded candidate (`20 "purge" 00 ‖ row key`), in `b`.
+  void drop_purge_candidates(store::KvBatch& b);
   // The newest HLC applied here from each other site (its record: meta "frontier", 30-byte
   // HLCs one after another); a peer's facts reach a hub in their order (each pushes its own),
   // so every fact of a site up to it has been applied here.
