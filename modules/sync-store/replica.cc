@@ -1899,9 +1899,43 @@ uint64_t Replica::purge_absent(const SnapshotChunk& chunk, const std::map<uint64
         const std::optional<RowVersions> m = load_versions(kv, site_, key, row, &recorded);
         // A row without versions here is never the snapshot's to judge.
         if (!row || !m || m->columns.empty()) continue;
+        auto seen = [&](const ColumnVersion& c) { return within(c.hlc) && (c.hlc.site != site_ || c.seq <= acked); };
         bool known = !m->tombstone || within(*m->tombstone);
-        for (const ColumnVersion& c : m->columns) known = known && within(c.hlc) && (c.hlc.site != site_ || c.seq <= acked);
-        if (!known) continue;
+        for (const ColumnVersion& c : m->columns) known = known && seen(c);
+        if (!known) {
+          // The row stays (a fact of it the source does not have yet: when that arrives
+          // there, the row comes back with it). But the source has seen its other columns'
+          // facts and has no row: it deleted the row after them, and the row it gets back has
+          // none of them. Those columns go here too (NULL, no version), or the two would keep
+          // different values for good (found by chaos: an update of one column, made while
+          // offline past the horizon, kept the deleted row's other values here only). The key
+          // columns stay: they are the row's address.
+          const std::span<const std::string> names = lowered_names(*t);
+          std::vector<bool> is_key(names.size(), false);
+          for (const auto& k : t->schema.primary_key) is_key[k.column] = true;
+          RowVersions kept = *m;
+          std::vector<qrs_value> cells;
+          store::decode_row(store::row_body(*row), cells, t->schema.table_name);
+          bool cleared = false;
+          for (size_t i = 0; i < names.size() && i < cells.size(); ++i) {
+            if (is_key[i]) continue;
+            const ColumnVersion* c = kept.column(names[i]);
+            if (!c || !seen(*c)) continue;
+            std::erase_if(kept.columns, [&](const ColumnVersion& x) { return x.name == names[i]; });
+            cells[i] = qrs_value{};
+            cells[i].type = QRS_TYPE_NULL;
+            cleared = true;
+          }
+          if (!cleared) continue;
+          kept.tombstone.reset();
+          kept.image.clear();
+          plan.rows.push_back({t, key, false, store::encode_row(cells), true, {}});
+          plan.keys.insert(key);
+          plan.sidecars[key] = kept.encode(site_);
+          drop_unreferenced_log(m->seqs(), kept.seqs(), b);
+          if (recorded) b.del(versions_key(key));
+          continue;
+        }
         plan.rows.push_back({t, key, true, {}, true, {}});
         plan.keys.insert(key);
         drop_unreferenced_log(m->seqs(), {}, b);
