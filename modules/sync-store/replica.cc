@@ -1436,6 +1436,10 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
     std::shared_ptr<store::TableState> table;
     std::string row_key;
     std::vector<const Change*> incoming;
+    const std::vector<sdk::Value>* pk = nullptr;  // the row's key values (a fact's)
+    // A row a snapshot chunk names: the HLCs of the chunk's column facts for it (ours too).
+    bool snapshot_row = false;
+    std::vector<Hlc> named;
   };
   std::map<std::string, RowWork> rows;  // by row key
   std::vector<std::pair<const Change*, const ChangeSet*>> held;  // for unknown tables
@@ -1544,6 +1548,16 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
         Mentioned& m = mentioned[st.id];
         if (!m.table) m.table = t->second;
         m.keys.insert(row_key);
+        if (!rejected_.count(row_key)) {
+          RowWork& w = rows[row_key];
+          if (!w.table) {
+            w.table = t->second;
+            w.row_key = row_key;
+          }
+          w.pk = &c.pk;
+          w.snapshot_row = true;
+          if (c.kind == Change::Kind::kColumn) w.named.push_back(c.hlc);
+        }
       }
       if (own) {
         ++result.skipped;
@@ -1558,6 +1572,7 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
         w.table = t->second;
         w.row_key = row_key;
       }
+      w.pk = &c.pk;
       w.incoming.push_back(&c);
     }
   }
@@ -1597,6 +1612,32 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
   std::vector<std::pair<uint64_t, std::string>> vbounds;
   std::vector<qrs_value> cells;
   std::map<uint64_t, std::map<Hlc, std::string>> column_births;  // per table: birth -> column
+  // For a snapshot chunk: whether the source had seen a version of ours — within its
+  // frontier (the first chunk's), and a fact of ours at a position it acknowledged. Unset
+  // when the snapshot's purge is off (out of order, re-keyed) or it is not a snapshot.
+  std::function<bool(const ColumnVersion&)> stale_seen;
+  std::map<SiteId, Hlc> snap_frontier;
+  uint64_t snap_acked = 0;
+  if (snapshot && !snapshot->holds) {
+    std::optional<PurgeState> ps;
+    if (snapshot->after.empty()) {
+      ps.emplace();
+      ps->source = snapshot->source;
+      ps->frontier = snapshot->frontier;
+    } else {
+      ps = load_purge_state();
+      if (ps && (ps->source != snapshot->source || ps->off || ps->next != snapshot->after)) ps.reset();
+    }
+    if (ps && !ps->frontier.empty()) {
+      for (const Hlc& h : ps->frontier) snap_frontier[h.site] = h;
+      if (std::optional<std::string> v = kv.get(peer_key(snapshot->source)); v && v->size() >= 16)
+        snap_acked = get_u64(std::string_view(*v).substr(8, 8));
+      stale_seen = [&](const ColumnVersion& c) {
+        auto f = snap_frontier.find(c.hlc.site);
+        return f != snap_frontier.end() && c.hlc <= f->second && (c.hlc.site != site_ || c.seq <= snap_acked);
+      };
+    }
+  }
   for (auto& [row_key, w] : rows) {
     std::sort(w.incoming.begin(), w.incoming.end(), [](const Change* a, const Change* b) { return a->hlc < b->hlc; });
     const std::string vkey = versions_key(row_key);
@@ -1667,8 +1708,30 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
       ++result.applied;
       changed = true;
     }
+    // A row a snapshot chunk names without a fact for one of our columns whose fact the
+    // source had seen: the source deleted the row after that fact (its tombstone collected
+    // since) and the row came back there without it. The column goes here too (NULL, no
+    // version), or the two keep different values for good (found by chaos with short
+    // horizons). Key columns stay (the row's address).
+    std::set<std::string> cleared;
+    if (w.snapshot_row && stale_seen) {
+      std::vector<bool> is_key(schema_cols.size(), false);
+      for (const auto& k : w.table->schema.primary_key) is_key[k.column] = true;
+      std::erase_if(m.columns, [&](const ColumnVersion& c) {
+        if (touched.count(c.name) || !stale_seen(c) || std::find(w.named.begin(), w.named.end(), c.hlc) != w.named.end())
+          return false;
+        for (size_t i = 0; i < schema_cols.size(); ++i)
+          if (is_key[i] && lower(schema_cols[i].name) == c.name) return false;
+        cleared.insert(c.name);
+        return true;
+      });
+      if (!cleared.empty()) {
+        changed = true;
+        lost_columns = true;
+      }
+    }
     if (!changed) continue;
-    if (m.tombstone) m.address = encode_values(w.incoming.front()->pk);
+    if (m.tombstone) m.address = encode_values(*w.pk);
     // The data: the row as its versions say, over what is stored. A row this batch deleted
     // (or whose columns a deletion took) restarts from its key and NULLs.
     if (m.tombstone && m.tombstone_seq == seq && m.columns.empty() && current) {
@@ -1682,7 +1745,7 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
       const bool reset = lost_columns || (m.tombstone && m.tombstone_seq == seq);
       std::vector<sdk::Value> values(schema_cols.size());
       if (current) store::decode_row(*current, cells, w.table->schema.table_name); else cells.clear();
-      const std::vector<sdk::Value>& pk = w.incoming.front()->pk;
+      const std::vector<sdk::Value>& pk = *w.pk;
       std::vector<bool> is_key(schema_cols.size(), false);
       std::vector<size_t> member_of(schema_cols.size(), 0);
       for (size_t k = 0; k < w.table->schema.primary_key.size() && k < pk.size(); ++k) {
@@ -1703,7 +1766,7 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
           // A key column's fact may change its spelling (NOCASE 'abc' -> 'ABC'), never the
           // row it addresses: a value of another identity is ignored.
           if (!is_key[i] || same_identity(i, *t->second)) values[i] = *t->second;
-        } else if (i < cells.size() && (!reset || m.column(name) || !options_.allow_resurrection)) {
+        } else if (i < cells.size() && !cleared.count(name) && (!reset || m.column(name) || !options_.allow_resurrection)) {
           // (When deletions win, a re-created row's every column has a fact from the
           // re-insert but one an ADD COLUMN backfilled since, which keeps its backfill here.)
           values[i] = sdk::Value::from_c(cells[i]);

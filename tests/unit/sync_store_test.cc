@@ -4153,3 +4153,28 @@ TEST_F(sync, a_row_kept_by_a_purge_loses_the_columns_its_source_deleted) {
   EXPECT_EQ(content(a), content(b));
   EXPECT_EQ(query(b, "pragma integrity_check"), V{"ok"});
 }
+
+// The same for a row the source has again: deleted there, then brought back by a peer's
+// update of one column (made before that peer saw the deletion), its tombstone collected. A
+// replica that missed the deletion takes a snapshot naming the row with that column alone;
+// its other columns, whose facts the source had seen, go (NULL) as they did there. Found by
+// chaos with short horizons (a peer kept the deleted row's old text beside the new value).
+TEST_F(sync, a_snapshot_clears_the_columns_of_a_named_row_its_source_deleted_before_it_came_back) {
+  Peer& a = open("a", {{"tombstone_horizon_ms", Value::Integer(100)}});
+  Peer& b = open("b");
+  Peer& c = open("c");
+  for (Peer* p : {&a, &b, &c}) exec(*p, kT);
+  exec(a, "insert into t values (1, 'x', 1), (2, 'y', 2)");
+  pull(b, a);
+  pull(c, a);
+  exec(a, "delete from t where id = 1");
+  ::usleep(200'000);
+  EXPECT_EQ(one(a, "select sync_prune('a')"), "1");  // a forgets the deletion
+  exec(c, "update t set b = 5 where id = 1");  // c has not seen the deletion
+  pull(a, c);  // the row comes back at a with c's column alone
+  const std::string at_a = content(a);
+  EXPECT_EQ(at_a, "1|NULL|5\n2|y|2\n");
+  take_snapshot(b, a, 1);
+  EXPECT_EQ(content(b), at_a);
+  EXPECT_EQ(query(b, "pragma integrity_check"), V{"ok"});
+}
