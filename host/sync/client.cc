@@ -745,6 +745,7 @@ struct SyncClient::Impl {
       st.rejected_by_hub += rejected;
     }
     want_push = done.has_more || local_commits.load() != done.commits;
+    if (!done.has_more) push_past_floor = false;  // caught up with the hub's record again
     push_due = Clock::now();
     std::lock_guard lock(mu);
     ++st.pages_pushed;

@@ -237,6 +237,10 @@ std::string Hub::apply(Db& d, HubSession* from, const std::string& site, const s
       throw Error(StatusCode::kMisuse, "$.changeSets[" + std::to_string(i) + "].siteId: a peer may only push its own "
                                       "site's changes (this connection is site " + site + ")");
   }
+  // A push is changes, never a snapshot chunk: a chunk's `snapshot` member would have the
+  // hub purge its rows by a frontier the peer made up.
+  if (m.contains("snapshot"))
+    throw Error(StatusCode::kMisuse, "$.snapshot: a push cannot carry a snapshot chunk's purge; nothing applied");
   // The push's place in the pusher's log names the pusher: it is this connection's site
   // too (the database keeps its record of each pusher by it).
   if (auto o = m.find("origin"); o != m.end() && !o->is_null()) {

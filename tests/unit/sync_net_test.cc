@@ -614,7 +614,21 @@ TEST_F(sync_net, hostile_messages_are_refused_with_nothing_applied) {
   peer.send(json{{"type", "apply_changes"}, {"requestId", "x2"}, {"changeSets", {future}}}.dump());
   e = peer.read();
   EXPECT_EQ(e["code"], "APPLY_CHANGES_ERROR") << e.dump();
-  // Nothing of either reached the hub: another peer pulls an empty log.
+  // A push's origin naming another site (with no change set to check), and a push carrying
+  // a snapshot chunk's purge (its frontier made up): refused, nothing applied.
+  peer.send(json{{"type", "apply_changes"}, {"requestId", "x4"}, {"changeSets", json::array()},
+                 {"origin", {{"site", other}, {"after", 0}, {"through", 99}}}}
+                .dump());
+  e = peer.read();
+  EXPECT_EQ(e["code"], "APPLY_CHANGES_ERROR") << e.dump();
+  EXPECT_NE(e["message"].get<std::string>().find("own site"), std::string::npos) << e.dump();
+  json purge = {{"source", a_site}, {"after", ""}, {"next", ""}, {"done", true}, {"frontier", json::array()}};
+  peer.send(json{{"type", "apply_changes"}, {"requestId", "x5"}, {"changeSets", page["changeSets"]}, {"snapshot", purge}}
+                .dump());
+  e = peer.read();
+  EXPECT_EQ(e["code"], "APPLY_CHANGES_ERROR") << e.dump();
+  EXPECT_NE(e["message"].get<std::string>().find("snapshot"), std::string::npos) << e.dump();
+  // Nothing of any of them reached the hub: another peer pulls an empty log.
   r.send(R"({"type":"get_changes","since":0})");
   json got = r.read();
   EXPECT_EQ(got["type"], "changes");
