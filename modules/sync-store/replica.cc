@@ -1667,6 +1667,27 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
     bool lost_columns = m.columns.size() != had;
     changed = changed || lost_columns;
     const auto& schema_cols = w.table->schema.columns;
+    // A row a snapshot chunk names without the fact of one of our columns that the source
+    // had seen: the source deleted the row after that fact (its tombstone collected since)
+    // and the row came back there without it. The column goes here too, before the chunk's
+    // facts merge (one of them, older than ours, may be the column's value there): it takes
+    // the column's default, as the row re-created there did (`PlanRow::defaulted`), with no
+    // version; otherwise the two keep different values for good (found by chaos with short
+    // horizons). Key columns and NOT NULL ones stay (a NOT NULL column without a default
+    // could not have come back without a fact; one with a default is a limit).
+    std::set<std::string> cleared;
+    if (w.snapshot_row && stale_seen) {
+      std::erase_if(m.columns, [&](const ColumnVersion& c) {
+        if (!stale_seen(c) || std::find(w.named.begin(), w.named.end(), c.hlc) != w.named.end()) return false;
+        if (!clearable(*w.table, c.name)) return false;
+        cleared.insert(c.name);
+        return true;
+      });
+      if (!cleared.empty()) {
+        changed = true;
+        lost_columns = true;
+      }
+    }
     for (const Change* c : w.incoming) {
       if (c->kind != Change::Kind::kColumn) continue;
       std::string name = lower(c->column);
@@ -1707,28 +1728,6 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
       touched[name] = &c->value;
       ++result.applied;
       changed = true;
-    }
-    // A row a snapshot chunk names without a fact for one of our columns whose fact the
-    // source had seen: the source deleted the row after that fact (its tombstone collected
-    // since) and the row came back there without it. The column goes here too (NULL, no
-    // version), or the two keep different values for good (found by chaos with short
-    // horizons). Key columns stay (the row's address).
-    std::set<std::string> cleared;
-    if (w.snapshot_row && stale_seen) {
-      std::vector<bool> is_key(schema_cols.size(), false);
-      for (const auto& k : w.table->schema.primary_key) is_key[k.column] = true;
-      std::erase_if(m.columns, [&](const ColumnVersion& c) {
-        if (touched.count(c.name) || !stale_seen(c) || std::find(w.named.begin(), w.named.end(), c.hlc) != w.named.end())
-          return false;
-        for (size_t i = 0; i < schema_cols.size(); ++i)
-          if (is_key[i] && lower(schema_cols[i].name) == c.name) return false;
-        cleared.insert(c.name);
-        return true;
-      });
-      if (!cleared.empty()) {
-        changed = true;
-        lost_columns = true;
-      }
     }
     if (!changed) continue;
     if (m.tombstone) m.address = encode_values(*w.pk);
@@ -1778,7 +1777,9 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
     if (!m.columns.empty()) {
       if (!current || store::row_body(*current) != row) {
         host_writes = true;
-        plan.rows.push_back({w.table, row_key, false, std::move(row), current.has_value(), {}});
+        plan.rows.push_back({w.table, row_key, false, std::move(row), current.has_value(), {}, {}});
+        for (const std::string& name : cleared)
+          if (!touched.count(name)) plan.rows.back().defaulted.push_back(name);
         // A new row: its columns without a fact were filled by an ADD COLUMN's default at the
         // origin, and are left to the engine's default here. So is a row re-created after a
         // deletion when deletions win (its valid versions were all written after seeing the
@@ -1792,7 +1793,7 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
         }
       }
     } else if (current) {
-      plan.rows.push_back({w.table, row_key, true, {}, true, {}});
+      plan.rows.push_back({w.table, row_key, true, {}, true, {}, {}});
     }
     plan.keys.insert(row_key);
     const std::vector<uint64_t> after = m.seqs();
@@ -1974,32 +1975,29 @@ uint64_t Replica::purge_absent(const SnapshotChunk& chunk, const std::map<uint64
           // offline past the horizon, kept the deleted row's other values here only). The key
           // columns stay: they are the row's address.
           const std::span<const std::string> names = lowered_names(*t);
-          std::vector<bool> is_key(names.size(), false);
-          for (const auto& k : t->schema.primary_key) is_key[k.column] = true;
           RowVersions kept = *m;
           std::vector<qrs_value> cells;
           store::decode_row(store::row_body(*row), cells, t->schema.table_name);
-          bool cleared = false;
+          std::vector<std::string> defaulted;
           for (size_t i = 0; i < names.size() && i < cells.size(); ++i) {
-            if (is_key[i]) continue;
             const ColumnVersion* c = kept.column(names[i]);
-            if (!c || !seen(*c)) continue;
+            if (!c || !seen(*c) || !clearable(*t, names[i])) continue;
             std::erase_if(kept.columns, [&](const ColumnVersion& x) { return x.name == names[i]; });
             cells[i] = qrs_value{};
             cells[i].type = QRS_TYPE_NULL;
-            cleared = true;
+            defaulted.push_back(names[i]);
           }
-          if (!cleared) continue;
+          if (defaulted.empty()) continue;
           kept.tombstone.reset();
           kept.image.clear();
-          plan.rows.push_back({t, key, false, store::encode_row(cells), true, {}});
+          plan.rows.push_back({t, key, false, store::encode_row(cells), true, {}, std::move(defaulted)});
           plan.keys.insert(key);
           plan.sidecars[key] = kept.encode(site_);
           drop_unreferenced_log(m->seqs(), kept.seqs(), b);
           if (recorded) b.del(versions_key(key));
           continue;
         }
-        plan.rows.push_back({t, key, true, {}, true, {}});
+        plan.rows.push_back({t, key, true, {}, true, {}, {}});
         plan.keys.insert(key);
         drop_unreferenced_log(m->seqs(), {}, b);
         if (recorded) b.del(versions_key(key));
@@ -2015,6 +2013,18 @@ uint64_t Replica::purge_absent(const SnapshotChunk& chunk, const std::map<uint64
   st->next = chunk.next;
   save_purge_state(*st, b);
   return purged;
+}
+
+bool Replica::clearable(const store::TableState& table, std::string_view column) {
+  const auto& cols = table.schema.columns;
+  for (size_t i = 0; i < cols.size(); ++i) {
+    if (lower(cols[i].name) != column) continue;
+    if (cols[i].not_null) return false;
+    for (const auto& k : table.schema.primary_key)
+      if (k.column == i) return false;
+    return true;
+  }
+  return false;
 }
 
 std::optional<Replica::PurgeState> Replica::load_purge_state() {
@@ -2214,6 +2224,13 @@ std::string Replica::resolve_for_engine(const std::vector<ChangeSet>& sets, cons
         }
         o["key"] = std::move(key);
         o["keyValues"] = std::move(key_values);
+        if (!r.defaulted.empty()) {
+          nlohmann::json d = nlohmann::json::array();
+          for (const std::string& name : r.defaulted)
+            for (const auto& c : ts.columns)
+              if (lower(c.name) == name) d.push_back(c.name);
+          o["defaulted"] = std::move(d);
+        }
       }
       store::decode_row(r.row, cells, ts.table_name);
       nlohmann::json columns = nlohmann::json::array(), values = nlohmann::json::array();

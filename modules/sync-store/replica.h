@@ -450,7 +450,13 @@ class Replica : public store::CommitObserver {
     // A new row: which columns have versions. The others had no fact (an ADD COLUMN's
     // default filled them at the origin): the engine fills them here the same way.
     std::vector<bool> versioned;
+    // An existing row: columns (lower-case names) a snapshot found deleted at its source,
+    // set to their default (NULL without one) by the host, as the row re-created there.
+    std::vector<std::string> defaulted;
   };
+  // Whether a snapshot's column-level purge may clear `column` (lower-case) of `table`: a
+  // column that exists, is not a key column and is not NOT NULL.
+  static bool clearable(const store::TableState& table, std::string_view column);
   struct Plan {
     store::KvBatch meta;
     std::vector<PlanRow> rows;

@@ -4178,3 +4178,50 @@ TEST_F(sync, a_snapshot_clears_the_columns_of_a_named_row_its_source_deleted_bef
   EXPECT_EQ(content(b), at_a);
   EXPECT_EQ(query(b, "pragma integrity_check"), V{"ok"});
 }
+
+// Review findings on the two rules above. (1) A chunk fact older than ours for the same
+// column is the column's value at the source (ours was deleted there): ours is cleared
+// before the chunk's facts merge, so theirs lands. (2) A cleared column takes its default,
+// as the row re-created at the source did. (3) A NOT NULL column is never cleared (the
+// engine would refuse the NULL and the snapshot would stall).
+TEST_F(sync, a_snapshots_column_purge_takes_the_sources_older_fact_and_the_columns_default) {
+  Peer& a = open("a", {{"tombstone_horizon_ms", Value::Integer(100)}});
+  Peer& b = open("b");
+  Peer& c = open("c");
+  const char* kU = "create table u (id integer primary key, a text null default 'd', b integer null)";
+  for (Peer* p : {&a, &b, &c}) exec(*p, kU);
+  exec(a, "insert into u values (1, 'x', 1)");
+  pull(b, a);
+  pull(c, a);
+  exec(c, "update u set b = 5 where id = 1");  // older than a's next write, not at a yet
+  ::usleep(5'000);
+  exec(a, "update u set b = 7 where id = 1");
+  pull(b, a);  // b has b = 7 (newer than c's 5)
+  exec(a, "delete from u where id = 1");
+  ::usleep(200'000);
+  EXPECT_EQ(one(a, "select sync_prune('a')"), "1");
+  pull(a, c);  // the row comes back at a with c's column alone; `a` takes its default
+  const std::string at_a = content(a, "u");
+  EXPECT_EQ(at_a, "1|d|5\n");
+  take_snapshot(b, a, 1);
+  EXPECT_EQ(content(b, "u"), at_a);
+  EXPECT_EQ(query(b, "pragma integrity_check"), V{"ok"});
+}
+
+TEST_F(sync, a_snapshots_column_purge_leaves_not_null_columns_and_completes) {
+  Peer& a = open("a", {{"tombstone_horizon_ms", Value::Integer(100)}});
+  Peer& b = open("b");
+  const char* kW = "create table w (id integer primary key, a text not null, b integer null, c text null)";
+  for (Peer* p : {&a, &b}) exec(*p, kW);
+  exec(a, "insert into w select value, 'x' || value, value, 'c' from generate_series(1, 80)");
+  pull(b, a);
+  exec(a, "delete from w where id <= 70");
+  ::usleep(200'000);
+  EXPECT_EQ(one(a, "select sync_prune('a')"), "70");
+  exec(b, "update w set b = b + 100 where id <= 70");  // b's own, never pushed
+  take_snapshot(b, a, 25);
+  EXPECT_TRUE(b.snapshot_after.empty());  // completed (no row refused by the engine)
+  // The kept rows lose their nullable column `c`; `a` (NOT NULL) stays.
+  EXPECT_EQ(one(b, "select count(*) from w where id <= 70 and c is null and a like 'x%'"), "70");
+  EXPECT_EQ(query(b, "pragma integrity_check"), V{"ok"});
+}

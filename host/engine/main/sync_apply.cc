@@ -17,6 +17,7 @@
 #include "common/strings.h"
 #include "ddl/schema_ddl.h"
 #include "main/database_impl.h"
+#include "parser/ast_printer.h"
 #include "parser/parser.h"
 
 namespace quereus {
@@ -450,6 +451,17 @@ std::optional<size_t> DatabaseImpl::write_sync_rows(const nlohmann::json& rows, 
       // In place, by the stored key: its key columns keep their stored spelling.
       const nlohmann::json& key = r.at("key");
       const nlohmann::json& cols = r.at("columns");
+      // Columns a snapshot found deleted at its source take their default, as the row the
+      // source re-created without them did (NULL without one).
+      auto default_of = [&](const std::string& column) -> std::optional<std::string> {
+        if (!r.contains("defaulted") || !entry) return std::nullopt;
+        bool listed = false;
+        for (const auto& d : r["defaulted"]) listed = listed || (d.is_string() && iequals(d.get<std::string>(), column));
+        if (!listed) return std::nullopt;
+        for (const auto& c : entry->schema.columns)
+          if (iequals(c.name, column)) return c.default_expr ? "(" + expr_to_string(*c.default_expr) + ")" : "null";
+        return std::nullopt;
+      };
       std::string set;
       for (size_t i = 0; i < cols.size(); ++i) {
         const std::string c = cols[i].get<std::string>();
@@ -457,6 +469,10 @@ std::optional<size_t> DatabaseImpl::write_sync_rows(const nlohmann::json& rows, 
         for (size_t k = 0; k < key.size(); ++k)
           if (key[k].get<std::string>() == c) unchanged_key = r.at("keyValues")[k] == r.at("values")[i];
         if (unchanged_key || generated(c)) continue;
+        if (std::optional<std::string> d = default_of(c)) {
+          set += (set.empty() ? "" : ", ") + sql_name(c) + " = " + *d;
+          continue;
+        }
         set += (set.empty() ? "" : ", ") + sql_name(c) + " = ?";
         binds.push_back(wire_value(r.at("values")[i]));
       }
