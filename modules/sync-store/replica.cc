@@ -1973,7 +1973,12 @@ uint64_t Replica::purge_absent(const SnapshotChunk& chunk, const std::map<uint64
           // none of them. Those columns go here too (NULL, no version), or the two would keep
           // different values for good (found by chaos: an update of one column, made while
           // offline past the horizon, kept the deleted row's other values here only). The key
-          // columns stay: they are the row's address.
+          // columns stay: they are the row's address. (A row kept only for its tombstone, every
+          // column seen, keeps its columns: no fact of it brings the row back there. Found by
+          // review.)
+          bool kept_for_a_column = false;
+          for (const ColumnVersion& c : m->columns) kept_for_a_column = kept_for_a_column || !seen(c);
+          if (!kept_for_a_column) continue;
           const std::span<const std::string> names = lowered_names(*t);
           RowVersions kept = *m;
           std::vector<qrs_value> cells;
