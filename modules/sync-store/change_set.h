@@ -66,6 +66,11 @@ struct ChangeBatch {
   bool has_more = false; // more changes wait past `cursor`
   bool snapshot_required = false;  // `since` is older than the tombstone horizon kept
   std::optional<PushOrigin> origin;  // a page of our own writes: where it sits in our log
+  // The source's frontier as it read the page (per site, an HLC up to which it holds every
+  // fact of that site; see Replica::snapshot). A fact of the page is live at the source; if
+  // the source had a deletion that blocks it here, the source collected that deletion, and
+  // the receiver follows (docs/sync-store.md "Following a collected deletion").
+  std::vector<Hlc> frontier;
 };
 
 struct ApplyResult {
@@ -76,6 +81,7 @@ struct ApplyResult {
   uint64_t unknown_table = 0;  // facts for tables this replica does not have
   uint64_t rejected = 0;       // facts held aside: their row failed to write here
   uint64_t purged = 0;         // rows a snapshot chunk found gone at its source, deleted here
+  uint64_t followed = 0;       // deletions the page's source had collected, collected here too
   // The chunk was not applied: its source re-keyed a table since the snapshot began, so its
   // rows are addressed by a key this replica does not have yet; take the snapshot again.
   bool restart_snapshot = false;

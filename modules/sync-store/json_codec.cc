@@ -222,6 +222,11 @@ json batch_json(const ChangeBatch& batch) {
   if (batch.snapshot_required) out["snapshotRequired"] = true;
   if (batch.origin)
     out["origin"] = {{"site", batch.origin->site.text()}, {"after", batch.origin->after}, {"through", batch.origin->through}};
+  if (!batch.frontier.empty()) {
+    json f = json::array();
+    for (const Hlc& h : batch.frontier) f.push_back(h.text());
+    out["frontier"] = std::move(f);
+  }
   return out;
 }
 
@@ -273,7 +278,7 @@ static PushOrigin origin_from(const json& o) {
 }
 
 std::vector<ChangeSet> sets_from_json(std::string_view text, std::optional<SnapshotChunk>* snapshot,
-                                      std::optional<PushOrigin>* origin) {
+                                      std::optional<PushOrigin>* origin, std::vector<Hlc>* frontier) {
   if (text.size() > kMaxDocumentBytes)
     bad("$", "the document is " + std::to_string(text.size()) + " bytes, above the limit of " +
                  std::to_string(kMaxDocumentBytes));
@@ -285,6 +290,12 @@ std::vector<ChangeSet> sets_from_json(std::string_view text, std::optional<Snaps
     if (auto it = doc.find("snapshot"); it != doc.end() && !it->is_null()) *snapshot = snapshot_from(*it);
   if (origin && doc.is_object())
     if (auto it = doc.find("origin"); it != doc.end() && !it->is_null()) *origin = origin_from(*it);
+  if (frontier && doc.is_object())
+    if (auto f = doc.find("frontier"); f != doc.end() && !f->is_null()) {
+      if (!f->is_array()) bad("$.frontier", "not an array");
+      const std::string root = "$";
+      for (size_t i = 0; i < f->size(); ++i) frontier->push_back(hlc_from((*f)[i], At{root, ".frontier", static_cast<long>(i)}));
+    }
   if (!sets->is_array()) bad("$.changeSets", "not an array");
   std::vector<ChangeSet> out;
   out.reserve(sets->size());
@@ -343,6 +354,7 @@ std::string result_to_json(const ApplyResult& r) {
          {"unknownTable", r.unknown_table},
          {"rejected", r.rejected}};
   if (r.purged) o["purged"] = r.purged;
+  if (r.followed) o["followed"] = r.followed;
   if (r.restart_snapshot) o["restartSnapshot"] = true;
   if (r.push_gap) {
     o["pushGap"] = true;

@@ -19,9 +19,10 @@ namespace quereus::sync {
 std::string batch_to_json(const ChangeBatch& batch);
 nlohmann::json batch_json(const ChangeBatch& batch);  // the same, as a document to add to
 // `snapshot`: when given and the document is a snapshot chunk (it has a `snapshot` member:
-// {source, after, next, done, frontier?}), that member, checked.
+// {source, after, next, done, frontier?}), that member, checked. `origin`: a push's place in
+// its pusher's log; `frontier`: the page's source frontier (a delta page's top-level member).
 std::vector<ChangeSet> sets_from_json(std::string_view text, std::optional<SnapshotChunk>* snapshot = nullptr,
-                                      std::optional<PushOrigin>* origin = nullptr);
+                                      std::optional<PushOrigin>* origin = nullptr, std::vector<Hlc>* frontier = nullptr);
 std::string result_to_json(const ApplyResult& r);
 // One value in the wire form.
 std::string value_json(const sdk::Value& v);

@@ -1209,7 +1209,42 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
     batch.cursor = s;
   }
   batch.sets = page_sets(sets);
+  // What the receiver needs to follow a deletion we collected (docs/sync-store.md
+  // "Following a collected deletion").
+  if (!batch.sets.empty()) batch.frontier = frontier_locked();
   return batch;
+}
+
+std::vector<Hlc> Replica::frontier_locked() {
+  // The frontier (docs/sync-store.md "Snapshot purge"): every fact of ours up to the clock,
+  // of another site up to the newest applied here — but a site with facts held here
+  // (quarantined, forwarded or rejected) is left out: those rows are not in our tables.
+  std::set<SiteId> holding;
+  const std::string holds(1, kHolds);
+  auto it = db_->kv().iterate(KvRange{holds, prefix_end(holds)}, false);
+  for (; it->valid(); it->next()) holding.insert(Hold::decode(it->value()).site);
+  it->check();
+  std::vector<Hlc> out;
+  out.reserve(received_max_.size() + 1);
+  out.push_back(Hlc{clock_.wall(), clock_.counter(), site_, UINT32_MAX});
+  for (const auto& [site, h] : received_max_)
+    if (site != site_ && !holding.count(site)) out.push_back(h);
+  return out;
+}
+
+void Replica::check_frontier(const std::vector<Hlc>& frontier) const {
+  const uint64_t now = options_.clock();
+  for (const Hlc& h : frontier) HlcClock::check_drift(h, now);
+}
+
+uint64_t Replica::acknowledged_locked() {
+  uint64_t acked = UINT64_MAX;
+  const std::string peers(1, kPeers);
+  auto p = db_->kv().iterate(KvRange{peers, prefix_end(peers)}, false);
+  for (; p->valid(); p->next())
+    if (p->key().size() == 17 && p->value().size() >= 16) acked = std::min(acked, get_u64(p->value().substr(8, 8)));
+  p->check();
+  return acked;
 }
 
 Replica::SnapshotPage Replica::snapshot(std::string_view after, uint64_t head, size_t batch_size, size_t max_bytes) {
@@ -1227,19 +1262,7 @@ Replica::SnapshotPage Replica::snapshot(std::string_view after, uint64_t head, s
   // goes on by delta from there (writes made meanwhile come again, idempotently).
   page.head = after.empty() ? next_seq_ - 1 : head;
   store::KvStore& kv = db_->kv();
-  if (after.empty()) {
-    // The frontier (docs/sync-store.md "Snapshot purge"): every fact of ours up to the clock,
-    // of another site up to the newest applied here — but a site with facts held here
-    // (quarantined, forwarded or rejected) is left out: those rows are not in our tables.
-    std::set<SiteId> holding;
-    const std::string holds(1, kHolds);
-    auto it = kv.iterate(KvRange{holds, prefix_end(holds)}, false);
-    for (; it->valid(); it->next()) holding.insert(Hold::decode(it->value()).site);
-    it->check();
-    page.frontier.push_back(Hlc{clock_.wall(), clock_.counter(), site_, UINT32_MAX});
-    for (const auto& [site, h] : received_max_)
-      if (site != site_ && !holding.count(site)) page.frontier.push_back(h);
-  }
+  if (after.empty()) page.frontier = frontier_locked();
   for (const TableRecord& r : table_records())
     if (std::shared_ptr<store::TableState> t = db_->live_state(r.id); t && replicated(t->schema.table_name)) {
       // The key epoch: per table (`id=hash;`), its key members (name, order, collation, type).
@@ -1366,11 +1389,12 @@ Replica::SnapshotPage Replica::snapshot(std::string_view after, uint64_t head, s
 
 // ---- inbound ----
 
-ApplyResult Replica::apply(const std::vector<ChangeSet>& sets) {
+ApplyResult Replica::apply(const std::vector<ChangeSet>& sets, const std::vector<Hlc>* frontier) {
   std::lock_guard db_lock(db_->mu());
   std::lock_guard lock(writer_);
   drain_locked();  // holds whose table is here now, as their own unit first
-  return apply_locked(sets, KvBatch{}, true);
+  if (!frontier) return apply_locked(sets, KvBatch{}, true);
+  return write_direct(resolve_locked(sets, KvBatch{}, true, nullptr, frontier));
 }
 
 ApplyResult Replica::apply_locked(const std::vector<ChangeSet>& sets, KvBatch b, bool merge_clock) {
@@ -1403,7 +1427,8 @@ void Replica::validate(const std::vector<ChangeSet>& sets, uint64_t now) {
 }
 
 Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatch b, bool merge_clock,
-                                      const SnapshotChunk* snapshot) {
+                                      const SnapshotChunk* snapshot, const std::vector<Hlc>* frontier,
+                                      size_t first_set) {
   const uint64_t now = options_.clock();
   Plan plan;
   ApplyResult result;
@@ -1412,23 +1437,26 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
   validate(sets, now);
   if (snapshot)
     for (const Hlc& h : snapshot->frontier) HlcClock::check_drift(h, now);  // a sane frontier, like a fact
+  if (frontier)
+    for (const Hlc& h : *frontier) HlcClock::check_drift(h, now);
   std::optional<Hlc> max_hlc;
   std::optional<std::map<SiteId, Hlc>> received;  // received_max_, raised by this page
-  for (const ChangeSet& set : sets)
-    for (const Change& c : set.changes) {
+  auto receive = [&](const Hlc& h) {
+    if (h.site == site_) return;
+    auto known = received ? received->find(h.site) : received_max_.find(h.site);
+    if (known != (received ? received->end() : received_max_.end()) && known->second >= h) return;
+    if (!received) received = received_max_;
+    (*received)[h.site] = h;
+  };
+  for (size_t i = 0; i < sets.size(); ++i)
+    for (const Change& c : sets[i].changes) {
       if (c.kind != Change::Kind::kSchema && (!max_hlc || c.hlc > *max_hlc)) max_hlc = c.hlc;
-      if (c.hlc.site == site_) continue;
-      auto known = received ? received->find(c.hlc.site) : received_max_.find(c.hlc.site);
-      if (known != (received ? received->end() : received_max_.end()) && known->second >= c.hlc) continue;
-      if (!received) received = received_max_;
-      (*received)[c.hlc.site] = c.hlc;
+      // A snapshot chunk's facts come in key order, not in their sites' order: they do not
+      // say that everything of a site up to them is here (the frontier this replica tells
+      // its peers) until the snapshot is complete (below).
+      if (snapshot && i >= snapshot->first_set) continue;
+      receive(c.hlc);
     }
-  if (received) {
-    std::string f;
-    for (const auto& [site, h] : *received) h.append_to(f);
-    b.put(meta_key("frontier"), f);
-    plan.received = std::move(received);
-  }
   std::map<uint64_t, Mentioned> mentioned;  // a snapshot chunk's rows and tables, per table here
   store::KvStore& kv = db_->kv();
   // 2. Resolution, per row, with no write.
@@ -1618,8 +1646,8 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
   std::function<bool(const ColumnVersion&)> stale_seen;
   std::map<SiteId, Hlc> snap_frontier;
   uint64_t snap_acked = 0;
+  std::optional<PurgeState> ps;
   if (snapshot && !snapshot->holds) {
-    std::optional<PurgeState> ps;
     if (snapshot->after.empty()) {
       ps.emplace();
       ps->source = snapshot->source;
@@ -1638,6 +1666,35 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
       };
     }
   }
+  // The last chunk of a snapshot taken in order: everything its source held as it began is
+  // here now (or was collected there) — its frontier is ours.
+  if (snapshot && snapshot->done && ps && !ps->off)
+    for (const Hlc& h : ps->frontier) receive(h);
+  if (received) {
+    std::string f;
+    for (const auto& [site, h] : *received) h.append_to(f);
+    b.put(meta_key("frontier"), f);
+    plan.received = std::move(received);
+  }
+  // The page's source frontier (a delta page's, or a snapshot's first chunk's), for
+  // following a deletion the source collected (below).
+  std::map<SiteId, Hlc> source_frontier;
+  if (frontier) {
+    for (const Hlc& h : *frontier)
+      if (auto [it, fresh] = source_frontier.try_emplace(h.site, h); !fresh && h > it->second) it->second = h;
+  } else if (stale_seen) {
+    source_frontier = snap_frontier;
+  }
+  const size_t page_first = snapshot ? snapshot->first_set : first_set;
+  auto from_page = [&](const Change* c) {
+    for (size_t i = page_first; i < sets.size(); ++i) {
+      const std::vector<Change>& v = sets[i].changes;
+      if (!v.empty() && c >= v.data() && c < v.data() + v.size()) return true;
+    }
+    return false;
+  };
+  std::optional<uint64_t> acked;  // read when first needed
+  uint64_t new_floor = floor_, new_own_floor = own_floor_;
   for (auto& [row_key, w] : rows) {
     std::sort(w.incoming.begin(), w.incoming.end(), [](const Change* a, const Change* b) { return a->hlc < b->hlc; });
     const std::string vkey = versions_key(row_key);
@@ -1645,6 +1702,7 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
     bool recorded = false;               // versions under 21 (a deleted row's)
     std::optional<RowVersions> found = load_versions(kv, site_, row_key, current, &recorded);
     RowVersions m = found ? std::move(*found) : RowVersions{};
+    const std::optional<Hlc> prior = m.tombstone;  // the deletion held here before the page
     const std::vector<uint64_t> before = m.seqs();
     bool changed = false;
     std::map<std::string, const sdk::Value*> touched;  // columns this batch won, and their values
@@ -1666,6 +1724,40 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
     std::erase_if(m.columns, [&](const ColumnVersion& c) { return !m.valid(c, options_.allow_resurrection); });
     bool lost_columns = m.columns.size() != had;
     changed = changed || lost_columns;
+    // A deletion held here that blocks a fact of the page, though the page's source had that
+    // deletion (its frontier covers it) and has the fact live: the source collected the
+    // deletion before the fact reached it (a write delayed past its horizon), or re-created
+    // the row after collecting it (its write then names no deletion seen). Kept, it would
+    // block the fact here for good while the source and all it feeds have the row (found by
+    // chaos with short horizons): this replica collects it too, as the source did — the
+    // floor moves as in prune_tombstones, and a deletion of ours goes only once every peer
+    // we push to has acknowledged it (docs/sync-store.md "Following a collected deletion").
+    if (m.tombstone && m.tombstone == prior && !source_frontier.empty()) {
+      auto f = source_frontier.find(m.tombstone->site);
+      bool follow = f != source_frontier.end() && *m.tombstone <= f->second;
+      if (follow && m.tombstone->site == site_) {
+        if (!acked) acked = acknowledged_locked();
+        follow = m.tombstone_seq <= *acked;
+      }
+      if (follow) {
+        follow = false;
+        for (const Change* c : w.incoming)
+          if (c->kind == Change::Kind::kColumn && !m.valid(ColumnVersion{"", c->hlc, 0, c->seen_delete},
+                                                           options_.allow_resurrection) && from_page(c))
+            follow = true;
+      }
+      if (follow) {
+        new_floor = std::max(new_floor, m.tombstone_seq);
+        if (m.tombstone->site == site_) new_own_floor = std::max(new_own_floor, m.tombstone_seq);
+        m.tombstone.reset();
+        m.tombstone_seq = 0;
+        m.tombstone_created = 0;
+        m.address.clear();
+        m.image.clear();
+        changed = true;
+        ++result.followed;
+      }
+    }
     const auto& schema_cols = w.table->schema.columns;
     // A row a snapshot chunk names without the fact of one of our columns that the source
     // had seen: the source deleted the row after that fact (its tombstone collected since)
@@ -1810,6 +1902,8 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
         b.put(row_key, wrapped);
       }
       if (recorded) b.del(vkey);
+    } else if (!m.tombstone) {
+      if (recorded) b.del(vkey);  // nothing left of the row (a followed deletion, no fact won)
     } else {
       b.put(vkey, m.encode(site_));
       vbounds.emplace_back(w.table->id, vkey);
@@ -1818,6 +1912,12 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
     ++seq;
   }
   if (snapshot) result.purged = purge_absent(*snapshot, mentioned, plan, b);
+  if (result.followed) {
+    plan.floor = new_floor;
+    plan.own_floor = new_own_floor;
+    b.put(meta_key("floor"), u64(new_floor));
+    b.put(meta_key("own_floor"), u64(new_own_floor));
+  }
   plan.clock = clock_;
   if (max_hlc && merge_clock) plan.clock.receive(*max_hlc, now);
   plan.next_seq = seq;
@@ -2073,6 +2173,8 @@ void Replica::drop_purge_candidates(KvBatch& b) {
 }
 
 void Replica::plan_landed(const Plan& plan) {
+  if (plan.floor) floor_ = std::max(floor_, *plan.floor);
+  if (plan.own_floor) own_floor_ = std::max(own_floor_, *plan.own_floor);
   if (plan.received)
     for (const auto& [site, h] : *plan.received)
       if (auto [it, fresh] = received_max_.try_emplace(site, h); !fresh && h > it->second) it->second = h;
@@ -2130,7 +2232,7 @@ uint64_t Replica::pushed_through(const SiteId& pusher) {
 }
 
 std::string Replica::resolve_for_engine(const std::vector<ChangeSet>& sets, const SnapshotChunk* snapshot,
-                                        const PushOrigin* origin) {
+                                        const PushOrigin* origin, const std::vector<Hlc>* frontier) {
   std::lock_guard db_lock(db_->mu());
   std::lock_guard lock(writer_);
   if (pending_)
@@ -2186,11 +2288,12 @@ std::string Replica::resolve_for_engine(const std::vector<ChangeSet>& sets, cons
     chunk = *snapshot;
     chunk->first_set = all.size();
   }
+  const size_t first_set = all.size();
   all.insert(all.end(), sets.begin(), sets.end());
   indexes_routed_ = true;  // the engine maintains companions: no refusal
   Plan plan;
   try {
-    plan = resolve_locked(all, std::move(seed), true, chunk ? &*chunk : nullptr);
+    plan = resolve_locked(all, std::move(seed), true, chunk ? &*chunk : nullptr, frontier, first_set);
     drained_ += drained;
   } catch (...) {
     indexes_routed_ = false;
@@ -2598,14 +2701,7 @@ uint64_t Replica::prune_tombstones() {
   // A deletion of ours that a peer we push to has not acknowledged (its record's `sent` is
   // below the tombstone's position) stays whatever its age: collected, it would never
   // reach that peer (a peer offline past the horizon still deletes on reconnect).
-  uint64_t acked = UINT64_MAX;
-  {
-    const std::string peers(1, kPeers);
-    auto p = db_->kv().iterate(KvRange{peers, prefix_end(peers)}, false);
-    for (; p->valid(); p->next())
-      if (p->key().size() == 17 && p->value().size() >= 16) acked = std::min(acked, get_u64(p->value().substr(8, 8)));
-    p->check();
-  }
+  const uint64_t acked = acknowledged_locked();
   // Takes `m`'s tombstone when past the horizon (its log entry goes; the floor moves: a
   // delta that started before the entry could miss the deletion and must take a snapshot).
   auto collect = [&](RowVersions& m) {

@@ -214,7 +214,8 @@ class Replica : public store::CommitObserver {
   // QRS_FORMAT) when a fact's HLC is more than 60 s ahead of this clock, or names a site
   // other than its change set's. Direct mode: rows are written to the store itself (the
   // engine-routed path, with indexes, views and events, is docs/sync-store.md §Not yet).
-  ApplyResult apply(const std::vector<ChangeSet>& sets);
+  // `frontier`: the page's source frontier (ChangeBatch::frontier), when it told one.
+  ApplyResult apply(const std::vector<ChangeSet>& sets, const std::vector<Hlc>* frontier = nullptr);
 
   // A peer's cursors: `received` is the last position of theirs we applied, `sent` the
   // last of ours they acknowledged.
@@ -254,10 +255,14 @@ class Replica : public store::CommitObserver {
   // hub's record of each pusher"): refused, with nothing applied, when it starts past the
   // position this replica applied that pusher's writes up to (result `pushGap`); otherwise
   // that position moves to the page's end in the apply's own batch.
+  // `frontier`: the page's source frontier (a delta page's, ChangeBatch::frontier).
   std::string resolve_for_engine(const std::vector<ChangeSet>& sets, const SnapshotChunk* snapshot = nullptr,
-                                 const PushOrigin* origin = nullptr);
+                                 const PushOrigin* origin = nullptr, const std::vector<Hlc>* frontier = nullptr);
   // Where this replica has applied `pusher`'s own writes up to, by pushes (0: none yet).
   uint64_t pushed_through(const SiteId& pusher);
+  // Refuses (QRS_RANGE) a page's frontier naming an HLC too far ahead of this clock, as a
+  // fact would be: checked when the page is read, before its schema steps run.
+  void check_frontier(const std::vector<Hlc>& frontier) const;
   void arm(uint64_t token);
   std::string finish(uint64_t token);
   // `reject_row`: the plan row the host failed to write (its changes are held aside as
@@ -469,9 +474,19 @@ class Replica : public store::CommitObserver {
     uint64_t next_seq = 0;
     std::vector<std::pair<uint64_t, std::string>> vbounds;
     std::optional<std::map<SiteId, Hlc>> received;  // received_max_ once the plan lands
+    // The floors once the plan lands, when it collected deletions its source had collected.
+    std::optional<uint64_t> floor, own_floor;
   };
+  // `frontier`: the page's source frontier (a delta page's), for the sets from `first_set`
+  // on (the ones before are drained holds); a snapshot chunk's is its first chunk's.
   Plan resolve_locked(const std::vector<ChangeSet>& sets, store::KvBatch seed, bool merge_clock,
-                      const SnapshotChunk* snapshot = nullptr);
+                      const SnapshotChunk* snapshot = nullptr, const std::vector<Hlc>* frontier = nullptr,
+                      size_t first_set = 0);
+  // This replica's frontier (see SnapshotPage::frontier).
+  std::vector<Hlc> frontier_locked();
+  // The lowest position of ours that every peer we push to has acknowledged (UINT64_MAX
+  // with no peer): a deletion of ours past it is kept.
+  uint64_t acknowledged_locked();
   // A plan's batch landed: what it says of this replica in memory.
   void plan_landed(const Plan& plan);
   // Snapshot purge (docs/sync-store.md "Snapshot purge"): the rows of the tables a chunk

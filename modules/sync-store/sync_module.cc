@@ -293,12 +293,15 @@ std::string SyncStoreDbModule::replication_request(std::string_view op, std::str
     }
     parsed_.reset();
     ParsedPage p;
-    p.sets = sets_from_json(args, &p.snapshot, &p.origin);
+    p.sets = sets_from_json(args, &p.snapshot, &p.origin, &p.frontier);
+    replica_->check_frontier(p.frontier);
+    if (p.snapshot) replica_->check_frontier(p.snapshot->frontier);
     return p;
   };
   if (op == "resolve") {
     ParsedPage p = parsed();
-    return replica_->resolve_for_engine(p.sets, p.snapshot ? &*p.snapshot : nullptr, p.origin ? &*p.origin : nullptr);
+    return replica_->resolve_for_engine(p.sets, p.snapshot ? &*p.snapshot : nullptr, p.origin ? &*p.origin : nullptr,
+                                        p.frontier.empty() ? nullptr : &p.frontier);
   }
   // Schema replication (docs/sync-store.md "Schema replication").
   if (op == "capture_schema") {
@@ -409,7 +412,9 @@ void register_sync_store(sdk::Registrar& r) {
     auto replica = find_replica(text_arg(args, 0, "sync_apply"));
     if (args[1].type() != sdk::ValueType::kText && args[1].type() != sdk::ValueType::kJson)
       throw sdk::Error::mismatch("sync_apply(): the changes must be JSON text (what sync_changes returns)");
-    return sdk::Value::json(result_to_json(replica->apply(sets_from_json(args[1].bytes()))));
+    std::vector<Hlc> frontier;
+    std::vector<ChangeSet> sets = sets_from_json(args[1].bytes(), nullptr, nullptr, &frontier);
+    return sdk::Value::json(result_to_json(replica->apply(sets, frontier.empty() ? nullptr : &frontier)));
   });
 }
 

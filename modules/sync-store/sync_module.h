@@ -52,6 +52,7 @@ class SyncStoreDbModule : public store::StoreDbModule {
     std::vector<ChangeSet> sets;
     std::optional<SnapshotChunk> snapshot;
     std::optional<PushOrigin> origin;
+    std::vector<Hlc> frontier;
   };
   std::optional<ParsedPage> parsed_;
 };

@@ -628,6 +628,18 @@ TEST_F(sync_net, hostile_messages_are_refused_with_nothing_applied) {
   e = peer.read();
   EXPECT_EQ(e["code"], "APPLY_CHANGES_ERROR") << e.dump();
   EXPECT_NE(e["message"].get<std::string>().find("snapshot"), std::string::npos) << e.dump();
+  // A page's frontier (docs/sync-store.md "Following a collected deletion") that is not an
+  // array of HLCs, or names a far-future one: refused, nothing applied.
+  peer.send(json{{"type", "apply_changes"}, {"requestId", "x6"}, {"changeSets", page["changeSets"]}, {"frontier", 7}}
+                .dump());
+  e = peer.read();
+  EXPECT_EQ(e["code"], "APPLY_CHANGES_ERROR") << e.dump();
+  EXPECT_NE(e["message"].get<std::string>().find("$.frontier"), std::string::npos) << e.dump();
+  peer.send(json{{"type", "apply_changes"}, {"requestId", "x7"}, {"changeSets", page["changeSets"]},
+                 {"frontier", json::array({"z" + hlc.substr(1)})}}
+                .dump());
+  e = peer.read();
+  EXPECT_EQ(e["code"], "APPLY_CHANGES_ERROR") << e.dump();
   // Nothing of any of them reached the hub: another peer pulls an empty log.
   r.send(R"({"type":"get_changes","since":0})");
   json got = r.read();

@@ -316,6 +316,13 @@ class sync : public ::testing::Test {
     }
   }
 
+  // `to` catches up with `from` as the network client does: by delta, or by a snapshot
+  // when `from` no longer answers from its cursor.
+  void catch_up(Peer& to, Peer& from) {
+    json page = changes(from, to.cursor[from.name], to.site);
+    if (page.value("snapshotRequired", false)) take_snapshot(to, from, 100); else pull(to, from);
+  }
+
   std::string root_;
   std::shared_ptr<Registry> registry_;
   std::map<std::string, std::unique_ptr<Peer>> peers_;
@@ -4224,4 +4231,128 @@ TEST_F(sync, a_snapshots_column_purge_leaves_not_null_columns_and_completes) {
   // The kept rows lose their nullable column `c`; `a` (NOT NULL) stays.
   EXPECT_EQ(one(b, "select count(*) from w where id <= 70 and c is null and a like 'x%'"), "70");
   EXPECT_EQ(query(b, "pragma integrity_check"), V{"ok"});
+}
+
+// Following a collected deletion (docs/sync-store.md): a page says its source's frontier. A
+// fact of the page is live at the source; when a deletion this replica holds blocks it and
+// the source's frontier covers that deletion, the source had it and collected it (the fact
+// reached it after its horizon, or it re-created the row after collecting it). Kept, the
+// deletion would block the fact here for good while the source and all it feeds have the
+// row. Found by chaos with short horizons: a peer that still held a deletion the hub had
+// collected lacked a row the others had. The tests run a star, as the network does: each
+// peer pushes its own writes to the hub and pulls the hub's.
+namespace {
+// A push of `from`'s own writes to `hub`; `ack`: `from` records the acknowledgement (its
+// deletions up to it may then be collected), as the network client does.
+template <class P>
+json push_own(P& hub, P& from, uint64_t& sent, bool ack = true) {
+  json page = own_page(from, sent);
+  json r = push(hub, page);
+  sent = page.value("cursor", sent);
+  if (ack) {
+    std::string reply;
+    json rec{{"site", hub.site}, {"received", from.cursor[hub.name]}, {"sent", sent}, {"snapshot", nullptr}};
+    EXPECT_TRUE(from.db->sync_request("set_peer", rec.dump(), &reply).ok());
+  }
+  return r;
+}
+}  // namespace
+
+TEST_F(sync, a_replica_follows_a_deletion_its_source_collected_before_a_late_write_reached_it) {
+  Peer& h = open("h", {{"tombstone_horizon_ms", Value::Integer(0)}});
+  Peer& a = open("a");
+  Peer& b = open("b");
+  Peer& s = open("s");
+  exec(a, kT);
+  uint64_t a_sent = 0, s_sent = 0;
+  exec(a, "insert into t values (1, 'x', 1), (2, 'y', 2)");
+  push_own(h, a, a_sent);
+  pull(b, h);
+  pull(s, h);
+  exec(s, "update t set a = 'late' where id = 1");  // s has not seen the deletion below
+  ::usleep(5000);
+  exec(a, "delete from t where id = 1");
+  push_own(h, a, a_sent);
+  pull(b, h);  // b holds the deletion (its horizon is the default)
+  pull(a, h);
+  ::usleep(5000);
+  EXPECT_EQ(one(h, "select sync_prune('h')"), "1");  // h collected it
+  push_own(h, s, s_sent);                            // the late write reaches h after it
+  EXPECT_EQ(content(h), "1|late|NULL\n2|y|2\n");
+  const uint64_t floor_before = status(b)["floor"].get<uint64_t>();
+  json page = changes(h, b.cursor["h"], b.site);
+  ASSERT_TRUE(page.contains("frontier")) << page.dump();
+  json r = apply(b, page);
+  b.cursor["h"] = page["cursor"].get<uint64_t>();
+  EXPECT_EQ(r.value("followed", 0), 1) << r.dump();
+  EXPECT_EQ(content(b), content(h));
+  // As when collecting: a delta from before the deletion could no longer tell it.
+  EXPECT_GT(status(b)["floor"].get<uint64_t>(), floor_before);
+  // The deleter follows too (its deletion is acknowledged), and the late writer's row
+  // loses the column the deletion took (it takes a snapshot: h's floor moved past it).
+  catch_up(a, h);
+  EXPECT_EQ(content(a), content(h));
+  catch_up(s, h);
+  EXPECT_EQ(content(s), content(h));
+}
+
+// The other way: a peer collected a deletion, then made the row again (its write names no
+// deletion seen: the tombstone was gone). The hub, which still holds the deletion, follows
+// the peer's frontier (the peer had the deletion), and so does the deleter.
+TEST_F(sync, a_row_made_again_after_its_deletion_was_collected_is_not_blocked_where_the_deletion_is_held) {
+  Peer& h = open("h");
+  Peer& a = open("a", {{"tombstone_horizon_ms", Value::Integer(0)}});
+  Peer& b = open("b");
+  exec(a, kT);
+  uint64_t a_sent = 0, b_sent = 0;
+  exec(a, "insert into t values (1, 'x', 1)");
+  push_own(h, a, a_sent);
+  pull(b, h);
+  exec(b, "delete from t where id = 1");
+  push_own(h, b, b_sent);
+  pull(a, h);
+  ::usleep(5000);
+  EXPECT_EQ(one(a, "select sync_prune('a')"), "1");
+  exec(a, "insert into t values (1, 'again', 2)");
+  json r = push_own(h, a, a_sent);
+  EXPECT_EQ(r.value("followed", 0), 1) << r.dump();
+  EXPECT_EQ(content(h), "1|again|2\n");
+  catch_up(b, h);  // a snapshot (h's floor moved past the deletion): b follows it too
+  EXPECT_EQ(content(b), "1|again|2\n");
+  catch_up(a, h);
+  EXPECT_EQ(content(a), "1|again|2\n");
+}
+
+// A deletion of ours that the peer we push to has not acknowledged is not followed: the
+// source may never have had it. It is pushed, and deletes the row everywhere: the
+// replicas agree.
+TEST_F(sync, an_unacknowledged_deletion_of_ours_is_not_followed_and_wins_when_pushed) {
+  Peer& h = open("h", {{"tombstone_horizon_ms", Value::Integer(0)}});
+  Peer& a = open("a");
+  Peer& s = open("s");
+  exec(a, kT);
+  uint64_t a_sent = 0, s_sent = 0;
+  exec(a, "insert into t values (1, 'x', 1)");
+  push_own(h, a, a_sent);
+  pull(s, h);
+  pull(a, h);
+  exec(s, "update t set a = 'late' where id = 1");
+  ::usleep(5000);
+  exec(a, "delete from t where id = 1");
+  const uint64_t before_delete = a_sent;
+  push_own(h, a, a_sent, /*ack=*/false);  // h has the deletion; a does not learn it was acknowledged
+  ::usleep(5000);
+  EXPECT_EQ(one(h, "select sync_prune('h')"), "1");
+  push_own(h, s, s_sent);
+  EXPECT_EQ(content(h), "1|late|NULL\n");
+  catch_up(a, h);
+  EXPECT_EQ(content(a), "");  // still held: not acknowledged
+  EXPECT_EQ(one(a, "select sync_prune('a')"), "0");
+  // a pushes it again (its record says h has not acknowledged it): the deletion wins at h,
+  // and everyone follows h.
+  a_sent = before_delete;
+  push_own(h, a, a_sent);
+  EXPECT_EQ(content(h), "");
+  catch_up(s, h);
+  EXPECT_EQ(content(s), "");
 }
