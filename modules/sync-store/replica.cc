@@ -1211,30 +1211,59 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
   batch.sets = page_sets(sets);
   // What the receiver needs to follow a deletion we collected (docs/sync-store.md
   // "Following a collected deletion").
-  if (!batch.sets.empty()) batch.frontier = frontier_locked();
+  if (!batch.sets.empty()) batch.frontier = frontier_locked(/*cap_at_holds=*/true);
   return batch;
 }
 
-std::vector<Hlc> Replica::frontier_locked() {
+std::vector<Hlc> Replica::frontier_locked(bool cap_at_holds) {
   // The frontier (docs/sync-store.md "Snapshot purge"): every fact of ours up to the clock,
-  // of another site up to the newest applied here — but a site with facts held here
-  // (quarantined, forwarded or rejected) is left out: those rows are not in our tables.
-  std::set<SiteId> holding;
+  // of another site up to the newest applied here. A site with facts held here (quarantined,
+  // forwarded or rejected) is left out, as those rows are not in our tables; or, with
+  // `cap_at_holds`, told up to just before its oldest held fact (every fact of it before
+  // that one was applied here, or collected).
+  std::map<SiteId, Hlc> oldest_held;
   const std::string holds(1, kHolds);
   auto it = db_->kv().iterate(KvRange{holds, prefix_end(holds)}, false);
-  for (; it->valid(); it->next()) holding.insert(Hold::decode(it->value()).site);
+  for (; it->valid(); it->next()) {
+    const std::string_view key = it->key();  // … ‖ HLC (30) ‖ kind (1)
+    std::optional<Hlc> h = key.size() >= 1 + kHlcBytes + 1 ? Hlc::from_bytes(key.substr(key.size() - 1 - kHlcBytes, kHlcBytes))
+                                                           : std::nullopt;
+    if (!h) h = Hlc{0, 0, Hold::decode(it->value()).site, 0};  // (unreadable: the whole site is held)
+    if (auto [o, fresh] = oldest_held.try_emplace(h->site, *h); !fresh && *h < o->second) o->second = *h;
+  }
   it->check();
   std::vector<Hlc> out;
   out.reserve(received_max_.size() + 1);
   out.push_back(Hlc{clock_.wall(), clock_.counter(), site_, UINT32_MAX});
-  for (const auto& [site, h] : received_max_)
-    if (site != site_ && !holding.count(site)) out.push_back(h);
+  for (const auto& [site, h] : received_max_) {
+    if (site == site_) continue;
+    auto o = oldest_held.find(site);
+    if (o == oldest_held.end()) {
+      out.push_back(h);
+    } else if (cap_at_holds) {
+      // Just before the oldest held fact.
+      Hlc cap = o->second;
+      if (cap.op_seq > 0) {
+        --cap.op_seq;
+      } else if (cap.counter > 0) {
+        --cap.counter;
+        cap.op_seq = UINT32_MAX;
+      } else if (cap.wall > 0) {
+        --cap.wall;
+        cap.counter = UINT16_MAX;
+        cap.op_seq = UINT32_MAX;
+      } else {
+        continue;
+      }
+      out.push_back(std::min(h, cap));
+    }
+  }
   return out;
 }
 
-void Replica::check_frontier(const std::vector<Hlc>& frontier) const {
+void Replica::sane_frontier(std::vector<Hlc>& frontier) const {
   const uint64_t now = options_.clock();
-  for (const Hlc& h : frontier) HlcClock::check_drift(h, now);
+  std::erase_if(frontier, [&](const Hlc& h) { return h.wall > now && h.wall - now > kMaxDriftMs; });
 }
 
 uint64_t Replica::acknowledged_locked() {
@@ -1262,7 +1291,7 @@ Replica::SnapshotPage Replica::snapshot(std::string_view after, uint64_t head, s
   // goes on by delta from there (writes made meanwhile come again, idempotently).
   page.head = after.empty() ? next_seq_ - 1 : head;
   store::KvStore& kv = db_->kv();
-  if (after.empty()) page.frontier = frontier_locked();
+  if (after.empty()) page.frontier = frontier_locked(/*cap_at_holds=*/false);
   for (const TableRecord& r : table_records())
     if (std::shared_ptr<store::TableState> t = db_->live_state(r.id); t && replicated(t->schema.table_name)) {
       // The key epoch: per table (`id=hash;`), its key members (name, order, collation, type).
@@ -1435,10 +1464,10 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
   result.transactions = sets.size();
   // 1. Validation, before anything is read or written.
   validate(sets, now);
-  if (snapshot)
-    for (const Hlc& h : snapshot->frontier) HlcClock::check_drift(h, now);  // a sane frontier, like a fact
-  if (frontier)
-    for (const Hlc& h : *frontier) HlcClock::check_drift(h, now);
+  // A frontier is a claim, not a fact: an entry too far ahead of this clock (its source's
+  // clock runs fast) is left out — the source is then taken to have seen less of that site —
+  // rather than refusing the page (a peer slower than its hub would refuse every page).
+  auto sane = [&](const Hlc& h) { return !(h.wall > now && h.wall - now > kMaxDriftMs); };
   std::optional<Hlc> max_hlc;
   std::optional<std::map<SiteId, Hlc>> received;  // received_max_, raised by this page
   auto receive = [&](const Hlc& h) {
@@ -1639,7 +1668,6 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
   }
   std::vector<std::pair<uint64_t, std::string>> vbounds;
   std::vector<qrs_value> cells;
-  std::map<uint64_t, std::map<Hlc, std::string>> column_births;  // per table: birth -> column
   // For a snapshot chunk: whether the source had seen a version of ours — within its
   // frontier (the first chunk's), and a fact of ours at a position it acknowledged. Unset
   // when the snapshot's purge is off (out of order, re-keyed) or it is not a snapshot.
@@ -1651,7 +1679,8 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
     if (snapshot->after.empty()) {
       ps.emplace();
       ps->source = snapshot->source;
-      ps->frontier = snapshot->frontier;
+      for (const Hlc& h : snapshot->frontier)
+        if (sane(h)) ps->frontier.push_back(h);
     } else {
       ps = load_purge_state();
       if (ps && (ps->source != snapshot->source || ps->off || ps->next != snapshot->after)) ps.reset();
@@ -1681,7 +1710,8 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
   std::map<SiteId, Hlc> source_frontier;
   if (frontier) {
     for (const Hlc& h : *frontier)
-      if (auto [it, fresh] = source_frontier.try_emplace(h.site, h); !fresh && h > it->second) it->second = h;
+      if (!sane(h)) continue;
+      else if (auto [it, fresh] = source_frontier.try_emplace(h.site, h); !fresh && h > it->second) it->second = h;
   } else if (stale_seen) {
     source_frontier = snap_frontier;
   }
@@ -1695,6 +1725,27 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
   };
   std::optional<uint64_t> acked;  // read when first needed
   uint64_t new_floor = floor_, new_own_floor = own_floor_;
+  // The column (lower-case, as here) a column fact is about, if this replica has it. A
+  // column is known by its birth: a fact written under a name it had before a rename (here
+  // or there) is a fact about it under its name here.
+  std::map<uint64_t, std::map<Hlc, std::string>> column_births;  // per table: birth -> column
+  auto column_here = [&](const RowWork& w, const Change* c) -> std::optional<std::string> {
+    std::string name = lower(c->column);
+    if (c->born) {
+      auto births = column_births.find(w.table->id);
+      if (births == column_births.end()) {
+        births = column_births.emplace(w.table->id, std::map<Hlc, std::string>{}).first;
+        const std::map<std::string, PartVersion> parts = parts_of(w.table->id);
+        const std::set<std::string> shadowed = shadowed_columns(parts);
+        for (const auto& [part, v] : parts)
+          if (part.starts_with("col:") && !v.drop && !shadowed.count(part)) births->second.emplace(v.born, part.substr(4));
+      }
+      if (auto b = births->second.find(*c->born); b != births->second.end()) name = b->second;
+    }
+    for (const std::string& n : lowered_names(*w.table))
+      if (n == name) return name;
+    return std::nullopt;
+  };
   for (auto& [row_key, w] : rows) {
     std::sort(w.incoming.begin(), w.incoming.end(), [](const Change* a, const Change* b) { return a->hlc < b->hlc; });
     const std::string vkey = versions_key(row_key);
@@ -1740,10 +1791,15 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
         follow = m.tombstone_seq <= *acked;
       }
       if (follow) {
+        // A fact of the page the deletion blocks, of a column this replica has. Not one older
+        // than a deletion of its own site: that site deleted the row after writing it, so the
+        // fact can be live at the source only if the deletion was lost there (a replica
+        // restored from an older copy), not collected (found by review).
         follow = false;
         for (const Change* c : w.incoming)
-          if (c->kind == Change::Kind::kColumn && !m.valid(ColumnVersion{"", c->hlc, 0, c->seen_delete},
-                                                           options_.allow_resurrection) && from_page(c))
+          if (c->kind == Change::Kind::kColumn &&
+              !m.valid(ColumnVersion{"", c->hlc, 0, c->seen_delete}, options_.allow_resurrection) &&
+              !(c->hlc.site == m.tombstone->site && c->hlc < *m.tombstone) && from_page(c) && column_here(w, c))
             follow = true;
       }
       if (follow) {
@@ -1782,26 +1838,12 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
     }
     for (const Change* c : w.incoming) {
       if (c->kind != Change::Kind::kColumn) continue;
-      std::string name = lower(c->column);
-      if (c->born) {
-        // A column is known by its birth: a fact written under a name it had before a rename
-        // (here or there) is a fact about it under its name here.
-        auto births = column_births.find(w.table->id);
-        if (births == column_births.end()) {
-          births = column_births.emplace(w.table->id, std::map<Hlc, std::string>{}).first;
-          const std::map<std::string, PartVersion> parts = parts_of(w.table->id);
-          const std::set<std::string> shadowed = shadowed_columns(parts);
-          for (const auto& [part, v] : parts)
-            if (part.starts_with("col:") && !v.drop && !shadowed.count(part)) births->second.emplace(v.born, part.substr(4));
-        }
-        if (auto b = births->second.find(*c->born); b != births->second.end()) name = b->second;
-      }
-      auto col = std::find_if(schema_cols.begin(), schema_cols.end(),
-                              [&](const sdk::ColumnDef& d) { return lower(d.name) == name; });
-      if (col == schema_cols.end()) {
+      const std::optional<std::string> here = column_here(w, c);
+      if (!here) {
         ++result.skipped;  // a column this replica does not have (dropped here, or newer)
         continue;
       }
+      const std::string& name = *here;
       ColumnVersion fresh{name, c->hlc, seq, c->seen_delete};
       if (!m.valid(fresh, options_.allow_resurrection)) {
         ++result.skipped;  // blocked by the deletion
@@ -1965,7 +2007,9 @@ uint64_t Replica::purge_absent(const SnapshotChunk& chunk, const std::map<uint64
     drop_candidates();  // a snapshot begins (again): whatever an earlier one left goes
     st.emplace();
     st->source = chunk.source;
-    st->frontier = chunk.frontier;
+    const uint64_t now = options_.clock();
+    for (const Hlc& h : chunk.frontier)
+      if (!(h.wall > now && h.wall - now > kMaxDriftMs)) st->frontier.push_back(h);  // (as resolve_locked)
     st->epoch = chunk.key_epoch;
   } else if (!st || st->source != chunk.source) {
     if (st) drop_candidates();
@@ -2694,6 +2738,10 @@ void Replica::forget_peer(const SiteId& p) {
 uint64_t Replica::prune_tombstones() {
   std::lock_guard db_lock(db_->mu());
   std::lock_guard lock(writer_);
+  // An engine-routed apply between its resolve and its commit: its plan may set the floor
+  // (following a collected deletion) from what it read; a floor written here meanwhile would
+  // be overwritten by that lower value. The next sweep collects (found by review).
+  if (pending_) return 0;
   const uint64_t now = options_.clock();
   KvBatch b;
   uint64_t pruned = 0, swept = 0, new_floor = floor_, new_own_floor = own_floor_;

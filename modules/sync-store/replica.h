@@ -260,9 +260,9 @@ class Replica : public store::CommitObserver {
                                  const PushOrigin* origin = nullptr, const std::vector<Hlc>* frontier = nullptr);
   // Where this replica has applied `pusher`'s own writes up to, by pushes (0: none yet).
   uint64_t pushed_through(const SiteId& pusher);
-  // Refuses (QRS_RANGE) a page's frontier naming an HLC too far ahead of this clock, as a
-  // fact would be: checked when the page is read, before its schema steps run.
-  void check_frontier(const std::vector<Hlc>& frontier) const;
+  // Leaves out of a page's frontier the entries too far ahead of this clock (a frontier is a
+  // claim, not a fact: its source is then taken to have seen less of that site).
+  void sane_frontier(std::vector<Hlc>& frontier) const;
   void arm(uint64_t token);
   std::string finish(uint64_t token);
   // `reject_row`: the plan row the host failed to write (its changes are held aside as
@@ -482,8 +482,9 @@ class Replica : public store::CommitObserver {
   Plan resolve_locked(const std::vector<ChangeSet>& sets, store::KvBatch seed, bool merge_clock,
                       const SnapshotChunk* snapshot = nullptr, const std::vector<Hlc>* frontier = nullptr,
                       size_t first_set = 0);
-  // This replica's frontier (see SnapshotPage::frontier).
-  std::vector<Hlc> frontier_locked();
+  // This replica's frontier (see SnapshotPage::frontier); `cap_at_holds`: a site with held
+  // facts is told up to just before its oldest held one, rather than left out.
+  std::vector<Hlc> frontier_locked(bool cap_at_holds);
   // The lowest position of ours that every peer we push to has acknowledged (UINT64_MAX
   // with no peer): a deletion of ours past it is kept.
   uint64_t acknowledged_locked();

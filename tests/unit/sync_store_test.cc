@@ -287,6 +287,30 @@ class sync : public ::testing::Test {
     EXPECT_FALSE(out.empty()) << "the child reported nothing";
     return out;
   }
+  // A child process runs `prepare`, tells the parent, then runs `work` and waits; the parent
+  // SIGKILLs it `delay_us` after it was told. A step that returns false ends the child early
+  // (its exit code says which), which the parent's checks of the killed replica then show.
+  void kill_while(const std::function<bool()>& prepare, const std::function<bool()>& work, useconds_t delay_us) {
+    int ready[2];
+    ASSERT_EQ(::pipe(ready), 0);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      ::close(ready[0]);
+      if (!prepare()) _exit(3);
+      if (::write(ready[1], "r", 1) != 1) _exit(6);
+      if (!work()) _exit(4);
+      for (;;) ::pause();
+    }
+    ::close(ready[1]);
+    char byte = 0;
+    ASSERT_EQ(::read(ready[0], &byte, 1), 1) << "the child could not prepare";
+    ::close(ready[0]);
+    ::usleep(delay_us);
+    ::kill(child, SIGKILL);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+  }
   // One snapshot page of `from` after `after` (base64; "" to begin).
   json snapshot_page(Peer& from, const std::string& after, uint64_t head, int64_t batch) {
     std::string reply;
@@ -3820,32 +3844,24 @@ TEST_F(sync, a_purging_snapshot_killed_at_any_moment_resumes_exactly) {
   int mid = 0;
   for (int round = 0; round < 8; ++round) {
     const std::string name = "d" + std::to_string(round), progress = root_ + "/progress-" + name;
-    int ready[2];
-    ASSERT_EQ(::pipe(ready), 0);
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-      ::close(ready[0]);
-      Peer& d = open(name);
-      if (!d.db->exec(kT).ok()) _exit(2);
-      for (const std::string& page : rows)
-        if (!d.db->sync_apply(page, nullptr).ok()) _exit(3);
-      if (::write(ready[1], "r", 1) != 1) _exit(6);
-      for (size_t i = 0; i < chunks.size(); ++i) {
-        if (!d.db->sync_apply(chunks[i], nullptr).ok()) _exit(4);
-        std::ofstream(progress, std::ios::trunc) << i;  // the checkpoint, saved after the chunk (as the client does)
-        ::usleep(2'000);
-      }
-      for (;;) ::pause();
-    }
-    ::close(ready[1]);
-    char byte = 0;
-    ASSERT_EQ(::read(ready[0], &byte, 1), 1);
-    ::close(ready[0]);
-    ::usleep(3'000 + 6'000 * round);
-    ::kill(child, SIGKILL);
-    int status = 0;
-    ::waitpid(child, &status, 0);
+    kill_while(
+        [&] {
+          Peer& d = open(name);
+          if (!d.db->exec(kT).ok()) return false;
+          for (const std::string& page : rows)
+            if (!d.db->sync_apply(page, nullptr).ok()) return false;
+          return true;
+        },
+        [&] {
+          Peer& d = *peers_[name];
+          for (size_t i = 0; i < chunks.size(); ++i) {
+            if (!d.db->sync_apply(chunks[i], nullptr).ok()) return false;
+            std::ofstream(progress, std::ios::trunc) << i;  // the checkpoint, saved after the chunk (as the client does)
+            ::usleep(2'000);
+          }
+          return true;
+        },
+        3'000 + 6'000 * round);
     size_t next = 0;
     if (std::ifstream in(progress); in) {
       size_t done = 0;
@@ -4091,29 +4107,18 @@ TEST_F(sync, the_record_of_a_pusher_lands_with_the_pushed_rows_under_sigkill) {
   int mid = 0;
   for (int round = 0; round < 8; ++round) {
     const std::string name = "h" + std::to_string(round);
-    int ready[2];
-    ASSERT_EQ(::pipe(ready), 0);
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-      ::close(ready[0]);
-      Peer& h = open(name);
-      if (::write(ready[1], "r", 1) != 1) _exit(6);
-      for (const json& page : pages) {
-        std::string result;
-        if (!h.db->sync_apply(page.dump(), &result).ok()) _exit(4);
-        ::usleep(1'000);
-      }
-      for (;;) ::pause();
-    }
-    ::close(ready[1]);
-    char byte = 0;
-    ASSERT_EQ(::read(ready[0], &byte, 1), 1);
-    ::close(ready[0]);
-    ::usleep(5'000 + 12'000 * round);
-    ::kill(child, SIGKILL);
-    int status = 0;
-    ::waitpid(child, &status, 0);
+    kill_while(
+        [&] { return open(name).db != nullptr; },
+        [&] {
+          Peer& h = *peers_[name];
+          for (const json& page : pages) {
+            std::string result;
+            if (!h.db->sync_apply(page.dump(), &result).ok()) return false;
+            ::usleep(1'000);
+          }
+          return true;
+        },
+        5'000 + 12'000 * round);
     Peer& h = open(name);
     // Which pages landed: each page's rows are all there or none (rows of page k: b = k).
     size_t landed = 0;
@@ -4286,7 +4291,8 @@ TEST_F(sync, a_replica_follows_a_deletion_its_source_collected_before_a_late_wri
   b.cursor["h"] = page["cursor"].get<uint64_t>();
   EXPECT_EQ(r.value("followed", 0), 1) << r.dump();
   EXPECT_EQ(content(b), content(h));
-  // As when collecting: a delta from before the deletion could no longer tell it.
+  // As when collecting: a delta from before the deletion could no longer tell it (on disk
+  // too: sync.following_collected_deletions_lands_whole_under_sigkill).
   EXPECT_GT(status(b)["floor"].get<uint64_t>(), floor_before);
   // The deleter follows too (its deletion is acknowledged), and the late writer's row
   // loses the column the deletion took (it takes a snapshot: h's floor moved past it).
@@ -4355,4 +4361,143 @@ TEST_F(sync, an_unacknowledged_deletion_of_ours_is_not_followed_and_wins_when_pu
   EXPECT_EQ(content(h), "");
   catch_up(s, h);
   EXPECT_EQ(content(s), "");
+}
+
+// Following a collected deletion writes in the apply's own batch: the deletion goes, the row
+// comes back and the floor moves together. SIGKILLed while applying pages that each follow
+// some of 40 deletions: every row back is the late write's, and once the pages are applied
+// again the replica has the hub's rows and the floor a run without kills reached (a floor
+// lost while its deletion went would never move again).
+TEST_F(sync, following_collected_deletions_lands_whole_under_sigkill) {
+  Peer& h = open("h", {{"tombstone_horizon_ms", Value::Integer(0)}});
+  Peer& a = open("a");
+  Peer& s = open("s");
+  Peer& ref = open("ref");  // a run without kills
+  // The pages the holder takes: before (the rows, then their deletions) and the followed ones.
+  std::vector<std::string> setup, pages;
+  auto take = [&](std::vector<std::string>& into, int64_t batch) {
+    for (;;) {
+      json page = changes(h, ref.cursor["h"], ref.site, batch);
+      EXPECT_FALSE(page.value("snapshotRequired", false));
+      into.push_back(page.dump());
+      apply(ref, page);
+      ref.cursor["h"] = page["cursor"].get<uint64_t>();
+      if (!page["hasMore"].get<bool>()) break;
+    }
+  };
+  exec(a, kT);
+  uint64_t a_sent = 0, s_sent = 0;
+  exec(a, "insert into t select value, 'x', value from generate_series(1, 40)");
+  push_own(h, a, a_sent);
+  take(setup, 1000);
+  pull(s, h);
+  for (int k = 1; k <= 40; ++k) exec(s, "update t set a = 'late' where id = " + std::to_string(k));
+  ::usleep(5000);
+  exec(a, "delete from t");
+  push_own(h, a, a_sent);
+  take(setup, 1000);  // the holder has the 40 deletions
+  ASSERT_EQ(content(ref), "");
+  ::usleep(5000);
+  EXPECT_EQ(one(h, "select sync_prune('h')"), "40");
+  push_own(h, s, s_sent);  // the late writes bring the rows back at h
+  ASSERT_EQ(one(h, "select count(*) from t where a = 'late'"), "40");
+  const uint64_t floor_before = status(ref)["floor"].get<uint64_t>();
+  take(pages, 3);
+  ASSERT_GE(pages.size(), 10u);
+  const std::string want = content(h);
+  ASSERT_EQ(content(ref), want);
+  const uint64_t ref_floor = status(ref)["floor"].get<uint64_t>();
+  EXPECT_GT(ref_floor, floor_before);
+  auto apply_all = [&](Peer& p, const std::vector<std::string>& list) {
+    for (const std::string& page : list) {
+      std::string result;
+      Status st = p.db->sync_apply(page, &result);
+      EXPECT_TRUE(st.ok()) << st.to_string();
+    }
+  };
+  int mid = 0;
+  for (int round = 0; round < 9; ++round) {
+    const std::string name = "b" + std::to_string(round);
+    auto apply_each = [&](Peer& p, const std::vector<std::string>& list, useconds_t pause_us) {
+      for (const std::string& page : list) {
+        if (!p.db->sync_apply(page, nullptr).ok()) return false;
+        ::usleep(pause_us);
+      }
+      return true;
+    };
+    kill_while([&] { return apply_each(open(name), setup, 0); },
+               [&] { return apply_each(*peers_[name], pages, 1'000); },
+               round < 8 ? 2'000 + 3'000 * round : 500'000);  // the last round: killed after every page
+    Peer& b = open(name);
+    const int back = std::stoi(one(b, "select count(*) from t"));
+    EXPECT_EQ(one(b, "select count(*) from t where a = 'late' and b is null"), std::to_string(back)) << "round " << round;
+    if (back > 0 && back < 40) ++mid;
+    if (round == 8) {
+      EXPECT_EQ(back, 40);
+      EXPECT_EQ(status(b)["floor"].get<uint64_t>(), ref_floor);  // as read from disk
+    }
+    apply_all(b, pages);  // from the start, as a holder whose cursor was not saved would take them
+    EXPECT_EQ(content(b), want) << "round " << round;
+    EXPECT_EQ(status(b)["floor"].get<uint64_t>(), ref_floor) << "round " << round;
+    close(name);
+  }
+  EXPECT_GE(mid, 3);  // the kills landed among the pages
+}
+
+// A page's frontier is a claim, not a fact: an entry far ahead of this clock (its source's
+// clock runs fast) is left out, and the page applies — refusing it, a peer slower than its
+// hub would refuse every page (found by review). Left out, the entry lets nothing be followed.
+TEST_F(sync, a_frontier_entry_far_ahead_is_left_out_not_refused) {
+  Peer& h = open("h", {{"tombstone_horizon_ms", Value::Integer(0)}});
+  Peer& a = open("a");
+  Peer& b = open("b");
+  Peer& s = open("s");
+  exec(a, kT);
+  uint64_t a_sent = 0, s_sent = 0;
+  exec(a, "insert into t values (1, 'x', 1)");
+  push_own(h, a, a_sent);
+  pull(b, h);
+  pull(s, h);
+  exec(s, "update t set a = 'late' where id = 1");
+  ::usleep(5000);
+  exec(a, "delete from t where id = 1");
+  push_own(h, a, a_sent);
+  pull(b, h);
+  ::usleep(5000);
+  EXPECT_EQ(one(h, "select sync_prune('h')"), "1");
+  push_own(h, s, s_sent);
+  json page = changes(h, b.cursor["h"], b.site);
+  ASSERT_TRUE(page.contains("frontier"));
+  // Every entry a day ahead: the page applies, and b does not follow (it keeps the deletion).
+  for (auto& f : page["frontier"]) {
+    std::optional<quereus::sync::Hlc> h = quereus::sync::Hlc::parse(f.get<std::string>());
+    ASSERT_TRUE(h);
+    h->wall += 86'400'000;
+    f = h->text();
+  }
+  json r = apply(b, page);
+  EXPECT_EQ(r.value("followed", 0), 0) << r.dump();
+  EXPECT_EQ(content(b), "");
+}
+
+// A fact older than a deletion of its own site is never followed: that site deleted the row
+// after writing it, so the fact can be live at the source only if the source lost the
+// deletion (restored from an older copy, pushing its old writes again with a frontier that
+// covers the deletion it no longer has), not if it collected it. Found by review.
+TEST_F(sync, a_restored_peers_old_write_does_not_undo_its_own_deletion) {
+  Peer& h = open("h");
+  Peer& a = open("a");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 1)");
+  json old = own_page(a, 0);  // what a restored copy of a would push again
+  json r = push(h, old);
+  exec(a, "delete from t where id = 1");
+  json del = own_page(a, old["cursor"].get<uint64_t>());
+  ASSERT_TRUE(del.contains("frontier"));
+  push(h, del);
+  ASSERT_EQ(content(h), "");
+  old["frontier"] = del["frontier"];  // its clock now covers the deletion
+  r = push(h, old);
+  EXPECT_EQ(r.value("followed", 0), 0) << r.dump();
+  EXPECT_EQ(content(h), "");
 }
