@@ -175,7 +175,16 @@ logging:
         return None
 
     def content(self):
-        rows = self.run("select id, v, n from t order by id")
+        # Compared by column name: a column added on one peer takes the next position on each
+        # peer that receives it, so concurrent adds can sit in different orders (their values
+        # agree by name; docs/sync-store.md "Schema replication").
+        names = self.run("select name from table_info('t')")
+        if names is None:
+            return None
+        names = sorted(n.strip('"') for n in names)
+        rows = self.run("select %s from t order by id" % ", ".join('"%s"' % n for n in names))
+        if rows is not None:
+            rows = [",".join(names)] + rows
         return None if rows is None else rows
 
 
@@ -215,7 +224,8 @@ logging:
     loop = asyncio.new_event_loop()
     threading.Thread(target=loop.run_forever, daemon=True).start()
     proxies, peers = [], []
-    stats = {"writes": 0, "kills": 0, "hub_kills": 0, "partitions": 0, "severs": 0}
+    stats = {"writes": 0, "kills": 0, "hub_kills": 0, "partitions": 0, "severs": 0, "ddl": 0}
+    added = [0]  # columns added so far (c1, c2, …)
     acked_inserts = {}
     try:
         start_hub()
@@ -238,19 +248,34 @@ logging:
                     peer.start()
                     continue
                 kind = rng.random()
+                if args.ddl and rng.random() < 0.03:
+                    # A column added on one peer while others write (schema replication under
+                    # the same faults: concurrent adds all survive, in birth order).
+                    added[0] += 1
+                    if peer.run(f"alter table t add column c{added[0]} integer null") is not None:
+                        stats["ddl"] += 1
+                    continue
+                if args.ddl and added[0] and rng.random() < 0.15:
+                    col = "c%d" % rng.randrange(1, added[0] + 1)
+                    hot = rng.randrange(1, 20)
+                    # (A peer that has not the column yet refuses it: not counted.)
+                    out = peer.run(f"update t set {col} = {rng.randrange(1000)} where id = {hot}; select 'upd-ok'")
+                    if out is not None and "upd-ok" in out:
+                        stats["writes"] += 1
+                    continue
                 if kind < 0.6:
                     next_id[0] += 1
                     rid = next_id[0]
                     # Acknowledged only when the row is there after the statement: a refused
                     # write (BUSY while the peer takes a snapshot) reports on stderr.
-                    out = peer.run(f"insert into t values ({rid}, 'p{i}', {rng.randrange(1000)}); "
+                    out = peer.run(f"insert into t (id, v, n) values ({rid}, 'p{i}', {rng.randrange(1000)}); "
                                    f"select 'ins-' || count(*) from t where id = {rid}")
                     if out is not None and "ins-1" in out:
                         acked_inserts[rid] = i
                         stats["writes"] += 1
                 elif kind < 0.9:
                     hot = rng.randrange(1, 20)
-                    if peer.run(f"insert into t values ({hot}, 'hot{i}', {rng.randrange(1000)}) "
+                    if peer.run(f"insert into t (id, v, n) values ({hot}, 'hot{i}', {rng.randrange(1000)}) "
                                 f"on conflict (id) do update set v = excluded.v, n = excluded.n") is not None:
                         stats["writes"] += 1
                 else:
@@ -301,14 +326,17 @@ logging:
             hashes = [hashlib.sha256("\n".join(c or []).encode()).hexdigest()[:12] for c in contents]
             violations.append("did not converge within %ds: %s" % (args.converge_seconds, hashes))
         else:
-            present = {int(line.split(",")[0]) for line in contents[0]}
+            header = contents[0][0].split(",")
+            at = header.index("id")
+            present = {int(line.split(",")[at]) for line in contents[0][1:]}
             lost = sorted(set(acked_inserts) - present)
             if lost:
                 violations.append("acknowledged inserts lost: %s" % lost[:20])
         digest = hashlib.sha256("\n".join(contents[0] if contents and contents[0] else []).encode()).hexdigest()[:12]
-        print("run seed=%d: %s writes=%d kills=%d hub_kills=%d partitions=%d severs=%d rows=%d hash=%s%s" % (
+        print("run seed=%d: %s writes=%d kills=%d hub_kills=%d partitions=%d severs=%d%s rows=%d hash=%s%s" % (
             seed, "converged" if agreed else "DIVERGED", stats["writes"], stats["kills"], stats["hub_kills"],
-            stats["partitions"], stats["severs"], len(contents[0]) if contents and contents[0] else 0, digest,
+            stats["partitions"], stats["severs"], (" ddl=%d" % stats["ddl"]) if args.ddl else "",
+            len(contents[0]) - 1 if contents and contents[0] else 0, digest,
             "" if not violations else " VIOLATIONS: " + "; ".join(violations)), flush=True)
         return stats, violations
     finally:
@@ -331,6 +359,8 @@ def main():
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--log-level", default="error", help="the peers' log level (their logs: peerN.log in the run's directory)")
+    ap.add_argument("--ddl", action="store_true",
+                    help="also add columns on random peers (ALTER TABLE … ADD COLUMN) and write them")
     ap.add_argument("--horizon-ms", type=int, default=0,
                     help="tombstone horizon (hub and peers) with maintenance at half of it: peers kept away "
                          "longer fall behind and take snapshots (0: the default, an hour)")
