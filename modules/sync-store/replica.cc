@@ -1045,6 +1045,12 @@ void Replica::after_commit(bool landed) {
         pending_plan_.reset();
       }
     }
+  } else if (!landed && staged_ && staged_->with_plan && pending_ && pending_->finish_requested) {
+    // A deferred apply whose group commit failed: nothing of it landed and no one will
+    // abandon it (its sync_apply returned already); the page comes again. Left pending, it
+    // would refuse every later apply and hold off the prune (found by review).
+    pending_.reset();
+    pending_plan_.reset();
   }
   staged_.reset();
 }
@@ -1261,9 +1267,19 @@ std::vector<Hlc> Replica::frontier_locked(bool cap_at_holds) {
   return out;
 }
 
+// A frontier is a claim, not a fact: an entry too far ahead of this clock (its source's clock
+// runs fast) is lowered to the furthest a fact may be ahead — a claim that follows from it,
+// and above every fact this replica accepts — rather than refusing the page (a peer slower
+// than its hub would refuse every page) or leaving the site out (which would count what the
+// source has of that site as unseen: found by review).
+static Hlc clamp_claim(const Hlc& h, uint64_t now) {
+  if (h.wall <= now || h.wall - now <= kMaxDriftMs) return h;
+  return Hlc{now + kMaxDriftMs, UINT16_MAX, h.site, UINT32_MAX};
+}
+
 void Replica::sane_frontier(std::vector<Hlc>& frontier) const {
   const uint64_t now = options_.clock();
-  std::erase_if(frontier, [&](const Hlc& h) { return h.wall > now && h.wall - now > kMaxDriftMs; });
+  for (Hlc& h : frontier) h = clamp_claim(h, now);
 }
 
 uint64_t Replica::acknowledged_locked() {
@@ -1464,10 +1480,6 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
   result.transactions = sets.size();
   // 1. Validation, before anything is read or written.
   validate(sets, now);
-  // A frontier is a claim, not a fact: an entry too far ahead of this clock (its source's
-  // clock runs fast) is left out — the source is then taken to have seen less of that site —
-  // rather than refusing the page (a peer slower than its hub would refuse every page).
-  auto sane = [&](const Hlc& h) { return !(h.wall > now && h.wall - now > kMaxDriftMs); };
   std::optional<Hlc> max_hlc;
   std::optional<std::map<SiteId, Hlc>> received;  // received_max_, raised by this page
   auto receive = [&](const Hlc& h) {
@@ -1680,7 +1692,7 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
       ps.emplace();
       ps->source = snapshot->source;
       for (const Hlc& h : snapshot->frontier)
-        if (sane(h)) ps->frontier.push_back(h);
+        ps->frontier.push_back(clamp_claim(h, now));  // (a claim: lowered when far ahead)
     } else {
       ps = load_purge_state();
       if (ps && (ps->source != snapshot->source || ps->off || ps->next != snapshot->after)) ps.reset();
@@ -1709,9 +1721,10 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
   // following a deletion the source collected (below).
   std::map<SiteId, Hlc> source_frontier;
   if (frontier) {
-    for (const Hlc& h : *frontier)
-      if (!sane(h)) continue;
-      else if (auto [it, fresh] = source_frontier.try_emplace(h.site, h); !fresh && h > it->second) it->second = h;
+    for (const Hlc& f : *frontier) {
+      const Hlc h = clamp_claim(f, now);
+      if (auto [it, fresh] = source_frontier.try_emplace(h.site, h); !fresh && h > it->second) it->second = h;
+    }
   } else if (stale_seen) {
     source_frontier = snap_frontier;
   }
@@ -2008,8 +2021,7 @@ uint64_t Replica::purge_absent(const SnapshotChunk& chunk, const std::map<uint64
     st.emplace();
     st->source = chunk.source;
     const uint64_t now = options_.clock();
-    for (const Hlc& h : chunk.frontier)
-      if (!(h.wall > now && h.wall - now > kMaxDriftMs)) st->frontier.push_back(h);  // (as resolve_locked)
+    for (const Hlc& h : chunk.frontier) st->frontier.push_back(clamp_claim(h, now));  // (as resolve_locked)
     st->epoch = chunk.key_epoch;
   } else if (!st || st->source != chunk.source) {
     if (st) drop_candidates();
@@ -2739,9 +2751,11 @@ uint64_t Replica::prune_tombstones() {
   std::lock_guard db_lock(db_->mu());
   std::lock_guard lock(writer_);
   // An engine-routed apply between its resolve and its commit: its plan may set the floor
-  // (following a collected deletion) from what it read; a floor written here meanwhile would
-  // be overwritten by that lower value. The next sweep collects (found by review).
-  if (pending_) return 0;
+  // (following a collected deletion) and rewrite rows from what it read; a floor or a
+  // collection written here meanwhile would be undone by it. The next sweep collects (found
+  // by review). (The hub and the network client run applies and sweeps on one thread: they
+  // never meet there.)
+  if (pending_ && !pending_->written) return 0;
   const uint64_t now = options_.clock();
   KvBatch b;
   uint64_t pruned = 0, swept = 0, new_floor = floor_, new_own_floor = own_floor_;

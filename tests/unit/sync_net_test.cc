@@ -629,8 +629,8 @@ TEST_F(sync_net, hostile_messages_are_refused_with_nothing_applied) {
   EXPECT_EQ(e["code"], "APPLY_CHANGES_ERROR") << e.dump();
   EXPECT_NE(e["message"].get<std::string>().find("snapshot"), std::string::npos) << e.dump();
   // A page's frontier (docs/sync-store.md "Following a collected deletion") that is not an
-  // array of HLCs: refused, nothing applied. (A far-future entry is left out, not refused:
-  // sync.a_frontier_entry_far_ahead_is_left_out_not_refused.)
+  // array of HLCs: refused, nothing applied. (A far-future entry is lowered, not refused:
+  // sync.a_frontier_entry_far_ahead_is_lowered_not_refused.)
   peer.send(json{{"type", "apply_changes"}, {"requestId", "x6"}, {"changeSets", page["changeSets"]}, {"frontier", 7}}
                 .dump());
   e = peer.read();
