@@ -438,11 +438,12 @@ std::vector<BoundCheck> bind_checks(DdlContext& db, Planner& planner, const Tabl
   Scope vars = context_scope(ts);
   vars.outer = &row;
   for (const CheckSchema& ck : ts.checks) {
-    // Nested DML in a CHECK is refused here, when a write binds it (functions were
-    // judged at CREATE TABLE).
+    // A write judges the CHECK again (determinism.md "Validation Timing": validated when
+    // building constraint checks): a constraint ALTER TABLE ADD CONSTRAINT / ADD COLUMN
+    // added, or one declared while nondeterministic_schema was on, meets the gate here.
+    // Nested DML is refused only here.
     if (!nondeterministic_allowed(db))
-      require_deterministic(db.registry(), *ck.expr, "CHECK", "constraint '" + ck.name + "'", false,
-                            true);
+      require_deterministic(db.registry(), *ck.expr, "CHECK", "constraint '" + ck.name + "'");
     std::set<int> read;
     vars.used = &read;
     out.push_back({ck.name, expr_to_string(*ck.expr), planner.bind_expr(*ck.expr, vars), ck.on_insert, ck.on_update,

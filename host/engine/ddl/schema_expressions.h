@@ -34,8 +34,8 @@ void walk_expr(const ast::Expr& e, const ExprFn& fn, bool opaque = false);
 // Throws Error "Non-deterministic expression not allowed in <clause> …" naming the first
 // non-deterministic function (or nested DML) in `e`. `clause` is "DEFAULT", "CHECK" or
 // "GENERATED ALWAYS AS"; `what` names the column or constraint for the message.
-// `functions` / `dml` choose what is looked for: a CHECK's functions are judged at CREATE
-// TABLE, its nested DML when a write statement binds it (as the reference does).
+// `functions` / `dml` choose what is looked for: CREATE TABLE judges a CHECK's functions,
+// a write statement binding it judges both (as the reference does).
 void require_deterministic(const Registry& registry, const ast::Expr& e, const std::string& clause,
                            const std::string& what, bool functions = true, bool dml = true);
 
