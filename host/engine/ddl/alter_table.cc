@@ -697,7 +697,7 @@ struct GeneratedFill {
     resolve_generated(c.db, *f.shadow);
     Planner planner(c.db);
     planner.set_schema_authored(ns.schema_name);
-    for (BoundGenerated& g : bind_generated(planner, *f.shadow))
+    for (BoundGenerated& g : bind_generated(c.db, planner, *f.shadow))
       if (g.column == column) f.expr = g.expr;
     if (!f.expr) fail(StatusCode::kInternal, "generated column '" + ns.columns[column].name + "' was not bound");
     return f;

@@ -405,7 +405,7 @@ void resolve_generated(DdlContext& db, TableEntry& entry) {
 
 // ---------------------------------------------------------------- DML binding
 
-std::vector<BoundGenerated> bind_generated(Planner& planner, const TableEntry& table) {
+std::vector<BoundGenerated> bind_generated(DdlContext& db, Planner& planner, const TableEntry& table) {
   const TableSchema& ts = table.schema;
   std::vector<int> order = ts.generated_order;
   for (size_t i = 0; i < ts.columns.size(); ++i)  // columns no CREATE TABLE ordered
@@ -417,7 +417,14 @@ std::vector<BoundGenerated> bind_generated(Planner& planner, const TableEntry& t
   Scope images;
   add_images(images, row, "new", 0);
   row.outer = &images;
-  for (int g : order) out.push_back({g, planner.bind_expr(*ts.columns[g].generated_expr, row)});
+  for (int g : order) {
+    // A write's projection judges the body again (determinism.md "Validation Timing"): a
+    // column declared while nondeterministic_schema was on meets the gate here.
+    if (!nondeterministic_allowed(db))
+      require_deterministic(db.registry(), *ts.columns[g].generated_expr, "GENERATED ALWAYS AS",
+                            "for column '" + ts.columns[g].name + "'");
+    out.push_back({g, planner.bind_expr(*ts.columns[g].generated_expr, row)});
+  }
   return out;
 }
 
@@ -438,12 +445,15 @@ std::vector<BoundCheck> bind_checks(DdlContext& db, Planner& planner, const Tabl
   Scope vars = context_scope(ts);
   vars.outer = &row;
   for (const CheckSchema& ck : ts.checks) {
-    // A write judges the CHECK again (determinism.md "Validation Timing": validated when
-    // building constraint checks): a constraint ALTER TABLE ADD CONSTRAINT / ADD COLUMN
-    // added, or one declared while nondeterministic_schema was on, meets the gate here.
-    // Nested DML is refused only here.
+    bool applies = std::any_of(ops.begin(), ops.end(), [&ck](RowOp op) {
+      return op == RowOp::kInsert ? ck.on_insert : op == RowOp::kUpdate ? ck.on_update : ck.on_delete;
+    });
+    // A write judges the CHECKs it enforces again (determinism.md "Validation Timing":
+    // validated when building constraint checks): a constraint ALTER TABLE ADD CONSTRAINT
+    // / ADD COLUMN added, or one declared while nondeterministic_schema was on, meets the
+    // gate here. Nested DML is refused only here, whatever the operation.
     if (!nondeterministic_allowed(db))
-      require_deterministic(db.registry(), *ck.expr, "CHECK", "constraint '" + ck.name + "'");
+      require_deterministic(db.registry(), *ck.expr, "CHECK", "constraint '" + ck.name + "'", applies, true);
     std::set<int> read;
     vars.used = &read;
     out.push_back({ck.name, expr_to_string(*ck.expr), planner.bind_expr(*ck.expr, vars), ck.on_insert, ck.on_update,
@@ -452,9 +462,6 @@ std::vector<BoundCheck> bind_checks(DdlContext& db, Planner& planner, const Tabl
     out.back().deferred = has_node(*ck.expr, [](const ast::Expr& x) {
       return x.kind == ast::ExprKind::kSubquery || x.kind == ast::ExprKind::kExists ||
              (x.kind == ast::ExprKind::kIn && static_cast<const ast::InExpr&>(x).subquery);
-    });
-    bool applies = std::any_of(ops.begin(), ops.end(), [&ck](RowOp op) {
-      return op == RowOp::kInsert ? ck.on_insert : op == RowOp::kUpdate ? ck.on_update : ck.on_delete;
     });
     if (applies) context_read.insert(read.begin(), read.end());
   }

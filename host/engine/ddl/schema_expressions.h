@@ -64,11 +64,13 @@ void resolve_generated(DdlContext& db, TableEntry& entry);
 
 // ---- DML binding
 
-// The generated columns of `table`, bound in dependency order.
-std::vector<BoundGenerated> bind_generated(Planner& planner, const TableEntry& table);
+// The generated columns of `table`, bound in dependency order. Unless `pragma
+// nondeterministic_schema` is on, a non-deterministic body is refused.
+std::vector<BoundGenerated> bind_generated(DdlContext& db, Planner& planner, const TableEntry& table);
 
 // The CHECK constraints of `table`; the slots of the context variables read by those
-// that apply to one of `ops` are added to `context_read`.
+// that apply to one of `ops` are added to `context_read`. Unless `pragma
+// nondeterministic_schema` is on, a non-deterministic CHECK that applies is refused.
 // `attached`: the checks a lens carried down to this write (ast::DmlClauses), bound after
 // the table's own, in the same scopes.
 std::vector<BoundCheck> bind_checks(DdlContext& db, Planner& planner, const TableEntry& table,

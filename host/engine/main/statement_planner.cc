@@ -247,7 +247,7 @@ TableWriteBindings bind_table_writes(DatabaseImpl& db, const TableEntry& table) 
   std::vector<bool> all(table.schema.columns.size(), true);
   for (size_t i = 0; i < table.schema.columns.size(); ++i)
     out.defaults.push_back(bind_default(db, planner, table, static_cast<int>(i), all, false, context_read));
-  out.generated = bind_generated(planner, table);
+  out.generated = bind_generated(db, planner, table);
   return out;
 }
 
@@ -361,7 +361,7 @@ class InsertExec : public BufferedExec {
       plan_.bindings.defaults.push_back(bind_default(db, authored, *plan_.table, static_cast<int>(i), firing ? supplied : all, firing,
                                        context_read));
     }
-    plan_.bindings.generated = bind_generated(authored, *plan_.table);
+    plan_.bindings.generated = bind_generated(db, authored, *plan_.table);
     context_ = bind_context_values(planner, ts, s.context);
     if (s.source) {
       QueryPlan qp = planner.plan_select(*s.source, nullptr);
@@ -591,7 +591,7 @@ class UpdateExec : public BufferedExec {
     std::vector<bool> all(plan_.table->schema.columns.size(), true);
     for (size_t i = 0; i < plan_.table->schema.columns.size(); ++i)
       plan_.bindings.defaults.push_back(bind_default(db, authored, *plan_.table, static_cast<int>(i), all, false, context_read));
-    plan_.bindings.generated = bind_generated(authored, *plan_.table);
+    plan_.bindings.generated = bind_generated(db, authored, *plan_.table);
     context_ = bind_context_values(planner, plan_.table->schema, s.context);
     require_context(plan_.table->schema, context_, context_read);
     plan_.cascades = bind_cascades(db, plan_.table);
