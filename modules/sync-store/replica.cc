@@ -1277,10 +1277,6 @@ static Hlc clamp_claim(const Hlc& h, uint64_t now) {
   return Hlc{now + kMaxDriftMs, UINT16_MAX, h.site, UINT32_MAX};
 }
 
-void Replica::sane_frontier(std::vector<Hlc>& frontier) const {
-  const uint64_t now = options_.clock();
-  for (Hlc& h : frontier) h = clamp_claim(h, now);
-}
 
 uint64_t Replica::acknowledged_locked() {
   uint64_t acked = UINT64_MAX;

@@ -260,9 +260,6 @@ class Replica : public store::CommitObserver {
                                  const PushOrigin* origin = nullptr, const std::vector<Hlc>* frontier = nullptr);
   // Where this replica has applied `pusher`'s own writes up to, by pushes (0: none yet).
   uint64_t pushed_through(const SiteId& pusher);
-  // Leaves out of a page's frontier the entries too far ahead of this clock (a frontier is a
-  // claim, not a fact: its source is then taken to have seen less of that site).
-  void sane_frontier(std::vector<Hlc>& frontier) const;
   void arm(uint64_t token);
   std::string finish(uint64_t token);
   // `reject_row`: the plan row the host failed to write (its changes are held aside as

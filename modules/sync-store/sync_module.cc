@@ -294,8 +294,6 @@ std::string SyncStoreDbModule::replication_request(std::string_view op, std::str
     parsed_.reset();
     ParsedPage p;
     p.sets = sets_from_json(args, &p.snapshot, &p.origin, &p.frontier);
-    replica_->sane_frontier(p.frontier);
-    if (p.snapshot) replica_->sane_frontier(p.snapshot->frontier);
     return p;
   };
   if (op == "resolve") {

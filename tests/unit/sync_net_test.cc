@@ -234,6 +234,16 @@ class sync_net : public ::testing::Test {
   void caught_up(Peer& p, std::chrono::milliseconds t = 10s) {
     ASSERT_TRUE(p.client->wait_caught_up(t)) << p.name << ": " << p.client->state_json();
   }
+  // The hub's status once its maintenance has collected `n` tombstones (or after 5 s).
+  json hub_status_after_pruning(uint64_t n) {
+    json status;
+    for (int i = 0; i < 100; ++i) {
+      status = json::parse(hub_->status_json());
+      if (status.value("tombstonesPruned", uint64_t{0}) >= n) break;
+      std::this_thread::sleep_for(50ms);
+    }
+    return status;
+  }
 
   // The maintenance tests' peer "a": a hub, a client that runs the replica's maintenance
   // every 150 ms, tombstones collectable at once (horizon 0), and t holding rows 1 and 2.
@@ -977,12 +987,7 @@ TEST_F(sync_net, a_peer_away_past_the_hubs_horizon_takes_a_snapshot_that_purges_
   exec(a, "insert into t values (4, 'four', 4)");
   caught_up(a);
   exec(b, "insert into t values (5, 'b, while away', 5)");
-  json status;
-  for (int i = 0; i < 100; ++i) {  // the hub's maintenance collects the two tombstones
-    status = json::parse(hub_->status_json());
-    if (status.value("tombstonesPruned", uint64_t{0}) >= 2) break;
-    std::this_thread::sleep_for(50ms);
-  }
+  const json status = hub_status_after_pruning(2);  // the hub's maintenance collects the two tombstones
   EXPECT_GE(status.value("tombstonesPruned", uint64_t{0}), 2u) << status.dump();
   b.client->start();
   caught_up(b, 15s);
@@ -1021,12 +1026,7 @@ TEST_F(sync_net, a_late_write_that_reached_the_hub_after_it_collected_the_deleti
   caught_up(a);
   caught_up(b);
   ASSERT_EQ(rows(b, "select count(*) from t"), "1\n");  // b holds the deletion
-  json status;
-  for (int i = 0; i < 100; ++i) {
-    status = json::parse(hub_->status_json());
-    if (status.value("tombstonesPruned", uint64_t{0}) >= 1) break;
-    std::this_thread::sleep_for(50ms);
-  }
+  const json status = hub_status_after_pruning(1);
   ASSERT_GE(status.value("tombstonesPruned", uint64_t{0}), 1u) << status.dump();
   s.client->start();
   caught_up(s, 15s);

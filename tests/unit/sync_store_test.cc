@@ -354,6 +354,60 @@ class sync : public ::testing::Test {
     if (page.value("snapshotRequired", false)) take_snapshot(to, from, 100); else pull(to, from);
   }
 
+  // A page of `from`'s own writes after `since`, as it pushes them (with its `origin`).
+  json own_page(Peer& from, uint64_t since, bool past_floor = false) {
+    std::string reply;
+    json args{{"since", since}, {"origin", "self"}, {"pastFloor", past_floor}};
+    Status st = from.db->sync_request("changes", args.dump(), &reply);
+    EXPECT_TRUE(st.ok()) << st.to_string();
+    return st.ok() ? json::parse(reply) : json::object();
+  }
+  json push(Peer& to, const json& page) {
+    std::string result;
+    Status st = to.db->sync_apply(page.dump(), &result);
+    EXPECT_TRUE(st.ok()) << st.to_string();
+    return st.ok() ? json::parse(result) : json::object();
+  }
+  // A push of `from`'s own writes to `hub`; `ack`: `from` records the acknowledgement (its
+  // deletions up to it may then be collected), as the network client does.
+  json push_own(Peer& hub, Peer& from, uint64_t& sent, bool ack = true) {
+    json page = own_page(from, sent);
+    json r = push(hub, page);
+    sent = page.value("cursor", sent);
+    if (ack) {
+      std::string reply;
+      json rec{{"site", hub.site}, {"received", from.cursor[hub.name]}, {"sent", sent}, {"snapshot", nullptr}};
+      EXPECT_TRUE(from.db->sync_request("set_peer", rec.dump(), &reply).ok());
+    }
+    return r;
+  }
+  // The star of the "following a collected deletion" tests: hub h (horizon 0) and peers a
+  // (the deleter), b (the holder) and s (the late writer). a inserts `rows`; b and s take
+  // them; s updates row 1 (`a = 'late'`) without seeing the deletion a then makes of row 1;
+  // b takes the deletion (and a the hub's pages, with `a_pulls`); h collects it. The late
+  // write is not pushed yet.
+  struct LateWrite {
+    Peer *h, *a, *b, *s;
+    uint64_t a_sent = 0, s_sent = 0;
+  };
+  LateWrite late_write_after_collection(const std::string& rows, bool a_pulls = false) {
+    LateWrite w{&open("h", {{"tombstone_horizon_ms", Value::Integer(0)}}), &open("a"), &open("b"), &open("s")};
+    exec(*w.a, kT);
+    exec(*w.a, "insert into t values " + rows);
+    push_own(*w.h, *w.a, w.a_sent);
+    pull(*w.b, *w.h);
+    pull(*w.s, *w.h);
+    exec(*w.s, "update t set a = 'late' where id = 1");  // s has not seen the deletion below
+    ::usleep(5000);
+    exec(*w.a, "delete from t where id = 1");
+    push_own(*w.h, *w.a, w.a_sent);
+    pull(*w.b, *w.h);  // b holds the deletion (its horizon is the default)
+    if (a_pulls) pull(*w.a, *w.h);
+    ::usleep(5000);
+    EXPECT_EQ(one(*w.h, "select sync_prune('h')"), "1");  // h collected it
+    return w;
+  }
+
   std::string root_;
   std::shared_ptr<Registry> registry_;
   std::map<std::string, std::unique_ptr<Peer>> peers_;
@@ -4004,23 +4058,6 @@ TEST_F(sync, a_source_that_re_keys_between_chunks_stops_the_purge) {
 // after, through). One that starts past what the receiver has of the pusher is refused
 // whole — nothing applied, not even its schema — and the result says where the record ends;
 // a page that names another site than its origin is refused.
-namespace {
-template <class P>
-json own_page(P& from, uint64_t since, bool past_floor = false) {
-  std::string reply;
-  json args{{"since", since}, {"origin", "self"}, {"pastFloor", past_floor}};
-  Status st = from.db->sync_request("changes", args.dump(), &reply);
-  EXPECT_TRUE(st.ok()) << st.to_string();
-  return st.ok() ? json::parse(reply) : json::object();
-}
-template <class P>
-json push(P& to, const json& page) {
-  std::string result;
-  Status st = to.db->sync_apply(page.dump(), &result);
-  EXPECT_TRUE(st.ok()) << st.to_string();
-  return st.ok() ? json::parse(result) : json::object();
-}
-}  // namespace
 
 TEST_F(sync, a_push_past_what_the_receiver_has_of_its_pusher_is_refused_whole) {
   Peer& a = open("a");
@@ -4253,43 +4290,11 @@ TEST_F(sync, a_snapshots_column_purge_leaves_not_null_columns_and_completes) {
 // row. Found by chaos with short horizons: a peer that still held a deletion the hub had
 // collected lacked a row the others had. The tests run a star, as the network does: each
 // peer pushes its own writes to the hub and pulls the hub's.
-namespace {
-// A push of `from`'s own writes to `hub`; `ack`: `from` records the acknowledgement (its
-// deletions up to it may then be collected), as the network client does.
-template <class P>
-json push_own(P& hub, P& from, uint64_t& sent, bool ack = true) {
-  json page = own_page(from, sent);
-  json r = push(hub, page);
-  sent = page.value("cursor", sent);
-  if (ack) {
-    std::string reply;
-    json rec{{"site", hub.site}, {"received", from.cursor[hub.name]}, {"sent", sent}, {"snapshot", nullptr}};
-    EXPECT_TRUE(from.db->sync_request("set_peer", rec.dump(), &reply).ok());
-  }
-  return r;
-}
-}  // namespace
 
 TEST_F(sync, a_replica_follows_a_deletion_its_source_collected_before_a_late_write_reached_it) {
-  Peer& h = open("h", {{"tombstone_horizon_ms", Value::Integer(0)}});
-  Peer& a = open("a");
-  Peer& b = open("b");
-  Peer& s = open("s");
-  exec(a, kT);
-  uint64_t a_sent = 0, s_sent = 0;
-  exec(a, "insert into t values (1, 'x', 1), (2, 'y', 2)");
-  push_own(h, a, a_sent);
-  pull(b, h);
-  pull(s, h);
-  exec(s, "update t set a = 'late' where id = 1");  // s has not seen the deletion below
-  ::usleep(5000);
-  exec(a, "delete from t where id = 1");
-  push_own(h, a, a_sent);
-  pull(b, h);  // b holds the deletion (its horizon is the default)
-  pull(a, h);
-  ::usleep(5000);
-  EXPECT_EQ(one(h, "select sync_prune('h')"), "1");  // h collected it
-  push_own(h, s, s_sent);                            // the late write reaches h after it
+  LateWrite w = late_write_after_collection("(1, 'x', 1), (2, 'y', 2)", /*a_pulls=*/true);
+  Peer &h = *w.h, &a = *w.a, &b = *w.b, &s = *w.s;
+  push_own(h, s, w.s_sent);  // the late write reaches h after it collected the deletion
   EXPECT_EQ(content(h), "1|late|NULL\n2|y|2\n");
   const uint64_t floor_before = status(b)["floor"].get<uint64_t>();
   json page = changes(h, b.cursor["h"], b.site);
@@ -4457,24 +4462,9 @@ TEST_F(sync, following_collected_deletions_lands_whole_under_sigkill) {
 // the site out would count what the source has of it as unseen. The lowered claim still
 // covers the deletion, so the replica follows.
 TEST_F(sync, a_frontier_entry_far_ahead_is_lowered_not_refused) {
-  Peer& h = open("h", {{"tombstone_horizon_ms", Value::Integer(0)}});
-  Peer& a = open("a");
-  Peer& b = open("b");
-  Peer& s = open("s");
-  exec(a, kT);
-  uint64_t a_sent = 0, s_sent = 0;
-  exec(a, "insert into t values (1, 'x', 1)");
-  push_own(h, a, a_sent);
-  pull(b, h);
-  pull(s, h);
-  exec(s, "update t set a = 'late' where id = 1");
-  ::usleep(5000);
-  exec(a, "delete from t where id = 1");
-  push_own(h, a, a_sent);
-  pull(b, h);
-  ::usleep(5000);
-  EXPECT_EQ(one(h, "select sync_prune('h')"), "1");
-  push_own(h, s, s_sent);
+  LateWrite w = late_write_after_collection("(1, 'x', 1)");
+  Peer &h = *w.h, &b = *w.b;
+  push_own(h, *w.s, w.s_sent);
   json page = changes(h, b.cursor["h"], b.site);
   ASSERT_TRUE(page.contains("frontier"));
   // Every entry a day ahead: the page applies, and b follows on the lowered claims.
@@ -4516,34 +4506,19 @@ TEST_F(sync, a_restored_peers_old_write_does_not_undo_its_own_deletion) {
 // frontier leaves it, a hub holding any fact of the deleter's site would stop its peers
 // from following that site's collected deletions (found by review).
 TEST_F(sync, a_site_with_held_facts_is_followed_up_to_its_oldest_hold) {
-  Peer& h = open("h", {{"tombstone_horizon_ms", Value::Integer(0)}});
-  Peer& a = open("a");
-  Peer& b = open("b");
-  Peer& s = open("s");
-  exec(a, kT);
-  uint64_t a_sent = 0, s_sent = 0;
-  exec(a, "insert into t values (1, 'x', 1)");
-  push_own(h, a, a_sent);
-  pull(b, h);
-  pull(s, h);
-  exec(s, "update t set a = 'late' where id = 1");
-  ::usleep(5000);
-  exec(a, "delete from t where id = 1");
-  push_own(h, a, a_sent);
-  pull(b, h);  // b holds the deletion
-  ::usleep(5000);
-  EXPECT_EQ(one(h, "select sync_prune('h')"), "1");
+  LateWrite w = late_write_after_collection("(1, 'x', 1)");
+  Peer &h = *w.h, &a = *w.a, &b = *w.b, &s = *w.s;
   // A later write of a's, for a table h does not have: held there (quarantined).
   exec(a, "insert into t values (2, 'y', 2)");
-  json page = own_page(a, a_sent);
+  json page = own_page(a, w.a_sent);
   for (auto& set : page["changeSets"]) {
     for (auto& c : set["changes"]) c["table"] = "zz";
     set.erase("incarnations");
   }
   push(h, page);
-  a_sent = page["cursor"].get<uint64_t>();
+  w.a_sent = page["cursor"].get<uint64_t>();
   ASSERT_EQ(status(h)["holds"].get<uint64_t>(), 3u) << status(h).dump();
-  push_own(h, s, s_sent);  // the late write brings row 1 back at h
+  push_own(h, s, w.s_sent);  // the late write brings row 1 back at h
   json r = apply(b, changes(h, b.cursor["h"], b.site));
   EXPECT_EQ(r.value("followed", 0), 1) << r.dump();
   EXPECT_EQ(content(b), content(h));
