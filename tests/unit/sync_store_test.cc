@@ -4441,6 +4441,7 @@ TEST_F(sync, following_collected_deletions_lands_whole_under_sigkill) {
                [&] { return apply_each(*peers_[name], pages, 1'000); }, 2'000 + 3'000 * round,
                /*after_work=*/round == 8);  // the last round: killed once every page is in
     Peer& b = open(name);
+    EXPECT_EQ(query(b, "pragma integrity_check"), V{"ok"}) << "round " << round;
     const int back = std::stoi(one(b, "select count(*) from t"));
     EXPECT_EQ(one(b, "select count(*) from t where a = 'late' and b is null"), std::to_string(back)) << "round " << round;
     if (back > 0 && back < 40) ++mid;
