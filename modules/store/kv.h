@@ -14,6 +14,7 @@
 #ifndef QUEREUS_MODULES_STORE_KV_H_
 #define QUEREUS_MODULES_STORE_KV_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -135,6 +136,16 @@ class KvStore {
   virtual std::unique_ptr<KvIterator> iterate(const KvRange& range, bool reverse) = 0;
   virtual void write(const KvWrites& batch, bool sync) = 0;
   virtual uint64_t approximate_bytes(const KvRange& range) = 0;
+  // Grows whenever what get() or iterate() return may have changed (every write, staged
+  // or not). A value read at generation g is still the stored one while generation() == g.
+  // A write moves it before and after it lands, so a read made while a write is under way
+  // (another thread) is never taken for current.
+  virtual uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
+  // Marks a change of what reads return (a layer over this store staged or dropped writes).
+  virtual void changed() { generation_.fetch_add(1, std::memory_order_acq_rel); }
+
+ private:
+  std::atomic<uint64_t> generation_{0};
 };
 
 // Options of an ordered KV store opened on a directory.

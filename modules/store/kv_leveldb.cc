@@ -143,7 +143,9 @@ class LevelStore : public KvStore {
     batch.emit(sink);
     leveldb::WriteOptions wo;
     wo.sync = sync;
+    changed();
     leveldb::Status st = db_->Write(wo, &wb);
+    changed();
     if (!st.ok()) fail(st, path_, "writing");
   }
 

@@ -133,7 +133,9 @@ void StagedKv::write(const KvWrites& batch, bool /*sync*/) {
     }
   } sink;
   sink.o = &overlay_;
+  changed();
   batch.emit(sink);
+  changed();
 }
 
 void StagedKv::commit() {

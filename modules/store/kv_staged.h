@@ -35,6 +35,9 @@ class StagedKv : public KvStore {
   // Stages the writes (`sync` is decided at commit).
   void write(const KvWrites& batch, bool sync) override;
   uint64_t approximate_bytes(const KvRange& range) override { return base_.approximate_bytes(range); }
+  // One counter with the store underneath: a staged write changes what reads return here.
+  uint64_t generation() const override { return base_.generation(); }
+  void changed() override { base_.changed(); }
 
   bool empty() const { return overlay_.empty(); }
   size_t size() const { return overlay_.size(); }

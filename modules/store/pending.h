@@ -46,7 +46,8 @@ struct RowRef {
 // One pending entry: a row view into the arena, or a deletion (row.data() == nullptr).
 struct PendingSlot {
   std::string_view row;
-  uint32_t chunk = 0;  // the arena chunk holding `row`
+  uint32_t chunk = 0;      // the arena chunk holding `row`
+  uint32_t committed = 0;  // 1 + the index of what the committed store held (PendingWrites::committed)
   bool live() const { return row.data() != nullptr; }
 };
 
@@ -113,13 +114,36 @@ class PendingWrites {
     return RowRef{s.row, arena_.chunk_owner(s.chunk, s.row.data())};
   }
 
+  // What the committed store held under a key this transaction writes, as read just before
+  // its first write of the key, at the store's generation `generation` (KvStore::generation):
+  // a commit observer takes it instead of reading the row again while that still holds.
+  struct Committed {
+    std::string_view row;  // meaningful when `found`
+    bool found = false;
+    uint64_t generation = 0;
+  };
+  const Committed* committed(const PendingSlot& s) const {
+    return s.committed == 0 ? nullptr : &committed_[s.committed - 1];
+  }
+
   // Sets `key` to `row` (nullptr data: a deletion). Returns the slot that was there, if
   // any (`had` set), so a savepoint can restore it; the key view stays valid until clear().
-  std::string_view put(std::string_view key, std::string_view row, bool deletion, PendingSlot* prev, bool* had) {
+  //
+  // `committed`: what the committed store holds under `key`, when the caller read it at the
+  // store's current generation; kept with the key while the transaction writes it again.
+  std::string_view put(std::string_view key, std::string_view row, bool deletion, PendingSlot* prev, bool* had,
+                       const Committed* committed = nullptr) {
     PendingSlot slot;
     if (!deletion) slot = store_row(row);
+    auto note = [&] {
+      if (!committed || committed_.size() >= UINT32_MAX) return;
+      committed_.push_back(Committed{committed->found ? arena_.copy(committed->row) : std::string_view(),
+                                     committed->found, committed->generation});
+      slot.committed = static_cast<uint32_t>(committed_.size());
+    };
     if (map_.empty() || key > map_.rbegin()->first) {  // appending in key order: no search
       *had = false;
+      note();
       std::string_view k = intern(key);
       map_.emplace_hint(map_.end(), k, slot);
       return k;
@@ -128,10 +152,12 @@ class PendingWrites {
     if (it != map_.end() && it->first == key) {
       *had = true;
       *prev = it->second;
+      slot.committed = prev->committed;  // the committed row did not change
       it->second = slot;
       return it->first;
     }
     *had = false;
+    note();
     std::string_view k = intern(key);
     map_.emplace_hint(it, k, slot);
     return k;
@@ -155,7 +181,9 @@ class PendingWrites {
     bytes_ += bytes.size();
     return arena_.copy(bytes);
   }
+
   void clear() {
+    committed_.clear();
     map_.clear();
     pool_.release();
     arena_.clear();
@@ -168,6 +196,7 @@ class PendingWrites {
   Map map_;
   ByteArena arena_;
   size_t bytes_ = 0;
+  std::vector<Committed> committed_;  // only for keys read before their first write
 };
 
 }  // namespace quereus::store

@@ -1,6 +1,8 @@
 // modules/store/store_db.cc — the opened store: registry, coordinator, catalog.
 #include "store_db.h"
 
+#include <absl/container/inlined_vector.h>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -372,9 +374,16 @@ RowRef StoreDb::find(const Txn& t, std::string_view key, bool committed_only) {
   if (!committed_only)
     if (const PendingSlot* s = t.pending.find(key)) return t.pending.row_of(*s);
   if (above_committed(*t.table, key)) return {};
+  const uint64_t generation = kv_->generation();  // before the read: a write under way moves it
   std::optional<std::string> v = kv_->get(key);
-  if (!v) return {};
-  return RowRef::own(std::move(*v));
+  RowRef row = v ? RowRef::own(std::move(*v)) : RowRef{};
+  Txn::Read& r = t.reads[t.next_read];
+  t.next_read = static_cast<uint8_t>((t.next_read + 1) % t.reads.size());
+  r.key.assign(key);
+  r.row = row;
+  r.generation = generation;
+  r.set = true;
+  return row;
 }
 
 void CommitObserver::Sidecar::assign(std::string_view bytes) {
@@ -412,19 +421,22 @@ StoreDb::CommitRows::~CommitRows() {
     w.table = nullptr;
     w.key = w.row = {};
     w.sidecar.clear();
+    w.committed = nullptr;
   }
   if (wrapped_->capacity() > 4096) std::string().swap(*wrapped_);
   if (arena_->capacity() > 16384) std::string().swap(*arena_); else arena_->clear();
   db_.row_pool_busy_ = false;
 }
 
-void StoreDb::CommitRows::add(TableState* table, std::string_view key, std::string_view row) {
+void StoreDb::CommitRows::add(TableState* table, std::string_view key, std::string_view row,
+                              const PendingWrites::Committed* committed) {
   if (n_ == pool_->size()) pool_->push_back({nullptr, {}, {}, CommitObserver::Sidecar(arena_)});
   CommitObserver::RowWrite& w = (*pool_)[n_++];
   w.table = table;
   w.key = key;
   w.row = row;
   w.sidecar = CommitObserver::Sidecar(arena_);
+  w.committed = committed;
 }
 
 void StoreDb::write(Txn& t, std::span<const Put> puts) {
@@ -437,7 +449,14 @@ void StoreDb::write(Txn& t, std::span<const Put> puts) {
     if (observer_) {
       // The observer's writes go first here: they never name a key of `puts` (its own
       // rows' versions ride in their sidecars).
-      for (const Put& p : puts) commit.add(t.table.get(), p.key, p.deletion ? std::string_view() : p.row);
+      // What the statement read before writing each row (for the observer).
+      absl::InlinedVector<PendingWrites::Committed, 2> reads(puts.size());
+      const uint64_t now = kv_->generation();
+      for (size_t i = 0; i < puts.size(); ++i) {
+        const Put& p = puts[i];
+        const bool known = t.read_of(p.key, now, reads[i]);
+        commit.add(t.table.get(), p.key, p.deletion ? std::string_view() : p.row, known ? &reads[i] : nullptr);
+      }
       rows = commit.rows();
       if (staged_) observer_->carry_sidecars(rows); else observer_->before_commit(rows, b);
     }
@@ -475,7 +494,11 @@ void StoreDb::write(Txn& t, std::span<const Put> puts) {
   for (const Put& p : puts) {
     PendingSlot prev;
     bool had = false;
-    std::string_view k = t.pending.put(p.key, p.row, p.deletion, &prev, &had);
+    // The committed row, kept with the key when this write follows its read (for the
+    // observer, which would read it again).
+    PendingWrites::Committed read;
+    const bool known = observer_ && t.read_of(p.key, kv_->generation(), read);
+    std::string_view k = t.pending.put(p.key, p.row, p.deletion, &prev, &had, known ? &read : nullptr);
     if (!t.marks.empty()) t.undo.push_back(Txn::Undo{k, had, prev});
     if (had && p.deletion && prev.live()) t.ghosts[k] = prev;  // written, then deleted
     t.delta += (p.deletion ? 0 : 1) - (p.existed ? 1 : 0);
@@ -602,7 +625,7 @@ void StoreDb::flush_ready() {
       for (Txn* t : txns_) {
         if (!t->ready) continue;
         for (const auto& [key, slot] : t->pending.map())
-          commit.add(t->table.get(), key, slot.live() ? slot.row : std::string_view());
+          commit.add(t->table.get(), key, slot.live() ? slot.row : std::string_view(), t->pending.committed(slot));
       }
       if (!commit.rows().empty()) {
         observer->before_commit(commit.rows(), b.stats);
@@ -708,6 +731,7 @@ void StoreDb::schema_commit() {
 void StoreDb::schema_rollback() {
   if (!staged_) return;
   kv_ = base_.get();
+  base_->changed();  // the staged writes are gone: reads may differ from what the scope saw
   staged_.reset();
   for (auto& [state, copy] : saved_) *state = std::move(copy);
   saved_.clear();

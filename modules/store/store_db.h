@@ -29,6 +29,7 @@
 #ifndef QUEREUS_MODULES_STORE_STORE_DB_H_
 #define QUEREUS_MODULES_STORE_STORE_DB_H_
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -96,6 +97,25 @@ struct Txn {
   // ALTER) was rolled back: they no longer match the table's schema, so the transaction
   // can only roll back (commit fails with ABORT).
   bool doomed = false;
+  // The last committed rows read by key (StoreDb::find), with the store's generation when
+  // they were read: a write that follows its read notes the committed row in `pending`.
+  struct Read {
+    std::string key;
+    RowRef row;
+    uint64_t generation = 0;
+    bool set = false;
+  };
+  mutable std::array<Read, 2> reads;
+  mutable uint8_t next_read = 0;
+  // The read of `key` at store generation `now`, as a PendingWrites::Committed; false if none.
+  bool read_of(std::string_view key, uint64_t now, PendingWrites::Committed& out) const {
+    for (const Read& r : reads)
+      if (r.set && r.generation == now && r.key == key) {
+        out = PendingWrites::Committed{r.row.bytes, static_cast<bool>(r.row), now};
+        return true;
+      }
+    return false;
+  }
 };
 
 // Sees every batch of row writes of a transaction (or of an autocommit write) before it is
@@ -140,6 +160,10 @@ class CommitObserver {
     // Set by the observer: bytes stored with the row (row_codec's 02 form), read back with
     // row_sidecar. Empty: the row is stored without one.
     Sidecar sidecar;
+    // What the committed store held under `key` when the transaction read it before its
+    // first write of the key; null when it did not. Current while its generation is the
+    // store's (KvStore::generation): then it is what kv().get(key) returns.
+    const PendingWrites::Committed* committed = nullptr;
   };
   virtual ~CommitObserver() = default;
   // `rows`: the batch's net row writes. What the observer puts in `out` lands in the same
@@ -242,6 +266,7 @@ class StoreDb {
   }
   // True when `key` is above every committed key of `t`, so nothing is stored under it.
   bool above_committed(TableState& t, std::string_view key);
+
   // Drops t's pending writes (a replace_contents rewrote the committed rows under them);
   // its transaction and savepoints stay open, with nothing to undo.
   void discard_pending(Txn& t);
@@ -331,7 +356,8 @@ class StoreDb {
     ~CommitRows();
     CommitRows(const CommitRows&) = delete;
     CommitRows& operator=(const CommitRows&) = delete;
-    void add(TableState* table, std::string_view key, std::string_view row);
+    void add(TableState* table, std::string_view key, std::string_view row,
+             const PendingWrites::Committed* committed = nullptr);
     // Room for `n` rows in all (a big transaction's rows are not reallocated as they come),
     // and for their sidecars at `sidecar_bytes` each.
     void reserve(size_t n, size_t sidecar_bytes) {

@@ -869,6 +869,7 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
     out.reserve(rows.size() / kRunMax + 2, key_bytes + 64);
   }
   std::string vkey;
+  std::optional<std::string> old_read;  // a committed row read here
   auto next_hlc = [&]() {
     if (!base) base = clock.tick(now);
     if (op == UINT32_MAX) throw sdk::Error(QRS_RANGE, "sync-store: a transaction of more than 2^32 facts");
@@ -894,8 +895,16 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
     // The committed row and its versions (its sidecar); a key above every committed row of
     // the table has none (the common append: no read). A deleted row's versions (its
     // tombstone) are in its 21 record, read only when a record may exist at that key.
-    std::optional<std::string> old_row;
-    if (!db_->above_committed(t, w.key)) old_row = kv.get(w.key);
+    // The statement that wrote the row read it just before (an UPDATE, a DELETE): the store
+    // kept what it read while nothing was written since, so it is not read again.
+    std::optional<std::string_view> old_row;
+    if (!db_->above_committed(t, w.key)) {
+      if (w.committed && w.committed->generation == kv.generation()) {
+        if (w.committed->found) old_row = w.committed->row;
+      } else if ((old_read = kv.get(w.key))) {
+        old_row = *old_read;
+      }
+    }
     const std::string_view old_sidecar = old_row ? store::row_sidecar(*old_row, t.schema.table_name) : std::string_view();
     vkey.assign(1, kRows);
     vkey.append(w.key.substr(1));

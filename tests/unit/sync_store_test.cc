@@ -1291,6 +1291,33 @@ TEST_F(sync, p31_concurrent_applies_on_one_replica_do_not_interleave) {
   EXPECT_EQ(content(mirror), content(b));  // b's metadata describes its rows
 }
 
+// The store keeps the committed row an UPDATE or DELETE read, so the capture need not
+// read it again at commit. A write landing in between (here a peer's page applied by the
+// replica itself) makes it stale, and the capture reads the row as committed then. Were the
+// stale row used, column b would keep its old version under the transaction's value and
+// the peer, whose newer value the row lost, would never be told: the two would differ.
+TEST_F(sync, a_write_between_a_transactions_read_and_its_commit_is_seen_by_its_capture) {
+  Peer& b = open("b");
+  Peer& c = open("c");
+  exec(b, kT);
+  exec(c, kT);
+  exec(b, "insert into t values (1, 'x', 1), (2, 'y', 2)");
+  pull(c, b);
+  exec(c, "update t set b = 99 where id = 1");
+  exec(c, "update t set b = 98 where id = 2");
+  const json page = changes(c, 0, b.site);
+  exec(b, "begin");
+  exec(b, "update t set a = 'one' where id = 1");
+  exec(b, "delete from t where id = 2");
+  apply_direct(b, page);  // lands under the open transaction
+  exec(b, "commit");
+  EXPECT_EQ(content(b), "1|one|1\n");  // the transaction's rows, as read before the page
+  pull(c, b);
+  EXPECT_EQ(content(c), content(b));
+  pull(b, c);
+  EXPECT_EQ(content(b), "1|one|1\n");
+}
+
 TEST_F(sync, p32_a_row_refused_here_is_held_aside_and_the_stream_goes_on) {
   Peer& a = open("a");
   exec(a, kT);
