@@ -375,6 +375,9 @@ RowRef StoreDb::find(const Txn& t, std::string_view key, bool committed_only) {
     if (const PendingSlot* s = t.pending.find(key)) return t.pending.row_of(*s);
   if (above_committed(*t.table, key)) return {};
   const uint64_t generation = kv_->generation();  // before the read: a write under way moves it
+  // Read again with nothing written since (an UPDATE's lookup, then its write): as read.
+  for (const Txn::Read& r : t.reads)
+    if (r.set && r.generation == generation && r.key == key) return r.row;
   std::optional<std::string> v = kv_->get(key);
   RowRef row = v ? RowRef::own(std::move(*v)) : RowRef{};
   Txn::Read& r = t.reads[t.next_read];
