@@ -147,5 +147,58 @@ TEST_F(store_commit_rows, a_commit_inside_before_commit_leaves_the_outer_rows_as
   db_->remove_txn(&tb);
 }
 
+// A transaction remembers the committed rows it read (so a write's lookup and the write do
+// not read twice, and the observer gets the row the write replaced): any write to the store
+// after the read makes it stale, and then the row is read again.
+TEST_F(store_commit_rows, a_remembered_read_goes_stale_when_anything_is_written) {
+  std::lock_guard lock(db_->mu());
+  auto t = db_->open_table(two_columns("a"), true);
+  Txn a(t), b(t);
+  db_->add_txn(&a);
+  db_->add_txn(&b);
+  const std::string k = t->prefix + "k1";
+  auto value = [](std::string_view row) {
+    std::vector<qrs_value> cells;
+    decode_row(row, cells, "a");
+    return cells.at(1).u.integer;
+  };
+  db_->write(b, k, row_of(1, 10), false, false);  // autocommit
+  db_->begin(a);
+  EXPECT_EQ(value(db_->find(a, k).bytes), 10);
+  db_->write(b, k, row_of(1, 20), false, true);  // lands between a's reads
+  EXPECT_EQ(value(db_->find(a, k).bytes), 20);
+  EXPECT_EQ(value(db_->find(a, k).bytes), 20);  // (this one from memory)
+  db_->write(a, k, row_of(1, 30), false, true);
+  // The observer gets what the write replaced while nothing else was written...
+  int64_t replaced = -1;
+  bool current = false;
+  observer_.on_rows = [&](std::span<CommitObserver::RowWrite> rows, KvBatch&) {
+    ASSERT_EQ(rows.size(), 1u);
+    ASSERT_NE(rows[0].committed, nullptr);
+    current = rows[0].committed->generation == db_->kv().generation();
+    if (rows[0].committed->found) replaced = value(rows[0].committed->row);
+  };
+  db_->begin(b);  // (b joins the group: a's commit waits for it)
+  db_->commit(a);
+  EXPECT_EQ(replaced, -1);  // not yet committed
+  db_->rollback(b);
+  EXPECT_TRUE(current);
+  EXPECT_EQ(replaced, 20);
+  // ... and a stale one after a write landed in between.
+  auto check = std::move(observer_.on_rows);
+  observer_.on_rows = nullptr;
+  db_->begin(a);
+  EXPECT_EQ(value(db_->find(a, k).bytes), 30);
+  db_->write(a, k, row_of(1, 31), false, true);
+  db_->write(b, k, row_of(1, 40), false, true);
+  replaced = -1;
+  observer_.on_rows = std::move(check);
+  db_->commit(a);
+  EXPECT_FALSE(current);
+  EXPECT_EQ(replaced, 30);  // what it read: for the observer to see it is not current
+  db_->remove_txn(&a);
+  db_->remove_txn(&b);
+}
+
 }  // namespace
 }  // namespace quereus::store
