@@ -678,10 +678,9 @@ void register_extra_functions(Registry& r) {
   }).returns(QRS_LT_BOOLEAN);
   add_scalar(r, "like", 3, [](Args a) {
     if (a[0].is_null() || a[1].is_null() || a[2].is_null()) return Value();
-    std::string esc = a[2].to_text();
-    if (esc.size() != 1) throw Error(StatusCode::kError, "ESCAPE expression must be a single character");
-    return Value::Boolean(like_match(fnutil::js_string(a[0]), fnutil::js_string(a[1]),
-                                     static_cast<unsigned char>(esc[0])));
+    const int esc = like_escape_code_point(a[2].to_text());
+    if (esc < 0) throw Error(StatusCode::kError, "ESCAPE expression must be a single character");
+    return Value::Boolean(like_match(fnutil::js_string(a[0]), fnutil::js_string(a[1]), esc));
   }).returns(QRS_LT_BOOLEAN);
   add_scalar(r, "glob", 2, [](Args a) {
     if (a[0].is_null() || a[1].is_null()) return Value();

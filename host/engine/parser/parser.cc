@@ -2503,8 +2503,16 @@ class ParserImpl {
         b->op = negated ? not_op : op;
         b->left = std::move(left);
         b->right = parse_bits();
-        if ((op == BinaryOp::kLike || op == BinaryOp::kGlob) && match_word("escape")) {
+        // ESCAPE belongs to LIKE only (sql.md's grammar; SQLite refuses GLOB … ESCAPE). A
+        // bare `escape` after GLOB that is not followed by an operand is an alias.
+        if (op == BinaryOp::kLike && match_word("escape")) {
           b->escape = parse_bits();
+        } else if (op == BinaryOp::kGlob && check_word("escape")) {
+          const TokenKind next = peek(1).kind;
+          if (next == TokenKind::kString || next == TokenKind::kParameter || next == TokenKind::kLParen ||
+              next == TokenKind::kBlob || next == TokenKind::kInteger)
+            fail_at(peek(), "ESCAPE is allowed with LIKE only: GLOB has no escape character (write [*], [?] or [[] "
+                            "for a literal wildcard)");
         }
         left = std::move(b);
         if (negated && op == not_op) {

@@ -333,9 +333,8 @@ Value BinaryScalar::eval(const EvalEnv& env) const {
       if (escape) {
         Value e = escape->eval(env);
         if (e.is_null()) return Value();
-        std::string es = e.to_text();
-        if (es.size() != 1) throw Error(StatusCode::kError, "ESCAPE expression must be a single character");
-        esc = static_cast<unsigned char>(es[0]);
+        esc = like_escape_code_point(e.to_text());
+        if (esc < 0) throw Error(StatusCode::kError, "ESCAPE expression must be a single character");
       }
       // a LIKE b: a is the text, b the pattern.
       InterruptCheck* check = env.ctx ? &env.ctx->interrupt : nullptr;

@@ -42,21 +42,26 @@ inline int32_t next_code_point(const char*& s, const char* se) {
 
 // LIKE: '_' is one character, ESCAPE x makes the next character literal, others compare
 // exactly, code point by code point: LIKE is case-sensitive, as in the reference (which has
-// no case_sensitive_like switch); `lower(x) like lower(p)` is the case-blind form.
+// no case_sensitive_like switch); `lower(x) like lower(p)` is the case-blind form. As in
+// SQLite, the escape character takes precedence over the wildcards (ESCAPE '_' leaves no
+// one-character wildcard, ESCAPE '%' no run wildcard: wildcard_match is then given none),
+// and an escape that ends the pattern matches nothing. `esc` is a code point, -1 for none.
 // Advances *p and *s on a match.
 TokenMatch like_token(const char*& p, const char* pe, const char*& s, const char* se, int esc) {
-  unsigned char c = static_cast<unsigned char>(*p);
-  if (esc >= 0 && c == esc && p + 1 < pe) ++p;  // the escaped character is a literal
-  else if (c == '_') {
+  const char* q = p;
+  int32_t pc = next_code_point(q, pe);
+  if (esc >= 0 && pc == esc) {
+    if (q >= pe) return TokenMatch::kNever;  // nothing left to escape
+    pc = next_code_point(q, pe);
+  } else if (pc == '_') {
     if (s >= se) return TokenMatch::kMismatch;
     (void)next_code_point(s, se);
-    ++p;
+    p = q;
     return TokenMatch::kMatch;
   }
   if (s >= se) return TokenMatch::kMismatch;
-  const int32_t pc = next_code_point(p, pe);
-  const int32_t sc = next_code_point(s, se);
-  if (pc != sc) return TokenMatch::kMismatch;
+  if (next_code_point(s, se) != pc) return TokenMatch::kMismatch;
+  p = q;
   return TokenMatch::kMatch;
 }
 
@@ -109,7 +114,7 @@ TokenMatch glob_token(const char*& p, const char* pe, const char*& s, const char
 // `interrupt` (may be null) is polled at every backtrack: the work is bounded by pattern
 // x subject, which for long inputs is still long enough to want a timeout.
 template <typename TokenFn>
-bool wildcard_match(std::string_view pattern, std::string_view text, char star, int esc, TokenFn token,
+bool wildcard_match(std::string_view pattern, std::string_view text, int star, int esc, TokenFn token,
                     InterruptCheck* interrupt) {
   const char* p = pattern.data();
   const char* const pe = p + pattern.size();
@@ -118,10 +123,10 @@ bool wildcard_match(std::string_view pattern, std::string_view text, char star, 
   const char* resume_p = nullptr;  // the pattern just after the last wildcard run
   const char* resume_s = nullptr;  // the subject position that wildcard has absorbed up to
   for (;;) {
-    // An escaped wildcard (ESCAPE '%' then '%x') is a literal, matched as a token.
-    const bool escaped = esc >= 0 && static_cast<unsigned char>(star) == esc && p + 1 < pe;
-    if (p < pe && *p == star && !escaped) {
-      while (p < pe && *p == star) ++p;
+    // `star` is -1 when the escape character is the wildcard's (ESCAPE '%'). An escaped
+    // wildcard is consumed with its escape as one token, so never seen here.
+    if (p < pe && static_cast<unsigned char>(*p) == star) {
+      while (p < pe && static_cast<unsigned char>(*p) == star) ++p;
       if (p == pe) return true;
       resume_p = p;
       resume_s = s;
@@ -152,8 +157,16 @@ bool wildcard_match(std::string_view pattern, std::string_view text, char star, 
 
 }  // namespace
 
+int like_escape_code_point(std::string_view escape) {
+  if (escape.empty()) return -1;
+  const char* e = escape.data();
+  const char* const ee = e + escape.size();
+  const int32_t cp = next_code_point(e, ee);
+  return e == ee ? cp : -1;
+}
+
 bool like_match(std::string_view pattern, std::string_view text, int escape, InterruptCheck* interrupt) {
-  return wildcard_match(pattern, text, '%', escape, like_token, interrupt);
+  return wildcard_match(pattern, text, escape == '%' ? -1 : '%', escape, like_token, interrupt);
 }
 
 bool glob_match(std::string_view pattern, std::string_view text, InterruptCheck* interrupt) {
