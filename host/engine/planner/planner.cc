@@ -154,6 +154,42 @@ Scope output_scope(const QueryPlan& qp, const std::string& table, const std::str
   throw Error(code, msg);
 }
 
+// A frame whose end lies before its start on every row is refused, as SQLite refuses it
+// ("unsupported frame specification"): a start of UNBOUNDED FOLLOWING, an end of UNBOUNDED
+// PRECEDING, CURRENT ROW … n PRECEDING, and n FOLLOWING … CURRENT ROW / m PRECEDING —
+// including the short form `ROWS n FOLLOWING`, whose end is CURRENT ROW. (They gave every
+// row an empty frame.) `n FOLLOWING … m FOLLOWING` and `n PRECEDING … m PRECEDING` stay:
+// whether they are empty depends on the offsets, as in SQLite.
+void check_frame_bounds(const ast::WindowFrame& frame, const SourceSite& site) {
+  using BK = ast::FrameBound::Kind;
+  auto spell = [](const ast::FrameBound& b) -> std::string {
+    switch (b.kind) {
+      case BK::kUnboundedPreceding: return "UNBOUNDED PRECEDING";
+      case BK::kPreceding: return (b.offset ? expr_to_string(*b.offset) : "n") + " PRECEDING";
+      case BK::kCurrentRow: return "CURRENT ROW";
+      case BK::kFollowing: return (b.offset ? expr_to_string(*b.offset) : "n") + " FOLLOWING";
+      case BK::kUnboundedFollowing: return "UNBOUNDED FOLLOWING";
+    }
+    return "?";
+  };
+  const BK start = frame.start.kind;
+  const BK end = frame.has_end ? frame.end.kind : BK::kCurrentRow;
+  std::string why;
+  if (start == BK::kUnboundedFollowing)
+    why = "a frame cannot start at UNBOUNDED FOLLOWING";
+  else if (end == BK::kUnboundedPreceding)
+    why = "a frame cannot end at UNBOUNDED PRECEDING";
+  else if ((start == BK::kCurrentRow && end == BK::kPreceding) ||
+           (start == BK::kFollowing && (end == BK::kPreceding || end == BK::kCurrentRow)))
+    why = "a frame from " + spell(frame.start) + " to " +
+          (frame.has_end ? spell(frame.end) : std::string("CURRENT ROW")) +
+          " ends before it starts";
+  if (why.empty()) return;
+  if (!frame.has_end && start == BK::kFollowing)
+    why += " (without BETWEEN the frame ends at CURRENT ROW; write BETWEEN n FOLLOWING AND …)";
+  fail(StatusCode::kError, "unsupported frame specification: " + why, site);
+}
+
 // The announced type of arithmetic (docs: types-inference, "Binary operator result
 // types"): the temporal operation table first, then numeric promotion, else ANY.
 qrs_logical_type arith_type(ast::BinaryOp op, const ScalarExpr& l, const ScalarExpr& r) {
@@ -908,6 +944,7 @@ ScalarPtr Planner::bind_window(const ast::FunctionCall& f, const Scope& scope) {
   if (call.order_by.empty() && kNeedOrder.count(call.name))
     fail(StatusCode::kError, "Window function " + call.name + "() requires ORDER BY clause", f.site);
   if (w.frame) {
+    check_frame_bounds(*w.frame, f.site);
     call.has_frame = true;
     call.unit = static_cast<int>(w.frame->unit);
     call.start_kind = static_cast<int>(w.frame->start.kind);
