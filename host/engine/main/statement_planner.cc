@@ -1197,10 +1197,12 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
     }
     case K::kCreateAssertion: {
       auto& s = static_cast<const ast::CreateAssertionStmt&>(stmt);
-      // A data-changing statement in the body is non-deterministic (determinism.md
-      // "Strict-mode behaviour"): refused before the body would run it at every COMMIT.
+      // An assertion is a constraint: a non-deterministic function or a data-changing
+      // statement in its body is refused (determinism.md "Strict-mode behaviour": rejected
+      // in constraints, DML "inside a CHECK / DEFAULT / assertion expression") before the
+      // body would run at every COMMIT; the option lifts the gate.
       if (!db.options().nondeterministic_schema)
-        require_deterministic(db.registry(), *s.check, "CHECK", "of assertion '" + s.name.name + "'", false, true);
+        require_deterministic(db.registry(), *s.check, "CHECK", "of assertion '" + s.name.name + "'");
       return ddl_exec(db, [&db, &s](ExecContext&) { db.assertions().create(db, s); });
     }
     case K::kAnalyze: return std::make_unique<AnalyzeExec>(db, static_cast<const ast::AnalyzeStmt&>(stmt));
