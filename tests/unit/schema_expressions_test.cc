@@ -71,5 +71,27 @@ TEST_F(SchemaExpressionsTest, ContextIsRequiredOnlyWhereRead) {
   exec("delete from t");
 }
 
+// A write judges a table's stored CHECK / GENERATED / DEFAULT bodies, parsed from its DDL:
+// the refusal must not carry a line and column of that earlier text as if they were the
+// running statement's (errors.md).
+TEST_F(SchemaExpressionsTest, WriteTimeRefusalHasNoPositionInTheDdl) {
+  exec("pragma nondeterministic_schema = true");
+  exec("create table t (\n  id integer primary key,\n  v integer null,\n  g integer null generated always as "
+       "(random()),\n  constraint r check (random() is not null))");
+  exec("create table d (id integer primary key, w integer default (random()))");
+  exec("pragma nondeterministic_schema = false");
+  for (const char* sql : {"insert into t (id) values (1)", "update t set v = 1", "insert into d (id) values (1)"}) {
+    Status st = db_->exec(sql);
+    ASSERT_FALSE(st.ok()) << sql;
+    EXPECT_NE(st.message().find("Non-deterministic expression not allowed"), std::string::npos) << st.to_string();
+    EXPECT_FALSE(st.site().has_value()) << sql << ": " << st.to_string();
+  }
+  // The statement that wrote the body is still told where it is.
+  Status st = db_->exec("create table u (\n  id integer primary key,\n  x integer check (random() > 0))");
+  ASSERT_FALSE(st.ok());
+  ASSERT_TRUE(st.site().has_value()) << st.to_string();
+  EXPECT_EQ(st.site()->line, 3);
+}
+
 }  // namespace
 }  // namespace quereus

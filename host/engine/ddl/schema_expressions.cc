@@ -243,7 +243,7 @@ void walk_expr(const ast::Expr& e, const ExprFn& fn, bool opaque) {
 }
 
 void require_deterministic(const Registry& registry, const ast::Expr& e, const std::string& clause,
-                           const std::string& what, bool functions, bool dml) {
+                           const std::string& what, bool functions, bool dml, BodySite site) {
   std::string culprit;
   AstWalker w;
   w.on_expr = [&](const ast::Expr& x, bool) {
@@ -270,7 +270,7 @@ void require_deterministic(const Registry& registry, const ast::Expr& e, const s
   throw Error(StatusCode::kError,
               "Non-deterministic expression not allowed in " + clause + " " + what + ": " + culprit +
                   " (use a WITH CONTEXT variable, or pragma nondeterministic_schema = true)",
-              e.site);
+              site == BodySite::kHere && e.site.line > 0 ? std::optional<SourceSite>(e.site) : std::nullopt);
 }
 
 void refuse_generated_write(const TableSchema& table, int column, const char* verb) {
@@ -405,7 +405,38 @@ void resolve_generated(DdlContext& db, TableEntry& entry) {
 
 // ---------------------------------------------------------------- DML binding
 
-std::vector<BoundGenerated> bind_generated(DdlContext& db, Planner& planner, const TableEntry& table) {
+namespace {
+
+// A write's generated-column projection judges the bodies again: a column declared while
+// nondeterministic_schema was on meets the gate here.
+void judge_generated(DdlContext& db, const TableEntry& table) {
+  if (nondeterministic_allowed(db)) return;
+  for (const ColumnSchema& col : table.schema.columns)
+    if (col.generated())
+      require_deterministic(db.registry(), *col.generated_expr, "GENERATED ALWAYS AS", "for column '" + col.name + "'",
+                            true, true, BodySite::kStored);
+}
+
+}  // namespace
+
+void judge_write_bodies(DdlContext& db, const TableEntry& table, const std::vector<RowOp>& ops, bool generated) {
+  if (nondeterministic_allowed(db)) return;
+  const TableSchema& ts = table.schema;
+  // A write judges the CHECKs it enforces again (determinism.md "Validation Timing":
+  // validated when building constraint checks): a constraint ALTER TABLE ADD CONSTRAINT
+  // / ADD COLUMN added, or one declared while nondeterministic_schema was on, meets the
+  // gate here. Nested DML is refused only here, whatever the operation.
+  for (const CheckSchema& ck : ts.checks) {
+    bool applies = std::any_of(ops.begin(), ops.end(), [&ck](RowOp op) {
+      return op == RowOp::kInsert ? ck.on_insert : op == RowOp::kUpdate ? ck.on_update : ck.on_delete;
+    });
+    require_deterministic(db.registry(), *ck.expr, "CHECK", "constraint '" + ck.name + "'", applies, true,
+                          BodySite::kStored);
+  }
+  if (generated) judge_generated(db, table);
+}
+
+std::vector<BoundGenerated> bind_generated(DdlContext& db, Planner& planner, const TableEntry& table, bool judge) {
   const TableSchema& ts = table.schema;
   std::vector<int> order = ts.generated_order;
   for (size_t i = 0; i < ts.columns.size(); ++i)  // columns no CREATE TABLE ordered
@@ -417,23 +448,18 @@ std::vector<BoundGenerated> bind_generated(DdlContext& db, Planner& planner, con
   Scope images;
   add_images(images, row, "new", 0);
   row.outer = &images;
-  for (int g : order) {
-    // A write's projection judges the body again (determinism.md "Validation Timing"): a
-    // column declared while nondeterministic_schema was on meets the gate here.
-    if (!nondeterministic_allowed(db))
-      require_deterministic(db.registry(), *ts.columns[g].generated_expr, "GENERATED ALWAYS AS",
-                            "for column '" + ts.columns[g].name + "'");
-    out.push_back({g, planner.bind_expr(*ts.columns[g].generated_expr, row)});
-  }
+  if (judge) judge_generated(db, table);
+  for (int g : order) out.push_back({g, planner.bind_expr(*ts.columns[g].generated_expr, row)});
   return out;
 }
 
 std::vector<BoundCheck> bind_checks(DdlContext& db, Planner& planner, const TableEntry& table,
                                     const std::vector<RowOp>& ops, std::set<int>& context_read,
-                                    const std::vector<ast::AttachedCheck>* attached) {
+                                    const std::vector<ast::AttachedCheck>* attached, bool judge) {
   std::vector<BoundCheck> out;
   const TableSchema& ts = table.schema;
   if (ts.checks.empty() && (!attached || attached->empty())) return out;
+  if (judge) judge_write_bodies(db, table, ops, false);
   Scope row = planner.table_scope(table, "");
   row.qualified_self = true;
   Scope images;
@@ -448,12 +474,6 @@ std::vector<BoundCheck> bind_checks(DdlContext& db, Planner& planner, const Tabl
     bool applies = std::any_of(ops.begin(), ops.end(), [&ck](RowOp op) {
       return op == RowOp::kInsert ? ck.on_insert : op == RowOp::kUpdate ? ck.on_update : ck.on_delete;
     });
-    // A write judges the CHECKs it enforces again (determinism.md "Validation Timing":
-    // validated when building constraint checks): a constraint ALTER TABLE ADD CONSTRAINT
-    // / ADD COLUMN added, or one declared while nondeterministic_schema was on, meets the
-    // gate here. Nested DML is refused only here, whatever the operation.
-    if (!nondeterministic_allowed(db))
-      require_deterministic(db.registry(), *ck.expr, "CHECK", "constraint '" + ck.name + "'", applies, true);
     std::set<int> read;
     vars.used = &read;
     out.push_back({ck.name, expr_to_string(*ck.expr), planner.bind_expr(*ck.expr, vars), ck.on_insert, ck.on_update,
@@ -485,7 +505,8 @@ ScalarPtr bind_default(DdlContext& db, Planner& planner, const TableEntry& table
   const ColumnSchema& col = ts.columns[column];
   if (!col.default_expr) return nullptr;
   if (firing && !nondeterministic_allowed(db))
-    require_deterministic(db.registry(), *col.default_expr, "DEFAULT", "for column '" + col.name + "'");
+    require_deterministic(db.registry(), *col.default_expr, "DEFAULT", "for column '" + col.name + "'", true, true,
+                          BodySite::kStored);
   Scope row = planner.table_scope(table, "");
   Scope images;
   add_images(images, row, "new", 0, &visible);

@@ -31,13 +31,20 @@ struct TableSchema;
 using ExprFn = std::function<void(const ast::Expr& e, bool opaque)>;
 void walk_expr(const ast::Expr& e, const ExprFn& fn, bool opaque = false);
 
+// Where a refusal points. kHere: at the expression, which the statement being run wrote.
+// kStored: nowhere — a table's stored body was parsed from its DDL, so its line and column
+// would point into that earlier text, not into the statement being run (errors.md: the
+// line and column locate the SQL that failed).
+enum class BodySite { kHere, kStored };
+
 // Throws Error "Non-deterministic expression not allowed in <clause> …" naming the first
 // non-deterministic function (or nested DML) in `e`. `clause` is "DEFAULT", "CHECK" or
 // "GENERATED ALWAYS AS"; `what` names the column or constraint for the message.
 // `functions` / `dml` choose what is looked for: CREATE TABLE judges a CHECK's functions,
 // a write statement binding it judges both (as the reference does).
 void require_deterministic(const Registry& registry, const ast::Expr& e, const std::string& clause,
-                           const std::string& what, bool functions = true, bool dml = true);
+                           const std::string& what, bool functions = true, bool dml = true,
+                           BodySite site = BodySite::kHere);
 
 // ---- CREATE TABLE
 
@@ -64,18 +71,26 @@ void resolve_generated(DdlContext& db, TableEntry& entry);
 
 // ---- DML binding
 
-// The generated columns of `table`, bound in dependency order. Unless `pragma
-// nondeterministic_schema` is on, a non-deterministic body is refused.
-std::vector<BoundGenerated> bind_generated(DdlContext& db, Planner& planner, const TableEntry& table);
+// The determinism gate of a write (determinism.md "Validation Timing"), on the bodies it
+// evaluates: throws the refusal for the first CHECK that applies to one of `ops` and is not
+// deterministic (nested DML is refused in any CHECK) and, when `generated`, the first
+// non-deterministic GENERATED ALWAYS AS body. Nothing while `pragma
+// nondeterministic_schema` is on. The refusal carries no position (BodySite::kStored).
+void judge_write_bodies(DdlContext& db, const TableEntry& table, const std::vector<RowOp>& ops, bool generated);
+
+// The generated columns of `table`, bound in dependency order. When `judge`, a
+// non-deterministic body is refused unless `pragma nondeterministic_schema` is on.
+std::vector<BoundGenerated> bind_generated(DdlContext& db, Planner& planner, const TableEntry& table,
+                                           bool judge = true);
 
 // The CHECK constraints of `table`; the slots of the context variables read by those
-// that apply to one of `ops` are added to `context_read`. Unless `pragma
-// nondeterministic_schema` is on, a non-deterministic CHECK that applies is refused.
-// `attached`: the checks a lens carried down to this write (ast::DmlClauses), bound after
-// the table's own, in the same scopes.
+// that apply to one of `ops` are added to `context_read`. When `judge`, a
+// non-deterministic CHECK that applies is refused unless `pragma nondeterministic_schema`
+// is on (judge_write_bodies). `attached`: the checks a lens carried down to this write
+// (ast::DmlClauses), bound after the table's own, in the same scopes.
 std::vector<BoundCheck> bind_checks(DdlContext& db, Planner& planner, const TableEntry& table,
                                     const std::vector<RowOp>& ops, std::set<int>& context_read,
-                                    const std::vector<ast::AttachedCheck>* attached = nullptr);
+                                    const std::vector<ast::AttachedCheck>* attached = nullptr, bool judge = true);
 
 // The DEFAULT of `column` (null when it has none). `visible[i]` says whether `new.<col i>`
 // may be read (INSERT: the supplied columns). When `firing`, the default is one this

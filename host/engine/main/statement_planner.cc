@@ -238,17 +238,59 @@ std::shared_ptr<TableEntry> write_target(Planner& planner, const ast::QualifiedN
 }
 
 // The bindings of a table the engine writes itself (a foreign-key action's target):
-// the table's own schema-authored expressions, like a statement writing it.
+// the table's own schema-authored expressions, like a statement writing it. The
+// determinism gate is judged separately, per action (CascadeTarget).
 TableWriteBindings bind_table_writes(DatabaseImpl& db, const TableEntry& table) {
   Planner planner = schema_authored_planner(db, table);
   TableWriteBindings out;
   std::set<int> context_read;
-  out.checks = bind_checks(db, planner, table, {RowOp::kInsert, RowOp::kUpdate, RowOp::kDelete}, context_read);
+  out.checks = bind_checks(db, planner, table, {RowOp::kInsert, RowOp::kUpdate, RowOp::kDelete}, context_read,
+                           nullptr, false);
   std::vector<bool> all(table.schema.columns.size(), true);
   for (size_t i = 0; i < table.schema.columns.size(); ++i)
     out.defaults.push_back(bind_default(db, planner, table, static_cast<int>(i), all, false, context_read));
-  out.generated = bind_generated(db, planner, table);
+  out.generated = bind_generated(db, planner, table, false);
   return out;
+}
+
+// The refusal `judge` throws, kept for the action that evaluates those bodies; null when
+// it throws nothing.
+template <typename F>
+std::exception_ptr refusal_of(F&& judge) {
+  try {
+    judge();
+  } catch (const Error&) {
+    return std::current_exception();
+  }
+  return nullptr;
+}
+
+// A foreign-key action's target, bound, with the determinism gate judged per action.
+CascadeTarget bind_cascade_target(DatabaseImpl& db, const TableEntry& child) {
+  CascadeTarget t;
+  try {
+    t.bindings = bind_table_writes(db, child);
+  } catch (const Error&) {
+    t.error = std::current_exception();
+    return t;
+  }
+  if (db.options().nondeterministic_schema) return t;
+  t.remove_refusal = refusal_of([&] { judge_write_bodies(db, child, {RowOp::kDelete}, false); });
+  t.update_refusal = refusal_of([&] { judge_write_bodies(db, child, {RowOp::kUpdate}, true); });
+  const TableSchema& ts = child.schema;
+  for (const ForeignKeySchema& fk : ts.foreign_keys) {
+    if (fk.on_delete != ReferentialAction::kSetDefault && fk.on_update != ReferentialAction::kSetDefault) continue;
+    for (int c : fk.columns) {
+      if (c < 0 || c >= static_cast<int>(ts.columns.size()) || !ts.columns[c].default_expr) continue;
+      t.default_refusals.resize(ts.columns.size());
+      if (t.default_refusals[c]) continue;
+      t.default_refusals[c] = refusal_of([&] {
+        require_deterministic(db.registry(), *ts.columns[c].default_expr, "DEFAULT",
+                              "for column '" + ts.columns[c].name + "'", true, true, BodySite::kStored);
+      });
+    }
+  }
+  return t;
 }
 
 // Every table a write to `target` can reach through foreign-key actions that write
@@ -271,15 +313,7 @@ std::shared_ptr<const CascadeBindings> bind_cascades(DatabaseImpl& db, const std
         if (fk.referenced_schema != parent->schema.schema_name || !iequals(fk.referenced_table, parent->schema.name))
           continue;
         if (!writes_referencing_rows(fk.on_delete) && !writes_referencing_rows(fk.on_update)) continue;
-        if (!out->count(child.get())) {
-          CascadeTarget t;
-          try {
-            t.bindings = bind_table_writes(db, *child);
-          } catch (const Error&) {
-            t.error = std::current_exception();
-          }
-          out->emplace(child.get(), std::move(t));
-        }
+        if (!out->count(child.get())) out->emplace(child.get(), bind_cascade_target(db, *child));
         if (seen.insert(child.get()).second) queue.push_back(child);
       }
   }

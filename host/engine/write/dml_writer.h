@@ -74,9 +74,17 @@ struct BoundReturning {
 // when the schema version moves, so the set is current whenever it runs.
 // A table whose expressions do not bind (a CHECK reading a dropped table, …) keeps its
 // error, raised only if an action reaches it — as when bindings were made on first use.
+// The determinism gate (determinism.md "Validation Timing") is judged per action, on the
+// bodies that action evaluates, and its refusal kept the same way: a cascaded DELETE
+// evaluates only the CHECKs that apply to DELETE; SET NULL, SET DEFAULT and ON UPDATE
+// CASCADE update the row (its UPDATE CHECKs and generated columns), and SET DEFAULT fires
+// the defaults of the key's columns.
 struct CascadeTarget {
   TableWriteBindings bindings;
   std::exception_ptr error;
+  std::exception_ptr remove_refusal;
+  std::exception_ptr update_refusal;
+  std::vector<std::exception_ptr> default_refusals;  // per column; empty: none
 };
 using CascadeBindings = std::map<const TableEntry*, CascadeTarget>;
 
@@ -231,6 +239,7 @@ class DmlWriter {
   // the bindings of `table` the statement's plan made for it.
   DmlWriter& child_writer(const std::shared_ptr<TableEntry>& table);
   const TableWriteBindings& cascade_bindings(const TableEntry& table) const;
+  const CascadeTarget& cascade_target(const TableEntry& table) const;
 
   WriteContext& db_;
   std::shared_ptr<TableEntry> table_;

@@ -78,14 +78,18 @@ DmlWriter& DmlWriter::child_writer(const std::shared_ptr<TableEntry>& table) {
   return slot->writer ? *slot->writer : *this;
 }
 
-const TableWriteBindings& DmlWriter::cascade_bindings(const TableEntry& table) const {
+const CascadeTarget& DmlWriter::cascade_target(const TableEntry& table) const {
   if (cascades_)
     if (auto it = cascades_->find(&table); it != cascades_->end()) {
       if (it->second.error) std::rethrow_exception(it->second.error);
-      return it->second.bindings;
+      return it->second;
     }
   throw Error(StatusCode::kInternal, "a FOREIGN KEY action reached table '" + table.qualified_name() +
                                          "', which the statement's plan did not bind");
+}
+
+const TableWriteBindings& DmlWriter::cascade_bindings(const TableEntry& table) const {
+  return cascade_target(table).bindings;
 }
 
 bool DmlWriter::check_foreign_keys(const Row& new_row, const Row* old_row, std::optional<ConflictAction> action) {
@@ -177,6 +181,15 @@ void DmlWriter::apply_parent_actions(const Row& old_row, const Row* new_row, boo
     }
     std::vector<Row> rows = referencing_rows(*link, *old_key);
     if (rows.empty()) continue;
+    // The determinism gate, on the bodies this action evaluates (CascadeTarget).
+    const CascadeTarget& target = cascade_target(*link->child);
+    const bool removes = is_delete && act == ReferentialAction::kCascade;
+    if (removes && target.remove_refusal) std::rethrow_exception(target.remove_refusal);
+    if (!removes && target.update_refusal) std::rethrow_exception(target.update_refusal);
+    if (act == ReferentialAction::kSetDefault)
+      for (int c : link->fk.columns)
+        if (c < static_cast<int>(target.default_refusals.size()) && target.default_refusals[c])
+          std::rethrow_exception(target.default_refusals[c]);
     DmlWriter& writer = child_writer(link->child);
     if (&writer == this) st.self_cascaded = true;
     const auto& defaults = cascade_bindings(*link->child).defaults;
