@@ -47,6 +47,18 @@ TEST(LikeGlobMatch, KeepsSemantics) {
   EXPECT_FALSE(like_match("a\\_%", "abzz", '\\'));
   EXPECT_TRUE(like_match("100%%", "100%", '%'));   // ESCAPE '%': '%%' is a literal '%'
   EXPECT_FALSE(like_match("100%%", "100x", '%'));
+  // SQLite's ESCAPE rules: the escape wins over the wildcards, an escape ending the
+  // pattern matches nothing, and the escape is a code point.
+  EXPECT_FALSE(like_match("a_", "ab", '_'));
+  EXPECT_TRUE(like_match("a__", "a_", '_'));
+  EXPECT_FALSE(like_match("a%", "abc", '%'));
+  EXPECT_FALSE(like_match("a%", "a", '%'));
+  EXPECT_FALSE(like_match("a\\", "a\\", '\\'));
+  EXPECT_FALSE(like_match("%\\", "xyz", '\\'));
+  EXPECT_TRUE(like_match("a\xc3\xa9\xc3\xa9%", "a\xc3\xa9x", 0xE9));  // ESCAPE 'é'
+  EXPECT_EQ(like_escape_code_point("\xc3\xa9"), 0xE9);
+  EXPECT_EQ(like_escape_code_point("ab"), -1);
+  EXPECT_EQ(like_escape_code_point(""), -1);
   EXPECT_TRUE(like_match("%a%b%c%", "xxaxxbxxcxx", -1));
   EXPECT_FALSE(like_match("%a%b%c%", "xxaxxcxxbxx", -1));
   EXPECT_TRUE(like_match("ab", "ab", -1));
