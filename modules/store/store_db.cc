@@ -389,6 +389,11 @@ RowRef StoreDb::find(const Txn& t, std::string_view key, bool committed_only) {
   return row;
 }
 
+std::pmr::memory_resource* commit_memory() {
+  static sdk::HugePageResource huge;
+  return &huge;
+}
+
 void CommitObserver::Sidecar::assign(std::string_view bytes) {
   if (bytes.empty()) {
     len_ = 0;
@@ -427,7 +432,8 @@ StoreDb::CommitRows::~CommitRows() {
     w.committed = nullptr;
   }
   if (wrapped_->capacity() > 4096) std::string().swap(*wrapped_);
-  if (arena_->capacity() > 16384) std::string().swap(*arena_); else arena_->clear();
+  arena_->clear();
+  if (arena_->capacity() > 16384) arena_->shrink_to_fit();
   db_.row_pool_busy_ = false;
 }
 

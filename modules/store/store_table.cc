@@ -442,7 +442,7 @@ void StoreTable::replace_contents(sdk::RowSource& source) {
     for (const auto& [key, row] : fresh) keys.push_back(prefix + key);
     std::vector<CommitObserver::RowWrite> rows;
     rows.reserve(fresh.size());
-    std::string sidecars;
+    CommitObserver::Sidecar::Arena sidecars;
     size_t i = 0;
     for (const auto& [key, row] : fresh) rows.push_back({state_.get(), keys[i++], row, CommitObserver::Sidecar(&sidecars)});
     observer->carry_sidecars(rows);

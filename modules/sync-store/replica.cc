@@ -156,7 +156,8 @@ static char* raw_prefixed(char* p, std::string_view b) {
   return p + b.size();
 }
 
-void RowVersions::append_fresh(std::string& out, const Hlc& base, uint64_t seq, std::span<const std::string> names,
+template <class String>
+void RowVersions::append_fresh(String& out, const Hlc& base, uint64_t seq, std::span<const std::string> names,
                                const SiteId& local) {
   size_t bound = 2 + 5 * 10 + base.site.bytes.size();  // the header's largest
   for (const std::string& name : names) bound += 10 + name.size();
@@ -179,6 +180,10 @@ void RowVersions::append_fresh(std::string& out, const Hlc& base, uint64_t seq, 
   for (const std::string& name : names) p = raw_prefixed(p, name);
   out.resize(at + static_cast<size_t>(p - begin));
 }
+template void RowVersions::append_fresh(std::string&, const Hlc&, uint64_t, std::span<const std::string>,
+                                        const SiteId&);
+template void RowVersions::append_fresh(std::pmr::string&, const Hlc&, uint64_t, std::span<const std::string>,
+                                        const SiteId&);
 
 std::string RowVersions::encode(const SiteId& local) const {
   std::string out;
@@ -842,7 +847,7 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
     seq = plan->next_seq;
   }
   const uint64_t first_seq = seq;
-  std::vector<std::string_view>& refs = scratch_.refs;  // the log position of each row told, from first_seq
+  std::pmr::vector<std::string_view>& refs = scratch_.refs;  // the log position of each row told, from first_seq
   refs.clear();
   refs.reserve(rows.size());
   std::optional<Hlc> base;  // ticked once, on the first fact
@@ -1029,7 +1034,7 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
     }
     refs.clear();  // views of this batch's keys
     if (value.capacity() > 4096) std::string().swap(value);  // a big transaction's: not kept
-    if (refs.capacity() > 4096) std::vector<std::string_view>().swap(refs);
+    if (refs.capacity() > 4096) refs.shrink_to_fit();
   } else if (base) {  // the transaction's DDL base taken, no row told: its clock and seq
     out.put(meta_key("clock"), clock.state());
     out.put(meta_key("seq"), u64(seq));

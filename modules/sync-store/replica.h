@@ -32,6 +32,7 @@
 #include <map>
 #include <tuple>
 #include <memory>
+#include <memory_resource>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -111,7 +112,8 @@ struct RowVersions {
   // A fresh row's versions in the compact form (record version 3): every column of `names`
   // at `base` with consecutive op_seqs from base.op_seq, written at arrival `seq`, none
   // having seen a deletion.
-  static void append_fresh(std::string& out, const Hlc& base, uint64_t seq, std::span<const std::string> names,
+  template <class String>  // std::string or std::pmr::string
+  static void append_fresh(String& out, const Hlc& base, uint64_t seq, std::span<const std::string> names,
                            const SiteId& local);
   // `image` from a stored row's cells and its table's columns, and back.
   static std::string image_of(std::span<const qrs_value> cells, const std::vector<sdk::ColumnDef>& columns);
@@ -571,7 +573,7 @@ class Replica : public store::CommitObserver {
   // Capture's scratch, reused from commit to commit (REQUIRES: writer_): a one-row
   // autocommit then allocates nothing of its own but the row's sidecar.
   struct CaptureScratch {
-    std::vector<std::string_view> refs;  // the log position of each row told
+    std::pmr::vector<std::string_view> refs{store::commit_memory()};  // the log position of each row told
     std::string run;                     // a run record's value
     const store::TableState* names_of = nullptr;
     std::vector<std::string> names;      // names_of's column names, lowered
