@@ -138,8 +138,8 @@ class KvStore {
   virtual uint64_t approximate_bytes(const KvRange& range) = 0;
   // Grows whenever what get() or iterate() return may have changed (every write, staged
   // or not). A value read at generation g is still the stored one while generation() == g.
-  // A write moves it before and after it lands, so a read made while a write is under way
-  // (another thread) is never taken for current.
+  // A write moves it before and after it lands. Readers and writers of one store hold its
+  // database's mutex (StoreDb::mu), which is what makes "unchanged" mean "nothing landed".
   virtual uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
   // Marks a change of what reads return (a layer over this store staged or dropped writes).
   virtual void changed() { generation_.fetch_add(1, std::memory_order_acq_rel); }

@@ -136,7 +136,9 @@ class PendingWrites {
     PendingSlot slot;
     if (!deletion) slot = store_row(row);
     auto note = [&] {
-      if (!committed || committed_.size() >= UINT32_MAX) return;
+      // Bounded: past kCommittedBytes of rows the observer reads them at commit instead.
+      if (!committed || committed_.size() >= UINT32_MAX || committed_bytes_ > kCommittedBytes) return;
+      committed_bytes_ += committed->found ? committed->row.size() : 0;
       committed_.push_back(Committed{committed->found ? arena_.copy(committed->row) : std::string_view(),
                                      committed->found, committed->generation});
       slot.committed = static_cast<uint32_t>(committed_.size());
@@ -184,6 +186,7 @@ class PendingWrites {
 
   void clear() {
     committed_.clear();
+    committed_bytes_ = 0;
     map_.clear();
     pool_.release();
     arena_.clear();
@@ -197,6 +200,8 @@ class PendingWrites {
   ByteArena arena_;
   size_t bytes_ = 0;
   std::vector<Committed> committed_;  // only for keys read before their first write
+  static constexpr size_t kCommittedBytes = 16 << 20;
+  size_t committed_bytes_ = 0;
 };
 
 }  // namespace quereus::store

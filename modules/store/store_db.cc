@@ -1,8 +1,6 @@
 // modules/store/store_db.cc — the opened store: registry, coordinator, catalog.
 #include "store_db.h"
 
-#include <absl/container/inlined_vector.h>
-
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -380,6 +378,7 @@ RowRef StoreDb::find(const Txn& t, std::string_view key, bool committed_only) {
     if (r.set && r.generation == generation && r.key == key) return r.row;
   std::optional<std::string> v = kv_->get(key);
   RowRef row = v ? RowRef::own(std::move(*v)) : RowRef{};
+  if (row.bytes.size() > Txn::kReadKept) return row;  // a big row is not kept
   Txn::Read& r = t.reads[t.next_read];
   t.next_read = static_cast<uint8_t>((t.next_read + 1) % t.reads.size());
   r.key.assign(key);
@@ -390,8 +389,10 @@ RowRef StoreDb::find(const Txn& t, std::string_view key, bool committed_only) {
 }
 
 std::pmr::memory_resource* commit_memory() {
-  static sdk::HugePageResource huge;
-  return &huge;
+  // Never destroyed: a StoreDb or replica torn down after the statics at exit still frees
+  // through it (it holds no state).
+  static sdk::HugePageResource* huge = new sdk::HugePageResource;
+  return huge;
 }
 
 void CommitObserver::Sidecar::assign(std::string_view bytes) {
@@ -453,13 +454,16 @@ void StoreDb::write(Txn& t, std::span<const Put> puts) {
     KvBatch b;
     int64_t d = 0;
     std::string_view top;
+    // What the statement read before writing each row (for the observer; the rows point at
+    // them until the commit's end). An UPDATE that moves its key writes two rows.
+    std::array<PendingWrites::Committed, 2> few;
+    std::vector<PendingWrites::Committed> many(puts.size() > few.size() ? puts.size() : 0);
+    PendingWrites::Committed* reads = many.empty() ? few.data() : many.data();
     CommitRows commit(*this);
     std::span<CommitObserver::RowWrite> rows;
     if (observer_) {
       // The observer's writes go first here: they never name a key of `puts` (its own
       // rows' versions ride in their sidecars).
-      // What the statement read before writing each row (for the observer).
-      absl::InlinedVector<PendingWrites::Committed, 2> reads(puts.size());
       const uint64_t now = kv_->generation();
       for (size_t i = 0; i < puts.size(); ++i) {
         const Put& p = puts[i];
@@ -521,6 +525,7 @@ void StoreDb::begin(Txn& t) {
 }
 
 void StoreDb::clear(Txn& t) {
+  for (Txn::Read& r : t.reads) r = Txn::Read{};  // (a big row is not kept past the transaction)
   t.pending.clear();
   t.ghosts.clear();
   t.undo.clear();

@@ -106,6 +106,7 @@ struct Txn {
     uint64_t generation = 0;
     bool set = false;
   };
+  static constexpr size_t kReadKept = 64 * 1024;  // a bigger row is read again
   mutable std::array<Read, 2> reads;
   mutable uint8_t next_read = 0;
   // The read of `key` at store generation `now`, as a PendingWrites::Committed; false if none.
