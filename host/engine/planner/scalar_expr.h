@@ -131,6 +131,9 @@ struct CastScalar : ScalarExpr {
   bool is_constant() const override { return operand->is_constant(); }
   ScalarPtr operand;
   qrs_logical_type target = QRS_LT_ANY;
+  // Inserted by the planner for a comparison (type_coercion.h): converts with
+  // comparison_value (blank text against a number is NULL), not cast_value.
+  bool comparison = false;
   std::vector<const ScalarPtr*> operands() const override { return {&operand}; }
 };
 

@@ -27,6 +27,7 @@ ScalarPtr with_cast(ScalarPtr e, qrs_logical_type target) {
   c->operand = std::move(e);
   c->target = target;
   c->type = target;
+  c->comparison = true;
   return c;
 }
 

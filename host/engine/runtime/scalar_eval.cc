@@ -385,7 +385,7 @@ Value FunctionScalar::eval(const EvalEnv& env) const {
     keys.reserve(args.size());
     for (size_t i = 0; i < args.size(); ++i) {
       vals.push_back(args[i]->eval(env));
-      keys.push_back(i < key_casts.size() ? cast_value(vals.back(), key_casts[i]) : vals.back());
+      keys.push_back(i < key_casts.size() ? comparison_value(vals.back(), key_casts[i]) : vals.back());
     }
     return fn->compare_call(vals, keys, compare_collation);
   }
@@ -406,7 +406,9 @@ Value FunctionScalar::eval(const EvalEnv& env) const {
   return checked_length(fn->call(vals), env);
 }
 
-Value CastScalar::eval(const EvalEnv& env) const { return cast_value(operand->eval(env), target); }
+Value CastScalar::eval(const EvalEnv& env) const {
+  return comparison ? comparison_value(operand->eval(env), target) : cast_value(operand->eval(env), target);
+}
 
 Value CaseScalar::eval(const EvalEnv& env) const {
   if (base) {
@@ -490,7 +492,7 @@ std::vector<Value> SubqueryScalar::member_values(const EvalEnv& env) const {
   std::vector<Value> out;
   out.reserve(rows.size());
   for (auto& r : rows) {
-    Value x = cast_value(r[0], value_cast);
+    Value x = comparison_value(r[0], value_cast);
     if (!x.is_null()) out.push_back(std::move(x));
   }
   return out;
@@ -507,7 +509,7 @@ Value SubqueryScalar::eval(const EvalEnv& env) const {
       if (rows->size() > 1) throw Error(StatusCode::kError, "Scalar subquery returned more than one row");
       return (*rows)[0][0];
     case ScalarKind::kInSubquery: {
-      Value v = cast_value(operand->eval(env), probe_cast);
+      Value v = comparison_value(operand->eval(env), probe_cast);
       if (rows->empty()) return bool_value(negated);
       if (v.is_null()) return Value();
       if (!correlated && !duration_order && rows->size() >= 16) {
@@ -517,7 +519,7 @@ Value SubqueryScalar::eval(const EvalEnv& env) const {
           sorted.clear();
           sorted_saw_null = false;
           for (auto& r : *rows) {
-            Value x = cast_value(r[0], value_cast);
+            Value x = comparison_value(r[0], value_cast);
             if (x.is_null()) sorted_saw_null = true;
             else sorted.push_back(std::move(x));
           }
@@ -531,7 +533,7 @@ Value SubqueryScalar::eval(const EvalEnv& env) const {
       }
       bool saw_null = false;
       for (auto& r : *rows) {
-        Value x = cast_value(r[0], value_cast);
+        Value x = comparison_value(r[0], value_cast);
         if (x.is_null()) { saw_null = true; continue; }
         if (site_compare(v, x, collation, duration_order) == 0) return bool_value(!negated);
       }

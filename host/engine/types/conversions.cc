@@ -1,6 +1,7 @@
 // Value conversions: declared type names, numeric text, CAST (see conversions.h).
 #include "types/conversions.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -91,6 +92,16 @@ static Value leading_integer(std::string_view text) {
   while (i < n && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
   if (i == start) return Value::Integer(0);
   return bigint::from_digits(negative, text.substr(start, i - start));
+}
+
+Value comparison_value(const Value& v, qrs_logical_type target) {
+  if (v.type() == ValueType::kText &&
+      (target == QRS_LT_NUMERIC || target == QRS_LT_INTEGER || target == QRS_LT_REAL)) {
+    const std::string& s = v.str();
+    if (std::all_of(s.begin(), s.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); }))
+      return Value();
+  }
+  return cast_value(v, target);
 }
 
 Value cast_value(const Value& v, qrs_logical_type target) {

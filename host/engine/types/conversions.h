@@ -10,6 +10,11 @@ namespace quereus {
 
 // CAST(v AS target): the value converted to the logical type (NULL where it cannot be).
 Value cast_value(const Value& v, qrs_logical_type target);
+// The conversion a comparison applies to one operand (docs: types.md "Type Coercion in
+// Comparisons": `int_col = '25'` reads as `int_col = integer('25')`): cast_value, except
+// that blank text (empty or spaces only) against a numeric type has no number and is NULL,
+// as `integer('')` is — so `'' = 0` is not true (SQLite: false; here NULL).
+Value comparison_value(const Value& v, qrs_logical_type target);
 // Maps a declared type name ("varchar(10)", "INT", …) to a logical type.
 qrs_logical_type logical_type_from_name(std::string_view type_name);
 // Parses text as a number (integer when exact), or returns NULL when it is not numeric.
