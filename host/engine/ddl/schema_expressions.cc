@@ -407,6 +407,23 @@ void resolve_generated(DdlContext& db, TableEntry& entry) {
 
 namespace {
 
+// Binds a stored body (a CHECK, DEFAULT or generated expression parsed from the table's
+// DDL) for a write. An error it raises ("Column not found", a type or collation problem)
+// keeps its code and message but loses its line and column: those would point into the
+// DDL's text, not into the statement being run (errors.md), as a determinism refusal of
+// the same body does (BodySite::kStored).
+ScalarPtr bind_stored(Planner& planner, const ast::Expr& body, const Scope& scope) {
+  try {
+    return planner.bind_expr(body, scope);
+  } catch (const UnknownColumnError& err) {
+    if (!err.site()) throw;
+    throw UnknownColumnError(err.code(), err.raw_message());
+  } catch (const Error& err) {
+    if (!err.site()) throw;
+    throw Error(err.code(), err.raw_message());
+  }
+}
+
 // A write's generated-column projection judges the bodies again: a column declared while
 // nondeterministic_schema was on meets the gate here.
 void judge_generated(DdlContext& db, const TableEntry& table) {
@@ -449,7 +466,7 @@ std::vector<BoundGenerated> bind_generated(DdlContext& db, Planner& planner, con
   add_images(images, row, "new", 0);
   row.outer = &images;
   if (judge) judge_generated(db, table);
-  for (int g : order) out.push_back({g, planner.bind_expr(*ts.columns[g].generated_expr, row)});
+  for (int g : order) out.push_back({g, bind_stored(planner, *ts.columns[g].generated_expr, row)});
   return out;
 }
 
@@ -476,7 +493,7 @@ std::vector<BoundCheck> bind_checks(DdlContext& db, Planner& planner, const Tabl
     });
     std::set<int> read;
     vars.used = &read;
-    out.push_back({ck.name, expr_to_string(*ck.expr), planner.bind_expr(*ck.expr, vars), ck.on_insert, ck.on_update,
+    out.push_back({ck.name, expr_to_string(*ck.expr), bind_stored(planner, *ck.expr, vars), ck.on_insert, ck.on_update,
                    ck.on_delete, ck.on_conflict});
     // A CHECK reading other rows (a subquery) is judged at COMMIT (docs/foreign-keys.md).
     out.back().deferred = has_node(*ck.expr, [](const ast::Expr& x) {
@@ -489,7 +506,7 @@ std::vector<BoundCheck> bind_checks(DdlContext& db, Planner& planner, const Tabl
     for (const ast::AttachedCheck& ck : *attached) {
       std::set<int> read;
       vars.used = &read;
-      out.push_back({ck.name, ck.text, planner.bind_expr(*ck.expr, vars), ck.on_insert, ck.on_update, ck.on_delete,
+      out.push_back({ck.name, ck.text, bind_stored(planner, *ck.expr, vars), ck.on_insert, ck.on_update, ck.on_delete,
                      std::nullopt});
       out.back().deferred = has_node(*ck.expr, [](const ast::Expr& x) {
         return x.kind == ast::ExprKind::kSubquery || x.kind == ast::ExprKind::kExists ||
@@ -514,7 +531,7 @@ ScalarPtr bind_default(DdlContext& db, Planner& planner, const TableEntry& table
   Scope vars = context_scope(ts);
   vars.used = &read;
   vars.outer = &images;
-  ScalarPtr bound = planner.bind_expr(*col.default_expr, vars);
+  ScalarPtr bound = bind_stored(planner, *col.default_expr, vars);
   if (firing) context_read.insert(read.begin(), read.end());
   return bound;
 }
