@@ -42,6 +42,20 @@ TEST(SchemaExpressionsDeterminism, NamesTheFunctionWhereverItSits) {
   }
 }
 
+// determinism.md "Strict-mode behaviour": a date/time function is judged by its arguments.
+TEST(SchemaExpressionsDeterminism, DateFunctionsAreJudgedByTheirArguments) {
+  Registry registry;
+  register_builtin_functions(registry);
+  for (const char* ok : {"date('2020-01-01')", "datetime('2020-01-01', '+1 day', 'start of month')",
+                         "julianday(date('2020-01-01'))", "strftime('%Y', -1)"})
+    EXPECT_NO_THROW(require_deterministic(registry, *Parser::parse_expression(ok), "CHECK", "constraint 'c'")) << ok;
+  for (const char* bad : {"date('now')", "time(' Now ')", "datetime('2020-01-01', 'localtime')",
+                          "datetime('2020-01-01', 'UTC')", "date(date('now'))", "date(x)", "date(?)",
+                          "date('now' || '')", "epoch_s((select 'now'))"})
+    EXPECT_THROW(require_deterministic(registry, *Parser::parse_expression(bad), "CHECK", "constraint 'c'"), Error)
+        << bad;
+}
+
 class SchemaExpressionsTest : public MemDbTest {};
 
 TEST_F(SchemaExpressionsTest, GeneratedColumnsFollowTheirDependencies) {

@@ -20,6 +20,11 @@ enum FunctionFlags : uint32_t {
   // Engine-only: reads the row being produced (mutation_ordinal()); deterministic for the
   // schema gate, but never folded to a constant at plan time.
   kPerRow = 1u << 16,
+  // Engine-only, on a function registered non-deterministic: it reads the clock or the
+  // process time zone only when an argument asks ('now', the 'localtime' / 'utc'
+  // modifiers), so the schema gate judges each call by its arguments (determinism.md
+  // "Strict-mode behaviour": `date('now')` is rejected, `date('2020-01-01')` is not).
+  kClockArgs = 1u << 17,
 };
 
 using ArgTypes = std::span<const qrs_logical_type>;

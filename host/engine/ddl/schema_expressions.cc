@@ -7,6 +7,7 @@
 #include "common/status.h"
 #include "catalog/registry.h"
 #include "ddl/ddl_context.h"
+#include "types/logical_type.h"
 #include "parser/ast_printer.h"
 #include "parser/ast_visit.h"
 
@@ -242,8 +243,71 @@ void walk_expr(const ast::Expr& e, const ExprFn& fn, bool opaque) {
   w.expr(&e, opaque);
 }
 
+namespace {
+
+// Why a call to a kClockArgs function (date, datetime, strftime, …) reads the clock or
+// the process time zone, or "" when it cannot. An argument is safe when it is a literal
+// other than 'now' / 'localtime' / 'utc', a column of `row` whose type cannot hold text
+// (a DATE, TIME, DATETIME or numeric column stores no 'now'), another such call, or a
+// sign / cast / COLLATE / parentheses around one. Anything else — a TEXT column, a
+// context variable, a parameter, a subquery, an expression that could build the string —
+// may be 'now' when the body runs, and the gate has no row to look at, so it is judged
+// non-deterministic (the safe side: strict mode never stores a body that can read the
+// clock; the refusal names the way out).
+std::string clock_reason(const Registry& registry, const ast::FunctionCall& f, const TableSchema* row) {
+  std::function<std::string(const ast::Expr&)> arg = [&](const ast::Expr& a) -> std::string {
+    using K = ast::ExprKind;
+    switch (a.kind) {
+      case K::kLiteral: {
+        auto& lit = static_cast<const ast::Literal&>(a);
+        if (lit.literal_kind != ast::LiteralKind::kString) return "";
+        std::string v = to_lower(lit.text);
+        v.erase(0, v.find_first_not_of(" \t\n\r"));
+        v.erase(v.find_last_not_of(" \t\n\r") + 1);
+        if (v == "now") return "its argument 'now' reads the clock";
+        if (v == "localtime" || v == "utc") return "its modifier '" + v + "' reads the process time zone";
+        return "";
+      }
+      case K::kColumn: {
+        auto& ref = static_cast<const ast::ColumnRef&>(a);
+        if (row && ref.schema.empty() &&
+            (ref.table.empty() || iequals(ref.table, row->name) || iequals(ref.table, "new") ||
+             iequals(ref.table, "old")))
+          for (const ColumnSchema& c : row->columns)
+            if (iequals(c.name, ref.column)) {
+              qrs_logical_type t = c.logical_type;
+              if (is_numeric_type(t) || t == QRS_LT_BOOLEAN || t == QRS_LT_DATE || t == QRS_LT_TIME ||
+                  t == QRS_LT_DATETIME)
+                return "";
+              break;
+            }
+        break;
+      }
+      case K::kUnary: return arg(*static_cast<const ast::UnaryExpr&>(a).operand);
+      case K::kCast: return arg(*static_cast<const ast::CastExpr&>(a).operand);
+      case K::kCollate: return arg(*static_cast<const ast::CollateExpr&>(a).operand);
+      case K::kFunction: {
+        auto& g = static_cast<const ast::FunctionCall&>(a);
+        const ScalarFunction* fn = registry.find_scalar(g.name, static_cast<int>(g.args.size()));
+        if (fn && (fn->flags & kClockArgs)) return clock_reason(registry, g, row);
+        break;
+      }
+      default: break;
+    }
+    return "an argument that is not a constant (or a DATE, TIME, DATETIME or numeric column) may be 'now'";
+  };
+  for (const auto& a : f.args) {
+    std::string why = arg(*a);
+    if (!why.empty()) return why;
+  }
+  return "";
+}
+
+}  // namespace
+
 void require_deterministic(const Registry& registry, const ast::Expr& e, const std::string& clause,
-                           const std::string& what, bool functions, bool dml, BodySite site) {
+                           const std::string& what, bool functions, bool dml, BodySite site, const TableSchema* row,
+                           const char* hint) {
   std::string culprit;
   AstWalker w;
   w.on_expr = [&](const ast::Expr& x, bool) {
@@ -251,7 +315,12 @@ void require_deterministic(const Registry& registry, const ast::Expr& e, const s
     auto& f = static_cast<const ast::FunctionCall&>(x);
     int argc = static_cast<int>(f.args.size());
     if (const ScalarFunction* fn = registry.find_scalar(f.name, argc)) {
-      if (!(fn->flags & kDeterministic)) culprit = "Function '" + to_lower(f.name) + "' is not deterministic";
+      if (fn->flags & kClockArgs) {
+        std::string why = clock_reason(registry, f, row);
+        if (!why.empty()) culprit = "Function '" + to_lower(f.name) + "' is not deterministic: " + why;
+      } else if (!(fn->flags & kDeterministic)) {
+        culprit = "Function '" + to_lower(f.name) + "' is not deterministic";
+      }
     } else if (const AggregateFunction* agg = registry.find_aggregate(f.name, argc)) {
       if (!(agg->flags & kDeterministic)) culprit = "Function '" + to_lower(f.name) + "' is not deterministic";
     }
@@ -269,7 +338,7 @@ void require_deterministic(const Registry& registry, const ast::Expr& e, const s
   if (culprit.empty()) return;
   throw Error(StatusCode::kError,
               "Non-deterministic expression not allowed in " + clause + " " + what + ": " + culprit +
-                  " (use a WITH CONTEXT variable, or pragma nondeterministic_schema = true)",
+                  " (" + (hint ? hint : "use a WITH CONTEXT variable, or pragma nondeterministic_schema = true") + ")",
               site == BodySite::kHere && e.site.line > 0 ? std::optional<SourceSite>(e.site) : std::nullopt);
 }
 
@@ -287,7 +356,8 @@ void validate_schema_expressions(DdlContext& db, const TableSchema& ts) {
       throw Error(StatusCode::kError,
                   "Column '" + col.name + "' cannot have both DEFAULT and GENERATED ALWAYS AS", col.default_expr->site);
     if (col.generated() && !nondeterministic_allowed(db))
-      require_deterministic(db.registry(), *col.generated_expr, "GENERATED ALWAYS AS", "for column '" + col.name + "'");
+      require_deterministic(db.registry(), *col.generated_expr, "GENERATED ALWAYS AS", "for column '" + col.name + "'",
+                            true, true, BodySite::kHere, &ts);
     if (!col.default_expr) continue;
     if (has_parameter(*col.default_expr))
       throw Error(StatusCode::kError, "DEFAULT for column '" + col.name + "' may not reference bind parameters",
@@ -345,7 +415,8 @@ void resolve_default(DdlContext& db, TableEntry& entry, int column) {
                 col.default_expr->site);
   }
   if (siblings.empty() && !nondeterministic_allowed(db))
-    require_deterministic(db.registry(), *col.default_expr, "DEFAULT", "for column '" + col.name + "'");
+    require_deterministic(db.registry(), *col.default_expr, "DEFAULT", "for column '" + col.name + "'", true, true,
+                          BodySite::kHere, &ts);
 }
 
 void resolve_schema_expressions(DdlContext& db, TableEntry& entry) {
@@ -399,7 +470,7 @@ void resolve_generated(DdlContext& db, TableEntry& entry) {
   if (!nondeterministic_allowed(db))
     for (int g : order)
       require_deterministic(db.registry(), *ts.columns[g].generated_expr, "GENERATED ALWAYS AS",
-                            "for column '" + ts.columns[g].name + "'");
+                            "for column '" + ts.columns[g].name + "'", true, true, BodySite::kHere, &ts);
   ts.generated_order = std::move(order);
 }
 
@@ -431,7 +502,7 @@ void judge_generated(DdlContext& db, const TableEntry& table) {
   for (const ColumnSchema& col : table.schema.columns)
     if (col.generated())
       require_deterministic(db.registry(), *col.generated_expr, "GENERATED ALWAYS AS", "for column '" + col.name + "'",
-                            true, true, BodySite::kStored);
+                            true, true, BodySite::kStored, &table.schema);
 }
 
 }  // namespace
@@ -448,7 +519,7 @@ void judge_write_bodies(DdlContext& db, const TableEntry& table, const std::vect
       return op == RowOp::kInsert ? ck.on_insert : op == RowOp::kUpdate ? ck.on_update : ck.on_delete;
     });
     require_deterministic(db.registry(), *ck.expr, "CHECK", "constraint '" + ck.name + "'", applies, true,
-                          BodySite::kStored);
+                          BodySite::kStored, &ts);
   }
   if (generated) judge_generated(db, table);
 }
@@ -523,7 +594,7 @@ ScalarPtr bind_default(DdlContext& db, Planner& planner, const TableEntry& table
   if (!col.default_expr) return nullptr;
   if (firing && !nondeterministic_allowed(db))
     require_deterministic(db.registry(), *col.default_expr, "DEFAULT", "for column '" + col.name + "'", true, true,
-                          BodySite::kStored);
+                          BodySite::kStored, &ts);
   Scope row = planner.table_scope(table, "");
   Scope images;
   add_images(images, row, "new", 0, &visible);

@@ -41,10 +41,15 @@ enum class BodySite { kHere, kStored };
 // non-deterministic function (or nested DML) in `e`. `clause` is "DEFAULT", "CHECK" or
 // "GENERATED ALWAYS AS"; `what` names the column or constraint for the message.
 // `functions` / `dml` choose what is looked for: CREATE TABLE judges a CHECK's functions,
-// a write statement binding it judges both (as the reference does).
+// a write statement binding it judges both (as the reference does). A date/time function
+// (kClockArgs) is judged by its arguments: 'now', 'localtime' / 'utc', or an argument that
+// may be one of them at run time (anything but a constant or a column of `row` whose type
+// holds no text) makes the call non-deterministic. `hint`: the way out the message offers
+// (default: a WITH CONTEXT variable or the pragma).
 void require_deterministic(const Registry& registry, const ast::Expr& e, const std::string& clause,
                            const std::string& what, bool functions = true, bool dml = true,
-                           BodySite site = BodySite::kHere);
+                           BodySite site = BodySite::kHere, const TableSchema* row = nullptr,
+                           const char* hint = nullptr);
 
 // ---- CREATE TABLE
 

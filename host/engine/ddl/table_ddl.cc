@@ -90,7 +90,8 @@ class TableSchemaBuilder {
                   "CHECK constraint '" + ck.name + "' on table '" + ts_.name + "' may not reference bind parameters.",
                   e.site);
     if (!db_.options().nondeterministic_schema)
-      require_deterministic(db_.registry(), e, "CHECK", "constraint '" + ck.name + "'", true, false);
+      require_deterministic(db_.registry(), e, "CHECK", "constraint '" + ck.name + "'", true, false, BodySite::kHere,
+                            &ts_);
     ck.expr = own_expr(e);
     set_check_ops(ck, ops);
     ts_.checks.push_back(std::move(ck));
@@ -106,8 +107,9 @@ class TableSchemaBuilder {
   // clauses are build_column's; UNIQUE comes later, with the table's).
   void add_column(const ast::ColumnDef& cd) {
     if (ts_.find_column(cd.name) >= 0) throw Error(StatusCode::kError, "duplicate column name: " + cd.name);
-    ColumnSchema col = build_column(db_, cd);
     const int ordinal = static_cast<int>(ts_.columns.size());
+    // In place before its constraints: a CHECK's determinism gate reads its type.
+    ts_.columns.push_back(build_column(db_, cd));
     for (const ast::ColumnConstraint& c : cd.constraints) {
       using K = ast::ColumnConstraint::Kind;
       switch (c.kind) {
@@ -126,7 +128,6 @@ class TableSchemaBuilder {
         default: break;
       }
     }
-    ts_.columns.push_back(std::move(col));
   }
 
   // A table-level CHECK, FOREIGN KEY or PRIMARY KEY (UNIQUE comes later).

@@ -7,11 +7,14 @@
 // canonical DATE / TIME / DATETIME spelling: '2024-01-15T09:00:00'); with modifiers they
 // are SQLite's display functions (TEXT: '2024-01-15 09:00:00').
 //
-// Determinism: every function that accepts a time string also accepts 'now', so — as in
-// the reference — date, time, datetime, julianday, strftime and the epoch functions are
-// registered non-deterministic (and so not replicable). The 'localtime' modifier reads
-// the process time zone, another reason they are not replicable. timespan(), the
-// timespan_* functions and IsISODate / IsISODateTime are pure.
+// Determinism: every function that accepts a time string also accepts 'now', so date,
+// time, datetime, julianday, strftime and the epoch functions are registered
+// non-deterministic (and so not replicable, never folded or moved by the optimizer). The
+// 'localtime' / 'utc' modifiers read the process time zone, another reason. They carry
+// kClockArgs: the schema gate (require_deterministic) accepts a call whose arguments
+// cannot be 'now' or such a modifier (`date('2020-01-01')`, `date(d)` over a DATE
+// column), as determinism.md rejects only the 'now' forms. timespan(), the timespan_*
+// functions and IsISODate / IsISODateTime are pure.
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -489,7 +492,8 @@ Value is_iso_datetime(Args a) {
 }  // namespace
 
 void register_datetime_functions(Registry& r) {
-  constexpr uint32_t kNow = 0;  // accepts 'now': neither deterministic nor replicable
+  // Accepts 'now': neither deterministic nor replicable; the schema gate judges each call.
+  constexpr uint32_t kNow = kClockArgs;
 
   // Conversion functions (one argument).
   add_scalar(r, "date", 1, date_conversion, kNow).returns(QRS_LT_DATE);

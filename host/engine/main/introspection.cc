@@ -415,7 +415,7 @@ void register_function_info(Registry& r) {
       if (!filter.empty() && name != filter) return;
       std::string sig = name + "(" + (argc < 0 ? "..." : std::to_string(argc)) + ")";
       rows.push_back({Value::Text(name), Value::Integer(argc), Value::Text(type),
-                      Value::Integer(flags & kDeterministic ? 1 : 0), Value::Integer(flags), Value::Text(sig)});
+                      Value::Integer(flags & kDeterministic ? 1 : 0), Value::Integer(flags & ~kClockArgs), Value::Text(sig)});
     });
     // The window-only functions (ranking and navigation), which the planner evaluates
     // itself rather than through the registry: type 'window' (functions.md, function_info).

@@ -286,7 +286,7 @@ CascadeTarget bind_cascade_target(DatabaseImpl& db, const TableEntry& child) {
       if (t.default_refusals[c]) continue;
       t.default_refusals[c] = refusal_of([&] {
         require_deterministic(db.registry(), *ts.columns[c].default_expr, "DEFAULT",
-                              "for column '" + ts.columns[c].name + "'", true, true, BodySite::kStored);
+                              "for column '" + ts.columns[c].name + "'", true, true, BodySite::kStored, &ts);
       });
     }
   }
@@ -1236,7 +1236,10 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
       // in constraints, DML "inside a CHECK / DEFAULT / assertion expression") before the
       // body would run at every COMMIT; the option lifts the gate.
       if (!db.options().nondeterministic_schema)
-        require_deterministic(db.registry(), *s.check, "CHECK", "of assertion '" + s.name.name + "'");
+        require_deterministic(db.registry(), *s.check, "CHECK", "of assertion '" + s.name.name + "'", true, true,
+                              BodySite::kHere, nullptr,
+                              "an assertion reads no WITH CONTEXT variable: compare against a value stored in a table, "
+                              "or pragma nondeterministic_schema = true");
       return ddl_exec(db, [&db, &s](ExecContext&) { db.assertions().create(db, s); });
     }
     case K::kAnalyze: return std::make_unique<AnalyzeExec>(db, static_cast<const ast::AnalyzeStmt&>(stmt));
