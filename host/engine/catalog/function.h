@@ -21,8 +21,7 @@ enum FunctionFlags : uint32_t {
   // schema gate, but never folded to a constant at plan time.
   kPerRow = 1u << 16,
   // Engine-only, on a function registered non-deterministic: it reads the clock or the
-  // process time zone only when an argument asks ('now', the 'localtime' / 'utc'
-  // modifiers), so the schema gate judges each call by its arguments (determinism.md
+  // process time zone only when an argument asks ('now', the 'localtime' modifier), so the schema gate judges each call by its arguments (determinism.md
   // "Strict-mode behaviour": `date('now')` is rejected, `date('2020-01-01')` is not).
   kClockArgs = 1u << 17,
 };

@@ -247,7 +247,7 @@ namespace {
 
 // Why a call to a kClockArgs function (date, datetime, strftime, …) reads the clock or
 // the process time zone, or "" when it cannot. An argument is safe when it is a literal
-// other than 'now' / 'localtime' / 'utc', a column of `row` whose type cannot hold text
+// other than 'now' / 'localtime', a column of `row` whose type cannot hold text
 // (a DATE, TIME, DATETIME or numeric column stores no 'now'), another such call, or a
 // sign / cast / COLLATE / parentheses around one. Anything else — a TEXT column, a
 // context variable, a parameter, a subquery, an expression that could build the string —
@@ -265,7 +265,9 @@ std::string clock_reason(const Registry& registry, const ast::FunctionCall& f, c
         v.erase(0, v.find_first_not_of(" \t\n\r"));
         v.erase(v.find_last_not_of(" \t\n\r") + 1);
         if (v == "now") return "its argument 'now' reads the clock";
-        if (v == "localtime" || v == "utc") return "its modifier '" + v + "' reads the process time zone";
+        // 'utc' reads no zone: UTC is the default (datetime.md "Timezone Control"), and
+        // it only undoes an earlier 'localtime', which is judged on its own.
+        if (v == "localtime") return "its modifier 'localtime' reads the process time zone";
         return "";
       }
       case K::kColumn: {

@@ -42,7 +42,7 @@ enum class BodySite { kHere, kStored };
 // "GENERATED ALWAYS AS"; `what` names the column or constraint for the message.
 // `functions` / `dml` choose what is looked for: CREATE TABLE judges a CHECK's functions,
 // a write statement binding it judges both (as the reference does). A date/time function
-// (kClockArgs) is judged by its arguments: 'now', 'localtime' / 'utc', or an argument that
+// (kClockArgs) is judged by its arguments: 'now', 'localtime', or an argument that
 // may be one of them at run time (anything but a constant or a column of `row` whose type
 // holds no text) makes the call non-deterministic. `hint`: the way out the message offers
 // (default: a WITH CONTEXT variable or the pragma).

@@ -10,9 +10,9 @@
 // Determinism: every function that accepts a time string also accepts 'now', so date,
 // time, datetime, julianday, strftime and the epoch functions are registered
 // non-deterministic (and so not replicable, never folded or moved by the optimizer). The
-// 'localtime' / 'utc' modifiers read the process time zone, another reason. They carry
+// 'localtime' modifier reads the process time zone, another reason. They carry
 // kClockArgs: the schema gate (require_deterministic) accepts a call whose arguments
-// cannot be 'now' or such a modifier (`date('2020-01-01')`, `date(d)` over a DATE
+// cannot be 'now' or 'localtime' (`date('2020-01-01')`, `date(d)` over a DATE
 // column), as determinism.md rejects only the 'now' forms. timespan(), the timespan_*
 // functions and IsISODate / IsISODateTime are pure.
 #include <chrono>
