@@ -528,6 +528,15 @@ bool mark_reads(const ScalarExpr& e, std::vector<bool>& used) {
   return true;
 }
 
+// Whether `e` calls only deterministic functions (subqueries are refused by mark_reads).
+bool deterministic_reads(const ScalarExpr& e) {
+  if (e.kind == ScalarKind::kFunction && !(static_cast<const FunctionScalar&>(e).fn->flags & kDeterministic))
+    return false;
+  for (const ScalarPtr* op : e.operands())
+    if (*op && !deterministic_reads(**op)) return false;
+  return true;
+}
+
 bool reads_only_first(const ScalarExpr& e, int width) {
   std::vector<bool> used(static_cast<size_t>(width), false);
   return mark_reads(e, used);
@@ -589,14 +598,19 @@ bool pure_reads(const RelNode& n) {
 // equates a key of the right side) yields exactly its left rows: the join goes. This is
 // what lets a lens read that names only some members' columns plan as the hand-written
 // query over those members.
-RelPtr Optimizer::eliminate_left_joins(RelPtr input, const std::vector<ScalarPtr>& reads) {
+// Under a DISTINCT (`under_distinct`) how many right rows a left row meets does not
+// matter: every left row comes out at least once, with its own values, and DISTINCT
+// keeps one of each — so the join goes whenever the (deterministic) projection reads
+// only the left side, as SQLite's omit-noop-join does (difftest seed 275026441: a
+// DISTINCT of constants over a LEFT JOIN of two 17,000-row views on a constant).
+RelPtr Optimizer::eliminate_left_joins(RelPtr input, const std::vector<ScalarPtr>& reads, bool under_distinct) {
   while (input->kind == RelKind::kJoin) {
     auto& j = static_cast<const JoinNode&>(*input);
     if (j.join != ast::JoinKind::kLeft || j.lateral) break;
     const int lw = static_cast<int>(j.left->columns.size());
     bool left_only = true;
     for (const ScalarPtr& e : reads) left_only = left_only && reads_only_first(*e, lw);
-    if (!left_only || !pure_reads(*j.right) || !left_meets_at_most_one(j)) break;
+    if (!left_only || !pure_reads(*j.right) || (!under_distinct && !left_meets_at_most_one(j))) break;
     input = j.left;
   }
   return input;
@@ -714,6 +728,12 @@ RelPtr Optimizer::rewrite(RelPtr node) {
     case RelKind::kDistinct: {
       auto& n = static_cast<DistinctNode&>(*node);
       n.input = rewrite(n.input);
+      if (enabled("join_elimination") && n.input->kind == RelKind::kProject) {
+        auto& p = static_cast<ProjectNode&>(*n.input);
+        bool deterministic = true;
+        for (const ScalarPtr& e : p.exprs) deterministic = deterministic && deterministic_reads(*e);
+        if (deterministic) p.input = eliminate_left_joins(p.input, p.exprs, true);
+      }
       // Rows that are already distinct (a key among the columns, compared as DISTINCT
       // compares them) need no DISTINCT.
       if (enabled("distinct_elimination")) {

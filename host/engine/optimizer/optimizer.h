@@ -57,7 +57,7 @@ class Optimizer {
  private:
   bool enabled(const char* pass) const { return !options_.disabled.count(pass); }
   RelPtr rewrite(RelPtr node);
-  RelPtr eliminate_left_joins(RelPtr input, const std::vector<ScalarPtr>& reads);
+  RelPtr eliminate_left_joins(RelPtr input, const std::vector<ScalarPtr>& reads, bool under_distinct = false);
   // constant_folding: replaces constant subexpressions of the node's own expressions.
   void fold_node_constants(RelNode& node);
   void plan_access(TableScanNode& scan);
