@@ -583,6 +583,8 @@ bool pure_reads(const RelNode& n) {
     case RelKind::kSort: return pure_reads(*static_cast<const SortNode&>(n).input);
     case RelKind::kDistinct: return pure_reads(*static_cast<const DistinctNode&>(n).input);
     case RelKind::kAggregate: return pure_reads(*static_cast<const AggregateNode&>(n).input);
+    case RelKind::kWindow: return pure_reads(*static_cast<const WindowNode&>(n).input);
+    case RelKind::kLimit: return pure_reads(*static_cast<const LimitNode&>(n).input);
     case RelKind::kJoin: {
       auto& j = static_cast<const JoinNode&>(n);
       return pure_reads(*j.left) && pure_reads(*j.right);
