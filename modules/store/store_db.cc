@@ -374,8 +374,7 @@ RowRef StoreDb::find(const Txn& t, std::string_view key, bool committed_only) {
   if (above_committed(*t.table, key)) return {};
   const uint64_t generation = kv_->generation();  // before the read: a write under way moves it
   // Read again with nothing written since (an UPDATE's lookup, then its write): as read.
-  for (const Txn::Read& r : t.reads)
-    if (r.set && r.generation == generation && r.key == key) return r.row;
+  if (const Txn::Read* r = t.read(key, generation)) return r->row;
   std::optional<std::string> v = kv_->get(key);
   RowRef row = v ? RowRef::own(std::move(*v)) : RowRef{};
   if (row.bytes.size() > Txn::kReadKept) return row;  // a big row is not kept

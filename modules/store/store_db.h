@@ -109,14 +109,17 @@ struct Txn {
   static constexpr size_t kReadKept = 64 * 1024;  // a bigger row is read again
   mutable std::array<Read, 2> reads;
   mutable uint8_t next_read = 0;
-  // The read of `key` at store generation `now`, as a PendingWrites::Committed; false if none.
-  bool read_of(std::string_view key, uint64_t now, PendingWrites::Committed& out) const {
+  // The kept read of `key` at store generation `now`, or null.
+  const Read* read(std::string_view key, uint64_t now) const {
     for (const Read& r : reads)
-      if (r.set && r.generation == now && r.key == key) {
-        out = PendingWrites::Committed{r.row.bytes, static_cast<bool>(r.row), now};
-        return true;
-      }
-    return false;
+      if (r.set && r.generation == now && r.key == key) return &r;
+    return nullptr;
+  }
+  // The same, as a PendingWrites::Committed; false if none.
+  bool read_of(std::string_view key, uint64_t now, PendingWrites::Committed& out) const {
+    const Read* r = read(key, now);
+    if (r) out = PendingWrites::Committed{r->row.bytes, static_cast<bool>(r->row), now};
+    return r != nullptr;
   }
 };
 
