@@ -95,16 +95,19 @@ std::string row_key_of(std::string_view ref) {
 // The versions of the row at `row_key`: in the stored row's sidecar (format 4: a live row
 // and its versions are one entry), else in its 21 record (a deleted row's tombstone).
 // `row` receives the stored row; `recorded`, whether a 21 record was found.
-std::optional<RowVersions> load_versions(store::KvStore& kv, const SiteId& local, std::string_view row_key,
-                                         std::optional<std::string>& row, bool* recorded = nullptr) {
+std::optional<RowVersions> load_versions(store::KvStore& kv, const SiteId& local, ColumnLists& lists,
+                                         std::string_view row_key, std::optional<std::string>& row,
+                                         bool* recorded = nullptr) {
   if (recorded) *recorded = false;
+  const uint64_t table = get_u64(row_key.substr(1));
   row = kv.get(row_key);
   if (row)
-    if (const std::string_view sidecar = store::row_sidecar(*row); !sidecar.empty()) return RowVersions::decode(sidecar, local);
+    if (const std::string_view sidecar = store::row_sidecar(*row); !sidecar.empty())
+      return RowVersions::decode(sidecar, local, &lists, table);
   std::optional<std::string> record = kv.get(versions_key(row_key));
   if (!record) return std::nullopt;
   if (recorded) *recorded = true;
-  return RowVersions::decode(*record, local);
+  return RowVersions::decode(*record, local, &lists, table);
 }
 
 // `row` (either form) carrying `m` as its sidecar, into `out`.
@@ -115,10 +118,11 @@ void wrap_versions(std::string& out, const RowVersions& m, std::string_view row,
 // Whether the log position `seq` → `ref` still tells a current fact. A part's or a hold's
 // entry is deleted when it stops being current, so it is; a row's is when the row's
 // versions still name the position.
-bool position_current(store::KvStore& kv, const SiteId& local, uint64_t seq, std::string_view ref) {
+bool position_current(store::KvStore& kv, const SiteId& local, ColumnLists& lists, uint64_t seq,
+                      std::string_view ref) {
   if (!ref.empty() && (ref[0] == '\xFE' || ref[0] == '\xFF')) return true;
   std::optional<std::string> row;
-  const std::optional<RowVersions> found = load_versions(kv, local, row_key_of(ref), row);
+  const std::optional<RowVersions> found = load_versions(kv, local, lists, row_key_of(ref), row);
   if (!found) return false;
   const RowVersions& m = *found;
   if (m.tombstone && m.tombstone_seq == seq) return true;
@@ -158,14 +162,15 @@ static char* raw_prefixed(char* p, std::string_view b) {
 
 template <class String>
 void RowVersions::append_fresh(String& out, const Hlc& base, uint64_t seq, std::span<const std::string> names,
-                               const SiteId& local) {
-  size_t bound = 2 + 5 * 10 + base.site.bytes.size();  // the header's largest
-  for (const std::string& name : names) bound += 10 + name.size();
+                               const SiteId& local, uint32_t k) {
+  size_t bound = 2 + 6 * 10 + base.site.bytes.size();  // the header's largest
+  if (k == 0)
+    for (const std::string& name : names) bound += 10 + name.size();
   const size_t at = out.size();
   out.resize(at + bound);
   char* const begin = out.data() + at;
   char* p = begin;
-  *p++ = 3;  // record version: a fresh row's
+  *p++ = k ? 4 : 3;  // record version: a fresh row's, naming a column list or not
   const bool here = base.site == local;
   *p++ = here ? 1 : 0;
   p = raw_varint(p, base.wall);
@@ -176,17 +181,61 @@ void RowVersions::append_fresh(String& out, const Hlc& base, uint64_t seq, std::
   }
   p = raw_varint(p, base.op_seq);
   p = raw_varint(p, seq);
+  if (k) p = raw_varint(p, k);
   p = raw_varint(p, names.size());
-  for (const std::string& name : names) p = raw_prefixed(p, name);
+  if (!k)
+    for (const std::string& name : names) p = raw_prefixed(p, name);
   out.resize(at + static_cast<size_t>(p - begin));
 }
 template void RowVersions::append_fresh(std::string&, const Hlc&, uint64_t, std::span<const std::string>,
-                                        const SiteId&);
+                                        const SiteId&, uint32_t);
 template void RowVersions::append_fresh(std::pmr::string&, const Hlc&, uint64_t, std::span<const std::string>,
-                                        const SiteId&);
+                                        const SiteId&, uint32_t);
 
-std::string RowVersions::encode(const SiteId& local) const {
+namespace {
+// Form 5's HLCs: this replica's site left implied (a flag byte), wall, counter and op as
+// varints — 8 to 12 bytes where a full HLC takes 30.
+void put_compact_hlc(std::string& out, const Hlc& h, const SiteId& local, bool with_op = true) {
+  const bool here = h.site == local;
+  out.push_back(here ? 1 : 0);
+  store::put_varint(out, h.wall);
+  store::put_varint(out, h.counter);
+  if (with_op) store::put_varint(out, h.op_seq);
+  if (!here) out.append(reinterpret_cast<const char*>(h.site.bytes.data()), h.site.bytes.size());
+}
+Hlc get_compact_hlc(Reader& r, const SiteId& local, bool with_op = true) {
+  const uint8_t here = r.byte();
+  if (here > 1) corrupt("site flag");
+  Hlc h;
+  h.wall = r.varint();
+  const uint64_t counter = r.varint();
+  if (counter > 0xFFFF) corrupt("counter");
+  h.counter = static_cast<uint16_t>(counter);
+  if (with_op) {
+    const uint64_t op = r.varint();
+    if (op > UINT32_MAX) corrupt("op_seq");
+    h.op_seq = static_cast<uint32_t>(op);
+  }
+  if (here) {
+    h.site = local;
+  } else {
+    const std::string_view site = r.bytes(16);
+    std::memcpy(h.site.bytes.data(), site.data(), 16);
+  }
+  return h;
+}
+}  // namespace
+
+bool RowVersions::has_tombstone(std::string_view bytes) {
+  if (bytes.size() < 2) return false;
+  if (bytes[0] == 2) return bytes[1] != 0;
+  if (bytes[0] == 5) return (uint8_t(bytes[1]) & 1) != 0;
+  return false;
+}
+
+std::string RowVersions::encode(const SiteId& local, const ListRef* list) const {
   std::string out;
+  if (list && list->k == 0) list = nullptr;
   // A row whose every column is one transaction's fresh version (one base, consecutive
   // ops, one arrival, no deletion seen, no tombstone): the compact form.
   bool fresh = !tombstone && !columns.empty() && columns.size() <= UINT32_MAX;
@@ -200,20 +249,51 @@ std::string RowVersions::encode(const SiteId& local) const {
     std::vector<std::string> names;
     names.reserve(columns.size());
     for (const ColumnVersion& c : columns) names.push_back(c.name);
-    append_fresh(out, columns[0].hlc, columns[0].seq, names, local);
+    // Form 4 when the names are the list's first ones, in order.
+    const bool listed = list && names.size() <= list->names.size() &&
+                        std::equal(names.begin(), names.end(), list->names.begin());
+    append_fresh(out, columns[0].hlc, columns[0].seq, names, local, listed ? list->k : 0);
     return out;
   }
-  out.push_back(2);  // record version
-  // 0: no tombstone; 1: a tombstone; 2: a tombstone with the deleted row's image.
-  out.push_back(tombstone ? (image.empty() ? 1 : 2) : 0);
+  // Form 5 (format 6): HLCs with this site implied, names as list positions.
+  auto position = [&](std::string_view name) -> uint64_t {  // 1 + its position in the list; 0: none
+    if (!list) return 0;
+    for (size_t i = 0; i < list->names.size(); ++i)
+      if (list->names[i] == name) return i + 1;
+    return 0;
+  };
+  // A tombstone's image as values in the list's order, when its names are the list's first.
+  std::string image_values;
+  if (tombstone && !image.empty() && list) {
+    std::vector<qrs_value> cells;
+    store::decode_row(image, cells, "a tombstone's image");
+    bool in_order = cells.size() % 2 == 0 && cells.size() / 2 <= list->names.size();
+    std::vector<qrs_value> values;
+    for (size_t i = 0; in_order && i < cells.size(); i += 2) {
+      in_order = cells[i].type == QRS_TYPE_TEXT &&
+                 std::string_view(cells[i].u.str.data, cells[i].u.str.len) == list->names[i / 2];
+      values.push_back(cells[i + 1]);
+    }
+    if (in_order) image_values = store::encode_row(values);
+  }
+  out.push_back(5);  // record version
+  // Flags: 1 a tombstone; 2 its image as (name, value) pairs; 4 its image as values in the
+  // list's order.
+  uint8_t flags = tombstone ? 1 : 0;
+  if (tombstone && !image.empty()) flags |= image_values.empty() ? 2 : 4;
+  out.push_back(static_cast<char>(flags));
   if (tombstone) {
     put_prefixed(out, address);
-    tombstone->append_to(out);
+    put_compact_hlc(out, *tombstone, local);
     store::put_varint(out, tombstone_seq);
-    store::put_varint(out, tombstone_created);
-    if (!image.empty()) put_prefixed(out, image);
+    // The local receive time, as its distance from the deletion's wall time (zigzag).
+    const int64_t d = static_cast<int64_t>(tombstone_created - tombstone->wall);
+    store::put_varint(out, (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63));
+    if (flags & 2) put_prefixed(out, image);
+    if (flags & 4) put_prefixed(out, image_values);
   }
-  // The distinct bases (wall, counter, site: the first 26 bytes of an HLC), in order of use.
+  store::put_varint(out, list ? list->k : 0);
+  // The distinct bases (wall, counter, site), in order of use.
   std::vector<const Hlc*> bases;
   std::vector<size_t> index(columns.size());
   auto same_base = [](const Hlc& a, const Hlc& b) { return a.wall == b.wall && a.counter == b.counter && a.site == b.site; };
@@ -223,28 +303,32 @@ std::string RowVersions::encode(const SiteId& local) const {
     if (it == bases.end()) bases.push_back(&columns[i].hlc);
   }
   store::put_varint(out, bases.size());
-  for (const Hlc* b : bases) {
-    b->append_to(out);
-    out.resize(out.size() - 4);  // the base without its op_seq
-  }
+  for (const Hlc* b : bases) put_compact_hlc(out, *b, local, false);
   store::put_varint(out, columns.size());
   for (size_t i = 0; i < columns.size(); ++i) {
     const ColumnVersion& c = columns[i];
-    put_prefixed(out, c.name);
+    const uint64_t at = position(c.name);
+    store::put_varint(out, at);
+    if (at == 0) put_prefixed(out, c.name);
     store::put_varint(out, index[i]);
     store::put_varint(out, c.hlc.op_seq);
     store::put_varint(out, c.seq);
     out.push_back(c.seen_delete ? 1 : 0);
-    if (c.seen_delete) c.seen_delete->append_to(out);
+    if (c.seen_delete) put_compact_hlc(out, *c.seen_delete, local);
   }
   return out;
 }
 
-RowVersions RowVersions::decode(std::string_view bytes, const SiteId& local) {
+RowVersions RowVersions::decode(std::string_view bytes, const SiteId& local, ListSource* lists, uint64_t table) {
   Reader r{bytes};
   const uint8_t version = r.byte();
   RowVersions m;
-  if (version == 3) {  // a fresh row's compact form (append_fresh)
+  auto list_of = [&](uint64_t k) {
+    if (!lists) corrupt("a record naming a column list, read without its table's lists");
+    if (k == 0 || k > UINT32_MAX) corrupt("column list number");
+    return lists->get(table, static_cast<uint32_t>(k));
+  };
+  if (version == 3 || version == 4) {  // a fresh row's compact form (append_fresh)
     const uint8_t here = r.byte();
     if (here > 1) corrupt("site flag");
     Hlc base;
@@ -260,15 +344,74 @@ RowVersions RowVersions::decode(std::string_view bytes, const SiteId& local) {
     }
     const uint64_t first_op = r.varint();
     const uint64_t seq = r.varint();
+    ListSource::List list;
+    if (version == 4) list = list_of(r.varint());
     const uint64_t n = r.varint();
     if (n == 0 || n > 65536 || first_op + n - 1 > UINT32_MAX) corrupt("column count");
+    if (list && n > list->size()) corrupt("column count beyond its list");
     m.columns.reserve(n);
     for (uint64_t i = 0; i < n; ++i) {
       ColumnVersion c;
-      c.name = std::string(r.prefixed());
+      c.name = list ? (*list)[i] : std::string(r.prefixed());
       c.hlc = base;
       c.hlc.op_seq = static_cast<uint32_t>(first_op + i);
       c.seq = seq;
+      m.columns.push_back(std::move(c));
+    }
+    if (!r.in.empty()) corrupt("trailing bytes in a row-version record");
+    return m;
+  }
+  if (version == 5) {
+    const uint8_t flags = r.byte();
+    if (flags > 5 || (flags & 6) == 6 || (!(flags & 1) && flags)) corrupt("tombstone flags");
+    std::string_view image_values;
+    if (flags & 1) {
+      m.address = std::string(r.prefixed());
+      m.tombstone = get_compact_hlc(r, local);
+      m.tombstone_seq = r.varint();
+      const uint64_t z = r.varint();
+      const int64_t d = static_cast<int64_t>(z >> 1) ^ -static_cast<int64_t>(z & 1);
+      m.tombstone_created = m.tombstone->wall + static_cast<uint64_t>(d);
+      if (flags & 2) m.image = std::string(r.prefixed());
+      if (flags & 4) image_values = r.prefixed();
+    }
+    const uint64_t k = r.varint();
+    ListSource::List list;
+    if (k) list = list_of(k);
+    if (!image_values.empty() || (flags & 4)) {
+      if (!list) corrupt("an image in list order without a list");
+      std::vector<qrs_value> cells;
+      store::decode_row(image_values, cells, "a tombstone's image");
+      if (cells.size() > list->size()) corrupt("tombstone image beyond its list");
+      m.image = image_of(cells, std::span<const std::string>(*list).first(cells.size()));
+    }
+    const uint64_t nb = r.varint();
+    if (nb > 65536) corrupt("base count");
+    std::vector<Hlc> bases;
+    bases.reserve(nb);
+    for (uint64_t i = 0; i < nb; ++i) bases.push_back(get_compact_hlc(r, local, false));
+    const uint64_t n = r.varint();
+    if (n > 65536) corrupt("column count");
+    m.columns.reserve(n);
+    for (uint64_t i = 0; i < n; ++i) {
+      ColumnVersion c;
+      const uint64_t at = r.varint();
+      if (at == 0) {
+        c.name = std::string(r.prefixed());
+      } else {
+        if (!list || at > list->size()) corrupt("column position");
+        c.name = (*list)[at - 1];
+      }
+      const uint64_t b = r.varint();
+      if (b >= bases.size()) corrupt("base index");
+      const uint64_t op = r.varint();
+      if (op > UINT32_MAX) corrupt("op_seq");
+      c.hlc = bases[b];
+      c.hlc.op_seq = static_cast<uint32_t>(op);
+      c.seq = r.varint();
+      const uint8_t seen = r.byte();
+      if (seen > 1) corrupt("seen flag");
+      if (seen) c.seen_delete = get_compact_hlc(r, local);
       m.columns.push_back(std::move(c));
     }
     if (!r.in.empty()) corrupt("trailing bytes in a row-version record");
@@ -413,9 +556,10 @@ void Replica::load_metadata() {
   // the rows (once the site is known: a record of this site's is written compactly).
   const bool upgrade = format && (*format == "1" || *format == "2" || *format == "3");
   if (upgrade) format = std::string(kSyncFormat);
-  if (format && *format == "4") {
-    // Format 5 only adds the compact run ('C'): a format-4 store is read as it is; the
-    // record says that a format-4 build must no longer open it.
+  if (format && (*format == "4" || *format == "5")) {
+    // Formats 5 and 6 only add forms (the compact run 'C'; records naming column lists and
+    // form 5): an older store is read as it is; the record says that an older build must
+    // no longer open it.
     KvBatch b;
     b.put(meta_key("format"), kSyncFormat);
     kv.write(b, true);
@@ -523,7 +667,7 @@ void Replica::upgrade_to_sidecars() {
       const std::string row_key = row_key_of(it->key().substr(1));
       std::optional<std::string> row = kv.get(row_key);
       if (!row) continue;  // a deleted row: its tombstone stays under 21
-      RowVersions m = RowVersions::decode(it->value(), site_);
+      RowVersions m = RowVersions::decode(it->value(), site_, &lists_, get_u64(it->key().substr(1)));
       // A tombstone without live versions beside a stored row (re-created uncaptured) stays
       // under 21: moved into the row, it would vanish with the row's next deletion, which
       // capture does not tell (no live version), and with it the deletion it records.
@@ -594,7 +738,7 @@ void Replica::rekeyed(const store::TableState& table, const std::vector<KeyMove>
   for (const KeyMove& mv : moves) {
     const std::string_view sidecar = store::row_sidecar(mv.row, table.schema.table_name);
     if (sidecar.empty()) continue;  // a row without versions (never captured)
-    RowVersions m = RowVersions::decode(sidecar, site_);
+    RowVersions m = RowVersions::decode(sidecar, site_, &lists_, table.id);
     for (uint64_t old : m.seqs()) out.del(log_key(old));
     const uint64_t s = seq++;
     for (ColumnVersion& c : m.columns) c.seq = s;
@@ -620,7 +764,7 @@ void Replica::rekeyed(const store::TableState& table, const std::vector<KeyMove>
     put_u64(lo, table.id);
     auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
     for (; it->valid(); it->next()) {
-      RowVersions m = RowVersions::decode(it->value(), site_);
+      RowVersions m = RowVersions::decode(it->value(), site_, &lists_, table.id);
       if (!m.columns.empty()) continue;  // (a live row's versions ride in the row)
       for (uint64_t old : m.seqs()) out.del(log_key(old));
       out.del(it->key());
@@ -691,7 +835,7 @@ void Replica::rename_version_columns(uint64_t id, const std::vector<std::pair<st
   put_u64(lo, id);
   auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
   for (; it->valid(); it->next()) {
-    RowVersions m = RowVersions::decode(it->value(), site_);
+    RowVersions m = RowVersions::decode(it->value(), site_, &lists_, id);
     const std::vector<uint64_t> before = m.seqs();
     if (!rename(m)) continue;
     drop_unreferenced_log(before, m.seqs(), out);
@@ -704,7 +848,7 @@ void Replica::rename_version_columns(uint64_t id, const std::vector<std::pair<st
   for (; r->valid(); r->next()) {
     const std::string_view sidecar = store::row_sidecar(r->value());
     if (sidecar.empty()) continue;
-    RowVersions m = RowVersions::decode(sidecar, site_);
+    RowVersions m = RowVersions::decode(sidecar, site_, &lists_, id);
     const std::vector<uint64_t> before = m.seqs();
     if (!rename(m)) continue;
     drop_unreferenced_log(before, m.seqs(), out);
@@ -729,6 +873,7 @@ void Replica::table_event(TableEvent kind, uint64_t id, std::string_view schema,
     }
     out.del(table_key(id));
     versions_bound_.erase(id);
+    lists_.drop(id, out);  // its column lists
     // The incarnation's versions go with it (a re-created table is a new incarnation and
     // inherits no tombstone); its change-log entries resolve to nothing from now on. Its
     // definition's parts go too (the drop's record, 1F, is written when the scope commits).
@@ -806,6 +951,7 @@ std::span<const std::string> Replica::lowered_names(const store::TableState& t) 
 
 void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
   std::lock_guard lock(writer_);
+  lists_.landed(false);  // a column-list entry of a batch abandoned before it was written
   store::KvStore& kv = db_->kv();
   HlcClock clock = clock_;
   uint64_t seq = next_seq_;
@@ -883,6 +1029,17 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
     return h;
   };
   std::set<std::string_view> plan_written;  // the plan's rows this batch writes
+  // The column list the records of `list_table`'s rows name (ColumnLists), per table met.
+  const store::TableState* list_table = nullptr;
+  RowVersions::ListRef list;
+  auto list_of = [&](const store::TableState& t) -> const RowVersions::ListRef* {
+    if (list_table != &t) {
+      list.names = lowered_names(t);
+      list.k = lists_.number(t.id, list.names, out);
+      list_table = &t;
+    }
+    return &list;
+  };
   for (RowWrite& w : rows) {
     store::TableState& t = *w.table;
     if (!replicated(t.schema.table_name)) continue;
@@ -929,14 +1086,14 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
       if (uint64_t(first.op_seq) + n > UINT32_MAX)
         throw sdk::Error(QRS_RANGE, "sync-store: a transaction of more than 2^32 facts");
       op = static_cast<uint32_t>(first.op_seq + n);
-      RowVersions::append_fresh(w.sidecar.open(), first, seq, names.first(n), site_);
+      RowVersions::append_fresh(w.sidecar.open(), first, seq, names.first(n), site_, list_of(t)->k);
       w.sidecar.close();
       refs.push_back(w.key.substr(1));
       ++seq;
       continue;
     }
-    RowVersions m = !old_sidecar.empty() ? RowVersions::decode(old_sidecar, site_)
-                    : stored            ? RowVersions::decode(*stored, site_)
+    RowVersions m = !old_sidecar.empty() ? RowVersions::decode(old_sidecar, site_, &lists_, t.id)
+                    : stored            ? RowVersions::decode(*stored, site_, &lists_, t.id)
                                         : RowVersions{};
     bool changed = false;
     if (w.row.data() == nullptr) {
@@ -956,7 +1113,7 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
       m.tombstone_created = now;
       m.columns.clear();
       // The row's entry goes: its versions (now its tombstone) live under 21.
-      out.put(vkey, m.encode(site_));
+      out.put(vkey, m.encode(site_, list_of(t)));
       raise_bound(t.id, vkey);
       refs.push_back(w.key.substr(1));
       ++seq;
@@ -986,13 +1143,13 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
     if (recorded) out.del(vkey);  // the live row carries its versions from now on
     if (!changed) {
       // Rewritten with every value as it was: the versions stay as they were, with the row.
-      if (!old_sidecar.empty()) w.sidecar.assign(old_sidecar); else if (!m.columns.empty()) w.sidecar.assign(m.encode(site_));
+      if (!old_sidecar.empty()) w.sidecar.assign(old_sidecar); else if (!m.columns.empty()) w.sidecar.assign(m.encode(site_, list_of(t)));
       continue;
     }
     // The positions the row's old versions held stay in the log, dead (a delta resolves a
     // position by its seq and finds nothing); sync_prune sweeps them.
     m.image.clear();  // a deleted row's image: the row itself is stored now
-    w.sidecar.assign(m.encode(site_));
+    w.sidecar.assign(m.encode(site_, list_of(t)));
     refs.push_back(w.key.substr(1));
     ++seq;
   }
@@ -1044,6 +1201,7 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
 
 void Replica::after_commit(bool landed) {
   std::lock_guard lock(writer_);
+  lists_.landed(landed);
   if (landed) ddl_txn_base_.reset();
   if (landed && staged_) {
     clock_ = staged_->clock;
@@ -1207,7 +1365,7 @@ ChangeBatch Replica::changes_since(const std::optional<SiteId>& peer, uint64_t s
       }
     } else if (ref.size() >= 8) {
       std::optional<std::string> row;
-      if (std::optional<RowVersions> m = load_versions(kv, site_, row_key_of(ref), row))
+      if (std::optional<RowVersions> m = load_versions(kv, site_, lists_, row_key_of(ref), row))
         record_facts(ref, *m, row ? &*row : nullptr, s, names, cells, found);
     }
     std::erase_if(found, [&](const Change& c) { return (peer && c.hlc.site == *peer) || (only && c.hlc.site != *only); });
@@ -1367,9 +1525,9 @@ Replica::SnapshotPage Replica::snapshot(std::string_view after, uint64_t head, s
             continue;
           }
           if (dead->valid() && dead->key().substr(1) == ref) dead->next();  // (the row's own, stale)
-          m = RowVersions::decode(sidecar, site_);
+          m = RowVersions::decode(sidecar, site_, &lists_, get_u64(ref));
         } else {
-          m = RowVersions::decode(dead->value(), site_);
+          m = RowVersions::decode(dead->value(), site_, &lists_, get_u64(ref));
         }
         if (facts >= batch_size || (max_bytes && bytes >= max_bytes)) {
           full = true;
@@ -1774,7 +1932,7 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
     const std::string vkey = versions_key(row_key);
     std::optional<std::string> current;  // the stored row
     bool recorded = false;               // versions under 21 (a deleted row's)
-    std::optional<RowVersions> found = load_versions(kv, site_, row_key, current, &recorded);
+    std::optional<RowVersions> found = load_versions(kv, site_, lists_, row_key, current, &recorded);
     RowVersions m = found ? std::move(*found) : RowVersions{};
     const std::optional<Hlc> prior = m.tombstone;  // the deletion held here before the page
     const std::vector<uint64_t> before = m.seqs();
@@ -2126,7 +2284,7 @@ uint64_t Replica::purge_absent(const SnapshotChunk& chunk, const std::map<uint64
         if (!judged.insert(key).second || rejected_.count(key)) continue;  // (a purge this database refused stays)
         std::optional<std::string> row;
         bool recorded = false;
-        const std::optional<RowVersions> m = load_versions(kv, site_, key, row, &recorded);
+        const std::optional<RowVersions> m = load_versions(kv, site_, lists_, key, row, &recorded);
         // A row without versions here is never the snapshot's to judge.
         if (!row || !m || m->columns.empty()) continue;
         auto seen = [&](const ColumnVersion& c) { return within(c.hlc) && (c.hlc.site != site_ || c.seq <= acked); };
@@ -2790,7 +2948,7 @@ uint64_t Replica::prune_tombstones() {
   std::string lo(1, kRows);
   auto it = db_->kv().iterate(KvRange{lo, prefix_end(lo)}, false);
   for (; it->valid(); it->next()) {
-    RowVersions m = RowVersions::decode(it->value(), site_);
+    RowVersions m = RowVersions::decode(it->value(), site_, &lists_, get_u64(it->key().substr(1)));
     if (!collect(m)) continue;
     if (m.columns.empty()) b.del(it->key()); else b.put(it->key(), m.encode(site_));
     ++pruned;
@@ -2799,14 +2957,14 @@ uint64_t Replica::prune_tombstones() {
   {
     // A row re-created after its deletion keeps the tombstone in its sidecar (format 4):
     // collected past the horizon like one under 21, the row rewritten with the rest of its
-    // versions. Only a record of form 2 with its tombstone flag set is decoded.
+    // versions. Only a record whose tombstone flag is set is decoded.
     const std::string rows_lo(1, 0x04);  // the store's rows
     std::string wrapped;
     auto r = db_->kv().iterate(KvRange{rows_lo, prefix_end(rows_lo)}, false);
     for (; r->valid(); r->next()) {
       const std::string_view sidecar = store::row_sidecar(r->value());
-      if (sidecar.size() < 2 || sidecar[0] != 2 || sidecar[1] == 0) continue;
-      RowVersions m = RowVersions::decode(sidecar, site_);
+      if (!RowVersions::has_tombstone(sidecar)) continue;
+      RowVersions m = RowVersions::decode(sidecar, site_, &lists_, get_u64(r->key().substr(1)));
       if (!collect(m)) continue;
       m.tombstone_created = 0;
       m.address.clear();
@@ -2834,7 +2992,7 @@ uint64_t Replica::prune_tombstones() {
       if (last->valid()) newest = std::string(last->key());
       last->check();
     }
-    auto live = [&](uint64_t seq, std::string_view ref) { return !gone.count(seq) && position_current(kv, site_, seq, ref); };
+    auto live = [&](uint64_t seq, std::string_view ref) { return !gone.count(seq) && position_current(kv, site_, lists_, seq, ref); };
     auto log = kv.iterate(KvRange{lo, prefix_end(lo)}, false);
     for (; log->valid(); log->next()) {
       if (log->key() == newest) continue;
@@ -2886,7 +3044,7 @@ ReplicaStatus Replica::status() {
     std::string_view ref;
     while (walk.next(seq, ref)) {
       ++s.log_positions;
-      if (position_current(db_->kv(), site_, seq, ref)) ++s.log_entries;
+      if (position_current(db_->kv(), site_, lists_, seq, ref)) ++s.log_entries;
     }
   }
   s.captured_batches = captured_batches_;
@@ -2942,7 +3100,7 @@ std::optional<RowVersions> Replica::versions(std::string_view schema, std::strin
   std::string row_key = st->prefix;
   st->codec.encode_key(row_key, key);
   std::optional<std::string> row;
-  return load_versions(db_->kv(), site_, row_key, row);
+  return load_versions(db_->kv(), site_, lists_, row_key, row);
 }
 
 }  // namespace quereus::sync

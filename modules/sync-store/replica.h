@@ -42,6 +42,7 @@
 
 #include "../store/store_db.h"
 #include "change_set.h"
+#include "column_lists.h"
 #include "hlc.h"
 
 namespace quereus::sync {
@@ -58,7 +59,13 @@ namespace quereus::sync {
 // 5: a commit's run is written compact ('C', keys::RunRefs: each reference as what it shares
 // with the one before, and the rest); 'R' runs stay readable. A format-4 store opens as it
 // is and its format record is raised to 5 (a format-4 build then refuses it).
-inline constexpr std::string_view kSyncFormat = "5";
+// 6: a local commit's versions name their table's columns by a column list (ColumnLists,
+// key 28): a fresh row's record is form 4 (the list's number where form 3 has the names),
+// any other is form 5 (this site implied in its HLCs, names as list positions, a local
+// deletion's image as values in the list's order, its receive time as a distance from
+// the deletion's). Forms 2 and 3 stay readable, so a format-4 or -5 store opens as it is
+// and its format record is raised to 6 (an older build then refuses it).
+inline constexpr std::string_view kSyncFormat = "6";
 
 // What happens to a change for a table this replica does not have.
 enum class UnknownTables {
@@ -106,15 +113,27 @@ struct RowVersions {
   uint64_t tombstone_created = 0;  // local receive time (ms), for the GC horizon
   std::vector<ColumnVersion> columns;
 
-  // `local`: this replica's site (the compact form of a fresh row leaves it implied).
-  std::string encode(const SiteId& local) const;
-  static RowVersions decode(std::string_view bytes, const SiteId& local);  // throws QRS_CORRUPT
-  // A fresh row's versions in the compact form (record version 3): every column of `names`
-  // at `base` with consecutive op_seqs from base.op_seq, written at arrival `seq`, none
-  // having seen a deletion.
+  // A column list of the row's table (ColumnLists) that a record may name its columns by.
+  struct ListRef {
+    uint32_t k = 0;  // 0: none
+    std::span<const std::string> names;
+  };
+  // `local`: this replica's site (left implied wherever it appears). With `list`, columns
+  // (and a tombstone's image) whose names it holds are written as their positions in it.
+  std::string encode(const SiteId& local, const ListRef* list = nullptr) const;
+  // `lists` and `table`: where a record naming a column list finds it (without them such a
+  // record is refused). Throws QRS_CORRUPT.
+  static RowVersions decode(std::string_view bytes, const SiteId& local, ListSource* lists = nullptr,
+                            uint64_t table = 0);
+  // Does the record hold a tombstone? (Read from its first bytes only.)
+  static bool has_tombstone(std::string_view bytes);
+  // A fresh row's versions in the compact form: every column of `names` at `base` with
+  // consecutive op_seqs from base.op_seq, written at arrival `seq`, none having seen a
+  // deletion — naming list `k` when not 0 (record version 4: `names` are its first
+  // names), else the names themselves (record version 3).
   template <class String>  // std::string or std::pmr::string
   static void append_fresh(String& out, const Hlc& base, uint64_t seq, std::span<const std::string> names,
-                           const SiteId& local);
+                           const SiteId& local, uint32_t k = 0);
   // `image` from a stored row's cells and its table's columns, and back.
   static std::string image_of(std::span<const qrs_value> cells, const std::vector<sdk::ColumnDef>& columns);
   // The same, with the columns' lowered names given.
@@ -554,6 +573,7 @@ class Replica : public store::CommitObserver {
 
   std::shared_ptr<store::StoreDb> db_;
   ReplicaOptions options_;
+  ColumnLists lists_{*db_};  // the tables' column lists (format 6)
   SiteId site_;
   HlcClock clock_;
   uint64_t next_seq_ = 1;

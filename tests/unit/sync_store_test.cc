@@ -1915,12 +1915,104 @@ TEST_F(sync, a_singleton_tables_changes_apply_at_a_peer) {
 // A store as a build of format `format` left it: every compact log run ('C', format 5)
 // spelled out as an 'R' run; before format 4, each live row's versions under 21 too (the
 // row in the 01 form). Returns how many records moved out of the rows.
+// A row's versions in the record forms a build before format 6 wrote: 3 (a fresh row's,
+// naming its columns) or 2 (anything else; full HLCs and names).
+static std::string legacy_record(const quereus::sync::RowVersions& m, const quereus::sync::SiteId& local) {
+  namespace keys = quereus::sync::keys;
+  using quereus::sync::Hlc;
+  const std::string fresh = m.encode(local);  // form 3 when fresh (no list given)
+  if (fresh[0] == 3) return fresh;
+  std::string out(1, 2);
+  out.push_back(m.tombstone ? (m.image.empty() ? 1 : 2) : 0);
+  if (m.tombstone) {
+    keys::put_prefixed(out, m.address);
+    m.tombstone->append_to(out);
+    quereus::store::put_varint(out, m.tombstone_seq);
+    quereus::store::put_varint(out, m.tombstone_created);
+    if (!m.image.empty()) keys::put_prefixed(out, m.image);
+  }
+  std::vector<const Hlc*> bases;
+  std::vector<size_t> index;
+  for (const auto& c : m.columns) {
+    size_t i = 0;
+    while (i < bases.size() && !(bases[i]->wall == c.hlc.wall && bases[i]->counter == c.hlc.counter &&
+                                 bases[i]->site == c.hlc.site))
+      ++i;
+    if (i == bases.size()) bases.push_back(&c.hlc);
+    index.push_back(i);
+  }
+  quereus::store::put_varint(out, bases.size());
+  for (const Hlc* h : bases) {
+    h->append_to(out);
+    out.resize(out.size() - 4);
+  }
+  quereus::store::put_varint(out, m.columns.size());
+  for (size_t i = 0; i < m.columns.size(); ++i) {
+    const auto& c = m.columns[i];
+    keys::put_prefixed(out, c.name);
+    quereus::store::put_varint(out, index[i]);
+    quereus::store::put_varint(out, c.hlc.op_seq);
+    quereus::store::put_varint(out, c.seq);
+    out.push_back(c.seen_delete ? 1 : 0);
+    if (c.seen_delete) c.seen_delete->append_to(out);
+  }
+  return out;
+}
+
+// The column lists of a closed store, read straight from its KV (format 6's 28 entries).
+class RawLists : public quereus::sync::ListSource {
+ public:
+  explicit RawLists(quereus::store::KvStore& kv) : kv_(kv) {}
+  List get(uint64_t table, uint32_t k) override {
+    std::optional<std::string> v = kv_.get(quereus::sync::ColumnLists::key(table, k));
+    if (!v) throw quereus::sdk::Error(QRS_CORRUPT, "no such column list");
+    return parse(*v);
+  }
+
+ private:
+  quereus::store::KvStore& kv_;
+};
+
 static size_t as_format_3(const std::string& dir, const std::string& format) {
   namespace keys = quereus::sync::keys;
   quereus::store::KvOptions o;
   o.path = dir;
   auto kv = quereus::store::open_leveldb(o);
   quereus::store::KvBatch b;
+  // Every record in the forms an older build wrote (no column lists: their entries go).
+  RawLists lists(*kv);
+  quereus::sync::SiteId local;
+  {
+    const std::optional<std::string> site = kv->get(std::string(1, 0x20) + "site");
+    if (!site || site->size() < 16) throw std::runtime_error("no site");
+    std::memcpy(local.bytes.data(), site->data(), 16);
+  }
+  std::map<std::string, std::string> legacy;  // key -> record (21) or sidecar (04)
+  for (char space : {char(0x04), char(0x21)}) {
+    const std::string lo(1, space);
+    auto it = kv->iterate(quereus::store::KvRange{lo, quereus::store::prefix_end(lo)}, false);
+    for (; it->valid(); it->next()) {
+      const std::string_view rec = space == 0x04 ? quereus::store::row_sidecar(it->value()) : it->value();
+      if (rec.empty()) continue;
+      const uint64_t table = keys::get_u64(it->key().substr(1));
+      const std::string old = legacy_record(quereus::sync::RowVersions::decode(rec, local, &lists, table), local);
+      if (space == 0x21) {
+        b.put(it->key(), old);
+      } else {
+        std::string wrapped;
+        quereus::store::wrap_row(wrapped, old, quereus::store::row_body(it->value()));
+        legacy[std::string(it->key())] = wrapped;
+        b.put(it->key(), wrapped);
+      }
+    }
+    it->check();
+  }
+  {
+    const std::string lo(1, quereus::sync::ColumnLists::kSpace);
+    auto it = kv->iterate(quereus::store::KvRange{lo, quereus::store::prefix_end(lo)}, false);
+    for (; it->valid(); it->next()) b.del(it->key());
+    it->check();
+  }
   {
     const std::string lo(1, keys::kLog);
     auto log = kv->iterate(quereus::store::KvRange{lo, quereus::store::prefix_end(lo)}, false);
@@ -1943,10 +2035,10 @@ static size_t as_format_3(const std::string& dir, const std::string& format) {
   size_t n = 0;
   const std::string lo(1, 0x04);
   auto it = kv->iterate(quereus::store::KvRange{lo, quereus::store::prefix_end(lo)}, false);
-  for (; format != "4" && it->valid(); it->next()) {
-    const std::string_view sidecar = quereus::store::row_sidecar(it->value());
-    if (sidecar.empty()) continue;
-    b.put(std::string(1, 0x21) + std::string(it->key().substr(1)), sidecar);
+  for (; format != "4" && format != "5" && it->valid(); it->next()) {
+    const auto at = legacy.find(std::string(it->key()));
+    if (at == legacy.end()) continue;
+    b.put(std::string(1, 0x21) + std::string(it->key().substr(1)), quereus::store::row_sidecar(at->second));
     b.put(it->key(), quereus::store::row_body(it->value()));
     ++n;
   }
@@ -2001,9 +2093,98 @@ TEST(sync_versions, a_fresh_rows_record_is_compact_and_reads_back_exactly) {
   two_seqs.columns[0].seq = 9;
   for (const RowVersions* m : {&gap, &seen, &two_seqs}) {
     const std::string bytes = m->encode(here);
-    EXPECT_EQ(bytes[0], 2);
+    EXPECT_EQ(bytes[0], 5);
     EXPECT_TRUE(same(RowVersions::decode(bytes, here), *m));
+    EXPECT_TRUE(same(RowVersions::decode(legacy_record(*m, here), here), *m));  // form 2 still reads
   }
+}
+
+// Format 6: records name their columns by a column list of their table. A fresh row's
+// record (form 4) holds the list's number where form 3 holds the names; any other (form 5)
+// names a column by its position in the list (a name the list lacks is spelled out), leaves
+// this replica's site implied in every HLC and holds a deletion's image as values in the
+// list's order. Each reads back exactly, a damaged one is refused, and one naming a list
+// that is not there is refused (QRS_CORRUPT), never misread.
+TEST(sync_versions, records_naming_a_column_list_read_back_exactly) {
+  using quereus::sync::ColumnVersion;
+  using quereus::sync::Hlc;
+  using quereus::sync::RowVersions;
+  using quereus::sync::SiteId;
+  const SiteId here = SiteId::random(), there = SiteId::random();
+  struct Lists : quereus::sync::ListSource {
+    std::map<std::pair<uint64_t, uint32_t>, List> lists;
+    List get(uint64_t table, uint32_t k) override {
+      auto at = lists.find({table, k});
+      if (at == lists.end()) throw quereus::sdk::Error(QRS_CORRUPT, "no such list");
+      return at->second;
+    }
+  } lists;
+  const std::vector<std::string> names = {"id", "customer_name", "shipping_address"};
+  lists.lists[{7, 3}] = std::make_shared<const std::vector<std::string>>(names);
+  const RowVersions::ListRef list{3, names};
+  auto same = [](const RowVersions& x, const RowVersions& y) {
+    if (x.columns.size() != y.columns.size() || x.tombstone != y.tombstone || x.tombstone_seq != y.tombstone_seq ||
+        x.tombstone_created != y.tombstone_created || x.address != y.address || x.image != y.image)
+      return false;
+    for (size_t i = 0; i < x.columns.size(); ++i) {
+      const ColumnVersion &a = x.columns[i], &b = y.columns[i];
+      if (a.name != b.name || !(a.hlc == b.hlc) || a.seq != b.seq || a.seen_delete != b.seen_delete) return false;
+    }
+    return true;
+  };
+  auto check = [&](const RowVersions& m, int form, size_t at_most, bool shorter = true) {
+    const std::string bytes = m.encode(here, &list);
+    EXPECT_EQ(bytes[0], form);
+    EXPECT_LE(bytes.size(), at_most);
+    EXPECT_TRUE(same(RowVersions::decode(bytes, here, &lists, 7), m));
+    if (shorter) {
+      EXPECT_GT(m.encode(here).size(), bytes.size());  // no list: longer
+    }
+    for (size_t cut = 1; cut < bytes.size(); ++cut)  // every truncation is refused
+      EXPECT_THROW(RowVersions::decode(bytes.substr(0, cut), here, &lists, 7), quereus::sdk::Error) << cut;
+    EXPECT_THROW(RowVersions::decode(bytes + "x", here, &lists, 7), quereus::sdk::Error);
+    try {  // another table's records name other lists
+      RowVersions::decode(bytes, here, &lists, 8);
+      if (form == 4 || bytes.find("customer_name") == std::string::npos) ADD_FAILURE() << "read without its list";
+    } catch (const quereus::sdk::Error& e) {
+      EXPECT_EQ(e.code(), QRS_CORRUPT);
+    }
+    EXPECT_THROW(RowVersions::decode(bytes, here), quereus::sdk::Error);  // no lists at all
+  };
+  const Hlc base{1'800'000'000'000ull, 7, here, 40};
+  RowVersions fresh;
+  for (uint32_t i = 0; i < 2; ++i) {  // the first two of the list's names
+    Hlc h = base;
+    h.op_seq = 40 + i;
+    fresh.columns.push_back(ColumnVersion{names[i], h, 123456, std::nullopt});
+  }
+  check(fresh, 4, 16);
+  RowVersions updated = fresh;  // one column rewritten later, one by a peer that had seen a deletion
+  updated.columns[1].hlc = Hlc{1'800'000'000'500ull, 0, here, 2};
+  updated.columns[1].seq = 123999;
+  updated.columns.push_back(ColumnVersion{"shipping_address", Hlc{1'800'000'000'600ull, 1, there, 9}, 124000,
+                                          Hlc{1'800'000'000'100ull, 0, there, 1}});
+  updated.columns.push_back(ColumnVersion{"dropped_later", base, 123456, std::nullopt});  // not in the list
+  check(updated, 5, 120);
+  RowVersions deleted;  // a local deletion: address, tombstone, image in the list's order
+  deleted.tombstone = Hlc{1'800'000'001'000ull, 3, here, 0};
+  deleted.tombstone_seq = 130000;
+  deleted.tombstone_created = 1'800'000'001'002ull;
+  deleted.address = quereus::store::encode_row(quereus::sdk::Row{quereus::sdk::Value::integer(42)});
+  {
+    quereus::store::CommitObserver::NamedRow image = {{"id", quereus::sdk::Value::integer(42)},
+                                                      {"customer_name", quereus::sdk::Value::text("Ada")}};
+    deleted.image = RowVersions::image_of(image);
+  }
+  check(deleted, 5, 40);
+  RowVersions remote = deleted;  // a peer's deletion received earlier than its wall time
+  remote.tombstone->site = there;
+  remote.tombstone_created = 1'800'000'000'000ull;
+  {
+    quereus::store::CommitObserver::NamedRow image = {{"customer_name", quereus::sdk::Value::text("Ada")}};
+    remote.image = RowVersions::image_of(image);  // not in the list's order: kept as pairs
+  }
+  check(remote, 5, 80, false);
 }
 
 // Read only: (live rows carrying versions, records under 21) of the store at `dir`.
@@ -2018,6 +2199,29 @@ static std::pair<size_t, size_t> sidecars_and_records(const std::string& dir) {
     for (; it->valid(); it->next()) {
       if (space == 0x21) ++n.second;
       else if (!quereus::store::row_sidecar(it->value()).empty()) ++n.first;
+    }
+    it->check();
+  }
+  return n;
+}
+
+// Read only: how many records of each form (the first byte) the store at `dir` holds, live
+// rows' sidecars and 21 records together, and (key 0) its column lists.
+static std::map<int, size_t> forms_at(const std::string& dir) {
+  quereus::store::KvOptions o;
+  o.path = dir;
+  auto kv = quereus::store::open_leveldb(o);
+  std::map<int, size_t> n;
+  for (char space : {char(0x04), char(0x21), quereus::sync::ColumnLists::kSpace}) {
+    const std::string lo(1, space);
+    auto it = kv->iterate(quereus::store::KvRange{lo, quereus::store::prefix_end(lo)}, false);
+    for (; it->valid(); it->next()) {
+      if (space == quereus::sync::ColumnLists::kSpace) {
+        ++n[0];
+        continue;
+      }
+      const std::string_view rec = space == 0x21 ? it->value() : quereus::store::row_sidecar(it->value());
+      if (!rec.empty()) ++n[rec[0]];
     }
     it->check();
   }
@@ -2052,10 +2256,12 @@ class sync_format : public sync {
     ASSERT_TRUE(WIFEXITED(wstatus));
     ASSERT_EQ(WEXITSTATUS(wstatus), 0);
     const std::string dir = root_ + "/a";
-    ASSERT_EQ(format_at(dir), "5");
+    ASSERT_EQ(format_at(dir), "6");
     EXPECT_EQ(sidecars_and_records(dir), (std::pair<size_t, size_t>{2, 1}));  // rows 1 and 3; row 2's tombstone
+    // Format 6's forms: rows 1 and 3 name the table's one column list, the tombstone too.
+    EXPECT_EQ(forms_at(dir), (std::map<int, size_t>{{0, 1}, {4, 2}, {5, 1}}));
     EXPECT_EQ(runs_at(dir), (std::pair<size_t, size_t>{0, 2}));               // ('R', 'C'): the insert's, the delete's
-    const bool sidecars = from == "4";  // format 4 already kept them in the rows
+    const bool sidecars = from == "4" || from == "5";  // format 4 already kept them in the rows
     EXPECT_EQ(as_format_3(dir, from), sidecars ? 0u : 2u);
     ASSERT_EQ(format_at(dir), from);
     EXPECT_EQ(runs_at(dir), (std::pair<size_t, size_t>{2, 0}));
@@ -2070,8 +2276,9 @@ class sync_format : public sync {
     ::waitpid(opener, &wstatus, 0);
     ASSERT_TRUE(WIFEXITED(wstatus));
     ASSERT_EQ(WEXITSTATUS(wstatus), 0);
-    EXPECT_EQ(format_at(dir), "5");
+    EXPECT_EQ(format_at(dir), "6");
     EXPECT_EQ(sidecars_and_records(dir), (std::pair<size_t, size_t>{2, 1}));
+    EXPECT_EQ(forms_at(dir), (std::map<int, size_t>{{2, 1}, {3, 2}}));  // read as they are, not rewritten
     Peer& a = open("a");
     EXPECT_EQ(query(a, "select id, n from k order by id"), (V{"1|10", "3|30"}));
     exec(a, "insert into k values (4, 40), (5, 50)");  // a compact run after the old ones
@@ -2099,10 +2306,12 @@ class sync_format : public sync {
   }
 };
 
-TEST_F(sync_format, a_format_1_replica_opens_and_is_raised_to_format_5) { raised_from("1"); }
-TEST_F(sync_format, a_format_3_replica_opens_and_is_raised_to_format_5) { raised_from("3"); }
+TEST_F(sync_format, a_format_1_replica_opens_and_is_raised_to_format_6) { raised_from("1"); }
+TEST_F(sync_format, a_format_3_replica_opens_and_is_raised_to_format_6) { raised_from("3"); }
 // Format 5 adds only the compact run: a format-4 store's 'R' runs read as they are.
-TEST_F(sync_format, a_format_4_replica_opens_as_format_5_and_its_runs_still_read) { raised_from("4"); }
+TEST_F(sync_format, a_format_4_replica_opens_as_format_6_and_its_runs_still_read) { raised_from("4"); }
+// Format 6 adds only record forms: a format-5 store's records (forms 2 and 3) read as they are.
+TEST_F(sync_format, a_format_5_replica_opens_as_format_6_and_its_records_still_read) { raised_from("5"); }
 
 // The format-4 upgrade moves the live rows in batches; a process SIGKILLed at any moment of
 // it leaves a store the next open finishes: every row keeps its versions (a fresh peer
@@ -2158,7 +2367,7 @@ TEST_F(sync, an_upgrade_to_format_4_killed_midway_finishes_at_the_next_open) {
     ::waitpid(opener, &wstatus, 0);
     ASSERT_TRUE(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0);
   }
-  EXPECT_EQ(format_at(dir), "5");
+  EXPECT_EQ(format_at(dir), "6");
   EXPECT_EQ(sidecars_and_records(dir), (std::pair<size_t, size_t>{live, dead}));
   Peer& a = open("a");
   EXPECT_EQ(one(a, "select count(*) from k"), std::to_string(live));
@@ -3238,6 +3447,57 @@ TEST_F(sync, a_crash_during_local_ddl_leaves_the_replica_describing_what_it_has)
   EXPECT_GT(partial, 0);
 }
 
+
+// Format 6: the first commit after a schema change names a new column list, whose entry
+// rides that commit's batch. SIGKILL at any moment of a run of ADD COLUMNs, each followed
+// by inserts, an update and a deletion: the reopened replica reads every row's versions
+// (a mirror pulls all of them by delta, and takes a snapshot of them), its integrity check
+// passes, and it goes on capturing.
+TEST_F(sync, a_crash_around_a_schema_changes_first_commits_leaves_every_row_naming_a_stored_list) {
+  int lists_seen = 0;  // rounds killed after at least one ADD COLUMN
+  const useconds_t delays[] = {1000, 4000, 9000, 15000, 25000, 40000, 70000, 120000};
+  for (int round = 0; round < 8; ++round) {
+    const std::string name = "c" + std::to_string(round);
+    Peer* child = nullptr;  // the child's replica (opened in the child only)
+    kill_while(
+        [&] {
+          child = &open(name);
+          return run(*child, "create table w (id integer primary key, v text null)").ok() &&
+                 run(*child, "insert into w values (0, 'first')").ok();
+        },
+        [&] {
+          Peer& k = *child;
+          for (int i = 0; i < 400; ++i) {
+            const std::string n = std::to_string(i), id = std::to_string(10 * i + 1);
+            if (!run(k, "alter table w add column c" + n + " integer null default " + n).ok()) return false;
+            for (int r = 1; r <= 3; ++r)
+              if (!run(k, "insert into w (id, v) values (" + std::to_string(10 * i + r) + ", 'r" + n + "')").ok())
+                return false;
+            if (!run(k, "update w set v = 'u' where id = " + id).ok()) return false;
+            if (!run(k, "delete from w where id = " + std::to_string(10 * i + 2)).ok()) return false;
+          }
+          return true;
+        },
+        delays[round]);
+    Peer& k = open(name);
+    EXPECT_EQ(query(k, "pragma integrity_check"), V{"ok"}) << "round " << round;
+    Peer& mirror = open("m" + name);
+    pull(mirror, k);
+    EXPECT_EQ(content(mirror, "w"), content(k, "w")) << "round " << round;
+    Peer& fresh = open("s" + name);
+    take_snapshot(fresh, k, 50);
+    EXPECT_EQ(content(fresh, "w"), content(k, "w")) << "round " << round;
+    const int added = std::stoi(one(k, "select count(*) from table_info('w')")) - 2;  // ADD COLUMNs that landed
+    if (added > 0) ++lists_seen;
+    std::cerr << "round " << round << ": killed after " << added << " ADD COLUMNs\n";
+    exec(k, "alter table w add column after_crash integer null default 7");
+    exec(k, "insert into w (id, v) values (100000, 'after')");
+    exec(k, "delete from w where id = 0");
+    pull(mirror, k);
+    EXPECT_EQ(content(mirror, "w"), content(k, "w")) << "round " << round;
+  }
+  EXPECT_GE(lists_seen, 4) << "too few rounds were killed after their first schema change";
+}
 
 // While a replica takes a snapshot from a peer (its cursors for that peer record one in
 // progress), local writes and local DDL are refused with BUSY; the snapshot's own pages
