@@ -256,10 +256,17 @@ std::string RowVersions::encode(const SiteId& local, const ListRef* list) const 
     return out;
   }
   // Form 5 (format 6): HLCs with this site implied, names as list positions.
+  size_t hint = 0;  // a row's columns mostly follow the list's order: look from the last one on
   auto position = [&](std::string_view name) -> uint64_t {  // 1 + its position in the list; 0: none
     if (!list) return 0;
-    for (size_t i = 0; i < list->names.size(); ++i)
-      if (list->names[i] == name) return i + 1;
+    const size_t n = list->names.size();
+    for (size_t j = 0; j < n; ++j) {
+      const size_t i = (hint + j) % n;
+      if (list->names[i] == name) {
+        hint = i + 1;
+        return i + 1;
+      }
+    }
     return 0;
   };
   // A tombstone's image as values in the list's order, when its names are the list's first.
