@@ -192,12 +192,33 @@ bool parse_relative(const std::string& m, double* value, std::string* unit) {
   return false;
 }
 
-// Applies one arithmetic modifier; nullopt when it fails (the whole call is then NULL).
+// True when `m` has the shape of a relative modifier, "<count> <unit>" with a unit
+// parse_relative knows, whatever the count: one whose count is no number ('+abc days',
+// '++1 day', '1.2.3 hours') failed to apply and is not an unrecognized modifier.
+bool relative_shape(const std::string& m) {
+  if (m.rfind("start of", 0) == 0) return false;
+  size_t end = m.find_last_not_of(" \t\n\r");
+  if (end == std::string::npos) return false;
+  size_t start = m.find_last_of(" \t\n\r", end);
+  if (start == std::string::npos) return false;
+  std::string word = m.substr(start + 1, end - start);
+  if (word.size() > 1 && word.back() == 's') word.pop_back();
+  static const char* kUnits[] = {"day", "hour", "minute", "second", "month", "year"};
+  bool unit = false;
+  for (const char* u : kUnits) unit |= word == u;
+  return unit && m.find_first_not_of(" \t\n\r") < start;
+}
+
+// Applies one arithmetic modifier; nullopt when it fails (the whole call is then NULL):
+// datetime.md "Modifiers" — unrecognized modifiers are ignored, one that fails to apply
+// (an invalid count, a weekday outside 0-6) makes the result NULL.
 std::optional<Zoned> apply_modifier(Zoned z, const std::string& modifier) {
   std::string m = lower_trim(modifier);
   double value;
   std::string unit;
-  if (parse_relative(m, &value, &unit)) {
+  bool relative = parse_relative(m, &value, &unit);
+  if (!relative && relative_shape(m)) return std::nullopt;
+  if (relative) {
     if (std::isnan(value)) return std::nullopt;
     if (unit == "year" || unit == "month" || unit == "day") {
       Duration d;
@@ -244,6 +265,7 @@ std::optional<Zoned> apply_modifier(Zoned z, const std::string& modifier) {
       }
       return z;
     }
+    return std::nullopt;  // 'weekday' with no day number 0-6
   }
   return z;  // unrecognized modifiers are ignored
 }
