@@ -13,8 +13,9 @@
 // 'localtime' modifier reads the process time zone, another reason. They carry
 // kClockArgs: the schema gate (require_deterministic) accepts a call whose arguments
 // cannot be 'now' or 'localtime' (`date('2020-01-01')`, `date(d)` over a DATE
-// column), as determinism.md rejects only the 'now' forms. timespan(), the timespan_*
-// functions and IsISODate / IsISODateTime are pure.
+// column), as determinism.md rejects only the 'now' forms. current_timestamp,
+// current_date and current_time (SQLite's keywords) always read the clock. timespan(),
+// the timespan_* functions and IsISODate / IsISODateTime are pure.
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -548,6 +549,20 @@ void register_datetime_functions(Registry& r) {
     auto p = process_args(a.subspan(1));
     return p.dt ? Value::Text(strftime_format(a[0].str(), *p.dt)) : Value();
   }, kNow).returns(QRS_LT_TEXT);
+
+  // SQLite's CURRENT_TIMESTAMP / CURRENT_DATE / CURRENT_TIME (the parser reads the bare
+  // keywords as these calls): the current UTC time as datetime('now'), date('now') and
+  // time('now') display it. They read the clock, so neither deterministic nor replicable.
+  add_scalar(r, "current_timestamp", 0, [](Args) {
+    PlainDateTime w = PlainDateTime::from_epoch_nanos(now_nanos());
+    return Value::Text(format_date(w.date) + " " + format_time(w.time, 0));
+  }, 0).returns(QRS_LT_TEXT);
+  add_scalar(r, "current_date", 0, [](Args) {
+    return Value::Text(format_date(PlainDateTime::from_epoch_nanos(now_nanos()).date));
+  }, 0).returns(QRS_LT_TEXT);
+  add_scalar(r, "current_time", 0, [](Args) {
+    return Value::Text(format_time(PlainDateTime::from_epoch_nanos(now_nanos()).time, 0));
+  }, 0).returns(QRS_LT_TEXT);
 
   // Unix epoch functions (strict parsing).
   add_scalar(r, "epoch_s", -1, [](Args a) {

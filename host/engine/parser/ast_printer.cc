@@ -544,6 +544,9 @@ class Printer {
     std::string name = lower(f.name);
     if (name == "count" && f.args.empty() && !f.distinct) {
       out += "count(*)";
+    } else if (f.args.empty() && !f.star && !f.over &&
+               (name == "current_timestamp" || name == "current_date" || name == "current_time")) {
+      out += name;  // SQLite's keyword spelling, which the parser reads back as this call
     } else {
       out += bare_callable(name) ? name : quote_identifier(name);
       out += '(';

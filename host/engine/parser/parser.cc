@@ -2790,6 +2790,15 @@ class ParserImpl {
         break;
     }
     if (check_name(NameCtx::kFunction) && check(TokenKind::kLParen, 1)) return parse_function();
+    // SQLite's CURRENT_TIMESTAMP / CURRENT_DATE / CURRENT_TIME: the clock, as a call of the
+    // built-in of that name (non-deterministic, so a CHECK or DEFAULT refuses it with the
+    // gate closed; determinism.md). Unquoted and alone only, so `"current_date"` and
+    // `t.current_date` still name a column.
+    if (t.kind == TokenKind::kIdentifier && !check(TokenKind::kDot, 1) && is_clock_keyword(t.text)) {
+      auto fn = make_at<FunctionCall>(t);
+      fn->name = to_lower_ascii(advance().text);
+      return fn;
+    }
     if (check_name(NameCtx::kGeneral)) {
       auto col = make_at<ColumnRef>(t);
       std::string a = advance().text;
@@ -2811,6 +2820,16 @@ class ParserImpl {
       return col;
     }
     fail_expected("Expected expression");
+  }
+
+  static std::string to_lower_ascii(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  }
+
+  static bool is_clock_keyword(const std::string& word) {
+    std::string w = to_lower_ascii(word);
+    return w == "current_timestamp" || w == "current_date" || w == "current_time";
   }
 
   static bool fits_int64(const std::string& text) {
