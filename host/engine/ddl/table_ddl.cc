@@ -38,6 +38,13 @@ class TableSchemaBuilder {
   TableSchema build() {
     reserve_check_names();
     for (const ast::ColumnDef& cd : s_.columns) add_column(cd);
+    // Column-level CHECKs once every column is in place: the determinism gate reads the
+    // type of any column a body names, a later one included (`a int check (date(b) >
+    // '2000-01-01'), b date`).
+    for (const auto& [cd, c] : column_checks_) {
+      add_check(c->name, "_check_" + cd->name, *c->expr, c->check_on, c->on_conflict);
+      ts_.checks.back().named = true;  // a column's minted `_check_<column>` is a real name
+    }
     for (const ast::TableConstraint& tc : s_.constraints) add_table_constraint(tc);
     settle_primary_key();
     add_unique_constraints(db_, s_, ts_);
@@ -108,7 +115,6 @@ class TableSchemaBuilder {
   void add_column(const ast::ColumnDef& cd) {
     if (ts_.find_column(cd.name) >= 0) throw Error(StatusCode::kError, "duplicate column name: " + cd.name);
     const int ordinal = static_cast<int>(ts_.columns.size());
-    // In place before its constraints: a CHECK's determinism gate reads its type.
     ts_.columns.push_back(build_column(db_, cd));
     for (const ast::ColumnConstraint& c : cd.constraints) {
       using K = ast::ColumnConstraint::Kind;
@@ -122,8 +128,7 @@ class TableSchemaBuilder {
                                                     ts_.schema_name, ts_.name));
           break;
         case K::kCheck:
-          add_check(c.name, "_check_" + cd.name, *c.expr, c.check_on, c.on_conflict);
-          ts_.checks.back().named = true;  // a column's minted `_check_<column>` is a real name
+          column_checks_.emplace_back(&cd, &c);
           break;
         default: break;
       }
@@ -225,6 +230,7 @@ class TableSchemaBuilder {
   std::vector<KeyColumn> pk_;
   bool pk_seen_ = false;
   std::set<std::string> check_names_;
+  std::vector<std::pair<const ast::ColumnDef*, const ast::ColumnConstraint*>> column_checks_;
 };
 
 // Undoes a table whose storage exists: its index companions, its participation in the
