@@ -203,7 +203,7 @@ class GroupConcatState : public AggregateState {
     if (a[0].is_null()) return;
     std::string sep = a.size() > 1 && !a[1].is_null() ? a[1].to_text() : ",";
     if (any_) out_ += sep;
-    out_ += a[0].to_text();
+    out_ += value_to_text(a[0]);  // types.md "Value to text"
     any_ = true;
   }
   Value final() override { return any_ ? Value::Text(out_) : Value(); }
@@ -270,7 +270,8 @@ void register_string_functions(Registry& r) {
   }).returns(QRS_LT_INTEGER);
   scalar(r, "hex", 1, [](Args a) {
     if (a[0].is_null()) return Value::Text("");
-    return Value::Text(hex_of(a[0].to_text()));
+    // A non-blob goes through the blob conversion CAST uses (types.md "Binary types").
+    return Value::Text(hex_of(cast_value(a[0], QRS_LT_BLOB).str()));
   }).returns(QRS_LT_TEXT);
   scalar(r, "quote", 1, [](Args a) {
     const Value& v = a[0];

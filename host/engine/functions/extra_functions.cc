@@ -148,9 +148,7 @@ Value text_conversion(Args a) {
   switch (v.type()) {
     case ValueType::kNull: return Value();
     case ValueType::kText: return v;
-    case ValueType::kBlob: return cast_value(v, QRS_LT_TEXT);  // UTF-8 decoded, as CAST does
-    case ValueType::kJson: return Value::Text(fnutil::js_string(v));
-    default: return Value::Text(v.to_text());
+    default: return Value::Text(value_to_text(v));  // types.md "Value to text"
   }
 }
 
@@ -674,17 +672,17 @@ void register_extra_functions(Registry& r) {
   add_scalar(r, "rpad", 3, [](Args a) { return pad_fn(a, false); }).returns(QRS_LT_TEXT);
   add_scalar(r, "like", 2, [](Args a) {
     if (a[0].is_null() || a[1].is_null()) return Value();
-    return Value::Boolean(like_match(fnutil::js_string(a[0]), fnutil::js_string(a[1]), -1));
+    return Value::Boolean(like_match(value_to_text(a[0]), value_to_text(a[1]), -1));
   }).returns(QRS_LT_BOOLEAN);
   add_scalar(r, "like", 3, [](Args a) {
     if (a[0].is_null() || a[1].is_null() || a[2].is_null()) return Value();
     const int esc = like_escape_code_point(a[2].to_text());
     if (esc < 0) throw Error(StatusCode::kError, "ESCAPE expression must be a single character");
-    return Value::Boolean(like_match(fnutil::js_string(a[0]), fnutil::js_string(a[1]), esc));
+    return Value::Boolean(like_match(value_to_text(a[0]), value_to_text(a[1]), esc));
   }).returns(QRS_LT_BOOLEAN);
   add_scalar(r, "glob", 2, [](Args a) {
     if (a[0].is_null() || a[1].is_null()) return Value();
-    return Value::Boolean(glob_match(fnutil::js_string(a[0]), fnutil::js_string(a[1])));
+    return Value::Boolean(glob_match(value_to_text(a[0]), value_to_text(a[1])));
   }).returns(QRS_LT_BOOLEAN);
   add_scalar(r, "char", -1, char_fn).returns(QRS_LT_TEXT);
   add_scalar(r, "unicode", 1, unicode_fn).returns(QRS_LT_INTEGER);

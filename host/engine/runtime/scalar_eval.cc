@@ -320,7 +320,8 @@ Value BinaryScalar::eval(const EvalEnv& env) const {
       return arith(op, a, b);
     case Op::kConcat: {
       if (a.is_null() || b.is_null()) return Value();
-      std::string left_text = a.to_text(), right_text = b.to_text();
+      // The one value-to-text conversion (types.md "Value to text").
+      std::string left_text = value_to_text(a), right_text = value_to_text(b);
       const int64_t max = max_length_of(env);
       if (static_cast<int64_t>(left_text.size() + right_text.size()) > max) too_big(max);
       return Value::Text(std::move(left_text) + right_text);
@@ -338,13 +339,13 @@ Value BinaryScalar::eval(const EvalEnv& env) const {
       }
       // a LIKE b: a is the text, b the pattern.
       InterruptCheck* check = env.ctx ? &env.ctx->interrupt : nullptr;
-      bool m = like_match(b.to_text(), a.to_text(), esc, check);
+      bool m = like_match(value_to_text(b), value_to_text(a), esc, check);
       return bool_value(op == Op::kLike ? m : !m);
     }
     case Op::kGlob: case Op::kNotGlob: {
       if (a.is_null() || b.is_null()) return Value();
       InterruptCheck* check = env.ctx ? &env.ctx->interrupt : nullptr;
-      bool m = glob_match(b.to_text(), a.to_text(), check);
+      bool m = glob_match(value_to_text(b), value_to_text(a), check);
       return bool_value(op == Op::kGlob ? m : !m);
     }
     default:

@@ -104,6 +104,26 @@ Value comparison_value(const Value& v, qrs_logical_type target) {
   return cast_value(v, target);
 }
 
+std::string value_to_text(const Value& v) {
+  switch (v.type()) {
+    case ValueType::kNull: return "";
+    case ValueType::kText: return v.str();
+    case ValueType::kBlob: return utf8_lossy(v.str());
+    case ValueType::kJson: {
+      // A string scalar is physically a string: it renders bare. Only a document whose
+      // text opens with a quote can be one.
+      const std::string& s = v.str();
+      size_t first = s.find_first_not_of(" \t\n\r");
+      if (first != std::string::npos && s[first] == '"') {
+        auto j = jsonv::parse(s);
+        if (j && j->is_string()) return j->get<std::string>();
+      }
+      return s;
+    }
+    default: return v.to_text();
+  }
+}
+
 Value cast_value(const Value& v, qrs_logical_type target) {
   if (v.is_null()) return v;
   switch (target) {
@@ -150,11 +170,10 @@ Value cast_value(const Value& v, qrs_logical_type target) {
       }
     case QRS_LT_TEXT:
       if (v.type() == ValueType::kText) return v;
-      if (v.type() == ValueType::kBlob) return Value::Text(utf8_lossy(v.str()));
-      return Value::Text(v.to_text());
+      return Value::Text(value_to_text(v));
     case QRS_LT_BLOB:
       if (v.type() == ValueType::kBlob) return v;
-      return Value::Blob(v.to_text());
+      return Value::Blob(v.type() == ValueType::kJson ? value_to_text(v) : v.to_text());
     case QRS_LT_BOOLEAN:
       switch (v.type()) {
         case ValueType::kBoolean: return v;

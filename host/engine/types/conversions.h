@@ -8,6 +8,11 @@
 
 namespace quereus {
 
+// The one conversion from a value to text (types.md "Value to text"), which CAST to TEXT,
+// `||`, LIKE / GLOB operands and group_concat share: text as itself, a blob UTF-8
+// decoded (lossy), a JSON string scalar bare (`hello`, not `"hello"`), any other JSON
+// document its own text, a number or boolean its usual spelling. "" for NULL.
+std::string value_to_text(const Value& v);
 // CAST(v AS target): the value converted to the logical type (NULL where it cannot be).
 Value cast_value(const Value& v, qrs_logical_type target);
 // The conversion a comparison applies to one operand (docs: types.md "Type Coercion in
