@@ -122,5 +122,37 @@ TEST_F(SchemaExpressionsTest, WriteTimeBindErrorHasNoPositionInTheDdl) {
   EXPECT_NE(st.message().find("zz"), std::string::npos) << st.to_string();
 }
 
+// An error a stored body raises while it is evaluated at a write (a conversion that
+// fails, a scalar subquery with two rows) carries no line/column either: the body's
+// position is in the DDL's text (errors.md). Deferred CHECKs judged at COMMIT too.
+TEST_F(SchemaExpressionsTest, WriteTimeEvaluationErrorHasNoPositionInTheDdl) {
+  exec("create table c (\n  id integer primary key,\n  t text,\n  check (integer(t) > 0))");
+  exec("create table g (\n  id integer primary key,\n  t text,\n  n integer generated always as (integer(t)))");
+  exec("create table d (\n  id integer primary key,\n  t integer default (integer('zz')))");
+  exec("create table s (\n  id integer primary key,\n  check ((select v from (values (1), (2)) as x(v)) > 0))");
+  for (const char* sql : {"insert into c values (1, 'abc')", "insert into g values (1, 'abc')",
+                          "insert into d (id) values (1)", "insert into s values (1)"}) {
+    Status st = db_->exec(sql);
+    ASSERT_FALSE(st.ok()) << sql;
+    EXPECT_FALSE(st.site().has_value()) << sql << ": " << st.to_string();
+  }
+  exec("begin");
+  Status st = db_->exec("insert into s values (2)");
+  if (st.ok()) st = db_->exec("commit");
+  ASSERT_FALSE(st.ok());
+  EXPECT_FALSE(st.site().has_value()) << st.to_string();
+}
+
+// A column-level CHECK's determinism gate sees a column declared after it: a date/time
+// call over a later DATE column is deterministic, over a later TEXT column it is not.
+TEST_F(SchemaExpressionsTest, ColumnCheckSeesALaterColumnsType) {
+  exec("create table t (a integer primary key check (date(b) > '2000-01-01'), b date)");
+  exec("insert into t values (1, '2020-01-01')");
+  EXPECT_FALSE(db_->exec("insert into t values (2, '1990-01-01')").ok());
+  Status st = db_->exec("create table u (a integer primary key check (date(b) > '2000-01-01'), b text)");
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("may be 'now'"), std::string::npos) << st.to_string();
+}
+
 }  // namespace
 }  // namespace quereus

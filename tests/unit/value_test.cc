@@ -77,6 +77,22 @@ TEST(ConversionTest, Cast) {
   EXPECT_TRUE(cast_value(Value(), QRS_LT_INTEGER).is_null());
 }
 
+// types.md "Value to text": one conversion — a JSON string scalar renders bare, any other
+// document as its own text, a blob UTF-8-decoded (lossy); CAST to TEXT / BLOB uses it.
+TEST(ConversionTest, ValueToTextRendersAJsonStringScalarBare) {
+  EXPECT_EQ(value_to_text(Value::Json("\"hello\"")), "hello");
+  EXPECT_EQ(value_to_text(Value::Json("\"a\\\"b\"")), "a\"b");
+  EXPECT_EQ(value_to_text(Value::Json("{\"b\":1,\"a\":2}")), "{\"b\":1,\"a\":2}");
+  EXPECT_EQ(value_to_text(Value::Json("[\"x\"]")), "[\"x\"]");
+  EXPECT_EQ(value_to_text(Value::Json("9")), "9");
+  EXPECT_EQ(value_to_text(Value::Blob("ab")), "ab");
+  EXPECT_EQ(value_to_text(Value::Blob("\xff")), value_to_text(Value::Blob("\xfe")));
+  EXPECT_EQ(value_to_text(Value::Boolean(true)), "true");
+  EXPECT_EQ(cast_value(Value::Json("\"hello\""), QRS_LT_TEXT).str(), "hello");
+  EXPECT_EQ(cast_value(Value::Json("\"hello\""), QRS_LT_BLOB).str(), "hello");
+  EXPECT_EQ(cast_value(Value::Json("{\"a\":1}"), QRS_LT_BLOB).str(), "{\"a\":1}");
+}
+
 TEST(ConversionTest, TypeNames) {
   EXPECT_EQ(logical_type_from_name("INTEGER"), QRS_LT_INTEGER);
   EXPECT_EQ(logical_type_from_name("bigint"), QRS_LT_INTEGER);
