@@ -195,6 +195,8 @@ class SqlGenerator {
   void force_collation(Expr& l, Expr& r);
   static std::vector<ScopeColumn> unfolded_keys(const std::vector<ScopeColumn>& keys);
   std::string order_direction();
+  // `sql` ordered by every one of its columns, in order (see the definition).
+  std::string order_by_all(const std::string& sql, const std::vector<Expr>& columns);
   SqlType random_type();
   SqlType random_value_type();
 
