@@ -49,6 +49,7 @@ class WindowOp : public Operator {
       rows_.push_back(r);
     }
     results_.assign(node_.calls.size(), std::vector<Value>(rows_.size()));
+    args_.assign(rows_.size(), {});
     order_.clear();
     for (size_t c = 0; c < node_.calls.size(); ++c) compute(c);
     if (order_.empty())
@@ -107,6 +108,22 @@ class WindowOp : public Operator {
       return compare_keys(keys[a], keys[b], call.order_by, np) < 0;
     });
     if (ci == 0) order_ = idx;
+    // A frame-based call (an aggregate, first_value, last_value, nth_value) evaluates each
+    // row's arguments once, as SQLite does, for every frame holding the row to read: a
+    // frame of k rows would otherwise evaluate them k times per row (a correlated subquery
+    // in an argument ran once per frame member; difftest seed 554158065).
+    static const char* const kRowwise[] = {"row_number", "rank", "dense_rank", "percent_rank",
+                                           "cume_dist", "ntile", "lag", "lead"};
+    if (std::none_of(std::begin(kRowwise), std::end(kRowwise), [&](const char* r) { return call.name == r; })) {
+      const size_t value_args = call.name == "nth_value" ? 1 : call.args.size();
+      args_memory_.reset(memory_budget(outer_.ctx));
+      for (size_t i = 0; i < n; ++i) {
+        poll_interrupt(outer_.ctx);
+        args_[i].clear();
+        for (size_t a = 0; a < value_args; ++a) args_[i].push_back(eval(call.args[a], i));
+        args_memory_.add_row(args_[i]);
+      }
+    }
     size_t start = 0;
     while (start < n) {
       size_t end = start + 1;
@@ -248,7 +265,7 @@ class WindowOp : public Operator {
       }
       return;
     }
-    // Frame-based: first_value, last_value, nth_value and aggregates.
+    // Frame-based: first_value, last_value, nth_value and aggregates (arguments in args_).
     bool incremental = call.aggregate && !call.distinct && static_cast<Excl>(call.exclude) == Excl::kNone;
     // A frame that runs to the partition's end, from a start that never moves back (CURRENT
     // ROW, n PRECEDING, n FOLLOWING): walked from the last row up, each frame is the next
@@ -267,15 +284,12 @@ class WindowOp : public Operator {
       if (suffixes) {
         auto running = call.aggregate->make_state();
         if (!call.args.empty()) running->set_collation(ordering_collation(call.args[0]->collation, call.args[0]->type));
-        std::vector<Value> args;
         size_t running_lo = m;
         for (size_t j = m; j-- > 0;) {
           poll_interrupt(outer_.ctx);
           while (running_lo > los[j]) {
             --running_lo;
-            args.clear();
-            for (auto& a : call.args) args.push_back(eval(a, part[running_lo]));
-            running->step(args);
+            running->step(args_[part[running_lo]]);
           }
           out[part[j]] = running->final();
         }
@@ -300,16 +314,13 @@ class WindowOp : public Operator {
           if (nth <= 0) throw Error(StatusCode::kError, "second argument to nth_value must be a positive integer");
           want = static_cast<size_t>(nth - 1);
         }
-        out[part[j]] = want < members.size() ? eval(call.args[0], part[members[want]]) : Value();
+        out[part[j]] = want < members.size() ? args_[part[members[want]]][0] : Value();
         continue;
       }
       if (!call.aggregate) throw Error(StatusCode::kError, "unknown window function " + f);
-      std::vector<Value> args;
       auto step = [&](AggregateState& st, size_t p) {
         poll_interrupt(outer_.ctx);
-        args.clear();
-        for (auto& a : call.args) args.push_back(eval(a, part[p]));
-        st.step(args);
+        st.step(args_[part[p]]);
       };
       if (incremental && lo == 0) {
         if (!running || hi < running_hi) {
@@ -327,7 +338,7 @@ class WindowOp : public Operator {
       for (size_t p = lo; p < hi; ++p) {
         if (excluded(call, j, p, group_of)) continue;
         if (call.distinct) {
-          Value v = eval(call.args[0], part[p]);
+          const Value& v = args_[part[p]][0];
           if (v.is_null()) continue;
           bool dup = false;
           const Collation* coll = ordering_collation(call.args[0]->collation, call.args[0]->type);
@@ -347,6 +358,8 @@ class WindowOp : public Operator {
   std::vector<Row> rows_;
   MemoryCharge memory_;  // rows_ and results_
   std::vector<std::vector<Value>> results_;
+  std::vector<std::vector<Value>> args_;  // per input row: the current frame-based call's arguments
+  MemoryCharge args_memory_;              // args_
   std::vector<size_t> order_;
   size_t pos_ = 0;
 };
