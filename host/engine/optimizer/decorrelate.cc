@@ -36,6 +36,7 @@ bool is_subquery(ScalarKind k) {
 // a plan node this pass does not know (it then declines).
 struct FrameRefs {
   std::set<int> frames;
+  std::set<int> row_slots;  // the columns of the starting frame's row that are read
   bool unknown = false;
   bool nondeterministic = false;  // calls a function that is not deterministic
   bool reads(int frame) const { return frames.count(frame) > 0; }
@@ -47,8 +48,9 @@ void collect(const RelNode& n, int shift, FrameRefs& out);
 void collect(const ScalarPtr& e, int shift, FrameRefs& out) {
   if (!e) return;
   if (e->kind == ScalarKind::kColumn) {
-    int level = static_cast<const ColumnScalar&>(*e).level;
-    if (level >= shift) out.frames.insert(level - shift);
+    const auto& c = static_cast<const ColumnScalar&>(*e);
+    if (c.level >= shift) out.frames.insert(c.level - shift);
+    if (c.level == shift) out.row_slots.insert(c.slot);
     return;
   }
   if (is_subquery(e->kind)) {
@@ -143,6 +145,17 @@ FrameRefs frames_of(const ScalarPtr& e) {
   collect(e, 0, r);
   return r;
 }
+
+}  // namespace
+
+bool row_slots_read(const ScalarPtr& e, std::vector<int>& slots) {
+  FrameRefs r = frames_of(e);
+  if (r.unknown || r.nondeterministic) return false;
+  slots.assign(r.row_slots.begin(), r.row_slots.end());
+  return true;
+}
+
+namespace {
 
 // Evaluates the same for the same row: no subquery, only deterministic functions.
 bool plain(const ScalarExpr& e) {

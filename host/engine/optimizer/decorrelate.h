@@ -23,4 +23,9 @@ struct DecorrelationOptions {
 // `filter` untouched) otherwise. Subquery plans are read, never modified.
 RelPtr decorrelate_subqueries(const RelPtr& filter, const DecorrelationOptions& options);
 
+// The slots of the row `e` is evaluated on that it reads, the correlated references of its
+// subqueries (at any depth) included. False, with `slots` unspecified, when that is not
+// known (a plan node the walk does not know) or `e` calls a non-deterministic function.
+bool row_slots_read(const ScalarPtr& e, std::vector<int>& slots);
+
 }  // namespace quereus

@@ -16,6 +16,7 @@
 #include <typeinfo>
 
 #include "optimizer/optimizer.h"
+#include "optimizer/decorrelate.h"
 #include "catalog/catalog.h"
 
 namespace quereus {
@@ -293,6 +294,9 @@ struct Relation {
   int width = 0;
   double rows = 1;
   std::vector<ScalarPtr> local;  // conjuncts over this relation's own row
+  // Conjuncts that read this relation alone but cannot be rewritten for its row (a
+  // correlated subquery reads the region's row by slot): kept over the region's layout.
+  std::vector<ScalarPtr> in_region_layout;
 };
 
 // A conjunct over the region's row that reads more than one relation (or none).
@@ -442,6 +446,52 @@ RelPtr filter_over(RelPtr input, std::vector<ScalarPtr> conjuncts) {
   return f;
 }
 
+// `input`, a relation at `offset` in a row laid out as `layout`, filtered by `conjuncts`
+// written over that row and reading only the relation's slots: the relation's row is
+// placed at its offset among NULLs, filtered, and taken out again. A correlated subquery
+// in a conjunct then reads the slots it was planned with, and runs once per row of the
+// relation instead of once per row of the join (difftest seed 554149177: an EXISTS in an
+// ON clause that read the right side alone ran for every left row too).
+RelPtr filter_in_layout(RelPtr input, int offset, const std::vector<Attribute>& layout,
+                        std::vector<ScalarPtr> conjuncts) {
+  const int width = static_cast<int>(input->columns.size());
+  auto pad = std::make_shared<ProjectNode>();
+  pad->columns = layout;
+  for (int s = 0; s < static_cast<int>(layout.size()); ++s) {
+    const Attribute& a = layout[s];
+    std::shared_ptr<ScalarExpr> e;
+    if (s >= offset && s < offset + width) {
+      auto c = std::make_shared<ColumnScalar>(0, s - offset, a.id);
+      c->set_collation(a.collation, a.collation_source);
+      e = std::move(c);
+    } else {
+      e = std::make_shared<LiteralScalar>(Value());
+      pad->columns[s].nullable = true;
+    }
+    e->type = a.type;
+    pad->exprs.push_back(std::move(e));
+  }
+  for (const auto& key : input->keys) {
+    std::vector<int> k;
+    for (int p : key) k.push_back(p + offset);
+    pad->keys.push_back(std::move(k));
+  }
+  pad->input = input;
+  RelPtr filtered = filter_over(pad, std::move(conjuncts));
+  auto back = std::make_shared<ProjectNode>();
+  back->columns = input->columns;
+  back->keys = input->keys;
+  for (int s = 0; s < width; ++s) {
+    const Attribute& a = input->columns[s];
+    auto c = std::make_shared<ColumnScalar>(0, offset + s, a.id);
+    c->type = a.type;
+    c->set_collation(a.collation, a.collation_source);
+    back->exprs.push_back(std::move(c));
+  }
+  back->input = std::move(filtered);
+  return back;
+}
+
 RelPtr Optimizer::push_down(RelPtr node, std::vector<ScalarPtr> conjuncts) {
   const bool pushdown = enabled("predicate_pushdown");
   if (!pushdown && !conjuncts.empty()) return filter_over(rewrite(node), std::move(conjuncts));
@@ -589,7 +639,18 @@ RelPtr Optimizer::plan_inner_joins(RelPtr top, std::vector<ScalarPtr> conjuncts)
   for (auto& c : preds) {
     ExprInfo info = analyze(c);
     if (!info.movable) {
-      above.push_back(c);
+      // One that reads a single relation, its subqueries' correlated references included,
+      // may still filter that relation first (deterministic: it then runs fewer times).
+      std::vector<int> slots;
+      int r = -1;
+      if (pushdown && n > 1 && row_slots_read(c, slots) && !slots.empty()) {
+        for (int s : slots) {
+          const int at = s >= 0 && s < width ? rel_of[s] : -2;
+          r = r == -1 || r == at ? at : -2;
+        }
+      }
+      if (r >= 0) rels[r].in_region_layout.push_back(c);
+      else above.push_back(c);
       continue;
     }
     uint64_t mask = 0;
@@ -598,7 +659,12 @@ RelPtr Optimizer::plan_inner_joins(RelPtr top, std::vector<ScalarPtr> conjuncts)
       if (s < 0 || s >= width) in_row = false;
       else mask |= bit(rel_of[s]);
     }
-    if (!in_row) {
+    // One that reads no relation (only enclosing rows, parameters, uncorrelated
+    // subqueries) goes above the region, where the filter checks it once per open and
+    // opens nothing when it is false; in the first join's ON it ran once per pair of rows
+    // (difftest seed 554162338: a subquery's WHERE reading only the enclosing row, over a
+    // view of joins).
+    if (!in_row || (pushdown && !mask)) {
       above.push_back(c);
       continue;
     }
@@ -626,6 +692,8 @@ RelPtr Optimizer::plan_inner_joins(RelPtr top, std::vector<ScalarPtr> conjuncts)
   }
   for (auto& r : rels) {
     r.node = push_down(r.node, std::move(r.local));
+    if (!r.in_region_layout.empty())
+      r.node = filter_in_layout(r.node, r.offset, top->columns, std::move(r.in_region_layout));
     r.rows = estimate_rows(*r.node);
   }
 

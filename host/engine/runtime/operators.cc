@@ -454,7 +454,14 @@ class FilterOp : public Operator {
       case ScalarKind::kNot:
       case ScalarKind::kAnd:
       case ScalarKind::kOr:
+      case ScalarKind::kXor:
       case ScalarKind::kIsNull:
+      case ScalarKind::kIs:
+      case ScalarKind::kIn:
+      case ScalarKind::kBetween:
+      case ScalarKind::kLike:
+      case ScalarKind::kGlob:
+      case ScalarKind::kCase:
       case ScalarKind::kCast:
       case ScalarKind::kCollate: break;
       default: return false;
