@@ -404,6 +404,65 @@ ScalarPtr bind_column_ref(const ast::ColumnRef& c, const Scope& scope) {
   throw UnknownColumnError(StatusCode::kError, "Column not found: " + full);
 }
 
+// Whether `e` holds a subquery (which may write: it is not dropped unevaluated).
+bool holds_subquery(const ScalarPtr& e) {
+  if (!e) return false;
+  if (e->kind == ScalarKind::kSubquery || e->kind == ScalarKind::kExists || e->kind == ScalarKind::kInSubquery)
+    return true;
+  for (const ScalarPtr* o : e->operands())
+    if (holds_subquery(*o)) return true;
+  return false;
+}
+
+// The part of an EXISTS subquery's plan that decides whether it has a row. EXISTS reads
+// no column, so a select list, ORDER BY, DISTINCT or window functions over the rows change
+// nothing, nor does a GROUP BY without HAVING (a group exists exactly when a row does).
+// Without them the subquery stops at its first row, where a sort, a window or a grouping
+// read every row first, for every outer row (difftest seeds 554149177, 554150252).
+// Nodes whose expressions hold a subquery stay.
+RelPtr existence_part(RelPtr n) {
+  for (;;) {
+    RelPtr next;
+    switch (n->kind) {
+      case RelKind::kProject: {
+        auto& p = static_cast<ProjectNode&>(*n);
+        if (std::none_of(p.exprs.begin(), p.exprs.end(), holds_subquery)) next = p.input;
+        break;
+      }
+      case RelKind::kSort: {
+        auto& o = static_cast<SortNode&>(*n);
+        auto reads_subquery = [](const SortKey& k) { return holds_subquery(k.expr); };
+        if (std::none_of(o.sort_keys.begin(), o.sort_keys.end(), reads_subquery)) next = o.input;
+        break;
+      }
+      case RelKind::kDistinct: next = static_cast<DistinctNode&>(*n).input; break;
+      case RelKind::kWindow: {
+        auto& w = static_cast<WindowNode&>(*n);
+        bool plain = true;
+        for (const WindowCall& c : w.calls) {
+          for (const auto& a : c.args) plain = plain && !holds_subquery(a);
+          for (const auto& x : c.partition_by) plain = plain && !holds_subquery(x);
+          for (const auto& k : c.order_by) plain = plain && !holds_subquery(k.expr);
+          plain = plain && !holds_subquery(c.start_offset) && !holds_subquery(c.end_offset);
+        }
+        if (plain) next = w.input;
+        break;
+      }
+      case RelKind::kAggregate: {
+        auto& a = static_cast<AggregateNode&>(*n);
+        bool plain = !a.group_by.empty() && std::none_of(a.group_by.begin(), a.group_by.end(), holds_subquery);
+        for (const AggregateCall& c : a.aggs)
+          plain = plain && std::none_of(c.args.begin(), c.args.end(), holds_subquery);
+        if (plain) next = a.input;
+        break;
+      }
+      default: break;
+    }
+    if (!next) return n;
+    n = std::move(next);
+  }
+}
+
 }  // namespace
 
 void dedupe_names(std::vector<std::string>& names) {
@@ -757,11 +816,15 @@ ScalarPtr Planner::bind_subquery(const ast::Select& sel, const Scope& scope, Sca
     first->columns = qp.root->columns;
     qp.root = first;
   }
+  if (kind == ScalarKind::kExists && !sel.dml) qp.root = existence_part(qp.root);
   auto s = std::make_shared<SubqueryScalar>(kind);
   s->plan = db_.optimize_plan(qp.root);
+  // Correlated when a reference inside reached past this level: bind_column_ref marks
+  // every scope from the reference up to the one that names it, so an enclosing subquery
+  // is correlated only when a reference reaches past it too. (Marking every enclosing
+  // scope here made `x in (select … where not exists (… reads the IN's own FROM …))` a
+  // correlated IN, run again for every outer row: difftest seed 554162338.)
   s->correlated = inner_outer.correlated;
-  if (s->correlated)
-    for (const Scope* t = &scope; t; t = t->outer) t->correlated = true;
   s->negated = negated;
   s->operand = operand;
   if (kind == ScalarKind::kSubquery) {
