@@ -6,8 +6,9 @@
 //
 //   28 ‖ table id (8) ‖ k (4, big-endian) -> <varint n> <prefixed name> × n
 //
-// Entries never change once written (a rename or drop rewrites the rows it touches, which
-// then name a newer list or none), so a list read once is good for the replica's life. The
+// Entries never change once written (a rename rewrites the rows it touches, which then
+// spell their names; a dropped column's versions still read through the list that names
+// them), so a list read once is good for the replica's life. Lists are not collected. The
 // capture writes a list's entry in the commit's own batch, and again in every later batch
 // until one has landed, so a row never lands without the entry it names. Entries go with
 // their table (Replica::table_event). Used only outside schema-change scopes, whose batches

@@ -354,7 +354,7 @@ RowVersions RowVersions::decode(std::string_view bytes, const SiteId& local, Lis
     ListSource::List list;
     if (version == 4) list = list_of(r.varint());
     const uint64_t n = r.varint();
-    if (n == 0 || n > 65536 || first_op + n - 1 > UINT32_MAX) corrupt("column count");
+    if (n == 0 || n > 65536 || first_op > UINT32_MAX || n - 1 > UINT32_MAX - first_op) corrupt("column count");
     if (list && n > list->size()) corrupt("column count beyond its list");
     m.columns.reserve(n);
     for (uint64_t i = 0; i < n; ++i) {
@@ -561,7 +561,8 @@ void Replica::load_metadata() {
                                      "it again from a peer");
   // Every format-1 and -2 record reads as format 3; format 4 moves live rows' versions into
   // the rows (once the site is known: a record of this site's is written compactly).
-  const bool upgrade = format && (*format == "1" || *format == "2" || *format == "3");
+  const bool upgrade =
+      format && (*format == "1" || *format == "2" || *format == "3" || *format == kSyncFormatUpgrading);
   if (upgrade) format = std::string(kSyncFormat);
   if (format && (*format == "4" || *format == "5")) {
     // Formats 5 and 6 only add forms (the compact run 'C'; records naming column lists and
@@ -690,7 +691,9 @@ void Replica::upgrade_to_sidecars() {
       }
     }
     it->check();
-    if (!more) b.put(meta_key("format"), kSyncFormat);
+    // Midway, the format record says an upgrade is under way: the rows moved so far are in
+    // this build's forms, so an older build must refuse the store rather than finish it.
+    b.put(meta_key("format"), more ? std::string(kSyncFormatUpgrading) : std::string(kSyncFormat));
     kv.write(b, true);
     if (!more) return;
   }
@@ -1040,8 +1043,10 @@ void Replica::before_commit(std::span<RowWrite> rows, KvBatch& out) {
   const store::TableState* list_table = nullptr;
   RowVersions::ListRef list;
   auto list_of = [&](const store::TableState& t) -> const RowVersions::ListRef* {
+    // The names are taken again each time: they are a view of the capture's scratch, which
+    // another table's rows in between may have refilled (found by review).
+    list.names = lowered_names(t);
     if (list_table != &t) {
-      list.names = lowered_names(t);
       list.k = lists_.number(t.id, list.names, out);
       list_table = &t;
     }

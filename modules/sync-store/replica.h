@@ -66,6 +66,9 @@ namespace quereus::sync {
 // the deletion's). Forms 2 and 3 stay readable, so a format-4 or -5 store opens as it is
 // and its format record is raised to 6 (an older build then refuses it).
 inline constexpr std::string_view kSyncFormat = "6";
+// A format 1-3 store whose upgrade to 6 is under way (the live rows' records moving into
+// them, in batches): this build finishes it; an older one refuses it.
+inline constexpr std::string_view kSyncFormatUpgrading = "6-upgrading";
 
 // What happens to a change for a table this replica does not have.
 enum class UnknownTables {
