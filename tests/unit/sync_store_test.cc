@@ -2441,7 +2441,9 @@ TEST_F(sync, an_upgrade_to_format_4_killed_midway_finishes_at_the_next_open) {
     const std::string format = format_at(dir);
     EXPECT_TRUE(format == "3" || format == "6-upgrading" || format == "6") << format;
     if (format != "6") ++killed_inside, midway += moved > 0 ? 1 : 0;
-    if (moved > 0 && format != "6") EXPECT_EQ(format, "6-upgrading");  // an older build refuses it
+    if (moved > 0 && format != "6") {
+      EXPECT_EQ(format, "6-upgrading");  // an older build refuses it
+    }
   }
   std::cerr << killed_inside << " of 8 openers were killed before the upgrade finished, " << midway
             << " of them after some of its batches\n";
