@@ -5,6 +5,7 @@
 #include "quereus/text_case.hpp"
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "common/status.h"
@@ -20,6 +21,13 @@
 namespace quereus {
 
 namespace {
+
+// A finite real as int64, truncated toward zero and saturated at the range's ends.
+int64_t clamp_to_int64(double r) {
+  if (r >= 9223372036854775808.0) return std::numeric_limits<int64_t>::max();
+  if (r <= -9223372036854775808.0) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(r);
+}
 
 using Args = std::span<const Value>;
 
@@ -416,7 +424,8 @@ void register_generate_series(Registry& r) {
       // A big integer bound is clamped to int64 (as_int() saturates): the series is int64.
       if (v.type() == ValueType::kInteger || v.type() == ValueType::kBoolean || v.type() == ValueType::kBigInt)
         bound[i] = v.as_int();
-      else if (v.type() == ValueType::kReal && std::isfinite(v.as_real())) bound[i] = static_cast<int64_t>(v.as_real());
+      else if (v.type() == ValueType::kReal && std::isfinite(v.as_real()))
+        bound[i] = clamp_to_int64(v.as_real());  // (casting a real beyond int64 is undefined)
       else return rows;
     }
     const int64_t start = bound[0], stop = bound[1], step = bound[2];
