@@ -336,19 +336,7 @@ RowVersions RowVersions::decode(std::string_view bytes, const SiteId& local, Lis
     return lists->get(table, static_cast<uint32_t>(k));
   };
   if (version == 3 || version == 4) {  // a fresh row's compact form (append_fresh)
-    const uint8_t here = r.byte();
-    if (here > 1) corrupt("site flag");
-    Hlc base;
-    base.wall = r.varint();
-    const uint64_t counter = r.varint();
-    if (counter > 0xFFFF) corrupt("counter");
-    base.counter = static_cast<uint16_t>(counter);
-    if (here) {
-      base.site = local;
-    } else {
-      const std::string_view site = r.bytes(16);
-      std::memcpy(base.site.bytes.data(), site.data(), 16);
-    }
+    const Hlc base = get_compact_hlc(r, local, false);
     const uint64_t first_op = r.varint();
     const uint64_t seq = r.varint();
     ListSource::List list;

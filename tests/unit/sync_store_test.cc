@@ -1909,12 +1909,19 @@ TEST_F(sync, a_singleton_tables_changes_apply_at_a_peer) {
   EXPECT_EQ(content(b), content(a));
 }
 
-// A format-1 replica (tombstones without images, a log entry per position) opens under
-// format 3 as it is: its format record is raised, its rows and tombstones read unchanged
-// and keep replicating.
-// A store as a build of format `format` left it: every compact log run ('C', format 5)
-// spelled out as an 'R' run; before format 4, each live row's versions under 21 too (the
-// row in the 01 form). Returns how many records moved out of the rows.
+// Two row-version records say the same: every column's name, HLC, arrival and seen
+// deletion, and the tombstone with its address, image and times.
+static bool same_versions(const quereus::sync::RowVersions& x, const quereus::sync::RowVersions& y) {
+  if (x.columns.size() != y.columns.size() || x.tombstone != y.tombstone || x.tombstone_seq != y.tombstone_seq ||
+      x.tombstone_created != y.tombstone_created || x.address != y.address || x.image != y.image)
+    return false;
+  for (size_t i = 0; i < x.columns.size(); ++i) {
+    const quereus::sync::ColumnVersion &a = x.columns[i], &b = y.columns[i];
+    if (a.name != b.name || !(a.hlc == b.hlc) || a.seq != b.seq || a.seen_delete != b.seen_delete) return false;
+  }
+  return true;
+}
+
 // A row's versions in the record forms a build before format 6 wrote: 3 (a fresh row's,
 // naming its columns) or 2 (anything else; full HLCs and names).
 static std::string legacy_record(const quereus::sync::RowVersions& m, const quereus::sync::SiteId& local) {
@@ -1973,6 +1980,9 @@ class RawLists : public quereus::sync::ListSource {
   quereus::store::KvStore& kv_;
 };
 
+// A store as a build of format `format` left it: every compact log run ('C', format 5)
+// spelled out as an 'R' run; before format 4, each live row's versions under 21 too (the
+// row in the 01 form). Returns how many records moved out of the rows.
 static size_t as_format_3(const std::string& dir, const std::string& format) {
   namespace keys = quereus::sync::keys;
   quereus::store::KvOptions o;
@@ -2067,19 +2077,11 @@ TEST(sync_versions, a_fresh_rows_record_is_compact_and_reads_back_exactly) {
     }
     return m;
   };
-  auto same = [](const RowVersions& x, const RowVersions& y) {
-    if (x.columns.size() != y.columns.size() || x.tombstone != y.tombstone) return false;
-    for (size_t i = 0; i < x.columns.size(); ++i) {
-      const ColumnVersion &a = x.columns[i], &b = y.columns[i];
-      if (a.name != b.name || !(a.hlc == b.hlc) || a.seq != b.seq || a.seen_delete != b.seen_delete) return false;
-    }
-    return true;
-  };
   for (const SiteId* site : {&here, &there}) {
     const RowVersions m = fresh(*site);
     const std::string bytes = m.encode(here);
     EXPECT_EQ(bytes[0], 3);
-    EXPECT_TRUE(same(RowVersions::decode(bytes, here), m));
+    EXPECT_TRUE(same_versions(RowVersions::decode(bytes, here), m));
     EXPECT_LE(bytes.size(), site == &here ? 20u : 36u);  // form 2: 54 bytes
     for (size_t cut = 1; cut < bytes.size(); ++cut)  // every truncation is refused
       EXPECT_THROW(RowVersions::decode(bytes.substr(0, cut), here), quereus::sdk::Error) << cut;
@@ -2094,8 +2096,8 @@ TEST(sync_versions, a_fresh_rows_record_is_compact_and_reads_back_exactly) {
   for (const RowVersions* m : {&gap, &seen, &two_seqs}) {
     const std::string bytes = m->encode(here);
     EXPECT_EQ(bytes[0], 5);
-    EXPECT_TRUE(same(RowVersions::decode(bytes, here), *m));
-    EXPECT_TRUE(same(RowVersions::decode(legacy_record(*m, here), here), *m));  // form 2 still reads
+    EXPECT_TRUE(same_versions(RowVersions::decode(bytes, here), *m));
+    EXPECT_TRUE(same_versions(RowVersions::decode(legacy_record(*m, here), here), *m));  // form 2 still reads
   }
 }
 
@@ -2122,21 +2124,11 @@ TEST(sync_versions, records_naming_a_column_list_read_back_exactly) {
   const std::vector<std::string> names = {"id", "customer_name", "shipping_address"};
   lists.lists[{7, 3}] = std::make_shared<const std::vector<std::string>>(names);
   const RowVersions::ListRef list{3, names};
-  auto same = [](const RowVersions& x, const RowVersions& y) {
-    if (x.columns.size() != y.columns.size() || x.tombstone != y.tombstone || x.tombstone_seq != y.tombstone_seq ||
-        x.tombstone_created != y.tombstone_created || x.address != y.address || x.image != y.image)
-      return false;
-    for (size_t i = 0; i < x.columns.size(); ++i) {
-      const ColumnVersion &a = x.columns[i], &b = y.columns[i];
-      if (a.name != b.name || !(a.hlc == b.hlc) || a.seq != b.seq || a.seen_delete != b.seen_delete) return false;
-    }
-    return true;
-  };
   auto check = [&](const RowVersions& m, int form, size_t at_most, bool shorter = true) {
     const std::string bytes = m.encode(here, &list);
     EXPECT_EQ(bytes[0], form);
     EXPECT_LE(bytes.size(), at_most);
-    EXPECT_TRUE(same(RowVersions::decode(bytes, here, &lists, 7), m));
+    EXPECT_TRUE(same_versions(RowVersions::decode(bytes, here, &lists, 7), m));
     if (shorter) {
       EXPECT_GT(m.encode(here).size(), bytes.size());  // no list: longer
     }
