@@ -19,17 +19,6 @@ std::string ColumnLists::key(uint64_t table, uint32_t k) {
   return out;
 }
 
-ListSource::List ListSource::parse(std::string_view value) {
-  Reader r{value};
-  const uint64_t n = r.varint();
-  if (n == 0 || n > 65536) corrupt("column list length");
-  auto names = std::make_shared<std::vector<std::string>>();
-  names->reserve(n);
-  for (uint64_t i = 0; i < n; ++i) names->emplace_back(r.prefixed());
-  if (!r.in.empty()) corrupt("trailing bytes in a column list");
-  return names;
-}
-
 ColumnLists::Table& ColumnLists::load(uint64_t table) {
   Table& t = tables_[table];
   if (t.loaded) return t;

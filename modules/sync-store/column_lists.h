@@ -27,19 +27,9 @@
 
 #include "../store/kv.h"
 #include "../store/store_db.h"
+#include "row_versions.h"
 
 namespace quereus::sync {
-
-// Where a record that names a column list finds it (RowVersions::decode).
-class ListSource {
- public:
-  using List = std::shared_ptr<const std::vector<std::string>>;
-  virtual ~ListSource() = default;
-  // List `k` of `table`. Throws QRS_CORRUPT when there is none.
-  virtual List get(uint64_t table, uint32_t k) = 0;
-  // An entry's value (<varint n> <prefixed name> × n) read; throws QRS_CORRUPT.
-  static List parse(std::string_view value);
-};
 
 class ColumnLists : public ListSource {
  public:

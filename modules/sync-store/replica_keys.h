@@ -3,6 +3,7 @@
 #ifndef QUEREUS_MODULES_SYNC_STORE_REPLICA_KEYS_H_
 #define QUEREUS_MODULES_SYNC_STORE_REPLICA_KEYS_H_
 
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -95,6 +96,25 @@ inline std::string versions_key(std::string_view row_key) {
   std::string k(1, kRows);
   k += row_key.substr(1);
   return k;
+}
+
+// Capture's hot path writes through a raw pointer (store::put_varint's encoding).
+inline char* raw_varint(char* p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<char>((v & 0x7F) | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<char>(v);
+  return p;
+}
+inline char* raw_be(char* p, uint64_t v, int bytes) {
+  for (int i = bytes - 1; i >= 0; --i) *p++ = static_cast<char>((v >> (8 * i)) & 0xFF);
+  return p;
+}
+inline char* raw_prefixed(char* p, std::string_view b) {
+  p = raw_varint(p, b.size());
+  if (!b.empty()) std::memcpy(p, b.data(), b.size());
+  return p + b.size();
 }
 
 [[noreturn]] inline void corrupt(const std::string& what) {

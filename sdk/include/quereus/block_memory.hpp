@@ -62,7 +62,9 @@ class HugePageResource : public std::pmr::memory_resource {
       std::free(p);
       return;
     }
-    ::operator delete(p, bytes, std::align_val_t(alignment));
+    // The unsized form: clang before 19 declares the sized one only with -fsized-deallocation,
+    // and a module built with it must still compile this header.
+    ::operator delete(p, std::align_val_t(alignment));
   }
   bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
     return dynamic_cast<const HugePageResource*>(&other) != nullptr;
