@@ -529,12 +529,15 @@ void register_constraint_functions(Registry& r) {
     return rows;
   });
 
+  // functions.md "index_info": a column's collation, NULL where neither the index nor the
+  // column names one (BINARY, the default; table_info() shows that as 'BINARY').
+  auto collation_or_null = [](const Collation& c) { return iequals(c.name(), "BINARY") ? Value() : Value::Text(c.name()); };
   add_catalog_function(r, "index_info", 1, 1,
                        {{"index_name", QRS_LT_TEXT, false}, {"seq", QRS_LT_INTEGER, false},
                         {"column_name", QRS_LT_TEXT, false}, {"desc", QRS_LT_INTEGER, false},
                         {"collation", QRS_LT_TEXT, true},    {"unique", QRS_LT_INTEGER, false},
                         {"partial", QRS_LT_INTEGER, false},  {"tags", QRS_LT_TEXT, true}},
-                       [](DatabaseImpl& db, std::span<const Value> args) {
+                       [collation_or_null](DatabaseImpl& db, std::span<const Value> args) {
     auto [schema, name] = split_qualified(args[0].to_text());
     const TableSchema& ts = db.require_table(schema, name)->schema;
     std::vector<Row> rows;
@@ -543,7 +546,7 @@ void register_constraint_functions(Registry& r) {
       for (size_t k = 0; k < ix.columns.size(); ++k)
         rows.push_back({Value::Text(ix.name), Value::Integer(static_cast<int64_t>(k)),
                         Value::Text(ts.columns[ix.columns[k].column].name), Value::Integer(ix.columns[k].desc ? 1 : 0),
-                        Value::Text(ix.columns[k].collation->name()), Value::Integer(ix.unique ? 1 : 0),
+                        collation_or_null(*ix.columns[k].collation), Value::Integer(ix.unique ? 1 : 0),
                         Value::Integer(ix.where ? 1 : 0), tags_value(index_tags(ix))});
     }
     return rows;
