@@ -1617,8 +1617,9 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
     // facts merge (one of them, older than ours, may be the column's value there): it takes
     // the column's default, as the row re-created there did (`PlanRow::defaulted`), with no
     // version; otherwise the two keep different values for good (found by chaos with short
-    // horizons). Key columns and NOT NULL ones stay (a NOT NULL column without a default
-    // could not have come back without a fact; one with a default is a limit).
+    // horizons). Key columns stay. A NOT NULL column keeps its value in the row the plan
+    // writes: the host gives it its default, or keeps the value when it has none (such a
+    // column could not have come back there without a fact, so the chunk holds one).
     std::set<std::string> cleared;
     if (w.snapshot_row && stale_seen) {
       std::erase_if(m.columns, [&](const ColumnVersion& c) {
@@ -1695,7 +1696,9 @@ Replica::Plan Replica::resolve_locked(const std::vector<ChangeSet>& sets, KvBatc
           // A key column's fact may change its spelling (NOCASE 'abc' -> 'ABC'), never the
           // row it addresses: a value of another identity is ignored.
           if (!is_key[i] || same_identity(i, *t->second)) values[i] = *t->second;
-        } else if (i < cells.size() && !cleared.count(name) && (!reset || m.column(name) || !options_.allow_resurrection)) {
+        } else if (i < cells.size() && cleared.count(name)) {
+          if (schema_cols[i].not_null) values[i] = sdk::Value::from_c(cells[i]);  // the host's to default
+        } else if (i < cells.size() && (!reset || m.column(name) || !options_.allow_resurrection)) {
           // (When deletions win, a re-created row's every column has a fact from the
           // re-insert but one an ADD COLUMN backfilled since, which keeps its backfill here.)
           values[i] = sdk::Value::from_c(cells[i]);
@@ -1927,8 +1930,10 @@ uint64_t Replica::purge_absent(const SnapshotChunk& chunk, const std::map<uint64
             const ColumnVersion* c = kept.column(names[i]);
             if (!c || !seen(*c) || !clearable(*t, names[i])) continue;
             std::erase_if(kept.columns, [&](const ColumnVersion& x) { return x.name == names[i]; });
-            cells[i] = qrs_value{};
-            cells[i].type = QRS_TYPE_NULL;
+            if (!t->schema.columns[i].not_null) {  // a NOT NULL one: the host's to default (above)
+              cells[i] = qrs_value{};
+              cells[i].type = QRS_TYPE_NULL;
+            }
             defaulted.push_back(names[i]);
           }
           if (defaulted.empty()) continue;
@@ -1963,7 +1968,6 @@ bool Replica::clearable(const store::TableState& table, std::string_view column)
   const auto& cols = table.schema.columns;
   for (size_t i = 0; i < cols.size(); ++i) {
     if (lower(cols[i].name) != column) continue;
-    if (cols[i].not_null) return false;
     for (const auto& k : table.schema.primary_key)
       if (k.column == i) return false;
     return true;

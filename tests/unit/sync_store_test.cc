@@ -4611,8 +4611,8 @@ TEST_F(sync, a_snapshot_clears_the_columns_of_a_named_row_its_source_deleted_bef
 // Review findings on the two rules above. (1) A chunk fact older than ours for the same
 // column is the column's value at the source (ours was deleted there): ours is cleared
 // before the chunk's facts merge, so theirs lands. (2) A cleared column takes its default,
-// as the row re-created at the source did. (3) A NOT NULL column is never cleared (the
-// engine would refuse the NULL and the snapshot would stall).
+// as the row re-created at the source did. (3) A NOT NULL column without a default keeps
+// its value (the engine would refuse the NULL and the snapshot would stall).
 TEST_F(sync, a_snapshots_column_purge_takes_the_sources_older_fact_and_the_columns_default) {
   Peer& a = open("a", {{"tombstone_horizon_ms", Value::Integer(100)}});
   Peer& b = open("b");
@@ -4652,6 +4652,34 @@ TEST_F(sync, a_snapshots_column_purge_leaves_not_null_columns_and_completes) {
   EXPECT_TRUE(b.snapshot_after.empty());  // completed (no row refused by the engine)
   // The kept rows lose their nullable column `c`; `a` (NOT NULL) stays.
   EXPECT_EQ(one(b, "select count(*) from w where id <= 70 and c is null and a like 'x%'"), "70");
+  EXPECT_EQ(query(b, "pragma integrity_check"), V{"ok"});
+}
+
+// A NOT NULL column with a default, in both purge paths: a kept row (its other columns'
+// facts seen by the source) and a row the chunk names without the column's fact. It takes
+// its default, as the row re-created at the source did; it used to keep its old value here
+// (a documented limit: the two peers then held different values for good).
+TEST_F(sync, a_snapshots_column_purge_gives_a_not_null_column_its_default) {
+  Peer& a = open("a", {{"tombstone_horizon_ms", Value::Integer(100)}});
+  Peer& b = open("b");
+  Peer& c = open("c");
+  const char* kW = "create table w (id integer primary key, d text not null default 'dd', b integer null)";
+  for (Peer* p : {&a, &b, &c}) exec(*p, kW);
+  exec(a, "insert into w values (1, 'one', 1), (2, 'two', 2), (3, 'three', 3)");
+  pull(b, a);
+  pull(c, a);
+  exec(a, "delete from w where id in (1, 2)");
+  ::usleep(200'000);
+  EXPECT_EQ(one(a, "select sync_prune('a')"), "2");
+  exec(c, "update w set b = 20 where id = 2");  // c has not seen the deletion
+  pull(a, c);  // row 2 comes back at a with c's column alone: d takes its default there
+  EXPECT_EQ(content(a, "w"), "2|dd|20\n3|three|3\n");
+  exec(b, "update w set b = 10 where id = 1");  // b's own, never pushed
+  take_snapshot(b, a, 1);
+  // Row 1 kept (b's fact), row 2 named by the chunk without d's fact: d is the default in both.
+  EXPECT_EQ(content(b, "w"), "1|dd|10\n2|dd|20\n3|three|3\n");
+  pull(a, b);  // a gets b's update: row 1 comes back with it alone
+  EXPECT_EQ(content(a, "w"), content(b, "w"));
   EXPECT_EQ(query(b, "pragma integrity_check"), V{"ok"});
 }
 

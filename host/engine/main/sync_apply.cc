@@ -452,14 +452,19 @@ std::optional<size_t> DatabaseImpl::write_sync_rows(const nlohmann::json& rows, 
       const nlohmann::json& key = r.at("key");
       const nlohmann::json& cols = r.at("columns");
       // Columns a snapshot found deleted at its source take their default, as the row the
-      // source re-created without them did (NULL without one).
+      // source re-created without them did (NULL without one; a NOT NULL column without one
+      // keeps the value the plan carries: the source could not have re-created the row
+      // without a fact for it, which the snapshot brings).
       auto default_of = [&](const std::string& column) -> std::optional<std::string> {
         if (!r.contains("defaulted") || !entry) return std::nullopt;
         bool listed = false;
         for (const auto& d : r["defaulted"]) listed = listed || (d.is_string() && iequals(d.get<std::string>(), column));
         if (!listed) return std::nullopt;
         for (const auto& c : entry->schema.columns)
-          if (iequals(c.name, column)) return c.default_expr ? "(" + expr_to_string(*c.default_expr) + ")" : "null";
+          if (iequals(c.name, column)) {
+            if (c.default_expr) return "(" + expr_to_string(*c.default_expr) + ")";
+            return c.not_null ? std::nullopt : std::optional<std::string>("null");
+          }
         return std::nullopt;
       };
       std::string set;
