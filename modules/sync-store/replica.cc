@@ -2074,7 +2074,7 @@ uint64_t Replica::pushed_through(const SiteId& pusher) {
   return v && v->size() == 8 ? get_u64(*v) : 0;
 }
 
-std::string Replica::resolve_for_engine(const std::vector<ChangeSet>& sets, const SnapshotChunk* snapshot,
+std::string Replica::resolve_for_engine(std::vector<ChangeSet> sets, const SnapshotChunk* snapshot,
                                         const PushOrigin* origin, const std::vector<Hlc>* frontier) {
   std::lock_guard db_lock(db_->mu());
   std::lock_guard lock(writer_);
@@ -2132,7 +2132,8 @@ std::string Replica::resolve_for_engine(const std::vector<ChangeSet>& sets, cons
     chunk->first_set = all.size();
   }
   const size_t first_set = all.size();
-  all.insert(all.end(), sets.begin(), sets.end());
+  if (all.empty()) all = std::move(sets);  // (the page's sets are moved, not copied)
+  else all.insert(all.end(), std::make_move_iterator(sets.begin()), std::make_move_iterator(sets.end()));
   indexes_routed_ = true;  // the engine maintains companions: no refusal
   Plan plan;
   try {

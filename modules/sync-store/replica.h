@@ -220,7 +220,7 @@ class Replica : public store::CommitObserver {
   // position this replica applied that pusher's writes up to (result `pushGap`); otherwise
   // that position moves to the page's end in the apply's own batch.
   // `frontier`: the page's source frontier (a delta page's, ChangeBatch::frontier).
-  std::string resolve_for_engine(const std::vector<ChangeSet>& sets, const SnapshotChunk* snapshot = nullptr,
+  std::string resolve_for_engine(std::vector<ChangeSet> sets, const SnapshotChunk* snapshot = nullptr,
                                  const PushOrigin* origin = nullptr, const std::vector<Hlc>* frontier = nullptr);
   // Where this replica has applied `pusher`'s own writes up to, by pushes (0: none yet).
   uint64_t pushed_through(const SiteId& pusher);

@@ -298,7 +298,7 @@ std::string SyncStoreDbModule::replication_request(std::string_view op, std::str
   };
   if (op == "resolve") {
     ParsedPage p = parsed();
-    return replica_->resolve_for_engine(p.sets, p.snapshot ? &*p.snapshot : nullptr, p.origin ? &*p.origin : nullptr,
+    return replica_->resolve_for_engine(std::move(p.sets), p.snapshot ? &*p.snapshot : nullptr, p.origin ? &*p.origin : nullptr,
                                         p.frontier.empty() ? nullptr : &p.frontier);
   }
   // Schema replication (docs/sync-store.md "Schema replication").
