@@ -80,12 +80,14 @@ cp config/*.yaml "$seeds/config/"
 for f in modules/*/*.plugin.json plugins/*/*.plugin.json tests/sdk/*/*.plugin.json; do
   cp "$f" "$seeds/manifest/$(basename "$(dirname "$f")")-$(basename "$f")"
 done
-# codec: first byte 0 mod 4 = a stored row; 2 mod 4 = a sync-store row-version record; odd =
-# a key check (see tests/fuzz/codec_fuzz.cc)
+# codec: first byte 0 mod 4 = a stored row; 2 mod 8 = a sync-store row-version record; 6 mod
+# 8 = a sync page (JSON); odd = a key check (see tests/fuzz/codec_fuzz.cc)
 printf '\x00\x01\x00' >"$seeds/codec/row-empty"
 printf '\x00\x01\x03\x00\x01\x04\x05\x01' >"$seeds/codec/row-null-int-bool"
 printf '\x00\x01\x03\x03\x05hello\x04\x02\x00\xff\x06\x07{"a":1}' >"$seeds/codec/row-text-blob-json"
 printf '\x00\x01\x01\x02\x00\x00\x00\x00\x00\x00\xf8\x3f' >"$seeds/codec/row-real"
+printf '\x06{"changeSets":[{"siteId":"AAAAAAAAAAAAAAAAAAAAAA","transactionId":"t","hlc":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","changes":[{"type":"column","schema":"main","table":"t","hlc":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","pk":[1],"column":"a","value":{"$blob":"AAE="},"seenDelete":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"},{"type":"delete","schema":"main","table":"t","hlc":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","pk":["x",2.5,null]},{"type":"schema","schema":"main","table":"t","hlc":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","inc":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","object":"col:a","text":"a integer","born":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}],"incarnations":[["main","t","AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",{"a":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}]]}],"frontier":["AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"],"origin":{"site":"AAAAAAAAAAAAAAAAAAAAAA","after":1,"through":2}}' >"$seeds/codec/page-delta"
+printf '\x06{"changeSets":[],"snapshot":{"source":"AAAAAAAAAAAAAAAAAAAAAA","after":"","next":"","done":true}}' >"$seeds/codec/page-snapshot"
 printf '\x02\x03\x01\x64\x00\x00\x05\x02\x02id\x01a' >"$seeds/codec/versions-fresh"
 printf '\x02\x04\x01\x64\x00\x00\x05\x02\x03' >"$seeds/codec/versions-fresh-listed"
 printf '\x02\x05\x00\x02\x01\x01\x64\x00\x01\x02\x00\x03\x07\x00' >"$seeds/codec/versions-compact"

@@ -6,10 +6,15 @@
 //         QRS_CORRUPT or yields cells whose encoding (wrapped with the input's sidecar) is
 //         exactly the input (the decoder accepts only what the encoder writes), and
 //         decode_row_owned and row_cell_count agree.
-//   2 mod 4: the rest is a row-version record (forms 2 to 5), read against three column
+//   2 mod 8: the rest is a row-version record (forms 2 to 5), read against three column
 //         lists of table 7. RowVersions::decode either throws QRS_CORRUPT or yields
 //         versions that, encoded again (with and without the list), read back the same;
 //         has_tombstone agrees with what was read.
+//   6 mod 8: the rest is a sync page as a peer sends it (modules/sync-store/json_codec:
+//         changeSets, snapshot, origin, frontier). sets_from_json either throws QRS_FORMAT
+//         (or RANGE) — never another error or exception — or yields change sets whose
+//         JSON, read again, writes the same JSON (the decoder takes what the encoder writes,
+//         and loses nothing it keeps).
 //   odd:  byte 1 picks a normalizer, a direction and a type; the rest is two values a, b.
 //         Encoding never crashes, no component starts with 00 or FF, NULL is 05, and for
 //         numbers and BINARY text and blobs the byte order of the components is the
@@ -23,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "json_codec.h"
 #include "key_codec.h"
 #include "row_codec.h"
 #include "row_versions.h"
@@ -201,13 +207,54 @@ void check_versions(std::string_view bytes) {
   }
 }
 
+void check_page(std::string_view text) {
+  using namespace quereus::sync;
+  auto refused = [](const quereus::sdk::Error& e) {
+    if (e.code() != QRS_FORMAT && e.code() != QRS_RANGE) finding("sets_from_json threw something other than FORMAT");
+  };
+  ChangeBatch batch;
+  std::optional<SnapshotChunk> snapshot;
+  std::optional<PushOrigin> origin;
+  try {
+    batch.sets = sets_from_json(text, &snapshot, &origin, &batch.frontier);
+  } catch (const quereus::sdk::Error& e) {
+    refused(e);
+    return;
+  } catch (...) {
+    finding("sets_from_json threw an exception that is not a quereus::sdk::Error");
+  }
+  batch.origin = origin;
+  std::string once, twice;
+  try {
+    once = batch_to_json(batch);
+  } catch (...) {
+    finding("batch_to_json threw on change sets sets_from_json accepted");
+  }
+  ChangeBatch again;
+  std::optional<PushOrigin> origin2;
+  try {
+    again.sets = sets_from_json(once, nullptr, &origin2, &again.frontier);
+  } catch (...) {
+    finding("sets_from_json refused what batch_to_json wrote");
+  }
+  again.origin = origin2;
+  try {
+    twice = batch_to_json(again);
+  } catch (...) {
+    finding("batch_to_json threw on its own output read back");
+  }
+  if (once != twice) finding("a page read back writes different JSON");
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
   if ((data[0] & 3) == 0)
     check_row(rest);
-  else if ((data[0] & 3) == 2)
+  else if ((data[0] & 7) == 2)
     check_versions(rest);
+  else if ((data[0] & 7) == 6)
+    check_page(rest);
   else
     check_key(data + 1, size - 1);
   return 0;
