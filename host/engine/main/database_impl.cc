@@ -402,6 +402,13 @@ RelPtr DatabaseImpl::optimize_plan(RelPtr root) {
   return plan;
 }
 
+RelPtr DatabaseImpl::optimize_query(RelPtr root) {
+  Optimizer optimizer(options_.optimizer);
+  RelPtr plan = optimizer.finish_query(optimizer.optimize(std::move(root)));
+  if (options_.validate_plan && plan) validate_plan(*plan);  // pragma validate_plan
+  return plan;
+}
+
 PlannedDml DatabaseImpl::plan_dml_relation(const ast::Statement& stmt, const std::vector<std::string>& path,
                                            const PlanSeed* seed) {
   auto run = std::make_shared<DmlRun>();

@@ -152,6 +152,9 @@ class DatabaseImpl : public Database, public DdlContext {
 
   // ---- the planner's seams (planner/planning_context.h)
   RelPtr optimize_plan(RelPtr root) override;
+  // optimize_plan for the root of a whole statement that writes nothing (a SELECT), then
+  // the statement-level passes (Optimizer::finish_query).
+  RelPtr optimize_query(RelPtr root);
   std::vector<TableFunctionColumn> table_function_shape(const TableFunction& fn, std::span<const Value> args) override {
     return fn.shape(*this, args);
   }

@@ -107,7 +107,8 @@ TracedQuery prepare(DatabaseImpl& db, const std::string& fn, const Value& sql) {
   q.plan_ms = ms_since(t1);
   if (!planner.take_dml_prelude().empty() || plan_writes(*plan.root)) refuse_write();
   const auto t2 = Clock::now();
-  q.plan = Optimizer(db.options().optimizer).optimize(plan.root);
+  Optimizer optimizer(db.options().optimizer);
+  q.plan = optimizer.finish_query(optimizer.optimize(plan.root));
   q.optimize_ms = ms_since(t2);
   std::vector<const RelNode*> nodes;
   std::vector<Row> listing = plan_listing(*q.plan, &nodes);

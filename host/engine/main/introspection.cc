@@ -159,7 +159,7 @@ void plan_rows(const RelNode& n, int64_t id, int64_t parent, int64_t& next_id, s
                std::vector<const RelNode*>* nodes = nullptr) {
   static const char* kNames[] = {"TableScan", "Values", "SingleRow", "Filter", "Project", "Join", "Aggregate",
                                  "Sort", "Limit", "Distinct", "SetOperation", "WorkingTable", "RecursiveCTE",
-                                 "Window", "TableFunction", "SemiJoin", "DmlRelation"};
+                                 "Window", "TableFunction", "SemiJoin", "Cache", "DmlRelation"};
   Row r;
   r.push_back(Value::Integer(id));
   r.push_back(parent < 0 ? Value() : Value::Integer(parent));
@@ -676,7 +676,8 @@ void register_query_plan(Registry& r) {
       throw Error(StatusCode::kError, "query_plan() takes exactly one SELECT statement");
     Planner planner(db);
     QueryPlan plan = planner.plan_select(*static_cast<const ast::SelectStmt&>(*stmts[0]).select, nullptr);
-    RelPtr root = Optimizer(db.options().optimizer).optimize(plan.root);
+    Optimizer optimizer(db.options().optimizer);
+    RelPtr root = optimizer.finish_query(optimizer.optimize(plan.root));
     return plan_listing(*root);
   };
   TableFunction program = qp;

@@ -1157,7 +1157,7 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
       const ast::Select& sel = *static_cast<const ast::SelectStmt&>(stmt).select;
       planner.set_leading_with(sel.with.get());
       QueryPlan qp = planner.plan_select(sel, nullptr);
-      return std::make_unique<QueryExec>(optimize(db, qp.root), qp.names, planner.take_dml_prelude());
+      return std::make_unique<QueryExec>(db.optimize_query(qp.root), qp.names, planner.take_dml_prelude());
     }
     case K::kInsert:
     case K::kUpdate:

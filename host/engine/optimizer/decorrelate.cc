@@ -39,6 +39,10 @@ struct FrameRefs {
   std::set<int> row_slots;  // the columns of the starting frame's row that are read
   bool unknown = false;
   bool nondeterministic = false;  // calls a function that is not deterministic
+  // For plan_reads (the subquery_cache pass); decorrelation does not read them.
+  bool per_row = false;            // a per-row function or a non-deterministic table function
+  bool working_table = false;      // a recursive CTE's working table: new rows each iteration
+  bool correlated_subquery = false;  // a subquery re-run for each row it is evaluated on
   bool reads(int frame) const { return frames.count(frame) > 0; }
 };
 
@@ -56,9 +60,13 @@ void collect(const ScalarPtr& e, int shift, FrameRefs& out) {
   if (is_subquery(e->kind)) {
     const auto& s = static_cast<const SubqueryScalar&>(*e);
     if (s.plan) collect(*s.plan, shift + 1, out);
+    if (s.correlated) out.correlated_subquery = true;
   }
-  if (e->kind == ScalarKind::kFunction && !(static_cast<const FunctionScalar&>(*e).fn->flags & kDeterministic))
-    out.nondeterministic = true;
+  if (e->kind == ScalarKind::kFunction) {
+    const uint32_t flags = static_cast<const FunctionScalar&>(*e).fn->flags;
+    if (!(flags & kDeterministic)) out.nondeterministic = true;
+    if (flags & kPerRow) out.per_row = true;
+  }
   for (const ScalarPtr* o : e->operands()) collect(*o, shift, out);
 }
 
@@ -116,6 +124,7 @@ void collect(const RelNode& n, int shift, FrameRefs& out) {
       break;
     case RelKind::kTableFunction:
       for (const auto& a : static_cast<const TableFunctionNode&>(n).args) collect(a, shift, out);
+      if (!(static_cast<const TableFunctionNode&>(n).fn->flags & kDeterministic)) out.per_row = true;
       break;
     case RelKind::kSemiJoin: {
       // Its condition and right side run one frame deeper (the right row / an empty row).
@@ -130,11 +139,14 @@ void collect(const RelNode& n, int shift, FrameRefs& out) {
       collect(*j.right, shift + 1, out);
       return;
     }
+    case RelKind::kWorkingTable:
+      if (!static_cast<const WorkingTableNode&>(n).bound) out.working_table = true;
+      break;
     case RelKind::kSingleRow:
     case RelKind::kDistinct:
     case RelKind::kSetOp:
-    case RelKind::kWorkingTable:
-    case RelKind::kRecursiveCte: break;
+    case RelKind::kRecursiveCte:
+    case RelKind::kCache: break;
     default: out.unknown = true; return;
   }
   for (const RelNode* c : n.children()) collect(*c, shift, out);
@@ -147,6 +159,18 @@ FrameRefs frames_of(const ScalarPtr& e) {
 }
 
 }  // namespace
+
+PlanReads plan_reads(const RelNode& n) {
+  FrameRefs r;
+  collect(n, 0, r);
+  PlanReads out;
+  out.outer = !r.frames.empty() && *r.frames.rbegin() >= 1;
+  out.unknown = r.unknown;
+  out.nondeterministic = r.nondeterministic || r.per_row;
+  out.working_table = r.working_table;
+  out.correlated_subquery = r.correlated_subquery;
+  return out;
+}
 
 bool row_slots_read(const ScalarPtr& e, std::vector<int>& slots) {
   FrameRefs r = frames_of(e);

@@ -23,6 +23,16 @@ struct DecorrelationOptions {
 // `filter` untouched) otherwise. Subquery plans are read, never modified.
 RelPtr decorrelate_subqueries(const RelPtr& filter, const DecorrelationOptions& options);
 
+// What a plan reads besides its own rows (the subquery_cache pass, subquery_cache.h).
+struct PlanReads {
+  bool outer = false;              // a row of the frames it is opened under: correlated
+  bool unknown = false;            // a node the walk does not know (a DML relation, …)
+  bool nondeterministic = false;   // a non-deterministic or per-row function, or table function
+  bool working_table = false;      // a recursive CTE's working table (other rows each iteration)
+  bool correlated_subquery = false;  // a subquery re-run for each row it is evaluated on
+};
+PlanReads plan_reads(const RelNode& n);
+
 // The slots of the row `e` is evaluated on that it reads, the correlated references of its
 // subqueries (at any depth) included. False, with `slots` unspecified, when that is not
 // known (a plan node the walk does not know) or `e` calls a non-deterministic function.

@@ -173,6 +173,7 @@ double estimate_rows(const RelNode& n) {
       return std::max(1.0, estimate_rows(*static_cast<const FilterNode&>(n).input) * kFilterSelectivity);
     case RelKind::kProject: return estimate_rows(*static_cast<const ProjectNode&>(n).input);
     case RelKind::kSort: return estimate_rows(*static_cast<const SortNode&>(n).input);
+    case RelKind::kCache: return estimate_rows(*static_cast<const CacheNode&>(n).input);
     case RelKind::kWindow: return estimate_rows(*static_cast<const WindowNode&>(n).input);
     case RelKind::kDistinct: return std::max(1.0, estimate_rows(*static_cast<const DistinctNode&>(n).input) * 0.5);
     case RelKind::kAggregate: {

@@ -8,6 +8,7 @@
 
 #include "common/status.h"
 #include "optimizer/decorrelate.h"
+#include "optimizer/subquery_cache.h"
 #include "eval/exec_context.h"
 #include "catalog/catalog.h"
 #include "parser/ast_walk.h"
@@ -214,7 +215,8 @@ void Optimizer::fold_node_constants(RelNode& node) {
 const std::vector<std::string>& Optimizer::pass_names() {
   static const std::vector<std::string> names = {"constant_folding",       "predicate_pushdown", "ordering_by_index",
                                                    "hash_join",              "subquery_decorrelation", "join_ordering",
-                                                   "index_nested_loop",      "join_elimination",   "distinct_elimination"};
+                                                   "index_nested_loop",      "join_elimination",   "distinct_elimination",
+                                                   "subquery_cache"};
   return names;
 }
 
@@ -585,6 +587,7 @@ bool pure_reads(const RelNode& n) {
     case RelKind::kAggregate: return pure_reads(*static_cast<const AggregateNode&>(n).input);
     case RelKind::kWindow: return pure_reads(*static_cast<const WindowNode&>(n).input);
     case RelKind::kLimit: return pure_reads(*static_cast<const LimitNode&>(n).input);
+    case RelKind::kCache: return pure_reads(*static_cast<const CacheNode&>(n).input);
     case RelKind::kJoin: {
       auto& j = static_cast<const JoinNode&>(n);
       return pure_reads(*j.left) && pure_reads(*j.right);
@@ -763,5 +766,10 @@ RelPtr Optimizer::rewrite(RelPtr node) {
 }
 
 RelPtr Optimizer::optimize(RelPtr root) { return rewrite(std::move(root)); }
+
+RelPtr Optimizer::finish_query(RelPtr root) {
+  if (enabled("subquery_cache")) cache_invariant_subtrees(root);
+  return root;
+}
 
 }  // namespace quereus

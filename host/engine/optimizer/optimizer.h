@@ -16,6 +16,9 @@
 //                        pushed into its access plan, when that costs less
 //   subquery_decorrelation — turns EXISTS / IN conjuncts of a filter into semi and
 //                        anti joins (decorrelate.h)
+//   subquery_cache    — over a whole read-only statement (finish_query): computes the
+//                        parts of a re-run plan that read nothing of the rows it is re-run
+//                        for once per execution (subquery_cache.h)
 //
 //   planner/ → Optimizer → runtime/
 #pragma once
@@ -51,6 +54,10 @@ class Optimizer {
   explicit Optimizer(const OptimizerOptions& options) : options_(options) {}
   // Rewrites `root` in place (nodes are not shared with other plans yet) and returns it.
   RelPtr optimize(RelPtr root);
+  // The passes over the optimized plan of a whole statement that writes nothing, its
+  // subqueries' plans included (subquery_cache); after optimize() on the statement's root,
+  // never on a part of one. Rewrites `root` in place and returns it.
+  RelPtr finish_query(RelPtr root);
 
   static const std::vector<std::string>& pass_names();
 

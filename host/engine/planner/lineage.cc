@@ -300,6 +300,7 @@ NodeLineage derive_node(const RelNode& node) {
     case RelKind::kTableScan: return derive_scan(static_cast<const TableScanNode&>(node));
     case RelKind::kFilter: return derive_node(*static_cast<const FilterNode&>(node).input);
     case RelKind::kSort: return derive_node(*static_cast<const SortNode&>(node).input);
+    case RelKind::kCache: return derive_node(*static_cast<const CacheNode&>(node).input);
     case RelKind::kSemiJoin: return derive_node(*static_cast<const SemiJoinNode&>(node).left);
     case RelKind::kProject: return derive_project(static_cast<const ProjectNode&>(node));
     case RelKind::kJoin: return derive_join(static_cast<const JoinNode&>(node));

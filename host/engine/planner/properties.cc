@@ -426,6 +426,8 @@ RelProperties derive(bool matched, const RelNode& node) {
     }
     case RelKind::kSort:
       return derive(matched, *static_cast<const SortNode&>(node).input);
+    case RelKind::kCache:
+      return derive(matched, *static_cast<const CacheNode&>(node).input);
     case RelKind::kLimit: {
       auto& l = static_cast<const LimitNode&>(node);
       p = derive(matched, *l.input);

@@ -30,6 +30,7 @@ struct Attribute {
 enum class RelKind {
   kTableScan, kValues, kSingleRow, kFilter, kProject, kJoin, kAggregate, kSort, kLimit,
   kDistinct, kSetOp, kWorkingTable, kRecursiveCte, kWindow, kTableFunction, kSemiJoin,
+  kCache,  // CacheNode: made by the optimizer's subquery_cache pass
   kDml,  // DmlRelNode; its run and operator in write/dml_relation.h
   kTrace,  // runtime/execution_trace.h TraceNode: only in an instrumented copy of a plan,
            // which the runtime alone sees (no optimizer pass or listing walks one)
@@ -320,6 +321,20 @@ struct TableFunctionNode : RelNode {
   std::vector<ScalarPtr> args;
   // The call's output columns: fn->columns, or what fn->shape returned at plan time.
   std::vector<TableFunctionColumn> shape;
+};
+
+// The rows of `input`, computed once per statement execution and replayed by every later
+// open of the node in that execution (optimizer/subquery_cache.h places it over a subtree
+// of a re-run plan — a correlated subquery's, an inner side re-opened per outer row — that
+// reads nothing of the rows it is re-run for). The input runs only as far as its readers
+// have read; a reader past the rows kept so far continues it. Too many rows to keep (see
+// the operator) and the node falls back to re-running its input at every open.
+struct CacheNode : RelNode {
+  CacheNode() : RelNode(RelKind::kCache) {}
+  std::unique_ptr<Operator> instantiate() const override;
+  std::string describe() const override { return "CACHE"; }
+  std::vector<const RelNode*> children() const override { return {input.get()}; }
+  RelPtr input;
 };
 
 // A data-modifying statement used as a relation (write/dml_relation.h): reads the

@@ -122,6 +122,7 @@ class Instrumenter {
       case RelKind::kLimit: return with<LimitNode>(n, op, depth, &LimitNode::input);
       case RelKind::kDistinct: return with<DistinctNode>(n, op, depth, &DistinctNode::input);
       case RelKind::kWindow: return with<WindowNode>(n, op, depth, &WindowNode::input);
+      case RelKind::kCache: return with<CacheNode>(n, op, depth, &CacheNode::input);
       case RelKind::kJoin: return with<JoinNode>(n, op, depth, &JoinNode::left, &JoinNode::right);
       case RelKind::kSemiJoin: return with<SemiJoinNode>(n, op, depth, &SemiJoinNode::left, &SemiJoinNode::right);
       case RelKind::kSetOp: return with<SetOpNode>(n, op, depth, &SetOpNode::left, &SetOpNode::right);

@@ -1615,6 +1615,84 @@ class TableFunctionOp : public Operator {
   size_t i_ = 0;
 };
 
+// CacheNode: the input's rows of this execution, kept as the first reader pulls them and
+// replayed to every later one; a reader past the kept rows continues the input, which is
+// left where the last reader stopped. A new execution (ExecContext::generation) starts
+// over. Past kMaxRows rows or kMaxBytes bytes the rows are dropped and every open of this
+// execution re-runs the input instead, as it would run without the node.
+class CacheOp : public Operator {
+ public:
+  static constexpr size_t kMaxRows = 1'000'000;
+  static constexpr int64_t kMaxBytes = 256ll << 20;
+
+  explicit CacheOp(const CacheNode& n) : input_(n.input->instantiate()) {}
+  void open(const EvalEnv& outer) override {
+    pos_ = 0;
+    const uint64_t generation = outer.ctx ? outer.ctx->generation : 0;
+    if (outer.ctx && started_ && generation_ == generation) {
+      if (passing_) input_->open(input_env_);
+      return;
+    }
+    // The input reads no row of the frames it is opened under (the pass proves it): it
+    // runs with none, so that it may go on after the frame that first opened it is gone.
+    input_env_ = EvalEnv{nullptr, nullptr, outer.ctx};
+    rows_.clear();
+    bytes_ = 0;
+    memory_.reset(memory_budget(outer.ctx));
+    started_ = true;
+    generation_ = generation;
+    complete_ = false;
+    passing_ = outer.ctx == nullptr;  // no execution to key the rows on
+    input_->open(input_env_);
+  }
+  bool next(Row& out) override {
+    if (passing_) return input_->next(out);
+    if (pos_ < rows_.size()) {
+      out = rows_[pos_++];
+      return true;
+    }
+    if (complete_) return false;
+    if (!input_->next(out)) {
+      complete_ = true;
+      return false;
+    }
+    const int64_t b = row_bytes(out);
+    bool keep = rows_.size() < kMaxRows && bytes_ + b <= kMaxBytes;
+    if (keep) {
+      try {
+        memory_.add(b);  // the statement's max_statement_memory
+      } catch (const Error& e) {
+        if (e.code() != StatusCode::kNoMem) throw;
+        keep = false;  // the rows are an optimization: never the reason a statement fails
+      }
+    }
+    if (!keep) {
+      // Too large to keep: this reader goes on with the input as it stands; later ones
+      // re-run it.
+      std::vector<Row>().swap(rows_);
+      memory_.reset(nullptr);
+      passing_ = true;
+      return true;
+    }
+    bytes_ += b;
+    rows_.push_back(out);
+    ++pos_;
+    return true;
+  }
+
+ private:
+  std::unique_ptr<Operator> input_;
+  EvalEnv input_env_;
+  std::vector<Row> rows_;
+  MemoryCharge memory_;  // rows_
+  int64_t bytes_ = 0;
+  size_t pos_ = 0;        // the next row of rows_ this reader gets
+  uint64_t generation_ = 0;
+  bool started_ = false;  // opened in generation_
+  bool complete_ = false;  // the input is exhausted: rows_ is all of it
+  bool passing_ = false;   // rows are not kept: each open re-runs the input
+};
+
 }  // namespace
 
 std::unique_ptr<Operator> TableFunctionNode::instantiate() const { return std::make_unique<TableFunctionOp>(*this); }
@@ -1639,6 +1717,7 @@ std::unique_ptr<Operator> SortNode::instantiate() const { return std::make_uniqu
 std::unique_ptr<Operator> LimitNode::instantiate() const { return std::make_unique<LimitOp>(*this); }
 std::unique_ptr<Operator> DistinctNode::instantiate() const { return std::make_unique<DistinctOp>(*this); }
 std::unique_ptr<Operator> SetOpNode::instantiate() const { return std::make_unique<SetOpOp>(*this); }
+std::unique_ptr<Operator> CacheNode::instantiate() const { return std::make_unique<CacheOp>(*this); }
 
 std::string TableScanNode::describe() const {
   std::string s = "SCAN " + table->qualified_name();
