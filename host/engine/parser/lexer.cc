@@ -428,7 +428,9 @@ void Lexer::lex_number(Token& tok) {
     return;
   }
   while (pos_ < n && is_digit(src_[pos_])) ++pos_;
-  if (pos_ < n && src_[pos_] == '.' && pos_ + 1 < n && is_digit(src_[pos_ + 1])) {
+  // sql.md's float_literal is `digit+ "." digit*`: a trailing dot (`5.`, `5.e2`) is a REAL.
+  // A second dot after it (`1..2`) is left alone, as no literal has one.
+  if (pos_ < n && src_[pos_] == '.' && !(pos_ + 1 < n && src_[pos_ + 1] == '.')) {
     is_float = true;
     ++pos_;
     while (pos_ < n && is_digit(src_[pos_])) ++pos_;

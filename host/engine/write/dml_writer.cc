@@ -7,6 +7,8 @@
 #include "types/big_int.h"
 #include "types/conversions.h"
 #include "types/json_value.h"
+#include "types/logical_type.h"
+#include "types/temporal.h"
 #include "planner/scalar_expr.h"
 #include "write/indexes.h"
 
@@ -35,11 +37,37 @@ DmlWriter::~DmlWriter() = default;
 
 Value DmlWriter::coerce(const Value& v, const ColumnSchema& col, const TableSchema& table) {
   if (v.is_null()) return v;
+  // The message is the reference's: "Type conversion failed for column 'c': " followed by
+  // what the type's own parse says about the value (`Cannot convert 'Bob' to JSON: invalid
+  // JSON syntax`, types.md "Where coercion happens"), then where it was headed.
   auto mismatch = [&]() -> Error {
-    return Error(StatusCode::kMismatch,
-                 "Type conversion failed for column '" + col.name + "': cannot store " + value_type_name(v.type()) +
-                     " value '" + v.to_text() + "' in " + (col.type_name.empty() ? "ANY" : col.type_name) +
-                     " column " + table.name + "." + col.name);
+    const char* type = logical_type_name(col.logical_type);
+    std::string reason;
+    if (v.type() == ValueType::kText) {
+      reason = "Cannot convert '" + v.str() + "' to " + type;
+      std::string detail;
+      switch (col.logical_type) {
+        case QRS_LT_JSON: detail = "invalid JSON syntax"; break;
+        case QRS_LT_DATE: (void)temporal::to_date_text(v, &detail); break;
+        case QRS_LT_TIME: (void)temporal::to_time_text(v, &detail); break;
+        case QRS_LT_DATETIME: (void)temporal::to_datetime_text(v, &detail); break;
+        case QRS_LT_TIMESPAN: (void)temporal::to_timespan_text(v, &detail); break;
+        default: break;
+      }
+      // The temporal parsers already say "Cannot convert '…' to DATE: why".
+      if (detail.rfind("Cannot convert", 0) == 0)
+        reason = detail;
+      else if (!detail.empty())
+        reason += ": " + detail;
+    } else if (v.type() == ValueType::kBlob || v.type() == ValueType::kJson) {
+      reason = std::string("Cannot convert object to ") + type;
+    } else {
+      reason = "Cannot convert '" + v.to_text() + "' to " + type;
+    }
+    return Error(StatusCode::kMismatch, "Type conversion failed for column '" + col.name + "': " + reason +
+                                            " (cannot store " + value_type_name(v.type()) + " value in " +
+                                            (col.type_name.empty() ? "ANY" : col.type_name) + " column " +
+                                            table.name + "." + col.name + ")");
   };
   // Modules store INTEGER as int64 (the SDK's value contract): an integer outside int64 is
   // refused here, before the module sees the row, so the statement rolls back whole.
