@@ -2,11 +2,13 @@
 // sorts by each call's (partition, order) keys and computes the calls per partition.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "common/status.h"
 #include "parser/ast.h"
 #include "planner/rel_node.h"
 #include "types/compare.h"
+#include "types/conversions.h"
 
 namespace quereus {
 
@@ -86,6 +88,41 @@ class WindowOp : public Operator {
     if (v.is_integer()) return v.as_int();  // a big integer saturates: past every partition
     double d = v.to_double();
     return d >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(d);
+  }
+
+  // The numeric value of a lag / lead / ntile / nth_value argument, as SQLite reads one:
+  // text by its leading number (none: 0), a blob as 0; nullopt for NULL.
+  std::optional<double> numeric_arg(const ScalarPtr& e, size_t row) const {
+    Value v = eval(e, row);
+    if (v.is_null()) return std::nullopt;
+    if (v.is_numeric()) return v.to_double();
+    if (v.type() == ValueType::kBoolean) return static_cast<double>(v.as_int());
+    if (v.type() == ValueType::kText) {
+      Value n = parse_number(v.str(), true);
+      return n.is_null() ? 0.0 : n.to_double();
+    }
+    return 0.0;
+  }
+
+  // lag / lead's offset (SQLite): NULL or a fraction gives the default for the row; a
+  // negative offset looks the other way.
+  std::optional<int64_t> step_offset(const WindowCall& call, size_t row) const {
+    if (call.args.size() < 2) return 1;
+    std::optional<double> d = numeric_arg(call.args[1], row);
+    if (!d || !std::isfinite(*d) || *d != std::trunc(*d)) return std::nullopt;
+    if (*d >= 9.2e18) return INT64_MAX;
+    if (*d <= -9.2e18) return -INT64_MAX;
+    return static_cast<int64_t>(*d);
+  }
+
+  // A positive whole count (ntile's buckets, nth_value's position), or the refusal SQLite
+  // gives. ntile truncates a fraction, as SQLite does; nth_value refuses one.
+  int64_t positive_count(const ScalarPtr& e, size_t row, bool truncate, const char* message) const {
+    std::optional<double> d = numeric_arg(e, row);
+    if (!d || !std::isfinite(*d)) throw Error(StatusCode::kError, message);
+    double t = std::trunc(*d);
+    if ((!truncate && t != *d) || t < 1) throw Error(StatusCode::kError, message);
+    return t >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(t);
   }
 
   void compute(size_t ci) {
@@ -246,8 +283,8 @@ class WindowOp : public Operator {
     }
     if (f == "ntile") {
       for (size_t j = 0; j < m; ++j) {
-        int64_t buckets = offset_value(call.args[0], part[j]);
-        if (buckets <= 0) throw Error(StatusCode::kError, "argument of ntile must be a positive integer");
+        int64_t buckets =
+            positive_count(call.args[0], part[j], true, "argument of ntile must be a positive integer");
         int64_t mm = static_cast<int64_t>(m), jj = static_cast<int64_t>(j);
         int64_t size = mm / buckets, extra = mm % buckets;
         int64_t big = extra * (size + 1);
@@ -258,8 +295,12 @@ class WindowOp : public Operator {
     }
     if (f == "lag" || f == "lead") {
       for (size_t j = 0; j < m; ++j) {
-        int64_t k = call.args.size() > 1 ? offset_value(call.args[1], part[j]) : 1;
-        int64_t t = sat_add(static_cast<int64_t>(j), f == "lag" ? -k : k);
+        std::optional<int64_t> k = step_offset(call, part[j]);
+        if (!k) {
+          out[part[j]] = call.args.size() > 2 ? eval(call.args[2], part[j]) : Value();
+          continue;
+        }
+        int64_t t = sat_add(static_cast<int64_t>(j), f == "lag" ? -*k : *k);
         if (t >= 0 && t < static_cast<int64_t>(m)) out[part[j]] = eval(call.args[0], part[t]);
         else out[part[j]] = call.args.size() > 2 ? eval(call.args[2], part[j]) : Value();
       }
@@ -310,8 +351,8 @@ class WindowOp : public Operator {
         if (f == "first_value") want = 0;
         else if (f == "last_value") want = members.empty() ? 0 : members.size() - 1;
         else {
-          int64_t nth = offset_value(call.args[1], part[j]);
-          if (nth <= 0) throw Error(StatusCode::kError, "second argument to nth_value must be a positive integer");
+          int64_t nth = positive_count(call.args[1], part[j], false,
+                                       "second argument to nth_value must be a positive integer");
           want = static_cast<size_t>(nth - 1);
         }
         out[part[j]] = want < members.size() ? args_[part[members[want]]][0] : Value();
