@@ -177,6 +177,10 @@ class Renamer {
   // An expression whose home schema has its own table of the target's name: there a
   // bare name binds that table, so only a qualified name reaches the target.
   void set_bare_binds_elsewhere(bool v) { bare_binds_elsewhere_ = v; }
+  // A body whose home path reaches a relation of the new name before the target's schema:
+  // a bare reference it rewrites is qualified with the target's schema, so the new name
+  // does not re-bind it there (sql-alter.md "RENAME TABLE": "it adds one only then").
+  void set_qualify_new_name(bool v) { qualify_ = v; }
   // The renamed table (its old name for RENAME TO) and its schema.
   const std::string& target_schema() const { return schema_; }
   const std::string& target_table() const { return old_table_.empty() ? col_table_ : old_table_; }
@@ -315,7 +319,7 @@ class Renamer {
               std::any_of(sc.from_names.begin(), sc.from_names.end(), [&](const std::string& q) { return iequals(q, new_table_); });
           if (collides) t.alias = t.table.name;
           t.table.name = new_table_;
-          if (pin_) t.table.schema = schema_;
+          if (pin_ || (qualify_ && t.table.schema.empty())) t.table.schema = schema_;
           changed_ = true;
           if (t.alias.empty()) sc.table_unaliased = true;
         }
@@ -469,6 +473,7 @@ class Renamer {
   const Catalog* catalog_ = nullptr;
   bool bare_binds_elsewhere_ = false;
   bool pin_ = false;  // a matched table source is qualified with schema_
+  bool qualify_ = false;  // a matched bare table source is qualified with schema_
   std::string old_table_, new_table_;
   std::string col_table_, old_col_, new_col_;
   bool changed_ = false;
@@ -510,9 +515,32 @@ void propagate_rename(DdlContext& db, Renamer renamer, int depth = 0) {
     }
     return true;
   };
+  // A view, materialized-view or assertion body resolves a bare name along its home path:
+  // its own schema, then the session's schema_path (sql-alter.md "RENAME TABLE"); CHECK,
+  // DEFAULT, generated and partial-index expressions in their table's schema alone.
+  auto home_path = [&](const std::string& own) {
+    std::vector<std::string> path{to_lower(own)};
+    for (const std::string& s : db.options().schema_path)
+      if (std::find(path.begin(), path.end(), to_lower(s)) == path.end()) path.push_back(to_lower(s));
+    return path;
+  };
+  // Whether the table's new name is taken, on `home`, by a schema searched before the
+  // target's: a rewritten bare reference must then name the target's schema.
+  auto new_name_captured = [&](const std::vector<std::string>& home) {
+    if (!renamer.renames_table()) return false;
+    for (const std::string& s : home) {
+      if (s == renamer.target_schema()) return false;
+      if (db.catalog().find(s, renamer.new_table()) || db.catalog().find_view(s, renamer.new_table())) return true;
+    }
+    return false;
+  };
+  auto resolve_along = [&](const std::vector<std::string>& home) {
+    renamer.set_bare_binds_elsewhere(binds_elsewhere(home));
+    renamer.set_qualify_new_name(new_name_captured(home));
+  };
   for (auto& t : db.catalog().tables()) {
     // Schema-authored expressions resolve in their table's own schema only.
-    renamer.set_bare_binds_elsewhere(binds_elsewhere({t->schema.schema_name}));
+    resolve_along({t->schema.schema_name});
     // Each expression is renamed on a private copy, installed only when it changed.
     for (CheckSchema& ck : t->schema.checks) {
       auto e = ast::clone(*ck.expr);
@@ -534,6 +562,7 @@ void propagate_rename(DdlContext& db, Renamer renamer, int depth = 0) {
     }
     // A maintained table's body, like a view's (its stored columns keep their names).
     if (t->schema.derivation) {
+      resolve_along(home_path(t->schema.schema_name));
       auto body = ast::clone(*t->schema.derivation->body);
       const bool rewritten = renamer.view_body(*body);
       // A star over the renamed table shifts an output name with no text to rewrite.
@@ -573,7 +602,7 @@ void propagate_rename(DdlContext& db, Renamer renamer, int depth = 0) {
     }
   }
   for (auto& v : db.catalog().views()) {
-    renamer.set_bare_binds_elsewhere(binds_elsewhere({v->schema_name}));  // a body resolves next to its view
+    resolve_along(home_path(v->schema_name));  // a body resolves along its view's home path
     // A copy of the catalog's definition (`sql` is its printed text), renamed in place.
     auto copy = ast::clone(*v->definition);
     std::shared_ptr<ast::CreateViewStmt> def(static_cast<ast::CreateViewStmt*>(copy.release()));
@@ -599,8 +628,8 @@ void propagate_rename(DdlContext& db, Renamer renamer, int depth = 0) {
   }
   // Assertion bodies, like view bodies, after the views they may read are rewritten.
   for (const auto& a : db.assertions().list()) {
-    // An assertion body resolves in its own schema, then main.
-    renamer.set_bare_binds_elsewhere(binds_elsewhere({a->schema_name, "main"}));
+    // An assertion body resolves in its own schema, then the session path.
+    resolve_along(home_path(a->schema_name));
     auto e = ast::clone(*a->check);
     if (renamer.owned_expr(*e, "", "")) db.assertions().set_check(db, *a, std::move(e));
   }
