@@ -483,23 +483,60 @@ class Renamer {
 // and column DEFAULTs of every table, view bodies and assertion bodies. (Foreign keys are
 // handled by the caller: they name tables and columns, not expressions.)
 void propagate_rename(DdlContext& db, Renamer renamer, int depth = 0) {
-  // A table renamed onto a name main also holds: a view of the renamed table's schema
-  // whose bare name reached main's relation (its schema has none of that name, main is
-  // next on its path) would now bind the renamed table. Such references are pinned to
-  // main first (qualified), so the view keeps reading what it read.
-  if (renamer.renames_table() && renamer.target_schema() != "main" &&
-      (db.catalog().find("main", renamer.new_table()) || db.catalog().find_view("main", renamer.new_table()))) {
+  // A rename also creates a name. A body whose home path reaches the renamed table's
+  // schema before the schema its bare `<new name>` used to bind (`temp.other` renamed to
+  // `k` under a temp view reading `main.k`) would now bind the renamed table: such
+  // references are pinned to the schema they read (qualified) first, and only those
+  // (sql-alter.md "RENAME TABLE"). CHECK, DEFAULT, generated and partial-index
+  // expressions resolve in their own schema, which held no table of the new name.
+  if (renamer.renames_table()) {
+    const std::string& target = renamer.target_schema();
+    const std::string& name = renamer.new_table();
+    auto holds = [&](const std::string& schema) {
+      return schema != target && (db.catalog().find(schema, name) || db.catalog().find_view(schema, name));
+    };
+    // The schema a captured bare name used to read, when the rename captures it.
+    auto captured_from = [&](const std::string& own) -> std::optional<std::string> {
+      std::vector<std::string> home{to_lower(own)};
+      for (const std::string& x : db.options().schema_path)
+        if (std::find(home.begin(), home.end(), to_lower(x)) == home.end()) home.push_back(to_lower(x));
+      bool target_seen = false;
+      for (const std::string& x : home) {
+        if (x == target) target_seen = true;
+        else if (holds(x)) return target_seen ? std::optional<std::string>(x) : std::nullopt;
+      }
+      return std::nullopt;
+    };
     for (auto& v : db.catalog().views()) {
-      if (v->schema_name != renamer.target_schema() || !v->definition) continue;
+      if (!v->definition) continue;
+      auto from = captured_from(v->schema_name);
+      if (!from) continue;
       auto copy = ast::clone(*v->definition);
       std::shared_ptr<ast::CreateViewStmt> def(static_cast<ast::CreateViewStmt*>(copy.release()));
-      if (!def->select || !Renamer::pin("main", renamer.new_table()).view_body(*def->select)) continue;
+      if (!def->select || !Renamer::pin(*from, name).view_body(*def->select)) continue;
       auto nv = std::make_shared<ViewEntry>(*v);
       nv->sql = statement_to_string(*def);
       nv->definition = std::move(def);
       db.catalog().remove_view(v->schema_name, v->name);
       db.persist_view(*nv);
       db.catalog().add_view(std::move(nv));
+    }
+    for (auto& t : db.catalog().tables()) {
+      if (!t->schema.derivation) continue;
+      auto from = captured_from(t->schema.schema_name);
+      if (!from) continue;
+      auto body = ast::clone(*t->schema.derivation->body);
+      if (!Renamer::pin(*from, name).view_body(*body)) continue;
+      auto d = std::make_shared<Derivation>(*t->schema.derivation);
+      d->body = std::shared_ptr<const ast::Select>(std::move(body));
+      t->schema.derivation = std::move(d);
+      db.persist_table(*t);
+    }
+    for (const auto& a : db.assertions().list()) {
+      auto from = captured_from(a->schema_name);
+      if (!from) continue;
+      auto e = ast::clone(*a->check);
+      if (Renamer::pin(*from, name).owned_expr(*e, "", "")) db.assertions().set_check(db, *a, std::move(e));
     }
   }
   std::vector<std::shared_ptr<TableEntry>> shifted;  // maintained tables whose column followed
