@@ -116,8 +116,14 @@ TEST(LexerTest, StringsBlobsNumbers) {
   EXPECT_EQ(t[7].text, "0x1F");
   EXPECT_EQ(t[8].kind, TokenKind::kFloat);
   EXPECT_EQ(t[8].text, ".5");
-  EXPECT_EQ(t[9].kind, TokenKind::kInteger);  // "1." is 1 then '.'
-  EXPECT_EQ(t[10].kind, TokenKind::kDot);
+  EXPECT_EQ(t[9].kind, TokenKind::kFloat);  // sql.md float_literal: digit+ "." digit*
+  EXPECT_EQ(t[9].text, "1.");
+  // Before a second dot the number stops at its digits: `1..2` is 1, '.', .2.
+  auto u = lex("1..2");
+  EXPECT_EQ(u[0].kind, TokenKind::kInteger);
+  EXPECT_EQ(u[1].kind, TokenKind::kDot);
+  EXPECT_EQ(u[2].kind, TokenKind::kFloat);
+  EXPECT_EQ(u[2].text, ".2");
 }
 
 TEST(LexerTest, Parameters) {

@@ -70,7 +70,14 @@ struct ScalarFunction {
   int form_column_arg = 0;
   int form_value_arg = 1;
 
+  // A function returning one of its arguments verbatim, from this index on (coalesce,
+  // ifnull, greatest, least: 0; iif, choose: 1): the planner announces their common type,
+  // a NULL literal yielding to the others (types-inference.md "Common type resolution").
+  // -1: not such a function.
+  int picks_from = -1;
+
   ScalarFunction& returns(qrs_logical_type t) { return_type = t; return *this; }
+  ScalarFunction& picks(int from) { picks_from = from; return *this; }
   ScalarFunction& infers(std::function<qrs_logical_type(ArgTypes)> f) { infer_type = std::move(f); return *this; }
   ScalarFunction& accepting(std::function<bool(ArgTypes)> f) { accepts = std::move(f); return *this; }
   ScalarFunction& comparing(decltype(compare_call) f) { compare_call = std::move(f); return *this; }

@@ -357,8 +357,8 @@ void register_null_and_type_functions(Registry& r) {
     for (auto& v : a) if (!v.is_null()) return v;
     return Value();
   };
-  scalar(r, "coalesce", -1, coalesce).infers(fnutil::merged_arg_types);
-  scalar(r, "ifnull", 2, coalesce).infers(fnutil::merged_arg_types);
+  scalar(r, "coalesce", -1, coalesce).infers(fnutil::merged_arg_types).picks(0);
+  scalar(r, "ifnull", 2, coalesce).infers(fnutil::merged_arg_types).picks(0);
   auto nullif = [](Args a, Args keys, const Collation* collation) {
     if (!keys[0].is_null() && !keys[1].is_null() && compare_values(keys[0], keys[1], collation) == 0) return Value();
     return a[0];
@@ -369,7 +369,7 @@ void register_null_and_type_functions(Registry& r) {
   scalar(r, "iif", 3, [](Args a) {
     bool n;
     return a[0].truthy(&n) ? a[1] : a[2];
-  });
+  }).picks(1);
   // The reference reports the storage class of its JS value: booleans and integral
   // finite reals are "integer" (one JS number type), JSON documents "json".
   scalar(r, "typeof", 1, [](Args a) {
@@ -397,9 +397,11 @@ void register_context_functions(Registry& r) {
 void register_aggregates(Registry& r) {
   aggregate(r, "count", 0, [] { return std::make_unique<CountState>(true); }, QRS_LT_INTEGER);
   aggregate(r, "count", 1, [] { return std::make_unique<CountState>(false); }, QRS_LT_INTEGER);
-  aggregate(r, "sum", 1, [] { return std::make_unique<SumState>(SumState::Mode::kSum); });
-  aggregate(r, "total", 1, [] { return std::make_unique<SumState>(SumState::Mode::kTotal); });
-  aggregate(r, "avg", 1, [] { return std::make_unique<SumState>(SumState::Mode::kAvg); });
+  // sum() declares NUMERIC and does not narrow to its argument's type: its exact part can
+  // finalize past 2^53 over a REAL column (types-inference.md); total() and avg() are REAL.
+  aggregate(r, "sum", 1, [] { return std::make_unique<SumState>(SumState::Mode::kSum); }, QRS_LT_NUMERIC);
+  aggregate(r, "total", 1, [] { return std::make_unique<SumState>(SumState::Mode::kTotal); }, QRS_LT_REAL);
+  aggregate(r, "avg", 1, [] { return std::make_unique<SumState>(SumState::Mode::kAvg); }, QRS_LT_REAL);
   aggregate(r, "min", 1, [] { return std::make_unique<MinMaxState>(false); });
   aggregate(r, "max", 1, [] { return std::make_unique<MinMaxState>(true); });
   aggregate(r, "group_concat", 1, [] { return std::make_unique<GroupConcatState>(); }, QRS_LT_TEXT);

@@ -627,11 +627,12 @@ void register_extra_functions(Registry& r) {
     add_scalar(r, greatest ? "greatest" : "least", -1,
                [greatest](Args a) { return greatest_least(a, a, greatest, nullptr); })
         .infers(fnutil::merged_arg_types)
+        .picks(0)
         .comparing([greatest](Args a, Args keys, const Collation* collation) {
           return greatest_least(a, keys, greatest, collation);
         });
   }
-  add_scalar(r, "choose", -1, choose_fn).infers(fnutil::merged_arg_types);
+  add_scalar(r, "choose", -1, choose_fn).infers(fnutil::merged_arg_types).picks(1);
   add_scalar(r, "mod", 2, mod_fn);
   add_scalar(r, "pi", 0, [](Args) { return Value::Real(M_PI); }).returns(QRS_LT_REAL);
   add_scalar(r, "exp", 1, unary_math([](double x) { return std::exp(x); }), kLibm).returns(QRS_LT_REAL);

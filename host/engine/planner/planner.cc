@@ -923,11 +923,22 @@ ScalarPtr Planner::bind_function(const ast::FunctionCall& f, const Scope& scope)
   if (fn->accepts && !fn->accepts(arg_types))
     fail(StatusCode::kError, "Invalid argument types for function " + name, f.site);
   s->type = fn->infer_type ? fn->infer_type(arg_types) : fn->return_type;
+  if (fn->picks_from >= 0) {
+    // The common type of the arguments it may return; a NULL literal has no say
+    // (`coalesce(null, 5)` is INTEGER, `greatest(int_col, null)` stays INTEGER).
+    std::optional<qrs_logical_type> common;
+    for (size_t i = static_cast<size_t>(fn->picks_from); i < s->args.size(); ++i) {
+      const ScalarExpr& a = *s->args[i];
+      if (a.kind == ScalarKind::kLiteral && static_cast<const LiteralScalar&>(a).value.is_null()) continue;
+      common = common ? merge_branch_types(*common, a.type) : a.type;
+    }
+    s->type = common.value_or(QRS_LT_ANY);
+  }
   // Text made from text keeps its first argument's collation; a function returning one
   // of its arguments verbatim keeps the first collation among them.
   if (s->type == QRS_LT_TEXT && !s->args.empty() && s->args[0]->type == QRS_LT_TEXT)
     s->set_collation(s->args[0]->collation, s->args[0]->collation_source());
-  if (fn->infer_type)
+  if (fn->infer_type || fn->picks_from >= 0)
     for (auto& a : s->args)
       if (a->collation) { s->set_collation(a->collation, a->collation_source()); break; }
   if (fn->compare_call) {
