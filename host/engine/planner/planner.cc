@@ -1462,9 +1462,16 @@ QueryPlan Planner::plan_values(const ast::SelectCore& core, const Scope* outer) 
     Attribute a;
     a.id = mint_attr();
     a.name = "column_" + std::to_string(i);
-    a.type = values->rows[0][i]->type;
-    for (auto& row : values->rows)
-      if (row[i]->type != a.type) a.type = QRS_LT_ANY;
+    // A NULL literal has no say in a column's type (types-inference.md "Common type
+    // resolution": `values (5), (null)` is INTEGER); differing types are ANY.
+    std::optional<qrs_logical_type> type;
+    for (auto& row : values->rows) {
+      const ScalarExpr& e = *row[i];
+      if (e.kind == ScalarKind::kLiteral && static_cast<const LiteralScalar&>(e).value.is_null()) continue;
+      if (!type) type = e.type;
+      else if (*type != e.type) type = QRS_LT_ANY;
+    }
+    a.type = type.value_or(QRS_LT_ANY);
     values->columns.push_back(a);
     qp.names.push_back(a.name);
   }
@@ -2052,6 +2059,43 @@ void Planner::set_schema_authored(const std::string& schema) {
   cte_stack_.clear();
 }
 
+namespace {
+
+// Whether output column `i` of `n` is the NULL literal in every row it can produce (a
+// `select null` arm, a VALUES column of NULLs), seen through the nodes that keep columns.
+bool column_is_null_literal(const RelNode& n, size_t i) {
+  auto null_literal = [](const ScalarExpr& e) {
+    return e.kind == ScalarKind::kLiteral && static_cast<const LiteralScalar&>(e).value.is_null();
+  };
+  switch (n.kind) {
+    case RelKind::kProject: {
+      const auto& p = static_cast<const ProjectNode&>(n);
+      return i < p.exprs.size() && null_literal(*p.exprs[i]);
+    }
+    case RelKind::kValues: {
+      const auto& v = static_cast<const ValuesNode&>(n);
+      if (v.rows.empty()) return false;
+      for (const auto& row : v.rows)
+        if (i >= row.size() || !null_literal(*row[i])) return false;
+      return true;
+    }
+    case RelKind::kSetOp: {
+      const auto& so = static_cast<const SetOpNode&>(n);
+      return column_is_null_literal(*so.left, i) && column_is_null_literal(*so.right, i);
+    }
+    case RelKind::kSort:
+    case RelKind::kLimit:
+    case RelKind::kDistinct:
+    case RelKind::kFilter: {
+      auto kids = n.children();
+      return kids.size() == 1 && kids[0] && column_is_null_literal(*kids[0], i);
+    }
+    default: return false;
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> Planner::search_path() const {
   if (authored_) return {home_schema_};
   std::vector<std::string> path;
@@ -2416,7 +2460,11 @@ QueryPlan Planner::plan_select(const ast::Select& sel, const Scope* outer) {
       for (size_t i = 0; i < s->columns.size(); ++i) {
         s->columns[i].id = mint_attr();
         s->columns[i].name = names[i];
-        s->columns[i].type = merge_branch_types(s->columns[i].type, rhs->columns[i].type);
+        // A NULL-literal arm yields to the other (types-inference.md "Common type
+        // resolution": `select 5 union all select null` is INTEGER).
+        if (column_is_null_literal(*lhs, i)) s->columns[i].type = rhs->columns[i].type;
+        else if (!column_is_null_literal(*rhs, i))
+          s->columns[i].type = merge_branch_types(s->columns[i].type, rhs->columns[i].type);
         s->columns[i].nullable = s->columns[i].nullable || rhs->columns[i].nullable;
         // Each column compares (de-duplicates) under one collation resolved from both
         // arms, as a comparison would; UNION ALL compares nothing, so a conflict there
