@@ -1044,13 +1044,24 @@ ScalarPtr Planner::bind_window(const ast::FunctionCall& f, const Scope& scope) {
         call.order_by.size() != 1)
       fail(StatusCode::kError, "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column", f.site);
   }
+  // The announced type (types-inference.md): an aggregate's declared result type (sum
+  // NUMERIC, avg / total REAL, group_concat TEXT, …), else its argument's (min, max);
+  // lag / lead pass arg[0] through, folded with the default arg[2] they may emit instead.
+  auto null_literal = [](const ScalarExpr& e) {
+    return e.kind == ScalarKind::kLiteral && static_cast<const LiteralScalar&>(e).value.is_null();
+  };
   qrs_logical_type type = QRS_LT_ANY;
   if (call.name == "row_number" || call.name == "rank" || call.name == "dense_rank" || call.name == "ntile" ||
       call.name == "count")
     type = QRS_LT_INTEGER;
-  else if (call.name == "percent_rank" || call.name == "cume_dist" || call.name == "avg" || call.name == "total")
+  else if (call.name == "percent_rank" || call.name == "cume_dist")
     type = QRS_LT_REAL;
-  else if (!call.args.empty() && call.name != "sum")
+  else if (call.aggregate && call.aggregate->result_type != QRS_LT_ANY)
+    type = static_cast<qrs_logical_type>(call.aggregate->result_type);
+  else if ((call.name == "lag" || call.name == "lead") && call.args.size() > 2 && !null_literal(*call.args[2]))
+    type = null_literal(*call.args[0]) ? call.args[2]->type
+                                       : merge_branch_types(call.args[0]->type, call.args[2]->type);
+  else if (!call.args.empty())
     type = call.args[0]->type;
   int slot = wb.base + static_cast<int>(wb.node->calls.size());
   wb.node->calls.push_back(std::move(call));
