@@ -633,7 +633,14 @@ void register_extra_functions(Registry& r) {
         });
   }
   add_scalar(r, "choose", -1, choose_fn).infers(fnutil::merged_arg_types).picks(1);
-  add_scalar(r, "mod", 2, mod_fn);
+  // INTEGER for two INTEGERs, REAL for an INTEGER / REAL mix (fmod), unknown otherwise
+  // (types-inference.md: a function announces what it returns, so `mod(7, 3) = '1'`
+  // converts the text as it would against any INTEGER).
+  add_scalar(r, "mod", 2, mod_fn).infers([](ArgTypes t) {
+    auto numeric = [](qrs_logical_type x) { return x == QRS_LT_INTEGER || x == QRS_LT_REAL; };
+    if (t.size() != 2 || !numeric(t[0]) || !numeric(t[1])) return QRS_LT_ANY;
+    return t[0] == QRS_LT_INTEGER && t[1] == QRS_LT_INTEGER ? QRS_LT_INTEGER : QRS_LT_REAL;
+  });
   add_scalar(r, "pi", 0, [](Args) { return Value::Real(M_PI); }).returns(QRS_LT_REAL);
   add_scalar(r, "exp", 1, unary_math([](double x) { return std::exp(x); }), kLibm).returns(QRS_LT_REAL);
   add_scalar(r, "ln", 1, unary_math([](double x) { return std::log(x); }, [](double x) { return x > 0; }), kLibm)
