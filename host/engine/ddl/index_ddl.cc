@@ -9,6 +9,7 @@
 
 #include "catalog/registry.h"
 #include "ddl/ddl_common.h"
+#include "ddl/schema_expressions.h"
 #include "parser/ast_printer.h"
 #include "parser/ast_walk.h"
 #include "planner/planner.h"
@@ -179,6 +180,12 @@ void create_index(DdlContext& db, const ast::CreateIndexStmt& s, const TagSet& t
     // would hold the table alive (a reference cycle).
     if (origin != DdlOrigin::kStoredCatalog && ast::contains_subquery(*s.where))
       throw Error(StatusCode::kError, "subqueries prohibited in partial index WHERE clauses", s.where->site);
+    // and so must a function's result: random() or 'now' would leave rows in the index
+    // that its predicate no longer selects (SQLite refuses them too). No pragma opens it.
+    if (origin != DdlOrigin::kStoredCatalog)
+      require_deterministic(db.registry(), *s.where, "WHERE", "of partial index '" + s.index.name + "'", true, true,
+                            BodySite::kHere, &table.schema,
+                            "a partial index's membership must depend on the row alone");
     ix.where = own_expr(*s.where);
     // Bind it now so an unknown column or function fails the CREATE.
     Planner planner(db);
