@@ -167,5 +167,69 @@ TEST_F(SubqueryCacheTest, NextExecutionRecomputes) {
   EXPECT_EQ(*calls_, 31);
 }
 
+// A subquery correlated only to the query two levels up (difftest seed 333002469's shape:
+// a scalar subquery inside an IN subquery, reading the outermost row) keeps its result while
+// that row stays: it runs once per outer row, not once per row of the IN subquery.
+TEST_F(SubqueryCacheTest, SubqueryCorrelatedTwoLevelsUpRunsOncePerOuterRow) {
+  int64_t on, off;
+  std::vector<Row> rows =
+      both("select o.id from o where o.id in (select w.id from w where w.v > "
+           "(select count(tick(x.id)) from o as x where x.k < o.k) - 5) order by o.id",
+           &on, &off);
+  EXPECT_EQ(on, 190);  // 0 + 1 + … + 19: the rows of x under each o row's k, once per row of o
+  EXPECT_EQ(off, 190 * 30);  // … and again for each of w's 30 rows
+  EXPECT_FALSE(rows.empty());
+}
+
+// Rows under the same outer value share one run; a new value runs again (only the last
+// result is kept).
+TEST_F(SubqueryCacheTest, RepeatedOuterValuesShareARun) {
+  exec("create table r (id integer primary key, g integer)");
+  exec("insert into r values (1, 1), (2, 1), (3, 1), (4, 3), (5, 3), (6, 1)");
+  int64_t on, off;
+  std::vector<Row> rows =
+      both("select r.id, (select sum(tick(v)) from w where w.g = r.g) as s from r order by r.id", &on, &off);
+  ASSERT_EQ(rows.size(), 6u);
+  EXPECT_EQ(rows[0][1], rows[5][1]);
+  // g = 1 holds 8 rows of w, g = 3 holds 7: runs for rows 1, 4 and 6.
+  EXPECT_EQ(on, 8 + 7 + 8);
+  EXPECT_EQ(off, 4 * 8 + 2 * 7);
+}
+
+// A statement that writes keeps no result: each row of the UPDATE reads the table as its
+// earlier rows left it, though the outer value it reads is the same for all.
+TEST_F(SubqueryCacheTest, WriteKeepsNoCorrelatedResult) {
+  exec("create table c2 (id integer primary key, g integer, v integer)");
+  exec("insert into c2 values (1, 0, 0), (2, 0, 0), (3, 0, 0), (4, 0, 0)");
+  exec("update c2 set v = 1 + (select max(v) from c2 as d where d.g = c2.g)");
+  std::vector<Row> rows = query("select v from c2 order by id");
+  ASSERT_EQ(rows.size(), 4u);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(rows[i][0].as_int(), i + 1);
+}
+
+// A kept result belongs to one execution: run again after a change, a prepared statement
+// reads the new rows although the outer value is the same.
+TEST_F(SubqueryCacheTest, KeptCorrelatedResultEndsWithTheExecution) {
+  exec("create table r1 (id integer primary key, g integer)");
+  exec("insert into r1 values (1, 1), (2, 1)");
+  std::vector<std::unique_ptr<Statement>> stmts;
+  ASSERT_TRUE(db_->prepare("select max((select max(tick(v)) from w where w.g = r1.g)) from r1", &stmts).ok());
+  auto max = [&]() {
+    bool has = false;
+    EXPECT_TRUE(stmts[0]->step(&has).ok());
+    EXPECT_TRUE(has);
+    int64_t n = stmts[0]->row()[0].as_int();
+    EXPECT_TRUE(stmts[0]->reset().ok());
+    return n;
+  };
+  *calls_ = 0;
+  EXPECT_EQ(max(), 29);
+  EXPECT_EQ(*calls_, 8);
+  exec("insert into w values (100, 1, 100)");
+  *calls_ = 0;
+  EXPECT_EQ(max(), 100);
+  EXPECT_EQ(*calls_, 9);
+}
+
 }  // namespace
 }  // namespace quereus

@@ -52,26 +52,6 @@ const char* statement_name(ast::StmtKind k) {
   }
 }
 
-// True when the plan writes: a data-modifying statement used as a relation, in the
-// relational tree or in a subquery an expression runs.
-bool plan_writes(const RelNode& n) {
-  if (n.kind == RelKind::kDml) return true;
-  std::function<bool(const ScalarExpr&)> expr_writes = [&](const ScalarExpr& e) {
-    if (e.kind == ScalarKind::kSubquery || e.kind == ScalarKind::kExists || e.kind == ScalarKind::kInSubquery) {
-      auto& sq = static_cast<const SubqueryScalar&>(e);
-      if (sq.plan && plan_writes(*sq.plan)) return true;
-    }
-    for (const ScalarPtr* o : e.operands())
-      if (*o && expr_writes(**o)) return true;
-    return false;
-  };
-  for (const ScalarExpr* e : node_expressions(n))
-    if (expr_writes(*e)) return true;
-  for (const RelNode* c : n.children())
-    if (plan_writes(*c)) return true;
-  return false;
-}
-
 // One query to trace: planned and optimized as query_plan() plans it, with the listing
 // scheduler_program() shows for it.
 struct TracedQuery {

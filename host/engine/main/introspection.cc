@@ -65,51 +65,6 @@ const TagSet& index_tags(const IndexSchema& ix) { return ix.constraint ? ix.expo
 
 }  // namespace
 
-// The scalar expressions a plan node evaluates (pushed-down seek values included): the
-// roots of the scalar rows of query_plan().
-std::vector<const ScalarExpr*> node_expressions(const RelNode& n) {
-  std::vector<const ScalarExpr*> out;
-  auto add = [&](const ScalarPtr& e) {
-    if (e) out.push_back(e.get());
-  };
-  switch (n.kind) {
-    case RelKind::kTableScan:
-      for (const auto& f : static_cast<const TableScanNode&>(n).filters) {
-        add(f.value);
-        for (const auto& v : f.in_list) add(v);
-        add(f.in_subquery);
-      }
-      break;
-    case RelKind::kFilter: add(static_cast<const FilterNode&>(n).predicate); break;
-    case RelKind::kProject:
-      for (const auto& e : static_cast<const ProjectNode&>(n).exprs) add(e);
-      break;
-    case RelKind::kJoin: add(static_cast<const JoinNode&>(n).on); break;
-    case RelKind::kSemiJoin: {
-      const auto& j = static_cast<const SemiJoinNode&>(n);
-      for (const auto& e : j.probes) add(e);
-      add(j.on);
-      break;
-    }
-    case RelKind::kAggregate: {
-      const auto& a = static_cast<const AggregateNode&>(n);
-      for (const auto& e : a.group_by) add(e);
-      for (const auto& c : a.aggs)
-        for (const auto& e : c.args) add(e);
-      break;
-    }
-    case RelKind::kSort:
-      for (const auto& k : static_cast<const SortNode&>(n).sort_keys) add(k.expr);
-      break;
-    case RelKind::kLimit:
-      add(static_cast<const LimitNode&>(n).limit);
-      add(static_cast<const LimitNode&>(n).offset);
-      break;
-    default: break;
-  }
-  return out;
-}
-
 namespace {
 
 void expression_rows(const ScalarExpr& e, int64_t parent, int64_t& next_id, std::vector<Row>& out) {

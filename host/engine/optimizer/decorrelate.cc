@@ -37,6 +37,7 @@ bool is_subquery(ScalarKind k) {
 struct FrameRefs {
   std::set<int> frames;
   std::set<int> row_slots;  // the columns of the starting frame's row that are read
+  std::set<std::pair<int, int>> columns;  // every (frame, slot) read at or above the start
   bool unknown = false;
   bool nondeterministic = false;  // calls a function that is not deterministic
   // For plan_reads (the subquery_cache pass); decorrelation does not read them.
@@ -53,7 +54,10 @@ void collect(const ScalarPtr& e, int shift, FrameRefs& out) {
   if (!e) return;
   if (e->kind == ScalarKind::kColumn) {
     const auto& c = static_cast<const ColumnScalar&>(*e);
-    if (c.level >= shift) out.frames.insert(c.level - shift);
+    if (c.level >= shift) {
+      out.frames.insert(c.level - shift);
+      out.columns.insert({c.level - shift, c.slot});
+    }
     if (c.level == shift) out.row_slots.insert(c.slot);
     return;
   }
@@ -74,67 +78,22 @@ void collect(const ScalarPtr& e, int shift, FrameRefs& out) {
 // opened with from level 1 on; every operator but the semi join opens its children with
 // its own outer rows.
 void collect(const RelNode& n, int shift, FrameRefs& out) {
+  for_each_expression(n, [&](const ScalarPtr& e, int deeper) { collect(e, shift + deeper, out); });
   switch (n.kind) {
-    case RelKind::kTableScan:
-      for (const auto& f : static_cast<const TableScanNode&>(n).filters) {
-        collect(f.value, shift, out);
-        for (const auto& v : f.in_list) collect(v, shift, out);
-        collect(f.in_subquery, shift, out);
-      }
-      break;
-    case RelKind::kValues:
-      for (const auto& row : static_cast<const ValuesNode&>(n).rows)
-        for (const auto& v : row) collect(v, shift, out);
-      break;
-    case RelKind::kFilter: collect(static_cast<const FilterNode&>(n).predicate, shift, out); break;
-    case RelKind::kProject:
-      for (const auto& e : static_cast<const ProjectNode&>(n).exprs) collect(e, shift, out);
-      break;
     case RelKind::kJoin: {
       const auto& j = static_cast<const JoinNode&>(n);
-      collect(j.on, shift, out);
       if (!j.index_lookup) break;
       // index_nested_loop re-opens the right side per left row, with that row at level 1.
       collect(*j.left, shift, out);
       collect(*j.right, shift + 1, out);
       return;
     }
-    case RelKind::kAggregate: {
-      const auto& a = static_cast<const AggregateNode&>(n);
-      for (const auto& g : a.group_by) collect(g, shift, out);
-      for (const auto& call : a.aggs)
-        for (const auto& arg : call.args) collect(arg, shift, out);
-      break;
-    }
-    case RelKind::kSort:
-      for (const auto& k : static_cast<const SortNode&>(n).sort_keys) collect(k.expr, shift, out);
-      break;
-    case RelKind::kLimit:
-      collect(static_cast<const LimitNode&>(n).limit, shift, out);
-      collect(static_cast<const LimitNode&>(n).offset, shift, out);
-      break;
-    case RelKind::kWindow:
-      for (const auto& c : static_cast<const WindowNode&>(n).calls) {
-        for (const auto& a : c.args) collect(a, shift, out);
-        for (const auto& p : c.partition_by) collect(p, shift, out);
-        for (const auto& o : c.order_by) collect(o.expr, shift, out);
-        collect(c.start_offset, shift, out);
-        collect(c.end_offset, shift, out);
-      }
-      break;
     case RelKind::kTableFunction:
-      for (const auto& a : static_cast<const TableFunctionNode&>(n).args) collect(a, shift, out);
       if (!(static_cast<const TableFunctionNode&>(n).fn->flags & kDeterministic)) out.per_row = true;
       break;
     case RelKind::kSemiJoin: {
-      // Its condition and right side run one frame deeper (the right row / an empty row).
+      // Its right side runs one frame deeper (the right row / an empty row).
       const auto& j = static_cast<const SemiJoinNode&>(n);
-      for (const auto& p : j.probes) collect(p, shift, out);
-      collect(j.on, shift + 1, out);
-      for (const auto& k : j.equi) {
-        collect(k.left, shift + 1, out);
-        collect(k.right, shift + 1, out);
-      }
       collect(*j.left, shift, out);
       collect(*j.right, shift + 1, out);
       return;
@@ -142,6 +101,14 @@ void collect(const RelNode& n, int shift, FrameRefs& out) {
     case RelKind::kWorkingTable:
       if (!static_cast<const WorkingTableNode&>(n).bound) out.working_table = true;
       break;
+    case RelKind::kTableScan:
+    case RelKind::kValues:
+    case RelKind::kFilter:
+    case RelKind::kProject:
+    case RelKind::kAggregate:
+    case RelKind::kSort:
+    case RelKind::kLimit:
+    case RelKind::kWindow:
     case RelKind::kSingleRow:
     case RelKind::kDistinct:
     case RelKind::kSetOp:
@@ -170,6 +137,13 @@ PlanReads plan_reads(const RelNode& n) {
   out.working_table = r.working_table;
   out.correlated_subquery = r.correlated_subquery;
   return out;
+}
+
+std::optional<std::vector<std::pair<int, int>>> correlation_inputs(const RelNode& plan) {
+  FrameRefs r;
+  collect(plan, 1, r);  // the plan's level 1 is the row the subquery is evaluated on
+  if (r.unknown || r.nondeterministic || r.per_row || r.working_table) return std::nullopt;
+  return std::vector<std::pair<int, int>>(r.columns.begin(), r.columns.end());
 }
 
 bool row_slots_read(const ScalarPtr& e, std::vector<int>& slots) {

@@ -6,6 +6,9 @@
 #pragma once
 
 #include <functional>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "planner/rel_node.h"
 
@@ -32,6 +35,13 @@ struct PlanReads {
   bool correlated_subquery = false;  // a subquery re-run for each row it is evaluated on
 };
 PlanReads plan_reads(const RelNode& n);
+
+// The columns a subquery's plan reads from the rows it is evaluated under, as (frame, slot):
+// frame 0 is the row the subquery expression is evaluated on, 1 that row's outer row, and
+// so on. Nullopt when equal inputs may still give other rows: a non-deterministic or
+// per-row function or table function, a recursive CTE's working table, a node the walk
+// does not know (a DML relation).
+std::optional<std::vector<std::pair<int, int>>> correlation_inputs(const RelNode& plan);
 
 // The slots of the row `e` is evaluated on that it reads, the correlated references of its
 // subqueries (at any depth) included. False, with `slots` unspecified, when that is not

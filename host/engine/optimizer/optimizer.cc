@@ -566,14 +566,6 @@ bool never_true(const ScalarPtr& predicate) {
   return false;
 }
 
-// Whether evaluating `n` writes (a DML statement used as a relation, anywhere below).
-bool writes(const RelNode& n) {
-  if (n.kind == RelKind::kDml) return true;
-  for (const RelNode* c : n.children())
-    if (c && writes(*c)) return true;
-  return false;
-}
-
 // A relation whose evaluation does nothing but read (no writes, no table functions).
 bool pure_reads(const RelNode& n) {
   switch (n.kind) {
@@ -632,7 +624,7 @@ RelPtr Optimizer::rewrite(RelPtr node) {
       auto& f = static_cast<FilterNode&>(*node);
       // A WHERE / HAVING that folded to FALSE or NULL passes no row: its input is not
       // evaluated at all (unless it writes — a DML source runs whatever the filter says).
-      if (enabled("constant_folding") && never_true(f.predicate) && !writes(*f.input)) {
+      if (enabled("constant_folding") && never_true(f.predicate) && !plan_writes(*f.input)) {
         auto none = std::make_shared<ValuesNode>();
         none->columns = node->columns;
         return none;

@@ -6,6 +6,11 @@
 // recursive CTE's working table, holds no node the frame walk does not know (a DML
 // relation) and does work worth keeping, goes under a CacheNode; inside it nothing is
 // re-run any more (its own correlated subqueries aside, which run per row of it).
+//
+// A correlated subquery whose result depends on nothing but the outer columns it reads
+// (correlation_inputs) is marked to keep its last result with those columns' values
+// (SubqueryScalar::memo): a subquery correlated only to a query two levels up, evaluated
+// per row of the query between, runs once per row of the one it reads.
 #include "optimizer/subquery_cache.h"
 
 #include <functional>
@@ -19,68 +24,6 @@ namespace {
 
 bool is_subquery(ScalarKind k) {
   return k == ScalarKind::kInSubquery || k == ScalarKind::kExists || k == ScalarKind::kSubquery;
-}
-
-// Calls `fn` on each expression `n` evaluates itself (not its inputs').
-void for_each_scalar(const RelNode& n, const std::function<void(const ScalarPtr&)>& fn) {
-  auto add = [&](const ScalarPtr& e) {
-    if (e) fn(e);
-  };
-  switch (n.kind) {
-    case RelKind::kTableScan:
-      for (const auto& f : static_cast<const TableScanNode&>(n).filters) {
-        add(f.value);
-        for (const auto& v : f.in_list) add(v);
-        add(f.in_subquery);
-      }
-      break;
-    case RelKind::kValues:
-      for (const auto& row : static_cast<const ValuesNode&>(n).rows)
-        for (const auto& v : row) add(v);
-      break;
-    case RelKind::kFilter: add(static_cast<const FilterNode&>(n).predicate); break;
-    case RelKind::kProject:
-      for (const auto& e : static_cast<const ProjectNode&>(n).exprs) add(e);
-      break;
-    case RelKind::kJoin: add(static_cast<const JoinNode&>(n).on); break;
-    case RelKind::kSemiJoin: {
-      const auto& j = static_cast<const SemiJoinNode&>(n);
-      for (const auto& p : j.probes) add(p);
-      add(j.on);
-      for (const auto& k : j.equi) {
-        add(k.left);
-        add(k.right);
-      }
-      break;
-    }
-    case RelKind::kAggregate: {
-      const auto& a = static_cast<const AggregateNode&>(n);
-      for (const auto& g : a.group_by) add(g);
-      for (const auto& call : a.aggs)
-        for (const auto& arg : call.args) add(arg);
-      break;
-    }
-    case RelKind::kSort:
-      for (const auto& k : static_cast<const SortNode&>(n).sort_keys) add(k.expr);
-      break;
-    case RelKind::kLimit:
-      add(static_cast<const LimitNode&>(n).limit);
-      add(static_cast<const LimitNode&>(n).offset);
-      break;
-    case RelKind::kWindow:
-      for (const auto& c : static_cast<const WindowNode&>(n).calls) {
-        for (const auto& a : c.args) add(a);
-        for (const auto& p : c.partition_by) add(p);
-        for (const auto& o : c.order_by) add(o.expr);
-        add(c.start_offset);
-        add(c.end_offset);
-      }
-      break;
-    case RelKind::kTableFunction:
-      for (const auto& a : static_cast<const TableFunctionNode&>(n).args) add(a);
-      break;
-    default: break;
-  }
 }
 
 // The inputs of `n` the walk may replace, each with whether it is re-run per row of `n`
@@ -159,7 +102,7 @@ class Walker {
         return;
       }
     }
-    for_each_scalar(n, [&](const ScalarPtr& e) { visit_scalar(*e); });
+    for_each_expression(n, [&](const ScalarPtr& e, int) { visit_scalar(*e); });
     for (auto [input, again] : inputs(n, repeated))
       if (*input) visit(*input, again);
   }
@@ -174,6 +117,14 @@ class Walker {
         RelPtr plan = std::const_pointer_cast<RelNode>(sq.plan);
         visit(plan, sq.correlated);
         sq.plan = plan;
+        // A correlated one keeps its last rows with the outer values they were computed
+        // for: evaluated again for the same values (the row of an enclosing re-run plan
+        // that does not change them), it replays them.
+        if (sq.correlated)
+          if (auto inputs = correlation_inputs(*plan)) {
+            sq.memo_inputs = std::move(*inputs);
+            sq.memo = true;
+          }
       }
     }
     for (const ScalarPtr* o : e.operands())
@@ -181,33 +132,10 @@ class Walker {
   }
 };
 
-// Whether running `n` writes: a DML relation anywhere in it, its subqueries included.
-bool writes(const RelNode& n) {
-  if (n.kind == RelKind::kDml) return true;
-  bool found = false;
-  std::function<void(const ScalarExpr&)> scalar = [&](const ScalarExpr& e) {
-    if (found) return;
-    if (is_subquery(e.kind)) {
-      const auto& sq = static_cast<const SubqueryScalar&>(e);
-      if (sq.plan && writes(*sq.plan)) {
-        found = true;
-        return;
-      }
-    }
-    for (const ScalarPtr* o : e.operands())
-      if (*o) scalar(**o);
-  };
-  for_each_scalar(n, [&](const ScalarPtr& e) { scalar(*e); });
-  if (found) return true;
-  for (const RelNode* c : n.children())
-    if (c && writes(*c)) return true;
-  return false;
-}
-
 }  // namespace
 
 int cache_invariant_subtrees(const RelPtr& root) {
-  if (!root || writes(*root)) return 0;
+  if (!root || plan_writes(*root)) return 0;
   Walker w;
   RelPtr top = root;
   w.visit(top, false);

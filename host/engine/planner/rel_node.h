@@ -4,6 +4,7 @@
 // lives in the Operator.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -349,5 +350,17 @@ struct DmlRelNode : RelNode {
 
 // Renders the plan tree, one node per line, indented by depth.
 std::string explain_plan(const RelNode& root);
+
+// Calls `fn` on each expression `n` evaluates itself (not its inputs'), with how many
+// frames below `n`'s own row it runs: 1 for a semi join's condition and keys (evaluated
+// against the right row), 0 for the rest.
+void for_each_expression(const RelNode& n, const std::function<void(const ScalarPtr&, int)>& fn);
+
+// The expressions of for_each_expression, listed (query_plan()'s scalar rows).
+std::vector<const ScalarExpr*> node_expressions(const RelNode& n);
+
+// Whether running `n` writes: a data-modifying statement used as a relation, in the tree
+// or in a subquery one of its expressions runs.
+bool plan_writes(const RelNode& n);
 
 }  // namespace quereus

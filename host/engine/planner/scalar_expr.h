@@ -209,6 +209,17 @@ struct SubqueryScalar : ScalarExpr {
   // subquery runs once per outer row). `op_busy` guards against re-entrant evaluation.
   mutable std::shared_ptr<Operator> op;
   mutable bool op_busy = false;
+  // Correlated and marked by the subquery_cache pass (a read-only statement, a result
+  // that depends on nothing but the outer columns read): the last evaluation's rows are
+  // kept with the values of `memo_inputs` ((frame, slot) from the row it is evaluated on)
+  // and replayed while they are unchanged within one execution.
+  bool memo = false;
+  std::vector<std::pair<int, int>> memo_inputs;
+  mutable bool memo_kept = false;
+  mutable uint64_t memo_generation = 0;
+  mutable std::vector<Value> memo_key;
+  mutable std::vector<Row> memo_rows;
+  mutable MemoryCharge memo_memory;
 };
 
 struct BetweenScalar : ScalarExpr {

@@ -471,6 +471,29 @@ const std::vector<Row>& subquery_rows(const SubqueryScalar& sq, const EvalEnv& e
     out.pop_back();  // the slot the last next() did not fill
   };
   if (sq.correlated) {
+    if (sq.memo && !sq.op_busy && env.ctx) {
+      // The values it reads from the rows it is evaluated under: unchanged since the kept
+      // evaluation (same execution) means the same rows.
+      std::vector<Value> key;
+      key.reserve(sq.memo_inputs.size());
+      for (auto [frame, slot] : sq.memo_inputs) {
+        const EvalEnv* e = &env;
+        for (int i = 0; e && i < frame; ++i) e = e->outer;
+        if (!e || !e->row || slot >= static_cast<int>(e->row->size())) {
+          run(local, local_memory);
+          return local;
+        }
+        key.push_back((*e->row)[slot]);
+      }
+      if (sq.memo_kept && sq.memo_generation == env.ctx->generation && key == sq.memo_key) return sq.memo_rows;
+      sq.memo_kept = false;  // (keeps nothing, should the run fail)
+      sq.memo_rows.clear();
+      run(sq.memo_rows, sq.memo_memory);
+      sq.memo_key = std::move(key);
+      sq.memo_generation = env.ctx->generation;
+      sq.memo_kept = true;
+      return sq.memo_rows;
+    }
     run(local, local_memory);
     return local;
   }

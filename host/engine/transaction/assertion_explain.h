@@ -34,7 +34,4 @@ std::vector<AssertionTableClass> classify_assertion_plan(const RelNode& plan);
 // classification, prepared_pk_params (JSON array or NULL), violation_sql.
 std::vector<Row> explain_assertion_rows(TransactionContext& db, const std::string& name);
 
-// The scalar expressions a plan node evaluates (main/introspection.cc).
-std::vector<const ScalarExpr*> node_expressions(const RelNode& n);
-
 }  // namespace quereus
