@@ -363,7 +363,7 @@ class InsertExec : public BufferedExec {
     if (!nested) planner.set_leading_with(s.with.get());
     // The leading WITH is visible to every clause: the source, a VALUES row's subquery,
     // RETURNING, the upsert arms and WITH CONTEXT (sql-select.md 3.7).
-    if (s.with) planner.push_with(*s.with);
+    if (s.with) planner.push_with(*s.with, s.source.get());
     plan_.table = write_target(planner, s.table, "INSERT");
     Planner authored = schema_authored_planner(db, *plan_.table);
     const TableSchema& ts = plan_.table->schema;

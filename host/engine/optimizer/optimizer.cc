@@ -746,6 +746,9 @@ RelPtr Optimizer::rewrite(RelPtr node) {
       break;
     }
     case RelKind::kSetOp: { auto& n = static_cast<SetOpNode&>(*node); n.left = rewrite(n.left); n.right = rewrite(n.right); break; }
+    // A shared CTE reference's body (the planner's): optimized on its own, no predicate
+    // of the reader moves into it (push_down stops at the node).
+    case RelKind::kCache: { auto& n = static_cast<CacheNode&>(*node); n.input = rewrite(n.input); break; }
     case RelKind::kRecursiveCte: {
       auto& n = static_cast<RecursiveCteNode&>(*node);
       n.initial = rewrite(n.initial);

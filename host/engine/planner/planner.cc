@@ -1113,9 +1113,16 @@ std::optional<Planner::Source> Planner::plan_cte_reference(const ast::TableSourc
       for (auto& [n, b] : saved[0])
         if (b->order < self->order || (b->recursive && b.get() == self.get())) visible[n] = b;
       cte_stack_.push_back(visible);
+      // Planned under a copy of the enclosing scope that notes whether the body reads it
+      // (a correlated body is not shared: its rows differ per outer row).
+      std::optional<Scope> probe;
+      if (outer) {
+        probe = *outer;
+        probe->correlated = false;
+      }
       try {
         ExpansionGuard guard(*this, "'" + cte.name + "'", src.site);
-        qp = plan_cte(cte, *self, outer);
+        qp = plan_cte(cte, *self, probe ? &*probe : nullptr);
       } catch (...) {
         cte_stack_.resize(level);
         cte_stack_.insert(cte_stack_.end(), saved.begin(), saved.end());
@@ -1123,6 +1130,16 @@ std::optional<Planner::Source> Planner::plan_cte_reference(const ast::TableSourc
       }
       cte_stack_.resize(level);
       cte_stack_.insert(cte_stack_.end(), saved.begin(), saved.end());
+      const bool correlated = probe && probe->correlated;
+      if (correlated) outer->correlated = true;
+      if (binding->shared && !correlated && qp.root->kind != RelKind::kRecursiveCte) {
+        auto cache = std::make_shared<CacheNode>();
+        cache->columns = qp.root->columns;
+        cache->keys = qp.root->keys;
+        cache->input = qp.root;
+        cache->shared = binding->shared;
+        qp.root = cache;
+      }
     }
     std::string alias = src.alias.empty() ? cte.name : src.alias;
     if (!cte.columns.empty() && cte.columns.size() != qp.root->columns.size())
@@ -1948,7 +1965,16 @@ void Planner::add_distinct_and_sort(CoreState& st, RelPtr* sorted_root) {
   if (sorted_root) *sorted_root = node;
 }
 
-void Planner::push_with(const ast::WithClause& with) {
+// How many times `sel` names `name` as an unqualified FROM source, at any depth.
+static int count_references(const ast::Select& sel, const std::string& name) {
+  std::vector<const ast::QualifiedName*> named;
+  ast::named_sources(sel, named);
+  return static_cast<int>(std::count_if(named.begin(), named.end(), [&](const ast::QualifiedName* n) {
+    return n->schema.empty() && iequals(n->name, name);
+  }));
+}
+
+void Planner::push_with(const ast::WithClause& with, const ast::Select* owner) {
   std::map<std::string, std::shared_ptr<CteBinding>> m;
   int order = 0;
   for (auto& cte : with.ctes) {
@@ -1959,6 +1985,16 @@ void Planner::push_with(const ast::WithClause& with) {
     b->order = order++;
     if (!m.emplace(to_lower(cte.name), b).second)
       fail(StatusCode::kError, "Duplicate CTE name '" + cte.name + "' in WITH clause", cte.site);
+    // sql-select.md 3.7: "by default, results are cached if accessed more than once" —
+    // a member named twice (its own body's self references aside) is computed once per
+    // execution, so its references agree even over random().
+    using M = ast::CommonTableExpr::Materialization;
+    if (cte.materialization == M::kNotMaterialized || cte.select->dml) continue;
+    int references = owner ? count_references(*owner, cte.name) : 0;
+    if (!owner || owner->with.get() != &with)  // the members' bodies are not in `owner`
+      for (auto& other : with.ctes) references += count_references(*other.select, cte.name);
+    references -= count_references(*cte.select, cte.name);
+    if (references > 1 || cte.materialization == M::kMaterialized) b->shared = std::make_shared<SharedRows>();
   }
   // A data-modifying member needs an owner that runs it exactly once per execution: only
   // the statement's own leading clause has one (sql-dml.md). Elsewhere (a subquery, a CTE
@@ -2245,7 +2281,7 @@ QueryPlan Planner::plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding
   if (!sel.order_by.empty())
     throw Error(StatusCode::kUnsupported, "ORDER BY on a recursive CTE body is not supported yet");
   // The body's own WITH is visible to both of its terms.
-  if (sel.with) push_with(*sel.with);
+  if (sel.with) push_with(*sel.with, &sel);
   struct WithPop {
     Planner& planner;
     bool pushed;
@@ -2428,7 +2464,7 @@ QueryPlan Planner::plan_select(const ast::Select& sel, const Scope* outer) {
     ~CtePop() { if (pushed) stack.pop_back(); }
   } cte_pop{cte_stack_, false};
   if (sel.with) {
-    push_with(*sel.with);
+    push_with(*sel.with, &sel);
     cte_pop.pushed = true;
   }
 

@@ -43,6 +43,10 @@ struct CteBinding {
   // A data-modifying member (insert/update/delete … returning) of a statement's leading
   // WITH clause: its one run, shared by every reference (null run: not such a member).
   PlannedDml dml;
+  // Named more than once by the statement, or hinted MATERIALIZED (and not NOT
+  // MATERIALIZED): the rows every uncorrelated reference replays, computed once per
+  // execution (sql-select.md 3.7; null: each reference runs the body itself).
+  std::shared_ptr<SharedRows> shared;
 };
 
 // What names mean at one query level.
@@ -131,7 +135,10 @@ class Planner {
   // Scope over the columns of a table (used by DML).
   Scope table_scope(const TableEntry& table, const std::string& alias) const;
   // Makes a statement's own WITH clause visible to what is planned next (DML sources).
-  void push_with(const ast::WithClause& with);
+  // `owner`: the query the clause belongs to (an INSERT's source), whose references to
+  // each member, with the other members' bodies', decide whether the member's rows are
+  // shared (null: the members' bodies alone).
+  void push_with(const ast::WithClause& with, const ast::Select* owner = nullptr);
   void pop_with();
   // Makes `rows` visible to FROM by its name, below every WITH clause.
   void bind_rows(const BoundRows& rows);

@@ -324,18 +324,35 @@ struct TableFunctionNode : RelNode {
   std::vector<TableFunctionColumn> shape;
 };
 
+// The rows of one common table expression for one statement execution, shared by the
+// CacheNode of every reference to it (see CacheNode::shared).
+struct SharedRows {
+  uint64_t generation = 0;  // the ExecContext generation `rows` belong to
+  bool complete = false;    // `rows` holds all of that execution's rows
+  bool too_large = false;   // past the cache's bounds: each reference runs its own input
+  std::vector<Row> rows;
+};
+
 // The rows of `input`, computed once per statement execution and replayed by every later
 // open of the node in that execution (optimizer/subquery_cache.h places it over a subtree
 // of a re-run plan — a correlated subquery's, an inner side re-opened per outer row — that
 // reads nothing of the rows it is re-run for). The input runs only as far as its readers
 // have read; a reader past the rows kept so far continues it. Too many rows to keep (see
 // the operator) and the node falls back to re-running its input at every open.
+//
+// With `shared` set (the planner puts one over each reference of a CTE named more than
+// once, or hinted MATERIALIZED: sql-select.md 3.7, "results are cached if accessed more
+// than once"), the rows belong to every CacheNode holding that buffer: the first of them
+// opened in an execution runs its input to the end, and all of them replay those rows, so
+// the references agree even over a non-deterministic body. The optimizer moves no
+// predicate below such a node.
 struct CacheNode : RelNode {
   CacheNode() : RelNode(RelKind::kCache) {}
   std::unique_ptr<Operator> instantiate() const override;
-  std::string describe() const override { return "CACHE"; }
+  std::string describe() const override { return shared ? "CACHE (shared)" : "CACHE"; }
   std::vector<const RelNode*> children() const override { return {input.get()}; }
   RelPtr input;
+  std::shared_ptr<SharedRows> shared;
 };
 
 // A data-modifying statement used as a relation (write/dml_relation.h): reads the

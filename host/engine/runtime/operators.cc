@@ -1693,6 +1693,72 @@ class CacheOp : public Operator {
   bool passing_ = false;   // rows are not kept: each open re-runs the input
 };
 
+// CacheNode with a shared buffer (a CTE's references): the first reference opened in an
+// execution runs its input to the end into the buffer; every reference of that execution
+// replays it. Past CacheOp's bounds the buffer is dropped for the execution and each
+// reference runs its own input, as it would without the node.
+class SharedCacheOp : public Operator {
+ public:
+  explicit SharedCacheOp(const CacheNode& n) : input_(n.input->instantiate()), shared_(n.shared) {}
+  void open(const EvalEnv& outer) override {
+    pos_ = 0;
+    SharedRows& s = *shared_;
+    const uint64_t generation = outer.ctx ? outer.ctx->generation : 0;
+    passing_ = outer.ctx == nullptr || (s.generation == generation && s.too_large);
+    if (passing_) {
+      input_->open(outer);
+      return;
+    }
+    if (s.generation == generation && s.complete) return;
+    s.generation = generation;
+    s.complete = false;
+    s.too_large = false;
+    std::vector<Row>().swap(s.rows);
+    memory_.reset(memory_budget(outer.ctx));
+    // The body reads no row of the frames it is opened under (the planner shares only
+    // an uncorrelated one).
+    input_->open(EvalEnv{nullptr, nullptr, outer.ctx});
+    int64_t bytes = 0;
+    Row r;
+    while (input_->next(r)) {
+      const int64_t b = row_bytes(r);
+      bool keep = s.rows.size() < CacheOp::kMaxRows && bytes + b <= CacheOp::kMaxBytes;
+      if (keep) {
+        try {
+          memory_.add(b);
+        } catch (const Error& e) {
+          if (e.code() != StatusCode::kNoMem) throw;
+          keep = false;
+        }
+      }
+      if (!keep) {
+        std::vector<Row>().swap(s.rows);
+        memory_.reset(nullptr);
+        s.too_large = true;
+        passing_ = true;
+        input_->open(outer);
+        return;
+      }
+      bytes += b;
+      s.rows.push_back(std::move(r));
+    }
+    s.complete = true;
+  }
+  bool next(Row& out) override {
+    if (passing_) return input_->next(out);
+    if (pos_ >= shared_->rows.size()) return false;
+    out = shared_->rows[pos_++];
+    return true;
+  }
+
+ private:
+  std::unique_ptr<Operator> input_;
+  std::shared_ptr<SharedRows> shared_;
+  MemoryCharge memory_;  // the buffer's rows, when this reference filled it
+  size_t pos_ = 0;
+  bool passing_ = false;
+};
+
 }  // namespace
 
 std::unique_ptr<Operator> TableFunctionNode::instantiate() const { return std::make_unique<TableFunctionOp>(*this); }
@@ -1717,7 +1783,10 @@ std::unique_ptr<Operator> SortNode::instantiate() const { return std::make_uniqu
 std::unique_ptr<Operator> LimitNode::instantiate() const { return std::make_unique<LimitOp>(*this); }
 std::unique_ptr<Operator> DistinctNode::instantiate() const { return std::make_unique<DistinctOp>(*this); }
 std::unique_ptr<Operator> SetOpNode::instantiate() const { return std::make_unique<SetOpOp>(*this); }
-std::unique_ptr<Operator> CacheNode::instantiate() const { return std::make_unique<CacheOp>(*this); }
+std::unique_ptr<Operator> CacheNode::instantiate() const {
+  if (shared) return std::make_unique<SharedCacheOp>(*this);
+  return std::make_unique<CacheOp>(*this);
+}
 
 std::string TableScanNode::describe() const {
   std::string s = "SCAN " + table->qualified_name();
