@@ -13,10 +13,12 @@ namespace {
 
 using nlohmann::json;
 
-[[noreturn]] void bad(const std::string& path, const std::string& what) {
-  throw sdk::Error(QRS_FORMAT, "sync-store: malformed change batch at " + path + ": " + what +
-                                   " (refused, nothing applied)");
+sdk::Error refusal(const std::string& path, const std::string& what) {
+  return sdk::Error(QRS_FORMAT, "sync-store: malformed change batch at " + path + ": " + what +
+                                    " (refused, nothing applied)");
 }
+
+[[noreturn]] void bad(const std::string& path, const std::string& what) { throw refusal(path, what); }
 
 json value_to_json(const sdk::Value& v) {
   switch (v.type()) {
@@ -101,49 +103,6 @@ std::string string_member(const json& obj, const char* name, const std::string& 
   return v.get<std::string>();
 }
 
-Change change_from(const json& c, const std::string& cp) {
-  if (!c.is_object()) bad(cp, "not an object");
-  Change ch;
-  std::string type = string_member(c, "type", cp);
-  if (type == "delete") ch.kind = Change::Kind::kDelete;
-  else if (type == "column") ch.kind = Change::Kind::kColumn;
-  else if (type == "schema") ch.kind = Change::Kind::kSchema;
-  else bad(cp + ".type", "'" + type + "' is none of 'column', 'delete', 'schema'");
-  ch.schema = string_member(c, "schema", cp);
-  ch.table = string_member(c, "table", cp);
-  ch.hlc = hlc_from(member(c, "hlc", cp), At{cp, ".hlc"});
-  if (ch.kind == Change::Kind::kSchema) {
-    ch.inc = hlc_from(member(c, "inc", cp), At{cp, ".inc"});
-    ch.object = string_member(c, "object", cp);
-    if (ch.object.empty() || ch.object.size() > 4096) bad(cp + ".object", "empty, or longer than 4096 bytes");
-    if (auto it = c.find("text"); it != c.end()) {
-      if (!it->is_string()) bad(cp + ".text", "not a string");
-      ch.text = it->get<std::string>();
-    }
-    if (auto it = c.find("drop"); it != c.end()) {
-      if (!it->is_boolean()) bad(cp + ".drop", "not a boolean");
-      ch.drop = it->get<bool>();
-    }
-    if (auto it = c.find("born"); it != c.end()) ch.born = hlc_from(*it, At{cp, ".born"});
-    if (auto it = c.find("seen"); it != c.end()) ch.seen_delete = hlc_from(*it, At{cp, ".seen"});
-    if (auto it = c.find("from"); it != c.end()) {
-      if (!it->is_string()) bad(cp + ".from", "not a string");
-      ch.from = it->get<std::string>();
-    }
-    return ch;
-  }
-  const json& pk = member(c, "pk", cp);
-  // Empty for a singleton table's row (`primary key ()`): its key is the table alone.
-  if (!pk.is_array()) bad(cp + ".pk", "not an array");
-  for (size_t p = 0; p < pk.size(); ++p) ch.pk.push_back(value_from_json(pk[p], At{cp, ".pk", static_cast<long>(p)}));
-  if (ch.kind == Change::Kind::kColumn) {
-    ch.column = string_member(c, "column", cp);
-    ch.value = value_from_json(member(c, "value", cp), At{cp, ".value"});
-    if (auto it = c.find("seenDelete"); it != c.end()) ch.seen_delete = hlc_from(*it, At{cp, ".seenDelete"});
-  }
-  return ch;
-}
-
 }  // namespace
 
 std::string value_json(const sdk::Value& v) { return value_to_json(v).dump(); }
@@ -178,12 +137,6 @@ static json change_object(const Change& c) {
 }
 
 std::string change_to_json(const Change& c) { return change_object(c).dump(); }
-
-Change change_from_json(std::string_view text) {
-  json doc = json::parse(text.begin(), text.end(), nullptr, false);
-  if (doc.is_discarded()) bad("$", "not JSON");
-  return change_from(doc, "$");
-}
 
 std::string batch_to_json(const ChangeBatch& batch) { return batch_json(batch).dump(); }
 
@@ -277,48 +230,561 @@ static PushOrigin origin_from(const json& o) {
   return p;
 }
 
-std::vector<ChangeSet> sets_from_json(std::string_view text, std::optional<SnapshotChunk>* snapshot,
-                                      std::optional<PushOrigin>* origin, std::vector<Hlc>* frontier) {
-  if (text.size() > kMaxDocumentBytes)
-    bad("$", "the document is " + std::to_string(text.size()) + " bytes, above the limit of " +
-                 std::to_string(kMaxDocumentBytes));
-  json doc = json::parse(text.begin(), text.end(), nullptr, false);
-  if (doc.is_discarded()) bad("$", "not JSON");
-  const json* sets = &doc;
-  if (doc.is_object()) sets = &member(doc, "changeSets", "$");
-  if (snapshot && doc.is_object())
-    if (auto it = doc.find("snapshot"); it != doc.end() && !it->is_null()) *snapshot = snapshot_from(*it);
-  if (origin && doc.is_object())
-    if (auto it = doc.find("origin"); it != doc.end() && !it->is_null()) *origin = origin_from(*it);
-  if (frontier && doc.is_object())
-    if (auto f = doc.find("frontier"); f != doc.end() && !f->is_null()) {
-      if (!f->is_array()) bad("$.frontier", "not an array");
-      const std::string root = "$";
-      for (size_t i = 0; i < f->size(); ++i) frontier->push_back(hlc_from((*f)[i], At{root, ".frontier", static_cast<long>(i)}));
+// ---- Reading pages: a streaming parse straight into change sets.
+//
+// nlohmann's SAX parser lexes exactly as its document parser does (strings, numbers,
+// strictness); the reader below builds the change sets as the events come, with no document
+// of the page (a 100,000-fact page's document cost more than the rest of reading it, and its
+// free as much again). It refuses exactly what the document reader refused, with the same
+// message: each object's members are checked when it closes, on each member's last value (a
+// repeated member counts once, the last, as in a document), in the order the document
+// reader checked them; the first failure is kept, and thrown only once the whole text has
+// parsed (a syntax error anywhere still reads "not JSON"). The rare members that are not
+// facts (snapshot, origin, frontier, incarnations) and any value that is not a scalar where
+// a fact expects one are built as small documents and checked by the helpers above.
+// The oracle is the document reader itself: tests/fuzz/codec_fuzz.cc compares the two.
+namespace {
+
+// Builds one small document from the events of one value.
+class DomBuilder {
+ public:
+  void scalar(json v) { place(std::move(v)); }
+  void open(bool object) { stack_.push_back(place(object ? json(json::value_t::object) : json(json::value_t::array))); }
+  void key(const std::string& k) { element_ = &(*stack_.back())[k]; }  // a repeated key: the last value
+  void close() { stack_.pop_back(); }
+  bool complete() const { return stack_.empty(); }
+  json take() { return std::move(root_); }
+
+ private:
+  json* place(json v) {
+    if (stack_.empty()) {
+      root_ = std::move(v);
+      return &root_;
     }
-  if (!sets->is_array()) bad("$.changeSets", "not an array");
-  std::vector<ChangeSet> out;
-  out.reserve(sets->size());
-  for (size_t i = 0; i < sets->size(); ++i) {
-    const json& s = (*sets)[i];
-    const std::string path = "$.changeSets[" + std::to_string(i) + "]";
-    if (!s.is_object()) bad(path, "not an object");
+    json& top = *stack_.back();
+    if (top.is_array()) {
+      top.push_back(std::move(v));
+      return &top.back();
+    }
+    *element_ = std::move(v);
+    return element_;
+  }
+  json root_;
+  std::vector<json*> stack_;  // the open containers, outermost first
+  json* element_ = nullptr;   // the member the next value of the innermost object goes to
+};
+
+class PageReader {
+ public:
+  // kPage: a page (sets_from_json). kChange: one change object (change_from_json).
+  enum class Mode { kPage, kChange };
+  PageReader(Mode mode, bool want_snapshot, bool want_origin, bool want_frontier)
+      : mode_(mode), want_{want_snapshot, want_origin, want_frontier} {}
+
+  // The SAX interface (nlohmann::json::sax_parse).
+  bool null() { return scalar(Scalar{Scalar::kNull}); }
+  bool boolean(bool b) {
+    Scalar s{Scalar::kBool};
+    s.b = b;
+    return scalar(s);
+  }
+  bool number_integer(int64_t i) {
+    Scalar s{Scalar::kInt};
+    s.i = i;
+    return scalar(s);
+  }
+  bool number_unsigned(uint64_t u) {
+    Scalar s{Scalar::kUint};
+    s.u = u;
+    return scalar(s);
+  }
+  bool number_float(double d, const std::string&) {
+    Scalar s{Scalar::kFloat};
+    s.d = d;
+    return scalar(s);
+  }
+  bool string(std::string& text) {
+    Scalar s{Scalar::kString};
+    s.s = &text;
+    return scalar(s);
+  }
+  bool binary(json::binary_t&) { return false; }  // never from JSON text
+  bool start_object(std::size_t) { return open(true); }
+  bool start_array(std::size_t) { return open(false); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+  bool key(std::string& k) {
+    if (skip_) return true;
+    if (in_dom_) {
+      dom_.key(k);
+      return true;
+    }
+    frames_.back().member = member_of(frames_.back().kind, k);
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const json::exception&) { return false; }
+
+  // After a successful parse: the change sets, or the first failure the document reader
+  // would have reported.
+  std::vector<ChangeSet> sets(std::optional<SnapshotChunk>* snapshot, std::optional<PushOrigin>* origin,
+                              std::vector<Hlc>* frontier) {
+    if (root_object_) {
+      if (!have_sets_) bad("$", "missing member 'changeSets'");
+      const Slot& sn = slots_[kSnapshot];
+      if (snapshot && sn.present && !sn.dom.is_null()) *snapshot = snapshot_from(sn.dom);
+      const Slot& o = slots_[kOrigin];
+      if (origin && o.present && !o.dom.is_null()) *origin = origin_from(o.dom);
+      const Slot& f = slots_[kFrontier];
+      if (frontier && f.present && !f.dom.is_null()) {
+        if (!f.dom.is_array()) bad("$.frontier", "not an array");
+        const std::string root = "$";
+        for (size_t i = 0; i < f.dom.size(); ++i)
+          frontier->push_back(hlc_from(f.dom[i], At{root, ".frontier", static_cast<long>(i)}));
+      }
+    }
+    if (sets_not_array_) bad("$.changeSets", "not an array");
+    if (set_error_) throw *set_error_;
+    return std::move(sets_);
+  }
+  Change change() {
+    if (change_error_) throw *change_error_;
+    return std::move(changes_.front());
+  }
+
+ private:
+  enum class Frame { kRoot, kTop, kSets, kSet, kChanges, kChange, kPk };
+  // The members read, of a page, a set and a change; kOther is any other (skipped).
+  enum Member : uint8_t {
+    kOther,
+    kChangeSets, kSnapshot, kOrigin, kFrontier,                     // the page
+    kSiteId, kTransactionId, kSetHlc, kChangesMember, kIncarnations,  // a set
+    kType, kSchema, kTable, kHlc, kInc, kObject, kText, kDrop, kBorn, kSeen, kFrom, kPk, kColumn, kValue,
+    kSeenDelete,  // a change
+    kMemberCount
+  };
+  struct Open {
+    Frame kind;
+    Member member = kOther;
+  };
+  struct Scalar {
+    enum Kind { kNull, kBool, kInt, kUint, kFloat, kString } kind;
+    bool b = false;
+    int64_t i = 0;
+    uint64_t u = 0;
+    double d = 0;
+    std::string* s = nullptr;
+    json to_json() const {
+      switch (kind) {
+        case kNull: return nullptr;
+        case kBool: return b;
+        case kInt: return i;
+        case kUint: return u;
+        case kFloat: return d;
+        case kString: return *s;
+      }
+      return nullptr;
+    }
+  };
+  // A member's last value: a string kept as it is (the common case), anything else as a
+  // small document.
+  struct Slot {
+    bool present = false;
+    bool is_string = false;
+    std::string str;
+    json dom;
+  };
+
+  static Member member_of(Frame f, const std::string& k) {
+    switch (f) {
+      case Frame::kTop:
+        if (k == "changeSets") return kChangeSets;
+        if (k == "snapshot") return kSnapshot;
+        if (k == "origin") return kOrigin;
+        if (k == "frontier") return kFrontier;
+        return kOther;
+      case Frame::kSet:
+        if (k == "changes") return kChangesMember;
+        if (k == "siteId") return kSiteId;
+        if (k == "transactionId") return kTransactionId;
+        if (k == "hlc") return kSetHlc;
+        if (k == "incarnations") return kIncarnations;
+        return kOther;
+      case Frame::kChange:
+        switch (k.size()) {
+          case 2: return k == "pk" ? kPk : kOther;
+          case 3: return k == "hlc" ? kHlc : k == "inc" ? kInc : kOther;
+          case 4: return k == "type" ? kType : k == "text" ? kText : k == "drop" ? kDrop : k == "born" ? kBorn
+                         : k == "seen" ? kSeen : k == "from" ? kFrom : kOther;
+          case 5: return k == "table" ? kTable : k == "value" ? kValue : kOther;
+          case 6: return k == "schema" ? kSchema : k == "column" ? kColumn : k == "object" ? kObject : kOther;
+          case 10: return k == "seenDelete" ? kSeenDelete : kOther;
+          default: return kOther;
+        }
+      default: return kOther;
+    }
+  }
+
+  // Paths, spelled out only when a check fails.
+  std::string set_path() const { return "$.changeSets[" + std::to_string(set_index_) + "]"; }
+  std::string change_path() const {
+    return mode_ == Mode::kChange ? std::string("$") : set_path() + ".changes[" + std::to_string(change_index_) + "]";
+  }
+
+  // A scalar where a fact's value is read (a key value or a column's value).
+  sdk::Value value_of(const Scalar& s, const char* suffix, long index) {
+    switch (s.kind) {
+      case Scalar::kNull: return sdk::Value::null();
+      case Scalar::kBool: return sdk::Value::boolean(s.b);
+      case Scalar::kInt: return sdk::Value::integer(s.i);
+      case Scalar::kUint:
+        if (s.u > static_cast<uint64_t>(INT64_MAX)) {
+          const std::string cp = change_path();
+          bad(At{cp, suffix, index}.str(), "an integer beyond 64 bits");
+        }
+        return sdk::Value::integer(static_cast<int64_t>(s.u));
+      case Scalar::kFloat: return sdk::Value::real(s.d);
+      case Scalar::kString: return sdk::Value::text(*s.s);
+    }
+    return sdk::Value::null();
+  }
+  sdk::Value value_of(const json& j, const char* suffix, long index) {
+    const std::string cp = change_path();
+    return value_from_json(j, At{cp, suffix, index});
+  }
+  // A key value or a column's value is read as it comes; a failure is kept (the first of a
+  // key, by position) and thrown if the change is read.
+  template <class V>
+  void take_value(const V& v) {
+    const bool pk = frames_.back().kind == Frame::kPk;
+    try {
+      if (pk) {
+        pk_.push_back(value_of(v, ".pk", static_cast<long>(pk_.size())));
+      } else {
+        value_ = value_of(v, ".value", -1);
+      }
+    } catch (const sdk::Error& e) {
+      if (pk) {
+        if (!pk_error_) pk_error_ = e;
+        pk_.emplace_back();
+      } else {
+        value_error_ = e;
+      }
+    }
+  }
+
+  void store(Slot& slot, const Scalar& s) {
+    slot.present = true;
+    slot.is_string = s.kind == Scalar::kString;
+    if (slot.is_string) slot.str.assign(*s.s);
+    else slot.dom = s.to_json();
+  }
+  void store_document(Slot& slot, const Scalar& s) {
+    slot.present = true;
+    slot.is_string = false;
+    slot.dom = s.to_json();
+  }
+  void begin_dom(Slot* slot) {
+    in_dom_ = true;
+    dom_slot_ = slot;
+  }
+  void end_dom() {
+    in_dom_ = false;
+    if (dom_slot_) {
+      dom_slot_->present = true;
+      dom_slot_->is_string = false;
+      dom_slot_->dom = dom_.take();
+    } else {
+      take_value(dom_.take());
+    }
+  }
+  void skip_value() { skip_ = 1; }
+
+  void reset_set() {
+    for (int m = kSiteId; m <= kIncarnations; ++m) slots_[m].present = false;
+    have_changes_ = changes_not_array_ = false;
+    changes_.clear();
+    change_error_.reset();
+    change_index_ = 0;
+  }
+  void reset_change() {
+    for (int m = kType; m < kMemberCount; ++m) slots_[m].present = false;
+    have_pk_ = pk_not_array_ = false;
+    pk_.clear();
+    pk_error_.reset();
+    have_value_ = false;
+    value_error_.reset();
+  }
+
+  // A value begins where the innermost open object or array is: a scalar (`s`), or an
+  // object or array (`s` null, `object` says which). Returns whether to descend into it.
+  void begin_value(const Scalar* s, bool object) {
+    Open& top = frames_.back();
+    switch (top.kind) {
+      case Frame::kRoot:
+        if (mode_ == Mode::kChange) {
+          if (s || !object) {
+            change_error_ = refusal("$", "not an object");
+            if (!s) skip_value();
+            return;
+          }
+          reset_change();
+          frames_.push_back({Frame::kChange});
+          return;
+        }
+        if (s) {
+          sets_not_array_ = true;
+        } else if (object) {
+          root_object_ = true;
+          frames_.push_back({Frame::kTop});
+        } else {
+          frames_.push_back({Frame::kSets});
+        }
+        return;
+      case Frame::kTop:
+        switch (top.member) {
+          case kChangeSets:
+            have_sets_ = true;
+            sets_.clear();
+            set_error_.reset();
+            set_index_ = 0;
+            sets_not_array_ = s || object;
+            if (!s) {
+              if (object) skip_value();
+              else frames_.push_back({Frame::kSets});
+            }
+            return;
+          case kSnapshot:
+          case kOrigin:
+          case kFrontier:
+            if (!want_[top.member - kSnapshot]) break;
+            if (s) store_document(slots_[top.member], *s);
+            else begin_dom(&slots_[top.member]);
+            return;
+          default: break;
+        }
+        if (!s) skip_value();
+        return;
+      case Frame::kSets:
+        if (!s && object) {
+          reset_set();
+          frames_.push_back({Frame::kSet});
+          return;
+        }
+        if (!set_error_) set_error_ = refusal(set_path(), "not an object");
+        ++set_index_;
+        if (!s) skip_value();
+        return;
+      case Frame::kSet:
+        switch (top.member) {
+          case kChangesMember:
+            have_changes_ = true;
+            changes_.clear();
+            change_error_.reset();
+            change_index_ = 0;
+            changes_not_array_ = s || object;
+            if (!s) {
+              if (object) skip_value();
+              else frames_.push_back({Frame::kChanges});
+            }
+            return;
+          case kSiteId:
+          case kTransactionId:
+          case kSetHlc:
+          case kIncarnations:
+            if (s) store(slots_[top.member], *s);
+            else begin_dom(&slots_[top.member]);
+            return;
+          default:
+            if (!s) skip_value();
+            return;
+        }
+      case Frame::kChanges:
+        if (!s && object) {
+          reset_change();
+          frames_.push_back({Frame::kChange});
+          return;
+        }
+        if (!change_error_) change_error_ = refusal(change_path(), "not an object");
+        ++change_index_;
+        if (!s) skip_value();
+        return;
+      case Frame::kChange:
+        switch (top.member) {
+          case kPk:
+            have_pk_ = true;
+            pk_.clear();
+            pk_error_.reset();
+            pk_not_array_ = s || object;
+            if (!s) {
+              if (object) skip_value();
+              else frames_.push_back({Frame::kPk});
+            }
+            return;
+          case kValue:
+            have_value_ = true;
+            value_error_.reset();
+            if (s) take_value(*s);
+            else begin_dom(nullptr);
+            return;
+          case kOther:
+            if (!s) skip_value();
+            return;
+          default:
+            if (s) store(slots_[top.member], *s);
+            else begin_dom(&slots_[top.member]);
+            return;
+        }
+      case Frame::kPk:
+        if (s) take_value(*s);
+        else begin_dom(nullptr);
+        return;
+    }
+  }
+
+  bool scalar(const Scalar& s) {
+    if (skip_) return true;
+    if (in_dom_) {
+      dom_.scalar(s.to_json());
+      if (dom_.complete()) end_dom();
+      return true;
+    }
+    begin_value(&s, false);
+    return true;
+  }
+  bool open(bool object) {
+    if (skip_) {
+      ++skip_;
+      return true;
+    }
+    if (in_dom_) {
+      dom_.open(object);
+      return true;
+    }
+    begin_value(nullptr, object);
+    if (in_dom_) dom_.open(object);
+    return true;
+  }
+  bool close() {
+    if (skip_) {
+      --skip_;
+      return true;
+    }
+    if (in_dom_) {
+      dom_.close();
+      if (dom_.complete()) end_dom();
+      return true;
+    }
+    const Frame f = frames_.back().kind;
+    frames_.pop_back();
+    if (f == Frame::kSet) {
+      end_set();
+      ++set_index_;
+    } else if (f == Frame::kChange) {
+      end_change();
+      ++change_index_;
+    }
+    return true;
+  }
+
+  // The checks of a change, in the document reader's order.
+  void need(Member m, const char* name) {
+    if (!slots_[m].present) bad(change_path(), std::string("missing member '") + name + "'");
+  }
+  std::string string_of(Member m, const char* name) {
+    need(m, name);
+    if (!slots_[m].is_string) bad(change_path() + "." + name, "not a string");
+    return std::move(slots_[m].str);
+  }
+  Hlc hlc_of(const Slot& slot, const std::string& path, const char* suffix) {
+    if (!slot.is_string) bad(At{path, suffix}.str(), "an HLC must be a base64 string");
+    auto h = Hlc::parse(slot.str);
+    if (!h) bad(At{path, suffix}.str(), "not the base64 of a 30-byte HLC");
+    return *h;
+  }
+  Hlc hlc_of(Member m, const char* name, const char* suffix) {
+    need(m, name);
+    return hlc_of(slots_[m], change_path(), suffix);
+  }
+  Change read_change() {
+    Change ch;
+    const std::string type = string_of(kType, "type");
+    if (type == "delete") ch.kind = Change::Kind::kDelete;
+    else if (type == "column") ch.kind = Change::Kind::kColumn;
+    else if (type == "schema") ch.kind = Change::Kind::kSchema;
+    else bad(change_path() + ".type", "'" + type + "' is none of 'column', 'delete', 'schema'");
+    ch.schema = string_of(kSchema, "schema");
+    ch.table = string_of(kTable, "table");
+    ch.hlc = hlc_of(kHlc, "hlc", ".hlc");
+    if (ch.kind == Change::Kind::kSchema) {
+      ch.inc = hlc_of(kInc, "inc", ".inc");
+      ch.object = string_of(kObject, "object");
+      if (ch.object.empty() || ch.object.size() > 4096) bad(change_path() + ".object", "empty, or longer than 4096 bytes");
+      if (Slot& t = slots_[kText]; t.present) {
+        if (!t.is_string) bad(change_path() + ".text", "not a string");
+        ch.text = std::move(t.str);
+      }
+      if (Slot& d = slots_[kDrop]; d.present) {
+        if (d.is_string || !d.dom.is_boolean()) bad(change_path() + ".drop", "not a boolean");
+        ch.drop = d.dom.get<bool>();
+      }
+      if (slots_[kBorn].present) ch.born = hlc_of(slots_[kBorn], change_path(), ".born");
+      if (slots_[kSeen].present) ch.seen_delete = hlc_of(slots_[kSeen], change_path(), ".seen");
+      if (Slot& f = slots_[kFrom]; f.present) {
+        if (!f.is_string) bad(change_path() + ".from", "not a string");
+        ch.from = std::move(f.str);
+      }
+      return ch;
+    }
+    // Empty for a singleton table's row (`primary key ()`): its key is the table alone.
+    if (!have_pk_) bad(change_path(), "missing member 'pk'");
+    if (pk_not_array_) bad(change_path() + ".pk", "not an array");
+    if (pk_error_) throw *pk_error_;
+    ch.pk = std::move(pk_);
+    pk_.clear();
+    if (ch.kind == Change::Kind::kColumn) {
+      ch.column = string_of(kColumn, "column");
+      if (!have_value_) bad(change_path(), "missing member 'value'");
+      if (value_error_) throw *value_error_;
+      ch.value = std::move(value_);
+      if (slots_[kSeenDelete].present) ch.seen_delete = hlc_of(slots_[kSeenDelete], change_path(), ".seenDelete");
+    }
+    return ch;
+  }
+  void end_change() {
+    // A set (or a `changes` list) that has already failed is not read further.
+    if (set_error_ || change_error_) return;
+    try {
+      changes_.push_back(read_change());
+    } catch (const sdk::Error& e) {
+      change_error_ = e;
+    }
+  }
+
+  // The checks of a set, in the document reader's order.
+  ChangeSet read_set() {
+    auto string_of_set = [&](Member m, const char* name) {
+      if (!slots_[m].present) bad(set_path(), std::string("missing member '") + name + "'");
+      if (!slots_[m].is_string) bad(set_path() + "." + name, "not a string");
+      return std::move(slots_[m].str);
+    };
     ChangeSet cs;
-    auto site = SiteId::parse(string_member(s, "siteId", path));
-    if (!site) bad(path + ".siteId", "not a 22-character base64url site id");
+    auto site = SiteId::parse(string_of_set(kSiteId, "siteId"));
+    if (!site) bad(set_path() + ".siteId", "not a 22-character base64url site id");
     cs.site = *site;
-    cs.transaction_id = string_member(s, "transactionId", path);
-    cs.hlc = hlc_from(member(s, "hlc", path), At{path, ".hlc"});
-    const json& changes = member(s, "changes", path);
-    if (!changes.is_array()) bad(path + ".changes", "not an array");
-    cs.changes.reserve(changes.size());
-    for (size_t k = 0; k < changes.size(); ++k) {
-      cs.changes.push_back(change_from(changes[k], path + ".changes[" + std::to_string(k) + "]"));
-    }
-    if (auto it = s.find("incarnations"); it != s.end()) {
+    cs.transaction_id = string_of_set(kTransactionId, "transactionId");
+    if (!slots_[kSetHlc].present) bad(set_path(), "missing member 'hlc'");
+    cs.hlc = hlc_of(slots_[kSetHlc], set_path(), ".hlc");
+    if (!have_changes_) bad(set_path(), "missing member 'changes'");
+    if (changes_not_array_) bad(set_path() + ".changes", "not an array");
+    if (change_error_) throw *change_error_;
+    cs.changes = std::move(changes_);
+    changes_.clear();
+    if (const Slot& inc = slots_[kIncarnations]; inc.present) {
       // [[schema, table, incarnation, {column: birth}?], …]: the rows' tables, by identity,
       // and their columns by birth.
-      if (!it->is_array()) bad(path + ".incarnations", "not an array");
+      const std::string path = set_path();
+      const json* it = &inc.dom;
+      if (inc.is_string || !it->is_array()) bad(path + ".incarnations", "not an array");
       std::map<std::pair<std::string, std::string>, std::pair<Hlc, std::map<std::string, Hlc>>> incs;
       for (size_t k = 0; k < it->size(); ++k) {
         const json& e = (*it)[k];
@@ -341,11 +807,60 @@ std::vector<ChangeSet> sets_from_json(std::string_view text, std::optional<Snaps
           if (auto b = f->second.second.find(c.column); b != f->second.second.end()) c.born = b->second;
       }
     }
-    out.push_back(std::move(cs));
+    return cs;
   }
-  return out;
+  void end_set() {
+    if (set_error_) return;  // an earlier set failed: the page is refused
+    try {
+      sets_.push_back(read_set());
+    } catch (const sdk::Error& e) {
+      set_error_ = e;
+    }
+  }
+
+  const Mode mode_;
+  const bool want_[3];  // snapshot, origin, frontier: asked for by the caller
+  std::vector<Open> frames_{Open{Frame::kRoot}};
+  int skip_ = 0;  // inside a value not read: its depth
+  bool in_dom_ = false;
+  DomBuilder dom_;
+  Slot* dom_slot_ = nullptr;  // where the document goes; null: a fact's value
+  Slot slots_[kMemberCount];
+
+  // The page.
+  bool root_object_ = false, have_sets_ = false, sets_not_array_ = false;
+  std::vector<ChangeSet> sets_;
+  std::optional<sdk::Error> set_error_;  // the first set that failed
+  size_t set_index_ = 0;
+  // The set being read.
+  bool have_changes_ = false, changes_not_array_ = false;
+  std::vector<Change> changes_;
+  std::optional<sdk::Error> change_error_;  // the first change that failed
+  size_t change_index_ = 0;
+  // The change being read.
+  bool have_pk_ = false, pk_not_array_ = false, have_value_ = false;
+  std::vector<sdk::Value> pk_;
+  std::optional<sdk::Error> pk_error_, value_error_;
+  sdk::Value value_;
+};
+
+}  // namespace
+
+Change change_from_json(std::string_view text) {
+  PageReader r(PageReader::Mode::kChange, false, false, false);
+  if (!json::sax_parse(text.begin(), text.end(), &r)) bad("$", "not JSON");
+  return r.change();
 }
 
+std::vector<ChangeSet> sets_from_json(std::string_view text, std::optional<SnapshotChunk>* snapshot,
+                                      std::optional<PushOrigin>* origin, std::vector<Hlc>* frontier) {
+  if (text.size() > kMaxDocumentBytes)
+    bad("$", "the document is " + std::to_string(text.size()) + " bytes, above the limit of " +
+                 std::to_string(kMaxDocumentBytes));
+  PageReader r(PageReader::Mode::kPage, snapshot != nullptr, origin != nullptr, frontier != nullptr);
+  if (!json::sax_parse(text.begin(), text.end(), &r)) bad("$", "not JSON");
+  return r.sets(snapshot, origin, frontier);
+}
 std::string result_to_json(const ApplyResult& r) {
   json o{{"applied", r.applied},
          {"skipped", r.skipped},

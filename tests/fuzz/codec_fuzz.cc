@@ -14,7 +14,12 @@
 //         changeSets, snapshot, origin, frontier). sets_from_json either throws QRS_FORMAT
 //         (or RANGE) — never another error or exception — or yields change sets whose
 //         JSON, read again, writes the same JSON (the decoder takes what the encoder writes,
-//         and loses nothing it keeps).
+//         and loses nothing it keeps). And the streaming reader agrees with the document
+//         reader it replaced (document_page_reader.cc): the same refusal (code and message),
+//         or the same sets, snapshot, origin and frontier — with every part asked for, and
+//         with those that bits 3, 4, 5 of byte 0 leave out (snapshot, origin, frontier) not
+//         asked for. With bit 6 set the rest is read as one change (change_from_json, as a
+//         held change is) against the document reader the same way.
 //   odd:  byte 1 picks a normalizer, a direction and a type; the rest is two values a, b.
 //         Encoding never crashes, no component starts with 00 or FF, NULL is 05, and for
 //         numbers and BINARY text and blobs the byte order of the components is the
@@ -28,6 +33,7 @@
 #include <string_view>
 #include <vector>
 
+#include "document_page_reader.h"
 #include "json_codec.h"
 #include "key_codec.h"
 #include "row_codec.h"
@@ -246,6 +252,51 @@ void check_page(std::string_view text) {
   if (once != twice) finding("a page read back writes different JSON");
 }
 
+// A read's outcome, as text: the refusal, or everything read written out.
+std::string snapshot_text(const quereus::sync::SnapshotChunk& c) {
+  std::string s = c.source.text() + "|" + quereus::sync::base64(c.after) + "|" + quereus::sync::base64(c.next) + "|" +
+                  (c.done ? "done" : "") + "|" + c.key_epoch + "|" + (c.holds ? "holds" : "") + "|";
+  for (const auto& h : c.frontier) s += h.text() + ",";
+  return s;
+}
+
+template <class Read>
+std::string outcome(Read read) {
+  try {
+    return read();
+  } catch (const quereus::sdk::Error& e) {
+    return "refused " + std::to_string(static_cast<int>(e.code())) + ": " + e.message();
+  } catch (...) {
+    finding("a page reader threw an exception that is not a quereus::sdk::Error");
+  }
+}
+
+void check_readers_agree(std::string_view text, uint8_t ctl) {
+  using namespace quereus::sync;
+  if (ctl & 0x40) {
+    auto stream = outcome([&] { return change_to_json(change_from_json(text)); });
+    auto document = outcome([&] { return change_to_json(document_change_from_json(text)); });
+    if (stream != document) finding("change_from_json disagrees with the document reader");
+    return;
+  }
+  for (const uint8_t leave_out : {uint8_t{0}, static_cast<uint8_t>((ctl >> 3) & 7)}) {
+    auto read = [&](auto reader) {
+      return outcome([&] {
+        ChangeBatch batch;
+        std::optional<SnapshotChunk> snapshot;
+        std::optional<PushOrigin> origin;
+        batch.sets = reader(text, leave_out & 1 ? nullptr : &snapshot, leave_out & 2 ? nullptr : &origin,
+                            leave_out & 4 ? nullptr : &batch.frontier);
+        batch.origin = origin;
+        return batch_to_json(batch) + (snapshot ? " snapshot " + snapshot_text(*snapshot) : std::string());
+      });
+    };
+    const std::string stream = read([](auto... a) { return sets_from_json(a...); });
+    const std::string document = read([](auto... a) { return document_sets_from_json(a...); });
+    if (stream != document) finding("sets_from_json disagrees with the document reader");
+  }
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
@@ -253,8 +304,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check_row(rest);
   else if ((data[0] & 7) == 2)
     check_versions(rest);
-  else if ((data[0] & 7) == 6)
-    check_page(rest);
+  else if ((data[0] & 7) == 6) {
+    check_readers_agree(rest, data[0]);
+    if (!(data[0] & 0x40)) check_page(rest);
+  }
   else
     check_key(data + 1, size - 1);
   return 0;
