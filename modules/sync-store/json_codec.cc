@@ -1,6 +1,7 @@
 // modules/sync-store/json_codec.cc — JSON change batches (nlohmann/json).
 #include "json_codec.h"
 
+#include <algorithm>
 #include <map>
 
 #include <cmath>
@@ -278,8 +279,10 @@ class PageReader {
  public:
   // kPage: a page (sets_from_json). kChange: one change object (change_from_json).
   enum class Mode { kPage, kChange };
-  PageReader(Mode mode, bool want_snapshot, bool want_origin, bool want_frontier)
-      : mode_(mode), want_{want_snapshot, want_origin, want_frontier} {}
+  // `facts_at_most`: an upper bound on the page's changes, which the first set's list
+  // reserves (a page is often one big transaction: its list then never grows and moves).
+  PageReader(Mode mode, bool want_snapshot, bool want_origin, bool want_frontier, size_t facts_at_most = 0)
+      : mode_(mode), want_{want_snapshot, want_origin, want_frontier}, facts_at_most_(facts_at_most) {}
 
   // The SAX interface (nlohmann::json::sax_parse).
   bool null() { return scalar(Scalar{Scalar::kNull}); }
@@ -583,8 +586,12 @@ class PageReader {
             change_index_ = 0;
             changes_not_array_ = s || object;
             if (!s) {
-              if (object) skip_value();
-              else frames_.push_back({Frame::kChanges});
+              if (object) {
+                skip_value();
+              } else {
+                if (set_index_ == 0) changes_.reserve(facts_at_most_);
+                frames_.push_back({Frame::kChanges});
+              }
             }
             return;
           case kSiteId:
@@ -779,6 +786,7 @@ class PageReader {
     if (change_error_) throw *change_error_;
     cs.changes = std::move(changes_);
     changes_.clear();
+    if (cs.changes.capacity() > 2 * cs.changes.size() + 16) cs.changes.shrink_to_fit();  // reserved for more
     if (const Slot& inc = slots_[kIncarnations]; inc.present) {
       // [[schema, table, incarnation, {column: birth}?], …]: the rows' tables, by identity,
       // and their columns by birth.
@@ -820,6 +828,7 @@ class PageReader {
 
   const Mode mode_;
   const bool want_[3];  // snapshot, origin, frontier: asked for by the caller
+  const size_t facts_at_most_;
   std::vector<Open> frames_{Open{Frame::kRoot}};
   int skip_ = 0;  // inside a value not read: its depth
   bool in_dom_ = false;
@@ -857,7 +866,12 @@ std::vector<ChangeSet> sets_from_json(std::string_view text, std::optional<Snaps
   if (text.size() > kMaxDocumentBytes)
     bad("$", "the document is " + std::to_string(text.size()) + " bytes, above the limit of " +
                  std::to_string(kMaxDocumentBytes));
-  PageReader r(PageReader::Mode::kPage, snapshot != nullptr, origin != nullptr, frontier != nullptr);
+  // Every change has a "type" member, and no change takes fewer than 64 bytes: a bound on
+  // the page's changes that a hostile page cannot raise past its size allows.
+  size_t types = 0;
+  for (size_t at = text.find("\"type\""); at != std::string_view::npos; at = text.find("\"type\"", at + 6)) ++types;
+  PageReader r(PageReader::Mode::kPage, snapshot != nullptr, origin != nullptr, frontier != nullptr,
+               std::min(types, text.size() / 64));
   if (!json::sax_parse(text.begin(), text.end(), &r)) bad("$", "not JSON");
   return r.sets(snapshot, origin, frontier);
 }
