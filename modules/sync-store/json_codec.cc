@@ -2,6 +2,7 @@
 #include "json_codec.h"
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 
 #include <cmath>
@@ -105,6 +106,74 @@ std::string string_member(const json& obj, const char* name, const std::string& 
 }
 
 }  // namespace
+
+void append_json_string(std::string& out, std::string_view s) {
+  for (unsigned char c : s)
+    if (c >= 0x80) {  // nlohmann's dump checks the UTF-8 (and throws as before on bad bytes)
+      out += json(std::string(s)).dump();
+      return;
+    }
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.push_back('"');
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += "\\u00";
+          out.push_back(kHex[(c >> 4) & 0xF]);
+          out.push_back(kHex[c & 0xF]);
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+void append_value_json(std::string& out, const qrs_value& v) {
+  auto bytes = [&] { return std::string_view(v.u.str.data, v.u.str.len); };
+  switch (v.type) {
+    case QRS_TYPE_INTEGER: {
+      char buf[24];
+      out.append(buf, std::to_chars(buf, buf + sizeof buf, v.u.integer).ptr);
+      return;
+    }
+    case QRS_TYPE_REAL: {
+      const double d = v.u.real;
+      if (std::isnan(d)) out += "{\"$real\":\"NaN\"}";
+      else if (std::isinf(d)) out += d > 0 ? "{\"$real\":\"Infinity\"}" : "{\"$real\":\"-Infinity\"}";
+      else {
+        // The shortest text that reads back as `d`, always with a fraction or an exponent
+        // (a reader takes "2" for an INTEGER).
+        char buf[32];
+        char* end = std::to_chars(buf, buf + sizeof buf, d).ptr;
+        out.append(buf, end);
+        if (std::string_view(buf, end - buf).find_first_of(".e") == std::string_view::npos) out += ".0";
+      }
+      return;
+    }
+    case QRS_TYPE_TEXT: append_json_string(out, bytes()); return;
+    case QRS_TYPE_BOOLEAN: out += v.u.boolean ? "true" : "false"; return;
+    case QRS_TYPE_BLOB:
+      out += "{\"$blob\":\"";
+      out += base64(bytes());
+      out += "\"}";
+      return;
+    case QRS_TYPE_JSON:
+      out += "{\"$json\":";
+      append_json_string(out, bytes());
+      out += "}";
+      return;
+    default: out += "null"; return;
+  }
+}
 
 std::string value_json(const sdk::Value& v) { return value_to_json(v).dump(); }
 nlohmann::json value_json_object(const sdk::Value& v) { return value_to_json(v); }

@@ -27,6 +27,11 @@ std::string result_to_json(const ApplyResult& r);
 // One value in the wire form.
 std::string value_json(const sdk::Value& v);
 nlohmann::json value_json_object(const sdk::Value& v);
+// Appends to `out` a string as JSON (quoted, escaped), and a value in the wire form, without
+// building a document (the plan an engine-routed apply hands the host is written this way).
+// Text that is not UTF-8 throws as nlohmann's dump does.
+void append_json_string(std::string& out, std::string_view s);
+void append_value_json(std::string& out, const qrs_value& v);
 // One change (a quarantined hold keeps its change this way).
 std::string change_to_json(const Change& c);
 Change change_from_json(std::string_view text);

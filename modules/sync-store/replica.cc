@@ -2144,63 +2144,93 @@ std::string Replica::resolve_for_engine(std::vector<ChangeSet> sets, const Snaps
     throw;
   }
   indexes_routed_ = false;
-  nlohmann::json rows = nlohmann::json::array();
+  // The plan is written as text directly (no document: for a big page, building one and
+  // dumping it cost as much as the resolve). The form is the one the host reads.
+  std::string reply = "{\"rows\":[";
+  reply.reserve(64 + plan.rows.size() * 96);
   std::vector<qrs_value> cells;
+  bool first_row = true;
+  auto names = [&](const char* member, auto&& each) {
+    reply += ",\"";
+    reply += member;
+    reply += "\":[";
+    bool first = true;
+    each([&](const std::string& name) {
+      if (!first) reply.push_back(',');
+      first = false;
+      append_json_string(reply, name);
+    });
+    reply.push_back(']');
+  };
+  auto values = [&](const char* member, auto&& each) {
+    reply += ",\"";
+    reply += member;
+    reply += "\":[";
+    bool first = true;
+    each([&](const qrs_value& v) {
+      if (!first) reply.push_back(',');
+      first = false;
+      append_value_json(reply, v);
+    });
+    reply.push_back(']');
+  };
   for (const PlanRow& r : plan.rows) {
     const sdk::TableSchema& ts = r.table->schema;
-    nlohmann::json o{{"schema", ts.schema_name}, {"table", ts.table_name}, {"op", r.deletion ? "delete" : "upsert"}};
-    if (r.deletion) {
-      // The key as stored now (its values in the row being deleted).
-      std::optional<std::string> current = db_->kv().get(r.key);
+    std::optional<std::string> current;
+    if (r.deletion || r.existed) {
+      // The key as stored now (its values in the row being deleted or updated).
+      current = db_->kv().get(r.key);
       if (!current) continue;
+    }
+    reply += first_row ? "{\"schema\":" : ",{\"schema\":";
+    first_row = false;
+    append_json_string(reply, ts.schema_name);
+    reply += ",\"table\":";
+    append_json_string(reply, ts.table_name);
+    reply += r.deletion ? ",\"op\":\"delete\"" : ",\"op\":\"upsert\"";
+    auto key_names = [&](auto&& put) {
+      for (const auto& k : ts.primary_key) put(ts.columns[k.column].name);
+    };
+    auto key_values = [&](auto&& put) {
+      for (const auto& k : ts.primary_key) put(cells.at(k.column));
+    };
+    if (r.deletion) {
       store::decode_row(*current, cells, ts.table_name);
-      nlohmann::json key = nlohmann::json::array(), values = nlohmann::json::array();
-      for (const auto& k : ts.primary_key) {
-        key.push_back(ts.columns[k.column].name);
-        values.push_back(value_json_object(sdk::Value::from_c(cells.at(k.column))));
-      }
-      o["key"] = std::move(key);
-      o["values"] = std::move(values);
+      names("key", key_names);
+      values("values", key_values);
     } else {
       // An existing row is updated in place by its stored key (a REPLACE would delete it
       // first and run its children's ON DELETE actions); a new one is inserted.
-      o["existed"] = r.existed;
+      reply += r.existed ? ",\"existed\":true" : ",\"existed\":false";
       if (r.existed) {
-        std::optional<std::string> current = db_->kv().get(r.key);
-        if (!current) continue;
         store::decode_row(*current, cells, ts.table_name);
-        nlohmann::json key = nlohmann::json::array(), key_values = nlohmann::json::array();
-        for (const auto& k : ts.primary_key) {
-          key.push_back(ts.columns[k.column].name);
-          key_values.push_back(value_json_object(sdk::Value::from_c(cells.at(k.column))));
-        }
-        o["key"] = std::move(key);
-        o["keyValues"] = std::move(key_values);
-        if (!r.defaulted.empty()) {
-          nlohmann::json d = nlohmann::json::array();
-          for (const std::string& name : r.defaulted)
-            for (const auto& c : ts.columns)
-              if (lower(c.name) == name) d.push_back(c.name);
-          o["defaulted"] = std::move(d);
-        }
+        names("key", key_names);
+        values("keyValues", key_values);
+        if (!r.defaulted.empty())
+          names("defaulted", [&](auto&& put) {
+            for (const std::string& name : r.defaulted)
+              for (const auto& c : ts.columns)
+                if (lower(c.name) == name) put(c.name);
+          });
       }
       store::decode_row(r.row, cells, ts.table_name);
-      nlohmann::json columns = nlohmann::json::array(), values = nlohmann::json::array();
-      for (size_t i = 0; i < ts.columns.size() && i < cells.size(); ++i) {
-        if (!r.existed && i < r.versioned.size() && !r.versioned[i]) continue;  // the engine's default
-        columns.push_back(ts.columns[i].name);
-        values.push_back(value_json_object(sdk::Value::from_c(cells[i])));
-      }
-      o["columns"] = std::move(columns);
-      o["values"] = std::move(values);
+      auto written = [&](size_t i) { return r.existed || i >= r.versioned.size() || r.versioned[i]; };  // else the engine's default
+      names("columns", [&](auto&& put) {
+        for (size_t i = 0; i < ts.columns.size() && i < cells.size(); ++i)
+          if (written(i)) put(ts.columns[i].name);
+      });
+      values("values", [&](auto&& put) {
+        for (size_t i = 0; i < ts.columns.size() && i < cells.size(); ++i)
+          if (written(i)) put(cells[i]);
+      });
     }
-    rows.push_back(std::move(o));
+    reply.push_back('}');
   }
   const uint64_t token = next_token_++;
-  nlohmann::json reply{{"token", token}, {"rows", std::move(rows)}, {"result", nlohmann::json::parse(result_to_json(plan.result))}};
+  reply += "],\"token\":" + std::to_string(token) + ",\"result\":" + result_to_json(plan.result) + "}";
   pending_ = Pending{token, false, false};
   pending_plan_ = std::move(plan);
-  return reply.dump();
+  return reply;
 }
 
 void Replica::arm(uint64_t token) {

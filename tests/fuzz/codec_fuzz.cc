@@ -19,7 +19,9 @@
 //         or the same sets, snapshot, origin and frontier — with every part asked for, and
 //         with those that bits 3, 4, 5 of byte 0 leave out (snapshot, origin, frontier) not
 //         asked for. With bit 6 set the rest is read as one change (change_from_json, as a
-//         held change is) against the document reader the same way.
+//         held change is) against the document reader the same way. The values read are
+//         written again by append_value_json (the plan's writer), which must write the JSON
+//         value value_json does.
 //   odd:  byte 1 picks a normalizer, a direction and a type; the rest is two values a, b.
 //         Encoding never crashes, no component starts with 00 or FF, NULL is 05, and for
 //         numbers and BINARY text and blobs the byte order of the components is the
@@ -230,6 +232,18 @@ void check_page(std::string_view text) {
     finding("sets_from_json threw an exception that is not a quereus::sdk::Error");
   }
   batch.origin = origin;
+  // The plan's value writer (append_value_json, no document) writes what the document
+  // writer does, as JSON values (a real's digits may differ, not the number they read as).
+  for (const ChangeSet& s : batch.sets)
+    for (const Change& c : s.changes) {
+      std::vector<const quereus::sdk::Value*> values{&c.value};
+      for (const auto& v : c.pk) values.push_back(&v);
+      for (const quereus::sdk::Value* v : values) {
+        std::string text;
+        append_value_json(text, v->to_c());
+        if (nlohmann::json::parse(text) != value_json_object(*v)) finding("append_value_json disagrees with value_json");
+      }
+    }
   std::string once, twice;
   try {
     once = batch_to_json(batch);
