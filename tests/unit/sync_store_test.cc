@@ -595,6 +595,27 @@ TEST_F(sync, p09_key_updates_nocase_rewrites_and_identical_values) {
   EXPECT_EQ(query(b, "select k from n order by k"), (V{"ABC", "new"}));
 }
 
+// The engine-routed apply hands the host its plan as JSON text written without a document
+// (and read back without one): every value type, the escapes, a real with no fraction, the
+// a 64-bit integer, an update's stored key and a deletion's key cross it unchanged.
+TEST_F(sync, the_engine_routed_plan_carries_every_value_type_unchanged) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  const char* ddl = "create table v (k text collate nocase primary key, i integer null, r real null, t text null, x blob null)";
+  exec(a, ddl);
+  exec(b, ddl);
+  exec(a, "insert into v values ('one', -9223372036854775807, 2.0, 'quote \" back \\ tab \t é ✓', x'00ff22'), "
+          "('two', 0, 0.1, '', x''), ('three', null, 1e300, 'line\nbreak', null), ('gone', 1, -2.5, 'x', x'01')");
+  exchange(a, b);
+  exec(a, "update v set k = 'ONE', r = 3.0, t = 'new' where k = 'one'");  // by the stored key, respelled
+  exec(a, "delete from v where k = 'gone'");
+  exchange(a, b);
+  EXPECT_EQ(content(b, "v"), content(a, "v"));
+  const std::string types = "select k, typeof(i), typeof(r), typeof(t), typeof(x) from v order by 1";
+  EXPECT_EQ(query(b, types), query(a, types));
+  EXPECT_EQ(query(b, "select k from v order by 1"), (V{"ONE", "three", "two"}));
+}
+
 TEST_F(sync, p11_concurrent_updates_to_different_columns_both_survive) {
   Peer& a = open("a");
   Peer& b = open("b");

@@ -30,6 +30,7 @@
 namespace quereus {
 
 class MaintenanceManager;  // maintained/maintenance.h
+struct SyncPlanRow;        // main/sync_apply.cc
 
 class DatabaseImpl : public Database, public DdlContext {
  public:
@@ -205,7 +206,7 @@ class DatabaseImpl : public Database, public DdlContext {
   // Writes a resolved plan's rows in one remote-origin transaction and commits it with the
   // plan armed; the index of a row a local constraint refused (transaction rolled back, the
   // reason in *failure), or nullopt when it committed.
-  std::optional<size_t> write_sync_rows(const nlohmann::json& rows, const std::shared_ptr<VtabModule>& module,
+  std::optional<size_t> write_sync_rows(const std::vector<SyncPlanRow>& rows, const std::shared_ptr<VtabModule>& module,
                                         const std::string& token, std::string* failure);
   // Schema replication (sync_apply.cc, docs/sync-store.md "Schema replication"): a
   // replicating module is told each table's definition, as parts, after local DDL; a peer

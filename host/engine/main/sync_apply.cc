@@ -4,6 +4,7 @@
 // write path — `insert or replace` / `delete` by key, in one transaction with the change
 // origin set to remote — so index companions, materialized views, assertions and change
 // events follow; the module's metadata rides the same commit batch ("arm" before COMMIT).
+#include <cmath>
 #include <limits>
 #include <map>
 #include <memory>
@@ -21,7 +22,27 @@
 #include "parser/parser.h"
 
 namespace quereus {
+
+// One row of a replicating module's plan: a deletion by key, an update of an existing row
+// by its stored key, or an insert (docs/sync-store.md "Engine-routed apply").
+struct SyncPlanRow {
+  enum Member : unsigned {
+    kSchema = 1, kTable = 2, kOp = 4, kKey = 8, kColumns = 16, kDefaulted = 32, kValues = 64, kKeyValues = 128
+  };
+  unsigned present = 0;  // the members the plan gave
+  std::string schema, table, op;
+  bool existed = false;
+  std::vector<std::string> key, columns, defaulted;  // column names
+  // By `columns` (a deletion's: by `key`); the stored key's values (an update's).
+  std::vector<Value> values, key_values;
+};
+
 namespace {
+
+struct SyncPlan {
+  uint64_t token = 0;
+  std::vector<SyncPlanRow> rows;
+};
 
 std::string sql_name(const std::string& name) {
   std::string out = "\"";
@@ -76,6 +97,272 @@ Value wire_value(const nlohmann::json& j) {
     default: break;
   }
   throw Error(StatusCode::kFormat, "sync apply: the replicating module returned a value the engine cannot read: " + j.dump());
+}
+
+// Are two plan values the same on the wire? (The plan was a JSON document, compared as
+// JSON: an integer and a real of equal value are equal; a NaN or an infinity is a tagged
+// object, equal only to the same tag.)
+bool same_wire_value(const Value& a, const Value& b) {
+  const bool an = a.type() == ValueType::kInteger || a.type() == ValueType::kReal;
+  const bool bn = b.type() == ValueType::kInteger || b.type() == ValueType::kReal;
+  if (!an || !bn) return a == b;
+  if (a.type() == ValueType::kInteger && b.type() == ValueType::kInteger) return a.as_int() == b.as_int();
+  const double x = a.type() == ValueType::kReal ? a.as_real() : static_cast<double>(a.as_int());
+  const double y = b.type() == ValueType::kReal ? b.as_real() : static_cast<double>(b.as_int());
+  if (!std::isfinite(x) || !std::isfinite(y)) {
+    if (a.type() != ValueType::kReal || b.type() != ValueType::kReal) return false;
+    return (std::isnan(x) && std::isnan(y)) || x == y;
+  }
+  return x == y;
+}
+
+[[noreturn]] void bad_plan(const std::string& what) {
+  throw Error(StatusCode::kInternal, "sync apply: the replicating module's plan is malformed: " + what);
+}
+
+// Reads a replicating module's plan (the "resolve" reply: {"token", "rows", "result"}) with a
+// streaming parse into rows: for a big page, the plan as a document cost as much to build
+// and free as writing its rows.
+class PlanReader {
+ public:
+  std::optional<uint64_t> token;
+  bool has_rows = false;
+  std::vector<SyncPlanRow> rows;
+
+  bool null() { return scalar(Scalar{Scalar::kNull}); }
+  bool boolean(bool b) {
+    Scalar s{Scalar::kBool};
+    s.b = b;
+    return scalar(s);
+  }
+  bool number_integer(int64_t i) {
+    Scalar s{Scalar::kInt};
+    s.i = i;
+    return scalar(s);
+  }
+  bool number_unsigned(uint64_t u) {
+    Scalar s{Scalar::kUint};
+    s.u = u;
+    return scalar(s);
+  }
+  bool number_float(double d, const std::string&) {
+    Scalar s{Scalar::kFloat};
+    s.d = d;
+    return scalar(s);
+  }
+  bool string(std::string& text) {
+    Scalar s{Scalar::kString};
+    s.s = &text;
+    return scalar(s);
+  }
+  bool binary(nlohmann::json::binary_t&) { return false; }
+  bool start_object(std::size_t) { return open(true); }
+  bool start_array(std::size_t) { return open(false); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+  bool key(std::string& k) {
+    if (skip_) return true;
+    if (!dom_stack_.empty()) {
+      dom_element_ = &(*dom_stack_.back())[k];
+      return true;
+    }
+    member_ = k;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::json::exception&) { return false; }
+
+ private:
+  enum class Frame { kRoot, kTop, kRows, kRow, kNames, kValues };
+  struct Scalar {
+    enum Kind { kNull, kBool, kInt, kUint, kFloat, kString } kind;
+    bool b = false;
+    int64_t i = 0;
+    uint64_t u = 0;
+    double d = 0;
+    std::string* s = nullptr;
+    nlohmann::json to_json() const {
+      switch (kind) {
+        case kNull: return nullptr;
+        case kBool: return b;
+        case kInt: return i;
+        case kUint: return u;
+        case kFloat: return d;
+        case kString: return *s;
+      }
+      return nullptr;
+    }
+    // As wire_value reads a scalar.
+    Value to_value() const {
+      switch (kind) {
+        case kNull: return Value();
+        case kBool: return Value::Boolean(b);
+        case kInt: return Value::Integer(i);
+        case kUint: return Value::Integer(static_cast<int64_t>(u));
+        case kFloat: return Value::Real(d);
+        case kString: return Value::Text(*s);
+      }
+      return Value();
+    }
+  };
+
+  SyncPlanRow& row() { return rows.back(); }
+  // The list a kNames / kValues frame fills: by the member that opened it.
+  std::vector<std::string>& names() {
+    return list_ == "key" ? row().key : list_ == "columns" ? row().columns : row().defaulted;
+  }
+  std::vector<Value>& values() { return list_ == "values" ? row().values : row().key_values; }
+
+  void begin_value(const Scalar* s, bool object) {
+    switch (frames_.back()) {
+      case Frame::kRoot:
+        if (s || !object) bad_plan("not an object");
+        frames_.push_back(Frame::kTop);
+        return;
+      case Frame::kTop:
+        if (member_ == "token") {
+          if (!s || s->kind == Scalar::kString || s->kind == Scalar::kNull || s->kind == Scalar::kBool)
+            bad_plan("`token` is not a number");
+          token = s->kind == Scalar::kUint ? s->u
+                  : s->kind == Scalar::kInt ? static_cast<uint64_t>(s->i)
+                                            : static_cast<uint64_t>(s->d);
+        } else if (member_ == "rows") {
+          if (s || object) bad_plan("`rows` is not an array");
+          has_rows = true;
+          rows.clear();
+          frames_.push_back(Frame::kRows);
+        } else if (!s) {
+          skip_ = 1;
+        }
+        return;
+      case Frame::kRows:
+        if (s || !object) bad_plan("a row is not an object");
+        rows.emplace_back();
+        frames_.push_back(Frame::kRow);
+        return;
+      case Frame::kRow: {
+        SyncPlanRow& r = row();
+        const std::string& m = member_;
+        if (m == "schema" || m == "table" || m == "op") {
+          if (!s || s->kind != Scalar::kString) bad_plan("a row's `" + m + "` is not a string");
+          (m == "schema" ? r.schema : m == "table" ? r.table : r.op) = *s->s;
+          r.present |= m == "schema" ? SyncPlanRow::kSchema : m == "table" ? SyncPlanRow::kTable : SyncPlanRow::kOp;
+        } else if (m == "existed") {
+          if (!s || s->kind != Scalar::kBool) bad_plan("a row's `existed` is not a boolean");
+          r.existed = s->b;
+        } else if (m == "key" || m == "columns" || m == "defaulted" || m == "values" || m == "keyValues") {
+          if (s || object) bad_plan("a row's `" + m + "` is not an array");
+          list_ = m;
+          const bool of_values = m == "values" || m == "keyValues";
+          if (of_values) values().clear();
+          else names().clear();
+          r.present |= m == "key"         ? SyncPlanRow::kKey
+                       : m == "columns"   ? SyncPlanRow::kColumns
+                       : m == "defaulted" ? SyncPlanRow::kDefaulted
+                       : m == "values"    ? SyncPlanRow::kValues
+                                          : SyncPlanRow::kKeyValues;
+          frames_.push_back(of_values ? Frame::kValues : Frame::kNames);
+        } else if (!s) {
+          skip_ = 1;
+        }
+        return;
+      }
+      case Frame::kNames:
+        // A name that is not a string: `defaulted` passed over such entries, the others
+        // could not read them.
+        if (s && s->kind == Scalar::kString) names().push_back(*s->s);
+        else if (list_ != "defaulted") bad_plan("a row's `" + list_ + "` holds a name that is not a string");
+        else if (!s) skip_ = 1;
+        return;
+      case Frame::kValues:
+        if (s) values().push_back(s->to_value());
+        else dom_root_ = nlohmann::json(object ? nlohmann::json::value_t::object : nlohmann::json::value_t::array);
+        return;
+    }
+  }
+
+  bool scalar(const Scalar& s) {
+    if (skip_) return true;
+    if (!dom_stack_.empty()) {
+      place(s.to_json());
+      return true;
+    }
+    begin_value(&s, false);
+    return true;
+  }
+  bool open(bool object) {
+    if (skip_) {
+      ++skip_;
+      return true;
+    }
+    if (!dom_stack_.empty()) {
+      dom_stack_.push_back(place(nlohmann::json(object ? nlohmann::json::value_t::object : nlohmann::json::value_t::array)));
+      return true;
+    }
+    const size_t depth = frames_.size();
+    begin_value(nullptr, object);
+    if (frames_.size() == depth && frames_.back() == Frame::kValues && !skip_) dom_stack_.push_back(&dom_root_);
+    return true;
+  }
+  bool close() {
+    if (skip_) {
+      --skip_;
+      return true;
+    }
+    if (!dom_stack_.empty()) {
+      dom_stack_.pop_back();
+      if (dom_stack_.empty()) values().push_back(wire_value(dom_root_));  // a tagged value ($blob, $json, $real)
+      return true;
+    }
+    frames_.pop_back();
+    return true;
+  }
+  nlohmann::json* place(nlohmann::json v) {
+    nlohmann::json& top = *dom_stack_.back();
+    if (top.is_array()) {
+      top.push_back(std::move(v));
+      return &top.back();
+    }
+    *dom_element_ = std::move(v);
+    return dom_element_;
+  }
+
+  std::vector<Frame> frames_{Frame::kRoot};
+  std::string member_;  // the member whose value comes next
+  std::string list_;    // the row's list being read
+  int skip_ = 0;        // inside a value not read: its depth
+  nlohmann::json dom_root_;  // a tagged value being read
+  std::vector<nlohmann::json*> dom_stack_;
+  nlohmann::json* dom_element_ = nullptr;
+};
+
+SyncPlan read_plan(std::string_view text) {
+  PlanReader r;
+  if (!nlohmann::json::sax_parse(text.begin(), text.end(), &r)) bad_plan("not JSON");
+  if (!r.token) bad_plan("no `token`");
+  if (!r.has_rows) bad_plan("no `rows`");
+  for (const SyncPlanRow& row : r.rows) {
+    auto need = [&](unsigned bit, const char* name) {
+      if (!(row.present & bit)) bad_plan(std::string("a row without `") + name + "`");
+    };
+    need(SyncPlanRow::kSchema, "schema");
+    need(SyncPlanRow::kTable, "table");
+    need(SyncPlanRow::kOp, "op");
+    if (row.op == "delete") {
+      need(SyncPlanRow::kKey, "key");
+      need(SyncPlanRow::kValues, "values");
+      if (row.values.size() < row.key.size()) bad_plan("a deletion with fewer values than key columns");
+    } else {
+      need(SyncPlanRow::kColumns, "columns");
+      need(SyncPlanRow::kValues, "values");
+      if (row.values.size() < row.columns.size()) bad_plan("a row with fewer values than columns");
+      if (row.existed) {
+        need(SyncPlanRow::kKey, "key");
+        need(SyncPlanRow::kKeyValues, "keyValues");
+        if (row.key_values.size() < row.key.size()) bad_plan("an update with fewer key values than key columns");
+      }
+    }
+  }
+  return SyncPlan{*r.token, std::move(r.rows)};
 }
 
 // Does the page hold a schema fact ("type": "schema")? A cheap scan, so a page of data
@@ -356,13 +643,13 @@ Status DatabaseImpl::sync_apply(const std::string& changes, std::string* result)
       run_schema_phase(module, name, schema_token, "before", schema_plan.at("before"));
     }
     for (int attempt = 0;; ++attempt) {
-      const nlohmann::json plan = nlohmann::json::parse(*module->replication("resolve", changes));
-      const uint64_t token = plan.at("token").get<uint64_t>();
+      const SyncPlan plan = read_plan(*module->replication("resolve", changes));
+      const uint64_t token = plan.token;
       const std::string tok = "{\"token\":" + std::to_string(token);
       std::optional<size_t> failed_row;
       std::string failure;
       try {
-        failed_row = write_sync_rows(plan.at("rows"), module, tok, &failure);
+        failed_row = write_sync_rows(plan.rows, module, tok, &failure);
       } catch (...) {
         try {
           (void)module->replication("abandon", tok + "}");
@@ -408,7 +695,7 @@ Status DatabaseImpl::sync_apply(const std::string& changes, std::string* result)
   }
 }
 
-std::optional<size_t> DatabaseImpl::write_sync_rows(const nlohmann::json& rows, const std::shared_ptr<VtabModule>& module,
+std::optional<size_t> DatabaseImpl::write_sync_rows(const std::vector<SyncPlanRow>& rows, const std::shared_ptr<VtabModule>& module,
                                                     const std::string& token, std::string* failure) {
   if (rows.empty()) return std::nullopt;
   Status s = exec("begin");
@@ -425,11 +712,12 @@ std::optional<size_t> DatabaseImpl::write_sync_rows(const nlohmann::json& rows, 
   } restore{this, was_remote};
   std::map<std::string, std::unique_ptr<Statement>> prepared;  // by SQL text
   for (size_t n = 0; n < rows.size(); ++n) {
-    const nlohmann::json& r = rows[n];
-    const std::string schema_name = r.at("schema").get<std::string>(), table_name = r.at("table").get<std::string>();
+    const SyncPlanRow& r = rows[n];
+    const std::string& schema_name = r.schema;
+    const std::string& table_name = r.table;
     const std::string table = sql_name(schema_name) + "." + sql_name(table_name);
-    const bool del = r.at("op").get<std::string>() == "delete";
-    const bool existed = r.value("existed", false);
+    const bool del = r.op == "delete";
+    const bool existed = r.existed;
     // Generated columns are the engine's to compute: never written.
     std::shared_ptr<TableEntry> entry = catalog_.find(schema_name, table_name);
     auto generated = [&](const std::string& column) {
@@ -441,24 +729,24 @@ std::optional<size_t> DatabaseImpl::write_sync_rows(const nlohmann::json& rows, 
     std::string sql;
     std::vector<Value> binds;
     if (del) {
-      const nlohmann::json& key = r.at("key");
+      const std::vector<std::string>& key = r.key;
       sql = "delete from " + table + " where true";  // a singleton table (`primary key ()`): no key
       for (size_t i = 0; i < key.size(); ++i) {
-        sql += " and " + sql_name(key[i].get<std::string>()) + " = ?";
-        binds.push_back(wire_value(r.at("values")[i]));
+        sql += " and " + sql_name(key[i]) + " = ?";
+        binds.push_back(r.values[i]);
       }
     } else if (existed) {
       // In place, by the stored key: its key columns keep their stored spelling.
-      const nlohmann::json& key = r.at("key");
-      const nlohmann::json& cols = r.at("columns");
+      const std::vector<std::string>& key = r.key;
+      const std::vector<std::string>& cols = r.columns;
       // Columns a snapshot found deleted at its source take their default, as the row the
       // source re-created without them did (NULL without one; a NOT NULL column without one
       // keeps the value the plan carries: the source could not have re-created the row
       // without a fact for it, which the snapshot brings).
       auto default_of = [&](const std::string& column) -> std::optional<std::string> {
-        if (!r.contains("defaulted") || !entry) return std::nullopt;
+        if (!(r.present & SyncPlanRow::kDefaulted) || !entry) return std::nullopt;
         bool listed = false;
-        for (const auto& d : r["defaulted"]) listed = listed || (d.is_string() && iequals(d.get<std::string>(), column));
+        for (const std::string& d : r.defaulted) listed = listed || iequals(d, column);
         if (!listed) return std::nullopt;
         for (const auto& c : entry->schema.columns)
           if (iequals(c.name, column)) {
@@ -469,34 +757,34 @@ std::optional<size_t> DatabaseImpl::write_sync_rows(const nlohmann::json& rows, 
       };
       std::string set;
       for (size_t i = 0; i < cols.size(); ++i) {
-        const std::string c = cols[i].get<std::string>();
+        const std::string& c = cols[i];
         bool unchanged_key = false;  // a key column is set only to change its spelling
         for (size_t k = 0; k < key.size(); ++k)
-          if (key[k].get<std::string>() == c) unchanged_key = r.at("keyValues")[k] == r.at("values")[i];
+          if (key[k] == c) unchanged_key = same_wire_value(r.key_values[k], r.values[i]);
         if (unchanged_key || generated(c)) continue;
         if (std::optional<std::string> d = default_of(c)) {
           set += (set.empty() ? "" : ", ") + sql_name(c) + " = " + *d;
           continue;
         }
         set += (set.empty() ? "" : ", ") + sql_name(c) + " = ?";
-        binds.push_back(wire_value(r.at("values")[i]));
+        binds.push_back(r.values[i]);
       }
       if (set.empty()) continue;  // a row of key columns only: nothing to change
       sql = "update " + table + " set " + set + " where true";
       for (size_t i = 0; i < key.size(); ++i) {
-        sql += " and " + sql_name(key[i].get<std::string>()) + " = ?";
-        binds.push_back(wire_value(r.at("keyValues")[i]));
+        sql += " and " + sql_name(key[i]) + " = ?";
+        binds.push_back(r.key_values[i]);
       }
     } else {
-      const nlohmann::json& cols = r.at("columns");
+      const std::vector<std::string>& cols = r.columns;
       sql = "insert into " + table + " (";
       std::string marks;
       for (size_t i = 0; i < cols.size(); ++i) {
-        const std::string c = cols[i].get<std::string>();
+        const std::string& c = cols[i];
         if (generated(c)) continue;
         sql += (marks.empty() ? "" : ", ") + sql_name(c);
         marks += marks.empty() ? "?" : ", ?";
-        binds.push_back(wire_value(r.at("values")[i]));
+        binds.push_back(r.values[i]);
       }
       sql += ") values (" + marks + ")";
     }
