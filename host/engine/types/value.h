@@ -23,6 +23,20 @@ const char* value_type_name(ValueType t);  // "null", "integer", "real", "text",
 class Value {
  public:
   Value() = default;
+  // Copies carry the text payload only for the types that have one: an integer, real,
+  // boolean or NULL copies its 16 bytes and nothing else (row copies are the hot path of
+  // joins and projections). Assignment of such a value keeps this value's buffer.
+  Value(const Value& o) : type_(o.type_), i_(o.i_) {
+    if (o.has_bytes()) s_ = o.s_;
+  }
+  Value& operator=(const Value& o) {
+    type_ = o.type_;
+    i_ = o.i_;
+    if (o.has_bytes()) s_ = o.s_;
+    return *this;
+  }
+  Value(Value&&) noexcept = default;
+  Value& operator=(Value&&) noexcept = default;
   static Value Integer(int64_t v) { Value x; x.type_ = ValueType::kInteger; x.i_ = v; return x; }
   static Value Real(double v) { Value x; x.type_ = ValueType::kReal; x.r_ = v; return x; }
   static Value Boolean(bool v) { Value x; x.type_ = ValueType::kBoolean; x.i_ = v ? 1 : 0; return x; }
@@ -47,6 +61,11 @@ class Value {
     return type_ == ValueType::kInteger || type_ == ValueType::kReal || type_ == ValueType::kBigInt;
   }
   bool is_integer() const { return type_ == ValueType::kInteger || type_ == ValueType::kBigInt; }
+  // Whether str() is the payload: text, blob, JSON or a big integer's digits.
+  bool has_bytes() const {
+    return type_ == ValueType::kText || type_ == ValueType::kBlob || type_ == ValueType::kJson ||
+           type_ == ValueType::kBigInt;
+  }
 
   // REQUIRES: the matching type. For a kBigInt, as_int() is the value saturated to int64
   // (INT64_MAX or INT64_MIN), which is what callers wanting a clamped count get.
