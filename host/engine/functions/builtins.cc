@@ -184,14 +184,11 @@ class MinMaxState : public AggregateState {
   void step(Args a) override {
     if (a[0].is_null()) return;
     // Numeric-looking text takes part as its number (the reference's aggregate coercion).
-    Value v = a[0];
-    if (v.type() == ValueType::kText) {
-      Value n = parse_number(v.str(), false);
-      if (!n.is_null()) v = std::move(n);
+    if (a[0].type() == ValueType::kText) {
+      Value n = parse_number(a[0].str(), false);
+      if (!n.is_null()) return consider(n);
     }
-    if (!set_) { v_ = std::move(v); set_ = true; return; }
-    int c = compare_values(v, v_, collation_);
-    if (max_ ? c > 0 : c < 0) v_ = std::move(v);
+    consider(a[0]);  // copied only when it is the new extreme
   }
   Value final() override { return v_; }
   // min/max rank as ORDER BY does: text under the argument's collation, a TIMESPAN
@@ -199,6 +196,15 @@ class MinMaxState : public AggregateState {
   void set_collation(const Collation* collation) override { collation_ = collation; }
 
  private:
+  void consider(const Value& v) {
+    if (!set_) {
+      v_ = v;
+      set_ = true;
+      return;
+    }
+    int c = compare_values(v, v_, collation_);
+    if (max_ ? c > 0 : c < 0) v_ = v;
+  }
   bool max_;
   const Collation* collation_ = nullptr;
   bool set_ = false;

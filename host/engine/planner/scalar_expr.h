@@ -77,6 +77,20 @@ struct ColumnScalar : ScalarExpr {
   int level, slot, attr_id;
 };
 
+// The value `e` evaluates to, read where it is held when `e` is a column or a literal
+// (no copy; valid while the row lives); null for any other expression, which must be
+// evaluated. The hot paths (comparisons, projections, aggregate arguments) use it.
+inline const Value* value_in_place(const ScalarExpr& e, const EvalEnv& env) {
+  if (e.kind == ScalarKind::kColumn) {
+    auto& c = static_cast<const ColumnScalar&>(e);
+    const EvalEnv* at = &env;
+    for (int i = 0; i < c.level; ++i) at = at->outer;
+    return &(*at->row)[c.slot];
+  }
+  if (e.kind == ScalarKind::kLiteral) return &static_cast<const LiteralScalar&>(e).value;
+  return nullptr;
+}
+
 struct ParamScalar : ScalarExpr {
   explicit ParamScalar(int index) : ScalarExpr(ScalarKind::kParam), index(index) {}
   Value eval(const EvalEnv& env) const override;

@@ -543,10 +543,15 @@ class ProjectOp : public Operator {
       for (size_t i = 0; i < moves_.size(); ++i) std::swap(out[i], in_[moves_[i]]);
       return true;
     }
-    out.clear();
-    out.reserve(node_.exprs.size());
+    // Assigned in place: a column or literal is copied into the caller's value (keeping
+    // its buffer), anything else evaluated.
+    out.resize(node_.exprs.size());
     EvalEnv env{&in_, &outer_, outer_.ctx};
-    for (auto& e : node_.exprs) out.push_back(e->eval(env));
+    for (size_t i = 0; i < out.size(); ++i) {
+      const ScalarExpr& e = *node_.exprs[i];
+      if (const Value* v = value_in_place(e, env)) out[i] = *v;
+      else out[i] = e.eval(env);
+    }
     return true;
   }
 
@@ -608,10 +613,92 @@ class JoinHashTable {
   size_t mask_ = 0;
 };
 
+// A hashed join's test of one candidate pair. The hash only finds candidates; their key
+// values are compared here directly, and ON is then evaluated without the conjuncts that
+// are exactly those key equalities — `l = r` over the two key columns, BINARY (or no)
+// collation, no duration order — which compare_values(.., BINARY) == 0 decides the same
+// way (a NULL key never reaches a candidate: the hash leaves it out). The other conjuncts
+// are evaluated in their order with AND's semantics.
+class JoinPairTest {
+ public:
+  explicit JoinPairTest(const JoinNode& j) : keys_(j.equi_keys) {
+    if (!j.on) return;
+    const int lw = static_cast<int>(j.left->columns.size());
+    std::vector<const ScalarExpr*> conjuncts;
+    split_and(j.on.get(), conjuncts);
+    for (const ScalarExpr* c : conjuncts)
+      if (!is_key_equality(*c, lw)) residual_.push_back(c);
+  }
+  // Whether candidate rows `l` and `r` agree on every key.
+  bool keys_equal(const Row& l, const Row& r) const {
+    for (const auto& [lk, rk] : keys_) {
+      const Value &a = l[lk], &b = r[rk];
+      if (a.is_null() || b.is_null()) return false;
+      if (a.type() == ValueType::kInteger && b.type() == ValueType::kInteger) {
+        if (a.as_int() != b.as_int()) return false;
+      } else if (compare_values(a, b, nullptr) != 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+  bool has_residual() const { return !residual_.empty(); }
+  // Whether the rest of ON holds over the joined row (level 0 of `env`).
+  bool residual_holds(const EvalEnv& env) const {
+    bool unknown = false;
+    for (const ScalarExpr* c : residual_) {
+      bool is_null = false;
+      if (c->eval(env).truthy(&is_null)) continue;
+      if (!is_null) return false;
+      unknown = true;  // NULL AND x is false only when x is false: keep evaluating
+    }
+    return !unknown;
+  }
+
+ private:
+  static void split_and(const ScalarExpr* e, std::vector<const ScalarExpr*>& out) {
+    if (e->kind == ScalarKind::kBinary) {
+      auto* b = static_cast<const BinaryScalar*>(e);
+      if (b->op == ast::BinaryOp::kAnd) {
+        split_and(b->left.get(), out);
+        split_and(b->right.get(), out);
+        return;
+      }
+    }
+    out.push_back(e);
+  }
+  bool is_key_equality(const ScalarExpr& e, int lw) const {
+    if (e.kind != ScalarKind::kBinary) return false;
+    auto& b = static_cast<const BinaryScalar&>(e);
+    if (b.op != ast::BinaryOp::kEq && b.op != ast::BinaryOp::kEqEq) return false;
+    if (b.duration_order || (b.compare_collation && b.compare_collation != &Collation::binary())) return false;
+    if (b.left->kind != ScalarKind::kColumn || b.right->kind != ScalarKind::kColumn) return false;
+    auto& x = static_cast<const ColumnScalar&>(*b.left);
+    auto& y = static_cast<const ColumnScalar&>(*b.right);
+    if (x.level != 0 || y.level != 0) return false;
+    int ls = x.slot, rs = y.slot;
+    if (ls >= lw) std::swap(ls, rs);
+    if (ls >= lw || rs < lw) return false;
+    for (const auto& [lk, rk] : keys_)
+      if (lk == ls && rk == rs - lw) return true;
+    return false;
+  }
+
+  const std::vector<std::pair<int, int>>& keys_;
+  std::vector<const ScalarExpr*> residual_;  // ON's other conjuncts, in order
+};
+
+// Writes the joined row `l` ++ `r` into `out`, reusing its values' buffers.
+void assign_joined(Row& out, const Row& l, const Row& r) {
+  out.resize(l.size() + r.size());
+  auto it = std::copy(l.begin(), l.end(), out.begin());
+  std::copy(r.begin(), r.end(), it);
+}
+
 class NestedLoopJoinOp : public Operator {
  public:
   explicit NestedLoopJoinOp(const JoinNode& n)
-      : node_(n), left_(n.left->instantiate()), right_(n.right->instantiate()) {}
+      : node_(n), left_(n.left->instantiate()), right_(n.right->instantiate()), pair_test_(n) {}
   void open(const EvalEnv& outer) override {
     outer_ = outer;
     left_->open(outer);
@@ -672,12 +759,17 @@ class NestedLoopJoinOp : public Operator {
       while (hashed ? ri_ < candidates_.size() : ri_ < right_rows_.size()) {
         poll_interrupt(outer_.ctx);  // an ON that rejects every pair stays interruptible
         size_t i = hashed ? candidates_[ri_++] : ri_++;
-        out = left_row_;
-        out.insert(out.end(), right_rows_[i].begin(), right_rows_[i].end());
-        if (node_.on) {
-          EvalEnv env{&out, &outer_, outer_.ctx};
-          bool is_null;
-          if (!node_.on->eval(env).truthy(&is_null)) continue;
+        if (hashed) {
+          if (!pair_test_.keys_equal(left_row_, right_rows_[i])) continue;
+          assign_joined(out, left_row_, right_rows_[i]);
+          if (pair_test_.has_residual() && !pair_test_.residual_holds(EvalEnv{&out, &outer_, outer_.ctx})) continue;
+        } else {
+          assign_joined(out, left_row_, right_rows_[i]);
+          if (node_.on) {
+            EvalEnv env{&out, &outer_, outer_.ctx};
+            bool is_null;
+            if (!node_.on->eval(env).truthy(&is_null)) continue;
+          }
         }
         left_matched_ = true;
         right_matched_[i] = true;
@@ -712,6 +804,7 @@ class NestedLoopJoinOp : public Operator {
     }
     return h;
   }
+  JoinPairTest pair_test_;  // when hashed
   std::vector<Row> right_rows_;
   MemoryCharge memory_;  // right_rows_
   std::vector<bool> right_matched_;
@@ -901,8 +994,7 @@ class IndexNestedLoopJoinOp : public Operator {
         right_->open(right_env_);
       }
       while (right_->next(right_row_)) {
-        out = left_row_;
-        out.insert(out.end(), right_row_.begin(), right_row_.end());
+        assign_joined(out, left_row_, right_row_);
         if (node_.on) {
           EvalEnv env{&out, &outer_, outer_.ctx};
           bool is_null;
@@ -936,7 +1028,7 @@ class IndexNestedLoopJoinOp : public Operator {
 class HashBuildLeftJoinOp : public Operator {
  public:
   explicit HashBuildLeftJoinOp(const JoinNode& n)
-      : node_(n), left_(n.left->instantiate()), right_(n.right->instantiate()) {}
+      : node_(n), left_(n.left->instantiate()), right_(n.right->instantiate()), pair_test_(n) {}
   void open(const EvalEnv& outer) override {
     outer_ = outer;
     left_->open(outer);
@@ -959,13 +1051,9 @@ class HashBuildLeftJoinOp : public Operator {
       while (ci_ < candidates_.size()) {
         poll_interrupt(outer_.ctx);
         const Row& l = left_rows_[candidates_[ci_++]];
-        out = l;
-        out.insert(out.end(), right_row_.begin(), right_row_.end());
-        if (node_.on) {
-          EvalEnv env{&out, &outer_, outer_.ctx};
-          bool is_null;
-          if (!node_.on->eval(env).truthy(&is_null)) continue;
-        }
+        if (!pair_test_.keys_equal(l, right_row_)) continue;
+        assign_joined(out, l, right_row_);
+        if (pair_test_.has_residual() && !pair_test_.residual_holds(EvalEnv{&out, &outer_, outer_.ctx})) continue;
         return true;
       }
       if (!right_->next(right_row_)) return false;
@@ -981,6 +1069,7 @@ class HashBuildLeftJoinOp : public Operator {
   const JoinNode& node_;
   std::unique_ptr<Operator> left_, right_;
   EvalEnv outer_;
+  JoinPairTest pair_test_;
   std::vector<Row> left_rows_;
   MemoryCharge memory_;  // left_rows_
   JoinHashTable hash_;
@@ -1090,8 +1179,12 @@ class AggregateOp : public Operator {
       Group& grp = find_group(key);
       for (size_t i = 0; i < node_.aggs.size(); ++i) {
         auto& a = node_.aggs[i];
-        args.clear();
-        for (auto& e : a.args) args.push_back(e->eval(env));
+        args.resize(a.args.size());
+        for (size_t j = 0; j < args.size(); ++j) {
+          const ScalarExpr& e = *a.args[j];
+          if (const Value* v = value_in_place(e, env)) args[j] = *v;
+          else args[j] = e.eval(env);
+        }
         if (a.distinct) {
           if (!args.empty() && args[0].is_null()) continue;
           if (!grp.distinct_seen[i].insert(args).second) continue;

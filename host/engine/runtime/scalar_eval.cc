@@ -290,13 +290,14 @@ Value BinaryScalar::eval(const EvalEnv& env) const {
       if (l < 0 || r < 0) return Value();
       return bool_value(l != r);
     }
-    default: break;
-  }
-  Value a = left->eval(env);
-  Value b = right->eval(env);
-  switch (op) {
     case Op::kEq: case Op::kEqEq: case Op::kNe: case Op::kLt: case Op::kLe: case Op::kGt: case Op::kGe: {
-      auto c = site_compare(a, b, compare_collation, duration_order);
+      // Columns and literals are compared where they are held.
+      Value held_a, held_b;
+      const Value* pa = value_in_place(*left, env);
+      if (!pa) pa = &(held_a = left->eval(env));
+      const Value* pb = value_in_place(*right, env);
+      if (!pb) pb = &(held_b = right->eval(env));
+      auto c = site_compare(*pa, *pb, compare_collation, duration_order);
       if (!c) return Value();
       switch (op) {
         case Op::kEq: case Op::kEqEq: return bool_value(*c == 0);
@@ -308,6 +309,12 @@ Value BinaryScalar::eval(const EvalEnv& env) const {
       }
     }
     case Op::kIs: case Op::kIsNot: {
+      Value held_a, held_b;
+      const Value* pa = value_in_place(*left, env);
+      if (!pa) pa = &(held_a = left->eval(env));
+      const Value* pb = value_in_place(*right, env);
+      if (!pb) pb = &(held_b = right->eval(env));
+      const Value &a = *pa, &b = *pb;
       bool eq;
       if (a.is_null() || b.is_null()) eq = a.is_null() && b.is_null();
       else if (b.type() == ValueType::kBoolean && a.type() != ValueType::kBoolean) {
@@ -316,6 +323,11 @@ Value BinaryScalar::eval(const EvalEnv& env) const {
       } else eq = site_compare(a, b, compare_collation, duration_order) == 0;
       return bool_value(op == Op::kIs ? eq : !eq);
     }
+    default: break;
+  }
+  Value a = left->eval(env);
+  Value b = right->eval(env);
+  switch (op) {
     case Op::kAdd: case Op::kSub: case Op::kMul: case Op::kDiv: case Op::kMod:
       return arith(op, a, b);
     case Op::kConcat: {
