@@ -277,6 +277,34 @@ WorkloadResult join(BenchEngine& engine, const Sizes& sizes, const TimedStart& s
   return {ms, Checksum().add("count/sum", result).str()};
 }
 
+// A many-to-many join: f has dim_rows / 10 rows in 10 groups (g = id % 10) and is joined
+// with itself twice on g, so each of its rows meets every row of its group on both joins
+// ((dim_rows / 10)^3 / 100 joined rows: 10,000,000 at scale 1), aggregated.
+WorkloadResult join_fanout(BenchEngine& engine, const Sizes& sizes, const TimedStart& started) {
+  const int64_t rows = std::max<int64_t>(1, sizes.dim_rows / 10);
+  engine.exec("create table f (id integer primary key, g integer, s text)");
+  engine.exec("begin");
+  auto insert = engine.prepare("insert into f (id, g, s) values (?, ?, ?)");
+  for (int64_t id = 1; id <= rows; ++id) {
+    const char s[2] = {static_cast<char>('a' + mix(id) % 26), static_cast<char>('a' + mix(id + 7) % 26)};
+    insert->bind_int(1, id);
+    insert->bind_int(2, id % 10);
+    insert->bind_text(3, std::string_view(s, 2));
+    run_once(*insert);
+  }
+  engine.exec("commit");
+  auto select = engine.prepare(
+      "select count(*), sum(x.id), max(y.id), max(z.s) from f x left join f y on x.g = y.g join f z on y.g = z.g");
+  Timer timer(started);
+  if (!select->step()) throw BenchError("expected a row");
+  const std::string result = std::to_string(select->int_at(0)) + "/" + std::to_string(select->int_at(1)) + "/" +
+                             std::to_string(select->int_at(2)) + "/" + std::string(select->text_at(3));
+  if (select->step()) throw BenchError("expected one row");
+  select->reset();
+  const double ms = timer.ms();
+  return {ms, Checksum().add("count/sum_x/max_y/max_s", result).str()};
+}
+
 WorkloadResult order_by(BenchEngine& engine, const Sizes& sizes, const TimedStart& started) {
   load_t(engine, sizes.rows);
   auto select = engine.prepare("select id, a, b from t order by a");
@@ -1474,6 +1502,10 @@ const std::vector<Workload>& workloads() {
        scan_filter_agg},
       {"group_by", "select a % 100000, count(*), sum(id) from t group by 1 (100,000 groups)", group_by},
       {"join", "t (rows) join d (dim_rows) on t.a = d.id: select count(*), sum(t.a)", join},
+      {"join_fanout",
+       "f (dim_rows / 10 rows, 10 groups) x left join f y on x.g = y.g join f z on y.g = z.g: "
+       "select count(*), sum(x.id), max(y.id), max(z.s)",
+       join_fanout},
       {"order_by", "select id, a, b from t order by a, all rows drained", order_by},
       {"correlated_subquery", "select d.id, (select max(t.a) from t where t.id = d.id * 7) from d",
        correlated_subquery},
