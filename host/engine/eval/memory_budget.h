@@ -64,7 +64,7 @@ class MemoryBudget {
 inline int64_t row_bytes(const Row& row) {
   int64_t n = static_cast<int64_t>(sizeof(Row) + row.size() * sizeof(Value));
   for (const Value& v : row)
-    if (v.str().size() > 15) n += static_cast<int64_t>(v.str().size());
+    if (v.has_bytes() && v.str().size() > 15) n += static_cast<int64_t>(v.str().size());
   return n;
 }
 
