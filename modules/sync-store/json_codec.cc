@@ -20,7 +20,6 @@ sdk::Error refusal(const std::string& path, const std::string& what) {
                                     " (refused, nothing applied)");
 }
 
-[[noreturn]] void bad(const std::string& path, const std::string& what) { throw refusal(path, what); }
 
 json value_to_json(const sdk::Value& v) {
   switch (v.type()) {
@@ -41,18 +40,18 @@ json value_to_json(const sdk::Value& v) {
   return nullptr;
 }
 
-// A JSON path, spelled out only when an error names it (a page holds many facts).
-struct At {
-  const std::string& base;
-  std::string_view suffix;
-  long index = -1;
-  std::string str() const {
-    std::string s = base;
-    s += suffix;
-    if (index >= 0) s += "[" + std::to_string(index) + "]";
-    return s;
-  }
-};
+}  // namespace
+
+namespace json_doc {
+
+std::string At::str() const {
+  std::string s = base;
+  s += suffix;
+  if (index >= 0) s += "[" + std::to_string(index) + "]";
+  return s;
+}
+
+[[noreturn]] void bad(const std::string& path, const std::string& what) { throw refusal(path, what); }
 
 sdk::Value value_from_json(const json& j, const At& at) {
   switch (j.type()) {
@@ -105,7 +104,63 @@ std::string string_member(const json& obj, const char* name, const std::string& 
   return v.get<std::string>();
 }
 
-}  // namespace
+SnapshotChunk snapshot_from(const json& s) {
+  const std::string path = "$.snapshot";
+  if (!s.is_object()) bad(path, "not an object");
+  SnapshotChunk c;
+  auto site = SiteId::parse(string_member(s, "source", path));
+  if (!site) bad(path + ".source", "not a 22-character base64url site id");
+  c.source = *site;
+  for (auto [name, out] : {std::pair{"after", &c.after}, std::pair{"next", &c.next}}) {
+    std::optional<std::string> k = base64_decode(string_member(s, name, path));
+    if (!k) bad(path + "." + name, "not base64");
+    *out = std::move(*k);
+  }
+  const json& done = member(s, "done", path);
+  if (!done.is_boolean()) bad(path + ".done", "not a boolean");
+  c.done = done.get<bool>();
+  if (auto k = s.find("keyEpoch"); k != s.end()) {
+    if (!k->is_string()) bad(path + ".keyEpoch", "not a string");
+    c.key_epoch = k->get<std::string>();
+  }
+  if (auto h = s.find("holds"); h != s.end()) {
+    if (!h->is_boolean()) bad(path + ".holds", "not a boolean");
+    c.holds = h->get<bool>();
+  }
+  if (auto f = s.find("frontier"); f != s.end()) {
+    if (!f->is_array()) bad(path + ".frontier", "not an array");
+    for (size_t i = 0; i < f->size(); ++i)
+      c.frontier.push_back(hlc_from((*f)[i], At{path, ".frontier", static_cast<long>(i)}));
+  }
+  return c;
+}
+
+PushOrigin origin_from(const json& o) {
+  const std::string path = "$.origin";
+  if (!o.is_object()) bad(path, "not an object");
+  PushOrigin p;
+  auto site = SiteId::parse(string_member(o, "site", path));
+  if (!site) bad(path + ".site", "not a 22-character base64url site id");
+  p.site = *site;
+  for (auto [name, out] : {std::pair{"after", &p.after}, std::pair{"through", &p.through}}) {
+    const json& v = member(o, name, path);
+    if (!v.is_number_unsigned()) bad(path + "." + name, "not a log position (an unsigned integer)");
+    *out = v.get<uint64_t>();
+  }
+  if (p.through < p.after) bad(path + ".through", "before `after`");
+  return p;
+}
+
+}  // namespace json_doc
+
+using json_doc::At;
+using json_doc::bad;
+using json_doc::hlc_from;
+using json_doc::member;
+using json_doc::origin_from;
+using json_doc::snapshot_from;
+using json_doc::string_member;
+using json_doc::value_from_json;
 
 void append_json_string(std::string& out, std::string_view s) {
   for (unsigned char c : s)
@@ -253,53 +308,6 @@ json batch_json(const ChangeBatch& batch) {
   return out;
 }
 
-static SnapshotChunk snapshot_from(const json& s) {
-  const std::string path = "$.snapshot";
-  if (!s.is_object()) bad(path, "not an object");
-  SnapshotChunk c;
-  auto site = SiteId::parse(string_member(s, "source", path));
-  if (!site) bad(path + ".source", "not a 22-character base64url site id");
-  c.source = *site;
-  for (auto [name, out] : {std::pair{"after", &c.after}, std::pair{"next", &c.next}}) {
-    std::optional<std::string> k = base64_decode(string_member(s, name, path));
-    if (!k) bad(path + "." + name, "not base64");
-    *out = std::move(*k);
-  }
-  const json& done = member(s, "done", path);
-  if (!done.is_boolean()) bad(path + ".done", "not a boolean");
-  c.done = done.get<bool>();
-  if (auto k = s.find("keyEpoch"); k != s.end()) {
-    if (!k->is_string()) bad(path + ".keyEpoch", "not a string");
-    c.key_epoch = k->get<std::string>();
-  }
-  if (auto h = s.find("holds"); h != s.end()) {
-    if (!h->is_boolean()) bad(path + ".holds", "not a boolean");
-    c.holds = h->get<bool>();
-  }
-  if (auto f = s.find("frontier"); f != s.end()) {
-    if (!f->is_array()) bad(path + ".frontier", "not an array");
-    for (size_t i = 0; i < f->size(); ++i)
-      c.frontier.push_back(hlc_from((*f)[i], At{path, ".frontier", static_cast<long>(i)}));
-  }
-  return c;
-}
-
-static PushOrigin origin_from(const json& o) {
-  const std::string path = "$.origin";
-  if (!o.is_object()) bad(path, "not an object");
-  PushOrigin p;
-  auto site = SiteId::parse(string_member(o, "site", path));
-  if (!site) bad(path + ".site", "not a 22-character base64url site id");
-  p.site = *site;
-  for (auto [name, out] : {std::pair{"after", &p.after}, std::pair{"through", &p.through}}) {
-    const json& v = member(o, name, path);
-    if (!v.is_number_unsigned()) bad(path + "." + name, "not a log position (an unsigned integer)");
-    *out = v.get<uint64_t>();
-  }
-  if (p.through < p.after) bad(path + ".through", "before `after`");
-  return p;
-}
-
 // ---- Reading pages: a streaming parse straight into change sets.
 //
 // nlohmann's SAX parser lexes exactly as its document parser does (strings, numbers,
@@ -353,7 +361,9 @@ class PageReader {
   PageReader(Mode mode, bool want_snapshot, bool want_origin, bool want_frontier, size_t facts_at_most = 0)
       : mode_(mode), want_{want_snapshot, want_origin, want_frontier}, facts_at_most_(facts_at_most) {}
 
-  // The SAX interface (nlohmann::json::sax_parse).
+  // The SAX interface (nlohmann::json::sax_parse). The host's plan reader (host/engine/main/
+  // sync_apply.cc) has the same scalar callbacks: a deliberate copy, since the module includes
+  // only sdk/include/ and the SDK does not carry nlohmann's types.
   bool null() { return scalar(Scalar{Scalar::kNull}); }
   bool boolean(bool b) {
     Scalar s{Scalar::kBool};

@@ -36,6 +36,27 @@ void append_value_json(std::string& out, const qrs_value& v);
 std::string change_to_json(const Change& c);
 Change change_from_json(std::string_view text);
 
+// The pieces of a walk over a parsed document: the module reads small documents this way
+// (a page's snapshot and origin members), and codec_fuzz's oracle (tests/fuzz/
+// document_page_reader.cc) reads whole pages with them, so both refuse in the same words.
+namespace json_doc {
+// A JSON path, spelled out only when an error names it (a page holds many facts).
+struct At {
+  const std::string& base;
+  std::string_view suffix;
+  long index = -1;
+  std::string str() const;
+};
+// Throws QRS_FORMAT "sync-store: malformed change batch at <path>: <what> (refused, nothing applied)".
+[[noreturn]] void bad(const std::string& path, const std::string& what);
+sdk::Value value_from_json(const nlohmann::json& j, const At& at);
+Hlc hlc_from(const nlohmann::json& j, const At& at);
+const nlohmann::json& member(const nlohmann::json& obj, const char* name, const std::string& path);
+std::string string_member(const nlohmann::json& obj, const char* name, const std::string& path);
+SnapshotChunk snapshot_from(const nlohmann::json& s);  // a page's `snapshot` member
+PushOrigin origin_from(const nlohmann::json& o);       // a page's `origin` member
+}  // namespace json_doc
+
 // Documents larger than this are refused before parsing.
 inline constexpr size_t kMaxDocumentBytes = 64u << 20;
 

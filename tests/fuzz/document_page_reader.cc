@@ -1,13 +1,13 @@
 // tests/fuzz/document_page_reader.cc — the oracle for sync-store's page reader: the reader as
 // it was before it streamed (modules/sync-store/json_codec.cc read each page as an nlohmann
 // document, then walked it). codec_fuzz checks that the streaming reader accepts and refuses
-// exactly what this one does, with the same message. Not built into the module.
+// exactly what this one does, with the same message. Not built into the module. The value,
+// HLC, member, snapshot and origin readers are the module's own (json_codec.h, json_doc):
+// only the walk over a whole page is kept here.
 #include "document_page_reader.h"
 
 #include "json_codec.h"
 
-#include <cmath>
-#include <limits>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -17,74 +17,14 @@ namespace {
 
 using nlohmann::json;
 
-[[noreturn]] void bad(const std::string& path, const std::string& what) {
-  throw sdk::Error(QRS_FORMAT, "sync-store: malformed change batch at " + path + ": " + what +
-                                   " (refused, nothing applied)");
-}
-
-// A JSON path, spelled out only when an error names it (a page holds many facts).
-struct At {
-  const std::string& base;
-  std::string_view suffix;
-  long index = -1;
-  std::string str() const {
-    std::string s = base;
-    s += suffix;
-    if (index >= 0) s += "[" + std::to_string(index) + "]";
-    return s;
-  }
-};
-
-sdk::Value value_from_json(const json& j, const At& at) {
-  switch (j.type()) {
-    case json::value_t::null: return sdk::Value::null();
-    case json::value_t::boolean: return sdk::Value::boolean(j.get<bool>());
-    case json::value_t::number_integer: return sdk::Value::integer(j.get<int64_t>());
-    case json::value_t::number_unsigned: {
-      uint64_t u = j.get<uint64_t>();
-      if (u > static_cast<uint64_t>(INT64_MAX)) bad(at.str(), "an integer beyond 64 bits");
-      return sdk::Value::integer(static_cast<int64_t>(u));
-    }
-    case json::value_t::number_float: return sdk::Value::real(j.get<double>());
-    case json::value_t::string: return sdk::Value::text(j.get<std::string>());
-    case json::value_t::object: {
-      if (j.size() == 1 && j.contains("$blob") && j["$blob"].is_string()) {
-        auto raw = base64_decode(j["$blob"].get<std::string>());
-        if (!raw) bad(at.str() + ".$blob", "not base64");
-        return sdk::Value::blob(std::move(*raw));
-      }
-      if (j.size() == 1 && j.contains("$json") && j["$json"].is_string()) return sdk::Value::json(j["$json"].get<std::string>());
-      if (j.size() == 1 && j.contains("$real") && j["$real"].is_string()) {
-        const std::string r = j["$real"].get<std::string>();
-        if (r == "NaN") return sdk::Value::real(std::numeric_limits<double>::quiet_NaN());
-        if (r == "Infinity") return sdk::Value::real(std::numeric_limits<double>::infinity());
-        if (r == "-Infinity") return sdk::Value::real(-std::numeric_limits<double>::infinity());
-        bad(at.str() + ".$real", "'" + r + "' is none of NaN, Infinity, -Infinity");
-      }
-      bad(at.str(), "an object that is neither {\"$blob\": …} nor {\"$json\": …}");
-    }
-    default: bad(at.str(), "not a value");
-  }
-}
-
-Hlc hlc_from(const json& j, const At& at) {
-  if (!j.is_string()) bad(at.str(), "an HLC must be a base64 string");
-  auto h = Hlc::parse(j.get<std::string>());
-  if (!h) bad(at.str(), "not the base64 of a 30-byte HLC");
-  return *h;
-}
-
-const json& member(const json& obj, const char* name, const std::string& path) {
-  auto it = obj.find(name);
-  if (it == obj.end()) bad(path, std::string("missing member '") + name + "'");
-  return *it;
-}
-
-std::string string_member(const json& obj, const char* name, const std::string& path) {
-  const json& v = member(obj, name, path);
-  if (!v.is_string()) bad(path + "." + name, "not a string");
-  return v.get<std::string>();
-}
+using json_doc::At;
+using json_doc::bad;
+using json_doc::hlc_from;
+using json_doc::member;
+using json_doc::origin_from;
+using json_doc::snapshot_from;
+using json_doc::string_member;
+using json_doc::value_from_json;
 
 Change change_from(const json& c, const std::string& cp) {
   if (!c.is_object()) bad(cp, "not an object");
@@ -127,53 +67,6 @@ Change change_from(const json& c, const std::string& cp) {
     if (auto it = c.find("seenDelete"); it != c.end()) ch.seen_delete = hlc_from(*it, At{cp, ".seenDelete"});
   }
   return ch;
-}
-
-SnapshotChunk snapshot_from(const json& s) {
-  const std::string path = "$.snapshot";
-  if (!s.is_object()) bad(path, "not an object");
-  SnapshotChunk c;
-  auto site = SiteId::parse(string_member(s, "source", path));
-  if (!site) bad(path + ".source", "not a 22-character base64url site id");
-  c.source = *site;
-  for (auto [name, out] : {std::pair{"after", &c.after}, std::pair{"next", &c.next}}) {
-    std::optional<std::string> k = base64_decode(string_member(s, name, path));
-    if (!k) bad(path + "." + name, "not base64");
-    *out = std::move(*k);
-  }
-  const json& done = member(s, "done", path);
-  if (!done.is_boolean()) bad(path + ".done", "not a boolean");
-  c.done = done.get<bool>();
-  if (auto k = s.find("keyEpoch"); k != s.end()) {
-    if (!k->is_string()) bad(path + ".keyEpoch", "not a string");
-    c.key_epoch = k->get<std::string>();
-  }
-  if (auto h = s.find("holds"); h != s.end()) {
-    if (!h->is_boolean()) bad(path + ".holds", "not a boolean");
-    c.holds = h->get<bool>();
-  }
-  if (auto f = s.find("frontier"); f != s.end()) {
-    if (!f->is_array()) bad(path + ".frontier", "not an array");
-    for (size_t i = 0; i < f->size(); ++i)
-      c.frontier.push_back(hlc_from((*f)[i], At{path, ".frontier", static_cast<long>(i)}));
-  }
-  return c;
-}
-
-PushOrigin origin_from(const json& o) {
-  const std::string path = "$.origin";
-  if (!o.is_object()) bad(path, "not an object");
-  PushOrigin p;
-  auto site = SiteId::parse(string_member(o, "site", path));
-  if (!site) bad(path + ".site", "not a 22-character base64url site id");
-  p.site = *site;
-  for (auto [name, out] : {std::pair{"after", &p.after}, std::pair{"through", &p.through}}) {
-    const json& v = member(o, name, path);
-    if (!v.is_number_unsigned()) bad(path + "." + name, "not a log position (an unsigned integer)");
-    *out = v.get<uint64_t>();
-  }
-  if (p.through < p.after) bad(path + ".through", "before `after`");
-  return p;
 }
 
 }  // namespace

@@ -60,6 +60,18 @@ class SubqueryCacheTest : public MemDbTest {
     return on;
   }
 
+  // Steps a prepared one-row, one-integer query once and resets it for the next execution;
+  // the calls of tick/vtick it made land in *calls_ (counted from zero).
+  int64_t run_once(Statement& stmt) {
+    *calls_ = 0;
+    bool has = false;
+    EXPECT_TRUE(stmt.step(&has).ok());
+    EXPECT_TRUE(has);
+    int64_t n = stmt.row()[0].as_int();
+    EXPECT_TRUE(stmt.reset().ok());
+    return n;
+  }
+
   std::shared_ptr<int64_t> calls_ = std::make_shared<int64_t>(0);
 };
 
@@ -150,20 +162,10 @@ TEST_F(SubqueryCacheTest, NextExecutionRecomputes) {
                            "from w) q where q.m > o.k)",
                            &stmts)
                   .ok());
-  auto count = [&]() {
-    bool has = false;
-    EXPECT_TRUE(stmts[0]->step(&has).ok());
-    EXPECT_TRUE(has);
-    int64_t n = stmts[0]->row()[0].as_int();
-    EXPECT_TRUE(stmts[0]->reset().ok());
-    return n;
-  };
-  *calls_ = 0;
-  EXPECT_EQ(count(), 9);  // max(v) = 30 > k for k = 3 … 27
+  EXPECT_EQ(run_once(*stmts[0]), 9);  // max(v) = 30 > k for k = 3 … 27
   EXPECT_EQ(*calls_, 30);
   exec("insert into w values (100, 1, 100)");
-  *calls_ = 0;
-  EXPECT_EQ(count(), 20);
+  EXPECT_EQ(run_once(*stmts[0]), 20);
   EXPECT_EQ(*calls_, 31);
 }
 
@@ -214,20 +216,10 @@ TEST_F(SubqueryCacheTest, KeptCorrelatedResultEndsWithTheExecution) {
   exec("insert into r1 values (1, 1), (2, 1)");
   std::vector<std::unique_ptr<Statement>> stmts;
   ASSERT_TRUE(db_->prepare("select max((select max(tick(v)) from w where w.g = r1.g)) from r1", &stmts).ok());
-  auto max = [&]() {
-    bool has = false;
-    EXPECT_TRUE(stmts[0]->step(&has).ok());
-    EXPECT_TRUE(has);
-    int64_t n = stmts[0]->row()[0].as_int();
-    EXPECT_TRUE(stmts[0]->reset().ok());
-    return n;
-  };
-  *calls_ = 0;
-  EXPECT_EQ(max(), 29);
+  EXPECT_EQ(run_once(*stmts[0]), 29);
   EXPECT_EQ(*calls_, 8);
   exec("insert into w values (100, 1, 100)");
-  *calls_ = 0;
-  EXPECT_EQ(max(), 100);
+  EXPECT_EQ(run_once(*stmts[0]), 100);
   EXPECT_EQ(*calls_, 9);
 }
 

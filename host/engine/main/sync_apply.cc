@@ -122,7 +122,9 @@ bool same_wire_value(const Value& a, const Value& b) {
 
 // Reads a replicating module's plan (the "resolve" reply: {"token", "rows", "result"}) with a
 // streaming parse into rows: for a big page, the plan as a document cost as much to build
-// and free as writing its rows.
+// and free as writing its rows. Its scalar callbacks (null … string -> one Scalar record) are
+// the same as sync-store's PageReader (modules/sync-store/json_codec.cc): a deliberate copy,
+// since a module includes only sdk/include/ and the SDK does not carry nlohmann's types.
 class PlanReader {
  public:
   std::optional<uint64_t> token;
