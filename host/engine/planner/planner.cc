@@ -2255,6 +2255,14 @@ Planner::Source Planner::plan_view(const ViewEntry& view, const ast::TableSource
   return out;
 }
 
+// A window call in `e`, not looking inside subqueries.
+static bool contains_window_call(const ast::Expr& e) {
+  if (e.kind == ast::ExprKind::kFunction && static_cast<const ast::FunctionCall&>(e).over) return true;
+  bool found = false;
+  ast::for_each_child_expr(e, [&](const ast::ExprPtr& x) { found = found || contains_window_call(*x); });
+  return found;
+}
+
 // Plans a CTE body. A recursive CTE (a compound whose last arm references the CTE) becomes
 // a RecursiveCteNode over a working table; anything else plans as an ordinary query — a
 // body under WITH RECURSIVE that never names its CTE included (sql-select.md 3.7.2: the
@@ -2309,6 +2317,22 @@ QueryPlan Planner::plan_cte(const ast::CommonTableExpr& cte, CteBinding& binding
     if (op != ast::CompoundOp::kUnionAll) union_all = false;
   }
   if (!all_unions) first_rec = sel.compounds.size() - 1;
+  // Each iteration reads only the previous one's rows, so an aggregate or window over the
+  // recursive term would fold one iteration, not the relation: refused as SQLite does (it
+  // ran on to the iteration limit).
+  for (size_t i = first_rec; i < sel.compounds.size(); ++i) {
+    const ast::SelectCore& c = sel.compounds[i].core;
+    if (c.nested || !c.values.empty()) continue;
+    bool aggregate = !c.group_by.empty() || (c.having && contains_aggregate(*c.having));
+    bool window = false;
+    for (const ast::ResultColumn& rc : c.columns) {
+      if (!rc.expr) continue;
+      aggregate = aggregate || contains_aggregate(*rc.expr);
+      window = window || contains_window_call(*rc.expr);
+    }
+    if (aggregate) throw Error(StatusCode::kError, "recursive aggregate queries not supported");
+    if (window) throw Error(StatusCode::kError, "cannot use window functions in recursive queries");
+  }
   const ast::SelectCore& rec_core = sel.compounds[first_rec].core;
   CteBinding saved = binding;
   binding.recursive = false;
