@@ -522,7 +522,10 @@ RelPtr decorrelate_subqueries(const RelPtr& filter, const DecorrelationOptions& 
     j->right_constant = !r.unknown && r.frames.empty();
     node = j;
   }
-  node = filter_over(node, above);
+  // With no semi join built, a subquery kept per row still filters the side of a join it
+  // reads alone (difftest seed 554168084: an IN correlated to a LEFT JOIN's preserved side,
+  // cheaper probed than joined, ran above two LEFT JOINs, once per joined row).
+  node = kept.empty() ? filter_sunk(node, above) : filter_over(node, above);
   return node;
 }
 

@@ -493,6 +493,42 @@ RelPtr filter_in_layout(RelPtr input, int offset, const std::vector<Attribute>& 
   return back;
 }
 
+namespace {
+
+// Places `c`, which reads `slots` of `node`'s row, below `node` when a side of a join there
+// holds all of them; false when it finds no such side.
+bool sink_below(RelPtr& node, const ScalarPtr& c, const std::vector<int>& slots) {
+  if (node->kind == RelKind::kFilter) return sink_below(static_cast<FilterNode&>(*node).input, c, slots);
+  if (node->kind != RelKind::kJoin) return false;
+  auto& j = static_cast<JoinNode&>(*node);
+  if (!j.existence.empty()) return false;
+  const int lw = static_cast<int>(j.left->columns.size()), rw = static_cast<int>(j.right->columns.size());
+  const bool left = std::all_of(slots.begin(), slots.end(), [&](int s) { return s >= 0 && s < lw; });
+  const bool right = std::all_of(slots.begin(), slots.end(), [&](int s) { return s >= lw && s < lw + rw; });
+  // A WHERE conjunct may filter an inner join's side or an outer join's preserved side first.
+  if (left && j.join != K::kRight && j.join != K::kFull) {
+    if (!sink_below(j.left, c, slots)) j.left = filter_over(j.left, {c});
+    return true;
+  }
+  // The right side is re-opened per left row by a lateral or index_nested_loop join.
+  if (right && !j.lateral && !j.index_lookup && (j.join == K::kInner || j.join == K::kCross || j.join == K::kRight)) {
+    j.right = filter_in_layout(j.right, lw, j.columns, {c});
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+RelPtr filter_sunk(RelPtr node, std::vector<ScalarPtr> conjuncts) {
+  std::vector<ScalarPtr> here;
+  for (auto& c : conjuncts) {
+    std::vector<int> slots;
+    if (!row_slots_read(c, slots) || slots.empty() || !sink_below(node, c, slots)) here.push_back(c);
+  }
+  return filter_over(node, std::move(here));
+}
+
 RelPtr Optimizer::push_down(RelPtr node, std::vector<ScalarPtr> conjuncts) {
   const bool pushdown = enabled("predicate_pushdown");
   if (!pushdown && !conjuncts.empty()) return filter_over(rewrite(node), std::move(conjuncts));
@@ -552,6 +588,20 @@ RelPtr Optimizer::plan_outer_join(RelPtr node, std::vector<ScalarPtr> conjuncts)
       if (left ? s >= lw : (s < lw || s >= lw + rw)) return false;
     return true;
   };
+  // A conjunct remap() cannot rewrite (a correlated subquery reads the row by slot) that
+  // reads one side alone, its subqueries' correlated references included, still filters
+  // that side first, in the join's own row layout (filter_in_layout), as plan_inner_joins
+  // does: it is deterministic, so it then runs once per row of that side, not of the join
+  // (difftest seed 554168084: an IN over a view, correlated to the preserved side, ran for
+  // every row of two LEFT JOINs above it).
+  auto reads_only = [&](const ScalarPtr& c, bool left) {
+    std::vector<int> slots;
+    if (!row_slots_read(c, slots) || slots.empty()) return false;
+    for (int s : slots)
+      if (left ? (s < 0 || s >= lw) : (s < lw || s >= lw + rw)) return false;
+    return true;
+  };
+  std::vector<ScalarPtr> left_in_layout, right_in_layout;
   // A WHERE conjunct may filter the preserved side first: each of its rows yields the
   // same rows with or without the others. Never the NULL-extended side, whose removed
   // rows would come back as NULLs.
@@ -565,6 +615,10 @@ RelPtr Optimizer::plan_outer_join(RelPtr node, std::vector<ScalarPtr> conjuncts)
     } else if (pushdown && info.movable && j.join == K::kRight && on_side(info, false)) {
       moved = remap(c, right_map, 0);
       if (moved) to_right.push_back(moved);
+    } else if (pushdown && !info.movable && j.join == K::kLeft && reads_only(c, true)) {
+      left_in_layout.push_back(moved = c);
+    } else if (pushdown && !info.movable && j.join == K::kRight && reads_only(c, false)) {
+      right_in_layout.push_back(moved = c);
     }
     if (!moved) above.push_back(c);
   }
@@ -582,6 +636,10 @@ RelPtr Optimizer::plan_outer_join(RelPtr node, std::vector<ScalarPtr> conjuncts)
       } else if (info.movable && j.join == K::kRight && on_side(info, true)) {
         moved = remap(c, left_map, 0);
         if (moved) to_left.push_back(moved);
+      } else if (!info.movable && j.join == K::kLeft && reads_only(c, false)) {
+        right_in_layout.push_back(moved = c);
+      } else if (!info.movable && j.join == K::kRight && reads_only(c, true)) {
+        left_in_layout.push_back(moved = c);
       }
       if (!moved) kept.push_back(c);
     }
@@ -589,6 +647,8 @@ RelPtr Optimizer::plan_outer_join(RelPtr node, std::vector<ScalarPtr> conjuncts)
   }
   j.left = push_down(j.left, std::move(to_left));
   j.right = push_down(j.right, std::move(to_right));
+  if (!left_in_layout.empty()) j.left = filter_in_layout(j.left, 0, j.columns, std::move(left_in_layout));
+  if (!right_in_layout.empty()) j.right = filter_in_layout(j.right, lw, j.columns, std::move(right_in_layout));
   choose_join_algorithm(j);
   return filter_over(node, std::move(above));
 }

@@ -84,6 +84,13 @@ class Optimizer {
 // `input` filtered by the AND of `conjuncts`; `input` itself when there are none.
 RelPtr filter_over(RelPtr input, std::vector<ScalarPtr> conjuncts);
 
+// `node`, an optimized plan, filtered by `conjuncts` (WHERE conjuncts over its row that
+// read it by slot, such as a correlated subquery): each one that reads one side of a join
+// there alone (an inner join's side, an outer join's preserved side) filters that side,
+// in the join's row layout, so it runs once per row of that side instead of once per
+// joined row; the rest filter `node`. Deterministic conjuncts only (row_slots_read).
+RelPtr filter_sunk(RelPtr node, std::vector<ScalarPtr> conjuncts);
+
 // The estimated number of rows a plan yields (planned scans answer with their module's
 // estimate; operators scale their inputs by fixed selectivities).
 double estimate_rows(const RelNode& n);
