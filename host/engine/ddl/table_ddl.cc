@@ -312,6 +312,15 @@ void drop_table(DdlContext& db, const ast::DropStmt& s) {
     if ((entry = db.catalog().find(in, s.name.name))) break;
   if (!entry) {
     if (s.if_exists) return;
+    // A view of that name is the wrong statement, not a missing table: say which one to use,
+    // as SQLite does ("use DROP VIEW to delete view v") and as DROP VIEW redirects a
+    // materialized view.
+    for (const std::string& in : ddl_lookup_schemas(s.name.schema))
+      if (db.catalog().find_view(in, s.name.name))
+        throw Error(StatusCode::kError,
+                    "Table '" + s.name.name + "' not found in schema '" + schema + "': '" + s.name.name +
+                        "' is a view: use DROP VIEW",
+                    s.site);
     throw Error(StatusCode::kError, "Table '" + s.name.name + "' not found in schema '" + schema + "'");
   }
   db.assertions().guard_drop(s.object == ast::ObjectKind::kMaterializedView ? "materialized view" : "table",

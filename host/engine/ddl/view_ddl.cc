@@ -74,6 +74,14 @@ void drop_view(DdlContext& db, const ast::DropStmt& s) {
         throw Error(StatusCode::kError,
                     "'" + s.name.name + "' is a materialized view: use DROP MATERIALIZED VIEW", s.site);
     if (s.if_exists) return;
+    // A table of that name is the wrong statement, not a missing view (SQLite: "use DROP TABLE
+    // to delete table t").
+    for (const std::string& in : ddl_lookup_schemas(s.name.schema))
+      if (db.catalog().find(in, s.name.name))
+        throw Error(StatusCode::kError,
+                    "View '" + schema + "." + s.name.name + "' does not exist: '" + s.name.name +
+                        "' is a table: use DROP TABLE",
+                    s.site);
     throw Error(StatusCode::kError, "View '" + schema + "." + s.name.name + "' does not exist");
   }
   if (view->lens)
