@@ -57,8 +57,15 @@ TEST_F(ViewsTest, DropViewAndMissingViews) {
   EXPECT_NE(failure("select * from v").message().find("not found"), std::string::npos);
   EXPECT_NE(failure("drop view v").message().find("View 'main.v' does not exist"), std::string::npos);
   exec("drop view if exists v");
-  // DROP VIEW does not drop a table of that name.
+  // DROP VIEW does not drop a table of that name, and says which statement would.
   EXPECT_NE(failure("drop view t").message().find("does not exist"), std::string::npos);
+  EXPECT_NE(failure("drop view t").message().find("'t' is a table: use DROP TABLE"), std::string::npos);
+  // DROP TABLE does not drop a view either; IF EXISTS keeps a mismatched name a no-op.
+  exec("create view w as select id from t");
+  EXPECT_NE(failure("drop table w").message().find("not found"), std::string::npos);
+  EXPECT_NE(failure("drop table w").message().find("'w' is a view: use DROP VIEW"), std::string::npos);
+  exec("drop table if exists w; drop view if exists t");
+  EXPECT_EQ(query("select count(*) from w")[0][0].as_int(), 0);
 }
 
 TEST_F(ViewsTest, BodyIsValidatedAtCreateAndOnEveryUse) {
