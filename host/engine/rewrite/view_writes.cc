@@ -91,7 +91,11 @@ class Substituter {
 
   const ViewColumn& column(const std::string& name) const {
     const ViewColumn* c = v_.find(name);
-    if (!c) throw Error(StatusCode::kError, "column '" + name + "' is not a column of view '" + v_.name + "'");
+    // The encapsulation guard's refusal carries the reason code the docs give it
+    // (vu-operators.md "The encapsulation guard", view-updateability.md "Diagnostics").
+    if (!c)
+      throw Error(StatusCode::kError,
+                  "column '" + name + "' is not a column of view '" + v_.name + "' (unknown-view-column)");
     return *c;
   }
   // The column the body's select names `name` (an authored put's `new.<name>`).
