@@ -443,7 +443,9 @@ ViewShape analyze(PlanningContext& db, const ViewEntry& view) {
     // A single-source body's blocks ride the lowered statement (view_writes.cc,
     // carry_body_with); a join's capture, a recursive block, or a source that is one of
     // the blocks is not lowered yet.
-    if (core.from->kind == K::kJoin || body.with->recursive || v.decomposition)
+    // A recursive block is view-updateability.md's `recursive-cte` diagnostic.
+    if (body.with->recursive) v.refuse("a body with a recursive WITH clause is not updatable (recursive-cte)");
+    if (core.from->kind == K::kJoin || v.decomposition)
       v.refuse("a body with its own WITH clause is not updatable yet");
     for (const ast::CommonTableExpr& cte : body.with->ctes)
       if (core.from->table.schema.empty() && iequals(cte.name, core.from->table.name))

@@ -662,7 +662,8 @@ void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
         for (auto& s : v.source_columns)
           if (iequals(s, d.name)) col = s;
       if (col.empty())
-        v.refuse("its WITH DEFAULTS entry '" + d.name + "' names neither a view column nor a base column");
+        v.refuse("its WITH DEFAULTS entry '" + d.name + "' names neither a view column nor a base column "
+               "(default-target-not-found)");
       if (supplied(col) ||
           std::any_of(extra_cols.begin(), extra_cols.end(), [&](const std::string& b) { return iequals(b, col); }))
         continue;
@@ -1907,7 +1908,7 @@ std::shared_ptr<const ViewEntry> cte_target(PlanningContext& db, const ast::With
     // Under WITH RECURSIVE a target whose body does not read itself is an ordinary one
     // (vu-operators.md, the CTE-name target).
     if (with->recursive && reads_name(*cte.select, cte.name))
-      throw Error(StatusCode::kError, "cannot write through CTE '" + cte.name + "': a recursive WITH is not updatable");
+      throw Error(StatusCode::kError, "cannot write through CTE '" + cte.name + "': a recursive WITH is not updatable (recursive-cte)");
     auto def = std::make_shared<ast::CreateViewStmt>();
     def->view = {home, cte.name, cte.site};
     def->columns = cte.columns;
