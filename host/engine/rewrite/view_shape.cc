@@ -422,12 +422,13 @@ ViewShape analyze(PlanningContext& db, const ViewEntry& view) {
   const ast::SelectCore& core = body.core;
   if (core.nested) v.refuse("parenthesized body is not updatable yet");
   if (!core.values.empty()) v.refuse("no recoverable base operation (a VALUES body reads no base table)");
-  if (body.limit || body.offset) v.refuse("LIMIT/OFFSET body cannot be reproduced as a predicate on the base rows");
-  if (core.distinct) v.refuse("DISTINCT body has no one-to-one base-row lineage");
-  if (!core.group_by.empty() || core.having) v.refuse("aggregate body is not row-decomposable");
+  if (body.limit || body.offset)
+    v.refuse("LIMIT/OFFSET body cannot be reproduced as a predicate on the base rows (unsupported-limit)");
+  if (core.distinct) v.refuse("DISTINCT body has no one-to-one base-row lineage (unsupported-distinct)");
+  if (!core.group_by.empty() || core.having) v.refuse("aggregate body is not row-decomposable (unsupported-aggregate)");
   for (auto& rc : core.columns) {
     if (!rc.expr) continue;
-    if (has_aggregate(db, *rc.expr)) v.refuse("aggregate body is not row-decomposable");
+    if (has_aggregate(db, *rc.expr)) v.refuse("aggregate body is not row-decomposable (unsupported-aggregate)");
     // A window function's column is computed (read-only); the other columns stay
     // writable (vu-operators.md, Window Functions): the window keeps its rows one-to-one.
   }

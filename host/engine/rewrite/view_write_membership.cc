@@ -172,7 +172,8 @@ std::vector<int> SetOpBody::fan_sides() const {
 std::optional<SetOpBody> set_op_body(PlanningContext& db, const ViewEntry& view) {
   const ast::Select& body = *view.definition->select;
   if (body.compounds.empty() || body.dml) return std::nullopt;
-  if (body.limit || body.offset) refuse(view, "LIMIT/OFFSET body cannot be reproduced as a predicate on the base rows");
+  if (body.limit || body.offset)
+    refuse(view, "LIMIT/OFFSET body cannot be reproduced as a predicate on the base rows (unsupported-limit)");
   if (body.with) refuse(view, "a body with its own WITH clause is not updatable yet");
   SetOpBody out;
   out.names = view.columns;

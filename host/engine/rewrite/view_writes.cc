@@ -1782,12 +1782,13 @@ std::string chain_link_refusal(PlanningContext& db, const ast::Select& q) {
   if (!q.compounds.empty()) return "set-operation body (UNION / INTERSECT / EXCEPT) is not updatable yet";
   if (c.nested) return "parenthesized body is not updatable yet";
   if (!c.values.empty()) return "no recoverable base operation (a VALUES body reads no base table)";
-  if (q.limit || q.offset) return "LIMIT/OFFSET body cannot be reproduced as a predicate on the base rows";
-  if (c.distinct) return "DISTINCT body has no one-to-one base-row lineage";
-  if (!c.group_by.empty() || c.having) return "aggregate body is not row-decomposable";
+  if (q.limit || q.offset)
+    return "LIMIT/OFFSET body cannot be reproduced as a predicate on the base rows (unsupported-limit)";
+  if (c.distinct) return "DISTINCT body has no one-to-one base-row lineage (unsupported-distinct)";
+  if (!c.group_by.empty() || c.having) return "aggregate body is not row-decomposable (unsupported-aggregate)";
   for (const ast::ResultColumn& rc : c.columns) {
     if (!rc.expr) continue;
-    if (has_aggregate(db, *rc.expr)) return "aggregate body is not row-decomposable";
+    if (has_aggregate(db, *rc.expr)) return "aggregate body is not row-decomposable (unsupported-aggregate)";
     if (has_window(*rc.expr)) return "a window function in a CTE another CTE's body reads is not inlined";
     if (!rc.inverse.empty()) return "an authored inverse (WITH INVERSE) in a CTE another CTE's body reads is not inlined";
   }
