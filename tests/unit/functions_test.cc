@@ -109,6 +109,22 @@ TEST(TemporalArithmetic, FollowsTheOperationTable) {
   EXPECT_EQ(*temporal::negate_timespan("PT90M"), "-PT90M");
 }
 
+// types.md "Temporal arithmetic": a number past 2^53 is the reference's bigint, which the
+// table rejects as unsupported rather than scaling it through a lossy double.
+TEST(TemporalArithmetic, RefusesANumberPastTheSafeIntegerRange) {
+  constexpr int64_t kMaxSafe = (int64_t{1} << 53) - 1;
+  EXPECT_EQ(arith('*', Value::Text("PT1S"), Value::Integer(kMaxSafe)), "PT9007199254740991S");
+  EXPECT_EQ(arith('*', Value::Text("PT1S"), Value::Integer(-kMaxSafe)), "-PT9007199254740991S");
+  Value out;
+  for (int64_t n : {kMaxSafe + 1, -kMaxSafe - 1, INT64_MAX}) {
+    EXPECT_THROW(temporal::temporal_arithmetic('*', Value::Text("P1M"), Value::Integer(n), &out), Error);
+    EXPECT_THROW(temporal::temporal_arithmetic('*', Value::Integer(n), Value::Text("PT0S"), &out), Error);
+    EXPECT_THROW(temporal::temporal_arithmetic('/', Value::Text("P1D"), Value::Integer(n), &out), Error);
+  }
+  EXPECT_EQ(arith('*', Value::Text("PT1S"), Value::Real(2.0)), "PT2S");
+  EXPECT_EQ(arith('*', Value::Text("PT1S"), Value()), "<null>");
+}
+
 TEST(TemporalConversion, ProducesCanonicalText) {
   std::string err;
   EXPECT_EQ(*temporal::to_date_text(Value::Text("2024-01-15T23:30:00-05:00"), &err), "2024-01-16");

@@ -813,6 +813,16 @@ Kind kind_of(const Value& v) {
 
 bool is_temporal(Kind k) { return k != Kind::kNone && k != Kind::kNumber; }
 
+// types.md "Temporal arithmetic": "The number side must be a JS number; a value past 2^53
+// arrives as a bigint and is rejected as unsupported." An integer outside ±(2^53 - 1) is
+// the reference's bigint (FORMAT.md §6.2), so `timespan * 9007199254740992` is refused
+// rather than scaled through a double that has lost its last digits.
+bool beyond_safe_integer(const Value& v) {
+  constexpr int64_t kMaxSafe = (int64_t{1} << 53) - 1;
+  if (v.type() == ValueType::kBigInt) return true;
+  return v.type() == ValueType::kInteger && (v.as_int() > kMaxSafe || v.as_int() < -kMaxSafe);
+}
+
 [[noreturn]] void unsupported() { throw Error(StatusCode::kUnsupported, "Unsupported temporal operation"); }
 
 std::optional<PlainDateTime> as_datetime(const Value& v, Kind k) {
@@ -976,10 +986,12 @@ bool temporal_arithmetic(char op, const Value& a, const Value& b, Value* out) {
       unsupported();
     }
     case '*':
+      if (beyond_safe_integer(a) || beyond_safe_integer(b)) unsupported();
       if (ka == Kind::kTimespan && kb == Kind::kNumber) { *out = scale(dur(a), b.to_double()); return true; }
       if (ka == Kind::kNumber && kb == Kind::kTimespan) { *out = scale(dur(b), a.to_double()); return true; }
       unsupported();
     case '/':
+      if (beyond_safe_integer(b)) unsupported();
       if (ka == Kind::kTimespan && kb == Kind::kNumber) { *out = divide(dur(a), b.to_double()); return true; }
       if (ka == Kind::kTimespan && kb == Kind::kTimespan) {
         Duration x = dur(a), y = dur(b);
