@@ -26,7 +26,11 @@ qrs_logical_type logical_type_from_name(std::string_view type_name) {
   if (t == "JSON") return QRS_LT_JSON;
   if (t == "DATE") return QRS_LT_DATE;
   if (t == "TIME") return QRS_LT_TIME;
-  if (t == "DATETIME" || t == "TIMESTAMP") return QRS_LT_DATETIME;
+  if (t == "DATETIME") return QRS_LT_DATETIME;
+  // TIMESTAMP is an integer instant, not a string temporal: it "takes INTEGER's rule"
+  // (types.md R2 and "Temporal arithmetic": `ts_col + 1` is ordinary integer arithmetic;
+  // plugins.md). It was read as DATETIME, so 100 stored as '1970-01-01T00:00:00.1'.
+  if (t == "TIMESTAMP") return QRS_LT_INTEGER;
   if (t == "TIMESPAN") return QRS_LT_TIMESPAN;
   if (t.find("INT") != std::string::npos) return QRS_LT_INTEGER;
   if (t.find("CHAR") != std::string::npos || t.find("CLOB") != std::string::npos ||
