@@ -2449,8 +2449,13 @@ RelPtr Planner::sort_output(RelPtr node, const std::vector<std::string>& names,
       int n = std::atoi(static_cast<const ast::Literal*>(te)->text.c_str());
       if (n < 1 || n > static_cast<int>(names.size()))
         fail(StatusCode::kError, "ORDER BY position " + std::to_string(n) + " is not in the SELECT list", te->site);
-      auto c = std::make_shared<ColumnScalar>(0, n - 1, 0);
-      c->collation = node->columns[n - 1].collation;
+      // The output column as a name would bind it: its type too, so a TIMESPAN (or JSON)
+      // column sorts semantically (types.md "Semantic ordering"; `… union all … order by 1`
+      // ranked durations as text).
+      const Attribute& col = node->columns[n - 1];
+      auto c = std::make_shared<ColumnScalar>(0, n - 1, col.id);
+      c->type = col.type;
+      c->set_collation(col.collation, col.collation_source);
       sk.expr = c;
     } else {
       sk.expr = bind_expr(*te, out_scope);
