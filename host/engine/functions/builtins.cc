@@ -327,6 +327,9 @@ void register_math_functions(Registry& r) {
     int64_t digits = a.size() > 1 ? cast_value(a[1], QRS_LT_INTEGER).as_int() : 0;
     if (digits < 0) digits = 0;
     double m = std::pow(10.0, static_cast<double>(digits));
+    // Past the digits a double holds there is nothing left to round: `round(1.5, 400)` is
+    // 1.5, as SQLite gives it, not the NaN that inf / inf made (shown as NULL).
+    if (std::isfinite(d) && !std::isfinite(d * m)) return Value::Real(d);
     double rd = std::round(d * m) / m;
     return Value::Real(rd);
   };
