@@ -38,6 +38,19 @@ int compare_values(const Value& a, const Value& b, const Collation* coll) {
         if (a.type() != ValueType::kBigInt && b.type() != ValueType::kBigInt) return 0;
         return bigint::compare(a, b);
       }
+      // An int64 within ±2^53 converts to a double exactly: compared as doubles (NaN ranks
+      // below every number). Past that, and for a big integer, exactly through bigint.
+      constexpr int64_t kExact = int64_t{1} << 53;
+      if (ai && a.type() == ValueType::kInteger && a.as_int() > -kExact && a.as_int() < kExact) {
+        const double x = static_cast<double>(a.as_int()), y = b.as_real();
+        if (std::isnan(y)) return 1;
+        return x < y ? -1 : (x > y ? 1 : 0);
+      }
+      if (bi && b.type() == ValueType::kInteger && b.as_int() > -kExact && b.as_int() < kExact) {
+        const double x = a.as_real(), y = static_cast<double>(b.as_int());
+        if (std::isnan(x)) return -1;
+        return x < y ? -1 : (x > y ? 1 : 0);
+      }
       if (ai) return bigint::compare_real(a, b.as_real());
       if (bi) return -bigint::compare_real(b, a.as_real());
       double x = a.as_real(), y = b.as_real();
