@@ -1792,14 +1792,19 @@ SortKey Planner::bind_order_term(CoreState& st, const ast::OrderingTerm& t) {
   sk.nulls_first = t.nulls == ast::OrderingTerm::Nulls::kDefault ? !t.desc : t.nulls == ast::OrderingTerm::Nulls::kFirst;
   sk.nulls_first = t.nulls == ast::OrderingTerm::Nulls::kDefault ? true : sk.nulls_first;
   const ast::Expr* te = t.expr.get();
+  // A COLLATE around an ordinal or a select-list alias still names that output column
+  // (`order by 2 collate nocase`, `order by k collate nocase`), as SQLite reads the term;
+  // the collation is applied to the column below. It was a constant sort key / "Column not
+  // found".
+  const ast::Expr* named = te->kind == ast::ExprKind::kCollate ? static_cast<const ast::CollateExpr*>(te)->operand.get() : te;
   int out_index = -1;
-  if (te->kind == ast::ExprKind::kLiteral && static_cast<const ast::Literal*>(te)->literal_kind == ast::LiteralKind::kInteger) {
-    int n = std::atoi(static_cast<const ast::Literal*>(te)->text.c_str());
+  if (named->kind == ast::ExprKind::kLiteral && static_cast<const ast::Literal*>(named)->literal_kind == ast::LiteralKind::kInteger) {
+    int n = std::atoi(static_cast<const ast::Literal*>(named)->text.c_str());
     if (n < 1 || n > static_cast<int>(exprs.size()))
-      fail(StatusCode::kError, "ORDER BY position " + std::to_string(n) + " is not in the SELECT list", te->site);
+      fail(StatusCode::kError, "ORDER BY position " + std::to_string(n) + " is not in the SELECT list", named->site);
     out_index = n - 1;
-  } else if (te->kind == ast::ExprKind::kColumn && static_cast<const ast::ColumnRef*>(te)->table.empty()) {
-    auto& cr = static_cast<const ast::ColumnRef&>(*te);
+  } else if (named->kind == ast::ExprKind::kColumn && static_cast<const ast::ColumnRef*>(named)->table.empty()) {
+    auto& cr = static_cast<const ast::ColumnRef&>(*named);
     for (size_t i = 0; i < items.size(); ++i)
       if (iequals(items[i].alias, cr.column)) {
         out_index = static_cast<int>(i);
@@ -2445,6 +2450,14 @@ RelPtr Planner::sort_output(RelPtr node, const std::vector<std::string>& names,
     sk.desc = t.desc;
     sk.nulls_first = t.nulls != ast::OrderingTerm::Nulls::kLast;
     const ast::Expr* te = t.expr.get();
+    // `order by 2 collate nocase` names output column 2 under that collation (see
+    // bind_order_term); a COLLATE over a name binds through the output scope as it is.
+    const ast::CollateExpr* coll = te->kind == ast::ExprKind::kCollate ? static_cast<const ast::CollateExpr*>(te) : nullptr;
+    if (coll && coll->operand->kind == ast::ExprKind::kLiteral &&
+        static_cast<const ast::Literal*>(coll->operand.get())->literal_kind == ast::LiteralKind::kInteger)
+      te = coll->operand.get();
+    else
+      coll = nullptr;
     if (te->kind == ast::ExprKind::kLiteral && static_cast<const ast::Literal*>(te)->literal_kind == ast::LiteralKind::kInteger) {
       int n = std::atoi(static_cast<const ast::Literal*>(te)->text.c_str());
       if (n < 1 || n > static_cast<int>(names.size()))
@@ -2456,6 +2469,7 @@ RelPtr Planner::sort_output(RelPtr node, const std::vector<std::string>& names,
       auto c = std::make_shared<ColumnScalar>(0, n - 1, col.id);
       c->type = col.type;
       c->set_collation(col.collation, col.collation_source);
+      if (coll) c->set_collation(resolve_collation(coll->collation), CollationSource::kExplicit);
       sk.expr = c;
     } else {
       sk.expr = bind_expr(*te, out_scope);
