@@ -1776,6 +1776,13 @@ void Planner::bind_having(CoreState& st) {
 // ORDER BY terms are bound now (they may add aggregates), then sorted after projection.
 void Planner::bind_order_by(CoreState& st) {
   if (!st.order_by || st.order_by->empty()) return;
+  // Inside an ORDER BY expression a select-list alias is the lowest-precedence name, as in
+  // a grouped query (bind_having) and in SQLite: `select abs(x) as a … order by a + 0` sorts
+  // by the alias's value, while a source column of the same name still wins. It was
+  // "Column not found: a".
+  if (!st.aggregate)
+    for (size_t i = 0; i < st.items.size(); ++i)
+      if (!st.items[i].alias.empty() && i < st.exprs.size()) st.post.aliases.push_back({st.items[i].alias, st.exprs[i]});
   for (size_t term = 0; term < st.order_by->size(); ++term) {
     if (term < st.input_term.size() && st.input_term[term]) continue;
     st.sort_keys.push_back(bind_order_term(st, (*st.order_by)[term]));
