@@ -398,6 +398,38 @@ double round_half_away(double d, int places) {
   return std::strtod(s.c_str(), nullptr);
 }
 
+// The double nearest to d rounded to `frac_digits` digits after the leading one of its
+// scientific form (%e's precision; %g's significant digits less one), ties away from zero
+// as SQLite's printf rounds %e and %g too (C's %.3e of 1234.5 is "1.234e+03", SQLite's
+// "1.235e+03"). The rounded decimal is rebuilt as text, so a carry (9.995 to 10.00) is
+// strtod's to normalize.
+double round_half_away_scientific(double d, int frac_digits) {
+  if (!std::isfinite(d) || d == 0 || frac_digits < 0 || frac_digits > 60) return d;
+  char digits[512];
+  std::snprintf(digits, sizeof digits, "%.*e", frac_digits + 25, d);
+  std::string s = digits;
+  size_t e = s.find('e');
+  size_t dot = s.find('.');
+  if (e == std::string::npos || dot == std::string::npos) return d;
+  std::string exponent = s.substr(e);
+  size_t cut = dot + 1 + static_cast<size_t>(frac_digits);
+  bool up = cut < e && s[cut] >= '5';
+  s.resize(cut);
+  if (up) {
+    size_t k = s.size();
+    while (k > 0) {
+      --k;
+      if (s[k] == '.') continue;
+      if (s[k] == '-') { s.insert(k + 1, "1"); break; }
+      if (s[k] == '9') { s[k] = '0'; if (k == 0) s.insert(0, "1"); continue; }
+      ++s[k];
+      break;
+    }
+  }
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return std::strtod((s + exponent).c_str(), nullptr);
+}
+
 // printf / format with SQLite's conversions: d i u f e E g G x X o c s q Q w %.
 Value printf_fn(Args a) {
   if (a.empty() || a[0].is_null()) return Value();
@@ -463,7 +495,10 @@ Value printf_fn(Args a) {
       case 'f': case 'e': case 'E': case 'g': case 'G': {
         Value v = arg();
         double d = v.is_null() ? 0.0 : cast_value(v, QRS_LT_REAL).as_real();
-        if (conv == 'f' && std::isfinite(d)) d = round_half_away(d, has_precision ? std::atoi(precision.c_str()) : 6);
+        int places = has_precision ? std::atoi(precision.c_str()) : 6;
+        if (conv == 'f' && std::isfinite(d)) d = round_half_away(d, places);
+        if (conv == 'e' || conv == 'E') d = round_half_away_scientific(d, places);
+        if (conv == 'g' || conv == 'G') d = round_half_away_scientific(d, std::max(places, 1) - 1);
         std::snprintf(buf, sizeof buf, (spec + conv).c_str(), d);
         out += buf;
         break;
