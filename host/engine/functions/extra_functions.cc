@@ -461,7 +461,10 @@ Value printf_fn(Args a) {
     std::string spec = "%" + cflags + width + (has_precision ? "." + (precision.empty() ? "0" : precision) : "");
     char buf[512];
     switch (conv) {
-      case '%': out += '%'; break;
+      case '%':  // a width pads it, as SQLite does ('%3%' is "  %")
+        std::snprintf(buf, sizeof buf, (spec + "s").c_str(), "%");
+        out += buf;
+        break;
       case 'd': case 'i': case 'u': {
         Value v = arg();
         long long n = v.is_null() ? 0 : cast_value(v, QRS_LT_INTEGER).as_int();
