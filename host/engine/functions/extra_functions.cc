@@ -498,6 +498,7 @@ Value printf_fn(Args a) {
       case 'f': case 'e': case 'E': case 'g': case 'G': {
         Value v = arg();
         double d = v.is_null() ? 0.0 : cast_value(v, QRS_LT_REAL).as_real();
+        if (d == 0) d = 0.0;  // SQLite signs only a value below zero: -0.0 prints as 0
         int places = has_precision ? std::atoi(precision.c_str()) : 6;
         if (conv == 'f' && std::isfinite(d)) d = round_half_away(d, places);
         if (conv == 'e' || conv == 'E') d = round_half_away_scientific(d, places);
