@@ -914,17 +914,20 @@ void MaintenanceManager::replace_by_diff(TableEntry& view, std::vector<Row> rows
   std::vector<Row> stored = scan_rows(view);
   std::sort(stored.begin(), stored.end(), less);
   std::vector<MaintenanceOp> ops;
+  // A row equal to a stored one needs no op. It is marked, not cleared: a later stored row
+  // is still compared with it.
+  std::vector<bool> unchanged(rows.size(), false);
   size_t j = 0;
   for (const Row& old : stored) {
     while (j < rows.size() && less(rows[j], old)) ++j;
     if (j < rows.size() && !less(old, rows[j])) {
-      if (old == rows[j]) rows[j].clear();  // unchanged: no op at all
+      if (old == rows[j]) unchanged[j] = true;
       continue;
     }
     ops.push_back({MaintenanceOp::Kind::kDeleteKey, key_of(vs, old)});
   }
-  for (Row& r : rows)
-    if (!r.empty()) ops.push_back({MaintenanceOp::Kind::kUpsert, std::move(r)});
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (!unchanged[i]) ops.push_back({MaintenanceOp::Kind::kUpsert, std::move(rows[i])});
   apply(view, std::move(ops));
 }
 
