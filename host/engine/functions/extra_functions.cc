@@ -369,6 +369,20 @@ Value concat_ws_fn(Args a) {
   return Value::Text(out);
 }
 
+// Adds one in the last place of a decimal text ("-1.99" -> "-2.00", "9.9" -> "10.0"),
+// carrying leftwards past the point and a leading sign.
+void add_one_in_last_place(std::string& s) {
+  size_t k = s.size();
+  while (k > 0) {
+    --k;
+    if (s[k] == '.') continue;
+    if (s[k] == '-') { s.insert(k + 1, "1"); return; }
+    if (s[k] == '9') { s[k] = '0'; if (k == 0) s.insert(0, "1"); continue; }
+    ++s[k];
+    return;
+  }
+}
+
 // The double nearest to d rounded to `places` decimals with ties away from zero, as
 // SQLite's printf rounds (C's printf rounds an exact tie to even: %.0f of 2.5 is "2").
 // The exact decimal expansion decides the tie; the nearest double to the rounded
@@ -384,17 +398,7 @@ double round_half_away(double d, int places) {
   bool up = cut < s.size() && s[cut] >= '5';
   s.resize(cut);
   if (places == 0) s.pop_back();  // no fraction: drop the '.'
-  if (up) {
-    size_t k = s.size();
-    while (k > 0) {
-      --k;
-      if (s[k] == '.') continue;
-      if (s[k] == '-') { s.insert(k + 1, "1"); break; }
-      if (s[k] == '9') { s[k] = '0'; if (k == 0) s.insert(0, "1"); continue; }
-      ++s[k];
-      break;
-    }
-  }
+  if (up) add_one_in_last_place(s);
   return std::strtod(s.c_str(), nullptr);
 }
 
@@ -415,17 +419,7 @@ double round_half_away_scientific(double d, int frac_digits) {
   size_t cut = dot + 1 + static_cast<size_t>(frac_digits);
   bool up = cut < e && s[cut] >= '5';
   s.resize(cut);
-  if (up) {
-    size_t k = s.size();
-    while (k > 0) {
-      --k;
-      if (s[k] == '.') continue;
-      if (s[k] == '-') { s.insert(k + 1, "1"); break; }
-      if (s[k] == '9') { s[k] = '0'; if (k == 0) s.insert(0, "1"); continue; }
-      ++s[k];
-      break;
-    }
-  }
+  if (up) add_one_in_last_place(s);
   if (!s.empty() && s.back() == '.') s.pop_back();
   return std::strtod((s + exponent).c_str(), nullptr);
 }
