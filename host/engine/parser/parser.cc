@@ -799,7 +799,9 @@ class ParserImpl {
           join->using_columns.push_back(expect_name(NameCtx::kGeneral, "Expected column name"));
         } while (match(TokenKind::kComma));
         expect(TokenKind::kRParen, "Expected ')' after USING columns");
-      } else if (kind != JoinKind::kCross && !lateral) {  // a lateral join's ON is optional
+      } else if (kind != JoinKind::kCross && !join->right->lateral) {
+        // A lateral join's ON is optional, and so is that of a table-valued function reading
+        // the sources before it (`join json_each(t.doc) e`, as SQLite allows).
         fail_expected("Expected 'ON' or 'USING' after JOIN");
       }
       if (check(Keyword::kExists) &&

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <optional>
 #include <set>
+#include <typeinfo>
 
 #include "common/status.h"
 #include "common/limits.h"
@@ -302,6 +303,53 @@ bool same_value(const ScalarPtr& a, const ScalarPtr& b) {
   return ca && cb && ca->level == cb->level && ca->slot == cb->slot;
 }
 
+// `e`, bound at some level, read from a subquery `shift` levels further in: every column
+// reference moves out by `shift`. Null when `e` holds a correlated subquery (its body's
+// references would need moving too), so the alias stays out of reach there.
+ScalarPtr lift_levels(const ScalarPtr& e, int shift) {
+  const ScalarExpr& x = *e;
+  auto copy = [&x]() -> std::shared_ptr<ScalarExpr> {
+    switch (x.kind) {
+      case ScalarKind::kColumn: return std::make_shared<ColumnScalar>(static_cast<const ColumnScalar&>(x));
+      case ScalarKind::kUnary: return std::make_shared<UnaryScalar>(static_cast<const UnaryScalar&>(x));
+      case ScalarKind::kFunction: return std::make_shared<FunctionScalar>(static_cast<const FunctionScalar&>(x));
+      case ScalarKind::kCast: return std::make_shared<CastScalar>(static_cast<const CastScalar&>(x));
+      case ScalarKind::kCollate: return std::make_shared<CollateScalar>(static_cast<const CollateScalar&>(x));
+      case ScalarKind::kCase: return std::make_shared<CaseScalar>(static_cast<const CaseScalar&>(x));
+      case ScalarKind::kIn: return std::make_shared<InListScalar>(static_cast<const InListScalar&>(x));
+      case ScalarKind::kBetween: return std::make_shared<BetweenScalar>(static_cast<const BetweenScalar&>(x));
+      case ScalarKind::kIsNull: return std::make_shared<IsNullScalar>(static_cast<const IsNullScalar&>(x));
+      case ScalarKind::kInSubquery: case ScalarKind::kExists: case ScalarKind::kSubquery:
+        return std::make_shared<SubqueryScalar>(static_cast<const SubqueryScalar&>(x));
+      default:
+        if (auto* b = dynamic_cast<const BinaryScalar*>(&x)) return std::make_shared<BinaryScalar>(*b);
+        return nullptr;
+    }
+  };
+  if (x.kind == ScalarKind::kColumn) {
+    auto n = copy();
+    static_cast<ColumnScalar&>(*n).level += shift;
+    return n;
+  }
+  if ((x.kind == ScalarKind::kInSubquery || x.kind == ScalarKind::kExists || x.kind == ScalarKind::kSubquery) &&
+      static_cast<const SubqueryScalar&>(x).correlated)
+    return nullptr;
+  std::vector<ScalarPtr> ops;
+  bool changed = false;
+  for (const ScalarPtr* o : x.operands()) {
+    ScalarPtr r = lift_levels(*o, shift);
+    if (!r) return nullptr;
+    changed = changed || r != *o;
+    ops.push_back(std::move(r));
+  }
+  if (!changed) return e;
+  std::shared_ptr<ScalarExpr> n = copy();
+  if (!n || typeid(*n) != typeid(x)) return nullptr;
+  std::vector<const ScalarPtr*> slots = n->operands();
+  for (size_t i = 0; i < slots.size(); ++i) *const_cast<ScalarPtr*>(slots[i]) = ops[i];
+  return n;
+}
+
 // The select-list alias `name` at this level, or null. Aliases of different values collide.
 ScalarPtr find_alias(const Scope& scope, const std::string& name, const SourceSite& site) {
   ScalarPtr found;
@@ -368,18 +416,9 @@ ScalarPtr bind_column_ref(const ast::ColumnRef& c, const Scope& scope) {
     }
     ScalarPtr alias;
     if (!found && c.table.empty() && c.schema.empty()) alias = find_alias(*s, c.column, e.site);
-    if (alias && level > 0) {
-      // From a subquery an alias is reachable only when it reads a column of its row.
-      auto* col = dynamic_cast<const ColumnScalar*>(alias.get());
-      if (col && col->level == 0) {
-        auto r = std::make_shared<ColumnScalar>(level, col->slot, col->attr_id);
-        r->type = col->type;
-        r->set_collation(col->collation, col->collation_source());
-        alias = r;
-      } else {
-        alias = nullptr;
-      }
-    }
+    // From a subquery (`order by (select x)`) an alias is its expression read from the
+    // enclosing row, as SQLite resolves it; it was reachable only when it was a bare column.
+    if (alias && level > 0) alias = lift_levels(alias, level);
     if (!found && !alias && ungrouped) fail_ungrouped(*s, c.column, e.site);
     if (!found && !alias) continue;
     if (found && s->used) s->used->insert(found->slot);
