@@ -40,6 +40,9 @@ struct WindowBinding {
   std::shared_ptr<WindowNode> node;
   int base = kPlaceholderBase;  // slots are remapped once the input width is final
   std::vector<std::shared_ptr<ColumnScalar>> refs;
+  // Copies of refs a subquery reads through a select-list alias (`order by (select rn)`),
+  // remapped with them.
+  std::vector<std::shared_ptr<ColumnScalar>> lifted;
   // A grouped query's select-list aliases and the expressions they name: a window
   // specification may name a grouping key or an aggregate by its alias (sql-select.md 3.3),
   // as the lowest-precedence name.
@@ -304,9 +307,11 @@ bool same_value(const ScalarPtr& a, const ScalarPtr& b) {
 }
 
 // `e`, bound at some level, read from a subquery `shift` levels further in: every column
-// reference moves out by `shift`. Null when `e` holds a correlated subquery (its body's
-// references would need moving too), so the alias stays out of reach there.
-ScalarPtr lift_levels(const ScalarPtr& e, int shift) {
+// reference moves out by `shift`, and a window call's placeholder is recorded in
+// `win->lifted` to be remapped with the others. Null when `e` holds a correlated subquery
+// (its body's references would need moving too) or a placeholder with no `win` to record
+// it in, so the alias stays out of reach there.
+ScalarPtr lift_levels(const ScalarPtr& e, int shift, WindowBinding* win) {
   const ScalarExpr& x = *e;
   auto copy = [&x]() -> std::shared_ptr<ScalarExpr> {
     switch (x.kind) {
@@ -327,8 +332,12 @@ ScalarPtr lift_levels(const ScalarPtr& e, int shift) {
     }
   };
   if (x.kind == ScalarKind::kColumn) {
-    auto n = copy();
-    static_cast<ColumnScalar&>(*n).level += shift;
+    auto n = std::static_pointer_cast<ColumnScalar>(copy());
+    if (n->level == 0 && n->slot >= WindowBinding::kPlaceholderBase) {
+      if (!win) return nullptr;
+      win->lifted.push_back(n);
+    }
+    n->level += shift;
     return n;
   }
   if ((x.kind == ScalarKind::kInSubquery || x.kind == ScalarKind::kExists || x.kind == ScalarKind::kSubquery) &&
@@ -337,7 +346,7 @@ ScalarPtr lift_levels(const ScalarPtr& e, int shift) {
   std::vector<ScalarPtr> ops;
   bool changed = false;
   for (const ScalarPtr* o : x.operands()) {
-    ScalarPtr r = lift_levels(*o, shift);
+    ScalarPtr r = lift_levels(*o, shift, win);
     if (!r) return nullptr;
     changed = changed || r != *o;
     ops.push_back(std::move(r));
@@ -418,7 +427,7 @@ ScalarPtr bind_column_ref(const ast::ColumnRef& c, const Scope& scope) {
     if (!found && c.table.empty() && c.schema.empty()) alias = find_alias(*s, c.column, e.site);
     // From a subquery (`order by (select x)`) an alias is its expression read from the
     // enclosing row, as SQLite resolves it; it was reachable only when it was a bare column.
-    if (alias && level > 0) alias = lift_levels(alias, level);
+    if (alias && level > 0) alias = lift_levels(alias, level, s->win);
     if (!found && !alias && ungrouped) fail_ungrouped(*s, c.column, e.site);
     if (!found && !alias) continue;
     if (found && s->used) s->used->insert(found->slot);
@@ -1928,6 +1937,7 @@ void Planner::add_window(CoreState& st) {
   if (wb.node->calls.empty()) return;
   int base = static_cast<int>(st.node->columns.size());
   for (auto& r : wb.refs) r->slot = base + (r->slot - WindowBinding::kPlaceholderBase);
+  for (auto& r : wb.lifted) r->slot = base + (r->slot - WindowBinding::kPlaceholderBase);
   wb.node->input = st.node;
   wb.node->columns = st.node->columns;
   for (size_t i = 0; i < wb.node->calls.size(); ++i) {
