@@ -61,6 +61,12 @@ struct LensCheck {
   bool on_insert = true;
   bool on_update = true;
   bool on_delete = false;
+  // The count enforcing a logical PRIMARY KEY / UNIQUE nothing in the basis answers
+  // (lens.no-backing-index): it runs at COMMIT and can only abort, so an INSERT asking to
+  // resolve a conflict on this key (OR IGNORE / OR REPLACE / REPLACE INTO, an upsert whose
+  // target is the key or absent) is refused when planned (rewrite/view_writes.cc).
+  bool commit_time_key = false;
+  std::vector<std::string> key_columns;  // the key's logical columns (empty: `primary key ()`)
 };
 
 // A propagating parent-side action of a logical foreign key (ON DELETE / ON UPDATE

@@ -1560,7 +1560,8 @@ class LensTableCompiler {
                              site + " (" + names + ") of logical table '" + ts.name +
                                  "' has no basis structure answering it: it is enforced by an O(n) scan at commit "
                                  "(add a basis UNIQUE over its columns: its index, or a covering materialized view over it, "
-                                 "answers it at row time)",
+                                 "answers it at row time); INSERT OR REPLACE / OR IGNORE and upserts on it need that "
+                                 "and are refused",
                              false, site, key.ix && key.cols.size() == 1 ? ts.columns[key.cols[0]].name : "");
     a.facts = a.code + "|" + ts.name + "|" + names + "|none|" + band(target.get()) + "|" +
               (target ? target->qualified_name() : "");
@@ -1596,6 +1597,8 @@ class LensTableCompiler {
     lc.text = site + " (" + names + ")";
     lc.expr = std::shared_ptr<const ast::Expr>(
         ast::binary(ast::BinaryOp::kLe, ast::scalar_subquery(std::move(q)), ast::integer_literal(1)).release());
+    lc.commit_time_key = true;
+    for (int c : key.cols) lc.key_columns.push_back(ts.columns[c].name);
     slot->checks.push_back(std::move(lc));
   }
 

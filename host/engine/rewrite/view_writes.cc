@@ -2037,6 +2037,45 @@ void attach_lens_checks(const LensSlot& slot, LoweredWrite& out) {
   }
 }
 
+// A logical key the lens enforces by a count at COMMIT can only abort (spec/lens.md
+// "Enforcement by constraint class", set-level): an INSERT asking to resolve a conflict on
+// it — OR IGNORE, OR REPLACE, REPLACE INTO, or an upsert whose target is that key or is
+// absent — is refused when planned rather than aborting at COMMIT. (UPDATE OR … is refused
+// for every table.)
+void refuse_commit_time_resolution(const LensSlot& slot, const ast::Statement& stmt) {
+  if (stmt.kind != ast::StmtKind::kInsert) return;
+  const auto& s = static_cast<const ast::InsertStmt&>(stmt);
+  std::string how;
+  if (s.or_action == ast::ConflictClause::kIgnore) how = "INSERT OR IGNORE";
+  else if (s.or_action == ast::ConflictClause::kReplace) how = "INSERT OR REPLACE";
+  else if (s.replace) how = "REPLACE";
+  for (const LensCheck& ck : slot.checks) {
+    if (!ck.commit_time_key) continue;
+    std::string clause = how;
+    for (const ast::UpsertClause& up : s.upserts) {
+      if (!clause.empty()) break;
+      bool on_key = up.target.empty();
+      if (!on_key && up.target.size() == ck.key_columns.size()) {
+        on_key = true;
+        for (const ast::IndexedColumn& t : up.target)
+          on_key = on_key && std::any_of(ck.key_columns.begin(), ck.key_columns.end(),
+                                         [&](const std::string& k) { return iequals(k, t.name); });
+      }
+      if (!on_key) continue;
+      clause = "ON CONFLICT";
+      std::string target;
+      for (const ast::IndexedColumn& t : up.target) target += (target.empty() ? "" : ", ") + t.name;
+      if (!target.empty()) clause += " (" + target + ")";
+    }
+    if (clause.empty()) continue;
+    throw Error(StatusCode::kError,
+                "cannot write through logical table '" + slot.logical_schema + "." + slot.table + "': " + clause +
+                    " cannot be honored: " + ck.text +
+                    " is enforced by a commit-time scan, which can only abort (add a basis UNIQUE over its columns to "
+                    "resolve conflicts at row time)");
+  }
+}
+
 // The logical primary key of a lens slot's table, as declared ("" list: none).
 std::vector<std::string> logical_key(const LensSlot& slot) {
   std::vector<std::string> pk;
@@ -2899,6 +2938,7 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
   if (rel.view->lens && !rel.view->lens->read_only.empty())
     throw Error(StatusCode::kReadOnly, "cannot write through logical table '" + rel.view->lens->logical_schema + "." +
                                            rel.view->lens->table + "': it is read-only: " + rel.view->lens->read_only);
+  if (rel.view->lens) refuse_commit_time_resolution(*rel.view->lens, stmt);
   if (std::optional<SetOpBody> body = set_op_body(db, *rel.view)) {
     if (body->flat_union()) lower_set_op_write(db, *rel.view, body->leaves(), stmt, planner.search_path(), out);
     else lower_membership_write(db, *rel.view, *body, stmt, planner.search_path(), ephemeral, out);
