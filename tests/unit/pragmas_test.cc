@@ -38,6 +38,7 @@ TEST_F(PragmasTest, EveryPragmaReadsBackWhatWasSet) {
       {"module_pushdown", "off", "false"},
       {"schema_path", "'temp, main'", "temp,main"},
       {"statement_timeout_ms", "250", "250"},
+      {"materialized_view_rebuild_row_threshold", "0", "0"},
       {"max_length", "5000", "5000"},
       // Accepted with no effect (sql-txn.md 9.4): they read back the one mode they have.
       {"journal_mode", "'memory'", "memory"},
@@ -83,6 +84,9 @@ TEST_F(PragmasTest, ARefusedValueLeavesTheSettingAsItWas) {
   EXPECT_EQ(read("optimizer_disabled_passes"), "");
   fails("pragma statement_timeout_ms = -1", StatusCode::kError, "statement_timeout_ms");
   EXPECT_EQ(read("statement_timeout_ms"), "0");
+  fails("pragma materialized_view_rebuild_row_threshold = -5", StatusCode::kError,
+        "materialized_view_rebuild_row_threshold");
+  EXPECT_EQ(read("materialized_view_rebuild_row_threshold"), "10000");
   fails("pragma default_collation = 'klingon'", StatusCode::kError, "Unknown collation");
   fails("pragma default_vtab_args = '{\"k\": 1}'", StatusCode::kError, "default_vtab_args other than an empty object");
   EXPECT_EQ(read("default_vtab_args"), "{}");

@@ -116,8 +116,13 @@ void check_deterministic(const RelNode& root, const std::vector<std::string>& na
 // BY columns first (a scan of the table then follows the body's order), then a unique key
 // of the body (materialized-views.md, "Primary key inference").
 // `refreshing`: the view exists (REFRESH): the errors say what became of its body.
+// `authoring`: the statement authors the body (not a reopen from the catalog; a REFRESH
+// does not either), so a non-deterministic one is refused unless pragma
+// nondeterministic_schema is on (determinism.md "Validation Timing"; mv-maintenance.md
+// "Maintenance strategy").
 DerivedShape derive_shape(DatabaseImpl& db, const ast::Select& body, const std::string& schema, const std::string& name,
-                          const std::vector<std::string>& renames, const SourceSite& site, bool refreshing = false) {
+                          const std::vector<std::string>& renames, const SourceSite& site, bool refreshing = false,
+                          bool authoring = true) {
   Planner planner(db);
   QueryPlan qp;
   try {
@@ -154,7 +159,8 @@ DerivedShape derive_shape(DatabaseImpl& db, const ast::Select& body, const std::
       if (iequals(out.names[i], out.names[j]))
         throw Error(StatusCode::kError,
                     "materialized view '" + name + "' has two columns named '" + out.names[i] + "'", site);
-  check_deterministic(*qp.root, out.names, name, site);
+  if (authoring && !refreshing && !db.options().nondeterministic_schema)
+    check_deterministic(*qp.root, out.names, name, site);
   // The body's keys: those its plan carries, and those its functional dependencies prove
   // (a join that meets at most one row of the other side keeps its side's key).
   std::vector<std::vector<int>> keys = body_keys(*qp.root);
@@ -344,14 +350,49 @@ void refuse_image_checks(const TableSchema& ts, const SourceSite& site) {
   }
 }
 
+// The rows `t` holds as the current transaction sees it, counted up to `limit` + 1.
+int64_t count_rows_past(TableEntry& t, int64_t limit) {
+  PlanResult plan = t.table->best_access_plan(PlanRequest{});
+  ScanArgs args;
+  args.plan_id = plan.plan_id;
+  args.provides_ordering = plan.provides_ordering;
+  auto cursor = t.table->open_cursor(args);
+  std::vector<Row> batch;
+  int64_t n = 0;
+  while (n <= limit)
+    if (size_t k = cursor->next_batch(batch)) n += static_cast<int64_t>(k);
+    else break;
+  return n;
+}
+
+// A body only the full rebuild keeps current re-runs whole at every writing statement:
+// over a large source that is pathological, so it is refused and steered to a plain
+// view (mv-maintenance.md, "Maintenance strategy"). The largest source decides.
+void refuse_large_rebuild(DatabaseImpl& db, const MaintenancePlan& plan, const std::string& name,
+                          const SourceSite& site) {
+  const int64_t limit = db.options().materialized_view_rebuild_row_threshold;
+  if (plan.strategy != MaintenanceStrategy::kFullRebuild || limit <= 0) return;
+  for (TableEntry* src : plan.sources) {
+    if (!src->table || count_rows_past(*src, limit) <= limit) continue;
+    throw Error(StatusCode::kError,
+                "materialized view '" + name + "' cannot be materialized: only a full rebuild can maintain its body, "
+                    "and its source '" + src->qualified_name() + "' holds more than " + std::to_string(limit) +
+                    " rows, which every write would re-read; use a plain view, or raise the limit with pragma "
+                    "materialized_view_rebuild_row_threshold (0 turns the check off)",
+                site);
+  }
+}
+
 // Stamps `entry` with the derivation of `body` and compiles its maintenance: refuses a
 // body that reads the table itself, directly or through the maintained tables it reads
-// (a derivation cycle, named by its path), and one that reads no table.
+// (a derivation cycle, named by its path), and one that reads no table; with `size_gate`,
+// one only the full rebuild keeps current over a source past the rebuild row threshold.
 // `check_attributes` false: the table is about to be reshaped to the body (attach), so its
 // columns' attributes are not yet the body's.
 std::shared_ptr<MaintenancePlan> attach_derivation(DatabaseImpl& db, const std::shared_ptr<TableEntry>& entry,
                                                    const ast::Select& body, const std::vector<std::string>& columns,
-                                                   bool sugar, const SourceSite& site, bool check_attributes = true) {
+                                                   bool sugar, const SourceSite& site, bool size_gate,
+                                                   bool check_attributes = true) {
   auto d = std::make_shared<Derivation>();
   d->body = std::shared_ptr<const ast::Select>(clone(body));
   d->columns = columns;
@@ -387,6 +428,7 @@ std::shared_ptr<MaintenancePlan> attach_derivation(DatabaseImpl& db, const std::
     path.pop_back();
   }
   if (d->sources.empty()) cannot_materialize(name, "its body reads no source table, so no write could ever change it", site);
+  if (size_gate) refuse_large_rebuild(db, *plan, name, site);
   return plan;
 }
 
@@ -406,14 +448,17 @@ void create_maintained_table(DatabaseImpl& db, const ast::CreateTableStmt& s, Ex
   if (!module->capabilities().backing_host)
     throw Error(StatusCode::kUnsupported,
                 "module '" + module_name + "' cannot host a maintained table: it is not a backing host (SDK 1.5)", s.site);
-  DerivedShape shape = derive_shape(db, *s.maintained, schema, s.table.name, s.maintained_columns, s.site);
+  DerivedShape shape = derive_shape(db, *s.maintained, schema, s.table.name, s.maintained_columns, s.site,
+                                    /*refreshing=*/false, /*authoring=*/origin == DdlOrigin::kStatement);
   create_table(db, s, ctx, origin);
   auto entry = db.catalog().find(schema, s.table.name);
   if (!entry) throw Error(StatusCode::kInternal, "maintained table '" + s.table.name + "' was not created", s.site);
   try {
     if (!sugar) verify_declared(entry->schema, shape, s.site);
     refuse_image_checks(entry->schema, s.site);
-    auto plan = attach_derivation(db, entry, *s.maintained, s.maintained_columns, sugar, s.site);
+    // A reopened view keeps its rows however large its sources grew.
+    auto plan = attach_derivation(db, entry, *s.maintained, s.maintained_columns, sugar, s.site,
+                                  /*size_gate=*/origin == DdlOrigin::kStatement);
     // Reopened from the catalog of the module that holds its rows and every source's, the
     // table is already equal to its body: each commit wrote the sources and the view in
     // one batch. A view whose sources live elsewhere (a memory table) is refilled.
@@ -751,7 +796,8 @@ void set_maintained(DatabaseImpl& db, const ast::AlterTableStmt& s, ExecContext&
   const TagSet prior_tags = entry->schema.tags;
   bool sugar = prior && prior->sugar;
   try {
-    auto plan = attach_derivation(db, entry, *s.maintained, s.maintained_columns, sugar, s.site, !reshaping);
+    auto plan = attach_derivation(db, entry, *s.maintained, s.maintained_columns, sugar, s.site, /*size_gate=*/true,
+                                  !reshaping);
     entry->stale.clear();
     entry->schema.tags.erase(kStaleTag);  // an attach recomputes the rows: live again
     db.bump_schema_version();

@@ -173,6 +173,15 @@ const std::vector<Pragma> kPragmas = {
        db.options().optimizer.timeout_ms = v.as_int();
        return Status::Ok();
      }},
+    {"materialized_view_rebuild_row_threshold", nullptr,
+     [](DatabaseImpl& db) { return Value::Integer(db.options().materialized_view_rebuild_row_threshold); },
+     [](DatabaseImpl& db, const Value& v) {
+       if (v.type() != ValueType::kInteger || v.as_int() < 0)
+         return Status(StatusCode::kError,
+                       "materialized_view_rebuild_row_threshold must be an integer >= 0 (0 = no limit)");
+       db.options().materialized_view_rebuild_row_threshold = v.as_int();
+       return Status::Ok();
+     }},
 };
 
 // Sets the limit `name` from a pragma's `value`, which must be an integer >= 1 (an

@@ -33,6 +33,11 @@ struct EngineOptions {
   // pragma statement_timeout_ms (YAML statement_timeout_ms): a statement running longer
   // fails with INTERRUPT; 0 = no timeout.
   int64_t statement_timeout_ms = 0;
+  // pragma materialized_view_rebuild_row_threshold: a maintained table only the full
+  // rebuild can keep current is refused at CREATE (and attach) when a source its body
+  // reads holds more rows than this, since every write would re-run the whole body
+  // (mv-maintenance.md, "Maintenance strategy"); 0 turns the check off.
+  int64_t materialized_view_rebuild_row_threshold = 10000;
   // The reference's diagnostic switches (usage.md, "Available Options"): accepted and read
   // back, but this engine has no counterpart for them, so they change nothing.
   bool runtime_stats = false;
