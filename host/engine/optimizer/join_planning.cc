@@ -13,11 +13,11 @@
 #include <limits>
 #include <map>
 #include <numeric>
-#include <typeinfo>
 
 #include "optimizer/optimizer.h"
 #include "optimizer/decorrelate.h"
 #include "catalog/catalog.h"
+#include "planner/scalar_rewrite.h"
 
 namespace quereus {
 
@@ -65,64 +65,24 @@ ExprInfo analyze(const ScalarPtr& e) {
   return info;
 }
 
-template <class T>
-std::shared_ptr<ScalarExpr> copy_as(const ScalarExpr& e) {
-  return std::make_shared<T>(static_cast<const T&>(e));
-}
-
-// A copy of `e` whose operand slots the caller then replaces; null for a class not
-// known here (a rewrite through it is refused).
-std::shared_ptr<ScalarExpr> copy_node(const ScalarExpr& e) {
-  const std::type_info& t = typeid(e);
-  if (t == typeid(BinaryScalar)) return copy_as<BinaryScalar>(e);
-  if (t == typeid(UnaryScalar)) return copy_as<UnaryScalar>(e);
-  if (t == typeid(FunctionScalar)) return copy_as<FunctionScalar>(e);
-  if (t == typeid(CastScalar)) return copy_as<CastScalar>(e);
-  if (t == typeid(CaseScalar)) return copy_as<CaseScalar>(e);
-  if (t == typeid(InListScalar)) return copy_as<InListScalar>(e);
-  if (t == typeid(BetweenScalar)) return copy_as<BetweenScalar>(e);
-  if (t == typeid(IsNullScalar)) return copy_as<IsNullScalar>(e);
-  if (t == typeid(SubqueryScalar)) return copy_as<SubqueryScalar>(e);
-  return nullptr;
-}
-
 // `e` for another row layout: a level-0 column at slot s reads map[s] (negative: not in
 // the new row) and a reference to an enclosing query's row moves `shift` levels out.
 // Unchanged subtrees are shared. Null when `e` cannot be rewritten: a column outside the
-// new row, a correlated subquery, or a class copy_node does not know.
+// new row, a correlated subquery, or a class rewrite_columns does not copy.
 ScalarPtr remap(const ScalarPtr& e, const std::vector<int>& map, int shift) {
-  const ScalarExpr& x = *e;
-  if (x.kind == ScalarKind::kColumn) {
-    auto& c = static_cast<const ColumnScalar&>(x);
+  return rewrite_columns(e, [&](const ColumnScalar& c, const ScalarPtr& self) -> ScalarPtr {
     if (c.level == 0) {
       if (c.slot < 0 || c.slot >= static_cast<int>(map.size()) || map[c.slot] < 0) return nullptr;
-      if (map[c.slot] == c.slot) return e;
-      auto n = copy_as<ColumnScalar>(x);
-      static_cast<ColumnScalar&>(*n).slot = map[c.slot];
+      if (map[c.slot] == c.slot) return self;
+      auto n = copy_column(c);
+      n->slot = map[c.slot];
       return n;
     }
-    if (!shift) return e;
-    auto n = copy_as<ColumnScalar>(x);
-    static_cast<ColumnScalar&>(*n).level += shift;
+    if (!shift) return self;
+    auto n = copy_column(c);
+    n->level += shift;
     return n;
-  }
-  if ((x.kind == ScalarKind::kInSubquery || x.kind == ScalarKind::kExists || x.kind == ScalarKind::kSubquery) &&
-      static_cast<const SubqueryScalar&>(x).correlated)
-    return nullptr;
-  std::vector<ScalarPtr> ops;
-  bool changed = false;
-  for (const ScalarPtr* o : x.operands()) {
-    ScalarPtr r = remap(*o, map, shift);
-    if (!r) return nullptr;
-    changed = changed || r != *o;
-    ops.push_back(std::move(r));
-  }
-  if (!changed) return e;
-  std::shared_ptr<ScalarExpr> n = copy_node(x);
-  if (!n) return nullptr;
-  std::vector<const ScalarPtr*> slots = n->operands();
-  for (size_t i = 0; i < slots.size(); ++i) *const_cast<ScalarPtr*>(slots[i]) = ops[i];
-  return n;
+  });
 }
 
 // Slot map of a row of `width` columns moved by `delta` (out-of-range slots are dropped).

@@ -7,13 +7,13 @@
 #include <cctype>
 #include <optional>
 #include <set>
-#include <typeinfo>
 
 #include "common/status.h"
 #include "common/limits.h"
 #include "eval/exec_context.h"
 #include "parser/ast_printer.h"
 #include "planner/planning_context.h"
+#include "planner/scalar_rewrite.h"
 #include "catalog/registry.h"
 #include "planner/type_coercion.h"
 #include "catalog/catalog.h"
@@ -312,51 +312,15 @@ bool same_value(const ScalarPtr& a, const ScalarPtr& b) {
 // (its body's references would need moving too) or a placeholder with no `win` to record
 // it in, so the alias stays out of reach there.
 ScalarPtr lift_levels(const ScalarPtr& e, int shift, WindowBinding* win) {
-  const ScalarExpr& x = *e;
-  auto copy = [&x]() -> std::shared_ptr<ScalarExpr> {
-    switch (x.kind) {
-      case ScalarKind::kColumn: return std::make_shared<ColumnScalar>(static_cast<const ColumnScalar&>(x));
-      case ScalarKind::kUnary: return std::make_shared<UnaryScalar>(static_cast<const UnaryScalar&>(x));
-      case ScalarKind::kFunction: return std::make_shared<FunctionScalar>(static_cast<const FunctionScalar&>(x));
-      case ScalarKind::kCast: return std::make_shared<CastScalar>(static_cast<const CastScalar&>(x));
-      case ScalarKind::kCollate: return std::make_shared<CollateScalar>(static_cast<const CollateScalar&>(x));
-      case ScalarKind::kCase: return std::make_shared<CaseScalar>(static_cast<const CaseScalar&>(x));
-      case ScalarKind::kIn: return std::make_shared<InListScalar>(static_cast<const InListScalar&>(x));
-      case ScalarKind::kBetween: return std::make_shared<BetweenScalar>(static_cast<const BetweenScalar&>(x));
-      case ScalarKind::kIsNull: return std::make_shared<IsNullScalar>(static_cast<const IsNullScalar&>(x));
-      case ScalarKind::kInSubquery: case ScalarKind::kExists: case ScalarKind::kSubquery:
-        return std::make_shared<SubqueryScalar>(static_cast<const SubqueryScalar&>(x));
-      default:
-        if (auto* b = dynamic_cast<const BinaryScalar*>(&x)) return std::make_shared<BinaryScalar>(*b);
-        return nullptr;
-    }
-  };
-  if (x.kind == ScalarKind::kColumn) {
-    auto n = std::static_pointer_cast<ColumnScalar>(copy());
+  return rewrite_columns(e, [&](const ColumnScalar& c, const ScalarPtr&) -> ScalarPtr {
+    auto n = copy_column(c);
     if (n->level == 0 && n->slot >= WindowBinding::kPlaceholderBase) {
       if (!win) return nullptr;
       win->lifted.push_back(n);
     }
     n->level += shift;
     return n;
-  }
-  if ((x.kind == ScalarKind::kInSubquery || x.kind == ScalarKind::kExists || x.kind == ScalarKind::kSubquery) &&
-      static_cast<const SubqueryScalar&>(x).correlated)
-    return nullptr;
-  std::vector<ScalarPtr> ops;
-  bool changed = false;
-  for (const ScalarPtr* o : x.operands()) {
-    ScalarPtr r = lift_levels(*o, shift, win);
-    if (!r) return nullptr;
-    changed = changed || r != *o;
-    ops.push_back(std::move(r));
-  }
-  if (!changed) return e;
-  std::shared_ptr<ScalarExpr> n = copy();
-  if (!n || typeid(*n) != typeid(x)) return nullptr;
-  std::vector<const ScalarPtr*> slots = n->operands();
-  for (size_t i = 0; i < slots.size(); ++i) *const_cast<ScalarPtr*>(slots[i]) = ops[i];
-  return n;
+  });
 }
 
 // The select-list alias `name` at this level, or null. Aliases of different values collide.
