@@ -226,6 +226,7 @@ logging:
     proxies, peers = [], []
     stats = {"writes": 0, "kills": 0, "hub_kills": 0, "partitions": 0, "severs": 0, "ddl": 0}
     added = [0]  # columns added so far (c1, c2, …)
+    violations = None  # a run that does not end clean keeps its directory (peer logs) for a post-mortem
     acked_inserts = {}
     try:
         start_hub()
@@ -325,6 +326,21 @@ logging:
         if not agreed:
             hashes = [hashlib.sha256("\n".join(c or []).encode()).hexdigest()[:12] for c in contents]
             violations.append("did not converge within %ds: %s" % (args.converge_seconds, hashes))
+            # What differs, for the post-mortem: each peer against the most common content,
+            # then the tail of that peer's log (CI keeps only what is printed).
+            common = max(contents, key=lambda c: sum(1 for d in contents if d == c)) if contents else None
+            for k, c in enumerate(contents):
+                if c == common:
+                    continue
+                mine, theirs = set(c or []), set(common or [])
+                print("  peer%d only: %s" % (k, sorted(mine - theirs)[:10]), flush=True)
+                print("  peer%d lacks: %s" % (k, sorted(theirs - mine)[:10]), flush=True)
+                try:
+                    with open(peers[k].log, errors="replace") as f:
+                        for line in f.readlines()[-15:]:
+                            print("  peer%d log: %s" % (k, line.rstrip()), flush=True)
+                except OSError:
+                    pass
         else:
             header = contents[0][0].split(",")
             at = header.index("id")
@@ -344,7 +360,9 @@ logging:
             p.kill()
         kill_hub()
         loop.call_soon_threadsafe(loop.stop)
-        if not args.keep:
+        if args.keep or violations is None or violations:
+            print("run seed=%d: kept %s (peerN.log, hub data, peer databases)" % (seed, root), flush=True)
+        else:
             shutil.rmtree(root, ignore_errors=True)
 
 
