@@ -951,8 +951,10 @@ ScalarPtr Planner::bind_function(const ast::FunctionCall& f, const Scope& scope)
   if (s->type == QRS_LT_TEXT && !s->args.empty() && s->args[0]->type == QRS_LT_TEXT)
     s->set_collation(s->args[0]->collation, s->args[0]->collation_source());
   if (fn->infer_type || fn->picks_from >= 0)
-    for (auto& a : s->args)
-      if (a->collation) { s->set_collation(a->collation, a->collation_source()); break; }
+    for (size_t i = static_cast<size_t>(std::max(fn->picks_from, 0)); i < s->args.size(); ++i) {
+      const ScalarExpr& a = *s->args[i];
+      if (a.collation && a.type != QRS_LT_BOOLEAN) { s->set_collation(a.collation, a.collation_source()); break; }
+    }
   if (fn->compare_call) {
     s->key_casts = comparison_group_casts(s->args);
     CollationBid bid;

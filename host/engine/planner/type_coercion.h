@@ -38,7 +38,12 @@ struct CollationBid {
   CollationSource source = CollationSource::kDefault;
 };
 CollationBid collation_bid(const Collation* collation, CollationSource source);
-inline CollationBid collation_bid(const ScalarExpr& e) { return collation_bid(e.collation, e.collation_source()); }
+// A BOOLEAN (a comparison, IN, BETWEEN, EXISTS) makes no bid: the collation an IN or
+// BETWEEN holds is the one it compares under, not one its result carries.
+inline CollationBid collation_bid(const ScalarExpr& e) {
+  if (e.type == QRS_LT_BOOLEAN) return {};
+  return collation_bid(e.collation, e.collation_source());
+}
 
 // Merges two bids symmetrically: the higher rank wins. Two different collations at the
 // same rank are an error for COLLATE clauses ("conflicting COLLATE clauses …") and for

@@ -224,6 +224,26 @@ class WindowOp : public Operator {
           if (!cur.is_numeric()) return static_cast<int64_t>(is_start ? g.first : g.second);
           bool desc = call.order_by[0].desc;
           double target = cur.to_double() + ((back != desc) ? -static_cast<double>(k) : static_cast<double>(k));
+          if (numeric_run_.valid) {
+            // The partition's numeric keys sit together, sorted: search them.
+            auto at = [&](size_t p) { return keys[part[p]][np].to_double(); };
+            size_t first = numeric_run_.begin, last = numeric_run_.end;
+            auto point = [&](auto&& before) {
+              size_t a = first, b = last;
+              while (a < b) {
+                size_t mid = a + (b - a) / 2;
+                if (before(at(mid))) a = mid + 1;
+                else b = mid;
+              }
+              return a;
+            };
+            if (is_start) {
+              size_t p = desc ? point([&](double v) { return v > target; }) : point([&](double v) { return v < target; });
+              return static_cast<int64_t>(p == last ? m : p);
+            }
+            size_t p = desc ? point([&](double v) { return v >= target; }) : point([&](double v) { return v <= target; });
+            return static_cast<int64_t>(p == first ? 0 : p);
+          }
           size_t p = 0;
           if (is_start) {
             while (p < m) {
@@ -252,6 +272,26 @@ class WindowOp : public Operator {
     *hi = static_cast<size_t>(std::max(a, b));
   }
 
+  // Where a RANGE frame with an offset searches its bounds: the partition's numeric ORDER BY
+  // keys, when they form one contiguous run (the sort puts NULLs and text on either side);
+  // otherwise frame_of walks the partition.
+  struct NumericRun {
+    bool valid = false;
+    size_t begin = 0, end = 0;
+  };
+  void find_numeric_run(const WindowCall& call, const std::vector<size_t>& part,
+                        const std::vector<std::vector<Value>>& keys, size_t np) {
+    numeric_run_ = {};
+    if (!call.has_frame || call.unit != static_cast<int>(Unit::kRange) || call.order_by.size() != 1) return;
+    size_t m = part.size(), b = 0;
+    while (b < m && !keys[part[b]][np].is_numeric()) ++b;
+    size_t e = b;
+    while (e < m && keys[part[e]][np].is_numeric()) ++e;
+    for (size_t p = e; p < m; ++p)
+      if (keys[part[p]][np].is_numeric()) return;
+    numeric_run_ = {true, b, e};
+  }
+
   bool excluded(const WindowCall& call, size_t j, size_t p, const std::vector<size_t>& group_of) const {
     switch (static_cast<Excl>(call.exclude)) {
       case Excl::kCurrentRow: return p == j;
@@ -267,6 +307,7 @@ class WindowOp : public Operator {
     auto& out = results_[ci];
     size_t m = part.size();
     const std::string& f = call.name;
+    find_numeric_run(call, part, keys, np);
     if (f == "row_number") {
       for (size_t j = 0; j < m; ++j) out[part[j]] = Value::Integer(static_cast<int64_t>(j + 1));
       return;
@@ -339,10 +380,22 @@ class WindowOp : public Operator {
     }
     std::unique_ptr<AggregateState> running;
     size_t running_hi = 0;
+    // A row whose frame is the previous row's (a RANGE or GROUPS frame's peers, a ROWS
+    // frame clamped at both ends) takes its answer: nothing excludes by row and the
+    // arguments were evaluated per row already (nth_value's N is evaluated per row, so it
+    // is recomputed). Without this a RANGE frame over n peers cost n² steps.
+    const bool reusable = static_cast<Excl>(call.exclude) == Excl::kNone && f != "nth_value";
+    size_t prev_lo = 0, prev_hi = 0;
     for (size_t j = 0; j < m; ++j) {
       poll_interrupt(outer_.ctx);
       size_t lo, hi;
       frame_of(call, part, j, group_of, groups, keys, np, &lo, &hi);
+      if (reusable && j > 0 && lo == prev_lo && hi == prev_hi) {
+        out[part[j]] = out[part[j - 1]];
+        continue;
+      }
+      prev_lo = lo;
+      prev_hi = hi;
       if (f == "first_value" || f == "last_value" || f == "nth_value") {
         std::vector<size_t> members;
         for (size_t p = lo; p < hi; ++p)
@@ -403,6 +456,7 @@ class WindowOp : public Operator {
   MemoryCharge args_memory_;              // args_
   std::vector<size_t> order_;
   size_t pos_ = 0;
+  NumericRun numeric_run_;  // of the partition compute_partition is working on
 };
 
 }  // namespace
