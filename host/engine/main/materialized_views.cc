@@ -25,6 +25,7 @@
 #include "catalog/function.h"
 #include "types/logical_type.h"
 #include "write/dml_writer.h"
+#include "runtime/table_reads.h"
 #include "write/indexes.h"
 
 namespace quereus {
@@ -115,14 +116,17 @@ void check_deterministic(const RelNode& root, const std::vector<std::string>& na
 // (renamed by `renames` when given), their types, and the primary key — the body's ORDER
 // BY columns first (a scan of the table then follows the body's order), then a unique key
 // of the body (materialized-views.md, "Primary key inference").
-// `refreshing`: the view exists (REFRESH): the errors say what became of its body.
-// `authoring`: the statement authors the body (not a reopen from the catalog; a REFRESH
-// does not either), so a non-deterministic one is refused unless pragma
-// nondeterministic_schema is on (determinism.md "Validation Timing"; mv-maintenance.md
-// "Maintenance strategy").
+// Why a body's shape is derived. kAuthor: a statement authors the body, so a
+// non-deterministic one is refused unless pragma nondeterministic_schema is on
+// (determinism.md "Validation Timing"; mv-maintenance.md "Maintenance strategy").
+// kReopen: the catalog's body, judged when it was authored. kRefresh: the view exists
+// (REFRESH): the errors say what became of its body.
+enum class ShapeFor { kAuthor, kReopen, kRefresh };
+
 DerivedShape derive_shape(DatabaseImpl& db, const ast::Select& body, const std::string& schema, const std::string& name,
-                          const std::vector<std::string>& renames, const SourceSite& site, bool refreshing = false,
-                          bool authoring = true) {
+                          const std::vector<std::string>& renames, const SourceSite& site,
+                          ShapeFor why = ShapeFor::kAuthor) {
+  const bool refreshing = why == ShapeFor::kRefresh;
   Planner planner(db);
   QueryPlan qp;
   try {
@@ -159,7 +163,7 @@ DerivedShape derive_shape(DatabaseImpl& db, const ast::Select& body, const std::
       if (iequals(out.names[i], out.names[j]))
         throw Error(StatusCode::kError,
                     "materialized view '" + name + "' has two columns named '" + out.names[i] + "'", site);
-  if (authoring && !refreshing && !db.options().nondeterministic_schema)
+  if (why == ShapeFor::kAuthor && !db.options().nondeterministic_schema)
     check_deterministic(*qp.root, out.names, name, site);
   // The body's keys: those its plan carries, and those its functional dependencies prove
   // (a join that meets at most one row of the other side keeps its side's key).
@@ -350,21 +354,6 @@ void refuse_image_checks(const TableSchema& ts, const SourceSite& site) {
   }
 }
 
-// The rows `t` holds as the current transaction sees it, counted up to `limit` + 1.
-int64_t count_rows_past(TableEntry& t, int64_t limit) {
-  PlanResult plan = t.table->best_access_plan(PlanRequest{});
-  ScanArgs args;
-  args.plan_id = plan.plan_id;
-  args.provides_ordering = plan.provides_ordering;
-  auto cursor = t.table->open_cursor(args);
-  std::vector<Row> batch;
-  int64_t n = 0;
-  while (n <= limit)
-    if (size_t k = cursor->next_batch(batch)) n += static_cast<int64_t>(k);
-    else break;
-  return n;
-}
-
 // A body only the full rebuild keeps current re-runs whole at every writing statement:
 // over a large source that is pathological, so it is refused and steered to a plain
 // view (mv-maintenance.md, "Maintenance strategy"). The largest source decides.
@@ -373,7 +362,7 @@ void refuse_large_rebuild(DatabaseImpl& db, const MaintenancePlan& plan, const s
   const int64_t limit = db.options().materialized_view_rebuild_row_threshold;
   if (plan.strategy != MaintenanceStrategy::kFullRebuild || limit <= 0) return;
   for (TableEntry* src : plan.sources) {
-    if (!src->table || count_rows_past(*src, limit) <= limit) continue;
+    if (!src->table || count_rows(*src, limit) <= limit) continue;
     throw Error(StatusCode::kError,
                 "materialized view '" + name + "' cannot be materialized: only a full rebuild can maintain its body, "
                     "and its source '" + src->qualified_name() + "' holds more than " + std::to_string(limit) +
@@ -449,7 +438,7 @@ void create_maintained_table(DatabaseImpl& db, const ast::CreateTableStmt& s, Ex
     throw Error(StatusCode::kUnsupported,
                 "module '" + module_name + "' cannot host a maintained table: it is not a backing host (SDK 1.5)", s.site);
   DerivedShape shape = derive_shape(db, *s.maintained, schema, s.table.name, s.maintained_columns, s.site,
-                                    /*refreshing=*/false, /*authoring=*/origin == DdlOrigin::kStatement);
+                                    origin == DdlOrigin::kStatement ? ShapeFor::kAuthor : ShapeFor::kReopen);
   create_table(db, s, ctx, origin);
   auto entry = db.catalog().find(schema, s.table.name);
   if (!entry) throw Error(StatusCode::kInternal, "maintained table '" + s.table.name + "' was not created", s.site);
@@ -715,7 +704,7 @@ void refresh_materialized_view(DatabaseImpl& db, const ast::RefreshMaterializedV
     throw Error(StatusCode::kError, "no such materialized view: " + s.view.name, s.site);
   const Derivation& d = *entry->schema.derivation;
   DerivedShape shape =
-      derive_shape(db, *d.body, entry->schema.schema_name, entry->schema.name, d.columns, s.site, /*refreshing=*/true);
+      derive_shape(db, *d.body, entry->schema.schema_name, entry->schema.name, d.columns, s.site, ShapeFor::kRefresh);
   // A stale view (quereus.mv.stale) is live again once its rows are its body's: the tag
   // goes in the same batch as the rows (restored if the refresh fails).
   const TagSet tags = entry->schema.tags;

@@ -33,6 +33,7 @@
 #include "ddl/schema_expressions.h"
 #include "rewrite/view_writes.h"
 #include "write/dml_writer.h"
+#include "runtime/table_reads.h"
 #include "write/foreign_keys.h"
 #include "parser/ast_visit.h"
 
@@ -1022,18 +1023,6 @@ class AnalyzeExec : public BufferedExec {
   }
 
  private:
-  static int64_t count_rows(TableEntry& t) {
-    PlanResult plan = t.table->best_access_plan(PlanRequest{});
-    ScanArgs args;
-    args.plan_id = plan.plan_id;
-    args.provides_ordering = plan.provides_ordering;
-    auto cursor = t.table->open_cursor(args);
-    std::vector<Row> batch;
-    int64_t n = 0;
-    while (size_t k = cursor->next_batch(batch)) n += static_cast<int64_t>(k);
-    return n;
-  }
-
   DatabaseImpl& db_;
   std::vector<std::shared_ptr<TableEntry>> targets_;
 };

@@ -65,6 +65,20 @@ std::vector<Row> scan_rows(TableEntry& table, bool committed) {
   return out;
 }
 
+int64_t count_rows(TableEntry& table, int64_t limit) {
+  PlanResult plan = table.table->best_access_plan(PlanRequest{});
+  ScanArgs args;
+  args.plan_id = plan.plan_id;
+  args.provides_ordering = plan.provides_ordering;
+  auto cursor = table.table->open_cursor(args);
+  std::vector<Row> batch;
+  int64_t n = 0;
+  while (n <= limit)
+    if (size_t k = cursor->next_batch(batch)) n += static_cast<int64_t>(k);
+    else break;
+  return n;
+}
+
 std::optional<Row> fetch_by_key(TableEntry& table, const Row& pk) {
   if (!pk.empty() && pk.size() == table.schema.primary_key.size()) {
     Row out;

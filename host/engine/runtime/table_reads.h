@@ -4,6 +4,7 @@
 // write/indexes.h.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -30,6 +31,10 @@ std::vector<Row> probe_rows(TableEntry& table, const std::vector<int>& columns, 
 // Every row of `table` as this connection sees it (its open transaction included), or
 // its last committed rows when `committed` (modules declaring committed_reads).
 std::vector<Row> scan_rows(TableEntry& table, bool committed = false);
+
+// How many rows `table` holds as this connection sees it, counted up to `limit` + 1 (a
+// caller asking "more than limit?" stops reading there).
+int64_t count_rows(TableEntry& table, int64_t limit = INT64_MAX - 1);
 
 // The stored row of `table` with primary key `pk`, or nullopt.
 std::optional<Row> fetch_by_key(TableEntry& table, const Row& pk);
