@@ -61,6 +61,25 @@ TEST_F(DatabaseTest, ConstraintErrorsLeaveNothingBehind) {
   EXPECT_TRUE(query("select * from u").empty());
 }
 
+// The codes errors.md and schema.md give (the logic format checks only message text):
+// a relation that does not resolve is NOTFOUND at every site errors.md names, and so are
+// a missing table at DROP TABLE (schema.md "Error Handling") and a missing assertion.
+TEST_F(DatabaseTest, StatusCodesFollowErrorsMd) {
+  exec("create table u (id integer primary key, name text, n integer check (n > 0))");
+  exec("insert into u values (1, 'a', 1)");
+  fails("select * from nope", StatusCode::kNotFound, "Table 'nope' not found");
+  fails("create index ix on nope (a)", StatusCode::kNotFound, "no such table: nope");
+  fails("alter table nope set maintained as select id from u", StatusCode::kNotFound, "no such table: nope");
+  fails("drop table nope", StatusCode::kNotFound, "Table 'nope' not found");
+  fails("drop assertion nope", StatusCode::kNotFound, "Assertion nope not found");
+  fails("insert into u values (1, 'b', 1)", StatusCode::kConstraint, "UNIQUE constraint failed: u.id");
+  fails("insert into u values (2, null, 1)", StatusCode::kConstraint, "NOT NULL constraint failed");
+  fails("insert into u values (2, 'b', 0)", StatusCode::kConstraint, "CHECK constraint failed");
+  fails("select integer('abc')", StatusCode::kMismatch, "Cannot convert");
+  fails("insert into u values ('abc', 'b', 1)", StatusCode::kMismatch, "Type conversion failed");
+  fails("select 1 from u a, u b", StatusCode::kUnsupported, "not supported");
+}
+
 TEST_F(DatabaseTest, ExplicitTransactionRollback) {
   ASSERT_TRUE(db_->exec("create table r (id integer primary key)").ok());
   ASSERT_TRUE(db_->exec("begin; insert into r values (1)").ok());

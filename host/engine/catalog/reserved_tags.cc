@@ -95,7 +95,7 @@ void validate_reserved_tag(std::string_view key, const TagValue* value, TagSite 
   if (!r)
     throw Error(StatusCode::kError,
                 "Unknown reserved tag '" + name + "' on " + site_noun(site) +
-                    " (keys under 'quereus.' are reserved for the engine)",
+                    " (unknown-reserved-tag: keys under 'quereus.' are reserved for the engine)",
                 where);
   if (!(r->sites & bit(site)))
     throw Error(StatusCode::kError,

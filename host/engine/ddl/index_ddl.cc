@@ -150,7 +150,7 @@ void create_index(DdlContext& db, const ast::CreateIndexStmt& s, const TagSet& t
   std::string schema_given = !s.index.schema.empty() ? s.index.schema : s.table.schema;
   ResolvedRelation rel = db.find_relation(schema_given, s.table.name);
   if (!rel.table && !rel.view)
-    throw Error(StatusCode::kError,
+    throw Error(StatusCode::kNotFound,  // errors.md: RelationNotFoundError
                 "no such table: " + s.table.name + " (" + db.relation_not_found(schema_given, s.table.name) + ")", s.site);
   if (rel.view)
     throw Error(StatusCode::kError, "Cannot create index on view '" + rel.view->qualified_name() + "'", s.site);

@@ -321,7 +321,7 @@ void drop_table(DdlContext& db, const ast::DropStmt& s) {
                     "Table '" + s.name.name + "' not found in schema '" + schema + "': '" + s.name.name +
                         "' is a view: use DROP VIEW",
                     s.site);
-    throw Error(StatusCode::kError, "Table '" + s.name.name + "' not found in schema '" + schema + "'");
+    throw Error(StatusCode::kNotFound, "Table '" + s.name.name + "' not found in schema '" + schema + "'");
   }
   db.assertions().guard_drop(s.object == ast::ObjectKind::kMaterializedView ? "materialized view" : "table",
                              entry->schema.schema_name,

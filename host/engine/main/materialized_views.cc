@@ -532,8 +532,8 @@ std::vector<size_t> reshape_renames(const TableSchema& ts, const DerivedShape& s
     throw Error(StatusCode::kError,
                 std::string(sugar ? "materialized view '" : "maintained table '") + name +
                     "': its body's output shape changed incompatibly (" + why +
-                    "); the table is unchanged: drop and recreate it, or detach it (ALTER TABLE … DROP MAINTAINED), "
-                    "alter it and attach again",
+                    "); the table is unchanged: alter the table to the new shape and re-attach, or drop and recreate "
+                    "(detach with ALTER TABLE … DROP MAINTAINED, alter it, attach again with SET MAINTAINED AS)",
                 site);
   };
   // Columns correspond by position: the kept ones may be renamed in place (a positional

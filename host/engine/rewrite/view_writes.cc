@@ -39,8 +39,8 @@ namespace view_write {
 // The refusal of an insert through a view that leaves a NOT NULL base column without a
 // value or default: the reference's constraint text, then why.
 std::string not_null_unsupplied(const std::string& table, const std::string& column) {
-  return "NOT NULL constraint failed: " + table + "." + column + " (no default for NOT NULL column '" + table + "." +
-         column + "'; the view does not supply it)";
+  return "NOT NULL constraint failed: " + table + "." + column + " (no-default — no default for NOT NULL column '" + table +
+         "." + column + "'; the view does not supply it)";
 }
 
 // ------------------------------------------------------------------ substitution
@@ -270,7 +270,7 @@ const std::string& base_of(const ViewShape& v, const Substituter& sub, const std
   const ViewColumn& c = sub.column(name);
   if (c.base.empty())
     v.refuse("column '" + c.name + "' is computed (" + expr_to_string(*c.term) +
-             ") and read-only: it has no inverse");
+             ") and read-only: it has no inverse (no-inverse)");
   return c.base;
 }
 
@@ -318,7 +318,8 @@ std::vector<std::pair<const ViewColumn*, ExprPtr>> assigned_values(ast::UpdateSt
     if (a.columns.size() != 1) v.refuse("row-value assignments through a view are not supported yet");
     const ViewColumn& c = sub.column(a.columns[0]);
     if (!c.writable())
-      v.refuse("column '" + c.name + "' is computed (" + expr_to_string(*c.term) + ") and read-only: it has no inverse");
+      v.refuse("column '" + c.name + "' is computed (" + expr_to_string(*c.term) +
+               ") and read-only: it has no inverse (no-inverse)");
     sub(a.value);
     out.emplace_back(&c, std::move(a.value));
   }
@@ -621,7 +622,7 @@ void lower_insert(ast::InsertStmt& s, const ViewShape& v) {
   if (authored) {
     if (!plain_values)
       v.refuse("an INSERT through a column with an authored inverse (WITH INVERSE) needs a VALUES source: its puts "
-               "are evaluated per row");
+               "are evaluated per row (unsupported-source)");
     authored_rows(s, v, sub, written, base_cols);
   } else {
     for (auto& c : view_cols) base_cols.push_back(base_of(v, sub, c));
@@ -1179,7 +1180,7 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
         if (read < 0 || !v.lineage.owner_determines(side, static_cast<int>(p), read))
           v.refuse("the SET value of '" + name + "' reads side '" + v.sides[p].qualifier +
                    "', but the assigned side joins more than one '" + v.sides[p].qualifier +
-                   "' row (no unique key of it is pinned by the join)");
+                   "' row (no unique key of it is pinned by the join; cross-source-ambiguous-cardinality)");
         std::string col = "s" + std::to_string(reads.size());
         reads.push_back(ast::result_column(clone(*x), col));
         x = ast::scalar_subquery(from_capture(captured(col), key_match(v, side, v.sides[side].qualifier)));
@@ -1524,7 +1525,7 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
     v.refuse("the join key is exposed by two view columns ('" + twice[0] + "' and '" + twice[1] +
              "'): an INSERT could not honour two values for one key (unsupported-join)");
   if (!s.returning.empty())
-    v.refuse("RETURNING through a multi-source (join) view insert is not supported yet");
+    v.refuse("RETURNING through a multi-source (join) view insert is not supported yet (returning-through-view)");
   if (!s.upserts.empty()) v.refuse("ON CONFLICT through a multi-source (join) view insert is not supported yet");
   std::vector<std::string> view_cols = s.columns;
   if (view_cols.empty() && !s.default_values)
@@ -1541,7 +1542,8 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
       v.refuse("column '" + c.name + "' has an authored inverse (WITH INVERSE); evaluating authored puts through a "
                "join view's insert envelope is deferred");
     if (c.base.empty())
-      v.refuse("column '" + c.name + "' is computed (" + expr_to_string(*c.term) + ") and read-only: it has no inverse");
+      v.refuse("column '" + c.name + "' is computed (" + expr_to_string(*c.term) +
+               ") and read-only: it has no inverse (no-inverse)");
     if (!c.inverse.empty()) refuse_inverse_insert(v, c);
     auto key = std::make_pair(c.side, v.sides[c.side].find(c.base));
     supplied_sides.insert(c.side);

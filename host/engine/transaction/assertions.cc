@@ -280,7 +280,7 @@ void Assertions::drop(TransactionContext& db, const ast::DropStmt& s) {
     if ((a = find(schema, s.name.name))) break;
   if (!a) {
     if (s.if_exists) return;
-    throw Error(StatusCode::kError, "Assertion " + s.name.name + " not found");
+    throw Error(StatusCode::kNotFound, "Assertion " + s.name.name + " not found");
   }
   list_.erase(std::remove(list_.begin(), list_.end(), a), list_.end());
   db.bump_schema_version();

@@ -554,7 +554,6 @@ void plan_declared_item(DdlContext& db, SchemaPlan& plan, const ast::Statement& 
   if (p.stmt->kind == ast::StmtKind::kCreateIndex) {
     auto& ix = static_cast<ast::CreateIndexStmt&>(*p.stmt);
     if (ix.table.schema.empty()) ix.table.schema = schema;
-    ix.if_not_exists = true;  // a re-apply leaves an existing index alone
   }
   if (p.stmt->kind == ast::StmtKind::kCreateTable) {
     auto& ct = static_cast<ast::CreateTableStmt&>(*p.stmt);
@@ -717,7 +716,7 @@ SchemaPlan plan_schema(DdlContext& db, const std::string& name, const std::strin
 std::string ddl_text(const SchemaPlan& plan, ast::Statement& stmt) {
   ItemName n = item_name(stmt);
   auto* ix = stmt.kind == ast::StmtKind::kCreateIndex ? &static_cast<ast::CreateIndexStmt&>(stmt) : nullptr;
-  // The apply's IF NOT EXISTS is its own re-apply guard, not part of the shown DDL.
+  // IF NOT EXISTS is not part of the shown DDL.
   const bool saved_ine = ix && std::exchange(ix->if_not_exists, false);
   const bool unqualify = n.kind && plan.schema == "main";
   std::string saved, saved_table;
