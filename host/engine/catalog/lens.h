@@ -67,6 +67,10 @@ struct LensCheck {
   // target is the key or absent) is refused when planned (rewrite/view_writes.cc).
   bool commit_time_key = false;
   std::vector<std::string> key_columns;  // the key's logical columns (empty: `primary key ()`)
+  // A logical foreign key's check (child side: the parent exists; parent side: no child
+  // is left referencing): planned only while pragma foreign_keys is on, as a physical
+  // key is enforced (lens.md "Foreign key").
+  bool foreign_key = false;
 };
 
 // A propagating parent-side action of a logical foreign key (ON DELETE / ON UPDATE

@@ -61,6 +61,7 @@ class DatabaseImpl : public Database, public DdlContext {
   EngineOptions& options() override { return options_; }
   const std::vector<std::string>& schema_path() const override { return options_.schema_path; }
   const Limits& limits() const override { return options_.limits; }
+  bool foreign_keys_on() const override { return options_.foreign_keys; }
   const DatabaseOptions& db_options() const { return db_options_; }
   const std::vector<std::pair<std::string, Value>>* configured_module_options(const std::string& module) const override {
     auto it = db_options_.module_options.find(module);

@@ -1751,6 +1751,7 @@ class LensTableCompiler {
         lc.table = relation_key(source);
         lc.name = site;
         lc.text = "rows of " + cs.name + " still reference " + ts.name;
+        lc.foreign_key = true;
         lc.expr = std::shared_ptr<const ast::Expr>(
             ast::disjoin(ast::logical_not(ast::exists(std::move(children))), ast::exists(std::move(kept))).release());
         lc.on_insert = false;
@@ -1848,6 +1849,7 @@ class LensTableCompiler {
       lc.table = relation_key(source);
       lc.name = site;
       lc.text = "foreign key references " + fk.referenced_table;
+      lc.foreign_key = true;
       lc.expr = std::shared_ptr<const ast::Expr>(ast::disjoin(std::move(nulls), ast::exists(std::move(q))).release());
       slot->checks.push_back(std::move(lc));
     }

@@ -107,7 +107,10 @@ const std::vector<Pragma> kPragmas = {
      }},
     {"foreign_keys", "fk_enforcement", [](DatabaseImpl& db) { return Value::Boolean(db.options().foreign_keys); },
      [](DatabaseImpl& db, const Value& v) {
-       db.options().foreign_keys = truthy_text(v);
+       const bool on = truthy_text(v);
+       // Writes through lenses plan their logical foreign keys by it (rewrite/view_writes.cc).
+       if (on != db.options().foreign_keys) db.bump_schema_version();
+       db.options().foreign_keys = on;
        return Status::Ok();
      }},
     {"default_collation", nullptr, [](DatabaseImpl& db) { return Value::Text(db.options().default_collation); },

@@ -43,6 +43,9 @@ class PlanningContext {
   virtual const std::vector<std::string>& schema_path() const = 0;
   // The database's limits (max_view_depth bounds view and CTE nesting).
   virtual const Limits& limits() const = 0;
+  // pragma foreign_keys: a write through a lens plans its logical foreign keys (the
+  // checks and the propagating actions) only while it is on; changing it re-plans.
+  virtual bool foreign_keys_on() const = 0;
 
   // A table or view by name: in `schema` when given, otherwise along `path` (the session
   // schema_path when null). find_relation returns an empty relation when the name

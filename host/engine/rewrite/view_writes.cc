@@ -2004,8 +2004,9 @@ namespace {
 
 // A write through a logical table carries the lens's logical constraints down: each
 // lowered statement on a basis relation gets the checks that relation's writes evaluate
-// (catalog/lens.h LensCheck; docs/lenses.md "Constraint attachment").
-void attach_lens_checks(const LensSlot& slot, LoweredWrite& out) {
+// (catalog/lens.h LensCheck; docs/lenses.md "Constraint attachment"). A logical foreign
+// key's checks only while pragma foreign_keys is on (`fks_on`).
+void attach_lens_checks(const LensSlot& slot, LoweredWrite& out, bool fks_on) {
   for (ast::StatementPtr& st : out.statements) {
     ast::DmlClauses* clauses = nullptr;
     const ast::QualifiedName* target = nullptr;
@@ -2033,7 +2034,7 @@ void attach_lens_checks(const LensSlot& slot, LoweredWrite& out) {
     const std::string name = to_lower(target->name);
     const std::string schema = target->schema.empty() ? slot.basis_schema : to_lower(target->schema);
     for (const LensCheck& ck : slot.checks) {
-      if (ck.table != schema + "." + name) continue;
+      if (ck.table != schema + "." + name || (ck.foreign_key && !fks_on)) continue;
       clauses->attached_checks.push_back({ck.name, ck.text, ck.expr, ck.on_insert, ck.on_update, ck.on_delete});
     }
   }
@@ -2948,7 +2949,9 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
   }
   // A logical parent's propagating foreign-key actions: the child writes go first.
   LensPrologue prologue;
-  if (rel.view->lens && !rel.view->lens->cascades.empty()) prologue = lens_prologue(*rel.view->lens, stmt);
+  // (Every such action comes from a logical foreign key: none while pragma foreign_keys is off.)
+  if (rel.view->lens && !rel.view->lens->cascades.empty() && db.foreign_keys_on())
+    prologue = lens_prologue(*rel.view->lens, stmt);
   ast::StatementPtr& widened = prologue.replaced;
   std::vector<ast::StatementPtr>& cascades = prologue.statements;
   ViewShape v = analyze(db, *rel.view);
@@ -3028,7 +3031,7 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
       for (ast::StatementPtr& s : out.statements)
         if (s->kind == ast::StmtKind::kUpdate) static_cast<ast::UpdateStmt&>(*s).or_action = ast::ConflictClause::kAbort;
   }
-  if (rel.view->lens) attach_lens_checks(*rel.view->lens, out);
+  if (rel.view->lens) attach_lens_checks(*rel.view->lens, out, db.foreign_keys_on());
   out.pre_checks = std::move(prologue.checks);
   out.pre_captures = std::move(prologue.captures);
   if (eav.capture.select) {
