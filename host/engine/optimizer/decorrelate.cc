@@ -258,9 +258,9 @@ class Decorrelator {
     FrameRefs refs;
     collect(*sq.plan, 0, refs);
     if (refs.unknown) return false;
-    // A subquery that reads an outer row runs once per row; one with a non-deterministic
-    // function must keep doing so (an uncorrelated one already runs once per execution).
-    if (refs.nondeterministic && refs.frames.upper_bound(0) != refs.frames.end()) return false;
+    // A subquery with a non-deterministic function runs once per evaluation (an
+    // uncorrelated one counts as correlated, planner.cc bind_subquery) and must keep doing so.
+    if (refs.nondeterministic) return false;
     spec->conjunct = conjunct;
     // An uncorrelated EXISTS stays a predicate: the filter evaluates it once per open, as
     // a gate (runtime FilterOp), where a semi join would re-run it per row.
