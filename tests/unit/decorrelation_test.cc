@@ -134,11 +134,26 @@ TEST_F(DecorrelationTest, UnsafeShapesStayAsTheyAre) {
            "select id from o where k = 1 or exists (select 1 from x where x.g = o.g)",
            // A correlated subquery with a non-deterministic function runs once per row.
            "select id from o where exists (select 1 from x where x.g = o.g and random() > 0)",
+           // So does an uncorrelated one whose rows may differ run to run (random(), a
+           // date / time call given 'now'): its rows are not kept across rows.
+           "select id from o where k in (select abs(random()) % 5 from x)",
+           "select id from o where s in (select datetime('now') from x)",
        }) {
     std::string plan = explain(sql);
     EXPECT_FALSE(has(plan, "SEMI JOIN")) << sql << "\n" << plan;
     EXPECT_FALSE(has(plan, "ANTI JOIN")) << sql << "\n" << plan;
   }
+}
+
+// A date / time call over arguments that cannot be 'now' (an integer column, a literal
+// modifier) leaves an uncorrelated subquery constant: still one semi join. A text
+// expression might be 'now', so that subquery runs per row (the schema gate's rule).
+TEST_F(DecorrelationTest, ClockFunctionWithoutNowStaysASemiJoin) {
+  set_pass(true);
+  std::string plan = explain("select id from o where s in (select date(c, 'unixepoch') from x)");
+  EXPECT_TRUE(has(plan, "SEMI JOIN")) << plan;
+  plan = explain("select id from o where s in (select date('2024-01-01', '+' || c || ' days') from x)");
+  EXPECT_FALSE(has(plan, "SEMI JOIN")) << plan;
 }
 
 TEST_F(DecorrelationTest, QueryPlanNamesTheJoin) {

@@ -22,6 +22,8 @@
 #include "optimizer/optimizer.h"
 #include "planner/type_coercion.h"
 #include "catalog/catalog.h"
+#include "common/strings.h"
+#include "types/logical_type.h"
 
 namespace quereus {
 
@@ -42,12 +44,46 @@ struct FrameRefs {
   bool nondeterministic = false;  // calls a function that is not deterministic
   // For plan_reads (the subquery_cache pass); decorrelation does not read them.
   bool per_row = false;            // a per-row function or a non-deterministic table function
+  bool volatile_call = false;      // a non-deterministic call that may differ call to call
   bool working_table = false;      // a recursive CTE's working table: new rows each iteration
   bool correlated_subquery = false;  // a subquery re-run for each row it is evaluated on
   bool reads(int frame) const { return frames.count(frame) > 0; }
 };
 
 void collect(const RelNode& n, int shift, FrameRefs& out);
+
+// Whether a call of a kClockArgs function (date, datetime, strftime, …) may read the clock
+// or the time zone: an argument that is 'now' / 'localtime' or may evaluate to it (anything
+// but a literal, a column of a type that holds no text, or such a call under a sign, cast
+// or COLLATE). The schema gate's rule (ddl/schema_expressions.cc clock_reason), on the plan.
+bool may_read_clock(const FunctionScalar& f) {
+  std::function<bool(const ScalarExpr&)> arg = [&](const ScalarExpr& a) -> bool {
+    switch (a.kind) {
+      case ScalarKind::kLiteral: {
+        const Value& v = static_cast<const LiteralScalar&>(a).value;
+        if (v.type() != ValueType::kText) return false;
+        std::string t = to_lower(v.str());
+        t.erase(0, t.find_first_not_of(" \t\n\r"));
+        t.erase(t.find_last_not_of(" \t\n\r") + 1);
+        return t == "now" || t == "localtime";
+      }
+      case ScalarKind::kColumn:
+        return !(is_numeric_type(a.type) || a.type == QRS_LT_BOOLEAN || a.type == QRS_LT_DATE ||
+                 a.type == QRS_LT_TIME || a.type == QRS_LT_DATETIME);
+      case ScalarKind::kUnary: return arg(*static_cast<const UnaryScalar&>(a).operand);
+      case ScalarKind::kCast: return arg(*static_cast<const CastScalar&>(a).operand);
+      case ScalarKind::kCollate: return arg(*static_cast<const CollateScalar&>(a).operand);
+      case ScalarKind::kFunction: {
+        const auto& g = static_cast<const FunctionScalar&>(a);
+        return !(g.fn && (g.fn->flags & kClockArgs)) || may_read_clock(g);
+      }
+      default: return true;
+    }
+  };
+  for (const ScalarPtr& a : f.args)
+    if (a && arg(*a)) return true;
+  return false;
+}
 
 // `shift` is how many frames deeper `e` is evaluated than the starting frame.
 void collect(const ScalarPtr& e, int shift, FrameRefs& out) {
@@ -67,8 +103,12 @@ void collect(const ScalarPtr& e, int shift, FrameRefs& out) {
     if (s.correlated) out.correlated_subquery = true;
   }
   if (e->kind == ScalarKind::kFunction) {
-    const uint32_t flags = static_cast<const FunctionScalar&>(*e).fn->flags;
-    if (!(flags & kDeterministic)) out.nondeterministic = true;
+    const auto& f = static_cast<const FunctionScalar&>(*e);
+    const uint32_t flags = f.fn->flags;
+    if (!(flags & kDeterministic)) {
+      out.nondeterministic = true;
+      if (!(flags & kClockArgs) || may_read_clock(f)) out.volatile_call = true;
+    }
     if (flags & kPerRow) out.per_row = true;
   }
   for (const ScalarPtr* o : e->operands()) collect(*o, shift, out);
@@ -134,6 +174,7 @@ PlanReads plan_reads(const RelNode& n) {
   out.outer = !r.frames.empty() && *r.frames.rbegin() >= 1;
   out.unknown = r.unknown;
   out.nondeterministic = r.nondeterministic || r.per_row;
+  out.volatile_rows = r.volatile_call || r.per_row;
   out.working_table = r.working_table;
   out.correlated_subquery = r.correlated_subquery;
   return out;
@@ -258,9 +299,11 @@ class Decorrelator {
     FrameRefs refs;
     collect(*sq.plan, 0, refs);
     if (refs.unknown) return false;
-    // A subquery with a non-deterministic function runs once per evaluation (an
-    // uncorrelated one counts as correlated, planner.cc bind_subquery) and must keep doing so.
-    if (refs.nondeterministic) return false;
+    // A subquery that reads an outer row runs once per row; one with a non-deterministic
+    // function must keep doing so, and so must an uncorrelated one whose rows may differ
+    // evaluation to evaluation (it counts as correlated: planner.cc bind_subquery).
+    if ((refs.nondeterministic && refs.frames.upper_bound(0) != refs.frames.end()) || refs.volatile_call || refs.per_row)
+      return false;
     spec->conjunct = conjunct;
     // An uncorrelated EXISTS stays a predicate: the filter evaluates it once per open, as
     // a gate (runtime FilterOp), where a semi join would re-run it per row.

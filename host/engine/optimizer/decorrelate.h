@@ -31,6 +31,10 @@ struct PlanReads {
   bool outer = false;              // a row of the frames it is opened under: correlated
   bool unknown = false;            // a node the walk does not know (a DML relation, …)
   bool nondeterministic = false;   // a non-deterministic or per-row function, or table function
+  // Rows that may differ from one run to the next: a call that may (random(), a clock
+  // function given 'now'; not `date(d)` over a DATE column), a per-row function or a
+  // non-deterministic table function.
+  bool volatile_rows = false;
   bool working_table = false;      // a recursive CTE's working table (other rows each iteration)
   bool correlated_subquery = false;  // a subquery re-run for each row it is evaluated on
 };

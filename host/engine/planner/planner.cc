@@ -838,13 +838,14 @@ ScalarPtr Planner::bind_subquery(const ast::Select& sel, const Scope& scope, Sca
   // scope here made `x in (select … where not exists (… reads the IN's own FROM …))` a
   // correlated IN, run again for every outer row: difftest seed 554162338.)
   s->correlated = inner_outer.correlated;
-  // One that calls a non-deterministic function and writes nothing runs for each
-  // evaluation too: its rows are not kept across rows (optimizer-const.md 7; OPT-002, the
-  // reference's subquery cache refuses an inner that is not functional). A write (`unknown`
-  // to the walk) keeps its run-once replay (sql-select.md "Run-once + full-drain").
+  // One whose rows may differ run to run (random(), a clock read) and that writes nothing
+  // runs for each evaluation too: its rows are not kept across rows (optimizer-const.md 7;
+  // OPT-002, the reference's subquery cache refuses an inner that is not functional). A
+  // write (`unknown` to the walk) keeps its run-once replay (sql-select.md "Run-once +
+  // full-drain").
   if (!s->correlated && !sel.dml) {
     PlanReads reads = plan_reads(*s->plan);
-    if (reads.nondeterministic && !reads.unknown) s->correlated = true;
+    if (reads.volatile_rows && !reads.unknown) s->correlated = true;
   }
   s->negated = negated;
   s->operand = operand;
