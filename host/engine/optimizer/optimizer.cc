@@ -55,6 +55,21 @@ const ColumnScalar* as_local_column(const ScalarExpr& e) {
   return c.level == 0 ? &c : nullptr;
 }
 
+// A local column, or a local column under a no-op CAST — one whose target is the column's
+// own logical type (`cast(k as nvarchar)` over a TEXT key), which changes no value and may
+// seek. A converting cast is never seen through: `cast(k as integer) = 1` over a TEXT key
+// would seek the integer 1 among stored text (optimizer-rule-families.md "Constraint
+// Extraction", the wrapper rule). JSON is left out: its cast reads text as JSON source.
+const ColumnScalar* as_seek_column(const ScalarExpr& e, const TableScanNode& scan) {
+  if (e.kind == ScalarKind::kCast) {
+    auto& c = static_cast<const CastScalar&>(e);
+    const ColumnScalar* col = as_local_column(*c.operand);
+    if (!col || c.comparison || c.target == QRS_LT_ANY || c.target == QRS_LT_JSON) return nullptr;
+    return c.target == scan.columns[col->slot].type ? col : nullptr;
+  }
+  return as_local_column(e);
+}
+
 qrs_filter_op flip(qrs_filter_op op) {
   switch (op) {
     case QRS_OP_GT: return QRS_OP_LT;
@@ -79,10 +94,10 @@ bool as_pushable(const ScalarPtr& e, const TableScanNode& scan, PushedFilter* ou
       case ast::BinaryOp::kGe: op = QRS_OP_GE; break;
       default: return false;
     }
-    const ColumnScalar* col = as_local_column(*b.left);
+    const ColumnScalar* col = as_seek_column(*b.left, scan);
     ScalarPtr value = b.right;
     if (!col || !independent_of_row(*b.right)) {
-      col = as_local_column(*b.right);
+      col = as_seek_column(*b.right, scan);
       value = b.left;
       op = flip(op);
       if (!col || !independent_of_row(*b.left)) return false;
@@ -104,7 +119,7 @@ bool as_pushable(const ScalarPtr& e, const TableScanNode& scan, PushedFilter* ou
   }
   if (e->kind == ScalarKind::kIn) {
     auto& in = static_cast<const InListScalar&>(*e);
-    const ColumnScalar* col = as_local_column(*in.operand);
+    const ColumnScalar* col = as_seek_column(*in.operand, scan);
     if (in.negated || !col) return false;
     for (auto& x : in.list)
       if (!independent_of_row(*x)) return false;
