@@ -219,10 +219,7 @@ int main(int argc, char** argv) {
       return fail(2, sync->origin + ": " + e.what());
     }
     syncnet::SyncClient* client = sync_client.get();
-    commit_subscription = db->on_commit([client](const ChangeBatch& batch) {
-      for (const auto& e : batch.data)
-        if (!e.remote) return client->local_commit();
-    });
+    commit_subscription = db->on_commit([client](const ChangeBatch& batch) { client->committed(batch); });
     context.db_mutex = &db_mutex;
     context.sync_client_state = [client] { return client->state_json(); };
     sync_client->start();

@@ -807,6 +807,17 @@ void SyncClient::local_commit() {
   });
 }
 
+void SyncClient::committed(const ChangeBatch& batch) {
+  // A DDL-only commit (ALTER TABLE … ADD COLUMN with no row written) has no data event but
+  // records schema facts of ours: it must be pushed too, or a peer whose last write was a
+  // DDL keeps it to itself until it reconnects (sync_chaos.py --ddl: one peer stuck with a
+  // column the others never got).
+  for (const auto& e : batch.schema)
+    if (!e.remote) return local_commit();
+  for (const auto& e : batch.data)
+    if (!e.remote) return local_commit();
+}
+
 SyncClient::State SyncClient::state() const {
   std::lock_guard lock(impl_->mu);
   State s = impl_->st;

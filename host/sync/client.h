@@ -37,6 +37,10 @@ class SyncClient {
   void stop();
   // Thread-safe and cheap: a local commit happened; push after push_debounce_ms.
   void local_commit();
+  // The database's commit listener (Database::on_commit): calls local_commit() when the
+  // transaction wrote anything of this replica's own — a row or a schema change (a DDL-only
+  // commit writes no row, but its schema facts are ours to push). Remote applies are not.
+  void committed(const ChangeBatch& batch);
 
   struct State {
     std::string state = "stopped";  // stopped | connecting | connected | backoff | failed

@@ -253,10 +253,14 @@ std::string Hub::apply(Db& d, HubSession* from, const std::string& site, const s
   if (!st.ok()) throw Error(st.code(), st.message());
   nlohmann::json r = parse_object(result);
   const uint64_t applied = r.value("applied", uint64_t{0}), held = r.value("unknownTable", uint64_t{0});
+  // Schema facts count apart (`schema.applied`): a push of DDL alone is news too, or peers
+  // that pull only when told (poll_ms 0) would not see it until their next write's page.
+  const uint64_t schema_applied =
+      r.contains("schema") && r["schema"].is_object() ? r["schema"].value("applied", uint64_t{0}) : 0;
   ++counters_.applies;
   counters_.facts_applied += applied;
   counters_.facts_held += held;
-  if (applied + held > 0) {
+  if (applied + held + schema_applied > 0) {
     // Tell the database's other connections there is something new; they pull it in order.
     for (HubSession* o : d.sessions) {
       if (o == from || o->notify_pending || !o->send) continue;

@@ -311,7 +311,8 @@ logging:
             x.delay = 0.0
             if not p.alive():
                 p.start()
-        deadline = time.time() + args.converge_seconds
+        healed = time.time()
+        deadline = healed + args.converge_seconds
         agreed, contents = False, []
         while time.time() < deadline:
             time.sleep(0.5)
@@ -321,6 +322,7 @@ logging:
                 again = [p.content() for p in peers]
                 if again == contents:
                     agreed = True
+                    stats["converge_s"] = time.time() - healed
                     break
         violations = []
         if not agreed:
@@ -332,6 +334,9 @@ logging:
             for k, c in enumerate(contents):
                 if c == common:
                     continue
+                if c and common and c[0] != common[0]:
+                    # Another set of columns changes every row's line: say so first.
+                    print("  peer%d columns: %s (the others: %s)" % (k, c[0], common[0]), flush=True)
                 mine, theirs = set(c or []), set(common or [])
                 print("  peer%d only: %s" % (k, sorted(mine - theirs)[:10]), flush=True)
                 print("  peer%d lacks: %s" % (k, sorted(theirs - mine)[:10]), flush=True)
@@ -349,8 +354,9 @@ logging:
             if lost:
                 violations.append("acknowledged inserts lost: %s" % lost[:20])
         digest = hashlib.sha256("\n".join(contents[0] if contents and contents[0] else []).encode()).hexdigest()[:12]
-        print("run seed=%d: %s writes=%d kills=%d hub_kills=%d partitions=%d severs=%d%s rows=%d hash=%s%s" % (
-            seed, "converged" if agreed else "DIVERGED", stats["writes"], stats["kills"], stats["hub_kills"],
+        print("run seed=%d: %s%s writes=%d kills=%d hub_kills=%d partitions=%d severs=%d%s rows=%d hash=%s%s" % (
+            seed, "converged" if agreed else "DIVERGED",
+            (" in %.1fs" % stats["converge_s"]) if agreed else "", stats["writes"], stats["kills"], stats["hub_kills"],
             stats["partitions"], stats["severs"], (" ddl=%d" % stats["ddl"]) if args.ddl else "",
             len(contents[0]) - 1 if contents and contents[0] else 0, digest,
             "" if not violations else " VIOLATIONS: " + "; ".join(violations)), flush=True)

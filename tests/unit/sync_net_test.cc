@@ -200,10 +200,7 @@ class sync_net : public ::testing::Test {
       fn(*raw->db);
     });
     syncnet::SyncClient* client = p->client.get();
-    p->db->on_commit([client](const ChangeBatch& b) {
-      for (const auto& e : b.data)
-        if (!e.remote) return client->local_commit();
-    });
+    p->db->on_commit([client](const ChangeBatch& b) { client->committed(b); });
     if (start) p->client->start();
     peers_[name] = std::move(p);
     return *peers_[name];
@@ -407,6 +404,44 @@ TEST_F(sync_net, a_page_at_a_time_with_has_more) {
   EXPECT_EQ(rows(b, "select count(*), sum(n) from t"), "120|7300\n");
   EXPECT_GT(b.client->state().pages_pulled, 5u);
   EXPECT_GT(a.client->state().pages_pushed, 5u);
+}
+
+// Issue 22, sync_chaos.py --ddl (seed 13 under load, CI): one peer stayed apart for good
+// with a column the others never got. Its last write was an ALTER TABLE … ADD COLUMN while
+// it stayed connected: a DDL-only commit has no data event, so the client was never told of
+// it, and its schema facts waited for a later local write or a reconnect that never came.
+// The schedule without chaos: connected and idle peers, then DDL alone on one of them.
+TEST_F(sync_net, a_ddl_only_commit_is_pushed_while_connected_and_idle) {
+  start_hub();
+  Peer& a = open("a");
+  // b pulls only when the hub tells it there is something (no polling): the hub must count
+  // a push of schema facts alone as news too.
+  SyncClientConfig told = client_config();
+  told.poll_ms = 0;
+  Peer& b = open("b", told);
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'one', 10)");
+  caught_up(a);
+  caught_up(b);
+  ASSERT_EQ(rows(b, "select * from t order by id"), "1|one|10\n");
+  const uint64_t pushed = a.client->state().pages_pushed;
+  // a's last writes are DDL alone: a column, a table, an index; no row follows.
+  exec(a, "alter table t add column c integer null");
+  exec(a, "create table u (k integer primary key)");
+  exec(a, "create index t_n on t (n)");
+  // A DDL-only commit counts as a local commit: caught up means it was pushed.
+  caught_up(a);
+  EXPECT_GT(a.client->state().pages_pushed, pushed);
+  // b, told by the hub, pulls it by itself (no caught_up(b): that would ask for a pull).
+  const std::string want = "id\nv\nn\nc\n";
+  for (int i = 0; i < 100 && rows(b, "select name from table_info('t') order by cid") != want; ++i)
+    std::this_thread::sleep_for(50ms);
+  for (int i = 0; i < 100 && rows(b, "select count(*) from schema() where type = 'index' and name = 't_n'") != "1\n"; ++i)
+    std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(rows(b, "select name from table_info('t') order by cid"), "id\nv\nn\nc\n");
+  EXPECT_EQ(rows(b, "select count(*) from u"), "0\n");
+  EXPECT_EQ(rows(b, "select count(*) from schema() where type = 'index' and name = 't_n'"), "1\n");
+  EXPECT_EQ(rows(b, "select id, v, n, coalesce(c, -1) from t order by id"), "1|one|10|-1\n");
 }
 
 TEST_F(sync_net, reconnects_with_backoff_and_pushes_what_waited) {
