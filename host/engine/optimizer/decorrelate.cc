@@ -27,172 +27,6 @@
 
 namespace quereus {
 
-namespace {
-
-bool is_subquery(ScalarKind k) {
-  return k == ScalarKind::kInSubquery || k == ScalarKind::kExists || k == ScalarKind::kSubquery;
-}
-
-// The frames an expression or plan reads, relative to a starting frame: 0 is the row the
-// expression is evaluated on, 1 the enclosing query's row, and so on. `unknown` is set on
-// a plan node this pass does not know (it then declines).
-struct FrameRefs {
-  std::set<int> frames;
-  std::set<int> row_slots;  // the columns of the starting frame's row that are read
-  std::set<std::pair<int, int>> columns;  // every (frame, slot) read at or above the start
-  bool unknown = false;
-  bool nondeterministic = false;  // calls a function that is not deterministic
-  // For plan_reads (the subquery_cache pass); decorrelation does not read them.
-  bool per_row = false;            // a per-row function or a non-deterministic table function
-  bool volatile_call = false;      // a non-deterministic call that may differ call to call
-  bool working_table = false;      // a recursive CTE's working table: new rows each iteration
-  bool correlated_subquery = false;  // a subquery re-run for each row it is evaluated on
-  bool reads(int frame) const { return frames.count(frame) > 0; }
-};
-
-void collect(const RelNode& n, int shift, FrameRefs& out);
-
-// Whether a call of a kClockArgs function (date, datetime, strftime, …) may read the clock
-// or the time zone: an argument that is 'now' / 'localtime' or may evaluate to it (anything
-// but a literal, a column of a type that holds no text, or such a call under a sign, cast
-// or COLLATE). The schema gate's rule (ddl/schema_expressions.cc clock_reason), on the plan.
-bool may_read_clock(const FunctionScalar& f) {
-  std::function<bool(const ScalarExpr&)> arg = [&](const ScalarExpr& a) -> bool {
-    switch (a.kind) {
-      case ScalarKind::kLiteral: {
-        const Value& v = static_cast<const LiteralScalar&>(a).value;
-        if (v.type() != ValueType::kText) return false;
-        std::string t = to_lower(v.str());
-        t.erase(0, t.find_first_not_of(" \t\n\r"));
-        t.erase(t.find_last_not_of(" \t\n\r") + 1);
-        return t == "now" || t == "localtime";
-      }
-      case ScalarKind::kColumn:
-        return !(is_numeric_type(a.type) || a.type == QRS_LT_BOOLEAN || a.type == QRS_LT_DATE ||
-                 a.type == QRS_LT_TIME || a.type == QRS_LT_DATETIME);
-      case ScalarKind::kUnary: return arg(*static_cast<const UnaryScalar&>(a).operand);
-      case ScalarKind::kCast: return arg(*static_cast<const CastScalar&>(a).operand);
-      case ScalarKind::kCollate: return arg(*static_cast<const CollateScalar&>(a).operand);
-      case ScalarKind::kFunction: {
-        const auto& g = static_cast<const FunctionScalar&>(a);
-        return !(g.fn && (g.fn->flags & kClockArgs)) || may_read_clock(g);
-      }
-      default: return true;
-    }
-  };
-  for (const ScalarPtr& a : f.args)
-    if (a && arg(*a)) return true;
-  return false;
-}
-
-// `shift` is how many frames deeper `e` is evaluated than the starting frame.
-void collect(const ScalarPtr& e, int shift, FrameRefs& out) {
-  if (!e) return;
-  if (e->kind == ScalarKind::kColumn) {
-    const auto& c = static_cast<const ColumnScalar&>(*e);
-    if (c.level >= shift) {
-      out.frames.insert(c.level - shift);
-      out.columns.insert({c.level - shift, c.slot});
-    }
-    if (c.level == shift) out.row_slots.insert(c.slot);
-    return;
-  }
-  if (is_subquery(e->kind)) {
-    const auto& s = static_cast<const SubqueryScalar&>(*e);
-    if (s.plan) collect(*s.plan, shift + 1, out);
-    if (s.correlated) out.correlated_subquery = true;
-  }
-  if (e->kind == ScalarKind::kFunction) {
-    const auto& f = static_cast<const FunctionScalar&>(*e);
-    const uint32_t flags = f.fn->flags;
-    if (!(flags & kDeterministic)) {
-      out.nondeterministic = true;
-      if (!(flags & kClockArgs) || may_read_clock(f)) out.volatile_call = true;
-    }
-    if (flags & kPerRow) out.per_row = true;
-  }
-  for (const ScalarPtr* o : e->operands()) collect(*o, shift, out);
-}
-
-// A node's own expressions see its input row at level 0 and the rows its operator was
-// opened with from level 1 on; every operator but the semi join opens its children with
-// its own outer rows.
-void collect(const RelNode& n, int shift, FrameRefs& out) {
-  for_each_expression(n, [&](const ScalarPtr& e, int deeper) { collect(e, shift + deeper, out); });
-  switch (n.kind) {
-    case RelKind::kJoin: {
-      const auto& j = static_cast<const JoinNode&>(n);
-      if (!j.index_lookup) break;
-      // index_nested_loop re-opens the right side per left row, with that row at level 1.
-      collect(*j.left, shift, out);
-      collect(*j.right, shift + 1, out);
-      return;
-    }
-    case RelKind::kTableFunction:
-      if (!(static_cast<const TableFunctionNode&>(n).fn->flags & kDeterministic)) out.per_row = true;
-      break;
-    case RelKind::kSemiJoin: {
-      // Its right side runs one frame deeper (the right row / an empty row).
-      const auto& j = static_cast<const SemiJoinNode&>(n);
-      collect(*j.left, shift, out);
-      collect(*j.right, shift + 1, out);
-      return;
-    }
-    case RelKind::kWorkingTable:
-      if (!static_cast<const WorkingTableNode&>(n).bound) out.working_table = true;
-      break;
-    case RelKind::kTableScan:
-    case RelKind::kValues:
-    case RelKind::kFilter:
-    case RelKind::kProject:
-    case RelKind::kAggregate:
-    case RelKind::kSort:
-    case RelKind::kLimit:
-    case RelKind::kWindow:
-    case RelKind::kSingleRow:
-    case RelKind::kDistinct:
-    case RelKind::kSetOp:
-    case RelKind::kRecursiveCte:
-    case RelKind::kCache: break;
-    default: out.unknown = true; return;
-  }
-  for (const RelNode* c : n.children()) collect(*c, shift, out);
-}
-
-FrameRefs frames_of(const ScalarPtr& e) {
-  FrameRefs r;
-  collect(e, 0, r);
-  return r;
-}
-
-}  // namespace
-
-PlanReads plan_reads(const RelNode& n) {
-  FrameRefs r;
-  collect(n, 0, r);
-  PlanReads out;
-  out.outer = !r.frames.empty() && *r.frames.rbegin() >= 1;
-  out.unknown = r.unknown;
-  out.nondeterministic = r.nondeterministic || r.per_row;
-  out.volatile_rows = r.volatile_call || r.per_row;
-  out.working_table = r.working_table;
-  out.correlated_subquery = r.correlated_subquery;
-  return out;
-}
-
-std::optional<std::vector<std::pair<int, int>>> correlation_inputs(const RelNode& plan) {
-  FrameRefs r;
-  collect(plan, 1, r);  // the plan's level 1 is the row the subquery is evaluated on
-  if (r.unknown || r.nondeterministic || r.per_row || r.working_table) return std::nullopt;
-  return std::vector<std::pair<int, int>>(r.columns.begin(), r.columns.end());
-}
-
-bool row_slots_read(const ScalarPtr& e, std::vector<int>& slots) {
-  FrameRefs r = frames_of(e);
-  if (r.unknown || r.nondeterministic) return false;
-  slots.assign(r.row_slots.begin(), r.row_slots.end());
-  return true;
-}
 
 namespace {
 
@@ -297,7 +131,7 @@ class Decorrelator {
     // keeps neither.
     spec->anti = sq.negated != negate;
     FrameRefs refs;
-    collect(*sq.plan, 0, refs);
+    collect_reads(*sq.plan, 0, refs);
     if (refs.unknown) return false;
     // A subquery that reads an outer row runs once per row; one with a non-deterministic
     // function must keep doing so, and so must an uncorrelated one whose rows may differ
@@ -319,7 +153,7 @@ class Decorrelator {
     const auto& sq = static_cast<const SubqueryScalar&>(*conjunct);
     if (!sq.plan) return false;
     FrameRefs refs;
-    collect(*sq.plan, 0, refs);
+    collect_reads(*sq.plan, 0, refs);
     return !refs.unknown && !refs.reads(1) && !refs.nondeterministic && seekable_membership(sq, sq.negated);
   }
 
@@ -409,7 +243,7 @@ class Decorrelator {
       fresh->planned = false;
     } else {
       FrameRefs r;
-      collect(*source, 0, r);
+      collect_reads(*source, 0, r);
       if (r.unknown || r.reads(1)) return false;
     }
     if (in && !value) {
@@ -560,8 +394,8 @@ RelPtr decorrelate_subqueries(const RelPtr& filter, const DecorrelationOptions& 
     // the query's outer rows beyond it — a key reading an outer row (`where a1.c0 = a0.c4`
     // two levels down, its right side `a0.c4`) makes the build differ per outer row.
     FrameRefs r;
-    collect(*j->right, 1, r);
-    for (const auto& k : j->equi) collect(k.right, 1, r);
+    collect_reads(*j->right, 1, r);
+    for (const auto& k : j->equi) collect_reads(k.right, 1, r);
     j->right_constant = !r.unknown && r.frames.empty();
     node = j;
   }

@@ -22,10 +22,6 @@ namespace quereus {
 
 namespace {
 
-bool is_subquery(ScalarKind k) {
-  return k == ScalarKind::kInSubquery || k == ScalarKind::kExists || k == ScalarKind::kSubquery;
-}
-
 // The inputs of `n` the walk may replace, each with whether it is re-run per row of `n`
 // (or per iteration) rather than once per open of `n`; `repeated` is whether `n` itself is.
 std::vector<std::pair<RelPtr*, bool>> inputs(RelNode& n, bool repeated) {

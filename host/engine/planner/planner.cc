@@ -12,7 +12,7 @@
 #include "common/limits.h"
 #include "eval/exec_context.h"
 #include "parser/ast_printer.h"
-#include "optimizer/decorrelate.h"
+#include "planner/plan_reads.h"
 #include "planner/planning_context.h"
 #include "planner/scalar_rewrite.h"
 #include "catalog/registry.h"
