@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <spdlog/spdlog.h>
@@ -149,6 +150,171 @@ void substitute(ExprPtr& e, const std::function<ExprPtr(const ast::ColumnRef&)>&
   }
   ast::for_each_child(*e, [&](ExprPtr& c) { substitute(c, fn); }, [](ast::Select&) {});
 }
+
+// A logical CHECK's references to the row being written (lens.md "Row-local": the rewrite
+// is scope-aware): a bare logical column, or one qualified by the table's name or `new`, at
+// the CHECK's own level or correlated from inside a subquery. A reference a nested FROM
+// binds — a qualifier one of its sources takes, a bare name one of its sources exposes —
+// is the subquery's own and is left alone, as are qualified references to other relations.
+// `on_ref` returns a replacement for a written-row reference (or null to keep it).
+class WriteRowWalk {
+ public:
+  struct Hooks {
+    std::function<bool(const std::string& column)> is_row_column;
+    // The columns a table source exposes (nullopt: unknown — taken to expose none); may
+    // qualify the name (a logical table of the schema being compiled).
+    std::function<std::optional<std::vector<std::string>>(ast::QualifiedName&)> table_columns;
+    std::function<ExprPtr(const ast::ColumnRef&)> on_ref;
+  };
+  WriteRowWalk(std::string table, Hooks hooks) : table_(std::move(table)), hooks_(std::move(hooks)) {}
+
+  void run(ExprPtr& e) { expr(e, nullptr); }
+
+  // The written-row references of `e` (the logical columns they name), at every level.
+  static std::vector<std::string> columns(const ast::Expr& e, const std::string& table, Hooks hooks) {
+    std::vector<std::string> out;
+    hooks.on_ref = [&](const ast::ColumnRef& r) -> ExprPtr {
+      out.push_back(r.column);
+      return nullptr;
+    };
+    ExprPtr copy = ast::clone(e);
+    WriteRowWalk(table, std::move(hooks)).run(copy);
+    return out;
+  }
+
+ private:
+  struct Level {
+    const Level* outer = nullptr;
+    std::vector<std::string> qualifiers;  // the FROM's sources, as its columns name them
+    std::vector<std::string> columns;     // the bare names its sources expose
+    std::vector<std::pair<std::string, std::vector<std::string>>> ctes;  // WITH members in scope
+  };
+
+  static bool has(const std::vector<std::string>& v, const std::string& name) {
+    return std::any_of(v.begin(), v.end(), [&](const std::string& x) { return iequals(x, name); });
+  }
+  bool row_ref(const ast::ColumnRef& r, const Level* lv) const {
+    if (!r.schema.empty() || !hooks_.is_row_column(r.column)) return false;
+    for (const Level* l = lv; l; l = l->outer)
+      if (r.table.empty() ? has(l->columns, r.column) : has(l->qualifiers, r.table)) return false;
+    return r.table.empty() || iequals(r.table, table_) || iequals(r.table, "new");
+  }
+  static const std::vector<std::string>* cte(const Level* lv, const std::string& name) {
+    for (const Level* l = lv; l; l = l->outer)
+      for (auto it = l->ctes.rbegin(); it != l->ctes.rend(); ++it)
+        if (iequals(it->first, name)) return &it->second;
+    return nullptr;
+  }
+  // The output names of a query (its first core's named result columns).
+  static std::vector<std::string> output_names(const ast::Select& s) {
+    const ast::SelectCore* c = &s.core;
+    while (c->nested) c = &c->nested->core;
+    std::vector<std::string> out;
+    for (const ast::ResultColumn& rc : c->columns) {
+      if (!rc.alias.empty()) out.push_back(rc.alias);
+      else if (rc.expr && rc.expr->kind == ast::ExprKind::kColumn)
+        out.push_back(static_cast<const ast::ColumnRef&>(*rc.expr).column);
+    }
+    return out;
+  }
+
+  void expr(ExprPtr& e, const Level* lv) {
+    if (!e) return;
+    if (e->kind == ast::ExprKind::kColumn) {
+      const auto& r = static_cast<const ast::ColumnRef&>(*e);
+      if (row_ref(r, lv))
+        if (ExprPtr x = hooks_.on_ref(r)) e = std::move(x);
+      return;
+    }
+    ast::for_each_child(*e, [&](ExprPtr& c) { expr(c, lv); }, [&](ast::Select& q) { select(q, lv); });
+  }
+
+  void select(ast::Select& s, const Level* outer) {
+    if (s.dml) return;  // a write in a CHECK is refused when the CHECK is bound
+    Level with;
+    const Level* base = outer;
+    if (s.with) {
+      with.outer = outer;
+      for (auto& c : s.with->ctes) {
+        std::vector<std::string> names = !c.columns.empty() ? c.columns
+                                         : c.select          ? output_names(*c.select)
+                                                             : std::vector<std::string>{};
+        if (s.with->recursive) with.ctes.emplace_back(c.name, names);
+        if (c.select) select(*c.select, &with);
+        if (!s.with->recursive) with.ctes.emplace_back(c.name, std::move(names));
+      }
+      base = &with;
+    }
+    core(s.core, base, s.compounds.empty() ? &s.order_by : nullptr);
+    for (auto& leg : s.compounds) core(leg.core, base, nullptr);
+    if (!s.compounds.empty())
+      for (auto& o : s.order_by) expr(o.expr, base);
+    expr(s.limit, base);
+    expr(s.offset, base);
+  }
+
+  void core(ast::SelectCore& c, const Level* outer, std::vector<ast::OrderingTerm>* order_by) {
+    if (c.nested) {
+      select(*c.nested, outer);
+      if (order_by)
+        for (auto& o : *order_by) expr(o.expr, outer);
+      return;
+    }
+    for (auto& row : c.values)
+      for (auto& v : row) expr(v, outer);
+    Level lv;
+    lv.outer = outer;
+    if (c.from) source(*c.from, lv);
+    for (auto& rc : c.columns) expr(rc.expr, &lv);
+    expr(c.where, &lv);
+    for (auto& g : c.group_by) expr(g, &lv);
+    expr(c.having, &lv);
+    if (order_by)
+      for (auto& o : *order_by) expr(o.expr, &lv);
+  }
+
+  void source(ast::TableSource& t, Level& lv) {
+    using K = ast::TableSource::Kind;
+    switch (t.kind) {
+      case K::kTable: {
+        lv.qualifiers.push_back(t.alias.empty() ? t.table.name : t.alias);
+        const std::vector<std::string>* named = t.table.schema.empty() ? cte(lv.outer, t.table.name) : nullptr;
+        if (named) {
+          lv.columns.insert(lv.columns.end(), named->begin(), named->end());
+        } else if (auto cols = hooks_.table_columns(t.table)) {
+          lv.columns.insert(lv.columns.end(), cols->begin(), cols->end());
+        }
+        break;
+      }
+      case K::kSubquery:
+        if (!t.alias.empty()) lv.qualifiers.push_back(t.alias);
+        if (t.subquery) {
+          select(*t.subquery, t.lateral ? &lv : lv.outer);
+          std::vector<std::string> names = t.alias_columns.empty() ? output_names(*t.subquery) : t.alias_columns;
+          lv.columns.insert(lv.columns.end(), names.begin(), names.end());
+        }
+        break;
+      case K::kFunction: {
+        lv.qualifiers.push_back(t.alias.empty() ? t.function_name : t.alias);
+        for (auto& a : t.function_args) expr(a, t.lateral ? &lv : lv.outer);
+        static const std::vector<std::string> kJson = {"key", "value", "type", "atom", "id", "parent", "fullkey", "path"};
+        if (!t.alias_columns.empty()) lv.columns.insert(lv.columns.end(), t.alias_columns.begin(), t.alias_columns.end());
+        else if (iequals(t.function_name, "json_each") || iequals(t.function_name, "json_tree"))
+          lv.columns.insert(lv.columns.end(), kJson.begin(), kJson.end());
+        else if (iequals(t.function_name, "generate_series")) lv.columns.push_back("value");
+        break;
+      }
+      case K::kJoin:
+        if (t.left) source(*t.left, lv);
+        if (t.right) source(*t.right, lv);
+        expr(t.on, &lv);
+        break;
+    }
+  }
+
+  std::string table_;
+  Hooks hooks_;
+};
 
 // The column references of `e` at its own level.
 void column_refs(const ast::Expr& e, std::vector<const ast::ColumnRef*>& out) {
@@ -1267,13 +1433,9 @@ class LensTableCompiler {
   // row of the member that owns every column they read.
   void attach_checks() {
     for (const CheckSchema& ck : ts.checks) {
-      std::vector<const ast::ColumnRef*> refs;
-      column_refs(*ck.expr, refs);
       std::set<int> cols;
-      for (const ast::ColumnRef* r : refs) {
-        int c = ts.find_column(r->column);
-        if (c >= 0 && (r->table.empty() || iequals(r->table, ts.name) || iequals(r->table, "new"))) cols.insert(c);
-      }
+      for (const std::string& name : WriteRowWalk::columns(*ck.expr, ts.name, write_row_hooks()))
+        cols.insert(ts.find_column(name));
       bool realizable = true;
       std::string why;
       for (int c : cols) {
@@ -1300,13 +1462,17 @@ class LensTableCompiler {
       ExprPtr e = ast::clone(*ck.expr);
       int source = -1;
       bool ok = true;
-      substitute(e, [&](const ast::ColumnRef& r) -> ExprPtr {
-        int c = ts.find_column(r.column);
-        if (c < 0 || !(r.table.empty() || iequals(r.table, ts.name) || iequals(r.table, "new"))) return nullptr;
-        ExprPtr t = new_term(c, "new", source);
+      // Top level and correlated from inside a subquery alike, a written-row column becomes
+      // new.<its basis term>; what a nested FROM binds stays (lens.md "Row-local").
+      WriteRowWalk::Hooks hooks = write_row_hooks();
+      hooks.on_ref = [&](const ast::ColumnRef& r) -> ExprPtr {
+        ExprPtr t = new_term(ts.find_column(r.column), "new", source);
         if (!t) ok = false;
         return t;
-      });
+      };
+      WriteRowWalk(ts.name, std::move(hooks)).run(e);
+      // A CHECK reading no column of the row rides the writes of the body's first relation.
+      if (ok && cols.empty() && !body.sources.empty()) source = 0;
       if (!ok || source < 0) {
         std::string spans_why;
         if (!attach_spanning_check(ck, cols, site, spans_why))
@@ -1369,11 +1535,11 @@ class LensTableCompiler {
                                                            ast::column_ref("new", basis_column)));
       }
       ExprPtr e = ast::clone(*ck.expr);
-      substitute(e, [&](const ast::ColumnRef& r) -> ExprPtr {
-        int c = ts.find_column(r.column);
-        if (c < 0 || !(r.table.empty() || iequals(r.table, ts.name) || iequals(r.table, "new"))) return nullptr;
-        return ast::column_ref("_c", ts.columns[c].name);
-      });
+      WriteRowWalk::Hooks hooks = write_row_hooks();
+      hooks.on_ref = [&](const ast::ColumnRef& r) -> ExprPtr {
+        return ast::column_ref("_c", ts.columns[ts.find_column(r.column)].name);
+      };
+      WriteRowWalk(ts.name, std::move(hooks)).run(e);
       // NOT (NULL) selects nothing: a CHECK that is unknown passes, as a CHECK does.
       where = ast::conjoin(std::move(where), ast::logical_not(std::move(e)));
       std::vector<ast::ResultColumn> rcs;
@@ -2079,6 +2245,35 @@ class LensTableCompiler {
     });
     if (!ok || source < 0) return nullptr;
     return e;
+  }
+  // How a logical CHECK's subqueries resolve for the written-row walk: a source naming a
+  // logical table of this schema reads that logical table (qualified with the schema, as
+  // the check runs beside a basis write); another exposes its catalog columns (an
+  // unqualified one is looked up in the basis schema, where the check is bound).
+  WriteRowWalk::Hooks write_row_hooks() {
+    WriteRowWalk::Hooks h;
+    h.is_row_column = [this](const std::string& c) { return ts.find_column(c) >= 0; };
+    h.table_columns = [this](ast::QualifiedName& n) -> std::optional<std::vector<std::string>> {
+      if (n.schema.empty() || iequals(n.schema, x))
+        for (const auto& item : logical.items) {
+          if (item->kind != ast::StmtKind::kCreateTable) continue;
+          const auto& t = static_cast<const ast::CreateTableStmt&>(*item);
+          if (!iequals(t.table.name, n.name)) continue;
+          n.schema = logical.name;
+          std::vector<std::string> cols;
+          for (const auto& cd : t.columns) cols.push_back(cd.name);
+          return cols;
+        }
+      const std::string schema = n.schema.empty() ? to_lower(basis) : to_lower(n.schema);
+      std::vector<std::string> cols;
+      if (auto t = db.catalog().find(schema, n.name)) {
+        for (const ColumnSchema& c : t->schema.columns) cols.push_back(c.name);
+        return cols;
+      }
+      if (auto v = db.catalog().find_view(schema, n.name); v && !v->columns.empty()) return v->columns;
+      return std::nullopt;
+    };
+    return h;
   }
   // "schema.table" of a body source.
   std::string relation_key(int source) {
