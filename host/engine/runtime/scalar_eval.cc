@@ -84,16 +84,10 @@ Value mixed_arith(ast::BinaryOp op, Value a, Value b) {
   return std::isfinite(r) ? Value::Real(r) : Value();
 }
 
-Value arith(ast::BinaryOp op, const Value& a0, const Value& b0) {
-  // Temporal operands (by value shape) take the temporal operation table.
-  if (!(a0.is_numeric() && b0.is_numeric())) {
-    Value out;
-    if (temporal::temporal_arithmetic(op_char(op), a0, b0, &out)) return out;
-  }
-  if (a0.is_null() || b0.is_null()) return Value();
-  Value a = as_numeric(a0), b = as_numeric(b0);
-  if (a.type() == ValueType::kInteger && b.type() == ValueType::kInteger) {
-    // int64 op int64; a result outside int64 continues as a big integer.
+// int64 op int64 (`a` and `b` hold x and y); a result outside int64 continues as a big
+// integer.
+Value int_arith(ast::BinaryOp op, const Value& a, const Value& b) {
+  {
     int64_t x = a.as_int(), y = b.as_int(), r = 0;
     switch (op) {
       case ast::BinaryOp::kAdd:
@@ -123,6 +117,17 @@ Value arith(ast::BinaryOp op, const Value& a0, const Value& b0) {
       default: return Value();
     }
   }
+}
+
+Value arith(ast::BinaryOp op, const Value& a0, const Value& b0) {
+  // Temporal operands (by value shape) take the temporal operation table.
+  if (!(a0.is_numeric() && b0.is_numeric())) {
+    Value out;
+    if (temporal::temporal_arithmetic(op_char(op), a0, b0, &out)) return out;
+  }
+  if (a0.is_null() || b0.is_null()) return Value();
+  Value a = as_numeric(a0), b = as_numeric(b0);
+  if (a.type() == ValueType::kInteger && b.type() == ValueType::kInteger) return int_arith(op, a, b);
   return mixed_arith(op, std::move(a), std::move(b));
 }
 
@@ -297,7 +302,13 @@ Value BinaryScalar::eval(const EvalEnv& env) const {
       if (!pa) pa = &(held_a = left->eval(env));
       const Value* pb = value_in_place(*right, env);
       if (!pb) pb = &(held_b = right->eval(env));
-      auto c = site_compare(*pa, *pb, compare_collation, duration_order);
+      std::optional<int> c;
+      if (pa->type() == ValueType::kInteger && pb->type() == ValueType::kInteger) {
+        const int64_t x = pa->as_int(), y = pb->as_int();  // the common case, compared in place
+        c = x < y ? -1 : (x > y ? 1 : 0);
+      } else {
+        c = site_compare(*pa, *pb, compare_collation, duration_order);
+      }
       if (!c) return Value();
       switch (op) {
         case Op::kEq: case Op::kEqEq: return bool_value(*c == 0);
@@ -322,6 +333,15 @@ Value BinaryScalar::eval(const EvalEnv& env) const {
         eq = t == (b.as_bool() ? 1 : 0);
       } else eq = site_compare(a, b, compare_collation, duration_order) == 0;
       return bool_value(op == Op::kIs ? eq : !eq);
+    }
+    case Op::kAdd: case Op::kSub: case Op::kMul: case Op::kDiv: case Op::kMod: {
+      Value held_a, held_b;
+      const Value* pa = value_in_place(*left, env);
+      if (!pa) pa = &(held_a = left->eval(env));
+      const Value* pb = value_in_place(*right, env);
+      if (!pb) pb = &(held_b = right->eval(env));
+      if (pa->type() == ValueType::kInteger && pb->type() == ValueType::kInteger) return int_arith(op, *pa, *pb);
+      return arith(op, *pa, *pb);
     }
     default: break;
   }
