@@ -1201,8 +1201,19 @@ class AggregateOp : public Operator {
     if (!owned_.empty()) {
       // Hashed groups are emitted in key order, as the ordered map would.
       for (auto& g : owned_) order_.push_back(g.get());
-      RowLess less{&key_collations_};
-      std::sort(order_.begin(), order_.end(), [&](const Group* a, const Group* b) { return less(a->key, b->key); });
+      // One INTEGER key in every group (the usual GROUP BY over an integer column): their
+      // order is the integers' order, compared in place.
+      const bool integers = groups_.empty() && node_.group_by.size() == 1 &&
+                            std::all_of(order_.begin(), order_.end(), [](const Group* g) {
+                              return g->key.size() == 1 && g->key[0].type() == ValueType::kInteger;
+                            });
+      if (integers) {
+        std::sort(order_.begin(), order_.end(),
+                  [](const Group* a, const Group* b) { return a->key[0].as_int() < b->key[0].as_int(); });
+      } else {
+        RowLess less{&key_collations_};
+        std::sort(order_.begin(), order_.end(), [&](const Group* a, const Group* b) { return less(a->key, b->key); });
+      }
     }
   }
 
