@@ -23,6 +23,21 @@
 
 namespace quereus::view_write {
 
+namespace {
+
+// The view's output names: its column list, or the body's. A column list whose length the
+// body no longer matches (a column a `select *` body read was dropped since) is the error
+// a read of the view gives, not an engine fault.
+std::vector<std::string> output_names(const ViewEntry& view, const QueryPlan& qp) {
+  if (view.columns.empty()) return qp.names;
+  if (view.columns.size() != qp.names.size())
+    throw Error(StatusCode::kError, "View '" + view.name + "' has " + std::to_string(view.columns.size()) +
+                                        " declared columns but body produces " + std::to_string(qp.names.size()));
+  return view.columns;
+}
+
+}  // namespace
+
 // ------------------------------------------------------------------ syntax helpers
 
 
@@ -333,7 +348,7 @@ void analyze_join(PlanningContext& db, const ViewEntry& view, ViewShape& v) {
       v.classes.erase(v.classes.begin() + ri);
     }
   }
-  std::vector<std::string> names = view.columns.empty() ? qp.names : view.columns;
+  std::vector<std::string> names = output_names(view, qp);
   // The terms, as syntax every statement over the join reads the same way (each column
   // qualified by its side).
   auto side_columns = [&](size_t s) {
@@ -473,7 +488,7 @@ ViewShape analyze(PlanningContext& db, const ViewEntry& view) {
   // The body plans as a read would (this also refuses a self-referencing view).
   Planner planner(db);
   QueryPlan qp = planner.plan_view_body(body, view.schema_name);
-  std::vector<std::string> names = view.columns.empty() ? qp.names : view.columns;
+  std::vector<std::string> names = output_names(view, qp);
   v.lineage = derive_lineage(*qp.root);
   for (auto& rc : core.columns) {
     using RK = ast::ResultColumn::Kind;
