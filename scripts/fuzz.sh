@@ -5,7 +5,10 @@
 # plugin manifests, a few stored rows). Inputs found interesting are kept in
 # build-fuzz/corpus/<fuzzer>/ across runs.
 #
-# Usage: scripts/fuzz.sh [seconds] [fuzzer...]     fuzzers: parser sql grammar config manifest codec
+# Usage: scripts/fuzz.sh [seconds] [fuzzer...]
+#        fuzzers: parser sql grammar grammar-store config manifest codec
+# (grammar-store: the grammar fuzzer on the store plugin, each input's database closed and
+# opened again and checked; QUEREUS_GRAMMAR_FUZZ_MODULE=store)
 #
 # QUEREUS_FUZZ_PARALLEL=1 runs the fuzzers side by side instead of one after the other (the
 # long runs: `QUEREUS_FUZZ_PARALLEL=1 nice scripts/fuzz.sh 3600` is one hour of each).
@@ -24,7 +27,7 @@ cd "$(dirname "$0")/.."
 secs="${1:-60}"
 shift || true
 fuzzers=("$@")
-[ ${#fuzzers[@]} -gt 0 ] || fuzzers=(parser sql grammar config manifest codec)
+[ ${#fuzzers[@]} -gt 0 ] || fuzzers=(parser sql grammar grammar-store config manifest codec)
 
 # The same packages scripts/setup.sh installs, plus clang 16 and its runtime (libFuzzer):
 # the engine captures structured bindings in lambdas, which clang 14 (Debian 12's default)
@@ -42,14 +45,19 @@ fi
 
 out=build-fuzz
 CC=clang-16 CXX=clang++-16 cmake -S tests/fuzz -B "$out" -G Ninja >/dev/null
+# The fuzzer's executable: grammar-store is grammar_fuzz in store mode.
+binary() { if [ "$1" = grammar-store ]; then echo grammar_fuzz; else echo "${1}_fuzz"; fi; }
 targets=()
-for f in "${fuzzers[@]}"; do targets+=("${f}_fuzz"); done
+for f in "${fuzzers[@]}"; do
+  t=$(binary "$f")
+  [[ " ${targets[*]} " == *" $t "* ]] || targets+=("$t")
+done
 cmake --build "$out" -j "${QUEREUS_JOBS:-2}" --target "${targets[@]}"
 
 # ---- seeds
 seeds="$out/seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds"/{parser,sql,grammar,config,manifest,codec}
+mkdir -p "$seeds"/{parser,sql,grammar,grammar-store,config,manifest,codec}
 n=0
 for f in tests/logic/*.sqllogic ../shared/conformance/quereus-logic/*.sqllogic; do
   [ -f "$f" ] || continue
@@ -73,7 +81,7 @@ fi
 # sample of the SQL seeds gives it a reproducible start.
 i=0
 for f in "$seeds"/parser/*; do
-  [ $((i % 150)) -eq 0 ] && cp "$f" "$seeds/grammar/"
+  [ $((i % 150)) -eq 0 ] && cp "$f" "$seeds/grammar/" && cp "$f" "$seeds/grammar-store/"
   i=$((i + 1))
 done
 cp config/*.yaml "$seeds/config/"
@@ -102,11 +110,13 @@ fuzz_one() {
   local f="$1" corpus="$out/corpus/$1" log="$out/$1.log" rc=0
   # The grammar fuzzer runs about two inputs a second and replays its whole corpus before
   # it mutates: a short run (CI) starts from the seeds alone so that it ends on time.
-  if [ "$f" = grammar ] && [ "$secs" -le 120 ]; then
-    corpus="$out/corpus/grammar-short"
-    log="$out/grammar-short.log"
+  if { [ "$f" = grammar ] || [ "$f" = grammar-store ]; } && [ "$secs" -le 120 ]; then
+    corpus="$out/corpus/$f-short"
+    log="$out/$f-short.log"
     rm -rf "$corpus"
   fi
+  local mode=""
+  [ "$f" = grammar-store ] && mode=store
   mkdir -p "$corpus"
   local args=(-max_total_time="$secs" -print_final_stats=1 -artifact_prefix="$out/$f-")
   case "$f" in
@@ -118,7 +128,7 @@ fuzz_one() {
     # Not fork mode: every timeout is a finding (the generator writes bounded SQL; the
     # harness stops an input after 20 s and fails a statement that reaches 10 s). Inputs
     # are decisions, not text: -len_control=0 lets them be long (more statements) at once.
-    grammar) args+=(-timeout=120 -rss_limit_mb=3072 -max_len=4096 -len_control=0) ;;
+    grammar|grammar-store) args+=(-timeout=120 -rss_limit_mb=3072 -max_len=4096 -len_control=0) ;;
     config) args+=(-timeout=10 -max_len=65536 -dict=tests/fuzz/yaml.dict) ;;
     manifest) args+=(-timeout=10 -max_len=8192) ;;
     codec) args+=(-timeout=10 -max_len=4096) ;;
@@ -128,7 +138,8 @@ fuzz_one() {
   local attempt
   for attempt in 1 2; do
     rc=0
-    ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" "$out/${f}_fuzz" "${args[@]}" "$corpus" "$seeds/$f" >"$log" 2>&1 || rc=$?
+    QUEREUS_GRAMMAR_FUZZ_MODULE="$mode" ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" "$out/$(binary "$f")" \
+      "${args[@]}" "$corpus" "$seeds/$f" >"$log" 2>&1 || rc=$?
     # LeakSanitizer's own failure at a child's exit ("has encountered a fatal error": its
     # stop-the-world tracer crashed, seen on a loaded machine) says nothing about our code
     # and names no input: run once more. A leak report ("detected memory leaks") is a finding.

@@ -9,6 +9,12 @@
 //
 // Replay: QUEREUS_GRAMMAR_FUZZ_PRINT=1 build-fuzz/grammar_fuzz FILE prints every statement
 // the input generates with its outcome, as an SQL script to turn into a regression test.
+//
+// Store mode (QUEREUS_GRAMMAR_FUZZ_MODULE=store; scripts/fuzz.sh's `grammar-store`): the
+// tables default to the `store` plugin, in a fresh LevelDB directory per input, and after
+// the statements the database is closed and opened again — a reopen that fails, or a
+// `pragma integrity_check` that is not `ok`, is a finding too (what was committed must
+// come back whole).
 #include <fuzzer/FuzzedDataProvider.h>
 #include <unistd.h>
 
@@ -50,11 +56,22 @@ bool print_mode() {
   return on;
 }
 
-void load_mem(quereus::PluginLoader& loader) {
-  quereus::Status s = loader.load(quereus::PluginSpec{"mem", std::nullopt, {}, "grammar_fuzz"});
-  if (!s.ok()) {
-    std::fprintf(stderr, "grammar_fuzz: %s\n", s.to_string().c_str());
-    std::abort();
+bool store_mode() {
+  static const bool on = [] {
+    const char* v = std::getenv("QUEREUS_GRAMMAR_FUZZ_MODULE");
+    return v && std::string(v) == "store";
+  }();
+  return on;
+}
+
+void load_plugins(quereus::PluginLoader& loader) {
+  for (const char* name : {"mem", "store"}) {
+    if (std::string(name) == "store" && !store_mode()) continue;
+    quereus::Status s = loader.load(quereus::PluginSpec{name, std::nullopt, {}, "grammar_fuzz"});
+    if (!s.ok()) {
+      std::fprintf(stderr, "grammar_fuzz: %s\n", s.to_string().c_str());
+      std::abort();
+    }
   }
 }
 
@@ -172,7 +189,7 @@ Catalog read_catalog(quereus::Database& db) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static quereus::PluginLoader* keeper = [] {
     static quereus::PluginLoader l(std::make_shared<quereus::Registry>(), {QUEREUS_FUZZ_PLUGIN_DIR});
-    load_mem(l);
+    load_plugins(l);
     return &l;
   }();
   (void)keeper;
@@ -190,11 +207,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   auto registry = std::make_shared<quereus::Registry>();
   quereus::PluginLoader loader(registry, {QUEREUS_FUZZ_PLUGIN_DIR});
-  load_mem(loader);
+  load_plugins(loader);
   quereus::DatabaseOptions options;
   options.statement_timeout_ms = kStatementTimeoutMs;
   options.limits.max_length = 1'000'000;               // zeroblob(1e9) is a TOOBIG, not an OOM
   options.limits.max_statement_memory = 256 << 20;
+  const std::string store_dir = file_dir + "/store";
+  if (store_mode()) {
+    std::error_code ec;
+    std::filesystem::remove_all(store_dir, ec);
+    options.default_module = "store";
+    options.module_options["store"] = {{"path", quereus::Value::Text(store_dir)},
+                                       {"sync", quereus::Value::Boolean(false)}};
+  }
   std::unique_ptr<quereus::Database> db;
   if (!quereus::Database::Open(registry, options, &db).ok()) std::abort();
   static const Catalog catalog = read_catalog(*db);
@@ -239,6 +264,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     quereus::fuzz::GeneratedStatement g = grammar.next(model);
     run(g.sql);
     if (g.changes_schema) model = read_schema(*db);
+  }
+  if (store_mode()) {
+    // What the statements committed must come back whole: close (an open transaction
+    // rolls back), open again, check.
+    db.reset();
+    quereus::Status s = quereus::Database::Open(registry, options, &db);
+    if (!s.ok()) finding("the store did not open again after the statements", "(reopen)", s);
+    for (const auto& r : rows_of(*db, "pragma integrity_check"))
+      if (r.empty() || r[0] != "ok") {
+        std::string problem;
+        for (const auto& c : r) problem += (problem.empty() ? "" : " | ") + c;
+        finding("pragma integrity_check after the reopen", "pragma integrity_check",
+                quereus::Status(quereus::StatusCode::kCorrupt, problem));
+      }
+    (void)read_schema(*db);  // every relation's columns read back
+    db.reset();
+    std::error_code ec;
+    std::filesystem::remove_all(store_dir, ec);
   }
   return 0;
 }

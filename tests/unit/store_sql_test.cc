@@ -270,6 +270,32 @@ TEST_F(StoreDdlFailureTest, ATableThatReopensOnTheRetryKeepsItsRows) {
   fails("insert into a (id, w) values (3, 'x')", StatusCode::kConstraint, "UNIQUE");
 }
 
+// A stored table whose DEFAULT and generated column read tables that are never stored (a
+// memory table, a temp table) reopens — its rows intact — instead of failing the whole
+// open with CORRUPT: the bodies stay unresolved, a write that needs one fails naming the
+// missing table, and once the table exists again it works. (Found by the grammar fuzzer's
+// store mode, which reopens each input's database: the open failed for good.)
+TEST_F(StoreDdlFailureTest, ATableReadingAnUnstoredTableReopensWithItsRows) {
+  exec("create table m (id integer primary key) using memory");
+  exec("create temp table tp (id integer primary key)");
+  exec("insert into m values (1), (2)");
+  exec("create table c (id integer primary key, g integer generated always as ((select count(*) from m)) null, "
+       "d integer null default ((select count(*) from temp.tp)), w text null unique)");
+  exec("insert into c (id, w) values (1, 'x'), (2, 'y')");
+  reopen();
+  EXPECT_EQ(query("select id, g, d, w from c order by id"), (V{"1|2|0|x", "2|2|0|y"}));
+  EXPECT_EQ(query("pragma integrity_check"), V{"ok"});
+  fails("insert into c (id, w) values (3, 'z')", StatusCode::kNotFound, "not found");
+  exec("delete from c where id = 2");
+  EXPECT_EQ(query("select id from c"), V{"1"});
+  // The tables it reads exist again: the same insert works.
+  exec("create table m (id integer primary key) using memory");
+  exec("create temp table tp (id integer primary key)");
+  exec("insert into c (id, w) values (3, 'z')");
+  EXPECT_EQ(query("select id, g, d from c where id = 3"), V{"3|0|0"});
+  fails("insert into c (id, w) values (4, 'x')", StatusCode::kConstraint, "UNIQUE");
+}
+
 TEST_F(StoreDdlFailureTest, AssertionsAndDeclarationsAreStoredLikeTablesAndViews) {
   const std::string assertions = "select schema_name, name, violation_sql from assertion_info()";
   // A failed commit leaves no assertion behind, in memory or on disk.

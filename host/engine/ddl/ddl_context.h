@@ -65,6 +65,11 @@ class DdlContext : public TransactionContext {
   // Plans one statement as the statement dispatcher does (main/statement_planner.cc):
   // APPLY SCHEMA runs the DDL its differ produced through it.
   virtual std::unique_ptr<Executable> plan(const ast::Statement& stmt) = 0;
+  // Reopen's last resort (main/persistence.cc): a stored table whose DEFAULT or generated
+  // body reads a relation that no longer exists (a temp table, a memory table) attaches
+  // with those bodies unresolved — a write or read that needs one then fails naming the
+  // missing relation — rather than failing the whole open.
+  virtual bool reopening_unresolved() const { return false; }
   // The message a lookup of a relation that resolves to nothing fails with.
   virtual std::string relation_not_found(const std::string& schema, const std::string& name,
                                          const std::vector<std::string>* path = nullptr) = 0;

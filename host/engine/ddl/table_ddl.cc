@@ -1,6 +1,8 @@
 // DDL of tables (see table_ddl.h).
 #include "ddl/table_ddl.h"
 
+#include <spdlog/spdlog.h>
+
 #include "ddl/alter_table.h"
 
 #include "catalog/ddl_names.h"
@@ -293,7 +295,15 @@ void create_table(DdlContext& db, const ast::CreateTableStmt& s, ExecContext& ct
   // Generated bodies and defaults are resolved with the table in the catalog (a body may
   // read its own table); a declaration they refuse leaves no table behind.
   try {
-    resolve_schema_expressions(db, *entry);
+    try {
+      resolve_schema_expressions(db, *entry);
+    } catch (const Error& e) {
+      if (origin != DdlOrigin::kStoredCatalog || !db.reopening_unresolved() || e.code() != StatusCode::kNotFound)
+        throw;
+      spdlog::warn("table {}.{} reopens, but a DEFAULT or generated column of it reads what no longer exists ({}): "
+                   "a statement that needs that body fails until it exists again",
+                   entry->schema.schema_name, entry->schema.name, e.raw_message());
+    }
     if (origin == DdlOrigin::kStatement) db.persist_table(*entry);
   } catch (...) {
     discard_new_table(db, *entry, true, origin);

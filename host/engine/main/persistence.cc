@@ -203,6 +203,18 @@ void DatabaseImpl::replay_catalog(VtabModule& module, const std::string& module_
       progress = rest.size() < failed_tables.size();
       failed_tables.swap(rest);
     }
+    if (!progress && !failed_tables.empty()) {
+      // Still nothing: a table whose DEFAULT or generated body reads a relation that is
+      // gone for good (a temp table, a memory table: neither is stored) attaches with the
+      // body unresolved; its rows are all there, and only what needs the body fails.
+      reopening_unresolved_ = true;
+      Entries rest;
+      for (auto& [key, text] : failed_tables)
+        if (!run_stored(text).ok()) rest.emplace_back(key, text);
+      reopening_unresolved_ = false;
+      progress = rest.size() < failed_tables.size();
+      failed_tables.swap(rest);
+    }
     pending_tables.swap(failed_tables);
     pending_objects.swap(failed_objects);
     if (!progress || (pending_tables.empty() && pending_objects.empty())) break;
