@@ -121,7 +121,13 @@ std::vector<std::pair<std::string, std::string>> table_objects(const TableSchema
   }
   {
     std::string s;
-    if (t.primary_key_declared) {
+    // A table declared without a PRIMARY KEY is keyed on the columns it had then; once a
+    // column is added the text must name that key, or reading it back would key the table
+    // on every column it has now (its stored rows and index entries would disagree).
+    bool implicit_all = t.primary_key.size() == t.columns.size();
+    for (size_t i = 0; implicit_all && i < t.primary_key.size(); ++i)
+      implicit_all = t.primary_key[i].column == static_cast<int>(i) && !t.primary_key[i].desc;
+    if (t.primary_key_declared || !implicit_all) {
       s += "primary key (";
       for (size_t i = 0; i < t.primary_key.size(); ++i) {
         if (i) s += ", ";
