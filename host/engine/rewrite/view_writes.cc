@@ -989,6 +989,25 @@ bool reads_only(ExprPtr& e, const std::string& q) {
   return ok;
 }
 
+// True when `e` calls a function that is not deterministic (random(), a volatile UDF):
+// evaluated twice — once by a filter, once for the value written — it could disagree with
+// itself, so a decomposition write computes such a value once per row, into the capture
+// (spec/lens.md "The put fan-out": "turns a volatile (set c = random()) into one value per
+// row shared by both branches").
+bool calls_volatile(const ViewShape& v, const ast::Expr& e) {
+  if (!v.db) return false;
+  bool found = false;
+  ExprPtr copy = clone(e);
+  walk(copy, [&](ExprPtr& x, int) {
+    if (found || x->kind != ast::ExprKind::kFunction) return found;
+    auto& f = static_cast<const ast::FunctionCall&>(*x);
+    if (const ScalarFunction* fn = v.db->registry().find_scalar(f.name, static_cast<int>(f.args.size())))
+      found = !(fn->flags & kDeterministic);
+    return found;
+  });
+  return found;
+}
+
 // An advertised decomposition's UPDATE whose values read no column and whose WHERE reads
 // only the anchor, assigning mandatory members and the anchor (spec/lens.md "The put
 // fan-out"): each member is keyed off the anchor alone, no join row captured —
@@ -1026,7 +1045,7 @@ bool lower_anchor_keyed_update(const ast::UpdateStmt& original, const ViewShape&
   for (auto& [c, value] : assigned_values(s, v, sub, written)) {
     if (c->authored || c->existence_side >= 0 || c->base.empty()) return false;
     ExprPtr base = c->to_base(clone(*value));
-    if (!reads_only(base, "")) return false;
+    if (!reads_only(base, "") || calls_volatile(v, *base)) return false;
     for (const auto& [col, _] : per_side[c->side])
       if (iequals(col, c->base)) return false;  // the general path names the conflict
     per_side[c->side].emplace_back(c->base, std::move(base));
@@ -1115,11 +1134,18 @@ bool lower_anchor_keyed_update(const ast::UpdateStmt& original, const ViewShape&
       ins->table = qualified(js);
       ins->columns.push_back(member_key[side]);
       std::vector<ast::ResultColumn> vals;
+      // Only a row some value makes non-empty is materialized: no phantom all-NULL row
+      // for a value that is NULL at run time (`nullif(…)`); a non-NULL literal needs no test.
+      ExprPtr nonempty;
+      bool surely = false;
       for (auto& [column, value] : per_side[side]) {
         ins->columns.push_back(column);
+        if (value->kind == ast::ExprKind::kLiteral) surely = surely || !is_null(*value);
+        else nonempty = ast::disjoin(std::move(nonempty), ast::is_not_null(clone(*value)));
         vals.push_back(ast::result_column(std::move(value)));
       }
       ins->source = anchor_rows(std::move(vals));
+      if (!surely && nonempty) ins->source->core.where = ast::conjoin(std::move(ins->source->core.where), std::move(nonempty));
       ast::UpsertClause nothing;
       nothing.target.push_back({member_key[side], "", false});
       ins->upserts.push_back(std::move(nothing));
@@ -1159,7 +1185,7 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
   auto route = [&](const std::string& name, int side, const std::string& base, ExprPtr value) {
     if (auto [it, fresh] = seen.emplace(std::to_string(side) + "." + to_lower(base), name); !fresh)
       refuse_conflicting_assignment(v, it->second, name, base);
-    if (ast::contains_subquery(*value)) {
+    if (ast::contains_subquery(*value) || (v.decomposition && calls_volatile(v, *value))) {
       // A value holding a subquery may correlate to any side (spec/lens.md "The put
       // fan-out": an arbitrary value rides the per-row capture): it is computed once per
       // join row, before any base write, and read back by the assigned side's key.
@@ -1306,6 +1332,26 @@ void lower_join_update(ast::UpdateStmt& s, const ViewShape& v, LoweredWrite& out
     if (flags[side] == 0) {  // set <flag> = false: delete the matched partner rows
       out.statements.push_back(captured_delete(v, side, s.context));
       continue;
+    }
+    // An advertised decomposition's optional member whose every value column is set NULL
+    // is emptied: its row is deleted (spec/lens.md "The put fan-out"), as on the
+    // anchor-keyed path.
+    if (v.decomposition && js.padded && !per_side[side].empty() && flags[side] != 1) {
+      bool emptied = true;
+      for (size_t i = 0; i < js.table->schema.columns.size() && emptied; ++i) {
+        bool key = false;
+        for (auto& cls : v.classes)
+          for (auto& m : cls) key = key || (m.first == side && m.second == static_cast<int>(i));
+        if (key || js.table->schema.columns[i].generated()) continue;
+        emptied = std::any_of(per_side[side].begin(), per_side[side].end(), [&](const auto& a) {
+          return iequals(a.first, js.table->schema.columns[i].name) && a.second->kind == ast::ExprKind::kLiteral &&
+                 static_cast<const ast::Literal&>(*a.second).literal_kind == ast::LiteralKind::kNull;
+        });
+      }
+      if (emptied) {
+        out.statements.push_back(captured_delete(v, side, s.context));
+        continue;
+      }
     }
     if (per_side[side].empty()) {
       if (materialize[side]) out.statements.push_back(std::move(materialize[side]));
@@ -2571,7 +2617,7 @@ bool lower_eav_constant_update(const ast::UpdateStmt& s, const ViewShape& v, Low
         if (iequals(c, a.columns[0])) m = &e, declared = c;
     if (!m) return false;
     ExprPtr value = clone(*a.value);
-    if (!reads_only(value, "")) return false;
+    if (!reads_only(value, "") || calls_volatile(v, *value)) return false;
     attrs.emplace_back(m, std::make_pair(declared, std::move(value)));
   }
   Substituter sub(v, s.alias.empty() ? s.table.name : s.alias);
@@ -2623,6 +2669,9 @@ void refuse_identity_write(const ast::UpdateStmt& s, const ViewShape& v, const L
       const ViewColumn* c = v.find(name);
       if (!c || c->base.empty()) continue;
       const TableSchema& ts = v.join() ? v.sides[c->side].table->schema : v.table->schema;
+      // A member with no declared key (a singleton's, stitched on the empty key) has no
+      // identity column: its implicit whole-row key is not a shared key.
+      if (!ts.primary_key_declared) continue;
       for (const KeyColumn& k : ts.primary_key)
         if (iequals(ts.columns[k.column].name, c->base))
           throw Error(StatusCode::kUnsupported,
@@ -2890,6 +2939,42 @@ void carry_body_with(ast::Statement& stmt, const ast::WithClause& body, const Vi
                        std::make_move_iterator(carried->ctes.end()));
 }
 
+// A logical table's column DEFAULTs: an INSERT through the lens that leaves such a column
+// out writes its default, evaluated per row, as if it had supplied it (the produced
+// logical row reads an unsupplied column as its declared logical default, else NULL), so
+// the value reaches whichever member stores the column — an optional member's row and
+// an EAV triple included. A basis column's own DEFAULT fills only what the logical
+// declaration leaves open.
+void supply_logical_defaults(ast::InsertStmt& s, const LensSlot& slot) {
+  if (!slot.spec || (s.columns.empty() && !s.default_values && s.source)) return;
+  std::vector<std::string> names;
+  std::vector<ExprPtr> values;
+  for (const ast::ColumnDef& c : slot.spec->columns) {
+    if (std::any_of(s.columns.begin(), s.columns.end(), [&](const std::string& n) { return iequals(n, c.name); }))
+      continue;
+    for (const ast::ColumnConstraint& k : c.constraints)
+      if (k.kind == ast::ColumnConstraint::Kind::kDefault && k.expr) {
+        names.push_back(c.name);
+        values.push_back(clone(*k.expr));
+      }
+  }
+  if (names.empty()) return;
+  if (s.default_values || !s.source) {
+    s.source = std::make_unique<ast::Select>();
+    s.source->core.values.emplace_back(std::move(values));
+    s.default_values = false;
+  } else if (s.source->compounds.empty() && !s.source->core.values.empty() && !s.source->with &&
+             s.source->order_by.empty() && !s.source->limit && !s.source->offset && !s.source->dml) {
+    for (auto& row : s.source->core.values)
+      for (const ExprPtr& d : values) row.push_back(clone(*d));
+  } else {
+    std::vector<std::string> path = s.source->schema_path;
+    s.source = widen_source(std::move(s.source), values);
+    s.source->schema_path = std::move(path);
+  }
+  for (std::string& n : names) s.columns.push_back(std::move(n));
+}
+
 LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, const std::vector<std::string>* nested) {
   LoweredWrite out;
   const ast::QualifiedName* name = nullptr;
@@ -2961,6 +3046,8 @@ LoweredWrite lower_view_write(PlanningContext& db, const ast::Statement& stmt, c
   v.caller_path = planner.search_path();
   if (prologue.descendants && v.join()) widened = std::move(prologue.whole);
   ast::StatementPtr copy = clone(widened ? *widened : stmt);
+  if (rel.view->lens && copy->kind == ast::StmtKind::kInsert)
+    supply_logical_defaults(static_cast<ast::InsertStmt&>(*copy), *rel.view->lens);
   if (v.decomposition && copy->kind == ast::StmtKind::kUpdate)
     refuse_identity_write(static_cast<const ast::UpdateStmt&>(*copy), v, *rel.view->lens);
   if (v.decomposition && copy->kind == ast::StmtKind::kInsert && cascades.empty()) {
