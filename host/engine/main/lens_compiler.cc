@@ -1492,7 +1492,83 @@ class LensTableCompiler {
       lc.on_update = ck.on_update;
       lc.on_delete = ck.on_delete;
       slot->checks.push_back(std::move(lc));
+      if (!cols.empty() && padded(source) && !passes_when_absent(ck)) attach_absent_member_check(ck, source);
     }
+  }
+
+  // Whether body source `s` is an outer join's padded side (an optional member): a logical
+  // row may have no row of it, and then no write of it carries its CHECKs.
+  bool padded(int s) {
+    bool found = false;
+    std::function<void(const ast::TableSource&)> walk = [&](const ast::TableSource& t) {
+      if (t.kind != ast::TableSource::Kind::kJoin) return;
+      walk(*t.left);
+      const ast::TableSource& r = *t.right;
+      if (t.join == ast::JoinKind::kLeft && r.kind == ast::TableSource::Kind::kTable &&
+          iequals(r.alias.empty() ? r.table.name : r.alias, body.sources[s].qualifier))
+        found = true;
+      walk(r);
+    };
+    if (sel().core.from) walk(*sel().core.from);
+    return found;
+  }
+
+  // Whether a CHECK holds (or is unknown, which passes) when every column it reads is NULL:
+  // the image of a logical row whose optional member is absent.
+  bool passes_when_absent(const CheckSchema& ck) {
+    ExprPtr e = ast::clone(*ck.expr);
+    WriteRowWalk::Hooks hooks = write_row_hooks();
+    hooks.on_ref = [&](const ast::ColumnRef&) -> ExprPtr { return ast::null_literal(); };
+    WriteRowWalk(ts.name, std::move(hooks)).run(e);
+    std::optional<Value> r = eval_const(db, *e);
+    bool null = false;
+    return r && (r->truthy(&null) || null);
+  }
+
+  // A CHECK over an optional member's columns that an absent member would violate
+  // (`check (coalesce(c, 0) > 0)`): the member's own writes do not see a logical row that
+  // leaves the member absent — an INSERT that supplies none of its columns writes no row
+  // of it, an UPDATE setting them all NULL deletes its row. Such a row is checked over the
+  // logical row at COMMIT (lens.md "Row-local": the CHECK "fires on every insert/update
+  // through the lens"): on the anchor's INSERT (written for every logical row) and on the
+  // member's DELETE (an emptied member; a logical DELETE leaves no row to check):
+  //   not exists (select 1 from x.T as _c where _c.<k> = new.<anchor k> / old.<member k> … and not (<check>))
+  void attach_absent_member_check(const CheckSchema& ck, int member) {
+    if (ts.primary_key.empty() || !ck.on_insert) return;
+    const std::vector<LensRelationBacking> backing = relation_backing();
+    auto attach = [&](int source, const char* image, bool on_insert, bool on_delete) {
+      ExprPtr where;
+      for (const KeyColumn& k : ts.primary_key) {
+        const std::string& logical_name = ts.columns[k.column].name;
+        std::string basis_column;
+        for (const auto& [b, l] : backing[source].columns)
+          if (iequals(l, logical_name)) basis_column = b;
+        if (basis_column.empty()) return;
+        where = ast::conjoin(std::move(where), ast::binary(ast::BinaryOp::kEq, ast::column_ref("_c", logical_name),
+                                                           ast::column_ref(image, basis_column)));
+      }
+      ExprPtr e = ast::clone(*ck.expr);
+      WriteRowWalk::Hooks hooks = write_row_hooks();
+      hooks.on_ref = [&](const ast::ColumnRef& r) -> ExprPtr {
+        return ast::column_ref("_c", ts.columns[ts.find_column(r.column)].name);
+      };
+      WriteRowWalk(ts.name, std::move(hooks)).run(e);
+      where = ast::conjoin(std::move(where), ast::logical_not(std::move(e)));
+      std::vector<ast::ResultColumn> rcs;
+      rcs.push_back(ast::result_column(ast::integer_literal(1)));
+      auto q = ast::select(std::move(rcs), ast::table_source({x, ts.name, {}}, "_c"), std::move(where));
+      LensCheck lc;
+      lc.table = relation_key(source);
+      lc.name = ck.name;
+      lc.text = expr_to_string(*ck.expr);
+      lc.expr = std::shared_ptr<const ast::Expr>(ast::logical_not(ast::exists(std::move(q))).release());
+      lc.on_insert = on_insert;
+      lc.on_update = false;
+      lc.on_delete = on_delete;
+      slot->checks.push_back(std::move(lc));
+    };
+    attach(0, "new", true, false);
+    if (ck.on_update) attach(member, "old", false, true);
   }
 
   // A CHECK reading columns of several members: no member's row holds them all, so it is
