@@ -1513,6 +1513,42 @@ class LensTableCompiler {
     return found;
   }
 
+  // The (member column, anchor column) equalities of the join ON that stitches body
+  // source `s` to the anchor (source 0); empty when there is none.
+  std::vector<std::pair<std::string, std::string>> stitch_to_anchor(int s) {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (s == 0) return out;
+    const std::string& mq = body.sources[s].qualifier;
+    const std::string& aq = body.sources[0].qualifier;
+    std::function<void(const ast::TableSource&)> walk = [&](const ast::TableSource& t) {
+      if (t.kind != ast::TableSource::Kind::kJoin) return;
+      walk(*t.left);
+      const ast::TableSource& r = *t.right;
+      if (r.kind == ast::TableSource::Kind::kTable && iequals(r.alias.empty() ? r.table.name : r.alias, mq) && t.on) {
+        std::function<void(const ast::Expr&)> conj = [&](const ast::Expr& e) {
+          if (e.kind != ast::ExprKind::kBinary) return;
+          auto& b = static_cast<const ast::BinaryExpr&>(e);
+          if (b.op == ast::BinaryOp::kAnd) {
+            conj(*b.left);
+            conj(*b.right);
+            return;
+          }
+          if (b.op != ast::BinaryOp::kEq || b.left->kind != ast::ExprKind::kColumn ||
+              b.right->kind != ast::ExprKind::kColumn)
+            return;
+          auto& l = static_cast<const ast::ColumnRef&>(*b.left);
+          auto& rr = static_cast<const ast::ColumnRef&>(*b.right);
+          if (iequals(l.table, mq) && iequals(rr.table, aq)) out.emplace_back(l.column, rr.column);
+          else if (iequals(rr.table, mq) && iequals(l.table, aq)) out.emplace_back(rr.column, l.column);
+        };
+        conj(*t.on);
+      }
+      walk(r);
+    };
+    if (sel().core.from) walk(*sel().core.from);
+    return out;
+  }
+
   // Whether a CHECK holds (or is unknown, which passes) when every column it reads is NULL:
   // the image of a logical row whose optional member is absent.
   bool passes_when_absent(const CheckSchema& ck) {
@@ -1538,14 +1574,34 @@ class LensTableCompiler {
     const std::vector<LensRelationBacking> backing = relation_backing();
     auto attach = [&](int source, const char* image, bool on_insert, bool on_delete) {
       ExprPtr where;
+      const std::vector<std::pair<std::string, std::string>> stitch = stitch_to_anchor(source);
       for (const KeyColumn& k : ts.primary_key) {
         const std::string& logical_name = ts.columns[k.column].name;
-        std::string basis_column;
+        std::string basis_column, anchor_column;
         for (const auto& [b, l] : backing[source].columns)
           if (iequals(l, logical_name)) basis_column = b;
-        if (basis_column.empty()) return;
-        where = ast::conjoin(std::move(where), ast::binary(ast::BinaryOp::kEq, ast::column_ref("_c", logical_name),
-                                                           ast::column_ref(image, basis_column)));
+        for (const auto& [b, l] : backing[0].columns)
+          if (iequals(l, logical_name)) anchor_column = b;
+        ExprPtr term;
+        if (!basis_column.empty()) {
+          term = ast::column_ref(image, basis_column);
+        } else if (!anchor_column.empty() && !stitch.empty() && body.sources[0].table) {
+          // A member without the logical key (a surrogate stitch): the key is read from the
+          // anchor row the member's stitch key names —
+          //   (select <anchor column> from <anchor> as _k where _k.<stitch> = old.<member stitch> …)
+          ExprPtr on;
+          for (const auto& [mc, ac] : stitch)
+            on = ast::conjoin(std::move(on), ast::binary(ast::BinaryOp::kEq, ast::column_ref("_k", ac),
+                                                          ast::column_ref(image, mc)));
+          std::vector<ast::ResultColumn> rc;
+          rc.push_back(ast::result_column(ast::column_ref("_k", anchor_column)));
+          term = ast::scalar_subquery(ast::select(
+              std::move(rc), ast::table_source({body.sources[0].schema, body.sources[0].name, {}}, "_k"), std::move(on)));
+        } else {
+          return;
+        }
+        where = ast::conjoin(std::move(where),
+                             ast::binary(ast::BinaryOp::kEq, ast::column_ref("_c", logical_name), std::move(term)));
       }
       ExprPtr e = ast::clone(*ck.expr);
       WriteRowWalk::Hooks hooks = write_row_hooks();
