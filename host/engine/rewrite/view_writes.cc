@@ -2944,7 +2944,8 @@ void carry_body_with(ast::Statement& stmt, const ast::WithClause& body, const Vi
 // logical row reads an unsupplied column as its declared logical default, else NULL), so
 // the value reaches whichever member stores the column — an optional member's row and
 // an EAV triple included. A basis column's own DEFAULT fills only what the logical
-// declaration leaves open.
+// declaration leaves open. A default reading the row (`new.<c>`) reads the supplied value
+// (NULL when <c> is not supplied).
 void supply_logical_defaults(ast::InsertStmt& s, const LensSlot& slot) {
   if (!slot.spec || (s.columns.empty() && !s.default_values && s.source)) return;
   std::vector<std::string> names;
@@ -2959,17 +2960,72 @@ void supply_logical_defaults(ast::InsertStmt& s, const LensSlot& slot) {
       }
   }
   if (names.empty()) return;
+  // `value` with each `new.<c>` (or bare <c>, at its own level) replaced by `cell(i)`, i the
+  // supplied column <c>'s position, or NULL; `mutation_ordinal()` (the row's 1-based
+  // ordinal in the statement, valid only in a column default) by `ordinal()`.
+  auto over_row = [&](const ast::Expr& value, const std::function<ExprPtr(size_t)>& cell,
+                      const std::function<ExprPtr()>& ordinal) {
+    ExprPtr out = clone(value);
+    walk(out, [&](ExprPtr& x, int depth) {
+      if (x->kind == ast::ExprKind::kFunction) {
+        auto& f = static_cast<const ast::FunctionCall&>(*x);
+        if (!iequals(f.name, "mutation_ordinal") || !f.args.empty() || f.over) return false;
+        x = ordinal();
+        return true;
+      }
+      if (x->kind != ast::ExprKind::kColumn) return false;
+      auto& r = static_cast<const ast::ColumnRef&>(*x);
+      if (!iequals(r.table, "new") && !(r.table.empty() && depth == 0)) return false;
+      bool logical = false;
+      for (const ast::ColumnDef& c : slot.spec->columns) logical = logical || iequals(c.name, r.column);
+      if (!logical) return false;
+      for (size_t i = 0; i < s.columns.size(); ++i)
+        if (iequals(s.columns[i], r.column)) {
+          x = cell(i);
+          return true;
+        }
+      x = ast::null_literal();
+      return true;
+    });
+    return out;
+  };
   if (s.default_values || !s.source) {
     s.source = std::make_unique<ast::Select>();
-    s.source->core.values.emplace_back(std::move(values));
+    s.source->core.values.emplace_back();
+    for (const ExprPtr& d : values)
+      s.source->core.values[0].push_back(
+          over_row(*d, [](size_t) { return ast::null_literal(); }, [] { return ast::integer_literal(1); }));
     s.default_values = false;
   } else if (s.source->compounds.empty() && !s.source->core.values.empty() && !s.source->with &&
              s.source->order_by.empty() && !s.source->limit && !s.source->offset && !s.source->dml) {
-    for (auto& row : s.source->core.values)
-      for (const ExprPtr& d : values) row.push_back(clone(*d));
+    int64_t ordinal = 0;
+    for (auto& row : s.source->core.values) {
+      const size_t width = row.size();
+      ++ordinal;
+      for (const ExprPtr& d : values)
+        row.push_back(over_row(
+            *d, [&](size_t i) { return i < width ? clone(*row[i]) : ast::null_literal(); },
+            [&] { return ast::integer_literal(ordinal); }));
+    }
   } else {
+    // select *, <defaults over __vw_src.c<i>> from (<source>) as __vw_src(c0, c1, …)
     std::vector<std::string> path = s.source->schema_path;
-    s.source = widen_source(std::move(s.source), values);
+    std::vector<std::string> cols;
+    for (size_t i = 0; i < s.columns.size(); ++i) cols.push_back("c" + std::to_string(i));
+    std::vector<ast::ResultColumn> all;
+    all.push_back(ast::star());
+    for (const ExprPtr& d : values)
+      all.push_back(ast::result_column(over_row(
+          *d, [](size_t i) { return ast::column_ref("__vw_src", "c" + std::to_string(i)); },
+          [] {
+            auto rn = std::make_unique<ast::FunctionCall>();
+            rn->name = "row_number";
+            rn->over = std::make_shared<ast::WindowSpec>();
+            rn->over->order_by.emplace_back();
+            rn->over->order_by.back().expr = ast::null_literal();  // the rows as they come
+            return ExprPtr(std::move(rn));
+          })));
+    s.source = ast::select(std::move(all), ast::subquery_source(std::move(s.source), "__vw_src", std::move(cols)));
     s.source->schema_path = std::move(path);
   }
   for (std::string& n : names) s.columns.push_back(std::move(n));
