@@ -2953,6 +2953,15 @@ void supply_logical_defaults(ast::InsertStmt& s, const LensSlot& slot) {
   for (const ast::ColumnDef& c : slot.spec->columns) {
     if (std::any_of(s.columns.begin(), s.columns.end(), [&](const std::string& n) { return iequals(n, c.name); }))
       continue;
+    // A computed (read-only) column has nowhere to write its default (an EAV attribute,
+    // read through a subquery, is written as its triple).
+    bool eav = false;
+    for (const LensSlot::EavMember& m : slot.eav)
+      for (const std::string& a : m.columns) eav = eav || iequals(a, c.name);
+    if (!eav && std::any_of(slot.columns.begin(), slot.columns.end(), [&](const LensColumn& lc) {
+          return iequals(lc.name, c.name) && lc.inverse == LensColumn::Inverse::kNone;
+        }))
+      continue;
     for (const ast::ColumnConstraint& k : c.constraints)
       if (k.kind == ast::ColumnConstraint::Kind::kDefault && k.expr) {
         names.push_back(c.name);
