@@ -116,6 +116,7 @@ class SqlGenerator {
     TextColl coll;
     bool key = false;  // part of its table's primary key
     bool digits = false;  // text that may look like a number (Expr::digits)
+    bool computed = false;  // a derived table's, CTE's or view's column, not a table's
   };
   struct Scope {
     std::vector<ScopeColumn> columns;
