@@ -1578,6 +1578,10 @@ AlterPlan plan_alter_column(AlterCtx& c) {
         break;
       }
       if (!c.s.default_value) fail(StatusCode::kInternal, "SET DEFAULT without an expression");
+      // As CREATE TABLE refuses it: a generated column's value is its expression (and the
+      // table's stored text, with both, would not read back).
+      if (col.generated())
+        fail(StatusCode::kError, "Column '" + col.name + "' cannot have both DEFAULT and GENERATED ALWAYS AS");
       // The scope checks of the CREATE TABLE validator stay active with
       // nondeterministic_schema on (determinism.md "Validation Timing").
       if (ast::any_expr_deep(*c.s.default_value, [](const ast::Expr& x) { return x.kind == ast::ExprKind::kParameter; }))
