@@ -337,6 +337,29 @@ TEST_F(StoreDdlFailureTest, RenamingAUniqueConstraintMovesItsStructure) {
   fails("insert into r values (5, 2.5)", StatusCode::kConstraint, "UNIQUE");
 }
 
+// Bodies judged when declared are not judged again when read back: a table declared with
+// non-deterministic bodies under pragma nondeterministic_schema (or given one by ALTER
+// TABLE ADD CONSTRAINT, whose check is deferred to the first write) reopened through the
+// CREATE TABLE gate and failed the whole open. Writes judge them again. Every definition
+// the store is about to keep is now also read back first (a stored text that would not
+// reopen fails its statement instead).
+TEST_F(StoreDdlFailureTest, NonDeterministicBodiesReopenAndWritesJudgeThem) {
+  exec("pragma nondeterministic_schema = true");
+  exec("create table nd (id integer primary key, r real default (random()), g real generated always as (random()) "
+       "virtual, check (random() is not null))");
+  exec("insert into nd (id) values (1)");
+  exec("pragma nondeterministic_schema = false");
+  exec("alter table t add constraint rnd check (random() is not null)");
+  reopen();
+  EXPECT_EQ(query("select id from nd"), V{"1"});
+  EXPECT_EQ(query("pragma integrity_check"), V{"ok"});
+  fails("insert into nd (id) values (2)", StatusCode::kError, "Non-deterministic");
+  fails("insert into t values (9, 'z', 90)", StatusCode::kError, "Non-deterministic");
+  exec("pragma nondeterministic_schema = true");
+  exec("insert into nd (id) values (2)");
+  EXPECT_EQ(query("select count(*) from nd"), V{"2"});
+}
+
 TEST_F(StoreDdlFailureTest, AssertionsAndDeclarationsAreStoredLikeTablesAndViews) {
   const std::string assertions = "select schema_name, name, violation_sql from assertion_info()";
   // A failed commit leaves no assertion behind, in memory or on disk.

@@ -70,6 +70,10 @@ class DdlContext : public TransactionContext {
   // with those bodies unresolved — a write or read that needs one then fails naming the
   // missing relation — rather than failing the whole open.
   virtual bool reopening_unresolved() const { return false; }
+  // While a stored catalog is read back (reopen, and the check that a definition about to
+  // be stored reads back): the determinism gate, which judged each body when it was
+  // declared, is not applied again; writes still judge what they evaluate.
+  virtual bool reading_stored() const { return false; }
   // The message a lookup of a relation that resolves to nothing fails with.
   virtual std::string relation_not_found(const std::string& schema, const std::string& name,
                                          const std::vector<std::string>* path = nullptr) = 0;

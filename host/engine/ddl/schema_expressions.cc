@@ -75,7 +75,9 @@ struct AstWalker {
   }
 };
 
-bool nondeterministic_allowed(DdlContext& db) { return db.options().nondeterministic_schema; }
+// A definition read back from a stored catalog was judged when it was declared (perhaps
+// with nondeterministic_schema on): reading it back judges nothing, writes judge it again.
+bool nondeterministic_allowed(DdlContext& db) { return db.options().nondeterministic_schema || db.reading_stored(); }
 
 // The context variables as a scope level: `name` and `context.name`.
 Scope context_scope(const TableSchema& ts) {

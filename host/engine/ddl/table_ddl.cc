@@ -98,7 +98,7 @@ class TableSchemaBuilder {
       throw Error(StatusCode::kError,
                   "CHECK constraint '" + ck.name + "' on table '" + ts_.name + "' may not reference bind parameters.",
                   e.site);
-    if (!db_.options().nondeterministic_schema)
+    if (!db_.options().nondeterministic_schema && !db_.reading_stored())
       require_deterministic(db_.registry(), e, "CHECK", "constraint '" + ck.name + "'", true, false, BodySite::kHere,
                             &ts_);
     ck.expr = own_expr(e);

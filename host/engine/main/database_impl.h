@@ -225,8 +225,11 @@ class DatabaseImpl : public Database, public DdlContext {
   };
   std::vector<ColumnRename> column_renames_;  // this DDL statement's, until captured
   bool adopt_stored_maintained(const std::string& text);
+  void verify_reads_back(const TableSchema& live, const std::string& text);
   bool reopening_unresolved() const override { return reopening_unresolved_; }
   bool reopening_unresolved_ = false;
+  bool reading_stored() const override { return reading_stored_ > 0; }
+  int reading_stored_ = 0;
   // A maintained table whose module keeps no catalog (memory) in a database whose default
   // module does: its definition is stored there ("hosted:"), and it is refilled at reopen.
   bool hosted_here(const TableEntry& table);

@@ -269,6 +269,11 @@ void DatabaseImpl::mark_unvalidated_index(const TableEntry& table, const std::st
 // Adopts a stored maintained table that does not reopen maintained (adopt_maintained_table);
 // false when `text` is not one or its table cannot be created either.
 bool DatabaseImpl::adopt_stored_maintained(const std::string& text) {
+  ++reading_stored_;
+  struct Done {
+    int& n;
+    ~Done() { --n; }
+  } done{reading_stored_};
   try {
     auto stmts = Parser::parse(text);
     if (stmts.size() != 1 || stmts[0]->kind != ast::StmtKind::kCreateTable) return false;
@@ -290,6 +295,11 @@ bool DatabaseImpl::adopt_stored_maintained(const std::string& text) {
 // module holds), nothing recorded. An entry holds only what the catalog writes: CREATE
 // TABLE / INDEX, ALTER INDEX … SET TAGS, CREATE VIEW / ASSERTION, DECLARE SCHEMA.
 Status DatabaseImpl::run_stored(const std::string& text) {
+  ++reading_stored_;
+  struct Done {
+    int& n;
+    ~Done() { --n; }
+  } done{reading_stored_};
   try {
     auto statements = Parser::parse(text);
     // A logical schema's applied lens: its declarations as applied, then the apply.
@@ -587,8 +597,45 @@ void DatabaseImpl::persist_table(const TableEntry& table) {
     }
     return;
   }
-  table.module->catalog_put(table_key(table.schema.schema_name, table.schema.name), table_bundle(table.schema));
+  std::string text = table_bundle(table.schema);
+  verify_reads_back(table.schema, text);
+  table.module->catalog_put(table_key(table.schema.schema_name, table.schema.name), text);
   capture_schema(table);
+}
+
+// A stored definition that does not read back as the live table would make the next open
+// fail (or key the table differently): the statement that would store it fails instead,
+// leaving the catalog as it was (its schema-change scope rolls back). Columns, their
+// generated / DEFAULT attributes and the primary key are compared.
+void DatabaseImpl::verify_reads_back(const TableSchema& live, const std::string& text) {
+  auto broken = [&](const std::string& why) {
+    throw Error(StatusCode::kInternal, "the stored definition of table " + live.schema_name + "." + live.name +
+                                           " would not read back (" + why + "): " + text.substr(0, text.find(";\n")));
+  };
+  TableSchema back;
+  ++reading_stored_;
+  struct Done {
+    int& n;
+    ~Done() { --n; }
+  } done{reading_stored_};
+  try {
+    auto stmts = Parser::parse(text.substr(0, text.find(";\n")));
+    if (stmts.size() != 1 || stmts[0]->kind != ast::StmtKind::kCreateTable) broken("not one CREATE TABLE");
+    back = build_table_schema(*this, static_cast<const ast::CreateTableStmt&>(*stmts[0]), live.schema_name);
+  } catch (const Error& e) {
+    if (e.code() == StatusCode::kInternal) throw;
+    broken(e.raw_message());
+  }
+  if (back.columns.size() != live.columns.size()) broken("its column count");
+  for (size_t i = 0; i < live.columns.size(); ++i) {
+    const ColumnSchema &a = live.columns[i], &b = back.columns[i];
+    if (!iequals(a.name, b.name) || a.generated() != b.generated() || !a.default_expr != !b.default_expr)
+      broken("column '" + a.name + "'");
+  }
+  bool same_key = back.primary_key.size() == live.primary_key.size();
+  for (size_t i = 0; same_key && i < live.primary_key.size(); ++i)
+    same_key = back.primary_key[i].column == live.primary_key[i].column && back.primary_key[i].desc == live.primary_key[i].desc;
+  if (!same_key) broken("its primary key");
 }
 
 void DatabaseImpl::unpersist_table(const TableEntry& table, const std::string& old_name) {
