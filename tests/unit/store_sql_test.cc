@@ -335,6 +335,14 @@ TEST_F(StoreDdlFailureTest, RenamingAUniqueConstraintMovesItsStructure) {
   EXPECT_EQ(query("select name from unique_constraint_info('r')"), V{"k0"});
   EXPECT_EQ(query("select id from r where v = 3.5"), V{"3"});
   fails("insert into r values (5, 2.5)", StatusCode::kConstraint, "UNIQUE");
+  // An unnamed UNIQUE's structure is named after its columns (`_uc_v_id`): renaming one
+  // of them moves it too.
+  exec("create table u (id integer primary key, v integer, unique (v, id))");
+  exec("insert into u values (1, 1), (2, 2)");
+  exec("alter table u rename column id to k");
+  reopen();
+  EXPECT_EQ(query("pragma integrity_check"), V{"ok"});
+  EXPECT_EQ(query("select k from u where v = 2"), V{"2"});
 }
 
 // Bodies judged when declared are not judged again when read back: a table declared with

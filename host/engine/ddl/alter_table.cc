@@ -1824,13 +1824,14 @@ const char* arm_name(qrs_schema_change_kind k) {
 bool touches_indexes(const AlterPlan& p, const TableSchema& before) {
   if (before.indexes.empty() && p.schema.indexes.empty()) return false;
   switch (p.change.kind) {
-    case QRS_CHANGE_RENAME_COLUMN:
     case QRS_CHANGE_SET_DEFAULT:
     case QRS_CHANGE_DROP_NOT_NULL:
       return false;
+    case QRS_CHANGE_RENAME_COLUMN:
     case QRS_CHANGE_RENAME_CONSTRAINT:
-      // A UNIQUE constraint's structure is stored under its name (`<table>$idx$<name>`):
-      // renaming it moves the structure, or the catalog would name storage that is not
+      // A UNIQUE constraint's structure is stored under its name (`<table>$idx$<name>`),
+      // an unnamed one's derived from its columns' names (`_uc_<cols>`): a rename that
+      // changes it moves the structure, or the catalog would name storage that is not
       // there and the next open would fail.
       for (size_t i = 0; i < before.indexes.size() && i < p.schema.indexes.size(); ++i)
         if (!iequals(before.indexes[i].name, p.schema.indexes[i].name)) return true;
