@@ -111,9 +111,9 @@ std::vector<std::pair<std::string, std::string>> table_objects(const TableSchema
     s += on_conflict(c.not_null_conflict);
     if (c.collation && (c.collation_declared || c.collation->name() != "BINARY"))
       s += " collate " + q(lower(c.collation->name()));
-    if (c.default_expr) s += " default (" + expr_to_string(*c.default_expr) + ")";
+    if (c.default_expr) s += " default (" + expr_to_sql(*c.default_expr) + ")";
     if (c.generated_expr) {
-      s += " generated always as (" + expr_to_string(*c.generated_expr) + ")";
+      s += " generated always as (" + expr_to_sql(*c.generated_expr) + ")";
       s += c.generated_stored ? " stored" : " virtual";
     }
     s += tags_clause(c.tags);
@@ -167,7 +167,7 @@ std::vector<std::pair<std::string, std::string>> table_objects(const TableSchema
       if (c.on_delete) ops += std::string(ops.empty() ? "" : ", ") + "delete";
       s += " on " + ops;
     }
-    s += " (" + expr_to_string(*c.expr) + ")" + on_conflict(c.on_conflict) + tags_clause(c.tags);
+    s += " (" + expr_to_sql(*c.expr) + ")" + on_conflict(c.on_conflict) + tags_clause(c.tags);
     // An unnamed CHECK is known by its text (two peers adding the same one add one).
     out.emplace_back("check:" + (c.named ? lower(c.name) : s), s);
   }
@@ -247,7 +247,7 @@ std::string create_index_ddl(const TableSchema& t, const IndexSchema& ix) {
     if (c.desc) s += " desc";
   }
   s += ")";
-  if (ix.where) s += " where " + expr_to_string(*ix.where);
+  if (ix.where) s += " where " + expr_to_sql(*ix.where);
   return s + tags_clause(ix.tags);
 }
 

@@ -50,7 +50,7 @@ std::string index_sql(const TableSchema& ts, const IndexSchema& ix) {
     if (ix.columns[i].desc) s += " DESC";
   }
   s += ")";
-  if (ix.where) s += " WHERE " + expr_to_string(*ix.where);
+  if (ix.where) s += " WHERE " + expr_to_sql(*ix.where);
   return s;
 }
 

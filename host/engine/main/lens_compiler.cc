@@ -1963,7 +1963,7 @@ class LensTableCompiler {
             lc.on_update = action(fk.on_update);
             for (int c : fk.columns) {
               lc.child_columns.push_back(cs.columns[c].name);
-              lc.defaults.push_back(cs.columns[c].default_expr ? expr_to_string(*cs.columns[c].default_expr) : "");
+              lc.defaults.push_back(cs.columns[c].default_expr ? expr_to_sql(*cs.columns[c].default_expr) : "");
             }
             if (fk.referenced_columns.empty())
               for (const KeyColumn& k : ts.primary_key) lc.parent_columns.push_back(ts.columns[k.column].name);

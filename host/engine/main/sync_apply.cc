@@ -752,7 +752,7 @@ std::optional<size_t> DatabaseImpl::write_sync_rows(const std::vector<SyncPlanRo
         if (!listed) return std::nullopt;
         for (const auto& c : entry->schema.columns)
           if (iequals(c.name, column)) {
-            if (c.default_expr) return "(" + expr_to_string(*c.default_expr) + ")";
+            if (c.default_expr) return "(" + expr_to_sql(*c.default_expr) + ")";
             return c.not_null ? std::nullopt : std::optional<std::string>("null");
           }
         return std::nullopt;

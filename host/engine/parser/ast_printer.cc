@@ -1712,6 +1712,12 @@ std::string expr_to_string(const ast::Expr& expr) {
   return std::move(p.out);
 }
 
+std::string expr_to_sql(const ast::Expr& expr) {
+  Printer p(/*names=*/false);
+  p.expr(expr);
+  return std::move(p.out);
+}
+
 std::string select_to_string(const ast::Select& select) {
   Printer p(/*names=*/false);
   p.select(select);

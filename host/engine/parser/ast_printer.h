@@ -9,6 +9,10 @@
 namespace quereus {
 
 std::string expr_to_string(const ast::Expr& expr);
+// The expression as SQL that parses back to the same tree (the statement printer's
+// parentheses): the form for any text that is stored or re-executed. expr_to_string is
+// for names and messages only.
+std::string expr_to_sql(const ast::Expr& expr);
 std::string select_to_string(const ast::Select& select);
 std::string statement_to_string(const ast::Statement& stmt);
 // The same, with the statement's own object (the table of CREATE TABLE / ALTER TABLE,

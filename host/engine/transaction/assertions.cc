@@ -256,7 +256,7 @@ void Assertions::create(TransactionContext& db, const ast::CreateAssertionStmt& 
   a->schema_name = schema;
   a->name = s.name.name;
   a->check = ast::clone(*s.check);
-  a->violation_sql = "select 1 where not (" + expr_to_string(*s.check) + ")";
+  a->violation_sql = "select 1 where not (" + expr_to_sql(*s.check) + ")";
   // The body is planned now, at a view body's strictness: a missing table, column or
   // function fails the CREATE instead of every later COMMIT.
   try {
@@ -299,7 +299,7 @@ void Assertions::forget(const std::string& schema, const std::string& name) {
 
 std::string assertion_ddl(const AssertionEntry& a) {
   return "create assertion " + quote_identifier(a.schema_name) + "." + quote_identifier(a.name) + " check (" +
-         expr_to_string(*a.check) + ")";
+         expr_to_sql(*a.check) + ")";
 }
 
 void Assertions::check(TransactionContext& db, const std::vector<TableEntry*>& written,
@@ -341,7 +341,7 @@ void Assertions::check(TransactionContext& db, const std::vector<TableEntry*>& w
 }
 
 void Assertions::set_check(TransactionContext& db, AssertionEntry& a, std::unique_ptr<ast::Expr> check) {
-  std::string text = expr_to_string(*check);
+  std::string text = expr_to_sql(*check);
   a.check = std::shared_ptr<const ast::Expr>(check.release());
   a.violation_sql = "select 1 where not (" + text + ")";
   a.plan.reset();
