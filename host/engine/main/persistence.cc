@@ -23,6 +23,7 @@
 #include "main/materialized_views.h"
 #include "parser/ast_printer.h"
 #include "parser/parser.h"
+#include "write/indexes.h"
 #include "common/strings.h"
 #include "eval/exec_context.h"
 
@@ -599,7 +600,21 @@ void DatabaseImpl::persist_table(const TableEntry& table) {
   }
   std::string text = table_bundle(table.schema);
   // Only what a module keeps is read back at an open (a memory table's text is never).
-  if (table.module->capabilities().persistent) verify_reads_back(table.schema, text);
+  if (table.module->capabilities().persistent) {
+    verify_reads_back(table.schema, text);
+    // An open connects each index's structure by the name the catalog derives for it: one
+    // kept under another name (an index or constraint renamed in the catalog alone) would
+    // make the next open fail, so the statement fails instead.
+    if (table.index_tables.size() == table.schema.indexes.size())
+      for (size_t i = 0; i < table.index_tables.size(); ++i) {
+        const std::string want = companion_name(table.schema, table.schema.indexes[i]);
+        if (table.index_tables[i] && table.index_tables[i]->schema.name != want)
+          throw Error(StatusCode::kInternal, "the structure of index " + table.schema.schema_name + "." +
+                                                 table.schema.indexes[i].name + " is kept as '" +
+                                                 table.index_tables[i]->schema.name + "', but an open would look for '" +
+                                                 want + "'");
+      }
+  }
   table.module->catalog_put(table_key(table.schema.schema_name, table.schema.name), text);
   capture_schema(table);
 }
@@ -632,6 +647,14 @@ void DatabaseImpl::verify_reads_back(const TableSchema& live, const std::string&
     const ColumnSchema &a = live.columns[i], &b = back.columns[i];
     if (!iequals(a.name, b.name) || a.generated() != b.generated() || !a.default_expr != !b.default_expr)
       broken("column '" + a.name + "'");
+  }
+  // UNIQUE constraints' structures are named by the text (a constraint name, or minted from
+  // the columns): the reopen must name each as the live table does.
+  for (const IndexSchema& ix : live.indexes) {
+    if (!ix.constraint) continue;
+    bool found = false;
+    for (const IndexSchema& b : back.indexes) found = found || (b.constraint && iequals(b.name, ix.name));
+    if (!found) broken("its UNIQUE constraint '" + ix.name + "'");
   }
   bool same_key = back.primary_key.size() == live.primary_key.size();
   for (size_t i = 0; same_key && i < live.primary_key.size(); ++i)
