@@ -1603,28 +1603,38 @@ class LensTableCompiler {
         where = ast::conjoin(std::move(where),
                              ast::binary(ast::BinaryOp::kEq, ast::column_ref("_c", logical_name), std::move(term)));
       }
-      ExprPtr e = ast::clone(*ck.expr);
-      WriteRowWalk::Hooks hooks = write_row_hooks();
-      hooks.on_ref = [&](const ast::ColumnRef& r) -> ExprPtr {
-        return ast::column_ref("_c", ts.columns[ts.find_column(r.column)].name);
-      };
-      WriteRowWalk(ts.name, std::move(hooks)).run(e);
-      where = ast::conjoin(std::move(where), ast::logical_not(std::move(e)));
-      std::vector<ast::ResultColumn> rcs;
-      rcs.push_back(ast::result_column(ast::integer_literal(1)));
-      auto q = ast::select(std::move(rcs), ast::table_source({x, ts.name, {}}, "_c"), std::move(where));
-      LensCheck lc;
-      lc.table = relation_key(source);
-      lc.name = ck.name;
-      lc.text = expr_to_string(*ck.expr);
-      lc.expr = std::shared_ptr<const ast::Expr>(ast::logical_not(ast::exists(std::move(q))).release());
-      lc.on_insert = on_insert;
-      lc.on_update = false;
-      lc.on_delete = on_delete;
-      slot->checks.push_back(std::move(lc));
+      slot->checks.push_back(
+          logical_row_check(ck, std::move(where), relation_key(source), on_insert, /*on_update=*/false, on_delete));
     };
     attach(0, "new", true, false);
     if (ck.on_update) attach(member, "old", false, true);
+  }
+
+  // The CHECK judged on the logical row that `where` finds (over `_c`, the logical table),
+  // attached to `relation`:
+  //   not exists (select 1 from x.T as _c where <where> and not (<the CHECK over _c>))
+  // NOT (NULL) selects nothing: a CHECK that is unknown passes, as a CHECK does.
+  LensCheck logical_row_check(const CheckSchema& ck, ExprPtr where, std::string relation, bool on_insert,
+                              bool on_update, bool on_delete) {
+    ExprPtr e = ast::clone(*ck.expr);
+    WriteRowWalk::Hooks hooks = write_row_hooks();
+    hooks.on_ref = [&](const ast::ColumnRef& r) -> ExprPtr {
+      return ast::column_ref("_c", ts.columns[ts.find_column(r.column)].name);
+    };
+    WriteRowWalk(ts.name, std::move(hooks)).run(e);
+    where = ast::conjoin(std::move(where), ast::logical_not(std::move(e)));
+    std::vector<ast::ResultColumn> rcs;
+    rcs.push_back(ast::result_column(ast::integer_literal(1)));
+    auto q = ast::select(std::move(rcs), ast::table_source({x, ts.name, {}}, "_c"), std::move(where));
+    LensCheck lc;
+    lc.table = std::move(relation);
+    lc.name = ck.name;
+    lc.text = expr_to_string(*ck.expr);
+    lc.expr = std::shared_ptr<const ast::Expr>(ast::logical_not(ast::exists(std::move(q))).release());
+    lc.on_insert = on_insert;
+    lc.on_update = on_update;
+    lc.on_delete = on_delete;
+    return lc;
   }
 
   // A CHECK reading columns of several members: no member's row holds them all, so it is
@@ -1666,26 +1676,8 @@ class LensTableCompiler {
         where = ast::conjoin(std::move(where), ast::binary(ast::BinaryOp::kEq, ast::column_ref("_c", logical_name),
                                                            ast::column_ref("new", basis_column)));
       }
-      ExprPtr e = ast::clone(*ck.expr);
-      WriteRowWalk::Hooks hooks = write_row_hooks();
-      hooks.on_ref = [&](const ast::ColumnRef& r) -> ExprPtr {
-        return ast::column_ref("_c", ts.columns[ts.find_column(r.column)].name);
-      };
-      WriteRowWalk(ts.name, std::move(hooks)).run(e);
-      // NOT (NULL) selects nothing: a CHECK that is unknown passes, as a CHECK does.
-      where = ast::conjoin(std::move(where), ast::logical_not(std::move(e)));
-      std::vector<ast::ResultColumn> rcs;
-      rcs.push_back(ast::result_column(ast::integer_literal(1)));
-      auto q = ast::select(std::move(rcs), ast::table_source({x, ts.name, {}}, "_c"), std::move(where));
-      LensCheck lc;
-      lc.table = relation_key(m);
-      lc.name = ck.name;
-      lc.text = expr_to_string(*ck.expr);
-      lc.expr = std::shared_ptr<const ast::Expr>(ast::logical_not(ast::exists(std::move(q))).release());
-      lc.on_insert = ck.on_insert;
-      lc.on_update = ck.on_update;
-      lc.on_delete = ck.on_delete;
-      attached.push_back(std::move(lc));
+      attached.push_back(
+          logical_row_check(ck, std::move(where), relation_key(m), ck.on_insert, ck.on_update, ck.on_delete));
     }
     for (LensCheck& lc : attached) slot->checks.push_back(std::move(lc));
     return true;

@@ -31,6 +31,19 @@ namespace quereus {
 
 namespace {
 
+// Marks the statements run while it lives as reading stored definitions back (the DDL
+// context's reading_stored(): bodies judged when declared are not judged again).
+class ReadingStored {
+ public:
+  explicit ReadingStored(int& depth) : depth_(depth) { ++depth_; }
+  ~ReadingStored() { --depth_; }
+  ReadingStored(const ReadingStored&) = delete;
+  ReadingStored& operator=(const ReadingStored&) = delete;
+
+ private:
+  int& depth_;
+};
+
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
   return s;
@@ -270,11 +283,7 @@ void DatabaseImpl::mark_unvalidated_index(const TableEntry& table, const std::st
 // Adopts a stored maintained table that does not reopen maintained (adopt_maintained_table);
 // false when `text` is not one or its table cannot be created either.
 bool DatabaseImpl::adopt_stored_maintained(const std::string& text) {
-  ++reading_stored_;
-  struct Done {
-    int& n;
-    ~Done() { --n; }
-  } done{reading_stored_};
+  ReadingStored reading{reading_stored_};
   try {
     auto stmts = Parser::parse(text);
     if (stmts.size() != 1 || stmts[0]->kind != ast::StmtKind::kCreateTable) return false;
@@ -296,11 +305,7 @@ bool DatabaseImpl::adopt_stored_maintained(const std::string& text) {
 // module holds), nothing recorded. An entry holds only what the catalog writes: CREATE
 // TABLE / INDEX, ALTER INDEX … SET TAGS, CREATE VIEW / ASSERTION, DECLARE SCHEMA.
 Status DatabaseImpl::run_stored(const std::string& text) {
-  ++reading_stored_;
-  struct Done {
-    int& n;
-    ~Done() { --n; }
-  } done{reading_stored_};
+  ReadingStored reading{reading_stored_};
   try {
     auto statements = Parser::parse(text);
     // A logical schema's applied lens: its declarations as applied, then the apply.
@@ -629,11 +634,7 @@ void DatabaseImpl::verify_reads_back(const TableSchema& live, const std::string&
                                            " would not read back (" + why + "): " + text.substr(0, text.find(";\n")));
   };
   TableSchema back;
-  ++reading_stored_;
-  struct Done {
-    int& n;
-    ~Done() { --n; }
-  } done{reading_stored_};
+  ReadingStored reading{reading_stored_};
   try {
     auto stmts = Parser::parse(text.substr(0, text.find(";\n")));
     if (stmts.size() != 1 || stmts[0]->kind != ast::StmtKind::kCreateTable) broken("not one CREATE TABLE");
