@@ -346,6 +346,19 @@ std::vector<Scenario> scenarios(int64_t n) {
        "declare lens for lx over main { view t as select id, u, x from t };"
        "apply schema lx",
        "insert into lx.t (id, u) select -id, 'n' || id from t where id between 1 and 50", n, n + 50, dup_u, dup_u},
+      // A singleton decomposition (primary key ()): a DELETE whose WHERE reads the optional
+      // member deletes both members' rows (the member first, the anchor last) in one commit.
+      {"singleton_update_delete",
+       "create table cfg (theme integer null) with tags (\"quereus.lens.decomp.logical.s\" = 'Settings', "
+       "\"quereus.lens.decomp.anchor.s\" = 'cfg', \"quereus.lens.decomp.col.s.theme\" = 'theme');"
+       "create table cfg_lang (lang text null) with tags (\"quereus.lens.decomp.logical.s\" = 'Settings', "
+       "\"quereus.lens.decomp.anchor.s\" = 'cfg', \"quereus.lens.decomp.presence.s\" = 'optional', "
+       "\"quereus.lens.decomp.col.s.lang\" = 'lang');"
+       "declare logical schema st { table Settings (theme integer null, lang text null, primary key ()) };"
+       "declare lens for st over main { };"
+       "apply schema st;"
+       "insert into st.Settings values (1, 'de')",
+       "delete from st.Settings where lang = 'de'", n, n, dup_u, dup_u},
       {"apply_logical",
        "declare logical schema lx { table t (id integer primary key, u text unique, x integer null) };"
        "declare lens for lx over main { view t as select id, u, x from t }",
@@ -429,6 +442,8 @@ std::string data_fingerprint_query(const std::string& scenario) {
     return "select 'rows', (select count(*) from t), (select count(*) from t_more), (select count(*) from t where x <= 0)";
   if (scenario == "lens_logical_default")
     return "select 'rows', (select count(*) from t), (select count(*) from t where x = 42)";
+  if (scenario == "singleton_update_delete")
+    return "select 'rows', (select count(*) from cfg), (select count(*) from cfg_lang)";
   if (scenario == "unique_index_in_txn") return "select 'rows', (select count(*) from d), (select count(*) from d where v = 5)";
   return {};
 }

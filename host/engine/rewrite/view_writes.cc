@@ -902,6 +902,16 @@ ast::StatementPtr key_capture(const ViewShape& v, ExprPtr user_where, std::uniqu
     for (auto& cls : v.classes)
       for (auto& m : cls)
         if (m.first == static_cast<int>(s) && col < 0) col = m.second;
+    if (col < 0 && v.decomposition) {
+      // A singleton's member (primary key (), joined `on true`): it holds 0 or 1 row, so
+      // the view row has that member's row exactly when the member has one.
+      std::vector<ast::ResultColumn> one;
+      one.push_back(ast::result_column(ast::integer_literal(1)));
+      core.columns.push_back(ast::result_column(
+          ast::exists(ast::select(std::move(one), ast::table_source(qualified(v.sides[s]), "__vw_m"), nullptr)),
+          "m" + std::to_string(s)));
+      continue;
+    }
     if (col < 0) v.refuse("the outer join's ON clause equates no column of '" + v.sides[s].qualifier + "' with the other side");
     core.columns.push_back(ast::result_column(
         ast::is_not_null(ast::column_ref(v.sides[s].qualifier, v.sides[s].table->schema.columns[col].name)),
@@ -1676,6 +1686,22 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
         v.refuse(not_null_unsupplied(ts.name, col.name) + "; it is the shared join key: supply it, or declare a DEFAULT on it, e.g. " +
                  "default (coalesce((select max(" + col.name + ") from " + ts.name + "), 0) + mutation_ordinal())");
       v.refuse(not_null_unsupplied(ts.name, col.name));
+    }
+  }
+  // A singleton's anchor (primary key (): its members joined `on true`, no shared key)
+  // takes its row even when the insert supplies none of its columns (spec/lens.md, "The
+  // put fan-out": "a singleton (primary key ()) inserts each member unconditionally over
+  // the empty key"): its first stored column gets its DEFAULT, or NULL.
+  if (v.decomposition && v.classes.empty() && !v.sides[0].padded) {
+    bool any = false;
+    for (auto& [key, value] : given) any = any || key.first == 0;
+    const TableSchema& anchor = v.sides[0].table->schema;
+    for (size_t i = 0; !any && i < anchor.columns.size(); ++i) {
+      if (anchor.columns[i].generated()) continue;
+      given.emplace(std::make_pair(0, static_cast<int>(i)), anchor.columns[i].default_expr
+                                                                ? clone(*anchor.columns[i].default_expr)
+                                                                : ast::null_literal());
+      any = true;
     }
   }
   // A VALUES source of literals and parameters needs no envelope: each side's insert
