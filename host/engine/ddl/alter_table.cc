@@ -790,6 +790,12 @@ void validate_checks(AlterCtx& c, const TableSchema& ns, const std::vector<const
   for (auto& col : rs.images.columns)
     if (col.table == "old") col.slot += n;
   for (const CheckSchema* ck : checks) {
+    // Evaluating it over the rows would run a nested data-changing statement (directly or
+    // through a view): refused as a write refuses it. Its functions are judged at the
+    // first write (determinism.md "Validation Timing").
+    if (!c.db.options().nondeterministic_schema)
+      require_deterministic(c.db.registry(), *ck->expr, "CHECK", "constraint '" + ck->name + "'", false, true,
+                            BodySite::kStored, &ns, nullptr, &c.db.catalog());
     auto bound = planner.bind_expr(*ck->expr, rs.scope);
     for (const Row& old_row : rows) {
       Row row = to_new_layout ? to_new_layout(old_row) : old_row;

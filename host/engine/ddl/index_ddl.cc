@@ -185,7 +185,7 @@ void create_index(DdlContext& db, const ast::CreateIndexStmt& s, const TagSet& t
     if (origin != DdlOrigin::kStoredCatalog)
       require_deterministic(db.registry(), *s.where, "WHERE", "of partial index '" + s.index.name + "'", true, true,
                             BodySite::kHere, &table.schema,
-                            "a partial index's membership must depend on the row alone");
+                            "a partial index's membership must depend on the row alone", &db.catalog());
     ix.where = own_expr(*s.where);
     // Bind it now so an unknown column or function fails the CREATE.
     Planner planner(db);

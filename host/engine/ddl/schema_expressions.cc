@@ -311,9 +311,10 @@ std::string clock_reason(const Registry& registry, const ast::FunctionCall& f, c
 
 void require_deterministic(const Registry& registry, const ast::Expr& e, const std::string& clause,
                            const std::string& what, bool functions, bool dml, BodySite site, const TableSchema* row,
-                           const char* hint) {
+                           const char* hint, const Catalog* views) {
   std::string culprit;
   AstWalker w;
+  std::set<const ViewEntry*> entered;
   w.on_expr = [&](const ast::Expr& x, bool) {
     if (!functions || !culprit.empty() || x.kind != ast::ExprKind::kFunction) return;
     auto& f = static_cast<const ast::FunctionCall&>(x);
@@ -330,7 +331,16 @@ void require_deterministic(const Registry& registry, const ast::Expr& e, const s
     }
   };
   w.on_source = [&](const ast::TableSource& src) {
-    if (!functions || !culprit.empty() || src.kind != ast::TableSource::Kind::kFunction) return;
+    if (!culprit.empty()) return;
+    if (views && src.kind == ast::TableSource::Kind::kTable) {
+      const std::string schema = to_lower(src.table.schema);
+      std::shared_ptr<const ViewEntry> v;
+      for (const std::string& s : schema.empty() ? std::vector<std::string>{"main", "temp"} : std::vector{schema})
+        if (!v) v = views->find_view(s, src.table.name);
+      if (v && !v->lens && entered.insert(v.get()).second) w.select(*v->definition->select, true);
+      return;
+    }
+    if (!functions || src.kind != ast::TableSource::Kind::kFunction) return;
     const TableFunction* tf = registry.find_table_function(to_lower(src.function_name));
     if (tf && !(tf->flags & kDeterministic))
       culprit = "Function '" + to_lower(src.function_name) + "' is not deterministic";
@@ -361,7 +371,7 @@ void validate_schema_expressions(DdlContext& db, const TableSchema& ts) {
                   "Column '" + col.name + "' cannot have both DEFAULT and GENERATED ALWAYS AS", col.default_expr->site);
     if (col.generated() && !nondeterministic_allowed(db))
       require_deterministic(db.registry(), *col.generated_expr, "GENERATED ALWAYS AS", "for column '" + col.name + "'",
-                            true, true, BodySite::kHere, &ts);
+                            true, true, BodySite::kHere, &ts, nullptr, &db.catalog());
     if (!col.default_expr) continue;
     if (has_parameter(*col.default_expr))
       throw Error(StatusCode::kError, "DEFAULT for column '" + col.name + "' may not reference bind parameters",
@@ -420,7 +430,7 @@ void resolve_default(DdlContext& db, TableEntry& entry, int column) {
   }
   if (siblings.empty() && !nondeterministic_allowed(db))
     require_deterministic(db.registry(), *col.default_expr, "DEFAULT", "for column '" + col.name + "'", true, true,
-                          BodySite::kHere, &ts);
+                          BodySite::kHere, &ts, nullptr, &db.catalog());
 }
 
 void resolve_schema_expressions(DdlContext& db, TableEntry& entry) {
@@ -474,7 +484,7 @@ void resolve_generated(DdlContext& db, TableEntry& entry) {
   if (!nondeterministic_allowed(db))
     for (int g : order)
       require_deterministic(db.registry(), *ts.columns[g].generated_expr, "GENERATED ALWAYS AS",
-                            "for column '" + ts.columns[g].name + "'", true, true, BodySite::kHere, &ts);
+                            "for column '" + ts.columns[g].name + "'", true, true, BodySite::kHere, &ts, nullptr, &db.catalog());
   ts.generated_order = std::move(order);
 }
 
@@ -506,7 +516,7 @@ void judge_generated(DdlContext& db, const TableEntry& table) {
   for (const ColumnSchema& col : table.schema.columns)
     if (col.generated())
       require_deterministic(db.registry(), *col.generated_expr, "GENERATED ALWAYS AS", "for column '" + col.name + "'",
-                            true, true, BodySite::kStored, &table.schema);
+                            true, true, BodySite::kStored, &table.schema, nullptr, &db.catalog());
 }
 
 }  // namespace
@@ -523,7 +533,7 @@ void judge_write_bodies(DdlContext& db, const TableEntry& table, const std::vect
       return op == RowOp::kInsert ? ck.on_insert : op == RowOp::kUpdate ? ck.on_update : ck.on_delete;
     });
     require_deterministic(db.registry(), *ck.expr, "CHECK", "constraint '" + ck.name + "'", applies, true,
-                          BodySite::kStored, &ts);
+                          BodySite::kStored, &ts, nullptr, &db.catalog());
   }
   if (generated) judge_generated(db, table);
 }
@@ -598,7 +608,7 @@ ScalarPtr bind_default(DdlContext& db, Planner& planner, const TableEntry& table
   if (!col.default_expr) return nullptr;
   if (firing && !nondeterministic_allowed(db))
     require_deterministic(db.registry(), *col.default_expr, "DEFAULT", "for column '" + col.name + "'", true, true,
-                          BodySite::kStored, &ts);
+                          BodySite::kStored, &ts, nullptr, &db.catalog());
   Scope row = planner.table_scope(table, "");
   Scope images;
   add_images(images, row, "new", 0, &visible);

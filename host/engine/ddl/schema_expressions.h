@@ -20,6 +20,7 @@
 
 namespace quereus {
 
+class Catalog;
 class DdlContext;
 class Registry;
 struct TableEntry;
@@ -45,11 +46,13 @@ enum class BodySite { kHere, kStored };
 // (kClockArgs) is judged by its arguments: 'now', 'localtime', or an argument that
 // may be one of them at run time (anything but a constant or a column of `row` whose type
 // holds no text) makes the call non-deterministic. `hint`: the way out the message offers
-// (default: a WITH CONTEXT variable or the pragma).
+// (default: a WITH CONTEXT variable or the pragma). `views`: the views the body reads are
+// judged too, through their bodies (a view over `(insert … returning …)` or `random()`
+// is as non-deterministic as the body written out; the reference judges the planned body).
 void require_deterministic(const Registry& registry, const ast::Expr& e, const std::string& clause,
                            const std::string& what, bool functions = true, bool dml = true,
                            BodySite site = BodySite::kHere, const TableSchema* row = nullptr,
-                           const char* hint = nullptr);
+                           const char* hint = nullptr, const Catalog* views = nullptr);
 
 // ---- CREATE TABLE
 

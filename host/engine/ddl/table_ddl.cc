@@ -100,7 +100,7 @@ class TableSchemaBuilder {
                   e.site);
     if (!db_.options().nondeterministic_schema && !db_.reading_stored())
       require_deterministic(db_.registry(), e, "CHECK", "constraint '" + ck.name + "'", true, false, BodySite::kHere,
-                            &ts_);
+                            &ts_, nullptr, &db_.catalog());
     ck.expr = own_expr(e);
     set_check_ops(ck, ops);
     ts_.checks.push_back(std::move(ck));

@@ -414,6 +414,19 @@ PlannedDml DatabaseImpl::plan_dml_relation(const ast::Statement& stmt, const std
   auto run = std::make_shared<DmlRun>();
   using K = ast::StmtKind;
   run->verb = stmt.kind == K::kUpdate ? "UPDATE" : stmt.kind == K::kDelete ? "DELETE" : "INSERT";
+  // Planning a write binds its table's CHECKs and DEFAULTs, which may hold a write of the
+  // same table (allowed under pragma nondeterministic_schema): bounded, not recursing
+  // until the stack runs out.
+  static thread_local int planning = 0;
+  if (planning >= 32)
+    throw Error(StatusCode::kError, std::string("data-changing statements nest too deeply (") + run->verb +
+                                        " at depth 32): a CHECK, DEFAULT or view whose statement writes the table it "
+                                        "is evaluated for?",
+                stmt.site);
+  struct Depth {
+    Depth() { ++planning; }
+    ~Depth() { --planning; }
+  } depth;
   run->exec = plan_nested_dml(*this, stmt, path, seed);
   return {run, run->exec->names()};
 }

@@ -287,7 +287,7 @@ CascadeTarget bind_cascade_target(DatabaseImpl& db, const TableEntry& child) {
       if (t.default_refusals[c]) continue;
       t.default_refusals[c] = refusal_of([&] {
         require_deterministic(db.registry(), *ts.columns[c].default_expr, "DEFAULT",
-                              "for column '" + ts.columns[c].name + "'", true, true, BodySite::kStored, &ts);
+                              "for column '" + ts.columns[c].name + "'", true, true, BodySite::kStored, &ts, nullptr, &db.catalog());
       });
     }
   }
@@ -1228,7 +1228,7 @@ std::unique_ptr<Executable> plan_statement(DatabaseImpl& db, const ast::Statemen
         require_deterministic(db.registry(), *s.check, "CHECK", "of assertion '" + s.name.name + "'", true, true,
                               BodySite::kHere, nullptr,
                               "an assertion reads no WITH CONTEXT variable: compare against a value stored in a table, "
-                              "or pragma nondeterministic_schema = true");
+                              "or pragma nondeterministic_schema = true", &db.catalog());
       return ddl_exec(db, [&db, &s](ExecContext&) { db.assertions().create(db, s); });
     }
     case K::kAnalyze: return std::make_unique<AnalyzeExec>(db, static_cast<const ast::AnalyzeStmt&>(stmt));

@@ -4,8 +4,27 @@
 
 namespace quereus {
 
+namespace {
+
+// How many data-changing statements in expression position are running on this thread,
+// one inside another. A CHECK or DEFAULT whose statement writes the table it guards
+// (allowed under pragma nondeterministic_schema) would otherwise recurse until the stack
+// ran out.
+thread_local int nested_runs = 0;
+constexpr int kMaxNestedRuns = 32;
+
+}  // namespace
+
 void DmlRun::ensure(ExecContext& ctx) {
   if (ran && generation == ctx.generation) return;
+  if (nested_runs >= kMaxNestedRuns)
+    throw Error(StatusCode::kError, std::string("data-changing statements nest too deeply (") + verb + " at depth " +
+                                        std::to_string(kMaxNestedRuns) +
+                                        "): a CHECK, DEFAULT or view whose statement writes the table it is evaluated for?");
+  struct Depth {
+    Depth() { ++nested_runs; }
+    ~Depth() { --nested_runs; }
+  } depth;
   rows.clear();
   ran = false;
   exec->start(ctx);
