@@ -1010,7 +1010,9 @@ bool is_key_member(const TableSchema& ts, int column) {
 AlterPlan plan_rename_table(AlterCtx& c) {
   const std::string& to = c.s.new_name;
   std::string schema = c.old().schema_name, from = c.table();
-  if (!iequals(to, from) && (c.db.catalog().find(schema, to) || c.db.catalog().find_view(schema, to)))
+  // sql-alter.md "RENAME TABLE": "Fails if the new name already exists" — the table's own
+  // name too, in any case (names are case-insensitive; SQLite refuses both).
+  if (c.db.catalog().find(schema, to) || c.db.catalog().find_view(schema, to))
     fail(StatusCode::kError, "Table '" + to + "' already exists in schema '" + schema + "'");
   c.db.catalog().check_unreserved("table", schema, to);
   AlterPlan p{c.old(), {}, false, {}, {}};

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "types/big_int.h"
@@ -193,9 +195,85 @@ static bool depth_within_limit(std::string_view text) {
   return true;
 }
 
-std::optional<Json> parse(std::string_view text) {
-  if (!depth_within_limit(text)) return std::nullopt;
-  Json j = Json::parse(text.begin(), text.end(), nullptr, false);
+static int hex4(std::string_view s, size_t i) {
+  if (i + 4 > s.size()) return -1;
+  int v = 0;
+  for (size_t k = i; k < i + 4; ++k) {
+    char c = s[k];
+    int d = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+// JSON.parse reads two things the RFC 8259 grammar allows and nlohmann refuses: a lone
+// surrogate escape (a backslash-u escape of D800-DFFF without its pair) and a number past
+// the double range (`1e400`, Infinity). Both are well-formed JSON (functions.md: json_valid
+// is "true if well-formed JSON"), so the source is rewritten before parsing: a lone
+// surrogate becomes U+FFFD (UTF-8 cannot hold one; the replacement character, as in the
+// lossy blob decode of types.md "Value to text"), an overflowing number null (a non-finite
+// number is null in every JSON value here, as prepareJsonValue and JSON.stringify make
+// it). Returns `text` itself when nothing changes.
+static std::string_view js_source(std::string_view text, std::string& buf) {
+  bool changed = false;
+  std::string out;
+  size_t copied = 0;  // text[copied, i) is still to be appended
+  auto replace = [&](size_t from, size_t to, std::string_view with) {
+    if (!changed) out.reserve(text.size() + 8);
+    changed = true;
+    out.append(text.substr(copied, from - copied));
+    out.append(with);
+    copied = to;
+  };
+  bool in_string = false;
+  for (size_t i = 0; i < text.size();) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '"') {
+        in_string = false;
+        ++i;
+      } else if (c == '\\' && i + 1 < text.size() && text[i + 1] == 'u') {
+        int u = hex4(text, i + 2);
+        if (u >= 0xD800 && u <= 0xDBFF && i + 7 < text.size() && text[i + 6] == '\\' && text[i + 7] == 'u') {
+          int lo = hex4(text, i + 8);
+          if (lo >= 0xDC00 && lo <= 0xDFFF) {
+            i += 12;
+            continue;
+          }
+        }
+        if (u >= 0xD800 && u <= 0xDFFF) replace(i, i + 6, "\\ufffd");
+        i += u >= 0 ? 6 : 2;
+      } else {
+        i += c == '\\' ? 2 : 1;
+      }
+    } else if (c == '"') {
+      in_string = true;
+      ++i;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      size_t start = i;
+      if (c == '-') ++i;
+      while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.' ||
+                                 text[i] == 'e' || text[i] == 'E' ||
+                                 ((text[i] == '+' || text[i] == '-') && (text[i - 1] == 'e' || text[i - 1] == 'E'))))
+        ++i;
+      std::string num(text.substr(start, i - start));
+      if (std::isinf(std::strtod(num.c_str(), nullptr))) replace(start, i, "null");
+    } else {
+      ++i;
+    }
+  }
+  if (!changed) return text;
+  out.append(text.substr(copied));
+  buf = std::move(out);
+  return buf;
+}
+
+std::optional<Json> parse(std::string_view source) {
+  if (!depth_within_limit(source)) return std::nullopt;
+  std::string buf;
+  std::string_view src = js_source(source, buf);
+  Json j = Json::parse(src.begin(), src.end(), nullptr, false);
   if (j.is_discarded()) return std::nullopt;
   normalize(j);
   return j;
@@ -220,7 +298,9 @@ Value to_value(const Json& j) {
 
 std::optional<Value> document_value(std::string_view source) {
   if (!depth_within_limit(source)) return std::nullopt;
-  auto j = Json::parse(source.begin(), source.end(), nullptr, false);
+  std::string buf;
+  std::string_view src = js_source(source, buf);
+  auto j = Json::parse(src.begin(), src.end(), nullptr, false);
   if (j.is_discarded()) return std::nullopt;
   if (j.is_null()) return Value();
   normalize(j);
