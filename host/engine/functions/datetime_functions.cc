@@ -220,10 +220,14 @@ std::optional<Zoned> apply_modifier(Zoned z, const std::string& modifier) {
   bool relative = parse_relative(m, &value, &unit);
   if (!relative && relative_shape(m)) return std::nullopt;
   if (relative) {
-    if (std::isnan(value)) return std::nullopt;
+    if (!std::isfinite(value) || std::fabs(value) > 9e15) return std::nullopt;
+    // datetime.md lists fractions for seconds only ("Fractional seconds supported"):
+    // a fractional count of any other unit fails to apply (Temporal rejects fractional
+    // duration fields), so the call is NULL — days, months and years were truncated.
+    if (unit != "second" && value != std::floor(value)) return std::nullopt;
     if (unit == "year" || unit == "month" || unit == "day") {
       Duration d;
-      int64_t n = static_cast<int64_t>(std::trunc(value));
+      int64_t n = static_cast<int64_t>(value);
       if (unit == "year") d.years = n;
       else if (unit == "month") d.months = n;
       else d.days = n;
@@ -238,8 +242,6 @@ std::optional<Zoned> apply_modifier(Zoned z, const std::string& modifier) {
       z.epoch_nanos += static_cast<Nanos>(static_cast<int64_t>(whole)) * kNanosPerSecond + static_cast<int64_t>(frac_ns);
       return z;
     }
-    // Hours and minutes must be whole (Temporal rejects fractional duration fields).
-    if (value != std::floor(value)) return std::nullopt;
     int64_t per = unit == "hour" ? 3600 : 60;
     z.epoch_nanos += static_cast<Nanos>(static_cast<int64_t>(value)) * per * kNanosPerSecond;
     return z;

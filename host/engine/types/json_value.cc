@@ -257,8 +257,12 @@ static std::string_view js_source(std::string_view text, std::string& buf) {
                                  text[i] == 'e' || text[i] == 'E' ||
                                  ((text[i] == '+' || text[i] == '-') && (text[i - 1] == 'e' || text[i - 1] == 'E'))))
         ++i;
-      std::string num(text.substr(start, i - start));
-      if (std::isinf(std::strtod(num.c_str(), nullptr))) replace(start, i, "null");
+      std::string_view tok = text.substr(start, i - start);
+      // Only an exponent or a run of more than 308 digits can leave the double range.
+      if (tok.size() > 308 || tok.find_first_of("eE") != std::string_view::npos) {
+        std::string num(tok);
+        if (std::isinf(std::strtod(num.c_str(), nullptr))) replace(start, i, "null");
+      }
     } else {
       ++i;
     }
