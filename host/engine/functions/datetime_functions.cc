@@ -102,10 +102,11 @@ std::optional<Zoned> from_epoch_millis(double ms) {
 }
 
 // Numbers: Julian day, Unix seconds or Unix milliseconds, by magnitude (or seconds when
-// 'unixepoch' is given).
+// 'unixepoch' is given). datetime.md "Input Parsing": "Numbers generally between 1,000,000
+// and 4,000,000 are interpreted as Julian days" — both ends included (they read as seconds).
 std::optional<Zoned> parse_numeric(double v, bool unix_epoch) {
   if (unix_epoch) return from_epoch_millis(v * 1000);
-  if (v > 1'000'000 && v < 4'000'000) return from_epoch_millis((v - kJulianDayUnixEpoch) * kMillisPerDay);
+  if (v >= 1'000'000 && v <= 4'000'000) return from_epoch_millis((v - kJulianDayUnixEpoch) * kMillisPerDay);
   if (v > kMinEpochSeconds && v < kMaxEpochSeconds) return from_epoch_millis(v * 1000);
   if (v > kMinEpochSeconds * 1000 && v < kMaxEpochSeconds * 1000) {
     if (v != std::floor(v)) return std::nullopt;
