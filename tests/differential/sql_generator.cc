@@ -590,6 +590,10 @@ SqlGenerator::Select SqlGenerator::gen_select(int depth, const Scope* outer, con
         ok = false;
         break;
       }
+      // A computed REAL may carry rounding residue unlike SQLite's in its last bits, and
+      // rows equal here would then deduplicate apart under DISTINCT, UNION, INTERSECT or
+      // EXCEPT: such an item is compared at 9 places, as grouping keys are.
+      if (e.type == SqlType::kReal && (kind == kDistinct || round_reals_)) e.sql = "round(" + e.sql + ", 9)";
       items.push_back(e.sql + " as x" + std::to_string(i));
       sel.columns.push_back(e);
     }
@@ -633,9 +637,12 @@ SqlGenerator::Select SqlGenerator::gen_compound(int depth, const Scope* outer, c
   std::vector<std::string> ops = {pick(kOps)};
   if (ops[0] != " except " && chance(0.25)) ops.push_back(ops[0]);
   const int legs = static_cast<int>(ops.size()) + 1;
-  std::vector<Select> parts;
-  for (int i = 0; i < legs; ++i) parts.push_back(gen_select(depth - 1, outer, &types, false));
   bool distinct_op = ops[0] != " union all ";
+  std::vector<Select> parts;
+  const bool saved_round = round_reals_;
+  round_reals_ = distinct_op;
+  for (int i = 0; i < legs; ++i) parts.push_back(gen_select(depth - 1, outer, &types, false));
+  round_reals_ = saved_round;
   Select out;
   out.compound = true;
   for (size_t c = 0; c < types.size(); ++c) {

@@ -202,6 +202,9 @@ class SqlGenerator {
   SqlType random_value_type();
 
   std::mt19937_64 rng_;
+  // Set while the legs of a deduplicating set operation are generated: their REAL items
+  // are compared at 9 places (see gen_select).
+  bool round_reals_ = false;
   const GeneratedSchema* schema_ = nullptr;
   int alias_counter_ = 0;
   std::vector<Cte> ctes_;
