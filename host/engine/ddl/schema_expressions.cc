@@ -20,6 +20,7 @@ struct AstWalker {
   ExprFn on_expr;
   std::function<void(const ast::TableSource&)> on_source;  // optional
   std::function<void(const ast::Statement&)> on_dml;       // optional
+  std::function<void(const ast::CommonTableExpr&)> on_cte;  // optional, before its uses
 
   void expr(const ast::Expr* e, bool opaque) {
     if (!e) return;
@@ -35,7 +36,10 @@ struct AstWalker {
       return;  // a nested DML statement is opaque to the walk
     }
     if (s.with)
-      for (auto& cte : s.with->ctes) select(*cte.select, true);
+      for (auto& cte : s.with->ctes) {
+        if (on_cte) on_cte(cte);
+        select(*cte.select, true);
+      }
     core(s.core, opaque);
     for (auto& leg : s.compounds) core(leg.core, opaque);
     for (auto& o : s.order_by) expr(o.expr.get(), opaque);
@@ -241,7 +245,7 @@ void dml_names(const ast::Expr& e, std::set<std::string>& out) {
 }  // namespace
 
 void walk_expr(const ast::Expr& e, const ExprFn& fn, bool opaque) {
-  AstWalker w{fn, nullptr, nullptr};
+  AstWalker w{fn, nullptr, nullptr, nullptr};
   w.expr(&e, opaque);
 }
 
@@ -315,6 +319,10 @@ void require_deterministic(const Registry& registry, const ast::Expr& e, const s
   std::string culprit;
   AstWalker w;
   std::set<const ViewEntry*> entered;
+  // Names a CTE of the body binds (anywhere: a name some CTE takes is not looked up as a
+  // view, which may miss a view read outside that CTE's scope, never judge a CTE as one).
+  std::set<std::string> ctes;
+  w.on_cte = [&](const ast::CommonTableExpr& cte) { ctes.insert(to_lower(cte.name)); };
   w.on_expr = [&](const ast::Expr& x, bool) {
     if (!functions || !culprit.empty() || x.kind != ast::ExprKind::kFunction) return;
     auto& f = static_cast<const ast::FunctionCall&>(x);
@@ -334,10 +342,21 @@ void require_deterministic(const Registry& registry, const ast::Expr& e, const s
     if (!culprit.empty()) return;
     if (views && src.kind == ast::TableSource::Kind::kTable) {
       const std::string schema = to_lower(src.table.schema);
-      std::shared_ptr<const ViewEntry> v;
-      for (const std::string& s : schema.empty() ? std::vector<std::string>{"main", "temp"} : std::vector{schema})
-        if (!v) v = views->find_view(s, src.table.name);
-      if (v && !v->lens && entered.insert(v.get()).second) w.select(*v->definition->select, true);
+      if (schema.empty() && ctes.count(to_lower(src.table.name))) return;
+      // Resolved as the body resolves it: a table's bodies in the table's own schema
+      // (docs/schemas.md), anything else on main then temp; a table of the name hides a
+      // view of a later schema.
+      std::vector<std::string> walk;
+      if (!schema.empty()) walk = {schema};
+      else if (row) walk = {to_lower(row->schema_name)};
+      else walk = {"main", "temp"};
+      for (const std::string& s : walk) {
+        if (views->find(s, src.table.name)) return;
+        if (std::shared_ptr<const ViewEntry> v = views->find_view(s, src.table.name)) {
+          if (!v->lens && entered.insert(v.get()).second) w.select(*v->definition->select, true);
+          return;
+        }
+      }
       return;
     }
     if (!functions || src.kind != ast::TableSource::Kind::kFunction) return;

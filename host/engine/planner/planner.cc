@@ -290,8 +290,10 @@ std::vector<JoinNode::Side> existence_sides(const ast::TableSource& join) {
 
 // Identifies an expression when matching GROUP BY keys and repeated aggregates:
 // identifiers compare case-insensitively, quoted literals exactly.
+// The statement printer's text: the names printer drops parentheses the grammar needs,
+// so two different trees (`x * (y % z)`, `x * y % z`) would print alike.
 std::string expr_fingerprint(const ast::Expr& e) {
-  std::string s = expr_to_string(e);
+  std::string s = expr_to_sql(e);
   bool in_literal = false;
   for (char& ch : s) {
     if (ch == '\'') in_literal = !in_literal;
@@ -1845,9 +1847,9 @@ SortKey Planner::bind_order_term(CoreState& st, const ast::OrderingTerm& t) {
   ScalarPtr key;
   if (out_index < 0) {
     // Match a select-list expression textually, else bind over the input.
-    std::string text = expr_to_string(*te);
+    std::string text = expr_to_sql(*te);
     for (size_t i = 0; i < items.size(); ++i)
-      if (items[i].expr && expr_to_string(*items[i].expr) == text) { out_index = static_cast<int>(i); break; }
+      if (items[i].expr && expr_to_sql(*items[i].expr) == text) { out_index = static_cast<int>(i); break; }
   }
   ScalarPtr bound;
   if (out_index < 0) {
@@ -2230,7 +2232,7 @@ std::string key_proof_facts(const TableSchema& t) {
   out += "pk";
   for (const KeyColumn& k : t.primary_key) out += " " + std::to_string(k.column);
   for (const CheckSchema& ck : t.checks)
-    out += ";check " + std::to_string(ck.on_insert) + std::to_string(ck.on_update) + " " + expr_to_string(*ck.expr);
+    out += ";check " + std::to_string(ck.on_insert) + std::to_string(ck.on_update) + " " + expr_to_sql(*ck.expr);
   return out;
 }
 

@@ -931,7 +931,11 @@ ast::StatementPtr returning_query(const ViewShape& v, std::vector<ast::ResultCol
   ast::SelectCore& core = sel->select->core;
   core.columns = std::move(items);
   ExprPtr match;
-  for (size_t s = 0; s < v.sides.size(); ++s)
+  // A singleton (primary key (): members joined `on true`) has at most one row, and an
+  // UPDATE may change every member's key (a member without a declared key is keyed on
+  // its columns): its row is returned when the statement addressed it.
+  const bool singleton = v.decomposition && v.classes.empty();
+  for (size_t s = 0; s < v.sides.size() && !singleton; ++s)
     match = conjoin(std::move(match), key_match(v, static_cast<int>(s), v.sides[s].qualifier, false));
   core.where = some_captured(std::move(match));
   return sel;
@@ -1688,19 +1692,19 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
       v.refuse(not_null_unsupplied(ts.name, col.name));
     }
   }
-  // A singleton's anchor (primary key (): its members joined `on true`, no shared key)
-  // takes its row even when the insert supplies none of its columns (spec/lens.md, "The
-  // put fan-out": "a singleton (primary key ()) inserts each member unconditionally over
-  // the empty key"): its first stored column gets its DEFAULT, or NULL.
-  if (v.decomposition && v.classes.empty() && !v.sides[0].padded) {
+  // A singleton's anchor and mandatory members (primary key (): joined `on true`, no
+  // shared key) take their row even when the insert supplies none of their columns
+  // (spec/lens.md, "The put fan-out": "a singleton (primary key ()) inserts each member
+  // unconditionally over the empty key"): the first stored column gets its DEFAULT, or NULL.
+  for (size_t side = 0; v.decomposition && v.classes.empty() && side < v.sides.size(); ++side) {
+    if (v.sides[side].padded) continue;  // an optional member: a row only when supplied
     bool any = false;
-    for (auto& [key, value] : given) any = any || key.first == 0;
-    const TableSchema& anchor = v.sides[0].table->schema;
-    for (size_t i = 0; !any && i < anchor.columns.size(); ++i) {
-      if (anchor.columns[i].generated()) continue;
-      given.emplace(std::make_pair(0, static_cast<int>(i)), anchor.columns[i].default_expr
-                                                                ? clone(*anchor.columns[i].default_expr)
-                                                                : ast::null_literal());
+    for (auto& [key, value] : given) any = any || key.first == static_cast<int>(side);
+    const TableSchema& member = v.sides[side].table->schema;
+    for (size_t i = 0; !any && i < member.columns.size(); ++i) {
+      if (member.columns[i].generated()) continue;
+      given.emplace(std::make_pair(static_cast<int>(side), static_cast<int>(i)),
+                    member.columns[i].default_expr ? clone(*member.columns[i].default_expr) : ast::null_literal());
       any = true;
     }
   }
@@ -2162,6 +2166,15 @@ std::vector<std::string> logical_key(const LensSlot& slot) {
     if (tc.kind == ast::TableConstraint::Kind::kPrimaryKey)
       for (const auto& ic : tc.columns) pk.push_back(ic.name);
   return pk;
+}
+
+// True when the logical table declares `primary key ()`: a singleton of 0 or 1 row, whose
+// every row conflicts with every other (its empty key matches any logical row).
+bool singleton(const LensSlot& slot) {
+  if (!slot.spec) return false;
+  for (const auto& tc : slot.spec->constraints)
+    if (tc.kind == ast::TableConstraint::Kind::kPrimaryKey && tc.columns.empty()) return true;
+  return false;
 }
 
 ast::StatementPtr parse_one(const std::string& sql) {
@@ -2724,7 +2737,10 @@ void lower_decomposition_insert(const ast::InsertStmt& s, const LensSlot& slot, 
   const std::string what = "cannot write through logical table '" + slot.logical_schema + "." + slot.table + "': ";
   auto refuse = [&](const std::string& why) { throw Error(StatusCode::kUnsupported, what + why, s.table.site); };
   const std::vector<std::string> pk = logical_key(slot);
-  if (pk.empty()) refuse("INSERT OR IGNORE / OR REPLACE, ON CONFLICT or RETURNING needs a logical primary key");
+  // A singleton's empty key is matched by any logical row: the key matches below
+  // conjoin nothing.
+  if (pk.empty() && !singleton(slot))
+    refuse("INSERT OR IGNORE / OR REPLACE, ON CONFLICT or RETURNING needs a logical primary key");
   if (s.default_values || !s.source) refuse("INSERT OR IGNORE / OR REPLACE, ON CONFLICT or RETURNING must supply the logical key");
   // INSERT OR IGNORE skips a row whose logical key is taken, whole (DO NOTHING); INSERT
   // OR REPLACE deletes the logical row first, every member of it (a member row the new

@@ -215,6 +215,33 @@ static int hex4(std::string_view s, size_t i) {
 // lossy blob decode of types.md "Value to text"), an overflowing number null (a non-finite
 // number is null in every JSON value here, as prepareJsonValue and JSON.stringify make
 // it). Returns `text` itself when nothing changes.
+// True when `t` is a number by RFC 8259's grammar:
+//   -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
+static bool json_number_token(std::string_view t) {
+  size_t i = 0;
+  auto digits = [&] {
+    size_t from = i;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+    return i > from;
+  };
+  if (i < t.size() && t[i] == '-') ++i;
+  if (i < t.size() && t[i] == '0') {
+    ++i;
+  } else if (!digits()) {
+    return false;
+  }
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == t.size();
+}
+
 static std::string_view js_source(std::string_view text, std::string& buf) {
   bool changed = false;
   std::string out;
@@ -259,7 +286,8 @@ static std::string_view js_source(std::string_view text, std::string& buf) {
         ++i;
       std::string_view tok = text.substr(start, i - start);
       // Only an exponent or a run of more than 308 digits can leave the double range.
-      if (tok.size() > 308 || tok.find_first_of("eE") != std::string_view::npos) {
+      // A malformed token (`01e999`, `1.e999`) is left for the parser to refuse.
+      if ((tok.size() > 308 || tok.find_first_of("eE") != std::string_view::npos) && json_number_token(tok)) {
         std::string num(tok);
         if (std::isinf(std::strtod(num.c_str(), nullptr))) replace(start, i, "null");
       }

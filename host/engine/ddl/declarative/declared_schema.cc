@@ -530,7 +530,7 @@ bool index_matches(const TableSchema& table, const IndexSchema& ix, const ast::C
     if (!iequals(declared_collation, live_collation)) return false;
   }
   if (!ix.where != !ci.where) return false;
-  return !ix.where || expr_to_string(*ix.where) == expr_to_string(*ci.where);
+  return !ix.where || expr_to_sql(*ix.where) == expr_to_sql(*ci.where);
 }
 
 // One declared item (not a seed): qualified into the schema, its name claimed, then
@@ -596,7 +596,7 @@ void plan_declared_item(DdlContext& db, SchemaPlan& plan, const ast::Statement& 
       const auto& ca = static_cast<const ast::CreateAssertionStmt&>(*p.stmt);
       for (const auto& a : db.assertions().list())
         if (a->schema_name == schema && iequals(a->name, ca.name.name)) {
-          if (expr_to_string(*a->check) == expr_to_string(*ca.check)) p.create = false;
+          if (expr_to_sql(*a->check) == expr_to_sql(*ca.check)) p.create = false;
           else plan.drops.emplace_back(ast::ObjectKind::kAssertion, a->name);
         }
     }

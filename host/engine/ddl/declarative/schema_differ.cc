@@ -261,14 +261,14 @@ class TableDiffer {
     }
     const bool generated_same =
         (dc.generated == nullptr) == (lc.generated_expr == nullptr) &&
-        (!dc.generated || (expr_to_string(*dc.generated->expr) == expr_to_string(*lc.generated_expr) &&
+        (!dc.generated || (expr_to_sql(*dc.generated->expr) == expr_to_sql(*lc.generated_expr) &&
                            dc.generated->generated_stored == lc.generated_stored));
     if (!generated_same) refuse("the generated expression of column '" + lc.name + "'");
     if (dc.not_null && lc.not_null && conflict_sig(dc.not_null_conflict) != conflict_sig(lc.not_null_conflict))
       refuse("the NOT NULL ON CONFLICT action of column '" + lc.name + "'");
     const bool retype = !iequals(dc.def->type_name, lc.type_name);
-    const std::string declared_default = dc.default_expr ? expr_to_string(*dc.default_expr) : "";
-    const std::string live_default = lc.default_expr ? expr_to_string(*lc.default_expr) : "";
+    const std::string declared_default = dc.default_expr ? expr_to_sql(*dc.default_expr) : "";
+    const std::string live_default = lc.default_expr ? expr_to_sql(*lc.default_expr) : "";
     const bool default_changes = (dc.default_expr != nullptr) != (lc.default_expr != nullptr) ||
                                  declared_default != live_default;
     const bool collation_changes = !iequals(dc.collation, lc.collation->name());
@@ -328,7 +328,7 @@ class TableDiffer {
         if (op == ast::RowOp::kUpdate) upd = true;
         if (op == ast::RowOp::kDelete) del = true;
       }
-      c.sig = check_sig(expr_to_string(*tc.expr), ins, upd, del, conflict_of(tc.on_conflict));
+      c.sig = check_sig(expr_to_sql(*tc.expr), ins, upd, del, conflict_of(tc.on_conflict));
     } else {
       c.kind = 'f';
       std::vector<std::string> cols;
@@ -401,7 +401,7 @@ class TableDiffer {
       c.kind = 'c';
       c.name = ck.name;
       c.named = ck.named;
-      c.sig = check_sig(expr_to_string(*ck.expr), ck.on_insert, ck.on_update, ck.on_delete, ck.on_conflict);
+      c.sig = check_sig(expr_to_sql(*ck.expr), ck.on_insert, ck.on_update, ck.on_delete, ck.on_conflict);
       out.push_back(std::move(c));
     }
     for (const ForeignKeySchema& fk : live_.foreign_keys) {
