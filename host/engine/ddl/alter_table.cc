@@ -968,14 +968,8 @@ void add_unique(TableSchema& ts, const std::string& name, std::vector<IndexColum
 
 CheckSchema make_check(const std::string& name, const ast::Expr& e, const std::vector<ast::RowOp>& ops,
                        ast::ConflictClause on_conflict, const std::string& table) {
-  bool param = false;
-  walk_expr(
-      const_cast<ast::Expr&>(e),
-      [&](ast::Expr& x) {
-        if (x.kind == ast::ExprKind::kParameter) param = true;
-      },
-      [](ast::Select&) {});
-  if (param)
+  // Anywhere in it, a subquery's clauses too (as CREATE TABLE judges it).
+  if (ast::any_expr_deep(e, [](const ast::Expr& x) { return x.kind == ast::ExprKind::kParameter; }))
     fail(StatusCode::kError,
          "CHECK constraint '" + name + "' on table '" + table + "' may not reference bind parameters.");
   CheckSchema ck;
@@ -1202,6 +1196,11 @@ AlterPlan plan_add_column(AlterCtx& c) {
   if (def && col.generated())
     fail(StatusCode::kError, "Column '" + cd.name + "' cannot have both DEFAULT and GENERATED ALWAYS AS");
   ns.columns.push_back(col);
+  // A generated body takes no bind parameters, as CREATE TABLE refuses them (its
+  // determinism is judged with the fill below).
+  if (col.generated() &&
+      ast::any_expr_deep(*col.generated_expr, [](const ast::Expr& x) { return x.kind == ast::ExprKind::kParameter; }))
+    fail(StatusCode::kError, "GENERATED ALWAYS AS for column '" + cd.name + "' may not reference bind parameters");
   // The DEFAULT obeys CREATE TABLE's rules (no bare column, deterministic, no bind
   // parameters): the catalog reloads the table from its CREATE text.
   if (def) {

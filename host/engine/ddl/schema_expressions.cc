@@ -388,6 +388,12 @@ void validate_schema_expressions(DdlContext& db, const TableSchema& ts) {
     if (col.generated() && col.default_expr)
       throw Error(StatusCode::kError,
                   "Column '" + col.name + "' cannot have both DEFAULT and GENERATED ALWAYS AS", col.default_expr->site);
+    // Walked as a CHECK is (determinism.md "CREATE TABLE"): no bind parameters — a scope
+    // check, made whatever the pragma says, but not on a definition read back.
+    if (col.generated() && !db.reading_stored() && has_parameter(*col.generated_expr))
+      throw Error(StatusCode::kError,
+                  "GENERATED ALWAYS AS for column '" + col.name + "' may not reference bind parameters",
+                  col.generated_expr->site);
     if (col.generated() && !nondeterministic_allowed(db))
       require_deterministic(db.registry(), *col.generated_expr, "GENERATED ALWAYS AS", "for column '" + col.name + "'",
                             true, true, BodySite::kHere, &ts, nullptr, &db.catalog());
