@@ -848,6 +848,8 @@ Value scale(const Duration& d, double n) {
     for (int i = 0; i < 10; ++i) {
       double x = static_cast<double>(src[i]) * n;
       if (x != std::floor(x) || !std::isfinite(x)) throw Error(StatusCode::kRange, "Duration fields must be integers");
+      // The field is held in 64 bits; past them the conversion is undefined.
+      if (std::fabs(x) > 9.007199254740991e15) throw Error(StatusCode::kRange, "Duration field out of range");
       *dst[i] = static_cast<int64_t>(x);
     }
     if (!valid_duration(r)) throw Error(StatusCode::kRange, "Mixed-sign duration");
@@ -887,6 +889,7 @@ Value divide(const Duration& d, double n) {
                     &r.milliseconds, &r.microseconds, &r.nanoseconds};
   for (int i = 0; i < 10; ++i) {
     if (f[i] != std::floor(f[i]) || !std::isfinite(f[i])) throw Error(StatusCode::kRange, "Duration fields must be integers");
+    if (std::fabs(f[i]) > 9.007199254740991e15) throw Error(StatusCode::kRange, "Duration field out of range");
     *dst[i] = static_cast<int64_t>(f[i]);
   }
   if (!valid_duration(r)) throw Error(StatusCode::kRange, "Mixed-sign duration");
