@@ -969,7 +969,7 @@ void add_unique(TableSchema& ts, const std::string& name, std::vector<IndexColum
 CheckSchema make_check(const std::string& name, const ast::Expr& e, const std::vector<ast::RowOp>& ops,
                        ast::ConflictClause on_conflict, const std::string& table) {
   // Anywhere in it, a subquery's clauses too (as CREATE TABLE judges it).
-  if (ast::any_expr_deep(e, [](const ast::Expr& x) { return x.kind == ast::ExprKind::kParameter; }))
+  if (ast::contains_parameter(e))
     fail(StatusCode::kError,
          "CHECK constraint '" + name + "' on table '" + table + "' may not reference bind parameters.");
   CheckSchema ck;
@@ -1199,7 +1199,7 @@ AlterPlan plan_add_column(AlterCtx& c) {
   // A generated body takes no bind parameters, as CREATE TABLE refuses them (its
   // determinism is judged with the fill below).
   if (col.generated() &&
-      ast::any_expr_deep(*col.generated_expr, [](const ast::Expr& x) { return x.kind == ast::ExprKind::kParameter; }))
+      ast::contains_parameter(*col.generated_expr))
     fail(StatusCode::kError, "GENERATED ALWAYS AS for column '" + cd.name + "' may not reference bind parameters");
   // The DEFAULT obeys CREATE TABLE's rules (no bare column, deterministic, no bind
   // parameters): the catalog reloads the table from its CREATE text.
@@ -1591,7 +1591,7 @@ AlterPlan plan_alter_column(AlterCtx& c) {
         fail(StatusCode::kError, "Column '" + col.name + "' cannot have both DEFAULT and GENERATED ALWAYS AS");
       // The scope checks of the CREATE TABLE validator stay active with
       // nondeterministic_schema on (determinism.md "Validation Timing").
-      if (ast::any_expr_deep(*c.s.default_value, [](const ast::Expr& x) { return x.kind == ast::ExprKind::kParameter; }))
+      if (ast::contains_parameter(*c.s.default_value))
         throw Error(StatusCode::kError, "DEFAULT for column '" + col.name + "' may not reference bind parameters",
                     c.s.default_value->site);
       col.default_expr = own_expr(*c.s.default_value);

@@ -182,7 +182,7 @@ void create_index(DdlContext& db, const ast::CreateIndexStmt& s, const TagSet& t
       throw Error(StatusCode::kError, "subqueries prohibited in partial index WHERE clauses", s.where->site);
     // A parameter has no value once the statement is gone (SQLite's words).
     if (origin != DdlOrigin::kStoredCatalog &&
-        ast::any_expr_deep(*s.where, [](const ast::Expr& x) { return x.kind == ast::ExprKind::kParameter; }))
+        ast::contains_parameter(*s.where))
       throw Error(StatusCode::kError, "parameters prohibited in partial index WHERE clauses", s.where->site);
     // and so must a function's result: random() or 'now' would leave rows in the index
     // that its predicate no longer selects (SQLite refuses them too). No pragma opens it.

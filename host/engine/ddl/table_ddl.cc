@@ -94,7 +94,7 @@ class TableSchemaBuilder {
     ck.named = !name.empty();
     if (on_conflict != ast::ConflictClause::kNone) ck.on_conflict = declared_conflict(on_conflict);
     if (ck.name.empty()) ck.name = mint(minted);
-    if (ast::any_expr_deep(e, [](const ast::Expr& x) { return x.kind == ast::ExprKind::kParameter; }))
+    if (ast::contains_parameter(e))
       throw Error(StatusCode::kError,
                   "CHECK constraint '" + ck.name + "' on table '" + ts_.name + "' may not reference bind parameters.",
                   e.site);

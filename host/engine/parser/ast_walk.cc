@@ -126,6 +126,10 @@ void sources_in_select(const Select& s, std::vector<const QualifiedName*>& out) 
 void named_sources(const Select& s, std::vector<const QualifiedName*>& out) { sources_in_select(s, out); }
 void named_sources(const SelectCore& c, std::vector<const QualifiedName*>& out) { sources_in_core(c, out); }
 
+bool contains_parameter(const Expr& e) {
+  return any_expr_deep(e, [](const Expr& x) { return x.kind == ExprKind::kParameter; });
+}
+
 bool contains_subquery(const Expr& e) {
   bool found = false;
   for_each_child(

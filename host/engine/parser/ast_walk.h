@@ -16,6 +16,9 @@ bool any_expr_deep(const Expr& e, const std::function<bool(const Expr&)>& pred);
 // True when `e` holds a subquery (IN (select …), EXISTS, a scalar subquery) at any depth.
 bool contains_subquery(const Expr& e);
 
+// True when `e` holds a bind parameter (`?`, `:name`, …) anywhere, subqueries included.
+bool contains_parameter(const Expr& e);
+
 // True when `pred` holds for an expression anywhere in `s` (select lists, joins, WHERE,
 // HAVING, …, derived tables, CTE bodies and the subqueries inside expressions included).
 bool any_expr_in_select(const Select& s, const std::function<bool(const Expr&)>& pred);

@@ -880,6 +880,10 @@ ast::StatementPtr leg_as_cte_target(const ViewShape& v, const ast::Statement& st
   return copy;
 }
 
+// A singleton decomposition (primary key (): its members joined `on true`, no shared
+// key): at most one row.
+bool singleton_shape(const ViewShape& v) { return v.decomposition && v.classes.empty(); }
+
 // The capture of an UPDATE / DELETE: each addressed view row's base keys, k<side>_<j>.
 ast::StatementPtr key_capture(const ViewShape& v, ExprPtr user_where, std::unique_ptr<ast::WithClause> with,
                               std::vector<ast::ResultColumn> extra) {
@@ -902,7 +906,7 @@ ast::StatementPtr key_capture(const ViewShape& v, ExprPtr user_where, std::uniqu
     for (auto& cls : v.classes)
       for (auto& m : cls)
         if (m.first == static_cast<int>(s) && col < 0) col = m.second;
-    if (col < 0 && v.decomposition) {
+    if (col < 0 && singleton_shape(v)) {
       // A singleton's member (primary key (), joined `on true`): it holds 0 or 1 row, so
       // the view row has that member's row exactly when the member has one.
       std::vector<ast::ResultColumn> one;
@@ -934,7 +938,7 @@ ast::StatementPtr returning_query(const ViewShape& v, std::vector<ast::ResultCol
   // A singleton (primary key (): members joined `on true`) has at most one row, and an
   // UPDATE may change every member's key (a member without a declared key is keyed on
   // its columns): its row is returned when the statement addressed it.
-  const bool singleton = v.decomposition && v.classes.empty();
+  const bool singleton = singleton_shape(v);
   for (size_t s = 0; s < v.sides.size() && !singleton; ++s)
     match = conjoin(std::move(match), key_match(v, static_cast<int>(s), v.sides[s].qualifier, false));
   core.where = some_captured(std::move(match));
@@ -1696,7 +1700,7 @@ void lower_join_insert(ast::InsertStmt& s, const ViewShape& v, LoweredWrite& out
   // shared key) take their row even when the insert supplies none of their columns
   // (spec/lens.md, "The put fan-out": "a singleton (primary key ()) inserts each member
   // unconditionally over the empty key"): the first stored column gets its DEFAULT, or NULL.
-  for (size_t side = 0; v.decomposition && v.classes.empty() && side < v.sides.size(); ++side) {
+  for (size_t side = 0; singleton_shape(v) && side < v.sides.size(); ++side) {
     if (v.sides[side].padded) continue;  // an optional member: a row only when supplied
     bool any = false;
     for (auto& [key, value] : given) any = any || key.first == static_cast<int>(side);
