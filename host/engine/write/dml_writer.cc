@@ -323,8 +323,13 @@ std::optional<Row> DmlWriter::handle(UpdateResult& r, ConflictAction action) {
 }
 
 bool DmlWriter::resolve_unique(const Row& row, const Row& self, std::optional<ConflictAction> action,
-                               std::optional<Row>* existing, int* conflict) {
+                               std::optional<Row>* existing, int* conflict, ConflictAction pk, const Row* old_row) {
   if (!indexes_) return true;
+  // REPLACE holders are deleted only once every other conflict of the row has passed, as
+  // SQLite runs REPLACE constraints last: a row that an IGNORE or FAIL conflict then stops
+  // must not have displaced anything, and such a conflict decides even when its holder is
+  // the row a REPLACE would displace.
+  std::vector<Row> evict;
   size_t start = 0;
   while (auto c = indexes_->find_conflict(row, self, start)) {
     const IndexSchema& ix = table_->schema.indexes[c->index];
@@ -335,12 +340,26 @@ bool DmlWriter::resolve_unique(const Row& row, const Row& self, std::optional<Co
       *conflict = static_cast<int>(c->index);
       return false;
     }
+    start = c->index + 1;  // a unique index holds at most one row with this key
     ConflictAction a = resolve(action, ix.on_conflict);
     if (a == ConflictAction::kIgnore) return false;
     if (a != ConflictAction::kReplace) fail(a, indexes_->unique_message(c->index));
-    remove(*holder);
-    start = c->index;  // the same index may hold no other row with this key: go on from it
+    const Row key = key_of(*holder);
+    bool seen = false;  // two REPLACE indexes may name one row
+    for (const Row& e : evict) seen = seen || key_of(e) == key;
+    if (!seen) evict.push_back(std::move(*holder));
   }
+  if (evict.empty()) return true;
+  // The primary key's own conflict, unless it is a REPLACE (the caller evicts that holder)
+  // or the holder is the row an UPDATE rewrites.
+  if (pk != ConflictAction::kReplace) {
+    std::optional<Row> holder = fetch_by_key(*table_, key_of(row));
+    if (holder && !(old_row && key_of(*holder) == key_of(*old_row))) {
+      if (pk == ConflictAction::kIgnore) return false;
+      fail(pk, unique_message());
+    }
+  }
+  for (const Row& holder : evict) remove(holder);
   return true;
 }
 
@@ -362,7 +381,7 @@ std::optional<Row> DmlWriter::write_insert(Row& row, std::optional<ConflictActio
   if (!check_foreign_keys(row, nullptr, action)) return std::nullopt;
   ConflictAction pk = existing ? ConflictAction::kAbort : resolve(action, table_->schema.pk_conflict);
   if (indexes_) {
-    if (!resolve_unique(row, key_of(row), action, existing, conflict)) return std::nullopt;
+    if (!resolve_unique(row, key_of(row), action, existing, conflict, pk, nullptr)) return std::nullopt;
     // A REPLACE eviction goes through remove(), which keeps the evicted row's entries
     // (and, later, its dependents) in step.
     if (pk == ConflictAction::kReplace) evict_key_holder(row, nullptr);
@@ -425,7 +444,7 @@ std::optional<Row> DmlWriter::update(const Row& stale_row, Row new_row, std::opt
   Row key = key_of(old_row);
   ConflictAction pk = resolve(action, table_->schema.pk_conflict);
   if (indexes_) {
-    if (!resolve_unique(new_row, key, action, nullptr, nullptr)) return std::nullopt;
+    if (!resolve_unique(new_row, key, action, nullptr, nullptr, pk, &old_row)) return std::nullopt;
     if (pk == ConflictAction::kReplace) evict_key_holder(new_row, &old_row);
   }
   UpdateResult r = table_->table->update(RowOp::kUpdate, new_row, key, pk);

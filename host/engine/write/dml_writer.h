@@ -215,8 +215,10 @@ class DmlWriter {
   // Resolves the UNIQUE-index conflicts `row` would cause (`self`: its own primary key,
   // whose entries are not conflicts): IGNORE skips the row (false), REPLACE deletes the
   // conflicting rows, UPSERT (existing != null) reports the first one (false), others fail.
+  // The deletions run last, after the other indexes and the primary key (action `pk`;
+  // `old_row`: the row an UPDATE rewrites, null for an INSERT) have let the row through.
   bool resolve_unique(const Row& row, const Row& self, std::optional<ConflictAction> action,
-                      std::optional<Row>* existing, int* conflict);
+                      std::optional<Row>* existing, int* conflict, ConflictAction pk, const Row* old_row);
   // REPLACE on the primary key: deletes the row stored at `row`'s key (if any and not
   // `self`) through remove(), so its index entries and dependents follow.
   void evict_key_holder(const Row& row, const Row* self);
