@@ -579,15 +579,22 @@ void propagate_rename(DdlContext& db, Renamer renamer, int depth = 0) {
     // Schema-authored expressions resolve in their table's own schema only.
     resolve_along({t->schema.schema_name});
     // Each expression is renamed on a private copy, installed only when it changed.
+    bool rewritten_expr = false;
     for (CheckSchema& ck : t->schema.checks) {
       auto e = ast::clone(*ck.expr);
-      if (renamer.owned_expr(*e, t->schema.schema_name, t->schema.name)) ck.expr = std::move(e);
+      if (renamer.owned_expr(*e, t->schema.schema_name, t->schema.name)) {
+        ck.expr = std::move(e);
+        rewritten_expr = true;
+      }
     }
     for (ColumnSchema& col : t->schema.columns)
       for (auto* owned : {&col.default_expr, &col.generated_expr}) {
         if (!*owned) continue;
         auto e = ast::clone(**owned);
-        if (renamer.owned_expr(*e, t->schema.schema_name, t->schema.name)) *owned = std::move(e);
+        if (renamer.owned_expr(*e, t->schema.schema_name, t->schema.name)) {
+          *owned = std::move(e);
+          rewritten_expr = true;
+        }
       }
     for (IndexSchema& ix : t->schema.indexes) {
       if (!ix.where) continue;
@@ -595,8 +602,12 @@ void propagate_rename(DdlContext& db, Renamer renamer, int depth = 0) {
       if (renamer.owned_expr(*e, t->schema.schema_name, t->schema.name)) {
         ix.where = std::move(e);
         t->index_runtime.reset();  // the predicate is bound again
+        rewritten_expr = true;
       }
     }
+    // The stored catalog follows, as for a view: another table left with its old CHECK /
+    // DEFAULT / generated / predicate text would come back naming what no longer exists.
+    if (rewritten_expr) db.persist_table(*t);
     // A maintained table's body, like a view's (its stored columns keep their names).
     if (t->schema.derivation) {
       resolve_along(home_path(t->schema.schema_name));
@@ -1016,9 +1027,15 @@ AlterPlan plan_rename_table(AlterCtx& c) {
   p.change.new_name = to;
   DdlContext& db = c.db;
   p.after = [&db, schema, from, to] {
-    for (auto& t : db.catalog().tables())
+    for (auto& t : db.catalog().tables()) {
+      bool retargeted = false;
       for (ForeignKeySchema& fk : t->schema.foreign_keys)
-        if (fk.referenced_schema == schema && iequals(fk.referenced_table, from)) fk.referenced_table = to;
+        if (fk.referenced_schema == schema && iequals(fk.referenced_table, from)) {
+          fk.referenced_table = to;
+          retargeted = true;
+        }
+      if (retargeted) db.persist_table(*t);  // the stored catalog follows (the renamed table itself: by the caller)
+    }
     propagate_rename(db, Renamer::table(schema, from, to));
   };
   return p;
@@ -1125,11 +1142,17 @@ AlterPlan plan_rename_column(AlterCtx& c) {
   DdlContext& db = c.db;
   std::string schema = c.old().schema_name, table = c.table();
   p.after = [&db, schema, table, from, to] {
-    for (auto& t : db.catalog().tables())
+    for (auto& t : db.catalog().tables()) {
+      bool retargeted = false;
       for (ForeignKeySchema& fk : t->schema.foreign_keys)
         if (fk.referenced_schema == schema && iequals(fk.referenced_table, table))
           for (std::string& rc : fk.referenced_columns)
-            if (iequals(rc, from)) rc = to;
+            if (iequals(rc, from)) {
+              rc = to;
+              retargeted = true;
+            }
+      if (retargeted) db.persist_table(*t);  // the stored catalog follows
+    }
     propagate_rename(db, Renamer::column(schema, table, from, to).with_catalog(db.catalog()));
     db.note_column_rename(schema, table, from, to);
   };
