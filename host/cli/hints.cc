@@ -29,12 +29,18 @@ std::string hint_for(std::string_view sql, const Status& error) {
   if (contains_nocase(msg, "NOT NULL constraint failed")) {
     // "NOT NULL constraint failed: t.b" names the column.
     std::string column = "name";
+    // "NOT NULL constraint failed: mutation context variable t.x" names a `with context` variable.
+    constexpr std::string_view kContextVariable = "mutation context variable ";
+    const size_t context_at = msg.find(kContextVariable);
     if (const size_t colon = msg.rfind(": "); colon != std::string::npos) {
-      column = msg.substr(colon + 2);
+      column = msg.substr(context_at != std::string::npos ? context_at + kContextVariable.size() : colon + 2);
       // "t.c (the table has rows …)": the name ends at the first space.
       if (const size_t space = column.find(' '); space != std::string::npos) column.resize(space);
       if (const size_t dot = column.rfind('.'); dot != std::string::npos) column = column.substr(dot + 1);
     }
+    if (context_at != std::string::npos)
+      return "context variables are NOT NULL by default in Quereus (unless declared `null`): to allow NULL, declare "
+             "it `" + column + " <type> null` in the table's `with context (…)` clause, or supply a value";
     return "columns are NOT NULL by default in Quereus (unless declared `null`): to allow NULL, declare it `" +
            column + " <type> null`, or set `pragma default_column_nullability = 'nullable'` before creating the table";
   }

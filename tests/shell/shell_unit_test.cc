@@ -199,6 +199,12 @@ TEST(Hints, ForHabitsFromOtherEngines) {
                      Status(StatusCode::kConstraint, "NOT NULL constraint failed: t.b"))
                 .find("`b <type> null`"),
             std::string::npos);
+  // A `with context` variable is named as such, not as a column called "mutation".
+  const std::string context_hint =
+      hint_for("insert into t (id) values (1) with context (x = null)",
+               Status(StatusCode::kConstraint, "NOT NULL constraint failed: mutation context variable t.x"));
+  EXPECT_NE(context_hint.find("`x <type> null` in the table's `with context"), std::string::npos);
+  EXPECT_EQ(context_hint.find("mutation <type>"), std::string::npos);
   EXPECT_EQ(hint_for("select 1", error), "");
 }
 
