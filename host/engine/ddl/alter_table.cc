@@ -607,7 +607,11 @@ void propagate_rename(DdlContext& db, Renamer renamer, int depth = 0) {
     }
     // The stored catalog follows, as for a view: another table left with its old CHECK /
     // DEFAULT / generated / predicate text would come back naming what no longer exists.
-    if (rewritten_expr) db.persist_table(*t);
+    // (The altered table itself is persisted by its ALTER, once its rename is complete.)
+    const bool altered = iequals(t->schema.schema_name, renamer.target_schema()) &&
+                         (iequals(t->schema.name, renamer.target_table()) ||
+                          (renamer.renames_table() && iequals(t->schema.name, renamer.new_table())));
+    if (rewritten_expr && !altered) db.persist_table(*t);
     // A maintained table's body, like a view's (its stored columns keep their names).
     if (t->schema.derivation) {
       resolve_along(home_path(t->schema.schema_name));
@@ -1034,7 +1038,8 @@ AlterPlan plan_rename_table(AlterCtx& c) {
           fk.referenced_table = to;
           retargeted = true;
         }
-      if (retargeted) db.persist_table(*t);  // the stored catalog follows (the renamed table itself: by the caller)
+      // The stored catalog follows; the renamed table itself is persisted by its ALTER.
+      if (retargeted && !(iequals(t->schema.schema_name, schema) && iequals(t->schema.name, to))) db.persist_table(*t);
     }
     propagate_rename(db, Renamer::table(schema, from, to));
   };
@@ -1151,7 +1156,8 @@ AlterPlan plan_rename_column(AlterCtx& c) {
               rc = to;
               retargeted = true;
             }
-      if (retargeted) db.persist_table(*t);  // the stored catalog follows
+      // The stored catalog follows; the altered table itself is persisted by its ALTER.
+      if (retargeted && !(iequals(t->schema.schema_name, schema) && iequals(t->schema.name, table))) db.persist_table(*t);
     }
     propagate_rename(db, Renamer::column(schema, table, from, to).with_catalog(db.catalog()));
     db.note_column_rename(schema, table, from, to);
