@@ -10,7 +10,6 @@
 #include "eval/exec_context.h"
 #include "parser/ast_clone.h"
 #include "parser/ast_printer.h"
-#include "parser/ast_walk.h"
 #include "planner/planner.h"
 
 namespace quereus {
@@ -26,12 +25,6 @@ void create_view(DdlContext& db, const ast::CreateViewStmt& s, ExecContext&, Ddl
                                     "would re-drive the write. Move the mutation into the statement that references the view.",
                 dml->site);
   }
-  // A bind parameter in a stored body would read whatever the referencing statement binds
-  // at that slot (SQLite refuses it in the same words).
-  if (origin != DdlOrigin::kStoredCatalog && ast::any_expr_in_select(*s.select, [](const ast::Expr& e) {
-        return e.kind == ast::ExprKind::kParameter;
-      }))
-    throw Error(StatusCode::kError, "parameters are not allowed in views");
   // The body is planned now, so a missing table or column fails the CREATE.
   Planner planner(db);
   QueryPlan body = planner.plan_view_body(*s.select, schema);

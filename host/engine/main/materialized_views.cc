@@ -431,10 +431,6 @@ void create_maintained_table(DatabaseImpl& db, const ast::CreateTableStmt& s, Ex
     throw Error(StatusCode::kError, "Table " + schema + "." + s.table.name + " already exists", s.site);
   }
   if (origin != DdlOrigin::kStoredCatalog) db.catalog().check_unreserved("table", schema, s.table.name);
-  if (origin != DdlOrigin::kStoredCatalog && ast::any_expr_in_select(*s.maintained, [](const ast::Expr& e) {
-        return e.kind == ast::ExprKind::kParameter;
-      }))
-    throw Error(StatusCode::kError, "parameters are not allowed in materialized views", s.site);
   const std::string module_name = s.module_name.empty() ? db.options().default_vtab_module : s.module_name;
   auto module = db.module(module_name);
   if (!module) throw Error(StatusCode::kError, "No virtual table module named '" + module_name + "'", s.site);
