@@ -180,6 +180,14 @@ ConflictAction resolve(std::optional<ConflictAction> stmt, std::optional<qrs_con
   return ConflictAction::kAbort;
 }
 
+// Whether a write under `action` may displace rows by REPLACE (the key's or an index's).
+bool may_replace(const TableSchema& ts, std::optional<ConflictAction> action) {
+  if (resolve(action, ts.pk_conflict) == ConflictAction::kReplace) return true;
+  for (const IndexSchema& ix : ts.indexes)
+    if (resolve(action, ix.on_conflict) == ConflictAction::kReplace) return true;
+  return false;
+}
+
 }  // namespace
 
 void DmlWriter::fail(ConflictAction action, const std::string& message) {
@@ -437,6 +445,13 @@ std::optional<Row> DmlWriter::update(const Row& stale_row, Row new_row, std::opt
   Row current;
   int fresh = refresh_after_self_cascade(stale_row, new_row, current);
   if (fresh < 0) return std::nullopt;
+  // A REPLACE earlier in this statement may have displaced the row the statement read
+  // (`update t set b = b + 1` with `b … unique on conflict replace`): such a row is no
+  // longer there to update, as in SQLite — and its key may hold another row by now.
+  if (!fresh && may_replace(table_->schema, action)) {
+    std::optional<Row> stored = fetch_by_key(*table_, key_of(stale_row));
+    if (!stored || *stored != stale_row) return std::nullopt;
+  }
   const Row& old_row = fresh ? current : stale_row;
   if (!prepare_row(new_row, action)) return std::nullopt;
   if (!check_row(RowOp::kUpdate, &new_row, &old_row, action)) return std::nullopt;
