@@ -386,13 +386,24 @@ std::optional<Row> DmlWriter::write_insert(Row& row, std::optional<ConflictActio
                                            std::optional<Row>* existing, int* conflict) {
   if (!prepare_row(row, action)) return std::nullopt;
   if (!check_row(RowOp::kInsert, &row, nullptr, action)) return std::nullopt;
-  if (!check_foreign_keys(row, nullptr, action)) return std::nullopt;
+  // An UPSERT's proposed row reaches its parents only when it is inserted: a conflict
+  // routes it to DO UPDATE, which checks the row it writes, or DO NOTHING, which writes
+  // nothing (sql-dml.md "UPSERT"; SQLite checks the keys of written rows only).
+  if (!existing && !check_foreign_keys(row, nullptr, action)) return std::nullopt;
   ConflictAction pk = existing ? ConflictAction::kAbort : resolve(action, table_->schema.pk_conflict);
   if (indexes_) {
     if (!resolve_unique(row, key_of(row), action, existing, conflict, pk, nullptr)) return std::nullopt;
     // A REPLACE eviction goes through remove(), which keeps the evicted row's entries
     // (and, later, its dependents) in step.
     if (pk == ConflictAction::kReplace) evict_key_holder(row, nullptr);
+  }
+  if (existing) {
+    if (std::optional<Row> holder = fetch_by_key(*table_, key_of(row))) {
+      *existing = std::move(holder);
+      *conflict = -1;
+      return std::nullopt;
+    }
+    if (!check_foreign_keys(row, nullptr, action)) return std::nullopt;
   }
   UpdateResult r = table_->table->update(RowOp::kInsert, row, {}, pk);
   if (existing && r.outcome == UpdateResult::Outcome::kConstraint && r.constraint_kind == QRS_CONSTRAINT_UNIQUE &&
