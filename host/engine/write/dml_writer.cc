@@ -570,14 +570,33 @@ std::optional<Row> DmlWriter::apply(RowChange change) {
   return stored;
 }
 
-std::optional<Row> DmlWriter::resolve_upsert(const Row& existing, const Row& proposed, int conflict) {
+std::optional<Row> DmlWriter::resolve_upsert(const Row& first, const Row& proposed, int conflict) {
   const BoundUpsert* clause = nullptr;
   for (const BoundUpsert& u : plan_->upserts)
     if (u.target == BoundUpsert::kAnyConflict || u.target == conflict) {
       clause = &u;
       break;
     }
+  // The row may conflict on several constraints, the one found first named by no clause:
+  // the first clause whose own target the row also conflicts on takes it (sql-dml.md
+  // "First matching conflict target wins"); only a conflict no clause names aborts.
+  std::optional<Row> named;
+  if (!clause)
+    for (const BoundUpsert& u : plan_->upserts) {
+      if (u.target == -1) {
+        named = fetch_by_key(*table_, key_of(proposed));
+      } else if (u.target >= 0 && indexes_) {
+        const size_t ix = static_cast<size_t>(u.target);
+        auto c = indexes_->find_conflict(proposed, key_of(proposed), ix);
+        if (c && c->index == ix) named = fetch_by_key(*table_, c->key);
+      }
+      if (named) {
+        clause = &u;
+        break;
+      }
+    }
   if (!clause) throw Error(StatusCode::kConstraint, conflict_message(conflict));
+  const Row& existing = named ? *named : first;
   if (clause->do_nothing) return std::nullopt;
   EvalEnv outer{&proposed, nullptr, &ctx_};
   EvalEnv env{&existing, &outer, &ctx_};
