@@ -35,9 +35,13 @@ nlohmann::ordered_json value_to_json(const Value& v, const JsonRenderOptions& op
       return j.is_discarded() ? J(v.str()) : j;
     }
     case ValueType::kBlob: {
+      // The keys are distinct by construction: appended directly (operator[] searches the
+      // ordered object first, which made a large blob quadratic — a 1 MiB blob took minutes).
       J j = J::object();
+      auto& members = j.get_ref<J::object_t&>();
+      members.reserve(v.str().size());
       for (size_t i = 0; i < v.str().size(); ++i)
-        j[std::to_string(i)] = static_cast<unsigned char>(v.str()[i]);
+        members.emplace_back(std::to_string(i), static_cast<unsigned char>(v.str()[i]));
       return j;
     }
   }

@@ -937,7 +937,12 @@ ScalarPtr Planner::bind_function(const ast::FunctionCall& f, const Scope& scope)
       }
       fail(StatusCode::kError, "Aggregate function " + name + " not allowed in this context", f.site);
     }
-    fail(StatusCode::kError, "Function not found: " + name + "/" + std::to_string(argc), f.site);
+    // SQLite's scalar min / max of several arguments are least / greatest here.
+    const std::string hint = (name == "min" || name == "max") && argc >= 2
+                                 ? std::string(" (min and max take one argument, as aggregates; the scalar form is ") +
+                                       (name == "min" ? "least" : "greatest") + "(…))"
+                                 : "";
+    fail(StatusCode::kError, "Function not found: " + name + "/" + std::to_string(argc) + hint, f.site);
   }
   auto s = std::make_shared<FunctionScalar>();
   s->fn = fn;
