@@ -384,6 +384,9 @@ class Replica : public store::CommitObserver {
     std::string clock_state;
   };
   struct SchemaScope {
+    // Declared so that clang sees the type as default-constructible inside Replica (the
+    // default member initializers below are not usable until the enclosing class ends).
+    SchemaScope() {}
     std::vector<SchemaCapture> captures;
     std::vector<TableRecord> drops;
     std::set<uint64_t> created;
