@@ -137,6 +137,16 @@ std::string consistent_after(const std::string& scenario) {
   if (scenario == "drop_maintained") return same("tmv", "select id, u from t", "id, u");
   if (scenario == "refresh_reshape") return same("tmv", "select id, u, x, extra from t", "id, u, x, extra");
   if (scenario == "rename_column_view") return same("tv", "select id, y from t where y > 3", "id, y");
+  // The child's foreign key names the new parent table / column, and every child row still
+  // finds its parent through it.
+  if (scenario == "rename_table_fk_child")
+    return "select (select count(*) from foreign_key_info('kid') where lower(referenced_table) <> 't2') + "
+           "(select count(*) from kid where not exists (select 1 from t2 where t2.id = kid.pid)) + "
+           "(20 - (select count(*) from kid))";
+  if (scenario == "rename_column_fk_child")
+    return "select (select count(*) from foreign_key_info('kid') where lower(\"to\") <> 'key') + "
+           "(select count(*) from kid where not exists (select 1 from t where t.key = kid.pid)) + "
+           "(20 - (select count(*) from kid))";
   // The view that never reads u stays live and equal to its body; the other is stale.
   if (scenario == "set_collate_stale") return same("tmv2", "select id, x from t", "id, x");
   if (scenario == "drop_column_stale") return same("tmv2", "select id, u from t", "id, u");
@@ -214,6 +224,17 @@ std::vector<Scenario> scenarios(int64_t n) {
       {"rename_table", "", "alter table t rename to t2", n, -1, dup_u, "insert into t2 (id, u, x) values (-1, 'u7', 1)"},
       {"rename_column", "", "alter table t rename column x to y", n, n, dup_u,
        "insert into t (id, u, y) values (-1, 'u7', 1)"},
+      // Another table's foreign key (its parent table, its parent column) and a CHECK reading
+      // the renamed table through a subquery are rewritten and persisted in the same atomic
+      // step as the rename.
+      {"rename_table_fk_child",
+       "create table kid (id integer primary key, pid integer null references t(id) check (pid is null or pid > -1000000));"
+       "insert into kid select id, id from t where id <= 20",
+       "alter table t rename to t2", n, -1, dup_u, "insert into t2 (id, u, x) values (-1, 'u7', 1)"},
+      {"rename_column_fk_child",
+       "create table kid (id integer primary key, pid integer null references t(id));"
+       "insert into kid select id, id from t where id <= 20",
+       "alter table t rename column id to key", n, n, dup_u, "insert into t (key, u, x) values (-1, 'u7', 1)"},
       // The view over the renamed column is rewritten in the same atomic step.
       {"rename_column_view", "create view tv as select id, x from t where x > 3",
        "alter table t rename column x to y", n, n, dup_u, "insert into t (id, u, y) values (-1, 'u7', 1)"},
