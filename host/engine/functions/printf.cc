@@ -342,7 +342,7 @@ Value printf_fn(Args a) {
           int64_t w = static_cast<int32_t>(args.integer());
           if (w < 0) {
             sp.left = true;
-            w = -w;
+            w = w >= -2147483647 ? -w : 0;  // as SQLite's: INT32_MIN has no magnitude
           }
           sp.width = bounded(w, "width");
           ++i;
@@ -353,7 +353,7 @@ Value printf_fn(Args a) {
           ++i;
           if (i < n && fmt[i] == '*') {
             int64_t p = static_cast<int32_t>(args.integer());
-            sp.precision = bounded(p < 0 ? -p : p, "precision");
+            sp.precision = bounded(p >= 0 ? p : p >= -2147483647 ? -p : -1, "precision");  // INT32_MIN: none
             ++i;
           } else {
             uint64_t p = 0;
