@@ -8,10 +8,11 @@
 // per-process directory) that holds two tables with rows.
 //
 // Findings (each aborts with the page): a crash or sanitizer report, an INTERNAL or CORRUPT
-// status from the apply or from reading the tables afterwards, a `pragma integrity_check`
-// that is not `ok`, the replica failing to open again, or reading back different rows
-// after the reopen; and, for a page without schema changes that applied, a second apply of
-// the same page changing any row (an apply is idempotent: sync-brief.md §5).
+// status from the apply or from reading the tables afterwards, a page refused as FORMAT or
+// RANGE that changed anything, a `pragma integrity_check` that is not `ok`, the replica
+// failing to open again, or reading back different tables or rows (values and their types,
+// every table) after the reopen; and, for a page without schema changes that applied, a
+// second apply of the same page changing any row (an apply is idempotent: sync-brief.md §5).
 //
 // Replay: QUEREUS_SYNC_FUZZ_PRINT=1 build-fuzz/sync_apply_fuzz FILE prints the page and
 // the outcome.
@@ -70,7 +71,16 @@ std::string dump(quereus::Database& db, const std::string& sql) {
   std::string out;
   bool has_row = false;
   while ((s = stmts[0]->step(&has_row)).ok() && has_row) {
-    for (const auto& v : stmts[0]->row()) out += (v.is_null() ? std::string("NULL") : v.to_text()) + "|";
+    for (const auto& v : stmts[0]->row()) {
+      std::string text = v.is_null() ? std::string() : v.to_text();
+      if (v.type() == quereus::ValueType::kBlob) {  // as hex: a report is printed as text
+        static const char* kHex = "0123456789abcdef";
+        std::string hex;
+        for (unsigned char ch : text) hex += {kHex[ch >> 4], kHex[ch & 15]};
+        text = hex;
+      }
+      out += std::string(quereus::value_type_name(v.type())) + ":" + text + "|";
+    }
     out += "\n";
   }
   if (broken(s)) finding("reading '" + sql + "'", s);
@@ -79,9 +89,24 @@ std::string dump(quereus::Database& db, const std::string& sql) {
   return out;
 }
 
+// Every table of the replica (the page's schema changes may have made more), each row
+// with its values' types.
 std::string content(quereus::Database& db) {
-  return dump(db, "select * from t order by id") + dump(db, "select * from u order by k") +
-         dump(db, "select name from schema() where type = 'table' order by name");
+  std::string out = dump(db, "select name, sql from schema() where type = 'table' order by name");
+  std::vector<std::unique_ptr<quereus::Statement>> stmts;
+  std::vector<std::string> names;
+  if (db.prepare("select name from schema() where type = 'table' and schema = 'main' order by name", &stmts).ok() &&
+      stmts.size() == 1) {
+    bool has_row = false;
+    while (stmts[0]->step(&has_row).ok() && has_row) names.push_back(stmts[0]->row()[0].to_text());
+    (void)stmts[0]->reset();
+  }
+  for (const std::string& n : names) {
+    std::string quoted = "\"";
+    for (char ch : n) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    out += n + ":\n" + dump(db, "select * from main." + quoted + "\"");
+  }
+  return out;
 }
 
 SiteId site_of(uint8_t seed) {
@@ -297,11 +322,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   PageGen gen(in, local, now);
   page_text = gen.page().dump(-1, ' ', false, json::error_handler_t::replace);
 
+  const std::string before = content(*db);
   std::string result;
   s = db->sync_apply(page_text, &result);
   if (print_mode()) std::printf("page: %s\napply: %s %s\n", page_text.c_str(), s.to_string().c_str(), result.c_str());
   if (broken(s)) finding("the apply", s);
   const std::string after = content(*db);
+  // A page refused as malformed or out of bounds is refused before anything is written —
+  // but a page's schema phase runs before its data is resolved, so a page with schema
+  // changes whose rows are then refused keeps the schema changes (docs/sync-store.md "Not
+  // there yet": a page's phases and its data are separate units; found by this fuzzer).
+  if (!gen.has_schema() && (s.code() == quereus::StatusCode::kFormat || s.code() == quereus::StatusCode::kRange) &&
+      after != before)
+    finding("a refused page changed the replica:\nbefore:\n" + before + "after:\n" + after, s);
   if (s.ok() && !gen.has_schema()) {
     std::string again;
     quereus::Status s2 = db->sync_apply(page_text, &again);
@@ -310,14 +343,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       finding("a second apply of the same page changed the rows:\nbefore:\n" + after + "after:\n" + content(*db), s2);
   }
   const std::string before_reopen = content(*db);
-  if (dump(*db, "pragma integrity_check") != "ok|\n") finding("pragma integrity_check after the apply", s);
+  if (dump(*db, "pragma integrity_check") != "text:ok|\n") finding("pragma integrity_check after the apply", s);
   db.reset();
   s = quereus::Database::Open(registry, options, &db);
   if (!s.ok()) finding("the replica did not open again after the apply", s);
   const std::string reopened = content(*db);
   if (reopened != before_reopen)
     finding("the rows read back differently after a reopen:\nbefore:\n" + before_reopen + "after:\n" + reopened, s);
-  if (dump(*db, "pragma integrity_check") != "ok|\n") finding("pragma integrity_check after the reopen", s);
+  if (dump(*db, "pragma integrity_check") != "text:ok|\n") finding("pragma integrity_check after the reopen", s);
   if (print_mode()) std::printf("content:\n%s", reopened.c_str());
   return 0;
 }
