@@ -6,9 +6,10 @@
 # build-fuzz/corpus/<fuzzer>/ across runs.
 #
 # Usage: scripts/fuzz.sh [seconds] [fuzzer...]
-#        fuzzers: parser sql grammar grammar-store config manifest codec
+#        fuzzers: parser sql grammar grammar-store sync-apply config manifest codec
 # (grammar-store: the grammar fuzzer on the store plugin, each input's database closed and
-# opened again and checked; QUEREUS_GRAMMAR_FUZZ_MODULE=store)
+# opened again and checked; QUEREUS_GRAMMAR_FUZZ_MODULE=store. sync-apply: a peer's page,
+# generated, applied to a sync-store replica; tests/fuzz/sync_apply_fuzz.cc)
 #
 # QUEREUS_FUZZ_PARALLEL=1 runs the fuzzers side by side instead of one after the other (the
 # long runs: `QUEREUS_FUZZ_PARALLEL=1 nice scripts/fuzz.sh 3600` is one hour of each).
@@ -27,7 +28,7 @@ cd "$(dirname "$0")/.."
 secs="${1:-60}"
 shift || true
 fuzzers=("$@")
-[ ${#fuzzers[@]} -gt 0 ] || fuzzers=(parser sql grammar grammar-store config manifest codec)
+[ ${#fuzzers[@]} -gt 0 ] || fuzzers=(parser sql grammar grammar-store sync-apply config manifest codec)
 
 # The same packages scripts/setup.sh installs, plus clang 16 and its runtime (libFuzzer):
 # the engine captures structured bindings in lambdas, which clang 14 (Debian 12's default)
@@ -46,7 +47,13 @@ fi
 out=build-fuzz
 CC=clang-16 CXX=clang++-16 cmake -S tests/fuzz -B "$out" -G Ninja >/dev/null
 # The fuzzer's executable: grammar-store is grammar_fuzz in store mode.
-binary() { if [ "$1" = grammar-store ]; then echo grammar_fuzz; else echo "${1}_fuzz"; fi; }
+binary() {
+  case "$1" in
+    grammar-store) echo grammar_fuzz ;;
+    sync-apply) echo sync_apply_fuzz ;;
+    *) echo "${1}_fuzz" ;;
+  esac
+}
 targets=()
 for f in "${fuzzers[@]}"; do
   t=$(binary "$f")
@@ -57,7 +64,7 @@ cmake --build "$out" -j "${QUEREUS_JOBS:-2}" --target "${targets[@]}"
 # ---- seeds
 seeds="$out/seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds"/{parser,sql,grammar,grammar-store,config,manifest,codec}
+mkdir -p "$seeds"/{parser,sql,grammar,grammar-store,sync-apply,config,manifest,codec}
 n=0
 for f in tests/logic/*.sqllogic ../shared/conformance/quereus-logic/*.sqllogic; do
   [ -f "$f" ] || continue
@@ -85,6 +92,8 @@ for f in "$seeds"/parser/*; do
   i=$((i + 1))
 done
 cp config/*.yaml "$seeds/config/"
+# sync-apply: the input is the page generator's decisions; any bytes will do.
+for i in 1 2 3 4 5 6 7 8; do seq $((i * 37)) $((i * 53)) | tr -d '\n' >"$seeds/sync-apply/digits-$i"; done
 for f in modules/*/*.plugin.json plugins/*/*.plugin.json tests/sdk/*/*.plugin.json; do
   cp "$f" "$seeds/manifest/$(basename "$(dirname "$f")")-$(basename "$f")"
 done
@@ -129,6 +138,9 @@ fuzz_one() {
     # harness stops an input after 20 s and fails a statement that reaches 10 s). Inputs
     # are decisions, not text: -len_control=0 lets them be long (more statements) at once.
     grammar|grammar-store) args+=(-timeout=120 -rss_limit_mb=3072 -max_len=4096 -len_control=0) ;;
+    # Each input opens a fresh LevelDB replica, applies a page (twice when it holds no schema
+    # change), reopens and checks: slow per input, bounded.
+    sync-apply) args+=(-timeout=60 -rss_limit_mb=2048 -max_len=2048 -len_control=0) ;;
     config) args+=(-timeout=10 -max_len=65536 -dict=tests/fuzz/yaml.dict) ;;
     manifest) args+=(-timeout=10 -max_len=8192) ;;
     codec) args+=(-timeout=10 -max_len=4096) ;;

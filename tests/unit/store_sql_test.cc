@@ -493,6 +493,28 @@ TEST_F(StoreSqlTest, MaintainedTablesReopenWithoutARefill) {
 // Database::backup (SDK 1.7 on the store): a copy of one committed state, taken while
 // another thread keeps committing two-table transactions; the copy opens, holds whole
 // transactions only, and passes the integrity check. Refusals and a stopped backup.
+// A maintained table whose body reads a temp table cannot be maintained after a reopen (the
+// temp table is gone): it is adopted, serving its rows unmaintained. With an index, its
+// catalog entry holds the CREATE INDEX too, and the adoption refused the entry — the open
+// failed (store-mode grammar fuzzer). The index comes back with the adopted table.
+TEST_F(StoreSqlTest, MaintainedTableOverATempTableWithAnIndexIsAdoptedOnReopen) {
+  exec("create temp table tsrc (c0 integer primary key) using memory");
+  exec("insert into temp.tsrc values (1), (2), (3)");
+  exec("create table mt (c0 integer primary key, unique (c0))");
+  exec("create index mt_i on mt (c0 desc)");
+  exec("alter table mt set maintained as select c0 from temp.tsrc");
+  EXPECT_EQ(query("select count(*) from mt"), V{"3"});
+
+  db_.reset();
+  DatabaseOptions o;
+  o.default_module = "stored";
+  ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
+  EXPECT_EQ(query("select c0 from mt order by c0"), (V{"1", "2", "3"}));
+  EXPECT_EQ(query("select index_name from index_info('mt') where index_name = 'mt_i'"), V{"mt_i"});
+  EXPECT_EQ(query("select c0 from mt where c0 = 2"), V{"2"});
+  EXPECT_EQ(query("pragma integrity_check"), V{"ok"});
+}
+
 TEST_F(StoreSqlTest, OnlineBackupCopiesOneCommittedStateWhileWritersGoOn) {
   const std::string live = dir_ + "-live";  // the fixture's store instance holds dir_
   std::filesystem::remove_all(live);
