@@ -571,30 +571,29 @@ std::optional<Row> DmlWriter::apply(RowChange change) {
 }
 
 std::optional<Row> DmlWriter::resolve_upsert(const Row& first, const Row& proposed, int conflict) {
+  // The row may conflict on several constraints: the first clause in written order whose
+  // target the row conflicts on takes it (sql-dml.md "First matching conflict target
+  // wins"; SQLite's order), whichever conflict was found first; an untargeted clause takes
+  // the conflict found. Only a conflict no clause names aborts.
   const BoundUpsert* clause = nullptr;
-  for (const BoundUpsert& u : plan_->upserts)
+  std::optional<Row> named;
+  for (const BoundUpsert& u : plan_->upserts) {
     if (u.target == BoundUpsert::kAnyConflict || u.target == conflict) {
       clause = &u;
       break;
     }
-  // The row may conflict on several constraints, the one found first named by no clause:
-  // the first clause whose own target the row also conflicts on takes it (sql-dml.md
-  // "First matching conflict target wins"); only a conflict no clause names aborts.
-  std::optional<Row> named;
-  if (!clause)
-    for (const BoundUpsert& u : plan_->upserts) {
-      if (u.target == -1) {
-        named = fetch_by_key(*table_, key_of(proposed));
-      } else if (u.target >= 0 && indexes_) {
-        const size_t ix = static_cast<size_t>(u.target);
-        auto c = indexes_->find_conflict(proposed, key_of(proposed), ix);
-        if (c && c->index == ix) named = fetch_by_key(*table_, c->key);
-      }
-      if (named) {
-        clause = &u;
-        break;
-      }
+    if (u.target == -1) {
+      named = fetch_by_key(*table_, key_of(proposed));
+    } else if (u.target >= 0 && indexes_) {
+      const size_t ix = static_cast<size_t>(u.target);
+      auto c = indexes_->find_conflict(proposed, key_of(proposed), ix);
+      if (c && c->index == ix) named = fetch_by_key(*table_, c->key);
     }
+    if (named) {
+      clause = &u;
+      break;
+    }
+  }
   if (!clause) throw Error(StatusCode::kConstraint, conflict_message(conflict));
   const Row& existing = named ? *named : first;
   if (clause->do_nothing) return std::nullopt;
