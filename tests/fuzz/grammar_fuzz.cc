@@ -31,6 +31,7 @@
 #include "common/status.h"
 #include "main/database.h"
 #include "plugin/plugin_loader.h"
+#include "scratch_dir.h"
 #include "sql_grammar.h"
 
 namespace {
@@ -193,17 +194,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return &l;
   }();
   (void)keeper;
-  // Never destroyed: the exit handler that removes the directory runs after the statics die.
-  static const std::string& file_dir = *[] {
-    auto* d = new std::string(
-        (std::filesystem::temp_directory_path() / ("quereus-grammar-fuzz-" + std::to_string(getpid()))).string());
-    std::filesystem::create_directories(*d);
-    std::atexit([] {
-      std::error_code ec;
-      std::filesystem::remove_all(file_dir, ec);
-    });
-    return d;
-  }();
+  const std::string& file_dir = quereus::fuzz::scratch_dir("quereus-grammar-fuzz");
 
   auto registry = std::make_shared<quereus::Registry>();
   quereus::PluginLoader loader(registry, {QUEREUS_FUZZ_PLUGIN_DIR});

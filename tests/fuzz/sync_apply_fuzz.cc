@@ -35,6 +35,7 @@
 #include "hlc.h"
 #include "main/database.h"
 #include "plugin/plugin_loader.h"
+#include "scratch_dir.h"
 
 namespace {
 
@@ -267,17 +268,7 @@ void load_plugins(quereus::PluginLoader& loader) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  // Never destroyed: the exit handler that removes the directory runs after the statics die.
-  static const std::string& dir = *[] {
-    auto* d = new std::string(
-        (std::filesystem::temp_directory_path() / ("quereus-sync-fuzz-" + std::to_string(getpid()))).string());
-    std::filesystem::create_directories(*d);
-    std::atexit([] {
-      std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
-    });
-    return d;
-  }();
+  const std::string& dir = quereus::fuzz::scratch_dir("quereus-sync-fuzz");
   static const std::shared_ptr<quereus::Registry> registry = [] {
     auto r = std::make_shared<quereus::Registry>();
     static quereus::PluginLoader loader(r, {QUEREUS_FUZZ_PLUGIN_DIR});

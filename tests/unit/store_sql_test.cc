@@ -53,6 +53,15 @@ class StoreSqlTest : public ::testing::Test {
     return registry_->find_module("store")->open_database("main", {{"path", Value::Text(dir_)}});
   }
 
+  // Closes the database and opens it again over the same store.
+  void reopen_stored() {
+    db_.reset();
+    DatabaseOptions o;
+    o.default_module = "stored";
+    Status st = Database::Open(registry_, o, &db_);
+    ASSERT_TRUE(st.ok()) << st.to_string();
+  }
+
   void exec(const std::string& sql) {
     Status st = db_->exec(sql);
     ASSERT_TRUE(st.ok()) << sql << ": " << st.to_string();
@@ -449,10 +458,7 @@ TEST_F(StoreSqlTest, MaintainedTablesReopenWithoutARefill) {
   exec("insert into src values (4, 'b', 40)");
   exec("update src set n = 1 where id = 1");
 
-  db_.reset();
-  DatabaseOptions o;
-  o.default_module = "stored";
-  ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
+  ASSERT_NO_FATAL_FAILURE(reopen_stored());
   EXPECT_EQ(query("select name, fills, state from materialized_view_info() order by name"),
             (V{"big|0|live", "copy|0|live", "per_g|0|live"}));
   EXPECT_EQ(query("select id, n from big order by id"), (V{"2|20", "4|40"}));
@@ -470,22 +476,19 @@ TEST_F(StoreSqlTest, MaintainedTablesReopenWithoutARefill) {
   // reshapes it.
   exec("create materialized view everything as select * from src");
   exec("alter table src add column extra text null default 'e'");
-  db_.reset();
-  ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
+  ASSERT_NO_FATAL_FAILURE(reopen_stored());
   EXPECT_EQ(query("select state from materialized_view_info() where name = 'everything'"), V{"frozen"});
   EXPECT_EQ(query("select count(*) from everything"), V{"5"});
   exec("refresh materialized view everything");
   EXPECT_EQ(query("select id, extra from everything where id = 5"), V{"5|e"});
-  db_.reset();
-  ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
+  ASSERT_NO_FATAL_FAILURE(reopen_stored());
   EXPECT_EQ(query("select state, fills from materialized_view_info() where name = 'everything'"), V{"live|0"});
   EXPECT_EQ(query("pragma integrity_check"), V{"ok"});
 
   // A view whose body reads a plain view reopens too (the view replays after the tables).
   exec("create view by_g as select g, n from src");
   exec("create materialized view over_view as select g, count(*) as c from by_g group by g");
-  db_.reset();
-  ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
+  ASSERT_NO_FATAL_FAILURE(reopen_stored());
   EXPECT_EQ(query("select state, fills from materialized_view_info() where name = 'over_view'"), V{"live|0"});
   EXPECT_EQ(query("select g, c from over_view order by g"), (V{"a|3", "b|2"}));
 }
@@ -505,10 +508,7 @@ TEST_F(StoreSqlTest, MaintainedTableOverATempTableWithAnIndexIsAdoptedOnReopen) 
   exec("alter table mt set maintained as select c0 from temp.tsrc");
   EXPECT_EQ(query("select count(*) from mt"), V{"3"});
 
-  db_.reset();
-  DatabaseOptions o;
-  o.default_module = "stored";
-  ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
+  ASSERT_NO_FATAL_FAILURE(reopen_stored());
   EXPECT_EQ(query("select c0 from mt order by c0"), (V{"1", "2", "3"}));
   EXPECT_EQ(query("select index_name from index_info('mt') where index_name = 'mt_i'"), V{"mt_i"});
   EXPECT_EQ(query("select c0 from mt where c0 = 2"), V{"2"});
@@ -607,10 +607,7 @@ TEST_F(StoreSqlTest, LensesReopenAsDeployed) {
   exec("insert into x.car values (1, 'civic', 180)");
   EXPECT_EQ(query("select code from quereus_lens_advisories('x')"), V{"lens.no-backing-index"});
 
-  db_.reset();
-  DatabaseOptions o;
-  o.default_module = "stored";
-  ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
+  ASSERT_NO_FATAL_FAILURE(reopen_stored());
   EXPECT_EQ(query("select id, make, top from x.car"), V{"1|civic|180"});
   EXPECT_EQ(query("select code from quereus_lens_advisories('x')"), V{"lens.no-backing-index"});
   EXPECT_EQ(query("select logical_column, source from quereus_effective_lens('x', 'car')"),
@@ -626,13 +623,11 @@ TEST_F(StoreSqlTest, LensesReopenAsDeployed) {
   // Re-declaring the lens without applying it keeps the deployed one, across a reopen.
   exec("declare lens for x over y { view car as select core.id as id, make, v - 100 as top "
        "from core join speed on speed.id = core.id; }");
-  db_.reset();
-  ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
+  ASSERT_NO_FATAL_FAILURE(reopen_stored());
   EXPECT_EQ(query("select top from x.car order by id"), (V{"180", "170"}));
   exec("apply schema x");
   EXPECT_EQ(query("select top from x.car order by id"), (V{"80", "70"}));
-  db_.reset();
-  ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
+  ASSERT_NO_FATAL_FAILURE(reopen_stored());
   EXPECT_EQ(query("select top from x.car order by id"), (V{"80", "70"}));
 }
 
@@ -693,10 +688,7 @@ TEST_F(StoreSqlTest, RenamesRewriteStoredViews) {
                       "dfl_sum|create view dfl_sum as select count(made) as n from dfl2"}));
   EXPECT_EQ(query("select id, name, made from dfl_all"), V{"1|a|5"});
   // Reopen the directory: the views reload from their stored text.
-  db_.reset();
-  DatabaseOptions o;
-  o.default_module = "stored";
-  ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
+  ASSERT_NO_FATAL_FAILURE(reopen_stored());
   EXPECT_EQ(query("select name, sql from schema() where type = 'view' order by name"), views);
   EXPECT_EQ(query("select n from dfl_sum"), V{"1"});
   exec("insert into dfl_all (id) values (2)");
@@ -718,18 +710,14 @@ TEST_F(StoreSqlTest, AStaleMaterializedViewStaysStaleAcrossReopen) {
   EXPECT_EQ(query("select id from mv9u order by id"), (V{"1", "2", "3"}));
   EXPECT_EQ(query("select json_extract(tags, '$.\"quereus.mv.stale\"') is not null from schema() where name = 'mv9'"),
             V{"true"});
-  db_.reset();
-  DatabaseOptions o;
-  o.default_module = "stored";
-  ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
+  ASSERT_NO_FATAL_FAILURE(reopen_stored());
   exec("insert into t9 values (4, 40, 'APPLE')");
   EXPECT_EQ(query("select id from mv9 order by id"), V{"1"});
   EXPECT_EQ(query("select id from mv9u order by id"), (V{"1", "2", "3", "4"}));
   exec("refresh materialized view mv9");
   EXPECT_EQ(query("select id from mv9 order by id"), (V{"1", "2", "3", "4"}));
   EXPECT_EQ(query("select tags from schema() where name = 'mv9'"), V{"NULL"});
-  db_.reset();
-  ASSERT_TRUE(Database::Open(registry_, o, &db_).ok());
+  ASSERT_NO_FATAL_FAILURE(reopen_stored());
   exec("insert into t9 values (5, 50, 'Apple')");
   EXPECT_EQ(query("select id from mv9 order by id"), (V{"1", "2", "3", "4", "5"}));
 }
