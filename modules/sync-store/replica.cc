@@ -2016,6 +2016,15 @@ void Replica::drop_purge_candidates(KvBatch& b) {
 }
 
 void Replica::plan_landed(const Plan& plan) {
+  if (db_->in_schema_scope()) {
+    // Rows committed inside a schema-change scope (a page's "before" phase and its data, one
+    // batch): on disk only once the scope lands; until then the watermarks stay where the
+    // disk has them, or a rolled-back scope would leave this replica believing it holds
+    // what it never wrote (and never asking for it again).
+    if (!scope_) scope_.emplace();
+    scope_->landings.push_back({plan.received, plan.floor, plan.own_floor});
+    return;
+  }
   if (plan.floor) floor_ = std::max(floor_, *plan.floor);
   if (plan.own_floor) own_floor_ = std::max(own_floor_, *plan.own_floor);
   if (plan.received)
@@ -2054,6 +2063,7 @@ ApplyResult Replica::write_direct(Plan plan) {
   }
   plan.meta.for_each([&](std::string_view k, std::string_view v) { b.put(k, v); },
                      [&](std::string_view k) { b.del(k); });
+  for (const PlanRow& r : plan.rows) db_->touch(r.table);  // inside a schema scope: restored if it rolls back
   db_->write_batch(b);
   for (const auto& [t, d] : deltas) t->row_count = std::max<int64_t>(t->row_count + d, 0);
   for (const PlanRow& r : plan.rows)

@@ -292,6 +292,12 @@ class Replica : public store::CommitObserver {
   // steps may fail on rows here; such a step is held by schema_hold and retried later).
   void schema_phase(uint64_t token, std::string_view phase,
                     std::optional<std::pair<std::string, std::string>> table = std::nullopt);
+  // The "before" phase's versions staged now, inside its still-open scope, ahead of the
+  // page's data that the host writes next in the same scope (one batch for the phase and the
+  // rows: a row refused after the phase ran takes the phase back with it). The phase's log
+  // positions come before the rows'; the clock and positions move on here at once, and back
+  // if the scope rolls back.
+  void schema_stage(uint64_t token);
   // Returns whether any of the parts was not held already.
   bool schema_hold(uint64_t token, const std::string& schema, const std::string& table, const std::string& error);
   uint64_t held_schema_steps();
@@ -398,6 +404,17 @@ class Replica : public store::CommitObserver {
     // Column renames (lowered old -> new, in order) per table id: its rows' versions follow.
     std::map<uint64_t, std::vector<std::pair<std::string, std::string>>> column_renames;
     std::optional<DdlBase> ddl_base;  // staged by schema_flush
+    bool phase_staged = false;  // schema_stage wrote the phase already: the commit's flush skips it
+    // The clock and positions as they were before schema_stage moved them on: a scope that
+    // rolls back puts them back (nothing it wrote reached the disk).
+    std::optional<std::pair<HlcClock, uint64_t>> before_stage;
+    // Applies whose rows committed inside the scope: what they tell about peers (watermarks,
+    // floors) is taken in when the scope lands, and dropped with it.
+    struct Landing {
+      std::optional<std::map<SiteId, Hlc>> received;
+      std::optional<uint64_t> floor, own_floor;
+    };
+    std::vector<Landing> landings;
   };
   std::optional<SchemaScope> scope_;
   void rename_version_columns(uint64_t id, const std::vector<std::pair<std::string, std::string>>& renames,

@@ -358,7 +358,9 @@ void Replica::schema_flush() {
     for (const Hlc& inc : incs) b.put(dead_key(inc), d.encode());
     b.put(log_key(d.seq), part_ref(incs.front(), "table"));
   };
-  if (sc.phase) {
+  if (sc.phase && sc.phase_staged) {
+    // schema_stage wrote the phase already (its data followed in the scope).
+  } else if (sc.phase) {
     // An inbound phase: the winning versions of the peer's parts, with fresh positions here
     // (so they relay on), the incarnations a create or a merge brought, the drops.
     const SchemaPhasePlan& ph = *sc.phase;
@@ -494,12 +496,45 @@ void Replica::schema_flush() {
   sc.next_seq = seq;
 }
 
+void Replica::schema_stage(uint64_t token) {
+  {
+    std::lock_guard lock(writer_);
+    if (!schema_plan_ || schema_plan_->token != token || !scope_ || !scope_->phase || scope_->phase_table ||
+        scope_->phase_staged)
+      throw sdk::Error(QRS_MISUSE, "sync-store: schema_stage needs the open scope of inbound schema change " +
+                                       std::to_string(token) + "'s \"before\" phase");
+  }
+  schema_flush();  // the phase's versions into the scope's overlay, positions from next_seq_
+  std::lock_guard db_lock(db_->mu());
+  std::lock_guard lock(writer_);
+  SchemaScope& sc = *scope_;
+  sc.phase_staged = true;
+  // The rows written next in this scope continue after the phase (their plan is resolved
+  // from these): ahead of the disk until the scope lands, put back if it does not.
+  sc.before_stage.emplace(clock_, next_seq_);
+  if (sc.clock) clock_.advance_to(sc.clock->wall(), sc.clock->counter());
+  next_seq_ = std::max(next_seq_, sc.next_seq);
+}
+
 void Replica::schema_end(bool landed) {
   std::lock_guard lock(writer_);
   if (landed && scope_ && scope_->clock) {
     clock_ = *scope_->clock;
     next_seq_ = std::max(next_seq_, scope_->next_seq);
     ddl_txn_base_ = scope_->ddl_base;
+  }
+  if (!landed && scope_ && scope_->before_stage) {
+    clock_ = scope_->before_stage->first;
+    next_seq_ = scope_->before_stage->second;
+  }
+  if (landed && scope_) {
+    for (const SchemaScope::Landing& l : scope_->landings) {
+      Plan p;
+      p.received = l.received;
+      p.floor = l.floor;
+      p.own_floor = l.own_floor;
+      plan_landed(p);  // the scope is closed: taken in now
+    }
   }
   scope_.reset();
 }

@@ -323,6 +323,10 @@ std::string SyncStoreDbModule::replication_request(std::string_view op, std::str
     replica_->schema_phase(token(), a.value("phase", std::string("before")), std::move(table));
     return "{}";
   }
+  if (op == "schema_stage") {
+    replica_->schema_stage(token());
+    return "{}";
+  }
   if (op == "schema_hold") {
     const bool fresh = replica_->schema_hold(token(), a.at("schema").get<std::string>(),
                                              a.at("table").get<std::string>(), a.value("error", std::string()));

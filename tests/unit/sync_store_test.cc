@@ -2830,8 +2830,8 @@ TEST_F(sync, p46_a_table_larger_than_a_page_bootstraps_because_ddl_comes_first) 
   EXPECT_EQ(query(b, "select count(*), sum(v) from u"), V{"50|1275"});
 }
 
-// SIGKILL while a peer applies pages that carry DDL (each inbound schema phase is one
-// schema-change batch with its versions; data rides its own): after a restart the replica
+// SIGKILL while a peer applies pages that carry DDL (a page's "before" phase and its rows are
+// one batch with their versions; the "after" phase one per table): after a restart the replica
 // opens, its definitions and rows are whole, and syncing again converges on the source's.
 TEST_F(sync, a_crash_while_applying_schema_changes_leaves_each_phase_whole) {
   Peer& src = open("src");
@@ -2909,6 +2909,85 @@ TEST_F(sync, a_crash_while_applying_schema_changes_leaves_each_phase_whole) {
           << "round " << round << " table " << t;
   }
   EXPECT_GE(rounds_mid, 1);  // some kill landed between the first and the last schema change
+}
+
+// Found by the sync-apply fuzzer (2026-12-07): a page whose rows are refused as malformed
+// after its "before" phase ran kept the phase (a column added, a table made), though the
+// refusal said nothing was applied. The phase and the rows are one scope, one batch now.
+TEST_F(sync, a_page_whose_rows_are_refused_after_its_schema_phase_keeps_nothing_of_it) {
+  Peer& a = open("a");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 1)");
+  const json first = changes(a, 0);
+  const uint64_t cursor = first["cursor"].get<uint64_t>();
+  exec(a, "alter table t add column c integer null default 5");  // loosening: the before phase
+  exec(a, "create table u (k integer primary key, v text null)");
+  exec(a, "insert into u values (1, 'u')");
+  exec(a, "insert into t values (2, 'y', 2, 7)");
+  const json page = changes(a, cursor);
+  ASSERT_FALSE(page["hasMore"].get<bool>());
+  // One row of t keyed on two values: t (as the phase leaves it) has a one-column key.
+  json bad = page;
+  bool broken = false;
+  for (json& set : bad["changeSets"])
+    for (json& c : set["changes"])
+      if (!broken && c.value("type", "") == "column" && c.value("table", "") == "t") {
+        c["pk"] = json::array({2, 3});
+        broken = true;
+      }
+  ASSERT_TRUE(broken);
+  auto definitions = [&](Peer& p) {
+    V out = query(p, "select sql from schema() where type in ('table', 'index') order by type, name");
+    for (std::string& d : out) d = d.substr(0, d.find(" using "));
+    return out;
+  };
+  // In a child (the parent then opens b from what is on disk): b takes the first page, then
+  // the broken one is refused; it reports what it saw before and after the refusal.
+  const std::string reported = in_child_reporting(
+      [&]() -> std::string {
+        Peer& b = open("b");
+        std::string result;
+        if (!b.db->sync_apply(first.dump(), &result).ok()) return "";
+        const json before = status(b);
+        const V defs = definitions(b);
+        Status st = b.db->sync_apply(bad.dump(), &result);
+        json out{{"ok", st.ok()},
+                 {"error", st.to_string()},
+                 {"same_definitions", definitions(b) == defs},
+                 {"definitions", defs},
+                 {"content", content(b)},
+                 {"next_seq_before", before["nextSeq"]},
+                 {"next_seq_after", status(b)["nextSeq"]},
+                 {"integrity", one(b, "pragma integrity_check")}};
+        return out.dump();
+      },
+      /*kill=*/false);
+  ASSERT_FALSE(reported.empty());
+  const json r = json::parse(reported);
+  EXPECT_FALSE(r["ok"].get<bool>());
+  EXPECT_TRUE(r["same_definitions"].get<bool>()) << r["error"];
+  EXPECT_EQ(r["content"], "1|x|1\n");
+  EXPECT_EQ(r["next_seq_after"], r["next_seq_before"]);  // nothing recorded to relay on
+  EXPECT_EQ(r["integrity"], "ok");
+  // On disk: t as it was, no u, nothing recorded that a peer would take.
+  Peer& b = open("b");
+  EXPECT_EQ(definitions(b), r["definitions"].get<V>());
+  EXPECT_EQ(definitions(b).size(), 1u);
+  EXPECT_EQ(content(b), "1|x|1\n");
+  EXPECT_EQ(status(b)["nextSeq"], r["next_seq_before"]);
+  Peer& mirror = open("mirror");
+  pull(mirror, b);
+  EXPECT_EQ(definitions(mirror), definitions(b));
+  // The page as sent lands whole, and relays on.
+  b.cursor["a"] = cursor;
+  pull(b, a);
+  EXPECT_EQ(definitions(b), definitions(a));
+  EXPECT_EQ(content(b), content(a));
+  EXPECT_EQ(content(b, "u"), content(a, "u"));
+  pull(mirror, b);
+  EXPECT_EQ(definitions(mirror), definitions(a));
+  EXPECT_EQ(content(mirror), content(a));
+  EXPECT_EQ(content(mirror, "u"), content(a, "u"));
 }
 
 // ---- found by review (schema replication) ----

@@ -207,6 +207,9 @@ class DatabaseImpl : public Database, public DdlContext {
   // Writes a resolved plan's rows in one remote-origin transaction and commits it with the
   // plan armed; the index of a row a local constraint refused (transaction rolled back, the
   // reason in *failure), or nullopt when it committed.
+  // Resolves a page's rows and writes them (write_sync_rows), holding aside rows a local
+  // constraint refuses and resolving again; the module's result of the finished apply.
+  std::string write_page_rows(const std::shared_ptr<VtabModule>& module, const std::string& changes);
   std::optional<size_t> write_sync_rows(const std::vector<SyncPlanRow>& rows, const std::shared_ptr<VtabModule>& module,
                                         const std::string& token, std::string* failure);
   // Schema replication (sync_apply.cc, docs/sync-store.md "Schema replication"): a

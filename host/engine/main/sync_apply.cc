@@ -607,10 +607,6 @@ std::unique_lock<std::mutex> apply_slot(const VtabModule* module) {
 }  // namespace
 
 Status DatabaseImpl::sync_apply(const std::string& changes, std::string* result) {
-  // A row this database cannot write (a local constraint refuses it) would fail the page
-  // every time and wedge the stream: the module holds that row's changes aside as rejected
-  // (reported in the result and in status) and the page is resolved again without it.
-  constexpr int kMaxRejects = 64;
   try {
     if (in_transaction())
       throw Error(StatusCode::kMisuse, "sync apply runs as its own transaction: commit or roll back the open one first");
@@ -642,16 +638,62 @@ Status DatabaseImpl::sync_apply(const std::string& changes, std::string* result)
       // the page whole, the rows included (an "after" step runs after the data has landed).
       for (const char* phase : {"before", "after"})
         for (const auto& step : schema_plan.at(phase)) run_schema_step(step, name, /*check_only=*/true);
-      run_schema_phase(module, name, schema_token, "before", schema_plan.at("before"));
     }
-    for (int attempt = 0;; ++attempt) {
-      const SyncPlan plan = read_plan(*module->replication("resolve", changes));
-      const uint64_t token = plan.token;
-      const std::string tok = "{\"token\":" + std::to_string(token);
-      std::optional<size_t> failed_row;
-      std::string failure;
+    // The "before" phase and the page's rows are one scope, one batch: rows refused after
+    // the phase ran (a key that does not fit the table as the phase left it, a constraint
+    // here) take the phase back with them, and a crash between the two is impossible.
+    std::string r;
+    auto before_and_rows = [&] {
+      if (schema_token) {
+        run_schema_phase(module, name, schema_token, "before", schema_plan.at("before"));
+        (void)module->replication("schema_stage", "{\"token\":" + std::to_string(schema_token) + "}");
+      }
+      r = write_page_rows(module, changes);
+    };
+    if (schema_token) run_schema_change(before_and_rows); else before_and_rows();
+    if (schema_token) {
+      run_schema_phase(module, name, schema_token, "after", schema_plan.at("after"));
+      nlohmann::json counts = nlohmann::json::parse(
+          *module->replication("schema_done", "{\"token\":" + std::to_string(schema_token) + "}"));
+      schema_done.token = 0;
+      nlohmann::json res = nlohmann::json::parse(r);
+      res["schema"] = counts;
+      r = res.dump();
+    } else if (schema_plan.contains("skipped")) {
+      nlohmann::json res = nlohmann::json::parse(r);
+      res["schema"] = {{"applied", 0}, {"skipped", schema_plan["skipped"]}};
+      r = res.dump();
+    }
+    if (result) *result = std::move(r);
+    return Status::Ok();
+  } catch (const std::exception& e) {
+    return status_of(e);
+  }
+}
+
+std::string DatabaseImpl::write_page_rows(const std::shared_ptr<VtabModule>& module, const std::string& changes) {
+  // A row this database cannot write (a local constraint refuses it) would fail the page
+  // every time and wedge the stream: the module holds that row's changes aside as rejected
+  // (reported in the result and in status) and the page is resolved again without it.
+  constexpr int kMaxRejects = 64;
+  for (int attempt = 0;; ++attempt) {
+    const SyncPlan plan = read_plan(*module->replication("resolve", changes));
+    const uint64_t token = plan.token;
+    const std::string tok = "{\"token\":" + std::to_string(token);
+    std::optional<size_t> failed_row;
+    std::string failure;
+    try {
+      failed_row = write_sync_rows(plan.rows, module, tok, &failure);
+    } catch (...) {
       try {
-        failed_row = write_sync_rows(plan.rows, module, tok, &failure);
+        (void)module->replication("abandon", tok + "}");
+      } catch (const std::exception&) {
+      }
+      throw;
+    }
+    if (!failed_row) {
+      try {
+        return *module->replication("finish", tok + "}");
       } catch (...) {
         try {
           (void)module->replication("abandon", tok + "}");
@@ -659,41 +701,12 @@ Status DatabaseImpl::sync_apply(const std::string& changes, std::string* result)
         }
         throw;
       }
-      if (!failed_row) {
-        std::string r;
-        try {
-          r = *module->replication("finish", tok + "}");
-        } catch (...) {
-          try {
-            (void)module->replication("abandon", tok + "}");
-          } catch (const std::exception&) {
-          }
-          throw;
-        }
-        if (schema_token) {
-          run_schema_phase(module, name, schema_token, "after", schema_plan.at("after"));
-          nlohmann::json counts = nlohmann::json::parse(
-              *module->replication("schema_done", "{\"token\":" + std::to_string(schema_token) + "}"));
-          schema_done.token = 0;
-          nlohmann::json res = nlohmann::json::parse(r);
-          res["schema"] = counts;
-          r = res.dump();
-        } else if (schema_plan.contains("skipped")) {
-          nlohmann::json res = nlohmann::json::parse(r);
-          res["schema"] = {{"applied", 0}, {"skipped", schema_plan["skipped"]}};
-          r = res.dump();
-        }
-        if (result) *result = std::move(r);
-        return Status::Ok();
-      }
-      nlohmann::json abandon{{"token", token}, {"reject", *failed_row}, {"error", failure}};
-      (void)module->replication("abandon", abandon.dump());
-      if (attempt + 1 >= kMaxRejects)
-        throw Error(StatusCode::kConstraint, "sync apply: " + std::to_string(kMaxRejects) +
-                                                 " rows of the page were refused here; last: " + failure);
     }
-  } catch (const std::exception& e) {
-    return status_of(e);
+    nlohmann::json abandon{{"token", token}, {"reject", *failed_row}, {"error", failure}};
+    (void)module->replication("abandon", abandon.dump());
+    if (attempt + 1 >= kMaxRejects)
+      throw Error(StatusCode::kConstraint, "sync apply: " + std::to_string(kMaxRejects) +
+                                               " rows of the page were refused here; last: " + failure);
   }
 }
 
