@@ -397,7 +397,9 @@ std::optional<Row> DmlWriter::write_insert(Row& row, std::optional<ConflictActio
     // (and, later, its dependents) in step.
     if (pk == ConflictAction::kReplace) evict_key_holder(row, nullptr);
   }
-  if (existing) {
+  // (Only a table with foreign keys to check reads its key first: without any, the write
+  // below reports the key's holder itself.)
+  if (existing && db_.foreign_keys_enforced() && !table_->schema.foreign_keys.empty()) {
     if (std::optional<Row> holder = fetch_by_key(*table_, key_of(row))) {
       *existing = std::move(holder);
       *conflict = -1;
