@@ -607,6 +607,9 @@ struct SyncClient::Impl {
         return;
       }
       status = db.sync_apply(text, &out);
+      // Another connection over the same replica is applying, or holds a transaction open
+      // that a page with schema changes must wait for: nothing landed, try again shortly.
+      if (status.code() == StatusCode::kBusy) deferred = true;
     });
     if (deferred) {
       want_pull = true;

@@ -296,6 +296,12 @@ class StoreDb {
   }
   // The txns of table `id` (for ALTER's busy check).
   std::vector<Txn*> txns_of(uint64_t id) const;
+  // Whether any connection holds a transaction open on this store.
+  bool any_open_transaction() const {
+    for (const Txn* t : txns_)
+      if (t->active) return true;
+    return false;
+  }
   // The observer of every row batch (null: none). Not owned; it outlives the StoreDb's use.
   void set_observer(CommitObserver* o) { observer_ = o; }
   CommitObserver* observer() const { return observer_; }

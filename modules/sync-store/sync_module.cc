@@ -318,6 +318,16 @@ std::string SyncStoreDbModule::replication_request(std::string_view op, std::str
     return out;
   }
   if (op == "schema_phase") {
+    if (a.value("phase", std::string("before")) == "before") {
+      // The page's rows will be resolved and committed inside this phase's scope; a group
+      // commit another connection's open transaction holds back would land them after it,
+      // apart from the phase (docs/sync-store.md "Schema replication"). Refused before any
+      // of the phase's DDL has run (a rolled-back ALTER would doom that transaction).
+      std::lock_guard lock(db_->mu());
+      if (db_->any_open_transaction())
+        throw sdk::Error(QRS_BUSY, "sync-store: a page with schema changes waits while another connection has a "
+                                   "transaction open on this replica: apply it again once that one has ended");
+    }
     std::optional<std::pair<std::string, std::string>> table;
     if (a.contains("table")) table.emplace(a.value("schema", std::string("main")), a["table"].get<std::string>());
     replica_->schema_phase(token(), a.value("phase", std::string("before")), std::move(table));

@@ -3087,6 +3087,40 @@ TEST_F(sync, a_crash_never_leaves_a_pages_added_column_without_its_rows) {
   EXPECT_GE(mid, 4);  // the kills landed inside the stream
 }
 
+// A page with schema changes, applied while another connection over the same replica has a
+// transaction open: its rows could not commit inside the phase's scope (the group commit
+// waits for the open transaction), so it is refused BUSY with nothing applied, and lands once
+// that transaction has ended.
+TEST_F(sync, a_page_with_schema_changes_waits_for_another_connections_open_transaction) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 1)");
+  pull(b, a);
+  const uint64_t cursor = b.cursor["a"];
+  exec(a, "alter table t add column c integer null default 5");
+  exec(a, "insert into t values (2, 'y', 2, 7)");
+  const json page = changes(a, cursor, b.site);
+  DatabaseOptions o;
+  o.default_module = "peer_b";
+  std::unique_ptr<Database> second;
+  ASSERT_TRUE(Database::Open(registry_, o, &second).ok());
+  ASSERT_TRUE(second->exec("begin").ok());
+  ASSERT_TRUE(second->exec("insert into t values (10, 'local', 10)").ok());
+  std::string result;
+  Status st = b.db->sync_apply(page.dump(), &result);
+  EXPECT_EQ(st.code(), quereus::StatusCode::kBusy) << st.to_string();
+  EXPECT_EQ(query(b, "select count(*) from table_info('t') where name = 'c'"), V{"0"});
+  EXPECT_EQ(content(b), "1|x|1\n");
+  ASSERT_TRUE(second->exec("commit").ok());
+  second.reset();
+  st = b.db->sync_apply(page.dump(), &result);
+  ASSERT_TRUE(st.ok()) << st.to_string();
+  EXPECT_EQ(content(b), "1|x|1|5\n2|y|2|7\n10|local|10|5\n");  // the added column's default
+  pull(a, b);
+  EXPECT_EQ(content(a), content(b));
+}
+
 // ---- found by review (schema replication) ----
 
 // R1: beats() is not transitive (drop D1 < re-add R (seen D1) < concurrent alter X (higher HLC,
