@@ -5156,3 +5156,52 @@ TEST_F(sync, a_site_with_held_facts_is_followed_up_to_its_oldest_hold) {
   EXPECT_EQ(r.value("followed", 0), 1) << r.dump();
   EXPECT_EQ(content(b), content(h));
 }
+
+// ---- rev80 (review of 0380048): a refused page must change nothing ----
+
+// resolve_schema deletes held "after" steps that the page's facts beat, durably and outside
+// the page's scope: a page refused afterwards (its rows malformed) has already dropped a
+// held step that nothing landed to replace.
+TEST_F(sync, rev80_a_refused_page_does_not_drop_a_held_schema_step) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exec(a, "insert into t values (1, 'x', 10)");
+  exchange(a, b);
+  exec(b, "insert into t values (2, null, 20)");
+  const uint64_t cursor0 = b.cursor["a"];
+  exec(a, "alter table t alter column a set not null");
+  pull(b, a);
+  ASSERT_EQ(status(b)["heldSchemaSteps"].get<int64_t>(), 1);
+  const uint64_t cursor1 = b.cursor["a"];
+  exec(a, "insert into t values (3, 'z', 30)");
+  json later = changes(a, cursor1);
+  json held_page = changes(a, cursor0);
+  json fact;
+  for (json& set : held_page["changeSets"])
+    for (json& c : set["changes"])
+      if (c.value("type", "") == "schema" && c.value("object", "") == "col:a") fact = c;
+  ASSERT_FALSE(fact.is_null()) << held_page.dump();
+  json bad = later;
+  bool broken = false;
+  for (json& set : bad["changeSets"])
+    for (json& c : set["changes"])
+      if (!broken && c.value("type", "") == "column" && c.value("table", "") == "t") {
+        fact["hlc"] = c["hlc"];  // a later version of the same part (beats the held one)
+        c["pk"] = json::array({3, 4});
+        broken = true;
+      }
+  ASSERT_TRUE(broken);
+  bad["changeSets"][0]["changes"].push_back(fact);
+  std::string result;
+  Status st = b.db->sync_apply(bad.dump(), &result);
+  EXPECT_FALSE(st.ok()) << result;
+  std::cerr << "refused: " << st.to_string() << "\n";
+  EXPECT_EQ(status(b)["heldSchemaSteps"].get<int64_t>(), 1) << "the refused page dropped the held step";
+  // The consequence: the step never runs here once the local row allows it.
+  exec(b, "update t set a = 'fixed' where id = 2");
+  pull(b, a);
+  exchange(a, b);
+  EXPECT_EQ(query(a, "select name, \"notnull\" from table_info('t') order by cid"),
+            query(b, "select name, \"notnull\" from table_info('t') order by cid"));
+}
