@@ -5205,3 +5205,37 @@ TEST_F(sync, rev80_a_refused_page_does_not_drop_a_held_schema_step) {
   EXPECT_EQ(query(a, "select name, \"notnull\" from table_info('t') order by cid"),
             query(b, "select name, \"notnull\" from table_info('t') order by cid"));
 }
+
+// schema_stage checks the replica's scope_ (set by schema_phase) but not that the store's
+// schema-change scope is open: called through the public Database::sync_request it writes
+// the phase's versions straight to disk for DDL that never ran, and moves the clock and
+// positions on for good.
+TEST_F(sync, rev80_schema_stage_outside_a_scope_is_refused) {
+  Peer& a = open("a");
+  Peer& b = open("b");
+  exec(a, kT);
+  exchange(a, b);
+  const uint64_t cursor = b.cursor["a"];
+  exec(a, "alter table t add column c integer null");
+  const json page = changes(a, cursor);
+  std::string reply;
+  ASSERT_TRUE(b.db->sync_request("resolve_schema", page.dump(), &reply).ok());
+  const uint64_t token = json::parse(reply)["token"].get<uint64_t>();
+  ASSERT_NE(token, 0u);
+  const json seq_before = status(b)["nextSeq"];
+  const std::string tok = "{\"token\":" + std::to_string(token);
+  ASSERT_TRUE(b.db->sync_request("schema_phase", tok + ",\"phase\":\"before\"}", &reply).ok());
+  Status st = b.db->sync_request("schema_stage", tok + "}", &reply);
+  (void)b.db->sync_request("schema_done", tok + "}", &reply);
+  EXPECT_FALSE(st.ok()) << "schema_stage ran outside a schema-change scope";
+  EXPECT_EQ(status(b)["nextSeq"], seq_before);
+  // What it left behind: a peer pulling from b gets a column b does not have.
+  Peer& m = open("m");
+  pull(m, b);
+  EXPECT_EQ(query(m, "select name from table_info('t') order by cid"),
+            query(b, "select name from table_info('t') order by cid"));
+  // And b's own next DDL (its scope_ still says "inbound phase") is not captured.
+  exec(b, "alter table t add column d integer null");
+  pull(a, b);
+  EXPECT_EQ(one(a, "select count(*) from table_info('t') where name = 'd'"), "1");
+}
