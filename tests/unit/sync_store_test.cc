@@ -5239,3 +5239,50 @@ TEST_F(sync, rev80_schema_stage_outside_a_scope_is_refused) {
   pull(a, b);
   EXPECT_EQ(one(a, "select count(*) from table_info('t') where name = 'd'"), "1");
 }
+
+// Rows held back by another connection's open transaction (finish: "deferred") while the
+// page's "before" phase scope is open: what lands, and what the log says.
+TEST_F(sync, rev80_deferred_rows_of_a_schema_page) {
+  for (bool with_after : {false, true}) {
+    SCOPED_TRACE(with_after ? "with an after phase" : "before phase only");
+    Peer& a = open(with_after ? "a1" : "a0");
+    Peer& b = open(with_after ? "b1" : "b0");
+    exec(a, kT);
+    exec(a, "create table w (id integer primary key, v text null)");
+    exec(a, "insert into t values (1, 'x', 1)");
+    exchange(a, b);
+    Peer& m = open(with_after ? "m1" : "m0");
+    pull(m, b);
+    const uint64_t cursor = b.cursor[a.name];
+    exec(a, "alter table t add column c integer null");
+    exec(a, "insert into t values (5, 'p', 5, 55)");
+    if (with_after) exec(a, "create unique index t_b on t (b)");
+    const json page = changes(a, cursor);
+    DatabaseOptions o;
+    o.default_module = "peer_" + b.name;
+    std::unique_ptr<Database> second;
+    ASSERT_TRUE(Database::Open(registry_, o, &second).ok());
+    ASSERT_TRUE(second->exec("begin").ok());
+    ASSERT_TRUE(second->exec("insert into w values (1, 'second')").ok());
+    std::string result;
+    Status st = b.db->sync_apply(page.dump(), &result);
+    std::cerr << "apply: " << st.to_string() << " " << result << "\n";
+    std::cerr << "status mid: " << status(b).dump() << "\n";
+    Status cs = second->exec("commit");
+    std::cerr << "second commit: " << cs.to_string() << "\n";
+    EXPECT_TRUE(cs.ok());
+    second.reset();
+    EXPECT_EQ(content(b), "1|x|1|NULL\n5|p|5|55\n");
+    EXPECT_EQ(content(b, "w"), "1|second\n");
+    EXPECT_EQ(one(b, "pragma integrity_check"), "ok");
+    std::cerr << "status end: " << status(b).dump() << "\n";
+    pull(m, b);
+    EXPECT_EQ(content(m), content(b));
+    EXPECT_EQ(content(m, "w"), content(b, "w"));
+    EXPECT_EQ(query(m, "select name from schema() where type = 'index' order by name"),
+              query(b, "select name from schema() where type = 'index' order by name"));
+    exchange(a, b);
+    EXPECT_EQ(content(a, "w"), content(b, "w"));
+    EXPECT_EQ(content(a), content(b));
+  }
+}
