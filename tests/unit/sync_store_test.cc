@@ -5286,3 +5286,47 @@ TEST_F(sync, rev80_deferred_rows_of_a_schema_page) {
     EXPECT_EQ(content(a), content(b));
   }
 }
+
+// The rows of a schema page commit inside the page's scope: the engine announces the commit
+// (on_commit / on_data_change, "after a commit") before the scope's batch is written. A
+// process that dies right after a listener heard it (here: the listener exits) leaves
+// nothing of what the listener was told.
+TEST_F(sync, rev80_a_commit_announced_to_listeners_is_on_disk) {
+  for (bool with_schema : {false, true}) {
+    SCOPED_TRACE(with_schema ? "schema page" : "data page");
+    const std::string an = with_schema ? "a1" : "a0", bn = with_schema ? "b1" : "b0";
+    Peer& a = open(an);
+    exec(a, kT);
+    exec(a, "insert into t values (1, 'x', 1)");
+    const json first = changes(a, 0);
+    const uint64_t cursor = first["cursor"].get<uint64_t>();
+    if (with_schema) exec(a, "alter table t add column c integer null");
+    exec(a, "insert into t values (5, 'p', 5)");
+    const json page = changes(a, cursor);
+    int ready[2];
+    ASSERT_EQ(::pipe(ready), 0);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      ::close(ready[0]);
+      Peer& b = open(bn, {{"sync", Value::Text("false")}});
+      std::string result;
+      if (!b.db->sync_apply(first.dump(), &result).ok()) _exit(3);
+      b.db->on_commit([&](const quereus::ChangeBatch&) {
+        if (::write(ready[1], "E", 1) != 1) _exit(6);
+        _exit(0);  // the process ends right after a listener heard the commit
+      });
+      (void)b.db->sync_apply(page.dump(), &result);
+      _exit(4);
+    }
+    ::close(ready[1]);
+    char byte = 0;
+    const bool heard = ::read(ready[0], &byte, 1) == 1;
+    ::close(ready[0]);
+    int wstatus = 0;
+    ::waitpid(child, &wstatus, 0);
+    ASSERT_TRUE(heard) << "no commit announced (child " << wstatus << ")";
+    Peer& b = open(bn);
+    EXPECT_EQ(one(b, "select count(*) from t where id = 5"), "1") << "a listener was told of a commit that is not there";
+  }
+}
