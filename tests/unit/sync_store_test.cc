@@ -5301,7 +5301,7 @@ TEST_F(sync, rev80_a_commit_announced_to_listeners_is_on_disk) {
     const json first = changes(a, 0);
     const uint64_t cursor = first["cursor"].get<uint64_t>();
     if (with_schema) exec(a, "alter table t add column c integer null");
-    exec(a, "insert into t values (5, 'p', 5)");
+    exec(a, "insert into t (id, a, b) values (5, 'p', 5)");
     const json page = changes(a, cursor);
     int ready[2];
     ASSERT_EQ(::pipe(ready), 0);
