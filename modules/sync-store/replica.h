@@ -381,6 +381,9 @@ class Replica : public store::CommitObserver {
     SchemaPhasePlan before, after;
     uint64_t applied = 0, skipped = 0, unknown = 0;
     std::optional<Hlc> max_hlc;
+    // Held steps the page's facts (or what is here) beat: deleted with the "before" phase's
+    // versions, so a page refused after the resolve keeps them.
+    std::vector<std::string> stale_holds;
   };
   // Local DDL inside an open host transaction: the transaction's data, committed next with
   // no other tick between, continues the DDL's HLC base (one change set, DDL first).

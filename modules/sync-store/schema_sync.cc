@@ -364,6 +364,8 @@ void Replica::schema_flush() {
     // An inbound phase: the winning versions of the peer's parts, with fresh positions here
     // (so they relay on), the incarnations a create or a merge brought, the drops.
     const SchemaPhasePlan& ph = *sc.phase;
+    if (schema_plan_ && sc.phase == &schema_plan_->before)
+      for (const std::string& key : schema_plan_->stale_holds) b.del(key);  // beaten held steps
     // A phase run a table at a time writes only that table's versions.
     auto ours = [&](const std::string& schema, const std::string& table) {
       return !sc.phase_table || (lower(schema) == sc.phase_table->first && lower(table) == sc.phase_table->second);
@@ -979,7 +981,6 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
   for (auto& s : creates) first.push_back(s);
   // A held step beaten since (by what is here or by this page) is dropped; one still
   // winning is in the plan again, and goes when its write lands.
-  KvBatch stale;
   for (size_t i = 0; i < held.size(); ++i) {
     bool pending = false;
     for (const SchemaPhasePlan* ph : {&plan.before, &plan.after})
@@ -988,9 +989,8 @@ std::string Replica::resolve_schema(const std::vector<ChangeSet>& sets) {
     for (const SchemaPhasePlan* ph : {&plan.before, &plan.after})
       for (const SchemaDead& d : ph->dead)
         pending = pending || (held[i].object == "table" && d.fact_inc == held[i].inc && d.hlc == held[i].hlc);
-    if (!pending) stale.del(held_keys[i]);
+    if (!pending) plan.stale_holds.push_back(held_keys[i]);
   }
-  if (!stale.empty()) db_->kv().write(stale, true);
   nlohmann::json out{{"token", plan.token}, {"before", first}, {"after", after}};
   schema_plan_ = std::move(plan);
   return out.dump();

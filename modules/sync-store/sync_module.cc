@@ -317,6 +317,11 @@ std::string SyncStoreDbModule::replication_request(std::string_view op, std::str
     parsed_.emplace(std::move(p));
     return out;
   }
+  if (op == "schema_phase" || op == "schema_stage") {
+    std::lock_guard lock(db_->mu());
+    if (!db_->in_schema_scope())
+      throw sdk::Error(QRS_MISUSE, "sync-store: replication '" + std::string(op) + "' runs only inside the host's schema-change scope");
+  }
   if (op == "schema_phase") {
     if (a.value("phase", std::string("before")) == "before") {
       // The page's rows will be resolved and committed inside this phase's scope; a group

@@ -313,7 +313,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   PageGen gen(in, local, now);
   page_text = gen.page().dump(-1, ' ', false, json::error_handler_t::replace);
 
-  const std::string before = content(*db);
+  // The replica's log position: a refused page records nothing to relay on either.
+  auto next_seq = [&]() -> std::string {
+    std::string reply;
+    if (!db->sync_request("site", "{}", &reply).ok()) return "?";
+    json st = json::parse(reply, nullptr, false);
+    return st.is_object() && st.contains("nextSeq") ? st["nextSeq"].dump() : "?";
+  };
+  const std::string before = content(*db), seq_before = next_seq();
   std::string result;
   s = db->sync_apply(page_text, &result);
   if (print_mode()) std::printf("page: %s\napply: %s %s\n", page_text.c_str(), s.to_string().c_str(), result.c_str());
@@ -324,6 +331,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // phase had run kept the phase until 2026-12-08; found by this fuzzer).
   if ((s.code() == quereus::StatusCode::kFormat || s.code() == quereus::StatusCode::kRange) && after != before)
     finding("a refused page changed the replica:\nbefore:\n" + before + "after:\n" + after, s);
+  if ((s.code() == quereus::StatusCode::kFormat || s.code() == quereus::StatusCode::kRange) && next_seq() != seq_before)
+    finding("a refused page moved the replica's log on: " + seq_before + " -> " + next_seq(), s);
   if (s.ok() && !gen.has_schema()) {
     std::string again;
     quereus::Status s2 = db->sync_apply(page_text, &again);

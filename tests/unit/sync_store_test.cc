@@ -5157,12 +5157,12 @@ TEST_F(sync, a_site_with_held_facts_is_followed_up_to_its_oldest_hold) {
   EXPECT_EQ(content(b), content(h));
 }
 
-// ---- rev80 (review of 0380048): a refused page must change nothing ----
+// ---- review of 0380048 (one batch for a page's before phase and rows) ----
 
 // resolve_schema deletes held "after" steps that the page's facts beat, durably and outside
 // the page's scope: a page refused afterwards (its rows malformed) has already dropped a
 // held step that nothing landed to replace.
-TEST_F(sync, rev80_a_refused_page_does_not_drop_a_held_schema_step) {
+TEST_F(sync, a_refused_page_does_not_drop_a_held_schema_step) {
   Peer& a = open("a");
   Peer& b = open("b");
   exec(a, kT);
@@ -5196,7 +5196,6 @@ TEST_F(sync, rev80_a_refused_page_does_not_drop_a_held_schema_step) {
   std::string result;
   Status st = b.db->sync_apply(bad.dump(), &result);
   EXPECT_FALSE(st.ok()) << result;
-  std::cerr << "refused: " << st.to_string() << "\n";
   EXPECT_EQ(status(b)["heldSchemaSteps"].get<int64_t>(), 1) << "the refused page dropped the held step";
   // The consequence: the step never runs here once the local row allows it.
   exec(b, "update t set a = 'fixed' where id = 2");
@@ -5206,11 +5205,13 @@ TEST_F(sync, rev80_a_refused_page_does_not_drop_a_held_schema_step) {
             query(b, "select name, \"notnull\" from table_info('t') order by cid"));
 }
 
-// schema_stage checks the replica's scope_ (set by schema_phase) but not that the store's
-// schema-change scope is open: called through the public Database::sync_request it writes
-// the phase's versions straight to disk for DDL that never ran, and moves the clock and
-// positions on for good.
-TEST_F(sync, rev80_schema_stage_outside_a_scope_is_refused) {
+// Review of 0380048 (rev80): schema_stage checked the replica's scope_ (set by schema_phase)
+// but not that the store's schema-change scope was open: relayed through the public
+// Database::sync_request it wrote the phase's versions straight to disk for DDL that never
+// ran, moved the clock and positions on for good, and left the replica's own next DDL
+// uncaptured. The apply's steps are refused as requests now, and the module refuses a phase
+// or a stage outside a scope.
+TEST_F(sync, an_apply_step_outside_sync_apply_is_refused_and_changes_nothing) {
   Peer& a = open("a");
   Peer& b = open("b");
   exec(a, kT);
@@ -5218,31 +5219,39 @@ TEST_F(sync, rev80_schema_stage_outside_a_scope_is_refused) {
   const uint64_t cursor = b.cursor["a"];
   exec(a, "alter table t add column c integer null");
   const json page = changes(a, cursor);
-  std::string reply;
-  ASSERT_TRUE(b.db->sync_request("resolve_schema", page.dump(), &reply).ok());
-  const uint64_t token = json::parse(reply)["token"].get<uint64_t>();
-  ASSERT_NE(token, 0u);
   const json seq_before = status(b)["nextSeq"];
+  std::string reply;
+  for (const char* op : {"resolve", "resolve_schema", "schema_phase", "schema_stage", "schema_hold", "schema_done",
+                         "capture_schema", "arm", "finish", "abandon"}) {
+    Status st = b.db->sync_request(op, op == std::string("resolve_schema") || op == std::string("resolve") ? page.dump()
+                                                                                                           : "{\"token\":1}",
+                                   &reply);
+    EXPECT_EQ(st.code(), quereus::StatusCode::kMisuse) << op << ": " << st.to_string();
+  }
+  // The module itself (as a host that skipped the scope would call it).
+  const std::string resolved = b.module->replication("resolve_schema", page.dump()).value_or("");
+  const uint64_t token = json::parse(resolved).value("token", uint64_t{0});
+  ASSERT_NE(token, 0u) << resolved;
   const std::string tok = "{\"token\":" + std::to_string(token);
-  ASSERT_TRUE(b.db->sync_request("schema_phase", tok + ",\"phase\":\"before\"}", &reply).ok());
-  Status st = b.db->sync_request("schema_stage", tok + "}", &reply);
-  (void)b.db->sync_request("schema_done", tok + "}", &reply);
-  EXPECT_FALSE(st.ok()) << "schema_stage ran outside a schema-change scope";
+  EXPECT_THROW((void)b.module->replication("schema_phase", tok + ",\"phase\":\"before\"}"), std::exception);
+  EXPECT_THROW((void)b.module->replication("schema_stage", tok + "}"), std::exception);
+  (void)b.module->replication("schema_done", tok + "}");
   EXPECT_EQ(status(b)["nextSeq"], seq_before);
-  // What it left behind: a peer pulling from b gets a column b does not have.
+  // Nothing recorded: a peer pulling from b gets b's columns; b's own next DDL is captured.
   Peer& m = open("m");
   pull(m, b);
-  EXPECT_EQ(query(m, "select name from table_info('t') order by cid"),
-            query(b, "select name from table_info('t') order by cid"));
-  // And b's own next DDL (its scope_ still says "inbound phase") is not captured.
+  EXPECT_EQ(query(m, "select name from table_info('t') order by cid"), query(b, "select name from table_info('t') order by cid"));
   exec(b, "alter table t add column d integer null");
   pull(a, b);
   EXPECT_EQ(one(a, "select count(*) from table_info('t') where name = 'd'"), "1");
 }
 
-// Rows held back by another connection's open transaction (finish: "deferred") while the
-// page's "before" phase scope is open: what lands, and what the log says.
-TEST_F(sync, rev80_deferred_rows_of_a_schema_page) {
+// Rows that another connection's open transaction would hold back in the group commit
+// (finish: "deferred") while the page's "before" phase scope is open would land apart from
+// the phase, and the after phase's positions overlapped the pending plan's (a relayed index
+// was lost): such a page is refused BUSY before anything runs, and lands once the
+// transaction has ended, its index relayed.
+TEST_F(sync, a_schema_page_beside_another_connections_open_transaction_lands_after_it_whole) {
   for (bool with_after : {false, true}) {
     SCOPED_TRACE(with_after ? "with an after phase" : "before phase only");
     Peer& a = open(with_after ? "a1" : "a0");
@@ -5266,16 +5275,16 @@ TEST_F(sync, rev80_deferred_rows_of_a_schema_page) {
     ASSERT_TRUE(second->exec("insert into w values (1, 'second')").ok());
     std::string result;
     Status st = b.db->sync_apply(page.dump(), &result);
-    std::cerr << "apply: " << st.to_string() << " " << result << "\n";
-    std::cerr << "status mid: " << status(b).dump() << "\n";
+    EXPECT_EQ(st.code(), quereus::StatusCode::kBusy) << st.to_string();  // nothing of it ran
+    EXPECT_EQ(content(b), "1|x|1\n");
     Status cs = second->exec("commit");
-    std::cerr << "second commit: " << cs.to_string() << "\n";
-    EXPECT_TRUE(cs.ok());
+    EXPECT_TRUE(cs.ok()) << cs.to_string();
     second.reset();
+    st = b.db->sync_apply(page.dump(), &result);
+    EXPECT_TRUE(st.ok()) << st.to_string();
     EXPECT_EQ(content(b), "1|x|1|NULL\n5|p|5|55\n");
     EXPECT_EQ(content(b, "w"), "1|second\n");
     EXPECT_EQ(one(b, "pragma integrity_check"), "ok");
-    std::cerr << "status end: " << status(b).dump() << "\n";
     pull(m, b);
     EXPECT_EQ(content(m), content(b));
     EXPECT_EQ(content(m, "w"), content(b, "w"));
@@ -5291,7 +5300,7 @@ TEST_F(sync, rev80_deferred_rows_of_a_schema_page) {
 // (on_commit / on_data_change, "after a commit") before the scope's batch is written. A
 // process that dies right after a listener heard it (here: the listener exits) leaves
 // nothing of what the listener was told.
-TEST_F(sync, rev80_a_commit_announced_to_listeners_is_on_disk) {
+TEST_F(sync, a_commit_announced_to_listeners_is_on_disk) {
   for (bool with_schema : {false, true}) {
     SCOPED_TRACE(with_schema ? "schema page" : "data page");
     const std::string an = with_schema ? "a1" : "a0", bn = with_schema ? "b1" : "b0";

@@ -382,6 +382,13 @@ void DatabaseImpl::run_schema_change(const std::function<void()>& ddl) {
     throw;
   }
   ++schema_scope_depth_;
+  // Batches committed inside the scope are told to listeners once it has landed.
+  txn_.hold_publication();
+  struct Publication {
+    TransactionCoordinator& txn;
+    bool landed = false;
+    ~Publication() { txn.release_publication(landed); }
+  } publication{txn_};
   auto names_of = [this](const std::shared_ptr<VtabModule>& m) {
     for (auto& [name, slot] : modules_)
       if (slot.instance == m) return name;
@@ -439,6 +446,7 @@ void DatabaseImpl::run_schema_change(const std::function<void()>& ddl) {
     if (text.empty()) temp_catalog_.erase(key); else temp_catalog_[key] = text;
   }
   temp_staged_.clear();
+  publication.landed = true;
 }
 
 void DatabaseImpl::unload_table(TableEntry& table) {

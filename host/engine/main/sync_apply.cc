@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -578,6 +579,14 @@ std::pair<std::string, std::shared_ptr<VtabModule>> DatabaseImpl::replicating_mo
 
 Status DatabaseImpl::sync_request(const std::string& op, const std::string& args, std::string* reply) {
   try {
+    // The steps of an apply are the engine's own (sync_apply runs them in order, inside its
+    // transaction and schema-change scopes): relayed alone they would record a schema phase
+    // whose DDL never ran, or arm a plan no commit carries.
+    static const std::set<std::string> kApplySteps{"resolve",     "resolve_schema", "schema_phase", "schema_stage",
+                                                   "schema_hold", "schema_done",    "capture_schema",
+                                                   "arm",         "finish",         "abandon"};
+    if (kApplySteps.count(op))
+      throw Error(StatusCode::kMisuse, "sync request '" + op + "' is a step of Database::sync_apply, not a request of its own");
     auto [name, module] = replicating_module();
     std::optional<std::string> r = module->replication(op, args);
     if (!r) throw Error(StatusCode::kUnsupported, "module '" + name + "' stopped answering replication requests");

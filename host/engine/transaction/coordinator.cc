@@ -79,9 +79,26 @@ void TransactionCoordinator::publish(bool committed) {
   if (changes_.empty()) return;
   ChangeBatch batch = changes_.take();
   if (!listeners_.any()) return;
+  if (holding_) {
+    held_.push_back(std::move(batch));
+    return;
+  }
   delivering_ = true;
   listeners_.deliver(batch);
   delivering_ = false;
+}
+
+void TransactionCoordinator::release_publication(bool landed) {
+  holding_ = false;
+  std::vector<ChangeBatch> batches;
+  batches.swap(held_);
+  if (!landed) return;
+  for (const ChangeBatch& batch : batches) {
+    if (!listeners_.any()) return;
+    delivering_ = true;
+    listeners_.deliver(batch);
+    delivering_ = false;
+  }
 }
 
 uint64_t TransactionCoordinator::on_data_change(DataChangeListener listener) {

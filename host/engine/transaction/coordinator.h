@@ -84,6 +84,13 @@ class TransactionCoordinator {
     if (active()) end_transaction(false);
   }
 
+  // ---- publication inside a schema-change scope
+  // While a scope is open, what commits inside it (a DDL statement's rows, a sync page's
+  // rows) reaches the disk only when the scope lands: its batches wait, and are told to the
+  // listeners when the scope lands (`landed`) or dropped when it rolls back.
+  void hold_publication() { holding_ = true; }
+  void release_publication(bool landed);
+
   // ---- listeners (Database::on_data_change and friends)
   uint64_t on_data_change(DataChangeListener listener);
   uint64_t on_schema_change(SchemaChangeListener listener);
@@ -113,6 +120,8 @@ class TransactionCoordinator {
   ChangeLog changes_;
   ChangeListeners listeners_;
   bool delivering_ = false;  // listeners are running: statements are refused
+  bool holding_ = false;     // hold_publication: committed batches wait in held_
+  std::vector<ChangeBatch> held_;
 
   bool explicit_ = false;
   bool implicit_ = false;
