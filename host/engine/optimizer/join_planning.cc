@@ -543,6 +543,32 @@ RelPtr Optimizer::plan_outer_join(RelPtr node, std::vector<ScalarPtr> conjuncts)
   const int width = static_cast<int>(j.columns.size());
   const bool pushdown = enabled("predicate_pushdown");
   const std::vector<int> left_map = shifted(width, 0, lw, 0), right_map = shifted(width, lw, rw, -lw);
+  // A WHERE conjunct that no NULL-extended row passes — a comparison (=, !=, <, <=, >, >=)
+  // with a bare column of that side — keeps only matched rows: the outer join is an inner
+  // one, planned (ordered, its conjuncts pushed) as such, as SQLite and PostgreSQL do
+  // (difftest seed 745266624: `… left join w0 a13 on a12.x2 = a13.x2 where 1 = a13.x2`
+  // joined 47,000 × 47,000 rows before its filter emptied them).
+  if (pushdown && (j.join == K::kLeft || j.join == K::kRight) && j.existence.empty()) {
+    auto nullable_column = [&](const ScalarPtr& e) {
+      const ColumnScalar* col = local_column(*e);
+      if (!col) return false;
+      return j.join == K::kLeft ? col->slot >= lw && col->slot < lw + rw : col->slot >= 0 && col->slot < lw;
+    };
+    auto rejects_extended = [&](const ScalarPtr& c) {
+      if (c->kind != ScalarKind::kBinary) return false;
+      auto& b = static_cast<const BinaryScalar&>(*c);
+      switch (b.op) {
+        case ast::BinaryOp::kEq: case ast::BinaryOp::kEqEq: case ast::BinaryOp::kNe: case ast::BinaryOp::kLt:
+        case ast::BinaryOp::kLe: case ast::BinaryOp::kGt: case ast::BinaryOp::kGe:
+          return nullable_column(b.left) || nullable_column(b.right);
+        default: return false;
+      }
+    };
+    if (std::any_of(conjuncts.begin(), conjuncts.end(), rejects_extended)) {
+      j.join = K::kInner;
+      return plan_inner_joins(node, std::move(conjuncts));
+    }
+  }
   auto on_side = [&](const ExprInfo& info, bool left) {
     for (int s : info.slots)
       if (left ? s >= lw : (s < lw || s >= lw + rw)) return false;
