@@ -183,6 +183,45 @@ class sync : public ::testing::Test {
     return st;
   }
 
+  // A child process opens replica `name` and applies `pages` in lockstep with the parent,
+  // which lets it apply the first `target` pages whole and SIGKILLs it `delay_us` into page
+  // `target` (the stream's write points, hit at varying moments across rounds).
+  void kill_while_applying(const std::string& name, const std::vector<std::string>& pages, size_t target,
+                           useconds_t delay_us) {
+    int ready[2], go[2];
+    ASSERT_EQ(::pipe(ready), 0);
+    ASSERT_EQ(::pipe(go), 0);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      ::close(ready[0]);
+      ::close(go[1]);
+      Peer& d = open(name, {{"sync", Value::Text("false")}});
+      char g = 0;
+      for (const std::string& page : pages) {  // one page per "go"
+        if (::read(go[0], &g, 1) != 1) _exit(7);
+        std::string result;
+        if (!d.db->sync_apply(page, &result).ok()) _exit(5);
+        if (::write(ready[1], "p", 1) != 1) _exit(6);  // one byte per applied page
+      }
+      for (;;) ::pause();
+    }
+    ::close(ready[1]);
+    ::close(go[0]);
+    char byte = 0;
+    for (size_t n = 0; n < target; ++n) {
+      ASSERT_EQ(::write(go[1], "g", 1), 1);
+      ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+    }
+    ASSERT_EQ(::write(go[1], "g", 1), 1);  // the page it is killed in
+    ::usleep(delay_us);
+    ::kill(child, SIGKILL);
+    ::close(ready[0]);
+    ::close(go[1]);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status)) << name << ": the child stopped by itself (" << status << ")";
+  }
   json changes(Peer& from, uint64_t since, const std::string& peer_site = "", int64_t batch = 1000) {
     std::string sql = "select sync_changes('" + from.name + "', " + std::to_string(since) + ", " +
                       (peer_site.empty() ? "null" : "'" + peer_site + "'") + ", " + std::to_string(batch) + ")";
@@ -2855,42 +2894,11 @@ TEST_F(sync, a_crash_while_applying_schema_changes_leaves_each_phase_whole) {
   int rounds_mid = 0;
   for (int round = 0; round < 6; ++round) {
     const std::string name = "d" + std::to_string(round);
-    int ready[2], go[2];
-    ASSERT_EQ(::pipe(ready), 0);
-    ASSERT_EQ(::pipe(go), 0);
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-      ::close(ready[0]);
-      ::close(go[1]);
-      Peer& d = open(name, {{"sync", Value::Text("false")}});
-      char g = 0;
-      for (const std::string& page : pages) {  // in lockstep with the parent: one page per "go"
-        if (::read(go[0], &g, 1) != 1) _exit(7);
-        std::string result;
-        if (!d.db->sync_apply(page, &result).ok()) _exit(5);
-        if (::write(ready[1], "p", 1) != 1) _exit(6);  // one byte per applied page
-      }
-      for (;;) ::pause();
-    }
-    ::close(ready[1]);
-    ::close(go[0]);
     // Killed while it applies a page in the middle of the stream (a different one each round),
     // at a moment within it that varies too.
-    const size_t target = 1 + (static_cast<size_t>(round) * 5) % (pages.size() - 2);
-    char byte = 0;
-    for (size_t n = 0; n < target; ++n) {
-      ASSERT_EQ(::write(go[1], "g", 1), 1);
-      ASSERT_EQ(::read(ready[0], &byte, 1), 1);
-    }
-    ASSERT_EQ(::write(go[1], "g", 1), 1);  // the page it is killed in
-    ::usleep(static_cast<useconds_t>(round * 400));
-    ::kill(child, SIGKILL);
-    ::close(ready[0]);
-    ::close(go[1]);
-    int status = 0;
-    ::waitpid(child, &status, 0);
-    ASSERT_TRUE(WIFSIGNALED(status)) << "round " << round << ": the child stopped by itself (" << status << ")";
+    kill_while_applying(name, pages, 1 + (static_cast<size_t>(round) * 5) % (pages.size() - 2),
+                        static_cast<useconds_t>(round * 400));
+    if (HasFatalFailure()) return;
     Peer& d = open(name);
     EXPECT_EQ(query(d, "pragma integrity_check"), V{"ok"}) << "round " << round;
     if (definitions(d) != definitions(src) || content(d) != content(src)) ++rounds_mid;
@@ -3031,40 +3039,9 @@ TEST_F(sync, a_crash_never_leaves_a_pages_added_column_without_its_rows) {
   int mid = 0;
   for (int round = 0; round < 8; ++round) {
     const std::string name = "d" + std::to_string(round);
-    int ready[2], go[2];
-    ASSERT_EQ(::pipe(ready), 0);
-    ASSERT_EQ(::pipe(go), 0);
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-      ::close(ready[0]);
-      ::close(go[1]);
-      Peer& d = open(name, {{"sync", Value::Text("false")}});
-      char g = 0;
-      for (const std::string& page : pages) {
-        if (::read(go[0], &g, 1) != 1) _exit(7);
-        std::string result;
-        if (!d.db->sync_apply(page, &result).ok()) _exit(5);
-        if (::write(ready[1], "p", 1) != 1) _exit(6);
-      }
-      for (;;) ::pause();
-    }
-    ::close(ready[1]);
-    ::close(go[0]);
-    const size_t target = 1 + (static_cast<size_t>(round) * 3) % (pages.size() - 2);
-    char byte = 0;
-    for (size_t n = 0; n < target; ++n) {
-      ASSERT_EQ(::write(go[1], "g", 1), 1);
-      ASSERT_EQ(::read(ready[0], &byte, 1), 1);
-    }
-    ASSERT_EQ(::write(go[1], "g", 1), 1);  // the page it is killed in
-    ::usleep(static_cast<useconds_t>(round * 300));
-    ::kill(child, SIGKILL);
-    ::close(ready[0]);
-    ::close(go[1]);
-    int status = 0;
-    ::waitpid(child, &status, 0);
-    ASSERT_TRUE(WIFSIGNALED(status)) << "round " << round;
+    kill_while_applying(name, pages, 1 + (static_cast<size_t>(round) * 3) % (pages.size() - 2),
+                        static_cast<useconds_t>(round * 300));
+    if (HasFatalFailure()) return;
     Peer& d = open(name);
     EXPECT_EQ(query(d, "pragma integrity_check"), V{"ok"}) << "round " << round;
     int columns = 0;
